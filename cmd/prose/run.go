@@ -1,0 +1,18 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+)
+
+// TODO(owner): replace this placeholder with the real command.
+func newRunCmd(s streams) *cobra.Command {
+	return &cobra.Command{
+		Use:    "run",
+		Hidden: true,
+		RunE: func(*cobra.Command, []string) error {
+			return &exitError{code: exitUsage, err: errors.New("run: not built yet")}
+		},
+	}
+}

@@ -1,0 +1,131 @@
+package delegation
+
+import (
+	"context"
+	"time"
+
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// The evaluator reaches the world only through the interfaces in this file,
+// passed in a Host. It never starts goroutines, reads the clock, sleeps or
+// draws random numbers itself: it asks the Runtime. That keeps a run
+// deterministic given its inputs and the results of its calls, which the
+// journal (resume, replay) relies on.
+
+// Host bundles the hooks of one run.
+type Host struct {
+	Caller   Caller
+	Judge    Judge
+	Recorder Recorder // may be nil
+	Runtime  Runtime  // nil means DefaultRuntime
+	// MaxSteps bounds the statements executed (0 means 100000).
+	MaxSteps int
+	// MaxParallel bounds concurrent iterations of parallel loops and
+	// branches (0 means 8).
+	MaxParallel int
+}
+
+// CallRequest is one attempt of one `call`.
+type CallRequest struct {
+	// ID is the stable call id: "L<line>" of the call in the .md file, then
+	// one "/<n>" per enclosing loop iteration (1-based), outermost first, e.g.
+	// "L58/3" or "L12/2/1". Identical across re-runs and independent of
+	// goroutine scheduling.
+	ID      string
+	Service Service
+	Args    *Object // named arguments, in written order
+	Attempt int     // 1-based attempt number
+	Pos     diag.Position
+	// Timeout is the call's `timeout` clause (0: none). The evaluator also
+	// puts it on ctx as a deadline; a service that runs a program uses it to
+	// stop the program in time.
+	Timeout time.Duration
+}
+
+// Caller performs one attempt of a call. An error means the attempt threw
+// (retryable); a context error after ctx's deadline means it timed out.
+type Caller interface {
+	Call(ctx context.Context, req *CallRequest) (Value, error)
+}
+
+// Judgment asks whether a natural-language condition holds.
+type Judgment struct {
+	// ID is the stable id of this evaluation: like CallRequest.ID, with the
+	// condition's line ("L40/2").
+	ID   string
+	Cond *syntax.NaturalCond
+	Pos  diag.Position
+	// Values holds the value of every bound name path the condition
+	// mentions, keyed by the path as written ("verdict", "attempt.result"),
+	// in order of first mention. For a `says` condition it includes the
+	// criterion and the subject even when null.
+	Values *Object
+	// FailClosed is set when the condition guards a side effect: if the
+	// judge cannot tell, the answer must be the one that does not proceed.
+	FailClosed bool
+}
+
+// Verdict is a judge's answer.
+type Verdict struct {
+	Holds     bool
+	Reasoning string
+	// Asked is true when a model was asked (not cached, not deterministic).
+	Asked     bool
+	Cached    bool
+	Model     string
+	TokensIn  int
+	TokensOut int
+	// Rule names the deterministic rule that decided, when no model was
+	// asked: "says-null-criterion", "structured-verdict", ...
+	Rule string
+}
+
+// Judge decides natural-language conditions.
+type Judge interface {
+	Judge(ctx context.Context, j *Judgment) (Verdict, error)
+}
+
+// Event is one trace record. Kind is one of "call.start", "call.end",
+// "judgment", "error"; fields not relevant to a kind are zero.
+type Event struct {
+	Kind     string
+	Time     time.Time
+	ID       string // call or judgment id
+	Pos      diag.Position
+	Slot     string // service name
+	Attempt  int
+	Args     *Object
+	Result   Value
+	Err      error
+	Duration time.Duration
+	// Judgment events
+	Condition string
+	Verdict   *Verdict
+}
+
+// Recorder receives events as they happen. It must be safe for concurrent
+// use and must not block for long.
+type Recorder interface {
+	Record(ev *Event)
+}
+
+// Runtime is the evaluator's access to concurrency, time and randomness.
+type Runtime interface {
+	// All runs fn(ctx, i) for i in [0,n) with at most limit running at once
+	// and waits for all. The first error cancels the ctx of the others and
+	// is returned.
+	All(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error
+	// First runs fn like All but stops at the first i whose fn reports
+	// won: the other iterations are cancelled and waited for, and i is
+	// returned; -1 when none won. id is the stable id of the loop (for the
+	// journal to record and replay the winner).
+	First(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) (won bool, err error)) (int, error)
+	// Now is the current time (for trace durations).
+	Now() time.Time
+	// Sleep waits d or until ctx is done.
+	Sleep(ctx context.Context, d time.Duration) error
+	// Jitter returns a reproducible number in [0,1) for the given id.
+	Jitter(id string) float64
+}

@@ -1,0 +1,407 @@
+package delegation
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Value is a run-time value. Its dynamic type is one of:
+//
+//	nil            null
+//	bool
+//	int64          integers stay integers in JSON
+//	float64
+//	string
+//	*List          shared, mutable in place by append/record (lists only grow)
+//	*Object        ordered keys, preserved in output
+//	Service        a slot's bound service, callable with `call`
+//	time.Duration  from a duration literal (500ms); JSON is its string form
+type Value = any
+
+// Service is a value that `call` can invoke: a slot binding, or one element
+// of a list-valued slot. The host (package patterns) decides what it is; the
+// evaluator only passes it back through Caller.Call.
+type Service interface {
+	// ServiceName is how the service prints in results and messages, for
+	// example "advancer" or "candidates[1]".
+	ServiceName() string
+}
+
+// List is a list value. It is safe for concurrent use: parallel iterations
+// may append to a list bound outside them.
+type List struct {
+	mu    sync.Mutex
+	elems []Value
+}
+
+// NewList returns a list holding elems (not copied).
+func NewList(elems ...Value) *List { return &List{elems: elems} }
+
+// Len is the number of elements.
+func (l *List) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.elems)
+}
+
+// Index returns element i and whether it exists.
+func (l *List) Index(i int) (Value, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i < 0 || i >= len(l.elems) {
+		return nil, false
+	}
+	return l.elems[i], true
+}
+
+// Set replaces element i; it reports false when i is out of range.
+func (l *List) Set(i int, v Value) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i < 0 || i >= len(l.elems) {
+		return false
+	}
+	l.elems[i] = v
+	return true
+}
+
+// Append adds v at the end.
+func (l *List) Append(v Value) {
+	l.mu.Lock()
+	l.elems = append(l.elems, v)
+	l.mu.Unlock()
+}
+
+// Elems returns a snapshot copy of the elements.
+func (l *List) Elems() []Value {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Value(nil), l.elems...)
+}
+
+// Object is an object value with keys in insertion order. It is safe for
+// concurrent use.
+type Object struct {
+	mu   sync.Mutex
+	keys []string
+	m    map[string]Value
+}
+
+// NewObject returns an empty object.
+func NewObject() *Object { return &Object{m: map[string]Value{}} }
+
+// Set adds or replaces key; a new key goes last.
+func (o *Object) Set(key string, v Value) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil {
+		o.m = map[string]Value{}
+	}
+	if _, ok := o.m[key]; !ok {
+		o.keys = append(o.keys, key)
+	}
+	o.m[key] = v
+}
+
+// Get returns the value of key and whether it is present.
+func (o *Object) Get(key string) (Value, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	v, ok := o.m[key]
+	return v, ok
+}
+
+// Keys returns the keys in order (a copy).
+func (o *Object) Keys() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.keys...)
+}
+
+// Len is the number of keys.
+func (o *Object) Len() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.keys)
+}
+
+// TypeName names the dynamic type of v for messages: null, bool, integer,
+// number, string, list, object, service, duration.
+func TypeName(v Value) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "bool"
+	case int64:
+		return "integer"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case *List:
+		return "list"
+	case *Object:
+		return "object"
+	case Service:
+		return "service"
+	case time.Duration:
+		return "duration"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// Truthy is the truth value of v in a condition: null, false, 0, "" and
+// empty lists and objects are false.
+func Truthy(v Value) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case int64:
+		return v != 0
+	case float64:
+		return v != 0
+	case string:
+		return v != ""
+	case *List:
+		return v.Len() > 0
+	case *Object:
+		return v.Len() > 0
+	}
+	return true
+}
+
+// Equal reports deep equality; an integer equals a number of the same value.
+func Equal(a, b Value) bool {
+	if fa, ok := toFloat(a); ok {
+		fb, ok := toFloat(b)
+		return ok && fa == fb
+	}
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case bool, string, time.Duration:
+		return a == b
+	case *List:
+		b, ok := b.(*List)
+		if !ok {
+			return false
+		}
+		ae, be := a.Elems(), b.Elems()
+		if len(ae) != len(be) {
+			return false
+		}
+		for i := range ae {
+			if !Equal(ae[i], be[i]) {
+				return false
+			}
+		}
+		return true
+	case *Object:
+		b, ok := b.(*Object)
+		if !ok || a.Len() != b.Len() {
+			return false
+		}
+		for _, k := range a.Keys() {
+			av, _ := a.Get(k)
+			bv, ok := b.Get(k)
+			if !ok || !Equal(av, bv) {
+				return false
+			}
+		}
+		return true
+	case Service:
+		bs, ok := b.(Service)
+		return ok && a.ServiceName() == bs.ServiceName()
+	}
+	return false
+}
+
+func toFloat(v Value) (float64, bool) {
+	switch v := v.(type) {
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
+// ToJSON encodes v. Objects keep their key order; integers print without a
+// decimal point; a Service prints as its name; a duration as "1.5s".
+// Non-finite numbers encode as null.
+func ToJSON(v Value) ([]byte, error) {
+	var b bytes.Buffer
+	if err := writeJSON(&b, v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// ToIndentedJSON encodes v like ToJSON, indented by two spaces.
+func ToIndentedJSON(v Value) ([]byte, error) {
+	raw, err := ToJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func writeJSON(b *bytes.Buffer, v Value) error {
+	switch v := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case int64:
+		b.WriteString(strconv.FormatInt(v, 10))
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			b.WriteString("null")
+		} else {
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	case string:
+		writeString(b, v)
+	case time.Duration:
+		writeString(b, v.String())
+	case Service:
+		writeString(b, v.ServiceName())
+	case *List:
+		b.WriteByte('[')
+		for i, e := range v.Elems() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeJSON(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case *Object:
+		b.WriteByte('{')
+		for i, k := range v.Keys() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, k)
+			b.WriteByte(':')
+			e, _ := v.Get(k)
+			if err := writeJSON(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	default:
+		return fmt.Errorf("cannot encode %T as JSON", v)
+	}
+	return nil
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	enc, _ := json.Marshal(s) // strings always encode
+	// json.Marshal escapes <, >, & for HTML; undo that for readable output.
+	enc = bytes.ReplaceAll(enc, []byte(`\u003c`), []byte("<"))
+	enc = bytes.ReplaceAll(enc, []byte(`\u003e`), []byte(">"))
+	enc = bytes.ReplaceAll(enc, []byte(`\u0026`), []byte("&"))
+	b.Write(enc)
+}
+
+// FromJSON decodes one JSON document into a Value, keeping object key order
+// and integers as int64 (numbers with a fraction or exponent, or outside the
+// int64 range, become float64). Trailing data after the document is an
+// error.
+func FromJSON(data []byte) (Value, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("invalid JSON: unexpected data after the value")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (Value, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	switch t := tok.(type) {
+	case nil, bool, string:
+		return t, nil
+	case json.Number:
+		return numberValue(string(t)), nil
+	case json.Delim:
+		switch t {
+		case '[':
+			l := NewList()
+			for dec.More() {
+				e, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				l.Append(e)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, fmt.Errorf("invalid JSON: %w", err)
+			}
+			return l, nil
+		case '{':
+			o := NewObject()
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, fmt.Errorf("invalid JSON: %w", err)
+				}
+				k, _ := kt.(string)
+				e, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.Set(k, e)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, fmt.Errorf("invalid JSON: %w", err)
+			}
+			return o, nil
+		}
+	}
+	return nil, fmt.Errorf("invalid JSON: unexpected %v", tok)
+}
+
+func numberValue(s string) Value {
+	if !strings.ContainsAny(s, ".eE") {
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// FromGo converts ordinary Go data (as produced by encoding/json into any,
+// or built by hand: map[string]any, []any, int, float64, ...) to a Value.
+// Map keys are sorted, since Go maps have no order.
+func FromGo(x any) (Value, error) {
+	raw, err := json.Marshal(x)
+	if err != nil {
+		return nil, err
+	}
+	return FromJSON(raw)
+}
