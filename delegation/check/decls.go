@@ -1,0 +1,34 @@
+package check
+
+import "github.com/proselang/prose/diag"
+
+// Decls is what a spec declares, as the checker needs it. The loader
+// (package spec) builds it; the checker never imports spec.
+type Decls struct {
+	Slots   []Slot
+	Config  []Name
+	Inputs  []Name
+	Outputs []Name
+}
+
+// Slot is a declared slot.
+type Slot struct {
+	Name string
+	Pos  diag.Pos
+	// List is true for a list-valued slot (candidates, stages...).
+	List bool
+	// Args lists the argument keys the slot's `requires` names precisely;
+	// nil when requires is free text (then no argument key is checked).
+	Args []string
+	// Ensures is the slot's ensures text, for the on_fail shape check.
+	Ensures string
+}
+
+// Name is a declared config key, input or output.
+type Name struct {
+	Name string
+	Pos  diag.Pos
+	Type string // declared type, "" when unknown
+	// Optional is true for an input that need not be given.
+	Optional bool
+}

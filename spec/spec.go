@@ -1,0 +1,116 @@
+package spec
+
+import (
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// Spec is a loaded .prose.md file. Every Pos is a byte offset into the .md
+// file described by File.
+type Spec struct {
+	File *diag.File
+
+	Name    string         // front matter `name`
+	Kind    string         // front matter `kind` ("pattern", ...)
+	Version string         // front matter `version`, or Metadata's version
+	Front   map[string]any // every front-matter key, as yaml.v3 decoded it
+
+	Title   string // first `#` heading
+	Summary string // first paragraph after the title
+
+	Sections []*Section // in file order, known and unknown
+
+	Slots      []*Slot
+	Config     []*ConfigEntry
+	Inputs     []*Input
+	Outputs    []*Output
+	Invariants []string
+	Shape      *Shape
+	Delegation *Delegation // nil when the spec has none
+	Notes      string
+}
+
+// Section is one top-level `##`/`###` section.
+type Section struct {
+	Heading string   // as written, without the #s
+	Key     string   // lower-cased canonical name: "slots", "requires" (also for Parameters), "ensures" (also Returns, Maintains)...
+	Known   bool     // one of the sections the loader understands
+	Pos     diag.Pos // the heading's first byte
+	Body    string   // raw Markdown between this heading and the next
+	BodyPos diag.Pos
+}
+
+// Slot is a declared slot.
+type Slot struct {
+	Name      string
+	Pos       diag.Pos
+	Primary   bool
+	Requires  string // free text, "" when absent
+	Ensures   string
+	Maintains string
+	// List is true when the inputs block types the slot as an array
+	// (`candidates: string[]`) or the Delegation iterates over it.
+	List bool
+}
+
+// ConfigEntry is a declared config key.
+type ConfigEntry struct {
+	Name        string
+	Pos         diag.Pos
+	Type        string // "integer", "number", "string", "boolean", "object", "any", "T[]", or "" when unstated
+	HasDefault  bool   // false for `default: none` or no default
+	Default     any    // decoded default (int64, float64, string, bool, nil, []any, map[string]any) when HasDefault
+	DefaultRaw  string // as written
+	Description string
+}
+
+// Input is one line of the "Pattern instance receives:" block.
+type Input struct {
+	Name        string
+	Pos         diag.Pos
+	Type        string // as written: "string", "number", "any[]", "string[]"...
+	Optional    bool
+	HasDefault  bool
+	Default     any // decoded, when HasDefault
+	DefaultRaw  string
+	Description string
+}
+
+// Output is a declared output (`name: text` under Ensures/Returns/Maintains,
+// or a key of the Delegation's top-level return when none is declared).
+type Output struct {
+	Name        string
+	Pos         diag.Pos
+	Description string
+	Inferred    bool // taken from the Delegation's return, not declared
+}
+
+// Shape is the Shape section.
+type Shape struct {
+	Self       string
+	Delegates  []*Delegate
+	Prohibited string
+	Pos        diag.Pos
+}
+
+// Delegate is one `- \`slot\`: role` line under Shape's delegates. A range
+// such as `stage_1..stage_N` has Range set and Slot naming the list-valued
+// slot it was matched to ("" when none matched).
+type Delegate struct {
+	Name  string // as written
+	Slot  string
+	Range bool
+	Role  string
+	Pos   diag.Pos
+}
+
+// Delegation is the Delegation section: its prose and its fenced code.
+type Delegation struct {
+	Prose    string
+	Info     string        // the fence's info string ("prose")
+	Code     string        // the code lines joined by "\n"
+	Lines    []syntax.Line // each code line with its .md offset
+	Pos      diag.Pos      // the section heading
+	FencePos diag.Pos      // the opening fence
+	Program  *syntax.Program
+}
