@@ -1,0 +1,338 @@
+package patterns
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// Defaults of ExecService.
+const (
+	// DefaultMaxOutput caps a program's stdout (DESIGN: 8 MiB).
+	DefaultMaxOutput = 8 << 20
+	// DefaultGrace is how long a cancelled program has between SIGTERM
+	// and SIGKILL.
+	DefaultGrace = time.Second
+	// stderrKeep is how much of stderr's end is kept in memory.
+	stderrKeep = 16 << 10
+	// stderrLines and stderrBytes bound the stderr tail put in an error.
+	stderrLines = 20
+	stderrBytes = 4000
+	// drainWait bounds how long the output pipes are read after the
+	// program has exited and its process group has been killed (a
+	// process that left the group may still hold them).
+	drainWait = 2 * time.Second
+)
+
+// ExecService runs a program for each call attempt (`--slot NAME=exec:CMD`).
+//
+// Contract, decided here and documented for service authors:
+//
+//   - COMMAND is run by `/bin/sh -c COMMAND`, in its own process group, in
+//     Dir (the current directory when empty). The call's data never goes
+//     into a command line: the named arguments are written to stdin as one
+//     JSON object (`{}` without arguments), then stdin is closed.
+//   - The environment is the parent's plus Env plus PROSE_SLOT (the service
+//     name, e.g. "advancer" or "candidates[1]"), PROSE_ATTEMPT (1-based)
+//     and PROSE_CALL_ID (the stable call id, e.g. "L58/3").
+//   - Exit 0: trimmed stdout is the value, decoded as JSON when it is one
+//     JSON document, else kept as text. Empty stdout is an error ("produced
+//     no output"): a broken service is caught instead of silently yielding
+//     null; a service meaning null prints `null`. Output that is not valid
+//     UTF-8 and not JSON is an error too.
+//   - Non-zero exit, or death by a signal: the attempt threw; the error
+//     message is the last lines of stderr (at most 20 lines, 4000 bytes).
+//   - stdout larger than MaxOutput: the process group is killed at once and
+//     the attempt fails with an "output exceeds" error.
+//   - ctx done (the call's timeout, Ctrl-C, a sibling's failure): SIGTERM
+//     to the process group, SIGKILL after Grace; the error wraps ctx.Err().
+//   - When the program exits, whatever it left running in its process group
+//     is killed, and output pipes held open by escaped grandchildren are
+//     abandoned after a short wait: a call never hangs on them.
+type ExecService struct {
+	Name      string   // service name (slot path)
+	Command   string   // shell command text, as the user wrote it
+	Dir       string   // working directory; "" for the current one
+	Env       []string // extra KEY=VALUE entries
+	MaxOutput int64    // stdout cap in bytes; 0 means DefaultMaxOutput
+	Grace     time.Duration
+}
+
+// ServiceName implements delegation.Service.
+func (s *ExecService) ServiceName() string { return s.Name }
+
+// errOutputTooLarge reports a stdout cap overrun.
+var errOutputTooLarge = errors.New("output too large")
+
+// Call implements Service: it runs the program once.
+func (s *ExecService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	input := []byte("{}")
+	if req.Args != nil {
+		raw, err := delegation.ToJSON(req.Args)
+		if err != nil {
+			return nil, fmt.Errorf("encoding arguments: %v", err)
+		}
+		input = raw
+	}
+	p, err := s.start(req, input)
+	if err != nil {
+		return nil, err
+	}
+	waitErr, stop := p.wait(ctx, s.grace())
+	out := p.finish()
+	return s.result(ctx, out, p.stderr.String(), waitErr, stop)
+}
+
+func (s *ExecService) grace() time.Duration {
+	if s.Grace > 0 {
+		return s.Grace
+	}
+	return DefaultGrace
+}
+
+func (s *ExecService) maxOutput() int64 {
+	if s.MaxOutput > 0 {
+		return s.MaxOutput
+	}
+	return DefaultMaxOutput
+}
+
+// proc is one running program.
+type proc struct {
+	cmd      *exec.Cmd
+	outR     *os.File
+	errR     *os.File
+	stdout   *capBuffer
+	stderr   *tailBuffer
+	outDone  chan struct{}
+	errDone  chan struct{}
+	overflow chan struct{}
+	exited   chan error
+}
+
+func (s *ExecService) start(req *delegation.CallRequest, input []byte) (*proc, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd := exec.Command("/bin/sh", "-c", s.Command)
+	cmd.Dir = s.Dir
+	cmd.Stdin = bytes.NewReader(input)
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = s.grace()
+	cmd.Env = append(append(os.Environ(), s.Env...),
+		"PROSE_SLOT="+s.Name,
+		"PROSE_ATTEMPT="+strconv.Itoa(req.Attempt),
+		"PROSE_CALL_ID="+req.ID)
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, fmt.Errorf("starting %q: %v", s.Command, err)
+	}
+	p := &proc{
+		cmd: cmd, outR: outR, errR: errR,
+		stdout:   &capBuffer{max: s.maxOutput()},
+		stderr:   &tailBuffer{keep: stderrKeep},
+		outDone:  make(chan struct{}),
+		errDone:  make(chan struct{}),
+		overflow: make(chan struct{}),
+		exited:   make(chan error, 1),
+	}
+	go p.readStdout()
+	go func() { io.Copy(p.stderr, errR); close(p.errDone) }()
+	go func() { p.exited <- cmd.Wait() }()
+	return p, nil
+}
+
+func (p *proc) readStdout() {
+	defer close(p.outDone)
+	if _, err := io.Copy(p.stdout, p.outR); errors.Is(err, errOutputTooLarge) {
+		close(p.overflow)
+	}
+}
+
+// wait waits for the program to exit, stopping it when ctx is done or its
+// output overflows. stop is the reason it was stopped (nil when it exited on
+// its own).
+func (p *proc) wait(ctx context.Context, grace time.Duration) (waitErr, stop error) {
+	select {
+	case err := <-p.exited:
+		return err, nil
+	case <-ctx.Done():
+		return p.terminate(grace), ctx.Err()
+	case <-p.overflow:
+		p.signal(syscall.SIGKILL)
+		return <-p.exited, errOutputTooLarge
+	}
+}
+
+// terminate sends SIGTERM to the process group, then SIGKILL after grace.
+func (p *proc) terminate(grace time.Duration) error {
+	p.signal(syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case err := <-p.exited:
+		return err
+	case <-t.C:
+		p.signal(syscall.SIGKILL)
+		return <-p.exited
+	}
+}
+
+func (p *proc) signal(sig syscall.Signal) {
+	syscall.Kill(-p.cmd.Process.Pid, sig)
+}
+
+// finish kills what the program left in its process group, drains the
+// pipes (bounded) and returns stdout.
+func (p *proc) finish() []byte {
+	p.signal(syscall.SIGKILL)
+	deadline := time.Now().Add(drainWait)
+	p.outR.SetReadDeadline(deadline)
+	p.errR.SetReadDeadline(deadline)
+	<-p.outDone
+	<-p.errDone
+	p.outR.Close()
+	p.errR.Close()
+	return p.stdout.Bytes()
+}
+
+// result turns what the program did into the call's value or error.
+func (s *ExecService) result(ctx context.Context, out []byte, stderr string, waitErr, stop error) (delegation.Value, error) {
+	switch {
+	case errors.Is(stop, errOutputTooLarge):
+		return nil, fmt.Errorf("%s: output exceeds the %s limit; the program was killed", s.Name, sizeString(s.maxOutput()))
+	case stop != nil:
+		what := "cancelled"
+		if errors.Is(stop, context.DeadlineExceeded) {
+			what = "timed out"
+		}
+		return nil, fmt.Errorf("%s: %s; the program was stopped: %w", s.Name, what, stop)
+	case waitErr != nil:
+		return nil, s.exitError(waitErr, stderr)
+	}
+	return decodeOutput(s.Name, out)
+}
+
+func (s *ExecService) exitError(waitErr error, stderr string) error {
+	status := waitErr.Error()
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			status = "killed by signal " + ws.Signal().String()
+		} else {
+			status = "exit status " + strconv.Itoa(ee.ExitCode())
+		}
+	}
+	tail := stderrTail(stderr)
+	if tail == "" {
+		return fmt.Errorf("%s: %s (no stderr output)", s.Name, status)
+	}
+	return fmt.Errorf("%s: %s: %s", s.Name, status, tail)
+}
+
+// decodeOutput is the value of a program's stdout: JSON when it parses,
+// else the trimmed text.
+func decodeOutput(name string, out []byte) (delegation.Value, error) {
+	text := bytes.TrimSpace(out)
+	if len(text) == 0 {
+		return nil, fmt.Errorf("%s: the program produced no output (exit status 0); a service that means null must print null", name)
+	}
+	if v, err := delegation.FromJSON(text); err == nil {
+		return v, nil
+	}
+	if !utf8.Valid(text) || bytes.IndexByte(text, 0) >= 0 {
+		return nil, fmt.Errorf("%s: the program's output is neither JSON nor UTF-8 text (%d bytes)", name, len(text))
+	}
+	return string(text), nil
+}
+
+// stderrTail keeps the last lines of stderr, bounded in lines and bytes.
+func stderrTail(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > stderrLines {
+		lines = lines[len(lines)-stderrLines:]
+	}
+	out := strings.Join(lines, "\n")
+	if len(out) > stderrBytes {
+		out = out[len(out)-stderrBytes:]
+		for !utf8.ValidString(out) && len(out) > 0 {
+			out = out[1:]
+		}
+		out = "..." + out
+	}
+	return strings.ToValidUTF8(out, "?")
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// capBuffer accumulates up to max bytes and fails past that.
+type capBuffer struct {
+	max int64
+	buf bytes.Buffer
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	if int64(c.buf.Len()+len(p)) > c.max {
+		return 0, errOutputTooLarge
+	}
+	return c.buf.Write(p)
+}
+
+func (c *capBuffer) Bytes() []byte { return c.buf.Bytes() }
+
+// tailBuffer keeps the last keep bytes written to it (safe to read only
+// after the writer is done).
+type tailBuffer struct {
+	keep int
+	buf  []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.keep {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.keep:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	if len(t.buf) > t.keep {
+		return string(t.buf[len(t.buf)-t.keep:])
+	}
+	return string(t.buf)
+}

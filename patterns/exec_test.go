@@ -1,0 +1,198 @@
+package patterns
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+)
+
+func execCall(t *testing.T, s *ExecService, ctx context.Context, args *delegation.Object) (delegation.Value, error) {
+	t.Helper()
+	if s.Name == "" {
+		s.Name = "svc"
+	}
+	req := &delegation.CallRequest{ID: "L7/2", Service: s, Args: args, Attempt: 3}
+	return s.Call(ctx, req)
+}
+
+func jsonString(t *testing.T, v delegation.Value) string {
+	t.Helper()
+	b, err := delegation.ToJSON(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestExecStdinEnvAndJSON(t *testing.T) {
+	args := delegation.NewObject()
+	args.Set("brief", "it's \"quoted\" $(rm -rf /)")
+	args.Set("n", int64(3))
+	s := &ExecService{Command: `printf '{"env":"%s/%s/%s","stdin":' "$PROSE_SLOT" "$PROSE_ATTEMPT" "$PROSE_CALL_ID"; cat; printf '}'`, Name: "advancer"}
+	v, err := execCall(t, s, context.Background(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"env":"advancer/3/L7/2","stdin":{"brief":"it's \"quoted\" $(rm -rf /)","n":3}}`
+	if got := jsonString(t, v); got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+func TestExecNoArgsSendsEmptyObject(t *testing.T) {
+	v, err := execCall(t, &ExecService{Command: "cat"}, context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonString(t, v); got != "{}" {
+		t.Errorf("got %s, want {}", got)
+	}
+}
+
+func TestExecTextOutputTrimmed(t *testing.T) {
+	v, err := execCall(t, &ExecService{Command: `printf '  [ops] draft:\nfresh  \n\n'`}, context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != "[ops] draft:\nfresh" {
+		t.Errorf("got %#v", v)
+	}
+}
+
+func TestExecFailures(t *testing.T) {
+	tests := []struct {
+		name, cmd string
+		want      []string
+	}{
+		{"crash", `echo starting >&2; echo "disk on fire" >&2; exit 3`, []string{"exit status 3", "starting\ndisk on fire"}},
+		{"signal", `kill -9 $$`, []string{"killed by signal"}},
+		{"silent crash", `exit 1`, []string{"exit status 1 (no stderr output)"}},
+		{"empty output", `true`, []string{"produced no output"}},
+		{"garbage", `printf '\377\376\000\001'`, []string{"neither JSON nor UTF-8"}},
+		{"missing program", `/nonexistent/prog`, []string{"exit status 127", "not found"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := execCall(t, &ExecService{Command: tt.cmd}, context.Background(), nil)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestExecStderrTailBounded(t *testing.T) {
+	_, err := execCall(t, &ExecService{Command: `i=0; while [ $i -lt 5000 ]; do echo "line $i of noise" >&2; i=$((i+1)); done; exit 2`}, context.Background(), nil)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "line 4999 of noise") || strings.Contains(msg, "line 4979 of noise") {
+		t.Errorf("want the last 20 lines only, got %q", msg)
+	}
+	if len(msg) > stderrBytes+200 {
+		t.Errorf("message is %d bytes", len(msg))
+	}
+}
+
+func TestExecOutputCap(t *testing.T) {
+	start := time.Now()
+	// 100 MB of output against the default 8 MiB cap.
+	_, err := execCall(t, &ExecService{Command: `head -c 100000000 /dev/zero | tr '\0' x`}, context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "output exceeds the 8 MiB limit") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v", d)
+	}
+	_, err = execCall(t, &ExecService{Command: `echo 12345678901`, MaxOutput: 10}, context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "10 bytes") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestExecTimeoutKillsGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	// The grandchild sleeps in the background holding stdout.
+	cmd := `sleep 30 & echo $! > ` + pidFile + `; wait`
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := execCall(t, &ExecService{Command: cmd}, ctx, nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v", d)
+	}
+	assertGone(t, pidFile)
+}
+
+func TestExecIgnoresSIGTERM(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := execCall(t, &ExecService{Command: `trap '' TERM; while :; do sleep 0.05; done`, Grace: 300 * time.Millisecond}, ctx, nil)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "cancelled") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d < 450*time.Millisecond || d > 3*time.Second {
+		t.Errorf("took %v, want about 200ms + 300ms grace", d)
+	}
+}
+
+func TestExecEscapedGrandchildDoesNotHang(t *testing.T) {
+	// setsid moves the grandchild out of the process group; it keeps stdout
+	// open. The call must still finish once the program itself exits.
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	start := time.Now()
+	v, err := execCall(t, &ExecService{Command: `setsid sleep 5 & echo '"done"'`}, context.Background(), nil)
+	if err != nil || v != "done" {
+		t.Fatalf("v=%v err=%v", v, err)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestExecLeftoverChildrenKilled(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	v, err := execCall(t, &ExecService{Command: `sleep 30 >/dev/null 2>&1 & echo $! > ` + pidFile + `; echo 1`}, context.Background(), nil)
+	if err != nil || v != int64(1) {
+		t.Fatalf("v=%v err=%v", v, err)
+	}
+	assertGone(t, pidFile)
+}
+
+// assertGone checks that the process whose pid is in file has exited.
+func assertGone(t *testing.T, file string) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(raw))
+	for range 50 {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("process %s is still running", pid)
+}
