@@ -31,4 +31,7 @@ type Name struct {
 	Type string // declared type, "" when unknown
 	// Optional is true for an input that need not be given.
 	Optional bool
+	// Inferred is true for an output taken from the Delegation's return
+	// rather than declared; the output checks skip inferred outputs.
+	Inferred bool
 }

@@ -1,0 +1,201 @@
+package check
+
+import (
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// call checks `call TARGET` with its arguments and clauses.
+func (c *checker) call(e *syntax.CallExpr) {
+	slot := c.callTarget(e.Target)
+	c.fields(e.Args, "argument")
+	if slot != nil && slot.Args != nil {
+		c.argKeys(e, slot)
+	}
+	c.retries(e)
+	if e.Timeout != nil {
+		c.timeout(e.Timeout)
+	}
+	if e.OnFail != nil && e.OnFail.Use != nil {
+		c.expr(e.OnFail.Use, false)
+		if slot != nil {
+			c.fallbackShape(e.OnFail.Use, slot)
+		}
+	}
+}
+
+// callTarget checks that the target names a service: a slot, a loop
+// variable over a list-valued slot or input, an input, or an element of a
+// list slot (`candidates[0]`). It returns the slot when one is known.
+func (c *checker) callTarget(t syntax.Expr) *Slot {
+	switch x := t.(type) {
+	case *syntax.Ident:
+		b := c.lookup(x.Name)
+		if b == nil {
+			c.undefinedTarget(x)
+			return nil
+		}
+		switch {
+		case b.kind == kindSlot:
+			return c.slots[x.Name]
+		case b.kind == kindInput:
+			return nil
+		case b.service:
+			return c.slots[b.slot]
+		}
+		c.diags.Errorf(c.f, x.NamePos, CodeCallTarget,
+			"call target %s is a %s, not a slot, an input, or a loop variable over a list-valued slot",
+			quote(x.Name), describe(b))
+		return nil
+	case *syntax.IndexExpr:
+		c.expr(x.Index, false)
+		if id, ok := x.X.(*syntax.Ident); ok {
+			b := c.lookup(id.Name)
+			switch {
+			case b == nil:
+				c.undefinedTarget(id)
+				return nil
+			case b.kind == kindSlot:
+				return c.slots[id.Name]
+			case b.kind == kindInput:
+				return nil
+			}
+		}
+	}
+	c.expr(t, false)
+	c.diags.Errorf(c.f, t.Pos(), CodeCallTarget,
+		"call target must name a slot, an input, or a loop variable over a list-valued slot")
+	return nil
+}
+
+// undefinedTarget reports an unknown call target, suggesting a slot first.
+func (c *checker) undefinedTarget(id *syntax.Ident) {
+	names := make([]string, 0, len(c.slots))
+	for n := range c.slots {
+		names = append(names, n)
+	}
+	msg := "call target " + quote(id.Name) + " is not a declared slot"
+	if s := closest(id.Name, names); s != "" {
+		msg += "; did you mean " + quote(s) + "?"
+	} else if s := c.suggest(id.Name); s != "" {
+		msg += "; did you mean " + quote(s) + "?"
+	}
+	c.diags.Errorf(c.f, id.NamePos, CodeUndefinedName, "%s", msg)
+}
+
+func describe(b *binding) string {
+	switch b.kind {
+	case kindConfig:
+		return "config key"
+	case kindLoopVar:
+		return "loop variable over a value that is not a list-valued slot"
+	}
+	return "variable"
+}
+
+// promptArg is the argument any call may pass: the instruction leading the
+// request of a model-backed service.
+const promptArg = "prompt"
+
+// argKeys reports argument keys the slot's requires does not name, when
+// the slot declares them precisely.
+func (c *checker) argKeys(e *syntax.CallExpr, s *Slot) {
+	known := make(map[string]bool, len(s.Args))
+	for _, a := range s.Args {
+		known[a] = true
+	}
+	for _, f := range e.Args {
+		if known[f.Key] || f.Key == promptArg {
+			continue
+		}
+		msg := "argument " + quote(f.Key) + " is not among what slot " + quote(s.Name) + " requires"
+		if sug := closest(f.Key, s.Args); sug != "" {
+			msg += "; did you mean " + quote(sug) + "?"
+		}
+		c.diags.Warnf(c.f, f.KeyPos, CodeUnknownArg, "%s", msg)
+	}
+}
+
+// retries checks `retries N` and that `backoff` comes with retries.
+func (c *checker) retries(e *syntax.CallExpr) {
+	if e.Retries != nil {
+		c.expr(e.Retries, false)
+		if bad := badCount(e.Retries); bad != "" {
+			c.diags.Errorf(c.f, e.Retries.Pos(), CodeRetries,
+				"retries must be a non-negative integer, not %s", bad)
+		}
+	}
+	if e.Backoff == nil {
+		return
+	}
+	if e.Retries == nil {
+		c.diags.Errorf(c.f, e.Backoff.Pos(), CodeBackoffNoRetries,
+			"backoff without retries never applies: add retries N")
+	}
+	for _, f := range e.Backoff.Fields {
+		switch f.Key {
+		case "initial", "max", "multiplier", "jitter":
+		default:
+			msg := "unknown backoff key " + quote(f.Key) + " (known: initial, max, multiplier, jitter)"
+			c.diags.Warnf(c.f, f.KeyPos, CodeBackoffKey, "%s", msg)
+		}
+	}
+	c.fields(e.Backoff.Fields, "backoff key")
+}
+
+// badCount describes a literal that cannot be a non-negative integer, or
+// returns "" (names and paths are checked at run time).
+func badCount(e syntax.Expr) string {
+	switch x := e.(type) {
+	case *syntax.NumberLit:
+		if !x.IsInt {
+			return "the number " + x.Raw
+		}
+		if x.Int < 0 {
+			return x.Raw
+		}
+	case *syntax.UnaryExpr:
+		if n, ok := x.X.(*syntax.NumberLit); ok && x.Op == syntax.MINUS {
+			return "-" + n.Raw
+		}
+	case *syntax.StringLit:
+		return "a string"
+	case *syntax.BoolLit:
+		return "a boolean"
+	case *syntax.NullLit:
+		return "null"
+	case *syntax.ListLit:
+		return "a list"
+	case *syntax.ObjectLit:
+		return "an object"
+	case *syntax.DurationLit:
+		return "a duration"
+	}
+	return ""
+}
+
+// timeout checks `timeout D`: a duration or a non-negative number of
+// seconds.
+func (c *checker) timeout(e syntax.Expr) {
+	c.expr(e, false)
+	bad := ""
+	switch x := e.(type) {
+	case *syntax.NumberLit:
+		if x.Float < 0 || x.Int < 0 {
+			bad = x.Raw
+		}
+	case *syntax.DurationLit:
+		if x.Value < 0 {
+			bad = x.Raw
+		}
+	case *syntax.UnaryExpr:
+		bad = "a negative value"
+	default:
+		if s := badCount(e); s != "" {
+			bad = s
+		}
+	}
+	if bad != "" {
+		c.diags.Errorf(c.f, e.Pos(), CodeTimeout,
+			"timeout must be a duration such as 30s or a number of seconds, not %s", bad)
+	}
+}

@@ -1,0 +1,155 @@
+// Package check runs the static checks of a parsed Delegation block against
+// what its spec declares. It needs no model and never runs anything.
+//
+// Check resolves every name in one pass (one scope per delegation, as in
+// Python: a `let` of a bound name is an assignment; names bound inside
+// sequential loops stay visible after them; each iteration of a parallel
+// body has its own child scope) and reports, each with a stable code from
+// Rules:
+//
+//   - undefined names, with a did-you-mean over slots, config, inputs and
+//     bindings; call targets that are not services; unknown argument keys
+//     where a slot declares its requires precisely;
+//   - `let` of a bound name, outer names assigned inside a parallel body;
+//   - unbounded or badly counted loops, continue/break outside a loop;
+//   - retries/backoff/timeout misuse and on_fail fallbacks whose shape
+//     contradicts what the slot ensures;
+//   - returned keys versus declared outputs, config and inputs never used;
+//   - natural-language conditions that mention no bound name or whose
+//     `says` predicate has no clear polarity, and string literals that
+//     describe a computed value instead of computing it.
+//
+// Main types and entry points: Decls (what a spec declares, built by the
+// spec loader), Check, Rules, Rule.
+package check
+
+import (
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// Check reports the static findings of prog against d. A nil prog or d is
+// treated as empty. The result is unsorted; callers sort and dedupe.
+func Check(prog *syntax.Program, d *Decls) diag.List {
+	if prog == nil {
+		return nil
+	}
+	if d == nil {
+		d = &Decls{}
+	}
+	c := newChecker(prog.File, d)
+	c.stmts(prog.Body)
+	c.finish()
+	return c.diags
+}
+
+// bindKind says where a name comes from.
+type bindKind int
+
+const (
+	kindSlot bindKind = iota
+	kindConfig
+	kindInput
+	kindLocal   // let, assignment target
+	kindLoopVar // for/repeat/loop variable, catch variable
+)
+
+// binding is one name in scope.
+type binding struct {
+	kind  bindKind
+	pos   diag.Pos
+	level int // parallel nesting depth where the name was bound
+	// service is true for a loop variable over a list-valued slot or input:
+	// it may be a call target. slot names the slot it ranges over.
+	service bool
+	slot    string
+}
+
+// checker is the state of one Check run.
+type checker struct {
+	f     *diag.File
+	d     *Decls
+	diags diag.List
+
+	names map[string]*binding
+	slots map[string]*Slot
+	used  map[string]bool // config/input names read somewhere
+
+	level   int // depth of parallel bodies
+	loops   int // depth of loops (reset inside parallel: branches)
+	collect int // depth of value-collecting loop bodies
+
+	returned    map[string]bool // keys of top-level return objects
+	opaqueRet   bool            // a top-level return whose keys are unknown
+	anyTopLevel bool
+}
+
+func newChecker(f *diag.File, d *Decls) *checker {
+	c := &checker{
+		f:        f,
+		d:        d,
+		names:    map[string]*binding{},
+		slots:    map[string]*Slot{},
+		used:     map[string]bool{},
+		returned: map[string]bool{},
+	}
+	// Inputs first, then config, then slots: a name declared as several
+	// keeps the most specific kind (a slot listed among the inputs is a
+	// service; a config key listed among them is config).
+	for _, in := range d.Inputs {
+		c.names[in.Name] = &binding{kind: kindInput, pos: in.Pos}
+	}
+	for _, cf := range d.Config {
+		c.names[cf.Name] = &binding{kind: kindConfig, pos: cf.Pos}
+	}
+	for i := range d.Slots {
+		s := &d.Slots[i]
+		c.slots[s.Name] = s
+		c.names[s.Name] = &binding{kind: kindSlot, pos: s.Pos}
+	}
+	return c
+}
+
+// lookup resolves a name read at pos; it marks config and inputs used.
+func (c *checker) lookup(name string) *binding {
+	b := c.names[name]
+	if b != nil && (b.kind == kindConfig || b.kind == kindInput) {
+		c.used[name] = true
+	}
+	return b
+}
+
+// use resolves an identifier read as a value and reports it when unbound.
+func (c *checker) use(id *syntax.Ident) *binding {
+	b := c.lookup(id.Name)
+	if b == nil {
+		c.undefined(id.NamePos, id.Name, "")
+	}
+	return b
+}
+
+// undefined reports an unbound name with a did-you-mean when one is close.
+func (c *checker) undefined(pos diag.Pos, name, what string) {
+	if what == "" {
+		what = "undefined name"
+	}
+	msg := what + " " + quote(name)
+	if s := c.suggest(name); s != "" {
+		msg += "; did you mean " + quote(s) + "?"
+	}
+	c.diags.Errorf(c.f, pos, CodeUndefinedName, "%s", msg)
+}
+
+// snapshot and restore bracket a parallel body: names bound inside it are
+// local to each iteration.
+func (c *checker) snapshot() map[string]*binding {
+	m := make(map[string]*binding, len(c.names))
+	for k, v := range c.names {
+		m[k] = v
+	}
+	return m
+}
+
+func (c *checker) restore(m map[string]*binding) { c.names = m }
+
+func quote(s string) string { return "'" + s + "'" }

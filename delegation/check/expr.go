@@ -1,0 +1,168 @@
+package check
+
+import (
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// expr checks an expression. collecting is true when e is the value of a
+// let, so a loop there collects one value per iteration.
+func (c *checker) expr(e syntax.Expr, collecting bool) {
+	switch e := e.(type) {
+	case nil:
+	case *syntax.Ident:
+		c.use(e)
+	case *syntax.ListLit:
+		for _, x := range e.Elems {
+			c.expr(x, false)
+		}
+	case *syntax.ObjectLit:
+		c.fields(e.Fields, "object key")
+	case *syntax.MemberExpr:
+		c.expr(e.X, false)
+	case *syntax.IndexExpr:
+		c.expr(e.X, false)
+		c.expr(e.Index, false)
+	case *syntax.UnaryExpr:
+		c.expr(e.X, false)
+	case *syntax.BinaryExpr:
+		c.expr(e.X, false)
+		c.expr(e.Y, false)
+	case *syntax.IsExpr:
+		c.expr(e.X, false)
+	case *syntax.CallExpr:
+		c.call(e)
+	case *syntax.ForExpr:
+		c.forLoop(e, collecting)
+	case *syntax.RepeatExpr:
+		c.repeatLoop(e, collecting)
+	case *syntax.NaturalCond:
+		c.natural(e)
+	}
+}
+
+// fields checks the values of an object literal or argument list and
+// reports a key given twice.
+func (c *checker) fields(fs []*syntax.Field, what string) {
+	seen := make(map[string]bool, len(fs))
+	for _, f := range fs {
+		if seen[f.Key] {
+			c.diags.Warnf(c.f, f.KeyPos, CodeDuplicateKey, "%s %s given twice; the last one wins", what, quote(f.Key))
+		}
+		seen[f.Key] = true
+		c.expr(f.Value, false)
+	}
+}
+
+func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
+	c.expr(e.X, false)
+	c.loopBody(e.Parallel, collecting, func() {
+		c.bindVar(e.Var, e.X)
+		if e.Index != nil {
+			c.bindVar(e.Index, nil)
+		}
+	}, e.Body)
+}
+
+func (c *checker) repeatLoop(e *syntax.RepeatExpr, collecting bool) {
+	c.count(e.Count, "repeat count")
+	c.loopBody(e.Parallel, collecting, func() {
+		if e.Var != nil {
+			c.bindVar(e.Var, nil)
+		}
+	}, e.Body)
+}
+
+// loopBody checks a loop's body after bind has bound its variables. A
+// parallel body gets its own scope per iteration; a collecting body turns
+// its returns into iteration values.
+func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax.Stmt) {
+	var saved map[string]*binding
+	if parallel {
+		saved = c.snapshot()
+		c.level++
+	}
+	if collecting {
+		c.collect++
+	}
+	bind()
+	c.loops++
+	c.stmts(body)
+	c.loops--
+	if collecting {
+		c.collect--
+	}
+	if parallel {
+		c.level--
+		c.restore(saved)
+	}
+}
+
+// count checks a repeat count or loop max: a non-negative integer literal,
+// or a name or member path (config key, input, tier.count, xs.length).
+func (c *checker) count(e syntax.Expr, what string) {
+	switch x := e.(type) {
+	case *syntax.NumberLit:
+		if !x.IsInt || x.Int < 0 {
+			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "%s %s is not a non-negative integer", what, x.Raw)
+		}
+		return
+	case *syntax.Ident, *syntax.MemberExpr:
+		if rootIdent(e) != nil {
+			c.expr(e, false)
+			return
+		}
+	}
+	c.expr(e, false)
+	c.diags.Errorf(c.f, e.Pos(), CodeLoopCount,
+		"%s must be an integer literal, a config key or input, or a member path such as tier.count", what)
+}
+
+// natural checks a natural-language condition: it should mention at least
+// one bound name (else the judge has nothing to look at), and a `says`
+// predicate should have a clear polarity.
+func (c *checker) natural(n *syntax.NaturalCond) {
+	mentioned := false
+	for _, w := range n.Words {
+		if c.lookup(rootOf(w.Path)) != nil {
+			mentioned = true
+		}
+	}
+	if !mentioned {
+		c.diags.Warnf(c.f, n.TextPos, CodeConditionNoNames,
+			"condition %q mentions no bound name; the judge would decide it without any data", n.Text)
+	}
+	if n.Says != nil && n.Says.Polarity == syntax.Unknown {
+		c.diags.Warnf(c.f, n.TextPos, CodeSaysPolarity,
+			"cannot tell whether %q is a success or a failure; use a word such as acceptable, success, failure or error",
+			n.Says.Predicate)
+	}
+}
+
+// cond checks an if/elif/loop condition.
+func (c *checker) cond(e syntax.Expr) { c.expr(e, false) }
+
+// rootIdent is the identifier a member/index path starts from.
+func rootIdent(e syntax.Expr) *syntax.Ident {
+	for {
+		switch x := e.(type) {
+		case *syntax.Ident:
+			return x
+		case *syntax.MemberExpr:
+			e = x.X
+		case *syntax.IndexExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+// rootOf is the first name of a dotted path.
+func rootOf(path string) string {
+	for i := 0; i < len(path); i++ {
+		if path[i] == '.' || path[i] == '[' {
+			return path[:i]
+		}
+	}
+	return path
+}

@@ -1,0 +1,135 @@
+package check
+
+import "github.com/proselang/prose/diag"
+
+// The stable codes of the checks. They never change meaning once
+// released; Rules describes each.
+const (
+	CodeUndefinedName     = "check/undefined-name"
+	CodeCallTarget        = "check/call-target"
+	CodeUnknownArg        = "check/unknown-arg"
+	CodeDuplicateKey      = "check/duplicate-key"
+	CodeRedeclared        = "check/redeclared"
+	CodeParallelAssign    = "check/parallel-assign"
+	CodeUnboundedLoop     = "check/unbounded-loop"
+	CodeLoopCount         = "check/loop-count"
+	CodeBranchOutsideLoop = "check/branch-outside-loop"
+	CodeUndeclaredOutput  = "check/undeclared-output"
+	CodeOutputNotReturned = "check/output-not-returned"
+	CodeUnusedConfig      = "check/unused-config"
+	CodeUnusedInput       = "check/unused-input"
+	CodePlaceholder       = "check/placeholder-string"
+	CodeSaysPolarity      = "check/says-polarity"
+	CodeConditionNoNames  = "check/condition-no-names"
+	CodeRetries           = "check/retries"
+	CodeBackoffNoRetries  = "check/backoff-without-retries"
+	CodeBackoffKey        = "check/backoff-key"
+	CodeTimeout           = "check/timeout"
+	CodeOnFailShape       = "check/on-fail-shape"
+)
+
+// Rule describes one check: its stable code, the severity of its
+// findings, and a one-line description (used for SARIF rule metadata).
+type Rule struct {
+	Code     string
+	Severity diag.Severity
+	Short    string
+}
+
+// Rules lists every check, in code order. The slice is new on each call.
+func Rules() []Rule {
+	return []Rule{
+		{CodeBackoffKey, diag.Warning, "Unknown key in a backoff object"},
+		{CodeBackoffNoRetries, diag.Error, "backoff given without retries"},
+		{CodeBranchOutsideLoop, diag.Error, "continue or break outside a loop"},
+		{CodeCallTarget, diag.Error, "Call target is not a slot, an input, or a loop variable over a list-valued slot"},
+		{CodeConditionNoNames, diag.Warning, "Natural-language condition mentions no bound name"},
+		{CodeDuplicateKey, diag.Warning, "Key given twice in an object or argument list"},
+		{CodeLoopCount, diag.Error, "Repeat count or loop max is not a non-negative integer, config key, input or member path"},
+		{CodeOnFailShape, diag.Warning, "on_fail fallback contradicts what the slot ensures"},
+		{CodeOutputNotReturned, diag.Warning, "Declared output never returned"},
+		{CodeParallelAssign, diag.Error, "Outer name assigned inside a parallel body"},
+		{CodePlaceholder, diag.Warning, "String literal describes a computed value instead of computing it"},
+		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
+		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
+		{CodeSaysPolarity, diag.Warning, "Polarity of a says predicate cannot be told"},
+		{CodeTimeout, diag.Error, "timeout is not a duration or a number of seconds"},
+		{CodeUnboundedLoop, diag.Error, "loop while/until without (max: N)"},
+		{CodeUndeclaredOutput, diag.Warning, "Returned key is not a declared output"},
+		{CodeUndefinedName, diag.Error, "Undefined name"},
+		{CodeUnknownArg, diag.Warning, "Argument key not among what the slot requires"},
+		{CodeUnusedConfig, diag.Warning, "Config key declared but never used"},
+		{CodeUnusedInput, diag.Warning, "Input declared but never used"},
+	}
+}
+
+// suggest returns the bound name closest to name, or "".
+func (c *checker) suggest(name string) string {
+	names := make([]string, 0, len(c.names))
+	for n := range c.names {
+		names = append(names, n)
+	}
+	return closest(name, names)
+}
+
+// suggestFrom formats "; did you mean 'x'?" when a candidate is close.
+func (c *checker) suggestFrom(name string, candidates []string) string {
+	if s := closest(name, candidates); s != "" {
+		return "; did you mean " + quote(s) + "?"
+	}
+	return ""
+}
+
+// closest returns the candidate within an edit distance of about a third
+// of name's length (at least 1), preferring the smallest distance and then
+// the alphabetically first, or "" when none is close.
+func closest(name string, candidates []string) string {
+	limit := len(name) / 3
+	if limit < 1 {
+		limit = 1
+	}
+	best, bestD := "", limit+1
+	for _, cand := range candidates {
+		if cand == name {
+			continue
+		}
+		d := editDistance(name, cand, bestD)
+		if d < bestD || (d == bestD && d <= limit && cand < best) {
+			best, bestD = cand, d
+		}
+	}
+	if bestD > limit {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, or a value above
+// max once it is certain to exceed max.
+func editDistance(a, b string, max int) int {
+	if d := len(a) - len(b); d > max || -d > max {
+		return max + 1
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > max {
+			return max + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,301 @@
+package check
+
+import (
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+func (c *checker) stmts(body []syntax.Stmt) {
+	for _, s := range body {
+		c.stmt(s)
+	}
+}
+
+func (c *checker) stmt(s syntax.Stmt) {
+	switch s := s.(type) {
+	case *syntax.LetStmt:
+		c.expr(s.Value, true)
+		c.let(s)
+	case *syntax.AssignStmt:
+		c.expr(s.Value, false)
+		c.assign(s)
+	case *syntax.ExprStmt:
+		c.expr(s.X, false)
+	case *syntax.IfStmt:
+		c.cond(s.Cond)
+		c.stmts(s.Then)
+		c.stmts(s.Else)
+	case *syntax.WhileStmt:
+		c.while(s)
+	case *syntax.ParallelStmt:
+		c.parallelBlock(s)
+	case *syntax.TryStmt:
+		c.stmts(s.Body)
+		if s.CatchVar != nil {
+			c.bindVar(s.CatchVar, nil)
+		}
+		c.stmts(s.Catch)
+		c.stmts(s.Finally)
+	case *syntax.AppendStmt:
+		c.expr(s.Value, false)
+		c.appendTarget(s)
+	case *syntax.BranchStmt:
+		if c.loops == 0 {
+			kw := "continue"
+			if s.Break {
+				kw = "break"
+			}
+			c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s outside a loop", kw)
+		}
+	case *syntax.ReturnStmt:
+		c.ret(s)
+	case *syntax.ThrowStmt:
+		c.expr(s.Value, false)
+	}
+}
+
+// let binds s.Name, or reports it when the name is already bound.
+func (c *checker) let(s *syntax.LetStmt) {
+	name := s.Name.Name
+	old := c.names[name]
+	if old == nil {
+		c.names[name] = &binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level}
+		return
+	}
+	if old.level < c.level {
+		c.diags.Errorf(c.f, s.Name.NamePos, CodeParallelAssign,
+			"let %s inside a parallel body assigns the outer %s (line %d); concurrent iterations would race: bind a new name, or collect values with append",
+			quote(name), quote(name), c.line(old.pos))
+		return
+	}
+	switch old.kind {
+	case kindLocal, kindLoopVar:
+		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
+			"%s is already bound (line %d): this let is an assignment; write %s = ... instead",
+			quote(name), c.line(old.pos), name)
+	default:
+		// `let x = x` copies an input or config value into a variable of
+		// the same name: harmless and idiomatic.
+		if id, ok := s.Value.(*syntax.Ident); ok && id.Name == name {
+			break
+		}
+		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
+			"let %s rebinds the declared %s %s; choose another name", quote(name), kindName(old.kind), quote(name))
+	}
+	c.names[name] = &binding{kind: kindLocal, pos: old.pos, level: old.level}
+}
+
+// assign checks `NAME = v` and `NAME[i] = v`.
+func (c *checker) assign(s *syntax.AssignStmt) {
+	switch lhs := s.LHS.(type) {
+	case *syntax.Ident:
+		b := c.names[lhs.Name]
+		if b == nil {
+			c.undefined(lhs.NamePos, lhs.Name, "assignment to undeclared name")
+			c.names[lhs.Name] = &binding{kind: kindLocal, pos: lhs.NamePos, level: c.level}
+			return
+		}
+		c.outerWrite(lhs, b, "assigns")
+	case *syntax.IndexExpr:
+		c.expr(lhs.X, false)
+		c.expr(lhs.Index, false)
+		if root := rootIdent(lhs.X); root != nil {
+			if b := c.names[root.Name]; b != nil {
+				c.outerWrite(root, b, "writes into")
+			}
+		}
+	default:
+		c.expr(s.LHS, false)
+	}
+}
+
+// outerWrite reports a write to a name bound outside the current parallel
+// body.
+func (c *checker) outerWrite(id *syntax.Ident, b *binding, verb string) {
+	if b.level < c.level {
+		c.diags.Errorf(c.f, id.NamePos, CodeParallelAssign,
+			"parallel body %s the outer %s; concurrent iterations would race: collect values with append, or return them from the body",
+			verb, quote(id.Name))
+	}
+}
+
+// appendTarget checks the list of append/record: it must be bound. Adding
+// to an outer list from a parallel body is allowed (lists only grow and
+// are safe for concurrent appends).
+func (c *checker) appendTarget(s *syntax.AppendStmt) {
+	c.expr(s.List, false)
+}
+
+// bindVar binds a loop or catch variable. over is the loop's source (nil
+// for repeat counters and catch variables).
+func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
+	b := &binding{kind: kindLoopVar, pos: id.NamePos, level: c.level}
+	if src, ok := over.(*syntax.Ident); ok {
+		if ob := c.names[src.Name]; ob != nil {
+			switch ob.kind {
+			case kindSlot:
+				b.service, b.slot = true, src.Name
+			case kindInput:
+				b.service = true
+			}
+		}
+	}
+	// Loop and catch variables are rebound silently; in a parallel body
+	// they are per-iteration and shadow any outer name.
+	c.names[id.Name] = b
+}
+
+func (c *checker) while(s *syntax.WhileStmt) {
+	if s.Max == nil {
+		kw := "while"
+		if s.Until {
+			kw = "until"
+		}
+		c.diags.Errorf(c.f, s.Loop, CodeUnboundedLoop,
+			"loop %s has no bound: add (max: N)", kw)
+	} else {
+		c.count(s.Max, "loop max")
+	}
+	c.cond(s.Cond)
+	if s.Var != nil {
+		c.bindVar(s.Var, nil)
+	}
+	c.loops++
+	c.stmts(s.Body)
+	c.loops--
+}
+
+// parallelBlock checks `parallel:` branches: each runs in its own scope
+// and sees none of its siblings' names; the names its top-level lets bind
+// are visible after the block.
+func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
+	type newName struct {
+		id *syntax.Ident
+	}
+	var bound []newName
+	seen := map[string]bool{}
+	for _, br := range s.Branches {
+		saved, loops := c.snapshot(), c.loops
+		c.level++
+		c.loops = 0
+		c.stmt(br)
+		c.level--
+		c.loops = loops
+		c.restore(saved)
+		let, ok := br.(*syntax.LetStmt)
+		if !ok || c.names[let.Name.Name] != nil {
+			continue
+		}
+		if seen[let.Name.Name] {
+			c.diags.Errorf(c.f, let.Name.NamePos, CodeParallelAssign,
+				"two parallel branches bind %s; they would race", quote(let.Name.Name))
+			continue
+		}
+		seen[let.Name.Name] = true
+		bound = append(bound, newName{let.Name})
+	}
+	for _, n := range bound {
+		c.names[n.id.Name] = &binding{kind: kindLocal, pos: n.id.NamePos, level: c.level}
+	}
+}
+
+// ret checks a return: inside a collecting loop body it gives the
+// iteration's value; elsewhere it ends the delegation and its keys are
+// compared with the declared outputs.
+func (c *checker) ret(s *syntax.ReturnStmt) {
+	if s.Value == nil {
+		if c.collect == 0 {
+			c.anyTopLevel = true
+			c.opaqueRet = true
+		}
+		return
+	}
+	c.expr(s.Value, false)
+	c.placeholders(s.Value)
+	if c.collect > 0 {
+		return
+	}
+	c.anyTopLevel = true
+	obj, ok := s.Value.(*syntax.ObjectLit)
+	if !ok {
+		if _, null := s.Value.(*syntax.NullLit); !null {
+			c.opaqueRet = true
+		}
+		return
+	}
+	declared := c.declaredOutputs()
+	for _, f := range obj.Fields {
+		c.returned[f.Key] = true
+		if declared != nil && !declared[f.Key] {
+			c.diags.Warnf(c.f, f.KeyPos, CodeUndeclaredOutput,
+				"returned key %s is not a declared output%s", quote(f.Key), c.suggestFrom(f.Key, keys(declared)))
+		}
+	}
+}
+
+// declaredOutputs is the set of declared (not inferred) outputs, nil when
+// the spec declares none.
+func (c *checker) declaredOutputs() map[string]bool {
+	var m map[string]bool
+	for _, o := range c.d.Outputs {
+		if o.Inferred {
+			continue
+		}
+		if m == nil {
+			m = map[string]bool{}
+		}
+		m[o.Name] = true
+	}
+	return m
+}
+
+// finish reports what only the whole program can tell: outputs never
+// returned, config and inputs never read.
+func (c *checker) finish() {
+	if c.anyTopLevel && !c.opaqueRet {
+		for _, o := range c.d.Outputs {
+			if !o.Inferred && !c.returned[o.Name] {
+				c.diags.Warnf(c.f, o.Pos, CodeOutputNotReturned,
+					"declared output %s is never returned", quote(o.Name))
+			}
+		}
+	}
+	config := map[string]bool{}
+	for _, cf := range c.d.Config {
+		config[cf.Name] = true
+		if !c.used[cf.Name] && c.slots[cf.Name] == nil {
+			c.diags.Warnf(c.f, cf.Pos, CodeUnusedConfig,
+				"config %s is declared but never used", quote(cf.Name))
+		}
+	}
+	for _, in := range c.d.Inputs {
+		if config[in.Name] || c.slots[in.Name] != nil || c.used[in.Name] {
+			continue
+		}
+		c.diags.Warnf(c.f, in.Pos, CodeUnusedInput,
+			"input %s is declared but never used", quote(in.Name))
+	}
+}
+
+// line is the 1-based line of p, for messages.
+func (c *checker) line(p diag.Pos) int { return c.f.Position(p).Line }
+
+func kindName(k bindKind) string {
+	switch k {
+	case kindSlot:
+		return "slot"
+	case kindConfig:
+		return "config key"
+	case kindInput:
+		return "input"
+	}
+	return "name"
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
