@@ -129,3 +129,9 @@ type Runtime interface {
 	// Jitter returns a reproducible number in [0,1) for the given id.
 	Jitter(id string) float64
 }
+
+// SafeHolds is the answer that does not proceed, for a FailClosed judgment:
+// true (stop) for a negated guard such as `decision does not explicitly
+// proceed`, false (do not commit) for a positive one such as `verdict
+// certifies the proposal`. See semantics.md.
+func (j *Judgment) SafeHolds() bool { return j.Cond != nil && j.Cond.Negated }

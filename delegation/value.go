@@ -405,3 +405,22 @@ func FromGo(x any) (Value, error) {
 	}
 	return FromJSON(raw)
 }
+
+// Text is the text form of v, used when `+` joins a string with another
+// value and for thrown values: a string is itself, a service its name, a
+// duration its Go form ("1.5s"), anything else its JSON.
+func Text(v Value) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case Service:
+		return v.ServiceName()
+	case time.Duration:
+		return v.String()
+	}
+	b, err := ToJSON(v)
+	if err != nil {
+		return TypeName(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,96 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/proselang/prose/diag"
+)
+
+// Error kinds. A `try` catches KindCall, KindThrow and KindRuntime; the
+// others always end the run.
+const (
+	KindCall     = "call"     // a call failed after its attempts (on_fail abort)
+	KindThrow    = "throw"    // a `throw` statement
+	KindRuntime  = "runtime"  // a data error: bad operand, index out of range, calling a non-service
+	KindJudge    = "judge"    // a natural-language condition could not be decided
+	KindLimit    = "limit"    // the step budget was exceeded
+	KindCanceled = "canceled" // the run's context was canceled or timed out
+)
+
+// Error is a run-time error of a delegation. Pos is the .md position of the
+// statement or expression that failed (for a call, its `call` keyword).
+//
+// When the error happened inside a nested run (a service that runs another
+// spec and failed with an *Error), Msg includes the inner message and Chain
+// lists the inner positions, outermost first.
+type Error struct {
+	Pos  diag.Position
+	Msg  string
+	Kind string
+	// Slot and Attempts describe a failed call (KindCall).
+	Slot     string
+	Attempts int
+	Chain    []string
+	// Value is the thrown value (KindThrow).
+	Value Value
+	// Err is the underlying cause: the last attempt's error of a call, the
+	// judge's error, or the context error of a cancellation.
+	Err error
+}
+
+// Error prints FILE:LINE:COL: MESSAGE, then one "\tat POSITION" line per
+// nested position.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Pos.File != "" || e.Pos.IsValid() {
+		b.WriteString(e.Pos.String())
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	for _, c := range e.Chain {
+		b.WriteString("\n\tat ")
+		b.WriteString(c)
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause, so errors.Is(err, context.Canceled) holds for a
+// canceled run.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Catchable reports whether `try` catches the error: failed calls, throws
+// and data errors; never cancellation, exceeded limits or judge failures.
+func (e *Error) Catchable() bool {
+	switch e.Kind {
+	case KindCall, KindThrow, KindRuntime:
+		return true
+	}
+	return false
+}
+
+// Object is the value a `catch as NAME` binds: {message, kind, slot,
+// attempts}, plus value for a throw. slot and attempts are null when the
+// error is not a failed call.
+func (e *Error) Object() *Object {
+	o := NewObject()
+	o.Set("message", e.Msg)
+	o.Set("kind", e.Kind)
+	if e.Kind == KindCall {
+		o.Set("slot", e.Slot)
+		o.Set("attempts", int64(e.Attempts))
+	} else {
+		o.Set("slot", nil)
+		o.Set("attempts", nil)
+	}
+	if e.Kind == KindThrow {
+		o.Set("value", e.Value)
+	}
+	return o
+}
+
+// isCancel reports whether err is a context cancellation or deadline.
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,243 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// callPlan is a call's clauses, evaluated.
+type callPlan struct {
+	id       string
+	svc      Service
+	args     *Object
+	attempts int
+	timeout  time.Duration
+	backoff  *backoff
+}
+
+type backoff struct {
+	initial, max time.Duration // max 0: no cap
+	multiplier   float64
+	jitter       float64
+}
+
+// evalCall runs `call TARGET` with its retries, timeout, backoff and
+// on_fail clauses.
+func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
+	p, err := f.planCall(x)
+	if err != nil {
+		return nil, err
+	}
+	if f.in.host.Caller == nil {
+		return nil, f.errorf(x.Call, KindRuntime, "cannot call '%s': no caller is configured", p.svc.ServiceName())
+	}
+	var last error
+	timedOut := false
+	n := 0
+	for n < p.attempts && !timedOut {
+		n++
+		if n > 1 && p.backoff != nil {
+			if err := f.in.host.Runtime.Sleep(f.ctx, p.backoff.delay(f.in.host.Runtime, p.id, n-1)); err != nil || f.ctx.Err() != nil {
+				return nil, f.canceled(x.Call)
+			}
+		}
+		v, err := f.attempt(x, p, n)
+		if err == nil {
+			return v, nil
+		}
+		if f.ctx.Err() != nil {
+			return nil, f.canceled(x.Call)
+		}
+		last = err
+		timedOut = p.timeout > 0 && errors.Is(err, context.DeadlineExceeded)
+	}
+	if x.OnFail != nil && x.OnFail.Use != nil {
+		return f.eval(x.OnFail.Use)
+	}
+	return nil, f.callFailed(x, p, n, last, timedOut)
+}
+
+// attempt performs attempt n and records its start and end.
+func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
+	rt := f.in.host.Runtime
+	pos := f.position(x.Call)
+	req := &CallRequest{ID: p.id, Service: p.svc, Args: p.args, Attempt: n, Pos: pos, Timeout: p.timeout}
+	start := rt.Now()
+	f.record(&Event{Kind: "call.start", Time: start, ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Args: p.args})
+	ctx, cancel := f.ctx, context.CancelFunc(func() {})
+	if p.timeout > 0 {
+		if d, ok := rt.(Deadliner); ok {
+			ctx, cancel = d.WithTimeout(f.ctx, p.timeout)
+		} else {
+			ctx, cancel = context.WithTimeout(f.ctx, p.timeout)
+		}
+	}
+	v, err := f.in.host.Caller.Call(ctx, req)
+	if p.timeout > 0 && f.ctx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		switch {
+		case err == nil: // answered too late: the deadline had passed
+			err = ctx.Err()
+		case !errors.Is(err, context.DeadlineExceeded):
+			err = fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
+		}
+	}
+	cancel()
+	end := rt.Now()
+	f.record(&Event{Kind: "call.end", Time: end, ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n,
+		Result: v, Err: err, Duration: end.Sub(start)})
+	return v, err
+}
+
+// callFailed builds the error of a call that used up its attempts.
+func (f *frame) callFailed(x *syntax.CallExpr, p *callPlan, n int, last error, timedOut bool) error {
+	word := "attempts"
+	if n == 1 {
+		word = "attempt"
+	}
+	name := p.svc.ServiceName()
+	e := &Error{Pos: f.position(x.Call), Kind: KindCall, Slot: name, Attempts: n, Err: last}
+	var inner *Error
+	switch {
+	case timedOut:
+		e.Msg = fmt.Sprintf("call '%s' failed after %d %s: timed out after %s", name, n, word, p.timeout)
+	case errors.As(last, &inner):
+		e.Msg = fmt.Sprintf("call '%s' failed after %d %s: %s", name, n, word, inner.Msg)
+		e.Chain = append([]string{inner.Pos.String()}, inner.Chain...)
+	default:
+		e.Msg = fmt.Sprintf("call '%s' failed after %d %s: %s", name, n, word, oneLine(last.Error()))
+	}
+	f.record(&Event{Kind: "error", Pos: e.Pos, ID: p.id, Slot: name, Attempt: n, Err: e})
+	return e
+}
+
+// oneLine trims a service's error text to something that fits a message.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 2000 {
+		s = s[:2000] + "..."
+	}
+	return s
+}
+
+// planCall evaluates the call's target, arguments and clauses.
+func (f *frame) planCall(x *syntax.CallExpr) (*callPlan, error) {
+	tv, err := f.eval(x.Target)
+	if err != nil {
+		return nil, err
+	}
+	svc, ok := tv.(Service)
+	if !ok {
+		return nil, f.errorf(x.Target.Pos(), KindRuntime, "cannot call %s: it is %s, not a service", exprText(x.Target), TypeName(tv))
+	}
+	p := &callPlan{id: f.id(x.Call), svc: svc, attempts: 1}
+	if p.args, err = f.evalObject(x.Args); err != nil {
+		return nil, err
+	}
+	if x.Retries != nil {
+		r, err := f.count(x.Retries, "retries")
+		if err != nil {
+			return nil, err
+		}
+		p.attempts = r + 1
+	}
+	if x.Timeout != nil {
+		if p.timeout, err = f.duration(x.Timeout, "timeout"); err != nil {
+			return nil, err
+		}
+		if p.timeout <= 0 {
+			return nil, f.errorf(x.Timeout.Pos(), KindRuntime, "timeout must be positive, got %s", p.timeout)
+		}
+	}
+	if x.Backoff != nil {
+		if p.backoff, err = f.planBackoff(x.Backoff); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// duration evaluates a duration: a duration value or a number of seconds.
+func (f *frame) duration(x syntax.Expr, what string) (time.Duration, error) {
+	v, err := f.eval(x)
+	if err != nil {
+		return 0, err
+	}
+	return f.toDuration(x, v, what)
+}
+
+func (f *frame) toDuration(x syntax.Expr, v Value, what string) (time.Duration, error) {
+	switch d := v.(type) {
+	case time.Duration:
+		return d, nil
+	case int64:
+		if d >= 0 && d < math.MaxInt64/int64(time.Second) {
+			return time.Duration(d) * time.Second, nil
+		}
+	case float64:
+		if d >= 0 && d < float64(math.MaxInt64/int64(time.Second)) {
+			return time.Duration(d * float64(time.Second)), nil
+		}
+	}
+	return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a duration (500ms, 30s) or a number of seconds, got %s %s", what, TypeName(v), Text(v))
+}
+
+// planBackoff evaluates `backoff {initial, max, multiplier, jitter}`.
+func (f *frame) planBackoff(o *syntax.ObjectLit) (*backoff, error) {
+	b := &backoff{multiplier: 2}
+	seen := false
+	for _, fd := range o.Fields {
+		v, err := f.eval(fd.Value)
+		if err != nil {
+			return nil, err
+		}
+		switch fd.Key {
+		case "initial":
+			b.initial, err = f.toDuration(fd.Value, v, "backoff initial")
+			seen = true
+		case "max":
+			b.max, err = f.toDuration(fd.Value, v, "backoff max")
+		case "multiplier", "jitter":
+			x, ok := toFloat(v)
+			if !ok || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) || (fd.Key == "jitter" && x > 1) {
+				return nil, f.errorf(fd.Value.Pos(), KindRuntime, "backoff %s must be a number%s, got %s", fd.Key, map[bool]string{true: " between 0 and 1", false: " >= 0"}[fd.Key == "jitter"], Text(v))
+			}
+			if fd.Key == "jitter" {
+				b.jitter = x
+			} else {
+				b.multiplier = x
+			}
+		default:
+			return nil, f.errorf(fd.KeyPos, KindRuntime, "unknown backoff setting '%s' (use initial, max, multiplier, jitter)", fd.Key)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !seen {
+		return nil, f.errorf(o.Lbrace, KindRuntime, "backoff needs an initial delay")
+	}
+	return b, nil
+}
+
+// delay is the wait before attempt k+1 (k >= 1): min(initial *
+// multiplier^(k-1), max), plus up to jitter times that, drawn from
+// rt.Jitter of "ID#k".
+func (b *backoff) delay(rt Runtime, id string, k int) time.Duration {
+	d := float64(b.initial) * math.Pow(b.multiplier, float64(k-1))
+	if b.max > 0 && d > float64(b.max) {
+		d = float64(b.max)
+	}
+	if b.jitter > 0 {
+		d += d * b.jitter * rt.Jitter(fmt.Sprintf("%s#%d", id, k))
+	}
+	if d > float64(math.MaxInt64) || math.IsNaN(d) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(d)
+}

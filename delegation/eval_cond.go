@@ -1,0 +1,127 @@
+package delegation
+
+import (
+	"strings"
+
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// cond evaluates the condition of an if, elif or loop. then is the block
+// the condition opens (nil for loops); it decides whether a natural
+// condition is guard-like (see failClosed).
+func (f *frame) cond(x syntax.Expr, then []syntax.Stmt) (bool, error) {
+	if nc, ok := x.(*syntax.NaturalCond); ok {
+		v, err := f.judge(nc, failClosed(nc, then))
+		return v == true, err
+	}
+	v, err := f.eval(x)
+	return Truthy(v), err
+}
+
+// failClosed reports whether a natural condition guards what its block
+// does, so that a judge unable to tell must give the answer that does not
+// proceed (Judgment.SafeHolds):
+//
+//   - a negated condition whose block stops the flow (`if decision does not
+//     explicitly proceed: return ...`): when unsure, stop;
+//   - a positive condition, other than `says`, whose block commits
+//     something (`if verdict certifies the proposal: append ...`): when
+//     unsure, do not commit.
+func failClosed(nc *syntax.NaturalCond, then []syntax.Stmt) bool {
+	if then == nil {
+		return false
+	}
+	if nc.Negated {
+		return stops(then)
+	}
+	return nc.Says == nil && commits(then)
+}
+
+// stops reports whether a block contains, at its top level, a statement
+// that ends the flow: return, throw or break.
+func stops(body []syntax.Stmt) bool {
+	for _, s := range body {
+		switch s := s.(type) {
+		case *syntax.ReturnStmt, *syntax.ThrowStmt:
+			return true
+		case *syntax.BranchStmt:
+			if s.Break {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// commits reports whether a block appends or records at its top level.
+func commits(body []syntax.Stmt) bool {
+	for _, s := range body {
+		if _, ok := s.(*syntax.AppendStmt); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// judge asks the host's Judge whether nc holds.
+func (f *frame) judge(nc *syntax.NaturalCond, failClosed bool) (Value, error) {
+	pos := f.position(nc.TextPos)
+	if f.in.host.Judge == nil {
+		return nil, f.errorf(nc.TextPos, KindJudge,
+			"cannot decide the condition %q: no judge is configured (configure a model, or have the service return a structured verdict)", nc.Text)
+	}
+	j := &Judgment{ID: f.id(nc.TextPos), Cond: nc, Pos: pos, Values: f.condValues(nc), FailClosed: failClosed}
+	start := f.in.host.Runtime.Now()
+	verdict, err := f.in.host.Judge.Judge(f.ctx, j)
+	end := f.in.host.Runtime.Now()
+	if f.ctx.Err() != nil {
+		return nil, f.canceled(nc.TextPos)
+	}
+	if err != nil {
+		e := f.errorf(nc.TextPos, KindJudge, "cannot decide the condition %q: %s", nc.Text, oneLine(err.Error()))
+		e.Err = err
+		return nil, e
+	}
+	f.record(&Event{Kind: "judgment", Time: end, ID: j.ID, Pos: pos, Condition: nc.Text, Verdict: &verdict, Duration: end.Sub(start), Args: j.Values})
+	return verdict.Holds, nil
+}
+
+// condValues collects the bound name paths a condition mentions, in order
+// of first mention; for `says`, the criterion and the subject always.
+func (f *frame) condValues(nc *syntax.NaturalCond) *Object {
+	o := NewObject()
+	add := func(path string, always bool) {
+		if path == "" {
+			return
+		}
+		if _, dup := o.Get(path); dup {
+			return
+		}
+		v, bound := f.lookupPath(path)
+		if bound || always {
+			o.Set(path, v)
+		}
+	}
+	if nc.Says != nil {
+		add(nc.Says.Criterion, true)
+		add(nc.Says.Subject, true)
+	}
+	for _, w := range nc.Words {
+		add(w.Path, false)
+	}
+	return o
+}
+
+// lookupPath evaluates a dotted name path; bound is false when its first name is
+// not bound.
+func (f *frame) lookupPath(p string) (v Value, bound bool) {
+	parts := strings.Split(p, ".")
+	v, bound = f.sc.lookup(parts[0])
+	if !bound {
+		return nil, false
+	}
+	for _, m := range parts[1:] {
+		v = member(v, m)
+	}
+	return v, true
+}

@@ -1,0 +1,404 @@
+package delegation
+
+import (
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// eval evaluates an expression in f.
+func (f *frame) eval(x syntax.Expr) (Value, error) {
+	switch x := x.(type) {
+	case *syntax.Ident:
+		v, ok := f.sc.lookup(x.Name)
+		if !ok {
+			return nil, f.errorf(x.NamePos, KindRuntime, "undefined name '%s'", x.Name)
+		}
+		return v, nil
+	case *syntax.NullLit:
+		return nil, nil
+	case *syntax.BoolLit:
+		return x.Value, nil
+	case *syntax.NumberLit:
+		if x.IsInt {
+			return x.Int, nil
+		}
+		return x.Float, nil
+	case *syntax.StringLit:
+		return x.Value, nil
+	case *syntax.DurationLit:
+		return x.Value, nil
+	case *syntax.ListLit:
+		return f.evalList(x)
+	case *syntax.ObjectLit:
+		return f.evalObject(x.Fields)
+	case *syntax.MemberExpr:
+		v, err := f.eval(x.X)
+		if err != nil {
+			return nil, err
+		}
+		return member(v, x.Name), nil
+	case *syntax.IndexExpr:
+		return f.evalIndex(x)
+	case *syntax.UnaryExpr:
+		return f.evalUnary(x)
+	case *syntax.BinaryExpr:
+		return f.evalBinary(x)
+	case *syntax.IsExpr:
+		v, err := f.eval(x.X)
+		if err != nil {
+			return nil, err
+		}
+		// `is null` and `is not present` both test for null.
+		return (v == nil) != (x.Not != x.Present), nil
+	case *syntax.CallExpr:
+		return f.evalCall(x)
+	case *syntax.ForExpr:
+		return f.collect(x)
+	case *syntax.RepeatExpr:
+		return f.collect(x)
+	case *syntax.NaturalCond:
+		return f.judge(x, false)
+	}
+	return nil, f.errorf(x.Pos(), KindRuntime, "unsupported expression %T", x)
+}
+
+func (f *frame) evalList(x *syntax.ListLit) (Value, error) {
+	elems := make([]Value, len(x.Elems))
+	for i, e := range x.Elems {
+		v, err := f.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		elems[i] = v
+	}
+	return NewList(elems...), nil
+}
+
+func (f *frame) evalObject(fields []*syntax.Field) (*Object, error) {
+	o := NewObject()
+	for _, fd := range fields {
+		v, err := f.eval(fd.Value)
+		if err != nil {
+			return nil, err
+		}
+		o.Set(fd.Key, v)
+	}
+	return o, nil
+}
+
+// member is v.name: a key of an object (null when missing), or the length
+// of a list, string or object (`length`, unless an object has that key).
+// Any other member, and any member of a non-object, is null.
+func member(v Value, name string) Value {
+	switch v := v.(type) {
+	case *Object:
+		if e, ok := v.Get(name); ok {
+			return e
+		}
+		if name == "length" {
+			return int64(v.Len())
+		}
+	case *List:
+		if name == "length" {
+			return int64(v.Len())
+		}
+	case string:
+		if name == "length" {
+			return int64(utf8.RuneCountInString(v))
+		}
+	}
+	return nil
+}
+
+func (f *frame) evalIndex(x *syntax.IndexExpr) (Value, error) {
+	v, err := f.eval(x.X)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := f.eval(x.Index)
+	if err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case *List:
+		i, ok := toIndex(idx)
+		if !ok {
+			return nil, f.errorf(x.Index.Pos(), KindRuntime, "list index must be an integer, not %s", TypeName(idx))
+		}
+		e, ok := v.Index(i)
+		if !ok {
+			return nil, f.errorf(x.Lbrack, KindRuntime, "index %d out of range for %s (length %d)", i, exprText(x.X), v.Len())
+		}
+		return e, nil
+	case *Object:
+		k, ok := idx.(string)
+		if !ok {
+			return nil, f.errorf(x.Index.Pos(), KindRuntime, "object key must be a string, not %s", TypeName(idx))
+		}
+		e, _ := v.Get(k)
+		return e, nil
+	}
+	return nil, f.errorf(x.Lbrack, KindRuntime, "cannot index %s: it is %s", exprText(x.X), TypeName(v))
+}
+
+func (f *frame) setIndex(x *syntax.IndexExpr, val Value) error {
+	v, err := f.eval(x.X)
+	if err != nil {
+		return err
+	}
+	idx, err := f.eval(x.Index)
+	if err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case *List:
+		i, ok := toIndex(idx)
+		if !ok {
+			return f.errorf(x.Index.Pos(), KindRuntime, "list index must be an integer, not %s", TypeName(idx))
+		}
+		if !v.Set(i, val) {
+			return f.errorf(x.Lbrack, KindRuntime, "index %d out of range for %s (length %d)", i, exprText(x.X), v.Len())
+		}
+		return nil
+	case *Object:
+		k, ok := idx.(string)
+		if !ok {
+			return f.errorf(x.Index.Pos(), KindRuntime, "object key must be a string, not %s", TypeName(idx))
+		}
+		v.Set(k, val)
+		return nil
+	}
+	return f.errorf(x.Lbrack, KindRuntime, "cannot assign into %s: it is %s", exprText(x.X), TypeName(v))
+}
+
+// toIndex accepts an integer, or a number with an integral value.
+func toIndex(v Value) (int, bool) {
+	switch v := v.(type) {
+	case int64:
+		return int(v), v >= math.MinInt32 && v <= math.MaxInt32
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1<<31 {
+			return int(v), true
+		}
+	}
+	return 0, false
+}
+
+func (f *frame) evalUnary(x *syntax.UnaryExpr) (Value, error) {
+	v, err := f.eval(x.X)
+	if err != nil {
+		return nil, err
+	}
+	if x.Op == syntax.NOT {
+		return !Truthy(v), nil
+	}
+	switch v := v.(type) {
+	case int64:
+		if v == math.MinInt64 {
+			return -float64(v), nil
+		}
+		return -v, nil
+	case float64:
+		return -v, nil
+	case time.Duration:
+		return -v, nil
+	}
+	return nil, f.errorf(x.OpPos, KindRuntime, "cannot negate %s", TypeName(v))
+}
+
+func (f *frame) evalBinary(x *syntax.BinaryExpr) (Value, error) {
+	a, err := f.eval(x.X)
+	if err != nil {
+		return nil, err
+	}
+	switch x.Op {
+	case syntax.AND:
+		if !Truthy(a) {
+			return false, nil
+		}
+		b, err := f.eval(x.Y)
+		return Truthy(b), err
+	case syntax.OR:
+		if Truthy(a) {
+			return true, nil
+		}
+		b, err := f.eval(x.Y)
+		return Truthy(b), err
+	}
+	b, err := f.eval(x.Y)
+	if err != nil {
+		return nil, err
+	}
+	v, msg := binary(x.Op, a, b)
+	if msg != "" {
+		return nil, f.errorf(x.OpPos, KindRuntime, "%s", msg)
+	}
+	return v, nil
+}
+
+// binary applies a non-short-circuit operator; msg is non-empty on a type
+// error.
+func binary(op syntax.Token, a, b Value) (v Value, msg string) {
+	switch op {
+	case syntax.EQ:
+		return Equal(a, b), ""
+	case syntax.NE:
+		return !Equal(a, b), ""
+	case syntax.PLUS:
+		return plus(a, b)
+	case syntax.MINUS:
+		return minus(a, b)
+	case syntax.MEETS:
+		op = syntax.GE
+	}
+	c, ok := compare(a, b)
+	if !ok {
+		return nil, "cannot compare " + TypeName(a) + " " + opText(op) + " " + TypeName(b)
+	}
+	switch op {
+	case syntax.LT:
+		return c < 0, ""
+	case syntax.LE:
+		return c <= 0, ""
+	case syntax.GT:
+		return c > 0, ""
+	case syntax.GE:
+		return c >= 0, ""
+	}
+	return nil, "unsupported operator " + op.String()
+}
+
+func opText(op syntax.Token) string {
+	if op == syntax.MEETS {
+		return "meets"
+	}
+	return op.String()
+}
+
+// compare orders two numbers, two strings or two durations.
+func compare(a, b Value) (int, bool) {
+	if fa, ok := toFloat(a); ok {
+		fb, ok := toFloat(b)
+		if !ok {
+			return 0, false
+		}
+		if ia, ok := a.(int64); ok {
+			if ib, ok := b.(int64); ok {
+				return cmp3(ia, ib), true
+			}
+		}
+		return cmp3(fa, fb), true
+	}
+	switch a := a.(type) {
+	case string:
+		if b, ok := b.(string); ok {
+			return strings.Compare(a, b), true
+		}
+	case time.Duration:
+		if b, ok := b.(time.Duration); ok {
+			return cmp3(a, b), true
+		}
+	}
+	return 0, false
+}
+
+func cmp3[T int64 | float64 | time.Duration](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// plus adds numbers (integers stay integers unless they overflow), joins a
+// string with the text form of anything (Text), concatenates lists and adds
+// durations.
+func plus(a, b Value) (Value, string) {
+	if ia, ok := a.(int64); ok {
+		if ib, ok := b.(int64); ok {
+			s := ia + ib
+			if (s > ia) == (ib > 0) {
+				return s, ""
+			}
+			return float64(ia) + float64(ib), ""
+		}
+	}
+	if fa, ok := toFloat(a); ok {
+		if fb, ok := toFloat(b); ok {
+			return fa + fb, ""
+		}
+	}
+	_, sa := a.(string)
+	_, sb := b.(string)
+	if sa || sb {
+		return Text(a) + Text(b), ""
+	}
+	switch a := a.(type) {
+	case *List:
+		if b, ok := b.(*List); ok {
+			return NewList(append(a.Elems(), b.Elems()...)...), ""
+		}
+	case time.Duration:
+		if b, ok := b.(time.Duration); ok {
+			return a + b, ""
+		}
+	}
+	return nil, "cannot add " + TypeName(a) + " + " + TypeName(b)
+}
+
+func minus(a, b Value) (Value, string) {
+	if ia, ok := a.(int64); ok {
+		if ib, ok := b.(int64); ok {
+			s := ia - ib
+			if (s < ia) == (ib > 0) {
+				return s, ""
+			}
+			return float64(ia) - float64(ib), ""
+		}
+	}
+	if fa, ok := toFloat(a); ok {
+		if fb, ok := toFloat(b); ok {
+			return fa - fb, ""
+		}
+	}
+	if da, ok := a.(time.Duration); ok {
+		if db, ok := b.(time.Duration); ok {
+			return da - db, ""
+		}
+	}
+	return nil, "cannot subtract " + TypeName(a) + " - " + TypeName(b)
+}
+
+// exprText renders a short expression (a name or a member/index path) for
+// messages; other expressions print as "expression".
+func exprText(x syntax.Expr) string {
+	switch x := x.(type) {
+	case *syntax.Ident:
+		return "'" + x.Name + "'"
+	case *syntax.MemberExpr:
+		if s := pathText(x); s != "" {
+			return "'" + s + "'"
+		}
+	}
+	return "the value"
+}
+
+func pathText(x syntax.Expr) string {
+	switch x := x.(type) {
+	case *syntax.Ident:
+		return x.Name
+	case *syntax.MemberExpr:
+		if s := pathText(x.X); s != "" {
+			return s + "." + x.Name
+		}
+	}
+	return ""
+}

@@ -1,0 +1,313 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// loop is a for or repeat loop ready to run: n iterations, and how each
+// binds its variables.
+type loop struct {
+	pos             diag.Pos
+	n               int
+	parallel, first bool
+	body            []syntax.Stmt
+	bind            func(sc *scope, i int)
+}
+
+// prepare evaluates the loop's list or count.
+func (f *frame) prepare(x syntax.Expr) (*loop, error) {
+	switch x := x.(type) {
+	case *syntax.ForExpr:
+		v, err := f.eval(x.X)
+		if err != nil {
+			return nil, err
+		}
+		l, ok := v.(*List)
+		if !ok {
+			return nil, f.errorf(x.X.Pos(), KindRuntime, "cannot loop over %s: it is %s, not a list", exprText(x.X), TypeName(v))
+		}
+		elems := l.Elems() // the elements present when the loop starts
+		lp := &loop{pos: x.For, n: len(elems), parallel: x.Parallel, first: x.First, body: x.Body}
+		lp.bind = func(sc *scope, i int) {
+			sc.let(x.Var.Name, elems[i])
+			if x.Index != nil {
+				sc.let(x.Index.Name, int64(i))
+			}
+		}
+		return lp, nil
+	case *syntax.RepeatExpr:
+		n, err := f.count(x.Count, "repeat count")
+		if err != nil {
+			return nil, err
+		}
+		lp := &loop{pos: x.Repeat, n: n, parallel: x.Parallel, first: x.First, body: x.Body}
+		lp.bind = func(sc *scope, i int) {
+			if x.Var != nil {
+				sc.let(x.Var.Name, int64(i+1))
+			}
+		}
+		return lp, nil
+	}
+	return nil, f.errorf(x.Pos(), KindRuntime, "not a loop")
+}
+
+// count evaluates a loop count: a non-negative integer (a number with an
+// integral value is accepted), at most the step budget.
+func (f *frame) count(x syntax.Expr, what string) (int, error) {
+	v, err := f.eval(x)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	switch c := v.(type) {
+	case int64:
+		n = c
+	case float64:
+		if c != math.Trunc(c) || math.IsInf(c, 0) {
+			return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %s", what, Text(v))
+		}
+		n = int64(c)
+	default:
+		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %s %s", what, TypeName(v), Text(v))
+	}
+	if n < 0 {
+		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %d", what, n)
+	}
+	if n > int64(f.in.host.MaxSteps) {
+		return 0, f.errorf(x.Pos(), KindLimit, "%s %d exceeds the step budget of %d statements", what, n, f.in.host.MaxSteps)
+	}
+	return int(n), nil
+}
+
+// execLoopStmt runs a loop standing as a statement. In tail position of a
+// collecting body it collects (its list is the statement's value).
+func (f *frame) execLoopStmt(x syntax.Expr, tail bool) (ctrl, Value, bool, error) {
+	if tail {
+		v, err := f.collect(x)
+		return ctrlNone, v, err == nil, err
+	}
+	lp, err := f.prepare(x)
+	if err != nil {
+		return ctrlNone, nil, false, err
+	}
+	switch {
+	case lp.first:
+		_, err := f.runFirst(lp)
+		return ctrlNone, nil, false, err
+	case lp.parallel:
+		return f.runParallel(lp, nil)
+	}
+	return f.runSeq(lp, nil)
+}
+
+// collect runs a loop that yields a value: a list with one value per
+// iteration, or the winner's value for `parallel first`.
+func (f *frame) collect(x syntax.Expr) (Value, error) {
+	lp, err := f.prepare(x)
+	if err != nil {
+		return nil, err
+	}
+	if lp.first {
+		return f.runFirst(lp)
+	}
+	out := make([]Value, lp.n)
+	var c ctrl
+	var v Value
+	if lp.parallel {
+		c, v, _, err = f.runParallel(lp, out)
+	} else {
+		c, v, _, err = f.runSeq(lp, &out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c == ctrlReturn { // cannot happen: returns end iterations here
+		return v, nil
+	}
+	return NewList(out...), nil
+}
+
+func (f *frame) iterPath(i int) string { return f.path + "/" + strconv.Itoa(i+1) }
+
+// iterValue is the value an iteration contributes to a collecting loop.
+func iterValue(c ctrl, v Value, has bool) Value {
+	if (c == ctrlReturn || c == ctrlNone) && has {
+		return v
+	}
+	return nil
+}
+
+// runSeq runs a loop's iterations in order in f's scope. With out non-nil
+// it collects: a return ends only its iteration, and a break truncates
+// the list to the iterations before it.
+func (f *frame) runSeq(lp *loop, out *[]Value) (ctrl, Value, bool, error) {
+	it := *f
+	it.loops++
+	for i := 0; i < lp.n; i++ {
+		lp.bind(f.sc, i)
+		it.path = f.iterPath(i)
+		c, v, has, err := it.execBlock(lp.body, out != nil)
+		if err != nil {
+			return ctrlNone, nil, false, err
+		}
+		if c == ctrlBreak {
+			if out != nil {
+				*out = (*out)[:i]
+			}
+			break
+		}
+		if out != nil {
+			(*out)[i] = iterValue(c, v, has)
+			continue
+		}
+		if c == ctrlReturn {
+			return c, v, has, nil
+		}
+	}
+	return ctrlNone, nil, false, nil
+}
+
+// iter makes the frame of parallel iteration i, with its own scope.
+func (f *frame) iter(ctx context.Context, lp *loop, i int) *frame {
+	it := f.child(ctx, f.iterPath(i))
+	it.loops = f.loops + 1
+	it.parLoop = it.loops
+	lp.bind(it.sc, i)
+	return it
+}
+
+// runParallel runs the iterations concurrently. With out non-nil it
+// collects into out[i]; otherwise a return in any iteration cancels the
+// others and ends the enclosing body.
+func (f *frame) runParallel(lp *loop, out []Value) (ctrl, Value, bool, error) {
+	err := f.in.host.Runtime.All(f.ctx, lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) error {
+		c, v, has, err := f.iter(ctx, lp, i).execBlock(lp.body, out != nil)
+		switch {
+		case err != nil:
+			return err
+		case out != nil:
+			out[i] = iterValue(c, v, has)
+		case c == ctrlReturn:
+			return &returnSignal{v}
+		}
+		return nil
+	})
+	return f.joined(lp.pos, err)
+}
+
+// joined turns the error of Runtime.All into how a parallel statement
+// ended.
+func (f *frame) joined(p diag.Pos, err error) (ctrl, Value, bool, error) {
+	var rs *returnSignal
+	switch {
+	case err == nil:
+		return ctrlNone, nil, false, nil
+	case errors.As(err, &rs):
+		return ctrlReturn, rs.v, true, nil
+	case f.ctx.Err() != nil:
+		return ctrlNone, nil, false, f.canceled(p)
+	}
+	var e *Error
+	if !errors.As(err, &e) && !isCancel(err) {
+		err = f.errorf(p, KindRuntime, "%v", err)
+	}
+	return ctrlNone, nil, false, err
+}
+
+// runFirst runs a `parallel first` loop: the first iteration to execute
+// `return` wins and the others are canceled. The value is the winner's,
+// or null when no iteration returned.
+func (f *frame) runFirst(lp *loop) (Value, error) {
+	vals := make([]Value, lp.n)
+	w, err := f.in.host.Runtime.First(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
+		c, v, _, err := f.iter(ctx, lp, i).execBlock(lp.body, false)
+		if err != nil {
+			return false, err
+		}
+		vals[i] = v
+		return c == ctrlReturn, nil
+	})
+	if _, _, _, err := f.joined(lp.pos, err); err != nil {
+		return nil, err
+	}
+	if w < 0 || w >= len(vals) {
+		return nil, nil
+	}
+	return vals[w], nil
+}
+
+// execWhile runs `loop while|until COND (max: N) [as VAR]`. A while
+// condition is tested before each iteration, an until condition after
+// each; the loop ends quietly after max iterations.
+func (f *frame) execWhile(s *syntax.WhileStmt) (ctrl, Value, bool, error) {
+	if s.Max == nil {
+		return ctrlNone, nil, false, f.errorf(s.Loop, KindRuntime, "loop without (max: N) refused: every loop must be bounded")
+	}
+	max, err := f.count(s.Max, "loop max")
+	if err != nil {
+		return ctrlNone, nil, false, err
+	}
+	it := *f
+	it.loops++
+	for i := 0; i < max; i++ {
+		it.path = f.iterPath(i)
+		if s.Var != nil {
+			f.sc.let(s.Var.Name, int64(i+1))
+		}
+		if !s.Until {
+			ok, err := it.cond(s.Cond, nil)
+			if err != nil || !ok {
+				return ctrlNone, nil, false, err
+			}
+		}
+		c, v, has, err := it.execBlock(s.Body, false)
+		if err != nil || c == ctrlReturn {
+			return c, v, has, err
+		}
+		if c == ctrlBreak {
+			break
+		}
+		if s.Until {
+			ok, err := it.cond(s.Cond, nil)
+			if err != nil || ok {
+				return ctrlNone, nil, false, err
+			}
+		}
+	}
+	return ctrlNone, nil, false, nil
+}
+
+// execParallel runs the branches of `parallel:` concurrently, each in its
+// own scope, and joins them; then the names each branch bound become
+// visible, in branch order.
+func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) {
+	frames := make([]*frame, len(s.Branches))
+	for i := range frames {
+		frames[i] = f.child(f.ctx, f.path)
+	}
+	err := f.in.host.Runtime.All(f.ctx, len(s.Branches), f.in.host.MaxParallel, func(ctx context.Context, i int) error {
+		b := frames[i]
+		b.ctx = ctx
+		c, v, _, err := b.execBlock(s.Branches[i:i+1], false)
+		if err == nil && c == ctrlReturn {
+			return &returnSignal{v}
+		}
+		return err
+	})
+	c, v, has, err := f.joined(s.Parallel, err)
+	if err != nil || c != ctrlNone {
+		return c, v, has, err
+	}
+	for _, b := range frames {
+		for k, v := range b.sc.vars {
+			f.sc.let(k, v)
+		}
+	}
+	return ctrlNone, nil, false, nil
+}
