@@ -223,17 +223,17 @@ func (p *proc) finish() []byte {
 func (s *ExecService) result(ctx context.Context, out []byte, stderr string, waitErr, stop error) (delegation.Value, error) {
 	switch {
 	case errors.Is(stop, errOutputTooLarge):
-		return nil, fmt.Errorf("%s: output exceeds the %s limit; the program was killed", s.Name, sizeString(s.maxOutput()))
+		return nil, fmt.Errorf("output exceeds the %s limit; the program was killed", sizeString(s.maxOutput()))
 	case stop != nil:
 		what := "cancelled"
 		if errors.Is(stop, context.DeadlineExceeded) {
 			what = "timed out"
 		}
-		return nil, fmt.Errorf("%s: %s; the program was stopped: %w", s.Name, what, stop)
+		return nil, fmt.Errorf("%s; the program was stopped: %w", what, stop)
 	case waitErr != nil:
 		return nil, s.exitError(waitErr, stderr)
 	}
-	return decodeOutput(s.Name, out)
+	return decodeOutput(out)
 }
 
 func (s *ExecService) exitError(waitErr error, stderr string) error {
@@ -248,23 +248,23 @@ func (s *ExecService) exitError(waitErr error, stderr string) error {
 	}
 	tail := stderrTail(stderr)
 	if tail == "" {
-		return fmt.Errorf("%s: %s (no stderr output)", s.Name, status)
+		return fmt.Errorf("%s (no stderr output)", status)
 	}
-	return fmt.Errorf("%s: %s: %s", s.Name, status, tail)
+	return fmt.Errorf("%s: %s", status, tail)
 }
 
 // decodeOutput is the value of a program's stdout: JSON when it parses,
 // else the trimmed text.
-func decodeOutput(name string, out []byte) (delegation.Value, error) {
+func decodeOutput(out []byte) (delegation.Value, error) {
 	text := bytes.TrimSpace(out)
 	if len(text) == 0 {
-		return nil, fmt.Errorf("%s: the program produced no output (exit status 0); a service that means null must print null", name)
+		return nil, fmt.Errorf("the program produced no output (exit status 0); a service that means null must print null")
 	}
 	if v, err := delegation.FromJSON(text); err == nil {
 		return v, nil
 	}
 	if !utf8.Valid(text) || bytes.IndexByte(text, 0) >= 0 {
-		return nil, fmt.Errorf("%s: the program's output is neither JSON nor UTF-8 text (%d bytes)", name, len(text))
+		return nil, fmt.Errorf("the program's output is neither JSON nor UTF-8 text (%d bytes)", len(text))
 	}
 	return string(text), nil
 }

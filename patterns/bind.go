@@ -1,0 +1,242 @@
+package patterns
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/spec"
+)
+
+// Assignment is one NAME=VALUE setting from the command line.
+type Assignment struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Bindings are a run's settings as the user gave them: `--slot`,
+// `--config`, `--input` (in order) and `--input-json`. They hold no
+// secrets and serialize to JSON, so a journal can store them and bind the
+// same run again.
+type Bindings struct {
+	Slots     []Assignment `json:"slots,omitempty"`
+	Config    []Assignment `json:"config,omitempty"`
+	Inputs    []Assignment `json:"inputs,omitempty"`
+	InputJSON string       `json:"input_json,omitempty"`
+}
+
+// ParseAssignments splits NAME=VALUE flag values; flag names the flag in
+// messages ("--slot").
+func ParseAssignments(flag string, args []string) ([]Assignment, error) {
+	var out []Assignment
+	for _, a := range args {
+		name, value, ok := strings.Cut(a, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, usagef("%s %q: want NAME=VALUE", flag, a)
+		}
+		out = append(out, Assignment{Name: name, Value: value})
+	}
+	return out, nil
+}
+
+// sub returns the settings addressed to the nested spec bound to slot
+// (`slot.NAME=...`), with the prefix removed; nil when there are none.
+func (b *Bindings) sub(slot string) *Bindings {
+	var s Bindings
+	pick := func(list []Assignment) []Assignment {
+		var out []Assignment
+		for _, a := range list {
+			if rest, ok := strings.CutPrefix(a.Name, slot+"."); ok {
+				out = append(out, Assignment{Name: rest, Value: a.Value})
+			}
+		}
+		return out
+	}
+	s.Slots, s.Config = pick(b.Slots), pick(b.Config)
+	if len(s.Slots) == 0 && len(s.Config) == 0 {
+		return nil
+	}
+	return &s
+}
+
+// Instance is a spec bound to services, config and inputs: what a run of
+// its Delegation needs. It is immutable after Bind; Globals hands each run
+// fresh copies of its list and object values.
+type Instance struct {
+	Spec *spec.Spec
+	// Slots maps each slot to a Service, or a *delegation.List of Services
+	// for a list slot.
+	Slots map[string]delegation.Value
+	// Config holds every declared config key: the given value, else the
+	// default, else null.
+	Config map[string]delegation.Value
+	// Inputs holds the declared inputs that are neither slots nor config
+	// keys (empty when Bind ran with DeferInputs).
+	Inputs map[string]delegation.Value
+
+	env *Env
+}
+
+// Globals returns the names visible at the top of the Delegation: slots,
+// config and inputs. Lists and objects are copies.
+func (in *Instance) Globals() map[string]delegation.Value {
+	g := make(map[string]delegation.Value, len(in.Slots)+len(in.Config)+len(in.Inputs))
+	for _, m := range []map[string]delegation.Value{in.Inputs, in.Config} {
+		for k, v := range m {
+			g[k] = clone(v)
+		}
+	}
+	for k, v := range in.Slots {
+		g[k] = v
+	}
+	return g
+}
+
+// WithArgs returns the globals of one call of a nested spec: the call's
+// named arguments become the spec's inputs, typed leniently by their
+// declarations, with defaults applied. A missing required input is an
+// error; arguments the spec does not declare are ignored.
+func (in *Instance) WithArgs(args *delegation.Object) (map[string]delegation.Value, error) {
+	b := &binder{sp: in.Spec, env: in.env, lenient: true}
+	given := map[string]delegation.Value{}
+	if args != nil {
+		for _, k := range args.Keys() {
+			v, _ := args.Get(k)
+			given[k] = v
+		}
+	}
+	inputs := b.declaredInputs(given, map[string]string{})
+	if err := b.err(); err != nil {
+		return nil, err
+	}
+	g := in.Globals()
+	for k, v := range inputs {
+		g[k] = v
+	}
+	return g, nil
+}
+
+// Bind checks b against the spec and binds it. Every problem found is
+// reported at once in a *UsageError (exit 2): unknown names (with a
+// did-you-mean), unbound slots, missing required inputs, ill-typed values,
+// unusable bindings. No service is started.
+func Bind(sp *spec.Spec, b *Bindings, env *Env) (*Instance, error) {
+	if env == nil {
+		env = &Env{}
+	}
+	if b == nil {
+		b = &Bindings{}
+	}
+	bd := &binder{sp: sp, env: env}
+	in := &Instance{Spec: sp, env: env}
+	in.Config = bd.config(b.Config)
+	in.Slots = bd.slots(b)
+	if !env.DeferInputs {
+		given, src := bd.givenInputs(b, in.Config)
+		in.Inputs = bd.declaredInputs(given, src)
+	}
+	if err := bd.err(); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// binder collects problems while binding one spec.
+type binder struct {
+	sp       *spec.Spec
+	env      *Env
+	lenient  bool // nested call arguments: keep ill-typed values as given
+	problems []string
+}
+
+func (b *binder) problem(format string, args ...any) {
+	b.problems = append(b.problems, fmt.Sprintf(format, args...))
+}
+
+func (b *binder) err() error {
+	if len(b.problems) == 0 {
+		return nil
+	}
+	return &UsageError{Problems: b.problems}
+}
+
+// path names a slot, config key or input for messages, with the dotted
+// prefix of a nested spec ("target.max_rounds").
+func (b *binder) path(name string) string { return b.env.Prefix + name }
+
+func (b *binder) isSlot(name string) bool {
+	for _, s := range b.sp.Slots {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *binder) configEntry(name string) *spec.ConfigEntry {
+	for _, c := range b.sp.Config {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// config types the --config values and applies defaults. Dotted keys
+// belong to nested specs and are checked by slots.
+func (b *binder) config(given []Assignment) map[string]delegation.Value {
+	out := map[string]delegation.Value{}
+	seen := map[string]bool{}
+	for _, a := range given {
+		if strings.Contains(a.Name, ".") {
+			continue
+		}
+		c := b.configEntry(a.Name)
+		switch {
+		case c == nil:
+			b.problem("unknown config key %q%s", b.path(a.Name), b.suggest(a.Name, b.configNames()))
+			continue
+		case seen[a.Name]:
+			b.problem("config key %q given more than once", b.path(a.Name))
+			continue
+		}
+		seen[a.Name] = true
+		v, err := parseText(parseType(c.Type), a.Value)
+		if err != nil {
+			b.problem("--config %s: %v", b.path(a.Name), err)
+			continue
+		}
+		out[a.Name] = v
+	}
+	for _, c := range b.sp.Config {
+		if _, ok := out[c.Name]; !ok {
+			out[c.Name] = b.defaultValue(c.Name, c.Type, c.HasDefault, c.Default)
+		}
+	}
+	return out
+}
+
+// defaultValue is a declared default, typed; null without one.
+func (b *binder) defaultValue(name, typ string, has bool, def any) delegation.Value {
+	if !has {
+		return nil
+	}
+	v, err := goValue(def)
+	if err != nil {
+		b.problem("default of %q: %v", b.path(name), err)
+		return nil
+	}
+	if c, err := coerce(parseType(typ), v); err == nil {
+		return c
+	}
+	return v // a default that does not fit its type: lint reports it
+}
+
+func (b *binder) configNames() []string {
+	var out []string
+	for _, c := range b.sp.Config {
+		out = append(out, c.Name)
+	}
+	return out
+}

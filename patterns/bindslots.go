@@ -1,0 +1,221 @@
+package patterns
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// UsageError is a problem with how a run was asked for: bad flags, unknown
+// or missing names, an invalid spec. The command exits 2 on it.
+type UsageError struct {
+	Problems []string
+}
+
+func (e *UsageError) Error() string { return strings.Join(e.Problems, "\n") }
+
+func usagef(format string, args ...any) *UsageError {
+	return &UsageError{Problems: []string{fmt.Sprintf(format, args...)}}
+}
+
+// slots binds every declared slot. A name given several times builds a
+// list slot in order; a slot given nothing is a problem.
+func (b *binder) slots(bs *Bindings) map[string]delegation.Value {
+	given := map[string][]string{}
+	var order []string
+	for _, a := range bs.Slots {
+		root, _, dotted := strings.Cut(a.Name, ".")
+		if !b.isSlot(root) {
+			b.problem("unknown slot %q%s", b.path(a.Name), b.suggest(root, b.slotNames()))
+			continue
+		}
+		if dotted {
+			continue // a setting of root's nested spec
+		}
+		if _, ok := given[root]; !ok {
+			order = append(order, root)
+		}
+		given[root] = append(given[root], a.Value)
+	}
+	for _, a := range bs.Config {
+		if root, _, dotted := strings.Cut(a.Name, "."); dotted && !b.isSlot(root) {
+			b.problem("unknown config key %q: %q is not a slot%s", b.path(a.Name), b.path(root), b.suggest(root, b.slotNames()))
+		}
+	}
+	out := map[string]delegation.Value{}
+	for _, s := range b.sp.Slots {
+		values, ok := given[s.Name]
+		if !ok {
+			b.problem("slot %q is not bound: add --slot %s=exec:COMMAND (or llm, or a .prose.md path)", b.path(s.Name), b.path(s.Name))
+			continue
+		}
+		if v := b.slotValue(bs, s.Name, values, s.List); v != nil {
+			out[s.Name] = v
+		}
+	}
+	return out
+}
+
+// slotValue builds one slot's Service, or the list of Services of a list
+// slot (declared as one, or given more than once).
+func (b *binder) slotValue(bs *Bindings, name string, values []string, list bool) delegation.Value {
+	sub := bs.sub(name)
+	var services []Service
+	for i, text := range values {
+		sb := &SlotBinding{Spec: b.sp, Slot: b.slot(name), Name: b.path(name), Path: b.path(name), Value: text, Sub: sub, Env: b.env}
+		if list || len(values) > 1 {
+			sb.Name = listElem(b.path(name), i)
+		}
+		kind, arg, err := classify(text)
+		if err != nil {
+			b.problem("--slot %s: %v", b.path(name), err)
+			continue
+		}
+		sb.Kind, sb.Arg = kind, arg
+		s, err := b.env.service(sb)
+		if err != nil {
+			b.problem("--slot %s: %v", b.path(name), err)
+			continue
+		}
+		services = append(services, s)
+	}
+	switch {
+	case len(services) != len(values):
+		return nil
+	case list || len(values) > 1:
+		return ServiceList(services...)
+	}
+	return services[0]
+}
+
+func (b *binder) slotNames() []string {
+	var out []string
+	for _, s := range b.sp.Slots {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// givenInputs types the --input and --input-json values. src records where
+// each came from, for messages.
+func (b *binder) givenInputs(bs *Bindings, config map[string]delegation.Value) (map[string]delegation.Value, map[string]string) {
+	given := map[string]delegation.Value{}
+	src := map[string]string{}
+	if strings.TrimSpace(bs.InputJSON) != "" {
+		v, err := delegation.FromJSON([]byte(bs.InputJSON))
+		obj, ok := v.(*delegation.Object)
+		switch {
+		case err != nil:
+			b.problem("--input-json: %v", err)
+		case !ok:
+			b.problem("--input-json: want a JSON object of inputs, got %s", delegation.TypeName(v))
+		default:
+			for _, k := range obj.Keys() {
+				given[k], _ = obj.Get(k)
+				src[k] = "--input-json"
+			}
+		}
+	}
+	for _, a := range bs.Inputs {
+		if prev, dup := src[a.Name]; dup {
+			b.problem("input %q given twice (--input and %s)", b.path(a.Name), prev)
+			continue
+		}
+		given[a.Name] = a.Value // a string: typed in declaredInputs
+		src[a.Name] = "--input"
+	}
+	b.configInputs(given, src, config)
+	return given, src
+}
+
+// configInputs moves inputs that name config keys into config (the corpus
+// lists config keys among the inputs, and users pass them either way).
+func (b *binder) configInputs(given map[string]delegation.Value, src map[string]string, config map[string]delegation.Value) {
+	for name, v := range given {
+		c := b.configEntry(name)
+		if c == nil {
+			continue
+		}
+		delete(given, name)
+		if s, ok := v.(string); ok && src[name] == "--input" {
+			t, err := parseText(parseType(c.Type), s)
+			if err != nil {
+				b.problem("--input %s: %v", b.path(name), err)
+				continue
+			}
+			v = t
+		} else if t, err := coerce(parseType(c.Type), v); err == nil {
+			v = t
+		}
+		config[name] = v
+	}
+}
+
+// declaredInputs binds every declared input that is neither a slot nor a
+// config key: the given value, else the default, else null when optional;
+// a required input with no value is a problem. Given names the spec does
+// not declare are problems too (except in lenient mode).
+func (b *binder) declaredInputs(given map[string]delegation.Value, src map[string]string) map[string]delegation.Value {
+	out := map[string]delegation.Value{}
+	declared := map[string]bool{}
+	var names []string
+	for _, in := range b.sp.Inputs {
+		if b.isSlot(in.Name) || b.configEntry(in.Name) != nil {
+			continue
+		}
+		declared[in.Name] = true
+		names = append(names, in.Name)
+		v, ok := given[in.Name]
+		switch {
+		case ok:
+			out[in.Name] = b.typedInput(in.Name, in.Type, v, src[in.Name])
+		case in.HasDefault:
+			out[in.Name] = b.defaultValue(in.Name, in.Type, true, in.Default)
+		case in.Optional:
+			out[in.Name] = nil
+		default:
+			b.problem("missing required input %q: add --input %s=VALUE (or --input-json)", b.path(in.Name), b.path(in.Name))
+		}
+	}
+	if !b.lenient {
+		b.unknownInputs(given, declared, names)
+	}
+	return out
+}
+
+func (b *binder) unknownInputs(given map[string]delegation.Value, declared map[string]bool, names []string) {
+	var unknown []string
+	for name := range given {
+		if !declared[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		if b.isSlot(name) {
+			b.problem("input %q is a slot: bind it with --slot %s=...", b.path(name), b.path(name))
+			continue
+		}
+		b.problem("unknown input %q%s", b.path(name), b.suggest(name, append(names, b.configNames()...)))
+	}
+}
+
+func (b *binder) typedInput(name, typ string, v delegation.Value, src string) delegation.Value {
+	t := parseType(typ)
+	var err error
+	var out delegation.Value
+	if s, ok := v.(string); ok && src == "--input" {
+		out, err = parseText(t, s)
+	} else {
+		out, err = coerce(t, v)
+	}
+	if err != nil {
+		if b.lenient {
+			return v
+		}
+		b.problem("%s %s: %v", src, b.path(name), err)
+	}
+	return out
+}

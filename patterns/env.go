@@ -1,0 +1,129 @@
+package patterns
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/spec"
+)
+
+// Env turns binding texts into services. The zero Env understands
+// `exec:COMMAND`; model-backed slots and nested specs need their hooks.
+type Env struct {
+	// Dir is the working directory of exec services ("" is the current
+	// directory).
+	Dir string
+	// MaxOutput caps an exec service's stdout (0: DefaultMaxOutput).
+	MaxOutput int64
+	// Grace is the SIGTERM-to-SIGKILL delay of exec services (0:
+	// DefaultGrace).
+	Grace time.Duration
+	// LLM builds the service of an `llm` or `llm:MODEL` binding (Arg is
+	// the model, "" for the configured default). nil: such bindings are a
+	// usage error saying that no model client is available.
+	LLM func(b *SlotBinding) (Service, error)
+	// Nested builds the service of a nested spec (`PATH.prose.md` or
+	// `std/...`; Arg is the path), whose own slots and config are in
+	// b.Sub. nil: such bindings are a usage error.
+	Nested func(b *SlotBinding) (Service, error)
+	// Prefix is the dotted path of the spec being bound inside its
+	// parents, "" at the top ("target." for the spec bound to slot target).
+	// Messages name slots, config keys and inputs with it.
+	Prefix string
+	// Depth is the nesting depth of the spec being bound (0 at the top).
+	Depth int
+	// DeferInputs makes Bind skip inputs: a nested spec receives them from
+	// each call's arguments (Instance.WithArgs).
+	DeferInputs bool
+}
+
+// Child returns the Env for the spec bound to slot: same hooks, one level
+// deeper, its names prefixed with "slot.", inputs deferred to call time.
+func (e *Env) Child(slot string) *Env {
+	c := *e
+	c.Prefix = e.Prefix + slot + "."
+	c.Depth = e.Depth + 1
+	c.DeferInputs = true
+	return &c
+}
+
+// Binding kinds.
+const (
+	KindExec = "exec"
+	KindLLM  = "llm"
+	KindSpec = "spec"
+)
+
+// SlotBinding is one `--slot NAME=VALUE` being turned into a service.
+type SlotBinding struct {
+	Spec  *spec.Spec // the spec that declares the slot
+	Slot  *spec.Slot
+	Name  string // the service's name: "advancer", "candidates[1]", "target.refiner"
+	Path  string // the slot's dotted path for messages: "target.refiner"
+	Value string // the binding text as written
+	Kind  string // KindExec, KindLLM or KindSpec
+	Arg   string // the text after the kind: command, model, spec path
+	// Sub holds the dotted settings addressed to this slot's nested spec
+	// (`--slot target.refiner=...` arrives as refiner=...); nil when none.
+	Sub *Bindings
+	Env *Env
+}
+
+// classify splits a binding text into its kind and argument.
+func classify(value string) (kind, arg string, err error) {
+	v := strings.TrimSpace(value)
+	switch {
+	case strings.HasPrefix(v, "exec:"):
+		arg = strings.TrimSpace(strings.TrimPrefix(v, "exec:"))
+		if arg == "" {
+			return "", "", fmt.Errorf("exec: needs a command, as in exec:./advance.sh")
+		}
+		return KindExec, arg, nil
+	case v == "llm":
+		return KindLLM, "", nil
+	case strings.HasPrefix(v, "llm:"):
+		return KindLLM, strings.TrimSpace(strings.TrimPrefix(v, "llm:")), nil
+	case strings.HasSuffix(v, ".prose.md") || strings.HasPrefix(v, "std/"):
+		return KindSpec, v, nil
+	}
+	return "", "", fmt.Errorf("cannot tell what %q is: use exec:COMMAND for a program, llm or llm:MODEL for a model, or a .prose.md path (std/... for the library)", value)
+}
+
+// service builds the service of one binding.
+func (e *Env) service(b *SlotBinding) (Service, error) {
+	switch b.Kind {
+	case KindExec:
+		if b.Sub != nil {
+			return nil, fmt.Errorf("%s is bound to a program; dotted settings (%s.NAME=...) only apply to a nested spec", b.Path, b.Path)
+		}
+		return &ExecService{Name: b.Name, Command: b.Arg, Dir: e.Dir, MaxOutput: e.MaxOutput, Grace: e.Grace}, nil
+	case KindLLM:
+		if b.Sub != nil {
+			return nil, fmt.Errorf("%s is bound to a model; dotted settings (%s.NAME=...) only apply to a nested spec", b.Path, b.Path)
+		}
+		if e.LLM == nil {
+			return nil, fmt.Errorf("%s=%s: model-backed slots are not available here", b.Path, b.Value)
+		}
+		return e.LLM(b)
+	case KindSpec:
+		if e.Nested == nil {
+			return nil, fmt.Errorf("%s=%s: nested specs are not available here", b.Path, b.Value)
+		}
+		return e.Nested(b)
+	}
+	return nil, fmt.Errorf("%s: unknown binding kind %q", b.Path, b.Kind)
+}
+
+// listElem names element i of a list slot's services.
+func listElem(name string, i int) string { return fmt.Sprintf("%s[%d]", name, i) }
+
+// ServiceList is the value of a list slot: its services in order.
+func ServiceList(services ...Service) *delegation.List {
+	elems := make([]delegation.Value, len(services))
+	for i, s := range services {
+		elems[i] = s
+	}
+	return delegation.NewList(elems...)
+}

@@ -1,0 +1,69 @@
+package patterns
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/proselang/prose/spec"
+)
+
+func (b *binder) slot(name string) *spec.Slot {
+	for _, s := range b.sp.Slots {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// suggest returns ` (did you mean "x"?)` for the candidate closest to name,
+// or lists the candidates when none is close; "" when there are none.
+func (b *binder) suggest(name string, candidates []string) string {
+	if best := closest(name, candidates); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", b.path(best))
+	}
+	if len(candidates) == 0 {
+		return " (the spec declares none)"
+	}
+	return fmt.Sprintf(" (known: %s)", strings.Join(candidates, ", "))
+}
+
+// closest is the candidate within a small edit distance of name (about a
+// third of its length), ignoring case, hyphens and underscores; "" if none.
+func closest(name string, candidates []string) string {
+	norm := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(s))
+	}
+	n := norm(name)
+	best, bestD := "", 0
+	for _, c := range candidates {
+		d := editDistance(n, norm(c))
+		limit := max(1, len([]rune(name))/3)
+		if d <= limit && (best == "" || d < bestD) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,286 @@
+package patterns
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// TraceWriter is a delegation.Recorder that writes one JSON object per line
+// (the `--trace FILE` format). Record types ("type"):
+//
+//	run.start   spec, name, digest, bindings, limits
+//	call.start  id, pos, slot, attempt, args
+//	call.end    id, pos, slot, attempt, result or error, duration_ms
+//	judgment    id, pos, condition, values_digest, holds, rule, asked,
+//	            cached, model, tokens_in, tokens_out, duration_ms
+//	error       id, pos, slot, attempt, error (runtime errors as raised,
+//	            including ones a `try` later catches)
+//	run.end     status (ok, error, interrupted), result or error,
+//	            duration_ms, totals
+//
+// Every line also has "time" (RFC 3339, UTC, nanoseconds). Each line is
+// written with one Write call, so a crash loses at most the line being
+// written. Strings listed in Secrets are replaced by "***" everywhere.
+// TraceWriter is safe for concurrent use.
+type TraceWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	secrets []string
+	err     error
+	totals  Totals
+	start   time.Time
+}
+
+// Totals counts a run's work.
+type Totals struct {
+	Calls           int   `json:"calls"`    // call attempts that ended
+	Failed          int   `json:"failed"`   // attempts that threw or timed out
+	Judgments       int   `json:"judgments"` // natural-language conditions decided
+	ModelJudgments  int   `json:"model_judgments"`
+	CachedJudgments int   `json:"cached_judgments"`
+	TokensIn        int64 `json:"tokens_in"`
+	TokensOut       int64 `json:"tokens_out"`
+}
+
+// add accounts for one event.
+func (t *Totals) add(ev *delegation.Event) {
+	switch ev.Kind {
+	case "call.end":
+		t.Calls++
+		if ev.Err != nil {
+			t.Failed++
+		}
+	case "judgment":
+		t.Judgments++
+		if v := ev.Verdict; v != nil {
+			if v.Asked {
+				t.ModelJudgments++
+			}
+			if v.Cached {
+				t.CachedJudgments++
+			}
+			t.TokensIn += int64(v.TokensIn)
+			t.TokensOut += int64(v.TokensOut)
+		}
+	}
+}
+
+// NewTraceWriter returns a TraceWriter writing to w. secrets are scrubbed
+// from every line (empty strings are ignored).
+func NewTraceWriter(w io.Writer, secrets ...string) *TraceWriter {
+	t := &TraceWriter{w: w}
+	for _, s := range secrets {
+		if s != "" {
+			t.secrets = append(t.secrets, s)
+		}
+	}
+	return t
+}
+
+// Err returns the first write error, if any.
+func (t *TraceWriter) Err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// Totals returns the counts so far.
+func (t *TraceWriter) Totals() Totals {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.totals
+}
+
+// field is one key of a trace line; lines keep their keys in order.
+type field struct {
+	k string
+	v any
+}
+
+// write encodes fields as one JSON object line.
+func (t *TraceWriter) write(now time.Time, fields ...field) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	all := append([]field{{"time", now.UTC().Format(time.RFC3339Nano)}}, fields...)
+	for i, f := range all {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.k)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(encodeField(f.v))
+	}
+	b.WriteString("}\n")
+	line := b.String()
+	for _, s := range t.secrets {
+		line = strings.ReplaceAll(line, s, "***")
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err == nil {
+		_, t.err = io.WriteString(t.w, line)
+	}
+}
+
+// encodeField encodes run-time values with delegation.ToJSON (ordered
+// keys, integers kept) and anything else with encoding/json.
+func encodeField(v any) []byte {
+	switch v.(type) {
+	case *delegation.Object, *delegation.List, delegation.Service:
+		if raw, err := delegation.ToJSON(v); err == nil {
+			return raw
+		}
+	case json.RawMessage:
+		return v.(json.RawMessage)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		raw, _ = json.Marshal(err.Error())
+	}
+	return raw
+}
+
+// value encodes a run-time value (nil stays null).
+func value(v delegation.Value) json.RawMessage {
+	raw, err := delegation.ToJSON(v)
+	if err != nil {
+		raw, _ = json.Marshal("<" + err.Error() + ">")
+	}
+	return raw
+}
+
+// Digest is the hex SHA-256 of a value's JSON encoding, prefixed
+// "sha256:" (stable: object keys keep their order).
+func Digest(v delegation.Value) string {
+	return digestBytes(value(v))
+}
+
+func digestBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Record implements delegation.Recorder.
+func (t *TraceWriter) Record(ev *delegation.Event) {
+	t.mu.Lock()
+	t.totals.add(ev)
+	t.mu.Unlock()
+	pos := ev.Pos.String()
+	switch ev.Kind {
+	case "call.start":
+		t.write(ev.Time, field{"type", ev.Kind}, field{"id", ev.ID}, field{"pos", pos},
+			field{"slot", ev.Slot}, field{"attempt", ev.Attempt}, field{"args", value(ev.Args)})
+	case "call.end":
+		fs := []field{{"type", ev.Kind}, {"id", ev.ID}, {"pos", pos}, {"slot", ev.Slot}, {"attempt", ev.Attempt}}
+		if ev.Err != nil {
+			fs = append(fs, field{"error", ev.Err.Error()}, field{"timeout", isTimeout(ev.Err)})
+		} else {
+			fs = append(fs, field{"result", value(ev.Result)})
+		}
+		t.write(ev.Time, append(fs, field{"duration_ms", millis(ev.Duration)})...)
+	case "judgment":
+		t.write(ev.Time, t.judgment(ev, pos)...)
+	case "error":
+		t.write(orNow(ev.Time), field{"type", ev.Kind}, field{"id", ev.ID}, field{"pos", pos},
+			field{"slot", ev.Slot}, field{"attempt", ev.Attempt}, field{"error", errText(ev.Err)})
+	default:
+		t.write(orNow(ev.Time), field{"type", ev.Kind}, field{"id", ev.ID}, field{"pos", pos})
+	}
+}
+
+func (t *TraceWriter) judgment(ev *delegation.Event, pos string) []field {
+	fs := []field{{"type", ev.Kind}, {"id", ev.ID}, {"pos", pos}, {"condition", ev.Condition},
+		{"values_digest", Digest(ev.Args)}}
+	if v := ev.Verdict; v != nil {
+		fs = append(fs, field{"holds", v.Holds}, field{"rule", v.Rule}, field{"asked", v.Asked},
+			field{"cached", v.Cached}, field{"model", v.Model},
+			field{"tokens_in", v.TokensIn}, field{"tokens_out", v.TokensOut})
+		if v.Reasoning != "" {
+			fs = append(fs, field{"reasoning", v.Reasoning})
+		}
+	}
+	return append(fs, field{"duration_ms", millis(ev.Duration)})
+}
+
+// RunStart is what the run.start record says about a run.
+type RunStart struct {
+	Spec        string    // the spec's path as given
+	Name        string    // the spec's name
+	Digest      string    // SpecDigest of its source
+	Bindings    *Bindings // as given (no secrets in them)
+	MaxParallel int
+	MaxSteps    int
+}
+
+// Start writes the run.start record.
+func (t *TraceWriter) Start(now time.Time, rs RunStart) {
+	t.mu.Lock()
+	t.start = now
+	t.mu.Unlock()
+	t.write(now, field{"type", "run.start"}, field{"spec", rs.Spec}, field{"name", rs.Name},
+		field{"digest", rs.Digest}, field{"bindings", rs.Bindings},
+		field{"max_parallel", rs.MaxParallel}, field{"max_steps", rs.MaxSteps})
+}
+
+// End writes the run.end record: the result, or the error that ended the
+// run, and the totals.
+func (t *TraceWriter) End(now time.Time, result delegation.Value, err error) {
+	t.mu.Lock()
+	start, totals := t.start, t.totals
+	t.mu.Unlock()
+	fs := []field{{"type", "run.end"}, {"status", RunStatus(err)}}
+	if err != nil {
+		fs = append(fs, field{"error", err.Error()})
+	} else {
+		fs = append(fs, field{"result", value(result)})
+	}
+	var d time.Duration
+	if !start.IsZero() {
+		d = now.Sub(start)
+	}
+	t.write(now, append(fs, field{"duration_ms", millis(d)}, field{"totals", totals})...)
+}
+
+// RunStatus names how a run ended: "ok", "interrupted" (cancelled) or
+// "error".
+func RunStatus(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case isCancel(err):
+		return "interrupted"
+	}
+	return "error"
+}
+
+func millis(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}
+
+func orNow(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func isTimeout(err error) bool {
+	return errors.Is(err, errDeadline)
+}

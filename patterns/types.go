@@ -1,0 +1,218 @@
+package patterns
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// Declared types of config keys and inputs, normalized. The spec writes
+// them loosely ("integer", "number", "string[]", "any", "object", or
+// nothing); anything not recognized is treated as any.
+const (
+	typeAny     = "any"
+	typeInteger = "integer"
+	typeNumber  = "number"
+	typeBoolean = "boolean"
+	typeString  = "string"
+	typeObject  = "object"
+	typeArray   = "array"
+)
+
+// declType is a normalized declared type; Elem is set for arrays (`T[]`).
+type declType struct {
+	Kind string
+	Elem *declType
+}
+
+func (t declType) String() string {
+	if t.Kind == typeArray && t.Elem != nil && t.Elem.Kind != typeAny {
+		return t.Elem.String() + "[]"
+	}
+	return t.Kind
+}
+
+// parseType normalizes a declared type.
+func parseType(s string) declType {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if elem, ok := strings.CutSuffix(s, "[]"); ok {
+		e := parseType(elem)
+		return declType{Kind: typeArray, Elem: &e}
+	}
+	switch s {
+	case "integer", "int":
+		return declType{Kind: typeInteger}
+	case "number", "float", "double":
+		return declType{Kind: typeNumber}
+	case "boolean", "bool":
+		return declType{Kind: typeBoolean}
+	case "string", "str", "text":
+		return declType{Kind: typeString}
+	case "object", "map", "dict":
+		return declType{Kind: typeObject}
+	case "array", "list":
+		return declType{Kind: typeArray, Elem: &declType{Kind: typeAny}}
+	}
+	return declType{Kind: typeAny}
+}
+
+// parseText types a command-line value by its declaration: `3` is an
+// integer where the spec says integer, lists and objects are JSON, a
+// string is taken verbatim, and an untyped value is JSON when it parses,
+// else text.
+func parseText(t declType, text string) (delegation.Value, error) {
+	switch t.Kind {
+	case typeString:
+		return text, nil
+	case typeInteger, typeNumber:
+		return parseNumber(t, text)
+	case typeBoolean:
+		switch strings.ToLower(strings.TrimSpace(text)) {
+		case "true", "yes", "1":
+			return true, nil
+		case "false", "no", "0":
+			return false, nil
+		}
+		return nil, fmt.Errorf("want a boolean (true or false), got %q", text)
+	case typeObject, typeArray:
+		v, err := delegation.FromJSON([]byte(text))
+		if err != nil {
+			return nil, fmt.Errorf("want a JSON %s, got %q: %v", t.Kind, shorten(text), err)
+		}
+		return coerce(t, v)
+	}
+	if v, err := delegation.FromJSON([]byte(text)); err == nil {
+		return v, nil
+	}
+	return text, nil
+}
+
+func parseNumber(t declType, text string) (delegation.Value, error) {
+	s := strings.TrimSpace(text)
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, fmt.Errorf("want %s, got %q", article(t), text)
+	}
+	return coerce(t, f)
+}
+
+// coerce checks a value against a declared type, converting what is
+// unambiguous (an integral number to an integer). null fits every type.
+func coerce(t declType, v delegation.Value) (delegation.Value, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch t.Kind {
+	case typeAny:
+		return v, nil
+	case typeInteger:
+		switch n := v.(type) {
+		case int64:
+			return n, nil
+		case float64:
+			if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
+				return int64(n), nil
+			}
+		}
+	case typeNumber:
+		switch v.(type) {
+		case int64, float64:
+			return v, nil
+		}
+	case typeBoolean:
+		if _, ok := v.(bool); ok {
+			return v, nil
+		}
+	case typeString:
+		if _, ok := v.(string); ok {
+			return v, nil
+		}
+	case typeObject:
+		if _, ok := v.(*delegation.Object); ok {
+			return v, nil
+		}
+	case typeArray:
+		if l, ok := v.(*delegation.List); ok {
+			return coerceElems(t, l)
+		}
+	}
+	return nil, fmt.Errorf("want %s, got %s %s", article(t), delegation.TypeName(v), shortJSON(v))
+}
+
+func coerceElems(t declType, l *delegation.List) (delegation.Value, error) {
+	if t.Elem == nil || t.Elem.Kind == typeAny {
+		return l, nil
+	}
+	for i, e := range l.Elems() {
+		c, err := coerce(*t.Elem, e)
+		if err != nil {
+			return nil, fmt.Errorf("element %d: %v", i, err)
+		}
+		l.Set(i, c)
+	}
+	return l, nil
+}
+
+func article(t declType) string {
+	s := t.String()
+	switch s[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + s
+	}
+	return "a " + s
+}
+
+func shortJSON(v delegation.Value) string {
+	b, err := delegation.ToJSON(v)
+	if err != nil {
+		return ""
+	}
+	return shorten(string(b))
+}
+
+func shorten(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+// goValue converts a decoded spec default (int64, float64, string, bool,
+// nil, []any, map[string]any) to a fresh run-time value.
+func goValue(x any) (delegation.Value, error) {
+	switch x := x.(type) {
+	case nil, bool, int64, float64, string:
+		return x, nil
+	case int:
+		return int64(x), nil
+	}
+	return delegation.FromGo(x)
+}
+
+// clone deep-copies lists and objects, so that each run (or each call of a
+// nested spec) starts from its own copy of a default: lists only grow, in
+// place.
+func clone(v delegation.Value) delegation.Value {
+	switch v := v.(type) {
+	case *delegation.List:
+		elems := v.Elems()
+		for i, e := range elems {
+			elems[i] = clone(e)
+		}
+		return delegation.NewList(elems...)
+	case *delegation.Object:
+		o := delegation.NewObject()
+		for _, k := range v.Keys() {
+			e, _ := v.Get(k)
+			o.Set(k, clone(e))
+		}
+		return o
+	}
+	return v
+}
