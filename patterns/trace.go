@@ -42,8 +42,8 @@ type TraceWriter struct {
 
 // Totals counts a run's work.
 type Totals struct {
-	Calls           int   `json:"calls"`    // call attempts that ended
-	Failed          int   `json:"failed"`   // attempts that threw or timed out
+	Calls           int   `json:"calls"`     // call attempts that ended
+	Failed          int   `json:"failed"`    // attempts that threw or timed out
 	Judgments       int   `json:"judgments"` // natural-language conditions decided
 	ModelJudgments  int   `json:"model_judgments"`
 	CachedJudgments int   `json:"cached_judgments"`
