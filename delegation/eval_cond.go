@@ -1,6 +1,7 @@
 package delegation
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -78,7 +79,14 @@ func (f *frame) judge(nc *syntax.NaturalCond, failClosed bool) (Value, error) {
 		return nil, f.canceled(nc.TextPos)
 	}
 	if err != nil {
-		e := f.errorf(nc.TextPos, KindJudge, "cannot decide the condition %q: %s", nc.Text, oneLine(err.Error()))
+		msg := oneLine(err.Error())
+		if prefix := pos.String() + ": "; strings.HasPrefix(msg, prefix) {
+			msg = msg[len(prefix):]
+		}
+		if !strings.Contains(msg, nc.Text) {
+			msg = "cannot decide the condition " + strconv.Quote(nc.Text) + ": " + msg
+		}
+		e := f.errorf(nc.TextPos, KindJudge, "%s", msg)
 		e.Err = err
 		return nil, e
 	}

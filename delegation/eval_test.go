@@ -1,0 +1,252 @@
+package delegation
+
+import (
+	"context"
+	"testing"
+
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+func TestScopeLetRebindsAndLoopNamesStayVisible(t *testing.T) {
+	got := mustRun(t, `
+let x = 1
+repeat 3 as i:
+  let x = x + i
+  let last = i
+return { x: x, last: last, i: i }
+`, nil, nil)
+	if want := `{"x":7,"last":3,"i":3}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestGlobalsAreCopiedNotModified(t *testing.T) {
+	g := map[string]Value{"n": int64(1)}
+	got := mustRun(t, "let n = n + 1\nreturn n\n", g, nil)
+	if got != "2" || g["n"] != int64(1) {
+		t.Errorf("got %s, globals %v", got, g)
+	}
+}
+
+func TestParallelIterationHasOwnScope(t *testing.T) {
+	got := mustRun(t, `
+let base = 10
+let xs = parallel for a in [1, 2, 3]:
+  let t = a + base
+  t
+return xs
+`, nil, nil)
+	if got != "[11,12,13]" {
+		t.Errorf("got %s", got)
+	}
+	e := runErr(t, `
+let xs = parallel for a in [1, 2]:
+  let t = a
+  t
+return t
+`, nil, nil)
+	wantErr(t, e, "test.md:5:8: undefined name 't'")
+}
+
+func TestRepeatVarIsOneBasedForIndexZeroBased(t *testing.T) {
+	got := mustRun(t, `
+let seen = []
+repeat 3 as i:
+  append i to seen
+for x, j in ["a", "b"]:
+  append x + j to seen
+return seen
+`, nil, nil)
+	if want := `[1,2,3,"a0","b1"]`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestLoopCountsMustBeNonNegativeIntegers(t *testing.T) {
+	for _, tc := range []struct{ count, frag string }{
+		{"-1", "test.md:2:8: repeat count must be a non-negative integer, got -1"},
+		{`"3"`, `test.md:2:8: repeat count must be a non-negative integer, got string 3`},
+		{"2.5", "repeat count must be a non-negative integer, got 2.5"},
+		{"null", "got null"},
+	} {
+		e := runErr(t, "let n = "+tc.count+"\nrepeat n:\n  let x = 1\n", nil, nil)
+		wantErr(t, e, tc.frag)
+	}
+	if got := mustRun(t, "let c = 0\nrepeat 3.0:\n  c = c + 1\nrepeat 0:\n  c = 100\nreturn c\n", nil, nil); got != "3" {
+		t.Errorf("integral float count: got %s", got)
+	}
+	e := runErr(t, "loop while true (max: -2):\n  let x = 1\n", nil, nil)
+	wantErr(t, e, "test.md:1:23: loop max must be a non-negative integer, got -2")
+}
+
+func TestLoopWhileUntil(t *testing.T) {
+	got := mustRun(t, `
+let n = 0
+let runs = 0
+loop while n < 3 (max: 10) as k:
+  n = n + 1
+  runs = k
+let m = 0
+loop until m >= 2 (max: 10):
+  m = m + 1
+let z = 0
+loop until true (max: 5):
+  z = z + 1
+let capped = 0
+loop while true (max: 4):
+  capped = capped + 1
+return [n, runs, m, z, capped]
+`, nil, nil)
+	// until is tested after each iteration, so its body runs at least once.
+	if want := "[3,3,2,1,4]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestLoopWithoutMaxIsRefused(t *testing.T) {
+	prog := parse(t, "loop while true (max: 1):\n  let x = 1\n")
+	prog.Body[0].(*syntax.WhileStmt).Max = nil
+	_, err := Run(context.Background(), prog, nil, nil)
+	wantErr(t, err, "test.md:1:1: loop without (max: N) refused")
+}
+
+func TestCollectingLoops(t *testing.T) {
+	got := mustRun(t, `
+let a = for x in [1, 2, 3]:
+  if x == 2:
+    return "two"
+  x + 100
+let b = repeat 3 as i:
+  let y = i
+let c = for x in [1, 2, 3, 4]:
+  if x == 2:
+    continue
+  if x == 4:
+    break
+  x
+let d = for x in [1, 2]:
+  call s
+    x: x
+  let ignored = 0
+return { a: a, b: b, c: c, d: d }
+`, map[string]Value{"s": svc("s")}, &Host{Caller: newCaller().on("s", echo), Runtime: newFakeRuntime()})
+	want := `{"a":[101,"two",103],"b":[null,null,null],"c":[1,null,3],"d":[{"x":1},{"x":2}]}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestCollectingNestedLoopInTailPosition(t *testing.T) {
+	// The shape of blind-review: the inner repeat is the last statement of
+	// the outer body, so it collects and its return ends only its own
+	// iteration.
+	got := mustRun(t, `
+let out = parallel for tier in tiers:
+  repeat tier.count as k:
+    let staged = []
+    for m in ["m1", "m2"]:
+      record m + k in staged
+    return { tier: tier.model, reports: staged }
+return out
+`, map[string]Value{"tiers": jv(t, `[{"model":"a","count":2},{"model":"b","count":1}]`)}, nil)
+	want := `[[{"tier":"a","reports":["m11","m21"]},{"tier":"a","reports":["m12","m22"]}],[{"tier":"b","reports":["m11","m21"]}]]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestReturnOutsideCollectingLoopEndsRun(t *testing.T) {
+	got := mustRun(t, `
+for x in [1, 2, 3]:
+  if x == 2:
+    return x
+return "not reached"
+`, nil, nil)
+	if got != "2" {
+		t.Errorf("got %s", got)
+	}
+	if got := mustRun(t, "let x = 1\n", nil, nil); got != "null" {
+		t.Errorf("program without return: got %s", got)
+	}
+	// A return inside a statement loop nested in a collecting body ends
+	// the collecting iteration.
+	got = mustRun(t, `
+let v = for a in [1, 2]:
+  for b in [10, 20]:
+    if b == 20:
+      return a + b
+  "unreached"
+return v
+`, nil, nil)
+	if got != "[21,22]" {
+		t.Errorf("nested return: got %s", got)
+	}
+}
+
+func TestParallelStatementLoopReturnEndsRun(t *testing.T) {
+	got := mustRun(t, `
+parallel for x in [1, 2, 3]:
+  if x == 2:
+    return "from two"
+return "after"
+`, nil, nil)
+	if got != `"from two"` {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestParallelBranchesJoinAndBind(t *testing.T) {
+	c := newCaller().on("s", echo)
+	got := mustRun(t, `
+parallel:
+  let a = call s
+    v: 1
+  let b = repeat 2 as i:
+    call s
+      v: i
+return { a: a, b: b }
+`, map[string]Value{"s": svc("s")}, &Host{Caller: c, Runtime: newFakeRuntime()})
+	if want := `{"a":{"v":1},"b":[{"v":1},{"v":2}]}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestAppendRecordInPlace(t *testing.T) {
+	l := NewList(int64(1))
+	got := mustRun(t, `
+let alias = xs
+append 2 to xs
+record { k: 3 } in alias
+let o = { inner: [] }
+append "z" to o.inner
+return { xs: xs, o: o }
+`, map[string]Value{"xs": l}, nil)
+	if want := `{"xs":[1,2,{"k":3}],"o":{"inner":["z"]}}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	e := runErr(t, "let n = null\nappend 1 to n\n", nil, nil)
+	wantErr(t, e, "test.md:2:13: cannot append to 'n': it is null, not a list")
+	if e.Kind != KindRuntime {
+		t.Errorf("kind %s", e.Kind)
+	}
+}
+
+func TestContinueBreakInnermost(t *testing.T) {
+	got := mustRun(t, `
+let out = []
+for a in [1, 2, 3]:
+  if a == 2:
+    continue
+  for b in [1, 2, 3]:
+    if b == 2:
+      break
+    append a + b + 0 to out
+  append "end" + a to out
+return out
+`, nil, nil)
+	if want := `[2,"end1",4,"end3"]`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	wantErr(t, runErr(t, "continue\n", nil, nil), "test.md:1:1: continue outside a loop")
+	wantErr(t, runErr(t, "parallel for x in [1]:\n  break\n", nil, nil), "test.md:2:3: break cannot leave a parallel loop")
+}
