@@ -1,0 +1,271 @@
+package syntax
+
+import (
+	"strings"
+
+	"github.com/proselang/prose/diag"
+)
+
+// headEnd returns the index of the token ending the condition of the
+// if/elif/loop line starting at the current token: the last ':' at bracket
+// depth 0, or for loops the '(' of `(max: N)` or the `as NAME` before the
+// ':'. Without a ':' it is the line's NEWLINE (parseBlock then reports it).
+func (p *parser) headEnd(loop bool) int {
+	depth, colon, maxIdx, nl := 0, -1, -1, len(p.toks)-1
+scan:
+	for i := p.p; i < len(p.toks); i++ {
+		t := &p.toks[i]
+		switch t.kind {
+		case LPAREN, LBRACK, LBRACE:
+			if loop && depth == 0 && t.kind == LPAREN && isWordTok(p.peekAt(i+1), "max") && p.peekAt(i+2).kind == COLON {
+				maxIdx = i
+			}
+			depth++
+		case RPAREN, RBRACK, RBRACE:
+			depth--
+		case COLON:
+			if depth == 0 {
+				colon = i
+			}
+		case NEWLINE, EOF, INDENT, OUTDENT:
+			nl = i
+			break scan
+		}
+	}
+	switch {
+	case maxIdx >= 0:
+		return maxIdx
+	case colon < 0:
+		return nl
+	case loop && colon-2 >= p.p && isWordTok(&p.toks[colon-2], "as") && p.toks[colon-1].kind == IDENT:
+		return colon - 2
+	}
+	return colon
+}
+
+func (p *parser) peekAt(i int) *token {
+	if i >= len(p.toks) {
+		return &p.toks[len(p.toks)-1]
+	}
+	return &p.toks[i]
+}
+
+// parseCond parses the condition of an if/elif/loop line, which spans the
+// tokens up to index end. When those tokens form one expression it is
+// returned; otherwise the condition is natural language.
+//
+//	cond = expr | natural_text .
+func (p *parser) parseCond(what string, end int) Expr {
+	start := p.p
+	if start >= end {
+		t := p.tok()
+		p.errorf(t.pos, "syntax/expected", "expected a condition after '%s'", what)
+	}
+	if x := p.tryExpr(end); x != nil {
+		return x
+	}
+	p.p = end
+	return p.natural(p.toks[start:end])
+}
+
+// tryExpr parses an expression speculatively; it succeeds only when the
+// expression ends exactly at token end.
+func (p *parser) tryExpr(end int) (x Expr) {
+	start, depth, spec := p.p, p.depth, p.spec
+	defer func() {
+		p.spec = spec
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+			x = nil
+		}
+		if x == nil {
+			p.p, p.depth = start, depth
+		}
+	}()
+	p.spec = true
+	x = p.parseExpr()
+	if p.p != end {
+		return nil
+	}
+	return x
+}
+
+// natural builds the NaturalCond for the condition tokens toks.
+func (p *parser) natural(toks []token) *NaturalCond {
+	first, last := toks[0], toks[len(toks)-1]
+	n := &NaturalCond{TextPos: first.pos, EndPos: last.end, Text: p.sourceText(toks)}
+	ws := condWords(toks)
+	for _, w := range ws {
+		if w.path && !reserved[w.text] {
+			n.Words = append(n.Words, Word{Pos: w.pos, Path: w.text})
+		}
+	}
+	analyze(n, ws)
+	return n
+}
+
+// sourceText returns the text the tokens span, as written in the file.
+func (p *parser) sourceText(toks []token) string {
+	first, last := toks[0], toks[len(toks)-1]
+	if p.file != nil {
+		src := p.file.Source()
+		if int(last.end) <= len(src) && first.pos <= last.end && strings.HasPrefix(string(src[first.pos:last.end]), first.raw) {
+			return string(src[first.pos:last.end])
+		}
+	}
+	if first.line == last.line {
+		t := p.lines[first.line].Text
+		if e := last.col + len(last.raw); e <= len(t) && first.col <= e {
+			return t[first.col:e]
+		}
+	}
+	parts := make([]string, len(toks))
+	for i, t := range toks {
+		parts[i] = t.raw
+	}
+	return strings.Join(parts, " ")
+}
+
+// cword is one word of a natural condition: an identifier path, a
+// contraction such as "doesn't", or another token's text.
+type cword struct {
+	text string
+	pos  diag.Pos
+	path bool
+}
+
+// condWords splits condition tokens into words.
+func condWords(toks []token) []cword {
+	var ws []cword
+	for i := 0; i < len(toks); {
+		t := toks[i]
+		if t.kind != IDENT {
+			text := t.raw
+			if t.kind == STRING {
+				text = t.value
+			}
+			ws = append(ws, cword{text: text, pos: t.pos})
+			i++
+			continue
+		}
+		w := cword{text: t.raw, pos: t.pos, path: true}
+		end, j := t.end, i+1
+		if j+1 < len(toks) && toks[j].kind == ILLEGAL && (toks[j].raw == "'" || toks[j].raw == "\u2019") &&
+			toks[j].pos == end && toks[j+1].kind == IDENT && toks[j+1].pos == toks[j].end {
+			w.text += "'" + toks[j+1].raw
+			w.path = false
+			j += 2
+		} else {
+			for j+1 < len(toks) && toks[j].kind == DOT && toks[j].pos == end && toks[j+1].kind == IDENT && toks[j+1].pos == toks[j].end {
+				w.text += "." + toks[j+1].raw
+				end = toks[j+1].end
+				j += 2
+			}
+		}
+		ws = append(ws, w)
+		i = j
+	}
+	return ws
+}
+
+var (
+	negations = wordSet("not never no doesn't don't didn't isn't aren't won't cannot can't hasn't haven't shouldn't")
+	auxiliary = wordSet("does do did has have")
+	adverbs   = wordSet("explicitly clearly really actually still also truly definitely indeed fully")
+	articles  = wordSet("a an the")
+	negative  = wordSet("failure failures fail fails failed failing error errors erroneous broken invalid " +
+		"unacceptable rejected reject rejection wrong incorrect bad unsuccessful insufficient inadequate " +
+		"incomplete empty missing unsafe poor false unsatisfactory flawed defective problematic")
+	positive = wordSet("acceptable accepted success successful succeeded valid pass passes passed passing " +
+		"correct good ok okay sufficient adequate complete satisfactory approved true fine right safe certified done")
+)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// analyze fills Negated, Verb and Says from the condition's words: an
+// optional leading negation, the subject path, then negations, auxiliaries
+// and adverbs before the verb.
+func analyze(n *NaturalCond, ws []cword) {
+	low := make([]string, len(ws))
+	for i, w := range ws {
+		low[i] = strings.ToLower(w.text)
+	}
+	i := 0
+	for i < len(ws) && negations[low[i]] {
+		n.Negated = true
+		i++
+	}
+	subj := i
+	i++
+	for i < len(ws) {
+		switch {
+		case negations[low[i]]:
+			n.Negated = true
+		case auxiliary[low[i]] || adverbs[low[i]]:
+		case (low[i] == "fails" || low[i] == "fail") && i+1 < len(ws) && low[i+1] == "to":
+			n.Negated = true
+			i++
+		default:
+			n.Verb = low[i]
+			if n.Verb == "says" && ws[subj].path {
+				n.Says = says(ws[subj].text, ws[i+1:], low[i+1:])
+			}
+			return
+		}
+		i++
+	}
+}
+
+// says parses `SUBJECT is [not] [article] PREDICATE` after `CRITERION says`.
+func says(criterion string, ws []cword, low []string) *Says {
+	if len(ws) < 3 || !ws[0].path {
+		return nil
+	}
+	s := &Says{Criterion: criterion, Subject: ws[0].text}
+	i := 1
+	switch low[i] {
+	case "is", "are":
+	case "isn't", "aren't":
+		s.Negated = true
+	default:
+		return nil
+	}
+	i++
+	if i < len(low) && low[i] == "not" {
+		s.Negated = true
+		i++
+	}
+	var pred []string
+	for ; i < len(low); i++ {
+		if !articles[low[i]] {
+			pred = append(pred, low[i])
+		}
+	}
+	if len(pred) == 0 {
+		return nil
+	}
+	s.Predicate = strings.Join(pred, " ")
+	s.Polarity = polarity(pred)
+	return s
+}
+
+// polarity classifies a predicate by its first word that has one.
+func polarity(words []string) Polarity {
+	for _, w := range words {
+		switch {
+		case negative[w]:
+			return Negative
+		case positive[w]:
+			return Positive
+		}
+	}
+	return Unknown
+}

@@ -1,0 +1,345 @@
+package syntax
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/proselang/prose/diag"
+)
+
+// Limits of the parser: it stops after maxErrors syntax errors and refuses
+// blocks or expressions nested deeper than maxDepth.
+const (
+	maxErrors = 10
+	maxDepth  = 100
+)
+
+// bailout unwinds the parse of one statement after a syntax error; stop
+// unwinds the whole parse.
+type (
+	bailout struct{}
+	stop    struct{}
+)
+
+// parser is a recursive-descent parser over the token slice of one block.
+type parser struct {
+	file  *diag.File
+	lines []Line
+	toks  []token
+	p     int // index of the current token
+	errs  diag.List
+	depth int
+	spec  bool // speculative: errors only unwind (condition probing)
+}
+
+// Parse parses the lines of one Delegation block. Every position in the
+// result, and in the diagnostics, is an offset into f. On a syntax error the
+// offending statement is skipped (with its nested block) and parsing goes on
+// with the next one; it stops after 10 errors. The Program is never nil.
+func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
+	prog := &Program{File: f}
+	toks, serr := scan(lines)
+	if serr != nil {
+		var errs diag.List
+		errs.Errorf(f, serr.pos, serr.code, "%s", serr.msg)
+		return prog, errs
+	}
+	p := &parser{file: f, lines: lines, toks: toks}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(stop); !ok {
+					panic(r)
+				}
+			}
+		}()
+		prog.Body = p.parseStmtList()
+		if t := p.tok(); t.kind != EOF {
+			p.errorf(t.pos, "syntax/unexpected", "unexpected %s", describe(t))
+		}
+	}()
+	return prog, p.errs
+}
+
+// ParseString parses code as if it were a whole file named name: positions
+// are offsets into code. It is meant for tests and tools.
+func ParseString(name, code string) (*Program, diag.List) {
+	f := diag.NewFile(name, []byte(code))
+	return Parse(f, SplitLines(code, 0))
+}
+
+// SplitLines cuts code into Lines, the first starting at offset off.
+func SplitLines(code string, off diag.Pos) []Line {
+	var lines []Line
+	for {
+		i := strings.IndexByte(code, '\n')
+		if i < 0 {
+			lines = append(lines, Line{Text: code, Off: off})
+			return lines
+		}
+		lines = append(lines, Line{Text: code[:i], Off: off})
+		code, off = code[i+1:], off+diag.Pos(i+1)
+	}
+}
+
+// ---- tokens ----
+
+func (p *parser) tok() *token { return &p.toks[p.p] }
+
+// peek returns the token k places ahead (the final EOF past the end).
+func (p *parser) peek(k int) *token {
+	if p.p+k >= len(p.toks) {
+		return &p.toks[len(p.toks)-1]
+	}
+	return &p.toks[p.p+k]
+}
+
+func (p *parser) advance() token {
+	t := p.toks[p.p]
+	if t.kind != EOF {
+		p.p++
+	}
+	return t
+}
+
+// isWord reports whether the current token is the name w (a contextual
+// keyword).
+func (p *parser) isWord(w string) bool {
+	t := p.tok()
+	return t.kind == IDENT && t.raw == w
+}
+
+func isWordTok(t *token, w string) bool { return t.kind == IDENT && t.raw == w }
+
+// expect consumes a token of kind k or reports what was expected.
+func (p *parser) expect(k Token, context string) token {
+	if t := p.tok(); t.kind != k {
+		p.errorf(t.pos, "syntax/expected", "expected '%s' %s, found %s", k, context, describe(t))
+	}
+	return p.advance()
+}
+
+// expectWord consumes the contextual keyword w.
+func (p *parser) expectWord(w, context string) token {
+	if !p.isWord(w) {
+		t := p.tok()
+		p.errorf(t.pos, "syntax/expected", "expected '%s' %s, found %s", w, context, describe(t))
+	}
+	return p.advance()
+}
+
+// describe names a token for a message.
+func describe(t *token) string {
+	switch t.kind {
+	case IDENT:
+		return "'" + t.raw + "'"
+	case INT, FLOAT, DURATION:
+		return t.kind.String() + " " + t.raw
+	case STRING:
+		return "string " + truncate(t.raw, 30)
+	case ILLEGAL:
+		return strconv.Quote(truncate(t.raw, 30))
+	case NEWLINE:
+		return "end of line"
+	case LPAREN, RPAREN, LBRACK, RBRACK, LBRACE, RBRACE, COMMA, COLON, DOT, ASSIGN,
+		EQ, NE, LT, LE, GT, GE, PLUS, MINUS:
+		return "'" + t.kind.String() + "'"
+	}
+	return t.kind.String()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// ---- errors and recovery ----
+
+// errorf records a syntax error and unwinds the current statement.
+func (p *parser) errorf(pos diag.Pos, code, format string, args ...any) {
+	if p.spec {
+		panic(bailout{})
+	}
+	p.errs.Errorf(p.file, pos, code, format, args...)
+	if len(p.errs) >= maxErrors {
+		p.errs.Errorf(p.file, pos, "syntax/too-many-errors", "too many syntax errors; stopping here")
+		panic(stop{})
+	}
+	panic(bailout{})
+}
+
+// enter increments the nesting depth; beyond maxDepth the parse stops.
+func (p *parser) enter(pos diag.Pos) {
+	p.depth++
+	if p.depth > maxDepth && !p.spec {
+		p.errs.Errorf(p.file, pos, "syntax/nesting", "nesting deeper than %d levels: split the block or the expression", maxDepth)
+		panic(stop{})
+	} else if p.depth > maxDepth {
+		panic(bailout{})
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// safeStmt parses one statement; after a syntax error it skips the rest of
+// the statement, including any block nested under it, and returns nil.
+func (p *parser) safeStmt() (s Stmt) {
+	start, depth := p.p, p.depth
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+			s = nil
+			p.depth = depth
+			p.sync(start)
+		}
+	}()
+	return p.parseStmt()
+}
+
+// sync skips to the start of the next statement at the level of the
+// statement that began at token start: the rest of its line, the block
+// nested under it, and for `if`/`try` its elif/else/catch/finally parts.
+func (p *parser) sync(start int) {
+	bal := 0
+	for _, t := range p.toks[start:p.p] {
+		switch t.kind {
+		case INDENT:
+			bal++
+		case OUTDENT:
+			bal--
+		}
+	}
+	bal = max(bal, 0)
+	for {
+		switch p.tok().kind {
+		case EOF:
+			return
+		case INDENT:
+			bal++
+		case OUTDENT:
+			if bal == 0 {
+				return
+			}
+			bal--
+			if bal == 0 {
+				p.advance()
+				p.skipContinuations(start)
+				return
+			}
+		case NEWLINE:
+			if bal == 0 {
+				p.advance()
+				p.skipBlock()
+				p.skipContinuations(start)
+				return
+			}
+		}
+		p.advance()
+	}
+}
+
+// skipContinuations skips the elif/else or catch/finally parts that follow
+// a broken `if` or `try` statement.
+func (p *parser) skipContinuations(start int) {
+	first := p.toks[start].raw
+	for {
+		t := p.tok()
+		cont := t.kind == IDENT && (first == "if" || first == "elif") && (t.raw == "elif" || t.raw == "else") ||
+			t.kind == IDENT && first == "try" && (t.raw == "catch" || t.raw == "finally")
+		if !cont || p.peek(1).kind == ASSIGN {
+			return
+		}
+		for k := p.tok().kind; k != NEWLINE && k != EOF; k = p.tok().kind {
+			p.advance()
+		}
+		p.advance()
+		p.skipBlock()
+	}
+}
+
+// skipBlock skips an indented block that starts at the current token.
+func (p *parser) skipBlock() {
+	if p.tok().kind != INDENT {
+		return
+	}
+	bal := 0
+	for p.tok().kind != EOF {
+		switch p.advance().kind {
+		case INDENT:
+			bal++
+		case OUTDENT:
+			bal--
+			if bal == 0 {
+				return
+			}
+		}
+	}
+}
+
+// ---- blocks ----
+
+// parseStmtList parses statements up to the OUTDENT closing the block.
+//
+//	stmts = { stmt } .
+func (p *parser) parseStmtList() []Stmt {
+	var list []Stmt
+	for k := p.tok().kind; k != OUTDENT && k != EOF; k = p.tok().kind {
+		if s := p.safeStmt(); s != nil {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
+// parseBlock parses the ':' ending a header line and the indented block
+// after it. what names the header in messages ("for", "if", ...).
+//
+//	block = ':' NEWLINE INDENT stmts OUTDENT .
+func (p *parser) parseBlock(what string) []Stmt {
+	t := p.tok()
+	if t.kind != COLON {
+		if t.kind == NEWLINE {
+			p.errorf(t.pos, "syntax/missing-colon", "missing ':' at the end of the %s line: a block opens with ':'", what)
+		}
+		p.errorf(t.pos, "syntax/expected", "unexpected %s in the %s line: expected ':' and a new line", describe(t), what)
+	}
+	colon := p.advance()
+	if t := p.tok(); t.kind != NEWLINE {
+		p.errorf(t.pos, "syntax/expected", "unexpected %s after ':': write the %s block's statements on the following lines, indented", describe(t), what)
+	}
+	if p.peek(1).kind != INDENT {
+		p.errorf(colon.pos, "syntax/empty-block", "expected an indented block after the %s line", what)
+	}
+	p.advance()
+	ind := p.advance()
+	p.enter(ind.pos)
+	body := p.parseStmtList()
+	p.leave()
+	p.expect(OUTDENT, "at the end of the block")
+	return body
+}
+
+// endStmt ends a simple statement: the line must end here, unless the
+// statement closed with an indented block of its own (a call's arguments, a
+// collecting loop's body).
+func (p *parser) endStmt(what string) {
+	if p.p > 0 && p.toks[p.p-1].kind == OUTDENT {
+		return
+	}
+	t := p.tok()
+	switch t.kind {
+	case NEWLINE:
+		p.advance()
+		if p.tok().kind == INDENT {
+			p.errorf(p.tok().pos, "syntax/indent", "unexpected indentation: the %s line above does not open a block", what)
+		}
+		return
+	case EOF, OUTDENT:
+		return
+	}
+	p.errorf(t.pos, "syntax/unexpected", "unexpected %s after the %s: expected the end of the line", describe(t), what)
+}

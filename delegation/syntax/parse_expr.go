@@ -1,0 +1,284 @@
+package syntax
+
+import (
+	"strconv"
+	"time"
+)
+
+// reserved words cannot name variables.
+var reserved = map[string]bool{
+	"and": true, "or": true, "not": true, "is": true,
+	"null": true, "true": true, "false": true,
+}
+
+// startsOperand reports whether t can begin an expression.
+func startsOperand(t *token) bool {
+	switch t.kind {
+	case IDENT:
+		return t.raw == "not" || !reserved[t.raw] || t.raw == "null" || t.raw == "true" || t.raw == "false"
+	case INT, FLOAT, STRING, DURATION, LBRACK, LBRACE, LPAREN, MINUS:
+		return true
+	}
+	return false
+}
+
+// parseExpr parses an expression.
+//
+//	expr = and_expr { 'or' and_expr } .
+func (p *parser) parseExpr() Expr {
+	x := p.parseAnd()
+	for p.isWord("or") {
+		op := p.advance()
+		x = &BinaryExpr{X: x, OpPos: op.pos, Op: OR, Y: p.parseAnd()}
+	}
+	return x
+}
+
+// parseAnd parses a conjunction.
+//
+//	and_expr = not_expr { 'and' not_expr } .
+func (p *parser) parseAnd() Expr {
+	x := p.parseNot()
+	for p.isWord("and") {
+		op := p.advance()
+		x = &BinaryExpr{X: x, OpPos: op.pos, Op: AND, Y: p.parseNot()}
+	}
+	return x
+}
+
+// parseNot parses a negation.
+//
+//	not_expr = 'not' not_expr | comparison .
+func (p *parser) parseNot() Expr {
+	if p.isWord("not") {
+		op := p.advance()
+		p.enter(op.pos)
+		x := p.parseNot()
+		p.leave()
+		return &UnaryExpr{OpPos: op.pos, Op: NOT, X: x}
+	}
+	return p.parseComparison()
+}
+
+var compareOps = map[Token]bool{EQ: true, NE: true, LT: true, LE: true, GT: true, GE: true}
+
+// parseComparison parses one (non-chained) comparison.
+//
+//	comparison = sum [ ('==' | '!=' | '<' | '<=' | '>' | '>=' | 'meets') sum
+//	                 | 'is' [ 'not' ] ( 'null' | 'present' ) ] .
+func (p *parser) parseComparison() Expr {
+	x := p.parseSum()
+	t := p.tok()
+	switch {
+	case compareOps[t.kind]:
+		p.advance()
+		return &BinaryExpr{X: x, OpPos: t.pos, Op: t.kind, Y: p.parseSum()}
+	case isWordTok(t, "meets"):
+		p.advance()
+		return &BinaryExpr{X: x, OpPos: t.pos, Op: MEETS, Y: p.parseSum()}
+	case isWordTok(t, "is"):
+		is := p.advance()
+		e := &IsExpr{X: x, IsPos: is.pos}
+		if p.isWord("not") {
+			p.advance()
+			e.Not = true
+		}
+		w := p.tok()
+		if !isWordTok(w, "null") && !isWordTok(w, "present") {
+			p.errorf(w.pos, "syntax/expected", "expected 'null' or 'present' after 'is', found %s", describe(w))
+		}
+		p.advance()
+		e.Present = w.raw == "present"
+		e.EndPos = w.end
+		return e
+	}
+	return x
+}
+
+// parseSum parses additions and subtractions.
+//
+//	sum = unary { ('+' | '-') unary } .
+func (p *parser) parseSum() Expr {
+	x := p.parseUnary()
+	for k := p.tok().kind; k == PLUS || k == MINUS; k = p.tok().kind {
+		op := p.advance()
+		x = &BinaryExpr{X: x, OpPos: op.pos, Op: k, Y: p.parseUnary()}
+	}
+	return x
+}
+
+// parseUnary parses a negative number or negated operand.
+//
+//	unary = '-' unary | postfix .
+func (p *parser) parseUnary() Expr {
+	if p.tok().kind == MINUS {
+		op := p.advance()
+		p.enter(op.pos)
+		x := p.parseUnary()
+		p.leave()
+		return &UnaryExpr{OpPos: op.pos, Op: MINUS, X: x}
+	}
+	return p.parsePostfix()
+}
+
+// parsePostfix parses member access and indexing.
+//
+//	postfix = primary { '.' IDENT | '[' expr ']' } .
+func (p *parser) parsePostfix() Expr {
+	x := p.parsePrimary()
+	for {
+		switch p.tok().kind {
+		case DOT:
+			p.advance()
+			t := p.tok()
+			if t.kind != IDENT {
+				p.errorf(t.pos, "syntax/expected", "expected a member name after '.', found %s", describe(t))
+			}
+			p.advance()
+			x = &MemberExpr{X: x, NamePos: t.pos, Name: t.raw}
+		case LBRACK:
+			lb := p.advance()
+			p.enter(lb.pos)
+			i := p.parseExpr()
+			p.leave()
+			rb := p.expect(RBRACK, "to close the index")
+			x = &IndexExpr{X: x, Lbrack: lb.pos, Index: i, Rbrack: rb.pos}
+		default:
+			return x
+		}
+	}
+}
+
+// parsePrimary parses an operand.
+//
+//	primary = IDENT | INT | FLOAT | STRING | DURATION | 'null' | 'true' | 'false'
+//	        | list | object | '(' expr ')' .
+func (p *parser) parsePrimary() Expr {
+	t := p.tok()
+	switch t.kind {
+	case IDENT:
+		return p.parseName()
+	case INT:
+		p.advance()
+		n, err := strconv.ParseInt(t.raw, 10, 64)
+		if err != nil {
+			p.errorf(t.pos, "syntax/number", "integer %s is too large", t.raw)
+		}
+		return &NumberLit{ValuePos: t.pos, Raw: t.raw, IsInt: true, Int: n, Float: float64(n)}
+	case FLOAT:
+		p.advance()
+		f, _ := strconv.ParseFloat(t.raw, 64)
+		return &NumberLit{ValuePos: t.pos, Raw: t.raw, Float: f}
+	case STRING:
+		p.advance()
+		return &StringLit{ValuePos: t.pos, Raw: t.raw, Value: t.value}
+	case DURATION:
+		p.advance()
+		d, _ := time.ParseDuration(t.raw)
+		return &DurationLit{ValuePos: t.pos, Raw: t.raw, Value: d}
+	case LBRACK:
+		return p.parseList()
+	case LBRACE:
+		return p.parseObject()
+	case LPAREN:
+		lp := p.advance()
+		p.enter(lp.pos)
+		x := p.parseExpr()
+		p.leave()
+		p.expect(RPAREN, "to close the parenthesis")
+		return x
+	case ILLEGAL:
+		p.errorf(t.pos, "syntax/token", "%s", t.value)
+	}
+	p.errorf(t.pos, "syntax/expected", "expected a value, found %s", describe(t))
+	return nil
+}
+
+// parseName parses a name or a named literal.
+func (p *parser) parseName() Expr {
+	t := p.advance()
+	switch t.raw {
+	case "null":
+		return &NullLit{ValuePos: t.pos}
+	case "true", "false":
+		return &BoolLit{ValuePos: t.pos, Value: t.raw == "true"}
+	case "call":
+		if startsOperand(p.tok()) {
+			p.errorf(t.pos, "syntax/call-position", "a call must stand on its own: write `let NAME = call TARGET` on its own line and use NAME here")
+		}
+	}
+	if reserved[t.raw] {
+		p.errorf(t.pos, "syntax/expected", "expected a value, found '%s'", t.raw)
+	}
+	return &Ident{NamePos: t.pos, Name: t.raw}
+}
+
+// parseList parses a list literal; commas are optional between lines.
+//
+//	list = '[' [ expr { [','] expr } [','] ] ']' .
+func (p *parser) parseList() Expr {
+	lb := p.advance()
+	p.enter(lb.pos)
+	l := &ListLit{Lbrack: lb.pos}
+	for p.tok().kind != RBRACK {
+		l.Elems = append(l.Elems, p.parseExpr())
+		p.separator(RBRACK, "list element")
+	}
+	l.Rbrack = p.advance().pos
+	p.leave()
+	return l
+}
+
+// parseObject parses an object literal; commas are optional between lines
+// and a bare name is shorthand for `name: name`.
+//
+//	object = '{' [ field { [','] field } [','] ] '}' .
+//	field  = (IDENT | STRING) [ ':' expr ] .
+func (p *parser) parseObject() *ObjectLit {
+	lb := p.advance()
+	p.enter(lb.pos)
+	o := &ObjectLit{Lbrace: lb.pos}
+	for p.tok().kind != RBRACE {
+		o.Fields = append(o.Fields, p.parseField())
+		p.separator(RBRACE, "object field")
+	}
+	o.Rbrace = p.advance().pos
+	p.leave()
+	return o
+}
+
+func (p *parser) parseField() *Field {
+	t := p.tok()
+	if t.kind != IDENT && t.kind != STRING {
+		p.errorf(t.pos, "syntax/expected", "expected a field name in the object, found %s", describe(t))
+	}
+	p.advance()
+	key := t.raw
+	if t.kind == STRING {
+		key = t.value
+	}
+	f := &Field{KeyPos: t.pos, Key: key}
+	if p.tok().kind == COLON {
+		p.advance()
+		f.Value = p.parseExpr()
+		return f
+	}
+	if t.kind == STRING || reserved[t.raw] {
+		p.errorf(p.tok().pos, "syntax/expected", "expected ':' after the field name %s", describe(t))
+	}
+	f.Value = &Ident{NamePos: t.pos, Name: t.raw}
+	return f
+}
+
+// separator consumes the separator after a list element or object field:
+// a comma, or nothing when the next item starts a new line.
+func (p *parser) separator(closer Token, what string) {
+	t := p.tok()
+	switch {
+	case t.kind == COMMA:
+		p.advance()
+	case t.kind == closer, t.nl:
+	default:
+		p.errorf(t.pos, "syntax/expected", "expected ',' or '%s' after the %s, found %s", closer, what, describe(t))
+	}
+}

@@ -1,0 +1,327 @@
+package syntax
+
+import "github.com/proselang/prose/diag"
+
+// parseStmt dispatches on the first word of a line. Keywords are
+// contextual: a line holding a top-level '=' (other than `let`) is an
+// assignment, so `record = x` assigns a variable named record.
+//
+//	stmt = let_stmt | assign_stmt | if_stmt | while_stmt | parallel_stmt
+//	     | try_stmt | append_stmt | branch_stmt | return_stmt | throw_stmt
+//	     | loop_stmt | expr_stmt .
+func (p *parser) parseStmt() Stmt {
+	t := p.tok()
+	if t.kind == INDENT {
+		p.errorf(t.pos, "syntax/indent", "unexpected indentation: this line is indented more than the line above, which does not end with ':'")
+	}
+	if t.kind != IDENT {
+		return p.parseExprStmt()
+	}
+	if t.raw != "let" && p.lineHasAssign() {
+		return p.parseAssign()
+	}
+	next := p.peek(1)
+	switch t.raw {
+	case "let":
+		return p.parseLet()
+	case "for", "repeat":
+		if p.isLoopStart() || t.raw == "for" && next.kind == IDENT || t.raw == "repeat" && startsOperand(next) {
+			return &ExprStmt{X: p.parseLoop()}
+		}
+	case "if":
+		return p.parseIf(false)
+	case "elif", "else":
+		p.errorf(t.pos, "syntax/else-without-if", "'%s' without a matching 'if': it must follow an if block at the same indentation", t.raw)
+	case "catch", "finally":
+		p.errorf(t.pos, "syntax/catch-without-try", "'%s' without a matching 'try': it must follow a try block at the same indentation", t.raw)
+	case "parallel":
+		if next.kind == COLON {
+			return p.parseParallel()
+		}
+		if isWordTok(next, "for") || isWordTok(next, "repeat") || isWordTok(next, "first") {
+			return &ExprStmt{X: p.parseLoop()}
+		}
+	case "loop":
+		if isWordTok(next, "while") || isWordTok(next, "until") {
+			return p.parseWhile()
+		}
+	case "try":
+		if next.kind == COLON {
+			return p.parseTry()
+		}
+	case "append", "record":
+		return p.parseAppend(t.raw == "record")
+	case "continue", "break":
+		return p.parseBranch()
+	case "return":
+		return p.parseReturn()
+	case "throw":
+		return p.parseThrow()
+	}
+	return p.parseExprStmt()
+}
+
+// lineHasAssign reports whether the current logical line holds an '='.
+func (p *parser) lineHasAssign() bool {
+	for i := p.p; i < len(p.toks); i++ {
+		switch p.toks[i].kind {
+		case ASSIGN:
+			return true
+		case NEWLINE, EOF, INDENT, OUTDENT, COLON:
+			return false
+		}
+	}
+	return false
+}
+
+// parseExprStmt parses a bare call, a statement-level loop or a value.
+//
+//	expr_stmt = value NEWLINE .
+func (p *parser) parseExprStmt() Stmt {
+	x := p.parseValue()
+	p.endStmt("expression")
+	return &ExprStmt{X: x}
+}
+
+// parseLet parses a let statement.
+//
+//	let_stmt = 'let' IDENT '=' value NEWLINE .
+func (p *parser) parseLet() Stmt {
+	let := p.advance()
+	name := p.parseIdent("after 'let'")
+	p.expect(ASSIGN, "after 'let "+name.Name+"'")
+	v := p.parseValue()
+	p.endStmt("let statement")
+	return &LetStmt{Let: let.pos, Name: name, Value: v}
+}
+
+// parseAssign parses an assignment to a name or an indexed element.
+//
+//	assign_stmt = postfix '=' value NEWLINE .
+func (p *parser) parseAssign() Stmt {
+	lhs := p.parsePostfix()
+	switch lhs.(type) {
+	case *Ident, *IndexExpr:
+	default:
+		p.errorf(lhs.Pos(), "syntax/assign", "cannot assign to this expression: only a name or an indexed element (name[i]) can be assigned")
+	}
+	eq := p.expect(ASSIGN, "in assignment (use '==' to compare)")
+	v := p.parseValue()
+	p.endStmt("assignment")
+	return &AssignStmt{LHS: lhs, Eq: eq.pos, Value: v}
+}
+
+// parseIf parses an if statement and its elif/else chain.
+//
+//	if_stmt = ('if' | 'elif') cond block [ elif_part | 'else' block ] .
+func (p *parser) parseIf(elif bool) Stmt {
+	kw := p.advance()
+	what := kw.raw
+	end := p.headEnd(false)
+	cond := p.parseCond(what, end)
+	s := &IfStmt{If: kw.pos, Elif: elif, Cond: cond, ElsePos: diag.NoPos}
+	s.Then = p.parseBlock(what)
+	switch {
+	case p.isWord("elif") && p.peek(1).kind != ASSIGN:
+		s.Else = []Stmt{p.parseIf(true)}
+	case p.isWord("else") && p.peek(1).kind != ASSIGN:
+		s.ElsePos = p.advance().pos
+		s.Else = p.parseBlock("else")
+	}
+	return s
+}
+
+// parseWhile parses a condition loop.
+//
+//	while_stmt = 'loop' ('while' | 'until') cond [ '(' 'max' ':' expr ')' ] [ 'as' IDENT ] block .
+func (p *parser) parseWhile() Stmt {
+	loop := p.advance()
+	until := p.advance().raw == "until"
+	what := "loop " + map[bool]string{false: "while", true: "until"}[until]
+	end := p.headEnd(true)
+	s := &WhileStmt{Loop: loop.pos, Until: until}
+	s.Cond = p.parseCond(what, end)
+	if p.tok().kind == LPAREN {
+		p.advance()
+		p.expectWord("max", "in the loop bound '(max: N)'")
+		p.expect(COLON, "after 'max'")
+		s.Max = p.parseExpr()
+		p.expect(RPAREN, "to close '(max: N)'")
+	}
+	if p.isWord("as") {
+		p.advance()
+		s.Var = p.parseIdent("after 'as'")
+	}
+	s.Body = p.parseBlock(what)
+	return s
+}
+
+// parseParallel parses a block of concurrent branches.
+//
+//	parallel_stmt = 'parallel' block .
+func (p *parser) parseParallel() Stmt {
+	kw := p.advance()
+	return &ParallelStmt{Parallel: kw.pos, Branches: p.parseBlock("parallel")}
+}
+
+// parseTry parses try/catch/finally.
+//
+//	try_stmt = 'try' block [ 'catch' [ 'as' IDENT ] block ] [ 'finally' block ] .
+func (p *parser) parseTry() Stmt {
+	kw := p.advance()
+	s := &TryStmt{Try: kw.pos, CatchPos: diag.NoPos, FinallyPos: diag.NoPos}
+	s.Body = p.parseBlock("try")
+	if p.isWord("catch") && p.peek(1).kind != ASSIGN {
+		s.CatchPos = p.advance().pos
+		if p.isWord("as") {
+			p.advance()
+			s.CatchVar = p.parseIdent("after 'catch as'")
+		}
+		s.Catch = p.parseBlock("catch")
+	}
+	if p.isWord("finally") && p.peek(1).kind != ASSIGN {
+		s.FinallyPos = p.advance().pos
+		s.Finally = p.parseBlock("finally")
+	}
+	if s.CatchPos == diag.NoPos && s.FinallyPos == diag.NoPos {
+		t := p.tok()
+		p.errorf(t.pos, "syntax/try-without-catch", "'try' needs a 'catch:' or 'finally:' block after it, at the same indentation")
+	}
+	return s
+}
+
+// parseAppend parses `append VALUE to LIST` or `record VALUE in LIST`.
+//
+//	append_stmt = 'append' expr 'to' postfix NEWLINE | 'record' expr 'in' postfix NEWLINE .
+func (p *parser) parseAppend(record bool) Stmt {
+	kw := p.advance()
+	v := p.parseExpr()
+	if record {
+		p.expectWord("in", "after the recorded value: record VALUE in LIST")
+	} else {
+		p.expectWord("to", "after the appended value: append VALUE to LIST")
+	}
+	list := p.parsePostfix()
+	p.endStmt(kw.raw + " statement")
+	return &AppendStmt{Keyword: kw.pos, Record: record, Value: v, List: list}
+}
+
+// parseBranch parses continue or break.
+//
+//	branch_stmt = ('continue' | 'break') NEWLINE .
+func (p *parser) parseBranch() Stmt {
+	kw := p.advance()
+	p.endStmt("'" + kw.raw + "'")
+	return &BranchStmt{Keyword: kw.pos, Break: kw.raw == "break"}
+}
+
+// parseReturn parses a return statement.
+//
+//	return_stmt = 'return' [ value ] NEWLINE .
+func (p *parser) parseReturn() Stmt {
+	kw := p.advance()
+	s := &ReturnStmt{Return: kw.pos}
+	if k := p.tok().kind; k != NEWLINE && k != EOF && k != OUTDENT {
+		s.Value = p.parseValue()
+	}
+	p.endStmt("return statement")
+	return s
+}
+
+// parseThrow parses a throw statement.
+//
+//	throw_stmt = 'throw' expr NEWLINE .
+func (p *parser) parseThrow() Stmt {
+	kw := p.advance()
+	v := p.parseExpr()
+	p.endStmt("throw statement")
+	return &ThrowStmt{Throw: kw.pos, Value: v}
+}
+
+// parseValue parses what may stand on the right of `let NAME =`: a call, a
+// collecting loop, or an expression.
+//
+//	value = call | loop | expr .
+func (p *parser) parseValue() Expr {
+	if p.isCallStart() {
+		return p.parseCall()
+	}
+	if p.isLoopStart() {
+		return p.parseLoop()
+	}
+	return p.parseExpr()
+}
+
+func (p *parser) isCallStart() bool {
+	return p.isWord("call") && startsOperand(p.peek(1))
+}
+
+// isLoopStart reports whether a for/repeat loop, possibly parallel,
+// starts at the current token.
+func (p *parser) isLoopStart() bool {
+	i := 0
+	if isWordTok(p.peek(i), "parallel") {
+		i++
+		if isWordTok(p.peek(i), "first") && (isWordTok(p.peek(i+1), "for") || isWordTok(p.peek(i+1), "repeat")) {
+			i++
+		}
+	}
+	t := p.peek(i)
+	switch {
+	case isWordTok(t, "for"):
+		return p.peek(i+1).kind == IDENT && (isWordTok(p.peek(i+2), "in") || p.peek(i+2).kind == COMMA)
+	case isWordTok(t, "repeat"):
+		return startsOperand(p.peek(i + 1))
+	}
+	return false
+}
+
+// parseLoop parses a for or repeat loop, as a statement or a value.
+//
+//	loop   = [ 'parallel' [ 'first' ] ] ( for | repeat ) .
+//	for    = 'for' IDENT [ ',' IDENT ] 'in' expr block .
+//	repeat = 'repeat' expr [ 'as' IDENT ] block .
+func (p *parser) parseLoop() Expr {
+	start := p.tok().pos
+	parallel, first := false, false
+	if p.isWord("parallel") {
+		p.advance()
+		parallel = true
+		if p.isWord("first") {
+			p.advance()
+			first = true
+		}
+	}
+	if p.isWord("repeat") {
+		p.advance()
+		r := &RepeatExpr{Repeat: start, Parallel: parallel, First: first}
+		r.Count = p.parseExpr()
+		if p.isWord("as") {
+			p.advance()
+			r.Var = p.parseIdent("after 'as'")
+		}
+		r.Body = p.parseBlock("repeat")
+		return r
+	}
+	p.expectWord("for", "after 'parallel'")
+	f := &ForExpr{For: start, Parallel: parallel, First: first}
+	f.Var = p.parseIdent("after 'for'")
+	if p.tok().kind == COMMA {
+		p.advance()
+		f.Index = p.parseIdent("after ',' (for x, i in list)")
+	}
+	p.expectWord("in", "after the loop variable: for x in list:")
+	f.X = p.parseExpr()
+	f.Body = p.parseBlock("for")
+	return f
+}
+
+// parseIdent parses a name.
+func (p *parser) parseIdent(context string) *Ident {
+	t := p.tok()
+	if t.kind != IDENT || reserved[t.raw] {
+		p.errorf(t.pos, "syntax/expected", "expected a name %s, found %s", context, describe(t))
+	}
+	p.advance()
+	return &Ident{NamePos: t.pos, Name: t.raw}
+}
