@@ -1,0 +1,280 @@
+package check_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// decls builds Decls from a terse description: slots "w", "cs[]" (list),
+// "w(a,b)" (precise args), "w!ensures text"; config and inputs by name;
+// outputs by name, "~name" for an inferred one.
+func decls(slots, config, inputs, outputs string) *check.Decls {
+	d := &check.Decls{}
+	pos := diag.NoPos
+	for _, s := range fields(slots) {
+		sl := check.Slot{Pos: pos}
+		if i := strings.IndexByte(s, '!'); i >= 0 {
+			s, sl.Ensures = s[:i], strings.ReplaceAll(s[i+1:], "_", " ")
+		}
+		if i := strings.IndexByte(s, '('); i >= 0 {
+			sl.Args = strings.Split(strings.TrimSuffix(s[i+1:], ")"), ",")
+			s = s[:i]
+		}
+		sl.Name, sl.List = strings.TrimSuffix(s, "[]"), strings.HasSuffix(s, "[]")
+		d.Slots = append(d.Slots, sl)
+	}
+	for _, n := range fields(config) {
+		d.Config = append(d.Config, check.Name{Name: n, Pos: pos})
+	}
+	for _, n := range fields(inputs) {
+		d.Inputs = append(d.Inputs, check.Name{Name: n, Pos: pos})
+	}
+	for _, n := range fields(outputs) {
+		d.Outputs = append(d.Outputs, check.Name{Name: strings.TrimPrefix(n, "~"), Pos: pos, Inferred: n[0] == '~'})
+	}
+	return d
+}
+
+func fields(s string) []string { return strings.Fields(s) }
+
+type checkCase struct {
+	name                           string
+	slots, config, inputs, outputs string
+	code                           string
+	// want holds "LINE:COL severity code [message fragment]" per finding,
+	// in sorted order; findings on line 0 (declarations) are "0 ...".
+	want []string
+}
+
+func TestCheck(t *testing.T) {
+	for _, tc := range checkCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			prog, errs := syntax.ParseString("t.prose.md", tc.code)
+			if len(errs) > 0 {
+				t.Fatalf("parse: %v", errs)
+			}
+			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				if err := match(got[i], w); err != nil {
+					t.Errorf("finding %d: %v\ngot: %s", i, err, got[i])
+				}
+			}
+		})
+	}
+}
+
+// match compares d with "LINE[:COL] severity code [fragment]".
+func match(d diag.Diagnostic, want string) error {
+	parts := strings.SplitN(want, " ", 4)
+	at := fmt.Sprintf("%d:%d", d.Line, d.Col)
+	if !strings.Contains(parts[0], ":") {
+		at = fmt.Sprint(d.Line)
+	}
+	if at != parts[0] || d.Severity.String() != parts[1] || d.Code != parts[2] {
+		return fmt.Errorf("want %s", want)
+	}
+	if len(parts) == 4 && !strings.Contains(d.Message, parts[3]) {
+		return fmt.Errorf("message lacks %q", parts[3])
+	}
+	return nil
+}
+
+func checkCases() []checkCase {
+	var cs []checkCase
+	cs = append(cs, nameCases()...)
+	cs = append(cs, callCases()...)
+	cs = append(cs, scopeCases()...)
+	cs = append(cs, loopCases()...)
+	cs = append(cs, outputCases()...)
+	cs = append(cs, conditionCases()...)
+	return cs
+}
+
+func nameCases() []checkCase {
+	return []checkCase{
+		{name: "undefined with suggestion", slots: "writer", inputs: "task_brief",
+			code: "let r = call writer\n  brief: task_brif\nreturn r",
+			want: []string{
+				"0 warning check/unused-input 'task_brief'",
+				"2:10 error check/undefined-name undefined name 'task_brif'; did you mean 'task_brief'?",
+			}},
+		{name: "undefined without suggestion", slots: "delegates[]", inputs: "briefs",
+			code: "let rs = parallel for d, i in delegates:\n  call d\n    brief: briefs[i]\n    fallback: task_brief\nreturn rs",
+			want: []string{"4:15 error check/undefined-name undefined name 'task_brief'"}},
+		{name: "undefined suggests a local", slots: "w",
+			code: "let proposal = call w\nreturn propsal",
+			want: []string{"2:8 error check/undefined-name did you mean 'proposal'?"}},
+		{name: "assignment to undeclared", slots: "w",
+			code: "feedback = call w\nreturn feedback",
+			want: []string{"1:1 error check/undefined-name assignment to undeclared name 'feedback'"}},
+		{name: "sequential loop names stay visible", slots: "w", inputs: "xs",
+			code: "for x in xs:\n  let last = call w\n    item: x\nreturn { last: last, x: x }"},
+		{name: "parallel body names are local", slots: "w", inputs: "xs",
+			code: "parallel for x in xs:\n  let r = call w\n    item: x\nreturn r",
+			want: []string{"4:8 error check/undefined-name undefined name 'r'"}},
+		{name: "catch variable is bound", slots: "w",
+			code: "try:\n  call w\ncatch as err:\n  return err.message",
+		},
+		{name: "unused config and input", slots: "w", config: "used unused both", inputs: "both lonely w",
+			code: "call w\n  n: used",
+			want: []string{
+				"0 warning check/unused-config config 'both'",
+				"0 warning check/unused-config config 'unused'",
+				"0 warning check/unused-input input 'lonely'",
+			}},
+		{name: "names in natural conditions count as used", slots: "w", config: "criteria",
+			code: "let r = call w\nif criteria says r is a failure:\n  return null\nreturn r"},
+	}
+}
+
+func callCases() []checkCase {
+	return []checkCase{
+		{name: "call a local", slots: "w",
+			code: "let x = 1\ncall x",
+			want: []string{"2:6 error check/call-target call target 'x' is a variable"}},
+		{name: "call config", slots: "w", config: "model",
+			code: "call model",
+			want: []string{"1:6 error check/call-target 'model' is a config key"}},
+		{name: "call input, loop var over list slot, element of a slot", slots: "cs[]", inputs: "svc",
+			code: "call svc\nfor c in cs:\n  call c\ncall cs[0]"},
+		{name: "loop var over a local list is no service", slots: "w",
+			code: "let xs = [1, 2]\nfor x in xs:\n  call x",
+			want: []string{"3:8 error check/call-target loop variable"}},
+		{name: "unknown call target suggests a slot", slots: "reviewer",
+			code: "call reveiwer",
+			want: []string{"1:6 error check/undefined-name call target 'reveiwer' is not a declared slot; did you mean 'reviewer'?"}},
+		{name: "call a literal", slots: "w",
+			code: `call "w"`,
+			want: []string{"1:6 error check/call-target"}},
+		{name: "precise args", slots: "w(brief,material)",
+			code: "call w\n  brief: 1\n  materail: 2\n  prompt: \"go\"",
+			want: []string{"3:3 warning check/unknown-arg 'materail' is not among what slot 'w' requires; did you mean 'material'?"}},
+		{name: "precise args through a loop variable", slots: "cs[](brief)",
+			code: "for c in cs:\n  call c\n    other: 1",
+			want: []string{"3:5 warning check/unknown-arg"}},
+		{name: "free-text requires checks no keys", slots: "w",
+			code: "call w\n  anything: 1"},
+		{name: "retries and backoff", slots: "w",
+			code: "call w\n  retries -1\ncall w\n  retries 1.5\ncall w\n  retries \"3\"\ncall w\n  backoff {initial: 1s, max: 5s, mult: 2}\ncall w\n  retries n_retries\n  backoff {initial: 1s}\n  timeout 30s",
+			want: []string{
+				"2:11 error check/retries not -1",
+				"4:11 error check/retries the number 1.5",
+				"6:11 error check/retries a string",
+				"8:11 error check/backoff-without-retries",
+				"8:34 warning check/backoff-key 'mult'",
+				"10:11 error check/undefined-name 'n_retries'",
+			}},
+		{name: "timeout", slots: "w",
+			code: "call w\n  timeout \"soon\"\ncall w\n  timeout 2",
+			want: []string{"2:11 error check/timeout a string"}},
+		{name: "on_fail shape", slots: "w!a_list_of_findings v!verdict_text",
+			code: "call w\n  on_fail use \"none\"\ncall w\n  on_fail use []\ncall w\n  on_fail use null\ncall v\n  on_fail use { ok: false }",
+			want: []string{
+				"2:15 warning check/on-fail-shape fallback is a string but slot 'w' ensures a list",
+				"8:15 warning check/on-fail-shape fallback is an object but slot 'v' ensures a string",
+			}},
+		{name: "on_fail value is checked for names", slots: "w",
+			code: "call w\n  on_fail use fallback_value",
+			want: []string{"2:15 error check/undefined-name"}},
+	}
+}
+
+func scopeCases() []checkCase {
+	return []checkCase{
+		{name: "re-let in a loop", slots: "w",
+			code: "let last = null\nrepeat 3:\n  let last = call w\nreturn last",
+			want: []string{"3:7 warning check/redeclared 'last' is already bound (line 1): this let is an assignment"}},
+		{name: "let copy of an input is fine", inputs: "progress",
+			code: "let progress = progress\nreturn progress"},
+		{name: "let over an input", inputs: "brief",
+			code: "let brief = \"x\"\nreturn brief",
+			want: []string{
+				"0 warning check/unused-input 'brief'",
+				"1:5 warning check/redeclared rebinds the declared input 'brief'",
+			}},
+		{name: "assign outer in parallel body", slots: "cs[]",
+			code: "let best = null\nlet all = []\nparallel for c in cs:\n  let r = call c\n  best = r\n  append r to all\n  r = 2\nreturn all",
+			want: []string{"5:3 error check/parallel-assign parallel body assigns the outer 'best'"}},
+		{name: "let outer in parallel body", slots: "cs[]",
+			code: "let best = null\nlet rs = parallel repeat 3:\n  let best = 1\nreturn rs",
+			want: []string{"3:7 error check/parallel-assign let 'best' inside a parallel body"}},
+		{name: "index write to outer in parallel first for", slots: "cs[]",
+			code: "let seen = {}\nlet w = parallel first for c in cs:\n  seen[c] = true\n  return c\nreturn w",
+			want: []string{"3:3 error check/parallel-assign writes into the outer 'seen'"}},
+		{name: "per-iteration state inside a parallel body", slots: "cs[]", inputs: "ms",
+			code: "let rs = parallel for c in cs:\n  let acc = []\n  let prior = \"\"\n  for m in ms:\n    let r = call c\n      m: m\n    record r in acc\n    prior = r\n  return acc\nreturn rs"},
+		{name: "parallel block branches", slots: "w",
+			code: "let a = 1\nparallel:\n  let a = call w\n  let b = call w\n  let b = call w\n  let c = call w\n    x: b\nreturn { a: a, b: b, c: c }",
+			want: []string{
+				"3:7 error check/parallel-assign let 'a' inside a parallel body",
+				"5:7 error check/parallel-assign two parallel branches bind 'b'",
+				"7:8 error check/undefined-name undefined name 'b'",
+			}},
+	}
+}
+
+func loopCases() []checkCase {
+	return []checkCase{
+		{name: "unbounded loop", slots: "w",
+			code: "let v = null\nloop until v is present:\n  v = call w\nloop while v is null (max: 3) as i:\n  v = call w",
+			want: []string{"2:1 error check/unbounded-loop loop until has no bound"}},
+		{name: "repeat counts", slots: "w", config: "max_steps", inputs: "tiers",
+			code: "repeat 2:\n  call w\nrepeat max_steps:\n  call w\nfor tier in tiers:\n  repeat tier.count:\n    call w\nrepeat \"3\":\n  call w\nrepeat 2.5:\n  call w\nrepeat max_steps + 1:\n  call w\nloop while true (max: -1):\n  call w",
+			want: []string{
+				"8:8 error check/loop-count repeat count must be",
+				"10:8 error check/loop-count repeat count 2.5 is not",
+				"12:8 error check/loop-count repeat count must be",
+				"14:23 error check/loop-count loop max must be",
+			}},
+		{name: "continue and break", slots: "w", inputs: "xs",
+			code: "continue\nfor x in xs:\n  if x:\n    break\n  try:\n    continue\n  catch:\n    break\nparallel:\n  let a = repeat 2:\n    continue\nbreak",
+			want: []string{
+				"1:1 error check/branch-outside-loop continue outside a loop",
+				"12:1 error check/branch-outside-loop break outside a loop",
+			}},
+	}
+}
+
+func outputCases() []checkCase {
+	return []checkCase{
+		{name: "returned keys against outputs", slots: "w", outputs: "result score",
+			code: "let r = call w\nreturn { result: r, extra: 1 }",
+			want: []string{
+				"0 warning check/output-not-returned 'score'",
+				"2:21 warning check/undeclared-output returned key 'extra' is not a declared output",
+			}},
+		{name: "outputs returned on different paths", slots: "w", outputs: "result abort_reason",
+			code: "let r = call w\nif r.abort:\n  return { result: null, abort_reason: r.reason }\nreturn { result: r }"},
+		{name: "collecting bodies do not end the delegation", slots: "w", outputs: "result",
+			code: "let rs = for i in [1, 2]:\n  return { item: i }\nreturn { result: rs }"},
+		{name: "inferred outputs are not checked", slots: "w", outputs: "~result ~other",
+			code: "return { result: 1, more: 2 }"},
+		{name: "opaque return skips the check", slots: "w", outputs: "result",
+			code: "let r = call w\nreturn r"},
+		{name: "placeholder strings", slots: "w", inputs: "h",
+			code: "let r = call w\n  prompt: \"the number of items in the list\"\nrecord { reason: \"matched failure_criteria\" } in h\nreturn {\n  n: \"number of completed attempts before winner\",\n  note: \"Done\",\n  nested: { k: \"the winning candidate name\" }\n}",
+			want: []string{
+				"5:6 warning check/placeholder-string n: the string \"number of completed attempts before winner\"",
+				"7:16 warning check/placeholder-string",
+			}},
+	}
+}
+
+func conditionCases() []checkCase {
+	return []checkCase{
+		{name: "says polarity", slots: "w", config: "crit",
+			code: "let r = call w\nif crit says r is purple:\n  return r\nif crit says r is a failure:\n  return null",
+			want: []string{"2:4 warning check/says-polarity cannot tell whether \"purple\""}},
+		{name: "condition mentions no bound name", slots: "w",
+			code: "let verdict = call w\nif the moon is full:\n  return 1\nif verdict certifies the proposal:\n  return 2",
+			want: []string{"2:4 warning check/condition-no-names"}},
+	}
+}
