@@ -254,14 +254,14 @@ func binary(op syntax.Token, a, b Value) (v Value, msg string) {
 		return plus(a, b)
 	case syntax.MINUS:
 		return minus(a, b)
-	case syntax.MEETS:
-		op = syntax.GE
 	}
 	c, ok := compare(a, b)
 	if !ok {
 		return nil, "cannot compare " + TypeName(a) + " " + opText(op) + " " + TypeName(b)
 	}
 	switch op {
+	case syntax.MEETS:
+		return c >= 0, ""
 	case syntax.LT:
 		return c < 0, ""
 	case syntax.LE:

@@ -261,3 +261,7 @@ func corpusPattern(t testing.TB, name string) *syntax.Program {
 	}
 	return prog
 }
+
+func posAt(file string, line, col int) diag.Position {
+	return diag.Position{File: file, Line: line, Col: col}
+}

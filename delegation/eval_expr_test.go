@@ -1,0 +1,264 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+func TestTryCatchFinally(t *testing.T) {
+	got := mustRun(t, `
+let log = []
+try:
+  throw "bad thing"
+catch as e:
+  append e to log
+finally:
+  append "finally" to log
+try:
+  throw { code: 7 }
+catch as e2:
+  append e2.value.code to log
+let r = 0
+try:
+  let x = [1][5]
+catch as e3:
+  append e3.kind to log
+return log
+`, nil, nil)
+	want := `[{"message":"bad thing","kind":"throw","slot":null,"attempts":null,"value":"bad thing"},"finally",7,"runtime"]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestFinallyRunsOnReturnAndUncaughtError(t *testing.T) {
+	l := NewList()
+	got := mustRun(t, `
+try:
+  return "body"
+finally:
+  append "f1" to l
+`, map[string]Value{"l": l}, nil)
+	if got != `"body"` || js(t, l) != `["f1"]` {
+		t.Errorf("got %s, log %s", got, js(t, l))
+	}
+	l2 := NewList()
+	e := runErr(t, `
+try:
+  throw "up"
+finally:
+  append "f2" to l
+`, map[string]Value{"l": l2}, nil)
+	if e.Kind != KindThrow || js(t, l2) != `["f2"]` {
+		t.Errorf("err %v, log %s", e, js(t, l2))
+	}
+	wantErr(t, e, "test.md:3:3: up")
+}
+
+func TestStepBudgetIsNotCaught(t *testing.T) {
+	host := &Host{Runtime: newFakeRuntime(), MaxSteps: 50}
+	e := runErr(t, `
+try:
+  repeat 40:
+    let a = 1
+    let b = 2
+catch:
+  return "caught"
+`, nil, host)
+	if e.Kind != KindLimit {
+		t.Fatalf("kind %q: %v", e.Kind, e)
+	}
+	wantErr(t, e, "step budget of 50 statements exceeded")
+	// The default budget is 100000 statements.
+	e = runErr(t, "repeat 60000:\n  let a = 1\n  let b = 2\n", nil, nil)
+	wantErr(t, e, "test.md:3:3: step budget of 100000 statements exceeded")
+	e = runErr(t, "repeat 200000:\n  let a = 1\n", nil, nil)
+	wantErr(t, e, "test.md:1:8: repeat count 200000 exceeds the step budget")
+}
+
+func TestMemberIndexLength(t *testing.T) {
+	g := map[string]Value{"o": jv(t, `{"a":{"b":[10,20]},"length":"own"}`), "n": nil, "s": svc("svc")}
+	got := mustRun(t, `
+return [n.x.y, o.missing, o.a.b[1], o.a.b.length, "héllo".length, {k: 1, j: 2}.length,
+  o.length, o["a"]["b"][0], n[3], "text".field, o.a.b.length - 1]
+`, g, nil)
+	if want := `[null,null,20,2,5,2,"own",10,null,null,1]`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	wantErr(t, runErr(t, "let xs = [1, 2]\nreturn xs[2]\n", nil, nil), "test.md:2:10: index 2 out of range for 'xs' (length 2)")
+	wantErr(t, runErr(t, "let xs = [1, 2]\nreturn xs[-1]\n", nil, nil), "index -1 out of range")
+	wantErr(t, runErr(t, "let xs = [1]\nreturn xs[\"a\"]\n", nil, nil), "list index must be an integer, not string")
+	got = mustRun(t, "let xs = [1, 2]\nxs[1] = 5\nlet o = {}\no[\"k\"] = xs\nreturn o\n", nil, nil)
+	if got != `{"k":[1,5]}` {
+		t.Errorf("index assignment: got %s", got)
+	}
+	wantErr(t, runErr(t, "let xs = []\nxs[0] = 1\n", nil, nil), "test.md:2:3: index 0 out of range")
+	wantErr(t, runErr(t, "y = 1\n", nil, nil), "test.md:1:1: assignment to undefined name 'y'")
+}
+
+func TestCallingNonService(t *testing.T) {
+	e := runErr(t, "let target = \"advancer\"\ncall target\n  x: 1\n", nil, nil)
+	wantErr(t, e, "test.md:2:6: cannot call 'target': it is string, not a service")
+	if e.Kind != KindRuntime {
+		t.Errorf("kind %s", e.Kind)
+	}
+	wantErr(t, runErr(t, "call nobody\n", nil, nil), "test.md:1:6: undefined name 'nobody'")
+}
+
+func TestPlus(t *testing.T) {
+	got := mustRun(t, `
+return [1 + 2, 1 + 0.5, "a" + "b", "n=" + 3, "x" + null, "o" + {k: [1]}, [1] + [2, 3],
+  1s + 500ms, "t" + 2s, 9223372036854775807 + 1, "s:" + s, 5 - 7, 1.5 - 1]
+`, map[string]Value{"s": svc("svc")}, nil)
+	want := `[3,1.5,"ab","n=3","xnull","o{\"k\":[1]}",[1,2,3],"1.5s","t2s",9.223372036854776e+18,"s:svc",-2,0.5]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	wantErr(t, runErr(t, "return null + 1\n", nil, nil), "test.md:1:13: cannot add null + integer")
+	wantErr(t, runErr(t, "return {} + {}\n", nil, nil), "cannot add object + object")
+}
+
+func TestComparisonsMeetsIsPresent(t *testing.T) {
+	got := mustRun(t, `
+let x = null
+let y = 0
+return [0.9 meets 0.8, 7 meets 8, 3 meets 3, x is null, x is present, y is present, y is not null,
+  x is not present, 2 < 2.5, "a" < "b", 2 >= 2, 1 == 1.0, [1, {a: 2}] == [1, {a: 2}], 1 != "1",
+  not x, x or "v", 1 and 0]
+`, nil, nil)
+	want := `[true,false,true,true,false,true,true,true,true,true,true,true,true,true,true,true,false]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	wantErr(t, runErr(t, "let s = null\nreturn s meets 0.5\n", nil, nil), "test.md:2:10: cannot compare null meets number")
+	wantErr(t, runErr(t, "return 1 < \"2\"\n", nil, nil), "cannot compare integer < string")
+}
+
+func TestNaturalConditionJudgment(t *testing.T) {
+	var got []*Judgment
+	judge := judgeFunc(func(j *Judgment) (Verdict, error) {
+		got = append(got, j)
+		return Verdict{Holds: true}, nil
+	})
+	rec := &events{}
+	host := &Host{Judge: judge, Runtime: newFakeRuntime(), Recorder: rec}
+	prog := parse(t, `
+let criteria = null
+repeat 2 as k:
+  let attempt = { result: "r" + k }
+  if criteria says attempt.result is a failure:
+    let flagged = true
+let decision = { proceed: false }
+if decision does not explicitly proceed:
+  return "stopped"
+`)
+	v, err := Run(context.Background(), prog, nil, host)
+	if err != nil || v != "stopped" {
+		t.Fatalf("got %v, %v", v, err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d judgments", len(got))
+	}
+	ids := []string{got[0].ID, got[1].ID, got[2].ID}
+	if ids[0] != "L5/1" || ids[1] != "L5/2" || ids[2] != "L8" {
+		t.Errorf("ids %v", ids)
+	}
+	if s := js(t, got[1].Values); s != `{"criteria":null,"attempt.result":"r2"}` {
+		t.Errorf("values %s", s)
+	}
+	if got[0].FailClosed || !got[2].FailClosed || !got[2].SafeHolds() {
+		t.Errorf("fail closed: %v %v", got[0].FailClosed, got[2].FailClosed)
+	}
+	if p := got[2].Pos; p.Line != 8 || p.Col != 4 {
+		t.Errorf("pos %v", p)
+	}
+	if n := len(rec.kinds("judgment")); n != 3 {
+		t.Errorf("%d judgment events", n)
+	}
+}
+
+func TestFailClosedRule(t *testing.T) {
+	cases := []struct {
+		code string
+		want bool
+	}{
+		{"if verdict certifies the proposal:\n  append 1 to xs\n", true},
+		{"if verdict certifies the proposal:\n  return 1\n", false},
+		{"if decision does not explicitly proceed:\n  return 1\n", true},
+		{"if decision does not explicitly proceed:\n  let y = 1\n", false},
+		{"if criteria says verdict is a failure:\n  append 1 to xs\n", false},
+	}
+	for _, tc := range cases {
+		var fc bool
+		host := &Host{Runtime: newFakeRuntime(), Judge: judgeFunc(func(j *Judgment) (Verdict, error) {
+			fc = j.FailClosed
+			return Verdict{}, nil
+		})}
+		g := map[string]Value{"verdict": nil, "decision": nil, "criteria": nil, "xs": NewList()}
+		if _, err := run(t, tc.code, g, host); err != nil {
+			t.Fatal(err)
+		}
+		if fc != tc.want {
+			t.Errorf("%q: FailClosed %v, want %v", tc.code, fc, tc.want)
+		}
+	}
+}
+
+func TestNaturalConditionWithoutJudge(t *testing.T) {
+	e := runErr(t, "let verdict = 1\nif verdict certifies the proposal:\n  return 1\n", nil, &Host{Runtime: newFakeRuntime()})
+	wantErr(t, e, `test.md:2:4: cannot decide the condition "verdict certifies the proposal": no judge is configured`)
+	if e.Kind != KindJudge || e.Catchable() {
+		t.Errorf("kind %s", e.Kind)
+	}
+	failing := judgeFunc(func(j *Judgment) (Verdict, error) { return Verdict{}, errors.New("model unreachable") })
+	e = runErr(t, "let v = 1\ntry:\n  if v accepts it:\n    return 1\ncatch:\n  return 2\n", nil, &Host{Judge: failing, Runtime: newFakeRuntime()})
+	wantErr(t, e, `test.md:3:6: cannot decide the condition "v accepts it": model unreachable`)
+}
+
+func TestCancellationIsNeverCaught(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	prog := parse(t, "try:\n  call s\n    retries 3\n    on_fail use 1\ncatch:\n  return \"caught\"\nreturn \"after\"\n")
+	v, err := Run(ctx, prog, map[string]Value{"s": svc("s")}, &Host{Caller: c, Runtime: newFakeRuntime()})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, %v; want a cancellation", v, err)
+	}
+	if n := c.calls.Load(); n != 1 {
+		t.Errorf("%d calls after cancellation", n)
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindCanceled || e.Pos.Line != 2 {
+		t.Errorf("error %#v", err)
+	}
+}
+
+func TestNestedRunErrorChain(t *testing.T) {
+	inner := &Error{Pos: posAt("inner.prose.md", 10, 5), Msg: "call 'x' failed after 2 attempts: boom", Kind: KindCall,
+		Chain: []string{"deeper.prose.md:3:1"}}
+	c := newCaller().on("s", func(context.Context, *CallRequest) (Value, error) { return nil, inner })
+	e := runErr(t, "\ncall s\n", map[string]Value{"s": svc("s")}, &Host{Caller: c, Runtime: newFakeRuntime()})
+	want := "test.md:2:1: call 's' failed after 1 attempt: call 'x' failed after 2 attempts: boom\n\tat inner.prose.md:10:5\n\tat deeper.prose.md:3:1"
+	if e.Error() != want {
+		t.Errorf("got  %q\nwant %q", e.Error(), want)
+	}
+	if !errors.Is(e, inner) {
+		t.Error("the nested error is not wrapped")
+	}
+}
+
+func TestDurationAndTimeoutValues(t *testing.T) {
+	got := mustRun(t, "return [500ms, 2m, 1h + 1s]\n", nil, nil)
+	if got != `["500ms","2m0s","1h0m1s"]` {
+		t.Errorf("got %s", got)
+	}
+	_ = time.Second
+	_ = syntax.EOF
+}
