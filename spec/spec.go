@@ -18,6 +18,12 @@ type Spec struct {
 	Title   string // first `#` heading
 	Summary string // first paragraph after the title
 
+	// Description is the raw Markdown of the Description section ("" when
+	// absent); Metadata holds the Metadata section's `- \`key\`: value`
+	// bullets (nil when absent).
+	Description string
+	Metadata    map[string]string
+
 	Sections []*Section // in file order, known and unknown
 
 	Slots      []*Slot

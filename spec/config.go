@@ -1,0 +1,169 @@
+package spec
+
+import (
+	"strings"
+
+	"github.com/proselang/prose/diag"
+)
+
+// config reads `- \`name\` (type, default: X): description` bullets.
+// "None. ..." prose is not an entry.
+func (l *loader) config(sec *section) {
+	seen := map[string]*ConfigEntry{}
+	for _, li := range items(sec) {
+		t, pos, ok := l.itemText(li)
+		if !ok || isNoneProse(t) {
+			continue
+		}
+		c, msg := parseConfigLine(t)
+		if c == nil {
+			l.errorf(pos, CodeConfigSyntax, "config bullet %s; want \"`name` (type, default: X): description\"", msg)
+			continue
+		}
+		c.Pos = diag.Pos(pos + 1)
+		l.configDefault(c, pos)
+		if first, dup := seen[c.Name]; dup {
+			l.errorf(int(c.Pos), CodeDuplicateConfig, "config key %q is declared twice (first on line %d)", c.Name, l.f.Position(first.Pos).Line)
+			continue
+		}
+		seen[c.Name] = c
+		l.s.Config = append(l.s.Config, c)
+	}
+}
+
+// parseConfigLine parses one config bullet's text. On failure it returns
+// nil and what is wrong.
+func parseConfigLine(t string) (*ConfigEntry, string) {
+	if !strings.HasPrefix(t, "`") {
+		return nil, "does not start with a `name` in backticks"
+	}
+	end := strings.IndexByte(t[1:], '`')
+	if end < 0 {
+		return nil, "has an unclosed backtick"
+	}
+	c := &ConfigEntry{Name: t[1 : 1+end]}
+	if !isIdent(strings.ReplaceAll(c.Name, "-", "_")) {
+		return nil, "names " + quote(c.Name) + ", which is not an identifier"
+	}
+	rest := strings.TrimSpace(t[2+end:])
+	if strings.HasPrefix(rest, "(") {
+		close := matchParen(rest)
+		if close < 0 {
+			return nil, "has an unclosed ( after " + quote(c.Name)
+		}
+		if msg := c.typeAndDefault(rest[1:close]); msg != "" {
+			return nil, msg
+		}
+		rest = strings.TrimSpace(rest[close+1:])
+	}
+	if rest != "" {
+		d, ok := strings.CutPrefix(rest, ":")
+		if !ok {
+			return nil, "has text after " + quote(c.Name) + " that is neither (type, default: X) nor : description"
+		}
+		c.Description = strings.TrimSpace(d)
+	}
+	return c, ""
+}
+
+// typeAndDefault reads "type, default: X" (either part may be absent).
+func (c *ConfigEntry) typeAndDefault(inner string) string {
+	typ, def, hasComma := strings.Cut(inner, ",")
+	typ = strings.TrimSpace(typ)
+	if d, ok := cutDefault(typ); ok { // "(default: 5)" with no type
+		typ, def, hasComma = "", d, true
+	} else if hasComma {
+		d, ok := cutDefault(strings.TrimSpace(def))
+		if !ok {
+			return "has " + quote(strings.TrimSpace(def)) + " where default: X belongs"
+		}
+		def = d
+	}
+	if typ != "" && !isTypeName(typ) {
+		return "has type " + quote(typ) + ", which is not a type name"
+	}
+	c.Type = typ
+	if hasComma {
+		c.DefaultRaw = strings.TrimSpace(def)
+	}
+	return ""
+}
+
+// cutDefault strips "default:" (or "default =", "default") from s.
+func cutDefault(s string) (string, bool) {
+	if len(s) < 7 || !strings.EqualFold(s[:7], "default") {
+		return "", false
+	}
+	rest := strings.TrimLeft(s[7:], " ")
+	if r, ok := strings.CutPrefix(rest, ":"); ok {
+		return strings.TrimSpace(r), true
+	}
+	if r, ok := strings.CutPrefix(rest, "="); ok {
+		return strings.TrimSpace(r), true
+	}
+	return strings.TrimSpace(rest), rest != s[7:] || rest == ""
+}
+
+// configDefault decodes a config default by its type, reporting Python
+// literals and defaults that do not fit.
+func (l *loader) configDefault(c *ConfigEntry, pos int) {
+	if isNone(c.DefaultRaw) {
+		return
+	}
+	v, ok := decodeValue(c.Type, c.DefaultRaw)
+	c.HasDefault, c.Default = true, v
+	if isPythonLiteral(c.DefaultRaw) {
+		hint := ""
+		if ok {
+			hint = "; as JSON: " + jsonText(v)
+		}
+		l.warnf(pos, CodePythonDefault, "default of %q is a Python literal %s%s", c.Name, clip(c.DefaultRaw), hint)
+	} else if !ok {
+		l.warnf(pos, CodeBadDefault, "default %s of %q is not a valid %s (kept as text)", clip(c.DefaultRaw), c.Name, c.Type)
+	}
+}
+
+// isTypeName accepts "integer", "string[]", "object", "string | null".
+func isTypeName(t string) bool {
+	for _, part := range strings.Split(t, "|") {
+		part = strings.TrimSpace(part)
+		for strings.HasSuffix(part, "[]") {
+			part = part[:len(part)-2]
+		}
+		if !isIdent(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchParen returns the index of the ')' closing the '(' at s[0], skipping
+// brackets, braces and quoted text; -1 when unclosed.
+func matchParen(s string) int {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' && (i == 0 || !isIdentByte(s[i-1])):
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+			if depth == 0 {
+				if c != ')' {
+					continue
+				}
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func quote(s string) string { return "\"" + clip(s) + "\"" }

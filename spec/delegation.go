@@ -1,0 +1,178 @@
+package spec
+
+import (
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// parseDelegation parses the Delegation's code lines.
+func parseDelegation(f *diag.File, lines []syntax.Line) (*syntax.Program, diag.List) {
+	return nil, nil
+}
+
+// delegation reads the Delegation section: the first ```prose fence (or
+// ```prosescript, reported) anywhere in its blocks, also inside a list
+// item, and the prose around it.
+func (l *loader) delegation() {
+	var sec *section
+	for _, s := range l.sections {
+		if s.Key == "delegation" {
+			sec = s
+			break
+		}
+	}
+	if sec == nil {
+		return
+	}
+	d := &Delegation{Pos: sec.Pos, FencePos: diag.NoPos}
+	l.s.Delegation = d
+	fence, other := l.findFence(sec)
+	if fence == nil {
+		d.Prose = strings.TrimSpace(sec.Body)
+		if other != nil {
+			l.errorf(l.fencePos(other, int(sec.Pos)), CodeDelegationFence, "the Delegation's code block is marked %q; mark it ```prose", l.fenceInfo(other))
+		} else {
+			l.errorf(int(sec.Pos), CodeDelegationFence, "the Delegation section has no ```prose code block")
+		}
+		return
+	}
+	d.Info = l.fenceInfo(fence)
+	d.FencePos = diag.Pos(l.fencePos(fence, int(sec.Pos)))
+	if d.Info != "prose" {
+		l.warnf(int(d.FencePos), CodeProsescript, "code fence says %q; the language is now called prose (```prose)", d.Info)
+	}
+	closeEnd, closed := l.fenceClose(fence, int(d.FencePos))
+	if !closed {
+		l.errorf(int(d.FencePos), CodeUnterminatedFence, "the Delegation's code fence is never closed")
+	}
+	d.Lines, d.Code = l.codeLines(fence)
+	if strings.TrimSpace(d.Code) == "" {
+		l.warnf(int(d.FencePos), CodeEmptyDelegation, "the Delegation's code block is empty")
+	}
+	open := l.lineStart(int(d.FencePos))
+	d.Prose = joinProse(l.text[int(sec.BodyPos):max(open, int(sec.BodyPos))], l.text[min(closeEnd, len(sec.Body)+int(sec.BodyPos)):int(sec.BodyPos)+len(sec.Body)])
+	if len(d.Lines) > 0 {
+		var diags diag.List
+		d.Program, diags = parseDelegation(l.f, d.Lines)
+		l.diags = append(l.diags, diags...)
+	}
+}
+
+func joinProse(before, after string) string {
+	before, after = strings.TrimSpace(before), strings.TrimSpace(after)
+	if before == "" || after == "" {
+		return before + after
+	}
+	return before + "\n\n" + after
+}
+
+// findFence returns the first fenced block marked prose or prosescript in
+// the section, and else the first fenced block of any kind as other.
+func (l *loader) findFence(sec *section) (fence, other *ast.FencedCodeBlock) {
+	for _, b := range sec.blocks {
+		_ = ast.Walk(b, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			fc, ok := n.(*ast.FencedCodeBlock)
+			if !entering || !ok {
+				return ast.WalkContinue, nil
+			}
+			switch l.fenceInfo(fc) {
+			case "prose", "prosescript":
+				fence = fc
+				return ast.WalkStop, nil
+			}
+			if other == nil {
+				other = fc
+			}
+			return ast.WalkSkipChildren, nil
+		})
+		if fence != nil {
+			return fence, other
+		}
+	}
+	return nil, other
+}
+
+// fenceInfo is the fence's language: the first word of its info string,
+// lower-cased.
+func (l *loader) fenceInfo(fc *ast.FencedCodeBlock) string {
+	if fc.Info == nil {
+		return ""
+	}
+	seg := fc.Info.Segment
+	info := strings.TrimSpace(l.text[seg.Start:seg.Stop])
+	if i := strings.IndexAny(info, " \t{"); i >= 0 {
+		info = info[:i]
+	}
+	return strings.ToLower(info)
+}
+
+// fencePos is the offset of the opening fence's first ` or ~.
+func (l *loader) fencePos(fc *ast.FencedCodeBlock, fallback int) int {
+	var lineStart int
+	switch {
+	case fc.Info != nil:
+		lineStart = l.lineStart(fc.Info.Segment.Start)
+	case fc.Lines().Len() > 0:
+		first := l.lineStart(fc.Lines().At(0).Start)
+		if first == 0 {
+			return fallback
+		}
+		lineStart = l.lineStart(first - 1)
+	default:
+		return fallback
+	}
+	ln, _ := lineAt(l.text, lineStart)
+	if i := strings.IndexAny(ln, "`~"); i >= 0 {
+		return lineStart + i
+	}
+	return lineStart
+}
+
+// fenceClose looks for the closing fence after the block's last line: the
+// same character, at least as many, nothing else. It returns the offset
+// after the closing line (or after the content when unclosed).
+func (l *loader) fenceClose(fc *ast.FencedCodeBlock, open int) (end int, closed bool) {
+	ch := l.text[open]
+	n := len(l.text[open:]) - len(strings.TrimLeft(l.text[open:], string(ch)))
+	_, off := lineAt(l.text, open)
+	if k := fc.Lines().Len(); k > 0 {
+		_, off = lineAt(l.text, l.lineStart(fc.Lines().At(k-1).Start))
+	}
+	for off < len(l.text) {
+		ln, next := lineAt(l.text, off)
+		t := strings.TrimLeft(ln, " \t>")
+		if strings.TrimSpace(t) == "" {
+			off = next
+			continue
+		}
+		rest := strings.TrimLeft(t, string(ch))
+		return next, len(t)-len(rest) >= n && strings.TrimSpace(rest) == ""
+	}
+	return off, false
+}
+
+// codeLines turns the fence's segments into syntax.Lines: goldmark has
+// already removed the list-item or blockquote indentation, so each
+// segment's start is the offset of the line's first code byte.
+func (l *loader) codeLines(fc *ast.FencedCodeBlock) ([]syntax.Line, string) {
+	segs := fc.Lines()
+	lines := make([]syntax.Line, 0, segs.Len())
+	var b strings.Builder
+	for i := 0; i < segs.Len(); i++ {
+		s := segs.At(i)
+		t := strings.TrimRight(l.text[s.Start:s.Stop], "\r\n")
+		if s.Padding > 0 { // a tab partly consumed by the indentation
+			t = strings.Repeat(" ", s.Padding) + t
+		}
+		lines = append(lines, syntax.Line{Text: t, Off: diag.Pos(s.Start)})
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t)
+	}
+	return lines, b.String()
+}

@@ -1,0 +1,97 @@
+// Package spec loads OpenProse pattern specs (*.prose.md files) into typed
+// values.
+//
+// Load reads a file and Parse parses bytes; both return a *Spec and the
+// diagnostics found, sorted, every one positioned in the .md file. The
+// Markdown structure is read with goldmark, the front matter with yaml.v3.
+// A Spec holds the front matter (name, kind, version), title and summary,
+// every section, the slots, config, inputs ("Pattern instance receives:"),
+// outputs, invariants, shape, notes, and the Delegation: its prose, its
+// ```prose code lines with their .md offsets, and the parsed program.
+// Spec.Decls gives the declarations the Delegation checker needs, and
+// Spec.JSON the document `prose show` prints.
+//
+// Main types: Spec, Section, Slot, ConfigEntry, Input, Output, Shape,
+// Delegate, Delegation. Entry points: Load, LoadFS, Parse, (*Spec).Decls,
+// (*Spec).JSON.
+//
+// # Reading rules
+//
+// Sections are the `##`/`###` headings after the `#` title, matched
+// case-insensitively: Description, Metadata, Slots, Config, Invariants,
+// Shape, Requires (or Parameters), Ensures (or Returns, Maintains),
+// Delegation, Execution, Errors, Notes. Other headings are kept as unknown
+// sections. Config defaults are decoded by the declared type; `none` means
+// no default; a Python literal such as {'model': 'opus'} is decoded as
+// YAML-flow and reported. The inputs block is read from raw lines
+// (`name: type -- comment`, `(optional, default X)` in the comment,
+// continuation lines indented deeper). Outputs are the `` `name`: text ``
+// bullets of Ensures/Returns/Maintains, else the keys of the Delegation's
+// last top-level `return {...}` (Output.Inferred). A slot is a list when the
+// inputs type it as an array or the Delegation runs `for x in SLOT`.
+//
+// # Diagnostic codes
+//
+// Errors:
+//
+//	spec/too-large           the file exceeds MaxSize (4 MiB)
+//	spec/empty               the file is empty
+//	spec/not-utf8            the file is not valid UTF-8
+//	spec/no-front-matter     the file does not start with a --- front matter block
+//	spec/front-matter        the front matter is unterminated, not YAML, or not a mapping
+//	spec/front-matter-key    name or kind is missing or not a string
+//	spec/name-mismatch       name differs from the file name (ratchet.prose.md needs name: ratchet)
+//	spec/missing-section     a section the kind requires is absent (a pattern needs Slots and Delegation)
+//	spec/slot-syntax         a Slots bullet is not "`name`" with optional (primary)
+//	spec/config-syntax       a Config bullet is not "`name` (type, default: X): description"
+//	spec/duplicate-slot      a slot is declared twice
+//	spec/duplicate-config    a config key is declared twice
+//	spec/duplicate-input     an input is declared twice in the inputs block
+//	spec/shape-undeclared    Shape delegates names a slot that is not declared
+//	spec/delegation-fence    the Delegation has no ```prose code block (or only one with another language)
+//	spec/unterminated-fence  the Delegation's code fence is never closed
+//
+// Warnings:
+//
+//	spec/unknown-section     a section the loader does not know (kept as documentation)
+//	spec/duplicate-section   a known section appears twice (the first is read)
+//	spec/no-title            no `#` title heading
+//	spec/python-default      a config default written as a Python literal
+//	spec/bad-default         a default that does not fit its declared type (kept raw)
+//	spec/type-mismatch       a key typed differently in Config and in the inputs block
+//	spec/shape-missing       a declared slot that Shape delegates does not mention
+//	spec/prosescript-fence   the code fence says prosescript rather than prose
+//	spec/empty-delegation    the Delegation's code block has no code
+//
+// The Delegation parser adds its own codes (syntax/...) to the same list.
+package spec
+
+// Diagnostic codes reported by the loader. They are stable.
+const (
+	CodeTooLarge          = "spec/too-large"
+	CodeEmpty             = "spec/empty"
+	CodeNotUTF8           = "spec/not-utf8"
+	CodeNoFrontMatter     = "spec/no-front-matter"
+	CodeFrontMatter       = "spec/front-matter"
+	CodeFrontMatterKey    = "spec/front-matter-key"
+	CodeNameMismatch      = "spec/name-mismatch"
+	CodeMissingSection    = "spec/missing-section"
+	CodeSlotSyntax        = "spec/slot-syntax"
+	CodeConfigSyntax      = "spec/config-syntax"
+	CodeDuplicateSlot     = "spec/duplicate-slot"
+	CodeDuplicateConfig   = "spec/duplicate-config"
+	CodeDuplicateInput    = "spec/duplicate-input"
+	CodeShapeUndeclared   = "spec/shape-undeclared"
+	CodeDelegationFence   = "spec/delegation-fence"
+	CodeUnterminatedFence = "spec/unterminated-fence"
+
+	CodeUnknownSection   = "spec/unknown-section"
+	CodeDuplicateSection = "spec/duplicate-section"
+	CodeNoTitle          = "spec/no-title"
+	CodePythonDefault    = "spec/python-default"
+	CodeBadDefault       = "spec/bad-default"
+	CodeTypeMismatch     = "spec/type-mismatch"
+	CodeShapeMissing     = "spec/shape-missing"
+	CodeProsescript      = "spec/prosescript-fence"
+	CodeEmptyDelegation  = "spec/empty-delegation"
+)

@@ -1,0 +1,137 @@
+package spec
+
+import (
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/proselang/prose/diag"
+)
+
+// lineAt returns the line of t starting at off (without its newline) and the
+// offset of the next line.
+func lineAt(t string, off int) (line string, next int) {
+	i := strings.IndexByte(t[off:], '\n')
+	if i < 0 {
+		return t[off:], len(t)
+	}
+	return t[off : off+i], off + i + 1
+}
+
+// frontMatter finds the --- block at the top of the file and decodes it.
+// l.fmEnd becomes the offset just past its closing line.
+func (l *loader) frontMatter() {
+	t := l.text
+	start := 0
+	if strings.HasPrefix(t, "\ufeff") {
+		start = len("\ufeff")
+	}
+	first, next := lineAt(t, start)
+	if strings.TrimRight(first, " \t\r") != "---" {
+		l.errorf(start, CodeNoFrontMatter, "no front matter: a spec starts with a --- line, then name: and kind: keys, then ---")
+		return
+	}
+	for off := next; off < len(t); {
+		ln, nx := lineAt(t, off)
+		if tr := strings.TrimRight(ln, " \t\r"); tr == "---" || tr == "..." {
+			l.fmEnd = nx
+			l.decodeFrontMatter(start, next, off)
+			return
+		}
+		off = nx
+	}
+	l.errorf(start, CodeFrontMatter, "front matter is not closed: no --- line ends the block opened here")
+}
+
+// decodeFrontMatter decodes the YAML between from and to; open is the
+// offset of the opening --- line.
+func (l *loader) decodeFrontMatter(open, from, to int) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(l.src[from:to], &doc); err != nil {
+		p, msg := l.yamlErrorPos(err, from, to)
+		l.errorf(p, CodeFrontMatter, "front matter is not valid YAML: %s", msg)
+		return
+	}
+	l.s.Front = map[string]any{}
+	if len(doc.Content) == 0 {
+		l.requireFrontKeys(open)
+		return
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		l.errorf(l.yamlPos(m, from, to), CodeFrontMatter, "front matter must be a YAML mapping of keys (name:, kind:, ...)")
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		l.frontKey(m.Content[i], m.Content[i+1], from, to)
+	}
+	l.requireFrontKeys(open)
+}
+
+func (l *loader) frontKey(k, v *yaml.Node, from, to int) {
+	var val any
+	if err := v.Decode(&val); err == nil {
+		l.s.Front[k.Value] = normalize(val)
+	}
+	p := l.yamlPos(v, from, to)
+	switch k.Value {
+	case "name", "kind":
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!str" || strings.TrimSpace(v.Value) == "" {
+			l.errorf(p, CodeFrontMatterKey, "front matter %s must be a non-empty string", k.Value)
+			return
+		}
+		if k.Value == "name" {
+			l.s.Name, l.namePos = v.Value, diag.Pos(p)
+		} else {
+			l.s.Kind, l.kindPos = v.Value, diag.Pos(p)
+		}
+	case "version":
+		if v.Kind == yaml.ScalarNode {
+			l.s.Version = v.Value
+		}
+	}
+}
+
+func (l *loader) requireFrontKeys(open int) {
+	if _, ok := l.s.Front["name"]; !ok {
+		l.errorf(open, CodeFrontMatterKey, "front matter has no name: key")
+	}
+	if _, ok := l.s.Front["kind"]; !ok {
+		l.errorf(open, CodeFrontMatterKey, "front matter has no kind: key (kind: pattern)")
+	}
+}
+
+// yamlPos converts a node's 1-based line/column within the front matter
+// (which starts at offset from) to a file offset before to.
+func (l *loader) yamlPos(n *yaml.Node, from, to int) int {
+	return l.fmOffset(n.Line, n.Column, from, to)
+}
+
+func (l *loader) fmOffset(line, col, from, to int) int {
+	if line < 1 {
+		return from
+	}
+	first := l.f.Position(diag.Pos(from)).Line
+	p := int(l.f.LineStart(first + line - 1))
+	if p < 0 || p > to {
+		return from
+	}
+	return min(p+max(col-1, 0), to)
+}
+
+// yamlErrorPos finds "line N:" in a yaml.v3 error and returns its offset and
+// the message without the "yaml: line N:" prefix.
+func (l *loader) yamlErrorPos(err error, from, to int) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	rest, ok := strings.CutPrefix(msg, "line ")
+	if !ok {
+		return from, msg
+	}
+	num, tail, ok := strings.Cut(rest, ":")
+	n, convErr := strconv.Atoi(num)
+	if !ok || convErr != nil {
+		return from, msg
+	}
+	return l.fmOffset(n, 1, from, to), strings.TrimSpace(tail)
+}

@@ -1,0 +1,45 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// moduleRoot walks up from the test's directory to the one holding go.mod.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// corpusFiles lists the upstream corpus next to the repository, skipping
+// the test when it is absent.
+func corpusFiles(t testing.TB) []string {
+	t.Helper()
+	dir := filepath.Join(moduleRoot(t), "..", "shared", "corpus", "openprose-0.11", "patterns")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.prose.md"))
+	if len(files) == 0 {
+		t.Skipf("corpus not found at %s", dir)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// testdata returns the path of a file under the repository's testdata/spec.
+func testdata(t testing.TB, name string) string {
+	return filepath.Join(moduleRoot(t), "testdata", "spec", name)
+}

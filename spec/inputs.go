@@ -1,0 +1,196 @@
+package spec
+
+import (
+	"strings"
+
+	"github.com/proselang/prose/diag"
+)
+
+// inputs reads the "Pattern instance receives:" block of Requires or
+// Parameters from raw lines: goldmark sees it as one paragraph with lazy
+// continuation lines. Each entry is `name: type -- comment`; a line
+// indented deeper than the entries continues the previous comment. The
+// block ends at the first non-blank line indented no deeper than the
+// "receives:" line. Without that line, bullets of the form
+// `- name: type -- comment` are read instead.
+func (l *loader) inputs(sec *section) {
+	body, base := sec.Body, int(sec.BodyPos)
+	marker, from := -1, 0
+	for off := 0; off < len(body); {
+		ln, next := lineAt(body, off)
+		if strings.Contains(strings.ToLower(ln), "receives:") {
+			marker, from = indentOf(ln), next
+			break
+		}
+		off = next
+	}
+	r := inputReader{l: l, seen: map[string]*Input{}, entryIndent: -1}
+	if marker < 0 {
+		r.bullets(body, base)
+		return
+	}
+	for off := from; off < len(body); {
+		ln, next := lineAt(body, off)
+		if strings.TrimSpace(ln) != "" && indentOf(ln) <= marker {
+			break
+		}
+		r.line(ln, base+off)
+		off = next
+	}
+}
+
+type inputReader struct {
+	l           *loader
+	seen        map[string]*Input
+	last        *Input
+	entryIndent int
+}
+
+// bullets reads top-level `- name: type -- comment` bullets.
+func (r *inputReader) bullets(body string, base int) {
+	for off := 0; off < len(body); {
+		ln, next := lineAt(body, off)
+		t := strings.TrimLeft(ln, " ")
+		if indentOf(ln) < 2 && (strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ")) {
+			r.last = nil
+			r.entry(t[2:], base+off+len(ln)-len(t)+2, false)
+		} else if r.last != nil && strings.TrimSpace(ln) != "" && indentOf(ln) >= 2 {
+			r.last.Description = joinSpace(r.last.Description, strings.TrimSpace(ln))
+		} else {
+			r.last = nil
+		}
+		off = next
+	}
+}
+
+// line reads one raw line of the block at offset pos.
+func (r *inputReader) line(ln string, pos int) {
+	t := strings.TrimSpace(ln)
+	if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		return
+	}
+	ind := indentOf(ln)
+	lead := len(ln) - len(strings.TrimLeft(ln, " \t"))
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
+		t, lead = strings.TrimSpace(t[2:]), lead+2
+	}
+	if r.entryIndent < 0 || ind <= r.entryIndent {
+		if r.entry(t, pos+lead, true) {
+			if r.entryIndent < 0 {
+				r.entryIndent = ind
+			}
+			return
+		}
+	}
+	if r.last != nil {
+		r.last.Description = joinSpace(r.last.Description, t)
+	}
+}
+
+// entry parses `name: type [-- comment]` at offset pos. strict entries must
+// have a type name; it reports whether t was an entry.
+func (r *inputReader) entry(t string, pos int, strict bool) bool {
+	name, rest, _, ok := keyed(t)
+	if !ok {
+		return false
+	}
+	typ, comment, _ := strings.Cut(rest, "--")
+	typ = strings.TrimSpace(typ)
+	if typ != "" && !isTypeName(typ) || typ == "" && strict {
+		return false
+	}
+	in := &Input{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Type: typ}
+	in.comment(strings.TrimSpace(comment))
+	r.last = in
+	if first, dup := r.seen[name]; dup {
+		r.l.errorf(int(in.Pos), CodeDuplicateInput, "input %q is declared twice (first on line %d)", name, r.l.f.Position(first.Pos).Line)
+		return true
+	}
+	r.seen[name] = in
+	if in.HasDefault {
+		v, _ := decodeValue(in.Type, in.DefaultRaw)
+		in.Default = v
+	}
+	r.l.s.Inputs = append(r.l.s.Inputs, in)
+	return true
+}
+
+// comment reads "(optional, default X) description" (the parenthesis may
+// stand anywhere); a leading dash or em dash before the description goes.
+func (in *Input) comment(c string) {
+	if i := strings.Index(strings.ToLower(c), "(optional"); i >= 0 || strings.HasPrefix(c, "(") {
+		if i < 0 {
+			i = 0
+		}
+		if close := matchParen(c[i:]); close > 0 {
+			in.flags(c[i+1 : i+close])
+			c = strings.TrimSpace(c[:i] + " " + c[i+close+1:])
+		}
+	}
+	c = strings.TrimSpace(strings.TrimLeft(c, "—–- "))
+	in.Description = c
+}
+
+func (in *Input) flags(inner string) {
+	for _, part := range splitTop(inner) {
+		p := strings.TrimSpace(part)
+		switch {
+		case strings.EqualFold(p, "optional"):
+			in.Optional = true
+		case strings.EqualFold(p, "required"):
+		default:
+			if d, ok := cutDefault(p); ok {
+				in.Optional, in.HasDefault, in.DefaultRaw = true, true, d
+			}
+		}
+	}
+}
+
+// splitTop splits s at commas outside brackets, braces and quotes.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"':
+			quote = c
+		case c == '[' || c == '{' || c == '(':
+			depth++
+		case c == ']' || c == '}' || c == ')':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// indentOf counts leading columns (a tab counts 4).
+func indentOf(s string) int {
+	n := 0
+	for _, c := range []byte(s) {
+		switch c {
+		case ' ':
+			n++
+		case '\t':
+			n += 4 - n%4
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+func joinSpace(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + " " + b
+}

@@ -1,0 +1,121 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// JSON returns the spec as the indented JSON document `prose show` prints:
+// name, kind, version, title, summary, slots, config, inputs, outputs,
+// invariants, shape, delegation and notes, in that order. Lists are never
+// null; a default is null when there is none; shape and delegation are
+// null when the spec has no such section.
+func (s *Spec) JSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s.view()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+type showDoc struct {
+	Name       string       `json:"name"`
+	Kind       string       `json:"kind"`
+	Version    string       `json:"version"`
+	Title      string       `json:"title"`
+	Summary    string       `json:"summary"`
+	Slots      []showSlot   `json:"slots"`
+	Config     []showConfig `json:"config"`
+	Inputs     []showInput  `json:"inputs"`
+	Outputs    []showOutput `json:"outputs"`
+	Invariants []string     `json:"invariants"`
+	Shape      *showShape   `json:"shape"`
+	Delegation *showCode    `json:"delegation"`
+	Notes      string       `json:"notes"`
+}
+
+type showSlot struct {
+	Name     string `json:"name"`
+	Primary  bool   `json:"primary"`
+	Requires string `json:"requires"`
+	Ensures  string `json:"ensures"`
+	List     bool   `json:"list"`
+}
+
+type showConfig struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Default     any    `json:"default"`
+	Description string `json:"description"`
+}
+
+type showInput struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Optional    bool   `json:"optional"`
+	Default     any    `json:"default"`
+	Description string `json:"description"`
+}
+
+type showOutput struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+type showShape struct {
+	Self       string         `json:"self"`
+	Delegates  []showDelegate `json:"delegates"`
+	Prohibited string         `json:"prohibited"`
+}
+
+type showDelegate struct {
+	Name  string `json:"name"`
+	Slot  string `json:"slot"`
+	Range bool   `json:"range"`
+	Role  string `json:"role"`
+}
+
+type showCode struct {
+	Prose string `json:"prose"`
+	Code  string `json:"code"`
+	Line  int    `json:"line"`
+}
+
+func (s *Spec) view() any {
+	d := &showDoc{}
+	d.Name, d.Kind, d.Version, d.Title, d.Summary = s.Name, s.Kind, s.Version, s.Title, s.Summary
+	d.Slots = make([]showSlot, 0, len(s.Slots))
+	for _, x := range s.Slots {
+		d.Slots = append(d.Slots, showSlot{x.Name, x.Primary, x.Requires, x.Ensures, x.List})
+	}
+	d.Config = make([]showConfig, 0, len(s.Config))
+	for _, c := range s.Config {
+		d.Config = append(d.Config, showConfig{c.Name, c.Type, c.Default, c.Description})
+	}
+	d.Inputs = make([]showInput, 0, len(s.Inputs))
+	for _, in := range s.Inputs {
+		d.Inputs = append(d.Inputs, showInput{in.Name, in.Type, in.Optional, in.Default, in.Description})
+	}
+	d.Outputs = make([]showOutput, 0, len(s.Outputs))
+	for _, o := range s.Outputs {
+		d.Outputs = append(d.Outputs, showOutput{o.Name, o.Description})
+	}
+	d.Invariants = append(make([]string, 0, len(s.Invariants)), s.Invariants...)
+	if sh := s.Shape; sh != nil {
+		d.Shape = &showShape{Self: sh.Self, Prohibited: sh.Prohibited, Delegates: make([]showDelegate, 0, len(sh.Delegates))}
+		for _, x := range sh.Delegates {
+			d.Shape.Delegates = append(d.Shape.Delegates, showDelegate{x.Name, x.Slot, x.Range, x.Role})
+		}
+	}
+	if dl := s.Delegation; dl != nil {
+		d.Delegation = &showCode{Prose: dl.Prose, Code: dl.Code}
+		if len(dl.Lines) > 0 && s.File != nil {
+			d.Delegation.Line = s.File.Position(dl.Lines[0].Off).Line
+		}
+	}
+	d.Notes = s.Notes
+	return d
+}

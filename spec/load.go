@@ -1,0 +1,191 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/proselang/prose/diag"
+)
+
+// MaxSize is the largest spec file the loader accepts (4 MiB).
+const MaxSize = 4 << 20
+
+// Load reads the spec file at path and parses it. The error is non-nil only
+// when the path cannot be read (missing, a directory, no permission); every
+// problem with the file's content is a diagnostic, and the returned Spec is
+// then as complete as the loader could make it.
+func Load(path string) (*Spec, diag.List, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	src, err := readCapped(f, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, diags := Parse(path, src)
+	return s, diags, nil
+}
+
+// LoadFS is Load reading from a file system (an embedded library, for
+// example). The spec's file name is path as given.
+func LoadFS(fsys fs.FS, path string) (*Spec, diag.List, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	src, err := readCapped(f, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, diags := Parse(path, src)
+	return s, diags, nil
+}
+
+// readCapped reads at most MaxSize+1 bytes of f: a bigger file is left for
+// Parse to refuse without reading it all.
+func readCapped(f fs.File, path string) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory, not a spec file")}
+	}
+	size := st.Size()
+	if size > MaxSize || size <= 0 {
+		size = MaxSize
+	}
+	// bytes.Buffer.ReadFrom wants MinRead bytes of room before it sees EOF.
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxSize+1)); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	return buf.Bytes(), nil
+}
+
+// Parse parses the source of a .prose.md file. name is the file name used
+// in diagnostics and for the name/file-name check. Parse never fails: it
+// returns the spec it could build plus every diagnostic found, sorted.
+func Parse(name string, src []byte) (*Spec, diag.List) {
+	if len(src) > MaxSize {
+		f := diag.NewFile(name, nil)
+		var d diag.List
+		d.Errorf(f, 0, CodeTooLarge, "file is %d bytes; a spec may be at most %d bytes (4 MiB)", len(src), MaxSize)
+		return &Spec{File: f}, d
+	}
+	l := &loader{f: diag.NewFile(name, src), src: src, text: string(src)}
+	l.s = &Spec{File: l.f}
+	l.run()
+	l.diags.Sort()
+	return l.s, l.diags
+}
+
+// loader is the state of one Parse call.
+type loader struct {
+	f     *diag.File
+	src   []byte
+	text  string // src as a string; raw texts are substrings of it
+	s     *Spec
+	diags diag.List
+
+	fmEnd    int        // offset where the Markdown starts (after the front matter)
+	kindPos  diag.Pos   // the front matter's kind value, or 0
+	namePos  diag.Pos   // the front matter's name value, or 0
+	sections []*section // sections with their blocks
+}
+
+// section is a Section plus the top-level Markdown blocks of its body.
+type section struct {
+	*Section
+	level  int
+	blocks []ast.Node
+}
+
+func (l *loader) errorf(p int, code, format string, args ...any) {
+	l.diags.Errorf(l.f, diag.Pos(p), code, format, args...)
+}
+
+func (l *loader) warnf(p int, code, format string, args ...any) {
+	l.diags.Warnf(l.f, diag.Pos(p), code, format, args...)
+}
+
+func (l *loader) run() {
+	if len(l.src) == 0 || strings.TrimSpace(l.text) == "" {
+		l.errorf(0, CodeEmpty, "file is empty; a spec starts with a --- front matter block")
+		return
+	}
+	if !utf8.Valid(l.src) {
+		l.errorf(firstInvalidUTF8(l.src), CodeNotUTF8, "file is not valid UTF-8")
+	}
+	l.frontMatter()
+	doc := markdownParser().Parse(text.NewReader(l.markdownSource()))
+	l.structure(doc)
+	l.readSections()
+	l.delegation()
+	l.resolve()
+}
+
+// markdownSource is the source with the front matter blanked to spaces, so
+// goldmark's offsets are offsets into the file.
+func (l *loader) markdownSource() []byte {
+	if l.fmEnd == 0 {
+		return l.src
+	}
+	md := make([]byte, len(l.src))
+	copy(md, l.src)
+	for i := 0; i < l.fmEnd; i++ {
+		if md[i] != '\n' {
+			md[i] = ' '
+		}
+	}
+	return md
+}
+
+// markdownParser is goldmark's CommonMark block parser without the inline
+// parsers: the loader reads inline text raw from the source, so parsing
+// emphasis and links would be wasted work. Parsers are safe for concurrent
+// use; the one instance is built on first use and never changed.
+var markdownParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+})
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return 0
+}
+
+// baseName is the spec name a file name implies ("ratchet" for
+// ".../ratchet.prose.md"), or "" when the file is not a .prose.md file.
+func baseName(file string) string {
+	b := filepath.Base(file)
+	if !strings.HasSuffix(b, ".prose.md") || b == ".prose.md" {
+		return ""
+	}
+	return strings.TrimSuffix(b, ".prose.md")
+}
+
+// String summarizes a spec for debugging.
+func (s *Spec) String() string {
+	return fmt.Sprintf("spec %q (%s, %d slots)", s.Name, s.Kind, len(s.Slots))
+}

@@ -1,0 +1,36 @@
+package spec
+
+import (
+	"strings"
+
+	"github.com/proselang/prose/diag"
+)
+
+// outputs reads `- \`name\`: text` bullets of Ensures/Returns/Maintains
+// (an unquoted name must be a lower-case identifier, so prose bullets such
+// as "Round 1: ..." are not outputs).
+func (l *loader) outputs(sec *section) {
+	for _, li := range items(sec) {
+		t, pos, ok := l.itemText(li)
+		if !ok {
+			continue
+		}
+		name, desc, _, ok := keyed(t)
+		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(name) != name {
+			continue
+		}
+		if l.output(name) != nil {
+			continue
+		}
+		l.s.Outputs = append(l.s.Outputs, &Output{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Description: desc})
+	}
+}
+
+func (l *loader) output(name string) *Output {
+	for _, o := range l.s.Outputs {
+		if o.Name == name {
+			return o
+		}
+	}
+	return nil
+}

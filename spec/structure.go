@@ -1,0 +1,176 @@
+package spec
+
+import (
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+
+	"github.com/proselang/prose/diag"
+)
+
+// sectionKeys maps a lower-cased heading to its canonical section key.
+var sectionKeys = map[string]string{
+	"description": "description",
+	"metadata":    "metadata",
+	"slots":       "slots",
+	"config":      "config",
+	"invariants":  "invariants",
+	"shape":       "shape",
+	"requires":    "requires",
+	"parameters":  "requires",
+	"ensures":     "ensures",
+	"returns":     "ensures",
+	"maintains":   "ensures",
+	"delegation":  "delegation",
+	"execution":   "execution",
+	"errors":      "errors",
+	"notes":       "notes",
+}
+
+// structure walks the document's top-level blocks: the title, the summary
+// and the sections with the blocks of each.
+func (l *loader) structure(doc ast.Node) {
+	var cur *section
+	secLevel := 0 // heading level of the first section
+	titleSeen := false
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok {
+			if h.Level == 1 && !titleSeen && cur == nil && h.Lines().Len() > 0 {
+				titleSeen = true
+				l.s.Title = l.joinLines(h, " ")
+				continue
+			}
+			if l.isSectionHeading(h, secLevel) {
+				if secLevel == 0 {
+					secLevel = h.Level
+				}
+				cur = l.newSection(h)
+				continue
+			}
+		}
+		if cur != nil {
+			cur.blocks = append(cur.blocks, n)
+		} else if p, ok := n.(*ast.Paragraph); ok && titleSeen && l.s.Summary == "" {
+			l.s.Summary = l.joinLines(p, " ")
+		}
+	}
+	if !titleSeen {
+		l.warnf(l.fmEnd, CodeNoTitle, "no # title heading")
+	}
+	l.closeBodies()
+}
+
+// isSectionHeading: a known name at level 1-3, or any heading at or above
+// the level of the first section (deeper unknown headings are subsections).
+func (l *loader) isSectionHeading(h *ast.Heading, secLevel int) bool {
+	if h.Lines().Len() == 0 {
+		return false // an empty "###" line: nothing to name a section by
+	}
+	if _, ok := sectionKeys[strings.ToLower(l.joinLines(h, " "))]; ok && h.Level <= 3 {
+		return true
+	}
+	if secLevel == 0 {
+		return h.Level <= 3
+	}
+	return h.Level <= secLevel
+}
+
+func (l *loader) newSection(h *ast.Heading) *section {
+	heading := l.joinLines(h, " ")
+	key, known := sectionKeys[strings.ToLower(heading)]
+	if !known {
+		key = strings.ToLower(heading)
+	}
+	pos := l.headingPos(h)
+	sec := &section{Section: &Section{Heading: heading, Key: key, Known: known, Pos: diag.Pos(pos)}, level: h.Level}
+	sec.BodyPos = diag.Pos(l.headingEnd(h))
+	l.s.Sections = append(l.s.Sections, sec.Section)
+	l.sections = append(l.sections, sec)
+	if !known {
+		l.warnf(pos, CodeUnknownSection, "unknown section %q (kept as documentation)", heading)
+	}
+	return sec
+}
+
+// closeBodies sets each section's Body: the raw text up to the next
+// section's heading line.
+func (l *loader) closeBodies() {
+	for i, sec := range l.sections {
+		end := len(l.text)
+		if i+1 < len(l.sections) {
+			end = l.lineStart(int(l.sections[i+1].Pos))
+		}
+		start := min(int(sec.BodyPos), end)
+		sec.BodyPos = diag.Pos(start)
+		sec.Body = l.text[start:end]
+	}
+}
+
+// headingPos is the offset of the heading's first # (or of its text for a
+// setext heading).
+func (l *loader) headingPos(h *ast.Heading) int {
+	lines := h.Lines()
+	if lines.Len() == 0 {
+		return l.fmEnd
+	}
+	start := l.lineStart(lines.At(0).Start)
+	i := start
+	for i < len(l.text) && (l.text[i] == ' ' || l.text[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// headingEnd is the offset of the line after the heading (after a setext
+// underline too).
+func (l *loader) headingEnd(h *ast.Heading) int {
+	lines := h.Lines()
+	last := lines.At(lines.Len() - 1)
+	_, next := lineAt(l.text, l.lineStart(last.Start))
+	if p := l.headingPos(h); p < len(l.text) && l.text[p] != '#' && next < len(l.text) {
+		_, next = lineAt(l.text, next) // the setext underline
+	}
+	return next
+}
+
+// lineStart returns the offset of the start of the line holding off.
+func (l *loader) lineStart(off int) int {
+	if off > len(l.text) {
+		off = len(l.text)
+	}
+	i := strings.LastIndexByte(l.text[:off], '\n')
+	return i + 1
+}
+
+// joinLines joins the trimmed raw lines of a block with sep.
+func (l *loader) joinLines(n ast.Node, sep string) string {
+	lines := n.Lines()
+	switch lines.Len() {
+	case 0:
+		return ""
+	case 1:
+		s := lines.At(0)
+		return strings.TrimSpace(l.text[s.Start:s.Stop])
+	}
+	var b strings.Builder
+	for i := 0; i < lines.Len(); i++ {
+		s := lines.At(i)
+		t := strings.TrimSpace(l.text[s.Start:s.Stop])
+		if t == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// firstOffset is the offset of a block's first line, or fallback.
+func firstOffset(n ast.Node, fallback int) int {
+	if n.Lines().Len() > 0 {
+		return n.Lines().At(0).Start
+	}
+	return fallback
+}
