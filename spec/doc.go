@@ -25,7 +25,7 @@
 // no default; a Python literal such as {'model': 'opus'} is decoded as
 // YAML-flow and reported. The inputs block is read from raw lines
 // (`name: type -- comment`, `(optional, default X)` in the comment,
-// continuation lines indented deeper). Outputs are the `` `name`: text ``
+// continuation lines indented deeper). Outputs are the "`name`: text"
 // bullets of Ensures/Returns/Maintains, else the keys of the Delegation's
 // last top-level `return {...}` (Output.Inferred). A slot is a list when the
 // inputs type it as an array or the Delegation runs `for x in SLOT`.
