@@ -1,0 +1,32 @@
+// Package journal makes pattern runs durable: every call attempt, judgment
+// and `parallel first` winner of a run is appended to a JSON-lines journal
+// before the run depends on it, so a run killed at any moment can be
+// resumed (completed calls are answered from the journal, the rest run
+// live) and any run can be replayed with no service or model call at all.
+//
+// Layout. A run lives in its own directory, BASE/RUN_ID/journal.jsonl
+// (BASE is usually .prose/runs). Run ids sort by start time
+// (20261130T021500-ab12cd). The first line is the Header (format version,
+// spec path and sha256 digest, the run's command line with secrets
+// redacted, bindings, config, inputs); then one Record per line: "session"
+// (a resume started), "start"/"end" around each call attempt, "judge" per
+// judgment, "first" per `parallel first` winner and "final" with the
+// result or error.
+//
+// Durability. Each record is written with a single write(2), so a killed
+// process (kill -9) never loses a record it has returned from; a record the
+// run depends on ("end" of a completed attempt, "judge", "first", "final")
+// is also fsynced before the wrapper returns. Concurrent writers share one
+// fsync (group commit), so the loss window on a machine crash is zero for
+// those records; "start" and "session" records ride along with the next
+// fsync. A torn last line (a kill in the middle of a write) is detected and
+// ignored on read, and cut off before a resume appends.
+//
+// Entry points. Create starts the journal of a new run; Resume reopens one
+// to continue it; Replay opens one read-only to re-run it from the journal
+// alone. The returned *Run wraps the evaluator's hooks (WrapCaller,
+// WrapJudge, WrapRuntime), cancels the run on a divergence (Context, Err)
+// and records or checks the outcome (Finish). Read parses a journal file;
+// List, Find and Remove manage the runs under a base directory; Redact
+// strips secrets from text before it is written.
+package journal

@@ -1,0 +1,72 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/proselang/prose/diag"
+)
+
+// DivergenceError reports a run that no longer matches its journal: a call
+// or judgment the journal does not hold, or holds with other arguments.
+type DivergenceError struct {
+	What    string // "call" or "condition"
+	ID      string // stable id ("L58/3")
+	Attempt int    // for calls
+	Pos     diag.Position
+	Reason  string
+}
+
+func (e *DivergenceError) Error() string {
+	at := ""
+	if e.Pos.IsValid() || e.Pos.File != "" {
+		at = e.Pos.String() + ": "
+	}
+	attempt := ""
+	if e.What == "call" && e.Attempt > 1 {
+		attempt = fmt.Sprintf(" (attempt %d)", e.Attempt)
+	}
+	return fmt.Sprintf("%s%s %s%s diverges from the journal: %s", at, e.What, e.ID, attempt, e.Reason)
+}
+
+// SpecChangedError reports a spec whose bytes differ from the journaled
+// run's.
+type SpecChangedError struct {
+	Spec       string
+	Was, Now   string // sha256 digests
+	Unreadable error  // set when the spec could not be read at all
+}
+
+func (e *SpecChangedError) Error() string {
+	if e.Unreadable != nil {
+		return fmt.Sprintf("the run's spec %s cannot be read: %v", e.Spec, e.Unreadable)
+	}
+	return fmt.Sprintf("the spec %s changed since the run started (sha256 %.12s..., now %.12s...); call ids may no longer match the journal (--force to go on anyway)", e.Spec, e.Was, e.Now)
+}
+
+// ReplayedError is an attempt's error answered from the journal: the same
+// message, and a timeout still reads as context.DeadlineExceeded.
+type ReplayedError struct {
+	Msg  string
+	Kind string // KindError or KindTimeout
+}
+
+func (e *ReplayedError) Error() string { return e.Msg }
+
+// Unwrap makes a replayed timeout satisfy errors.Is(err,
+// context.DeadlineExceeded), as the original did.
+func (e *ReplayedError) Unwrap() error {
+	if e.Kind == KindTimeout {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// CheckSpec compares the journaled spec digest with src, the spec's bytes
+// now. It returns nil when they match, else a *SpecChangedError.
+func (h *Header) CheckSpec(src []byte) error {
+	if d := Digest(src); d != h.SpecDigest {
+		return &SpecChangedError{Spec: h.Spec, Was: h.SpecDigest, Now: d}
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// ErrUnfinished is returned by Finish when replaying a journal whose run
+// never recorded an outcome: the replayed result could not be checked.
+var ErrUnfinished = errors.New("the journaled run has no recorded outcome to compare with")
+
+// Finish records the run's outcome: result, or runErr when the run failed
+// (a canceled run is "interrupted", one stopped by a divergence
+// "diverged"). When replaying it writes nothing and instead checks the
+// outcome against the journal: a different result or error is reported.
+func (r *Run) Finish(result delegation.Value, runErr error) error {
+	if r.mode == Replaying {
+		return r.checkOutcome(result, runErr)
+	}
+	rec := &Record{Type: TypeFinal, Time: r.opt.Now().UTC(), Status: StatusOK}
+	switch div := r.Err(); {
+	case div != nil:
+		rec.Status, rec.Err = StatusDiverged, div.Error()
+	case runErr != nil && isCanceled(runErr):
+		rec.Status, rec.Err = StatusInterrupted, runErr.Error()
+	case runErr != nil:
+		rec.Status, rec.Err = StatusError, runErr.Error()
+	default:
+		res, err := delegation.ToJSON(result)
+		if err != nil {
+			return fmt.Errorf("journal: the result cannot be recorded: %w", err)
+		}
+		rec.Result = res
+	}
+	if r.w == nil {
+		return nil
+	}
+	return r.w.append(rec, true)
+}
+
+func isCanceled(err error) bool {
+	var de *delegation.Error
+	if errors.As(err, &de) && de.Kind == delegation.KindCanceled {
+		return true
+	}
+	return errors.Is(err, context.Canceled)
+}
+
+// checkOutcome compares a replayed outcome with the journaled one.
+func (r *Run) checkOutcome(result delegation.Value, runErr error) error {
+	if div := r.Err(); div != nil {
+		return div
+	}
+	fin := r.idx.final
+	if fin == nil || (fin.Status != StatusOK && fin.Status != StatusError) {
+		return ErrUnfinished
+	}
+	if fin.Status == StatusError {
+		switch {
+		case runErr == nil:
+			return fmt.Errorf("replay diverges from the journal: the run failed with %q, the replay returned a value", fin.Err)
+		case runErr.Error() != fin.Err:
+			return fmt.Errorf("replay diverges from the journal: the run failed with %q, the replay with %q", fin.Err, runErr.Error())
+		}
+		return nil
+	}
+	if runErr != nil {
+		return fmt.Errorf("replay diverges from the journal: the run returned a value, the replay failed: %w", runErr)
+	}
+	got, err := delegation.ToJSON(result)
+	if err != nil {
+		return fmt.Errorf("replay: the result cannot be encoded: %w", err)
+	}
+	if !bytes.Equal(got, fin.Result) {
+		return fmt.Errorf("replay diverges from the journal: result %s, journaled %s", clip(got), clip(fin.Result))
+	}
+	return nil
+}
+
+func clip(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "..."
+	}
+	return string(b)
+}

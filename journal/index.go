@@ -1,0 +1,77 @@
+package journal
+
+import (
+	"sync"
+)
+
+type callKey struct {
+	id      string
+	attempt int
+}
+
+type judgeKey struct {
+	id string
+	n  int
+}
+
+// index holds the records of earlier sessions that a resume or a replay
+// answers from. A later record for the same key supersedes an earlier one
+// (a forced resume re-ran it).
+type index struct {
+	calls   map[callKey]*Record // completed "end" records
+	started map[callKey]*Record // "start" records (for messages)
+	judges  map[judgeKey]*Record
+	firsts  map[string]int
+	final   *Record
+
+	mu      sync.Mutex
+	used    map[callKey]bool
+	pending int // completed call records not answered yet
+}
+
+func newIndex(l *Log) *index {
+	x := &index{
+		calls:   map[callKey]*Record{},
+		started: map[callKey]*Record{},
+		judges:  map[judgeKey]*Record{},
+		firsts:  map[string]int{},
+		used:    map[callKey]bool{},
+	}
+	for _, r := range l.Records {
+		switch r.Type {
+		case TypeStart:
+			x.started[callKey{r.ID, r.Attempt}] = r
+		case TypeEnd:
+			if r.completed() {
+				x.calls[callKey{r.ID, r.Attempt}] = r
+			}
+		case TypeJudge:
+			x.judges[judgeKey{r.ID, r.N}] = r
+		case TypeFirst:
+			if r.Winner != nil {
+				x.firsts[r.ID] = *r.Winner
+			}
+		case TypeFinal:
+			x.final = r
+		}
+	}
+	x.pending = len(x.calls)
+	return x
+}
+
+// take marks the record of k as answered.
+func (x *index) take(k callKey) {
+	x.mu.Lock()
+	if !x.used[k] {
+		x.used[k] = true
+		x.pending--
+	}
+	x.mu.Unlock()
+}
+
+// remaining is the number of completed call records not answered yet.
+func (x *index) remaining() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.pending
+}

@@ -1,0 +1,247 @@
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
+)
+
+// FormatVersion is the version of the journal format written by this
+// package. Read refuses a journal with a newer version.
+const FormatVersion = 1
+
+// FileName is the journal's name inside a run directory.
+const FileName = "journal.jsonl"
+
+// Record types (the "t" field of each line).
+const (
+	TypeHeader  = "header"
+	TypeSession = "session" // a resume appended from here on
+	TypeStart   = "start"   // a call attempt began
+	TypeEnd     = "end"     // a call attempt ended
+	TypeJudge   = "judge"   // a judgment was decided
+	TypeFirst   = "first"   // a `parallel first` loop picked its winner
+	TypeFinal   = "final"   // the run ended
+)
+
+// Statuses of a run (Record.Status of a "final" record, Summary.Status).
+const (
+	StatusOK          = "ok"          // the run returned a value
+	StatusError       = "error"       // the run failed with a runtime error
+	StatusInterrupted = "interrupted" // canceled (Ctrl-C); resumable
+	StatusDiverged    = "diverged"    // a resume diverged from the journal
+	StatusRunning     = "running"     // no final record and a process holds the journal
+	StatusIncomplete  = "incomplete"  // no final record and nobody holds it (killed)
+)
+
+// Error kinds of an "end" record.
+const (
+	KindError    = "error"    // the attempt threw
+	KindTimeout  = "timeout"  // the attempt ran out of its `timeout`
+	KindCanceled = "canceled" // the run was canceled under it: not a result
+)
+
+// Header is the first line of a journal.
+type Header struct {
+	Type    string    `json:"t"`
+	Version int       `json:"v"`
+	RunID   string    `json:"run"`
+	Time    time.Time `json:"time"`
+	// Spec is the absolute path of the .prose.md file and SpecDigest the
+	// sha256 of its bytes (hex).
+	Spec       string `json:"spec"`
+	SpecDigest string `json:"spec_sha256"`
+	// Dir is the working directory of the run (relative service paths
+	// resolve against it).
+	Dir string `json:"dir,omitempty"`
+	// Argv is the run's command line after the command name, secrets
+	// redacted; resume re-parses it.
+	Argv     []string `json:"argv,omitempty"`
+	Bindings []KV     `json:"bindings,omitempty"` // the user's --slot text
+	Config   []KV     `json:"config,omitempty"`
+	Inputs   []KV     `json:"inputs,omitempty"`
+	// Redacted names the Argv entries whose value was withheld because it
+	// looked like a secret ("slot advancer", "config api_key").
+	Redacted []string `json:"redacted,omitempty"`
+}
+
+// KV is one key and its text as the user wrote it (Redacted: the value was
+// withheld).
+type KV struct {
+	Key      string `json:"k"`
+	Value    string `json:"v"`
+	Redacted bool   `json:"redacted,omitempty"`
+}
+
+// Record is one line after the header. Fields not relevant to its Type are
+// zero.
+type Record struct {
+	Type string    `json:"t"`
+	Time time.Time `json:"time"`
+	// Calls and judgments.
+	ID      string `json:"id,omitempty"`
+	Pos     string `json:"pos,omitempty"` // FILE:LINE:COL in the .md
+	Attempt int    `json:"attempt,omitempty"`
+	Slot    string `json:"slot,omitempty"`
+	Args    string `json:"args,omitempty"` // sha256 of the arguments' JSON
+	// "end": the result (JSON) or the error and its kind; duration in ms.
+	Result json.RawMessage `json:"result,omitempty"`
+	Err    string          `json:"err,omitempty"`
+	Kind   string          `json:"kind,omitempty"`
+	MS     float64         `json:"ms,omitempty"`
+	// Nested is set when the error was a run-time error of a nested run
+	// (a service that runs another spec), to rebuild it exactly.
+	Nested *NestedError `json:"nested,omitempty"`
+	// "judge".
+	N         int    `json:"n,omitempty"` // occurrence of this id (1-based)
+	Cond      string `json:"cond,omitempty"`
+	Values    string `json:"values,omitempty"` // sha256 of the values' JSON
+	Holds     *bool  `json:"holds,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+	Asked     bool   `json:"asked,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Rule      string `json:"rule,omitempty"`
+	TokensIn  int    `json:"tokens_in,omitempty"`
+	TokensOut int    `json:"tokens_out,omitempty"`
+	// "first": the winning index (-1: none won).
+	Winner *int `json:"winner,omitempty"`
+	// "final": Status, and Result or Err. "session": Mode and Force.
+	Status string `json:"status,omitempty"`
+	Mode   string `json:"mode,omitempty"`
+	Force  bool   `json:"force,omitempty"`
+}
+
+// NestedError is the journaled form of a *delegation.Error returned by a
+// service.
+type NestedError struct {
+	Pos   diag.Position `json:"pos"`
+	Msg   string        `json:"msg"`
+	Kind  string        `json:"kind"`
+	Chain []string      `json:"chain,omitempty"`
+}
+
+// Log is a parsed journal.
+type Log struct {
+	Path    string
+	Header  *Header
+	Records []*Record
+	// Torn is set when the last line was incomplete (the writer was killed
+	// mid-write); it is not among Records. Size is the length of the valid
+	// prefix of the file, where an append must start.
+	Torn bool
+	Size int64
+}
+
+// Digest returns the hex sha256 of b.
+func Digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ValueDigest returns the hex sha256 of v's JSON (ordered keys), or "" when
+// v cannot be encoded.
+func ValueDigest(v delegation.Value) string {
+	if o, ok := v.(*delegation.Object); ok && o == nil {
+		v = nil
+	}
+	b, err := delegation.ToJSON(v)
+	if err != nil {
+		return ""
+	}
+	return Digest(b)
+}
+
+// ReadFile parses the journal at path.
+func ReadFile(path string) (*Log, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	l, err := Read(f)
+	if l != nil {
+		l.Path = path
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
+// Read parses a journal. A last line without its newline, or one that is
+// not valid JSON, is a torn write: it is ignored and Log.Torn is set. Any
+// other invalid line is an error naming its line number.
+func Read(r io.Reader) (*Log, error) {
+	l := &Log{}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadBytes('\n')
+		if err == io.EOF {
+			l.Torn = len(line) > 0
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if perr := l.parseLine(lineNo, line); perr != nil {
+			if _, peek := br.Peek(1); peek == io.EOF {
+				l.Torn = true // a garbled last line: the write was cut short
+				break
+			}
+			return nil, perr
+		}
+		l.Size += int64(len(line))
+	}
+	if l.Header == nil {
+		return l, fmt.Errorf("no journal header (empty or torn file)")
+	}
+	return l, nil
+}
+
+func (l *Log) parseLine(lineNo int, line []byte) error {
+	line = bytes.TrimRight(line, "\n")
+	if l.Header == nil {
+		var h Header
+		if err := json.Unmarshal(line, &h); err != nil || h.Type != TypeHeader {
+			return fmt.Errorf("line %d: not a journal header", lineNo)
+		}
+		if h.Version > FormatVersion || h.Version < 1 {
+			return fmt.Errorf("line %d: journal format version %d is not supported (this prose reads version %d)", lineNo, h.Version, FormatVersion)
+		}
+		l.Header = &h
+		return nil
+	}
+	rec := new(Record)
+	if err := json.Unmarshal(line, rec); err != nil || rec.Type == "" {
+		return fmt.Errorf("line %d: invalid journal record", lineNo)
+	}
+	l.Records = append(l.Records, rec)
+	return nil
+}
+
+// Final returns the outcome of the latest session: the last "final" record
+// after the last "session" record, or nil when that session did not finish.
+func (l *Log) Final() *Record {
+	for i := len(l.Records) - 1; i >= 0; i-- {
+		switch l.Records[i].Type {
+		case TypeFinal:
+			return l.Records[i]
+		case TypeSession:
+			return nil
+		}
+	}
+	return nil
+}
+
+// completed reports whether an "end" record holds a usable outcome (not a
+// cancellation).
+func (r *Record) completed() bool { return r.Type == TypeEnd && r.Kind != KindCanceled }

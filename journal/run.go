@@ -1,0 +1,276 @@
+package journal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode says how a Run treats its journal.
+type Mode int
+
+const (
+	// Live: a new run; every call runs and is appended.
+	Live Mode = iota
+	// Resuming: calls that match a completed record are answered from the
+	// journal; the others run live and are appended.
+	Resuming
+	// Replaying: every call, judgment and winner comes from the journal;
+	// nothing runs live and nothing is written.
+	Replaying
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Resuming:
+		return "resume"
+	case Replaying:
+		return "replay"
+	}
+	return "live"
+}
+
+// Options tune a Run.
+type Options struct {
+	// Force lets a resume continue past a diverging call: the call runs
+	// live and its new record supersedes the old one. Replay ignores it.
+	Force bool
+	// Now is the clock for record times and durations (nil: time.Now).
+	Now func() time.Time
+}
+
+// Run is an open journal of one run.
+type Run struct {
+	id   string
+	dir  string
+	mode Mode
+	opt  Options
+	hdr  *Header
+	w    *writer // nil when replaying
+	lock func()  // releases the journal's lock
+
+	idx *index // records of earlier sessions (nil for a new run)
+
+	mu      sync.Mutex
+	err     error // first divergence
+	cancels []context.CancelCauseFunc
+	calls   int // completed call attempts, journaled or live
+}
+
+// NewRunID returns a fresh run id: the UTC start time and 6 random hex
+// digits, so ids sort by time (20261130T021500-ab12cd).
+func NewRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Create starts the journal of a new run in base/ID/, writing h as its
+// header (filling in Type, Version, RunID and Time when unset). The header
+// is on disk when Create returns.
+func Create(base string, h Header, opt Options) (*Run, error) {
+	opt = opt.withDefaults()
+	if h.RunID == "" {
+		h.RunID = NewRunID(opt.Now())
+	}
+	if err := checkRunID(h.RunID); err != nil {
+		return nil, err
+	}
+	h.Type, h.Version = TypeHeader, FormatVersion
+	if h.Time.IsZero() {
+		h.Time = opt.Now().UTC()
+	}
+	dir := filepath.Join(base, h.RunID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, FileName), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	unlock, err := lockFile(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f), lock: unlock}
+	if err := r.w.append(&h, true); err != nil {
+		r.Close()
+		return nil, err
+	}
+	syncDir(dir)
+	return r, nil
+}
+
+// Resume reopens the journal of run id under base to continue it. A torn
+// last line is cut off first. The caller should check the spec with
+// Header().CheckSpec before running.
+func Resume(base, id string, opt Options) (*Run, error) {
+	return open(base, id, Resuming, opt)
+}
+
+// Replay opens the journal of run id under base read-only, to re-run it
+// with every call answered from the journal.
+func Replay(base, id string, opt Options) (*Run, error) {
+	return open(base, id, Replaying, opt)
+}
+
+func open(base, id string, mode Mode, opt Options) (*Run, error) {
+	opt = opt.withDefaults()
+	if err := checkRunID(id); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(base, id)
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no run %q in %s (see 'prose runs')", id, base)
+	}
+	log, err := ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndex(log), lock: func() {}}
+	if mode == Replaying {
+		return r, nil
+	}
+	if err := r.openAppend(path, log); err != nil {
+		return nil, err
+	}
+	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force}
+	if err := r.w.append(sess, false); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// openAppend opens the journal for appending under an exclusive lock and
+// cuts off a torn last line.
+func (r *Run) openAppend(path string, log *Log) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	unlock, err := lockFile(f)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if log.Torn {
+		if err := f.Truncate(log.Size); err != nil {
+			unlock()
+			f.Close()
+			return fmt.Errorf("journal: cutting the torn last line: %w", err)
+		}
+	}
+	if _, err := f.Seek(0, 2); err != nil {
+		unlock()
+		f.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	r.w, r.lock = newWriter(f), unlock
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// checkRunID refuses ids that could escape the base directory.
+func checkRunID(id string) error {
+	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
+		return fmt.Errorf("invalid run id %q", id)
+	}
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// ID is the run id.
+func (r *Run) ID() string { return r.id }
+
+// Dir is the run directory (base/ID).
+func (r *Run) Dir() string { return r.dir }
+
+// Path is the journal file.
+func (r *Run) Path() string { return filepath.Join(r.dir, FileName) }
+
+// Mode is how the run treats its journal.
+func (r *Run) Mode() Mode { return r.mode }
+
+// Header is the journal's header.
+func (r *Run) Header() *Header { return r.hdr }
+
+// Calls is the number of completed call attempts so far, answered from
+// the journal or run live.
+func (r *Run) Calls() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls
+}
+
+// Context returns a context derived from parent that is canceled when the
+// run diverges from its journal, so the evaluator stops at once (a
+// divergence must not be retried or caught). Err then says why.
+func (r *Run) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	r.mu.Lock()
+	r.cancels = append(r.cancels, cancel)
+	err := r.err
+	r.mu.Unlock()
+	if err != nil {
+		cancel(err)
+	}
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// Err returns the first divergence from the journal, or nil.
+func (r *Run) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// fail records the first divergence and cancels every context from
+// Context.
+func (r *Run) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	cancels := r.cancels
+	r.mu.Unlock()
+	for _, c := range cancels {
+		c(err)
+	}
+}
+
+// Close releases the journal (syncing what is pending). It is safe to
+// call more than once.
+func (r *Run) Close() error {
+	if r.lock != nil {
+		r.lock()
+		r.lock = nil
+	}
+	var err error
+	if r.w != nil {
+		err = r.w.close()
+		r.w = nil
+	}
+	return err
+}

@@ -1,0 +1,301 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// WrapCaller returns a Caller that journals every attempt it passes to
+// inner. When resuming, an attempt whose (call id, attempt, arguments
+// digest) matches a completed record is answered from the journal without
+// calling inner; when replaying, every attempt must be answered so, and
+// anything else is a divergence that stops the run.
+func (r *Run) WrapCaller(inner delegation.Caller) delegation.Caller {
+	return &caller{r: r, inner: inner}
+}
+
+type caller struct {
+	r     *Run
+	inner delegation.Caller
+}
+
+func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	args := ValueDigest(req.Args)
+	if v, err, ok := c.r.answerCall(req, args); ok {
+		return v, err
+	}
+	return c.r.liveCall(ctx, c.inner, req, args)
+}
+
+// answerCall answers req from the journal when it can. ok is false when
+// the attempt must run live.
+func (r *Run) answerCall(req *delegation.CallRequest, args string) (v delegation.Value, err error, ok bool) {
+	if r.idx == nil {
+		return nil, nil, false
+	}
+	k := callKey{req.ID, req.Attempt}
+	rec := r.idx.calls[k]
+	var div *DivergenceError
+	switch {
+	case rec == nil && r.mode != Replaying:
+		return nil, nil, false
+	case rec == nil:
+		reason := "the journal holds no such call"
+		if r.idx.started[k] != nil {
+			reason = "the journaled run stopped while this call was running"
+		}
+		div = &DivergenceError{What: "call", ID: req.ID, Attempt: req.Attempt, Pos: req.Pos, Reason: reason}
+	case rec.Args != args:
+		if r.opt.Force && r.mode == Resuming {
+			return nil, nil, false
+		}
+		div = &DivergenceError{What: "call", ID: req.ID, Attempt: req.Attempt, Pos: req.Pos,
+			Reason: fmt.Sprintf("its arguments differ (journal sha256 %.12s..., now %.12s...)", rec.Args, args)}
+	}
+	if div != nil {
+		r.fail(div)
+		return nil, div, true
+	}
+	r.idx.take(k)
+	r.countCall()
+	v, err = r.decodeOutcome(rec)
+	return v, err, true
+}
+
+// decodeOutcome rebuilds an attempt's value or error from its record.
+func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
+	if rec.Kind != "" {
+		if n := rec.Nested; n != nil {
+			return nil, &delegation.Error{Pos: n.Pos, Msg: n.Msg, Kind: n.Kind, Chain: n.Chain}
+		}
+		return nil, &ReplayedError{Msg: rec.Err, Kind: rec.Kind}
+	}
+	v, err := delegation.FromJSON(rec.Result)
+	if err != nil {
+		err = fmt.Errorf("journal %s: call %s: corrupt result: %w", r.Path(), rec.ID, err)
+		r.fail(err)
+		return nil, err
+	}
+	return v, nil
+}
+
+// liveCall runs req on inner with a "start" record before and an "end"
+// record after; the end of a completed attempt is on disk before it
+// returns.
+func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, args string) (delegation.Value, error) {
+	slot := ""
+	if req.Service != nil {
+		slot = req.Service.ServiceName()
+	}
+	pos := req.Pos.String()
+	start := r.opt.Now()
+	r.write(&Record{Type: TypeStart, Time: start.UTC(), ID: req.ID, Pos: pos, Attempt: req.Attempt, Slot: slot, Args: args}, false)
+	v, err := inner.Call(ctx, req)
+	end := r.opt.Now()
+	rec := &Record{Type: TypeEnd, Time: end.UTC(), ID: req.ID, Attempt: req.Attempt, Slot: slot, Args: args,
+		MS: float64(end.Sub(start).Microseconds()) / 1000}
+	r.encodeOutcome(ctx, rec, v, err)
+	if rec.completed() {
+		r.countCall()
+	}
+	if werr := r.write(rec, rec.completed()); werr != nil {
+		return nil, werr
+	}
+	return v, err
+}
+
+// encodeOutcome fills rec with the attempt's value or error.
+func (r *Run) encodeOutcome(ctx context.Context, rec *Record, v delegation.Value, err error) {
+	if err == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = ctx.Err() // answered after its deadline: the evaluator counts a timeout
+	}
+	if err == nil {
+		res, jerr := delegation.ToJSON(v)
+		if jerr == nil {
+			rec.Result = res
+			return
+		}
+		err = fmt.Errorf("result cannot be journaled: %w", jerr)
+	}
+	rec.Err = err.Error()
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		rec.Kind = KindTimeout
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		rec.Kind = KindCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		rec.Kind = KindTimeout
+	default:
+		rec.Kind = KindError
+	}
+	var de *delegation.Error
+	if rec.Kind == KindError && errors.As(err, &de) {
+		rec.Nested = &NestedError{Pos: de.Pos, Msg: de.Msg, Kind: de.Kind, Chain: de.Chain}
+	}
+}
+
+func (r *Run) countCall() {
+	r.mu.Lock()
+	r.calls++
+	r.mu.Unlock()
+}
+
+// write appends rec unless replaying. A failed write stops the run: it
+// could no longer be resumed.
+func (r *Run) write(rec any, durable bool) error {
+	if r.w == nil {
+		return nil
+	}
+	if err := r.w.append(rec, durable); err != nil {
+		r.fail(err)
+		return err
+	}
+	return nil
+}
+
+// WrapJudge returns a Judge that journals every verdict of inner and, when
+// resuming or replaying, answers a judgment whose id and values digest
+// match a journaled one from the journal.
+func (r *Run) WrapJudge(inner delegation.Judge) delegation.Judge {
+	return &judger{r: r, inner: inner, seen: map[string]int{}}
+}
+
+type judger struct {
+	r     *Run
+	inner delegation.Judge
+	seen  map[string]int // occurrences per id, guarded by r.mu
+}
+
+func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation.Verdict, error) {
+	j.r.mu.Lock()
+	j.seen[jg.ID]++
+	n := j.seen[jg.ID]
+	j.r.mu.Unlock()
+	vals := ValueDigest(jg.Values)
+	if v, err, ok := j.answer(jg, n, vals); ok {
+		return v, err
+	}
+	if j.inner == nil {
+		return delegation.Verdict{}, fmt.Errorf("no judge is configured")
+	}
+	start := j.r.opt.Now()
+	v, err := j.inner.Judge(ctx, jg)
+	if ctx.Err() != nil {
+		return v, err // canceled under it: not a verdict
+	}
+	rec := &Record{Type: TypeJudge, Time: j.r.opt.Now().UTC(), ID: jg.ID, N: n, Pos: jg.Pos.String(),
+		Cond: condText(jg), Values: vals}
+	if err != nil {
+		rec.Err, rec.Kind = err.Error(), KindError
+	} else {
+		holds := v.Holds
+		rec.Holds, rec.Reasoning, rec.Asked, rec.Model, rec.Rule = &holds, v.Reasoning, v.Asked, v.Model, v.Rule
+		rec.TokensIn, rec.TokensOut = v.TokensIn, v.TokensOut
+	}
+	rec.MS = float64(time.Since(start).Microseconds()) / 1000
+	if werr := j.r.write(rec, true); werr != nil {
+		return delegation.Verdict{}, werr
+	}
+	return v, err
+}
+
+func (j *judger) answer(jg *delegation.Judgment, n int, vals string) (delegation.Verdict, error, bool) {
+	r := j.r
+	if r.idx == nil {
+		return delegation.Verdict{}, nil, false
+	}
+	rec := r.idx.judges[judgeKey{jg.ID, n}]
+	var div *DivergenceError
+	switch {
+	case rec == nil && r.mode != Replaying:
+		return delegation.Verdict{}, nil, false
+	case rec == nil:
+		div = &DivergenceError{What: "condition", ID: jg.ID, Pos: jg.Pos, Reason: "the journal holds no such judgment"}
+	case rec.Values != vals:
+		if r.opt.Force && r.mode == Resuming {
+			return delegation.Verdict{}, nil, false
+		}
+		div = &DivergenceError{What: "condition", ID: jg.ID, Pos: jg.Pos,
+			Reason: fmt.Sprintf("the values it mentions differ (journal sha256 %.12s..., now %.12s...)", rec.Values, vals)}
+	}
+	if div != nil {
+		r.fail(div)
+		return delegation.Verdict{}, div, true
+	}
+	if rec.Kind != "" {
+		return delegation.Verdict{}, &ReplayedError{Msg: rec.Err, Kind: rec.Kind}, true
+	}
+	v := delegation.Verdict{Holds: rec.Holds != nil && *rec.Holds, Reasoning: rec.Reasoning, Cached: true,
+		Model: rec.Model, Rule: rec.Rule, TokensIn: rec.TokensIn, TokensOut: rec.TokensOut}
+	return v, nil, true
+}
+
+func condText(jg *delegation.Judgment) string {
+	if jg.Cond == nil {
+		return ""
+	}
+	return jg.Cond.Text
+}
+
+// WrapRuntime returns a Runtime that journals the winner of each
+// `parallel first` loop and, when resuming or replaying, re-runs only the
+// journaled winner. Backoff sleeps are skipped while replaying, and while
+// resuming as long as journaled attempts remain to be answered.
+func (r *Run) WrapRuntime(inner delegation.Runtime) delegation.Runtime {
+	if inner == nil {
+		inner = delegation.DefaultRuntime()
+	}
+	return &runtime{r: r, Runtime: inner}
+}
+
+type runtime struct {
+	r *Run
+	delegation.Runtime
+}
+
+func (rt *runtime) First(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
+	r := rt.r
+	if r.idx != nil {
+		if w, ok := r.idx.firsts[id]; ok && w >= 0 && w < n {
+			won, err := fn(ctx, w)
+			switch {
+			case err != nil:
+				return -1, err
+			case won:
+				return w, nil
+			case r.mode == Replaying:
+				div := &DivergenceError{What: "parallel first", ID: id, Reason: fmt.Sprintf("the journaled winner, iteration %d, did not win", w+1)}
+				r.fail(div)
+				return -1, div
+			}
+		}
+	}
+	w, err := rt.Runtime.First(ctx, id, n, limit, fn)
+	if err == nil && ctx.Err() == nil {
+		win := w
+		if werr := r.write(&Record{Type: TypeFirst, Time: r.opt.Now().UTC(), ID: id, Winner: &win}, true); werr != nil {
+			return -1, werr
+		}
+	}
+	return w, err
+}
+
+func (rt *runtime) Sleep(ctx context.Context, d time.Duration) error {
+	r := rt.r
+	if r.mode == Replaying || (r.mode == Resuming && r.idx.remaining() > 0) {
+		return ctx.Err()
+	}
+	return rt.Runtime.Sleep(ctx, d)
+}
+
+// WithTimeout keeps the inner runtime's deadline policy.
+func (rt *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if dl, ok := rt.Runtime.(delegation.Deadliner); ok {
+		return dl.WithTimeout(ctx, d)
+	}
+	return context.WithTimeout(ctx, d)
+}
