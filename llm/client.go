@@ -1,0 +1,244 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Client talks to an OpenAI-compatible Chat Completions server. It is safe
+// for concurrent use and counts its usage in a Meter.
+type Client struct {
+	cfg   Config
+	oc    *openai.Client
+	meter *Meter
+	// Set once a server has rejected a parameter, so later requests leave
+	// it out instead of failing first.
+	noSchema      atomic.Bool
+	noTemperature atomic.Bool
+}
+
+// NewClient returns a client for cfg, or an error when cfg cannot work
+// (no model, a bad base URL). base is the HTTP transport under the retry
+// layer; nil means a clone of http.DefaultTransport.
+func NewClient(cfg Config, base http.RoundTripper) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	c := &Client{cfg: cfg, meter: &Meter{}}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.baseURL()
+	oc.HTTPClient = &http.Client{Transport: &transport{base: base, cfg: cfg, meter: c.meter}}
+	c.oc = openai.NewClientWithConfig(oc)
+	return c, nil
+}
+
+// Model is the configured model name.
+func (c *Client) Model() string { return c.cfg.Model }
+
+// Meter is the client's usage accumulator.
+func (c *Client) Meter() *Meter { return c.meter }
+
+// Usage is a snapshot of the client's usage so far.
+func (c *Client) Usage() Usage { return c.meter.Snapshot() }
+
+// Redact removes the client's API key from s.
+func (c *Client) Redact(s string) string { return c.cfg.redact(s) }
+
+// Message is one chat turn: Role is "user" or "assistant".
+type Message struct {
+	Role    string
+	Content string
+}
+
+// Schema asks for a structured reply: Name names it, JSON is a JSON Schema.
+type Schema struct {
+	Name string
+	JSON json.RawMessage
+}
+
+// ChatRequest is one question to the model.
+type ChatRequest struct {
+	Model    string // "" means the client's model
+	System   string
+	Messages []Message
+	Schema   *Schema // nil: a free-text reply
+}
+
+// ChatReply is the model's answer.
+type ChatReply struct {
+	Content   string
+	Model     string
+	TokensIn  int
+	TokensOut int
+	Attempts  int // HTTP attempts of the last request
+	// Structured is true when the server honoured the Schema; false after
+	// a fallback to plain JSON instructions (parse the reply tolerantly).
+	Structured bool
+}
+
+// Chat asks the model once (with the transport's retries). A server that
+// rejects response_format gets the schema as instructions instead; one
+// that rejects temperature gets requests without it.
+func (c *Client) Chat(ctx context.Context, r ChatRequest) (ChatReply, error) {
+	for tries := 0; ; tries++ {
+		useSchema := r.Schema != nil && !c.noSchema.Load()
+		reply, err := c.send(ctx, r, useSchema)
+		if err == nil || tries >= 2 {
+			return reply, err
+		}
+		switch {
+		case useSchema && rejects(err, "response_format", "json_schema", "structured output"):
+			c.noSchema.Store(true)
+		case !c.noTemperature.Load() && rejects(err, "temperature"):
+			c.noTemperature.Store(true)
+		default:
+			return reply, err
+		}
+	}
+}
+
+func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool) (ChatReply, error) {
+	model := r.Model
+	if model == "" {
+		model = c.cfg.Model
+	}
+	req := openai.ChatCompletionRequest{Model: model, Messages: c.messages(r, useSchema)}
+	if useSchema {
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name: r.Schema.Name, Schema: r.Schema.JSON, Strict: true,
+			},
+		}
+	}
+	ci := &callInfo{}
+	if !c.noTemperature.Load() {
+		t := c.cfg.Temperature
+		ci.temperature = &t
+		req.Temperature = float32(t) // omitted by go-openai when 0; the transport puts it back
+	}
+	resp, err := c.oc.CreateChatCompletion(withCallInfo(ctx, ci), req)
+	if err != nil {
+		return ChatReply{Attempts: ci.attempts}, c.describe(ctx, err, ci, model)
+	}
+	c.meter.addCall(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+	if len(resp.Choices) == 0 {
+		return ChatReply{Attempts: ci.attempts}, &Error{Message: "the model server's reply has no choices", Attempts: ci.attempts}
+	}
+	return ChatReply{
+		Content:    resp.Choices[0].Message.Content,
+		Model:      firstNonEmpty(resp.Model, model),
+		TokensIn:   resp.Usage.PromptTokens,
+		TokensOut:  resp.Usage.CompletionTokens,
+		Attempts:   ci.attempts,
+		Structured: useSchema,
+	}, nil
+}
+
+func (c *Client) messages(r ChatRequest, useSchema bool) []openai.ChatCompletionMessage {
+	system := r.System
+	if r.Schema != nil && !useSchema {
+		system += "\n\nReply with only one JSON object, no prose and no code fence, matching this JSON Schema:\n" +
+			string(r.Schema.JSON)
+	}
+	var out []openai.ChatCompletionMessage
+	if strings.TrimSpace(system) != "" {
+		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+	}
+	for _, m := range r.Messages {
+		role := m.Role
+		if role == "" {
+			role = openai.ChatMessageRoleUser
+		}
+		out = append(out, openai.ChatCompletionMessage{Role: role, Content: m.Content})
+	}
+	return out
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// rejects reports whether err is a 400 whose message mentions one of words.
+func rejects(err error, words ...string) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Status != http.StatusBadRequest {
+		return false
+	}
+	msg := strings.ToLower(e.Detail)
+	for _, w := range words {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Error is a failed model request, with a message that says what to fix.
+// It never contains the API key.
+type Error struct {
+	Status   int // HTTP status of the last attempt; 0 when none came
+	Attempts int
+	Message  string // what happened and what to fix
+	Detail   string // the server's own message, if any (redacted)
+	cause    error
+}
+
+func (e *Error) Error() string {
+	if e.Detail != "" && !strings.Contains(e.Message, e.Detail) {
+		return e.Message + ": " + e.Detail
+	}
+	return e.Message
+}
+
+// Unwrap gives the underlying context error, if that was the cause.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Retryable reports whether a later call might succeed (the transport has
+// already retried; a slot's own `retries` may try again).
+func (e *Error) Retryable() bool {
+	switch e.Status {
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+		return false
+	}
+	return true
+}
+
+// describe turns a go-openai error into an *Error saying what to fix.
+func (c *Client) describe(ctx context.Context, err error, ci *callInfo, model string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	e := &Error{Status: ci.lastStatus, Attempts: ci.attempts}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		e.cause = err
+	}
+	var api *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &api):
+		e.Status, e.Detail = api.HTTPStatusCode, api.Message
+	case errors.As(err, &reqErr):
+		e.Status, e.Detail = reqErr.HTTPStatusCode, excerpt(string(reqErr.Body), 200)
+	default:
+		e.Detail = err.Error()
+	}
+	e.Detail = c.cfg.redact(e.Detail)
+	e.Message = c.cfg.redact(c.explain(e, err, ci, model))
+	return e
+}

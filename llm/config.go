@@ -1,0 +1,158 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultBaseURL is the OpenAI API; OPENAI_BASE_URL points elsewhere
+// (Ollama, vLLM, llama.cpp's server, OpenRouter...).
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Config configures a Client. The zero value of every field but Model has
+// a working default.
+type Config struct {
+	// APIKey is sent as a bearer token. It never appears in an error, a
+	// trace or any output: Redact removes it.
+	APIKey  string
+	BaseURL string // "" means DefaultBaseURL
+	Model   string // required to ask anything
+	// Timeout bounds one HTTP attempt, reading the reply included
+	// (0 means 2 minutes).
+	Timeout time.Duration
+	// MaxRetries is the number of extra attempts after a retryable failure
+	// (408, 409, 429, 5xx, a connection error, a timed-out attempt, a
+	// malformed reply). 0 means 3; negative means none.
+	MaxRetries int
+	// Backoff is the delay before the first retry, doubled for each next
+	// one with full jitter, and capped by MaxBackoff (0: 500ms and 20s). A
+	// Retry-After or retry-after-ms header wins when longer.
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+	// MaxRetryAfter is the longest Retry-After honoured; a server asking
+	// for more ends the call with its error (0 means 60s).
+	MaxRetryAfter time.Duration
+	// Temperature for every request (default 0). It is always sent, also
+	// when 0.
+	Temperature float64
+	// Sleep waits between attempts; nil uses a timer. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// ConfigFromEnv reads OPENAI_API_KEY, OPENAI_BASE_URL, PROSE_MODEL and
+// PROSE_MODEL_TIMEOUT (a Go duration or seconds) through getenv. Flags
+// such as --model and --base-url override the fields afterwards.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		APIKey:  strings.TrimSpace(getenv("OPENAI_API_KEY")),
+		BaseURL: strings.TrimSpace(getenv("OPENAI_BASE_URL")),
+		Model:   strings.TrimSpace(getenv("PROSE_MODEL")),
+	}
+	if t := strings.TrimSpace(getenv("PROSE_MODEL_TIMEOUT")); t != "" {
+		d, err := parseDuration(t)
+		if err != nil {
+			return c, fmt.Errorf("PROSE_MODEL_TIMEOUT=%q: want a duration such as 90s", t)
+		}
+		c.Timeout = d
+	}
+	return c, nil
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n > 0 {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err == nil && d <= 0 {
+		err = errors.New("not positive")
+	}
+	return d, err
+}
+
+// Configured reports whether a model is set: without one no model can be
+// asked.
+func (c Config) Configured() bool { return c.Model != "" }
+
+// Validate checks the configuration before any request.
+func (c Config) Validate() error {
+	if c.Model == "" {
+		return errors.New("no model configured: set --model or PROSE_MODEL (with OPENAI_API_KEY, and OPENAI_BASE_URL for a local or other provider)")
+	}
+	u, err := url.Parse(c.baseURL())
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("base URL %q is not an http(s) URL: set --base-url or OPENAI_BASE_URL, e.g. http://localhost:11434/v1",
+			c.redact(c.BaseURL))
+	}
+	return nil
+}
+
+func (c Config) baseURL() string {
+	if c.BaseURL == "" {
+		return DefaultBaseURL
+	}
+	return strings.TrimRight(c.BaseURL, "/")
+}
+
+// displayURL is the base URL without any user information.
+func (c Config) displayURL() string {
+	u, err := url.Parse(c.baseURL())
+	if err != nil {
+		return c.redact(c.baseURL())
+	}
+	u.User = nil
+	return c.redact(u.String())
+}
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = 2 * time.Minute
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 3
+	} else if c.MaxRetries < 0 {
+		c.MaxRetries = 0
+	}
+	if c.Backoff <= 0 {
+		c.Backoff = 500 * time.Millisecond
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 20 * time.Second
+	}
+	if c.MaxRetryAfter <= 0 {
+		c.MaxRetryAfter = time.Minute
+	}
+	if c.Sleep == nil {
+		c.Sleep = sleep
+	}
+	return c
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// redact removes the API key (and any URL password) from s.
+func (c Config) redact(s string) string {
+	return Redact(s, c.APIKey)
+}
+
+// Redact replaces every occurrence of secret in s by "[redacted]". Keys
+// shorter than 4 bytes are left alone (they would match ordinary text).
+func Redact(s, secret string) string {
+	if len(secret) < 4 {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, "[redacted]")
+}

@@ -1,0 +1,229 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxReplyBytes caps a reply body read by the transport.
+const maxReplyBytes = 32 << 20
+
+// callInfo travels on a request's context from Client.chat to the
+// transport and back.
+type callInfo struct {
+	temperature *float64 // set "temperature" in the body when absent
+	attempts    int      // HTTP attempts made
+	lastStatus  int      // status of the last attempt (0: no response)
+	retryAfter  time.Duration
+}
+
+type callInfoKey struct{}
+
+func withCallInfo(ctx context.Context, ci *callInfo) context.Context {
+	return context.WithValue(ctx, callInfoKey{}, ci)
+}
+
+func callInfoFrom(ctx context.Context) *callInfo {
+	ci, _ := ctx.Value(callInfoKey{}).(*callInfo)
+	if ci == nil {
+		ci = &callInfo{}
+	}
+	return ci
+}
+
+// transport wraps an http.RoundTripper with per-attempt timeouts, retries
+// with backoff that honour Retry-After (go-openai does not expose response
+// headers on errors), and the temperature fix-up: go-openai omits a zero
+// temperature, so the body gets it back here.
+type transport struct {
+	base  http.RoundTripper
+	cfg   Config // with defaults
+	meter *Meter
+}
+
+// attemptTimeout is the error of an attempt that ran out of time.
+type attemptTimeout struct{ after time.Duration }
+
+func (e *attemptTimeout) Error() string   { return fmt.Sprintf("no reply within %s", e.after) }
+func (e *attemptTimeout) Timeout() bool   { return true }
+func (e *attemptTimeout) Temporary() bool { return true }
+
+// malformedReply is a 2xx reply whose body is not JSON.
+type malformedReply struct {
+	status int
+	body   []byte
+}
+
+func (e *malformedReply) Error() string {
+	return fmt.Sprintf("malformed reply (status %d, %d bytes, not JSON): %s", e.status, len(e.body), excerpt(string(e.body), 120))
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ci := callInfoFrom(req.Context())
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	if ci.temperature != nil {
+		body = setTemperature(body, *ci.temperature)
+	}
+	var resp *http.Response
+	for attempt := 0; ; attempt++ {
+		ci.attempts = attempt + 1
+		var retryAfter time.Duration
+		resp, retryAfter, err = t.attempt(req, body)
+		if err != nil && req.Context().Err() != nil {
+			return nil, req.Context().Err()
+		}
+		ci.lastStatus, ci.retryAfter = 0, retryAfter
+		if resp != nil {
+			ci.lastStatus = resp.StatusCode
+		}
+		if !retryable(resp, err) || attempt >= t.cfg.MaxRetries || retryAfter > t.cfg.MaxRetryAfter {
+			return finish(resp, err)
+		}
+		t.meter.retries.Add(1)
+		if err := t.cfg.Sleep(req.Context(), t.delay(attempt, retryAfter)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// finish turns the last attempt's outcome into RoundTrip's result: a
+// malformed 2xx reply is handed on as is (the decoder reports it), errors
+// pass through.
+func finish(resp *http.Response, err error) (*http.Response, error) {
+	var mal *malformedReply
+	if errors.As(err, &mal) && resp != nil {
+		return resp, nil
+	}
+	return resp, err
+}
+
+// attempt makes one HTTP attempt with its own timeout and reads the whole
+// reply, so a timeout while reading is retried like any other.
+func (t *transport) attempt(req *http.Request, body []byte) (*http.Response, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.cfg.Timeout)
+	defer cancel()
+	r := req.Clone(ctx)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return nil, 0, t.attemptError(ctx, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
+	resp.Body.Close()
+	if err != nil {
+		return nil, 0, t.attemptError(ctx, err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	resp.ContentLength = int64(len(data))
+	wait := retryAfter(resp.Header, time.Now())
+	if resp.StatusCode/100 == 2 && !json.Valid(data) {
+		return resp, wait, &malformedReply{status: resp.StatusCode, body: data}
+	}
+	return resp, wait, nil
+}
+
+func (t *transport) attemptError(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &attemptTimeout{after: t.cfg.Timeout}
+	}
+	return err
+}
+
+// retryable reports whether an attempt's outcome is worth another try.
+func retryable(resp *http.Response, err error) bool {
+	if err != nil {
+		return true // connection errors, timeouts, malformed replies
+	}
+	switch s := resp.StatusCode; {
+	case s == http.StatusRequestTimeout, s == http.StatusConflict, s == http.StatusTooManyRequests:
+		return true
+	case s >= 500:
+		return true
+	}
+	return false
+}
+
+// delay is the wait before retry number attempt+1: exponential backoff
+// with jitter in [d/2, d], or the server's Retry-After when longer.
+func (t *transport) delay(attempt int, retryAfter time.Duration) time.Duration {
+	d := t.cfg.Backoff
+	for i := 0; i < attempt && d < t.cfg.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, t.cfg.MaxBackoff)
+	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return max(d, retryAfter)
+}
+
+// retryAfter reads retry-after-ms or Retry-After (seconds or an HTTP
+// date); 0 when absent.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if ms := h.Get("Retry-After-Ms"); ms != "" {
+		if n, err := strconv.ParseFloat(ms, 64); err == nil && n > 0 {
+			return time.Duration(n * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 {
+		return time.Duration(n * float64(time.Second))
+	}
+	if when, err := http.ParseTime(v); err == nil && when.After(now) {
+		return when.Sub(now)
+	}
+	return 0
+}
+
+func readBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	return io.ReadAll(req.Body)
+}
+
+// setTemperature adds "temperature": t to a JSON object body that lacks
+// the key (go-openai drops a zero temperature through omitempty).
+func setTemperature(body []byte, t float64) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	if _, ok := m["temperature"]; ok {
+		return body
+	}
+	i := bytes.IndexByte(body, '{')
+	field := []byte(`"temperature":` + strconv.FormatFloat(t, 'g', -1, 64))
+	if len(m) > 0 {
+		field = append(field, ',')
+	}
+	out := make([]byte, 0, len(body)+len(field))
+	out = append(out, body[:i+1]...)
+	out = append(out, field...)
+	return append(out, body[i+1:]...)
+}
+
+// excerpt shortens s to about n bytes for a message.
+func excerpt(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
