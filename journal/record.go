@@ -193,7 +193,7 @@ func Read(r io.Reader) (*Log, error) {
 			return nil, err
 		}
 		if perr := l.parseLine(lineNo, line); perr != nil {
-			if _, peek := br.Peek(1); peek == io.EOF {
+			if _, peek := br.Peek(1); peek == io.EOF && !json.Valid(bytes.TrimRight(line, "\n")) {
 				l.Torn = true // a garbled last line: the write was cut short
 				break
 			}

@@ -1,0 +1,39 @@
+package journal
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRedactor(t *testing.T) {
+	r := NewRedactor([]string{"OPENAI_API_KEY=abcdefgh12345678", "HOME=/home/u", "SHORT_TOKEN=abc"})
+	cases := []struct {
+		in      string
+		out     string
+		changed bool
+	}{
+		{"exec:./svc.sh --fast", "exec:./svc.sh --fast", false},
+		{"exec:API_TOKEN=hunter22 ./svc.sh", "exec:API_TOKEN=[redacted] ./svc.sh", true},
+		{"exec:MODE=fast ./svc.sh", "exec:MODE=fast ./svc.sh", false},
+		{"llm:gpt-4o", "llm:gpt-4o", false},
+		{"exec:curl -H 'Authorization: Bearer abcdef123456789' x", "exec:curl -H 'Authorization: [redacted]' x", true},
+		{"key sk-proj-ABCDEFGHIJKLMNOPQRSTUV", "key [redacted]", true},
+		{"exec:./svc abcdefgh12345678", "exec:./svc [redacted]", true},
+		{"/home/u/abc", "/home/u/abc", false},
+	}
+	for _, c := range cases {
+		got, changed := r.Text(c.in)
+		if got != c.out || changed != c.changed {
+			t.Errorf("Text(%q) = %q, %v; want %q, %v", c.in, got, changed, c.out, c.changed)
+		}
+	}
+	if kv := r.KV("api_key", "x"); !kv.Redacted || kv.Value != Redacted {
+		t.Errorf("KV(api_key) = %+v", kv)
+	}
+	if kv := r.KV("task_brief", "write a poem"); kv.Redacted || kv.Value != "write a poem" {
+		t.Errorf("KV(task_brief) = %+v", kv)
+	}
+	if kv := r.KV("notes", "use ghp_abcdefghijklmnopqrstuvwxyz0123"); !kv.Redacted || strings.Contains(kv.Value, "ghp_") {
+		t.Errorf("KV with a token inside = %+v", kv)
+	}
+}
