@@ -64,8 +64,26 @@ func (p *parser) parseCond(what string, end int) Expr {
 	if x := p.tryExpr(end); x != nil {
 		return x
 	}
+	if looksLikeExpr(p.toks[start:end]) {
+		// Report the expression's own error, precisely.
+		x := p.parseExpr()
+		p.errorf(p.tok().pos, "syntax/expected", "unexpected %s in the %s condition", describe(p.tok()), what)
+		return x
+	}
 	p.p = end
 	return p.natural(p.toks[start:end])
+}
+
+// looksLikeExpr reports whether condition tokens hold operators that
+// natural language does not use, so a failed parse is a broken expression.
+func looksLikeExpr(toks []token) bool {
+	for _, t := range toks {
+		switch t.kind {
+		case EQ, NE, LT, LE, GT, GE, ASSIGN, PLUS, LBRACK, LBRACE:
+			return true
+		}
+	}
+	return false
 }
 
 // tryExpr parses an expression speculatively; it succeeds only when the

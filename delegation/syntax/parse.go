@@ -159,6 +159,13 @@ func truncate(s string, n int) string {
 
 // errorf records a syntax error and unwinds the current statement.
 func (p *parser) errorf(pos diag.Pos, code, format string, args ...any) {
+	p.report(pos, code, format, args...)
+	panic(bailout{})
+}
+
+// report records a syntax error without unwinding (the statement's
+// structure is intact); the parse stops after maxErrors.
+func (p *parser) report(pos diag.Pos, code, format string, args ...any) {
 	if p.spec {
 		panic(bailout{})
 	}
@@ -167,7 +174,6 @@ func (p *parser) errorf(pos diag.Pos, code, format string, args ...any) {
 		p.errs.Errorf(p.file, pos, "syntax/too-many-errors", "too many syntax errors; stopping here")
 		panic(stop{})
 	}
-	panic(bailout{})
 }
 
 // enter increments the nesting depth; beyond maxDepth the parse stops.

@@ -111,7 +111,10 @@ func (p *parser) parseSum() Expr {
 //
 //	unary = '-' unary | postfix .
 func (p *parser) parseUnary() Expr {
-	if p.tok().kind == MINUS {
+	if t := p.tok(); t.kind == MINUS {
+		if n := p.peek(1); (n.kind == INT || n.kind == FLOAT) && n.pos == t.end {
+			return p.negativeNumber()
+		}
 		op := p.advance()
 		p.enter(op.pos)
 		x := p.parseUnary()
@@ -119,6 +122,15 @@ func (p *parser) parseUnary() Expr {
 		return &UnaryExpr{OpPos: op.pos, Op: MINUS, X: x}
 	}
 	return p.parsePostfix()
+}
+
+// negativeNumber folds '-' and the number right after it into one literal.
+func (p *parser) negativeNumber() Expr {
+	minus := p.advance()
+	n := p.parsePrimary().(*NumberLit)
+	n.ValuePos, n.Raw = minus.pos, "-"+n.Raw
+	n.Int, n.Float = -n.Int, -n.Float
+	return n
 }
 
 // parsePostfix parses member access and indexing.

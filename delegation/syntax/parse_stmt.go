@@ -123,7 +123,9 @@ func (p *parser) parseIf(elif bool) Stmt {
 	s.Then = p.parseBlock(what)
 	switch {
 	case p.isWord("elif") && p.peek(1).kind != ASSIGN:
+		p.enter(p.tok().pos)
 		s.Else = []Stmt{p.parseIf(true)}
+		p.leave()
 	case p.isWord("else") && p.peek(1).kind != ASSIGN:
 		s.ElsePos = p.advance().pos
 		s.Else = p.parseBlock("else")
@@ -184,8 +186,7 @@ func (p *parser) parseTry() Stmt {
 		s.Finally = p.parseBlock("finally")
 	}
 	if s.CatchPos == diag.NoPos && s.FinallyPos == diag.NoPos {
-		t := p.tok()
-		p.errorf(t.pos, "syntax/try-without-catch", "'try' needs a 'catch:' or 'finally:' block after it, at the same indentation")
+		p.report(kw.pos, "syntax/try-without-catch", "'try' needs a 'catch:' or 'finally:' block after it, at the same indentation")
 	}
 	return s
 }
