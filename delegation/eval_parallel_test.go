@@ -1,0 +1,214 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// sleeper answers its "v" argument after "ms" milliseconds, or stops
+// when ctx is done.
+func sleeper(ctx context.Context, req *CallRequest) (Value, error) {
+	ms, _ := req.Args.Get("ms")
+	v, _ := req.Args.Get("v")
+	select {
+	case <-time.After(time.Duration(ms.(int64)) * time.Millisecond):
+		return v, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func TestParallelKeepsInputOrder(t *testing.T) {
+	c := newCaller().on("s", sleeper)
+	got := mustRun(t, `
+let out = parallel for ms, i in [30, 1, 15, 5]:
+  call s
+    ms: ms
+    v: i
+return out
+`, map[string]Value{"s": svc("s")}, &Host{Caller: c})
+	if got != "[0,1,2,3]" {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestParallelErrorCancelsSiblings(t *testing.T) {
+	var canceled atomic.Int64
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		if v, _ := req.Args.Get("v"); v == int64(2) {
+			return nil, errors.New("broken")
+		}
+		<-ctx.Done()
+		canceled.Add(1)
+		return nil, ctx.Err()
+	})
+	e := runErr(t, `
+let out = parallel repeat 4 as k:
+  call s
+    v: k
+`, map[string]Value{"s": svc("s")}, &Host{Caller: c})
+	wantErr(t, e, "test.md:3:3: call 's' failed after 1 attempt: broken")
+	if e.Kind != KindCall {
+		t.Errorf("kind %s", e.Kind)
+	}
+	// Every sibling that started saw the cancellation (the rest never ran).
+	if n := canceled.Load(); n != c.calls.Load()-1 {
+		t.Errorf("%d of %d siblings saw the cancellation", n, c.calls.Load()-1)
+	}
+}
+
+func TestMaxParallelBoundsConcurrency(t *testing.T) {
+	var cur, peak atomic.Int64
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		n := cur.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+		cur.Add(-1)
+		return nil, nil
+	})
+	for _, limit := range []int{0, 3} {
+		peak.Store(0)
+		mustRun(t, "parallel repeat 20:\n  call s\n", map[string]Value{"s": svc("s")}, &Host{Caller: c, MaxParallel: limit})
+		want := int64(limit)
+		if limit == 0 {
+			want = 8
+		}
+		if p := peak.Load(); p > want || p < 2 {
+			t.Errorf("limit %d: peak concurrency %d", limit, p)
+		}
+	}
+}
+
+func TestParallelFirstTakesTheWinner(t *testing.T) {
+	var sawCancel, entered atomic.Int64
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		if v, _ := req.Args.Get("v"); v == "fast" {
+			// Win only once both others are blocked in their calls.
+			for deadline := time.Now().Add(5 * time.Second); entered.Load() < 2 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+			return "fast result", nil
+		}
+		entered.Add(1)
+		<-ctx.Done() // blocks until the winner cancels it
+		sawCancel.Add(1)
+		return nil, ctx.Err()
+	})
+	g := map[string]Value{"s": svc("s"), "cands": jv(t, `["slow1", "fast", "slow2"]`)}
+	got := mustRun(t, `
+let winner = parallel first for cand in cands:
+  let r = call s
+    v: cand
+  return { cand: cand, r: r }
+return winner
+`, g, &Host{Caller: c})
+	if got != `{"cand":"fast","r":"fast result"}` {
+		t.Errorf("got %s", got)
+	}
+	if n := sawCancel.Load(); n != 2 {
+		t.Errorf("%d losers saw ctx.Done, want 2", n)
+	}
+}
+
+func TestParallelFirstWithoutWinnerIsNull(t *testing.T) {
+	got := mustRun(t, `
+let w = parallel first repeat 3 as k:
+  if k > 5:
+    return k
+  let nothing = k
+let stmt = []
+parallel first for x in [1, 2]:
+  return x
+return [w, stmt]
+`, nil, nil)
+	if got != "[null,[]]" {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestParallelFirstAcceptsOnlyReturningIterations(t *testing.T) {
+	// Errors caught inside an iteration do not win; the first acceptable
+	// result does.
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		v, _ := req.Args.Get("v")
+		if v == int64(1) {
+			return nil, errors.New("no")
+		}
+		time.Sleep(10 * time.Millisecond)
+		return v, nil
+	})
+	got := mustRun(t, `
+let w = parallel first for v in [1, 2]:
+  try:
+    return call s
+      v: v
+  catch:
+    continue
+return w
+`, map[string]Value{"s": svc("s")}, &Host{Caller: c})
+	if got != "2" {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestFanOutWallTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sleeps 1 s")
+	}
+	c := newCaller().on("s", sleeper)
+	start := time.Now()
+	got := mustRun(t, "return parallel repeat 8 as k:\n  call s\n    ms: 1000\n    v: k\n", map[string]Value{"s": svc("s")}, &Host{Caller: c})
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("8 parallel 1 s services took %v", d)
+	}
+	if got != "[1,2,3,4,5,6,7,8]" {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestDefaultRuntime(t *testing.T) {
+	rt := DefaultRuntime()
+	if a, b := rt.Jitter("L3#1"), rt.Jitter("L3#1"); a != b || a < 0 || a >= 1 {
+		t.Errorf("jitter %v %v", a, b)
+	}
+	if rt.Jitter("L3#1") == rt.Jitter("L3#2") {
+		t.Error("jitter does not depend on the id")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := rt.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("sleep on a canceled ctx: %v", err)
+	}
+	// A canceled caller: All reports it even when no iteration failed.
+	err := rt.All(ctx, 3, 2, func(context.Context, int) error { return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("All on canceled ctx: %v", err)
+	}
+	// A panic in an iteration becomes an error.
+	err = rt.All(context.Background(), 2, 2, func(_ context.Context, i int) error {
+		if i == 1 {
+			panic("bad")
+		}
+		return nil
+	})
+	wantErr(t, err, "panic in parallel iteration 2: bad")
+	w, err := rt.First(context.Background(), "L1", 5, 1, func(_ context.Context, i int) (bool, error) { return i == 2, nil })
+	if w != 2 || err != nil {
+		t.Errorf("First: %d, %v", w, err)
+	}
+	w, err = rt.First(context.Background(), "L1", 3, 3, func(_ context.Context, i int) (bool, error) {
+		return false, fmt.Errorf("e%d", i)
+	})
+	if w != -1 || err == nil {
+		t.Errorf("First with errors: %d, %v", w, err)
+	}
+}
