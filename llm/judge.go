@@ -1,0 +1,241 @@
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/judge"
+)
+
+// JudgeOptions configures a ModelJudge.
+type JudgeOptions struct {
+	// Pattern is the pattern's name; Invariants its invariants (free text),
+	// both given to the model as context.
+	Pattern    string
+	Invariants []string
+	// Model overrides the client's model ("" keeps it).
+	Model string
+	// MaxValueBytes caps the JSON of each value shown to the model; longer
+	// values are cut and marked as truncated (0 means 8 KiB).
+	MaxValueBytes int
+	// Asks is how many times one judgment is asked when the reply cannot
+	// be read as a verdict (0 means 2).
+	Asks int
+}
+
+// VerdictSchema is the JSON Schema of a judge's reply.
+var VerdictSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"reasoning":{"type":"string","description":"one or two sentences: why the condition holds or not"},` +
+	`"holds":{"type":"boolean","description":"true when the condition holds"}},` +
+	`"required":["reasoning","holds"],"additionalProperties":false}`)
+
+// ModelJudge is a delegation.Judge that asks a model (the last step of the
+// judging order, after package judge's deterministic rules). Verdicts are
+// cached for the judge's lifetime (one run) by model, condition text and
+// values; concurrent identical judgments ask once.
+//
+// A reply that is not a readable verdict is asked again (Asks times in
+// all). Still unreadable, a fail-closed judgment gets judge.ClosedAnswer
+// (the answer that does not proceed) with Reasoning saying so, when the
+// condition's form tells which that is; otherwise it is an error naming
+// the condition. Transport errors (no server, a bad key) are always
+// errors: the step does not proceed either way.
+type ModelJudge struct {
+	client *Client
+	opts   JudgeOptions
+	mu     sync.Mutex
+	cache  map[string]*flight
+}
+
+type flight struct {
+	done chan struct{}
+	v    delegation.Verdict
+	err  error
+}
+
+// NewModelJudge returns a judge asking c's model.
+func NewModelJudge(c *Client, opts JudgeOptions) *ModelJudge {
+	if opts.MaxValueBytes <= 0 {
+		opts.MaxValueBytes = 8 << 10
+	}
+	if opts.Asks <= 0 {
+		opts.Asks = 2
+	}
+	if opts.Model == "" {
+		opts.Model = c.Model()
+	}
+	return &ModelJudge{client: c, opts: opts, cache: map[string]*flight{}}
+}
+
+// Judge implements delegation.Judge.
+func (m *ModelJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	if j == nil || j.Cond == nil {
+		return delegation.Verdict{}, errors.New("judge: no condition")
+	}
+	key := m.opts.Model + "\x00" + j.Cond.Text + "\x00" + ValuesDigest(j.Values)
+	for {
+		m.mu.Lock()
+		f, hit := m.cache[key]
+		if !hit {
+			f = &flight{done: make(chan struct{})}
+			m.cache[key] = f
+		}
+		m.mu.Unlock()
+		if !hit {
+			return m.lead(ctx, key, f, j)
+		}
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return delegation.Verdict{}, ctx.Err()
+		}
+		if f.err == nil {
+			m.client.meter.cached.Add(1)
+			v := f.v
+			v.Asked, v.Cached, v.TokensIn, v.TokensOut = false, true, 0, 0
+			return v, nil
+		}
+		// The leader failed and its entry is gone: ask anew, unless the
+		// failure is ours to report.
+		if ctx.Err() != nil {
+			return delegation.Verdict{}, ctx.Err()
+		}
+		if !isContextError(f.err) {
+			return delegation.Verdict{}, f.err
+		}
+	}
+}
+
+// lead asks the model for a judgment others may be waiting on.
+func (m *ModelJudge) lead(ctx context.Context, key string, f *flight, j *delegation.Judgment) (delegation.Verdict, error) {
+	f.v, f.err = m.ask(ctx, j)
+	if f.err != nil {
+		m.mu.Lock()
+		delete(m.cache, key)
+		m.mu.Unlock()
+	}
+	close(f.done)
+	return f.v, f.err
+}
+
+func isContextError(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// ask puts the judgment to the model, asking again when the reply is not
+// a readable verdict.
+func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	m.client.meter.judged.Add(1)
+	req := ChatRequest{
+		Model:    m.opts.Model,
+		System:   m.systemPrompt(j),
+		Messages: []Message{{Role: "user", Content: m.userPrompt(j)}},
+		Schema:   &Schema{Name: "verdict", JSON: VerdictSchema},
+	}
+	v := delegation.Verdict{Asked: true, Model: m.opts.Model}
+	var last string
+	for i := 0; i < m.opts.Asks; i++ {
+		reply, err := m.client.Chat(ctx, req)
+		if err != nil {
+			if isContextError(err) {
+				return v, err
+			}
+			return v, fmt.Errorf("%s: judging condition %q: %w", j.Pos, j.Cond.Text, err)
+		}
+		v.Model = firstNonEmpty(reply.Model, v.Model)
+		v.TokensIn += reply.TokensIn
+		v.TokensOut += reply.TokensOut
+		if holds, why, ok := ParseVerdict(reply.Content); ok {
+			v.Holds, v.Reasoning = holds, why
+			return v, nil
+		}
+		last = reply.Content
+		req.Messages = append(req.Messages,
+			Message{Role: "assistant", Content: reply.Content},
+			Message{Role: "user", Content: `That is not the JSON object asked for. Reply with only {"reasoning": "...", "holds": true} or {"reasoning": "...", "holds": false}.`})
+	}
+	return m.unreadable(j, v, last)
+}
+
+func (m *ModelJudge) unreadable(j *delegation.Judgment, v delegation.Verdict, last string) (delegation.Verdict, error) {
+	if j.FailClosed {
+		if holds, ok := judge.ClosedAnswer(j.Cond); ok {
+			v.Holds = holds
+			v.Reasoning = fmt.Sprintf("the model's verdict could not be read after %d asks (%q); failing closed: the guarded step does not proceed",
+				m.opts.Asks, excerpt(last, 80))
+			return v, nil
+		}
+	}
+	return v, fmt.Errorf("%s: condition %q: the model's verdict could not be read after %d asks; last reply: %q",
+		j.Pos, j.Cond.Text, m.opts.Asks, excerpt(m.client.Redact(last), 200))
+}
+
+// ParseVerdict reads {"reasoning": ..., "holds": ...} from a reply,
+// tolerating code fences and prose around the object: the first JSON
+// object with a boolean (or "true"/"false") holds wins.
+func ParseVerdict(content string) (holds bool, reasoning string, ok bool) {
+	for i := strings.IndexByte(content, '{'); i >= 0; {
+		var obj map[string]any
+		dec := json.NewDecoder(strings.NewReader(content[i:]))
+		if dec.Decode(&obj) == nil {
+			if h, ok := verdictHolds(obj["holds"]); ok {
+				r, _ := obj["reasoning"].(string)
+				return h, strings.TrimSpace(r), true
+			}
+		}
+		next := strings.IndexByte(content[i+1:], '{')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false, "", false
+}
+
+func verdictHolds(v any) (bool, bool) {
+	switch v := v.(type) {
+	case bool:
+		return v, true
+	case string:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "yes":
+			return true, true
+		case "false", "no":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// ValuesDigest is a short digest of a judgment's values (for the verdict
+// cache and the trace).
+func ValuesDigest(values *delegation.Object) string {
+	var b []byte
+	if values != nil {
+		var err error
+		if b, err = delegation.ToJSON(values); err != nil {
+			b = fmt.Appendf(nil, "%v", values.Keys())
+		}
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// truncateJSON cuts s to at most n bytes on a rune boundary.
+func truncateJSON(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
