@@ -17,7 +17,7 @@ scan:
 		t := &p.toks[i]
 		switch t.kind {
 		case LPAREN, LBRACK, LBRACE:
-			if loop && depth == 0 && t.kind == LPAREN && isWordTok(p.peekAt(i+1), "max") && p.peekAt(i+2).kind == COLON {
+			if loop && depth == 0 && t.kind == LPAREN && isWordTok(p.peekAt(i+1), "max") {
 				maxIdx = i
 			}
 			depth++

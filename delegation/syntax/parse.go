@@ -176,14 +176,13 @@ func (p *parser) report(pos diag.Pos, code, format string, args ...any) {
 	}
 }
 
-// enter increments the nesting depth; beyond maxDepth the parse stops.
+// enter increments the nesting depth; beyond maxDepth the parse stops,
+// also when probing a condition.
 func (p *parser) enter(pos diag.Pos) {
 	p.depth++
-	if p.depth > maxDepth && !p.spec {
+	if p.depth > maxDepth {
 		p.errs.Errorf(p.file, pos, "syntax/nesting", "nesting deeper than %d levels: split the block or the expression", maxDepth)
 		panic(stop{})
-	} else if p.depth > maxDepth {
-		panic(bailout{})
 	}
 }
 
@@ -340,9 +339,6 @@ func (p *parser) endStmt(what string) {
 	switch t.kind {
 	case NEWLINE:
 		p.advance()
-		if p.tok().kind == INDENT {
-			p.errorf(p.tok().pos, "syntax/indent", "unexpected indentation: the %s line above does not open a block", what)
-		}
 		return
 	case EOF, OUTDENT:
 		return

@@ -1,0 +1,234 @@
+package syntax
+
+import (
+	"strings"
+	"testing"
+)
+
+// parseOK parses code and fails the test on any diagnostic.
+func parseOK(t *testing.T, code string) *Program {
+	t.Helper()
+	prog, errs := ParseString("t.prose", code)
+	if len(errs) > 0 {
+		t.Fatalf("unexpected errors for\n%s\n%s", code, errs)
+	}
+	return prog
+}
+
+func TestParseForms(t *testing.T) {
+	tests := []struct{ name, code, want string }{
+		{"let", `let x = 1`, `(let x 1)`},
+		{"let call", "let x = call advancer\n  task_brief: task_brief",
+			`(let x (call advancer (arg task_brief task_brief)))`},
+		{"bare call no args", `call notify`, `(call notify)`},
+		{"call member target", "call tier.model\n  a: 1", `(call (. tier model) (arg a 1))`},
+		{"call clauses any order", "let f = call flaky\n  retries 2\n  key: topic\n  on_fail use { data: \"fallback for \" + topic }\n  timeout 30s\n  backoff {initial: 200ms, max: 10s, multiplier: 2}",
+			`(let f (call flaky (arg key topic) (retries 2) (timeout 30s) (backoff (object (initial 200ms) (max 10s) (multiplier 2))) (on_fail use (object (data (+ "fallback for " topic))))))`},
+		{"on_fail abort", "call a\n  on_fail abort", `(call a (on_fail abort))`},
+		{"timeout seconds", "call a\n  timeout 5", `(call a (timeout 5))`},
+		{"nested call arg", "let x = call a\n  inner: call b\n    k: 1\n  after: 2\nlet y = x",
+			"(let x (call a (arg inner (call b (arg k 1))) (arg after 2)))\n(let y x)"},
+		{"multiline object arg", "call a\n  actuals: {\n    x: 1,\n    y: 2\n  }\n  z: 3",
+			`(call a (arg actuals (object (x 1) (y 2))) (arg z 3))`},
+		{"assign", `x = y.z`, `(= x (. y z))`},
+		{"index assign", `x[i + 1] = "v"`, `(= (index x (+ i 1)) "v")`},
+		{"keyword as variable", "let record = 1\nrecord = 2\nrecord record in first",
+			"(let record 1)\n(= record 2)\n(record record first)"},
+		{"append", `append proposal to certified_progress`, `(append proposal certified_progress)`},
+		{"record object", `record { round: round, thesis: t } in exchange`, `(record (object (round round) (thesis t)) exchange)`},
+		{"repeat", "repeat 3:\n  x = 1", `(repeat 3 (= x 1))`},
+		{"repeat as", "repeat max_rounds as round:\n  continue", `(repeat max_rounds as round (continue))`},
+		{"for", "for x in xs:\n  break", `(for x xs (break))`},
+		{"for index", "for x, i in xs:\n  y = briefs[i]", `(for x,i xs (= y (index briefs i)))`},
+		{"parallel for stmt", "parallel for c in cs:\n  call c", `(parallel-for c cs (call c))`},
+		{"parallel repeat let", "let r = parallel repeat n:\n  call probe\n    m: m", `(let r (parallel-repeat n (call probe (arg m m))))`},
+		{"let for", "let r = for x in xs:\n  x", `(let r (for x xs x))`},
+		{"let repeat", "let r = repeat tier.count:\n  1", `(let r (repeat (. tier count) 1))`},
+		{"parallel first for", "let w = parallel first for c in cs:\n  return c", `(let w (parallel-first-for c cs (return c)))`},
+		{"parallel first repeat", "parallel first repeat 3 as k:\n  return k", `(parallel-first-repeat 3 as k (return k))`},
+		{"first as variable", "let first = 1\nfor first in xs:\n  first", "(let first 1)\n(for first xs first)"},
+		{"parallel block", "parallel:\n  let a = call x\n  let b = call y", `(parallel (let a (call x)) (let b (call y)))`},
+		{"loop while", "loop while x < 3 (max: 10):\n  x = x + 1", `(while (< x 3) (max 10) (= x (+ x 1)))`},
+		{"loop until as", "loop until done (max: cfg.n) as i:\n  done = true", `(until done (max (. cfg n)) as i (= done true))`},
+		{"loop natural", "loop until the critic is satisfied (max: 5):\n  break", `(until (natural "the critic is satisfied") (max 5) (break))`},
+		{"loop no max", "loop while x:\n  break", `(while x (break))`},
+		{"if else", "if a:\n  x = 1\nelse:\n  x = 2", `(if a (then (= x 1)) (else (= x 2)))`},
+		{"elif", "if a:\n  x\nelif b:\n  y\nelif c:\n  z\nelse:\n  w",
+			`(if a (then x) (else (elif b (then y) (else (elif c (then z) (else w))))))`},
+		{"if natural", "if verdict certifies the proposal:\n  return", `(if (natural "verdict certifies the proposal") (then (return)))`},
+		{"if is present", "if attempt.error is present:\n  continue", `(if (is (. attempt error) present) (then (continue)))`},
+		{"if meets", "if current_score meets threshold:\n  break", `(if (meets current_score threshold) (then (break)))`},
+		{"is not null", "if x is not null:\n  x", `(if (is-not x null) (then x))`},
+		{"try catch finally", "try:\n  call a\ncatch as e:\n  throw e\nfinally:\n  x = 1",
+			`(try (body (call a)) (catch as e (throw e)) (finally (= x 1)))`},
+		{"try catch no var", "try:\n  call a\ncatch:\n  x = 1", `(try (body (call a)) (catch (= x 1)))`},
+		{"try finally", "try:\n  call a\nfinally:\n  x = 1", `(try (body (call a)) (finally (= x 1)))`},
+		{"return bare", "return", `(return)`},
+		{"return call", "return call a\n  k: 1", `(return (call a (arg k 1)))`},
+		{"throw", `throw "boom"`, `(throw "boom")`},
+		{"object shorthand", `let o = { a, b }`, `(let o (object (a a) (b b)))`},
+		{"object lines no commas", "return {\n  result: r\n  \"odd key\": 2,\n  c\n}", `(return (object (result r) ("odd key" 2) (c c)))`},
+		{"empty object list", `let x = [{}, []]`, `(let x (list (object) (list)))`},
+		{"list lines", "let l = [\n  1\n  2.5, -3,\n]", `(let l (list 1 2.5 -3))`},
+		{"strings", `let s = "a\"b\n" + """x"""`, `(let s (+ "a\"b\n" "x"))`},
+		{"triple multiline", "let s = \"\"\"one\n  two\"\"\"\nlet t = 1", "(let s \"one\\n  two\")\n(let t 1)"},
+		{"durations", `let d = [500ms, 30s, 2m, 1h, 1h30m]`, `(let d (list 500ms 30s 2m 1h 1h30m))`},
+		{"hyphen member", `let z = verdict.re-check.x`, `(let z (. (. verdict re-check) x))`},
+		{"minus spaced", `let z = a - b-c`, `(let z (- (- a b) c))`},
+		{"length index", `let n = xs.length + xs[0].y`, `(let n (+ (. xs length) (. (index xs 0) y)))`},
+		{"precedence", `let b = not a == 1 or b and c != d`, `(let b (or (not (== a 1)) (and b (!= c d))))`},
+		{"parens", `let b = (a or b) and c`, `(let b (and (or a b) c))`},
+		{"comparisons", `let b = [a < b, a <= b, a > b, a >= b]`, `(let b (list (< a b) (<= a b) (> a b) (>= a b)))`},
+		{"literals", `let v = [null, true, false, 0, 1.25]`, `(let v (list null true false 0 1.25))`},
+		{"unary minus", `let v = -(a)`, `(let v (- a))`},
+		{"comments and blanks", "# head\nlet x = 1  # trailing\n\n   # indented comment\nif x:\n\n  # inside\n  y = 2\n", "(let x 1)\n(if x (then (= y 2)))"},
+		{"bare value stmt", "let r = repeat 2:\n  \"v\"", `(let r (repeat 2 "v"))`},
+		{"whole block indented", "  let x = 1\n  if x:\n    y = 2", "(let x 1)\n(if x (then (= y 2)))"},
+		{"tabs consistent", "if x:\n\ty = 1\n\tz = 2", `(if x (then (= y 1) (= z 2)))`},
+		{"crlf", "let x = 1\r\nif x:\r\n  y = 2\r\n", "(let x 1)\n(if x (then (= y 2)))"},
+		{"nested blocks outdent twice", "for a in as_:\n  for b in bs:\n    x = 1\ny = 2", "(for a as_ (for b bs (= x 1)))\n(= y 2)"},
+		{"unicode names", `let café = "é"`, `(let café "é")`},
+		{"empty", "", ""},
+		{"only comments", "# nothing\n\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Dump(parseOK(t, tt.code))
+			if got != tt.want {
+				t.Errorf("code:\n%s\ngot:\n%s\nwant:\n%s", tt.code, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, code string
+		want       string // the one diagnostic: LINE:COL [CODE]
+		rest       string // dump of what still parsed
+	}{
+		{"bad indent", "let x = 1\n  let y = 2\nlet z = 3", "2:3 [syntax/indent]", "(let x 1)\n(let z 3)"},
+		{"unindent mismatch", "if x:\n    y = 1\n  z = 1", "3:3 [syntax/indent]", ""},
+		{"tabs and spaces", "if x:\n\ty = 1\n        z = 1", "3:1 [syntax/tabs]", ""},
+		{"tab and space on one line", "if x:\n  y = 1\n \tz = 1", "3:1 [syntax/tabs]", ""},
+		{"unclosed object", "return {\n  a: 1\n\nlet y = 2", "1:8 [syntax/unclosed]", ""},
+		{"unclosed list", "let x = [1, 2", "1:9 [syntax/unclosed]", ""},
+		{"mismatched bracket", "let x = [1, 2}", "1:14 [syntax/bracket]", ""},
+		{"stray closer", "let x = 1)", "1:10 [syntax/unexpected]", ""},
+		{"catch without try", "catch as e:\n  x = 1\nlet y = 2", "1:1 [syntax/catch-without-try]", "(let y 2)"},
+		{"finally without try", "x = 1\nfinally:\n  x = 2", "2:1 [syntax/catch-without-try]", "(= x 1)"},
+		{"else without if", "let a = 1\nelse:\n  x = 1\nlet y = 2", "2:1 [syntax/else-without-if]", "(let a 1)\n(let y 2)"},
+		{"else at wrong level", "if a:\n  if b:\n    x\n  y\n  else:\n    z", "5:3 [syntax/else-without-if]", "(if a (then (if b (then x)) y))"},
+		{"missing colon for", "for x in xs\n  y = 1\nlet z = 2", "1:12 [syntax/missing-colon]", "(let z 2)"},
+		{"missing colon if", "if a == b\n  y = 1\nlet z = 2", "1:10 [syntax/missing-colon]", "(let z 2)"},
+		{"missing colon else", "if a:\n  x\nelse\n  y\nlet z = 2", "3:5 [syntax/missing-colon]", "(let z 2)"},
+		{"unknown clause", "call a\n  k: 1\n  retry 3\nlet z = 2", "3:3 [syntax/unknown-clause]", "(let z 2)"},
+		{"argument without colon", "call a\n  task_brief\nlet z = 2", "2:3 [syntax/unknown-clause]", "(let z 2)"},
+		{"duplicate clause", "call a\n  retries 1\n  retries 2", "3:3 [syntax/duplicate-clause]", ""},
+		{"duplicate arg", "call a\n  k: 1\n  k: 2", "3:3 [syntax/duplicate-arg]", ""},
+		{"backoff not object", "call a\n  backoff 3", "2:11 [syntax/expected]", ""},
+		{"on_fail bad", "call a\n  on_fail retry", "2:11 [syntax/expected]", ""},
+		{"no block", "if x:\ny = 1", "1:5 [syntax/empty-block]", "(= y 1)"},
+		{"inline block", "if x: y = 1", "1:7 [syntax/expected]", ""},
+		{"try without catch", "try:\n  x = 1\nlet y = 2", "1:1 [syntax/try-without-catch]", "(try (body (= x 1)))\n(let y 2)"},
+		{"broken condition", "if x == :\n  y\nlet z = 1", "1:9 [syntax/expected]", "(let z 1)"},
+		{"dangling operator", "let x = 1 +\nlet y = 2", "1:12 [syntax/expected]", "(let y 2)"},
+		{"unterminated string", "let x = \"abc\nlet y = 2", "1:9 [syntax/token]", "(let y 2)"},
+		{"unterminated triple", "let x = \"\"\"abc\nlet y = 2", "1:9 [syntax/token]", ""},
+		{"bad number", "let x = 10x", "1:9 [syntax/token]", ""},
+		{"huge int", "let x = 99999999999999999999", "1:9 [syntax/number]", ""},
+		{"bad char", "let x = a ; b", "1:11 [syntax/unexpected]", ""},
+		{"call inside expression", "let x = 1 + call a", "1:13 [syntax/call-position]", ""},
+		{"assign to member", "a.b = 1", "1:1 [syntax/assign]", ""},
+		{"let without name", "let = 1", "1:5 [syntax/expected]", ""},
+		{"let reserved", "let and = 1", "1:5 [syntax/expected]", ""},
+		{"is what", "let x = a is good", "1:14 [syntax/expected]", ""},
+		{"for without in", "for x of xs:\n  y", "1:7 [syntax/expected]", ""},
+		{"max unclosed word", "loop while x (max 3):\n  y", "1:19 [syntax/expected]", ""},
+		{"empty condition", "if :\n  y", "1:4 [syntax/expected]", ""},
+		{"continue extra", "for x in xs:\n  continue x", "2:12 [syntax/unexpected]", "(for x xs)"},
+		{"indented arg line", "call a\n  k: 1\n    j: 2", "3:5 [syntax/indent]", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prog, errs := ParseString("t.prose", tt.code)
+			if len(errs) != 1 {
+				t.Fatalf("code:\n%s\nwant exactly one diagnostic, got %d:\n%s", tt.code, len(errs), errs)
+			}
+			d := errs[0]
+			got := strings.TrimPrefix(d.Position.String(), "t.prose:") + " [" + d.Code + "]"
+			if got != tt.want {
+				t.Errorf("code:\n%s\ngot  %s (%s)\nwant %s", tt.code, got, d.Message, tt.want)
+			}
+			if !strings.HasPrefix(d.Code, "syntax/") || d.Message == "" {
+				t.Errorf("bad diagnostic %v", d)
+			}
+			if dump := Dump(prog); dump != tt.rest {
+				t.Errorf("code:\n%s\nremaining tree:\n%s\nwant:\n%s", tt.code, dump, tt.rest)
+			}
+		})
+	}
+}
+
+func TestErrorCap(t *testing.T) {
+	code := strings.Repeat("let = 1\n", 50)
+	_, errs := ParseString("t.prose", code)
+	if len(errs) != maxErrors+1 {
+		t.Fatalf("got %d diagnostics, want %d (capped):\n%s", len(errs), maxErrors+1, errs)
+	}
+	if last := errs[len(errs)-1]; last.Code != "syntax/too-many-errors" {
+		t.Errorf("last diagnostic %v, want too-many-errors", last)
+	}
+}
+
+func TestNestingLimit(t *testing.T) {
+	deep := []string{
+		"let x = " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000),
+		"let x = " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000),
+		"let x = " + strings.Repeat("{a: ", 5000) + "1" + strings.Repeat("}", 5000),
+		"let x = " + strings.Repeat("not ", 5000) + "a",
+		"let x = " + strings.Repeat("- ", 5000) + "a",
+		"let x = a" + strings.Repeat("[a", 5000) + strings.Repeat("]", 5000),
+		"if " + strings.Repeat("not ", 5000) + "a:\n  x",
+		"if a:\n  x\n" + strings.Repeat("elif a:\n  x\n", 5000),
+	}
+	var b strings.Builder
+	for i := 0; i < 500; i++ {
+		b.WriteString(strings.Repeat(" ", i) + "if x:\n")
+	}
+	b.WriteString(strings.Repeat(" ", 500) + "y = 1\n")
+	deep = append(deep, b.String())
+	for _, code := range deep {
+		_, errs := ParseString("t.prose", code)
+		if len(errs) != 1 || errs[0].Code != "syntax/nesting" {
+			t.Errorf("%.40s...: got %v, want one syntax/nesting error", code, errs)
+		}
+	}
+	// Reasonable nesting is fine.
+	parseOK(t, "let x = "+strings.Repeat("[", 50)+strings.Repeat("]", 50))
+}
+
+func TestParseStringPositions(t *testing.T) {
+	code := "let x = call a\n  k: \"v\"\nif x.y is null:\n  return {r: x}\n"
+	prog := parseOK(t, code)
+	at := func(n Node) string { return code[n.Pos():n.End()] }
+	let := prog.Body[0].(*LetStmt)
+	c := let.Value.(*CallExpr)
+	if got := at(let); got != "let x = call a\n  k: \"v\"" {
+		t.Errorf("let spans %q", got)
+	}
+	if got := at(c.Args[0].Value); got != `"v"` {
+		t.Errorf("arg value spans %q", got)
+	}
+	ifs := prog.Body[1].(*IfStmt)
+	if got := at(ifs.Cond); got != "x.y is null" {
+		t.Errorf("cond spans %q", got)
+	}
+	ret := ifs.Then[0].(*ReturnStmt)
+	if got := at(ret.Value); got != "{r: x}" {
+		t.Errorf("return value spans %q", got)
+	}
+	if got := at(ifs); got != "if x.y is null:\n  return {r: x}" {
+		t.Errorf("if spans %q", got)
+	}
+}
