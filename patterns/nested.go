@@ -1,0 +1,192 @@
+package patterns
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/judge"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/std"
+)
+
+// Nested specs as services.
+//
+// A slot bound to a spec file (`--slot target=std/patterns/refine.prose.md`
+// or any `PATH.prose.md`) is a NestedService: each call of the slot runs
+// that spec's Delegation and the value it returns is the call's value.
+//
+//   - Binding. The nested spec is loaded (disk first, then the embedded
+//     library for std/ paths), checked like a top-level spec, and bound with
+//     the settings addressed to it by dotted names: `--slot
+//     target.refiner=exec:...`, `--config target.max_rounds=2`. Every
+//     message names the full dotted path ("target.refiner"). Nesting is
+//     capped at MaxNestingDepth specs.
+//   - Arguments. The call's named arguments become the nested spec's
+//     inputs. An argument named like one of its config keys sets that key
+//     for this call, unless the key was given explicitly with --config. An
+//     object argument whose name the nested spec does not declare is
+//     unpacked: its fields fill the inputs and config keys that no
+//     argument named directly (contrastive-probe's candidate_config is the
+//     input object of one measurement run). Other arguments (a `prompt`
+//     meant for a model) are ignored. A missing required input makes the
+//     call fail.
+//   - Host. The nested run uses the caller, judge, recorder, runtime and
+//     limits of the run it belongs to (HostFromContext). Its call and
+//     judgment ids are prefixed with the id of the outer call, "L58/3>L12/2"
+//     (and "L58/3#2>..." for the outer call's second attempt), so traces
+//     and journals keep every id unique and stable across re-runs.
+//   - Errors. A run-time error of the nested run is returned as is; the
+//     evaluator adds the nested position to the outer error's chain.
+
+// MaxNestingDepth is the deepest chain of nested specs a run may bind
+// (DESIGN §2: a spec inside a spec inside ... at most 16 deep).
+const MaxNestingDepth = 16
+
+// LoadNested loads the spec a slot is bound to: the file on disk when it
+// exists, else the embedded library file for a std/ path (std.Open).
+func LoadNested(path string) (*spec.Spec, diag.List, error) {
+	src, name, err := std.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	sp, diags := spec.Parse(name, src)
+	return sp, diags, nil
+}
+
+// NestedSpec is the Env.Nested hook: it builds the NestedService of a slot
+// bound to a spec file, loading it with LoadNested.
+func NestedSpec(b *SlotBinding) (Service, error) {
+	return bindNested(b, LoadNested)
+}
+
+// NestedSpecWith is NestedSpec with another loader (tests, embedding).
+func NestedSpecWith(load func(path string) (*spec.Spec, diag.List, error)) func(*SlotBinding) (Service, error) {
+	return func(b *SlotBinding) (Service, error) { return bindNested(b, load) }
+}
+
+func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)) (Service, error) {
+	env := b.Env
+	if env == nil {
+		env = &Env{Nested: NestedSpecWith(load)}
+	}
+	if env.Depth+1 > MaxNestingDepth {
+		return nil, fmt.Errorf("%s=%s: nested specs are more than %d deep (does a spec bind itself?)", b.Path, b.Value, MaxNestingDepth)
+	}
+	sp, _, err := loadChecked(RunOptions{Path: b.Arg, Load: load})
+	if err != nil {
+		return nil, fmt.Errorf("%s=%s: %v", b.Path, b.Value, err)
+	}
+	slot := b.Path
+	if b.Slot != nil {
+		slot = b.Slot.Name
+	}
+	inst, err := Bind(sp, b.Sub, env.Child(slot))
+	if err != nil {
+		return nil, err
+	}
+	n := &NestedService{Name: b.Name, Path: b.Path, Spec: sp, Instance: inst, explicit: map[string]bool{}}
+	if b.Sub != nil {
+		for _, a := range b.Sub.Config {
+			n.explicit[a.Name] = true
+		}
+	}
+	return n, nil
+}
+
+// NestedService is a slot bound to a spec: each call runs the spec's
+// Delegation with the call's arguments as its inputs.
+type NestedService struct {
+	Name     string // the service's name: "target", "candidates[1]"
+	Path     string // the slot's dotted path: "target", "outer.target"
+	Spec     *spec.Spec
+	Instance *Instance // the spec bound to its own slots and config
+	explicit map[string]bool
+}
+
+// ServiceName implements delegation.Service.
+func (n *NestedService) ServiceName() string { return n.Name }
+
+// Call implements Service: it runs the nested Delegation.
+func (n *NestedService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	globals, err := n.globals(req.Args)
+	if err != nil {
+		return nil, err
+	}
+	root := HostFromContext(ctx)
+	if root == nil {
+		root = &delegation.Host{Caller: Caller{}, Judge: &judge.Deterministic{}}
+	}
+	h := prefixHost(root, nestedPrefix(req))
+	// The nested run's own nested services wrap the root host again with
+	// their full prefix, so the context keeps the unwrapped one.
+	return delegation.Run(WithHost(ctx, root), n.Spec.Delegation.Program, globals, h)
+}
+
+// nestedPrefix is the id prefix of the calls made by one attempt of req.
+func nestedPrefix(req *delegation.CallRequest) string {
+	if req.Attempt > 1 {
+		return fmt.Sprintf("%s#%d>", req.ID, req.Attempt)
+	}
+	return req.ID + ">"
+}
+
+// declares reports whether name is an input or config key of the spec
+// (slots cannot be replaced by arguments).
+func (n *NestedService) declares(name string) bool {
+	b := &binder{sp: n.Spec}
+	if b.isSlot(name) {
+		return false
+	}
+	if b.configEntry(name) != nil {
+		return true
+	}
+	for _, in := range n.Spec.Inputs {
+		if in.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// globals turns the call's arguments into the nested run's globals.
+func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.Value, error) {
+	given := delegation.NewObject()
+	var unpack []*delegation.Object
+	if args != nil {
+		for _, k := range args.Keys() {
+			v, _ := args.Get(k)
+			if n.declares(k) {
+				given.Set(k, v)
+			} else if o, ok := v.(*delegation.Object); ok {
+				unpack = append(unpack, o)
+			}
+		}
+	}
+	for _, o := range unpack {
+		for _, k := range o.Keys() {
+			if _, set := given.Get(k); !set && n.declares(k) {
+				v, _ := o.Get(k)
+				given.Set(k, v)
+			}
+		}
+	}
+	g, err := n.Instance.WithArgs(given)
+	if err != nil {
+		return nil, err
+	}
+	b := &binder{sp: n.Spec}
+	for _, k := range given.Keys() {
+		c := b.configEntry(k)
+		if c == nil || n.explicit[k] {
+			continue
+		}
+		v, _ := given.Get(k)
+		if t, err := coerce(parseType(c.Type), v); err == nil {
+			v = t
+		}
+		g[k] = v
+	}
+	return g, nil
+}
