@@ -136,9 +136,13 @@ func (f *frame) planCall(x *syntax.CallExpr) (*callPlan, error) {
 		return nil, f.errorf(x.Target.Pos(), KindRuntime, "cannot call %s: it is %s, not a service", exprText(x.Target), TypeName(tv))
 	}
 	p := &callPlan{id: f.id(x.Call), svc: svc, attempts: 1}
-	if p.args, err = f.evalObject(x.Args); err != nil {
+	args, err := f.evalObject(x.Args)
+	if err != nil {
 		return nil, err
 	}
+	// A service sees its arguments as they were when the call started,
+	// even if a list passed in grows afterwards.
+	p.args = clone(args).(*Object)
 	if x.Retries != nil {
 		r, err := f.count(x.Retries, "retries")
 		if err != nil {
@@ -240,4 +244,24 @@ func (b *backoff) delay(rt Runtime, id string, k int) time.Duration {
 		return time.Duration(math.MaxInt64)
 	}
 	return time.Duration(d)
+}
+
+// clone copies the lists and objects in v, deeply.
+func clone(v Value) Value {
+	switch v := v.(type) {
+	case *List:
+		elems := v.Elems()
+		for i, e := range elems {
+			elems[i] = clone(e)
+		}
+		return NewList(elems...)
+	case *Object:
+		o := NewObject()
+		for _, k := range v.Keys() {
+			e, _ := v.Get(k)
+			o.Set(k, clone(e))
+		}
+		return o
+	}
+	return v
 }
