@@ -9,9 +9,17 @@ import (
 	"github.com/proselang/prose/diag"
 )
 
-// parseDelegation parses the Delegation's code lines.
-func parseDelegation(f *diag.File, lines []syntax.Line) (*syntax.Program, diag.List) {
-	return nil, nil
+// parseDelegation parses the Delegation's code lines. A panic in the
+// parser is a bug; it is turned into a diagnostic so that loading a spec
+// never crashes the caller.
+func parseDelegation(f *diag.File, lines []syntax.Line) (prog *syntax.Program, diags diag.List) {
+	defer func() {
+		if r := recover(); r != nil {
+			prog, diags = nil, nil
+			diags.Errorf(f, lines[0].Off, CodeInternal, "internal error parsing the Delegation: %v", r)
+		}
+	}()
+	return syntax.Parse(f, lines)
 }
 
 // delegation reads the Delegation section: the first ```prose fence (or
@@ -58,6 +66,7 @@ func (l *loader) delegation() {
 	if len(d.Lines) > 0 {
 		var diags diag.List
 		d.Program, diags = parseDelegation(l.f, d.Lines)
+		l.syntaxErrors = diags.HasErrors()
 		l.diags = append(l.diags, diags...)
 	}
 }

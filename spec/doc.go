@@ -50,6 +50,7 @@
 //	spec/shape-undeclared    Shape delegates names a slot that is not declared
 //	spec/delegation-fence    the Delegation has no ```prose code block (or only one with another language)
 //	spec/unterminated-fence  the Delegation's code fence is never closed
+//	spec/internal            the Delegation parser failed unexpectedly (a bug: please report it)
 //
 // Warnings:
 //
@@ -84,6 +85,7 @@ const (
 	CodeShapeUndeclared   = "spec/shape-undeclared"
 	CodeDelegationFence   = "spec/delegation-fence"
 	CodeUnterminatedFence = "spec/unterminated-fence"
+	CodeInternal          = "spec/internal"
 
 	CodeUnknownSection   = "spec/unknown-section"
 	CodeDuplicateSection = "spec/duplicate-section"

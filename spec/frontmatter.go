@@ -64,7 +64,12 @@ func (l *loader) decodeFrontMatter(open, from, to int) {
 		return
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		l.frontKey(m.Content[i], m.Content[i+1], from, to)
+		k := m.Content[i]
+		if _, dup := l.s.Front[k.Value]; dup {
+			l.errorf(l.yamlPos(k, from, to), CodeFrontMatter, "front matter key %q appears twice", k.Value)
+			continue
+		}
+		l.frontKey(k, m.Content[i+1], from, to)
 	}
 	l.requireFrontKeys(open)
 }

@@ -107,6 +107,8 @@ type loader struct {
 	kindPos  diag.Pos   // the front matter's kind value, or 0
 	namePos  diag.Pos   // the front matter's name value, or 0
 	sections []*section // sections with their blocks
+
+	syntaxErrors bool // the Delegation parsed with errors (Program is partial)
 }
 
 // section is a Section plus the top-level Markdown blocks of its body.

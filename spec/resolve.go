@@ -57,18 +57,21 @@ func (l *loader) forSources() []string {
 	if d == nil {
 		return nil
 	}
+	var out []string
 	if d.Program != nil {
-		var out []string
-		walkExprs(d.Program.Body, func(e syntax.Expr) {
-			if f, ok := e.(*syntax.ForExpr); ok {
+		syntax.Walk(d.Program, func(n syntax.Node) bool {
+			if f, ok := n.(*syntax.ForExpr); ok {
 				if id, ok := f.X.(*syntax.Ident); ok {
 					out = append(out, id.Name)
 				}
 			}
+			return true
 		})
-		return out
+		if !l.syntaxErrors {
+			return out
+		}
 	}
-	var out []string
+	// No program, or a partial one: read the loops from the text too.
 	for _, ln := range d.Lines {
 		if x := forSourceText(ln.Text); x != "" {
 			out = append(out, x)
@@ -111,16 +114,16 @@ func (l *loader) inferOutputs() {
 				ret = r
 			}
 		}
-		if ret == nil {
+		if ret != nil {
+			if obj, ok := ret.Value.(*syntax.ObjectLit); ok {
+				for _, f := range obj.Fields {
+					l.s.Outputs = append(l.s.Outputs, &Output{Name: f.Key, Pos: f.KeyPos, Inferred: true})
+				}
+			}
 			return
 		}
-		if obj, ok := ret.Value.(*syntax.ObjectLit); ok {
-			for _, f := range obj.Fields {
-				l.s.Outputs = append(l.s.Outputs, &Output{Name: f.Key, Pos: f.KeyPos, Inferred: true})
-			}
-		}
-		return
 	}
+	// No program, or one whose final return was lost to a syntax error.
 	l.inferOutputsText(d.Lines)
 }
 
@@ -165,56 +168,4 @@ func (l *loader) inferOutputsText(lines []syntax.Line) {
 		outs = append(outs, &Output{Name: strings.TrimSpace(k), Pos: ln.Off + diag.Pos(len(ln.Text)-len(strings.TrimLeft(ln.Text, " \t"))), Inferred: true})
 	}
 	l.s.Outputs = outs
-}
-
-// walkExprs calls fn for every expression in stmts, outer before inner.
-func walkExprs(stmts []syntax.Stmt, fn func(syntax.Expr)) {
-	for _, st := range stmts {
-		walkStmt(st, fn)
-	}
-}
-
-func walkStmt(st syntax.Stmt, fn func(syntax.Expr)) {
-	switch s := st.(type) {
-	case *syntax.LetStmt:
-		walkExpr(s.Value, fn)
-	case *syntax.AssignStmt:
-		walkExpr(s.Value, fn)
-	case *syntax.ExprStmt:
-		walkExpr(s.X, fn)
-	case *syntax.IfStmt:
-		walkExpr(s.Cond, fn)
-		walkExprs(s.Then, fn)
-		walkExprs(s.Else, fn)
-	case *syntax.WhileStmt:
-		walkExpr(s.Cond, fn)
-		walkExprs(s.Body, fn)
-	case *syntax.ParallelStmt:
-		walkExprs(s.Branches, fn)
-	case *syntax.TryStmt:
-		walkExprs(s.Body, fn)
-		walkExprs(s.Catch, fn)
-		walkExprs(s.Finally, fn)
-	case *syntax.AppendStmt:
-		walkExpr(s.Value, fn)
-	case *syntax.ReturnStmt:
-		walkExpr(s.Value, fn)
-	case *syntax.ThrowStmt:
-		walkExpr(s.Value, fn)
-	}
-}
-
-// walkExpr visits e and the loops and calls nested in it (the only
-// expressions holding statements or expressions the loader looks for).
-func walkExpr(e syntax.Expr, fn func(syntax.Expr)) {
-	if e == nil {
-		return
-	}
-	fn(e)
-	switch x := e.(type) {
-	case *syntax.ForExpr:
-		walkExprs(x.Body, fn)
-	case *syntax.RepeatExpr:
-		walkExprs(x.Body, fn)
-	}
 }
