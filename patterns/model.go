@@ -1,0 +1,107 @@
+package patterns
+
+import (
+	"strings"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/judge"
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/spec"
+)
+
+// needsModel refuses, before anything runs, a run without a model whose
+// Delegation certainly reaches a condition that only a model can decide
+// (judge.NeedAlways, given the config and inputs). Conditions that the
+// run's data may settle (structured verdicts) are left to run time, where
+// the deterministic judge reports them with their position if the data
+// does not decide.
+//
+// "Certainly reaches" is judged conservatively: statements in sequence,
+// loop bodies, try bodies and parallel branches; not the branches of an
+// if, a catch, or the body of a loop while/until.
+func needsModel(sp *spec.Spec, inst *Instance, hint string) error {
+	if hint == "" {
+		hint = DefaultModelHint
+	}
+	known := func(path string) (delegation.Value, bool) { return inst.lookup(path) }
+	var found *syntax.NaturalCond
+	reached(sp.Delegation.Program.Body, func(c *syntax.NaturalCond) {
+		if found == nil && judge.NeedsModel(c, known) == judge.NeedAlways {
+			found = c
+		}
+	})
+	if found == nil {
+		return nil
+	}
+	pos := sp.File.Position(found.TextPos)
+	return usagef("%s: the condition %q needs a model to decide it, and no model is configured: %s", pos, found.Text, hint)
+}
+
+// lookup finds a config value or input by name path ("limits.max").
+func (in *Instance) lookup(path string) (delegation.Value, bool) {
+	parts := strings.Split(path, ".")
+	var v delegation.Value
+	var ok bool
+	for _, m := range []map[string]delegation.Value{in.Config, in.Inputs} {
+		if v, ok = m[parts[0]]; ok {
+			break
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	for _, p := range parts[1:] {
+		o, isObj := v.(*delegation.Object)
+		if !isObj {
+			return nil, v == nil
+		}
+		v, _ = o.Get(p)
+	}
+	return v, true
+}
+
+// reached calls fn for every natural-language condition that a run of
+// stmts certainly evaluates.
+func reached(stmts []syntax.Stmt, fn func(*syntax.NaturalCond)) {
+	for _, s := range stmts {
+		switch s := s.(type) {
+		case *syntax.LetStmt:
+			reachedExpr(s.Value, fn)
+		case *syntax.ExprStmt:
+			reachedExpr(s.X, fn)
+		case *syntax.AssignStmt:
+			reachedExpr(s.Value, fn)
+		case *syntax.IfStmt:
+			condReached(s.Cond, fn)
+		case *syntax.WhileStmt:
+			condReached(s.Cond, fn)
+		case *syntax.ParallelStmt:
+			reached(s.Branches, fn)
+		case *syntax.TryStmt:
+			reached(s.Body, fn)
+			reached(s.Finally, fn)
+		}
+	}
+}
+
+func reachedExpr(x syntax.Expr, fn func(*syntax.NaturalCond)) {
+	switch x := x.(type) {
+	case *syntax.ForExpr:
+		reached(x.Body, fn)
+	case *syntax.RepeatExpr:
+		reached(x.Body, fn)
+	}
+}
+
+// condReached reports the natural-language parts of a condition that are
+// always evaluated: the condition itself, or the left operand of and/or.
+func condReached(x syntax.Expr, fn func(*syntax.NaturalCond)) {
+	switch x := x.(type) {
+	case *syntax.NaturalCond:
+		fn(x)
+	case *syntax.UnaryExpr:
+		condReached(x.X, fn)
+	case *syntax.BinaryExpr:
+		condReached(x.X, fn)
+	}
+}

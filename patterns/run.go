@@ -1,0 +1,240 @@
+package patterns
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/judge"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/spec"
+)
+
+// Defaults of a run.
+const (
+	DefaultMaxParallel = 8
+	DefaultMaxSteps    = 100000
+)
+
+// RunOptions says what to run and how. Only Path (or Spec) is required.
+type RunOptions struct {
+	// Path is the spec file as the user named it; Spec, when set, is the
+	// spec already loaded from it.
+	Path string
+	Spec *spec.Spec
+	// Load loads Path when Spec is nil (nil: LoadSpec).
+	Load func(path string) (*spec.Spec, diag.List, error)
+
+	Bindings Bindings
+	// Env turns slot bindings into services (nil: exec services only).
+	Env *Env
+
+	// ModelJudge decides the conditions no deterministic rule settles
+	// (nil: no model is configured; such a condition is an error, found
+	// before the run where it can be). ModelHint tells the user how to
+	// configure one.
+	ModelJudge delegation.Judge
+	ModelHint  string
+
+	// Trace, when set, receives the run's JSON-lines trace.
+	Trace io.Writer
+	// Secrets are scrubbed from the trace (API keys).
+	Secrets []string
+	// Recorders receive every event too (progress output, a journal).
+	Recorders []delegation.Recorder
+
+	// Runtime runs parallel work and keeps time (nil: the default).
+	Runtime     delegation.Runtime
+	MaxParallel int // 0: DefaultMaxParallel
+	MaxSteps    int // 0: DefaultMaxSteps
+
+	// Wrap, when set, is called after Prepare and before the run: it may
+	// replace the Host's Caller, Judge, Runtime or Recorder with wrappers
+	// (a journal answering calls from disk), or refuse to run.
+	Wrap func(p *Prepared) error
+}
+
+// DefaultModelHint is the advice given when a condition needs a model and
+// none is configured.
+const DefaultModelHint = "configure a model with --model or PROSE_MODEL (plus OPENAI_API_KEY, and OPENAI_BASE_URL for a local or other OpenAI-compatible server), or have the service return a structured verdict such as {\"verdict\": \"certify\"}"
+
+// Prepared is a run ready to start: the spec loaded and checked, its slots,
+// config and inputs bound, the evaluator's host assembled. Nothing has run
+// yet. Callers may adjust the Host before Run (that is what
+// RunOptions.Wrap is for).
+type Prepared struct {
+	Path     string
+	Spec     *spec.Spec
+	Digest   string // SpecDigest of the spec's source
+	Bindings Bindings
+	Instance *Instance
+	// Warnings are the spec's non-error diagnostics.
+	Warnings diag.List
+	// Host is what the evaluator runs with: Caller is a Caller, Judge a
+	// judge.Deterministic over the model judge, Recorder the trace plus
+	// RunOptions.Recorders.
+	Host  *delegation.Host
+	Trace *TraceWriter // nil without RunOptions.Trace
+}
+
+// SpecError is an invalid spec: its error-level diagnostics (exit 2).
+type SpecError struct {
+	Diags diag.List
+}
+
+func (e *SpecError) Error() string {
+	return fmt.Sprintf("%s: the spec has errors and cannot run:\n%s", e.Diags[0].File, e.Diags.String())
+}
+
+// Run prepares and runs a spec: Prepare, then RunOptions.Wrap, then
+// (*Prepared).Run.
+func Run(ctx context.Context, opts RunOptions) (delegation.Value, error) {
+	p, err := Prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Wrap != nil {
+		if err := opts.Wrap(p); err != nil {
+			return nil, err
+		}
+	}
+	return p.Run(ctx)
+}
+
+// Prepare loads the spec (unless given), refuses one with error-level
+// diagnostics (*SpecError), binds it (*UsageError), refuses to start a run
+// whose conditions certainly need a model when none is configured, and
+// assembles the host. No service runs.
+func Prepare(opts RunOptions) (*Prepared, error) {
+	sp, warnings, err := loadChecked(opts)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := Bind(sp, &opts.Bindings, opts.Env)
+	if err != nil {
+		return nil, err
+	}
+	if opts.ModelJudge == nil {
+		if err := needsModel(sp, inst, opts.ModelHint); err != nil {
+			return nil, err
+		}
+	}
+	p := &Prepared{
+		Path: opts.Path, Spec: sp, Digest: SpecDigest(sp), Bindings: opts.Bindings,
+		Instance: inst, Warnings: warnings,
+	}
+	if p.Path == "" && sp.File != nil {
+		p.Path = sp.File.Name
+	}
+	p.Host = p.host(opts)
+	return p, nil
+}
+
+// host assembles the evaluator's hooks.
+func (p *Prepared) host(opts RunOptions) *delegation.Host {
+	recs := Recorders{}
+	if opts.Trace != nil {
+		p.Trace = NewTraceWriter(opts.Trace, opts.Secrets...)
+		recs = append(recs, p.Trace)
+	}
+	recs = append(recs, opts.Recorders...)
+	rt := opts.Runtime
+	if rt == nil {
+		rt = delegation.DefaultRuntime()
+	}
+	h := &delegation.Host{
+		Caller:      Caller{},
+		Judge:       &judge.Deterministic{Next: opts.ModelJudge},
+		Recorder:    recs,
+		Runtime:     rt,
+		MaxParallel: orDefault(opts.MaxParallel, DefaultMaxParallel),
+		MaxSteps:    orDefault(opts.MaxSteps, DefaultMaxSteps),
+	}
+	return h
+}
+
+func orDefault(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
+}
+
+// Run executes the Delegation. The trace gets run.start before anything
+// runs and run.end after; the context carries the host (HostFromContext)
+// for nested specs.
+func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
+	rt := p.Host.Runtime
+	if rt == nil {
+		rt = delegation.DefaultRuntime()
+	}
+	if p.Trace != nil {
+		p.Trace.Start(rt.Now(), RunStart{Spec: p.Path, Name: p.Spec.Name, Digest: p.Digest,
+			Bindings: &p.Bindings, MaxParallel: p.Host.MaxParallel, MaxSteps: p.Host.MaxSteps})
+	}
+	ctx = WithHost(ctx, p.Host)
+	v, err := delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
+	if p.Trace != nil {
+		p.Trace.End(rt.Now(), v, err)
+	}
+	return v, err
+}
+
+// loadChecked loads the spec and runs the checker; error-level findings
+// make a *SpecError.
+func loadChecked(opts RunOptions) (*spec.Spec, diag.List, error) {
+	sp := opts.Spec
+	var diags diag.List
+	if sp == nil {
+		load := opts.Load
+		if load == nil {
+			load = LoadSpec
+		}
+		var err error
+		sp, diags, err = load(opts.Path)
+		if err != nil {
+			return nil, nil, usagef("%v", err)
+		}
+	}
+	if sp.Delegation == nil || sp.Delegation.Program == nil {
+		diags.Errorf(sp.File, 0, "run/no-delegation", "the spec has no Delegation block with a ```prose code block: nothing to run")
+	} else {
+		diags = append(diags, check.Check(sp.Delegation.Program, sp.Decls())...)
+	}
+	diags = diags.Dedupe()
+	if diags.HasErrors() {
+		return nil, nil, &SpecError{Diags: diags.Errors()}
+	}
+	return sp, diags, nil
+}
+
+// LoadSpec is how every run loads a spec file (prose run, nested specs).
+func LoadSpec(path string) (*spec.Spec, diag.List, error) {
+	return spec.Load(path)
+}
+
+// SpecDigest is the sha256 of the spec's source ("sha256:HEX"): a journal
+// uses it to notice that a spec changed between a run and its resume.
+func SpecDigest(sp *spec.Spec) string {
+	if sp == nil || sp.File == nil {
+		return ""
+	}
+	return digestBytes(sp.File.Source())
+}
+
+type hostKey struct{}
+
+// WithHost returns ctx carrying h. Run puts its host there, so a service
+// that runs a nested spec (HostFromContext) can run it with the same
+// caller, judge, recorder, runtime and limits.
+func WithHost(ctx context.Context, h *delegation.Host) context.Context {
+	return context.WithValue(ctx, hostKey{}, h)
+}
+
+// HostFromContext returns the host of the run that ctx belongs to, or nil.
+func HostFromContext(ctx context.Context) *delegation.Host {
+	h, _ := ctx.Value(hostKey{}).(*delegation.Host)
+	return h
+}
