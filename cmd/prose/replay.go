@@ -1,18 +1,28 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/journal"
 )
 
-// TODO(owner): replace this placeholder with the real command.
 func newReplayCmd(s streams) *cobra.Command {
-	return &cobra.Command{
-		Use:    "replay",
-		Hidden: true,
-		RunE: func(*cobra.Command, []string) error {
-			return &exitError{code: exitUsage, err: errors.New("replay: not built yet")}
+	var o rerunOptions
+	cmd := &cobra.Command{
+		Use:   "replay RUN_ID [--trace FILE]",
+		Short: "Re-run a journaled run from its journal alone, with no service or model call",
+		Long: `replay re-runs a journaled run (see 'prose runs') with every call, judgment
+and parallel-first winner answered from its journal: no service runs and no
+model is asked. It prints what the run printed and checks that the result is
+the journaled one. Anything the journal does not hold (a changed spec, a call
+with other arguments) is an error naming the call and its .md position.
+
+With --trace FILE the replay writes the run's trace after the fact.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return rerun(cmd.Context(), s, args[0], journal.Replaying, &o)
 		},
 	}
+	addRerunFlags(cmd, &o, false)
+	return cmd
 }

@@ -1,18 +1,31 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/journal"
 )
 
-// TODO(owner): replace this placeholder with the real command.
 func newResumeCmd(s streams) *cobra.Command {
-	return &cobra.Command{
-		Use:    "resume",
-		Hidden: true,
-		RunE: func(*cobra.Command, []string) error {
-			return &exitError{code: exitUsage, err: errors.New("resume: not built yet")}
+	var o rerunOptions
+	cmd := &cobra.Command{
+		Use:   "resume RUN_ID [--force]",
+		Short: "Continue a journaled run; finished calls are answered from its journal",
+		Long: `resume re-executes a journaled run (see 'prose runs') with the same spec,
+bindings, config and inputs, in the directory it started in. Every call whose
+id and arguments match a finished call in the journal is answered from the
+journal without running the service; the first call beyond the journal and
+everything after it run live and are appended to the same journal.
+
+A spec that changed since the run, or a call whose arguments differ from the
+journal's, stops the resume with a message naming it, unless --force. Values
+withheld from the journal as secrets must be given again (--slot, --config,
+--input replace the journaled ones).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return rerun(cmd.Context(), s, args[0], journal.Resuming, &o)
 		},
 	}
+	addRerunFlags(cmd, &o, true)
+	return cmd
 }

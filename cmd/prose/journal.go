@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/patterns"
+)
+
+// defaultRunDir is where runs are journaled, relative to the working
+// directory.
+const defaultRunDir = ".prose/runs"
+
+// journalFlags are the journal's flags of `prose run`. resume, replay and
+// force are hidden: `prose resume` and `prose replay` set them when they
+// re-run the journaled command line.
+type journalFlags struct {
+	runDir    string
+	noJournal bool
+	resume    string
+	replay    string
+	force     bool
+}
+
+// Flags that are not part of the journaled command line: where the
+// journal lives, how it is used, and the trace file (a resume writes its
+// own).
+var unjournaledFlags = map[string]bool{
+	"run-dir": true, "no-journal": true, "journal-resume": true,
+	"journal-replay": true, "journal-force": true, "trace": true,
+}
+
+// addJournalFlags adds --run-dir and --no-journal (and the hidden flags
+// of resume and replay) to cmd.
+func addJournalFlags(cmd *cobra.Command, f *journalFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.runDir, "run-dir", defaultRunDir, "directory holding run journals (one subdirectory per run)")
+	fl.BoolVar(&f.noJournal, "no-journal", false, "do not journal this run (it cannot be resumed or replayed)")
+	fl.StringVar(&f.resume, "journal-resume", "", "continue the journaled run `ID`")
+	fl.StringVar(&f.replay, "journal-replay", "", "re-run the journaled run `ID` from its journal alone")
+	fl.BoolVar(&f.force, "journal-force", false, "resume even when the spec or a call diverges from the journal")
+	for _, n := range []string{"journal-resume", "journal-replay", "journal-force"} {
+		_ = fl.MarkHidden(n)
+	}
+}
+
+// runJournal connects one `prose run` to its journal. A nil *runJournal
+// (--no-journal) does nothing.
+type runJournal struct {
+	f      *journalFlags
+	cmd    *cobra.Command
+	stderr io.Writer
+	cancel context.CancelCauseFunc
+	run    *journal.Run
+}
+
+// startJournal prepares the journal of the run that cmd is about to do and
+// returns the context the run must use: it is canceled when a resume or a
+// replay diverges from the journal. The journal itself is opened by wrap,
+// once the spec is loaded and bound.
+func startJournal(ctx context.Context, cmd *cobra.Command, f *journalFlags, stderr io.Writer) (*runJournal, context.Context) {
+	if f.noJournal && f.resume == "" && f.replay == "" {
+		return nil, ctx
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	return &runJournal{f: f, cmd: cmd, stderr: stderr, cancel: cancel}, ctx
+}
+
+// wrap is a patterns.RunOptions.Wrap: it opens the journal (a new one, or
+// the run being resumed or replayed, whose spec must not have changed) and
+// wraps the host's caller, judge and runtime.
+func (j *runJournal) wrap(p *patterns.Prepared) error {
+	if j == nil {
+		return nil
+	}
+	src := p.Spec.File.Source()
+	opt := journal.Options{Force: j.f.force, OnDiverge: func(err error) { j.cancel(err) }}
+	var err error
+	switch {
+	case j.f.replay != "":
+		j.run, err = journal.Replay(j.f.runDir, j.f.replay, opt)
+	case j.f.resume != "":
+		j.run, err = journal.Resume(j.f.runDir, j.f.resume, opt)
+	default:
+		j.run, err = journal.Create(j.f.runDir, j.header(p.Path, src), opt)
+	}
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	if j.run.Mode() != journal.Live {
+		if err := j.run.Header().CheckSpec(src); err != nil {
+			if !j.f.force || j.run.Mode() == journal.Replaying {
+				j.run.Close()
+				return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: %w", j.run.Mode(), j.run.ID(), err)}
+			}
+			fmt.Fprintf(j.stderr, "prose: warning: %v\n", err)
+		}
+	}
+	fmt.Fprintf(j.stderr, "prose: run %s (%s)\n", j.run.ID(), j.describe())
+	h := p.Host
+	h.Caller = j.run.WrapCaller(h.Caller)
+	h.Judge = j.run.WrapJudge(h.Judge)
+	h.Runtime = j.run.WrapRuntime(h.Runtime)
+	return nil
+}
+
+func (j *runJournal) describe() string {
+	switch j.run.Mode() {
+	case journal.Resuming:
+		return "resuming; journal " + j.run.Path()
+	case journal.Replaying:
+		return "replaying from " + j.run.Path()
+	}
+	return "journal " + j.run.Path()
+}
+
+// finish records the outcome (or, for a replay, checks it against the
+// journal), closes the journal and returns the error the command should
+// report: runErr, a divergence from the journal, or a replay mismatch.
+func (j *runJournal) finish(v delegation.Value, runErr error) error {
+	if j == nil || j.run == nil {
+		return runErr
+	}
+	defer j.run.Close()
+	div := j.run.Err()
+	ferr := j.run.Finish(v, runErr)
+	switch {
+	case div != nil:
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s stopped: %w", j.run.Mode(), j.run.ID(), div)}
+	case j.run.Mode() == journal.Replaying && errors.Is(ferr, journal.ErrUnfinished):
+		fmt.Fprintf(j.stderr, "prose: warning: %v\n", ferr)
+	case ferr != nil && runErr == nil:
+		return &exitError{code: exitFailure, err: ferr}
+	case ferr != nil:
+		fmt.Fprintf(j.stderr, "prose: %v\n", ferr)
+	}
+	return runErr
+}
+
+// header builds the journal header of a new run from the command line.
+func (j *runJournal) header(path string, src []byte) journal.Header {
+	red := journal.NewRedactor(nil)
+	h := journal.Header{Spec: path, SpecDigest: journal.Digest(src)}
+	if wd, err := os.Getwd(); err == nil {
+		h.Dir = wd
+		if abs, err := filepath.Abs(path); err == nil && fileExists(abs) {
+			h.Spec = abs
+		}
+	}
+	j.cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if unjournaledFlags[fl.Name] {
+			return
+		}
+		for _, v := range flagValues(fl) {
+			h.Argv = append(h.Argv, "--"+fl.Name+"="+j.journalValue(red, &h, fl.Name, v))
+		}
+	})
+	h.Argv = append(h.Argv, j.cmd.Flags().Args()...)
+	return h
+}
+
+// journalValue redacts one flag value and files it under the header's
+// bindings, config or inputs.
+func (j *runJournal) journalValue(red *journal.Redactor, h *journal.Header, name, v string) string {
+	var dst *[]journal.KV
+	switch name {
+	case "slot":
+		dst = &h.Bindings
+	case "config":
+		dst = &h.Config
+	case "input":
+		dst = &h.Inputs
+	}
+	if k, val, ok := strings.Cut(v, "="); ok && dst != nil {
+		kv := red.KV(k, val)
+		*dst = append(*dst, kv)
+		if kv.Redacted {
+			h.Redacted = append(h.Redacted, name+" "+k)
+		}
+		return k + "=" + kv.Value
+	}
+	if journal.IsSecretName(name) {
+		h.Redacted = append(h.Redacted, name)
+		return journal.Redacted
+	}
+	out, changed := red.Text(v)
+	if changed {
+		h.Redacted = append(h.Redacted, name)
+		return journal.Redacted
+	}
+	return out
+}
+
+// flagValues lists a flag's values: each element of a repeatable flag.
+func flagValues(fl *pflag.Flag) []string {
+	if sv, ok := fl.Value.(pflag.SliceValue); ok {
+		return sv.GetSlice()
+	}
+	return []string{fl.Value.String()}
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
+}

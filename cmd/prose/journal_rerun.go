@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/journal"
+)
+
+// rerunOptions are the flags of `prose resume` and `prose replay`.
+type rerunOptions struct {
+	runDir string
+	force  bool
+	trace  string
+	// Overrides of journaled --slot/--config/--input values (needed for
+	// the ones withheld as secrets).
+	slots, configs, inputs []string
+}
+
+func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&o.runDir, "run-dir", defaultRunDir, "directory holding run journals")
+	fl.StringVar(&o.trace, "trace", "", "write the run's JSON-lines trace to `FILE`")
+	fl.StringArrayVar(&o.slots, "slot", nil, "replace the journaled binding of a slot (`NAME=BINDING`, repeatable for list slots)")
+	fl.StringArrayVar(&o.configs, "config", nil, "replace a journaled config value (`KEY=VALUE`)")
+	fl.StringArrayVar(&o.inputs, "input", nil, "replace a journaled input value (`KEY=VALUE`)")
+	if resume {
+		fl.BoolVar(&o.force, "force", false, "go on although the spec changed or a call diverges from the journal (diverging calls run live)")
+	}
+}
+
+// rerun re-executes the journaled command line of run id through `prose
+// run`, in the run's working directory, with the journal in resume or
+// replay mode.
+func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *rerunOptions) error {
+	base, err := filepath.Abs(o.runDir)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	path := filepath.Join(base, id, journal.FileName)
+	if strings.ContainsAny(id, `/\`) || !fileExists(path) {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s: no run %q in %s (see 'prose runs')", mode, id, o.runDir)}
+	}
+	l, err := journal.ReadFile(path)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", mode, err)}
+	}
+	argv, err := overrideArgv(l.Header.Argv, o)
+	if err != nil {
+		return usageErrorf("%s %s: %v", mode, id, err)
+	}
+	if missing := stillRedacted(argv); len(missing) > 0 && mode == journal.Resuming {
+		return usageErrorf("resume %s: %s not journaled because it looked like a secret; pass it again, e.g. prose resume %s --%s",
+			id, strings.Join(missing, ", "), id, missing[0]+"=...")
+	}
+	if o.trace != "" {
+		t, err := filepath.Abs(o.trace)
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		argv = append(argv, "--trace="+t)
+	}
+	argv = append(argv, "--run-dir="+base)
+	if mode == journal.Replaying {
+		argv = append(argv, "--journal-replay="+id)
+	} else {
+		argv = append(argv, "--journal-resume="+id)
+	}
+	if o.force {
+		argv = append(argv, "--journal-force")
+	}
+	if dir := l.Header.Dir; dir != "" {
+		if err := os.Chdir(dir); err != nil {
+			return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: the run's directory: %w", mode, id, err)}
+		}
+	}
+	run := newRunCmd(s)
+	run.SilenceErrors, run.SilenceUsage = true, true
+	run.SetArgs(argv)
+	run.SetIn(s.in)
+	run.SetOut(s.out)
+	run.SetErr(s.err)
+	return run.ExecuteContext(ctx)
+}
+
+// overrideArgv replaces the journaled values of the --slot, --config and
+// --input keys that o sets again (every journaled entry of that key: a
+// list slot is given again whole).
+func overrideArgv(argv []string, o *rerunOptions) ([]string, error) {
+	repl := map[string][]string{} // "slot advancer" -> new flag values
+	for flag, vals := range map[string][]string{"slot": o.slots, "config": o.configs, "input": o.inputs} {
+		for _, v := range vals {
+			k, _, ok := strings.Cut(v, "=")
+			if !ok || k == "" {
+				return nil, fmt.Errorf("--%s %q: want KEY=VALUE", flag, v)
+			}
+			repl[flag+" "+k] = append(repl[flag+" "+k], "--"+flag+"="+v)
+		}
+	}
+	var out []string
+	done := map[string]bool{}
+	for _, a := range argv {
+		key := argKey(a)
+		if nv, ok := repl[key]; ok {
+			if !done[key] {
+				out = append(out, nv...)
+				done[key] = true
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	for key, nv := range repl {
+		if !done[key] {
+			out = append(nv, out...) // a key the run did not set
+		}
+	}
+	return out, nil
+}
+
+// argKey is "slot NAME" for --slot=NAME=..., likewise for config and
+// input; "" otherwise.
+func argKey(a string) string {
+	for _, flag := range []string{"slot", "config", "input"} {
+		if rest, ok := strings.CutPrefix(a, "--"+flag+"="); ok {
+			k, _, _ := strings.Cut(rest, "=")
+			return flag + " " + k
+		}
+	}
+	return ""
+}
+
+// stillRedacted lists the arguments whose value was withheld from the
+// journal and not given again ("slot advancer").
+func stillRedacted(argv []string) []string {
+	var out []string
+	for _, a := range argv {
+		if !strings.HasSuffix(a, "="+journal.Redacted) {
+			continue
+		}
+		if k := argKey(a); k != "" {
+			out = append(out, k)
+		} else {
+			name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+			out = append(out, name)
+		}
+	}
+	return out
+}
