@@ -1,0 +1,70 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var updateScripts = flag.Bool("update-scripts", false, "rewrite the cmp targets of testdata/script/*.txtar with the actual output")
+
+// TestMain lets the scripts run `prose` as a command, served in-process
+// by Main.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"prose": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs every testdata/script/*.txtar file of the repository.
+// Scripts see $CORPUS, the real-world spec corpus when present (the
+// condition [corpus] tells whether it is), and $ROOT, the module root.
+func TestScripts(t *testing.T) {
+	root := scriptRoot(t)
+	corpus := filepath.Join(root, "..", "shared", "corpus", "openprose-0.11", "patterns")
+	_, err := os.Stat(corpus)
+	haveCorpus := err == nil
+	testscript.Run(t, testscript.Params{
+		Dir:           filepath.Join(root, "testdata", "script"),
+		UpdateScripts: *updateScripts,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("ROOT", root)
+			env.Setenv("CORPUS", corpus)
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "corpus":
+				return haveCorpus, nil
+			}
+			return false, &scriptCondError{cond}
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){},
+	})
+}
+
+type scriptCondError struct{ cond string }
+
+func (e *scriptCondError) Error() string { return "unknown condition " + e.cond }
+
+// scriptRoot walks up from the working directory to the folder holding
+// go.mod.
+func scriptRoot(t testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}

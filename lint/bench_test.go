@@ -1,0 +1,90 @@
+package lint_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/lint"
+	"github.com/proselang/prose/spec"
+)
+
+// BenchmarkLint lints the corpus (19 files) and a generated directory of
+// 1000 spec files on disk, with the default number of workers.
+func BenchmarkLint(b *testing.B) {
+	b.Run("corpus", func(b *testing.B) {
+		dir := corpusDir(b)
+		benchPaths(b, dir, 19)
+	})
+	b.Run("1000files", func(b *testing.B) {
+		dir := b.TempDir()
+		for name, f := range generated(1000) {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		benchPaths(b, dir, 1000)
+	})
+}
+
+func benchPaths(b *testing.B, dir string, files int) {
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := lint.Paths([]string{dir}, lint.Options{})
+		if err != nil || res.Files != files {
+			b.Fatalf("%v, %d files", err, res.Files)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(files), "ns/file")
+}
+
+// BenchmarkLintShare measures, per corpus file, the whole of lint.File
+// (read, load, parse, check) and the Delegation parse plus checks alone,
+// and reports the share of the latter: parsing and checking are meant to
+// stay a small part of lint's time.
+func BenchmarkLintShare(b *testing.B) {
+	fsys := os.DirFS(corpusDir(b))
+	names, err := fs.Glob(fsys, "*.prose.md")
+	if err != nil || len(names) == 0 {
+		b.Fatalf("no corpus files: %v", err)
+	}
+	type loaded struct {
+		s *spec.Spec
+	}
+	specs := make([]loaded, len(names))
+	for i, n := range names {
+		s, _, err := spec.LoadFS(fsys, n)
+		if err != nil || s.Delegation == nil {
+			b.Fatalf("%s: %v", n, err)
+		}
+		specs[i] = loaded{s}
+	}
+	var whole, part time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		for _, n := range names {
+			if _, err := lint.File(fsys, n); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t1 := time.Now()
+		for _, l := range specs {
+			prog, _ := syntax.Parse(l.s.File, l.s.Delegation.Lines)
+			check.Check(prog, l.s.Decls())
+		}
+		whole += t1.Sub(t0)
+		part += time.Since(t1)
+	}
+	n := float64(b.N) * float64(len(names))
+	b.ReportMetric(float64(whole.Nanoseconds())/n, "lint-ns/file")
+	b.ReportMetric(float64(part.Nanoseconds())/n, "parse+check-ns/file")
+	b.ReportMetric(100*float64(part)/float64(whole), "parse+check-%")
+}
