@@ -257,4 +257,3 @@ func sortedCodes(l diag.List) []string {
 func slashPath(name string) string {
 	return path.Clean(strings.ReplaceAll(name, "\\", "/"))
 }
-
