@@ -1,0 +1,163 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// SlotInfo describes the slot a model acts in, taken from the spec by the
+// caller (this package does not depend on the spec types).
+type SlotInfo struct {
+	Pattern     string // the pattern's name
+	Description string // what the pattern does
+	Slot        string // the slot's name
+	// Name is how the service prints ("candidates[1]"); "" means Slot.
+	Name      string
+	Requires  string // the slot's requires/ensures/maintains, free text
+	Ensures   string
+	Maintains string
+	Role      string // the slot's role in the pattern's Shape
+	// Model overrides the client's model (`--slot NAME=llm:MODEL`).
+	Model string
+}
+
+// SlotService is a model acting in a slot: a delegation.Service whose
+// Call sends the call's arguments to the model and returns its reply,
+// parsed as JSON when it is JSON (a ```json fence is stripped), else the
+// trimmed text. Errors are returned, so the call's retries and on_fail
+// apply.
+type SlotService struct {
+	client *Client
+	info   SlotInfo
+	system string
+}
+
+// NewSlotService returns the service for info on c.
+func NewSlotService(c *Client, info SlotInfo) *SlotService {
+	return &SlotService{client: c, info: info, system: SlotSystemPrompt(info)}
+}
+
+// ServiceName implements delegation.Service.
+func (s *SlotService) ServiceName() string {
+	if s.info.Name != "" {
+		return s.info.Name
+	}
+	return s.info.Slot
+}
+
+// Call implements the runner's service interface: one attempt of a call.
+func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	user, err := SlotUserMessage(req.Args)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := s.client.Chat(ctx, ChatRequest{Model: s.info.Model, System: s.system,
+		Messages: []Message{{Role: "user", Content: user}}})
+	if err != nil {
+		return nil, err
+	}
+	v := ParseReply(reply.Content)
+	if v == "" {
+		return nil, errors.New("the model returned an empty reply")
+	}
+	return v, nil
+}
+
+// SlotSystemPrompt is the system prompt for a model acting in a slot.
+func SlotSystemPrompt(info SlotInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You act as the %q slot", info.Slot)
+	if info.Pattern != "" {
+		fmt.Fprintf(&b, " of the pattern %q", info.Pattern)
+	}
+	b.WriteString(", one step of a workflow run by a program.")
+	line := func(label, text string) {
+		if text = strings.TrimSpace(text); text != "" {
+			fmt.Fprintf(&b, "\n%s: %s", label, text)
+		}
+	}
+	line("\nThe pattern", info.Description)
+	line("Your role", info.Role)
+	line("You receive (requires)", info.Requires)
+	line("You must deliver (ensures)", info.Ensures)
+	line("You must keep (maintains)", info.Maintains)
+	b.WriteString("\n\nThe user message holds the call's arguments. Reply with the result only: " +
+		"a JSON value when the result is structured, otherwise plain text, without commentary.")
+	if decides(info) {
+		b.WriteString(` When your answer is a decision, make it a JSON object whose "verdict" field names it ` +
+			`(certify, accept, approve, reject, proceed, adjust or abort) beside your reasons, unless the arguments ask for another form.`)
+	}
+	return b.String()
+}
+
+// decides reports whether a slot's description suggests it gives verdicts.
+func decides(info SlotInfo) bool {
+	text := strings.ToLower(strings.Join([]string{info.Slot, info.Role, info.Ensures}, " "))
+	for _, w := range []string{"verdict", "certif", "approv", "accept", "reject", "decision", "decide", "judge", "critic", "arbiter"} {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// SlotUserMessage is the user message for a call: the `prompt` argument
+// first where there is one, then the other arguments as a JSON object.
+func SlotUserMessage(args *delegation.Object) (string, error) {
+	rest := delegation.NewObject()
+	prompt := ""
+	if args != nil {
+		for _, k := range args.Keys() {
+			v, _ := args.Get(k)
+			if p, ok := v.(string); ok && k == "prompt" {
+				prompt = p
+				continue
+			}
+			rest.Set(k, v)
+		}
+	}
+	raw, err := delegation.ToIndentedJSON(rest)
+	if err != nil {
+		return "", fmt.Errorf("encoding the call's arguments: %w", err)
+	}
+	if prompt == "" {
+		return string(raw), nil
+	}
+	if rest.Len() == 0 {
+		return prompt, nil
+	}
+	return prompt + "\n\nArguments (JSON):\n" + string(raw), nil
+}
+
+// ParseReply turns a model's reply into a value: JSON when it is JSON
+// (inside a ``` or ```json fence or not), else the trimmed text.
+func ParseReply(content string) delegation.Value {
+	text := strings.TrimSpace(content)
+	inner := stripFence(text)
+	if v, err := delegation.FromJSON([]byte(inner)); err == nil {
+		return v
+	}
+	return text
+}
+
+// stripFence returns the body of a reply that is one fenced code block,
+// else s.
+func stripFence(s string) string {
+	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {
+		return s
+	}
+	body := strings.TrimSuffix(s[3:], "```")
+	nl := strings.IndexByte(body, '\n')
+	if nl < 0 {
+		return s
+	}
+	info := strings.TrimSpace(body[:nl])
+	if info != "" && info != "json" && info != "JSON" {
+		return s
+	}
+	return strings.TrimSpace(body[nl+1:])
+}

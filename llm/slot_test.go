@@ -1,0 +1,127 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/llm/llmtest"
+)
+
+func args(t *testing.T, js string) *delegation.Object {
+	t.Helper()
+	v, err := delegation.FromJSON([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(*delegation.Object)
+}
+
+var certifierInfo = SlotInfo{
+	Pattern: "ratchet", Description: "Advance step by step; certified steps are never rolled back.",
+	Slot: "certifier", Requires: "task_brief, certified_progress, proposed_step",
+	Ensures: "a verdict on the proposed step", Role: "certifies or rejects each proposed step",
+}
+
+func TestSlotServicePrompts(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("```json\n{\"verdict\": \"certify\", \"reason\": \"sound\"}\n```"))
+	c, _ := newTestClient(t, srv, nil)
+	s := NewSlotService(c, certifierInfo)
+	if s.ServiceName() != "certifier" {
+		t.Errorf("ServiceName = %q", s.ServiceName())
+	}
+	v, err := s.Call(context.Background(), &delegation.CallRequest{ID: "L9/1", Attempt: 1,
+		Args: args(t, `{"task_brief": "prove it", "prompt": "Judge the step.", "proposed_step": {"n": 2}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := delegation.ToJSON(v)
+	if string(got) != `{"verdict":"certify","reason":"sound"}` {
+		t.Errorf("value = %s", got)
+	}
+	msgs := srv.Requests()[0].Messages()
+	if len(msgs) != 2 {
+		t.Fatalf("messages %+v", msgs)
+	}
+	for _, want := range []string{`"certifier" slot`, `"ratchet"`, "never rolled back", "certifies or rejects",
+		"proposed_step", "a verdict on the proposed step", `"verdict" field`} {
+		if !strings.Contains(msgs[0].Content, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, msgs[0].Content)
+		}
+	}
+	user := msgs[1].Content
+	if !strings.HasPrefix(user, "Judge the step.\n\nArguments (JSON):\n") || !strings.Contains(user, `"task_brief": "prove it"`) ||
+		strings.Contains(user, `"prompt"`) {
+		t.Errorf("user message:\n%s", user)
+	}
+	if temp, ok := srv.Requests()[0].Temperature(); !ok || temp != 0 {
+		t.Errorf("temperature %v %v", temp, ok)
+	}
+}
+
+func TestSlotServiceModelOverrideAndText(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("  A plain answer.\n"))
+	c, _ := newTestClient(t, srv, nil)
+	s := NewSlotService(c, SlotInfo{Slot: "worker", Name: "workers[2]", Model: "other-model"})
+	v, err := s.Call(context.Background(), &delegation.CallRequest{Args: args(t, `{"task_brief": "x"}`)})
+	if err != nil || v != "A plain answer." {
+		t.Fatalf("value %#v, err %v", v, err)
+	}
+	if s.ServiceName() != "workers[2]" || srv.Requests()[0].Model() != "other-model" {
+		t.Errorf("name %q, model %q", s.ServiceName(), srv.Requests()[0].Model())
+	}
+	if strings.Contains(srv.Requests()[0].Messages()[0].Content, `"verdict" field`) {
+		t.Error("a worker is asked for verdicts")
+	}
+}
+
+func TestSlotServiceErrors(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("   "), llmtest.Status(404, "no such model"))
+	c, _ := newTestClient(t, srv, nil)
+	s := NewSlotService(c, SlotInfo{Slot: "worker"})
+	if _, err := s.Call(context.Background(), &delegation.CallRequest{Args: delegation.NewObject()}); err == nil || !strings.Contains(err.Error(), "empty reply") {
+		t.Errorf("empty reply: %v", err)
+	}
+	_, err := s.Call(context.Background(), &delegation.CallRequest{Args: delegation.NewObject()})
+	var e *Error
+	if !errors.As(err, &e) || e.Status != 404 {
+		t.Errorf("404: %v", err)
+	}
+}
+
+func TestSlotUserMessage(t *testing.T) {
+	cases := map[string]string{
+		`{"prompt": "Only this."}`: "Only this.",
+		`{"a": 1}`:                 "{\n  \"a\": 1\n}",
+		`{"prompt": 3, "b": "x"}`:  "{\n  \"prompt\": 3,\n  \"b\": \"x\"\n}",
+	}
+	for in, want := range cases {
+		got, err := SlotUserMessage(args(t, in))
+		if err != nil || got != want {
+			t.Errorf("SlotUserMessage(%s) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if got, _ := SlotUserMessage(nil); got != "{}" {
+		t.Errorf("nil args: %q", got)
+	}
+}
+
+func TestParseReply(t *testing.T) {
+	cases := map[string]string{
+		`{"a": 1}`:                 `{"a":1}`,
+		"```json\n[1, 2]\n```":     `[1,2]`,
+		"```\n{\"b\": true}\n```":  `{"b":true}`,
+		"```python\nprint(1)\n```": "\"```python\\nprint(1)\\n```\"",
+		"  hello  ":                `"hello"`,
+		`{"a": 1} and some words`:  `"{\"a\": 1} and some words"`,
+		"42":                       `42`,
+	}
+	for in, want := range cases {
+		got, _ := delegation.ToJSON(ParseReply(in))
+		if string(got) != want {
+			t.Errorf("ParseReply(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
