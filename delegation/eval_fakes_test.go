@@ -265,3 +265,11 @@ func corpusPattern(t testing.TB, name string) *syntax.Program {
 func posAt(file string, line, col int) diag.Position {
 	return diag.Position{File: file, Line: line, Col: col}
 }
+
+func mustParse(code string) *syntax.Program {
+	prog, errs := syntax.ParseString("example.md", code)
+	if errs.HasErrors() {
+		panic(errs)
+	}
+	return prog
+}
