@@ -129,7 +129,7 @@ func (p *parser) sourceText(toks []token) string {
 	first, last := toks[0], toks[len(toks)-1]
 	if p.file != nil {
 		src := p.file.Source()
-		if int(last.end) <= len(src) && first.pos <= last.end && strings.HasPrefix(string(src[first.pos:last.end]), first.raw) {
+		if int(last.end) <= len(src) && first.pos <= last.end && first.pos >= 0 && strings.HasPrefix(string(src[first.pos:last.end]), first.raw) {
 			return string(src[first.pos:last.end])
 		}
 	}

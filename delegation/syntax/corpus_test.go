@@ -10,13 +10,11 @@ import (
 	"github.com/proselang/prose/diag"
 )
 
-// corpusDir finds ../shared/corpus/openprose-0.11/patterns beside the
-// module root, or skips the test.
-func corpusDir(tb testing.TB) string {
-	tb.Helper()
+// corpusDirOrEmpty returns the corpus directory, or "" when absent.
+func corpusDirOrEmpty() string {
 	dir, err := os.Getwd()
 	if err != nil {
-		tb.Skip(err)
+		return ""
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -24,13 +22,24 @@ func corpusDir(tb testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			tb.Skip("module root not found")
+			return ""
 		}
 		dir = parent
 	}
 	c := filepath.Join(dir, "..", "shared", "corpus", "openprose-0.11", "patterns")
 	if _, err := os.Stat(c); err != nil {
-		tb.Skip("corpus not present: " + c)
+		return ""
+	}
+	return c
+}
+
+// corpusDir finds ../shared/corpus/openprose-0.11/patterns beside the
+// module root, or skips the test.
+func corpusDir(tb testing.TB) string {
+	tb.Helper()
+	c := corpusDirOrEmpty()
+	if c == "" {
+		tb.Skip("corpus ../shared/corpus/openprose-0.11/patterns not present beside the module root")
 	}
 	return c
 }

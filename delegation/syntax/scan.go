@@ -51,7 +51,11 @@ type scanner struct {
 // scan tokenizes lines. It stops at the first fatal error.
 func scan(lines []Line) ([]token, *scanError) {
 	s := &scanner{lines: lines, indents: []string{baseIndent(lines)}}
-	s.toks = make([]token, 0, 16*len(lines)+4)
+	size := 0
+	for _, l := range lines {
+		size += len(l.Text)
+	}
+	s.toks = make([]token, 0, size/5+2*len(lines)+4)
 	for s.li = 0; s.li < len(lines) && s.err == nil; s.li++ {
 		s.text, s.i = lines[s.li].Text, 0
 		s.scanLine()
