@@ -6,4 +6,11 @@
 // the evaluator reaches the world (Caller, Judge, Recorder, Runtime), and
 // the tree-walking evaluator itself. The decided semantics are in
 // semantics.md beside this file.
+//
+// Entry points: Run executes a parsed Program against top-level bindings
+// and a Host; DefaultRuntime is the Runtime of a local run (goroutines, the
+// real clock, hashed jitter); Deadliner optionally lets a Runtime own call
+// timeouts. Run-time failures are *Error values carrying the .md position,
+// a Kind (call, throw, runtime, judge, limit, canceled) and, for failed
+// calls, the slot and attempt count.
 package delegation

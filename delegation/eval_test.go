@@ -250,3 +250,28 @@ return out
 	wantErr(t, runErr(t, "continue\n", nil, nil), "test.md:1:1: continue outside a loop")
 	wantErr(t, runErr(t, "parallel for x in [1]:\n  break\n", nil, nil), "test.md:2:3: break cannot leave a parallel loop")
 }
+
+func TestForIteratesTheElementsPresentAtStart(t *testing.T) {
+	got := mustRun(t, `
+let xs = [1, 2]
+let n = 0
+for x in xs:
+  append x to xs
+  n = n + 1
+return [n, xs]
+`, nil, nil)
+	if got != "[2,[1,2,1,2]]" {
+		t.Errorf("got %s", got)
+	}
+	wantErr(t, runErr(t, "let xs = null\nfor x in xs:\n  let y = x\n", nil, nil), "test.md:2:10: cannot loop over 'xs': it is null, not a list")
+}
+
+func TestBranchCannotLeaveParallelBlock(t *testing.T) {
+	e := runErr(t, `
+repeat 2:
+  parallel:
+    let a = 1
+    continue
+`, nil, nil)
+	wantErr(t, e, "test.md:5:5: continue outside a loop")
+}
