@@ -72,6 +72,8 @@ type ChatRequest struct {
 	System   string
 	Messages []Message
 	Schema   *Schema // nil: a free-text reply
+	// Temperature overrides Config.Temperature for this request.
+	Temperature *float64
 }
 
 // ChatReply is the model's answer.
@@ -124,6 +126,9 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool) (ChatR
 	ci := &callInfo{}
 	if !c.noTemperature.Load() {
 		t := c.cfg.Temperature
+		if r.Temperature != nil {
+			t = *r.Temperature
+		}
 		ci.temperature = &t
 		req.Temperature = float32(t) // omitted by go-openai when 0; the transport puts it back
 	}

@@ -15,6 +15,8 @@ func (c *Client) explain(e *Error, err error, ci *callInfo, model string) string
 	var to *attemptTimeout
 	var mal *malformedReply
 	switch {
+	case e.Attempts == 0:
+		return fmt.Sprintf("the request for model %q was not sent", model)
 	case e.Status == http.StatusUnauthorized:
 		if c.cfg.APIKey == "" {
 			return fmt.Sprintf("the model server at %s wants an API key (401): set OPENAI_API_KEY", where)

@@ -139,6 +139,8 @@ func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegatio
 		System:   m.systemPrompt(j),
 		Messages: []Message{{Role: "user", Content: m.userPrompt(j)}},
 		Schema:   &Schema{Name: "verdict", JSON: VerdictSchema},
+		// Judgments are asked at temperature 0 whatever the client's default.
+		Temperature: new(float64),
 	}
 	v := delegation.Verdict{Asked: true, Model: m.opts.Model}
 	var last string
@@ -170,7 +172,7 @@ func (m *ModelJudge) unreadable(j *delegation.Judgment, v delegation.Verdict, la
 		if holds, ok := judge.ClosedAnswer(j.Cond); ok {
 			v.Holds = holds
 			v.Reasoning = fmt.Sprintf("the model's verdict could not be read after %d asks (%q); failing closed: the guarded step does not proceed",
-				m.opts.Asks, excerpt(last, 80))
+				m.opts.Asks, excerpt(m.client.Redact(last), 80))
 			return v, nil
 		}
 	}
