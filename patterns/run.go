@@ -37,6 +37,10 @@ type RunOptions struct {
 	// configure one.
 	ModelJudge delegation.Judge
 	ModelHint  string
+	// ModelJudgeFor, when set and ModelJudge is nil, builds the model
+	// judge once the spec is loaded (a judge prompt names the pattern and
+	// its invariants).
+	ModelJudgeFor func(sp *spec.Spec) delegation.Judge
 
 	// Trace, when set, receives the run's JSON-lines trace.
 	Trace io.Writer
@@ -115,6 +119,9 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 	inst, err := Bind(sp, &opts.Bindings, opts.Env)
 	if err != nil {
 		return nil, err
+	}
+	if opts.ModelJudge == nil && opts.ModelJudgeFor != nil {
+		opts.ModelJudge = opts.ModelJudgeFor(sp)
 	}
 	if opts.ModelJudge == nil {
 		if err := needsModel(sp, inst, opts.ModelHint); err != nil {
@@ -211,8 +218,10 @@ func loadChecked(opts RunOptions) (*spec.Spec, diag.List, error) {
 }
 
 // LoadSpec is how every run loads a spec file (prose run, nested specs).
+// A file on disk wins; a std/... path that is not on disk is read from
+// the embedded library.
 func LoadSpec(path string) (*spec.Spec, diag.List, error) {
-	return spec.Load(path)
+	return LoadNested(path)
 }
 
 // SpecDigest is the sha256 of the spec's source ("sha256:HEX"): a journal

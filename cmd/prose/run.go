@@ -1,18 +1,237 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns"
 )
 
-// TODO(owner): replace this placeholder with the real command.
+// runOptions are the flags of `prose run`.
+type runOptions struct {
+	slots, configs, inputs []string
+	inputJSON              string
+	trace                  string
+	maxParallel            int
+	maxSteps               int
+	quiet                  bool
+	model, baseURL         string
+	journal                journalFlags
+}
+
+const runLong = `run loads a pattern spec, binds its slots to services, and runs its
+Delegation with a real interpreter. The value the Delegation returns is
+printed on stdout as indented JSON; progress goes to stderr.
+
+Slots (--slot NAME=BINDING, once per slot; repeat a name for a list slot):
+  exec:COMMAND     a program, run by /bin/sh -c COMMAND for each call. The
+                   call's named arguments arrive on stdin as one JSON object;
+                   $PROSE_SLOT, $PROSE_ATTEMPT and $PROSE_CALL_ID are set.
+                   stdout is the value (JSON when it parses, else text);
+                   a non-zero exit is a failed attempt whose message is the
+                   end of stderr; empty output is an error (print null).
+  llm, llm:MODEL   a language model acting in the slot's role.
+  PATH.prose.md    another spec run as the service (std/... for the
+                   built-in library); bind its own slots and config with
+                   dotted names: --slot target.refiner=exec:...,
+                   --config target.max_rounds=2.
+
+Config and inputs are typed by the spec's declarations (--config
+max_steps=3 is an integer where the spec says integer; lists and objects
+are JSON). Defaults apply; an input named like a slot is bound by --slot,
+one named like a config key by --config. Unknown names, unbound slots and
+missing inputs are reported before anything runs.
+
+Conditions such as "if verdict certifies the proposal" are decided without
+a model when the data carries a structured verdict ({"verdict":"certify"});
+anything else needs a model: --model or PROSE_MODEL, with OPENAI_API_KEY
+and OPENAI_BASE_URL for other OpenAI-compatible servers (Ollama, vLLM...).
+
+Exit status: 0 the run finished (also with a null result), 1 a runtime
+error (printed as FILE:LINE:COL: message), 2 bad usage or an invalid spec,
+130 interrupted (Ctrl-C stops every running service).`
+
+const runExample = `  # A ratchet whose advancer and certifier are programs:
+  prose run std/patterns/ratchet.prose.md \
+    --slot advancer=exec:./advance.sh --slot certifier=exec:./certify.sh \
+    --input task_brief="ship release 1.2" --config max_steps=4
+
+  # Fan out to three services (a list slot), at most two at a time:
+  prose run std/patterns/fan-out.prose.md --slot delegates=exec:./a.sh \
+    --slot delegates=exec:./b.sh --slot delegates=exec:./c.sh \
+    --input-json '{"task_brief": "summarize"}' --max-parallel 2
+
+  # Write a JSON-lines trace of every call and judgment:
+  prose run retry.prose.md --slot target=exec:./fetch.sh \
+    --input task_brief=fetch --trace run.jsonl`
+
 func newRunCmd(s streams) *cobra.Command {
-	return &cobra.Command{
-		Use:    "run",
-		Hidden: true,
-		RunE: func(*cobra.Command, []string) error {
-			return &exitError{code: exitUsage, err: errors.New("run: not built yet")}
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:     "run FILE [--slot NAME=BINDING]... [--config KEY=VALUE]... [--input KEY=VALUE]...",
+		Short:   "Run a pattern spec with its slots bound to programs, models or other specs",
+		Long:    runLong,
+		Example: runExample,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd, s, o, args[0])
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&o.slots, "slot", nil, "bind slot `NAME=BINDING` (exec:CMD, llm[:MODEL], PATH.prose.md); repeat a name for a list slot")
+	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE`, typed by the spec's declaration")
+	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE`, typed by the spec's declaration")
+	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a JSON object")
+	fl.StringVar(&o.trace, "trace", "", "write a JSON-lines trace of the run to `FILE`")
+	fl.IntVar(&o.maxParallel, "max-parallel", patterns.DefaultMaxParallel, "run at most `N` parallel iterations at once")
+	fl.IntVar(&o.maxSteps, "max-steps", patterns.DefaultMaxSteps, "stop the run after `N` statements")
+	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr")
+	fl.StringVar(&o.model, "model", "", "model for natural-language conditions and llm slots (default $PROSE_MODEL)")
+	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
+	addJournalFlags(cmd, &o.journal)
+	return cmd
+}
+
+// runRun is `prose run FILE`.
+func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
+	opts, err := o.runOptions(path)
+	if err != nil {
+		return err
+	}
+	if o.maxParallel < 1 || o.maxSteps < 1 {
+		return usageErrorf("--max-parallel and --max-steps must be at least 1")
+	}
+	models, err := newModels(o, s.err)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	models.apply(&opts)
+	var progress *patterns.Progress
+	if !o.quiet {
+		progress = patterns.NewProgress(s.err, isTerminal(s.err))
+		opts.Recorders = append(opts.Recorders, progress)
+	}
+	closeTrace, err := openTrace(o.trace, &opts)
+	if err != nil {
+		return usageErrorf("--trace: %v", err)
+	}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	jr, ctx := startJournal(ctx, cmd, &o.journal, s.err)
+	opts.Wrap = jr.wrap
+	start := time.Now()
+	v, runErr := patterns.Run(ctx, opts)
+	runErr = jr.finish(v, runErr)
+	if err := closeTrace(); err != nil && runErr == nil {
+		runErr = &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v", err)}
+	}
+	if progress != nil && ranAtAll(runErr) {
+		progress.Summary(time.Since(start), patterns.RunStatus(runErr))
+		models.summary(s.err)
+	}
+	if runErr != nil {
+		return runError(ctx, s.err, runErr)
+	}
+	return printResult(s.out, v)
+}
+
+// runOptions turns the flags into patterns.RunOptions.
+func (o *runOptions) runOptions(path string) (patterns.RunOptions, error) {
+	var b patterns.Bindings
+	var err error
+	if b.Slots, err = patterns.ParseAssignments("--slot", o.slots); err != nil {
+		return patterns.RunOptions{}, &exitError{code: exitUsage, err: err}
+	}
+	if b.Config, err = patterns.ParseAssignments("--config", o.configs); err != nil {
+		return patterns.RunOptions{}, &exitError{code: exitUsage, err: err}
+	}
+	if b.Inputs, err = patterns.ParseAssignments("--input", o.inputs); err != nil {
+		return patterns.RunOptions{}, &exitError{code: exitUsage, err: err}
+	}
+	b.InputJSON = o.inputJSON
+	env := &patterns.Env{Nested: patterns.NestedSpec}
+	return patterns.RunOptions{
+		Path: path, Load: loadSpec, Bindings: b, Env: env,
+		MaxParallel: o.maxParallel, MaxSteps: o.maxSteps,
+	}, nil
+}
+
+// openTrace opens the trace file; the returned function closes it.
+func openTrace(path string, opts *patterns.RunOptions) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	opts.Trace = f
+	return f.Close, nil
+}
+
+// ranAtAll reports whether the run got past binding (a summary of a run
+// refused before it started would say nothing).
+func ranAtAll(err error) bool {
+	var ue *patterns.UsageError
+	var se *patterns.SpecError
+	var ee *exitError
+	return !errors.As(err, &ue) && !errors.As(err, &se) && !errors.As(err, &ee)
+}
+
+// runError prints err the way its kind deserves and returns the exit
+// status as an *exitError.
+func runError(ctx context.Context, w io.Writer, err error) error {
+	var ue *patterns.UsageError
+	var se *patterns.SpecError
+	var de *delegation.Error
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		return ee
+	case errors.As(err, &ue):
+		for _, p := range ue.Problems {
+			fmt.Fprintf(w, "prose: %s\n", p)
+		}
+		return &exitError{code: exitUsage}
+	case errors.As(err, &se):
+		fmt.Fprint(w, se.Diags.String())
+		return &exitError{code: exitUsage}
+	case ctx.Err() != nil || (errors.As(err, &de) && de.Kind == delegation.KindCanceled):
+		fmt.Fprintln(w, "prose: interrupted")
+		return &exitError{code: exitInterrupt}
+	case errors.As(err, &de):
+		fmt.Fprintln(w, strings.TrimRight(de.Error(), "\n"))
+		return &exitError{code: exitFailure}
+	}
+	return &exitError{code: exitFailure, err: err}
+}
+
+// printResult writes the run's value as indented JSON.
+func printResult(w io.Writer, v delegation.Value) error {
+	out, err := delegation.ToIndentedJSON(v)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("the result cannot be printed as JSON: %v", err)}
+	}
+	_, err = fmt.Fprintf(w, "%s\n", out)
+	return err
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
