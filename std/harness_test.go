@@ -75,11 +75,16 @@ func assignments(t *testing.T, flag string, list []string) []patterns.Assignment
 // run executes r and returns the result as decoded JSON.
 func (h *harness) run(r run) (any, error) {
 	h.t.Helper()
+	return h.runOpts(context.Background(), r, nil)
+}
+
+func (h *harness) runOpts(ctx context.Context, r run, recs []delegation.Recorder) (any, error) {
+	h.t.Helper()
 	path := r.pattern
 	if !strings.Contains(path, "/") {
 		path = "std/patterns/" + path + ".prose.md"
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	v, err := patterns.Run(ctx, patterns.RunOptions{
 		Path: path,
@@ -92,6 +97,7 @@ func (h *harness) run(r run) (any, error) {
 		},
 		Env:        &patterns.Env{Nested: patterns.NestedSpec},
 		ModelJudge: r.judge,
+		Recorders:  recs,
 	})
 	if err != nil {
 		return nil, err
