@@ -13,14 +13,17 @@
 // judgment, "first" per `parallel first` winner and "final" with the
 // result or error.
 //
-// Durability. Each record is written with a single write(2), so a killed
-// process (kill -9) never loses a record it has returned from; a record the
-// run depends on ("end" of a completed attempt, "judge", "first", "final")
-// is also fsynced before the wrapper returns. Concurrent writers share one
-// fsync (group commit), so the loss window on a machine crash is zero for
-// those records; "start" and "session" records ride along with the next
-// fsync. A torn last line (a kill in the middle of a write) is detected and
-// ignored on read, and cut off before a resume appends.
+// Durability. Each record is written with a single write(2) before the
+// wrapper returns, so a killed process (kill -9) never loses a record the
+// run went on from. Records the run depends on ("end" of a completed
+// attempt, "judge", "first") are also fsynced, by one of two policies
+// (Options.SyncEvery): 0 fsyncs before the wrapper returns (concurrent
+// writers share one fsync); d > 0 is a group commit that fsyncs within d
+// of the write, so a machine crash or power loss loses at most the records
+// of the last d (plus the fsync's own time). The header and the final
+// record are always fsynced at once. A torn last line (a kill in the
+// middle of a write) is detected and ignored on read, and cut off before a
+// resume appends.
 //
 // Entry points. Create starts the journal of a new run; Resume reopens one
 // to continue it; Replay opens one read-only to re-run it from the journal

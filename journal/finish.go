@@ -39,7 +39,13 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 	if r.w == nil {
 		return nil
 	}
-	return r.w.append(rec, true)
+	if err := r.w.append(rec, false); err != nil {
+		return err
+	}
+	r.w.mu.Lock()
+	seq := r.w.written
+	r.w.mu.Unlock()
+	return r.w.sync(seq)
 }
 
 func isCanceled(err error) bool {

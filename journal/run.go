@@ -44,6 +44,16 @@ type Options struct {
 	Force bool
 	// Now is the clock for record times and durations (nil: time.Now).
 	Now func() time.Time
+	// SyncEvery is the group-commit window: 0 fsyncs each record the run
+	// depends on before the run goes on; d > 0 writes each record at once
+	// (a killed process loses nothing) and fsyncs within d, so a machine
+	// crash loses at most the records of the last d. The header and the
+	// final record are always synced at once.
+	SyncEvery time.Duration
+	// OnDiverge, when set, is called once with the first divergence (as
+	// the contexts from Context are canceled), for a caller that made its
+	// run's context before the Run existed.
+	OnDiverge func(error)
 }
 
 // Run is an open journal of one run.
@@ -100,8 +110,12 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f), lock: unlock}
-	if err := r.w.append(&h, true); err != nil {
+	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock}
+	if err := r.w.append(&h, false); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if err := r.w.sync(1); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -175,7 +189,7 @@ func (r *Run) openAppend(path string, log *Log) error {
 		f.Close()
 		return fmt.Errorf("journal: %w", err)
 	}
-	r.w, r.lock = newWriter(f), unlock
+	r.w, r.lock = newWriter(f, r.opt.SyncEvery), unlock
 	return nil
 }
 
@@ -250,13 +264,17 @@ func (r *Run) Err() error {
 // Context.
 func (r *Run) fail(err error) {
 	r.mu.Lock()
-	if r.err == nil {
+	first := r.err == nil
+	if first {
 		r.err = err
 	}
 	cancels := r.cancels
 	r.mu.Unlock()
 	for _, c := range cancels {
 		c(err)
+	}
+	if first && r.opt.OnDiverge != nil {
+		r.opt.OnDiverge(err)
 	}
 }
 

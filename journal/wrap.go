@@ -25,19 +25,37 @@ type caller struct {
 
 func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 	args := ValueDigest(req.Args)
-	if v, err, ok := c.r.answerCall(req, args); ok {
+	id := scopedID(ctx, req.ID)
+	if v, err, ok := c.r.answerCall(req, id, args); ok {
 		return v, err
 	}
-	return c.r.liveCall(ctx, c.inner, req, args)
+	return c.r.liveCall(withScope(ctx, id), c.inner, req, id, args)
+}
+
+type scopeKey struct{}
+
+// scopedID is the journal key of a call or judgment id: a call made by a
+// nested run (a service that runs another spec with the same hooks) is
+// keyed under the id of the call that started that run, "L12/2>L5", so
+// the ids of two specs never collide.
+func scopedID(ctx context.Context, id string) string {
+	if outer, ok := ctx.Value(scopeKey{}).(string); ok {
+		return outer + ">" + id
+	}
+	return id
+}
+
+func withScope(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, scopeKey{}, id)
 }
 
 // answerCall answers req from the journal when it can. ok is false when
 // the attempt must run live.
-func (r *Run) answerCall(req *delegation.CallRequest, args string) (v delegation.Value, err error, ok bool) {
+func (r *Run) answerCall(req *delegation.CallRequest, id, args string) (v delegation.Value, err error, ok bool) {
 	if r.idx == nil {
 		return nil, nil, false
 	}
-	k := callKey{req.ID, req.Attempt}
+	k := callKey{id, req.Attempt}
 	rec := r.idx.calls[k]
 	var div *DivergenceError
 	switch {
@@ -48,12 +66,12 @@ func (r *Run) answerCall(req *delegation.CallRequest, args string) (v delegation
 		if r.idx.started[k] != nil {
 			reason = "the journaled run stopped while this call was running"
 		}
-		div = &DivergenceError{What: "call", ID: req.ID, Attempt: req.Attempt, Pos: req.Pos, Reason: reason}
+		div = &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos, Reason: reason}
 	case rec.Args != args:
 		if r.opt.Force && r.mode == Resuming {
 			return nil, nil, false
 		}
-		div = &DivergenceError{What: "call", ID: req.ID, Attempt: req.Attempt, Pos: req.Pos,
+		div = &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos,
 			Reason: fmt.Sprintf("its arguments differ (journal sha256 %.12s..., now %.12s...)", rec.Args, args)}
 	}
 	if div != nil {
@@ -86,17 +104,17 @@ func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
 // liveCall runs req on inner with a "start" record before and an "end"
 // record after; the end of a completed attempt is on disk before it
 // returns.
-func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, args string) (delegation.Value, error) {
+func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id, args string) (delegation.Value, error) {
 	slot := ""
 	if req.Service != nil {
 		slot = req.Service.ServiceName()
 	}
 	pos := req.Pos.String()
 	start := r.opt.Now()
-	r.write(&Record{Type: TypeStart, Time: start.UTC(), ID: req.ID, Pos: pos, Attempt: req.Attempt, Slot: slot, Args: args}, false)
+	r.write(&Record{Type: TypeStart, Time: start.UTC(), ID: id, Pos: pos, Attempt: req.Attempt, Slot: slot, Args: args}, false)
 	v, err := inner.Call(ctx, req)
 	end := r.opt.Now()
-	rec := &Record{Type: TypeEnd, Time: end.UTC(), ID: req.ID, Attempt: req.Attempt, Slot: slot, Args: args,
+	rec := &Record{Type: TypeEnd, Time: end.UTC(), ID: id, Attempt: req.Attempt, Slot: slot, Args: args,
 		MS: float64(end.Sub(start).Microseconds()) / 1000}
 	r.encodeOutcome(ctx, rec, v, err)
 	if rec.completed() {
@@ -171,12 +189,13 @@ type judger struct {
 }
 
 func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation.Verdict, error) {
+	id := scopedID(ctx, jg.ID)
 	j.r.mu.Lock()
-	j.seen[jg.ID]++
-	n := j.seen[jg.ID]
+	j.seen[id]++
+	n := j.seen[id]
 	j.r.mu.Unlock()
 	vals := ValueDigest(jg.Values)
-	if v, err, ok := j.answer(jg, n, vals); ok {
+	if v, err, ok := j.answer(jg, id, n, vals); ok {
 		return v, err
 	}
 	if j.inner == nil {
@@ -187,7 +206,7 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 	if ctx.Err() != nil {
 		return v, err // canceled under it: not a verdict
 	}
-	rec := &Record{Type: TypeJudge, Time: j.r.opt.Now().UTC(), ID: jg.ID, N: n, Pos: jg.Pos.String(),
+	rec := &Record{Type: TypeJudge, Time: j.r.opt.Now().UTC(), ID: id, N: n, Pos: jg.Pos.String(),
 		Cond: condText(jg), Values: vals}
 	if err != nil {
 		rec.Err, rec.Kind = err.Error(), KindError
@@ -203,23 +222,23 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 	return v, err
 }
 
-func (j *judger) answer(jg *delegation.Judgment, n int, vals string) (delegation.Verdict, error, bool) {
+func (j *judger) answer(jg *delegation.Judgment, id string, n int, vals string) (delegation.Verdict, error, bool) {
 	r := j.r
 	if r.idx == nil {
 		return delegation.Verdict{}, nil, false
 	}
-	rec := r.idx.judges[judgeKey{jg.ID, n}]
+	rec := r.idx.judges[judgeKey{id, n}]
 	var div *DivergenceError
 	switch {
 	case rec == nil && r.mode != Replaying:
 		return delegation.Verdict{}, nil, false
 	case rec == nil:
-		div = &DivergenceError{What: "condition", ID: jg.ID, Pos: jg.Pos, Reason: "the journal holds no such judgment"}
+		div = &DivergenceError{What: "condition", ID: id, Pos: jg.Pos, Reason: "the journal holds no such judgment"}
 	case rec.Values != vals:
 		if r.opt.Force && r.mode == Resuming {
 			return delegation.Verdict{}, nil, false
 		}
-		div = &DivergenceError{What: "condition", ID: jg.ID, Pos: jg.Pos,
+		div = &DivergenceError{What: "condition", ID: id, Pos: jg.Pos,
 			Reason: fmt.Sprintf("the values it mentions differ (journal sha256 %.12s..., now %.12s...)", rec.Values, vals)}
 	}
 	if div != nil {
@@ -257,8 +276,9 @@ type runtime struct {
 	delegation.Runtime
 }
 
-func (rt *runtime) First(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
+func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
 	r := rt.r
+	id := scopedID(ctx, loopID)
 	if r.idx != nil {
 		if w, ok := r.idx.firsts[id]; ok && w >= 0 && w < n {
 			won, err := fn(ctx, w)
@@ -274,7 +294,7 @@ func (rt *runtime) First(ctx context.Context, id string, n, limit int, fn func(c
 			}
 		}
 	}
-	w, err := rt.Runtime.First(ctx, id, n, limit, fn)
+	w, err := rt.Runtime.First(ctx, loopID, n, limit, fn)
 	if err == nil && ctx.Err() == nil {
 		win := w
 		if werr := r.write(&Record{Type: TypeFirst, Time: r.opt.Now().UTC(), ID: id, Winner: &win}, true); werr != nil {

@@ -5,25 +5,32 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 )
 
 // writer appends records to a journal file. Each record is one write(2)
 // of a whole line, so a killed process never leaves a record half-visible
-// except as a torn last line. Durable appends also fsync; concurrent
-// durable appends share one fsync (group commit).
+// except as a torn last line. Durable appends also fsync: at once when
+// every is 0 (concurrent durable appends then share one fsync), else
+// within every (group commit: one fsync covers all the records of the
+// window).
 type writer struct {
-	f *os.File
+	f     *os.File
+	every time.Duration
 
-	mu      sync.Mutex // serializes writes; guards written, err
+	mu      sync.Mutex // serializes writes; guards written, err, timer, closed
 	written int64      // records written
 	err     error      // first write error: the journal is unusable after it
+	timer   *time.Timer
+	closed  bool
+	onSync  func(upto int64) // test hook, called after each fsync
 
 	syncMu sync.Mutex // serializes fsyncs; guards synced
 	synced int64      // records known to be on disk
 	syncs  int64      // fsync calls made (for tests and benchmarks)
 }
 
-func newWriter(f *os.File) *writer { return &writer{f: f} }
+func newWriter(f *os.File, every time.Duration) *writer { return &writer{f: f, every: every} }
 
 // append writes v as one JSON line. When durable, it returns only after
 // the line (and every line before it) is on disk.
@@ -46,11 +53,28 @@ func (w *writer) append(v any, durable bool) error {
 	}
 	w.written++
 	seq := w.written
+	if durable && w.every > 0 {
+		if w.timer == nil && !w.closed {
+			w.timer = time.AfterFunc(w.every, w.flush)
+		}
+		durable = false
+	}
 	w.mu.Unlock()
 	if !durable {
 		return nil
 	}
 	return w.sync(seq)
+}
+
+// flush is the group commit: it syncs every record written so far.
+func (w *writer) flush() {
+	w.mu.Lock()
+	w.timer = nil
+	upto, closed := w.written, w.closed
+	w.mu.Unlock()
+	if !closed {
+		_ = w.sync(upto)
+	}
 }
 
 // sync makes sure record seq is on disk. A waiter that finds its record
@@ -75,6 +99,9 @@ func (w *writer) sync(seq int64) error {
 		return err
 	}
 	w.synced = upto
+	if w.onSync != nil {
+		w.onSync(upto)
+	}
 	return nil
 }
 
@@ -82,6 +109,11 @@ func (w *writer) sync(seq int64) error {
 func (w *writer) close() error {
 	w.mu.Lock()
 	seq := w.written
+	w.closed = true
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
 	w.mu.Unlock()
 	err := w.sync(seq)
 	if cerr := w.f.Close(); err == nil {

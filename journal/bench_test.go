@@ -1,0 +1,104 @@
+package journal
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/judge"
+	"github.com/proselang/prose/patterns"
+)
+
+// benchRatchet runs a ratchet of `steps` steps (2 calls and a judgment a
+// step) b.N times, journaled or not, and reports the time per call.
+func benchRatchet(b *testing.B, adv, cert delegation.Service, journaled bool, every time.Duration) {
+	prog := mustParse(b, ratchetCode)
+	const steps = 50
+	globals := map[string]delegation.Value{"advancer": adv, "certifier": cert, "max_steps": int64(steps)}
+	base := b.TempDir()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		host := &delegation.Host{Caller: patterns.Caller{}, Judge: &judge.Deterministic{}}
+		var r *Run
+		if journaled {
+			var err error
+			if r, err = Create(base, Header{Spec: "bench"}, Options{SyncEvery: every}); err != nil {
+				b.Fatal(err)
+			}
+			host.Caller, host.Judge, host.Runtime = r.WrapCaller(host.Caller), r.WrapJudge(host.Judge), r.WrapRuntime(nil)
+		}
+		v, err := delegation.Run(context.Background(), prog, globals, host)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r != nil {
+			r.Finish(v, err)
+			r.Close()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps*2), "ns/call")
+}
+
+func instant(name string, v func() delegation.Value) *patterns.FuncService {
+	return &patterns.FuncService{Name: name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+		return v(), nil
+	}}
+}
+
+func BenchmarkRatchetInProcess(b *testing.B) {
+	adv := instant("advancer", func() delegation.Value { return "a step" })
+	cert := instant("certifier", func() delegation.Value {
+		o := delegation.NewObject()
+		o.Set("verdict", "certify")
+		return o
+	})
+	b.Run("bare", func(b *testing.B) { benchRatchet(b, adv, cert, false, 0) })
+	b.Run("journal-fsync-each", func(b *testing.B) { benchRatchet(b, adv, cert, true, 0) })
+	b.Run("journal-group-100ms", func(b *testing.B) { benchRatchet(b, adv, cert, true, 100*time.Millisecond) })
+}
+
+func BenchmarkRatchetExec(b *testing.B) {
+	adv := &patterns.ExecService{Name: "advancer", Command: `cat >/dev/null; echo '"a step"'`}
+	cert := &patterns.ExecService{Name: "certifier", Command: `cat >/dev/null; echo '{"verdict":"certify"}'`}
+	b.Run("bare", func(b *testing.B) { benchRatchet(b, adv, cert, false, 0) })
+	b.Run("journal-fsync-each", func(b *testing.B) { benchRatchet(b, adv, cert, true, 0) })
+	b.Run("journal-group-100ms", func(b *testing.B) { benchRatchet(b, adv, cert, true, 100*time.Millisecond) })
+}
+
+// BenchmarkJournalCall is the journal's own cost per call attempt (a
+// "start" and an "end" record, digests, encoding) over an instant
+// in-process service, without the per-run costs (creating the run
+// directory, syncing the header and the final record).
+func BenchmarkJournalCall(b *testing.B) {
+	svc := instant("svc", func() delegation.Value { return "a step of modest length, like a real answer" })
+	args := delegation.NewObject()
+	args.Set("task_brief", "write the next step")
+	args.Set("certified_progress", delegation.NewList("step 1", "step 2", "step 3"))
+	for _, c := range []struct {
+		name  string
+		every time.Duration
+		wrap  bool
+	}{{"bare", 0, false}, {"fsync-each", 0, true}, {"group-100ms", 100 * time.Millisecond, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			r, err := Create(b.TempDir(), Header{Spec: "bench"}, Options{SyncEvery: c.every})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			var caller delegation.Caller = patterns.Caller{}
+			if c.wrap {
+				caller = r.WrapCaller(caller)
+			}
+			req := &delegation.CallRequest{Service: svc, Args: args, Attempt: 1}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				req.ID = "L9/" + strconv.Itoa(i)
+				if _, err := caller.Call(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
