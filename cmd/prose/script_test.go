@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -42,8 +45,32 @@ func TestScripts(t *testing.T) {
 			}
 			return false, &scriptCondError{cond}
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"status": cmdStatus,
+		},
 	})
+}
+
+// cmdStatus is the script command `status CODE PROGRAM [ARGS...]`: it
+// runs PROGRAM like exec and fails unless it exits with CODE. stdout and
+// stderr are kept for the commands that follow.
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
 }
 
 type scriptCondError struct{ cond string }
