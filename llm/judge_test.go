@@ -34,7 +34,7 @@ var (
 	}()
 )
 
-func judgment(t *testing.T, c *syntax.NaturalCond, valuesJSON string) *delegation.Judgment {
+func judgment(t testing.TB, c *syntax.NaturalCond, valuesJSON string) *delegation.Judgment {
 	t.Helper()
 	v, err := delegation.FromJSON([]byte(valuesJSON))
 	if err != nil {
