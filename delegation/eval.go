@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -19,7 +20,9 @@ const (
 
 // Run executes prog. globals binds the names visible at top level: slots
 // (Service values, or *List of Service for list slots), config and inputs
-// (Values). The map is copied, never modified. The result is the value of
+// (Values). The map and the lists and objects in it are copied, never
+// modified; plain Go numbers, slices and maps are converted to Values. The
+// result is the value of
 // the top-level `return` that ended the run, or null when the program ran
 // to its end.
 //
@@ -29,6 +32,9 @@ const (
 func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, host *Host) (Value, error) {
 	if host == nil {
 		host = &Host{}
+	}
+	if prog == nil {
+		return nil, &Error{Kind: KindRuntime, Msg: "no program to run"}
 	}
 	in := &interp{host: *host, file: prog.File}
 	if in.host.Runtime == nil {
@@ -42,7 +48,7 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	}
 	sc := newScope(nil)
 	for k, v := range globals {
-		sc.vars[k] = v
+		sc.vars[k] = clone(normalize(v))
 	}
 	f := &frame{in: in, ctx: ctx, sc: sc}
 	c, v, _, err := f.execBlock(prog.Body, false)
@@ -353,4 +359,23 @@ func (f *frame) execTry(s *syntax.TryStmt, tail bool) (ctrl, Value, bool, error)
 		}
 	}
 	return c, v, has, err
+}
+
+// normalize converts plain Go data (int, []any, map[string]any...) to a
+// Value; Values pass through.
+func normalize(v Value) Value {
+	switch x := v.(type) {
+	case nil, bool, int64, float64, string, *List, *Object, Service, time.Duration:
+		return v
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case float32:
+		return float64(x)
+	}
+	if n, err := FromGo(v); err == nil {
+		return n
+	}
+	return v
 }

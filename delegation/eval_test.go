@@ -275,3 +275,12 @@ repeat 2:
 `, nil, nil)
 	wantErr(t, e, "test.md:5:5: continue outside a loop")
 }
+
+func TestGlobalsAreNormalizedAndIsolated(t *testing.T) {
+	xs := NewList(int64(1))
+	g := map[string]Value{"n": 3, "m": map[string]any{"b": 1, "a": []any{"x"}}, "xs": xs}
+	got := mustRun(t, "let c = 0\nrepeat n:\n  c = c + 1\nappend c to xs\nreturn [c, m, xs]\n", g, nil)
+	if got != `[3,{"a":["x"],"b":1},[1,3]]` || xs.Len() != 1 {
+		t.Errorf("got %s; caller's list now %s", got, js(t, xs))
+	}
+}
