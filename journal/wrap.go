@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/proselang/prose/delegation"
@@ -29,24 +30,31 @@ func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegat
 	if v, err, ok := c.r.answerCall(req, id, args); ok {
 		return v, err
 	}
-	return c.r.liveCall(withScope(ctx, id), c.inner, req, id, args)
+	return c.r.liveCall(withScope(ctx, id, req.Attempt), c.inner, req, id, args)
 }
 
 type scopeKey struct{}
 
-// scopedID is the journal key of a call or judgment id: a call made by a
+// scopedID is the journal key of a call or judgment id. A call made by a
 // nested run (a service that runs another spec with the same hooks) is
-// keyed under the id of the call that started that run, "L12/2>L5", so
-// the ids of two specs never collide.
+// keyed under the call that started that run, "L12/2>L5" ("L12/2#2>L5" for
+// its second attempt), so the ids of two specs never collide. A host that
+// already prefixes nested ids that way is left alone.
 func scopedID(ctx context.Context, id string) string {
-	if outer, ok := ctx.Value(scopeKey{}).(string); ok {
-		return outer + ">" + id
+	prefix, ok := ctx.Value(scopeKey{}).(string)
+	if !ok || strings.HasPrefix(id, prefix) {
+		return id
 	}
-	return id
+	return prefix + id
 }
 
-func withScope(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, scopeKey{}, id)
+// withScope marks ctx as belonging to attempt `attempt` of call id.
+func withScope(ctx context.Context, id string, attempt int) context.Context {
+	prefix := id + ">"
+	if attempt > 1 {
+		prefix = fmt.Sprintf("%s#%d>", id, attempt)
+	}
+	return context.WithValue(ctx, scopeKey{}, prefix)
 }
 
 // answerCall answers req from the journal when it can. ok is false when

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,6 +28,7 @@ const defaultRunDir = ".prose/runs"
 type journalFlags struct {
 	runDir    string
 	noJournal bool
+	sync      string
 	resume    string
 	replay    string
 	force     bool
@@ -37,7 +39,7 @@ type journalFlags struct {
 // own).
 var unjournaledFlags = map[string]bool{
 	"run-dir": true, "no-journal": true, "journal-resume": true,
-	"journal-replay": true, "journal-force": true, "trace": true,
+	"journal-replay": true, "journal-force": true, "journal-sync": true, "trace": true,
 }
 
 // addJournalFlags adds --run-dir and --no-journal (and the hidden flags
@@ -46,6 +48,7 @@ func addJournalFlags(cmd *cobra.Command, f *journalFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.runDir, "run-dir", defaultRunDir, "directory holding run journals (one subdirectory per run)")
 	fl.BoolVar(&f.noJournal, "no-journal", false, "do not journal this run (it cannot be resumed or replayed)")
+	fl.StringVar(&f.sync, "journal-sync", "100ms", "when journal records reach the disk: `always` (fsync each before the run goes on) or a group-commit window (a machine crash loses at most that much; a killed process loses nothing)")
 	fl.StringVar(&f.resume, "journal-resume", "", "continue the journaled run `ID`")
 	fl.StringVar(&f.replay, "journal-replay", "", "re-run the journaled run `ID` from its journal alone")
 	fl.BoolVar(&f.force, "journal-force", false, "resume even when the spec or a call diverges from the journal")
@@ -84,8 +87,11 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 		return nil
 	}
 	src := p.Spec.File.Source()
-	opt := journal.Options{Force: j.f.force, OnDiverge: func(err error) { j.cancel(err) }}
-	var err error
+	every, err := syncWindow(j.f.sync)
+	if err != nil {
+		return err
+	}
+	opt := journal.Options{Force: j.f.force, SyncEvery: every, OnDiverge: func(err error) { j.cancel(err) }}
 	switch {
 	case j.f.replay != "":
 		j.run, err = journal.Replay(j.f.runDir, j.f.replay, opt)
@@ -212,4 +218,16 @@ func flagValues(fl *pflag.Flag) []string {
 func fileExists(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && !st.IsDir()
+}
+
+// syncWindow reads --journal-sync: "always" or a duration.
+func syncWindow(s string) (time.Duration, error) {
+	if s == "always" || s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, usageErrorf("--journal-sync %q: want always or a duration such as 100ms", s)
+	}
+	return d, nil
 }
