@@ -91,6 +91,9 @@ func (s *ExecService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	}
 	waitErr, stop := p.wait(ctx, s.grace())
 	out := p.finish()
+	if stop == nil && p.overflowed() {
+		stop = errOutputTooLarge // it overflowed, then exited before we saw it
+	}
 	return s.result(ctx, out, p.stderr.String(), waitErr, stop)
 }
 
@@ -169,6 +172,15 @@ func (p *proc) readStdout() {
 	defer close(p.outDone)
 	if _, err := io.Copy(p.stdout, p.outR); errors.Is(err, errOutputTooLarge) {
 		close(p.overflow)
+	}
+}
+
+func (p *proc) overflowed() bool {
+	select {
+	case <-p.overflow:
+		return true
+	default:
+		return false
 	}
 }
 

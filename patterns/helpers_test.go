@@ -1,0 +1,187 @@
+package patterns
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// moduleRoot walks up from the test's directory to the folder holding go.mod.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// corpusSpec is the path of a corpus pattern, read in place; the test is
+// skipped when the corpus is not there.
+func corpusSpec(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(moduleRoot(t), "..", "shared", "corpus", "openprose-0.11", "patterns", name+".prose.md")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("corpus not available: %v", err)
+	}
+	return p
+}
+
+// demo is the path of a file under testdata/run.
+func demo(t testing.TB, name string) string {
+	return filepath.Join(moduleRoot(t), "testdata", "run", name)
+}
+
+// shq quotes s for /bin/sh.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// execDemo is an exec: binding running a demo script with env settings.
+func execDemo(t testing.TB, script string, env ...string) string {
+	cmd := "exec:"
+	for _, e := range env {
+		k, v, _ := strings.Cut(e, "=")
+		cmd += k + "=" + shq(v) + " "
+	}
+	return cmd + "sh " + shq(demo(t, script))
+}
+
+// outcome is what a test run produced.
+type outcome struct {
+	value  delegation.Value
+	err    error
+	trace  []map[string]any
+	events *eventLog
+}
+
+// eventLog keeps every event of a run.
+type eventLog struct {
+	mu     sync.Mutex
+	events []delegation.Event
+}
+
+func (l *eventLog) Record(ev *delegation.Event) {
+	l.mu.Lock()
+	l.events = append(l.events, *ev)
+	l.mu.Unlock()
+}
+
+func (l *eventLog) count(kind, slot string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, ev := range l.events {
+		if ev.Kind == kind && (slot == "" || ev.Slot == slot) {
+			n++
+		}
+	}
+	return n
+}
+
+// runSpec runs the spec at path with bindings given as flag texts
+// ("slot:name=value", "config:k=v", "input:k=v").
+func runSpec(t *testing.T, path string, flags []string, mod ...func(*RunOptions)) outcome {
+	t.Helper()
+	var b Bindings
+	for _, f := range flags {
+		kind, rest, _ := strings.Cut(f, ":")
+		name, value, _ := strings.Cut(rest, "=")
+		a := Assignment{Name: name, Value: value}
+		switch kind {
+		case "slot":
+			b.Slots = append(b.Slots, a)
+		case "config":
+			b.Config = append(b.Config, a)
+		case "input":
+			b.Inputs = append(b.Inputs, a)
+		case "json":
+			b.InputJSON = rest
+		default:
+			t.Fatalf("bad flag %q", f)
+		}
+	}
+	var trace bytes.Buffer
+	log := &eventLog{}
+	opts := RunOptions{Path: path, Bindings: b, Trace: &trace, Recorders: []delegation.Recorder{log},
+		Env: &Env{Dir: t.TempDir(), Nested: NestedSpec}}
+	for _, m := range mod {
+		m(&opts)
+	}
+	v, err := Run(context.Background(), opts)
+	return outcome{value: v, err: err, trace: parseTrace(t, trace.Bytes()), events: log}
+}
+
+func parseTrace(t *testing.T, raw []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("trace line %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// decode turns a run-time value into plain Go data (float64 numbers).
+func decode(t *testing.T, v delegation.Value) any {
+	t.Helper()
+	raw, err := delegation.ToJSON(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// readLines reads a log file of JSON lines written by a demo service.
+func readLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseTrace(t, raw)
+}
+
+// traceOf returns the trace records of one type.
+func (o outcome) traceOf(typ string) []map[string]any {
+	var out []map[string]any
+	for _, r := range o.trace {
+		if r["type"] == typ {
+			out = append(out, r)
+		}
+	}
+	return out
+}
