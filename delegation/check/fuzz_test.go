@@ -1,0 +1,28 @@
+package check_test
+
+import (
+	"testing"
+
+	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// FuzzCheck runs the checks on whatever the parser makes of arbitrary
+// code, broken programs included: no panic, and every finding lies inside
+// the source.
+func FuzzCheck(f *testing.F) {
+	for _, tc := range checkCases() {
+		f.Add(tc.code)
+	}
+	f.Add("let xs = parallel first for c in cs:\n  return call c\nreturn xs")
+	f.Add("parallel:\n  let a = call w\n  let b = call w\nreturn { a, b }")
+	d := decls("w cs[] reviewer(task_brief,material)!a_list", "max_steps crit", "xs task_brief", "result other")
+	f.Fuzz(func(t *testing.T, code string) {
+		prog, _ := syntax.ParseString("f.prose.md", code)
+		for _, diag := range check.Check(prog, d) {
+			if diag.Line < 0 || diag.Offset > len(code) {
+				t.Fatalf("finding outside the source: %s", diag)
+			}
+		}
+	})
+}
