@@ -177,17 +177,28 @@ func (f *frame) setIndex(x *syntax.IndexExpr, val Value) error {
 	return f.errorf(x.Lbrack, KindRuntime, "cannot assign into %s: it is %s", exprText(x.X), TypeName(v))
 }
 
-// toIndex accepts an integer, or a number with an integral value.
+// toIndex accepts an integer, or a number with an integral value. An
+// index beyond the int range becomes -1, which is out of range for any list.
 func toIndex(v Value) (int, bool) {
+	var i int64
 	switch v := v.(type) {
 	case int64:
-		return int(v), v >= math.MinInt32 && v <= math.MaxInt32
+		i = v
 	case float64:
-		if v == math.Trunc(v) && math.Abs(v) < 1<<31 {
-			return int(v), true
+		if v != math.Trunc(v) || math.IsInf(v, 0) {
+			return 0, false
 		}
+		if math.Abs(v) >= 1<<31 {
+			return -1, true
+		}
+		i = int64(v)
+	default:
+		return 0, false
 	}
-	return 0, false
+	if i < math.MinInt32 || i > math.MaxInt32 {
+		return -1, true
+	}
+	return int(i), true
 }
 
 func (f *frame) evalUnary(x *syntax.UnaryExpr) (Value, error) {

@@ -1,0 +1,46 @@
+package delegation
+
+import (
+	"context"
+	"testing"
+
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// FuzzRun runs any program that parses, against a service that echoes,
+// a judge that answers by the parity of its id, and a small step budget:
+// the evaluator must return a value or an *Error, never panic or hang.
+func FuzzRun(f *testing.F) {
+	for _, seed := range []string{
+		"let x = 1\nrepeat 3 as i:\n  let x = x + i\nreturn x\n",
+		"let a = parallel for x in [1, 2]:\n  try:\n    return call s\n      x: x\n      retries 1\n  catch as e:\n    return e\nreturn a\n",
+		"let w = parallel first repeat 3 as k:\n  if k == 2:\n    return k\nreturn w\n",
+		"loop until v accepts it (max: 3) as k:\n  let v = call s\n    k: k\nreturn [1][0] + \"a\"\n",
+		"parallel:\n  let a = call s\n  let b = [1, 2][1]\nreturn { a, b }\n",
+		"for x, i in [null, {}]:\n  append x.y to xs\nreturn xs.length - 1\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		prog, errs := syntax.ParseString("fuzz.md", code)
+		if errs.HasErrors() {
+			return
+		}
+		host := &Host{
+			Caller: instant{},
+			Judge: judgeFunc(func(j *Judgment) (Verdict, error) {
+				return Verdict{Holds: len(j.ID)%2 == 0}, nil
+			}),
+			Runtime:     newFakeRuntime(),
+			MaxSteps:    2000,
+			MaxParallel: 2,
+		}
+		g := map[string]Value{"s": svc("s"), "xs": NewList(), "v": nil}
+		_, err := Run(context.Background(), prog, g, host)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+		}
+	})
+}
