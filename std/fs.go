@@ -40,8 +40,16 @@ func (prefixFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapPath(err)}
 	}
+	if name == "std" {
+		return stdDir{f.(fs.ReadDirFile)}, nil
+	}
 	return f, nil
 }
+
+// stdDir is the embedded root opened under its name "std".
+type stdDir struct{ fs.ReadDirFile }
+
+func (stdDir) Stat() (fs.FileInfo, error) { return dirInfo("std"), nil }
 
 func (p prefixFS) Stat(name string) (fs.FileInfo, error) {
 	in, root, err := inner("stat", name)
