@@ -1,6 +1,8 @@
 package check
 
 import (
+	"slices"
+
 	"github.com/proselang/prose/delegation/syntax"
 )
 
@@ -92,26 +94,33 @@ func describe(b *binding) string {
 	return "variable"
 }
 
-// promptArg is the argument any call may pass: the instruction leading the
-// request of a model-backed service.
-const promptArg = "prompt"
-
-// argKeys reports argument keys the slot's requires does not name, when
-// the slot declares them precisely.
+// argKeys checks the argument keys of a call to a slot whose requires
+// names its keys precisely. A requires list names what the slot needs, not
+// all it may receive: calls routinely add context (a prompt, a model, a
+// prior answer), so an extra key is reported only when it looks like a
+// misspelling of a required one, and a required key the call does not pass
+// is reported as missing.
 func (c *checker) argKeys(e *syntax.CallExpr, s *Slot) {
-	known := make(map[string]bool, len(s.Args))
-	for _, a := range s.Args {
-		known[a] = true
-	}
+	given := make(map[string]bool, len(e.Args))
 	for _, f := range e.Args {
-		if known[f.Key] || f.Key == promptArg {
+		given[f.Key] = true
+	}
+	misspelt := map[string]bool{}
+	for _, f := range e.Args {
+		if slices.Contains(s.Args, f.Key) {
 			continue
 		}
-		msg := "argument " + quote(f.Key) + " is not among what slot " + quote(s.Name) + " requires"
-		if sug := closest(f.Key, s.Args); sug != "" {
-			msg += "; did you mean " + quote(sug) + "?"
+		if sug := closest(f.Key, s.Args); sug != "" && !given[sug] {
+			misspelt[sug] = true
+			c.diags.Warnf(c.f, f.KeyPos, CodeUnknownArg,
+				"argument %s is not among what slot %s requires; did you mean %s?", quote(f.Key), quote(s.Name), quote(sug))
 		}
-		c.diags.Warnf(c.f, f.KeyPos, CodeUnknownArg, "%s", msg)
+	}
+	for _, a := range s.Args {
+		if !given[a] && !misspelt[a] {
+			c.diags.Warnf(c.f, e.Call, CodeMissingArg,
+				"call to slot %s does not pass %s, which the slot requires", quote(s.Name), quote(a))
+		}
 	}
 }
 

@@ -5,11 +5,14 @@
 // Python: a `let` of a bound name is an assignment; names bound inside
 // sequential loops stay visible after them; each iteration of a parallel
 // body has its own child scope) and reports, each with a stable code from
-// Rules:
+// Rules. Branches of which one runs (then/else, try/catch) may each bind
+// the same name without a re-declaration finding.
 //
 //   - undefined names, with a did-you-mean over slots, config, inputs and
-//     bindings; call targets that are not services; unknown argument keys
-//     where a slot declares its requires precisely;
+//     bindings; call targets that are not services; where a slot declares
+//     its requires precisely, argument keys that misspell a required one
+//     and required keys a call does not pass (extra keys are context and
+//     pass);
 //   - `let` of a bound name, outer names assigned inside a parallel body;
 //   - unbounded or badly counted loops, continue/break outside a loop;
 //   - retries/backoff/timeout misuse and on_fail fallbacks whose shape
@@ -63,6 +66,8 @@ type binding struct {
 	// it may be a call target. slot names the slot it ranges over.
 	service bool
 	slot    string
+	// typ is the declared type of a config key or input, "" when unknown.
+	typ string
 }
 
 // checker is the state of one Check run.
@@ -97,10 +102,14 @@ func newChecker(f *diag.File, d *Decls) *checker {
 	// keeps the most specific kind (a slot listed among the inputs is a
 	// service; a config key listed among them is config).
 	for _, in := range d.Inputs {
-		c.names[in.Name] = &binding{kind: kindInput, pos: in.Pos}
+		c.names[in.Name] = &binding{kind: kindInput, pos: in.Pos, typ: in.Type}
 	}
 	for _, cf := range d.Config {
-		c.names[cf.Name] = &binding{kind: kindConfig, pos: cf.Pos}
+		typ := cf.Type
+		if old := c.names[cf.Name]; typ == "" && old != nil {
+			typ = old.typ
+		}
+		c.names[cf.Name] = &binding{kind: kindConfig, pos: cf.Pos, typ: typ}
 	}
 	for i := range d.Slots {
 		s := &d.Slots[i]
@@ -142,9 +151,11 @@ func (c *checker) undefined(pos diag.Pos, name, what string) {
 
 // snapshot and restore bracket a parallel body: names bound inside it are
 // local to each iteration.
-func (c *checker) snapshot() map[string]*binding {
-	m := make(map[string]*binding, len(c.names))
-	for k, v := range c.names {
+func (c *checker) snapshot() map[string]*binding { return copyNames(c.names) }
+
+func copyNames(names map[string]*binding) map[string]*binding {
+	m := make(map[string]*binding, len(names)+4)
+	for k, v := range names {
 		m[k] = v
 	}
 	return m

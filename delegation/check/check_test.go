@@ -29,7 +29,8 @@ func decls(slots, config, inputs, outputs string) *check.Decls {
 		d.Slots = append(d.Slots, sl)
 	}
 	for _, n := range fields(config) {
-		d.Config = append(d.Config, check.Name{Name: n, Pos: pos})
+		name, typ, _ := strings.Cut(n, ":")
+		d.Config = append(d.Config, check.Name{Name: name, Pos: pos, Type: typ})
 	}
 	for _, n := range fields(inputs) {
 		d.Inputs = append(d.Inputs, check.Name{Name: n, Pos: pos})
@@ -155,11 +156,11 @@ func callCases() []checkCase {
 			code: `call "w"`,
 			want: []string{"1:6 error check/call-target"}},
 		{name: "precise args", slots: "w(brief,material)",
-			code: "call w\n  brief: 1\n  materail: 2\n  prompt: \"go\"",
+			code: "call w\n  brief: 1\n  materail: 2\n  prompt: \"go\"\n  model: \"m\"",
 			want: []string{"3:3 warning check/unknown-arg 'materail' is not among what slot 'w' requires; did you mean 'material'?"}},
-		{name: "precise args through a loop variable", slots: "cs[](brief)",
-			code: "for c in cs:\n  call c\n    other: 1",
-			want: []string{"3:5 warning check/unknown-arg"}},
+		{name: "missing precise args through a loop variable", slots: "cs[](brief,context)",
+			code: "for c in cs:\n  call c\n    context: 1\n    other: 1",
+			want: []string{"2:3 warning check/missing-arg call to slot 'cs' does not pass 'brief'"}},
 		{name: "free-text requires checks no keys", slots: "w",
 			code: "call w\n  anything: 1"},
 		{name: "retries and backoff", slots: "w",
@@ -192,6 +193,14 @@ func scopeCases() []checkCase {
 		{name: "re-let in a loop", slots: "w",
 			code: "let last = null\nrepeat 3:\n  let last = call w\nreturn last",
 			want: []string{"3:7 warning check/redeclared 'last' is already bound (line 1): this let is an assignment"}},
+		{name: "alternative branches may bind the same name", slots: "w v",
+			code: "let a = call w\nif a.ok:\n  let r = 1\nelif a.maybe:\n  let r = 2\nelse:\n  let r = 3\ntry:\n  let s = call w\ncatch as e:\n  let s = e.message\nreturn { r: r, s: s }"},
+		{name: "a name bound after both branches is a re-let", slots: "w",
+			code: "let a = call w\nif a.ok:\n  let r = 1\nelse:\n  let q = 2\nlet r = 3\nlet q = 4\nreturn { r: r, q: q }",
+			want: []string{
+				"6:5 warning check/redeclared 'r' is already bound (line 3)",
+				"7:5 warning check/redeclared 'q' is already bound (line 5)",
+			}},
 		{name: "let copy of an input is fine", inputs: "progress",
 			code: "let progress = progress\nreturn progress"},
 		{name: "let over an input", inputs: "brief",
@@ -232,8 +241,11 @@ func loopCases() []checkCase {
 				"8:8 error check/loop-count repeat count must be",
 				"10:8 error check/loop-count repeat count 2.5 is not",
 				"12:8 error check/loop-count repeat count must be",
-				"14:23 error check/loop-count loop max must be",
+				"14:23 error check/loop-count loop max -1 is not a non-negative integer",
 			}},
+		{name: "count of a declared type", slots: "w", config: "n:string m:integer",
+			code: "repeat n:\n  call w\nrepeat m:\n  call w",
+			want: []string{"1:8 error check/loop-count repeat count 'n' is declared string, not an integer"}},
 		{name: "continue and break", slots: "w", inputs: "xs",
 			code: "continue\nfor x in xs:\n  if x:\n    break\n  try:\n    continue\n  catch:\n    break\nparallel:\n  let a = repeat 2:\n    continue\nbreak",
 			want: []string{

@@ -55,7 +55,7 @@ func (c *checker) fields(fs []*syntax.Field, what string) {
 
 func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 	c.expr(e.X, false)
-	c.loopBody(e.Parallel, collecting, func() {
+	c.loopBody(e.Parallel || e.First, collecting, func() {
 		c.bindVar(e.Var, e.X)
 		if e.Index != nil {
 			c.bindVar(e.Index, nil)
@@ -65,7 +65,7 @@ func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 
 func (c *checker) repeatLoop(e *syntax.RepeatExpr, collecting bool) {
 	c.count(e.Count, "repeat count")
-	c.loopBody(e.Parallel, collecting, func() {
+	c.loopBody(e.Parallel || e.First, collecting, func() {
 		if e.Var != nil {
 			c.bindVar(e.Var, nil)
 		}
@@ -106,7 +106,14 @@ func (c *checker) count(e syntax.Expr, what string) {
 			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "%s %s is not a non-negative integer", what, x.Raw)
 		}
 		return
-	case *syntax.Ident, *syntax.MemberExpr:
+	case *syntax.Ident:
+		c.expr(e, false)
+		if b := c.names[x.Name]; b != nil && !countType(b.typ) {
+			c.diags.Errorf(c.f, x.NamePos, CodeLoopCount,
+				"%s %s is declared %s, not an integer", what, quote(x.Name), b.typ)
+		}
+		return
+	case *syntax.MemberExpr:
 		if rootIdent(e) != nil {
 			c.expr(e, false)
 			return
@@ -115,6 +122,16 @@ func (c *checker) count(e syntax.Expr, what string) {
 	c.expr(e, false)
 	c.diags.Errorf(c.f, e.Pos(), CodeLoopCount,
 		"%s must be an integer literal, a config key or input, or a member path such as tier.count", what)
+}
+
+// countType reports whether a declared type can hold a count: integer,
+// number (the corpus types counts so in its inputs), any, or unknown.
+func countType(typ string) bool {
+	switch typ {
+	case "", "integer", "int", "number", "any":
+		return true
+	}
+	return false
 }
 
 // natural checks a natural-language condition: it should mention at least

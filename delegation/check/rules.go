@@ -8,6 +8,7 @@ const (
 	CodeUndefinedName     = "check/undefined-name"
 	CodeCallTarget        = "check/call-target"
 	CodeUnknownArg        = "check/unknown-arg"
+	CodeMissingArg        = "check/missing-arg"
 	CodeDuplicateKey      = "check/duplicate-key"
 	CodeRedeclared        = "check/redeclared"
 	CodeParallelAssign    = "check/parallel-assign"
@@ -46,6 +47,7 @@ func Rules() []Rule {
 		{CodeConditionNoNames, diag.Warning, "Natural-language condition mentions no bound name"},
 		{CodeDuplicateKey, diag.Warning, "Key given twice in an object or argument list"},
 		{CodeLoopCount, diag.Error, "Repeat count or loop max is not a non-negative integer, config key, input or member path"},
+		{CodeMissingArg, diag.Warning, "Call does not pass an argument the slot requires"},
 		{CodeOnFailShape, diag.Warning, "on_fail fallback contradicts what the slot ensures"},
 		{CodeOutputNotReturned, diag.Warning, "Declared output never returned"},
 		{CodeParallelAssign, diag.Error, "Outer name assigned inside a parallel body"},
@@ -57,7 +59,7 @@ func Rules() []Rule {
 		{CodeUnboundedLoop, diag.Error, "loop while/until without (max: N)"},
 		{CodeUndeclaredOutput, diag.Warning, "Returned key is not a declared output"},
 		{CodeUndefinedName, diag.Error, "Undefined name"},
-		{CodeUnknownArg, diag.Warning, "Argument key not among what the slot requires"},
+		{CodeUnknownArg, diag.Warning, "Argument key looks like a misspelling of one the slot requires"},
 		{CodeUnusedConfig, diag.Warning, "Config key declared but never used"},
 		{CodeUnusedInput, diag.Warning, "Input declared but never used"},
 	}

@@ -23,18 +23,18 @@ func (c *checker) stmt(s syntax.Stmt) {
 		c.expr(s.X, false)
 	case *syntax.IfStmt:
 		c.cond(s.Cond)
-		c.stmts(s.Then)
-		c.stmts(s.Else)
+		c.alternatives(func() { c.stmts(s.Then) }, func() { c.stmts(s.Else) })
 	case *syntax.WhileStmt:
 		c.while(s)
 	case *syntax.ParallelStmt:
 		c.parallelBlock(s)
 	case *syntax.TryStmt:
-		c.stmts(s.Body)
-		if s.CatchVar != nil {
-			c.bindVar(s.CatchVar, nil)
-		}
-		c.stmts(s.Catch)
+		c.alternatives(func() { c.stmts(s.Body) }, func() {
+			if s.CatchVar != nil {
+				c.bindVar(s.CatchVar, nil)
+			}
+			c.stmts(s.Catch)
+		})
 		c.stmts(s.Finally)
 	case *syntax.AppendStmt:
 		c.expr(s.Value, false)
@@ -52,6 +52,29 @@ func (c *checker) stmt(s syntax.Stmt) {
 	case *syntax.ThrowStmt:
 		c.expr(s.Value, false)
 	}
+}
+
+// alternatives checks blocks of which one runs (then/else, try/catch):
+// each starts from the names bound before it, so a name bound in both is
+// not a re-declaration, and every name any of them binds is visible after.
+func (c *checker) alternatives(blocks ...func()) {
+	base, merged, copied := c.names, c.names, false
+	for _, run := range blocks {
+		c.names = copyNames(base)
+		run()
+		for k, b := range c.names {
+			if base[k] == b {
+				continue
+			}
+			if !copied {
+				merged, copied = copyNames(base), true
+			}
+			if merged[k] == base[k] {
+				merged[k] = b
+			}
+		}
+	}
+	c.names = merged
 }
 
 // let binds s.Name, or reports it when the name is already bound.
