@@ -67,39 +67,16 @@ func spawn(ctx context.Context, n, limit int, fn func(ctx context.Context, i int
 	if n <= 0 {
 		return -1, ctx.Err()
 	}
-	if limit <= 0 {
-		limit = 1
-	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var (
-		mu      sync.Mutex
-		done    bool
-		winner  = -1
-		first   error
-		wg      sync.WaitGroup
-		sem     = make(chan struct{}, limit)
-		stopped bool
-	)
-	finish := func(i int, won bool, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if done || (!won && err == nil) {
-			return
-		}
-		done = true
-		if err != nil {
-			first = err
-		} else {
-			winner = i
-		}
-		cancel()
-	}
-	for i := 0; i < n && !stopped; i++ {
+	g := &group{cancel: cancel, winner: -1}
+	sem := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
 		select {
 		case sem <- struct{}{}:
 		case <-cctx.Done():
-			stopped = true
+			i = n // start no more
 			continue
 		}
 		wg.Add(1)
@@ -108,23 +85,52 @@ func spawn(ctx context.Context, n, limit int, fn func(ctx context.Context, i int
 			defer func() { <-sem }()
 			defer func() {
 				if r := recover(); r != nil {
-					finish(i, false, fmt.Errorf("internal error: panic in parallel iteration %d: %v", i+1, r))
+					g.finish(i, false, fmt.Errorf("internal error: panic in parallel iteration %d: %v", i+1, r))
 				}
 			}()
 			won, err := fn(cctx, i)
-			finish(i, won, err)
+			g.finish(i, won, err)
 		}(i)
 	}
 	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	switch {
-	case first != nil:
-		return -1, first
-	case winner >= 0:
-		return winner, nil
+	return g.outcome(ctx)
+}
+
+// group tracks the outcome of one spawn.
+type group struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   bool
+	winner int
+	err    error
+}
+
+// finish notes how iteration i ended; the first win or error decides.
+func (g *group) finish(i int, won bool, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done || (!won && err == nil) {
+		return
 	}
-	// Nothing won and nothing failed: report a cancellation of the caller
-	// (some iterations may not have run).
+	g.done = true
+	if err != nil {
+		g.err = err
+	} else {
+		g.winner = i
+	}
+	g.cancel()
+}
+
+// outcome is the winner, the first error, or, when neither, the caller's
+// cancellation (some iterations may not have run).
+func (g *group) outcome(ctx context.Context) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.err != nil:
+		return -1, g.err
+	case g.winner >= 0:
+		return g.winner, nil
+	}
 	return -1, ctx.Err()
 }
