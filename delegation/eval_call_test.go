@@ -256,3 +256,21 @@ func TestReliabilityExample(t *testing.T) {
 		t.Errorf("error fields %+v", e)
 	}
 }
+
+// expiring is a fake runtime whose call deadlines have always passed.
+type expiring struct{ *fakeRuntime }
+
+func (expiring) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithDeadline(ctx, time.Unix(0, 0))
+}
+
+func TestTimeoutGoesThroughTheRuntime(t *testing.T) {
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		return "too late", nil // answers, but after the runtime's deadline
+	})
+	got := mustRun(t, "return call s\n  timeout 1h\n  retries 2\n  on_fail use \"fallback\"\n",
+		map[string]Value{"s": svc("s")}, &Host{Caller: c, Runtime: expiring{newFakeRuntime()}})
+	if got != `"fallback"` || c.calls.Load() != 1 {
+		t.Errorf("got %s after %d calls", got, c.calls.Load())
+	}
+}
