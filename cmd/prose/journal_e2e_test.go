@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/journal"
+)
+
+// These tests run the real prose binary, kill it with SIGKILL in the
+// middle of a run, and resume it.
+
+// buildProse builds the prose command into dir.
+func buildProse(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "prose")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/proselang/prose/cmd/prose").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// journalWorld is a directory holding a spec, the test services and their
+// invocation logs.
+type journalWorld struct {
+	t    *testing.T
+	bin  string
+	dir  string
+	env  []string
+	spec string
+}
+
+func newJournalWorld(t *testing.T, bin, specSrc string, block string) *journalWorld {
+	t.Helper()
+	root := scriptRoot(t)
+	dir := t.TempDir()
+	for _, f := range []string{"adv.sh", "cert.sh", "worker.sh", "fanout.prose.md"} {
+		copyFile(t, filepath.Join(root, "testdata", "journal", f), filepath.Join(dir, f))
+	}
+	spec := filepath.Join(dir, "fanout.prose.md")
+	if specSrc != "" {
+		spec = filepath.Join(dir, filepath.Base(specSrc))
+		copyFile(t, filepath.Join(root, specSrc), spec)
+	}
+	os.Mkdir(filepath.Join(dir, "log"), 0o755)
+	env := append(os.Environ(), "JLOG="+filepath.Join(dir, "log"), "JBLOCK="+block)
+	return &journalWorld{t: t, bin: bin, dir: dir, env: env, spec: spec}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (w *journalWorld) command(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.Command(w.bin, args...)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	return cmd, &out, &errb
+}
+
+// prose runs the binary to completion.
+func (w *journalWorld) prose(args ...string) (stdout, stderr string, code int) {
+	cmd, out, errb := w.command(args...)
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// killWhen starts `prose args...`, waits until ready(journal) holds, and
+// kills the process with SIGKILL. It returns the run id.
+func (w *journalWorld) killWhen(ready func(l *journal.Log) bool, args ...string) string {
+	w.t.Helper()
+	cmd, _, errb := w.command(args...)
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if id := w.runID(); id != "" {
+			l, err := journal.ReadFile(filepath.Join(w.dir, ".prose", "runs", id, journal.FileName))
+			if err == nil && ready(l) {
+				cmd.Process.Signal(syscall.SIGKILL)
+				cmd.Wait()
+				return id
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			w.t.Fatalf("the run never reached the kill point; stderr:\n%s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (w *journalWorld) runID() string {
+	ents, _ := os.ReadDir(filepath.Join(w.dir, ".prose", "runs"))
+	if len(ents) != 1 {
+		return ""
+	}
+	return ents[0].Name()
+}
+
+func (w *journalWorld) touch(name string) {
+	if err := os.WriteFile(filepath.Join(w.dir, "log", name), nil, 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// invocations counts the "done ID" and "start ID" lines of a service log.
+func (w *journalWorld) invocations(log string) (done, start map[string]int) {
+	b, _ := os.ReadFile(filepath.Join(w.dir, "log", log))
+	done, start = map[string]int{}, map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		kind, id, _ := strings.Cut(line, " ")
+		switch kind {
+		case "done":
+			done[id]++
+		case "start":
+			start[id]++
+		}
+	}
+	return done, start
+}
+
+func certifiedSteps(l *journal.Log) int {
+	n := 0
+	for _, r := range l.Records {
+		if r.Type == journal.TypeJudge && r.Holds != nil && *r.Holds {
+			n++
+		}
+	}
+	return n
+}
+
+func completedCalls(l *journal.Log) int {
+	n := 0
+	for _, r := range l.Records {
+		if r.Type == journal.TypeEnd && r.Kind != journal.KindCanceled {
+			n++
+		}
+	}
+	return n
+}
+
+func TestJournalKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills the prose binary")
+	}
+	bin := buildProse(t, t.TempDir())
+	t.Run("ratchet", func(t *testing.T) { testKilledRatchet(t, bin) })
+	t.Run("fanout", func(t *testing.T) { testKilledFanout(t, bin) })
+	t.Run("replay-without-services", func(t *testing.T) { testReplayWithoutServices(t, bin) })
+	t.Run("changed-spec", func(t *testing.T) { testChangedSpecRefused(t, bin) })
+}
+
+var ratchetArgs = []string{"run", "ratchet.prose.md", "--quiet",
+	"--slot", "advancer=exec:./adv.sh", "--slot", "certifier=exec:./cert.sh",
+	"--input", "task_brief=ship it", "--config", "max_steps=8"}
+
+// A ratchet killed with SIGKILL after its third certified step, while its
+// next proposal is being made, then resumed: the certified steps survive in
+// order and no completed service call runs again.
+func testKilledRatchet(t *testing.T, bin string) {
+	ref := newJournalWorld(t, bin, "std/patterns/ratchet.prose.md", "")
+	want, stderr, code := ref.prose(ratchetArgs...)
+	if code != 0 {
+		t.Fatalf("reference run: exit %d\n%s", code, stderr)
+	}
+
+	w := newJournalWorld(t, bin, "std/patterns/ratchet.prose.md", "/6")
+	var beforeKill []string
+	id := w.killWhen(func(l *journal.Log) bool {
+		b, _ := os.ReadFile(filepath.Join(w.dir, "log", "adv.log"))
+		return certifiedSteps(l) == 3 && strings.Contains(string(b), "block ")
+	}, ratchetArgs...)
+	l, _ := journal.ReadFile(filepath.Join(w.dir, ".prose", "runs", id, journal.FileName))
+	if l.Final() != nil {
+		t.Fatalf("the killed run has a final record")
+	}
+	for _, r := range l.Records {
+		if r.Type == journal.TypeEnd && r.Slot == "advancer" {
+			var p struct{ Step string }
+			json.Unmarshal(r.Result, &p)
+			beforeKill = append(beforeKill, p.Step)
+		}
+	}
+	w.touch("resumed")
+	got, stderr, code := w.prose("resume", id)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, stderr)
+	}
+	if got != want {
+		t.Errorf("resumed result:\n%s\nwant (uninterrupted run):\n%s", got, want)
+	}
+	var res struct{ Result []struct{ Step string } }
+	if err := json.Unmarshal([]byte(got), &res); err != nil || len(res.Result) < 3 {
+		t.Fatalf("result %q: %v", got, err)
+	}
+	// Steps certified before the kill: iterations 1, 3 and 5.
+	for i, it := range []int{0, 2, 4} {
+		if res.Result[i].Step != beforeKill[it] {
+			t.Errorf("certified step %d is %q, want %q (certified before the kill)", i+1, res.Result[i].Step, beforeKill[it])
+		}
+	}
+	// Every call ran to completion once; only the one in flight at the
+	// kill (the blocked proposal) started twice.
+	for _, log := range []string{"adv.log", "cert.log"} {
+		done, start := w.invocations(log)
+		for id, n := range done {
+			want := 1
+			if log == "adv.log" && strings.HasSuffix(id, "/6") {
+				want = 2
+			}
+			if n != 1 || start[id] != want {
+				t.Errorf("%s: call %s completed %d times, started %d times; want 1 and %d", log, id, n, start[id], want)
+			}
+		}
+	}
+	if _, start := w.invocations("adv.log"); len(start) != 8 {
+		t.Errorf("advancer call ids %v, want 8", start)
+	}
+}
+
+// A parallel fan-out killed while three of its six branches hang: the
+// three finished branches are not run again.
+func testKilledFanout(t *testing.T, bin string) {
+	args := []string{"run", "fanout.prose.md", "--quiet", "--slot", "worker=exec:./worker.sh"}
+	w := newJournalWorld(t, bin, "", "/4 /5 /6")
+	id := w.killWhen(func(l *journal.Log) bool {
+		_, start := w.invocations("worker.log")
+		return completedCalls(l) == 3 && len(start) == 6
+	}, args...)
+	doneBefore, _ := w.invocations("worker.log")
+	if len(doneBefore) != 3 {
+		t.Fatalf("before the kill %d branches finished, want 3", len(doneBefore))
+	}
+	w.touch("resumed")
+	got, stderr, code := w.prose("resume", id)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, stderr)
+	}
+	done, start := w.invocations("worker.log")
+	for id := range doneBefore {
+		if start[id] != 1 || done[id] != 1 {
+			t.Errorf("finished branch %s ran again (%d starts)", id, start[id])
+		}
+	}
+	if len(done) != 6 {
+		t.Errorf("after resume %d branches finished, want 6", len(done))
+	}
+	var res struct{ Results []string }
+	if err := json.Unmarshal([]byte(got), &res); err != nil || len(res.Results) != 6 {
+		t.Fatalf("result %q: %v", got, err)
+	}
+	for i, r := range res.Results {
+		if !strings.HasSuffix(r, "/"+string(rune('1'+i))) {
+			t.Errorf("result %d is %q: out of order", i, r)
+		}
+	}
+}
+
+// A finished run replayed with its services deleted prints the same
+// stdout, byte for byte.
+func testReplayWithoutServices(t *testing.T, bin string) {
+	w := newJournalWorld(t, bin, "std/patterns/ratchet.prose.md", "")
+	want, stderr, code := w.prose(ratchetArgs...)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	id := w.runID()
+	for _, f := range []string{"adv.sh", "cert.sh"} {
+		os.Remove(filepath.Join(w.dir, f))
+	}
+	os.Remove(filepath.Join(w.dir, "log", "adv.log"))
+	trace := filepath.Join(w.dir, "replay.jsonl")
+	got, stderr, code := w.prose("replay", id, "--trace", trace)
+	if code != 0 || got != want {
+		t.Fatalf("replay: exit %d, stdout:\n%s\nwant:\n%s\nstderr:\n%s", code, got, want, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "log", "adv.log")); err == nil {
+		t.Errorf("replay ran a service")
+	}
+	if b, err := os.ReadFile(trace); err != nil || !bytes.Contains(b, []byte(`"call.end"`)) {
+		t.Errorf("replay trace: %v %.200s", err, b)
+	}
+}
+
+// A journal whose spec changed since the run is refused, with a message
+// that says so, unless --force.
+func testChangedSpecRefused(t *testing.T, bin string) {
+	w := newJournalWorld(t, bin, "std/patterns/ratchet.prose.md", "")
+	if _, stderr, code := w.prose(ratchetArgs...); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	id := w.runID()
+	f, _ := os.OpenFile(w.spec, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("\nAn added line: a new version of the spec.\n")
+	f.Close()
+	for _, cmd := range []string{"resume", "replay"} {
+		out, stderr, code := w.prose(cmd, id)
+		if code != 1 || out != "" || !strings.Contains(stderr, "changed since the run started") || !strings.Contains(stderr, "ratchet.prose.md") {
+			t.Errorf("%s of a changed spec: exit %d, stdout %q, stderr:\n%s", cmd, code, out, stderr)
+		}
+	}
+	if _, stderr, code := w.prose("resume", id, "--force"); code != 0 || !strings.Contains(stderr, "warning") {
+		t.Errorf("resume --force: exit %d\n%s", code, stderr)
+	}
+}

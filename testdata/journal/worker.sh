@@ -1,0 +1,19 @@
+#!/bin/sh
+# Journal test worker for a parallel fan-out: answers "result CALL_ID" and
+# logs to $JLOG/worker.log. Calls whose id ends in one of $JBLOCK (a
+# space-separated list) hang (then fail) until $JLOG/resumed exists.
+cat >/dev/null
+echo "start $PROSE_CALL_ID" >>"$JLOG/worker.log"
+if [ ! -e "$JLOG/resumed" ]; then
+  for b in $JBLOCK; do
+    case $PROSE_CALL_ID in
+    *"$b")
+      echo "block $PROSE_CALL_ID" >>"$JLOG/worker.log"
+      sleep 5
+      exit 1
+      ;;
+    esac
+  done
+fi
+echo "done $PROSE_CALL_ID" >>"$JLOG/worker.log"
+printf '"result %s"\n' "$PROSE_CALL_ID"
