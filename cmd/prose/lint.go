@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/lint"
+	"github.com/proselang/prose/std"
 )
 
 // lintOptions are the flags of `prose lint`.
@@ -93,9 +94,9 @@ func runLint(s streams, opts *lintOptions, args []string) error {
 	return nil
 }
 
-// lintResolver maps a path argument to the file system holding it. Paths
-// are read from disk; this is the one place to teach lint other sources
-// (such as an embedded library for std/... names).
+// lintResolver maps a path argument to the file system holding it: a file
+// or directory on disk wins; a std/... path that is not on disk is read
+// from the embedded library.
 func lintResolver(arg string) (fsys fs.FS, name string) {
-	return lint.OS(arg)
+	return std.Resolve(arg)
 }
