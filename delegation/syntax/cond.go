@@ -159,7 +159,9 @@ func condWords(toks []token) []cword {
 	var ws []cword
 	for i := 0; i < len(toks); {
 		t := toks[i]
-		if t.kind != IDENT {
+		switch t.kind {
+		case IDENT:
+		case STRING, INT, FLOAT, DURATION:
 			text := t.raw
 			if t.kind == STRING {
 				text = t.value
@@ -167,13 +169,20 @@ func condWords(toks []token) []cword {
 			ws = append(ws, cword{text: text, pos: t.pos})
 			i++
 			continue
+		default: // punctuation and quotes carry no word
+			i++
+			continue
 		}
 		w := cword{text: t.raw, pos: t.pos, path: true}
 		end, j := t.end, i+1
 		if j+1 < len(toks) && toks[j].kind == ILLEGAL && (toks[j].raw == "'" || toks[j].raw == "\u2019") &&
 			toks[j].pos == end && toks[j+1].kind == IDENT && toks[j+1].pos == toks[j].end {
-			w.text += "'" + toks[j+1].raw
-			w.path = false
+			// A contraction (doesn't) is one word; a possessive
+			// (verdict's) names its owner.
+			if toks[j+1].raw != "s" {
+				w.text += "'" + toks[j+1].raw
+				w.path = false
+			}
 			j += 2
 		} else {
 			for j+1 < len(toks) && toks[j].kind == DOT && toks[j].pos == end && toks[j+1].kind == IDENT && toks[j+1].pos == toks[j].end {

@@ -47,6 +47,8 @@ func TestNaturalConditions(t *testing.T) {
 		{cond: "rubric says draft is purple",
 			words: []string{"rubric", "says", "draft", "purple"}, verb: "says",
 			says: &Says{Criterion: "rubric", Subject: "draft", Predicate: "purple", Polarity: Unknown}},
+		{cond: "verdict's score is high", words: []string{"verdict", "score", "high"}, verb: "score"},
+		{cond: "decision says 'abort'", words: []string{"decision", "says", "abort"}, verb: "says"},
 		{cond: "verdict.re-check says ok", words: []string{"verdict.re-check", "says", "ok"}, verb: "says"},
 	}
 	for _, tt := range tests {

@@ -127,6 +127,9 @@ func (p *parser) parseIf(elif bool) Stmt {
 		s.Else = []Stmt{p.parseIf(true)}
 		p.leave()
 	case p.isWord("else") && p.peek(1).kind != ASSIGN:
+		if isWordTok(p.peek(1), "if") {
+			p.errorf(p.tok().pos, "syntax/else-if", "write 'elif COND:' instead of 'else if COND:'")
+		}
 		s.ElsePos = p.advance().pos
 		s.Else = p.parseBlock("else")
 	}
@@ -178,6 +181,8 @@ func (p *parser) parseTry() Stmt {
 		if p.isWord("as") {
 			p.advance()
 			s.CatchVar = p.parseIdent("after 'catch as'")
+		} else if t := p.tok(); t.kind == IDENT {
+			p.errorf(t.pos, "syntax/expected", "write 'catch as %s:' to name the error", t.raw)
 		}
 		s.Catch = p.parseBlock("catch")
 	}
@@ -244,6 +249,11 @@ func (p *parser) parseThrow() Stmt {
 //
 //	value = call | loop | expr .
 func (p *parser) parseValue() Expr {
+	if p.isWord("call") {
+		if k := p.peek(1).kind; k == NEWLINE || k == EOF {
+			p.errorf(p.peek(1).pos, "syntax/expected", "expected the service to call after 'call', like `call worker`")
+		}
+	}
 	if p.isCallStart() {
 		return p.parseCall()
 	}

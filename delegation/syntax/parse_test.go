@@ -147,6 +147,10 @@ func TestParseErrors(t *testing.T) {
 		{"max unclosed word", "loop while x (max 3):\n  y", "1:19 [syntax/expected]", ""},
 		{"empty condition", "if :\n  y", "1:4 [syntax/expected]", ""},
 		{"continue extra", "for x in xs:\n  continue x", "2:12 [syntax/unexpected]", "(for x xs)"},
+		{"else if", "if a:\n  x\nelse if b:\n  y\nlet z = 1", "3:1 [syntax/else-if]", "(let z 1)"},
+		{"catch without as", "try:\n  x\ncatch e:\n  y\nlet z = 1", "3:7 [syntax/expected]", "(let z 1)"},
+		{"call without target", "let x = call\n  k: 1\nlet z = 1", "1:13 [syntax/expected]", "(let z 1)"},
+		{"bare call without target", "call\nlet z = 1", "1:5 [syntax/expected]", "(let z 1)"},
 		{"indented arg line", "call a\n  k: 1\n    j: 2", "3:5 [syntax/indent]", ""},
 	}
 	for _, tt := range tests {
