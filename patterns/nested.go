@@ -72,11 +72,11 @@ func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)
 		env = &Env{Nested: NestedSpecWith(load)}
 	}
 	if env.Depth+1 > MaxNestingDepth {
-		return nil, fmt.Errorf("%s=%s: nested specs are more than %d deep (does a spec bind itself?)", b.Path, b.Value, MaxNestingDepth)
+		return nil, fmt.Errorf("%s would nest more than %d specs deep (does a spec bind itself?)", b.Value, MaxNestingDepth)
 	}
 	sp, _, err := loadChecked(RunOptions{Path: b.Arg, Load: load})
 	if err != nil {
-		return nil, fmt.Errorf("%s=%s: %v", b.Path, b.Value, err)
+		return nil, err
 	}
 	slot := b.Path
 	if b.Slot != nil {
