@@ -183,7 +183,13 @@ func (p *parser) parsePrimary() Expr {
 		return &NumberLit{ValuePos: t.pos, Raw: t.raw, Float: f}
 	case STRING:
 		p.advance()
-		return &StringLit{ValuePos: t.pos, Raw: t.raw, Value: t.value}
+		raw := t.raw
+		if int(t.end-t.pos) != len(raw) && p.file != nil && t.pos >= 0 && int(t.end) <= p.file.Size() {
+			// A triple-quoted string spanning lines of a list item: Raw
+			// is the text as it stands in the file, so End is exact.
+			raw = string(p.file.Source()[t.pos:t.end])
+		}
+		return &StringLit{ValuePos: t.pos, Raw: raw, Value: t.value}
 	case DURATION:
 		p.advance()
 		d, _ := time.ParseDuration(t.raw)

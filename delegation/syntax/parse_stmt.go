@@ -50,7 +50,9 @@ func (p *parser) parseStmt() Stmt {
 			return p.parseTry()
 		}
 	case "append", "record":
-		return p.parseAppend(t.raw == "record")
+		if startsOperand(next) {
+			return p.parseAppend(t.raw == "record")
+		}
 	case "continue", "break":
 		return p.parseBranch()
 	case "return":

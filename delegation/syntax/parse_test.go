@@ -34,6 +34,7 @@ func TestParseForms(t *testing.T) {
 		{"index assign", `x[i + 1] = "v"`, `(= (index x (+ i 1)) "v")`},
 		{"keyword as variable", "let record = 1\nrecord = 2\nrecord record in first",
 			"(let record 1)\n(= record 2)\n(record record first)"},
+		{"record as value", "let r = for record in rs:\n  record", `(let r (for record rs record))`},
 		{"append", `append proposal to certified_progress`, `(append proposal certified_progress)`},
 		{"record object", `record { round: round, thesis: t } in exchange`, `(record (object (round round) (thesis t)) exchange)`},
 		{"repeat", "repeat 3:\n  x = 1", `(repeat 3 (= x 1))`},

@@ -76,3 +76,19 @@ func TestErrorPositionInsideListItem(t *testing.T) {
 		}
 	}
 }
+
+func TestTripleStringEndInsideListItem(t *testing.T) {
+	md := "- item\n\n  ```prose\n  let s = \"\"\"one\n  two\"\"\"\n  let t = 1\n  ```\n"
+	b := extractBlocks("s.prose.md", []byte(md))[0]
+	prog, errs := Parse(b.file, b.lines)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s := prog.Body[0].(*LetStmt).Value.(*StringLit)
+	if s.Value != "one\ntwo" {
+		t.Errorf("value %q", s.Value)
+	}
+	if got := md[s.Pos():s.End()]; got != "\"\"\"one\n  two\"\"\"" {
+		t.Errorf("string spans %q", got)
+	}
+}
