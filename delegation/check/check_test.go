@@ -272,10 +272,10 @@ func outputCases() []checkCase {
 		{name: "opaque return skips the check", slots: "w", outputs: "result",
 			code: "let r = call w\nreturn r"},
 		{name: "placeholder strings", slots: "w", inputs: "h",
-			code: "let r = call w\n  prompt: \"the number of items in the list\"\nrecord { reason: \"matched failure_criteria\" } in h\nreturn {\n  n: \"number of completed attempts before winner\",\n  note: \"Done\",\n  nested: { k: \"the winning candidate name\" }\n}",
+			code: "let r = call w\n  prompt: \"the number of items in the list\"\nrecord { reason: \"matched failure_criteria\" } in h\nreturn {\n  n: \"number of completed attempts before winner\",\n  note: \"Done\",\n  why: \"the run was aborted by the guard\",\n  nested: { k: \"the winning candidate name\" }\n}",
 			want: []string{
 				"5:6 warning check/placeholder-string n: the string \"number of completed attempts before winner\"",
-				"7:16 warning check/placeholder-string",
+				"8:16 warning check/placeholder-string",
 			}},
 	}
 }

@@ -46,10 +46,20 @@ func looksLikePlaceholder(s string) bool {
 	leads := [...]string{
 		"number of ", "count of ", "list of ", "total ", "amount of ",
 		"sum of ", "length of ", "index of ", "name of ", "average ",
-		"percentage of ", "the ",
+		"percentage of ",
 	}
 	for _, lead := range leads {
 		if strings.HasPrefix(s, lead) {
+			return true
+		}
+	}
+	// "the winning candidate name", not "the run was aborted".
+	if rest, ok := strings.CutPrefix(s, "the "); ok {
+		word, _, _ := strings.Cut(rest, " ")
+		switch word {
+		case "number", "count", "list", "total", "amount", "sum", "length",
+			"index", "name", "names", "id", "set", "winner", "winning",
+			"final", "result", "results", "score", "average", "percentage":
 			return true
 		}
 	}
