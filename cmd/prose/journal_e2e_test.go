@@ -173,6 +173,9 @@ func TestJournalKillAndResume(t *testing.T) {
 	t.Run("fanout", func(t *testing.T) { testKilledFanout(t, bin) })
 	t.Run("replay-without-services", func(t *testing.T) { testReplayWithoutServices(t, bin) })
 	t.Run("changed-spec", func(t *testing.T) { testChangedSpecRefused(t, bin) })
+	t.Run("kill-any-moment", func(t *testing.T) { testKillAnyMoment(t, bin) })
+	t.Run("interrupt", func(t *testing.T) { testInterrupted(t, bin) })
+	t.Run("secrets", func(t *testing.T) { testSecretsNotJournaled(t, bin) })
 }
 
 var ratchetArgs = []string{"run", "ratchet.prose.md", "--quiet",
@@ -326,5 +329,124 @@ func testChangedSpecRefused(t *testing.T, bin string) {
 	}
 	if _, stderr, code := w.prose("resume", id, "--force"); code != 0 || !strings.Contains(stderr, "warning") {
 		t.Errorf("resume --force: exit %d\n%s", code, stderr)
+	}
+}
+
+// Killed at arbitrary moments (and with a torn last line), a run always
+// resumes to the uninterrupted result, and no call the journal had
+// completed at the kill runs again.
+func testKillAnyMoment(t *testing.T, bin string) {
+	ref := newJournalWorld(t, bin, "std/patterns/ratchet.prose.md", "")
+	want, stderr, code := ref.prose(ratchetArgs...)
+	if code != 0 {
+		t.Fatalf("reference run: exit %d\n%s", code, stderr)
+	}
+	for i, calls := range []int{0, 1, 4, 7, 11, 15} {
+		w := newJournalWorld(t, bin, "std/patterns/ratchet.prose.md", "")
+		id := w.killWhen(func(l *journal.Log) bool { return completedCalls(l) >= calls }, ratchetArgs...)
+		path := filepath.Join(w.dir, ".prose", "runs", id, journal.FileName)
+		l, err := journal.ReadFile(path)
+		if err != nil {
+			t.Fatalf("kill %d: %v", i, err)
+		}
+		completed := map[string]bool{}
+		for _, r := range l.Records {
+			if r.Type == journal.TypeEnd && r.Kind != journal.KindCanceled {
+				completed[r.ID] = true
+			}
+		}
+		if i%2 == 1 { // a write cut short by the kill
+			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(`{"t":"end","id":"L67/9","attempt":1,"res`)
+			f.Close()
+		}
+		got, stderr, code := w.prose("resume", id)
+		if code != 0 || got != want {
+			t.Fatalf("kill after %d calls: resume exit %d, stdout:\n%s\nwant:\n%s\nstderr:\n%s", calls, code, got, want, stderr)
+		}
+		for _, log := range []string{"adv.log", "cert.log"} {
+			_, start := w.invocations(log)
+			for id := range completed {
+				if start[id] > 1 {
+					t.Errorf("kill after %d calls: %s call %s was journaled as completed and ran again", calls, log, id)
+				}
+			}
+		}
+	}
+}
+
+// Ctrl-C while a call is running: exit 130, the journal says
+// "interrupted", and a resume finishes the run without repeating the
+// completed calls.
+func testInterrupted(t *testing.T, bin string) {
+	ref := newJournalWorld(t, bin, "std/patterns/ratchet.prose.md", "")
+	want, _, _ := ref.prose(ratchetArgs...)
+	w := newJournalWorld(t, bin, "std/patterns/ratchet.prose.md", "/6")
+	cmd, _, errb := w.command(ratchetArgs...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(w.dir, "log", "adv.log"))
+		if strings.Contains(string(b), "block ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("never blocked: %s", errb)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("interrupted run: %v, want exit 130\n%s", err, errb)
+	}
+	id := w.runID()
+	s := journal.Summarize(filepath.Join(w.dir, ".prose", "runs", id, journal.FileName))
+	if s.Status != journal.StatusInterrupted || s.Calls != 10 {
+		t.Errorf("interrupted journal: status %s, %d calls; want interrupted, 10", s.Status, s.Calls)
+	}
+	w.touch("resumed")
+	got, stderr, code := w.prose("resume", id)
+	if code != 0 || got != want {
+		t.Fatalf("resume: exit %d\n%s\nwant\n%s\n%s", code, got, want, stderr)
+	}
+	done, _ := w.invocations("adv.log")
+	for id, n := range done {
+		if n != 1 {
+			t.Errorf("advancer call %s completed %d times", id, n)
+		}
+	}
+}
+
+// Secrets in bindings and inputs never reach the journal; a resume asks
+// for them again.
+func testSecretsNotJournaled(t *testing.T, bin string) {
+	w := newJournalWorld(t, bin, "std/patterns/ratchet.prose.md", "")
+	w.env = append(w.env, "MY_SERVICE_TOKEN=tok-0123456789abcdef")
+	args := []string{"run", "ratchet.prose.md", "--quiet",
+		"--slot", "advancer=exec:API_TOKEN=hunter2-secret ./adv.sh", "--slot", "certifier=exec:./cert.sh",
+		"--input", "task_brief=use tok-0123456789abcdef", "--config", "max_steps=2"}
+	want, stderr, code := w.prose(args...)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	id := w.runID()
+	b, _ := os.ReadFile(filepath.Join(w.dir, ".prose", "runs", id, journal.FileName))
+	for _, secret := range []string{"hunter2-secret", "tok-0123456789abcdef"} {
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("the journal holds the secret %q", secret)
+		}
+	}
+	_, stderr, code = w.prose("resume", id)
+	if code != 2 || !strings.Contains(stderr, "slot advancer") || !strings.Contains(stderr, "input task_brief") {
+		t.Errorf("resume without the secrets: exit %d\n%s", code, stderr)
+	}
+	got, stderr, code := w.prose("resume", id, "--slot", "advancer=exec:API_TOKEN=hunter2-secret ./adv.sh",
+		"--input", "task_brief=use tok-0123456789abcdef")
+	if code != 0 || got != want {
+		t.Errorf("resume with the secrets given again: exit %d\n%s\nwant\n%s\n%s", code, got, want, stderr)
 	}
 }
