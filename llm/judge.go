@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/delegation/judge"
 )
 
 // JudgeOptions configures a ModelJudge.
@@ -43,11 +42,11 @@ var VerdictSchema = json.RawMessage(`{"type":"object","properties":{` +
 // values; concurrent identical judgments ask once.
 //
 // A reply that is not a readable verdict is asked again (Asks times in
-// all). Still unreadable, a fail-closed judgment gets judge.ClosedAnswer
-// (the answer that does not proceed) with Reasoning saying so, when the
-// condition's form tells which that is; otherwise it is an error naming
-// the condition. Transport errors (no server, a bad key) are always
-// errors: the step does not proceed either way.
+// all). Still unreadable, a fail-closed judgment gets Judgment.SafeHolds
+// (the answer that does not proceed) with Reasoning saying so; any other
+// judgment gets an error naming the condition. Transport errors (no
+// server, a bad key) are always errors: the guarded step does not proceed
+// either way.
 type ModelJudge struct {
 	client *Client
 	opts   JudgeOptions
@@ -169,12 +168,10 @@ func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegatio
 
 func (m *ModelJudge) unreadable(j *delegation.Judgment, v delegation.Verdict, last string) (delegation.Verdict, error) {
 	if j.FailClosed {
-		if holds, ok := judge.ClosedAnswer(j.Cond); ok {
-			v.Holds = holds
-			v.Reasoning = fmt.Sprintf("the model's verdict could not be read after %d asks (%q); failing closed: the guarded step does not proceed",
-				m.opts.Asks, excerpt(m.client.Redact(last), 80))
-			return v, nil
-		}
+		v.Holds = j.SafeHolds()
+		v.Reasoning = fmt.Sprintf("the model's verdict could not be read after %d asks (%q); failing closed: the guarded step does not proceed",
+			m.opts.Asks, excerpt(m.client.Redact(last), 80))
+		return v, nil
 	}
 	return v, fmt.Errorf("%s: condition %q: the model's verdict could not be read after %d asks; last reply: %q",
 		j.Pos, j.Cond.Text, m.opts.Asks, excerpt(m.client.Redact(last), 200))

@@ -220,11 +220,16 @@ func TestFailClosed(t *testing.T) {
 	if !strings.Contains(srv.Requests()[0].Messages()[0].Content, "answer holds=true") {
 		t.Error("the prompt does not say which answer is the cautious one")
 	}
-	// A condition whose closed answer is unknown is an error.
-	j = judgment(t, adjustCond, `{"decision": "let us tweak the brief"}`)
+	// A positive guard whose block commits: when unsure, do not commit.
+	j = judgment(t, certifiesCond, `{"verdict": "hmm, maybe"}`)
 	j.FailClosed = true
-	if _, err := d.Judge(context.Background(), j); err == nil {
-		t.Error("no error for an unreadable fail-closed verdict without a closed answer")
+	if v, err := d.Judge(context.Background(), j); err != nil || v.Holds {
+		t.Errorf("verdict %+v, err %v: want holds=false", v, err)
+	}
+	// Not fail-closed: an error naming the condition.
+	j = judgment(t, adjustCond, `{"decision": "let us tweak the brief"}`)
+	if _, err := d.Judge(context.Background(), j); err == nil || !strings.Contains(err.Error(), "decision says adjust") {
+		t.Errorf("err = %v", err)
 	}
 }
 

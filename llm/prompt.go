@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/delegation/judge"
 )
 
 // systemPrompt tells the model its job for one judgment.
@@ -24,9 +23,7 @@ func (m *ModelJudge) systemPrompt(j *delegation.Judgment) string {
 		}
 	}
 	if j.FailClosed {
-		if holds, ok := judge.ClosedAnswer(j.Cond); ok {
-			fmt.Fprintf(&b, "\n\nThis condition guards a step with side effects: when the values do not clearly settle it, answer holds=%v so the step does not proceed.", holds)
-		}
+		fmt.Fprintf(&b, "\n\nThis condition guards a step with side effects: when the values do not clearly settle it, answer holds=%v so the step does not proceed.", j.SafeHolds())
 	}
 	return b.String()
 }

@@ -31,9 +31,9 @@
 // how to configure a model or return a structured verdict.
 //
 // Fail-closed judgments (delegation.Judgment.FailClosed) are never given
-// the proceeding answer by guesswork: rules decide only from the data, and
-// ClosedAnswer tells a model judge which answer is the closed one when it
-// cannot read a verdict.
+// the proceeding answer by guesswork: the rules decide only from the data,
+// and a model judge that cannot read a verdict answers
+// Judgment.SafeHolds.
 //
 // NeedsModel tells a runner before a run whether a condition can need a
 // model at all.
@@ -191,15 +191,6 @@ func isEmpty(v delegation.Value) bool {
 		return v.Len() == 0
 	}
 	return false
-}
-
-// ClosedAnswer is the answer to cond that does not let the work go on:
-// false for `verdict approves the plan`, true for `decision does not
-// explicitly proceed` or `decision says abort`. ok is false when the
-// condition's form does not tell (`decision says adjust`, an unknown
-// verb): a judge that cannot read a verdict must then report an error.
-func ClosedAnswer(cond *syntax.NaturalCond) (holds, ok bool) {
-	return parseQuestion(cond).closedAnswer()
 }
 
 func needsModelError(j *delegation.Judgment) error {

@@ -244,35 +244,6 @@ func TestNilJudgment(t *testing.T) {
 	}
 }
 
-func TestClosedAnswer(t *testing.T) {
-	cases := []struct {
-		cond      *syntax.NaturalCond
-		holds, ok bool
-	}{
-		{notProceed, true, true},
-		{certifies, false, true},
-		{saysAbort, true, true},
-		{rejects, true, true},
-		{isFailure, true, true},
-		{isNotFail, false, true},
-		{acceptable, false, true},
-		{saysAdjust, false, false},
-		{purple, false, false},
-		{verbCond("verdict likes it", "likes", false), false, false},
-		{nil, false, false},
-	}
-	for _, tc := range cases {
-		holds, ok := ClosedAnswer(tc.cond)
-		if holds != tc.holds || ok != tc.ok {
-			name := "<nil>"
-			if tc.cond != nil {
-				name = tc.cond.Text
-			}
-			t.Errorf("ClosedAnswer(%q) = %v, %v; want %v, %v", name, holds, ok, tc.holds, tc.ok)
-		}
-	}
-}
-
 func TestNeedsModel(t *testing.T) {
 	config := map[string]delegation.Value{"failure_criteria": nil, "acceptance_criteria": "tests pass"}
 	known := func(p string) (delegation.Value, bool) { v, ok := config[p]; return v, ok }

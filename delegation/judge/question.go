@@ -143,22 +143,3 @@ func saysAnswer(word, c class) (holds, ok bool) {
 		return c.negative(), true
 	}
 }
-
-// closedAnswer is the answer that does not let the work go on: the one
-// in which the decision the condition names is a refusal.
-func (q question) closedAnswer() (holds, ok bool) {
-	switch q.ask {
-	case askPositive:
-		return q.negated, true
-	case askNegative:
-		return !q.negated, true
-	case askSays:
-		if q.word.positive() {
-			return q.negated, true
-		}
-		if q.word.negative() {
-			return !q.negated, true
-		}
-	}
-	return false, false
-}
