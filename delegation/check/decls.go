@@ -19,6 +19,9 @@ type Slot struct {
 	List bool
 	// Args lists the argument keys the slot's `requires` names precisely;
 	// nil when requires is free text (then no argument key is checked).
+	// With Args, a call that does not pass one of them, or passes a key
+	// that misspells one, is reported; other extra keys are context and
+	// pass.
 	Args []string
 	// Ensures is the slot's ensures text, for the on_fail shape check.
 	Ensures string
