@@ -231,3 +231,32 @@ func syncWindow(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// prepare adjusts the run options before the spec is bound. A replay asks
+// no model: llm slots get a stand-in service and conditions a stand-in
+// judge, neither ever called (every answer comes from the journal), so a
+// run that used a model replays without one configured.
+func (j *runJournal) prepare(opts *patterns.RunOptions) {
+	if j == nil || j.f.replay == "" {
+		return
+	}
+	opts.ModelJudge, opts.ModelJudgeFor = replayModel{}, nil
+	if opts.Env != nil {
+		opts.Env.LLM = func(b *patterns.SlotBinding) (patterns.Service, error) {
+			return &patterns.FuncService{Name: b.Name, Fn: replayModel{}.Call}, nil
+		}
+	}
+}
+
+// replayModel stands in for a model during a replay.
+type replayModel struct{}
+
+var errReplayModel = errors.New("a replay asks no model: this answer is not in the journal")
+
+func (replayModel) Judge(context.Context, *delegation.Judgment) (delegation.Verdict, error) {
+	return delegation.Verdict{}, errReplayModel
+}
+
+func (replayModel) Call(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+	return nil, errReplayModel
+}

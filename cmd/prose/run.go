@@ -128,6 +128,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 		ctx = context.Background()
 	}
 	jr, ctx := startJournal(ctx, cmd, &o.journal, s.err)
+	jr.prepare(&opts)
 	opts.Wrap = jr.wrap
 	start := time.Now()
 	v, runErr := patterns.Run(ctx, opts)
