@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -41,7 +42,11 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 	toks, serr := scan(lines)
 	if serr != nil {
 		var errs diag.List
-		errs.Errorf(f, serr.pos, serr.code, "%s", serr.msg)
+		msg := serr.msg
+		if serr.opener.IsValid() {
+			msg += fmt.Sprintf(" (the opener is at line %d, column %d)", f.Position(serr.opener).Line, f.Position(serr.opener).Col)
+		}
+		errs.Errorf(f, serr.pos, serr.code, "%s", msg)
 		return prog, errs
 	}
 	p := &parser{file: f, lines: lines, toks: toks}

@@ -27,9 +27,10 @@ type token struct {
 // scanError is a fatal lexical error: indentation that cannot be resolved,
 // a bracket that never closes or closes the wrong opener.
 type scanError struct {
-	pos  diag.Pos
-	code string
-	msg  string
+	pos    diag.Pos
+	code   string
+	msg    string
+	opener diag.Pos // for a mismatched bracket: where the opener is
 }
 
 // scanner turns code lines into tokens, with INDENT/OUTDENT computed from
@@ -65,8 +66,8 @@ func scan(lines []Line) ([]token, *scanError) {
 	}
 	if len(s.opens) > 0 {
 		o := s.opens[len(s.opens)-1]
-		return s.toks, &scanError{o.pos, "syntax/unclosed",
-			"unclosed '" + o.raw + "': add the matching '" + closer(o.raw) + "'"}
+		return s.toks, &scanError{pos: o.pos, code: "syntax/unclosed",
+			msg: "unclosed '" + o.raw + "': add the matching '" + closer(o.raw) + "'", opener: diag.NoPos}
 	}
 	end := s.eofPos()
 	if s.lineHas {
@@ -179,12 +180,10 @@ func (s *scanner) indent(ind string) {
 		}
 	}
 	if mixedIndent(ind, s.indents) {
-		s.err = &scanError{s.off(0), "syntax/tabs",
-			"inconsistent use of tabs and spaces in indentation: indent every line of the block the same way (spaces are recommended)"}
+		s.err = &scanError{pos: s.off(0), code: "syntax/tabs", opener: diag.NoPos, msg: "inconsistent use of tabs and spaces in indentation: indent every line of the block the same way (spaces are recommended)"}
 		return
 	}
-	s.err = &scanError{pos, "syntax/indent",
-		"unindent does not match any outer indentation level: align this line with the block it belongs to"}
+	s.err = &scanError{pos: pos, code: "syntax/indent", opener: diag.NoPos, msg: "unindent does not match any outer indentation level: align this line with the block it belongs to"}
 }
 
 // mixedIndent reports whether ind and the stack disagree about tabs.
@@ -260,8 +259,7 @@ func (s *scanner) bracket(k Token) {
 		}
 		o := s.opens[len(s.opens)-1]
 		if closer(o.raw) != t.raw {
-			s.err = &scanError{t.pos, "syntax/bracket",
-				"'" + t.raw + "' does not match the '" + o.raw + "' it closes: expected '" + closer(o.raw) + "'"}
+			s.err = &scanError{pos: t.pos, code: "syntax/bracket", opener: o.pos, msg: "'" + t.raw + "' does not match the '" + o.raw + "' it closes: expected '" + closer(o.raw) + "'"}
 			return
 		}
 		s.opens = s.opens[:len(s.opens)-1]
