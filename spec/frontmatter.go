@@ -47,6 +47,10 @@ func (l *loader) frontMatter() {
 // decodeFrontMatter decodes the YAML between from and to; open is the
 // offset of the opening --- line.
 func (l *loader) decodeFrontMatter(open, from, to int) {
+	if l.simpleFrontMatter(from, to) {
+		l.requireFrontKeys(open)
+		return
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(l.src[from:to], &doc); err != nil {
 		p, msg := l.yamlErrorPos(err, from, to)
@@ -139,4 +143,81 @@ func (l *loader) yamlErrorPos(err error, from, to int) (int, string) {
 		return from, msg
 	}
 	return l.fmOffset(n, 1, from, to), strings.TrimSpace(tail)
+}
+
+// simpleFrontMatter decodes the common front matter made only of
+// `key: word` lines (name: ratchet, kind: pattern, version: 0.15.0) without
+// yaml.v3, which costs as much as the rest of the loader. It accepts only
+// values that YAML reads as plain strings: a letter first, or a dotted
+// version with at least two dots, and no character YAML gives a meaning
+// to. It reports false, having changed nothing, for anything else, which
+// yaml.v3 then decodes.
+func (l *loader) simpleFrontMatter(from, to int) bool {
+	type kv struct {
+		key, val string
+		pos      int
+	}
+	var kvs [8]kv
+	n := 0
+	for off := from; off < to; {
+		ln, next := lineAt(l.text[:to], off)
+		ln = strings.TrimRight(ln, " \t\r")
+		key, val, ok := strings.Cut(ln, ": ")
+		if !ok || n == len(kvs) || !isIdent(strings.ReplaceAll(key, "-", "_")) {
+			return false
+		}
+		trimmed := strings.TrimLeft(val, " ")
+		if !isPlainWord(trimmed) {
+			return false
+		}
+		for _, prev := range kvs[:n] {
+			if prev.key == key {
+				return false // yaml.v3 path reports the repeat
+			}
+		}
+		kvs[n] = kv{key, trimmed, off + len(key) + 2 + len(val) - len(trimmed)}
+		n++
+		off = next
+	}
+	l.s.Front = make(map[string]any, n)
+	for _, e := range kvs[:n] {
+		l.s.Front[e.key] = e.val
+		switch e.key {
+		case "name":
+			l.s.Name, l.namePos = e.val, diag.Pos(e.pos)
+		case "kind":
+			l.s.Kind, l.kindPos = e.val, diag.Pos(e.pos)
+		case "version":
+			l.s.Version = e.val
+		}
+	}
+	return true
+}
+
+// isPlainWord reports whether YAML reads w as a plain string and nothing
+// else: letters, digits, and - _ . / inside, starting with a letter that
+// does not begin a YAML 1.1 or 1.2 boolean or null, or a version number
+// with two dots or more.
+func isPlainWord(w string) bool {
+	if w == "" {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !isIdentByte(c) && c != '-' && c != '.' && c != '/' {
+			return false
+		}
+	}
+	c := w[0]
+	if '0' <= c && c <= '9' {
+		return strings.Count(w, ".") >= 2 && strings.Trim(w, "0123456789.") == ""
+	}
+	if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+		return false
+	}
+	switch strings.ToLower(w) {
+	case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
+		return false
+	}
+	return !strings.HasPrefix(strings.ToLower(w), ".inf") && !strings.HasPrefix(strings.ToLower(w), ".nan")
 }

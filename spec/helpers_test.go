@@ -30,11 +30,20 @@ func moduleRoot(t testing.TB) string {
 // the test when it is absent.
 func corpusFiles(t testing.TB) []string {
 	t.Helper()
-	dir := filepath.Join(moduleRoot(t), "..", "shared", "corpus", "openprose-0.11", "patterns")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.prose.md"))
+	files := corpusFilesOrNil(moduleRoot(t))
 	if len(files) == 0 {
-		t.Skipf("corpus not found at %s", dir)
+		t.Skipf("corpus not found at %s", corpusDir(moduleRoot(t)))
 	}
+	return files
+}
+
+func corpusDir(root string) string {
+	return filepath.Join(root, "..", "shared", "corpus", "openprose-0.11", "patterns")
+}
+
+// corpusFilesOrNil lists the corpus files, sorted; nil when absent.
+func corpusFilesOrNil(root string) []string {
+	files, _ := filepath.Glob(filepath.Join(corpusDir(root), "*.prose.md"))
 	sort.Strings(files)
 	return files
 }

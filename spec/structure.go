@@ -27,6 +27,24 @@ var sectionKeys = map[string]string{
 	"notes":       "notes",
 }
 
+// sectionKey looks a heading up in sectionKeys case-insensitively without
+// allocating.
+func sectionKey(heading string) (string, bool) {
+	var buf [16]byte
+	if len(heading) > len(buf) {
+		return "", false
+	}
+	for i := 0; i < len(heading); i++ {
+		c := heading[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	key, ok := sectionKeys[string(buf[:len(heading)])]
+	return key, ok
+}
+
 // structure walks the document's top-level blocks: the title, the summary
 // and the sections with the blocks of each.
 func (l *loader) structure(doc ast.Node) {
@@ -66,7 +84,7 @@ func (l *loader) isSectionHeading(h *ast.Heading, secLevel int) bool {
 	if h.Lines().Len() == 0 {
 		return false // an empty "###" line: nothing to name a section by
 	}
-	if _, ok := sectionKeys[strings.ToLower(l.joinLines(h, " "))]; ok && h.Level <= 3 {
+	if _, ok := sectionKey(l.joinLines(h, " ")); ok && h.Level <= 3 {
 		return true
 	}
 	if secLevel == 0 {
@@ -77,7 +95,7 @@ func (l *loader) isSectionHeading(h *ast.Heading, secLevel int) bool {
 
 func (l *loader) newSection(h *ast.Heading) *section {
 	heading := l.joinLines(h, " ")
-	key, known := sectionKeys[strings.ToLower(heading)]
+	key, known := sectionKey(heading)
 	if !known {
 		key = strings.ToLower(heading)
 	}

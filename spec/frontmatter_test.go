@@ -1,0 +1,47 @@
+package spec
+
+import (
+	"reflect"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestFrontMatterAgreesWithYAML checks that whatever path decodes the
+// front matter, the result is what yaml.v3 decodes.
+func TestFrontMatterAgreesWithYAML(t *testing.T) {
+	for _, fm := range []string{
+		"name: t\nkind: pattern\n",
+		"name: t\nkind: pattern\nversion: 0.15.0\n",
+		"name: t\nkind: pattern\nversion: 0.15\n",
+		"name: t\nkind: pattern\nversion: 1\n",
+		"name: t\nkind: pattern\nenabled: yes\n",
+		"name: t\nkind: pattern\nflag: off\n",
+		"name: t\nkind: pattern\nnothing: null\n",
+		"name: t\nkind: pattern\nx: .inf\n",
+		"name: t\nkind: pattern # the kind\n",
+		"name: t\nkind: pattern\ntags: [a, b]\n",
+		"name: t\nkind: pattern\nowner: team/core\n",
+		"name: t\nkind: pattern\nversion: 1.2.3-beta\n",
+		"name: t\nkind: pattern\nnote: 'quoted'\n",
+		"name: t-2\nkind: pattern\nsub-key: v_1\n",
+	} {
+		s, diags := Parse("t.prose.md", []byte("---\n"+fm+"---\n# T\n"))
+		for _, d := range diags {
+			if d.Code == CodeFrontMatter || d.Code == CodeFrontMatterKey {
+				t.Errorf("%q: %v", fm, d)
+			}
+		}
+		var want map[string]any
+		if err := yaml.Unmarshal([]byte(fm), &want); err != nil {
+			t.Fatal(err)
+		}
+		normalize(want)
+		if !reflect.DeepEqual(s.Front, want) {
+			t.Errorf("%q: Front %#v, yaml.v3 gives %#v", fm, s.Front, want)
+		}
+		if v, _ := want["version"].(string); s.Version != v && v != "" {
+			t.Errorf("%q: version %q", fm, s.Version)
+		}
+	}
+}

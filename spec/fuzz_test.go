@@ -1,0 +1,50 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// seedFiles lists the spec files that seed the fuzzer and the benchmarks:
+// the repository's fixtures and library, and the corpus when present.
+func seedFiles(t testing.TB) []string {
+	root := moduleRoot(t)
+	var files []string
+	for _, pat := range []string{"testdata/spec/*.prose.md", "testdata/spec/*/*.prose.md", "std/patterns/*.prose.md", "../shared/corpus/openprose-0.11/patterns/*.prose.md"} {
+		m, _ := filepath.Glob(filepath.Join(root, pat))
+		files = append(files, m...)
+	}
+	return files
+}
+
+// FuzzParse checks that Parse never panics, that every diagnostic lies
+// inside the file and that every code line's offset points at its text.
+func FuzzParse(f *testing.F) {
+	for _, file := range seedFiles(f) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Add([]byte(""))
+	f.Add([]byte("---\n"))
+	f.Add([]byte("---\nname: x\n---\n### Delegation\n- a\n\n  ```prose\n  let x = 1\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		s, diags := Parse("fuzz.prose.md", src)
+		if s == nil || s.File == nil {
+			t.Fatal("nil spec")
+		}
+		checkPositions(t, s, diags)
+		for _, d := range diags {
+			if d.Code == CodeInternal {
+				t.Errorf("parser failure: %v", d)
+			}
+		}
+		_ = s.Decls()
+		if _, err := s.JSON(); err != nil {
+			t.Errorf("JSON: %v", err)
+		}
+	})
+}
