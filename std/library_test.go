@@ -135,8 +135,17 @@ func TestLibraryDeclaresWhatItUses(t *testing.T) {
 				}
 			}
 			for _, c := range sp.Config {
-				if in := inputs[c.Name]; in != nil && in.Type != c.Type {
+				in := inputs[c.Name]
+				if in == nil {
+					continue
+				}
+				if in.Type != c.Type {
 					t.Errorf("config %q is %s, but %s in the inputs block", c.Name, c.Type, in.Type)
+				}
+				// A required input line marks a config key with no default as
+				// required; an optional one must repeat Config's default.
+				if !in.Optional && c.HasDefault || in.HasDefault && js(in.Default) != js(c.Default) {
+					t.Errorf("config %q: the inputs block says optional=%v default %s, Config says default %s", c.Name, in.Optional, js(in.Default), js(c.Default))
 				}
 			}
 			var outs []string
