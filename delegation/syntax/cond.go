@@ -218,7 +218,7 @@ func wordSet(s string) map[string]bool {
 }
 
 // analyze fills Negated, Verb and Says from the condition's words: an
-// optional leading negation, the subject path, then negations, auxiliaries
+// optional leading negation or article, the subject path, then negations, auxiliaries
 // and adverbs before the verb.
 func analyze(n *NaturalCond, ws []cword) {
 	low := make([]string, len(ws))
@@ -226,9 +226,12 @@ func analyze(n *NaturalCond, ws []cword) {
 		low[i] = strings.ToLower(w.text)
 	}
 	i := 0
-	for i < len(ws) && negations[low[i]] {
-		n.Negated = true
+	for i < len(ws) && (negations[low[i]] || articles[low[i]]) {
+		n.Negated = n.Negated || negations[low[i]]
 		i++
+	}
+	if i >= len(ws) {
+		return
 	}
 	subj := i
 	i++
@@ -253,6 +256,9 @@ func analyze(n *NaturalCond, ws []cword) {
 
 // says parses `SUBJECT is [not] [article] PREDICATE` after `CRITERION says`.
 func says(criterion string, ws []cword, low []string) *Says {
+	for len(ws) > 0 && articles[low[0]] {
+		ws, low = ws[1:], low[1:]
+	}
 	if len(ws) < 3 || !ws[0].path {
 		return nil
 	}

@@ -49,6 +49,9 @@ func TestNaturalConditions(t *testing.T) {
 			says: &Says{Criterion: "rubric", Subject: "draft", Predicate: "purple", Polarity: Unknown}},
 		{cond: "verdict's score is high", words: []string{"verdict", "score", "high"}, verb: "score"},
 		{cond: "decision says 'abort'", words: []string{"decision", "says", "abort"}, verb: "says"},
+		{cond: "the rubric says the draft is a pass", words: []string{"the", "rubric", "says", "the", "draft", "a", "pass"}, verb: "says",
+			says: &Says{Criterion: "rubric", Subject: "draft", Predicate: "pass", Polarity: Positive}},
+		{cond: "not the critic approves", words: []string{"the", "critic", "approves"}, negated: true, verb: "approves"},
 		{cond: "verdict.re-check says ok", words: []string{"verdict.re-check", "says", "ok"}, verb: "says"},
 	}
 	for _, tt := range tests {
