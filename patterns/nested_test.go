@@ -1,0 +1,194 @@
+package patterns
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// innerSpec is a nested spec whose slot svc receives task_brief and level;
+// `exec:cat` bound to svc echoes what it got.
+const innerSpec = "---\nname: inner\nkind: pattern\n---\n\n# Inner\n\nEchoes.\n\n" +
+	"### Slots\n\n- `svc`\n  - requires: task_brief, level\n  - ensures: anything\n\n" +
+	"### Config\n\n- `level` (integer, default: 1): a level\n\n" +
+	"### Requires\n\n- Pattern instance receives:\n    svc: string -- the service\n    task_brief: string -- the brief\n    level: integer -- (optional, default 1) a level\n\n" +
+	"### Ensures\n\n- result: what svc returned\n\n" +
+	"### Delegation\n\n```prose\nlet got = call svc\n  task_brief: task_brief\n  level: level\nreturn { result: got }\n```\n"
+
+// outerSpec calls its slot `inner` with the given argument lines.
+func outerSpec(args string) string {
+	return "---\nname: outer\nkind: pattern\n---\n\n# Outer\n\nCalls inner.\n\n" +
+		"### Slots\n\n- `inner`\n\n" +
+		"### Delegation\n\n```prose\nlet r = call inner\n" + args + "return { result: r }\n```\n"
+}
+
+// runNested runs outer (with the given call arguments) with inner bound
+// to innerSpec and inner.svc to `exec:cat`.
+func runNested(t *testing.T, args string, slots, config []string) (string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "inner.prose.md"), filepath.Join(dir, "outer.prose.md")
+	if err := os.WriteFile(in, []byte(innerSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, []byte(outerSpec(args)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := Bindings{}
+	for _, s := range append([]string{"inner=" + in, "inner.svc=exec:cat"}, slots...) {
+		k, v, _ := strings.Cut(s, "=")
+		b.Slots = append(b.Slots, Assignment{Name: k, Value: v})
+	}
+	for _, c := range config {
+		k, v, _ := strings.Cut(c, "=")
+		b.Config = append(b.Config, Assignment{Name: k, Value: v})
+	}
+	v, err := Run(context.Background(), RunOptions{Path: out, Load: LoadNested, Bindings: b, Env: &Env{Nested: NestedSpec}})
+	if err != nil {
+		return "", err
+	}
+	data, err := delegation.ToJSON(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data), nil
+}
+
+func TestNestedArguments(t *testing.T) {
+	for _, tc := range []struct {
+		name, args string
+		config     []string
+		want       string
+	}{
+		{"inputs and config from arguments, others ignored",
+			"  task_brief: \"hi\"\n  level: 5\n  prompt: \"for a model\"\n", nil,
+			`{"result":{"result":{"task_brief":"hi","level":5}}}`},
+		{"config default",
+			"  task_brief: \"hi\"\n", nil,
+			`{"result":{"result":{"task_brief":"hi","level":1}}}`},
+		{"explicit --config wins over the argument",
+			"  task_brief: \"hi\"\n  level: 5\n", []string{"inner.level=7"},
+			`{"result":{"result":{"task_brief":"hi","level":7}}}`},
+		{"an undeclared object argument is unpacked, named arguments first",
+			"  level: 3\n  settings: { task_brief: \"from object\", level: 9 }\n", nil,
+			`{"result":{"result":{"task_brief":"from object","level":3}}}`},
+		{"a number given for an integer is typed",
+			"  task_brief: \"hi\"\n  level: 4.0\n", nil,
+			`{"result":{"result":{"task_brief":"hi","level":4}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := runNested(t, tc.args, nil, tc.config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNestedMissingInputFailsTheCall(t *testing.T) {
+	_, err := runNested(t, "  level: 2\n", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), `"inner.task_brief"`) {
+		t.Errorf("error %v: want the missing input named with its dotted path", err)
+	}
+}
+
+func TestNestedBindingErrors(t *testing.T) {
+	for _, tc := range []struct {
+		slots, config []string
+		want          string
+	}{
+		{[]string{"inner.svx=exec:cat"}, nil, `unknown slot "inner.svx" (did you mean "inner.svc"?)`},
+		{nil, []string{"inner.levl=2"}, `unknown config key "inner.levl" (did you mean "inner.level"?)`},
+		{nil, []string{"inner.level=high"}, "inner.level"},
+	} {
+		_, err := runNested(t, "  task_brief: \"hi\"\n", tc.slots, tc.config)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("slots %v config %v: error %v, want %q", tc.slots, tc.config, err, tc.want)
+		}
+	}
+}
+
+func TestNestedDepthLimitMessage(t *testing.T) {
+	b := &SlotBinding{Name: "x", Path: "a.b", Value: "deep.prose.md", Kind: KindSpec, Arg: "deep.prose.md",
+		Env: &Env{Depth: MaxNestingDepth}}
+	_, err := NestedSpec(b)
+	if err == nil || !strings.Contains(err.Error(), "more than 16") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestNestedPrefix(t *testing.T) {
+	if got := nestedPrefix(&delegation.CallRequest{ID: "L5/2", Attempt: 1}); got != "L5/2>" {
+		t.Errorf("first attempt prefix %q", got)
+	}
+	if got := nestedPrefix(&delegation.CallRequest{ID: "L5/2", Attempt: 3}); got != "L5/2#3>" {
+		t.Errorf("third attempt prefix %q", got)
+	}
+}
+
+// seen records the ids the prefixed hooks pass on.
+type seen struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (s *seen) add(id string) {
+	s.mu.Lock()
+	s.ids = append(s.ids, id)
+	s.mu.Unlock()
+}
+
+func (s *seen) Call(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	s.add("call " + req.ID)
+	return nil, nil
+}
+
+func (s *seen) Judge(_ context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	s.add("judge " + j.ID)
+	return delegation.Verdict{}, nil
+}
+
+func (s *seen) Record(ev *delegation.Event) { s.add("event " + ev.ID) }
+
+type seenRuntime struct {
+	delegation.Runtime
+	s *seen
+}
+
+func (r seenRuntime) First(ctx context.Context, id string, n, limit int, fn func(context.Context, int) (bool, error)) (int, error) {
+	r.s.add("first " + id)
+	return -1, nil
+}
+
+func (r seenRuntime) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	r.s.add("deadline")
+	return context.WithTimeout(ctx, d)
+}
+
+func TestPrefixHost(t *testing.T) {
+	s := &seen{}
+	h := prefixHost(&delegation.Host{Caller: s, Judge: s, Recorder: s, Runtime: seenRuntime{delegation.DefaultRuntime(), s}, MaxSteps: 7}, "L1>")
+	ctx := context.Background()
+	h.Caller.Call(ctx, &delegation.CallRequest{ID: "L2"})
+	h.Judge.Judge(ctx, &delegation.Judgment{ID: "L3"})
+	h.Recorder.Record(&delegation.Event{ID: "L4"})
+	h.Runtime.First(ctx, "L5", 1, 1, nil)
+	_, cancel := h.Runtime.(delegation.Deadliner).WithTimeout(ctx, time.Second)
+	cancel()
+	want := "call L1>L2; judge L1>L3; event L1>L4; first L1>L5; deadline"
+	if got := strings.Join(s.ids, "; "); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if h.MaxSteps != 7 {
+		t.Error("limits not kept")
+	}
+}
