@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/llm/llmtest"
 )
 
 // These tests run the real prose binary, kill it with SIGKILL in the
@@ -176,6 +177,7 @@ func TestJournalKillAndResume(t *testing.T) {
 	t.Run("kill-any-moment", func(t *testing.T) { testKillAnyMoment(t, bin) })
 	t.Run("interrupt", func(t *testing.T) { testInterrupted(t, bin) })
 	t.Run("secrets", func(t *testing.T) { testSecretsNotJournaled(t, bin) })
+	t.Run("replay-without-model", func(t *testing.T) { testReplayWithoutModel(t, bin) })
 }
 
 var ratchetArgs = []string{"run", "ratchet.prose.md", "--quiet",
@@ -208,6 +210,21 @@ func testKilledRatchet(t *testing.T, bin string) {
 			json.Unmarshal(r.Result, &p)
 			beforeKill = append(beforeKill, p.Step)
 		}
+	}
+	// A replay of the killed run stops at the call that was in flight,
+	// naming it and its position.
+	_, start := w.invocations("adv.log")
+	var inflight string
+	for id, n := range start {
+		if strings.HasSuffix(id, "/6") && n == 1 {
+			inflight = id
+		}
+	}
+	line := strings.TrimPrefix(strings.Split(inflight, "/")[0], "L")
+	out, stderr, code := w.prose("replay", id)
+	if code != 1 || out != "" || !strings.Contains(stderr, "call "+inflight+" diverges") ||
+		!strings.Contains(stderr, "ratchet.prose.md:"+line+":") || !strings.Contains(stderr, "stopped while this call was running") {
+		t.Errorf("replay of the killed run: exit %d, stdout %q, stderr:\n%s", code, out, stderr)
 	}
 	w.touch("resumed")
 	got, stderr, code := w.prose("resume", id)
@@ -448,5 +465,27 @@ func testSecretsNotJournaled(t *testing.T, bin string) {
 		"--input", "task_brief=use tok-0123456789abcdef")
 	if code != 0 || got != want {
 		t.Errorf("resume with the secrets given again: exit %d\n%s\nwant\n%s\n%s", code, got, want, stderr)
+	}
+}
+
+// A run whose slot is a model and whose condition a model judged replays
+// with no model configured and no request sent.
+func testReplayWithoutModel(t *testing.T, bin string) {
+	srv := llmtest.NewServer(t, llmtest.Text("The sea keeps its own counsel."), llmtest.Verdict(true, "it scans"))
+	w := newJournalWorld(t, bin, "testdata/journal/judged.prose.md", "")
+	base := w.env
+	w.env = append(base, "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=test-key-not-secret", "PROSE_MODEL=test-model")
+	want, stderr, code := w.prose("run", "judged.prose.md", "--quiet", "--slot", "writer=llm")
+	if code != 0 || !strings.Contains(want, `"good"`) {
+		t.Fatalf("run: exit %d\n%s\n%s", code, want, stderr)
+	}
+	sent := srv.Count()
+	w.env = append(base, "OPENAI_BASE_URL=http://127.0.0.1:9/v1")
+	got, stderr, code := w.prose("replay", w.runID())
+	if code != 0 || got != want {
+		t.Errorf("replay without a model: exit %d\n%s\nwant\n%s\n%s", code, got, want, stderr)
+	}
+	if srv.Count() != sent {
+		t.Errorf("the replay sent %d model requests", srv.Count()-sent)
 	}
 }
