@@ -179,8 +179,12 @@ func (m *ModelJudge) unreadable(j *delegation.Judgment, v delegation.Verdict, la
 
 // ParseVerdict reads {"reasoning": ..., "holds": ...} from a reply,
 // tolerating code fences and prose around the object: the first JSON
-// object with a boolean (or "true"/"false") holds wins.
+// object with a boolean (or "true"/"false") holds wins. A reply that is
+// just true, false, yes or no is read too.
 func ParseVerdict(content string) (holds bool, reasoning string, ok bool) {
+	if h, ok := verdictHolds(strings.Trim(content, " \t\r\n.!\"`")); ok {
+		return h, "", true
+	}
 	for i := strings.IndexByte(content, '{'); i >= 0; {
 		var obj map[string]any
 		dec := json.NewDecoder(strings.NewReader(content[i:]))

@@ -269,6 +269,9 @@ func TestParseVerdict(t *testing.T) {
 		{`{"holds": "maybe"}`, false, false},
 		{`{"holds": tru`, false, false},
 		{`no json`, false, false},
+		{" Yes.\n", true, true},
+		{"`false`", false, true},
+		{"no way", false, false},
 		{``, false, false},
 	}
 	for _, tc := range cases {
