@@ -112,7 +112,9 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 			fmt.Fprintf(j.stderr, "prose: warning: %v\n", err)
 		}
 	}
-	fmt.Fprintf(j.stderr, "prose: run %s (%s)\n", j.run.ID(), j.describe())
+	if q := j.cmd.Flags().Lookup("quiet"); q == nil || q.Value.String() != "true" {
+		fmt.Fprintf(j.stderr, "prose: run %s (%s)\n", j.run.ID(), j.describe())
+	}
 	h := p.Host
 	h.Caller = j.run.WrapCaller(h.Caller)
 	h.Judge = j.run.WrapJudge(h.Judge)

@@ -20,6 +20,7 @@ type rerunOptions struct {
 	// Overrides of journaled --slot/--config/--input values (needed for
 	// the ones withheld as secrets).
 	slots, configs, inputs []string
+	inputJSON              string
 }
 
 func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
@@ -29,6 +30,7 @@ func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
 	fl.StringArrayVar(&o.slots, "slot", nil, "replace the journaled binding of a slot (`NAME=BINDING`, repeatable for list slots)")
 	fl.StringArrayVar(&o.configs, "config", nil, "replace a journaled config value (`KEY=VALUE`)")
 	fl.StringArrayVar(&o.inputs, "input", nil, "replace a journaled input value (`KEY=VALUE`)")
+	fl.StringVar(&o.inputJSON, "input-json", "", "replace the journaled --input-json")
 	if resume {
 		fl.BoolVar(&o.force, "force", false, "go on although the spec changed or a call diverges from the journal (diverging calls run live)")
 	}
@@ -103,8 +105,14 @@ func overrideArgv(argv []string, o *rerunOptions) ([]string, error) {
 		}
 	}
 	var out []string
+	if o.inputJSON != "" {
+		out = append(out, "--input-json="+o.inputJSON)
+	}
 	done := map[string]bool{}
 	for _, a := range argv {
+		if o.inputJSON != "" && strings.HasPrefix(a, "--input-json=") {
+			continue
+		}
 		key := argKey(a)
 		if nv, ok := repl[key]; ok {
 			if !done[key] {
