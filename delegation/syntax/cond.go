@@ -135,7 +135,7 @@ func (p *parser) sourceText(toks []token) string {
 	}
 	if first.line == last.line {
 		t := p.lines[first.line].Text
-		if e := last.col + len(last.raw); e <= len(t) && first.col <= e {
+		if e := int(last.col) + len(last.raw); e <= len(t) && int(first.col) <= e {
 			return t[first.col:e]
 		}
 	}

@@ -19,8 +19,8 @@ type token struct {
 	end   diag.Pos
 	raw   string // source text (for names, numbers, strings, durations)
 	value string // unquoted value of a STRING; message of an ILLEGAL
-	line  int
-	col   int
+	line  int32
+	col   int32
 	nl    bool // first token of its physical line
 }
 
@@ -56,7 +56,7 @@ func scan(lines []Line) ([]token, *scanError) {
 	for _, l := range lines {
 		size += len(l.Text)
 	}
-	s.toks = make([]token, 0, size/5+2*len(lines)+4)
+	s.toks = make([]token, 0, size/8+2*len(lines)+8)
 	for s.li = 0; s.li < len(lines) && s.err == nil; s.li++ {
 		s.text, s.i = lines[s.li].Text, 0
 		s.scanLine()
@@ -114,7 +114,7 @@ func closer(open string) string {
 func (s *scanner) off(i int) diag.Pos { return s.lines[s.li].Off + diag.Pos(i) }
 
 func (s *scanner) emit(k Token, pos, end diag.Pos, raw, value string) {
-	s.toks = append(s.toks, token{kind: k, pos: pos, end: end, raw: raw, value: value, line: s.li, col: int(pos - s.lines[min(s.li, len(s.lines)-1)].Off)})
+	s.toks = append(s.toks, token{kind: k, pos: pos, end: end, raw: raw, value: value, line: int32(s.li), col: int32(pos - s.lines[min(s.li, len(s.lines)-1)].Off)})
 }
 
 // scanLine handles one physical line: indentation (outside brackets), then
@@ -281,6 +281,12 @@ func (s *scanner) ident() {
 	start := s.i
 	member := len(s.toks) > 0 && s.toks[len(s.toks)-1].kind == DOT && s.toks[len(s.toks)-1].end == s.off(start)
 	for s.i < len(s.text) {
+		if c := s.text[s.i]; c < utf8.RuneSelf {
+			if c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+				s.i++
+				continue
+			}
+		}
 		r, w := utf8.DecodeRuneInString(s.text[s.i:])
 		if isIdentRune(r) {
 			s.i += w
@@ -379,7 +385,7 @@ func (s *scanner) tripleString() {
 		b.WriteString(s.text[s.i:])
 		if s.li+1 >= len(s.lines) {
 			s.i = len(s.text)
-			s.toks = append(s.toks, token{kind: ILLEGAL, pos: pos, end: s.off(s.i), raw: `"""`, value: `unterminated """ string: add the closing """`, line: startLine, col: start})
+			s.toks = append(s.toks, token{kind: ILLEGAL, pos: pos, end: s.off(s.i), raw: `"""`, value: `unterminated """ string: add the closing """`, line: int32(startLine), col: int32(start)})
 			return
 		}
 		b.WriteByte('\n')
@@ -392,5 +398,5 @@ func (s *scanner) tripleString() {
 	} else {
 		raw = `"""` + b.String() + `"""`
 	}
-	s.toks = append(s.toks, token{kind: STRING, pos: pos, end: s.off(s.i), raw: raw, value: b.String(), line: startLine, col: start})
+	s.toks = append(s.toks, token{kind: STRING, pos: pos, end: s.off(s.i), raw: raw, value: b.String(), line: int32(startLine), col: int32(start)})
 }
