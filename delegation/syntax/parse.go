@@ -60,7 +60,7 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 		}()
 		prog.Body = p.parseStmtList()
 		if t := p.tok(); t.kind != EOF {
-			p.errorf(t.pos, "syntax/unexpected", "unexpected %s", describe(t))
+			p.report(t.pos, "syntax/unexpected", "unexpected %s", describe(t))
 		}
 	}()
 	return prog, p.errs

@@ -121,6 +121,7 @@ func TestParseErrors(t *testing.T) {
 		{"else without if", "let a = 1\nelse:\n  x = 1\nlet y = 2", "2:1 [syntax/else-without-if]", "(let a 1)\n(let y 2)"},
 		{"else at wrong level", "if a:\n  if b:\n    x\n  y\n  else:\n    z", "5:3 [syntax/else-without-if]", "(if a (then (if b (then x)) y))"},
 		{"missing colon for", "for x in xs\n  y = 1\nlet z = 2", "1:12 [syntax/missing-colon]", "(let z 2)"},
+		{"missing colon before comment", "for x in xs  # each\n  y = 1", "1:12 [syntax/missing-colon]", ""},
 		{"missing colon if", "if a == b\n  y = 1\nlet z = 2", "1:10 [syntax/missing-colon]", "(let z 2)"},
 		{"missing colon else", "if a:\n  x\nelse\n  y\nlet z = 2", "3:5 [syntax/missing-colon]", "(let z 2)"},
 		{"unknown clause", "call a\n  k: 1\n  retry 3\nlet z = 2", "3:3 [syntax/unknown-clause]", "(let z 2)"},

@@ -151,7 +151,7 @@ func (s *scanner) scanLine() {
 		s.lineHas = true
 	}
 	if len(s.opens) == 0 && s.lineHas && s.err == nil {
-		p := s.off(len(strings.TrimRight(s.text, " \t\r")))
+		p := s.toks[len(s.toks)-1].end // right after the last token, before any comment
 		s.emit(NEWLINE, p, p, "", "")
 		s.lineHas = false
 	}
