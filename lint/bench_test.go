@@ -94,3 +94,24 @@ func BenchmarkLintShare(b *testing.B) {
 	b.ReportMetric(float64(chk.Nanoseconds())/n, "check-ns/file")
 	b.ReportMetric(100*float64(parse+chk)/float64(whole), "parse+check-%")
 }
+
+// BenchmarkCheck runs only the static checks over the corpus programs.
+func BenchmarkCheck(b *testing.B) {
+	fsys := os.DirFS(corpusDir(b))
+	names, _ := fs.Glob(fsys, "*.prose.md")
+	var specs []*spec.Spec
+	for _, n := range names {
+		s, _, err := spec.LoadFS(fsys, n)
+		if err != nil || s.Delegation == nil || s.Delegation.Program == nil {
+			b.Fatalf("%s: %v", n, err)
+		}
+		specs = append(specs, s)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range specs {
+			check.Check(s.Delegation.Program, s.Decls())
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(specs)), "ns/file")
+}

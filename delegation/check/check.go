@@ -68,6 +68,8 @@ type binding struct {
 	slot    string
 	// typ is the declared type of a config key or input, "" when unknown.
 	typ string
+	// used is set once a config key or input is read (saves map writes).
+	used bool
 }
 
 // checker is the state of one Check run.
@@ -76,9 +78,10 @@ type checker struct {
 	d     *Decls
 	diags diag.List
 
-	names map[string]*binding
-	slots map[string]*Slot
-	used  map[string]bool // config/input names read somewhere
+	names   map[string]*binding
+	journal []undo // every set, for rollback
+	slots   map[string]*Slot
+	used    map[string]bool // config/input names read somewhere
 
 	level   int // depth of parallel bodies
 	loops   int // depth of loops (reset inside parallel: branches)
@@ -122,7 +125,8 @@ func newChecker(f *diag.File, d *Decls) *checker {
 // lookup resolves a name read at pos; it marks config and inputs used.
 func (c *checker) lookup(name string) *binding {
 	b := c.names[name]
-	if b != nil && (b.kind == kindConfig || b.kind == kindInput) {
+	if b != nil && (b.kind == kindConfig || b.kind == kindInput) && !b.used {
+		b.used = true
 		c.used[name] = true
 	}
 	return b
@@ -149,18 +153,33 @@ func (c *checker) undefined(pos diag.Pos, name, what string) {
 	c.diags.Errorf(c.f, pos, CodeUndefinedName, "%s", msg)
 }
 
-// snapshot and restore bracket a parallel body: names bound inside it are
-// local to each iteration.
-func (c *checker) snapshot() map[string]*binding { return copyNames(c.names) }
-
-func copyNames(names map[string]*binding) map[string]*binding {
-	m := make(map[string]*binding, len(names)+4)
-	for k, v := range names {
-		m[k] = v
-	}
-	return m
+// set binds name to b, remembering the previous binding so that mark and
+// rollback can undo it.
+func (c *checker) set(name string, b *binding) {
+	c.journal = append(c.journal, undo{name, c.names[name]})
+	c.names[name] = b
 }
 
-func (c *checker) restore(m map[string]*binding) { c.names = m }
+// undo is one journal entry: name was bound to old before a set.
+type undo struct {
+	name string
+	old  *binding
+}
+
+// mark and rollback bracket a block whose bindings must not outlive it (a
+// parallel body: names bound inside it are local to each iteration).
+func (c *checker) mark() int { return len(c.journal) }
+
+func (c *checker) rollback(m int) {
+	for i := len(c.journal) - 1; i >= m; i-- {
+		u := c.journal[i]
+		if u.old == nil {
+			delete(c.names, u.name)
+		} else {
+			c.names[u.name] = u.old
+		}
+	}
+	c.journal = c.journal[:m]
+}
 
 func quote(s string) string { return "'" + s + "'" }

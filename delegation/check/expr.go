@@ -43,12 +43,13 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 // fields checks the values of an object literal or argument list and
 // reports a key given twice.
 func (c *checker) fields(fs []*syntax.Field, what string) {
-	seen := make(map[string]bool, len(fs))
-	for _, f := range fs {
-		if seen[f.Key] {
-			c.diags.Warnf(c.f, f.KeyPos, CodeDuplicateKey, "%s %s given twice; the last one wins", what, quote(f.Key))
+	for i, f := range fs {
+		for _, g := range fs[:i] {
+			if g.Key == f.Key {
+				c.diags.Warnf(c.f, f.KeyPos, CodeDuplicateKey, "%s %s given twice; the last one wins", what, quote(f.Key))
+				break
+			}
 		}
-		seen[f.Key] = true
 		c.expr(f.Value, false)
 	}
 }
@@ -76,9 +77,8 @@ func (c *checker) repeatLoop(e *syntax.RepeatExpr, collecting bool) {
 // parallel body gets its own scope per iteration; a collecting body turns
 // its returns into iteration values.
 func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax.Stmt) {
-	var saved map[string]*binding
+	m := c.mark()
 	if parallel {
-		saved = c.snapshot()
 		c.level++
 	}
 	if collecting {
@@ -93,7 +93,7 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	}
 	if parallel {
 		c.level--
-		c.restore(saved)
+		c.rollback(m)
 	}
 }
 

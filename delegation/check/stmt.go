@@ -1,6 +1,8 @@
 package check
 
 import (
+	"slices"
+
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 )
@@ -58,23 +60,20 @@ func (c *checker) stmt(s syntax.Stmt) {
 // each starts from the names bound before it, so a name bound in both is
 // not a re-declaration, and every name any of them binds is visible after.
 func (c *checker) alternatives(blocks ...func()) {
-	base, merged, copied := c.names, c.names, false
+	m := c.mark()
+	var bound []undo // name and its binding after the first block binding it
 	for _, run := range blocks {
-		c.names = copyNames(base)
 		run()
-		for k, b := range c.names {
-			if base[k] == b {
-				continue
-			}
-			if !copied {
-				merged, copied = copyNames(base), true
-			}
-			if merged[k] == base[k] {
-				merged[k] = b
+		for _, u := range c.journal[m:] {
+			if !slices.ContainsFunc(bound, func(x undo) bool { return x.name == u.name }) {
+				bound = append(bound, undo{u.name, c.names[u.name]})
 			}
 		}
+		c.rollback(m)
 	}
-	c.names = merged
+	for _, u := range bound {
+		c.set(u.name, u.old)
+	}
 }
 
 // let binds s.Name, or reports it when the name is already bound.
@@ -82,7 +81,7 @@ func (c *checker) let(s *syntax.LetStmt) {
 	name := s.Name.Name
 	old := c.names[name]
 	if old == nil {
-		c.names[name] = &binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level}
+		c.set(name, &binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level})
 		return
 	}
 	if old.level < c.level {
@@ -105,7 +104,7 @@ func (c *checker) let(s *syntax.LetStmt) {
 		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
 			"let %s rebinds the declared %s %s; choose another name", quote(name), kindName(old.kind), quote(name))
 	}
-	c.names[name] = &binding{kind: kindLocal, pos: old.pos, level: old.level}
+	c.set(name, &binding{kind: kindLocal, pos: old.pos, level: old.level})
 }
 
 // assign checks `NAME = v` and `NAME[i] = v`.
@@ -115,7 +114,7 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 		b := c.names[lhs.Name]
 		if b == nil {
 			c.undefined(lhs.NamePos, lhs.Name, "assignment to undeclared name")
-			c.names[lhs.Name] = &binding{kind: kindLocal, pos: lhs.NamePos, level: c.level}
+			c.set(lhs.Name, &binding{kind: kindLocal, pos: lhs.NamePos, level: c.level})
 			return
 		}
 		c.outerWrite(lhs, b, "assigns")
@@ -165,7 +164,7 @@ func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
 	}
 	// Loop and catch variables are rebound silently; in a parallel body
 	// they are per-iteration and shadow any outer name.
-	c.names[id.Name] = b
+	c.set(id.Name, b)
 }
 
 func (c *checker) while(s *syntax.WhileStmt) {
@@ -198,13 +197,13 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 	var bound []newName
 	seen := map[string]bool{}
 	for _, br := range s.Branches {
-		saved, loops := c.snapshot(), c.loops
+		m, loops := c.mark(), c.loops
 		c.level++
 		c.loops = 0
 		c.stmt(br)
 		c.level--
 		c.loops = loops
-		c.restore(saved)
+		c.rollback(m)
 		let, ok := br.(*syntax.LetStmt)
 		if !ok || c.names[let.Name.Name] != nil {
 			continue
@@ -218,7 +217,7 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 		bound = append(bound, newName{let.Name})
 	}
 	for _, n := range bound {
-		c.names[n.id.Name] = &binding{kind: kindLocal, pos: n.id.NamePos, level: c.level}
+		c.set(n.id.Name, &binding{kind: kindLocal, pos: n.id.NamePos, level: c.level})
 	}
 }
 
