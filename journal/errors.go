@@ -65,8 +65,12 @@ func (e *ReplayedError) Unwrap() error {
 // CheckSpec compares the journaled spec digest with src, the spec's bytes
 // now. It returns nil when they match, else a *SpecChangedError.
 func (h *Header) CheckSpec(src []byte) error {
-	if d := Digest(src); d != h.SpecDigest {
-		return &SpecChangedError{Spec: h.Spec, Was: h.SpecDigest, Now: d}
+	return checkDigest(h.Spec, h.SpecDigest, Digest(src))
+}
+
+func checkDigest(spec, was, now string) error {
+	if was != now {
+		return &SpecChangedError{Spec: spec, Was: was, Now: now}
 	}
 	return nil
 }

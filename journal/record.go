@@ -114,10 +114,13 @@ type Record struct {
 	TokensOut int    `json:"tokens_out,omitempty"`
 	// "first": the winning index (-1: none won).
 	Winner *int `json:"winner,omitempty"`
-	// "final": Status, and Result or Err. "session": Mode and Force.
-	Status string `json:"status,omitempty"`
-	Mode   string `json:"mode,omitempty"`
-	Force  bool   `json:"force,omitempty"`
+	// "final": Status, and Result or Err. "session": Mode, Force and the
+	// spec's digest at this resume (it differs from the header's after a
+	// forced resume of a changed spec).
+	SpecDigest string `json:"spec_sha256,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Mode       string `json:"mode,omitempty"`
+	Force      bool   `json:"force,omitempty"`
 }
 
 // NestedError is the journaled form of a *delegation.Error returned by a
@@ -240,6 +243,18 @@ func (l *Log) Final() *Record {
 		}
 	}
 	return nil
+}
+
+// SpecDigest is the digest of the spec the journal now belongs to: the
+// header's, or the one a later (forced) resume ran with.
+func (l *Log) SpecDigest() string {
+	d := l.Header.SpecDigest
+	for _, r := range l.Records {
+		if r.Type == TypeSession && r.SpecDigest != "" {
+			d = r.SpecDigest
+		}
+	}
+	return d
 }
 
 // completed reports whether an "end" record holds a usable outcome (not a

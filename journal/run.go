@@ -44,6 +44,11 @@ type Options struct {
 	Force bool
 	// Now is the clock for record times and durations (nil: time.Now).
 	Now func() time.Time
+	// SpecDigest, for Resume and Replay, is the digest (Digest) of the
+	// spec's bytes now. When it differs from the journal's, Resume and
+	// Replay fail with a *SpecChangedError, except a Resume with Force,
+	// which goes on and reports it through SpecChanged.
+	SpecDigest string
 	// SyncEvery is the group-commit window: 0 fsyncs each record the run
 	// depends on before the run goes on; d > 0 writes each record at once
 	// (a killed process loses nothing) and fsyncs within d, so a machine
@@ -67,6 +72,8 @@ type Run struct {
 	lock func()  // releases the journal's lock
 
 	idx *index // records of earlier sessions (nil for a new run)
+
+	specChanged error // the spec change a forced resume went past
 
 	mu      sync.Mutex
 	err     error // first divergence
@@ -124,8 +131,8 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 }
 
 // Resume reopens the journal of run id under base to continue it. A torn
-// last line is cut off first. The caller should check the spec with
-// Header().CheckSpec before running.
+// last line is cut off first. With Options.SpecDigest set, a changed spec
+// is refused (see Options).
 func Resume(base, id string, opt Options) (*Run, error) {
 	return open(base, id, Resuming, opt)
 }
@@ -151,13 +158,21 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndex(log), lock: func() {}}
+	if opt.SpecDigest != "" {
+		if err := checkDigest(log.Header.Spec, log.SpecDigest(), opt.SpecDigest); err != nil {
+			if mode == Replaying || !opt.Force {
+				return nil, err
+			}
+			r.specChanged = err
+		}
+	}
 	if mode == Replaying {
 		return r, nil
 	}
 	if err := r.openAppend(path, log); err != nil {
 		return nil, err
 	}
-	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force}
+	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest}
 	if err := r.w.append(sess, false); err != nil {
 		r.Close()
 		return nil, err
@@ -226,6 +241,10 @@ func (r *Run) Path() string { return filepath.Join(r.dir, FileName) }
 
 // Mode is how the run treats its journal.
 func (r *Run) Mode() Mode { return r.mode }
+
+// SpecChanged returns the *SpecChangedError that a forced resume went
+// past, or nil.
+func (r *Run) SpecChanged() error { return r.specChanged }
 
 // Header is the journal's header.
 func (r *Run) Header() *Header { return r.hdr }

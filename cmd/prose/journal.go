@@ -94,23 +94,27 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 	opt := journal.Options{Force: j.f.force, SyncEvery: every, OnDiverge: func(err error) { j.cancel(err) }}
 	switch {
 	case j.f.replay != "":
+		opt.SpecDigest = journal.Digest(src)
 		j.run, err = journal.Replay(j.f.runDir, j.f.replay, opt)
 	case j.f.resume != "":
+		opt.SpecDigest = journal.Digest(src)
 		j.run, err = journal.Resume(j.f.runDir, j.f.resume, opt)
 	default:
 		j.run, err = journal.Create(j.f.runDir, j.header(p.Path, src), opt)
 	}
-	if err != nil {
+	var sc *journal.SpecChangedError
+	switch {
+	case errors.As(err, &sc):
+		mode := "resume " + j.f.resume
+		if j.f.replay != "" {
+			mode = "replay " + j.f.replay
+		}
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", mode, err)}
+	case err != nil:
 		return &exitError{code: exitFailure, err: err}
 	}
-	if j.run.Mode() != journal.Live {
-		if err := j.run.Header().CheckSpec(src); err != nil {
-			if !j.f.force || j.run.Mode() == journal.Replaying {
-				j.run.Close()
-				return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: %w", j.run.Mode(), j.run.ID(), err)}
-			}
-			fmt.Fprintf(j.stderr, "prose: warning: %v\n", err)
-		}
+	if err := j.run.SpecChanged(); err != nil {
+		fmt.Fprintf(j.stderr, "prose: warning: %v\n", err)
 	}
 	if q := j.cmd.Flags().Lookup("quiet"); q == nil || q.Value.String() != "true" {
 		fmt.Fprintf(j.stderr, "prose: run %s (%s)\n", j.run.ID(), j.describe())

@@ -344,8 +344,16 @@ func testChangedSpecRefused(t *testing.T, bin string) {
 			t.Errorf("%s of a changed spec: exit %d, stdout %q, stderr:\n%s", cmd, code, out, stderr)
 		}
 	}
+	// A refused resume leaves the run as it was.
+	if out, _, _ := w.prose("runs"); !strings.Contains(out, " ok ") {
+		t.Errorf("after refused resumes, prose runs says:\n%s", out)
+	}
 	if _, stderr, code := w.prose("resume", id, "--force"); code != 0 || !strings.Contains(stderr, "warning") {
 		t.Errorf("resume --force: exit %d\n%s", code, stderr)
+	}
+	// The journal now belongs to the new version.
+	if _, stderr, code := w.prose("resume", id); code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("resume after a forced resume: exit %d\n%s", code, stderr)
 	}
 }
 
