@@ -325,6 +325,12 @@ func testReplayWithoutServices(t *testing.T, bin string) {
 	if b, err := os.ReadFile(trace); err != nil || !bytes.Contains(b, []byte(`"call.end"`)) {
 		t.Errorf("replay trace: %v %.200s", err, b)
 	}
+	// Other arguments than the journal's: the first call diverges, and the
+	// resume stops there without running anything.
+	out, stderr, code := w.prose("resume", id, "--input", "task_brief=something else")
+	if code != 1 || out != "" || !strings.Contains(stderr, "ratchet.prose.md:") || !strings.Contains(stderr, "arguments differ") {
+		t.Errorf("diverging resume: exit %d, stdout %q, stderr:\n%s", code, out, stderr)
+	}
 }
 
 // A journal whose spec changed since the run is refused, with a message
