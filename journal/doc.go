@@ -25,11 +25,23 @@
 // middle of a write) is detected and ignored on read, and cut off before a
 // resume appends.
 //
+// Matching. A call attempt is keyed by its stable id and attempt number
+// (CallRequest.ID, Attempt) and checked by the sha256 of its arguments'
+// JSON; a judgment by its id, its occurrence and the digest of the values
+// it mentions; a `parallel first` loop by its id. Calls of a nested run
+// are keyed under the outer call ("L12/2>L5"). When resuming, a match
+// answers from the journal (a value, or the same error: a timeout still
+// reads as context.DeadlineExceeded); an attempt that was in flight at the
+// kill (a "start" with no "end") or canceled runs again; anything else runs
+// live and is appended. When replaying, everything must match; otherwise a
+// *DivergenceError names the call id and .md position and stops the run.
+//
 // Entry points. Create starts the journal of a new run; Resume reopens one
 // to continue it; Replay opens one read-only to re-run it from the journal
 // alone. The returned *Run wraps the evaluator's hooks (WrapCaller,
-// WrapJudge, WrapRuntime), cancels the run on a divergence (Context, Err)
-// and records or checks the outcome (Finish). Read parses a journal file;
-// List, Find and Remove manage the runs under a base directory; Redact
-// strips secrets from text before it is written.
+// WrapJudge, WrapRuntime), cancels the run on a divergence (Context, Err,
+// Options.OnDiverge) and records or checks the outcome (Finish). ReadFile
+// and Read parse a journal into a *Log; List, Summarize and Remove manage
+// the runs under a base directory; NewRedactor strips secrets from text
+// before it goes into a Header.
 package journal

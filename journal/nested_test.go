@@ -48,3 +48,27 @@ func TestNestedRunIdsAreScoped(t *testing.T) {
 		t.Errorf("replay: %s, %v", toJSON(t, v), err)
 	}
 }
+
+func TestScopedID(t *testing.T) {
+	ctx := context.Background()
+	if got := scopedID(ctx, "L5"); got != "L5" {
+		t.Errorf("top level: %q", got)
+	}
+	c1 := withScope(ctx, "L12/2", 1)
+	c2 := withScope(ctx, "L12/2", 2)
+	cases := []struct {
+		ctx  context.Context
+		id   string
+		want string
+	}{
+		{c1, "L5", "L12/2>L5"},
+		{c2, "L5", "L12/2#2>L5"},
+		{c1, "L12/2>L5", "L12/2>L5"},     // the host prefixed it already
+		{c2, "L12/2#2>L5", "L12/2#2>L5"}, // likewise for a second attempt
+	}
+	for _, c := range cases {
+		if got := scopedID(c.ctx, c.id); got != c.want {
+			t.Errorf("scopedID(%q) = %q, want %q", c.id, got, c.want)
+		}
+	}
+}

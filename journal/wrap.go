@@ -72,7 +72,7 @@ func (r *Run) answerCall(req *delegation.CallRequest, id, args string) (v delega
 	case rec == nil:
 		reason := "the journal holds no such call"
 		if r.idx.started[k] != nil {
-			reason = "the journaled run stopped while this call was running"
+			reason = "the journaled run stopped while this call was running (prose resume runs it live)"
 		}
 		div = &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos, Reason: reason}
 	case rec.Args != args:
