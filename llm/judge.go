@@ -185,7 +185,9 @@ func ParseVerdict(content string) (holds bool, reasoning string, ok bool) {
 	if h, ok := verdictHolds(strings.Trim(content, " \t\r\n.!\"`")); ok {
 		return h, "", true
 	}
-	for i := strings.IndexByte(content, '{'); i >= 0; {
+	// At most 64 candidate objects: a long reply full of braces is no
+	// verdict, and each try decodes the rest of the text.
+	for i, tries := strings.IndexByte(content, '{'), 0; i >= 0 && tries < 64; tries++ {
 		var obj map[string]any
 		dec := json.NewDecoder(strings.NewReader(content[i:]))
 		if dec.Decode(&obj) == nil {
