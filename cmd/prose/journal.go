@@ -116,9 +116,8 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 	if err := j.run.SpecChanged(); err != nil {
 		fmt.Fprintf(j.stderr, "prose: warning: %v\n", err)
 	}
-	if q := j.cmd.Flags().Lookup("quiet"); q == nil || q.Value.String() != "true" {
-		fmt.Fprintf(j.stderr, "prose: run %s (%s)\n", j.run.ID(), j.describe())
-	}
+	// The run id is printed even with --quiet: it is what resume needs.
+	fmt.Fprintf(j.stderr, "prose: run %s (%s)\n", j.run.ID(), j.describe())
 	h := p.Host
 	h.Caller = j.run.WrapCaller(h.Caller)
 	h.Judge = j.run.WrapJudge(h.Judge)
