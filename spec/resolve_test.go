@@ -1,0 +1,84 @@
+package spec
+
+import (
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestForLoopMakesListSlot(t *testing.T) {
+	slots := "- " + bt + "a" + bt + "\n- " + bt + "pool" + bt + "\n"
+	code := fence("let out = []\nparallel for w, i in pool:\n  let r = call w\n    x: i\n  append r to out\nreturn { result: out }\n")
+	s, diags := Parse("t.prose.md", []byte(minimal(slots, "", code)))
+	if len(diags) != 0 {
+		t.Errorf("diagnostics:\n%s", diags)
+	}
+	if s.slotNamed("a").List || !s.slotNamed("pool").List {
+		t.Errorf("list-ness: a %v, pool %v", s.slotNamed("a").List, s.slotNamed("pool").List)
+	}
+	if s.Delegation.Program == nil || len(s.Delegation.Program.Body) != 3 {
+		t.Errorf("program not parsed: %+v", s.Delegation.Program)
+	}
+}
+
+func TestSyntaxDiagnosticsPointIntoTheFile(t *testing.T) {
+	// The fence sits in a list item: the code line "let = 1" starts at
+	// column 3 of line 22.
+	code := "- Steps:\n\n  ```prose\n  let = 1\n  return { result: 1 }\n  ```\n"
+	s, diags := Parse("t.prose.md", []byte(minimal(okSlots, "", code)))
+	checkPositions(t, s, diags)
+	var syn []string
+	for _, d := range diags {
+		if strings.HasPrefix(d.Code, "syntax/") {
+			syn = append(syn, d.Position.String())
+		}
+	}
+	if len(syn) == 0 || syn[0] != "t.prose.md:22:7" {
+		t.Errorf("syntax diagnostics at %v, want the first at t.prose.md:22:7\n%s", syn, diags)
+	}
+	// The return after the bad line still gives the outputs.
+	if len(s.Outputs) != 1 || s.Outputs[0].Name != "result" {
+		t.Errorf("outputs %+v", s.Outputs)
+	}
+}
+
+func TestCRLF(t *testing.T) {
+	src, err := os.ReadFile(testdata(t, "ratchet.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, _ := Parse("ratchet.prose.md", src)
+	crlf, diags := Parse("ratchet.prose.md", []byte(strings.ReplaceAll(string(src), "\n", "\r\n")))
+	if len(diags) != 0 {
+		t.Errorf("diagnostics:\n%s", diags)
+	}
+	same := func(what string, a, b any) {
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s differs with CRLF:\n%v\n%v", what, a, b)
+		}
+	}
+	strip := func(s *Spec) (slots, config, inputs, outputs []string, code string) {
+		for _, x := range s.Slots {
+			slots = append(slots, x.Name+"|"+x.Requires+"|"+x.Ensures)
+		}
+		for _, x := range s.Config {
+			config = append(config, x.Name+"|"+x.Type+"|"+x.DefaultRaw+"|"+x.Description)
+		}
+		for _, x := range s.Inputs {
+			inputs = append(inputs, x.Name+"|"+x.Type+"|"+x.DefaultRaw+"|"+x.Description)
+		}
+		for _, x := range s.Outputs {
+			outputs = append(outputs, x.Name+"|"+x.Description)
+		}
+		return slots, config, inputs, outputs, s.Delegation.Code
+	}
+	a1, a2, a3, a4, a5 := strip(lf)
+	b1, b2, b3, b4, b5 := strip(crlf)
+	same("slots", a1, b1)
+	same("config", a2, b2)
+	same("inputs", a3, b3)
+	same("outputs", a4, b4)
+	same("code", a5, b5)
+	same("front", [3]string{lf.Name, lf.Kind, lf.Title}, [3]string{crlf.Name, crlf.Kind, crlf.Title})
+}
