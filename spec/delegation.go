@@ -48,6 +48,12 @@ func (l *loader) delegation() {
 		}
 		return
 	}
+	l.readFence(sec, d, fence)
+}
+
+// readFence fills d from the chosen fence: its info, position, code lines,
+// the prose around it, and the parsed program.
+func (l *loader) readFence(sec *section, d *Delegation, fence *ast.FencedCodeBlock) {
 	d.Info = l.fenceInfo(fence)
 	d.FencePos = diag.Pos(l.fencePos(fence, int(sec.Pos)))
 	if d.Info != "prose" {
@@ -61,8 +67,9 @@ func (l *loader) delegation() {
 	if strings.TrimSpace(d.Code) == "" {
 		l.warnf(int(d.FencePos), CodeEmptyDelegation, "the Delegation's code block is empty")
 	}
+	start, end := int(sec.BodyPos), int(sec.BodyPos)+len(sec.Body)
 	open := l.lineStart(int(d.FencePos))
-	d.Prose = joinProse(l.text[int(sec.BodyPos):max(open, int(sec.BodyPos))], l.text[min(closeEnd, len(sec.Body)+int(sec.BodyPos)):int(sec.BodyPos)+len(sec.Body)])
+	d.Prose = joinProse(l.text[start:max(open, start)], l.text[min(closeEnd, end):end])
 	if len(d.Lines) > 0 {
 		var diags diag.List
 		d.Program, diags = parseDelegation(l.f, d.Lines)
