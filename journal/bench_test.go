@@ -102,3 +102,49 @@ func BenchmarkJournalCall(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExecOverhead interleaves unjournaled and journaled ratchet runs
+// of exec services (20 calls a run) so both see the same machine load, and
+// reports the journal's share of the run's time ("overhead-%") for each
+// sync policy.
+func BenchmarkExecOverhead(b *testing.B) {
+	adv := &patterns.ExecService{Name: "advancer", Command: `cat >/dev/null; echo '"a step"'`}
+	cert := &patterns.ExecService{Name: "certifier", Command: `cat >/dev/null; echo '{"verdict":"certify"}'`}
+	prog := mustParse(b, ratchetCode)
+	globals := map[string]delegation.Value{"advancer": adv, "certifier": cert, "max_steps": int64(10)}
+	for _, every := range []time.Duration{100 * time.Millisecond, 0} {
+		name := "group-100ms"
+		if every == 0 {
+			name = "fsync-each"
+		}
+		b.Run(name, func(b *testing.B) {
+			base := b.TempDir()
+			var bare, journaled time.Duration
+			for i := 0; i < b.N; i++ {
+				for _, j := range []bool{false, true} {
+					host := &delegation.Host{Caller: patterns.Caller{}, Judge: &judge.Deterministic{}}
+					start := time.Now()
+					var r *Run
+					if j {
+						r, _ = Create(base, Header{Spec: "bench"}, Options{SyncEvery: every})
+						host.Caller, host.Judge, host.Runtime = r.WrapCaller(host.Caller), r.WrapJudge(host.Judge), r.WrapRuntime(nil)
+					}
+					v, err := delegation.Run(context.Background(), prog, globals, host)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if r != nil {
+						r.Finish(v, err)
+						r.Close()
+						journaled += time.Since(start)
+					} else {
+						bare += time.Since(start)
+					}
+				}
+			}
+			b.ReportMetric(float64(bare.Microseconds())/float64(b.N), "bare-µs/run")
+			b.ReportMetric(float64(journaled.Microseconds())/float64(b.N), "journal-µs/run")
+			b.ReportMetric(100*float64(journaled-bare)/float64(bare), "overhead-%")
+		})
+	}
+}

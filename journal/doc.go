@@ -20,8 +20,8 @@
 // (Options.SyncEvery): 0 fsyncs before the wrapper returns (concurrent
 // writers share one fsync); d > 0 is a group commit that fsyncs within d
 // of the write, so a machine crash or power loss loses at most the records
-// of the last d (plus the fsync's own time). The header and the final
-// record are always fsynced at once. A torn last line (a kill in the
+// of the last d (plus the fsync's own time); Close fsyncs what is pending.
+// The header and the final record follow the same policy. A torn last line (a kill in the
 // middle of a write) is detected and ignored on read, and cut off before a
 // resume appends.
 //

@@ -39,13 +39,7 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 	if r.w == nil {
 		return nil
 	}
-	if err := r.w.append(rec, false); err != nil {
-		return err
-	}
-	r.w.mu.Lock()
-	seq := r.w.written
-	r.w.mu.Unlock()
-	return r.w.sync(seq)
+	return r.w.append(rec, true)
 }
 
 func isCanceled(err error) bool {

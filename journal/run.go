@@ -52,8 +52,8 @@ type Options struct {
 	// SyncEvery is the group-commit window: 0 fsyncs each record the run
 	// depends on before the run goes on; d > 0 writes each record at once
 	// (a killed process loses nothing) and fsyncs within d, so a machine
-	// crash loses at most the records of the last d. The header and the
-	// final record are always synced at once.
+	// crash loses at most the records of the last d. Close syncs what is
+	// pending.
 	SyncEvery time.Duration
 	// OnDiverge, when set, is called once with the first divergence (as
 	// the contexts from Context are canceled), for a caller that made its
@@ -118,15 +118,11 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock}
-	if err := r.w.append(&h, false); err != nil {
+	r.w.afterSync = func() { syncDir(dir) }
+	if err := r.w.append(&h, true); err != nil {
 		r.Close()
 		return nil, err
 	}
-	if err := r.w.sync(1); err != nil {
-		r.Close()
-		return nil, err
-	}
-	syncDir(dir)
 	return r, nil
 }
 

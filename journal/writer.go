@@ -25,6 +25,10 @@ type writer struct {
 	closed  bool
 	onSync  func(upto int64) // test hook, called after each fsync
 
+	// afterSync runs once, after the first fsync (syncing a new file's
+	// directory entry).
+	afterSync func()
+
 	syncMu sync.Mutex // serializes fsyncs; guards synced
 	synced int64      // records known to be on disk
 	syncs  int64      // fsync calls made (for tests and benchmarks)
@@ -99,6 +103,10 @@ func (w *writer) sync(seq int64) error {
 		return err
 	}
 	w.synced = upto
+	if w.afterSync != nil {
+		w.afterSync()
+		w.afterSync = nil
+	}
 	if w.onSync != nil {
 		w.onSync(upto)
 	}
