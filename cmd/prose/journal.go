@@ -91,17 +91,7 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 	if err != nil {
 		return err
 	}
-	opt := journal.Options{Force: j.f.force, SyncEvery: every, OnDiverge: func(err error) { j.cancel(err) }}
-	switch {
-	case j.f.replay != "":
-		opt.SpecDigest = journal.Digest(src)
-		j.run, err = journal.Replay(j.f.runDir, j.f.replay, opt)
-	case j.f.resume != "":
-		opt.SpecDigest = journal.Digest(src)
-		j.run, err = journal.Resume(j.f.runDir, j.f.resume, opt)
-	default:
-		j.run, err = journal.Create(j.f.runDir, j.header(p.Path, src), opt)
-	}
+	j.run, err = j.open(p.Path, src, journal.Options{Force: j.f.force, SyncEvery: every, OnDiverge: func(err error) { j.cancel(err) }})
 	var sc *journal.SpecChangedError
 	switch {
 	case errors.As(err, &sc):
@@ -125,6 +115,21 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 	return nil
 }
 
+// open opens the journal: a new one, or the run being resumed or
+// replayed.
+func (j *runJournal) open(path string, src []byte, opt journal.Options) (*journal.Run, error) {
+	switch {
+	case j.f.replay != "":
+		opt.SpecDigest = journal.Digest(src)
+		return journal.Replay(j.f.runDir, j.f.replay, opt)
+	case j.f.resume != "":
+		opt.SpecDigest = journal.Digest(src)
+		return journal.Resume(j.f.runDir, j.f.resume, opt)
+	}
+	return journal.Create(j.f.runDir, j.header(path, src), opt)
+}
+
+// describe says how the run uses its journal, for the run id line.
 func (j *runJournal) describe() string {
 	switch j.run.Mode() {
 	case journal.Resuming:

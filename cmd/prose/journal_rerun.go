@@ -52,29 +52,9 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", mode, err)}
 	}
-	argv, err := overrideArgv(l.Header.Argv, o)
+	argv, err := rerunArgv(l.Header, base, id, mode, o)
 	if err != nil {
-		return usageErrorf("%s %s: %v", mode, id, err)
-	}
-	if missing := stillRedacted(argv); len(missing) > 0 && mode == journal.Resuming {
-		return usageErrorf("resume %s: %s not journaled because it looked like a secret; pass it again, e.g. prose resume %s --%s",
-			id, strings.Join(missing, ", "), id, missing[0]+"=...")
-	}
-	if o.trace != "" {
-		t, err := filepath.Abs(o.trace)
-		if err != nil {
-			return usageErrorf("%v", err)
-		}
-		argv = append(argv, "--trace="+t)
-	}
-	argv = append(argv, "--run-dir="+base)
-	if mode == journal.Replaying {
-		argv = append(argv, "--journal-replay="+id)
-	} else {
-		argv = append(argv, "--journal-resume="+id)
-	}
-	if o.force {
-		argv = append(argv, "--journal-force")
+		return err
 	}
 	if dir := l.Header.Dir; dir != "" {
 		if err := os.Chdir(dir); err != nil {
@@ -88,6 +68,36 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 	run.SetOut(s.out)
 	run.SetErr(s.err)
 	return run.ExecuteContext(ctx)
+}
+
+// rerunArgv is the `prose run` command line of a resume or a replay: the
+// journaled one with o's overrides, o's trace file, and the journal flags.
+func rerunArgv(h *journal.Header, base, id string, mode journal.Mode, o *rerunOptions) ([]string, error) {
+	argv, err := overrideArgv(h.Argv, o)
+	if err != nil {
+		return nil, usageErrorf("%s %s: %v", mode, id, err)
+	}
+	if missing := stillRedacted(argv); len(missing) > 0 && mode == journal.Resuming {
+		return nil, usageErrorf("resume %s: %s not journaled because it looked like a secret; pass it again, e.g. prose resume %s --%s",
+			id, strings.Join(missing, ", "), id, missing[0]+"=...")
+	}
+	if o.trace != "" {
+		t, err := filepath.Abs(o.trace)
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		argv = append(argv, "--trace="+t)
+	}
+	argv = append(argv, "--run-dir="+base)
+	if mode == journal.Replaying {
+		argv = append(argv, "--journal-replay="+id)
+	} else {
+		argv = append(argv, "--journal-resume="+id)
+	}
+	if o.force {
+		argv = append(argv, "--journal-force")
+	}
+	return argv, nil
 }
 
 // overrideArgv replaces the journaled values of the --slot, --config and
