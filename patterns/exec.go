@@ -94,7 +94,7 @@ func (s *ExecService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	if stop == nil && p.overflowed() {
 		stop = errOutputTooLarge // it overflowed, then exited before we saw it
 	}
-	return s.result(ctx, out, p.stderr.String(), waitErr, stop)
+	return s.result(req, out, p.stderr.String(), waitErr, stop)
 }
 
 func (s *ExecService) grace() time.Duration {
@@ -232,7 +232,7 @@ func (p *proc) finish() []byte {
 }
 
 // result turns what the program did into the call's value or error.
-func (s *ExecService) result(ctx context.Context, out []byte, stderr string, waitErr, stop error) (delegation.Value, error) {
+func (s *ExecService) result(req *delegation.CallRequest, out []byte, stderr string, waitErr, stop error) (delegation.Value, error) {
 	switch {
 	case errors.Is(stop, errOutputTooLarge):
 		return nil, fmt.Errorf("output exceeds the %s limit; the program was killed", sizeString(s.maxOutput()))
@@ -240,6 +240,9 @@ func (s *ExecService) result(ctx context.Context, out []byte, stderr string, wai
 		what := "cancelled"
 		if errors.Is(stop, context.DeadlineExceeded) {
 			what = "timed out"
+			if req.Timeout > 0 {
+				what += " after " + req.Timeout.String()
+			}
 		}
 		return nil, fmt.Errorf("%s; the program was stopped: %w", what, stop)
 	case waitErr != nil:

@@ -1,0 +1,108 @@
+package patterns
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// TestFaultyServices runs one call against services that misbehave: each
+// gives a clear run-time error at the call's .md position, never a panic
+// or a hang, and the trace records the failed attempt and the run's end.
+func TestFaultyServices(t *testing.T) {
+	tests := []struct {
+		mode string
+		want string
+		max  time.Duration
+		min  time.Duration
+	}{
+		{"crash", "exit status 3: fault: segmentation fault in the widget", 3 * time.Second, 0},
+		{"hang", "timed out after 500ms", 3 * time.Second, 0},
+		{"garbage", "neither JSON nor UTF-8 text", 3 * time.Second, 0},
+		{"flood", "output exceeds the 8 MiB limit", 10 * time.Second, 0},
+		{"empty", "produced no output", 3 * time.Second, 0},
+		// The program ignores SIGTERM: 500ms, then 1s of grace, then SIGKILL.
+		{"stubborn", "timed out after 500ms", 4 * time.Second, 1400 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			o := runSpec(t, demo(t, "fault.prose.md"), []string{
+				// exec: the program itself (not a shell around it) gets the signals.
+				"slot:service=exec:exec sh " + shq(demo(t, "fault.sh")) + " " + tt.mode,
+			})
+			elapsed := time.Since(start)
+			var de *delegation.Error
+			if !errors.As(o.err, &de) || de.Kind != delegation.KindCall {
+				t.Fatalf("err = %v, want a failed call", o.err)
+			}
+			msg := o.err.Error()
+			if !strings.HasPrefix(msg, demo(t, "fault.prose.md")+":29:14: call 'service' failed after 1 attempt: ") || !strings.Contains(msg, tt.want) {
+				t.Errorf("error %q, want the call's position and %q", msg, tt.want)
+			}
+			if elapsed > tt.max || elapsed < tt.min {
+				t.Errorf("took %v, want between %v and %v", elapsed, tt.min, tt.max)
+			}
+			ends := o.traceOf("call.end")
+			if len(ends) != 1 || !strings.Contains(fmt.Sprint(ends[0]["error"]), tt.want) {
+				t.Errorf("trace call.end = %v", ends)
+			}
+			if run := o.traceOf("run.end"); len(run) != 1 || run[0]["status"] != "error" {
+				t.Errorf("trace run.end = %v", run)
+			}
+		})
+	}
+}
+
+func TestBadLoopCounts(t *testing.T) {
+	for _, count := range []string{"-1", `"three"`, "2.5"} {
+		t.Run(count, func(t *testing.T) {
+			o := runSpec(t, demo(t, "count.prose.md"), []string{"slot:reporter=exec:cat", `json:{"count":` + count + `}`})
+			var de *delegation.Error
+			if !errors.As(o.err, &de) {
+				t.Fatalf("err = %v, want a run-time error", o.err)
+			}
+			if !strings.HasPrefix(o.err.Error(), demo(t, "count.prose.md")+":31:8: repeat count must be a non-negative integer") {
+				t.Errorf("error %q lacks the loop's position", o.err)
+			}
+			if o.events.count("call.start", "") != 0 {
+				t.Error("the reporter ran")
+			}
+			if errs := o.traceOf("error"); len(errs) == 0 {
+				t.Error("the trace has no error record")
+			}
+		})
+	}
+}
+
+func TestStepBudget(t *testing.T) {
+	o := runSpec(t, demo(t, "count.prose.md"), []string{"slot:reporter=exec:cat", "input:count=1000000"},
+		func(o *RunOptions) { o.MaxSteps = 500 })
+	var de *delegation.Error
+	if !errors.As(o.err, &de) || de.Kind != delegation.KindLimit {
+		t.Fatalf("err = %v, want the step budget", o.err)
+	}
+	if !strings.Contains(o.err.Error(), "500") {
+		t.Errorf("error %q does not name the budget", o.err)
+	}
+}
+
+func TestUnknownSlotInCall(t *testing.T) {
+	o := runSpec(t, demo(t, "unknown-slot.prose.md"), []string{"slot:advancer=exec:cat"})
+	var se *SpecError
+	if !errors.As(o.err, &se) {
+		t.Fatalf("err = %v, want a *SpecError", o.err)
+	}
+	msg := o.err.Error()
+	if !strings.Contains(msg, "unknown-slot.prose.md:29:17: error: ") || !strings.Contains(msg, "did you mean 'advancer'") {
+		t.Errorf("error %q", msg)
+	}
+	if len(o.trace) != 0 {
+		t.Errorf("a refused spec wrote a trace: %v", o.trace)
+	}
+}
