@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -53,9 +55,22 @@ func printRuns(s streams, runs []*journal.Summary) {
 		if !r.Start.IsZero() {
 			start = r.Start.Local().Format("2006-01-02 15:04:05")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, orDash(r.Spec), start, r.Status, r.Calls, r.Duration().Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, orDash(shortPath(r.Spec)), start, r.Status, r.Calls, r.Duration().Round(time.Millisecond))
 	}
 	tw.Flush()
+}
+
+// shortPath shows a spec path relative to the working directory when it
+// lies under it.
+func shortPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(p) {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
 }
 
 func orDash(s string) string {
