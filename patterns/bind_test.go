@@ -1,0 +1,220 @@
+package patterns
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/spec"
+)
+
+const bindSpec = `---
+name: bindme
+kind: pattern
+---
+
+# Bind Me
+
+A spec for binding tests.
+
+### Slots
+
+- ` + "`advancer`" + ` (primary)
+  - requires: task_brief
+  - ensures: a step
+- ` + "`candidates`" + `
+  - requires: task_brief
+  - ensures: an answer
+
+### Config
+
+- ` + "`max_steps`" + ` (integer, default: 5): budget
+- ` + "`threshold`" + ` (number, default: 0.5): bar
+- ` + "`strict`" + ` (boolean, default: false): mode
+- ` + "`criteria`" + ` (string, default: none): rubric
+- ` + "`weights`" + ` (object, default: none): weights
+
+### Requires
+
+- Pattern instance receives:
+    advancer: string          -- the service
+    candidates: string[]      -- the services to try
+    task_brief: string        -- the goal
+    max_steps: number         -- (optional, default 5)
+    history: any[]            -- (optional, default []) earlier steps
+    tags: string[]            -- (optional) labels
+    note: string              -- (optional) a remark
+
+### Ensures
+
+- result: what happened
+
+### Delegation
+
+` + "```prose" + `
+let step = call advancer
+  task_brief: task_brief
+for c in candidates:
+  call c
+    task_brief: task_brief
+return { result: step }
+` + "```" + `
+`
+
+func parseBindSpec(t *testing.T) *spec.Spec {
+	t.Helper()
+	sp, diags := spec.Parse("bindme.prose.md", []byte(bindSpec))
+	if diags.HasErrors() {
+		t.Fatalf("fixture has errors:\n%s", diags)
+	}
+	return sp
+}
+
+func bindings(flags ...string) *Bindings {
+	var b Bindings
+	for _, f := range flags {
+		kind, rest, _ := strings.Cut(f, " ")
+		if kind == "json" {
+			b.InputJSON = rest
+			continue
+		}
+		name, value, _ := strings.Cut(rest, "=")
+		a := Assignment{Name: name, Value: value}
+		switch kind {
+		case "slot":
+			b.Slots = append(b.Slots, a)
+		case "config":
+			b.Config = append(b.Config, a)
+		case "input":
+			b.Inputs = append(b.Inputs, a)
+		}
+	}
+	return &b
+}
+
+var okSlots = []string{"slot advancer=exec:adv", "slot candidates=exec:a", "slot candidates=exec:b", "input task_brief=go"}
+
+func TestBindTypesAndDefaults(t *testing.T) {
+	sp := parseBindSpec(t)
+	in, err := Bind(sp, bindings(append(okSlots,
+		"config max_steps=3", "config threshold=0.75", "config strict=true",
+		`config weights={"a": 1, "b": 2.5}`, `input tags=["x","y"]`)...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := in.Globals()
+	checks := map[string]string{
+		"max_steps": "3", "threshold": "0.75", "strict": "true", "criteria": "null",
+		"weights": `{"a":1,"b":2.5}`, "tags": `["x","y"]`, "history": "[]", "note": "null",
+		"task_brief": `"go"`, "advancer": `"advancer"`, "candidates": `["candidates[0]","candidates[1]"]`,
+	}
+	for name, want := range checks {
+		raw, err := delegation.ToJSON(g[name])
+		if err != nil || string(raw) != want {
+			t.Errorf("%s = %s (%v), want %s", name, raw, err, want)
+		}
+	}
+	if _, ok := g["max_steps"].(int64); !ok {
+		t.Errorf("max_steps is %T, want int64", g["max_steps"])
+	}
+	if s, ok := g["advancer"].(*ExecService); !ok || s.Command != "adv" {
+		t.Errorf("advancer = %#v", g["advancer"])
+	}
+}
+
+func TestBindListSlotFromOneBinding(t *testing.T) {
+	in, err := Bind(parseBindSpec(t), bindings("slot advancer=exec:adv", "slot candidates=exec:a", "input task_brief=go"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := in.Slots["candidates"].(*delegation.List)
+	if !ok || l.Len() != 1 {
+		t.Fatalf("candidates = %#v, want a list of one service", in.Slots["candidates"])
+	}
+}
+
+func TestGlobalsAreFreshCopies(t *testing.T) {
+	in, err := Bind(parseBindSpec(t), bindings(okSlots...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Globals()["history"].(*delegation.List).Append("x")
+	if n := in.Globals()["history"].(*delegation.List).Len(); n != 0 {
+		t.Errorf("a run's append leaked into the next run's default: %d elements", n)
+	}
+}
+
+func TestBindInputJSONAndConfigNamedInputs(t *testing.T) {
+	in, err := Bind(parseBindSpec(t), bindings("slot advancer=exec:adv", "slot candidates=exec:a",
+		`json {"task_brief": "from json", "max_steps": 2, "history": [1]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Config["max_steps"] != int64(2) || in.Inputs["task_brief"] != "from json" {
+		t.Errorf("config %v inputs %v", in.Config, in.Inputs)
+	}
+}
+
+func TestBindProblems(t *testing.T) {
+	tests := []struct {
+		name  string
+		flags []string
+		want  []string
+	}{
+		{"unknown slot", append(okSlots, "slot advancr=exec:x"), []string{`unknown slot "advancr" (did you mean "advancer"?)`}},
+		{"unbound slot", []string{"slot candidates=exec:a", "input task_brief=go"}, []string{`slot "advancer" is not bound: add --slot advancer=exec:COMMAND`}},
+		{"unknown config", append(okSlots, "config max_step=2"), []string{`unknown config key "max_step" (did you mean "max_steps"?)`}},
+		{"unknown input", append(okSlots, "input task_brif=x"), []string{`unknown input "task_brif" (did you mean "task_brief"?)`}},
+		{"no close name", append(okSlots, "input zzz=x"), []string{`unknown input "zzz" (known: task_brief, history, tags, note, max_steps`}},
+		{"missing input", okSlots[:3], []string{`missing required input "task_brief": add --input task_brief=VALUE`}},
+		{"bad integer", append(okSlots, "config max_steps=three"), []string{`--config max_steps: want an integer, got "three"`}},
+		{"fractional integer", append(okSlots, "config max_steps=2.5"), []string{`--config max_steps: want an integer, got number 2.5`}},
+		{"bad boolean", append(okSlots, "config strict=maybe"), []string{`--config strict: want a boolean`}},
+		{"bad object", append(okSlots, "config weights=[1]"), []string{`--config weights: want an object, got list [1]`}},
+		{"bad list element", append(okSlots, `input tags=["a", 2]`), []string{`--input tags: element 1: want a string, got integer 2`}},
+		{"bad json", append(okSlots, `json {"note": `), []string{`--input-json: invalid JSON`}},
+		{"json not object", append(okSlots, `json [1]`), []string{`--input-json: want a JSON object of inputs, got list`}},
+		{"input is a slot", append(okSlots, "input advancer=x"), []string{`input "advancer" is a slot: bind it with --slot advancer=...`}},
+		{"bad binding", append(okSlots[1:], "slot advancer=./adv.sh"), []string{`--slot advancer: cannot tell what "./adv.sh" is: use exec:COMMAND`}},
+		{"empty exec", append(okSlots[1:], "slot advancer=exec:"), []string{`--slot advancer: exec: needs a command`}},
+		{"llm unavailable", append(okSlots[1:], "slot advancer=llm"), []string{`--slot advancer: advancer=llm: model-backed slots are not available here`}},
+		{"dotted on program", append(okSlots, "slot advancer.inner=exec:x"), []string{`advancer is bound to a program; dotted settings (advancer.NAME=...) only apply to a nested spec`}},
+		{"dotted unknown root", append(okSlots, "config nope.max=1"), []string{`unknown config key "nope.max": "nope" is not a slot`}},
+		{"several at once", []string{"slot advancr=exec:x", "config max_step=1"}, []string{"unknown slot", "unknown config key", `slot "advancer" is not bound`, `slot "candidates" is not bound`, "missing required input"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Bind(parseBindSpec(t), bindings(tt.flags...), nil)
+			var ue *UsageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("err = %v, want a *UsageError", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error:\n%s\nlacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestNestedPrefixInMessages(t *testing.T) {
+	env := (&Env{}).Child("target")
+	_, err := Bind(parseBindSpec(t), bindings("slot candidates=exec:a", "config max_step=1"), env)
+	for _, w := range []string{`slot "target.advancer" is not bound`, `unknown config key "target.max_step" (did you mean "target.max_steps"?)`} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v lacks %q", err, w)
+		}
+	}
+}
+
+func TestParseAssignments(t *testing.T) {
+	got, err := ParseAssignments("--slot", []string{"a=exec:x=1", "b="})
+	if err != nil || len(got) != 2 || got[0].Value != "exec:x=1" || got[1].Value != "" {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if _, err := ParseAssignments("--slot", []string{"novalue"}); err == nil || !strings.Contains(err.Error(), "want NAME=VALUE") {
+		t.Errorf("err = %v", err)
+	}
+}
