@@ -33,8 +33,10 @@
 // answers from the journal (a value, or the same error: a timeout still
 // reads as context.DeadlineExceeded); an attempt that was in flight at the
 // kill (a "start" with no "end") or canceled runs again; anything else runs
-// live and is appended. When replaying, everything must match; otherwise a
-// *DivergenceError names the call id and .md position and stops the run.
+// live and is appended. When replaying, everything must match (an attempt
+// the run saw canceled, by a failing sibling or a `parallel first` winner,
+// waits to be canceled again); otherwise a *DivergenceError names the call
+// id and .md position and stops the run.
 //
 // Entry points. Create starts the journal of a new run; Resume reopens one
 // to continue it; Replay opens one read-only to re-run it from the journal

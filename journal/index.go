@@ -18,11 +18,12 @@ type judgeKey struct {
 // answers from. A later record for the same key supersedes an earlier one
 // (a forced resume re-ran it).
 type index struct {
-	calls   map[callKey]*Record // completed "end" records
-	started map[callKey]*Record // "start" records (for messages)
-	judges  map[judgeKey]*Record
-	firsts  map[string]int
-	final   *Record
+	calls    map[callKey]*Record // completed "end" records
+	started  map[callKey]*Record // "start" records (for messages)
+	canceled map[callKey]bool    // attempts the run canceled (a sibling failed, a winner was found)
+	judges   map[judgeKey]*Record
+	firsts   map[string]int
+	final    *Record
 
 	mu      sync.Mutex
 	used    map[callKey]bool
@@ -31,11 +32,12 @@ type index struct {
 
 func newIndex(l *Log) *index {
 	x := &index{
-		calls:   map[callKey]*Record{},
-		started: map[callKey]*Record{},
-		judges:  map[judgeKey]*Record{},
-		firsts:  map[string]int{},
-		used:    map[callKey]bool{},
+		calls:    map[callKey]*Record{},
+		started:  map[callKey]*Record{},
+		canceled: map[callKey]bool{},
+		judges:   map[judgeKey]*Record{},
+		firsts:   map[string]int{},
+		used:     map[callKey]bool{},
 	}
 	for _, r := range l.Records {
 		switch r.Type {
@@ -44,6 +46,8 @@ func newIndex(l *Log) *index {
 		case TypeEnd:
 			if r.completed() {
 				x.calls[callKey{r.ID, r.Attempt}] = r
+			} else {
+				x.canceled[callKey{r.ID, r.Attempt}] = true
 			}
 		case TypeJudge:
 			x.judges[judgeKey{r.ID, r.N}] = r

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -196,5 +197,41 @@ func TestCheckSpec(t *testing.T) {
 	var sc *SpecChangedError
 	if !errors.As(err, &sc) || !strings.Contains(err.Error(), "changed since the run started") || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("changed spec: %v", err)
+	}
+}
+
+// A parallel loop whose failing branch canceled its siblings replays to
+// the same failure: the canceled siblings wait to be canceled again.
+func TestReplayOfCanceledSiblings(t *testing.T) {
+	base := t.TempDir()
+	code := "let rs = parallel for c in cs:\n  call c\n    n: 1\nreturn rs\n"
+	prog, diags := parseMaybe(code)
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	mk := func(name string, fail bool) *fakeSvc {
+		return &fakeSvc{name: name, fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+			if fail {
+				return nil, errors.New(name + " broke")
+			}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}}
+	}
+	cs := delegation.NewList(mk("a", false), mk("b", true), mk("c", false))
+	r, _ := Create(base, newHeader(code), Options{})
+	_, liveErr := runWith(t, r, prog, map[string]delegation.Value{"cs": cs}, context.Background())
+	r.Close()
+	if liveErr == nil || !strings.Contains(liveErr.Error(), "b broke") {
+		t.Fatalf("live: %v", liveErr)
+	}
+	rp, _ := Replay(base, r.ID(), Options{})
+	start := time.Now()
+	_, err := runWith(t, rp, prog, map[string]delegation.Value{"cs": cs}, context.Background())
+	if err == nil || err.Error() != liveErr.Error() || rp.Err() != nil {
+		t.Errorf("replay: %v (divergence %v), want %v", err, rp.Err(), liveErr)
+	}
+	if time.Since(start) > cancelWait {
+		t.Errorf("the replay waited out the cancel bound")
 	}
 }

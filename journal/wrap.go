@@ -27,7 +27,7 @@ type caller struct {
 func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 	args := ValueDigest(req.Args)
 	id := scopedID(ctx, req.ID)
-	if v, err, ok := c.r.answerCall(req, id, args); ok {
+	if v, err, ok := c.r.answerCall(ctx, req, id, args); ok {
 		return v, err
 	}
 	return c.r.liveCall(withScope(ctx, id, req.Attempt), c.inner, req, id, args)
@@ -59,7 +59,7 @@ func withScope(ctx context.Context, id string, attempt int) context.Context {
 
 // answerCall answers req from the journal when it can. ok is false when
 // the attempt must run live.
-func (r *Run) answerCall(req *delegation.CallRequest, id, args string) (v delegation.Value, err error, ok bool) {
+func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, id, args string) (v delegation.Value, err error, ok bool) {
 	if r.idx == nil {
 		return nil, nil, false
 	}
@@ -69,6 +69,12 @@ func (r *Run) answerCall(req *delegation.CallRequest, id, args string) (v delega
 	switch {
 	case rec == nil && r.mode != Replaying:
 		return nil, nil, false
+	case rec == nil && r.idx.canceled[k]:
+		if err := awaitCancel(ctx); err != nil {
+			return nil, err, true // canceled again, as in the journaled run
+		}
+		div = &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos,
+			Reason: "the journaled run canceled this call, and nothing cancels it in the replay"}
 	case rec == nil:
 		reason := "the journal holds no such call"
 		if r.idx.started[k] != nil {
@@ -90,6 +96,24 @@ func (r *Run) answerCall(req *delegation.CallRequest, id, args string) (v delega
 	r.countCall()
 	v, err = r.decodeOutcome(rec)
 	return v, err, true
+}
+
+// cancelWait bounds how long a replayed call that the journaled run saw
+// canceled waits for the replay to cancel it too (a sibling's replayed
+// failure does so at once).
+const cancelWait = 2 * time.Second
+
+// awaitCancel waits until ctx is done (returning its error) or cancelWait
+// passes (returning nil).
+func awaitCancel(ctx context.Context) error {
+	t := time.NewTimer(cancelWait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // decodeOutcome rebuilds an attempt's value or error from its record.

@@ -178,6 +178,7 @@ func TestJournalKillAndResume(t *testing.T) {
 	t.Run("interrupt", func(t *testing.T) { testInterrupted(t, bin) })
 	t.Run("secrets", func(t *testing.T) { testSecretsNotJournaled(t, bin) })
 	t.Run("replay-without-model", func(t *testing.T) { testReplayWithoutModel(t, bin) })
+	t.Run("replay-failed-run", func(t *testing.T) { testReplayFailedRun(t, bin) })
 }
 
 var ratchetArgs = []string{"run", "ratchet.prose.md", "--quiet",
@@ -501,5 +502,19 @@ func testReplayWithoutModel(t *testing.T, bin string) {
 	}
 	if srv.Count() != sent {
 		t.Errorf("the replay sent %d model requests", srv.Count()-sent)
+	}
+}
+
+// A run that failed replays to the same failure.
+func testReplayFailedRun(t *testing.T, bin string) {
+	w := newJournalWorld(t, bin, "", "")
+	_, stderr, code := w.prose("run", "fanout.prose.md", "--quiet", "--slot", "worker=exec:echo broken >&2; exit 3")
+	if code != 1 || !strings.Contains(stderr, "broken") {
+		t.Fatalf("failing run: exit %d\n%s", code, stderr)
+	}
+	errLine := stderr[strings.LastIndex(strings.TrimSpace(stderr), "\n")+1:]
+	out, stderr2, code := w.prose("replay", w.runID())
+	if code != 1 || out != "" || !strings.HasSuffix(stderr2, errLine) {
+		t.Errorf("replay of a failed run: exit %d, stdout %q, stderr:\n%s\nwant it to end with:\n%s", code, out, stderr2, errLine)
 	}
 }
