@@ -26,11 +26,11 @@ type rerunOptions struct {
 func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&o.runDir, "run-dir", defaultRunDir, "directory holding run journals")
-	fl.StringVar(&o.trace, "trace", "", "write the run's JSON-lines trace to `FILE`")
-	fl.StringArrayVar(&o.slots, "slot", nil, "replace the journaled binding of a slot (`NAME=BINDING`, repeatable for list slots)")
-	fl.StringArrayVar(&o.configs, "config", nil, "replace a journaled config value (`KEY=VALUE`)")
-	fl.StringArrayVar(&o.inputs, "input", nil, "replace a journaled input value (`KEY=VALUE`)")
-	fl.StringVar(&o.inputJSON, "input-json", "", "replace the journaled --input-json")
+	fl.StringVar(&o.trace, "trace", "", "write a JSON-lines trace of this re-run to `FILE` (the journaled run's own --trace is not reused)")
+	fl.StringArrayVar(&o.slots, "slot", nil, "bind slot `NAME=BINDING` instead of the journaled binding (repeat for a list slot)")
+	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE` instead of the journaled value")
+	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE` instead of the journaled value")
+	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a `JSON` object instead of the journaled --input-json")
 	if resume {
 		fl.BoolVar(&o.force, "force", false, "go on although the spec changed or a call diverges from the journal (diverging calls run live)")
 	}
