@@ -100,6 +100,8 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 			mode = "replay " + j.f.replay
 		}
 		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", mode, err)}
+	case err != nil && j.f.resume == "" && j.f.replay == "":
+		return &exitError{code: exitFailure, err: fmt.Errorf("%w (--no-journal runs without one)", err)}
 	case err != nil:
 		return &exitError{code: exitFailure, err: err}
 	}
