@@ -34,7 +34,7 @@ func needsModel(sp *spec.Spec, inst *Instance, hint string) error {
 		return nil
 	}
 	pos := sp.File.Position(found.TextPos)
-	return usagef("%s: the condition %q needs a model to decide it, and no model is configured: %s", pos, found.Text, hint)
+	return usagef("%s: condition %q needs a model to judge, and none is configured (found before the run started): %s", pos, found.Text, hint)
 }
 
 // lookup finds a config value or input by name path ("limits.max").

@@ -62,7 +62,8 @@ type RunOptions struct {
 
 // DefaultModelHint is the advice given when a condition needs a model and
 // none is configured.
-const DefaultModelHint = "configure a model with --model or PROSE_MODEL (plus OPENAI_API_KEY, and OPENAI_BASE_URL for a local or other OpenAI-compatible server), or have the service return a structured verdict such as {\"verdict\": \"certify\"}"
+const DefaultModelHint = "set --model (or PROSE_MODEL) with OPENAI_API_KEY and, for a local or other provider, OPENAI_BASE_URL; " +
+	"or make the service return a structured verdict such as {\"verdict\": \"certify\"} or {\"proceed\": false}"
 
 // Prepared is a run ready to start: the spec loaded and checked, its slots,
 // config and inputs bound, the evaluator's host assembled. Nothing has run

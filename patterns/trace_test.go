@@ -84,7 +84,7 @@ func TestNoModelStopsBeforeAnyService(t *testing.T) {
 	if !errors.As(err, &ue) {
 		t.Fatalf("err = %v, want a *UsageError", err)
 	}
-	for _, w := range []string{"judged.prose.md:31:4: ", `the condition "answer reads like a finished piece of work" needs a model`, "PROSE_MODEL"} {
+	for _, w := range []string{"judged.prose.md:31:4: ", `condition "answer reads like a finished piece of work" needs a model`, "PROSE_MODEL"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q lacks %q", err, w)
 		}
