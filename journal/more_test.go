@@ -235,3 +235,17 @@ func TestReplayOfCanceledSiblings(t *testing.T) {
 		t.Errorf("the replay waited out the cancel bound")
 	}
 }
+
+// A value that cannot be journaled is an error in the live run too, so a
+// resume sees what the run saw.
+func TestUnjournalableResultIsAnError(t *testing.T) {
+	r, _ := Create(t.TempDir(), newHeader("x"), Options{})
+	defer r.Close()
+	svc := &fakeSvc{name: "svc", fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+		return struct{ X int }{1}, nil
+	}}
+	v, err := r.WrapCaller(fakeCaller{}).Call(context.Background(), &delegation.CallRequest{ID: "L1", Service: svc, Attempt: 1})
+	if err == nil || v != nil || !strings.Contains(err.Error(), "cannot be journaled") {
+		t.Errorf("got %v, %v; want an error", v, err)
+	}
+}

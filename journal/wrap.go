@@ -148,7 +148,9 @@ func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delega
 	end := r.opt.Now()
 	rec := &Record{Type: TypeEnd, Time: end.UTC(), ID: id, Attempt: req.Attempt, Slot: slot, Args: args,
 		MS: float64(end.Sub(start).Microseconds()) / 1000}
-	r.encodeOutcome(ctx, rec, v, err)
+	if jerr := r.encodeOutcome(ctx, rec, v, err); jerr != nil {
+		v, err = nil, jerr // the run sees what a resume would
+	}
 	if rec.completed() {
 		r.countCall()
 	}
@@ -158,18 +160,20 @@ func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delega
 	return v, err
 }
 
-// encodeOutcome fills rec with the attempt's value or error.
-func (r *Run) encodeOutcome(ctx context.Context, rec *Record, v delegation.Value, err error) {
+// encodeOutcome fills rec with the attempt's value or error. A value that
+// cannot be journaled becomes an error, returned for the run to see.
+func (r *Run) encodeOutcome(ctx context.Context, rec *Record, v delegation.Value, err error) (jerr error) {
 	if err == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		err = ctx.Err() // answered after its deadline: the evaluator counts a timeout
 	}
 	if err == nil {
-		res, jerr := delegation.ToJSON(v)
-		if jerr == nil {
+		res, encErr := delegation.ToJSON(v)
+		if encErr == nil {
 			rec.Result = res
-			return
+			return nil
 		}
-		err = fmt.Errorf("result cannot be journaled: %w", jerr)
+		err = fmt.Errorf("the result cannot be journaled: %w", encErr)
+		jerr = err
 	}
 	rec.Err = err.Error()
 	switch {
@@ -186,6 +190,7 @@ func (r *Run) encodeOutcome(ctx context.Context, rec *Record, v delegation.Value
 	if rec.Kind == KindError && errors.As(err, &de) {
 		rec.Nested = &NestedError{Pos: de.Pos, Msg: de.Msg, Kind: de.Kind, Chain: de.Chain}
 	}
+	return jerr
 }
 
 func (r *Run) countCall() {
