@@ -1,6 +1,8 @@
 package patterns
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -34,6 +36,9 @@ func (p *Progress) Record(ev *delegation.Event) {
 	p.totals.add(ev)
 	switch ev.Kind {
 	case "call.end":
+		if ev.Err != nil && errors.Is(ev.Err, context.Canceled) {
+			break // the run is being interrupted: the summary says so
+		}
 		if ev.Err != nil {
 			fmt.Fprintf(p.w, "prose: %s %s attempt %d failed after %s: %s\n",
 				ev.ID, ev.Slot, ev.Attempt, roundDuration(ev.Duration), firstLine(ev.Err.Error()))
