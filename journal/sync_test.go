@@ -13,7 +13,7 @@ import (
 // (visible to a reader: a kill loses nothing) and fsynced within the
 // window, not before the call returns.
 func TestGroupCommitLossWindowIsBounded(t *testing.T) {
-	const window = 40 * time.Millisecond
+	const window = 200 * time.Millisecond
 	base := t.TempDir()
 	r, err := Create(base, newHeader("x"), Options{SyncEvery: window})
 	if err != nil {
