@@ -10,7 +10,7 @@ import (
 // DivergenceError reports a run that no longer matches its journal: a call
 // or judgment the journal does not hold, or holds with other arguments.
 type DivergenceError struct {
-	What    string // "call" or "condition"
+	What    string // "call", "condition" or "parallel first"
 	ID      string // stable id ("L58/3")
 	Attempt int    // for calls
 	Pos     diag.Position
