@@ -124,15 +124,21 @@ type proc struct {
 	exited   chan error
 }
 
-func (s *ExecService) start(req *delegation.CallRequest, input []byte) (*proc, error) {
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, err
+// pipes makes the stdout and stderr pipes of a program.
+func pipes() (outR, outW, errR, errW *os.File, err error) {
+	if outR, outW, err = os.Pipe(); err != nil {
+		return
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
+	if errR, errW, err = os.Pipe(); err != nil {
 		outR.Close()
 		outW.Close()
+	}
+	return
+}
+
+func (s *ExecService) start(req *delegation.CallRequest, input []byte) (*proc, error) {
+	outR, outW, errR, errW, err := pipes()
+	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command("/bin/sh", "-c", s.Command)

@@ -136,9 +136,19 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	if err := closeTrace(); err != nil && runErr == nil {
 		runErr = &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v", err)}
 	}
-	if progress != nil && ranAtAll(runErr) {
-		progress.Summary(time.Since(start), patterns.RunStatus(runErr))
-		models.summary(s.err)
+	return report(ctx, s, v, runErr, func(status string) {
+		if progress != nil {
+			progress.Summary(time.Since(start), status)
+			models.summary(s.err)
+		}
+	})
+}
+
+// report prints the run's summary (when it got past binding), then its
+// result or error, and returns the command's error.
+func report(ctx context.Context, s streams, v delegation.Value, runErr error, summary func(status string)) error {
+	if ranAtAll(runErr) {
+		summary(patterns.RunStatus(runErr))
 	}
 	if runErr != nil {
 		return runError(ctx, s.err, runErr)
