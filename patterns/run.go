@@ -44,8 +44,10 @@ type RunOptions struct {
 
 	// Trace, when set, receives the run's JSON-lines trace.
 	Trace io.Writer
-	// Secrets are scrubbed from the trace (API keys).
+	// Secrets are scrubbed from the trace (API keys); Redact, when set,
+	// rewrites each trace line too (a credential detector).
 	Secrets []string
+	Redact  func(line string) string
 	// Recorders receive every event too (progress output, a journal).
 	Recorders []delegation.Recorder
 
@@ -145,6 +147,7 @@ func (p *Prepared) host(opts RunOptions) *delegation.Host {
 	recs := Recorders{}
 	if opts.Trace != nil {
 		p.Trace = NewTraceWriter(opts.Trace, opts.Secrets...)
+		p.Trace.Redact = opts.Redact
 		recs = append(recs, p.Trace)
 	}
 	recs = append(recs, opts.Recorders...)

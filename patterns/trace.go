@@ -32,6 +32,10 @@ import (
 // written. Strings listed in Secrets are replaced by "***" everywhere.
 // TraceWriter is safe for concurrent use.
 type TraceWriter struct {
+	// Redact, when set, rewrites every line before it is written (after
+	// the Secrets are replaced): a credential detector, for example.
+	Redact func(line string) string
+
 	mu      sync.Mutex
 	w       io.Writer
 	secrets []string
@@ -124,6 +128,9 @@ func (t *TraceWriter) write(now time.Time, fields ...field) {
 	line := b.String()
 	for _, s := range t.secrets {
 		line = strings.ReplaceAll(line, s, "***")
+	}
+	if t.Redact != nil {
+		line = t.Redact(line)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 )
 
@@ -119,6 +120,8 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 		progress = patterns.NewProgress(s.err, isTerminal(s.err))
 		opts.Recorders = append(opts.Recorders, progress)
 	}
+	red := journal.NewRedactor(nil)
+	opts.Redact = func(line string) string { out, _ := red.Text(line); return out }
 	closeTrace, err := openTrace(o.trace, &opts)
 	if err != nil {
 		return usageErrorf("--trace: %v", err)
