@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/llm/llmtest"
+)
+
+const judgedRunSpec = "---\nname: judged\nkind: pattern\n---\n\n# Judged\n\nAsks a worker, then decides in plain words whether the answer will do.\n\n" +
+	"### Slots\n\n- `worker`\n  - requires: task\n  - ensures: an answer to the task\n\n" +
+	"### Requires\n\n- Pattern instance receives:\n    worker: string -- the service\n    task: string   -- the task\n\n" +
+	"### Ensures\n\n- result: the answer, or null\n\n" +
+	"### Delegation\n\n```prose\nlet answer = call worker\n  task: task\nif answer reads like a finished piece of work:\n  return { result: answer }\nreturn { result: null }\n```\n"
+
+const testKey = "sk-test-0123456789abcdefghij"
+
+// runWithModel runs prose in dir with a scripted model server configured.
+func runWithModel(t *testing.T, srv *llmtest.Server, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "judged.prose.md"), []byte(judgedRunSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", testKey)
+	t.Setenv("PROSE_MODEL", "model-env")
+	var out, errw bytes.Buffer
+	code = Main(append([]string{"run", "--no-journal", "judged.prose.md"}, args...), strings.NewReader(""), &out, &errw)
+	trace, _ := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
+	for _, s := range []string{out.String(), errw.String(), string(trace)} {
+		if strings.Contains(s, testKey) {
+			t.Errorf("the API key leaked:\n%s", s)
+		}
+	}
+	return code, out.String(), errw.String()
+}
+
+func TestRunAsksTheModelJudge(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Verdict(true, "it reads as complete"))
+	code, out, errw := runWithModel(t, srv, "--slot", `worker=exec:echo '"a draft"'`, "--input", "task=write", "--trace", "trace.jsonl")
+	if code != 0 || out != "{\n  \"result\": \"a draft\"\n}\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errw)
+	}
+	if srv.Count() != 1 || srv.Requests()[0].Model() != "model-env" {
+		t.Errorf("%d requests, model %q", srv.Count(), srv.Requests()[0].Model())
+	}
+	if !strings.Contains(errw, "1 judgment (1 by a model") || !strings.Contains(errw, "model calls: 1") {
+		t.Errorf("stderr lacks the model totals:\n%s", errw)
+	}
+}
+
+func TestRunModelSlotAndFlagOverride(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("Half a sentence"), llmtest.Verdict(false, "it stops mid-sentence"))
+	code, out, errw := runWithModel(t, srv, "--slot", "worker=llm", "--input", "task=write a haiku", "--model", "model-flag")
+	if code != 0 || out != "{\n  \"result\": null\n}\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errw)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for _, r := range reqs {
+		if r.Model() != "model-flag" {
+			t.Errorf("model %q, want the --model flag's", r.Model())
+		}
+	}
+	sys := reqs[0].Messages()[0].Content
+	if !strings.Contains(sys, "an answer to the task") || !strings.Contains(reqs[0].Messages()[1].Content, "write a haiku") {
+		t.Errorf("slot request: %s", reqs[0].Body)
+	}
+	if !strings.Contains(string(reqs[1].Body), "answer reads like a finished piece of work") {
+		t.Errorf("judge request: %s", reqs[1].Body)
+	}
+}
+
+func TestRunLLMSlotNeedsAModel(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	t.Setenv("PROSE_MODEL", "")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "judged.prose.md"), []byte(judgedRunSpec), 0o644)
+	t.Chdir(dir)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("PROSE_MODEL", "")
+	var out, errw bytes.Buffer
+	code := Main([]string{"run", "--no-journal", "judged.prose.md", "--slot", "worker=llm", "--input", "task=x"}, strings.NewReader(""), &out, &errw)
+	if code != 2 || !strings.Contains(errw.String(), "worker=llm needs a model: pass --model or set PROSE_MODEL, or write llm:MODEL") {
+		t.Errorf("exit %d, stderr %q", code, errw.String())
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d requests", srv.Count())
+	}
+}
