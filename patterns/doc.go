@@ -7,23 +7,32 @@
 // dispatches each call attempt to the request's Service. ExecService runs a
 // program (`exec:COMMAND`): the call's named arguments go to its stdin as one
 // JSON object, its stdout is the call's value (JSON when it parses, else the
-// trimmed text), a non-zero exit is an error carrying the tail of stderr.
+// trimmed text), a non-zero exit is an error carrying the tail of stderr,
+// empty output is an error, and cancellation stops its whole process group
+// (SIGTERM, SIGKILL after a grace period). NestedService runs another spec;
 // FuncService wraps a Go function (tests, embedding).
 //
 // Binding. ParseAssignments reads `--slot k=v` style flags into Bindings;
 // Bind checks them against a spec and returns an Instance: every slot bound
-// to a Service (a repeated name builds a list slot), config and inputs typed
-// by their declarations with defaults applied. Problems are reported as a
-// *UsageError (exit 2) before any service runs. Binding texts are turned
-// into services by an Env: `exec:` here, `llm[:MODEL]` and nested specs
-// (`*.prose.md`, `std/...`) through the Env's hooks.
+// to a Service (a repeated name builds a list slot, a *delegation.List of
+// Services), config and inputs typed by their declarations with defaults
+// applied. Every problem is reported at once in a *UsageError (exit 2),
+// with a did-you-mean, before any service runs. An Env turns binding texts
+// into services: `exec:` itself, `llm[:MODEL]` through Env.LLM, nested
+// specs (`PATH.prose.md`, `std/...`) through Env.Nested (NestedSpec), with
+// dotted settings (`--slot target.refiner=...`) handed to the nested spec.
 //
-// Running. Prepare loads, checks and binds a spec and builds the host;
-// (*Prepared).Run executes it. Run does both. The composition points (the
-// Prepared's Host fields, RunOptions.Wrap) let a durable journal wrap the
-// caller, judge and runtime without changes here.
+// Running. Prepare loads the spec (LoadSpec: disk first, then the embedded
+// library), refuses one with error-level diagnostics (*SpecError) or one
+// whose conditions certainly need a model when none is configured, binds
+// it and assembles the host; (*Prepared).Run executes it; Run does both,
+// calling RunOptions.Wrap in between. The Prepared's Host is the
+// composition point: a journal replaces its Caller, Judge and Runtime with
+// wrappers, without changes here. Services reach the run's host through
+// HostFromContext (nested specs run with it).
 //
 // Tracing. TraceWriter is a delegation.Recorder writing JSON lines (run
-// start and end, call attempts, judgments, errors); Progress prints a line
-// per call attempt for a person watching stderr.
+// start and end with Totals, call attempts, judgments, errors), scrubbing
+// secrets; Progress prints a line per call attempt for a person watching
+// stderr (only failures when stderr is not a terminal) and a summary.
 package patterns

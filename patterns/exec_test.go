@@ -196,3 +196,16 @@ func assertGone(t *testing.T, file string) {
 	}
 	t.Errorf("process %s is still running", pid)
 }
+
+func TestExecProgramIgnoringLargeStdin(t *testing.T) {
+	args := delegation.NewObject()
+	args.Set("blob", strings.Repeat("x", 1<<20))
+	v, err := execCall(t, &ExecService{Command: "echo 1"}, context.Background(), args)
+	if err != nil || v != int64(1) {
+		t.Fatalf("v=%v err=%v", v, err)
+	}
+	v, err = execCall(t, &ExecService{Command: "wc -c"}, context.Background(), args)
+	if err != nil || v != int64(1<<20+11) {
+		t.Fatalf("v=%v err=%v, want the whole JSON object read", v, err)
+	}
+}
