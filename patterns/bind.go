@@ -148,6 +148,8 @@ type binder struct {
 	env      *Env
 	lenient  bool // nested call arguments: keep ill-typed values as given
 	problems []string
+	// given records the config keys set with --config.
+	given map[string]bool
 }
 
 func (b *binder) problem(format string, args ...any) {
@@ -202,6 +204,10 @@ func (b *binder) config(given []Assignment) map[string]delegation.Value {
 			continue
 		}
 		seen[a.Name] = true
+		if b.given == nil {
+			b.given = map[string]bool{}
+		}
+		b.given[a.Name] = true
 		v, err := parseText(parseType(c.Type), a.Value)
 		if err != nil {
 			b.problem("--config %s: %v", b.path(a.Name), err)

@@ -181,6 +181,8 @@ func TestBindProblems(t *testing.T) {
 		{"llm unavailable", append(okSlots[1:], "slot advancer=llm"), []string{`--slot advancer: advancer=llm: model-backed slots are not available here`}},
 		{"dotted on program", append(okSlots, "slot advancer.inner=exec:x"), []string{`advancer is bound to a program; dotted settings (advancer.NAME=...) only apply to a nested spec`}},
 		{"dotted unknown root", append(okSlots, "config nope.max=1"), []string{`unknown config key "nope.max": "nope" is not a slot`}},
+		{"input twice", append(okSlots, `json {"note": "a"}`, "input note=b"), []string{`input "note" given twice (--input and --input-json)`}},
+		{"config twice", append(okSlots, "config max_steps=2", "input max_steps=3"), []string{`"max_steps" is set twice: with --config and with --input`}},
 		{"several at once", []string{"slot advancr=exec:x", "config max_step=1"}, []string{"unknown slot", "unknown config key", `slot "advancer" is not bound`, `slot "candidates" is not bound`, "missing required input"}},
 	}
 	for _, tt := range tests {

@@ -139,6 +139,10 @@ func (b *binder) configInputs(given map[string]delegation.Value, src map[string]
 			continue
 		}
 		delete(given, name)
+		if b.given[name] {
+			b.problem("%q is set twice: with --config and with %s", b.path(name), src[name])
+			continue
+		}
 		if s, ok := v.(string); ok && src[name] == "--input" {
 			t, err := parseText(parseType(c.Type), s)
 			if err != nil {
