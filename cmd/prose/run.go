@@ -56,6 +56,11 @@ a model when the data carries a structured verdict ({"verdict":"certify"});
 anything else needs a model: --model or PROSE_MODEL, with OPENAI_API_KEY
 and OPENAI_BASE_URL for other OpenAI-compatible servers (Ollama, vLLM...).
 
+Progress on stderr: on a terminal, one line per call attempt (call id,
+service, attempt, outcome, duration); otherwise only failed attempts; then
+a summary line. --quiet prints neither. --trace FILE writes JSON lines: run
+start and end, every attempt with its stable call id, every judgment.
+
 Exit status: 0 the run finished (also with a null result), 1 a runtime
 error (printed as FILE:LINE:COL: message), 2 bad usage or an invalid spec,
 130 interrupted (Ctrl-C stops every running service).`
