@@ -135,6 +135,7 @@ func Bind(sp *spec.Spec, b *Bindings, env *Env) (*Instance, error) {
 	if !env.DeferInputs {
 		given, src := bd.givenInputs(b, in.Config)
 		in.Inputs = bd.declaredInputs(given, src)
+		bd.requiredConfig(in.Config)
 	}
 	if err := bd.err(); err != nil {
 		return nil, err

@@ -220,3 +220,33 @@ func TestParseAssignments(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A config key without a default whose inputs line is not optional must be
+// given: the run cannot mean anything without it.
+func TestBindRequiredConfig(t *testing.T) {
+	src := strings.Replace(bindSpec, "### Requires\n", "", 1)
+	src = strings.Replace(src, "- `weights`", "- `dimension` (string, default: none): what is compared\n- `weights`", 1)
+	src = strings.Replace(src, "    note: string", "    dimension: string         -- what is compared\n    note: string", 1)
+	src = strings.Replace(src, "- Pattern instance receives:", "### Requires\n\n- Pattern instance receives:", 1)
+	sp, diags := spec.Parse("bindme.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("fixture has errors:\n%s", diags)
+	}
+	_, err := Bind(sp, bindings(okSlots...), nil)
+	if err == nil || !strings.Contains(err.Error(), `missing required config "dimension": add --config dimension=VALUE`) {
+		t.Fatalf("err = %v, want the missing config named", err)
+	}
+	for _, extra := range []string{"config dimension=clarity", "input dimension=clarity"} {
+		in, err := Bind(sp, bindings(append(okSlots, extra)...), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", extra, err)
+		}
+		if in.Config["dimension"] != "clarity" {
+			t.Errorf("%s: dimension = %v", extra, in.Config["dimension"])
+		}
+	}
+	// criteria has no default either, but nothing says it is required.
+	if _, err := Bind(parseBindSpec(t), bindings(okSlots...), nil); err != nil {
+		t.Errorf("optional config without default: %v", err)
+	}
+}

@@ -157,6 +157,22 @@ func (b *binder) configInputs(given map[string]delegation.Value, src map[string]
 	}
 }
 
+// requiredConfig reports config keys that have no default, were not given,
+// and whose line in the inputs block does not say they are optional: the
+// spec cannot run without them (contrastive-probe's dimension, say).
+func (b *binder) requiredConfig(config map[string]delegation.Value) {
+	for _, c := range b.sp.Config {
+		if c.HasDefault || config[c.Name] != nil {
+			continue
+		}
+		for _, in := range b.sp.Inputs {
+			if in.Name == c.Name && !in.Optional && !in.HasDefault {
+				b.problem("missing required config %q: add --config %s=VALUE", b.path(c.Name), b.path(c.Name))
+			}
+		}
+	}
+}
+
 // declaredInputs binds every declared input that is neither a slot nor a
 // config key: the given value, else the default, else null when optional;
 // a required input with no value is a problem. Given names the spec does

@@ -63,7 +63,10 @@ func (p *Progress) Summary(elapsed time.Duration, status string) {
 		fmt.Fprintf(p.w, " (%d failed)", t.Failed)
 	}
 	if t.Judgments > 0 {
-		fmt.Fprintf(p.w, ", %s (%d by a model", plural(t.Judgments, "judgment"), t.ModelJudgments)
+		fmt.Fprintf(p.w, ", %s (%d by a model, %d without", plural(t.Judgments, "judgment"), t.ModelJudgments, t.DecidedJudgments)
+		if t.CachedJudgments > 0 {
+			fmt.Fprintf(p.w, ", %d cached", t.CachedJudgments)
+		}
 		if t.TokensIn+t.TokensOut > 0 {
 			fmt.Fprintf(p.w, ", %d tokens in, %d out", t.TokensIn, t.TokensOut)
 		}

@@ -20,7 +20,7 @@ func progressEvents(p *Progress) {
 		Err: fmt.Errorf("cancelled: %w", context.Canceled)}
 	judged := &delegation.Event{Kind: "judgment", ID: "L20", Condition: "verdict looks fine", Duration: time.Second,
 		Verdict: &delegation.Verdict{Holds: true, Asked: true, Model: "m1", TokensIn: 30, TokensOut: 4}}
-	rule := &delegation.Event{Kind: "judgment", ID: "L21", Condition: "verdict certifies it", Verdict: &delegation.Verdict{Holds: false}}
+	rule := &delegation.Event{Kind: "judgment", ID: "L21", Condition: "verdict certifies it", Verdict: &delegation.Verdict{Holds: false, Rule: "structured-verdict"}}
 	for _, ev := range []*delegation.Event{ok, bad, cancelled, judged, rule} {
 		p.Record(ev)
 	}
@@ -33,7 +33,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	want := `prose: L12/1 advancer attempt 1 ok in 1.2ms
 prose: L12/2 advancer attempt 2 failed after 2s: exit status 1: first line second line
 prose: L20 judged "verdict looks fine": true (m1, 1s)
-prose: ok in 3s: 3 calls (2 failed), 2 judgments (1 by a model, 30 tokens in, 4 out)
+prose: ok in 3s: 3 calls (2 failed), 2 judgments (1 by a model, 1 without, 30 tokens in, 4 out)
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)

@@ -46,13 +46,17 @@ type TraceWriter struct {
 
 // Totals counts a run's work.
 type Totals struct {
-	Calls           int   `json:"calls"`     // call attempts that ended
-	Failed          int   `json:"failed"`    // attempts that threw or timed out
-	Judgments       int   `json:"judgments"` // natural-language conditions decided
-	ModelJudgments  int   `json:"model_judgments"`
-	CachedJudgments int   `json:"cached_judgments"`
-	TokensIn        int64 `json:"tokens_in"`
-	TokensOut       int64 `json:"tokens_out"`
+	Calls          int `json:"calls"`     // call attempts that ended
+	Failed         int `json:"failed"`    // attempts that threw or timed out
+	Judgments      int `json:"judgments"` // natural-language conditions decided
+	ModelJudgments int `json:"model_judgments"`
+	// DecidedJudgments were decided from the data alone (expression-free
+	// natural conditions answered by a deterministic rule): model calls
+	// avoided.
+	DecidedJudgments int   `json:"decided_judgments"`
+	CachedJudgments  int   `json:"cached_judgments"`
+	TokensIn         int64 `json:"tokens_in"`
+	TokensOut        int64 `json:"tokens_out"`
 }
 
 // add accounts for one event.
@@ -71,6 +75,9 @@ func (t *Totals) add(ev *delegation.Event) {
 			}
 			if v.Cached {
 				t.CachedJudgments++
+			}
+			if v.Rule != "" && !v.Asked {
+				t.DecidedJudgments++
 			}
 			t.TokensIn += int64(v.TokensIn)
 			t.TokensOut += int64(v.TokensOut)

@@ -99,7 +99,7 @@ func newRunCmd(s streams) *cobra.Command {
 	fl.StringVar(&o.trace, "trace", "", "write a JSON-lines trace of the run to `FILE`")
 	fl.IntVar(&o.maxParallel, "max-parallel", patterns.DefaultMaxParallel, "run at most `N` parallel iterations at once")
 	fl.IntVar(&o.maxSteps, "max-steps", patterns.DefaultMaxSteps, "stop the run after `N` statements")
-	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr")
+	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr (the run id line stays: resume needs it)")
 	fl.StringVar(&o.model, "model", "", "model for natural-language conditions and llm slots (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	addJournalFlags(cmd, &o.journal)

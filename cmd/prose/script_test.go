@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/proselang/prose/llm/llmtest"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the cmp targets of testdata/script/*.txtar with the actual output")
@@ -46,7 +48,8 @@ func TestScripts(t *testing.T) {
 			return false, &scriptCondError{cond}
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status": cmdStatus,
+			"status":        cmdStatus,
+			"openai-server": llmtest.ScriptServer,
 		},
 	})
 }
