@@ -180,15 +180,30 @@ func (l *loader) codeLines(fc *ast.FencedCodeBlock) ([]syntax.Line, string) {
 	var b strings.Builder
 	for i := 0; i < segs.Len(); i++ {
 		s := segs.At(i)
-		t := strings.TrimRight(l.text[s.Start:s.Stop], "\r\n")
-		if s.Padding > 0 { // a tab partly consumed by the indentation
-			t = strings.Repeat(" ", s.Padding) + t
-		}
-		lines = append(lines, syntax.Line{Text: t, Off: diag.Pos(s.Start)})
+		t, off := l.codeLine(s.Start, s.Stop, s.Padding)
+		lines = append(lines, syntax.Line{Text: t, Off: diag.Pos(off)})
 		if i > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(t)
 	}
 	return lines, b.String()
+}
+
+// codeLine is one code line's text and the offset of its first byte. When
+// the Markdown indentation consumed part of a tab (goldmark's padding), the
+// line keeps that tab, so that its indentation stays a tab like on the
+// lines whose tab was not split, and Off+i is the offset of Text[i] for
+// every byte.
+func (l *loader) codeLine(start, stop, padding int) (string, int) {
+	t := strings.TrimRight(l.text[start:stop], "\r\n")
+	if padding == 0 {
+		return t, start
+	}
+	if start > 0 && l.text[start-1] == '\t' {
+		return "\t" + t, start - 1
+	}
+	// Not expected from goldmark: keep the width, and the bytes of the
+	// line (not of its padding) at their offsets.
+	return strings.Repeat(" ", padding) + t, max(start-padding, 0)
 }

@@ -82,3 +82,30 @@ func TestCRLF(t *testing.T) {
 	same("code", a5, b5)
 	same("front", [3]string{lf.Name, lf.Kind, lf.Title}, [3]string{crlf.Name, crlf.Kind, crlf.Title})
 }
+
+// A fence in a list item whose code lines are indented with tabs: goldmark
+// consumes part of each tab as the item's indentation. Every position must
+// still be the byte's own line and column, and the tab-indented block must
+// not read as a mix of tabs and spaces.
+func TestTabIndentedFenceInListItem(t *testing.T) {
+	code := "- Steps:\n\n  ```prose\n\tlet x = 1\n\tif x == 1:\n\t\tlet = 2\n\treturn { result: x }\n  ```\n"
+	s, diags := Parse("t.prose.md", []byte(minimal(okSlots, "", code)))
+	checkPositions(t, s, diags)
+	var syn []string
+	for _, d := range diags {
+		if strings.HasPrefix(d.Code, "syntax/") {
+			syn = append(syn, d.Position.String()+" "+d.Code)
+		}
+	}
+	// "\t\tlet = 2" is line 24; the '=' is its 7th byte.
+	if len(syn) != 1 || syn[0] != "t.prose.md:24:7 syntax/expected" {
+		t.Errorf("syntax diagnostics %v, want one at t.prose.md:24:7\n%s", syn, diags)
+	}
+	for _, ln := range s.Delegation.Lines {
+		for i := 0; i < len(ln.Text); i++ {
+			if got := s.File.Source()[int(ln.Off)+i]; got != ln.Text[i] {
+				t.Fatalf("line %q: byte %d is %q in the file", ln.Text, i, got)
+			}
+		}
+	}
+}
