@@ -49,6 +49,35 @@ func (l *loader) delegation() {
 		return
 	}
 	l.readFence(sec, d, fence)
+	if extra := l.nextFence(sec, fence); extra != nil {
+		l.warnf(l.fencePos(extra, int(sec.Pos)), CodeExtraFence, "a second ```prose block in the Delegation is not run (only the first is): merge the code into the first block")
+	}
+}
+
+// nextFence returns the first prose or prosescript fence of the section
+// after the chosen one, or nil.
+func (l *loader) nextFence(sec *section, chosen *ast.FencedCodeBlock) *ast.FencedCodeBlock {
+	var next *ast.FencedCodeBlock
+	seen := false
+	for _, b := range sec.blocks {
+		_ = ast.Walk(b, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			fc, ok := n.(*ast.FencedCodeBlock)
+			switch {
+			case !entering || !ok:
+				return ast.WalkContinue, nil
+			case fc == chosen:
+				seen = true
+			case seen && (l.fenceInfo(fc) == "prose" || l.fenceInfo(fc) == "prosescript"):
+				next = fc
+				return ast.WalkStop, nil
+			}
+			return ast.WalkSkipChildren, nil
+		})
+		if next != nil {
+			break
+		}
+	}
+	return next
 }
 
 // readFence fills d from the chosen fence: its info, position, code lines,

@@ -68,6 +68,8 @@ func TestDiagnostics(t *testing.T) {
 		{name: "fence of another language", src: minimal(okSlots, "", "```python\nreturn 1\n```\n"), want: []string{"19:spec/delegation-fence"}},
 		{name: "no fence", src: minimal(okSlots, "", "Just words.\n"), want: []string{"17:spec/delegation-fence"}},
 		{name: "prosescript fence", src: minimal(okSlots, "", "```prosescript\nreturn { result: 1 }\n```\n"), want: []string{"19:spec/prosescript-fence"}},
+		{name: "second prose fence", src: minimal(okSlots, "", okCode+"\nMore words.\n\n"+fence("return 2\n")), want: []string{"27:spec/extra-fence"}},
+		{name: "second fence of another language", src: minimal(okSlots, "", okCode+"\n```sh\necho\n```\n")},
 		{name: "empty fence", src: minimal(okSlots, "", "```prose\n```\n"), want: []string{"19:spec/empty-delegation"}},
 		{name: "tilde fence closed by backticks", src: minimal(okSlots, "", "~~~prose\nreturn 1\n```\n"), want: []string{"19:spec/unterminated-fence"}},
 		{name: "not UTF-8", src: minimal(okSlots, "", okCode) + "\xff\xfe\n", want: []string{"24:spec/not-utf8"}},

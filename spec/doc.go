@@ -63,6 +63,7 @@
 //	spec/shape-missing       a declared slot that Shape delegates does not mention
 //	spec/prosescript-fence   the code fence says prosescript rather than prose
 //	spec/empty-delegation    the Delegation's code block has no code
+//	spec/extra-fence         a second ```prose block in the Delegation (only the first runs)
 //
 // The Delegation parser adds its own codes (syntax/...) to the same list.
 package spec
@@ -96,4 +97,5 @@ const (
 	CodeShapeMissing     = "spec/shape-missing"
 	CodeProsescript      = "spec/prosescript-fence"
 	CodeEmptyDelegation  = "spec/empty-delegation"
+	CodeExtraFence       = "spec/extra-fence"
 )
