@@ -333,4 +333,3 @@ func withMatch(r llmtest.Reply, match string) llmtest.Reply {
 	r.Match = match
 	return r
 }
-
