@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -75,10 +76,20 @@ func (r *Run) checkOutcome(result delegation.Value, runErr error) error {
 	if err != nil {
 		return fmt.Errorf("replay: the result cannot be encoded: %w", err)
 	}
-	if !bytes.Equal(got, fin.Result) {
+	if !bytes.Equal(canonical(got), canonical(fin.Result)) {
 		return fmt.Errorf("replay diverges from the journal: result %s, journaled %s", clip(got), clip(fin.Result))
 	}
 	return nil
+}
+
+// canonical is a JSON text with the escaping of encoding/json (journals
+// written before records were stored unescaped hold "\u003e" for ">").
+func canonical(b []byte) []byte {
+	out, err := json.Marshal(json.RawMessage(b))
+	if err != nil {
+		return b
+	}
+	return out
 }
 
 func clip(b []byte) string {

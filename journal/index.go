@@ -22,7 +22,7 @@ type index struct {
 	started  map[callKey]*Record // "start" records (for messages)
 	canceled map[callKey]bool    // attempts the run canceled (a sibling failed, a winner was found)
 	judges   map[judgeKey]*Record
-	firsts   map[string]int
+	firsts   map[string]*Record // "first" records by loop id
 	final    *Record
 
 	mu      sync.Mutex
@@ -36,7 +36,7 @@ func newIndex(l *Log) *index {
 		started:  map[callKey]*Record{},
 		canceled: map[callKey]bool{},
 		judges:   map[judgeKey]*Record{},
-		firsts:   map[string]int{},
+		firsts:   map[string]*Record{},
 		used:     map[callKey]bool{},
 	}
 	for _, r := range l.Records {
@@ -53,7 +53,7 @@ func newIndex(l *Log) *index {
 			x.judges[judgeKey{r.ID, r.N}] = r
 		case TypeFirst:
 			if r.Winner != nil {
-				x.firsts[r.ID] = *r.Winner
+				x.firsts[r.ID] = r
 			}
 		case TypeFinal:
 			x.final = r

@@ -112,8 +112,11 @@ type Record struct {
 	Rule      string `json:"rule,omitempty"`
 	TokensIn  int    `json:"tokens_in,omitempty"`
 	TokensOut int    `json:"tokens_out,omitempty"`
-	// "first": the winning index (-1: none won).
-	Winner *int `json:"winner,omitempty"`
+	// "first": the winning index (-1: none won), and the iterations that
+	// finished (not canceled), in the order they finished, the winner
+	// among them.
+	Winner *int  `json:"winner,omitempty"`
+	Order  []int `json:"order,omitempty"`
 	// "final": Status, and Result or Err. "session": Mode, Force and the
 	// spec's digest at this resume (it differs from the header's after a
 	// forced resume of a changed spec).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/proselang/prose/delegation"
@@ -317,28 +318,68 @@ func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn fu
 	r := rt.r
 	id := scopedID(ctx, loopID)
 	if r.idx != nil {
-		if w, ok := r.idx.firsts[id]; ok && w >= 0 && w < n {
-			won, err := fn(ctx, w)
-			switch {
-			case err != nil:
-				return -1, err
-			case won:
-				return w, nil
-			case r.mode == Replaying:
-				div := &DivergenceError{What: "parallel first", ID: id, Reason: fmt.Sprintf("the journaled winner, iteration %d, did not win", w+1)}
-				r.fail(div)
-				return -1, div
+		if rec, ok := r.idx.firsts[id]; ok && rec.Winner != nil && *rec.Winner < n {
+			if w, err, ok := rt.rerunFirst(ctx, id, rec, n, fn); ok {
+				return w, err
 			}
 		}
 	}
-	w, err := rt.Runtime.First(ctx, loopID, n, limit, fn)
+	var mu sync.Mutex
+	var order []int
+	track := func(ctx context.Context, i int) (bool, error) {
+		won, err := fn(ctx, i)
+		if err == nil {
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+		}
+		return won, err
+	}
+	w, err := rt.Runtime.First(ctx, loopID, n, limit, track)
 	if err == nil && ctx.Err() == nil {
 		win := w
-		if werr := r.write(&Record{Type: TypeFirst, Time: r.opt.Now().UTC(), ID: id, Winner: &win}, true); werr != nil {
+		mu.Lock()
+		rec := &Record{Type: TypeFirst, Time: r.opt.Now().UTC(), ID: id, Winner: &win, Order: order}
+		mu.Unlock()
+		if werr := r.write(rec, true); werr != nil {
 			return -1, werr
 		}
 	}
 	return w, err
+}
+
+// rerunFirst re-runs a journaled `parallel first` loop: the iterations
+// that finished in the journaled run, one at a time in the order they
+// finished (so what they appended to shared lists comes out in the same
+// order), the winner among them; canceled iterations do not run. A journal
+// that predates the order (Record.Order nil) re-runs the winner alone. ok
+// is false when the loop must run live.
+func (rt *runtime) rerunFirst(ctx context.Context, id string, rec *Record, n int, fn func(ctx context.Context, i int) (bool, error)) (w int, err error, ok bool) {
+	w = *rec.Winner
+	order := rec.Order
+	if order == nil {
+		if w < 0 {
+			return -1, nil, false
+		}
+		order = []int{w}
+	}
+	for _, i := range order {
+		if i < 0 || i >= n {
+			return -1, nil, false
+		}
+	}
+	for _, i := range order {
+		won, err := fn(ctx, i)
+		switch {
+		case err != nil:
+			return -1, err, true
+		case i == w && !won:
+			div := &DivergenceError{What: "parallel first", ID: id, Reason: fmt.Sprintf("the journaled winner, iteration %d, did not win", w+1)}
+			rt.r.fail(div)
+			return -1, div, true
+		}
+	}
+	return w, nil, true
 }
 
 func (rt *runtime) Sleep(ctx context.Context, d time.Duration) error {

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -39,11 +40,13 @@ func newWriter(f *os.File, every time.Duration) *writer { return &writer{f: f, e
 // append writes v as one JSON line. When durable, it returns only after
 // the line (and every line before it) is on disk.
 func (w *writer) append(v any, durable bool) error {
-	line, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // call ids hold '>' ("L12/2>L5"): keep them readable
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("journal: encoding a record: %w", err)
 	}
-	line = append(line, '\n')
+	line := buf.Bytes()
 	w.mu.Lock()
 	if w.err != nil {
 		err := w.err
