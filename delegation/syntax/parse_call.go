@@ -21,8 +21,12 @@ var clauseNames = []string{"retries", "timeout", "backoff", "on_fail"}
 func (p *parser) parseCall() Expr {
 	kw := p.advance()
 	c := &CallExpr{Call: kw.pos}
+	start := p.p
 	c.Target = p.parsePostfix()
 	c.EndPos = c.Target.End()
+	if t := p.tok(); t.kind == LPAREN || t.kind == LBRACE || isWordTok(t, "with") {
+		p.errorf(t.pos, "syntax/call-args", "a call's arguments go on the lines below it, indented, one per line: `call %s` then `  key: value`", p.sourceText(p.toks[start:p.p]))
+	}
 	if p.tok().kind != NEWLINE || p.peek(1).kind != INDENT {
 		return c
 	}
@@ -89,11 +93,11 @@ func (p *parser) parseClause(c *CallExpr, t *token) {
 	case "retries":
 		dup(c.Retries != nil)
 		p.advance()
-		c.Retries = p.parseExpr()
+		c.Retries = p.parseOperand("the number of retries after 'retries', like retries 2")
 	case "timeout":
 		dup(c.Timeout != nil)
 		p.advance()
-		c.Timeout = p.parseExpr()
+		c.Timeout = p.parseOperand("a duration after 'timeout', like timeout 30s")
 	case "backoff":
 		dup(c.Backoff != nil)
 		p.advance()
@@ -111,7 +115,7 @@ func (p *parser) parseClause(c *CallExpr, t *token) {
 			c.OnFail.Abort = true
 		case p.isWord("use"):
 			p.advance()
-			c.OnFail.Use = p.parseExpr()
+			c.OnFail.Use = p.parseOperand("the fallback value after 'on_fail use'")
 		default:
 			p.errorf(p.tok().pos, "syntax/expected", "expected 'abort' or 'use VALUE' after 'on_fail', found %s", describe(p.tok()))
 		}

@@ -25,8 +25,12 @@ func (p *parser) parseStmt() Stmt {
 	case "let":
 		return p.parseLet()
 	case "for", "repeat":
-		if p.isLoopStart() || t.raw == "for" && next.kind == IDENT || t.raw == "repeat" && startsOperand(next) {
+		if p.isLoopStart() || t.raw == "for" && next.kind == IDENT || t.raw == "repeat" && (startsOperand(next) || next.kind == COLON) {
 			return &ExprStmt{X: p.parseLoop()}
+		}
+	case "while", "until":
+		if startsOperand(next) {
+			p.errorf(t.pos, "syntax/expected", "a condition loop is written 'loop %s COND (max: N):'", t.raw)
 		}
 	case "if":
 		return p.parseIf(false)
@@ -152,7 +156,7 @@ func (p *parser) parseWhile() Stmt {
 		p.advance()
 		p.expectWord("max", "in the loop bound '(max: N)'")
 		p.expect(COLON, "after 'max'")
-		s.Max = p.parseExpr()
+		s.Max = p.parseOperand("the most iterations after 'max:', like (max: 10)")
 		p.expect(RPAREN, "to close '(max: N)'")
 	}
 	if p.isWord("as") {
@@ -203,7 +207,11 @@ func (p *parser) parseTry() Stmt {
 //	append_stmt = 'append' expr 'to' postfix NEWLINE | 'record' expr 'in' postfix NEWLINE .
 func (p *parser) parseAppend(record bool) Stmt {
 	kw := p.advance()
-	v := p.parseExpr()
+	word := map[bool]string{false: "to", true: "in"}[record]
+	if end := p.peek(2).kind; p.isWord(word) && p.peek(1).kind == IDENT && (end == NEWLINE || end == EOF) {
+		p.errorf(p.tok().pos, "syntax/expected", "expected the value to add after '%s': %s VALUE %s LIST", kw.raw, kw.raw, word)
+	}
+	v := p.parseOperand("the value to add after '" + kw.raw + "'")
 	if record {
 		p.expectWord("in", "after the recorded value: record VALUE in LIST")
 	} else {
@@ -232,6 +240,9 @@ func (p *parser) parseReturn() Stmt {
 	if k := p.tok().kind; k != NEWLINE && k != EOF && k != OUTDENT {
 		s.Value = p.parseValue()
 	}
+	if t := p.tok(); t.kind == COMMA {
+		p.errorf(t.pos, "syntax/unexpected", "return takes one value: return a list [a, b] or an object { a, b }")
+	}
 	p.endStmt("return statement")
 	return s
 }
@@ -241,7 +252,7 @@ func (p *parser) parseReturn() Stmt {
 //	throw_stmt = 'throw' expr NEWLINE .
 func (p *parser) parseThrow() Stmt {
 	kw := p.advance()
-	v := p.parseExpr()
+	v := p.parseOperand("the value to throw after 'throw', like throw \"reason\"")
 	p.endStmt("throw statement")
 	return &ThrowStmt{Throw: kw.pos, Value: v}
 }
@@ -308,7 +319,10 @@ func (p *parser) parseLoop() Expr {
 	if p.isWord("repeat") {
 		p.advance()
 		r := &RepeatExpr{Repeat: start, Parallel: parallel, First: first}
-		r.Count = p.parseExpr()
+		if t := p.tok(); t.kind == COLON || isWordTok(t, "as") {
+			p.errorf(t.pos, "syntax/expected", "expected the number of iterations after 'repeat': repeat N: or repeat N as i:")
+		}
+		r.Count = p.parseOperand("the number of iterations after 'repeat': repeat N:")
 		if p.isWord("as") {
 			p.advance()
 			r.Var = p.parseIdent("after 'as'")
@@ -324,9 +338,19 @@ func (p *parser) parseLoop() Expr {
 		f.Index = p.parseIdent("after ',' (for x, i in list)")
 	}
 	p.expectWord("in", "after the loop variable: for x in list:")
-	f.X = p.parseExpr()
+	f.X = p.parseOperand("the list to loop over after 'in': for x in list:")
 	f.Body = p.parseBlock("for")
 	return f
+}
+
+// parseOperand parses an expression that the grammar requires here; when
+// none starts (the line ends, a ':' comes), the error says what was
+// expected rather than just "a value".
+func (p *parser) parseOperand(what string) Expr {
+	if t := p.tok(); !startsOperand(t) && t.kind != ILLEGAL {
+		p.errorf(t.pos, "syntax/expected", "expected %s, found %s", what, describe(t))
+	}
+	return p.parseExpr()
 }
 
 // parseIdent parses a name.

@@ -238,3 +238,37 @@ func TestParseStringPositions(t *testing.T) {
 		t.Errorf("if spans %q", got)
 	}
 }
+
+// Mistakes a user is likely to make get one diagnostic whose message says
+// what to write instead.
+func TestParseErrorMessages(t *testing.T) {
+	tests := []struct{ name, code, want, msg string }{
+		{"call args on the line", "let r = call svc with { a: 1 }\nlet z = 1", "1:18 [syntax/call-args]", "`call svc` then `  key: value`"},
+		{"call args in parens", "call tier.model(a: 1)", "1:16 [syntax/call-args]", "`call tier.model`"},
+		{"call args as object", "call svc { a: 1 }", "1:10 [syntax/call-args]", "lines below it"},
+		{"repeat without count", "repeat:\n  x = 1\nlet z = 1", "1:7 [syntax/expected]", "repeat N:"},
+		{"repeat as without count", "repeat as i:\n  x = 1", "1:8 [syntax/expected]", "number of iterations"},
+		{"for without list", "for x in:\n  y", "1:9 [syntax/expected]", "the list to loop over"},
+		{"on_fail use without value", "call a\n  on_fail use\nlet z = 1", "2:14 [syntax/expected]", "fallback value"},
+		{"timeout without value", "call a\n  timeout", "2:10 [syntax/expected]", "timeout 30s"},
+		{"retries without value", "call a\n  retries", "2:10 [syntax/expected]", "retries 2"},
+		{"return two values", "return 1, 2", "1:9 [syntax/unexpected]", "return a list [a, b] or an object { a, b }"},
+		{"while without loop", "while x < 3:\n  x = x + 1\nlet z = 1", "1:1 [syntax/expected]", "loop while COND (max: N):"},
+		{"throw nothing", "throw", "1:6 [syntax/expected]", "the value to throw"},
+		{"append nothing", "append to xs", "1:8 [syntax/expected]", "the value to add"},
+		{"max without value", "loop while x (max: ):\n  y", "1:20 [syntax/expected]", "(max: 10)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs := ParseString("t.prose", tt.code)
+			if len(errs) != 1 {
+				t.Fatalf("code:\n%s\nwant exactly one diagnostic, got %d:\n%s", tt.code, len(errs), errs)
+			}
+			d := errs[0]
+			got := strings.TrimPrefix(d.Position.String(), "t.prose:") + " [" + d.Code + "]"
+			if got != tt.want || !strings.Contains(d.Message, tt.msg) {
+				t.Errorf("code:\n%s\ngot  %s %s\nwant %s, a message with %q", tt.code, got, d.Message, tt.want, tt.msg)
+			}
+		})
+	}
+}
