@@ -37,19 +37,24 @@ var decisionWords = map[string]class{
 	"certify": clsAccept, "certified": clsAccept,
 	"accept": clsAccept, "accepted": clsAccept,
 	"approve": clsAccept, "approved": clsAccept,
-	"pass": clsAccept, "passed": clsAccept, "passes": clsAccept,
+	"pass": clsAccept, "passed": clsAccept, "passes": clsAccept, "passing": clsAccept,
 	"ok": clsAccept, "success": clsAccept, "succeeded": clsAccept,
 	"proceed": clsProceed, "continue": clsProceed,
 	"adjust": clsAdjust, "adjusted": clsAdjust, "revise": clsAdjust,
-	"abort": clsAbort, "aborted": clsAbort, "stop": clsAbort, "halt": clsAbort,
+	"abort": clsAbort, "aborted": clsAbort, "stop": clsAbort, "stopped": clsAbort,
+	"halt": clsAbort, "halted": clsAbort,
 	"reject": clsReject, "rejected": clsReject,
-	"fail": clsReject, "failed": clsReject, "failure": clsReject,
+	"fail": clsReject, "failed": clsReject, "failure": clsReject, "failing": clsReject,
 	"deny": clsReject, "denied": clsReject,
-	"block": clsReject, "blocked": clsReject, "error": clsReject,
+	"block": clsReject, "blocked": clsReject, "error": clsReject, "errored": clsReject,
 }
 
 // decisionFields are the object keys whose string value is a decision word.
 var decisionFields = []string{"verdict", "decision", "status"}
+
+// evaluationFields are the keys of a `says` criterion that make it an
+// evaluation carrying a verdict rather than a rubric.
+var evaluationFields = []string{"verdict", "decision"}
 
 // booleanFields are the object keys whose boolean value is a decision.
 var booleanFields = []string{"certified", "accepted", "approved", "proceed", "ok", "pass", "passed"}
@@ -83,38 +88,107 @@ func collect(v delegation.Value, depth int) []class {
 }
 
 func objectSignals(o *delegation.Object, depth int) []class {
-	var out []class
-	for _, k := range decisionFields {
-		f, ok := o.Get(k)
-		if !ok {
-			continue
-		}
-		switch f := f.(type) {
-		case bool:
-			out = append(out, boolClass(f))
-		case *delegation.Object:
-			if depth > 0 {
-				out = append(out, collect(f, depth-1)...)
-			}
-		default:
-			out = append(out, collect(f, 0)...)
-		}
-	}
+	out := verdictSignals(o, decisionFields, depth)
 	for _, k := range booleanFields {
-		if b, ok := getBool(o, k); ok {
-			out = append(out, boolClass(b))
+		for _, f := range fields(o, k) {
+			if b, ok := f.(bool); ok {
+				out = append(out, boolClass(b))
+			}
 		}
 	}
 	return out
 }
 
-func getBool(o *delegation.Object, key string) (bool, bool) {
-	v, ok := o.Get(key)
-	if !ok {
-		return false, false
+// verdictSignals reads the decision fields keys of o: a decision word, a
+// boolean, or (depth permitting) a nested verdict object.
+func verdictSignals(o *delegation.Object, keys []string, depth int) []class {
+	var out []class
+	for _, k := range keys {
+		for _, f := range fields(o, k) {
+			switch f := f.(type) {
+			case bool:
+				out = append(out, boolClass(f))
+			case *delegation.Object:
+				if depth > 0 {
+					out = append(out, collect(f, depth-1)...)
+				}
+			default:
+				out = append(out, collect(f, 0)...)
+			}
+		}
 	}
-	b, ok := v.(bool)
-	return b, ok
+	return out
+}
+
+// fields returns the values of o's keys equal to key up to case
+// ("Verdict", "APPROVED").
+func fields(o *delegation.Object, key string) []delegation.Value {
+	var out []delegation.Value
+	for _, k := range o.Keys() {
+		if strings.EqualFold(k, key) {
+			v, _ := o.Get(k)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// isDecisionKey reports whether k names a decision field or a boolean
+// decision field, up to case.
+func isDecisionKey(k string) bool {
+	for _, f := range decisionFields {
+		if strings.EqualFold(k, f) {
+			return true
+		}
+	}
+	for _, f := range booleanFields {
+		if strings.EqualFold(k, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// affirmations are answers that may mean yes although they are no
+// decision word: a value holding one is never read as "no explicit
+// decision".
+var affirmations = map[string]bool{"yes": true, "y": true, "true": true, "go": true, "go ahead": true,
+	"allow": true, "allowed": true, "safe": true, "lgtm": true, "granted": true, "greenlight": true}
+
+// maybeAffirms reports whether v might, read by a person, say yes: a true
+// boolean anywhere, an accepting word or an affirmation anywhere, or a
+// decision field holding something no rule reads (prose, a number). It
+// looks depth levels deep and at most 256 values in all.
+func maybeAffirms(v delegation.Value, depth int, budget *int) bool {
+	if *budget--; *budget < 0 || depth < 0 {
+		return true // too big to tell: not "no decision"
+	}
+	switch v := v.(type) {
+	case bool:
+		return v
+	case string:
+		w := strings.ToLower(strings.Trim(strings.TrimSpace(v), ".!"))
+		return wordClass(w).positive() || affirmations[w]
+	case *delegation.List:
+		for _, e := range v.Elems() {
+			if maybeAffirms(e, depth-1, budget) {
+				return true
+			}
+		}
+	case *delegation.Object:
+		for _, k := range v.Keys() {
+			f, _ := v.Get(k)
+			if f != nil && isDecisionKey(k) && len(collect(f, 1)) == 0 {
+				if _, isBool := f.(bool); !isBool {
+					return true // a decision field no rule reads
+				}
+			}
+			if maybeAffirms(f, depth-1, budget) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func boolClass(b bool) class {

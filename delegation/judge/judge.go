@@ -1,8 +1,34 @@
 // Package judge decides the natural-language conditions of a Delegation
 // block without a model wherever the run's data allows it.
 //
-// Deterministic implements delegation.Judge. It applies, in order, the
-// rules of the design (step 1, expression conditions, is the evaluator's):
+// Deterministic implements delegation.Judge; Decide applies the rules
+// alone; NeedsModel tells a runner before a run whether a condition can
+// need a model at all.
+//
+// # Forms read
+//
+// A rule reads a condition only in one of these forms; any other text
+// (a second clause, a hedge, a quantifier, a longer object) goes to the
+// model, even when the data carries a clear decision, because a wrong
+// deterministic answer is worse than asking:
+//
+//   - `[not] [the] SUBJECT {does|not|never|explicitly|...} VERB [OBJECT]`,
+//     VERB accepting (certifies, accepts, approves, endorses, passes,
+//     proceeds, continues, clears, allows, permits, succeeds, greenlights
+//     and their plain and past forms) or refusing (rejects, fails, aborts,
+//     blocks, denies, refuses, vetoes, declines, stops, halts); OBJECT at
+//     most four words, none of them a conjunction, preposition, negation,
+//     quantifier or hedge (`the proposal`, not `the proposal and tests
+//     pass`, `most of the plan`). `fails to VERB` negates VERB; two
+//     negations are not read.
+//   - `SUBJECT says [to] WORD`, WORD one decision word.
+//   - `SUBJECT is [not] [a] WORD`, WORD a decision word (certified,
+//     approved, rejected, a pass, a failure...) or acceptable,
+//     unacceptable, successful, unsuccessful.
+//   - `CRITERION says SUBJECT is [not] PREDICATE` as the parser reads it
+//     (syntax.Says), with a predicate of known polarity.
+//
+// # Rules, in order
 //
 //   - "says-null-criterion": `CRITERION says SUBJECT is [not] PREDICATE`
 //     where CRITERION is null or empty (no rubric): any non-error result
@@ -10,21 +36,45 @@
 //     invalid...) does not hold and a positive one (acceptable, valid...)
 //     does; `is not` flips the answer.
 //   - "structured-verdict": the subject (a `says` form's SUBJECT, else the
-//     condition's leading name) is a bare decision word ("accept") or an
-//     object with a `verdict`, `decision` or `status` word, or a boolean
-//     `certified`, `accepted`, `approved`, `proceed`, `ok`, `pass` or
-//     `passed` field. The decision is matched against the condition's verb:
-//     certifies/accepts/approves/passes/proceeds ask for an accepting
-//     decision (certify, accept, approve, pass, proceed, continue, ok,
-//     success or a true boolean); rejects/fails/aborts/blocks ask for a
-//     refusal (reject, fail, abort, stop, block, error or a false boolean);
-//     `X says WORD` asks whether the decision is WORD, where all accepting
-//     words count as one, all stopping words as one, and adjust is its
-//     own. Several signals in one value must agree, else the value does
-//     not decide.
+//     condition's leading name) is a bare decision word ("accept",
+//     "Certified.") or an object with a `verdict`, `decision` or `status`
+//     word (or boolean, or a nested verdict object one level down), or a
+//     boolean `certified`, `accepted`, `approved`, `proceed`, `ok`, `pass`
+//     or `passed` field; keys match up to case. The decision is matched
+//     against the question: accepting verbs and words ask for an
+//     accepting decision (certify, accept, approve, pass, proceed,
+//     continue, ok, success or a true boolean); refusing ones for a
+//     refusal (reject, fail, abort, stop, block, error or a false
+//     boolean); `X says WORD` and `X is WORD` ask whether the decision is
+//     WORD, where all accepting words count as one, all stopping words as
+//     one, and adjust is its own. Several signals in one value must
+//     agree, else the value does not decide. A list (several verdicts:
+//     all or any?) and a bare boolean (`problem` true blocks, `approval`
+//     true passes) never decide.
+//   - "evaluation-verdict": in `CRITERION says SUBJECT is PREDICATE`,
+//     when the subject carries no decision and CRITERION is an object
+//     whose `verdict` or `decision` field does (`evaluation says the result
+//     is acceptable` after `evaluation = {"verdict": "accept"}`), that
+//     decision answers. A criterion's `status` or boolean fields are not
+//     read: they could describe a rubric as well as an outcome.
 //   - "null-subject": for a verb form (not `says ... is`), a null subject
 //     carries no decision: `verdict certifies the proposal` is false and
 //     `decision does not explicitly proceed` is true.
+//   - "no-explicit-decision": a verb qualified by explicitly, expressly,
+//     clearly, unambiguously, unequivocally, unmistakably, definitely or
+//     definitively asks for an explicit decision. When the verb (or the
+//     word of `says WORD`) is accepting and the subject carries no
+//     recognized decision, the subject does not explicitly accept:
+//     `decision does not explicitly proceed` holds for
+//     {"reason": "unclear"}, and `decision explicitly approves the change`
+//     does not. This fails closed. It applies to an object or list with
+//     nothing in it that may say yes (no true boolean, no accepting word
+//     or yes/go/allowed/safe/lgtm anywhere, no decision field holding
+//     prose or a number), a number, false, or a blank string. Any other
+//     string ("yes, go ahead") may say yes in prose, and true may mean
+//     yes: the model reads those. A refusing verb (`explicitly rejects`)
+//     is not read this way, since "no explicit refusal" is the answer
+//     that proceeds.
 //
 // Anything else goes to Next, normally the model judge of package llm.
 // Without Next it is an error naming the condition and its position, saying
@@ -34,9 +84,6 @@
 // the proceeding answer by guesswork: the rules decide only from the data,
 // and a model judge that cannot read a verdict answers
 // Judgment.SafeHolds.
-//
-// NeedsModel tells a runner before a run whether a condition can need a
-// model at all.
 package judge
 
 import (
@@ -52,9 +99,11 @@ import (
 
 // Rule names, as found in delegation.Verdict.Rule.
 const (
-	RuleSaysNullCriterion = "says-null-criterion"
-	RuleStructuredVerdict = "structured-verdict"
-	RuleNullSubject       = "null-subject"
+	RuleSaysNullCriterion  = "says-null-criterion"
+	RuleStructuredVerdict  = "structured-verdict"
+	RuleNullSubject        = "null-subject"
+	RuleEvaluationVerdict  = "evaluation-verdict"
+	RuleNoExplicitDecision = "no-explicit-decision"
 )
 
 // Deterministic is a delegation.Judge that decides from the data and hands
@@ -114,15 +163,72 @@ func Decide(j *delegation.Judgment) (delegation.Verdict, bool) {
 	if !bound {
 		return delegation.Verdict{}, false
 	}
-	if v, ok := structured(q, subj); ok {
-		return v, true
+	sigs := signals(subj)
+	if len(sigs) > 0 {
+		return structured(q, q.subject, sigs, RuleStructuredVerdict)
 	}
-	if subj == nil && j.Cond.Says == nil {
+	if j.Cond.Says != nil {
+		return evaluationVerdict(q, j)
+	}
+	if subj == nil {
 		holds := q.negated
 		return delegation.Verdict{Holds: holds, Rule: RuleNullSubject,
 			Reasoning: fmt.Sprintf("%s is null: it carries no decision", q.subject)}, true
 	}
+	if q.explicit && q.positive() && lacksExplicitDecision(subj) {
+		return delegation.Verdict{Holds: q.negated, Rule: RuleNoExplicitDecision,
+			Reasoning: fmt.Sprintf("%s carries no explicit decision (no verdict, decision or status word, no proceed/approved... boolean), "+
+				"so it does not explicitly %s", q.subject, explicitWhat(q))}, true
+	}
 	return delegation.Verdict{}, false
+}
+
+// evaluationVerdict decides `CRITERION says SUBJECT is PREDICATE` when
+// the subject carries no decision and the criterion is an evaluation
+// object whose verdict or decision field holds one.
+func evaluationVerdict(q question, j *delegation.Judgment) (delegation.Verdict, bool) {
+	crit, _ := lookup(j.Values, j.Cond.Says.Criterion)
+	o, ok := crit.(*delegation.Object)
+	if !ok {
+		return delegation.Verdict{}, false
+	}
+	sigs := verdictSignals(o, evaluationFields, 1)
+	if len(sigs) == 0 {
+		return delegation.Verdict{}, false
+	}
+	return structured(q, j.Cond.Says.Criterion, sigs, RuleEvaluationVerdict)
+}
+
+// lacksExplicitDecision reports whether v, which carries no recognized
+// decision, cannot be read as saying yes: an object or list with nothing
+// that may affirm (see maybeAffirms), a number, false, a blank string.
+// Other strings may say yes in prose, and true may mean yes: the model
+// reads those.
+func lacksExplicitDecision(v delegation.Value) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.TrimSpace(v) == ""
+	case bool:
+		return !v
+	case int64, float64:
+		return true
+	case *delegation.Object, *delegation.List:
+		budget := 256
+		return !maybeAffirms(v, 4, &budget)
+	}
+	return false
+}
+
+// explicitWhat words what an explicit question asked for: "proceed",
+// "say proceed", "read certified".
+func explicitWhat(q question) string {
+	switch {
+	case q.ask != askSays:
+		return q.verb
+	case q.verb == "says" || q.verb == "say":
+		return "say " + q.said
+	}
+	return "read " + q.said
 }
 
 func saysNullCriterion(j *delegation.Judgment) (delegation.Verdict, bool) {
@@ -143,9 +249,9 @@ func saysNullCriterion(j *delegation.Judgment) (delegation.Verdict, bool) {
 	return delegation.Verdict{Holds: holds, Rule: RuleSaysNullCriterion, Reasoning: why}, true
 }
 
-// structured decides q from the decisions v carries.
-func structured(q question, v delegation.Value) (delegation.Verdict, bool) {
-	sigs := signals(v)
+// structured decides q from the decisions sigs that the value named
+// name carries.
+func structured(q question, name string, sigs []class, rule string) (delegation.Verdict, bool) {
 	decided, holds := false, false
 	var names []string
 	for _, c := range sigs {
@@ -165,8 +271,8 @@ func structured(q question, v delegation.Value) (delegation.Verdict, bool) {
 	if q.negated {
 		holds = !holds
 	}
-	why := fmt.Sprintf("%s carries a structured decision (%s)", q.subject, strings.Join(names, ", "))
-	return delegation.Verdict{Holds: holds, Rule: RuleStructuredVerdict, Reasoning: why}, true
+	why := fmt.Sprintf("%s carries a structured decision (%s)", name, strings.Join(names, ", "))
+	return delegation.Verdict{Holds: holds, Rule: rule, Reasoning: why}, true
 }
 
 // lookup returns the value of path in values and whether it is there.

@@ -122,7 +122,7 @@ func decideCases() []decideCase {
 		{"guard bare proceed", notProceed, `{"decision": "proceed"}`, "false", sv},
 		{"guard block", notProceed, `{"decision": {"decision": "block"}}`, "true", sv},
 		{"guard adjust", notProceed, `{"decision": {"decision": "adjust"}}`, "true", sv},
-		{"guard reason only", notProceed, `{"decision": {"reason": "fine"}}`, "model", ""},
+		{"guard reason only", notProceed, `{"decision": {"reason": "fine"}}`, "true", RuleNoExplicitDecision},
 		{"guard null", notProceed, `{"decision": null}`, "true", ns},
 		{"guard prose", notProceed, `{"decision": "sure, go ahead"}`, "model", ""},
 		// retry-with-learning, fallback-chain: failure_criteria says ... is a failure
