@@ -48,7 +48,11 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	}
 	sc := newScope(nil)
 	for k, v := range globals {
-		sc.vars[k] = clone(normalize(v))
+		c, err := clone(normalize(v))
+		if err != nil {
+			return nil, &Error{Kind: KindRuntime, Msg: fmt.Sprintf("the value of %s: %v", k, err)}
+		}
+		sc.vars[k] = c
 	}
 	f := &frame{in: in, ctx: ctx, sc: sc}
 	c, v, _, err := f.execBlock(prog.Body, false)

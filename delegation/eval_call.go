@@ -143,7 +143,11 @@ func (f *frame) planCall(x *syntax.CallExpr) (*callPlan, error) {
 	}
 	// A service sees its arguments as they were when the call started,
 	// even if a list passed in grows afterwards.
-	p.args = clone(args).(*Object)
+	snap, err := clone(args)
+	if err != nil {
+		return nil, f.errorf(x.Call, KindRuntime, "the arguments of the call: %v", err)
+	}
+	p.args = snap.(*Object)
 	if x.Retries != nil {
 		r, err := f.count(x.Retries, "retries")
 		if err != nil {
@@ -247,22 +251,36 @@ func (b *backoff) delay(rt Runtime, id string, k int) time.Duration {
 	return time.Duration(d)
 }
 
-// clone copies the lists and objects in v, deeply.
-func clone(v Value) Value {
+// clone copies the lists and objects in v, deeply; values nested deeper
+// than MaxDepth (a list that contains itself) are an error.
+func clone(v Value) (Value, error) { return cloneDepth(v, 0) }
+
+func cloneDepth(v Value, depth int) (Value, error) {
+	if depth > MaxDepth {
+		return nil, ErrTooDeep
+	}
 	switch v := v.(type) {
 	case *List:
 		elems := v.Elems()
 		for i, e := range elems {
-			elems[i] = clone(e)
+			c, err := cloneDepth(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			elems[i] = c
 		}
-		return NewList(elems...)
+		return NewList(elems...), nil
 	case *Object:
 		o := NewObject()
 		for _, k := range v.Keys() {
 			e, _ := v.Get(k)
-			o.Set(k, clone(e))
+			c, err := cloneDepth(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			o.Set(k, c)
 		}
-		return o
+		return o, nil
 	}
-	return v
+	return v, nil
 }

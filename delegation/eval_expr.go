@@ -257,10 +257,12 @@ func (f *frame) evalBinary(x *syntax.BinaryExpr) (Value, error) {
 // error.
 func binary(op syntax.Token, a, b Value) (v Value, msg string) {
 	switch op {
-	case syntax.EQ:
-		return Equal(a, b), ""
-	case syntax.NE:
-		return !Equal(a, b), ""
+	case syntax.EQ, syntax.NE:
+		eq, err := equal(a, b, 0)
+		if err != nil {
+			return nil, "cannot compare: " + err.Error()
+		}
+		return eq == (op == syntax.EQ), ""
 	case syntax.PLUS:
 		return plus(a, b)
 	case syntax.MINUS:

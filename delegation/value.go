@@ -180,50 +180,73 @@ func Truthy(v Value) bool {
 	return true
 }
 
+// MaxDepth is how deeply lists and objects may nest in a value that is
+// decoded, encoded, compared or copied. Deeper data (a service printing
+// thousands of nested arrays, a list appended to itself) is an error
+// wrapping ErrTooDeep rather than a recursion that exhausts the stack.
+const MaxDepth = 1000
+
+// ErrTooDeep is wrapped by the errors of values nested deeper than
+// MaxDepth.
+var ErrTooDeep = fmt.Errorf("lists and objects nested deeper than %d levels (or a list that contains itself)", MaxDepth)
+
 // Equal reports deep equality; an integer equals a number of the same value.
+// Values nested deeper than MaxDepth are unequal.
 func Equal(a, b Value) bool {
+	eq, err := equal(a, b, 0)
+	return eq && err == nil
+}
+
+// equal is Equal, with an error for values nested deeper than MaxDepth.
+func equal(a, b Value, depth int) (bool, error) {
 	if fa, ok := toFloat(a); ok {
 		fb, ok := toFloat(b)
-		return ok && fa == fb
+		return ok && fa == fb, nil
+	}
+	if depth > MaxDepth {
+		return false, ErrTooDeep
 	}
 	switch a := a.(type) {
 	case nil:
-		return b == nil
+		return b == nil, nil
 	case bool, string, time.Duration:
-		return a == b
+		return a == b, nil
 	case *List:
 		b, ok := b.(*List)
 		if !ok {
-			return false
+			return false, nil
 		}
 		ae, be := a.Elems(), b.Elems()
 		if len(ae) != len(be) {
-			return false
+			return false, nil
 		}
 		for i := range ae {
-			if !Equal(ae[i], be[i]) {
-				return false
+			if eq, err := equal(ae[i], be[i], depth+1); !eq || err != nil {
+				return false, err
 			}
 		}
-		return true
+		return true, nil
 	case *Object:
 		b, ok := b.(*Object)
 		if !ok || a.Len() != b.Len() {
-			return false
+			return false, nil
 		}
 		for _, k := range a.Keys() {
 			av, _ := a.Get(k)
 			bv, ok := b.Get(k)
-			if !ok || !Equal(av, bv) {
-				return false
+			if !ok {
+				return false, nil
+			}
+			if eq, err := equal(av, bv, depth+1); !eq || err != nil {
+				return false, err
 			}
 		}
-		return true
+		return true, nil
 	case Service:
 		bs, ok := b.(Service)
-		return ok && a.ServiceName() == bs.ServiceName()
+		return ok && a.ServiceName() == bs.ServiceName(), nil
 	}
-	return false
+	return false, nil
 }
 
 func toFloat(v Value) (float64, bool) {
@@ -241,7 +264,7 @@ func toFloat(v Value) (float64, bool) {
 // Non-finite numbers encode as null.
 func ToJSON(v Value) ([]byte, error) {
 	var b bytes.Buffer
-	if err := writeJSON(&b, v); err != nil {
+	if err := writeJSON(&b, v, 0); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -260,7 +283,10 @@ func ToIndentedJSON(v Value) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func writeJSON(b *bytes.Buffer, v Value) error {
+func writeJSON(b *bytes.Buffer, v Value, depth int) error {
+	if depth > MaxDepth {
+		return ErrTooDeep
+	}
 	switch v := v.(type) {
 	case nil:
 		b.WriteString("null")
@@ -286,7 +312,7 @@ func writeJSON(b *bytes.Buffer, v Value) error {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := writeJSON(b, e); err != nil {
+			if err := writeJSON(b, e, depth+1); err != nil {
 				return err
 			}
 		}
@@ -300,7 +326,7 @@ func writeJSON(b *bytes.Buffer, v Value) error {
 			writeString(b, k)
 			b.WriteByte(':')
 			e, _ := v.Get(k)
-			if err := writeJSON(b, e); err != nil {
+			if err := writeJSON(b, e, depth+1); err != nil {
 				return err
 			}
 		}
@@ -327,7 +353,7 @@ func writeString(b *bytes.Buffer, s string) {
 func FromJSON(data []byte) (Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +363,10 @@ func FromJSON(data []byte) (Value, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (Value, error) {
+func decodeValue(dec *json.Decoder, depth int) (Value, error) {
+	if depth > MaxDepth {
+		return nil, fmt.Errorf("invalid JSON: %w", ErrTooDeep)
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
@@ -352,7 +381,7 @@ func decodeValue(dec *json.Decoder) (Value, error) {
 		case '[':
 			l := NewList()
 			for dec.More() {
-				e, err := decodeValue(dec)
+				e, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -370,7 +399,7 @@ func decodeValue(dec *json.Decoder) (Value, error) {
 					return nil, fmt.Errorf("invalid JSON: %w", err)
 				}
 				k, _ := kt.(string)
-				e, err := decodeValue(dec)
+				e, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}

@@ -1,0 +1,83 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// deepJSON is n nested arrays.
+func deepJSON(n int) []byte {
+	return []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+}
+
+// deepList is n nested lists, built without FromJSON.
+func deepList(n int) *List {
+	l := NewList()
+	for i := 0; i < n; i++ {
+		l = NewList(l)
+	}
+	return l
+}
+
+func TestDeepValuesAreCapped(t *testing.T) {
+	if _, err := FromJSON(deepJSON(MaxDepth)); err != nil {
+		t.Fatalf("%d levels should decode: %v", MaxDepth, err)
+	}
+	if _, err := FromJSON(deepJSON(10000)); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("10,000 nested arrays: want ErrTooDeep, got %v", err)
+	}
+	deep := deepList(10000)
+	if _, err := ToJSON(deep); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("ToJSON: want ErrTooDeep, got %v", err)
+	}
+	if _, err := clone(deep); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("clone: want ErrTooDeep, got %v", err)
+	}
+	if Equal(deep, deep) {
+		t.Errorf("values deeper than MaxDepth compare unequal")
+	}
+	shallow := deepList(MaxDepth - 1)
+	if _, err := ToJSON(shallow); err != nil || !Equal(shallow, deepList(MaxDepth-1)) {
+		t.Errorf("a value within the cap: %v", err)
+	}
+}
+
+// A list that contains itself is an error wherever it is encoded, compared
+// or passed to a service, never an endless recursion.
+func TestSelfContainingListIsAnError(t *testing.T) {
+	_, err := run(t, "let xs = [1]\nappend xs to xs\nreturn xs == xs", nil, nil)
+	wantErr(t, err, "test.md:3:11", "cannot compare", "contains itself")
+
+	caller := newCaller().on("w", echo)
+	host := &Host{Caller: caller, Runtime: newFakeRuntime()}
+	_, err = run(t, "let xs = [1]\nappend xs to xs\nlet r = call w\n  xs: xs\nreturn r", map[string]Value{"w": svc("w")}, host)
+	wantErr(t, err, "test.md:3:9", "arguments of the call", "nested deeper")
+	if caller.calls.Load() != 0 {
+		t.Errorf("the service was called with a cyclic argument")
+	}
+
+	v, err := run(t, "let xs = [1]\nappend xs to xs\nreturn xs", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ToJSON(v); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("ToJSON of a cyclic result: %v", err)
+	}
+}
+
+func TestDeepGlobalsAreRefused(t *testing.T) {
+	_, err := Run(context.Background(), parse(t, "return x"), map[string]Value{"x": deepList(MaxDepth + 5)}, nil)
+	wantErr(t, err, "the value of x", "nested deeper")
+}
+
+// A service answering with deep data that a host decoded itself: comparing
+// and passing it on fail cleanly.
+func TestDeepServiceResult(t *testing.T) {
+	caller := newCaller().on("deep", func(context.Context, *CallRequest) (Value, error) { return deepList(20000), nil }).on("w", echo)
+	host := &Host{Caller: caller, Runtime: newFakeRuntime()}
+	g := map[string]Value{"deep": svc("deep"), "w": svc("w")}
+	_, err := run(t, "let d = call deep\nlet r = call w\n  d: d\nreturn r", g, host)
+	wantErr(t, err, "test.md:2:9", "nested deeper")
+}
