@@ -2,7 +2,10 @@ package patterns
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
@@ -72,7 +75,7 @@ func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)
 		env = &Env{Nested: NestedSpecWith(load)}
 	}
 	if env.Depth+1 > MaxNestingDepth {
-		return nil, fmt.Errorf("%s would nest more than %d specs deep (does a spec bind itself?)", b.Value, MaxNestingDepth)
+		return nil, fmt.Errorf("slot %s: binding %s would nest specs %d deep; the limit is %d (does a spec bind itself?)", b.Path, b.Arg, env.Depth+1, MaxNestingDepth)
 	}
 	sp, _, err := loadChecked(RunOptions{Path: b.Arg, Load: load})
 	if err != nil {
@@ -132,6 +135,36 @@ func nestedPrefix(req *delegation.CallRequest) string {
 	return req.ID + ">"
 }
 
+// missingInputs is the error of a call that passes no value for an input
+// the nested spec requires: it names the input and what the call passed.
+// It is a run-time error of that call, not a usage error: no flag can fix
+// it, only the outer spec's arguments or a nested spec that fits.
+func (n *NestedService) missingInputs(args, given *delegation.Object) error {
+	b := &binder{sp: n.Spec}
+	var missing []string
+	for _, in := range n.Spec.Inputs {
+		if b.isSlot(in.Name) || b.configEntry(in.Name) != nil || in.HasDefault || in.Optional {
+			continue
+		}
+		if _, ok := given.Get(in.Name); !ok {
+			missing = append(missing, strconv.Quote(in.Name))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	passed := "no arguments"
+	if args != nil && len(args.Keys()) > 0 {
+		passed = "only " + strings.Join(args.Keys(), ", ")
+	}
+	word := "input"
+	if len(missing) > 1 {
+		word = "inputs"
+	}
+	return fmt.Errorf("%s (bound to %s) requires %s %s, but the call passes %s: a call's arguments are the nested spec's inputs",
+		n.Spec.File.Name, n.Path, word, strings.Join(missing, ", "), passed)
+}
+
 // declares reports whether name is an input or config key of the spec
 // (slots cannot be replaced by arguments).
 func (n *NestedService) declares(name string) bool {
@@ -172,8 +205,17 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 			}
 		}
 	}
+	if err := n.missingInputs(args, given); err != nil {
+		return nil, err
+	}
 	g, err := n.Instance.WithArgs(given)
 	if err != nil {
+		// A call's arguments are not command-line flags: report them as
+		// the call's failure (exit 1, catchable), not as bad usage.
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Path, strings.Join(ue.Problems, "; "))
+		}
 		return nil, err
 	}
 	b := &binder{sp: n.Spec}

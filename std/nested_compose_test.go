@@ -1,0 +1,193 @@
+package std_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/patterns"
+)
+
+// Compositions of nested specs beyond a single slot: failures inside,
+// arguments that do not fit, list slots of specs, a nested race.
+
+var wrapSpec = filepath.Join("..", "testdata", "std", "wrap.prose.md")
+
+// The error of a call that failed inside a nested spec shows the outer
+// call's position and the inner one's.
+func TestNestedInnerFailureShowsBothPositions(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.run(run{pattern: "guard",
+		slots: []string{
+			"guard=" + h.svcBinding("guard", `{"proceed":true}`),
+			"target=" + wrapSpec,
+			"target.inner=" + h.svcBinding("inner", "fail:disk full"),
+		},
+		inputs: []string{"task_brief=go"},
+	})
+	if err == nil {
+		t.Fatal("the inner failure was lost")
+	}
+	msg := err.Error()
+	for _, want := range []string{"guard.prose.md:", "call 'target' failed", "call 'target.inner' failed", "disk full", "wrap.prose.md:41:14"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	var ue *patterns.UsageError
+	if errors.As(err, &ue) {
+		t.Errorf("a failed call is a run-time error, not bad usage: %v", err)
+	}
+}
+
+// A nested spec that requires an input its caller does not pass makes that
+// call fail (exit 1, catchable, with the call's position), and the message
+// names the input and what the call passed. It is not a usage error: no
+// flag could fix it.
+func TestNestedMissingInputIsACallFailure(t *testing.T) {
+	h := newHarness(t)
+	res := h.mustRun(run{pattern: "retry-with-learning",
+		slots: []string{
+			"target=std/patterns/stochastic-probe.prose.md",
+			"target.probe=" + h.svcBinding("probe", `"p"`),
+			"target.analyst=" + h.svcBinding("analyst", `"a"`),
+		},
+		config: []string{"max_retries=2"},
+		inputs: []string{"task_brief=read"},
+	})
+	hist := js(res["failure_history"])
+	for _, want := range []string{`requires input \"material\"`, "passes only task_brief", "bound to target"} {
+		if !strings.Contains(hist, want) {
+			t.Errorf("failure_history %s lacks %s", hist, want)
+		}
+	}
+	if n := len(h.calls()); n != 0 {
+		t.Errorf("%d inner services ran without their input", n)
+	}
+	_, err := h.run(run{pattern: "guard",
+		slots: []string{
+			"guard=" + h.svcBinding("guard", `{"proceed":true}`),
+			"target=std/patterns/stochastic-probe.prose.md",
+			"target.probe=exec:true", "target.analyst=exec:true",
+		},
+		inputs: []string{"task_brief=read"},
+	})
+	var ue *patterns.UsageError
+	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), "guard.prose.md:") {
+		t.Errorf("err = %v, want a run-time error at guard's call of target", err)
+	}
+}
+
+// Arguments the nested spec does not declare (retry-with-learning passes
+// failure_history; refine has no such input) are left out of its run.
+func TestNestedUndeclaredArgumentsAreIgnored(t *testing.T) {
+	h := newHarness(t)
+	res := h.mustRun(run{pattern: "retry-with-learning",
+		slots: []string{
+			"target=std/patterns/refine.prose.md",
+			"target.refiner=" + h.svcBinding("refiner", `"draft"`),
+			"target.evaluator=" + h.svcBinding("evaluator", `{"score":0.9,"suggestions":""}`),
+		},
+		inputs: []string{"task_brief=write"},
+	})
+	wantJSON(t, "result", res["result"], `{"result":"draft","score":0.9,"rounds_used":1}`)
+	for _, c := range h.calls("refiner", "evaluator") {
+		if _, ok := c.args["failure_history"]; ok {
+			t.Errorf("%s received the outer failure_history: %s", c.label, js(c.args))
+		}
+	}
+}
+
+func TestNestingDepthMessageNamesTheSlot(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.run(wrapChain(h, 17))
+	deep := "inner" + strings.Repeat(".inner", 16)
+	if err == nil || !strings.Contains(err.Error(), "slot "+deep+": binding") || !strings.Contains(err.Error(), "17 deep; the limit is 16") {
+		t.Errorf("error %v: want the slot path, the depth and the limit", err)
+	}
+}
+
+// race, nested as guard's target, keeps its own `parallel first`: the
+// first acceptable candidate wins and the slower ones are killed.
+func TestNestedRaceCancelsItsLosers(t *testing.T) {
+	h := newHarness(t)
+	start := time.Now()
+	res := h.mustRun(run{pattern: "guard",
+		slots: []string{
+			"guard=" + h.svcBinding("guard", `{"proceed":true}`),
+			"target=std/patterns/race.prose.md",
+			"target.candidates=" + h.svcBinding("slow1", `sleep:30:"slow1"`),
+			"target.candidates=" + h.svcBinding("fast", `"fast"`),
+			"target.candidates=" + h.svcBinding("slow2", `sleep:30:"slow2"`),
+		},
+		inputs: []string{"task_brief=answer"},
+	})
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("the nested race waited for its losers")
+	}
+	wantJSON(t, "proceeded", res["proceeded"], `true`)
+	inner, _ := res["result"].(map[string]any)
+	wantJSON(t, "race result", inner["result"], `"fast"`)
+	wantJSON(t, "race winner", inner["winner"], `"target.candidates[1]"`)
+	waitGone(t, h.pids())
+}
+
+// waitGone fails unless every pid is gone within a few seconds.
+func waitGone(t *testing.T, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("process %d outlived the race", pid)
+		}
+	}
+}
+
+// A list slot may hold several nested specs: dotted settings of the list
+// (`chain.refiner`) apply to every element, each element running its own
+// instance. Here the first element's
+// refiner fails, and fallback-chain moves to the second element.
+func TestListSlotOfNestedSpecs(t *testing.T) {
+	h := newHarness(t)
+	res := h.mustRun(run{pattern: "fallback-chain",
+		slots: []string{
+			"chain=std/patterns/refine.prose.md",
+			"chain=std/patterns/refine.prose.md",
+			"chain.refiner=" + h.svcBinding("refiner", "fail:no draft", `"draft"`),
+			"chain.evaluator=" + h.svcBinding("evaluator", `{"score":0.95,"suggestions":""}`),
+		},
+		inputs: []string{"task_brief=write"},
+	})
+	wantJSON(t, "result", res["result"], `{"result":"draft","score":0.95,"rounds_used":1}`)
+	wantJSON(t, "winner", res["winner"], `"chain[1]"`)
+	if hist := js(res["failure_history"]); !strings.Contains(hist, "no draft") || !strings.Contains(hist, "chain[0]") {
+		t.Errorf("failure_history %s, want chain[0]'s inner failure", hist)
+	}
+}
+
+// A list slot mixing a nested spec with a program cannot take dotted
+// settings today (they would apply to every element); the run is refused
+// before any service starts, and the message names the slot.
+func TestListSlotMixingSpecAndProgramIsRefused(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.run(run{pattern: "fallback-chain",
+		slots: []string{
+			"chain=std/patterns/refine.prose.md",
+			"chain=" + h.svcBinding("plain", `"plain"`),
+			"chain.refiner=exec:true", "chain.evaluator=exec:true",
+		},
+		inputs: []string{"task_brief=write"},
+	})
+	if err == nil || !strings.Contains(err.Error(), "chain") {
+		t.Fatalf("err = %v, want a refusal naming chain", err)
+	}
+	if _, statErr := os.Stat(h.log); statErr == nil {
+		t.Errorf("a service ran before the bindings were refused")
+	}
+}
