@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,8 +97,9 @@ func TestNestedArguments(t *testing.T) {
 
 func TestNestedMissingInputFailsTheCall(t *testing.T) {
 	_, err := runNested(t, "  level: 2\n", nil, nil)
-	if err == nil || !strings.Contains(err.Error(), `"inner.task_brief"`) {
-		t.Errorf("error %v: want the missing input named with its dotted path", err)
+	var ue *UsageError
+	if err == nil || !strings.Contains(err.Error(), `(bound to inner) requires input "task_brief", but the call passes only level`) || errors.As(err, &ue) {
+		t.Errorf("error %v: want a run-time error naming the slot, the missing input and the arguments passed", err)
 	}
 }
 
