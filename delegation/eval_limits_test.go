@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // deepJSON is n nested arrays.
@@ -80,4 +81,62 @@ func TestDeepServiceResult(t *testing.T) {
 	g := map[string]Value{"deep": svc("deep"), "w": svc("w")}
 	_, err := run(t, "let d = call deep\nlet r = call w\n  d: d\nreturn r", g, host)
 	wantErr(t, err, "test.md:2:9", "nested deeper")
+}
+
+// The step budget is shared by every parallel iteration and branch: work
+// spread over goroutines cannot exceed it.
+func TestStepBudgetCoversParallelBodies(t *testing.T) {
+	for _, code := range []string{
+		"parallel repeat 8:\n  repeat 500:\n    let a = 1\n",
+		"let v = parallel first repeat 8:\n  repeat 500:\n    let a = 1\n",
+		"parallel:\n  let x = repeat 900:\n    1\n  let y = repeat 900:\n    2\n",
+	} {
+		caller := newCaller()
+		_, err := Run(context.Background(), parse(t, code), nil, &Host{Caller: caller, Runtime: DefaultRuntime(), MaxSteps: 1000})
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindLimit {
+			t.Errorf("%s: want a step-budget error, got %v", code, err)
+		}
+	}
+}
+
+// parallel first: when every iteration throws, nothing wins and the error
+// propagates (rule 14): it is not null, and try catches it.
+func TestParallelFirstEveryIterationThrows(t *testing.T) {
+	host := &Host{Runtime: DefaultRuntime()}
+	_, err := run(t, "let w = parallel first repeat 3 as k:\n  throw \"no \" + k\nreturn w", nil, host)
+	wantErr(t, err, "test.md:2:3: no ")
+	got := mustRun(t, "try:\n  let w = parallel first repeat 3 as k:\n    throw { k }\ncatch as e:\n  return e.kind\nreturn \"not caught\"", nil, host)
+	if got != `"throw"` {
+		t.Errorf("got %s", got)
+	}
+}
+
+// Cancelling the run while a call waits out its backoff ends the run
+// promptly with the cancellation, which on_fail use does not replace.
+func TestCancellationDuringBackoff(t *testing.T) {
+	c := newCaller().on("s", func(context.Context, *CallRequest) (Value, error) { return nil, errors.New("down") })
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for c.calls.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, parse(t, "let r = call s\n  retries 3\n  backoff { initial: 1h }\n  on_fail use \"fallback\"\nreturn r"), map[string]Value{"s": svc("s")}, &Host{Caller: c})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("want a cancellation, got %v", err)
+		}
+		if n := c.calls.Load(); n != 1 {
+			t.Errorf("%d attempts, want 1", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run kept sleeping after it was canceled")
+	}
 }
