@@ -87,6 +87,8 @@ type checker struct {
 	loops   int // depth of loops (reset inside parallel: branches)
 	collect int // depth of value-collecting loop bodies
 
+	siblings map[string]bool // names bound by the branches of the parallel: block being checked
+
 	returned    map[string]bool // keys of top-level return objects
 	opaqueRet   bool            // a top-level return whose keys are unknown
 	anyTopLevel bool
@@ -147,7 +149,9 @@ func (c *checker) undefined(pos diag.Pos, name, what string) {
 		what = "undefined name"
 	}
 	msg := what + " " + quote(name)
-	if s := c.suggest(name); s != "" {
+	if c.siblings[name] {
+		msg += ": it is bound by another branch of this parallel block, and branches run at the same time; use it after the block"
+	} else if s := c.suggest(name); s != "" {
 		msg += "; did you mean " + quote(s) + "?"
 	}
 	c.diags.Errorf(c.f, pos, CodeUndefinedName, "%s", msg)

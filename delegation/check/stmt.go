@@ -196,6 +196,14 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 	}
 	var bound []newName
 	seen := map[string]bool{}
+	outer := c.siblings
+	c.siblings = map[string]bool{}
+	for _, br := range s.Branches {
+		if let, ok := br.(*syntax.LetStmt); ok && c.names[let.Name.Name] == nil {
+			c.siblings[let.Name.Name] = true
+		}
+	}
+	defer func() { c.siblings = outer }()
 	for _, br := range s.Branches {
 		m, loops := c.mark(), c.loops
 		c.level++
