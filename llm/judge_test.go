@@ -211,7 +211,7 @@ func TestUnreadableVerdict(t *testing.T) {
 func TestFailClosed(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Content: "hmm", Times: -1})
 	d, _, _ := newJudge(t, srv)
-	j := judgment(t, notProceedCond, `{"decision": {"reason": "looks safe"}}`)
+	j := judgment(t, notProceedCond, `{"decision": "looks safe to me"}`)
 	j.FailClosed = true
 	v, err := d.Judge(context.Background(), j)
 	if err != nil || !v.Holds || !strings.Contains(v.Reasoning, "failing closed") {
