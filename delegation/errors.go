@@ -40,13 +40,16 @@ type Error struct {
 	Err error
 }
 
-// Error prints FILE:LINE:COL: MESSAGE, then one "\tat POSITION" line per
-// nested position.
+// Error prints FILE:LINE:COL: MESSAGE (for a throw, "uncaught throw:
+// MESSAGE"), then one "\tat POSITION" line per nested position.
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.Pos.File != "" || e.Pos.IsValid() {
 		b.WriteString(e.Pos.String())
 		b.WriteString(": ")
+	}
+	if e.Kind == KindThrow {
+		b.WriteString("uncaught throw: ")
 	}
 	b.WriteString(e.Msg)
 	for _, c := range e.Chain {

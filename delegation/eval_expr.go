@@ -163,7 +163,7 @@ func (f *frame) setIndex(x *syntax.IndexExpr, val Value) error {
 			return f.errorf(x.Index.Pos(), KindRuntime, "list index must be an integer, not %s", TypeName(idx))
 		}
 		if !v.Set(i, val) {
-			return f.errorf(x.Lbrack, KindRuntime, "index %d out of range for %s (length %d)", i, exprText(x.X), v.Len())
+			return f.errorf(x.Lbrack, KindRuntime, "index %d out of range for %s (length %d): an index assignment replaces an element; use append to add one", i, exprText(x.X), v.Len())
 		}
 		return nil
 	case *Object:

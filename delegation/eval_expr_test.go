@@ -57,7 +57,7 @@ finally:
 	if e.Kind != KindThrow || c.calls.Load() != 2 {
 		t.Errorf("err %v, %d finally calls", e, c.calls.Load())
 	}
-	wantErr(t, e, "test.md:3:3: up")
+	wantErr(t, e, "test.md:3:3: uncaught throw: up")
 	got = mustRun(t, `
 for x in [1, 2]:
   try:

@@ -105,7 +105,7 @@ func TestStepBudgetCoversParallelBodies(t *testing.T) {
 func TestParallelFirstEveryIterationThrows(t *testing.T) {
 	host := &Host{Runtime: DefaultRuntime()}
 	_, err := run(t, "let w = parallel first repeat 3 as k:\n  throw \"no \" + k\nreturn w", nil, host)
-	wantErr(t, err, "test.md:2:3: no ")
+	wantErr(t, err, "test.md:2:3: uncaught throw: no ")
 	got := mustRun(t, "try:\n  let w = parallel first repeat 3 as k:\n    throw { k }\ncatch as e:\n  return e.kind\nreturn \"not caught\"", nil, host)
 	if got != `"throw"` {
 		t.Errorf("got %s", got)

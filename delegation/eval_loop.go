@@ -74,7 +74,7 @@ func (f *frame) count(x syntax.Expr, what string) (int, error) {
 		}
 		n = int64(c)
 	default:
-		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %s %s", what, TypeName(v), Text(v))
+		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %s %s", what, TypeName(v), quoted(v))
 	}
 	if n < 0 {
 		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %d", what, n)
@@ -310,4 +310,13 @@ func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) 
 		}
 	}
 	return ctrlNone, nil, false, nil
+}
+
+// quoted is v's text form, with a string in quotes so that "3" and 3 read
+// differently in messages.
+func quoted(v Value) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return Text(v)
 }

@@ -65,7 +65,7 @@ return seen
 func TestLoopCountsMustBeNonNegativeIntegers(t *testing.T) {
 	for _, tc := range []struct{ count, frag string }{
 		{"-1", "test.md:2:8: repeat count must be a non-negative integer, got -1"},
-		{`"3"`, `test.md:2:8: repeat count must be a non-negative integer, got string 3`},
+		{`"3"`, `test.md:2:8: repeat count must be a non-negative integer, got string "3"`},
 		{"2.5", "repeat count must be a non-negative integer, got 2.5"},
 		{"null", "got null"},
 	} {
