@@ -145,7 +145,7 @@ func (c *checker) retries(e *syntax.CallExpr) {
 		case "initial", "max", "multiplier", "jitter":
 		default:
 			msg := "unknown backoff key " + quote(f.Key) + " (known: initial, max, multiplier, jitter)"
-			c.diags.Warnf(c.f, f.KeyPos, CodeBackoffKey, "%s", msg)
+			c.diags.Errorf(c.f, f.KeyPos, CodeBackoffKey, "%s", msg)
 		}
 	}
 	c.fields(e.Backoff.Fields, "backoff key")
@@ -182,18 +182,17 @@ func badCount(e syntax.Expr) string {
 	return ""
 }
 
-// timeout checks `timeout D`: a duration or a non-negative number of
-// seconds.
+// timeout checks `timeout D`: a positive duration or number of seconds.
 func (c *checker) timeout(e syntax.Expr) {
 	c.expr(e, false)
 	bad := ""
 	switch x := e.(type) {
 	case *syntax.NumberLit:
-		if x.Float < 0 || x.Int < 0 {
+		if x.Float <= 0 && x.Int <= 0 {
 			bad = x.Raw
 		}
 	case *syntax.DurationLit:
-		if x.Value < 0 {
+		if x.Value <= 0 {
 			bad = x.Raw
 		}
 	case *syntax.UnaryExpr:
@@ -205,6 +204,6 @@ func (c *checker) timeout(e syntax.Expr) {
 	}
 	if bad != "" {
 		c.diags.Errorf(c.f, e.Pos(), CodeTimeout,
-			"timeout must be a duration such as 30s or a number of seconds, not %s", bad)
+			"timeout must be a positive duration such as 30s or a number of seconds, not %s", bad)
 	}
 }

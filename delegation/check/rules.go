@@ -40,7 +40,7 @@ type Rule struct {
 // Rules lists every check, in code order. The slice is new on each call.
 func Rules() []Rule {
 	return []Rule{
-		{CodeBackoffKey, diag.Warning, "Unknown key in a backoff object"},
+		{CodeBackoffKey, diag.Error, "Unknown key in a backoff object"},
 		{CodeBackoffNoRetries, diag.Error, "backoff given without retries"},
 		{CodeBranchOutsideLoop, diag.Error, "continue or break outside a loop"},
 		{CodeCallTarget, diag.Error, "Call target is not a slot, an input, or a loop variable over a list-valued slot"},
@@ -55,7 +55,7 @@ func Rules() []Rule {
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
 		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
 		{CodeSaysPolarity, diag.Warning, "Polarity of a says predicate cannot be told"},
-		{CodeTimeout, diag.Error, "timeout is not a duration or a number of seconds"},
+		{CodeTimeout, diag.Error, "timeout is not a positive duration or number of seconds"},
 		{CodeUnboundedLoop, diag.Error, "loop while/until without (max: N)"},
 		{CodeUndeclaredOutput, diag.Warning, "Returned key is not a declared output"},
 		{CodeUndefinedName, diag.Error, "Undefined name"},
