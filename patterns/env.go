@@ -98,6 +98,9 @@ func (e *Env) service(b *SlotBinding) (Service, error) {
 		if b.Sub != nil {
 			return nil, fmt.Errorf("%s is bound to a program; dotted settings (%s.NAME=...) only apply to a nested spec", b.Path, b.Path)
 		}
+		if err := checkProgram(e.Dir, b.Arg); err != nil {
+			return nil, err
+		}
 		return &ExecService{Name: b.Name, Command: b.Arg, Dir: e.Dir, MaxOutput: e.MaxOutput, Grace: e.Grace}, nil
 	case KindLLM:
 		if b.Sub != nil {

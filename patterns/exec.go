@@ -206,16 +206,34 @@ func (p *proc) wait(ctx context.Context, grace time.Duration) (waitErr, stop err
 }
 
 // terminate sends SIGTERM to the process group, then SIGKILL after grace.
+// The shell may die of SIGTERM at once while the program it started is
+// still cleaning up: the grace period lasts until the whole group is gone,
+// not just the shell.
 func (p *proc) terminate(grace time.Duration) error {
 	p.signal(syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case err := <-p.exited:
+		p.waitGroup(t.C)
 		return err
 	case <-t.C:
 		p.signal(syscall.SIGKILL)
 		return <-p.exited
+	}
+}
+
+// waitGroup waits until no process is left in the program's process group,
+// or until deadline fires.
+func (p *proc) waitGroup(deadline <-chan time.Time) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for groupAlive(p.cmd.Process.Pid) {
+		select {
+		case <-deadline:
+			return
+		case <-tick.C:
+		}
 	}
 }
 
@@ -254,7 +272,13 @@ func (s *ExecService) result(req *delegation.CallRequest, out []byte, stderr str
 	case waitErr != nil:
 		return nil, s.exitError(waitErr, stderr)
 	}
-	return decodeOutput(out)
+	v, err := decodeOutput(out)
+	if err != nil {
+		if tail := stderrTail(stderr); tail != "" {
+			err = fmt.Errorf("%v; stderr: %s", err, tail)
+		}
+	}
+	return v, err
 }
 
 func (s *ExecService) exitError(waitErr error, stderr string) error {
@@ -264,7 +288,7 @@ func (s *ExecService) exitError(waitErr error, stderr string) error {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			status = "killed by signal " + ws.Signal().String()
 		} else {
-			status = "exit status " + strconv.Itoa(ee.ExitCode())
+			status = "exit status " + strconv.Itoa(ee.ExitCode()) + exitHint(ee.ExitCode())
 		}
 	}
 	tail := stderrTail(stderr)
@@ -272,6 +296,17 @@ func (s *ExecService) exitError(waitErr error, stderr string) error {
 		return fmt.Errorf("%s (no stderr output)", status)
 	}
 	return fmt.Errorf("%s: %s", status, tail)
+}
+
+// exitHint explains the shell's own exit statuses.
+func exitHint(code int) string {
+	switch code {
+	case 126:
+		return " (command not executable)"
+	case 127:
+		return " (command not found)"
+	}
+	return ""
 }
 
 // decodeOutput is the value of a program's stdout: JSON when it parses,
@@ -292,7 +327,7 @@ func decodeOutput(out []byte) (delegation.Value, error) {
 
 // stderrTail keeps the last lines of stderr, bounded in lines and bytes.
 func stderrTail(s string) string {
-	s = strings.TrimRight(s, " \t\r\n")
+	s = strings.TrimRight(cleanText(s), " \t\r\n")
 	if s == "" {
 		return ""
 	}

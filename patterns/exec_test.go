@@ -75,7 +75,11 @@ func TestExecFailures(t *testing.T) {
 		{"silent crash", `exit 1`, []string{"exit status 1 (no stderr output)"}},
 		{"empty output", `true`, []string{"produced no output"}},
 		{"garbage", `printf '\377\376\000\001'`, []string{"neither JSON nor UTF-8"}},
-		{"missing program", `/nonexistent/prog`, []string{"exit status 127", "not found"}},
+		{"missing program", `/nonexistent/prog`, []string{"exit status 127 (command not found)", "not found"}},
+		{"not executable", `f=$(mktemp); "$f"; s=$?; rm -f "$f"; exit $s`, []string{"exit status 126 (command not executable)"}},
+		{"stderr only", `echo "config.yaml missing" >&2`, []string{"produced no output", "stderr: config.yaml missing"}},
+		{"garbage with stderr", `echo "wrote binary" >&2; printf '\377\376'`, []string{"neither JSON nor UTF-8", "stderr: wrote binary"}},
+		{"colored stderr", `printf '\033[31mERROR\033[0m: \033]0;title\007bad\001 input\r\n' >&2; exit 1`, []string{"exit status 1: ERROR: bad? input"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,5 +211,32 @@ func TestExecProgramIgnoringLargeStdin(t *testing.T) {
 	v, err = execCall(t, &ExecService{Command: "wc -c"}, context.Background(), args)
 	if err != nil || v != int64(1<<20+11) {
 		t.Fatalf("v=%v err=%v, want the whole JSON object read", v, err)
+	}
+}
+
+func TestExecGraceOutlivesTheShell(t *testing.T) {
+	// The shell dies of SIGTERM at once; the program it runs traps SIGTERM
+	// and needs a moment to tidy up. It must get its grace period.
+	dir := t.TempDir()
+	done := filepath.Join(dir, "tidied")
+	inner := `trap 'sleep 0.3; echo ok > ` + done + `; exit 1' TERM; while :; do sleep 0.05; done`
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	_, err := execCall(t, &ExecService{Command: `sh -c ` + shq(inner) + `; echo after`, Grace: 3 * time.Second}, ctx, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(done); err != nil {
+		t.Errorf("the program was killed before its grace period ended: %v", err)
+	}
+}
+
+func TestStatGroup(t *testing.T) {
+	state, pg, ok := statGroup([]byte("4242 (my (odd) prog) S 1 4240 4240 0 -1 4194560"))
+	if !ok || state != 'S' || pg != 4240 {
+		t.Errorf("state %c, pgrp %d, ok %v", state, pg, ok)
+	}
+	if _, _, ok := statGroup([]byte("garbage")); ok {
+		t.Error("garbage parsed")
 	}
 }
