@@ -187,34 +187,35 @@ func (b *binder) configEntry(name string) *spec.ConfigEntry {
 }
 
 // config types the --config values and applies defaults. Dotted keys
-// belong to nested specs and are checked by slots.
+// belong to nested specs and are checked by slots. A list-typed key given
+// several times gets one element per --config, in order.
 func (b *binder) config(given []Assignment) map[string]delegation.Value {
 	out := map[string]delegation.Value{}
-	seen := map[string]bool{}
+	values, order := map[string][]string{}, []string{}
 	for _, a := range given {
 		if strings.Contains(a.Name, ".") {
 			continue
 		}
-		c := b.configEntry(a.Name)
-		switch {
-		case c == nil:
+		if b.configEntry(a.Name) == nil {
 			b.problem("unknown config key %q%s", b.path(a.Name), b.suggest(a.Name, b.configNames()))
 			continue
-		case seen[a.Name]:
-			b.problem("config key %q given more than once", b.path(a.Name))
-			continue
 		}
-		seen[a.Name] = true
+		if _, ok := values[a.Name]; !ok {
+			order = append(order, a.Name)
+		}
+		values[a.Name] = append(values[a.Name], a.Value)
+	}
+	for _, name := range order {
 		if b.given == nil {
 			b.given = map[string]bool{}
 		}
-		b.given[a.Name] = true
-		v, err := parseText(parseType(c.Type), a.Value)
+		b.given[name] = true
+		v, err := parseValues(parseType(b.configEntry(name).Type), values[name])
 		if err != nil {
-			b.problem("--config %s: %v", b.path(a.Name), err)
+			b.problem("--config %s: %v", b.path(name), err)
 			continue
 		}
-		out[a.Name] = v
+		out[name] = v
 	}
 	for _, c := range b.sp.Config {
 		if _, ok := out[c.Name]; !ok {

@@ -2,6 +2,8 @@ package patterns
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -183,6 +185,7 @@ func TestBindProblems(t *testing.T) {
 		{"dotted unknown root", append(okSlots, "config nope.max=1"), []string{`unknown config key "nope.max": "nope" is not a slot`}},
 		{"input twice", append(okSlots, `json {"note": "a"}`, "input note=b"), []string{`input "note" given twice (--input and --input-json)`}},
 		{"config twice", append(okSlots, "config max_steps=2", "input max_steps=3"), []string{`"max_steps" is set twice: with --config and with --input`}},
+		{"non-list slot twice", append(okSlots, "slot advancer=exec:again"), []string{`slot "advancer" is bound 2 times, but it is one service, not a list: the Delegation calls it directly (call advancer at line 45); bind it once`}},
 		{"several at once", []string{"slot advancr=exec:x", "config max_step=1"}, []string{"unknown slot", "unknown config key", `slot "advancer" is not bound`, `slot "candidates" is not bound`, "missing required input"}},
 	}
 	for _, tt := range tests {
@@ -248,5 +251,67 @@ func TestBindRequiredConfig(t *testing.T) {
 	// criteria has no default either, but nothing says it is required.
 	if _, err := Bind(parseBindSpec(t), bindings(okSlots...), nil); err != nil {
 		t.Errorf("optional config without default: %v", err)
+	}
+}
+
+func TestBindChecksProgramPaths(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "plain.sh"), []byte("echo 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ok.sh"), []byte("echo 1\n"), 0o755)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	env := &Env{Dir: dir}
+	tests := []struct{ cmd, want string }{
+		{"./plain.sh --fast", "--slot advancer: ./plain.sh is not executable: run chmod +x ./plain.sh, or bind exec:sh ./plain.sh --fast"},
+		{filepath.Join(dir, "plain.sh"), "is not executable"},
+		{"./sub", "--slot advancer: ./sub is a directory, not a program"},
+		{"./ok.sh", ""},
+		{"./not-yet-there.sh", ""}, // an earlier step may create it; the call reports it
+		{"sh ./plain.sh", ""},      // looked up in PATH
+		{"X=1 ./plain.sh", ""},     // shell syntax first: not checked
+		{"'./plain.sh' a", ""},     // quoted: not checked
+	}
+	for _, tt := range tests {
+		flags := append([]string{"slot advancer=exec:" + tt.cmd}, okSlots[1:]...)
+		_, err := Bind(parseBindSpec(t), bindings(flags...), env)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.cmd, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: error %v, want %q", tt.cmd, err, tt.want)
+		}
+	}
+}
+
+func TestBindRepeatedListValues(t *testing.T) {
+	const listSpec = "---\nname: lists\nkind: pattern\n---\n\n# Lists\n\nTakes lists.\n\n### Slots\n\n- `svc`\n  - requires: xs\n\n" +
+		"### Config\n\n- `limits` (integer[], default: none): caps\n- `mode` (string, default: \"a\"): a mode\n\n" +
+		"### Requires\n\n- Pattern instance receives:\n    svc: string -- the service\n    xs: string[] -- words\n    n: integer -- a count\n\n" +
+		"### Delegation\n\n```prose\nreturn call svc\n  xs: xs\n  n: n\n  limits: limits\n  mode: mode\n```\n"
+	sp, diags := spec.Parse("lists.prose.md", []byte(listSpec))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	in, err := Bind(sp, bindings("slot svc=exec:x", "input xs=a b", "input xs=[c]", "input xs=3", "input n=2",
+		"config limits=1", "config limits=20"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"xs": `["a b","[c]","3"]`, "limits": "[1,20]", "n": "2"} {
+		g := in.Globals()[name]
+		if raw, _ := delegation.ToJSON(g); string(raw) != want {
+			t.Errorf("%s = %s, want %s", name, raw, want)
+		}
+	}
+	_, err = Bind(sp, bindings("slot svc=exec:x", "input xs=a", "input n=2", "input n=3", "config mode=a", "config mode=b",
+		"config limits=1", "config limits=x"), nil)
+	for _, want := range []string{
+		`--input n: given 2 times, but it is an integer, not a list: give it once`,
+		`--config mode: given 2 times, but it is a string, not a list: give it once`,
+		`--config limits: element 1: want an integer, got "x"`,
+		`--input xs: want a JSON array such as ["a", "b"] (or one element per repeated flag), got "a"`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error:\n%v\nlacks %q", err, want)
+		}
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/spec"
 )
 
 // UsageError is a problem with how a run was asked for: bad flags, unknown
@@ -59,8 +62,17 @@ func (b *binder) slots(bs *Bindings) map[string]delegation.Value {
 }
 
 // slotValue builds one slot's Service, or the list of Services of a list
-// slot (declared as one, or given more than once).
+// slot (declared as one, or given more than once). A slot the Delegation
+// calls directly (`call advancer`) cannot take several bindings: it would
+// fail at its first call, so that is a problem now.
 func (b *binder) slotValue(bs *Bindings, name string, values []string, list bool) delegation.Value {
+	if !list && len(values) > 1 {
+		if at, ok := directCall(b.sp, name); ok {
+			b.problem("slot %q is bound %d times, but it is one service, not a list: the Delegation calls it directly (call %s at line %d); bind it once",
+				b.path(name), len(values), name, at.Line)
+			return nil
+		}
+	}
 	sub := bs.sub(name)
 	var services []Service
 	for i, text := range values {
@@ -119,12 +131,20 @@ func (b *binder) givenInputs(bs *Bindings, config map[string]delegation.Value) (
 		}
 	}
 	for _, a := range bs.Inputs {
-		if prev, dup := src[a.Name]; dup {
+		switch prev, dup := src[a.Name]; {
+		case dup && prev != "--input":
 			b.problem("input %q given twice (--input and %s)", b.path(a.Name), prev)
-			continue
+		case dup:
+			// Repeated: the elements of a list, typed in declaredInputs.
+			r, _ := given[a.Name].(repeated)
+			if s, ok := given[a.Name].(string); ok {
+				r = repeated{s}
+			}
+			given[a.Name] = append(r, a.Value)
+		default:
+			given[a.Name] = a.Value // a string: typed in declaredInputs
+			src[a.Name] = "--input"
 		}
-		given[a.Name] = a.Value // a string: typed in declaredInputs
-		src[a.Name] = "--input"
 	}
 	b.configInputs(given, src, config)
 	return given, src
@@ -143,8 +163,8 @@ func (b *binder) configInputs(given map[string]delegation.Value, src map[string]
 			b.problem("%q is set twice: with --config and with %s", b.path(name), src[name])
 			continue
 		}
-		if s, ok := v.(string); ok && src[name] == "--input" {
-			t, err := parseText(parseType(c.Type), s)
+		if text, ok := inputText(v, src[name]); ok {
+			t, err := parseValues(parseType(c.Type), text)
 			if err != nil {
 				b.problem("--input %s: %v", b.path(name), err)
 				continue
@@ -226,8 +246,8 @@ func (b *binder) typedInput(name, typ string, v delegation.Value, src string) de
 	t := parseType(typ)
 	var err error
 	var out delegation.Value
-	if s, ok := v.(string); ok && src == "--input" {
-		out, err = parseText(t, s)
+	if text, ok := inputText(v, src); ok {
+		out, err = parseValues(t, text)
 	} else {
 		out, err = coerce(t, v)
 	}
@@ -238,4 +258,26 @@ func (b *binder) typedInput(name, typ string, v delegation.Value, src string) de
 		b.problem("%s %s: %v", src, b.path(name), err)
 	}
 	return out
+}
+
+// directCall finds the first `call NAME` of the spec's Delegation whose
+// target is the bare name (not an element of it).
+func directCall(sp *spec.Spec, name string) (diag.Position, bool) {
+	if sp.Delegation == nil || sp.Delegation.Program == nil {
+		return diag.Position{}, false
+	}
+	var at diag.Pos
+	found := false
+	syntax.Walk(sp.Delegation.Program, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && !found {
+			if id, ok := c.Target.(*syntax.Ident); ok && id.Name == name {
+				at, found = c.Call, true
+			}
+		}
+		return !found
+	})
+	if !found {
+		return diag.Position{}, false
+	}
+	return sp.File.Position(at), true
 }

@@ -80,6 +80,9 @@ func parseText(t declType, text string) (delegation.Value, error) {
 	case typeObject, typeArray:
 		v, err := delegation.FromJSON([]byte(text))
 		if err != nil {
+			if t.Kind == typeArray {
+				return nil, fmt.Errorf("want a JSON array such as [\"a\", \"b\"] (or one element per repeated flag), got %q: %v", shorten(text), err)
+			}
 			return nil, fmt.Errorf("want a JSON %s, got %q: %v", t.Kind, shorten(text), err)
 		}
 		return coerce(t, v)
@@ -88,6 +91,47 @@ func parseText(t declType, text string) (delegation.Value, error) {
 		return v, nil
 	}
 	return text, nil
+}
+
+// repeated holds the values of an input given several times with
+// --input: the elements of a list.
+type repeated []string
+
+// inputText returns the command-line text of a given input: one value, or
+// several for a repeated --input; ok is false for values from JSON.
+func inputText(v delegation.Value, src string) ([]string, bool) {
+	switch v := v.(type) {
+	case repeated:
+		return v, true
+	case string:
+		return []string{v}, src == "--input"
+	}
+	return nil, false
+}
+
+// parseValues types the values given for one name: one value is typed by
+// parseText; several are the elements of a list-typed name, each typed by
+// the element type.
+func parseValues(t declType, values []string) (delegation.Value, error) {
+	if len(values) == 1 {
+		return parseText(t, values[0])
+	}
+	if t.Kind != typeArray {
+		return nil, fmt.Errorf("given %d times, but it is %s, not a list: give it once", len(values), article(t))
+	}
+	elem := declType{Kind: typeAny}
+	if t.Elem != nil {
+		elem = *t.Elem
+	}
+	l := delegation.NewList()
+	for i, text := range values {
+		v, err := parseText(elem, text)
+		if err != nil {
+			return nil, fmt.Errorf("element %d: %v", i, err)
+		}
+		l.Append(v)
+	}
+	return l, nil
 }
 
 func parseNumber(t declType, text string) (delegation.Value, error) {

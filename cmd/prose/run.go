@@ -120,6 +120,8 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 		return usageErrorf("%v", err)
 	}
 	models.apply(&opts)
+	failed := &patterns.FailedCalls{}
+	opts.Recorders = append(opts.Recorders, failed)
 	var progress *patterns.Progress
 	if !o.quiet {
 		progress = patterns.NewProgress(s.err, isTerminal(s.err))
@@ -144,7 +146,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	if err := closeTrace(); err != nil && runErr == nil {
 		runErr = &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v", err)}
 	}
-	return report(ctx, s, v, runErr, func(status string) {
+	return report(ctx, s, v, runErr, failed, func(status string) {
 		if progress != nil {
 			progress.Summary(time.Since(start), status)
 			models.summary(s.err)
@@ -154,12 +156,12 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 
 // report prints the run's summary (when it got past binding), then its
 // result or error, and returns the command's error.
-func report(ctx context.Context, s streams, v delegation.Value, runErr error, summary func(status string)) error {
+func report(ctx context.Context, s streams, v delegation.Value, runErr error, failed *patterns.FailedCalls, summary func(status string)) error {
 	if ranAtAll(runErr) {
 		summary(patterns.RunStatus(runErr))
 	}
 	if runErr != nil {
-		return runError(ctx, s.err, runErr)
+		return runError(ctx, s.err, runErr, failed)
 	}
 	return printResult(s.out, v)
 }
@@ -208,8 +210,9 @@ func ranAtAll(err error) bool {
 }
 
 // runError prints err the way its kind deserves and returns the exit
-// status as an *exitError.
-func runError(ctx context.Context, w io.Writer, err error) error {
+// status as an *exitError. A failed call inside loops is named by its call
+// id, which says which iteration failed.
+func runError(ctx context.Context, w io.Writer, err error, failed *patterns.FailedCalls) error {
 	var ue *patterns.UsageError
 	var se *patterns.SpecError
 	var de *delegation.Error
@@ -230,6 +233,9 @@ func runError(ctx context.Context, w io.Writer, err error) error {
 		return &exitError{code: exitInterrupt}
 	case errors.As(err, &de):
 		fmt.Fprintln(w, strings.TrimRight(de.Error(), "\n"))
+		if id := failed.CallID(err); strings.Contains(id, "/") {
+			fmt.Fprintf(w, "\tin call %s (%s)\n", id, iterations(id))
+		}
 		return &exitError{code: exitFailure}
 	}
 	return &exitError{code: exitFailure, err: err}
@@ -253,4 +259,20 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// iterations explains the loop path of a call id: "L33/2/3" is iteration 2
+// of the outer loop and 3 of the inner one; ">" separates the call ids of
+// nested specs.
+func iterations(id string) string {
+	last := id[strings.LastIndex(id, ">")+1:]
+	_, path, _ := strings.Cut(last, "/")
+	parts := strings.Split(path, "/")
+	switch {
+	case path == "":
+		return "made by a nested spec; the id's parts are separated by >"
+	case len(parts) == 1:
+		return "iteration " + parts[0] + " of its loop"
+	}
+	return "iterations " + strings.Join(parts, ", ") + " of its loops, outermost first"
 }
