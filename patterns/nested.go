@@ -26,6 +26,15 @@ import (
 //     target.refiner=exec:...`, `--config target.max_rounds=2`. Every
 //     message names the full dotted path ("target.refiner"). Nesting is
 //     capped at MaxNestingDepth specs.
+//   - List slots. Each element of a list slot bound to a spec
+//     (`--slot chain=std/patterns/refine.prose.md` given twice) is its own
+//     instance, named "chain[0]", "chain[1]". Dotted settings of the list
+//     (`--slot chain.refiner=...`) apply to every element, so the spec
+//     elements of one list share their settings, and a list that mixes a
+//     spec with a program or a model cannot take dotted settings at all
+//     (the program refuses them). Addressing one element
+//     (`chain[0].refiner`) is not supported; wrap a differently configured
+//     element in a small spec of its own.
 //   - Arguments. The call's named arguments become the nested spec's
 //     inputs. An argument named like one of its config keys sets that key
 //     for this call, unless the key was given explicitly with --config. An
@@ -33,8 +42,11 @@ import (
 //     unpacked: its fields fill the inputs and config keys that no
 //     argument named directly (contrastive-probe's candidate_config is the
 //     input object of one measurement run). Other arguments (a `prompt`
-//     meant for a model) are ignored. A missing required input makes the
-//     call fail.
+//     meant for a model, retry-with-learning's failure_history given to a
+//     refine) are left out. A required input that no argument gives makes
+//     that call fail with a run-time error naming the input and the
+//     arguments passed (catchable by `try`; not a usage error, since no
+//     flag can supply it).
 //   - Host. The nested run uses the caller, judge, recorder, runtime and
 //     limits of the run it belongs to (HostFromContext). Its call and
 //     judgment ids are prefixed with the id of the outer call, "L58/3>L12/2"

@@ -191,3 +191,23 @@ func TestListSlotMixingSpecAndProgramIsRefused(t *testing.T) {
 		t.Errorf("a service ran before the bindings were refused")
 	}
 }
+
+// One element of a list slot cannot be addressed by its index: the run is
+// refused before any service starts, naming the setting.
+func TestListSlotElementCannotBeAddressed(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.run(run{pattern: "fallback-chain",
+		slots: []string{
+			"chain=std/patterns/refine.prose.md",
+			"chain=" + h.svcBinding("plain", `"plain"`),
+			"chain[0].refiner=exec:true", "chain[0].evaluator=exec:true",
+		},
+		inputs: []string{"task_brief=write"},
+	})
+	if err == nil || !strings.Contains(err.Error(), `"chain[0].refiner"`) {
+		t.Fatalf("err = %v, want a refusal naming chain[0].refiner", err)
+	}
+	if _, statErr := os.Stat(h.log); statErr == nil {
+		t.Errorf("a service ran before the bindings were refused")
+	}
+}
