@@ -13,9 +13,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func main() {
@@ -80,8 +83,98 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 		return exitInterrupt
 	}
 	// cobra's own errors: unknown command or flag, wrong arguments.
-	fmt.Fprintf(errw, "prose: %v\nRun 'prose --help' for usage.\n", err)
+	fmt.Fprintf(errw, "prose: %s%s\nRun '%s --help' for usage.\n", flagValueError(err), flagSuggestion(root, args, err), commandPath(root, args))
 	return exitUsage
+}
+
+// strconvSyntax is the strconv detail pflag appends to a bad flag value.
+var strconvSyntax = regexp.MustCompile(`: strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range)$`)
+
+// flagValueError rewrites pflag's message about a bad flag value in words:
+// `invalid argument "x" for "--max-parallel" flag: want a whole number`.
+func flagValueError(err error) string {
+	return strconvSyntax.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		switch {
+		case strings.Contains(m, "ParseBool"):
+			return ": want true or false"
+		case strings.Contains(m, "out of range"):
+			return ": out of range"
+		case strings.Contains(m, "ParseFloat"):
+			return ": want a number"
+		}
+		return ": want a whole number"
+	})
+}
+
+// commandPath is the command args name ("prose run"), for usage hints.
+func commandPath(root *cobra.Command, args []string) string {
+	if cmd, _, err := root.Find(args); err == nil && cmd != nil {
+		return cmd.CommandPath()
+	}
+	return root.CommandPath()
+}
+
+// flagSuggestion is " (did you mean --slot?)" for an unknown flag close to
+// one the command has, else "".
+func flagSuggestion(root *cobra.Command, args []string, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	cmd, _, ferr := root.Find(args)
+	if ferr != nil || cmd == nil {
+		return ""
+	}
+	best, bestD := "", 3
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := editDistance(name, f.Name); d < bestD || (strings.HasPrefix(f.Name, name) && best == "") {
+			best, bestD = f.Name, d
+		}
+	})
+	if best == "" {
+		return ""
+	}
+	return " (did you mean --" + best + "?)"
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// oneFile is the Args check of a command taking one spec file: a clearer
+// message than cobra's "accepts 1 arg(s)".
+func oneFile(cmd *cobra.Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		return usageErrorf("%s needs a spec file (FILE.prose.md); run '%s --help' for usage", cmd.Name(), cmd.CommandPath())
+	case len(args) > 1:
+		hint := ""
+		if strings.Contains(args[1], "=") && cmd.Name() == "run" {
+			hint = fmt.Sprintf("; bind slots with --slot %s, inputs with --input", args[1])
+		}
+		return usageErrorf("%s takes one spec file, got %d arguments: %s%s", cmd.Name(), len(args), strings.Join(args, " "), hint)
+	}
+	return nil
 }
 
 // New builds the command tree.
@@ -91,7 +184,20 @@ func New(s streams) *cobra.Command {
 		Short: "Load, check and run OpenProse pattern specs",
 		Long: `prose loads OpenProse pattern specs (*.prose.md), checks them, and runs
 their Delegation pseudocode with a real interpreter. Slots are bound to
-services: programs (exec:CMD), language models (llm), or other specs.`,
+services: programs (exec:CMD), language models (llm), or other specs.
+
+Exit status: 0 success, 1 a lint finding or a runtime error, 2 bad usage
+or an invalid spec, 130 interrupted.`,
+		Example: `  # See the built-in patterns, then read one as typed JSON
+  prose list
+  prose show std/patterns/ratchet.prose.md
+
+  # Check your own specs
+  prose lint specs/
+
+  # Run one with its slots bound to your programs
+  prose run specs/review.prose.md --slot reviewer=exec:./review.py \
+    --input draft="$(cat draft.md)" --config rounds=2`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -46,10 +46,13 @@ Slots (--slot NAME=BINDING, once per slot; repeat a name for a list slot):
                    --config target.max_rounds=2.
 
 Config and inputs are typed by the spec's declarations (--config
-max_steps=3 is an integer where the spec says integer; lists and objects
-are JSON). Defaults apply; an input named like a slot is bound by --slot,
-one named like a config key by --config. Unknown names, unbound slots and
-missing inputs are reported before anything runs.
+max_steps=3 is an integer where the spec says integer; a string is taken
+verbatim; lists and objects are JSON). A list (string[]) also takes one
+element per repeated flag: --input xs=a --input xs=b. --input-json sets
+several inputs at once. Defaults apply; an input named like a slot is
+bound by --slot, one named like a config key by --config. Unknown names,
+unbound slots, missing inputs and program files that cannot run are all
+reported at once, before anything runs (exit 2).
 
 Conditions such as "if verdict certifies the proposal" are decided without
 a model when the data carries a structured verdict ({"verdict":"certify"});
@@ -86,21 +89,21 @@ func newRunCmd(s streams) *cobra.Command {
 		Short:   "Run a pattern spec with its slots bound to programs, models or other specs",
 		Long:    runLong,
 		Example: runExample,
-		Args:    cobra.ExactArgs(1),
+		Args:    oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRun(cmd, s, o, args[0])
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&o.slots, "slot", nil, "bind slot `NAME=BINDING` (exec:CMD, llm[:MODEL], PATH.prose.md); repeat a name for a list slot")
-	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE`, typed by the spec's declaration")
-	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE`, typed by the spec's declaration")
-	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a JSON object")
+	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE`, typed by the spec's declaration; repeat a list key for one element each")
+	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE`, typed by the spec's declaration; repeat a list input for one element each")
+	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a `JSON` object, e.g. '{\"task\": \"x\", \"limits\": {\"n\": 2}}'")
 	fl.StringVar(&o.trace, "trace", "", "write a JSON-lines trace of the run to `FILE`")
 	fl.IntVar(&o.maxParallel, "max-parallel", patterns.DefaultMaxParallel, "run at most `N` parallel iterations at once")
 	fl.IntVar(&o.maxSteps, "max-steps", patterns.DefaultMaxSteps, "stop the run after `N` statements")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr (the run id line stays: resume needs it)")
-	fl.StringVar(&o.model, "model", "", "model for natural-language conditions and llm slots (default $PROSE_MODEL)")
+	fl.StringVar(&o.model, "model", "", "`MODEL` for natural-language conditions and llm slots (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	addJournalFlags(cmd, &o.journal)
 	return cmd

@@ -28,7 +28,7 @@ Exit status: 0 when the spec has no error-level diagnostic, 1 when it has
 one, 2 when FILE cannot be read (missing, a directory, no permission).`,
 		Example: `  prose show testdata/spec/ratchet.prose.md
   prose show testdata/spec/ratchet.prose.md | jq '.config[] | {name, default}'`,
-		Args: cobra.ExactArgs(1),
+		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.path = args[0]
 			return runShow(s, o)
