@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -17,6 +18,7 @@ type Client struct {
 	cfg   Config
 	oc    *openai.Client
 	meter *Meter
+	tr    *transport
 	// Set once a server has rejected a parameter, so later requests leave
 	// it out instead of failing first.
 	noSchema      atomic.Bool
@@ -25,7 +27,8 @@ type Client struct {
 
 // NewClient returns a client for cfg, or an error when cfg cannot work
 // (no model, a bad base URL). base is the HTTP transport under the retry
-// layer; nil means a clone of http.DefaultTransport.
+// layer; nil means a clone of http.DefaultTransport, which takes a proxy
+// from HTTPS_PROXY, HTTP_PROXY and NO_PROXY.
 func NewClient(cfg Config, base http.RoundTripper) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -37,7 +40,8 @@ func NewClient(cfg Config, base http.RoundTripper) (*Client, error) {
 	c := &Client{cfg: cfg, meter: &Meter{}}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.baseURL()
-	oc.HTTPClient = &http.Client{Transport: &transport{base: base, cfg: cfg, meter: c.meter}}
+	c.tr = &transport{base: base, cfg: cfg, meter: c.meter}
+	oc.HTTPClient = &http.Client{Transport: c.tr}
 	c.oc = openai.NewClientWithConfig(oc)
 	return c, nil
 }
@@ -86,6 +90,13 @@ type ChatReply struct {
 	// Structured is true when the server honoured the Schema; false after
 	// a fallback to plain JSON instructions (parse the reply tolerantly).
 	Structured bool
+	// FinishReason is the server's finish_reason ("stop", "length"...).
+	FinishReason string
+	// Truncated is true when the reply was cut at the output token limit
+	// (finish_reason "length"): a JSON reply is then incomplete.
+	Truncated bool
+	// Thinking is a reasoning model's <think> block, removed from Content.
+	Thinking string
 }
 
 // Chat asks the model once (with the transport's retries). A server that
@@ -138,16 +149,67 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool) (ChatR
 	}
 	c.meter.addCall(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
 	if len(resp.Choices) == 0 {
-		return ChatReply{Attempts: ci.attempts}, &Error{Message: "the model server's reply has no choices", Attempts: ci.attempts}
+		return ChatReply{Attempts: ci.attempts}, &Error{Status: ci.lastStatus, Attempts: ci.attempts,
+			Message: fmt.Sprintf("the reply of the model server at %s has no choices (not a Chat Completions reply); check --base-url/OPENAI_BASE_URL", c.cfg.displayURL())}
 	}
-	return ChatReply{
-		Content:    resp.Choices[0].Message.Content,
-		Model:      firstNonEmpty(resp.Model, model),
-		TokensIn:   resp.Usage.PromptTokens,
-		TokensOut:  resp.Usage.CompletionTokens,
-		Attempts:   ci.attempts,
-		Structured: useSchema,
-	}, nil
+	ch := resp.Choices[0]
+	reply := ChatReply{
+		Model:        firstNonEmpty(resp.Model, model),
+		TokensIn:     resp.Usage.PromptTokens,
+		TokensOut:    resp.Usage.CompletionTokens,
+		Attempts:     ci.attempts,
+		Structured:   useSchema,
+		FinishReason: string(ch.FinishReason),
+		Truncated:    ch.FinishReason == openai.FinishReasonLength,
+	}
+	reply.Content, reply.Thinking = splitThinking(ch.Message.Content)
+	if strings.TrimSpace(reply.Content) == "" {
+		if err := c.withheld(ch, ci); err != nil {
+			return reply, err
+		}
+	}
+	return reply, nil
+}
+
+// withheld explains an empty reply that the server says why it did not
+// give: a refusal or a content filter. Neither is retried.
+func (c *Client) withheld(ch openai.ChatCompletionChoice, ci *callInfo) error {
+	e := &Error{Status: ci.lastStatus, Attempts: ci.attempts, permanent: true}
+	switch {
+	case strings.TrimSpace(ch.Message.Refusal) != "":
+		e.Message = "the model refused to answer"
+		e.Detail = c.cfg.redact(excerpt(ch.Message.Refusal, 300))
+	case ch.FinishReason == openai.FinishReasonContentFilter:
+		e.Message = "the model server's content filter withheld the reply"
+	default:
+		return nil
+	}
+	return e
+}
+
+// thinkingTags are the tags reasoning models put their thoughts in,
+// before the answer.
+var thinkingTags = []string{"think", "thinking", "reasoning"}
+
+// splitThinking separates a reasoning model's leading <think>...</think>
+// block (or, as some chat templates give it, the thoughts ended by a lone
+// </think>) from the answer after it. A reply cut off while thinking has
+// an empty answer.
+func splitThinking(s string) (answer, thinking string) {
+	t := strings.TrimLeft(s, " \t\r\n")
+	for _, tag := range thinkingTags {
+		open, end := "<"+tag+">", "</"+tag+">"
+		i := strings.Index(t, end)
+		switch {
+		case strings.HasPrefix(t, open) && i < 0:
+			return "", t[len(open):]
+		case strings.HasPrefix(t, open):
+			return strings.TrimSpace(t[i+len(end):]), strings.TrimSpace(t[len(open):i])
+		case i >= 0 && !strings.Contains(t[:i], "<"):
+			return strings.TrimSpace(t[i+len(end):]), strings.TrimSpace(t[:i])
+		}
+	}
+	return s, ""
 }
 
 func (c *Client) messages(r ChatRequest, useSchema bool) []openai.ChatCompletionMessage {
@@ -202,6 +264,9 @@ type Error struct {
 	Message  string // what happened and what to fix
 	Detail   string // the server's own message, if any (redacted)
 	cause    error
+	// permanent marks a failure that asking again does not cure (a
+	// refusal).
+	permanent bool
 }
 
 func (e *Error) Error() string {
@@ -217,6 +282,9 @@ func (e *Error) Unwrap() error { return e.cause }
 // Retryable reports whether a later call might succeed (the transport has
 // already retried; a slot's own `retries` may try again).
 func (e *Error) Retryable() bool {
+	if e.permanent {
+		return false
+	}
 	switch e.Status {
 	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
 		return false

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -98,14 +99,101 @@ func (c Config) baseURL() string {
 	return strings.TrimRight(c.BaseURL, "/")
 }
 
-// displayURL is the base URL without any user information.
+// versioned reports whether the base URL's path names an API version
+// (/v1, /api/v1, /openai/v1, /v1beta...), as OpenAI-compatible base URLs
+// do.
+func (c Config) versioned() bool {
+	u, err := url.Parse(c.baseURL())
+	if err != nil {
+		return true
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if len(seg) >= 2 && seg[0] == 'v' && seg[1] >= '0' && seg[1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// displayURL is the base URL without user information, query or
+// fragment.
 func (c Config) displayURL() string {
 	u, err := url.Parse(c.baseURL())
 	if err != nil {
 		return c.redact(c.baseURL())
 	}
-	u.User = nil
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
 	return c.redact(u.String())
+}
+
+// Secrets are the strings no output may show: the API key, and the user
+// name, password and key-like query values of the base URL, each also as
+// it appears percent-encoded. A runner scrubs them from traces, journals
+// and progress output.
+func (c Config) Secrets() []string {
+	var raw []string
+	add := func(s string) {
+		if len(s) >= 4 {
+			raw = append(raw, s)
+		}
+	}
+	add(c.APIKey)
+	user, pass := userinfo(c.BaseURL)
+	add(user)
+	add(pass)
+	if u, err := url.Parse(strings.TrimSpace(c.BaseURL)); err == nil {
+		for k, vs := range u.Query() {
+			if secretParam(k) {
+				for _, v := range vs {
+					add(v)
+				}
+			}
+		}
+	}
+	var out []string
+	for _, s := range raw {
+		out = append(out, s)
+		for _, enc := range []string{url.QueryEscape(s), url.PathEscape(s), url.UserPassword("u", s).String()[2:]} {
+			if enc != s && len(enc) >= 4 {
+				out = append(out, enc)
+			}
+		}
+		if dec, err := url.PathUnescape(s); err == nil && dec != s {
+			add(dec)
+			out = append(out, dec)
+		}
+	}
+	return out
+}
+
+// userinfo returns the user name and password written in a URL, read by
+// hand so a URL that does not parse gives them too.
+func userinfo(raw string) (user, pass string) {
+	rest := raw
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return "", ""
+	}
+	user, pass, _ = strings.Cut(rest[:at], ":")
+	return user, pass
+}
+
+// secretParam reports whether a query parameter name looks like it holds
+// a credential.
+func secretParam(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"key", "token", "secret", "sig", "password", "auth"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c Config) withDefaults() Config {
@@ -143,9 +231,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// redact removes the API key (and any URL password) from s.
+// redact removes every secret of c (see Secrets) from s.
 func (c Config) redact(s string) string {
-	return Redact(s, c.APIKey)
+	secrets := c.Secrets()
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, sec := range secrets {
+		s = Redact(s, sec)
+	}
+	return s
 }
 
 // Redact replaces every occurrence of secret in s by "[redacted]". Keys

@@ -143,6 +143,7 @@ func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegatio
 	}
 	v := delegation.Verdict{Asked: true, Model: m.opts.Model}
 	var last string
+	var truncated bool
 	for i := 0; i < m.opts.Asks; i++ {
 		reply, err := m.client.Chat(ctx, req)
 		if err != nil {
@@ -158,30 +159,36 @@ func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegatio
 			v.Holds, v.Reasoning = holds, why
 			return v, nil
 		}
-		last = reply.Content
+		last, truncated = reply.Content, reply.Truncated
 		req.Messages = append(req.Messages,
 			Message{Role: "assistant", Content: reply.Content},
 			Message{Role: "user", Content: `That is not the JSON object asked for. Reply with only {"reasoning": "...", "holds": true} or {"reasoning": "...", "holds": false}.`})
 	}
-	return m.unreadable(j, v, last)
+	return m.unreadable(j, v, last, truncated)
 }
 
-func (m *ModelJudge) unreadable(j *delegation.Judgment, v delegation.Verdict, last string) (delegation.Verdict, error) {
+func (m *ModelJudge) unreadable(j *delegation.Judgment, v delegation.Verdict, last string, truncated bool) (delegation.Verdict, error) {
+	why := fmt.Sprintf("the model's verdict could not be read after %d asks", m.opts.Asks)
+	if truncated {
+		why += ` (the reply was cut off at the output token limit: finish_reason "length")`
+	}
 	if j.FailClosed {
 		v.Holds = j.SafeHolds()
-		v.Reasoning = fmt.Sprintf("the model's verdict could not be read after %d asks (%q); failing closed: the guarded step does not proceed",
-			m.opts.Asks, excerpt(m.client.Redact(last), 80))
+		v.Reasoning = fmt.Sprintf("%s (%q); failing closed: the guarded step does not proceed",
+			why, excerpt(m.client.Redact(last), 80))
 		return v, nil
 	}
-	return v, fmt.Errorf("%s: condition %q: the model's verdict could not be read after %d asks; last reply: %q",
-		j.Pos, j.Cond.Text, m.opts.Asks, excerpt(m.client.Redact(last), 200))
+	return v, fmt.Errorf("%s: condition %q: %s; last reply: %q",
+		j.Pos, j.Cond.Text, why, excerpt(m.client.Redact(last), 200))
 }
 
 // ParseVerdict reads {"reasoning": ..., "holds": ...} from a reply,
 // tolerating code fences and prose around the object: the first JSON
 // object with a boolean (or "true"/"false") holds wins. A reply that is
-// just true, false, yes or no is read too.
+// just true, false, yes or no is read too. A reasoning model's leading
+// <think> block is skipped.
 func ParseVerdict(content string) (holds bool, reasoning string, ok bool) {
+	content, _ = splitThinking(content)
 	if h, ok := verdictHolds(strings.Trim(content, " \t\r\n.!\"`")); ok {
 		return h, "", true
 	}

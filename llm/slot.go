@@ -60,12 +60,26 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case reply.Truncated:
+		return nil, fmt.Errorf("the model's reply was cut off at its output token limit (finish_reason \"length\") after %d bytes", len(reply.Content))
+	case len(reply.Content) > MaxSlotReplyBytes:
+		return nil, fmt.Errorf("the model's reply is %d bytes, over the %d a slot accepts", len(reply.Content), MaxSlotReplyBytes)
+	}
 	v := ParseReply(reply.Content)
 	if v == "" {
+		if reply.Thinking != "" {
+			return nil, errors.New("the model returned only its reasoning (<think>), no answer")
+		}
 		return nil, errors.New("the model returned an empty reply")
 	}
 	return v, nil
 }
+
+// MaxSlotReplyBytes caps the reply a model acting in a slot may give: far
+// more than any model writes in one answer, so a larger one is a server
+// fault, not a result to pass on.
+const MaxSlotReplyBytes = 4 << 20
 
 // SlotSystemPrompt is the system prompt for a model acting in a slot.
 func SlotSystemPrompt(info SlotInfo) string {
@@ -134,14 +148,42 @@ func SlotUserMessage(args *delegation.Object) (string, error) {
 }
 
 // ParseReply turns a model's reply into a value: JSON when it is JSON
-// (inside a ``` or ```json fence or not), else the trimmed text.
+// (bare, inside one ``` or ```json fence, or in one ```json fence after a
+// short lead-in such as "Here is the result:"), else the trimmed text. A
+// reasoning model's leading <think> block is dropped first.
 func ParseReply(content string) delegation.Value {
-	text := strings.TrimSpace(content)
+	answer, _ := splitThinking(content)
+	text := strings.TrimSpace(answer)
 	inner := stripFence(text)
 	if v, err := delegation.FromJSON([]byte(inner)); err == nil {
 		return v
 	}
+	if body, ok := leadInFence(text); ok {
+		if v, err := delegation.FromJSON([]byte(body)); err == nil {
+			return v
+		}
+	}
 	return text
+}
+
+// maxLeadIn bounds the prose around a ```json fence for its body to be
+// taken as the reply.
+const maxLeadIn = 200
+
+// leadInFence finds the body of the single ```json fence in s when the
+// text around it is short.
+func leadInFence(s string) (string, bool) {
+	lower := strings.ToLower(s)
+	i := strings.Index(lower, "```json\n")
+	if i < 0 || strings.Count(s, "```") != 2 {
+		return "", false
+	}
+	rest := s[i+len("```json\n"):]
+	j := strings.Index(rest, "```")
+	if j < 0 || i+len(strings.TrimSpace(rest[j+3:])) > maxLeadIn {
+		return "", false
+	}
+	return strings.TrimSpace(rest[:j]), true
 }
 
 // stripFence returns the body of a reply that is one fenced code block,

@@ -14,8 +14,9 @@ import (
 	"time"
 )
 
-// maxReplyBytes caps a reply body read by the transport.
-const maxReplyBytes = 32 << 20
+// maxReplyBytes caps a reply body read by the transport (a variable so
+// tests can lower it).
+var maxReplyBytes = 32 << 20
 
 // callInfo travels on a request's context from Client.chat to the
 // transport and back.
@@ -122,18 +123,63 @@ func (t *transport) attempt(req *http.Request, body []byte) (*http.Response, tim
 	if err != nil {
 		return nil, 0, t.attemptError(ctx, err)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxReplyBytes)+1))
 	resp.Body.Close()
 	if err != nil {
 		return nil, 0, t.attemptError(ctx, err)
 	}
+	if len(data) > maxReplyBytes {
+		return nil, 0, errTooLarge
+	}
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	resp.ContentLength = int64(len(data))
 	wait := retryAfter(resp.Header, time.Now())
-	if resp.StatusCode/100 == 2 && !json.Valid(data) {
-		return resp, wait, &malformedReply{status: resp.StatusCode, body: data}
+	if resp.StatusCode/100 == 2 {
+		if !json.Valid(data) {
+			return resp, wait, &malformedReply{status: resp.StatusCode, body: data}
+		}
+		if code := embeddedError(data); code != 0 {
+			resp.StatusCode, resp.Status = code, fmt.Sprintf("%d %s", code, http.StatusText(code))
+		}
 	}
 	return resp, wait, nil
+}
+
+// errTooLarge ends a call whose reply body passes maxReplyBytes; it is not
+// retried.
+var errTooLarge = errors.New("the reply body is too large")
+
+// embeddedError reads a 2xx reply that is an error object instead of a
+// completion (OpenRouter and some proxies answer 200 with
+// {"error": {"code": 429, "message": ...}}). It returns the status the
+// error stands for: its numeric code when that is an HTTP error status,
+// else 502; 0 when the reply is no such error.
+func embeddedError(data []byte) int {
+	var r struct {
+		Error   json.RawMessage   `json:"error"`
+		Choices []json.RawMessage `json:"choices"`
+	}
+	if json.Unmarshal(data, &r) != nil || len(r.Choices) > 0 {
+		return 0
+	}
+	if e := bytes.TrimSpace(r.Error); len(e) == 0 || string(e) == "null" {
+		return 0
+	}
+	var e struct {
+		Code any `json:"code"`
+	}
+	_ = json.Unmarshal(r.Error, &e)
+	var n int
+	switch c := e.Code.(type) {
+	case float64:
+		n = int(c)
+	case string:
+		n, _ = strconv.Atoi(c)
+	}
+	if n >= 400 && n <= 599 {
+		return n
+	}
+	return http.StatusBadGateway
 }
 
 func (t *transport) attemptError(ctx context.Context, err error) error {
@@ -145,6 +191,9 @@ func (t *transport) attemptError(ctx context.Context, err error) error {
 
 // retryable reports whether an attempt's outcome is worth another try.
 func retryable(resp *http.Response, err error) bool {
+	if errors.Is(err, errTooLarge) {
+		return false
+	}
 	if err != nil {
 		return true // connection errors, timeouts, malformed replies
 	}
