@@ -156,7 +156,7 @@ func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegatio
 		v.TokensIn += reply.TokensIn
 		v.TokensOut += reply.TokensOut
 		if holds, why, ok := ParseVerdict(reply.Content); ok {
-			v.Holds, v.Reasoning = holds, why
+			v.Holds, v.Reasoning = holds, m.client.Redact(why)
 			return v, nil
 		}
 		last, truncated = reply.Content, reply.Truncated
