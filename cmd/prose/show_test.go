@@ -41,7 +41,7 @@ func TestShow(t *testing.T) {
 		{"binary file", []string{"show", noUTF8}, 1, "", "bin.prose.md:1:1: error: file is not valid UTF-8"},
 		{"missing", []string{"show", filepath.Join(dir, "nope.prose.md")}, 2, "", "nope.prose.md: no such file"},
 		{"directory", []string{"show", dir}, 2, "", dir + ": is a directory"},
-		{"no argument", []string{"show"}, 2, "", "accepts 1 arg"},
+		{"no argument", []string{"show"}, 2, "", "show needs a spec file (FILE.prose.md)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
