@@ -146,7 +146,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	start := time.Now()
 	v, runErr := patterns.Run(ctx, opts)
 	runErr = jr.finish(v, runErr)
-	if err := closeTrace(); err != nil && runErr == nil {
+	if err := closeTrace(!ranAtAll(runErr)); err != nil && runErr == nil {
 		runErr = &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v", err)}
 	}
 	return report(ctx, s, v, runErr, failed, func(status string) {
@@ -190,17 +190,26 @@ func (o *runOptions) runOptions(path string) (patterns.RunOptions, error) {
 	}, nil
 }
 
-// openTrace opens the trace file; the returned function closes it.
-func openTrace(path string, opts *patterns.RunOptions) (func() error, error) {
+// openTrace opens the trace file; the returned function closes it, and
+// removes it again when the run was refused before it started (discard)
+// and the file did not exist before.
+func openTrace(path string, opts *patterns.RunOptions) (func(discard bool) error, error) {
 	if path == "" {
-		return func() error { return nil }, nil
+		return func(bool) error { return nil }, nil
 	}
+	_, statErr := os.Stat(path)
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
 	opts.Trace = f
-	return f.Close, nil
+	return func(discard bool) error {
+		err := f.Close()
+		if discard && os.IsNotExist(statErr) {
+			os.Remove(path)
+		}
+		return err
+	}, nil
 }
 
 // ranAtAll reports whether the run got past binding (a summary of a run
