@@ -9,7 +9,8 @@ import (
 
 // FuzzRun runs any program that parses, against a service that echoes,
 // a judge that answers by the parity of its id, and a small step budget:
-// the evaluator must return a value or an *Error, never panic or hang.
+// the evaluator must return a value or an *Error, never panic or hang, and
+// the value must encode or fail to, without exhausting the stack.
 func FuzzRun(f *testing.F) {
 	for _, seed := range []string{
 		"let x = 1\nrepeat 3 as i:\n  let x = x + i\nreturn x\n",
@@ -18,6 +19,8 @@ func FuzzRun(f *testing.F) {
 		"loop until v accepts it (max: 3) as k:\n  let v = call s\n    k: k\nreturn [1][0] + \"a\"\n",
 		"parallel:\n  let a = call s\n  let b = [1, 2][1]\nreturn { a, b }\n",
 		"for x, i in [null, {}]:\n  append x.y to xs\nreturn xs.length - 1\n",
+		"append xs to xs\nlet r = call s\n  xs: xs\nreturn xs == xs\n",
+		"let o = {}\no[\"k\"] = o\nreturn [o]\n",
 	} {
 		f.Add(seed)
 	}
@@ -36,7 +39,10 @@ func FuzzRun(f *testing.F) {
 			MaxParallel: 2,
 		}
 		g := map[string]Value{"s": svc("s"), "xs": NewList(), "v": nil}
-		_, err := Run(context.Background(), prog, g, host)
+		v, err := Run(context.Background(), prog, g, host)
+		// The result must encode or fail to, cleanly (a value may contain
+		// itself).
+		_, _ = ToJSON(v)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error of type %T: %v", err, err)
