@@ -96,3 +96,87 @@ return {r: r}
 		t.Errorf("replay: %v", err)
 	}
 }
+
+// Iterations of a parallel loop that append to a shared list get their
+// journaled answers in the order the run got them, so a replay (whose
+// answers are all instant) builds the same list.
+func TestParallelAnswersKeepTheJournaledOrder(t *testing.T) {
+	const code = `let seen = []
+parallel for c in cs:
+  let r = call c
+    n: 1
+  append r to seen
+  call tick
+    who: r
+return {seen: seen}
+`
+	prog, diags := parseMaybe(code)
+	if prog == nil {
+		t.Fatalf("parse: %v", diags)
+	}
+	// d answers first, then (once d has appended and ticked) c, b, a.
+	names := []string{"a", "b", "c", "d"}
+	gates := map[string]chan struct{}{}
+	for _, n := range append(names, "e") {
+		gates[n] = make(chan struct{})
+	}
+	close(gates["e"])
+	var cs []delegation.Value
+	for i, name := range names {
+		next := "e"
+		if i < 3 {
+			next = names[i+1]
+		}
+		cs = append(cs, &fakeSvc{name: name, fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+			<-gates[next]
+			return name, nil
+		}})
+	}
+	tick := &fakeSvc{name: "tick", fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+		who, _ := req.Args.Get("who")
+		if ch := gates[who.(string)]; ch != nil {
+			select {
+			case <-ch:
+			default:
+				close(ch)
+			}
+		}
+		return nil, nil
+	}}
+	globals := map[string]delegation.Value{"cs": delegation.NewList(cs...), "tick": tick}
+	base := t.TempDir()
+	r, _ := Create(base, newHeader(code), Options{})
+	want, err := runWith(t, r, prog, globals, context.Background())
+	r.Close()
+	if err != nil || toJSON(t, want) != `{"seen":["d","c","b","a"]}` {
+		t.Fatalf("live: %s, %v", toJSON(t, want), err)
+	}
+	for range 10 {
+		rp, _ := Replay(base, r.ID(), Options{})
+		got, err := runWith(t, rp, prog, globals, context.Background())
+		if err != nil || toJSON(t, got) != toJSON(t, want) {
+			t.Fatalf("replay: %s, %v; want %s", toJSON(t, got), err, toJSON(t, want))
+		}
+	}
+}
+
+// A call answered from the journal does not wait for the calls of the
+// nested run it started: they are journaled before it but never made.
+func TestAnsweredCallSkipsItsNestedCalls(t *testing.T) {
+	end := func(id string, attempt int) *Record {
+		return &Record{Type: TypeEnd, ID: id, Attempt: attempt, Result: []byte(`1`)}
+	}
+	l := &Log{Header: &Header{}, Records: []*Record{
+		end("L1>L5", 1), end("L1#2>L5", 1), end("L1", 2), end("L9", 1),
+	}}
+	x := newIndex(l)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // waitTurn must not need to wait at all
+	x.waitTurn(ctx, callKey{"L1", 2})
+	if x.used[callKey{"L1", 1}] || x.used[callKey{"L1>L5", 1}] || !x.used[callKey{"L1#2>L5", 1}] {
+		t.Errorf("used %v: want only the calls nested under attempt 2 of L1", x.used)
+	}
+	if x.low != 0 || x.remaining() != 3 {
+		t.Errorf("low %d, remaining %d; want 0, 3 (L1>L5 belongs to attempt 1, not answered)", x.low, x.remaining())
+	}
+}

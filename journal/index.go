@@ -28,6 +28,17 @@ type index struct {
 	mu      sync.Mutex
 	used    map[callKey]bool
 	pending int // completed call records not answered yet
+
+	// Journal order of the completed call records: seq[k] is k's place,
+	// order[i] the key in place i; low is the first place not answered
+	// yet, and changed is closed (and replaced) whenever low moves.
+	seq     map[callKey]int
+	order   []callKey
+	low     int
+	changed chan struct{}
+	// holder is the parallel iteration that got the last journaled answer
+	// and has not yet reached its next call, judgment or end (see turn.go).
+	holder *iterToken
 }
 
 func newIndex(l *Log) *index {
@@ -38,6 +49,8 @@ func newIndex(l *Log) *index {
 		judges:   map[judgeKey]*Record{},
 		firsts:   map[string]*Record{},
 		used:     map[callKey]bool{},
+		seq:      map[callKey]int{},
+		changed:  make(chan struct{}),
 	}
 	for _, r := range l.Records {
 		switch r.Type {
@@ -60,17 +73,14 @@ func newIndex(l *Log) *index {
 		}
 	}
 	x.pending = len(x.calls)
-	return x
-}
-
-// take marks the record of k as answered.
-func (x *index) take(k callKey) {
-	x.mu.Lock()
-	if !x.used[k] {
-		x.used[k] = true
-		x.pending--
+	for _, r := range l.Records {
+		k := callKey{r.ID, r.Attempt}
+		if r.Type == TypeEnd && x.calls[k] == r {
+			x.seq[k] = len(x.order)
+			x.order = append(x.order, k)
+		}
 	}
-	x.mu.Unlock()
+	return x
 }
 
 // remaining is the number of completed call records not answered yet.

@@ -64,6 +64,7 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, id, a
 	if r.idx == nil {
 		return nil, nil, false
 	}
+	r.idx.moved(ctx)
 	k := callKey{id, req.Attempt}
 	rec := r.idx.calls[k]
 	var div *DivergenceError
@@ -93,7 +94,8 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, id, a
 		r.fail(div)
 		return nil, div, true
 	}
-	r.idx.take(k)
+	r.idx.waitTurn(ctx, k)
+	r.idx.answered(ctx, k)
 	r.countCall()
 	v, err = r.decodeOutcome(rec)
 	return v, err, true
@@ -227,6 +229,9 @@ type judger struct {
 }
 
 func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation.Verdict, error) {
+	if j.r.idx != nil {
+		j.r.idx.moved(ctx)
+	}
 	id := scopedID(ctx, jg.ID)
 	j.r.mu.Lock()
 	j.seen[id]++
@@ -318,6 +323,7 @@ func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn fu
 	r := rt.r
 	id := scopedID(ctx, loopID)
 	if r.idx != nil {
+		r.idx.moved(ctx)
 		if rec, ok := r.idx.firsts[id]; ok && rec.Winner != nil && *rec.Winner < n {
 			if w, err, ok := rt.rerunFirst(ctx, id, rec, n, fn); ok {
 				return w, err
@@ -327,7 +333,7 @@ func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn fu
 	var mu sync.Mutex
 	var order []int
 	track := func(ctx context.Context, i int) (bool, error) {
-		won, err := fn(ctx, i)
+		won, err := rt.iteration(ctx, i, fn)
 		if err == nil {
 			mu.Lock()
 			order = append(order, i)
@@ -382,8 +388,35 @@ func (rt *runtime) rerunFirst(ctx context.Context, id string, rec *Record, n int
 	return w, nil, true
 }
 
+// All marks each iteration's context, so that journaled answers are handed
+// out in journal order (see turn.go).
+func (rt *runtime) All(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
+	if rt.r.idx == nil {
+		return rt.Runtime.All(ctx, n, limit, fn)
+	}
+	rt.r.idx.moved(ctx)
+	return rt.Runtime.All(ctx, n, limit, func(ctx context.Context, i int) error {
+		_, err := rt.iteration(ctx, i, func(ctx context.Context, i int) (bool, error) { return false, fn(ctx, i) })
+		return err
+	})
+}
+
+// iteration runs iteration i of a parallel loop, its context marked as
+// such when answering from a journal.
+func (rt *runtime) iteration(ctx context.Context, i int, fn func(ctx context.Context, i int) (bool, error)) (bool, error) {
+	if rt.r.idx == nil {
+		return fn(ctx, i)
+	}
+	ctx, t := withIter(ctx)
+	defer rt.r.idx.ended(t)
+	return fn(ctx, i)
+}
+
 func (rt *runtime) Sleep(ctx context.Context, d time.Duration) error {
 	r := rt.r
+	if r.idx != nil {
+		r.idx.moved(ctx)
+	}
 	if r.mode == Replaying || (r.mode == Resuming && r.idx.remaining() > 0) {
 		return ctx.Err()
 	}

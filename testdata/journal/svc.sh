@@ -1,0 +1,50 @@
+#!/bin/sh
+# Journal kill-test service: svc.sh ROLE. Logs "start ID ATTEMPT" and
+# "done ID ATTEMPT" to $JLOG/ROLE.log and answers deterministically from
+# its role and $PROSE_CALL_ID, after $JSLEEP seconds (default 0.02):
+#   ok      {"out":"ROLE ID"}
+#   flaky   fails on the first two iterations of the outermost loop
+#           (L12/1, L12/2>L30/4), else ok
+#   fail    always fails
+#   slow    sleeps 5 s, then ok (for timeouts and races)
+#   late    waits (up to 5 s) until a "fail" service has failed, then ok
+#   score   {"score": 0.9 when the innermost iteration is 3, else 0.5,
+#           "suggestions": ...}
+role=$1
+cat >/dev/null
+echo "start $PROSE_CALL_ID $PROSE_ATTEMPT" >>"$JLOG/$role.log"
+sleep "${JSLEEP:-0.02}"
+case $role in
+flaky)
+  case ${PROSE_CALL_ID%%>*} in
+  */1 | */2)
+    echo "done $PROSE_CALL_ID $PROSE_ATTEMPT" >>"$JLOG/$role.log"
+    echo "flaky failure at $PROSE_CALL_ID" >&2
+    exit 1
+    ;;
+  esac
+  ;;
+fail)
+  echo "done $PROSE_CALL_ID $PROSE_ATTEMPT" >>"$JLOG/$role.log"
+  echo "service down" >&2
+  exit 1
+  ;;
+slow) sleep 5 ;;
+late)
+  i=0
+  until grep -q '^done' "$JLOG/fail.log" 2>/dev/null || [ $i -ge 100 ]; do
+    sleep 0.05
+    i=$((i + 1))
+  done
+  ;;
+score)
+  echo "done $PROSE_CALL_ID $PROSE_ATTEMPT" >>"$JLOG/$role.log"
+  case ${PROSE_CALL_ID##*/} in
+  3) echo '{"score":0.9,"suggestions":"none"}' ;;
+  *) echo '{"score":0.5,"suggestions":"tighten it"}' ;;
+  esac
+  exit 0
+  ;;
+esac
+echo "done $PROSE_CALL_ID $PROSE_ATTEMPT" >>"$JLOG/$role.log"
+printf '{"out":"%s %s"}\n' "$role" "$PROSE_CALL_ID"
