@@ -33,7 +33,11 @@
 // answers from the journal (a value, or the same error: a timeout still
 // reads as context.DeadlineExceeded); an attempt that was in flight at the
 // kill (a "start" with no "end") or canceled runs again; anything else runs
-// live and is appended. When replaying, everything must match (an attempt
+// live and is appended. Journaled answers are handed out in the order the
+// calls completed in the journal (the iterations of a parallel loop take
+// turns), and a `parallel first` loop re-runs the iterations that
+// finished, in the order they finished, so what they append to shared
+// lists, and the winner, come out as in the run. When replaying, everything must match (an attempt
 // the run saw canceled, by a failing sibling or a `parallel first` winner,
 // waits to be canceled again); otherwise a *DivergenceError names the call
 // id and .md position and stops the run.
