@@ -238,6 +238,11 @@ func loopCases() []checkCase {
 		{name: "unbounded loop", slots: "w",
 			code: "let v = null\nloop until v is present:\n  v = call w\nloop while v is null (max: 3) as i:\n  v = call w",
 			want: []string{"2:1 error check/unbounded-loop loop until has no bound"}},
+		{name: "until sees the body's names", slots: "w c",
+			code: "loop until review accepts the draft (max: 5):\n  let draft = call w\n  let review = call c\n    d: draft\nreturn draft"},
+		{name: "while does not see the body's names", slots: "w",
+			code: "loop while later is null (max: 5):\n  let later = call w\nreturn later",
+			want: []string{"1:12 error check/undefined-name 'later'"}},
 		{name: "repeat counts", slots: "w", config: "max_steps", inputs: "tiers",
 			code: "repeat 2:\n  call w\nrepeat max_steps:\n  call w\nfor tier in tiers:\n  repeat tier.count:\n    call w\nrepeat \"3\":\n  call w\nrepeat 2.5:\n  call w\nrepeat max_steps + 1:\n  call w\nloop while true (max: -1):\n  call w",
 			want: []string{

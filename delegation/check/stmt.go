@@ -178,13 +178,19 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	} else {
 		c.count(s.Max, "loop max")
 	}
-	c.cond(s.Cond)
+	if !s.Until {
+		c.cond(s.Cond)
+	}
 	if s.Var != nil {
 		c.bindVar(s.Var, nil)
 	}
 	c.loops++
 	c.stmts(s.Body)
 	c.loops--
+	if s.Until {
+		// Tested after each iteration: the body's names are bound.
+		c.cond(s.Cond)
+	}
 }
 
 // parallelBlock checks `parallel:` branches: each runs in its own scope
