@@ -29,7 +29,9 @@ type SlotInfo struct {
 // Call sends the call's arguments to the model and returns its reply,
 // parsed as JSON when it is JSON (a ```json fence is stripped), else the
 // trimmed text. Errors are returned, so the call's retries and on_fail
-// apply.
+// apply; where the slot's ensures allows a failure ("a result, or a
+// thrown error"), the model is told to reply {"error": "why"} when it
+// cannot deliver, and such a reply is an error too.
 type SlotService struct {
 	client *Client
 	info   SlotInfo
@@ -67,6 +69,9 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 		return nil, fmt.Errorf("the model's reply is %d bytes, over the %d a slot accepts", len(reply.Content), MaxSlotReplyBytes)
 	}
 	v := ParseReply(reply.Content)
+	if msg, ok := reportedError(v); ok && mayFail(s.info) {
+		return nil, fmt.Errorf("the model reports that it cannot deliver: %s", excerpt(msg, 500))
+	}
 	if v == "" {
 		if reply.Thinking != "" {
 			return nil, errors.New("the model returned only its reasoning (<think>), no answer")
@@ -102,21 +107,48 @@ func SlotSystemPrompt(info SlotInfo) string {
 	b.WriteString("\n\nThe user message holds the call's arguments. Reply with the result only: " +
 		"a JSON value when the result is structured, otherwise plain text, without commentary.")
 	if decides(info) {
-		b.WriteString(` When your answer is a decision, make it a JSON object whose "verdict" field names it ` +
+		b.WriteString(` When your answer accepts or rejects something, make it a JSON object whose "verdict" field says so ` +
 			`(certify, accept, approve, reject, proceed, adjust or abort) beside your reasons, unless the arguments ask for another form.`)
+	}
+	if mayFail(info) {
+		b.WriteString(` If you cannot deliver the result, reply with only {"error": "what went wrong"}: the workflow counts that as a failed attempt.`)
 	}
 	return b.String()
 }
 
-// decides reports whether a slot's description suggests it gives verdicts.
+// decides reports whether a slot gives verdicts whose form the spec
+// leaves open: its name or deliverable speaks of a decision, and the
+// deliverable spells no structure of its own (`{proceed: boolean}`).
 func decides(info SlotInfo) bool {
-	text := strings.ToLower(strings.Join([]string{info.Slot, info.Role, info.Ensures}, " "))
+	if strings.Contains(info.Ensures, "{") {
+		return false
+	}
+	text := strings.ToLower(info.Slot + " " + info.Ensures)
 	for _, w := range []string{"verdict", "certif", "approv", "accept", "reject", "decision", "decide", "judge", "critic", "arbiter"} {
 		if strings.Contains(text, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayFail reports whether the slot's deliverable allows a failure ("a
+// result, or a thrown error"): a model in it is told how to report one.
+func mayFail(info SlotInfo) bool {
+	e := strings.ToLower(info.Ensures)
+	return strings.Contains(e, "error") || strings.Contains(e, "throw")
+}
+
+// reportedError returns the message of a reply that is only
+// {"error": "message"}.
+func reportedError(v delegation.Value) (string, bool) {
+	o, ok := v.(*delegation.Object)
+	if !ok || o.Len() != 1 {
+		return "", false
+	}
+	msg, _ := o.Get("error")
+	s, ok := msg.(string)
+	return s, ok && strings.TrimSpace(s) != ""
 }
 
 // SlotUserMessage is the user message for a call: the `prompt` argument

@@ -96,6 +96,8 @@ func TestSlotUserMessage(t *testing.T) {
 		`{"prompt": "Only this."}`: "Only this.",
 		`{"a": 1}`:                 "{\n  \"a\": 1\n}",
 		`{"prompt": 3, "b": "x"}`:  "{\n  \"prompt\": 3,\n  \"b\": \"x\"\n}",
+		// The prompt leads wherever it stands among the arguments.
+		`{"a": 1, "prompt": "Do X."}`: "Do X.\n\nArguments (JSON):\n{\n  \"a\": 1\n}",
 	}
 	for in, want := range cases {
 		got, err := SlotUserMessage(args(t, in))
@@ -117,6 +119,12 @@ func TestParseReply(t *testing.T) {
 		"  hello  ":                `"hello"`,
 		`{"a": 1} and some words`:  `"{\"a\": 1} and some words"`,
 		"42":                       `42`,
+		// One ```json fence after a short lead-in is the reply.
+		"Here is the result:\n```json\n{\"ok\": 1}\n```":        `{"ok":1}`,
+		"Here:\n```JSON\n[1]\n```\nDone.":                       `[1]`,
+		"<think>hm {\"x\": 1}</think>\n{\"y\": 2}":              `{"y":2}`,
+		"Two:\n```json\n1\n```\nand\n```json\n2\n```":           "\"Two:\\n```json\\n1\\n```\\nand\\n```json\\n2\\n```\"",
+		strings.Repeat("x", 300) + "\n```json\n{\"a\": 1}\n```": `"` + strings.Repeat("x", 300) + "\\n```json\\n{\\\"a\\\": 1}\\n```\"",
 	}
 	for in, want := range cases {
 		got, _ := delegation.ToJSON(ParseReply(in))
