@@ -6,6 +6,14 @@
 //
 //   - Config, ConfigFromEnv: OPENAI_API_KEY, OPENAI_BASE_URL, PROSE_MODEL,
 //     PROSE_MODEL_TIMEOUT; flags (--model, --base-url) override fields.
+//     As for the official SDKs, the base URL includes the API version
+//     path (https://api.openai.com/v1, http://localhost:11434/v1,
+//     https://openrouter.ai/api/v1): /chat/completions is appended and
+//     nothing else; a trailing slash does not matter; a 404 from a base
+//     URL without a version path says to add /v1. Config.Secrets lists
+//     what no output may show: the key, and credentials written in the
+//     base URL (user, password, key-like query values), also
+//     percent-encoded.
 //   - Client (NewClient, Chat): one chat request with transport-level
 //     retries (408, 409, 429, 5xx, connection errors, timed-out attempts,
 //     malformed replies) with exponential backoff and jitter, honouring
@@ -13,8 +21,16 @@
 //     400/401/403/404, whose *Error says what to fix. A zero temperature is
 //     really sent (go-openai omits it; the transport writes it back into the
 //     body). A server that rejects response_format gets the JSON Schema as
-//     instructions instead; one that rejects temperature gets none. The API
-//     key is removed from every error message.
+//     instructions instead; one that rejects temperature gets none. The
+//     default transport takes a proxy from HTTPS_PROXY/HTTP_PROXY/NO_PROXY.
+//     Server dialects: a missing or null usage counts zero tokens; unknown
+//     fields are ignored; a 200 reply that is an error object (OpenRouter)
+//     is treated as the status its code names; a refusal or a content
+//     filter is a non-retryable *Error saying so; a reasoning model's
+//     <think> block is split off (ChatReply.Thinking); finish_reason
+//     "length" sets ChatReply.Truncated; a body over 32 MiB ends the call.
+//     Secrets are removed from every error message, Go's *url.Error
+//     included.
 //   - ModelJudge (NewModelJudge): the delegation.Judge for conditions that
 //     the deterministic rules of package delegation/judge leave open; use
 //     it as judge.Deterministic's Next. Structured output
@@ -23,7 +39,10 @@
 //     fail-closed answers for guard conditions.
 //   - SlotService (NewSlotService, SlotInfo): a model acting in a slot;
 //     the system prompt comes from the spec, the user message is the
-//     call's arguments led by its `prompt`; JSON replies are parsed.
+//     call's arguments led by its `prompt`; JSON replies are parsed (also
+//     in a fence, after a short lead-in, after a <think> block). A reply
+//     cut at the token limit, over MaxSlotReplyBytes, empty, or (where the
+//     slot may fail) {"error": "..."} is an error, so retries apply.
 //   - Usage, Meter: model calls, retries, tokens in/out, judgments asked,
 //     cached and avoided, counted concurrently for a run.
 //
