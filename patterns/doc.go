@@ -7,17 +7,22 @@
 // dispatches each call attempt to the request's Service. ExecService runs a
 // program (`exec:COMMAND`): the call's named arguments go to its stdin as one
 // JSON object, its stdout is the call's value (JSON when it parses, else the
-// trimmed text), a non-zero exit is an error carrying the tail of stderr,
-// empty output is an error, and cancellation stops its whole process group
-// (SIGTERM, SIGKILL after a grace period). NestedService runs another spec;
-// FuncService wraps a Go function (tests, embedding).
+// trimmed text), a non-zero exit is an error carrying the tail of stderr
+// (escape codes removed; 126 and 127 explained), empty output is an error
+// showing stderr, and cancellation stops its whole process group (SIGTERM,
+// then SIGKILL once the grace period is over, however quickly the shell
+// itself died). NestedService runs another spec; FuncService wraps a Go
+// function (tests, embedding).
 //
 // Binding. ParseAssignments reads `--slot k=v` style flags into Bindings;
 // Bind checks them against a spec and returns an Instance: every slot bound
 // to a Service (a repeated name builds a list slot, a *delegation.List of
-// Services), config and inputs typed by their declarations with defaults
-// applied. Every problem is reported at once in a *UsageError (exit 2),
-// with a did-you-mean, before any service runs. An Env turns binding texts
+// Services; a slot the Delegation calls directly takes one binding only),
+// config and inputs typed by their declarations with defaults applied (a
+// list-typed name given several times gets one element per flag). A
+// program path that exists but cannot be executed is refused. Every
+// problem is reported at once in a *UsageError (exit 2), with a
+// did-you-mean, before any service runs. An Env turns binding texts
 // into services: `exec:` itself, `llm[:MODEL]` through Env.LLM, nested
 // specs (`PATH.prose.md`, `std/...`) through Env.Nested (NestedSpec), with
 // dotted settings (`--slot target.refiner=...`) handed to the nested spec.
@@ -34,5 +39,7 @@
 // Tracing. TraceWriter is a delegation.Recorder writing JSON lines (run
 // start and end with Totals, call attempts, judgments, errors), scrubbing
 // secrets; Progress prints a line per call attempt for a person watching
-// stderr (only failures when stderr is not a terminal) and a summary.
+// stderr (only failures when stderr is not a terminal) and a summary;
+// FailedCalls remembers the call id of each failed call, so the error that
+// ends a run can name the loop iteration it came from.
 package patterns
