@@ -211,3 +211,41 @@ func TestListSlotElementCannotBeAddressed(t *testing.T) {
 		t.Errorf("a service ran before the bindings were refused")
 	}
 }
+
+// fan-out and pipeline pass their brief as task_brief too, so every
+// delegate or stage can be a library pattern.
+func TestFanOutOfNestedRefines(t *testing.T) {
+	h := newHarness(t)
+	res := h.mustRun(run{pattern: "fan-out",
+		slots: []string{
+			"delegates=std/patterns/refine.prose.md",
+			"delegates=std/patterns/refine.prose.md",
+			"delegates.refiner=" + h.svcBinding("refiner", "append:task_brief"),
+			"delegates.evaluator=" + h.svcBinding("evaluator", `{"score":1,"suggestions":""}`),
+		},
+		json: `{"briefs":["intro","outro"]}`,
+	})
+	wantJSON(t, "results", res["results"], `[{"result":"intro|refiner","score":1,"rounds_used":1},{"result":"outro|refiner","score":1,"rounds_used":1}]`)
+}
+
+func TestPipelineStageIsANestedSpec(t *testing.T) {
+	h := newHarness(t)
+	res := h.mustRun(run{pattern: "pipeline",
+		slots: []string{
+			"stages=" + wrapSpec,
+			"stages=" + wrapSpec,
+			"stages.inner=" + h.svcBinding("inner", "append:task_brief"),
+		},
+		inputs: []string{"task_brief=raw"},
+	})
+	// The second wrap receives the first one's whole answer as its brief.
+	first := h.calls("inner")
+	if len(first) != 2 {
+		t.Fatalf("inner called %d times, want once per stage", len(first))
+	}
+	wantJSON(t, "first stage brief", first[0].args["task_brief"], `"raw"`)
+	wantJSON(t, "second stage brief", first[1].args["task_brief"], `{"result":"raw|inner"}`)
+	if out, _ := res["stage_outputs"].([]any); len(out) != 2 {
+		t.Errorf("stage_outputs %s, want two", js(res["stage_outputs"]))
+	}
+}

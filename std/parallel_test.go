@@ -152,7 +152,7 @@ func TestFanOutKeepsInputOrder(t *testing.T) {
 		if len(calls) != 1 {
 			t.Fatalf("d%d called %d times, want exactly once", i, len(calls))
 		}
-		wantJSON(t, fmt.Sprintf("d%d args", i), calls[0].args, fmt.Sprintf(`{"brief":"b%d"}`, i))
+		wantJSON(t, fmt.Sprintf("d%d args", i), calls[0].args, fmt.Sprintf(`{"brief":"b%d","task_brief":"b%d"}`, i, i))
 	}
 }
 
@@ -214,6 +214,6 @@ func TestPipelineStageOrder(t *testing.T) {
 		t.Errorf("stage order %v", got)
 	}
 	calls := h.calls()
-	wantJSON(t, "stage 1 input", calls[0].args, `{"input":"raw"}`)
-	wantJSON(t, "stage 3 input", calls[2].args, `{"input":"raw|s1|s2"}`)
+	wantJSON(t, "stage 1 input", calls[0].args, `{"input":"raw","task_brief":"raw"}`)
+	wantJSON(t, "stage 3 input", calls[2].args, `{"input":"raw|s1|s2","task_brief":"raw|s1|s2"}`)
 }
