@@ -174,7 +174,7 @@ func (n *NestedService) missingInputs(args, given *delegation.Object) error {
 		word = "inputs"
 	}
 	return fmt.Errorf("%s (bound to %s) requires %s %s, but the call passes %s: a call's arguments are the nested spec's inputs",
-		n.Spec.File.Name, n.Path, word, strings.Join(missing, ", "), passed)
+		n.Spec.File.Name, n.Name, word, strings.Join(missing, ", "), passed)
 }
 
 // declares reports whether name is an input or config key of the spec
@@ -226,7 +226,7 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 		// the call's failure (exit 1, catchable), not as bad usage.
 		var ue *UsageError
 		if errors.As(err, &ue) {
-			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Path, strings.Join(ue.Problems, "; "))
+			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Problems, "; "))
 		}
 		return nil, err
 	}

@@ -249,3 +249,18 @@ func TestPipelineStageIsANestedSpec(t *testing.T) {
 		t.Errorf("stage_outputs %s, want two", js(res["stage_outputs"]))
 	}
 }
+
+// The missing-input failure of a list element names the element.
+func TestNestedMissingInputNamesTheListElement(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.run(run{pattern: "fan-out",
+		slots: []string{
+			"delegates=std/patterns/stochastic-probe.prose.md",
+			"delegates.probe=exec:true", "delegates.analyst=exec:true",
+		},
+		inputs: []string{"task_brief=read"},
+	})
+	if err == nil || !strings.Contains(err.Error(), `(bound to delegates[0]) requires input "material"`) {
+		t.Errorf("err = %v, want the element delegates[0] and the input", err)
+	}
+}
