@@ -241,10 +241,11 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// rejects reports whether err is a 400 whose message mentions one of words.
+// rejects reports whether err is a 400 (or 422, as servers built on
+// FastAPI answer) whose message mentions one of words.
 func rejects(err error, words ...string) bool {
 	var e *Error
-	if !errors.As(err, &e) || e.Status != http.StatusBadRequest {
+	if !errors.As(err, &e) || (e.Status != http.StatusBadRequest && e.Status != http.StatusUnprocessableEntity) {
 		return false
 	}
 	msg := strings.ToLower(e.Detail)
@@ -286,7 +287,8 @@ func (e *Error) Retryable() bool {
 		return false
 	}
 	switch e.Status {
-	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
+		http.StatusUnprocessableEntity:
 		return false
 	}
 	return true

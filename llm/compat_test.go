@@ -225,3 +225,35 @@ func TestHugeSlotReply(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// Servers built on FastAPI reject an unknown parameter with 422: the
+// schema falls back to instructions as for a 400, and a 422 is not asked
+// again as is.
+func TestResponseFormatRejectedWith422(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Status(422, "response_format: json_schema is not supported by this backend"),
+		llmtest.Text(`{"holds": true}`),
+		llmtest.Status(422, "messages: field required"))
+	c, _ := newTestClient(t, srv, nil)
+	reply, err := c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}, Schema: verdictSchema})
+	if err != nil || reply.Structured || srv.Requests()[1].ResponseFormat() != nil {
+		t.Fatalf("reply %+v, err %v", reply, err)
+	}
+	_, err = chat(t, c)
+	var e *Error
+	if !errors.As(err, &e) || e.Retryable() || !strings.Contains(err.Error(), "rejected the request") || srv.Count() != 3 {
+		t.Fatalf("err %v, %d requests", err, srv.Count())
+	}
+}
+
+// A base URL with a path of its own but no version (Ollama's native /api)
+// gets both likely fixes in the 404 message.
+func TestBaseURLWithOtherPath(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Status(404, "404 page not found"))
+	root := strings.TrimSuffix(srv.URL, "/v1")
+	c, _ := newTestClient(t, srv, func(c *Config) { c.BaseURL = root + "/api/" })
+	_, err := chat(t, c)
+	if err == nil || !strings.Contains(err.Error(), "try "+root+"/api/v1 or "+root+"/v1") {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -115,6 +115,19 @@ func (c Config) versioned() bool {
 	return false
 }
 
+// versionedGuess is the base URL a user probably meant when theirs has no
+// version path: with /v1 added, and when it has a path of its own (Ollama's
+// /api), also the server root with /v1.
+func (c Config) versionedGuess() string {
+	where := c.displayURL()
+	u, err := url.Parse(where)
+	if err != nil || strings.Trim(u.Path, "/") == "" {
+		return where + "/v1"
+	}
+	u.Path = "/v1"
+	return where + "/v1 or " + u.String()
+}
+
 // displayURL is the base URL without user information, query or
 // fragment.
 func (c Config) displayURL() string {

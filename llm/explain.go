@@ -25,13 +25,14 @@ func (c *Client) explain(e *Error, err error, ci *callInfo, model string) string
 	case e.Status == http.StatusForbidden:
 		return fmt.Sprintf("the model server at %s forbids this request (403): the API key may lack access to model %q; check OPENAI_API_KEY and --model", where, model)
 	case e.Status == http.StatusNotFound && !c.cfg.versioned():
-		return fmt.Sprintf("not found at %s (404): the base URL has no API version path; OPENAI_BASE_URL includes it, as for the official SDKs: try %s/v1", where, where)
+		return fmt.Sprintf("not found at %s (404): the base URL has no API version path; OPENAI_BASE_URL includes it, as for the official SDKs: try %s",
+			where, c.cfg.versionedGuess())
 	case e.Status == http.StatusNotFound:
 		return fmt.Sprintf("not found at %s (404): unknown model %q or wrong base URL; check --model/PROSE_MODEL and --base-url/OPENAI_BASE_URL (OpenAI-compatible servers end in /v1, e.g. http://localhost:11434/v1)", where, model)
 	case errors.Is(err, errTooLarge):
 		return fmt.Sprintf("the reply of the model server at %s is too large (over %d bytes); check the server", where, maxReplyBytes)
-	case e.Status == http.StatusBadRequest:
-		return fmt.Sprintf("the model server at %s rejected the request for model %q (400)", where, model)
+	case e.Status == http.StatusBadRequest || e.Status == http.StatusUnprocessableEntity:
+		return fmt.Sprintf("the model server at %s rejected the request for model %q (%d)", where, model, e.Status)
 	case e.Status == http.StatusTooManyRequests:
 		if ci.retryAfter > c.cfg.MaxRetryAfter {
 			return fmt.Sprintf("rate limited by the model server at %s (429): it asks to wait longer than %s", where, c.cfg.MaxRetryAfter)

@@ -33,7 +33,8 @@ func (m *ModelJudge) userPrompt(j *delegation.Judgment) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Condition: %s\n", j.Cond.Text)
 	if s := j.Cond.Says; s != nil {
-		fmt.Fprintf(&b, "\n`%s` is the rubric; decide by it whether `%s` is %s", s.Criterion, s.Subject, s.Predicate)
+		fmt.Fprintf(&b, "\n`%s` is the rubric (criteria to apply, or an evaluation already made); decide by it whether `%s` is %s",
+			s.Criterion, s.Subject, s.Predicate)
 		if s.Negated {
 			b.WriteString(" (the condition holds when it is NOT)")
 		}
