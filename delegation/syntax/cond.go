@@ -67,6 +67,9 @@ func (p *parser) parseCond(what string, end int) Expr {
 	if looksLikeExpr(p.toks[start:end]) {
 		// Report the expression's own error, precisely.
 		x := p.parseExpr()
+		if p.tok().kind == ASSIGN {
+			p.errorf(p.tok().pos, "syntax/expected", "a condition compares with '==', not '=': write '%s A == B:'", what)
+		}
 		p.errorf(p.tok().pos, "syntax/expected", "unexpected %s in the %s condition", describe(p.tok()), what)
 		return x
 	}

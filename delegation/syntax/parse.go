@@ -348,5 +348,8 @@ func (p *parser) endStmt(what string) {
 	case EOF, OUTDENT:
 		return
 	}
+	if t.kind == ILLEGAL {
+		p.errorf(t.pos, "syntax/unexpected", "%s", t.value)
+	}
 	p.errorf(t.pos, "syntax/unexpected", "unexpected %s after the %s: expected the end of the line", describe(t), what)
 }

@@ -17,10 +17,17 @@ func (p *parser) parseStmt() Stmt {
 	if t.kind != IDENT {
 		return p.parseExprStmt()
 	}
+	next := p.peek(1)
 	if t.raw != "let" && p.lineHasAssign() {
+		if (t.raw == "if" || t.raw == "elif" || t.raw == "loop") && startsOperand(next) {
+			kw := t.raw
+			if kw == "loop" {
+				kw += " " + next.raw
+			}
+			p.errorf(p.assignPos(), "syntax/expected", "a condition compares with '==', not '=': write '%s A == B:'", kw)
+		}
 		return p.parseAssign()
 	}
-	next := p.peek(1)
 	switch t.raw {
 	case "let":
 		return p.parseLet()
@@ -38,9 +45,15 @@ func (p *parser) parseStmt() Stmt {
 		p.errorf(t.pos, "syntax/else-without-if", "'%s' without a matching 'if': it must follow an if block at the same indentation", t.raw)
 	case "catch", "finally":
 		p.errorf(t.pos, "syntax/catch-without-try", "'%s' without a matching 'try': it must follow a try block at the same indentation", t.raw)
-	case "parallel":
+	case "parallel", "try":
+		if next.kind == COLON && t.raw == "try" {
+			return p.parseTry()
+		}
 		if next.kind == COLON {
 			return p.parseParallel()
+		}
+		if next.kind == NEWLINE && p.peek(2).kind == INDENT {
+			p.errorf(next.pos, "syntax/missing-colon", "missing ':' at the end of the %s line: a block opens with ':'", t.raw)
 		}
 		if isWordTok(next, "for") || isWordTok(next, "repeat") || isWordTok(next, "first") {
 			return &ExprStmt{X: p.parseLoop()}
@@ -48,10 +61,6 @@ func (p *parser) parseStmt() Stmt {
 	case "loop":
 		if isWordTok(next, "while") || isWordTok(next, "until") {
 			return p.parseWhile()
-		}
-	case "try":
-		if next.kind == COLON {
-			return p.parseTry()
 		}
 	case "append", "record":
 		if startsOperand(next) {
@@ -65,6 +74,16 @@ func (p *parser) parseStmt() Stmt {
 		return p.parseThrow()
 	}
 	return p.parseExprStmt()
+}
+
+// assignPos is the position of the current line's first '='.
+func (p *parser) assignPos() diag.Pos {
+	for i := p.p; i < len(p.toks); i++ {
+		if p.toks[i].kind == ASSIGN {
+			return p.toks[i].pos
+		}
+	}
+	return p.tok().pos
 }
 
 // lineHasAssign reports whether the current logical line holds an '='.

@@ -257,6 +257,17 @@ func TestParseErrorMessages(t *testing.T) {
 		{"throw nothing", "throw", "1:6 [syntax/expected]", "the value to throw"},
 		{"append nothing", "append to xs", "1:8 [syntax/expected]", "the value to add"},
 		{"max without value", "loop while x (max: ):\n  y", "1:20 [syntax/expected]", "(max: 10)"},
+		{"assignment in if", "if x = 1:\n  y\nlet z = 1", "1:6 [syntax/expected]", "compares with '=='"},
+		{"assignment in loop while", "loop while x = 1 (max: 3):\n  y", "1:14 [syntax/expected]", "'loop while A == B:'"},
+		{"assignment in elif", "if a:\n  x\nelif x = 1:\n  y\nlet z = 1", "3:8 [syntax/expected]", "=="},
+		{"parallel without colon", "parallel\n  let a = 1\nlet z = 1", "1:9 [syntax/missing-colon]", "parallel line"},
+		{"try without colon", "try\n  x = 1\ncatch:\n  y = 1\nlet z = 1", "1:4 [syntax/missing-colon]", "try line"},
+		{"and written &&", "let x = a && b", "1:11 [syntax/unexpected]", "write 'and'"},
+		{"or written ||", "let x = a || b", "1:11 [syntax/unexpected]", "write 'or'"},
+		{"not written !", "let x = !a", "1:9 [syntax/token]", "write 'not'"},
+		{"single quotes", "let x = 'a'", "1:9 [syntax/token]", "double quotes"},
+		{"ternary", "let x = a ? 1 : 2", "1:11 [syntax/unexpected]", "if/else"},
+		{"multiplication", "let x = a * 2", "1:11 [syntax/unexpected]", "+ and -"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

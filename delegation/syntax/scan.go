@@ -237,7 +237,31 @@ func (s *scanner) next() {
 	}
 	_, w := utf8.DecodeRuneInString(s.text[s.i:])
 	s.i += w
-	s.emit(ILLEGAL, s.off(start), s.off(s.i), s.text[start:s.i], "unexpected character "+strconv.Quote(s.text[start:s.i]))
+	if two == "&&" || two == "||" {
+		s.i++
+	}
+	bad := s.text[start:s.i]
+	msg := "unexpected character " + strconv.Quote(bad)
+	if hint := charHints[bad]; hint != "" {
+		msg += ": " + hint
+	}
+	s.emit(ILLEGAL, s.off(start), s.off(s.i), bad, msg)
+}
+
+// charHints says what to write instead of characters borrowed from other
+// languages.
+var charHints = map[string]string{
+	"&&": "write 'and'",
+	"&":  "write 'and'",
+	"||": "write 'or'",
+	"|":  "write 'or'",
+	"!":  "write 'not' (and '!=' to compare)",
+	"'":  "strings are written in double quotes: \"...\"",
+	"?":  "there is no ?: operator: use if/else",
+	";":  "write one statement a line",
+	"*":  "the operators are + and - (no * or /)",
+	"/":  "the operators are + and - (no * or /)",
+	"%":  "the operators are + and - (no * or /)",
 }
 
 var twoCharOps = map[string]Token{"==": EQ, "!=": NE, "<=": LE, ">=": GE}
