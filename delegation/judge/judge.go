@@ -305,7 +305,32 @@ func needsModelError(j *delegation.Judgment) error {
 		text = j.Cond.Text
 	}
 	return fmt.Errorf("%s: condition %q %w to judge, and none is configured: "+
-		"set --model (or PROSE_MODEL) with OPENAI_API_KEY and, for a local or other provider, OPENAI_BASE_URL; "+
-		"or make the service return a structured verdict such as {\"verdict\": \"certify\"} or {\"proceed\": false}",
-		j.Pos, text, ErrNeedsModel)
+		"set --model (or PROSE_MODEL) with OPENAI_API_KEY and, for a local or other provider, OPENAI_BASE_URL; or %s",
+		j.Pos, text, ErrNeedsModel, structuredHint(j.Cond))
+}
+
+// structuredHint says what data would let a rule decide cond, in words
+// that fit its question.
+func structuredHint(cond *syntax.NaturalCond) string {
+	q := parseQuestion(cond)
+	if cond != nil && cond.Says != nil {
+		s := cond.Says
+		if s.Polarity == syntax.Unknown {
+			return fmt.Sprintf("use a predicate whose sense is known, such as `%s says %s is acceptable` or `... is a failure`", s.Criterion, s.Subject)
+		}
+		return fmt.Sprintf("make %s a structured result such as {\"status\": \"passed\"} or {\"status\": \"failed\"} "+
+			"(with %s null, any non-error result counts as a success)", s.Subject, s.Criterion)
+	}
+	switch {
+	case q.ask == askNone:
+		return "write the condition as an expression over the service's result (if gate.proceed == true:), " +
+			"or in a form the rules read, such as `verdict approves the change` or `decision says abort`"
+	case q.ask == askSays:
+		return fmt.Sprintf("make the service return a structured decision such as {\"decision\": %q}", q.said)
+	case strings.HasPrefix(q.verb, "proceed") || strings.HasPrefix(q.verb, "continu"):
+		return "make the service return a structured decision such as {\"proceed\": true} or {\"proceed\": false}"
+	case strings.HasPrefix(q.verb, "certif"):
+		return "make the service return a structured verdict such as {\"verdict\": \"certify\"} or {\"verdict\": \"reject\"}"
+	}
+	return "make the service return a structured verdict such as {\"verdict\": \"accept\"} or {\"verdict\": \"reject\"}"
 }

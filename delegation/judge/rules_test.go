@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/delegation"
@@ -151,4 +153,26 @@ func TestUserConditions(t *testing.T) {
 		{"decision does not not proceed", `{"decision": "proceed"}`, "model", ""},
 		{"decision says stop now", `{"decision": "abort"}`, "model", ""},
 	})
+}
+
+// TestNoModelHintFitsTheCondition: the error without a model suggests
+// data in the shape the condition asks about.
+func TestNoModelHintFitsTheCondition(t *testing.T) {
+	cases := map[string]string{
+		"gate does not explicitly proceed":           `{"proceed": true}`,
+		"verdict certifies the proposal":             `{"verdict": "certify"}`,
+		"review approves the change":                 `{"verdict": "accept"}`,
+		"decision says abort":                        `{"decision": "abort"}`,
+		"criteria says result is a failure":          `{"status": "failed"}`,
+		"criteria says result is purple":             "a predicate whose sense is known",
+		"the stars align for the review":             "as an expression",
+		"verdict certifies the proposal and more so": "as an expression",
+	}
+	for text, want := range cases {
+		c := parseCond(t, text)
+		_, err := (&Deterministic{}).Judge(context.Background(), &delegation.Judgment{Cond: c, Values: values(t, `{"gate": "hm", "verdict": "hm", "review": "hm", "decision": "hm", "criteria": "c", "result": "r"}`)})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v lacks %s", text, err, want)
+		}
+	}
 }
