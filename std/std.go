@@ -123,6 +123,9 @@ func notFound(p string) error {
 	for _, e := range List() {
 		names = append(names, e.Name)
 	}
+	if s := suggest(p, names); s != "" {
+		return &fs.PathError{Op: "open", Path: p, Err: errors.New("no such file on disk or in the embedded library (did you mean " + s + "?)")}
+	}
 	return &fs.PathError{Op: "open", Path: p, Err: errors.New("no such file on disk or in the embedded library (patterns: " + strings.Join(names, ", ") + ")")}
 }
 
