@@ -13,6 +13,7 @@ func (c *checker) call(e *syntax.CallExpr) {
 	if slot != nil && slot.Args != nil {
 		c.argKeys(e, slot)
 	}
+	c.clauseArgs(e, slot)
 	c.retries(e)
 	if e.Timeout != nil {
 		c.timeout(e.Timeout)
@@ -23,6 +24,29 @@ func (c *checker) call(e *syntax.CallExpr) {
 			c.fallbackShape(e.OnFail.Use, slot)
 		}
 	}
+}
+
+// clauseArgs reports arguments named like a clause (`retries: 3`), which
+// pass a value to the service instead of setting the clause, unless the
+// slot requires an argument of that name.
+func (c *checker) clauseArgs(e *syntax.CallExpr, slot *Slot) {
+	for _, f := range e.Args {
+		switch f.Key {
+		case "retries", "timeout", "backoff", "on_fail":
+			if slot != nil && slices.Contains(slot.Args, f.Key) {
+				continue
+			}
+			c.diags.Warnf(c.f, f.KeyPos, CodeClauseArg,
+				"argument %s is passed to the service, it does not set the clause: write the clause without ':' (%s)", quote(f.Key), clauseExample[f.Key])
+		}
+	}
+}
+
+var clauseExample = map[string]string{
+	"retries": "retries 3",
+	"timeout": "timeout 30s",
+	"backoff": "backoff {initial: 200ms}",
+	"on_fail": "on_fail use VALUE",
 }
 
 // callTarget checks that the target names a service: a slot, a loop

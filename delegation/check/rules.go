@@ -27,6 +27,7 @@ const (
 	CodeBackoffKey        = "check/backoff-key"
 	CodeTimeout           = "check/timeout"
 	CodeOnFailShape       = "check/on-fail-shape"
+	CodeClauseArg         = "check/clause-as-arg"
 )
 
 // Rule describes one check: its stable code, the severity of its
@@ -44,6 +45,7 @@ func Rules() []Rule {
 		{CodeBackoffNoRetries, diag.Error, "backoff given without retries"},
 		{CodeBranchOutsideLoop, diag.Error, "continue or break outside a loop"},
 		{CodeCallTarget, diag.Error, "Call target is not a slot, an input, or a loop variable over a list-valued slot"},
+		{CodeClauseArg, diag.Warning, "Argument named like a call clause (retries: 3 passes an argument)"},
 		{CodeConditionNoNames, diag.Warning, "Natural-language condition mentions no bound name"},
 		{CodeDuplicateKey, diag.Warning, "Key given twice in an object or argument list"},
 		{CodeLoopCount, diag.Error, "Repeat count or loop max is not a non-negative integer, config key, input or member path"},
