@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/llm/llmtest"
 	"github.com/proselang/prose/patterns"
 )
 
@@ -262,5 +263,30 @@ func TestNestedMissingInputNamesTheListElement(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), `(bound to delegates[0]) requires input "material"`) {
 		t.Errorf("err = %v, want the element delegates[0] and the input", err)
+	}
+}
+
+// A nested spec's natural-language conditions go to the run's model judge.
+func TestNestedConditionUsesTheModelJudge(t *testing.T) {
+	h := newHarness(t)
+	judge, srv := modelJudge(t,
+		withMatch(llmtest.Verdict(true, "no source: a failure"), "no source given"),
+		withMatch(llmtest.Verdict(false, "cites an RFC"), "see RFC 9110"))
+	res := h.mustRun(run{pattern: "guard",
+		slots: []string{
+			"guard=" + h.svcBinding("guard", `{"proceed":true}`),
+			"target=std/patterns/fallback-chain.prose.md",
+			"target.chain=" + h.svcBinding("c0", `"no source given"`),
+			"target.chain=" + h.svcBinding("c1", `"see RFC 9110"`),
+		},
+		config: []string{"target.failure_criteria=the answer cites no source"},
+		inputs: []string{"task_brief=answer"},
+		judge:  judge,
+	})
+	inner, _ := res["result"].(map[string]any)
+	wantJSON(t, "winner", inner["winner"], `"target.chain[1]"`)
+	wantJSON(t, "result", inner["result"], `"see RFC 9110"`)
+	if srv.Count() != 2 {
+		t.Errorf("model asked %d times, want 2", srv.Count())
 	}
 }
