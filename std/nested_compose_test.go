@@ -290,3 +290,32 @@ func TestNestedConditionUsesTheModelJudge(t *testing.T) {
 		t.Errorf("model asked %d times, want 2", srv.Count())
 	}
 }
+
+// A timeout on the call of a nested spec cancels the nested run and kills
+// the programs it started.
+func TestNestedRunStopsAtItsCallersTimeout(t *testing.T) {
+	h := newHarness(t)
+	outer := filepath.Join(t.TempDir(), "limited.prose.md")
+	src, err := os.ReadFile(wrapSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(src), "name: wrap", "name: limited", 1)
+	s = strings.Replace(s, "  task_brief: task_brief\n", "  task_brief: task_brief\n  timeout 300ms\n  on_fail use \"late\"\n", 1)
+	if err := os.WriteFile(outer, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res := h.mustRun(run{pattern: outer,
+		slots: []string{
+			"inner=" + wrapSpec,
+			"inner.inner=" + h.svcBinding("slow", `sleep:30:"done"`),
+		},
+		inputs: []string{"task_brief=x"},
+	})
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("the run waited for the nested program")
+	}
+	wantJSON(t, "result", res, `{"result":"late"}`)
+	waitGone(t, h.pids())
+}
