@@ -83,9 +83,11 @@ type checker struct {
 	slots   map[string]*Slot
 	used    map[string]bool // config/input names read somewhere
 
-	level   int // depth of parallel bodies
-	loops   int // depth of loops (reset inside parallel: branches)
-	collect int // depth of value-collecting loop bodies
+	level    int  // depth of parallel bodies
+	loops    int  // depth of loops (reset inside parallel: branches)
+	parLoop  bool // the innermost loop runs its iterations in parallel
+	inBranch bool // inside a parallel: branch, outside any loop of its own
+	collect  int  // depth of value-collecting loop bodies
 
 	siblings map[string]bool // names bound by the branches of the parallel: block being checked
 

@@ -263,6 +263,13 @@ func loopCases() []checkCase {
 				"1:1 error check/branch-outside-loop continue outside a loop",
 				"12:1 error check/branch-outside-loop break outside a loop",
 			}},
+		{name: "branches cannot leave parallel bodies", slots: "w", inputs: "xs",
+			code: "parallel for x in xs:\n  if x:\n    break\n  continue\nfor y in xs:\n  parallel:\n    let a = call w\n    continue\nparallel repeat 2:\n  loop while true (max: 2):\n    break\n  for z in xs:\n    break\nlet v = parallel first for x in xs:\n  break",
+			want: []string{
+				"3:5 error check/branch-outside-loop break cannot leave a parallel loop",
+				"8:5 error check/branch-outside-loop continue cannot leave a parallel: branch",
+				"15:3 error check/branch-outside-loop break cannot leave a parallel loop",
+			}},
 	}
 }
 

@@ -85,9 +85,12 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 		c.collect++
 	}
 	bind()
+	outer, branch := c.parLoop, c.inBranch
+	c.parLoop, c.inBranch = parallel, false
 	c.loops++
 	c.stmts(body)
 	c.loops--
+	c.parLoop, c.inBranch = outer, branch
 	if collecting {
 		c.collect--
 	}

@@ -42,13 +42,7 @@ func (c *checker) stmt(s syntax.Stmt) {
 		c.expr(s.Value, false)
 		c.appendTarget(s)
 	case *syntax.BranchStmt:
-		if c.loops == 0 {
-			kw := "continue"
-			if s.Break {
-				kw = "break"
-			}
-			c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s outside a loop", kw)
-		}
+		c.branch(s)
 	case *syntax.ReturnStmt:
 		c.ret(s)
 	case *syntax.ThrowStmt:
@@ -184,9 +178,12 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	if s.Var != nil {
 		c.bindVar(s.Var, nil)
 	}
+	outer, branch := c.parLoop, c.inBranch
+	c.parLoop, c.inBranch = false, false
 	c.loops++
 	c.stmts(s.Body)
 	c.loops--
+	c.parLoop, c.inBranch = outer, branch
 	if s.Until {
 		// Tested after each iteration: the body's names are bound.
 		c.cond(s.Cond)
@@ -211,12 +208,12 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 	}
 	defer func() { c.siblings = outer }()
 	for _, br := range s.Branches {
-		m, loops := c.mark(), c.loops
+		m, loops, branch := c.mark(), c.loops, c.inBranch
 		c.level++
-		c.loops = 0
+		c.loops, c.inBranch = 0, true
 		c.stmt(br)
 		c.level--
-		c.loops = loops
+		c.loops, c.inBranch = loops, branch
 		c.rollback(m)
 		let, ok := br.(*syntax.LetStmt)
 		if !ok || c.names[let.Name.Name] != nil {
@@ -334,4 +331,21 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// branch checks continue/break: inside a loop, not leaving a parallel:
+// branch, and break not leaving a parallel loop's iteration.
+func (c *checker) branch(s *syntax.BranchStmt) {
+	kw := "continue"
+	if s.Break {
+		kw = "break"
+	}
+	switch {
+	case c.loops == 0 && c.inBranch:
+		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s cannot leave a parallel: branch (the branches run at once): end the branch with a value instead", kw)
+	case c.loops == 0:
+		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s outside a loop", kw)
+	case s.Break && c.parLoop:
+		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "break cannot leave a parallel loop (its iterations run at once): use continue or return to end this iteration")
+	}
 }
