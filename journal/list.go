@@ -1,6 +1,9 @@
 package journal
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -30,7 +33,8 @@ func (s *Summary) Duration() time.Duration {
 	return s.End.Sub(s.Start)
 }
 
-// List returns the runs under base, newest first. A directory whose
+// List returns the runs under base, newest first (by the start time in
+// the header, to the nanosecond). A directory whose
 // journal cannot be read is listed with Status "unreadable" and Err set.
 // A missing base is no runs.
 func List(base string) ([]*Summary, error) {
@@ -52,8 +56,28 @@ func List(base string) ([]*Summary, error) {
 		}
 		out = append(out, Summarize(path))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
+	sort.SliceStable(out, func(i, j int) bool {
+		ti, tj := out[i].sortTime(), out[j].sortTime()
+		if !ti.Equal(tj) {
+			return ti.After(tj)
+		}
+		return out[i].ID > out[j].ID
+	})
 	return out, nil
+}
+
+// sortTime is when the run started: the header's time (runs started in
+// the same second differ there), else the time in its id.
+func (s *Summary) sortTime() time.Time {
+	if !s.Start.IsZero() {
+		return s.Start
+	}
+	if len(s.ID) >= 15 {
+		if t, err := time.Parse("20060102T150405", s.ID[:15]); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
 }
 
 // Summarize reads the journal at path into a Summary.
@@ -62,7 +86,7 @@ func Summarize(path string) *Summary {
 	s := &Summary{ID: filepath.Base(dir), Dir: dir}
 	l, err := ReadFile(path)
 	if err != nil {
-		s.Status, s.Err = "unreadable", err.Error()
+		s.Status, s.Err = StatusUnreadable, err.Error()
 		return s
 	}
 	s.Spec, s.Start, s.End, s.Torn = l.Header.Spec, l.Header.Time, l.Header.Time, l.Torn
@@ -95,11 +119,29 @@ func Remove(base, id string) error {
 	}
 	dir := filepath.Join(base, id)
 	path := filepath.Join(dir, FileName)
-	if _, err := os.Stat(path); err != nil {
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		if err == nil { // a symlink or a file: not a run directory prose made
+			return fmt.Errorf("%s is not a run directory", dir)
+		}
 		return fmt.Errorf("no run %q in %s", id, base)
+	}
+	if !isJournal(path) {
+		return fmt.Errorf("%s holds no prose journal; not removing it", dir)
 	}
 	if locked(path) {
 		return fmt.Errorf("run %s is still running", id)
 	}
 	return os.RemoveAll(dir)
+}
+
+// isJournal reports whether the file at path begins with a journal header.
+func isJournal(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	line, _ := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
+	var h Header
+	return json.Unmarshal(bytes.TrimSpace(line), &h) == nil && h.Type == TypeHeader
 }

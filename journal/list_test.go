@@ -10,13 +10,13 @@ import (
 func TestListSummarizesAndRemoves(t *testing.T) {
 	base := t.TempDir()
 	_, killed := killedRatchet(t, base, 2)
-	r, err := Create(base, Header{Spec: "/s/ok.prose.md", RunID: "29991231T235959-aaaaaa"}, Options{})
+	r, err := Create(base, Header{Spec: "/s/ok.prose.md", RunID: "29991231T235959-aaaaaa", Time: time.Date(2999, 12, 31, 23, 59, 59, 0, time.UTC)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := newRatchetWorld()
 	runWith(t, r, mustParse(t, ratchetCode), w.globals(2), context.Background())
-	held, _ := Create(base, Header{Spec: "/s/held.prose.md", RunID: "20000101T000000-bbbbbb"}, Options{})
+	held, _ := Create(base, Header{Spec: "/s/held.prose.md", RunID: "20000101T000000-bbbbbb", Time: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)}, Options{})
 	defer held.Close()
 
 	runs, err := List(base)

@@ -14,7 +14,7 @@ import (
 func lockFile(f *os.File) (func(), error) {
 	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return nil, fmt.Errorf("journal %s is in use by another prose process", f.Name())
+		return nil, fmt.Errorf("journal %s is in use by another prose process (the run is still going, or being resumed): wait for it to end, or stop it first", f.Name())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("journal: locking %s: %w", f.Name(), err)

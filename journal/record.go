@@ -41,6 +41,7 @@ const (
 	StatusDiverged    = "diverged"    // a resume diverged from the journal
 	StatusRunning     = "running"     // no final record and a process holds the journal
 	StatusIncomplete  = "incomplete"  // no final record and nobody holds it (killed)
+	StatusUnreadable  = "unreadable"  // the journal cannot be parsed (Summary.Err says why)
 )
 
 // Error kinds of an "end" record.
@@ -220,7 +221,10 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 		if err := json.Unmarshal(line, &h); err != nil || h.Type != TypeHeader {
 			return fmt.Errorf("line %d: not a journal header", lineNo)
 		}
-		if h.Version > FormatVersion || h.Version < 1 {
+		switch {
+		case h.Version > FormatVersion:
+			return fmt.Errorf("line %d: journal format version %d was written by a newer prose (this one reads version %d): resume or replay it with that prose", lineNo, h.Version, FormatVersion)
+		case h.Version < 1:
 			return fmt.Errorf("line %d: journal format version %d is not supported (this prose reads version %d)", lineNo, h.Version, FormatVersion)
 		}
 		l.Header = &h
@@ -228,7 +232,7 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	}
 	rec := new(Record)
 	if err := json.Unmarshal(line, rec); err != nil || rec.Type == "" {
-		return fmt.Errorf("line %d: invalid journal record", lineNo)
+		return fmt.Errorf("line %d: invalid journal record, and not the last line (a kill can only cut the last one short): the journal was damaged or edited", lineNo)
 	}
 	l.Records = append(l.Records, rec)
 	return nil

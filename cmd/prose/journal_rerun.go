@@ -21,6 +21,7 @@ type rerunOptions struct {
 	// the ones withheld as secrets).
 	slots, configs, inputs []string
 	inputJSON              string
+	quiet                  bool
 }
 
 func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
@@ -31,6 +32,7 @@ func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
 	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE` instead of the journaled value")
 	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE` instead of the journaled value")
 	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a `JSON` object instead of the journaled --input-json")
+	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines (the run id and errors still go to stderr)")
 	if resume {
 		fl.BoolVar(&o.force, "force", false, "go on although the spec changed or a call diverges from the journal (diverging calls run live)")
 	}
@@ -44,11 +46,10 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	path := filepath.Join(base, id, journal.FileName)
-	if strings.ContainsAny(id, `/\`) || !fileExists(path) {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s: no run %q in %s (see 'prose runs')", mode, id, o.runDir)}
+	if id, err = resolveRunID(base, o.runDir, id, mode); err != nil {
+		return err
 	}
-	l, err := journal.ReadFile(path)
+	l, err := journal.ReadFile(filepath.Join(base, id, journal.FileName))
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", mode, err)}
 	}
@@ -87,6 +88,9 @@ func rerunArgv(h *journal.Header, base, id string, mode journal.Mode, o *rerunOp
 			return nil, usageErrorf("%v", err)
 		}
 		argv = append(argv, "--trace="+t)
+	}
+	if o.quiet {
+		argv = append(argv, "--quiet")
 	}
 	argv = append(argv, "--run-dir="+base)
 	if mode == journal.Replaying {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,13 +18,22 @@ import (
 func newRunsCmd(s streams) *cobra.Command {
 	var runDir string
 	var limit int
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "runs",
+		Use:   "runs [--json] [-n N]",
 		Short: "List journaled runs, newest first",
-		Long: `runs lists the journaled runs under --run-dir (default .prose/runs): id,
-spec, start time, status (ok, error, interrupted, diverged, running, or
-incomplete for a run that was killed), finished calls and duration.
+		Long: `runs lists the journaled runs under --run-dir (default .prose/runs), newest
+first: id, spec, start time (local), status (ok, error, interrupted,
+diverged, running, or incomplete for a run that was killed), finished calls
+and duration. The table is the same on a terminal and in a pipe; --json
+prints a JSON array instead (times in RFC 3339, duration in milliseconds,
+the error of a failed or unreadable run).
+
+'prose resume latest' and 'prose replay latest' name the newest run.
 'prose runs rm' deletes runs.`,
+		Example: `  prose runs
+  prose runs --json | jq -r '.[] | select(.status == "incomplete") | .id'
+  prose runs rm --older-than 7d`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			runs, err := journal.List(runDir)
@@ -33,12 +43,16 @@ incomplete for a run that was killed), finished calls and duration.
 			if limit > 0 && len(runs) > limit {
 				runs = runs[:limit]
 			}
+			if asJSON {
+				return printRunsJSON(s, runs)
+			}
 			printRuns(s, runs)
 			return nil
 		},
 	}
 	cmd.PersistentFlags().StringVar(&runDir, "run-dir", defaultRunDir, "directory holding run journals")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "show at most `N` runs (0: all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as a JSON array")
 	cmd.AddCommand(newRunsRmCmd(s, &runDir))
 	return cmd
 }
@@ -58,6 +72,42 @@ func printRuns(s streams, runs []*journal.Summary) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, orDash(shortPath(r.Spec)), start, r.Status, r.Calls, r.Duration().Round(time.Millisecond))
 	}
 	tw.Flush()
+	for _, r := range runs {
+		if r.Status == journal.StatusUnreadable {
+			fmt.Fprintf(s.err, "prose: run %s is unreadable: %s\n", r.ID, r.Err)
+		}
+	}
+}
+
+// runJSON is one run of 'prose runs --json'.
+type runJSON struct {
+	ID       string     `json:"id"`
+	Spec     string     `json:"spec,omitempty"`
+	Dir      string     `json:"dir"`
+	Start    *time.Time `json:"start,omitempty"`
+	Status   string     `json:"status"`
+	Calls    int        `json:"calls"`
+	Duration int64      `json:"duration_ms"`
+	Err      string     `json:"error,omitempty"`
+}
+
+func printRunsJSON(s streams, runs []*journal.Summary) error {
+	out := make([]runJSON, 0, len(runs))
+	for _, r := range runs {
+		j := runJSON{ID: r.ID, Spec: r.Spec, Dir: r.Dir, Status: r.Status, Calls: r.Calls,
+			Duration: r.Duration().Milliseconds(), Err: r.Err}
+		if !r.Start.IsZero() {
+			t := r.Start.UTC()
+			j.Start = &t
+		}
+		out = append(out, j)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	fmt.Fprintf(s.out, "%s\n", b)
+	return nil
 }
 
 // shortPath shows a spec path relative to the working directory when it
@@ -86,15 +136,23 @@ func newRunsRmCmd(s streams, runDir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rm RUN_ID... | --older-than D | --all",
 		Short: "Delete journaled runs",
+		Long: `runs rm deletes run directories under --run-dir: the runs named, every
+run started more than D ago (--older-than), or all of them (--all). It only
+deletes directories that hold a prose journal, never follows a symbolic
+link, refuses ids with / or .., and keeps runs that are still running.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n := boolCount(len(args) > 0, all, olderThan != ""); n != 1 {
 				return usageErrorf("runs rm: give run ids, --older-than D, or --all (exactly one)")
 			}
 			ids := args
 			if len(ids) == 0 {
+				var running []string
 				var err error
-				if ids, err = selectRuns(*runDir, all, olderThan); err != nil {
+				if ids, running, err = selectRuns(*runDir, all, olderThan); err != nil {
 					return err
+				}
+				for _, id := range running {
+					fmt.Fprintf(s.err, "kept %s (running)\n", id)
 				}
 			}
 			failed := false
@@ -119,27 +177,29 @@ func newRunsRmCmd(s streams, runDir *string) *cobra.Command {
 
 // selectRuns picks the runs for --all or --older-than, skipping running
 // ones.
-func selectRuns(runDir string, all bool, olderThan string) ([]string, error) {
+func selectRuns(runDir string, all bool, olderThan string) (ids, running []string, err error) {
 	var cutoff time.Time
 	if !all {
 		d, err := parseAge(olderThan)
 		if err != nil {
-			return nil, usageErrorf("runs rm: --older-than %q: %v", olderThan, err)
+			return nil, nil, usageErrorf("runs rm: --older-than %q: %v", olderThan, err)
 		}
 		cutoff = time.Now().Add(-d)
 	}
 	runs, err := journal.List(runDir)
 	if err != nil {
-		return nil, &exitError{code: exitFailure, err: err}
+		return nil, nil, &exitError{code: exitFailure, err: err}
 	}
-	var ids []string
 	for _, r := range runs {
-		if r.Status == journal.StatusRunning || (!all && !r.Start.Before(cutoff)) {
-			continue
+		switch {
+		case !all && !r.Start.Before(cutoff):
+		case r.Status == journal.StatusRunning:
+			running = append(running, r.ID)
+		default:
+			ids = append(ids, r.ID)
 		}
-		ids = append(ids, r.ID)
 	}
-	return ids, nil
+	return ids, running, nil
 }
 
 // parseAge reads a duration with an optional day unit ("7d", "1d12h").

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/journal"
+)
+
+// latestRun is the run id alias for the newest run under --run-dir.
+const latestRun = "latest"
+
+// runIDArg is the Args check of resume and replay: exactly one run id,
+// with a message that says where to find one.
+func runIDArg(mode journal.Mode) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return usageErrorf("%s: which run? give its id (see 'prose runs') or %q for the newest", mode, latestRun)
+		case len(args) > 1:
+			return usageErrorf("%s: give one run id, not %d", mode, len(args))
+		}
+		return nil
+	}
+}
+
+// resolveRunID turns the id argument of resume or replay into the id of a
+// run under base: "latest" is the newest run; an id that is not there is
+// an error suggesting the ids it may have meant.
+func resolveRunID(base, display, id string, mode journal.Mode) (string, error) {
+	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
+		return "", usageErrorf("%s: %q is not a run id (a name such as 20261130T021500-ab12cd; see 'prose runs')", mode, id)
+	}
+	if fileExists(filepath.Join(base, id, journal.FileName)) {
+		return id, nil
+	}
+	runs, err := journal.List(base)
+	if err != nil {
+		return "", &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", mode, err)}
+	}
+	if id == latestRun {
+		if len(runs) == 0 {
+			return "", &exitError{code: exitFailure, err: fmt.Errorf("%s: no runs in %s", mode, display)}
+		}
+		return runs[0].ID, nil
+	}
+	msg := fmt.Sprintf("%s: no run %q in %s", mode, id, display)
+	if near := nearIDs(id, runs); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return "", &exitError{code: exitFailure, err: fmt.Errorf("%s (see 'prose runs')", msg)}
+}
+
+// nearIDs lists up to three run ids (newest first) that id may be a typo
+// or a part of.
+func nearIDs(id string, runs []*journal.Summary) []string {
+	var out []string
+	for _, r := range runs {
+		part := len(id) >= 4 && (strings.HasPrefix(r.ID, id) || strings.HasSuffix(r.ID, id))
+		if part || editDistance(id, r.ID) <= 3 {
+			out = append(out, r.ID)
+		}
+		if len(out) == 3 {
+			break
+		}
+	}
+	return out
+}

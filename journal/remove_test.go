@@ -1,0 +1,97 @@
+package journal
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Remove deletes only real run directories holding a journal: never what a
+// symbolic link points to, never a directory without a journal, never a
+// path outside base.
+func TestRemoveIsSafe(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "runs")
+	outside := t.TempDir()
+	keep := filepath.Join(outside, "keep.txt")
+	os.WriteFile(keep, []byte("x"), 0o644)
+	// A directory elsewhere that looks like a run, linked into base.
+	os.WriteFile(filepath.Join(outside, FileName), []byte(`{"t":"header","v":1}`+"\n"), 0o644)
+	os.MkdirAll(base, 0o755)
+	if err := os.Symlink(outside, filepath.Join(base, "20260101T000000-linked")); err != nil {
+		t.Skip(err)
+	}
+	// A directory in base whose journal.jsonl is not a journal.
+	notj := filepath.Join(base, "20260101T000000-notjnl")
+	os.MkdirAll(notj, 0o755)
+	os.WriteFile(filepath.Join(notj, FileName), []byte("precious data\n"), 0o644)
+
+	for _, tc := range []struct{ id, want string }{
+		{"20260101T000000-linked", "not a run directory"},
+		{"20260101T000000-notjnl", "no prose journal"},
+		{"..", "invalid run id"},
+		{"../" + filepath.Base(outside), "invalid run id"},
+		{`a\b`, "invalid run id"},
+		{"", "invalid run id"},
+	} {
+		if err := Remove(base, tc.id); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Remove(%q) = %v, want an error saying %q", tc.id, err, tc.want)
+		}
+	}
+	for _, p := range []string{keep, filepath.Join(outside, FileName), filepath.Join(notj, FileName)} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s is gone: %v", p, err)
+		}
+	}
+}
+
+// A journal from a newer prose and one damaged in the middle are refused
+// with messages that say so; List shows them as unreadable.
+func TestReadRefusesNewerAndDamagedJournals(t *testing.T) {
+	base := t.TempDir()
+	write := func(id, text string) {
+		os.MkdirAll(filepath.Join(base, id), 0o755)
+		os.WriteFile(filepath.Join(base, id, FileName), []byte(text), 0o644)
+	}
+	write("20260101T000000-newer1", `{"t":"header","v":99,"run":"20260101T000000-newer1"}`+"\n")
+	write("20260101T000000-broken", `{"t":"header","v":1}`+"\n"+`{"t":"start","id":"L1"}`+"\n{oops\n"+`{"t":"end","id":"L1"}`+"\n")
+	for id, want := range map[string]string{
+		"20260101T000000-newer1": "newer prose",
+		"20260101T000000-broken": "line 3: invalid journal record, and not the last line",
+	} {
+		_, err := Resume(base, id, Options{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Resume(%s) = %v, want %q", id, err, want)
+		}
+	}
+	runs, _ := List(base)
+	for _, s := range runs {
+		if s.Status != StatusUnreadable || s.Err == "" {
+			t.Errorf("%s: status %s, err %q", s.ID, s.Status, s.Err)
+		}
+	}
+}
+
+// Runs started in the same second are listed by their exact start time,
+// whatever their random id suffix.
+func TestListOrdersRunsOfTheSameSecond(t *testing.T) {
+	base := t.TempDir()
+	t0 := time.Date(2026, 11, 30, 2, 15, 0, 0, time.UTC)
+	for i, suffix := range []string{"ffffff", "000000", "888888"} {
+		at := t0.Add(time.Duration(i) * time.Millisecond)
+		r, err := Create(base, Header{RunID: "20261130T021500-" + suffix, Time: at}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+	}
+	runs, _ := List(base)
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.ID[16:])
+	}
+	if strings.Join(got, " ") != "888888 000000 ffffff" {
+		t.Errorf("order %v, want the latest start first", got)
+	}
+}
