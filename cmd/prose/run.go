@@ -259,8 +259,10 @@ func printResult(w io.Writer, v delegation.Value) error {
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("the result cannot be printed as JSON: %v", err)}
 	}
-	_, err = fmt.Fprintf(w, "%s\n", out)
-	return err
+	if _, err := fmt.Fprintf(w, "%s\n", out); err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("writing the result: %v", err)}
+	}
+	return nil
 }
 
 // isTerminal reports whether w is a terminal (a character device).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,5 +94,39 @@ func TestRunLLMSlotNeedsAModel(t *testing.T) {
 	}
 	if srv.Count() != 0 {
 		t.Errorf("%d requests", srv.Count())
+	}
+}
+
+const echoRunSpec = "---\nname: echo\nkind: pattern\n---\n\n# Echo\n\nCalls one service.\n\n" +
+	"### Slots\n\n- `svc`\n  - requires: msg\n\n" +
+	"### Requires\n\n- Pattern instance receives:\n    svc: string -- the service\n    msg: string -- the message\n\n" +
+	"### Delegation\n\n```prose\nreturn call svc\n  msg: msg\n```\n"
+
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+func TestRunResultWriteFailureIsARunFailure(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "echo.prose.md"), []byte(echoRunSpec), 0o644)
+	t.Chdir(dir)
+	var errw bytes.Buffer
+	code := Main([]string{"run", "--no-journal", "-q", "echo.prose.md", "--slot", "svc=exec:cat", "--input", "msg=x"},
+		strings.NewReader(""), brokenWriter{}, &errw)
+	if code != 1 || errw.String() != "prose: writing the result: broken pipe\n" {
+		t.Errorf("exit %d, stderr %q", code, errw.String())
+	}
+}
+
+func TestIterations(t *testing.T) {
+	for id, want := range map[string]string{
+		"L33/2":       "iteration 2 of its loop",
+		"L33/2/3":     "iterations 2, 3 of its loops, outermost first",
+		"L5/2>L9/4/1": "iterations 4, 1 of its loops, outermost first",
+		"L5/2>L9":     "made by a nested spec; the id's parts are separated by >",
+	} {
+		if got := iterations(id); got != want {
+			t.Errorf("iterations(%q) = %q, want %q", id, got, want)
+		}
 	}
 }
