@@ -299,8 +299,9 @@ func isIdentStart(s string) bool {
 
 func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// ident scans a name. After a '.', hyphens followed by a letter or digit
-// belong to the name (`verdict.re-check`).
+// ident scans a name. After a '.', a hyphen belongs to the name when the
+// part after it holds a letter (`verdict.re-check`, `model.gpt-4o`), so
+// that `xs.length-1` stays a subtraction.
 func (s *scanner) ident() {
 	start := s.i
 	member := len(s.toks) > 0 && s.toks[len(s.toks)-1].kind == DOT && s.toks[len(s.toks)-1].end == s.off(start)
@@ -316,12 +317,9 @@ func (s *scanner) ident() {
 			s.i += w
 			continue
 		}
-		if r == '-' && member && s.i+1 < len(s.text) {
-			r2, _ := utf8.DecodeRuneInString(s.text[s.i+1:])
-			if isIdentRune(r2) {
-				s.i++
-				continue
-			}
+		if r == '-' && member && hyphenJoins(s.text[s.i+1:]) {
+			s.i++
+			continue
 		}
 		break
 	}
@@ -423,4 +421,19 @@ func (s *scanner) tripleString() {
 		raw = `"""` + b.String() + `"""`
 	}
 	s.toks = append(s.toks, token{kind: STRING, pos: pos, end: s.off(s.i), raw: raw, value: b.String(), line: int32(startLine), col: int32(start)})
+}
+
+// hyphenJoins reports whether the name part at the start of rest (up to
+// the next hyphen or the end of the name) holds a letter.
+func hyphenJoins(rest string) bool {
+	for _, r := range rest {
+		switch {
+		case unicode.IsLetter(r):
+			return true
+		case r == '_' || unicode.IsDigit(r):
+			continue
+		}
+		return false
+	}
+	return false
 }
