@@ -11,7 +11,8 @@ import (
 // that encodes as JSON.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{"reasoning": "x", "holds": true}`, "```json\n{\"holds\": false}\n```",
-		`{"a": {"holds": "yes"}}`, "no", "{{{", `"text"`, "```\n[1, 2]\n```", "\xff\xfe"} {
+		`{"a": {"holds": "yes"}}`, "no", "{{{", `"text"`, "```\n[1, 2]\n```", "\xff\xfe",
+		"<think>a</think>{\"holds\": true}", "x</think>y", "<think>", "Here:\n```json\n{}\n```"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
