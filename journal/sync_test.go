@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -64,7 +65,44 @@ func TestGroupCommitLossWindowIsBounded(t *testing.T) {
 	if len(syncedAt) > 2 {
 		t.Errorf("%d fsyncs for one window of records, want them grouped", len(syncedAt))
 	}
-	if lag := syncedAt[len(syncedAt)-1].Sub(wrote); lag < window/2 {
+	lag := syncedAt[len(syncedAt)-1].Sub(wrote)
+	if lag < window/2 {
 		t.Errorf("the group commit ran after %v, before its window of %v", lag, window)
+	}
+	// The loss window: the records were on disk a window (plus the fsync's
+	// own time; a generous second for a loaded machine) after the first.
+	if lag > window+time.Second {
+		t.Errorf("the group commit ran %v after the first record, for a window of %v", lag, window)
+	}
+}
+
+// The window is a bound, not a debounce: records written without pause
+// are still fsynced every window, so a steady stream of calls never
+// leaves more than a window's records unsynced.
+func TestGroupCommitUnderSteadyWrites(t *testing.T) {
+	const window = 100 * time.Millisecond
+	r, err := Create(t.TempDir(), newHeader("x"), Options{SyncEvery: window})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var mu sync.Mutex
+	syncs := 0
+	r.w.onSync = func(int64) { mu.Lock(); syncs++; mu.Unlock() }
+	// 10 writes 60 ms apart: 600 ms of writes with no pause of a window.
+	stream := 10 * 60 * time.Millisecond
+	for i := range 10 {
+		if err := r.write(&Record{Type: TypeEnd, ID: fmt.Sprintf("L%d", i), Attempt: 1, Result: []byte(`1`)}, true); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(stream / 10)
+	}
+	mu.Lock()
+	n := syncs
+	mu.Unlock()
+	// A debounced sync (postponed by each write) would not have run yet;
+	// at one per window there are ~6. Two leaves room for a loaded machine.
+	if n < 2 {
+		t.Errorf("%d fsyncs during %v of steady writes with a %v window", n, stream, window)
 	}
 }
