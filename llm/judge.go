@@ -79,7 +79,7 @@ func (m *ModelJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegat
 	if j == nil || j.Cond == nil {
 		return delegation.Verdict{}, errors.New("judge: no condition")
 	}
-	key := m.opts.Model + "\x00" + j.Cond.Text + "\x00" + ValuesDigest(j.Values)
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%v", m.opts.Model, j.Cond.Text, ValuesDigest(j.Values), j.FailClosed)
 	for {
 		m.mu.Lock()
 		f, hit := m.cache[key]

@@ -163,6 +163,14 @@ func TestVerdictCacheAndSingleFlight(t *testing.T) {
 	if u := c.Usage(); u.JudgeCalls != 2 || u.JudgeCached != n-1 {
 		t.Errorf("usage = %+v", u)
 	}
+	// A fail-closed judgment is asked with another prompt: not the same
+	// cache entry.
+	srv.Push(llmtest.Verdict(true, "guarded"))
+	g := judgment(t, certifiesCond, `{"verdict": "looks right"}`)
+	g.FailClosed = true
+	if v, err := mj.Judge(context.Background(), g); err != nil || v.Cached || srv.Count() != 3 {
+		t.Errorf("fail-closed verdict %+v, err %v, %d requests", v, err, srv.Count())
+	}
 }
 
 func TestJudgeFallsBackToPlainJSON(t *testing.T) {
