@@ -239,6 +239,7 @@ func runError(ctx context.Context, w io.Writer, err error, failed *patterns.Fail
 		return &exitError{code: exitUsage}
 	case errors.As(err, &se):
 		fmt.Fprint(w, se.Diags.String())
+		fmt.Fprintf(w, "prose: not run: the spec has %s (see also prose lint)\n", countErrors(len(se.Diags)))
 		return &exitError{code: exitUsage}
 	case ctx.Err() != nil || (errors.As(err, &de) && de.Kind == delegation.KindCanceled):
 		fmt.Fprintln(w, "prose: interrupted")
@@ -289,4 +290,11 @@ func iterations(id string) string {
 		return "iteration " + parts[0] + " of its loop"
 	}
 	return "iterations " + strings.Join(parts, ", ") + " of its loops, outermost first"
+}
+
+func countErrors(n int) string {
+	if n == 1 {
+		return "1 error"
+	}
+	return fmt.Sprintf("%d errors", n)
 }
