@@ -49,15 +49,16 @@ var decisionWords = map[string]class{
 	"block": clsReject, "blocked": clsReject, "error": clsReject, "errored": clsReject,
 }
 
-// decisionFields are the object keys whose string value is a decision word.
-var decisionFields = []string{"verdict", "decision", "status"}
+// decisionFieldSet holds the object keys whose value is a decision word
+// (or a boolean, or a nested verdict object).
+var decisionFieldSet = setOf("verdict", "decision", "status")
 
-// evaluationFields are the keys of a `says` criterion that make it an
+// evaluationFieldSet holds the keys of a `says` criterion that make it an
 // evaluation carrying a verdict rather than a rubric.
-var evaluationFields = []string{"verdict", "decision"}
+var evaluationFieldSet = setOf("verdict", "decision")
 
-// booleanFields are the object keys whose boolean value is a decision.
-var booleanFields = []string{"certified", "accepted", "approved", "proceed", "ok", "pass", "passed"}
+// booleanFieldSet holds the object keys whose boolean value is a decision.
+var booleanFieldSet = setOf("certified", "accepted", "approved", "proceed", "ok", "pass", "passed")
 
 // wordClass classifies a bare decision word: trimmed, case-folded, with
 // trailing sentence punctuation dropped. Anything longer than one word is
@@ -88,9 +89,27 @@ func collect(v delegation.Value, depth int) []class {
 }
 
 func objectSignals(o *delegation.Object, depth int) []class {
-	out := verdictSignals(o, decisionFields, depth)
-	for _, k := range booleanFields {
-		for _, f := range fields(o, k) {
+	return readObject(o, decisionFieldSet, true, depth)
+}
+
+// verdictSignals reads only the evaluation fields of o (verdict,
+// decision): a decision word, a boolean, or (depth permitting) a nested
+// verdict object.
+func verdictSignals(o *delegation.Object, depth int) []class {
+	return readObject(o, evaluationFieldSet, false, depth)
+}
+
+// readObject reads the decisions of o's keys (matched up to case) that
+// are in words, and with booleans the boolean decision fields too.
+func readObject(o *delegation.Object, words map[string]bool, booleans bool, depth int) []class {
+	var out []class
+	for _, k := range o.Keys() {
+		lk := strings.ToLower(k)
+		f, _ := o.Get(k)
+		switch {
+		case words[lk]:
+			out = append(out, fieldSignals(f, depth)...)
+		case booleans && booleanFieldSet[lk]:
 			if b, ok := f.(bool); ok {
 				out = append(out, boolClass(b))
 			}
@@ -99,54 +118,25 @@ func objectSignals(o *delegation.Object, depth int) []class {
 	return out
 }
 
-// verdictSignals reads the decision fields keys of o: a decision word, a
-// boolean, or (depth permitting) a nested verdict object.
-func verdictSignals(o *delegation.Object, keys []string, depth int) []class {
-	var out []class
-	for _, k := range keys {
-		for _, f := range fields(o, k) {
-			switch f := f.(type) {
-			case bool:
-				out = append(out, boolClass(f))
-			case *delegation.Object:
-				if depth > 0 {
-					out = append(out, collect(f, depth-1)...)
-				}
-			default:
-				out = append(out, collect(f, 0)...)
-			}
+// fieldSignals reads a decision field's value.
+func fieldSignals(f delegation.Value, depth int) []class {
+	switch f := f.(type) {
+	case bool:
+		return []class{boolClass(f)}
+	case *delegation.Object:
+		if depth > 0 {
+			return collect(f, depth-1)
 		}
+		return nil
 	}
-	return out
-}
-
-// fields returns the values of o's keys equal to key up to case
-// ("Verdict", "APPROVED").
-func fields(o *delegation.Object, key string) []delegation.Value {
-	var out []delegation.Value
-	for _, k := range o.Keys() {
-		if strings.EqualFold(k, key) {
-			v, _ := o.Get(k)
-			out = append(out, v)
-		}
-	}
-	return out
+	return collect(f, 0)
 }
 
 // isDecisionKey reports whether k names a decision field or a boolean
 // decision field, up to case.
 func isDecisionKey(k string) bool {
-	for _, f := range decisionFields {
-		if strings.EqualFold(k, f) {
-			return true
-		}
-	}
-	for _, f := range booleanFields {
-		if strings.EqualFold(k, f) {
-			return true
-		}
-	}
-	return false
+	lk := strings.ToLower(k)
+	return decisionFieldSet[lk] || booleanFieldSet[lk]
 }
 
 // affirmations are answers that may mean yes although they are no

@@ -91,6 +91,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/proselang/prose/delegation"
@@ -114,6 +115,8 @@ type Deterministic struct {
 
 	decided   atomic.Int64
 	delegated atomic.Int64
+	// questions caches each condition's reading (by syntax node).
+	questions sync.Map // *syntax.NaturalCond -> question
 }
 
 // Stats counts a Deterministic judge's work.
@@ -135,7 +138,7 @@ var ErrNeedsModel = errors.New("needs a model")
 
 // Judge implements delegation.Judge.
 func (d *Deterministic) Judge(ctx context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
-	if v, ok := Decide(j); ok {
+	if v, ok := decide(j, d.question); ok {
 		d.decided.Add(1)
 		return v, nil
 	}
@@ -146,16 +149,30 @@ func (d *Deterministic) Judge(ctx context.Context, j *delegation.Judgment) (dele
 	return d.Next.Judge(ctx, j)
 }
 
+// question reads cond once per judge.
+func (d *Deterministic) question(cond *syntax.NaturalCond) question {
+	if q, ok := d.questions.Load(cond); ok {
+		return q.(question)
+	}
+	q := parseQuestion(cond)
+	d.questions.Store(cond, q)
+	return q
+}
+
 // Decide applies the deterministic rules to j; ok is false when none
 // decides.
 func Decide(j *delegation.Judgment) (delegation.Verdict, bool) {
+	return decide(j, parseQuestion)
+}
+
+func decide(j *delegation.Judgment, read func(*syntax.NaturalCond) question) (delegation.Verdict, bool) {
 	if j == nil || j.Cond == nil {
 		return delegation.Verdict{}, false
 	}
 	if v, ok := saysNullCriterion(j); ok {
 		return v, true
 	}
-	q := parseQuestion(j.Cond)
+	q := read(j.Cond)
 	if q.ask == askNone {
 		return delegation.Verdict{}, false
 	}
@@ -192,7 +209,7 @@ func evaluationVerdict(q question, j *delegation.Judgment) (delegation.Verdict, 
 	if !ok {
 		return delegation.Verdict{}, false
 	}
-	sigs := verdictSignals(o, evaluationFields, 1)
+	sigs := verdictSignals(o, 1)
 	if len(sigs) == 0 {
 		return delegation.Verdict{}, false
 	}
