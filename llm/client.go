@@ -242,19 +242,20 @@ func firstNonEmpty(s ...string) string {
 }
 
 // rejects reports whether err is a 400 (or 422, as servers built on
-// FastAPI answer) whose message mentions one of words.
+// FastAPI answer, or a 5xx naming a parameter, as some llama.cpp servers
+// answer) whose message mentions one of words.
 func rejects(err error, words ...string) bool {
 	var e *Error
-	if !errors.As(err, &e) || (e.Status != http.StatusBadRequest && e.Status != http.StatusUnprocessableEntity) {
+	if !errors.As(err, &e) {
 		return false
 	}
-	msg := strings.ToLower(e.Detail)
-	for _, w := range words {
-		if strings.Contains(msg, w) {
-			return true
-		}
+	switch {
+	case e.Status == http.StatusBadRequest, e.Status == http.StatusUnprocessableEntity:
+	case e.Status >= 500 && mentions(e.Detail, parameterWords...):
+	default:
+		return false
 	}
-	return false
+	return mentions(e.Detail, words...)
 }
 
 // Error is a failed model request, with a message that says what to fix.

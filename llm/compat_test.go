@@ -257,3 +257,19 @@ func TestBaseURLWithOtherPath(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// llama-cpp-python and ik_llama.cpp answer 500 for an unsupported
+// response_format: not retried as is, but asked again without it.
+func TestResponseFormatRejectedWith500(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Status(500, `response_format type must be one of "text" or "json_object", but got: json_schema`),
+		llmtest.Text(`{"holds": false}`))
+	c, sl := newTestClient(t, srv, nil)
+	reply, err := c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}, Schema: verdictSchema})
+	if err != nil || reply.Structured || reply.Content != `{"holds": false}` {
+		t.Fatalf("reply %+v, err %v", reply, err)
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 || reqs[1].ResponseFormat() != nil || len(sl.waits()) != 0 {
+		t.Fatalf("%d requests, waits %v", len(reqs), sl.waits())
+	}
+}

@@ -89,7 +89,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp != nil {
 			ci.lastStatus = resp.StatusCode
 		}
-		if !retryable(resp, err) || attempt >= t.cfg.MaxRetries || retryAfter > t.cfg.MaxRetryAfter {
+		if !retryable(resp, err) || attempt >= t.cfg.MaxRetries || retryAfter > t.cfg.MaxRetryAfter || refusesParameter(resp) {
 			return finish(resp, err)
 		}
 		t.meter.retries.Add(1)
@@ -143,6 +143,39 @@ func (t *transport) attempt(req *http.Request, body []byte) (*http.Response, tim
 		}
 	}
 	return resp, wait, nil
+}
+
+// parameterWords name the request parameters a server may not support.
+var parameterWords = []string{"response_format", "json_schema", "temperature"}
+
+// refusesParameter reports whether a 5xx reply is really the refusal of a
+// parameter (llama-cpp-python and others answer 500 "response_format type
+// must be one of ..."): asking again the same way cannot help, while the
+// client can ask without it.
+func refusesParameter(resp *http.Response) bool {
+	if resp == nil || resp.StatusCode < 500 {
+		return false
+	}
+	return mentions(peekBody(resp), parameterWords...)
+}
+
+// peekBody returns the body of a response whose body the transport has
+// already read into memory, leaving it readable.
+func peekBody(resp *http.Response) string {
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	return string(data)
+}
+
+// mentions reports whether s names one of words, ignoring case.
+func mentions(s string, words ...string) bool {
+	s = strings.ToLower(s)
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // errTooLarge ends a call whose reply body passes maxReplyBytes; it is not
