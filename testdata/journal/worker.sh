@@ -1,7 +1,8 @@
 #!/bin/sh
 # Journal test worker for a parallel fan-out: answers "result CALL_ID" and
 # logs to $JLOG/worker.log. Calls whose id ends in one of $JBLOCK (a
-# space-separated list) hang (then fail) until $JLOG/resumed exists.
+# space-separated list) hang (then fail) unless $JLOG/resumed exists when
+# they start; $JLOG/release lets a hanging call go on.
 cat >/dev/null
 echo "start $PROSE_CALL_ID" >>"$JLOG/worker.log"
 if [ ! -e "$JLOG/resumed" ]; then
@@ -9,8 +10,12 @@ if [ ! -e "$JLOG/resumed" ]; then
     case $PROSE_CALL_ID in
     *"$b")
       echo "block $PROSE_CALL_ID" >>"$JLOG/worker.log"
-      sleep 5
-      exit 1
+      i=0
+      until [ -e "$JLOG/release" ]; do
+        [ $i -ge 100 ] && exit 1
+        sleep 0.05
+        i=$((i + 1))
+      done
       ;;
     esac
   done
