@@ -148,6 +148,12 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool) (ChatR
 		return ChatReply{Attempts: ci.attempts}, c.describe(ctx, err, ci, model)
 	}
 	c.meter.addCall(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+	return c.reply(resp, ci, model, useSchema)
+}
+
+// reply reads a completion: its first choice, the thinking split off, a
+// refusal or filtered reply turned into an error.
+func (c *Client) reply(resp openai.ChatCompletionResponse, ci *callInfo, model string, useSchema bool) (ChatReply, error) {
 	if len(resp.Choices) == 0 {
 		return ChatReply{Attempts: ci.attempts}, &Error{Status: ci.lastStatus, Attempts: ci.attempts,
 			Message: fmt.Sprintf("the reply of the model server at %s has no choices (not a Chat Completions reply); check --base-url/OPENAI_BASE_URL", c.cfg.displayURL())}
