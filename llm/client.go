@@ -294,8 +294,8 @@ func (e *Error) Retryable() bool {
 		return false
 	}
 	switch e.Status {
-	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
-		http.StatusUnprocessableEntity:
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden,
+		http.StatusNotFound, http.StatusUnprocessableEntity:
 		return false
 	}
 	return true

@@ -89,6 +89,16 @@ func TestErrorInOKReply(t *testing.T) {
 			t.Fatalf("err %v (%+v), %d requests", err, e, srv.Count())
 		}
 	})
+	t.Run("no credits", func(t *testing.T) {
+		srv := llmtest.NewServer(t, llmtest.Reply{Body: `{"error":{"code":402,"message":"Insufficient credits"},"user_id":"u"}`})
+		c, _ := newTestClient(t, srv, nil)
+		_, err := chat(t, c)
+		var e *Error
+		if !errors.As(err, &e) || e.Retryable() || !strings.Contains(err.Error(), "asks for payment (402)") ||
+			!strings.Contains(err.Error(), "Insufficient credits") || srv.Count() != 1 {
+			t.Fatalf("err %v, %d requests", err, srv.Count())
+		}
+	})
 	t.Run("code that is no status", func(t *testing.T) {
 		srv := llmtest.NewServer(t, llmtest.Reply{Body: `{"error":{"code":"upstream_error","message":"provider returned error"},"user_id":"u"}`, Times: -1})
 		c, _ := newTestClient(t, srv, func(c *Config) { c.MaxRetries = 1 })

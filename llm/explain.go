@@ -22,6 +22,8 @@ func (c *Client) explain(e *Error, err error, ci *callInfo, model string) string
 			return fmt.Sprintf("the model server at %s wants an API key (401): set OPENAI_API_KEY", where)
 		}
 		return fmt.Sprintf("the model server at %s refused the API key (401): check OPENAI_API_KEY", where)
+	case e.Status == http.StatusPaymentRequired:
+		return fmt.Sprintf("the model server at %s asks for payment (402): check the credits or plan of the account behind OPENAI_API_KEY", where)
 	case e.Status == http.StatusForbidden:
 		return fmt.Sprintf("the model server at %s forbids this request (403): the API key may lack access to model %q; check OPENAI_API_KEY and --model", where, model)
 	case e.Status == http.StatusNotFound && !c.cfg.versioned():
