@@ -148,3 +148,54 @@ func BenchmarkExecOverhead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReplay is the cost of answering calls from a journal: a
+// sequential ratchet (100 calls) and a parallel loop of 100 calls, whose
+// answers are handed out in journal order (turn.go).
+func BenchmarkReplay(b *testing.B) {
+	w := newRatchetWorld()
+	adv, cert := w.adv, w.cert
+	const fanCode = `let out = []
+parallel for i in items:
+  let r = call svc
+    i: i
+  append r to out
+return {n: out.length}
+`
+	items := make([]delegation.Value, 100)
+	for i := range items {
+		items[i] = int64(i)
+	}
+	for _, c := range []struct {
+		name    string
+		code    string
+		globals map[string]delegation.Value
+	}{
+		{"ratchet", ratchetCode, map[string]delegation.Value{"advancer": adv, "certifier": cert, "max_steps": int64(50)}},
+		{"parallel", fanCode, map[string]delegation.Value{"svc": cert, "items": delegation.NewList(items...)}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			prog := mustParse(b, c.code)
+			base := b.TempDir()
+			r, err := Create(base, Header{Spec: "bench"}, Options{SyncEvery: time.Second})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := runWith(b, r, prog, c.globals, context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			r.Close()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				rp, err := Replay(base, r.ID(), Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := runWith(b, rp, prog, c.globals, context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/call")
+		})
+	}
+}
