@@ -42,7 +42,8 @@ const (
 //   - COMMAND is run by `/bin/sh -c COMMAND`, in its own process group, in
 //     Dir (the current directory when empty). The call's data never goes
 //     into a command line: the named arguments are written to stdin as one
-//     JSON object (`{}` without arguments), then stdin is closed.
+//     JSON object on one line, ended by a newline (`{}` without arguments),
+//     then stdin is closed.
 //   - The environment is the parent's plus Env plus PROSE_SLOT (the service
 //     name, e.g. "advancer" or "candidates[1]"), PROSE_ATTEMPT (1-based)
 //     and PROSE_CALL_ID (the stable call id, e.g. "L58/3").
@@ -77,13 +78,15 @@ var errOutputTooLarge = errors.New("output too large")
 
 // Call implements Service: it runs the program once.
 func (s *ExecService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	input := []byte("{}")
+	input := []byte("{}\n")
 	if req.Args != nil {
 		raw, err := delegation.ToJSON(req.Args)
 		if err != nil {
 			return nil, fmt.Errorf("encoding arguments: %v", err)
 		}
-		input = raw
+		// One line, newline-terminated: `read -r line` in a shell service
+		// fails on a last line without one.
+		input = append(raw, '\n')
 	}
 	p, err := s.start(req, input)
 	if err != nil {

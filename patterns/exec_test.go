@@ -209,8 +209,8 @@ func TestExecProgramIgnoringLargeStdin(t *testing.T) {
 		t.Fatalf("v=%v err=%v", v, err)
 	}
 	v, err = execCall(t, &ExecService{Command: "wc -c"}, context.Background(), args)
-	if err != nil || v != int64(1<<20+11) {
-		t.Fatalf("v=%v err=%v, want the whole JSON object read", v, err)
+	if err != nil || v != int64(1<<20+12) {
+		t.Fatalf("v=%v err=%v, want the whole JSON object and its newline read", v, err)
 	}
 }
 
@@ -238,5 +238,16 @@ func TestStatGroup(t *testing.T) {
 	}
 	if _, _, ok := statGroup([]byte("garbage")); ok {
 		t.Error("garbage parsed")
+	}
+}
+
+func TestExecStdinIsOneLine(t *testing.T) {
+	// A shell service reading its arguments with `read` under set -e: the
+	// line must end with a newline, or read fails at end of input.
+	args := delegation.NewObject()
+	args.Set("msg", "two\nlines")
+	v, err := execCall(t, &ExecService{Command: `set -e; read -r line; printf 'got %s' "$line"`}, context.Background(), args)
+	if err != nil || v != `got {"msg":"two\nlines"}` {
+		t.Fatalf("v=%#v err=%v", v, err)
 	}
 }
