@@ -34,8 +34,9 @@ printed on stdout as indented JSON; progress goes to stderr.
 
 Slots (--slot NAME=BINDING, once per slot; repeat a name for a list slot):
   exec:COMMAND     a program, run by /bin/sh -c COMMAND for each call. The
-                   call's named arguments arrive on stdin as one JSON object;
-                   $PROSE_SLOT, $PROSE_ATTEMPT and $PROSE_CALL_ID are set.
+                   call's named arguments arrive on stdin as one JSON object
+                   on one line; $PROSE_SLOT, $PROSE_ATTEMPT and
+                   $PROSE_CALL_ID are set; it runs in the current directory.
                    stdout is the value (JSON when it parses, else text);
                    a non-zero exit is a failed attempt whose message is the
                    end of stderr; empty output is an error (print null).
