@@ -87,7 +87,7 @@ func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)
 		env = &Env{Nested: NestedSpecWith(load)}
 	}
 	if env.Depth+1 > MaxNestingDepth {
-		return nil, fmt.Errorf("slot %s: binding %s would nest specs %d deep; the limit is %d (does a spec bind itself?)", b.Path, b.Arg, env.Depth+1, MaxNestingDepth)
+		return nil, fmt.Errorf("binding %s would nest specs %d deep; the limit is %d (does a spec bind itself?)", b.Arg, env.Depth+1, MaxNestingDepth)
 	}
 	sp, _, err := loadChecked(RunOptions{Path: b.Arg, Load: load})
 	if err != nil {

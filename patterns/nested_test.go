@@ -123,7 +123,7 @@ func TestNestedDepthLimitMessage(t *testing.T) {
 	b := &SlotBinding{Name: "x", Path: "a.b", Value: "deep.prose.md", Kind: KindSpec, Arg: "deep.prose.md",
 		Env: &Env{Depth: MaxNestingDepth}}
 	_, err := NestedSpec(b)
-	if err == nil || !strings.Contains(err.Error(), "slot a.b: binding deep.prose.md would nest specs 17 deep; the limit is 16") {
+	if err == nil || !strings.Contains(err.Error(), "binding deep.prose.md would nest specs 17 deep; the limit is 16") {
 		t.Errorf("error %v", err)
 	}
 }

@@ -106,7 +106,7 @@ func TestNestingDepthMessageNamesTheSlot(t *testing.T) {
 	h := newHarness(t)
 	_, err := h.run(wrapChain(h, 17))
 	deep := "inner" + strings.Repeat(".inner", 16)
-	if err == nil || !strings.Contains(err.Error(), "slot "+deep+": binding") || !strings.Contains(err.Error(), "17 deep; the limit is 16") {
+	if err == nil || !strings.Contains(err.Error(), "--slot "+deep+": binding") || !strings.Contains(err.Error(), "17 deep; the limit is 16") {
 		t.Errorf("error %v: want the slot path, the depth and the limit", err)
 	}
 }
