@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -46,8 +47,12 @@ type TraceWriter struct {
 
 // Totals counts a run's work.
 type Totals struct {
-	Calls          int `json:"calls"`     // call attempts that ended
-	Failed         int `json:"failed"`    // attempts that threw or timed out
+	Calls  int `json:"calls"`  // call attempts that ended
+	Failed int `json:"failed"` // attempts that threw or timed out
+	// Cancelled attempts were stopped by the run's end (Ctrl-C, a failed
+	// sibling, a first winner), not failures of their own; Failed does
+	// not count them.
+	Cancelled      int `json:"cancelled"`
 	Judgments      int `json:"judgments"` // natural-language conditions decided
 	ModelJudgments int `json:"model_judgments"`
 	// DecidedJudgments were decided from the data alone (expression-free
@@ -64,7 +69,11 @@ func (t *Totals) add(ev *delegation.Event) {
 	switch ev.Kind {
 	case "call.end":
 		t.Calls++
-		if ev.Err != nil {
+		switch {
+		case ev.Err == nil:
+		case errors.Is(ev.Err, context.Canceled):
+			t.Cancelled++
+		default:
 			t.Failed++
 		}
 	case "judgment":
