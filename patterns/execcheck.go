@@ -15,7 +15,11 @@ import (
 // (an earlier step may create it); commands starting with a name looked up
 // in PATH, a variable, quotes or other shell syntax are not checked.
 func checkProgram(dir, command string) error {
-	word := strings.Fields(command)[0]
+	fields := strings.Fields(command)
+	if len(fields) == 0 {
+		return nil
+	}
+	word := fields[0]
 	if !strings.Contains(word, "/") || strings.ContainsAny(word, "'\"\\$`;|&<>(){}*?[]=~#!") {
 		return nil
 	}
