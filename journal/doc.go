@@ -47,7 +47,8 @@
 // alone. The returned *Run wraps the evaluator's hooks (WrapCaller,
 // WrapJudge, WrapRuntime), cancels the run on a divergence (Context, Err,
 // Options.OnDiverge) and records or checks the outcome (Finish). ReadFile
-// and Read parse a journal into a *Log; List, Summarize and Remove manage
+// and Read parse a journal into a *Log (a *MissingSecretsError when a
+// resume or replay lacks an environment secret the journal withheld); List, Summarize and Remove manage
 // the runs under a base directory; NewRedactor strips secrets from text
 // before it goes into a Header.
 package journal

@@ -40,6 +40,7 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 	if r.w == nil {
 		return nil
 	}
+	r.vault.hideRecord(rec)
 	return r.w.append(rec, true)
 }
 
@@ -57,6 +58,9 @@ func (r *Run) checkOutcome(result delegation.Value, runErr error) error {
 		return div
 	}
 	fin := r.idx.final
+	if fin != nil {
+		fin = r.vault.revealRecord(fin)
+	}
 	if fin == nil || (fin.Status != StatusOK && fin.Status != StatusError) {
 		return ErrUnfinished
 	}

@@ -55,6 +55,10 @@ type Options struct {
 	// crash loses at most the records of the last d. Close syncs what is
 	// pending.
 	SyncEvery time.Duration
+	// Env is the environment whose secret-looking variables are withheld
+	// from journaled results and errors and put back when resuming or
+	// replaying (nil: the process environment).
+	Env []string
 	// OnDiverge, when set, is called once with the first divergence (as
 	// the contexts from Context are canceled), for a caller that made its
 	// run's context before the Run existed.
@@ -71,7 +75,8 @@ type Run struct {
 	w    *writer // nil when replaying
 	lock func()  // releases the journal's lock
 
-	idx *index // records of earlier sessions (nil for a new run)
+	idx   *index    // records of earlier sessions (nil for a new run)
+	vault *envVault // the environment's secrets
 
 	specChanged error // the spec change a forced resume went past
 
@@ -117,7 +122,7 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock}
+	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env)}
 	r.w.afterSync = func() { syncDir(dir) }
 	if err := r.w.append(&h, true); err != nil {
 		r.Close()
@@ -153,7 +158,10 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndex(log), lock: func() {}}
+	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndex(log), lock: func() {}, vault: newEnvVault(opt.Env)}
+	if names := r.vault.missing(log); len(names) > 0 {
+		return nil, &MissingSecretsError{Names: names}
+	}
 	if opt.SpecDigest != "" {
 		if err := checkDigest(log.Header.Spec, log.SpecDigest(), opt.SpecDigest); err != nil {
 			if mode == Replaying || !opt.Force {

@@ -121,6 +121,7 @@ func awaitCancel(ctx context.Context) error {
 
 // decodeOutcome rebuilds an attempt's value or error from its record.
 func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
+	rec = r.vault.revealRecord(rec)
 	if rec.Kind != "" {
 		if n := rec.Nested; n != nil {
 			return nil, &delegation.Error{Pos: n.Pos, Msg: n.Msg, Kind: n.Kind, Chain: n.Chain}
@@ -208,6 +209,11 @@ func (r *Run) write(rec any, durable bool) error {
 	if r.w == nil {
 		return nil
 	}
+	if rr, ok := rec.(*Record); ok && r.vault != nil {
+		c := *rr
+		r.vault.hideRecord(&c)
+		rec = &c
+	}
 	if err := r.w.append(rec, durable); err != nil {
 		r.fail(err)
 		return err
@@ -288,6 +294,7 @@ func (j *judger) answer(jg *delegation.Judgment, id string, n int, vals string) 
 		r.fail(div)
 		return delegation.Verdict{}, div, true
 	}
+	rec = r.vault.revealRecord(rec)
 	if rec.Kind != "" {
 		return delegation.Verdict{}, &ReplayedError{Msg: rec.Err, Kind: rec.Kind}, true
 	}

@@ -93,13 +93,16 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 	}
 	j.run, err = j.open(p.Path, src, journal.Options{Force: j.f.force, SyncEvery: every, OnDiverge: func(err error) { j.cancel(err) }})
 	var sc *journal.SpecChangedError
+	var ms *journal.MissingSecretsError
+	mode := "resume " + j.f.resume
+	if j.f.replay != "" {
+		mode = "replay " + j.f.replay
+	}
 	switch {
 	case errors.As(err, &sc):
-		mode := "resume " + j.f.resume
-		if j.f.replay != "" {
-			mode = "replay " + j.f.replay
-		}
 		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", mode, err)}
+	case errors.As(err, &ms):
+		return usageErrorf("%s: %v", mode, err)
 	case err != nil && j.f.resume == "" && j.f.replay == "":
 		return &exitError{code: exitFailure, err: fmt.Errorf("%w (--no-journal runs without one)", err)}
 	case err != nil:

@@ -1,0 +1,143 @@
+package journal
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Secrets of the environment in results and errors.
+//
+// A call result or error message that holds the value of a secret-looking
+// environment variable of the run (a service that prints $API_TOKEN in
+// its error) is journaled with the value replaced by "[secret $NAME]". A
+// resume or a replay puts the value back from its own environment, so it
+// answers with exactly what the run saw; it refuses to start when such a
+// variable is not set.
+
+// envVault knows the secret-looking environment variables of the process.
+type envVault struct {
+	names, values []string // longest value first
+	byName        map[string]string
+}
+
+var secretRef = regexp.MustCompile(`\[secret \$([A-Za-z_][A-Za-z0-9_]*)\]`)
+
+func newEnvVault(env []string) *envVault {
+	if env == nil {
+		env = os.Environ()
+	}
+	v := &envVault{byName: map[string]string{}}
+	for _, kv := range env {
+		name, val, ok := strings.Cut(kv, "=")
+		if ok && len(val) >= 8 && IsSecretName(name) {
+			v.byName[name] = val
+			v.names = append(v.names, name)
+		}
+	}
+	sort.Slice(v.names, func(i, j int) bool { return len(v.byName[v.names[i]]) > len(v.byName[v.names[j]]) })
+	for _, n := range v.names {
+		v.values = append(v.values, v.byName[n])
+	}
+	return v
+}
+
+// hide replaces the secret values in s by references.
+func (v *envVault) hide(s string) string {
+	for i, val := range v.values {
+		if strings.Contains(s, val) {
+			s = strings.ReplaceAll(s, val, "[secret $"+v.names[i]+"]")
+		}
+	}
+	return s
+}
+
+// reveal puts the values back; a reference to a variable that is not set
+// is left as it is.
+func (v *envVault) reveal(s string) string {
+	if !strings.Contains(s, "[secret $") {
+		return s
+	}
+	return secretRef.ReplaceAllStringFunc(s, func(m string) string {
+		if val, ok := v.byName[secretRef.FindStringSubmatch(m)[1]]; ok {
+			return val
+		}
+		return m
+	})
+}
+
+// hideRecord withholds the environment's secrets from what rec says a
+// service, a judge or the run returned.
+func (v *envVault) hideRecord(rec *Record) {
+	if len(v.values) == 0 {
+		return
+	}
+	rec.Err, rec.Reasoning = v.hide(rec.Err), v.hide(rec.Reasoning)
+	if rec.Result != nil {
+		rec.Result = json.RawMessage(v.hide(string(rec.Result)))
+	}
+	if n := rec.Nested; n != nil {
+		c := *n
+		c.Msg = v.hide(c.Msg)
+		c.Chain = append([]string(nil), c.Chain...)
+		for i := range c.Chain {
+			c.Chain[i] = v.hide(c.Chain[i])
+		}
+		rec.Nested = &c
+	}
+}
+
+// revealRecord returns rec with the secrets put back.
+func (v *envVault) revealRecord(rec *Record) *Record {
+	c := *rec
+	c.Err, c.Reasoning = v.reveal(c.Err), v.reveal(c.Reasoning)
+	if c.Result != nil {
+		c.Result = json.RawMessage(v.reveal(string(c.Result)))
+	}
+	if n := c.Nested; n != nil {
+		nc := *n
+		nc.Msg = v.reveal(nc.Msg)
+		nc.Chain = append([]string(nil), nc.Chain...)
+		for i := range nc.Chain {
+			nc.Chain[i] = v.reveal(nc.Chain[i])
+		}
+		c.Nested = &nc
+	}
+	return &c
+}
+
+// missing lists the variables that the records of l refer to and that
+// are not set now.
+func (v *envVault) missing(l *Log) []string {
+	seen := map[string]bool{}
+	var out []string
+	look := func(s string) {
+		for _, m := range secretRef.FindAllStringSubmatch(s, -1) {
+			if _, ok := v.byName[m[1]]; !ok && !seen[m[1]] {
+				seen[m[1]] = true
+				out = append(out, m[1])
+			}
+		}
+	}
+	for _, r := range l.Records {
+		look(r.Err)
+		look(r.Reasoning)
+		look(string(r.Result))
+		if r.Nested != nil {
+			look(r.Nested.Msg)
+		}
+	}
+	return out
+}
+
+// MissingSecretsError reports environment variables whose values the
+// journal withheld and that are not set for a resume or a replay.
+type MissingSecretsError struct{ Names []string }
+
+func (e *MissingSecretsError) Error() string {
+	return fmt.Sprintf("the journal withheld the value of $%s (a secret in the run's environment that a service returned or printed); set it as when the run started",
+		strings.Join(e.Names, ", $"))
+}
