@@ -259,12 +259,20 @@ func TestBindChecksProgramPaths(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "plain.sh"), []byte("echo 1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "ok.sh"), []byte("echo 1\n"), 0o755)
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "crlf.sh"), []byte("#!/bin/sh\r\necho 1\r\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "gone.sh"), []byte("#!/no/such/interp -x\necho 1\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "envgone.sh"), []byte("#!/usr/bin/env no-such-interp-zz\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "envok.sh"), []byte("#!/usr/bin/env sh\necho 1\n"), 0o755)
 	env := &Env{Dir: dir}
 	tests := []struct{ cmd, want string }{
 		{"./plain.sh --fast", "--slot advancer: ./plain.sh is not executable: run chmod +x ./plain.sh, or bind exec:sh ./plain.sh --fast"},
 		{filepath.Join(dir, "plain.sh"), "is not executable"},
 		{"./sub", "--slot advancer: ./sub is a directory, not a program"},
 		{"./ok.sh", ""},
+		{"./crlf.sh", "--slot advancer: ./crlf.sh has Windows line endings (its #! line ends in \\r): convert it, e.g. with dos2unix ./crlf.sh"},
+		{"./gone.sh", "--slot advancer: ./gone.sh: its interpreter /no/such/interp does not exist (see its #! line)"},
+		{"./envgone.sh", "--slot advancer: ./envgone.sh: its interpreter no-such-interp-zz is not in PATH (see its #! line)"},
+		{"./envok.sh", ""},
 		{"./not-yet-there.sh", ""}, // an earlier step may create it; the call reports it
 		{"sh ./plain.sh", ""},      // looked up in PATH
 		{"X=1 ./plain.sh", ""},     // shell syntax first: not checked
