@@ -44,11 +44,11 @@
 //
 // Entry points. Create starts the journal of a new run; Resume reopens one
 // to continue it; Replay opens one read-only to re-run it from the journal
-// alone. The returned *Run wraps the evaluator's hooks (WrapCaller,
+// alone (both fail with a *MissingSecretsError when an environment secret
+// the journal withheld is not set). The returned *Run wraps the evaluator's hooks (WrapCaller,
 // WrapJudge, WrapRuntime), cancels the run on a divergence (Context, Err,
 // Options.OnDiverge) and records or checks the outcome (Finish). ReadFile
-// and Read parse a journal into a *Log (a *MissingSecretsError when a
-// resume or replay lacks an environment secret the journal withheld); List, Summarize and Remove manage
+// and Read parse a journal into a *Log; List, Summarize and Remove manage
 // the runs under a base directory; NewRedactor strips secrets from text
 // before it goes into a Header.
 package journal
