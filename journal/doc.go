@@ -4,40 +4,40 @@
 // resumed (completed calls are answered from the journal, the rest run
 // live) and any run can be replayed with no service or model call at all.
 //
-// Layout. A run lives in its own directory, BASE/RUN_ID/journal.jsonl
-// (BASE is usually .prose/runs). Run ids sort by start time
+// Layout. A run lives in its own directory, BASE/RUN_ID/journal.jsonl (BASE
+// is usually .prose/runs). Run ids sort by start time
 // (20261130T021500-ab12cd). The first line is the Header (format version,
 // spec path and sha256 digest, the run's command line with secrets
 // redacted, bindings, config, inputs); then one Record per line: "session"
 // (a resume started), "start"/"end" around each call attempt, "judge" per
-// judgment, "first" per `parallel first` winner and "final" with the
-// result or error.
+// judgment, "first" per `parallel first` winner and "final" with the result
+// or error.
 //
 // Durability. Each record is written with a single write(2) before the
 // wrapper returns, so a killed process (kill -9) never loses a record the
 // run went on from. Records the run depends on ("end" of a completed
 // attempt, "judge", "first") are also fsynced, by one of two policies
 // (Options.SyncEvery): 0 fsyncs before the wrapper returns (concurrent
-// writers share one fsync); d > 0 is a group commit that fsyncs within d
-// of the write, so a machine crash or power loss loses at most the records
-// of the last d (plus the fsync's own time); Close fsyncs what is pending.
-// The header and the final record follow the same policy. A torn last line (a kill in the
-// middle of a write) is detected and ignored on read, and cut off before a
-// resume appends.
+// writers share one fsync); d > 0 is a group commit that fsyncs within d of
+// the write, so a machine crash or power loss loses at most the records of
+// the last d (plus the fsync's own time); Close fsyncs what is pending. The
+// header and the final record follow the same policy. A torn last line (a
+// kill in the middle of a write) is detected and ignored on read, and cut
+// off before a resume appends.
 //
 // Matching. A call attempt is keyed by its stable id and attempt number
 // (CallRequest.ID, Attempt) and checked by the sha256 of its arguments'
 // JSON; a judgment by its id, its occurrence and the digest of the values
-// it mentions; a `parallel first` loop by its id. Calls of a nested run
-// are keyed under the outer call ("L12/2>L5"). When resuming, a match
-// answers from the journal (a value, or the same error: a timeout still
-// reads as context.DeadlineExceeded); an attempt that was in flight at the
-// kill (a "start" with no "end") or canceled runs again; anything else runs
-// live and is appended. Journaled answers are handed out in the order the
-// calls completed in the journal (the iterations of a parallel loop take
-// turns), and a `parallel first` loop re-runs the iterations that
-// finished, in the order they finished, so what they append to shared
-// lists, and the winner, come out as in the run. When replaying, everything must match (an attempt
+// it mentions; a `parallel first` loop by its id. Calls of a nested run are
+// keyed under the outer call ("L12/2>L5"). When resuming, a match answers
+// from the journal (a value, or the same error: a timeout still reads as
+// context.DeadlineExceeded); an attempt that was in flight at the kill (a
+// "start" with no "end") or canceled runs again; anything else runs live
+// and is appended. Journaled answers are handed out in the order the calls
+// completed in the journal (the iterations of a parallel loop take turns),
+// and a `parallel first` loop re-runs the iterations that finished, in the
+// order they finished, so what they append to shared lists, and the winner,
+// come out as in the run. When replaying, everything must match (an attempt
 // the run saw canceled, by a failing sibling or a `parallel first` winner,
 // waits to be canceled again); otherwise a *DivergenceError names the call
 // id and .md position and stops the run.
@@ -45,10 +45,10 @@
 // Entry points. Create starts the journal of a new run; Resume reopens one
 // to continue it; Replay opens one read-only to re-run it from the journal
 // alone (both fail with a *MissingSecretsError when an environment secret
-// the journal withheld is not set). The returned *Run wraps the evaluator's hooks (WrapCaller,
-// WrapJudge, WrapRuntime), cancels the run on a divergence (Context, Err,
-// Options.OnDiverge) and records or checks the outcome (Finish). ReadFile
-// and Read parse a journal into a *Log; List, Summarize and Remove manage
-// the runs under a base directory; NewRedactor strips secrets from text
-// before it goes into a Header.
+// the journal withheld is not set). The returned *Run wraps the evaluator's
+// hooks (WrapCaller, WrapJudge, WrapRuntime), cancels the run on a
+// divergence (Context, Err, Options.OnDiverge) and records or checks the
+// outcome (Finish). ReadFile and Read parse a journal into a *Log; List,
+// Summarize and Remove manage the runs under a base directory; NewRedactor
+// strips secrets from text before it goes into a Header.
 package journal
