@@ -106,3 +106,27 @@ func TestUnknownSlotInCall(t *testing.T) {
 		t.Errorf("a refused spec wrote a trace: %v", o.trace)
 	}
 }
+
+// TestGarbageStaysOutOfTheTrace: binary stderr, escape codes and invalid
+// UTF-8 from a service leave every trace line valid JSON, and the error
+// message free of control characters.
+func TestGarbageStaysOutOfTheTrace(t *testing.T) {
+	o := runSpec(t, demo(t, "fault.prose.md"), []string{
+		`slot:service=exec:printf '\033[2J\033]0;pwned\007\377\376\001\002 crashed\r\n' >&2; printf '{"a":"\377"}'; exit 9`,
+	})
+	if o.err == nil {
+		t.Fatal("no error")
+	}
+	msg := o.err.Error()
+	if !strings.Contains(msg, "exit status 9: ??? crashed") {
+		t.Errorf("error %q", msg)
+	}
+	for _, r := range o.trace {
+		if e, ok := r["error"].(string); ok && strings.ContainsAny(e, "\x1b\x07\x01\r") {
+			t.Errorf("control characters in the trace: %q", e)
+		}
+	}
+	if len(o.traceOf("run.end")) != 1 {
+		t.Errorf("trace: %v", o.trace)
+	}
+}
