@@ -59,7 +59,7 @@ any is, 2 when a path cannot be read or the flags are wrong.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.format, "format", string(lint.Text),
-		"output format: "+formatNames())
+		"output `FORMAT`: "+formatNames())
 	return cmd
 }
 

@@ -26,8 +26,12 @@ show prints what it could load even when the spec has errors.
 
 Exit status: 0 when the spec has no error-level diagnostic, 1 when it has
 one, 2 when FILE cannot be read (missing, a directory, no permission).`,
-		Example: `  prose show testdata/spec/ratchet.prose.md
-  prose show testdata/spec/ratchet.prose.md | jq '.config[] | {name, default}'`,
+		Example: `  # A pattern of the built-in library, then one of your own
+  prose show std/patterns/ratchet.prose.md
+  prose show specs/review.prose.md
+
+  # Just the config keys and their defaults
+  prose show std/patterns/ratchet.prose.md | jq '.config[] | {name, default}'`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.path = args[0]
