@@ -74,7 +74,7 @@ func TestShowHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"prose show FILE", "Exit status", "Example", "testdata/spec/ratchet.prose.md"} {
+	for _, want := range []string{"prose show FILE", "Exit status", "Example", "prose show std/patterns/ratchet.prose.md"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}
