@@ -151,6 +151,9 @@ type binder struct {
 	problems []string
 	// given records the config keys set with --config.
 	given map[string]bool
+	// badJSON is set when --input-json cannot be read: inputs it may hold
+	// are not reported missing.
+	badJSON bool
 }
 
 func (b *binder) problem(format string, args ...any) {

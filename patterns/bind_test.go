@@ -323,3 +323,13 @@ func TestBindRepeatedListValues(t *testing.T) {
 		}
 	}
 }
+
+func TestBindBadInputJSONHidesMissingInputs(t *testing.T) {
+	_, err := Bind(parseBindSpec(t), bindings("slot advancer=exec:a", "slot candidates=exec:b", `json {"task_brief": `), nil)
+	if err == nil || !strings.Contains(err.Error(), "--input-json: invalid JSON") {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "missing required input") {
+		t.Errorf("an input the unreadable JSON may hold is reported missing:\n%v", err)
+	}
+}

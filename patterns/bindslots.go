@@ -121,8 +121,10 @@ func (b *binder) givenInputs(bs *Bindings, config map[string]delegation.Value) (
 		switch {
 		case err != nil:
 			b.problem("--input-json: %v", err)
+			b.badJSON = true
 		case !ok:
 			b.problem("--input-json: want a JSON object of inputs, got %s", delegation.TypeName(v))
+			b.badJSON = true
 		default:
 			for _, k := range obj.Keys() {
 				given[k], _ = obj.Get(k)
@@ -215,6 +217,8 @@ func (b *binder) declaredInputs(given map[string]delegation.Value, src map[strin
 			out[in.Name] = b.defaultValue(in.Name, in.Type, true, in.Default)
 		case in.Optional:
 			out[in.Name] = nil
+		case b.badJSON:
+			// it may be in the --input-json that could not be read
 		default:
 			b.problem("missing required input %q: add --input %s=VALUE (or --input-json)", b.path(in.Name), b.path(in.Name))
 		}
