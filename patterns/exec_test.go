@@ -251,3 +251,18 @@ func TestExecStdinIsOneLine(t *testing.T) {
 		t.Fatalf("v=%#v err=%v", v, err)
 	}
 }
+
+func TestExecLargeLegalOutput(t *testing.T) {
+	// 7 MiB of JSON, under the 8 MiB cap: read whole.
+	v, err := execCall(t, &ExecService{Command: `printf '{"s":"'; head -c 7340032 /dev/zero | tr '\0' x; printf '"}\n'`}, context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := v.(*delegation.Object)
+	if !ok {
+		t.Fatalf("got %T", v)
+	}
+	if s, _ := o.Get("s"); len(s.(string)) != 7<<20 {
+		t.Errorf("got %d bytes", len(s.(string)))
+	}
+}
