@@ -21,6 +21,10 @@ var secretValue = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{16,}` +
 	`|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}` +
 	`|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)
 
+// urlPassword matches the password of a URL's user info
+// (https://user:PASSWORD@host).
+var urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]+:)[^/\s@]+@`)
+
 // envAssign matches NAME=VALUE (an environment assignment in a command).
 var envAssign = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\S+)`)
 
@@ -29,8 +33,8 @@ var envAssign = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|
 func IsSecretName(name string) bool { return secretName.MatchString(name) }
 
 // Redactor strips secrets from text before it is journaled: known
-// credential formats, the values of NAME=VALUE assignments whose NAME looks
-// secret, and the values of secret-looking environment variables of this
+// credential formats, passwords in URLs, the values of NAME=VALUE
+// assignments whose NAME looks secret, and the values of secret-looking environment variables of this
 // process wherever they appear.
 type Redactor struct {
 	envSecrets []string
@@ -56,6 +60,7 @@ func NewRedactor(env []string) *Redactor {
 // was replaced.
 func (r *Redactor) Text(s string) (string, bool) {
 	out := secretValue.ReplaceAllString(s, Redacted)
+	out = urlPassword.ReplaceAllString(out, "${1}"+Redacted+"@")
 	out = envAssign.ReplaceAllStringFunc(out, func(m string) string {
 		name, _, _ := strings.Cut(m, "=")
 		if IsSecretName(name) {

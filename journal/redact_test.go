@@ -20,6 +20,9 @@ func TestRedactor(t *testing.T) {
 		{"key sk-proj-ABCDEFGHIJKLMNOPQRSTUV", "key [redacted]", true},
 		{"exec:./svc abcdefgh12345678", "exec:./svc [redacted]", true},
 		{"/home/u/abc", "/home/u/abc", false},
+		{"https://me:hunter2@llm.example/v1", "https://me:[redacted]@llm.example/v1", true},
+		{"https://llm.example:8443/v1", "https://llm.example:8443/v1", false},
+		{"exec:curl http://u@h/x", "exec:curl http://u@h/x", false},
 	}
 	for _, c := range cases {
 		got, changed := r.Text(c.in)

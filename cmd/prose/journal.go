@@ -46,9 +46,9 @@ var unjournaledFlags = map[string]bool{
 // of resume and replay) to cmd.
 func addJournalFlags(cmd *cobra.Command, f *journalFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.runDir, "run-dir", defaultRunDir, "directory holding run journals (one subdirectory per run)")
+	fl.StringVar(&f.runDir, "run-dir", defaultRunDir, "directory `DIR` holding run journals (one subdirectory per run)")
 	fl.BoolVar(&f.noJournal, "no-journal", false, "do not journal this run (it cannot be resumed or replayed)")
-	fl.StringVar(&f.sync, "journal-sync", "100ms", "when journal records reach the disk: `always` (fsync each before the run goes on) or a group-commit window (a machine crash loses at most that much; a killed process loses nothing)")
+	fl.StringVar(&f.sync, "journal-sync", "100ms", "when journal records reach the disk: `WHEN` is always (fsync each before the run goes on) or a group-commit window such as 100ms (a machine crash loses at most that much; a killed process loses nothing)")
 	fl.StringVar(&f.resume, "journal-resume", "", "continue the journaled run `ID`")
 	fl.StringVar(&f.replay, "journal-replay", "", "re-run the journaled run `ID` from its journal alone")
 	fl.BoolVar(&f.force, "journal-force", false, "resume even when the spec or a call diverges from the journal")

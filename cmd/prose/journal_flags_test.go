@@ -56,3 +56,23 @@ func TestSyncWindow(t *testing.T) {
 		t.Errorf("soon accepted")
 	}
 }
+
+// A journaled --base-url or --model given again replaces the journaled
+// one (the password of a base URL is withheld from the journal).
+func TestOverrideArgvPlainFlags(t *testing.T) {
+	argv := []string{"--base-url=[redacted]", "--model=m1", "--slot=s=llm", "spec.prose.md"}
+	got, err := overrideArgv(argv, &rerunOptions{baseURL: "https://me:pw@h/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--base-url=https://me:pw@h/v1", "--model=m1", "--slot=s=llm", "spec.prose.md"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("overrideArgv:\n got %q\nwant %q", got, want)
+	}
+	if left := stillRedacted(got); len(left) != 0 {
+		t.Errorf("stillRedacted = %q", left)
+	}
+	if left := stillRedacted(argv); !reflect.DeepEqual(left, []string{"base-url"}) {
+		t.Errorf("stillRedacted of the journal = %q", left)
+	}
+}

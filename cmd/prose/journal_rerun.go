@@ -22,16 +22,20 @@ type rerunOptions struct {
 	slots, configs, inputs []string
 	inputJSON              string
 	quiet                  bool
+	// Replacements of the journaled --base-url and --model.
+	baseURL, model string
 }
 
 func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
 	fl := cmd.Flags()
-	fl.StringVar(&o.runDir, "run-dir", defaultRunDir, "directory holding run journals")
+	fl.StringVar(&o.runDir, "run-dir", defaultRunDir, "directory `DIR` holding run journals")
 	fl.StringVar(&o.trace, "trace", "", "write a JSON-lines trace of this re-run to `FILE` (the journaled run's own --trace is not reused)")
 	fl.StringArrayVar(&o.slots, "slot", nil, "bind slot `NAME=BINDING` instead of the journaled binding (repeat for a list slot)")
 	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE` instead of the journaled value")
 	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE` instead of the journaled value")
 	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a `JSON` object instead of the journaled --input-json")
+	fl.StringVar(&o.baseURL, "base-url", "", "use the OpenAI-compatible API at `URL` instead of the journaled --base-url")
+	fl.StringVar(&o.model, "model", "", "use `MODEL` instead of the journaled --model")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines (the run id and errors still go to stderr)")
 	if resume {
 		fl.BoolVar(&o.force, "force", false, "go on although the spec changed or a call diverges from the journal (diverging calls run live)")
@@ -122,9 +126,18 @@ func overrideArgv(argv []string, o *rerunOptions) ([]string, error) {
 	if o.inputJSON != "" {
 		out = append(out, "--input-json="+o.inputJSON)
 	}
+	plain := map[string]string{"base-url": o.baseURL, "model": o.model}
+	for _, name := range []string{"base-url", "model"} {
+		if plain[name] != "" {
+			out = append(out, "--"+name+"="+plain[name])
+		}
+	}
 	done := map[string]bool{}
 	for _, a := range argv {
 		if o.inputJSON != "" && strings.HasPrefix(a, "--input-json=") {
+			continue
+		}
+		if name, _, ok := strings.Cut(strings.TrimPrefix(a, "--"), "="); ok && plain[name] != "" && strings.HasPrefix(a, "--") {
 			continue
 		}
 		key := argKey(a)

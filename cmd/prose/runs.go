@@ -50,7 +50,7 @@ the error of a failed or unreadable run).
 			return nil
 		},
 	}
-	cmd.PersistentFlags().StringVar(&runDir, "run-dir", defaultRunDir, "directory holding run journals")
+	cmd.PersistentFlags().StringVar(&runDir, "run-dir", defaultRunDir, "directory `DIR` holding run journals")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "show at most `N` runs (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as a JSON array")
 	cmd.AddCommand(newRunsRmCmd(s, &runDir))
