@@ -95,3 +95,24 @@ func TestListOrdersRunsOfTheSameSecond(t *testing.T) {
 		t.Errorf("order %v, want the latest start first", got)
 	}
 }
+
+// A journal that cannot be written is refused by a resume with a message
+// that points at replay, which only reads it.
+func TestResumeOfReadOnlyJournal(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes read-only files")
+	}
+	base := t.TempDir()
+	r, err := Create(base, Header{RunID: "20261130T021500-aaaaaa"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	os.Chmod(r.Path(), 0o400)
+	if _, err := Resume(base, r.ID(), Options{}); err == nil || !strings.Contains(err.Error(), "prose replay reads it without writing") {
+		t.Errorf("Resume of a read-only journal: %v", err)
+	}
+	if _, err := Replay(base, r.ID(), Options{}); err != nil {
+		t.Errorf("Replay of a read-only journal: %v", err)
+	}
+}

@@ -188,6 +188,9 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 // cuts off a torn last line.
 func (r *Run) openAppend(path string, log *Log) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0o600)
+	if errors.Is(err, os.ErrPermission) {
+		return fmt.Errorf("journal: a resume appends to the journal and cannot: %w (prose replay reads it without writing)", err)
+	}
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
