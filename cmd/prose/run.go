@@ -195,8 +195,11 @@ func (o *runOptions) runOptions(path string) (patterns.RunOptions, error) {
 // removes it again when the run was refused before it started (discard)
 // and the file did not exist before.
 func openTrace(path string, opts *patterns.RunOptions) (func(discard bool) error, error) {
-	if path == "" {
+	switch path {
+	case "":
 		return func(bool) error { return nil }, nil
+	case "-", "/dev/stdout":
+		return nil, fmt.Errorf("stdout holds the result only; write the trace to a file, or to /dev/stderr")
 	}
 	_, statErr := os.Stat(path)
 	f, err := os.Create(path)
