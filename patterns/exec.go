@@ -313,9 +313,10 @@ func exitHint(code int) string {
 }
 
 // decodeOutput is the value of a program's stdout: JSON when it parses,
-// else the trimmed text.
+// else the trimmed text. A leading UTF-8 byte order mark is dropped.
 func decodeOutput(out []byte) (delegation.Value, error) {
-	text := bytes.TrimSpace(out)
+	// A byte order mark (PowerShell, some Windows editors) is not content.
+	text := bytes.TrimSpace(bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")))
 	if len(text) == 0 {
 		return nil, fmt.Errorf("the program produced no output (exit status 0); a service that means null must print null")
 	}

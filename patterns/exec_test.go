@@ -55,6 +55,16 @@ func TestExecNoArgsSendsEmptyObject(t *testing.T) {
 	}
 }
 
+func TestExecByteOrderMarkDropped(t *testing.T) {
+	v, err := execCall(t, &ExecService{Command: `printf '\357\273\277{"a": 1}\r\n'`}, context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonString(t, v); got != `{"a":1}` {
+		t.Errorf("got %s", got)
+	}
+}
+
 func TestExecTextOutputTrimmed(t *testing.T) {
 	v, err := execCall(t, &ExecService{Command: `printf '  [ops] draft:\nfresh  \n\n'`}, context.Background(), nil)
 	if err != nil {
