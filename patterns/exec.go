@@ -313,7 +313,8 @@ func exitHint(code int) string {
 }
 
 // decodeOutput is the value of a program's stdout: JSON when it parses,
-// else the trimmed text. A leading UTF-8 byte order mark is dropped.
+// else the trimmed text. A leading UTF-8 byte order mark is dropped, and
+// JSON colored with terminal escape codes is read as JSON.
 func decodeOutput(out []byte) (delegation.Value, error) {
 	// A byte order mark (PowerShell, some Windows editors) is not content.
 	text := bytes.TrimSpace(bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")))
@@ -322,6 +323,13 @@ func decodeOutput(out []byte) (delegation.Value, error) {
 	}
 	if v, err := delegation.FromJSON(text); err == nil {
 		return v, nil
+	}
+	if bytes.IndexByte(text, 0x1b) >= 0 {
+		// Colored JSON (jq -C, a forced color mode): raw escape bytes are
+		// never valid JSON, so removing them changes nothing else.
+		if v, err := delegation.FromJSON(ansiSeq.ReplaceAll(text, nil)); err == nil {
+			return v, nil
+		}
 	}
 	if !utf8.Valid(text) || bytes.IndexByte(text, 0) >= 0 {
 		return nil, fmt.Errorf("the program's output is neither JSON nor UTF-8 text (%d bytes)", len(text))

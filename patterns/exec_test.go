@@ -65,6 +65,21 @@ func TestExecByteOrderMarkDropped(t *testing.T) {
 	}
 }
 
+func TestExecColoredJSON(t *testing.T) {
+	v, err := execCall(t, &ExecService{Command: `printf '\033[1;39m{\n  \033[0m\033[34;1m"a"\033[0m\033[1;39m:\033[0;39m1\033[0m\033[1;39m\n}\033[0m\n'`}, context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonString(t, v); got != `{"a":1}` {
+		t.Errorf("got %s", got)
+	}
+	// Colored text stays text, escape codes included: it is the data.
+	v, _ = execCall(t, &ExecService{Command: `printf '\033[31mred\033[0m\n'`}, context.Background(), nil)
+	if v != "\x1b[31mred\x1b[0m" {
+		t.Errorf("got %q", v)
+	}
+}
+
 func TestExecTextOutputTrimmed(t *testing.T) {
 	v, err := execCall(t, &ExecService{Command: `printf '  [ops] draft:\nfresh  \n\n'`}, context.Background(), nil)
 	if err != nil {
