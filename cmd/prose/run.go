@@ -63,7 +63,8 @@ and OPENAI_BASE_URL for other OpenAI-compatible servers (Ollama, vLLM...).
 Progress on stderr: on a terminal, one line per call attempt (call id,
 service, attempt, outcome, duration); otherwise only failed attempts; then
 a summary line. --quiet prints neither. --trace FILE writes JSON lines: run
-start and end, every attempt with its stable call id, every judgment.
+start and end, every attempt with its stable call id, every judgment (a
+file, or /dev/stderr: stdout holds nothing but the result).
 
 Exit status: 0 the run finished (also with a null result), 1 a runtime
 error (printed as FILE:LINE:COL: message), 2 bad usage or an invalid spec,
