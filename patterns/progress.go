@@ -52,8 +52,16 @@ func (p *Progress) Record(ev *delegation.Event) {
 	}
 }
 
+// Totals returns what the progress has counted so far.
+func (p *Progress) Totals() Totals {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.totals
+}
+
 // Summary prints the run's totals: calls, failures, judgments (and how
 // many a model answered, with tokens), elapsed time.
+
 func (p *Progress) Summary(elapsed time.Duration, status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

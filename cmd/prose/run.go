@@ -154,7 +154,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	return report(ctx, s, v, runErr, failed, func(status string) {
 		if progress != nil {
 			progress.Summary(time.Since(start), status)
-			models.summary(s.err)
+			models.summary(s.err, progress.Totals().DecidedJudgments)
 		}
 	})
 }

@@ -63,7 +63,7 @@ func (m *runModels) client(model string) (*llm.Client, error) {
 // apply puts the model judge, the llm slot hook and the secrets to scrub
 // into opts.
 func (m *runModels) apply(opts *patterns.RunOptions) {
-	opts.Secrets = append(opts.Secrets, m.cfg.APIKey)
+	opts.Secrets = append(opts.Secrets, m.cfg.Secrets()...)
 	opts.ModelHint = patterns.DefaultModelHint
 	if c := m.clients[""]; c != nil {
 		opts.ModelJudgeFor = func(sp *spec.Spec) delegation.Judge {
@@ -112,8 +112,9 @@ func slotRole(sp *spec.Spec, s *spec.Slot) string {
 	return ""
 }
 
-// summary prints the model usage line, when a model was used.
-func (m *runModels) summary(w io.Writer) {
+// summary prints the model usage line, when a model was used; decided is
+// the number of judgments decided from the data, without a model.
+func (m *runModels) summary(w io.Writer, decided int) {
 	var u llm.Usage
 	for _, c := range m.clients {
 		u = u.Add(c.Usage())
@@ -121,5 +122,6 @@ func (m *runModels) summary(w io.Writer) {
 	if u.ModelCalls == 0 && u.JudgeCalls == 0 {
 		return
 	}
+	u.JudgeAvoided = int64(decided)
 	fmt.Fprintf(w, "prose: %s\n", u)
 }

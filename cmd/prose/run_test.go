@@ -130,3 +130,30 @@ func TestIterations(t *testing.T) {
 		}
 	}
 }
+
+// The usage line counts judgments decided from the data next to the model
+// calls, and credentials written in the base URL never reach the trace.
+func TestRunUsageCountsJudgmentsWithoutAModel(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("step one"), llmtest.Text("step two"))
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("OPENAI_BASE_URL", strings.Replace(srv.URL, "http://", "http://bob:hunter2pass@", 1))
+	t.Setenv("OPENAI_API_KEY", testKey)
+	t.Setenv("PROSE_MODEL", "model-env")
+	var out, errw bytes.Buffer
+	code := Main([]string{"run", "--no-journal", "std/patterns/ratchet.prose.md", "--slot", "advancer=llm",
+		"--slot", `certifier=exec:echo '{"verdict": "certify"}'`, "--input", "task_brief=t", "--config", "max_steps=2",
+		"--trace", "trace.jsonl"}, strings.NewReader(""), &out, &errw)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errw.String())
+	}
+	if !strings.Contains(errw.String(), "model calls: 2") || !strings.Contains(errw.String(), "2 decided without a model") {
+		t.Errorf("stderr lacks the totals:\n%s", errw.String())
+	}
+	trace, _ := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
+	for _, s := range []string{out.String(), errw.String(), string(trace)} {
+		if strings.Contains(s, "hunter2pass") || strings.Contains(s, testKey) {
+			t.Errorf("a credential leaked:\n%s", s)
+		}
+	}
+}
