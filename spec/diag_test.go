@@ -73,6 +73,10 @@ func TestDiagnostics(t *testing.T) {
 		{name: "empty fence", src: minimal(okSlots, "", "```prose\n```\n"), want: []string{"19:spec/empty-delegation"}},
 		{name: "tilde fence closed by backticks", src: minimal(okSlots, "", "~~~prose\nreturn 1\n```\n"), want: []string{"19:spec/unterminated-fence"}},
 		{name: "not UTF-8", src: minimal(okSlots, "", okCode) + "\xff\xfe\n", want: []string{"24:spec/not-utf8"}},
+		{name: "quotes nested too deep", src: minimal(okSlots, "", okCode) + "\n" + strings.Repeat(">", 200000) + " x\n", want: []string{"25:spec/too-deep"}},
+		{name: "lists nested too deep", src: minimal(okSlots, "", okCode) + "\n" + strings.Repeat("- ", 200) + "x\n", want: []string{"25:spec/too-deep"}},
+		{name: "indentation too deep", src: minimal(okSlots, "", okCode) + "\n- a\n" + strings.Repeat(" ", 300) + "- b\n", want: []string{"26:spec/too-deep"}},
+		{name: "nesting within the limit", src: minimal(okSlots, "", okCode) + "\n" + strings.Repeat("> ", 100) + "x\n\n" + strings.Repeat("-", 400) + "\n"},
 		{name: "empty", src: "", want: []string{"1:spec/empty"}},
 		{name: "blank", src: "\n \n", want: []string{"1:spec/empty"}},
 	}

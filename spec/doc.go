@@ -51,6 +51,7 @@
 //	spec/delegation-fence    the Delegation has no ```prose code block (or only one with another language)
 //	spec/unterminated-fence  the Delegation's code fence is never closed
 //	spec/internal            the Delegation parser failed unexpectedly (a bug: please report it)
+//	spec/too-deep            a line nests indentation, quotes or list markers more than 256 characters deep
 //
 // Warnings:
 //
@@ -87,6 +88,7 @@ const (
 	CodeDelegationFence   = "spec/delegation-fence"
 	CodeUnterminatedFence = "spec/unterminated-fence"
 	CodeInternal          = "spec/internal"
+	CodeTooDeep           = "spec/too-deep"
 
 	CodeUnknownSection   = "spec/unknown-section"
 	CodeDuplicateSection = "spec/duplicate-section"

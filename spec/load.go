@@ -135,6 +135,10 @@ func (l *loader) run() {
 		l.errorf(firstInvalidUTF8(l.src), CodeNotUTF8, "file is not valid UTF-8")
 	}
 	l.frontMatter()
+	if off := deepLine(l.text[l.fmEnd:]); off >= 0 {
+		l.errorf(l.fmEnd+off, CodeTooDeep, "this line nests indentation, quotes or list markers more than %d characters deep; the loader refuses such Markdown", maxPrefix)
+		return
+	}
 	doc := markdownParser().Parse(text.NewReader(l.markdownSource()))
 	l.structure(doc)
 	l.readSections()
