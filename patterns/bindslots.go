@@ -1,8 +1,10 @@
 package patterns
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/delegation"
@@ -30,12 +32,17 @@ func (b *binder) slots(bs *Bindings) map[string]delegation.Value {
 	var order []string
 	for _, a := range bs.Slots {
 		root, _, dotted := strings.Cut(a.Name, ".")
-		if !b.isSlot(root) {
-			b.problem("unknown slot %q%s", b.path(a.Name), b.suggest(root, b.slotNames()))
+		base, idx := splitElem(root)
+		if !b.isSlot(base) {
+			b.problem("unknown slot %q%s", b.path(a.Name), b.suggest(base, b.slotNames()))
 			continue
 		}
 		if dotted {
-			continue // a setting of root's nested spec
+			continue // a setting of root's nested spec (root may be one list element)
+		}
+		if idx >= 0 {
+			b.problem("--slot %s: list elements are bound in order by repeating --slot %s=...; an index only addresses an element's own settings (%s.NAME=...)", b.path(root), b.path(base), b.path(root))
+			continue
 		}
 		if _, ok := given[root]; !ok {
 			order = append(order, root)
@@ -43,8 +50,10 @@ func (b *binder) slots(bs *Bindings) map[string]delegation.Value {
 		given[root] = append(given[root], a.Value)
 	}
 	for _, a := range bs.Config {
-		if root, _, dotted := strings.Cut(a.Name, "."); dotted && !b.isSlot(root) {
-			b.problem("unknown config key %q: %q is not a slot%s", b.path(a.Name), b.path(root), b.suggest(root, b.slotNames()))
+		if root, _, dotted := strings.Cut(a.Name, "."); dotted {
+			if base, _ := splitElem(root); !b.isSlot(base) {
+				b.problem("unknown config key %q: %q is not a slot%s", b.path(a.Name), b.path(base), b.suggest(base, b.slotNames()))
+			}
 		}
 	}
 	out := map[string]delegation.Value{}
@@ -73,30 +82,54 @@ func (b *binder) slotValue(bs *Bindings, name string, values []string, list bool
 			return nil
 		}
 	}
-	sub := bs.sub(name)
+	shared := bs.sub(name)
+	asList := list || len(values) > 1
+	b.strayElems(bs, name, len(values), asList)
+	specs := 0
 	var services []Service
 	for i, text := range values {
-		sb := &SlotBinding{Spec: b.sp, Slot: b.slot(name), Name: b.path(name), Path: b.path(name), Value: text, Sub: sub, Env: b.env}
-		if list || len(values) > 1 {
-			sb.Name = listElem(b.path(name), i)
-		}
+		sb := &SlotBinding{Spec: b.sp, Slot: b.slot(name), Name: b.path(name), Path: b.path(name), Value: text, Sub: shared, Env: b.env}
 		kind, arg, err := classify(text)
 		if err != nil {
 			b.problem("--slot %s: %v", b.path(name), err)
 			continue
 		}
+		if asList {
+			// chain.NAME applies to every spec element, chain[i].NAME to
+			// element i alone (and wins); programs and models take only
+			// their own element's settings, which they refuse.
+			sb.Name = listElem(b.path(name), i)
+			own := bs.sub(listElem(name, i))
+			if kind == KindSpec {
+				specs++
+				sb.Sub = mergeSub(shared, own)
+			} else {
+				sb.Sub = own
+			}
+		}
 		sb.Kind, sb.Arg = kind, arg
 		s, err := b.env.service(sb)
-		if err != nil {
+		var nested *UsageError
+		switch {
+		case errors.As(err, &nested):
+			// A nested spec's problems already name their full dotted path.
+			for _, p := range nested.Problems {
+				b.problem("%s", p)
+			}
+			continue
+		case err != nil:
 			b.problem("--slot %s: %v", b.path(name), err)
 			continue
 		}
 		services = append(services, s)
 	}
+	if asList && shared != nil && specs == 0 {
+		b.problem("--slot %s: dotted settings (%s.NAME=...) apply to the spec elements of the list, and none of its elements is a spec", b.path(name), b.path(name))
+	}
 	switch {
 	case len(services) != len(values):
 		return nil
-	case list || len(values) > 1:
+	case asList:
 		return ServiceList(services...)
 	}
 	return services[0]
@@ -284,4 +317,67 @@ func directCall(sp *spec.Spec, name string) (diag.Position, bool) {
 		return diag.Position{}, false
 	}
 	return sp.File.Position(at), true
+}
+
+// splitElem splits "chain[2]" into "chain" and 2; a name without an index
+// gives -1.
+func splitElem(name string) (string, int) {
+	open := strings.IndexByte(name, '[')
+	if open < 0 || !strings.HasSuffix(name, "]") {
+		return name, -1
+	}
+	n, err := strconv.Atoi(name[open+1 : len(name)-1])
+	if err != nil || n < 0 {
+		return name, -1
+	}
+	return name[:open], n
+}
+
+// strayElems reports settings addressed to an element the list does not
+// have (chain[3].x with two elements) or to an element of a slot that is
+// not a list.
+func (b *binder) strayElems(bs *Bindings, name string, n int, asList bool) {
+	seen := map[string]bool{}
+	for _, list := range [][]Assignment{bs.Slots, bs.Config} {
+		for _, a := range list {
+			root, _, dotted := strings.Cut(a.Name, ".")
+			base, idx := splitElem(root)
+			if !dotted || base != name || idx < 0 || seen[root] {
+				continue
+			}
+			seen[root] = true
+			switch {
+			case !asList:
+				b.problem("%q: slot %q is not a list; address its settings as %s.NAME", b.path(a.Name), b.path(name), b.path(name))
+			case idx >= n:
+				b.problem("%q: slot %q has %d elements, numbered from 0", b.path(a.Name), b.path(name), n)
+			}
+		}
+	}
+}
+
+// mergeSub is shared with own's settings in place of the shared ones of
+// the same slot or config key.
+func mergeSub(shared, own *Bindings) *Bindings {
+	if shared == nil {
+		return own
+	}
+	if own == nil {
+		return shared
+	}
+	keep := func(sh, ow []Assignment) []Assignment {
+		mine := map[string]bool{}
+		for _, a := range ow {
+			root, _, _ := strings.Cut(a.Name, ".")
+			mine[root] = true
+		}
+		var out []Assignment
+		for _, a := range sh {
+			if root, _, _ := strings.Cut(a.Name, "."); !mine[root] {
+				out = append(out, a)
+			}
+		}
+		return append(out, ow...)
+	}
+	return &Bindings{Slots: keep(shared.Slots, own.Slots), Config: keep(shared.Config, own.Config)}
 }

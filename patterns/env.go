@@ -96,7 +96,7 @@ func (e *Env) service(b *SlotBinding) (Service, error) {
 	switch b.Kind {
 	case KindExec:
 		if b.Sub != nil {
-			return nil, fmt.Errorf("%s is bound to a program; dotted settings (%s.NAME=...) only apply to a nested spec", b.Path, b.Path)
+			return nil, fmt.Errorf("%s is bound to a program; dotted settings (%s.NAME=...) only apply to a nested spec", b.Name, b.Name)
 		}
 		if err := checkProgram(e.Dir, b.Arg); err != nil {
 			return nil, err
@@ -104,7 +104,7 @@ func (e *Env) service(b *SlotBinding) (Service, error) {
 		return &ExecService{Name: b.Name, Command: b.Arg, Dir: e.Dir, MaxOutput: e.MaxOutput, Grace: e.Grace}, nil
 	case KindLLM:
 		if b.Sub != nil {
-			return nil, fmt.Errorf("%s is bound to a model; dotted settings (%s.NAME=...) only apply to a nested spec", b.Path, b.Path)
+			return nil, fmt.Errorf("%s is bound to a model; dotted settings (%s.NAME=...) only apply to a nested spec", b.Name, b.Name)
 		}
 		if e.LLM == nil {
 			return nil, fmt.Errorf("%s=%s: model-backed slots are not available here", b.Path, b.Value)

@@ -27,14 +27,13 @@ import (
 //     message names the full dotted path ("target.refiner"). Nesting is
 //     capped at MaxNestingDepth specs.
 //   - List slots. Each element of a list slot bound to a spec
-//     (`--slot chain=std/patterns/refine.prose.md` given twice) is its own
-//     instance, named "chain[0]", "chain[1]". Dotted settings of the list
-//     (`--slot chain.refiner=...`) apply to every element, so the spec
-//     elements of one list share their settings, and a list that mixes a
-//     spec with a program or a model cannot take dotted settings at all
-//     (the program refuses them). Addressing one element
-//     (`chain[0].refiner`) is not supported; wrap a differently configured
-//     element in a small spec of its own.
+//     (`--slot chain=std/patterns/refine.prose.md`, repeated) is its own
+//     instance, named "chain[0]", "chain[1]". `chain.NAME` settings apply
+//     to every spec element (each must declare NAME); `chain[1].NAME`
+//     applies to element 1 alone and replaces chain.NAME there. Programs
+//     and models in the same list ignore chain.NAME and refuse
+//     chain[i].NAME. An element's messages use its own path
+//     ("chain[1].refiner").
 //   - Arguments. The call's named arguments become the nested spec's
 //     inputs. An argument named like one of its config keys sets that key
 //     for this call, unless the key was given explicitly with --config. An
@@ -96,6 +95,9 @@ func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)
 	slot := b.Path
 	if b.Slot != nil {
 		slot = b.Slot.Name
+	}
+	if elem := strings.TrimPrefix(b.Name, env.Prefix); strings.HasPrefix(elem, slot+"[") {
+		slot = elem // one element of a list slot: its settings are chain[0].NAME
 	}
 	inst, err := Bind(sp, b.Sub, env.Child(slot))
 	if err != nil {

@@ -172,41 +172,47 @@ func TestListSlotOfNestedSpecs(t *testing.T) {
 	}
 }
 
-// A list slot mixing a nested spec with a program cannot take dotted
-// settings today (they would apply to every element); the run is refused
-// before any service starts, and the message names the slot.
-func TestListSlotMixingSpecAndProgramIsRefused(t *testing.T) {
+// A list slot may mix specs and programs: chain.NAME applies to every
+// spec element (each must declare NAME), chain[i].NAME to element i alone
+// and wins over chain.NAME.
+func TestListSlotElementSettings(t *testing.T) {
 	h := newHarness(t)
-	_, err := h.run(run{pattern: "fallback-chain",
+	res := h.mustRun(run{pattern: "fallback-chain",
 		slots: []string{
+			"chain=" + h.svcBinding("plain", "fail:down"),
 			"chain=std/patterns/refine.prose.md",
-			"chain=" + h.svcBinding("plain", `"plain"`),
-			"chain.refiner=exec:true", "chain.evaluator=exec:true",
+			"chain=std/patterns/refine.prose.md",
+			"chain.refiner=" + h.svcBinding("shared", "fail:shared refiner"),
+			"chain[1].refiner=" + h.svcBinding("own", `"draft"`),
+			"chain[1].evaluator=" + h.svcBinding("evaluator", `{"score":0.9,"suggestions":""}`),
+			"chain.evaluator=exec:true",
 		},
+		config: []string{"chain[1].threshold=0.5"},
 		inputs: []string{"task_brief=write"},
 	})
-	if err == nil || !strings.Contains(err.Error(), "chain") {
-		t.Fatalf("err = %v, want a refusal naming chain", err)
-	}
-	if _, statErr := os.Stat(h.log); statErr == nil {
-		t.Errorf("a service ran before the bindings were refused")
+	wantJSON(t, "result", res["result"], `{"result":"draft","score":0.9,"rounds_used":1}`)
+	wantJSON(t, "winner", res["winner"], `"chain[1]"`)
+	if n := len(h.calls("shared")); n != 0 {
+		t.Errorf("the shared refiner ran %d times; chain[1].refiner replaces it", n)
 	}
 }
 
-// One element of a list slot cannot be addressed by its index: the run is
-// refused before any service starts, naming the setting.
-func TestListSlotElementCannotBeAddressed(t *testing.T) {
+func TestListSlotElementSettingErrors(t *testing.T) {
 	h := newHarness(t)
-	_, err := h.run(run{pattern: "fallback-chain",
-		slots: []string{
-			"chain=std/patterns/refine.prose.md",
-			"chain=" + h.svcBinding("plain", `"plain"`),
-			"chain[0].refiner=exec:true", "chain[0].evaluator=exec:true",
-		},
-		inputs: []string{"task_brief=write"},
-	})
-	if err == nil || !strings.Contains(err.Error(), `"chain[0].refiner"`) {
-		t.Fatalf("err = %v, want a refusal naming chain[0].refiner", err)
+	for _, tc := range []struct {
+		slots []string
+		want  string
+	}{
+		{[]string{"chain=exec:true", "chain=std/patterns/refine.prose.md", "chain[0].refiner=exec:true", "chain[1].refiner=exec:true", "chain[1].evaluator=exec:true"}, "chain[0] is bound to a program"},
+		{[]string{"chain=exec:true", "chain=std/patterns/refine.prose.md", "chain[5].refiner=exec:true"}, `"chain[5].refiner": slot "chain" has 2 elements`},
+		{[]string{"chain=exec:true", "chain.refiner=exec:true"}, "none of its elements is a spec"},
+		{[]string{"chain=exec:true", "chain[0]=exec:true"}, "list elements are bound in order"},
+		{[]string{"chain=std/patterns/refine.prose.md", "chain=std/patterns/refine.prose.md", "chain[1].refiner=exec:true", "chain.evaluator=exec:true"}, `slot "chain[0].refiner" is not bound`},
+	} {
+		_, err := h.run(run{pattern: "fallback-chain", slots: tc.slots, inputs: []string{"task_brief=write"}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("slots %v: err = %v, want %q", tc.slots, err, tc.want)
+		}
 	}
 	if _, statErr := os.Stat(h.log); statErr == nil {
 		t.Errorf("a service ran before the bindings were refused")
