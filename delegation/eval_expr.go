@@ -15,7 +15,7 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 	case *syntax.Ident:
 		v, ok := f.sc.lookup(x.Name)
 		if !ok {
-			return nil, f.errorf(x.NamePos, KindRuntime, "undefined name '%s'", x.Name)
+			return nil, f.errorf(x.NamePos, KindRuntime, "undefined name '%s': nothing has bound it yet (a let not reached, a branch not taken, or a loop that ran no iteration)", x.Name)
 		}
 		return v, nil
 	case *syntax.NullLit:

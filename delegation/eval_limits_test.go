@@ -140,3 +140,10 @@ func TestCancellationDuringBackoff(t *testing.T) {
 		t.Fatal("the run kept sleeping after it was canceled")
 	}
 }
+
+// A name bound only inside a loop that ran no iteration is unbound after
+// it; the error says why, since the checker could not tell.
+func TestNameOfALoopThatNeverRan(t *testing.T) {
+	_, err := run(t, "repeat 0 as i:\n  let inner = 1\nreturn i", nil, nil)
+	wantErr(t, err, "test.md:3:8: undefined name 'i'", "a loop that ran no iteration")
+}
