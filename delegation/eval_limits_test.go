@@ -147,3 +147,12 @@ func TestNameOfALoopThatNeverRan(t *testing.T) {
 	_, err := run(t, "repeat 0 as i:\n  let inner = 1\nreturn i", nil, nil)
 	wantErr(t, err, "test.md:3:8: undefined name 'i'", "a loop that ran no iteration")
 }
+
+// Integers compare exactly, also beyond 2^53 where their float values
+// coincide.
+func TestLargeIntegersCompareExactly(t *testing.T) {
+	got := mustRun(t, "let a = 9007199254740993\nlet b = 9007199254740992\nreturn [a == b, a != b, a > b, [a] == [b], a == 9007199254740992.0]", nil, nil)
+	if got != "[false,true,true,false,true]" {
+		t.Errorf("got %s", got)
+	}
+}

@@ -199,6 +199,11 @@ func Equal(a, b Value) bool {
 
 // equal is Equal, with an error for values nested deeper than MaxDepth.
 func equal(a, b Value, depth int) (bool, error) {
+	if ia, ok := a.(int64); ok {
+		if ib, ok := b.(int64); ok {
+			return ia == ib, nil // exact beyond 2^53, where floats are not
+		}
+	}
 	if fa, ok := toFloat(a); ok {
 		fb, ok := toFloat(b)
 		return ok && fa == fb, nil
