@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
 )
 
 // eval evaluates an expression in f.
@@ -250,7 +251,28 @@ func (f *frame) evalBinary(x *syntax.BinaryExpr) (Value, error) {
 	if msg != "" {
 		return nil, f.errorf(x.OpPos, KindRuntime, "%s", msg)
 	}
+	if l, ok := v.(*List); ok && x.Op == syntax.PLUS {
+		if err := f.chargeCopy(x.OpPos, l.Len()); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
+}
+
+// copyStep is how many list elements a `+` may copy per step of the
+// budget. Growing a list with `xs = xs + [x]` in a loop copies it again
+// each time; charging the copies keeps such a loop from running for
+// minutes inside the budget.
+const copyStep = 1024
+
+func (f *frame) chargeCopy(pos diag.Pos, n int) error {
+	if n < copyStep {
+		return nil
+	}
+	if t := f.in.steps.Add(int64(n / copyStep)); t > int64(f.in.host.MaxSteps) {
+		return f.errorf(pos, KindLimit, "step budget of %d statements exceeded (each + of lists counts a step per %d elements it copies: append grows a list in place)", f.in.host.MaxSteps, copyStep)
+	}
+	return nil
 }
 
 // binary applies a non-short-circuit operator; msg is non-empty on a type

@@ -156,3 +156,20 @@ func TestLargeIntegersCompareExactly(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// Growing a list with + copies it each time; the copies count against the
+// step budget, so the quadratic loop stops with the budget instead of
+// running for minutes.
+func TestListConcatenationCountsItsCopies(t *testing.T) {
+	host := &Host{Runtime: newFakeRuntime(), MaxSteps: 20000}
+	e := runErr(t, "let xs = []\nrepeat 19000 as i:\n  xs = xs + [i]\nreturn xs.length", nil, host)
+	if e.Kind != KindLimit {
+		t.Fatalf("kind %q: %v", e.Kind, e)
+	}
+	wantErr(t, e, "test.md:3:11: step budget of 20000 statements exceeded", "append grows a list in place")
+	// Small lists cost nothing extra; append is never charged.
+	got := mustRun(t, "let xs = []\nlet ys = []\nrepeat 30000 as i:\n  append i to ys\nrepeat 500 as i:\n  xs = xs + [i]\nreturn [xs.length, ys.length]", nil, nil)
+	if got != "[500,30000]" {
+		t.Errorf("got %s", got)
+	}
+}
