@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -106,6 +107,29 @@ func TestTabIndentedFenceInListItem(t *testing.T) {
 			if got := s.File.Source()[int(ln.Off)+i]; got != ln.Text[i] {
 				t.Fatalf("line %q: byte %d is %q in the file", ln.Text, i, got)
 			}
+		}
+	}
+}
+
+// The same with an ordered item, whose three-column indentation leaves one
+// column of the tab, and with a blockquote.
+func TestTabIndentedFenceInOrderedItemAndQuote(t *testing.T) {
+	for _, code := range []string{
+		"1. Steps:\n\n   ```prose\n\tlet x = 1\n\tif x == 1:\n\t\tlet = 2\n   ```\n",
+		"> Steps:\n>\n> ```prose\n>\tlet x = 1\n>\tif x == 1:\n>\t\tlet = 2\n> ```\n",
+	} {
+		s, diags := Parse("t.prose.md", []byte(minimal(okSlots, "", code)))
+		checkPositions(t, s, diags)
+		var syn []string
+		for _, d := range diags {
+			if strings.HasPrefix(d.Code, "syntax/") {
+				syn = append(syn, d.Position.String())
+			}
+		}
+		line := strings.Split(minimal(okSlots, "", code), "\n")[23]
+		want := fmt.Sprintf("t.prose.md:24:%d", strings.Index(line, "=")+1)
+		if len(syn) != 1 || syn[0] != want {
+			t.Errorf("%q: syntax diagnostics %v, want one at %s\n%s", code, syn, want, diags)
 		}
 	}
 }
