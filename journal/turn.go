@@ -22,7 +22,7 @@ import (
 // turnStall bounds how long an answer waits for its turn while nothing
 // else moves (an earlier journaled call that this run never makes, or an
 // iteration that moves on without a hook); it then goes ahead.
-const turnStall = 100 * time.Millisecond
+const turnStall = time.Second
 
 // iterToken marks the context of one iteration of a parallel loop; parent
 // is the enclosing loop's iteration.
