@@ -73,6 +73,8 @@ func (f *frame) count(x syntax.Expr, what string) (int, error) {
 			return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %s", what, Text(v))
 		}
 		n = int64(c)
+	case nil:
+		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got null (is the config key or input set?)", what)
 	default:
 		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %s %s", what, TypeName(v), quoted(v))
 	}

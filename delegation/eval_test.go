@@ -67,7 +67,7 @@ func TestLoopCountsMustBeNonNegativeIntegers(t *testing.T) {
 		{"-1", "test.md:2:8: repeat count must be a non-negative integer, got -1"},
 		{`"3"`, `test.md:2:8: repeat count must be a non-negative integer, got string "3"`},
 		{"2.5", "repeat count must be a non-negative integer, got 2.5"},
-		{"null", "got null"},
+		{"null", "test.md:2:8: repeat count must be a non-negative integer, got null (is the config key or input set?)"},
 	} {
 		e := runErr(t, "let n = "+tc.count+"\nrepeat n:\n  let x = 1\n", nil, nil)
 		wantErr(t, e, tc.frag)

@@ -321,8 +321,14 @@ func decodeOutput(out []byte) (delegation.Value, error) {
 	if len(text) == 0 {
 		return nil, fmt.Errorf("the program produced no output (exit status 0); a service that means null must print null")
 	}
-	if v, err := delegation.FromJSON(text); err == nil {
+	v, err := delegation.FromJSON(text)
+	switch {
+	case err == nil:
 		return v, nil
+	case errors.Is(err, delegation.ErrTooDeep):
+		// It is JSON, just too deep to use: passing it on as text would
+		// hide the problem from every later step.
+		return nil, fmt.Errorf("the program's output: %w", err)
 	}
 	if bytes.IndexByte(text, 0x1b) >= 0 {
 		// Colored JSON (jq -C, a forced color mode): raw escape bytes are

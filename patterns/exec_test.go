@@ -291,3 +291,17 @@ func TestExecLargeLegalOutput(t *testing.T) {
 		t.Errorf("got %d bytes", len(s.(string)))
 	}
 }
+
+// JSON nested past delegation.MaxDepth is an error of the call, not a
+// string that later steps would mistake for the answer.
+func TestDecodeOutputTooDeep(t *testing.T) {
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	_, err := decodeOutput([]byte(deep))
+	if !errors.Is(err, delegation.ErrTooDeep) {
+		t.Fatalf("err = %v, want ErrTooDeep", err)
+	}
+	v, err := decodeOutput([]byte("[[1]]"))
+	if err != nil || delegation.TypeName(v) != "list" {
+		t.Errorf("shallow JSON: %v, %v", v, err)
+	}
+}

@@ -252,7 +252,14 @@ func runError(ctx context.Context, w io.Writer, err error, failed *patterns.Fail
 	case errors.As(err, &de):
 		fmt.Fprintln(w, strings.TrimRight(de.Error(), "\n"))
 		if id := failed.CallID(err); strings.Contains(id, "/") {
-			fmt.Fprintf(w, "\tin call %s (%s)\n", id, iterations(id))
+			where := "in call"
+			if de.Kind != delegation.KindCall {
+				where = "at"
+			}
+			fmt.Fprintf(w, "\t%s %s (%s)\n", where, id, iterations(id))
+		}
+		if de.Kind == delegation.KindLimit && strings.Contains(de.Msg, "step budget") {
+			fmt.Fprintln(w, "prose: a run may execute at most --max-steps statements; raise it if the loops are meant to be this long")
 		}
 		return &exitError{code: exitFailure}
 	}

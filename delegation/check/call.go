@@ -61,6 +61,11 @@ func (c *checker) callTarget(t syntax.Expr) *Slot {
 			return nil
 		}
 		switch {
+		case b.kind == kindSlot && c.slots[x.Name] != nil && c.slots[x.Name].List:
+			c.diags.Errorf(c.f, x.NamePos, CodeCallTarget,
+				"call target %s is a list-valued slot: call one element (`for s in %s:` then `call s`, or `call %s[0]`)",
+				quote(x.Name), x.Name, x.Name)
+			return c.slots[x.Name]
 		case b.kind == kindSlot:
 			return c.slots[x.Name]
 		case b.kind == kindInput:

@@ -202,10 +202,11 @@ func condWords(toks []token) []cword {
 
 var (
 	negations = wordSet("not never no doesn't don't didn't isn't aren't won't cannot can't hasn't haven't shouldn't")
-	auxiliary = wordSet("does do did has have")
-	adverbs   = wordSet("explicitly clearly really actually still also truly definitely indeed fully")
-	articles  = wordSet("a an the")
-	negative  = wordSet("failure failures fail fails failed failing error errors erroneous broken invalid " +
+	auxiliary = wordSet("does do did has have is are was were")
+	adverbs   = wordSet("explicitly expressly clearly unambiguously unequivocally unmistakably really actually " +
+		"still also truly definitely definitively indeed fully")
+	articles = wordSet("a an the")
+	negative = wordSet("failure failures fail fails failed failing error errors erroneous broken invalid " +
 		"unacceptable rejected reject rejection wrong incorrect bad unsuccessful insufficient inadequate " +
 		"incomplete empty missing unsafe poor false unsatisfactory flawed defective problematic")
 	positive = wordSet("acceptable accepted success successful succeeded valid pass passes passed passing " +

@@ -52,6 +52,9 @@ func TestNaturalConditions(t *testing.T) {
 		{cond: "the rubric says the draft is a pass", words: []string{"the", "rubric", "says", "the", "draft", "a", "pass"}, verb: "says",
 			says: &Says{Criterion: "rubric", Subject: "draft", Predicate: "pass", Polarity: Positive}},
 		{cond: "not the critic approves", words: []string{"the", "critic", "approves"}, negated: true, verb: "approves"},
+		{cond: "verdict is not certified", words: []string{"verdict", "certified"}, negated: true, verb: "certified"},
+		{cond: "verdict is certified", words: []string{"verdict", "certified"}, verb: "certified"},
+		{cond: "decision doesn't unambiguously proceed", words: []string{"decision", "unambiguously", "proceed"}, negated: true, verb: "proceed"},
 		{cond: "verdict.re-check says ok", words: []string{"verdict.re-check", "says", "ok"}, verb: "says"},
 	}
 	for _, tt := range tests {
