@@ -380,7 +380,7 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 	case nil, bool, string:
 		return t, nil
 	case json.Number:
-		return numberValue(string(t)), nil
+		return numberValue(string(t))
 	case json.Delim:
 		switch t {
 		case '[':
@@ -419,14 +419,19 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 	return nil, fmt.Errorf("invalid JSON: unexpected %v", tok)
 }
 
-func numberValue(s string) Value {
+// numberValue is an int64 for an integer literal in range, else a float64.
+// A number beyond float64's range is an error rather than a silent null.
+func numberValue(s string) (Value, error) {
 	if !strings.ContainsAny(s, ".eE") {
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return i
+			return i, nil
 		}
 	}
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: the number %s is out of range", s)
+	}
+	return f, nil
 }
 
 // FromGo converts ordinary Go data (as produced by encoding/json into any,

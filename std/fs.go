@@ -146,3 +146,11 @@ type osFS struct{}
 func (osFS) Open(name string) (fs.File, error)          { return os.Open(name) }
 func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// missingFS holds nothing: every look-up fails with err, which names what
+// the library does hold.
+type missingFS struct{ err error }
+
+func (m missingFS) Open(string) (fs.File, error)          { return nil, m.err }
+func (m missingFS) Stat(string) (fs.FileInfo, error)      { return nil, m.err }
+func (m missingFS) ReadDir(string) ([]fs.DirEntry, error) { return nil, m.err }

@@ -137,6 +137,10 @@ func Resolve(arg string) (fs.FS, string) {
 		if c, ok := Canonical(arg); ok {
 			return FS(), c
 		}
+		if IsStd(arg) {
+			// Neither on disk nor in the library: say what the library has.
+			return missingFS{notFound(arg)}, arg
+		}
 	}
 	return osFS{}, arg
 }
