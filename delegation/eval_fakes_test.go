@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // svc is a fake Service.
@@ -225,24 +226,10 @@ func wantErr(t testing.TB, err error, frags ...string) {
 // positions into its .md file; it skips the test when the corpus is absent.
 func corpusPattern(t testing.TB, name string) *syntax.Program {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "corpus", "openprose-0.11", "patterns", name+".prose.md")
+	path := testenv.CorpusFile(t, name)
 	src, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	text := string(src)
 	start := strings.Index(text, "```prose\n")

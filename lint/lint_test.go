@@ -14,6 +14,8 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -30,28 +32,7 @@ func specText(name, code string) string {
 const codeLine = 23
 
 // corpusDir finds the shared corpus beside the repository, or skips.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "corpus", "openprose-0.11", "patterns")
-	if _, err := os.Stat(corpus); err != nil {
-		t.Skipf("corpus not present: %v", err)
-	}
-	return corpus
-}
+func corpusDir(t testing.TB) string { return testenv.Corpus(t) }
 
 // lintFS lints the whole of fsys, naming files relative to its root.
 func lintFS(t testing.TB, fsys fs.FS) *lint.Result {

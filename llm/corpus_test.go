@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,25 +11,17 @@ import (
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/llm/llmtest"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // corpusProgram parses the Delegation block of a corpus pattern, skipping
 // the test when the corpus is absent.
 func corpusProgram(t *testing.T, name string) *syntax.Program {
 	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("module root not found")
-		}
-		dir = filepath.Dir(dir)
-	}
-	src, err := os.ReadFile(filepath.Join(dir, "..", "shared", "corpus", "openprose-0.11", "patterns", name+".prose.md"))
+	src, err := os.ReadFile(testenv.CorpusFile(t, name))
 	if err != nil {
-		t.Skip("corpus not present")
+		t.Fatal(err)
 	}
 	m := regexp.MustCompile("(?s)```prose\n(.*?)\n```").FindSubmatch(src)
 	if m == nil {

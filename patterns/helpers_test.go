@@ -12,37 +12,16 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/delegation"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
-// moduleRoot walks up from the test's directory to the folder holding go.mod.
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+// moduleRoot is the folder holding go.mod.
+func moduleRoot(t testing.TB) string { return testenv.MustRoot(t) }
 
 // corpusSpec is the path of a corpus pattern, read in place; the test is
 // skipped when the corpus is not there.
-func corpusSpec(t testing.TB, name string) string {
-	t.Helper()
-	p := filepath.Join(moduleRoot(t), "..", "shared", "corpus", "openprose-0.11", "patterns", name+".prose.md")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
-	return p
-}
+func corpusSpec(t testing.TB, name string) string { return testenv.CorpusFile(t, name) }
 
 // demo is the path of a file under testdata/run.
 func demo(t testing.TB, name string) string {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/spec"
+
+	"github.com/proselang/prose/diag"
 )
 
 func (b *binder) slot(name string) *spec.Slot {
@@ -37,33 +39,11 @@ func closest(name string, candidates []string) string {
 	n := norm(name)
 	best, bestD := "", 0
 	for _, c := range candidates {
-		d := editDistance(n, norm(c))
+		d := diag.EditDistance(n, norm(c))
 		limit := max(1, len([]rune(name))/3)
 		if d <= limit && (best == "" || d < bestD) {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -1,30 +1,15 @@
 package spec
 
 import (
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
-// moduleRoot walks up from the test's directory to the one holding go.mod.
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+// moduleRoot is the folder holding go.mod.
+func moduleRoot(t testing.TB) string { return testenv.MustRoot(t) }
 
 // corpusFiles lists the upstream corpus next to the repository, skipping
 // the test when it is absent.

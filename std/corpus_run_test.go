@@ -9,6 +9,8 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/llm/llmtest"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // The upstream corpus, run end to end: every one of its 19 patterns with
@@ -19,27 +21,7 @@ import (
 
 // corpusDir is ../shared/corpus/openprose-0.11/patterns beside the module
 // root; the test skips when it is absent.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("module root not found")
-		}
-		dir = filepath.Dir(dir)
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus", "openprose-0.11", "patterns")
-	if _, err := os.Stat(c); err != nil {
-		t.Skip("corpus not present")
-	}
-	return c
-}
+func corpusDir(t *testing.T) string { return testenv.Corpus(t) }
 
 // modelJudge is the judge `prose run` builds from OPENAI_BASE_URL and
 // PROSE_MODEL, talking to a scripted server.

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/journal"
+
+	"github.com/proselang/prose/diag"
 )
 
 // latestRun is the run id alias for the newest run under --run-dir.
@@ -60,7 +62,7 @@ func nearIDs(id string, runs []*journal.Summary) []string {
 	var out []string
 	for _, r := range runs {
 		part := len(id) >= 4 && (strings.HasPrefix(r.ID, id) || strings.HasSuffix(r.ID, id))
-		if part || editDistance(id, r.ID) <= 3 {
+		if part || diag.EditDistance(id, r.ID) <= 3 {
 			out = append(out, r.ID)
 		}
 		if len(out) == 3 {

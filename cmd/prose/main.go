@@ -19,6 +19,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/proselang/prose/diag"
 )
 
 func main() {
@@ -130,7 +132,7 @@ func flagSuggestion(root *cobra.Command, args []string, err error) string {
 		if f.Hidden {
 			return
 		}
-		if d := editDistance(name, f.Name); d < bestD || (strings.HasPrefix(f.Name, name) && best == "") {
+		if d := diag.EditDistance(name, f.Name); d < bestD || (strings.HasPrefix(f.Name, name) && best == "") {
 			best, bestD = f.Name, d
 		}
 	})
@@ -138,27 +140,6 @@ func flagSuggestion(root *cobra.Command, args []string, err error) string {
 		return ""
 	}
 	return " (did you mean --" + best + "?)"
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // oneFile is the Args check of a command taking one spec file: a clearer

@@ -12,6 +12,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/proselang/prose/llm/llmtest"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the cmp targets of testdata/script/*.txtar with the actual output")
@@ -80,21 +82,5 @@ type scriptCondError struct{ cond string }
 
 func (e *scriptCondError) Error() string { return "unknown condition " + e.cond }
 
-// scriptRoot walks up from the working directory to the folder holding
-// go.mod.
-func scriptRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
+// scriptRoot is the folder holding go.mod.
+func scriptRoot(t testing.TB) string { return testenv.MustRoot(t) }

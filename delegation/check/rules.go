@@ -97,7 +97,7 @@ func closest(name string, candidates []string) string {
 		if cand == name {
 			continue
 		}
-		d := editDistance(name, cand, bestD)
+		d := diag.EditDistance(name, cand)
 		if d < bestD || (d == bestD && d <= limit && cand < best) {
 			best, bestD = cand, d
 		}
@@ -106,34 +106,4 @@ func closest(name string, candidates []string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, or a value above
-// max once it is certain to exceed max.
-func editDistance(a, b string, max int) int {
-	if d := len(a) - len(b); d > max || -d > max {
-		return max + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > max {
-			return max + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -10,32 +10,13 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // corpusPatterns finds ../shared/corpus/openprose-0.11/patterns beside the
 // module root, skipping the test when it is absent.
-func corpusPatterns(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus", "openprose-0.11", "patterns")
-	if _, err := os.Stat(c); err != nil {
-		t.Skip("corpus not present")
-	}
-	return c
-}
+func corpusPatterns(t *testing.T) string { return testenv.Corpus(t) }
 
 var proseFence = regexp.MustCompile("(?s)```prose\n(.*?)\n```")
 

@@ -8,30 +8,12 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/diag"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // corpusDirOrEmpty returns the corpus directory, or "" when absent.
-func corpusDirOrEmpty() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus", "openprose-0.11", "patterns")
-	if _, err := os.Stat(c); err != nil {
-		return ""
-	}
-	return c
-}
+func corpusDirOrEmpty() string { return testenv.CorpusDir() }
 
 // corpusDir finds ../shared/corpus/openprose-0.11/patterns beside the
 // module root, or skips the test.
