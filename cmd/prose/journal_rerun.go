@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,7 +73,27 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 	run.SetIn(s.in)
 	run.SetOut(s.out)
 	run.SetErr(s.err)
-	return run.ExecuteContext(ctx)
+	err = run.ExecuteContext(ctx)
+	if missing := stillRedacted(argv); err != nil && mode == journal.Replaying && len(missing) > 0 {
+		err = withheldHint(err, id, missing)
+	}
+	return err
+}
+
+// withheldHint adds to a failed replay's error that values were withheld
+// from the journal as secrets: a call that used one cannot match its
+// journaled arguments until the value is given again.
+func withheldHint(err error, id string, missing []string) error {
+	code := exitFailure
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err == nil {
+			return err
+		}
+		code = ee.code
+	}
+	return &exitError{code: code, err: fmt.Errorf("%w; %s not journaled because it looked like a secret, and a call that used it differs until it is given again, e.g. prose replay %s --%s",
+		err, strings.Join(missing, ", "), id, missing[0]+"=...")}
 }
 
 // rerunArgv is the `prose run` command line of a resume or a replay: the
@@ -81,6 +102,9 @@ func rerunArgv(h *journal.Header, base, id string, mode journal.Mode, o *rerunOp
 	argv, err := overrideArgv(h.Argv, o)
 	if err != nil {
 		return nil, usageErrorf("%s %s: %v", mode, id, err)
+	}
+	if mode == journal.Replaying {
+		argv = dropRedactedPlain(argv)
 	}
 	if missing := stillRedacted(argv); len(missing) > 0 && mode == journal.Resuming {
 		return nil, usageErrorf("resume %s: %s not journaled because it looked like a secret; pass it again, e.g. prose resume %s --%s",
@@ -168,6 +192,20 @@ func argKey(a string) string {
 		}
 	}
 	return ""
+}
+
+// dropRedactedPlain removes a withheld --base-url or --model from a
+// replay's command line: a replay asks no model, so it needs neither, and
+// the placeholder is no URL.
+func dropRedactedPlain(argv []string) []string {
+	out := argv[:0:0]
+	for _, a := range argv {
+		if a == "--base-url="+journal.Redacted || a == "--model="+journal.Redacted {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // stillRedacted lists the arguments whose value was withheld from the
