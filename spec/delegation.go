@@ -93,6 +93,9 @@ func (l *loader) readFence(sec *section, d *Delegation, fence *ast.FencedCodeBlo
 		l.errorf(int(d.FencePos), CodeUnterminatedFence, "the Delegation's code fence is never closed")
 	}
 	d.Lines, d.Code = l.codeLines(fence)
+	if !closed {
+		d.Lines, d.Code = cutAtSection(d.Lines, d.Code)
+	}
 	if strings.TrimSpace(d.Code) == "" {
 		l.warnf(int(d.FencePos), CodeEmptyDelegation, "the Delegation's code block is empty")
 	}
@@ -105,6 +108,38 @@ func (l *loader) readFence(sec *section, d *Delegation, fence *ast.FencedCodeBlo
 		l.syntaxErrors = diags.HasErrors()
 		l.diags = append(l.diags, diags...)
 	}
+}
+
+// cutAtSection ends the code of an unclosed fence before the first line
+// that is a heading of a known section ("### Notes"): CommonMark runs an
+// unclosed fence to the end of the file, but the author meant the code to
+// end where the next section starts, and reading that section's prose as
+// code would add a syntax error on top of the fence error.
+func cutAtSection(lines []syntax.Line, code string) ([]syntax.Line, string) {
+	for i, ln := range lines {
+		if !isSectionHeading(ln.Text) {
+			continue
+		}
+		texts := make([]string, i)
+		for j := range texts {
+			texts[j] = lines[j].Text
+		}
+		return lines[:i], strings.Join(texts, "\n")
+	}
+	return lines, code
+}
+
+// isSectionHeading reports whether a line reads as an ATX heading whose
+// text names a known section, like "### Notes" or "## Returns".
+func isSectionHeading(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	hashes := len(t) - len(strings.TrimLeft(t, "#"))
+	if hashes < 1 || hashes > 6 || len(t) == hashes || (t[hashes] != ' ' && t[hashes] != '\t') {
+		return false
+	}
+	heading := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(t[hashes:]), "#"))
+	_, ok := sectionKey(heading)
+	return ok
 }
 
 func joinProse(before, after string) string {
