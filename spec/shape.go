@@ -99,10 +99,11 @@ func (l *loader) inlineDelegates(sh *Shape, v string, base int) {
 // checkShape matches delegates to slots: a range matches the list-valued
 // slot whose name shares its prefix (stage_1..stage_N -> stages), else the
 // only list-valued slot. It reports delegates naming no slot and slots no
-// delegate mentions.
+// delegate mentions. Without a Slots section there is nothing to match:
+// the missing section is the one finding, not every delegate.
 func (l *loader) checkShape() {
 	sh := l.s.Shape
-	if sh == nil || len(sh.Delegates) == 0 {
+	if sh == nil || len(sh.Delegates) == 0 || !l.hasSection("slots") {
 		return
 	}
 	mentioned := map[string]bool{}
@@ -158,4 +159,14 @@ func (l *loader) slot(name string) *Slot {
 		}
 	}
 	return nil
+}
+
+// hasSection reports whether the file has a section with the given key.
+func (l *loader) hasSection(key string) bool {
+	for _, sec := range l.sections {
+		if sec.Key == key {
+			return true
+		}
+	}
+	return false
 }
