@@ -34,16 +34,27 @@ func NewClient(cfg Config, base http.RoundTripper) (*Client, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	var query string
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	c := &Client{cfg: cfg, meter: &Meter{}}
 	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = cfg.baseURL()
-	c.tr = &transport{base: base, cfg: cfg, meter: c.meter}
+	// go-openai appends the endpoint's path to the base URL as a string,
+	// which would put it after a query (?api-version=...): the query is
+	// kept apart and added to each request by the transport.
+	oc.BaseURL, query = splitQuery(cfg.baseURL())
+	c.tr = &transport{base: base, cfg: cfg, meter: c.meter, query: query}
 	oc.HTTPClient = &http.Client{Transport: c.tr}
 	c.oc = openai.NewClientWithConfig(oc)
 	return c, nil
+}
+
+// splitQuery cuts the query (and any fragment) off a base URL.
+func splitQuery(base string) (string, string) {
+	base, _, _ = strings.Cut(base, "#")
+	base, query, _ := strings.Cut(base, "?")
+	return strings.TrimRight(base, "/"), query
 }
 
 // Model is the configured model name.
@@ -133,6 +144,11 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool) (ChatR
 				Name: r.Schema.Name, Schema: r.Schema.JSON, Strict: true,
 			},
 		}
+	}
+	if c.cfg.APIKey == "" && c.cfg.officialAPI() {
+		return ChatReply{}, &Error{permanent: true, Message: fmt.Sprintf(
+			"no API key for %s: set OPENAI_API_KEY, or point --base-url/OPENAI_BASE_URL at another OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama, which needs no key)",
+			c.cfg.displayURL())}
 	}
 	ci := &callInfo{}
 	if !c.noTemperature.Load() {

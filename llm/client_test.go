@@ -402,3 +402,49 @@ func TestSetTemperature(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseURLQueryKept: a base URL with a query (?api-version=...) gets
+// the endpoint's path before the query, and the query on every request.
+func TestBaseURLQueryKept(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"))
+	c, _ := newTestClient(t, srv, func(c *Config) { c.BaseURL = srv.URL + "/?api-version=2024-06-01&x=1" })
+	for range 2 {
+		if _, err := c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range srv.Requests() {
+		if r.Path != "/v1/chat/completions" || r.Query != "api-version=2024-06-01&x=1" {
+			t.Errorf("request to path %q query %q", r.Path, r.Query)
+		}
+	}
+}
+
+// TestNoKeyForOpenAIFailsAtOnce: OpenAI's own API without a key is not
+// asked at all (no request, no retries); the message says what to set.
+func TestNoKeyForOpenAIFailsAtOnce(t *testing.T) {
+	sent := 0
+	base := roundTripFunc(func(*http.Request) (*http.Response, error) {
+		sent++
+		return nil, errors.New("no network in tests")
+	})
+	for _, url := range []string{"", "https://api.openai.com/v1", "https://API.openai.com/v1/"} {
+		c, err := NewClient(Config{Model: "gpt-x", BaseURL: url, Sleep: (&sleeps{}).sleep}, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}})
+		var e *Error
+		if !errors.As(err, &e) || e.Retryable() || !strings.Contains(err.Error(), "set OPENAI_API_KEY") ||
+			!strings.Contains(err.Error(), "localhost:11434/v1") {
+			t.Errorf("%q: err = %v", url, err)
+		}
+	}
+	if sent != 0 {
+		t.Errorf("%d requests sent without a key", sent)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

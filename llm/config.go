@@ -99,6 +99,13 @@ func (c Config) baseURL() string {
 	return strings.TrimRight(c.BaseURL, "/")
 }
 
+// officialAPI reports whether the base URL is OpenAI's own API, which
+// answers nothing without a key.
+func (c Config) officialAPI() bool {
+	u, err := url.Parse(c.baseURL())
+	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
+}
+
 // versioned reports whether the base URL's path names an API version
 // (/v1, /api/v1, /openai/v1, /v1beta...), as OpenAI-compatible base URLs
 // do.

@@ -49,6 +49,9 @@ type transport struct {
 	base  http.RoundTripper
 	cfg   Config // with defaults
 	meter *Meter
+	// query is the base URL's query (?api-version=...), added to every
+	// request.
+	query string
 }
 
 // attemptTimeout is the error of an attempt that ran out of time.
@@ -99,6 +102,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// joinQuery appends the query b to the query a.
+func joinQuery(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "&" + b
+}
+
 // finish turns the last attempt's outcome into RoundTrip's result: a
 // malformed 2xx reply is handed on as is (the decoder reports it), errors
 // pass through.
@@ -116,6 +127,9 @@ func (t *transport) attempt(req *http.Request, body []byte) (*http.Response, tim
 	ctx, cancel := context.WithTimeout(req.Context(), t.cfg.Timeout)
 	defer cancel()
 	r := req.Clone(ctx)
+	if t.query != "" {
+		r.URL.RawQuery = joinQuery(r.URL.RawQuery, t.query)
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }

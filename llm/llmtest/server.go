@@ -92,6 +92,7 @@ func Status(code int, message string) Reply { return Reply{Status: code, Content
 type Request struct {
 	Method string
 	Path   string
+	Query  string // the raw query, without '?'
 	Header http.Header
 	Body   []byte
 }
@@ -204,7 +205,7 @@ func (s *Server) Count() int {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	req := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	reply, ok := s.next(body)
