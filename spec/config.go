@@ -18,10 +18,15 @@ func (l *loader) config(sec *section) {
 		c, msg := parseConfigLine(t)
 		if c == nil {
 			l.errorf(pos, CodeConfigSyntax, "config bullet %s; want \"`name` (type, default: X): description\"", msg)
-			continue
+			// Keep a readable name, so that its uses in the Delegation
+			// are not reported as undefined on top of this error.
+			if c = nameOnlyConfig(t); c == nil {
+				continue
+			}
+		} else {
+			l.configDefault(c, pos)
 		}
 		c.Pos = diag.Pos(pos + 1)
-		l.configDefault(c, pos)
 		if first, dup := seen[c.Name]; dup {
 			l.errorf(int(c.Pos), CodeDuplicateConfig, "config key %q is declared twice (first on line %d)", c.Name, l.f.Position(first.Pos).Line)
 			continue
@@ -29,6 +34,17 @@ func (l *loader) config(sec *section) {
 		seen[c.Name] = c
 		l.s.Config = append(l.s.Config, c)
 	}
+}
+
+// nameOnlyConfig is the entry of a malformed config bullet whose name in
+// backticks is still an identifier (its type, default and description are
+// unknown), or nil.
+func nameOnlyConfig(t string) *ConfigEntry {
+	name, _, ok := strings.Cut(strings.TrimPrefix(t, "`"), "`")
+	if !ok || !strings.HasPrefix(t, "`") || !isIdent(strings.ReplaceAll(name, "-", "_")) {
+		return nil
+	}
+	return &ConfigEntry{Name: name}
 }
 
 // parseConfigLine parses one config bullet's text. On failure it returns
