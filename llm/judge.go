@@ -178,9 +178,20 @@ func (m *ModelJudge) unreadable(j *delegation.Judgment, v delegation.Verdict, la
 			why, excerpt(m.client.Redact(last), 80))
 		return v, nil
 	}
-	return v, fmt.Errorf("%s: condition %q: %s; last reply: %q",
-		j.Pos, j.Cond.Text, why, excerpt(m.client.Redact(last), 200))
+	return v, &UnreadableVerdictError{msg: fmt.Sprintf("%s: condition %q: %s; last reply: %q",
+		j.Pos, j.Cond.Text, why, excerpt(m.client.Redact(last), 200))}
 }
+
+// UnreadableVerdictError is the error of a judgment whose model answered,
+// but never with a readable verdict. Unlike a configuration or transport
+// failure it is about this judgment's data alone, so a `try` around the
+// condition may catch it: Catchable says so to an evaluator that asks.
+type UnreadableVerdictError struct{ msg string }
+
+func (e *UnreadableVerdictError) Error() string { return e.msg }
+
+// Catchable reports that a `try` may catch the error.
+func (e *UnreadableVerdictError) Catchable() bool { return true }
 
 // ParseVerdict reads {"reasoning": ..., "holds": ...} from a reply,
 // tolerating code fences and prose around the object: the first JSON

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -201,6 +202,10 @@ func TestUnreadableVerdict(t *testing.T) {
 	_, err := d.Judge(context.Background(), judgment(t, certifiesCond, `{"verdict": "meh"}`))
 	if err == nil {
 		t.Fatal("no error for an unreadable verdict")
+	}
+	var c interface{ Catchable() bool }
+	if !errors.As(err, &c) || !c.Catchable() {
+		t.Errorf("an unreadable verdict is not marked catchable: %T", err)
 	}
 	for _, want := range []string{"ratchet.prose.md:81:6", `"verdict certifies the proposal"`, "could not be read after 2 asks"} {
 		if !strings.Contains(err.Error(), want) {
