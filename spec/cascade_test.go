@@ -1,7 +1,10 @@
 package spec
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/proselang/prose/diag"
 )
 
 // A pattern without a Slots section gets the missing-section error alone,
@@ -20,5 +23,32 @@ func TestNoSlotsSectionIsOneFinding(t *testing.T) {
 	_, diags = Parse("t.prose.md", []byte(src))
 	if len(diags) != 1 || diags[0].Code != CodeShapeUndeclared {
 		t.Errorf("got %v, want only %s", diags, CodeShapeUndeclared)
+	}
+}
+
+// A version that is a list or a mapping is reported and ignored; a scalar
+// one (also a bare number) is kept as written.
+func TestFrontMatterVersion(t *testing.T) {
+	tests := []struct{ version, want, code string }{
+		{"0.2.0", "0.2.0", ""},
+		{"1.0", "1.0", ""},
+		{"\"1.10\"", "1.10", ""},
+		{"[1]", "", CodeBadVersion},
+		{"{major: 1}", "", CodeBadVersion},
+	}
+	for _, tt := range tests {
+		src := strings.Replace(minimal(okSlots, "", okCode), "kind: pattern\n", "kind: pattern\nversion: "+tt.version+"\n", 1)
+		s, diags := Parse("t.prose.md", []byte(src))
+		checkPositions(t, s, diags)
+		var codes []string
+		for _, d := range diags {
+			codes = append(codes, d.Code)
+			if d.Code == CodeBadVersion && (d.Line != 4 || d.Severity != diag.Warning) {
+				t.Errorf("version %s: finding %s, want a warning on line 4", tt.version, d)
+			}
+		}
+		if s.Version != tt.want || strings.Join(codes, " ") != tt.code {
+			t.Errorf("version %s: got %q and %v, want %q and %q", tt.version, s.Version, codes, tt.want, tt.code)
+		}
 	}
 }

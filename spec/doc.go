@@ -60,6 +60,7 @@
 //	spec/no-title            no `#` title heading
 //	spec/python-default      a config default written as a Python literal
 //	spec/bad-default         a default that does not fit its declared type (kept raw)
+//	spec/bad-version         the front matter version is a list or a mapping, not a scalar like 0.2.0
 //	spec/type-mismatch       a key typed differently in Config and in the inputs block
 //	spec/shape-missing       a declared slot that Shape delegates does not mention
 //	spec/prosescript-fence   the code fence says prosescript rather than prose
@@ -95,6 +96,7 @@ const (
 	CodeNoTitle          = "spec/no-title"
 	CodePythonDefault    = "spec/python-default"
 	CodeBadDefault       = "spec/bad-default"
+	CodeBadVersion       = "spec/bad-version"
 	CodeTypeMismatch     = "spec/type-mismatch"
 	CodeShapeMissing     = "spec/shape-missing"
 	CodeProsescript      = "spec/prosescript-fence"

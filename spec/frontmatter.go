@@ -98,6 +98,8 @@ func (l *loader) frontKey(k, v *yaml.Node, from, to int) {
 	case "version":
 		if v.Kind == yaml.ScalarNode {
 			l.s.Version = v.Value
+		} else {
+			l.warnf(p, CodeBadVersion, "front matter version must be a scalar such as 0.2.0, not a list or a mapping; it is ignored")
 		}
 	}
 }
