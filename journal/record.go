@@ -125,6 +125,10 @@ type Record struct {
 	Status     string `json:"status,omitempty"`
 	Mode       string `json:"mode,omitempty"`
 	Force      bool   `json:"force,omitempty"`
+	// Argv, in a "session", is the resume's command line (as
+	// Header.Argv, secrets redacted): values given again replace the
+	// journaled ones for later resumes and replays (see Log.Argv).
+	Argv []string `json:"argv,omitempty"`
 }
 
 // NestedError is the journaled form of a *delegation.Error returned by a
@@ -262,6 +266,29 @@ func (l *Log) SpecDigest() string {
 		}
 	}
 	return d
+}
+
+// Argv is the command line later resumes and replays re-run: that of the
+// last session that set one and did not stop at a divergence (its values
+// were never used), else the header's.
+func (l *Log) Argv() []string {
+	argv := l.Header.Argv
+	var cand []string
+	for _, r := range l.Records {
+		switch {
+		case r.Type == TypeSession:
+			if cand != nil {
+				argv = cand
+			}
+			cand = r.Argv
+		case r.Type == TypeFinal && r.Status == StatusDiverged:
+			cand = nil
+		}
+	}
+	if cand != nil {
+		argv = cand
+	}
+	return argv
 }
 
 // completed reports whether an "end" record holds a usable outcome (not a

@@ -49,6 +49,9 @@ type Options struct {
 	// Replay fail with a *SpecChangedError, except a Resume with Force,
 	// which goes on and reports it through SpecChanged.
 	SpecDigest string
+	// Argv, for Resume, is the resume's command line (secrets redacted),
+	// kept in its session record: see Log.Argv.
+	Argv []string
 	// SyncEvery is the group-commit window: 0 fsyncs each record the run
 	// depends on before the run goes on; d > 0 writes each record at once
 	// (a killed process loses nothing) and fsyncs within d, so a machine
@@ -176,7 +179,7 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if err := r.openAppend(path, log); err != nil {
 		return nil, err
 	}
-	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest}
+	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Argv: opt.Argv}
 	if err := r.w.append(sess, false); err != nil {
 		r.Close()
 		return nil, err

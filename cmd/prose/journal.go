@@ -129,6 +129,7 @@ func (j *runJournal) open(path string, src []byte, opt journal.Options) (*journa
 		return journal.Replay(j.f.runDir, j.f.replay, opt)
 	case j.f.resume != "":
 		opt.SpecDigest = journal.Digest(src)
+		opt.Argv = j.header(path, src).Argv
 		return journal.Resume(j.f.runDir, j.f.resume, opt)
 	}
 	return journal.Create(j.f.runDir, j.header(path, src), opt)

@@ -58,7 +58,7 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", mode, err)}
 	}
-	argv, err := rerunArgv(l.Header, base, id, mode, o)
+	argv, err := rerunArgv(l.Argv(), base, id, mode, o)
 	if err != nil {
 		return err
 	}
@@ -98,8 +98,8 @@ func withheldHint(err error, id string, missing []string) error {
 
 // rerunArgv is the `prose run` command line of a resume or a replay: the
 // journaled one with o's overrides, o's trace file, and the journal flags.
-func rerunArgv(h *journal.Header, base, id string, mode journal.Mode, o *rerunOptions) ([]string, error) {
-	argv, err := overrideArgv(h.Argv, o)
+func rerunArgv(journaled []string, base, id string, mode journal.Mode, o *rerunOptions) ([]string, error) {
+	argv, err := overrideArgv(journaled, o)
 	if err != nil {
 		return nil, usageErrorf("%s %s: %v", mode, id, err)
 	}
