@@ -9,6 +9,7 @@ import (
 
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/spec"
 )
 
 // Format is an output format of Write.
@@ -92,9 +93,13 @@ func ghProperty(s string) string {
 }
 
 // ruleDescriptions gives the one-line description of each known code:
-// the checks' own, else the first message seen for the code.
+// the loader's and the checks' own, else the first message seen for the
+// code.
 func ruleDescriptions(l diag.List) map[string]string {
 	desc := map[string]string{}
+	for _, r := range spec.Rules() {
+		desc[r.Code] = r.Short
+	}
 	for _, r := range check.Rules() {
 		desc[r.Code] = r.Short
 	}

@@ -1,0 +1,48 @@
+package spec
+
+import "github.com/proselang/prose/diag"
+
+// Rule describes one diagnostic code of the loader, for tools that list
+// rules apart from findings (SARIF).
+type Rule struct {
+	Code     string
+	Severity diag.Severity
+	Short    string
+}
+
+// Rules lists every code the loader reports, errors first, as the package
+// documentation does. The slice is new on each call.
+func Rules() []Rule {
+	e, w := diag.Error, diag.Warning
+	return []Rule{
+		{CodeTooLarge, e, "File larger than 4 MiB"},
+		{CodeEmpty, e, "Empty file"},
+		{CodeNotUTF8, e, "File is not valid UTF-8"},
+		{CodeNoFrontMatter, e, "No --- front matter block at the top"},
+		{CodeFrontMatter, e, "Front matter unterminated, not YAML, or not a mapping"},
+		{CodeFrontMatterKey, e, "Front matter name or kind missing or not a string"},
+		{CodeNameMismatch, e, "Front matter name differs from the file name"},
+		{CodeMissingSection, e, "Section required by the kind is absent"},
+		{CodeSlotSyntax, e, "Malformed Slots bullet"},
+		{CodeConfigSyntax, e, "Malformed Config bullet"},
+		{CodeDuplicateSlot, e, "Slot declared twice"},
+		{CodeDuplicateConfig, e, "Config key declared twice"},
+		{CodeDuplicateInput, e, "Input declared twice"},
+		{CodeShapeUndeclared, e, "Shape delegates a slot that is not declared"},
+		{CodeDelegationFence, e, "Delegation has no ```prose code block"},
+		{CodeUnterminatedFence, e, "Delegation code fence never closed"},
+		{CodeInternal, e, "Internal error of the Delegation parser"},
+		{CodeTooDeep, e, "Markdown nested too deep"},
+		{CodeUnknownSection, w, "Unknown section (kept as documentation)"},
+		{CodeDuplicateSection, w, "Known section repeated (the first is read)"},
+		{CodeNoTitle, w, "No # title heading"},
+		{CodePythonDefault, w, "Config default written as a Python literal"},
+		{CodeBadDefault, w, "Config default does not fit its declared type"},
+		{CodeBadVersion, w, "Front matter version is not a scalar"},
+		{CodeTypeMismatch, w, "Key typed differently in Config and in the inputs block"},
+		{CodeShapeMissing, w, "Declared slot not listed under Shape delegates"},
+		{CodeProsescript, w, "Code fence says prosescript rather than prose"},
+		{CodeEmptyDelegation, w, "Delegation code block is empty"},
+		{CodeExtraFence, w, "Second ```prose block in the Delegation (not run)"},
+	}
+}
