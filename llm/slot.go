@@ -60,7 +60,7 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	reply, err := s.client.Chat(ctx, ChatRequest{Model: s.info.Model, System: s.system,
 		Messages: []Message{{Role: "user", Content: user}}})
 	if err != nil {
-		return nil, err
+		return nil, stopped(ctx, err)
 	}
 	switch {
 	case reply.Truncated:
@@ -234,4 +234,17 @@ func stripFence(s string) string {
 		return s
 	}
 	return strings.TrimSpace(body[nl+1:])
+}
+
+// stopped words the error of a request the call's own context ended: a
+// call's timeout reads "context deadline exceeded" otherwise. The error
+// still wraps the context's.
+func stopped(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("the model had not answered when the call's time ran out: %w", err)
+	case ctx.Err() != nil:
+		return fmt.Errorf("the call was stopped while the model was answering: %w", err)
+	}
+	return err
 }

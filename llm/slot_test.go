@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm/llmtest"
@@ -131,5 +132,19 @@ func TestParseReply(t *testing.T) {
 		if string(got) != want {
 			t.Errorf("ParseReply(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestSlotTimeoutSaysWhat: a call whose time runs out while the model is
+// still answering says so, and the error still wraps the context's.
+func TestSlotTimeoutSaysWhat(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Content: "late", Delay: llmtest.Duration(5 * time.Second)})
+	c, _ := newTestClient(t, srv, nil)
+	s := NewSlotService(c, certifierInfo)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := s.Call(ctx, &delegation.CallRequest{ID: "L9/1", Attempt: 1, Args: args(t, `{"task_brief": "x"}`)})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "had not answered when the call's time ran out") {
+		t.Errorf("err = %v", err)
 	}
 }
