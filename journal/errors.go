@@ -35,13 +35,19 @@ type SpecChangedError struct {
 	Spec       string
 	Was, Now   string // sha256 digests
 	Unreadable error  // set when the spec could not be read at all
+	// Replay is set for a replay, which cannot go on with another spec.
+	Replay bool
 }
 
 func (e *SpecChangedError) Error() string {
 	if e.Unreadable != nil {
 		return fmt.Sprintf("the run's spec %s cannot be read: %v", e.Spec, e.Unreadable)
 	}
-	return fmt.Sprintf("the spec %s changed since the run started (sha256 %.12s..., now %.12s...); call ids may no longer match the journal (--force to go on anyway)", e.Spec, e.Was, e.Now)
+	hint := "--force to go on anyway"
+	if e.Replay {
+		hint = "a replay needs the spec the run ran with; 'prose resume --force' runs the changed one"
+	}
+	return fmt.Sprintf("the spec %s changed since the run started (sha256 %.12s..., now %.12s...); call ids may no longer match the journal (%s)", e.Spec, e.Was, e.Now, hint)
 }
 
 // ReplayedError is an attempt's error answered from the journal: the same

@@ -167,6 +167,9 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	}
 	if opt.SpecDigest != "" {
 		if err := checkDigest(log.Header.Spec, log.SpecDigest(), opt.SpecDigest); err != nil {
+			if sc, ok := err.(*SpecChangedError); ok {
+				sc.Replay = mode == Replaying
+			}
 			if mode == Replaying || !opt.Force {
 				return nil, err
 			}

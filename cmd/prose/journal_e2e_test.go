@@ -350,6 +350,10 @@ func testChangedSpecRefused(t *testing.T, bin string) {
 		if code != 1 || out != "" || !strings.Contains(stderr, "changed since the run started") || !strings.Contains(stderr, "ratchet.prose.md") {
 			t.Errorf("%s of a changed spec: exit %d, stdout %q, stderr:\n%s", cmd, code, out, stderr)
 		}
+		// replay has no --force: only resume may suggest it.
+		if hasForce := strings.Contains(stderr, "(--force"); hasForce != (cmd == "resume") {
+			t.Errorf("%s of a changed spec suggests --force: %v\n%s", cmd, hasForce, stderr)
+		}
 	}
 	// A refused resume leaves the run as it was.
 	if out, _, _ := w.prose("runs"); !strings.Contains(out, " ok ") {

@@ -67,6 +67,11 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 			return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: the run's directory: %w", mode, id, err)}
 		}
 	}
+	if sp := l.Header.Spec; filepath.IsAbs(sp) {
+		if _, err := os.Stat(sp); err != nil {
+			return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: %w", mode, id, &journal.SpecChangedError{Spec: sp, Unreadable: err})}
+		}
+	}
 	run := newRunCmd(s)
 	run.SilenceErrors, run.SilenceUsage = true, true
 	run.SetArgs(argv)
