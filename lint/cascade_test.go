@@ -14,6 +14,8 @@ func TestMalformedConfigIsOneFinding(t *testing.T) {
 		{"bad type", "- `n` (whole number, default: 2): how many"},
 		{"bad default clause", "- `n` (integer, 2): how many"},
 		{"words after the name", "- `n` then words"},
+		{"no backticks", "- n (integer, default: 2): how many"},
+		{"no backticks, colon", "- n: how many"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -28,5 +30,16 @@ func TestMalformedConfigIsOneFinding(t *testing.T) {
 				t.Errorf("got %v, want only spec/config-syntax\n%s", codes, res.Diags)
 			}
 		})
+	}
+}
+
+// A Config bullet of plain prose is one malformed-bullet error, not also a
+// config key named after its first word that is never used.
+func TestProseConfigBulletDeclaresNothing(t *testing.T) {
+	src := strings.Replace(specText("c", "let r = call w\nreturn { r }"),
+		"### Delegation", "### Config\n\n- Nothing to set here\n\n### Delegation", 1)
+	res := lintFS(t, fstest.MapFS{"c.prose.md": {Data: []byte(src)}})
+	if len(res.Diags) != 1 || res.Diags[0].Code != "spec/config-syntax" {
+		t.Errorf("got %v, want only spec/config-syntax", res.Diags)
 	}
 }

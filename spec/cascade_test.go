@@ -52,3 +52,22 @@ func TestFrontMatterVersion(t *testing.T) {
 		}
 	}
 }
+
+// Malformed Config bullets of every kind never crash the loader, and a
+// readable name is kept only where the bullet reads as name-then-details.
+func TestNameOnlyConfig(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"`n` then words", "n"}, {"n (integer, 2): x", "n"}, {"n: x", "n"}, {"n   ", ""},
+		{"Nothing to set", ""}, {"`a b` (integer)", ""}, {"`", ""}, {"(", ""}, {"", ""}, {" :", ""},
+	} {
+		c := nameOnlyConfig(tt.text)
+		if got := ""; c != nil {
+			got = c.Name
+			if got != tt.want {
+				t.Errorf("%q: name %q, want %q", tt.text, got, tt.want)
+			}
+		} else if tt.want != "" {
+			t.Errorf("%q: no name, want %q", tt.text, tt.want)
+		}
+	}
+}

@@ -36,12 +36,19 @@ func (l *loader) config(sec *section) {
 	}
 }
 
-// nameOnlyConfig is the entry of a malformed config bullet whose name in
-// backticks is still an identifier (its type, default and description are
-// unknown), or nil.
+// nameOnlyConfig is the entry of a malformed config bullet whose name, in
+// backticks or as its first word, is still an identifier (its type,
+// default and description are unknown), or nil.
 func nameOnlyConfig(t string) *ConfigEntry {
-	name, _, ok := strings.Cut(strings.TrimPrefix(t, "`"), "`")
-	if !ok || !strings.HasPrefix(t, "`") || !isIdent(strings.ReplaceAll(name, "-", "_")) {
+	var name string
+	if rest, ok := strings.CutPrefix(t, "`"); ok {
+		name, _, _ = strings.Cut(rest, "`")
+	} else if end := strings.IndexAny(t, " \t(:"); end > 0 {
+		if after := strings.TrimLeft(t[end:], " \t"); strings.HasPrefix(after, "(") || strings.HasPrefix(after, ":") {
+			name = t[:end] // "max_steps (integer, default: 5)", not "Nothing to set"
+		}
+	}
+	if name == "" || !isIdent(strings.ReplaceAll(name, "-", "_")) {
 		return nil
 	}
 	return &ConfigEntry{Name: name}
