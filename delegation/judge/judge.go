@@ -322,8 +322,27 @@ func needsModelError(j *delegation.Judgment) error {
 		text = j.Cond.Text
 	}
 	return fmt.Errorf("%s: condition %q %w to judge, and none is configured: "+
-		"set --model (or PROSE_MODEL) with OPENAI_API_KEY and, for a local or other provider, OPENAI_BASE_URL; or %s",
-		j.Pos, text, ErrNeedsModel, structuredHint(j.Cond))
+		"set --model (or PROSE_MODEL) with OPENAI_API_KEY and, for a local or other provider, OPENAI_BASE_URL; or %s%s",
+		j.Pos, text, ErrNeedsModel, structuredHint(j.Cond), wordForNothing(j))
+}
+
+// wordForNothing notes a criterion that is the text "null" or "none" (as
+// `--config failure_criteria=null` gives: a string is taken verbatim),
+// which is a rubric, not the absence of one.
+func wordForNothing(j *delegation.Judgment) string {
+	if j.Cond == nil || j.Cond.Says == nil {
+		return ""
+	}
+	v, _ := lookup(j.Values, j.Cond.Says.Criterion)
+	s, ok := v.(string)
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "null", "none", "nil":
+		if ok {
+			return fmt.Sprintf("; note that %s is the text %q, a rubric: for no rubric leave it unset or empty",
+				j.Cond.Says.Criterion, s)
+		}
+	}
+	return ""
 }
 
 // structuredHint says what data would let a rule decide cond, in words
@@ -336,7 +355,7 @@ func structuredHint(cond *syntax.NaturalCond) string {
 			return fmt.Sprintf("use a predicate whose sense is known, such as `%s says %s is acceptable` or `... is a failure`", s.Criterion, s.Subject)
 		}
 		return fmt.Sprintf("make %s a structured result such as {\"status\": \"passed\"} or {\"status\": \"failed\"} "+
-			"(with %s null, any non-error result counts as a success)", s.Subject, s.Criterion)
+			"(with %s unset or empty, any non-error result counts as a success)", s.Subject, s.Criterion)
 	}
 	switch {
 	case q.ask == askNone:

@@ -271,3 +271,24 @@ func TestNeedsModel(t *testing.T) {
 		t.Errorf("NeedsModel without known values = %v, want maybe", got)
 	}
 }
+
+// TestNoModelErrorCriterionSpelledNull: a criterion given as the text
+// "null" is a rubric; the error says so and how to give none.
+func TestNoModelErrorCriterionSpelledNull(t *testing.T) {
+	cond := saysCond("failure_criteria", "outcome", false, "failure", syntax.Negative)
+	for _, crit := range []string{`"null"`, `" None "`, `"the result is empty"`} {
+		j := &delegation.Judgment{Cond: cond, Pos: diag.Position{File: "r.prose.md", Line: 7, Col: 8},
+			Values: values(t, `{"failure_criteria": `+crit+`, "outcome": "ERROR: no database"}`)}
+		_, err := (&Deterministic{}).Judge(context.Background(), j)
+		if err == nil {
+			t.Fatalf("%s: no error without a model", crit)
+		}
+		noted := strings.Contains(err.Error(), "is the text") && strings.Contains(err.Error(), "leave it unset or empty")
+		if want := crit != `"the result is empty"`; noted != want {
+			t.Errorf("%s: note present %v, want %v: %v", crit, noted, want, err)
+		}
+		if !strings.Contains(err.Error(), "with failure_criteria unset or empty") {
+			t.Errorf("%s: hint %v", crit, err)
+		}
+	}
+}
