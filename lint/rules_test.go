@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"testing/fstest"
 
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
@@ -50,5 +51,51 @@ func TestSARIFDescribesLoaderRules(t *testing.T) {
 	}
 	if seen != 2 {
 		t.Errorf("%d loader rules in the log, want 2", seen)
+	}
+}
+
+// SARIF columns count code points by default as UTF-16 code units, so the
+// log says that its columns, like every diagnostic's, count code points:
+// after an emoji the two differ.
+func TestSARIFColumnKind(t *testing.T) {
+	src := specText("e", `let s = "😀" + zz`+"\nreturn { s }")
+	res := lintFS(t, fstest.MapFS{"e.prose.md": {Data: []byte(src)}})
+	var b bytes.Buffer
+	if err := lint.Write(&b, lint.SARIF, res); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			ColumnKind string `json:"columnKind"`
+			Results    []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						Region struct {
+							StartColumn int `json:"startColumn"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Runs[0].ColumnKind != "unicodeCodePoints" {
+		t.Errorf("columnKind %q, want unicodeCodePoints", log.Runs[0].ColumnKind)
+	}
+	found := false
+	for _, r := range log.Runs[0].Results {
+		if r.RuleID == "check/undefined-name" {
+			found = true
+			// l,e,t,_,s,_,=,_,",😀,",_,+,_ are 14 code points: zz is at 15.
+			if c := r.Locations[0].PhysicalLocation.Region.StartColumn; c != 15 {
+				t.Errorf("zz at column %d, want 15", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no undefined-name finding in\n%s", b.String())
 	}
 }

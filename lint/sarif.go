@@ -26,8 +26,11 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool    sarifTool     `json:"tool"`
-		Results []sarifResult `json:"results"`
+		Tool sarifTool `json:"tool"`
+		// ColumnKind says columns count code points, as diag.Position
+		// does; SARIF's default would be UTF-16 code units.
+		ColumnKind string        `json:"columnKind"`
+		Results    []sarifResult `json:"results"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -92,8 +95,9 @@ func writeSARIF(w io.Writer, l diag.List) error {
 		Schema:  sarifSchema,
 		Version: sarifVersion,
 		Runs: []sarifRun{{
-			Tool:    sarifTool{Driver: sarifDriver{Name: toolName, InformationURI: toolURI, Rules: rules}},
-			Results: results,
+			Tool:       sarifTool{Driver: sarifDriver{Name: toolName, InformationURI: toolURI, Rules: rules}},
+			ColumnKind: "unicodeCodePoints",
+			Results:    results,
 		}},
 	}
 	enc := json.NewEncoder(w)
