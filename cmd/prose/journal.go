@@ -184,6 +184,10 @@ func (j *runJournal) header(path string, src []byte) journal.Header {
 			return
 		}
 		for _, v := range flagValues(fl) {
+			if fl.Name == "input-json" {
+				h.Argv = append(h.Argv, journalInputJSON(red, &h, v)...)
+				continue
+			}
 			h.Argv = append(h.Argv, "--"+fl.Name+"="+j.journalValue(red, &h, fl.Name, v))
 		}
 	})
