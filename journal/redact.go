@@ -4,14 +4,11 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Redacted replaces a withheld secret in journal text.
 const Redacted = "[redacted]"
-
-// secretName matches names of things that hold secrets: api_key, TOKEN,
-// client_secret, PASSWORD, ...
-var secretName = regexp.MustCompile(`(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|passphrase|credential|private[_-]?key|access[_-]?key|auth)`)
 
 // secretValue matches well-known credential formats anywhere in a text.
 var secretValue = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{16,}` +
@@ -29,8 +26,93 @@ var urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]+:)[^/
 var envAssign = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\S+)`)
 
 // IsSecretName reports whether a key or variable name looks like it holds
-// a secret.
-func IsSecretName(name string) bool { return secretName.MatchString(name) }
+// a secret: api_key, GITHUB_TOKEN, clientSecret, db_password, auth, ...
+// The name is read as words (split at _ - . and lower-to-upper case
+// changes), so max_tokens, token_limit and author are not secrets.
+func IsSecretName(name string) bool {
+	words := nameWords(name)
+	for i, w := range words {
+		next := ""
+		if i+1 < len(words) {
+			next = words[i+1]
+		}
+		switch {
+		case w == "key" && i > 0 && keyQualifiers[words[i-1]]:
+			return true
+		case w == "auth" || w == "authorization":
+			if !notSecretAfter[next] {
+				return true
+			}
+		case secretWords[w] || hasSecretSuffix(w):
+			if !notSecretAfter[next] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// secretWords are words that name a secret on their own.
+var secretWords = map[string]bool{
+	"secret": true, "secrets": true, "token": true, "password": true, "passwd": true,
+	"pwd": true, "passphrase": true, "credential": true, "credentials": true,
+	"creds": true, "apikey": true, "bearer": true, "cookie": true,
+}
+
+// keyQualifiers make "key" a secret: api_key, private_key, ...
+var keyQualifiers = map[string]bool{
+	"api": true, "private": true, "access": true, "secret": true, "signing": true,
+	"encryption": true, "license": true, "master": true, "auth": true, "client": true,
+}
+
+// notSecretAfter are words that, after a secret word, make the name about
+// the secret rather than the secret itself: token_limit, auth_url.
+var notSecretAfter = map[string]bool{
+	"limit": true, "limits": true, "count": true, "counts": true, "budget": true,
+	"usage": true, "length": true, "len": true, "max": true, "min": true, "cap": true,
+	"url": true, "uri": true, "endpoint": true, "method": true, "type": true,
+	"mode": true, "kind": true, "scheme": true, "provider": true, "required": true,
+	"enabled": true,
+}
+
+// hasSecretSuffix reports a compound word ending in a secret word:
+// ghtoken, dbpassword, clientsecret.
+func hasSecretSuffix(w string) bool {
+	for _, suf := range []string{"token", "secret", "password", "passwd", "apikey", "passphrase"} {
+		if strings.HasSuffix(w, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameWords splits name into lower-case words at non-alphanumerics and at
+// lower-to-upper case changes (apiKey: api, key).
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	var prev rune
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+		prev = r
+	}
+	flush()
+	return words
+}
 
 // Redactor strips secrets from text before it is journaled: known
 // credential formats, passwords in URLs, the values of NAME=VALUE

@@ -40,3 +40,23 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("KV with a token inside = %+v", kv)
 	}
 }
+
+func TestIsSecretName(t *testing.T) {
+	secret := []string{"api_key", "API_KEY", "OPENAI_API_KEY", "apiKey", "apikey", "x-api-key",
+		"GITHUB_TOKEN", "token", "accessToken", "access_token", "client_secret", "clientSecret",
+		"AWS_SECRET_ACCESS_KEY", "db_password", "PASSWORD", "passwd", "passphrase",
+		"credentials", "auth", "AUTH_HEADER", "authorization", "private_key", "ghtoken", "dbpassword"}
+	plain := []string{"max_tokens", "maxTokens", "token_limit", "tokens", "author", "authors",
+		"auth_url", "task_brief", "key", "keys", "monkey", "sort_key", "HOME", "PATH",
+		"secretary_name", "passage", "max_steps", "certified_progress"}
+	for _, n := range secret {
+		if !IsSecretName(n) {
+			t.Errorf("IsSecretName(%q) = false, want true", n)
+		}
+	}
+	for _, n := range plain {
+		if IsSecretName(n) {
+			t.Errorf("IsSecretName(%q) = true, want false", n)
+		}
+	}
+}
