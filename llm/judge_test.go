@@ -188,7 +188,7 @@ func TestJudgeFallsBackToPlainJSON(t *testing.T) {
 		t.Fatalf("%d requests", len(reqs))
 	}
 	user := reqs[1].Messages()[1].Content
-	for _, want := range []string{"Condition: failure_criteria says result is a failure", "`failure_criteria` is the rubric",
+	for _, want := range []string{"Condition: failure_criteria says result is a failure", "`failure_criteria` is the rubric", "whether `result` is a failure.",
 		`failure_criteria = "the output must compile"`} {
 		if !strings.Contains(user, want) {
 			t.Errorf("prompt lacks %q: %s", want, user)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/syntax"
 )
 
 // systemPrompt tells the model its job for one judgment.
@@ -34,7 +35,7 @@ func (m *ModelJudge) userPrompt(j *delegation.Judgment) string {
 	fmt.Fprintf(&b, "Condition: %s\n", j.Cond.Text)
 	if s := j.Cond.Says; s != nil {
 		fmt.Fprintf(&b, "\n`%s` is the rubric (criteria to apply, or an evaluation already made); decide by it whether `%s` is %s",
-			s.Criterion, s.Subject, s.Predicate)
+			s.Criterion, s.Subject, predicateWords(j.Cond.Text, s))
 		if s.Negated {
 			b.WriteString(" (the condition holds when it is NOT)")
 		}
@@ -64,4 +65,19 @@ func (m *ModelJudge) showValue(v delegation.Value) string {
 		s += fmt.Sprintf("\n[truncated: the first %d of %d bytes shown]", len(s), len(raw))
 	}
 	return s
+}
+
+// predicateWords is the predicate as the condition writes it ("a
+// failure", not the bare "failure"), without a leading "not".
+func predicateWords(text string, s *syntax.Says) string {
+	i := strings.LastIndex(text, " is ")
+	if i < 0 {
+		return s.Predicate
+	}
+	p := strings.TrimSpace(text[i+len(" is "):])
+	p = strings.TrimSpace(strings.TrimPrefix(p, "not "))
+	if p == "" {
+		return s.Predicate
+	}
+	return p
 }
