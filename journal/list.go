@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -134,14 +135,20 @@ func Remove(base, id string) error {
 	return os.RemoveAll(dir)
 }
 
-// isJournal reports whether the file at path begins with a journal header.
+// isJournal reports whether the file at path begins with a journal header,
+// or is what a run killed while writing its header leaves: an empty file,
+// or the header's start and nothing else.
 func isJournal(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	line, _ := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
+	if err == io.EOF && !bytes.ContainsAny(line, "\n") {
+		const start = `{"t":"header"`
+		return bytes.HasPrefix(line, []byte(start)) || bytes.HasPrefix([]byte(start), line)
+	}
 	var h Header
 	return json.Unmarshal(bytes.TrimSpace(line), &h) == nil && h.Type == TypeHeader
 }

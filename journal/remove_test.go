@@ -116,3 +116,34 @@ func TestResumeOfReadOnlyJournal(t *testing.T) {
 		t.Errorf("Replay of a read-only journal: %v", err)
 	}
 }
+
+// A run killed while writing its header leaves an empty or torn journal:
+// List shows it as unreadable and Remove prunes it; a file that merely
+// starts like JSON is still not taken for a journal.
+func TestRemoveTornHeaderRun(t *testing.T) {
+	base := t.TempDir()
+	for id, content := range map[string]string{
+		"20260101T000000-empty1": "",
+		"20260101T000000-torn01": `{"t":"hea`,
+		"20260101T000000-torn02": `{"t":"header","v":1,"run":"2026`,
+	} {
+		os.MkdirAll(filepath.Join(base, id), 0o755)
+		os.WriteFile(filepath.Join(base, id, FileName), []byte(content), 0o644)
+		if err := Remove(base, id); err != nil {
+			t.Errorf("Remove(%s) = %v", id, err)
+		}
+		if _, err := os.Stat(filepath.Join(base, id)); !os.IsNotExist(err) {
+			t.Errorf("%s still there: %v", id, err)
+		}
+	}
+	for id, content := range map[string]string{
+		"20260101T000000-other1": `{"t":"note"`,
+		"20260101T000000-other2": "{\"t\":\"hea\nmore\n",
+	} {
+		os.MkdirAll(filepath.Join(base, id), 0o755)
+		os.WriteFile(filepath.Join(base, id, FileName), []byte(content), 0o644)
+		if err := Remove(base, id); err == nil || !strings.Contains(err.Error(), "no prose journal") {
+			t.Errorf("Remove(%s) = %v, want a refusal", id, err)
+		}
+	}
+}
