@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"strings"
 	"sync"
 )
 
@@ -41,7 +42,16 @@ type index struct {
 	holder *iterToken
 }
 
-func newIndex(l *Log) *index {
+func newIndex(l *Log) *index { return newIndexFor(l, Replaying) }
+
+// newIndexFor builds the index a run in mode answers from. A resume of a
+// run that failed leaves out the attempts of the call that failed it (see
+// failedCall), so that call runs live again.
+func newIndexFor(l *Log, mode Mode) *index {
+	var retry func(*Record) bool
+	if mode == Resuming {
+		retry = failedCall(l)
+	}
 	x := &index{
 		calls:    map[callKey]*Record{},
 		started:  map[callKey]*Record{},
@@ -57,6 +67,9 @@ func newIndex(l *Log) *index {
 		case TypeStart:
 			x.started[callKey{r.ID, r.Attempt}] = r
 		case TypeEnd:
+			if retry != nil && retry(r) {
+				continue
+			}
 			if r.completed() {
 				x.calls[callKey{r.ID, r.Attempt}] = r
 			} else {
@@ -88,4 +101,38 @@ func (x *index) remaining() int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.pending
+}
+
+// failedCall returns a test for the "end" records of the call that failed
+// the run, when its last outcome was that failure: every attempt of the
+// call whose failure the final error reports (it starts with the call's
+// .md position), and the failed attempts inside it when it ran another
+// spec. It returns nil when the run did not fail that way. Answering them
+// from the journal would only fail the resume the same way.
+func failedCall(l *Log) func(*Record) bool {
+	fin := l.Final()
+	if fin == nil || fin.Status != StatusError {
+		return nil
+	}
+	pos := map[callKey]string{}
+	var last *Record
+	for _, r := range l.Records {
+		switch {
+		case r.Type == TypeStart:
+			pos[callKey{r.ID, r.Attempt}] = r.Pos
+		case r.Type == TypeEnd && r.completed():
+			last = r
+		}
+	}
+	if last == nil || last.Err == "" {
+		return nil
+	}
+	p := pos[callKey{last.ID, last.Attempt}]
+	if p == "" || !strings.HasPrefix(fin.Err, p+":") {
+		return nil
+	}
+	id := last.ID
+	return func(r *Record) bool {
+		return r.ID == id || (r.Err != "" && strings.HasPrefix(r.ID, id+">"))
+	}
 }

@@ -161,7 +161,7 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndex(log), lock: func() {}, vault: newEnvVault(opt.Env)}
+	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), lock: func() {}, vault: newEnvVault(opt.Env)}
 	if names := r.vault.missing(log); len(names) > 0 {
 		return nil, &MissingSecretsError{Names: names}
 	}

@@ -15,7 +15,9 @@ func newResumeCmd(s streams) *cobra.Command {
 bindings, config and inputs, in the directory it started in. Every call whose
 id and arguments match a finished call in the journal is answered from the
 journal without running the service; the first call beyond the journal and
-everything after it run live and are appended to the same journal.
+everything after it run live and are appended to the same journal. When a
+failing call ended the run, that call runs live again, with its retries
+(fix the service first); failures the spec caught stay as journaled.
 
 A spec that changed since the run, or a call whose arguments differ from the
 journal's, stops the resume with a message naming it, unless --force. Values
