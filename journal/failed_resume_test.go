@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"errors"
+	goruntime "runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -106,5 +107,57 @@ func TestResumeKeepsCaughtFailures(t *testing.T) {
 	}
 	if n := svc.calls.Load(); n != 1 {
 		t.Errorf("service called %d times, want 1 (the caught failure is journaled)", n)
+	}
+}
+
+// A parallel loop failed by one branch: the resume re-runs only that
+// branch's call; the branches that finished come from the journal.
+func TestResumeOfFailedParallelBranch(t *testing.T) {
+	base := t.TempDir()
+	var broken atomic.Bool
+	broken.Store(true)
+	release := make(chan struct{})
+	svc := &fakeSvc{name: "svc", fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+		n, _ := req.Args.Get("n")
+		if n.(int64) == 2 && broken.Load() {
+			<-release // the others have ended
+			return nil, errors.New("branch 2 down")
+		}
+		return n, nil
+	}}
+	prog := mustParse(t, "let xs = parallel for n in [1, 2, 3]:\n  call svc\n    n: n\nreturn xs\n")
+	globals := map[string]delegation.Value{"svc": svc}
+	r, _ := Create(base, newHeader("x"), Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for svc.calls.Load() < 3 {
+			if ctx.Err() != nil {
+				return
+			}
+			goruntime.Gosched()
+		}
+		close(release)
+	}()
+	if _, err := runWith(t, r, prog, globals, context.Background()); err == nil || !strings.Contains(err.Error(), "branch 2 down") {
+		t.Fatalf("run: %v", err)
+	}
+	r.Close()
+	broken.Store(false)
+	before := svc.calls.Load()
+	r2, err := Resume(base, r.ID(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := runWith(t, r2, prog, globals, context.Background())
+	r2.Close()
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if got := toJSON(t, v); got != "[1,2,3]" {
+		t.Errorf("result %s", got)
+	}
+	if n := svc.calls.Load() - before; n != 1 {
+		t.Errorf("resume called the service %d times, want 1 (branch 2)", n)
 	}
 }

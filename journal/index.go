@@ -114,21 +114,21 @@ func failedCall(l *Log) func(*Record) bool {
 	if fin == nil || fin.Status != StatusError {
 		return nil
 	}
+	// The last failed attempt at the position the error names (siblings
+	// of a parallel loop may end after it).
 	pos := map[callKey]string{}
 	var last *Record
 	for _, r := range l.Records {
 		switch {
 		case r.Type == TypeStart:
 			pos[callKey{r.ID, r.Attempt}] = r.Pos
-		case r.Type == TypeEnd && r.completed():
-			last = r
+		case r.Type == TypeEnd && r.completed() && r.Err != "":
+			if p := pos[callKey{r.ID, r.Attempt}]; p != "" && strings.HasPrefix(fin.Err, p+":") {
+				last = r
+			}
 		}
 	}
-	if last == nil || last.Err == "" {
-		return nil
-	}
-	p := pos[callKey{last.ID, last.Attempt}]
-	if p == "" || !strings.HasPrefix(fin.Err, p+":") {
+	if last == nil {
 		return nil
 	}
 	id := last.ID
