@@ -135,8 +135,7 @@ func (t *TraceWriter) write(now time.Time, fields ...field) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(f.k)
-		b.Write(k)
+		b.Write(marshal(f.k))
 		b.WriteByte(':')
 		b.Write(encodeField(f.v))
 	}
@@ -144,6 +143,11 @@ func (t *TraceWriter) write(now time.Time, fields ...field) {
 	line := b.String()
 	for _, s := range t.secrets {
 		line = strings.ReplaceAll(line, s, "***")
+		// as it reads inside a JSON string: a quote, backslash or control
+		// character in the secret is escaped there
+		if q := marshal(s); len(q) > 2 {
+			line = strings.ReplaceAll(line, string(q[1:len(q)-1]), "***")
+		}
 	}
 	if t.Redact != nil {
 		line = t.Redact(line)
@@ -166,11 +170,22 @@ func encodeField(v any) []byte {
 	case json.RawMessage:
 		return v.(json.RawMessage)
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		raw, _ = json.Marshal(err.Error())
+	return marshal(v)
+}
+
+// marshal encodes v with encoding/json without its HTML escaping: call ids
+// of nested specs hold '>' ("L74>L61/1") and errors hold '<' or '&'; escaped
+// as \u003e they could not be found by grep, and a secret holding one of
+// those characters would escape the scrubbing of the written line.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		b.Reset()
+		_ = enc.Encode(err.Error())
 	}
-	return raw
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // value encodes a run-time value (nil stays null).

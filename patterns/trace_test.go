@@ -184,3 +184,25 @@ func TestHostFromContextInServices(t *testing.T) {
 		t.Errorf("service saw host %p, want %p", seen, p.Host)
 	}
 }
+
+// A trace keeps '<', '>' and '&' as written: errors and nested call ids
+// stay greppable, and a secret holding one of them is still scrubbed.
+func TestTraceKeepsMarkupCharacters(t *testing.T) {
+	var trace bytes.Buffer
+	o := runSpec(t, demo(t, "fault.prose.md"), []string{`slot:service=exec:echo 'a<b> & key=tok&en q=x"y' >&2; exit 1`},
+		func(o *RunOptions) { o.Trace = &trace; o.Secrets = []string{"tok&en", `x"y`} })
+	if o.err == nil {
+		t.Fatal("the failing service did not fail the run")
+	}
+	out := trace.String()
+	if strings.Contains(out, "tok&en") || strings.Contains(out, `tok\u0026en`) {
+		t.Errorf("secret not scrubbed:\n%s", out)
+	}
+	if strings.Contains(out, `x\"y`) {
+		t.Errorf("secret with a quote not scrubbed:\n%s", out)
+	}
+	if !strings.Contains(out, `"error":"exit status 1: a<b> & key=*** q=***"`) {
+		t.Errorf("error text not kept as written:\n%s", out)
+	}
+	parseTrace(t, trace.Bytes())
+}
