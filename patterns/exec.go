@@ -271,7 +271,7 @@ func (s *ExecService) result(req *delegation.CallRequest, out []byte, stderr str
 				what += " after " + req.Timeout.String()
 			}
 		}
-		return nil, fmt.Errorf("%s; the program was stopped: %w", what, stop)
+		return nil, &stoppedError{what + "; the program was stopped", stop}
 	case waitErr != nil:
 		return nil, s.exitError(waitErr, stderr)
 	}
@@ -283,6 +283,17 @@ func (s *ExecService) result(req *delegation.CallRequest, out []byte, stderr str
 	}
 	return v, err
 }
+
+// stoppedError says a program was stopped and why, in words; it wraps the
+// context's error for errors.Is without repeating its text
+// ("context deadline exceeded") to the user.
+type stoppedError struct {
+	msg string
+	err error
+}
+
+func (e *stoppedError) Error() string { return e.msg }
+func (e *stoppedError) Unwrap() error { return e.err }
 
 func (s *ExecService) exitError(waitErr error, stderr string) error {
 	status := waitErr.Error()

@@ -163,6 +163,9 @@ func TestExecTimeoutKillsGroup(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("err = %v", err)
 	}
+	if strings.Contains(err.Error(), "context") {
+		t.Errorf("the message repeats Go's context error: %v", err)
+	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %v", d)
 	}
@@ -176,6 +179,9 @@ func TestExecIgnoresSIGTERM(t *testing.T) {
 	_, err := execCall(t, &ExecService{Command: `trap '' TERM; while :; do sleep 0.05; done`, Grace: 300 * time.Millisecond}, ctx, nil)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "cancelled") {
 		t.Fatalf("err = %v", err)
+	}
+	if err.Error() != "cancelled; the program was stopped" {
+		t.Errorf("err = %q", err)
 	}
 	if d := time.Since(start); d < 450*time.Millisecond || d > 3*time.Second {
 		t.Errorf("took %v, want about 200ms + 300ms grace", d)
