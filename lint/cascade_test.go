@@ -43,3 +43,38 @@ func TestProseConfigBulletDeclaresNothing(t *testing.T) {
 		t.Errorf("got %v, want only spec/config-syntax", res.Diags)
 	}
 }
+
+// A line of the inputs block at the entries' indentation that is not an
+// entry is reported where it stands (not folded into the previous
+// comment); when its name is readable, its uses are not undefined too.
+func TestMalformedInputLine(t *testing.T) {
+	tests := []struct {
+		name, line string
+		want       []string
+	}{
+		{"no colon", "    topic string the subject", []string{"spec/input-syntax", "check/undefined-name"}},
+		{"unknown type", "    topic: two words -- the subject", []string{"spec/input-syntax"}},
+		{"continuation deeper", "        and more words", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(specText("i", "let r = call w\n  topic: topic\nreturn { r }"),
+				"### Delegation", "### Requires\n\n- Pattern instance receives:\n    w: string -- the worker\n"+tt.line+"\n\n### Delegation", 1)
+			if tt.want == nil {
+				src = strings.Replace(src, "    w: string -- the worker\n", "    topic: string -- the subject\n    w: string -- the worker\n", 1)
+			}
+			res := lintFS(t, fstest.MapFS{"i.prose.md": {Data: []byte(src)}})
+			line := strings.Count(src[:strings.Index(src, tt.line)], "\n") + 1
+			var codes []string
+			for _, d := range res.Diags {
+				codes = append(codes, d.Code)
+				if d.Code == "spec/input-syntax" && (d.Line != line || d.Col != 5) {
+					t.Errorf("input-syntax at %d:%d, want %d:5", d.Line, d.Col, line)
+				}
+			}
+			if strings.Join(codes, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("got %v, want %v\n%s", codes, tt.want, res.Diags)
+			}
+		})
+	}
+}

@@ -47,6 +47,7 @@
 //	spec/duplicate-slot      a slot is declared twice
 //	spec/duplicate-config    a config key is declared twice
 //	spec/duplicate-input     an input is declared twice in the inputs block
+//	spec/input-syntax        a line of the inputs block, at the entries' indentation, is not "name: type -- comment"
 //	spec/shape-undeclared    Shape delegates names a slot that is not declared
 //	spec/delegation-fence    the Delegation has no ```prose code block (or only one with another language)
 //	spec/unterminated-fence  the Delegation's code fence is never closed
@@ -85,6 +86,7 @@ const (
 	CodeDuplicateSlot     = "spec/duplicate-slot"
 	CodeDuplicateConfig   = "spec/duplicate-config"
 	CodeDuplicateInput    = "spec/duplicate-input"
+	CodeInputSyntax       = "spec/input-syntax"
 	CodeShapeUndeclared   = "spec/shape-undeclared"
 	CodeDelegationFence   = "spec/delegation-fence"
 	CodeUnterminatedFence = "spec/unterminated-fence"

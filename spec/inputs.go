@@ -81,10 +81,31 @@ func (r *inputReader) line(ln string, pos int) {
 			}
 			return
 		}
+		if r.entryIndent >= 0 {
+			// At the entries' indentation, a line that is not an entry
+			// would otherwise vanish into the previous comment.
+			r.l.errorf(pos+lead, CodeInputSyntax, "input line is not \"name: type -- comment\"; indent it deeper to continue the previous comment")
+			r.last = nil
+			r.nameOnly(t, pos+lead)
+			return
+		}
 	}
 	if r.last != nil {
 		r.last.Description = joinSpace(r.last.Description, t)
 	}
+}
+
+// nameOnly keeps the name of a malformed "name: ..." line (an unknown
+// type), so that its uses in the Delegation are not reported as undefined
+// on top of the line's own error.
+func (r *inputReader) nameOnly(t string, pos int) {
+	name, _, _, ok := keyed(t)
+	if !ok || r.seen[name] != nil {
+		return
+	}
+	in := &Input{Name: name, Pos: diag.Pos(pos + strings.Index(t, name))}
+	r.seen[name] = in
+	r.l.s.Inputs = append(r.l.s.Inputs, in)
 }
 
 // entry parses `name: type [-- comment]` at offset pos. strict entries must

@@ -28,6 +28,7 @@ func Rules() []Rule {
 		{CodeDuplicateSlot, e, "Slot declared twice"},
 		{CodeDuplicateConfig, e, "Config key declared twice"},
 		{CodeDuplicateInput, e, "Input declared twice"},
+		{CodeInputSyntax, e, "Malformed line in the inputs block"},
 		{CodeShapeUndeclared, e, "Shape delegates a slot that is not declared"},
 		{CodeDelegationFence, e, "Delegation has no ```prose code block"},
 		{CodeUnterminatedFence, e, "Delegation code fence never closed"},
