@@ -24,10 +24,18 @@ type Summary struct {
 	Calls  int       // completed call attempts journaled
 	Err    string    // the final error, if any
 	Torn   bool
+	// Running is the time spent running: from the start to the last
+	// record of the run and of each resume, without the pauses between
+	// them (a killed run resumed a day later did not run for a day).
+	Running time.Duration
 }
 
-// Duration is the time from the run's start to its last record.
+// Duration is the time the run spent running (Running), or, for a
+// Summary built by hand, the time from its start to its last record.
 func (s *Summary) Duration() time.Duration {
+	if s.Running > 0 {
+		return s.Running
+	}
 	if s.End.Before(s.Start) {
 		return 0
 	}
@@ -92,15 +100,27 @@ func Summarize(path string) *Summary {
 	}
 	s.Spec, s.Start, s.End, s.Torn = l.Header.Spec, l.Header.Time, l.Header.Time, l.Torn
 	seen := map[callKey]bool{}
+	segStart, segEnd := s.Start, s.Start
 	for _, r := range l.Records {
 		if r.completed() && !seen[callKey{r.ID, r.Attempt}] {
 			seen[callKey{r.ID, r.Attempt}] = true
 			s.Calls++
 		}
+		if r.Type == TypeSession && !r.Time.IsZero() {
+			s.Running += segEnd.Sub(segStart)
+			segStart, segEnd = r.Time, r.Time
+		}
+		if segStart.IsZero() && !r.Time.IsZero() {
+			segStart, segEnd = r.Time, r.Time // a header without a time
+		}
+		if r.Time.After(segEnd) {
+			segEnd = r.Time
+		}
 		if r.Time.After(s.End) {
 			s.End = r.Time
 		}
 	}
+	s.Running += segEnd.Sub(segStart)
 	switch fin := l.Final(); {
 	case fin != nil:
 		s.Status, s.Err = fin.Status, fin.Err

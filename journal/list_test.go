@@ -2,6 +2,8 @@ package journal
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +64,34 @@ func TestNewRunIDSortsByTime(t *testing.T) {
 	a, b := NewRunID(t0), NewRunID(t0.Add(time.Second))
 	if !strings.HasPrefix(a, "20261130T021500-") || len(a) != len("20261130T021500-ab12cd") || a >= b {
 		t.Errorf("ids %q, %q", a, b)
+	}
+}
+
+// A run killed and resumed later ran for the time of its sessions, not
+// for the pause between them.
+func TestSummaryDurationSkipsPauses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "20260101T000000-abcdef")
+	os.MkdirAll(dir, 0o755)
+	at := func(sec int) string {
+		return time.Date(2026, 1, 1, 0, 0, sec, 0, time.UTC).Format(time.RFC3339Nano)
+	}
+	lines := []string{
+		`{"t":"header","v":1,"run":"20260101T000000-abcdef","time":"` + at(0) + `"}`,
+		`{"t":"start","time":"` + at(1) + `","id":"L1","attempt":1}`,
+		`{"t":"end","time":"` + at(2) + `","id":"L1","attempt":1,"result":1}`,
+		// killed here; resumed 10 minutes later, for 3 seconds
+		`{"t":"session","time":"` + at(600) + `","mode":"resume"}`,
+		`{"t":"start","time":"` + at(601) + `","id":"L2","attempt":1}`,
+		`{"t":"end","time":"` + at(602) + `","id":"L2","attempt":1,"result":2}`,
+		`{"t":"final","time":"` + at(603) + `","status":"ok","result":3}`,
+	}
+	path := filepath.Join(dir, FileName)
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	s := Summarize(path)
+	if got := s.Duration(); got != 5*time.Second {
+		t.Errorf("Duration = %v, want 5s (2s, then 3s after the pause)", got)
+	}
+	if s.Calls != 2 || s.Status != StatusOK {
+		t.Errorf("Calls %d, Status %s", s.Calls, s.Status)
 	}
 }
