@@ -117,8 +117,11 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	if err != nil {
 		return err
 	}
-	if o.maxParallel < 1 || o.maxSteps < 1 {
-		return usageErrorf("--max-parallel and --max-steps must be at least 1")
+	if o.maxParallel < 1 {
+		return usageErrorf("--max-parallel must be at least 1, got %d", o.maxParallel)
+	}
+	if o.maxSteps < 1 {
+		return usageErrorf("--max-steps must be at least 1, got %d", o.maxSteps)
 	}
 	models, err := newModels(o, s.err)
 	if err != nil {
