@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -117,12 +118,14 @@ func TestResumeOfFailedParallelBranch(t *testing.T) {
 	var broken atomic.Bool
 	broken.Store(true)
 	release := make(chan struct{})
+	var done atomic.Int64
 	svc := &fakeSvc{name: "svc", fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 		n, _ := req.Args.Get("n")
 		if n.(int64) == 2 && broken.Load() {
 			<-release // the others have ended
 			return nil, errors.New("branch 2 down")
 		}
+		defer done.Add(1)
 		return n, nil
 	}}
 	prog := mustParse(t, "let xs = parallel for n in [1, 2, 3]:\n  call svc\n    n: n\nreturn xs\n")
@@ -131,12 +134,13 @@ func TestResumeOfFailedParallelBranch(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		for svc.calls.Load() < 3 {
+		for done.Load() < 2 {
 			if ctx.Err() != nil {
 				return
 			}
 			goruntime.Gosched()
 		}
+		time.Sleep(50 * time.Millisecond) // let their end records be written
 		close(release)
 	}()
 	if _, err := runWith(t, r, prog, globals, context.Background()); err == nil || !strings.Contains(err.Error(), "branch 2 down") {
