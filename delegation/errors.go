@@ -69,6 +69,12 @@ func (e *Error) Catchable() bool {
 	switch e.Kind {
 	case KindCall, KindThrow, KindRuntime:
 		return true
+	case KindJudge:
+		// A judge that answered but could not be read (a model's verdict
+		// that stayed unreadable after its retries) may be caught; a
+		// missing judge or model configuration may not.
+		var c interface{ Catchable() bool }
+		return errors.As(e.Err, &c) && c.Catchable()
 	}
 	return false
 }

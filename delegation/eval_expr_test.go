@@ -228,7 +228,19 @@ func TestNaturalConditionWithoutJudge(t *testing.T) {
 	failing := judgeFunc(func(j *Judgment) (Verdict, error) { return Verdict{}, errors.New("model unreachable") })
 	e = runErr(t, "let v = 1\ntry:\n  if v accepts it:\n    return 1\ncatch:\n  return 2\n", nil, &Host{Judge: failing, Runtime: newFakeRuntime()})
 	wantErr(t, e, `test.md:3:6: cannot decide the condition "v accepts it": model unreachable`)
+	unreadable := judgeFunc(func(j *Judgment) (Verdict, error) { return Verdict{}, catchableErr{} })
+	v, err := Run(context.Background(), parse(t, "let v = 1\ntry:\n  if v accepts it:\n    return 1\ncatch as e:\n  return e.kind\n"), nil,
+		&Host{Judge: unreadable, Runtime: newFakeRuntime()})
+	if err != nil || v != "judge" {
+		t.Errorf("an unreadable verdict is caught: %v, %v", v, err)
+	}
 }
+
+// catchableErr is a judge error that says try may catch it.
+type catchableErr struct{}
+
+func (catchableErr) Error() string   { return "the verdict could not be read" }
+func (catchableErr) Catchable() bool { return true }
 
 func TestCancellationIsNeverCaught(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())

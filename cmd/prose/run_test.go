@@ -157,3 +157,29 @@ func TestRunUsageCountsJudgmentsWithoutAModel(t *testing.T) {
 		}
 	}
 }
+
+const tryJudgeSpec = "---\nname: tryjudge\nkind: pattern\n---\n\n# Try Judge\n\nJudges an answer, falling back when the verdict cannot be read.\n\n" +
+	"### Slots\n\n- `worker`\n  - requires: task\n\n" +
+	"### Requires\n\n- Pattern instance receives:\n    worker: string -- the service\n    task: string   -- the task\n\n" +
+	"### Delegation\n\n```prose\nlet answer = call worker\n  task: task\ntry:\n  if answer reads like a finished piece of work:\n    return \"finished\"\n  return \"unfinished\"\ncatch as e:\n  return e.kind\n```\n"
+
+// A verdict the model never makes readable is a run-time error that try
+// catches, end to end.
+func TestRunUnreadableVerdictIsCatchable(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Content: "I cannot say.", Times: -1})
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "tryjudge.prose.md"), []byte(tryJudgeSpec), 0o644)
+	t.Chdir(dir)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", testKey)
+	t.Setenv("PROSE_MODEL", "model-env")
+	var out, errw bytes.Buffer
+	code := Main([]string{"run", "--no-journal", "-q", "tryjudge.prose.md", "--slot", `worker=exec:echo '"a draft"'`, "--input", "task=t"},
+		strings.NewReader(""), &out, &errw)
+	if code != 0 || out.String() != "\"judge\"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errw.String())
+	}
+	if srv.Count() < 2 {
+		t.Errorf("%d requests: the judge should have asked again before giving up", srv.Count())
+	}
+}
