@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/spec"
@@ -331,5 +332,64 @@ func TestBindBadInputJSONHidesMissingInputs(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "missing required input") {
 		t.Errorf("an input the unreadable JSON may hold is reported missing:\n%v", err)
+	}
+}
+
+const durationSpec = `---
+name: waits
+kind: pattern
+---
+
+# Waits
+
+Calls a worker under a timeout taken from config.
+
+### Slots
+
+- ` + "`worker`" + `
+
+### Config
+
+- ` + "`wait`" + ` (duration, default: 2s): how long one call may take
+
+### Ensures
+
+- result: the answer
+
+### Delegation
+
+` + "```prose" + `
+let r = call worker
+  task: "x"
+  timeout wait
+return { result: r }
+` + "```" + `
+`
+
+// A config key declared as a duration takes 500ms/30s/2m or seconds and
+// gives the duration value a timeout clause expects; the default too.
+func TestBindDurationConfig(t *testing.T) {
+	sp, diags := spec.Parse("waits.prose.md", []byte(durationSpec))
+	if diags.HasErrors() {
+		t.Fatalf("fixture has errors:\n%s", diags)
+	}
+	for given, want := range map[string]time.Duration{"": 2 * time.Second, "1m30s": 90 * time.Second, "1.5": 1500 * time.Millisecond, "3": 3 * time.Second} {
+		flags := []string{"slot worker=exec:w"}
+		if given != "" {
+			flags = append(flags, "config wait="+given)
+		}
+		in, err := Bind(sp, bindings(flags...), nil)
+		if err != nil {
+			t.Fatalf("wait=%q: %v", given, err)
+		}
+		if got := in.Globals()["wait"]; got != want {
+			t.Errorf("wait=%q gives %#v, want %v", given, got, want)
+		}
+	}
+	for _, bad := range []string{"soon", "-3s"} {
+		_, err := Bind(sp, bindings("slot worker=exec:w", "config wait="+bad), nil)
+		if err == nil || !strings.Contains(err.Error(), "want a duration such as 500ms, 30s or 2m") {
+			t.Errorf("wait=%q: err = %v", bad, err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -20,6 +21,9 @@ const (
 	typeString  = "string"
 	typeObject  = "object"
 	typeArray   = "array"
+	// typeDuration takes "500ms", "30s", "2m" or a number of seconds and
+	// gives a duration value, the kind `timeout` and `backoff` expect.
+	typeDuration = "duration"
 )
 
 // declType is a normalized declared type; Elem is set for arrays (`T[]`).
@@ -55,6 +59,8 @@ func parseType(s string) declType {
 		return declType{Kind: typeObject}
 	case "array", "list":
 		return declType{Kind: typeArray, Elem: &declType{Kind: typeAny}}
+	case "duration":
+		return declType{Kind: typeDuration}
 	}
 	return declType{Kind: typeAny}
 }
@@ -69,6 +75,8 @@ func parseText(t declType, text string) (delegation.Value, error) {
 		return text, nil
 	case typeInteger, typeNumber:
 		return parseNumber(t, text)
+	case typeDuration:
+		return coerce(t, strings.TrimSpace(text))
 	case typeBoolean:
 		switch strings.ToLower(strings.TrimSpace(text)) {
 		case "true", "yes", "1":
@@ -181,12 +189,39 @@ func coerce(t declType, v delegation.Value) (delegation.Value, error) {
 		if _, ok := v.(*delegation.Object); ok {
 			return v, nil
 		}
+	case typeDuration:
+		if d, ok := toDuration(v); ok {
+			return d, nil
+		}
+		return nil, fmt.Errorf("want a duration such as 500ms, 30s or 2m (or a number of seconds), got %s", shortJSON(v))
 	case typeArray:
 		if l, ok := v.(*delegation.List); ok {
 			return coerceElems(t, l)
 		}
 	}
 	return nil, fmt.Errorf("want %s, got %s %s", article(t), delegation.TypeName(v), shortJSON(v))
+}
+
+// toDuration reads a duration: a duration value, a Go duration string
+// ("500ms", "1m30s"), or a non-negative number of seconds, bare or as text.
+func toDuration(v delegation.Value) (time.Duration, bool) {
+	const maxSeconds = float64(math.MaxInt64 / int64(time.Second))
+	switch d := v.(type) {
+	case time.Duration:
+		return d, d >= 0
+	case int64:
+		return time.Duration(d) * time.Second, d >= 0 && float64(d) < maxSeconds
+	case float64:
+		return time.Duration(d * float64(time.Second)), d >= 0 && d < maxSeconds
+	case string:
+		if p, err := time.ParseDuration(d); err == nil {
+			return p, p >= 0
+		}
+		if f, err := strconv.ParseFloat(d, 64); err == nil && !math.IsNaN(f) {
+			return toDuration(f)
+		}
+	}
+	return 0, false
 }
 
 func coerceElems(t declType, l *delegation.List) (delegation.Value, error) {

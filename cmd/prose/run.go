@@ -48,7 +48,8 @@ Slots (--slot NAME=BINDING, once per slot; repeat a name for a list slot):
 
 Config and inputs are typed by the spec's declarations (--config
 max_steps=3 is an integer where the spec says integer; a string is taken
-verbatim; lists and objects are JSON). A list (string[]) also takes one
+verbatim; a duration, for a timeout, is 500ms, 30s, 2m or a number of
+seconds; lists and objects are JSON). A list (string[]) also takes one
 element per repeated flag: --input xs=a --input xs=b. --input-json sets
 several inputs at once. Defaults apply; an input named like a slot is
 bound by --slot, one named like a config key by --config. Unknown names,
