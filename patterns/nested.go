@@ -89,6 +89,11 @@ func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)
 		return nil, fmt.Errorf("binding %s would nest specs %d deep; the limit is %d (does a spec bind itself?)", b.Arg, env.Depth+1, MaxNestingDepth)
 	}
 	sp, _, err := loadChecked(RunOptions{Path: b.Arg, Load: load})
+	var unreadable *UsageError
+	if errors.As(err, &unreadable) {
+		// a plain error, so the binder names the slot: "--slot target: open x.prose.md: ..."
+		return nil, errors.New(unreadable.Error())
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -194,3 +194,19 @@ func TestPrefixHost(t *testing.T) {
 		t.Error("limits not kept")
 	}
 }
+
+// A slot bound to a spec file that cannot be read is named in the error.
+func TestNestedUnreadableSpecNamesSlot(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "outer.prose.md")
+	if err := os.WriteFile(out, []byte(outerSpec("  task_brief: \"hi\"\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.prose.md")
+	b := Bindings{Slots: []Assignment{{Name: "inner", Value: missing}}}
+	_, err := Run(context.Background(), RunOptions{Path: out, Load: LoadNested, Bindings: b, Env: &Env{Nested: NestedSpec}})
+	var u *UsageError
+	if !errors.As(err, &u) || !strings.HasPrefix(err.Error(), "--slot inner: open "+missing) {
+		t.Errorf("err = %v", err)
+	}
+}
