@@ -28,7 +28,7 @@ const (
 	stderrKeep = 16 << 10
 	// stderrLines and stderrBytes bound the stderr tail put in an error.
 	stderrLines = 20
-	stderrBytes = 4000
+	stderrBytes = 1800
 	// drainWait bounds how long the output pipes are read after the
 	// program has exited and its process group has been killed (a
 	// process that left the group may still hold them).
@@ -53,7 +53,9 @@ const (
 //     null; a service meaning null prints `null`. Output that is not valid
 //     UTF-8 and not JSON is an error too.
 //   - Non-zero exit, or death by a signal: the attempt threw; the error
-//     message is the last lines of stderr (at most 20 lines, 4000 bytes).
+//     message is the last lines of stderr (at most 20 lines, 1800 bytes:
+//     the call's error keeps 2000 bytes of a service's message, from the
+//     front, so a longer tail would lose its very end).
 //   - stdout larger than MaxOutput: the process group is killed at once and
 //     the attempt fails with an "output exceeds" error.
 //   - ctx done (the call's timeout, Ctrl-C, a sibling's failure): SIGTERM
