@@ -53,8 +53,10 @@ seconds; lists and objects are JSON). A list (string[]) also takes one
 element per repeated flag: --input xs=a --input xs=b. --input-json sets
 several inputs at once. Defaults apply; an input named like a slot is
 bound by --slot, one named like a config key by --config. Unknown names,
-unbound slots, missing inputs and program files that cannot run are all
-reported at once, before anything runs (exit 2).
+unbound slots, missing inputs and program files that cannot run (not
+executable, a broken #! line) are all reported at once, before anything
+runs (exit 2); a program path that does not exist yet is left to the call,
+since an earlier step may create it.
 
 Conditions such as "if verdict certifies the proposal" are decided without
 a model when the data carries a structured verdict ({"verdict":"certify"});
