@@ -81,7 +81,7 @@ func (p *Progress) Summary(elapsed time.Duration, status string) {
 			fmt.Fprintf(p.w, ", %d cached", t.CachedJudgments)
 		}
 		if t.TokensIn+t.TokensOut > 0 {
-			fmt.Fprintf(p.w, ", %d tokens in, %d out", t.TokensIn, t.TokensOut)
+			fmt.Fprintf(p.w, ", %d judge tokens in, %d out", t.TokensIn, t.TokensOut)
 		}
 		fmt.Fprint(p.w, ")")
 	}

@@ -33,7 +33,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	want := `prose: L12/1 advancer attempt 1 ok in 1.2ms
 prose: L12/2 advancer attempt 2 failed after 2s: exit status 1: first line second line
 prose: L20 judged "verdict looks fine": true (m1, 1s)
-prose: ok in 3s: 3 calls (1 failed, 1 cancelled), 2 judgments (1 by a model, 1 without, 30 tokens in, 4 out)
+prose: ok in 3s: 3 calls (1 failed, 1 cancelled), 2 judgments (1 by a model, 1 without, 30 judge tokens in, 4 out)
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)

@@ -44,6 +44,9 @@ type RunOptions struct {
 
 	// Trace, when set, receives the run's JSON-lines trace.
 	Trace io.Writer
+	// ModelUsage, when set, gives the run's model usage for the trace's
+	// run.end record (nil when no model was used), from the run's totals.
+	ModelUsage func(Totals) any
 	// Secrets are scrubbed from the trace (API keys); Redact, when set,
 	// rewrites each trace line too (a credential detector).
 	Secrets []string
@@ -148,6 +151,7 @@ func (p *Prepared) host(opts RunOptions) *delegation.Host {
 	if opts.Trace != nil {
 		p.Trace = NewTraceWriter(opts.Trace, opts.Secrets...)
 		p.Trace.Redact = opts.Redact
+		p.Trace.ModelUsage = opts.ModelUsage
 		recs = append(recs, p.Trace)
 	}
 	recs = append(recs, opts.Recorders...)

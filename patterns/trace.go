@@ -36,6 +36,8 @@ type TraceWriter struct {
 	// Redact, when set, rewrites every line before it is written (after
 	// the Secrets are replaced): a credential detector, for example.
 	Redact func(line string) string
+	// ModelUsage, when set, adds the run's model usage to run.end.
+	ModelUsage func(Totals) any
 
 	mu      sync.Mutex
 	w       io.Writer
@@ -286,7 +288,13 @@ func (t *TraceWriter) End(now time.Time, result delegation.Value, err error) {
 	if !start.IsZero() {
 		d = now.Sub(start)
 	}
-	t.write(now, append(fs, field{"duration_ms", millis(d)}, field{"totals", totals})...)
+	fs = append(fs, field{"duration_ms", millis(d)}, field{"totals", totals})
+	if t.ModelUsage != nil {
+		if u := t.ModelUsage(totals); u != nil {
+			fs = append(fs, field{"model_usage", u})
+		}
+	}
+	t.write(now, fs...)
 }
 
 // RunStatus names how a run ended: "ok", "interrupted" (cancelled) or

@@ -61,7 +61,11 @@ since an earlier step may create it.
 Conditions such as "if verdict certifies the proposal" are decided without
 a model when the data carries a structured verdict ({"verdict":"certify"});
 anything else needs a model: --model or PROSE_MODEL, with OPENAI_API_KEY
-and OPENAI_BASE_URL for other OpenAI-compatible servers (Ollama, vLLM...).
+and OPENAI_BASE_URL for other OpenAI-compatible servers. The base URL
+includes the API version, as in the OpenAI SDKs; a local server needs no
+key:
+  OPENAI_BASE_URL=http://localhost:11434/v1 prose run ... --model llama3.2
+PROSE_MODEL_TIMEOUT (e.g. 90s) bounds each model request.
 
 Progress on stderr: on a terminal, one line per call attempt (call id,
 service, attempt, outcome, duration); otherwise only failed attempts; then
@@ -140,7 +144,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	}
 	red := journal.NewRedactor(nil)
 	opts.Redact = func(line string) string { out, _ := red.Text(line); return out }
-	closeTrace, err := openTrace(o.trace, &opts)
+	closeTrace, err := openTrace(o.trace, s.err, &opts)
 	if err != nil {
 		return usageErrorf("--trace: %v", err)
 	}
@@ -201,12 +205,17 @@ func (o *runOptions) runOptions(path string) (patterns.RunOptions, error) {
 // openTrace opens the trace file; the returned function closes it, and
 // removes it again when the run was refused before it started (discard)
 // and the file did not exist before.
-func openTrace(path string, opts *patterns.RunOptions) (func(discard bool) error, error) {
+func openTrace(path string, stderr io.Writer, opts *patterns.RunOptions) (func(discard bool) error, error) {
 	switch path {
 	case "":
 		return func(bool) error { return nil }, nil
 	case "-", "/dev/stdout":
 		return nil, fmt.Errorf("stdout holds the result only; write the trace to a file, or to /dev/stderr")
+	case "/dev/stderr":
+		// Share the stream the progress goes to: opening the path again
+		// would truncate a redirected stderr file under the progress lines.
+		opts.Trace = stderr
+		return func(bool) error { return nil }, nil
 	}
 	_, statErr := os.Stat(path)
 	f, err := os.Create(path)

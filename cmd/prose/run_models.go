@@ -72,6 +72,12 @@ func (m *runModels) apply(opts *patterns.RunOptions) {
 		}
 	}
 	opts.Env.LLM = m.slotService
+	opts.ModelUsage = func(t patterns.Totals) any {
+		if u, ok := m.usage(t.DecidedJudgments); ok {
+			return u
+		}
+		return nil
+	}
 }
 
 // slotService is the Env.LLM hook: a model acting in the slot's role.
@@ -112,16 +118,20 @@ func slotRole(sp *spec.Spec, s *spec.Slot) string {
 	return ""
 }
 
-// summary prints the model usage line, when a model was used; decided is
-// the number of judgments decided from the data, without a model.
-func (m *runModels) summary(w io.Writer, decided int) {
-	var u llm.Usage
+// usage is the run's model usage, with the judgments decided from the
+// data; ok is false when no model was asked anything.
+func (m *runModels) usage(decided int) (u llm.Usage, ok bool) {
 	for _, c := range m.clients {
 		u = u.Add(c.Usage())
 	}
-	if u.ModelCalls == 0 && u.JudgeCalls == 0 {
-		return
-	}
 	u.JudgeAvoided = int64(decided)
-	fmt.Fprintf(w, "prose: %s\n", u)
+	return u, u.ModelCalls > 0 || u.JudgeCalls > 0
+}
+
+// summary prints the model usage line, when a model was used; decided is
+// the number of judgments decided from the data, without a model.
+func (m *runModels) summary(w io.Writer, decided int) {
+	if u, ok := m.usage(decided); ok {
+		fmt.Fprintf(w, "prose: %s\n", u)
+	}
 }

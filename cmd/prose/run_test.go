@@ -151,6 +151,9 @@ func TestRunUsageCountsJudgmentsWithoutAModel(t *testing.T) {
 		t.Errorf("stderr lacks the totals:\n%s", errw.String())
 	}
 	trace, _ := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
+	if !strings.Contains(string(trace), `"model_usage":{"model_calls":2,`) || !strings.Contains(string(trace), `"judge_avoided":2`) {
+		t.Errorf("run.end lacks the model usage:\n%s", trace)
+	}
 	for _, s := range []string{out.String(), errw.String(), string(trace)} {
 		if strings.Contains(s, "hunter2pass") || strings.Contains(s, testKey) {
 			t.Errorf("a credential leaked:\n%s", s)
