@@ -149,7 +149,7 @@ func (f *frame) planCall(x *syntax.CallExpr) (*callPlan, error) {
 	}
 	p.args = snap.(*Object)
 	if x.Retries != nil {
-		r, err := f.count(x.Retries, "retries")
+		r, err := f.count(x.Retries, "retries", false)
 		if err != nil {
 			return nil, err
 		}
@@ -191,6 +191,12 @@ func (f *frame) toDuration(x syntax.Expr, v Value, what string) (time.Duration, 
 	case float64:
 		if d >= 0 && d < float64(math.MaxInt64/int64(time.Second)) {
 			return time.Duration(d * float64(time.Second)), nil
+		}
+	case string:
+		// A duration that went through JSON (a config value, a service's
+		// answer) arrives as its text form.
+		if t, err := time.ParseDuration(strings.TrimSpace(d)); err == nil && t >= 0 {
+			return t, nil
 		}
 	}
 	return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a duration (500ms, 30s) or a number of seconds, got %s %s", what, TypeName(v), Text(v))

@@ -42,7 +42,7 @@ func (f *frame) prepare(x syntax.Expr) (*loop, error) {
 		}
 		return lp, nil
 	case *syntax.RepeatExpr:
-		n, err := f.count(x.Count, "repeat count")
+		n, err := f.count(x.Count, "repeat count", false)
 		if err != nil {
 			return nil, err
 		}
@@ -58,8 +58,10 @@ func (f *frame) prepare(x syntax.Expr) (*loop, error) {
 }
 
 // count evaluates a loop count: a non-negative integer (a number with an
-// integral value is accepted), at most the step budget.
-func (f *frame) count(x syntax.Expr, what string) (int, error) {
+// integral value is accepted), at most the step budget unless it is only a
+// ceiling (a loop's max: the loop may end long before it, and the step
+// budget stops it as it runs).
+func (f *frame) count(x syntax.Expr, what string, ceiling bool) (int, error) {
 	v, err := f.eval(x)
 	if err != nil {
 		return 0, err
@@ -81,7 +83,7 @@ func (f *frame) count(x syntax.Expr, what string) (int, error) {
 	if n < 0 {
 		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %d", what, n)
 	}
-	if n > int64(f.in.host.MaxSteps) {
+	if n > int64(f.in.host.MaxSteps) && !ceiling {
 		return 0, f.errorf(x.Pos(), KindLimit, "%s %d exceeds the step budget of %d statements", what, n, f.in.host.MaxSteps)
 	}
 	return int(n), nil
@@ -251,7 +253,7 @@ func (f *frame) execWhile(s *syntax.WhileStmt) (ctrl, Value, bool, error) {
 	if s.Max == nil {
 		return ctrlNone, nil, false, f.errorf(s.Loop, KindRuntime, "loop without (max: N) refused: every loop must be bounded")
 	}
-	max, err := f.count(s.Max, "loop max")
+	max, err := f.count(s.Max, "loop max", true)
 	if err != nil {
 		return ctrlNone, nil, false, err
 	}

@@ -2,7 +2,10 @@ package delegation
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/proselang/prose/delegation/syntax"
 )
@@ -283,4 +286,39 @@ func TestGlobalsAreNormalizedAndIsolated(t *testing.T) {
 	if got != `[3,{"a":["x"],"b":1},[1,3]]` || xs.Len() != 1 {
 		t.Errorf("got %s; caller's list now %s", got, js(t, xs))
 	}
+}
+
+// A (max: N) above the step budget is a ceiling, not a count: the loop runs
+// until its condition ends it, and the budget stops it only if it does not.
+func TestLoopMaxIsOnlyACeiling(t *testing.T) {
+	host := &Host{Caller: newCaller(), Judge: fakeJudge(), Runtime: newFakeRuntime(), MaxSteps: 100}
+	v, err := run(t, "let n = 0\nloop until n == 3 (max: 1000000):\n  n = n + 1\nreturn n\n", nil, host)
+	if err != nil || v != int64(3) {
+		t.Fatalf("got %v, %v", v, err)
+	}
+	host = &Host{Caller: newCaller(), Judge: fakeJudge(), Runtime: newFakeRuntime(), MaxSteps: 100}
+	_, err = run(t, "let n = 0\nloop while true (max: 1000000):\n  n = n + 1\n", nil, host)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindLimit {
+		t.Fatalf("runaway loop: %v", err)
+	}
+	e = runErr(t, "repeat 1000000:\n  let x = 1\n", nil, &Host{Caller: newCaller(), Judge: fakeJudge(), Runtime: newFakeRuntime(), MaxSteps: 100})
+	wantErr(t, e, "repeat count 1000000 exceeds the step budget of 100 statements")
+}
+
+// A duration that went through JSON is its text form; timeouts accept it.
+func TestTimeoutFromDurationText(t *testing.T) {
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		if req.Timeout != 1500*time.Millisecond {
+			return nil, fmt.Errorf("timeout %v", req.Timeout)
+		}
+		return "ok", nil
+	})
+	v, err := run(t, "return call s\n  timeout t\n", map[string]Value{"s": svc("s"), "t": "1.5s"},
+		&Host{Caller: c, Judge: fakeJudge(), Runtime: newFakeRuntime()})
+	if err != nil || v != "ok" {
+		t.Fatalf("got %v, %v", v, err)
+	}
+	e := runErr(t, "return call s\n  timeout t\n", map[string]Value{"s": svc("s"), "t": "soon"}, nil)
+	wantErr(t, e, "timeout must be a duration")
 }
