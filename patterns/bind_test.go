@@ -311,13 +311,20 @@ func TestBindRepeatedListValues(t *testing.T) {
 			t.Errorf("%s = %s, want %s", name, raw, want)
 		}
 	}
-	_, err = Bind(sp, bindings("slot svc=exec:x", "input xs=a", "input n=2", "input n=3", "config mode=a", "config mode=b",
+	one, err := Bind(sp, bindings("slot svc=exec:x", "input xs=solo", "input n=2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw, _ := delegation.ToJSON(one.Globals()["xs"]); string(raw) != `["solo"]` {
+		t.Errorf("a single list value: xs = %s, want [\"solo\"]", raw)
+	}
+	_, err = Bind(sp, bindings("slot svc=exec:x", "input xs=[a", "input n=2", "input n=3", "config mode=a", "config mode=b",
 		"config limits=1", "config limits=x"), nil)
 	for _, want := range []string{
 		`--input n: given 2 times, but it is an integer, not a list: give it once`,
 		`--config mode: given 2 times, but it is a string, not a list: give it once`,
 		`--config limits: element 1: want an integer, got "x"`,
-		`--input xs: want a JSON array such as ["a", "b"] (or one element per repeated flag), got "a"`,
+		`--input xs: want a JSON array such as ["a", "b"] (or one element per repeated flag), got "[a"`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error:\n%v\nlacks %q", err, want)

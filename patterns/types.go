@@ -119,9 +119,11 @@ func inputText(v delegation.Value, src string) ([]string, bool) {
 
 // parseValues types the values given for one name: one value is typed by
 // parseText; several are the elements of a list-typed name, each typed by
-// the element type.
+// the element type. A single value of a list-typed name that is not a JSON
+// array (it does not start with '[') is a list of that one element, as if
+// the flag were repeated once.
 func parseValues(t declType, values []string) (delegation.Value, error) {
-	if len(values) == 1 {
+	if len(values) == 1 && (t.Kind != typeArray || strings.HasPrefix(strings.TrimSpace(values[0]), "[")) {
 		return parseText(t, values[0])
 	}
 	if t.Kind != typeArray {
