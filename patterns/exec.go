@@ -150,7 +150,7 @@ func (s *ExecService) start(req *delegation.CallRequest, input []byte) (*proc, e
 	cmd.Dir = s.Dir
 	cmd.Stdin = bytes.NewReader(input)
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	cmd.WaitDelay = s.grace()
 	cmd.Env = append(append(os.Environ(), s.Env...),
 		"PROSE_SLOT="+s.Name,
