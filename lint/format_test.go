@@ -82,52 +82,67 @@ func TestWriteGitHub(t *testing.T) {
 	}
 }
 
+// sarifLog is the part of a SARIF log the tests read.
+type sarifLog struct {
+	Schema  string `json:"$schema"`
+	Version string `json:"version"`
+	Runs    []struct {
+		ColumnKind string `json:"columnKind"`
+		Tool       struct {
+			Driver struct {
+				Name           string `json:"name"`
+				InformationURI string `json:"informationUri"`
+				Rules          []struct {
+					ID               string `json:"id"`
+					ShortDescription struct {
+						Text string `json:"text"`
+					} `json:"shortDescription"`
+				} `json:"rules"`
+			} `json:"driver"`
+		} `json:"tool"`
+		Results []struct {
+			RuleID    string `json:"ruleId"`
+			RuleIndex int    `json:"ruleIndex"`
+			Level     string `json:"level"`
+			Message   struct {
+				Text string `json:"text"`
+			} `json:"message"`
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct {
+						URI string `json:"uri"`
+					} `json:"artifactLocation"`
+					Region *struct {
+						StartLine   int `json:"startLine"`
+						StartColumn int `json:"startColumn"`
+					} `json:"region"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+		} `json:"results"`
+	} `json:"runs"`
+}
+
+// decodeSARIF decodes a SARIF log, failing the test when it is not JSON of
+// that shape or has no run.
+func decodeSARIF(t *testing.T, b []byte) sarifLog {
+	t.Helper()
+	var log sarifLog
+	if err := json.Unmarshal(b, &log); err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Runs) == 0 {
+		t.Fatalf("no run in\n%s", b)
+	}
+	return log
+}
+
 // TestWriteSARIF checks the structure GitHub code scanning requires.
 func TestWriteSARIF(t *testing.T) {
 	var b bytes.Buffer
 	if err := lint.Write(&b, lint.SARIF, sample()); err != nil {
 		t.Fatal(err)
 	}
-	var log struct {
-		Schema  string `json:"$schema"`
-		Version string `json:"version"`
-		Runs    []struct {
-			Tool struct {
-				Driver struct {
-					Name           string `json:"name"`
-					InformationURI string `json:"informationUri"`
-					Rules          []struct {
-						ID               string `json:"id"`
-						ShortDescription struct {
-							Text string `json:"text"`
-						} `json:"shortDescription"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				RuleIndex int    `json:"ruleIndex"`
-				Level     string `json:"level"`
-				Message   struct {
-					Text string `json:"text"`
-				} `json:"message"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI string `json:"uri"`
-						} `json:"artifactLocation"`
-						Region *struct {
-							StartLine   int `json:"startLine"`
-							StartColumn int `json:"startColumn"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
+	log := decodeSARIF(t, b.Bytes())
 	if log.Version != "2.1.0" || !strings.Contains(log.Schema, "sarif-2.1.0") || len(log.Runs) != 1 {
 		t.Fatalf("bad header: %q %q, %d runs", log.Version, log.Schema, len(log.Runs))
 	}

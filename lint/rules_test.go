@@ -2,7 +2,6 @@ package lint_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 	"testing/fstest"
 
@@ -17,23 +16,7 @@ func TestSARIFDescribesLoaderRules(t *testing.T) {
 	if err := lint.Write(&b, lint.SARIF, sample()); err != nil {
 		t.Fatal(err)
 	}
-	var log struct {
-		Runs []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct {
-						ID               string `json:"id"`
-						ShortDescription struct {
-							Text string `json:"text"`
-						} `json:"shortDescription"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
+	log := decodeSARIF(t, b.Bytes())
 	want := map[string]string{}
 	for _, r := range spec.Rules() {
 		want[r.Code] = r.Short
@@ -64,24 +47,7 @@ func TestSARIFColumnKind(t *testing.T) {
 	if err := lint.Write(&b, lint.SARIF, res); err != nil {
 		t.Fatal(err)
 	}
-	var log struct {
-		Runs []struct {
-			ColumnKind string `json:"columnKind"`
-			Results    []struct {
-				RuleID    string `json:"ruleId"`
-				Locations []struct {
-					PhysicalLocation struct {
-						Region struct {
-							StartColumn int `json:"startColumn"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
+	log := decodeSARIF(t, b.Bytes())
 	if log.Runs[0].ColumnKind != "unicodeCodePoints" {
 		t.Errorf("columnKind %q, want unicodeCodePoints", log.Runs[0].ColumnKind)
 	}
@@ -90,8 +56,8 @@ func TestSARIFColumnKind(t *testing.T) {
 		if r.RuleID == "check/undefined-name" {
 			found = true
 			// l,e,t,_,s,_,=,_,",😀,",_,+,_ are 14 code points: zz is at 15.
-			if c := r.Locations[0].PhysicalLocation.Region.StartColumn; c != 15 {
-				t.Errorf("zz at column %d, want 15", c)
+			if reg := r.Locations[0].PhysicalLocation.Region; reg == nil || reg.StartColumn != 15 {
+				t.Errorf("zz at %+v, want column 15", reg)
 			}
 		}
 	}
