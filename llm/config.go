@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/proselang/prose/delegation"
 )
 
 // DefaultBaseURL is the OpenAI API; OPENAI_BASE_URL points elsewhere
@@ -235,20 +237,9 @@ func (c Config) withDefaults() Config {
 		c.MaxRetryAfter = time.Minute
 	}
 	if c.Sleep == nil {
-		c.Sleep = sleep
+		c.Sleep = delegation.DefaultRuntime().Sleep
 	}
 	return c
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // redact removes every secret of c (see Secrets) from s.
