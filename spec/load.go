@@ -31,13 +31,7 @@ func Load(path string) (*Spec, diag.List, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	src, err := readCapped(f, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, diags := Parse(path, src)
-	return s, diags, nil
+	return parseOpened(f, path)
 }
 
 // LoadFS is Load reading from a file system (an embedded library, for
@@ -47,6 +41,12 @@ func LoadFS(fsys fs.FS, path string) (*Spec, diag.List, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return parseOpened(f, path)
+}
+
+// parseOpened reads the open file f, closes it and parses it as path: the
+// part of Load and LoadFS that does not depend on where the file is.
+func parseOpened(f fs.File, path string) (*Spec, diag.List, error) {
 	defer f.Close()
 	src, err := readCapped(f, path)
 	if err != nil {
