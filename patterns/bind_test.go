@@ -74,35 +74,13 @@ func parseBindSpec(t *testing.T) *spec.Spec {
 	return sp
 }
 
-func bindings(flags ...string) *Bindings {
-	var b Bindings
-	for _, f := range flags {
-		kind, rest, _ := strings.Cut(f, " ")
-		if kind == "json" {
-			b.InputJSON = rest
-			continue
-		}
-		name, value, _ := strings.Cut(rest, "=")
-		a := Assignment{Name: name, Value: value}
-		switch kind {
-		case "slot":
-			b.Slots = append(b.Slots, a)
-		case "config":
-			b.Config = append(b.Config, a)
-		case "input":
-			b.Inputs = append(b.Inputs, a)
-		}
-	}
-	return &b
-}
-
-var okSlots = []string{"slot advancer=exec:adv", "slot candidates=exec:a", "slot candidates=exec:b", "input task_brief=go"}
+var okSlots = []string{"slot:advancer=exec:adv", "slot:candidates=exec:a", "slot:candidates=exec:b", "input:task_brief=go"}
 
 func TestBindTypesAndDefaults(t *testing.T) {
 	sp := parseBindSpec(t)
 	in, err := Bind(sp, bindings(append(okSlots,
-		"config max_steps=3", "config threshold=0.75", "config strict=true",
-		`config weights={"a": 1, "b": 2.5}`, `input tags=["x","y"]`)...), nil)
+		"config:max_steps=3", "config:threshold=0.75", "config:strict=true",
+		`config:weights={"a": 1, "b": 2.5}`, `input:tags=["x","y"]`)...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +105,7 @@ func TestBindTypesAndDefaults(t *testing.T) {
 }
 
 func TestBindListSlotFromOneBinding(t *testing.T) {
-	in, err := Bind(parseBindSpec(t), bindings("slot advancer=exec:adv", "slot candidates=exec:a", "input task_brief=go"), nil)
+	in, err := Bind(parseBindSpec(t), bindings("slot:advancer=exec:adv", "slot:candidates=exec:a", "input:task_brief=go"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,8 +127,8 @@ func TestGlobalsAreFreshCopies(t *testing.T) {
 }
 
 func TestBindInputJSONAndConfigNamedInputs(t *testing.T) {
-	in, err := Bind(parseBindSpec(t), bindings("slot advancer=exec:adv", "slot candidates=exec:a",
-		`json {"task_brief": "from json", "max_steps": 2, "history": [1]}`), nil)
+	in, err := Bind(parseBindSpec(t), bindings("slot:advancer=exec:adv", "slot:candidates=exec:a",
+		`json:{"task_brief": "from json", "max_steps": 2, "history": [1]}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,29 +143,29 @@ func TestBindProblems(t *testing.T) {
 		flags []string
 		want  []string
 	}{
-		{"unknown slot", append(okSlots, "slot advancr=exec:x"), []string{`unknown slot "advancr" (did you mean "advancer"?)`}},
-		{"unbound slot", []string{"slot candidates=exec:a", "input task_brief=go"}, []string{`slot "advancer" is not bound: add --slot advancer=exec:COMMAND`}},
-		{"unknown config", append(okSlots, "config max_step=2"), []string{`unknown config key "max_step" (did you mean "max_steps"?)`}},
-		{"unknown input", append(okSlots, "input task_brif=x"), []string{`unknown input "task_brif" (did you mean "task_brief"?)`}},
-		{"no close name", append(okSlots, "input zzz=x"), []string{`unknown input "zzz" (known: task_brief, history, tags, note, max_steps`}},
+		{"unknown slot", append(okSlots, "slot:advancr=exec:x"), []string{`unknown slot "advancr" (did you mean "advancer"?)`}},
+		{"unbound slot", []string{"slot:candidates=exec:a", "input:task_brief=go"}, []string{`slot "advancer" is not bound: add --slot advancer=exec:COMMAND`}},
+		{"unknown config", append(okSlots, "config:max_step=2"), []string{`unknown config key "max_step" (did you mean "max_steps"?)`}},
+		{"unknown input", append(okSlots, "input:task_brif=x"), []string{`unknown input "task_brif" (did you mean "task_brief"?)`}},
+		{"no close name", append(okSlots, "input:zzz=x"), []string{`unknown input "zzz" (known: task_brief, history, tags, note, max_steps`}},
 		{"missing input", okSlots[:3], []string{`missing required input "task_brief": add --input task_brief=VALUE`}},
-		{"bad integer", append(okSlots, "config max_steps=three"), []string{`--config max_steps: want an integer, got "three"`}},
-		{"fractional integer", append(okSlots, "config max_steps=2.5"), []string{`--config max_steps: want an integer, got number 2.5`}},
-		{"bad boolean", append(okSlots, "config strict=maybe"), []string{`--config strict: want a boolean`}},
-		{"bad object", append(okSlots, "config weights=[1]"), []string{`--config weights: want an object, got list [1]`}},
-		{"bad list element", append(okSlots, `input tags=["a", 2]`), []string{`--input tags: element 1: want a string, got integer 2`}},
-		{"bad json", append(okSlots, `json {"note": `), []string{`--input-json: invalid JSON`}},
-		{"json not object", append(okSlots, `json [1]`), []string{`--input-json: want a JSON object of inputs, got list`}},
-		{"input is a slot", append(okSlots, "input advancer=x"), []string{`input "advancer" is a slot: bind it with --slot advancer=...`}},
-		{"bad binding", append(okSlots[1:], "slot advancer=./adv.sh"), []string{`--slot advancer: cannot tell what "./adv.sh" is: use exec:COMMAND`}},
-		{"empty exec", append(okSlots[1:], "slot advancer=exec:"), []string{`--slot advancer: exec: needs a command`}},
-		{"llm unavailable", append(okSlots[1:], "slot advancer=llm"), []string{`--slot advancer: advancer=llm: model-backed slots are not available here`}},
-		{"dotted on program", append(okSlots, "slot advancer.inner=exec:x"), []string{`advancer is bound to a program; dotted settings (advancer.NAME=...) only apply to a nested spec`}},
-		{"dotted unknown root", append(okSlots, "config nope.max=1"), []string{`unknown config key "nope.max": "nope" is not a slot`}},
-		{"input twice", append(okSlots, `json {"note": "a"}`, "input note=b"), []string{`input "note" given twice (--input and --input-json)`}},
-		{"config twice", append(okSlots, "config max_steps=2", "input max_steps=3"), []string{`"max_steps" is set twice: with --config and with --input`}},
-		{"non-list slot twice", append(okSlots, "slot advancer=exec:again"), []string{`slot "advancer" is bound 2 times, but it is one service, not a list: the Delegation calls it directly (call advancer at line 45); bind it once`}},
-		{"several at once", []string{"slot advancr=exec:x", "config max_step=1"}, []string{"unknown slot", "unknown config key", `slot "advancer" is not bound`, `slot "candidates" is not bound`, "missing required input"}},
+		{"bad integer", append(okSlots, "config:max_steps=three"), []string{`--config max_steps: want an integer, got "three"`}},
+		{"fractional integer", append(okSlots, "config:max_steps=2.5"), []string{`--config max_steps: want an integer, got number 2.5`}},
+		{"bad boolean", append(okSlots, "config:strict=maybe"), []string{`--config strict: want a boolean`}},
+		{"bad object", append(okSlots, "config:weights=[1]"), []string{`--config weights: want an object, got list [1]`}},
+		{"bad list element", append(okSlots, `input:tags=["a", 2]`), []string{`--input tags: element 1: want a string, got integer 2`}},
+		{"bad json", append(okSlots, `json:{"note": `), []string{`--input-json: invalid JSON`}},
+		{"json not object", append(okSlots, `json:[1]`), []string{`--input-json: want a JSON object of inputs, got list`}},
+		{"input is a slot", append(okSlots, "input:advancer=x"), []string{`input "advancer" is a slot: bind it with --slot advancer=...`}},
+		{"bad binding", append(okSlots[1:], "slot:advancer=./adv.sh"), []string{`--slot advancer: cannot tell what "./adv.sh" is: use exec:COMMAND`}},
+		{"empty exec", append(okSlots[1:], "slot:advancer=exec:"), []string{`--slot advancer: exec: needs a command`}},
+		{"llm unavailable", append(okSlots[1:], "slot:advancer=llm"), []string{`--slot advancer: advancer=llm: model-backed slots are not available here`}},
+		{"dotted on program", append(okSlots, "slot:advancer.inner=exec:x"), []string{`advancer is bound to a program; dotted settings (advancer.NAME=...) only apply to a nested spec`}},
+		{"dotted unknown root", append(okSlots, "config:nope.max=1"), []string{`unknown config key "nope.max": "nope" is not a slot`}},
+		{"input twice", append(okSlots, `json:{"note": "a"}`, "input:note=b"), []string{`input "note" given twice (--input and --input-json)`}},
+		{"config twice", append(okSlots, "config:max_steps=2", "input:max_steps=3"), []string{`"max_steps" is set twice: with --config and with --input`}},
+		{"non-list slot twice", append(okSlots, "slot:advancer=exec:again"), []string{`slot "advancer" is bound 2 times, but it is one service, not a list: the Delegation calls it directly (call advancer at line 45); bind it once`}},
+		{"several at once", []string{"slot:advancr=exec:x", "config:max_step=1"}, []string{"unknown slot", "unknown config key", `slot "advancer" is not bound`, `slot "candidates" is not bound`, "missing required input"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,7 +185,7 @@ func TestBindProblems(t *testing.T) {
 
 func TestNestedPrefixInMessages(t *testing.T) {
 	env := (&Env{}).Child("target")
-	_, err := Bind(parseBindSpec(t), bindings("slot candidates=exec:a", "config max_step=1"), env)
+	_, err := Bind(parseBindSpec(t), bindings("slot:candidates=exec:a", "config:max_step=1"), env)
 	for _, w := range []string{`slot "target.advancer" is not bound`, `unknown config key "target.max_step" (did you mean "target.max_steps"?)`} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v lacks %q", err, w)
@@ -240,7 +218,7 @@ func TestBindRequiredConfig(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `missing required config "dimension": add --config dimension=VALUE`) {
 		t.Fatalf("err = %v, want the missing config named", err)
 	}
-	for _, extra := range []string{"config dimension=clarity", "input dimension=clarity"} {
+	for _, extra := range []string{"config:dimension=clarity", "input:dimension=clarity"} {
 		in, err := Bind(sp, bindings(append(okSlots, extra)...), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", extra, err)
@@ -280,7 +258,7 @@ func TestBindChecksProgramPaths(t *testing.T) {
 		{"'./plain.sh' a", ""},     // quoted: not checked
 	}
 	for _, tt := range tests {
-		flags := append([]string{"slot advancer=exec:" + tt.cmd}, okSlots[1:]...)
+		flags := append([]string{"slot:advancer=exec:" + tt.cmd}, okSlots[1:]...)
 		_, err := Bind(parseBindSpec(t), bindings(flags...), env)
 		switch {
 		case tt.want == "" && err != nil:
@@ -300,8 +278,8 @@ func TestBindRepeatedListValues(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	in, err := Bind(sp, bindings("slot svc=exec:x", "input xs=a b", "input xs=[c]", "input xs=3", "input n=2",
-		"config limits=1", "config limits=20"), nil)
+	in, err := Bind(sp, bindings("slot:svc=exec:x", "input:xs=a b", "input:xs=[c]", "input:xs=3", "input:n=2",
+		"config:limits=1", "config:limits=20"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,15 +289,15 @@ func TestBindRepeatedListValues(t *testing.T) {
 			t.Errorf("%s = %s, want %s", name, raw, want)
 		}
 	}
-	one, err := Bind(sp, bindings("slot svc=exec:x", "input xs=solo", "input n=2"), nil)
+	one, err := Bind(sp, bindings("slot:svc=exec:x", "input:xs=solo", "input:n=2"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if raw, _ := delegation.ToJSON(one.Globals()["xs"]); string(raw) != `["solo"]` {
 		t.Errorf("a single list value: xs = %s, want [\"solo\"]", raw)
 	}
-	_, err = Bind(sp, bindings("slot svc=exec:x", "input xs=[a", "input n=2", "input n=3", "config mode=a", "config mode=b",
-		"config limits=1", "config limits=x"), nil)
+	_, err = Bind(sp, bindings("slot:svc=exec:x", "input:xs=[a", "input:n=2", "input:n=3", "config:mode=a", "config:mode=b",
+		"config:limits=1", "config:limits=x"), nil)
 	for _, want := range []string{
 		`--input n: given 2 times, but it is an integer, not a list: give it once`,
 		`--config mode: given 2 times, but it is a string, not a list: give it once`,
@@ -333,7 +311,7 @@ func TestBindRepeatedListValues(t *testing.T) {
 }
 
 func TestBindBadInputJSONHidesMissingInputs(t *testing.T) {
-	_, err := Bind(parseBindSpec(t), bindings("slot advancer=exec:a", "slot candidates=exec:b", `json {"task_brief": `), nil)
+	_, err := Bind(parseBindSpec(t), bindings("slot:advancer=exec:a", "slot:candidates=exec:b", `json:{"task_brief": `), nil)
 	if err == nil || !strings.Contains(err.Error(), "--input-json: invalid JSON") {
 		t.Fatalf("err = %v", err)
 	}
@@ -381,9 +359,9 @@ func TestBindDurationConfig(t *testing.T) {
 		t.Fatalf("fixture has errors:\n%s", diags)
 	}
 	for given, want := range map[string]time.Duration{"": 2 * time.Second, "1m30s": 90 * time.Second, "1.5": 1500 * time.Millisecond, "3": 3 * time.Second} {
-		flags := []string{"slot worker=exec:w"}
+		flags := []string{"slot:worker=exec:w"}
 		if given != "" {
-			flags = append(flags, "config wait="+given)
+			flags = append(flags, "config:wait="+given)
 		}
 		in, err := Bind(sp, bindings(flags...), nil)
 		if err != nil {
@@ -394,7 +372,7 @@ func TestBindDurationConfig(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"soon", "-3s"} {
-		_, err := Bind(sp, bindings("slot worker=exec:w", "config wait="+bad), nil)
+		_, err := Bind(sp, bindings("slot:worker=exec:w", "config:wait="+bad), nil)
 		if err == nil || !strings.Contains(err.Error(), "want a duration such as 500ms, 30s or 2m") {
 			t.Errorf("wait=%q: err = %v", bad, err)
 		}

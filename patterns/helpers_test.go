@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,10 +74,9 @@ func (l *eventLog) count(kind, slot string) int {
 	return n
 }
 
-// runSpec runs the spec at path with bindings given as flag texts
-// ("slot:name=value", "config:k=v", "input:k=v").
-func runSpec(t *testing.T, path string, flags []string, mod ...func(*RunOptions)) outcome {
-	t.Helper()
+// flagBindings turns flag texts ("slot:name=value", "config:k=v",
+// "input:k=v", "json:{...}") into Bindings, in the order given.
+func flagBindings(flags []string) (Bindings, error) {
 	var b Bindings
 	for _, f := range flags {
 		kind, rest, _ := strings.Cut(f, ":")
@@ -92,8 +92,29 @@ func runSpec(t *testing.T, path string, flags []string, mod ...func(*RunOptions)
 		case "json":
 			b.InputJSON = rest
 		default:
-			t.Fatalf("bad flag %q", f)
+			return b, fmt.Errorf("bad flag %q", f)
 		}
+	}
+	return b, nil
+}
+
+// bindings is flagBindings for fixed test tables: a bad flag text is a
+// mistake in the test itself.
+func bindings(flags ...string) *Bindings {
+	b, err := flagBindings(flags)
+	if err != nil {
+		panic(err)
+	}
+	return &b
+}
+
+// runSpec runs the spec at path with bindings given as flag texts (see
+// flagBindings).
+func runSpec(t *testing.T, path string, flags []string, mod ...func(*RunOptions)) outcome {
+	t.Helper()
+	b, err := flagBindings(flags)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var trace bytes.Buffer
 	log := &eventLog{}

@@ -70,7 +70,7 @@ func judgedRun(t *testing.T, src string, mod func(*RunOptions)) (delegation.Valu
 		return "a draft", nil
 	}}
 	env := &Env{LLM: func(*SlotBinding) (Service, error) { return worker, nil }}
-	opts := RunOptions{Spec: sp, Env: env, Bindings: *bindings("slot worker=llm", "input task=write")}
+	opts := RunOptions{Spec: sp, Env: env, Bindings: *bindings("slot:worker=llm", "input:task=write")}
 	if mod != nil {
 		mod(&opts)
 	}
@@ -173,7 +173,7 @@ func TestHostFromContextInServices(t *testing.T) {
 	sp, _ := spec.Parse("judged.prose.md", []byte(judgedSpec))
 	p, err := Prepare(RunOptions{Spec: sp, ModelJudge: &fixedJudge{},
 		Env:      &Env{LLM: func(*SlotBinding) (Service, error) { return svc, nil }},
-		Bindings: *bindings("slot worker=llm", "input task=x")})
+		Bindings: *bindings("slot:worker=llm", "input:task=x")})
 	if err != nil {
 		t.Fatal(err)
 	}
