@@ -188,6 +188,20 @@ func (h *harness) pids() []int {
 	return out
 }
 
+// waitGone fails unless every pid is gone within a few seconds.
+func waitGone(t *testing.T, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("process %d is still running", pid)
+		}
+	}
+}
+
 // alive reports whether process pid still exists (a zombie counts as gone).
 func alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {

@@ -136,20 +136,6 @@ func TestNestedRaceCancelsItsLosers(t *testing.T) {
 	waitGone(t, h.pids())
 }
 
-// waitGone fails unless every pid is gone within a few seconds.
-func waitGone(t *testing.T, pids []int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for _, pid := range pids {
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if alive(pid) {
-			t.Errorf("process %d outlived the race", pid)
-		}
-	}
-}
-
 // A list slot may hold several nested specs: dotted settings of the list
 // (`chain.refiner`) apply to every element, each element running its own
 // instance. Here the first element's

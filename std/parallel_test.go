@@ -42,15 +42,7 @@ func TestRaceFirstAcceptableWinsAndLosersAreCancelled(t *testing.T) {
 	}
 	// The loser's process group got SIGTERM when the winner returned; give
 	// the kernel a moment to reap it.
-	deadline := time.Now().Add(5 * time.Second)
-	for _, pid := range pids {
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if alive(pid) {
-			t.Errorf("process %d of a losing candidate is still running", pid)
-		}
-	}
+	waitGone(t, pids)
 }
 
 func TestRaceWithoutWinner(t *testing.T) {
