@@ -35,7 +35,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(svc); err != nil {
-		t.Skipf("test service missing: %v", err)
+		t.Fatalf("test service missing: %v", err)
 	}
 	return &harness{t: t, log: filepath.Join(t.TempDir(), "calls.log"), svc: svc}
 }
