@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
-
-	"github.com/proselang/prose/delegation/syntax"
 )
 
 func TestTryCatchFinally(t *testing.T) {
@@ -277,11 +274,11 @@ func TestNestedRunErrorChain(t *testing.T) {
 	}
 }
 
-func TestDurationAndTimeoutValues(t *testing.T) {
+// TestDurationLiterals: duration literals are values that add and encode
+// as their text form.
+func TestDurationLiterals(t *testing.T) {
 	got := mustRun(t, "return [500ms, 2m, 1h + 1s]\n", nil, nil)
 	if got != `["500ms","2m0s","1h0m1s"]` {
 		t.Errorf("got %s", got)
 	}
-	_ = time.Second
-	_ = syntax.EOF
 }
