@@ -106,6 +106,8 @@ return [n.x.y, o.missing, o.a.b[1], o.a.b.length, "héllo".length, {k: 1, j: 2}.
 	}
 	wantErr(t, runErr(t, "let xs = []\nxs[0] = 1\n", nil, nil), "test.md:2:3: index 0 out of range")
 	wantErr(t, runErr(t, "y = 1\n", nil, nil), "test.md:1:1: assignment to undefined name 'y'")
+	wantErr(t, runErr(t, "let o = {}\nreturn o[1]\n", nil, nil), "test.md:2:10: object key must be a string, not integer")
+	wantErr(t, runErr(t, "let o = {}\no[true] = 1\n", nil, nil), "test.md:2:3: object key must be a string, not bool")
 }
 
 func TestCallingNonService(t *testing.T) {
