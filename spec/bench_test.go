@@ -11,8 +11,7 @@ import (
 
 // benchFiles is the corpus when present, else the repository's own specs.
 func benchFiles(b *testing.B) []string {
-	root := moduleRoot(b)
-	files := corpusFilesOrNil(root)
+	files := corpusFilesOrNil()
 	if len(files) == 0 {
 		files = seedFiles(b)
 	}

@@ -15,20 +15,20 @@ func moduleRoot(t testing.TB) string { return testenv.MustRoot(t) }
 // the test when it is absent.
 func corpusFiles(t testing.TB) []string {
 	t.Helper()
-	files := corpusFilesOrNil(moduleRoot(t))
+	files := corpusFilesOrNil()
 	if len(files) == 0 {
-		t.Skipf("corpus not found at %s", corpusDir(moduleRoot(t)))
+		t.Skipf("no spec files in the corpus (%s)", testenv.Corpus(t))
 	}
 	return files
 }
 
-func corpusDir(root string) string {
-	return filepath.Join(root, "..", "shared", "corpus", "openprose-0.11", "patterns")
-}
-
 // corpusFilesOrNil lists the corpus files, sorted; nil when absent.
-func corpusFilesOrNil(root string) []string {
-	files, _ := filepath.Glob(filepath.Join(corpusDir(root), "*.prose.md"))
+func corpusFilesOrNil() []string {
+	dir := testenv.CorpusDir()
+	if dir == "" {
+		return nil
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.prose.md"))
 	sort.Strings(files)
 	return files
 }

@@ -12,20 +12,6 @@ import (
 	"github.com/proselang/prose/internal/testenv"
 )
 
-// corpusDirOrEmpty returns the corpus directory, or "" when absent.
-func corpusDirOrEmpty() string { return testenv.CorpusDir() }
-
-// corpusDir finds ../shared/corpus/openprose-0.11/patterns beside the
-// module root, or skips the test.
-func corpusDir(tb testing.TB) string {
-	tb.Helper()
-	c := corpusDirOrEmpty()
-	if c == "" {
-		tb.Skip("corpus ../shared/corpus/openprose-0.11/patterns not present beside the module root")
-	}
-	return c
-}
-
 // block is one fenced prose block of a .md file.
 type block struct {
 	file  *diag.File
@@ -67,7 +53,7 @@ func extractBlocks(name string, src []byte) []block {
 }
 
 func corpusBlocks(tb testing.TB) []block {
-	dir := corpusDir(tb)
+	dir := testenv.Corpus(tb)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.prose.md"))
 	var all []block
 	for _, fn := range files {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // fuzzSeeds are small programs exercising every form and the error paths.
@@ -45,7 +46,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
-	if dir := corpusDirOrEmpty(); dir != "" {
+	if testenv.CorpusDir() != "" {
 		for _, b := range corpusBlocks(f) {
 			var sb strings.Builder
 			for _, l := range b.lines {
