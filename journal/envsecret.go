@@ -69,40 +69,33 @@ func (v *envVault) reveal(s string) string {
 	})
 }
 
-// hideRecord withholds the environment's secrets from what rec says a
-// service, a judge or the run returned.
-func (v *envVault) hideRecord(rec *Record) {
+// hideRecord returns rec with the environment's secrets withheld from
+// what it says a service, a judge or the run returned.
+func (v *envVault) hideRecord(rec *Record) *Record {
 	if len(v.values) == 0 {
-		return
+		return rec
 	}
-	rec.Err, rec.Reasoning = v.hide(rec.Err), v.hide(rec.Reasoning)
-	if rec.Result != nil {
-		rec.Result = json.RawMessage(v.hide(string(rec.Result)))
-	}
-	if n := rec.Nested; n != nil {
-		c := *n
-		c.Msg = v.hide(c.Msg)
-		c.Chain = append([]string(nil), c.Chain...)
-		for i := range c.Chain {
-			c.Chain[i] = v.hide(c.Chain[i])
-		}
-		rec.Nested = &c
-	}
+	return mapText(rec, v.hide)
 }
 
 // revealRecord returns rec with the secrets put back.
-func (v *envVault) revealRecord(rec *Record) *Record {
+func (v *envVault) revealRecord(rec *Record) *Record { return mapText(rec, v.reveal) }
+
+// mapText returns a copy of rec with f applied to every text that a
+// service, a judge or the run returned: the fields hide, reveal and
+// missing look at.
+func mapText(rec *Record, f func(string) string) *Record {
 	c := *rec
-	c.Err, c.Reasoning = v.reveal(c.Err), v.reveal(c.Reasoning)
+	c.Err, c.Reasoning = f(c.Err), f(c.Reasoning)
 	if c.Result != nil {
-		c.Result = json.RawMessage(v.reveal(string(c.Result)))
+		c.Result = json.RawMessage(f(string(c.Result)))
 	}
 	if n := c.Nested; n != nil {
 		nc := *n
-		nc.Msg = v.reveal(nc.Msg)
+		nc.Msg = f(nc.Msg)
 		nc.Chain = append([]string(nil), nc.Chain...)
 		for i := range nc.Chain {
-			nc.Chain[i] = v.reveal(nc.Chain[i])
+			nc.Chain[i] = f(nc.Chain[i])
 		}
 		c.Nested = &nc
 	}
@@ -114,21 +107,17 @@ func (v *envVault) revealRecord(rec *Record) *Record {
 func (v *envVault) missing(l *Log) []string {
 	seen := map[string]bool{}
 	var out []string
-	look := func(s string) {
+	look := func(s string) string {
 		for _, m := range secretRef.FindAllStringSubmatch(s, -1) {
 			if _, ok := v.byName[m[1]]; !ok && !seen[m[1]] {
 				seen[m[1]] = true
 				out = append(out, m[1])
 			}
 		}
+		return s
 	}
 	for _, r := range l.Records {
-		look(r.Err)
-		look(r.Reasoning)
-		look(string(r.Result))
-		if r.Nested != nil {
-			look(r.Nested.Msg)
-		}
+		mapText(r, look)
 	}
 	return out
 }

@@ -63,3 +63,22 @@ return {first: first, second: second}
 		t.Errorf("resume without the variable: %v", err)
 	}
 }
+
+// The variables a resume needs are looked for in every text that hiding
+// replaces, a nested run's error chain too.
+func TestMissingSecretsInNestedChain(t *testing.T) {
+	run := newEnvVault([]string{"CHAIN_TOKEN=tok-0123456789abcdef"})
+	rec := &Record{Type: TypeEnd, Err: "failed", Kind: KindError,
+		Nested: &NestedError{Msg: "failed", Chain: []string{"called with tok-0123456789abcdef"}}}
+	hidden := run.hideRecord(rec)
+	if hidden.Nested.Chain[0] != "called with [secret $CHAIN_TOKEN]" || rec.Nested.Chain[0] != "called with tok-0123456789abcdef" {
+		t.Fatalf("hidden chain %q, original now %q", hidden.Nested.Chain[0], rec.Nested.Chain[0])
+	}
+	l := &Log{Records: []*Record{hidden}}
+	if got := newEnvVault([]string{"HOME=/nowhere"}).missing(l); len(got) != 1 || got[0] != "CHAIN_TOKEN" {
+		t.Errorf("missing = %v, want [CHAIN_TOKEN]", got)
+	}
+	if got := run.revealRecord(hidden); got.Nested.Chain[0] != rec.Nested.Chain[0] {
+		t.Errorf("revealed chain %q", got.Nested.Chain[0])
+	}
+}

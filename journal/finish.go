@@ -40,8 +40,7 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 	if r.w == nil {
 		return nil
 	}
-	r.vault.hideRecord(rec)
-	return r.w.append(rec, true)
+	return r.w.append(r.vault.hideRecord(rec), true)
 }
 
 func isCanceled(err error) bool {

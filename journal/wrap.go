@@ -210,9 +210,7 @@ func (r *Run) write(rec any, durable bool) error {
 		return nil
 	}
 	if rr, ok := rec.(*Record); ok && r.vault != nil {
-		c := *rr
-		r.vault.hideRecord(&c)
-		rec = &c
+		rec = r.vault.hideRecord(rr)
 	}
 	if err := r.w.append(rec, durable); err != nil {
 		r.fail(err)
