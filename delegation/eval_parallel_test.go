@@ -86,6 +86,15 @@ func TestMaxParallelBoundsConcurrency(t *testing.T) {
 			t.Errorf("limit %d: peak concurrency %d", limit, p)
 		}
 	}
+	// The bound is per loop: with one slot, an outer iteration holding its
+	// loop's slot still runs its inner parallel loop (a bound shared by
+	// both loops would wait forever).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	prog := parse(t, "parallel repeat 2:\n  parallel repeat 2:\n    call s\n")
+	if _, err := Run(ctx, prog, map[string]Value{"s": svc("s")}, &Host{Caller: c, MaxParallel: 1}); err != nil {
+		t.Errorf("nested parallel loops with MaxParallel 1: %v", err)
+	}
 }
 
 func TestParallelFirstTakesTheWinner(t *testing.T) {

@@ -212,6 +212,12 @@ return { a: a, b: b }
 	if want := `{"a":{"v":1},"b":[{"v":1},{"v":2}]}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
+	// Names bound by several branches: the later branch wins.
+	for range 5 {
+		if got := mustRun(t, "parallel:\n  let a = 1\n  let a = 2\n  let a = 3\nreturn a\n", nil, &Host{}); got != "3" {
+			t.Fatalf("a clash bound %s, want the last branch's 3", got)
+		}
+	}
 }
 
 func TestAppendRecordInPlace(t *testing.T) {
