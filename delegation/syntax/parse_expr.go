@@ -233,7 +233,8 @@ func (p *parser) parseName() Expr {
 
 // parseList parses a list literal; commas are optional between lines.
 //
-//	list = '[' [ expr { [','] expr } [','] ] ']' .
+//	list = '[' [ expr { sep expr } [ ',' ] ] ']' .
+//	sep  = ',' | (nothing, when the next item starts a new line) .
 func (p *parser) parseList() Expr {
 	lb := p.advance()
 	p.enter(lb.pos)
@@ -250,7 +251,7 @@ func (p *parser) parseList() Expr {
 // parseObject parses an object literal; commas are optional between lines
 // and a bare name is shorthand for `name: name`.
 //
-//	object = '{' [ field { [','] field } [','] ] '}' .
+//	object = '{' [ field { sep field } [ ',' ] ] '}' .
 //	field  = (IDENT | STRING) [ ':' expr ] .
 func (p *parser) parseObject() *ObjectLit {
 	lb := p.advance()
