@@ -137,6 +137,28 @@ return { a: a, b: b, c: c, d: d }
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// The last bare statement is looked for in the branch an if took and
+	// in try/catch.
+	got = mustRun(t, `
+let e = for x in [1, 2, 3]:
+  if x == 1:
+    "one"
+  elif x == 2:
+    "two"
+  else:
+    "other"
+let f = for x in [1, 2]:
+  try:
+    if x == 2:
+      throw "bad"
+    "tried"
+  catch:
+    "caught"
+return { e: e, f: f }
+`, nil, nil)
+	if want := `{"e":["one","two","other"],"f":["tried","caught"]}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }
 
 func TestCollectingNestedLoopInTailPosition(t *testing.T) {
