@@ -178,6 +178,19 @@ return out
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// Also as the last statement of the if branch taken.
+	got = mustRun(t, `
+let v = for a in [1, 2]:
+  if a == 1:
+    repeat 2 as k:
+      return [a, k]
+  else:
+    "plain"
+return v
+`, nil, nil)
+	if want := `[[[1,1],[1,2]],"plain"]`; got != want {
+		t.Errorf("tail loop in an if branch: got %s, want %s", got, want)
+	}
 }
 
 func TestReturnOutsideCollectingLoopEndsRun(t *testing.T) {
@@ -217,6 +230,20 @@ return "after"
 `, nil, nil)
 	if got != `"from two"` {
 		t.Errorf("got %s", got)
+	}
+	// A return in a parallel: branch cancels the sibling blocked in its call.
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	got = mustRun(t, `
+parallel:
+  return "from branch"
+  let x = call s
+return "after"
+`, map[string]Value{"s": svc("s")}, &Host{Caller: c})
+	if got != `"from branch"` {
+		t.Errorf("parallel: branch return: got %s", got)
 	}
 }
 
