@@ -16,7 +16,7 @@ import (
 func decls(slots, config, inputs, outputs string) *check.Decls {
 	d := &check.Decls{}
 	pos := diag.NoPos
-	for _, s := range fields(slots) {
+	for _, s := range strings.Fields(slots) {
 		sl := check.Slot{Pos: pos}
 		if i := strings.IndexByte(s, '!'); i >= 0 {
 			s, sl.Ensures = s[:i], strings.ReplaceAll(s[i+1:], "_", " ")
@@ -28,20 +28,18 @@ func decls(slots, config, inputs, outputs string) *check.Decls {
 		sl.Name, sl.List = strings.TrimSuffix(s, "[]"), strings.HasSuffix(s, "[]")
 		d.Slots = append(d.Slots, sl)
 	}
-	for _, n := range fields(config) {
+	for _, n := range strings.Fields(config) {
 		name, typ, _ := strings.Cut(n, ":")
 		d.Config = append(d.Config, check.Name{Name: name, Pos: pos, Type: typ})
 	}
-	for _, n := range fields(inputs) {
+	for _, n := range strings.Fields(inputs) {
 		d.Inputs = append(d.Inputs, check.Name{Name: n, Pos: pos})
 	}
-	for _, n := range fields(outputs) {
+	for _, n := range strings.Fields(outputs) {
 		d.Outputs = append(d.Outputs, check.Name{Name: strings.TrimPrefix(n, "~"), Pos: pos, Inferred: n[0] == '~'})
 	}
 	return d
 }
-
-func fields(s string) []string { return strings.Fields(s) }
 
 type checkCase struct {
 	name                           string
