@@ -155,15 +155,19 @@ func certifiedSteps(l *journal.Log) int {
 	return n
 }
 
-func completedCalls(l *journal.Log) int {
-	n := 0
+// completedEnds returns the "end" records of l that hold an outcome (not
+// a cancellation): the calls a resume must not run again.
+func completedEnds(l *journal.Log) []*journal.Record {
+	var out []*journal.Record
 	for _, r := range l.Records {
 		if r.Type == journal.TypeEnd && r.Kind != journal.KindCanceled {
-			n++
+			out = append(out, r)
 		}
 	}
-	return n
+	return out
 }
+
+func completedCalls(l *journal.Log) int { return len(completedEnds(l)) }
 
 func TestJournalKillAndResume(t *testing.T) {
 	if testing.Short() {
@@ -386,10 +390,8 @@ func testKillAnyMoment(t *testing.T, bin string) {
 			t.Fatalf("kill %d: %v", i, err)
 		}
 		completed := map[string]bool{}
-		for _, r := range l.Records {
-			if r.Type == journal.TypeEnd && r.Kind != journal.KindCanceled {
-				completed[r.ID] = true
-			}
+		for _, r := range completedEnds(l) {
+			completed[r.ID] = true
 		}
 		if i%2 == 1 { // a write cut short by the kill
 			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)

@@ -126,10 +126,8 @@ func killAt(t *testing.T, w *journalWorld, n int, want string, sc killScenario) 
 		t.Fatalf("kill at %d: %v", n, err)
 	}
 	completed := map[string]bool{}
-	for _, r := range l.Records {
-		if r.Type == journal.TypeEnd && r.Kind != journal.KindCanceled {
-			completed[r.ID+" "+strconv.Itoa(r.Attempt)] = true
-		}
+	for _, r := range completedEnds(l) {
+		completed[r.ID+" "+strconv.Itoa(r.Attempt)] = true
 	}
 	got, stderr, code := w.prose("resume", id)
 	if code != 0 || got != want {
