@@ -130,6 +130,11 @@ return [1 + 2, 1 + 0.5, "a" + "b", "n=" + 3, "x" + null, "o" + {k: [1]}, [1] + [
 	}
 	wantErr(t, runErr(t, "return null + 1\n", nil, nil), "test.md:1:13: cannot add null + integer")
 	wantErr(t, runErr(t, "return {} + {}\n", nil, nil), "cannot add object + object")
+	// - subtracts durations; unary - negates numbers and durations.
+	got = mustRun(t, "let n = 3\nreturn [2s - 500ms, -n, -1.5, -(1s)]\n", nil, nil)
+	if want := `["1.5s",-3,-1.5,"-1s"]`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }
 
 func TestComparisonsMeetsIsPresent(t *testing.T) {
@@ -146,6 +151,11 @@ return [0.9 meets 0.8, 7 meets 8, 3 meets 3, x is null, x is present, y is prese
 	}
 	wantErr(t, runErr(t, "let s = null\nreturn s meets 0.5\n", nil, nil), "test.md:2:10: cannot compare null meets number")
 	wantErr(t, runErr(t, "return 1 < \"2\"\n", nil, nil), "cannot compare integer < string")
+	// Durations order; empty string, list and object and 0 are false.
+	got = mustRun(t, "return [1s < 2s, 500ms >= 1s, not \"\", not [], not {}, not 0, not \"a\", not [0]]\n", nil, nil)
+	if want := `[true,false,true,true,true,true,false,false]`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }
 
 func TestNaturalConditionJudgment(t *testing.T) {
