@@ -4,18 +4,20 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // seedFiles lists the spec files that seed the fuzzer and the benchmarks:
 // the repository's fixtures and library, and the corpus when present.
 func seedFiles(t testing.TB) []string {
-	root := moduleRoot(t)
+	root := testenv.MustRoot(t)
 	var files []string
-	for _, pat := range []string{"testdata/spec/*.prose.md", "testdata/spec/*/*.prose.md", "std/patterns/*.prose.md", "../shared/corpus/openprose-0.11/patterns/*.prose.md"} {
+	for _, pat := range []string{"testdata/spec/*.prose.md", "testdata/spec/*/*.prose.md", "std/patterns/*.prose.md"} {
 		m, _ := filepath.Glob(filepath.Join(root, pat))
 		files = append(files, m...)
 	}
-	return files
+	return append(files, corpusFilesOrNil()...)
 }
 
 // FuzzParse checks that Parse never panics, that every diagnostic lies

@@ -8,9 +8,6 @@ import (
 	"github.com/proselang/prose/internal/testenv"
 )
 
-// moduleRoot is the folder holding go.mod.
-func moduleRoot(t testing.TB) string { return testenv.MustRoot(t) }
-
 // corpusFiles lists the upstream corpus next to the repository, skipping
 // the test when it is absent.
 func corpusFiles(t testing.TB) []string {
@@ -35,5 +32,5 @@ func corpusFilesOrNil() []string {
 
 // testdata returns the path of a file under the repository's testdata/spec.
 func testdata(t testing.TB, name string) string {
-	return filepath.Join(moduleRoot(t), "testdata", "spec", name)
+	return filepath.Join(testenv.MustRoot(t), "testdata", "spec", name)
 }
