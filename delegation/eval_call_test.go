@@ -152,6 +152,18 @@ return call s
 	if !reflect.DeepEqual(rt.sleeps, want) {
 		t.Errorf("jittered sleeps %v, want %v", rt.sleeps, want)
 	}
+	// multiplier defaults to 2 and no max is no cap; without backoff no
+	// sleep at all.
+	for code, want := range map[string][]time.Duration{
+		"return call s\n  retries 3\n  backoff { initial: 100ms }\n": {100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond},
+		"return call s\n  retries 3\n":                               nil,
+	} {
+		rt = newFakeRuntime()
+		mustRun(t, code, map[string]Value{"s": svc("s")}, &Host{Caller: newCaller().on("s", flaky(3)), Runtime: rt})
+		if !reflect.DeepEqual(rt.sleeps, want) {
+			t.Errorf("%q: sleeps %v, want %v", code, rt.sleeps, want)
+		}
+	}
 	wantErr(t, runErr(t, "call s\n  backoff { initial: 1s, factor: 2 }\n", map[string]Value{"s": svc("s")}, nil),
 		"test.md:2:26: unknown backoff setting 'factor'")
 	wantErr(t, runErr(t, "call s\n  timeout \"soon\"\n", map[string]Value{"s": svc("s")}, nil),
