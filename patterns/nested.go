@@ -11,7 +11,6 @@ import (
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
-	"github.com/proselang/prose/std"
 )
 
 // Nested specs as services.
@@ -58,21 +57,10 @@ import (
 // (DESIGN §2: a spec inside a spec inside ... at most 16 deep).
 const MaxNestingDepth = 16
 
-// LoadNested loads the spec a slot is bound to: the file on disk when it
-// exists, else the embedded library file for a std/ path (std.Open).
-func LoadNested(path string) (*spec.Spec, diag.List, error) {
-	src, name, err := std.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	sp, diags := spec.Parse(name, src)
-	return sp, diags, nil
-}
-
 // NestedSpec is the Env.Nested hook: it builds the NestedService of a slot
-// bound to a spec file, loading it with LoadNested.
+// bound to a spec file, loading it with LoadSpec.
 func NestedSpec(b *SlotBinding) (Service, error) {
-	return bindNested(b, LoadNested)
+	return bindNested(b, LoadSpec)
 }
 
 // NestedSpecWith is NestedSpec with another loader (tests, embedding).

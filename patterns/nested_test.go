@@ -50,7 +50,7 @@ func runNested(t *testing.T, args string, slots, config []string) (string, error
 		k, v, _ := strings.Cut(c, "=")
 		b.Config = append(b.Config, Assignment{Name: k, Value: v})
 	}
-	v, err := Run(context.Background(), RunOptions{Path: out, Load: LoadNested, Bindings: b, Env: &Env{Nested: NestedSpec}})
+	v, err := Run(context.Background(), RunOptions{Path: out, Bindings: b, Env: &Env{Nested: NestedSpec}})
 	if err != nil {
 		return "", err
 	}
@@ -203,10 +203,19 @@ func TestNestedUnreadableSpecNamesSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "missing.prose.md")
-	b := Bindings{Slots: []Assignment{{Name: "inner", Value: missing}}}
-	_, err := Run(context.Background(), RunOptions{Path: out, Load: LoadNested, Bindings: b, Env: &Env{Nested: NestedSpec}})
-	var u *UsageError
-	if !errors.As(err, &u) || !strings.HasPrefix(err.Error(), "--slot inner: open "+missing) {
-		t.Errorf("err = %v", err)
+	folder := filepath.Join(dir, "folder.prose.md")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		missing: "--slot inner: open " + missing,
+		folder:  "--slot inner: read " + folder + ": is a directory, not a spec file",
+	} {
+		b := Bindings{Slots: []Assignment{{Name: "inner", Value: path}}}
+		_, err := Run(context.Background(), RunOptions{Path: out, Bindings: b, Env: &Env{Nested: NestedSpec}})
+		var u *UsageError
+		if !errors.As(err, &u) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("err = %v, want it to start with %q", err, want)
+		}
 	}
 }

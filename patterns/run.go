@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/std"
 )
 
 // Defaults of a run.
@@ -225,11 +227,22 @@ func loadChecked(opts RunOptions) (*spec.Spec, diag.List, error) {
 	return sp, diags, nil
 }
 
-// LoadSpec is how every run loads a spec file (prose run, nested specs).
-// A file on disk wins; a std/... path that is not on disk is read from
-// the embedded library.
+// LoadSpec is how a spec named by a path is loaded: by prose run and
+// prose show, and for a slot bound to a spec. A file on disk wins (read by
+// spec.Load, with its size cap and directory check); a std/... path that
+// is not on disk is read from the embedded library (std.Open). The error
+// is for a path that cannot be read; problems in the file are
+// diagnostics.
 func LoadSpec(path string) (*spec.Spec, diag.List, error) {
-	return LoadNested(path)
+	if _, err := os.Stat(path); err != nil && std.IsStd(path) {
+		src, name, err := std.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		sp, diags := spec.Parse(name, src)
+		return sp, diags, nil
+	}
+	return spec.Load(path)
 }
 
 // SpecDigest is the sha256 of the spec's source ("sha256:HEX"): a journal

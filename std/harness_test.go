@@ -88,7 +88,6 @@ func (h *harness) runOpts(ctx context.Context, r run, recs []delegation.Recorder
 	defer cancel()
 	v, err := patterns.Run(ctx, patterns.RunOptions{
 		Path: path,
-		Load: patterns.LoadNested,
 		Bindings: patterns.Bindings{
 			Slots:     assignments(h.t, "--slot", r.slots),
 			Config:    assignments(h.t, "--config", r.config),

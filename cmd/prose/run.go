@@ -197,7 +197,7 @@ func (o *runOptions) runOptions(path string) (patterns.RunOptions, error) {
 	b.InputJSON = o.inputJSON
 	env := &patterns.Env{Nested: patterns.NestedSpec}
 	return patterns.RunOptions{
-		Path: path, Load: loadSpec, Bindings: b, Env: env,
+		Path: path, Bindings: b, Env: env,
 		MaxParallel: o.maxParallel, MaxSteps: o.maxSteps,
 	}, nil
 }

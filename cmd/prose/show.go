@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/patterns"
 )
 
 // showOptions are the flags and arguments of `prose show`.
@@ -41,7 +43,7 @@ one, 2 when FILE cannot be read (missing, a directory, no permission).`,
 }
 
 func runShow(s streams, o showOptions) error {
-	sp, diags, err := loadSpec(o.path)
+	sp, diags, err := patterns.LoadSpec(o.path)
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("show: %w", err)}
 	}
