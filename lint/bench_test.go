@@ -9,6 +9,7 @@ import (
 
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 )
@@ -17,7 +18,7 @@ import (
 // 1000 spec files on disk, with the default number of workers.
 func BenchmarkLint(b *testing.B) {
 	b.Run("corpus", func(b *testing.B) {
-		dir := corpusDir(b)
+		dir := testenv.Corpus(b)
 		benchPaths(b, dir, 19)
 	})
 	b.Run("1000files", func(b *testing.B) {
@@ -51,7 +52,7 @@ func benchPaths(b *testing.B, dir string, files int) {
 // and reports the share of the latter: parsing and checking are meant to
 // stay a small part of lint's time.
 func BenchmarkLintShare(b *testing.B) {
-	fsys := os.DirFS(corpusDir(b))
+	fsys := os.DirFS(testenv.Corpus(b))
 	names, err := fs.Glob(fsys, "*.prose.md")
 	if err != nil || len(names) == 0 {
 		b.Fatalf("no corpus files: %v", err)
@@ -97,7 +98,7 @@ func BenchmarkLintShare(b *testing.B) {
 
 // BenchmarkCheck runs only the static checks over the corpus programs.
 func BenchmarkCheck(b *testing.B) {
-	fsys := os.DirFS(corpusDir(b))
+	fsys := os.DirFS(testenv.Corpus(b))
 	names, _ := fs.Glob(fsys, "*.prose.md")
 	var specs []*spec.Spec
 	for _, n := range names {

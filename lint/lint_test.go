@@ -31,9 +31,6 @@ func specText(name, code string) string {
 // codeLine is the .md line of the first Delegation code line of specText.
 const codeLine = 23
 
-// corpusDir finds the shared corpus beside the repository, or skips.
-func corpusDir(t testing.TB) string { return testenv.Corpus(t) }
-
 // lintFS lints the whole of fsys, naming files relative to its root.
 func lintFS(t testing.TB, fsys fs.FS) *lint.Result {
 	t.Helper()
@@ -49,7 +46,7 @@ func lintFS(t testing.TB, fsys fs.FS) *lint.Result {
 // error; unused output_dir, placeholder strings, re-lets and type
 // mismatches as warnings).
 func TestCorpusGolden(t *testing.T) {
-	res := lintFS(t, os.DirFS(corpusDir(t)))
+	res := lintFS(t, os.DirFS(testenv.Corpus(t)))
 	if res.Files != 19 {
 		t.Errorf("linted %d files, want 19", res.Files)
 	}
