@@ -65,6 +65,24 @@ for x in [1, 2]:
 	if got != `"finally wins"` {
 		t.Errorf("got %s", got)
 	}
+	// An error in finally replaces the body's return.
+	wantErr(t, runErr(t, "try:\n  return \"body\"\nfinally:\n  throw \"from finally\"\n", nil, nil),
+		"test.md:4:3: uncaught throw: from finally")
+	// A continue in the body passes through try to its loop; finally runs.
+	got = mustRun(t, `
+let log = []
+for x in [1, 2, 3]:
+  try:
+    if x == 2:
+      continue
+    append x to log
+  finally:
+    append "f" + x to log
+return log
+`, nil, nil)
+	if want := `[1,"f1","f2",3,"f3"]`; got != want {
+		t.Errorf("continue through try: got %s, want %s", got, want)
+	}
 }
 
 func TestStepBudgetIsNotCaught(t *testing.T) {
