@@ -125,3 +125,6 @@ func toJSON(t testing.TB, v delegation.Value) string {
 	}
 	return string(b)
 }
+
+// newIndex is the index a replay of l answers from.
+func newIndex(l *Log) *index { return newIndexFor(l, Replaying) }

@@ -42,8 +42,6 @@ type index struct {
 	holder *iterToken
 }
 
-func newIndex(l *Log) *index { return newIndexFor(l, Replaying) }
-
 // newIndexFor builds the index a run in mode answers from. A resume of a
 // run that failed leaves out the attempts of the call that failed it (see
 // failedCall), so that call runs live again.
