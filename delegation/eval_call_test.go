@@ -286,3 +286,31 @@ func TestTimeoutGoesThroughTheRuntime(t *testing.T) {
 		t.Errorf("got %s after %d calls", got, c.calls.Load())
 	}
 }
+
+// TestCallArgumentsAreASnapshot: a service keeps what it received; a list
+// that grows after the call does not change it.
+func TestCallArgumentsAreASnapshot(t *testing.T) {
+	var got []*Object
+	c := newCaller().on("s", func(_ context.Context, req *CallRequest) (Value, error) {
+		got = append(got, req.Args)
+		return nil, nil
+	})
+	mustRun(t, `
+let xs = [1]
+let o = { n: 1 }
+call s
+  xs: xs
+  o: o
+append 2 to xs
+o["n"] = 2
+call s
+  xs: xs
+  o: o
+`, map[string]Value{"s": svc("s")}, &Host{Caller: c, Runtime: newFakeRuntime()})
+	if len(got) != 2 {
+		t.Fatalf("%d calls", len(got))
+	}
+	if a, b := js(t, got[0]), js(t, got[1]); a != `{"xs":[1],"o":{"n":1}}` || b != `{"xs":[1,2],"o":{"n":2}}` {
+		t.Errorf("first call received %s, second %s", a, b)
+	}
+}
