@@ -26,10 +26,7 @@ return {won: won, failures: failures}
 // before the winner: resume and replay re-run those losers, in the order
 // they finished, so the result is the journaled one.
 func TestParallelFirstKeepsTheLosersThatFinished(t *testing.T) {
-	prog, diags := parseMaybe(raceCode)
-	if prog == nil {
-		t.Fatalf("parse: %v", diags)
-	}
+	prog := mustParse(t, raceCode)
 	failed := make(chan struct{}, 2)
 	mk := func(name string, fail, last bool) *fakeSvc {
 		return &fakeSvc{name: name, fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
@@ -80,7 +77,7 @@ func TestReplayOfResultWithEscapableText(t *testing.T) {
   n: 1
 return {r: r}
 `
-	prog, _ := parseMaybe(code)
+	prog := mustParse(t, code)
 	svc := &fakeSvc{name: "svc", fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		return "L1/2>L3 <b> & co", nil
 	}}
@@ -110,10 +107,7 @@ parallel for c in cs:
     who: r
 return {seen: seen}
 `
-	prog, diags := parseMaybe(code)
-	if prog == nil {
-		t.Fatalf("parse: %v", diags)
-	}
+	prog := mustParse(t, code)
 	// d answers first, then (once d has appended and ticked) c, b, a.
 	names := []string{"a", "b", "c", "d"}
 	gates := map[string]chan struct{}{}

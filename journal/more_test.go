@@ -129,10 +129,7 @@ func TestParallelFirstReplaysTheWinner(t *testing.T) {
 	}
 	cands := delegation.NewList(mk("a", true), mk("b", false), mk("c", true))
 	code := strings.Replace(firstCode, "parallel for", "parallel first for", 1)
-	prog, diags := parseMaybe(code)
-	if prog == nil {
-		t.Skipf("parallel first syntax not supported: %v", diags)
-	}
+	prog := mustParse(t, code)
 	v, err := runWith(t, r, prog, map[string]delegation.Value{"candidates": cands}, context.Background())
 	close(block)
 	r.Close()
@@ -205,10 +202,7 @@ func TestCheckSpec(t *testing.T) {
 func TestReplayOfCanceledSiblings(t *testing.T) {
 	base := t.TempDir()
 	code := "let rs = parallel for c in cs:\n  call c\n    n: 1\nreturn rs\n"
-	prog, diags := parseMaybe(code)
-	if prog == nil {
-		t.Fatal(diags)
-	}
+	prog := mustParse(t, code)
 	mk := func(name string, fail bool) *fakeSvc {
 		return &fakeSvc{name: name, fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 			if fail {
