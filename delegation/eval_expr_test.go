@@ -229,19 +229,26 @@ func TestFailClosedRule(t *testing.T) {
 		{"if decision does not explicitly proceed:\n  return 1\n", true},
 		{"if decision does not explicitly proceed:\n  let y = 1\n", false},
 		{"if criteria says verdict is a failure:\n  append 1 to xs\n", false},
+		{"if verdict certifies the proposal:\n  record 1 in xs\n", true},
+		{"if decision does not explicitly proceed:\n  throw 1\n", true},
+		{"for x in [1]:\n  if decision does not explicitly proceed:\n    break\n", true},
+		// Only the block's top level counts.
+		{"if verdict certifies the proposal:\n  if true:\n    append 1 to xs\n", false},
+		// Loop conditions are never fail-closed.
+		{"loop until verdict certifies the proposal (max: 1):\n  append 1 to xs\n", false},
 	}
 	for _, tc := range cases {
-		var fc bool
+		var fc, asked bool
 		host := &Host{Runtime: newFakeRuntime(), Judge: judgeFunc(func(j *Judgment) (Verdict, error) {
-			fc = j.FailClosed
+			fc, asked = j.FailClosed, true
 			return Verdict{}, nil
 		})}
 		g := map[string]Value{"verdict": nil, "decision": nil, "criteria": nil, "xs": NewList()}
 		if _, err := run(t, tc.code, g, host); err != nil {
 			t.Fatal(err)
 		}
-		if fc != tc.want {
-			t.Errorf("%q: FailClosed %v, want %v", tc.code, fc, tc.want)
+		if fc != tc.want || !asked {
+			t.Errorf("%q: FailClosed %v (judge asked: %v), want %v", tc.code, fc, asked, tc.want)
 		}
 	}
 }
