@@ -80,6 +80,11 @@ func TestLoopCountsMustBeNonNegativeIntegers(t *testing.T) {
 	}
 	e := runErr(t, "loop while true (max: -2):\n  let x = 1\n", nil, nil)
 	wantErr(t, e, "test.md:1:23: loop max must be a non-negative integer, got -2")
+	// retries is a loop count too, and is refused above the step budget.
+	g := map[string]Value{"s": svc("s")}
+	wantErr(t, runErr(t, "call s\n  retries -1\n", g, nil), "test.md:2:11: retries must be a non-negative integer, got -1")
+	e = runErr(t, "call s\n  retries 500\n", g, &Host{Caller: newCaller(), Runtime: newFakeRuntime(), MaxSteps: 100})
+	wantErr(t, e, "retries 500 exceeds the step budget of 100 statements")
 }
 
 func TestLoopWhileUntil(t *testing.T) {
