@@ -130,7 +130,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	if o.maxSteps < 1 {
 		return usageErrorf("--max-steps must be at least 1, got %d", o.maxSteps)
 	}
-	models, err := newModels(o, s.err)
+	models, err := newModels(o)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}

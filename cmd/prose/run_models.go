@@ -23,7 +23,7 @@ type runModels struct {
 // newModels reads the model configuration from the environment and the
 // --model/--base-url flags. No model configured is not an error: runs
 // that need none work without.
-func newModels(o *runOptions, _ io.Writer) (*runModels, error) {
+func newModels(o *runOptions) (*runModels, error) {
 	cfg, err := llm.ConfigFromEnv(os.Getenv)
 	if err != nil {
 		return nil, err
