@@ -8,6 +8,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
+	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/patterns"
 )
 
@@ -20,25 +21,31 @@ func benchRatchet(b *testing.B, adv, cert delegation.Service, journaled bool, ev
 	base := b.TempDir()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		host := &delegation.Host{Caller: patterns.Caller{}, Judge: &judge.Deterministic{}}
-		var r *Run
-		if journaled {
-			var err error
-			if r, err = Create(base, Header{Spec: "bench"}, Options{SyncEvery: every}); err != nil {
-				b.Fatal(err)
-			}
-			host.Caller, host.Judge, host.Runtime = r.WrapCaller(host.Caller), r.WrapJudge(host.Judge), r.WrapRuntime(nil)
-		}
-		v, err := delegation.Run(context.Background(), prog, globals, host)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r != nil {
-			r.Finish(v, err)
-			r.Close()
-		}
+		runOnce(b, base, prog, globals, journaled, every)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps*2), "ns/call")
+}
+
+// runOnce runs prog with the real caller and the deterministic judge,
+// journaled under base with the sync window every or not at all.
+func runOnce(b *testing.B, base string, prog *syntax.Program, globals map[string]delegation.Value, journaled bool, every time.Duration) {
+	host := &delegation.Host{Caller: patterns.Caller{}, Judge: &judge.Deterministic{}}
+	var r *Run
+	if journaled {
+		var err error
+		if r, err = Create(base, Header{Spec: "bench"}, Options{SyncEvery: every}); err != nil {
+			b.Fatal(err)
+		}
+		host.Caller, host.Judge, host.Runtime = r.WrapCaller(host.Caller), r.WrapJudge(host.Judge), r.WrapRuntime(nil)
+	}
+	v, err := delegation.Run(context.Background(), prog, globals, host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r != nil {
+		r.Finish(v, err)
+		r.Close()
+	}
 }
 
 func instant(name string, v func() delegation.Value) *patterns.FuncService {
@@ -122,20 +129,9 @@ func BenchmarkExecOverhead(b *testing.B) {
 			var bare, journaled time.Duration
 			for i := 0; i < b.N; i++ {
 				for _, j := range []bool{false, true} {
-					host := &delegation.Host{Caller: patterns.Caller{}, Judge: &judge.Deterministic{}}
 					start := time.Now()
-					var r *Run
+					runOnce(b, base, prog, globals, j, every)
 					if j {
-						r, _ = Create(base, Header{Spec: "bench"}, Options{SyncEvery: every})
-						host.Caller, host.Judge, host.Runtime = r.WrapCaller(host.Caller), r.WrapJudge(host.Judge), r.WrapRuntime(nil)
-					}
-					v, err := delegation.Run(context.Background(), prog, globals, host)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if r != nil {
-						r.Finish(v, err)
-						r.Close()
 						journaled += time.Since(start)
 					} else {
 						bare += time.Since(start)
