@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 func TestTryCatchFinally(t *testing.T) {
@@ -294,6 +295,17 @@ func TestCancellationIsNeverCaught(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != KindCanceled || e.Pos.Line != 2 {
 		t.Errorf("error %#v", err)
+	}
+	// A deadline on the whole run is not caught either.
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	block := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	v, err = Run(ctx, prog, map[string]Value{"s": svc("s")}, &Host{Caller: block, Runtime: newFakeRuntime()})
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &e) || e.Kind != KindCanceled {
+		t.Errorf("run deadline: got %v, %v", v, err)
 	}
 }
 
