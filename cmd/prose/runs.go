@@ -27,9 +27,8 @@ first: id, spec, start time (local), status (ok, error, interrupted,
 diverged, running, or incomplete for a run that was killed), finished calls
 and duration (the time it spent running, over the run and its resumes,
 without the pauses between them). The table is the same on a terminal and
-in a pipe; --json
-prints a JSON array instead (times in RFC 3339, duration in milliseconds,
-the error of a failed or unreadable run).
+in a pipe; --json prints a JSON array instead (times in RFC 3339, duration
+in milliseconds, the error of a failed or unreadable run).
 
 'prose resume latest' and 'prose replay latest' name the newest run.
 'prose runs rm' deletes runs.`,
