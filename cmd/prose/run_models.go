@@ -17,7 +17,6 @@ import (
 type runModels struct {
 	cfg     llm.Config
 	clients map[string]*llm.Client // by model; "" is the configured one
-	judge   *llm.ModelJudge
 }
 
 // newModels reads the model configuration from the environment and the
@@ -67,8 +66,7 @@ func (m *runModels) apply(opts *patterns.RunOptions) {
 	opts.ModelHint = patterns.DefaultModelHint
 	if c := m.clients[""]; c != nil {
 		opts.ModelJudgeFor = func(sp *spec.Spec) delegation.Judge {
-			m.judge = llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
-			return m.judge
+			return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
 		}
 	}
 	opts.Env.LLM = m.slotService
