@@ -13,8 +13,8 @@ import (
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
-
 	"github.com/proselang/prose/internal/testenv"
+	"github.com/proselang/prose/spec"
 )
 
 // svc is a fake Service.
@@ -222,31 +222,19 @@ func wantErr(t testing.TB, err error, frags ...string) {
 	}
 }
 
-// corpusPattern loads the Delegation block of a corpus pattern, with
-// positions into its .md file; it skips the test when the corpus is absent.
+// corpusPattern loads the Delegation block of a corpus pattern through the
+// spec loader, with positions into its .md file; it skips the test when the
+// corpus is absent.
 func corpusPattern(t testing.TB, name string) *syntax.Program {
 	t.Helper()
-	path := testenv.CorpusFile(t, name)
-	src, err := os.ReadFile(path)
+	sp, diags, err := spec.LoadFS(os.DirFS(testenv.Corpus(t)), name+".prose.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(src)
-	start := strings.Index(text, "```prose\n")
-	if start < 0 {
-		t.Fatalf("%s: no prose fence", path)
+	if diags.HasErrors() || sp.Delegation == nil || sp.Delegation.Program == nil {
+		t.Fatalf("load %s: no runnable Delegation: %v", name, diags)
 	}
-	start += len("```prose\n")
-	end := strings.Index(text[start:], "\n```")
-	if end < 0 {
-		t.Fatalf("%s: unterminated fence", path)
-	}
-	f := diag.NewFile(name+".prose.md", src)
-	prog, errs := syntax.Parse(f, syntax.SplitLines(text[start:start+end], diag.Pos(start)))
-	if errs.HasErrors() {
-		t.Fatalf("parse %s: %v", name, errs)
-	}
-	return prog
+	return sp.Delegation.Program
 }
 
 func posAt(file string, line, col int) diag.Position {
