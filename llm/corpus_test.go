@@ -3,35 +3,29 @@ package llm
 import (
 	"context"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
-	"github.com/proselang/prose/llm/llmtest"
-
 	"github.com/proselang/prose/internal/testenv"
+	"github.com/proselang/prose/llm/llmtest"
+	"github.com/proselang/prose/spec"
 )
 
-// corpusProgram parses the Delegation block of a corpus pattern, skipping
-// the test when the corpus is absent.
+// corpusProgram loads the Delegation block of a corpus pattern through the
+// spec loader, skipping the test when the corpus is absent.
 func corpusProgram(t *testing.T, name string) *syntax.Program {
 	t.Helper()
-	src, err := os.ReadFile(testenv.CorpusFile(t, name))
+	sp, diags, err := spec.LoadFS(os.DirFS(testenv.Corpus(t)), name+".prose.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```prose\n(.*?)\n```").FindSubmatch(src)
-	if m == nil {
-		t.Fatalf("%s: no prose block", name)
+	if diags.HasErrors() || sp.Delegation == nil || sp.Delegation.Program == nil {
+		t.Fatalf("load %s: no runnable Delegation: %v", name, diags)
 	}
-	prog, errs := syntax.ParseString(name+".prose.md", string(m[1]))
-	if errs.HasErrors() {
-		t.Fatal(errs)
-	}
-	return prog
+	return sp.Delegation.Program
 }
 
 // serviceCaller dispatches each call to its *SlotService.
