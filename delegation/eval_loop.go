@@ -120,19 +120,16 @@ func (f *frame) collect(x syntax.Expr) (Value, error) {
 	if lp.first {
 		return f.runFirst(lp)
 	}
+	// Collecting, a return ends only its iteration: the loops end with
+	// the list or an error, never with a return of their own.
 	out := make([]Value, lp.n)
-	var c ctrl
-	var v Value
 	if lp.parallel {
-		c, v, _, err = f.runParallel(lp, out)
+		_, _, _, err = f.runParallel(lp, out)
 	} else {
-		c, v, _, err = f.runSeq(lp, &out)
+		_, _, _, err = f.runSeq(lp, &out)
 	}
 	if err != nil {
 		return nil, err
-	}
-	if c == ctrlReturn { // cannot happen: returns end iterations here
-		return v, nil
 	}
 	return NewList(out...), nil
 }
