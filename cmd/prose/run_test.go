@@ -30,15 +30,14 @@ func runWithModel(t *testing.T, srv *llmtest.Server, args ...string) (code int, 
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", testKey)
 	t.Setenv("PROSE_MODEL", "model-env")
-	var out, errw bytes.Buffer
-	code = Main(append([]string{"run", "--no-journal", "judged.prose.md"}, args...), strings.NewReader(""), &out, &errw)
+	code, stdout, stderr = runMain(t, append([]string{"run", "--no-journal", "judged.prose.md"}, args...)...)
 	trace, _ := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
-	for _, s := range []string{out.String(), errw.String(), string(trace)} {
+	for _, s := range []string{stdout, stderr, string(trace)} {
 		if strings.Contains(s, testKey) {
 			t.Errorf("the API key leaked:\n%s", s)
 		}
 	}
-	return code, out.String(), errw.String()
+	return code, stdout, stderr
 }
 
 func TestRunAsksTheModelJudge(t *testing.T) {
