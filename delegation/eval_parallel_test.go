@@ -197,6 +197,11 @@ func TestDefaultRuntime(t *testing.T) {
 	if err := rt.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Errorf("sleep on a canceled ctx: %v", err)
 	}
+	// Otherwise it waits out d (the model client's retries use it too).
+	start := time.Now()
+	if err := rt.Sleep(context.Background(), 5*time.Millisecond); err != nil || time.Since(start) < 5*time.Millisecond {
+		t.Errorf("sleep of 5ms: %v after %v", err, time.Since(start))
+	}
 	// A canceled caller: All reports it even when no iteration failed.
 	err := rt.All(ctx, 3, 2, func(context.Context, int) error { return nil })
 	if !errors.Is(err, context.Canceled) {
