@@ -23,7 +23,6 @@ type Summary struct {
 	Status string    // a Status* constant
 	Calls  int       // completed call attempts journaled
 	Err    string    // the final error, if any
-	Torn   bool
 	// Running is the time spent running: from the start to the last
 	// record of the run and of each resume, without the pauses between
 	// them (a killed run resumed a day later did not run for a day).
@@ -98,7 +97,7 @@ func Summarize(path string) *Summary {
 		s.Status, s.Err = StatusUnreadable, err.Error()
 		return s
 	}
-	s.Spec, s.Start, s.End, s.Torn = l.Header.Spec, l.Header.Time, l.Header.Time, l.Torn
+	s.Spec, s.Start, s.End = l.Header.Spec, l.Header.Time, l.Header.Time
 	seen := map[callKey]bool{}
 	segStart, segEnd := s.Start, s.Start
 	for _, r := range l.Records {
