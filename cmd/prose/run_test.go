@@ -80,16 +80,16 @@ func TestRunModelSlotAndFlagOverride(t *testing.T) {
 
 func TestRunLLMSlotNeedsAModel(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	t.Setenv("PROSE_MODEL", "")
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "judged.prose.md"), []byte(judgedRunSpec), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "judged.prose.md"), []byte(judgedRunSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(dir)
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("PROSE_MODEL", "")
-	var out, errw bytes.Buffer
-	code := Main([]string{"run", "--no-journal", "judged.prose.md", "--slot", "worker=llm", "--input", "task=x"}, strings.NewReader(""), &out, &errw)
-	if code != 2 || !strings.Contains(errw.String(), "worker=llm needs a model: pass --model or set PROSE_MODEL, or write llm:MODEL") {
-		t.Errorf("exit %d, stderr %q", code, errw.String())
+	code, _, stderr := runMain(t, "run", "--no-journal", "judged.prose.md", "--slot", "worker=llm", "--input", "task=x")
+	if code != 2 || !strings.Contains(stderr, "worker=llm needs a model: pass --model or set PROSE_MODEL, or write llm:MODEL") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	if srv.Count() != 0 {
 		t.Errorf("%d requests", srv.Count())
@@ -107,7 +107,9 @@ func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("broken pi
 
 func TestRunResultWriteFailureIsARunFailure(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "echo.prose.md"), []byte(echoRunSpec), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "echo.prose.md"), []byte(echoRunSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(dir)
 	var errw bytes.Buffer
 	code := Main([]string{"run", "--no-journal", "-q", "echo.prose.md", "--slot", "svc=exec:cat", "--input", "msg=x"},
@@ -139,21 +141,20 @@ func TestRunUsageCountsJudgmentsWithoutAModel(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", strings.Replace(srv.URL, "http://", "http://bob:hunter2pass@", 1))
 	t.Setenv("OPENAI_API_KEY", testKey)
 	t.Setenv("PROSE_MODEL", "model-env")
-	var out, errw bytes.Buffer
-	code := Main([]string{"run", "--no-journal", "std/patterns/ratchet.prose.md", "--slot", "advancer=llm",
+	code, stdout, stderr := runMain(t, "run", "--no-journal", "std/patterns/ratchet.prose.md", "--slot", "advancer=llm",
 		"--slot", `certifier=exec:echo '{"verdict": "certify"}'`, "--input", "task_brief=t", "--config", "max_steps=2",
-		"--trace", "trace.jsonl"}, strings.NewReader(""), &out, &errw)
+		"--trace", "trace.jsonl")
 	if code != 0 {
-		t.Fatalf("exit %d, stderr %s", code, errw.String())
+		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
-	if !strings.Contains(errw.String(), "model calls: 2") || !strings.Contains(errw.String(), "2 decided without a model") {
-		t.Errorf("stderr lacks the totals:\n%s", errw.String())
+	if !strings.Contains(stderr, "model calls: 2") || !strings.Contains(stderr, "2 decided without a model") {
+		t.Errorf("stderr lacks the totals:\n%s", stderr)
 	}
 	trace, _ := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
 	if !strings.Contains(string(trace), `"model_usage":{"model_calls":2,`) || !strings.Contains(string(trace), `"judge_avoided":2`) {
 		t.Errorf("run.end lacks the model usage:\n%s", trace)
 	}
-	for _, s := range []string{out.String(), errw.String(), string(trace)} {
+	for _, s := range []string{stdout, stderr, string(trace)} {
 		if strings.Contains(s, "hunter2pass") || strings.Contains(s, testKey) {
 			t.Errorf("a credential leaked:\n%s", s)
 		}
