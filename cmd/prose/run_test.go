@@ -19,18 +19,25 @@ const judgedRunSpec = "---\nname: judged\nkind: pattern\n---\n\n# Judged\n\nAsks
 
 const testKey = "sk-test-0123456789abcdefghij"
 
-// runWithModel runs prose in dir with a scripted model server configured.
+// runWithModel runs judgedRunSpec with a scripted model server configured.
 func runWithModel(t *testing.T, srv *llmtest.Server, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runSpecWithModel(t, srv, "judged.prose.md", judgedRunSpec, args...)
+}
+
+// runSpecWithModel writes src as file in a fresh folder and runs it there
+// with a scripted model server configured; the API key must not leak.
+func runSpecWithModel(t *testing.T, srv *llmtest.Server, file, src string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "judged.prose.md"), []byte(judgedRunSpec), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", testKey)
 	t.Setenv("PROSE_MODEL", "model-env")
-	code, stdout, stderr = runMain(t, append([]string{"run", "--no-journal", "judged.prose.md"}, args...)...)
+	code, stdout, stderr = runMain(t, append([]string{"run", "--no-journal", file}, args...)...)
 	trace, _ := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
 	for _, s := range []string{stdout, stderr, string(trace)} {
 		if strings.Contains(s, testKey) {
@@ -170,17 +177,10 @@ const tryJudgeSpec = "---\nname: tryjudge\nkind: pattern\n---\n\n# Try Judge\n\n
 // catches, end to end.
 func TestRunUnreadableVerdictIsCatchable(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Content: "I cannot say.", Times: -1})
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "tryjudge.prose.md"), []byte(tryJudgeSpec), 0o644)
-	t.Chdir(dir)
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	t.Setenv("OPENAI_API_KEY", testKey)
-	t.Setenv("PROSE_MODEL", "model-env")
-	var out, errw bytes.Buffer
-	code := Main([]string{"run", "--no-journal", "-q", "tryjudge.prose.md", "--slot", `worker=exec:echo '"a draft"'`, "--input", "task=t"},
-		strings.NewReader(""), &out, &errw)
-	if code != 0 || out.String() != "\"judge\"\n" {
-		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errw.String())
+	code, stdout, stderr := runSpecWithModel(t, srv, "tryjudge.prose.md", tryJudgeSpec,
+		"-q", "--slot", `worker=exec:echo '"a draft"'`, "--input", "task=t")
+	if code != 0 || stdout != "\"judge\"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if srv.Count() < 2 {
 		t.Errorf("%d requests: the judge should have asked again before giving up", srv.Count())
