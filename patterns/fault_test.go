@@ -3,6 +3,8 @@ package patterns
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +130,27 @@ func TestGarbageStaysOutOfTheTrace(t *testing.T) {
 	}
 	if len(o.traceOf("run.end")) != 1 {
 		t.Errorf("trace: %v", o.trace)
+	}
+}
+
+// A spec with a syntax error is refused with that error alone: checking
+// what the parser recovered would add findings that are only its echoes,
+// as prose lint already knows.
+func TestSyntaxErrorIsReportedAlone(t *testing.T) {
+	src := "---\nname: broken\nkind: pattern\n---\n\n# Broken\n\nA spec with a syntax error.\n\n### Slots\n\n- `svc`\n\n" +
+		"### Delegation\n\n```prose\nlet x = call svc\nif x ==:\n  return nope\nreturn undefined_name\n```\n"
+	path := filepath.Join(t.TempDir(), "broken.prose.md")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := runSpec(t, path, []string{"slot:svc=exec:cat"})
+	var se *SpecError
+	if !errors.As(o.err, &se) || len(se.Diags) == 0 {
+		t.Fatalf("err = %v, want a *SpecError", o.err)
+	}
+	for _, d := range se.Diags {
+		if !strings.HasPrefix(d.Code, "syntax/") {
+			t.Errorf("a finding besides the syntax error: %s", d)
+		}
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"os"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
 )
@@ -218,7 +218,7 @@ func loadChecked(opts RunOptions) (*spec.Spec, diag.List, error) {
 	if sp.Delegation == nil || sp.Delegation.Program == nil {
 		diags.Errorf(sp.File, 0, "run/no-delegation", "the spec has no Delegation block with a ```prose code block: nothing to run")
 	} else {
-		diags = append(diags, check.Check(sp.Delegation.Program, sp.Decls())...)
+		diags = append(diags, lint.Spec(sp, diags)...)
 	}
 	diags = diags.Dedupe()
 	if diags.HasErrors() {
