@@ -181,23 +181,8 @@ func (f *frame) duration(x syntax.Expr, what string) (time.Duration, error) {
 }
 
 func (f *frame) toDuration(x syntax.Expr, v Value, what string) (time.Duration, error) {
-	switch d := v.(type) {
-	case time.Duration:
+	if d, ok := ToDuration(v); ok {
 		return d, nil
-	case int64:
-		if d >= 0 && d < math.MaxInt64/int64(time.Second) {
-			return time.Duration(d) * time.Second, nil
-		}
-	case float64:
-		if d >= 0 && d < float64(math.MaxInt64/int64(time.Second)) {
-			return time.Duration(d * float64(time.Second)), nil
-		}
-	case string:
-		// A duration that went through JSON (a config value, a service's
-		// answer) arrives as its text form.
-		if t, err := time.ParseDuration(strings.TrimSpace(d)); err == nil && t >= 0 {
-			return t, nil
-		}
 	}
 	return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a duration (500ms, 30s) or a number of seconds, got %s %s", what, TypeName(v), Text(v))
 }

@@ -463,3 +463,28 @@ func Text(v Value) string {
 	}
 	return string(b)
 }
+
+// ToDuration reads a duration: a duration value, a non-negative number of
+// seconds, or either as text ("500ms", "1m30s", "30": a duration that went
+// through JSON or a command line). ok is false for anything else, negative
+// durations included.
+func ToDuration(v Value) (d time.Duration, ok bool) {
+	const maxSeconds = float64(math.MaxInt64 / int64(time.Second))
+	switch x := v.(type) {
+	case time.Duration:
+		return x, x >= 0
+	case int64:
+		return time.Duration(x) * time.Second, x >= 0 && float64(x) < maxSeconds
+	case float64:
+		return time.Duration(x * float64(time.Second)), x >= 0 && x < maxSeconds
+	case string:
+		t := strings.TrimSpace(x)
+		if p, err := time.ParseDuration(t); err == nil {
+			return p, p >= 0
+		}
+		if f, err := strconv.ParseFloat(t, 64); err == nil && !math.IsNaN(f) {
+			return ToDuration(f)
+		}
+	}
+	return 0, false
+}

@@ -3,6 +3,7 @@ package delegation
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // JSON round trips keep integers as integers, key order, and refuse
@@ -25,5 +26,30 @@ func TestJSONNumbers(t *testing.T) {
 	}
 	if _, err := FromJSON([]byte(`{"f": 1e400}`)); err == nil || !strings.Contains(err.Error(), "1e400 is out of range") {
 		t.Errorf("1e400: err = %v", err)
+	}
+}
+
+// ToDuration is the one reader of durations: timeouts, backoff and config
+// keys typed duration all go through it.
+func TestToDuration(t *testing.T) {
+	for _, tc := range []struct {
+		in   Value
+		want time.Duration
+		ok   bool
+	}{
+		{1500 * time.Millisecond, 1500 * time.Millisecond, true},
+		{int64(2), 2 * time.Second, true},
+		{0.5, 500 * time.Millisecond, true},
+		{" 1m30s ", 90 * time.Second, true},
+		{"30", 30 * time.Second, true},
+		{"-1s", 0, false},
+		{int64(-3), 0, false},
+		{"soon", 0, false},
+		{nil, 0, false},
+	} {
+		got, ok := ToDuration(tc.in)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("ToDuration(%#v) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
 	}
 }

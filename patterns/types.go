@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -192,7 +191,7 @@ func coerce(t declType, v delegation.Value) (delegation.Value, error) {
 			return v, nil
 		}
 	case typeDuration:
-		if d, ok := toDuration(v); ok {
+		if d, ok := delegation.ToDuration(v); ok {
 			return d, nil
 		}
 		return nil, fmt.Errorf("want a duration such as 500ms, 30s or 2m (or a number of seconds), got %s", shortJSON(v))
@@ -202,28 +201,6 @@ func coerce(t declType, v delegation.Value) (delegation.Value, error) {
 		}
 	}
 	return nil, fmt.Errorf("want %s, got %s %s", article(t), delegation.TypeName(v), shortJSON(v))
-}
-
-// toDuration reads a duration: a duration value, a Go duration string
-// ("500ms", "1m30s"), or a non-negative number of seconds, bare or as text.
-func toDuration(v delegation.Value) (time.Duration, bool) {
-	const maxSeconds = float64(math.MaxInt64 / int64(time.Second))
-	switch d := v.(type) {
-	case time.Duration:
-		return d, d >= 0
-	case int64:
-		return time.Duration(d) * time.Second, d >= 0 && float64(d) < maxSeconds
-	case float64:
-		return time.Duration(d * float64(time.Second)), d >= 0 && d < maxSeconds
-	case string:
-		if p, err := time.ParseDuration(d); err == nil {
-			return p, p >= 0
-		}
-		if f, err := strconv.ParseFloat(d, 64); err == nil && !math.IsNaN(f) {
-			return toDuration(f)
-		}
-	}
-	return 0, false
 }
 
 func coerceElems(t declType, l *delegation.List) (delegation.Value, error) {
