@@ -13,6 +13,8 @@ import (
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm/llmtest"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // These tests run the real prose binary, kill it with SIGKILL in the
@@ -41,7 +43,7 @@ type journalWorld struct {
 
 func newJournalWorld(t *testing.T, bin, specSrc string, block string) *journalWorld {
 	t.Helper()
-	root := scriptRoot(t)
+	root := testenv.MustRoot(t)
 	dir := t.TempDir()
 	for _, f := range []string{"adv.sh", "cert.sh", "worker.sh", "fanout.prose.md"} {
 		copyFile(t, filepath.Join(root, "testdata", "journal", f), filepath.Join(dir, f))

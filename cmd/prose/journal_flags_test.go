@@ -27,6 +27,14 @@ func TestOverrideArgv(t *testing.T) {
 	if want := []string{`--input-json={"a":1}`, "s.prose.md"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("--input-json override: %q", got)
 	}
+	// Several keys the run did not set come first in one fixed order.
+	o = &rerunOptions{inputs: []string{"z=1", "a=2", "m=3"}, configs: []string{"k=4"}}
+	want = []string{"--config=k=4", "--input=a=2", "--input=m=3", "--input=z=1", "s.prose.md"}
+	for range 20 {
+		if got, _ = overrideArgv([]string{"s.prose.md"}, o); !reflect.DeepEqual(got, want) {
+			t.Fatalf("added keys: got %q, want %q", got, want)
+		}
+	}
 	if _, err := overrideArgv(argv, &rerunOptions{configs: []string{"novalue"}}); err == nil {
 		t.Errorf("an override without = was accepted")
 	}

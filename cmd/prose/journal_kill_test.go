@@ -9,6 +9,8 @@ import (
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm/llmtest"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // killScenario is one run killed with SIGKILL at several points, each
@@ -107,7 +109,7 @@ func testKillScenario(t *testing.T, bin string, sc killScenario, all bool) {
 
 func newKillWorld(t *testing.T, bin string, sc killScenario, env []string) *journalWorld {
 	w := newJournalWorld(t, bin, sc.spec, "")
-	copyFile(t, filepath.Join(scriptRoot(t), "testdata", "journal", "svc.sh"), filepath.Join(w.dir, "svc.sh"))
+	copyFile(t, filepath.Join(testenv.MustRoot(t), "testdata", "journal", "svc.sh"), filepath.Join(w.dir, "svc.sh"))
 	w.env = append(w.env, env...)
 	w.env = append(w.env, "JSLEEP=0.05")
 	return w

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -179,12 +181,15 @@ func overrideArgv(argv []string, o *rerunOptions) ([]string, error) {
 		}
 		out = append(out, a)
 	}
-	for key, nv := range repl {
+	// Keys the run did not set go first, in a fixed order, so the same
+	// resume journals the same command line.
+	var added []string
+	for _, key := range slices.Sorted(maps.Keys(repl)) {
 		if !done[key] {
-			out = append(nv, out...) // a key the run did not set
+			added = append(added, repl[key]...)
 		}
 	}
-	return out, nil
+	return append(added, out...), nil
 }
 
 // argKey is "slot NAME" for --slot=NAME=..., likewise for config and

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // Scripts see $CORPUS, the real-world spec corpus when present (the
 // condition [corpus] tells whether it is), and $ROOT, the module root.
 func TestScripts(t *testing.T) {
-	root := scriptRoot(t)
+	root := testenv.MustRoot(t)
 	corpus := filepath.Join(root, "..", "shared", "corpus", "openprose-0.11", "patterns")
 	_, err := os.Stat(corpus)
 	haveCorpus := err == nil
@@ -81,6 +81,3 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 type scriptCondError struct{ cond string }
 
 func (e *scriptCondError) Error() string { return "unknown condition " + e.cond }
-
-// scriptRoot is the folder holding go.mod.
-func scriptRoot(t testing.TB) string { return testenv.MustRoot(t) }

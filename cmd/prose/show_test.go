@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // runMain runs prose in-process and returns its exit code and output.
@@ -18,7 +20,7 @@ func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestShow(t *testing.T) {
-	root := scriptRoot(t)
+	root := testenv.MustRoot(t)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.prose.md")
 	if err := os.WriteFile(bad, []byte("---\nname: bad\nkind: pattern\n---\n# Bad\n"), 0o644); err != nil {
