@@ -69,7 +69,7 @@ PROSE_MODEL_TIMEOUT (e.g. 90s) bounds each model request.
 
 Progress on stderr: on a terminal, one line per call attempt (call id,
 service, attempt, outcome, duration); otherwise only failed attempts; then
-a summary line. --quiet prints neither. --trace FILE writes JSON lines: run
+a summary line; a spec's lint warnings are shown first. --quiet prints none of it. --trace FILE writes JSON lines: run
 start and end, every attempt with its stable call id, every judgment (a
 file, or /dev/stderr: stdout holds nothing but the result).
 
@@ -154,7 +154,14 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	}
 	jr, ctx := startJournal(ctx, cmd, &o.journal, s.err)
 	jr.prepare(&opts)
-	opts.Wrap = jr.wrap
+	opts.Wrap = func(p *patterns.Prepared) error {
+		// The spec's warnings (lint's findings short of errors) are worth
+		// seeing before the run acts on it.
+		if !o.quiet {
+			fmt.Fprint(s.err, p.Warnings.String())
+		}
+		return jr.wrap(p)
+	}
 	start := time.Now()
 	v, runErr := patterns.Run(ctx, opts)
 	runErr = jr.finish(v, runErr)
