@@ -188,7 +188,7 @@ func measure(v delegation.Value, unit string) (n int, what string, ok bool) {
 		case *delegation.Object:
 			n = v.Len()
 		default:
-			return 0, "a " + delegation.TypeName(v) + ", not a list", false
+			return 0, aType(v) + ", not a list", false
 		}
 		return n, plural(n, "item"), true
 	case unit == "bullet point":
@@ -196,7 +196,7 @@ func measure(v delegation.Value, unit string) (n int, what string, ok bool) {
 	}
 	s, isText := v.(string)
 	if !isText {
-		return 0, "a " + delegation.TypeName(v) + ", not text", false
+		return 0, aType(v) + ", not text", false
 	}
 	switch {
 	case strings.HasPrefix(unit, "word"):
@@ -258,7 +258,7 @@ func decideNumber(text string, v delegation.Value) (Result, bool) {
 	}
 	if m := reTypeFn.FindStringSubmatch(text); m != nil {
 		t := strings.ToLower(m[1] + m[2])
-		return Result{Holds: hasType(v, t), Rule: "type", Detail: "a " + delegation.TypeName(v)}, true
+		return Result{Holds: hasType(v, t), Rule: "type", Detail: aType(v)}, true
 	}
 	return Result{}, false
 }
@@ -340,7 +340,7 @@ func every(sub string, v delegation.Value) (Result, bool) {
 		if _, ok := decideForm(sub, nil); !ok {
 			return Result{}, false
 		}
-		return Result{Holds: false, Rule: "every", Detail: "a " + delegation.TypeName(v) + ", not a list"}, true
+		return Result{Holds: false, Rule: "every", Detail: aType(v) + ", not a list"}, true
 	}
 	for i, e := range l.Elems() {
 		r, ok := decideForm(sub, e)
@@ -357,4 +357,16 @@ func every(sub string, v delegation.Value) (Result, bool) {
 		}
 	}
 	return Result{Holds: true, Rule: "every"}, true
+}
+
+// aType names v's type with its article: "null", "a string", "an object".
+func aType(v delegation.Value) string {
+	t := delegation.TypeName(v)
+	switch {
+	case t == "null":
+		return t
+	case strings.ContainsRune("aeiou", rune(t[0])):
+		return "an " + t
+	}
+	return "a " + t
 }

@@ -193,6 +193,7 @@ or an invalid spec, 130 interrupted.`,
 		newResumeCmd(s),
 		newReplayCmd(s),
 		newRunsCmd(s),
+		newTestCmd(s),
 	)
 	return root
 }

@@ -1,0 +1,141 @@
+package testrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/spec"
+)
+
+// This file is the one place that runs a subject: it turns a Case into a
+// run of the run library (bind, journal, run) and gives back the value.
+// Everything else in the package works on Cases and values.
+
+// Models are the model hooks of a test run; the zero value has no model.
+type Models struct {
+	// JudgeFor builds the judge of a subject's natural-language
+	// conditions (nil: no model).
+	JudgeFor func(sp *spec.Spec) delegation.Judge
+	// LLM builds the service of an `llm` binding (nil: no model).
+	LLM func(b *patterns.SlotBinding) (patterns.Service, error)
+	// Claims judges the expectations no rule decides (nil: no model).
+	Claims delegation.Judge
+	// Secrets are scrubbed from journals (API keys).
+	Secrets []string
+}
+
+// errNeedsModel is what the stand-ins for an absent model answer: the run
+// stops there, and the test is skipped, not passed.
+var errNeedsModel = errors.New("needs a model, and none is configured")
+
+// prepared is a subject bound and ready to run.
+type prepared struct {
+	p         *patterns.Prepared
+	dir       string
+	needModel *atomic.Bool
+}
+
+// prepare binds c's subject with its fixtures, its exec services working
+// in dir. Nothing runs. The error is a usage problem of the test (an
+// unbound slot, a missing input), reported before any test runs.
+func prepare(c *Case, dir string, m Models) (*prepared, error) {
+	var b patterns.Bindings
+	for _, s := range c.Slots {
+		b.Slots = append(b.Slots, patterns.Assignment{Name: s.Name, Value: s.Value})
+	}
+	for _, s := range c.Config {
+		b.Config = append(b.Config, patterns.Assignment{Name: s.Name, Value: s.Value})
+	}
+	if len(c.Inputs) > 0 {
+		raw, err := json.Marshal(c.Inputs)
+		if err != nil {
+			return nil, err
+		}
+		b.InputJSON = string(raw)
+	}
+	need := &atomic.Bool{}
+	env := &patterns.Env{Dir: dir, Nested: patterns.NestedSpec, LLM: m.LLM}
+	if env.LLM == nil {
+		env.LLM = func(sb *patterns.SlotBinding) (patterns.Service, error) {
+			return &patterns.FuncService{Name: sb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+				need.Store(true)
+				return nil, fmt.Errorf("slot %s is bound to llm: %w", sb.Path, errNeedsModel)
+			}}, nil
+		}
+	}
+	opts := patterns.RunOptions{Path: c.SubjectPath, Spec: c.Subject, Bindings: b, Env: env, Secrets: m.Secrets}
+	if m.JudgeFor != nil {
+		opts.ModelJudgeFor = m.JudgeFor
+	} else {
+		opts.ModelJudge = absentJudge{need}
+	}
+	p, err := patterns.Prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{p: p, dir: dir, needModel: need}, nil
+}
+
+// run runs a prepared subject, journaled under runDir ("" for no
+// journal). needModel is set when the run stopped for want of a model.
+func (pr *prepared) run(ctx context.Context, c *Case, runDir string) (v delegation.Value, runID string, needModel bool, err error) {
+	p := pr.p
+	var jr *journal.Run
+	if runDir != "" {
+		src := p.Spec.File.Source()
+		h := journal.Header{Spec: c.SubjectPath, SpecDigest: journal.Digest(src), Dir: pr.dir}
+		// The command line is the `prose run` equivalent of the test, so
+		// prose resume and prose replay can re-run it.
+		red := journal.NewRedactor(nil)
+		for _, s := range c.Slots {
+			kv := red.KV(s.Name, s.Value)
+			h.Bindings = append(h.Bindings, kv)
+			h.Argv = append(h.Argv, "--slot="+s.Name+"="+kv.Value)
+		}
+		for _, s := range c.Config {
+			kv := red.KV(s.Name, s.Value)
+			h.Config = append(h.Config, kv)
+			h.Argv = append(h.Argv, "--config="+s.Name+"="+kv.Value)
+		}
+		if in := p.Bindings.InputJSON; in != "" {
+			h.Argv = append(h.Argv, "--input-json="+in)
+		}
+		h.Argv = append(h.Argv, c.SubjectPath)
+		jr, err = journal.Create(runDir, h, journal.Options{SyncEvery: 100e6})
+		if err != nil {
+			return nil, "", false, fmt.Errorf("journal: %w", err)
+		}
+		runID = jr.ID()
+		p.Host.Caller = jr.WrapCaller(p.Host.Caller)
+		p.Host.Judge = jr.WrapJudge(p.Host.Judge)
+		p.Host.Runtime = jr.WrapRuntime(p.Host.Runtime)
+	}
+	v, err = p.Run(ctx)
+	if jr != nil {
+		if ferr := jr.Finish(v, err); ferr != nil && err == nil {
+			err = ferr
+		}
+		jr.Close()
+	}
+	return v, runID, pr.needModel.Load() || errors.Is(err, errNeedsModel), err
+}
+
+// absentJudge stands in for the model judge when none is configured.
+type absentJudge struct{ need *atomic.Bool }
+
+func (a absentJudge) Judge(_ context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	a.need.Store(true)
+	return delegation.Verdict{}, fmt.Errorf("%s: condition %q %w", j.Pos, j.Cond.Text, errNeedsModel)
+}
+
+// mkScratch makes a test's own working directory.
+func mkScratch(base, name string) (string, error) {
+	return os.MkdirTemp(base, "prose-test-"+safeName(name)+"-")
+}
