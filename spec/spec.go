@@ -41,10 +41,10 @@ type Spec struct {
 	// rules (a function, responsibility, gateway or test, or a 0.15
 	// pattern).
 	Contract   bool
-	Subject    string      // a test's front matter subject
-	Goal       string      // a responsibility's Goal section
-	Continuity []string    // Continuity bullets ("input-driven")
-	Strategies []string    // Strategies bullets
+	Subject    string   // a test's front matter subject
+	Goal       string   // a responsibility's Goal section
+	Continuity []string // Continuity bullets ("input-driven")
+	Strategies []string // Strategies bullets
 	Errors     []*ErrorDecl
 	Execution  *Delegation // the ### Execution section; Program is nil when it has no ```prose block
 	Patterns   []*PatternInstance
