@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/internal/testenv"
+)
+
+// The library's own tests pass with no model: every pattern test runs
+// (none skipped) and the closing line is the plain "N passed, 0 failed".
+func TestProseTestStd(t *testing.T) {
+	root := testenv.MustRoot(t)
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("PROSE_MODEL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Chdir(root)
+	code, out, errw := runMain(t, "test", "--run-dir", t.TempDir(), "std/")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errw)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	if !regexp.MustCompile(`^\d+ passed, 0 failed$`).MatchString(last) {
+		t.Errorf("closing line %q", last)
+	}
+	patterns, _ := filepath.Glob(filepath.Join(root, "std", "patterns", "*.prose.md"))
+	passed := strings.Count(out, "\nPASS ") + map[bool]int{true: 1}[strings.HasPrefix(out, "PASS ")]
+	if passed < len(patterns) || strings.Contains(out, "SKIP ") {
+		t.Errorf("%d tests passed for %d patterns:\n%s", passed, len(patterns), out)
+	}
+	// Every library pattern is the subject of at least one test.
+	for _, p := range patterns {
+		name := strings.TrimSuffix(filepath.Base(p), ".prose.md")
+		tests, _ := filepath.Glob(filepath.Join(root, "std", "tests", "*.test.prose.md"))
+		found := false
+		for _, tf := range tests {
+			b, _ := os.ReadFile(tf)
+			if strings.Contains(string(b), "subject: ../patterns/"+name+".prose.md\n") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no test has %s as its subject", name)
+		}
+	}
+}
+
+// writeFiles writes name/content pairs into a fresh directory and enters
+// it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	return dir
+}
+
+const passingTest = "---\nname: passes\nkind: test\nsubject: std/patterns/pipeline.prose.md\n---\n\n### Fixtures\n\n" +
+	"- `task_brief`: \"raw\"\n- `stages`: exec:cat >/dev/null; echo cooked\n\n### Expects\n\n- `result`: equals \"cooked\"\n"
+
+func TestProseTestExitCodes(t *testing.T) {
+	failing := strings.NewReplacer("passes", "fails", `equals "cooked"`, `equals "raw"`).Replace(passingTest)
+	crashing := strings.NewReplacer("passes", "crashes", "echo cooked", "echo 'disk on fire' >&2; exit 4").Replace(passingTest)
+	writeFiles(t, map[string]string{
+		"a.test.prose.md":          passingTest,
+		"b.test.prose.md":          failing,
+		"c.test.prose.md":          crashing,
+		"testdata/x.test.prose.md": strings.Replace(passingTest, "passes", "hidden", 1),
+		".prose/y.test.prose.md":   strings.Replace(passingTest, "passes", "hidden2", 1),
+	})
+	code, out, errw := runMain(t, "test", "--parallel", "2")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errw)
+	}
+	for _, want := range []string{
+		"PASS passes (",
+		"FAIL fails: 0/1 expectations\n    b.test.prose.md:14: expected: `result`: equals \"raw\"\n        observed: \"cooked\"\n",
+		"ERROR crashes: ",
+		"disk on fire",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.HasSuffix(out, "\n1 passed, 1 failed, 1 errors\n") || strings.Contains(out, "hidden") {
+		t.Errorf("output:\n%s", out)
+	}
+	// testdata/ is skipped unless named.
+	if code, out, _ := runMain(t, "test", "testdata"); code != 0 || !strings.Contains(out, "PASS hidden") {
+		t.Errorf("named testdata: exit %d\n%s", code, out)
+	}
+	// --run selects by name.
+	if code, out, _ := runMain(t, "test", "--run", "^pass"); code != 0 || out != strings.Replace(out, "FAIL", "", 1) || !strings.HasSuffix(out, "1 passed, 0 failed\n") {
+		t.Errorf("--run: exit %d\n%s", code, out)
+	}
+	// --json: one object per test.
+	code, out, _ = runMain(t, "test", "--json", "--run", "passes|fails")
+	recs := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 1 || len(recs) != 2 {
+		t.Fatalf("--json: exit %d\n%s", code, out)
+	}
+	var rec struct{ Name, Status string }
+	if err := json.Unmarshal([]byte(recs[1]), &rec); err != nil || rec.Name != "fails" || rec.Status != "fail" {
+		t.Errorf("--json record %q: %+v %v", recs[1], rec, err)
+	}
+	// --junit writes the file; --format github annotates the unmet item.
+	code, out, _ = runMain(t, "test", "--junit", "report.xml", "--format", "github", "b.test.prose.md")
+	if b, err := os.ReadFile("report.xml"); code != 1 || err != nil || !strings.Contains(string(b), `<testcase name="fails"`) {
+		t.Errorf("--junit: exit %d, %v\n%s", code, err, b)
+	}
+	if !strings.Contains(out, "::error file=b.test.prose.md,line=14,col=1::fails: expected: `result`: equals \"raw\"; observed: \"cooked\" [test/fail]\n") {
+		t.Errorf("github annotations:\n%s", out)
+	}
+}
+
+// A test that cannot run as written stops the command before anything
+// runs (exit 2); so does bad usage.
+func TestProseTestUsage(t *testing.T) {
+	noFixture := strings.Replace(passingTest, "- `task_brief`: \"raw\"\n", "", 1)
+	dir := writeFiles(t, map[string]string{"a.test.prose.md": passingTest, "b.test.prose.md": noFixture})
+	code, out, errw := runMain(t, "test")
+	if code != 2 || out != "" || !strings.Contains(errw, `b.test.prose.md:4:10: error: the subject's input "task_brief" has no fixture and no default`) {
+		t.Errorf("exit %d\nstdout %q\nstderr %s", code, out, errw)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".prose")); err == nil {
+		t.Errorf("a journal was written although nothing should have run")
+	}
+	for _, args := range [][]string{
+		{"test", "--run", "("},
+		{"test", "--format", "xml"},
+		{"test", "--parallel", "0"},
+		{"test", "no-such-dir"},
+	} {
+		if code, _, _ := runMain(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
