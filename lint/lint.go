@@ -220,7 +220,7 @@ func File(fsys fs.FS, name string) (diag.List, error) {
 	if err != nil {
 		return nil, cleanPathError(name, err)
 	}
-	return append(diags, Spec(s, diags)...), nil
+	return append(append(diags, Spec(s, diags)...), TestFile(fsys, name, s)...), nil
 }
 
 // Spec runs the static checks on a loaded spec, given the loader's

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
 )
@@ -127,34 +128,32 @@ type LoadError struct {
 func (e *LoadError) Error() string { return strings.TrimRight(e.Diags.String(), "\n") }
 
 // Load reads a test file, resolves its subject and sorts its fixtures.
-// Problems (a missing subject, a fixture naming nothing of the subject, an
-// input with no fixture and no default) come back together in a
-// *LoadError; nothing has run.
+// Problems (the checks prose lint makes of test files: a missing or
+// unknown subject, a fixture naming nothing of the subject, an input with
+// no fixture and no default, an item naming no output, no Expects) come
+// back together in a *LoadError; nothing has run.
 func Load(p string) (*Case, error) {
 	sp, diags, err := spec.Load(p)
 	if err != nil {
 		return nil, err
 	}
-	tf, tdiags := spec.ReadTest(sp)
-	diags = append(loaderErrors(diags), tdiags...)
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return nil, err
 	}
+	tf, _ := spec.ReadTest(sp)
+	diags = append(loaderErrors(diags), lint.TestFile(osFS{}, abs, sp).Errors()...)
 	c := &Case{Path: p, Dir: filepath.Dir(abs), Name: tf.Name, Test: tf, Inputs: map[string]any{}}
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(p), Suffix)
 	}
-	if tf.Subject != "" {
+	if !diags.HasErrors() {
 		c.SubjectPath = SubjectPath(abs, tf.Subject)
-		if c.SubjectPath == "" {
-			diags.Errorf(sp.File, tf.SubjectPos, CodeUnknownSubject, "subject %q: no file by that path, and no spec named so in the test's directory or above it up to the project root", tf.Subject)
-		} else if c.Subject, err = loadSubject(c.SubjectPath); err != nil {
-			diags.Errorf(sp.File, tf.SubjectPos, CodeUnknownSubject, "subject %q: %v", tf.Subject, err)
+		if c.Subject, err = loadSubject(c.SubjectPath); err != nil {
+			diags.Errorf(sp.File, tf.SubjectPos, lint.CodeTestUnknownSubject, "subject %q: %v", tf.Subject, err)
+		} else {
+			c.sortFixtures()
 		}
-	}
-	if c.Subject != nil {
-		diags = append(diags, c.sortFixtures(sp.File)...)
 	}
 	if diags.HasErrors() {
 		diags.Sort()
@@ -198,90 +197,25 @@ func loadSubject(p string) (*spec.Spec, error) {
 	return sp, nil
 }
 
-// Codes of test problems found before anything runs (also reported by
-// prose lint).
-const (
-	CodeUnknownSubject = "test/unknown-subject"
-	CodeUnknownFixture = "test/unknown-fixture"
-	CodeMissingInput   = "test/missing-input"
-	CodeUnknownOutput  = "test/unknown-output"
-	CodeEmptyExpects   = "test/empty-expects"
-)
-
-// sortFixtures files each fixture under the subject's slots (and callees),
-// config or inputs, and reports fixtures that name nothing and inputs
-// left without a value.
-func (c *Case) sortFixtures(f *diag.File) diag.List {
-	var diags diag.List
-	names := SubjectNames(c.Subject)
+// sortFixtures files each fixture under the subject's slots (and
+// callees), config or inputs; lint.TestFile has checked that each names
+// one of them.
+func (c *Case) sortFixtures() {
+	names := lint.SubjectNames(c.Subject)
 	for _, fx := range c.Test.Fixtures {
-		pos := f.Position(fx.Pos)
+		pos := c.Test.Spec.File.Position(fx.Pos)
 		root, _, _ := strings.Cut(fx.Name, ".")
 		switch names[root] {
-		case kindSlot:
+		case lint.NameSlot, lint.NameCallee:
 			for _, v := range bindingTexts(fx) {
 				c.Slots = append(c.Slots, Binding{Name: fx.Name, Value: c.absBinding(v), Pos: pos})
 			}
-		case kindConfig:
+		case lint.NameConfig:
 			c.Config = append(c.Config, Binding{Name: fx.Name, Value: valueText(fx), Pos: pos})
-		case kindInput:
-			c.Inputs[fx.Name] = fx.Value
 		default:
-			diags.Errorf(f, fx.Pos, CodeUnknownFixture, "fixture %q names no input, slot or config key of %s%s", fx.Name, c.Subject.Name, suggest(fx.Name, names))
+			c.Inputs[fx.Name] = fx.Value
 		}
 	}
-	for _, in := range c.Subject.Inputs {
-		_, given := c.Inputs[in.Name]
-		if given || in.Optional || in.HasDefault || names[in.Name] != kindInput {
-			continue
-		}
-		diags.Errorf(f, c.Test.SubjectPos, CodeMissingInput, "the subject's input %q has no fixture and no default: add - `%s`: VALUE under ### Fixtures", in.Name, in.Name)
-	}
-	return diags
-}
-
-// Kinds of subject names.
-const (
-	kindNone = iota
-	kindInput
-	kindSlot
-	kindConfig
-)
-
-// SubjectNames maps the names a fixture may bind to what they are: a
-// slot, a config key or an input. An input named like a slot or config
-// key is that slot or key.
-func SubjectNames(sp *spec.Spec) map[string]int {
-	m := map[string]int{}
-	for _, in := range sp.Inputs {
-		m[in.Name] = kindInput
-	}
-	for _, c := range sp.Config {
-		m[c.Name] = kindConfig
-	}
-	for _, s := range sp.Slots {
-		m[s.Name] = kindSlot
-	}
-	return m
-}
-
-// suggest is " (did you mean X?)" for the closest name, or "".
-func suggest(name string, names map[string]int) string {
-	best, bestD := "", 3
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if d := diag.EditDistance(name, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return " (did you mean " + best + "?)"
 }
 
 // bindingTexts is a slot fixture's bindings: one, or one per element of a

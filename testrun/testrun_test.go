@@ -142,7 +142,7 @@ subject: std/patterns/ratchet.prose.md
 	}
 	msg := le.Error()
 	for _, want := range []string{
-		"x.test.prose.md:9:1: error: fixture \"advancr\" names no input, slot or config key of ratchet (did you mean advancer?) [test/unknown-fixture]",
+		"x.test.prose.md:9:1: error: fixture \"advancr\" names no input, slot, config key or callee of ratchet (did you mean advancer?) [test/unknown-fixture]",
 		"x.test.prose.md:4:10: error: the subject's input \"task_brief\" has no fixture and no default",
 	} {
 		if !strings.Contains(msg, want) {
