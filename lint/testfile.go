@@ -101,7 +101,7 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		root, _, _ := strings.Cut(fx.Name, ".")
 		given[root] = true
 		if names[root] == "" {
-			diags.Errorf(s.File, fx.Pos, CodeTestUnknownFixture, "fixture %q names no input, slot, config key or callee of %s%s", fx.Name, sub.Name, didYouMean(root, names))
+			diags.Errorf(s.File, fx.Pos, CodeTestUnknownFixture, "fixture %q names no input, slot, config key or callee of %s%s", fx.Name, sub.Name, testDidYouMean(root, names))
 		}
 	}
 	for _, in := range sub.Inputs {
@@ -156,9 +156,9 @@ func LoadSubject(fsys fs.FS, testName, subject string) (*spec.Spec, string) {
 	return nil, "no spec of that name in the test's directory or above it, up to the project root"
 }
 
-// didYouMean is " (did you mean X?)" for the name of names closest to
+// testDidYouMean is " (did you mean X?)" for the name of names closest to
 // name, or "".
-func didYouMean(name string, names map[string]string) string {
+func testDidYouMean(name string, names map[string]string) string {
 	keys := make([]string, 0, len(names))
 	for k := range names {
 		keys = append(keys, k)
@@ -181,5 +181,5 @@ func didYouMeanOutput(name string, outs []*spec.Output) string {
 	for _, o := range outs {
 		m[o.Name] = "output"
 	}
-	return didYouMean(name, m)
+	return testDidYouMean(name, m)
 }
