@@ -25,6 +25,9 @@ type Models struct {
 	JudgeFor func(sp *spec.Spec) delegation.Judge
 	// LLM builds the service of an `llm` binding (nil: no model).
 	LLM func(b *patterns.SlotBinding) (patterns.Service, error)
+	// Render builds the service rendering a function or responsibility
+	// (nil: no model).
+	Render func(b *patterns.RenderBinding) (patterns.Service, error)
 	// Claims judges the expectations no rule decides (nil: no model).
 	Claims delegation.Judge
 	// Secrets are scrubbed from journals (API keys).
@@ -67,6 +70,15 @@ func prepare(c *Case, dir string, m Models) (*prepared, error) {
 			return &patterns.FuncService{Name: sb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 				need.Store(true)
 				return nil, fmt.Errorf("slot %s is bound to llm: %w", sb.Path, errNeedsModel)
+			}}, nil
+		}
+	}
+	env.Render = m.Render
+	if env.Render == nil {
+		env.Render = func(rb *patterns.RenderBinding) (patterns.Service, error) {
+			return &patterns.FuncService{Name: rb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+				need.Store(true)
+				return nil, fmt.Errorf("%s renders through a model: %w", rb.Name, errNeedsModel)
 			}}, nil
 		}
 	}

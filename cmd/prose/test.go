@@ -211,6 +211,7 @@ func testModels(o *testOptions) (testrun.Models, error) {
 		return out, nil
 	}
 	out.LLM = m.slotService
+	out.Render = m.renderService
 	out.JudgeFor = func(sp *spec.Spec) delegation.Judge {
 		return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/internal/testenv"
+	"github.com/proselang/prose/llm/llmtest"
 )
 
 // The library's own tests pass with no model: every pattern test runs
@@ -145,5 +146,56 @@ func TestProseTestUsage(t *testing.T) {
 		if code, _, _ := runMain(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// Upstream's kind: test smoke file runs against its subject (a function
+// rendered by the model): it passes when the model's answer carries the
+// phrase, and fails (exit 1) naming the unmet item and the answer when it
+// does not. Both phrases are decided from the data: one model request per
+// run, the render's.
+func TestSmokeKindTest(t *testing.T) {
+	smoke := filepath.Join(testenv.Corpus(t), "..", "..", "openprose-0.15", "smoke", "08-kind-test.prose.md")
+	for _, tc := range []struct {
+		answer string
+		code   int
+		want   []string
+	}{
+		{"Echoing kind test smoke fixture: caller-input-smoke-pass.", 0, []string{"PASS smoke-kind-test (", "\n1 passed, 0 failed\n"}},
+		{"Echoing kind test smoke fixture.", 1, []string{
+			"FAIL smoke-kind-test: 2/3 expectations\n",
+			"08-kind-test.prose.md:20: expected: `echo`: contains the exact phrase `caller-input-smoke-pass`\n        observed: \"Echoing kind test smoke fixture.\"\n",
+			"\n0 passed, 1 failed\n"}},
+	} {
+		srv := llmtest.NewServer(t, llmtest.JSON(map[string]any{"echo": tc.answer}))
+		t.Setenv("OPENAI_BASE_URL", srv.URL)
+		t.Setenv("OPENAI_API_KEY", testKey)
+		t.Setenv("PROSE_MODEL", "model-env")
+		code, out, errw := runMain(t, "test", "--run-dir", t.TempDir(), smoke)
+		if code != tc.code {
+			t.Errorf("answer %q: exit %d, want %d\n%s%s", tc.answer, code, tc.code, out, errw)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("answer %q: output lacks %q:\n%s", tc.answer, w, out)
+			}
+		}
+		if n := srv.Count(); n != 1 {
+			t.Errorf("answer %q: %d model requests, want the render's one", tc.answer, n)
+		} else if body := string(srv.Requests()[0].Body); !strings.Contains(body, "kind test smoke fixture") {
+			t.Errorf("the render was not given the fixture: %s", body)
+		}
+	}
+	// Without a model the test is skipped with the reason, never passed;
+	// --strict makes that an error.
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("PROSE_MODEL", "")
+	code, out, _ := runMain(t, "test", "--run-dir", t.TempDir(), smoke)
+	if code != 0 || !strings.Contains(out, "SKIP smoke-kind-test: the subject needs a model") || !strings.HasSuffix(out, "0 passed, 0 failed, 1 skipped\n") {
+		t.Errorf("no model: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runMain(t, "test", "--strict", "--run-dir", t.TempDir(), smoke); code != 1 || !strings.Contains(out, "ERROR smoke-kind-test: ") {
+		t.Errorf("--strict: exit %d\n%s", code, out)
 	}
 }
