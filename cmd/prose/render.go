@@ -17,4 +17,3 @@ func (m *runModels) renderService(b *patterns.RenderBinding) (patterns.Service, 
 	}
 	return llm.NewRenderService(c, patterns.RenderInfo(b.Node, b.Name, b.Model)), nil
 }
-
