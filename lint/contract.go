@@ -166,7 +166,8 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 			continue
 		}
 		seen[c.name] = true
-		if bound(d, c.name) {
+		if bound(d, c.name) || spec.WorldModelOp(c.name) {
+			d.Slots = append(d.Slots, check.Slot{Name: c.name, Pos: c.pos})
 			continue
 		}
 		callee := n.ResolveCall(c.name, nil, f)

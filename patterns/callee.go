@@ -56,10 +56,6 @@ type RenderBinding struct {
 // ErrNoModel is what Env.Render returns when no model is configured.
 var ErrNoModel = errors.New("no model is configured")
 
-// worldModelOps are the responsibility world-model operations a run does
-// not support yet.
-var worldModelOps = map[string]bool{"read_world_model": true, "write_world_model": true, "subscribe": true}
-
 // graph builds the services of one contract run.
 type graph struct {
 	env       *Env
@@ -101,7 +97,7 @@ func (g *graph) callee(from *spec.Spec, name string, at diag.Pos) Service {
 		}
 		return g.bound(name, v, node)
 	}
-	if worldModelOps[name] {
+	if spec.WorldModelOp(name) {
 		pos := from.File.Position(at)
 		return &FuncService{Name: name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 			return nil, fmt.Errorf("%s: %s is not supported yet: responsibility world-model persistence (read_world_model, subscriptions) is not run by prose", pos, name)

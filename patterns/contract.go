@@ -146,7 +146,9 @@ func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.L
 		}
 	}
 	for _, a := range b.Slots {
-		if !g.used[a.Name] {
+		if !g.used[a.Name] && a.Name == sp.Name {
+			g.problem("--slot %s: %s is not rendered in this run: its inline nodes give all its outputs; bind them instead", a.Name, a.Name)
+		} else if !g.used[a.Name] {
 			g.problem("--slot %s: no callee of %s is named %q%s", a.Name, sp.File.Name, a.Name, suggestion(a.Name, append(sp.CallTargets(nil, g.finder), sp.Name)))
 		}
 	}

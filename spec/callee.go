@@ -247,3 +247,14 @@ func (s *Spec) CallTargets(slots []string, f *Finder) []string {
 	}
 	return append(out, root.SiblingNames(f)...)
 }
+
+// WorldModelOp reports whether name is one of the responsibility
+// world-model operations (read_world_model, write_world_model, subscribe)
+// that calls may name but prose does not run yet.
+func WorldModelOp(name string) bool {
+	switch name {
+	case "read_world_model", "write_world_model", "subscribe":
+		return true
+	}
+	return false
+}
