@@ -282,3 +282,29 @@ func TestRunRefusals(t *testing.T) {
 		t.Errorf("world model: %v", err)
 	}
 }
+
+// A role of the library serves as a binding of a callee, and a with:
+// target of a pattern instance may be a std/ path.
+func TestRolesAsBindings(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"review.prose.md": fn("review", "draft bar", "verdict", exe("let e = call critic\n  result: draft\n  criteria: bar\nreturn e.verdict")+node("critic", "result criteria", "verdict")),
+		"loop.prose.md": "---\nname: loop\nkind: pattern\nversion: 0.15.0\n---\n\n### Slots\n\n- `writer`: drafts\n  - requires: `brief`\n  - ensures: `draft`\n\n" +
+			"### Delegation\n\n```prose\nlet d = call writer\n  brief: brief\nreturn { draft: d }\n```\n",
+		"uses.prose.md": fn("uses", "brief", "draft", "### Patterns\n\n```yaml\n- name: drafted\n  pattern: loop\n  with:\n    writer: std/roles/writer\n```\n\n"+
+			exe("return call drafted\n  brief: brief")),
+	})
+	env, srv := renderEnv(t,
+		llmtest.Reply{Content: `{"accepted": true, "verdict": "accept", "reasoning": "fine", "issues": []}`, Match: `carry out the function \"critic\"`},
+		llmtest.Reply{Content: `{"draft": "a page"}`, Match: `carry out the function \"std/roles/writer\"`})
+	v, err := runContract(t, filepath.Join(dir, "review.prose.md"), []string{"critic=std/roles/critic.prose.md"}, map[string]string{"draft": "d", "bar": "b"}, env)
+	if err != nil || asJSON(t, v) != `{"verdict":"accept"}` {
+		t.Fatalf("role binding: %v %v", v, err)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "Judges whether") && !strings.Contains(string(reqs[0].Body), "acceptance criteria") {
+		t.Errorf("the render did not state the role's contract: %d requests", len(reqs))
+	}
+	v, err = runContract(t, filepath.Join(dir, "uses.prose.md"), nil, map[string]string{"brief": "b"}, env)
+	if err != nil || asJSON(t, v) != `{"draft":"a page"}` {
+		t.Fatalf("std/ with: target: %v %v", v, err)
+	}
+}
