@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/proselang/prose/delegation"
@@ -40,9 +41,27 @@ var errNeedsModel = errors.New("needs a model, and none is configured")
 
 // prepared is a subject bound and ready to run.
 type prepared struct {
-	p         *patterns.Prepared
-	dir       string
-	needModel *atomic.Bool
+	p    *patterns.Prepared
+	dir  string
+	need *modelNeed
+}
+
+// modelNeed remembers the first thing that asked for the absent model.
+type modelNeed struct {
+	once sync.Once
+	what atomic.Value // string
+}
+
+// note records what needed a model and returns the error to answer with.
+func (n *modelNeed) note(what string) error {
+	n.once.Do(func() { n.what.Store(what) })
+	return fmt.Errorf("%s: %w", what, errNeedsModel)
+}
+
+// reason is what needed a model, "" when nothing did.
+func (n *modelNeed) reason() string {
+	s, _ := n.what.Load().(string)
+	return s
 }
 
 // prepare binds c's subject with its fixtures, its exec services working
@@ -63,13 +82,12 @@ func prepare(c *Case, dir string, m Models) (*prepared, error) {
 		}
 		b.InputJSON = string(raw)
 	}
-	need := &atomic.Bool{}
+	need := &modelNeed{}
 	env := &patterns.Env{Dir: dir, Nested: patterns.NestedSpec, LLM: m.LLM}
 	if env.LLM == nil {
 		env.LLM = func(sb *patterns.SlotBinding) (patterns.Service, error) {
 			return &patterns.FuncService{Name: sb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
-				need.Store(true)
-				return nil, fmt.Errorf("slot %s is bound to llm: %w", sb.Path, errNeedsModel)
+				return nil, need.note("slot " + sb.Path + " is bound to llm")
 			}}, nil
 		}
 	}
@@ -77,8 +95,7 @@ func prepare(c *Case, dir string, m Models) (*prepared, error) {
 	if env.Render == nil {
 		env.Render = func(rb *patterns.RenderBinding) (patterns.Service, error) {
 			return &patterns.FuncService{Name: rb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
-				need.Store(true)
-				return nil, fmt.Errorf("%s renders through a model: %w", rb.Name, errNeedsModel)
+				return nil, need.note(rb.Name + " renders through a model")
 			}}, nil
 		}
 	}
@@ -92,12 +109,13 @@ func prepare(c *Case, dir string, m Models) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{p: p, dir: dir, needModel: need}, nil
+	return &prepared{p: p, dir: dir, need: need}, nil
 }
 
 // run runs a prepared subject, journaled under runDir ("" for no
-// journal). needModel is set when the run stopped for want of a model.
-func (pr *prepared) run(ctx context.Context, c *Case, runDir string) (v delegation.Value, runID string, needModel bool, err error) {
+// journal). needModel says what stopped the run for want of a model ("" when
+// nothing did).
+func (pr *prepared) run(ctx context.Context, c *Case, runDir string) (v delegation.Value, runID string, needModel string, err error) {
 	p := pr.p
 	var jr *journal.Run
 	if runDir != "" {
@@ -122,7 +140,7 @@ func (pr *prepared) run(ctx context.Context, c *Case, runDir string) (v delegati
 		h.Argv = append(h.Argv, c.SubjectPath)
 		jr, err = journal.Create(runDir, h, journal.Options{SyncEvery: 100e6})
 		if err != nil {
-			return nil, "", false, fmt.Errorf("journal: %w", err)
+			return nil, "", "", fmt.Errorf("journal: %w", err)
 		}
 		runID = jr.ID()
 		p.Host.Caller = jr.WrapCaller(p.Host.Caller)
@@ -136,15 +154,18 @@ func (pr *prepared) run(ctx context.Context, c *Case, runDir string) (v delegati
 		}
 		jr.Close()
 	}
-	return v, runID, pr.needModel.Load() || errors.Is(err, errNeedsModel), err
+	need := pr.need.reason()
+	if need == "" && errors.Is(err, errNeedsModel) {
+		need = "the run needs one"
+	}
+	return v, runID, need, err
 }
 
 // absentJudge stands in for the model judge when none is configured.
-type absentJudge struct{ need *atomic.Bool }
+type absentJudge struct{ need *modelNeed }
 
 func (a absentJudge) Judge(_ context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
-	a.need.Store(true)
-	return delegation.Verdict{}, fmt.Errorf("%s: condition %q %w", j.Pos, j.Cond.Text, errNeedsModel)
+	return delegation.Verdict{}, a.need.note(fmt.Sprintf("condition %q at %s needs judging", j.Cond.Text, j.Pos))
 }
 
 // mkScratch makes a test's own working directory.

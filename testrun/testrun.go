@@ -196,8 +196,8 @@ func (s *Suite) runOne(ctx context.Context, i int, opts Options) *Result {
 	v, runID, needModel, err := s.preps[i].run(ctx, c, opts.RunDir)
 	r.RunID = runID
 	switch {
-	case needModel:
-		return skip(r, fmt.Sprintf("the subject %s", reason(err)), opts.Strict)
+	case needModel != "":
+		return skip(r, "needs a model, and none is configured: "+needModel, opts.Strict)
 	case ctx.Err() != nil:
 		r.Status, r.Reason = Error, "interrupted"
 		return r
@@ -252,18 +252,6 @@ func skip(r *Result, why string, strict bool) *Result {
 		r.Reason += " (--strict)"
 	}
 	return r
-}
-
-// reason is why a run needed a model, from its error.
-func reason(err error) string {
-	if err == nil {
-		return "needs a model, and none is configured"
-	}
-	msg := err.Error()
-	if i := strings.Index(msg, "\n"); i >= 0 {
-		msg = msg[:i]
-	}
-	return "needs a model, and none is configured: " + strings.TrimSpace(msg)
 }
 
 func countStatus(items []*Item, st Status) int {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/llm/llmtest"
+	"github.com/proselang/prose/std"
 )
 
 // The library's own tests pass with no model: every pattern test runs
@@ -192,10 +193,66 @@ func TestSmokeKindTest(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("PROSE_MODEL", "")
 	code, out, _ := runMain(t, "test", "--run-dir", t.TempDir(), smoke)
-	if code != 0 || !strings.Contains(out, "SKIP smoke-kind-test: the subject needs a model") || !strings.HasSuffix(out, "0 passed, 0 failed, 1 skipped\n") {
+	if code != 0 || !strings.Contains(out, "SKIP smoke-kind-test: needs a model, and none is configured: smoke-caller-input renders through a model\n") || !strings.HasSuffix(out, "0 passed, 0 failed, 1 skipped\n") {
 		t.Errorf("no model: exit %d\n%s", code, out)
 	}
 	if code, out, _ := runMain(t, "test", "--strict", "--run-dir", t.TempDir(), smoke); code != 1 || !strings.Contains(out, "ERROR smoke-kind-test: ") {
 		t.Errorf("--strict: exit %d\n%s", code, out)
+	}
+}
+
+// The library's role tests render through a model, so they live in
+// std/tests/testdata (prose test std/, run with no model in CI, does not
+// walk into them). Against the fake model server every one passes, with
+// one request per render and one for the claim only a model can judge;
+// without a model every one is skipped.
+func TestRoleTests(t *testing.T) {
+	root := testenv.MustRoot(t)
+	answers := map[string]map[string]any{
+		"critic":     {"accepted": false, "verdict": "reject", "reasoning": "The early return skips the close.", "issues": []string{"the file stays open on the early return"}},
+		"classifier": {"category": "billing", "confidence": 0.9, "reason": "a refund is a payment matter, not a delivery one"},
+		"extractor":  {"values": map[string]any{"number": "88", "vendor": "Acme", "due date": "2026-12-01", "amount": nil}, "missing": []string{"amount"}},
+		"formatter":  {"formatted": `{"name": "Ada", "age": 36}`},
+		"planner":    {"steps": []string{"tag v1.2", "build the binaries", "publish the release notes"}, "done-when": "the tag and the release page exist"},
+		"researcher": {"findings": []map[string]any{{"finding": "Go 1.23", "source": "the Go 1.23 release notes", "confidence": "high"}}, "open-questions": []string{}},
+		"router":     {"route": "shipping", "reason": "a parcel that never arrived is a delivery problem"},
+		"summarizer": {"summary": "The ratchet keeps certified steps only, proposes at most max_steps times, and returns what was certified even when interrupted."},
+		"verifier":   {"passed": true, "checks": []map[string]any{{"rule": "is a semantic version", "holds": true, "evidence": "1.2.0"}, {"rule": "starts with v", "holds": true, "evidence": "v"}}},
+		"writer":     {"draft": "Release 1.2 is out. Update to get the faster parser."},
+	}
+	script := []llmtest.Reply{{Match: "is faithful to the text", Content: `{"reasoning": "it restates the text", "holds": true}`}}
+	for role, a := range answers {
+		r := llmtest.JSON(a)
+		r.Match = "[" + role + "-fixture]"
+		script = append(script, r)
+	}
+	srv := llmtest.NewServer(t, script...)
+	t.Chdir(root)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", testKey)
+	t.Setenv("PROSE_MODEL", "model-env")
+	code, out, errw := runMain(t, "test", "--run-dir", t.TempDir(), "std/tests/testdata/roles")
+	if code != 0 || strings.Count(out, "PASS ") != len(answers) || !strings.HasSuffix(out, "\n10 passed, 0 failed\n") {
+		t.Fatalf("exit %d\n%s%s", code, out, errw)
+	}
+	if n := srv.Count(); n != len(answers)+1 {
+		t.Errorf("%d model requests, want %d renders and 1 judgment", n, len(answers))
+	}
+	var roles []string
+	for _, e := range std.Roles() {
+		roles = append(roles, e.Name)
+	}
+	for _, r := range roles {
+		if _, ok := answers[r]; !ok {
+			t.Errorf("role %s has no test", r)
+		}
+	}
+
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("PROSE_MODEL", "")
+	code, out, _ = runMain(t, "test", "--run-dir", t.TempDir(), "std/tests/testdata/roles")
+	if code != 0 || strings.Count(out, "SKIP ") != len(answers) || !strings.HasSuffix(out, "0 passed, 0 failed, 10 skipped\n") {
+		t.Errorf("no model: exit %d\n%s", code, out)
 	}
 }
