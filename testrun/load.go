@@ -141,6 +141,11 @@ func Load(p string) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sp.Kind != "test" {
+		var l diag.List
+		l.Errorf(sp.File, 0, "test/not-a-test", "not a test file (kind: %s): prose test runs files whose front matter says kind: test", sp.Kind)
+		return nil, &LoadError{Path: p, Diags: l}
+	}
 	tf, _ := spec.ReadTest(sp)
 	diags = append(loaderErrors(diags), lint.TestFile(osFS{}, abs, sp).Errors()...)
 	c := &Case{Path: p, Dir: filepath.Dir(abs), Name: tf.Name, Test: tf, Inputs: map[string]any{}}

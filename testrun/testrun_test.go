@@ -153,6 +153,10 @@ subject: std/patterns/ratchet.prose.md
 	if _, err := Load(q); err == nil || !strings.Contains(err.Error(), "y.test.prose.md:4:10: error: subject \"no-such-thing\"") {
 		t.Errorf("unknown subject: %v", err)
 	}
+	pat := writeTest(t, dir, "p.prose.md", "---\nname: p\nkind: pattern\n---\n")
+	if _, err := Load(pat); err == nil || !strings.Contains(err.Error(), "p.prose.md:1:1: error: not a test file (kind: pattern)") {
+		t.Errorf("a pattern named as a test: %v", err)
+	}
 }
 
 // A bare subject name is matched against front-matter names in the test's
