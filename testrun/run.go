@@ -120,7 +120,10 @@ func (pr *prepared) run(ctx context.Context, c *Case, runDir string) (v delegati
 	var jr *journal.Run
 	if runDir != "" {
 		src := p.Spec.File.Source()
-		h := journal.Header{Spec: c.SubjectPath, SpecDigest: journal.Digest(src), Dir: pr.dir}
+		// The run's directory on record is the test's own: the scratch
+		// directory is gone when the test ends, and prose replay and prose
+		// resume start from the recorded directory.
+		h := journal.Header{Spec: c.SubjectPath, SpecDigest: journal.Digest(src), Dir: c.Dir}
 		// The command line is the `prose run` equivalent of the test, so
 		// prose resume and prose replay can re-run it.
 		red := journal.NewRedactor(nil)

@@ -20,7 +20,9 @@
 //     stop the whole command (exit 2) with every problem listed.
 //   - Each test's services run in a fresh scratch directory, removed
 //     afterwards; its journal goes under Options.RunDir like any prose run,
-//     so `prose runs` lists it and `prose replay` replays it.
+//     so `prose runs` lists it and `prose replay` replays it. The journal
+//     records the `prose run` command line equivalent to the test and, as
+//     the run's directory, the test file's (the scratch one is gone).
 //   - An item names an output of the subject (or a member path into it);
 //     `__error` (upstream writes `__error.md`) is the run's error message,
 //     null when the run succeeded, so `- \`__error.md\` exists` under
