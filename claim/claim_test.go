@@ -58,6 +58,7 @@ func TestDeterministicForms(t *testing.T) {
 		{"has exactly 2 lines", "\"a\\nb\\n\"", `"a"`, "count"},
 		{"length is at least 2", `["a", "b"]`, `["a"]`, "count"},
 		{"length >= 1", `[0]`, `[]`, "count"},
+		{"has length 2", `{"a": 1, "b": 2}`, `[1]`, "count"},
 		{"is at least 0.5", `0.5`, `0.4`, "compare"},
 		{"is less than 10", `9`, `10`, "compare"},
 		{"> 3", `4`, `"4"`, "compare"},
