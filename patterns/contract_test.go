@@ -308,3 +308,41 @@ func TestRolesAsBindings(t *testing.T) {
 		t.Fatalf("std/ with: target: %v %v", v, err)
 	}
 }
+
+// The return rule: an object with every output name is the outputs (other
+// keys dropped); one output takes any other value; several outputs need
+// an object.
+func TestOutputsReturnRule(t *testing.T) {
+	one, _ := spec.Parse("one.prose.md", []byte(fn("one", "", "result", "")))
+	two, _ := spec.Parse("two.prose.md", []byte(fn("two", "", "a b", "")))
+	obj := func(kv ...any) *delegation.Object {
+		o := delegation.NewObject()
+		for i := 0; i < len(kv); i += 2 {
+			o.Set(kv[i].(string), kv[i+1])
+		}
+		return o
+	}
+	for _, c := range []struct {
+		sp   *spec.Spec
+		v    delegation.Value
+		want string
+	}{
+		{one, "text", `{"result":"text"}`},
+		{one, obj("result", "x", "extra", true), `{"result":"x"}`},
+		{one, obj("other", "x"), `{"result":{"other":"x"}}`},
+		{two, obj("b", int64(2), "a", int64(1), "c", nil), `{"a":1,"b":2}`},
+		{two, "text", "error"},
+		{two, obj("a", int64(1)), "error"},
+	} {
+		got, err := patterns.Outputs(c.sp, c.v)
+		if c.want == "error" {
+			if err == nil || !strings.Contains(err.Error(), "declares 2 outputs (a, b)") {
+				t.Errorf("%s %v: err %v, want the return-rule error", c.sp.Name, c.v, err)
+			}
+			continue
+		}
+		if err != nil || asJSON(t, got) != c.want {
+			t.Errorf("%s %v: got %v %v, want %s", c.sp.Name, c.v, got, err, c.want)
+		}
+	}
+}
