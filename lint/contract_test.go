@@ -77,3 +77,35 @@ func TestEarlierGenerationUnchanged(t *testing.T) {
 		}
 	}
 }
+
+func TestContractLintInstances(t *testing.T) {
+	pattern := "---\nname: loop\nkind: pattern\nversion: 0.15.0\n---\n\n### Slots\n\n- `worker`: works\n- `critic`: judges\n\n### Delegation\n\n```prose\nlet w = call worker\nreturn call critic\n  output: w\n```\n"
+	user := "---\nname: f\nkind: function\n---\n\n### Returns\n\n- `r`: x\n\n### Patterns\n\n```yaml\n" +
+		"- name: good\n  pattern: loop\n  with:\n    worker: w\n    critic: std/roles/critic\n" +
+		"- name: typo\n  pattern: lop\n" +
+		"- name: partial\n  pattern: loop\n  with:\n    workr: w\n    critic: nobody\n" +
+		"```\n\n### Execution\n\n```prose\nlet a = call good\nlet b = call partial\nreturn a\n```\n\n## w\n\n### Returns\n\n- `out`: y\n"
+	fsys := fstest.MapFS{"d/loop.prose.md": {Data: []byte(pattern)}, "d/f.prose.md": {Data: []byte(user)}}
+	diags, err := lint.File(fsys, "d/f.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.Code+" "+d.Message)
+	}
+	want := []string{
+		`lint/unresolved-call pattern instance typo: no pattern "lop" is beside this file or in the library; did you mean "loop"?`,
+		`lint/unresolved-call pattern instance partial: loop has no slot "workr"; did you mean "worker"?`,
+		`lint/unresolved-call pattern instance partial: slot critic is bound to "nobody"`,
+		`lint/unbound-slot pattern instance partial leaves slot worker of loop unbound`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("findings:\n%s", strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("finding %d = %q\nwant %q", i, got[i], w)
+		}
+	}
+}
