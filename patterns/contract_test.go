@@ -346,3 +346,27 @@ func TestOutputsReturnRule(t *testing.T) {
 		}
 	}
 }
+
+// --slot binds a pattern instance's slot by INSTANCE.SLOT, and a node the
+// instance's with: maps a slot to by the node's name.
+func TestInstanceSlotBindings(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"loop.prose.md": "---\nname: loop\nkind: pattern\nversion: 0.15.0\n---\n\n### Slots\n\n- `worker`: works\n  - requires: `task`\n- `critic`: judges\n\n### Config\n\n- `rounds` (integer, default: 1): how many rounds\n\n" +
+			"### Delegation\n\n```prose\nlet w = call worker\n  task: task\nlet c = call critic\n  output: w\nreturn { result: c, rounds: rounds }\n```\n",
+		"f.prose.md": fn("f", "task", "result rounds", "### Patterns\n\n```yaml\n- name: reviewed\n  pattern: loop\n  with:\n    worker: maker\n    critic: judge\n  config:\n    rounds: 3\n```\n\n"+
+			exe("return call reviewed\n  task: task")+node("maker", "task", "output")+node("judge", "output", "verdict")),
+	})
+	v, err := runContract(t, filepath.Join(dir, "f.prose.md"),
+		[]string{"maker=exec:echo made", "reviewed.critic=exec:echo judged"}, map[string]string{"task": "t"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := asJSON(t, v); got != `{"result":"judged","rounds":3}` {
+		t.Errorf("got %s", got)
+	}
+	// Without a binding for judge and no model, the run is refused naming it.
+	_, err = runContract(t, filepath.Join(dir, "f.prose.md"), []string{"maker=exec:echo made"}, map[string]string{"task": "t"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "--slot judge=exec:COMMAND") {
+		t.Errorf("err = %v", err)
+	}
+}
