@@ -20,6 +20,10 @@ import (
 //     draws lint/section-kind, a section 0.15 retired draws
 //     lint/retired-section naming its replacement, a retired kind
 //     (service, system) lint/retired-kind;
+//   - each ### Patterns instance names a pattern that is found, binds
+//     only its slots, to targets that resolve (lint/unresolved-call), and
+//     leaves none unbound (lint/unbound-slot, a warning: --slot may bind
+//     it);
 //   - each Execution program is checked like a Delegation, with the node's
 //     inputs and outputs, and with its call targets resolved by the order
 //     of spec.ResolveCall: a target nothing resolves is
@@ -35,6 +39,7 @@ const (
 	CodeSectionKind    = "lint/section-kind"
 	CodeRetiredSection = "lint/retired-section"
 	CodeRetiredKind    = "lint/retired-kind"
+	CodeUnboundSlot    = "lint/unbound-slot"
 )
 
 // Rules lists the codes of the Contract Markdown checks.
@@ -45,6 +50,7 @@ func Rules() []spec.Rule {
 		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeRetiredKind, Severity: diag.Warning, Short: "Kind retired in 0.15"},
+		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
 	}
 }
 
@@ -108,6 +114,7 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 			syntaxErr = true
 		}
 	}
+	out = append(out, instances(s, f)...)
 	for _, n := range append([]*spec.Spec{s}, s.Nodes...) {
 		out = append(out, sectionKinds(n)...)
 		if !syntaxErr && n.Execution != nil && n.Execution.Program != nil {
@@ -235,4 +242,77 @@ func didYouMean(name string, cands []string) string {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// instances checks the ### Patterns instances of a file: the pattern is
+// found (a ## node of kind pattern, a sibling file, a std/ path) and is a
+// pattern, each with: slot is one of its slots, each with: target
+// resolves, and every slot of the pattern is bound.
+func instances(s *spec.Spec, f *spec.Finder) diag.List {
+	var out diag.List
+	for _, p := range s.Patterns {
+		ps := patternOf(s, p.Pattern, f)
+		if ps == nil {
+			out.Errorf(s.File, p.Pos, CodeUnresolvedCall, "pattern instance %s: no pattern %q is beside this file or in the library%s",
+				p.Name, p.Pattern, didYouMean(p.Pattern, s.SiblingNames(f)))
+			continue
+		}
+		if ps.Kind != "pattern" {
+			out.Errorf(s.File, p.Pos, CodeUnresolvedCall, "pattern instance %s: %s is a %s, not a pattern", p.Name, p.Pattern, ps.Kind)
+			continue
+		}
+		slots := map[string]bool{}
+		var names []string
+		for _, sl := range ps.Slots {
+			slots[sl.Name] = true
+			names = append(names, sl.Name)
+		}
+		bound := map[string]bool{}
+		for _, w := range p.With {
+			bound[w.Slot] = true
+			if !slots[w.Slot] {
+				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: %s has no slot %q%s", p.Name, p.Pattern, w.Slot, didYouMean(w.Slot, names))
+				continue
+			}
+			if w.Target != "" && s.ResolveCall(w.Target, nil, f) == nil {
+				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: slot %s is bound to %q, which names no ## node, sibling file or std/ spec%s",
+					p.Name, w.Slot, w.Target, didYouMean(w.Target, s.CallTargets(nil, f)))
+			}
+		}
+		for _, n := range names {
+			if !bound[n] {
+				out.Warnf(s.File, p.Pos, CodeUnboundSlot, "pattern instance %s leaves slot %s of %s unbound: add `%s: NODE` under with: (or bind it with --slot %s.%s=...)", p.Name, n, p.Pattern, n, p.Name, n)
+			}
+		}
+	}
+	return out
+}
+
+// patternOf loads the pattern an instance names, or nil.
+func patternOf(s *spec.Spec, name string, f *spec.Finder) *spec.Spec {
+	if n := s.Node(name); n != nil {
+		return n
+	}
+	c := s.ResolveCall(name, nil, f)
+	if c == nil || c.Path == "" {
+		return nil
+	}
+	var ps *spec.Spec
+	var err error
+	switch {
+	case c.Kind == spec.CalleeStd:
+		var data []byte
+		var file string
+		if data, file, err = std.Open(c.Path); err == nil {
+			ps, _ = spec.Parse(file, data)
+		}
+	case f.FS != nil:
+		ps, _, err = spec.LoadFS(f.FS, c.Path)
+	default:
+		ps, _, err = spec.Load(c.Path)
+	}
+	if err != nil {
+		return nil
+	}
+	return ps
 }

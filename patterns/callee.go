@@ -66,7 +66,8 @@ type graph struct {
 	nodes     map[*spec.Spec]Service
 	instances map[*spec.PatternInstance]Service
 	specs     map[string]*spec.Spec
-	needModel []string
+	needModel []string // "POS: NAME (why)", one per render
+	needNames []string // the names of those renders
 	problems  []string
 }
 
@@ -297,6 +298,7 @@ func (g *graph) render(n *spec.Spec, name, model string) Service {
 		}
 	}
 	g.needModel = append(g.needModel, fmt.Sprintf("%s: %s (a %s with no ```prose Execution is rendered by a model)", n.File.Position(n.Pos), name, n.Kind))
+	g.needNames = append(g.needNames, name)
 	return &FuncService{Name: name, Fn: unbound(name)}
 }
 

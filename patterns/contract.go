@@ -154,10 +154,8 @@ func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.L
 	}
 	if len(g.needModel) > 0 {
 		sort.Strings(g.needModel)
-		names := make([]string, 0, len(g.needModel))
-		for _, n := range g.needModel {
-			names = append(names, n[strings.LastIndex(n[:strings.Index(n, " (")], " ")+1:strings.Index(n, " (")])
-		}
+		names := g.needNames
+		sort.Strings(names)
 		g.problem("no model is configured, and these nodes are rendered by one:\n  %s\nconfigure a model (--model or PROSE_MODEL, with OPENAI_API_KEY and OPENAI_BASE_URL), or bind each node to a program: %s",
 			strings.Join(g.needModel, "\n  "), bindHint(names))
 	}

@@ -308,3 +308,65 @@ func TestRolesAsBindings(t *testing.T) {
 		t.Fatalf("std/ with: target: %v %v", v, err)
 	}
 }
+
+// The return rule: an object with every output name is the outputs (other
+// keys dropped); one output takes any other value; several outputs need
+// an object.
+func TestOutputsReturnRule(t *testing.T) {
+	one, _ := spec.Parse("one.prose.md", []byte(fn("one", "", "result", "")))
+	two, _ := spec.Parse("two.prose.md", []byte(fn("two", "", "a b", "")))
+	obj := func(kv ...any) *delegation.Object {
+		o := delegation.NewObject()
+		for i := 0; i < len(kv); i += 2 {
+			o.Set(kv[i].(string), kv[i+1])
+		}
+		return o
+	}
+	for _, c := range []struct {
+		sp   *spec.Spec
+		v    delegation.Value
+		want string
+	}{
+		{one, "text", `{"result":"text"}`},
+		{one, obj("result", "x", "extra", true), `{"result":"x"}`},
+		{one, obj("other", "x"), `{"result":{"other":"x"}}`},
+		{two, obj("b", int64(2), "a", int64(1), "c", nil), `{"a":1,"b":2}`},
+		{two, "text", "error"},
+		{two, obj("a", int64(1)), "error"},
+	} {
+		got, err := patterns.Outputs(c.sp, c.v)
+		if c.want == "error" {
+			if err == nil || !strings.Contains(err.Error(), "declares 2 outputs (a, b)") {
+				t.Errorf("%s %v: err %v, want the return-rule error", c.sp.Name, c.v, err)
+			}
+			continue
+		}
+		if err != nil || asJSON(t, got) != c.want {
+			t.Errorf("%s %v: got %v %v, want %s", c.sp.Name, c.v, got, err, c.want)
+		}
+	}
+}
+
+// --slot binds a pattern instance's slot by INSTANCE.SLOT, and a node the
+// instance's with: maps a slot to by the node's name.
+func TestInstanceSlotBindings(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"loop.prose.md": "---\nname: loop\nkind: pattern\nversion: 0.15.0\n---\n\n### Slots\n\n- `worker`: works\n  - requires: `task`\n- `critic`: judges\n\n### Config\n\n- `rounds` (integer, default: 1): how many rounds\n\n" +
+			"### Delegation\n\n```prose\nlet w = call worker\n  task: task\nlet c = call critic\n  output: w\nreturn { result: c, rounds: rounds }\n```\n",
+		"f.prose.md": fn("f", "task", "result rounds", "### Patterns\n\n```yaml\n- name: reviewed\n  pattern: loop\n  with:\n    worker: maker\n    critic: judge\n  config:\n    rounds: 3\n```\n\n"+
+			exe("return call reviewed\n  task: task")+node("maker", "task", "output")+node("judge", "output", "verdict")),
+	})
+	v, err := runContract(t, filepath.Join(dir, "f.prose.md"),
+		[]string{"maker=exec:echo made", "reviewed.critic=exec:echo judged"}, map[string]string{"task": "t"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := asJSON(t, v); got != `{"result":"judged","rounds":3}` {
+		t.Errorf("got %s", got)
+	}
+	// Without a binding for judge and no model, the run is refused naming it.
+	_, err = runContract(t, filepath.Join(dir, "f.prose.md"), []string{"maker=exec:echo made"}, map[string]string{"task": "t"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "--slot judge=exec:COMMAND") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -287,12 +287,7 @@ func (l *loader) contractSections() {
 	seen := map[string]bool{}
 	for _, sec := range l.sections {
 		if seen[sec.Key] {
-			if _, c := contractKeys[sec.Key]; c {
-				first := l.firstSection(sec.Key)
-				l.warnf(int(sec.Pos), CodeDuplicateSection, "section %q repeats %q (line %d); only the first is read",
-					sec.Heading, first.Heading, l.f.Position(first.Pos).Line)
-			}
-			continue
+			continue // reported by readSections
 		}
 		seen[sec.Key] = true
 		switch sec.Key {
@@ -308,15 +303,6 @@ func (l *loader) contractSections() {
 			l.patternInstances(sec)
 		}
 	}
-}
-
-func (l *loader) firstSection(key string) *section {
-	for _, sec := range l.sections {
-		if sec.Key == key {
-			return sec
-		}
-	}
-	return nil
 }
 
 // errorDecls reads `- \`name\`: text` bullets of Errors.
