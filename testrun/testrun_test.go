@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
@@ -345,5 +346,46 @@ func TestGitHubAnnotationsEscapeAsLint(t *testing.T) {
 	WriteGitHub(&got, []*Result{{Name: "e", Status: Error, Reason: "exit 1:\nboom", Pos: pos}})
 	if strings.Count(got.String(), "\n") != 1 || !strings.Contains(got.String(), "exit 1:%0Aboom") {
 		t.Errorf("error annotation: %q", got.String())
+	}
+}
+
+// Cancelling the context stops running tests (their programs too) and the
+// tests still waiting: each is an ERROR saying it was interrupted.
+func TestCancelStopsTests(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	slow := strings.NewReplacer("NAME", "slow", "exec:echo '\"Thank you kindly.\"'", "exec:touch "+started+"; sleep 60", "- `result`: is polite\n", "").Replace(politeTest)
+	waiting := strings.Replace(slow, "name: slow", "name: waiting", 1)
+	a := writeTest(t, dir, "a.test.prose.md", slow)
+	b := writeTest(t, dir, "b.test.prose.md", waiting)
+	var cases []*Case
+	for _, p := range []string{a, b} {
+		c, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	opts := Options{Parallel: 1, ScratchDir: t.TempDir()}
+	s, err := Prepare(cases, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for {
+			if _, err := os.Stat(started); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	rs := s.Run(ctx, opts)
+	for _, r := range rs {
+		if r.Status != Error || !strings.Contains(r.Reason, "interrupted") {
+			t.Errorf("%s: %+v", r.Name, r)
+		}
 	}
 }
