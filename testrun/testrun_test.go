@@ -16,6 +16,7 @@ import (
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/llm/llmtest"
+	"github.com/proselang/prose/patterns"
 )
 
 // suite loads the named test files of testdata (or of dir) and runs them.
@@ -386,6 +387,30 @@ func TestCancelStopsTests(t *testing.T) {
 	for _, r := range rs {
 		if r.Status != Error || !strings.Contains(r.Reason, "interrupted") {
 			t.Errorf("%s: %+v", r.Name, r)
+		}
+	}
+}
+
+// A responsibility subject runs once, rendered by the model, and its
+// Maintains names are the outputs the items read.
+func TestResponsibilitySubject(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "watch.prose.md"), []byte("---\nname: release-watch\nkind: responsibility\n---\n\n### Requires\n\n- `tags`: the tags pushed so far\n\n### Maintains\n\n- `latest`: the newest tag\n"), 0o644)
+	p := writeTest(t, dir, "watch.test.prose.md", "---\nname: watch\nkind: test\nsubject: release-watch\n---\n\n### Fixtures\n\n- `tags`: [\"v1.1\", \"v1.2\"]\n\n### Expects\n\n- `latest`: equals \"v1.2\"\n")
+	for answer, want := range map[string]Status{"v1.2": Pass, "v1.1": Fail} {
+		srv := llmtest.NewServer(t, llmtest.JSON(map[string]any{"latest": answer}))
+		c, err := llm.NewClient(llm.Config{BaseURL: srv.URL, Model: "m", MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		render := patterns.RenderWith(func(string) (*llm.Client, error) { return c, nil })
+		r := runFiles(t, Options{Models: Models{Render: render}}, p)[0]
+		if r.Status != want {
+			t.Errorf("answer %s: %+v", answer, r)
+		}
+		if n := srv.Count(); n != 1 || !strings.Contains(string(srv.Requests()[0].Body), "v1.1") {
+			t.Errorf("answer %s: %d requests", answer, n)
 		}
 	}
 }
