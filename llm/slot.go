@@ -64,11 +64,16 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	}
 	switch {
 	case reply.Truncated:
-		return nil, fmt.Errorf("the model's reply was cut off at its output token limit (finish_reason \"length\") after %d bytes", len(reply.Content))
+		return nil, fmt.Errorf("the model's reply was cut off at the output limit of %d tokens (finish_reason \"length\") after %d bytes: "+
+			"raise PROSE_MAX_TOKENS if the answer is meant to be this long; a model that repeats itself will not finish at any limit",
+			s.client.maxTokens(ChatRequest{}), len(reply.Content))
 	case len(reply.Content) > MaxSlotReplyBytes:
 		return nil, fmt.Errorf("the model's reply is %d bytes, over the %d a slot accepts", len(reply.Content), MaxSlotReplyBytes)
 	}
-	v := ParseReply(reply.Content)
+	// A model may echo what it was sent, a credential included: it is
+	// gone before the reply becomes a value that outputs, traces and
+	// journals could show.
+	v := ParseReply(s.client.Redact(reply.Content))
 	if msg, ok := reportedError(v); ok && mayFail(s.info) {
 		return nil, fmt.Errorf("the model reports that it cannot deliver: %s", excerpt(msg, 500))
 	}
