@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -185,9 +186,15 @@ func SlotUserMessage(args *delegation.Object) (string, error) {
 }
 
 // ParseReply turns a model's reply into a value: JSON when it is JSON
-// (bare, inside one ``` or ```json fence, or in one ```json fence after a
-// short lead-in such as "Here is the result:"), else the trimmed text. A
-// reasoning model's leading <think> block is dropped first.
+// (bare, inside one ``` or ```json fence, in one ```json fence after a
+// short lead-in such as "Here is the result:", or one JSON object with
+// short chat around it: "Sure! Here is my answer: {...}"), else the
+// trimmed text, without the fence when the whole reply is one fenced
+// block. A reasoning model's leading <think> block is dropped first.
+//
+// "Short" is at most maxLeadIn bytes before and after the object, which
+// must be the only top-level one: a reply that discusses two objects, or
+// a long text that quotes one, stays text.
 func ParseReply(content string) delegation.Value {
 	answer, _ := splitThinking(content)
 	text := strings.TrimSpace(answer)
@@ -195,12 +202,60 @@ func ParseReply(content string) delegation.Value {
 	if v, err := delegation.FromJSON([]byte(inner)); err == nil {
 		return v
 	}
+	if v, ok := chattyObject(text); ok {
+		return v
+	}
 	if body, ok := leadInFence(text); ok {
 		if v, err := delegation.FromJSON([]byte(body)); err == nil {
 			return v
 		}
 	}
+	if body, ok := fenceBody(text); ok {
+		return body
+	}
 	return text
+}
+
+// chattyObject finds the one JSON object in s that short chat surrounds.
+// Offsets are taken from s itself, never from a transformed copy.
+func chattyObject(s string) (delegation.Value, bool) {
+	start := strings.IndexByte(s, '{')
+	if start < 0 || start > maxLeadIn {
+		return nil, false
+	}
+	dec := json.NewDecoder(strings.NewReader(s[start:]))
+	var raw json.RawMessage
+	if dec.Decode(&raw) != nil {
+		return nil, false
+	}
+	end := start + int(dec.InputOffset())
+	if end > len(s) || end < start {
+		return nil, false
+	}
+	after := s[end:]
+	if len(strings.TrimSpace(after)) > maxLeadIn || strings.ContainsAny(after, "{}") {
+		return nil, false
+	}
+	v, err := delegation.FromJSON([]byte(s[start:end]))
+	if err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// fenceBody is the body of a reply that is one fenced code block of any
+// language (```python ... ```): the fence is markup around the answer,
+// not part of it.
+func fenceBody(s string) (string, bool) {
+	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 7 || strings.Count(s, "```") != 2 {
+		return "", false
+	}
+	body := s[3 : len(s)-3]
+	nl := strings.IndexByte(body, '\n')
+	if nl < 0 {
+		return "", false
+	}
+	return strings.TrimSpace(body[nl+1:]), true
 }
 
 // maxLeadIn bounds the prose around a ```json fence for its body to be
