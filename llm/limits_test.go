@@ -95,3 +95,40 @@ func TestCutReplyIsItsOwnError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestPromptBoundsEarlierValues: a long earlier value is cut in the next
+// prompt, with a marker naming it; a request that fails anyway says
+// which values were cut.
+func TestPromptBoundsEarlierValues(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("fine"), llmtest.Status(400, "context length exceeded"))
+	c, _ := newTestClient(t, srv, func(c *Config) { c.MaxValueBytes = 1000 })
+	slot := NewSlotService(c, SlotInfo{Slot: "editor"})
+	args := delegation.NewObject()
+	args.Set("prompt", "Improve the draft. "+strings.Repeat("p", 5000))
+	args.Set("draft", strings.Repeat("ab ", 1<<18))
+	nested := delegation.NewObject()
+	nested.Set("text", strings.Repeat("z", 3000))
+	args.Set("notes", nested)
+	args.Set("round", int64(2))
+	call := func() error {
+		_, err := slot.Call(context.Background(), &delegation.CallRequest{ID: "L1", Service: slot, Attempt: 1, Args: args})
+		return err
+	}
+	if err := call(); err != nil {
+		t.Fatal(err)
+	}
+	user := srv.Requests()[0].Messages()[1].Content
+	if len(user) > 4000 {
+		t.Errorf("the prompt carries %d bytes; each value should be bounded by 1000", len(user))
+	}
+	for _, want := range []string{`the argument \"draft\" has 786432 bytes; only the first 1000 are shown`,
+		`the argument "prompt" has 5019 bytes`, `the argument \"notes\" has`, `"round": 2`, "Improve the draft."} {
+		if !strings.Contains(user, want) {
+			t.Errorf("the prompt lacks %q:\n%.600s", want, user)
+		}
+	}
+	err := call()
+	if err == nil || !strings.Contains(err.Error(), "draft (786432 bytes)") || !strings.Contains(err.Error(), "PROSE_MAX_VALUE_BYTES") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -54,13 +54,17 @@ func (s *SlotService) ServiceName() string {
 
 // Call implements the runner's service interface: one attempt of a call.
 func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	user, err := SlotUserMessage(req.Args)
+	user, cut, err := BoundedUserMessage(req.Args, s.client.cfg.MaxValueBytes)
 	if err != nil {
 		return nil, err
 	}
 	reply, err := s.client.Chat(ctx, ChatRequest{Model: s.info.Model, System: s.system,
 		Messages: []Message{{Role: "user", Content: user}}})
 	if err != nil {
+		if len(cut) > 0 && ctx.Err() == nil {
+			err = fmt.Errorf("%w (the prompt carried these arguments cut to %d bytes each: %s; PROSE_MAX_VALUE_BYTES sets the bound)",
+				err, s.client.cfg.MaxValueBytes, strings.Join(cut, ", "))
+		}
 		return nil, stopped(ctx, err)
 	}
 	switch {
@@ -159,30 +163,78 @@ func reportedError(v delegation.Value) (string, bool) {
 
 // SlotUserMessage is the user message for a call: the `prompt` argument
 // first where there is one, then the other arguments as a JSON object.
+// Each value is bounded by DefaultMaxValueBytes (see BoundedUserMessage).
 func SlotUserMessage(args *delegation.Object) (string, error) {
+	msg, _, err := BoundedUserMessage(args, DefaultMaxValueBytes)
+	return msg, err
+}
+
+// BoundedUserMessage is SlotUserMessage with each argument bounded by
+// limit bytes: a longer string is cut at a character boundary, a longer
+// structured value becomes the start of its JSON as a string, and each
+// ends with a marker naming the argument and its size, so the model
+// knows it sees a part. cut lists what was cut, as "name (N bytes)".
+//
+// An earlier reply passed on whole could push the next request past the
+// model's context, a 400 that ends the run; a part of it, marked, is a
+// request the model can still answer.
+func BoundedUserMessage(args *delegation.Object, limit int) (msg string, cut []string, err error) {
 	rest := delegation.NewObject()
 	prompt := ""
 	if args != nil {
 		for _, k := range args.Keys() {
 			v, _ := args.Get(k)
 			if p, ok := v.(string); ok && k == "prompt" {
-				prompt = p
+				prompt = boundText(k, p, limit, &cut)
 				continue
+			}
+			if v, err = boundValue(k, v, limit, &cut); err != nil {
+				return "", nil, err
 			}
 			rest.Set(k, v)
 		}
 	}
 	raw, err := delegation.ToIndentedJSON(rest)
 	if err != nil {
-		return "", fmt.Errorf("encoding the call's arguments: %w", err)
+		return "", nil, fmt.Errorf("encoding the call's arguments: %w", err)
 	}
-	if prompt == "" {
-		return string(raw), nil
+	switch {
+	case prompt == "":
+		return string(raw), cut, nil
+	case rest.Len() == 0:
+		return prompt, cut, nil
 	}
-	if rest.Len() == 0 {
-		return prompt, nil
+	return prompt + "\n\nArguments (JSON):\n" + string(raw), cut, nil
+}
+
+// boundText cuts s to limit bytes, with a marker naming the argument.
+func boundText(name, s string, limit int, cut *[]string) string {
+	part, was := truncateJSON(s, limit)
+	if !was {
+		return s
 	}
-	return prompt + "\n\nArguments (JSON):\n" + string(raw), nil
+	*cut = append(*cut, fmt.Sprintf("%s (%d bytes)", name, len(s)))
+	return part + cutMarker(name, len(s), len(part))
+}
+
+// boundValue bounds one argument: a string as text, anything else by the
+// size of its JSON.
+func boundValue(name string, v delegation.Value, limit int, cut *[]string) (delegation.Value, error) {
+	if s, ok := v.(string); ok {
+		return boundText(name, s, limit, cut), nil
+	}
+	raw, err := delegation.ToIndentedJSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the call's argument %s: %w", name, err)
+	}
+	if len(raw) <= limit {
+		return v, nil
+	}
+	return boundText(name, string(raw), limit, cut), nil
+}
+
+func cutMarker(name string, size, shown int) string {
+	return fmt.Sprintf("\n[... cut: the argument %q has %d bytes; only the first %d are shown]", name, size, shown)
 }
 
 // ParseReply turns a model's reply into a value: JSON when it is JSON
