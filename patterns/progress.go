@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -105,18 +106,78 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-// firstLine squeezes an error message onto one line of at most 200
-// bytes, keeping its end (a program's last stderr lines say the most).
-func firstLine(s string) string {
+// firstLine squeezes an error message onto one line of at most about
+// 200 bytes, cut only between words, with "..." where text was left out.
+// A long message keeps its first clause (up to ": ", what failed); then,
+// when it ends in advice after "; " ("; check --model/PROSE_MODEL ..."),
+// as much of the start as fits before that advice; otherwise its end (a
+// program's last stderr lines say the most).
+func firstLine(s string) string { return squeeze(s, 200) }
+
+func squeeze(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		head, _, _ := strings.Cut(s, ": ")
-		if len(head) > 60 {
-			head = head[:60]
-		}
-		s = head + ": ..." + s[len(s)-(190-len(head)):]
+	if len(s) <= max {
+		return s
 	}
-	return s
+	var head, body string
+	if i := strings.Index(s, ": "); i >= 0 && i < 60 {
+		head, body = s[:i+2], s[i+2:]
+	} else {
+		head = wordPrefix(s, 60) + " "
+		body = strings.TrimPrefix(s[len(head)-1:], " ")
+	}
+	fix := ""
+	if i := strings.LastIndex(body, "; "); i >= 0 {
+		body, fix = body[:i], body[i:]
+	}
+	room := max - len(head) - len("...")
+	if len(fix) > room-20 {
+		// The advice alone is too long: keep its start, which names the
+		// fix, and drop its end (examples, parentheses).
+		fix = wordPrefix(fix, room-20-len(" ...")) + " ..."
+	}
+	switch {
+	case len(body)+len(fix) <= room+len("..."):
+		return head + body + fix
+	case fix != "":
+		// What failed, then what to do.
+		return head + wordPrefix(body, room-len(fix)-1) + " ..." + fix
+	}
+	return head + "..." + wordSuffix(body, room)
+}
+
+// wordPrefix is the longest start of s, at most n bytes, that ends
+// between words (or at a character boundary when one word is longer).
+func wordPrefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n+1], ' '); i > 0 {
+		return s[:i]
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// wordSuffix is the longest end of s, at most n bytes, that starts
+// between words (or at a character boundary when one word is longer).
+func wordSuffix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	start := len(s) - n
+	if i := strings.IndexByte(s[start-1:], ' '); i >= 0 && start+i < len(s) {
+		return s[start+i:]
+	}
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return s[start:]
 }
 
 // Recorders fans events out to several recorders (nil ones are skipped).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -57,5 +58,44 @@ func TestFirstLineKeepsTheEnd(t *testing.T) {
 	got := firstLine(long)
 	if len(got) > 210 || !strings.HasPrefix(got, "exit status 1: ...") || !strings.HasSuffix(got, "the real cause") {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestFirstLineCutsBetweenWords: a long message is cut between words,
+// never mid-word, and keeps the clause that says what to do.
+func TestFirstLineCutsBetweenWords(t *testing.T) {
+	msgs := []string{
+		`call 'reviewer' failed: not found at http://127.0.0.1:41234/v1 (404): unknown model "llama-3.2-3b-instruct-q4" or wrong base URL; check --model/PROSE_MODEL and --base-url/OPENAI_BASE_URL (OpenAI-compatible servers end in /v1, e.g. http://localhost:11434/v1)`,
+		`the model server at http://127.0.0.1:41234/v1 rejected the request for model "tiny" (400): this model's maximum context length is 2048 tokens, but the request has 9000; raise the server's context size or lower PROSE_MAX_VALUE_BYTES`,
+		"exit status 1: " + strings.Repeat("a line of stderr output from the service ", 12) + "the real cause",
+		strings.Repeat("averyveryverylongwordwithoutanyspaces", 10),
+	}
+	for i, m := range msgs {
+		got := firstLine(m)
+		if len(got) > 210 || !utf8.ValidString(got) {
+			t.Errorf("%d bytes: %q", len(got), got)
+		}
+		if i == len(msgs)-1 {
+			continue // one word longer than a line is cut where it must be
+		}
+		words := map[string]bool{}
+		for _, w := range strings.Fields(m) {
+			words[w] = true
+		}
+		for _, w := range strings.Fields(strings.ReplaceAll(got, "...", " ")) {
+			if !words[w] && w != ";" {
+				t.Errorf("%q is cut mid-word: %q\nin %q", w, got, m)
+			}
+		}
+	}
+	if got := firstLine(msgs[0]); !strings.Contains(got, "; check --model/PROSE_MODEL and --base-url/OPENAI_BASE_URL") ||
+		!strings.HasPrefix(got, "call 'reviewer' failed: ") {
+		t.Errorf("the advice is lost: %q", got)
+	}
+	if got := firstLine(msgs[1]); !strings.HasSuffix(got, "; raise the server's context size or lower PROSE_MAX_VALUE_BYTES") {
+		t.Errorf("the advice is lost: %q", got)
+	}
+	if got := firstLine(msgs[2]); !strings.HasSuffix(got, "the real cause") {
+		t.Errorf("the end is lost: %q", got)
 	}
 }
