@@ -433,8 +433,8 @@ func TestBaseURLQueryKept(t *testing.T) {
 }
 
 // TestNoKeyForOpenAIFailsAtOnce: OpenAI's own API without a key is
-// refused when the client is made, before any run starts (a runner turns
-// that into a usage error); the message says what to set. Other servers
+// refused by CheckKey, which a runner calls before the run starts; a
+// client asked anyway sends nothing and says what to set. Other servers
 // need no key.
 func TestNoKeyForOpenAIFailsAtOnce(t *testing.T) {
 	sent := 0
@@ -444,18 +444,24 @@ func TestNoKeyForOpenAIFailsAtOnce(t *testing.T) {
 	})
 	for _, url := range []string{"", "https://api.openai.com/v1", "https://API.openai.com/v1/"} {
 		cfg := Config{Model: "gpt-x", BaseURL: url, Sleep: (&sleeps{}).sleep}
-		_, err := NewClient(cfg, base)
-		if err == nil || !strings.Contains(err.Error(), "set OPENAI_API_KEY") || !strings.Contains(err.Error(), "localhost:11434/v1") {
-			t.Errorf("%q: NewClient err = %v", url, err)
+		if err := cfg.CheckKey(); err == nil || !strings.Contains(err.Error(), "set OPENAI_API_KEY") {
+			t.Errorf("%q: CheckKey: %v", url, err)
 		}
-		if err := cfg.Validate(); err == nil {
-			t.Errorf("%q: Validate accepts a missing key", url)
+		c, err := NewClient(cfg, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}})
+		var e *Error
+		if !errors.As(err, &e) || e.Retryable() || !strings.Contains(err.Error(), "set OPENAI_API_KEY") ||
+			!strings.Contains(err.Error(), "localhost:11434/v1") {
+			t.Errorf("%q: err = %v", url, err)
 		}
 	}
 	if sent != 0 {
 		t.Errorf("%d requests sent without a key", sent)
 	}
-	if err := (Config{Model: "m", BaseURL: "http://localhost:11434/v1"}).Validate(); err != nil {
+	if err := (Config{Model: "m", BaseURL: "http://localhost:11434/v1"}).CheckKey(); err != nil {
 		t.Errorf("a local server without a key: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/redact"
 )
 
 // DefaultBaseURL is the OpenAI API; OPENAI_BASE_URL points elsewhere
@@ -120,10 +121,8 @@ func parseDuration(s string) (time.Duration, error) {
 // asked.
 func (c Config) Configured() bool { return c.Model != "" }
 
-// Validate checks the configuration before any request: a model, an
-// http(s) base URL, and an API key where the server is OpenAI's own API
-// (which answers nothing without one), so a run that could only fail at
-// its first model call is refused before it starts.
+// Validate checks the configuration before any request: a model and an
+// http(s) base URL.
 func (c Config) Validate() error {
 	if c.Model == "" {
 		return errors.New("no model configured: set --model or PROSE_MODEL (with OPENAI_API_KEY, and OPENAI_BASE_URL for a local or other provider)")
@@ -133,6 +132,16 @@ func (c Config) Validate() error {
 		return fmt.Errorf("base URL %q is not an http(s) URL: set --base-url or OPENAI_BASE_URL, e.g. http://localhost:11434/v1",
 			c.redact(c.BaseURL))
 	}
+	return nil
+}
+
+// CheckKey reports a missing API key where the server is OpenAI's own API,
+// which answers nothing without one. A runner calls it before a run that
+// will ask a model, so a run that could only fail at its first model call
+// is refused before it starts; a run that asks none (a replay from a
+// journal) skips it. A client without a key fails its requests to that
+// API with the same message, without sending them.
+func (c Config) CheckKey() error {
 	if c.APIKey == "" && c.officialAPI() {
 		return errors.New(c.noKeyMessage())
 	}
@@ -200,9 +209,11 @@ func (c Config) displayURL() string {
 }
 
 // Secrets are the strings no output may show: the API key, and the user
-// name, password and key-like query values of the base URL, each also as
-// it appears percent-encoded. A runner scrubs them from traces, journals
-// and progress output.
+// name, password and key-like query values of the base URL (see
+// redact.URLSecrets: also the base64 "user:password" of the Basic auth
+// header Go's HTTP client makes of them, which an echoing server puts in
+// its reply), each also as it appears percent-encoded. A runner scrubs
+// them from traces, journals and progress output.
 func (c Config) Secrets() []string {
 	var raw []string
 	add := func(s string) {
@@ -211,17 +222,8 @@ func (c Config) Secrets() []string {
 		}
 	}
 	add(c.APIKey)
-	user, pass := userinfo(c.BaseURL)
-	add(user)
-	add(pass)
-	if u, err := url.Parse(strings.TrimSpace(c.BaseURL)); err == nil {
-		for k, vs := range u.Query() {
-			if secretParam(k) {
-				for _, v := range vs {
-					add(v)
-				}
-			}
-		}
+	for _, s := range redact.URLSecrets(c.BaseURL) {
+		add(s)
 	}
 	var out []string
 	for _, s := range raw {
@@ -237,36 +239,6 @@ func (c Config) Secrets() []string {
 		}
 	}
 	return out
-}
-
-// userinfo returns the user name and password written in a URL, read by
-// hand so a URL that does not parse gives them too.
-func userinfo(raw string) (user, pass string) {
-	rest := raw
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+3:]
-	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return "", ""
-	}
-	user, pass, _ = strings.Cut(rest[:at], ":")
-	return user, pass
-}
-
-// secretParam reports whether a query parameter name looks like it holds
-// a credential.
-func secretParam(k string) bool {
-	k = strings.ToLower(k)
-	for _, w := range []string{"key", "token", "secret", "sig", "password", "auth"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
 }
 
 func (c Config) withDefaults() Config {

@@ -10,8 +10,8 @@
 //     cap of slot answers and of verdicts, sent as max_tokens or
 //     max_completion_tokens), PROSE_MAX_VALUE_BYTES (how much of each
 //     argument a slot's prompt carries); flags (--model, --base-url)
-//     override fields. Validate refuses OpenAI's own API without a key,
-//     so a runner refuses the run before it starts.
+//     override fields. CheckKey refuses OpenAI's own API without a key,
+//     so a runner can refuse the run before it starts.
 //     As for the official SDKs, the base URL includes the API version
 //     path (https://api.openai.com/v1, http://localhost:11434/v1,
 //     https://openrouter.ai/api/v1): /chat/completions is appended and

@@ -64,7 +64,8 @@ const (
 //     or with `[` followed by a JSON value's first character): taking
 //     `{"verdict": "accept", comments: []` as text would only move the
 //     failure to a later step ("needs a model") that cannot name the
-//     service. Like every failed attempt, it is retried where the call
+//     service. A JSON value followed by log lines is such output too (logs
+//     belong on stderr). Like every failed attempt, it is retried where the call
 //     has retries: a service that prints JSON by hand may get it right
 //     the next time.
 //   - Non-zero exit, or death by a signal: the attempt threw; the error
@@ -541,7 +542,11 @@ func jsonProblem(text []byte) string {
 		before := text[:syn.Offset-1]
 		line := bytes.Count(before, []byte("\n")) + 1
 		col := len(before) - bytes.LastIndexByte(before, '\n')
-		return fmt.Sprintf("%v (line %d, column %d); it is taken as neither JSON nor text", syn, line, col)
+		hint := ""
+		if strings.Contains(syn.Error(), "after top-level value") {
+			hint = ": a JSON value followed by more output (write logs to stderr)"
+		}
+		return fmt.Sprintf("%v (line %d, column %d)%s; it is taken as neither JSON nor text", syn, line, col, hint)
 	}
 	return fmt.Sprintf("%v (it ends before the JSON value does: is it cut short?); it is taken as neither JSON nor text", err)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -190,4 +191,23 @@ func (rs Recorders) Record(ev *delegation.Event) {
 			r.Record(ev)
 		}
 	}
+}
+
+// IsTerminal reports whether w is a terminal (a character device),
+// looking through writers that wrap another (an Unwrap() io.Writer
+// method, as a redacting writer has).
+func IsTerminal(w io.Writer) bool {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -67,6 +67,8 @@ func usageErrorf(format string, args ...any) error {
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	out, errw, flush := redactStreams(args, out, errw)
+	defer flush()
 	root := New(streams{in: in, out: out, err: errw})
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -303,12 +303,7 @@ func printResult(w io.Writer, v delegation.Value) error {
 
 // isTerminal reports whether w is a terminal (a character device).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return patterns.IsTerminal(w)
 }
 
 // iterations explains the loop path of a call id: "L33/2/3" is iteration 2

@@ -45,6 +45,9 @@ type Reply struct {
 	// FinishReason is the choice's finish_reason ("" means "stop"; say
 	// "length" for a reply cut at the output token limit).
 	FinishReason string `json:"finish_reason,omitempty"`
+	// Echo names a request header whose value is appended to Content: a
+	// server (or a model) that repeats what it was sent.
+	Echo string `json:"echo,omitempty"`
 	// Match restricts the reply to requests whose body contains it.
 	Match string `json:"match,omitempty"`
 	// Times is how many requests the reply serves (0 means 1, <0 forever).
@@ -239,6 +242,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		}
+	}
+	if reply.Echo != "" {
+		reply.Content += r.Header.Get(reply.Echo)
 	}
 	write(w, reply, req.Model())
 }
