@@ -196,6 +196,7 @@ or an invalid spec, 130 interrupted.`,
 		newReplayCmd(s),
 		newRunsCmd(s),
 		newVersionCmd(s),
+		newNewCmd(s),
 	)
 	setVersion(root)
 	return root
