@@ -199,5 +199,6 @@ or an invalid spec, 130 interrupted.`,
 		newNewCmd(s),
 	)
 	setVersion(root)
+	addCompletions(root)
 	return root
 }
