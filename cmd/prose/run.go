@@ -140,7 +140,8 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	opts.Recorders = append(opts.Recorders, failed)
 	var progress *patterns.Progress
 	if !o.quiet {
-		progress = patterns.NewProgress(s.err, isTerminal(s.err))
+		progress = patterns.NewTerminalProgress(s.err, os.Getenv)
+		defer progress.Start()()
 		opts.Recorders = append(opts.Recorders, progress)
 	}
 	red := journal.NewRedactor(nil)
@@ -159,7 +160,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 		// The spec's warnings (lint's findings short of errors) are worth
 		// seeing before the run acts on it.
 		if !o.quiet {
-			fmt.Fprint(s.err, p.Warnings.String())
+			progress.Diagnostics(p.Warnings.String())
 		}
 		return jr.wrap(p)
 	}
@@ -299,11 +300,6 @@ func printResult(w io.Writer, v delegation.Value) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("writing the result: %v", err)}
 	}
 	return nil
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	return patterns.IsTerminal(w)
 }
 
 // iterations explains the loop path of a call id: "L33/2/3" is iteration 2
