@@ -175,7 +175,10 @@ func (c *Client) capParam(r ChatRequest) int32 {
 		return p
 	}
 	model := firstNonEmpty(r.Model, c.cfg.Model)
-	if c.cfg.officialAPI() || openai.NewReasoningValidator().Validate(openai.ChatCompletionRequest{Model: model, MaxTokens: 1}) != nil {
+	// go-openai's validator knows which model names refuse max_tokens.
+	//lint:ignore SA1019 asking whether max_tokens would be refused
+	probe := openai.ChatCompletionRequest{Model: model, MaxTokens: 1}
+	if c.cfg.officialAPI() || openai.NewReasoningValidator().Validate(probe) != nil {
 		return capMaxCompletionTokens
 	}
 	return capMaxTokens
@@ -210,6 +213,9 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool, capPar
 	req := openai.ChatCompletionRequest{Model: model, Messages: c.messages(r, useSchema)}
 	switch capParam {
 	case capMaxTokens:
+		// Deprecated by OpenAI, whose API gets max_completion_tokens
+		// (capParam); the field every other compatible server reads.
+		//lint:ignore SA1019 servers other than OpenAI's read max_tokens
 		req.MaxTokens = c.maxTokens(r)
 	case capMaxCompletionTokens:
 		req.MaxCompletionTokens = c.maxTokens(r)

@@ -65,7 +65,8 @@ and OPENAI_BASE_URL for other OpenAI-compatible servers. The base URL
 includes the API version, as in the OpenAI SDKs; a local server needs no
 key:
   OPENAI_BASE_URL=http://localhost:11434/v1 prose run ... --model llama3.2
-PROSE_MODEL_TIMEOUT (e.g. 90s) bounds each model request.
+PROSE_MODEL_TIMEOUT (e.g. 90s) bounds each model call, retries included;
+PROSE_MAX_TOKENS caps a slot's reply (see the README for the others).
 
 Progress on stderr: the spec's lint warnings first; then, on a terminal,
 one line per call attempt (call id, service, attempt, outcome, duration),
