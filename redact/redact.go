@@ -81,9 +81,13 @@ func (r *Redactor) Len() int {
 	return len(r.secrets)
 }
 
-// EnvSecrets returns the values of the variables of environ (as
-// os.Environ gives it; nil means this process's) whose names say they
-// hold a secret (OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD, ...), and the
+// minEnvLen is the shortest environment value taken as a secret: a
+// variable such as SKIP_TOKEN=true must not withhold every "true".
+const minEnvLen = 8
+
+// EnvSecrets returns the values, 8 bytes or longer, of the variables of
+// environ (as os.Environ gives it; nil means this process's) whose names
+// say they hold a secret (OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD, ...), and the
 // credentials of those whose values are URLs (OPENAI_BASE_URL with a
 // user and password).
 func EnvSecrets(environ []string) []string {
@@ -96,7 +100,7 @@ func EnvSecrets(environ []string) []string {
 		if !ok || val == "" {
 			continue
 		}
-		if SecretName(name) {
+		if SecretName(name) && len(val) >= minEnvLen {
 			out = append(out, val)
 		}
 		if strings.Contains(val, "://") {

@@ -36,10 +36,10 @@ func TestURLSecrets(t *testing.T) {
 
 func TestEnvSecrets(t *testing.T) {
 	env := []string{"OPENAI_API_KEY=key-one-1234", "GITHUB_TOKEN=ghtok-5678", "PROSE_MAX_TOKENS=4096",
-		"HOME=/root", "OPENAI_BASE_URL=http://bob:hunter22@localhost:8080/v1", "KEYBOARD=us", "DB_PASSWORD=pw-9999"}
+		"HOME=/root", "OPENAI_BASE_URL=http://bob:hunter22@localhost:8080/v1", "KEYBOARD=us", "DB_PASSWORD=pw-99999", "SKIP_TOKEN=true"}
 	r := New(EnvSecrets(env)...)
-	got := r.String("key-one-1234 ghtok-5678 4096 /root hunter22 us pw-9999")
-	if got != "[redacted] [redacted] 4096 /root [redacted] us [redacted]" {
+	got := r.String("key-one-1234 ghtok-5678 4096 /root hunter22 us pw-99999 true")
+	if got != "[redacted] [redacted] 4096 /root [redacted] us [redacted] true" {
 		t.Errorf("got %q", got)
 	}
 }

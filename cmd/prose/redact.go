@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 
 	"github.com/proselang/prose/redact"
 )
@@ -14,7 +15,11 @@ import (
 // a base URL's user and password, prints [redacted] instead. flush writes
 // what the writers still hold back (an unfinished last line).
 func redactStreams(args []string, out, errw io.Writer) (io.Writer, io.Writer, func()) {
-	r := redact.New(append(redact.EnvSecrets(nil), redact.FlagURLSecrets(args, "base-url")...)...)
+	secrets := append(redact.EnvSecrets(nil), redact.FlagURLSecrets(args, "base-url")...)
+	// The model key is withheld however short it is (EnvSecrets takes
+	// values of 8 bytes and more).
+	secrets = append(secrets, os.Getenv("OPENAI_API_KEY"))
+	r := redact.New(secrets...)
 	if r.Len() == 0 {
 		return out, errw, func() {}
 	}
