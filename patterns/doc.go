@@ -36,6 +36,11 @@
 // wrappers, without changes here. Services reach the run's host through
 // HostFromContext (nested specs run with it).
 //
+// Contract Markdown. Prepare also runs a function or responsibility
+// (contract.go): its Execution, the wiring of its inline nodes, or one
+// render of itself; callee.go resolves and binds its callees (RenderWith
+// builds model renders, Outputs applies the return rule).
+//
 // Tracing. TraceWriter is a delegation.Recorder writing JSON lines (run
 // start and end with Totals, call attempts, judgments, errors), scrubbing
 // secrets; Progress prints a line per call attempt for a person watching

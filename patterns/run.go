@@ -89,6 +89,8 @@ type Prepared struct {
 	// RunOptions.Recorders.
 	Host  *delegation.Host
 	Trace *TraceWriter // nil without RunOptions.Trace
+
+	contract *contractPlan // a function or responsibility run (contract.go)
 }
 
 // SpecError is an invalid spec: its error-level diagnostics (exit 2).
@@ -120,6 +122,9 @@ func Run(ctx context.Context, opts RunOptions) (delegation.Value, error) {
 // whose conditions certainly need a model when none is configured, and
 // assembles the host. No service runs.
 func Prepare(opts RunOptions) (*Prepared, error) {
+	if p, ok, err := prepareContract(&opts); ok {
+		return p, err
+	}
 	sp, warnings, err := loadChecked(opts)
 	if err != nil {
 		return nil, err
@@ -192,7 +197,13 @@ func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
 			Bindings: &p.Bindings, MaxParallel: p.Host.MaxParallel, MaxSteps: p.Host.MaxSteps})
 	}
 	ctx = WithHost(ctx, p.Host)
-	v, err := delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
+	var v delegation.Value
+	var err error
+	if p.contract != nil {
+		v, err = p.contract.run(ctx, p.Host)
+	} else {
+		v, err = delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
+	}
 	if p.Trace != nil {
 		p.Trace.End(rt.Now(), v, err)
 	}

@@ -74,6 +74,7 @@ func (m *runModels) apply(opts *patterns.RunOptions) {
 		}
 	}
 	opts.Env.LLM = m.slotService
+	opts.Env.Render = m.renderService
 	opts.ModelUsage = func(t patterns.Totals) any {
 		if u, ok := m.usage(t.DecidedJudgments); ok {
 			return u
