@@ -67,6 +67,8 @@ func usageErrorf(format string, args ...any) error {
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	out, errw, flush := redactStreams(args, out, errw)
+	defer flush()
 	root := New(streams{in: in, out: out, err: errw})
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -193,7 +195,11 @@ or an invalid spec, 130 interrupted.`,
 		newResumeCmd(s),
 		newReplayCmd(s),
 		newRunsCmd(s),
+		newVersionCmd(s),
+		newNewCmd(s),
 		newTestCmd(s),
 	)
+	setVersion(root)
+	addCompletions(root)
 	return root
 }

@@ -65,7 +65,8 @@ and OPENAI_BASE_URL for other OpenAI-compatible servers. The base URL
 includes the API version, as in the OpenAI SDKs; a local server needs no
 key:
   OPENAI_BASE_URL=http://localhost:11434/v1 prose run ... --model llama3.2
-PROSE_MODEL_TIMEOUT (e.g. 90s) bounds each model request.
+PROSE_MODEL_TIMEOUT (e.g. 90s) bounds each model call, retries included;
+PROSE_MAX_TOKENS caps a slot's reply (see the README for the others).
 
 Progress on stderr: the spec's lint warnings first; then, on a terminal,
 one line per call attempt (call id, service, attempt, outcome, duration),
@@ -140,7 +141,8 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	opts.Recorders = append(opts.Recorders, failed)
 	var progress *patterns.Progress
 	if !o.quiet {
-		progress = patterns.NewProgress(s.err, isTerminal(s.err))
+		progress = patterns.NewTerminalProgress(s.err, os.Getenv)
+		defer progress.Start()()
 		opts.Recorders = append(opts.Recorders, progress)
 	}
 	red := journal.NewRedactor(nil)
@@ -159,7 +161,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 		// The spec's warnings (lint's findings short of errors) are worth
 		// seeing before the run acts on it.
 		if !o.quiet {
-			fmt.Fprint(s.err, p.Warnings.String())
+			progress.Diagnostics(p.Warnings.String())
 		}
 		return jr.wrap(p)
 	}
@@ -299,16 +301,6 @@ func printResult(w io.Writer, v delegation.Value) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("writing the result: %v", err)}
 	}
 	return nil
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // iterations explains the loop path of a call id: "L33/2/3" is iteration 2

@@ -15,6 +15,7 @@ import (
 // runModels is the model side of one `prose run`: the client (when a
 // model is configured), the model judge, the llm slot services.
 type runModels struct {
+	opts    *runOptions
 	cfg     llm.Config
 	clients map[string]*llm.Client // by model; "" is the configured one
 }
@@ -33,8 +34,11 @@ func newModels(o *runOptions) (*runModels, error) {
 	if o.baseURL != "" {
 		cfg.BaseURL = o.baseURL
 	}
-	m := &runModels{cfg: cfg, clients: map[string]*llm.Client{}}
+	m := &runModels{opts: o, cfg: cfg, clients: map[string]*llm.Client{}}
 	if cfg.Configured() {
+		if err := modelPreflight(o, cfg); err != nil {
+			return nil, err
+		}
 		if _, err := m.client(""); err != nil {
 			return nil, err
 		}
@@ -83,6 +87,9 @@ func (m *runModels) apply(opts *patterns.RunOptions) {
 func (m *runModels) slotService(b *patterns.SlotBinding) (patterns.Service, error) {
 	if b.Arg == "" && !m.cfg.Configured() {
 		return nil, fmt.Errorf("%s=llm needs a model: pass --model or set PROSE_MODEL, or write llm:MODEL", b.Path)
+	}
+	if err := modelPreflight(m.opts, m.cfg); err != nil {
+		return nil, err
 	}
 	c, err := m.client(b.Arg)
 	if err != nil {
