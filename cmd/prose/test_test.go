@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +15,8 @@ import (
 )
 
 // The library's own tests pass with no model: every pattern test runs
-// (none skipped) and the closing line is the plain "N passed, 0 failed".
+// (none skipped); the role tests render, so without a model they are the
+// skipped ones, and the closing line is "N passed, 0 failed, N skipped".
 func TestProseTestStd(t *testing.T) {
 	root := testenv.MustRoot(t)
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
@@ -27,13 +29,28 @@ func TestProseTestStd(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	last := lines[len(lines)-1]
-	if !regexp.MustCompile(`^\d+ passed, 0 failed$`).MatchString(last) {
-		t.Errorf("closing line %q", last)
+	roles, _ := filepath.Glob(filepath.Join(root, "std", "tests", "roles", "*.test.prose.md"))
+	if len(roles) != len(std.Roles()) {
+		t.Errorf("%d role tests for %d roles", len(roles), len(std.Roles()))
+	}
+	// Without a model the role tests (they render) are the skipped ones;
+	// every pattern test passes.
+	want := fmt.Sprintf(`^\d+ passed, 0 failed, %d skipped$`, len(roles))
+	if !regexp.MustCompile(want).MatchString(last) {
+		t.Errorf("closing line %q, want %s", last, want)
 	}
 	patterns, _ := filepath.Glob(filepath.Join(root, "std", "patterns", "*.prose.md"))
 	passed := strings.Count(out, "\nPASS ") + map[bool]int{true: 1}[strings.HasPrefix(out, "PASS ")]
-	if passed < len(patterns) || strings.Contains(out, "SKIP ") {
+	if passed < len(patterns) {
 		t.Errorf("%d tests passed for %d patterns:\n%s", passed, len(patterns), out)
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "SKIP ") && !strings.Contains(l, "needs a model") {
+			t.Errorf("skipped for another reason than a model: %s", l)
+		}
+	}
+	if n := strings.Count(out, "SKIP "); n != len(roles) {
+		t.Errorf("%d skipped, want the %d role tests:\n%s", n, len(roles), out)
 	}
 	// Every library pattern is the subject of at least one test.
 	for _, p := range patterns {
@@ -231,7 +248,7 @@ func TestRoleTests(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", testKey)
 	t.Setenv("PROSE_MODEL", "model-env")
-	code, out, errw := runMain(t, "test", "--run-dir", t.TempDir(), "std/tests/testdata/roles")
+	code, out, errw := runMain(t, "test", "--run-dir", t.TempDir(), "std/tests/roles")
 	if code != 0 || strings.Count(out, "PASS ") != len(answers) || !strings.HasSuffix(out, "\n10 passed, 0 failed\n") {
 		t.Fatalf("exit %d\n%s%s", code, out, errw)
 	}
@@ -251,7 +268,7 @@ func TestRoleTests(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("PROSE_MODEL", "")
-	code, out, _ = runMain(t, "test", "--run-dir", t.TempDir(), "std/tests/testdata/roles")
+	code, out, _ = runMain(t, "test", "--run-dir", t.TempDir(), "std/tests/roles")
 	if code != 0 || strings.Count(out, "SKIP ") != len(answers) || !strings.HasSuffix(out, "0 passed, 0 failed, 10 skipped\n") {
 		t.Errorf("no model: exit %d\n%s", code, out)
 	}
