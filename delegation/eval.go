@@ -248,6 +248,9 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 			if v, err = f.eval(s.Value); err != nil {
 				return ctrlNone, nil, false, err
 			}
+			if err := f.checkSize(s.Pos(), v, "the returned value"); err != nil {
+				return ctrlNone, nil, false, err
+			}
 		}
 		return ctrlReturn, v, true, nil
 	case *syntax.ThrowStmt:
