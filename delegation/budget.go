@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -33,11 +34,11 @@ import (
 const (
 	// DefaultMaxValueBytes is the size ceiling of a value when
 	// Host.MaxValueBytes is 0.
-	DefaultMaxValueBytes = 64 << 20
+	DefaultMaxValueBytes = 32 << 20
 	// bytesPerUnit is how many bytes of string count one unit of work.
 	bytesPerUnit = 64
 	// unitsPerStep is how many units of work count one step.
-	unitsPerStep = 1024
+	unitsPerStep = 256
 	// checkEvery is how many units a walk goes between looks at its
 	// context.
 	checkEvery = 1 << 14
@@ -72,13 +73,34 @@ type meter struct {
 	size  int64           // bytes counted toward the ceiling
 	units int64           // work
 	next  int64           // units at which ctx is looked at next
+	stack []Value         // snapshots of the lists being walked
+}
+
+// pop drops the snapshots above base.
+func (m *meter) pop(base int) {
+	clear(m.stack[base:])
+	m.stack = m.stack[:base]
 }
 
 func newMeter(ctx context.Context, max int64) *meter {
 	if max <= 0 {
 		max = DefaultMaxValueBytes
 	}
-	return &meter{ctx: ctx, max: max, next: checkEvery}
+	m := meterPool.Get().(*meter)
+	*m = meter{ctx: ctx, max: max, next: checkEvery, stack: m.stack[:0]}
+	return m
+}
+
+// meterPool keeps meters, with the stacks they grew, for the next walk.
+var meterPool = sync.Pool{New: func() any { return new(meter) }}
+
+// release returns m to the pool; m is not used afterwards.
+func (m *meter) release() {
+	if cap(m.stack) > 1<<20 {
+		m.stack = nil
+	}
+	m.ctx = nil
+	meterPool.Put(m)
 }
 
 // add counts size bytes and units of work.
@@ -118,18 +140,17 @@ func measure(m *meter, v Value, depth int) error {
 	case string:
 		return m.add(int64(len(v))+2, stringUnits(len(v)))
 	case *List:
+		base := len(m.stack)
 		v.mu.Lock()
-		n := len(v.elems)
+		m.stack = append(m.stack, v.elems...)
 		v.mu.Unlock()
-		if err := m.add(2+int64(n), 1); err != nil {
-			return err
+		n := len(m.stack) - base
+		err := m.add(2+int64(n), 1)
+		for i := 0; i < n && err == nil; i++ {
+			err = measure(m, m.stack[base+i], depth+1)
 		}
-		for i := 0; i < n; i++ {
-			e, _ := v.Index(i)
-			if err := measure(m, e, depth+1); err != nil {
-				return err
-			}
-		}
+		m.pop(base)
+		return err
 	case *Object:
 		keys := v.Keys()
 		if err := m.add(2, 1); err != nil {
@@ -175,7 +196,7 @@ func (f *frame) charge(pos diag.Pos, units int64, how string) error {
 }
 
 // workNote explains the charge of walks over values in budget messages.
-const workNote = "comparing, copying or writing out a value counts a step per 1024 elements or 64 KiB it goes through"
+var workNote = fmt.Sprintf("comparing, copying or writing out a value counts a step per %d elements or %s it goes through", unitsPerStep, byteSize(unitsPerStep*bytesPerUnit))
 
 // walkError turns the error of a walk over what (a value, "the values
 // compared") at pos into the run's error: a cancellation, a size-ceiling
@@ -204,6 +225,7 @@ func (f *frame) checkSize(pos diag.Pos, v Value, what string) error {
 		return nil
 	}
 	m := f.meter()
+	defer m.release()
 	if err := measure(m, v, 0); err != nil {
 		return f.walkError(pos, what, err)
 	}
@@ -238,6 +260,7 @@ func (f *frame) text(pos diag.Pos, v Value) (string, error) {
 		return v.String(), nil
 	}
 	e := &encoder{m: f.meter()}
+	defer e.m.release()
 	if err := e.value(v, 0); err != nil {
 		return "", f.walkError(pos, "the text of "+TypeName(v), err)
 	}
@@ -265,6 +288,9 @@ type lengthEntry struct {
 	n int64
 }
 
+// lengthCounts counts the long strings whose characters were counted.
+var lengthCounts atomic.Int64
+
 var lengthCache struct {
 	mu   sync.Mutex
 	next int
@@ -289,9 +315,26 @@ func stringLength(s string) int64 {
 	}
 	c.mu.Unlock()
 	n := int64(utf8.RuneCountInString(s))
+	lengthCounts.Add(1)
 	c.mu.Lock()
 	c.ents[c.next] = lengthEntry{s, n}
 	c.next = (c.next + 1) % lengthCacheSize
 	c.mu.Unlock()
 	return n
+}
+
+// cloneWithin is clone for a value from outside the run (a global): its
+// size is walked first, within max bytes (0: DefaultMaxValueBytes) and
+// until ctx is canceled.
+func cloneWithin(ctx context.Context, max int64, v Value) (Value, error) {
+	switch v.(type) {
+	case *List, *Object:
+		m := newMeter(ctx, max)
+		err := measure(m, v, 0)
+		m.release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return clone(v)
 }

@@ -23,7 +23,8 @@ import (
 //     of the compact form.
 //
 // Encoding stops with an error wrapping ErrTooLarge once the compact text
-// passes the size ceiling, with ErrTooDeep below MaxDepth levels, and with
+// passes the size ceiling (in the indented form, also once the
+// indentation alone passes it), with ErrTooDeep below MaxDepth levels, and with
 // the context's error when it is canceled.
 
 // EncodeOptions tunes EncodeJSON.
@@ -41,6 +42,7 @@ type EncodeOptions struct {
 // ErrTooLarge beyond opt.MaxBytes.
 func EncodeJSON(ctx context.Context, v Value, opt EncodeOptions) ([]byte, error) {
 	e := &encoder{m: newMeter(ctx, opt.MaxBytes), indent: opt.Indent}
+	defer e.m.release()
 	if err := e.value(v, 0); err != nil {
 		return nil, err
 	}
@@ -54,6 +56,7 @@ func EncodeJSON(ctx context.Context, v Value, opt EncodeOptions) ([]byte, error)
 // DefaultMaxValueBytes.
 func AppendJSON(dst []byte, v Value) ([]byte, error) {
 	e := &encoder{buf: dst, m: newMeter(nil, DefaultMaxValueBytes), base: len(dst)}
+	defer e.m.release()
 	if err := e.value(v, 0); err != nil {
 		return dst, err
 	}
@@ -76,7 +79,6 @@ type encoder struct {
 	buf    []byte
 	base   int // len(buf) before encoding began
 	m      *meter
-	stack  []Value // snapshots of the lists and objects being written
 	indent bool
 	pad    int64 // bytes of indentation written (not counted in the size)
 }
@@ -84,7 +86,7 @@ type encoder struct {
 // check counts the text written so far toward the ceiling and looks at
 // the context.
 func (e *encoder) check() error {
-	if int64(len(e.buf)-e.base)-e.pad > e.m.max {
+	if int64(len(e.buf)-e.base)-e.pad > e.m.max || e.pad > e.m.max {
 		return tooLarge(e.m.max)
 	}
 	return e.m.poll()
@@ -93,7 +95,7 @@ func (e *encoder) check() error {
 // elem is called before each list element or object entry.
 func (e *encoder) elem() error {
 	e.m.units++
-	if e.m.units >= e.m.next || int64(len(e.buf)-e.base)-e.pad > e.m.max {
+	if e.m.units >= e.m.next || int64(len(e.buf)-e.base) > e.m.max {
 		return e.check()
 	}
 	return nil
@@ -143,11 +145,11 @@ func (e *encoder) list(l *List, depth int) error {
 	}
 	// Snapshot the elements: a parallel iteration may replace one while
 	// they are written, and the list may contain itself.
-	base := len(e.stack)
+	base := len(e.m.stack)
 	l.mu.Lock()
-	e.stack = append(e.stack, l.elems...)
+	e.m.stack = append(e.m.stack, l.elems...)
 	l.mu.Unlock()
-	n := len(e.stack) - base
+	n := len(e.m.stack) - base
 	e.buf = append(e.buf, '[')
 	for i := 0; i < n; i++ {
 		if err := e.elem(); err != nil {
@@ -159,12 +161,12 @@ func (e *encoder) list(l *List, depth int) error {
 		if e.indent {
 			e.newline(depth + 1)
 		}
-		if err := e.value(e.stack[base+i], depth+1); err != nil {
+		if err := e.value(e.m.stack[base+i], depth+1); err != nil {
 			return err
 		}
 	}
-	clear(e.stack[base:])
-	e.stack = e.stack[:base]
+	clear(e.m.stack[base:])
+	e.m.stack = e.m.stack[:base]
 	if e.indent && n > 0 {
 		e.newline(depth)
 	}
@@ -176,10 +178,10 @@ func (e *encoder) object(o *Object, depth int) error {
 	if depth >= MaxDepth {
 		return ErrTooDeep
 	}
-	base := len(e.stack)
+	base := len(e.m.stack)
 	o.mu.Lock()
 	keys := o.keys // keys below len(keys) are never rewritten
-	e.stack = append(e.stack, o.vals...)
+	e.m.stack = append(e.m.stack, o.vals...)
 	o.mu.Unlock()
 	e.buf = append(e.buf, '{')
 	for i, k := range keys {
@@ -198,12 +200,12 @@ func (e *encoder) object(o *Object, depth int) error {
 			e.buf = append(e.buf, ' ')
 			e.pad++
 		}
-		if err := e.value(e.stack[base+i], depth+1); err != nil {
+		if err := e.value(e.m.stack[base+i], depth+1); err != nil {
 			return err
 		}
 	}
-	clear(e.stack[base:])
-	e.stack = e.stack[:base]
+	clear(e.m.stack[base:])
+	e.m.stack = e.m.stack[:base]
 	if e.indent && len(keys) > 0 {
 		e.newline(depth)
 	}

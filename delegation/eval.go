@@ -48,7 +48,7 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	}
 	sc := newScope(nil)
 	for k, v := range globals {
-		c, err := clone(normalize(v))
+		c, err := cloneWithin(ctx, host.MaxValueBytes, normalize(v))
 		if err != nil {
 			return nil, &Error{Kind: KindRuntime, Msg: fmt.Sprintf("the value of %s: %v", k, err)}
 		}

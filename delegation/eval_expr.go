@@ -251,10 +251,12 @@ func (f *frame) evalBinary(x *syntax.BinaryExpr) (Value, error) {
 	case syntax.EQ, syntax.NE:
 		m := f.meter()
 		eq, err := equal(m, a, b, 0)
+		units := m.units
+		m.release()
 		if err != nil {
 			return nil, f.walkError(x.OpPos, "cannot compare", err)
 		}
-		if err := f.charge(x.OpPos, m.units, workNote); err != nil {
+		if err := f.charge(x.OpPos, units, workNote); err != nil {
 			return nil, err
 		}
 		return eq == (x.Op == syntax.EQ), nil
@@ -289,7 +291,7 @@ func (f *frame) join(pos diag.Pos, a, b Value) (v Value, ok bool, err error) {
 		if n+2 > f.maxBytes() {
 			return nil, true, f.errorf(pos, KindLimit, "the joined string (%s) would pass the value size ceiling of %s (Host.MaxValueBytes)", byteSize(n), byteSize(f.maxBytes()))
 		}
-		if err := f.charge(pos, stringUnits(int(n)), "each + of strings counts a step per 64 KiB it copies"); err != nil {
+		if err := f.charge(pos, stringUnits(int(n)), fmt.Sprintf("each + of strings counts a step per %s it copies", byteSize(unitsPerStep*bytesPerUnit))); err != nil {
 			return nil, true, err
 		}
 		return ta + tb, true, nil

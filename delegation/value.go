@@ -233,7 +233,9 @@ var ErrTooDeep = fmt.Errorf("lists and objects nested deeper than %d levels (or 
 // Values nested deeper than MaxDepth, or larger than DefaultMaxValueBytes
 // when written out, are unequal.
 func Equal(a, b Value) bool {
-	eq, err := equal(newMeter(nil, DefaultMaxValueBytes), a, b, 0)
+	m := newMeter(nil, DefaultMaxValueBytes)
+	defer m.release()
+	eq, err := equal(m, a, b, 0)
 	return eq && err == nil
 }
 
@@ -243,7 +245,9 @@ func Equal(a, b Value) bool {
 // are compared), ErrTooDeep beyond MaxDepth levels, and ctx's error when
 // ctx is canceled.
 func EqualContext(ctx context.Context, a, b Value, max int64) (bool, error) {
-	return equal(newMeter(ctx, max), a, b, 0)
+	m := newMeter(ctx, max)
+	defer m.release()
+	return equal(m, a, b, 0)
 }
 
 // equal is Equal, metered by m: it counts the size of a as measure does
@@ -277,18 +281,31 @@ func equal(m *meter, a, b Value, depth int) (bool, error) {
 		if !ok {
 			return false, nil
 		}
-		ae, be := a.Elems(), b.Elems()
-		if len(ae) != len(be) {
+		// Snapshot both element lists on the meter's stack (no allocation
+		// per list): a parallel iteration may replace an element meanwhile.
+		base := len(m.stack)
+		a.mu.Lock()
+		m.stack = append(m.stack, a.elems...)
+		a.mu.Unlock()
+		n := len(m.stack) - base
+		b.mu.Lock()
+		if len(b.elems) != n {
+			b.mu.Unlock()
+			m.stack = m.stack[:base]
 			return false, nil
 		}
-		if err := m.add(2+int64(len(ae)), 1); err != nil {
+		m.stack = append(m.stack, b.elems...)
+		b.mu.Unlock()
+		if err := m.add(2+int64(n), 1); err != nil {
 			return false, err
 		}
-		for i := range ae {
-			if eq, err := equal(m, ae[i], be[i], depth+1); !eq || err != nil {
+		for i := 0; i < n; i++ {
+			if eq, err := equal(m, m.stack[base+i], m.stack[base+n+i], depth+1); !eq || err != nil {
+				m.pop(base)
 				return false, err
 			}
 		}
+		m.pop(base)
 		return true, nil
 	case *Object:
 		b, ok := b.(*Object)
