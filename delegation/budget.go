@@ -96,6 +96,8 @@ var meterPool = sync.Pool{New: func() any { return new(meter) }}
 
 // release returns m to the pool; m is not used afterwards.
 func (m *meter) release() {
+	clear(m.stack) // what an error left behind
+	m.stack = m.stack[:0]
 	if cap(m.stack) > 1<<20 {
 		m.stack = nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -66,8 +67,24 @@ func AppendJSON(dst []byte, v Value) ([]byte, error) {
 	return e.buf, nil
 }
 
+// bufPool holds the buffers ToJSON encodes into before copying out the
+// result, so that growing the buffer costs nothing after the first use.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
 // ToJSON encodes v compactly, within DefaultMaxValueBytes.
-func ToJSON(v Value) ([]byte, error) { return AppendJSON(nil, v) }
+func ToJSON(v Value) ([]byte, error) {
+	bp := bufPool.Get().(*[]byte)
+	out, err := AppendJSON((*bp)[:0], v)
+	var res []byte
+	if err == nil {
+		res = append(make([]byte, 0, len(out)), out...)
+	}
+	if cap(out) <= 1<<20 {
+		*bp = out
+		bufPool.Put(bp)
+	}
+	return res, err
+}
 
 // ToIndentedJSON encodes v like ToJSON, indented by two spaces.
 func ToIndentedJSON(v Value) ([]byte, error) {
@@ -139,10 +156,11 @@ func (e *encoder) value(v Value, depth int) error {
 	return nil
 }
 
+// tooDeep reports whether a list or object at depth with n elements
+// nests deeper than MaxDepth: it does, or its elements would.
+func tooDeep(depth, n int) bool { return depth > MaxDepth || depth == MaxDepth && n > 0 }
+
 func (e *encoder) list(l *List, depth int) error {
-	if depth >= MaxDepth {
-		return ErrTooDeep
-	}
 	// Snapshot the elements: a parallel iteration may replace one while
 	// they are written, and the list may contain itself.
 	base := len(e.m.stack)
@@ -150,6 +168,10 @@ func (e *encoder) list(l *List, depth int) error {
 	e.m.stack = append(e.m.stack, l.elems...)
 	l.mu.Unlock()
 	n := len(e.m.stack) - base
+	if tooDeep(depth, n) {
+		e.m.pop(base)
+		return ErrTooDeep
+	}
 	e.buf = append(e.buf, '[')
 	for i := 0; i < n; i++ {
 		if err := e.elem(); err != nil {
@@ -165,8 +187,7 @@ func (e *encoder) list(l *List, depth int) error {
 			return err
 		}
 	}
-	clear(e.m.stack[base:])
-	e.m.stack = e.m.stack[:base]
+	e.m.pop(base)
 	if e.indent && n > 0 {
 		e.newline(depth)
 	}
@@ -175,14 +196,15 @@ func (e *encoder) list(l *List, depth int) error {
 }
 
 func (e *encoder) object(o *Object, depth int) error {
-	if depth >= MaxDepth {
-		return ErrTooDeep
-	}
 	base := len(e.m.stack)
 	o.mu.Lock()
 	keys := o.keys // keys below len(keys) are never rewritten
 	e.m.stack = append(e.m.stack, o.vals...)
 	o.mu.Unlock()
+	if tooDeep(depth, len(keys)) {
+		e.m.pop(base)
+		return ErrTooDeep
+	}
 	e.buf = append(e.buf, '{')
 	for i, k := range keys {
 		if err := e.elem(); err != nil {
@@ -204,8 +226,7 @@ func (e *encoder) object(o *Object, depth int) error {
 			return err
 		}
 	}
-	clear(e.m.stack[base:])
-	e.m.stack = e.m.stack[:base]
+	e.m.pop(base)
 	if e.indent && len(keys) > 0 {
 		e.newline(depth)
 	}
@@ -232,8 +253,9 @@ const (
 )
 
 func special8(x uint64) bool {
-	has := func(c uint64) uint64 { y := x ^ (lo8 * c); return (y - lo8) &^ y & hi8 }
-	return ((x-lo8*0x20)&^x|x|has('"')|has('\\'))&hi8 != 0
+	q := x ^ (lo8 * '"')
+	bs := x ^ (lo8 * '\\')
+	return ((x-lo8*0x20)&^x|x|(q-lo8)&^q|(bs-lo8)&^bs)&hi8 != 0
 }
 
 // appendString appends s as a JSON string (see the package comment on
@@ -298,7 +320,7 @@ func appendString(dst []byte, s string) []byte {
 
 // load8 reads s[i:i+8] as a little-endian word.
 func load8(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }

@@ -1,0 +1,98 @@
+package delegation
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchAgainstJSON times ours and encoding/json's encoding of the same
+// data b.N times each; ns/op is ours, and the "x-encoding/json" metric is
+// our time over encoding/json's (below 1 is faster).
+func benchAgainstJSON(b *testing.B, v Value, goValue any) {
+	ref, err := json.Marshal(goValue)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := ToJSON(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	start := time.Now()
+	for range b.N {
+		if _, err := json.Marshal(goValue); err != nil {
+			b.Fatal(err)
+		}
+	}
+	theirs := time.Since(start)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := ToJSON(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed())/float64(theirs), "x-encoding/json")
+	_ = ref
+}
+
+// BenchmarkEncode compares ToJSON with encoding/json's Marshal of the same
+// data as plain Go values (string, []any, map[string]any: what
+// encoding/json decodes JSON into).
+func BenchmarkEncode(b *testing.B) {
+	para := "A step of the release: \"write the changelog\" for 1.2, check <links> & tags.\n\tThen tag it — café, naïve, 中文.\n"
+	long := strings.Repeat(para, 40)
+	b.Run("strings", func(b *testing.B) {
+		benchAgainstJSON(b, long, long)
+	})
+	b.Run("lists", func(b *testing.B) {
+		l := NewList()
+		var g []any
+		for i := range 1000 {
+			var e Value
+			switch i % 4 {
+			case 0:
+				e = int64(i * 7919)
+			case 1:
+				e = "item " + strings.Repeat("x", i%17)
+			case 2:
+				e = float64(i) / 8
+			default:
+				e = i%3 == 0
+			}
+			l.Append(e)
+			if n, ok := e.(int64); ok {
+				g = append(g, n)
+			} else {
+				g = append(g, e)
+			}
+		}
+		benchAgainstJSON(b, l, g)
+	})
+	b.Run("objects", func(b *testing.B) {
+		l := NewList()
+		var g []any
+		for i := range 200 {
+			o := NewObject()
+			m := map[string]any{}
+			for _, kv := range []struct {
+				k string
+				v Value
+			}{
+				{"addresses", "step does not say how it was checked"},
+				{"action", "build the binaries for " + strings.Repeat("linux ", i%5)},
+				{"checked", i%2 == 0},
+				{"step", int64(i)},
+			} {
+				o.Set(kv.k, kv.v)
+				m[kv.k] = kv.v
+			}
+			l.Append(o)
+			g = append(g, m)
+		}
+		benchAgainstJSON(b, l, g)
+	})
+}
