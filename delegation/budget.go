@@ -234,8 +234,9 @@ func (f *frame) checkSize(pos diag.Pos, v Value, what string) error {
 	return f.charge(pos, m.units, workNote)
 }
 
-// snapshotArgs checks the size of a call's arguments and copies them, so
-// the service sees them as they were when the call started. The size is
+// snapshotArgs checks the size of a call's arguments and freezes them
+// (snapshot.go), so the service sees them as they were when the call
+// started. The size is
 // walked before copying: a value with shared parts (a list holding the
 // same list twice, many levels deep) would copy to far more than it
 // occupies.
@@ -244,7 +245,8 @@ func (f *frame) snapshotArgs(pos diag.Pos, args *Object) (*Object, error) {
 	if err := f.checkSize(pos, args, what); err != nil {
 		return nil, err
 	}
-	snap, err := clone(args)
+	var fz freezer
+	snap, err := fz.freeze(args, 0)
 	if err != nil {
 		return nil, f.walkError(pos, what, err)
 	}

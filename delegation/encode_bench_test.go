@@ -1,6 +1,7 @@
 package delegation
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -94,5 +95,63 @@ func BenchmarkEncode(b *testing.B) {
 			g = append(g, m)
 		}
 		benchAgainstJSON(b, l, g)
+	})
+}
+
+// BenchmarkArgsDigest is the per-call cost of snapshotting and hashing a
+// ratchet's arguments: a list of 2,000 step objects that grows by one
+// element per call. "memo" freezes and digests (snapshot.go); "reencode"
+// encodes the whole list and hashes the text each call, as a journal that
+// hashes JSON does.
+func BenchmarkArgsDigest(b *testing.B) {
+	build := func() *Object {
+		progress := NewList()
+		for i := range 2000 {
+			o := NewObject()
+			o.Set("step", int64(i))
+			o.Set("action", "build the binaries for linux and darwin")
+			o.Set("checked", true)
+			progress.Append(o)
+		}
+		args := NewObject()
+		args.Set("task_brief", "ship release 1.2")
+		args.Set("certified_progress", progress)
+		return args
+	}
+	grow := func(args *Object, i int) {
+		p, _ := args.Get("certified_progress")
+		o := NewObject()
+		o.Set("step", int64(i))
+		p.(*List).Append(o)
+	}
+	b.Run("memo", func(b *testing.B) {
+		args := build()
+		b.ReportAllocs()
+		for i := range b.N {
+			grow(args, i)
+			snap, err := Freeze(args)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Digest(snap); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("reencode", func(b *testing.B) {
+		args := build()
+		b.ReportAllocs()
+		for i := range b.N {
+			grow(args, i)
+			snap, err := clone(args)
+			if err != nil {
+				b.Fatal(err)
+			}
+			raw, err := ToJSON(snap)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = sha256.Sum256(raw)
+		}
 	})
 }

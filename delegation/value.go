@@ -40,9 +40,11 @@ type Service interface {
 type List struct {
 	mu    sync.Mutex
 	elems []Value
+	memo  // frozen copy and digest, see snapshot.go
 }
 
-// NewList returns a list holding elems (not copied).
+// NewList returns a list holding elems (not copied: the caller does not
+// modify elems afterwards).
 func NewList(elems ...Value) *List { return &List{elems: elems} }
 
 // Len is the number of elements.
@@ -70,6 +72,7 @@ func (l *List) Set(i int, v Value) bool {
 		return false
 	}
 	l.elems[i] = v
+	l.ver++
 	return true
 }
 
@@ -77,6 +80,7 @@ func (l *List) Set(i int, v Value) bool {
 func (l *List) Append(v Value) {
 	l.mu.Lock()
 	l.elems = append(l.elems, v)
+	l.ver++
 	l.mu.Unlock()
 }
 
@@ -94,6 +98,7 @@ type Object struct {
 	keys []string // never rewritten below len: new keys are appended
 	vals []Value  // vals[i] is the value of keys[i]
 	idx  map[string]int
+	memo // frozen copy and digest, see snapshot.go
 }
 
 // objectIndexMin is the number of keys from which an object keeps a map
@@ -123,6 +128,7 @@ func (o *Object) find(key string) int {
 func (o *Object) Set(key string, v Value) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.ver++
 	if i := o.find(key); i >= 0 {
 		o.vals[i] = v
 		return
