@@ -221,7 +221,10 @@ type digester struct {
 // scalar).
 func (dg *digester) digest(v Value, depth int) ([32]byte, uint64, error) {
 	var (
-		mu   interface{ Lock(); Unlock() }
+		mu interface {
+			Lock()
+			Unlock()
+		}
 		m    *memo
 		keys []string
 		tag  byte
