@@ -234,21 +234,20 @@ func (f *frame) checkSize(pos diag.Pos, v Value, what string) error {
 	return f.charge(pos, m.units, workNote)
 }
 
-// snapshotArgs checks the size of a call's arguments and freezes them
-// (snapshot.go), so the service sees them as they were when the call
-// started. The size is
-// walked before copying: a value with shared parts (a list holding the
-// same list twice, many levels deep) would copy to far more than it
-// occupies.
+// snapshotArgs freezes a call's arguments (snapshot.go), so the service
+// sees them as they were when the call started, counting their size and
+// work as it goes: a value with shared parts (a list holding the same list
+// twice, many levels deep) stops at the ceiling, before it is copied out
+// to far more than it occupies.
 func (f *frame) snapshotArgs(pos diag.Pos, args *Object) (*Object, error) {
-	const what = "the arguments of the call"
-	if err := f.checkSize(pos, args, what); err != nil {
-		return nil, err
-	}
-	var fz freezer
+	fz := freezer{m: f.meter()}
+	defer fz.m.release()
 	snap, err := fz.freeze(args, 0)
 	if err != nil {
-		return nil, f.walkError(pos, what, err)
+		return nil, f.walkError(pos, "the arguments of the call", err)
+	}
+	if err := f.charge(pos, fz.m.units, workNote); err != nil {
+		return nil, err
 	}
 	return snap.(*Object), nil
 }

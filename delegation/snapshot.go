@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"crypto/sha256"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -51,6 +52,7 @@ var stamps atomic.Uint64
 // freezer copies values for snapshots, reusing unchanged frozen copies.
 type freezer struct {
 	stack []Value
+	m     *meter // counts size and work as measure does; nil: not counted
 }
 
 // identical reports whether a and b are the same value without comparing
@@ -87,6 +89,9 @@ func (fz *freezer) freeze(v Value, depth int) (Value, error) {
 		same := snap != nil && v.snapVer == ver
 		v.mu.Unlock()
 		n := len(fz.stack) - base
+		if err := fz.count(2+int64(n), 1); err != nil {
+			return nil, err
+		}
 		var old []Value
 		if same {
 			snap.mu.Lock()
@@ -127,6 +132,9 @@ func (fz *freezer) freeze(v Value, depth int) (Value, error) {
 		same := snap != nil && v.snapVer == ver
 		v.mu.Unlock()
 		n := len(fz.stack) - base
+		if err := fz.count(2, 1); err != nil {
+			return nil, err
+		}
 		var old []Value
 		if same {
 			snap.mu.Lock()
@@ -134,6 +142,9 @@ func (fz *freezer) freeze(v Value, depth int) (Value, error) {
 			snap.mu.Unlock()
 		}
 		for i := 0; i < n; i++ {
+			if err := fz.count(int64(len(keys[i]))+4, stringUnits(len(keys[i]))); err != nil {
+				return nil, err
+			}
 			c, err := fz.freeze(fz.stack[base+i], depth+1)
 			if err != nil {
 				return nil, err
@@ -160,8 +171,18 @@ func (fz *freezer) freeze(v Value, depth int) (Value, error) {
 		}
 		v.mu.Unlock()
 		return c, nil
+	case string:
+		return v, fz.count(int64(len(v))+2, stringUnits(len(v)))
 	}
-	return v, nil
+	return v, fz.count(1, 1)
+}
+
+// count counts size bytes and units of work on fz.m, if any.
+func (fz *freezer) count(size, units int64) error {
+	if fz.m == nil {
+		return nil
+	}
+	return fz.m.add(size, units)
 }
 
 func (fz *freezer) pop(base int) {
@@ -221,10 +242,7 @@ type digester struct {
 // scalar).
 func (dg *digester) digest(v Value, depth int) ([32]byte, uint64, error) {
 	var (
-		mu interface {
-			Lock()
-			Unlock()
-		}
+		mu   sync.Locker
 		m    *memo
 		keys []string
 		tag  byte
