@@ -30,6 +30,12 @@ type memo struct {
 	ver     uint64 // changes so far
 	snap    any    // *List or *Object: the last frozen copy
 	snapVer uint64 // ver when snap was made
+	// sets counts the changes that are not appends (List.Set); snapSets
+	// is sets when snap was made. A list that was only appended to since
+	// keeps snap's elements as the prefix of its next copy, which extends
+	// spare, the array snap's elements live in.
+	sets, snapSets uint64
+	spare          []Value
 	dig     *digestMemo
 	// seen is the Digest call that last computed or checked dig, so a
 	// part shared within one value is walked once per call.
@@ -75,8 +81,8 @@ func identical(a, b Value) (same bool) {
 // freeze returns a copy of v that no one else holds, or the frozen copy
 // made earlier when nothing in v changed since. Values nested deeper than
 // MaxDepth are an error.
-func (fz *freezer) freeze(v Value, depth int) (Value, error) {
-	switch v := v.(type) {
+func (fz *freezer) freeze(val Value, depth int) (Value, error) {
+	switch v := val.(type) {
 	case *List:
 		if depth > MaxDepth {
 			return nil, ErrTooDeep
@@ -86,16 +92,17 @@ func (fz *freezer) freeze(v Value, depth int) (Value, error) {
 		fz.stack = append(fz.stack, v.elems...)
 		ver := v.ver
 		snap, _ := v.snap.(*List)
-		same := snap != nil && v.snapVer == ver
+		// prefix: only appends since snap, which may then be extended.
+		prefix := snap != nil && v.snapSets == v.sets
 		v.mu.Unlock()
 		n := len(fz.stack) - base
 		if err := fz.count(2+int64(n), 1); err != nil {
 			return nil, err
 		}
 		var old []Value
-		if same {
+		if prefix {
 			snap.mu.Lock()
-			old, same = snap.elems, snap.ver == 0 && len(snap.elems) == n
+			old, prefix = snap.elems, snap.ver == 0 && len(snap.elems) <= n
 			snap.mu.Unlock()
 		}
 		for i := 0; i < n; i++ {
@@ -104,20 +111,29 @@ func (fz *freezer) freeze(v Value, depth int) (Value, error) {
 				return nil, err
 			}
 			fz.stack[base+i] = c
-			same = same && identical(c, old[i])
+			prefix = prefix && (i >= len(old) || identical(c, old[i]))
 		}
-		if same {
+		if prefix && len(old) == n {
 			fz.pop(base)
 			return snap, nil
 		}
-		c := &List{elems: append([]Value(nil), fz.stack[base:]...)}
+		c := &List{}
 		c.snap = c
-		fz.pop(base)
 		v.mu.Lock()
+		if prefix && v.ver == ver && v.snap == snap {
+			// Extend snap's array: every copy made from it so far is
+			// shorter (and its own appends reallocate: cap == len), so the
+			// slots past len(old) belong to no one yet.
+			c.spare = append(snap.spare[:len(old)], fz.stack[base+len(old):base+n]...)
+		} else {
+			c.spare = append([]Value(nil), fz.stack[base:base+n]...)
+		}
+		c.elems = c.spare[:n:n]
 		if v.ver == ver {
-			v.snap, v.snapVer = c, ver
+			v.snap, v.snapVer, v.snapSets = c, ver, v.sets
 		}
 		v.mu.Unlock()
+		fz.pop(base)
 		return c, nil
 	case *Object:
 		if depth > MaxDepth {
@@ -172,9 +188,9 @@ func (fz *freezer) freeze(v Value, depth int) (Value, error) {
 		v.mu.Unlock()
 		return c, nil
 	case string:
-		return v, fz.count(int64(len(v))+2, stringUnits(len(v)))
+		return val, fz.count(int64(len(v))+2, stringUnits(len(v)))
 	}
-	return v, fz.count(1, 1)
+	return val, fz.count(1, 1)
 }
 
 // count counts size bytes and units of work on fz.m, if any.

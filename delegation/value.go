@@ -73,6 +73,7 @@ func (l *List) Set(i int, v Value) bool {
 	}
 	l.elems[i] = v
 	l.ver++
+	l.sets++
 	return true
 }
 
