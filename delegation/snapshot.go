@@ -36,7 +36,7 @@ type memo struct {
 	// spare, the array snap's elements live in.
 	sets, snapSets uint64
 	spare          []Value
-	dig     *digestMemo
+	dig            *digestMemo
 	// seen is the Digest call that last computed or checked dig, so a
 	// part shared within one value is walked once per call.
 	seen uint64
