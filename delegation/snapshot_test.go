@@ -138,3 +138,64 @@ func TestDigestFollowsJSONText(t *testing.T) {
 		t.Errorf("equal shared values digest differently")
 	}
 }
+
+// Copies of a list that only grows share one array; no copy, nor a
+// change a service makes to one, reaches another.
+func TestFreezeOfAGrowingList(t *testing.T) {
+	xs := NewList("a")
+	f1, _ := Freeze(xs)
+	xs.Append("b")
+	f2, _ := Freeze(xs)
+	xs.Append("c")
+	f1.(*List).Append("X") // a service changing its arguments
+	f3, _ := Freeze(xs)
+	f2.(*List).Append("Y")
+	xs.Append("d")
+	f4, _ := Freeze(xs)
+	xs.Set(0, "z")
+	f5, _ := Freeze(xs)
+	for _, c := range []struct {
+		v    Value
+		want string
+	}{
+		{f1, `["a","X"]`}, {f2, `["a","b","Y"]`}, {f3, `["a","b","c"]`},
+		{f4, `["a","b","c","d"]`}, {f5, `["z","b","c","d"]`}, {xs, `["z","b","c","d"]`},
+	} {
+		if got := js(t, c.v); got != c.want {
+			t.Errorf("got %s, want %s", got, c.want)
+		}
+	}
+}
+
+// Parallel iterations freeze and append to one list at once (run with
+// -race): every copy is a prefix of the final list.
+func TestFreezeConcurrently(t *testing.T) {
+	xs := NewList()
+	done := make(chan []Value)
+	for g := range 4 {
+		go func() {
+			var copies []Value
+			for i := range 200 {
+				xs.Append(int64(g*1000 + i))
+				c, err := Freeze(xs)
+				if err != nil {
+					t.Error(err)
+				}
+				copies = append(copies, c)
+			}
+			done <- copies
+		}()
+	}
+	var all []Value
+	for range 4 {
+		all = append(all, <-done...)
+	}
+	final := xs.Elems()
+	for _, c := range all {
+		for i, e := range c.(*List).Elems() {
+			if e != final[i] {
+				t.Fatalf("a copy is not a prefix of the list: element %d is %v, want %v", i, e, final[i])
+			}
+		}
+	}
+}
