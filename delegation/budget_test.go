@@ -197,3 +197,26 @@ func TestLongStringLengthIsCached(t *testing.T) {
 		t.Errorf("the characters were counted %d more times", n)
 	}
 }
+
+// BenchmarkBudgetStops is how long each runaway program runs, on the
+// default limits, before the budget or the ceiling stops it.
+func BenchmarkBudgetStops(b *testing.B) {
+	for _, c := range []struct{ name, code string }{
+		{"string-doubling", "let s = \"x\"\nrepeat 100:\n  s = s + s\nreturn 1"},
+		{"list-concat-loop", "let xs = []\nrepeat 100000 as i:\n  xs = xs + [i]\nreturn 1"},
+		{"long-list-equality", "let xs = [0]\nrepeat 16:\n  xs = xs + xs\nlet ys = xs + []\nrepeat 100000:\n  let same = xs == ys\nreturn 1"},
+		{"shared-return", sharedTree + "return t"},
+		{"shared-compare", sharedTree + "let u = t\nreturn t == u"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			prog := parse(b, c.code)
+			for range b.N {
+				_, err := Run(context.Background(), prog, nil, &Host{Runtime: newFakeRuntime()})
+				var e *Error
+				if !errors.As(err, &e) || e.Kind != KindLimit {
+					b.Fatalf("want a limit error, got %v", err)
+				}
+			}
+		})
+	}
+}
