@@ -299,6 +299,19 @@ func appendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
+		// Common valid sequences without decoding: two bytes, and three
+		// bytes other than E0 and ED (whose second byte is restricted)
+		// and U+2028/U+2029 (E2 80 A8/A9).
+		if b >= 0xC2 && b <= 0xDF && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			i += 2
+			continue
+		}
+		if (b >= 0xE1 && b <= 0xEC || b >= 0xEE) && b <= 0xEF && i+2 < len(s) &&
+			s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 &&
+			!(b == 0xE2 && s[i+1] == 0x80 && s[i+2]&0xFE == 0xA8) {
+			i += 3
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
