@@ -216,10 +216,10 @@ func (f *frame) walkError(pos diag.Pos, what string, err error) error {
 // checkSize walks v for the size ceiling and charges the walk; what names
 // v in the error.
 func (f *frame) checkSize(pos diag.Pos, v Value, what string) error {
-	switch v.(type) {
+	switch x := v.(type) {
 	case *List, *Object:
 	case string:
-		if n := int64(len(v.(string))) + 2; n > f.maxBytes() {
+		if n := int64(len(x)) + 2; n > f.maxBytes() {
 			return f.walkError(pos, what, tooLarge(f.maxBytes()))
 		}
 		return nil

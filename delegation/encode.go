@@ -56,7 +56,7 @@ func EncodeJSON(ctx context.Context, v Value, opt EncodeOptions) ([]byte, error)
 // AppendJSON appends the compact JSON of v to dst, within
 // DefaultMaxValueBytes.
 func AppendJSON(dst []byte, v Value) ([]byte, error) {
-	e := &encoder{buf: dst, m: newMeter(nil, DefaultMaxValueBytes), base: len(dst)}
+	e := &encoder{buf: dst, m: newMeter(context.Background(), DefaultMaxValueBytes), base: len(dst)}
 	defer e.m.release()
 	if err := e.value(v, 0); err != nil {
 		return dst, err

@@ -1,6 +1,7 @@
 package delegation
 
 import (
+	"context"
 	"crypto/sha256"
 	"sync"
 	"sync/atomic"
@@ -239,7 +240,7 @@ const (
 
 func scalarDigest(v Value) ([32]byte, error) {
 	buf := []byte{tagScalar}
-	e := &encoder{buf: buf, base: 1, m: newMeter(nil, DefaultMaxValueBytes)}
+	e := &encoder{buf: buf, base: 1, m: newMeter(context.Background(), DefaultMaxValueBytes)}
 	defer e.m.release()
 	if err := e.value(v, 0); err != nil {
 		return [32]byte{}, err

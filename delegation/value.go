@@ -240,7 +240,7 @@ var ErrTooDeep = fmt.Errorf("lists and objects nested deeper than %d levels (or 
 // Values nested deeper than MaxDepth, or larger than DefaultMaxValueBytes
 // when written out, are unequal.
 func Equal(a, b Value) bool {
-	m := newMeter(nil, DefaultMaxValueBytes)
+	m := newMeter(context.Background(), DefaultMaxValueBytes)
 	defer m.release()
 	eq, err := equal(m, a, b, 0)
 	return eq && err == nil
