@@ -284,6 +284,10 @@ func (f *frame) text(pos diag.Pos, v Value) (string, error) {
 const (
 	lengthCacheMin  = 4 << 10
 	lengthCacheSize = 64
+	// lengthCacheBytes bounds the bytes of the strings the cache keeps
+	// alive. A longer string (beyond the default size ceiling) has its
+	// characters counted each time.
+	lengthCacheBytes = DefaultMaxValueBytes * 2
 )
 
 type lengthEntry struct {
@@ -295,9 +299,10 @@ type lengthEntry struct {
 var lengthCounts atomic.Int64
 
 var lengthCache struct {
-	mu   sync.Mutex
-	next int
-	ents [lengthCacheSize]lengthEntry
+	mu    sync.Mutex
+	next  int
+	bytes int // total length of the strings held
+	ents  [lengthCacheSize]lengthEntry
 }
 
 // stringLength is the number of characters (runes; an invalid byte counts
@@ -319,8 +324,21 @@ func stringLength(s string) int64 {
 	c.mu.Unlock()
 	n := int64(utf8.RuneCountInString(s))
 	lengthCounts.Add(1)
+	if len(s) > lengthCacheBytes {
+		return n
+	}
 	c.mu.Lock()
+	// Replace the oldest entry, and evict the next oldest while the
+	// strings held would pass lengthCacheBytes.
+	c.bytes -= len(c.ents[c.next].s)
+	c.ents[c.next] = lengthEntry{}
+	for j := 1; c.bytes+len(s) > lengthCacheBytes && j < lengthCacheSize; j++ {
+		k := (c.next + j) % lengthCacheSize
+		c.bytes -= len(c.ents[k].s)
+		c.ents[k] = lengthEntry{}
+	}
 	c.ents[c.next] = lengthEntry{s, n}
+	c.bytes += len(s)
 	c.next = (c.next + 1) % lengthCacheSize
 	c.mu.Unlock()
 	return n

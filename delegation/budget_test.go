@@ -188,6 +188,20 @@ func TestLongStringLengthIsCached(t *testing.T) {
 	if got := stringLength(a[2:]); got != int64(lengthCacheMin-1) {
 		t.Fatalf("a substring: length %d", got)
 	}
+	// The cache keeps at most lengthCacheBytes of strings alive.
+	big := strings.Repeat("y", lengthCacheBytes/3)
+	for i := range 8 {
+		stringLength(big + fmt.Sprint(i))
+		lengthCache.mu.Lock()
+		held := 0
+		for _, e := range lengthCache.ents {
+			held += len(e.s)
+		}
+		if held != lengthCache.bytes || held > lengthCacheBytes {
+			t.Fatalf("the cache holds %d bytes (counted %d)", held, lengthCache.bytes)
+		}
+		lengthCache.mu.Unlock()
+	}
 	stringLength(a)
 	before := lengthCounts.Load()
 	for range 10 {
