@@ -154,23 +154,21 @@ func measure(m *meter, v Value, depth int) error {
 		m.pop(base)
 		return err
 	case *Object:
-		keys := v.Keys()
-		if err := m.add(2, 1); err != nil {
-			return err
-		}
-		for _, k := range keys {
-			if err := m.add(int64(len(k))+4, stringUnits(len(k))); err != nil {
-				return err
-			}
-			e, _ := v.Get(k)
-			if err := measure(m, e, depth+1); err != nil {
-				return err
+		base := len(m.stack)
+		v.mu.Lock()
+		keys := v.keys // never rewritten below len
+		m.stack = append(m.stack, v.vals...)
+		v.mu.Unlock()
+		err := m.add(2, 1)
+		for i := 0; i < len(keys) && err == nil; i++ {
+			if err = m.add(int64(len(keys[i]))+4, stringUnits(len(keys[i]))); err == nil {
+				err = measure(m, m.stack[base+i], depth+1)
 			}
 		}
-	default:
-		return m.add(1, 1)
+		m.pop(base)
+		return err
 	}
-	return nil
+	return m.add(1, 1)
 }
 
 // maxBytes is the run's size ceiling.
