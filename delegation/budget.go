@@ -198,6 +198,9 @@ func (f *frame) charge(pos diag.Pos, units int64, how string) error {
 // workNote explains the charge of walks over values in budget messages.
 var workNote = fmt.Sprintf("comparing, copying or writing out a value counts a step per %d elements or %s it goes through", unitsPerStep, byteSize(unitsPerStep*bytesPerUnit))
 
+// argsNote explains the charge of a call's arguments in budget messages.
+var argsNote = fmt.Sprintf("a call's arguments count a step per %d elements copied, or %d found unchanged since an earlier call", unitsPerStep, 2*unitsPerStep)
+
 // walkError turns the error of a walk over what (a value, "the values
 // compared") at pos into the run's error: a cancellation, a size-ceiling
 // limit, or a runtime error for values nested too deeply.
@@ -244,7 +247,7 @@ func (f *frame) snapshotArgs(pos diag.Pos, args *Object) (*Object, error) {
 	if err != nil {
 		return nil, f.walkError(pos, "the arguments of the call", err)
 	}
-	if err := f.charge(pos, fz.m.units, workNote); err != nil {
+	if err := f.charge(pos, fz.units(), argsNote); err != nil {
 		return nil, err
 	}
 	return snap.(*Object), nil

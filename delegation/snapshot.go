@@ -37,7 +37,14 @@ type memo struct {
 	// spare, the array snap's elements live in.
 	sets, snapSets uint64
 	spare          []Value
-	dig            *digestMemo
+	// On a frozen copy: flat when no element is a list or object, and
+	// size, its size (as measure counts it) when flat. shared when its
+	// elements live in an array other copies use too (List.Set copies
+	// them first).
+	flat   bool
+	shared bool
+	size   int64
+	dig    *digestMemo
 	// seen is the Digest call that last computed or checked dig, so a
 	// part shared within one value is walked once per call.
 	seen uint64
@@ -58,8 +65,12 @@ var stamps atomic.Uint64
 
 // freezer copies values for snapshots, reusing unchanged frozen copies.
 type freezer struct {
-	stack []Value
-	m     *meter // counts size and work as measure does; nil: not counted
+	stack  []Value
+	m      *meter // counts size as measure does; nil: not counted
+	visits int64  // values walked
+	// copied and reused count the elements of the lists and objects
+	// walked that were copied, and that were found unchanged.
+	copied, reused int64
 }
 
 // identical reports whether a and b are the same value without comparing
@@ -88,6 +99,9 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 		if depth > MaxDepth {
 			return nil, ErrTooDeep
 		}
+		if snap, ok := fz.unchangedFlat(&v.mu, &v.memo); ok {
+			return snap, fz.count(snap.(*List).size)
+		}
 		base := len(fz.stack)
 		v.mu.Lock()
 		fz.stack = append(fz.stack, v.elems...)
@@ -97,16 +111,28 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 		prefix := snap != nil && v.snapSets == v.sets
 		v.mu.Unlock()
 		n := len(fz.stack) - base
-		if err := fz.count(2+int64(n), 1); err != nil {
-			return nil, err
-		}
 		var old []Value
+		var oldFlat bool
+		var oldSize int64
 		if prefix {
 			snap.mu.Lock()
 			old, prefix = snap.elems, snap.ver == 0 && len(snap.elems) <= n
+			oldFlat, oldSize = snap.flat, snap.size
 			snap.mu.Unlock()
 		}
-		for i := 0; i < n; i++ {
+		// After appends only, the elements of a flat copy are the same
+		// plain values: only the new ones need a look.
+		start := 0
+		if prefix && oldFlat {
+			start = len(old)
+			fz.reused++
+			if err := fz.count(oldSize + int64(n-len(old))); err != nil {
+				return nil, err
+			}
+		} else if err := fz.count(2 + int64(n)); err != nil {
+			return nil, err
+		}
+		for i := start; i < n; i++ {
 			c, err := fz.freeze(fz.stack[base+i], depth+1)
 			if err != nil {
 				return nil, err
@@ -115,6 +141,7 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 			prefix = prefix && (i >= len(old) || identical(c, old[i]))
 		}
 		if prefix && len(old) == n {
+			fz.reused += int64(n)
 			fz.pop(base)
 			return snap, nil
 		}
@@ -126,10 +153,22 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 			// shorter (and its own appends reallocate: cap == len), so the
 			// slots past len(old) belong to no one yet.
 			c.spare = append(snap.spare[:len(old)], fz.stack[base+len(old):base+n]...)
+			c.shared = true
+			snap.mu.Lock()
+			snap.shared = true
+			snap.mu.Unlock()
+			if start == 0 {
+				fz.reused += int64(len(old))
+			}
+			fz.copied += int64(n - len(old))
 		} else {
-			c.spare = append([]Value(nil), fz.stack[base:base+n]...)
+			c.spare = make([]Value, n)
+			copy(c.spare, old[:start]) // the unchanged plain values, if any
+			copy(c.spare[start:], fz.stack[base+start:base+n])
+			fz.copied += int64(n)
 		}
 		c.elems = c.spare[:n:n]
+		c.flat, c.size = flatSize(c.elems, nil)
 		if v.ver == ver {
 			v.snap, v.snapVer, v.snapSets = c, ver, v.sets
 		}
@@ -140,6 +179,9 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 		if depth > MaxDepth {
 			return nil, ErrTooDeep
 		}
+		if snap, ok := fz.unchangedFlat(&v.mu, &v.memo); ok {
+			return snap, fz.count(snap.(*Object).size)
+		}
 		base := len(fz.stack)
 		v.mu.Lock()
 		keys := v.keys
@@ -149,7 +191,7 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 		same := snap != nil && v.snapVer == ver
 		v.mu.Unlock()
 		n := len(fz.stack) - base
-		if err := fz.count(2, 1); err != nil {
+		if err := fz.count(2); err != nil {
 			return nil, err
 		}
 		var old []Value
@@ -159,7 +201,7 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 			snap.mu.Unlock()
 		}
 		for i := 0; i < n; i++ {
-			if err := fz.count(int64(len(keys[i]))+4, stringUnits(len(keys[i]))); err != nil {
+			if err := fz.count(int64(len(keys[i])) + 4); err != nil {
 				return nil, err
 			}
 			c, err := fz.freeze(fz.stack[base+i], depth+1)
@@ -170,9 +212,11 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 			same = same && identical(c, old[i])
 		}
 		if same {
+			fz.reused += int64(n)
 			fz.pop(base)
 			return snap, nil
 		}
+		fz.copied += int64(n)
 		c := &Object{keys: keys[:n:n], vals: append([]Value(nil), fz.stack[base:]...)}
 		if n >= objectIndexMin {
 			c.idx = make(map[string]int, n)
@@ -181,6 +225,7 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 			}
 		}
 		c.snap = c
+		c.flat, c.size = flatSize(c.vals, c.keys)
 		fz.pop(base)
 		v.mu.Lock()
 		if v.ver == ver {
@@ -189,18 +234,88 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 		v.mu.Unlock()
 		return c, nil
 	case string:
-		return val, fz.count(int64(len(v))+2, stringUnits(len(v)))
+		return val, fz.count(int64(len(v)) + 2)
 	}
-	return val, fz.count(1, 1)
+	return val, fz.count(1)
 }
 
-// count counts size bytes and units of work on fz.m, if any.
-func (fz *freezer) count(size, units int64) error {
+// unchangedFlat returns the frozen copy of the list or object whose
+// mutex and memo are mu and m when neither it nor the copy changed since
+// the copy was made and the copy holds no list or object: then nothing
+// inside can have changed either, and the copy is reused without a walk.
+func (fz *freezer) unchangedFlat(mu *sync.Mutex, m *memo) (Value, bool) {
+	mu.Lock()
+	snap, ver, snapVer := m.snap, m.ver, m.snapVer
+	mu.Unlock()
+	if snap == nil || ver != snapVer {
+		return nil, false
+	}
+	var sm *memo
+	var smu *sync.Mutex
+	switch c := snap.(type) {
+	case *List:
+		sm, smu = &c.memo, &c.mu
+	case *Object:
+		sm, smu = &c.memo, &c.mu
+	}
+	if smu != mu {
+		smu.Lock()
+		defer smu.Unlock()
+	} else {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	if sm.ver != 0 || !sm.flat {
+		return nil, false
+	}
+	fz.reused++
+	return snap, true
+}
+
+// flatSize reports whether vals holds no list or object and, if so, the
+// size measure counts for the list (keys nil) or object holding them.
+func flatSize(vals []Value, keys []string) (bool, int64) {
+	size := int64(2)
+	if keys == nil {
+		size += int64(len(vals))
+	}
+	for i, v := range vals {
+		switch x := v.(type) {
+		case *List, *Object:
+			return false, 0
+		case string:
+			size += int64(len(x)) + 2
+		default:
+			size++
+		}
+		if keys != nil {
+			size += int64(len(keys[i])) + 4
+		}
+	}
+	return true, size
+}
+
+// count counts size bytes on fz.m, if any, and looks at its context every
+// 1024 values.
+func (fz *freezer) count(size int64) error {
 	if fz.m == nil {
 		return nil
 	}
-	return fz.m.add(size, units)
+	fz.visits++
+	if fz.visits%1024 == 0 {
+		if err := fz.m.poll(); err != nil {
+			return err
+		}
+	}
+	return fz.m.add(size, 0)
 }
+
+// units is the work of the freezes so far: an element copied into a new
+// list or object counts one unit; an element of a list or object found
+// unchanged (walked, not copied) counts half a unit; a list or object
+// found unchanged that holds no list or object is not walked and counts
+// half a unit in all.
+func (fz *freezer) units() int64 { return fz.copied + fz.reused/2 }
 
 func (fz *freezer) pop(base int) {
 	clear(fz.stack[base:])

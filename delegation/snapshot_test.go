@@ -152,6 +152,16 @@ func TestFreezeOfAGrowingList(t *testing.T) {
 	f2.(*List).Append("Y")
 	xs.Append("d")
 	f4, _ := Freeze(xs)
+	xs.Append("e")
+	f6, _ := Freeze(xs)
+	f4.(*List).Set(1, "Q") // shares its array with f6
+	if got := js(t, f6); got != `["a","b","c","d","e"]` {
+		t.Errorf("a Set on one copy reached another: %s", got)
+	}
+	if got := js(t, f4); got != `["a","Q","c","d"]` {
+		t.Errorf("got %s", got)
+	}
+	f4.(*List).Set(1, "b")
 	xs.Set(0, "z")
 	f5, _ := Freeze(xs)
 	for _, c := range []struct {
@@ -159,7 +169,7 @@ func TestFreezeOfAGrowingList(t *testing.T) {
 		want string
 	}{
 		{f1, `["a","X"]`}, {f2, `["a","b","Y"]`}, {f3, `["a","b","c"]`},
-		{f4, `["a","b","c","d"]`}, {f5, `["z","b","c","d"]`}, {xs, `["z","b","c","d"]`},
+		{f4, `["a","b","c","d"]`}, {f5, `["z","b","c","d","e"]`}, {xs, `["z","b","c","d","e"]`},
 	} {
 		if got := js(t, c.v); got != c.want {
 			t.Errorf("got %s, want %s", got, c.want)

@@ -71,6 +71,11 @@ func (l *List) Set(i int, v Value) bool {
 	if i < 0 || i >= len(l.elems) {
 		return false
 	}
+	if l.shared {
+		// The array is shared with other frozen copies: copy it first.
+		l.elems = append([]Value(nil), l.elems...)
+		l.shared = false
+	}
 	l.elems[i] = v
 	l.ver++
 	l.sets++
