@@ -143,11 +143,9 @@ func (f *frame) planCall(x *syntax.CallExpr) (*callPlan, error) {
 	}
 	// A service sees its arguments as they were when the call started,
 	// even if a list passed in grows afterwards.
-	snap, err := clone(args)
-	if err != nil {
-		return nil, f.errorf(x.Call, KindRuntime, "the arguments of the call: %v", err)
+	if p.args, err = f.snapshotArgs(x.Call, args); err != nil {
+		return nil, err
 	}
-	p.args = snap.(*Object)
 	if x.Retries != nil {
 		r, err := f.count(x.Retries, "retries", false)
 		if err != nil {

@@ -25,6 +25,9 @@ type Host struct {
 	// MaxParallel bounds concurrent iterations of parallel loops and
 	// branches (0 means 8).
 	MaxParallel int
+	// MaxValueBytes is the size ceiling of a value written out as compact
+	// JSON, shared parts counted each time (0 means DefaultMaxValueBytes).
+	MaxValueBytes int64
 }
 
 // CallRequest is one attempt of one `call`.
