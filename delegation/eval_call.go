@@ -67,7 +67,7 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
 	rt := f.in.host.Runtime
 	pos := f.position(x.Call)
-	req := &CallRequest{ID: p.id, Service: p.svc, Args: p.args, Attempt: n, Pos: pos, Timeout: p.timeout}
+	req := &CallRequest{ID: p.id, Service: p.svc, Args: p.args, Attempt: n, Pos: pos, Timeout: p.timeout, Host: &f.in.host}
 	start := rt.Now()
 	f.record(&Event{Kind: "call.start", Time: start, ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Args: p.args})
 	ctx, cancel := f.ctx, context.CancelFunc(func() {})

@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -25,14 +26,21 @@ type Host struct {
 	// MaxParallel bounds concurrent iterations of parallel loops and
 	// branches (0 means 8).
 	MaxParallel int
+	// Scope is put in front of every call, judgment and loop id of this
+	// run: empty for a top-level run; for a nested run (a service that
+	// runs another spec) the NestedScope of the call that started it, so
+	// that an id names its place in the whole tree of runs.
+	Scope string
 }
 
 // CallRequest is one attempt of one `call`.
 type CallRequest struct {
-	// ID is the stable call id: "L<line>" of the call in the .md file, then
-	// one "/<n>" per enclosing loop iteration (1-based), outermost first, e.g.
-	// "L58/3" or "L12/2/1". Identical across re-runs and independent of
-	// goroutine scheduling.
+	// ID is the stable call path, given by the evaluator as it runs: the
+	// host's Scope, then "L<line>" of the call in the .md file, then one
+	// "/<n>" per enclosing loop iteration (1-based), outermost first, e.g.
+	// "L58/3", "L12/2/1", or "L58/3>L12/2" for a call of a nested spec.
+	// Identical across re-runs and independent of goroutine scheduling;
+	// journals, traces and model clients key on it and nothing else.
 	ID      string
 	Service Service
 	Args    *Object // named arguments, in written order
@@ -42,6 +50,19 @@ type CallRequest struct {
 	// puts it on ctx as a deadline; a service that runs a program uses it to
 	// stop the program in time.
 	Timeout time.Duration
+	// Host is the host of the run making the call. A service that runs a
+	// nested spec runs it with a copy whose Scope is NestedScope(), so the
+	// nested run shares the hooks and limits of the run it belongs to.
+	Host *Host
+}
+
+// NestedScope is the id prefix of the calls made by a nested run that this
+// attempt starts: "ID>" for the first attempt, "ID#N>" for attempt N.
+func (r *CallRequest) NestedScope() string {
+	if r.Attempt > 1 {
+		return r.ID + "#" + strconv.Itoa(r.Attempt) + ">"
+	}
+	return r.ID + ">"
 }
 
 // Caller performs one attempt of a call. An error means the attempt threw
@@ -52,8 +73,8 @@ type Caller interface {
 
 // Judgment asks whether a natural-language condition holds.
 type Judgment struct {
-	// ID is the stable id of this evaluation: like CallRequest.ID, with the
-	// condition's line ("L40/2").
+	// ID is the stable path of this evaluation: like CallRequest.ID, with
+	// the condition's line ("L40/2").
 	ID   string
 	Cond *syntax.NaturalCond
 	Pos  diag.Position

@@ -55,9 +55,16 @@ func (e *SpecChangedError) Error() string {
 type ReplayedError struct {
 	Msg  string
 	Kind string // KindError or KindTimeout
+	// CanCatch is what the original error said of itself (an unreadable
+	// model verdict may be caught by try), so a replay catches it too.
+	CanCatch bool
 }
 
 func (e *ReplayedError) Error() string { return e.Msg }
+
+// Catchable is the evaluator's test for errors that may be caught (see
+// delegation.Error.Catchable).
+func (e *ReplayedError) Catchable() bool { return e.CanCatch }
 
 // Unwrap makes a replayed timeout satisfy errors.Is(err,
 // context.DeadlineExceeded), as the original did.

@@ -98,7 +98,10 @@ type Record struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	Err    string          `json:"err,omitempty"`
 	Kind   string          `json:"kind,omitempty"`
-	MS     float64         `json:"ms,omitempty"`
+	// Catchable: the error may be caught by try although its kind alone
+	// would not say so (an unreadable model verdict).
+	Catchable bool    `json:"catchable,omitempty"`
+	MS        float64 `json:"ms,omitempty"`
 	// Nested is set when the error was a run-time error of a nested run
 	// (a service that runs another spec), to rebuild it exactly.
 	Nested *NestedError `json:"nested,omitempty"`
@@ -123,8 +126,12 @@ type Record struct {
 	// forced resume of a changed spec).
 	SpecDigest string `json:"spec_sha256,omitempty"`
 	Status     string `json:"status,omitempty"`
-	Mode       string `json:"mode,omitempty"`
-	Force      bool   `json:"force,omitempty"`
+	// ErrKind, in a "final" with status error, is the run-time error's
+	// kind (call, judge, throw, ...) and Pos its .md position: a resume
+	// finds the call that failed the run by them.
+	ErrKind string `json:"err_kind,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	Force   bool   `json:"force,omitempty"`
 	// Argv, in a "session", is the resume's command line (as
 	// Header.Argv, secrets redacted): values given again replace the
 	// journaled ones for later resumes and replays (see Log.Argv).
@@ -138,6 +145,9 @@ type NestedError struct {
 	Msg   string        `json:"msg"`
 	Kind  string        `json:"kind"`
 	Chain []string      `json:"chain,omitempty"`
+	// Catchable is the error's own Catchable() (a judge error may be
+	// caught or not depending on its cause).
+	Catchable bool `json:"catchable,omitempty"`
 }
 
 // Log is a parsed journal.

@@ -79,6 +79,7 @@ type Run struct {
 	lock func()  // releases the journal's lock
 
 	idx   *index    // records of earlier sessions (nil for a new run)
+	sched *sched    // turn-taking while answering from idx (nil for a new run)
 	vault *envVault // the environment's secrets
 
 	specChanged error // the spec change a forced resume went past
@@ -161,7 +162,7 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), lock: func() {}, vault: newEnvVault(opt.Env)}
+	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), sched: newSched(), lock: func() {}, vault: newEnvVault(opt.Env)}
 	if names := r.vault.missing(log); len(names) > 0 {
 		return nil, &MissingSecretsError{Names: names}
 	}
@@ -302,6 +303,7 @@ func (r *Run) fail(err error) {
 	}
 	cancels := r.cancels
 	r.mu.Unlock()
+	r.sched.stepAside() // nothing waits for a turn any more
 	for _, c := range cancels {
 		c(err)
 	}

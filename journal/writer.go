@@ -22,9 +22,12 @@ type writer struct {
 	mu      sync.Mutex // serializes writes; guards written, err, timer, closed
 	written int64      // records written
 	err     error      // first write error: the journal is unusable after it
-	timer   *time.Timer
+	timer   interface{ Stop() bool }
 	closed  bool
 	onSync  func(upto int64) // test hook, called after each fsync
+	// afterFunc arms the group commit (time.AfterFunc; tests fire it by
+	// hand).
+	afterFunc func(d time.Duration, f func()) interface{ Stop() bool }
 
 	// afterSync runs once, after the first fsync (syncing a new file's
 	// directory entry).
@@ -35,7 +38,11 @@ type writer struct {
 	syncs  int64      // fsync calls made (for tests and benchmarks)
 }
 
-func newWriter(f *os.File, every time.Duration) *writer { return &writer{f: f, every: every} }
+func newWriter(f *os.File, every time.Duration) *writer {
+	return &writer{f: f, every: every, afterFunc: func(d time.Duration, f func()) interface{ Stop() bool } {
+		return time.AfterFunc(d, f)
+	}}
+}
 
 // append writes v as one JSON line. When durable, it returns only after
 // the line (and every line before it) is on disk.
@@ -62,7 +69,7 @@ func (w *writer) append(v any, durable bool) error {
 	seq := w.written
 	if durable && w.every > 0 {
 		if w.timer == nil && !w.closed {
-			w.timer = time.AfterFunc(w.every, w.flush)
+			w.timer = w.afterFunc(w.every, w.flush)
 		}
 		durable = false
 	}

@@ -34,7 +34,7 @@
 // calling RunOptions.Wrap in between. The Prepared's Host is the
 // composition point: a journal replaces its Caller, Judge and Runtime with
 // wrappers, without changes here. Services reach the run's host through
-// HostFromContext (nested specs run with it).
+// CallRequest.Host (nested specs run with it, under the call's scope).
 //
 // Tracing. TraceWriter is a delegation.Recorder writing JSON lines (run
 // start and end with Totals, call attempts, judgments, errors), scrubbing

@@ -180,8 +180,8 @@ func orDefault(n, def int) int {
 }
 
 // Run executes the Delegation. The trace gets run.start before anything
-// runs and run.end after; the context carries the host (HostFromContext)
-// for nested specs.
+// runs and run.end after. Nested specs get the host from each call's
+// request (CallRequest.Host).
 func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
 	rt := p.Host.Runtime
 	if rt == nil {
@@ -191,7 +191,6 @@ func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
 		p.Trace.Start(rt.Now(), RunStart{Spec: p.Path, Name: p.Spec.Name, Digest: p.Digest,
 			Bindings: &p.Bindings, MaxParallel: p.Host.MaxParallel, MaxSteps: p.Host.MaxSteps})
 	}
-	ctx = WithHost(ctx, p.Host)
 	v, err := delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
 	if p.Trace != nil {
 		p.Trace.End(rt.Now(), v, err)
@@ -252,19 +251,4 @@ func SpecDigest(sp *spec.Spec) string {
 		return ""
 	}
 	return digestBytes(sp.File.Source())
-}
-
-type hostKey struct{}
-
-// WithHost returns ctx carrying h. Run puts its host there, so a service
-// that runs a nested spec (HostFromContext) can run it with the same
-// caller, judge, recorder, runtime and limits.
-func WithHost(ctx context.Context, h *delegation.Host) context.Context {
-	return context.WithValue(ctx, hostKey{}, h)
-}
-
-// HostFromContext returns the host of the run that ctx belongs to, or nil.
-func HostFromContext(ctx context.Context) *delegation.Host {
-	h, _ := ctx.Value(hostKey{}).(*delegation.Host)
-	return h
 }

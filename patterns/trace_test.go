@@ -164,10 +164,10 @@ func TestTraceRunStartAndSecrets(t *testing.T) {
 	}
 }
 
-func TestHostFromContextInServices(t *testing.T) {
+func TestRequestCarriesHost(t *testing.T) {
 	var seen *delegation.Host
-	svc := &FuncService{Name: "worker", Fn: func(ctx context.Context, _ *delegation.CallRequest) (delegation.Value, error) {
-		seen = HostFromContext(ctx)
+	svc := &FuncService{Name: "worker", Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+		seen = req.Host
 		return "ok", nil
 	}}
 	sp, _ := spec.Parse("judged.prose.md", []byte(judgedSpec))
@@ -180,8 +180,8 @@ func TestHostFromContextInServices(t *testing.T) {
 	if _, err := p.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if seen != p.Host {
-		t.Errorf("service saw host %p, want %p", seen, p.Host)
+	if seen == nil || seen.Caller != p.Host.Caller || seen.Recorder == nil || seen.Scope != "" {
+		t.Errorf("service saw host %+v, want the run's (%+v)", seen, p.Host)
 	}
 }
 

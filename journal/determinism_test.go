@@ -1,0 +1,157 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// delayed returns n services that answer after a random delay: every
+// third one (in a race of more than 100, every other one too, so that
+// losers record their failures) fails within 1ms, the others succeed
+// within 2 to 3ms.
+func delayed(n int) []delegation.Value {
+	var cs []delegation.Value
+	for i := range n {
+		name := fmt.Sprintf("s%d", i)
+		cs = append(cs, &fakeSvc{name: name, fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+			fail := i%3 == 0 || (n > 100 && i%2 == 0)
+			d := time.Duration(rand.IntN(1000)) * time.Microsecond
+			if !fail {
+				d += 2 * time.Millisecond
+			}
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if fail {
+				return nil, errors.New(name + " is down")
+			}
+			return name, nil
+		}})
+	}
+	return cs
+}
+
+// A 200-candidate race whose losers record their failures in a shared
+// list, and a parallel fan-out that appends as answers come, both with
+// services answering after random delays: each replays to the live result
+// 50 times in a row, whatever order the replay's goroutines run in. The
+// answers are handed out by path in journal order; nothing waits for
+// time.
+func TestReplayIsDeterministic(t *testing.T) {
+	const fanOut = `let seen = []
+let rs = parallel for c in cs:
+  try:
+    let r = call c
+      n: 1
+    append r to seen
+    let again = call c
+      n: 2
+    append again to seen
+    r
+  catch as problem:
+    append problem.message to seen
+    "down"
+return {rs: rs, seen: seen}
+`
+	for _, tc := range []struct {
+		name, code string
+		globals    map[string]delegation.Value
+	}{
+		{"race", raceCode, map[string]delegation.Value{"candidates": delegation.NewList(delayed(200)...)}},
+		{"fan-out", fanOut, map[string]delegation.Value{"cs": delegation.NewList(delayed(60)...)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := mustParse(t, tc.code)
+			base := t.TempDir()
+			r, _ := Create(base, newHeader(tc.code), Options{SyncEvery: time.Hour})
+			live, err := runWith(t, r, prog, tc.globals, context.Background())
+			r.Close()
+			if err != nil {
+				t.Fatalf("live: %v", err)
+			}
+			want := toJSON(t, live)
+			if !strings.Contains(want, "is down") {
+				t.Fatalf("live result %s: want some failures recorded", want)
+			}
+			for i := range 50 {
+				rp, err := Replay(base, r.ID(), Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := runWith(t, rp, prog, tc.globals, context.Background())
+				if err != nil || toJSON(t, got) != want {
+					t.Fatalf("replay %d: %s, %v\nwant %s", i+1, toJSON(t, got), err, want)
+				}
+			}
+		})
+	}
+}
+
+// unreadable is a judge whose model answered something that is not a
+// verdict: an error that `try` may catch.
+type unreadable struct{ asked int }
+
+type unreadableErr struct{}
+
+func (unreadableErr) Error() string   { return `the model's verdict "maybe" is not yes or no` }
+func (unreadableErr) Catchable() bool { return true }
+
+func (u *unreadable) Judge(context.Context, *delegation.Judgment) (delegation.Verdict, error) {
+	u.asked++
+	return delegation.Verdict{}, unreadableErr{}
+}
+
+// A try that caught an unreadable verdict replays and resumes to the live
+// result: the journal keeps that the error was catchable.
+func TestCaughtUnreadableVerdictReplays(t *testing.T) {
+	const code = `let r = call svc
+  n: 1
+try:
+  if r is good enough:
+    return "good"
+catch as e:
+  return {caught: e.message, kind: e.kind}
+return "not good"
+`
+	prog := mustParse(t, code)
+	svc := &fakeSvc{name: "svc", fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) { return "meh", nil }}
+	globals := map[string]delegation.Value{"svc": svc}
+	run := func(r *Run, j delegation.Judge) (string, error) {
+		ctx, cancel := r.Context(context.Background())
+		defer cancel()
+		host := &delegation.Host{Caller: r.WrapCaller(fakeCaller{}), Judge: r.WrapJudge(j), Runtime: r.WrapRuntime(nil)}
+		v, err := delegation.Run(ctx, prog, globals, host)
+		r.Finish(v, err)
+		r.Close()
+		return toJSON(t, v), err
+	}
+	base := t.TempDir()
+	j := &unreadable{}
+	r, _ := Create(base, newHeader(code), Options{})
+	want, err := run(r, j)
+	if err != nil || !strings.Contains(want, "caught") {
+		t.Fatalf("live: %s, %v", want, err)
+	}
+	rp, _ := Replay(base, r.ID(), Options{})
+	if got, err := run(rp, j); err != nil || got != want {
+		t.Errorf("replay: %s, %v; want %s", got, err, want)
+	}
+	rs, _ := Resume(base, r.ID(), Options{})
+	if got, err := run(rs, j); err != nil || got != want {
+		t.Errorf("resume: %s, %v; want %s", got, err, want)
+	}
+	if j.asked != 1 {
+		t.Errorf("the model was asked %d times; want once (replay and resume answer from the journal)", j.asked)
+	}
+}
