@@ -16,8 +16,12 @@ import (
 )
 
 // FormatVersion is the version of the journal format written by this
-// package. Read refuses a journal with a newer version.
-const FormatVersion = 1
+// package (its major version: a change readers of an older version would
+// misread). Read refuses a journal with a newer version. Version 2 chains
+// the records: each line ends with the digest of its content and of the
+// line before it (FORMAT.md); Read checks it, so an edited record is
+// refused. Version 1 journals are read without the check.
+const FormatVersion = 2
 
 // FileName is the journal's name inside a run directory.
 const FileName = "journal.jsonl"
@@ -160,6 +164,46 @@ type Log struct {
 	// prefix of the file, where an append must start.
 	Torn bool
 	Size int64
+	// LastSum is the digest of the last valid line, which the next line
+	// appended chains to.
+	LastSum string
+}
+
+// sumKey starts how a line's digest ends it: ,"sum":"HEX"}
+const sumKey = `,"sum":"`
+
+// chainSum is the digest of a line: sha256 of the previous line's sum,
+// a newline, and the line's JSON without its sum.
+func chainSum(prev string, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(prev))
+	h.Write([]byte{'\n'})
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sealLine appends sum to the JSON object body as its last field, and the
+// newline.
+func sealLine(body []byte, sum string) []byte {
+	line := make([]byte, 0, len(body)+len(sumKey)+len(sum)+3)
+	line = append(line, body[:len(body)-1]...)
+	line = append(line, sumKey...)
+	line = append(line, sum...)
+	return append(line, '"', '}', '\n')
+}
+
+// unsealLine splits a line into its JSON without the sum and the sum; ok
+// is false when it has none.
+func unsealLine(line []byte) (body []byte, sum string, ok bool) {
+	const n = 64 + 2 // hex digits, closing quote and brace
+	i := len(line) - n - len(sumKey)
+	if i < 1 || string(line[i:i+len(sumKey)]) != sumKey || line[len(line)-1] != '}' || line[len(line)-2] != '"' {
+		return nil, "", false
+	}
+	body = make([]byte, 0, i+1)
+	body = append(body, line[:i]...)
+	body = append(body, '}')
+	return body, string(line[i+len(sumKey) : len(line)-2]), true
 }
 
 // Digest returns the hex sha256 of b.
@@ -230,6 +274,17 @@ func Read(r io.Reader) (*Log, error) {
 
 func (l *Log) parseLine(lineNo int, line []byte) error {
 	line = bytes.TrimRight(line, "\n")
+	if body, sum, ok := unsealLine(line); ok {
+		if chainSum(l.LastSum, body) != sum {
+			if json.Valid(line) {
+				return &EditedError{Line: lineNo}
+			}
+			return fmt.Errorf("line %d: not valid JSON", lineNo)
+		}
+		l.LastSum = sum
+	} else if l.Header != nil && l.Header.Version >= 2 && json.Valid(line) {
+		return &EditedError{Line: lineNo}
+	}
 	if l.Header == nil {
 		var h Header
 		if err := json.Unmarshal(line, &h); err != nil || h.Type != TypeHeader {
@@ -250,6 +305,15 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	}
 	l.Records = append(l.Records, rec)
 	return nil
+}
+
+// EditedError reports a journal line whose digest does not match its
+// content or the line before it: the journal was edited or damaged, and a
+// resume or replay of it could return another result than the run did.
+type EditedError struct{ Line int }
+
+func (e *EditedError) Error() string {
+	return fmt.Sprintf("line %d: the record does not match its digest (each record's \"sum\" covers it and the one before it): the journal was edited or damaged, and prose refuses to resume or replay it", e.Line)
 }
 
 // Final returns the outcome of the latest session: the last "final" record

@@ -219,6 +219,7 @@ func (r *Run) openAppend(path string, log *Log) error {
 		return fmt.Errorf("journal: %w", err)
 	}
 	r.w, r.lock = newWriter(f, r.opt.SyncEvery), unlock
+	r.w.last = log.LastSum
 	return nil
 }
 

@@ -33,6 +33,10 @@ type writer struct {
 	// directory entry).
 	afterSync func()
 
+	// last is the digest ("sum") of the last line written: each line's
+	// sum covers it, chaining the records (see FORMAT.md).
+	last string
+
 	syncMu sync.Mutex // serializes fsyncs; guards synced
 	synced int64      // records known to be on disk
 	syncs  int64      // fsync calls made (for tests and benchmarks)
@@ -53,13 +57,16 @@ func (w *writer) append(v any, durable bool) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("journal: encoding a record: %w", err)
 	}
-	line := buf.Bytes()
+	body := bytes.TrimRight(buf.Bytes(), "\n")
 	w.mu.Lock()
 	if w.err != nil {
 		err := w.err
 		w.mu.Unlock()
 		return err
 	}
+	sum := chainSum(w.last, body)
+	line := sealLine(body, sum)
+	w.last = sum
 	if _, err := w.f.Write(line); err != nil {
 		w.err = fmt.Errorf("journal: writing %s: %w", w.f.Name(), err)
 		w.mu.Unlock()
