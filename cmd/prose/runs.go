@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/run"
 )
 
 func newRunsCmd(s streams) *cobra.Command {
@@ -51,7 +52,7 @@ in milliseconds, the error of a failed or unreadable run).
 			return nil
 		},
 	}
-	cmd.PersistentFlags().StringVar(&runDir, "run-dir", defaultRunDir, "directory `DIR` holding run journals")
+	cmd.PersistentFlags().StringVar(&runDir, "run-dir", run.DefaultRunDir, "directory `DIR` holding run journals")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "show at most `N` runs (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as a JSON array")
 	cmd.AddCommand(newRunsRmCmd(s, &runDir))
