@@ -73,9 +73,9 @@ type Header struct {
 	// form of the package that runs it (run.Request): resume and replay
 	// rebuild the run from it.
 	Request  json.RawMessage `json:"request,omitempty"`
-	Bindings []KV     `json:"bindings,omitempty"` // the user's --slot text
-	Config   []KV     `json:"config,omitempty"`
-	Inputs   []KV     `json:"inputs,omitempty"`
+	Bindings []KV            `json:"bindings,omitempty"` // the user's --slot text
+	Config   []KV            `json:"config,omitempty"`
+	Inputs   []KV            `json:"inputs,omitempty"`
 	// Redacted names the request's values that were withheld because they
 	// looked like a secret ("slot advancer", "config api_key").
 	Redacted []string `json:"redacted,omitempty"`

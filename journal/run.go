@@ -176,10 +176,16 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 			if mode == Replaying || !opt.Force {
 				return nil, err
 			}
+			if sc, ok := err.(*SpecChangedError); ok {
+				sc.Forced = true
+			}
 			r.specChanged = err
 		}
 	}
 	if mode == Replaying {
+		if log.Final() == nil && locked(path) {
+			return nil, fmt.Errorf("run %s is still in progress (a prose process holds its journal): a replay needs a run that ended; wait for it, or stop it and replay what it journaled", id)
+		}
 		return r, nil
 	}
 	if err := r.openAppend(path, log); err != nil {

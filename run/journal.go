@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
@@ -50,10 +53,16 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 		opt.Request = redacted
 		j.run, err = journal.Resume(j.o.RunDir, j.id, opt)
 	default:
+		if err := ensureProseDir(j.o.RunDir); err != nil {
+			return &UsageError{fmt.Errorf("the run directory %s: %w (--no-journal runs without one)", j.o.RunDir, err)}
+		}
 		j.run, err = journal.Create(j.o.RunDir, h, opt)
 	}
 	var ms *journal.MissingSecretsError
+	var pe *fs.PathError
 	switch {
+	case err != nil && j.mode == journal.Live && errors.As(err, &pe) && pe.Op == "mkdir":
+		return &UsageError{fmt.Errorf("the run directory %s cannot be made: %w (--no-journal runs without one)", j.o.RunDir, pe)}
 	case errors.As(err, &ms):
 		return &UsageError{fmt.Errorf("%s %s: %w", j.mode, j.id, err)}
 	case err != nil && j.mode == journal.Live:
@@ -71,6 +80,23 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 	hst.Judge = j.run.WrapJudge(hst.Judge)
 	hst.Runtime = j.run.WrapRuntime(hst.Runtime)
 	return nil
+}
+
+// ensureProseDir makes the .prose directory a run directory lives in
+// (.prose/runs), when it does not exist yet, with a .gitignore that keeps
+// it out of the user's repository.
+func ensureProseDir(runDir string) error {
+	parent := filepath.Dir(filepath.Clean(runDir))
+	if filepath.Base(parent) != ".prose" {
+		return nil
+	}
+	if _, err := os.Stat(parent); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(parent, ".gitignore"), []byte("# prose run journals: local to this machine\n*\n"), 0o644)
 }
 
 // header is the journal header of a new run, and the request as the

@@ -156,6 +156,9 @@ link, refuses ids with / or .., and keeps runs that are still running.`,
 				for _, id := range running {
 					fmt.Fprintf(s.err, "kept %s (running)\n", id)
 				}
+				if len(ids) == 0 && len(running) == 0 {
+					fmt.Fprintf(s.err, "prose: runs rm: no runs to remove in %s\n", *runDir)
+				}
 			}
 			failed := false
 			for _, id := range ids {
