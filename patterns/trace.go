@@ -21,7 +21,7 @@ import (
 //	run.start   spec, name, digest, bindings, limits
 //	call.start  id, pos, slot, attempt, args (a list argument that extends
 //	            the one the slot got before is written as
-//	            {"$extends": DIGEST, "$append": [...]}: see args)
+//	            {"$extends": NAME, "$append": [...]}: see args)
 //	call.end    id, pos, slot, attempt, result or error, duration_ms
 //	judgment    id, pos, condition, values_digest, holds, rule, asked,
 //	            cached, model, tokens_in, tokens_out, duration_ms
@@ -48,15 +48,18 @@ type TraceWriter struct {
 	totals  Totals
 	start   time.Time
 	// lists remembers, per slot and argument name, the last list written
-	// in full or as an extension (see writeArgs).
-	lists map[string]*tracedList
+	// in full or as an extension (see args); startMu orders call.start
+	// lines with it.
+	lists   map[string]*tracedList
+	startMu sync.Mutex
 }
 
-// tracedList is a list argument as the trace last wrote it: the JSON of
-// each element and the digest of the whole.
+// tracedList is a list argument as the trace last wrote it: its elements,
+// the JSON of each, and its name (see args).
 type tracedList struct {
-	elems  [][]byte
-	digest string
+	vals  []delegation.Value
+	elems [][]byte
+	name  string
 }
 
 // minShared is the length from which a list argument that extends the one
@@ -228,11 +231,14 @@ func digestBytes(b []byte) string {
 
 // args encodes a call's arguments. A list argument that extends the list
 // the same slot got under the same name before (a ratchet's growing
-// certified_progress) is written as {"$extends": DIGEST, "$append":
-// [NEW ELEMENTS]}, where DIGEST ("sha256:HEX" of the earlier list's JSON)
-// names a list written before in this trace, in full or as an extension
-// itself. So a trace grows with what changed, not with the size of the
-// arguments: a reader rebuilds each list from the one it extends.
+// certified_progress) is written as {"$extends": NAME, "$append": [NEW
+// ELEMENTS]}, where NAME names a list written before in this trace. A list
+// written in full is named "sha256:HEX" of its JSON; an extension
+// "sha256:HEX" of the name it extends, a newline, and the JSON list of the
+// elements it appends. So a trace grows with what changed, not with the
+// size of the arguments, and writing it costs work in proportion to the new
+// elements (the old ones are recognized, not encoded again); a reader
+// rebuilds each list from the one it extends.
 func (t *TraceWriter) args(slot string, args *delegation.Object) json.RawMessage {
 	if args == nil {
 		return value(nil)
@@ -261,34 +267,85 @@ func (t *TraceWriter) args(slot string, args *delegation.Object) json.RawMessage
 // under key when it is one.
 func (t *TraceWriter) list(key string, l *delegation.List) []byte {
 	elems := l.Elems()
-	enc := make([][]byte, len(elems))
-	for i, e := range elems {
-		enc[i] = value(e)
-	}
-	full := joinList(enc)
-	cur := &tracedList{elems: enc, digest: digestBytes(full)}
 	t.mu.Lock()
 	if t.lists == nil {
 		t.lists = map[string]*tracedList{}
 	}
 	prev := t.lists[key]
-	t.lists[key] = cur
 	t.mu.Unlock()
-	if prev == nil || len(prev.elems) < minShared || len(prev.elems) > len(enc) || len(enc) == 0 {
-		return full
-	}
-	for i, e := range prev.elems {
-		if !bytes.Equal(e, enc[i]) {
-			return full
+	cur := &tracedList{vals: elems, elems: make([][]byte, len(elems))}
+	shared := prev != nil && len(prev.elems) >= minShared && len(prev.elems) <= len(elems)
+	if shared {
+		for i, pv := range prev.vals {
+			if sameScalar(pv, elems[i]) {
+				cur.elems[i] = prev.elems[i]
+				continue
+			}
+			cur.elems[i] = value(elems[i])
+			if !bytes.Equal(cur.elems[i], prev.elems[i]) {
+				shared = false
+				break
+			}
 		}
 	}
-	var b bytes.Buffer
-	b.WriteString(`{"$extends":`)
-	b.Write(marshal(prev.digest))
-	b.WriteString(`,"$append":`)
-	b.Write(joinList(enc[len(prev.elems):]))
-	b.WriteByte('}')
-	return b.Bytes()
+	var out []byte
+	if shared {
+		added := joinList(encodeAll(elems[len(prev.elems):], cur.elems[len(prev.elems):]))
+		cur.name = chainName(prev.name, added)
+		var b bytes.Buffer
+		b.WriteString(`{"$extends":`)
+		b.Write(marshal(prev.name))
+		b.WriteString(`,"$append":`)
+		b.Write(added)
+		b.WriteByte('}')
+		out = b.Bytes()
+	} else {
+		out = joinList(encodeAll(elems, cur.elems))
+		cur.name = digestBytes(out)
+	}
+	t.mu.Lock()
+	t.lists[key] = cur
+	t.mu.Unlock()
+	return out
+}
+
+// chainName names an extension: the sha256 of the name it extends, a
+// newline, and the JSON list of the elements it appends.
+func chainName(prev string, added []byte) string {
+	h := sha256.New()
+	h.Write([]byte(prev))
+	h.Write([]byte{'\n'})
+	h.Write(added)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// encodeAll fills the missing encodings of vals into enc and returns it.
+func encodeAll(vals []delegation.Value, enc [][]byte) [][]byte {
+	for i, v := range vals {
+		if enc[i] == nil {
+			enc[i] = value(v)
+		}
+	}
+	return enc
+}
+
+// sameScalar reports whether a and b are the same string, number, boolean
+// or null (lists and objects are compared by their encoding).
+func sameScalar(a, b delegation.Value) bool {
+	switch a := a.(type) {
+	case string:
+		s, ok := b.(string)
+		return ok && a == s
+	case int64:
+		n, ok := b.(int64)
+		return ok && a == n
+	case bool:
+		x, ok := b.(bool)
+		return ok && a == x
+	case nil:
+		return b == nil
+	}
+	return false
 }
 
 // joinList is the JSON list of the encoded elements.
@@ -316,8 +373,11 @@ func (t *TraceWriter) Record(ev *delegation.Event) {
 	pos := ev.Pos.String()
 	switch ev.Kind {
 	case "call.start":
+		// One call.start at a time: a list it extends is on an earlier line.
+		t.startMu.Lock()
 		t.write(ev.Time, field{"type", ev.Kind}, field{"id", ev.ID}, field{"pos", pos},
 			field{"slot", ev.Slot}, field{"attempt", ev.Attempt}, field{"args", t.args(ev.Slot, ev.Args)})
+		t.startMu.Unlock()
 	case "call.end":
 		fs := []field{{"type", ev.Kind}, {"id", ev.ID}, {"pos", pos}, {"slot", ev.Slot}, {"attempt", ev.Attempt}}
 		if ev.Err != nil {
