@@ -79,9 +79,11 @@ type Run struct {
 	w    *writer // nil when replaying
 	lock func()  // releases the journal's lock
 
-	idx   *index    // records of earlier sessions (nil for a new run)
-	sched *sched    // turn-taking while answering from idx (nil for a new run)
-	vault *envVault // the environment's secrets
+	idx   *index // records of earlier sessions (nil for a new run)
+	sched *sched // turn-taking while answering from idx (nil for a new run)
+
+	digests argDigester // of call arguments
+	vault   *envVault   // the environment's secrets
 
 	specChanged error // the spec change a forced resume went past
 
