@@ -68,6 +68,11 @@ func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
 	rt := f.in.host.Runtime
 	pos := f.position(x.Call)
 	req := &CallRequest{ID: p.id, Service: p.svc, Args: p.args, Attempt: n, Pos: pos, Timeout: p.timeout, Host: &f.in.host}
+	if f.in.host.Recorder != nil {
+		req.Exchanged = func(x Exchange) {
+			f.record(&Event{Kind: "call.model", ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Exchange: &x})
+		}
+	}
 	start := rt.Now()
 	f.record(&Event{Kind: "call.start", Time: start, ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Args: p.args})
 	ctx, cancel := f.ctx, context.CancelFunc(func() {})

@@ -54,6 +54,19 @@ type CallRequest struct {
 	// nested spec runs it with a copy whose Scope is NestedScope(), so the
 	// nested run shares the hooks and limits of the run it belongs to.
 	Host *Host
+	// Exchanged, when set, receives what a service that asks a model sent
+	// and got back for this attempt: the trace records it beside the call
+	// (the journal does not).
+	Exchanged func(Exchange)
+}
+
+// Exchange is one request a service made to a model and its reply.
+type Exchange struct {
+	Model          string
+	System, Prompt string
+	Reply          string
+	TokensIn       int
+	TokensOut      int
 }
 
 // NestedScope is the id prefix of the calls made by a nested run that this
@@ -108,8 +121,8 @@ type Judge interface {
 	Judge(ctx context.Context, j *Judgment) (Verdict, error)
 }
 
-// Event is one trace record. Kind is one of "call.start", "call.end",
-// "judgment", "error"; fields not relevant to a kind are zero.
+// Event is one trace record. Kind is one of "call.start", "call.model",
+// "call.end", "judgment", "error"; fields not relevant to a kind are zero.
 type Event struct {
 	Kind     string
 	Time     time.Time
@@ -124,6 +137,8 @@ type Event struct {
 	// Judgment events
 	Condition string
 	Verdict   *Verdict
+	// "call.model" events: a model exchange of a call attempt.
+	Exchange *Exchange
 }
 
 // Recorder receives events as they happen. It must be safe for concurrent

@@ -62,6 +62,10 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	if err != nil {
 		return nil, stopped(ctx, err)
 	}
+	if req.Exchanged != nil {
+		req.Exchanged(delegation.Exchange{Model: reply.Model, System: s.system, Prompt: user, Reply: reply.Content,
+			TokensIn: reply.TokensIn, TokensOut: reply.TokensOut})
+	}
 	switch {
 	case reply.Truncated:
 		return nil, fmt.Errorf("the model's reply was cut off at its output token limit (finish_reason \"length\") after %d bytes", len(reply.Content))

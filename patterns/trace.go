@@ -22,6 +22,9 @@ import (
 //	call.start  id, pos, slot, attempt, args (a list argument that extends
 //	            the one the slot got before is written as
 //	            {"$extends": NAME, "$append": [...]}: see args)
+//	call.model  id, pos, slot, attempt, model, system (the first time;
+//	            system_sha256 always), prompt, reply, tokens_in, tokens_out:
+//	            one per model request of an llm slot's attempt
 //	call.end    id, pos, slot, attempt, result or error, duration_ms
 //	judgment    id, pos, condition, values_digest, holds, rule, asked,
 //	            cached, model, tokens_in, tokens_out, duration_ms
@@ -52,6 +55,7 @@ type TraceWriter struct {
 	// lines with it.
 	lists   map[string]*tracedList
 	startMu sync.Mutex
+	systems map[string]bool // system prompts written (by digest)
 }
 
 // tracedList is a list argument as the trace last wrote it: its elements,
@@ -388,12 +392,35 @@ func (t *TraceWriter) Record(ev *delegation.Event) {
 		t.write(ev.Time, append(fs, field{"duration_ms", millis(ev.Duration)})...)
 	case "judgment":
 		t.write(ev.Time, t.judgment(ev, pos)...)
+	case "call.model":
+		t.write(orNow(ev.Time), t.exchange(ev, pos)...)
 	case "error":
 		t.write(orNow(ev.Time), field{"type", ev.Kind}, field{"id", ev.ID}, field{"pos", pos},
 			field{"slot", ev.Slot}, field{"attempt", ev.Attempt}, field{"error", errText(ev.Err)})
 	default:
 		t.write(orNow(ev.Time), field{"type", ev.Kind}, field{"id", ev.ID}, field{"pos", pos})
 	}
+}
+
+// exchange is a call.model record: the model, the prompt and the reply,
+// the tokens. A slot's system prompt is written the first time and named
+// by its digest afterwards (system_sha256).
+func (t *TraceWriter) exchange(ev *delegation.Event, pos string) []field {
+	x := ev.Exchange
+	fs := []field{{"type", ev.Kind}, {"id", ev.ID}, {"pos", pos}, {"slot", ev.Slot}, {"attempt", ev.Attempt}, {"model", x.Model}}
+	sum := digestBytes([]byte(x.System))
+	t.mu.Lock()
+	if t.systems == nil {
+		t.systems = map[string]bool{}
+	}
+	seen := t.systems[sum]
+	t.systems[sum] = true
+	t.mu.Unlock()
+	if !seen {
+		fs = append(fs, field{"system", x.System})
+	}
+	return append(fs, field{"system_sha256", sum}, field{"prompt", x.Prompt}, field{"reply", x.Reply},
+		field{"tokens_in", x.TokensIn}, field{"tokens_out", x.TokensOut})
 }
 
 func (t *TraceWriter) judgment(ev *delegation.Event, pos string) []field {
