@@ -152,17 +152,6 @@ func (s *sched) readyLocked() *waiter {
 	return w
 }
 
-// release gives up the turn (the thread ended or waits in a join).
-func (s *sched) release() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.off {
-		return
-	}
-	s.busy = false
-	s.passLocked()
-}
-
 // passLocked gives the free turn to the next waiter.
 func (s *sched) passLocked() {
 	if s.off || s.busy {
