@@ -3,7 +3,6 @@ package patterns
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/proselang/prose/delegation"
@@ -44,16 +43,8 @@ type RunOptions struct {
 	// its invariants).
 	ModelJudgeFor func(sp *spec.Spec) delegation.Judge
 
-	// Trace, when set, receives the run's JSON-lines trace.
-	Trace io.Writer
-	// ModelUsage, when set, gives the run's model usage for the trace's
-	// run.end record (nil when no model was used), from the run's totals.
-	ModelUsage func(Totals) any
-	// Secrets are scrubbed from the trace (API keys); Redact, when set,
-	// rewrites each trace line too (a credential detector).
-	Secrets []string
-	Redact  func(line string) string
-	// Recorders receive every event too (progress output, a journal).
+	// Recorders receive every event (progress output, a trace:
+	// journal.Trace).
 	Recorders []delegation.Recorder
 
 	// Runtime runs parallel work and keeps time (nil: the default).
@@ -85,10 +76,9 @@ type Prepared struct {
 	// Warnings are the spec's non-error diagnostics.
 	Warnings diag.List
 	// Host is what the evaluator runs with: Caller is a Caller, Judge a
-	// judge.Deterministic over the model judge, Recorder the trace plus
+	// judge.Deterministic over the model judge, Recorder
 	// RunOptions.Recorders.
-	Host  *delegation.Host
-	Trace *TraceWriter // nil without RunOptions.Trace
+	Host *delegation.Host
 }
 
 // SpecError is an invalid spec: its error-level diagnostics (exit 2).
@@ -149,14 +139,7 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 
 // host assembles the evaluator's hooks.
 func (p *Prepared) host(opts RunOptions) *delegation.Host {
-	recs := Recorders{}
-	if opts.Trace != nil {
-		p.Trace = NewTraceWriter(opts.Trace, opts.Secrets...)
-		p.Trace.Redact = opts.Redact
-		p.Trace.ModelUsage = opts.ModelUsage
-		recs = append(recs, p.Trace)
-	}
-	recs = append(recs, opts.Recorders...)
+	recs := append(Recorders{}, opts.Recorders...)
 	rt := opts.Runtime
 	if rt == nil {
 		rt = delegation.DefaultRuntime()
@@ -179,23 +162,10 @@ func orDefault(n, def int) int {
 	return def
 }
 
-// Run executes the Delegation. The trace gets run.start before anything
-// runs and run.end after. Nested specs get the host from each call's
+// Run executes the Delegation. Nested specs get the host from each call's
 // request (CallRequest.Host).
 func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
-	rt := p.Host.Runtime
-	if rt == nil {
-		rt = delegation.DefaultRuntime()
-	}
-	if p.Trace != nil {
-		p.Trace.Start(rt.Now(), RunStart{Spec: p.Path, Name: p.Spec.Name, Digest: p.Digest,
-			Bindings: &p.Bindings, MaxParallel: p.Host.MaxParallel, MaxSteps: p.Host.MaxSteps})
-	}
-	v, err := delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
-	if p.Trace != nil {
-		p.Trace.End(rt.Now(), v, err)
-	}
-	return v, err
+	return delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
 }
 
 // loadChecked loads the spec and runs the checker; error-level findings

@@ -63,10 +63,8 @@ func (m *models) client(model string) (*llm.Client, error) {
 	return c, nil
 }
 
-// apply puts the model judge, the llm slot hook and the secrets to scrub
-// into opts.
+// apply puts the model judge and the llm slot hook into opts.
 func (m *models) apply(opts *patterns.RunOptions) {
-	opts.Secrets = append(opts.Secrets, m.cfg.Secrets()...)
 	opts.ModelHint = patterns.DefaultModelHint
 	if c := m.clients[""]; c != nil {
 		opts.ModelJudgeFor = func(sp *spec.Spec) delegation.Judge {
@@ -74,12 +72,6 @@ func (m *models) apply(opts *patterns.RunOptions) {
 		}
 	}
 	opts.Env.LLM = m.slotService
-	opts.ModelUsage = func(t patterns.Totals) any {
-		if u, ok := m.usage(t.DecidedJudgments); ok {
-			return u
-		}
-		return nil
-	}
 }
 
 // slotService is the Env.LLM hook: a model acting in the slot's role.

@@ -174,11 +174,17 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	opts := patterns.RunOptions{
 		Path: req.Spec, Load: loaderIn(req.Dir), Bindings: req.Bindings, Env: env,
 		MaxParallel: req.Limits.MaxParallel, MaxSteps: req.Limits.MaxSteps,
-		Trace: o.Trace, Recorders: o.Recorders, Runtime: o.Runtime,
+		Recorders: o.Recorders, Runtime: o.Runtime,
 	}
 	mods.apply(&opts)
-	red := journal.NewRedactor(o.Environ)
-	opts.Redact = func(line string) string { out, _ := red.Text(line); return out }
+	totals := &patterns.TotalsRecorder{}
+	opts.Recorders = append(append([]delegation.Recorder{}, opts.Recorders...), totals)
+	var trace *journal.Trace
+	traced := false
+	if o.Trace != nil {
+		trace = journal.NewTrace(o.Trace, journal.NewRedactor(o.Environ), mods.cfg.Secrets()...)
+		opts.Recorders = append(opts.Recorders, trace)
+	}
 	if mode == journal.Replaying {
 		opts.ModelJudge, opts.ModelJudgeFor = replayModel{}, nil
 		env.LLM = func(b *patterns.SlotBinding) (patterns.Service, error) {
@@ -200,10 +206,29 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		if !o.Quiet {
 			fmt.Fprint(stderr, p.Warnings.String())
 		}
-		return jr.wrap(p)
+		if err := jr.wrap(p); err != nil {
+			return err
+		}
+		if trace != nil {
+			h, _ := jr.header(p.Spec.File.Source())
+			h.RunID = id
+			if jr.run != nil {
+				h.RunID = jr.run.ID()
+			}
+			trace.Start(h)
+			traced = true
+		}
+		return nil
 	}
 	v, runErr := patterns.Run(ctx, opts)
 	res.Value = v
+	if traced {
+		var usage any
+		if u, ok := mods.usage(totals.Totals().DecidedJudgments); ok {
+			usage = u
+		}
+		trace.Finish(time.Now(), v, runErr, totals.Totals(), usage)
+	}
 	runErr = jr.finish(v, runErr)
 	if jr.run != nil {
 		res.RunID, res.Journal = jr.run.ID(), jr.run.Path()
@@ -212,9 +237,7 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if prepared == nil {
 		return nil, runErr
 	}
-	if prepared.Trace != nil {
-		res.Totals = prepared.Trace.Totals()
-	}
+	res.Totals = totals.Totals()
 	if u, ok := mods.usage(res.Totals.DecidedJudgments); ok {
 		res.ModelUsage = u
 	}

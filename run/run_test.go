@@ -171,18 +171,18 @@ func TestTraceHoldsModelExchanges(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatal(err)
 		}
-		if rec["type"] == "call.model" {
+		if rec["t"] == "model" {
 			models = append(models, rec)
 		}
 	}
 	if len(models) != 2 {
-		t.Fatalf("%d call.model records, want 2:\n%s", len(models), trace.String())
+		t.Fatalf("%d model records, want 2:\n%s", len(models), trace.String())
 	}
 	for i, topic := range []string{"tea", "coffee"} {
 		m := models[i]
 		if m["slot"] != "writer" || m["reply"] != "a short answer" || m["tokens_in"] != 42.0 || m["tokens_out"] != 7.0 ||
 			!strings.Contains(fmt.Sprint(m["prompt"]), topic) {
-			t.Errorf("call.model %d = %v", i+1, m)
+			t.Errorf("model record %d = %v", i+1, m)
 		}
 	}
 	if _, ok := models[0]["system"]; !ok {

@@ -72,9 +72,11 @@ PROSE_MODEL_TIMEOUT (e.g. 90s) bounds each model request.
 Progress on stderr: the spec's lint warnings first; then, on a terminal,
 one line per call attempt (call id, service, attempt, outcome, duration),
 otherwise only failed attempts; then a summary line. --quiet prints none of
-it. --trace FILE writes JSON lines: run start and end, every attempt with
-its stable call id, every judgment (a file, or /dev/stderr: stdout holds
-nothing but the result).
+it. --trace FILE writes the run's records in the journal's format
+(journal/FORMAT.md): every attempt with its stable call id and its
+arguments, every judgment, every model request of an llm slot (prompt,
+reply, tokens), the outcome with totals (a file, or /dev/stderr: stdout
+holds nothing but the result).
 
 Exit status: 0 the run finished (also with a null result), 1 a runtime
 error (printed as FILE:LINE:COL: message), 2 bad usage or an invalid spec,
