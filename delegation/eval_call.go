@@ -43,7 +43,7 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 	for n < p.attempts && !timedOut {
 		n++
 		if n > 1 && p.backoff != nil {
-			if err := f.in.host.Runtime.Sleep(f.ctx, p.backoff.delay(f.in.host.Runtime, p.id, n-1)); err != nil || f.ctx.Err() != nil {
+			if err := f.pause(p.id, p.backoff.delay(f.in.host.Runtime, p.id, n-1)); err != nil || f.ctx.Err() != nil {
 				return nil, f.canceled(x.Call)
 			}
 		}
@@ -61,6 +61,14 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 		return f.eval(x.OnFail.Use)
 	}
 	return nil, f.callFailed(x, p, n, last, timedOut)
+}
+
+// pause waits out a backoff of d before another attempt of call id.
+func (f *frame) pause(id string, d time.Duration) error {
+	if p, ok := f.in.host.Runtime.(Pauser); ok {
+		return p.Pause(f.ctx, id, d)
+	}
+	return f.in.host.Runtime.Sleep(f.ctx, d)
 }
 
 // attempt performs attempt n and records its start and end.

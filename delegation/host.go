@@ -151,8 +151,8 @@ type Recorder interface {
 type Runtime interface {
 	// All runs fn(ctx, i) for i in [0,n) with at most limit running at once
 	// and waits for all. The first error cancels the ctx of the others and
-	// is returned.
-	All(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error
+	// is returned. id is the stable id of the loop or parallel statement.
+	All(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) error) error
 	// First runs fn like All but stops at the first i whose fn reports
 	// won: the other iterations are cancelled and waited for, and i is
 	// returned; -1 when none won. id is the stable id of the loop (for the

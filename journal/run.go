@@ -130,7 +130,8 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env)}
+	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env),
+		sched: newSched(false)}
 	r.w.afterSync = func() { syncDir(dir) }
 	if err := r.w.append(&h, true); err != nil {
 		r.Close()
@@ -166,7 +167,7 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), sched: newSched(), lock: func() {}, vault: newEnvVault(opt.Env)}
+	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), sched: newSched(true), lock: func() {}, vault: newEnvVault(opt.Env)}
 	if names := r.vault.missing(log); len(names) > 0 {
 		return nil, &MissingSecretsError{Names: names}
 	}
@@ -280,6 +281,16 @@ func (r *Run) Calls() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.calls
+}
+
+// remaining is the number of completed call records not answered yet.
+func (r *Run) remaining() int {
+	if r.idx == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.idx.calls) - r.answered
 }
 
 // Answered is the number of call attempts answered from the journal so

@@ -124,14 +124,14 @@ func runSpec(t *testing.T, path string, flags []string, mod ...func(*RunOptions)
 	for _, m := range mod {
 		m(&opts)
 	}
-	v, err, trace := traceRun(opts)
+	v, trace, err := traceRun(opts)
 	return outcome{value: v, err: err, trace: parseTrace(t, trace), events: log}
 }
 
 // traceRun runs opts with a journal.Trace, started once the spec is bound
 // and finished with the run's totals, as package run does; secrets are
 // scrubbed from it.
-func traceRun(opts RunOptions, secrets ...string) (delegation.Value, error, []byte) {
+func traceRun(opts RunOptions, secrets ...string) (delegation.Value, []byte, error) {
 	var buf bytes.Buffer
 	tr := journal.NewTrace(&buf, journal.NewRedactor([]string{}), secrets...)
 	totals := &TotalsRecorder{}
@@ -152,7 +152,7 @@ func traceRun(opts RunOptions, secrets ...string) (delegation.Value, error, []by
 	if started {
 		tr.Finish(time.Now(), v, err, totals.Totals(), nil)
 	}
-	return v, err, buf.Bytes()
+	return v, buf.Bytes(), err
 }
 
 func parseTrace(t *testing.T, raw []byte) []map[string]any {

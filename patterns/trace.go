@@ -99,7 +99,3 @@ func RunStatus(err error) string {
 	}
 	return "error"
 }
-
-func isTimeout(err error) bool {
-	return errors.Is(err, errDeadline)
-}

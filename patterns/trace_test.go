@@ -75,7 +75,7 @@ func judgedRun(t *testing.T, src string, mod func(*RunOptions), trace ...*[]byte
 		mod(&opts)
 	}
 	if len(trace) > 0 {
-		v, err, tr := traceRun(opts)
+		v, tr, err := traceRun(opts)
 		*trace[0] = tr
 		return v, &calls, err
 	}
@@ -142,7 +142,7 @@ func TestTraceRecordsAndSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err, trace := traceRun(RunOptions{Path: demo(t, "fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "sk-sekrit-123", "")
+	_, trace, err := traceRun(RunOptions{Path: demo(t, "fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "sk-sekrit-123", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestTraceKeepsMarkupCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err, trace := traceRun(RunOptions{Path: demo(t, "fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "tok&en", `x"y`)
+	_, trace, err := traceRun(RunOptions{Path: demo(t, "fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "tok&en", `x"y`)
 	if err == nil {
 		t.Fatal("the failing service did not fail the run")
 	}
