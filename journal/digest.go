@@ -78,8 +78,7 @@ func (d *argDigester) list(key string, l *delegation.List) [32]byte {
 		d.lists = map[string]*chain{}
 	}
 	prev := d.lists[key]
-	c := &chain{vals: elems, elems: make([][]byte, len(elems)), sums: make([][32]byte, 1, len(elems)+1)}
-	c.sums[0] = emptyChain
+	c := &chain{vals: elems}
 	k := 0
 	if prev != nil && len(prev.vals) <= len(elems) {
 		for k < len(prev.vals) {
@@ -92,24 +91,26 @@ func (d *argDigester) list(key string, l *delegation.List) [32]byte {
 				if err != nil || string(b) != string(prev.elems[k]) {
 					break
 				}
-				c.elems[k] = b
-			}
-			if c.elems[k] == nil {
-				c.elems[k] = prev.elems[k]
 			}
 			k++
 		}
-		c.sums = append(c.sums, prev.sums[1:k+1]...)
+		// prev is replaced below: c takes over its slices, so extending
+		// a list costs work in proportion to the new elements.
+		c.elems, c.sums = prev.elems[:k], prev.sums[:k+1]
+	} else {
+		c.elems, c.sums = make([][]byte, 0, len(elems)), make([][32]byte, 1, len(elems)+1)
+		c.sums[0] = emptyChain
 	}
 	for ; k < len(elems); k++ {
 		b, err := delegation.ToJSON(elems[k])
 		if err != nil {
 			b = []byte("<" + err.Error() + ">")
 		}
-		if !isScalar(elems[k]) {
-			c.elems[k] = b
-		}
 		e := sha256.Sum256(b)
+		if isScalar(elems[k]) {
+			b = nil // recognized by value next time
+		}
+		c.elems = append(c.elems, b)
 		h := sha256.New()
 		h.Write(c.sums[k][:])
 		h.Write(e[:])
