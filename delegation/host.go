@@ -154,7 +154,7 @@ type Runtime interface {
 	// is returned. id is the stable id of the loop or parallel statement.
 	All(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) error) error
 	// First runs fn like All but stops at the first i whose fn reports
-	// won: the other iterations are cancelled and waited for, and i is
+	// won: the other iterations are canceled and waited for, and i is
 	// returned; -1 when none won. id is the stable id of the loop (for the
 	// journal to record and replay the winner).
 	First(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) (won bool, err error)) (int, error)

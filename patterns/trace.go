@@ -18,10 +18,10 @@ import (
 type Totals struct {
 	Calls  int `json:"calls"`  // call attempts that ended
 	Failed int `json:"failed"` // attempts that threw or timed out
-	// Cancelled attempts were stopped by the run's end (Ctrl-C, a failed
+	// Canceled attempts were stopped by the run's end (Ctrl-C, a failed
 	// sibling, a first winner), not failures of their own; Failed does
 	// not count them.
-	Cancelled      int `json:"cancelled"`
+	Canceled       int `json:"canceled"`
 	Judgments      int `json:"judgments"` // natural-language conditions decided
 	ModelJudgments int `json:"model_judgments"`
 	// DecidedJudgments were decided from the data alone (expression-free
@@ -41,7 +41,7 @@ func (t *Totals) add(ev *delegation.Event) {
 		switch {
 		case ev.Err == nil:
 		case errors.Is(ev.Err, context.Canceled):
-			t.Cancelled++
+			t.Canceled++
 		default:
 			t.Failed++
 		}
@@ -88,7 +88,7 @@ func digestBytes(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// RunStatus names how a run ended: "ok", "interrupted" (cancelled) or
+// RunStatus names how a run ended: "ok", "interrupted" (canceled) or
 // "error".
 func RunStatus(err error) string {
 	switch {
