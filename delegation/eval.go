@@ -182,7 +182,7 @@ func (f *frame) record(ev *Event) {
 
 // id is the stable id of the call or condition at p in this frame.
 func (f *frame) id(p diag.Pos) string {
-	return "L" + strconv.Itoa(f.position(p).Line) + f.path
+	return f.in.host.Scope + "L" + strconv.Itoa(f.position(p).Line) + f.path
 }
 
 // step counts one statement against the budget and checks for cancellation.

@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -28,14 +29,21 @@ type Host struct {
 	// MaxValueBytes is the size ceiling of a value written out as compact
 	// JSON, shared parts counted each time (0 means DefaultMaxValueBytes).
 	MaxValueBytes int64
+	// Scope is put in front of every call, judgment and loop id of this
+	// run: empty for a top-level run; for a nested run (a service that
+	// runs another spec) the NestedScope of the call that started it, so
+	// that an id names its place in the whole tree of runs.
+	Scope string
 }
 
 // CallRequest is one attempt of one `call`.
 type CallRequest struct {
-	// ID is the stable call id: "L<line>" of the call in the .md file, then
-	// one "/<n>" per enclosing loop iteration (1-based), outermost first, e.g.
-	// "L58/3" or "L12/2/1". Identical across re-runs and independent of
-	// goroutine scheduling.
+	// ID is the stable call path, given by the evaluator as it runs: the
+	// host's Scope, then "L<line>" of the call in the .md file, then one
+	// "/<n>" per enclosing loop iteration (1-based), outermost first, e.g.
+	// "L58/3", "L12/2/1", or "L58/3>L12/2" for a call of a nested spec.
+	// Identical across re-runs and independent of goroutine scheduling;
+	// journals, traces and model clients key on it and nothing else.
 	ID      string
 	Service Service
 	Args    *Object // named arguments, in written order
@@ -45,6 +53,32 @@ type CallRequest struct {
 	// puts it on ctx as a deadline; a service that runs a program uses it to
 	// stop the program in time.
 	Timeout time.Duration
+	// Host is the host of the run making the call. A service that runs a
+	// nested spec runs it with a copy whose Scope is NestedScope(), so the
+	// nested run shares the hooks and limits of the run it belongs to.
+	Host *Host
+	// Exchanged, when set, receives what a service that asks a model sent
+	// and got back for this attempt: the trace records it beside the call
+	// (the journal does not).
+	Exchanged func(Exchange)
+}
+
+// Exchange is one request a service made to a model and its reply.
+type Exchange struct {
+	Model          string
+	System, Prompt string
+	Reply          string
+	TokensIn       int
+	TokensOut      int
+}
+
+// NestedScope is the id prefix of the calls made by a nested run that this
+// attempt starts: "ID>" for the first attempt, "ID#N>" for attempt N.
+func (r *CallRequest) NestedScope() string {
+	if r.Attempt > 1 {
+		return r.ID + "#" + strconv.Itoa(r.Attempt) + ">"
+	}
+	return r.ID + ">"
 }
 
 // Caller performs one attempt of a call. An error means the attempt threw
@@ -55,8 +89,8 @@ type Caller interface {
 
 // Judgment asks whether a natural-language condition holds.
 type Judgment struct {
-	// ID is the stable id of this evaluation: like CallRequest.ID, with the
-	// condition's line ("L40/2").
+	// ID is the stable path of this evaluation: like CallRequest.ID, with
+	// the condition's line ("L40/2").
 	ID   string
 	Cond *syntax.NaturalCond
 	Pos  diag.Position
@@ -90,8 +124,8 @@ type Judge interface {
 	Judge(ctx context.Context, j *Judgment) (Verdict, error)
 }
 
-// Event is one trace record. Kind is one of "call.start", "call.end",
-// "judgment", "error"; fields not relevant to a kind are zero.
+// Event is one trace record. Kind is one of "call.start", "call.model",
+// "call.end", "judgment", "error"; fields not relevant to a kind are zero.
 type Event struct {
 	Kind     string
 	Time     time.Time
@@ -106,6 +140,8 @@ type Event struct {
 	// Judgment events
 	Condition string
 	Verdict   *Verdict
+	// "call.model" events: a model exchange of a call attempt.
+	Exchange *Exchange
 }
 
 // Recorder receives events as they happen. It must be safe for concurrent
@@ -118,10 +154,10 @@ type Recorder interface {
 type Runtime interface {
 	// All runs fn(ctx, i) for i in [0,n) with at most limit running at once
 	// and waits for all. The first error cancels the ctx of the others and
-	// is returned.
-	All(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error
+	// is returned. id is the stable id of the loop or parallel statement.
+	All(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) error) error
 	// First runs fn like All but stops at the first i whose fn reports
-	// won: the other iterations are cancelled and waited for, and i is
+	// won: the other iterations are canceled and waited for, and i is
 	// returned; -1 when none won. id is the stable id of the loop (for the
 	// journal to record and replay the winner).
 	First(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) (won bool, err error)) (int, error)

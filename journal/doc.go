@@ -33,14 +33,14 @@
 // from the journal (a value, or the same error: a timeout still reads as
 // context.DeadlineExceeded); an attempt that was in flight at the kill (a
 // "start" with no "end") or canceled runs again; anything else runs live
-// and is appended. Journaled answers are handed out in the order the calls
-// completed in the journal (the iterations of a parallel loop take turns),
-// and a `parallel first` loop re-runs the iterations that finished, in the
-// order they finished, so what they append to shared lists, and the winner,
-// come out as in the run. When replaying, everything must match (an attempt
-// the run saw canceled, by a failing sibling or a `parallel first` winner,
-// waits to be canceled again); otherwise a *DivergenceError names the call
-// id and .md position and stops the run.
+// and is appended. Journaled answers are handed out deterministically, in
+// the order the calls completed in the journal (the threads of a parallel
+// loop take turns, sched.go), so what iterations append to shared lists,
+// and the winner of a `parallel first`, come out as in the run; no clock
+// is read. When replaying, everything must match (an attempt the run saw
+// canceled, by a failing sibling or a `parallel first` winner, waits to be
+// canceled again); otherwise a *DivergenceError names the call id and .md
+// position and stops the run.
 //
 // Entry points. Create starts the journal of a new run; Resume reopens one
 // to continue it; Replay opens one read-only to re-run it from the journal

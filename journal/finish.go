@@ -30,6 +30,10 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 		rec.Status, rec.Err = StatusInterrupted, runErr.Error()
 	case runErr != nil:
 		rec.Status, rec.Err = StatusError, runErr.Error()
+		var de *delegation.Error
+		if errors.As(runErr, &de) {
+			rec.ErrKind, rec.Pos = de.Kind, de.Pos.String()
+		}
 	default:
 		res, err := delegation.ToJSON(result)
 		if err != nil {

@@ -153,24 +153,3 @@ return {seen: seen}
 		}
 	}
 }
-
-// A call answered from the journal does not wait for the calls of the
-// nested run it started: they are journaled before it but never made.
-func TestAnsweredCallSkipsItsNestedCalls(t *testing.T) {
-	end := func(id string, attempt int) *Record {
-		return &Record{Type: TypeEnd, ID: id, Attempt: attempt, Result: []byte(`1`)}
-	}
-	l := &Log{Header: &Header{}, Records: []*Record{
-		end("L1>L5", 1), end("L1#2>L5", 1), end("L1", 2), end("L9", 1),
-	}}
-	x := newIndex(l)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // waitTurn must not need to wait at all
-	x.waitTurn(ctx, callKey{"L1", 2})
-	if x.used[callKey{"L1", 1}] || x.used[callKey{"L1>L5", 1}] || !x.used[callKey{"L1#2>L5", 1}] {
-		t.Errorf("used %v: want only the calls nested under attempt 2 of L1", x.used)
-	}
-	if x.low != 0 || x.remaining() != 3 {
-		t.Errorf("low %d, remaining %d; want 0, 3 (L1>L5 belongs to attempt 1, not answered)", x.low, x.remaining())
-	}
-}

@@ -2,7 +2,8 @@ package journal
 
 import (
 	"strings"
-	"sync"
+
+	"github.com/proselang/prose/delegation"
 )
 
 type callKey struct {
@@ -23,23 +24,11 @@ type index struct {
 	started  map[callKey]*Record // "start" records (for messages)
 	canceled map[callKey]bool    // attempts the run canceled (a sibling failed, a winner was found)
 	judges   map[judgeKey]*Record
-	firsts   map[string]*Record // "first" records by loop id
 	final    *Record
 
-	mu      sync.Mutex
-	used    map[callKey]bool
-	pending int // completed call records not answered yet
-
-	// Journal order of the completed call records: seq[k] is k's place,
-	// order[i] the key in place i; low is the first place not answered
-	// yet, and changed is closed (and replaced) whenever low moves.
-	seq     map[callKey]int
-	order   []callKey
-	low     int
-	changed chan struct{}
-	// holder is the parallel iteration that got the last journaled answer
-	// and has not yet reached its next call, judgment or end (see turn.go).
-	holder *iterToken
+	// place is each record's place in the journal: the order in which
+	// the journaled run completed its calls and judgments.
+	place map[*Record]int
 }
 
 // newIndexFor builds the index a run in mode answers from. A resume of a
@@ -55,12 +44,10 @@ func newIndexFor(l *Log, mode Mode) *index {
 		started:  map[callKey]*Record{},
 		canceled: map[callKey]bool{},
 		judges:   map[judgeKey]*Record{},
-		firsts:   map[string]*Record{},
-		used:     map[callKey]bool{},
-		seq:      map[callKey]int{},
-		changed:  make(chan struct{}),
+		place:    map[*Record]int{},
 	}
-	for _, r := range l.Records {
+	for i, r := range l.Records {
+		x.place[r] = i
 		switch r.Type {
 		case TypeStart:
 			x.started[callKey{r.ID, r.Attempt}] = r
@@ -75,45 +62,26 @@ func newIndexFor(l *Log, mode Mode) *index {
 			}
 		case TypeJudge:
 			x.judges[judgeKey{r.ID, r.N}] = r
-		case TypeFirst:
-			if r.Winner != nil {
-				x.firsts[r.ID] = r
-			}
 		case TypeFinal:
 			x.final = r
-		}
-	}
-	x.pending = len(x.calls)
-	for _, r := range l.Records {
-		k := callKey{r.ID, r.Attempt}
-		if r.Type == TypeEnd && x.calls[k] == r {
-			x.seq[k] = len(x.order)
-			x.order = append(x.order, k)
 		}
 	}
 	return x
 }
 
-// remaining is the number of completed call records not answered yet.
-func (x *index) remaining() int {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.pending
-}
-
 // failedCall returns a test for the "end" records of the call that failed
 // the run, when its last outcome was that failure: every attempt of the
-// call whose failure the final error reports (it starts with the call's
-// .md position), and the failed attempts inside it when it ran another
-// spec. It returns nil when the run did not fail that way. Answering them
-// from the journal would only fail the resume the same way.
+// call at the position the final error names (its kind is "call"), and the
+// failed attempts inside it when it ran another spec. It returns nil when
+// the run did not fail that way. Answering them from the journal would only
+// fail the resume the same way.
 func failedCall(l *Log) func(*Record) bool {
 	fin := l.Final()
-	if fin == nil || fin.Status != StatusError {
+	if fin == nil || fin.Status != StatusError || fin.ErrKind != delegation.KindCall || fin.Pos == "" {
 		return nil
 	}
-	// The last failed attempt at the position the error names (siblings
-	// of a parallel loop may end after it).
+	// The last failed attempt at that position (siblings of a parallel
+	// loop may end after it).
 	pos := map[callKey]string{}
 	var last *Record
 	for _, r := range l.Records {
@@ -121,7 +89,7 @@ func failedCall(l *Log) func(*Record) bool {
 		case r.Type == TypeStart:
 			pos[callKey{r.ID, r.Attempt}] = r.Pos
 		case r.Type == TypeEnd && r.completed() && r.Err != "":
-			if p := pos[callKey{r.ID, r.Attempt}]; p != "" && strings.HasPrefix(fin.Err, p+":") {
+			if pos[callKey{r.ID, r.Attempt}] == fin.Pos {
 				last = r
 			}
 		}

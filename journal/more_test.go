@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -220,13 +219,9 @@ func TestReplayOfCanceledSiblings(t *testing.T) {
 		t.Fatalf("live: %v", liveErr)
 	}
 	rp, _ := Replay(base, r.ID(), Options{})
-	start := time.Now()
 	_, err := runWith(t, rp, prog, map[string]delegation.Value{"cs": cs}, context.Background())
 	if err == nil || err.Error() != liveErr.Error() || rp.Err() != nil {
 		t.Errorf("replay: %v (divergence %v), want %v", err, rp.Err(), liveErr)
-	}
-	if time.Since(start) > cancelWait {
-		t.Errorf("the replay waited out the cancel bound")
 	}
 }
 

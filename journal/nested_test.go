@@ -17,12 +17,13 @@ func TestNestedRunIdsAreScoped(t *testing.T) {
 		n, _ := req.Args.Get("n")
 		return n, nil
 	}}
-	var host *delegation.Host
 	nest := &fakeSvc{name: "nest", fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-		return delegation.Run(ctx, inner, map[string]delegation.Value{"leaf": leaf}, host)
+		h := *req.Host
+		h.Scope = req.NestedScope()
+		return delegation.Run(ctx, inner, map[string]delegation.Value{"leaf": leaf}, &h)
 	}}
 	run := func(r *Run) (delegation.Value, error) {
-		host = &delegation.Host{Caller: r.WrapCaller(fakeCaller{}), Runtime: r.WrapRuntime(nil)}
+		host := &delegation.Host{Caller: r.WrapCaller(fakeCaller{}), Runtime: r.WrapRuntime(nil)}
 		v, err := delegation.Run(context.Background(), outer, map[string]delegation.Value{"leaf": leaf, "nest": nest}, host)
 		r.Finish(v, err)
 		r.Close()
@@ -46,29 +47,5 @@ func TestNestedRunIdsAreScoped(t *testing.T) {
 	rp, _ := Replay(base, r.ID(), Options{})
 	if v, err := run(rp); err != nil || toJSON(t, v) != "[0,1]" {
 		t.Errorf("replay: %s, %v", toJSON(t, v), err)
-	}
-}
-
-func TestScopedID(t *testing.T) {
-	ctx := context.Background()
-	if got := scopedID(ctx, "L5"); got != "L5" {
-		t.Errorf("top level: %q", got)
-	}
-	c1 := withScope(ctx, "L12/2", 1)
-	c2 := withScope(ctx, "L12/2", 2)
-	cases := []struct {
-		ctx  context.Context
-		id   string
-		want string
-	}{
-		{c1, "L5", "L12/2>L5"},
-		{c2, "L5", "L12/2#2>L5"},
-		{c1, "L12/2>L5", "L12/2>L5"},     // the host prefixed it already
-		{c2, "L12/2#2>L5", "L12/2#2>L5"}, // likewise for a second attempt
-	}
-	for _, c := range cases {
-		if got := scopedID(c.ctx, c.id); got != c.want {
-			t.Errorf("scopedID(%q) = %q, want %q", c.id, got, c.want)
-		}
 	}
 }

@@ -16,8 +16,12 @@ import (
 )
 
 // FormatVersion is the version of the journal format written by this
-// package. Read refuses a journal with a newer version.
-const FormatVersion = 1
+// package (its major version: a change readers of an older version would
+// misread). Read refuses a journal with a newer version. Version 2 chains
+// the records: each line ends with the digest of its content and of the
+// line before it (FORMAT.md); Read checks it, so an edited record is
+// refused. Version 1 journals are read without the check.
+const FormatVersion = 2
 
 // FileName is the journal's name inside a run directory.
 const FileName = "journal.jsonl"
@@ -31,6 +35,9 @@ const (
 	TypeJudge   = "judge"   // a judgment was decided
 	TypeFirst   = "first"   // a `parallel first` loop picked its winner
 	TypeFinal   = "final"   // the run ended
+	// Trace-only records (see Trace).
+	TypeModel = "model" // a model request of an llm slot's attempt
+	TypeError = "error" // a run-time error as raised (also one a try caught)
 )
 
 // Statuses of a run (Record.Status of a "final" record, Summary.Status).
@@ -64,13 +71,15 @@ type Header struct {
 	// Dir is the working directory of the run (relative service paths
 	// resolve against it).
 	Dir string `json:"dir,omitempty"`
-	// Argv is the run's command line after the command name, secrets
-	// redacted; resume re-parses it.
-	Argv     []string `json:"argv,omitempty"`
-	Bindings []KV     `json:"bindings,omitempty"` // the user's --slot text
-	Config   []KV     `json:"config,omitempty"`
-	Inputs   []KV     `json:"inputs,omitempty"`
-	// Redacted names the Argv entries whose value was withheld because it
+	// Request is the run's resolved request as data (spec, bindings,
+	// config, inputs, limits, model settings; secrets withheld), in the
+	// form of the package that runs it (run.Request): resume and replay
+	// rebuild the run from it.
+	Request  json.RawMessage `json:"request,omitempty"`
+	Bindings []KV            `json:"bindings,omitempty"` // the user's --slot text
+	Config   []KV            `json:"config,omitempty"`
+	Inputs   []KV            `json:"inputs,omitempty"`
+	// Redacted names the request's values that were withheld because they
 	// looked like a secret ("slot advancer", "config api_key").
 	Redacted []string `json:"redacted,omitempty"`
 }
@@ -98,7 +107,10 @@ type Record struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	Err    string          `json:"err,omitempty"`
 	Kind   string          `json:"kind,omitempty"`
-	MS     float64         `json:"ms,omitempty"`
+	// Catchable: the error may be caught by try although its kind alone
+	// would not say so (an unreadable model verdict).
+	Catchable bool    `json:"catchable,omitempty"`
+	MS        float64 `json:"ms,omitempty"`
 	// Nested is set when the error was a run-time error of a nested run
 	// (a service that runs another spec), to rebuild it exactly.
 	Nested *NestedError `json:"nested,omitempty"`
@@ -123,12 +135,26 @@ type Record struct {
 	// forced resume of a changed spec).
 	SpecDigest string `json:"spec_sha256,omitempty"`
 	Status     string `json:"status,omitempty"`
-	Mode       string `json:"mode,omitempty"`
-	Force      bool   `json:"force,omitempty"`
-	// Argv, in a "session", is the resume's command line (as
-	// Header.Argv, secrets redacted): values given again replace the
-	// journaled ones for later resumes and replays (see Log.Argv).
-	Argv []string `json:"argv,omitempty"`
+	// ErrKind, in a "final" with status error, is the run-time error's
+	// kind (call, judge, throw, ...) and Pos its .md position: a resume
+	// finds the call that failed the run by them.
+	ErrKind string `json:"err_kind,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	Force   bool   `json:"force,omitempty"`
+	// Trace-only fields (see Trace): the arguments' value on "start";
+	// the request and reply on "model"; totals and model usage on
+	// "final".
+	ArgsValue    json.RawMessage `json:"args_value,omitempty"`
+	System       string          `json:"system,omitempty"`
+	SystemDigest string          `json:"system_sha256,omitempty"`
+	Prompt       string          `json:"prompt,omitempty"`
+	Reply        string          `json:"reply,omitempty"`
+	Totals       any             `json:"totals,omitempty"`
+	ModelUsage   any             `json:"model_usage,omitempty"`
+	// Request, in a "session", is the resume's request (as
+	// Header.Request, secrets withheld): values given again replace the
+	// journaled ones for later resumes and replays (see Log.Request).
+	Request json.RawMessage `json:"request,omitempty"`
 }
 
 // NestedError is the journaled form of a *delegation.Error returned by a
@@ -138,6 +164,9 @@ type NestedError struct {
 	Msg   string        `json:"msg"`
 	Kind  string        `json:"kind"`
 	Chain []string      `json:"chain,omitempty"`
+	// Catchable is the error's own Catchable() (a judge error may be
+	// caught or not depending on its cause).
+	Catchable bool `json:"catchable,omitempty"`
 }
 
 // Log is a parsed journal.
@@ -150,6 +179,46 @@ type Log struct {
 	// prefix of the file, where an append must start.
 	Torn bool
 	Size int64
+	// LastSum is the digest of the last valid line, which the next line
+	// appended chains to.
+	LastSum string
+}
+
+// sumKey starts how a line's digest ends it: ,"sum":"HEX"}
+const sumKey = `,"sum":"`
+
+// chainSum is the digest of a line: sha256 of the previous line's sum,
+// a newline, and the line's JSON without its sum.
+func chainSum(prev string, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(prev))
+	h.Write([]byte{'\n'})
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sealLine appends sum to the JSON object body as its last field, and the
+// newline.
+func sealLine(body []byte, sum string) []byte {
+	line := make([]byte, 0, len(body)+len(sumKey)+len(sum)+3)
+	line = append(line, body[:len(body)-1]...)
+	line = append(line, sumKey...)
+	line = append(line, sum...)
+	return append(line, '"', '}', '\n')
+}
+
+// unsealLine splits a line into its JSON without the sum and the sum; ok
+// is false when it has none.
+func unsealLine(line []byte) (body []byte, sum string, ok bool) {
+	const n = 64 + 2 // hex digits, closing quote and brace
+	i := len(line) - n - len(sumKey)
+	if i < 1 || string(line[i:i+len(sumKey)]) != sumKey || line[len(line)-1] != '}' || line[len(line)-2] != '"' {
+		return nil, "", false
+	}
+	body = make([]byte, 0, i+1)
+	body = append(body, line[:i]...)
+	body = append(body, '}')
+	return body, string(line[i+len(sumKey) : len(line)-2]), true
 }
 
 // Digest returns the hex sha256 of b.
@@ -220,6 +289,17 @@ func Read(r io.Reader) (*Log, error) {
 
 func (l *Log) parseLine(lineNo int, line []byte) error {
 	line = bytes.TrimRight(line, "\n")
+	if body, sum, ok := unsealLine(line); ok {
+		if chainSum(l.LastSum, body) != sum {
+			if json.Valid(line) {
+				return &EditedError{Line: lineNo}
+			}
+			return fmt.Errorf("line %d: not valid JSON", lineNo)
+		}
+		l.LastSum = sum
+	} else if l.Header != nil && l.Header.Version >= 2 && json.Valid(line) {
+		return &EditedError{Line: lineNo}
+	}
 	if l.Header == nil {
 		var h Header
 		if err := json.Unmarshal(line, &h); err != nil || h.Type != TypeHeader {
@@ -240,6 +320,15 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	}
 	l.Records = append(l.Records, rec)
 	return nil
+}
+
+// EditedError reports a journal line whose digest does not match its
+// content or the line before it: the journal was edited or damaged, and a
+// resume or replay of it could return another result than the run did.
+type EditedError struct{ Line int }
+
+func (e *EditedError) Error() string {
+	return fmt.Sprintf("line %d: the record does not match its digest (each record's \"sum\" covers it and the one before it): the journal was edited or damaged, and prose refuses to resume or replay it", e.Line)
 }
 
 // Final returns the outcome of the latest session: the last "final" record
@@ -268,27 +357,27 @@ func (l *Log) SpecDigest() string {
 	return d
 }
 
-// Argv is the command line later resumes and replays re-run: that of the
+// Request is the request later resumes and replays re-run: that of the
 // last session that set one and did not stop at a divergence (its values
 // were never used), else the header's.
-func (l *Log) Argv() []string {
-	argv := l.Header.Argv
-	var cand []string
+func (l *Log) Request() json.RawMessage {
+	req := l.Header.Request
+	var cand json.RawMessage
 	for _, r := range l.Records {
 		switch {
 		case r.Type == TypeSession:
 			if cand != nil {
-				argv = cand
+				req = cand
 			}
-			cand = r.Argv
+			cand = r.Request
 		case r.Type == TypeFinal && r.Status == StatusDiverged:
 			cand = nil
 		}
 	}
 	if cand != nil {
-		argv = cand
+		req = cand
 	}
-	return argv
+	return req
 }
 
 // completed reports whether an "end" record holds a usable outcome (not a

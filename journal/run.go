@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -49,9 +50,9 @@ type Options struct {
 	// Replay fail with a *SpecChangedError, except a Resume with Force,
 	// which goes on and reports it through SpecChanged.
 	SpecDigest string
-	// Argv, for Resume, is the resume's command line (secrets redacted),
-	// kept in its session record: see Log.Argv.
-	Argv []string
+	// Request, for Resume, is the resume's request (secrets withheld),
+	// kept in its session record: see Log.Request.
+	Request json.RawMessage
 	// SyncEvery is the group-commit window: 0 fsyncs each record the run
 	// depends on before the run goes on; d > 0 writes each record at once
 	// (a killed process loses nothing) and fsyncs within d, so a machine
@@ -78,15 +79,19 @@ type Run struct {
 	w    *writer // nil when replaying
 	lock func()  // releases the journal's lock
 
-	idx   *index    // records of earlier sessions (nil for a new run)
-	vault *envVault // the environment's secrets
+	idx   *index // records of earlier sessions (nil for a new run)
+	sched *sched // turn-taking while answering from idx (nil for a new run)
+
+	digests argDigester // of call arguments
+	vault   *envVault   // the environment's secrets
 
 	specChanged error // the spec change a forced resume went past
 
-	mu      sync.Mutex
-	err     error // first divergence
-	cancels []context.CancelCauseFunc
-	calls   int // completed call attempts, journaled or live
+	mu       sync.Mutex
+	err      error // first divergence
+	cancels  []context.CancelCauseFunc
+	calls    int // completed call attempts, journaled or live
+	answered int // of which answered from the journal
 }
 
 // NewRunID returns a fresh run id: the UTC start time and 6 random hex
@@ -125,7 +130,8 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env)}
+	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env),
+		sched: newSched(false)}
 	r.w.afterSync = func() { syncDir(dir) }
 	if err := r.w.append(&h, true); err != nil {
 		r.Close()
@@ -161,7 +167,7 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), lock: func() {}, vault: newEnvVault(opt.Env)}
+	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), sched: newSched(true), lock: func() {}, vault: newEnvVault(opt.Env)}
 	if names := r.vault.missing(log); len(names) > 0 {
 		return nil, &MissingSecretsError{Names: names}
 	}
@@ -173,16 +179,22 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 			if mode == Replaying || !opt.Force {
 				return nil, err
 			}
+			if sc, ok := err.(*SpecChangedError); ok {
+				sc.Forced = true
+			}
 			r.specChanged = err
 		}
 	}
 	if mode == Replaying {
+		if log.Final() == nil && locked(path) {
+			return nil, fmt.Errorf("run %s is still in progress (a prose process holds its journal): a replay needs a run that ended; wait for it, or stop it and replay what it journaled", id)
+		}
 		return r, nil
 	}
 	if err := r.openAppend(path, log); err != nil {
 		return nil, err
 	}
-	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Argv: opt.Argv}
+	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Request: opt.Request}
 	if err := r.w.append(sess, false); err != nil {
 		r.Close()
 		return nil, err
@@ -218,6 +230,7 @@ func (r *Run) openAppend(path string, log *Log) error {
 		return fmt.Errorf("journal: %w", err)
 	}
 	r.w, r.lock = newWriter(f, r.opt.SyncEvery), unlock
+	r.w.last = log.LastSum
 	return nil
 }
 
@@ -270,6 +283,24 @@ func (r *Run) Calls() int {
 	return r.calls
 }
 
+// remaining is the number of completed call records not answered yet.
+func (r *Run) remaining() int {
+	if r.idx == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.idx.calls) - r.answered
+}
+
+// Answered is the number of call attempts answered from the journal so
+// far (Calls minus Answered ran live).
+func (r *Run) Answered() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.answered
+}
+
 // Context returns a context derived from parent that is canceled when the
 // run diverges from its journal, so the evaluator stops at once (a
 // divergence must not be retried or caught). Err then says why.
@@ -302,6 +333,7 @@ func (r *Run) fail(err error) {
 	}
 	cancels := r.cancels
 	r.mu.Unlock()
+	r.sched.stepAside() // nothing waits for a turn any more
 	for _, c := range cancels {
 		c(err)
 	}

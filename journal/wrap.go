@@ -26,97 +26,74 @@ type caller struct {
 }
 
 func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	args := ValueDigest(req.Args)
-	id := scopedID(ctx, req.ID)
-	if v, err, ok := c.r.answerCall(ctx, req, id, args); ok {
+	slot := ""
+	if req.Service != nil {
+		slot = req.Service.ServiceName()
+	}
+	args := c.r.digests.args(slot, req.Args)
+	if v, err, ok := c.r.answerCall(ctx, req, args); ok {
 		return v, err
 	}
-	return c.r.liveCall(withScope(ctx, id, req.Attempt), c.inner, req, id, args)
+	return c.r.liveCall(ctx, c.inner, req, req.ID, args, !nested(req.ID))
 }
 
-type scopeKey struct{}
+// nested reports whether id belongs to a nested run (a service that runs
+// another spec): its calls run inside the outer call, which gave up the
+// turn, so they take no turns of their own.
+func nested(id string) bool { return strings.Contains(id, ">") }
 
-// scopedID is the journal key of a call or judgment id. A call made by a
-// nested run (a service that runs another spec with the same hooks) is
-// keyed under the call that started that run, "L12/2>L5" ("L12/2#2>L5" for
-// its second attempt), so the ids of two specs never collide. A host that
-// already prefixes nested ids that way is left alone.
-func scopedID(ctx context.Context, id string) string {
-	prefix, ok := ctx.Value(scopeKey{}).(string)
-	if !ok || strings.HasPrefix(id, prefix) {
-		return id
-	}
-	return prefix + id
-}
-
-// withScope marks ctx as belonging to attempt `attempt` of call id.
-func withScope(ctx context.Context, id string, attempt int) context.Context {
-	prefix := id + ">"
-	if attempt > 1 {
-		prefix = fmt.Sprintf("%s#%d>", id, attempt)
-	}
-	return context.WithValue(ctx, scopeKey{}, prefix)
-}
-
-// answerCall answers req from the journal when it can. ok is false when
-// the attempt must run live.
-func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, id, args string) (v delegation.Value, err error, ok bool) {
+// answerCall answers req from the journal when it can, by its path
+// (CallRequest.ID) and attempt, in its turn (see sched.go). ok is false
+// when the attempt must run live.
+func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args string) (v delegation.Value, err error, ok bool) {
 	if r.idx == nil {
 		return nil, nil, false
 	}
-	r.idx.moved(ctx)
+	id := req.ID
 	k := callKey{id, req.Attempt}
 	rec := r.idx.calls[k]
-	var div *DivergenceError
+	if rec != nil && rec.Args != args {
+		if !r.opt.Force || r.mode != Resuming {
+			div := &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos,
+				Reason: fmt.Sprintf("its arguments differ (journal sha256 %.12s..., now %.12s...)", rec.Args, args)}
+			r.fail(div)
+			return nil, div, true
+		}
+		rec = nil // forced: it runs live and its new record supersedes the old one
+	}
+	place := -1
+	if rec != nil {
+		place = r.idx.place[rec]
+	}
+	if !nested(id) {
+		r.sched.wait(ctx, place)
+	}
+	if err := r.Err(); err != nil {
+		return nil, err, true
+	}
 	switch {
-	case rec == nil && r.mode != Replaying:
-		return nil, nil, false
-	case rec == nil && r.idx.canceled[k]:
-		if err := awaitCancel(ctx); err != nil {
-			return nil, err, true // canceled again, as in the journaled run
-		}
-		div = &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos,
-			Reason: "the journaled run canceled this call, and nothing cancels it in the replay"}
-	case rec == nil:
-		reason := "the journal holds no such call"
-		if r.idx.started[k] != nil {
-			reason = "the journaled run stopped while this call was running (prose resume runs it live)"
-		}
-		div = &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos, Reason: reason}
-	case rec.Args != args:
-		if r.opt.Force && r.mode == Resuming {
-			return nil, nil, false
-		}
-		div = &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos,
-			Reason: fmt.Sprintf("its arguments differ (journal sha256 %.12s..., now %.12s...)", rec.Args, args)}
+	case rec != nil:
+		r.countCall()
+		r.mu.Lock()
+		r.answered++
+		r.mu.Unlock()
+		v, err = r.decodeOutcome(rec)
+		return v, err, true
+	case ctx.Err() != nil:
+		return nil, ctx.Err(), true // canceled, as in the journaled run
+	case r.mode != Replaying:
+		return nil, nil, false // nothing journaled moves the run: this call runs live
 	}
-	if div != nil {
-		r.fail(div)
-		return nil, div, true
+	reason := "the journal holds no such call"
+	switch {
+	case r.idx.canceled[k]:
+		reason = "the journaled run canceled this call, and nothing cancels it in the replay"
+	case r.idx.started[k] != nil:
+		reason = "the journaled run stopped while this call was running (prose resume runs it live)"
 	}
-	r.idx.waitTurn(ctx, k)
-	r.idx.answered(ctx, k)
-	r.countCall()
-	v, err = r.decodeOutcome(rec)
-	return v, err, true
-}
-
-// cancelWait bounds how long a replayed call that the journaled run saw
-// canceled waits for the replay to cancel it too (a sibling's replayed
-// failure does so at once).
-const cancelWait = 2 * time.Second
-
-// awaitCancel waits until ctx is done (returning its error) or cancelWait
-// passes (returning nil).
-func awaitCancel(ctx context.Context) error {
-	t := time.NewTimer(cancelWait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	div := &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos, Reason: reason}
+	r.fail(div)
+	return nil, div, true
 }
 
 // decodeOutcome rebuilds an attempt's value or error from its record.
@@ -124,9 +101,13 @@ func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
 	rec = r.vault.revealRecord(rec)
 	if rec.Kind != "" {
 		if n := rec.Nested; n != nil {
-			return nil, &delegation.Error{Pos: n.Pos, Msg: n.Msg, Kind: n.Kind, Chain: n.Chain}
+			e := &delegation.Error{Pos: n.Pos, Msg: n.Msg, Kind: n.Kind, Chain: n.Chain}
+			if n.Catchable {
+				e.Err = &ReplayedError{Msg: n.Msg, Kind: KindError, CanCatch: true}
+			}
+			return nil, e
 		}
-		return nil, &ReplayedError{Msg: rec.Err, Kind: rec.Kind}
+		return nil, &ReplayedError{Msg: rec.Err, Kind: rec.Kind, CanCatch: rec.Catchable}
 	}
 	v, err := delegation.FromJSON(rec.Result)
 	if err != nil {
@@ -140,15 +121,31 @@ func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
 // liveCall runs req on inner with a "start" record before and an "end"
 // record after; the end of a completed attempt is on disk before it
 // returns.
-func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id, args string) (delegation.Value, error) {
+func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id, args string, turns bool) (delegation.Value, error) {
 	slot := ""
 	if req.Service != nil {
 		slot = req.Service.ServiceName()
 	}
 	pos := req.Pos.String()
+	if req.Timeout > 0 {
+		// The evaluator's attempt context has no deadline (see
+		// WithTimeout): the attempt's own starts now, with the service.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
+		defer cancel()
+	}
 	start := r.opt.Now()
 	r.write(&Record{Type: TypeStart, Time: start.UTC(), ID: id, Pos: pos, Attempt: req.Attempt, Slot: slot, Args: args}, false)
+	if turns {
+		r.sched.leave()
+	}
 	v, err := inner.Call(ctx, req)
+	if turns {
+		r.sched.rejoin() // the end record is written in the order the run goes on
+	}
+	if err == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		v, err = nil, ctx.Err() // answered after its deadline: a timeout
+	}
 	end := r.opt.Now()
 	rec := &Record{Type: TypeEnd, Time: end.UTC(), ID: id, Attempt: req.Attempt, Slot: slot, Args: args,
 		MS: float64(end.Sub(start).Microseconds()) / 1000}
@@ -192,8 +189,9 @@ func (r *Run) encodeOutcome(ctx context.Context, rec *Record, v delegation.Value
 	}
 	var de *delegation.Error
 	if rec.Kind == KindError && errors.As(err, &de) {
-		rec.Nested = &NestedError{Pos: de.Pos, Msg: de.Msg, Kind: de.Kind, Chain: de.Chain}
+		rec.Nested = &NestedError{Pos: de.Pos, Msg: de.Msg, Kind: de.Kind, Chain: de.Chain, Catchable: de.Catchable()}
 	}
+	rec.Catchable = rec.Kind == KindError && catchable(err)
 	return jerr
 }
 
@@ -233,68 +231,91 @@ type judger struct {
 }
 
 func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation.Verdict, error) {
-	if j.r.idx != nil {
-		j.r.idx.moved(ctx)
-	}
-	id := scopedID(ctx, jg.ID)
+	id := jg.ID
 	j.r.mu.Lock()
 	j.seen[id]++
 	n := j.seen[id]
 	j.r.mu.Unlock()
 	vals := ValueDigest(jg.Values)
-	if v, err, ok := j.answer(jg, id, n, vals); ok {
+	if v, err, ok := j.answer(ctx, jg, id, n, vals); ok {
 		return v, err
 	}
 	if j.inner == nil {
 		return delegation.Verdict{}, fmt.Errorf("no judge is configured")
 	}
 	start := j.r.opt.Now()
+	turns := !nested(id)
+	if turns {
+		j.r.sched.leave()
+	}
 	v, err := j.inner.Judge(ctx, jg)
+	if turns {
+		j.r.sched.rejoin()
+	}
 	if ctx.Err() != nil {
 		return v, err // canceled under it: not a verdict
 	}
 	rec := &Record{Type: TypeJudge, Time: j.r.opt.Now().UTC(), ID: id, N: n, Pos: jg.Pos.String(),
 		Cond: condText(jg), Values: vals}
 	if err != nil {
-		rec.Err, rec.Kind = err.Error(), KindError
+		rec.Err, rec.Kind, rec.Catchable = err.Error(), KindError, catchable(err)
 	} else {
 		holds := v.Holds
 		rec.Holds, rec.Reasoning, rec.Asked, rec.Model, rec.Rule = &holds, v.Reasoning, v.Asked, v.Model, v.Rule
 		rec.TokensIn, rec.TokensOut = v.TokensIn, v.TokensOut
 	}
-	rec.MS = float64(time.Since(start).Microseconds()) / 1000
+	rec.MS = float64(j.r.opt.Now().Sub(start).Microseconds()) / 1000
 	if werr := j.r.write(rec, true); werr != nil {
 		return delegation.Verdict{}, werr
 	}
 	return v, err
 }
 
-func (j *judger) answer(jg *delegation.Judgment, id string, n int, vals string) (delegation.Verdict, error, bool) {
+// catchable reports whether err says it may be caught by `try` (an
+// unreadable model verdict does).
+func catchable(err error) bool {
+	var c interface{ Catchable() bool }
+	return errors.As(err, &c) && c.Catchable()
+}
+
+func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id string, n int, vals string) (delegation.Verdict, error, bool) {
 	r := j.r
 	if r.idx == nil {
 		return delegation.Verdict{}, nil, false
 	}
 	rec := r.idx.judges[judgeKey{id, n}]
-	var div *DivergenceError
+	if rec != nil && rec.Values != vals {
+		if !r.opt.Force || r.mode != Resuming {
+			div := &DivergenceError{What: "condition", ID: id, Pos: jg.Pos,
+				Reason: fmt.Sprintf("the values it mentions differ (journal sha256 %.12s..., now %.12s...)", rec.Values, vals)}
+			r.fail(div)
+			return delegation.Verdict{}, div, true
+		}
+		rec = nil
+	}
+	place := -1
+	if rec != nil {
+		place = r.idx.place[rec]
+	}
+	if !nested(id) {
+		r.sched.wait(ctx, place)
+	}
+	if err := r.Err(); err != nil {
+		return delegation.Verdict{}, err, true
+	}
 	switch {
+	case rec == nil && ctx.Err() != nil:
+		return delegation.Verdict{}, ctx.Err(), true
 	case rec == nil && r.mode != Replaying:
 		return delegation.Verdict{}, nil, false
 	case rec == nil:
-		div = &DivergenceError{What: "condition", ID: id, Pos: jg.Pos, Reason: "the journal holds no such judgment"}
-	case rec.Values != vals:
-		if r.opt.Force && r.mode == Resuming {
-			return delegation.Verdict{}, nil, false
-		}
-		div = &DivergenceError{What: "condition", ID: id, Pos: jg.Pos,
-			Reason: fmt.Sprintf("the values it mentions differ (journal sha256 %.12s..., now %.12s...)", rec.Values, vals)}
-	}
-	if div != nil {
+		div := &DivergenceError{What: "condition", ID: id, Pos: jg.Pos, Reason: "the journal holds no such judgment"}
 		r.fail(div)
 		return delegation.Verdict{}, div, true
 	}
 	rec = r.vault.revealRecord(rec)
 	if rec.Kind != "" {
-		return delegation.Verdict{}, &ReplayedError{Msg: rec.Err, Kind: rec.Kind}, true
+		return delegation.Verdict{}, &ReplayedError{Msg: rec.Err, Kind: rec.Kind, CanCatch: rec.Catchable}, true
 	}
 	v := delegation.Verdict{Holds: rec.Holds != nil && *rec.Holds, Reasoning: rec.Reasoning, Cached: true,
 		Model: rec.Model, Rule: rec.Rule, TokensIn: rec.TokensIn, TokensOut: rec.TokensOut}
@@ -326,19 +347,10 @@ type runtime struct {
 
 func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
 	r := rt.r
-	id := scopedID(ctx, loopID)
-	if r.idx != nil {
-		r.idx.moved(ctx)
-		if rec, ok := r.idx.firsts[id]; ok && rec.Winner != nil && *rec.Winner < n {
-			if w, err, ok := rt.rerunFirst(ctx, id, rec, n, fn); ok {
-				return w, err
-			}
-		}
-	}
 	var mu sync.Mutex
 	var order []int
 	track := func(ctx context.Context, i int) (bool, error) {
-		won, err := rt.iteration(ctx, i, fn)
+		won, err := fn(ctx, i)
 		if err == nil {
 			mu.Lock()
 			order = append(order, i)
@@ -346,11 +358,17 @@ func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn fu
 		}
 		return won, err
 	}
-	w, err := rt.Runtime.First(ctx, loopID, n, limit, track)
+	var w int
+	var err error
+	if !r.sched.usable() || nested(loopID) {
+		w, err = rt.Runtime.First(ctx, loopID, n, limit, track)
+	} else {
+		w, err = r.sched.group(ctx, n, limit, track)
+	}
 	if err == nil && ctx.Err() == nil {
 		win := w
 		mu.Lock()
-		rec := &Record{Type: TypeFirst, Time: r.opt.Now().UTC(), ID: id, Winner: &win, Order: order}
+		rec := &Record{Type: TypeFirst, Time: r.opt.Now().UTC(), ID: loopID, Winner: &win, Order: order}
 		mu.Unlock()
 		if werr := r.write(rec, true); werr != nil {
 			return -1, werr
@@ -359,79 +377,44 @@ func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn fu
 	return w, err
 }
 
-// rerunFirst re-runs a journaled `parallel first` loop: the iterations
-// that finished in the journaled run, one at a time in the order they
-// finished (so what they appended to shared lists comes out in the same
-// order), the winner among them; canceled iterations do not run. A journal
-// that predates the order (Record.Order nil) re-runs the winner alone. ok
-// is false when the loop must run live.
-func (rt *runtime) rerunFirst(ctx context.Context, id string, rec *Record, n int, fn func(ctx context.Context, i int) (bool, error)) (w int, err error, ok bool) {
-	w = *rec.Winner
-	order := rec.Order
-	if order == nil {
-		if w < 0 {
-			return -1, nil, false
-		}
-		order = []int{w}
+// All runs the iterations under the scheduler (see sched.go).
+func (rt *runtime) All(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) error) error {
+	if !rt.r.sched.usable() || nested(id) {
+		return rt.Runtime.All(ctx, id, n, limit, fn)
 	}
-	for _, i := range order {
-		if i < 0 || i >= n {
-			return -1, nil, false
-		}
-	}
-	for _, i := range order {
-		won, err := fn(ctx, i)
-		switch {
-		case err != nil:
-			return -1, err, true
-		case i == w && !won:
-			div := &DivergenceError{What: "parallel first", ID: id, Reason: fmt.Sprintf("the journaled winner, iteration %d, did not win", w+1)}
-			rt.r.fail(div)
-			return -1, div, true
-		}
-	}
-	return w, nil, true
+	_, err := rt.r.sched.group(ctx, n, limit, func(ctx context.Context, i int) (bool, error) { return false, fn(ctx, i) })
+	return err
 }
 
-// All marks each iteration's context, so that journaled answers are handed
-// out in journal order (see turn.go).
-func (rt *runtime) All(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
-	if rt.r.idx == nil {
-		return rt.Runtime.All(ctx, n, limit, fn)
-	}
-	rt.r.idx.moved(ctx)
-	return rt.Runtime.All(ctx, n, limit, func(ctx context.Context, i int) error {
-		_, err := rt.iteration(ctx, i, func(ctx context.Context, i int) (bool, error) { return false, fn(ctx, i) })
-		return err
-	})
-}
-
-// iteration runs iteration i of a parallel loop, its context marked as
-// such when answering from a journal.
-func (rt *runtime) iteration(ctx context.Context, i int, fn func(ctx context.Context, i int) (bool, error)) (bool, error) {
-	if rt.r.idx == nil {
-		return fn(ctx, i)
-	}
-	ctx, t := withIter(ctx)
-	defer rt.r.idx.ended(t)
-	return fn(ctx, i)
-}
-
+// Sleep skips waits in a replay.
 func (rt *runtime) Sleep(ctx context.Context, d time.Duration) error {
-	r := rt.r
-	if r.idx != nil {
-		r.idx.moved(ctx)
-	}
-	if r.mode == Replaying || (r.mode == Resuming && r.idx.remaining() > 0) {
+	if rt.r.mode == Replaying {
 		return ctx.Err()
 	}
 	return rt.Runtime.Sleep(ctx, d)
 }
 
-// WithTimeout keeps the inner runtime's deadline policy.
-func (rt *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if dl, ok := rt.Runtime.(delegation.Deadliner); ok {
-		return dl.WithTimeout(ctx, d)
+// Pause waits out the backoff before another attempt of call id: not at
+// all in a replay, nor in a resume while journaled answers remain; else
+// without the turn, so other iterations go on meanwhile.
+func (rt *runtime) Pause(ctx context.Context, id string, d time.Duration) error {
+	r := rt.r
+	if r.mode == Replaying || (r.mode == Resuming && r.remaining() > 0) {
+		return ctx.Err()
 	}
-	return context.WithTimeout(ctx, d)
+	if nested(id) {
+		return rt.Runtime.Sleep(ctx, d)
+	}
+	r.sched.leave()
+	err := rt.Runtime.Sleep(ctx, d)
+	r.sched.rejoin()
+	return err
+}
+
+// WithTimeout sets no deadline on the evaluator's attempt context: a
+// journaled timeout is answered as one, and an attempt that runs live gets
+// its deadline when its service starts (liveCall), so waiting for the turn
+// is never counted against it.
+func (rt *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithCancel(ctx)
 }

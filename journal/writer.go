@@ -22,37 +22,60 @@ type writer struct {
 	mu      sync.Mutex // serializes writes; guards written, err, timer, closed
 	written int64      // records written
 	err     error      // first write error: the journal is unusable after it
-	timer   *time.Timer
+	timer   interface{ Stop() bool }
 	closed  bool
 	onSync  func(upto int64) // test hook, called after each fsync
+	// afterFunc arms the group commit (time.AfterFunc; tests fire it by
+	// hand).
+	afterFunc func(d time.Duration, f func()) interface{ Stop() bool }
 
 	// afterSync runs once, after the first fsync (syncing a new file's
 	// directory entry).
 	afterSync func()
+
+	// last is the digest ("sum") of the last line written: each line's
+	// sum covers it, chaining the records (see FORMAT.md).
+	last string
 
 	syncMu sync.Mutex // serializes fsyncs; guards synced
 	synced int64      // records known to be on disk
 	syncs  int64      // fsync calls made (for tests and benchmarks)
 }
 
-func newWriter(f *os.File, every time.Duration) *writer { return &writer{f: f, every: every} }
+func newWriter(f *os.File, every time.Duration) *writer {
+	return &writer{f: f, every: every, afterFunc: func(d time.Duration, f func()) interface{ Stop() bool } {
+		return time.AfterFunc(d, f)
+	}}
+}
 
-// append writes v as one JSON line. When durable, it returns only after
-// the line (and every line before it) is on disk.
-func (w *writer) append(v any, durable bool) error {
+// encodeRecord is the JSON of one record (a Header or a *Record), without
+// its sum: the one encoding of every journal and trace line.
+func encodeRecord(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // call ids hold '>' ("L12/2>L5"): keep them readable
 	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("journal: encoding a record: %w", err)
+		return nil, fmt.Errorf("journal: encoding a record: %w", err)
 	}
-	line := buf.Bytes()
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// append writes v as one JSON line. When durable, it returns only after
+// the line (and every line before it) is on disk.
+func (w *writer) append(v any, durable bool) error {
+	body, err := encodeRecord(v)
+	if err != nil {
+		return err
+	}
 	w.mu.Lock()
 	if w.err != nil {
 		err := w.err
 		w.mu.Unlock()
 		return err
 	}
+	sum := chainSum(w.last, body)
+	line := sealLine(body, sum)
+	w.last = sum
 	if _, err := w.f.Write(line); err != nil {
 		w.err = fmt.Errorf("journal: writing %s: %w", w.f.Name(), err)
 		w.mu.Unlock()
@@ -62,7 +85,7 @@ func (w *writer) append(v any, durable bool) error {
 	seq := w.written
 	if durable && w.every > 0 {
 		if w.timer == nil && !w.closed {
-			w.timer = time.AfterFunc(w.every, w.flush)
+			w.timer = w.afterFunc(w.every, w.flush)
 		}
 		durable = false
 	}

@@ -67,6 +67,10 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 		}
 		return nil, stopped(ctx, err)
 	}
+	if req.Exchanged != nil {
+		req.Exchanged(delegation.Exchange{Model: reply.Model, System: s.system, Prompt: user, Reply: reply.Content,
+			TokensIn: reply.TokensIn, TokensOut: reply.TokensOut})
+	}
 	switch {
 	case reply.Truncated:
 		return nil, fmt.Errorf("the model's reply was cut off at the output limit of %d tokens (finish_reason \"length\") after %d bytes: "+

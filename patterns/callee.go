@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
@@ -513,11 +512,7 @@ func (s *programService) Call(ctx context.Context, req *delegation.CallRequest) 
 	if err != nil {
 		return nil, err
 	}
-	root := HostFromContext(ctx)
-	if root == nil {
-		root = &delegation.Host{Caller: Caller{}, Judge: &judge.Deterministic{}}
-	}
-	return delegation.Run(WithHost(ctx, root), s.prog, globals, prefixHost(root, nestedPrefix(req)))
+	return delegation.Run(ctx, s.prog, globals, nestedHost(req))
 }
 
 // nodeGlobals are the names a node's program starts with: its inputs from
@@ -585,9 +580,5 @@ func (s *instanceService) Call(ctx context.Context, req *delegation.CallRequest)
 			g[name] = nil
 		}
 	}
-	root := HostFromContext(ctx)
-	if root == nil {
-		root = &delegation.Host{Caller: Caller{}, Judge: &judge.Deterministic{}}
-	}
-	return delegation.Run(WithHost(ctx, root), s.spec.Delegation.Program, g, prefixHost(root, nestedPrefix(req)))
+	return delegation.Run(ctx, s.spec.Delegation.Program, g, nestedHost(req))
 }

@@ -52,7 +52,7 @@ func (c *contractPlan) run(ctx context.Context, host *delegation.Host) (delegati
 	for k, v := range c.globals {
 		g[k] = clone(v)
 	}
-	v, err := delegation.Run(WithHost(ctx, host), c.prog, g, host)
+	v, err := delegation.Run(ctx, c.prog, g, host)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ import (
 const (
 	// DefaultMaxOutput caps a program's stdout (DESIGN: 8 MiB).
 	DefaultMaxOutput = 8 << 20
-	// DefaultGrace is how long a cancelled program has between SIGTERM
+	// DefaultGrace is how long a canceled program has between SIGTERM
 	// and SIGKILL.
 	DefaultGrace = time.Second
 	// stderrKeep is how much of stderr's end is kept in memory.
@@ -349,7 +349,7 @@ func (s *ExecService) result(req *delegation.CallRequest, out []byte, stderr str
 	case errors.Is(stop, errOutputTooLarge):
 		return nil, fmt.Errorf("output exceeds the %s limit; the program was killed", sizeString(s.maxOutput()))
 	case stop != nil:
-		what := "cancelled"
+		what := "canceled"
 		if errors.Is(stop, context.DeadlineExceeded) {
 			what = "timed out"
 			if req.Timeout > 0 {

@@ -177,10 +177,10 @@ func TestExecIgnoresSIGTERM(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := execCall(t, &ExecService{Command: `trap '' TERM; while :; do sleep 0.05; done`, Grace: 300 * time.Millisecond}, ctx, nil)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "cancelled") {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "canceled") {
 		t.Fatalf("err = %v", err)
 	}
-	if err.Error() != "cancelled; the program was stopped" {
+	if err.Error() != "canceled; the program was stopped" {
 		t.Errorf("err = %q", err)
 	}
 	if d := time.Since(start); d < 450*time.Millisecond || d > 3*time.Second {

@@ -46,10 +46,11 @@ import (
 //     arguments passed (catchable by `try`; not a usage error, since no
 //     flag can supply it).
 //   - Host. The nested run uses the caller, judge, recorder, runtime and
-//     limits of the run it belongs to (HostFromContext). Its call and
-//     judgment ids are prefixed with the id of the outer call, "L58/3>L12/2"
-//     (and "L58/3#2>..." for the outer call's second attempt), so traces
-//     and journals keep every id unique and stable across re-runs.
+//     limits of the run it belongs to (CallRequest.Host). Its Scope is the
+//     outer call's NestedScope, so its call and judgment ids read
+//     "L58/3>L12/2" (and "L58/3#2>..." for the outer call's second
+//     attempt): traces and journals keep every id unique and stable across
+//     re-runs.
 //   - Errors. A run-time error of the nested run is returned as is; the
 //     evaluator adds the nested position to the outer error's chain.
 
@@ -124,22 +125,19 @@ func (n *NestedService) Call(ctx context.Context, req *delegation.CallRequest) (
 	if err != nil {
 		return nil, err
 	}
-	root := HostFromContext(ctx)
-	if root == nil {
-		root = &delegation.Host{Caller: Caller{}, Judge: &judge.Deterministic{}}
-	}
-	h := prefixHost(root, nestedPrefix(req))
-	// The nested run's own nested services wrap the root host again with
-	// their full prefix, so the context keeps the unwrapped one.
-	return delegation.Run(WithHost(ctx, root), n.Spec.Delegation.Program, globals, h)
+	return delegation.Run(ctx, n.Spec.Delegation.Program, globals, nestedHost(req))
 }
 
-// nestedPrefix is the id prefix of the calls made by one attempt of req.
-func nestedPrefix(req *delegation.CallRequest) string {
-	if req.Attempt > 1 {
-		return fmt.Sprintf("%s#%d>", req.ID, req.Attempt)
+// nestedHost is the host of a run that the call req starts (a nested
+// spec, a node's program, a pattern instance): the calling run's hooks and
+// limits, with the call's NestedScope in front of every id.
+func nestedHost(req *delegation.CallRequest) *delegation.Host {
+	h := delegation.Host{Caller: Caller{}, Judge: &judge.Deterministic{}}
+	if req.Host != nil {
+		h = *req.Host
 	}
-	return req.ID + ">"
+	h.Scope = req.NestedScope()
+	return &h
 }
 
 // missingInputs is the error of a call that passes no value for an input

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/spec"
 )
 
 // innerSpec is a nested spec whose slot svc receives task_brief and level;
@@ -129,10 +130,10 @@ func TestNestedDepthLimitMessage(t *testing.T) {
 }
 
 func TestNestedPrefix(t *testing.T) {
-	if got := nestedPrefix(&delegation.CallRequest{ID: "L5/2", Attempt: 1}); got != "L5/2>" {
+	if got := (&delegation.CallRequest{ID: "L5/2", Attempt: 1}).NestedScope(); got != "L5/2>" {
 		t.Errorf("first attempt prefix %q", got)
 	}
-	if got := nestedPrefix(&delegation.CallRequest{ID: "L5/2", Attempt: 3}); got != "L5/2#3>" {
+	if got := (&delegation.CallRequest{ID: "L5/2", Attempt: 3}).NestedScope(); got != "L5/2#3>" {
 		t.Errorf("third attempt prefix %q", got)
 	}
 }
@@ -176,24 +177,61 @@ func (r seenRuntime) WithTimeout(ctx context.Context, d time.Duration) (context.
 	return context.WithTimeout(ctx, d)
 }
 
-func TestPrefixHost(t *testing.T) {
+// A nested run's ids carry its call's scope by construction: the service
+// runs the spec with the request's host under req.NestedScope(), and the
+// evaluator puts the scope in front of every call, judgment, event and
+// loop id; the host's hooks and limits are the outer run's.
+func TestNestedScopeByConstruction(t *testing.T) {
 	s := &seen{}
-	h := prefixHost(&delegation.Host{Caller: s, Judge: s, Recorder: s, Runtime: seenRuntime{delegation.DefaultRuntime(), s}, MaxSteps: 7}, "L1>")
-	ctx := context.Background()
-	h.Caller.Call(ctx, &delegation.CallRequest{ID: "L2"})
-	h.Judge.Judge(ctx, &delegation.Judgment{ID: "L3"})
-	h.Recorder.Record(&delegation.Event{ID: "L4"})
-	h.Runtime.First(ctx, "L5", 1, 1, nil)
-	_, cancel := h.Runtime.(delegation.Deadliner).WithTimeout(ctx, time.Second)
-	cancel()
-	want := "call L1>L2; judge L1>L3; event L1>L4; first L1>L5; deadline"
-	if got := strings.Join(s.ids, "; "); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
+	sp, diags := spec.Parse("inner.prose.md", []byte(scopedInnerSpec))
+	if diags.HasErrors() {
+		t.Fatal(diags)
 	}
-	if h.MaxSteps != 7 {
-		t.Error("limits not kept")
+	inst, err := Bind(sp, &Bindings{Slots: []Assignment{{Name: "svc", Value: "exec:true"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &NestedService{Name: "inner", Path: "inner", Spec: sp, Instance: inst, explicit: map[string]bool{}}
+	host := &delegation.Host{Caller: s, Judge: s, Recorder: s, Runtime: seenRuntime{delegation.DefaultRuntime(), s}, MaxSteps: 7}
+	req := &delegation.CallRequest{ID: "L1/2", Attempt: 2, Host: host, Args: delegation.NewObject()}
+	if _, err := n.Call(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(s.ids, "; ")
+	for _, want := range []string{"call L1/2#2>L", "judge L1/2#2>L", "first L1/2#2>L", "event L1/2#2>L"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("ids %s: none starts with %q", got, want)
+		}
+	}
+	if strings.Contains(got, " L1/2#2>L1/2") {
+		t.Errorf("scope applied twice: %s", got)
 	}
 }
+
+const scopedInnerSpec = `---
+name: inner
+kind: pattern
+---
+
+# Inner
+
+Calls svc.
+
+### Slots
+
+- ` + "`svc`" + `
+
+### Delegation
+
+` + "```prose" + `
+let r = call svc
+if r says done:
+  return r
+let w = parallel first for x in [1]:
+  return x
+return w
+` + "```" + `
+`
 
 // A slot bound to a spec file that cannot be read is named in the error.
 func TestNestedUnreadableSpecNamesSlot(t *testing.T) {

@@ -244,12 +244,12 @@ func (p *Progress) Summary(elapsed time.Duration, status string) {
 	}
 	fmt.Fprintf(p.w, "prose: %s in %s: %s", shown, roundDuration(elapsed), plural(t.Calls, "call"))
 	switch {
-	case t.Failed > 0 && t.Cancelled > 0:
-		fmt.Fprintf(p.w, " (%d failed, %d cancelled)", t.Failed, t.Cancelled)
+	case t.Failed > 0 && t.Canceled > 0:
+		fmt.Fprintf(p.w, " (%d failed, %d canceled)", t.Failed, t.Canceled)
 	case t.Failed > 0:
 		fmt.Fprintf(p.w, " (%d failed)", t.Failed)
-	case t.Cancelled > 0:
-		fmt.Fprintf(p.w, " (%d cancelled)", t.Cancelled)
+	case t.Canceled > 0:
+		fmt.Fprintf(p.w, " (%d canceled)", t.Canceled)
 	}
 	if t.Judgments > 0 {
 		fmt.Fprintf(p.w, ", %s (%d by a model, %d without", plural(t.Judgments, "judgment"), t.ModelJudgments, t.DecidedJudgments)

@@ -18,12 +18,12 @@ func progressEvents(p *Progress) {
 	ok := &delegation.Event{Kind: "call.end", ID: "L12/1", Slot: "advancer", Attempt: 1, Duration: 1234567 * time.Nanosecond}
 	bad := &delegation.Event{Kind: "call.end", ID: "L12/2", Slot: "advancer", Attempt: 2, Duration: 2 * time.Second,
 		Err: errors.New("exit status 1: first line\nsecond line")}
-	cancelled := &delegation.Event{Kind: "call.end", ID: "L12/3", Slot: "advancer", Attempt: 1,
-		Err: fmt.Errorf("cancelled: %w", context.Canceled)}
+	canceled := &delegation.Event{Kind: "call.end", ID: "L12/3", Slot: "advancer", Attempt: 1,
+		Err: fmt.Errorf("canceled: %w", context.Canceled)}
 	judged := &delegation.Event{Kind: "judgment", ID: "L20", Condition: "verdict looks fine", Duration: time.Second,
 		Verdict: &delegation.Verdict{Holds: true, Asked: true, Model: "m1", TokensIn: 30, TokensOut: 4}}
 	rule := &delegation.Event{Kind: "judgment", ID: "L21", Condition: "verdict certifies it", Verdict: &delegation.Verdict{Holds: false, Rule: "structured-verdict"}}
-	for _, ev := range []*delegation.Event{ok, bad, cancelled, judged, rule} {
+	for _, ev := range []*delegation.Event{ok, bad, canceled, judged, rule} {
 		p.Record(ev)
 	}
 	p.Summary(3*time.Second, "ok")
@@ -35,7 +35,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	want := `prose: L12/1 advancer attempt 1 ok in 1.2ms
 prose: L12/2 advancer attempt 2 failed after 2s: exit status 1: first line second line
 prose: L20 judged "verdict looks fine": true (m1, 1s)
-prose: ok in 3s: 3 calls (1 failed, 1 cancelled), 2 judgments (1 by a model, 1 without, 30 judge tokens in, 4 out)
+prose: ok in 3s: 3 calls (1 failed, 1 canceled), 2 judgments (1 by a model, 1 without, 30 judge tokens in, 4 out)
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)

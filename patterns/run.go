@@ -3,7 +3,6 @@ package patterns
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/proselang/prose/delegation"
@@ -44,22 +43,17 @@ type RunOptions struct {
 	// its invariants).
 	ModelJudgeFor func(sp *spec.Spec) delegation.Judge
 
-	// Trace, when set, receives the run's JSON-lines trace.
-	Trace io.Writer
-	// ModelUsage, when set, gives the run's model usage for the trace's
-	// run.end record (nil when no model was used), from the run's totals.
-	ModelUsage func(Totals) any
-	// Secrets are scrubbed from the trace (API keys); Redact, when set,
-	// rewrites each trace line too (a credential detector).
-	Secrets []string
-	Redact  func(line string) string
-	// Recorders receive every event too (progress output, a journal).
+	// Recorders receive every event (progress output, a trace:
+	// journal.Trace).
 	Recorders []delegation.Recorder
 
 	// Runtime runs parallel work and keeps time (nil: the default).
 	Runtime     delegation.Runtime
 	MaxParallel int // 0: DefaultMaxParallel
 	MaxSteps    int // 0: DefaultMaxSteps
+	// MaxValueBytes is the size ceiling of one value (0: the evaluator's
+	// delegation.DefaultMaxValueBytes).
+	MaxValueBytes int64
 
 	// Wrap, when set, is called after Prepare and before the run: it may
 	// replace the Host's Caller, Judge, Runtime or Recorder with wrappers
@@ -85,10 +79,9 @@ type Prepared struct {
 	// Warnings are the spec's non-error diagnostics.
 	Warnings diag.List
 	// Host is what the evaluator runs with: Caller is a Caller, Judge a
-	// judge.Deterministic over the model judge, Recorder the trace plus
+	// judge.Deterministic over the model judge, Recorder
 	// RunOptions.Recorders.
-	Host  *delegation.Host
-	Trace *TraceWriter // nil without RunOptions.Trace
+	Host *delegation.Host
 
 	contract *contractPlan // a function or responsibility run (contract.go)
 }
@@ -154,25 +147,19 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 
 // host assembles the evaluator's hooks.
 func (p *Prepared) host(opts RunOptions) *delegation.Host {
-	recs := Recorders{}
-	if opts.Trace != nil {
-		p.Trace = NewTraceWriter(opts.Trace, opts.Secrets...)
-		p.Trace.Redact = opts.Redact
-		p.Trace.ModelUsage = opts.ModelUsage
-		recs = append(recs, p.Trace)
-	}
-	recs = append(recs, opts.Recorders...)
+	recs := append(Recorders{}, opts.Recorders...)
 	rt := opts.Runtime
 	if rt == nil {
 		rt = delegation.DefaultRuntime()
 	}
 	h := &delegation.Host{
-		Caller:      Caller{},
-		Judge:       &judge.Deterministic{Next: opts.ModelJudge},
-		Recorder:    recs,
-		Runtime:     rt,
-		MaxParallel: orDefault(opts.MaxParallel, DefaultMaxParallel),
-		MaxSteps:    orDefault(opts.MaxSteps, DefaultMaxSteps),
+		Caller:        Caller{},
+		Judge:         &judge.Deterministic{Next: opts.ModelJudge},
+		Recorder:      recs,
+		Runtime:       rt,
+		MaxParallel:   orDefault(opts.MaxParallel, DefaultMaxParallel),
+		MaxSteps:      orDefault(opts.MaxSteps, DefaultMaxSteps),
+		MaxValueBytes: opts.MaxValueBytes,
 	}
 	return h
 }
@@ -184,30 +171,13 @@ func orDefault(n, def int) int {
 	return def
 }
 
-// Run executes the Delegation. The trace gets run.start before anything
-// runs and run.end after; the context carries the host (HostFromContext)
-// for nested specs.
+// Run executes the Delegation. Nested specs get the host from each call's
+// request (CallRequest.Host).
 func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
-	rt := p.Host.Runtime
-	if rt == nil {
-		rt = delegation.DefaultRuntime()
-	}
-	if p.Trace != nil {
-		p.Trace.Start(rt.Now(), RunStart{Spec: p.Path, Name: p.Spec.Name, Digest: p.Digest,
-			Bindings: &p.Bindings, MaxParallel: p.Host.MaxParallel, MaxSteps: p.Host.MaxSteps})
-	}
-	ctx = WithHost(ctx, p.Host)
-	var v delegation.Value
-	var err error
 	if p.contract != nil {
-		v, err = p.contract.run(ctx, p.Host)
-	} else {
-		v, err = delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
+		return p.contract.run(ctx, p.Host)
 	}
-	if p.Trace != nil {
-		p.Trace.End(rt.Now(), v, err)
-	}
-	return v, err
+	return delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
 }
 
 // loadChecked loads the spec and runs the checker; error-level findings
@@ -263,19 +233,4 @@ func SpecDigest(sp *spec.Spec) string {
 		return ""
 	}
 	return digestBytes(sp.File.Source())
-}
-
-type hostKey struct{}
-
-// WithHost returns ctx carrying h. Run puts its host there, so a service
-// that runs a nested spec (HostFromContext) can run it with the same
-// caller, judge, recorder, runtime and limits.
-func WithHost(ctx context.Context, h *delegation.Host) context.Context {
-	return context.WithValue(ctx, hostKey{}, h)
-}
-
-// HostFromContext returns the host of the run that ctx belongs to, or nil.
-func HostFromContext(ctx context.Context) *delegation.Host {
-	h, _ := ctx.Value(hostKey{}).(*delegation.Host)
-	return h
 }

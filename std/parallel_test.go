@@ -57,6 +57,11 @@ func TestRaceWithoutWinner(t *testing.T) {
 		judge:  containsJudge{},
 	})
 	wantNoWinner(t, res, 2)
+	// The rejected candidate's reason says it failed the criteria; it is
+	// not the criteria themselves.
+	if h := js(res["failure_history"]); !strings.Contains(h, `"reason":"did not meet acceptance_criteria"`) || strings.Contains(h, `"reason":"contains GOOD"`) {
+		t.Errorf("failure_history %s: want the rejection's reason, not the criteria", h)
+	}
 }
 
 // wantNoWinner checks the result of a race or fallback-chain in which all

@@ -12,6 +12,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 )
 
@@ -99,7 +100,7 @@ func prepare(c *Case, dir string, m Models) (*prepared, error) {
 			}}, nil
 		}
 	}
-	opts := patterns.RunOptions{Path: c.SubjectPath, Spec: c.Subject, Bindings: b, Env: env, Secrets: m.Secrets}
+	opts := patterns.RunOptions{Path: c.SubjectPath, Spec: c.Subject, Bindings: b, Env: env}
 	if m.JudgeFor != nil {
 		opts.ModelJudgeFor = m.JudgeFor
 	} else {
@@ -119,36 +120,15 @@ func (pr *prepared) run(ctx context.Context, c *Case, runDir string) (v delegati
 	p := pr.p
 	var jr *journal.Run
 	if runDir != "" {
-		src := p.Spec.File.Source()
 		// The run's directory on record is the test's own: the scratch
 		// directory is gone when the test ends, and prose replay and prose
 		// resume start from the recorded directory.
-		h := journal.Header{Spec: c.SubjectPath, SpecDigest: journal.Digest(src), Dir: c.Dir}
-		// The command line is the `prose run` equivalent of the test, so
-		// prose resume and prose replay can re-run it.
-		red := journal.NewRedactor(nil)
-		for _, s := range c.Slots {
-			kv := red.KV(s.Name, s.Value)
-			h.Bindings = append(h.Bindings, kv)
-			h.Argv = append(h.Argv, "--slot="+s.Name+"="+kv.Value)
-		}
-		for _, s := range c.Config {
-			kv := red.KV(s.Name, s.Value)
-			h.Config = append(h.Config, kv)
-			h.Argv = append(h.Argv, "--config="+s.Name+"="+kv.Value)
-		}
-		if in := p.Bindings.InputJSON; in != "" {
-			h.Argv = append(h.Argv, "--input-json="+in)
-		}
-		h.Argv = append(h.Argv, c.SubjectPath)
-		jr, err = journal.Create(runDir, h, journal.Options{SyncEvery: 100e6})
+		req := run.Request{Spec: c.SubjectPath, Dir: c.Dir, Bindings: p.Bindings}
+		jr, err = run.CreateJournal(p, req, run.Options{RunDir: runDir, SyncEvery: 100e6})
 		if err != nil {
 			return nil, "", "", fmt.Errorf("journal: %w", err)
 		}
 		runID = jr.ID()
-		p.Host.Caller = jr.WrapCaller(p.Host.Caller)
-		p.Host.Judge = jr.WrapJudge(p.Host.Judge)
-		p.Host.Runtime = jr.WrapRuntime(p.Host.Runtime)
 	}
 	v, err = p.Run(ctx)
 	if jr != nil {

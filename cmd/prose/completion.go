@@ -9,6 +9,7 @@ import (
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/std"
 )
 
@@ -121,7 +122,7 @@ func completeRunIDs(latest, one bool) completeFunc {
 		if one && len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		dir := defaultRunDir
+		dir := run.DefaultRunDir
 		if f := cmd.Flag("run-dir"); f != nil && f.Value.String() != "" {
 			dir = f.Value.String()
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/run"
 )
 
 func newRunsCmd(s streams) *cobra.Command {
@@ -31,7 +32,7 @@ in a pipe; --json prints a JSON array instead (times in RFC 3339, duration
 in milliseconds, the error of a failed or unreadable run).
 
 'prose resume latest' and 'prose replay latest' name the newest run.
-'prose runs rm' deletes runs.`,
+'prose runs show ID' tells one run's story; 'prose runs rm' deletes runs.`,
 		Example: `  prose runs
   prose runs --json | jq -r '.[] | select(.status == "incomplete") | .id'
   prose runs rm --older-than 7d`,
@@ -51,10 +52,10 @@ in milliseconds, the error of a failed or unreadable run).
 			return nil
 		},
 	}
-	cmd.PersistentFlags().StringVar(&runDir, "run-dir", defaultRunDir, "directory `DIR` holding run journals")
+	cmd.PersistentFlags().StringVar(&runDir, "run-dir", run.DefaultRunDir, "directory `DIR` holding run journals")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "show at most `N` runs (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as a JSON array")
-	cmd.AddCommand(newRunsRmCmd(s, &runDir))
+	cmd.AddCommand(newRunsRmCmd(s, &runDir), newRunsShowCmd(s, &runDir))
 	return cmd
 }
 
@@ -154,6 +155,9 @@ link, refuses ids with / or .., and keeps runs that are still running.`,
 				}
 				for _, id := range running {
 					fmt.Fprintf(s.err, "kept %s (running)\n", id)
+				}
+				if len(ids) == 0 && len(running) == 0 {
+					fmt.Fprintf(s.err, "prose: runs rm: no runs to remove in %s\n", *runDir)
 				}
 			}
 			failed := false

@@ -12,6 +12,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/testrun"
 )
@@ -85,7 +86,7 @@ func newTestCmd(s streams) *cobra.Command {
 	fl.BoolVar(&o.json, "json", false, "print one JSON object per test instead of text")
 	fl.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "run at most `N` tests at once")
 	fl.BoolVar(&o.strict, "strict", false, "a test that needs a model when none is configured is an error, not a skip")
-	fl.StringVar(&o.runDir, "run-dir", defaultRunDir, "directory `DIR` holding the tests' run journals")
+	fl.StringVar(&o.runDir, "run-dir", run.DefaultRunDir, "directory `DIR` holding the tests' run journals")
 	fl.StringVar(&o.model, "model", "", "`MODEL` for claims and subjects that need one (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	return cmd
@@ -201,17 +202,17 @@ func writeJUnitFile(path string, results []*testrun.Result) error {
 // testModels reads the model configuration as prose run does; with no
 // model configured the models are empty and tests that need one skip.
 func testModels(o *testOptions) (testrun.Models, error) {
-	m, err := newModels(&runOptions{model: o.model, baseURL: o.baseURL})
+	m, err := run.NewModels(os.Getenv, o.model, o.baseURL)
 	if err != nil {
 		return testrun.Models{}, err
 	}
-	out := testrun.Models{Secrets: m.cfg.Secrets()}
-	c := m.clients[""]
+	out := testrun.Models{Secrets: m.Secrets()}
+	c := m.Configured()
 	if c == nil {
 		return out, nil
 	}
-	out.LLM = m.slotService
-	out.Render = m.renderService
+	out.LLM = m.SlotService
+	out.Render = m.RenderService
 	out.JudgeFor = func(sp *spec.Spec) delegation.Judge {
 		return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
 	}
