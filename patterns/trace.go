@@ -164,13 +164,13 @@ func (t *TraceWriter) write(now time.Time, fields ...field) {
 // encodeField encodes run-time values with delegation.ToJSON (ordered
 // keys, integers kept) and anything else with encoding/json.
 func encodeField(v any) []byte {
-	switch v.(type) {
+	switch v := v.(type) {
 	case *delegation.Object, *delegation.List, delegation.Service:
 		if raw, err := delegation.ToJSON(v); err == nil {
 			return raw
 		}
 	case json.RawMessage:
-		return v.(json.RawMessage)
+		return v
 	}
 	return marshal(v)
 }

@@ -58,7 +58,7 @@ func (f *fixedJudge) Judge(_ context.Context, j *delegation.Judgment) (delegatio
 	return delegation.Verdict{Holds: f.holds, Asked: true, Model: "fake", TokensIn: 10, TokensOut: 2}, nil
 }
 
-func judgedRun(t *testing.T, src string, mod func(*RunOptions)) (delegation.Value, error, *int) {
+func judgedRun(t *testing.T, src string, mod func(*RunOptions)) (delegation.Value, *int, error) {
 	t.Helper()
 	sp, diags := spec.Parse("judged.prose.md", []byte(src))
 	if diags.HasErrors() {
@@ -75,11 +75,11 @@ func judgedRun(t *testing.T, src string, mod func(*RunOptions)) (delegation.Valu
 		mod(&opts)
 	}
 	v, err := Run(context.Background(), opts)
-	return v, err, &calls
+	return v, &calls, err
 }
 
 func TestNoModelStopsBeforeAnyService(t *testing.T) {
-	_, err, calls := judgedRun(t, judgedSpec, nil)
+	_, calls, err := judgedRun(t, judgedSpec, nil)
 	var ue *UsageError
 	if !errors.As(err, &ue) {
 		t.Fatalf("err = %v, want a *UsageError", err)
@@ -97,7 +97,7 @@ func TestNoModelStopsBeforeAnyService(t *testing.T) {
 func TestModelJudgeAnswers(t *testing.T) {
 	j := &fixedJudge{holds: true}
 	var trace bytes.Buffer
-	v, err, _ := judgedRun(t, judgedSpec, func(o *RunOptions) { o.ModelJudge = j; o.Trace = &trace })
+	v, _, err := judgedRun(t, judgedSpec, func(o *RunOptions) { o.ModelJudge = j; o.Trace = &trace })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,11 +119,11 @@ func TestModelJudgeAnswers(t *testing.T) {
 func TestConditionInBranchFailsAtRunTime(t *testing.T) {
 	src := strings.Replace(judgedSpec, "if answer reads like", "if task == \"judge\":\n  if answer reads like", 1)
 	src = strings.Replace(src, "  return { result: answer }", "    return { result: answer }", 1)
-	v, err, calls := judgedRun(t, src, nil)
+	v, calls, err := judgedRun(t, src, nil)
 	if err != nil || v == nil || *calls != 1 {
 		t.Fatalf("a run that never reaches the condition: v=%v err=%v calls=%d", v, err, *calls)
 	}
-	_, err, _ = judgedRun(t, src, func(o *RunOptions) { o.Bindings.Inputs[0].Value = "judge" })
+	_, _, err = judgedRun(t, src, func(o *RunOptions) { o.Bindings.Inputs[0].Value = "judge" })
 	var de *delegation.Error
 	if !errors.As(err, &de) || de.Kind != delegation.KindJudge || !strings.Contains(err.Error(), "judged.prose.md:32:6: ") {
 		t.Errorf("err = %v, want a judge error at the condition", err)

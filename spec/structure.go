@@ -185,10 +185,3 @@ func (l *loader) joinLines(n ast.Node, sep string) string {
 	return b.String()
 }
 
-// firstOffset is the offset of a block's first line, or fallback.
-func firstOffset(n ast.Node, fallback int) int {
-	if n.Lines().Len() > 0 {
-		return n.Lines().At(0).Start
-	}
-	return fallback
-}
