@@ -184,4 +184,3 @@ func (l *loader) joinLines(n ast.Node, sep string) string {
 	}
 	return b.String()
 }
-
