@@ -43,16 +43,17 @@
 //	spec/name-mismatch       name differs from the file name (ratchet.prose.md needs name: ratchet)
 //	spec/missing-section     a section the kind requires is absent (a pattern needs Slots and Delegation)
 //	spec/slot-syntax         a Slots bullet is not "`name`" with optional (primary)
-//	spec/config-syntax       a Config bullet is not "`name` (type, default: X): description"
+//	spec/config-syntax       a Config bullet is not "`name` (type, default: X): description", or its type is unknown
 //	spec/duplicate-slot      a slot is declared twice
 //	spec/duplicate-config    a config key is declared twice
 //	spec/duplicate-input     an input is declared twice in the inputs block
-//	spec/input-syntax        a line of the inputs block, at the entries' indentation, is not "name: type -- comment"
+//	spec/input-syntax        a line of the inputs block, at the entries' indentation, is not "name: type -- comment", or its type is unknown
 //	spec/shape-undeclared    Shape delegates names a slot that is not declared
 //	spec/delegation-fence    the Delegation has no ```prose code block (or only one with another language)
 //	spec/unterminated-fence  the Delegation's code fence is never closed
 //	spec/internal            the Delegation parser failed unexpectedly (a bug: please report it)
 //	spec/too-deep            a line nests indentation, quotes or list markers more than 256 characters deep
+//	spec/bad-default         a duration-typed config default that is not a duration (a warning for other types)
 //
 // Warnings:
 //
@@ -60,7 +61,7 @@
 //	spec/duplicate-section   a known section appears twice (the first is read)
 //	spec/no-title            no `#` title heading
 //	spec/python-default      a config default written as a Python literal
-//	spec/bad-default         a default that does not fit its declared type (kept raw)
+//	spec/bad-default         a default that does not fit its declared type (kept raw); an error for a duration
 //	spec/bad-version         the front matter version is a list or a mapping, not a scalar like 0.2.0
 //	spec/type-mismatch       a key typed differently in Config and in the inputs block
 //	spec/shape-missing       a declared slot that Shape delegates does not mention

@@ -121,6 +121,11 @@ func (r *inputReader) entry(t string, pos int, strict bool) bool {
 		return false
 	}
 	in := &Input{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Type: typ}
+	if part, suggest := unknownType(typ); part != "" {
+		at := max(strings.IndexByte(t, ':'), 0)
+		at += max(strings.Index(t[at:], part), 0)
+		r.l.errorf(pos+at, CodeInputSyntax, "input %q: %s", name, unknownTypeMessage(part, suggest))
+	}
 	in.comment(strings.TrimSpace(comment))
 	r.last = in
 	if first, dup := r.seen[name]; dup {
