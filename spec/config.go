@@ -146,7 +146,7 @@ func (l *loader) configDefault(c *ConfigEntry, pos int) {
 	} else if !ok && strings.EqualFold(strings.TrimSpace(c.Type), "duration") {
 		// Every use of a duration (timeout, backoff) would fail on it, at
 		// the first call that reaches it: an error here, before any run.
-		l.errorf(pos, CodeBadDefault, "default %s of %q is not a duration: write one such as 500ms, 30s or 2m (or a number of seconds)", quote(c.DefaultRaw), c.Name)
+		l.errorf(pos, CodeBadDuration, "default %s of %q is not a duration: write one such as 500ms, 30s or 2m (or a number of seconds)", quote(c.DefaultRaw), c.Name)
 	} else if !ok {
 		l.warnf(pos, CodeBadDefault, "default %s of %q is not a valid %s (kept as text)", clip(c.DefaultRaw), c.Name, c.Type)
 	}

@@ -20,8 +20,8 @@ func TestConfigTypesAndDurations(t *testing.T) {
 		{"alias", "### Config\n\n- `n` (int, default: 2): n\n", "18:3 error spec/config-syntax: config key \"n\": unknown type \"int\"; did you mean integer?"},
 		{"list alias", "### Config\n\n- `n` (bool[], default: [true]): n\n", "did you mean boolean?"},
 		{"far off", "### Config\n\n- `n` (widget, default: 2): n\n", "unknown type \"widget\"; the types are string, integer"},
-		{"bad duration", "### Config\n\n- `wait` (duration, default: five seconds): how long\n", "18:3 error spec/bad-default: default \"five seconds\" of \"wait\" is not a duration: write one such as 500ms"},
-		{"negative duration", "### Config\n\n- `wait` (duration, default: -3s): how long\n", "18:3 error spec/bad-default: default \"-3s\""},
+		{"bad duration", "### Config\n\n- `wait` (duration, default: five seconds): how long\n", "18:3 error spec/bad-duration: default \"five seconds\" of \"wait\" is not a duration: write one such as 500ms"},
+		{"negative duration", "### Config\n\n- `wait` (duration, default: -3s): how long\n", "18:3 error spec/bad-duration: default \"-3s\""},
 		{"good duration", "### Config\n\n- `wait` (duration, default: 1m30s): how long\n", ""},
 		{"seconds duration", "### Config\n\n- `wait` (duration, default: 30): how long\n", ""},
 		{"union", "### Config\n\n- `n` (string | null, default: none): n\n", ""},
@@ -34,7 +34,7 @@ func TestConfigTypesAndDurations(t *testing.T) {
 			_, diags := Parse("t.prose.md", []byte(minimal(okSlots, tt.extra, okCode)))
 			var got []string
 			for _, d := range diags {
-				if strings.HasPrefix(d.Code, "spec/config") || strings.HasPrefix(d.Code, "spec/input") || d.Code == CodeBadDefault {
+				if strings.HasPrefix(d.Code, "spec/config") || strings.HasPrefix(d.Code, "spec/input") || d.Code == CodeBadDefault || d.Code == CodeBadDuration {
 					got = append(got, format(d))
 				}
 			}

@@ -53,7 +53,7 @@
 //	spec/unterminated-fence  the Delegation's code fence is never closed
 //	spec/internal            the Delegation parser failed unexpectedly (a bug: please report it)
 //	spec/too-deep            a line nests indentation, quotes or list markers more than 256 characters deep
-//	spec/bad-default         a duration-typed config default that is not a duration (a warning for other types)
+//	spec/bad-duration        a duration-typed config default that is not a duration (no timeout could use it)
 //
 // Warnings:
 //
@@ -61,7 +61,7 @@
 //	spec/duplicate-section   a known section appears twice (the first is read)
 //	spec/no-title            no `#` title heading
 //	spec/python-default      a config default written as a Python literal
-//	spec/bad-default         a default that does not fit its declared type (kept raw); an error for a duration
+//	spec/bad-default         a default that does not fit its declared type (kept raw)
 //	spec/bad-version         the front matter version is a list or a mapping, not a scalar like 0.2.0
 //	spec/type-mismatch       a key typed differently in Config and in the inputs block
 //	spec/shape-missing       a declared slot that Shape delegates does not mention
@@ -93,6 +93,7 @@ const (
 	CodeUnterminatedFence = "spec/unterminated-fence"
 	CodeInternal          = "spec/internal"
 	CodeTooDeep           = "spec/too-deep"
+	CodeBadDuration       = "spec/bad-duration"
 
 	CodeUnknownSection   = "spec/unknown-section"
 	CodeDuplicateSection = "spec/duplicate-section"

@@ -34,6 +34,7 @@ func Rules() []Rule {
 		{CodeUnterminatedFence, e, "Delegation code fence never closed"},
 		{CodeInternal, e, "Internal error of the Delegation parser"},
 		{CodeTooDeep, e, "Markdown nested too deep"},
+		{CodeBadDuration, e, "Duration config default is not a duration"},
 		{CodeUnknownSection, w, "Unknown section (kept as documentation)"},
 		{CodeDuplicateSection, w, "Known section repeated (the first is read)"},
 		{CodeNoTitle, w, "No # title heading"},
