@@ -44,6 +44,23 @@ func LoadFS(fsys fs.FS, path string) (*Spec, diag.List, error) {
 	return parseOpened(f, path)
 }
 
+// StdinName is the file name of a spec read from standard input, as
+// diagnostics print it. It has no .prose.md suffix, so the spec's name is
+// not compared with it.
+const StdinName = "<stdin>"
+
+// Read reads one spec from r (standard input, a pipe) and parses it as the
+// file name. Like Load it reads at most MaxSize+1 bytes, leaving a bigger
+// spec for Parse to refuse; the error is for a failed read only.
+func Read(r io.Reader, name string) (*Spec, diag.List, error) {
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(r, MaxSize+1)); err != nil {
+		return nil, nil, err
+	}
+	s, diags := Parse(name, buf.Bytes())
+	return s, diags, nil
+}
+
 // parseOpened reads the open file f, closes it and parses it as path: the
 // part of Load and LoadFS that does not depend on where the file is.
 func parseOpened(f fs.File, path string) (*Spec, diag.List, error) {
