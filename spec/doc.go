@@ -63,6 +63,7 @@
 //	spec/python-default      a config default written as a Python literal
 //	spec/bad-default         a default that does not fit its declared type (kept raw)
 //	spec/bad-version         the front matter version is a list or a mapping, not a scalar like 0.2.0
+//	spec/dropped-key         a front matter key whose value YAML cannot read (aliases expanded too far) is ignored
 //	spec/type-mismatch       a key typed differently in Config and in the inputs block
 //	spec/shape-missing       a declared slot that Shape delegates does not mention
 //	spec/prosescript-fence   the code fence says prosescript rather than prose
@@ -101,6 +102,7 @@ const (
 	CodePythonDefault    = "spec/python-default"
 	CodeBadDefault       = "spec/bad-default"
 	CodeBadVersion       = "spec/bad-version"
+	CodeDroppedKey       = "spec/dropped-key"
 	CodeTypeMismatch     = "spec/type-mismatch"
 	CodeShapeMissing     = "spec/shape-missing"
 	CodeProsescript      = "spec/prosescript-fence"

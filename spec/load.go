@@ -102,7 +102,9 @@ func Parse(name string, src []byte) (*Spec, diag.List) {
 	if len(src) > MaxSize {
 		f := diag.NewFile(name, nil)
 		var d diag.List
-		d.Errorf(f, 0, CodeTooLarge, "file is %d bytes; a spec may be at most %d bytes (4 MiB)", len(src), MaxSize)
+		// Load reads one byte past the limit, not the whole file: its
+		// length here says only that the file is over the limit.
+		d.Errorf(f, 0, CodeTooLarge, "file is over the 4 MiB limit of a spec (%d bytes)", MaxSize)
 		return &Spec{File: f}, d
 	}
 	l := &loader{f: diag.NewFile(name, src), src: src, text: string(src)}

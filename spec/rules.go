@@ -41,6 +41,7 @@ func Rules() []Rule {
 		{CodePythonDefault, w, "Config default written as a Python literal"},
 		{CodeBadDefault, w, "Config default does not fit its declared type"},
 		{CodeBadVersion, w, "Front matter version is not a scalar"},
+		{CodeDroppedKey, w, "Front matter key ignored: its value cannot be read"},
 		{CodeTypeMismatch, w, "Key typed differently in Config and in the inputs block"},
 		{CodeShapeMissing, w, "Declared slot not listed under Shape delegates"},
 		{CodeProsescript, w, "Code fence says prosescript rather than prose"},
