@@ -230,7 +230,9 @@ func assertGone(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	pid := strings.TrimSpace(string(raw))
-	for range 50 {
+	// A minute guards against a process left running; a killed one is gone
+	// as soon as it is scheduled, however loaded the machine.
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		stat, err := os.ReadFile("/proc/" + pid + "/stat")
 		if err != nil || strings.Contains(string(stat), ") Z ") {
 			return
