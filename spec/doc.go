@@ -12,8 +12,8 @@
 // Spec.JSON the document `prose show` prints.
 //
 // Main types: Spec, Section, Slot, ConfigEntry, Input, Output, Shape,
-// Delegate, Delegation. Entry points: Load, LoadFS, Parse, (*Spec).Decls,
-// (*Spec).JSON.
+// Delegate, Delegation. Entry points: Load, LoadFS, Read, Parse,
+// (*Spec).Decls, (*Spec).JSON.
 //
 // # Reading rules
 //
@@ -29,6 +29,13 @@
 // bullets of Ensures/Returns/Maintains, else the keys of the Delegation's
 // last top-level `return {...}` (Output.Inferred). A slot is a list when the
 // inputs type it as an array or the Delegation runs `for x in SLOT`.
+//
+// Declared types are string, integer, number, boolean, object, any,
+// duration and null, as `T[]` for a list and `A | B` for either; any other
+// word, the loose spellings int, float, bool, str, dict and list included,
+// is an unknown type, reported with the name meant. A duration (500ms, 30s,
+// 2m, or a number of seconds) default that is not one is an error: every
+// use of it would fail. Read reads a spec from a pipe (StdinName).
 //
 // # Diagnostic codes
 //
