@@ -372,7 +372,27 @@ func Spec(s *spec.Spec, loaded diag.List) diag.List {
 			return nil
 		}
 	}
-	return check.Check(s.Delegation.Program, s.Decls())
+	return append(check.Check(s.Delegation.Program, s.Decls()), checkDefaults(s, loaded)...)
+}
+
+// checkDefaults reports config defaults that their uses as counts or
+// timeouts would refuse at run time, at the Config line; a key whose line
+// already has a loader error (an unknown type, a duration that is none) is
+// left to that error.
+func checkDefaults(s *spec.Spec, loaded diag.List) diag.List {
+	bad := map[int]bool{}
+	for _, d := range loaded {
+		if d.Severity == diag.Error {
+			bad[d.Line] = true
+		}
+	}
+	var defaults []check.Default
+	for _, c := range s.Config {
+		if c.HasDefault && c.Default != nil && !bad[s.File.Position(c.Pos).Line] {
+			defaults = append(defaults, check.Default{Name: c.Name, Pos: c.Pos, Value: c.Default})
+		}
+	}
+	return check.CheckDefaults(s.Delegation.Program, defaults)
 }
 
 // sortedCodes returns the distinct codes of l, sorted.

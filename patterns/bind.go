@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/delegation/syntax"
-	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/spec"
 )
 
@@ -256,93 +255,33 @@ func (b *binder) configNames() []string {
 	return out
 }
 
-// configUse is a place where the Delegation reads a config key directly as
-// a loop count, a loop's max, a retry budget or a timeout: uses that accept
-// only some values.
-type configUse struct {
-	what string   // "the repeat count", "retries", ...
-	pos  diag.Pos // the key's identifier at the use
-	dur  bool     // a positive duration; else a non-negative integer
-}
-
-// configUses finds the uses of config keys as counts and timeouts in the
-// Delegation. A key the program rebinds (let, assignment, loop variable)
-// is left out: its value at the use is not the configured one.
-func configUses(sp *spec.Spec) map[string][]configUse {
-	if sp.Delegation == nil || sp.Delegation.Program == nil {
-		return nil
-	}
-	config := map[string]bool{}
-	for _, c := range sp.Config {
-		config[c.Name] = true
-	}
-	uses := map[string][]configUse{}
-	rebound := map[string]bool{}
-	add := func(x syntax.Expr, what string, dur bool) {
-		if id, ok := x.(*syntax.Ident); ok && config[id.Name] {
-			uses[id.Name] = append(uses[id.Name], configUse{what: what, pos: id.Pos(), dur: dur})
-		}
-	}
-	bind := func(id *syntax.Ident) {
-		if id != nil {
-			rebound[id.Name] = true
-		}
-	}
-	syntax.Walk(sp.Delegation.Program, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.LetStmt:
-			bind(n.Name)
-		case *syntax.AssignStmt:
-			if id, ok := n.LHS.(*syntax.Ident); ok {
-				bind(id)
-			}
-		case *syntax.TryStmt:
-			bind(n.CatchVar)
-		case *syntax.ForExpr:
-			bind(n.Var)
-			bind(n.Index)
-		case *syntax.RepeatExpr:
-			bind(n.Var)
-			add(n.Count, "the repeat count", false)
-		case *syntax.WhileStmt:
-			bind(n.Var)
-			add(n.Max, "the loop's max", false)
-		case *syntax.CallExpr:
-			add(n.Retries, "retries", false)
-			add(n.Timeout, "the timeout", true)
-		}
-		return true
-	})
-	for name := range rebound {
-		delete(uses, name)
-	}
-	return uses
-}
-
 // configRanges refuses config values that their uses in the Delegation
 // would refuse at run time (a negative loop count, a timeout that is not a
 // positive duration), before any service runs. Values of other types are
 // checked by their declared type; this adds what a use accepts.
 func (b *binder) configRanges(config map[string]delegation.Value) {
-	uses := configUses(b.sp)
+	if b.sp.Delegation == nil || b.sp.Delegation.Program == nil {
+		return
+	}
+	uses := check.Uses(b.sp.Delegation.Program, b.configNames())
 	for _, c := range b.sp.Config {
 		v := config[c.Name]
 		if v == nil {
 			continue // unset: reported as missing, or null by design
 		}
-		for _, u := range uses[c.Name] {
-			if fits(u, v) {
+		for _, u := range uses {
+			if u.Name != c.Name || fits(u, v) {
 				continue
 			}
 			want := "a non-negative integer"
-			if u.dur {
+			if u.Duration {
 				want = "a positive duration such as 500ms or 30s (or a number of seconds)"
 			}
-			where := b.sp.File.Position(u.pos).String()
+			where := b.sp.File.Position(u.Pos).String()
 			if b.given[c.Name] {
-				b.problem("--config %s=%s: %s is %s at %s, which must be %s", b.path(c.Name), delegation.Text(v), b.path(c.Name), u.what, where, want)
+				b.problem("--config %s=%s: %s is %s at %s, which must be %s", b.path(c.Name), delegation.Text(v), b.path(c.Name), u.What, where, want)
 			} else {
-				b.problem("config %q: its default %s is %s at %s, which must be %s; set --config %s=VALUE", b.path(c.Name), delegation.Text(v), u.what, where, want, b.path(c.Name))
+				b.problem("config %q: its default %s is %s at %s, which must be %s; set --config %s=VALUE", b.path(c.Name), delegation.Text(v), u.What, where, want, b.path(c.Name))
 			}
 			break
 		}
@@ -350,8 +289,8 @@ func (b *binder) configRanges(config map[string]delegation.Value) {
 }
 
 // fits reports whether v is a value use accepts, as the evaluator reads it.
-func fits(u configUse, v delegation.Value) bool {
-	if u.dur {
+func fits(u check.Use, v delegation.Value) bool {
+	if u.Duration {
 		d, ok := delegation.ToDuration(v)
 		return ok && d > 0
 	}
