@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -23,27 +22,25 @@ func TestFaultyServices(t *testing.T) {
 		mode    string
 		fixture string
 		want    string
-		min     time.Duration
 	}{
-		{"crash", "untimed/fault.prose.md", "exit status 3: fault: segmentation fault in the widget", 0},
-		{"hang", "fault.prose.md", "timed out after 500ms", 0},
-		{"garbage", "untimed/fault.prose.md", "neither JSON nor UTF-8 text", 0},
-		{"flood", "untimed/fault.prose.md", "output exceeds the 8 MiB limit", 0},
-		{"empty", "untimed/fault.prose.md", "produced no output", 0},
+		{"crash", "untimed/fault.prose.md", "exit status 3: fault: segmentation fault in the widget"},
+		{"hang", "fault.prose.md", "timed out after 500ms"},
+		{"garbage", "untimed/fault.prose.md", "neither JSON nor UTF-8 text"},
+		{"flood", "untimed/fault.prose.md", "output exceeds the 8 MiB limit"},
+		{"empty", "untimed/fault.prose.md", "produced no output"},
 		// The program ignores SIGTERM: 500ms, then 1s of grace, then
-		// SIGKILL. A lower bound only: a loaded machine is slower, never
-		// faster.
-		{"stubborn", "fault.prose.md", "timed out after 500ms", 1400 * time.Millisecond},
+		// SIGKILL. Whether its trap was set before the 500ms passed
+		// depends on the machine's load, so only the cause is checked
+		// here; TestExecIgnoresSIGTERM checks the grace itself.
+		{"stubborn", "fault.prose.md", "timed out after 500ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
-			start := time.Now()
 			o := runSpec(t, demo(t, tt.fixture), []string{
 				// exec: the program itself (not a shell around it) gets the signals.
 				"slot:service=exec:exec sh " + shq(demo(t, "fault.sh")) + " " + tt.mode,
 			})
-			elapsed := time.Since(start)
 			var de *delegation.Error
 			if !errors.As(o.err, &de) || de.Kind != delegation.KindCall {
 				t.Fatalf("err = %v, want a failed call", o.err)
@@ -51,9 +48,6 @@ func TestFaultyServices(t *testing.T) {
 			msg := o.err.Error()
 			if !strings.HasPrefix(msg, demo(t, tt.fixture)+":29:14: call 'service' failed after 1 attempt: ") || !strings.Contains(msg, tt.want) {
 				t.Errorf("error %q, want the call's position and %q", msg, tt.want)
-			}
-			if elapsed < tt.min {
-				t.Errorf("took %v, want at least %v (the grace after SIGTERM)", elapsed, tt.min)
 			}
 			ends := o.traceOf("call.end")
 			if len(ends) != 1 || !strings.Contains(fmt.Sprint(ends[0]["error"]), tt.want) {
