@@ -4,7 +4,11 @@
 // Delegation that parsed, then merges, dedupes and sorts the findings.
 //
 // Paths lints files and directories; Write prints a Result as text, JSON,
-// GitHub workflow annotations or SARIF 2.1.0.
+// GitHub workflow annotations or SARIF 2.1.0, and Result.Summary counts
+// the findings. A walk skips entries that are not regular files (a named
+// pipe would block it forever) with a lint/not-regular warning, reports a
+// subdirectory it cannot list and goes on, and stops when its context is
+// done (PathsContext). The path "-" is the spec on Options.Stdin.
 //
 // Main types and entry points: Options, Result, Paths, PathsContext, File,
 // Format, ParseFormat, Write, Resolver, OS.
