@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/proselang/prose/redact"
 )
 
 // Secrets of the environment in results and errors.
@@ -33,7 +35,7 @@ func newEnvVault(env []string) *envVault {
 	v := &envVault{byName: map[string]string{}}
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")
-		if ok && len(val) >= 8 && IsSecretName(name) {
+		if ok && redact.EnvSecret(name, val) {
 			v.byName[name] = val
 			v.names = append(v.names, name)
 		}
