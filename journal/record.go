@@ -60,10 +60,13 @@ const (
 
 // Header is the first line of a journal.
 type Header struct {
-	Type    string    `json:"t"`
-	Version int       `json:"v"`
-	RunID   string    `json:"run"`
-	Time    time.Time `json:"time"`
+	Type    string `json:"t"`
+	Version int    `json:"v"`
+	// Prose is the version of prose that wrote the journal
+	// (version.String(): "v0.3.0", "devel (commit 1a2b3c4d5e6f)").
+	Prose string    `json:"prose,omitempty"`
+	RunID string    `json:"run"`
+	Time  time.Time `json:"time"`
 	// Spec is the absolute path of the .prose.md file and SpecDigest the
 	// sha256 of its bytes (hex).
 	Spec       string `json:"spec"`
@@ -141,6 +144,8 @@ type Record struct {
 	ErrKind string `json:"err_kind,omitempty"`
 	Mode    string `json:"mode,omitempty"`
 	Force   bool   `json:"force,omitempty"`
+	// "session": the version of prose that resumed the run.
+	Prose string `json:"prose,omitempty"`
 	// Trace-only fields (see Trace): the arguments' value on "start";
 	// the request and reply on "model"; totals and model usage on
 	// "final".

@@ -13,6 +13,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/version"
 )
 
 // Trace writes a run's records to a file of the user's choice (`--trace`):
@@ -89,6 +90,9 @@ func (t *Trace) write(v any) {
 // Start writes the header: h as a journal would hold it.
 func (t *Trace) Start(h Header) {
 	h.Type, h.Version = TypeHeader, FormatVersion
+	if h.Prose == "" {
+		h.Prose = version.String()
+	}
 	if h.Time.IsZero() {
 		h.Time = time.Now().UTC()
 	}
