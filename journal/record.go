@@ -144,6 +144,9 @@ type Record struct {
 	ErrKind string `json:"err_kind,omitempty"`
 	Mode    string `json:"mode,omitempty"`
 	Force   bool   `json:"force,omitempty"`
+	// place is the record's index among the journal's records (set by
+	// the index a resume or replay answers from; not journaled).
+	place int
 	// "session": the version of prose that resumed the run.
 	Prose string `json:"prose,omitempty"`
 	// Trace-only fields (see Trace): the arguments' value on "start";
