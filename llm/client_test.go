@@ -214,10 +214,12 @@ func TestMalformedBody(t *testing.T) {
 // attempt (before, each attempt had the whole timeout and four of them
 // ran), and a retried failure does not restart the clock.
 func TestSlowReplyTimesOut(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Second), Times: -1})
-	c, _ := newTestClient(t, srv, func(c *Config) { c.Timeout = 100 * time.Millisecond; c.MaxRetries = 3 })
+	// The deadline is long enough for a loaded machine to send a request
+	// (and one retry) well within it; the reply would take ten minutes.
+	srv := llmtest.NewServer(t, llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Minute), Times: -1})
+	c, _ := newTestClient(t, srv, func(c *Config) { c.Timeout = 3 * time.Second; c.MaxRetries = 3 })
 	_, err := c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}})
-	if err == nil || !strings.Contains(err.Error(), "within 100ms") || !strings.Contains(err.Error(), "whole call") ||
+	if err == nil || !strings.Contains(err.Error(), "within 3s") || !strings.Contains(err.Error(), "whole call") ||
 		!strings.Contains(err.Error(), "PROSE_MODEL_TIMEOUT") || srv.Count() != 1 {
 		t.Fatalf("err = %v after %d requests, want one request", err, srv.Count())
 	}
@@ -226,21 +228,31 @@ func TestSlowReplyTimesOut(t *testing.T) {
 	}
 
 	// Retried failures share the deadline: the waits between them count.
-	srv = llmtest.NewServer(t, llmtest.Status(503, "busy"), llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Second), Times: -1})
-	c, _ = newTestClient(t, srv, func(c *Config) { c.Timeout = 100 * time.Millisecond; c.MaxRetries = 3 })
+	srv = llmtest.NewServer(t, llmtest.Status(503, "busy"), llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Minute), Times: -1})
+	c, _ = newTestClient(t, srv, func(c *Config) { c.Timeout = 3 * time.Second; c.MaxRetries = 3 })
 	_, err = c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}})
 	if err == nil || !strings.Contains(err.Error(), "2 attempts") || srv.Count() != 2 {
 		t.Fatalf("err = %v after %d requests, want two", err, srv.Count())
 	}
 }
 
+// TestCallerCancellationStops: the caller cancels while the one request
+// is at the server; the call ends with the caller's error and is not
+// retried. The cancel waits for the request to arrive, so a loaded machine
+// cannot cancel it before it is sent.
 func TestCallerCancellationStops(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Second), Times: -1})
 	c, _ := newTestClient(t, srv, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		for srv.Count() == 0 && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
 	_, err := c.Chat(ctx, ChatRequest{Messages: []Message{{Content: "q"}}})
-	if !errors.Is(err, context.DeadlineExceeded) || srv.Count() != 1 {
+	if !errors.Is(err, context.Canceled) || srv.Count() != 1 {
 		t.Fatalf("err = %v after %d requests", err, srv.Count())
 	}
 }

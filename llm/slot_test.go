@@ -147,10 +147,11 @@ func TestParseReply(t *testing.T) {
 // TestSlotTimeoutSaysWhat: a call whose time runs out while the model is
 // still answering says so, and the error still wraps the context's.
 func TestSlotTimeoutSaysWhat(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.Reply{Content: "late", Delay: llmtest.Duration(5 * time.Second)})
+	srv := llmtest.NewServer(t, llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Minute)})
 	c, _ := newTestClient(t, srv, nil)
 	s := NewSlotService(c, certifierInfo)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	// Long enough for a loaded machine to send the request first.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := s.Call(ctx, &delegation.CallRequest{ID: "L9/1", Attempt: 1, Args: args(t, `{"task_brief": "x"}`)})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "had not answered when the call's time ran out") {

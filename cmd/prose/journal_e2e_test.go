@@ -105,6 +105,7 @@ func (w *journalWorld) killWhen(ready func(l *journal.Log) bool, args ...string)
 			if err == nil && ready(l) {
 				cmd.Process.Signal(syscall.SIGKILL)
 				cmd.Wait()
+				w.waitUnlocked(filepath.Join(w.dir, ".prose", "runs", id, journal.FileName))
 				return id
 			}
 		}
@@ -112,6 +113,34 @@ func (w *journalWorld) killWhen(ready func(l *journal.Log) bool, args ...string)
 			cmd.Process.Kill()
 			cmd.Wait()
 			w.t.Fatalf("the run never reached the kill point; stderr:\n%s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitUnlocked waits until no process holds the journal's lock. A child
+// that prose forked just before it was killed holds a copy of the
+// journal's descriptor until it execs or dies (Pdeathsig), so a resume
+// started at once may find the journal in use: the user would wait too.
+// The deadline is a guard against a lock that never goes, not a measure.
+func (w *journalWorld) waitUnlocked(path string) {
+	w.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		f, err := os.Open(path)
+		if err != nil {
+			return
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		}
+		f.Close()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("the killed run's journal is still locked after a minute: %v", err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
