@@ -193,6 +193,8 @@ or an invalid spec, 130 interrupted.`,
 		newResumeCmd(s),
 		newReplayCmd(s),
 		newRunsCmd(s),
+		newWorkerCmd(s),
+		newResultCmd(s),
 	)
 	return root
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/temporal"
+)
+
+// newWorkerCmd is `prose worker`.
+func newWorkerCmd(s streams) *cobra.Command {
+	var conn temporal.Conn
+	var maxCalls, maxRuns int
+	var model, baseURL string
+	cmd := &cobra.Command{
+		Use:   "worker [--temporal-address HOST:PORT] [--namespace NS] [--task-queue Q]",
+		Short: "Serve runs started with --engine temporal: the workflows and their calls",
+		Long: `worker connects to a Temporal cluster and runs, for the runs on its task
+queue, both the Delegation (the workflow) and its calls (activities):
+exec: programs run here, in this directory, with this process's
+environment; llm slots and conditions that need a model call the model
+configured here (--model or PROSE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL).
+A program a binding names that this machine lacks fails the run with an
+error naming it. Start as many workers as you like, on as many machines;
+a run survives the loss of any of them. Ctrl-C stops the worker (its
+calls in flight are stopped and taken over by another worker).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			c := temporal.ConnFromEnv(conn, os.Getenv)
+			if c.Address == "" {
+				return usageErrorf("worker needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
+			}
+			if maxCalls < 0 || maxRuns < 0 {
+				return usageErrorf("--max-concurrent-calls and --max-concurrent-runs must not be negative")
+			}
+			acts, err := workerActivities(model, baseURL)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			cl, err := temporal.Dial(ctx, c)
+			if err != nil {
+				return &exitError{code: exitFailure, err: err}
+			}
+			defer cl.Close()
+			w := temporal.NewWorker(cl, c, acts, temporal.WorkerOptions{MaxConcurrentCalls: maxCalls, MaxConcurrentRuns: maxRuns})
+			if err := w.Start(); err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("starting the worker: %v", err)}
+			}
+			fmt.Fprintf(s.err, "prose: worker serving task queue %s at %s\n", queueName(c), c.Address)
+			<-ctx.Done()
+			w.Stop()
+			return nil
+		},
+	}
+	addConnFlags(cmd, &conn)
+	fl := cmd.Flags()
+	fl.IntVar(&maxCalls, "max-concurrent-calls", 0, "run at most `N` calls (programs, model requests) at once (0: the SDK's default, 1000)")
+	fl.IntVar(&maxRuns, "max-concurrent-runs", 0, "run at most `N` workflow tasks at once (0: the SDK's default)")
+	fl.StringVar(&model, "model", "", "`MODEL` for llm slots and conditions (default $PROSE_MODEL)")
+	fl.StringVar(&baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
+	return cmd
+}
+
+// workerActivities builds the activities with this machine's model
+// configuration.
+func workerActivities(model, baseURL string) (*temporal.Activities, error) {
+	models, err := newModels(&runOptions{model: model, baseURL: baseURL})
+	if err != nil {
+		return nil, err
+	}
+	var opts patterns.RunOptions
+	opts.Env = &patterns.Env{}
+	models.apply(&opts)
+	return &temporal.Activities{LLM: opts.Env.LLM, ModelJudgeFor: opts.ModelJudgeFor}, nil
+}
