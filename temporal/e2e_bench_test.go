@@ -1,0 +1,170 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns"
+)
+
+// concurrentRuns is how many runs the fleet benchmark starts at once.
+const concurrentRuns = 50
+
+// ratchetRequest is a ratchet of steps proposals whose services log to
+// log with timestamps (testdata/count.sh).
+func ratchetRequest(tb testing.TB, steps int, log string) (ResolveOptions, patterns.Bindings) {
+	count, _ := filepath.Abs(filepath.Join("testdata", "count.sh"))
+	cmd := "LOG=" + shq(log) + " sh " + shq(count)
+	slots, err := patterns.ParseAssignments("--slot", []string{"advancer=exec:" + cmd + " advancer", "certifier=exec:" + cmd + " certifier"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg, _ := patterns.ParseAssignments("--config", []string{"max_steps=" + strconv.Itoa(steps)})
+	in, _ := patterns.ParseAssignments("--input", []string{"task_brief=climb"})
+	b := patterns.Bindings{Slots: slots, Config: cfg, Inputs: in}
+	return ResolveOptions{Path: "std/patterns/ratchet.prose.md", Bindings: b}, b
+}
+
+// gaps are the times between one call's end and the next call's start of
+// a sequential run, from its services' log: the engine's cost per call.
+func gaps(tb testing.TB, log string) []time.Duration {
+	type ev struct {
+		kind string
+		ns   int64
+	}
+	var evs []ev
+	for _, l := range readLines(tb, log) {
+		f := strings.Fields(l)
+		if len(f) != 5 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[4], 10, 64)
+		if err != nil {
+			tb.Fatalf("bad log line %q", l)
+		}
+		evs = append(evs, ev{f[0], ns})
+	}
+	sort.Slice(evs, func(i, j int) bool { return evs[i].ns < evs[j].ns })
+	var out []time.Duration
+	for i := 1; i < len(evs); i++ {
+		if evs[i-1].kind == "done" && evs[i].kind == "start" {
+			out = append(out, time.Duration(evs[i].ns-evs[i-1].ns))
+		}
+	}
+	return out
+}
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+// checkRatchet requires the 10-step ratchet's result: ten certified steps.
+func checkRatchet(tb testing.TB, v delegation.Value, steps int) {
+	res, _ := v.(*delegation.Object)
+	if res == nil {
+		tb.Fatalf("result %s is not an object", delegation.Text(v))
+	}
+	prog, _ := res.Get("certified_progress")
+	if l, _ := prog.(*delegation.List); l == nil || l.Len() != steps {
+		tb.Fatalf("certified_progress = %s, want %d steps", delegation.Text(prog), steps)
+	}
+}
+
+// BenchmarkE2EFleet starts 50 ten-step ratchets at once against one
+// worker (at most 50 calls at a time) and reports runs per second and the
+// time the engine adds between consecutive calls of a run, p50 and p99,
+// beside the same 50 runs on the local engine at once.
+//
+//	PROSE_TEMPORAL_TEST_ADDRESS=... PROSE_TEMPORAL_TEST_NAMESPACE=... \
+//	  go test ./temporal/ -run '^$' -bench E2EFleet -benchtime 1x
+func BenchmarkE2EFleet(b *testing.B) {
+	const steps = 10
+	conn := e2eConn(b, uniqueQueue(b))
+	cl := dialTest(b, conn)
+	w := NewWorker(cl, conn, &Activities{}, WorkerOptions{MaxConcurrentCalls: concurrentRuns})
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var remoteGaps, localGaps []time.Duration
+	var remoteTime, localTime time.Duration
+	for n := 0; n < b.N; n++ {
+		dir := b.TempDir()
+		// Temporal: start all, then wait for all.
+		start := time.Now()
+		ids := make([]string, concurrentRuns)
+		logs := make([]string, concurrentRuns)
+		for i := range ids {
+			logs[i] = filepath.Join(dir, fmt.Sprintf("t%d.log", i))
+			o, _ := ratchetRequest(b, steps, logs[i])
+			req, err := Resolve(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ids[i], err = Start(ctx, cl, conn, "", req); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, id := range ids {
+			v, err := Wait(ctx, cl, id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			checkRatchet(b, v, steps)
+		}
+		remoteTime += time.Since(start)
+		for _, l := range logs {
+			remoteGaps = append(remoteGaps, gaps(b, l)...)
+		}
+		// Local: the same runs in this process, all at once.
+		start = time.Now()
+		var wg sync.WaitGroup
+		errs := make([]error, concurrentRuns)
+		vals := make([]delegation.Value, concurrentRuns)
+		for i := 0; i < concurrentRuns; i++ {
+			logs[i] = filepath.Join(dir, fmt.Sprintf("l%d.log", i))
+			_, bind := ratchetRequest(b, steps, logs[i])
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				vals[i], errs[i] = patterns.Run(ctx, patterns.RunOptions{Path: "std/patterns/ratchet.prose.md", Bindings: bind})
+			}(i)
+		}
+		wg.Wait()
+		localTime += time.Since(start)
+		for i := range errs {
+			if errs[i] != nil {
+				b.Fatal(errs[i])
+			}
+			checkRatchet(b, vals[i], steps)
+			localGaps = append(localGaps, gaps(b, logs[i])...)
+		}
+	}
+	runs := float64(b.N * concurrentRuns)
+	b.ReportMetric(runs/remoteTime.Seconds(), "runs/s")
+	b.ReportMetric(runs/localTime.Seconds(), "local-runs/s")
+	for _, p := range []struct {
+		name string
+		q    float64
+	}{{"p50", 0.50}, {"p99", 0.99}} {
+		r, l := percentile(remoteGaps, p.q), percentile(localGaps, p.q)
+		b.ReportMetric(float64(r.Microseconds())/1000, p.name+"-ms/call")
+		b.ReportMetric(float64(l.Microseconds())/1000, "local-"+p.name+"-ms/call")
+		b.ReportMetric(float64((r-l).Microseconds())/1000, "added-"+p.name+"-ms/call")
+	}
+}
