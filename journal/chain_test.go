@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -69,4 +70,23 @@ type fixedVerdict struct{ holds bool }
 
 func (f *fixedVerdict) Judge(context.Context, *delegation.Judgment) (delegation.Verdict, error) {
 	return delegation.Verdict{Holds: f.holds, Asked: true}, nil
+}
+
+// A replay of a run still in progress says so instead of replaying half
+// of it; a forced resume of a changed spec does not advise --force.
+func TestReplayOfRunInProgressAndForcedSpecChange(t *testing.T) {
+	base := t.TempDir()
+	r, _ := Create(base, newHeader("x"), Options{})
+	if _, err := Replay(base, r.ID(), Options{}); err == nil || !strings.Contains(err.Error(), "still in progress") {
+		t.Errorf("replay of a running run: %v", err)
+	}
+	r.Close()
+	rs, err := Resume(base, r.ID(), Options{SpecDigest: "changed", Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	if msg := fmt.Sprint(rs.SpecChanged()); strings.Contains(msg, "--force to go on") || !strings.Contains(msg, "as --force asks") {
+		t.Errorf("forced resume says %q", msg)
+	}
 }

@@ -6,27 +6,26 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/proselang/prose/delegation"
 )
 
-// delayed returns n services that answer after a random delay: every
-// third one (in a race of more than 100, every other one too, so that
-// losers record their failures) fails within 1ms, the others succeed
-// within 2 to 3ms.
+// delayed returns n services that answer after a random delay of up to
+// 1ms: every third one (in a race of more than 100, every other one too)
+// fails; the others succeed, once 3 have failed, so that losers record
+// their failures before a winner is found however loaded the machine is.
 func delayed(n int) []delegation.Value {
 	var cs []delegation.Value
+	var failures atomic.Int64
+	enough := make(chan struct{})
 	for i := range n {
 		name := fmt.Sprintf("s%d", i)
 		cs = append(cs, &fakeSvc{name: name, fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 			fail := i%3 == 0 || (n > 100 && i%2 == 0)
-			d := time.Duration(rand.IntN(1000)) * time.Microsecond
-			if !fail {
-				d += 2 * time.Millisecond
-			}
-			t := time.NewTimer(d)
+			t := time.NewTimer(time.Duration(rand.IntN(1000)) * time.Microsecond)
 			defer t.Stop()
 			select {
 			case <-t.C:
@@ -34,7 +33,15 @@ func delayed(n int) []delegation.Value {
 				return nil, ctx.Err()
 			}
 			if fail {
+				if failures.Add(1) == 3 {
+					close(enough)
+				}
 				return nil, errors.New(name + " is down")
+			}
+			select {
+			case <-enough:
+			case <-ctx.Done():
+				return nil, ctx.Err()
 			}
 			return name, nil
 		}})

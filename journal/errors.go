@@ -37,6 +37,8 @@ type SpecChangedError struct {
 	Unreadable error  // set when the spec could not be read at all
 	// Replay is set for a replay, which cannot go on with another spec.
 	Replay bool
+	// Forced is set when a resume went on anyway (--force).
+	Forced bool
 }
 
 func (e *SpecChangedError) Error() string {
@@ -44,7 +46,10 @@ func (e *SpecChangedError) Error() string {
 		return fmt.Sprintf("the run's spec %s cannot be read: %v", e.Spec, e.Unreadable)
 	}
 	hint := "--force to go on anyway"
-	if e.Replay {
+	switch {
+	case e.Forced:
+		hint = "going on as --force asks; calls that differ run live"
+	case e.Replay:
 		hint = "a replay needs the spec the run ran with; 'prose resume --force' runs the changed one"
 	}
 	return fmt.Sprintf("the spec %s changed since the run started (sha256 %.12s..., now %.12s...); call ids may no longer match the journal (%s)", e.Spec, e.Was, e.Now, hint)

@@ -146,7 +146,7 @@ func Remove(base, id string) error {
 		return fmt.Errorf("no run %q in %s", id, base)
 	}
 	if !isJournal(path) {
-		return fmt.Errorf("%s holds no prose journal; not removing it", dir)
+		return fmt.Errorf("%s holds no prose journal (its first line is not a journal header); not removing it: if the directory is yours, delete it yourself", dir)
 	}
 	if locked(path) {
 		return fmt.Errorf("run %s is still running", id)

@@ -68,13 +68,15 @@ type Header struct {
 	// Dir is the working directory of the run (relative service paths
 	// resolve against it).
 	Dir string `json:"dir,omitempty"`
-	// Argv is the run's command line after the command name, secrets
-	// redacted; resume re-parses it.
-	Argv     []string `json:"argv,omitempty"`
-	Bindings []KV     `json:"bindings,omitempty"` // the user's --slot text
-	Config   []KV     `json:"config,omitempty"`
-	Inputs   []KV     `json:"inputs,omitempty"`
-	// Redacted names the Argv entries whose value was withheld because it
+	// Request is the run's resolved request as data (spec, bindings,
+	// config, inputs, limits, model settings; secrets withheld), in the
+	// form of the package that runs it (run.Request): resume and replay
+	// rebuild the run from it.
+	Request  json.RawMessage `json:"request,omitempty"`
+	Bindings []KV            `json:"bindings,omitempty"` // the user's --slot text
+	Config   []KV            `json:"config,omitempty"`
+	Inputs   []KV            `json:"inputs,omitempty"`
+	// Redacted names the request's values that were withheld because they
 	// looked like a secret ("slot advancer", "config api_key").
 	Redacted []string `json:"redacted,omitempty"`
 }
@@ -136,10 +138,10 @@ type Record struct {
 	ErrKind string `json:"err_kind,omitempty"`
 	Mode    string `json:"mode,omitempty"`
 	Force   bool   `json:"force,omitempty"`
-	// Argv, in a "session", is the resume's command line (as
-	// Header.Argv, secrets redacted): values given again replace the
-	// journaled ones for later resumes and replays (see Log.Argv).
-	Argv []string `json:"argv,omitempty"`
+	// Request, in a "session", is the resume's request (as
+	// Header.Request, secrets withheld): values given again replace the
+	// journaled ones for later resumes and replays (see Log.Request).
+	Request json.RawMessage `json:"request,omitempty"`
 }
 
 // NestedError is the journaled form of a *delegation.Error returned by a
@@ -342,27 +344,27 @@ func (l *Log) SpecDigest() string {
 	return d
 }
 
-// Argv is the command line later resumes and replays re-run: that of the
+// Request is the request later resumes and replays re-run: that of the
 // last session that set one and did not stop at a divergence (its values
 // were never used), else the header's.
-func (l *Log) Argv() []string {
-	argv := l.Header.Argv
-	var cand []string
+func (l *Log) Request() json.RawMessage {
+	req := l.Header.Request
+	var cand json.RawMessage
 	for _, r := range l.Records {
 		switch {
 		case r.Type == TypeSession:
 			if cand != nil {
-				argv = cand
+				req = cand
 			}
-			cand = r.Argv
+			cand = r.Request
 		case r.Type == TypeFinal && r.Status == StatusDiverged:
 			cand = nil
 		}
 	}
 	if cand != nil {
-		argv = cand
+		req = cand
 	}
-	return argv
+	return req
 }
 
 // completed reports whether an "end" record holds a usable outcome (not a

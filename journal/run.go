@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -49,9 +50,9 @@ type Options struct {
 	// Replay fail with a *SpecChangedError, except a Resume with Force,
 	// which goes on and reports it through SpecChanged.
 	SpecDigest string
-	// Argv, for Resume, is the resume's command line (secrets redacted),
-	// kept in its session record: see Log.Argv.
-	Argv []string
+	// Request, for Resume, is the resume's request (secrets withheld),
+	// kept in its session record: see Log.Request.
+	Request json.RawMessage
 	// SyncEvery is the group-commit window: 0 fsyncs each record the run
 	// depends on before the run goes on; d > 0 writes each record at once
 	// (a killed process loses nothing) and fsyncs within d, so a machine
@@ -84,10 +85,11 @@ type Run struct {
 
 	specChanged error // the spec change a forced resume went past
 
-	mu      sync.Mutex
-	err     error // first divergence
-	cancels []context.CancelCauseFunc
-	calls   int // completed call attempts, journaled or live
+	mu       sync.Mutex
+	err      error // first divergence
+	cancels  []context.CancelCauseFunc
+	calls    int // completed call attempts, journaled or live
+	answered int // of which answered from the journal
 }
 
 // NewRunID returns a fresh run id: the UTC start time and 6 random hex
@@ -174,16 +176,22 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 			if mode == Replaying || !opt.Force {
 				return nil, err
 			}
+			if sc, ok := err.(*SpecChangedError); ok {
+				sc.Forced = true
+			}
 			r.specChanged = err
 		}
 	}
 	if mode == Replaying {
+		if log.Final() == nil && locked(path) {
+			return nil, fmt.Errorf("run %s is still in progress (a prose process holds its journal): a replay needs a run that ended; wait for it, or stop it and replay what it journaled", id)
+		}
 		return r, nil
 	}
 	if err := r.openAppend(path, log); err != nil {
 		return nil, err
 	}
-	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Argv: opt.Argv}
+	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Request: opt.Request}
 	if err := r.w.append(sess, false); err != nil {
 		r.Close()
 		return nil, err
@@ -270,6 +278,14 @@ func (r *Run) Calls() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.calls
+}
+
+// Answered is the number of call attempts answered from the journal so
+// far (Calls minus Answered ran live).
+func (r *Run) Answered() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.answered
 }
 
 // Context returns a context derived from parent that is canceled when the

@@ -62,6 +62,9 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 	switch {
 	case rec != nil:
 		r.countCall()
+		r.mu.Lock()
+		r.answered++
+		r.mu.Unlock()
 		v, err = r.decodeOutcome(rec)
 		return v, err, true
 	case ctx.Err() != nil:

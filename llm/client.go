@@ -16,7 +16,7 @@ import (
 // for concurrent use and counts its usage in a Meter.
 type Client struct {
 	cfg   Config
-	oc    *openai.Client
+	oc    openai.ClientConfig // each call gets a client of its own (callTransport)
 	meter *Meter
 	tr    *transport
 	// Set once a server has rejected a parameter, so later requests leave
@@ -45,8 +45,7 @@ func NewClient(cfg Config, base http.RoundTripper) (*Client, error) {
 	// kept apart and added to each request by the transport.
 	oc.BaseURL, query = splitQuery(cfg.baseURL())
 	c.tr = &transport{base: base, cfg: cfg, meter: c.meter, query: query}
-	oc.HTTPClient = &http.Client{Transport: c.tr}
-	c.oc = openai.NewClientWithConfig(oc)
+	c.oc = oc
 	return c, nil
 }
 
@@ -159,7 +158,9 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool) (ChatR
 		ci.temperature = &t
 		req.Temperature = float32(t) // omitted by go-openai when 0; the transport puts it back
 	}
-	resp, err := c.oc.CreateChatCompletion(withCallInfo(ctx, ci), req)
+	oc := c.oc
+	oc.HTTPClient = &http.Client{Transport: callTransport{c.tr, ci}}
+	resp, err := openai.NewClientWithConfig(oc).CreateChatCompletion(ctx, req)
 	if err != nil {
 		return ChatReply{Attempts: ci.attempts}, c.describe(ctx, err, ci, model)
 	}

@@ -18,8 +18,9 @@ import (
 // tests can lower it).
 var maxReplyBytes = 32 << 20
 
-// callInfo travels on a request's context from Client.chat to the
-// transport and back.
+// callInfo is what one chat call and the transport tell each other: it is
+// handed to the transport of that call (callTransport), not carried on the
+// request's context.
 type callInfo struct {
 	temperature *float64 // set "temperature" in the body when absent
 	attempts    int      // HTTP attempts made
@@ -27,18 +28,15 @@ type callInfo struct {
 	retryAfter  time.Duration
 }
 
-type callInfoKey struct{}
-
-func withCallInfo(ctx context.Context, ci *callInfo) context.Context {
-	return context.WithValue(ctx, callInfoKey{}, ci)
+// callTransport is the transport of one chat call: the client's transport
+// with that call's callInfo.
+type callTransport struct {
+	t  *transport
+	ci *callInfo
 }
 
-func callInfoFrom(ctx context.Context) *callInfo {
-	ci, _ := ctx.Value(callInfoKey{}).(*callInfo)
-	if ci == nil {
-		ci = &callInfo{}
-	}
-	return ci
+func (c callTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return c.t.roundTrip(req, c.ci)
 }
 
 // transport wraps an http.RoundTripper with per-attempt timeouts, retries
@@ -71,8 +69,12 @@ func (e *malformedReply) Error() string {
 	return fmt.Sprintf("malformed reply (status %d, %d bytes, not JSON): %s", e.status, len(e.body), excerpt(string(e.body), 120))
 }
 
+// RoundTrip serves requests made without a call of their own.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ci := callInfoFrom(req.Context())
+	return t.roundTrip(req, &callInfo{})
+}
+
+func (t *transport) roundTrip(req *http.Request, ci *callInfo) (*http.Response, error) {
 	body, err := readBody(req)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,9 @@ type Env struct {
 	// `std/...`; Arg is the path), whose own slots and config are in
 	// b.Sub. nil: such bindings are a usage error.
 	Nested func(b *SlotBinding) (Service, error)
+	// Services are the in-process services a `go:NAME` binding names (a
+	// Go program embedding prose binds its own functions so).
+	Services map[string]Service
 	// Prefix is the dotted path of the spec being bound inside its
 	// parents, "" at the top ("target." for the spec bound to slot target).
 	// Messages name slots, config keys and inputs with it.
@@ -54,6 +57,7 @@ const (
 	KindExec = "exec"
 	KindLLM  = "llm"
 	KindSpec = "spec"
+	KindGo   = "go"
 )
 
 // SlotBinding is one `--slot NAME=VALUE` being turned into a service.
@@ -85,6 +89,12 @@ func classify(value string) (kind, arg string, err error) {
 		return KindLLM, "", nil
 	case strings.HasPrefix(v, "llm:"):
 		return KindLLM, strings.TrimSpace(strings.TrimPrefix(v, "llm:")), nil
+	case strings.HasPrefix(v, "go:"):
+		arg = strings.TrimSpace(strings.TrimPrefix(v, "go:"))
+		if arg == "" {
+			return "", "", fmt.Errorf("go: needs the name of an in-process service, as in go:review")
+		}
+		return KindGo, arg, nil
 	case strings.HasSuffix(v, ".prose.md") || strings.HasPrefix(v, "std/"):
 		return KindSpec, v, nil
 	}
@@ -110,6 +120,12 @@ func (e *Env) service(b *SlotBinding) (Service, error) {
 			return nil, fmt.Errorf("%s=%s: model-backed slots are not available here", b.Path, b.Value)
 		}
 		return e.LLM(b)
+	case KindGo:
+		svc, ok := e.Services[b.Arg]
+		if !ok {
+			return nil, fmt.Errorf("%s=%s: no in-process service %q (go:NAME binds a service a Go program registers with the run)", b.Path, b.Value, b.Arg)
+		}
+		return svc, nil
 	case KindSpec:
 		if e.Nested == nil {
 			return nil, fmt.Errorf("%s=%s: nested specs are not available here", b.Path, b.Value)

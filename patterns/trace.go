@@ -19,7 +19,9 @@ import (
 // (the `--trace FILE` format). Record types ("type"):
 //
 //	run.start   spec, name, digest, bindings, limits
-//	call.start  id, pos, slot, attempt, args
+//	call.start  id, pos, slot, attempt, args (a list argument that extends
+//	            the one the slot got before is written as
+//	            {"$extends": DIGEST, "$append": [...]}: see args)
 //	call.end    id, pos, slot, attempt, result or error, duration_ms
 //	judgment    id, pos, condition, values_digest, holds, rule, asked,
 //	            cached, model, tokens_in, tokens_out, duration_ms
@@ -45,7 +47,21 @@ type TraceWriter struct {
 	err     error
 	totals  Totals
 	start   time.Time
+	// lists remembers, per slot and argument name, the last list written
+	// in full or as an extension (see writeArgs).
+	lists map[string]*tracedList
 }
+
+// tracedList is a list argument as the trace last wrote it: the JSON of
+// each element and the digest of the whole.
+type tracedList struct {
+	elems  [][]byte
+	digest string
+}
+
+// minShared is the length from which a list argument that extends the one
+// the same slot got before is written as an extension.
+const minShared = 8
 
 // Totals counts a run's work.
 type Totals struct {
@@ -210,6 +226,88 @@ func digestBytes(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// args encodes a call's arguments. A list argument that extends the list
+// the same slot got under the same name before (a ratchet's growing
+// certified_progress) is written as {"$extends": DIGEST, "$append":
+// [NEW ELEMENTS]}, where DIGEST ("sha256:HEX" of the earlier list's JSON)
+// names a list written before in this trace, in full or as an extension
+// itself. So a trace grows with what changed, not with the size of the
+// arguments: a reader rebuilds each list from the one it extends.
+func (t *TraceWriter) args(slot string, args *delegation.Object) json.RawMessage {
+	if args == nil {
+		return value(nil)
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range args.Keys() {
+		v, _ := args.Get(k)
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(marshal(k))
+		b.WriteByte(':')
+		l, ok := v.(*delegation.List)
+		if !ok {
+			b.Write(value(v))
+			continue
+		}
+		b.Write(t.list(slot+"\x00"+k, l))
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// list encodes one list argument, as an extension of the last one written
+// under key when it is one.
+func (t *TraceWriter) list(key string, l *delegation.List) []byte {
+	elems := l.Elems()
+	enc := make([][]byte, len(elems))
+	for i, e := range elems {
+		enc[i] = value(e)
+	}
+	full := joinList(enc)
+	cur := &tracedList{elems: enc, digest: digestBytes(full)}
+	t.mu.Lock()
+	if t.lists == nil {
+		t.lists = map[string]*tracedList{}
+	}
+	prev := t.lists[key]
+	t.lists[key] = cur
+	t.mu.Unlock()
+	if prev == nil || len(prev.elems) < minShared || len(prev.elems) > len(enc) || len(enc) == 0 {
+		return full
+	}
+	for i, e := range prev.elems {
+		if !bytes.Equal(e, enc[i]) {
+			return full
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"$extends":`)
+	b.Write(marshal(prev.digest))
+	b.WriteString(`,"$append":`)
+	b.Write(joinList(enc[len(prev.elems):]))
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// joinList is the JSON list of the encoded elements.
+func joinList(enc [][]byte) []byte {
+	n := 2
+	for _, e := range enc {
+		n += len(e) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, e := range enc {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e...)
+	}
+	return append(b, ']')
+}
+
 // Record implements delegation.Recorder.
 func (t *TraceWriter) Record(ev *delegation.Event) {
 	t.mu.Lock()
@@ -219,7 +317,7 @@ func (t *TraceWriter) Record(ev *delegation.Event) {
 	switch ev.Kind {
 	case "call.start":
 		t.write(ev.Time, field{"type", ev.Kind}, field{"id", ev.ID}, field{"pos", pos},
-			field{"slot", ev.Slot}, field{"attempt", ev.Attempt}, field{"args", value(ev.Args)})
+			field{"slot", ev.Slot}, field{"attempt", ev.Attempt}, field{"args", t.args(ev.Slot, ev.Args)})
 	case "call.end":
 		fs := []field{{"type", ev.Kind}, {"id", ev.ID}, {"pos", pos}, {"slot", ev.Slot}, {"attempt", ev.Attempt}}
 		if ev.Err != nil {

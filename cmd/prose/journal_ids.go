@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -31,7 +32,7 @@ func runIDArg(mode journal.Mode) cobra.PositionalArgs {
 
 // resolveRunID turns the id argument of resume or replay into the id of a
 // run under base: "latest" is the newest run; an id that is not there is
-// an error suggesting the ids it may have meant.
+// a usage error (exit 2) suggesting the ids it may have meant.
 func resolveRunID(base, display, id string, mode journal.Mode) (string, error) {
 	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
 		return "", usageErrorf("%s: %q is not a run id (a name such as 20261130T021500-ab12cd; see 'prose runs')", mode, id)
@@ -41,11 +42,11 @@ func resolveRunID(base, display, id string, mode journal.Mode) (string, error) {
 	}
 	runs, err := journal.List(base)
 	if err != nil {
-		return "", &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", mode, err)}
+		return "", &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", mode, err)}
 	}
 	if id == latestRun {
 		if len(runs) == 0 {
-			return "", &exitError{code: exitFailure, err: fmt.Errorf("%s: no runs in %s", mode, display)}
+			return "", &exitError{code: exitUsage, err: fmt.Errorf("%s: no runs in %s", mode, display)}
 		}
 		return runs[0].ID, nil
 	}
@@ -53,7 +54,7 @@ func resolveRunID(base, display, id string, mode journal.Mode) (string, error) {
 	if near := nearIDs(id, runs); len(near) > 0 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
 	}
-	return "", &exitError{code: exitFailure, err: fmt.Errorf("%s (see 'prose runs')", msg)}
+	return "", &exitError{code: exitUsage, err: fmt.Errorf("%s (see 'prose runs')", msg)}
 }
 
 // nearIDs lists up to three run ids (newest first) that id may be a typo
@@ -70,4 +71,9 @@ func nearIDs(id string, runs []*journal.Summary) []string {
 		}
 	}
 	return out
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
 )
 
 // runOptions are the flags of `prose run`.
@@ -23,6 +24,7 @@ type runOptions struct {
 	trace                  string
 	maxParallel            int
 	maxSteps               int
+	maxValueBytes          int64
 	quiet                  bool
 	model, baseURL         string
 	journal                journalFlags
@@ -124,6 +126,7 @@ func newRunCmd(s streams) *cobra.Command {
 	fl.StringVar(&o.trace, "trace", "", "write a JSON-lines trace of the run to `FILE`")
 	fl.IntVar(&o.maxParallel, "max-parallel", patterns.DefaultMaxParallel, "run at most `N` parallel iterations at once")
 	fl.IntVar(&o.maxSteps, "max-steps", patterns.DefaultMaxSteps, "stop the run after `N` statements")
+	fl.Int64Var(&o.maxValueBytes, "max-value-bytes", 0, "refuse a value larger than `N` bytes as written out (0: the default ceiling)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr (the run id line stays: resume needs it)")
 	fl.StringVar(&o.model, "model", "", "`MODEL` for natural-language conditions and llm slots (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
@@ -131,9 +134,10 @@ func newRunCmd(s streams) *cobra.Command {
 	return cmd
 }
 
-// runRun is `prose run FILE`.
+// runRun is `prose run FILE`: flags to a run.Request and run.Options,
+// then run.Run.
 func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
-	opts, err := o.runOptions(path)
+	req, err := o.request(path)
 	if err != nil {
 		return err
 	}
@@ -143,89 +147,102 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	if o.maxSteps < 1 {
 		return usageErrorf("--max-steps must be at least 1, got %d", o.maxSteps)
 	}
-	models, err := newModels(o)
+	if o.maxValueBytes < 0 {
+		return usageErrorf("--max-value-bytes must not be negative, got %d", o.maxValueBytes)
+	}
+	ro, err := o.journal.options()
 	if err != nil {
-		return usageErrorf("%v", err)
+		return err
 	}
-	models.apply(&opts)
-	failed := &patterns.FailedCalls{}
-	opts.Recorders = append(opts.Recorders, failed)
-	var progress *patterns.Progress
-	if !o.quiet {
-		progress = patterns.NewProgress(s.err, isTerminal(s.err))
-		opts.Recorders = append(opts.Recorders, progress)
-	}
-	red := journal.NewRedactor(nil)
-	opts.Redact = func(line string) string { out, _ := red.Text(line); return out }
-	closeTrace, err := openTrace(o.trace, s.err, &opts)
-	if err != nil {
-		return usageErrorf("--trace: %v", err)
-	}
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	jr, ctx := startJournal(ctx, cmd, &o.journal, s.err)
-	jr.prepare(&opts)
-	opts.Wrap = func(p *patterns.Prepared) error {
-		// The spec's warnings (lint's findings short of errors) are worth
-		// seeing before the run acts on it.
-		if !o.quiet {
-			fmt.Fprint(s.err, p.Warnings.String())
-		}
-		return jr.wrap(p)
-	}
-	start := time.Now()
-	v, runErr := patterns.Run(ctx, opts)
-	runErr = jr.finish(v, runErr)
-	if err := closeTrace(!ranAtAll(runErr)); err != nil && runErr == nil {
-		runErr = &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v", err)}
-	}
-	return report(ctx, s, v, runErr, failed, func(status string) {
-		if progress != nil {
-			progress.Summary(time.Since(start), status)
-			models.summary(s.err, progress.Totals().DecidedJudgments)
-		}
+	ro.Stderr, ro.Quiet = s.err, o.quiet
+	return execute(cmd.Context(), s, o.trace, ro, func(ctx context.Context, ro run.Options) (*run.Result, error) {
+		return run.Run(ctx, req, ro)
 	})
 }
 
-// report prints the run's summary (when it got past binding), then its
-// result or error, and returns the command's error.
-func report(ctx context.Context, s streams, v delegation.Value, runErr error, failed *patterns.FailedCalls, summary func(status string)) error {
-	if ranAtAll(runErr) {
-		summary(patterns.RunStatus(runErr))
+// execute runs one of run.Run, run.Resume and run.Replay with the
+// progress and trace of the command line, and reports the outcome.
+func execute(ctx context.Context, s streams, trace string, ro run.Options, do func(context.Context, run.Options) (*run.Result, error)) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	failed := &patterns.FailedCalls{}
+	ro.Recorders = append(ro.Recorders, failed)
+	var progress *patterns.Progress
+	if !ro.Quiet {
+		progress = patterns.NewProgress(s.err, isTerminal(s.err))
+		ro.Recorders = append(ro.Recorders, progress)
+	}
+	closeTrace, err := openTrace(trace, s.err, &ro)
+	if err != nil {
+		return usageErrorf("--trace: %v", err)
+	}
+	start := time.Now()
+	res, runErr := do(ctx, ro)
+	if err := closeTrace(res == nil); err != nil && runErr == nil {
+		runErr = &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v", err)}
+	}
+	if res != nil && progress != nil {
+		progress.Summary(time.Since(start), patterns.RunStatus(runErr))
+		if res.Mode != journal.Live && res.RunID != "" {
+			fmt.Fprintf(s.err, "prose: %d of %d calls answered from the journal, %d run live\n", res.Answered, res.Calls, res.Calls-res.Answered)
+		}
+		if res.ModelUsage != nil {
+			fmt.Fprintf(s.err, "prose: %s\n", res.ModelUsage)
+		}
 	}
 	if runErr != nil {
-		return runError(ctx, s.err, runErr, failed)
+		err := runError(ctx, s.err, runErr, failed)
+		if ee, ok := err.(*exitError); ok && ee.code == exitInterrupt && res != nil && res.RunID != "" && res.Mode != journal.Replaying {
+			fmt.Fprintf(s.err, "prose: resume it with: prose resume %s%s\n", res.RunID, runDirFlag(ro.RunDir))
+		}
+		return err
 	}
-	return printResult(s.out, v)
+	return printResult(s.out, res.Value)
 }
 
-// runOptions turns the flags into patterns.RunOptions.
-func (o *runOptions) runOptions(path string) (patterns.RunOptions, error) {
+// runDirFlag is the --run-dir a resume command needs ("" for the default).
+func runDirFlag(dir string) string {
+	if dir == "" || dir == run.DefaultRunDir {
+		return ""
+	}
+	return " --run-dir " + shellQuote(dir)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// request turns the flags into the run's request.
+func (o *runOptions) request(path string) (run.Request, error) {
 	var b patterns.Bindings
 	var err error
 	if b.Slots, err = patterns.ParseAssignments("--slot", o.slots); err != nil {
-		return patterns.RunOptions{}, &exitError{code: exitUsage, err: err}
+		return run.Request{}, &exitError{code: exitUsage, err: err}
 	}
 	if b.Config, err = patterns.ParseAssignments("--config", o.configs); err != nil {
-		return patterns.RunOptions{}, &exitError{code: exitUsage, err: err}
+		return run.Request{}, &exitError{code: exitUsage, err: err}
 	}
 	if b.Inputs, err = patterns.ParseAssignments("--input", o.inputs); err != nil {
-		return patterns.RunOptions{}, &exitError{code: exitUsage, err: err}
+		return run.Request{}, &exitError{code: exitUsage, err: err}
 	}
 	b.InputJSON = o.inputJSON
-	env := &patterns.Env{Nested: patterns.NestedSpec}
-	return patterns.RunOptions{
-		Path: path, Bindings: b, Env: env,
-		MaxParallel: o.maxParallel, MaxSteps: o.maxSteps,
+	return run.Request{
+		Spec: path, Bindings: b, Model: o.model, BaseURL: o.baseURL,
+		Limits: run.Limits{MaxParallel: o.maxParallel, MaxSteps: o.maxSteps, MaxValueBytes: o.maxValueBytes},
 	}, nil
 }
 
 // openTrace opens the trace file; the returned function closes it, and
 // removes it again when the run was refused before it started (discard)
 // and the file did not exist before.
-func openTrace(path string, stderr io.Writer, opts *patterns.RunOptions) (func(discard bool) error, error) {
+func openTrace(path string, stderr io.Writer, opts *run.Options) (func(discard bool) error, error) {
 	switch path {
 	case "":
 		return func(bool) error { return nil }, nil
@@ -252,15 +269,6 @@ func openTrace(path string, stderr io.Writer, opts *patterns.RunOptions) (func(d
 	}, nil
 }
 
-// ranAtAll reports whether the run got past binding (a summary of a run
-// refused before it started would say nothing).
-func ranAtAll(err error) bool {
-	var ue *patterns.UsageError
-	var se *patterns.SpecError
-	var ee *exitError
-	return !errors.As(err, &ue) && !errors.As(err, &se) && !errors.As(err, &ee)
-}
-
 // runError prints err the way its kind deserves and returns the exit
 // status as an *exitError. A failed call inside loops is named by its call
 // id, which says which iteration failed.
@@ -269,9 +277,15 @@ func runError(ctx context.Context, w io.Writer, err error, failed *patterns.Fail
 	var se *patterns.SpecError
 	var de *delegation.Error
 	var ee *exitError
+	var rue *run.UsageError
+	var sc *journal.SpecChangedError
 	switch {
 	case errors.As(err, &ee):
 		return ee
+	case errors.As(err, &rue):
+		return &exitError{code: exitUsage, err: err}
+	case errors.As(err, &sc):
+		return &exitError{code: exitFailure, err: err}
 	case errors.As(err, &ue):
 		for _, p := range ue.Problems {
 			fmt.Fprintf(w, "prose: %s\n", p)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/run"
 )
 
 func newRunsCmd(s streams) *cobra.Command {
@@ -51,7 +52,7 @@ in milliseconds, the error of a failed or unreadable run).
 			return nil
 		},
 	}
-	cmd.PersistentFlags().StringVar(&runDir, "run-dir", defaultRunDir, "directory `DIR` holding run journals")
+	cmd.PersistentFlags().StringVar(&runDir, "run-dir", run.DefaultRunDir, "directory `DIR` holding run journals")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "show at most `N` runs (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as a JSON array")
 	cmd.AddCommand(newRunsRmCmd(s, &runDir))
@@ -154,6 +155,9 @@ link, refuses ids with / or .., and keeps runs that are still running.`,
 				}
 				for _, id := range running {
 					fmt.Fprintf(s.err, "kept %s (running)\n", id)
+				}
+				if len(ids) == 0 && len(running) == 0 {
+					fmt.Fprintf(s.err, "prose: runs rm: no runs to remove in %s\n", *runDir)
 				}
 			}
 			failed := false

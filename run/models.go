@@ -1,10 +1,11 @@
-package main
+package run
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
+	"sync"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
@@ -12,28 +13,29 @@ import (
 	"github.com/proselang/prose/spec"
 )
 
-// runModels is the model side of one `prose run`: the client (when a
-// model is configured), the model judge, the llm slot services.
-type runModels struct {
+// models is the model side of one run: the clients (when a model is
+// configured), the model judge, the llm slot services.
+type models struct {
 	cfg     llm.Config
+	mu      sync.Mutex
 	clients map[string]*llm.Client // by model; "" is the configured one
 }
 
-// newModels reads the model configuration from the environment and the
-// --model/--base-url flags. No model configured is not an error: runs
-// that need none work without.
-func newModels(o *runOptions) (*runModels, error) {
-	cfg, err := llm.ConfigFromEnv(os.Getenv)
+// newModels reads the model configuration from getenv and the request's
+// Model and BaseURL. No model configured is not an error: runs that need
+// none work without.
+func newModels(getenv func(string) string, req Request) (*models, error) {
+	cfg, err := llm.ConfigFromEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
-	if o.model != "" {
-		cfg.Model = o.model
+	if req.Model != "" {
+		cfg.Model = req.Model
 	}
-	if o.baseURL != "" {
-		cfg.BaseURL = o.baseURL
+	if req.BaseURL != "" {
+		cfg.BaseURL = req.BaseURL
 	}
-	m := &runModels{cfg: cfg, clients: map[string]*llm.Client{}}
+	m := &models{cfg: cfg, clients: map[string]*llm.Client{}}
 	if cfg.Configured() {
 		if _, err := m.client(""); err != nil {
 			return nil, err
@@ -43,7 +45,9 @@ func newModels(o *runOptions) (*runModels, error) {
 }
 
 // client returns the client for model ("" is the configured model).
-func (m *runModels) client(model string) (*llm.Client, error) {
+func (m *models) client(model string) (*llm.Client, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if c, ok := m.clients[model]; ok {
 		return c, nil
 	}
@@ -61,7 +65,7 @@ func (m *runModels) client(model string) (*llm.Client, error) {
 
 // apply puts the model judge, the llm slot hook and the secrets to scrub
 // into opts.
-func (m *runModels) apply(opts *patterns.RunOptions) {
+func (m *models) apply(opts *patterns.RunOptions) {
 	opts.Secrets = append(opts.Secrets, m.cfg.Secrets()...)
 	opts.ModelHint = patterns.DefaultModelHint
 	if c := m.clients[""]; c != nil {
@@ -79,7 +83,7 @@ func (m *runModels) apply(opts *patterns.RunOptions) {
 }
 
 // slotService is the Env.LLM hook: a model acting in the slot's role.
-func (m *runModels) slotService(b *patterns.SlotBinding) (patterns.Service, error) {
+func (m *models) slotService(b *patterns.SlotBinding) (patterns.Service, error) {
 	if b.Arg == "" && !m.cfg.Configured() {
 		return nil, fmt.Errorf("%s=llm needs a model: pass --model or set PROSE_MODEL, or write llm:MODEL", b.Path)
 	}
@@ -118,7 +122,9 @@ func slotRole(sp *spec.Spec, s *spec.Slot) string {
 
 // usage is the run's model usage, with the judgments decided from the
 // data; ok is false when no model was asked anything.
-func (m *runModels) usage(decided int) (u llm.Usage, ok bool) {
+func (m *models) usage(decided int) (u llm.Usage, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, c := range m.clients {
 		u = u.Add(c.Usage())
 	}
@@ -126,10 +132,17 @@ func (m *runModels) usage(decided int) (u llm.Usage, ok bool) {
 	return u, u.ModelCalls > 0 || u.JudgeCalls > 0
 }
 
-// summary prints the model usage line, when a model was used; decided is
-// the number of judgments decided from the data, without a model.
-func (m *runModels) summary(w io.Writer, decided int) {
-	if u, ok := m.usage(decided); ok {
-		fmt.Fprintf(w, "prose: %s\n", u)
-	}
+// replayModel stands in for a model during a replay: never called, since
+// every answer comes from the journal, so a run that used a model replays
+// without one configured.
+type replayModel struct{}
+
+var errReplayModel = errors.New("a replay asks no model: this answer is not in the journal")
+
+func (replayModel) Judge(context.Context, *delegation.Judgment) (delegation.Verdict, error) {
+	return delegation.Verdict{}, errReplayModel
+}
+
+func (replayModel) Call(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+	return nil, errReplayModel
 }

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 	"github.com/proselang/prose/journal"
 )
 
-func TestJournalInputJSON(t *testing.T) {
+func TestRedactInputJSON(t *testing.T) {
 	red := journal.NewRedactor([]string{"MY_TOKEN=envsecret-12345678"})
 	cases := []struct {
 		in, leak string
@@ -27,7 +27,14 @@ func TestJournalInputJSON(t *testing.T) {
 	}
 	for _, c := range cases {
 		var h journal.Header
-		got := journalInputJSON(red, &h, c.in)
+		js, withheld := redactInputJSON(red, &h, c.in)
+		var got []string // in the words of the command line
+		if js != "" {
+			got = append(got, "--input-json="+js)
+		}
+		for _, w := range withheld {
+			got = append(got, "--input="+w.Name+"="+w.Value)
+		}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: argv %q, want %q", c.in, got, c.want)
 		}

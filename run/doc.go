@@ -1,0 +1,34 @@
+// Package run runs a spec the way `prose run`, `prose resume` and `prose
+// replay` do, for any Go program: load and check the spec, bind its slots
+// (programs, models, nested specs, and in-process Go services), journal
+// the run, trace it, and resume or replay it from its journal.
+//
+// A Request says what to run (the spec, the bindings as NAME=TEXT, limits,
+// model settings); Options say how (where journals live, the trace, the
+// in-process services, the environment the model configuration is read
+// from). Run returns the run's Result; its RunID names the journal that
+// Resume continues and Replay re-runs. The journal keeps the Request as
+// data, secrets withheld, so Resume and Replay rebuild the run from it,
+// whatever process or directory they are called from; Overrides give
+// withheld values again.
+//
+// A Go function serves a slot bound to `go:NAME` when Options.Services
+// holds NAME:
+//
+//	advance := &patterns.FuncService{Name: "advancer", Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+//		return "one more step", nil
+//	}}
+//	res, err := run.Run(ctx, run.Request{
+//		Spec: "std/patterns/ratchet.prose.md",
+//		Bindings: patterns.Bindings{
+//			Slots:  []patterns.Assignment{{Name: "advancer", Value: "go:advance"}, {Name: "certifier", Value: "exec:./certify.sh"}},
+//			Inputs: []patterns.Assignment{{Name: "task_brief", Value: "ship 1.2"}},
+//		},
+//	}, run.Options{RunDir: run.DefaultRunDir, Services: map[string]patterns.Service{"advance": advance}})
+//
+// Errors: *patterns.UsageError and *patterns.SpecError before anything
+// runs, *UsageError for a request that cannot run as given (a withheld
+// value not given again), *delegation.Error for a run-time error of the
+// spec, *DivergedError when a resume or replay no longer matches its
+// journal, *JournalError when the journal cannot be written.
+package run

@@ -1,0 +1,161 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/patterns"
+)
+
+// runJournal connects one run to its journal.
+type runJournal struct {
+	o      Options
+	req    Request
+	mode   journal.Mode
+	id     string
+	stderr io.Writer
+	cancel context.CancelCauseFunc
+	run    *journal.Run
+}
+
+// JournalError is a journal that cannot be opened or written.
+type JournalError struct{ Err error }
+
+func (e *JournalError) Error() string { return e.Err.Error() }
+func (e *JournalError) Unwrap() error { return e.Err }
+
+// wrap is a patterns.RunOptions.Wrap: it opens the journal (a new one, or
+// the run being resumed or replayed, whose spec must not have changed) and
+// wraps the host's caller, judge and runtime.
+func (j *runJournal) wrap(p *patterns.Prepared) error {
+	if j.o.RunDir == "" {
+		return nil
+	}
+	src := p.Spec.File.Source()
+	opt := journal.Options{Force: j.o.Force, SyncEvery: j.o.SyncEvery, Env: j.o.Environ,
+		OnDiverge: func(err error) { j.cancel(err) }}
+	h, redacted := j.header(src)
+	var err error
+	switch j.mode {
+	case journal.Replaying:
+		opt.SpecDigest = journal.Digest(src)
+		j.run, err = journal.Replay(j.o.RunDir, j.id, opt)
+	case journal.Resuming:
+		opt.SpecDigest = journal.Digest(src)
+		opt.Request = redacted
+		j.run, err = journal.Resume(j.o.RunDir, j.id, opt)
+	default:
+		if err := ensureProseDir(j.o.RunDir); err != nil {
+			return &UsageError{fmt.Errorf("the run directory %s: %w (--no-journal runs without one)", j.o.RunDir, err)}
+		}
+		j.run, err = journal.Create(j.o.RunDir, h, opt)
+	}
+	var ms *journal.MissingSecretsError
+	var pe *fs.PathError
+	switch {
+	case err != nil && j.mode == journal.Live && errors.As(err, &pe) && pe.Op == "mkdir":
+		return &UsageError{fmt.Errorf("the run directory %s cannot be made: %w (--no-journal runs without one)", j.o.RunDir, pe)}
+	case errors.As(err, &ms):
+		return &UsageError{fmt.Errorf("%s %s: %w", j.mode, j.id, err)}
+	case err != nil && j.mode == journal.Live:
+		return &JournalError{fmt.Errorf("%w (--no-journal runs without one)", err)}
+	case err != nil:
+		return &JournalError{fmt.Errorf("%s %s: %w", j.mode, j.id, err)}
+	}
+	if err := j.run.SpecChanged(); err != nil {
+		fmt.Fprintf(j.stderr, "prose: warning: %v\n", err)
+	}
+	// The run id is printed even when quiet: it is what resume needs.
+	fmt.Fprintf(j.stderr, "prose: run %s (%s)\n", j.run.ID(), j.describe())
+	hst := p.Host
+	hst.Caller = j.run.WrapCaller(hst.Caller)
+	hst.Judge = j.run.WrapJudge(hst.Judge)
+	hst.Runtime = j.run.WrapRuntime(hst.Runtime)
+	return nil
+}
+
+// ensureProseDir makes the .prose directory a run directory lives in
+// (.prose/runs), when it does not exist yet, with a .gitignore that keeps
+// it out of the user's repository.
+func ensureProseDir(runDir string) error {
+	parent := filepath.Dir(filepath.Clean(runDir))
+	if filepath.Base(parent) != ".prose" {
+		return nil
+	}
+	if _, err := os.Stat(parent); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(parent, ".gitignore"), []byte("# prose run journals: local to this machine\n*\n"), 0o644)
+}
+
+// header is the journal header of a new run, and the request as the
+// journal keeps it (secrets withheld).
+func (j *runJournal) header(src []byte) (journal.Header, json.RawMessage) {
+	red := journal.NewRedactor(j.o.Environ)
+	h := journal.Header{Spec: j.req.Spec, SpecDigest: journal.Digest(src), Dir: j.req.Dir}
+	if f := j.req.specFile(); f != "" {
+		h.Spec = f
+	}
+	r := j.req.redacted(red, &h)
+	raw, _ := json.Marshal(r)
+	h.Request = raw
+	return h, raw
+}
+
+// describe says how the run uses its journal, for the run id line.
+func (j *runJournal) describe() string {
+	switch j.run.Mode() {
+	case journal.Resuming:
+		return "resuming; journal " + j.run.Path()
+	case journal.Replaying:
+		return "replaying from " + j.run.Path()
+	}
+	return "journal " + j.run.Path()
+}
+
+// DivergedError is a resume or replay stopped because the run no longer
+// matches its journal.
+type DivergedError struct {
+	Mode  journal.Mode
+	RunID string
+	Err   error // a *journal.DivergenceError, or a replay's different outcome
+}
+
+func (e *DivergedError) Error() string {
+	return fmt.Sprintf("%s %s stopped: %v", e.Mode, e.RunID, e.Err)
+}
+func (e *DivergedError) Unwrap() error { return e.Err }
+
+// finish records the outcome (or, for a replay, checks it against the
+// journal), closes the journal and returns the error to report: runErr, a
+// divergence, or a replay mismatch.
+func (j *runJournal) finish(v delegation.Value, runErr error) error {
+	if j.run == nil {
+		return runErr
+	}
+	defer j.run.Close()
+	div := j.run.Err()
+	ferr := j.run.Finish(v, runErr)
+	switch {
+	case div != nil:
+		return &DivergedError{Mode: j.run.Mode(), RunID: j.run.ID(), Err: div}
+	case j.run.Mode() == journal.Replaying && errors.Is(ferr, journal.ErrUnfinished):
+		fmt.Fprintf(j.stderr, "prose: warning: %v\n", ferr)
+	case ferr != nil && runErr == nil:
+		return &JournalError{ferr}
+	case ferr != nil:
+		fmt.Fprintf(j.stderr, "prose: %v\n", ferr)
+	}
+	return runErr
+}

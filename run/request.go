@@ -1,0 +1,272 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/patterns"
+)
+
+// Request is what a run runs: the resolved request, as data. A journal
+// keeps it (secrets withheld) in its header, and Resume and Replay rebuild
+// the run from it, not from a command line.
+type Request struct {
+	// Spec is the spec's path as given: relative to Dir, absolute, or a
+	// std/... name of the embedded library. Messages name it so.
+	Spec string `json:"spec"`
+	// Dir is the directory relative paths in bindings (exec programs,
+	// nested specs) resolve against ("" is the current directory).
+	Dir string `json:"dir,omitempty"`
+	// Bindings are the slots, config and inputs as written (NAME=TEXT).
+	Bindings patterns.Bindings `json:"bindings"`
+	Limits   Limits            `json:"limits"`
+	// Model and BaseURL choose the model (llm slots and natural-language
+	// conditions); empty: from the environment (PROSE_MODEL,
+	// OPENAI_BASE_URL). The API key is never part of a request.
+	Model   string `json:"model,omitempty"`
+	BaseURL string `json:"base_url,omitempty"`
+}
+
+// Limits bound a run.
+type Limits struct {
+	MaxParallel int `json:"max_parallel,omitempty"` // 0: patterns.DefaultMaxParallel
+	MaxSteps    int `json:"max_steps,omitempty"`    // 0: patterns.DefaultMaxSteps
+	// MaxValueBytes is the size ceiling of one value; it feeds
+	// delegation.Host.MaxValueBytes (0: the evaluator's default).
+	MaxValueBytes int64 `json:"max_value_bytes,omitempty"`
+}
+
+// specFile is the spec's file on disk (Spec resolved against Dir), or ""
+// when Spec names no file (a std/... name of the embedded library).
+func (r Request) specFile() string {
+	p := r.Spec
+	if r.Dir != "" && !filepath.IsAbs(p) {
+		p = filepath.Join(r.Dir, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil && fileExists(abs) {
+		return abs
+	}
+	return ""
+}
+
+// redacted is r as a journal keeps it: every value that looks like a
+// secret (by its name or its text) replaced by journal.Redacted, filed in
+// the header's bindings, config and inputs lists and named in Redacted.
+func (r Request) redacted(red *journal.Redactor, h *journal.Header) Request {
+	out := r
+	out.Bindings = patterns.Bindings{}
+	redact := func(kind string, in []patterns.Assignment, dst *[]journal.KV) []patterns.Assignment {
+		var res []patterns.Assignment
+		for _, a := range in {
+			kv := red.KV(a.Name, a.Value)
+			*dst = append(*dst, kv)
+			if kv.Redacted {
+				h.Redacted = append(h.Redacted, kind+" "+a.Name)
+			}
+			res = append(res, patterns.Assignment{Name: a.Name, Value: kv.Value})
+		}
+		return res
+	}
+	out.Bindings.Slots = redact("slot", r.Bindings.Slots, &h.Bindings)
+	out.Bindings.Config = redact("config", r.Bindings.Config, &h.Config)
+	out.Bindings.Inputs = redact("input", r.Bindings.Inputs, &h.Inputs)
+	if r.Bindings.InputJSON != "" {
+		js, withheld := redactInputJSON(red, h, r.Bindings.InputJSON)
+		out.Bindings.InputJSON = js
+		out.Bindings.Inputs = append(out.Bindings.Inputs, withheld...)
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"base-url", &out.BaseURL}, {"model", &out.Model}} {
+		if t, changed := red.Text(*f.v); changed {
+			_ = t
+			*f.v = journal.Redacted
+			h.Redacted = append(h.Redacted, f.name)
+		}
+	}
+	return out
+}
+
+// redactInputJSON is the journaled form of an --input-json value. An input
+// whose name looks secret, or whose value holds a secret-looking key or
+// text, is taken out of the object and journaled as an input NAME whose
+// value is withheld, so that a resume asks for that input again by name;
+// the other inputs stay in the object. Each input is listed in the
+// header's inputs too.
+func redactInputJSON(red *journal.Redactor, h *journal.Header, v string) (string, []patterns.Assignment) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(v), &obj); err != nil || obj == nil {
+		// Not an object (the run refuses it): withhold it whole if it
+		// looks secret.
+		if _, changed := red.Text(v); changed || holdsSecretKey(json.RawMessage(v)) {
+			h.Redacted = append(h.Redacted, "input-json")
+			return journal.Redacted, nil
+		}
+		return v, nil
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	keep := map[string]json.RawMessage{}
+	var withheld []patterns.Assignment
+	for _, k := range keys {
+		text := string(obj[k])
+		var str string
+		if json.Unmarshal(obj[k], &str) == nil {
+			text = str // as --input NAME=TEXT would say it
+		}
+		kv := red.KV(k, text)
+		if !kv.Redacted && holdsSecretKey(obj[k]) {
+			kv = journal.KV{Key: k, Value: journal.Redacted, Redacted: true}
+		}
+		h.Inputs = append(h.Inputs, kv)
+		if kv.Redacted {
+			h.Redacted = append(h.Redacted, "input "+k)
+			withheld = append(withheld, patterns.Assignment{Name: k, Value: journal.Redacted})
+			continue
+		}
+		keep[k] = obj[k]
+	}
+	if len(withheld) == 0 {
+		return v, nil
+	}
+	if len(keep) == 0 {
+		return "", withheld
+	}
+	b, err := json.Marshal(keep)
+	if err != nil {
+		h.Redacted = append(h.Redacted, "input-json")
+		return journal.Redacted, nil
+	}
+	return string(b), withheld
+}
+
+// holdsSecretKey reports whether the JSON value raw has, at any depth, an
+// object key that looks like it names a secret.
+func holdsSecretKey(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if journal.IsSecretName(k) || walk(e) {
+					return true
+				}
+			}
+		case []any:
+			for _, e := range v {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
+
+// Overrides are values given again to a resume or a replay: each slot,
+// config key or input named replaces every journaled value of that name (a
+// list slot is given again whole); InputJSON, Model and BaseURL, when set,
+// replace the journaled ones.
+type Overrides struct {
+	Bindings patterns.Bindings
+	Model    string
+	BaseURL  string
+}
+
+// apply returns r with o's values in place of the journaled ones. Names
+// the run did not set go first, in sorted order, so the same resume
+// journals the same request.
+func (o Overrides) apply(r Request) Request {
+	merge := func(journaled, given []patterns.Assignment) []patterns.Assignment {
+		repl := map[string][]patterns.Assignment{}
+		for _, a := range given {
+			repl[a.Name] = append(repl[a.Name], a)
+		}
+		var out []patterns.Assignment
+		done := map[string]bool{}
+		for _, a := range journaled {
+			if nv, ok := repl[a.Name]; ok {
+				if !done[a.Name] {
+					out = append(out, nv...)
+					done[a.Name] = true
+				}
+				continue
+			}
+			out = append(out, a)
+		}
+		var names []string
+		for n := range repl {
+			if !done[n] {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		var added []patterns.Assignment
+		for _, n := range names {
+			added = append(added, repl[n]...)
+		}
+		return append(added, out...)
+	}
+	r.Bindings.Slots = merge(r.Bindings.Slots, o.Bindings.Slots)
+	r.Bindings.Config = merge(r.Bindings.Config, o.Bindings.Config)
+	r.Bindings.Inputs = merge(r.Bindings.Inputs, o.Bindings.Inputs)
+	if o.Bindings.InputJSON != "" {
+		r.Bindings.InputJSON = o.Bindings.InputJSON
+	}
+	if o.Model != "" {
+		r.Model = o.Model
+	}
+	if o.BaseURL != "" {
+		r.BaseURL = o.BaseURL
+	}
+	return r
+}
+
+// withheld lists the request's values still withheld from the journal
+// ("slot advancer", "input-json", "model").
+func (r Request) withheld() []string {
+	var out []string
+	for _, l := range []struct {
+		kind string
+		as   []patterns.Assignment
+	}{{"slot", r.Bindings.Slots}, {"config", r.Bindings.Config}, {"input", r.Bindings.Inputs}} {
+		for _, a := range l.as {
+			if a.Value == journal.Redacted {
+				out = append(out, l.kind+" "+a.Name)
+			}
+		}
+	}
+	if r.Bindings.InputJSON == journal.Redacted {
+		out = append(out, "input-json")
+	}
+	if r.BaseURL == journal.Redacted {
+		out = append(out, "base-url")
+	}
+	if r.Model == journal.Redacted {
+		out = append(out, "model")
+	}
+	return out
+}
+
+// flagHint is how to give a withheld value again on the command line
+// ("--slot advancer=...").
+func flagHint(name string) string {
+	kind, key, ok := strings.Cut(name, " ")
+	if !ok {
+		return "--" + name + "=..."
+	}
+	return fmt.Sprintf("--%s %s=...", kind, key)
+}

@@ -1,0 +1,248 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/spec"
+)
+
+// DefaultRunDir is where runs are journaled, relative to the working
+// directory, unless Options.RunDir says otherwise.
+const DefaultRunDir = ".prose/runs"
+
+// Options say how to run a Request. The zero value runs without a
+// journal, a trace, progress or a model.
+type Options struct {
+	// RunDir is the directory holding run journals (one subdirectory per
+	// run); "" runs without a journal (it cannot be resumed or replayed).
+	RunDir string
+	// SyncEvery is the journal's group-commit window (see
+	// journal.Options.SyncEvery; 0 fsyncs each record).
+	SyncEvery time.Duration
+	// Trace, when set, receives the run's JSON-lines trace.
+	Trace io.Writer
+	// Stderr, when set, receives what a person running the spec should
+	// see besides the result: the spec's warnings (unless Quiet), the run
+	// id line, warnings about the journal.
+	Stderr io.Writer
+	Quiet  bool
+	// Services are the in-process services a `go:NAME` binding names.
+	Services map[string]patterns.Service
+	// Getenv reads the model configuration (OPENAI_API_KEY,
+	// OPENAI_BASE_URL, PROSE_MODEL, ...) and the environment secrets a
+	// journal withholds; nil: os.Getenv. Environ lists the environment for
+	// the latter (nil: os.Environ).
+	Getenv  func(string) string
+	Environ []string
+	// Recorders receive every event of the run (progress output).
+	Recorders []delegation.Recorder
+	// Runtime runs parallel work and keeps time (nil: the default).
+	Runtime delegation.Runtime
+	// Force lets a resume go on although the spec changed or a call
+	// diverges from the journal (diverging calls run live).
+	Force bool
+	// Overrides are values given again to a resume or a replay.
+	Overrides Overrides
+}
+
+// Result is how a run ended, when it got as far as running.
+type Result struct {
+	Value delegation.Value
+	// RunID and Journal name the run's journal ("" without one).
+	RunID   string
+	Journal string
+	Mode    journal.Mode
+	// Calls is the number of call attempts completed; Answered how many of
+	// them a resume or replay answered from the journal (the rest ran
+	// live).
+	Calls, Answered int
+	// Warnings are the spec's non-error diagnostics.
+	Warnings diag.List
+	// Totals count the run's calls and judgments.
+	Totals patterns.Totals
+	// ModelUsage is the run's model usage, nil when no model was asked.
+	ModelUsage any
+}
+
+// UsageError is a request that cannot run as given: a value withheld from
+// the journal and not given again, a bad option. Bad bindings and invalid
+// specs are patterns.UsageError and patterns.SpecError.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Run runs req: loads the spec, binds it, journals it under
+// Options.RunDir (a new run id), and returns its result. The error is the
+// run's (a *delegation.Error for a run-time error, *patterns.UsageError or
+// *patterns.SpecError before it started) or the journal's. The Result is
+// non-nil once the spec is bound, also when the run failed.
+func Run(ctx context.Context, req Request, o Options) (*Result, error) {
+	if req.Dir == "" {
+		if wd, err := os.Getwd(); err == nil {
+			req.Dir = wd
+		}
+	}
+	return execute(ctx, req, o, journal.Live, "")
+}
+
+// Resume continues the journaled run id under o.RunDir: it rebuilds the
+// run from the journaled request (with o.Overrides in place of the values
+// given again), answers every call the journal holds from it, and runs the
+// rest live, appending to the same journal.
+func Resume(ctx context.Context, id string, o Options) (*Result, error) {
+	return rerun(ctx, id, o, journal.Resuming)
+}
+
+// Replay re-runs the journaled run id under o.RunDir from its journal
+// alone: no service and no model is called, nothing is written, and a
+// result or error different from the journaled one is reported.
+func Replay(ctx context.Context, id string, o Options) (*Result, error) {
+	return rerun(ctx, id, o, journal.Replaying)
+}
+
+func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Result, error) {
+	if o.RunDir == "" {
+		return nil, &UsageError{fmt.Errorf("%s: no run directory", mode)}
+	}
+	l, err := journal.ReadFile(filepath.Join(o.RunDir, id, journal.FileName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &UsageError{fmt.Errorf("%s: no run %q in %s (see 'prose runs')", mode, id, o.RunDir)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", mode, err)
+	}
+	raw := l.Request()
+	if raw == nil {
+		return nil, fmt.Errorf("%s %s: the journal holds no request to re-run (written by a prose before journal format 2)", mode, id)
+	}
+	var req Request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, fmt.Errorf("%s %s: the journaled request: %w", mode, id, err)
+	}
+	req = o.Overrides.apply(req)
+	if mode == journal.Replaying {
+		// A replay asks no model: a withheld model or URL is not needed.
+		if req.Model == journal.Redacted {
+			req.Model = ""
+		}
+		if req.BaseURL == journal.Redacted {
+			req.BaseURL = ""
+		}
+	}
+	missing := req.withheld()
+	if len(missing) > 0 && mode == journal.Resuming {
+		return nil, &UsageError{fmt.Errorf("resume %s: %s not journaled because it looked like a secret; pass it again, e.g. prose resume %s %s",
+			id, strings.Join(missing, ", "), id, flagHint(missing[0]))}
+	}
+	if sp := l.Header.Spec; filepath.IsAbs(sp) && req.specFile() == "" {
+		if _, err := os.Stat(sp); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", mode, id, &journal.SpecChangedError{Spec: sp, Unreadable: err})
+		}
+	}
+	res, err := execute(ctx, req, o, mode, id)
+	if err != nil && mode == journal.Replaying && len(missing) > 0 {
+		err = fmt.Errorf("%w; %s not journaled because it looked like a secret, and a call that used it differs until it is given again, e.g. prose replay %s %s",
+			err, strings.Join(missing, ", "), id, flagHint(missing[0]))
+	}
+	return res, err
+}
+
+// execute prepares, journals and runs req.
+func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id string) (*Result, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	mods, err := newModels(getenv, req)
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	env := &patterns.Env{Dir: req.Dir, Services: o.Services, Nested: patterns.NestedSpecWith(loaderIn(req.Dir))}
+	opts := patterns.RunOptions{
+		Path: req.Spec, Load: loaderIn(req.Dir), Bindings: req.Bindings, Env: env,
+		MaxParallel: req.Limits.MaxParallel, MaxSteps: req.Limits.MaxSteps,
+		Trace: o.Trace, Recorders: o.Recorders, Runtime: o.Runtime,
+	}
+	mods.apply(&opts)
+	red := journal.NewRedactor(o.Environ)
+	opts.Redact = func(line string) string { out, _ := red.Text(line); return out }
+	if mode == journal.Replaying {
+		opts.ModelJudge, opts.ModelJudgeFor = replayModel{}, nil
+		env.LLM = func(b *patterns.SlotBinding) (patterns.Service, error) {
+			return &patterns.FuncService{Name: b.Name, Fn: replayModel{}.Call}, nil
+		}
+	}
+	stderr := o.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	jr := &runJournal{o: o, req: req, mode: mode, id: id, stderr: stderr, cancel: cancel}
+	res := &Result{Mode: mode}
+	var prepared *patterns.Prepared
+	opts.Wrap = func(p *patterns.Prepared) error {
+		prepared = p
+		res.Warnings = p.Warnings
+		if !o.Quiet {
+			fmt.Fprint(stderr, p.Warnings.String())
+		}
+		return jr.wrap(p)
+	}
+	v, runErr := patterns.Run(ctx, opts)
+	res.Value = v
+	runErr = jr.finish(v, runErr)
+	if jr.run != nil {
+		res.RunID, res.Journal = jr.run.ID(), jr.run.Path()
+		res.Calls, res.Answered = jr.run.Calls(), jr.run.Answered()
+	}
+	if prepared == nil {
+		return nil, runErr
+	}
+	if prepared.Trace != nil {
+		res.Totals = prepared.Trace.Totals()
+	}
+	if u, ok := mods.usage(res.Totals.DecidedJudgments); ok {
+		res.ModelUsage = u
+	}
+	return res, runErr
+}
+
+// loaderIn loads specs named by relative paths from dir (named as given,
+// so messages read as in the directory the run started in).
+func loaderIn(dir string) func(string) (*spec.Spec, diag.List, error) {
+	wd, _ := os.Getwd()
+	return func(path string) (*spec.Spec, diag.List, error) {
+		if dir == "" || dir == wd || filepath.IsAbs(path) {
+			return patterns.LoadSpec(path)
+		}
+		p := filepath.Join(dir, path)
+		if !fileExists(p) {
+			return patterns.LoadSpec(path)
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		sp, diags := spec.Parse(path, src)
+		return sp, diags, nil
+	}
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
+}
