@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -24,7 +26,7 @@ type Request struct {
 	// Bindings are the slots, config and inputs as written.
 	Bindings patterns.Bindings `json:"bindings"`
 	// Dir is the working directory of exec programs on the worker ("": the
-	// worker's own).
+	// worker's own), as run.Request.Dir is for a local run.
 	Dir         string `json:"dir,omitempty"`
 	MaxParallel int    `json:"max_parallel,omitempty"`
 	MaxSteps    int    `json:"max_steps,omitempty"`
@@ -47,8 +49,10 @@ func digestOf(text string) string {
 
 // ResolveOptions says what to resolve.
 type ResolveOptions struct {
-	Path        string
-	Bindings    patterns.Bindings
+	Path     string
+	Bindings patterns.Bindings
+	// Dir is where relative spec paths are read from here and where
+	// programs run on the workers ("": each one's working directory).
 	Dir         string
 	MaxParallel int
 	MaxSteps    int
@@ -69,6 +73,16 @@ func Resolve(o ResolveOptions) (Request, error) {
 	load := o.Load
 	if load == nil {
 		load = patterns.LoadSpec
+	}
+	if dir, base := o.Dir, load; dir != "" {
+		// relative spec paths are read from Dir (std/... names not on
+		// disk there fall back to the library)
+		load = func(path string) (*spec.Spec, diag.List, error) {
+			if p := filepath.Join(dir, path); !filepath.IsAbs(path) && fileExists(p) {
+				return base(p)
+			}
+			return base(path)
+		}
 	}
 	req := Request{
 		Spec: o.Path, Sources: map[string]Source{}, Bindings: o.Bindings, Dir: o.Dir,
@@ -97,6 +111,11 @@ func Resolve(o ResolveOptions) (Request, error) {
 		return Request{}, err
 	}
 	return req, nil
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
 }
 
 // loader reads specs from the Request, never from disk, checking each

@@ -108,11 +108,11 @@ func newRunCmd(s streams) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				opts, err := o.runOptions(args[0])
+				req, err := o.request(args[0])
 				if err != nil {
 					return err
 				}
-				return runTemporal(cmd, s, tf, opts, o.model, o.quiet)
+				return runTemporal(cmd, s, tf, req, o.quiet)
 			}
 			return runRun(cmd, s, o, args[0])
 		},

@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
 )
 
@@ -63,7 +63,7 @@ func (t *temporalFlags) on(cmd *cobra.Command) (bool, error) {
 // here (so that a bad spec or binding exits 2 before anything starts),
 // starts the workflow and, unless detached, waits for its result. Ctrl-C
 // while waiting cancels the run.
-func runTemporal(cmd *cobra.Command, s streams, t *temporalFlags, opts patterns.RunOptions, model string, quiet bool) error {
+func runTemporal(cmd *cobra.Command, s streams, t *temporalFlags, r run.Request, quiet bool) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
@@ -72,12 +72,14 @@ func runTemporal(cmd *cobra.Command, s streams, t *temporalFlags, opts patterns.
 	if conn.Address == "" {
 		return usageErrorf("--engine temporal needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
 	}
+	model := r.Model
 	if model == "" {
 		model = os.Getenv("PROSE_MODEL")
 	}
 	req, err := temporal.Resolve(temporal.ResolveOptions{
-		Path: opts.Path, Bindings: opts.Bindings, MaxParallel: opts.MaxParallel, MaxSteps: opts.MaxSteps,
-		Model: model, HaveModel: model != "",
+		Path: r.Spec, Dir: r.Dir, Bindings: r.Bindings,
+		MaxParallel: r.Limits.MaxParallel, MaxSteps: r.Limits.MaxSteps,
+		Model: r.Model, HaveModel: model != "",
 	})
 	if err != nil {
 		return runError(ctx, s.err, err, nil)
