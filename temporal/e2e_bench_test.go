@@ -83,86 +83,112 @@ func checkRatchet(tb testing.TB, v delegation.Value, steps int) {
 	}
 }
 
-// BenchmarkE2EFleet starts 50 ten-step ratchets at once against one
-// worker (at most 50 calls at a time) and reports runs per second and the
-// time the engine adds between consecutive calls of a run, p50 and p99,
-// beside the same 50 runs on the local engine at once.
-//
-//	PROSE_TEMPORAL_TEST_ADDRESS=... PROSE_TEMPORAL_TEST_NAMESPACE=... \
-//	  go test ./temporal/ -run '^$' -bench E2EFleet -benchtime 1x
-func BenchmarkE2EFleet(b *testing.B) {
-	const steps = 10
-	conn := e2eConn(b, uniqueQueue(b))
-	cl := dialTest(b, conn)
+// fleetFigures are what one fleet round measured.
+type fleetFigures struct {
+	remote, local         time.Duration // wall time of all runs
+	remoteGaps, localGaps []time.Duration
+}
+
+// fleet starts concurrentRuns ratchets of steps proposals at once against
+// one worker (at most concurrentRuns calls at a time), waits for all and
+// checks every result; then runs the same on the local engine, all at
+// once in this process.
+func fleet(tb testing.TB, steps int) fleetFigures {
+	conn := e2eConn(tb, uniqueQueue(tb))
+	cl := dialTest(tb, conn)
 	w := NewWorker(cl, conn, &Activities{}, WorkerOptions{MaxConcurrentCalls: concurrentRuns})
 	if err := w.Start(); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer w.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	var remoteGaps, localGaps []time.Duration
-	var remoteTime, localTime time.Duration
-	for n := 0; n < b.N; n++ {
-		dir := b.TempDir()
-		// Temporal: start all, then wait for all.
-		start := time.Now()
-		ids := make([]string, concurrentRuns)
-		logs := make([]string, concurrentRuns)
-		for i := range ids {
-			logs[i] = filepath.Join(dir, fmt.Sprintf("t%d.log", i))
-			o, _ := ratchetRequest(b, steps, logs[i])
-			req, err := Resolve(o)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if ids[i], err = Start(ctx, cl, conn, "", req); err != nil {
-				b.Fatal(err)
-			}
+	var f fleetFigures
+	dir := tb.TempDir()
+	start := time.Now()
+	ids := make([]string, concurrentRuns)
+	logs := make([]string, concurrentRuns)
+	for i := range ids {
+		logs[i] = filepath.Join(dir, fmt.Sprintf("t%d.log", i))
+		o, _ := ratchetRequest(tb, steps, logs[i])
+		req, err := Resolve(o)
+		if err != nil {
+			tb.Fatal(err)
 		}
-		for _, id := range ids {
-			v, err := Wait(ctx, cl, id)
-			if err != nil {
-				b.Fatal(err)
-			}
-			checkRatchet(b, v, steps)
-		}
-		remoteTime += time.Since(start)
-		for _, l := range logs {
-			remoteGaps = append(remoteGaps, gaps(b, l)...)
-		}
-		// Local: the same runs in this process, all at once.
-		start = time.Now()
-		var wg sync.WaitGroup
-		errs := make([]error, concurrentRuns)
-		vals := make([]delegation.Value, concurrentRuns)
-		for i := 0; i < concurrentRuns; i++ {
-			logs[i] = filepath.Join(dir, fmt.Sprintf("l%d.log", i))
-			_, bind := ratchetRequest(b, steps, logs[i])
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				vals[i], errs[i] = patterns.Run(ctx, patterns.RunOptions{Path: "std/patterns/ratchet.prose.md", Bindings: bind})
-			}(i)
-		}
-		wg.Wait()
-		localTime += time.Since(start)
-		for i := range errs {
-			if errs[i] != nil {
-				b.Fatal(errs[i])
-			}
-			checkRatchet(b, vals[i], steps)
-			localGaps = append(localGaps, gaps(b, logs[i])...)
+		if ids[i], err = Start(ctx, cl, conn, "", req); err != nil {
+			tb.Fatal(err)
 		}
 	}
+	for _, id := range ids {
+		v, err := Wait(ctx, cl, id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		checkRatchet(tb, v, steps)
+	}
+	f.remote = time.Since(start)
+	for _, l := range logs {
+		if n := countLines(tb, l, "done "); n != 2*steps {
+			tb.Fatalf("%s: %d calls completed, want %d", l, n, 2*steps)
+		}
+		f.remoteGaps = append(f.remoteGaps, gaps(tb, l)...)
+	}
+	start = time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, concurrentRuns)
+	vals := make([]delegation.Value, concurrentRuns)
+	for i := 0; i < concurrentRuns; i++ {
+		logs[i] = filepath.Join(dir, fmt.Sprintf("l%d.log", i))
+		_, bind := ratchetRequest(tb, steps, logs[i])
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			vals[i], errs[i] = patterns.Run(ctx, patterns.RunOptions{Path: "std/patterns/ratchet.prose.md", Bindings: bind})
+		}(i)
+	}
+	wg.Wait()
+	f.local = time.Since(start)
+	for i := range errs {
+		if errs[i] != nil {
+			tb.Fatal(errs[i])
+		}
+		checkRatchet(tb, vals[i], steps)
+		f.localGaps = append(f.localGaps, gaps(tb, logs[i])...)
+	}
+	return f
+}
+
+// TestE2EFiftyRuns: fifty runs at once against one worker all finish with
+// their own, correct results.
+func TestE2EFiftyRuns(t *testing.T) {
+	fleet(t, 5)
+}
+
+// BenchmarkE2EFleet reports, for 50 ten-step ratchets started at once
+// against one worker, runs per second and the time the engine adds
+// between consecutive calls of a run (p50, p99), beside the same 50 runs
+// on the local engine at once.
+//
+//	PROSE_TEMPORAL_TEST_ADDRESS=... PROSE_TEMPORAL_TEST_NAMESPACE=... \
+//	  go test ./temporal/ -run '^$' -bench E2EFleet -benchtime 3x
+func BenchmarkE2EFleet(b *testing.B) {
+	const steps = 10
+	var all fleetFigures
+	for n := 0; n < b.N; n++ {
+		f := fleet(b, steps)
+		all.remote += f.remote
+		all.local += f.local
+		all.remoteGaps = append(all.remoteGaps, f.remoteGaps...)
+		all.localGaps = append(all.localGaps, f.localGaps...)
+	}
 	runs := float64(b.N * concurrentRuns)
-	b.ReportMetric(runs/remoteTime.Seconds(), "runs/s")
-	b.ReportMetric(runs/localTime.Seconds(), "local-runs/s")
+	b.ReportMetric(runs/all.remote.Seconds(), "runs/s")
+	b.ReportMetric(runs/all.local.Seconds(), "local-runs/s")
 	for _, p := range []struct {
 		name string
 		q    float64
 	}{{"p50", 0.50}, {"p99", 0.99}} {
-		r, l := percentile(remoteGaps, p.q), percentile(localGaps, p.q)
+		r, l := percentile(all.remoteGaps, p.q), percentile(all.localGaps, p.q)
 		b.ReportMetric(float64(r.Microseconds())/1000, p.name+"-ms/call")
 		b.ReportMetric(float64(l.Microseconds())/1000, "local-"+p.name+"-ms/call")
 		b.ReportMetric(float64((r-l).Microseconds())/1000, "added-"+p.name+"-ms/call")
