@@ -1,12 +1,15 @@
 package temporal
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	tsdk "go.temporal.io/sdk/temporal"
 
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/patterns"
 )
 
@@ -42,5 +45,45 @@ func TestMissingProgramFailsTheRun(t *testing.T) {
 		if !app.NonRetryable() {
 			t.Errorf("%s: the failure is retryable", prog)
 		}
+	}
+}
+
+// countingJudge counts the judgments that reach it.
+type countingJudge struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return containsJudge{}.Judge(ctx, j)
+}
+
+// The model's verdicts are cached in the workflow's state: a condition
+// asked again with the same values is answered without an activity, also
+// across loop iterations.
+func TestModelVerdictsCachedInTheWorkflow(t *testing.T) {
+	svc := svcPath(t)
+	c := engineCase{name: "cache", pattern: "retry-with-learning",
+		slots: func(svc string) []string {
+			return []string{"target=" + binding(svc, "target", `"EMPTY"`, `"EMPTY"`, `"rows"`)}
+		},
+		config: []string{"failure_criteria=contains EMPTY", "max_retries=5"}, inputs: []string{"task_brief=fetch"}}
+	local := &countingJudge{}
+	c.judge = local
+	lo := runLocal(t, &c, svc)
+	remote := &countingJudge{}
+	c.judge = remote
+	ro := runWorkflow(t, &c, svc)
+	if lo.result != ro.result || lo.err != ro.err {
+		t.Fatalf("local %q %s, temporal %q %s", lo.err, lo.result, ro.err, ro.result)
+	}
+	if local.n != 3 {
+		t.Fatalf("the local run asked the judge %d times, want 3 (EMPTY, EMPTY, rows)", local.n)
+	}
+	if remote.n != 2 {
+		t.Errorf("the workflow asked the judge %d times, want 2 (the second EMPTY from its cache)", remote.n)
 	}
 }
