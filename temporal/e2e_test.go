@@ -16,6 +16,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/spec"
 )
 
 // The end-to-end tests need a Temporal server: .ci/run starts the one of
@@ -60,22 +61,21 @@ func uniqueQueue(t testing.TB) string {
 func TestE2EStdSameAsLocal(t *testing.T) {
 	conn := e2eConn(t, uniqueQueue(t))
 	cl := dialTest(t, conn)
-	w := NewWorker(cl, conn, &Activities{}, WorkerOptions{})
+	// The worker's model judge is the tests' own (see containsJudge).
+	judge := &Activities{ModelJudgeFor: func(*spec.Spec) delegation.Judge { return containsJudge{} }}
+	w := NewWorker(cl, conn, judge, WorkerOptions{})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer w.Stop()
+	t.Cleanup(w.Stop)
 	svc := svcPath(t)
 	record := os.Getenv(envRecord)
 	for _, c := range stdCases() {
-		if c.judge != nil {
-			continue // the model judge of the tests lives in the in-memory tests
-		}
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			local := runLocal(t, &c, svc)
 			log := filepath.Join(t.TempDir(), "temporal.log")
-			req, err := Resolve(ResolveOptions{Path: patternPath(c.pattern), Bindings: c.bindings(t, svc, log)})
+			req, err := Resolve(ResolveOptions{Path: patternPath(c.pattern), Bindings: c.bindings(t, svc, log), HaveModel: c.judge != nil})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +252,7 @@ func TestE2ECancelStopsTheProgram(t *testing.T) {
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer w.Stop()
+	t.Cleanup(w.Stop)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	req := guardRequest(t, "exec:echo $$ > "+shq(pidFile)+"; exec sleep 300", "exec:echo '\"ran\"'")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
