@@ -77,9 +77,9 @@ func checkRatchet(tb testing.TB, v delegation.Value, steps int) {
 	if res == nil {
 		tb.Fatalf("result %s is not an object", delegation.Text(v))
 	}
-	prog, _ := res.Get("certified_progress")
+	prog, _ := res.Get("result")
 	if l, _ := prog.(*delegation.List); l == nil || l.Len() != steps {
-		tb.Fatalf("certified_progress = %s, want %d steps", delegation.Text(prog), steps)
+		tb.Fatalf("result (certified progress) = %s, want %d steps", delegation.Text(prog), steps)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -135,6 +136,7 @@ func TestE2EKilledWorker(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	killNanos := time.Now().UnixNano()
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -148,10 +150,10 @@ func TestE2EKilledWorker(t *testing.T) {
 		t.Fatalf("the run did not finish on the second worker: %v", err)
 	}
 	res, _ := v.(*delegation.Object)
-	prog, _ := res.Get("certified_progress")
+	prog, _ := res.Get("result")
 	steps, _ := prog.(*delegation.List)
 	if steps == nil || steps.Len() != 20 {
-		t.Fatalf("certified_progress = %s, want 20 steps", delegation.Text(prog))
+		t.Fatalf("result (certified progress) = %s, want 20 steps", delegation.Text(prog))
 	}
 	for i := 0; i < steps.Len(); i++ {
 		s, _ := steps.Index(i)
@@ -159,24 +161,85 @@ func TestE2EKilledWorker(t *testing.T) {
 			t.Errorf("step %d is %q", i+1, s)
 		}
 	}
-	// Each call (id and attempt) completed exactly once.
-	done := map[string]int{}
+	// The history says which worker completed each call. A call whose
+	// completion is recorded never ran again: its services logged one
+	// start and one end. Only the call in flight at the kill may have run
+	// twice (its program may even have finished, unreported).
+	starts, ends := map[string]int{}, map[string]int{}
 	for _, l := range readLines(t, log) {
-		if f := strings.Fields(l); len(f) >= 4 && f[0] == "done" {
-			done[f[1]+" "+f[2]+" "+f[3]]++
+		if f := strings.Fields(l); len(f) >= 4 {
+			key := f[2]
+			if f[3] != "1" {
+				key += "#" + f[3]
+			}
+			if f[0] == "start" {
+				starts[key]++
+			} else {
+				ends[key]++
+			}
 		}
 	}
-	if len(done) != 40 {
-		t.Errorf("%d distinct calls completed, want 40 (20 proposals, 20 certifications)", len(done))
+	byWorker := completedBy(t, cl, id)
+	if len(byWorker) != 2 {
+		t.Errorf("calls were completed by %d workers, want 2: %v", len(byWorker), byWorker)
 	}
-	for k, n := range done {
-		if n != 1 {
-			t.Errorf("call %s completed %d times", k, n)
+	completed, again := 0, 0
+	firstID := strconv.Itoa(first.Process.Pid) + "@"
+	for who, ids := range byWorker {
+		for _, aid := range ids {
+			completed++
+			switch {
+			case starts[aid] == 1 && ends[aid] == 1:
+			case starts[aid] == 2 && !strings.HasPrefix(who, firstID):
+				// in flight at the kill, completed by the second worker
+			default:
+				t.Errorf("call %s, completed by %s, ran %d times (%d ended)", aid, who, starts[aid], ends[aid])
+			}
 		}
+	}
+	if completed != 40 {
+		t.Errorf("%d calls completed, want 40 (20 proposals, 20 certifications)", completed)
+	}
+	for aid, n := range starts {
+		if n > 1 {
+			again++
+			if n > 2 {
+				t.Errorf("call %s started %d times", aid, n)
+			}
+		}
+	}
+	if again > 1 {
+		t.Errorf("%d calls ran twice; only the one in flight at the kill may", again)
+	}
+	if t.Failed() {
+		t.Logf("killed at %d; the services' log:\n%s", killNanos, strings.Join(readLines(t, log), "\n"))
 	}
 	if killedAt >= countLines(t, log, "done ") {
 		t.Errorf("the second worker ran no call (%d before the kill)", killedAt)
 	}
+}
+
+// completedBy maps each worker identity to the activity ids whose
+// completion it reported, from the run's history.
+func completedBy(t testing.TB, cl client.Client, id string) map[string][]string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	scheduled := map[int64]string{}
+	out := map[string][]string{}
+	it := cl.GetWorkflowHistory(ctx, id, "", false, 0)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+			scheduled[ev.GetEventId()] = a.GetActivityId()
+		}
+		if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
+			out[a.GetIdentity()] = append(out[a.GetIdentity()], scheduled[a.GetScheduledEventId()])
+		}
+	}
+	return out
 }
 
 func buildProse(t testing.TB) string {
