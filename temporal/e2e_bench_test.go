@@ -89,11 +89,11 @@ type fleetFigures struct {
 	remoteGaps, localGaps []time.Duration
 }
 
-// fleet starts concurrentRuns ratchets of steps proposals at once against
-// one worker (at most concurrentRuns calls at a time), waits for all and
+// fleet starts runs ratchets of steps proposals at once against one
+// worker (at most concurrentRuns calls at a time), waits for all and
 // checks every result; then runs the same on the local engine, all at
 // once in this process.
-func fleet(tb testing.TB, steps int) fleetFigures {
+func fleet(tb testing.TB, runs, steps int) fleetFigures {
 	conn := e2eConn(tb, uniqueQueue(tb))
 	cl := dialTest(tb, conn)
 	w := NewWorker(cl, conn, &Activities{}, WorkerOptions{MaxConcurrentCalls: concurrentRuns})
@@ -106,8 +106,8 @@ func fleet(tb testing.TB, steps int) fleetFigures {
 	var f fleetFigures
 	dir := tb.TempDir()
 	start := time.Now()
-	ids := make([]string, concurrentRuns)
-	logs := make([]string, concurrentRuns)
+	ids := make([]string, runs)
+	logs := make([]string, runs)
 	for i := range ids {
 		logs[i] = filepath.Join(dir, fmt.Sprintf("t%d.log", i))
 		o, _ := ratchetRequest(tb, steps, logs[i])
@@ -135,9 +135,9 @@ func fleet(tb testing.TB, steps int) fleetFigures {
 	}
 	start = time.Now()
 	var wg sync.WaitGroup
-	errs := make([]error, concurrentRuns)
-	vals := make([]delegation.Value, concurrentRuns)
-	for i := 0; i < concurrentRuns; i++ {
+	errs := make([]error, runs)
+	vals := make([]delegation.Value, runs)
+	for i := 0; i < runs; i++ {
 		logs[i] = filepath.Join(dir, fmt.Sprintf("l%d.log", i))
 		_, bind := ratchetRequest(tb, steps, logs[i])
 		wg.Add(1)
@@ -161,7 +161,7 @@ func fleet(tb testing.TB, steps int) fleetFigures {
 // TestE2EFiftyRuns: fifty runs at once against one worker all finish with
 // their own, correct results.
 func TestE2EFiftyRuns(t *testing.T) {
-	fleet(t, 5)
+	fleet(t, concurrentRuns, 5)
 }
 
 // BenchmarkE2EFleet reports, for 50 ten-step ratchets started at once
@@ -175,13 +175,35 @@ func BenchmarkE2EFleet(b *testing.B) {
 	const steps = 10
 	var all fleetFigures
 	for n := 0; n < b.N; n++ {
-		f := fleet(b, steps)
+		f := fleet(b, concurrentRuns, steps)
 		all.remote += f.remote
 		all.local += f.local
 		all.remoteGaps = append(all.remoteGaps, f.remoteGaps...)
 		all.localGaps = append(all.localGaps, f.localGaps...)
 	}
-	runs := float64(b.N * concurrentRuns)
+	report(b, all, b.N*concurrentRuns)
+}
+
+// BenchmarkE2ECallLatency runs one twenty-step ratchet at a time, on
+// Temporal and locally, and reports the engine's time between consecutive
+// calls (p50, p99) without the contention of the fleet benchmark.
+//
+//	PROSE_TEMPORAL_TEST_ADDRESS=... PROSE_TEMPORAL_TEST_NAMESPACE=... \
+//	  go test ./temporal/ -run '^$' -bench E2ECallLatency -benchtime 10x
+func BenchmarkE2ECallLatency(b *testing.B) {
+	var all fleetFigures
+	for n := 0; n < b.N; n++ {
+		f := fleet(b, 1, 20)
+		all.remote += f.remote
+		all.local += f.local
+		all.remoteGaps = append(all.remoteGaps, f.remoteGaps...)
+		all.localGaps = append(all.localGaps, f.localGaps...)
+	}
+	report(b, all, b.N)
+}
+
+func report(b *testing.B, all fleetFigures, n int) {
+	runs := float64(n)
 	b.ReportMetric(runs/all.remote.Seconds(), "runs/s")
 	b.ReportMetric(runs/all.local.Seconds(), "local-runs/s")
 	for _, p := range []struct {
