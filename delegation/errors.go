@@ -96,6 +96,12 @@ func (e *Error) Object() *Object {
 	if e.Kind == KindThrow {
 		o.Set("value", e.Value)
 	}
+	// A service failing with a named error (a render's declared error)
+	// gives its name as `error`.
+	var named interface{ ErrorName() string }
+	if errors.As(e.Err, &named) {
+		o.Set("error", named.ErrorName())
+	}
 	return o
 }
 

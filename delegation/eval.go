@@ -48,7 +48,7 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	}
 	sc := newScope(nil)
 	for k, v := range globals {
-		c, err := clone(normalize(v))
+		c, err := cloneWithin(ctx, host.MaxValueBytes, normalize(v))
 		if err != nil {
 			return nil, &Error{Kind: KindRuntime, Msg: fmt.Sprintf("the value of %s: %v", k, err)}
 		}
@@ -246,6 +246,9 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 		if s.Value != nil {
 			var err error
 			if v, err = f.eval(s.Value); err != nil {
+				return ctrlNone, nil, false, err
+			}
+			if err := f.checkSize(s.Pos(), v, "the returned value"); err != nil {
 				return ctrlNone, nil, false, err
 			}
 		}

@@ -43,7 +43,7 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 	for n < p.attempts && !timedOut {
 		n++
 		if n > 1 && p.backoff != nil {
-			if err := f.in.host.Runtime.Sleep(f.ctx, p.backoff.delay(f.in.host.Runtime, p.id, n-1)); err != nil || f.ctx.Err() != nil {
+			if err := f.pause(p.id, p.backoff.delay(f.in.host.Runtime, p.id, n-1)); err != nil || f.ctx.Err() != nil {
 				return nil, f.canceled(x.Call)
 			}
 		}
@@ -63,11 +63,24 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 	return nil, f.callFailed(x, p, n, last, timedOut)
 }
 
+// pause waits out a backoff of d before another attempt of call id.
+func (f *frame) pause(id string, d time.Duration) error {
+	if p, ok := f.in.host.Runtime.(Pauser); ok {
+		return p.Pause(f.ctx, id, d)
+	}
+	return f.in.host.Runtime.Sleep(f.ctx, d)
+}
+
 // attempt performs attempt n and records its start and end.
 func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
 	rt := f.in.host.Runtime
 	pos := f.position(x.Call)
 	req := &CallRequest{ID: p.id, Service: p.svc, Args: p.args, Attempt: n, Pos: pos, Timeout: p.timeout, Host: &f.in.host}
+	if f.in.host.Recorder != nil {
+		req.Exchanged = func(x Exchange) {
+			f.record(&Event{Kind: "call.model", ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Exchange: &x})
+		}
+	}
 	start := rt.Now()
 	f.record(&Event{Kind: "call.start", Time: start, ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Args: p.args})
 	ctx, cancel := f.ctx, context.CancelFunc(func() {})
@@ -143,11 +156,9 @@ func (f *frame) planCall(x *syntax.CallExpr) (*callPlan, error) {
 	}
 	// A service sees its arguments as they were when the call started,
 	// even if a list passed in grows afterwards.
-	snap, err := clone(args)
-	if err != nil {
-		return nil, f.errorf(x.Call, KindRuntime, "the arguments of the call: %v", err)
+	if p.args, err = f.snapshotArgs(x.Call, args); err != nil {
+		return nil, err
 	}
-	p.args = snap.(*Object)
 	if x.Retries != nil {
 		r, err := f.count(x.Retries, "retries", false)
 		if err != nil {

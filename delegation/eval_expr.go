@@ -1,10 +1,10 @@
 package delegation
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -109,7 +109,7 @@ func member(v Value, name string) Value {
 		}
 	case string:
 		if name == "length" {
-			return int64(utf8.RuneCountInString(v))
+			return stringLength(v)
 		}
 	}
 	return nil
@@ -247,32 +247,69 @@ func (f *frame) evalBinary(x *syntax.BinaryExpr) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch x.Op {
+	case syntax.EQ, syntax.NE:
+		m := f.meter()
+		eq, err := equal(m, a, b, 0)
+		units := m.units
+		m.release()
+		if err != nil {
+			return nil, f.walkError(x.OpPos, "cannot compare", err)
+		}
+		if err := f.charge(x.OpPos, units, workNote); err != nil {
+			return nil, err
+		}
+		return eq == (x.Op == syntax.EQ), nil
+	case syntax.PLUS:
+		if v, ok, err := f.join(x.OpPos, a, b); ok || err != nil {
+			return v, err
+		}
+	}
 	v, msg := binary(x.Op, a, b)
 	if msg != "" {
 		return nil, f.errorf(x.OpPos, KindRuntime, "%s", msg)
 	}
-	if l, ok := v.(*List); ok && x.Op == syntax.PLUS {
-		if err := f.chargeCopy(x.OpPos, l.Len()); err != nil {
-			return nil, err
-		}
-	}
 	return v, nil
 }
 
-// copyStep is how many list elements a `+` may copy per step of the
-// budget. Growing a list with `xs = xs + [x]` in a loop copies it again
-// each time; charging the copies keeps such a loop from running for
-// minutes inside the budget.
-const copyStep = 1024
-
-func (f *frame) chargeCopy(pos diag.Pos, n int) error {
-	if n < copyStep {
-		return nil
+// join is `+` of strings or lists at pos, within the size ceiling and
+// charged for the bytes or elements it copies; ok is false for other
+// operands.
+func (f *frame) join(pos diag.Pos, a, b Value) (v Value, ok bool, err error) {
+	_, sa := a.(string)
+	_, sb := b.(string)
+	if sa || sb {
+		ta, err := f.text(pos, a)
+		if err != nil {
+			return nil, true, err
+		}
+		tb, err := f.text(pos, b)
+		if err != nil {
+			return nil, true, err
+		}
+		n := int64(len(ta)) + int64(len(tb))
+		if n+2 > f.maxBytes() {
+			return nil, true, f.errorf(pos, KindLimit, "the joined string (%s) would pass the value size ceiling of %s (Host.MaxValueBytes)", byteSize(n), byteSize(f.maxBytes()))
+		}
+		if err := f.charge(pos, stringUnits(int(n)), fmt.Sprintf("each + of strings counts a step per %s it copies", byteSize(unitsPerStep*bytesPerUnit))); err != nil {
+			return nil, true, err
+		}
+		return ta + tb, true, nil
 	}
-	if t := f.in.steps.Add(int64(n / copyStep)); t > int64(f.in.host.MaxSteps) {
-		return f.errorf(pos, KindLimit, "step budget of %d statements exceeded (each + of lists counts a step per %d elements it copies: append grows a list in place)", f.in.host.MaxSteps, copyStep)
+	la, ok := a.(*List)
+	lb, ok2 := b.(*List)
+	if !ok || !ok2 {
+		return nil, false, nil
 	}
-	return nil
+	ea, eb := la.Elems(), lb.Elems()
+	n := int64(len(ea)) + int64(len(eb))
+	if 2*n+1 > f.maxBytes() {
+		return nil, true, f.errorf(pos, KindLimit, "the joined list (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", n, byteSize(f.maxBytes()))
+	}
+	if err := f.charge(pos, n, fmt.Sprintf("each + of lists counts a step per %d elements it copies: append grows a list in place", unitsPerStep)); err != nil {
+		return nil, true, err
+	}
+	return NewList(append(ea, eb...)...), true, nil
 }
 
 // binary applies a non-short-circuit operator; msg is non-empty on a type
@@ -280,11 +317,7 @@ func (f *frame) chargeCopy(pos diag.Pos, n int) error {
 func binary(op syntax.Token, a, b Value) (v Value, msg string) {
 	switch op {
 	case syntax.EQ, syntax.NE:
-		eq, err := equal(a, b, 0)
-		if err != nil {
-			return nil, "cannot compare: " + err.Error()
-		}
-		return eq == (op == syntax.EQ), ""
+		return Equal(a, b) == (op == syntax.EQ), ""
 	case syntax.PLUS:
 		return plus(a, b)
 	case syntax.MINUS:

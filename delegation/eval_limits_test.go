@@ -59,12 +59,14 @@ func TestSelfContainingListIsAnError(t *testing.T) {
 		t.Errorf("the service was called with a cyclic argument")
 	}
 
-	v, err := run(t, "let xs = [1]\nappend xs to xs\nreturn xs", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ToJSON(v); !errors.Is(err, ErrTooDeep) {
-		t.Errorf("ToJSON of a cyclic result: %v", err)
+	// Returning it is an error at the return: it could never be written
+	// out.
+	_, err = run(t, "let xs = [1]\nappend xs to xs\nreturn xs", nil, nil)
+	wantErr(t, err, "test.md:3:1: the returned value", "nested deeper")
+	xs := NewList(int64(1))
+	xs.Append(xs)
+	if _, err := ToJSON(xs); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("ToJSON of a cyclic list: %v", err)
 	}
 }
 

@@ -187,7 +187,7 @@ func (f *frame) iter(ctx context.Context, lp *loop, i int) *frame {
 // collects into out[i]; otherwise a return in any iteration cancels the
 // others and ends the enclosing body.
 func (f *frame) runParallel(lp *loop, out []Value) (ctrl, Value, bool, error) {
-	err := f.in.host.Runtime.All(f.ctx, lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) error {
+	err := f.in.host.Runtime.All(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) error {
 		c, v, has, err := f.iter(ctx, lp, i).execBlock(lp.body, out != nil)
 		switch {
 		case err != nil:
@@ -292,7 +292,7 @@ func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) 
 	for i := range frames {
 		frames[i] = f.child(f.ctx, f.path)
 	}
-	err := f.in.host.Runtime.All(f.ctx, len(s.Branches), f.in.host.MaxParallel, func(ctx context.Context, i int) error {
+	err := f.in.host.Runtime.All(f.ctx, f.id(s.Parallel), len(s.Branches), f.in.host.MaxParallel, func(ctx context.Context, i int) error {
 		b := frames[i]
 		b.ctx = ctx
 		c, v, _, err := b.execBlock(s.Branches[i:i+1], false)

@@ -203,12 +203,12 @@ func TestDefaultRuntime(t *testing.T) {
 		t.Errorf("sleep of 5ms: %v after %v", err, time.Since(start))
 	}
 	// A canceled caller: All reports it even when no iteration failed.
-	err := rt.All(ctx, 3, 2, func(context.Context, int) error { return nil })
+	err := rt.All(ctx, "L1", 3, 2, func(context.Context, int) error { return nil })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("All on canceled ctx: %v", err)
 	}
 	// A panic in an iteration becomes an error.
-	err = rt.All(context.Background(), 2, 2, func(_ context.Context, i int) error {
+	err = rt.All(context.Background(), "L1", 2, 2, func(_ context.Context, i int) error {
 		if i == 1 {
 			panic("bad")
 		}

@@ -26,6 +26,9 @@ type Host struct {
 	// MaxParallel bounds concurrent iterations of parallel loops and
 	// branches (0 means 8).
 	MaxParallel int
+	// MaxValueBytes is the size ceiling of a value written out as compact
+	// JSON, shared parts counted each time (0 means DefaultMaxValueBytes).
+	MaxValueBytes int64
 	// Scope is put in front of every call, judgment and loop id of this
 	// run: empty for a top-level run; for a nested run (a service that
 	// runs another spec) the NestedScope of the call that started it, so
@@ -54,6 +57,19 @@ type CallRequest struct {
 	// nested spec runs it with a copy whose Scope is NestedScope(), so the
 	// nested run shares the hooks and limits of the run it belongs to.
 	Host *Host
+	// Exchanged, when set, receives what a service that asks a model sent
+	// and got back for this attempt: the trace records it beside the call
+	// (the journal does not).
+	Exchanged func(Exchange)
+}
+
+// Exchange is one request a service made to a model and its reply.
+type Exchange struct {
+	Model          string
+	System, Prompt string
+	Reply          string
+	TokensIn       int
+	TokensOut      int
 }
 
 // NestedScope is the id prefix of the calls made by a nested run that this
@@ -108,8 +124,8 @@ type Judge interface {
 	Judge(ctx context.Context, j *Judgment) (Verdict, error)
 }
 
-// Event is one trace record. Kind is one of "call.start", "call.end",
-// "judgment", "error"; fields not relevant to a kind are zero.
+// Event is one trace record. Kind is one of "call.start", "call.model",
+// "call.end", "judgment", "error"; fields not relevant to a kind are zero.
 type Event struct {
 	Kind     string
 	Time     time.Time
@@ -124,6 +140,8 @@ type Event struct {
 	// Judgment events
 	Condition string
 	Verdict   *Verdict
+	// "call.model" events: a model exchange of a call attempt.
+	Exchange *Exchange
 }
 
 // Recorder receives events as they happen. It must be safe for concurrent
@@ -136,10 +154,10 @@ type Recorder interface {
 type Runtime interface {
 	// All runs fn(ctx, i) for i in [0,n) with at most limit running at once
 	// and waits for all. The first error cancels the ctx of the others and
-	// is returned.
-	All(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error
+	// is returned. id is the stable id of the loop or parallel statement.
+	All(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) error) error
 	// First runs fn like All but stops at the first i whose fn reports
-	// won: the other iterations are cancelled and waited for, and i is
+	// won: the other iterations are canceled and waited for, and i is
 	// returned; -1 when none won. id is the stable id of the loop (for the
 	// journal to record and replay the winner).
 	First(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) (won bool, err error)) (int, error)

@@ -16,6 +16,14 @@ type Deadliner interface {
 	WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
 }
 
+// Pauser is an optional extension of Runtime: when the host's Runtime
+// implements it, the evaluator waits out a call's backoff through Pause,
+// with the call's id (a journaled run lets other iterations go on
+// meanwhile, and knows whose wait it is). Otherwise Sleep is used.
+type Pauser interface {
+	Pause(ctx context.Context, id string, d time.Duration) error
+}
+
 // DefaultRuntime returns the Runtime of an ordinary local run: goroutines
 // for parallel work, the real clock, and jitter derived from a hash of the
 // id (so a re-run draws the same numbers).
@@ -49,7 +57,7 @@ func (defaultRuntime) WithTimeout(ctx context.Context, d time.Duration) (context
 	return context.WithTimeout(ctx, d)
 }
 
-func (defaultRuntime) All(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
+func (defaultRuntime) All(ctx context.Context, _ string, n, limit int, fn func(ctx context.Context, i int) error) error {
 	_, err := spawn(ctx, n, limit, func(ctx context.Context, i int) (bool, error) {
 		return false, fn(ctx, i)
 	})

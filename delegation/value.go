@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,9 +40,11 @@ type Service interface {
 type List struct {
 	mu    sync.Mutex
 	elems []Value
+	memo  // frozen copy and digest, see snapshot.go
 }
 
-// NewList returns a list holding elems (not copied).
+// NewList returns a list holding elems (not copied: the caller does not
+// modify elems afterwards).
 func NewList(elems ...Value) *List { return &List{elems: elems} }
 
 // Len is the number of elements.
@@ -68,7 +71,14 @@ func (l *List) Set(i int, v Value) bool {
 	if i < 0 || i >= len(l.elems) {
 		return false
 	}
+	if l.shared {
+		// The array is shared with other frozen copies: copy it first.
+		l.elems = append([]Value(nil), l.elems...)
+		l.shared = false
+	}
 	l.elems[i] = v
+	l.ver++
+	l.sets++
 	return true
 }
 
@@ -76,6 +86,7 @@ func (l *List) Set(i int, v Value) bool {
 func (l *List) Append(v Value) {
 	l.mu.Lock()
 	l.elems = append(l.elems, v)
+	l.ver++
 	l.mu.Unlock()
 }
 
@@ -90,32 +101,65 @@ func (l *List) Elems() []Value {
 // concurrent use.
 type Object struct {
 	mu   sync.Mutex
-	keys []string
-	m    map[string]Value
+	keys []string // never rewritten below len: new keys are appended
+	vals []Value  // vals[i] is the value of keys[i]
+	idx  map[string]int
+	memo // frozen copy and digest, see snapshot.go
 }
 
+// objectIndexMin is the number of keys from which an object keeps a map
+// from key to position; smaller objects are searched in order.
+const objectIndexMin = 9
+
 // NewObject returns an empty object.
-func NewObject() *Object { return &Object{m: map[string]Value{}} }
+func NewObject() *Object { return &Object{} }
+
+// find is the position of key, or -1; o.mu is held.
+func (o *Object) find(key string) int {
+	if o.idx != nil {
+		if i, ok := o.idx[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range o.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
 
 // Set adds or replaces key; a new key goes last.
 func (o *Object) Set(key string, v Value) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.m == nil {
-		o.m = map[string]Value{}
+	o.ver++
+	if i := o.find(key); i >= 0 {
+		o.vals[i] = v
+		return
 	}
-	if _, ok := o.m[key]; !ok {
-		o.keys = append(o.keys, key)
+	o.keys = append(o.keys, key)
+	o.vals = append(o.vals, v)
+	switch {
+	case o.idx != nil:
+		o.idx[key] = len(o.keys) - 1
+	case len(o.keys) >= objectIndexMin:
+		o.idx = make(map[string]int, len(o.keys))
+		for i, k := range o.keys {
+			o.idx[k] = i
+		}
 	}
-	o.m[key] = v
 }
 
 // Get returns the value of key and whether it is present.
 func (o *Object) Get(key string) (Value, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	v, ok := o.m[key]
-	return v, ok
+	if i := o.find(key); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
 }
 
 // Keys returns the keys in order (a copy).
@@ -123,6 +167,13 @@ func (o *Object) Keys() []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return append([]string(nil), o.keys...)
+}
+
+// entries returns the keys (not to be modified) and a copy of the values.
+func (o *Object) entries() ([]string, []Value) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.keys, append([]Value(nil), o.vals...)
 }
 
 // Len is the number of keys.
@@ -191,58 +242,101 @@ const MaxDepth = 1000
 var ErrTooDeep = fmt.Errorf("lists and objects nested deeper than %d levels (or a list that contains itself)", MaxDepth)
 
 // Equal reports deep equality; an integer equals a number of the same value.
-// Values nested deeper than MaxDepth are unequal.
+// Values nested deeper than MaxDepth, or larger than DefaultMaxValueBytes
+// when written out, are unequal.
 func Equal(a, b Value) bool {
-	eq, err := equal(a, b, 0)
+	m := newMeter(context.Background(), DefaultMaxValueBytes)
+	defer m.release()
+	eq, err := equal(m, a, b, 0)
 	return eq && err == nil
 }
 
-// equal is Equal, with an error for values nested deeper than MaxDepth.
-func equal(a, b Value, depth int) (bool, error) {
+// EqualContext is Equal for values of any size: it reports an error
+// wrapping ErrTooLarge when the comparison goes through more than max
+// bytes (0 means DefaultMaxValueBytes; shared parts count each time they
+// are compared), ErrTooDeep beyond MaxDepth levels, and ctx's error when
+// ctx is canceled.
+func EqualContext(ctx context.Context, a, b Value, max int64) (bool, error) {
+	m := newMeter(ctx, max)
+	defer m.release()
+	return equal(m, a, b, 0)
+}
+
+// equal is Equal, metered by m: it counts the size of a as measure does
+// and the work of the comparison.
+func equal(m *meter, a, b Value, depth int) (bool, error) {
 	if ia, ok := a.(int64); ok {
 		if ib, ok := b.(int64); ok {
-			return ia == ib, nil // exact beyond 2^53, where floats are not
+			return ia == ib, m.add(1, 1) // exact beyond 2^53, where floats are not
 		}
 	}
 	if fa, ok := toFloat(a); ok {
 		fb, ok := toFloat(b)
-		return ok && fa == fb, nil
+		return ok && fa == fb, m.add(1, 1)
 	}
 	if depth > MaxDepth {
 		return false, ErrTooDeep
 	}
 	switch a := a.(type) {
 	case nil:
-		return b == nil, nil
-	case bool, string, time.Duration:
-		return a == b, nil
+		return b == nil, m.add(1, 1)
+	case string:
+		bs, ok := b.(string)
+		if !ok || len(a) != len(bs) {
+			return false, m.add(1, 1)
+		}
+		return a == bs, m.add(int64(len(a))+2, stringUnits(len(a)))
+	case bool, time.Duration:
+		return a == b, m.add(1, 1)
 	case *List:
 		b, ok := b.(*List)
 		if !ok {
 			return false, nil
 		}
-		ae, be := a.Elems(), b.Elems()
-		if len(ae) != len(be) {
+		// Snapshot both element lists on the meter's stack (no allocation
+		// per list): a parallel iteration may replace an element meanwhile.
+		base := len(m.stack)
+		a.mu.Lock()
+		m.stack = append(m.stack, a.elems...)
+		a.mu.Unlock()
+		n := len(m.stack) - base
+		b.mu.Lock()
+		if len(b.elems) != n {
+			b.mu.Unlock()
+			m.stack = m.stack[:base]
 			return false, nil
 		}
-		for i := range ae {
-			if eq, err := equal(ae[i], be[i], depth+1); !eq || err != nil {
+		m.stack = append(m.stack, b.elems...)
+		b.mu.Unlock()
+		if err := m.add(2+int64(n), 1); err != nil {
+			return false, err
+		}
+		for i := 0; i < n; i++ {
+			if eq, err := equal(m, m.stack[base+i], m.stack[base+n+i], depth+1); !eq || err != nil {
+				m.pop(base)
 				return false, err
 			}
 		}
+		m.pop(base)
 		return true, nil
 	case *Object:
 		b, ok := b.(*Object)
 		if !ok || a.Len() != b.Len() {
 			return false, nil
 		}
-		for _, k := range a.Keys() {
-			av, _ := a.Get(k)
+		keys, vals := a.entries()
+		if err := m.add(2, 1); err != nil {
+			return false, err
+		}
+		for i, k := range keys {
+			if err := m.add(int64(len(k))+4, stringUnits(len(k))); err != nil {
+				return false, err
+			}
 			bv, ok := b.Get(k)
 			if !ok {
 				return false, nil
 			}
-			if eq, err := equal(av, bv, depth+1); !eq || err != nil {
+			if eq, err := equal(m, vals[i], bv, depth+1); !eq || err != nil {
 				return false, err
 			}
 		}
@@ -262,93 +356,6 @@ func toFloat(v Value) (float64, bool) {
 		return v, true
 	}
 	return 0, false
-}
-
-// ToJSON encodes v. Objects keep their key order; integers print without a
-// decimal point; a Service prints as its name; a duration as "1.5s".
-// Non-finite numbers encode as null.
-func ToJSON(v Value) ([]byte, error) {
-	var b bytes.Buffer
-	if err := writeJSON(&b, v, 0); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// ToIndentedJSON encodes v like ToJSON, indented by two spaces.
-func ToIndentedJSON(v Value) ([]byte, error) {
-	raw, err := ToJSON(v)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-func writeJSON(b *bytes.Buffer, v Value, depth int) error {
-	if depth > MaxDepth {
-		return ErrTooDeep
-	}
-	switch v := v.(type) {
-	case nil:
-		b.WriteString("null")
-	case bool:
-		b.WriteString(strconv.FormatBool(v))
-	case int64:
-		b.WriteString(strconv.FormatInt(v, 10))
-	case float64:
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			b.WriteString("null")
-		} else {
-			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-		}
-	case string:
-		writeString(b, v)
-	case time.Duration:
-		writeString(b, v.String())
-	case Service:
-		writeString(b, v.ServiceName())
-	case *List:
-		b.WriteByte('[')
-		for i, e := range v.Elems() {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := writeJSON(b, e, depth+1); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-	case *Object:
-		b.WriteByte('{')
-		for i, k := range v.Keys() {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(b, k)
-			b.WriteByte(':')
-			e, _ := v.Get(k)
-			if err := writeJSON(b, e, depth+1); err != nil {
-				return err
-			}
-		}
-		b.WriteByte('}')
-	default:
-		return fmt.Errorf("cannot encode %T as JSON", v)
-	}
-	return nil
-}
-
-func writeString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s) // strings always encode
-	// json.Marshal escapes <, >, & for HTML; undo that for readable output.
-	enc = bytes.ReplaceAll(enc, []byte(`\u003c`), []byte("<"))
-	enc = bytes.ReplaceAll(enc, []byte(`\u003e`), []byte(">"))
-	enc = bytes.ReplaceAll(enc, []byte(`\u0026`), []byte("&"))
-	b.Write(enc)
 }
 
 // FromJSON decodes one JSON document into a Value, keeping object key order

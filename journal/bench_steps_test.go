@@ -78,3 +78,41 @@ func BenchmarkReplaySteps(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkJournalCostSteps is the journal's own cost per call in long
+// ratchets of instant in-process services (journaled run time minus bare
+// run time, per call), at 200 and 2,000 steps: what the journal adds to
+// each call whatever the service costs. Compare with the cost of an exec
+// call (BenchmarkRatchetExec, bare) for the overhead on exec-backed runs.
+//
+//	go test ./journal -run '^$' -bench 'JournalCostSteps' -benchtime 3x
+func BenchmarkJournalCostSteps(b *testing.B) {
+	prog := mustParse(b, ratchetCode)
+	adv := instant("advancer", func() delegation.Value { return "a step of the work, certified" })
+	cert := instant("certifier", func() delegation.Value {
+		o := delegation.NewObject()
+		o.Set("verdict", "certify")
+		return o
+	})
+	for _, steps := range []int{200, 2000} {
+		b.Run(fmt.Sprint(steps), func(b *testing.B) {
+			globals := map[string]delegation.Value{"advancer": adv, "certifier": cert, "max_steps": int64(steps)}
+			base := b.TempDir()
+			var bare, journaled time.Duration
+			for i := 0; i < b.N; i++ {
+				for _, j := range []bool{false, true} {
+					start := time.Now()
+					runOnce(b, base, prog, globals, j, 100*time.Millisecond)
+					if j {
+						journaled += time.Since(start)
+					} else {
+						bare += time.Since(start)
+					}
+				}
+			}
+			calls := float64(b.N * steps * 2)
+			b.ReportMetric(float64(bare.Microseconds())/calls, "bare-µs/call")
+			b.ReportMetric(float64((journaled-bare).Microseconds())/calls, "journal-µs/call")
+		})
+	}
+}

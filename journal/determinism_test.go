@@ -73,32 +73,41 @@ return {rs: rs, seen: seen}
 `
 	for _, tc := range []struct {
 		name, code string
-		globals    map[string]delegation.Value
+		globals    func() map[string]delegation.Value // fresh services
 	}{
-		{"race", raceCode, map[string]delegation.Value{"candidates": delegation.NewList(delayed(200)...)}},
-		{"fan-out", fanOut, map[string]delegation.Value{"cs": delegation.NewList(delayed(60)...)}},
+		{"race", raceCode, func() map[string]delegation.Value {
+			return map[string]delegation.Value{"candidates": delegation.NewList(delayed(200)...)}
+		}},
+		{"fan-out", fanOut, func() map[string]delegation.Value {
+			return map[string]delegation.Value{"cs": delegation.NewList(delayed(60)...)}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prog := mustParse(t, tc.code)
 			base := t.TempDir()
-			r, _ := Create(base, newHeader(tc.code), Options{SyncEvery: time.Hour})
-			live, err := runWith(t, r, prog, tc.globals, context.Background())
-			r.Close()
-			if err != nil {
-				t.Fatalf("live: %v", err)
-			}
-			want := toJSON(t, live)
-			if !strings.Contains(want, "is down") {
-				t.Fatalf("live result %s: want some failures recorded", want)
-			}
-			for i := range 50 {
-				rp, err := Replay(base, r.ID(), Options{})
+			// Several live runs, each answered in another order, each
+			// replayed 50 times to its own result.
+			for run := range 3 {
+				globals := tc.globals()
+				r, _ := Create(base, newHeader(tc.code), Options{SyncEvery: time.Hour})
+				live, err := runWith(t, r, prog, globals, context.Background())
+				r.Close()
 				if err != nil {
-					t.Fatal(err)
+					t.Fatalf("live %d: %v", run+1, err)
 				}
-				got, err := runWith(t, rp, prog, tc.globals, context.Background())
-				if err != nil || toJSON(t, got) != want {
-					t.Fatalf("replay %d: %s, %v\nwant %s", i+1, toJSON(t, got), err, want)
+				want := toJSON(t, live)
+				if !strings.Contains(want, "is down") {
+					t.Fatalf("live result %s: want some failures recorded", want)
+				}
+				for i := range 50 {
+					rp, err := Replay(base, r.ID(), Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := runWith(t, rp, prog, globals, context.Background())
+					if err != nil || toJSON(t, got) != want {
+						t.Fatalf("live run %d, replay %d: %s, %v\nwant %s", run+1, i+1, toJSON(t, got), err, want)
+					}
 				}
 			}
 		})

@@ -35,6 +35,9 @@ const (
 	TypeJudge   = "judge"   // a judgment was decided
 	TypeFirst   = "first"   // a `parallel first` loop picked its winner
 	TypeFinal   = "final"   // the run ended
+	// Trace-only records (see Trace).
+	TypeModel = "model" // a model request of an llm slot's attempt
+	TypeError = "error" // a run-time error as raised (also one a try caught)
 )
 
 // Statuses of a run (Record.Status of a "final" record, Summary.Status).
@@ -138,6 +141,16 @@ type Record struct {
 	ErrKind string `json:"err_kind,omitempty"`
 	Mode    string `json:"mode,omitempty"`
 	Force   bool   `json:"force,omitempty"`
+	// Trace-only fields (see Trace): the arguments' value on "start";
+	// the request and reply on "model"; totals and model usage on
+	// "final".
+	ArgsValue    json.RawMessage `json:"args_value,omitempty"`
+	System       string          `json:"system,omitempty"`
+	SystemDigest string          `json:"system_sha256,omitempty"`
+	Prompt       string          `json:"prompt,omitempty"`
+	Reply        string          `json:"reply,omitempty"`
+	Totals       any             `json:"totals,omitempty"`
+	ModelUsage   any             `json:"model_usage,omitempty"`
 	// Request, in a "session", is the resume's request (as
 	// Header.Request, secrets withheld): values given again replace the
 	// journaled ones for later resumes and replays (see Log.Request).

@@ -79,9 +79,11 @@ type Run struct {
 	w    *writer // nil when replaying
 	lock func()  // releases the journal's lock
 
-	idx   *index    // records of earlier sessions (nil for a new run)
-	sched *sched    // turn-taking while answering from idx (nil for a new run)
-	vault *envVault // the environment's secrets
+	idx   *index // records of earlier sessions (nil for a new run)
+	sched *sched // turn-taking while answering from idx (nil for a new run)
+
+	digests argDigester // of call arguments
+	vault   *envVault   // the environment's secrets
 
 	specChanged error // the spec change a forced resume went past
 
@@ -128,7 +130,8 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env)}
+	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env),
+		sched: newSched(false)}
 	r.w.afterSync = func() { syncDir(dir) }
 	if err := r.w.append(&h, true); err != nil {
 		r.Close()
@@ -164,7 +167,7 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), sched: newSched(), lock: func() {}, vault: newEnvVault(opt.Env)}
+	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), sched: newSched(true), lock: func() {}, vault: newEnvVault(opt.Env)}
 	if names := r.vault.missing(log); len(names) > 0 {
 		return nil, &MissingSecretsError{Names: names}
 	}
@@ -278,6 +281,16 @@ func (r *Run) Calls() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.calls
+}
+
+// remaining is the number of completed call records not answered yet.
+func (r *Run) remaining() int {
+	if r.idx == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.idx.calls) - r.answered
 }
 
 // Answered is the number of call attempts answered from the journal so

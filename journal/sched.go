@@ -8,6 +8,12 @@ import (
 
 // Deterministic answers (resume and replay).
 //
+// A new run takes turns too, from its first parallel loop on: a call or
+// judgment gives up the turn while its service works and takes it back in
+// the order the services returned (returning), before its record is
+// written. So the journal's order is the order in which the run went on,
+// which is what a replay reproduces.
+//
 // A resume or a replay answers journaled calls by path. The iterations of
 // a parallel loop share state (an `append` to a list, the winner of a
 // `parallel first`), so what comes out depends on the order in which they
@@ -34,12 +40,18 @@ import (
 
 // sched is the turn-taking of one resume or replay.
 type sched struct {
-	mu    sync.Mutex
-	off   bool // stepped aside: live from here on
-	busy  bool // a thread holds the turn
-	clock int  // orders ready threads
-	ready []*waiter
-	calls []*waiter // waiting calls and judgments
+	mu     sync.Mutex
+	off    bool // no turns: before a new run's first parallel loop, or after a divergence
+	failed bool // stepped aside for good
+	busy   bool // a thread holds the turn
+	clock  int  // orders ready threads
+	ready  []*waiter
+	calls  []*waiter // waiting calls and judgments
+	// returning are the threads whose live call or judgment returned, in
+	// the order they returned; each takes the turn back before it goes on
+	// (and before its record is written), so the journal's order is the
+	// order in which the run went on.
+	returning []*waiter
 }
 
 // waiter is one thread waiting for the turn.
@@ -60,16 +72,20 @@ func (w *waiter) wakeLocked() {
 	}
 }
 
-func newSched() *sched { return &sched{busy: true} }
+// newSched returns the scheduler of a run whose one thread holds the turn.
+// A new run's is off until its first parallel loop (see group): calls made
+// outside the evaluator, from anywhere, then take no turns.
+func newSched(active bool) *sched { return &sched{busy: true, off: !active} }
 
-// live reports whether the scheduler stepped aside.
-func (s *sched) live() bool {
+// usable reports whether parallel loops run under the scheduler: it
+// exists and did not step aside for good.
+func (s *sched) usable() bool {
 	if s == nil {
-		return true
+		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.off
+	return !s.failed
 }
 
 // stepAside makes the rest of the run live: every waiter goes on at once.
@@ -83,14 +99,15 @@ func (s *sched) stepAside() {
 }
 
 func (s *sched) stepAsideLocked() {
+	s.failed = true
 	if s.off {
 		return
 	}
 	s.off = true
-	for _, w := range append(s.ready, s.calls...) {
+	for _, w := range append(append(s.ready, s.calls...), s.returning...) {
 		w.wakeLocked()
 	}
-	s.ready, s.calls = nil, nil
+	s.ready, s.calls, s.returning = nil, nil, nil
 }
 
 // wait parks the calling thread, which holds the turn, until its call or
@@ -114,6 +131,48 @@ func (s *sched) wait(ctx context.Context, place int) (stuck bool) {
 	s.mu.Unlock()
 	s.sleep(w)
 	return w.stuck
+}
+
+// leave gives up the turn while the calling thread's call or judgment runs
+// live; rejoin takes it back when it returned.
+func (s *sched) leave() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.off {
+		s.busy = false
+		s.passLocked()
+	}
+}
+
+func (s *sched) rejoin() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.off {
+		s.mu.Unlock()
+		return
+	}
+	w := &waiter{wake: make(chan struct{}), place: -1}
+	s.returning = append(s.returning, w)
+	s.passLocked()
+	s.mu.Unlock()
+	<-w.wake
+}
+
+// activate starts the turns of a new run (its first parallel loop).
+func (s *sched) activate() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.off && !s.failed {
+		s.off, s.busy = false, true
+	}
 }
 
 // sleep waits until w is woken. A context canceled from outside (Ctrl-C,
@@ -152,17 +211,6 @@ func (s *sched) readyLocked() *waiter {
 	return w
 }
 
-// release gives up the turn (the thread ended or waits in a join).
-func (s *sched) release() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.off {
-		return
-	}
-	s.busy = false
-	s.passLocked()
-}
-
 // passLocked gives the free turn to the next waiter.
 func (s *sched) passLocked() {
 	if s.off || s.busy {
@@ -192,6 +240,10 @@ func (s *sched) passLocked() {
 		grant(&s.calls, best)
 		return
 	}
+	if len(s.returning) > 0 {
+		grant(&s.returning, 0)
+		return
+	}
 	if len(s.calls) > 0 {
 		s.calls[0].stuck = true
 		grant(&s.calls, 0)
@@ -207,6 +259,7 @@ func (s *sched) group(ctx context.Context, n, limit int, fn func(ctx context.Con
 	if n <= 0 {
 		return -1, ctx.Err()
 	}
+	s.activate()
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g := &schedGroup{s: s, n: n, fn: fn, ctx: cctx, cancel: cancel, winner: -1}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,12 +26,21 @@ type caller struct {
 }
 
 func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	args := ValueDigest(req.Args)
+	slot := ""
+	if req.Service != nil {
+		slot = req.Service.ServiceName()
+	}
+	args := c.r.digests.args(slot, req.Args)
 	if v, err, ok := c.r.answerCall(ctx, req, args); ok {
 		return v, err
 	}
-	return c.r.liveCall(ctx, c.inner, req, req.ID, args)
+	return c.r.liveCall(ctx, c.inner, req, req.ID, args, !nested(req.ID))
 }
+
+// nested reports whether id belongs to a nested run (a service that runs
+// another spec): its calls run inside the outer call, which gave up the
+// turn, so they take no turns of their own.
+func nested(id string) bool { return strings.Contains(id, ">") }
 
 // answerCall answers req from the journal when it can, by its path
 // (CallRequest.ID) and attempt, in its turn (see sched.go). ok is false
@@ -55,7 +65,9 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 	if rec != nil {
 		place = r.idx.place[rec]
 	}
-	stuck := r.sched.wait(ctx, place)
+	if !nested(id) {
+		r.sched.wait(ctx, place)
+	}
 	if err := r.Err(); err != nil {
 		return nil, err, true
 	}
@@ -70,10 +82,7 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 	case ctx.Err() != nil:
 		return nil, ctx.Err(), true // canceled, as in the journaled run
 	case r.mode != Replaying:
-		if stuck {
-			r.sched.stepAside() // the journal has nothing more to say: live from here on
-		}
-		return nil, nil, false
+		return nil, nil, false // nothing journaled moves the run: this call runs live
 	}
 	reason := "the journal holds no such call"
 	switch {
@@ -112,22 +121,28 @@ func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
 // liveCall runs req on inner with a "start" record before and an "end"
 // record after; the end of a completed attempt is on disk before it
 // returns.
-func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id, args string) (delegation.Value, error) {
+func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id, args string, turns bool) (delegation.Value, error) {
 	slot := ""
 	if req.Service != nil {
 		slot = req.Service.ServiceName()
 	}
 	pos := req.Pos.String()
-	if r.idx != nil && req.Timeout > 0 {
-		// A resume runs without deadlines until it goes live (see
-		// WithTimeout): the attempt's own starts now.
+	if req.Timeout > 0 {
+		// The evaluator's attempt context has no deadline (see
+		// WithTimeout): the attempt's own starts now, with the service.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
 	}
 	start := r.opt.Now()
 	r.write(&Record{Type: TypeStart, Time: start.UTC(), ID: id, Pos: pos, Attempt: req.Attempt, Slot: slot, Args: args}, false)
+	if turns {
+		r.sched.leave()
+	}
 	v, err := inner.Call(ctx, req)
+	if turns {
+		r.sched.rejoin() // the end record is written in the order the run goes on
+	}
 	if err == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		v, err = nil, ctx.Err() // answered after its deadline: a timeout
 	}
@@ -229,7 +244,14 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 		return delegation.Verdict{}, fmt.Errorf("no judge is configured")
 	}
 	start := j.r.opt.Now()
+	turns := !nested(id)
+	if turns {
+		j.r.sched.leave()
+	}
 	v, err := j.inner.Judge(ctx, jg)
+	if turns {
+		j.r.sched.rejoin()
+	}
 	if ctx.Err() != nil {
 		return v, err // canceled under it: not a verdict
 	}
@@ -275,7 +297,9 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id string,
 	if rec != nil {
 		place = r.idx.place[rec]
 	}
-	stuck := r.sched.wait(ctx, place)
+	if !nested(id) {
+		r.sched.wait(ctx, place)
+	}
 	if err := r.Err(); err != nil {
 		return delegation.Verdict{}, err, true
 	}
@@ -283,9 +307,6 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id string,
 	case rec == nil && ctx.Err() != nil:
 		return delegation.Verdict{}, ctx.Err(), true
 	case rec == nil && r.mode != Replaying:
-		if stuck {
-			r.sched.stepAside()
-		}
 		return delegation.Verdict{}, nil, false
 	case rec == nil:
 		div := &DivergenceError{What: "condition", ID: id, Pos: jg.Pos, Reason: "the journal holds no such judgment"}
@@ -339,7 +360,7 @@ func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn fu
 	}
 	var w int
 	var err error
-	if r.sched.live() {
+	if !r.sched.usable() || nested(loopID) {
 		w, err = rt.Runtime.First(ctx, loopID, n, limit, track)
 	} else {
 		w, err = r.sched.group(ctx, n, limit, track)
@@ -356,34 +377,44 @@ func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn fu
 	return w, err
 }
 
-// All runs the iterations under the scheduler while journaled answers
-// remain (see sched.go).
-func (rt *runtime) All(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
-	if rt.r.sched.live() {
-		return rt.Runtime.All(ctx, n, limit, fn)
+// All runs the iterations under the scheduler (see sched.go).
+func (rt *runtime) All(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) error) error {
+	if !rt.r.sched.usable() || nested(id) {
+		return rt.Runtime.All(ctx, id, n, limit, fn)
 	}
 	_, err := rt.r.sched.group(ctx, n, limit, func(ctx context.Context, i int) (bool, error) { return false, fn(ctx, i) })
 	return err
 }
 
-// Sleep skips backoff waits while answers come from the journal.
+// Sleep skips waits in a replay.
 func (rt *runtime) Sleep(ctx context.Context, d time.Duration) error {
-	if rt.r.mode == Replaying || !rt.r.sched.live() {
+	if rt.r.mode == Replaying {
 		return ctx.Err()
 	}
 	return rt.Runtime.Sleep(ctx, d)
 }
 
-// WithTimeout keeps the inner runtime's deadline policy in a new run. While
-// answers come from the journal no deadline is set: a journaled timeout is
-// answered as one, and an attempt that goes live gets its deadline then
-// (liveCall).
+// Pause waits out the backoff before another attempt of call id: not at
+// all in a replay, nor in a resume while journaled answers remain; else
+// without the turn, so other iterations go on meanwhile.
+func (rt *runtime) Pause(ctx context.Context, id string, d time.Duration) error {
+	r := rt.r
+	if r.mode == Replaying || (r.mode == Resuming && r.remaining() > 0) {
+		return ctx.Err()
+	}
+	if nested(id) {
+		return rt.Runtime.Sleep(ctx, d)
+	}
+	r.sched.leave()
+	err := rt.Runtime.Sleep(ctx, d)
+	r.sched.rejoin()
+	return err
+}
+
+// WithTimeout sets no deadline on the evaluator's attempt context: a
+// journaled timeout is answered as one, and an attempt that runs live gets
+// its deadline when its service starts (liveCall), so waiting for the turn
+// is never counted against it.
 func (rt *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if rt.r.idx != nil {
-		return context.WithCancel(ctx)
-	}
-	if dl, ok := rt.Runtime.(delegation.Deadliner); ok {
-		return dl.WithTimeout(ctx, d)
-	}
-	return context.WithTimeout(ctx, d)
+	return context.WithCancel(ctx)
 }

@@ -48,16 +48,25 @@ func newWriter(f *os.File, every time.Duration) *writer {
 	}}
 }
 
-// append writes v as one JSON line. When durable, it returns only after
-// the line (and every line before it) is on disk.
-func (w *writer) append(v any, durable bool) error {
+// encodeRecord is the JSON of one record (a Header or a *Record), without
+// its sum: the one encoding of every journal and trace line.
+func encodeRecord(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // call ids hold '>' ("L12/2>L5"): keep them readable
 	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("journal: encoding a record: %w", err)
+		return nil, fmt.Errorf("journal: encoding a record: %w", err)
 	}
-	body := bytes.TrimRight(buf.Bytes(), "\n")
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// append writes v as one JSON line. When durable, it returns only after
+// the line (and every line before it) is on disk.
+func (w *writer) append(v any, durable bool) error {
+	body, err := encodeRecord(v)
+	if err != nil {
+		return err
+	}
 	w.mu.Lock()
 	if w.err != nil {
 		err := w.err

@@ -103,6 +103,9 @@ func ruleDescriptions(l diag.List) map[string]string {
 	for _, r := range check.Rules() {
 		desc[r.Code] = r.Short
 	}
+	for _, r := range Rules() {
+		desc[r.Code] = r.Short
+	}
 	for _, d := range l {
 		if _, ok := desc[d.Code]; !ok {
 			desc[d.Code] = d.Message

@@ -220,7 +220,19 @@ func File(fsys fs.FS, name string) (diag.List, error) {
 	if err != nil {
 		return nil, cleanPathError(name, err)
 	}
-	return append(diags, Spec(s, diags)...), nil
+	diags = append(diags, Spec(s, diags)...)
+	diags = append(diags, TestFile(fsys, name, s)...)
+	return append(diags, contract(s, diags, &spec.Finder{FS: fsys, Std: stdExists})...), nil
+}
+
+// Contract runs the Contract Markdown checks of a loaded spec (nothing
+// for a file of an earlier generation), finding sibling files with f
+// (nil: StdFinder).
+func Contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
+	if f == nil {
+		f = StdFinder()
+	}
+	return contract(s, loaded, f)
 }
 
 // Spec runs the static checks on a loaded spec, given the loader's

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -23,7 +24,17 @@ type Client struct {
 	// it out instead of failing first.
 	noSchema      atomic.Bool
 	noTemperature atomic.Bool
+	// tokenParam is how the output cap is sent (see tokenParam).
+	tokenParam atomic.Int32
 }
+
+// How a request carries its output token cap.
+const (
+	capUnset               int32 = iota // not decided yet: by server and model
+	capMaxTokens                        // "max_tokens"
+	capMaxCompletionTokens              // "max_completion_tokens"
+	capNone                             // neither: the server refused both
+)
 
 // NewClient returns a client for cfg, or an error when cfg cannot work
 // (no model, a bad base URL). base is the HTTP transport under the retry
@@ -88,6 +99,10 @@ type ChatRequest struct {
 	Schema   *Schema // nil: a free-text reply
 	// Temperature overrides Config.Temperature for this request.
 	Temperature *float64
+	// MaxTokens caps the reply's tokens; 0 means the client's cap for the
+	// request's kind: Config.JudgeMaxTokens when a Schema is asked for (a
+	// verdict), Config.MaxTokens otherwise.
+	MaxTokens int
 }
 
 // ChatReply is the model's answer.
@@ -109,14 +124,22 @@ type ChatReply struct {
 	Thinking string
 }
 
-// Chat asks the model once (with the transport's retries). A server that
-// rejects response_format gets the schema as instructions instead; one
-// that rejects temperature gets requests without it.
+// Chat asks the model once (with the transport's retries), within one
+// deadline for the whole call (Config.Timeout). A server that rejects
+// response_format gets the schema as instructions instead; one that
+// rejects temperature gets requests without it; one that rejects
+// max_tokens gets max_completion_tokens, and the other way round.
 func (c *Client) Chat(ctx context.Context, r ChatRequest) (ChatReply, error) {
+	callCtx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
 	for tries := 0; ; tries++ {
 		useSchema := r.Schema != nil && !c.noSchema.Load()
-		reply, err := c.send(ctx, r, useSchema)
-		if err == nil || tries >= 2 {
+		capParam := c.capParam(r)
+		reply, err := c.send(callCtx, r, useSchema, capParam)
+		if err != nil && ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+			return reply, c.outOfTime(reply.Attempts)
+		}
+		if err == nil || tries >= 4 {
 			return reply, err
 		}
 		switch {
@@ -124,18 +147,78 @@ func (c *Client) Chat(ctx context.Context, r ChatRequest) (ChatReply, error) {
 			c.noSchema.Store(true)
 		case !c.noTemperature.Load() && rejects(err, "temperature"):
 			c.noTemperature.Store(true)
+		case capParam == capMaxTokens && rejectsWord(err, "max_tokens"):
+			c.tokenParam.Store(capMaxCompletionTokens)
+		case capParam == capMaxCompletionTokens && rejectsWord(err, "max_completion_tokens"):
+			c.tokenParam.Store(capNone)
 		default:
 			return reply, err
 		}
 	}
 }
 
-func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool) (ChatReply, error) {
+// outOfTime is the error of a call whose deadline passed.
+func (c *Client) outOfTime(attempts int) error {
+	tries := fmt.Sprintf("%d %s", attempts, plural(int64(attempts), "attempt", "attempts"))
+	return &Error{Attempts: attempts, Message: fmt.Sprintf(
+		"no reply from the model server at %s within %s (%s; the limit is for the whole call, retries included); raise PROSE_MODEL_TIMEOUT, lower PROSE_MAX_TOKENS, or check the server",
+		c.cfg.displayURL(), c.cfg.Timeout, tries)}
+}
+
+// capParam is how r's output cap is sent: as the server took it before,
+// else max_completion_tokens for OpenAI's own API and for the reasoning
+// models whose names go-openai refuses max_tokens for, else max_tokens,
+// which every other OpenAI-compatible server reads.
+func (c *Client) capParam(r ChatRequest) int32 {
+	if p := c.tokenParam.Load(); p != capUnset {
+		return p
+	}
+	model := firstNonEmpty(r.Model, c.cfg.Model)
+	// go-openai's validator knows which model names refuse max_tokens.
+	//lint:ignore SA1019 asking whether max_tokens would be refused
+	probe := openai.ChatCompletionRequest{Model: model, MaxTokens: 1}
+	if c.cfg.officialAPI() || openai.NewReasoningValidator().Validate(probe) != nil {
+		return capMaxCompletionTokens
+	}
+	return capMaxTokens
+}
+
+// maxTokens is r's output cap (see ChatRequest.MaxTokens).
+func (c *Client) maxTokens(r ChatRequest) int {
+	switch {
+	case r.MaxTokens > 0:
+		return r.MaxTokens
+	case r.Schema != nil:
+		return c.cfg.JudgeMaxTokens
+	}
+	return c.cfg.MaxTokens
+}
+
+// rejectsWord is rejects for a parameter name that must appear as itself
+// (max_tokens, not as a part of max_completion_tokens' neighbours).
+func rejectsWord(err error, word string) bool {
+	var e *Error
+	if !errors.As(err, &e) || (e.Status != http.StatusBadRequest && e.Status != http.StatusUnprocessableEntity) {
+		return false
+	}
+	return strings.Contains(strings.ToLower(e.Detail), word)
+}
+
+func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool, capParam int32) (ChatReply, error) {
 	model := r.Model
 	if model == "" {
 		model = c.cfg.Model
 	}
 	req := openai.ChatCompletionRequest{Model: model, Messages: c.messages(r, useSchema)}
+	switch capParam {
+	case capMaxTokens:
+		// Deprecated by OpenAI, whose API gets max_completion_tokens
+		// (capParam); the field every other compatible server reads.
+		//lint:ignore SA1019 servers other than OpenAI's read max_tokens
+		req.MaxTokens = c.maxTokens(r)
+	case capMaxCompletionTokens:
+		req.MaxCompletionTokens = c.maxTokens(r)
+	}
 	if useSchema {
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
@@ -145,9 +228,7 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool) (ChatR
 		}
 	}
 	if c.cfg.APIKey == "" && c.cfg.officialAPI() {
-		return ChatReply{}, &Error{permanent: true, Message: fmt.Sprintf(
-			"no API key for %s: set OPENAI_API_KEY, or point --base-url/OPENAI_BASE_URL at another OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama, which needs no key)",
-			c.cfg.displayURL())}
+		return ChatReply{}, &Error{permanent: true, Message: c.cfg.noKeyMessage()}
 	}
 	ci := &callInfo{}
 	if !c.noTemperature.Load() {
@@ -280,6 +361,12 @@ func rejects(err error, words ...string) bool {
 	}
 	return mentions(e.Detail, words...)
 }
+
+// refused reports a connection the server's host refused: nothing
+// listens at the base URL's port, which asking again does not change (a
+// server still starting up is better waited for by its user than by four
+// backed-off retries that end with the same message).
+func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
 // Error is a failed model request, with a message that says what to fix.
 // It never contains the API key.

@@ -209,19 +209,28 @@ func TestMalformedBody(t *testing.T) {
 	}
 }
 
+// TestSlowReplyTimesOut: Config.Timeout is one deadline for the whole
+// call. A reply that does not come within it ends the call with no further
+// attempt (before, each attempt had the whole timeout and four of them
+// ran), and a retried failure does not restart the clock.
 func TestSlowReplyTimesOut(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Second)}, llmtest.Text("on time"))
-	c, _ := newTestClient(t, srv, func(c *Config) { c.Timeout = 100 * time.Millisecond })
-	reply, err := c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}})
-	if err != nil || reply.Content != "on time" || srv.Count() != 2 {
-		t.Fatalf("reply %+v, err %v, %d requests", reply, err, srv.Count())
+	srv := llmtest.NewServer(t, llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Second), Times: -1})
+	c, _ := newTestClient(t, srv, func(c *Config) { c.Timeout = 100 * time.Millisecond; c.MaxRetries = 3 })
+	_, err := c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}})
+	if err == nil || !strings.Contains(err.Error(), "within 100ms") || !strings.Contains(err.Error(), "whole call") ||
+		!strings.Contains(err.Error(), "PROSE_MODEL_TIMEOUT") || srv.Count() != 1 {
+		t.Fatalf("err = %v after %d requests, want one request", err, srv.Count())
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the call's own deadline reads as the caller's: %v", err)
 	}
 
-	srv = llmtest.NewServer(t, llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Second), Times: -1})
-	c, _ = newTestClient(t, srv, func(c *Config) { c.Timeout = 100 * time.Millisecond; c.MaxRetries = 1 })
+	// Retried failures share the deadline: the waits between them count.
+	srv = llmtest.NewServer(t, llmtest.Status(503, "busy"), llmtest.Reply{Content: "late", Delay: llmtest.Duration(10 * time.Second), Times: -1})
+	c, _ = newTestClient(t, srv, func(c *Config) { c.Timeout = 100 * time.Millisecond; c.MaxRetries = 3 })
 	_, err = c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}})
-	if err == nil || !strings.Contains(err.Error(), "within 100ms") || !strings.Contains(err.Error(), "2 attempts") {
-		t.Fatalf("err = %v", err)
+	if err == nil || !strings.Contains(err.Error(), "2 attempts") || srv.Count() != 2 {
+		t.Fatalf("err = %v after %d requests, want two", err, srv.Count())
 	}
 }
 
@@ -290,11 +299,14 @@ func TestUnreachableServer(t *testing.T) {
 	srv.Close()
 	c, sl := newTestClient(t, &llmtest.Server{URL: url}, func(c *Config) { c.MaxRetries = 2 })
 	_, err := c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}})
-	if err == nil || !strings.Contains(err.Error(), "cannot reach the model server") || !strings.Contains(err.Error(), "after 3 attempts") {
+	// Nothing listening: a refused connection is not transient, so the
+	// first attempt's message comes at once, without retries.
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the model server") || !strings.Contains(err.Error(), "after 1 attempt;") ||
+		!strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("err = %v", err)
 	}
-	if len(sl.waits()) != 2 {
-		t.Errorf("waits = %v", sl.waits())
+	if len(sl.waits()) != 0 {
+		t.Errorf("waits = %v, want none", sl.waits())
 	}
 	noKey(t, err.Error())
 }
@@ -420,8 +432,10 @@ func TestBaseURLQueryKept(t *testing.T) {
 	}
 }
 
-// TestNoKeyForOpenAIFailsAtOnce: OpenAI's own API without a key is not
-// asked at all (no request, no retries); the message says what to set.
+// TestNoKeyForOpenAIFailsAtOnce: OpenAI's own API without a key is
+// refused by CheckKey, which a runner calls before the run starts; a
+// client asked anyway sends nothing and says what to set. Other servers
+// need no key.
 func TestNoKeyForOpenAIFailsAtOnce(t *testing.T) {
 	sent := 0
 	base := roundTripFunc(func(*http.Request) (*http.Response, error) {
@@ -429,7 +443,11 @@ func TestNoKeyForOpenAIFailsAtOnce(t *testing.T) {
 		return nil, errors.New("no network in tests")
 	})
 	for _, url := range []string{"", "https://api.openai.com/v1", "https://API.openai.com/v1/"} {
-		c, err := NewClient(Config{Model: "gpt-x", BaseURL: url, Sleep: (&sleeps{}).sleep}, base)
+		cfg := Config{Model: "gpt-x", BaseURL: url, Sleep: (&sleeps{}).sleep}
+		if err := cfg.CheckKey(); err == nil || !strings.Contains(err.Error(), "set OPENAI_API_KEY") {
+			t.Errorf("%q: CheckKey: %v", url, err)
+		}
+		c, err := NewClient(cfg, base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,6 +460,9 @@ func TestNoKeyForOpenAIFailsAtOnce(t *testing.T) {
 	}
 	if sent != 0 {
 		t.Errorf("%d requests sent without a key", sent)
+	}
+	if err := (Config{Model: "m", BaseURL: "http://localhost:11434/v1"}).CheckKey(); err != nil {
+		t.Errorf("a local server without a key: %v", err)
 	}
 }
 

@@ -11,11 +11,21 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/redact"
 )
 
 // DefaultBaseURL is the OpenAI API; OPENAI_BASE_URL points elsewhere
 // (Ollama, vLLM, llama.cpp's server, OpenRouter...).
 const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Defaults of the output and prompt bounds (see Config). A verdict is a
+// sentence and a boolean, with room for a reasoning model's thoughts; a
+// slot's answer may be a document.
+const (
+	DefaultMaxTokens      = 4096
+	DefaultJudgeMaxTokens = 1024
+	DefaultMaxValueBytes  = 16 << 10
+)
 
 // Config configures a Client. The zero value of every field but Model has
 // a working default.
@@ -25,9 +35,26 @@ type Config struct {
 	APIKey  string
 	BaseURL string // "" means DefaultBaseURL
 	Model   string // required to ask anything
-	// Timeout bounds one HTTP attempt, reading the reply included
-	// (0 means 2 minutes).
+	// Timeout bounds one whole call: every HTTP attempt, the waits
+	// between them and the reading of the reply (0 means 2 minutes). A
+	// call that runs out of it ends with its error, without another
+	// attempt: a model that loops until its time runs out would loop
+	// again.
 	Timeout time.Duration
+	// MaxTokens caps the output tokens of a model acting in a slot
+	// (PROSE_MAX_TOKENS; 0 means DefaultMaxTokens), JudgeMaxTokens those
+	// of a verdict (PROSE_JUDGE_MAX_TOKENS; 0 means
+	// DefaultJudgeMaxTokens). A request carries the cap as max_tokens, or
+	// as max_completion_tokens where the server wants that (OpenAI's own
+	// API, its reasoning models, a server that refuses max_tokens). A
+	// reply cut at the cap (finish_reason "length") is an error saying
+	// so.
+	MaxTokens      int
+	JudgeMaxTokens int
+	// MaxValueBytes bounds each value a slot's prompt carries from the
+	// call's arguments (PROSE_MAX_VALUE_BYTES; 0 means
+	// DefaultMaxValueBytes): a longer one is cut, with a marker naming it.
+	MaxValueBytes int
 	// MaxRetries is the number of extra attempts after a retryable failure
 	// (408, 409, 429, 5xx, a connection error, a timed-out attempt, a
 	// malformed reply). 0 means 3; negative means none.
@@ -47,8 +74,9 @@ type Config struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// ConfigFromEnv reads OPENAI_API_KEY, OPENAI_BASE_URL, PROSE_MODEL and
-// PROSE_MODEL_TIMEOUT (a Go duration or seconds) through getenv. Flags
+// ConfigFromEnv reads OPENAI_API_KEY, OPENAI_BASE_URL, PROSE_MODEL,
+// PROSE_MODEL_TIMEOUT (a Go duration or seconds), PROSE_MAX_TOKENS,
+// PROSE_JUDGE_MAX_TOKENS and PROSE_MAX_VALUE_BYTES through getenv. Flags
 // such as --model and --base-url override the fields afterwards.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
@@ -62,6 +90,18 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("PROSE_MODEL_TIMEOUT=%q: want a duration such as 90s", t)
 		}
 		c.Timeout = d
+	}
+	for _, n := range []struct {
+		name string
+		dst  *int
+	}{{"PROSE_MAX_TOKENS", &c.MaxTokens}, {"PROSE_JUDGE_MAX_TOKENS", &c.JudgeMaxTokens}, {"PROSE_MAX_VALUE_BYTES", &c.MaxValueBytes}} {
+		if v := strings.TrimSpace(getenv(n.name)); v != "" {
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 1 {
+				return c, fmt.Errorf("%s=%q: want a whole number of at least 1", n.name, v)
+			}
+			*n.dst = i
+		}
 	}
 	return c, nil
 }
@@ -81,7 +121,8 @@ func parseDuration(s string) (time.Duration, error) {
 // asked.
 func (c Config) Configured() bool { return c.Model != "" }
 
-// Validate checks the configuration before any request.
+// Validate checks the configuration before any request: a model and an
+// http(s) base URL.
 func (c Config) Validate() error {
 	if c.Model == "" {
 		return errors.New("no model configured: set --model or PROSE_MODEL (with OPENAI_API_KEY, and OPENAI_BASE_URL for a local or other provider)")
@@ -92,6 +133,25 @@ func (c Config) Validate() error {
 			c.redact(c.BaseURL))
 	}
 	return nil
+}
+
+// CheckKey reports a missing API key where the server is OpenAI's own API,
+// which answers nothing without one. A runner calls it before a run that
+// will ask a model, so a run that could only fail at its first model call
+// is refused before it starts; a run that asks none (a replay from a
+// journal) skips it. A client without a key fails its requests to that
+// API with the same message, without sending them.
+func (c Config) CheckKey() error {
+	if c.APIKey == "" && c.officialAPI() {
+		return errors.New(c.noKeyMessage())
+	}
+	return nil
+}
+
+// noKeyMessage says that OpenAI's API needs a key, and the alternatives.
+func (c Config) noKeyMessage() string {
+	return fmt.Sprintf("no API key for %s: set OPENAI_API_KEY, or point --base-url/OPENAI_BASE_URL at another OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama, which needs no key)",
+		c.displayURL())
 }
 
 func (c Config) baseURL() string {
@@ -149,9 +209,11 @@ func (c Config) displayURL() string {
 }
 
 // Secrets are the strings no output may show: the API key, and the user
-// name, password and key-like query values of the base URL, each also as
-// it appears percent-encoded. A runner scrubs them from traces, journals
-// and progress output.
+// name, password and key-like query values of the base URL (see
+// redact.URLSecrets: also the base64 "user:password" of the Basic auth
+// header Go's HTTP client makes of them, which an echoing server puts in
+// its reply), each also as it appears percent-encoded. A runner scrubs
+// them from traces, journals and progress output.
 func (c Config) Secrets() []string {
 	var raw []string
 	add := func(s string) {
@@ -160,17 +222,8 @@ func (c Config) Secrets() []string {
 		}
 	}
 	add(c.APIKey)
-	user, pass := userinfo(c.BaseURL)
-	add(user)
-	add(pass)
-	if u, err := url.Parse(strings.TrimSpace(c.BaseURL)); err == nil {
-		for k, vs := range u.Query() {
-			if secretParam(k) {
-				for _, v := range vs {
-					add(v)
-				}
-			}
-		}
+	for _, s := range redact.URLSecrets(c.BaseURL) {
+		add(s)
 	}
 	var out []string
 	for _, s := range raw {
@@ -188,39 +241,18 @@ func (c Config) Secrets() []string {
 	return out
 }
 
-// userinfo returns the user name and password written in a URL, read by
-// hand so a URL that does not parse gives them too.
-func userinfo(raw string) (user, pass string) {
-	rest := raw
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+3:]
-	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return "", ""
-	}
-	user, pass, _ = strings.Cut(rest[:at], ":")
-	return user, pass
-}
-
-// secretParam reports whether a query parameter name looks like it holds
-// a credential.
-func secretParam(k string) bool {
-	k = strings.ToLower(k)
-	for _, w := range []string{"key", "token", "secret", "sig", "password", "auth"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
-}
-
 func (c Config) withDefaults() Config {
 	if c.Timeout <= 0 {
 		c.Timeout = 2 * time.Minute
+	}
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.JudgeMaxTokens <= 0 {
+		c.JudgeMaxTokens = DefaultJudgeMaxTokens
+	}
+	if c.MaxValueBytes <= 0 {
+		c.MaxValueBytes = DefaultMaxValueBytes
 	}
 	if c.MaxRetries == 0 {
 		c.MaxRetries = 3

@@ -5,7 +5,13 @@
 // Main types and entry points:
 //
 //   - Config, ConfigFromEnv: OPENAI_API_KEY, OPENAI_BASE_URL, PROSE_MODEL,
-//     PROSE_MODEL_TIMEOUT; flags (--model, --base-url) override fields.
+//     PROSE_MODEL_TIMEOUT (one deadline for a whole call, retries
+//     included), PROSE_MAX_TOKENS and PROSE_JUDGE_MAX_TOKENS (the output
+//     cap of slot answers and of verdicts, sent as max_tokens or
+//     max_completion_tokens), PROSE_MAX_VALUE_BYTES (how much of each
+//     argument a slot's prompt carries); flags (--model, --base-url)
+//     override fields. CheckKey refuses OpenAI's own API without a key,
+//     so a runner can refuse the run before it starts.
 //     As for the official SDKs, the base URL includes the API version
 //     path (https://api.openai.com/v1, http://localhost:11434/v1,
 //     https://openrouter.ai/api/v1): /chat/completions is appended and
@@ -15,9 +21,9 @@
 //     base URL (user, password, key-like query values), also
 //     percent-encoded.
 //   - Client (NewClient, Chat): one chat request with transport-level
-//     retries (408, 409, 429, 5xx, connection errors, timed-out attempts,
-//     malformed replies) with exponential backoff and jitter, honouring
-//     Retry-After and retry-after-ms; a per-attempt timeout; no retry on
+//     retries (408, 409, 429, 5xx, connection errors other than a refused
+//     connection, malformed replies) with exponential backoff and jitter, honouring
+//     Retry-After and retry-after-ms; one deadline per call; no retry on
 //     400/401/403/404, whose *Error says what to fix. A zero temperature is
 //     really sent (go-openai omits it; the transport writes it back into the
 //     body). A server that rejects response_format gets the JSON Schema as

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -53,22 +54,35 @@ func (s *SlotService) ServiceName() string {
 
 // Call implements the runner's service interface: one attempt of a call.
 func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	user, err := SlotUserMessage(req.Args)
+	user, cut, err := BoundedUserMessage(req.Args, s.client.cfg.MaxValueBytes)
 	if err != nil {
 		return nil, err
 	}
 	reply, err := s.client.Chat(ctx, ChatRequest{Model: s.info.Model, System: s.system,
 		Messages: []Message{{Role: "user", Content: user}}})
 	if err != nil {
+		if len(cut) > 0 && ctx.Err() == nil {
+			err = fmt.Errorf("%w (the prompt carried these arguments cut to %d bytes each: %s; PROSE_MAX_VALUE_BYTES sets the bound)",
+				err, s.client.cfg.MaxValueBytes, strings.Join(cut, ", "))
+		}
 		return nil, stopped(ctx, err)
+	}
+	if req.Exchanged != nil {
+		req.Exchanged(delegation.Exchange{Model: reply.Model, System: s.system, Prompt: user, Reply: reply.Content,
+			TokensIn: reply.TokensIn, TokensOut: reply.TokensOut})
 	}
 	switch {
 	case reply.Truncated:
-		return nil, fmt.Errorf("the model's reply was cut off at its output token limit (finish_reason \"length\") after %d bytes", len(reply.Content))
+		return nil, fmt.Errorf("the model's reply was cut off at the output limit of %d tokens (finish_reason \"length\") after %d bytes: "+
+			"raise PROSE_MAX_TOKENS if the answer is meant to be this long; a model that repeats itself will not finish at any limit",
+			s.client.maxTokens(ChatRequest{}), len(reply.Content))
 	case len(reply.Content) > MaxSlotReplyBytes:
 		return nil, fmt.Errorf("the model's reply is %d bytes, over the %d a slot accepts", len(reply.Content), MaxSlotReplyBytes)
 	}
-	v := ParseReply(reply.Content)
+	// A model may echo what it was sent, a credential included: it is
+	// gone before the reply becomes a value that outputs, traces and
+	// journals could show.
+	v := ParseReply(s.client.Redact(reply.Content))
 	if msg, ok := reportedError(v); ok && mayFail(s.info) {
 		return nil, fmt.Errorf("the model reports that it cannot deliver: %s", excerpt(msg, 500))
 	}
@@ -153,36 +167,90 @@ func reportedError(v delegation.Value) (string, bool) {
 
 // SlotUserMessage is the user message for a call: the `prompt` argument
 // first where there is one, then the other arguments as a JSON object.
+// Each value is bounded by DefaultMaxValueBytes (see BoundedUserMessage).
 func SlotUserMessage(args *delegation.Object) (string, error) {
+	msg, _, err := BoundedUserMessage(args, DefaultMaxValueBytes)
+	return msg, err
+}
+
+// BoundedUserMessage is SlotUserMessage with each argument bounded by
+// limit bytes: a longer string is cut at a character boundary, a longer
+// structured value becomes the start of its JSON as a string, and each
+// ends with a marker naming the argument and its size, so the model
+// knows it sees a part. cut lists what was cut, as "name (N bytes)".
+//
+// An earlier reply passed on whole could push the next request past the
+// model's context, a 400 that ends the run; a part of it, marked, is a
+// request the model can still answer.
+func BoundedUserMessage(args *delegation.Object, limit int) (msg string, cut []string, err error) {
 	rest := delegation.NewObject()
 	prompt := ""
 	if args != nil {
 		for _, k := range args.Keys() {
 			v, _ := args.Get(k)
 			if p, ok := v.(string); ok && k == "prompt" {
-				prompt = p
+				prompt = boundText(k, p, limit, &cut)
 				continue
+			}
+			if v, err = boundValue(k, v, limit, &cut); err != nil {
+				return "", nil, err
 			}
 			rest.Set(k, v)
 		}
 	}
 	raw, err := delegation.ToIndentedJSON(rest)
 	if err != nil {
-		return "", fmt.Errorf("encoding the call's arguments: %w", err)
+		return "", nil, fmt.Errorf("encoding the call's arguments: %w", err)
 	}
-	if prompt == "" {
-		return string(raw), nil
+	switch {
+	case prompt == "":
+		return string(raw), cut, nil
+	case rest.Len() == 0:
+		return prompt, cut, nil
 	}
-	if rest.Len() == 0 {
-		return prompt, nil
+	return prompt + "\n\nArguments (JSON):\n" + string(raw), cut, nil
+}
+
+// boundText cuts s to limit bytes, with a marker naming the argument.
+func boundText(name, s string, limit int, cut *[]string) string {
+	part, was := truncateJSON(s, limit)
+	if !was {
+		return s
 	}
-	return prompt + "\n\nArguments (JSON):\n" + string(raw), nil
+	*cut = append(*cut, fmt.Sprintf("%s (%d bytes)", name, len(s)))
+	return part + cutMarker(name, len(s), len(part))
+}
+
+// boundValue bounds one argument: a string as text, anything else by the
+// size of its JSON.
+func boundValue(name string, v delegation.Value, limit int, cut *[]string) (delegation.Value, error) {
+	if s, ok := v.(string); ok {
+		return boundText(name, s, limit, cut), nil
+	}
+	raw, err := delegation.ToIndentedJSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the call's argument %s: %w", name, err)
+	}
+	if len(raw) <= limit {
+		return v, nil
+	}
+	return boundText(name, string(raw), limit, cut), nil
+}
+
+func cutMarker(name string, size, shown int) string {
+	return fmt.Sprintf("\n[... cut: the argument %q has %d bytes; only the first %d are shown]", name, size, shown)
 }
 
 // ParseReply turns a model's reply into a value: JSON when it is JSON
-// (bare, inside one ``` or ```json fence, or in one ```json fence after a
-// short lead-in such as "Here is the result:"), else the trimmed text. A
-// reasoning model's leading <think> block is dropped first.
+// (bare, inside one ``` or ```json fence, in one ```json fence after a
+// short lead-in such as "Here is the result:", or one JSON object with
+// short chat around it: "Sure! Here is my answer: {...}"), else the
+// trimmed text, without the fence when the whole reply is one fenced
+// block. A reasoning model's leading <think> block is dropped first.
+//
+// "Short" is at most maxLeadIn bytes before and after the object, which
+// must be the only top-level one: a reply that discusses two objects, or
+// a long text that quotes one, stays text.
 func ParseReply(content string) delegation.Value {
 	answer, _ := splitThinking(content)
 	text := strings.TrimSpace(answer)
@@ -190,12 +258,60 @@ func ParseReply(content string) delegation.Value {
 	if v, err := delegation.FromJSON([]byte(inner)); err == nil {
 		return v
 	}
+	if v, ok := chattyObject(text); ok {
+		return v
+	}
 	if body, ok := leadInFence(text); ok {
 		if v, err := delegation.FromJSON([]byte(body)); err == nil {
 			return v
 		}
 	}
+	if body, ok := fenceBody(text); ok {
+		return body
+	}
 	return text
+}
+
+// chattyObject finds the one JSON object in s that short chat surrounds.
+// Offsets are taken from s itself, never from a transformed copy.
+func chattyObject(s string) (delegation.Value, bool) {
+	start := strings.IndexByte(s, '{')
+	if start < 0 || start > maxLeadIn {
+		return nil, false
+	}
+	dec := json.NewDecoder(strings.NewReader(s[start:]))
+	var raw json.RawMessage
+	if dec.Decode(&raw) != nil {
+		return nil, false
+	}
+	end := start + int(dec.InputOffset())
+	if end > len(s) || end < start {
+		return nil, false
+	}
+	after := s[end:]
+	if len(strings.TrimSpace(after)) > maxLeadIn || strings.ContainsAny(after, "{}") {
+		return nil, false
+	}
+	v, err := delegation.FromJSON([]byte(s[start:end]))
+	if err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// fenceBody is the body of a reply that is one fenced code block of any
+// language (```python ... ```): the fence is markup around the answer,
+// not part of it.
+func fenceBody(s string) (string, bool) {
+	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 7 || strings.Count(s, "```") != 2 {
+		return "", false
+	}
+	body := s[3 : len(s)-3]
+	nl := strings.IndexByte(body, '\n')
+	if nl < 0 {
+		return "", false
+	}
+	return strings.TrimSpace(body[nl+1:]), true
 }
 
 // maxLeadIn bounds the prose around a ```json fence for its body to be

@@ -240,7 +240,7 @@ func (t *transport) attemptError(ctx context.Context, err error) error {
 
 // retryable reports whether an attempt's outcome is worth another try.
 func retryable(resp *http.Response, err error) bool {
-	if errors.Is(err, errTooLarge) {
+	if errors.Is(err, errTooLarge) || refused(err) {
 		return false
 	}
 	if err != nil {

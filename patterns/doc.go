@@ -36,10 +36,15 @@
 // wrappers, without changes here. Services reach the run's host through
 // CallRequest.Host (nested specs run with it, under the call's scope).
 //
-// Tracing. TraceWriter is a delegation.Recorder writing JSON lines (run
-// start and end with Totals, call attempts, judgments, errors), scrubbing
-// secrets; Progress prints a line per call attempt for a person watching
-// stderr (only failures when stderr is not a terminal) and a summary;
-// FailedCalls remembers the call id of each failed call, so the error that
-// ends a run can name the loop iteration it came from.
+// Contract Markdown. Prepare also runs a function or responsibility
+// (contract.go): its Execution, the wiring of its inline nodes, or one
+// render of itself; callee.go resolves and binds its callees (RenderWith
+// builds model renders, Outputs applies the return rule).
+//
+// Tracing. A run's trace is written by journal.Trace, a Recorder, in the
+// journal's schema; TotalsRecorder counts a run's work; Progress prints a
+// line per call attempt for a person watching stderr (only failures when
+// stderr is not a terminal) and a summary; FailedCalls remembers the call
+// id of each failed call, so the error that ends a run can name the loop
+// iteration it came from.
 package patterns

@@ -28,6 +28,10 @@ type Env struct {
 	// `std/...`; Arg is the path), whose own slots and config are in
 	// b.Sub. nil: such bindings are a usage error.
 	Nested func(b *SlotBinding) (Service, error)
+	// Render builds the service that renders a function or responsibility
+	// with a model (Contract Markdown; see callee.go). nil, or an error
+	// wrapping ErrNoModel: no model is configured.
+	Render func(b *RenderBinding) (Service, error)
 	// Services are the in-process services a `go:NAME` binding names (a
 	// Go program embedding prose binds its own functions so).
 	Services map[string]Service

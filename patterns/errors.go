@@ -8,9 +8,6 @@ import (
 	"github.com/proselang/prose/delegation"
 )
 
-// errDeadline marks an attempt stopped by its call's timeout.
-var errDeadline = context.DeadlineExceeded
-
 // isCancel reports whether err ended a run by cancellation (Ctrl-C), as
 // opposed to a failure, which may itself wrap a call's timeout.
 func isCancel(err error) bool {

@@ -3,6 +3,7 @@ package patterns
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ import (
 const (
 	// DefaultMaxOutput caps a program's stdout (DESIGN: 8 MiB).
 	DefaultMaxOutput = 8 << 20
-	// DefaultGrace is how long a cancelled program has between SIGTERM
+	// DefaultGrace is how long a canceled program has between SIGTERM
 	// and SIGKILL.
 	DefaultGrace = time.Second
 	// stderrKeep is how much of stderr's end is kept in memory.
@@ -29,10 +30,17 @@ const (
 	// stderrLines and stderrBytes bound the stderr tail put in an error.
 	stderrLines = 20
 	stderrBytes = 1800
-	// drainWait bounds how long the output pipes are read after the
-	// program has exited and its process group has been killed (a
-	// process that left the group may still hold them).
+	// drainWait is how long a pipe may stay silent, after the program
+	// has exited and its process group has been killed, before the
+	// reader concludes that a process outside the group holds it open.
+	// It bounds silence, not the whole read: output that keeps coming
+	// is read to its end however long that takes on a loaded machine.
 	drainWait = 2 * time.Second
+	// drainMax bounds the whole read after exit: a process outside the
+	// group that keeps dribbling output would otherwise keep the call
+	// alive. The pipe holds at most what the kernel buffers once the
+	// group is dead, so reaching it means such a process.
+	drainMax = 30 * time.Second
 )
 
 // ExecService runs a program for each call attempt (`--slot NAME=exec:CMD`).
@@ -51,7 +59,15 @@ const (
 //     JSON document, else kept as text. Empty stdout is an error ("produced
 //     no output"): a broken service is caught instead of silently yielding
 //     null; a service meaning null prints `null`. Output that is not valid
-//     UTF-8 and not JSON is an error too.
+//     UTF-8 and not JSON is an error too. So is output that looks like
+//     JSON but does not parse (it starts with `{` followed by `"` or `}`,
+//     or with `[` followed by a JSON value's first character): taking
+//     `{"verdict": "accept", comments: []` as text would only move the
+//     failure to a later step ("needs a model") that cannot name the
+//     service. A JSON value followed by log lines is such output too (logs
+//     belong on stderr). Like every failed attempt, it is retried where the call
+//     has retries: a service that prints JSON by hand may get it right
+//     the next time.
 //   - Non-zero exit, or death by a signal: the attempt threw; the error
 //     message is the last lines of stderr (at most 20 lines, 1800 bytes:
 //     the call's error keeps 2000 bytes of a service's message, from the
@@ -61,8 +77,13 @@ const (
 //   - ctx done (the call's timeout, Ctrl-C, a sibling's failure): SIGTERM
 //     to the process group, SIGKILL after Grace; the error wraps ctx.Err().
 //   - When the program exits, whatever it left running in its process group
-//     is killed, and output pipes held open by escaped grandchildren are
-//     abandoned after a short wait: a call never hangs on them.
+//     is killed and stdout is read to its end: the value is the whole
+//     output or the call fails, never a part of it. A process that left
+//     the group (setsid, a daemon) and still holds stdout open makes the
+//     end of the output unknowable: after drainWait without a byte the
+//     attempt fails saying so, rather than hang or pass on what it has.
+//     stderr held that way is abandoned after the same wait (it only
+//     feeds error messages).
 type ExecService struct {
 	Name      string   // service name (slot path)
 	Command   string   // shell command text, as the user wrote it
@@ -95,9 +116,12 @@ func (s *ExecService) Call(ctx context.Context, req *delegation.CallRequest) (de
 		return nil, err
 	}
 	waitErr, stop := p.wait(ctx, s.grace())
-	out := p.finish()
+	out, readErr := p.finish()
 	if stop == nil && p.overflowed() {
 		stop = errOutputTooLarge // it overflowed, then exited before we saw it
+	}
+	if stop == nil && waitErr == nil && readErr != nil {
+		return nil, s.readError(readErr)
 	}
 	return s.result(req, out, p.stderr.String(), waitErr, stop)
 }
@@ -125,6 +149,7 @@ type proc struct {
 	stderr   *tailBuffer
 	outDone  chan struct{}
 	errDone  chan struct{}
+	outErr   error // how reading stdout ended (nil: at its end); set before outDone closes
 	overflow chan struct{}
 	exited   chan error
 }
@@ -174,15 +199,60 @@ func (s *ExecService) start(req *delegation.CallRequest, input []byte) (*proc, e
 		exited:   make(chan error, 1),
 	}
 	go p.readStdout()
-	go func() { io.Copy(p.stderr, errR); close(p.errDone) }()
+	go func() { drain(errR, p.stderr); close(p.errDone) }()
 	go func() { p.exited <- cmd.Wait() }()
 	return p, nil
 }
 
 func (p *proc) readStdout() {
 	defer close(p.outDone)
-	if _, err := io.Copy(p.stdout, p.outR); errors.Is(err, errOutputTooLarge) {
+	p.outErr = drain(p.outR, p.stdout)
+	if errors.Is(p.outErr, errOutputTooLarge) {
 		close(p.overflow)
+	}
+}
+
+// errPipeHeld ends the reading of a pipe that stays open, silent, after
+// the program exited and its process group was killed.
+var errPipeHeld = errors.New("pipe held open after exit")
+
+// drain copies f to w until f's end. While the program runs, reads wait
+// as long as it takes. finish sets a deadline in the past once the
+// program has exited, which wakes a waiting read; from then on each read
+// gets a fresh drainWait, so output still buffered in the pipe is read
+// whole however loaded the machine is, and only a pipe that stays silent
+// for a whole window ends in errPipeHeld. A window is opened by this
+// goroutine right before its read, so a late-scheduled reader never
+// mistakes a deadline that passed while it waited for its turn for
+// silence.
+func drain(f *os.File, w io.Writer) error {
+	buf := make([]byte, 64<<10)
+	draining, gotSome := false, false
+	var since time.Time
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			gotSome = true
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			if draining && (!gotSome || time.Since(since) > drainMax) {
+				return errPipeHeld
+			}
+			if !draining {
+				since = time.Now()
+			}
+			draining, gotSome = true, false
+			f.SetReadDeadline(time.Now().Add(drainWait))
+		default:
+			return err
+		}
 	}
 }
 
@@ -246,18 +316,31 @@ func (p *proc) signal(sig syscall.Signal) {
 	syscall.Kill(-p.cmd.Process.Pid, sig)
 }
 
-// finish kills what the program left in its process group, drains the
-// pipes (bounded) and returns stdout.
-func (p *proc) finish() []byte {
+// finish kills what the program left in its process group, reads the
+// pipes to their end (see drain) and returns stdout, with the error that
+// ended its reading (nil when it was read whole).
+func (p *proc) finish() ([]byte, error) {
 	p.signal(syscall.SIGKILL)
-	deadline := time.Now().Add(drainWait)
-	p.outR.SetReadDeadline(deadline)
-	p.errR.SetReadDeadline(deadline)
+	// A deadline already passed wakes a read waiting on the pipe: drain
+	// then reads on in windows of its own.
+	p.outR.SetReadDeadline(time.Now())
+	p.errR.SetReadDeadline(time.Now())
 	<-p.outDone
 	<-p.errDone
 	p.outR.Close()
 	p.errR.Close()
-	return p.stdout.Bytes()
+	return p.stdout.Bytes(), p.outErr
+}
+
+// readError is the error of an attempt whose stdout could not be read to
+// its end.
+func (s *ExecService) readError(err error) error {
+	if errors.Is(err, errPipeHeld) {
+		return fmt.Errorf("%s exited, but a process it started still holds its stdout open, outside its process group "+
+			"(setsid, nohup, a daemon), so the end of its output cannot be known: make the program wait for its children, "+
+			"or start them with their output redirected (cmd >/dev/null 2>&1 &)", s.Name)
+	}
+	return fmt.Errorf("reading the output of %s: %v", s.Name, err)
 }
 
 // result turns what the program did into the call's value or error.
@@ -266,7 +349,7 @@ func (s *ExecService) result(req *delegation.CallRequest, out []byte, stderr str
 	case errors.Is(stop, errOutputTooLarge):
 		return nil, fmt.Errorf("output exceeds the %s limit; the program was killed", sizeString(s.maxOutput()))
 	case stop != nil:
-		what := "cancelled"
+		what := "canceled"
 		if errors.Is(stop, context.DeadlineExceeded) {
 			what = "timed out"
 			if req.Timeout > 0 {
@@ -277,7 +360,7 @@ func (s *ExecService) result(req *delegation.CallRequest, out []byte, stderr str
 	case waitErr != nil:
 		return nil, s.exitError(waitErr, stderr)
 	}
-	v, err := decodeOutput(out)
+	v, err := decodeOutput(s.Name, out)
 	if err != nil {
 		if tail := stderrTail(stderr); tail != "" {
 			err = fmt.Errorf("%v; stderr: %s", err, tail)
@@ -328,7 +411,7 @@ func exitHint(code int) string {
 // decodeOutput is the value of a program's stdout: JSON when it parses,
 // else the trimmed text. A leading UTF-8 byte order mark is dropped, and
 // JSON colored with terminal escape codes is read as JSON.
-func decodeOutput(out []byte) (delegation.Value, error) {
+func decodeOutput(name string, out []byte) (delegation.Value, error) {
 	// A byte order mark (PowerShell, some Windows editors) is not content.
 	text := bytes.TrimSpace(bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")))
 	if len(text) == 0 {
@@ -349,6 +432,9 @@ func decodeOutput(out []byte) (delegation.Value, error) {
 		if v, err := delegation.FromJSON(ansiSeq.ReplaceAll(text, nil)); err == nil {
 			return v, nil
 		}
+	}
+	if looksLikeJSON(text) {
+		return nil, fmt.Errorf("the output of %s looks like JSON but does not parse: %s", name, jsonProblem(text))
 	}
 	if !utf8.Valid(text) || bytes.IndexByte(text, 0) >= 0 {
 		return nil, fmt.Errorf("the program's output is neither JSON nor UTF-8 text (%d bytes)", len(text))
@@ -422,4 +508,45 @@ func (t *tailBuffer) String() string {
 		return string(t.buf[len(t.buf)-t.keep:])
 	}
 	return string(t.buf)
+}
+
+// looksLikeJSON reports whether text was meant as a JSON object or array:
+// `{` followed by `"` or `}`, or `[` followed by what a JSON value starts
+// with (or `]`). Text such as "[INFO] done" or "{name} is ready" is not.
+func looksLikeJSON(text []byte) bool {
+	if len(text) < 2 || (text[0] != '{' && text[0] != '[') {
+		return false
+	}
+	rest := bytes.TrimLeft(text[1:], " \t\r\n")
+	if len(rest) == 0 {
+		return true
+	}
+	c := rest[0]
+	if text[0] == '{' {
+		return c == '"' || c == '}'
+	}
+	return strings.IndexByte(`{["-0123456789]`, c) >= 0 ||
+		bytes.HasPrefix(rest, []byte("true")) || bytes.HasPrefix(rest, []byte("false")) || bytes.HasPrefix(rest, []byte("null"))
+}
+
+// jsonProblem says what is wrong with text as JSON, and where (line and
+// column of the output) when the decoder knows.
+func jsonProblem(text []byte) string {
+	var v any
+	err := json.Unmarshal(text, &v)
+	var syn *json.SyntaxError
+	switch {
+	case err == nil:
+		return "its numbers or strings cannot be read as values; it is taken as neither JSON nor text"
+	case errors.As(err, &syn) && syn.Offset > 0 && int(syn.Offset) <= len(text) && syn.Error() != "unexpected end of JSON input":
+		before := text[:syn.Offset-1]
+		line := bytes.Count(before, []byte("\n")) + 1
+		col := len(before) - bytes.LastIndexByte(before, '\n')
+		hint := ""
+		if strings.Contains(syn.Error(), "after top-level value") {
+			hint = ": a JSON value followed by more output (write logs to stderr)"
+		}
+		return fmt.Sprintf("%v (line %d, column %d)%s; it is taken as neither JSON nor text", syn, line, col, hint)
+	}
+	return fmt.Sprintf("%v (it ends before the JSON value does: is it cut short?); it is taken as neither JSON nor text", err)
 }

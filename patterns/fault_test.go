@@ -50,12 +50,12 @@ func TestFaultyServices(t *testing.T) {
 			if elapsed > tt.max || elapsed < tt.min {
 				t.Errorf("took %v, want between %v and %v", elapsed, tt.min, tt.max)
 			}
-			ends := o.traceOf("call.end")
-			if len(ends) != 1 || !strings.Contains(fmt.Sprint(ends[0]["error"]), tt.want) {
-				t.Errorf("trace call.end = %v", ends)
+			ends := o.traceOf("end")
+			if len(ends) != 1 || !strings.Contains(fmt.Sprint(ends[0]["err"]), tt.want) {
+				t.Errorf("trace end = %v", ends)
 			}
-			if run := o.traceOf("run.end"); len(run) != 1 || run[0]["status"] != "error" {
-				t.Errorf("trace run.end = %v", run)
+			if run := o.traceOf("final"); len(run) != 1 || run[0]["status"] != "error" {
+				t.Errorf("trace final = %v", run)
 			}
 		})
 	}
@@ -124,11 +124,11 @@ func TestGarbageStaysOutOfTheTrace(t *testing.T) {
 		t.Errorf("error %q", msg)
 	}
 	for _, r := range o.trace {
-		if e, ok := r["error"].(string); ok && strings.ContainsAny(e, "\x1b\x07\x01\r") {
+		if e, ok := r["err"].(string); ok && strings.ContainsAny(e, "\x1b\x07\x01\r") {
 			t.Errorf("control characters in the trace: %q", e)
 		}
 	}
-	if len(o.traceOf("run.end")) != 1 {
+	if len(o.traceOf("final")) != 1 {
 		t.Errorf("trace: %v", o.trace)
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/journal"
 
 	"github.com/proselang/prose/internal/testenv"
 )
@@ -116,15 +118,41 @@ func runSpec(t *testing.T, path string, flags []string, mod ...func(*RunOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trace bytes.Buffer
 	log := &eventLog{}
-	opts := RunOptions{Path: path, Bindings: b, Trace: &trace, Recorders: []delegation.Recorder{log},
+	opts := RunOptions{Path: path, Bindings: b, Recorders: []delegation.Recorder{log},
 		Env: &Env{Dir: t.TempDir(), Nested: NestedSpec}}
 	for _, m := range mod {
 		m(&opts)
 	}
+	v, trace, err := traceRun(opts)
+	return outcome{value: v, err: err, trace: parseTrace(t, trace), events: log}
+}
+
+// traceRun runs opts with a journal.Trace, started once the spec is bound
+// and finished with the run's totals, as package run does; secrets are
+// scrubbed from it.
+func traceRun(opts RunOptions, secrets ...string) (delegation.Value, []byte, error) {
+	var buf bytes.Buffer
+	tr := journal.NewTrace(&buf, journal.NewRedactor([]string{}), secrets...)
+	totals := &TotalsRecorder{}
+	opts.Recorders = append(opts.Recorders, tr, totals)
+	started := false
+	wrap := opts.Wrap
+	opts.Wrap = func(p *Prepared) error {
+		if wrap != nil {
+			if err := wrap(p); err != nil {
+				return err
+			}
+		}
+		tr.Start(journal.Header{Spec: p.Path, SpecDigest: journal.Digest(p.Spec.File.Source())})
+		started = true
+		return nil
+	}
 	v, err := Run(context.Background(), opts)
-	return outcome{value: v, err: err, trace: parseTrace(t, trace.Bytes()), events: log}
+	if started {
+		tr.Finish(time.Now(), v, err, totals.Totals(), nil)
+	}
+	return v, buf.Bytes(), err
 }
 
 func parseTrace(t *testing.T, raw []byte) []map[string]any {
@@ -175,11 +203,12 @@ func readLines(t *testing.T, path string) []map[string]any {
 	return parseTrace(t, raw)
 }
 
-// traceOf returns the trace records of one type.
+// traceOf returns the trace records of one type ("end", "final", ...:
+// journal/FORMAT.md).
 func (o outcome) traceOf(typ string) []map[string]any {
 	var out []map[string]any
 	for _, r := range o.trace {
-		if r["type"] == typ {
+		if r["t"] == typ {
 			out = append(out, r)
 		}
 	}

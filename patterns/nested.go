@@ -125,12 +125,19 @@ func (n *NestedService) Call(ctx context.Context, req *delegation.CallRequest) (
 	if err != nil {
 		return nil, err
 	}
+	return delegation.Run(ctx, n.Spec.Delegation.Program, globals, nestedHost(req))
+}
+
+// nestedHost is the host of a run that the call req starts (a nested
+// spec, a node's program, a pattern instance): the calling run's hooks and
+// limits, with the call's NestedScope in front of every id.
+func nestedHost(req *delegation.CallRequest) *delegation.Host {
 	h := delegation.Host{Caller: Caller{}, Judge: &judge.Deterministic{}}
 	if req.Host != nil {
 		h = *req.Host
 	}
 	h.Scope = req.NestedScope()
-	return delegation.Run(ctx, n.Spec.Delegation.Program, globals, &h)
+	return &h
 }
 
 // missingInputs is the error of a call that passes no value for an input

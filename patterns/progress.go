@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -17,11 +19,173 @@ import (
 // (call id, service, attempt, outcome, duration) and per model judgment;
 // otherwise only failed attempts are printed, so logs stay short. Summary
 // prints the totals at the end. It is safe for concurrent use.
+//
+// On a terminal (NewTerminalProgress) it also keeps one status line
+// under the others while calls run, redrawn in place each second: the
+// longest-running call's service, attempt and elapsed time, and how many
+// more are running (Start). Failures and the summary are coloured there,
+// unless NO_COLOR is set or TERM is dumb. Written to a file or a pipe it
+// adds neither: no status line, no escape codes.
 type Progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	verbose bool
 	totals  Totals
+
+	color  bool                  // colour failures and the summary
+	live   bool                  // keep a status line (Start)
+	active map[string]activeCall // running attempts, by call id and attempt
+	shown  bool                  // a status line is on the screen
+}
+
+// activeCall is one running attempt, for the status line.
+type activeCall struct {
+	slot    string
+	attempt int
+	start   time.Time
+}
+
+// NewTerminalProgress returns the Progress for a person at w: verbose,
+// coloured (see ColorEnabled) and with a status line when w is a
+// terminal; the short log form otherwise.
+func NewTerminalProgress(w io.Writer, getenv func(string) string) *Progress {
+	term := IsTerminal(w)
+	p := NewProgress(w, term)
+	p.color = term && ColorEnabled(w, getenv)
+	p.live = term
+	return p
+}
+
+// ColorEnabled reports whether output to w may be coloured: w is a
+// terminal, NO_COLOR is unset or empty (https://no-color.org), and TERM
+// is not "dumb".
+func ColorEnabled(w io.Writer, getenv func(string) string) bool {
+	return IsTerminal(w) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}
+
+// Start begins redrawing the status line each second while calls run; the
+// returned function stops it and clears the line. On a Progress without
+// a status line it does nothing.
+func (p *Progress) Start() (stop func()) {
+	if !p.live {
+		return func() {}
+	}
+	tick := time.NewTicker(time.Second)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case now := <-tick.C:
+				p.mu.Lock()
+				p.drawStatus(now)
+				p.mu.Unlock()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		tick.Stop()
+		close(done)
+		<-finished
+		p.mu.Lock()
+		p.clearStatus()
+		p.mu.Unlock()
+	}
+}
+
+// track keeps the running attempts for the status line; p.mu is held.
+func (p *Progress) track(ev *delegation.Event) {
+	if !p.live {
+		return
+	}
+	key := fmt.Sprintf("%s#%d", ev.ID, ev.Attempt)
+	switch ev.Kind {
+	case "call.start":
+		if p.active == nil {
+			p.active = map[string]activeCall{}
+		}
+		start := ev.Time
+		if start.IsZero() {
+			start = time.Now()
+		}
+		p.active[key] = activeCall{slot: ev.Slot, attempt: ev.Attempt, start: start}
+	case "call.end":
+		delete(p.active, key)
+	}
+}
+
+// drawStatus redraws the status line for now; p.mu is held.
+func (p *Progress) drawStatus(now time.Time) {
+	if len(p.active) == 0 {
+		p.clearStatus()
+		return
+	}
+	var oldest activeCall
+	for _, c := range p.active {
+		if oldest.start.IsZero() || c.start.Before(oldest.start) {
+			oldest = c
+		}
+	}
+	if now.Sub(oldest.start) < time.Second {
+		return // quick calls come and go without a status line
+	}
+	line := fmt.Sprintf("prose: %s attempt %d running for %s", oldest.slot, oldest.attempt, now.Sub(oldest.start).Truncate(time.Second))
+	if n := len(p.active) - 1; n > 0 {
+		line += fmt.Sprintf(" (%d more running)", n)
+	}
+	fmt.Fprint(p.w, "\r\x1b[K"+wordPrefix(line, 79))
+	p.shown = true
+}
+
+// clearStatus erases the status line, so that a line printed next starts
+// at the left margin of an empty line; p.mu is held.
+func (p *Progress) clearStatus() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+// paint wraps s in the ANSI colour code when colour is on.
+func (p *Progress) paint(code, s string) string {
+	if !p.color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// Colour codes.
+const (
+	red    = "31"
+	green  = "32"
+	yellow = "33"
+	bold   = "1"
+)
+
+// Diagnostics prints diagnostic lines (a spec's warnings), coloured where
+// the progress is.
+func (p *Progress) Diagnostics(text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if text == "" {
+		return
+	}
+	p.clearStatus()
+	if p.color {
+		text = ColorDiagnostics(text)
+	}
+	fmt.Fprint(p.w, text)
+}
+
+// ColorDiagnostics colours the severity of diagnostic lines
+// ("FILE:LINE:COL: error: ...") in text for a terminal: errors red,
+// warnings yellow. Use it only where ColorEnabled says so.
+func ColorDiagnostics(text string) string {
+	text = strings.ReplaceAll(text, ": error: ", ": \x1b["+bold+";"+red+"merror\x1b[0m: ")
+	return strings.ReplaceAll(text, ": warning: ", ": \x1b["+yellow+"mwarning\x1b[0m: ")
 }
 
 // NewProgress returns a Progress writing to w.
@@ -34,19 +198,23 @@ func (p *Progress) Record(ev *delegation.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.totals.add(ev)
+	p.track(ev)
 	switch ev.Kind {
 	case "call.end":
 		if ev.Err != nil && errors.Is(ev.Err, context.Canceled) {
 			break // the run is being interrupted: the summary says so
 		}
 		if ev.Err != nil {
-			fmt.Fprintf(p.w, "prose: %s %s attempt %d failed after %s: %s\n",
-				ev.ID, ev.Slot, ev.Attempt, roundDuration(ev.Duration), firstLine(ev.Err.Error()))
+			p.clearStatus()
+			fmt.Fprintf(p.w, "prose: %s %s attempt %d %s after %s: %s\n",
+				ev.ID, ev.Slot, ev.Attempt, p.paint(red, "failed"), roundDuration(ev.Duration), firstLine(ev.Err.Error()))
 		} else if p.verbose {
+			p.clearStatus()
 			fmt.Fprintf(p.w, "prose: %s %s attempt %d ok in %s\n", ev.ID, ev.Slot, ev.Attempt, roundDuration(ev.Duration))
 		}
 	case "judgment":
 		if v := ev.Verdict; p.verbose && v != nil && v.Asked {
+			p.clearStatus()
 			fmt.Fprintf(p.w, "prose: %s judged %q: %v (%s, %s)\n", ev.ID, ev.Condition, v.Holds, v.Model, roundDuration(ev.Duration))
 		}
 	}
@@ -66,14 +234,22 @@ func (p *Progress) Summary(elapsed time.Duration, status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t := p.totals
-	fmt.Fprintf(p.w, "prose: %s in %s: %s", status, roundDuration(elapsed), plural(t.Calls, "call"))
+	p.clearStatus()
+	shown := status
 	switch {
-	case t.Failed > 0 && t.Cancelled > 0:
-		fmt.Fprintf(p.w, " (%d failed, %d cancelled)", t.Failed, t.Cancelled)
+	case status == "ok":
+		shown = p.paint(green, status)
+	case status != "":
+		shown = p.paint(bold+";"+red, status)
+	}
+	fmt.Fprintf(p.w, "prose: %s in %s: %s", shown, roundDuration(elapsed), plural(t.Calls, "call"))
+	switch {
+	case t.Failed > 0 && t.Canceled > 0:
+		fmt.Fprintf(p.w, " (%d failed, %d canceled)", t.Failed, t.Canceled)
 	case t.Failed > 0:
 		fmt.Fprintf(p.w, " (%d failed)", t.Failed)
-	case t.Cancelled > 0:
-		fmt.Fprintf(p.w, " (%d cancelled)", t.Cancelled)
+	case t.Canceled > 0:
+		fmt.Fprintf(p.w, " (%d canceled)", t.Canceled)
 	}
 	if t.Judgments > 0 {
 		fmt.Fprintf(p.w, ", %s (%d by a model, %d without", plural(t.Judgments, "judgment"), t.ModelJudgments, t.DecidedJudgments)
@@ -105,18 +281,78 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-// firstLine squeezes an error message onto one line of at most 200
-// bytes, keeping its end (a program's last stderr lines say the most).
-func firstLine(s string) string {
+// firstLine squeezes an error message onto one line of at most about
+// 200 bytes, cut only between words, with "..." where text was left out.
+// A long message keeps its first clause (up to ": ", what failed); then,
+// when it ends in advice after "; " ("; check --model/PROSE_MODEL ..."),
+// as much of the start as fits before that advice; otherwise its end (a
+// program's last stderr lines say the most).
+func firstLine(s string) string { return squeeze(s, 200) }
+
+func squeeze(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		head, _, _ := strings.Cut(s, ": ")
-		if len(head) > 60 {
-			head = head[:60]
-		}
-		s = head + ": ..." + s[len(s)-(190-len(head)):]
+	if len(s) <= max {
+		return s
 	}
-	return s
+	var head, body string
+	if i := strings.Index(s, ": "); i >= 0 && i < 60 {
+		head, body = s[:i+2], s[i+2:]
+	} else {
+		head = wordPrefix(s, 60) + " "
+		body = strings.TrimPrefix(s[len(head)-1:], " ")
+	}
+	fix := ""
+	if i := strings.LastIndex(body, "; "); i >= 0 {
+		body, fix = body[:i], body[i:]
+	}
+	room := max - len(head) - len("...")
+	if len(fix) > room-20 {
+		// The advice alone is too long: keep its start, which names the
+		// fix, and drop its end (examples, parentheses).
+		fix = wordPrefix(fix, room-20-len(" ...")) + " ..."
+	}
+	switch {
+	case len(body)+len(fix) <= room+len("..."):
+		return head + body + fix
+	case fix != "":
+		// What failed, then what to do.
+		return head + wordPrefix(body, room-len(fix)-1) + " ..." + fix
+	}
+	return head + "..." + wordSuffix(body, room)
+}
+
+// wordPrefix is the longest start of s, at most n bytes, that ends
+// between words (or at a character boundary when one word is longer).
+func wordPrefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n+1], ' '); i > 0 {
+		return s[:i]
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// wordSuffix is the longest end of s, at most n bytes, that starts
+// between words (or at a character boundary when one word is longer).
+func wordSuffix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	start := len(s) - n
+	if i := strings.IndexByte(s[start-1:], ' '); i >= 0 && start+i < len(s) {
+		return s[start+i:]
+	}
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return s[start:]
 }
 
 // Recorders fans events out to several recorders (nil ones are skipped).
@@ -129,4 +365,23 @@ func (rs Recorders) Record(ev *delegation.Event) {
 			r.Record(ev)
 		}
 	}
+}
+
+// IsTerminal reports whether w is a terminal (a character device),
+// looking through writers that wrap another (an Unwrap() io.Writer
+// method, as a redacting writer has).
+func IsTerminal(w io.Writer) bool {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -3,7 +3,6 @@ package patterns
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/proselang/prose/delegation"
@@ -44,22 +43,17 @@ type RunOptions struct {
 	// its invariants).
 	ModelJudgeFor func(sp *spec.Spec) delegation.Judge
 
-	// Trace, when set, receives the run's JSON-lines trace.
-	Trace io.Writer
-	// ModelUsage, when set, gives the run's model usage for the trace's
-	// run.end record (nil when no model was used), from the run's totals.
-	ModelUsage func(Totals) any
-	// Secrets are scrubbed from the trace (API keys); Redact, when set,
-	// rewrites each trace line too (a credential detector).
-	Secrets []string
-	Redact  func(line string) string
-	// Recorders receive every event too (progress output, a journal).
+	// Recorders receive every event (progress output, a trace:
+	// journal.Trace).
 	Recorders []delegation.Recorder
 
 	// Runtime runs parallel work and keeps time (nil: the default).
 	Runtime     delegation.Runtime
 	MaxParallel int // 0: DefaultMaxParallel
 	MaxSteps    int // 0: DefaultMaxSteps
+	// MaxValueBytes is the size ceiling of one value (0: the evaluator's
+	// delegation.DefaultMaxValueBytes).
+	MaxValueBytes int64
 
 	// Wrap, when set, is called after Prepare and before the run: it may
 	// replace the Host's Caller, Judge, Runtime or Recorder with wrappers
@@ -85,10 +79,11 @@ type Prepared struct {
 	// Warnings are the spec's non-error diagnostics.
 	Warnings diag.List
 	// Host is what the evaluator runs with: Caller is a Caller, Judge a
-	// judge.Deterministic over the model judge, Recorder the trace plus
+	// judge.Deterministic over the model judge, Recorder
 	// RunOptions.Recorders.
-	Host  *delegation.Host
-	Trace *TraceWriter // nil without RunOptions.Trace
+	Host *delegation.Host
+
+	contract *contractPlan // a function or responsibility run (contract.go)
 }
 
 // SpecError is an invalid spec: its error-level diagnostics (exit 2).
@@ -120,6 +115,9 @@ func Run(ctx context.Context, opts RunOptions) (delegation.Value, error) {
 // whose conditions certainly need a model when none is configured, and
 // assembles the host. No service runs.
 func Prepare(opts RunOptions) (*Prepared, error) {
+	if p, ok, err := prepareContract(&opts); ok {
+		return p, err
+	}
 	sp, warnings, err := loadChecked(opts)
 	if err != nil {
 		return nil, err
@@ -149,25 +147,19 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 
 // host assembles the evaluator's hooks.
 func (p *Prepared) host(opts RunOptions) *delegation.Host {
-	recs := Recorders{}
-	if opts.Trace != nil {
-		p.Trace = NewTraceWriter(opts.Trace, opts.Secrets...)
-		p.Trace.Redact = opts.Redact
-		p.Trace.ModelUsage = opts.ModelUsage
-		recs = append(recs, p.Trace)
-	}
-	recs = append(recs, opts.Recorders...)
+	recs := append(Recorders{}, opts.Recorders...)
 	rt := opts.Runtime
 	if rt == nil {
 		rt = delegation.DefaultRuntime()
 	}
 	h := &delegation.Host{
-		Caller:      Caller{},
-		Judge:       &judge.Deterministic{Next: opts.ModelJudge},
-		Recorder:    recs,
-		Runtime:     rt,
-		MaxParallel: orDefault(opts.MaxParallel, DefaultMaxParallel),
-		MaxSteps:    orDefault(opts.MaxSteps, DefaultMaxSteps),
+		Caller:        Caller{},
+		Judge:         &judge.Deterministic{Next: opts.ModelJudge},
+		Recorder:      recs,
+		Runtime:       rt,
+		MaxParallel:   orDefault(opts.MaxParallel, DefaultMaxParallel),
+		MaxSteps:      orDefault(opts.MaxSteps, DefaultMaxSteps),
+		MaxValueBytes: opts.MaxValueBytes,
 	}
 	return h
 }
@@ -179,23 +171,13 @@ func orDefault(n, def int) int {
 	return def
 }
 
-// Run executes the Delegation. The trace gets run.start before anything
-// runs and run.end after. Nested specs get the host from each call's
+// Run executes the Delegation. Nested specs get the host from each call's
 // request (CallRequest.Host).
 func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
-	rt := p.Host.Runtime
-	if rt == nil {
-		rt = delegation.DefaultRuntime()
+	if p.contract != nil {
+		return p.contract.run(ctx, p.Host)
 	}
-	if p.Trace != nil {
-		p.Trace.Start(rt.Now(), RunStart{Spec: p.Path, Name: p.Spec.Name, Digest: p.Digest,
-			Bindings: &p.Bindings, MaxParallel: p.Host.MaxParallel, MaxSteps: p.Host.MaxSteps})
-	}
-	v, err := delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
-	if p.Trace != nil {
-		p.Trace.End(rt.Now(), v, err)
-	}
-	return v, err
+	return delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
 }
 
 // loadChecked loads the spec and runs the checker; error-level findings

@@ -76,7 +76,7 @@ func TestRetryWithLearningExhausted(t *testing.T) {
 			if got["result"] != nil || got["attempts"] != 3.0 || len(hist) != 3 {
 				t.Errorf("got %s, want result null, attempts 3, three history entries", mustJSON(t, got))
 			}
-			if n := len(o.traceOf("call.end")); n != 3 {
+			if n := len(o.traceOf("end")); n != 3 {
 				t.Errorf("trace has %d call.end records, want 3", n)
 			}
 		})
@@ -184,9 +184,9 @@ func TestReliabilityFallbackPath(t *testing.T) {
 	if n := o.events.count("call.end", "fetcher"); n != 3 {
 		t.Errorf("fetcher ran %d times, want 3 (retries 2)", n)
 	}
-	ends := o.traceOf("call.end")
+	ends := o.traceOf("end")
 	for _, r := range ends[:3] {
-		if r["error"] == nil || r["slot"] != "fetcher" {
+		if r["err"] == nil || r["slot"] != "fetcher" {
 			t.Errorf("trace record %v: want a failed fetcher attempt", r)
 		}
 	}
@@ -211,8 +211,8 @@ func TestTimeoutIsNotRetried(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v", d)
 	}
-	ends := o.traceOf("call.end")
-	if len(ends) != 1 || ends[0]["timeout"] != true {
+	ends := o.traceOf("end")
+	if len(ends) != 1 || ends[0]["kind"] != "timeout" {
 		t.Errorf("trace call.end records: %v", ends)
 	}
 }
@@ -236,8 +236,8 @@ func TestAbortReportsAttempts(t *testing.T) {
 	if de.Attempts != 3 {
 		t.Errorf("attempts = %d", de.Attempts)
 	}
-	end := o.traceOf("run.end")
-	if len(end) != 1 || end[0]["status"] != "error" || !strings.Contains(fmt.Sprint(end[0]["error"]), "after 3 attempts") {
+	end := o.traceOf("final")
+	if len(end) != 1 || end[0]["status"] != "error" || !strings.Contains(fmt.Sprint(end[0]["err"]), "after 3 attempts") {
 		t.Errorf("run.end = %v", end)
 	}
 }

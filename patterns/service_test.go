@@ -30,6 +30,6 @@ func TestCallerDispatch(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := (Caller{}).Call(ctx, req); !errors.Is(err, context.Canceled) {
-		t.Errorf("a cancelled context must not start the service: %v", err)
+		t.Errorf("a canceled context must not start the service: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package patterns
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -58,7 +57,8 @@ func (f *fixedJudge) Judge(_ context.Context, j *delegation.Judgment) (delegatio
 	return delegation.Verdict{Holds: f.holds, Asked: true, Model: "fake", TokensIn: 10, TokensOut: 2}, nil
 }
 
-func judgedRun(t *testing.T, src string, mod func(*RunOptions)) (delegation.Value, error, *int) {
+// judgedRun runs src; with trace non-nil, traced into it.
+func judgedRun(t *testing.T, src string, mod func(*RunOptions), trace ...*[]byte) (delegation.Value, *int, error) {
 	t.Helper()
 	sp, diags := spec.Parse("judged.prose.md", []byte(src))
 	if diags.HasErrors() {
@@ -74,12 +74,17 @@ func judgedRun(t *testing.T, src string, mod func(*RunOptions)) (delegation.Valu
 	if mod != nil {
 		mod(&opts)
 	}
+	if len(trace) > 0 {
+		v, tr, err := traceRun(opts)
+		*trace[0] = tr
+		return v, &calls, err
+	}
 	v, err := Run(context.Background(), opts)
-	return v, err, &calls
+	return v, &calls, err
 }
 
 func TestNoModelStopsBeforeAnyService(t *testing.T) {
-	_, err, calls := judgedRun(t, judgedSpec, nil)
+	_, calls, err := judgedRun(t, judgedSpec, nil)
 	var ue *UsageError
 	if !errors.As(err, &ue) {
 		t.Fatalf("err = %v, want a *UsageError", err)
@@ -96,21 +101,21 @@ func TestNoModelStopsBeforeAnyService(t *testing.T) {
 
 func TestModelJudgeAnswers(t *testing.T) {
 	j := &fixedJudge{holds: true}
-	var trace bytes.Buffer
-	v, err, _ := judgedRun(t, judgedSpec, func(o *RunOptions) { o.ModelJudge = j; o.Trace = &trace })
+	var trace []byte
+	v, _, err := judgedRun(t, judgedSpec, func(o *RunOptions) { o.ModelJudge = j }, &trace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if raw, _ := delegation.ToJSON(v); string(raw) != `{"result":"a draft"}` || j.n != 1 {
 		t.Errorf("got %s after %d judgments", raw, j.n)
 	}
-	o := outcome{trace: parseTrace(t, trace.Bytes())}
-	js := o.traceOf("judgment")
+	o := outcome{trace: parseTrace(t, trace)}
+	js := o.traceOf("judge")
 	if len(js) != 1 || js[0]["asked"] != true || js[0]["holds"] != true || js[0]["tokens_in"] != 10.0 ||
-		!strings.HasPrefix(js[0]["values_digest"].(string), "sha256:") || js[0]["condition"] != "answer reads like a finished piece of work" {
-		t.Errorf("judgment records: %v", js)
+		len(js[0]["values"].(string)) != 64 || js[0]["cond"] != "answer reads like a finished piece of work" {
+		t.Errorf("judge records: %v", js)
 	}
-	end := o.traceOf("run.end")[0]["totals"].(map[string]any)
+	end := o.traceOf("final")[0]["totals"].(map[string]any)
 	if end["judgments"] != 1.0 || end["model_judgments"] != 1.0 || end["tokens_in"] != 10.0 || end["calls"] != 1.0 {
 		t.Errorf("totals = %v", end)
 	}
@@ -119,48 +124,48 @@ func TestModelJudgeAnswers(t *testing.T) {
 func TestConditionInBranchFailsAtRunTime(t *testing.T) {
 	src := strings.Replace(judgedSpec, "if answer reads like", "if task == \"judge\":\n  if answer reads like", 1)
 	src = strings.Replace(src, "  return { result: answer }", "    return { result: answer }", 1)
-	v, err, calls := judgedRun(t, src, nil)
+	v, calls, err := judgedRun(t, src, nil)
 	if err != nil || v == nil || *calls != 1 {
 		t.Fatalf("a run that never reaches the condition: v=%v err=%v calls=%d", v, err, *calls)
 	}
-	_, err, _ = judgedRun(t, src, func(o *RunOptions) { o.Bindings.Inputs[0].Value = "judge" })
+	_, _, err = judgedRun(t, src, func(o *RunOptions) { o.Bindings.Inputs[0].Value = "judge" })
 	var de *delegation.Error
 	if !errors.As(err, &de) || de.Kind != delegation.KindJudge || !strings.Contains(err.Error(), "judged.prose.md:32:6: ") {
 		t.Errorf("err = %v, want a judge error at the condition", err)
 	}
 }
 
-func TestTraceRunStartAndSecrets(t *testing.T) {
-	var trace bytes.Buffer
-	o := runSpec(t, demo(t, "fault.prose.md"), []string{`slot:service=exec:echo '{"token":"sk-sekrit-123"}'`},
-		func(o *RunOptions) { o.Trace = &trace; o.Secrets = []string{"sk-sekrit-123", ""} })
-	if o.err != nil {
-		t.Fatal(o.err)
+// The trace is the journal's records: a header with the spec's digest,
+// start (with the arguments' value), end, final; secrets are scrubbed.
+func TestTraceRecordsAndSecrets(t *testing.T) {
+	b, err := flagBindings([]string{`slot:service=exec:echo '{"token":"sk-sekrit-123"}'`})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(trace.String(), "sekrit") || !strings.Contains(trace.String(), `"token":"***"`) {
-		t.Errorf("secret not scrubbed:\n%s", trace.String())
+	_, trace, err := traceRun(RunOptions{Path: demo(t, "fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "sk-sekrit-123", "")
+	if err != nil {
+		t.Fatal(err)
 	}
-	lines := parseTrace(t, trace.Bytes())
+	if strings.Contains(string(trace), "sekrit") || !strings.Contains(string(trace), `"token":"[redacted]"`) {
+		t.Errorf("secret not scrubbed:\n%s", trace)
+	}
+	lines := parseTrace(t, trace)
 	types := []string{}
 	for _, l := range lines {
-		types = append(types, l["type"].(string))
+		types = append(types, l["t"].(string))
 	}
-	if strings.Join(types, " ") != "run.start call.start call.end run.end" {
+	if strings.Join(types, " ") != "header start end final" {
 		t.Errorf("record types %v", types)
 	}
-	start := lines[0]
-	if start["name"] != "fault" || !strings.HasPrefix(start["digest"].(string), "sha256:") || start["max_parallel"] != 8.0 {
-		t.Errorf("run.start = %v", start)
-	}
-	if b := mustJSON(t, start["bindings"]); !strings.Contains(b, `"slots":[{"name":"service"`) {
-		t.Errorf("bindings = %s", b)
+	if h := lines[0]; h["v"] != 2.0 || len(h["spec_sha256"].(string)) != 64 {
+		t.Errorf("header = %v", h)
 	}
 	call := lines[1]
-	if call["id"] != "L29" || call["slot"] != "service" || call["attempt"] != 1.0 || mustJSON(t, call["args"]) != `{"task":"do it"}` {
-		t.Errorf("call.start = %v", call)
+	if call["id"] != "L29" || call["slot"] != "service" || call["attempt"] != 1.0 || mustJSON(t, call["args_value"]) != `{"task":"do it"}` || len(call["args"].(string)) != 64 {
+		t.Errorf("start = %v", call)
 	}
-	if end := lines[3]; end["status"] != "ok" || mustJSON(t, end["result"]) != `{"token":"***"}` {
-		t.Errorf("run.end = %v", end)
+	if end := lines[3]; end["status"] != "ok" || mustJSON(t, end["result"]) != `{"token":"[redacted]"}` {
+		t.Errorf("final = %v", end)
 	}
 }
 
@@ -188,21 +193,23 @@ func TestRequestCarriesHost(t *testing.T) {
 // A trace keeps '<', '>' and '&' as written: errors and nested call ids
 // stay greppable, and a secret holding one of them is still scrubbed.
 func TestTraceKeepsMarkupCharacters(t *testing.T) {
-	var trace bytes.Buffer
-	o := runSpec(t, demo(t, "fault.prose.md"), []string{`slot:service=exec:echo 'a<b> & key=tok&en q=x"y' >&2; exit 1`},
-		func(o *RunOptions) { o.Trace = &trace; o.Secrets = []string{"tok&en", `x"y`} })
-	if o.err == nil {
+	b, err := flagBindings([]string{`slot:service=exec:echo 'a<b> & key=tok&en q=x"y' >&2; exit 1`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, trace, err := traceRun(RunOptions{Path: demo(t, "fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "tok&en", `x"y`)
+	if err == nil {
 		t.Fatal("the failing service did not fail the run")
 	}
-	out := trace.String()
+	out := string(trace)
 	if strings.Contains(out, "tok&en") || strings.Contains(out, `tok\u0026en`) {
 		t.Errorf("secret not scrubbed:\n%s", out)
 	}
 	if strings.Contains(out, `x\"y`) {
 		t.Errorf("secret with a quote not scrubbed:\n%s", out)
 	}
-	if !strings.Contains(out, `"error":"exit status 1: a<b> & key=*** q=***"`) {
+	if !strings.Contains(out, `"err":"exit status 1: a<b> & key=[redacted] q=[redacted]"`) {
 		t.Errorf("error text not kept as written:\n%s", out)
 	}
-	parseTrace(t, trace.Bytes())
+	parseTrace(t, trace)
 }

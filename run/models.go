@@ -13,18 +13,29 @@ import (
 	"github.com/proselang/prose/spec"
 )
 
-// models is the model side of one run: the clients (when a model is
-// configured), the model judge, the llm slot services.
-type models struct {
+// Models is the model side of one run: the clients (when a model is
+// configured), the model judge, the services of slots bound to `llm` and
+// of functions rendered by a model. A program that runs specs through
+// package patterns itself (a test runner) builds one with NewModels.
+type Models struct {
 	cfg     llm.Config
 	mu      sync.Mutex
 	clients map[string]*llm.Client // by model; "" is the configured one
+	replay  bool                   // a replay asks no model: no key is needed
 }
 
-// newModels reads the model configuration from getenv and the request's
-// Model and BaseURL. No model configured is not an error: runs that need
-// none work without.
-func newModels(getenv func(string) string, req Request) (*models, error) {
+// NewModels reads the model configuration from getenv, with model and
+// baseURL (when not empty) in place of PROSE_MODEL and OPENAI_BASE_URL.
+// No model configured is not an error: runs that need none work without.
+// A configuration that cannot answer (OpenAI's API without a key) is
+// refused here, before anything runs.
+func NewModels(getenv func(string) string, model, baseURL string) (*Models, error) {
+	return newModels(getenv, Request{Model: model, BaseURL: baseURL}, false)
+}
+
+// newModels is NewModels for a request; a replay is not refused for a
+// missing key, since it asks no model.
+func newModels(getenv func(string) string, req Request, replay bool) (*Models, error) {
 	cfg, err := llm.ConfigFromEnv(getenv)
 	if err != nil {
 		return nil, err
@@ -35,17 +46,20 @@ func newModels(getenv func(string) string, req Request) (*models, error) {
 	if req.BaseURL != "" {
 		cfg.BaseURL = req.BaseURL
 	}
-	m := &models{cfg: cfg, clients: map[string]*llm.Client{}}
+	m := &Models{cfg: cfg, clients: map[string]*llm.Client{}, replay: replay}
 	if cfg.Configured() {
-		if _, err := m.client(""); err != nil {
+		if err := m.preflight(); err != nil {
+			return nil, err
+		}
+		if _, err := m.Client(""); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
 }
 
-// client returns the client for model ("" is the configured model).
-func (m *models) client(model string) (*llm.Client, error) {
+// Client returns the client for model ("" is the configured model).
+func (m *Models) Client(model string) (*llm.Client, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if c, ok := m.clients[model]; ok {
@@ -63,31 +77,27 @@ func (m *models) client(model string) (*llm.Client, error) {
 	return c, nil
 }
 
-// apply puts the model judge, the llm slot hook and the secrets to scrub
-// into opts.
-func (m *models) apply(opts *patterns.RunOptions) {
-	opts.Secrets = append(opts.Secrets, m.cfg.Secrets()...)
+// apply puts the model judge and the llm slot hook into opts.
+func (m *Models) apply(opts *patterns.RunOptions) {
 	opts.ModelHint = patterns.DefaultModelHint
 	if c := m.clients[""]; c != nil {
 		opts.ModelJudgeFor = func(sp *spec.Spec) delegation.Judge {
 			return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
 		}
 	}
-	opts.Env.LLM = m.slotService
-	opts.ModelUsage = func(t patterns.Totals) any {
-		if u, ok := m.usage(t.DecidedJudgments); ok {
-			return u
-		}
-		return nil
-	}
+	opts.Env.LLM = m.SlotService
+	opts.Env.Render = m.RenderService
 }
 
-// slotService is the Env.LLM hook: a model acting in the slot's role.
-func (m *models) slotService(b *patterns.SlotBinding) (patterns.Service, error) {
+// SlotService is the Env.LLM hook: a model acting in the slot's role.
+func (m *Models) SlotService(b *patterns.SlotBinding) (patterns.Service, error) {
 	if b.Arg == "" && !m.cfg.Configured() {
 		return nil, fmt.Errorf("%s=llm needs a model: pass --model or set PROSE_MODEL, or write llm:MODEL", b.Path)
 	}
-	c, err := m.client(b.Arg)
+	if err := m.preflight(); err != nil {
+		return nil, err
+	}
+	c, err := m.Client(b.Arg)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +132,7 @@ func slotRole(sp *spec.Spec, s *spec.Slot) string {
 
 // usage is the run's model usage, with the judgments decided from the
 // data; ok is false when no model was asked anything.
-func (m *models) usage(decided int) (u llm.Usage, ok bool) {
+func (m *Models) usage(decided int) (u llm.Usage, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, c := range m.clients {
@@ -146,3 +156,38 @@ func (replayModel) Judge(context.Context, *delegation.Judgment) (delegation.Verd
 func (replayModel) Call(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 	return nil, errReplayModel
 }
+
+// preflight refuses a model configuration that cannot answer: OpenAI's
+// own API without a key (llm.Config.CheckKey). A replay asks no model, so
+// it is not checked.
+func (m *Models) preflight() error {
+	if m.replay {
+		return nil
+	}
+	return m.cfg.CheckKey()
+}
+
+// RenderService is the Env.Render hook: the model that renders a function
+// or responsibility given its contract.
+func (m *Models) RenderService(b *patterns.RenderBinding) (patterns.Service, error) {
+	if b.Model == "" && !m.cfg.Configured() {
+		return nil, patterns.ErrNoModel
+	}
+	c, err := m.Client(b.Model)
+	if err != nil {
+		return nil, err
+	}
+	return llm.NewRenderService(c, patterns.RenderInfo(b.Node, b.Name, b.Model)), nil
+}
+
+// Configured is the client of the configured model, nil when no model is
+// configured.
+func (m *Models) Configured() *llm.Client {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.clients[""]
+}
+
+// Secrets are the configuration's secrets (the API key, credentials in the
+// base URL), for a redactor.
+func (m *Models) Secrets() []string { return m.cfg.Secrets() }

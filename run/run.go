@@ -38,6 +38,9 @@ type Options struct {
 	// id line, warnings about the journal.
 	Stderr io.Writer
 	Quiet  bool
+	// Diagnostics, when set, shows the spec's warnings in place of
+	// Stderr (a terminal colours them).
+	Diagnostics func(text string)
 	// Services are the in-process services a `go:NAME` binding names.
 	Services map[string]patterns.Service
 	// Getenv reads the model configuration (OPENAI_API_KEY,
@@ -166,19 +169,25 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	mods, err := newModels(getenv, req)
+	mods, err := newModels(getenv, req, mode == journal.Replaying)
 	if err != nil {
 		return nil, &UsageError{err}
 	}
 	env := &patterns.Env{Dir: req.Dir, Services: o.Services, Nested: patterns.NestedSpecWith(loaderIn(req.Dir))}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Load: loaderIn(req.Dir), Bindings: req.Bindings, Env: env,
-		MaxParallel: req.Limits.MaxParallel, MaxSteps: req.Limits.MaxSteps,
-		Trace: o.Trace, Recorders: o.Recorders, Runtime: o.Runtime,
+		MaxParallel: req.Limits.MaxParallel, MaxSteps: req.Limits.MaxSteps, MaxValueBytes: req.Limits.MaxValueBytes,
+		Recorders: o.Recorders, Runtime: o.Runtime,
 	}
 	mods.apply(&opts)
-	red := journal.NewRedactor(o.Environ)
-	opts.Redact = func(line string) string { out, _ := red.Text(line); return out }
+	totals := &patterns.TotalsRecorder{}
+	opts.Recorders = append(append([]delegation.Recorder{}, opts.Recorders...), totals)
+	var trace *journal.Trace
+	traced := false
+	if o.Trace != nil {
+		trace = journal.NewTrace(o.Trace, journal.NewRedactor(o.Environ), mods.cfg.Secrets()...)
+		opts.Recorders = append(opts.Recorders, trace)
+	}
 	if mode == journal.Replaying {
 		opts.ModelJudge, opts.ModelJudgeFor = replayModel{}, nil
 		env.LLM = func(b *patterns.SlotBinding) (patterns.Service, error) {
@@ -198,12 +207,35 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		prepared = p
 		res.Warnings = p.Warnings
 		if !o.Quiet {
-			fmt.Fprint(stderr, p.Warnings.String())
+			if o.Diagnostics != nil {
+				o.Diagnostics(p.Warnings.String())
+			} else {
+				fmt.Fprint(stderr, p.Warnings.String())
+			}
 		}
-		return jr.wrap(p)
+		if err := jr.wrap(p); err != nil {
+			return err
+		}
+		if trace != nil {
+			h, _ := jr.header(p.Spec.File.Source())
+			h.RunID = id
+			if jr.run != nil {
+				h.RunID = jr.run.ID()
+			}
+			trace.Start(h)
+			traced = true
+		}
+		return nil
 	}
 	v, runErr := patterns.Run(ctx, opts)
 	res.Value = v
+	if traced {
+		var usage any
+		if u, ok := mods.usage(totals.Totals().DecidedJudgments); ok {
+			usage = u
+		}
+		trace.Finish(time.Now(), v, runErr, totals.Totals(), usage)
+	}
 	runErr = jr.finish(v, runErr)
 	if jr.run != nil {
 		res.RunID, res.Journal = jr.run.ID(), jr.run.Path()
@@ -212,9 +244,7 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if prepared == nil {
 		return nil, runErr
 	}
-	if prepared.Trace != nil {
-		res.Totals = prepared.Trace.Totals()
-	}
+	res.Totals = totals.Totals()
 	if u, ok := mods.usage(res.Totals.DecidedJudgments); ok {
 		res.ModelUsage = u
 	}

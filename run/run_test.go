@@ -2,6 +2,8 @@ package run_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,4 +124,74 @@ func toJSON(t testing.TB, v delegation.Value) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+const slotSpec = `---
+name: asked
+kind: pattern
+---
+
+# Asked
+
+Asks a model acting in a slot, twice.
+
+### Slots
+
+- ` + "`writer`" + `
+
+### Delegation
+
+` + "```prose" + `
+let a = call writer
+  topic: "tea"
+let b = call writer
+  topic: "coffee"
+return [a, b]
+` + "```" + `
+`
+
+// The trace of a run with an llm slot holds each model request: the
+// prompt, the reply and the tokens of every attempt, and the slot's system
+// prompt once.
+func TestTraceHoldsModelExchanges(t *testing.T) {
+	model := llmtest.NewServer(t, llmtest.Reply{Content: "a short answer", TokensIn: 42, TokensOut: 7, Times: -1})
+	env := map[string]string{"OPENAI_BASE_URL": model.URL, "OPENAI_API_KEY": "test-key-abcdefgh", "PROSE_MODEL": "fake"}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "asked.prose.md"), []byte(slotSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var trace strings.Builder
+	req := run.Request{Spec: "asked.prose.md", Dir: dir, Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "writer", Value: "llm"}}}}
+	if _, err := run.Run(context.Background(), req, run.Options{Trace: &trace, Getenv: func(k string) string { return env[k] }}); err != nil {
+		t.Fatal(err)
+	}
+	var models []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(trace.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec["t"] == "model" {
+			models = append(models, rec)
+		}
+	}
+	if len(models) != 2 {
+		t.Fatalf("%d model records, want 2:\n%s", len(models), trace.String())
+	}
+	for i, topic := range []string{"tea", "coffee"} {
+		m := models[i]
+		if m["slot"] != "writer" || m["reply"] != "a short answer" || m["tokens_in"] != 42.0 || m["tokens_out"] != 7.0 ||
+			!strings.Contains(fmt.Sprint(m["prompt"]), topic) {
+			t.Errorf("model record %d = %v", i+1, m)
+		}
+	}
+	if _, ok := models[0]["system"]; !ok {
+		t.Errorf("the first exchange lacks the system prompt")
+	}
+	if _, ok := models[1]["system"]; ok || models[1]["system_sha256"] != models[0]["system_sha256"] {
+		t.Errorf("the second exchange repeats the system prompt, or names another")
+	}
+	if strings.Contains(trace.String(), "test-key-abcdefgh") {
+		t.Errorf("the API key is in the trace")
+	}
 }

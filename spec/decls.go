@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/syntax"
 )
 
 // Decls returns what the spec declares, as the Delegation checker needs
@@ -28,7 +29,42 @@ func (s *Spec) Decls() *check.Decls {
 	for _, o := range s.Outputs {
 		d.Outputs = append(d.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Inferred: o.Inferred})
 	}
+	for _, name := range s.ImpliedInputs() {
+		d.Inputs = append(d.Inputs, check.Name{Name: name, Pos: s.Pos, Optional: true})
+	}
 	return d
+}
+
+// ImpliedInputs lists the inputs a 0.15 pattern without an inputs block
+// takes from the call of its instance: the names its slots' requires
+// quote (`task`, `quality-bar`) that its Delegation reads as names. A
+// pattern instance passes its call's arguments through, so these are
+// bound at run time. Nil for other specs.
+func (s *Spec) ImpliedInputs() []string {
+	if !s.Contract || s.Kind != "pattern" || len(s.Inputs) > 0 || s.Delegation == nil || s.Delegation.Program == nil {
+		return nil
+	}
+	quoted := map[string]bool{}
+	for _, sl := range s.Slots {
+		parts := strings.Split(sl.Requires, "`")
+		for i := 1; i < len(parts); i += 2 {
+			if part := parts[i]; isIdent(strings.ReplaceAll(part, "-", "_")) {
+				quoted[part] = true
+			}
+		}
+	}
+	for _, sl := range s.Slots {
+		delete(quoted, sl.Name)
+	}
+	var out []string
+	syntax.Walk(s.Delegation.Program, func(n syntax.Node) bool {
+		if id, ok := n.(*syntax.Ident); ok && quoted[id.Name] {
+			out = append(out, id.Name)
+			delete(quoted, id.Name)
+		}
+		return true
+	})
+	return out
 }
 
 // requiresArgs returns the keys a slot's requires text names when it is a

@@ -22,6 +22,33 @@ func parseDelegation(f *diag.File, lines []syntax.Line) (prog *syntax.Program, d
 	return syntax.Parse(f, lines)
 }
 
+// execution reads a Contract Markdown file's ### Execution section: its
+// first ```prose block is the program, run like a Delegation. An Execution
+// without one is prose guidance for a render (Program stays nil).
+func (l *loader) execution() {
+	if !l.s.Contract {
+		return
+	}
+	var sec *section
+	for _, s := range l.sections {
+		if s.Key == "execution" {
+			sec = s
+			break
+		}
+	}
+	if sec == nil {
+		return
+	}
+	d := &Delegation{Pos: sec.Pos, FencePos: diag.NoPos}
+	l.s.Execution = d
+	fence, _ := l.findFence(sec)
+	if fence == nil {
+		d.Prose = strings.TrimSpace(sec.Body)
+		return
+	}
+	l.readFence(sec, d, fence)
+}
+
 // delegation reads the Delegation section: the first ```prose fence (or
 // ```prosescript, reported) anywhere in its blocks, also inside a list
 // item, and the prose around it.
@@ -34,6 +61,7 @@ func (l *loader) delegation() {
 		}
 	}
 	if sec == nil {
+		l.execution()
 		return
 	}
 	d := &Delegation{Pos: sec.Pos, FencePos: diag.NoPos}

@@ -11,8 +11,14 @@
 // Spec.Decls gives the declarations the Delegation checker needs, and
 // Spec.JSON the document `prose show` prints.
 //
+// Contract Markdown (OpenProse 0.15) files, functions, responsibilities,
+// gateways, tests and 0.15 patterns, are read by the rules written in
+// contract.go: `##` inline nodes (Spec.Nodes), contract items as inputs,
+// Errors, Strategies, Continuity, Goal, the ### Patterns instances and the
+// ### Execution program (Spec.Execution).
+//
 // Main types: Spec, Section, Slot, ConfigEntry, Input, Output, Shape,
-// Delegate, Delegation. Entry points: Load, LoadFS, Parse, (*Spec).Decls,
+// Delegate, Delegation, ErrorDecl, PatternInstance, InstanceSlot. Entry points: Load, LoadFS, Parse, (*Spec).Decls,
 // (*Spec).JSON.
 //
 // # Reading rules
@@ -53,6 +59,7 @@
 //	spec/unterminated-fence  the Delegation's code fence is never closed
 //	spec/internal            the Delegation parser failed unexpectedly (a bug: please report it)
 //	spec/too-deep            a line nests indentation, quotes or list markers more than 256 characters deep
+//	spec/patterns-syntax     a ### Patterns block is not a YAML list of {name, pattern, with, config}
 //
 // Warnings:
 //
@@ -67,6 +74,7 @@
 //	spec/prosescript-fence   the code fence says prosescript rather than prose
 //	spec/empty-delegation    the Delegation's code block has no code
 //	spec/extra-fence         a second ```prose block in the Delegation (only the first runs)
+//	spec/duplicate-node      two inline ## nodes of one file share a name
 //
 // The Delegation parser adds its own codes (syntax/...) to the same list.
 package spec
@@ -104,4 +112,7 @@ const (
 	CodeProsescript      = "spec/prosescript-fence"
 	CodeEmptyDelegation  = "spec/empty-delegation"
 	CodeExtraFence       = "spec/extra-fence"
+
+	CodePatternsSyntax = "spec/patterns-syntax"
+	CodeDuplicateNode  = "spec/duplicate-node"
 )

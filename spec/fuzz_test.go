@@ -13,7 +13,7 @@ import (
 func seedFiles(t testing.TB) []string {
 	root := testenv.MustRoot(t)
 	var files []string
-	for _, pat := range []string{"testdata/spec/*.prose.md", "testdata/spec/*/*.prose.md", "std/patterns/*.prose.md"} {
+	for _, pat := range []string{"testdata/spec/*.prose.md", "testdata/spec/*/*.prose.md", "std/patterns/*.prose.md", "std/roles/*.prose.md", "testdata/run/*.prose.md"} {
 		m, _ := filepath.Glob(filepath.Join(root, pat))
 		files = append(files, m...)
 	}
@@ -31,6 +31,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(src)
 	}
 	f.Add([]byte(""))
+	f.Add([]byte(contractSrc))
+	f.Add([]byte("---\nname: f\nkind: function\n---\n## a\n### Patterns\n```yaml\n- name: x\n  pattern: p\n  with: [1]\n```\n"))
 	f.Add([]byte("---\n"))
 	f.Add([]byte("---\nname: x\n---\n### Delegation\n- a\n\n  ```prose\n  let x = 1\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {

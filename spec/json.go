@@ -35,6 +35,25 @@ type showDoc struct {
 	Shape      *showShape   `json:"shape"`
 	Delegation *showCode    `json:"delegation"`
 	Notes      string       `json:"notes"`
+
+	// Contract Markdown fields, absent from the documents of earlier
+	// files so that their output is unchanged.
+	Subject    string         `json:"subject,omitempty"`
+	Goal       string         `json:"goal,omitempty"`
+	Continuity []string       `json:"continuity,omitempty"`
+	Strategies []string       `json:"strategies,omitempty"`
+	Errors     []showOutput   `json:"errors,omitempty"`
+	Execution  *showCode      `json:"execution,omitempty"`
+	Patterns   []showInstance `json:"patterns,omitempty"`
+	Nodes      []*showDoc     `json:"nodes,omitempty"`
+	Line       int            `json:"line,omitempty"` // an inline node's heading line
+}
+
+type showInstance struct {
+	Name    string            `json:"name"`
+	Pattern string            `json:"pattern"`
+	With    map[string]string `json:"with"`
+	Config  map[string]any    `json:"config"`
 }
 
 type showSlot struct {
@@ -117,5 +136,35 @@ func (s *Spec) view() any {
 		}
 	}
 	d.Notes = s.Notes
+	s.contractView(d)
 	return d
+}
+
+// contractView adds the Contract Markdown parts to d.
+func (s *Spec) contractView(d *showDoc) {
+	d.Subject, d.Goal, d.Continuity, d.Strategies = s.Subject, s.Goal, s.Continuity, s.Strategies
+	for _, e := range s.Errors {
+		d.Errors = append(d.Errors, showOutput{e.Name, e.Description})
+	}
+	if ex := s.Execution; ex != nil {
+		d.Execution = &showCode{Prose: ex.Prose, Code: ex.Code}
+		if len(ex.Lines) > 0 && s.File != nil {
+			d.Execution.Line = s.File.Position(ex.Lines[0].Off).Line
+		}
+	}
+	for _, p := range s.Patterns {
+		in := showInstance{Name: p.Name, Pattern: p.Pattern, With: map[string]string{}, Config: p.Config}
+		for _, w := range p.With {
+			in.With[w.Slot] = w.Target
+		}
+		if in.Config == nil {
+			in.Config = map[string]any{}
+		}
+		d.Patterns = append(d.Patterns, in)
+	}
+	for _, n := range s.Nodes {
+		nd := n.view().(*showDoc)
+		nd.Line = s.File.Position(n.Pos).Line
+		d.Nodes = append(d.Nodes, nd)
+	}
 }

@@ -109,6 +109,13 @@ type loader struct {
 	sections []*section // sections with their blocks
 
 	syntaxErrors bool // the Delegation parsed with errors (Program is partial)
+
+	// Contract Markdown: the loaders of the inline nodes (on the file's
+	// loader), the file's loader (on a node's), and the offsets of every
+	// section and node heading in file order (on the file's loader).
+	nodes []*loader
+	root  *loader
+	heads []int
 }
 
 // section is a Section plus the top-level Markdown blocks of its body.
@@ -135,6 +142,11 @@ func (l *loader) run() {
 		l.errorf(firstInvalidUTF8(l.src), CodeNotUTF8, "file is not valid UTF-8")
 	}
 	l.frontMatter()
+	l.s.Contract = isContract(l.s.Kind, l.s.Version)
+	l.s.Pos = l.namePos // a file's node is where its name is
+	if subj, ok := l.s.Front["subject"].(string); ok {
+		l.s.Subject = subj
+	}
 	if off := deepLine(l.text[l.fmEnd:]); off >= 0 {
 		l.errorf(l.fmEnd+off, CodeTooDeep, "this line nests indentation, quotes or list markers more than %d characters deep; the loader refuses such Markdown", maxPrefix)
 		return
@@ -143,6 +155,15 @@ func (l *loader) run() {
 	l.structure(doc)
 	l.readSections()
 	l.delegation()
+	l.contractSections()
+	for _, n := range l.nodes {
+		n.s.Kind = nodeKind(n.s, l.s.Kind)
+		n.readSections()
+		n.delegation()
+		n.contractSections()
+		n.resolve()
+		l.diags = append(l.diags, n.diags...)
+	}
 	l.resolve()
 }
 

@@ -10,13 +10,13 @@ import (
 // resolve runs the checks that need the whole spec: the file name, slot
 // list-ness, config/input types, Shape against Slots, inferred outputs.
 func (l *loader) resolve() {
-	if want := baseName(l.f.Name); want != "" && l.s.Name != "" && l.s.Name != want {
+	if want := baseName(l.f.Name); want != "" && l.s.Name != "" && l.s.Name != want && !l.s.Contract {
 		l.errorf(int(l.namePos), CodeNameMismatch, "name %q does not match the file name %s (want name: %s)", l.s.Name, want+".prose.md", want)
 	}
 	l.listSlots()
 	l.checkTypes()
 	l.checkShape()
-	if len(l.s.Outputs) == 0 {
+	if len(l.s.Outputs) == 0 && l.s.Kind == "pattern" || len(l.s.Outputs) == 0 && !l.s.Contract {
 		l.inferOutputs()
 	}
 }

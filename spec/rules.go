@@ -34,6 +34,7 @@ func Rules() []Rule {
 		{CodeUnterminatedFence, e, "Delegation code fence never closed"},
 		{CodeInternal, e, "Internal error of the Delegation parser"},
 		{CodeTooDeep, e, "Markdown nested too deep"},
+		{CodePatternsSyntax, e, "Malformed ### Patterns declaration"},
 		{CodeUnknownSection, w, "Unknown section (kept as documentation)"},
 		{CodeDuplicateSection, w, "Known section repeated (the first is read)"},
 		{CodeNoTitle, w, "No # title heading"},
@@ -45,5 +46,6 @@ func Rules() []Rule {
 		{CodeProsescript, w, "Code fence says prosescript rather than prose"},
 		{CodeEmptyDelegation, w, "Delegation code block is empty"},
 		{CodeExtraFence, w, "Second ```prose block in the Delegation (not run)"},
+		{CodeDuplicateNode, w, "Two inline nodes share a name"},
 	}
 }

@@ -36,7 +36,11 @@ func (l *loader) readSections() {
 		case "shape":
 			l.shape(sec)
 		case "requires":
-			l.inputs(sec)
+			if l.s.Contract && l.s.Kind != "pattern" {
+				l.contractInputs(sec)
+			} else {
+				l.inputs(sec)
+			}
 		case "ensures":
 			l.outputs(sec)
 		case "notes":

@@ -34,6 +34,27 @@ type Spec struct {
 	Shape      *Shape
 	Delegation *Delegation // nil when the spec has none
 	Notes      string
+
+	// Contract Markdown (OpenProse 0.15); see contract.go.
+
+	// Contract is true when the file is read by the Contract Markdown
+	// rules (a function, responsibility, gateway or test, or a 0.15
+	// pattern).
+	Contract   bool
+	Subject    string   // a test's front matter subject
+	Goal       string   // a responsibility's Goal section
+	Continuity []string // Continuity bullets ("input-driven")
+	Strategies []string // Strategies bullets
+	Errors     []*ErrorDecl
+	Execution  *Delegation // the ### Execution section; Program is nil when it has no ```prose block
+	Patterns   []*PatternInstance
+
+	// Nodes are the inline `##` nodes of the file, in order; an inline
+	// node is a Spec whose Parent is the file's spec, whose Name is its
+	// heading and whose Pos is the heading's position.
+	Nodes  []*Spec
+	Parent *Spec
+	Pos    diag.Pos
 }
 
 // Section is one top-level `##`/`###` section.

@@ -51,6 +51,7 @@ func (l *loader) structure(doc ast.Node) {
 	var cur *section
 	secLevel := 0 // heading level of the first section
 	titleSeen := false
+	owner := l // the loader of the node the next section belongs to
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		if h, ok := n.(*ast.Heading); ok {
 			if h.Level == 1 && !titleSeen && cur == nil && h.Lines().Len() > 0 {
@@ -58,11 +59,16 @@ func (l *loader) structure(doc ast.Node) {
 				l.s.Title = l.joinLines(h, " ")
 				continue
 			}
+			if l.isNodeHeading(h, secLevel) {
+				owner, cur = l.newNode(h), nil
+				continue
+			}
 			if l.isSectionHeading(h, secLevel) {
 				if secLevel == 0 {
 					secLevel = h.Level
 				}
-				cur = l.newSection(h)
+				cur = owner.newSection(h)
+				l.heads = append(l.heads, int(cur.Pos))
 				continue
 			}
 		}
@@ -72,10 +78,13 @@ func (l *loader) structure(doc ast.Node) {
 			l.s.Summary = l.joinLines(p, " ")
 		}
 	}
-	if !titleSeen {
+	if !titleSeen && !(l.s.Contract && l.s.Name != "") {
 		l.warnf(l.fmEnd, CodeNoTitle, "no # title heading")
 	}
 	l.closeBodies()
+	for _, n := range l.nodes {
+		n.closeBodies()
+	}
 }
 
 // isSectionHeading: a known name at level 1-3, or any heading at or above
@@ -96,6 +105,9 @@ func (l *loader) isSectionHeading(h *ast.Heading, secLevel int) bool {
 func (l *loader) newSection(h *ast.Heading) *section {
 	heading := l.joinLines(h, " ")
 	key, known := sectionKey(heading)
+	if !known && l.s.Contract {
+		key, known = contractKey(heading)
+	}
 	if !known {
 		key = strings.ToLower(heading)
 	}
@@ -104,8 +116,16 @@ func (l *loader) newSection(h *ast.Heading) *section {
 	sec.BodyPos = diag.Pos(l.headingEnd(h))
 	l.s.Sections = append(l.s.Sections, sec.Section)
 	l.sections = append(l.sections, sec)
-	if !known {
+	switch {
+	case known:
+	case !l.s.Contract:
 		l.warnf(pos, CodeUnknownSection, "unknown section %q (kept as documentation)", heading)
+	default:
+		// Under the 0.15 rules an unknown section is documentation; only
+		// one close to a canonical name is likely a slip.
+		if near := nearSection(heading); near != "" {
+			l.warnf(pos, CodeUnknownSection, "unknown section %q (kept as documentation); did you mean ### %s?", heading, near)
+		}
 	}
 	return sec
 }
@@ -113,10 +133,17 @@ func (l *loader) newSection(h *ast.Heading) *section {
 // closeBodies sets each section's Body: the raw text up to the next
 // section's heading line.
 func (l *loader) closeBodies() {
-	for i, sec := range l.sections {
+	heads := l.heads
+	if l.root != nil {
+		heads = l.root.heads
+	}
+	for _, sec := range l.sections {
 		end := len(l.text)
-		if i+1 < len(l.sections) {
-			end = l.lineStart(int(l.sections[i+1].Pos))
+		for _, h := range heads {
+			if h > int(sec.Pos) {
+				end = l.lineStart(h)
+				break
+			}
 		}
 		start := min(int(sec.BodyPos), end)
 		sec.BodyPos = diag.Pos(start)
@@ -183,12 +210,4 @@ func (l *loader) joinLines(n ast.Node, sep string) string {
 		b.WriteString(t)
 	}
 	return b.String()
-}
-
-// firstOffset is the offset of a block's first line, or fallback.
-func firstOffset(n ast.Node, fallback int) int {
-	if n.Lines().Len() > 0 {
-		return n.Lines().At(0).Start
-	}
-	return fallback
 }

@@ -1,5 +1,6 @@
-// Package std is the pattern library compiled into prose: the specs under
-// std/patterns/ (ratchet, race, refine, ...), embedded with go:embed so
+// Package std is the library compiled into prose: the pattern specs under
+// std/patterns/ (ratchet, race, refine, ...) and the role functions under
+// std/roles/ (critic, planner, summarizer, ...), embedded with go:embed so
 // that `prose run std/patterns/ratchet.prose.md` and `prose lint std/` work
 // from any directory.
 //
@@ -40,7 +41,7 @@ const Prefix = "std/"
 // suffix ends every spec file name.
 const suffix = ".prose.md"
 
-//go:embed FORMAT.md patterns
+//go:embed FORMAT.md patterns roles
 var files embed.FS
 
 // FS returns the embedded library as a file system whose paths carry the
@@ -166,8 +167,9 @@ func Walk(dir string) (paths []string, ok bool) {
 	return paths, true
 }
 
-// Entry describes one embedded pattern.
+// Entry describes one embedded pattern or role.
 type Entry struct {
+	Kind    string `json:"kind"`    // "pattern" or "function"
 	Name    string `json:"name"`    // front matter name: "ratchet"
 	Title   string `json:"title"`   // the # heading: "Ratchet"
 	Summary string `json:"summary"` // the paragraph after the title, on one line
@@ -175,8 +177,15 @@ type Entry struct {
 }
 
 // List returns the embedded patterns, sorted by name.
-func List() []Entry {
-	paths, _ := Walk("std/patterns")
+func List() []Entry { return entries("std/patterns", "pattern") }
+
+// Roles returns the embedded role functions (std/roles), sorted by name:
+// functions to bind to a slot or call by path (`--slot
+// critic=std/roles/critic.prose.md`).
+func Roles() []Entry { return entries("std/roles", "function") }
+
+func entries(dir, kind string) []Entry {
+	paths, _ := Walk(dir)
 	out := make([]Entry, 0, len(paths))
 	for _, p := range paths {
 		data, err := fs.ReadFile(prefixFS{}, p)
@@ -184,7 +193,7 @@ func List() []Entry {
 			continue
 		}
 		e := describe(data)
-		e.Path = p
+		e.Path, e.Kind = p, kind
 		if e.Name == "" {
 			e.Name = strings.TrimSuffix(path.Base(p), suffix)
 		}

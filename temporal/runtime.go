@@ -133,7 +133,7 @@ func (r *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Con
 	return c, func() { cancel() }
 }
 
-func (r *runtime) All(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
+func (r *runtime) All(ctx context.Context, _ string, n, limit int, fn func(ctx context.Context, i int) error) error {
 	_, err := r.spawn(ctx, n, limit, func(ctx context.Context, i int) (bool, error) {
 		return false, fn(ctx, i)
 	})

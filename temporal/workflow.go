@@ -95,7 +95,7 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 	p, err := patterns.Prepare(patterns.RunOptions{
 		Path: req.Spec, Load: req.loader(), Bindings: markExec(req.Bindings), Env: env,
 		ModelJudge: &remoteJudge{}, Runtime: rt,
-		MaxParallel: req.MaxParallel, MaxSteps: req.MaxSteps,
+		MaxParallel: req.MaxParallel, MaxSteps: req.MaxSteps, MaxValueBytes: req.MaxValueBytes,
 	})
 	if err != nil {
 		var se *patterns.SpecError

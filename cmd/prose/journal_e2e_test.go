@@ -329,7 +329,7 @@ func testReplayWithoutServices(t *testing.T, bin string) {
 	if _, err := os.Stat(filepath.Join(w.dir, "log", "adv.log")); err == nil {
 		t.Errorf("replay ran a service")
 	}
-	if b, err := os.ReadFile(trace); err != nil || !bytes.Contains(b, []byte(`"call.end"`)) {
+	if b, err := os.ReadFile(trace); err != nil || !bytes.Contains(b, []byte(`"t":"end"`)) {
 		t.Errorf("replay trace: %v %.200s", err, b)
 	}
 	// Other arguments than the journal's: the first call diverges, and the

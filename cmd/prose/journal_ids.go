@@ -18,7 +18,7 @@ const latestRun = "latest"
 
 // runIDArg is the Args check of resume and replay: exactly one run id,
 // with a message that says where to find one.
-func runIDArg(mode journal.Mode) cobra.PositionalArgs {
+func runIDArg(mode fmt.Stringer) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		switch {
 		case len(args) == 0:
@@ -33,7 +33,7 @@ func runIDArg(mode journal.Mode) cobra.PositionalArgs {
 // resolveRunID turns the id argument of resume or replay into the id of a
 // run under base: "latest" is the newest run; an id that is not there is
 // a usage error (exit 2) suggesting the ids it may have meant.
-func resolveRunID(base, display, id string, mode journal.Mode) (string, error) {
+func resolveRunID(base, display, id string, mode fmt.Stringer) (string, error) {
 	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
 		return "", usageErrorf("%s: %q is not a run id (a name such as 20261130T021500-ab12cd; see 'prose runs')", mode, id)
 	}

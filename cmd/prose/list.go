@@ -22,7 +22,7 @@ func newListCmd(s streams) *cobra.Command {
 	opts := &listOptions{}
 	cmd := &cobra.Command{
 		Use:   "list [--json]",
-		Short: "List the patterns of the built-in library (std/patterns)",
+		Short: "List the patterns and role functions of the built-in library (std/)",
 		Long: `List prints the patterns compiled into prose: their name, their slots
 and a one-line summary. Each can be run, shown or linted by its library
 path from any directory, for example std/patterns/ratchet.prose.md (a
@@ -31,8 +31,13 @@ std/patterns/ratchet and std/ratchet name the same file).
 
 A slot marked [] is a list slot: bind it by repeating --slot in order.
 
+The role functions (std/roles) follow: small functions such as critic or
+summarizer, to call from an Execution or to bind to a slot or callee, as in
+--slot critic=std/roles/critic.prose.md.
+
 With --json, the output is a JSON array of objects
-{name, title, summary, path, slots: [{name, list, primary}], config: [names]}.`,
+{kind, name, title, summary, path, slots: [{name, list, primary}], config: [names]};
+a role has kind "function" and lists its inputs and outputs instead.`,
 		Example: `  # See what is available
   prose list
 
@@ -67,8 +72,10 @@ type listedSlot struct {
 // listed is one pattern as `prose list --json` prints it.
 type listed struct {
 	std.Entry
-	Slots  []listedSlot `json:"slots"`
-	Config []string     `json:"config"`
+	Slots   []listedSlot `json:"slots"`
+	Config  []string     `json:"config"`
+	Inputs  []string     `json:"inputs,omitempty"`
+	Outputs []string     `json:"outputs,omitempty"`
 }
 
 func runList(out io.Writer, opts *listOptions) error {
@@ -86,7 +93,9 @@ func runList(out io.Writer, opts *listOptions) error {
 		}
 		all = append(all, l)
 	}
+	roles := listRoles()
 	if opts.json {
+		all = append(all, roles...)
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(all)
@@ -104,5 +113,8 @@ func runList(out io.Writer, opts *listOptions) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", l.Name, strings.Join(slots, ", "), l.Summary)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printRoles(out, roles)
 }

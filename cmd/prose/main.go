@@ -67,6 +67,8 @@ func usageErrorf(format string, args ...any) error {
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	out, errw, flush := redactStreams(args, out, errw)
+	defer flush()
 	root := New(streams{in: in, out: out, err: errw})
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -195,6 +197,11 @@ or an invalid spec, 130 interrupted.`,
 		newRunsCmd(s),
 		newWorkerCmd(s),
 		newResultCmd(s),
+		newVersionCmd(s),
+		newNewCmd(s),
+		newTestCmd(s),
 	)
+	setVersion(root)
+	addCompletions(root)
 	return root
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -67,14 +68,17 @@ and OPENAI_BASE_URL for other OpenAI-compatible servers. The base URL
 includes the API version, as in the OpenAI SDKs; a local server needs no
 key:
   OPENAI_BASE_URL=http://localhost:11434/v1 prose run ... --model llama3.2
-PROSE_MODEL_TIMEOUT (e.g. 90s) bounds each model request.
+PROSE_MODEL_TIMEOUT (e.g. 90s) bounds each model call, retries included;
+PROSE_MAX_TOKENS caps a slot's reply (see the README for the others).
 
 Progress on stderr: the spec's lint warnings first; then, on a terminal,
 one line per call attempt (call id, service, attempt, outcome, duration),
 otherwise only failed attempts; then a summary line. --quiet prints none of
-it. --trace FILE writes JSON lines: run start and end, every attempt with
-its stable call id, every judgment (a file, or /dev/stderr: stdout holds
-nothing but the result).
+it. --trace FILE writes the run's records in the journal's format
+(journal/FORMAT.md): every attempt with its stable call id and its
+arguments, every judgment, every model request of an llm slot (prompt,
+reply, tokens), the outcome with totals (a file, or /dev/stderr: stdout
+holds nothing but the result).
 
 Exit status: 0 the run finished (also with a null result), 1 a runtime
 error (printed as FILE:LINE:COL: message), 2 bad usage or an invalid spec,
@@ -170,8 +174,10 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 	ro.Recorders = append(ro.Recorders, failed)
 	var progress *patterns.Progress
 	if !ro.Quiet {
-		progress = patterns.NewProgress(s.err, isTerminal(s.err))
+		progress = patterns.NewTerminalProgress(s.err, os.Getenv)
+		defer progress.Start()()
 		ro.Recorders = append(ro.Recorders, progress)
+		ro.Diagnostics = progress.Diagnostics
 	}
 	closeTrace, err := openTrace(trace, s.err, &ro)
 	if err != nil {
@@ -198,7 +204,7 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 		}
 		return err
 	}
-	return printResult(s.out, res.Value)
+	return printResult(ctx, s.out, res.Value)
 }
 
 // runDirFlag is the --run-dir a resume command needs ("" for the default).
@@ -316,8 +322,15 @@ func runError(ctx context.Context, w io.Writer, err error, failed *patterns.Fail
 }
 
 // printResult writes the run's value as indented JSON.
-func printResult(w io.Writer, v delegation.Value) error {
-	out, err := delegation.ToIndentedJSON(v)
+//
+// The value already fits the run's size ceiling (a return is checked
+// against it), so printing sets none of its own; Ctrl-C stops it however
+// large the value is written out.
+func printResult(ctx context.Context, w io.Writer, v delegation.Value) error {
+	out, err := delegation.EncodeJSON(ctx, v, delegation.EncodeOptions{Indent: true, MaxBytes: math.MaxInt64})
+	if ctx.Err() != nil {
+		return &exitError{code: exitInterrupt, err: fmt.Errorf("interrupted while printing the result")}
+	}
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("the result cannot be printed as JSON: %v", err)}
 	}
@@ -325,16 +338,6 @@ func printResult(w io.Writer, v delegation.Value) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("writing the result: %v", err)}
 	}
 	return nil
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // iterations explains the loop path of a call id: "L33/2/3" is iteration 2

@@ -32,7 +32,7 @@ in a pipe; --json prints a JSON array instead (times in RFC 3339, duration
 in milliseconds, the error of a failed or unreadable run).
 
 'prose resume latest' and 'prose replay latest' name the newest run.
-'prose runs rm' deletes runs.`,
+'prose runs show ID' tells one run's story; 'prose runs rm' deletes runs.`,
 		Example: `  prose runs
   prose runs --json | jq -r '.[] | select(.status == "incomplete") | .id'
   prose runs rm --older-than 7d`,
@@ -55,7 +55,7 @@ in milliseconds, the error of a failed or unreadable run).
 	cmd.PersistentFlags().StringVar(&runDir, "run-dir", run.DefaultRunDir, "directory `DIR` holding run journals")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "show at most `N` runs (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as a JSON array")
-	cmd.AddCommand(newRunsRmCmd(s, &runDir))
+	cmd.AddCommand(newRunsRmCmd(s, &runDir), newRunsShowCmd(s, &runDir))
 	return cmd
 }
 

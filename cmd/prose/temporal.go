@@ -78,7 +78,7 @@ func runTemporal(cmd *cobra.Command, s streams, t *temporalFlags, r run.Request,
 	}
 	req, err := temporal.Resolve(temporal.ResolveOptions{
 		Path: r.Spec, Dir: r.Dir, Bindings: r.Bindings,
-		MaxParallel: r.Limits.MaxParallel, MaxSteps: r.Limits.MaxSteps,
+		MaxParallel: r.Limits.MaxParallel, MaxSteps: r.Limits.MaxSteps, MaxValueBytes: r.Limits.MaxValueBytes,
 		Model: r.Model, HaveModel: model != "",
 	})
 	if err != nil {
@@ -140,7 +140,7 @@ func waitAndPrint(ctx context.Context, s streams, cl client.Client, id string, c
 		}
 		return &exitError{code: exitFailure, err: fmt.Errorf("run %s: %v", id, err)}
 	}
-	return printResult(s.out, v)
+	return printResult(ctx, s.out, v)
 }
 
 // newResultCmd is `prose result ID`.

@@ -153,6 +153,8 @@ func (c *checker) undefined(pos diag.Pos, name, what string) {
 	msg := what + " " + quote(name)
 	if c.siblings[name] {
 		msg += ": it is bound by another branch of this parallel block, and branches run at the same time; use it after the block"
+	} else if s := c.hyphenSplit(name); s != "" {
+		msg += "; a hyphen between letters joins a name: to subtract, write " + quote(s)
 	} else if s := c.suggest(name); s != "" {
 		msg += "; did you mean " + quote(s) + "?"
 	}

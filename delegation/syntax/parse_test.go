@@ -79,7 +79,11 @@ func TestParseForms(t *testing.T) {
 		{"member minus a number", `let z = xs[xs.length-1]`, `(let z (index xs (- (. xs length) 1)))`},
 		{"member minus member", `let z = a.b-c.d - 1`, `(let z (- (. (. a b-c) d) 1))`},
 		{"member minus digits then name", `let z = a.n-2-b`, `(let z (- (- (. a n) 2) b))`},
-		{"minus spaced", `let z = a - b-c`, `(let z (- (- a b) c))`},
+		{"minus spaced", `let z = a - b - c`, `(let z (- (- a b) c))`},
+		// A hyphen between two letters joins a name (0.15 identifiers).
+		{"hyphen between letters joins", `let z = a - b-c`, `(let z (- a b-c))`},
+		{"hyphen before a digit subtracts", `let z = n-1`, `(let z (- n 1))`},
+		{"hyphen after a digit subtracts", `let z = n1-b`, `(let z (- n1 b))`},
 		{"length index", `let n = xs.length + xs[0].y`, `(let n (+ (. xs length) (. (index xs 0) y)))`},
 		{"precedence", `let b = not a == 1 or b and c != d`, `(let b (or (not (== a 1)) (and b (!= c d))))`},
 		{"parens", `let b = (a or b) and c`, `(let b (and (or a b) c))`},

@@ -299,8 +299,10 @@ func isIdentStart(s string) bool {
 
 func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// ident scans a name. After a '.', a hyphen belongs to the name when the
-// part after it holds a letter (`verdict.re-check`, `model.gpt-4o`), so
+// ident scans a name. A hyphen between two letters joins a name
+// (`session-source`, `quality-bar`): subtraction is written with spaces
+// (`a - b`) or before a digit (`n-1`). After a '.', a hyphen also belongs
+// to the name when the part after it holds a letter (`model.gpt-4o`), so
 // that `xs.length-1` stays a subtraction.
 func (s *scanner) ident() {
 	start := s.i
@@ -317,7 +319,7 @@ func (s *scanner) ident() {
 			s.i += w
 			continue
 		}
-		if r == '-' && member && hyphenJoins(s.text[s.i+1:]) {
+		if r == '-' && (member && hyphenJoins(s.text[s.i+1:]) || letterBetween(s.text, s.i)) {
 			s.i++
 			continue
 		}
@@ -436,4 +438,12 @@ func hyphenJoins(rest string) bool {
 		return false
 	}
 	return false
+}
+
+// letterBetween reports whether the hyphen at text[i] stands between two
+// letters.
+func letterBetween(text string, i int) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:i])
+	after, _ := utf8.DecodeRuneInString(text[i+1:])
+	return unicode.IsLetter(before) && unicode.IsLetter(after)
 }

@@ -23,7 +23,7 @@ const RequestLog = "openai-requests.jsonl"
 // It starts a scripted Chat Completions server for the rest of the script
 // and sets OPENAI_BASE_URL to it. REPLIES.json holds the replies: a JSON
 // array of Reply objects, or one object a line (fields as in Reply:
-// status, header, body, content, delay, tokens_in, tokens_out, match,
+// status, header, body, content, delay, tokens_in, tokens_out, finish_reason, echo, match,
 // times). Without a file every request gets a 500. Each request body is
 // appended, compacted to one line, to $WORK/openai-requests.jsonl (created
 // empty at start), so a script can grep what the server received, or

@@ -42,6 +42,12 @@ type Reply struct {
 	// TokensIn, TokensOut are the usage reported (0 means 10 and 5).
 	TokensIn  int `json:"tokens_in,omitempty"`
 	TokensOut int `json:"tokens_out,omitempty"`
+	// FinishReason is the choice's finish_reason ("" means "stop"; say
+	// "length" for a reply cut at the output token limit).
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Echo names a request header whose value is appended to Content: a
+	// server (or a model) that repeats what it was sent.
+	Echo string `json:"echo,omitempty"`
 	// Match restricts the reply to requests whose body contains it.
 	Match string `json:"match,omitempty"`
 	// Times is how many requests the reply serves (0 means 1, <0 forever).
@@ -122,6 +128,19 @@ func (r Request) Temperature() (float64, bool) {
 func (r Request) ResponseFormat() map[string]any {
 	m, _ := r.JSON()["response_format"].(map[string]any)
 	return m
+}
+
+// MaxTokens is the request's output token cap and the parameter that
+// carries it ("max_tokens" or "max_completion_tokens"); 0 and "" when the
+// request has none.
+func (r Request) MaxTokens() (int, string) {
+	m := r.JSON()
+	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
+		if n, ok := m[k].(float64); ok {
+			return int(n), k
+		}
+	}
+	return 0, ""
 }
 
 // Message is one chat message of a request.
@@ -224,6 +243,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if reply.Echo != "" {
+		reply.Content += r.Header.Get(reply.Echo)
+	}
 	write(w, reply, req.Model())
 }
 
@@ -270,7 +292,7 @@ func defaultBody(r Reply, status int, model string) string {
 		}
 		v = map[string]any{
 			"id": "chatcmpl-llmtest", "object": "chat.completion", "created": 1700000000, "model": model,
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": finishReason(r),
 				"message": map[string]any{"role": "assistant", "content": r.Content}}},
 			"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
 		}
@@ -280,4 +302,11 @@ func defaultBody(r Reply, status int, model string) string {
 		return fmt.Sprintf(`{"error":{"message":%q}}`, err.Error())
 	}
 	return string(b)
+}
+
+func finishReason(r Reply) string {
+	if r.FinishReason == "" {
+		return "stop"
+	}
+	return r.FinishReason
 }

@@ -7,7 +7,8 @@
 #           (L12/1, L12/2>L30/4), else ok
 #   fail    always fails
 #   slow    sleeps 5 s, then ok (for timeouts and races)
-#   late    waits (up to 1 s) for a new failure of a "fail" service, then ok
+#   late    waits (up to 1 s) until the run has journaled a new failure of
+#           a "fail" service, then ok
 #   score   {"score": 0.9 when the innermost iteration is 3, else 0.5,
 #           "suggestions": ...}
 role=$1
@@ -31,12 +32,15 @@ fail)
   ;;
 slow) sleep 5 ;;
 late)
-  # Wait for a failure of the "fail" service logged after this call
-  # started (a resumed run must not count the killed run's), at most 1 s:
+  # Wait until the run has journaled a failure of the "fail" service after
+  # this call started (a resumed run must not count the killed run's): the
+  # run records the failure before it moves on to the catch, so it is in
+  # the race's failure list long before this answer is read. At most 1 s:
   # when the failure was answered from the journal, none comes.
-  before=$(grep -c '^done' "$JLOG/fail.log" 2>/dev/null)
+  fails() { cat .prose/runs/*/journal.jsonl 2>/dev/null | grep -c '"t":"end".*service down'; }
+  before=$(fails)
   i=0
-  until [ "$(grep -c '^done' "$JLOG/fail.log" 2>/dev/null)" -gt "${before:-0}" ] || [ $i -ge 20 ]; do
+  until [ "$(fails)" -gt "${before:-0}" ] || [ $i -ge 20 ]; do
     sleep 0.05
     i=$((i + 1))
   done

@@ -1,0 +1,372 @@
+package claim
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// lit matches one literal: a code span, a quoted string, a JSON number or
+// true/false/null.
+const lit = "(`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\"|'[^']*'|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)"
+
+// num matches a number.
+const num = `(-?\d+(?:\.\d+)?)`
+
+var (
+	reNot        = regexp.MustCompile(`(?i)^(?:does not|doesn't|do not|don't) (contain|include|equal|exist|match|have)s?(?: (.*))?$`)
+	reContains   = regexp.MustCompile(`(?i)^(?:contains|includes)(?: the)?(?: exact)?(?: (?:phrase|text|string|substring|word|value|item|element|key))? ` + lit + `$`)
+	reEquals     = regexp.MustCompile(`(?i)^(?:equals|==|is equal to|is exactly|is) ` + lit + `$`)
+	reEqualsJSON = regexp.MustCompile(`(?i)^(?:equals|==|is equal to|is exactly) ([\[{].*)$`)
+	reNotEq      = regexp.MustCompile(`(?i)^(?:!=|is not equal to|is not) ` + lit + `$`)
+	rePresence   = regexp.MustCompile(`(?i)^(exists|is present|is set|is not null|is non-null|is not empty|is non-empty|is nonempty|is null|is not present|is absent|is missing|is empty|is unset)$`)
+	reCount      = regexp.MustCompile(`(?i)^(?:has|contains|is)(?: (exactly|at least|at most|more than|fewer than|less than|under|over|no more than|no fewer than|shorter than|longer than))? ` + num + ` (items?|elements?|entries|entry|keys?|words?|characters?|chars?|lines?|bullet points?)$`)
+	reLength     = regexp.MustCompile(`(?i)^(?:has )?(?:length|count|size|len)(?: is| of)?(?: (exactly|at least|at most|more than|fewer than|less than|==|>=|<=|>|<))? ` + num + `$`)
+	reCompare    = regexp.MustCompile(`(?i)^(?:is )?(at least|at most|greater than|more than|less than|fewer than|above|below|under|over|no more than|no less than|==|>=|<=|>|<|=) ` + num + `$`)
+	reBetween    = regexp.MustCompile(`(?i)^is between ` + num + ` and ` + num + `$`)
+	reRangeFn    = regexp.MustCompile(`(?i)^(?:is_)?(integer|number)_between\(\s*` + num + `\s*,\s*` + num + `\s*\)$`)
+	reTypeFn     = regexp.MustCompile(`(?i)^(?:is_(integer|number|string|list|array|object|boolean|bool)(?:\(\))?|is an? (integer|number|string|list|array|object|boolean))$`)
+	reMatches    = regexp.MustCompile("(?i)^matches(?: the)?(?: (?:regexp|regex|regular expression|pattern))? (/.*/|`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\")$")
+	reHasKey     = regexp.MustCompile(`(?i)^has(?: an?| the)?(?: (?:key|field|property|member))? (` + "`[^`]*`" + `|"[^"]*")$`)
+	reEvery      = regexp.MustCompile(`(?i)^(?:every|each|all)(?: of the)? (?:items?|elements?|entries|entry|values?)(?: of it)? (.+)$`)
+)
+
+// decideForm decides text by the forms of the package comment.
+func decideForm(text string, v delegation.Value) (Result, bool) {
+	if m := reNot.FindStringSubmatch(text); m != nil {
+		verb := strings.ToLower(m[1])
+		pos := map[string]string{"contain": "contains", "include": "includes", "equal": "equals", "exist": "exists", "match": "matches", "have": "has"}[verb]
+		rest := m[2]
+		if verb == "exist" {
+			rest = ""
+		}
+		r, ok := decideForm(strings.TrimSpace(pos+" "+rest), v)
+		r.Holds = !r.Holds
+		return r, ok
+	}
+	if m := reEvery.FindStringSubmatch(text); m != nil {
+		return every(m[1], v)
+	}
+	if m := reContains.FindStringSubmatch(text); m != nil {
+		want, _ := literal(m[1])
+		return Result{Holds: contains(v, want), Rule: "contains"}, true
+	}
+	if m := rePresence.FindStringSubmatch(text); m != nil {
+		return presence(strings.ToLower(m[1]), v), true
+	}
+	if m := reNotEq.FindStringSubmatch(text); m != nil {
+		want, _ := literal(m[1])
+		return Result{Holds: !delegation.Equal(v, want), Rule: "equals"}, true
+	}
+	if m := reEquals.FindStringSubmatch(text); m != nil {
+		want, _ := literal(m[1])
+		return Result{Holds: delegation.Equal(v, want), Rule: "equals"}, true
+	}
+	if m := reEqualsJSON.FindStringSubmatch(text); m != nil {
+		if want, err := delegation.FromJSON([]byte(m[1])); err == nil {
+			return Result{Holds: delegation.Equal(v, want), Rule: "equals"}, true
+		}
+	}
+	if r, ok := decideCount(text, v); ok {
+		return r, true
+	}
+	if r, ok := decideNumber(text, v); ok {
+		return r, true
+	}
+	if m := reMatches.FindStringSubmatch(text); m != nil {
+		return matches(m[1], v)
+	}
+	if m := reHasKey.FindStringSubmatch(text); m != nil {
+		key, _ := literal(m[1])
+		o, ok := v.(*delegation.Object)
+		holds := false
+		if ok {
+			val, in := o.Get(delegation.Text(key))
+			holds = in && val != nil
+		}
+		return Result{Holds: holds, Rule: "has-key"}, true
+	}
+	return Result{}, false
+}
+
+// literal decodes a LIT.
+func literal(s string) (delegation.Value, bool) {
+	switch {
+	case strings.HasPrefix(s, "`"):
+		return s[1 : len(s)-1], true
+	case strings.HasPrefix(s, "'"):
+		return s[1 : len(s)-1], true
+	}
+	v, err := delegation.FromJSON([]byte(s))
+	return v, err == nil
+}
+
+// contains is the contains form.
+func contains(v, want delegation.Value) bool {
+	ws, wantText := want.(string)
+	switch v := v.(type) {
+	case string:
+		return strings.Contains(v, delegation.Text(want))
+	case *delegation.List:
+		for _, e := range v.Elems() {
+			if delegation.Equal(e, want) {
+				return true
+			}
+			if s, ok := e.(string); ok && wantText && strings.Contains(s, ws) {
+				return true
+			}
+		}
+		return false
+	case *delegation.Object:
+		_, ok := v.Get(delegation.Text(want))
+		return ok
+	case nil:
+		return false
+	}
+	return strings.Contains(delegation.Text(v), delegation.Text(want))
+}
+
+// presence is the presence forms.
+func presence(form string, v delegation.Value) Result {
+	empty := v == nil
+	switch v := v.(type) {
+	case string:
+		empty = v == ""
+	case *delegation.List:
+		empty = v.Len() == 0
+	case *delegation.Object:
+		empty = v.Len() == 0
+	}
+	r := Result{Rule: "presence"}
+	switch form {
+	case "exists", "is present", "is set", "is not null", "is non-null":
+		r.Holds = v != nil
+	case "is not empty", "is non-empty", "is nonempty":
+		r.Holds = !empty
+	case "is empty":
+		r.Holds = empty
+	default: // null, absent, missing, unset
+		r.Holds = v == nil
+	}
+	return r
+}
+
+// decideCount is the count and length forms.
+func decideCount(text string, v delegation.Value) (Result, bool) {
+	var op, n, unit string
+	if m := reCount.FindStringSubmatch(text); m != nil {
+		op, n, unit = m[1], m[2], m[3]
+	} else if m := reLength.FindStringSubmatch(text); m != nil {
+		op, n, unit = m[1], m[2], "items"
+	} else {
+		return Result{}, false
+	}
+	want, _ := strconv.ParseFloat(n, 64)
+	got, what, ok := measure(v, strings.ToLower(unit))
+	r := Result{Rule: "count", Detail: what}
+	if !ok {
+		return r, true
+	}
+	r.Holds = compare(strings.ToLower(op), float64(got), want)
+	return r, true
+}
+
+// measure counts v in unit; ok is false when v has no such count.
+func measure(v delegation.Value, unit string) (n int, what string, ok bool) {
+	unit = strings.TrimSuffix(unit, "s")
+	switch {
+	case strings.HasPrefix(unit, "item") || strings.HasPrefix(unit, "element") || strings.HasPrefix(unit, "entr") || strings.HasPrefix(unit, "key"):
+		switch v := v.(type) {
+		case *delegation.List:
+			n = v.Len()
+		case *delegation.Object:
+			n = v.Len()
+		default:
+			return 0, aType(v) + ", not a list", false
+		}
+		return n, plural(n, "item"), true
+	case unit == "bullet point":
+		return 0, "", false
+	}
+	s, isText := v.(string)
+	if !isText {
+		return 0, aType(v) + ", not text", false
+	}
+	switch {
+	case strings.HasPrefix(unit, "word"):
+		n = len(strings.Fields(s))
+		return n, plural(n, "word"), true
+	case strings.HasPrefix(unit, "line"):
+		n = len(strings.Split(strings.TrimRight(s, "\n"), "\n"))
+		if s == "" {
+			n = 0
+		}
+		return n, plural(n, "line"), true
+	}
+	n = utf8.RuneCountInString(s)
+	return n, plural(n, "character"), true
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
+}
+
+// compare applies a comparison word to got and want; "" is equality.
+func compare(op string, got, want float64) bool {
+	switch op {
+	case "", "exactly", "==", "=":
+		return got == want
+	case "at least", ">=", "no fewer than", "no less than":
+		return got >= want
+	case "at most", "<=", "no more than":
+		return got <= want
+	case "more than", "greater than", "above", "over", "longer than", ">":
+		return got > want
+	}
+	return got < want // less than, fewer than, below, under, shorter than, <
+}
+
+// decideNumber is the numeric comparison, range and type forms.
+func decideNumber(text string, v delegation.Value) (Result, bool) {
+	f, isNum := number(v)
+	if m := reCompare.FindStringSubmatch(text); m != nil {
+		want, _ := strconv.ParseFloat(m[2], 64)
+		return Result{Holds: isNum && compare(strings.ToLower(m[1]), f, want), Rule: "compare"}, true
+	}
+	if m := reBetween.FindStringSubmatch(text); m != nil {
+		lo, _ := strconv.ParseFloat(m[1], 64)
+		hi, _ := strconv.ParseFloat(m[2], 64)
+		return Result{Holds: isNum && lo <= f && f <= hi, Rule: "range"}, true
+	}
+	if m := reRangeFn.FindStringSubmatch(text); m != nil {
+		lo, _ := strconv.ParseFloat(m[2], 64)
+		hi, _ := strconv.ParseFloat(m[3], 64)
+		ok := isNum && lo <= f && f <= hi
+		if strings.EqualFold(m[1], "integer") {
+			ok = ok && f == math.Trunc(f)
+		}
+		return Result{Holds: ok, Rule: "range"}, true
+	}
+	if m := reTypeFn.FindStringSubmatch(text); m != nil {
+		t := strings.ToLower(m[1] + m[2])
+		return Result{Holds: hasType(v, t), Rule: "type", Detail: aType(v)}, true
+	}
+	return Result{}, false
+}
+
+// number reads v as a number (integers and floats; not numeric text).
+func number(v delegation.Value) (float64, bool) {
+	switch v := v.(type) {
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+// hasType is the type forms.
+func hasType(v delegation.Value, t string) bool {
+	switch t {
+	case "integer":
+		f, ok := number(v)
+		return ok && f == math.Trunc(f)
+	case "number":
+		_, ok := number(v)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "list", "array":
+		_, ok := v.(*delegation.List)
+		return ok
+	case "object":
+		_, ok := v.(*delegation.Object)
+		return ok
+	}
+	_, ok := v.(bool)
+	return ok
+}
+
+// matches is the regular-expression form.
+func matches(pat string, v delegation.Value) (Result, bool) {
+	var expr string
+	switch {
+	case strings.HasPrefix(pat, "/"):
+		expr = pat[1 : len(pat)-1]
+	case strings.HasPrefix(pat, "`"):
+		expr = pat[1 : len(pat)-1]
+	default:
+		if err := json.Unmarshal([]byte(pat), &expr); err != nil {
+			return Result{}, false
+		}
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return Result{}, false // not a regexp: let the model read the sentence
+	}
+	s, ok := v.(string)
+	if !ok {
+		s = delegation.Text(v)
+	}
+	return Result{Holds: re.MatchString(s), Rule: "matches"}, true
+}
+
+// every applies a claim to each element of a list.
+func every(sub string, v delegation.Value) (Result, bool) {
+	sub = strings.TrimSpace(sub)
+	if rest, ok := strings.CutPrefix(sub, "are "); ok {
+		sub = "is " + rest
+	} else if rest, ok := strings.CutPrefix(sub, "have "); ok {
+		sub = "has " + rest
+	} else if rest, ok := strings.CutPrefix(sub, "contain "); ok {
+		sub = "contains " + rest
+	} else if rest, ok := strings.CutPrefix(sub, "match "); ok {
+		sub = "matches " + rest
+	}
+	l, isList := v.(*delegation.List)
+	if !isList {
+		if _, ok := decideForm(sub, nil); !ok {
+			return Result{}, false
+		}
+		return Result{Holds: false, Rule: "every", Detail: aType(v) + ", not a list"}, true
+	}
+	for i, e := range l.Elems() {
+		r, ok := decideForm(sub, e)
+		if !ok {
+			return Result{}, false
+		}
+		if !r.Holds {
+			return Result{Holds: false, Rule: "every", Detail: fmt.Sprintf("item %d does not hold", i)}, true
+		}
+	}
+	if l.Len() == 0 {
+		if _, ok := decideForm(sub, nil); !ok {
+			return Result{}, false
+		}
+	}
+	return Result{Holds: true, Rule: "every"}, true
+}
+
+// aType names v's type with its article: "null", "a string", "an object".
+func aType(v delegation.Value) string {
+	t := delegation.TypeName(v)
+	switch {
+	case t == "null":
+		return t
+	case strings.ContainsRune("aeiou", rune(t[0])):
+		return "an " + t
+	}
+	return "a " + t
+}

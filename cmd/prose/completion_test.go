@@ -1,0 +1,93 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// complete runs cobra's hidden __complete command and returns the
+// offered words (descriptions dropped) and the directive line.
+func complete(t *testing.T, args ...string) (words []string, directive string) {
+	t.Helper()
+	code, out, errs := runMain(t, append([]string{"__complete"}, args...)...)
+	if code != 0 {
+		t.Fatalf("__complete %v: exit %d: %s", args, code, errs)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, ":") {
+			directive = line
+			continue
+		}
+		w, _, _ := strings.Cut(line, "\t")
+		words = append(words, w)
+	}
+	return words, directive
+}
+
+func TestCompletion(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "review.prose.md")
+	if code, _, errs := runMain(t, "new", spec); code != 0 {
+		t.Fatal(errs)
+	}
+	runDir := filepath.Join(dir, "runs")
+	if code, _, errs := runMain(t, "run", spec, "--slot", "worker=exec:cat", "--input", "task_brief=x", "--quiet", "--run-dir", runDir); code != 0 {
+		t.Fatal(errs)
+	}
+	cases := []struct {
+		args []string
+		want []string // each must be offered
+		not  []string // none may be
+	}{
+		{[]string{"lint", "--format", ""}, []string{"text", "json", "github", "sarif"}, nil},
+		{[]string{"lint", "--format", "s"}, []string{"sarif"}, []string{"json"}},
+		{[]string{"new", "x", "--kind", ""}, []string{"pattern", "function", "test"}, nil},
+		{[]string{"run", spec, "--slot", ""}, []string{"worker="}, nil},
+		{[]string{"run", spec, "--input", "ta"}, []string{"task_brief="}, nil},
+		{[]string{"run", "std/patterns/ratchet.prose.md", "--config", ""}, []string{"max_steps="}, nil},
+		{[]string{"run", spec, "--slot", "worker=ll"}, []string{"worker=llm", "worker=llm:"}, []string{"worker=exec:"}},
+		{[]string{"run", spec, "--slot", "worker=std/patterns/ra"}, []string{"worker=std/patterns/race.prose.md", "worker=std/patterns/ratchet.prose.md"}, nil},
+		{[]string{"show", "std/patterns/fan"}, []string{"std/patterns/fan-out.prose.md"}, nil},
+		{[]string{"resume", "--run-dir", runDir, ""}, []string{"latest"}, nil},
+		{[]string{"replay", "--run-dir", runDir, "l"}, []string{"latest"}, nil},
+	}
+	for _, c := range cases {
+		words, _ := complete(t, c.args...)
+		got := strings.Join(words, " ")
+		for _, w := range c.want {
+			if !containsWord(words, w) {
+				t.Errorf("%v: %q not offered (got %q)", c.args, w, got)
+			}
+		}
+		for _, w := range c.not {
+			if containsWord(words, w) {
+				t.Errorf("%v: %q offered (got %q)", c.args, w, got)
+			}
+		}
+	}
+	// Run ids: the run just made, for resume, replay and runs rm.
+	id := regexp.MustCompile(`^\d{8}T\d{6}-[0-9a-f]+$`)
+	for _, args := range [][]string{{"resume", "--run-dir", runDir, ""}, {"runs", "rm", "--run-dir", runDir, ""}} {
+		words, dir := complete(t, args...)
+		n := 0
+		for _, w := range words {
+			if id.MatchString(w) {
+				n++
+			}
+		}
+		if n != 1 || !strings.HasPrefix(dir, ":4") {
+			t.Errorf("%v: offered %q (%s), want the one run id and no files", args, words, dir)
+		}
+	}
+}
+
+func containsWord(words []string, w string) bool {
+	for _, x := range words {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}

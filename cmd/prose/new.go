@@ -1,0 +1,248 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// newOptions are the flags and argument of `prose new`.
+type newOptions struct {
+	kind    string
+	subject string
+	force   bool
+}
+
+// specName is what a spec's name may be: lower-case words joined by
+// hyphens, as the library's names are (the file is NAME.prose.md).
+var specName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+const newLong = `new writes a minimal spec to start from: NAME.prose.md in the current
+directory, or DIR/NAME.prose.md for new DIR/NAME. NAME is lower-case words
+joined by hyphens; the spec's name is the file's name.
+
+Kinds:
+  pattern    (the default) one slot, worker, called with the task brief;
+             its answer is the result. It lints clean and runs:
+               prose run NAME.prose.md --slot worker=exec:CMD --input task_brief=...
+  function   a call interface: ### Parameters, ### Returns, and an
+             ### Execution block that returns its parameter.
+  test       a test of a function: subject (--subject, default NAME
+             without a leading "test-"), ### Fixtures, ### Expects and
+             ### Expects Not.
+
+An existing file is not overwritten unless --force is given.
+
+Exit status: 0 written, 2 bad usage or the file exists.`
+
+func newNewCmd(s streams) *cobra.Command {
+	o := &newOptions{}
+	cmd := &cobra.Command{
+		Use:   "new NAME [--kind pattern|function|test]",
+		Short: "Write a minimal spec to start from",
+		Long:  newLong,
+		Example: `  prose new review
+  prose run review.prose.md --slot worker=exec:./review.sh --input task_brief="check the draft"
+
+  prose new specs/summarize --kind function
+  prose new test-summarize --kind test --subject summarize`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("new takes one NAME (e.g. prose new review), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runNew(s, o, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.kind, "kind", "pattern", "what to write: `pattern`, function or test")
+	fl.StringVar(&o.subject, "subject", "", "the function a test runs (default: NAME without a leading \"test-\")")
+	fl.BoolVar(&o.force, "force", false, "overwrite an existing file")
+	return cmd
+}
+
+func runNew(s streams, o *newOptions, arg string) error {
+	dir, name := filepath.Split(strings.TrimSuffix(arg, ".prose.md"))
+	if !specName.MatchString(name) {
+		return usageErrorf("new: %q is not a spec name: use lower-case words joined by hyphens, e.g. code-review", name)
+	}
+	text, err := newSpecText(o, name)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, name+".prose.md")
+	flag := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if o.force {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flag, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return usageErrorf("new: %s exists; pick another name, or pass --force to overwrite it", path)
+	}
+	if err != nil {
+		return usageErrorf("new: %v", err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return &exitError{code: exitFailure, err: fmt.Errorf("new: %v", err)}
+	}
+	if err := f.Close(); err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("new: %v", err)}
+	}
+	fmt.Fprintf(s.out, "%s\n", path)
+	fmt.Fprintf(s.err, "prose: wrote %s; check it with: prose lint %s\n", path, path)
+	if o.kind == "pattern" {
+		fmt.Fprintf(s.err, "prose: run it with: prose run %s --slot worker=exec:CMD --input task_brief=TEXT\n", path)
+	}
+	return nil
+}
+
+// newSpecText is the text of a new spec of o.kind named name.
+func newSpecText(o *newOptions, name string) (string, error) {
+	title := titleOf(name)
+	switch o.kind {
+	case "pattern":
+		return fmt.Sprintf(patternTemplate, name, title), nil
+	case "function":
+		return fmt.Sprintf(functionTemplate, name, title), nil
+	case "test":
+		subject := o.subject
+		if subject == "" {
+			subject = strings.TrimPrefix(name, "test-")
+		}
+		return fmt.Sprintf(testTemplate, name, subject, title), nil
+	}
+	return "", usageErrorf("new: --kind %q: want pattern, function or test", o.kind)
+}
+
+// titleOf turns code-review into "Code review".
+func titleOf(name string) string {
+	t := strings.ReplaceAll(name, "-", " ")
+	return strings.ToUpper(t[:1]) + t[1:]
+}
+
+const fence = "```"
+
+var patternTemplate = `---
+name: %[1]s
+kind: pattern
+version: 0.1.0
+---
+
+# %[2]s
+
+One worker does the task; its answer is the result.
+
+### Description
+
+Say here who the roles are and how work passes between them. As written,
+the pattern has one slot, the worker, which gets the task brief and
+whose answer is returned.
+
+### Slots
+
+- ` + "`worker`" + ` (primary)
+  - requires: task_brief
+  - ensures: the finished work
+
+### Config
+
+None: add keys as bullets, e.g. ` + "`max_rounds`" + ` (integer, default: 3): how many tries.
+
+### Invariants
+
+- The worker is called exactly once
+- Its answer is returned unchanged
+
+### Shape
+
+- ` + "`self`" + `: hand the brief to the worker and return its answer
+- ` + "`delegates`" + `:
+  - ` + "`worker`" + `: do the task
+- ` + "`prohibited`" + `: editing the worker's answer
+
+### Requires
+
+- Pattern instance receives:
+    task_brief: string     -- what the worker is asked to do
+
+### Ensures
+
+- result: the worker's answer
+
+### Delegation
+
+The brief goes to the worker once.
+
+` + fence + `prose
+let result = call worker
+  task_brief: task_brief
+
+return {
+  result: result
+}
+` + fence + `
+`
+
+var functionTemplate = `---
+name: %[1]s
+kind: function
+version: 0.1.0
+---
+
+# %[2]s
+
+Say in a sentence what the function gives back for what it is given.
+
+### Parameters
+
+- ` + "`text`" + `: what the function works on
+
+### Returns
+
+- ` + "`result`" + `: what it gives back
+
+### Execution
+
+As written, the function returns its parameter; replace the body with the
+calls it needs.
+
+` + fence + `prose
+return {
+  result: text
+}
+` + fence + `
+`
+
+var testTemplate = `---
+name: %[1]s
+kind: test
+subject: %[2]s
+version: 0.1.0
+---
+
+# %[3]s
+
+Runs %[2]s on a fixed input and states what its answer must and must not
+be.
+
+### Fixtures
+
+- ` + "`text`" + `: a short paragraph for the subject to work on
+
+### Expects
+
+- ` + "`result`" + `: answers what the fixture asks
+
+### Expects Not
+
+- ` + "`result`" + `: is empty
+`

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/patterns"
+)
+
+// TestNewPatternLintsCleanAndRuns: the pattern `prose new` writes draws
+// no diagnostic at all from lint, and runs with its one slot bound.
+func TestNewPatternLintsCleanAndRuns(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "code-review.prose.md")
+	code, out, errs := runMain(t, "new", filepath.Join(dir, "code-review"))
+	if code != 0 || strings.TrimSpace(out) != path || !strings.Contains(errs, "prose run "+path+" --slot worker=exec:") {
+		t.Fatalf("new: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, out, errs := runMain(t, "lint", path); code != 0 || out != "" || errs != "" {
+		t.Errorf("lint: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = runMain(t, "run", path, "--slot", "worker=exec:cat", "--input", "task_brief=tidy up", "--no-journal", "--quiet")
+	if code != 0 || !strings.Contains(out, `"task_brief": "tidy up"`) {
+		t.Errorf("run: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	sp, _, err := patterns.LoadSpec(path)
+	if err != nil || sp.Name != "code-review" || sp.Title != "Code review" {
+		t.Errorf("loaded %+v, %v", sp, err)
+	}
+}
+
+// TestNewFunctionAndTest: the function and test kinds are written with
+// their front matter and sections, and load without errors.
+func TestNewFunctionAndTest(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args     []string
+		file     string
+		kind     string
+		sections []string
+	}{
+		{[]string{"new", filepath.Join(dir, "summarize"), "--kind", "function"}, "summarize.prose.md", "function",
+			[]string{"### Parameters", "### Returns", "### Execution", "```prose"}},
+		{[]string{"new", filepath.Join(dir, "test-summarize"), "--kind", "test"}, "test-summarize.prose.md", "test",
+			[]string{"subject: summarize\n", "### Fixtures", "### Expects\n", "### Expects Not"}},
+	} {
+		if code, _, errs := runMain(t, c.args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		path := filepath.Join(dir, c.file)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range c.sections {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s lacks %q", c.file, want)
+			}
+		}
+		sp, diags, err := patterns.LoadSpec(path)
+		if err != nil || diags.HasErrors() || sp.Kind != c.kind || sp.Name != strings.TrimSuffix(c.file, ".prose.md") {
+			t.Errorf("%s: kind %q name %q, err %v, diagnostics:\n%s", c.file, sp.Kind, sp.Name, err, diags)
+		}
+	}
+}
+
+func TestNewRefuses(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.prose.md")
+	if code, _, _ := runMain(t, "new", path); code != 0 {
+		t.Fatal("first new failed")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"new", path}, "exists; pick another name, or pass --force"},
+		{[]string{"new", filepath.Join(dir, "Bad_Name")}, `"Bad_Name" is not a spec name`},
+		{[]string{"new", filepath.Join(dir, "y"), "--kind", "gateway"}, `--kind "gateway": want pattern, function or test`},
+		{[]string{"new"}, "new takes one NAME"},
+	} {
+		code, _, errs := runMain(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+	if code, _, errs := runMain(t, "new", path, "--force", "--kind", "function"); code != 0 {
+		t.Errorf("--force: exit %d: %s", code, errs)
+	}
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/llm/llmtest"
+)
+
+const echoSpec = `---
+name: echo
+kind: pattern
+---
+
+# Echo
+
+Ask one worker and return its answer.
+
+### Slots
+
+- ` + "`worker`" + ` (primary)
+  - requires: task
+  - ensures: an answer
+
+### Requires
+
+- Pattern instance receives:
+    task: string -- what to do
+
+### Ensures
+
+- answer: the worker's answer
+
+### Delegation
+
+` + "```prose" + `
+let answer = call worker
+  task: task
+return { answer: answer }
+` + "```" + `
+`
+
+// TestSecretsNeverPrinted: a model that echoes the API key, and a server
+// that echoes the Authorization header (Bearer key, or Basic auth made of
+// the base URL's user and password), print [redacted] on stdout, stderr
+// and in the trace.
+func TestSecretsNeverPrinted(t *testing.T) {
+	const key, user, pass = "key-7d1e9a0b55", "alice", "pw-3f8c21aa"
+	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "echo.prose.md")
+	if err := os.WriteFile(spec, []byte(echoSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, withKey := range []bool{true, false} {
+		said := "your login " + user + ":" + pass + " (" + basic + ")"
+		if withKey {
+			said = "your key is " + key + ", " + said
+		}
+		srv := llmtest.NewServer(t, llmtest.Reply{Content: said + "; header: ", Echo: "Authorization", Times: -1})
+		t.Setenv("OPENAI_API_KEY", "")
+		if withKey {
+			t.Setenv("OPENAI_API_KEY", key)
+		}
+		t.Setenv("OPENAI_BASE_URL", "")
+		t.Setenv("PROSE_MODEL", "m")
+		base := strings.Replace(srv.URL, "http://", "http://"+user+":"+pass+"@", 1)
+		trace := filepath.Join(dir, "trace.jsonl")
+		code, out, errs := runMain(t, "run", spec, "--slot", "worker=llm", "--input", "task=t",
+			"--base-url", base, "--trace", trace, "--run-dir", filepath.Join(dir, "runs"))
+		tr, _ := os.ReadFile(trace)
+		if code != 0 || !strings.Contains(out, "your login [redacted]:[redacted] ([redacted])") ||
+			(withKey && !strings.Contains(out, "your key is [redacted]")) {
+			t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		auth := srv.Requests()[0].Header.Get("Authorization")
+		for name, text := range map[string]string{"stdout": out, "stderr": errs, "trace": string(tr)} {
+			for _, sec := range []string{key, pass, basic} {
+				if strings.Contains(text, sec) {
+					t.Errorf("key %v: %s shows %q:\n%s", withKey, name, sec, text)
+				}
+			}
+			if len(auth) > 12 && strings.Contains(text, auth) {
+				t.Errorf("key %v: %s shows the Authorization header %q", withKey, name, auth)
+			}
+		}
+	}
+}
+
+// TestEveryStreamRedacted: the redaction sits on the streams themselves,
+// so a known secret is withheld whatever command prints it.
+func TestEveryStreamRedacted(t *testing.T) {
+	const key = "key-0c4b77e2d1"
+	t.Setenv("OPENAI_API_KEY", key)
+	spec := filepath.Join(t.TempDir(), "echo.prose.md")
+	if err := os.WriteFile(spec, []byte(strings.Replace(echoSpec, "Ask one worker", "Ask one worker ("+key+")", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runMain(t, "show", spec)
+	if code != 0 || strings.Contains(out, key) || !strings.Contains(out, "Ask one worker ([redacted])") {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}

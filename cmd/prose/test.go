@@ -1,0 +1,221 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/testrun"
+)
+
+// testOptions are the flags of `prose test`.
+type testOptions struct {
+	run            string
+	junit          string
+	format         string
+	json           bool
+	parallel       int
+	strict         bool
+	runDir         string
+	model, baseURL string
+}
+
+const testLong = `test runs the kind: test files under the paths (default: the current
+directory; directories are walked, skipping .prose/, .git/ and testdata/
+unless named). Each test runs its subject (a pattern, function or
+responsibility, named by path or by front-matter name in the test's
+directory or above it up to the project root) with its ### Fixtures as
+inputs, as its own journaled run in its own scratch directory, then checks
+each ### Expects item (it must hold) and ### Expects Not item (it must not).
+
+A fixture named like a slot of the subject binds it: exec:COMMAND (words
+starting with ./ or ../ are paths from the test file's directory), llm, or
+a spec path. One named like a config key sets it; any other is an input,
+and may be any JSON value. Every test is checked before any runs: a
+fixture naming nothing, an input with no fixture and no default, or an
+unknown subject stops the command (exit 2).
+
+Claims the data decides are decided without a model: contains, equals,
+is null / present / empty, counts of items, words, characters or lines,
+numeric comparisons and ranges (is_integer_between(0, 100)), types,
+matches /REGEXP/, every item ..., and the Delegation language's own
+conditions. Any other claim goes to the model judge (temperature 0, each
+distinct question asked once). A test that needs a model when none is
+configured is SKIP with the reason, never PASS; --strict makes it an error.
+
+Output: one line per test (PASS name (1.2s), FAIL name: 2/5 expectations
+with the unmet items, their file:line and the observed value, ERROR name:
+why, SKIP name: why), then "N passed, N failed" (", N errors", ", N
+skipped" when there are any). --format github adds workflow annotations
+at the unmet items; --json prints one JSON object per test instead;
+--junit FILE also writes JUnit XML.
+
+Exit status: 0 all passed (or skipped), 1 a test failed or errored, 2 bad
+usage or a test that cannot be loaded, 130 interrupted.`
+
+const testExample = `  # Every test in the repository, four at a time, with a JUnit report:
+  prose test --parallel 4 --junit prose-tests.xml
+
+  # Only the ratchet tests of the library, as annotations on a pull request:
+  prose test std/ --run 'ratchet' --format github`
+
+func newTestCmd(s streams) *cobra.Command {
+	o := &testOptions{}
+	cmd := &cobra.Command{
+		Use:     "test [PATH]...",
+		Short:   "Run kind: test files and check their expectations",
+		Long:    testLong,
+		Example: testExample,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTest(cmd, s, o, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.run, "run", "", "run only the tests whose name matches `REGEXP`")
+	fl.StringVar(&o.junit, "junit", "", "write a JUnit XML report to `FILE`")
+	fl.StringVar(&o.format, "format", "text", "output `FORMAT`: text, or github (annotations at unmet expectations)")
+	fl.BoolVar(&o.json, "json", false, "print one JSON object per test instead of text")
+	fl.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "run at most `N` tests at once")
+	fl.BoolVar(&o.strict, "strict", false, "a test that needs a model when none is configured is an error, not a skip")
+	fl.StringVar(&o.runDir, "run-dir", run.DefaultRunDir, "directory `DIR` holding the tests' run journals")
+	fl.StringVar(&o.model, "model", "", "`MODEL` for claims and subjects that need one (default $PROSE_MODEL)")
+	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
+	return cmd
+}
+
+// runTest is `prose test [PATH]...`.
+func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) error {
+	if o.format != "text" && o.format != "github" {
+		return usageErrorf("--format %q: want text or github", o.format)
+	}
+	if o.parallel < 1 {
+		return usageErrorf("--parallel must be at least 1, got %d", o.parallel)
+	}
+	var re *regexp.Regexp
+	if o.run != "" {
+		var err error
+		if re, err = regexp.Compile(o.run); err != nil {
+			return usageErrorf("--run: %v", err)
+		}
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	files, err := testrun.Discover(paths)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	cases, err := loadTests(s.err, files)
+	if err != nil {
+		return err
+	}
+	cases = testrun.Match(cases, re)
+	models, err := testModels(o)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	opts := testrun.Options{Models: models, RunDir: o.runDir, Parallel: o.parallel, Strict: o.strict}
+	suite, err := testrun.Prepare(cases, opts)
+	if err != nil {
+		fmt.Fprintf(s.err, "prose: %v\n", err)
+		return &exitError{code: exitUsage, err: errors.New("no test was run")}
+	}
+	defer suite.Close()
+	if !o.json {
+		opts.OnResult = func(r *testrun.Result) { testrun.WriteResult(s.out, r) }
+	}
+	results := suite.Run(cmd.Context(), opts)
+	return reportTests(cmd, s, o, results)
+}
+
+// loadTests loads every test file; any that cannot be loaded stops the
+// command before anything runs.
+func loadTests(w io.Writer, files []string) ([]*testrun.Case, error) {
+	var cases []*testrun.Case
+	bad := 0
+	for _, f := range files {
+		c, err := testrun.Load(f)
+		if err != nil {
+			fmt.Fprintf(w, "%v\n", err)
+			bad++
+			continue
+		}
+		cases = append(cases, c)
+	}
+	if bad > 0 {
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("no test was run: %d of %d test files cannot run as written", bad, len(files))}
+	}
+	return cases, nil
+}
+
+// reportTests prints what is left to print and sets the exit status.
+func reportTests(cmd *cobra.Command, s streams, o *testOptions, results []*testrun.Result) error {
+	if o.json {
+		if err := testrun.WriteJSON(s.out, results); err != nil {
+			return &exitError{code: exitFailure, err: err}
+		}
+	}
+	if o.format == "github" {
+		if err := testrun.WriteGitHub(s.out, results); err != nil {
+			return &exitError{code: exitFailure, err: err}
+		}
+	}
+	if o.junit != "" {
+		if err := writeJUnitFile(o.junit, results); err != nil {
+			return &exitError{code: exitFailure, err: fmt.Errorf("--junit: %v", err)}
+		}
+	}
+	counts := testrun.Count(results)
+	if !o.json {
+		fmt.Fprintln(s.out, counts)
+	}
+	if ctx := cmd.Context(); ctx != nil && ctx.Err() != nil {
+		return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
+	}
+	if !counts.OK() {
+		return &exitError{code: exitFailure}
+	}
+	return nil
+}
+
+func writeJUnitFile(path string, results []*testrun.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := testrun.WriteJUnit(f, results); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// testModels reads the model configuration as prose run does; with no
+// model configured the models are empty and tests that need one skip.
+func testModels(o *testOptions) (testrun.Models, error) {
+	m, err := run.NewModels(os.Getenv, o.model, o.baseURL)
+	if err != nil {
+		return testrun.Models{}, err
+	}
+	out := testrun.Models{Secrets: m.Secrets()}
+	c := m.Configured()
+	if c == nil {
+		return out, nil
+	}
+	out.LLM = m.SlotService
+	out.Render = m.RenderService
+	out.JudgeFor = func(sp *spec.Spec) delegation.Judge {
+		return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
+	}
+	out.Claims = llm.NewModelJudge(c, llm.JudgeOptions{Pattern: "test expectations"})
+	return out, nil
+}

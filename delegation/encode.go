@@ -1,0 +1,339 @@
+package delegation
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// The JSON text of values. ToJSON, ToIndentedJSON, EncodeJSON and the text
+// form of `+` all write through one encoder:
+//
+//   - objects keep their key order; integers print without a decimal
+//     point; other numbers in Go's shortest 'g' form (1e+21); non-finite
+//     numbers as null; a service as its name; a duration as "1.5s";
+//   - strings as encoding/json writes them with HTML escaping off: `<`, `>`
+//     and `&` stay as they are, U+2028 and U+2029 are escaped, control
+//     characters use \n, \r, \t, \b, \f or \u00XX, and each byte of invalid
+//     UTF-8 becomes \ufffd;
+//   - the indented form is exactly what json.Indent with two spaces makes
+//     of the compact form.
+//
+// Encoding stops with an error wrapping ErrTooLarge once the compact text
+// passes the size ceiling (in the indented form, also once the
+// indentation alone passes it), with ErrTooDeep below MaxDepth levels, and with
+// the context's error when it is canceled.
+
+// EncodeOptions tunes EncodeJSON.
+type EncodeOptions struct {
+	// MaxBytes is the size ceiling of the compact text (0 means
+	// DefaultMaxValueBytes). Shared parts count each time they are
+	// written.
+	MaxBytes int64
+	// Indent writes two spaces per level, like ToIndentedJSON.
+	Indent bool
+}
+
+// EncodeJSON encodes v; it stops with ctx's error when ctx is canceled
+// (however large v is written out) and with an error wrapping
+// ErrTooLarge beyond opt.MaxBytes.
+func EncodeJSON(ctx context.Context, v Value, opt EncodeOptions) ([]byte, error) {
+	e := &encoder{m: newMeter(ctx, opt.MaxBytes), indent: opt.Indent}
+	defer e.m.release()
+	if err := e.value(v, 0); err != nil {
+		return nil, err
+	}
+	if err := e.check(); err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+// AppendJSON appends the compact JSON of v to dst, within
+// DefaultMaxValueBytes.
+func AppendJSON(dst []byte, v Value) ([]byte, error) {
+	e := &encoder{buf: dst, m: newMeter(context.Background(), DefaultMaxValueBytes), base: len(dst)}
+	defer e.m.release()
+	if err := e.value(v, 0); err != nil {
+		return dst, err
+	}
+	if err := e.check(); err != nil {
+		return dst, err
+	}
+	return e.buf, nil
+}
+
+// bufPool holds the buffers ToJSON encodes into before copying out the
+// result, so that growing the buffer costs nothing after the first use.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// ToJSON encodes v compactly, within DefaultMaxValueBytes.
+func ToJSON(v Value) ([]byte, error) {
+	bp := bufPool.Get().(*[]byte)
+	out, err := AppendJSON((*bp)[:0], v)
+	var res []byte
+	if err == nil {
+		res = append(make([]byte, 0, len(out)), out...)
+	}
+	if cap(out) <= 1<<20 {
+		*bp = out
+		bufPool.Put(bp)
+	}
+	return res, err
+}
+
+// ToIndentedJSON encodes v like ToJSON, indented by two spaces.
+func ToIndentedJSON(v Value) ([]byte, error) {
+	return EncodeJSON(context.Background(), v, EncodeOptions{Indent: true})
+}
+
+// encoder writes values into buf.
+type encoder struct {
+	buf    []byte
+	base   int // len(buf) before encoding began
+	m      *meter
+	indent bool
+	pad    int64 // bytes of indentation written (not counted in the size)
+}
+
+// check counts the text written so far toward the ceiling and looks at
+// the context.
+func (e *encoder) check() error {
+	if int64(len(e.buf)-e.base)-e.pad > e.m.max || e.pad > e.m.max {
+		return tooLarge(e.m.max)
+	}
+	return e.m.poll()
+}
+
+// elem is called before each list element or object entry.
+func (e *encoder) elem() error {
+	e.m.units++
+	if e.m.units >= e.m.next || int64(len(e.buf)-e.base) > e.m.max {
+		return e.check()
+	}
+	return nil
+}
+
+func (e *encoder) newline(depth int) {
+	e.buf = append(e.buf, '\n')
+	for i := 0; i < depth; i++ {
+		e.buf = append(e.buf, ' ', ' ')
+	}
+	e.pad += 1 + 2*int64(depth)
+}
+
+func (e *encoder) value(v Value, depth int) error {
+	switch v := v.(type) {
+	case nil:
+		e.buf = append(e.buf, "null"...)
+	case bool:
+		e.buf = strconv.AppendBool(e.buf, v)
+	case int64:
+		e.buf = strconv.AppendInt(e.buf, v, 10)
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			e.buf = append(e.buf, "null"...)
+		} else {
+			e.buf = strconv.AppendFloat(e.buf, v, 'g', -1, 64)
+		}
+	case string:
+		e.buf = appendString(e.buf, v)
+	case *List:
+		return e.list(v, depth)
+	case *Object:
+		return e.object(v, depth)
+	case time.Duration:
+		e.buf = appendString(e.buf, v.String())
+	case Service:
+		e.buf = appendString(e.buf, v.ServiceName())
+	default:
+		return fmt.Errorf("cannot encode %T as JSON", v)
+	}
+	return nil
+}
+
+// tooDeep reports whether a list or object at depth with n elements
+// nests deeper than MaxDepth: it does, or its elements would.
+func tooDeep(depth, n int) bool { return depth > MaxDepth || depth == MaxDepth && n > 0 }
+
+func (e *encoder) list(l *List, depth int) error {
+	// Snapshot the elements: a parallel iteration may replace one while
+	// they are written, and the list may contain itself.
+	base := len(e.m.stack)
+	l.mu.Lock()
+	e.m.stack = append(e.m.stack, l.elems...)
+	l.mu.Unlock()
+	n := len(e.m.stack) - base
+	if tooDeep(depth, n) {
+		e.m.pop(base)
+		return ErrTooDeep
+	}
+	e.buf = append(e.buf, '[')
+	for i := 0; i < n; i++ {
+		if err := e.elem(); err != nil {
+			return err
+		}
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		if e.indent {
+			e.newline(depth + 1)
+		}
+		if err := e.value(e.m.stack[base+i], depth+1); err != nil {
+			return err
+		}
+	}
+	e.m.pop(base)
+	if e.indent && n > 0 {
+		e.newline(depth)
+	}
+	e.buf = append(e.buf, ']')
+	return nil
+}
+
+func (e *encoder) object(o *Object, depth int) error {
+	base := len(e.m.stack)
+	o.mu.Lock()
+	keys := o.keys // keys below len(keys) are never rewritten
+	e.m.stack = append(e.m.stack, o.vals...)
+	o.mu.Unlock()
+	if tooDeep(depth, len(keys)) {
+		e.m.pop(base)
+		return ErrTooDeep
+	}
+	e.buf = append(e.buf, '{')
+	for i, k := range keys {
+		if err := e.elem(); err != nil {
+			return err
+		}
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		if e.indent {
+			e.newline(depth + 1)
+		}
+		e.buf = appendString(e.buf, k)
+		e.buf = append(e.buf, ':')
+		if e.indent {
+			e.buf = append(e.buf, ' ')
+			e.pad++
+		}
+		if err := e.value(e.m.stack[base+i], depth+1); err != nil {
+			return err
+		}
+	}
+	e.m.pop(base)
+	if e.indent && len(keys) > 0 {
+		e.newline(depth)
+	}
+	e.buf = append(e.buf, '}')
+	return nil
+}
+
+// plainASCII[b] is true for the ASCII bytes a JSON string holds as they
+// are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// Eight bytes at once: a word has a byte that needs a look when one is
+// below 0x20, '"', '\\' or has its top bit set.
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+func special8(x uint64) bool {
+	q := x ^ (lo8 * '"')
+	bs := x ^ (lo8 * '\\')
+	return ((x-lo8*0x20)&^x|x|(q-lo8)&^q|(bs-lo8)&^bs)&hi8 != 0
+}
+
+// appendString appends s as a JSON string (see the package comment on
+// encoding above).
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	i := 0
+	for i < len(s) {
+		// Skip plain ASCII a word at a time.
+		for i+8 <= len(s) && !special8(load8(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if plainASCII[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		// Common valid sequences without decoding: two bytes, and three
+		// bytes other than E0 and ED (whose second byte is restricted)
+		// and U+2028/U+2029 (E2 80 A8/A9).
+		if b >= 0xC2 && b <= 0xDF && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			i += 2
+			continue
+		}
+		if (b >= 0xE1 && b <= 0xEC || b >= 0xEE) && b <= 0xEF && i+2 < len(s) &&
+			s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 &&
+			!(b == 0xE2 && s[i+1] == 0x80 && s[i+2]&0xFE == 0xA8) {
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// load8 reads s[i:i+8] as a little-endian word.
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}

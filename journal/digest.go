@@ -1,0 +1,150 @@
+package journal
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"sync"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// Argument digests.
+//
+// A call's "args" is a digest of its arguments that costs work in
+// proportion to what changed since the slot's previous call, not to the
+// size of the arguments: a ratchet passes its whole certified progress to
+// every proposal, one step longer each time. It is defined (FORMAT.md) as
+// the sha256 of, for each argument in order, its name as JSON, ':', the
+// hex digest of its value, and ','. The digest of a list is a chain over
+// its elements: c0 = sha256("[]"), c(k) = sha256(c(k-1) || sha256(JSON of
+// element k)), the digest of a list of n elements being c(n); any other
+// value's digest is the sha256 of its JSON. A list that extends the one
+// the same slot got under the same name before continues that list's
+// chain: its old elements are recognized (the same strings, numbers,
+// booleans or nulls, or the same JSON), not hashed again.
+
+// argDigester remembers, per slot and argument name, the last list digested
+// and the chain after each of its elements.
+type argDigester struct {
+	mu    sync.Mutex
+	lists map[string]*chain
+}
+
+type chain struct {
+	vals  []delegation.Value
+	elems [][]byte   // JSON of non-scalar elements (nil for scalars)
+	sums  [][32]byte // sums[k]: the chain after k elements (sums[0] = c0)
+}
+
+var emptyChain = sha256.Sum256([]byte("[]"))
+
+// args is the digest of a call's arguments.
+func (d *argDigester) args(slot string, args *delegation.Object) string {
+	h := sha256.New()
+	if args != nil {
+		for _, k := range args.Keys() {
+			v, _ := args.Get(k)
+			h.Write([]byte(strconv.Quote(k)))
+			h.Write([]byte{':'})
+			var sum [32]byte
+			if l, ok := v.(*delegation.List); ok {
+				sum = d.list(slot+"\x00"+k, l)
+			} else {
+				sum = valueSum(v)
+			}
+			h.Write([]byte(hex.EncodeToString(sum[:])))
+			h.Write([]byte{','})
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func valueSum(v delegation.Value) [32]byte {
+	b, err := delegation.ToJSON(v)
+	if err != nil {
+		b = []byte("<" + err.Error() + ">")
+	}
+	return sha256.Sum256(b)
+}
+
+// list is the chain digest of l, continuing the chain of the last list
+// digested under key when l extends it.
+func (d *argDigester) list(key string, l *delegation.List) [32]byte {
+	elems := l.Elems()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.lists == nil {
+		d.lists = map[string]*chain{}
+	}
+	prev := d.lists[key]
+	c := &chain{vals: elems}
+	k := 0
+	if prev != nil && len(prev.vals) <= len(elems) {
+		for k < len(prev.vals) {
+			pv, v := prev.vals[k], elems[k]
+			if !sameScalar(pv, v) {
+				if prev.elems[k] == nil || isScalar(v) {
+					break
+				}
+				b, err := delegation.ToJSON(v)
+				if err != nil || string(b) != string(prev.elems[k]) {
+					break
+				}
+			}
+			k++
+		}
+		// prev is replaced below: c takes over its slices, so extending
+		// a list costs work in proportion to the new elements.
+		c.elems, c.sums = prev.elems[:k], prev.sums[:k+1]
+	} else {
+		c.elems, c.sums = make([][]byte, 0, len(elems)), make([][32]byte, 1, len(elems)+1)
+		c.sums[0] = emptyChain
+	}
+	for ; k < len(elems); k++ {
+		b, err := delegation.ToJSON(elems[k])
+		if err != nil {
+			b = []byte("<" + err.Error() + ">")
+		}
+		e := sha256.Sum256(b)
+		if isScalar(elems[k]) {
+			b = nil // recognized by value next time
+		}
+		c.elems = append(c.elems, b)
+		h := sha256.New()
+		h.Write(c.sums[k][:])
+		h.Write(e[:])
+		var s [32]byte
+		h.Sum(s[:0])
+		c.sums = append(c.sums, s)
+	}
+	d.lists[key] = c
+	return c.sums[len(elems)]
+}
+
+func isScalar(v delegation.Value) bool {
+	switch v.(type) {
+	case nil, string, int64, bool:
+		return true
+	}
+	return false
+}
+
+// sameScalar reports whether a and b are the same string, integer,
+// boolean or null.
+func sameScalar(a, b delegation.Value) bool {
+	switch a := a.(type) {
+	case string:
+		s, ok := b.(string)
+		return ok && a == s
+	case int64:
+		n, ok := b.(int64)
+		return ok && a == n
+	case bool:
+		x, ok := b.(bool)
+		return ok && a == x
+	case nil:
+		return b == nil
+	}
+	return false
+}

@@ -1,0 +1,50 @@
+package journal
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// The digest of a call's arguments depends on the arguments alone: a
+// digester that saw the slot's earlier, shorter lists (and continues
+// their chains) gives the digest a fresh one computes, and any change in
+// an element, old or new, changes it.
+func TestArgDigestIsAFunctionOfTheArguments(t *testing.T) {
+	warm := &argDigester{}
+	var elems []delegation.Value
+	obj := func(i int) delegation.Value {
+		o := delegation.NewObject()
+		o.Set("step", int64(i))
+		return o
+	}
+	seen := map[string]bool{}
+	for i := range 30 {
+		if i%3 == 0 {
+			elems = append(elems, obj(i))
+		} else {
+			elems = append(elems, fmt.Sprintf("step %d", i))
+		}
+		args := delegation.NewObject()
+		args.Set("task", "t")
+		args.Set("progress", delegation.NewList(elems...))
+		got := warm.args("adv", args)
+		if want := (&argDigester{}).args("adv", args); got != want {
+			t.Fatalf("step %d: warm digest %s, fresh %s", i, got, want)
+		}
+		if seen[got] {
+			t.Fatalf("step %d: digest %s seen before", i, got)
+		}
+		seen[got] = true
+	}
+	// An old element changed: the digest changes, warm or fresh.
+	changed := append([]delegation.Value{}, elems...)
+	changed[4] = "step four"
+	args := delegation.NewObject()
+	args.Set("task", "t")
+	args.Set("progress", delegation.NewList(changed...))
+	if got := warm.args("adv", args); seen[got] || got != (&argDigester{}).args("adv", args) {
+		t.Errorf("a changed old element: digest %s (seen before: %v)", got, seen[got])
+	}
+}

@@ -1,0 +1,318 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/std"
+)
+
+// Contract Markdown (0.15) checks, run on files the loader read by the
+// 0.15 rules (spec.Spec.Contract):
+//
+//   - every canonical section is checked against the table of the kind of
+//     the node it belongs to (case-insensitive); a section of another kind
+//     draws lint/section-kind, a section 0.15 retired draws
+//     lint/retired-section naming its replacement, a retired kind
+//     (service, system) lint/retired-kind;
+//   - each ### Patterns instance names a pattern that is found, binds
+//     only its slots, to targets that resolve (lint/unresolved-call), and
+//     leaves none unbound (lint/unbound-slot, a warning: --slot may bind
+//     it);
+//   - each Execution program is checked like a Delegation, with the node's
+//     inputs and outputs, and with its call targets resolved by the order
+//     of spec.ResolveCall: a target nothing resolves is
+//     lint/unresolved-call (an error, with a did-you-mean), a target that
+//     a nearer rung shadows draws lint/ambiguous-call (a warning).
+//
+// Files of earlier generations never reach these checks.
+
+// Codes of the Contract Markdown checks.
+const (
+	CodeUnresolvedCall = "lint/unresolved-call"
+	CodeAmbiguousCall  = "lint/ambiguous-call"
+	CodeSectionKind    = "lint/section-kind"
+	CodeRetiredSection = "lint/retired-section"
+	CodeRetiredKind    = "lint/retired-kind"
+	CodeUnboundSlot    = "lint/unbound-slot"
+)
+
+// Rules lists the codes of the Contract Markdown checks.
+func Rules() []spec.Rule {
+	return []spec.Rule{
+		{Code: CodeUnresolvedCall, Severity: diag.Error, Short: "Call target resolves to no slot, pattern instance, node, sibling file or library spec"},
+		{Code: CodeAmbiguousCall, Severity: diag.Warning, Short: "Call target names a nearer and a farther callee (the nearer wins)"},
+		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
+		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
+		{Code: CodeRetiredKind, Severity: diag.Warning, Short: "Kind retired in 0.15"},
+		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
+	}
+}
+
+// kindSections are the canonical sections of each kind, lower-cased,
+// beyond those every kind may have (description, metadata, notes).
+var kindSections = map[string]string{
+	"function":       "parameters returns errors invariants strategies environment runtime skills tools shape execution patterns",
+	"responsibility": "goal requires maintains continuity errors invariants strategies environment runtime skills tools shape execution patterns",
+	"gateway":        "goal maintains continuity schedule receives emits payload errors invariants runtime",
+	"test":           "fixtures expects expects-not strategies",
+}
+
+// retiredSections maps a section 0.15 retired to its replacement.
+var retiredSections = map[string]string{
+	"ensures":     "### Maintains (a responsibility) or ### Returns (a function)",
+	"criteria":    "postconditions under ### Maintains",
+	"fulfillment": "the render itself, or a called function",
+	"constraints": "### Invariants or ### Shape",
+	"memory":      "nothing: a responsibility's world-model holds its state, a function has none",
+	"services":    "calls in ### Execution, or responsibilities wired by Requires/Maintains",
+	"wiring":      "calls in ### Execution, or responsibilities wired by Requires/Maintains",
+}
+
+// canonical is every canonical 0.15 section, lower-cased.
+var canonical = func() map[string]bool {
+	m := map[string]bool{"description": true, "slots": true, "config": true, "delegation": true}
+	for _, list := range kindSections {
+		for _, s := range strings.Fields(list) {
+			m[s] = true
+		}
+	}
+	return m
+}()
+
+// StdFinder finds sibling files on the operating system and library specs
+// in the embedded library.
+func StdFinder() *spec.Finder {
+	return &spec.Finder{Std: stdExists}
+}
+
+func stdExists(p string) bool {
+	_, _, err := std.Open(p)
+	return err == nil
+}
+
+// contract runs the Contract Markdown checks of s.
+func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
+	if s == nil || !s.Contract {
+		return nil
+	}
+	var out diag.List
+	switch s.Kind {
+	case "service":
+		out.Warnf(s.File, frontPos(s), CodeRetiredKind, "kind: service was renamed in 0.15: write kind: function (Parameters -> Returns)")
+	case "system":
+		out.Warnf(s.File, frontPos(s), CodeRetiredKind, "kind: system was removed in 0.15: call functions from ### Execution, or split it into responsibilities wired by Requires/Maintains")
+	}
+	syntaxErr := false
+	for _, d := range loaded {
+		if d.Severity == diag.Error && strings.HasPrefix(d.Code, "syntax/") {
+			syntaxErr = true
+		}
+	}
+	out = append(out, instances(s, f)...)
+	for _, n := range append([]*spec.Spec{s}, s.Nodes...) {
+		out = append(out, sectionKinds(n)...)
+		if !syntaxErr && n.Execution != nil && n.Execution.Program != nil {
+			out = append(out, execution(n, f)...)
+		}
+	}
+	return out
+}
+
+func frontPos(s *spec.Spec) diag.Pos {
+	if s.Parent != nil {
+		return s.Pos
+	}
+	return 0
+}
+
+// sectionKinds checks a node's sections against its kind's table.
+func sectionKinds(n *spec.Spec) diag.List {
+	var out diag.List
+	allowed, ok := kindSections[n.Kind]
+	for _, sec := range n.Sections {
+		h := strings.ToLower(strings.Join(strings.Fields(sec.Heading), " "))
+		if repl, retired := retiredSections[h]; retired && n.Kind != "pattern" {
+			out.Warnf(n.File, sec.Pos, CodeRetiredSection, "### %s was retired in 0.15: use %s", sec.Heading, repl)
+			continue
+		}
+		key := strings.ReplaceAll(h, " ", "-")
+		if !ok || !canonical[key] || key == "description" || strings.Contains(" "+allowed+" ", " "+key+" ") {
+			continue
+		}
+		out.Warnf(n.File, sec.Pos, CodeSectionKind, "### %s does not apply to a %s%s", sec.Heading, n.Kind, kindHint(n.Kind))
+	}
+	return out
+}
+
+func kindHint(kind string) string {
+	switch kind {
+	case "function":
+		return " (a function takes ### Parameters and gives ### Returns)"
+	case "responsibility":
+		return " (a responsibility takes ### Requires and keeps ### Maintains)"
+	}
+	return ""
+}
+
+// execution checks one node's Execution program: the checker's findings
+// with the node's inputs and outputs and the call targets that resolve,
+// plus the targets that do not.
+func execution(n *spec.Spec, f *spec.Finder) diag.List {
+	prog := n.Execution.Program
+	d := n.Decls()
+	var out diag.List
+	seen := map[string]bool{}
+	for _, c := range callTargets(prog) {
+		if seen[c.name] {
+			continue
+		}
+		seen[c.name] = true
+		if bound(d, c.name) || spec.WorldModelOp(c.name) {
+			d.Slots = append(d.Slots, check.Slot{Name: c.name, Pos: c.pos})
+			continue
+		}
+		callee := n.ResolveCall(c.name, nil, f)
+		d.Slots = append(d.Slots, check.Slot{Name: c.name, Pos: c.pos})
+		if callee == nil {
+			out.Errorf(n.File, c.pos, CodeUnresolvedCall, "call %s: no slot, pattern instance, ## node, sibling file or std/ spec is named %q%s",
+				c.name, c.name, didYouMean(c.name, n.CallTargets(nil, f)))
+			continue
+		}
+		if callee.Shadows != "" {
+			out.Warnf(n.File, c.pos, CodeAmbiguousCall, "call %s reaches the %s %q; a %s of the same name is farther and not called: rename one of them",
+				c.name, callee.Kind, c.name, callee.Shadows)
+		}
+	}
+	return append(out, check.Check(prog, d)...)
+}
+
+// bound reports whether name is an input of the node (a service passed in).
+func bound(d *check.Decls, name string) bool {
+	for _, in := range d.Inputs {
+		if in.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+type callTarget struct {
+	name string
+	pos  diag.Pos
+}
+
+// callTargets lists the bare-name targets of the program's calls, in
+// order. Targets bound by the program itself (a loop variable over a list
+// of services) are left to the checker.
+func callTargets(prog *syntax.Program) []callTarget {
+	locals := map[string]bool{}
+	syntax.Walk(prog, func(n syntax.Node) bool {
+		if x, ok := n.(*syntax.ForExpr); ok {
+			locals[x.Var.Name] = true
+		}
+		return true
+	})
+	var out []callTarget
+	syntax.Walk(prog, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok {
+			if id, ok := c.Target.(*syntax.Ident); ok && !locals[id.Name] {
+				out = append(out, callTarget{id.Name, id.NamePos})
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func didYouMean(name string, cands []string) string {
+	sort.Strings(cands)
+	best, bestD := "", len(name)/3+1
+	for _, c := range cands {
+		if d := diag.EditDistance(name, c); d < bestD && c != name {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// instances checks the ### Patterns instances of a file: the pattern is
+// found (a ## node of kind pattern, a sibling file, a std/ path) and is a
+// pattern, each with: slot is one of its slots, each with: target
+// resolves, and every slot of the pattern is bound.
+func instances(s *spec.Spec, f *spec.Finder) diag.List {
+	var out diag.List
+	for _, p := range s.Patterns {
+		ps := patternOf(s, p.Pattern, f)
+		if ps == nil {
+			out.Errorf(s.File, p.Pos, CodeUnresolvedCall, "pattern instance %s: no pattern %q is beside this file or in the library%s",
+				p.Name, p.Pattern, didYouMean(p.Pattern, s.SiblingNames(f)))
+			continue
+		}
+		if ps.Kind != "pattern" {
+			out.Errorf(s.File, p.Pos, CodeUnresolvedCall, "pattern instance %s: %s is a %s, not a pattern", p.Name, p.Pattern, ps.Kind)
+			continue
+		}
+		slots := map[string]bool{}
+		var names []string
+		for _, sl := range ps.Slots {
+			slots[sl.Name] = true
+			names = append(names, sl.Name)
+		}
+		bound := map[string]bool{}
+		for _, w := range p.With {
+			bound[w.Slot] = true
+			if !slots[w.Slot] {
+				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: %s has no slot %q%s", p.Name, p.Pattern, w.Slot, didYouMean(w.Slot, names))
+				continue
+			}
+			if w.Target != "" && s.ResolveCall(w.Target, nil, f) == nil {
+				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: slot %s is bound to %q, which names no ## node, sibling file or std/ spec%s",
+					p.Name, w.Slot, w.Target, didYouMean(w.Target, s.CallTargets(nil, f)))
+			}
+		}
+		for _, n := range names {
+			if !bound[n] {
+				out.Warnf(s.File, p.Pos, CodeUnboundSlot, "pattern instance %s leaves slot %s of %s unbound: add `%s: NODE` under with: (or bind it with --slot %s.%s=...)", p.Name, n, p.Pattern, n, p.Name, n)
+			}
+		}
+	}
+	return out
+}
+
+// patternOf loads the pattern an instance names, or nil.
+func patternOf(s *spec.Spec, name string, f *spec.Finder) *spec.Spec {
+	if n := s.Node(name); n != nil {
+		return n
+	}
+	c := s.ResolveCall(name, nil, f)
+	if c == nil || c.Path == "" {
+		return nil
+	}
+	var ps *spec.Spec
+	var err error
+	switch {
+	case c.Kind == spec.CalleeStd:
+		var data []byte
+		var file string
+		if data, file, err = std.Open(c.Path); err == nil {
+			ps, _ = spec.Parse(file, data)
+		}
+	case f.FS != nil:
+		ps, _, err = spec.LoadFS(f.FS, c.Path)
+	default:
+		ps, _, err = spec.Load(c.Path)
+	}
+	if err != nil {
+		return nil
+	}
+	return ps
+}

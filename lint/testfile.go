@@ -1,0 +1,185 @@
+package lint
+
+import (
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/std"
+)
+
+// Checks of `kind: test` files, run by File on every test file (and by
+// prose test before it runs anything):
+//
+//	test/no-subject          the front matter names no subject
+//	test/bad-item            a Fixtures or Expects item that cannot be read
+//	test/unknown-subject     the subject is no file and no spec name in the
+//	                         test's directory or above it (to the project root)
+//	test/unknown-fixture     a fixture names no input, slot, config key or
+//	                         callee of the subject
+//	test/missing-input       a required input of the subject has no fixture
+//	test/unknown-output      an Expects item names no output of the subject
+//	test/empty-expects       the test has no Expects item
+//
+// `__error` and `__error.md` name the run's error (upstream's error file)
+// and are outputs of every subject.
+const (
+	CodeTestUnknownSubject = "test/unknown-subject"
+	CodeTestUnknownFixture = "test/unknown-fixture"
+	CodeTestMissingInput   = "test/missing-input"
+	CodeTestUnknownOutput  = "test/unknown-output"
+	CodeTestEmptyExpects   = "test/empty-expects"
+)
+
+// What a fixture may bind: a name of the subject and its role.
+const (
+	NameInput  = "input"
+	NameSlot   = "slot"
+	NameConfig = "config"
+	NameCallee = "callee"
+)
+
+// SubjectNames maps each name a fixture may bind to its role: an input,
+// a slot, a config key, or a callee (a `##` node of the subject's file or
+// a target its program calls). An input named like a slot or config key
+// is that slot or key.
+func SubjectNames(sp *spec.Spec) map[string]string {
+	m := map[string]string{}
+	if body := sp.Body(); body != nil {
+		syntax.Walk(body.Program, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok {
+				if id, ok := c.Target.(*syntax.Ident); ok {
+					m[id.Name] = NameCallee
+				}
+			}
+			return true
+		})
+	}
+	for _, n := range sp.Nodes {
+		m[n.Name] = NameCallee
+	}
+	for _, in := range sp.Inputs {
+		m[in.Name] = NameInput
+	}
+	for _, c := range sp.Config {
+		m[c.Name] = NameConfig
+	}
+	for _, s := range sp.Slots {
+		m[s.Name] = NameSlot
+	}
+	return m
+}
+
+// TestFile checks a loaded test file of fsys; nil for any other kind.
+func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
+	if s == nil || s.Kind != "test" {
+		return nil
+	}
+	tf, diags := spec.ReadTest(s)
+	if !hasPositive(tf.Expects) {
+		at := tf.ExpectsPos
+		if at < 0 {
+			at = 0
+		}
+		diags.Errorf(s.File, at, CodeTestEmptyExpects, "the test has no ### Expects item: add - `output`: CLAIM items (a test that checks nothing always passes)")
+	}
+	if tf.Subject == "" {
+		return diags
+	}
+	sub, why := LoadSubject(fsys, name, tf.Subject)
+	if sub == nil {
+		diags.Errorf(s.File, tf.SubjectPos, CodeTestUnknownSubject, "subject %q: %s", tf.Subject, why)
+		return diags
+	}
+	names := SubjectNames(sub)
+	given := map[string]bool{}
+	for _, fx := range tf.Fixtures {
+		root, _, _ := strings.Cut(fx.Name, ".")
+		given[root] = true
+		if names[root] == "" {
+			diags.Errorf(s.File, fx.Pos, CodeTestUnknownFixture, "fixture %q names no input, slot, config key or callee of %s%s", fx.Name, sub.Name, testDidYouMean(root, names))
+		}
+	}
+	for _, in := range sub.Inputs {
+		if !given[in.Name] && !in.Optional && !in.HasDefault && names[in.Name] == NameInput {
+			diags.Errorf(s.File, tf.SubjectPos, CodeTestMissingInput, "the subject's input %q has no fixture and no default: add - `%s`: VALUE under ### Fixtures", in.Name, in.Name)
+		}
+	}
+	outs := map[string]bool{"__error": true, "__error.md": true}
+	for _, o := range sub.Outputs {
+		outs[o.Name] = true
+	}
+	for _, e := range tf.Expects {
+		if e.Output != "" && !outs[e.Output] {
+			diags.Errorf(s.File, e.Pos, CodeTestUnknownOutput, "%q is no output of %s%s", e.Output, sub.Name, didYouMeanOutput(e.Output, sub.Outputs))
+		}
+	}
+	return diags
+}
+
+func hasPositive(es []*spec.Expect) bool {
+	for _, e := range es {
+		if !e.Negated {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadSubject resolves and loads a test's subject (see
+// spec.ResolveSubject; a std/ path not in fsys is the embedded library).
+// On failure it returns nil and why.
+func LoadSubject(fsys fs.FS, testName, subject string) (*spec.Spec, string) {
+	if p := spec.ResolveSubject(fsys, testName, subject); p != "" {
+		sp, diags, err := spec.LoadFS(fsys, p)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if diags.HasErrors() {
+			return nil, "the subject " + p + " has errors (lint it)"
+		}
+		return sp, ""
+	}
+	if std.IsStd(subject) {
+		if src, file, err := std.Open(subject); err == nil {
+			sp, _ := spec.Parse(file, src)
+			return sp, ""
+		}
+	}
+	if strings.Contains(subject, "/") || strings.HasSuffix(subject, ".md") {
+		return nil, "no such file (paths are relative to the test's directory: " + path.Dir(testName) + ")"
+	}
+	return nil, "no spec of that name in the test's directory or above it, up to the project root"
+}
+
+// testDidYouMean is " (did you mean X?)" for the name of names closest to
+// name, or "".
+func testDidYouMean(name string, names map[string]string) string {
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	best, bestD := "", 3
+	for _, k := range keys {
+		if d := diag.EditDistance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
+}
+
+func didYouMeanOutput(name string, outs []*spec.Output) string {
+	m := map[string]string{}
+	for _, o := range outs {
+		m[o.Name] = "output"
+	}
+	return testDidYouMean(name, m)
+}

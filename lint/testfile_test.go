@@ -1,0 +1,82 @@
+package lint
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/proselang/prose/internal/testenv"
+)
+
+const subjectFn = "---\nname: greet\nkind: function\n---\n\n### Parameters\n\n- `who`: a name\n- `tone`: optional, a tone\n\n### Returns\n\n- `greeting`: one sentence\n"
+
+func testFS(files map[string]string) fstest.MapFS {
+	fsys := fstest.MapFS{"go.mod": {Data: []byte("module x\n")}, "lib/greet.prose.md": {Data: []byte(subjectFn)}}
+	for k, v := range files {
+		fsys[k] = &fstest.MapFile{Data: []byte(v)}
+	}
+	return fsys
+}
+
+func TestTestFileRules(t *testing.T) {
+	head := func(subject string) string { return "---\nname: t\nkind: test\nsubject: " + subject + "\n---\n\n" }
+	cases := []struct {
+		name, src string
+		want      []string // "LINE:COL code" and a message fragment
+	}{
+		{"clean, subject by name from a subdirectory", head("greet") + "### Fixtures\n\n- `who`: \"Ada\"\n\n### Expects\n\n- `greeting`: contains `Ada`\n\n### Expects Not\n\n- `__error.md` exists\n", nil},
+		{"clean, subject by path", head("../greet.prose.md") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- path: greeting\n  predicate: is not empty\n", nil},
+		{"unknown subject", head("greeter") + "### Expects\n\n- `greeting`: is present\n", []string{"4:10 test/unknown-subject", `subject "greeter": no spec of that name`}},
+		{"unknown fixture", head("greet") + "### Fixtures\n\n- `who`: Ada\n- `whom`: Bob\n\n### Expects\n\n- `greeting`: is present\n", []string{"10:1 test/unknown-fixture", `fixture "whom" names no input, slot, config key or callee of greet (did you mean who?)`}},
+		{"missing input", head("greet") + "### Expects\n\n- `greeting`: is present\n", []string{"4:10 test/missing-input", `input "who" has no fixture and no default`}},
+		{"unknown output", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greting`: is present\n", []string{"13:1 test/unknown-output", `"greting" is no output of greet (did you mean greeting?)`}},
+		{"empty expects", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\nNothing yet.\n", []string{"11:1 test/empty-expects", "no ### Expects item"}},
+		{"no subject", "---\nname: t\nkind: test\n---\n\n### Expects\n\n- `x`: is null\n", []string{"test/no-subject"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fsys := testFS(map[string]string{"lib/tests/t.test.prose.md": c.src})
+			diags, err := File(fsys, "lib/tests/t.test.prose.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range diags {
+				if strings.HasPrefix(d.Code, "test/") {
+					got = append(got, d.String())
+				}
+			}
+			if len(c.want) == 0 {
+				if len(got) > 0 {
+					t.Errorf("findings on a clean test:\n%s", strings.Join(got, "\n"))
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("want one finding, got:\n%s", strings.Join(got, "\n"))
+			}
+			pos, code, _ := strings.Cut(c.want[0], " ")
+			if code == "" {
+				code, pos = pos, ""
+			}
+			if !strings.Contains(got[0], ":"+pos+": error: ") && pos != "" || !strings.Contains(got[0], "["+code+"]") || !strings.Contains(got[0], c.want[len(c.want)-1]) {
+				t.Errorf("got  %s\nwant %v", got[0], c.want)
+			}
+		})
+	}
+}
+
+// Upstream's kind: test smoke file lints clean against its subject.
+func TestSmokeKindTestLintsClean(t *testing.T) {
+	smoke := filepath.Join(testenv.Corpus(t), "..", "..", "openprose-0.15", "smoke", "08-kind-test.prose.md")
+	res, err := Paths([]string{smoke}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Diags {
+		if strings.HasPrefix(d.Code, "test/") {
+			t.Errorf("%s", d)
+		}
+	}
+}

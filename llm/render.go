@@ -1,0 +1,264 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// Renders.
+//
+// A function or responsibility with no runnable Execution is rendered: a
+// RenderService sends one request whose system prompt is the node's
+// contract (description, goal, parameters, returns, strategies,
+// invariants, shape, declared errors) and whose user message is the call's
+// arguments as JSON. The reply must be one JSON object with exactly the
+// node's output names (asked for with a strict JSON schema; the client
+// falls back to instructions when a server refuses schemas), or a
+// declared error {"error": NAME, "message": "..."}. The first fails the
+// call with a *DeclaredError (catchable by `try`, its name in the catch
+// object's `error`); an undeclared error name, a missing output or a
+// reply that is not an object is a *ProtocolError.
+
+// Field is a named item of a contract: a parameter, an output, an error.
+type Field struct {
+	Name        string
+	Description string
+}
+
+// RenderInfo is the contract of the node a render answers for, taken
+// from the spec by the caller (this package does not depend on spec).
+type RenderInfo struct {
+	Name        string // the node's name
+	Kind        string // function or responsibility
+	Pos         string // the node's position, FILE:LINE:COL, for errors
+	Description string
+	Goal        string
+	Parameters  []Field
+	Returns     []Field
+	Errors      []Field
+	Strategies  []string
+	Invariants  []string
+	Continuity  []string
+	Shape       string
+	Guidance    string // the prose of an Execution without code
+	Model       string // overrides the client's model ("" for its own)
+}
+
+// RenderService answers calls of one node with a model.
+type RenderService struct {
+	client *Client
+	info   RenderInfo
+	system string
+	schema *Schema
+}
+
+// NewRenderService returns the render service of info on c.
+func NewRenderService(c *Client, info RenderInfo) *RenderService {
+	return &RenderService{client: c, info: info, system: RenderSystemPrompt(info), schema: RenderSchema(info)}
+}
+
+// ServiceName implements delegation.Service.
+func (s *RenderService) ServiceName() string { return s.info.Name }
+
+// Info returns the contract the service renders.
+func (s *RenderService) Info() RenderInfo { return s.info }
+
+// Call sends one render request and checks the reply against the
+// contract. The value is an object keyed by the output names.
+func (s *RenderService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	user, err := SlotUserMessage(req.Args)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := s.client.Chat(ctx, ChatRequest{Model: s.info.Model, System: s.system,
+		Messages: []Message{{Role: "user", Content: user}}, Schema: s.schema})
+	if err != nil {
+		return nil, stopped(ctx, err)
+	}
+	if reply.Truncated {
+		return nil, fmt.Errorf("the model's reply was cut off at its output token limit after %d bytes", len(reply.Content))
+	}
+	return CheckRender(s.info, ParseReply(reply.Content))
+}
+
+// DeclaredError is a render's answer that it failed with one of the
+// node's declared errors.
+type DeclaredError struct {
+	Name    string // the declared error
+	Message string
+	Node    string
+	Pos     string
+}
+
+func (e *DeclaredError) Error() string {
+	msg := fmt.Sprintf("%s: %s failed with its declared error %s", e.Pos, e.Node, e.Name)
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return msg
+}
+
+// ErrorName is the declared error's name (a `catch` object's `error`).
+func (e *DeclaredError) ErrorName() string { return e.Name }
+
+// ProtocolError is a render's reply that breaks the contract: not an
+// object, outputs missing, or an error the node does not declare.
+type ProtocolError struct {
+	Node, Pos, Msg string
+}
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("%s: render protocol error: %s %s", e.Pos, e.Node, e.Msg)
+}
+
+// CheckRender turns a render's reply into the call's value: an object
+// with exactly the output names, in declared order, or the error the
+// reply stands for.
+func CheckRender(info RenderInfo, v delegation.Value) (delegation.Value, error) {
+	o, ok := v.(*delegation.Object)
+	if !ok {
+		return nil, &ProtocolError{info.Name, info.Pos, fmt.Sprintf("answered %s, not a JSON object with %s", describe(v), names(info.Returns))}
+	}
+	if e, ok := o.Get("error"); ok && e != nil && !declares(info.Returns, "error") {
+		name, _ := e.(string)
+		msg, _ := o.Get("message")
+		m, _ := msg.(string)
+		for _, d := range info.Errors {
+			if d.Name == name {
+				return nil, &DeclaredError{Name: name, Message: m, Node: info.Name, Pos: info.Pos}
+			}
+		}
+		declared := "it declares no errors"
+		if len(info.Errors) > 0 {
+			declared = "it declares " + names(info.Errors)
+		}
+		return nil, &ProtocolError{info.Name, info.Pos, fmt.Sprintf("answered the error %q, which it does not declare (%s); message: %s", name, declared, excerpt(m, 300))}
+	}
+	out := delegation.NewObject()
+	var missing []string
+	for _, f := range info.Returns {
+		x, ok := o.Get(f.Name)
+		if !ok {
+			missing = append(missing, f.Name)
+			continue
+		}
+		out.Set(f.Name, x)
+	}
+	if len(missing) > 0 {
+		return nil, &ProtocolError{info.Name, info.Pos, fmt.Sprintf("answered without %s (keys given: %s)", strings.Join(missing, ", "), strings.Join(o.Keys(), ", "))}
+	}
+	return out, nil
+}
+
+func declares(fs []Field, name string) bool {
+	for _, f := range fs {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func names(fs []Field) string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name
+	}
+	return strings.Join(out, ", ")
+}
+
+func describe(v delegation.Value) string {
+	switch v.(type) {
+	case string:
+		return "text"
+	case *delegation.List:
+		return "a list"
+	case nil:
+		return "nothing"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// RenderSystemPrompt is the system prompt of a render: the node's contract.
+func RenderSystemPrompt(info RenderInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You carry out the %s %q. The user message holds its inputs as a JSON object.\n", orDefault(info.Kind, "function"), info.Name)
+	section := func(title, text string) {
+		if strings.TrimSpace(text) != "" {
+			fmt.Fprintf(&b, "\n%s:\n%s\n", title, strings.TrimSpace(text))
+		}
+	}
+	list := func(title string, items []string) {
+		if len(items) > 0 {
+			section(title, "- "+strings.Join(items, "\n- "))
+		}
+	}
+	fields := func(title string, fs []Field) {
+		var items []string
+		for _, f := range fs {
+			items = append(items, strings.TrimSpace(f.Name+": "+f.Description))
+		}
+		list(title, items)
+	}
+	section("Description", info.Description)
+	section("Goal", info.Goal)
+	fields("Inputs", info.Parameters)
+	fields("Outputs to produce", info.Returns)
+	list("Strategies", info.Strategies)
+	list("Invariants (must hold whatever the outcome)", info.Invariants)
+	section("Shape", info.Shape)
+	section("Guidance", info.Guidance)
+	fields("Declared errors", info.Errors)
+	fmt.Fprintf(&b, "\nReply with one JSON object whose keys are exactly: %s.", names(info.Returns))
+	if len(info.Errors) > 0 {
+		fmt.Fprintf(&b, " If and only if one of the declared errors applies, reply instead {\"error\": NAME, \"message\": WHY} with NAME one of: %s.", names(info.Errors))
+	}
+	return b.String()
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// RenderSchema is the JSON schema of a render's reply: an object with
+// exactly the output names (any JSON value each), or, when the node
+// declares errors, that or an error object naming one of them.
+func RenderSchema(info RenderInfo) *Schema {
+	props := map[string]any{}
+	required := make([]string, 0, len(info.Returns))
+	for _, f := range info.Returns {
+		props[f.Name] = map[string]any{"description": f.Description}
+		required = append(required, f.Name)
+	}
+	sort.Strings(required)
+	outputs := map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+	schema := outputs
+	if len(info.Errors) > 0 {
+		enum := make([]string, len(info.Errors))
+		for i, e := range info.Errors {
+			enum[i] = e.Name
+		}
+		failure := map[string]any{"type": "object", "required": []string{"error", "message"}, "additionalProperties": false,
+			"properties": map[string]any{"error": map[string]any{"type": "string", "enum": enum}, "message": map[string]any{"type": "string"}}}
+		schema = map[string]any{"anyOf": []any{outputs, failure}}
+	}
+	raw, _ := json.Marshal(schema)
+	return &Schema{Name: "render", JSON: raw}
+}
+
+// IsRenderError reports whether err is a render's declared or protocol
+// error.
+func IsRenderError(err error) bool {
+	var d *DeclaredError
+	var p *ProtocolError
+	return errors.As(err, &d) || errors.As(err, &p)
+}

@@ -1,0 +1,61 @@
+package patterns
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/spec"
+)
+
+// RenderInfo is the contract of node n as the render prompt states it.
+func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
+	info := llm.RenderInfo{Name: name, Kind: n.Kind, Pos: n.File.Position(n.Pos).String(), Model: model,
+		Description: strings.TrimSpace(n.Description), Goal: n.Goal, Strategies: n.Strategies,
+		Invariants: n.Invariants, Continuity: n.Continuity}
+	if info.Description == "" {
+		info.Description = n.Summary
+	}
+	for _, in := range n.Inputs {
+		info.Parameters = append(info.Parameters, llm.Field{Name: in.Name, Description: in.Description})
+	}
+	for _, o := range n.Outputs {
+		info.Returns = append(info.Returns, llm.Field{Name: o.Name, Description: o.Description})
+	}
+	for _, e := range n.Errors {
+		info.Errors = append(info.Errors, llm.Field{Name: e.Name, Description: e.Description})
+	}
+	if sh := n.Shape; sh != nil {
+		var b strings.Builder
+		if sh.Self != "" {
+			fmt.Fprintf(&b, "self: %s\n", sh.Self)
+		}
+		for _, d := range sh.Delegates {
+			fmt.Fprintf(&b, "delegates %s: %s\n", d.Name, d.Role)
+		}
+		if sh.Prohibited != "" {
+			fmt.Fprintf(&b, "prohibited: %s\n", sh.Prohibited)
+		}
+		info.Shape = b.String()
+	}
+	if n.Execution != nil && n.Execution.Program == nil {
+		info.Guidance = n.Execution.Prose
+	}
+	return info
+}
+
+// RenderWith is an Env.Render hook over clients: client returns the
+// client of a model ("" for the configured one), or nil when none is
+// configured.
+func RenderWith(client func(model string) (*llm.Client, error)) func(*RenderBinding) (Service, error) {
+	return func(b *RenderBinding) (Service, error) {
+		c, err := client(b.Model)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return nil, ErrNoModel
+		}
+		return llm.NewRenderService(c, RenderInfo(b.Node, b.Name, b.Model)), nil
+	}
+}

@@ -1,0 +1,260 @@
+package spec
+
+import (
+	"bufio"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Call resolution (Contract Markdown).
+//
+// `call NAME` in an Execution (or a pattern instance's with: target)
+// names, in this order:
+//
+//  1. a declared slot (a pattern's Slots; for a run, a --slot binding);
+//  2. a `### Patterns` instance of the file;
+//  3. an inline `##` node of the same file;
+//  4. a sibling file in the same directory whose front matter name or
+//     file stem is NAME, or NAME/index.prose.md;
+//  5. a std/... path of the library (std/roles/critic, with or without
+//     .prose.md).
+//
+// The first rung that knows the name wins; when a farther rung knows it
+// too, Callee.Shadows says which (callers report the ambiguity).
+
+// Callee kinds.
+const (
+	CalleeSlot     = "slot"
+	CalleeInstance = "pattern instance"
+	CalleeNode     = "node"
+	CalleeSibling  = "sibling file"
+	CalleeStd      = "library spec"
+)
+
+// Callee is what a call's target resolves to.
+type Callee struct {
+	Kind     string
+	Name     string
+	Node     *Spec            // CalleeNode
+	Instance *PatternInstance // CalleeInstance
+	Path     string           // CalleeSibling and CalleeStd: the file to load
+	// Shadows describes a farther candidate of the same name ("sibling
+	// file dir/x.prose.md"), "" when there is none.
+	Shadows string
+}
+
+// Finder looks for sibling files and library specs.
+type Finder struct {
+	// FS holds the files (nil: the operating system's, names as given).
+	FS fs.FS
+	// Std reports whether a std/... path names a library spec (nil: none).
+	Std func(path string) bool
+}
+
+func (f *Finder) readDir(dir string) ([]fs.DirEntry, error) {
+	if f == nil || f.FS == nil {
+		return os.ReadDir(dir)
+	}
+	return fs.ReadDir(f.FS, dir)
+}
+
+func (f *Finder) open(name string) (fs.File, error) {
+	if f == nil || f.FS == nil {
+		return os.Open(name)
+	}
+	return f.FS.Open(name)
+}
+
+func (f *Finder) join(elem ...string) string {
+	if f == nil || f.FS == nil {
+		return filepath.Join(elem...)
+	}
+	return path.Join(elem...)
+}
+
+func (f *Finder) dir(name string) string {
+	if f == nil || f.FS == nil {
+		return filepath.Dir(name)
+	}
+	return path.Dir(name)
+}
+
+// ResolveCall resolves the target name of a call made in s (the file's
+// node or one of its inline nodes). slots are the names bound as slots.
+// It returns nil when no rung knows the name.
+func (s *Spec) ResolveCall(name string, slots []string, f *Finder) *Callee {
+	var found []*Callee
+	for _, sl := range slots {
+		if sl == name {
+			found = append(found, &Callee{Kind: CalleeSlot, Name: name})
+			break
+		}
+	}
+	for _, sl := range s.Slots {
+		if sl.Name == name && len(found) == 0 {
+			found = append(found, &Callee{Kind: CalleeSlot, Name: name})
+		}
+	}
+	root := s.Root()
+	if p := root.Instance(name); p != nil {
+		found = append(found, &Callee{Kind: CalleeInstance, Name: name, Instance: p})
+	}
+	if n := root.Node(name); n != nil && n != s {
+		found = append(found, &Callee{Kind: CalleeNode, Name: name, Node: n})
+	}
+	if p := root.sibling(name, f); p != "" {
+		found = append(found, &Callee{Kind: CalleeSibling, Name: name, Path: p})
+	}
+	if p := stdPath(name, f); p != "" {
+		found = append(found, &Callee{Kind: CalleeStd, Name: name, Path: p})
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	c := found[0]
+	if len(found) > 1 && found[1].Kind != CalleeSlot {
+		c.Shadows = found[1].Kind
+		if found[1].Path != "" {
+			c.Shadows += " " + found[1].Path
+		}
+	}
+	return c
+}
+
+// stdPath is the library path a std/... name stands for, or "".
+func stdPath(name string, f *Finder) string {
+	if !strings.HasPrefix(name, "std/") || f == nil || f.Std == nil {
+		return ""
+	}
+	for _, p := range []string{name, name + Suffix} {
+		if strings.HasSuffix(p, Suffix) && f.Std(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// Suffix ends every spec file name.
+const Suffix = ".prose.md"
+
+// sibling finds the file beside s named name: by stem, by front matter
+// name, or as name/index.prose.md. "" when none (or when s has no file).
+func (s *Spec) sibling(name string, f *Finder) string {
+	if s.File == nil || s.File.Name == "" || strings.ContainsAny(name, "/\\") {
+		return ""
+	}
+	dir := f.dir(s.File.Name)
+	self := filepath.Base(s.File.Name)
+	entries, err := f.readDir(dir)
+	if err != nil {
+		return ""
+	}
+	byName := ""
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, Suffix) || n == self {
+			continue
+		}
+		p := f.join(dir, n)
+		if strings.TrimSuffix(n, Suffix) == name {
+			return p
+		}
+		if byName == "" && frontName(f, p) == name {
+			byName = p
+		}
+	}
+	if byName != "" {
+		return byName
+	}
+	idx := f.join(dir, name, "index"+Suffix)
+	if fl, err := f.open(idx); err == nil {
+		fl.Close()
+		return idx
+	}
+	return ""
+}
+
+// SiblingNames lists the names sibling files answer to (stems and front
+// matter names), for did-you-mean messages.
+func (s *Spec) SiblingNames(f *Finder) []string {
+	if s.File == nil || s.File.Name == "" {
+		return nil
+	}
+	dir := f.dir(s.File.Name)
+	entries, err := f.readDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, Suffix) || n == filepath.Base(s.File.Name) {
+			continue
+		}
+		out = append(out, strings.TrimSuffix(n, Suffix))
+		if fn := frontName(f, f.join(dir, n)); fn != "" {
+			out = append(out, fn)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// frontName reads the name: key of a file's front matter without loading
+// the whole spec ("" when there is none).
+func frontName(f *Finder, p string) string {
+	fl, err := f.open(p)
+	if err != nil {
+		return ""
+	}
+	defer fl.Close()
+	sc := bufio.NewScanner(fl)
+	for i := 0; sc.Scan() && i < 40; i++ {
+		ln := strings.TrimSpace(sc.Text())
+		if i == 0 {
+			if ln != "---" {
+				return ""
+			}
+			continue
+		}
+		if ln == "---" {
+			return ""
+		}
+		if v, ok := strings.CutPrefix(ln, "name:"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return ""
+}
+
+// CallTargets lists the names a call in s could reach, for did-you-mean:
+// its slots, the file's instances and nodes, and sibling names.
+func (s *Spec) CallTargets(slots []string, f *Finder) []string {
+	out := append([]string(nil), slots...)
+	for _, sl := range s.Slots {
+		out = append(out, sl.Name)
+	}
+	root := s.Root()
+	for _, p := range root.Patterns {
+		out = append(out, p.Name)
+	}
+	for _, n := range root.Nodes {
+		out = append(out, n.Name)
+	}
+	return append(out, root.SiblingNames(f)...)
+}
+
+// WorldModelOp reports whether name is one of the responsibility
+// world-model operations (read_world_model, write_world_model, subscribe)
+// that calls may name but prose does not run yet.
+func WorldModelOp(name string) bool {
+	switch name {
+	case "read_world_model", "write_world_model", "subscribe":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,362 @@
+package spec
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+
+	"github.com/proselang/prose/diag"
+)
+
+// Contract Markdown (OpenProse 0.15) support.
+//
+// A file is read by the Contract Markdown rules when its kind is one the
+// format introduced (function, responsibility, gateway, test), or when it
+// is a pattern whose front matter version is 0.15 or later in the 0.x
+// line (the project's own library numbers its patterns 1.x and keeps the
+// earlier rules). Under these rules:
+//
+//   - a `##` heading opens an inline node that owns the `###` sections up
+//     to the next `##` (unless it names a known section and no `###`
+//     section came before it: a file written all in `##` sections);
+//   - the canonical 0.15 sections are known, an unknown section is plain
+//     documentation (the lint layer suggests the canonical name it is
+//     close to);
+//   - a function's Parameters and a responsibility's Requires are contract
+//     items `- \`name\`: text` or `- name: text`, read as inputs;
+//   - front matter that names the file stands for the title, and the name
+//     need not match the file name.
+
+// contractKinds are the kinds Contract Markdown introduced or reshaped.
+var contractKinds = map[string]bool{"function": true, "responsibility": true, "gateway": true, "test": true}
+
+// contractKeys are the canonical 0.15 sections beyond the earlier ones.
+var contractKeys = map[string]string{
+	"goal":        "goal",
+	"continuity":  "continuity",
+	"strategies":  "strategies",
+	"environment": "environment",
+	"runtime":     "runtime",
+	"skills":      "skills",
+	"tools":       "tools",
+	"fixtures":    "fixtures",
+	"expects":     "expects",
+	"expects not": "expects not",
+	"schedule":    "schedule",
+	"receives":    "receives",
+	"emits":       "emits",
+	"payload":     "payload",
+	"patterns":    "patterns",
+}
+
+// isContract reports whether a front matter's kind and version select the
+// Contract Markdown rules.
+func isContract(kind, version string) bool {
+	if contractKinds[kind] {
+		return true
+	}
+	major, rest, ok := strings.Cut(strings.TrimPrefix(version, "v"), ".")
+	if !ok || major != "0" {
+		return false
+	}
+	minor, _, _ := strings.Cut(rest, ".")
+	n, err := strconv.Atoi(minor)
+	return err == nil && n >= 15
+}
+
+// contractKey looks a heading up among the 0.15 sections, case-insensitively.
+func contractKey(heading string) (string, bool) {
+	k, ok := contractKeys[strings.ToLower(strings.Join(strings.Fields(heading), " "))]
+	return k, ok
+}
+
+// ErrorDecl is one declared error of a `### Errors` section.
+type ErrorDecl struct {
+	Name        string
+	Pos         diag.Pos
+	Description string
+}
+
+// PatternInstance is one entry of a `### Patterns` YAML list: a named
+// instance of a pattern with its slots bound to nodes.
+type PatternInstance struct {
+	Name    string
+	Pos     diag.Pos // the entry's name value
+	Pattern string   // the pattern as written ("worker-critic", "std/patterns/refine")
+	// With binds the pattern's slots, in the order written.
+	With   []*InstanceSlot
+	Config map[string]any
+	// ConfigPos holds the position of each config key.
+	ConfigPos map[string]diag.Pos
+}
+
+// InstanceSlot is one `slot: target` line under a pattern instance's with:.
+type InstanceSlot struct {
+	Slot   string
+	Target string // a node, function or std path; "" for a nested declaration
+	Pos    diag.Pos
+}
+
+// Callee is the target of one slot of the instance, or "".
+func (p *PatternInstance) Callee(slot string) string {
+	for _, w := range p.With {
+		if w.Slot == slot {
+			return w.Target
+		}
+	}
+	return ""
+}
+
+// Node returns the inline node called name, or nil.
+func (s *Spec) Node(name string) *Spec {
+	for _, n := range s.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// Instance returns the pattern instance called name, or nil.
+func (s *Spec) Instance(name string) *PatternInstance {
+	for _, p := range s.Patterns {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Root is the file's own node: s itself, or the spec an inline node
+// belongs to.
+func (s *Spec) Root() *Spec {
+	for s.Parent != nil {
+		s = s.Parent
+	}
+	return s
+}
+
+// Body is the program a run of the spec executes: the Delegation of a
+// pattern, the Execution of a function or responsibility; nil when it has
+// none that parsed.
+func (s *Spec) Body() *Delegation {
+	if s.Delegation != nil && s.Delegation.Program != nil {
+		return s.Delegation
+	}
+	if s.Execution != nil && s.Execution.Program != nil {
+		return s.Execution
+	}
+	return nil
+}
+
+// Renders reports whether a run of the spec is a render: a function or a
+// responsibility without a runnable Execution, answered by one model
+// request given its contract.
+func (s *Spec) Renders() bool {
+	switch s.Kind {
+	case "function", "responsibility":
+		return s.Execution == nil || s.Execution.Program == nil
+	}
+	return false
+}
+
+// Error returns the declared error called name, or nil.
+func (s *Spec) Error(name string) *ErrorDecl {
+	for _, e := range s.Errors {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// nodeKind infers the kind of an inline node from its sections: Parameters
+// or Returns make a function, Requires, Maintains, Continuity or Goal a
+// responsibility, Slots or Delegation a pattern; otherwise the file's own
+// kind when that is a function or responsibility, else function.
+func nodeKind(n *Spec, parentKind string) string {
+	has := map[string]bool{}
+	for _, sec := range n.Sections {
+		has[strings.ToLower(sec.Heading)] = true
+	}
+	switch {
+	case has["parameters"] || has["returns"]:
+		return "function"
+	case has["requires"] || has["maintains"] || has["continuity"] || has["goal"]:
+		return "responsibility"
+	case has["slots"] || has["delegation"]:
+		return "pattern"
+	case parentKind == "responsibility":
+		return parentKind
+	}
+	return "function"
+}
+
+// isNodeHeading reports whether h opens an inline node: a `##` heading of
+// a Contract Markdown file, unless it names a known section in a file
+// whose sections so far are `##` ones too.
+func (l *loader) isNodeHeading(h *ast.Heading, secLevel int) bool {
+	if !l.s.Contract || h.Level != 2 || h.Lines().Len() == 0 {
+		return false
+	}
+	heading := l.joinLines(h, " ")
+	_, known := sectionKey(heading)
+	if !known {
+		_, known = contractKey(heading)
+	}
+	return !known || secLevel == 3
+}
+
+// newNode starts the loader of the inline node h opens.
+func (l *loader) newNode(h *ast.Heading) *loader {
+	pos := l.headingPos(h)
+	name := strings.TrimSpace(strings.Trim(l.joinLines(h, " "), "`"))
+	n := &Spec{File: l.f, Name: name, Title: name, Parent: l.s, Pos: diag.Pos(pos), Contract: true, Kind: l.s.Kind, Version: l.s.Version}
+	nl := &loader{f: l.f, src: l.src, text: l.text, s: n, fmEnd: l.fmEnd, root: l, kindPos: diag.Pos(pos), namePos: diag.Pos(pos)}
+	l.heads = append(l.heads, pos)
+	l.nodes = append(l.nodes, nl)
+	if first := l.s.Node(name); first != nil {
+		l.warnf(pos, CodeDuplicateNode, "node %q is declared twice in this file (first on line %d); calls reach the first", name, l.f.Position(first.Pos).Line)
+	}
+	l.s.Nodes = append(l.s.Nodes, n)
+	return nl
+}
+
+// canonicalSections are the headings nearSection suggests.
+var canonicalSections = []string{
+	"Description", "Goal", "Requires", "Maintains", "Parameters", "Returns", "Continuity", "Errors",
+	"Invariants", "Strategies", "Environment", "Runtime", "Skills", "Tools", "Shape", "Execution",
+	"Fixtures", "Expects", "Expects Not", "Slots", "Config", "Delegation", "Schedule", "Receives",
+	"Emits", "Payload", "Patterns", "Metadata", "Notes",
+}
+
+// nearSection returns the canonical section a heading is a likely slip
+// for ("Slot" for "Slots", "Paramters"), or "".
+func nearSection(heading string) string {
+	h := strings.ToLower(strings.TrimSpace(heading))
+	if len(h) < 4 {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, c := range canonicalSections {
+		lc := strings.ToLower(c)
+		if h+"s" == lc || strings.HasSuffix(lc, "ies") && h == lc[:len(lc)-3]+"y" {
+			return c // a singular of a plural section name
+		}
+		d := editDistance(h, lc)
+		limit := 1
+		if len(c) >= 7 {
+			limit = 2
+		}
+		if d <= limit && d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// contractSections reads the 0.15 sections: Goal, Continuity, Strategies,
+// Errors, Patterns and Execution (the Requires/Parameters items are read
+// with the other sections).
+func (l *loader) contractSections() {
+	if !l.s.Contract {
+		return
+	}
+	seen := map[string]bool{}
+	for _, sec := range l.sections {
+		if seen[sec.Key] {
+			continue // reported by readSections
+		}
+		seen[sec.Key] = true
+		switch sec.Key {
+		case "goal":
+			l.s.Goal = strings.TrimSpace(sec.Body)
+		case "continuity":
+			l.s.Continuity = l.bulletTexts(sec)
+		case "strategies":
+			l.s.Strategies = l.bulletTexts(sec)
+		case "errors":
+			l.errorDecls(sec)
+		case "patterns":
+			l.patternInstances(sec)
+		}
+	}
+}
+
+// errorDecls reads `- \`name\`: text` bullets of Errors.
+func (l *loader) errorDecls(sec *section) {
+	for _, li := range items(sec) {
+		t, pos, ok := l.itemText(li)
+		if !ok {
+			continue
+		}
+		name, desc, _, ok := keyed(t)
+		if !ok || l.s.Error(name) != nil {
+			continue
+		}
+		l.s.Errors = append(l.s.Errors, &ErrorDecl{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Description: desc})
+	}
+}
+
+// contractInputs reads the contract items of Parameters or Requires:
+// `- \`name\`: text` or `- name: text`. A text starting with the type
+// `run` or `run[]` followed by a dash gives the input that type.
+func (l *loader) contractInputs(sec *section) {
+	for _, li := range items(sec) {
+		t, pos, ok := l.itemText(li)
+		if !ok {
+			continue
+		}
+		name, desc, _, ok := keyed(t)
+		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(name) != name {
+			continue
+		}
+		in := &Input{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Description: desc}
+		for _, typ := range [...]string{"run[]", "run"} {
+			if rest, ok := strings.CutPrefix(desc, typ+" "); ok {
+				if r := strings.TrimLeft(rest, " "); strings.HasPrefix(r, "—") || strings.HasPrefix(r, "--") || strings.HasPrefix(r, "-") {
+					in.Type, in.Description = typ, strings.TrimSpace(strings.TrimLeft(r, "—-– "))
+				}
+				break
+			}
+		}
+		low := strings.ToLower(desc)
+		in.Optional = strings.HasPrefix(low, "optional") || strings.Contains(low, "(optional") || strings.Contains(low, ", optional")
+		if first := l.input(name); first != nil {
+			l.errorf(int(in.Pos), CodeDuplicateInput, "input %q is declared twice (first on line %d)", name, l.f.Position(first.Pos).Line)
+			continue
+		}
+		l.s.Inputs = append(l.s.Inputs, in)
+	}
+}
+
+func (l *loader) input(name string) *Input {
+	for _, in := range l.s.Inputs {
+		if in.Name == name {
+			return in
+		}
+	}
+	return nil
+}

@@ -1,0 +1,368 @@
+package spec
+
+import (
+	"encoding/json"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/proselang/prose/diag"
+)
+
+// A test file (front matter `kind: test`) runs a subject with fixtures and
+// checks what it returns. ReadTest reads one from a loaded Spec:
+//
+//	---
+//	name: ratchet-keeps-certified-steps
+//	kind: test
+//	subject: std/patterns/ratchet.prose.md
+//	---
+//
+//	### Fixtures
+//
+//	- `task_brief`: "ship release 1.2"
+//	- `advancer`: exec:sh ./scripts/reply.sh advancer {"step": 1}
+//
+//	### Expects
+//
+//	- `result`: has 3 items
+//	- path: result[0].step
+//	  predicate: is_integer_between(1, 3)
+//
+//	### Expects Not
+//
+//	- `__error.md` exists
+//
+// Fixture values are JSON when the text parses as JSON, the inner text when
+// the whole value is one `code span`, else the trimmed text. A fixture
+// item may continue on indented lines (a JSON object written over several
+// lines). An Expects item is `` `NAME`: CLAIM ``, `NAME: CLAIM`,
+// `` `NAME` CLAIM `` (upstream's `__error.md` exists), a `path:` line with a
+// `predicate:` line (as continuation lines or sub-bullets), or a bare
+// CLAIM about the whole result. Which claims are decided without a model is
+// package claim's business; this file only reads them, with positions.
+
+// TestFile is a loaded `kind: test` file.
+type TestFile struct {
+	Spec       *Spec
+	Name       string
+	Subject    string   // front matter `subject`, as written
+	SubjectPos diag.Pos // the subject's value in the front matter (the file start when absent)
+	Fixtures   []*Fixture
+	Expects    []*Expect // the Expects items, then the Expects Not items (Negated)
+	// ExpectsPos is the Expects heading (-1 when the file has none).
+	ExpectsPos diag.Pos
+}
+
+// Fixture is one `### Fixtures` item.
+type Fixture struct {
+	Name  string
+	Pos   diag.Pos // the item's first byte
+	Raw   string   // the value as written, trimmed, a code span unwrapped
+	Value any      // decoded JSON (map[string]any, []any, float64, string, bool, nil), else Raw
+	JSON  bool     // Raw parsed as JSON
+}
+
+// Expect is one `### Expects` or `### Expects Not` item.
+type Expect struct {
+	// Output is the output the item names ("" for a claim about the whole
+	// result); Path is the member path into it as written ("result[0].step",
+	// equal to Output for a bare name).
+	Output string
+	Path   string
+	Claim  string
+	Text   string // the item's whole text, as written on one line
+	Pos    diag.Pos
+	// Negated is set for an item of Expects Not: the claim must not hold.
+	Negated bool
+}
+
+// Test codes of the loader.
+const (
+	CodeTestNoSubject = "test/no-subject"
+	CodeTestItem      = "test/bad-item"
+)
+
+// ReadTest reads the test parts of a spec whose kind is test. The
+// diagnostics are the test file's own (a missing subject, an unreadable
+// item); the spec loader's are not repeated.
+func ReadTest(s *Spec) (*TestFile, diag.List) {
+	t := &TestFile{Spec: s, Name: s.Name, ExpectsPos: -1}
+	var diags diag.List
+	if v, ok := s.Front["subject"].(string); ok {
+		t.Subject = strings.TrimSpace(v)
+	}
+	t.SubjectPos = frontKeyPos(s.File, "subject")
+	if t.Subject == "" {
+		diags.Errorf(s.File, t.SubjectPos, CodeTestNoSubject, "a test needs a subject: add `subject: NAME` (a function, responsibility or pattern name, or a path) to the front matter")
+	}
+	for _, sec := range s.Sections {
+		switch strings.ToLower(strings.TrimSpace(sec.Heading)) {
+		case "fixtures":
+			for _, it := range bulletItems(sec.Body, int(sec.BodyPos)) {
+				if f := readFixture(it); f != nil {
+					t.Fixtures = append(t.Fixtures, f)
+				} else {
+					diags.Errorf(s.File, diag.Pos(it.pos), CodeTestItem, "a fixture is written - `name`: value")
+				}
+			}
+		case "expects", "expects not":
+			neg := strings.HasSuffix(strings.ToLower(strings.TrimSpace(sec.Heading)), "not")
+			if !neg && t.ExpectsPos < 0 {
+				t.ExpectsPos = sec.Pos
+			}
+			for _, it := range bulletItems(sec.Body, int(sec.BodyPos)) {
+				e := readExpect(it)
+				e.Negated = neg
+				if e.Claim == "" {
+					diags.Errorf(s.File, e.Pos, CodeTestItem, "an expectation needs a claim: - `output`: contains `text`")
+					continue
+				}
+				t.Expects = append(t.Expects, e)
+			}
+		}
+	}
+	return t, diags
+}
+
+// frontKeyPos is the offset of key's value in the front matter, or 0.
+func frontKeyPos(f *diag.File, key string) diag.Pos {
+	if f == nil {
+		return 0
+	}
+	src := string(f.Source())
+	off := 0
+	for i := 0; off < len(src) && i < 200; i++ {
+		ln, next := lineAt(src, off)
+		if i > 0 && strings.TrimSpace(ln) == "---" {
+			break
+		}
+		if rest, ok := strings.CutPrefix(ln, key+":"); ok {
+			return diag.Pos(off + len(ln) - len(strings.TrimLeft(rest, " \t")))
+		}
+		off = next
+	}
+	return 0
+}
+
+// item is one top-level bullet of a section body: its first line and its
+// continuation lines (indentation removed), with their offsets.
+type item struct {
+	pos   int
+	lines []string
+	offs  []int
+}
+
+// bulletItems splits a section body into its top-level `-`/`*` items.
+// Lines indented under an item continue it; blank lines end nothing.
+func bulletItems(body string, base int) []*item {
+	var out []*item
+	var cur *item
+	for off := 0; off < len(body); {
+		ln, next := lineAt(body, off)
+		ln = strings.TrimRight(ln, " \t\r")
+		trimmed := strings.TrimLeft(ln, " \t")
+		indent := len(ln) - len(trimmed)
+		switch {
+		case indent == 0 && (strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* ")):
+			cur = &item{pos: base + off, lines: []string{trimmed[2:]}, offs: []int{base + off + 2}}
+			out = append(out, cur)
+		case cur != nil && indent > 0 && trimmed != "":
+			cur.lines = append(cur.lines, trimmed)
+			cur.offs = append(cur.offs, base+off+indent)
+		case indent == 0 && trimmed != "":
+			cur = nil // a paragraph: documentation
+		}
+		off = next
+	}
+	return out
+}
+
+// readFixture reads `name`: value; nil when the item has no name.
+func readFixture(it *item) *Fixture {
+	name, rest, _, ok := keyed(it.lines[0])
+	if !ok {
+		return nil
+	}
+	raw := strings.TrimSpace(strings.Join(append([]string{rest}, it.lines[1:]...), "\n"))
+	f := &Fixture{Name: name, Pos: diag.Pos(it.pos)}
+	f.Raw, f.Value, f.JSON = fixtureValue(raw)
+	return f
+}
+
+// fixtureValue decodes a fixture's text.
+func fixtureValue(raw string) (string, any, bool) {
+	if inner, ok := codeSpan(raw); ok {
+		return inner, inner, false
+	}
+	var v any
+	if raw != "" && json.Unmarshal([]byte(raw), &v) == nil {
+		return raw, v, true
+	}
+	return raw, raw, false
+}
+
+// codeSpan unwraps a text that is one `code span`.
+func codeSpan(s string) (string, bool) {
+	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' && !strings.Contains(s[1:len(s)-1], "`") {
+		return s[1 : len(s)-1], true
+	}
+	return s, false
+}
+
+// readExpect reads an Expects item.
+func readExpect(it *item) *Expect {
+	text := strings.Join(it.lines, " ")
+	e := &Expect{Text: text, Pos: diag.Pos(it.pos)}
+	if p, pred, ok := pathPredicate(it); ok {
+		e.Path, e.Claim = p, pred
+		e.Output = rootName(p)
+		return e
+	}
+	if name, rest, _, ok := keyed(text); ok {
+		e.Output, e.Path, e.Claim = name, name, rest
+		return e
+	}
+	if strings.HasPrefix(text, "`") {
+		if end := strings.IndexByte(text[1:], '`'); end > 0 {
+			name := text[1 : 1+end]
+			if isPathText(name) {
+				e.Output, e.Path, e.Claim = rootName(name), name, strings.TrimSpace(text[2+end:])
+				return e
+			}
+		}
+	}
+	e.Claim = text
+	return e
+}
+
+// pathPredicate reads the `path:`/`predicate:` form: the item's lines (or
+// its sub-bullets) are `path: P` and `predicate: Q`.
+func pathPredicate(it *item) (p, pred string, ok bool) {
+	for _, ln := range it.lines {
+		ln = strings.TrimPrefix(strings.TrimPrefix(ln, "- "), "* ")
+		k, v, _, kok := keyed(ln)
+		if !kok {
+			continue
+		}
+		switch k {
+		case "path":
+			p, _ = codeSpan(v)
+		case "predicate":
+			pred, _ = codeSpan(v)
+		}
+	}
+	return p, pred, p != "" && pred != ""
+}
+
+// rootName is the output a member path starts with: "result" of
+// "result[0].step".
+func rootName(p string) string {
+	if i := strings.IndexAny(p, ".["); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
+
+// isPathText reports whether s looks like a name or member path (or a
+// file name such as __error.md).
+func isPathText(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r == '.' || r == '[' || r == ']' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// ResolveSubject finds the file a test's subject names, in fsys (paths
+// slash-separated, as io/fs wants). testPath is the test file. A subject
+// containing a slash or ending in .md is a path relative to the test's
+// directory (a std/ path is left to the caller when not on disk). A bare
+// name is matched against the front-matter `name` (then the file stem) of
+// the *.prose.md files in the test's directory, then in each parent up to
+// the project root: the nearest directory holding go.mod or .git. The
+// returned path is "" when nothing matches.
+func ResolveSubject(fsys fs.FS, testPath, subject string) string {
+	dir := path.Dir(testPath)
+	if strings.Contains(subject, "/") || strings.HasSuffix(subject, ".md") {
+		p := path.Join(dir, subject)
+		if _, err := fs.Stat(fsys, p); err == nil {
+			return p
+		}
+		return ""
+	}
+	for {
+		if p := matchName(fsys, dir, subject, testPath); p != "" {
+			return p
+		}
+		if isProjectRoot(fsys, dir) || dir == "." || dir == "/" {
+			return ""
+		}
+		dir = path.Dir(dir)
+	}
+}
+
+// matchName is the spec in dir whose front-matter name is name (else whose
+// stem is), other than the test itself.
+func matchName(fsys fs.FS, dir, name, self string) string {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return ""
+	}
+	stem := ""
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".prose.md") {
+			continue
+		}
+		p := path.Join(dir, e.Name())
+		if p == self {
+			continue
+		}
+		if FrontName(fsys, p) == name {
+			return p
+		}
+		if stem == "" && strings.TrimSuffix(e.Name(), ".prose.md") == name {
+			stem = p
+		}
+	}
+	return stem
+}
+
+// FrontName is the front-matter `name` of a spec file ("" when it has
+// none or cannot be read). Only the front matter is read.
+func FrontName(fsys fs.FS, p string) string {
+	b, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		return ""
+	}
+	src := string(b)
+	if !strings.HasPrefix(src, "---") {
+		return ""
+	}
+	off := 0
+	for i := 0; off < len(src) && i < 200; i++ {
+		ln, next := lineAt(src, off)
+		if i > 0 && strings.TrimSpace(ln) == "---" {
+			break
+		}
+		if rest, ok := strings.CutPrefix(ln, "name:"); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"'`)
+		}
+		off = next
+	}
+	return ""
+}
+
+// isProjectRoot reports whether dir holds go.mod or .git.
+func isProjectRoot(fsys fs.FS, dir string) bool {
+	for _, m := range []string{"go.mod", ".git"} {
+		if _, err := fs.Stat(fsys, path.Join(dir, m)); err == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,105 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+const sampleTest = "---\nname: sample\nkind: test\nsubject: ../patterns/ratchet.prose.md\n---\n\n# Sample\n\n" +
+	"### Fixtures\n\n" +
+	"- `task_brief`: \"ship it\"\n" +
+	"- `limits`: {\"max\": 2,\n  \"min\": 1}\n" +
+	"- `advancer`: `exec:sh ./a.sh`\n" +
+	"- plain: some text\n" +
+	"\n### Expects\n\n" +
+	"- `result`: has 2 items\n" +
+	"- path: result[0].step\n  predicate: is_integer_between(1, 3)\n" +
+	"- nested\n  - path: `result`\n  - predicate: is present\n" +
+	"- `__error.md` exists\n" +
+	"- attempts <= 3\n" +
+	"\n### Expects Not\n\n" +
+	"- `result`: contains \"skip\"\n"
+
+func TestReadTest(t *testing.T) {
+	s, _ := Parse("t.test.prose.md", []byte(sampleTest))
+	tf, diags := ReadTest(s)
+	if len(diags) != 0 {
+		t.Fatalf("diagnostics: %s", diags)
+	}
+	if tf.Name != "sample" || tf.Subject != "../patterns/ratchet.prose.md" || s.File.Position(tf.SubjectPos).String() != "t.test.prose.md:4:10" {
+		t.Errorf("subject %q at %s", tf.Subject, s.File.Position(tf.SubjectPos))
+	}
+	var fx []string
+	for _, f := range tf.Fixtures {
+		fx = append(fx, f.Name+"="+f.Raw+"|"+s.File.Position(f.Pos).String())
+	}
+	want := []string{
+		`task_brief="ship it"|t.test.prose.md:11:1`,
+		"limits={\"max\": 2,\n\"min\": 1}|t.test.prose.md:12:1",
+		"advancer=exec:sh ./a.sh|t.test.prose.md:14:1",
+		"plain=some text|t.test.prose.md:15:1",
+	}
+	if strings.Join(fx, "\n") != strings.Join(want, "\n") {
+		t.Errorf("fixtures:\n%s\nwant:\n%s", strings.Join(fx, "\n"), strings.Join(want, "\n"))
+	}
+	if v, ok := tf.Fixtures[0].Value.(string); !ok || v != "ship it" {
+		t.Errorf("a JSON string fixture decodes: %#v", tf.Fixtures[0].Value)
+	}
+	if m, ok := tf.Fixtures[1].Value.(map[string]any); !ok || m["min"] != 1.0 {
+		t.Errorf("a JSON object over two lines decodes: %#v", tf.Fixtures[1].Value)
+	}
+	var ex []string
+	for _, e := range tf.Expects {
+		ex = append(ex, e.Output+"|"+e.Path+"|"+e.Claim+"|"+s.File.Position(e.Pos).String()+"|"+map[bool]string{true: "not", false: ""}[e.Negated])
+	}
+	wantEx := []string{
+		"result|result|has 2 items|t.test.prose.md:19:1|",
+		"result|result[0].step|is_integer_between(1, 3)|t.test.prose.md:20:1|",
+		"result|result|is present|t.test.prose.md:22:1|",
+		"__error|__error.md|exists|t.test.prose.md:25:1|",
+		"||attempts <= 3|t.test.prose.md:26:1|",
+		"result|result|contains \"skip\"|t.test.prose.md:30:1|not",
+	}
+	if strings.Join(ex, "\n") != strings.Join(wantEx, "\n") {
+		t.Errorf("expects:\n%s\nwant:\n%s", strings.Join(ex, "\n"), strings.Join(wantEx, "\n"))
+	}
+}
+
+func TestReadTestProblems(t *testing.T) {
+	src := "---\nname: bad\nkind: test\n---\n\n### Fixtures\n\n- no name here\n\n### Expects\n\n- `out`:\n"
+	s, _ := Parse("bad.test.prose.md", []byte(src))
+	_, diags := ReadTest(s)
+	got := diags.String()
+	for _, want := range []string{
+		"bad.test.prose.md:1:1: error: a test needs a subject",
+		"bad.test.prose.md:8:1: error: a fixture is written",
+		"bad.test.prose.md:12:1: error: an expectation needs a claim",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+}
+
+func FuzzReadTest(f *testing.F) {
+	f.Add(sampleTest)
+	f.Add("---\nkind: test\nsubject: x\n---\n### Expects\n- `a`\n  - path:\n")
+	f.Add("---\nkind: test\n---\n### Fixtures\n- `a`: `\n### Expects Not\n* `` ` ``: \n")
+	f.Fuzz(func(t *testing.T, src string) {
+		s, _ := Parse("f.test.prose.md", []byte(src))
+		if s == nil {
+			return
+		}
+		tf, _ := ReadTest(s)
+		for _, e := range tf.Expects {
+			if e.Pos < 0 || int(e.Pos) > len(src) {
+				t.Fatalf("item position %d outside the file (%d bytes)", e.Pos, len(src))
+			}
+		}
+		for _, fx := range tf.Fixtures {
+			if fx.Pos < 0 || int(fx.Pos) > len(src) {
+				t.Fatalf("fixture position %d outside the file", fx.Pos)
+			}
+		}
+	})
+}

@@ -1,0 +1,157 @@
+package testrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
+)
+
+// This file is the one place that runs a subject: it turns a Case into a
+// run of the run library (bind, journal, run) and gives back the value.
+// Everything else in the package works on Cases and values.
+
+// Models are the model hooks of a test run; the zero value has no model.
+type Models struct {
+	// JudgeFor builds the judge of a subject's natural-language
+	// conditions (nil: no model).
+	JudgeFor func(sp *spec.Spec) delegation.Judge
+	// LLM builds the service of an `llm` binding (nil: no model).
+	LLM func(b *patterns.SlotBinding) (patterns.Service, error)
+	// Render builds the service rendering a function or responsibility
+	// (nil: no model).
+	Render func(b *patterns.RenderBinding) (patterns.Service, error)
+	// Claims judges the expectations no rule decides (nil: no model).
+	Claims delegation.Judge
+	// Secrets are scrubbed from journals (API keys).
+	Secrets []string
+}
+
+// errNeedsModel is what the stand-ins for an absent model answer: the run
+// stops there, and the test is skipped, not passed.
+var errNeedsModel = errors.New("needs a model, and none is configured")
+
+// prepared is a subject bound and ready to run.
+type prepared struct {
+	p    *patterns.Prepared
+	dir  string
+	need *modelNeed
+}
+
+// modelNeed remembers the first thing that asked for the absent model.
+type modelNeed struct {
+	once sync.Once
+	what atomic.Value // string
+}
+
+// note records what needed a model and returns the error to answer with.
+func (n *modelNeed) note(what string) error {
+	n.once.Do(func() { n.what.Store(what) })
+	return fmt.Errorf("%s: %w", what, errNeedsModel)
+}
+
+// reason is what needed a model, "" when nothing did.
+func (n *modelNeed) reason() string {
+	s, _ := n.what.Load().(string)
+	return s
+}
+
+// prepare binds c's subject with its fixtures, its exec services working
+// in dir. Nothing runs. The error is a usage problem of the test (an
+// unbound slot, a missing input), reported before any test runs.
+func prepare(c *Case, dir string, m Models) (*prepared, error) {
+	var b patterns.Bindings
+	for _, s := range c.Slots {
+		b.Slots = append(b.Slots, patterns.Assignment{Name: s.Name, Value: s.Value})
+	}
+	for _, s := range c.Config {
+		b.Config = append(b.Config, patterns.Assignment{Name: s.Name, Value: s.Value})
+	}
+	if len(c.Inputs) > 0 {
+		raw, err := json.Marshal(c.Inputs)
+		if err != nil {
+			return nil, err
+		}
+		b.InputJSON = string(raw)
+	}
+	need := &modelNeed{}
+	env := &patterns.Env{Dir: dir, Nested: patterns.NestedSpec, LLM: m.LLM}
+	if env.LLM == nil {
+		env.LLM = func(sb *patterns.SlotBinding) (patterns.Service, error) {
+			return &patterns.FuncService{Name: sb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+				return nil, need.note("slot " + sb.Path + " is bound to llm")
+			}}, nil
+		}
+	}
+	env.Render = m.Render
+	if env.Render == nil {
+		env.Render = func(rb *patterns.RenderBinding) (patterns.Service, error) {
+			return &patterns.FuncService{Name: rb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+				return nil, need.note(rb.Name + " renders through a model")
+			}}, nil
+		}
+	}
+	opts := patterns.RunOptions{Path: c.SubjectPath, Spec: c.Subject, Bindings: b, Env: env}
+	if m.JudgeFor != nil {
+		opts.ModelJudgeFor = m.JudgeFor
+	} else {
+		opts.ModelJudge = absentJudge{need}
+	}
+	p, err := patterns.Prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{p: p, dir: dir, need: need}, nil
+}
+
+// run runs a prepared subject, journaled under runDir ("" for no
+// journal). needModel says what stopped the run for want of a model ("" when
+// nothing did).
+func (pr *prepared) run(ctx context.Context, c *Case, runDir string) (v delegation.Value, runID string, needModel string, err error) {
+	p := pr.p
+	var jr *journal.Run
+	if runDir != "" {
+		// The run's directory on record is the test's own: the scratch
+		// directory is gone when the test ends, and prose replay and prose
+		// resume start from the recorded directory.
+		req := run.Request{Spec: c.SubjectPath, Dir: c.Dir, Bindings: p.Bindings}
+		jr, err = run.CreateJournal(p, req, run.Options{RunDir: runDir, SyncEvery: 100e6})
+		if err != nil {
+			return nil, "", "", fmt.Errorf("journal: %w", err)
+		}
+		runID = jr.ID()
+	}
+	v, err = p.Run(ctx)
+	if jr != nil {
+		if ferr := jr.Finish(v, err); ferr != nil && err == nil {
+			err = ferr
+		}
+		jr.Close()
+	}
+	need := pr.need.reason()
+	if need == "" && errors.Is(err, errNeedsModel) {
+		need = "the run needs one"
+	}
+	return v, runID, need, err
+}
+
+// absentJudge stands in for the model judge when none is configured.
+type absentJudge struct{ need *modelNeed }
+
+func (a absentJudge) Judge(_ context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	return delegation.Verdict{}, a.need.note(fmt.Sprintf("condition %q at %s needs judging", j.Cond.Text, j.Pos))
+}
+
+// mkScratch makes a test's own working directory.
+func mkScratch(base, name string) (string, error) {
+	return os.MkdirTemp(base, "prose-test-"+safeName(name)+"-")
+}
