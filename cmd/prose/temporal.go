@@ -47,6 +47,14 @@ func addTemporalFlags(cmd *cobra.Command) *temporalFlags {
 func (t *temporalFlags) on(cmd *cobra.Command) (bool, error) {
 	switch t.engine {
 	case "temporal":
+		// The local engine's records have no meaning here: the run's
+		// history is kept by Temporal. --no-journal is accepted (it is
+		// what happens anyway).
+		for _, name := range []string{"trace", "run-dir", "journal-sync"} {
+			if cmd.Flags().Changed(name) {
+				return false, usageErrorf("--%s does not apply to --engine temporal: the run's history is kept by the Temporal cluster", name)
+			}
+		}
 		return true, nil
 	case "local", "":
 		for _, name := range []string{"temporal-address", "namespace", "task-queue", "detach", "workflow-id"} {

@@ -20,6 +20,7 @@ func TestTemporalFlagsUsage(t *testing.T) {
 		{append(run, "--engine", "temporal"), "--engine temporal needs --temporal-address"},
 		{append(run, "--engine", "cloud"), `--engine "cloud": use local or temporal`},
 		{append(run, "--detach"), "--detach needs --engine temporal"},
+		{append(run, "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--trace", "t.jsonl"), "--trace does not apply to --engine temporal"},
 		{append(run, "--task-queue", "q"), "--task-queue needs --engine temporal"},
 		{[]string{"result", "some-id"}, "result needs --temporal-address"},
 		{[]string{"worker"}, "worker needs --temporal-address"},
