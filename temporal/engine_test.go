@@ -340,3 +340,20 @@ func TestStdSameAsLocal(t *testing.T) {
 		})
 	}
 }
+
+// Every pattern of the library is in the table.
+func TestStdCasesCoverTheLibrary(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "std", "patterns", "*.prose.md"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no library patterns found: %v", err)
+	}
+	covered := map[string]bool{}
+	for _, c := range stdCases() {
+		covered[c.pattern] = true
+	}
+	for _, f := range files {
+		if name := strings.TrimSuffix(filepath.Base(f), ".prose.md"); !covered[name] {
+			t.Errorf("std pattern %s has no case in stdCases", name)
+		}
+	}
+}
