@@ -11,10 +11,12 @@ import (
 )
 
 // wctx is the context.Context the evaluator carries inside a workflow: a
-// view of a workflow.Context. The evaluator only asks it Err(); the
-// runtime, the callers and the judge below find the workflow.Context in
-// it. Done is nil (never closed) so that nothing selects on a Go channel
-// inside workflow code; context.WithCancel on it starts no goroutine.
+// view of a workflow.Context. The evaluator only asks it Err() and hands
+// it on unchanged (every context it derives comes from this runtime), so
+// the runtime, the callers and the judge below get it back as it is and
+// take the workflow.Context out of it; no context value is involved. Done
+// is nil (never closed) so that nothing selects on a Go channel inside
+// workflow code.
 type wctx struct {
 	w      workflow.Context
 	parent *wctx
@@ -27,8 +29,6 @@ type wctx struct {
 	remote int
 	run    *runState
 }
-
-type wctxKey struct{}
 
 func (c *wctx) Deadline() (time.Time, bool) {
 	for x := c; x != nil; x = x.parent {
@@ -53,12 +53,7 @@ func (c *wctx) Err() error {
 	return nil
 }
 
-func (c *wctx) Value(key any) any {
-	if key == (wctxKey{}) {
-		return c
-	}
-	return nil
-}
+func (c *wctx) Value(any) any { return nil }
 
 func (c *wctx) child(w workflow.Context) *wctx {
 	return &wctx{w: w, parent: c, run: c.run}
@@ -69,10 +64,7 @@ func fromContext(ctx context.Context) (*wctx, error) {
 	if c, ok := ctx.(*wctx); ok {
 		return c, nil
 	}
-	if c, ok := ctx.Value(wctxKey{}).(*wctx); ok {
-		return c, nil
-	}
-	return nil, fmt.Errorf("internal error: a Temporal service was called outside its workflow")
+	return nil, fmt.Errorf("internal error: a Temporal service was called outside its workflow (context %T)", ctx)
 }
 
 // runtime is the evaluator's Runtime inside a workflow.
