@@ -70,7 +70,9 @@ type ResolveOptions struct {
 // Resolve reads the spec and every nested spec its bindings name, checks
 // and binds them exactly as a local run would (the same *patterns.SpecError
 // and *patterns.UsageError, before anything starts) and returns the
-// Request a workflow runs.
+// Request a workflow runs. Contract Markdown graphs (kind function or
+// responsibility, whose calls may reach sibling files on disk) are
+// refused: they run on the local engine.
 func Resolve(o ResolveOptions) (Request, error) {
 	load := o.Load
 	if load == nil {
@@ -90,8 +92,12 @@ func Resolve(o ResolveOptions) (Request, error) {
 		Spec: o.Path, Sources: map[string]Source{}, Bindings: o.Bindings, Dir: o.Dir,
 		MaxParallel: o.MaxParallel, MaxSteps: o.MaxSteps, MaxValueBytes: o.MaxValueBytes, Model: o.Model,
 	}
+	var contract string
 	record := func(path string) (*spec.Spec, diag.List, error) {
 		sp, diags, err := load(path)
+		if err == nil && sp != nil && sp.Contract && sp.Kind != "pattern" && sp.Kind != "" && contract == "" && sp.File != nil {
+			contract = fmt.Sprintf("%s is a %s: the Temporal engine runs pattern specs (a Delegation, nested patterns included); run Contract Markdown graphs on the local engine", sp.File.Name, sp.Kind)
+		}
 		if err == nil && sp != nil && sp.File != nil {
 			text := string(sp.File.Source())
 			req.Sources[path] = Source{Name: sp.File.Name, Text: text, Digest: digestOf(text)}
@@ -109,7 +115,11 @@ func Resolve(o ResolveOptions) (Request, error) {
 	if o.HaveModel {
 		opts.ModelJudge = &remoteJudge{}
 	}
-	if _, err := patterns.Prepare(opts); err != nil {
+	_, err := patterns.Prepare(opts)
+	if contract != "" {
+		return Request{}, &patterns.UsageError{Problems: []string{contract}}
+	}
+	if err != nil {
 		return Request{}, err
 	}
 	return req, nil

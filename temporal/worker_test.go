@@ -87,3 +87,14 @@ func TestModelVerdictsCachedInTheWorkflow(t *testing.T) {
 		t.Errorf("the workflow asked the judge %d times, want 2 (the second EMPTY from its cache)", remote.n)
 	}
 }
+
+// A Contract Markdown graph may call sibling files on the starter's disk,
+// which a worker does not have: the engine refuses it before anything
+// starts, saying where it runs.
+func TestResolveRefusesContractGraphs(t *testing.T) {
+	_, err := Resolve(ResolveOptions{Path: "../testdata/run/release-note.prose.md"})
+	var ue *patterns.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "runs pattern specs") || !strings.Contains(err.Error(), "release-note.prose.md is a function") {
+		t.Errorf("err = %v, want a usage error saying the Temporal engine runs patterns", err)
+	}
+}
