@@ -48,4 +48,13 @@
 // Cancellation. Cancelling the workflow cancels the running activities;
 // the activity's context is cancelled once its heartbeat learns of it and
 // the program is stopped as on Ctrl-C locally.
+//
+// Limits. What crosses the cluster is bounded by the server's limits, not
+// only by the run's: a call's arguments and value travel as activity
+// payloads (2 MB each by default), and a run's history grows by about six
+// events a sequential call, so a run of more than about 8,000 calls meets
+// the default history limit (51,200 events); such runs belong on the
+// local engine or need splitting. Contract Markdown graphs (kind function
+// or responsibility) are refused by Resolve: their calls reach sibling
+// files on the starter's disk.
 package temporal
