@@ -38,6 +38,10 @@ type Activities struct {
 	specs map[string]*spec.Spec
 }
 
+// MaxValueBytes bounds a call's value as JSON: it must fit in one
+// Temporal payload (2 MB by default on a server), with room to spare.
+const MaxValueBytes = 2_000_000
+
 // heartbeatWhile records a heartbeat every interval until stop is closed,
 // so that the server notices a lost worker and the activity learns of a
 // cancellation.
@@ -95,6 +99,10 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error)
 	raw, err := delegation.ToJSON(v)
 	if err != nil {
 		return CallOutput{}, tsdk.NewNonRetryableApplicationError("encoding the result: "+err.Error(), errCall, nil)
+	}
+	if len(raw) > MaxValueBytes {
+		return CallOutput{}, tsdk.NewNonRetryableApplicationError(
+			fmt.Sprintf("its value is %d bytes as JSON; a call's value travels through Temporal, which carries at most %d", len(raw), MaxValueBytes), errCall, nil)
 	}
 	return CallOutput{Value: raw}, nil
 }

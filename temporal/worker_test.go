@@ -98,3 +98,16 @@ func TestResolveRefusesContractGraphs(t *testing.T) {
 		t.Errorf("err = %v, want a usage error saying the Temporal engine runs patterns", err)
 	}
 }
+
+// A value too large for a Temporal payload fails the attempt with a clear
+// error (an on_fail can catch it), rather than failing the server's
+// limits after the fact.
+func TestValueTooLargeForAPayload(t *testing.T) {
+	env := newTestEnv(t, nil)
+	big := "exec:head -c 2500000 /dev/zero | tr '\\0' x"
+	env.ExecuteWorkflow(WorkflowName, guardRequest(t, `exec:echo '{"proceed":true}'`, big))
+	err := env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "a call's value travels through Temporal, which carries at most 2000000") {
+		t.Errorf("err = %v, want the payload limit named", err)
+	}
+}

@@ -205,6 +205,9 @@ func (s *remoteService) Call(ctx context.Context, req *delegation.CallRequest) (
 			return nil, fmt.Errorf("encoding arguments: %v", err)
 		}
 		in.Args = raw
+		if len(raw) > MaxValueBytes {
+			return nil, fmt.Errorf("its arguments are %d bytes as JSON; a call's arguments travel through Temporal, which carries at most %d", len(raw), MaxValueBytes)
+		}
 	}
 	if s.kind == patterns.KindLLM {
 		if src, ok := c.run.sources[s.specName]; ok {
