@@ -87,11 +87,16 @@ type WorkerOptions struct {
 
 // NewWorker returns a worker for the connection's task queue, hosting the
 // workflow and the activities. Start it with Run or Start.
+//
+// A workflow task that panics or finds its history does not fit the code
+// (a deploy that changed how runs behave) is retried, not failed: the run
+// waits, intact, for workers with code that can continue it (the SDK's
+// BlockWorkflow policy), so a bad deploy costs time, not runs.
 func NewWorker(cl client.Client, c Conn, a *Activities, o WorkerOptions) worker.Worker {
 	w := worker.New(cl, c.queue(), worker.Options{
 		MaxConcurrentActivityExecutionSize:     o.MaxConcurrentCalls,
 		MaxConcurrentWorkflowTaskExecutionSize: o.MaxConcurrentRuns,
-		WorkflowPanicPolicy:                    worker.FailWorkflow,
+		WorkflowPanicPolicy:                    worker.BlockWorkflow,
 	})
 	Register(w, a)
 	return w
