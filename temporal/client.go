@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
 	tsdk "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -20,6 +23,10 @@ type Conn struct {
 	Address   string // HOST:PORT of the frontend
 	Namespace string // "" is "default"
 	TaskQueue string // "" is DefaultTaskQueue
+	// Log, when set, receives the SDK's warnings and errors (a worker's
+	// lost connection, a workflow task that does not fit the code); nil
+	// drops them.
+	Log io.Writer
 }
 
 // DefaultTaskQueue is the task queue of runs and workers that name none.
@@ -61,7 +68,11 @@ func Dial(ctx context.Context, c Conn) (client.Client, error) {
 	if c.Address == "" {
 		return nil, fmt.Errorf("no Temporal address: give --temporal-address HOST:PORT or set %s", EnvAddress)
 	}
-	cl, err := client.DialContext(ctx, client.Options{HostPort: c.Address, Namespace: c.Namespace, Logger: quietLogger{}})
+	var logger log.Logger = quietLogger{}
+	if c.Log != nil {
+		logger = log.NewStructuredLogger(slog.New(slog.NewTextHandler(c.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
+	cl, err := client.DialContext(ctx, client.Options{HostPort: c.Address, Namespace: c.Namespace, Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to Temporal at %s: %v", c.Address, err)
 	}

@@ -50,6 +50,7 @@ calls in flight are stopped and taken over by another worker).`,
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
+			c.Log = s.err
 			cl, err := temporal.Dial(ctx, c)
 			if err != nil {
 				return &exitError{code: exitFailure, err: err}
