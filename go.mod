@@ -1,6 +1,6 @@
 module github.com/proselang/prose
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/rogpeppe/go-internal v1.16.0

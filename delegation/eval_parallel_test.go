@@ -9,6 +9,32 @@ import (
 	"time"
 )
 
+// barrier holds calls until n of them are waiting at once, which proves
+// they overlap without timing them. A call that does not meet the others
+// within a minute (they run one after another) fails, saying how many it
+// met: the minute only guards against a hang, nothing is measured.
+type barrier struct {
+	n    int64
+	in   atomic.Int64
+	full chan struct{}
+}
+
+func newBarrier(n int) *barrier { return &barrier{n: int64(n), full: make(chan struct{})} }
+
+func (b *barrier) wait(ctx context.Context) error {
+	if b.in.Add(1) == b.n {
+		close(b.full)
+	}
+	select {
+	case <-b.full:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Minute):
+		return fmt.Errorf("only %d of %d calls were running at once", b.in.Load(), b.n)
+	}
+}
+
 // sleeper answers its "v" argument after "ms" milliseconds, or stops
 // when ctx is done.
 func sleeper(ctx context.Context, req *CallRequest) (Value, error) {
@@ -63,33 +89,41 @@ let out = parallel repeat 4 as k:
 
 func TestMaxParallelBoundsConcurrency(t *testing.T) {
 	var cur, peak atomic.Int64
+	var bar *barrier
 	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
 		n := cur.Add(1)
+		defer cur.Add(-1)
 		for {
 			p := peak.Load()
 			if n <= p || peak.CompareAndSwap(p, n) {
 				break
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
-		cur.Add(-1)
+		// The first calls wait for each other until the bound is reached:
+		// the peak then equals the bound whatever the machine's speed.
+		if err := bar.wait(ctx); err != nil {
+			return nil, err
+		}
+		time.Sleep(time.Millisecond)
 		return nil, nil
 	})
 	for _, limit := range []int{0, 3} {
-		peak.Store(0)
-		mustRun(t, "parallel repeat 20:\n  call s\n", map[string]Value{"s": svc("s")}, &Host{Caller: c, MaxParallel: limit})
 		want := int64(limit)
 		if limit == 0 {
 			want = 8
 		}
-		if p := peak.Load(); p > want || p < 2 {
-			t.Errorf("limit %d: peak concurrency %d", limit, p)
+		peak.Store(0)
+		bar = newBarrier(int(want))
+		mustRun(t, "parallel repeat 20:\n  call s\n", map[string]Value{"s": svc("s")}, &Host{Caller: c, MaxParallel: limit})
+		if p := peak.Load(); p != want {
+			t.Errorf("limit %d: peak concurrency %d, want %d", limit, p, want)
 		}
 	}
 	// The bound is per loop: with one slot, an outer iteration holding its
 	// loop's slot still runs its inner parallel loop (a bound shared by
-	// both loops would wait forever).
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// both loops would wait forever; the minute only guards the hang).
+	bar = newBarrier(1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	prog := parse(t, "parallel repeat 2:\n  parallel repeat 2:\n    call s\n")
 	if _, err := Run(ctx, prog, map[string]Value{"s": svc("s")}, &Host{Caller: c, MaxParallel: 1}); err != nil {
@@ -102,8 +136,12 @@ func TestParallelFirstTakesTheWinner(t *testing.T) {
 	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
 		if v, _ := req.Args.Get("v"); v == "fast" {
 			// Win only once both others are blocked in their calls.
-			for deadline := time.Now().Add(5 * time.Second); entered.Load() < 2 && time.Now().Before(deadline); {
-				time.Sleep(time.Millisecond)
+			for entered.Load() < 2 {
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(time.Millisecond):
+				}
 			}
 			return "fast result", nil
 		}
@@ -169,16 +207,18 @@ return w
 	}
 }
 
-func TestFanOutWallTime(t *testing.T) {
-	if testing.Short() {
-		t.Skip("sleeps 1 s")
-	}
-	c := newCaller().on("s", sleeper)
-	start := time.Now()
-	got := mustRun(t, "return parallel repeat 8 as k:\n  call s\n    ms: 1000\n    v: k\n", map[string]Value{"s": svc("s")}, &Host{Caller: c})
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("8 parallel 1 s services took %v", d)
-	}
+// TestFanOutOverlaps: the 8 calls of a parallel repeat all run at once
+// (each waits until all 8 have started), and the answers keep their order.
+func TestFanOutOverlaps(t *testing.T) {
+	bar := newBarrier(8)
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		if err := bar.wait(ctx); err != nil {
+			return nil, err
+		}
+		v, _ := req.Args.Get("v")
+		return v, nil
+	})
+	got := mustRun(t, "return parallel repeat 8 as k:\n  call s\n    v: k\n", map[string]Value{"s": svc("s")}, &Host{Caller: c})
 	if got != "[1,2,3,4,5,6,7,8]" {
 		t.Errorf("got %s", got)
 	}

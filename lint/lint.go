@@ -4,15 +4,21 @@
 // Delegation that parsed, then merges, dedupes and sorts the findings.
 //
 // Paths lints files and directories; Write prints a Result as text, JSON,
-// GitHub workflow annotations or SARIF 2.1.0.
+// GitHub workflow annotations or SARIF 2.1.0, and Result.Summary counts
+// the findings. A walk skips entries that are not regular files (a named
+// pipe would block it forever) with a lint/not-regular warning, reports a
+// subdirectory it cannot list and goes on, and stops when its context is
+// done (PathsContext). The path "-" is the spec on Options.Stdin.
 //
-// Main types and entry points: Options, Result, Paths, File, Format,
-// ParseFormat, Write, Resolver, OS.
+// Main types and entry points: Options, Result, Paths, PathsContext, File,
+// Format, ParseFormat, Write, Resolver, OS.
 package lint
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"reflect"
@@ -42,6 +48,9 @@ type Options struct {
 	Resolve Resolver
 	// Workers is the number of files linted at once; 0 means GOMAXPROCS.
 	Workers int
+	// Stdin, when set, is read for the path "-": one spec, named
+	// spec.StdinName in findings. Without it "-" is a file name.
+	Stdin io.Reader
 }
 
 // Result is the outcome of linting some paths.
@@ -55,6 +64,27 @@ type Result struct {
 
 // HasErrors reports whether any finding is error-level.
 func (r *Result) HasErrors() bool { return r.Diags.HasErrors() }
+
+// Summary counts the findings: "3 errors, 2 warnings in 12 files".
+func (r *Result) Summary() string {
+	errs, warns := 0, 0
+	for _, d := range r.Diags {
+		switch d.Severity {
+		case diag.Error:
+			errs++
+		case diag.Warning:
+			warns++
+		}
+	}
+	return plural(errs, "error") + ", " + plural(warns, "warning") + " in " + plural(r.Files, "file")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
 
 // PathError lists the paths that could not be read.
 type PathError struct {
@@ -72,11 +102,29 @@ func (e *PathError) Error() string {
 // Unwrap gives the individual errors.
 func (e *PathError) Unwrap() []error { return e.Errs }
 
-// Paths lints every path: a file is linted whatever its name, a directory
-// is walked for *.prose.md files (skipping directories whose name starts
-// with a dot). Findings of the files that could be read are in the Result
-// even when the error (a *PathError) reports paths that could not be read.
+// CodeNotRegular is the warning for a *.prose.md entry of a walked
+// directory that is not a regular file (a named pipe, a socket, a device),
+// which lint skips rather than read: a pipe would block the walk forever.
+const CodeNotRegular = "lint/not-regular"
+
+// Paths is PathsContext without cancellation.
 func Paths(paths []string, opts Options) (*Result, error) {
+	return PathsContext(context.Background(), paths, opts)
+}
+
+// PathsContext lints every path: a file is linted whatever its name (a
+// named pipe given by name is read), a directory is walked for *.prose.md
+// files, skipping directories whose name starts with a dot and, with a
+// warning, entries that are not regular files. Findings of the files that
+// could be read are in the Result even when the error (a *PathError)
+// reports paths that could not be read; a subdirectory that cannot be read
+// is reported and the walk goes on.
+//
+// When ctx is done, PathsContext returns at once with ctx's error and the
+// findings so far; a read blocked in the operating system (opening a pipe
+// nobody writes) is abandoned to its goroutine, which a command then ends
+// by exiting.
+func PathsContext(ctx context.Context, paths []string, opts Options) (*Result, error) {
 	resolve := opts.Resolve
 	if resolve == nil {
 		resolve = OS
@@ -88,14 +136,24 @@ func Paths(paths []string, opts Options) (*Result, error) {
 	var (
 		files   []target
 		errs    []error
+		skipped diag.List
 		systems []fs.FS
 		seen    = map[key]bool{}
 	)
 	for _, p := range paths {
+		if p == "-" && opts.Stdin != nil {
+			if !seen[key{-1, p}] {
+				seen[key{-1, p}] = true
+				files = append(files, target{stdin: opts.Stdin})
+			}
+			continue
+		}
 		fsys, name := resolve(p)
-		found, err := expand(fsys, name)
-		if err != nil {
-			errs = append(errs, err)
+		found, skip, err := expand(ctx, fsys, name)
+		errs = append(errs, err...)
+		skipped = append(skipped, skip...)
+		if ctx.Err() != nil {
+			return &Result{Diags: skipped}, ctx.Err()
 		}
 		id := fsID(&systems, fsys)
 		for _, t := range found {
@@ -106,7 +164,11 @@ func Paths(paths []string, opts Options) (*Result, error) {
 			}
 		}
 	}
-	res, readErrs := lintAll(files, opts.Workers)
+	res, readErrs := lintAll(ctx, files, opts.Workers)
+	res.Diags = append(res.Diags, skipped...).Dedupe()
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
 	errs = append(errs, readErrs...)
 	if len(errs) > 0 {
 		return res, &PathError{Errs: errs}
@@ -128,25 +190,35 @@ func fsID(systems *[]fs.FS, fsys fs.FS) int {
 	return len(*systems) - 1
 }
 
-// target is one file to lint.
+// target is one file to lint: name in fsys, or the spec read from stdin.
 type target struct {
-	fsys fs.FS
-	name string
+	fsys  fs.FS
+	name  string
+	stdin io.Reader
 }
 
 // expand lists the spec files under name: name itself when it is a file.
-func expand(fsys fs.FS, name string) ([]target, error) {
+// The walk stops when ctx is done; a subdirectory that cannot be read is
+// an error in errs and the walk goes on. Entries that are not regular
+// files are skipped with a warning each.
+func expand(ctx context.Context, fsys fs.FS, name string) (out []target, skipped diag.List, errs []error) {
 	st, err := fs.Stat(fsys, name)
 	if err != nil {
-		return nil, cleanPathError(name, err)
+		return nil, nil, []error{cleanPathError(name, err)}
 	}
 	if !st.IsDir() {
-		return []target{{fsys, name}}, nil
+		return []target{{fsys: fsys, name: name}}, nil, nil
 	}
-	var out []target
 	err = fs.WalkDir(fsys, name, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if err != nil {
-			return cleanPathError(p, err)
+			if p == name {
+				return cleanPathError(p, err)
+			}
+			errs = append(errs, cleanPathError(p, err))
+			return nil // a directory that could not be listed: go on
 		}
 		if d.IsDir() {
 			if p != name && strings.HasPrefix(d.Name(), ".") {
@@ -154,12 +226,43 @@ func expand(fsys fs.FS, name string) ([]target, error) {
 			}
 			return nil
 		}
-		if strings.HasSuffix(d.Name(), Suffix) {
-			out = append(out, target{fsys, p})
+		if !strings.HasSuffix(d.Name(), Suffix) {
+			return nil
 		}
+		mode := d.Type()
+		if mode&fs.ModeSymlink != 0 {
+			if st, err := fs.Stat(fsys, p); err == nil {
+				mode = st.Mode().Type()
+			}
+		}
+		if !mode.IsRegular() {
+			skipped.Warnf(diag.NewFile(p, nil), 0, CodeNotRegular, "skipped: %s, not a regular file", describeMode(mode))
+			return nil
+		}
+		out = append(out, target{fsys: fsys, name: p})
 		return nil
 	})
-	return out, err
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return out, skipped, errs
+}
+
+// describeMode names a file type for the not-regular warning.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link that cannot be followed"
+	case m&fs.ModeDir != 0:
+		return "a directory"
+	}
+	return "of type " + m.String()
 }
 
 // cleanPathError makes a read error name its path once.
@@ -172,7 +275,9 @@ func cleanPathError(name string, err error) error {
 }
 
 // lintAll lints the files on workers goroutines and merges the findings.
-func lintAll(files []target, workers int) (*Result, []error) {
+// When ctx is done it returns what was linted so far without waiting for
+// a worker blocked in a read.
+func lintAll(ctx context.Context, files []target, workers int) (*Result, []error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -180,8 +285,10 @@ func lintAll(files []target, workers int) (*Result, []error) {
 	type out struct {
 		diags diag.List
 		err   error
+		done  bool
 	}
 	outs := make([]out, len(files))
+	var mu sync.Mutex // guards outs against the early return below
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range workers {
@@ -189,18 +296,39 @@ func lintAll(files []target, workers int) (*Result, []error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				outs[i].diags, outs[i].err = File(files[i].fsys, files[i].name)
+				diags, err := lintTarget(files[i])
+				mu.Lock()
+				outs[i] = out{diags, err, true}
+				mu.Unlock()
 			}
 		}()
 	}
-	for i := range files {
-		next <- i
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+	feed:
+		for i := range files {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+		close(next)
+		wg.Wait()
+	}()
+	select {
+	case <-finished:
+	case <-ctx.Done():
 	}
-	close(next)
-	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
 	res := &Result{}
 	var errs []error
 	for _, o := range outs {
+		if !o.done {
+			continue
+		}
 		if o.err != nil {
 			errs = append(errs, o.err)
 			continue
@@ -210,6 +338,18 @@ func lintAll(files []target, workers int) (*Result, []error) {
 	}
 	res.Diags = res.Diags.Dedupe()
 	return res, errs
+}
+
+// lintTarget lints one target: a file, or the spec on stdin.
+func lintTarget(t target) (diag.List, error) {
+	if t.stdin == nil {
+		return File(t.fsys, t.name)
+	}
+	s, diags, err := spec.Read(t.stdin, spec.StdinName)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.StdinName, err)
+	}
+	return append(diags, Spec(s, diags)...), nil
 }
 
 // File lints one spec file of fsys: the loader's findings, then the static
@@ -248,7 +388,27 @@ func Spec(s *spec.Spec, loaded diag.List) diag.List {
 			return nil
 		}
 	}
-	return check.Check(s.Delegation.Program, s.Decls())
+	return append(check.Check(s.Delegation.Program, s.Decls()), checkDefaults(s, loaded)...)
+}
+
+// checkDefaults reports config defaults that their uses as counts or
+// timeouts would refuse at run time, at the Config line; a key whose line
+// already has a loader error (an unknown type, a duration that is none) is
+// left to that error.
+func checkDefaults(s *spec.Spec, loaded diag.List) diag.List {
+	bad := map[int]bool{}
+	for _, d := range loaded {
+		if d.Severity == diag.Error {
+			bad[d.Line] = true
+		}
+	}
+	var defaults []check.Default
+	for _, c := range s.Config {
+		if c.HasDefault && c.Default != nil && !bad[s.File.Position(c.Pos).Line] {
+			defaults = append(defaults, check.Default{Name: c.Name, Pos: c.Pos, Value: c.Default})
+		}
+	}
+	return check.CheckDefaults(s.Delegation.Program, defaults)
 }
 
 // sortedCodes returns the distinct codes of l, sorted.

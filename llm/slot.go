@@ -320,13 +320,24 @@ const maxLeadIn = 200
 
 // leadInFence finds the body of the single ```json fence in s when the
 // text around it is short.
+//
+// The fence is found in s itself, ignoring case byte-wise: an index into
+// strings.ToLower(s) is no index into s, since lower-casing changes some
+// characters' lengths (Ⱥ has 2 bytes, ⱥ 3) and invalid bytes become a
+// 3-byte U+FFFD.
 func leadInFence(s string) (string, bool) {
-	lower := strings.ToLower(s)
-	i := strings.Index(lower, "```json\n")
+	const open = "```json\n"
+	i := -1
+	for k := 0; k+len(open) <= len(s); k++ {
+		if s[k] == '`' && strings.EqualFold(s[k:k+len(open)], open) {
+			i = k
+			break
+		}
+	}
 	if i < 0 || strings.Count(s, "```") != 2 {
 		return "", false
 	}
-	rest := s[i+len("```json\n"):]
+	rest := s[i+len(open):]
 	j := strings.Index(rest, "```")
 	if j < 0 || i+len(strings.TrimSpace(rest[j+3:])) > maxLeadIn {
 		return "", false

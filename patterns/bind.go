@@ -2,9 +2,11 @@ package patterns
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/spec"
 )
 
@@ -131,6 +133,7 @@ func Bind(sp *spec.Spec, b *Bindings, env *Env) (*Instance, error) {
 	bd := &binder{sp: sp, env: env}
 	in := &Instance{Spec: sp, env: env}
 	in.Config = bd.config(b.Config)
+	bd.configRanges(in.Config)
 	in.Slots = bd.slots(b)
 	if !env.DeferInputs {
 		given, src := bd.givenInputs(b, in.Config)
@@ -250,4 +253,52 @@ func (b *binder) configNames() []string {
 		out = append(out, c.Name)
 	}
 	return out
+}
+
+// configRanges refuses config values that their uses in the Delegation
+// would refuse at run time (a negative loop count, a timeout that is not a
+// positive duration), before any service runs. Values of other types are
+// checked by their declared type; this adds what a use accepts.
+func (b *binder) configRanges(config map[string]delegation.Value) {
+	if b.sp.Delegation == nil || b.sp.Delegation.Program == nil {
+		return
+	}
+	uses := check.Uses(b.sp.Delegation.Program, b.configNames())
+	for _, c := range b.sp.Config {
+		v := config[c.Name]
+		if v == nil {
+			continue // unset: reported as missing, or null by design
+		}
+		for _, u := range uses {
+			if u.Name != c.Name || fits(u, v) {
+				continue
+			}
+			want := "a non-negative integer"
+			if u.Duration {
+				want = "a positive duration such as 500ms or 30s (or a number of seconds)"
+			}
+			where := b.sp.File.Position(u.Pos).String()
+			if b.given[c.Name] {
+				b.problem("--config %s=%s: %s is %s at %s, which must be %s", b.path(c.Name), delegation.Text(v), b.path(c.Name), u.What, where, want)
+			} else {
+				b.problem("config %q: its default %s is %s at %s, which must be %s; set --config %s=VALUE", b.path(c.Name), delegation.Text(v), u.What, where, want, b.path(c.Name))
+			}
+			break
+		}
+	}
+}
+
+// fits reports whether v is a value use accepts, as the evaluator reads it.
+func fits(u check.Use, v delegation.Value) bool {
+	if u.Duration {
+		d, ok := delegation.ToDuration(v)
+		return ok && d > 0
+	}
+	switch n := v.(type) {
+	case int64:
+		return n >= 0
+	case float64:
+		return n >= 0 && n == math.Trunc(n) && !math.IsInf(n, 0)
+	}
+	return false
 }

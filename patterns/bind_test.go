@@ -378,3 +378,79 @@ func TestBindDurationConfig(t *testing.T) {
 		}
 	}
 }
+
+const rangesSpec = `---
+name: ranges
+kind: pattern
+---
+
+# Ranges
+
+Repeats a call under config-set bounds.
+
+### Slots
+
+- ` + "`worker`" + `
+
+### Config
+
+- ` + "`max_rounds`" + ` (integer, default: 3): how many rounds
+- ` + "`tries`" + ` (integer, default: DEFAULT_TRIES): retries per call
+- ` + "`wait`" + ` (duration, default: 2s): how long one call may take
+- ` + "`label`" + ` (integer, default: 1): shadowed below
+
+### Ensures
+
+- result: the answers
+
+### Delegation
+
+` + "```prose" + `
+let label = 0
+let rs = repeat max_rounds:
+  call worker
+    task: "x"
+    retries tries
+    timeout wait
+return { result: rs }
+` + "```" + `
+`
+
+// TestBindConfigRanges: a config value that its use would refuse at run
+// time (a negative loop count or retry budget, a zero timeout) is refused
+// at bind time, before any service runs, naming the use's position; the
+// default too. A key the program rebinds is not checked by its uses.
+func TestBindConfigRanges(t *testing.T) {
+	load := func(defaultTries string) *spec.Spec {
+		src := strings.Replace(rangesSpec, "DEFAULT_TRIES", defaultTries, 1)
+		sp, diags := spec.Parse("ranges.prose.md", []byte(src))
+		if diags.HasErrors() {
+			t.Fatalf("fixture has errors:\n%s", diags)
+		}
+		return sp
+	}
+	tests := []struct {
+		tries  string
+		config []string
+		want   string // "" for no error
+	}{
+		{"1", nil, ""},
+		{"1", []string{"config:max_rounds=0", "config:wait=0.5"}, ""},
+		{"1", []string{"config:max_rounds=-1"}, "--config max_rounds=-1: max_rounds is the repeat count at ranges.prose.md:29:17, which must be a non-negative integer"},
+		{"1", []string{"config:tries=-2"}, "--config tries=-2: tries is retries at ranges.prose.md:32:13, which must be a non-negative integer"},
+		{"1", []string{"config:wait=0s"}, `--config wait=0s: wait is the timeout at ranges.prose.md:33:13, which must be a positive duration`},
+		{"-1", nil, `config "tries": its default -1 is retries at ranges.prose.md:32:13, which must be a non-negative integer; set --config tries=VALUE`},
+		{"-1", []string{"config:tries=2"}, ""},
+		{"1", []string{"config:label=-5"}, ""},
+	}
+	for _, tt := range tests {
+		flags := append([]string{"slot:worker=exec:w"}, tt.config...)
+		_, err := Bind(load(tt.tries), bindings(flags...), nil)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("tries default %s, %v: %v", tt.tries, tt.config, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("tries default %s, %v: err = %v\nwant %q", tt.tries, tt.config, err, tt.want)
+		}
+	}
+}

@@ -29,7 +29,6 @@ func usagef(format string, args ...any) *UsageError {
 // list slot in order; a slot given nothing is a problem.
 func (b *binder) slots(bs *Bindings) map[string]delegation.Value {
 	given := map[string][]string{}
-	var order []string
 	for _, a := range bs.Slots {
 		root, _, dotted := strings.Cut(a.Name, ".")
 		base, idx := splitElem(root)
@@ -43,9 +42,6 @@ func (b *binder) slots(bs *Bindings) map[string]delegation.Value {
 		if idx >= 0 {
 			b.problem("--slot %s: list elements are bound in order by repeating --slot %s=...; an index only addresses an element's own settings (%s.NAME=...)", b.path(root), b.path(base), b.path(root))
 			continue
-		}
-		if _, ok := given[root]; !ok {
-			order = append(order, root)
 		}
 		given[root] = append(given[root], a.Value)
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -15,40 +14,40 @@ import (
 // TestFaultyServices runs one call against services that misbehave: each
 // gives a clear run-time error at the call's .md position, never a panic
 // or a hang, and the trace records the failed attempt and the run's end.
+// Faults that end the call by themselves run under a one-hour timeout
+// (untimed/fault.prose.md), so a loaded machine cannot turn them into a
+// timeout; only hang and stubborn need the 500ms one.
 func TestFaultyServices(t *testing.T) {
 	tests := []struct {
-		mode string
-		want string
-		max  time.Duration
-		min  time.Duration
+		mode    string
+		fixture string
+		want    string
 	}{
-		{"crash", "exit status 3: fault: segmentation fault in the widget", 3 * time.Second, 0},
-		{"hang", "timed out after 500ms", 3 * time.Second, 0},
-		{"garbage", "neither JSON nor UTF-8 text", 3 * time.Second, 0},
-		{"flood", "output exceeds the 8 MiB limit", 10 * time.Second, 0},
-		{"empty", "produced no output", 3 * time.Second, 0},
-		// The program ignores SIGTERM: 500ms, then 1s of grace, then SIGKILL.
-		{"stubborn", "timed out after 500ms", 4 * time.Second, 1400 * time.Millisecond},
+		{"crash", "untimed/fault.prose.md", "exit status 3: fault: segmentation fault in the widget"},
+		{"hang", "fault.prose.md", "timed out after 500ms"},
+		{"garbage", "untimed/fault.prose.md", "neither JSON nor UTF-8 text"},
+		{"flood", "untimed/fault.prose.md", "output exceeds the 8 MiB limit"},
+		{"empty", "untimed/fault.prose.md", "produced no output"},
+		// The program ignores SIGTERM: 500ms, then 1s of grace, then
+		// SIGKILL. Whether its trap was set before the 500ms passed
+		// depends on the machine's load, so only the cause is checked
+		// here; TestExecIgnoresSIGTERM checks the grace itself.
+		{"stubborn", "fault.prose.md", "timed out after 500ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
-			start := time.Now()
-			o := runSpec(t, demo(t, "fault.prose.md"), []string{
+			o := runSpec(t, demo(t, tt.fixture), []string{
 				// exec: the program itself (not a shell around it) gets the signals.
 				"slot:service=exec:exec sh " + shq(demo(t, "fault.sh")) + " " + tt.mode,
 			})
-			elapsed := time.Since(start)
 			var de *delegation.Error
 			if !errors.As(o.err, &de) || de.Kind != delegation.KindCall {
 				t.Fatalf("err = %v, want a failed call", o.err)
 			}
 			msg := o.err.Error()
-			if !strings.HasPrefix(msg, demo(t, "fault.prose.md")+":29:14: call 'service' failed after 1 attempt: ") || !strings.Contains(msg, tt.want) {
+			if !strings.HasPrefix(msg, demo(t, tt.fixture)+":29:14: call 'service' failed after 1 attempt: ") || !strings.Contains(msg, tt.want) {
 				t.Errorf("error %q, want the call's position and %q", msg, tt.want)
-			}
-			if elapsed > tt.max || elapsed < tt.min {
-				t.Errorf("took %v, want between %v and %v", elapsed, tt.min, tt.max)
 			}
 			ends := o.traceOf("end")
 			if len(ends) != 1 || !strings.Contains(fmt.Sprint(ends[0]["err"]), tt.want) {

@@ -197,7 +197,11 @@ func loadChecked(opts RunOptions) (*spec.Spec, diag.List, error) {
 		}
 	}
 	if sp.Delegation == nil || sp.Delegation.Program == nil {
-		diags.Errorf(sp.File, 0, "run/no-delegation", "the spec has no Delegation block with a ```prose code block: nothing to run")
+		// A file the loader refused (too large, empty, no front matter)
+		// has no Delegation because of that error: no echo of it.
+		if !diags.HasErrors() {
+			diags.Errorf(sp.File, 0, "run/no-delegation", "the spec has no Delegation block with a ```prose code block: nothing to run")
+		}
 	} else {
 		diags = append(diags, lint.Spec(sp, diags)...)
 	}

@@ -23,6 +23,8 @@ func (l *loader) config(sec *section) {
 			if c = nameOnlyConfig(t); c == nil {
 				continue
 			}
+		} else if part, suggest := unknownType(c.Type); part != "" {
+			l.errorf(pos, CodeConfigSyntax, "config key %q: %s", c.Name, unknownTypeMessage(part, suggest))
 		} else {
 			l.configDefault(c, pos)
 		}
@@ -141,6 +143,10 @@ func (l *loader) configDefault(c *ConfigEntry, pos int) {
 			hint = "; as JSON: " + jsonText(v)
 		}
 		l.warnf(pos, CodePythonDefault, "default of %q is a Python literal %s%s", c.Name, clip(c.DefaultRaw), hint)
+	} else if !ok && strings.EqualFold(strings.TrimSpace(c.Type), "duration") {
+		// Every use of a duration (timeout, backoff) would fail on it, at
+		// the first call that reaches it: an error here, before any run.
+		l.errorf(pos, CodeBadDuration, "default %s of %q is not a duration: write one such as 500ms, 30s or 2m (or a number of seconds)", quote(c.DefaultRaw), c.Name)
 	} else if !ok {
 		l.warnf(pos, CodeBadDefault, "default %s of %q is not a valid %s (kept as text)", clip(c.DefaultRaw), c.Name, c.Type)
 	}

@@ -18,8 +18,8 @@
 // ### Execution program (Spec.Execution).
 //
 // Main types: Spec, Section, Slot, ConfigEntry, Input, Output, Shape,
-// Delegate, Delegation, ErrorDecl, PatternInstance, InstanceSlot. Entry points: Load, LoadFS, Parse, (*Spec).Decls,
-// (*Spec).JSON.
+// Delegate, Delegation, ErrorDecl, PatternInstance, InstanceSlot. Entry
+// points: Load, LoadFS, Read, Parse, (*Spec).Decls, (*Spec).JSON.
 //
 // # Reading rules
 //
@@ -36,6 +36,13 @@
 // last top-level `return {...}` (Output.Inferred). A slot is a list when the
 // inputs type it as an array or the Delegation runs `for x in SLOT`.
 //
+// Declared types are string, integer, number, boolean, object, any,
+// duration and null, as `T[]` for a list and `A | B` for either; any other
+// word, the loose spellings int, float, bool, str, dict and list included,
+// is an unknown type, reported with the name meant. A duration (500ms, 30s,
+// 2m, or a number of seconds) default that is not one is an error: every
+// use of it would fail. Read reads a spec from a pipe (StdinName).
+//
 // # Diagnostic codes
 //
 // Errors:
@@ -49,17 +56,18 @@
 //	spec/name-mismatch       name differs from the file name (ratchet.prose.md needs name: ratchet)
 //	spec/missing-section     a section the kind requires is absent (a pattern needs Slots and Delegation)
 //	spec/slot-syntax         a Slots bullet is not "`name`" with optional (primary)
-//	spec/config-syntax       a Config bullet is not "`name` (type, default: X): description"
+//	spec/config-syntax       a Config bullet is not "`name` (type, default: X): description", or its type is unknown
 //	spec/duplicate-slot      a slot is declared twice
 //	spec/duplicate-config    a config key is declared twice
 //	spec/duplicate-input     an input is declared twice in the inputs block
-//	spec/input-syntax        a line of the inputs block, at the entries' indentation, is not "name: type -- comment"
+//	spec/input-syntax        a line of the inputs block, at the entries' indentation, is not "name: type -- comment", or its type is unknown
 //	spec/shape-undeclared    Shape delegates names a slot that is not declared
 //	spec/delegation-fence    the Delegation has no ```prose code block (or only one with another language)
 //	spec/unterminated-fence  the Delegation's code fence is never closed
 //	spec/internal            the Delegation parser failed unexpectedly (a bug: please report it)
 //	spec/too-deep            a line nests indentation, quotes or list markers more than 256 characters deep
 //	spec/patterns-syntax     a ### Patterns block is not a YAML list of {name, pattern, with, config}
+//	spec/bad-duration        a duration-typed config default that is not a duration (no timeout could use it)
 //
 // Warnings:
 //
@@ -69,6 +77,7 @@
 //	spec/python-default      a config default written as a Python literal
 //	spec/bad-default         a default that does not fit its declared type (kept raw)
 //	spec/bad-version         the front matter version is a list or a mapping, not a scalar like 0.2.0
+//	spec/dropped-key         a front matter key whose value YAML cannot read (aliases expanded too far) is ignored
 //	spec/type-mismatch       a key typed differently in Config and in the inputs block
 //	spec/shape-missing       a declared slot that Shape delegates does not mention
 //	spec/prosescript-fence   the code fence says prosescript rather than prose
@@ -100,6 +109,7 @@ const (
 	CodeUnterminatedFence = "spec/unterminated-fence"
 	CodeInternal          = "spec/internal"
 	CodeTooDeep           = "spec/too-deep"
+	CodeBadDuration       = "spec/bad-duration"
 
 	CodeUnknownSection   = "spec/unknown-section"
 	CodeDuplicateSection = "spec/duplicate-section"
@@ -107,6 +117,7 @@ const (
 	CodePythonDefault    = "spec/python-default"
 	CodeBadDefault       = "spec/bad-default"
 	CodeBadVersion       = "spec/bad-version"
+	CodeDroppedKey       = "spec/dropped-key"
 	CodeTypeMismatch     = "spec/type-mismatch"
 	CodeShapeMissing     = "spec/shape-missing"
 	CodeProsescript      = "spec/prosescript-fence"

@@ -29,6 +29,11 @@ func (l *loader) frontMatter() {
 	}
 	first, next := lineAt(t, start)
 	if strings.TrimRight(first, " \t\r") != "---" {
+		if cr := strings.IndexByte(first, '\r'); cr >= 0 && cr < len(first)-1 {
+			// "---\rname: x\r...": no line feed ends the first line.
+			l.errorf(start, CodeNoFrontMatter, "no front matter found: the file's lines end with a carriage return alone (CR, as on classic Mac OS); save it with LF (or CRLF) line endings")
+			return
+		}
 		l.errorf(start, CodeNoFrontMatter, "no front matter: a spec starts with a --- line, then name: and kind: keys, then ---")
 		return
 	}
@@ -80,10 +85,14 @@ func (l *loader) decodeFrontMatter(open, from, to int) {
 
 func (l *loader) frontKey(k, v *yaml.Node, from, to int) {
 	var val any
+	p := l.yamlPos(v, from, to)
 	if err := v.Decode(&val); err == nil {
 		l.s.Front[k.Value] = normalize(val)
+	} else {
+		// yaml.v3 refuses values that expand aliases too far (a "billion
+		// laughs" document); the key is left out, and the spec says so.
+		l.warnf(p, CodeDroppedKey, "front matter key %q is ignored: its value cannot be read (%s)", k.Value, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	p := l.yamlPos(v, from, to)
 	switch k.Value {
 	case "name", "kind":
 		if v.Kind != yaml.ScalarNode || v.Tag != "!!str" || strings.TrimSpace(v.Value) == "" {

@@ -121,6 +121,11 @@ func (r *inputReader) entry(t string, pos int, strict bool) bool {
 		return false
 	}
 	in := &Input{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Type: typ}
+	if part, suggest := unknownType(typ); part != "" {
+		at := max(strings.IndexByte(t, ':'), 0)
+		at += max(strings.Index(t[at:], part), 0)
+		r.l.errorf(pos+at, CodeInputSyntax, "input %q: %s", name, unknownTypeMessage(part, suggest))
+	}
 	in.comment(strings.TrimSpace(comment))
 	r.last = in
 	if first, dup := r.seen[name]; dup {
@@ -139,17 +144,31 @@ func (r *inputReader) entry(t string, pos int, strict bool) bool {
 // comment reads "(optional, default X) description" (the parenthesis may
 // stand anywhere); a leading dash or em dash before the description goes.
 func (in *Input) comment(c string) {
-	if i := strings.Index(strings.ToLower(c), "(optional"); i >= 0 || strings.HasPrefix(c, "(") {
+	if i := indexFold(c, "(optional"); i >= 0 || strings.HasPrefix(c, "(") {
 		if i < 0 {
 			i = 0
 		}
 		if close := matchParen(c[i:]); close > 0 {
 			in.flags(c[i+1 : i+close])
-			c = strings.TrimSpace(c[:i] + " " + c[i+close+1:])
+			c = strings.TrimSpace(strings.TrimSpace(c[:i]) + " " + strings.TrimSpace(c[i+close+1:]))
 		}
 	}
 	c = strings.TrimSpace(strings.TrimLeft(c, "—–- "))
 	in.Description = c
+}
+
+// indexFold is the index in s of the first match of the ASCII word sub,
+// ignoring case, or -1. It searches s itself: an index into
+// strings.ToLower(s) is no index into s, since lower-casing changes some
+// characters' byte lengths (Ⱥ 2 to 3, İ 2 to 3) and invalid bytes become a
+// 3-byte U+FFFD.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 func (in *Input) flags(inner string) {

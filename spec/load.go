@@ -44,6 +44,23 @@ func LoadFS(fsys fs.FS, path string) (*Spec, diag.List, error) {
 	return parseOpened(f, path)
 }
 
+// StdinName is the file name of a spec read from standard input, as
+// diagnostics print it. It has no .prose.md suffix, so the spec's name is
+// not compared with it.
+const StdinName = "<stdin>"
+
+// Read reads one spec from r (standard input, a pipe) and parses it as the
+// file name. Like Load it reads at most MaxSize+1 bytes, leaving a bigger
+// spec for Parse to refuse; the error is for a failed read only.
+func Read(r io.Reader, name string) (*Spec, diag.List, error) {
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(r, MaxSize+1)); err != nil {
+		return nil, nil, err
+	}
+	s, diags := Parse(name, buf.Bytes())
+	return s, diags, nil
+}
+
 // parseOpened reads the open file f, closes it and parses it as path: the
 // part of Load and LoadFS that does not depend on where the file is.
 func parseOpened(f fs.File, path string) (*Spec, diag.List, error) {
@@ -85,7 +102,9 @@ func Parse(name string, src []byte) (*Spec, diag.List) {
 	if len(src) > MaxSize {
 		f := diag.NewFile(name, nil)
 		var d diag.List
-		d.Errorf(f, 0, CodeTooLarge, "file is %d bytes; a spec may be at most %d bytes (4 MiB)", len(src), MaxSize)
+		// Load reads one byte past the limit, not the whole file: its
+		// length here says only that the file is over the limit.
+		d.Errorf(f, 0, CodeTooLarge, "file is over the 4 MiB limit of a spec (%d bytes)", MaxSize)
 		return &Spec{File: f}, d
 	}
 	l := &loader{f: diag.NewFile(name, src), src: src, text: string(src)}

@@ -2,11 +2,75 @@ package spec
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/proselang/prose/diag"
 	"gopkg.in/yaml.v3"
 )
+
+// knownTypes are the type names a Config entry or an input may declare,
+// alone, as a list (`string[]`) or in a union (`string | null`). Other
+// words, the loose spellings the run-time binder also reads (int, float,
+// bool, str, list, dict, ...) included, are reported as unknown types with
+// the canonical name to write instead: a spec says one thing one way.
+var knownTypes = []string{"string", "integer", "number", "boolean", "object", "any", "duration", "null"}
+
+// typeAliases suggests the canonical name for a common other spelling.
+var typeAliases = map[string]string{
+	"int": "integer", "long": "integer", "float": "number", "double": "number",
+	"bool": "boolean", "str": "string", "text": "string",
+	"map": "object", "dict": "object", "list": "any[]", "array": "any[]",
+}
+
+// unknownType returns the first part of the declared type typ that is not
+// a known type, with the name it probably means ("" when unsure); part is
+// "" when every part is known.
+func unknownType(typ string) (part, suggest string) {
+	for _, p := range strings.Split(typ, "|") {
+		base := strings.TrimSpace(p)
+		if base == "" {
+			continue // "" is no declared type; "a |" is a syntax matter
+		}
+		for strings.HasSuffix(base, "[]") {
+			base = base[:len(base)-2]
+		}
+		low := strings.ToLower(base)
+		known := false
+		for _, k := range knownTypes {
+			if low == k {
+				known = true
+				break
+			}
+		}
+		if known {
+			continue
+		}
+		if a, ok := typeAliases[low]; ok {
+			return base, a
+		}
+		best, bestD := "", 3
+		for _, k := range knownTypes {
+			if d := diag.EditDistance(low, k); d < bestD {
+				best, bestD = k, d
+			}
+		}
+		return base, best
+	}
+	return "", ""
+}
+
+// unknownTypeMessage says that the type word part is unknown, suggesting
+// what it probably means.
+func unknownTypeMessage(part, suggest string) string {
+	msg := "unknown type " + quote(part)
+	if suggest != "" {
+		return msg + "; did you mean " + suggest + "?"
+	}
+	return msg + "; the types are " + strings.Join(knownTypes, ", ") + " (and T[] for a list)"
+}
 
 // normalize turns yaml.v3's decoded values into the loader's value set:
 // int64, float64, string, bool, nil, []any, map[string]any.
@@ -92,10 +156,25 @@ func decodeValue(typ, raw string) (v any, ok bool) {
 			return false, true
 		}
 		return raw, false
+	case t == "duration":
+		v, _ := decodeAny(raw, false)
+		return v, isDuration(raw)
 	case strings.HasSuffix(t, "[]"):
 		return decodeList(raw)
 	}
 	return decodeAny(raw, t == "object")
+}
+
+// isDuration reports whether raw is a duration as a run reads one: Go
+// duration text ("500ms", "1m30s") or a number of seconds, not negative
+// (delegation.ToDuration).
+func isDuration(raw string) bool {
+	raw = unquote(raw)
+	if d, err := time.ParseDuration(raw); err == nil {
+		return d >= 0
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	return err == nil && f >= 0 && !math.IsInf(f, 0) && !math.IsNaN(f) && f < float64(math.MaxInt64/int64(time.Second))
 }
 
 func decodeNumber(raw string) (any, bool) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
@@ -310,10 +311,10 @@ func sameSet(a, b []string) bool {
 // TestLibraryOwnWords checks that no line of 40 characters or more (prose
 // or code, trimmed) repeats a line of the upstream corpus.
 func TestLibraryOwnWords(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "corpus", "openprose-0.11", "patterns")
+	dir := testenv.Corpus(t)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	corpus := map[string]bool{}
 	for _, e := range entries {

@@ -1,19 +1,28 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/lint"
+	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/std"
 )
 
 // lintOptions are the flags of `prose lint`.
 type lintOptions struct {
 	format string
+	// summary ends text output with a count of the findings; set when
+	// stdout is a terminal.
+	summary bool
+	// color colours severities; set on a terminal unless NO_COLOR is set.
+	color bool
 }
 
 func newLintCmd(s streams) *cobra.Command {
@@ -23,8 +32,11 @@ func newLintCmd(s streams) *cobra.Command {
 		Short: "Check spec files for structure errors and Delegation mistakes",
 		Long: `Lint checks OpenProse spec files without running them.
 
-Each PATH is a spec file or a directory, walked for *.prose.md files
-(directories whose name starts with a dot are skipped). For every file,
+Each PATH is a spec file, a directory walked for *.prose.md files
+(directories whose name starts with a dot are skipped; entries that are
+not regular files, such as named pipes, are skipped with a warning), or -
+for one spec read from standard input (named <stdin>). A subdirectory
+that cannot be read is reported and the walk goes on. For every file,
 lint reports the loader's structure findings (front matter, sections,
 slots, config, inputs, Shape, the Delegation fence), syntax errors in the
 Delegation code, and the static checks of the Delegation: undefined
@@ -33,15 +45,20 @@ written from parallel bodies, outputs never returned, config never used,
 and more. Every finding has a stable code such as check/undefined-name.
 
 Output formats (--format):
-  text    FILE:LINE:COL: SEVERITY: MESSAGE [CODE], sorted (default)
+  text    FILE:LINE:COL: SEVERITY: MESSAGE [CODE], sorted (default); on a
+          terminal, a last line counts them: 3 errors, 2 warnings in 12 files
   json    an array of {file, line, col, severity, code, message}
   github  GitHub Actions annotations (::error file=...,line=...,col=...::...)
   sarif   SARIF 2.1.0 for GitHub code scanning
 
 Exit status: 0 when no finding is an error (warnings alone pass), 1 when
-any is, 2 when a path cannot be read or the flags are wrong.`,
+any is, 2 when a path cannot be read or the flags are wrong, 130 when
+interrupted.`,
 		Example: `  # Lint one spec and a whole library
   prose lint ratchet.prose.md patterns/
+
+  # A spec that is not in a file yet
+  generate-spec | prose lint -
 
   # Annotate a pull request from a GitHub Actions step
   prose lint --format github .
@@ -55,7 +72,9 @@ any is, 2 when a path cannot be read or the flags are wrong.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLint(s, opts, args)
+			opts.summary = patterns.IsTerminal(s.out)
+			opts.color = patterns.ColorEnabled(s.out, os.Getenv)
+			return runLint(cmd.Context(), s, opts, args)
 		},
 	}
 	cmd.Flags().StringVar(&opts.format, "format", string(lint.Text),
@@ -72,15 +91,23 @@ func formatNames() string {
 }
 
 // runLint lints args and prints the findings; findings in files that
-// could be read are printed even when another path cannot be read.
-func runLint(s streams, opts *lintOptions, args []string) error {
+// could be read are printed even when another path cannot be read. The
+// count line is printed only on a terminal, in text format: piped output
+// (and the JSON, GitHub and SARIF formats) holds the findings alone.
+func runLint(ctx context.Context, s streams, opts *lintOptions, args []string) error {
 	format, err := lint.ParseFormat(opts.format)
 	if err != nil {
 		return usageErrorf("lint: %v", err)
 	}
-	res, pathErr := lint.Paths(args, lint.Options{Resolve: lintResolver})
-	if err := lint.Write(s.out, format, res); err != nil {
+	res, pathErr := lint.PathsContext(ctx, args, lint.Options{Resolve: lintResolver, Stdin: s.in})
+	if ctx.Err() != nil {
+		return ctx.Err() // Main says "interrupted" and exits 130
+	}
+	if err := writeLint(s.out, format, res, opts.color); err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("lint: %w", err)}
+	}
+	if opts.summary && format == lint.Text {
+		fmt.Fprintln(s.out, res.Summary())
 	}
 	if pathErr != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("lint: %w", pathErr)}
@@ -99,4 +126,18 @@ func runLint(s streams, opts *lintOptions, args []string) error {
 // from the embedded library.
 func lintResolver(arg string) (fsys fs.FS, name string) {
 	return std.Resolve(arg)
+}
+
+// writeLint writes the findings; on a terminal (color set) the text
+// format's severities are coloured as prose run colours its warnings.
+func writeLint(w io.Writer, format lint.Format, res *lint.Result, color bool) error {
+	if !color || format != lint.Text {
+		return lint.Write(w, format, res)
+	}
+	var b strings.Builder
+	if err := lint.Write(&b, format, res); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, patterns.ColorDiagnostics(b.String()))
+	return err
 }

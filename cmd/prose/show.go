@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/spec"
 )
 
 // showOptions are the flags and arguments of `prose show`.
@@ -23,8 +27,13 @@ from it as indented JSON: name, kind, version, title, summary, slots,
 config, inputs, outputs, invariants, shape, delegation (its prose, its
 code and the .md line of the first code line) and notes.
 
-Diagnostics go to stderr as FILE:LINE:COL: SEVERITY: MESSAGE [CODE].
-show prints what it could load even when the spec has errors.
+FILE - reads the spec from standard input (named <stdin>).
+
+Diagnostics go to stderr as FILE:LINE:COL: SEVERITY: MESSAGE [CODE]: the
+loader's and the static checks' (the findings of prose lint), so an error
+that makes prose run refuse the spec, such as a call to an undeclared
+slot, is reported here too. show prints what it could load even when the
+spec has errors.
 
 Exit status: 0 when the spec has no error-level diagnostic, 1 when it has
 one, 2 when FILE cannot be read (missing, a directory, no permission).`,
@@ -32,21 +41,30 @@ one, 2 when FILE cannot be read (missing, a directory, no permission).`,
   prose show std/patterns/ratchet.prose.md
   prose show specs/review.prose.md
 
+  # A spec from a pipe
+  cat review.prose.md | prose show -
+
   # Just the config keys and their defaults
   prose show std/patterns/ratchet.prose.md | jq '.config[] | {name, default}'`,
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.path = args[0]
-			return runShow(s, o)
+			return runShow(cmd.Context(), s, o)
 		},
 	}
 }
 
-func runShow(s streams, o showOptions) error {
-	sp, diags, err := patterns.LoadSpec(o.path)
+func runShow(ctx context.Context, s streams, o showOptions) error {
+	sp, diags, err := loadShown(ctx, s, o.path)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return &exitError{code: exitUsage, err: fmt.Errorf("show: %w", err)}
 	}
+	// The static checks too, as prose run applies them: a spec run would
+	// refuse does not pass show.
+	diags = append(diags, lint.Spec(sp, diags)...).Dedupe()
 	fmt.Fprint(s.err, diags.String())
 	b, err := sp.JSON()
 	if err != nil {
@@ -59,4 +77,30 @@ func runShow(s streams, o showOptions) error {
 		return &exitError{code: exitFailure}
 	}
 	return nil
+}
+
+// loadShown loads the spec at path, or from stdin for "-"; a read that
+// blocks (a named pipe nobody writes) is abandoned when ctx is done.
+func loadShown(ctx context.Context, s streams, path string) (*spec.Spec, diag.List, error) {
+	type loaded struct {
+		sp    *spec.Spec
+		diags diag.List
+		err   error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		var l loaded
+		if path == "-" {
+			l.sp, l.diags, l.err = spec.Read(s.in, spec.StdinName)
+		} else {
+			l.sp, l.diags, l.err = patterns.LoadSpec(path)
+		}
+		done <- l
+	}()
+	select {
+	case l := <-done:
+		return l.sp, l.diags, l.err
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
 }

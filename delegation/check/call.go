@@ -2,8 +2,10 @@ package check
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
 )
 
 // call checks `call TARGET` with its arguments and clauses.
@@ -141,6 +143,14 @@ func (c *checker) argKeys(e *syntax.CallExpr, s *Slot) {
 		}
 		if sug := closest(f.Key, s.Args); sug != "" && !given[sug] {
 			misspelt[sug] = true
+			if c.knownKey(f) {
+				// The call passes a name the spec knows (an input, a
+				// config key, `task_brief: task_brief`): the misspelling
+				// is in the slot's requires, so point there.
+				c.diags.Warnf(c.f, c.requiresPos(s, sug), CodeUnknownArg,
+					"slot %s requires %s, which looks like a misspelling of %s, the argument its calls pass: fix the requires line (requires: ... %s ...)", quote(s.Name), quote(sug), quote(f.Key), f.Key)
+				continue
+			}
 			c.diags.Warnf(c.f, f.KeyPos, CodeUnknownArg,
 				"argument %s is not among what slot %s requires; did you mean %s?", quote(f.Key), quote(s.Name), quote(sug))
 		}
@@ -151,6 +161,63 @@ func (c *checker) argKeys(e *syntax.CallExpr, s *Slot) {
 				"call to slot %s does not pass %s, which the slot requires", quote(s.Name), quote(a))
 		}
 	}
+}
+
+// knownKey reports whether an argument key is a name the spec itself uses:
+// a declared input or config key, or the name of the variable passed
+// (`task_brief: task_brief`).
+func (c *checker) knownKey(f *syntax.Field) bool {
+	for _, n := range c.d.Inputs {
+		if n.Name == f.Key {
+			return true
+		}
+	}
+	for _, n := range c.d.Config {
+		if n.Name == f.Key {
+			return true
+		}
+	}
+	id, ok := f.Value.(*syntax.Ident)
+	return ok && id.Name == f.Key && c.names[f.Key] != nil
+}
+
+// requiresPos finds key in the requires line of slot s's bullet, in the
+// .md source after the slot's name; the slot's name when it is not found
+// (the source holds only the code, as in some tests).
+func (c *checker) requiresPos(s *Slot, key string) diag.Pos {
+	src := string(c.f.Source())
+	from := int(s.Pos)
+	if from < 0 || from >= len(src) {
+		return s.Pos
+	}
+	rest := src[from:]
+	for _, stop := range []string{"\n- ", "\n* ", "\n#"} { // the next slot or section
+		if end := strings.Index(rest, stop); end >= 0 {
+			rest = rest[:end]
+		}
+	}
+	r := strings.Index(rest, "requires")
+	if r < 0 {
+		return s.Pos
+	}
+	for i := r; i+len(key) <= len(rest); {
+		k := strings.Index(rest[i:], key)
+		if k < 0 {
+			break
+		}
+		at := i + k
+		before := at == 0 || !isIdentByte(rest[at-1])
+		after := at+len(key) == len(rest) || !isIdentByte(rest[at+len(key)])
+		if before && after {
+			return diag.Pos(from + at)
+		}
+		i = at + 1
+	}
+	return diag.Pos(from + r)
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // retries checks `retries N` and that `backoff` comes with retries.

@@ -22,8 +22,13 @@
 //     `says` predicate has no clear polarity, and string literals that
 //     describe a computed value instead of computing it.
 //
+// Uses finds where config keys are read as counts and timeouts, and
+// CheckDefaults reports defaults those uses would refuse at run time (a
+// negative repeat count, a zero timeout), at the Config line; the binder
+// holds --config values to the same uses before any service runs.
+//
 // Main types and entry points: Decls (what a spec declares, built by the
-// spec loader), Check, Rules, Rule.
+// spec loader), Check, Rules, Rule, Uses, Use, CheckDefaults, Default.
 package check
 
 import (

@@ -309,3 +309,62 @@ func conditionCases() []checkCase {
 			want: []string{"2:4 warning check/condition-no-names"}},
 	}
 }
+
+// TestAssignWithoutLet: an assignment to a name no let declared says to
+// declare it; it suggests a variable it may misspell, never a slot,
+// config key or input that merely looks alike.
+func TestAssignWithoutLet(t *testing.T) {
+	for _, tc := range []struct {
+		code, want string
+	}{
+		{"review = call reviewer\nreturn review",
+			"assignment to undeclared name 'review': declare it with `let review = ...`"},
+		{"let review = call reviewer\nreveiw = call reviewer\nreturn review",
+			"assignment to undeclared name 'reveiw': declare it with `let reveiw = ...`, or did you mean 'review'?"},
+	} {
+		prog, errs := syntax.ParseString("t.prose.md", tc.code)
+		if len(errs) > 0 {
+			t.Fatalf("parse: %v", errs)
+		}
+		var msgs []string
+		for _, d := range check.Check(prog, decls("reviewer", "reviews", "reviw", "")) {
+			if d.Code == check.CodeUndefinedName {
+				msgs = append(msgs, d.Message)
+			}
+		}
+		if len(msgs) != 1 || msgs[0] != tc.want {
+			t.Errorf("%q: undefined-name findings %q, want %q", tc.code, msgs, tc.want)
+		}
+	}
+}
+
+// TestRequiresMisspelt: when a call passes a name the spec knows (an
+// input, or `key: key`) and the slot's requires names a misspelling of
+// it, the finding is at the slot, not at the correct argument.
+func TestRequiresMisspelt(t *testing.T) {
+	for _, tc := range []struct {
+		name, inputs, code, want string
+		line                     int
+	}{
+		{"an input passed", "task_brief", "call w\n  task_brief: task_brief",
+			"slot 'w' requires 'task_breif', which looks like a misspelling of 'task_brief', the argument its calls pass: fix the requires line", 0},
+		{"a variable passed", "", "let task_brief = \"x\"\ncall w\n  task_brief: task_brief",
+			"slot 'w' requires 'task_breif', which looks like a misspelling of 'task_brief'", 0},
+		{"an unknown key passed", "", "call w\n  task_brief: \"x\"",
+			"argument 'task_brief' is not among what slot 'w' requires; did you mean 'task_breif'?", 2},
+	} {
+		prog, errs := syntax.ParseString("t.prose.md", tc.code)
+		if len(errs) > 0 {
+			t.Fatalf("parse: %v", errs)
+		}
+		var got []diag.Diagnostic
+		for _, d := range check.Check(prog, decls("w(task_breif)", "", tc.inputs, "")) {
+			if d.Code == check.CodeUnknownArg || d.Code == check.CodeMissingArg {
+				got = append(got, d)
+			}
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0].Message, tc.want) || got[0].Line != tc.line {
+			t.Errorf("%s: findings %v, want one at line %d: %q", tc.name, got, tc.line, tc.want)
+		}
+	}
+}

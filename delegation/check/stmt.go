@@ -107,7 +107,7 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 	case *syntax.Ident:
 		b := c.names[lhs.Name]
 		if b == nil {
-			c.undefined(lhs.NamePos, lhs.Name, "assignment to undeclared name")
+			c.undeclaredAssign(lhs)
 			c.set(lhs.Name, &binding{kind: kindLocal, pos: lhs.NamePos, level: c.level})
 			return
 		}
@@ -123,6 +123,31 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 	default:
 		c.expr(s.LHS, false)
 	}
+}
+
+// undeclaredAssign reports `NAME = VALUE` where no let declared NAME. The
+// likely fix is the missing let; a misspelling is suggested only among
+// names an assignment could mean (variables: let-bound or assigned), never
+// a slot, config key or input that merely looks alike (`review = call
+// reviewer` wants `let review`, not `reviewer`).
+func (c *checker) undeclaredAssign(id *syntax.Ident) {
+	msg := "assignment to undeclared name " + quote(id.Name)
+	if c.siblings[id.Name] {
+		msg += ": it is bound by another branch of this parallel block, and branches run at the same time; use it after the block"
+		c.diags.Errorf(c.f, id.NamePos, CodeUndefinedName, "%s", msg)
+		return
+	}
+	var locals []string
+	for n, b := range c.names {
+		if b.kind == kindLocal {
+			locals = append(locals, n)
+		}
+	}
+	msg += ": declare it with `let " + id.Name + " = ...`"
+	if s := closest(id.Name, locals); s != "" {
+		msg += ", or did you mean " + quote(s) + "?"
+	}
+	c.diags.Errorf(c.f, id.NamePos, CodeUndefinedName, "%s", msg)
 }
 
 // outerWrite reports a write to a name bound outside the current parallel

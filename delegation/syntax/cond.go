@@ -65,13 +65,13 @@ func (p *parser) parseCond(what string, end int) Expr {
 		return x
 	}
 	if looksLikeExpr(p.toks[start:end]) {
-		// Report the expression's own error, precisely.
-		x := p.parseExpr()
+		// Report the expression's own error, precisely. parseExpr and
+		// errorf unwind (bailout), so nothing is returned from here.
+		p.parseExpr()
 		if p.tok().kind == ASSIGN {
 			p.errorf(p.tok().pos, "syntax/expected", "a condition compares with '==', not '=': write '%s A == B:'", what)
 		}
 		p.errorf(p.tok().pos, "syntax/expected", "unexpected %s in the %s condition", describe(p.tok()), what)
-		return x
 	}
 	p.p = end
 	return p.natural(p.toks[start:end])

@@ -2,7 +2,9 @@
 // module root (for testdata/) and the real-world spec corpus that may lie
 // beside the repository at ../shared/corpus/openprose-0.11/patterns.
 // Tests that need the corpus skip cleanly when it is absent, as it is on a
-// user's machine.
+// user's machine; when the environment variable CI is set (as .ci/run and
+// CI services set it) they fail instead, so a CI that lost the corpus does
+// not pass by skipping.
 //
 // Entry points: Root, MustRoot, CorpusDir, Corpus, CorpusFile.
 package testenv
@@ -54,14 +56,32 @@ func CorpusDir() string {
 	return dir
 }
 
-// Corpus is CorpusDir, skipping the test when the corpus is absent.
+// Corpus is CorpusDir, skipping the test when the corpus is absent, or
+// failing it when CI is set (see InCI).
 func Corpus(t testing.TB) string {
 	t.Helper()
 	dir := CorpusDir()
 	if dir == "" {
-		t.Skip("the spec corpus (../shared/corpus) is not present")
+		absent(t)
 	}
 	return dir
+}
+
+// InCI reports whether the environment variable CI is set to anything but
+// "" or "false": under CI a missing corpus is a failure, not a skip.
+func InCI() bool {
+	v := os.Getenv("CI")
+	return v != "" && v != "false" && v != "0"
+}
+
+// absent skips t (or fails it under CI) because the corpus is missing.
+func absent(t testing.TB) {
+	t.Helper()
+	const msg = "the spec corpus (../shared/corpus/openprose-0.11/patterns) is not present"
+	if InCI() {
+		t.Fatal(msg + "; CI is set, so tests that need it fail rather than skip")
+	}
+	t.Skip(msg)
 }
 
 // CorpusFile is the path of the corpus pattern NAME (without .prose.md),

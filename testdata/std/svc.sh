@@ -6,7 +6,9 @@
 # once they run out. A REPLY is printed as it is (JSON or text), except:
 #
 #   fail:MSG          print MSG on stderr and exit 1 (the call throws)
-#   sleep:SECS:REPLY  record the shell's pid in $LOG.pids, sleep, then REPLY
+#   sleep:SECS:REPLY  record the shell's pid in $LOG.pids, sleep, record it
+#                     again in $LOG.slept (the sleep ran to its end), then
+#                     REPLY
 #   append:KEY        print the JSON string "VALUE|LABEL", where VALUE is the
 #                     string value of KEY in the arguments (or "null")
 #
@@ -33,6 +35,7 @@ while :; do
 		rest=${reply#sleep:}
 		echo $$ >>"$LOG.pids"
 		sleep "${rest%%:*}"
+		echo $$ >>"$LOG.slept"
 		reply=${rest#*:}
 		;;
 	append:*)
