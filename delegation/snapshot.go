@@ -104,13 +104,12 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 		}
 		base := len(fz.stack)
 		v.mu.Lock()
-		fz.stack = append(fz.stack, v.elems...)
+		n := len(v.elems)
 		ver := v.ver
 		snap, _ := v.snap.(*List)
 		// prefix: only appends since snap, which may then be extended.
 		prefix := snap != nil && v.snapSets == v.sets
 		v.mu.Unlock()
-		n := len(fz.stack) - base
 		var old []Value
 		var oldFlat bool
 		var oldSize int64
@@ -121,10 +120,21 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 			snap.mu.Unlock()
 		}
 		// After appends only, the elements of a flat copy are the same
-		// plain values: only the new ones need a look.
+		// plain values: only the new ones need a look, and only they are
+		// taken onto the stack (fz.stack[base+i-start] is element i), so
+		// the work is in proportion to the new elements, not the list.
 		start := 0
 		if prefix && oldFlat {
 			start = len(old)
+		}
+		v.mu.Lock()
+		if v.ver != ver {
+			// Changed since it was looked at: copy it all afresh.
+			n, ver, prefix, start = len(v.elems), v.ver, false, 0
+		}
+		fz.stack = append(fz.stack, v.elems[start:n]...)
+		v.mu.Unlock()
+		if prefix && oldFlat {
 			fz.reused++
 			if err := fz.count(oldSize + int64(n-len(old))); err != nil {
 				return nil, err
@@ -133,11 +143,11 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 			return nil, err
 		}
 		for i := start; i < n; i++ {
-			c, err := fz.freeze(fz.stack[base+i], depth+1)
+			c, err := fz.freeze(fz.stack[base+i-start], depth+1)
 			if err != nil {
 				return nil, err
 			}
-			fz.stack[base+i] = c
+			fz.stack[base+i-start] = c
 			prefix = prefix && (i >= len(old) || identical(c, old[i]))
 		}
 		if prefix && len(old) == n {
@@ -152,7 +162,7 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 			// Extend snap's array: every copy made from it so far is
 			// shorter (and its own appends reallocate: cap == len), so the
 			// slots past len(old) belong to no one yet.
-			c.spare = append(snap.spare[:len(old)], fz.stack[base+len(old):base+n]...)
+			c.spare = append(snap.spare[:len(old)], fz.stack[base+len(old)-start:base+n-start]...)
 			c.shared = true
 			snap.mu.Lock()
 			snap.shared = true
@@ -164,11 +174,17 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 		} else {
 			c.spare = make([]Value, n)
 			copy(c.spare, old[:start]) // the unchanged plain values, if any
-			copy(c.spare[start:], fz.stack[base+start:base+n])
+			copy(c.spare[start:], fz.stack[base:base+n-start])
 			fz.copied += int64(n)
 		}
 		c.elems = c.spare[:n:n]
-		c.flat, c.size = flatSize(c.elems, nil)
+		if start > 0 {
+			// The first start elements are oldFlat's plain values.
+			flat, size := flatSize(c.elems[start:], nil)
+			c.flat, c.size = flat, oldSize+size-2
+		} else {
+			c.flat, c.size = flatSize(c.elems, nil)
+		}
 		if v.ver == ver {
 			v.snap, v.snapVer, v.snapSets = c, ver, v.sets
 		}

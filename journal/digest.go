@@ -32,9 +32,10 @@ type argDigester struct {
 }
 
 type chain struct {
-	vals  []delegation.Value
-	elems [][]byte   // JSON of non-scalar elements (nil for scalars)
-	sums  [][32]byte // sums[k]: the chain after k elements (sums[0] = c0)
+	list  *delegation.List   // the list digested
+	vals  []delegation.Value // its elements then
+	elems [][]byte           // JSON of non-scalar elements (nil for scalars)
+	sums  [][32]byte         // sums[k]: the chain after k elements (sums[0] = c0)
 }
 
 var emptyChain = sha256.Sum256([]byte("[]"))
@@ -69,20 +70,28 @@ func valueSum(v delegation.Value) [32]byte {
 }
 
 // list is the chain digest of l, continuing the chain of the last list
-// digested under key when l extends it.
+// digested under key when l extends it. The work is in proportion to the
+// new elements: a frozen argument list that extends the previous call's
+// frozen copy in memory (delegation.List.Extends) is known to begin with
+// its elements without looking at them; any other list is compared
+// element by element with the elements remembered.
 func (d *argDigester) list(key string, l *delegation.List) [32]byte {
-	elems := l.Elems()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.lists == nil {
 		d.lists = map[string]*chain{}
 	}
 	prev := d.lists[key]
-	c := &chain{vals: elems}
 	k := 0
-	if prev != nil && len(prev.vals) <= len(elems) {
-		for k < len(prev.vals) {
-			pv, v := prev.vals[k], elems[k]
+	var elems []delegation.Value // l's elements from k on
+	switch {
+	case prev != nil && l.Extends(prev.list):
+		k = len(prev.vals)
+		elems = l.ElemsFrom(k)
+	case prev != nil:
+		all := l.Elems()
+		for k < len(prev.vals) && k < len(all) {
+			pv, v := prev.vals[k], all[k]
 			if !sameScalar(pv, v) {
 				if prev.elems[k] == nil || isScalar(v) {
 					break
@@ -94,32 +103,38 @@ func (d *argDigester) list(key string, l *delegation.List) [32]byte {
 			}
 			k++
 		}
+		elems = all[k:]
+	default:
+		elems = l.Elems()
+	}
+	c := &chain{list: l}
+	if prev != nil {
 		// prev is replaced below: c takes over its slices, so extending
 		// a list costs work in proportion to the new elements.
-		c.elems, c.sums = prev.elems[:k], prev.sums[:k+1]
+		c.vals, c.elems, c.sums = prev.vals[:k], prev.elems[:k], prev.sums[:k+1]
 	} else {
-		c.elems, c.sums = make([][]byte, 0, len(elems)), make([][32]byte, 1, len(elems)+1)
-		c.sums[0] = emptyChain
+		c.sums = [][32]byte{emptyChain}
 	}
-	for ; k < len(elems); k++ {
-		b, err := delegation.ToJSON(elems[k])
+	for _, v := range elems {
+		b, err := delegation.ToJSON(v)
 		if err != nil {
 			b = []byte("<" + err.Error() + ">")
 		}
 		e := sha256.Sum256(b)
-		if isScalar(elems[k]) {
+		if isScalar(v) {
 			b = nil // recognized by value next time
 		}
+		c.vals = append(c.vals, v)
 		c.elems = append(c.elems, b)
 		h := sha256.New()
-		h.Write(c.sums[k][:])
+		h.Write(c.sums[len(c.sums)-1][:])
 		h.Write(e[:])
 		var s [32]byte
 		h.Sum(s[:0])
 		c.sums = append(c.sums, s)
 	}
 	d.lists[key] = c
-	return c.sums[len(elems)]
+	return c.sums[len(c.sums)-1]
 }
 
 func isScalar(v delegation.Value) bool {

@@ -48,3 +48,35 @@ func TestArgDigestIsAFunctionOfTheArguments(t *testing.T) {
 		t.Errorf("a changed old element: digest %s (seen before: %v)", got, seen[got])
 	}
 }
+
+// Frozen argument lists (as the evaluator passes them) are digested as the
+// same elements in plain lists are, also when a service changes a frozen
+// copy after its call: the next call's list is compared with what was
+// digested, not with the changed copy.
+func TestArgDigestOfFrozenLists(t *testing.T) {
+	warm := &argDigester{}
+	progress := delegation.NewList()
+	var prevCopy *delegation.List
+	for i := range 40 {
+		progress.Append(fmt.Sprintf("step %d", i))
+		f, err := delegation.Freeze(progress)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := delegation.NewObject()
+		args.Set("progress", f)
+		got := warm.args("adv", args)
+		fresh := delegation.NewObject()
+		fresh.Set("progress", delegation.NewList(progress.Elems()...))
+		if want := (&argDigester{}).args("adv", fresh); got != want {
+			t.Fatalf("step %d: warm digest %s, fresh %s", i, got, want)
+		}
+		if i == 20 {
+			prevCopy = f.(*delegation.List)
+			prevCopy.Set(0, "changed by a service")
+		}
+	}
+	if prevCopy == nil {
+		t.Fatal("no copy changed")
+	}
+}

@@ -49,6 +49,6 @@
 // hooks (WrapCaller, WrapJudge, WrapRuntime), cancels the run on a
 // divergence (Context, Err, Options.OnDiverge) and records or checks the
 // outcome (Finish). ReadFile and Read parse a journal into a *Log; List,
-// Summarize and Remove manage the runs under a base directory; NewRedactor
-// strips secrets from text before it goes into a Header.
+// Summarize and Remove manage the runs under a base directory. Secrets are
+// withheld by package redact, the one redactor of every output.
 package journal

@@ -1,12 +1,15 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/proselang/prose/redact"
 )
 
 // Secrets of the environment in results and errors.
@@ -33,7 +36,7 @@ func newEnvVault(env []string) *envVault {
 	v := &envVault{byName: map[string]string{}}
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")
-		if ok && len(val) >= 8 && IsSecretName(name) {
+		if ok && redact.EnvSecret(name, val) {
 			v.byName[name] = val
 			v.names = append(v.names, name)
 		}
@@ -78,8 +81,34 @@ func (v *envVault) hideRecord(rec *Record) *Record {
 	return mapText(rec, v.hide)
 }
 
-// revealRecord returns rec with the secrets put back.
-func (v *envVault) revealRecord(rec *Record) *Record { return mapText(rec, v.reveal) }
+// revealRecord returns rec with the secrets put back: rec itself when it
+// refers to none (the common case: no copy is made).
+func (v *envVault) revealRecord(rec *Record) *Record {
+	if !refersToSecret(rec) {
+		return rec
+	}
+	return mapText(rec, v.reveal)
+}
+
+// refersToSecret reports whether a text of rec that mapText maps holds a
+// reference to a withheld secret.
+func refersToSecret(rec *Record) bool {
+	const ref = "[secret $"
+	if strings.Contains(rec.Err, ref) || strings.Contains(rec.Reasoning, ref) || bytes.Contains(rec.Result, []byte(ref)) {
+		return true
+	}
+	if n := rec.Nested; n != nil {
+		if strings.Contains(n.Msg, ref) {
+			return true
+		}
+		for _, c := range n.Chain {
+			if strings.Contains(c, ref) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // mapText returns a copy of rec with f applied to every text that a
 // service, a judge or the run returned: the fields hide, reveal and
@@ -117,7 +146,9 @@ func (v *envVault) missing(l *Log) []string {
 		return s
 	}
 	for _, r := range l.Records {
-		mapText(r, look)
+		if refersToSecret(r) {
+			mapText(r, look)
+		}
 	}
 	return out
 }

@@ -21,14 +21,15 @@ type judgeKey struct {
 // (a forced resume re-ran it).
 type index struct {
 	calls    map[callKey]*Record // completed "end" records
-	started  map[callKey]*Record // "start" records (for messages)
+	started  map[callKey]bool    // attempts that have a "start" record (for messages)
 	canceled map[callKey]bool    // attempts the run canceled (a sibling failed, a winner was found)
 	judges   map[judgeKey]*Record
 	final    *Record
-
-	// place is each record's place in the journal: the order in which
-	// the journaled run completed its calls and judgments.
-	place map[*Record]int
+	// Each record the index holds knows its place in the journal
+	// (Record.place): the order in which the journaled run completed its
+	// calls and judgments. The index keeps only the records it answers
+	// from, so the rest of the journal (its "start" records, ...) is not
+	// held in memory while a long run is replayed.
 }
 
 // newIndexFor builds the index a run in mode answers from. A resume of a
@@ -41,16 +42,15 @@ func newIndexFor(l *Log, mode Mode) *index {
 	}
 	x := &index{
 		calls:    map[callKey]*Record{},
-		started:  map[callKey]*Record{},
+		started:  map[callKey]bool{},
 		canceled: map[callKey]bool{},
 		judges:   map[judgeKey]*Record{},
-		place:    map[*Record]int{},
 	}
 	for i, r := range l.Records {
-		x.place[r] = i
+		r.place = i
 		switch r.Type {
 		case TypeStart:
-			x.started[callKey{r.ID, r.Attempt}] = r
+			x.started[callKey{r.ID, r.Attempt}] = true
 		case TypeEnd:
 			if retry != nil && retry(r) {
 				continue

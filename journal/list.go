@@ -1,12 +1,8 @@
 package journal
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,7 +61,7 @@ func List(base string) ([]*Summary, error) {
 		out = append(out, Summarize(path))
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		ti, tj := out[i].sortTime(), out[j].sortTime()
+		ti, tj := out[i].Started(), out[j].Started()
 		if !ti.Equal(tj) {
 			return ti.After(tj)
 		}
@@ -74,9 +70,10 @@ func List(base string) ([]*Summary, error) {
 	return out, nil
 }
 
-// sortTime is when the run started: the header's time (runs started in
-// the same second differ there), else the time in its id.
-func (s *Summary) sortTime() time.Time {
+// Started is when the run started: the header's time (runs started in
+// the same second differ there), else the time in its id (an unreadable
+// journal), else the time its directory was last changed.
+func (s *Summary) Started() time.Time {
 	if !s.Start.IsZero() {
 		return s.Start
 	}
@@ -84,6 +81,9 @@ func (s *Summary) sortTime() time.Time {
 		if t, err := time.Parse("20060102T150405", s.ID[:15]); err == nil {
 			return t
 		}
+	}
+	if st, err := os.Stat(s.Dir); err == nil {
+		return st.ModTime()
 	}
 	return time.Time{}
 }
@@ -131,43 +131,29 @@ func Summarize(path string) *Summary {
 	return s
 }
 
-// Remove deletes the directory of run id under base. It refuses a run that
-// a process is still writing.
-func Remove(base, id string) error {
+// Remove deletes the directory of run id under base: a directory (not a
+// symbolic link) directly under base that holds a journal.jsonl, as List
+// lists it, whether its journal can be read or not (an unreadable run is
+// removed like any other). It refuses a directory with no journal.jsonl at
+// all (not something prose made), and a run that a process is still
+// writing. It returns the directory it removed.
+func Remove(base, id string) (string, error) {
 	if err := checkRunID(id); err != nil {
-		return err
+		return "", err
 	}
 	dir := filepath.Join(base, id)
 	path := filepath.Join(dir, FileName)
 	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
 		if err == nil { // a symlink or a file: not a run directory prose made
-			return fmt.Errorf("%s is not a run directory", dir)
+			return "", fmt.Errorf("%s is not a run directory", dir)
 		}
-		return fmt.Errorf("no run %q in %s", id, base)
+		return "", fmt.Errorf("no run %q in %s", id, base)
 	}
-	if !isJournal(path) {
-		return fmt.Errorf("%s holds no prose journal (its first line is not a journal header); not removing it: if the directory is yours, delete it yourself", dir)
+	if _, err := os.Lstat(path); err != nil {
+		return "", fmt.Errorf("%s holds no %s, so it is not a run directory; not removing it: if the directory is yours, delete it yourself", dir, FileName)
 	}
 	if locked(path) {
-		return fmt.Errorf("run %s is still running", id)
+		return "", fmt.Errorf("run %s is still running", id)
 	}
-	return os.RemoveAll(dir)
-}
-
-// isJournal reports whether the file at path begins with a journal header,
-// or is what a run killed while writing its header leaves: an empty file,
-// or the header's start and nothing else.
-func isJournal(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
-	if err == io.EOF && !bytes.ContainsAny(line, "\n") {
-		const start = `{"t":"header"`
-		return bytes.HasPrefix(line, []byte(start)) || bytes.HasPrefix([]byte(start), line)
-	}
-	var h Header
-	return json.Unmarshal(bytes.TrimSpace(line), &h) == nil && h.Type == TypeHeader
+	return dir, os.RemoveAll(dir)
 }

@@ -41,14 +41,14 @@ func TestListSummarizesAndRemoves(t *testing.T) {
 	if s := byID[held.ID()]; s.Status != StatusRunning {
 		t.Errorf("held run: status %s, want running", s.Status)
 	}
-	if err := Remove(base, held.ID()); err == nil || !strings.Contains(err.Error(), "running") {
+	if _, err := Remove(base, held.ID()); err == nil || !strings.Contains(err.Error(), "running") {
 		t.Errorf("Remove of a running run: %v", err)
 	}
-	if err := Remove(base, "../x"); err == nil {
+	if _, err := Remove(base, "../x"); err == nil {
 		t.Errorf("Remove accepted an id with a slash")
 	}
 	r.Close()
-	if err := Remove(base, r.ID()); err != nil {
+	if _, err := Remove(base, r.ID()); err != nil {
 		t.Fatal(err)
 	}
 	if runs, _ := List(base); len(runs) != 2 {

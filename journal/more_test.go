@@ -238,3 +238,31 @@ func TestUnjournalableResultIsAnError(t *testing.T) {
 		t.Errorf("got %v, %v; want an error", v, err)
 	}
 }
+
+// A record longer than the reader's buffer (a large result) is read whole,
+// its digest checked like any other's.
+func TestLongRecordIsRead(t *testing.T) {
+	big := strings.Repeat("x", 300<<10)
+	var b strings.Builder
+	last := ""
+	for _, body := range []string{
+		`{"t":"header","v":2,"run":"20260101T000000-aaaaaa","time":"2026-01-01T00:00:00Z","spec":"s"}`,
+		`{"t":"end","time":"2026-01-01T00:00:01Z","id":"L1","attempt":1,"slot":"s","result":"` + big + `"}`,
+		`{"t":"final","time":"2026-01-01T00:00:02Z","status":"ok"}`,
+	} {
+		last = chainSum(last, []byte(body))
+		b.Write(sealLine([]byte(body), last))
+	}
+	l, err := Read(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Records) != 2 || len(l.Records[0].Result) != len(big)+2 || l.Final() == nil || l.Torn {
+		t.Fatalf("read %d records, result of %d bytes, torn %v", len(l.Records), len(l.Records[0].Result), l.Torn)
+	}
+	// The same record edited is refused.
+	edited := strings.Replace(b.String(), "xxxx", "xxxy", 1)
+	if _, err := Read(strings.NewReader(edited)); err == nil {
+		t.Error("an edited long record was read")
+	}
+}

@@ -60,10 +60,13 @@ const (
 
 // Header is the first line of a journal.
 type Header struct {
-	Type    string    `json:"t"`
-	Version int       `json:"v"`
-	RunID   string    `json:"run"`
-	Time    time.Time `json:"time"`
+	Type    string `json:"t"`
+	Version int    `json:"v"`
+	// Prose is the version of prose that wrote the journal
+	// (version.String(): "v0.3.0", "devel (commit 1a2b3c4d5e6f)").
+	Prose string    `json:"prose,omitempty"`
+	RunID string    `json:"run"`
+	Time  time.Time `json:"time"`
 	// Spec is the absolute path of the .prose.md file and SpecDigest the
 	// sha256 of its bytes (hex).
 	Spec       string `json:"spec"`
@@ -141,6 +144,11 @@ type Record struct {
 	ErrKind string `json:"err_kind,omitempty"`
 	Mode    string `json:"mode,omitempty"`
 	Force   bool   `json:"force,omitempty"`
+	// place is the record's index among the journal's records (set by
+	// the index a resume or replay answers from; not journaled).
+	place int
+	// "session": the version of prose that resumed the run.
+	Prose string `json:"prose,omitempty"`
 	// Trace-only fields (see Trace): the arguments' value on "start";
 	// the request and reply on "model"; totals and model usage on
 	// "final".
@@ -207,18 +215,27 @@ func sealLine(body []byte, sum string) []byte {
 	return append(line, '"', '}', '\n')
 }
 
-// unsealLine splits a line into its JSON without the sum and the sum; ok
-// is false when it has none.
-func unsealLine(line []byte) (body []byte, sum string, ok bool) {
+// splitSeal splits a sealed line (sealLine) into its JSON up to the sum
+// field, without a copy and so without the closing brace (chainSumClosed
+// hashes it back in), and the sum; ok is false for a line without a sum.
+func splitSeal(line []byte) (body []byte, sum string, ok bool) {
 	const n = 64 + 2 // hex digits, closing quote and brace
 	i := len(line) - n - len(sumKey)
 	if i < 1 || string(line[i:i+len(sumKey)]) != sumKey || line[len(line)-1] != '}' || line[len(line)-2] != '"' {
 		return nil, "", false
 	}
-	body = make([]byte, 0, i+1)
-	body = append(body, line[:i]...)
-	body = append(body, '}')
-	return body, string(line[i+len(sumKey) : len(line)-2]), true
+	return line[:i], string(line[i+len(sumKey) : len(line)-2]), true
+}
+
+// chainSumClosed is chainSum of body followed by a closing brace.
+func chainSumClosed(prev string, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(prev))
+	h.Write([]byte{'\n'})
+	h.Write(body)
+	h.Write([]byte{'}'})
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))
 }
 
 // Digest returns the hex sha256 of b.
@@ -263,8 +280,19 @@ func ReadFile(path string) (*Log, error) {
 func Read(r io.Reader) (*Log, error) {
 	l := &Log{}
 	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than br's buffer, pieced together
 	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadBytes('\n')
+		// The line is read in place (no copy) when it fits the buffer:
+		// parseLine keeps nothing of it (json.Unmarshal copies).
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if err == io.EOF {
 			l.Torn = len(line) > 0
 			break
@@ -273,6 +301,7 @@ func Read(r io.Reader) (*Log, error) {
 			return nil, err
 		}
 		if perr := l.parseLine(lineNo, line); perr != nil {
+			line = append([]byte(nil), line...) // Peek may move the buffer under it
 			if _, peek := br.Peek(1); peek == io.EOF && !json.Valid(bytes.TrimRight(line, "\n")) {
 				l.Torn = true // a garbled last line: the write was cut short
 				break
@@ -289,8 +318,8 @@ func Read(r io.Reader) (*Log, error) {
 
 func (l *Log) parseLine(lineNo int, line []byte) error {
 	line = bytes.TrimRight(line, "\n")
-	if body, sum, ok := unsealLine(line); ok {
-		if chainSum(l.LastSum, body) != sum {
+	if body, sum, ok := splitSeal(line); ok {
+		if chainSumClosed(l.LastSum, body) != sum {
 			if json.Valid(line) {
 				return &EditedError{Line: lineNo}
 			}

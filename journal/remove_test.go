@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// Remove deletes only real run directories holding a journal: never what a
-// symbolic link points to, never a directory without a journal, never a
-// path outside base.
+// Remove deletes only real run directories holding a journal.jsonl: never
+// what a symbolic link points to, never a directory without a
+// journal.jsonl, never a path outside base. A directory whose journal.jsonl
+// is not a journal (List shows it as unreadable) is removed.
 func TestRemoveIsSafe(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "runs")
 	outside := t.TempDir()
@@ -22,24 +23,24 @@ func TestRemoveIsSafe(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(base, "20260101T000000-linked")); err != nil {
 		t.Skip(err)
 	}
-	// A directory in base whose journal.jsonl is not a journal.
-	notj := filepath.Join(base, "20260101T000000-notjnl")
+	// A directory in base with no journal.jsonl.
+	notj := filepath.Join(base, "20260101T000000-nojrnl")
 	os.MkdirAll(notj, 0o755)
-	os.WriteFile(filepath.Join(notj, FileName), []byte("precious data\n"), 0o644)
+	os.WriteFile(filepath.Join(notj, "notes.txt"), []byte("precious data\n"), 0o644)
 
 	for _, tc := range []struct{ id, want string }{
 		{"20260101T000000-linked", "not a run directory"},
-		{"20260101T000000-notjnl", "no prose journal"},
+		{"20260101T000000-nojrnl", "holds no journal.jsonl"},
 		{"..", "invalid run id"},
 		{"../" + filepath.Base(outside), "invalid run id"},
 		{`a\b`, "invalid run id"},
 		{"", "invalid run id"},
 	} {
-		if err := Remove(base, tc.id); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Remove(base, tc.id); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Remove(%q) = %v, want an error saying %q", tc.id, err, tc.want)
 		}
 	}
-	for _, p := range []string{keep, filepath.Join(outside, FileName), filepath.Join(notj, FileName)} {
+	for _, p := range []string{keep, filepath.Join(outside, FileName), filepath.Join(notj, "notes.txt")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s is gone: %v", p, err)
 		}
@@ -117,33 +118,42 @@ func TestResumeOfReadOnlyJournal(t *testing.T) {
 	}
 }
 
-// A run killed while writing its header leaves an empty or torn journal:
-// List shows it as unreadable and Remove prunes it; a file that merely
-// starts like JSON is still not taken for a journal.
-func TestRemoveTornHeaderRun(t *testing.T) {
+// Every run directory List shows is removable: one killed while writing
+// its header (an empty or torn journal), one whose journal.jsonl is not a
+// journal or is a directory; List shows each as unreadable first.
+func TestRemoveUnreadableRuns(t *testing.T) {
 	base := t.TempDir()
-	for id, content := range map[string]string{
+	runs := map[string]string{
 		"20260101T000000-empty1": "",
 		"20260101T000000-torn01": `{"t":"hea`,
 		"20260101T000000-torn02": `{"t":"header","v":1,"run":"2026`,
-	} {
-		os.MkdirAll(filepath.Join(base, id), 0o755)
-		os.WriteFile(filepath.Join(base, id, FileName), []byte(content), 0o644)
-		if err := Remove(base, id); err != nil {
-			t.Errorf("Remove(%s) = %v", id, err)
-		}
-		if _, err := os.Stat(filepath.Join(base, id)); !os.IsNotExist(err) {
-			t.Errorf("%s still there: %v", id, err)
-		}
-	}
-	for id, content := range map[string]string{
 		"20260101T000000-other1": `{"t":"note"`,
 		"20260101T000000-other2": "{\"t\":\"hea\nmore\n",
-	} {
+		"20260101T000000-garbag": "precious data\n",
+		"20260101T000000-jisdir": "",
+	}
+	for id, content := range runs {
 		os.MkdirAll(filepath.Join(base, id), 0o755)
+		if id == "20260101T000000-jisdir" {
+			os.MkdirAll(filepath.Join(base, id, FileName), 0o755)
+			continue
+		}
 		os.WriteFile(filepath.Join(base, id, FileName), []byte(content), 0o644)
-		if err := Remove(base, id); err == nil || !strings.Contains(err.Error(), "no prose journal") {
-			t.Errorf("Remove(%s) = %v, want a refusal", id, err)
+	}
+	list, err := List(base)
+	if err != nil || len(list) != len(runs) {
+		t.Fatalf("List = %d runs, %v; want %d", len(list), err, len(runs))
+	}
+	for _, s := range list {
+		if s.Status != StatusUnreadable {
+			t.Errorf("%s: status %s, want unreadable", s.ID, s.Status)
+		}
+		dir, err := Remove(base, s.ID)
+		if err != nil || dir != filepath.Join(base, s.ID) {
+			t.Errorf("Remove(%s) = %q, %v", s.ID, dir, err)
+		}
+		if _, err := os.Stat(filepath.Join(base, s.ID)); !os.IsNotExist(err) {
+			t.Errorf("%s still there: %v", s.ID, err)
 		}
 	}
 }

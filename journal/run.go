@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/proselang/prose/version"
 )
 
 // Mode says how a Run treats its journal.
@@ -103,8 +105,8 @@ func NewRunID(now time.Time) string {
 }
 
 // Create starts the journal of a new run in base/ID/, writing h as its
-// header (filling in Type, Version, RunID and Time when unset). The header
-// is on disk when Create returns.
+// header (filling in Type, Version, RunID, Time and Prose, the version of
+// this prose, when unset). The header is on disk when Create returns.
 func Create(base string, h Header, opt Options) (*Run, error) {
 	opt = opt.withDefaults()
 	if h.RunID == "" {
@@ -116,6 +118,9 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 	h.Type, h.Version = TypeHeader, FormatVersion
 	if h.Time.IsZero() {
 		h.Time = opt.Now().UTC()
+	}
+	if h.Prose == "" {
+		h.Prose = version.String()
 	}
 	dir := filepath.Join(base, h.RunID)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -194,7 +199,7 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if err := r.openAppend(path, log); err != nil {
 		return nil, err
 	}
-	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Request: opt.Request}
+	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Request: opt.Request, Prose: version.String()}
 	if err := r.w.append(sess, false); err != nil {
 		r.Close()
 		return nil, err

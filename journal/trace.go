@@ -8,11 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/version"
 )
 
 // Trace writes a run's records to a file of the user's choice (`--trace`):
@@ -35,17 +36,17 @@ import (
 //
 // between a header (Start: the journal's header, request included) and a
 // final (Finish: status, result or err, ms, totals, model_usage). Every
-// line is passed through the same redactor as the journal's values
-// (Redactor.Text) and the run's known secrets (API keys), which become
-// Redacted. A write error is kept (Err) and stops the trace, not the run.
+// line is passed through the run's redactor (package redact: the
+// environment's and the models' secrets, credential-shaped text), the
+// same one that withholds the journal's values and redacts stdout and
+// stderr. A write error is kept (Err) and stops the trace, not the run.
 type Trace struct {
-	mu      sync.Mutex
-	w       io.Writer
-	last    string
-	err     error
-	red     *Redactor
-	secrets []string
-	start   time.Time
+	mu    sync.Mutex
+	w     io.Writer
+	last  string
+	err   error
+	red   *redact.Redactor
+	start time.Time
 
 	startMu sync.Mutex // one start line at a time: a list it extends is on an earlier line
 	digests argDigester
@@ -53,20 +54,13 @@ type Trace struct {
 	systems map[string]bool
 }
 
-// NewTrace returns a Trace writing to w. red (nil: the process
-// environment's) and secrets (empty strings ignored) are scrubbed from
-// every line.
-func NewTrace(w io.Writer, red *Redactor, secrets ...string) *Trace {
+// NewTrace returns a Trace writing to w; red (nil: the process
+// environment's, redact.ForEnv(nil).WithShapes()) scrubs every line.
+func NewTrace(w io.Writer, red *redact.Redactor) *Trace {
 	if red == nil {
-		red = NewRedactor(nil)
+		red = redact.ForEnv(nil).WithShapes()
 	}
-	t := &Trace{w: w, red: red}
-	for _, s := range secrets {
-		if s != "" {
-			t.secrets = append(t.secrets, s)
-		}
-	}
-	return t
+	return &Trace{w: w, red: red}
 }
 
 // Err is the first write error.
@@ -82,13 +76,7 @@ func (t *Trace) write(v any) {
 	if err != nil {
 		return
 	}
-	text, _ := t.red.Text(string(body))
-	for _, s := range t.secrets {
-		text = strings.ReplaceAll(text, s, Redacted)
-		if q, err := json.Marshal(s); err == nil && len(q) > 2 {
-			text = strings.ReplaceAll(text, string(q[1:len(q)-1]), Redacted)
-		}
-	}
+	text := t.red.String(string(body))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err != nil {
@@ -102,6 +90,9 @@ func (t *Trace) write(v any) {
 // Start writes the header: h as a journal would hold it.
 func (t *Trace) Start(h Header) {
 	h.Type, h.Version = TypeHeader, FormatVersion
+	if h.Prose == "" {
+		h.Prose = version.String()
+	}
 	if h.Time.IsZero() {
 		h.Time = time.Now().UTC()
 	}

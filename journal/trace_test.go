@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/redact"
 )
 
 // expandArgs rebuilds a trace's call arguments: a list written as
@@ -89,7 +90,7 @@ func compact(t *testing.T, b []byte) []byte {
 // call's arguments are rebuilt exactly from it.
 func TestTraceSizeLinearInSteps(t *testing.T) {
 	var buf bytes.Buffer
-	tw := NewTrace(&buf, NewRedactor([]string{}))
+	tw := NewTrace(&buf, redact.New().WithShapes())
 	progress := delegation.NewList()
 	var want []string
 	var half int
@@ -146,7 +147,7 @@ func BenchmarkTraceBytes(b *testing.B) {
 			var n int
 			for range b.N {
 				var buf bytes.Buffer
-				tw := NewTrace(&buf, NewRedactor([]string{}))
+				tw := NewTrace(&buf, redact.New().WithShapes())
 				progress := delegation.NewList()
 				for i := range steps {
 					args := delegation.NewObject()

@@ -63,7 +63,7 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 	}
 	place := -1
 	if rec != nil {
-		place = r.idx.place[rec]
+		place = rec.place
 	}
 	if !nested(id) {
 		r.sched.wait(ctx, place)
@@ -88,7 +88,7 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 	switch {
 	case r.idx.canceled[k]:
 		reason = "the journaled run canceled this call, and nothing cancels it in the replay"
-	case r.idx.started[k] != nil:
+	case r.idx.started[k]:
 		reason = "the journaled run stopped while this call was running (prose resume runs it live)"
 	}
 	div := &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos, Reason: reason}
@@ -295,7 +295,7 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id string,
 	}
 	place := -1
 	if rec != nil {
-		place = r.idx.place[rec]
+		place = rec.place
 	}
 	if !nested(id) {
 		r.sched.wait(ctx, place)

@@ -76,7 +76,8 @@ func (c *Client) Meter() *Meter { return c.meter }
 // Usage is a snapshot of the client's usage so far.
 func (c *Client) Usage() Usage { return c.meter.Snapshot() }
 
-// Redact removes the client's API key from s.
+// Redact removes the client's secrets (API key, base URL credentials)
+// from s (package redact).
 func (c *Client) Redact(s string) string { return c.cfg.redact(s) }
 
 // Message is one chat turn: Role is "user" or "assistant".

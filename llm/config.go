@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -274,21 +273,8 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// redact removes every secret of c (see Secrets) from s.
+// redact removes every secret of c (see Secrets) from s, with the one
+// redactor (package redact) that every output uses.
 func (c Config) redact(s string) string {
-	secrets := c.Secrets()
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	for _, sec := range secrets {
-		s = Redact(s, sec)
-	}
-	return s
-}
-
-// Redact replaces every occurrence of secret in s by "[redacted]". Keys
-// shorter than 4 bytes are left alone (they would match ordinary text).
-func Redact(s, secret string) string {
-	if len(secret) < 4 {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, "[redacted]")
+	return redact.New(c.Secrets()...).String(s)
 }

@@ -112,7 +112,7 @@ func TestUnknownSlotInCall(t *testing.T) {
 // UTF-8 from a service leave every trace line valid JSON, and the error
 // message free of control characters.
 func TestGarbageStaysOutOfTheTrace(t *testing.T) {
-	o := runSpec(t, demo(t, "fault.prose.md"), []string{
+	o := runSpec(t, demo(t, "untimed/fault.prose.md"), []string{
 		`slot:service=exec:printf '\033[2J\033]0;pwned\007\377\376\001\002 crashed\r\n' >&2; printf '{"a":"\377"}'; exit 9`,
 	})
 	if o.err == nil {

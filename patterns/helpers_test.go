@@ -17,6 +17,7 @@ import (
 	"github.com/proselang/prose/journal"
 
 	"github.com/proselang/prose/internal/testenv"
+	"github.com/proselang/prose/redact"
 )
 
 // moduleRoot is the folder holding go.mod.
@@ -133,7 +134,7 @@ func runSpec(t *testing.T, path string, flags []string, mod ...func(*RunOptions)
 // scrubbed from it.
 func traceRun(opts RunOptions, secrets ...string) (delegation.Value, []byte, error) {
 	var buf bytes.Buffer
-	tr := journal.NewTrace(&buf, journal.NewRedactor([]string{}), secrets...)
+	tr := journal.NewTrace(&buf, redact.New(secrets...).WithShapes())
 	totals := &TotalsRecorder{}
 	opts.Recorders = append(opts.Recorders, tr, totals)
 	started := false

@@ -142,7 +142,7 @@ func TestTraceRecordsAndSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, trace, err := traceRun(RunOptions{Path: demo(t, "fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "sk-sekrit-123", "")
+	_, trace, err := traceRun(RunOptions{Path: demo(t, "untimed/fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "sk-sekrit-123", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestTraceKeepsMarkupCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, trace, err := traceRun(RunOptions{Path: demo(t, "fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "tok&en", `x"y`)
+	_, trace, err := traceRun(RunOptions{Path: demo(t, "untimed/fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "tok&en", `x"y`)
 	if err == nil {
 		t.Fatal("the failing service did not fail the run")
 	}

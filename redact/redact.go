@@ -1,29 +1,44 @@
-// Package redact removes known secrets from text bound for any output:
-// the result on stdout, progress and errors on stderr, traces, journals.
+// Package redact is prose's one redactor: it removes secrets from text
+// bound for any output: the result on stdout, progress and errors on
+// stderr, traces, journals, and the errors and replies of models.
 //
-// A secret is known when prose was given it: an API key in the
+// A Redactor removes the secrets prose was given: an API key in the
 // environment (any variable whose name says key, token, secret or
-// password), or credentials written in a URL (user, password, key-like
-// query values). Each is also matched in the forms it travels in: percent
-// encoded, and, for URL credentials, as the base64 "user:password" of a
-// Basic Authorization header, since a server that echoes request headers
-// puts that form into a reply. Secrets prose was never given (a password
-// a program prints) are not known and not removed.
+// password, see SecretName), credentials written in a URL (user,
+// password, key-like query values), a model's key. Each is also matched
+// in the forms it travels in: percent encoded, JSON escaped (a result is
+// printed as JSON), and, for URL credentials, as the base64
+// "user:password" of a Basic Authorization header, since a server that
+// echoes request headers puts that form into a reply.
 //
-// Entry points: New (a Redactor over a list of secrets), EnvSecrets and
-// URLSecrets (where the secrets come from), Redactor.String, and
-// Redactor.Writer (an io.Writer that redacts whole lines on their way
-// to another writer).
+// A Redactor made WithShapes also removes text shaped like a credential,
+// whoever wrote it: well-known key formats (sk-..., ghp_..., AKIA...,
+// JWTs, "Bearer ..."), the password of a URL's user information, and the
+// value of a NAME=VALUE assignment whose NAME says secret. Journals and
+// traces use it, as they are files that outlive the run and are shared;
+// stdout, stderr and a model's replies do not, because what a program
+// returns is its user's data and a service may rightly answer with a
+// token (a password a program prints in no known form stays too).
+//
+// Entry points: New (a Redactor over a list of secrets), ForEnv (over an
+// environment's secrets), Redactor.WithShapes, EnvSecrets and URLSecrets (where the secrets
+// come from), Redactor.String and Redactor.Text, Redactor.Value (a
+// key=value pair: withheld whole when the key says secret), and
+// Redactor.Writer (an io.Writer that redacts whole lines on their way to
+// another writer).
 package redact
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Mark replaces a secret.
@@ -33,14 +48,26 @@ const Mark = "[redacted]"
 // ordinary text.
 const minLen = 4
 
-// Redactor replaces known secrets by Mark. The zero value and nil know
-// none. It is safe for concurrent use.
+// Redactor replaces known secrets (and, made WithShapes, credential-shaped
+// text) by Mark. The zero value and nil know none. It is safe for
+// concurrent use.
 type Redactor struct {
 	secrets []string // longest first
+	shapes  bool
 }
 
-// New returns a Redactor for secrets and their percent-encoded forms.
-// Empty strings and strings shorter than 4 bytes are ignored.
+// WithShapes returns a copy of r that also removes credential-shaped text.
+func (r *Redactor) WithShapes() *Redactor {
+	c := &Redactor{shapes: true}
+	if r != nil {
+		c.secrets = r.secrets
+	}
+	return c
+}
+
+// New returns a Redactor for secrets and their percent-encoded and JSON
+// escaped forms. Empty strings and strings shorter than 4 bytes are
+// ignored.
 func New(secrets ...string) *Redactor {
 	seen := map[string]bool{}
 	var out []string
@@ -55,23 +82,84 @@ func New(secrets ...string) *Redactor {
 		add(url.QueryEscape(s))
 		add(url.PathEscape(s))
 		add(url.UserPassword("u", s).String()[len("u:"):]) // as written in a URL's user information
+		if q, err := json.Marshal(s); err == nil {
+			add(string(q[1 : len(q)-1])) // as written in a JSON string
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return &Redactor{secrets: out}
 }
 
-// String returns s with every known secret replaced by Mark.
+// ForEnv returns a Redactor for the secrets of environ (see EnvSecrets;
+// nil means this process's environment) and the further secrets more.
+func ForEnv(environ []string, more ...string) *Redactor {
+	return New(append(EnvSecrets(environ), more...)...)
+}
+
+// String returns s with every known secret (and, WithShapes, every
+// credential-shaped text) replaced by Mark.
 func (r *Redactor) String(s string) string {
+	out, _ := r.Text(s)
+	return out
+}
+
+// Text is String that also says whether anything was replaced.
+func (r *Redactor) Text(s string) (string, bool) {
 	if r == nil {
-		return s
+		return s, false
 	}
+	out := s
 	for _, sec := range r.secrets {
-		if strings.Contains(s, sec) {
-			s = strings.ReplaceAll(s, sec, Mark)
+		if strings.Contains(out, sec) {
+			out = strings.ReplaceAll(out, sec, Mark)
 		}
 	}
-	return s
+	if !r.shapes {
+		return out, out != s
+	}
+	out = secretValue.ReplaceAllString(out, Mark)
+	out = urlPassword.ReplaceAllString(out, "${1}"+Mark+"@")
+	out = envAssign.ReplaceAllStringFunc(out, func(m string) string {
+		name, _, _ := strings.Cut(m, "=")
+		if SecretName(name) {
+			return name + "=" + Mark
+		}
+		return m
+	})
+	return out, out != s
 }
+
+// Value is the form of key=value that may be shown: Mark when the key
+// says it holds a secret or when the value holds one (see Text) (a value part
+// withheld would still tell too much), else value; withheld reports the
+// first two cases.
+func (r *Redactor) Value(key, value string) (shown string, withheld bool) {
+	if SecretName(key) {
+		return Mark, true
+	}
+	if _, changed := r.Text(value); changed {
+		return Mark, true
+	}
+	return value, false
+}
+
+// secretValue matches well-known credential formats anywhere in a text.
+var secretValue = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{16,}` +
+	`|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}` +
+	`|glpat-[A-Za-z0-9_\-]{20,}|xox[abeprs]-[A-Za-z0-9\-]{10,}` +
+	`|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}` +
+	`|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}` +
+	`|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)
+
+// urlPassword matches the password of a URL's user info
+// (https://user:PASSWORD@host).
+var urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]+:)[^/\s@]+@`)
+
+// envAssign matches NAME=VALUE (an environment assignment in a command):
+// a value quoted, quoted with escaped quotes (as inside a JSON string), or
+// up to a space, quote or backslash, so that the assignment inside a JSON
+// string ends with the string and the JSON stays JSON.
+var envAssign = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\\"[^"\\]*\\"|[^\s"'\\]+)`)
 
 // Len is the number of strings r replaces (encoded forms included).
 func (r *Redactor) Len() int {
@@ -100,7 +188,7 @@ func EnvSecrets(environ []string) []string {
 		if !ok || val == "" {
 			continue
 		}
-		if SecretName(name) && len(val) >= minEnvLen {
+		if EnvSecret(name, val) {
 			out = append(out, val)
 		}
 		if strings.Contains(val, "://") {
@@ -110,29 +198,107 @@ func EnvSecrets(environ []string) []string {
 	return out
 }
 
-// SecretName reports whether an environment variable's name says it
-// holds a secret: a last word of KEY (after API, ACCESS, SECRET, PRIVATE,
-// AUTH or as APIKEY), TOKEN, SECRET, PASSWORD, PASSWD, PASS or
-// CREDENTIALS. MAX_TOKENS, TOKEN_LIMIT and KEYBOARD are not.
+// EnvSecret reports whether the environment variable name=value holds a
+// secret: its name says so (SecretName) and its value is 8 bytes or
+// longer.
+func EnvSecret(name, value string) bool {
+	return len(value) >= minEnvLen && SecretName(name)
+}
+
+// SecretName reports whether a key or variable name says it holds a
+// secret: api_key, OPENAI_API_KEY, apiKey, GITHUB_TOKEN, clientSecret,
+// db_password, DB_PASS, GH_PAT, auth, ... The name is read as words (split
+// at _ - . and at lower-to-upper case changes): a word that names a secret
+// on its own (token, secret, password, credentials, ...), or ends in one
+// (ghtoken, dbpassword), or KEY after a qualifier (API, ACCESS, PRIVATE,
+// ...), or a last word PASS or PAT. A secret word followed by one that
+// makes the name about the secret (token_limit, auth_url) does not count,
+// so max_tokens, token_limit, author and KEYBOARD are not secrets.
 func SecretName(name string) bool {
-	words := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
-	if len(words) == 0 {
-		return false
-	}
-	last := words[len(words)-1]
-	switch last {
-	case "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "CREDENTIALS", "APIKEY", "PAT":
-		return true
-	case "KEY":
-		if len(words) < 2 {
-			return false
+	words := nameWords(name)
+	for i, w := range words {
+		next := ""
+		if i+1 < len(words) {
+			next = words[i+1]
 		}
-		switch words[len(words)-2] {
-		case "API", "ACCESS", "SECRET", "PRIVATE", "AUTH", "CLIENT", "SIGNING", "ENCRYPTION", "MASTER", "LICENSE":
+		switch {
+		case w == "key" && i > 0 && keyQualifiers[words[i-1]]:
+			return true
+		case (w == "pass" || w == "pat") && i == len(words)-1:
+			return true
+		case w == "auth" || w == "authorization":
+			if !notSecretAfter[next] {
+				return true
+			}
+		case secretWords[w] || hasSecretSuffix(w):
+			if !notSecretAfter[next] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// secretWords are words that name a secret on their own.
+var secretWords = map[string]bool{
+	"secret": true, "secrets": true, "token": true, "password": true, "passwd": true,
+	"pwd": true, "passphrase": true, "credential": true, "credentials": true,
+	"creds": true, "apikey": true, "bearer": true, "cookie": true,
+}
+
+// keyQualifiers make "key" a secret: api_key, private_key, ...
+var keyQualifiers = map[string]bool{
+	"api": true, "private": true, "access": true, "secret": true, "signing": true,
+	"encryption": true, "license": true, "master": true, "auth": true, "client": true,
+}
+
+// notSecretAfter are words that, after a secret word, make the name about
+// the secret rather than the secret itself: token_limit, auth_url.
+var notSecretAfter = map[string]bool{
+	"limit": true, "limits": true, "count": true, "counts": true, "budget": true,
+	"usage": true, "length": true, "len": true, "max": true, "min": true, "cap": true,
+	"url": true, "uri": true, "endpoint": true, "method": true, "type": true,
+	"mode": true, "kind": true, "scheme": true, "provider": true, "required": true,
+	"enabled": true,
+}
+
+// hasSecretSuffix reports a compound word ending in a secret word:
+// ghtoken, dbpassword, clientsecret.
+func hasSecretSuffix(w string) bool {
+	for _, suf := range []string{"token", "secret", "password", "passwd", "apikey", "passphrase"} {
+		if strings.HasSuffix(w, suf) {
 			return true
 		}
 	}
 	return false
+}
+
+// nameWords splits name into lower-case words at non-alphanumerics and at
+// lower-to-upper case changes (apiKey: api, key).
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	var prev rune
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+		prev = r
+	}
+	flush()
+	return words
 }
 
 // URLSecrets returns the credentials written in a URL: the user name and

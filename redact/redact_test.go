@@ -63,3 +63,78 @@ func TestWriterJoinsPieces(t *testing.T) {
 		t.Fatalf("got %q", out.String())
 	}
 }
+
+// TestText: credential shapes are removed whoever wrote them, the known
+// secrets of an environment wherever they appear, and Text says whether
+// it changed anything.
+func TestText(t *testing.T) {
+	r := ForEnv([]string{"OPENAI_API_KEY=abcdefgh12345678", "HOME=/home/u", "SHORT_TOKEN=abc"}).WithShapes()
+	cases := []struct {
+		in      string
+		out     string
+		changed bool
+	}{
+		{"exec:./svc.sh --fast", "exec:./svc.sh --fast", false},
+		{"exec:API_TOKEN=hunter22 ./svc.sh", "exec:API_TOKEN=[redacted] ./svc.sh", true},
+		{"exec:MODE=fast ./svc.sh", "exec:MODE=fast ./svc.sh", false},
+		{"llm:gpt-4o", "llm:gpt-4o", false},
+		{"exec:curl -H 'Authorization: Bearer abcdef123456789' x", "exec:curl -H 'Authorization: [redacted]' x", true},
+		{"key sk-proj-ABCDEFGHIJKLMNOPQRSTUV", "key [redacted]", true},
+		{"exec:./svc abcdefgh12345678", "exec:./svc [redacted]", true},
+		{"/home/u/abc", "/home/u/abc", false},
+		{"https://me:hunter2@llm.example/v1", "https://me:[redacted]@llm.example/v1", true},
+		{"https://llm.example:8443/v1", "https://llm.example:8443/v1", false},
+		{"exec:curl http://u@h/x", "exec:curl http://u@h/x", false},
+		{`{"r":"DB_PASSWORD=hunter22","n":1}`, `{"r":"DB_PASSWORD=[redacted]","n":1}`, true},
+		{`{"r":"exec:DB_PASSWORD=\"hunter 22\" ./x"}`, `{"r":"exec:DB_PASSWORD=[redacted] ./x"}`, true},
+	}
+	for _, c := range cases {
+		got, changed := r.Text(c.in)
+		if got != c.out || changed != c.changed {
+			t.Errorf("Text(%q) = %q, %v; want %q, %v", c.in, got, changed, c.out, c.changed)
+		}
+	}
+	// Without shapes only the known secrets go.
+	if got := ForEnv([]string{"OPENAI_API_KEY=abcdefgh12345678"}).String("sk-proj-ABCDEFGHIJKLMNOPQRSTUV abcdefgh12345678"); got != "sk-proj-ABCDEFGHIJKLMNOPQRSTUV [redacted]" {
+		t.Errorf("without shapes: %q", got)
+	}
+	// A secret with a quote is known in its JSON-escaped form too.
+	if got := New(`pa"ss-word-1`).String(`{"v":"pa\"ss-word-1"}`); got != `{"v":"[redacted]"}` {
+		t.Errorf("JSON-escaped secret: %q", got)
+	}
+	for _, c := range []struct {
+		key, value, shown string
+		withheld          bool
+	}{
+		{"api_key", "x", Mark, true},
+		{"task_brief", "write a poem", "write a poem", false},
+		{"notes", "use ghp_abcdefghijklmnopqrstuvwxyz0123", Mark, true},
+		{"notes", "key abcdefgh12345678 inside", Mark, true},
+	} {
+		if shown, w := r.Value(c.key, c.value); shown != c.shown || w != c.withheld {
+			t.Errorf("Value(%q, %q) = %q, %v", c.key, c.value, shown, w)
+		}
+	}
+}
+
+func TestSecretName(t *testing.T) {
+	secret := []string{"api_key", "API_KEY", "OPENAI_API_KEY", "apiKey", "apikey", "x-api-key",
+		"GITHUB_TOKEN", "token", "accessToken", "access_token", "client_secret", "clientSecret",
+		"AWS_SECRET_ACCESS_KEY", "db_password", "PASSWORD", "passwd", "passphrase",
+		"credentials", "auth", "AUTH_HEADER", "authorization", "private_key", "ghtoken", "dbpassword",
+		"DB_PASS", "GH_PAT", "SIGNING_KEY", "LICENSE_KEY", "MY.APIKEY", "GOOGLE_CREDENTIALS"}
+	plain := []string{"max_tokens", "maxTokens", "token_limit", "tokens", "author", "authors",
+		"auth_url", "task_brief", "key", "keys", "monkey", "sort_key", "HOME", "PATH",
+		"secretary_name", "passage", "max_steps", "certified_progress",
+		"PROSE_MAX_TOKENS", "TOKEN_LIMIT", "KEYBOARD", "PASSAGE_ID", "PATH_KEY"}
+	for _, n := range secret {
+		if !SecretName(n) {
+			t.Errorf("SecretName(%q) = false, want true", n)
+		}
+	}
+	for _, n := range plain {
+		if SecretName(n) {
+			t.Errorf("SecretName(%q) = true, want false", n)
+		}
+	}
+}

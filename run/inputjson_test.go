@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/redact"
 )
 
 func TestRedactInputJSON(t *testing.T) {
-	red := journal.NewRedactor([]string{"MY_TOKEN=envsecret-12345678"})
+	red := redact.ForEnv([]string{"MY_TOKEN=envsecret-12345678"}).WithShapes()
 	cases := []struct {
 		in, leak string
 		want     []string

@@ -13,6 +13,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/redact"
 )
 
 // runJournal connects one run to its journal.
@@ -102,7 +103,7 @@ func ensureProseDir(runDir string) error {
 // header is the journal header of a new run, and the request as the
 // journal keeps it (secrets withheld).
 func (j *runJournal) header(src []byte) (journal.Header, json.RawMessage) {
-	red := journal.NewRedactor(j.o.Environ)
+	red := redact.ForEnv(j.o.Environ).WithShapes()
 	h := journal.Header{Spec: j.req.Spec, SpecDigest: journal.Digest(src), Dir: j.req.Dir}
 	if f := j.req.specFile(); f != "" {
 		h.Spec = f

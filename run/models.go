@@ -10,6 +10,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/spec"
 )
 
@@ -71,7 +72,7 @@ func (m *Models) Client(model string) (*llm.Client, error) {
 	}
 	c, err := llm.NewClient(cfg, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s", llm.Redact(err.Error(), m.cfg.APIKey))
+		return nil, fmt.Errorf("%s", redact.New(m.cfg.Secrets()...).String(err.Error()))
 	}
 	m.clients[model] = c
 	return c, nil

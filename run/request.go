@@ -9,6 +9,7 @@ import (
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/redact"
 )
 
 // Request is what a run runs: the resolved request, as data. A journal
@@ -54,15 +55,15 @@ func (r Request) specFile() string {
 }
 
 // redacted is r as a journal keeps it: every value that looks like a
-// secret (by its name or its text) replaced by journal.Redacted, filed in
+// secret (by its name or its text) replaced by redact.Mark, filed in
 // the header's bindings, config and inputs lists and named in Redacted.
-func (r Request) redacted(red *journal.Redactor, h *journal.Header) Request {
+func (r Request) redacted(red *redact.Redactor, h *journal.Header) Request {
 	out := r
 	out.Bindings = patterns.Bindings{}
-	redact := func(kind string, in []patterns.Assignment, dst *[]journal.KV) []patterns.Assignment {
+	withhold := func(kind string, in []patterns.Assignment, dst *[]journal.KV) []patterns.Assignment {
 		var res []patterns.Assignment
 		for _, a := range in {
-			kv := red.KV(a.Name, a.Value)
+			kv := journalKV(red, a.Name, a.Value)
 			*dst = append(*dst, kv)
 			if kv.Redacted {
 				h.Redacted = append(h.Redacted, kind+" "+a.Name)
@@ -71,9 +72,9 @@ func (r Request) redacted(red *journal.Redactor, h *journal.Header) Request {
 		}
 		return res
 	}
-	out.Bindings.Slots = redact("slot", r.Bindings.Slots, &h.Bindings)
-	out.Bindings.Config = redact("config", r.Bindings.Config, &h.Config)
-	out.Bindings.Inputs = redact("input", r.Bindings.Inputs, &h.Inputs)
+	out.Bindings.Slots = withhold("slot", r.Bindings.Slots, &h.Bindings)
+	out.Bindings.Config = withhold("config", r.Bindings.Config, &h.Config)
+	out.Bindings.Inputs = withhold("input", r.Bindings.Inputs, &h.Inputs)
 	if r.Bindings.InputJSON != "" {
 		js, withheld := redactInputJSON(red, h, r.Bindings.InputJSON)
 		out.Bindings.InputJSON = js
@@ -83,13 +84,18 @@ func (r Request) redacted(red *journal.Redactor, h *journal.Header) Request {
 		name string
 		v    *string
 	}{{"base-url", &out.BaseURL}, {"model", &out.Model}} {
-		if t, changed := red.Text(*f.v); changed {
-			_ = t
-			*f.v = journal.Redacted
+		if _, changed := red.Text(*f.v); changed {
+			*f.v = redact.Mark
 			h.Redacted = append(h.Redacted, f.name)
 		}
 	}
 	return out
+}
+
+// journalKV is the journaled form of key=value (see redact.Redactor.Value).
+func journalKV(red *redact.Redactor, key, value string) journal.KV {
+	shown, withheld := red.Value(key, value)
+	return journal.KV{Key: key, Value: shown, Redacted: withheld}
 }
 
 // redactInputJSON is the journaled form of an --input-json value. An input
@@ -98,14 +104,14 @@ func (r Request) redacted(red *journal.Redactor, h *journal.Header) Request {
 // value is withheld, so that a resume asks for that input again by name;
 // the other inputs stay in the object. Each input is listed in the
 // header's inputs too.
-func redactInputJSON(red *journal.Redactor, h *journal.Header, v string) (string, []patterns.Assignment) {
+func redactInputJSON(red *redact.Redactor, h *journal.Header, v string) (string, []patterns.Assignment) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(v), &obj); err != nil || obj == nil {
 		// Not an object (the run refuses it): withhold it whole if it
 		// looks secret.
 		if _, changed := red.Text(v); changed || holdsSecretKey(json.RawMessage(v)) {
 			h.Redacted = append(h.Redacted, "input-json")
-			return journal.Redacted, nil
+			return redact.Mark, nil
 		}
 		return v, nil
 	}
@@ -122,14 +128,14 @@ func redactInputJSON(red *journal.Redactor, h *journal.Header, v string) (string
 		if json.Unmarshal(obj[k], &str) == nil {
 			text = str // as --input NAME=TEXT would say it
 		}
-		kv := red.KV(k, text)
+		kv := journalKV(red, k, text)
 		if !kv.Redacted && holdsSecretKey(obj[k]) {
-			kv = journal.KV{Key: k, Value: journal.Redacted, Redacted: true}
+			kv = journal.KV{Key: k, Value: redact.Mark, Redacted: true}
 		}
 		h.Inputs = append(h.Inputs, kv)
 		if kv.Redacted {
 			h.Redacted = append(h.Redacted, "input "+k)
-			withheld = append(withheld, patterns.Assignment{Name: k, Value: journal.Redacted})
+			withheld = append(withheld, patterns.Assignment{Name: k, Value: redact.Mark})
 			continue
 		}
 		keep[k] = obj[k]
@@ -143,7 +149,7 @@ func redactInputJSON(red *journal.Redactor, h *journal.Header, v string) (string
 	b, err := json.Marshal(keep)
 	if err != nil {
 		h.Redacted = append(h.Redacted, "input-json")
-		return journal.Redacted, nil
+		return redact.Mark, nil
 	}
 	return string(b), withheld
 }
@@ -160,7 +166,7 @@ func holdsSecretKey(raw json.RawMessage) bool {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, e := range v {
-				if journal.IsSecretName(k) || walk(e) {
+				if redact.SecretName(k) || walk(e) {
 					return true
 				}
 			}
@@ -244,18 +250,18 @@ func (r Request) withheld() []string {
 		as   []patterns.Assignment
 	}{{"slot", r.Bindings.Slots}, {"config", r.Bindings.Config}, {"input", r.Bindings.Inputs}} {
 		for _, a := range l.as {
-			if a.Value == journal.Redacted {
+			if a.Value == redact.Mark {
 				out = append(out, l.kind+" "+a.Name)
 			}
 		}
 	}
-	if r.Bindings.InputJSON == journal.Redacted {
+	if r.Bindings.InputJSON == redact.Mark {
 		out = append(out, "input-json")
 	}
-	if r.BaseURL == journal.Redacted {
+	if r.BaseURL == redact.Mark {
 		out = append(out, "base-url")
 	}
-	if r.Model == journal.Redacted {
+	if r.Model == redact.Mark {
 		out = append(out, "model")
 	}
 	return out

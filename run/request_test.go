@@ -6,6 +6,7 @@ import (
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/redact"
 )
 
 func as(kv ...string) []patterns.Assignment {
@@ -22,8 +23,8 @@ func as(kv ...string) []patterns.Assignment {
 func TestOverrides(t *testing.T) {
 	req := Request{Spec: "s.prose.md", Bindings: patterns.Bindings{
 		Config: as("max_steps", "4"),
-		Slots:  as("advancer", journal.Redacted, "c", "exec:a", "c", "exec:b"),
-	}, BaseURL: journal.Redacted, Model: "m1"}
+		Slots:  as("advancer", redact.Mark, "c", "exec:a", "c", "exec:b"),
+	}, BaseURL: redact.Mark, Model: "m1"}
 	if got := req.withheld(); !reflect.DeepEqual(got, []string{"slot advancer", "base-url"}) {
 		t.Errorf("withheld = %q", got)
 	}
@@ -44,22 +45,22 @@ func TestOverrides(t *testing.T) {
 			t.Fatalf("added names: %+v", g.Bindings)
 		}
 	}
-	if g := (Overrides{Bindings: patterns.Bindings{InputJSON: `{"a":1}`}}).apply(Request{Bindings: patterns.Bindings{InputJSON: journal.Redacted}}); g.Bindings.InputJSON != `{"a":1}` {
+	if g := (Overrides{Bindings: patterns.Bindings{InputJSON: `{"a":1}`}}).apply(Request{Bindings: patterns.Bindings{InputJSON: redact.Mark}}); g.Bindings.InputJSON != `{"a":1}` {
 		t.Errorf("--input-json override: %q", g.Bindings.InputJSON)
 	}
 }
 
 // A journal keeps the request with its secrets withheld and named.
 func TestRequestRedacted(t *testing.T) {
-	red := journal.NewRedactor(nil)
+	red := redact.ForEnv(nil).WithShapes()
 	var h journal.Header
 	r := Request{Spec: "s.prose.md", Bindings: patterns.Bindings{
 		Slots:  as("svc", "exec:curl -H 'Authorization: Bearer sk-abcdefghijklmnopqrstuvwx' x"),
 		Config: as("api_key", "hunter2hunter2", "n", "3"),
 	}, BaseURL: "https://me:secretpw@h/v1"}
 	got := r.redacted(red, &h)
-	if got.Bindings.Slots[0].Value != journal.Redacted || got.Bindings.Config[0].Value != journal.Redacted ||
-		got.Bindings.Config[1].Value != "3" || got.BaseURL != journal.Redacted {
+	if got.Bindings.Slots[0].Value != redact.Mark || got.Bindings.Config[0].Value != redact.Mark ||
+		got.Bindings.Config[1].Value != "3" || got.BaseURL != redact.Mark {
 		t.Errorf("redacted = %+v", got)
 	}
 	if want := []string{"slot svc", "config api_key", "base-url"}; !reflect.DeepEqual(h.Redacted, want) {

@@ -15,6 +15,7 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/spec"
 )
 
@@ -138,10 +139,10 @@ func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Resul
 	req = o.Overrides.apply(req)
 	if mode == journal.Replaying {
 		// A replay asks no model: a withheld model or URL is not needed.
-		if req.Model == journal.Redacted {
+		if req.Model == redact.Mark {
 			req.Model = ""
 		}
-		if req.BaseURL == journal.Redacted {
+		if req.BaseURL == redact.Mark {
 			req.BaseURL = ""
 		}
 	}
@@ -185,7 +186,7 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	var trace *journal.Trace
 	traced := false
 	if o.Trace != nil {
-		trace = journal.NewTrace(o.Trace, journal.NewRedactor(o.Environ), mods.cfg.Secrets()...)
+		trace = journal.NewTrace(o.Trace, redact.ForEnv(o.Environ, mods.cfg.Secrets()...).WithShapes())
 		opts.Recorders = append(opts.Recorders, trace)
 	}
 	if mode == journal.Replaying {

@@ -37,8 +37,13 @@ func resolveRunID(base, display, id string, mode fmt.Stringer) (string, error) {
 	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
 		return "", usageErrorf("%s: %q is not a run id (a name such as 20261130T021500-ab12cd; see 'prose runs')", mode, id)
 	}
-	if fileExists(filepath.Join(base, id, journal.FileName)) {
+	path := filepath.Join(base, id, journal.FileName)
+	if fileExists(path) {
 		return id, nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return "", &exitError{code: exitFailure, err: fmt.Errorf("%s: run %s cannot be read: its journal %s is a directory, not a journal file; 'prose runs rm %s' removes the run",
+			mode, id, filepath.Join(display, id, journal.FileName), id)}
 	}
 	runs, err := journal.List(base)
 	if err != nil {

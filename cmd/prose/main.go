@@ -165,9 +165,13 @@ func New(s streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "prose",
 		Short: "Load, check and run OpenProse pattern specs",
-		Long: `prose loads OpenProse pattern specs (*.prose.md), checks them, and runs
-their Delegation pseudocode with a real interpreter. Slots are bound to
-services: programs (exec:CMD), language models (llm), or other specs.
+		Long: `prose loads OpenProse specs (*.prose.md), checks them, and runs them with
+a real interpreter: a pattern's ### Delegation pseudocode, and the functions
+and responsibilities of Contract Markdown (their ### Execution block, their
+inline nodes, or a model rendering their contract). Slots and nodes are bound
+to services: programs (exec:CMD), language models (llm), or other specs.
+'prose test' runs kind: test files against their subjects and checks what
+they expect.
 
 Exit status: 0 success, 1 a lint finding or a runtime error, 2 bad usage
 or an invalid spec, 130 interrupted.`,

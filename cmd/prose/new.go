@@ -31,11 +31,19 @@ Kinds:
   pattern    (the default) one slot, worker, called with the task brief;
              its answer is the result. It lints clean and runs:
                prose run NAME.prose.md --slot worker=exec:CMD --input task_brief=...
-  function   a call interface: ### Parameters, ### Returns, and an
-             ### Execution block that returns its parameter.
-  test       a test of a function: subject (--subject, default NAME
-             without a leading "test-"), ### Fixtures, ### Expects and
-             ### Expects Not.
+  function   Contract Markdown: ### Parameters (text), ### Returns
+             (result), and an ### Execution block that calls one inline
+             node, ## drafter, and returns its answer. It lints clean and
+             runs offline, a program standing in for the drafter:
+               prose run NAME.prose.md --input text=TEXT --slot 'drafter=exec:echo a first draft'
+             With a model configured, leave out --slot: the drafter is
+             rendered by the model from its contract.
+  test       a test of the function above: subject (--subject, default
+             NAME without a leading "test-"), ### Fixtures (text, and the
+             drafter bound to a program), ### Expects and ### Expects
+             Not, claims decided without a model. Against the function
+             new writes it lints clean and passes offline:
+               prose test test-NAME.prose.md
 
 An existing file is not overwritten unless --force is given.
 
@@ -50,8 +58,10 @@ func newNewCmd(s streams) *cobra.Command {
 		Example: `  prose new review
   prose run review.prose.md --slot worker=exec:./review.sh --input task_brief="check the draft"
 
-  prose new specs/summarize --kind function
-  prose new test-summarize --kind test --subject summarize`,
+  prose new summarize --kind function
+  prose run summarize.prose.md --input text="a long text" --slot 'drafter=exec:echo a first draft'
+  prose new test-summarize --kind test
+  prose test test-summarize.prose.md`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("new takes one NAME (e.g. prose new review), got %d arguments", len(args))
@@ -99,8 +109,13 @@ func runNew(s streams, o *newOptions, arg string) error {
 	}
 	fmt.Fprintf(s.out, "%s\n", path)
 	fmt.Fprintf(s.err, "prose: wrote %s; check it with: prose lint %s\n", path, path)
-	if o.kind == "pattern" {
+	switch o.kind {
+	case "pattern":
 		fmt.Fprintf(s.err, "prose: run it with: prose run %s --slot worker=exec:CMD --input task_brief=TEXT\n", path)
+	case "function":
+		fmt.Fprintf(s.err, "prose: run it with: prose run %s --input text=TEXT --slot 'drafter=exec:echo a first draft' (or a model: no --slot)\n", path)
+	case "test":
+		fmt.Fprintf(s.err, "prose: run it with: prose test %s\n", path)
 	}
 	return nil
 }
@@ -212,14 +227,33 @@ Say in a sentence what the function gives back for what it is given.
 
 ### Execution
 
-As written, the function returns its parameter; replace the body with the
-calls it needs.
+The drafter, a node of this file (below), writes the answer, and the
+function returns it; add calls and steps as the work needs. Run it
+offline with a program standing in for the drafter (the program reads the
+call's arguments as JSON on stdin and prints the answer):
+prose run %[1]s.prose.md --input text=TEXT --slot 'drafter=exec:echo a first draft'.
+With a model configured, leave out --slot: the drafter is rendered by the
+model from its Parameters and Returns.
 
 ` + fence + `prose
+let draft = call drafter
+  text: text
 return {
-  result: text
+  result: draft
 }
 ` + fence + `
+
+## drafter
+
+Writes the answer for the text it is given.
+
+### Parameters
+
+- ` + "`text`" + `: what to work on
+
+### Returns
+
+- ` + "`draft`" + `: the answer
 `
 
 var testTemplate = `---
@@ -231,16 +265,20 @@ version: 0.1.0
 
 # %[3]s
 
-Runs %[2]s on a fixed input and states what its answer must and must not
-be.
+Runs %[2]s on a fixed input, a program standing in for its drafter, and
+states what its answer must and must not be. Run it with prose test; the
+claims below are decided without a model. Bind the drafter to llm (or
+leave it out, with a model configured) to test the model's answer, and
+state what that answer must say.
 
 ### Fixtures
 
-- ` + "`text`" + `: a short paragraph for the subject to work on
+- ` + "`text`" + `: Prose runs specs written in Markdown.
+- ` + "`drafter`" + `: exec:echo a first draft
 
 ### Expects
 
-- ` + "`result`" + `: answers what the fixture asks
+- ` + "`result`" + `: contains "draft"
 
 ### Expects Not
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proselang/prose/llm/llmtest"
 	"github.com/proselang/prose/patterns"
 )
 
@@ -88,5 +89,49 @@ func TestNewRefuses(t *testing.T) {
 	}
 	if code, _, errs := runMain(t, "new", path, "--force", "--kind", "function"); code != 0 {
 		t.Errorf("--force: exit %d: %s", code, errs)
+	}
+}
+
+// TestNewFunctionRunsAndItsTestPasses: the function `prose new` writes
+// lints clean and runs offline with its drafter bound to a program, as its
+// text and the command's hint say, and with a model rendering the drafter;
+// the test it writes lints clean and passes against it with no model.
+func TestNewFunctionRunsAndItsTestPasses(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("PROSE_MODEL", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	code, _, errs := runMain(t, "new", "summarize", "--kind", "function")
+	const slot = "drafter=exec:echo a first draft"
+	if code != 0 || !strings.Contains(errs, "--slot '"+slot+"'") {
+		t.Fatalf("new function: exit %d: %s", code, errs)
+	}
+	fn, _ := os.ReadFile("summarize.prose.md")
+	if !strings.Contains(string(fn), "--slot '"+slot+"'") {
+		t.Errorf("the function does not say how to run it offline:\n%s", fn)
+	}
+	if code, _, errs := runMain(t, "new", "test-summarize", "--kind", "test"); code != 0 || !strings.Contains(errs, "prose test test-summarize.prose.md") {
+		t.Fatalf("new test: exit %d: %s", code, errs)
+	}
+	if code, out, errs := runMain(t, "lint", "summarize.prose.md", "test-summarize.prose.md"); code != 0 || out != "" || errs != "" {
+		t.Errorf("lint: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs := runMain(t, "run", "summarize.prose.md", "--input", "text=a long text", "--slot", slot, "--no-journal", "--quiet")
+	if code != 0 || !strings.Contains(out, `"result": "a first draft"`) {
+		t.Errorf("run offline: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// Without a binding and without a model, the run says which --slot
+	// would serve the drafter.
+	if code, _, errs := runMain(t, "run", "summarize.prose.md", "--input", "text=x", "--no-journal"); code != 2 || !strings.Contains(errs, "--slot drafter=exec:COMMAND") {
+		t.Errorf("run without a model: exit %d, stderr %q", code, errs)
+	}
+	srv := llmtest.NewServer(t, llmtest.Reply{Content: `{"draft": "a model's draft"}`})
+	code, out, errs = runMain(t, "run", "summarize.prose.md", "--input", "text=a long text", "--model", "m", "--base-url", srv.URL, "--no-journal", "--quiet")
+	if code != 0 || !strings.Contains(out, `"result": "a model's draft"`) {
+		t.Errorf("run with a model: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = runMain(t, "test", "test-summarize.prose.md", "--run-dir", filepath.Join(dir, "runs"))
+	if code != 0 || !strings.Contains(out, "PASS test-summarize") || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Errorf("test: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -104,3 +104,32 @@ func TestEveryStreamRedacted(t *testing.T) {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 }
+
+// TestStreamsKnowTheJournalsSecrets: stdout, stderr and the trace use one
+// redactor, so an environment secret the journal knows by its name
+// (SERVICE_AUTH) is withheld on stdout too, and a secret with a quote is
+// withheld in the JSON-escaped form the result is printed in.
+func TestStreamsKnowTheJournalsSecrets(t *testing.T) {
+	const auth, quoted = "auth-5f1c9e77d2", `pa"ss-4b7e0c19`
+	t.Setenv("SERVICE_AUTH", auth)
+	t.Setenv("DB_PASSWORD", quoted)
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "echo.prose.md")
+	if err := os.WriteFile(spec, []byte(echoSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(dir, "trace.jsonl")
+	code, out, errs := runMain(t, "run", spec, "--slot", `worker=exec:echo "$SERVICE_AUTH and $DB_PASSWORD"`,
+		"--input", "task=t", "--trace", trace, "--run-dir", filepath.Join(dir, "runs"))
+	if code != 0 || !strings.Contains(out, "[redacted] and [redacted]") {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	tr, _ := os.ReadFile(trace)
+	for name, text := range map[string]string{"stdout": out, "stderr": errs, "trace": string(tr)} {
+		for _, sec := range []string{auth, quoted, `pa\"ss-4b7e0c19`} {
+			if strings.Contains(text, sec) {
+				t.Errorf("%s shows %q:\n%s", name, sec, text)
+			}
+		}
+	}
+}

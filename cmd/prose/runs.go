@@ -139,9 +139,11 @@ func newRunsRmCmd(s streams, runDir *string) *cobra.Command {
 		Use:   "rm RUN_ID... | --older-than D | --all",
 		Short: "Delete journaled runs",
 		Long: `runs rm deletes run directories under --run-dir: the runs named, every
-run started more than D ago (--older-than), or all of them (--all). It only
-deletes directories that hold a prose journal, never follows a symbolic
-link, refuses ids with / or .., and keeps runs that are still running.`,
+run started more than D ago (--older-than), or all of them (--all), and
+says which it removed. Any run 'prose runs' lists can be removed, an
+unreadable one too; it only deletes directories directly under --run-dir
+that hold a journal.jsonl, never follows a symbolic link, refuses ids with
+/ or .., and keeps runs that are still running.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n := boolCount(len(args) > 0, all, olderThan != ""); n != 1 {
 				return usageErrorf("runs rm: give run ids, --older-than D, or --all (exactly one)")
@@ -157,17 +159,26 @@ link, refuses ids with / or .., and keeps runs that are still running.`,
 					fmt.Fprintf(s.err, "kept %s (running)\n", id)
 				}
 				if len(ids) == 0 && len(running) == 0 {
-					fmt.Fprintf(s.err, "prose: runs rm: no runs to remove in %s\n", *runDir)
+					why := ""
+					if !all {
+						why = " (none started more than " + olderThan + " ago)"
+					}
+					fmt.Fprintf(s.err, "prose: runs rm: no runs to remove in %s%s\n", *runDir, why)
 				}
 			}
 			failed := false
 			for _, id := range ids {
-				if err := journal.Remove(*runDir, id); err != nil {
+				status := ""
+				if !strings.ContainsAny(id, `/\`) && id != ".." {
+					status = journal.Summarize(filepath.Join(*runDir, id, journal.FileName)).Status
+				}
+				dir, err := journal.Remove(*runDir, id)
+				if err != nil {
 					fmt.Fprintf(s.err, "prose: runs rm: %v\n", err)
 					failed = true
 					continue
 				}
-				fmt.Fprintf(s.err, "removed %s\n", id)
+				fmt.Fprintf(s.err, "removed %s (%s run, directory %s)\n", id, status, dir)
 			}
 			if failed {
 				return &exitError{code: exitFailure}
@@ -197,7 +208,7 @@ func selectRuns(runDir string, all bool, olderThan string) (ids, running []strin
 	}
 	for _, r := range runs {
 		switch {
-		case !all && !r.Start.Before(cutoff):
+		case !all && !r.Started().Before(cutoff):
 		case r.Status == journal.StatusRunning:
 			running = append(running, r.ID)
 		default:
@@ -212,7 +223,7 @@ func parseAge(s string) (time.Duration, error) {
 	var days time.Duration
 	if i := strings.IndexByte(s, 'd'); i >= 0 {
 		n, err := strconv.Atoi(s[:i])
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > 100000 {
 			return 0, fmt.Errorf("want a duration such as 30m, 12h or 7d")
 		}
 		days, s = time.Duration(n)*24*time.Hour, s[i+1:]

@@ -52,6 +52,9 @@ func showRun(w io.Writer, l *journal.Log) {
 		fmt.Fprintf(w, "  dir      %s\n", h.Dir)
 	}
 	fmt.Fprintf(w, "  started  %s\n", h.Time.Local().Format(time.DateTime))
+	if h.Prose != "" {
+		fmt.Fprintf(w, "  prose    %s\n", h.Prose)
+	}
 	for _, list := range []struct {
 		name string
 		kvs  []journal.KV
@@ -79,7 +82,11 @@ func showRun(w io.Writer, l *journal.Log) {
 			if r.Force {
 				force = " --force"
 			}
-			fmt.Fprintf(w, "\n%s%s, %s (calls the journal held were answered from it)\n", session, force, r.Time.Local().Format(time.DateTime))
+			by := ""
+			if r.Prose != "" && r.Prose != h.Prose {
+				by = ", prose " + r.Prose
+			}
+			fmt.Fprintf(w, "\n%s%s, %s%s (calls the journal held were answered from it)\n", session, force, r.Time.Local().Format(time.DateTime), by)
 		case journal.TypeEnd:
 			live++
 			out := "ok"
