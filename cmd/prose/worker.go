@@ -12,6 +12,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/temporal"
 )
@@ -104,7 +105,7 @@ func workerActivities(model, baseURL string) (*temporal.Activities, error) {
 		}
 		cl, err := llm.NewClient(c, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%s", llm.Redact(err.Error(), cfg.APIKey))
+			return nil, fmt.Errorf("%s", redact.New(cfg.Secrets()...).String(err.Error()))
 		}
 		clients[model] = cl
 		return cl, nil
