@@ -100,6 +100,7 @@ const runExample = `  # A ratchet whose advancer and certifier are programs:
 
 func newRunCmd(s streams) *cobra.Command {
 	o := &runOptions{}
+	var tf *temporalFlags
 	cmd := &cobra.Command{
 		Use:     "run FILE [--slot NAME=BINDING]... [--config KEY=VALUE]... [--input KEY=VALUE]...",
 		Short:   "Run a pattern spec with its slots bound to programs, models or other specs",
@@ -107,9 +108,20 @@ func newRunCmd(s streams) *cobra.Command {
 		Example: runExample,
 		Args:    oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if on, err := tf.on(cmd); on || err != nil {
+				if err != nil {
+					return err
+				}
+				req, err := o.request(args[0])
+				if err != nil {
+					return err
+				}
+				return runTemporal(cmd, s, tf, req, o.quiet)
+			}
 			return runRun(cmd, s, o, args[0])
 		},
 	}
+	tf = addTemporalFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringArrayVar(&o.slots, "slot", nil, "bind slot `NAME=BINDING` (exec:CMD, llm[:MODEL], PATH.prose.md); repeat a name for a list slot")
 	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE`, typed by the spec's declaration; repeat a list key for one element each")

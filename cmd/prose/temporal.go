@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/temporal"
+)
+
+// temporalFlags are the connection flags every Temporal-facing command
+// takes, and the engine choice of `prose run`.
+type temporalFlags struct {
+	engine     string
+	conn       temporal.Conn
+	detach     bool
+	workflowID string
+}
+
+// addConnFlags adds --temporal-address, --namespace and --task-queue.
+func addConnFlags(cmd *cobra.Command, c *temporal.Conn) {
+	fl := cmd.Flags()
+	fl.StringVar(&c.Address, "temporal-address", "", "Temporal frontend `HOST:PORT` (default $"+temporal.EnvAddress+")")
+	fl.StringVar(&c.Namespace, "namespace", "", "Temporal `NAMESPACE` (default $"+temporal.EnvNamespace+", else default)")
+	fl.StringVar(&c.TaskQueue, "task-queue", "", "Temporal task `QUEUE` of the workers (default $"+temporal.EnvTaskQueue+", else "+temporal.DefaultTaskQueue+")")
+}
+
+// addTemporalFlags adds the engine flags to `prose run`.
+func addTemporalFlags(cmd *cobra.Command) *temporalFlags {
+	t := &temporalFlags{}
+	fl := cmd.Flags()
+	fl.StringVar(&t.engine, "engine", "local", "run on the `ENGINE` local (this process) or temporal (workers of a Temporal cluster)")
+	addConnFlags(cmd, &t.conn)
+	fl.BoolVar(&t.detach, "detach", false, "with --engine temporal: print the run's workflow id and return; prose result ID waits for it")
+	fl.StringVar(&t.workflowID, "workflow-id", "", "with --engine temporal: the workflow `ID` of the run (default: one the server makes)")
+	return t
+}
+
+// on reports whether the run goes to Temporal; a bad --engine or a
+// Temporal-only flag without it is a usage error.
+func (t *temporalFlags) on(cmd *cobra.Command) (bool, error) {
+	switch t.engine {
+	case "temporal":
+		// The local engine's records have no meaning here: the run's
+		// history is kept by Temporal. --no-journal is accepted (it is
+		// what happens anyway).
+		for _, name := range []string{"trace", "run-dir", "journal-sync"} {
+			if cmd.Flags().Changed(name) {
+				return false, usageErrorf("--%s does not apply to --engine temporal: the run's history is kept by the Temporal cluster", name)
+			}
+		}
+		return true, nil
+	case "local", "":
+		for _, name := range []string{"temporal-address", "namespace", "task-queue", "detach", "workflow-id"} {
+			if cmd.Flags().Changed(name) {
+				return false, usageErrorf("--%s needs --engine temporal", name)
+			}
+		}
+		return false, nil
+	}
+	return false, usageErrorf("--engine %q: use local or temporal", t.engine)
+}
+
+// runTemporal is `prose run --engine temporal`: it resolves the request
+// here (so that a bad spec or binding exits 2 before anything starts),
+// starts the workflow and, unless detached, waits for its result. Ctrl-C
+// while waiting cancels the run.
+func runTemporal(cmd *cobra.Command, s streams, t *temporalFlags, r run.Request, quiet bool) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	conn := temporal.ConnFromEnv(t.conn, os.Getenv)
+	if conn.Address == "" {
+		return usageErrorf("--engine temporal needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
+	}
+	model := r.Model
+	if model == "" {
+		model = os.Getenv("PROSE_MODEL")
+	}
+	req, err := temporal.Resolve(temporal.ResolveOptions{
+		Path: r.Spec, Dir: r.Dir, Bindings: r.Bindings,
+		MaxParallel: r.Limits.MaxParallel, MaxSteps: r.Limits.MaxSteps, MaxValueBytes: r.Limits.MaxValueBytes,
+		Model: r.Model, HaveModel: model != "",
+	})
+	if err != nil {
+		return runError(ctx, s.err, err, nil)
+	}
+	cl, err := temporal.Dial(ctx, conn)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	defer cl.Close()
+	id, err := temporal.Start(ctx, cl, conn, t.workflowID, req)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	if t.detach {
+		fmt.Fprintln(s.out, id)
+		return nil
+	}
+	if !quiet {
+		fmt.Fprintf(s.err, "prose: run %s started on Temporal (task queue %s); prose result %s waits for it\n", id, queueName(conn), id)
+	}
+	return waitAndPrint(ctx, s, cl, id, true)
+}
+
+func queueName(c temporal.Conn) string {
+	if c.TaskQueue == "" {
+		return temporal.DefaultTaskQueue
+	}
+	return c.TaskQueue
+}
+
+// waitAndPrint waits for run id and prints its result like a local run
+// (the value as JSON on stdout; an error on stderr with exit 1, or 2 for
+// a request that does not bind). Ctrl-C cancels the run when cancelOnStop
+// is set, else it only stops waiting.
+func waitAndPrint(ctx context.Context, s streams, cl client.Client, id string, cancelOnStop bool) error {
+	v, err := temporal.Wait(ctx, cl, id)
+	if ctx.Err() != nil {
+		if cancelOnStop {
+			cctx, cancel := context.WithTimeout(context.Background(), 10e9)
+			defer cancel()
+			if cerr := cl.CancelWorkflow(cctx, id, ""); cerr == nil {
+				fmt.Fprintf(s.err, "prose: cancelled run %s\n", id)
+			}
+		}
+		return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
+	}
+	if err != nil {
+		var re *temporal.RunError
+		if errors.As(err, &re) {
+			switch re.Kind {
+			case "usage", "spec":
+				return &exitError{code: exitUsage, err: re}
+			case delegation.KindCanceled:
+				return &exitError{code: exitInterrupt, err: re}
+			}
+			fmt.Fprintln(s.err, re.Msg)
+			return &exitError{code: exitFailure}
+		}
+		return &exitError{code: exitFailure, err: fmt.Errorf("run %s: %v", id, err)}
+	}
+	return printResult(ctx, s.out, v)
+}
+
+// newResultCmd is `prose result ID`.
+func newResultCmd(s streams) *cobra.Command {
+	var conn temporal.Conn
+	cmd := &cobra.Command{
+		Use:   "result WORKFLOW-ID",
+		Short: "Wait for a run started with --engine temporal and print its result",
+		Long: `result waits for the run with the given workflow id (printed by
+prose run --engine temporal --detach) and prints its result as prose run
+would: the value as JSON on stdout, or the error on stderr. Ctrl-C stops
+waiting; the run goes on.
+
+Exit status: 0 the run finished, 1 it failed, 2 bad usage or a run whose
+request did not bind, 130 interrupted or the run was cancelled.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			c := temporal.ConnFromEnv(conn, os.Getenv)
+			if c.Address == "" {
+				return usageErrorf("result needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
+			}
+			cl, err := temporal.Dial(ctx, c)
+			if err != nil {
+				return &exitError{code: exitFailure, err: err}
+			}
+			defer cl.Close()
+			return waitAndPrint(ctx, s, cl, args[0], false)
+		},
+	}
+	addConnFlags(cmd, &conn)
+	return cmd
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/temporal"
+)
+
+func TestTemporalFlagsUsage(t *testing.T) {
+	t.Setenv(temporal.EnvAddress, "")
+	run := []string{"run", "--no-journal", "std/patterns/guard.prose.md", "--slot", "guard=exec:true", "--slot", "target=exec:true", "--input", "task_brief=x"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(run, "--engine", "temporal"), "--engine temporal needs --temporal-address"},
+		{append(run, "--engine", "cloud"), `--engine "cloud": use local or temporal`},
+		{append(run, "--detach"), "--detach needs --engine temporal"},
+		{append(run, "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--trace", "t.jsonl"), "--trace does not apply to --engine temporal"},
+		{append(run, "--task-queue", "q"), "--task-queue needs --engine temporal"},
+		{[]string{"result", "some-id"}, "result needs --temporal-address"},
+		{[]string{"worker"}, "worker needs --temporal-address"},
+		// a bad request is refused before any connection is tried
+		{[]string{"run", "std/patterns/guard.prose.md", "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--slot", "gaurd=exec:true"}, "gaurd"},
+	} {
+		code, stdout, stderr := runMain(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || stdout != "" {
+			t.Errorf("prose %s: exit %d, stderr %q; want exit 2 saying %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
+
+// Against a real server (.ci/run starts one): a detached run and prose
+// result print what a local run prints, for a result and for a failure.
+func TestE2ETemporalCLI(t *testing.T) {
+	addr := os.Getenv("PROSE_TEMPORAL_TEST_ADDRESS")
+	if addr == "" {
+		t.Skip("PROSE_TEMPORAL_TEST_ADDRESS is not set: no Temporal server to test against (.ci/run starts one)")
+	}
+	conn := temporal.Conn{Address: addr, Namespace: os.Getenv("PROSE_TEMPORAL_TEST_NAMESPACE"),
+		TaskQueue: "prose-cli-" + time.Now().Format("150405.000000000")}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl, err := temporal.Dial(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	w := temporal.NewWorker(cl, conn, &temporal.Activities{}, temporal.WorkerOptions{})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	t.Setenv(temporal.EnvAddress, addr)
+	t.Setenv(temporal.EnvNamespace, conn.Namespace)
+	t.Setenv(temporal.EnvTaskQueue, conn.TaskQueue)
+
+	for _, target := range []string{`exec:echo '"launched"'`, "exec:echo disk full >&2; exit 3"} {
+		args := []string{"std/patterns/guard.prose.md", "-q", "--slot", `guard=exec:echo '{"proceed":true}'`, "--slot", "target=" + target, "--input", "task_brief=go"}
+		lcode, lout, lerr := runMain(t, append([]string{"run", "--no-journal"}, args...)...)
+		code, id, stderr := runMain(t, append([]string{"run", "--engine", "temporal", "--detach"}, args...)...)
+		if code != 0 || strings.TrimSpace(id) == "" {
+			t.Fatalf("detached run: exit %d, stdout %q, stderr %q", code, id, stderr)
+		}
+		rcode, rout, rerr := runMain(t, "result", strings.TrimSpace(id))
+		if rcode != lcode || rout != lout || rerr != lerr {
+			t.Errorf("target %s:\nlocal:    exit %d stdout %q stderr %q\ntemporal: exit %d stdout %q stderr %q", target, lcode, lout, lerr, rcode, rout, rerr)
+		}
+		// attached, through the environment's connection
+		acode, aout, _ := runMain(t, append([]string{"run", "--engine", "temporal"}, args...)...)
+		if acode != lcode || aout != lout {
+			t.Errorf("attached run: exit %d stdout %q, want %d %q", acode, aout, lcode, lout)
+		}
+	}
+}

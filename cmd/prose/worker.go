@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/temporal"
+)
+
+// newWorkerCmd is `prose worker`.
+func newWorkerCmd(s streams) *cobra.Command {
+	var conn temporal.Conn
+	var maxCalls, maxRuns int
+	var model, baseURL string
+	cmd := &cobra.Command{
+		Use:   "worker [--temporal-address HOST:PORT] [--namespace NS] [--task-queue Q]",
+		Short: "Serve runs started with --engine temporal: the workflows and their calls",
+		Long: `worker connects to a Temporal cluster and runs, for the runs on its task
+queue, both the Delegation (the workflow) and its calls (activities):
+exec: programs run here, in this directory, with this process's
+environment; llm slots and conditions that need a model call the model
+configured here (--model or PROSE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL).
+A program a binding names that this machine lacks fails the run with an
+error naming it. Start as many workers as you like, on as many machines;
+a run survives the loss of any of them. Ctrl-C stops the worker (its
+calls in flight are stopped and taken over by another worker).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			c := temporal.ConnFromEnv(conn, os.Getenv)
+			if c.Address == "" {
+				return usageErrorf("worker needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
+			}
+			if maxCalls < 0 || maxRuns < 0 {
+				return usageErrorf("--max-concurrent-calls and --max-concurrent-runs must not be negative")
+			}
+			acts, err := workerActivities(model, baseURL)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			c.Log = s.err
+			cl, err := temporal.Dial(ctx, c)
+			if err != nil {
+				return &exitError{code: exitFailure, err: err}
+			}
+			defer cl.Close()
+			w := temporal.NewWorker(cl, c, acts, temporal.WorkerOptions{MaxConcurrentCalls: maxCalls, MaxConcurrentRuns: maxRuns})
+			if err := w.Start(); err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("starting the worker: %v", err)}
+			}
+			fmt.Fprintf(s.err, "prose: worker serving task queue %s at %s\n", queueName(c), c.Address)
+			<-ctx.Done()
+			w.Stop()
+			return nil
+		},
+	}
+	addConnFlags(cmd, &conn)
+	fl := cmd.Flags()
+	fl.IntVar(&maxCalls, "max-concurrent-calls", 0, "run at most `N` calls (programs, model requests) at once (0: the SDK's default, 1000)")
+	fl.IntVar(&maxRuns, "max-concurrent-runs", 0, "run at most `N` workflow tasks at once (0: the SDK's default)")
+	fl.StringVar(&model, "model", "", "`MODEL` for llm slots and conditions (default $PROSE_MODEL)")
+	fl.StringVar(&baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
+	return cmd
+}
+
+// workerActivities builds the activities with this machine's model
+// configuration: flags, then PROSE_MODEL, OPENAI_API_KEY and
+// OPENAI_BASE_URL. Without a model, llm slots and conditions that need one
+// fail with an error saying so.
+func workerActivities(model, baseURL string) (*temporal.Activities, error) {
+	cfg, err := llm.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if model != "" {
+		cfg.Model = model
+	}
+	if baseURL != "" {
+		cfg.BaseURL = baseURL
+	}
+	var mu sync.Mutex
+	clients := map[string]*llm.Client{}
+	client := func(model string) (*llm.Client, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := clients[model]; ok {
+			return c, nil
+		}
+		c := cfg
+		if model != "" {
+			c.Model = model
+		}
+		cl, err := llm.NewClient(c, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s", redact.New(cfg.Secrets()...).String(err.Error()))
+		}
+		clients[model] = cl
+		return cl, nil
+	}
+	a := &temporal.Activities{}
+	if cfg.Configured() {
+		c, err := client("")
+		if err != nil {
+			return nil, err
+		}
+		a.ModelJudgeFor = func(sp *spec.Spec) delegation.Judge {
+			return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
+		}
+	}
+	a.LLM = func(b *patterns.SlotBinding) (patterns.Service, error) {
+		if b.Arg == "" && !cfg.Configured() {
+			return nil, fmt.Errorf("%s=llm needs a model on the worker: start it with --model or PROSE_MODEL", b.Path)
+		}
+		c, err := client(b.Arg)
+		if err != nil {
+			return nil, err
+		}
+		info := llm.SlotInfo{Slot: b.Path, Name: b.Name, Model: b.Arg}
+		if sp := b.Spec; sp != nil {
+			info.Pattern = sp.Name
+			info.Description = strings.TrimSpace(sp.Description)
+			if info.Description == "" {
+				info.Description = sp.Summary
+			}
+		}
+		if s := b.Slot; s != nil {
+			info.Slot = s.Name
+			info.Requires, info.Ensures, info.Maintains = s.Requires, s.Ensures, s.Maintains
+		}
+		return llm.NewSlotService(c, info), nil
+	}
+	return a, nil
+}

@@ -1,0 +1,175 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+	tsdk "go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// Conn says which Temporal service, namespace and task queue to use.
+type Conn struct {
+	Address   string // HOST:PORT of the frontend
+	Namespace string // "" is "default"
+	TaskQueue string // "" is DefaultTaskQueue
+	// Log, when set, receives the SDK's warnings and errors (a worker's
+	// lost connection, a workflow task that does not fit the code); nil
+	// drops them.
+	Log io.Writer
+}
+
+// DefaultTaskQueue is the task queue of runs and workers that name none.
+const DefaultTaskQueue = "prose"
+
+// Environment variables that give a Conn's fields.
+const (
+	EnvAddress   = "PROSE_TEMPORAL_ADDRESS"
+	EnvNamespace = "PROSE_TEMPORAL_NAMESPACE"
+	EnvTaskQueue = "PROSE_TEMPORAL_TASK_QUEUE"
+)
+
+// ConnFromEnv fills the empty fields of c from the environment.
+func ConnFromEnv(c Conn, getenv func(string) string) Conn {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if c.Address == "" {
+		c.Address = getenv(EnvAddress)
+	}
+	if c.Namespace == "" {
+		c.Namespace = getenv(EnvNamespace)
+	}
+	if c.TaskQueue == "" {
+		c.TaskQueue = getenv(EnvTaskQueue)
+	}
+	return c
+}
+
+func (c Conn) queue() string {
+	if c.TaskQueue == "" {
+		return DefaultTaskQueue
+	}
+	return c.TaskQueue
+}
+
+// Dial connects to the Temporal frontend.
+func Dial(ctx context.Context, c Conn) (client.Client, error) {
+	if c.Address == "" {
+		return nil, fmt.Errorf("no Temporal address: give --temporal-address HOST:PORT or set %s", EnvAddress)
+	}
+	var logger log.Logger = quietLogger{}
+	if c.Log != nil {
+		logger = log.NewStructuredLogger(slog.New(slog.NewTextHandler(c.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
+	cl, err := client.DialContext(ctx, client.Options{HostPort: c.Address, Namespace: c.Namespace, Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to Temporal at %s: %v", c.Address, err)
+	}
+	return cl, nil
+}
+
+// Register adds the workflow and the activities to a worker.
+func Register(r worker.Registry, a *Activities) {
+	r.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
+	r.RegisterActivityWithOptions(a.Call, activity.RegisterOptions{Name: CallActivityName})
+	r.RegisterActivityWithOptions(a.Judge, activity.RegisterOptions{Name: JudgeActivityName})
+}
+
+// WorkerOptions configure a worker.
+type WorkerOptions struct {
+	// MaxConcurrentCalls bounds the activities (program and model calls)
+	// this worker runs at once (0: the SDK's default).
+	MaxConcurrentCalls int
+	// MaxConcurrentRuns bounds the workflow tasks it runs at once (0: the
+	// SDK's default).
+	MaxConcurrentRuns int
+}
+
+// NewWorker returns a worker for the connection's task queue, hosting the
+// workflow and the activities. Start it with Run or Start.
+//
+// A workflow task that panics or finds its history does not fit the code
+// (a deploy that changed how runs behave) is retried, not failed: the run
+// waits, intact, for workers with code that can continue it (the SDK's
+// BlockWorkflow policy), so a bad deploy costs time, not runs.
+func NewWorker(cl client.Client, c Conn, a *Activities, o WorkerOptions) worker.Worker {
+	w := worker.New(cl, c.queue(), worker.Options{
+		MaxConcurrentActivityExecutionSize:     o.MaxConcurrentCalls,
+		MaxConcurrentWorkflowTaskExecutionSize: o.MaxConcurrentRuns,
+		WorkflowPanicPolicy:                    worker.BlockWorkflow,
+	})
+	Register(w, a)
+	return w
+}
+
+// Start starts a run and returns its workflow id. id may be "" (the
+// server then names it).
+func Start(ctx context.Context, cl client.Client, c Conn, id string, req Request) (string, error) {
+	run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: c.queue()}, WorkflowName, req)
+	if err != nil {
+		return "", fmt.Errorf("starting the run on Temporal: %v", err)
+	}
+	return run.GetID(), nil
+}
+
+// RunError is a run that ended with an error: its message as the local
+// engine would print it, and the kind of delegation error (call, throw,
+// runtime, judge, limit, canceled) or usage/spec for a request that does
+// not bind.
+type RunError struct {
+	Kind string
+	Msg  string
+}
+
+func (e *RunError) Error() string { return e.Msg }
+
+// Wait waits for the run with the given workflow id and returns its value.
+// A run that failed returns a *RunError; a cancelled one a RunError of
+// kind canceled.
+func Wait(ctx context.Context, cl client.Client, id string) (delegation.Value, error) {
+	var res Result
+	err := cl.GetWorkflow(ctx, id, "").Get(ctx, &res)
+	if err != nil {
+		return nil, runError(err)
+	}
+	return delegation.FromJSON(res.Value)
+}
+
+func runError(err error) error {
+	var app *tsdk.ApplicationError
+	if errors.As(err, &app) {
+		kind := app.Type()
+		if len(kind) > len("prose.") && kind[:len("prose.")] == "prose." {
+			kind = kind[len("prose."):]
+		}
+		return &RunError{Kind: kind, Msg: app.Message()}
+	}
+	var ce *tsdk.CanceledError
+	if errors.As(err, &ce) {
+		return &RunError{Kind: delegation.KindCanceled, Msg: "the run was cancelled"}
+	}
+	var te *tsdk.TerminatedError
+	if errors.As(err, &te) {
+		return &RunError{Kind: delegation.KindCanceled, Msg: "the run was terminated"}
+	}
+	return err
+}
+
+// quietLogger drops the SDK's log lines (progress goes elsewhere).
+type quietLogger struct{}
+
+func (quietLogger) Debug(string, ...any) {}
+func (quietLogger) Info(string, ...any)  {}
+func (quietLogger) Warn(string, ...any)  {}
+func (quietLogger) Error(string, ...any) {}

@@ -1,0 +1,345 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	tsdk "go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/patterns"
+)
+
+// Names under which the workflow and activities are registered.
+const (
+	WorkflowName      = "prose.Run"
+	CallActivityName  = "prose.Call"
+	JudgeActivityName = "prose.Judge"
+)
+
+// Error types of the failures this package sends across Temporal.
+const (
+	errCall           = "prose.call"            // a service's attempt threw
+	errTimeout        = "prose.timeout"         // a call's `timeout` fired on the worker
+	errMissingProgram = "prose.missing-program" // the worker lacks a binding's program
+	errNoService      = "prose.no-service"      // the worker cannot build the service at all
+	errJudge          = "prose.judge"           // the judge could not answer
+	errJudgeCatchable = "prose.judge.catchable" // ... but answered (a `try` may catch it)
+	errUsage          = "prose.usage"           // the request does not bind (exit 2)
+	errSpec           = "prose.spec"            // the spec has errors (exit 2)
+)
+
+// Settings of the activities, fixed for every run so that a replay
+// schedules the same commands.
+const (
+	// heartbeat is how often a running activity reports; a worker silent
+	// for heartbeatTimeout is taken as lost and the attempt moves on.
+	heartbeat        = 2 * time.Second
+	heartbeatTimeout = 10 * time.Second
+	// callLimit bounds one attempt without a `timeout` clause.
+	callLimit = 24 * time.Hour
+	// lostWorkerAttempts bounds how often an attempt is started again
+	// because its worker was lost (not because the service failed).
+	lostWorkerAttempts = 20
+)
+
+// Result is the outcome of a finished run: its value as JSON.
+type Result struct {
+	Value json.RawMessage `json:"value"`
+}
+
+// runState is the state of one workflow execution.
+type runState struct {
+	req *Request
+	// verdicts caches model verdicts by (condition, values).
+	verdicts map[string]delegation.Verdict
+	// fatal is a failure no spec can handle (a worker lacking a program);
+	// it cancels the run and becomes its error.
+	fatal  error
+	cancel workflow.CancelFunc
+	// sources gives an llm call and a model judgment the spec they belong
+	// to, by file name.
+	sources map[string]Source
+}
+
+// Workflow runs one Request. It is registered as WorkflowName.
+func Workflow(ctx workflow.Context, req Request) (*Result, error) {
+	w, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	st := &runState{req: &req, verdicts: map[string]delegation.Verdict{}, cancel: cancel, sources: map[string]Source{}}
+	for _, s := range req.Sources {
+		st.sources[s.Name] = s
+	}
+	rt := &runtime{root: w, backstop: heartbeatTimeout + 2*patterns.DefaultGrace}
+	env := &patterns.Env{
+		Dir:    req.Dir,
+		Nested: patterns.NestedSpecWith(req.loader()),
+		LLM: func(b *patterns.SlotBinding) (patterns.Service, error) {
+			s := &remoteService{name: b.Name, kind: patterns.KindLLM, arg: b.Arg, dir: req.Dir}
+			if b.Spec != nil && b.Spec.File != nil {
+				s.specName = b.Spec.File.Name
+			}
+			if b.Slot != nil {
+				s.slot = b.Slot.Name
+			}
+			return s, nil
+		},
+	}
+	p, err := patterns.Prepare(patterns.RunOptions{
+		Path: req.Spec, Load: req.loader(), Bindings: markExec(req.Bindings), Env: env,
+		ModelJudge: &remoteJudge{}, Runtime: rt,
+		MaxParallel: req.MaxParallel, MaxSteps: req.MaxSteps, MaxValueBytes: req.MaxValueBytes,
+	})
+	if err != nil {
+		var se *patterns.SpecError
+		if errors.As(err, &se) {
+			return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errSpec, nil)
+		}
+		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errUsage, nil)
+	}
+	remoteSlots(p.Instance, req.Dir, map[*patterns.Instance]bool{})
+	p.Host.Recorder = nil
+
+	root := &wctx{w: w, run: st}
+	v, err := p.Run(root)
+	if st.fatal != nil {
+		return nil, st.fatal
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the workflow was cancelled
+		}
+		kind := delegation.KindRuntime
+		var de *delegation.Error
+		if errors.As(err, &de) {
+			kind = de.Kind
+		}
+		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), "prose."+kind, nil)
+	}
+	raw, err := delegation.ToJSON(v)
+	if err != nil {
+		return nil, tsdk.NewNonRetryableApplicationError("encoding the result: "+err.Error(), "prose.runtime", nil)
+	}
+	return &Result{Value: raw}, nil
+}
+
+// activityOptions are the options of one attempt's activity.
+func activityOptions(id string, timeout time.Duration) workflow.ActivityOptions {
+	limit := callLimit
+	if timeout > 0 {
+		limit = timeout + patterns.DefaultGrace + heartbeatTimeout
+	}
+	return workflow.ActivityOptions{
+		ActivityID:          id,
+		StartToCloseTimeout: limit,
+		HeartbeatTimeout:    heartbeatTimeout,
+		WaitForCancellation: true,
+		RetryPolicy: &tsdk.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    10 * time.Second,
+			MaximumAttempts:    lostWorkerAttempts,
+			NonRetryableErrorTypes: []string{
+				errCall, errTimeout, errMissingProgram, errNoService, errJudge, errJudgeCatchable,
+			},
+		},
+	}
+}
+
+// attemptID is the activity id of one attempt: the call path, "#N" after
+// the first.
+func attemptID(id string, attempt int) string {
+	if attempt > 1 {
+		return id + "#" + strconv.Itoa(attempt)
+	}
+	return id
+}
+
+// CallInput is one attempt of a remote call.
+type CallInput struct {
+	ID      string          `json:"id"`
+	Attempt int             `json:"attempt"`
+	Name    string          `json:"name"` // service name ("advancer", "chain[1]")
+	Kind    string          `json:"kind"` // patterns.KindExec or KindLLM
+	Arg     string          `json:"arg"`  // the command, or the model
+	Dir     string          `json:"dir,omitempty"`
+	Timeout time.Duration   `json:"timeout,omitempty"`
+	Args    json.RawMessage `json:"args"`
+	// For llm: the spec that declares the slot, and the slot.
+	Spec *Source `json:"spec,omitempty"`
+	Slot string  `json:"slot,omitempty"`
+}
+
+// CallOutput is the value of an attempt, as JSON.
+type CallOutput struct {
+	Value json.RawMessage `json:"value"`
+}
+
+// remoteService is a program or model slot, called through an activity.
+type remoteService struct {
+	name, kind, arg, dir string
+	specName, slot       string
+}
+
+func (s *remoteService) ServiceName() string { return s.name }
+
+func (s *remoteService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	c, err := fromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	in := CallInput{ID: req.ID, Attempt: req.Attempt, Name: s.name, Kind: s.kind, Arg: s.arg, Dir: s.dir, Timeout: req.Timeout, Slot: s.slot}
+	if req.Args != nil {
+		raw, err := delegation.ToJSON(req.Args)
+		if err != nil {
+			return nil, fmt.Errorf("encoding arguments: %v", err)
+		}
+		in.Args = raw
+		if len(raw) > MaxValueBytes {
+			return nil, fmt.Errorf("its arguments are %d bytes as JSON; a call's arguments travel through Temporal, which carries at most %d", len(raw), MaxValueBytes)
+		}
+	}
+	if s.kind == patterns.KindLLM {
+		if src, ok := c.run.sources[s.specName]; ok {
+			in.Spec = &src
+		}
+	}
+	aw := workflow.WithActivityOptions(c.w, activityOptions(attemptID(req.ID, req.Attempt), req.Timeout))
+	var out CallOutput
+	for x := c; x != nil; x = x.parent {
+		x.remote++
+	}
+	err = workflow.ExecuteActivity(aw, CallActivityName, in).Get(aw, &out)
+	for x := c; x != nil; x = x.parent {
+		x.remote--
+	}
+	if err != nil {
+		return nil, c.callError(err, s)
+	}
+	return delegation.FromJSON(out.Value)
+}
+
+// callError turns an activity's failure into what a local service would
+// have returned.
+func (c *wctx) callError(err error, s *remoteService) error {
+	var app *tsdk.ApplicationError
+	if errors.As(err, &app) {
+		switch app.Type() {
+		case errTimeout:
+			// The worker enforced the call's timeout: the deadline
+			// context the evaluator made for this attempt has expired.
+			for x := c; x != nil; x = x.parent {
+				if !x.deadline.IsZero() {
+					x.expired = true
+					break
+				}
+			}
+			return fmt.Errorf("%s: %w", app.Message(), context.DeadlineExceeded)
+		case errMissingProgram, errNoService:
+			if c.run.fatal == nil {
+				c.run.fatal = tsdk.NewNonRetryableApplicationError(app.Message(), app.Type(), nil)
+				c.run.cancel()
+			}
+			return errors.New(app.Message())
+		}
+		return errors.New(app.Message())
+	}
+	if e := c.Err(); e != nil {
+		return e
+	}
+	var te *tsdk.TimeoutError
+	if errors.As(err, &te) {
+		return fmt.Errorf("the worker running %s was lost (%s)", s.name, te.TimeoutType())
+	}
+	return err
+}
+
+// JudgeInput is a judgment no rule decided, for the model.
+type JudgeInput struct {
+	ID         string             `json:"id"`
+	Cond       syntax.NaturalCond `json:"cond"`
+	File       string             `json:"file"`
+	Line       int                `json:"line"`
+	Col        int                `json:"col"`
+	Values     json.RawMessage    `json:"values"`
+	FailClosed bool               `json:"fail_closed,omitempty"`
+	Spec       *Source            `json:"spec,omitempty"`
+}
+
+// remoteJudge asks a worker's model judge through an activity and caches
+// verdicts in the workflow's state.
+type remoteJudge struct{}
+
+func (remoteJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	c, err := fromContext(ctx)
+	if err != nil {
+		return delegation.Verdict{}, err
+	}
+	in := JudgeInput{ID: j.ID, File: j.Pos.File, Line: j.Pos.Line, Col: j.Pos.Col, FailClosed: j.FailClosed}
+	if j.Cond != nil {
+		in.Cond = *j.Cond
+	}
+	if j.Values != nil {
+		if in.Values, err = delegation.ToJSON(j.Values); err != nil {
+			return delegation.Verdict{}, fmt.Errorf("encoding the values of %q: %v", in.Cond.Text, err)
+		}
+	}
+	key := in.Cond.Text + "\x00" + string(in.Values) + "\x00" + strconv.FormatBool(in.FailClosed)
+	if v, ok := c.run.verdicts[key]; ok {
+		v.Cached, v.Asked = true, false
+		return v, nil
+	}
+	if src, ok := c.run.sources[j.Pos.File]; ok {
+		in.Spec = &src
+	}
+	aw := workflow.WithActivityOptions(c.w, activityOptions("judge:"+j.ID, 0))
+	var v delegation.Verdict
+	if err := workflow.ExecuteActivity(aw, JudgeActivityName, in).Get(aw, &v); err != nil {
+		var app *tsdk.ApplicationError
+		if errors.As(err, &app) {
+			return v, &judgeError{msg: app.Message(), catchable: app.Type() == errJudgeCatchable}
+		}
+		if e := c.Err(); e != nil {
+			return v, e
+		}
+		return v, err
+	}
+	c.run.verdicts[key] = v
+	return v, nil
+}
+
+// judgeError is a judge's failure as the worker reported it.
+type judgeError struct {
+	msg       string
+	catchable bool
+}
+
+func (e *judgeError) Error() string   { return e.msg }
+func (e *judgeError) Catchable() bool { return e.catchable }
+
+func (in *JudgeInput) judgment() (*delegation.Judgment, error) {
+	j := &delegation.Judgment{ID: in.ID, Cond: &in.Cond, FailClosed: in.FailClosed,
+		Pos: diag.Position{File: in.File, Line: in.Line, Col: in.Col}}
+	if len(in.Values) > 0 {
+		v, err := delegation.FromJSON(in.Values)
+		if err != nil {
+			return nil, err
+		}
+		o, ok := v.(*delegation.Object)
+		if !ok {
+			return nil, fmt.Errorf("the values of %q are not an object", in.Cond.Text)
+		}
+		j.Values = o
+	}
+	return j, nil
+}
