@@ -26,6 +26,11 @@
 //		},
 //	}, run.Options{RunDir: run.DefaultRunDir, Services: map[string]patterns.Service{"advance": advance}})
 //
+// Engines. Run is the local engine; Local is it as an Engine, the
+// interface a program or `prose run --engine` picks an engine through.
+// Package temporal's Engine runs the same Request on a Temporal cluster
+// (this package does not depend on it).
+//
 // Errors: *patterns.UsageError and *patterns.SpecError before anything
 // runs, *UsageError for a request that cannot run as given (a withheld
 // value not given again), *delegation.Error for a run-time error of the

@@ -5,6 +5,9 @@
 // for fleets of workers, long runs and runs that must survive the loss of
 // a machine.
 //
+// Engine is the run.Engine of this package: the same run.Request a local
+// run takes, started (Start) or run to its end (Run) on a cluster.
+//
 // What travels. Resolve turns what a user asked for (a spec path,
 // bindings, limits) into a Request: the source text of every spec the run
 // reads (the top one and each nested spec) with its digest, the bindings as

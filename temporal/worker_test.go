@@ -11,6 +11,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
 )
 
 func guardRequest(t *testing.T, guard, target string) Request {
@@ -109,5 +110,29 @@ func TestValueTooLargeForAPayload(t *testing.T) {
 	err := env.GetWorkflowError()
 	if err == nil || !strings.Contains(err.Error(), "a call's value travels through Temporal, which carries at most 2000000") {
 		t.Errorf("err = %v, want the payload limit named", err)
+	}
+}
+
+// The engine refuses a request that does not bind before it connects:
+// its Conn names no server, so reaching the dial would fail otherwise.
+func TestEngineRefusesBeforeConnecting(t *testing.T) {
+	var eng run.Engine = &Engine{}
+	req := run.Request{Spec: "std/patterns/guard.prose.md", Bindings: patterns.Bindings{
+		Slots: []patterns.Assignment{{Name: "gaurd", Value: "exec:true"}, {Name: "target", Value: "exec:true"}},
+	}}
+	_, err := eng.Run(context.Background(), req, run.Options{})
+	var ue *patterns.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "gaurd") {
+		t.Fatalf("got %v (%T), want a usage error naming gaurd", err, err)
+	}
+	_, err = eng.(run.Starter).Start(context.Background(), req, run.Options{})
+	if !errors.As(err, &ue) {
+		t.Fatalf("Start: got %v (%T), want a usage error", err, err)
+	}
+	// a request that binds reaches the connection
+	req.Bindings.Slots[0].Name = "guard"
+	req.Bindings.Inputs = []patterns.Assignment{{Name: "task_brief", Value: "x"}}
+	if _, err := eng.Run(context.Background(), req, run.Options{}); err == nil || !strings.Contains(err.Error(), "no Temporal address") {
+		t.Fatalf("got %v, want the missing address", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/temporal"
 )
 
 // runOptions are the flags of `prose run`.
@@ -108,17 +109,18 @@ func newRunCmd(s streams) *cobra.Command {
 		Example: runExample,
 		Args:    oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if on, err := tf.on(cmd); on || err != nil {
-				if err != nil {
-					return err
-				}
+			eng, err := tf.pick(cmd)
+			if err != nil {
+				return err
+			}
+			if te, ok := eng.(*temporal.Engine); ok {
 				req, err := o.request(args[0])
 				if err != nil {
 					return err
 				}
-				return runTemporal(cmd, s, tf, req, o.quiet)
+				return runTemporal(cmd, s, te, tf.detach, req, o.quiet)
 			}
-			return runRun(cmd, s, o, args[0])
+			return runRun(cmd, s, o, eng, args[0])
 		},
 	}
 	tf = addTemporalFlags(cmd)
@@ -138,9 +140,9 @@ func newRunCmd(s streams) *cobra.Command {
 	return cmd
 }
 
-// runRun is `prose run FILE`: flags to a run.Request and run.Options,
-// then run.Run.
-func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
+// runRun is `prose run FILE` on the local engine: flags to a
+// run.Request and run.Options, then eng.Run.
+func runRun(cmd *cobra.Command, s streams, o *runOptions, eng run.Engine, path string) error {
 	req, err := o.request(path)
 	if err != nil {
 		return err
@@ -160,7 +162,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, path string) error {
 	}
 	ro.Stderr, ro.Quiet = s.err, o.quiet
 	return execute(cmd.Context(), s, o.trace, ro, func(ctx context.Context, ro run.Options) (*run.Result, error) {
-		return run.Run(ctx, req, ro)
+		return eng.Run(ctx, req, ro)
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
 )
@@ -42,9 +43,11 @@ func addTemporalFlags(cmd *cobra.Command) *temporalFlags {
 	return t
 }
 
-// on reports whether the run goes to Temporal; a bad --engine or a
-// Temporal-only flag without it is a usage error.
-func (t *temporalFlags) on(cmd *cobra.Command) (bool, error) {
+// pick is the engine --engine names: run.Local, or a *temporal.Engine
+// on the connection of the flags and the environment. A bad --engine, a
+// Temporal-only flag without it, or a local-only flag with it is a usage
+// error.
+func (t *temporalFlags) pick(cmd *cobra.Command) (run.Engine, error) {
 	switch t.engine {
 	case "temporal":
 		// The local engine's records have no meaning here: the run's
@@ -52,63 +55,50 @@ func (t *temporalFlags) on(cmd *cobra.Command) (bool, error) {
 		// what happens anyway).
 		for _, name := range []string{"trace", "run-dir", "journal-sync"} {
 			if cmd.Flags().Changed(name) {
-				return false, usageErrorf("--%s does not apply to --engine temporal: the run's history is kept by the Temporal cluster", name)
+				return nil, usageErrorf("--%s does not apply to --engine temporal: the run's history is kept by the Temporal cluster", name)
 			}
 		}
-		return true, nil
+		conn := temporal.ConnFromEnv(t.conn, os.Getenv)
+		if conn.Address == "" {
+			return nil, usageErrorf("--engine temporal needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
+		}
+		return &temporal.Engine{Conn: conn, WorkflowID: t.workflowID}, nil
 	case "local", "":
 		for _, name := range []string{"temporal-address", "namespace", "task-queue", "detach", "workflow-id"} {
 			if cmd.Flags().Changed(name) {
-				return false, usageErrorf("--%s needs --engine temporal", name)
+				return nil, usageErrorf("--%s needs --engine temporal", name)
 			}
 		}
-		return false, nil
+		return run.Local{}, nil
 	}
-	return false, usageErrorf("--engine %q: use local or temporal", t.engine)
+	return nil, usageErrorf("--engine %q: use local or temporal", t.engine)
 }
 
-// runTemporal is `prose run --engine temporal`: it resolves the request
-// here (so that a bad spec or binding exits 2 before anything starts),
-// starts the workflow and, unless detached, waits for its result. Ctrl-C
-// while waiting cancels the run.
-func runTemporal(cmd *cobra.Command, s streams, t *temporalFlags, r run.Request, quiet bool) error {
+// runTemporal is `prose run --engine temporal`: the engine resolves the
+// request here (so that a bad spec or binding exits 2 before anything
+// starts), starts the workflow and, unless detached, waits for its
+// result. Ctrl-C while waiting cancels the run.
+func runTemporal(cmd *cobra.Command, s streams, eng *temporal.Engine, detach bool, req run.Request, quiet bool) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	conn := temporal.ConnFromEnv(t.conn, os.Getenv)
-	if conn.Address == "" {
-		return usageErrorf("--engine temporal needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
-	}
-	model := r.Model
-	if model == "" {
-		model = os.Getenv("PROSE_MODEL")
-	}
-	req, err := temporal.Resolve(temporal.ResolveOptions{
-		Path: r.Spec, Dir: r.Dir, Bindings: r.Bindings,
-		MaxParallel: r.Limits.MaxParallel, MaxSteps: r.Limits.MaxSteps, MaxValueBytes: r.Limits.MaxValueBytes,
-		Model: r.Model, HaveModel: model != "",
-	})
-	if err != nil {
-		return runError(ctx, s.err, err, nil)
-	}
-	cl, err := temporal.Dial(ctx, conn)
-	if err != nil {
-		return &exitError{code: exitFailure, err: err}
-	}
-	defer cl.Close()
-	id, err := temporal.Start(ctx, cl, conn, t.workflowID, req)
-	if err != nil {
-		return &exitError{code: exitFailure, err: err}
-	}
-	if t.detach {
+	ro := run.Options{Stderr: s.err, Quiet: quiet}
+	if detach {
+		id, err := eng.Start(ctx, req, ro)
+		if err != nil {
+			return temporalOutcome(ctx, s, nil, err)
+		}
 		fmt.Fprintln(s.out, id)
 		return nil
 	}
-	if !quiet {
-		fmt.Fprintf(s.err, "prose: run %s started on Temporal (task queue %s); prose result %s waits for it\n", id, queueName(conn), id)
+	var e run.Engine = eng
+	res, err := e.Run(ctx, req, ro)
+	var v delegation.Value
+	if res != nil {
+		v = res.Value
 	}
-	return waitAndPrint(ctx, s, cl, id, true)
+	return temporalOutcome(ctx, s, v, err)
 }
 
 func queueName(c temporal.Conn) string {
@@ -118,25 +108,27 @@ func queueName(c temporal.Conn) string {
 	return c.TaskQueue
 }
 
-// waitAndPrint waits for run id and prints its result like a local run
-// (the value as JSON on stdout; an error on stderr with exit 1, or 2 for
-// a request that does not bind). Ctrl-C cancels the run when cancelOnStop
-// is set, else it only stops waiting.
-func waitAndPrint(ctx context.Context, s streams, cl client.Client, id string, cancelOnStop bool) error {
+// waitAndPrint waits for run id and prints its result like a local run.
+// Ctrl-C only stops waiting.
+func waitAndPrint(ctx context.Context, s streams, cl client.Client, id string) error {
 	v, err := temporal.Wait(ctx, cl, id)
+	return temporalOutcome(ctx, s, v, err)
+}
+
+// temporalOutcome prints the outcome of a run on Temporal like that of a
+// local run (the value as JSON on stdout; an error on stderr with exit 1,
+// or 2 for a request that does not bind, 130 when interrupted or
+// cancelled).
+func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err error) error {
 	if ctx.Err() != nil {
-		if cancelOnStop {
-			cctx, cancel := context.WithTimeout(context.Background(), 10e9)
-			defer cancel()
-			if cerr := cl.CancelWorkflow(cctx, id, ""); cerr == nil {
-				fmt.Fprintf(s.err, "prose: cancelled run %s\n", id)
-			}
-		}
 		return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
 	}
 	if err != nil {
 		var re *temporal.RunError
-		if errors.As(err, &re) {
+		var ue *patterns.UsageError
+		var se *patterns.SpecError
+		switch {
+		case errors.As(err, &re):
 			switch re.Kind {
 			case "usage", "spec":
 				return &exitError{code: exitUsage, err: re}
@@ -145,8 +137,10 @@ func waitAndPrint(ctx context.Context, s streams, cl client.Client, id string, c
 			}
 			fmt.Fprintln(s.err, re.Msg)
 			return &exitError{code: exitFailure}
+		case errors.As(err, &ue), errors.As(err, &se):
+			return runError(ctx, s.err, err, nil)
 		}
-		return &exitError{code: exitFailure, err: fmt.Errorf("run %s: %v", id, err)}
+		return &exitError{code: exitFailure, err: err}
 	}
 	return printResult(ctx, s.out, v)
 }
@@ -179,7 +173,7 @@ request did not bind, 130 interrupted or the run was cancelled.`,
 				return &exitError{code: exitFailure, err: err}
 			}
 			defer cl.Close()
-			return waitAndPrint(ctx, s, cl, args[0], false)
+			return waitAndPrint(ctx, s, cl, args[0])
 		},
 	}
 	addConnFlags(cmd, &conn)

@@ -1,0 +1,123 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/run"
+)
+
+// Engine is the run.Engine of a Temporal cluster: Run resolves the
+// request here (a bad spec or binding is refused before anything
+// starts, with the errors of a local run), starts its workflow on
+// Conn's task queue and waits for the result; Start only starts it. A
+// worker (NewWorker, prose worker) must serve the task queue.
+//
+// Of run.Options it uses Stderr and Quiet (the line naming the started
+// run), and Getenv (PROSE_MODEL, to refuse early a spec that needs a
+// model when none is named); the journal, the trace, the recorders and
+// in-process services belong to the local engine and are ignored (the
+// run's history is kept by the cluster, and `go:` bindings cannot
+// travel). Request.BaseURL is not sent: a worker calls the model server
+// it is configured with. The Result's RunID is the workflow id.
+type Engine struct {
+	Conn Conn
+	// Client, when set, is used in place of dialling Conn.
+	Client client.Client
+	// WorkflowID is the id of the runs started ("": one the server makes).
+	WorkflowID string
+}
+
+var _ run.Starter = (*Engine)(nil)
+
+// resolve turns a run.Request into the workflow's input.
+func (e *Engine) resolve(r run.Request, o run.Options) (Request, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	model := r.Model
+	if model == "" {
+		model = getenv("PROSE_MODEL")
+	}
+	return Resolve(ResolveOptions{
+		Path: r.Spec, Dir: r.Dir, Bindings: r.Bindings,
+		MaxParallel: r.Limits.MaxParallel, MaxSteps: r.Limits.MaxSteps, MaxValueBytes: r.Limits.MaxValueBytes,
+		Model: r.Model, HaveModel: model != "",
+	})
+}
+
+// client returns the client to use and a function that releases it.
+func (e *Engine) client(ctx context.Context) (client.Client, func(), error) {
+	if e.Client != nil {
+		return e.Client, func() {}, nil
+	}
+	cl, err := Dial(ctx, e.Conn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, cl.Close, nil
+}
+
+// Start resolves req and starts its run; it returns the workflow id
+// without waiting (Wait, or prose result ID, waits for it).
+func (e *Engine) Start(ctx context.Context, req run.Request, o run.Options) (string, error) {
+	treq, err := e.resolve(req, o)
+	if err != nil {
+		return "", err
+	}
+	cl, done, err := e.client(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	return Start(ctx, cl, e.Conn, e.WorkflowID, treq)
+}
+
+// Run resolves req, starts its run and waits for its value. A run that
+// failed returns a *RunError (with the Result naming the run). When ctx
+// ends first the run is cancelled on the cluster (its programs are
+// stopped as on Ctrl-C locally) and ctx's error is returned.
+func (e *Engine) Run(ctx context.Context, req run.Request, o run.Options) (*run.Result, error) {
+	treq, err := e.resolve(req, o)
+	if err != nil {
+		return nil, err
+	}
+	cl, done, err := e.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	id, err := Start(ctx, cl, e.Conn, e.WorkflowID, treq)
+	if err != nil {
+		return nil, err
+	}
+	stderr := o.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	if !o.Quiet {
+		fmt.Fprintf(stderr, "prose: run %s started on Temporal (task queue %s); prose result %s waits for it\n", id, e.Conn.queue(), id)
+	}
+	res := &run.Result{RunID: id, Mode: journal.Live}
+	v, err := Wait(ctx, cl, id)
+	if ctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if cerr := cl.CancelWorkflow(cctx, id, ""); cerr == nil {
+			fmt.Fprintf(stderr, "prose: cancelled run %s\n", id)
+		}
+		return res, ctx.Err()
+	}
+	if err != nil {
+		return res, err
+	}
+	res.Value = v
+	return res, nil
+}
