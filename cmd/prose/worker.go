@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/temporal"
 )
@@ -77,70 +74,19 @@ calls in flight are stopped and taken over by another worker).`,
 }
 
 // workerActivities builds the activities with this machine's model
-// configuration: flags, then PROSE_MODEL, OPENAI_API_KEY and
-// OPENAI_BASE_URL. Without a model, llm slots and conditions that need one
-// fail with an error saying so.
+// configuration (run.Models, as a local run builds it): flags, then
+// PROSE_MODEL, OPENAI_API_KEY and OPENAI_BASE_URL. Without a model, llm
+// slots and conditions that need one fail with an error saying so.
 func workerActivities(model, baseURL string) (*temporal.Activities, error) {
-	cfg, err := llm.ConfigFromEnv(os.Getenv)
+	mods, err := run.NewModels(os.Getenv, model, baseURL)
 	if err != nil {
 		return nil, err
 	}
-	if model != "" {
-		cfg.Model = model
-	}
-	if baseURL != "" {
-		cfg.BaseURL = baseURL
-	}
-	var mu sync.Mutex
-	clients := map[string]*llm.Client{}
-	client := func(model string) (*llm.Client, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if c, ok := clients[model]; ok {
-			return c, nil
-		}
-		c := cfg
-		if model != "" {
-			c.Model = model
-		}
-		cl, err := llm.NewClient(c, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s", redact.New(cfg.Secrets()...).String(err.Error()))
-		}
-		clients[model] = cl
-		return cl, nil
-	}
-	a := &temporal.Activities{}
-	if cfg.Configured() {
-		c, err := client("")
-		if err != nil {
-			return nil, err
-		}
+	a := &temporal.Activities{LLM: mods.SlotService}
+	if c := mods.Configured(); c != nil {
 		a.ModelJudgeFor = func(sp *spec.Spec) delegation.Judge {
 			return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
 		}
-	}
-	a.LLM = func(b *patterns.SlotBinding) (patterns.Service, error) {
-		if b.Arg == "" && !cfg.Configured() {
-			return nil, fmt.Errorf("%s=llm needs a model on the worker: start it with --model or PROSE_MODEL", b.Path)
-		}
-		c, err := client(b.Arg)
-		if err != nil {
-			return nil, err
-		}
-		info := llm.SlotInfo{Slot: b.Path, Name: b.Name, Model: b.Arg}
-		if sp := b.Spec; sp != nil {
-			info.Pattern = sp.Name
-			info.Description = strings.TrimSpace(sp.Description)
-			if info.Description == "" {
-				info.Description = sp.Summary
-			}
-		}
-		if s := b.Slot; s != nil {
-			info.Slot = s.Name
-			info.Requires, info.Ensures, info.Maintains = s.Requires, s.Ensures, s.Maintains
-		}
-		return llm.NewSlotService(c, info), nil
 	}
 	return a, nil
 }
