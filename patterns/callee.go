@@ -73,7 +73,7 @@ type graph struct {
 func newGraph(env *Env, load func(string) (*spec.Spec, diag.List, error), slots []Assignment) *graph {
 	g := &graph{env: env, load: load, overrides: map[string]string{}, used: map[string]bool{},
 		nodes: map[*spec.Spec]Service{}, instances: map[*spec.PatternInstance]Service{}, specs: map[string]*spec.Spec{},
-		finder: &spec.Finder{Std: stdExists}}
+		finder: env.finder()}
 	for _, a := range slots {
 		g.overrides[a.Name] = a.Value
 	}

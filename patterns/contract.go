@@ -91,14 +91,14 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	default:
 		return nil, true, usagef("%s: kind %q cannot be run: prose run takes a pattern, a function or a responsibility", sp.File.Name, sp.Kind)
 	}
-	diags = append(diags, lint.Contract(sp, diags, &spec.Finder{Std: stdExists})...)
-	diags = diags.Dedupe()
-	if diags.HasErrors() {
-		return nil, true, &SpecError{Diags: diags.Errors()}
-	}
 	env := opts.Env
 	if env == nil {
 		env = &Env{}
+	}
+	diags = append(diags, lint.Contract(sp, diags, env.finder())...)
+	diags = diags.Dedupe()
+	if diags.HasErrors() {
+		return nil, true, &SpecError{Diags: diags.Errors()}
 	}
 	plan, err := planContract(sp, env, load, &opts.Bindings)
 	if err != nil {

@@ -32,6 +32,16 @@ type Env struct {
 	// with a model (Contract Markdown; see callee.go). nil, or an error
 	// wrapping ErrNoModel: no model is configured.
 	Render func(b *RenderBinding) (Service, error)
+	// Exec, when set, builds the service of an `exec:COMMAND` binding in
+	// place of an ExecService run here (nil: an ExecService, its program
+	// checked first). An engine that runs programs elsewhere sets it, so
+	// that binding never looks at this machine's files.
+	Exec func(b *SlotBinding) (Service, error)
+	// Finder finds the files a Contract Markdown call reaches (sibling
+	// files, NAME/index.prose.md, std/); nil: this machine's files and
+	// the embedded library. An engine whose specs travel with the run
+	// sets one over the files it carries.
+	Finder *spec.Finder
 	// Services are the in-process services a `go:NAME` binding names (a
 	// Go program embedding prose binds its own functions so).
 	Services map[string]Service
@@ -54,6 +64,14 @@ func (e *Env) Child(slot string) *Env {
 	c.Depth = e.Depth + 1
 	c.DeferInputs = true
 	return &c
+}
+
+// finder is the Finder of Contract Markdown calls (see Env.Finder).
+func (e *Env) finder() *spec.Finder {
+	if e != nil && e.Finder != nil {
+		return e.Finder
+	}
+	return &spec.Finder{Std: stdExists}
 }
 
 // Binding kinds.
@@ -111,6 +129,9 @@ func (e *Env) service(b *SlotBinding) (Service, error) {
 	case KindExec:
 		if b.Sub != nil {
 			return nil, fmt.Errorf("%s is bound to a program; dotted settings (%s.NAME=...) only apply to a nested spec", b.Name, b.Name)
+		}
+		if e.Exec != nil {
+			return e.Exec(b)
 		}
 		if err := checkProgram(e.Dir, b.Arg); err != nil {
 			return nil, err

@@ -26,6 +26,10 @@ type Activities struct {
 	// LLM builds the service of an `llm` binding (nil: llm slots fail
 	// with an error saying this worker has no model client).
 	LLM func(b *patterns.SlotBinding) (patterns.Service, error)
+	// Render builds the service that renders a function or
+	// responsibility with a model (nil: such calls fail with an error
+	// saying this worker has no model client).
+	Render func(b *patterns.RenderBinding) (patterns.Service, error)
 	// ModelJudgeFor builds the model judge for a spec (nil: conditions
 	// that need a model fail, naming the condition).
 	ModelJudgeFor func(sp *spec.Spec) delegation.Judge
@@ -140,8 +144,43 @@ func (a *Activities) service(in *CallInput) (patterns.Service, error) {
 			return nil, tsdk.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", in.Name, err), errNoService, nil)
 		}
 		return svc, nil
+	case kindRender:
+		return a.render(in)
 	}
 	return nil, tsdk.NewNonRetryableApplicationError(fmt.Sprintf("%s: this worker cannot run a %q binding", in.Name, in.Kind), errNoService, nil)
+}
+
+// render builds the service that renders the node of a call with this
+// worker's model; the node comes from the spec that travelled with the
+// run.
+func (a *Activities) render(in *CallInput) (patterns.Service, error) {
+	fail := func(format string, args ...any) error {
+		return tsdk.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), errNoService, nil)
+	}
+	if in.Spec == nil {
+		return nil, fail("%s: the call carries no spec to render", in.Name)
+	}
+	sp, err := a.spec(in.Spec)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	node := sp
+	if in.Node != "" {
+		if node = sp.Node(in.Node); node == nil {
+			return nil, fail("%s: %s has no node %s", in.Name, in.Spec.Name, in.Node)
+		}
+	}
+	if a.Render == nil {
+		return nil, fail("%s: rendering %s needs a model, and this worker has no model client (start it with a model configured)", in.Name, node.Name)
+	}
+	svc, err := a.Render(&patterns.RenderBinding{Node: node, Name: in.Name, Model: in.Arg})
+	if errors.Is(err, patterns.ErrNoModel) {
+		return nil, fail("%s: rendering %s needs a model, and this worker has none configured (%s)", in.Name, node.Name, patterns.DefaultModelHint)
+	}
+	if err != nil {
+		return nil, fail("%s: %v", in.Name, err)
+	}
+	return svc, nil
 }
 
 func colon(s string) string {

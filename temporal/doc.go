@@ -1,4 +1,4 @@
-// Package temporal runs pattern specs on a Temporal cluster: the Delegation
+// Package temporal runs specs on a Temporal cluster: the Delegation
 // as a workflow, each service call and model judgment as an activity, the
 // branches of parallel loops and races as workflow coroutines. The local
 // engine (package patterns, the journal) stays the default; this one is
@@ -57,7 +57,17 @@
 // payloads (2 MB each by default), and a run's history grows by about six
 // events a sequential call, so a run of more than about 8,000 calls meets
 // the default history limit (51,200 events); such runs belong on the
-// local engine or need splitting. Contract Markdown graphs (kind function
-// or responsibility) are refused by Resolve: their calls reach sibling
-// files on the starter's disk.
+// local engine or need splitting.
+//
+// Contract Markdown. A function or responsibility runs as a pattern does.
+// Resolve records every file its calls reach on the starter (sibling
+// files by stem or front-matter name, NAME/index.prose.md, pattern files
+// of ### Patterns instances, std/ specs), each marked File when it was
+// read from a file of that name. The workflow resolves calls with a
+// spec.Finder over the File sources (patterns.Env.Finder), so a worker
+// finds the callee the starter found, whatever its own disk holds; the
+// directory listing it sees holds only the carried files, which is
+// enough, since every file a call resolved to on the starter was carried.
+// A node rendered by a model is a call activity of kind "render" naming
+// its file and node; the worker renders it with Activities.Render.
 package temporal

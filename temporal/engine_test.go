@@ -136,13 +136,18 @@ func outcomeOf(t *testing.T, v delegation.Value, err error, log string) outcome 
 // newTestEnv returns a test workflow environment with the workflow and
 // activities registered.
 func newTestEnv(t *testing.T, judge delegation.Judge) *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(quietLogger{})
-	env := s.NewTestWorkflowEnvironment()
 	a := &Activities{}
 	if judge != nil {
 		a.ModelJudgeFor = func(*spec.Spec) delegation.Judge { return judge }
 	}
+	return newTestEnvWith(t, a)
+}
+
+// newTestEnvWith is newTestEnv with the worker's activities a.
+func newTestEnvWith(t *testing.T, a *Activities) *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(quietLogger{})
+	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
 	env.RegisterActivityWithOptions(a.Call, activity.RegisterOptions{Name: CallActivityName})
 	env.RegisterActivityWithOptions(a.Judge, activity.RegisterOptions{Name: JudgeActivityName})

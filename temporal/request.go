@@ -4,15 +4,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
-	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/std"
 )
 
 // Request is the resolved run request: the workflow's whole input.
@@ -41,6 +44,10 @@ type Source struct {
 	Name   string `json:"name"` // the file name diagnostics print
 	Text   string `json:"text"`
 	Digest string `json:"digest"`
+	// File says the starter read it from a file of that Name (not from
+	// the embedded library): the calls of a Contract Markdown graph find
+	// it beside its siblings, on a worker as on the starter.
+	File bool `json:"file,omitempty"`
 }
 
 func digestOf(text string) string {
@@ -67,12 +74,12 @@ type ResolveOptions struct {
 	HaveModel bool
 }
 
-// Resolve reads the spec and every nested spec its bindings name, checks
-// and binds them exactly as a local run would (the same *patterns.SpecError
-// and *patterns.UsageError, before anything starts) and returns the
-// Request a workflow runs. Contract Markdown graphs (kind function or
-// responsibility, whose calls may reach sibling files on disk) are
-// refused: they run on the local engine.
+// Resolve reads the spec and every spec the run can reach (nested specs
+// its bindings name; for a Contract Markdown function or responsibility,
+// every file its calls resolve to: siblings, NAME/index.prose.md, std/
+// specs, pattern instances), checks and binds them exactly as a local run
+// would (the same *patterns.SpecError and *patterns.UsageError, before
+// anything starts) and returns the Request a workflow runs.
 func Resolve(o ResolveOptions) (Request, error) {
 	load := o.Load
 	if load == nil {
@@ -92,15 +99,11 @@ func Resolve(o ResolveOptions) (Request, error) {
 		Spec: o.Path, Sources: map[string]Source{}, Bindings: o.Bindings, Dir: o.Dir,
 		MaxParallel: o.MaxParallel, MaxSteps: o.MaxSteps, MaxValueBytes: o.MaxValueBytes, Model: o.Model,
 	}
-	var contract string
 	record := func(path string) (*spec.Spec, diag.List, error) {
 		sp, diags, err := load(path)
-		if err == nil && sp != nil && sp.Contract && sp.Kind != "pattern" && sp.Kind != "" && contract == "" && sp.File != nil {
-			contract = fmt.Sprintf("%s is a %s: the Temporal engine runs pattern specs (a Delegation, nested patterns included); run Contract Markdown graphs on the local engine", sp.File.Name, sp.Kind)
-		}
 		if err == nil && sp != nil && sp.File != nil {
 			text := string(sp.File.Source())
-			req.Sources[path] = Source{Name: sp.File.Name, Text: text, Digest: digestOf(text)}
+			req.Sources[path] = Source{Name: sp.File.Name, Text: text, Digest: digestOf(text), File: fileExists(sp.File.Name)}
 		}
 		return sp, diags, err
 	}
@@ -110,15 +113,18 @@ func Resolve(o ResolveOptions) (Request, error) {
 		LLM: func(b *patterns.SlotBinding) (patterns.Service, error) {
 			return &remoteService{name: b.Name, kind: patterns.KindLLM, arg: b.Arg}, nil
 		},
+		Render: func(b *patterns.RenderBinding) (patterns.Service, error) {
+			if !o.HaveModel && b.Model == "" {
+				return nil, patterns.ErrNoModel
+			}
+			return &remoteService{name: b.Name, kind: kindRender, arg: b.Model}, nil
+		},
 	}
 	opts := patterns.RunOptions{Path: o.Path, Load: record, Bindings: o.Bindings, Env: env}
 	if o.HaveModel {
 		opts.ModelJudge = &remoteJudge{}
 	}
 	_, err := patterns.Prepare(opts)
-	if contract != "" {
-		return Request{}, &patterns.UsageError{Problems: []string{contract}}
-	}
 	if err != nil {
 		return Request{}, err
 	}
@@ -155,47 +161,90 @@ func (r *Request) paths() []string {
 	return ps
 }
 
-// remoteMarker is put in front of an exec command while the workflow binds
-// its spec, so that binding never looks at the worker's disk (a workflow
-// must not: its replay would depend on the machine). The exec service Bind
-// builds is replaced by a remoteService carrying the command as written.
-const remoteMarker = "prose-remote-exec "
+// kindRender is the kind of a remote call that renders a function or
+// responsibility with the worker's model.
+const kindRender = "render"
 
-func markExec(b patterns.Bindings) patterns.Bindings {
-	out := b
-	out.Slots = make([]patterns.Assignment, len(b.Slots))
-	for i, a := range b.Slots {
-		if v := strings.TrimSpace(a.Value); strings.HasPrefix(v, "exec:") {
-			a.Value = "exec:" + remoteMarker + strings.TrimSpace(strings.TrimPrefix(v, "exec:"))
+// finder finds the files of the Request for Contract Markdown calls:
+// those the starter read from files, under the names it read them by, so
+// that a worker resolves every call to the file the starter did, never
+// to one on its own disk.
+func (r *Request) finder() *spec.Finder {
+	fsys := sourceFS{}
+	for _, s := range r.Sources {
+		if s.File {
+			fsys[filepath.Clean(s.Name)] = s.Text
 		}
-		out.Slots[i] = a
 	}
-	return out
+	return &spec.Finder{FS: fsys, Std: stdExists}
 }
 
-// remoteSlots replaces, in place, every exec service of the instance and
-// of its nested instances with a remote one.
-func remoteSlots(in *patterns.Instance, dir string, seen map[*patterns.Instance]bool) {
-	if in == nil || seen[in] {
-		return
+func stdExists(p string) bool {
+	_, _, err := std.Open(p)
+	return err == nil
+}
+
+// sourceFS is the carried spec files as a read-only file system, by the
+// names the starter read them by (which may be absolute: spec.Finder
+// passes them through as they are).
+type sourceFS map[string]string
+
+func (f sourceFS) Open(name string) (fs.File, error) {
+	text, ok := f[filepath.Clean(name)]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	seen[in] = true
-	var conv func(v delegation.Value) delegation.Value
-	conv = func(v delegation.Value) delegation.Value {
-		switch s := v.(type) {
-		case *patterns.ExecService:
-			return &remoteService{name: s.Name, kind: patterns.KindExec, arg: strings.TrimPrefix(s.Command, remoteMarker), dir: dir}
-		case *patterns.NestedService:
-			remoteSlots(s.Instance, dir, seen)
-		case *delegation.List:
-			for i := 0; i < s.Len(); i++ {
-				e, _ := s.Index(i)
-				s.Set(i, conv(e))
+	return &sourceFile{info: sourceInfo{name: path.Base(name), size: int64(len(text))}, r: strings.NewReader(text)}, nil
+}
+
+// ReadDir lists the carried files in dir, and the directories below it
+// that hold carried files.
+func (f sourceFS) ReadDir(dir string) ([]fs.DirEntry, error) {
+	dir = filepath.Clean(dir)
+	seen := map[string]bool{}
+	var out []fs.DirEntry
+	for name, text := range f {
+		for p := name; p != filepath.Dir(p); p = filepath.Dir(p) {
+			if filepath.Dir(p) != dir {
+				continue
 			}
+			if base := filepath.Base(p); !seen[base] {
+				seen[base] = true
+				out = append(out, fs.FileInfoToDirEntry(sourceInfo{name: base, size: int64(len(text)), dir: p != name}))
+			}
+			break
 		}
-		return v
 	}
-	for k, v := range in.Slots {
-		in.Slots[k] = conv(v)
+	if len(out) == 0 {
+		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: fs.ErrNotExist}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out, nil
 }
+
+type sourceFile struct {
+	info sourceInfo
+	r    *strings.Reader
+}
+
+func (f *sourceFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *sourceFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f *sourceFile) Close() error               { return nil }
+
+type sourceInfo struct {
+	name string
+	size int64
+	dir  bool
+}
+
+func (i sourceInfo) Name() string { return i.name }
+func (i sourceInfo) Size() int64  { return i.size }
+func (i sourceInfo) Mode() fs.FileMode {
+	if i.dir {
+		return fs.ModeDir | 0o555
+	}
+	return 0o444
+}
+func (i sourceInfo) ModTime() time.Time { return time.Time{} }
+func (i sourceInfo) IsDir() bool        { return i.dir }
+func (i sourceInfo) Sys() any           { return nil }

@@ -89,14 +89,26 @@ func TestModelVerdictsCachedInTheWorkflow(t *testing.T) {
 	}
 }
 
-// A Contract Markdown graph may call sibling files on the starter's disk,
-// which a worker does not have: the engine refuses it before anything
-// starts, saying where it runs.
-func TestResolveRefusesContractGraphs(t *testing.T) {
-	_, err := Resolve(ResolveOptions{Path: "../testdata/run/release-note.prose.md"})
+// A Contract Markdown graph whose nodes are rendered by a model is refused
+// before it starts when no model is named for the run, as a local run is;
+// started anyway on a worker without a model, the render fails naming the
+// node and what the worker lacks.
+func TestContractRendersNeedAModel(t *testing.T) {
+	b := patterns.Bindings{Inputs: []patterns.Assignment{{Name: "changes", Value: "a; b"}, {Name: "audience", Value: "users"}}}
+	_, err := Resolve(ResolveOptions{Path: "../testdata/run/release-note.prose.md", Bindings: b})
 	var ue *patterns.UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "runs pattern specs") || !strings.Contains(err.Error(), "release-note.prose.md is a function") {
-		t.Errorf("err = %v, want a usage error saying the Temporal engine runs patterns", err)
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "no model is configured") || !strings.Contains(err.Error(), "--slot headline-writer=exec:COMMAND") {
+		t.Errorf("err = %v, want a usage error naming the renders", err)
+	}
+	req, err := Resolve(ResolveOptions{Path: "../testdata/run/release-note.prose.md", Bindings: b, HaveModel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := newTestEnv(t, nil)
+	env.ExecuteWorkflow(WorkflowName, roundTrip(t, req))
+	err = env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "rendering headline-writer needs a model, and this worker has no model client") {
+		t.Errorf("err = %v, want the worker's missing model named", err)
 	}
 }
 

@@ -91,9 +91,32 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 			}
 			return s, nil
 		},
+		// Programs run on a worker: binding one never looks at this
+		// machine's disk (a workflow must not: its replay would depend
+		// on the machine).
+		Exec: func(b *patterns.SlotBinding) (patterns.Service, error) {
+			if b.Sub != nil {
+				return nil, fmt.Errorf("%s is bound to a program; dotted settings (%s.NAME=...) only apply to a nested spec", b.Name, b.Name)
+			}
+			return &remoteService{name: b.Name, kind: patterns.KindExec, arg: b.Arg, dir: req.Dir}, nil
+		},
+		// Functions and responsibilities without a program are rendered
+		// by a worker's model.
+		Render: func(b *patterns.RenderBinding) (patterns.Service, error) {
+			s := &remoteService{name: b.Name, kind: kindRender, arg: b.Model, dir: req.Dir}
+			if root := b.Node.Root(); root.File != nil {
+				s.specName = root.File.Name
+			}
+			if b.Node != b.Node.Root() {
+				s.node = b.Node.Name
+			}
+			return s, nil
+		},
+		// Contract Markdown calls resolve among the carried files.
+		Finder: req.finder(),
 	}
 	p, err := patterns.Prepare(patterns.RunOptions{
-		Path: req.Spec, Load: req.loader(), Bindings: markExec(req.Bindings), Env: env,
+		Path: req.Spec, Load: req.loader(), Bindings: req.Bindings, Env: env,
 		ModelJudge: &remoteJudge{}, Runtime: rt,
 		MaxParallel: req.MaxParallel, MaxSteps: req.MaxSteps, MaxValueBytes: req.MaxValueBytes,
 	})
@@ -104,7 +127,6 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		}
 		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errUsage, nil)
 	}
-	remoteSlots(p.Instance, req.Dir, map[*patterns.Instance]bool{})
 	p.Host.Recorder = nil
 
 	root := &wctx{w: w, run: st}
@@ -172,9 +194,12 @@ type CallInput struct {
 	Dir     string          `json:"dir,omitempty"`
 	Timeout time.Duration   `json:"timeout,omitempty"`
 	Args    json.RawMessage `json:"args"`
-	// For llm: the spec that declares the slot, and the slot.
+	// For llm: the spec that declares the slot, and the slot. For a
+	// render: the file of the node, and the node when it is an inline
+	// node of that file ("": the file's own).
 	Spec *Source `json:"spec,omitempty"`
 	Slot string  `json:"slot,omitempty"`
+	Node string  `json:"node,omitempty"`
 }
 
 // CallOutput is the value of an attempt, as JSON.
@@ -185,7 +210,7 @@ type CallOutput struct {
 // remoteService is a program or model slot, called through an activity.
 type remoteService struct {
 	name, kind, arg, dir string
-	specName, slot       string
+	specName, slot, node string
 }
 
 func (s *remoteService) ServiceName() string { return s.name }
@@ -198,7 +223,7 @@ func (s *remoteService) Call(ctx context.Context, req *delegation.CallRequest) (
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	in := CallInput{ID: req.ID, Attempt: req.Attempt, Name: s.name, Kind: s.kind, Arg: s.arg, Dir: s.dir, Timeout: req.Timeout, Slot: s.slot}
+	in := CallInput{ID: req.ID, Attempt: req.Attempt, Name: s.name, Kind: s.kind, Arg: s.arg, Dir: s.dir, Timeout: req.Timeout, Slot: s.slot, Node: s.node}
 	if req.Args != nil {
 		raw, err := delegation.ToJSON(req.Args)
 		if err != nil {
@@ -209,7 +234,7 @@ func (s *remoteService) Call(ctx context.Context, req *delegation.CallRequest) (
 			return nil, fmt.Errorf("its arguments are %d bytes as JSON; a call's arguments travel through Temporal, which carries at most %d", len(raw), MaxValueBytes)
 		}
 	}
-	if s.kind == patterns.KindLLM {
+	if s.kind == patterns.KindLLM || s.kind == kindRender {
 		if src, ok := c.run.sources[s.specName]; ok {
 			in.Spec = &src
 		}

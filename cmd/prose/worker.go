@@ -82,7 +82,7 @@ func workerActivities(model, baseURL string) (*temporal.Activities, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &temporal.Activities{LLM: mods.SlotService}
+	a := &temporal.Activities{LLM: mods.SlotService, Render: mods.RenderService}
 	if c := mods.Configured(); c != nil {
 		a.ModelJudgeFor = func(sp *spec.Spec) delegation.Judge {
 			return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
