@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,16 @@ func TestE2ETemporalCLI(t *testing.T) {
 		if acode != lcode || aout != lout {
 			t.Errorf("attached run: exit %d stdout %q, want %d %q", acode, aout, lcode, lout)
 		}
+	}
+
+	// A function whose inline nodes are served by programs prints what it
+	// prints locally.
+	args := []string{"testdata/run/release-note.prose.md", "-q", "--input", "changes=faster search; new export", "--input", "audience=users",
+		"--slot", "headline-writer=exec:testdata/run/headline.sh", "--slot", "summarizer=exec:testdata/run/summarize.sh"}
+	t.Chdir(filepath.Join("..", ".."))
+	lcode, lout, lerr := runMain(t, append([]string{"run", "--no-journal"}, args...)...)
+	code, out, stderr := runMain(t, append([]string{"run", "--engine", "temporal"}, args...)...)
+	if lcode != 0 || code != lcode || out != lout || !strings.Contains(out, "change-count") {
+		t.Errorf("function:\nlocal:    exit %d stdout %q stderr %q\ntemporal: exit %d stdout %q stderr %q", lcode, lout, lerr, code, out, stderr)
 	}
 }
