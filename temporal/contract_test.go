@@ -291,3 +291,53 @@ func smokeAnswer(n *spec.Spec) map[string]any {
 	}
 	return out
 }
+
+// TestE2EContractSameAsLocal runs the contract table on a real server
+// through the Engine (a worker in this process, with the cases' fake
+// model), compares with the local engine, and, when asked, writes the
+// histories the replay test reads.
+func TestE2EContractSameAsLocal(t *testing.T) {
+	for _, c := range contractCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			conn := e2eConn(t, uniqueQueue(t))
+			cl := dialTest(t, conn)
+			local, lcalls := c.runLocal(t)
+			a := &Activities{}
+			var srv *llmtest.Server
+			if c.replies != nil {
+				var mods *run.Models
+				mods, srv = modelFor(t, c.replies)
+				a.Render, a.LLM = mods.RenderService, mods.SlotService
+			}
+			w := NewWorker(cl, conn, a, WorkerOptions{})
+			if err := w.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			dir := copySpecs(t, c.dir)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			var eng run.Engine = &Engine{Conn: conn, Client: cl}
+			env := map[string]string{}
+			if c.replies != nil {
+				env["PROSE_MODEL"] = "test-model"
+			}
+			res, err := eng.Run(ctx, run.Request{Spec: filepath.Join(dir, c.file), Bindings: c.bindings(t)},
+				run.Options{Getenv: func(k string) string { return env[k] }})
+			if err != nil {
+				t.Fatalf("temporal: %v", err)
+			}
+			remote := jsonOf(t, res.Value, nil)
+			rcalls := 0
+			if srv != nil {
+				rcalls = srv.Count()
+			}
+			if remote != local || rcalls != lcalls {
+				t.Errorf("local:    %s (%d model requests)\ntemporal: %s (%d model requests)", local, lcalls, remote, rcalls)
+			}
+			if record := os.Getenv(envRecord); record != "" {
+				writeHistory(t, cl, res.RunID, filepath.Join(record, "contract-"+strings.ReplaceAll(c.name, "/", "-")+".json"))
+			}
+		})
+	}
+}

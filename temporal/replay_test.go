@@ -14,7 +14,8 @@ import (
 )
 
 // The histories in testdata/histories were recorded from runs of the std
-// table against a real server (TestE2EStdSameAsLocal with
+// table and of the contract table (contract-*.json) against a real server
+// (TestE2EStdSameAsLocal, TestE2EContractSameAsLocal with
 // PROSE_TEMPORAL_RECORD_HISTORIES=testdata/histories). Replaying them
 // with today's workflow code must issue the same commands in the same
 // order: a change that breaks this breaks every run in flight when the
