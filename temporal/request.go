@@ -176,7 +176,13 @@ func (r *Request) finder() *spec.Finder {
 			fsys[filepath.Clean(s.Name)] = s.Text
 		}
 	}
-	return &spec.Finder{FS: fsys, Std: stdExists}
+	// A std/ spec the run carries is found whatever library this worker
+	// embeds (the loader reads it from the request).
+	inStd := func(p string) bool {
+		_, ok := r.Sources[p]
+		return ok && strings.HasPrefix(p, "std/") || stdExists(p)
+	}
+	return &spec.Finder{FS: fsys, Std: inStd}
 }
 
 func stdExists(p string) bool {

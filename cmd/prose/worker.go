@@ -25,8 +25,9 @@ func newWorkerCmd(s streams) *cobra.Command {
 		Long: `worker connects to a Temporal cluster and runs, for the runs on its task
 queue, both the Delegation (the workflow) and its calls (activities):
 exec: programs run here, in this directory, with this process's
-environment; llm slots and conditions that need a model call the model
-configured here (--model or PROSE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL).
+environment; llm slots, functions and responsibilities rendered by a
+model, and conditions that need one call the model configured here
+(--model or PROSE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL).
 A program a binding names that this machine lacks fails the run with an
 error naming it. Start as many workers as you like, on as many machines;
 a run survives the loss of any of them. Ctrl-C stops the worker (its
