@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,8 +25,9 @@ import (
 // model when none is named); the journal, the trace, the recorders and
 // in-process services belong to the local engine and are ignored (the
 // run's history is kept by the cluster, and `go:` bindings cannot
-// travel). Request.BaseURL is not sent: a worker calls the model server
-// it is configured with. The Result's RunID is the workflow id.
+// travel). A Request with a BaseURL is refused (a *run.UsageError): a
+// worker calls the model server it is configured with. The Result's RunID
+// is the workflow id.
 type Engine struct {
 	Conn Conn
 	// Client, when set, is used in place of dialling Conn.
@@ -38,6 +40,9 @@ var _ run.Starter = (*Engine)(nil)
 
 // resolve turns a run.Request into the workflow's input.
 func (e *Engine) resolve(r run.Request, o run.Options) (Request, error) {
+	if r.BaseURL != "" {
+		return Request{}, &run.UsageError{Err: errors.New("a model base URL does not travel with a run on Temporal: workers call the model server they are configured with (prose worker --base-url, or OPENAI_BASE_URL where they run)")}
+	}
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv

@@ -141,6 +141,13 @@ func TestEngineRefusesBeforeConnecting(t *testing.T) {
 	if !errors.As(err, &ue) {
 		t.Fatalf("Start: got %v (%T), want a usage error", err, err)
 	}
+	// a base URL is the workers' to choose
+	withURL := req
+	withURL.BaseURL = "http://localhost:1/v1"
+	var rue *run.UsageError
+	if _, err := eng.Run(context.Background(), withURL, run.Options{}); !errors.As(err, &rue) || !strings.Contains(err.Error(), "base URL") {
+		t.Fatalf("with a base URL: got %v, want a usage error", err)
+	}
 	// a request that binds reaches the connection
 	req.Bindings.Slots[0].Name = "guard"
 	req.Bindings.Inputs = []patterns.Assignment{{Name: "task_brief", Value: "x"}}

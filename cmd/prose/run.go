@@ -147,15 +147,6 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, eng run.Engine, path s
 	if err != nil {
 		return err
 	}
-	if o.maxParallel < 1 {
-		return usageErrorf("--max-parallel must be at least 1, got %d", o.maxParallel)
-	}
-	if o.maxSteps < 1 {
-		return usageErrorf("--max-steps must be at least 1, got %d", o.maxSteps)
-	}
-	if o.maxValueBytes < 0 {
-		return usageErrorf("--max-value-bytes must not be negative, got %d", o.maxValueBytes)
-	}
 	ro, err := o.journal.options()
 	if err != nil {
 		return err
@@ -227,8 +218,17 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// request turns the flags into the run's request.
+// request turns the flags into the run's request, on either engine.
 func (o *runOptions) request(path string) (run.Request, error) {
+	if o.maxParallel < 1 {
+		return run.Request{}, usageErrorf("--max-parallel must be at least 1, got %d", o.maxParallel)
+	}
+	if o.maxSteps < 1 {
+		return run.Request{}, usageErrorf("--max-steps must be at least 1, got %d", o.maxSteps)
+	}
+	if o.maxValueBytes < 0 {
+		return run.Request{}, usageErrorf("--max-value-bytes must not be negative, got %d", o.maxValueBytes)
+	}
 	var b patterns.Bindings
 	var err error
 	if b.Slots, err = patterns.ParseAssignments("--slot", o.slots); err != nil {

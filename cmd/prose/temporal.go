@@ -58,6 +58,9 @@ func (t *temporalFlags) pick(cmd *cobra.Command) (run.Engine, error) {
 				return nil, usageErrorf("--%s does not apply to --engine temporal: the run's history is kept by the Temporal cluster", name)
 			}
 		}
+		if cmd.Flags().Changed("base-url") {
+			return nil, usageErrorf("--base-url does not apply to --engine temporal: workers call the model server they are configured with (prose worker --base-url, or OPENAI_BASE_URL where they run)")
+		}
 		conn := temporal.ConnFromEnv(t.conn, os.Getenv)
 		if conn.Address == "" {
 			return nil, usageErrorf("--engine temporal needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
@@ -137,7 +140,7 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 			}
 			fmt.Fprintln(s.err, re.Msg)
 			return &exitError{code: exitFailure}
-		case errors.As(err, &ue), errors.As(err, &se):
+		case errors.As(err, &ue), errors.As(err, &se), errors.As(err, new(*run.UsageError)):
 			return runError(ctx, s.err, err, nil)
 		}
 		return &exitError{code: exitFailure, err: err}

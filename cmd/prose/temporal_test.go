@@ -23,6 +23,8 @@ func TestTemporalFlagsUsage(t *testing.T) {
 		{append(run, "--detach"), "--detach needs --engine temporal"},
 		{append(run, "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--trace", "t.jsonl"), "--trace does not apply to --engine temporal"},
 		{append(run, "--task-queue", "q"), "--task-queue needs --engine temporal"},
+		{append(run, "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--base-url", "http://localhost:1/v1"), "--base-url does not apply to --engine temporal"},
+		{append(run, "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--max-parallel", "0"), "--max-parallel must be at least 1"},
 		{[]string{"result", "some-id"}, "result needs --temporal-address"},
 		{[]string{"worker"}, "worker needs --temporal-address"},
 		// a bad request is refused before any connection is tried
