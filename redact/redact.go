@@ -215,6 +215,9 @@ func EnvSecret(name, value string) bool {
 // makes the name about the secret (token_limit, auth_url) does not count,
 // so max_tokens, token_limit, author and KEYBOARD are not secrets.
 func SecretName(name string) bool {
+	if shellNames[name] {
+		return false
+	}
 	words := nameWords(name)
 	for i, w := range words {
 		next := ""
@@ -238,6 +241,12 @@ func SecretName(name string) bool {
 	}
 	return false
 }
+
+// shellNames are variables the shell sets whose names read like secrets
+// but are not: PWD is the working directory ("pwd" alone names a password
+// in DB_PWD), and redacting it would hide every path under the directory
+// prose runs in.
+var shellNames = map[string]bool{"PWD": true}
 
 // secretWords are words that name a secret on their own.
 var secretWords = map[string]bool{

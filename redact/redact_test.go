@@ -122,11 +122,14 @@ func TestSecretName(t *testing.T) {
 		"GITHUB_TOKEN", "token", "accessToken", "access_token", "client_secret", "clientSecret",
 		"AWS_SECRET_ACCESS_KEY", "db_password", "PASSWORD", "passwd", "passphrase",
 		"credentials", "auth", "AUTH_HEADER", "authorization", "private_key", "ghtoken", "dbpassword",
-		"DB_PASS", "GH_PAT", "SIGNING_KEY", "LICENSE_KEY", "MY.APIKEY", "GOOGLE_CREDENTIALS"}
+		"DB_PASS", "DB_PWD", "GH_PAT", "SIGNING_KEY", "LICENSE_KEY", "MY.APIKEY", "GOOGLE_CREDENTIALS"}
 	plain := []string{"max_tokens", "maxTokens", "token_limit", "tokens", "author", "authors",
 		"auth_url", "task_brief", "key", "keys", "monkey", "sort_key", "HOME", "PATH",
 		"secretary_name", "passage", "max_steps", "certified_progress",
-		"PROSE_MAX_TOKENS", "TOKEN_LIMIT", "KEYBOARD", "PASSAGE_ID", "PATH_KEY"}
+		"PROSE_MAX_TOKENS", "TOKEN_LIMIT", "KEYBOARD", "PASSAGE_ID", "PATH_KEY",
+		// the shell's working directories: redacting them would hide every
+		// path under the directory prose runs in
+		"PWD", "OLDPWD"}
 	for _, n := range secret {
 		if !SecretName(n) {
 			t.Errorf("SecretName(%q) = false, want true", n)
