@@ -49,6 +49,11 @@ const (
 // is that slot or key.
 func SubjectNames(sp *spec.Spec) map[string]string {
 	m := map[string]string{}
+	if sp.Contract && sp.Kind != "pattern" && sp.Name != "" {
+		// The subject's own render is bound by its name, as prose run
+		// --slot NAME=BINDING binds it: tested offline with a program.
+		m[sp.Name] = NameCallee
+	}
 	if body := sp.Body(); body != nil {
 		syntax.Walk(body.Program, func(n syntax.Node) bool {
 			if c, ok := n.(*syntax.CallExpr); ok {

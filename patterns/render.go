@@ -38,6 +38,7 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 		}
 		info.Shape = b.String()
 	}
+	info.Maintains = maintainsText(n)
 	if n.Execution != nil && n.Execution.Program == nil {
 		info.Guidance = n.Execution.Prose
 	}
@@ -58,4 +59,22 @@ func RenderWith(client func(model string) (*llm.Client, error)) func(*RenderBind
 		}
 		return llm.NewRenderService(c, RenderInfo(b.Node, b.Name, b.Model)), nil
 	}
+}
+
+// maintainsText is the body of n's ### Maintains when it holds more than
+// list items (prose, postconditions, #### facets), else "": the items
+// alone are already the outputs of the prompt.
+func maintainsText(n *spec.Spec) string {
+	for _, sec := range n.Sections {
+		if sec.Key != "ensures" || !strings.EqualFold(strings.TrimSpace(sec.Heading), "maintains") {
+			continue
+		}
+		for _, line := range strings.Split(sec.Body, "\n") {
+			t := strings.TrimSpace(line)
+			if t != "" && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && line[0] != ' ' && line[0] != '\t' {
+				return strings.TrimSpace(sec.Body)
+			}
+		}
+	}
+	return ""
 }

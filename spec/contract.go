@@ -322,9 +322,18 @@ func (l *loader) errorDecls(sec *section) {
 
 // contractInputs reads the contract items of Parameters or Requires:
 // `- \`name\`: text` or `- name: text`. A text starting with the type
-// `run` or `run[]` followed by a dash gives the input that type.
+// `run` or `run[]` followed by a dash gives the input that type. A
+// `####` facet-need of Requires is an input too (facets.go).
 func (l *loader) contractInputs(sec *section) {
-	for _, li := range items(sec) {
+	head, facets := l.facets(sec)
+	defer func() {
+		for _, f := range facets {
+			if l.input(f.name) == nil {
+				l.s.Inputs = append(l.s.Inputs, &Input{Name: f.name, Pos: diag.Pos(f.pos), Description: f.desc})
+			}
+		}
+	}()
+	for _, li := range headItems(head) {
 		t, pos, ok := l.itemText(li)
 		if !ok {
 			continue

@@ -17,6 +17,11 @@
 // Errors, Strategies, Continuity, Goal, the ### Patterns instances and the
 // ### Execution program (Spec.Execution).
 //
+// A `####` facet under a Contract Markdown ### Maintains is an output named
+// like it (described by the text under it), one under ### Requires an
+// input; the section's bullets before the first facet are read too, and
+// lists under a facet describe the facet (facets.go).
+//
 // Main types: Spec, Section, Slot, ConfigEntry, Input, Output, Shape,
 // Delegate, Delegation, ErrorDecl, PatternInstance, InstanceSlot. Entry
 // points: Load, LoadFS, Read, Parse, (*Spec).Decls, (*Spec).JSON.
