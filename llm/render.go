@@ -49,9 +49,9 @@ type RenderInfo struct {
 	// says more than its contract items: the truth's shape, what is
 	// material, its postconditions and facets.
 	Maintains string
-	Shape       string
-	Guidance    string // the prose of an Execution without code
-	Model       string // overrides the client's model ("" for its own)
+	Shape     string
+	Guidance  string // the prose of an Execution without code
+	Model     string // overrides the client's model ("" for its own)
 }
 
 // RenderService answers calls of one node with a model.
