@@ -110,7 +110,7 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 	}
 	syntaxErr := false
 	for _, d := range loaded {
-		if d.Severity == diag.Error && strings.HasPrefix(d.Code, "syntax/") {
+		if d.Severity == diag.Error && (strings.HasPrefix(d.Code, "syntax/") || d.Code == spec.CodeUnsupportedScript) {
 			syntaxErr = true
 		}
 	}

@@ -73,6 +73,7 @@
 //	spec/too-deep            a line nests indentation, quotes or list markers more than 256 characters deep
 //	spec/patterns-syntax     a ### Patterns block is not a YAML list of {name, pattern, with, config}
 //	spec/bad-duration        a duration-typed config default that is not a duration (no timeout could use it)
+//	spec/unsupported-prosescript  a ProseScript form prose does not run yet (choice, block/do, session, use, const, destructuring, pipelines, parallel and loop modifiers), named with what to write instead (prosescript.go)
 //
 // Warnings:
 //
