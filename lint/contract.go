@@ -28,7 +28,10 @@ import (
 //     inputs and outputs, and with its call targets resolved by the order
 //     of spec.ResolveCall: a target nothing resolves is
 //     lint/unresolved-call (an error, with a did-you-mean), a target that
-//     a nearer rung shadows draws lint/ambiguous-call (a warning).
+//     a nearer rung shadows draws lint/ambiguous-call (a warning);
+//   - v.OUT, where v is the value of a call to a node (or sibling file)
+//     whose one output is OUT, draws lint/single-output-member: that
+//     call's value is the output itself.
 //
 // Files of earlier generations never reach these checks.
 
@@ -40,6 +43,9 @@ const (
 	CodeRetiredSection = "lint/retired-section"
 	CodeRetiredKind    = "lint/retired-kind"
 	CodeUnboundSlot    = "lint/unbound-slot"
+	// CodeSingleOutputMember: v.OUT where v is the value of a call to a
+	// node whose one output is OUT.
+	CodeSingleOutputMember = "lint/single-output-member"
 )
 
 // Rules lists the codes of the Contract Markdown checks.
@@ -51,6 +57,7 @@ func Rules() []spec.Rule {
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeRetiredKind, Severity: diag.Warning, Short: "Kind retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
+		{Code: CodeSingleOutputMember, Severity: diag.Warning, Short: "Member named like the one output of the node whose call gave the value"},
 	}
 }
 
@@ -168,6 +175,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	d := n.Decls()
 	var out diag.List
 	seen := map[string]bool{}
+	single := map[string]string{} // call target -> its one output
 	for _, c := range callTargets(prog) {
 		if seen[c.name] {
 			continue
@@ -188,8 +196,73 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 			out.Warnf(n.File, c.pos, CodeAmbiguousCall, "call %s reaches the %s %q; a %s of the same name is farther and not called: rename one of them",
 				c.name, callee.Kind, c.name, callee.Shadows)
 		}
+		if outs := calleeOutputs(callee, f); len(outs) == 1 {
+			single[c.name] = outs[0].Name
+		}
 	}
+	out = append(out, singleOutputMembers(n, prog, single)...)
 	return append(out, check.Check(prog, d)...)
+}
+
+// calleeOutputs are the declared outputs of a node or sibling callee (nil
+// for the others, or when the sibling does not load).
+func calleeOutputs(c *spec.Callee, f *spec.Finder) []*spec.Output {
+	switch {
+	case c.Kind == spec.CalleeNode && c.Node != nil:
+		return c.Node.Outputs
+	case c.Kind == spec.CalleeSibling && c.Path != "":
+		var sp *spec.Spec
+		var err error
+		if f != nil && f.FS != nil {
+			sp, _, err = spec.LoadFS(f.FS, c.Path)
+		} else {
+			sp, _, err = spec.Load(c.Path)
+		}
+		if err == nil && sp != nil {
+			return sp.Outputs
+		}
+	}
+	return nil
+}
+
+// singleOutputMembers reports `v.OUT` where v is bound by `let v = call
+// T` and OUT is the one output of T: the call's value is that output
+// itself, so v.OUT reads a member of it (null, most often) and v was
+// meant (lint/single-output-member, a warning).
+func singleOutputMembers(n *spec.Spec, prog *syntax.Program, single map[string]string) diag.List {
+	if len(single) == 0 {
+		return nil
+	}
+	type origin struct{ target, output string }
+	vars := map[string]origin{}
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		if let, ok := x.(*syntax.LetStmt); ok && let.Name != nil {
+			if c, ok := let.Value.(*syntax.CallExpr); ok {
+				if id, ok := c.Target.(*syntax.Ident); ok && single[id.Name] != "" {
+					vars[let.Name.Name] = origin{id.Name, single[id.Name]}
+				}
+			}
+		}
+		return true
+	})
+	var out diag.List
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		m, ok := x.(*syntax.MemberExpr)
+		if !ok {
+			return true
+		}
+		id, ok := m.X.(*syntax.Ident)
+		if !ok {
+			return true
+		}
+		if o, bound := vars[id.Name]; bound && m.Name == o.output {
+			out.Warnf(n.File, m.NamePos, CodeSingleOutputMember,
+				"%s is already the output %q of %s (a call to a node with one output is that output): write %s instead of %s.%s",
+				id.Name, o.output, o.target, id.Name, id.Name, m.Name)
+		}
+		return true
+	})
+	return out
 }
 
 // bound reports whether name is an input of the node (a service passed in).
