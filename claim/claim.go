@@ -70,6 +70,9 @@ type Question struct {
 	// Scope holds every output by name, for Delegation conditions that
 	// mention other outputs.
 	Scope map[string]delegation.Value
+	// Pos is where the claim is written, for the messages of a failed
+	// judgment (the zero Position when unknown).
+	Pos diag.Position
 }
 
 // Result is the answer to a Question.
@@ -121,6 +124,9 @@ func (c *Checker) Check(ctx context.Context, q Question) (Result, error) {
 	j := ModelJudgment(q)
 	v, err := c.Model.Judge(ctx, j)
 	if err != nil {
+		if q.Pos.IsValid() {
+			return Result{}, err // the judge's error names the position and the claim
+		}
 		return Result{}, fmt.Errorf("judging %q: %w", describe(q), err)
 	}
 	return Result{Holds: v.Holds, Rule: "model", Detail: v.Reasoning}, nil
@@ -151,7 +157,7 @@ func ModelJudgment(q Question) *delegation.Judgment {
 			cond.Words = append(cond.Words, syntax.Word{Path: k})
 		}
 	}
-	return &delegation.Judgment{ID: "expect", Cond: cond, Values: vals}
+	return &delegation.Judgment{ID: "expect", Cond: cond, Values: vals, Pos: q.Pos}
 }
 
 // condition decides the claim as a Delegation condition: "PATH CLAIM" (or
