@@ -70,6 +70,9 @@ func SubjectNames(sp *spec.Spec) map[string]string {
 	for _, in := range sp.Inputs {
 		m[in.Name] = NameInput
 	}
+	for _, name := range sp.ImpliedInputs() {
+		m[name] = NameInput
+	}
 	for _, c := range sp.Config {
 		m[c.Name] = NameConfig
 	}
@@ -120,7 +123,11 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 	}
 	for _, e := range tf.Expects {
 		if e.Output != "" && !outs[e.Output] {
-			diags.Errorf(s.File, e.Pos, CodeTestUnknownOutput, "%q is no output of %s%s", e.Output, sub.Name, didYouMeanOutput(e.Output, sub.Outputs))
+			hint := didYouMeanOutput(e.Output, sub.Outputs)
+			if len(sub.Outputs) == 0 {
+				hint = " (it declares no outputs: an item without a name, - CLAIM, checks its whole result)"
+			}
+			diags.Errorf(s.File, e.Pos, CodeTestUnknownOutput, "%q is no output of %s%s", e.Output, sub.Name, hint)
 		}
 	}
 	return diags

@@ -22,6 +22,9 @@
 // input; the section's bullets before the first facet are read too, and
 // lists under a facet describe the facet (facets.go).
 //
+// A 0.15 config item `- \`max_rounds\`: 3` (no `(type, default: X)`) takes a
+// literal after the colon as its default (valueAsDefault in config.go).
+//
 // Main types: Spec, Section, Slot, ConfigEntry, Input, Output, Shape,
 // Delegate, Delegation, ErrorDecl, PatternInstance, InstanceSlot. Entry
 // points: Load, LoadFS, Read, Parse, (*Spec).Decls, (*Spec).JSON.
