@@ -24,6 +24,9 @@ import (
 //	test/missing-input       a required input of the subject has no fixture
 //	test/unknown-output      an Expects item names no output of the subject
 //	test/empty-expects       the test has no Expects item
+//	test/subject-kind        the subject is a test or a gateway, which
+//	                         prose test does not run (a gateway is driven
+//	                         from outside: test what it wakes)
 //
 // `__error` and `__error.md` name the run's error (upstream's error file)
 // and are outputs of every subject.
@@ -33,6 +36,7 @@ const (
 	CodeTestMissingInput   = "test/missing-input"
 	CodeTestUnknownOutput  = "test/unknown-output"
 	CodeTestEmptyExpects   = "test/empty-expects"
+	CodeTestSubjectKind    = "test/subject-kind"
 )
 
 // What a fixture may bind: a name of the subject and its role.
@@ -101,6 +105,14 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 	sub, why := LoadSubject(fsys, name, tf.Subject)
 	if sub == nil {
 		diags.Errorf(s.File, tf.SubjectPos, CodeTestUnknownSubject, "subject %q: %s", tf.Subject, why)
+		return diags
+	}
+	switch sub.Kind {
+	case "test":
+		diags.Errorf(s.File, tf.SubjectPos, CodeTestSubjectKind, "subject %q is a test; a test's subject is a function, a responsibility or a pattern", tf.Subject)
+		return diags
+	case "gateway":
+		diags.Errorf(s.File, tf.SubjectPos, CodeTestSubjectKind, "subject %q is a gateway, driven from outside and never run by prose; test the responsibility it wakes (its ### Emits)", tf.Subject)
 		return diags
 	}
 	names := SubjectNames(sub)
