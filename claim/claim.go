@@ -26,7 +26,7 @@
 //	                 containing it); an object has the key
 //	equals LIT, is LIT, == LIT, is exactly LIT      deep equality
 //	is null, is not null, is present, exists, is absent, is missing,
-//	is empty, is not empty                 presence (empty: "", [], {})
+//	is empty, is not empty, non-empty     presence (empty: "", [], {})
 //	has N items, has at least|at most|more than|fewer than|exactly N UNIT,
 //	is under|over|at most|at least N UNIT, length is N, length >= N ...
 //	                 UNIT: items, elements, entries, keys (a list's or
@@ -38,7 +38,7 @@
 //	is a string, ...                       types and inclusive ranges
 //	matches /RE/, matches LIT, matches the regular expression LIT
 //	                 a string (else the value's JSON) matches the Go regexp
-//	has key LIT, has LIT                   an object has a non-null key
+//	has key LIT, has LIT, has key NAME    an object has a non-null key
 //	every item CLAIM, each element CLAIM, all items are ...
 //	                 CLAIM holds for each element of a list (vacuously
 //	                 for an empty list); decided when every element's is

@@ -227,7 +227,8 @@ func readExpect(it *item) *Expect {
 		if end := strings.IndexByte(text[1:], '`'); end > 0 {
 			name := text[1 : 1+end]
 			if isPathText(name) {
-				e.Output, e.Path, e.Claim = rootName(name), name, strings.TrimSpace(text[2+end:])
+				rest := strings.TrimSpace(text[2+end:])
+				e.Output, e.Path, e.Claim = rootName(name), name, strings.TrimSpace(strings.TrimPrefix(rest, ":"))
 				return e
 			}
 		}

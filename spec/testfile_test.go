@@ -17,6 +17,7 @@ const sampleTest = "---\nname: sample\nkind: test\nsubject: ../patterns/ratchet.
 	"- nested\n  - path: `result`\n  - predicate: is present\n" +
 	"- `__error.md` exists\n" +
 	"- attempts <= 3\n" +
+	"- `result[0].step`: equals 2\n" +
 	"\n### Expects Not\n\n" +
 	"- `result`: contains \"skip\"\n"
 
@@ -58,7 +59,8 @@ func TestReadTest(t *testing.T) {
 		"result|result|is present|t.test.prose.md:22:1|",
 		"__error|__error.md|exists|t.test.prose.md:25:1|",
 		"||attempts <= 3|t.test.prose.md:26:1|",
-		"result|result|contains \"skip\"|t.test.prose.md:30:1|not",
+		"result|result[0].step|equals 2|t.test.prose.md:27:1|",
+		"result|result|contains \"skip\"|t.test.prose.md:31:1|not",
 	}
 	if strings.Join(ex, "\n") != strings.Join(wantEx, "\n") {
 		t.Errorf("expects:\n%s\nwant:\n%s", strings.Join(ex, "\n"), strings.Join(wantEx, "\n"))
