@@ -31,7 +31,11 @@ import (
 //     a nearer rung shadows draws lint/ambiguous-call (a warning);
 //   - v.OUT, where v is the value of a call to a node (or sibling file)
 //     whose one output is OUT, draws lint/single-output-member: that
-//     call's value is the output itself.
+//     call's value is the output itself;
+//   - the arguments of a call of a node or sibling function are checked
+//     against its inputs: one it does not declare is
+//     lint/unknown-argument, a required one left out
+//     lint/missing-argument.
 //
 // Files of earlier generations never reach these checks.
 
@@ -46,6 +50,10 @@ const (
 	// CodeSingleOutputMember: v.OUT where v is the value of a call to a
 	// node whose one output is OUT.
 	CodeSingleOutputMember = "lint/single-output-member"
+	// CodeUnknownArgument: a call passes an input its callee does not
+	// declare; CodeMissingArgument: it leaves a required one out.
+	CodeUnknownArgument = "lint/unknown-argument"
+	CodeMissingArgument = "lint/missing-argument"
 )
 
 // Rules lists the codes of the Contract Markdown checks.
@@ -58,6 +66,8 @@ func Rules() []spec.Rule {
 		{Code: CodeRetiredKind, Severity: diag.Warning, Short: "Kind retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
 		{Code: CodeSingleOutputMember, Severity: diag.Warning, Short: "Member named like the one output of the node whose call gave the value"},
+		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
+		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 	}
 }
 
@@ -175,7 +185,8 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	d := n.Decls()
 	var out diag.List
 	seen := map[string]bool{}
-	single := map[string]string{} // call target -> its one output
+	single := map[string]string{}     // call target -> its one output
+	params := map[string]*spec.Spec{} // call target -> the node or file called
 	for _, c := range callTargets(prog) {
 		if seen[c.name] {
 			continue
@@ -196,20 +207,25 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 			out.Warnf(n.File, c.pos, CodeAmbiguousCall, "call %s reaches the %s %q; a %s of the same name is farther and not called: rename one of them",
 				c.name, callee.Kind, c.name, callee.Shadows)
 		}
-		if outs := calleeOutputs(callee, f); len(outs) == 1 {
-			single[c.name] = outs[0].Name
+		cs := calleeSpec(callee, f)
+		if cs != nil && len(cs.Outputs) == 1 {
+			single[c.name] = cs.Outputs[0].Name
+		}
+		if cs != nil {
+			params[c.name] = cs
 		}
 	}
+	out = append(out, callArguments(n, prog, params)...)
 	out = append(out, singleOutputMembers(n, prog, single)...)
 	return append(out, check.Check(prog, d)...)
 }
 
-// calleeOutputs are the declared outputs of a node or sibling callee (nil
-// for the others, or when the sibling does not load).
-func calleeOutputs(c *spec.Callee, f *spec.Finder) []*spec.Output {
+// calleeSpec is the node or sibling file a callee names (nil for the
+// others, or when the sibling does not load).
+func calleeSpec(c *spec.Callee, f *spec.Finder) *spec.Spec {
 	switch {
 	case c.Kind == spec.CalleeNode && c.Node != nil:
-		return c.Node.Outputs
+		return c.Node
 	case c.Kind == spec.CalleeSibling && c.Path != "":
 		var sp *spec.Spec
 		var err error
@@ -218,11 +234,52 @@ func calleeOutputs(c *spec.Callee, f *spec.Finder) []*spec.Output {
 		} else {
 			sp, _, err = spec.Load(c.Path)
 		}
-		if err == nil && sp != nil {
-			return sp.Outputs
+		if err == nil && sp != nil && sp.Kind != "pattern" {
+			return sp
 		}
 	}
 	return nil
+}
+
+// callArguments checks the arguments of each call of a node or sibling
+// function against its declared inputs: an argument it does not declare
+// is lint/unknown-argument, a required input the call does not pass
+// lint/missing-argument (both errors: the callee would run without the
+// value it needs). A callee that declares no inputs takes any.
+func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.Spec) diag.List {
+	var out diag.List
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		c, ok := x.(*syntax.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := c.Target.(*syntax.Ident)
+		if !ok || params[id.Name] == nil || len(params[id.Name].Inputs) == 0 {
+			return true
+		}
+		cs := params[id.Name]
+		declared := map[string]bool{}
+		var names []string
+		for _, in := range cs.Inputs {
+			declared[in.Name] = true
+			names = append(names, in.Name)
+		}
+		passed := map[string]bool{}
+		for _, a := range c.Args {
+			passed[a.Key] = true
+			if !declared[a.Key] {
+				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s: %s declares no input %q%s (it takes %s)",
+					id.Name, id.Name, a.Key, didYouMean(a.Key, append([]string(nil), names...)), strings.Join(names, ", "))
+			}
+		}
+		for _, in := range cs.Inputs {
+			if !passed[in.Name] && !in.Optional && !in.HasDefault {
+				out.Errorf(n.File, id.NamePos, CodeMissingArgument, "call %s does not pass %s's input %q: add %s: VALUE under the call", id.Name, id.Name, in.Name, in.Name)
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // singleOutputMembers reports `v.OUT` where v is bound by `let v = call
