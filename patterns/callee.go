@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -289,9 +290,19 @@ func (g *graph) self(n *spec.Spec) Service {
 	return &nodeService{name: n.Name, node: n, inner: g.render(n, n.Name, "")}
 }
 
+// lookupEnv is os.LookupEnv (a variable for tests).
+var lookupEnv = os.LookupEnv
+
 // render is the model service of a node: Env.Render's, or a note that
-// the node needs a model.
+// the node needs a model. A render whose ### Environment names a variable
+// that is not set (or set empty) is refused before the run starts; the
+// value is never shown.
 func (g *graph) render(n *spec.Spec, name, model string) Service {
+	for _, v := range n.Environment {
+		if val, ok := lookupEnv(v); !ok || val == "" {
+			g.problem("%s: %s declares the environment variable %s (### Environment), which is not set: export it before the run, or bind %s with --slot", n.File.Position(n.Pos), name, v, name)
+		}
+	}
 	if g.env.Render != nil {
 		s, err := g.env.Render(&RenderBinding{Node: n, Name: name, Model: model})
 		if err == nil {

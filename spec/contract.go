@@ -297,6 +297,16 @@ func (l *loader) contractSections() {
 			l.s.Continuity = l.bulletTexts(sec)
 		case "strategies":
 			l.s.Strategies = l.bulletTexts(sec)
+		case "environment":
+			for _, li := range items(sec) {
+				if t, _, ok := l.itemText(li); ok {
+					if name, _, _, ok := keyed(t); ok {
+						l.s.Environment = append(l.s.Environment, name)
+					} else if name := strings.Trim(t, "`"); isIdent(name) {
+						l.s.Environment = append(l.s.Environment, name)
+					}
+				}
+			}
 		case "errors":
 			l.errorDecls(sec)
 		case "patterns":
