@@ -25,6 +25,12 @@
 // A 0.15 config item `- \`max_rounds\`: 3` (no `(type, default: X)`) takes a
 // literal after the colon as its default (valueAsDefault in config.go).
 //
+// ### Environment items name host variables (Spec.Environment): a render is
+// refused before the run when one is unset or empty. ### Runtime is kept as
+// documentation: its `model` hint names a host's model (sonnet, opus) that
+// the configured server need not know, so a node's model is chosen with
+// --slot NAME=llm:MODEL instead.
+//
 // Main types: Spec, Section, Slot, ConfigEntry, Input, Output, Shape,
 // Delegate, Delegation, ErrorDecl, PatternInstance, InstanceSlot. Entry
 // points: Load, LoadFS, Read, Parse, (*Spec).Decls, (*Spec).JSON.
