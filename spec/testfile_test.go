@@ -3,6 +3,7 @@ package spec
 import (
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 const sampleTest = "---\nname: sample\nkind: test\nsubject: ../patterns/ratchet.prose.md\n---\n\n# Sample\n\n" +
@@ -104,4 +105,37 @@ func FuzzReadTest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A bare subject is found by front-matter name, then by file stem, then as
+// NAME/index.prose.md, in the test's directory and each parent up to the
+// project root, as a call finds its callee; never beyond the root.
+func TestResolveSubjectUpTheTree(t *testing.T) {
+	fm := func(name string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\nkind: function\n---\n")}
+	}
+	fsys := fstest.MapFS{
+		"outside.prose.md":                 fm("outside"),
+		"proj/go.mod":                      &fstest.MapFile{Data: []byte("module x\n")},
+		"proj/word-stats/index.prose.md":   fm("word-stats"),
+		"proj/lib/renamed.prose.md":        fm("summarize"),
+		"proj/lib/tests/t.test.prose.md":   fm("t"),
+		"proj/lib/tests/deep.prose.md":     fm("deep-one"),
+		"proj/lib/summarize.prose.md":      fm("something-else"),
+		"proj/lib/stem-only.prose.md":      {Data: []byte("no front matter\n")},
+		"proj/lib/tests/helper/x.prose.md": fm("x"),
+	}
+	test := "proj/lib/tests/t.test.prose.md"
+	for subject, want := range map[string]string{
+		"deep-one":   "proj/lib/tests/deep.prose.md",
+		"summarize":  "proj/lib/renamed.prose.md", // the name beats the stem
+		"stem-only":  "proj/lib/stem-only.prose.md",
+		"word-stats": "proj/word-stats/index.prose.md",
+		"outside":    "", // above the project root
+		"x":          "", // below the test's directory: not searched
+	} {
+		if got := ResolveSubject(fsys, test, subject); got != want {
+			t.Errorf("%s: got %q, want %q", subject, got, want)
+		}
+	}
 }
