@@ -22,6 +22,16 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 	for _, o := range n.Outputs {
 		info.Returns = append(info.Returns, llm.Field{Name: o.Name, Description: o.Description})
 	}
+	if len(info.Returns) == 0 {
+		// Returns or Maintains written as prose, or absent: the render
+		// answers {"result": VALUE}, the shape a program's plain value
+		// takes too (Outputs).
+		desc := "the result"
+		if body := ensuresBody(n); body != "" {
+			desc = body
+		}
+		info.Returns = []llm.Field{{Name: "result", Description: desc}}
+	}
 	for _, e := range n.Errors {
 		info.Errors = append(info.Errors, llm.Field{Name: e.Name, Description: e.Description})
 	}
@@ -38,7 +48,9 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 		}
 		info.Shape = b.String()
 	}
-	info.Maintains = maintainsText(n)
+	if len(n.Outputs) > 0 {
+		info.Maintains = maintainsText(n)
+	}
 	if n.Execution != nil && n.Execution.Program == nil {
 		info.Guidance = n.Execution.Prose
 	}
@@ -74,6 +86,17 @@ func maintainsText(n *spec.Spec) string {
 			if t != "" && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && line[0] != ' ' && line[0] != '\t' {
 				return strings.TrimSpace(sec.Body)
 			}
+		}
+	}
+	return ""
+}
+
+// ensuresBody is the text of n's Returns (or Maintains) section, "" when
+// it has none.
+func ensuresBody(n *spec.Spec) string {
+	for _, sec := range n.Sections {
+		if sec.Key == "ensures" {
+			return strings.Join(strings.Fields(sec.Body), " ")
 		}
 	}
 	return ""
