@@ -379,8 +379,18 @@ func didYouMean(name string, cands []string) string {
 // pattern, each with: slot is one of its slots, each with: target
 // resolves, and every slot of the pattern is bound.
 func instances(s *spec.Spec, f *spec.Finder) diag.List {
+	return instanceList(s, s.Patterns, f)
+}
+
+// instanceList checks instances, and the instances nested in their with:.
+func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) diag.List {
 	var out diag.List
-	for _, p := range s.Patterns {
+	for _, p := range list {
+		for _, w := range p.With {
+			if w.Nested != nil {
+				out = append(out, instanceList(s, []*spec.PatternInstance{w.Nested}, f)...)
+			}
+		}
 		ps := patternOf(s, p.Pattern, f)
 		if ps == nil {
 			out.Errorf(s.File, p.Pos, CodeUnresolvedCall, "pattern instance %s: no pattern %q is beside this file or in the library%s",

@@ -339,6 +339,8 @@ func (g *graph) instance(root *spec.Spec, p *spec.PatternInstance) Service {
 			s = g.bound(p.Name+"."+sl.Name, g.overrides[p.Name+"."+sl.Name], nil)
 		case target != "":
 			s = g.callee(root, target, p.Pos)
+		case p.NestedInstance(sl.Name) != nil:
+			s = g.instance(root, p.NestedInstance(sl.Name))
 		case g.overrides[sl.Name] != "":
 			g.used[sl.Name] = true
 			s = g.bound(sl.Name, g.overrides[sl.Name], nil)

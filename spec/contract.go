@@ -96,6 +96,9 @@ type InstanceSlot struct {
 	Slot   string
 	Target string // a node, function or std path; "" for a nested declaration
 	Pos    diag.Pos
+	// Nested is the pattern instance declared in place as the slot's
+	// value (nil for a Target).
+	Nested *PatternInstance
 }
 
 // Callee is the target of one slot of the instance, or "".
@@ -106,6 +109,17 @@ func (p *PatternInstance) Callee(slot string) string {
 		}
 	}
 	return ""
+}
+
+// NestedInstance is the pattern instance declared in place as the value
+// of slot, or nil.
+func (p *PatternInstance) NestedInstance(slot string) *PatternInstance {
+	for _, w := range p.With {
+		if w.Slot == slot {
+			return w.Nested
+		}
+	}
+	return nil
 }
 
 // Node returns the inline node called name, or nil.
