@@ -53,7 +53,7 @@ const (
 // is that slot or key.
 func SubjectNames(sp *spec.Spec) map[string]string {
 	m := map[string]string{}
-	if sp.Contract && sp.Kind != "pattern" && sp.Name != "" {
+	if sp.Contract && sp.Kind != "pattern" && sp.Name != "" && sp.Renders() {
 		// The subject's own render is bound by its name, as prose run
 		// --slot NAME=BINDING binds it: tested offline with a program.
 		m[sp.Name] = NameCallee

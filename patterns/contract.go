@@ -147,7 +147,9 @@ func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.L
 		}
 	}
 	for _, a := range b.Slots {
-		if !g.used[a.Name] && a.Name == sp.Name {
+		if !g.used[a.Name] && a.Name == sp.Name && sp.Body() != nil {
+			g.problem("--slot %s: %s runs its ### Execution and is not rendered: bind the callees it calls instead", a.Name, a.Name)
+		} else if !g.used[a.Name] && a.Name == sp.Name {
 			g.problem("--slot %s: %s is not rendered in this run: its inline nodes give all its outputs; bind them instead", a.Name, a.Name)
 		} else if !g.used[a.Name] && slices.Contains(sp.CallTargets(nil, g.finder), a.Name) {
 			g.problem("--slot %s: %s is a callee of %s that this run never reaches: nothing it runs calls it", a.Name, a.Name, sp.File.Name)
