@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -419,6 +420,15 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 					p.Name, w.Slot, w.Target, didYouMean(w.Target, s.CallTargets(nil, f)))
 			}
 		}
+		var keys []string
+		for _, c := range ps.Config {
+			keys = append(keys, c.Name)
+		}
+		for _, k := range sortedKeys(p.Config) {
+			if !slices.Contains(keys, k) {
+				out.Errorf(s.File, p.ConfigPos[k], CodeUnresolvedCall, "pattern instance %s: %s has no config key %q%s", p.Name, p.Pattern, k, didYouMean(k, append([]string(nil), keys...)))
+			}
+		}
 		for _, n := range names {
 			if !bound[n] {
 				out.Warnf(s.File, p.Pos, CodeUnboundSlot, "pattern instance %s leaves slot %s of %s unbound: add `%s: NODE` under with: (or bind it with --slot %s.%s=...)", p.Name, n, p.Pattern, n, p.Name, n)
@@ -455,4 +465,13 @@ func patternOf(s *spec.Spec, name string, f *spec.Finder) *spec.Spec {
 		return nil
 	}
 	return ps
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
