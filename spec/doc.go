@@ -125,6 +125,7 @@ const (
 	CodeInternal          = "spec/internal"
 	CodeTooDeep           = "spec/too-deep"
 	CodeBadDuration       = "spec/bad-duration"
+	CodeUnsupportedScript = "spec/unsupported-prosescript"
 
 	CodeUnknownSection   = "spec/unknown-section"
 	CodeDuplicateSection = "spec/duplicate-section"

@@ -26,9 +26,6 @@ import (
 //     and `loop (max: N)` modifiers) draw one clear error naming the form
 //     and what to write instead, in place of the parser's generic one.
 
-// CodeUnsupportedScript: a ProseScript form prose does not run yet.
-const CodeUnsupportedScript = "spec/unsupported-prosescript"
-
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
 // prog into the call's clauses.
 func callModifiers(prog *syntax.Program) {
