@@ -26,7 +26,7 @@
 //	                 containing it); an object has the key
 //	equals LIT, is LIT, == LIT, is exactly LIT      deep equality
 //	is null, is not null, is present, exists, is absent, is missing,
-//	is empty, is not empty                 presence (empty: "", [], {})
+//	is empty, is not empty, non-empty     presence (empty: "", [], {})
 //	has N items, has at least|at most|more than|fewer than|exactly N UNIT,
 //	is under|over|at most|at least N UNIT, length is N, length >= N ...
 //	                 UNIT: items, elements, entries, keys (a list's or
@@ -38,7 +38,7 @@
 //	is a string, ...                       types and inclusive ranges
 //	matches /RE/, matches LIT, matches the regular expression LIT
 //	                 a string (else the value's JSON) matches the Go regexp
-//	has key LIT, has LIT                   an object has a non-null key
+//	has key LIT, has LIT, has key NAME    an object has a non-null key
 //	every item CLAIM, each element CLAIM, all items are ...
 //	                 CLAIM holds for each element of a list (vacuously
 //	                 for an empty list); decided when every element's is
@@ -70,6 +70,9 @@ type Question struct {
 	// Scope holds every output by name, for Delegation conditions that
 	// mention other outputs.
 	Scope map[string]delegation.Value
+	// Pos is where the claim is written, for the messages of a failed
+	// judgment (the zero Position when unknown).
+	Pos diag.Position
 }
 
 // Result is the answer to a Question.
@@ -121,6 +124,9 @@ func (c *Checker) Check(ctx context.Context, q Question) (Result, error) {
 	j := ModelJudgment(q)
 	v, err := c.Model.Judge(ctx, j)
 	if err != nil {
+		if q.Pos.IsValid() {
+			return Result{}, err // the judge's error names the position and the claim
+		}
 		return Result{}, fmt.Errorf("judging %q: %w", describe(q), err)
 	}
 	return Result{Holds: v.Holds, Rule: "model", Detail: v.Reasoning}, nil
@@ -151,7 +157,7 @@ func ModelJudgment(q Question) *delegation.Judgment {
 			cond.Words = append(cond.Words, syntax.Word{Path: k})
 		}
 	}
-	return &delegation.Judgment{ID: "expect", Cond: cond, Values: vals}
+	return &delegation.Judgment{ID: "expect", Cond: cond, Values: vals, Pos: q.Pos}
 }
 
 // condition decides the claim as a Delegation condition: "PATH CLAIM" (or

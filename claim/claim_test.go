@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/llm/llmtest"
 )
@@ -47,6 +48,9 @@ func TestDeterministicForms(t *testing.T) {
 		{"does not exist", `null`, `"x"`, "presence"},
 		{"is empty", `[]`, `[0]`, "presence"},
 		{"is not empty", `{"a": 1}`, `{}`, "presence"},
+		{"non-empty", `["a"]`, `[]`, "presence"},
+		{"not empty", `"x"`, `""`, "presence"},
+		{"has key sections", `{"sections": []}`, `{"section": []}`, "has-key"},
 		{"is absent", `null`, `1`, "presence"},
 		{"has 3 items", `[1, 2, 3]`, `[1, 2]`, "count"},
 		{"has at least 2 items", `[1, 2, 3]`, `[1]`, "count"},
@@ -192,4 +196,30 @@ func TestModelAskedOncePerQuestion(t *testing.T) {
 	if !strings.Contains(string(reqs[0].Body), "reply is polite") {
 		t.Errorf("the question does not name the claim: %s", reqs[0].Body)
 	}
+}
+
+// A judgment that fails names the claim's place in the test file, once,
+// and no placeholder position ("-:").
+func TestFailedJudgmentNamesThePosition(t *testing.T) {
+	ch := &Checker{Model: failingJudge{}}
+	pos := diag.Position{File: "t.test.prose.md", Line: 12, Col: 1}
+	_, err := ch.Check(context.Background(), Question{Path: "reply", Claim: "is polite", Value: "hi", Pos: pos})
+	if err == nil || !strings.HasPrefix(err.Error(), "t.test.prose.md:12:1: ") || strings.Contains(err.Error(), "-: ") {
+		t.Fatalf("err = %v, want it to start at t.test.prose.md:12:1", err)
+	}
+	_, err = ch.Check(context.Background(), Question{Path: "reply", Claim: "is polite", Value: "hi"})
+	if err == nil || !strings.HasPrefix(err.Error(), `judging "reply is polite": `) {
+		t.Fatalf("err = %v, want the claim named", err)
+	}
+}
+
+// failingJudge fails like the model judge does: with the judgment's
+// position and condition.
+type failingJudge struct{}
+
+func (failingJudge) Judge(_ context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	if j.Pos.IsValid() {
+		return delegation.Verdict{}, errors.New(j.Pos.String() + ": judging condition: no server")
+	}
+	return delegation.Verdict{}, errors.New("no server")
 }

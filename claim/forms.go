@@ -25,7 +25,7 @@ var (
 	reEquals     = regexp.MustCompile(`(?i)^(?:equals|==|is equal to|is exactly|is) ` + lit + `$`)
 	reEqualsJSON = regexp.MustCompile(`(?i)^(?:equals|==|is equal to|is exactly) ([\[{].*)$`)
 	reNotEq      = regexp.MustCompile(`(?i)^(?:!=|is not equal to|is not) ` + lit + `$`)
-	rePresence   = regexp.MustCompile(`(?i)^(exists|is present|is set|is not null|is non-null|is not empty|is non-empty|is nonempty|is null|is not present|is absent|is missing|is empty|is unset)$`)
+	rePresence   = regexp.MustCompile(`(?i)^(exists|is present|is set|is not null|is non-null|is not empty|is non-empty|is nonempty|not empty|non-empty|nonempty|is null|is not present|is absent|is missing|is empty|is unset)$`)
 	reCount      = regexp.MustCompile(`(?i)^(?:has|contains|is)(?: (exactly|at least|at most|more than|fewer than|less than|under|over|no more than|no fewer than|shorter than|longer than))? ` + num + ` (items?|elements?|entries|entry|keys?|words?|characters?|chars?|lines?|bullet points?)$`)
 	reLength     = regexp.MustCompile(`(?i)^(?:has )?(?:length|count|size|len)(?: is| of)?(?: (exactly|at least|at most|more than|fewer than|less than|==|>=|<=|>|<))? ` + num + `$`)
 	reCompare    = regexp.MustCompile(`(?i)^(?:is )?(at least|at most|greater than|more than|less than|fewer than|above|below|under|over|no more than|no less than|==|>=|<=|>|<|=) ` + num + `$`)
@@ -33,7 +33,7 @@ var (
 	reRangeFn    = regexp.MustCompile(`(?i)^(?:is_)?(integer|number)_between\(\s*` + num + `\s*,\s*` + num + `\s*\)$`)
 	reTypeFn     = regexp.MustCompile(`(?i)^(?:is_(integer|number|string|list|array|object|boolean|bool)(?:\(\))?|is an? (integer|number|string|list|array|object|boolean))$`)
 	reMatches    = regexp.MustCompile("(?i)^matches(?: the)?(?: (?:regexp|regex|regular expression|pattern))? (/.*/|`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\")$")
-	reHasKey     = regexp.MustCompile(`(?i)^has(?: an?| the)?(?: (?:key|field|property|member))? (` + "`[^`]*`" + `|"[^"]*")$`)
+	reHasKey     = regexp.MustCompile(`(?i)^has(?: an?| the)?(?: (?:key|field|property|member))? (` + "`[^`]*`" + `|"[^"]*")$|^has(?: an?| the)? (?:key|field|property|member) ([A-Za-z_][\w-]*)$`)
 	reEvery      = regexp.MustCompile(`(?i)^(?:every|each|all)(?: of the)? (?:items?|elements?|entries|entry|values?)(?: of it)? (.+)$`)
 )
 
@@ -83,7 +83,10 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 		return matches(m[1], v)
 	}
 	if m := reHasKey.FindStringSubmatch(text); m != nil {
-		key, _ := literal(m[1])
+		var key delegation.Value = m[2] // has key NAME
+		if m[1] != "" {
+			key, _ = literal(m[1])
+		}
 		o, ok := v.(*delegation.Object)
 		holds := false
 		if ok {
@@ -147,7 +150,7 @@ func presence(form string, v delegation.Value) Result {
 	switch form {
 	case "exists", "is present", "is set", "is not null", "is non-null":
 		r.Holds = v != nil
-	case "is not empty", "is non-empty", "is nonempty":
+	case "is not empty", "is non-empty", "is nonempty", "not empty", "non-empty", "nonempty":
 		r.Holds = !empty
 	case "is empty":
 		r.Holds = empty

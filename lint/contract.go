@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,7 +29,14 @@ import (
 //     inputs and outputs, and with its call targets resolved by the order
 //     of spec.ResolveCall: a target nothing resolves is
 //     lint/unresolved-call (an error, with a did-you-mean), a target that
-//     a nearer rung shadows draws lint/ambiguous-call (a warning).
+//     a nearer rung shadows draws lint/ambiguous-call (a warning);
+//   - v.OUT, where v is the value of a call to a node (or sibling file)
+//     whose one output is OUT, draws lint/single-output-member: that
+//     call's value is the output itself;
+//   - the arguments of a call of a node or sibling function are checked
+//     against its inputs: one it does not declare is
+//     lint/unknown-argument, a required one left out
+//     lint/missing-argument.
 //
 // Files of earlier generations never reach these checks.
 
@@ -40,6 +48,13 @@ const (
 	CodeRetiredSection = "lint/retired-section"
 	CodeRetiredKind    = "lint/retired-kind"
 	CodeUnboundSlot    = "lint/unbound-slot"
+	// CodeSingleOutputMember: v.OUT where v is the value of a call to a
+	// node whose one output is OUT.
+	CodeSingleOutputMember = "lint/single-output-member"
+	// CodeUnknownArgument: a call passes an input its callee does not
+	// declare; CodeMissingArgument: it leaves a required one out.
+	CodeUnknownArgument = "lint/unknown-argument"
+	CodeMissingArgument = "lint/missing-argument"
 )
 
 // Rules lists the codes of the Contract Markdown checks.
@@ -51,6 +66,9 @@ func Rules() []spec.Rule {
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeRetiredKind, Severity: diag.Warning, Short: "Kind retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
+		{Code: CodeSingleOutputMember, Severity: diag.Warning, Short: "Member named like the one output of the node whose call gave the value"},
+		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
+		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 	}
 }
 
@@ -110,7 +128,7 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 	}
 	syntaxErr := false
 	for _, d := range loaded {
-		if d.Severity == diag.Error && strings.HasPrefix(d.Code, "syntax/") {
+		if d.Severity == diag.Error && (strings.HasPrefix(d.Code, "syntax/") || d.Code == spec.CodeUnsupportedScript) {
 			syntaxErr = true
 		}
 	}
@@ -168,6 +186,8 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	d := n.Decls()
 	var out diag.List
 	seen := map[string]bool{}
+	single := map[string]string{}     // call target -> its one output
+	params := map[string]*spec.Spec{} // call target -> the node or file called
 	for _, c := range callTargets(prog) {
 		if seen[c.name] {
 			continue
@@ -188,8 +208,119 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 			out.Warnf(n.File, c.pos, CodeAmbiguousCall, "call %s reaches the %s %q; a %s of the same name is farther and not called: rename one of them",
 				c.name, callee.Kind, c.name, callee.Shadows)
 		}
+		cs := calleeSpec(callee, f)
+		if cs != nil && len(cs.Outputs) == 1 {
+			single[c.name] = cs.Outputs[0].Name
+		}
+		if cs != nil {
+			params[c.name] = cs
+		}
 	}
+	out = append(out, callArguments(n, prog, params)...)
+	out = append(out, singleOutputMembers(n, prog, single)...)
 	return append(out, check.Check(prog, d)...)
+}
+
+// calleeSpec is the node or sibling file a callee names (nil for the
+// others, or when the sibling does not load).
+func calleeSpec(c *spec.Callee, f *spec.Finder) *spec.Spec {
+	switch {
+	case c.Kind == spec.CalleeNode && c.Node != nil:
+		return c.Node
+	case c.Kind == spec.CalleeSibling && c.Path != "":
+		var sp *spec.Spec
+		var err error
+		if f != nil && f.FS != nil {
+			sp, _, err = spec.LoadFS(f.FS, c.Path)
+		} else {
+			sp, _, err = spec.Load(c.Path)
+		}
+		if err == nil && sp != nil && sp.Kind != "pattern" {
+			return sp
+		}
+	}
+	return nil
+}
+
+// callArguments checks the arguments of each call of a node or sibling
+// function against its declared inputs: an argument it does not declare
+// is lint/unknown-argument, a required input the call does not pass
+// lint/missing-argument (both errors: the callee would run without the
+// value it needs). A callee that declares no inputs takes any.
+func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.Spec) diag.List {
+	var out diag.List
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		c, ok := x.(*syntax.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := c.Target.(*syntax.Ident)
+		if !ok || params[id.Name] == nil || len(params[id.Name].Inputs) == 0 {
+			return true
+		}
+		cs := params[id.Name]
+		declared := map[string]bool{}
+		var names []string
+		for _, in := range cs.Inputs {
+			declared[in.Name] = true
+			names = append(names, in.Name)
+		}
+		passed := map[string]bool{}
+		for _, a := range c.Args {
+			passed[a.Key] = true
+			if !declared[a.Key] {
+				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s: %s declares no input %q%s (it takes %s)",
+					id.Name, id.Name, a.Key, didYouMean(a.Key, append([]string(nil), names...)), strings.Join(names, ", "))
+			}
+		}
+		for _, in := range cs.Inputs {
+			if !passed[in.Name] && !in.Optional && !in.HasDefault {
+				out.Errorf(n.File, id.NamePos, CodeMissingArgument, "call %s does not pass %s's input %q: add %s: VALUE under the call", id.Name, id.Name, in.Name, in.Name)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// singleOutputMembers reports `v.OUT` where v is bound by `let v = call
+// T` and OUT is the one output of T: the call's value is that output
+// itself, so v.OUT reads a member of it (null, most often) and v was
+// meant (lint/single-output-member, a warning).
+func singleOutputMembers(n *spec.Spec, prog *syntax.Program, single map[string]string) diag.List {
+	if len(single) == 0 {
+		return nil
+	}
+	type origin struct{ target, output string }
+	vars := map[string]origin{}
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		if let, ok := x.(*syntax.LetStmt); ok && let.Name != nil {
+			if c, ok := let.Value.(*syntax.CallExpr); ok {
+				if id, ok := c.Target.(*syntax.Ident); ok && single[id.Name] != "" {
+					vars[let.Name.Name] = origin{id.Name, single[id.Name]}
+				}
+			}
+		}
+		return true
+	})
+	var out diag.List
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		m, ok := x.(*syntax.MemberExpr)
+		if !ok {
+			return true
+		}
+		id, ok := m.X.(*syntax.Ident)
+		if !ok {
+			return true
+		}
+		if o, bound := vars[id.Name]; bound && m.Name == o.output {
+			out.Warnf(n.File, m.NamePos, CodeSingleOutputMember,
+				"%s is already the output %q of %s (a call to a node with one output is that output): write %s instead of %s.%s",
+				id.Name, o.output, o.target, id.Name, id.Name, m.Name)
+		}
+		return true
+	})
+	return out
 }
 
 // bound reports whether name is an input of the node (a service passed in).
@@ -249,8 +380,18 @@ func didYouMean(name string, cands []string) string {
 // pattern, each with: slot is one of its slots, each with: target
 // resolves, and every slot of the pattern is bound.
 func instances(s *spec.Spec, f *spec.Finder) diag.List {
+	return instanceList(s, s.Patterns, f)
+}
+
+// instanceList checks instances, and the instances nested in their with:.
+func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) diag.List {
 	var out diag.List
-	for _, p := range s.Patterns {
+	for _, p := range list {
+		for _, w := range p.With {
+			if w.Nested != nil {
+				out = append(out, instanceList(s, []*spec.PatternInstance{w.Nested}, f)...)
+			}
+		}
 		ps := patternOf(s, p.Pattern, f)
 		if ps == nil {
 			out.Errorf(s.File, p.Pos, CodeUnresolvedCall, "pattern instance %s: no pattern %q is beside this file or in the library%s",
@@ -277,6 +418,15 @@ func instances(s *spec.Spec, f *spec.Finder) diag.List {
 			if w.Target != "" && s.ResolveCall(w.Target, nil, f) == nil {
 				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: slot %s is bound to %q, which names no ## node, sibling file or std/ spec%s",
 					p.Name, w.Slot, w.Target, didYouMean(w.Target, s.CallTargets(nil, f)))
+			}
+		}
+		var keys []string
+		for _, c := range ps.Config {
+			keys = append(keys, c.Name)
+		}
+		for _, k := range sortedKeys(p.Config) {
+			if !slices.Contains(keys, k) {
+				out.Errorf(s.File, p.ConfigPos[k], CodeUnresolvedCall, "pattern instance %s: %s has no config key %q%s", p.Name, p.Pattern, k, didYouMean(k, append([]string(nil), keys...)))
 			}
 		}
 		for _, n := range names {
@@ -315,4 +465,13 @@ func patternOf(s *spec.Spec, name string, f *spec.Finder) *spec.Spec {
 		return nil
 	}
 	return ps
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -384,7 +384,7 @@ func Spec(s *spec.Spec, loaded diag.List) diag.List {
 		return nil
 	}
 	for _, d := range loaded {
-		if d.Severity == diag.Error && strings.HasPrefix(d.Code, "syntax/") {
+		if d.Severity == diag.Error && (strings.HasPrefix(d.Code, "syntax/") || d.Code == spec.CodeUnsupportedScript) {
 			return nil
 		}
 	}

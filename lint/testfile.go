@@ -24,6 +24,9 @@ import (
 //	test/missing-input       a required input of the subject has no fixture
 //	test/unknown-output      an Expects item names no output of the subject
 //	test/empty-expects       the test has no Expects item
+//	test/subject-kind        the subject is a test or a gateway, which
+//	                         prose test does not run (a gateway is driven
+//	                         from outside: test what it wakes)
 //
 // `__error` and `__error.md` name the run's error (upstream's error file)
 // and are outputs of every subject.
@@ -33,6 +36,7 @@ const (
 	CodeTestMissingInput   = "test/missing-input"
 	CodeTestUnknownOutput  = "test/unknown-output"
 	CodeTestEmptyExpects   = "test/empty-expects"
+	CodeTestSubjectKind    = "test/subject-kind"
 )
 
 // What a fixture may bind: a name of the subject and its role.
@@ -49,6 +53,11 @@ const (
 // is that slot or key.
 func SubjectNames(sp *spec.Spec) map[string]string {
 	m := map[string]string{}
+	if sp.Contract && sp.Kind != "pattern" && sp.Name != "" && sp.Renders() {
+		// The subject's own render is bound by its name, as prose run
+		// --slot NAME=BINDING binds it: tested offline with a program.
+		m[sp.Name] = NameCallee
+	}
 	if body := sp.Body(); body != nil {
 		syntax.Walk(body.Program, func(n syntax.Node) bool {
 			if c, ok := n.(*syntax.CallExpr); ok {
@@ -64,6 +73,9 @@ func SubjectNames(sp *spec.Spec) map[string]string {
 	}
 	for _, in := range sp.Inputs {
 		m[in.Name] = NameInput
+	}
+	for _, name := range sp.ImpliedInputs() {
+		m[name] = NameInput
 	}
 	for _, c := range sp.Config {
 		m[c.Name] = NameConfig
@@ -95,6 +107,14 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		diags.Errorf(s.File, tf.SubjectPos, CodeTestUnknownSubject, "subject %q: %s", tf.Subject, why)
 		return diags
 	}
+	switch sub.Kind {
+	case "test":
+		diags.Errorf(s.File, tf.SubjectPos, CodeTestSubjectKind, "subject %q is a test; a test's subject is a function, a responsibility or a pattern", tf.Subject)
+		return diags
+	case "gateway":
+		diags.Errorf(s.File, tf.SubjectPos, CodeTestSubjectKind, "subject %q is a gateway, driven from outside and never run by prose; test the responsibility it wakes (its ### Emits)", tf.Subject)
+		return diags
+	}
 	names := SubjectNames(sub)
 	given := map[string]bool{}
 	for _, fx := range tf.Fixtures {
@@ -115,7 +135,11 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 	}
 	for _, e := range tf.Expects {
 		if e.Output != "" && !outs[e.Output] {
-			diags.Errorf(s.File, e.Pos, CodeTestUnknownOutput, "%q is no output of %s%s", e.Output, sub.Name, didYouMeanOutput(e.Output, sub.Outputs))
+			hint := didYouMeanOutput(e.Output, sub.Outputs)
+			if len(sub.Outputs) == 0 {
+				hint = " (it declares no outputs: an item without a name, - CLAIM, checks its whole result)"
+			}
+			diags.Errorf(s.File, e.Pos, CodeTestUnknownOutput, "%q is no output of %s%s", e.Output, sub.Name, hint)
 		}
 	}
 	return diags

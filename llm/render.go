@@ -45,9 +45,13 @@ type RenderInfo struct {
 	Strategies  []string
 	Invariants  []string
 	Continuity  []string
-	Shape       string
-	Guidance    string // the prose of an Execution without code
-	Model       string // overrides the client's model ("" for its own)
+	// Maintains is the text of a responsibility's ### Maintains when it
+	// says more than its contract items: the truth's shape, what is
+	// material, its postconditions and facets.
+	Maintains string
+	Shape     string
+	Guidance  string // the prose of an Execution without code
+	Model     string // overrides the client's model ("" for its own)
 }
 
 // RenderService answers calls of one node with a model.
@@ -210,6 +214,7 @@ func RenderSystemPrompt(info RenderInfo) string {
 	section("Goal", info.Goal)
 	fields("Inputs", info.Parameters)
 	fields("Outputs to produce", info.Returns)
+	section("What it maintains", info.Maintains)
 	list("Strategies", info.Strategies)
 	list("Invariants (must hold whatever the outcome)", info.Invariants)
 	section("Shape", info.Shape)

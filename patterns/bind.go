@@ -3,6 +3,7 @@ package patterns
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/proselang/prose/delegation"
@@ -91,6 +92,20 @@ func (in *Instance) Globals() map[string]delegation.Value {
 	}
 	for k, v := range in.Slots {
 		g[k] = v
+	}
+	if spec.ConfigObject(in.Spec) {
+		// A 0.15 pattern may read its config as config.KEY (the
+		// keys are bare names as well).
+		cfg := delegation.NewObject()
+		keys := make([]string, 0, len(in.Config))
+		for k := range in.Config {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			cfg.Set(k, clone(in.Config[k]))
+		}
+		g["config"] = cfg
 	}
 	return g
 }

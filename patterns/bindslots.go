@@ -252,6 +252,17 @@ func (b *binder) declaredInputs(given map[string]delegation.Value, src map[strin
 			b.problem("missing required input %q: add --input %s=VALUE (or --input-json)", b.path(in.Name), b.path(in.Name))
 		}
 	}
+	// A 0.15 pattern without an inputs block takes the names its slots'
+	// requires quote (spec.ImpliedInputs): run directly, they are optional
+	// inputs, given as written.
+	for _, name := range b.sp.ImpliedInputs() {
+		if declared[name] {
+			continue
+		}
+		declared[name] = true
+		names = append(names, name)
+		out[name] = given[name]
+	}
 	if !b.lenient {
 		b.unknownInputs(given, declared, names)
 	}

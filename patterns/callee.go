@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/spec"
 )
 
@@ -40,6 +42,11 @@ import (
 // its outputs by the return rule: an object holding every output name is
 // taken as is (other keys dropped); otherwise a node with one output binds
 // the whole value to it; anything else is an error.
+//
+// A node fails with one of its declared ### Errors the same way whether a
+// model renders it (answering {"error": NAME}) or its Execution throws it
+// (`throw "NAME"`, `throw {error: NAME, message: M}`) uncaught: the
+// caller's catch reads NAME as err.error (declaredThrow).
 //
 // A cycle between files is not refused up front (recursion may be
 // bounded by the data); each nested run adds a level, and a call nested
@@ -283,9 +290,19 @@ func (g *graph) self(n *spec.Spec) Service {
 	return &nodeService{name: n.Name, node: n, inner: g.render(n, n.Name, "")}
 }
 
+// lookupEnv is os.LookupEnv (a variable for tests).
+var lookupEnv = os.LookupEnv
+
 // render is the model service of a node: Env.Render's, or a note that
-// the node needs a model.
+// the node needs a model. A render whose ### Environment names a variable
+// that is not set (or set empty) is refused before the run starts; the
+// value is never shown.
 func (g *graph) render(n *spec.Spec, name, model string) Service {
+	for _, v := range n.Environment {
+		if val, ok := lookupEnv(v); !ok || val == "" {
+			g.problem("%s: %s declares the environment variable %s (### Environment), which is not set: export it before the run, or bind %s with --slot", n.File.Position(n.Pos), name, v, name)
+		}
+	}
 	if g.env.Render != nil {
 		s, err := g.env.Render(&RenderBinding{Node: n, Name: name, Model: model})
 		if err == nil {
@@ -322,6 +339,8 @@ func (g *graph) instance(root *spec.Spec, p *spec.PatternInstance) Service {
 			s = g.bound(p.Name+"."+sl.Name, g.overrides[p.Name+"."+sl.Name], nil)
 		case target != "":
 			s = g.callee(root, target, p.Pos)
+		case p.NestedInstance(sl.Name) != nil:
+			s = g.instance(root, p.NestedInstance(sl.Name))
 		case g.overrides[sl.Name] != "":
 			g.used[sl.Name] = true
 			s = g.bound(sl.Name, g.overrides[sl.Name], nil)
@@ -429,7 +448,7 @@ func (s *nodeService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	}
 	v, err := s.inner.Call(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, declaredThrow(s.node, s.name, err)
 	}
 	obj, err := Outputs(s.node, v)
 	if err != nil {
@@ -440,6 +459,32 @@ func (s *nodeService) Call(ctx context.Context, req *delegation.CallRequest) (de
 		return x, nil
 	}
 	return obj, nil
+}
+
+// declaredThrow makes an uncaught throw of one of node n's declared
+// ### Errors, `throw "NAME"` or `throw {error: "NAME", message: ...}` in
+// its Execution, the same failure as a render answering that error: the
+// caller's catch reads its name as err.error. Any other error is returned
+// as it is.
+func declaredThrow(n *spec.Spec, name string, err error) error {
+	var e *delegation.Error
+	if !errors.As(err, &e) || e.Kind != delegation.KindThrow || len(n.Errors) == 0 {
+		return err
+	}
+	var thrown, msg string
+	switch v := e.Value.(type) {
+	case string:
+		thrown = v
+	case *delegation.Object:
+		x, _ := v.Get("error")
+		thrown, _ = x.(string)
+		m, _ := v.Get("message")
+		msg, _ = m.(string)
+	}
+	if thrown == "" || n.Error(thrown) == nil {
+		return err
+	}
+	return &llm.DeclaredError{Name: thrown, Message: msg, Node: name, Pos: e.Pos.String()}
 }
 
 // Outputs applies the return rule of a function or responsibility to the

@@ -3,6 +3,7 @@ package patterns
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -146,8 +147,12 @@ func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.L
 		}
 	}
 	for _, a := range b.Slots {
-		if !g.used[a.Name] && a.Name == sp.Name {
+		if !g.used[a.Name] && a.Name == sp.Name && sp.Body() != nil {
+			g.problem("--slot %s: %s runs its ### Execution and is not rendered: bind the callees it calls instead", a.Name, a.Name)
+		} else if !g.used[a.Name] && a.Name == sp.Name {
 			g.problem("--slot %s: %s is not rendered in this run: its inline nodes give all its outputs; bind them instead", a.Name, a.Name)
+		} else if !g.used[a.Name] && slices.Contains(sp.CallTargets(nil, g.finder), a.Name) {
+			g.problem("--slot %s: %s is a callee of %s that this run never reaches: nothing it runs calls it", a.Name, a.Name, sp.File.Name)
 		} else if !g.used[a.Name] {
 			g.problem("--slot %s: no callee of %s is named %q%s", a.Name, sp.File.Name, a.Name, suggestion(a.Name, append(sp.CallTargets(nil, g.finder), sp.Name)))
 		}

@@ -22,6 +22,16 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 	for _, o := range n.Outputs {
 		info.Returns = append(info.Returns, llm.Field{Name: o.Name, Description: o.Description})
 	}
+	if len(info.Returns) == 0 {
+		// Returns or Maintains written as prose, or absent: the render
+		// answers {"result": VALUE}, the shape a program's plain value
+		// takes too (Outputs).
+		desc := "the result"
+		if body := ensuresBody(n); body != "" {
+			desc = body
+		}
+		info.Returns = []llm.Field{{Name: "result", Description: desc}}
+	}
 	for _, e := range n.Errors {
 		info.Errors = append(info.Errors, llm.Field{Name: e.Name, Description: e.Description})
 	}
@@ -37,6 +47,9 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 			fmt.Fprintf(&b, "prohibited: %s\n", sh.Prohibited)
 		}
 		info.Shape = b.String()
+	}
+	if len(n.Outputs) > 0 {
+		info.Maintains = maintainsText(n)
 	}
 	if n.Execution != nil && n.Execution.Program == nil {
 		info.Guidance = n.Execution.Prose
@@ -58,4 +71,33 @@ func RenderWith(client func(model string) (*llm.Client, error)) func(*RenderBind
 		}
 		return llm.NewRenderService(c, RenderInfo(b.Node, b.Name, b.Model)), nil
 	}
+}
+
+// maintainsText is the body of n's ### Maintains when it holds more than
+// list items (prose, postconditions, #### facets), else "": the items
+// alone are already the outputs of the prompt.
+func maintainsText(n *spec.Spec) string {
+	for _, sec := range n.Sections {
+		if sec.Key != "ensures" || !strings.EqualFold(strings.TrimSpace(sec.Heading), "maintains") {
+			continue
+		}
+		for _, line := range strings.Split(sec.Body, "\n") {
+			t := strings.TrimSpace(line)
+			if t != "" && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && line[0] != ' ' && line[0] != '\t' {
+				return strings.TrimSpace(sec.Body)
+			}
+		}
+	}
+	return ""
+}
+
+// ensuresBody is the text of n's Returns (or Maintains) section, "" when
+// it has none.
+func ensuresBody(n *spec.Spec) string {
+	for _, sec := range n.Sections {
+		if sec.Key == "ensures" {
+			return strings.Join(strings.Fields(sec.Body), " ")
+		}
+	}
+	return ""
 }

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/diag"
@@ -26,6 +28,9 @@ func (l *loader) config(sec *section) {
 		} else if part, suggest := unknownType(c.Type); part != "" {
 			l.errorf(pos, CodeConfigSyntax, "config key %q: %s", c.Name, unknownTypeMessage(part, suggest))
 		} else {
+			if l.s.Contract {
+				valueAsDefault(c)
+			}
 			l.configDefault(c, pos)
 		}
 		c.Pos = diag.Pos(pos + 1)
@@ -196,3 +201,41 @@ func matchParen(s string) int {
 }
 
 func quote(s string) string { return "\"" + clip(s) + "\"" }
+
+// valueAsDefault reads a 0.15 config item written `- \`name\`: VALUE`
+// (upstream's own form, `- \`max_rounds\`: 3`) as the key's default when
+// it states no (type, default: X): VALUE is a number, true, false, a
+// "quoted string" or a JSON list or object, alone or followed by a dash and
+// a description (`3 — rounds at most`). Any other text stays the
+// description and the key has no default.
+func valueAsDefault(c *ConfigEntry) {
+	if c.Type != "" || c.DefaultRaw != "" || c.Description == "" {
+		return
+	}
+	text, desc := c.Description, ""
+	for _, sep := range []string{" — ", " -- ", " – ", " - "} {
+		if v, d, ok := strings.Cut(text, sep); ok {
+			text, desc = strings.TrimSpace(v), strings.TrimSpace(d)
+			break
+		}
+	}
+	if !isLiteral(text) {
+		return
+	}
+	c.DefaultRaw, c.Description = text, desc
+}
+
+// isLiteral reports whether s is a number, a boolean, a quoted string or a
+// JSON list or object.
+func isLiteral(s string) bool {
+	switch {
+	case s == "true" || s == "false":
+		return true
+	case len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"':
+		return json.Valid([]byte(s))
+	case strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{"):
+		return json.Valid([]byte(s))
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}

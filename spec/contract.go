@@ -96,6 +96,9 @@ type InstanceSlot struct {
 	Slot   string
 	Target string // a node, function or std path; "" for a nested declaration
 	Pos    diag.Pos
+	// Nested is the pattern instance declared in place as the slot's
+	// value (nil for a Target).
+	Nested *PatternInstance
 }
 
 // Callee is the target of one slot of the instance, or "".
@@ -106,6 +109,17 @@ func (p *PatternInstance) Callee(slot string) string {
 		}
 	}
 	return ""
+}
+
+// NestedInstance is the pattern instance declared in place as the value
+// of slot, or nil.
+func (p *PatternInstance) NestedInstance(slot string) *PatternInstance {
+	for _, w := range p.With {
+		if w.Slot == slot {
+			return w.Nested
+		}
+	}
+	return nil
 }
 
 // Node returns the inline node called name, or nil.
@@ -297,6 +311,16 @@ func (l *loader) contractSections() {
 			l.s.Continuity = l.bulletTexts(sec)
 		case "strategies":
 			l.s.Strategies = l.bulletTexts(sec)
+		case "environment":
+			for _, li := range items(sec) {
+				if t, _, ok := l.itemText(li); ok {
+					if name, _, _, ok := keyed(t); ok {
+						l.s.Environment = append(l.s.Environment, name)
+					} else if name := strings.Trim(t, "`"); isIdent(name) {
+						l.s.Environment = append(l.s.Environment, name)
+					}
+				}
+			}
 		case "errors":
 			l.errorDecls(sec)
 		case "patterns":
@@ -322,9 +346,18 @@ func (l *loader) errorDecls(sec *section) {
 
 // contractInputs reads the contract items of Parameters or Requires:
 // `- \`name\`: text` or `- name: text`. A text starting with the type
-// `run` or `run[]` followed by a dash gives the input that type.
+// `run` or `run[]` followed by a dash gives the input that type. A
+// `####` facet-need of Requires is an input too (facets.go).
 func (l *loader) contractInputs(sec *section) {
-	for _, li := range items(sec) {
+	head, facets := l.facets(sec)
+	defer func() {
+		for _, f := range facets {
+			if l.input(f.name) == nil {
+				l.s.Inputs = append(l.s.Inputs, &Input{Name: f.name, Pos: diag.Pos(f.pos), Description: f.desc})
+			}
+		}
+	}()
+	for _, li := range headItems(head) {
 		t, pos, ok := l.itemText(li)
 		if !ok {
 			continue

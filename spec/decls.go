@@ -29,6 +29,9 @@ func (s *Spec) Decls() *check.Decls {
 	for _, o := range s.Outputs {
 		d.Outputs = append(d.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Inferred: o.Inferred})
 	}
+	if ConfigObject(s) {
+		d.Inputs = append(d.Inputs, check.Name{Name: "config", Pos: s.Pos, Optional: true})
+	}
 	for _, name := range s.ImpliedInputs() {
 		d.Inputs = append(d.Inputs, check.Name{Name: name, Pos: s.Pos, Optional: true})
 	}
@@ -37,7 +40,8 @@ func (s *Spec) Decls() *check.Decls {
 
 // ImpliedInputs lists the inputs a 0.15 pattern without an inputs block
 // takes from the call of its instance: the names its slots' requires
-// quote (`task`, `quality-bar`) that its Delegation reads as names. A
+// quote (`task`, `quality-bar`) that its Delegation reads as names and
+// does not bind with a top-level let. A
 // pattern instance passes its call's arguments through, so these are
 // bound at run time. Nil for other specs.
 func (s *Spec) ImpliedInputs() []string {
@@ -55,6 +59,13 @@ func (s *Spec) ImpliedInputs() []string {
 	}
 	for _, sl := range s.Slots {
 		delete(quoted, sl.Name)
+	}
+	// A name the Delegation binds itself with a top-level let (`let
+	// feedback = ""`) is its own variable, not an input.
+	for _, st := range s.Delegation.Program.Body {
+		if let, ok := st.(*syntax.LetStmt); ok && let.Name != nil {
+			delete(quoted, let.Name.Name)
+		}
 	}
 	var out []string
 	syntax.Walk(s.Delegation.Program, func(n syntax.Node) bool {
@@ -86,4 +97,30 @@ func requiresArgs(req string) []string {
 		args = append(args, p)
 	}
 	return args
+}
+
+// ConfigObject reports whether s's Delegation may read its config keys as
+// members of `config` (`config.max-rounds`), as 0.15 patterns are written:
+// s is a Contract Markdown pattern with config and no slot, config key or
+// input of its own is named config. The bare key names stay in scope.
+func ConfigObject(s *Spec) bool {
+	if s == nil || !s.Contract || s.Kind != "pattern" || len(s.Config) == 0 {
+		return false
+	}
+	for _, c := range s.Config {
+		if c.Name == "config" {
+			return false
+		}
+	}
+	for _, x := range s.Slots {
+		if x.Name == "config" {
+			return false
+		}
+	}
+	for _, in := range s.Inputs {
+		if in.Name == "config" {
+			return false
+		}
+	}
+	return true
 }

@@ -133,6 +133,12 @@ func (l *loader) readFence(sec *section, d *Delegation, fence *ast.FencedCodeBlo
 	if len(d.Lines) > 0 {
 		var diags diag.List
 		d.Program, diags = parseDelegation(l.f, d.Lines)
+		if l.s.Contract {
+			diags = explainUnsupported(l.f, d.Lines, diags)
+			if d.Program != nil {
+				callModifiers(d.Program)
+			}
+		}
 		l.syntaxErrors = diags.HasErrors()
 		l.diags = append(l.diags, diags...)
 	}

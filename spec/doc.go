@@ -17,6 +17,20 @@
 // Errors, Strategies, Continuity, Goal, the ### Patterns instances and the
 // ### Execution program (Spec.Execution).
 //
+// A `####` facet under a Contract Markdown ### Maintains is an output named
+// like it (described by the text under it), one under ### Requires an
+// input; the section's bullets before the first facet are read too, and
+// lists under a facet describe the facet (facets.go).
+//
+// A 0.15 config item `- \`max_rounds\`: 3` (no `(type, default: X)`) takes a
+// literal after the colon as its default (valueAsDefault in config.go).
+//
+// ### Environment items name host variables (Spec.Environment): a render is
+// refused before the run when one is unset or empty. ### Runtime is kept as
+// documentation: its `model` hint names a host's model (sonnet, opus) that
+// the configured server need not know, so a node's model is chosen with
+// --slot NAME=llm:MODEL instead.
+//
 // Main types: Spec, Section, Slot, ConfigEntry, Input, Output, Shape,
 // Delegate, Delegation, ErrorDecl, PatternInstance, InstanceSlot. Entry
 // points: Load, LoadFS, Read, Parse, (*Spec).Decls, (*Spec).JSON.
@@ -68,6 +82,7 @@
 //	spec/too-deep            a line nests indentation, quotes or list markers more than 256 characters deep
 //	spec/patterns-syntax     a ### Patterns block is not a YAML list of {name, pattern, with, config}
 //	spec/bad-duration        a duration-typed config default that is not a duration (no timeout could use it)
+//	spec/unsupported-prosescript  a ProseScript form prose does not run yet (choice, block/do, session, use, const, destructuring, pipelines, parallel and loop modifiers), named with what to write instead (prosescript.go)
 //
 // Warnings:
 //
@@ -110,6 +125,7 @@ const (
 	CodeInternal          = "spec/internal"
 	CodeTooDeep           = "spec/too-deep"
 	CodeBadDuration       = "spec/bad-duration"
+	CodeUnsupportedScript = "spec/unsupported-prosescript"
 
 	CodeUnknownSection   = "spec/unknown-section"
 	CodeDuplicateSection = "spec/duplicate-section"

@@ -12,8 +12,8 @@ import (
 
 // patternInstances reads the ```yaml block of a ### Patterns section: a
 // list of {name, pattern, with: {slot: target}, config: {key: value}}.
-// A with: value that is a mapping (a nested pattern declaration) is kept
-// with an empty Target.
+// A with: value that is a mapping is a nested pattern declaration, read
+// as an instance of its own (InstanceSlot.Nested, Target empty).
 func (l *loader) patternInstances(sec *section) {
 	var fence *ast.FencedCodeBlock
 	for _, b := range sec.blocks {
@@ -98,8 +98,11 @@ func (l *loader) instanceWith(p *PatternInstance, v *yaml.Node, at func(*yaml.No
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, t := v.Content[i], v.Content[i+1]
 		w := &InstanceSlot{Slot: k.Value, Pos: at(t)}
-		if t.Kind == yaml.ScalarNode {
+		switch t.Kind {
+		case yaml.ScalarNode:
 			w.Target = t.Value
+		case yaml.MappingNode:
+			w.Nested = l.patternInstance(t, at)
 		}
 		p.With = append(p.With, w)
 	}

@@ -6,11 +6,13 @@ import (
 	"github.com/proselang/prose/diag"
 )
 
-// outputs reads `- \`name\`: text` bullets of Ensures/Returns/Maintains
+// outputs reads `- \`name\`: text` bullets of Ensures/Returns/Maintains,
+// and the `####` facets of a Contract Markdown Maintains
 // (an unquoted name must be a lower-case identifier, so prose bullets such
 // as "Round 1: ..." are not outputs).
 func (l *loader) outputs(sec *section) {
-	for _, li := range items(sec) {
+	head, facets := l.facets(sec)
+	for _, li := range headItems(head) {
 		t, pos, ok := l.itemText(li)
 		if !ok {
 			continue
@@ -23,6 +25,11 @@ func (l *loader) outputs(sec *section) {
 			continue
 		}
 		l.s.Outputs = append(l.s.Outputs, &Output{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Description: desc})
+	}
+	for _, f := range facets {
+		if l.output(f.name) == nil {
+			l.s.Outputs = append(l.s.Outputs, &Output{Name: f.name, Pos: diag.Pos(f.pos), Description: f.desc})
+		}
 	}
 }
 

@@ -36,6 +36,7 @@ func Rules() []Rule {
 		{CodeTooDeep, e, "Markdown nested too deep"},
 		{CodePatternsSyntax, e, "Malformed ### Patterns declaration"},
 		{CodeBadDuration, e, "Duration config default is not a duration"},
+		{CodeUnsupportedScript, e, "ProseScript form prose does not run yet"},
 		{CodeUnknownSection, w, "Unknown section (kept as documentation)"},
 		{CodeDuplicateSection, w, "Known section repeated (the first is read)"},
 		{CodeNoTitle, w, "No # title heading"},

@@ -45,9 +45,12 @@ type Spec struct {
 	Goal       string   // a responsibility's Goal section
 	Continuity []string // Continuity bullets ("input-driven")
 	Strategies []string // Strategies bullets
-	Errors     []*ErrorDecl
-	Execution  *Delegation // the ### Execution section; Program is nil when it has no ```prose block
-	Patterns   []*PatternInstance
+	// Environment names the host environment variables of ### Environment
+	// (`- \`NAME\`: text` items), which a render needs set.
+	Environment []string
+	Errors      []*ErrorDecl
+	Execution   *Delegation // the ### Execution section; Program is nil when it has no ```prose block
+	Patterns    []*PatternInstance
 
 	// Nodes are the inline `##` nodes of the file, in order; an inline
 	// node is a Spec whose Parent is the file's spec, whose Name is its

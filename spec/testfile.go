@@ -227,7 +227,8 @@ func readExpect(it *item) *Expect {
 		if end := strings.IndexByte(text[1:], '`'); end > 0 {
 			name := text[1 : 1+end]
 			if isPathText(name) {
-				e.Output, e.Path, e.Claim = rootName(name), name, strings.TrimSpace(text[2+end:])
+				rest := strings.TrimSpace(text[2+end:])
+				e.Output, e.Path, e.Claim = rootName(name), name, strings.TrimSpace(strings.TrimPrefix(rest, ":"))
 				return e
 			}
 		}
@@ -282,8 +283,9 @@ func isPathText(s string) bool {
 // slash-separated, as io/fs wants). testPath is the test file. A subject
 // containing a slash or ending in .md is a path relative to the test's
 // directory (a std/ path is left to the caller when not on disk). A bare
-// name is matched against the front-matter `name` (then the file stem) of
-// the *.prose.md files in the test's directory, then in each parent up to
+// name is matched against the front-matter `name` (then the file stem, then
+// NAME/index.prose.md) of the *.prose.md files in the test's directory,
+// then in each parent up to
 // the project root: the nearest directory holding go.mod or .git. The
 // returned path is "" when nothing matches.
 func ResolveSubject(fsys fs.FS, testPath, subject string) string {
@@ -327,6 +329,14 @@ func matchName(fsys fs.FS, dir, name, self string) string {
 		}
 		if stem == "" && strings.TrimSuffix(e.Name(), ".prose.md") == name {
 			stem = p
+		}
+	}
+	if stem == "" {
+		// NAME/index.prose.md, as a call finds a sibling directory.
+		if p := path.Join(dir, name, "index.prose.md"); p != self {
+			if _, err := fs.Stat(fsys, p); err == nil {
+				return p
+			}
 		}
 	}
 	return stem

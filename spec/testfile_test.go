@@ -3,6 +3,7 @@ package spec
 import (
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 const sampleTest = "---\nname: sample\nkind: test\nsubject: ../patterns/ratchet.prose.md\n---\n\n# Sample\n\n" +
@@ -17,6 +18,7 @@ const sampleTest = "---\nname: sample\nkind: test\nsubject: ../patterns/ratchet.
 	"- nested\n  - path: `result`\n  - predicate: is present\n" +
 	"- `__error.md` exists\n" +
 	"- attempts <= 3\n" +
+	"- `result[0].step`: equals 2\n" +
 	"\n### Expects Not\n\n" +
 	"- `result`: contains \"skip\"\n"
 
@@ -58,7 +60,8 @@ func TestReadTest(t *testing.T) {
 		"result|result|is present|t.test.prose.md:22:1|",
 		"__error|__error.md|exists|t.test.prose.md:25:1|",
 		"||attempts <= 3|t.test.prose.md:26:1|",
-		"result|result|contains \"skip\"|t.test.prose.md:30:1|not",
+		"result|result[0].step|equals 2|t.test.prose.md:27:1|",
+		"result|result|contains \"skip\"|t.test.prose.md:31:1|not",
 	}
 	if strings.Join(ex, "\n") != strings.Join(wantEx, "\n") {
 		t.Errorf("expects:\n%s\nwant:\n%s", strings.Join(ex, "\n"), strings.Join(wantEx, "\n"))
@@ -102,4 +105,37 @@ func FuzzReadTest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A bare subject is found by front-matter name, then by file stem, then as
+// NAME/index.prose.md, in the test's directory and each parent up to the
+// project root, as a call finds its callee; never beyond the root.
+func TestResolveSubjectUpTheTree(t *testing.T) {
+	fm := func(name string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\nkind: function\n---\n")}
+	}
+	fsys := fstest.MapFS{
+		"outside.prose.md":                 fm("outside"),
+		"proj/go.mod":                      &fstest.MapFile{Data: []byte("module x\n")},
+		"proj/word-stats/index.prose.md":   fm("word-stats"),
+		"proj/lib/renamed.prose.md":        fm("summarize"),
+		"proj/lib/tests/t.test.prose.md":   fm("t"),
+		"proj/lib/tests/deep.prose.md":     fm("deep-one"),
+		"proj/lib/summarize.prose.md":      fm("something-else"),
+		"proj/lib/stem-only.prose.md":      {Data: []byte("no front matter\n")},
+		"proj/lib/tests/helper/x.prose.md": fm("x"),
+	}
+	test := "proj/lib/tests/t.test.prose.md"
+	for subject, want := range map[string]string{
+		"deep-one":   "proj/lib/tests/deep.prose.md",
+		"summarize":  "proj/lib/renamed.prose.md", // the name beats the stem
+		"stem-only":  "proj/lib/stem-only.prose.md",
+		"word-stats": "proj/word-stats/index.prose.md",
+		"outside":    "", // above the project root
+		"x":          "", // below the test's directory: not searched
+	} {
+		if got := ResolveSubject(fsys, test, subject); got != want {
+			t.Errorf("%s: got %q, want %q", subject, got, want)
+		}
+	}
 }

@@ -147,7 +147,10 @@ func TestDecls(t *testing.T) {
 	if !reflect.DeepEqual(d.Slots[0].Args, []string{"topic"}) || d.Slots[0].Ensures != "a draft" {
 		t.Errorf("drafter args %v ensures %q", d.Slots[0].Args, d.Slots[0].Ensures)
 	}
-	if len(d.Config) != 2 || d.Config[0].Type != "integer" || len(d.Inputs) != 5 || !d.Inputs[3].Optional || d.Inputs[0].Optional {
+	// A 0.15 pattern with config may read it as config.KEY: the object
+	// comes last, optional.
+	if len(d.Config) != 2 || d.Config[0].Type != "integer" || len(d.Inputs) != 6 || !d.Inputs[3].Optional || d.Inputs[0].Optional ||
+		d.Inputs[5].Name != "config" || !d.Inputs[5].Optional {
 		t.Errorf("config %+v inputs %+v", d.Config, d.Inputs)
 	}
 	if len(d.Outputs) != 2 || d.Outputs[1].Name != "comments" || d.Outputs[1].Inferred {

@@ -214,7 +214,7 @@ func (s *Suite) runOne(ctx context.Context, i int, opts Options) *Result {
 		it := &Item{Text: e.Text, Pos: c.Test.Spec.File.Position(e.Pos), Negated: e.Negated}
 		val := lookup(ctx, scope, e.Path, v)
 		it.Observed = cut(observe(val))
-		res, cerr := checker.Check(ctx, claim.Question{Path: e.Path, Claim: e.Claim, Value: val, Scope: scope})
+		res, cerr := checker.Check(ctx, claim.Question{Path: e.Path, Claim: e.Claim, Value: val, Scope: scope, Pos: it.Pos})
 		switch {
 		case errors.Is(cerr, claim.ErrNeedsModel):
 			it.Status, it.Rule = Skip, "model"

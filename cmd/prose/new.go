@@ -39,9 +39,10 @@ Kinds:
              With a model configured, leave out --slot: the drafter is
              rendered by the model from its contract.
   test       a test of the function above: subject (--subject, default
-             NAME without a leading "test-"), ### Fixtures (text, and the
-             drafter bound to a program), ### Expects and ### Expects
-             Not, claims decided without a model. Against the function
+             NAME without a leading "test-" or a trailing "-test"),
+             ### Fixtures (text, and the drafter bound to a program),
+             ### Expects and ### Expects Not, claims decided without a
+             model. Against the function
              new writes it lints clean and passes offline:
                prose test test-NAME.prose.md
 
@@ -74,7 +75,7 @@ func newNewCmd(s streams) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.kind, "kind", "pattern", "what to write: `pattern`, function or test")
-	fl.StringVar(&o.subject, "subject", "", "the function a test runs (default: NAME without a leading \"test-\")")
+	fl.StringVar(&o.subject, "subject", "", "the function a test runs (default: NAME without a leading \"test-\" or a trailing \"-test\")")
 	fl.BoolVar(&o.force, "force", false, "overwrite an existing file")
 	return cmd
 }
@@ -131,7 +132,9 @@ func newSpecText(o *newOptions, name string) (string, error) {
 	case "test":
 		subject := o.subject
 		if subject == "" {
-			subject = strings.TrimPrefix(name, "test-")
+			// test-summarize and summarize-test test summarize (never
+			// the test itself).
+			subject = strings.TrimSuffix(strings.TrimPrefix(name, "test-"), "-test")
 		}
 		return fmt.Sprintf(testTemplate, name, subject, title), nil
 	}

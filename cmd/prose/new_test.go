@@ -134,4 +134,12 @@ func TestNewFunctionRunsAndItsTestPasses(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "PASS test-summarize") || !strings.Contains(out, "1 passed, 0 failed") {
 		t.Errorf("test: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	// NAME-test names its subject too, not itself.
+	if code, _, errs := runMain(t, "new", "summarize-test", "--kind", "test"); code != 0 {
+		t.Fatalf("new summarize-test: exit %d: %s", code, errs)
+	}
+	code, out, errs = runMain(t, "test", "summarize-test.prose.md", "--run-dir", filepath.Join(dir, "runs"))
+	if code != 0 || !strings.Contains(out, "PASS summarize-test") {
+		t.Errorf("test summarize-test: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 }

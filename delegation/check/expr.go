@@ -1,6 +1,9 @@
 package check
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/proselang/prose/delegation/syntax"
 )
 
@@ -18,6 +21,7 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 	case *syntax.ObjectLit:
 		c.fields(e.Fields, "object key")
 	case *syntax.MemberExpr:
+		c.configMember(e)
 		c.expr(e.X, false)
 	case *syntax.IndexExpr:
 		c.expr(e.X, false)
@@ -143,6 +147,10 @@ func countType(typ string) bool {
 func (c *checker) natural(n *syntax.NaturalCond) {
 	mentioned := false
 	for _, w := range n.Words {
+		if root, key, ok := strings.Cut(w.Path, "."); ok && root == "config" && c.configInput() {
+			k, _, _ := strings.Cut(key, ".")
+			c.used[k] = true
+		}
 		if c.lookup(rootOf(w.Path)) != nil {
 			mentioned = true
 		}
@@ -185,4 +193,34 @@ func rootOf(path string) string {
 		}
 	}
 	return path
+}
+
+// configInput reports whether `config` is the object of a 0.15 pattern's
+// config keys (declared as an input by spec.Decls), not a name the
+// program binds itself.
+func (c *checker) configInput() bool {
+	b := c.names["config"]
+	return b != nil && b.kind == kindInput && len(c.d.Config) > 0
+}
+
+// configMember checks config.KEY: it reads the config key KEY, which must
+// be declared.
+func (c *checker) configMember(e *syntax.MemberExpr) {
+	id, ok := e.X.(*syntax.Ident)
+	if !ok || id.Name != "config" || !c.configInput() {
+		return
+	}
+	keys := make([]string, len(c.d.Config))
+	for i, cf := range c.d.Config {
+		if cf.Name == e.Name {
+			c.used[e.Name] = true
+			return
+		}
+		keys[i] = cf.Name
+	}
+	hint := ""
+	if near := closest(e.Name, keys); near != "" {
+		hint = fmt.Sprintf(" (did you mean config.%s?)", near)
+	}
+	c.diags.Errorf(c.f, e.NamePos, CodeUndefinedName, "config has no key %s%s; the keys are declared under ### Config", quote(e.Name), hint)
 }

@@ -327,8 +327,8 @@ func (c *checker) finish() {
 		}
 	}
 	for _, in := range c.d.Inputs {
-		if config[in.Name] || c.slots[in.Name] != nil || c.used[in.Name] {
-			continue
+		if config[in.Name] || c.slots[in.Name] != nil || c.used[in.Name] || in.Name == "config" && c.configInput() {
+			continue // (the config object of a 0.15 pattern is there to be read when wanted)
 		}
 		c.diags.Warnf(c.f, in.Pos, CodeUnusedInput,
 			"input %s is declared but never used", quote(in.Name))

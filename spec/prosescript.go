@@ -1,0 +1,157 @@
+package spec
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// ProseScript, as OpenProse 0.15 writes it, and the Delegation language.
+//
+// A Contract Markdown Execution or 0.15 Delegation is parsed by the
+// Delegation parser. Two things bridge the dialects:
+//
+//   - The call modifiers `retry: N` and `backoff: none|linear|exponential`
+//     written among a call's arguments are the call's `retries N` and
+//     `backoff {...}` clauses, never arguments passed to the callee
+//     (exponential: 1s doubling, linear: 1s each time, none: no delay).
+//     Under the earlier rules they stay arguments, as they always were.
+//   - The ProseScript statements prose does not run yet (`choice`,
+//     `block`/`do`, `session`, `resume`, `agent`, `use`, `const`,
+//     destructuring `let {a, b} =`, pipelines `| map:`, `parallel (...)`
+//     and `loop (max: N)` modifiers) draw one clear error naming the form
+//     and what to write instead, in place of the parser's generic one.
+
+// callModifiers turns `retry:` and `backoff:` arguments of every call of
+// prog into the call's clauses.
+func callModifiers(prog *syntax.Program) {
+	syntax.Walk(prog, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok {
+			return true
+		}
+		kept := c.Args[:0]
+		for _, a := range c.Args {
+			switch {
+			case a.Key == "retry" && c.Retries == nil:
+				c.Retries = a.Value
+				continue
+			case a.Key == "backoff" && c.Backoff == nil:
+				if name, ok := strategyName(a.Value); ok {
+					c.Backoff = backoffObject(name, a.KeyPos)
+					continue
+				}
+			}
+			kept = append(kept, a)
+		}
+		c.Args = kept
+		return true
+	})
+}
+
+// strategyName is the backoff strategy x names: a bare word or a string.
+func strategyName(x syntax.Expr) (string, bool) {
+	var s string
+	switch v := x.(type) {
+	case *syntax.Ident:
+		s = v.Name
+	case *syntax.StringLit:
+		s = v.Value
+	default:
+		return "", false
+	}
+	switch s {
+	case "none", "linear", "exponential":
+		return s, true
+	}
+	return "", false
+}
+
+// backoffObject is the backoff clause of a strategy; nil for none.
+func backoffObject(name string, at diag.Pos) *syntax.ObjectLit {
+	mult := int64(2)
+	switch name {
+	case "none":
+		return nil
+	case "linear":
+		mult = 1
+	}
+	return &syntax.ObjectLit{Lbrace: at, Rbrace: at, Fields: []*syntax.Field{
+		{KeyPos: at, Key: "initial", Value: &syntax.DurationLit{ValuePos: at, Raw: "1s", Value: time.Second}},
+		{KeyPos: at, Key: "multiplier", Value: &syntax.NumberLit{ValuePos: at, Raw: strconv.FormatInt(mult, 10), IsInt: true, Int: mult, Float: float64(mult)}},
+	}}
+}
+
+// unsupported are the ProseScript forms prose does not run yet, matched
+// against the code line a syntax error is on, with what to write instead.
+var unsupported = []struct {
+	re   *regexp.Regexp
+	form string
+	fix  string
+}{
+	{regexp.MustCompile(`^(let|const)\s*\{`), "destructuring (let {a, b} = ...)", "bind the result and read its members: let r = call ...; let a = r.a"},
+	{regexp.MustCompile(`^const\s`), "const", "write let"},
+	{regexp.MustCompile(`^choice\b`), "choice", "write if/elif/else over the conditions"},
+	{regexp.MustCompile(`^option\b`), "choice", "write if/elif/else over the conditions"},
+	{regexp.MustCompile(`^block\b`), "block", "call a ## node or a sibling function instead"},
+	{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?do\b`), "do", "write the statements in place, or call a ## node"},
+	{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?(session|resume)\b`), "session and resume", "declare a ## node (a function) and call it; it renders with the model"},
+	{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
+	{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
+	{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?parallel\s*\(`), "parallel modifiers (\"first\", \"any\", on-fail)", "write parallel: (all branches), or parallel first for x in xs: for the first to return"},
+	{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},
+	{regexp.MustCompile(`^loop\s+for\s+each\b`), "loop for each", "write for x in xs:"},
+	{regexp.MustCompile(`(^|\s)\|\s*(map|filter|pmap|reduce)\b`), "pipelines (| map:, | filter:, | reduce)", "write a collecting loop: let ys = for item in xs: ..."},
+}
+
+// explainUnsupported replaces each syntax error on a line written in a
+// ProseScript form prose does not run with one error naming the form.
+func explainUnsupported(f *diag.File, lines []syntax.Line, diags diag.List) diag.List {
+	out := diags[:0]
+	done := map[int]bool{}
+	for _, d := range diags {
+		if d.Severity != diag.Error || !strings.HasPrefix(d.Code, "syntax/") {
+			out = append(out, d)
+			continue
+		}
+		i := codeLineAt(lines, d.Offset)
+		if i < 0 {
+			out = append(out, d)
+			continue
+		}
+		text := strings.TrimSpace(lines[i].Text)
+		matched := false
+		for _, u := range unsupported {
+			if !u.re.MatchString(text) {
+				continue
+			}
+			matched = true
+			if !done[i] {
+				done[i] = true
+				at := int(lines[i].Off) + len(lines[i].Text) - len(strings.TrimLeft(lines[i].Text, " \t"))
+				var one diag.List
+				one.Errorf(f, diag.Pos(at), CodeUnsupportedScript, "prose does not run ProseScript %s yet: %s", u.form, u.fix)
+				out = append(out, one...)
+			}
+			break
+		}
+		if !matched {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// codeLineAt is the index of the code line holding offset off, or -1.
+func codeLineAt(lines []syntax.Line, off int) int {
+	for i, ln := range lines {
+		if int(ln.Off) <= off && off <= int(ln.Off)+len(ln.Text) {
+			return i
+		}
+	}
+	return -1
+}
