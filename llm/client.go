@@ -90,6 +90,12 @@ type Message struct {
 type Schema struct {
 	Name string
 	JSON json.RawMessage
+	// Loose asks for the schema without OpenAI's strict mode, which takes
+	// only fully typed schemas with an object at the root: a render's
+	// outputs may be any JSON value, and its declared errors make the root
+	// a choice of two objects. Servers that enforce schemas by grammar
+	// (llama.cpp, vLLM) read either the same way.
+	Loose bool
 }
 
 // ChatRequest is one question to the model.
@@ -224,7 +230,7 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool, capPar
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
-				Name: r.Schema.Name, Schema: r.Schema.JSON, Strict: true,
+				Name: r.Schema.Name, Schema: r.Schema.JSON, Strict: !r.Schema.Loose,
 			},
 		}
 	}

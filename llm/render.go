@@ -18,8 +18,9 @@ import (
 // contract (description, goal, parameters, returns, strategies,
 // invariants, shape, declared errors) and whose user message is the call's
 // arguments as JSON. The reply must be one JSON object with exactly the
-// node's output names (asked for with a strict JSON schema; the client
-// falls back to instructions when a server refuses schemas), or a
+// node's output names (asked for with a JSON schema, not in OpenAI's strict
+// mode, which takes no untyped values; the client falls back to
+// instructions when a server refuses schemas), or a
 // declared error {"error": NAME, "message": "..."}. The first fails the
 // call with a *DeclaredError (catchable by `try`, its name in the catch
 // object's `error`); an undeclared error name, a missing output or a
@@ -257,7 +258,7 @@ func RenderSchema(info RenderInfo) *Schema {
 		schema = map[string]any{"anyOf": []any{outputs, failure}}
 	}
 	raw, _ := json.Marshal(schema)
-	return &Schema{Name: "render", JSON: raw}
+	return &Schema{Name: "render", JSON: raw, Loose: true}
 }
 
 // IsRenderError reports whether err is a render's declared or protocol
