@@ -67,7 +67,6 @@
 //	spec/no-front-matter     the file does not start with a --- front matter block
 //	spec/front-matter        the front matter is unterminated, not YAML, or not a mapping
 //	spec/front-matter-key    name or kind is missing or not a string
-//	spec/name-mismatch       name differs from the file name (ratchet.prose.md needs name: ratchet)
 //	spec/missing-section     a section the kind requires is absent (a pattern needs Slots and Delegation)
 //	spec/slot-syntax         a Slots bullet is not "`name`" with optional (primary)
 //	spec/config-syntax       a Config bullet is not "`name` (type, default: X): description", or its type is unknown
@@ -111,7 +110,6 @@ const (
 	CodeNoFrontMatter     = "spec/no-front-matter"
 	CodeFrontMatter       = "spec/front-matter"
 	CodeFrontMatterKey    = "spec/front-matter-key"
-	CodeNameMismatch      = "spec/name-mismatch"
 	CodeMissingSection    = "spec/missing-section"
 	CodeSlotSyntax        = "spec/slot-syntax"
 	CodeConfigSyntax      = "spec/config-syntax"

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -219,16 +218,6 @@ func firstInvalidUTF8(b []byte) int {
 		i += n
 	}
 	return 0
-}
-
-// baseName is the spec name a file name implies ("ratchet" for
-// ".../ratchet.prose.md"), or "" when the file is not a .prose.md file.
-func baseName(file string) string {
-	b := filepath.Base(file)
-	if !strings.HasSuffix(b, ".prose.md") || b == ".prose.md" {
-		return ""
-	}
-	return strings.TrimSuffix(b, ".prose.md")
 }
 
 // String summarizes a spec for debugging.

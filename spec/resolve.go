@@ -7,12 +7,15 @@ import (
 	"github.com/proselang/prose/diag"
 )
 
-// resolve runs the checks that need the whole spec: the file name, slot
-// list-ness, config/input types, Shape against Slots, inferred outputs.
+// resolve runs the checks that need the whole spec: slot list-ness,
+// config/input types, Shape against Slots, inferred outputs.
+//
+// A front-matter name that differs from the file's stem is not a finding:
+// a user copies a library pattern under another file name, and OpenProse
+// names index.prose.md roots and tests freely. Calls find a file by its
+// name or its stem. The library holds its own files to name == stem in
+// its tests.
 func (l *loader) resolve() {
-	if want := baseName(l.f.Name); want != "" && l.s.Name != "" && l.s.Name != want && !l.s.Contract {
-		l.errorf(int(l.namePos), CodeNameMismatch, "name %q does not match the file name %s (want name: %s)", l.s.Name, want+".prose.md", want)
-	}
 	l.listSlots()
 	l.checkTypes()
 	l.checkShape()

@@ -21,7 +21,6 @@ func Rules() []Rule {
 		{CodeNoFrontMatter, e, "No --- front matter block at the top"},
 		{CodeFrontMatter, e, "Front matter unterminated, not YAML, or not a mapping"},
 		{CodeFrontMatterKey, e, "Front matter name or kind missing or not a string"},
-		{CodeNameMismatch, e, "Front matter name differs from the file name"},
 		{CodeMissingSection, e, "Section required by the kind is absent"},
 		{CodeSlotSyntax, e, "Malformed Slots bullet"},
 		{CodeConfigSyntax, e, "Malformed Config bullet"},

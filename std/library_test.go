@@ -368,3 +368,25 @@ func TestEmbeddedMatchesDisk(t *testing.T) {
 		}
 	}
 }
+
+// TestLibraryNamesMatchFiles: the loader lets a spec's name differ from its
+// file's stem (a user's copy of a pattern under another name), but the
+// library's own files keep them equal, so a std/ path and a call by name
+// find the same spec.
+func TestLibraryNamesMatchFiles(t *testing.T) {
+	for _, dir := range []string{"std/patterns", "std/roles"} {
+		paths, ok := std.Walk(dir)
+		if !ok || len(paths) == 0 {
+			t.Fatalf("%s is not in the embedded library", dir)
+		}
+		for _, p := range paths {
+			sp, _, err := spec.LoadFS(std.FS(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stem := strings.TrimSuffix(filepath.Base(p), ".prose.md"); sp.Name != stem {
+				t.Errorf("%s: name %q, want %q (the file's stem)", p, sp.Name, stem)
+			}
+		}
+	}
+}

@@ -290,14 +290,5 @@ type osFS struct{}
 func (osFS) Open(name string) (fs.File, error) { return os.Open(name) }
 
 // loaderErrors are the loader's error-level findings that stop a test
-// file from running. A test's name need not match its file's (upstream
-// names tests freely).
-func loaderErrors(l diag.List) diag.List {
-	var out diag.List
-	for _, d := range l.Errors() {
-		if d.Code != "spec/name-mismatch" {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+// file from running.
+func loaderErrors(l diag.List) diag.List { return l.Errors() }

@@ -35,8 +35,10 @@ that makes prose run refuse the spec, such as a call to an undeclared
 slot, is reported here too. show prints what it could load even when the
 spec has errors.
 
-Exit status: 0 when the spec has no error-level diagnostic, 1 when it has
-one, 2 when FILE cannot be read (missing, a directory, no permission).`,
+Exit status: 0 when the spec has no error-level diagnostic; 2 when it
+has one (an invalid spec, which prose run refuses; its JSON is printed
+all the same) or when FILE cannot be read (missing, a directory, no
+permission).`,
 		Example: `  # A pattern of the built-in library, then one of your own
   prose show std/patterns/ratchet.prose.md
   prose show specs/review.prose.md
@@ -73,8 +75,10 @@ func runShow(ctx context.Context, s streams, o showOptions) error {
 	if _, err := s.out.Write(b); err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
+	// An invalid spec is exit 2, as prose run refuses it (the README's exit
+	// statuses); its JSON is printed all the same.
 	if diags.HasErrors() {
-		return &exitError{code: exitFailure}
+		return &exitError{code: exitUsage}
 	}
 	return nil
 }
