@@ -181,7 +181,9 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 	if err := closeTrace(res == nil); err != nil && runErr == nil {
 		runErr = &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v", err)}
 	}
-	if res != nil && progress != nil {
+	// A run refused before it started (a usage error: the run directory
+	// cannot be made, a withheld value not given again) has nothing to sum up.
+	if res != nil && progress != nil && !errors.As(runErr, new(*run.UsageError)) {
 		progress.Summary(time.Since(start), patterns.RunStatus(runErr))
 		if res.Mode != journal.Live && res.RunID != "" {
 			fmt.Fprintf(s.err, "prose: %d of %d calls answered from the journal, %d run live\n", res.Answered, res.Calls, res.Calls-res.Answered)
