@@ -200,8 +200,14 @@ func EnvSecrets(environ []string) []string {
 
 // EnvSecret reports whether the environment variable name=value holds a
 // secret: its name says so (SecretName) and its value is 8 bytes or
-// longer.
+// longer. The shell's PWD and OLDPWD are directories, not passwords,
+// although "pwd" abbreviates password in other names (DB_PWD): taking them
+// as secrets would print every path under the current directory as
+// [redacted].
 func EnvSecret(name, value string) bool {
+	if name == "PWD" || name == "OLDPWD" {
+		return false
+	}
 	return len(value) >= minEnvLen && SecretName(name)
 }
 
