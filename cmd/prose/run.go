@@ -304,6 +304,11 @@ func runError(ctx context.Context, w io.Writer, err error, failed *patterns.Fail
 		if de.Kind == delegation.KindLimit && strings.Contains(de.Msg, "step budget") {
 			fmt.Fprintln(w, "prose: a run may execute at most --max-steps statements; raise it if the loops are meant to be this long")
 		}
+		if de.Kind == delegation.KindLimit && strings.Contains(de.Msg, "size ceiling") {
+			// The evaluator names its Go option (Host.MaxValueBytes); a
+			// user of the command needs the flag.
+			fmt.Fprintln(w, "prose: a value may be at most --max-value-bytes bytes as written out; raise it if the values are meant to be this large")
+		}
 		return &exitError{code: exitFailure}
 	}
 	return &exitError{code: exitFailure, err: err}
