@@ -168,7 +168,7 @@ func (r *Run) encodeOutcome(ctx context.Context, rec *Record, v delegation.Value
 		err = ctx.Err() // answered after its deadline: the evaluator counts a timeout
 	}
 	if err == nil {
-		res, encErr := delegation.ToJSON(v)
+		res, encErr := r.encodeValue(v)
 		if encErr == nil {
 			rec.Result = res
 			return nil

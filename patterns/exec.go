@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"strconv"
@@ -104,6 +105,11 @@ func (s *ExecService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	input := []byte("{}\n")
 	if req.Args != nil {
 		raw, err := delegation.ToJSON(req.Args)
+		if errors.Is(err, delegation.ErrTooLarge) {
+			// The evaluator has held the arguments to the run's own size
+			// ceiling, which --max-value-bytes may set above the default.
+			raw, err = delegation.EncodeJSON(ctx, req.Args, delegation.EncodeOptions{MaxBytes: math.MaxInt64})
+		}
 		if err != nil {
 			return nil, fmt.Errorf("encoding arguments: %v", err)
 		}
