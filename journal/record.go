@@ -318,6 +318,22 @@ func Read(r io.Reader) (*Log, error) {
 
 func (l *Log) parseLine(lineNo int, line []byte) error {
 	line = bytes.TrimRight(line, "\n")
+	if l.Header == nil {
+		// The version comes before the digest: a newer major version may
+		// seal its records another way, and its journal is not damaged.
+		var v struct {
+			Type    string `json:"t"`
+			Version int    `json:"v"`
+			Prose   string `json:"prose"`
+		}
+		if json.Unmarshal(line, &v) == nil && v.Type == TypeHeader && v.Version > FormatVersion {
+			by := "a newer prose"
+			if v.Prose != "" {
+				by = "prose " + v.Prose
+			}
+			return fmt.Errorf("line %d: journal format version %d was written by %s (this one reads version %d): resume or replay it with that prose", lineNo, v.Version, by, FormatVersion)
+		}
+	}
 	if body, sum, ok := splitSeal(line); ok {
 		if chainSumClosed(l.LastSum, body) != sum {
 			if json.Valid(line) {
@@ -335,8 +351,6 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 			return fmt.Errorf("line %d: not a journal header", lineNo)
 		}
 		switch {
-		case h.Version > FormatVersion:
-			return fmt.Errorf("line %d: journal format version %d was written by a newer prose (this one reads version %d): resume or replay it with that prose", lineNo, h.Version, FormatVersion)
 		case h.Version < 1:
 			return fmt.Errorf("line %d: journal format version %d is not supported (this prose reads version %d)", lineNo, h.Version, FormatVersion)
 		}
