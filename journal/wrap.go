@@ -69,6 +69,12 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 		r.sched.wait(ctx, place)
 	}
 	if err := r.Err(); err != nil {
+		if ctx.Err() != nil {
+			// Stopped because another call diverged (fail canceled this
+			// call's context): canceled, not failed with that call's
+			// divergence, which the run reports once.
+			return nil, ctx.Err(), true
+		}
 		return nil, err, true
 	}
 	switch {
