@@ -173,9 +173,10 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 	}
 	start := time.Now()
 	res, runErr := do(ctx, ro)
-	if err := closeTrace(res == nil); err != nil && runErr == nil {
-		runErr = &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v", err)}
-	}
+	// A trace that could not be written whole (a full disk) does not
+	// change the run's outcome, which the journal holds: the result is
+	// still printed, and then the trace's failure, with exit status 1.
+	traceErr := closeTrace(res == nil)
 	if res != nil && progress != nil {
 		progress.Summary(time.Since(start), patterns.RunStatus(runErr))
 		if res.Mode != journal.Live && res.RunID != "" {
@@ -190,9 +191,18 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 		if ee, ok := err.(*exitError); ok && ee.code == exitInterrupt && res != nil && res.RunID != "" && res.Mode != journal.Replaying {
 			fmt.Fprintf(s.err, "prose: resume it with: prose resume %s%s\n", res.RunID, runDirFlag(ro.RunDir))
 		}
+		if traceErr != nil {
+			fmt.Fprintf(s.err, "prose: --trace: %v: the trace is incomplete\n", traceErr)
+		}
 		return err
 	}
-	return printResult(ctx, s.out, res.Value)
+	if err := printResult(ctx, s.out, res.Value); err != nil {
+		return err
+	}
+	if traceErr != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v: the trace is incomplete", traceErr)}
+	}
+	return nil
 }
 
 // runDirFlag is the --run-dir a resume command needs ("" for the default).
@@ -253,9 +263,13 @@ func openTrace(path string, stderr io.Writer, opts *run.Options) (func(discard b
 	if err != nil {
 		return nil, err
 	}
-	opts.Trace = f
+	tw := &traceWriter{w: f}
+	opts.Trace = tw
 	return func(discard bool) error {
 		err := f.Close()
+		if tw.err != nil {
+			err = tw.err
+		}
 		if discard && os.IsNotExist(statErr) {
 			os.Remove(path)
 		}
@@ -354,4 +368,20 @@ func countErrors(n int) string {
 		return "1 error"
 	}
 	return fmt.Sprintf("%d errors", n)
+}
+
+// traceWriter keeps the first error writing the trace file: the trace
+// writes each record as it comes and cannot stop the run for it.
+type traceWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *traceWriter) Write(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n, err := t.w.Write(p)
+	t.err = err
+	return n, err
 }
