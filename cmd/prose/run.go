@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -208,6 +209,11 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 // runDirFlag is the --run-dir a resume command needs ("" for the default).
 func runDirFlag(dir string) string {
 	if dir == "" || dir == run.DefaultRunDir {
+		return ""
+	}
+	// resume and replay make the directory absolute: the default of the
+	// current directory needs no flag either.
+	if def, err := filepath.Abs(run.DefaultRunDir); err == nil && filepath.Clean(dir) == def {
 		return ""
 	}
 	return " --run-dir " + shellQuote(dir)
