@@ -178,6 +178,7 @@ func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Resul
 
 // execute prepares, journals and runs req.
 func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id string) (*Result, error) {
+	req = req.validText()
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
