@@ -136,7 +136,7 @@ func newRunsRmCmd(s streams, runDir *string) *cobra.Command {
 	var all bool
 	var olderThan string
 	cmd := &cobra.Command{
-		Use:   "rm RUN_ID... | --older-than D | --all",
+		Use:   "rm RUN_ID|latest... | --older-than D | --all",
 		Short: "Delete journaled runs",
 		Long: `runs rm deletes run directories under --run-dir: the runs named, every
 run started more than D ago (--older-than), or all of them (--all), and
@@ -167,7 +167,15 @@ that hold a journal.jsonl, never follows a symbolic link, refuses ids with
 				}
 			}
 			failed := false
-			for _, id := range ids {
+			for i, id := range ids {
+				if id == latestRun {
+					// As for resume, replay and runs show: the newest run.
+					got, err := resolveRunID(*runDir, *runDir, id, commandName("runs rm"))
+					if err != nil {
+						return err
+					}
+					ids[i], id = got, got
+				}
 				status := ""
 				if !strings.ContainsAny(id, `/\`) && id != ".." {
 					status = journal.Summarize(filepath.Join(*runDir, id, journal.FileName)).Status
