@@ -3,6 +3,7 @@ package journal
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -258,13 +259,16 @@ func ValueDigest(v delegation.Value) string {
 }
 
 // ReadFile parses the journal at path.
-func ReadFile(path string) (*Log, error) {
+func ReadFile(path string) (*Log, error) { return readFile(context.Background(), path) }
+
+// readFile is ReadFile stopping with ctx's error once ctx is canceled.
+func readFile(ctx context.Context, path string) (*Log, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	l, err := Read(f)
+	l, err := Read(ctxReader{ctx, f})
 	if l != nil {
 		l.Path = path
 	}
@@ -426,3 +430,16 @@ func (l *Log) Request() json.RawMessage {
 // completed reports whether an "end" record holds a usable outcome (not a
 // cancellation).
 func (r *Record) completed() bool { return r.Type == TypeEnd && r.Kind != KindCanceled }
+
+// ctxReader reads r until ctx is canceled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +161,25 @@ func TestRemoveUnreadableRuns(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(base, s.ID)); !os.IsNotExist(err) {
 			t.Errorf("%s still there: %v", s.ID, err)
 		}
+	}
+}
+
+// Listing stops at Ctrl-C: a canceled ListContext returns the context's
+// error, not the runs it read as unreadable.
+func TestListStopsWhenCanceled(t *testing.T) {
+	base := t.TempDir()
+	r, err := Create(base, newHeader("x"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Finish("done", nil)
+	r.Close()
+	if runs, err := ListContext(context.Background(), base); err != nil || len(runs) != 1 || runs[0].Status != StatusOK {
+		t.Fatalf("list: %v, %+v", err, runs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if runs, err := ListContext(ctx, base); !errors.Is(err, context.Canceled) || runs != nil {
+		t.Errorf("canceled list: %v, %d runs", err, len(runs))
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,7 +39,10 @@ in milliseconds, the error of a failed or unreadable run).
   prose runs rm --older-than 7d`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			runs, err := journal.List(runDir)
+			runs, err := journal.ListContext(cmd.Context(), runDir)
+			if cmd.Context().Err() != nil {
+				return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
+			}
 			if err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}
