@@ -442,8 +442,12 @@ func decodeOutput(name string, out []byte) (delegation.Value, error) {
 	if looksLikeJSON(text) {
 		return nil, fmt.Errorf("the output of %s looks like JSON but does not parse: %s", name, jsonProblem(text))
 	}
-	if !utf8.Valid(text) || bytes.IndexByte(text, 0) >= 0 {
+	if !utf8.Valid(text) {
 		return nil, fmt.Errorf("the program's output is neither JSON nor UTF-8 text (%d bytes)", len(text))
+	}
+	if i := bytes.IndexByte(text, 0); i >= 0 {
+		// Valid UTF-8, so "not UTF-8" would mislead: say what is wrong.
+		return nil, fmt.Errorf("the program's output is binary, not JSON or text: a NUL byte at offset %d of %d bytes", i, len(text))
 	}
 	return string(text), nil
 }
