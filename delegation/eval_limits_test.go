@@ -175,3 +175,29 @@ func TestListConcatenationCountsItsCopies(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// Call arguments are held to the depth the encoder writes, exactly: at
+// the boundary the call fails at its position before the service is
+// called, instead of the service failing its attempt (and being retried)
+// on arguments it can never be sent.
+func TestCallArgumentsDepthMatchesTheEncoder(t *testing.T) {
+	for _, n := range []int{MaxDepth - 1, MaxDepth} {
+		// n lists around a string; the arguments object adds one level.
+		var x Value = "leaf"
+		for i := 0; i < n; i++ {
+			x = NewList(x)
+		}
+		args := NewObject()
+		args.Set("x", x)
+		_, encErr := ToJSON(args)
+		caller := newCaller().on("w", echo)
+		host := &Host{Caller: caller, Runtime: newFakeRuntime()}
+		_, err := run(t, "let r = call w\n  x: x\nreturn 1", map[string]Value{"w": svc("w"), "x": x}, host)
+		switch {
+		case encErr == nil && (err != nil || caller.calls.Load() != 1):
+			t.Errorf("%d levels encode, but the call: %v (%d calls)", n, err, caller.calls.Load())
+		case encErr != nil && (err == nil || caller.calls.Load() != 0):
+			t.Errorf("%d levels do not encode (%v), but the call: %v (%d calls)", n, encErr, err, caller.calls.Load())
+		}
+	}
+}

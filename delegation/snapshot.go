@@ -96,7 +96,9 @@ func identical(a, b Value) (same bool) {
 func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 	switch v := val.(type) {
 	case *List:
-		if depth > MaxDepth {
+		// As the encoder counts (tooDeep): a service is handed what
+		// encodes, or the call fails here, before it is an attempt.
+		if depth > MaxDepth || depth == MaxDepth && v.Len() > 0 {
 			return nil, ErrTooDeep
 		}
 		if snap, ok := fz.unchangedFlat(&v.mu, &v.memo); ok {
@@ -192,7 +194,7 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 		fz.pop(base)
 		return c, nil
 	case *Object:
-		if depth > MaxDepth {
+		if depth > MaxDepth || depth == MaxDepth && v.Len() > 0 {
 			return nil, ErrTooDeep
 		}
 		if snap, ok := fz.unchangedFlat(&v.mu, &v.memo); ok {

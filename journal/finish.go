@@ -35,7 +35,7 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 			rec.ErrKind, rec.Pos = de.Kind, de.Pos.String()
 		}
 	default:
-		res, err := delegation.ToJSON(result)
+		res, err := r.encodeValue(result)
 		if err != nil {
 			return fmt.Errorf("journal: the result cannot be recorded: %w", err)
 		}
@@ -79,7 +79,7 @@ func (r *Run) checkOutcome(result delegation.Value, runErr error) error {
 	if runErr != nil {
 		return fmt.Errorf("replay diverges from the journal: the run returned a value, the replay failed: %w", runErr)
 	}
-	got, err := delegation.ToJSON(result)
+	got, err := r.encodeValue(result)
 	if err != nil {
 		return fmt.Errorf("replay: the result cannot be encoded: %w", err)
 	}

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -42,6 +43,13 @@ func (s *Summary) Duration() time.Duration {
 // journal cannot be read is listed with Status "unreadable" and Err set.
 // A missing base is no runs.
 func List(base string) ([]*Summary, error) {
+	return ListContext(context.Background(), base)
+}
+
+// ListContext is List that stops with ctx's error once ctx is canceled:
+// reading every journal of a run directory that holds large runs takes a
+// while, and Ctrl-C stops it.
+func ListContext(ctx context.Context, base string) ([]*Summary, error) {
 	ents, err := os.ReadDir(base)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -58,7 +66,11 @@ func List(base string) ([]*Summary, error) {
 		if _, err := os.Stat(path); err != nil {
 			continue
 		}
-		out = append(out, Summarize(path))
+		sum := summarize(ctx, path)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out = append(out, sum)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		ti, tj := out[i].Started(), out[j].Started()
@@ -89,10 +101,12 @@ func (s *Summary) Started() time.Time {
 }
 
 // Summarize reads the journal at path into a Summary.
-func Summarize(path string) *Summary {
+func Summarize(path string) *Summary { return summarize(context.Background(), path) }
+
+func summarize(ctx context.Context, path string) *Summary {
 	dir := filepath.Dir(path)
 	s := &Summary{ID: filepath.Base(dir), Dir: dir}
-	l, err := ReadFile(path)
+	l, err := readFile(ctx, path)
 	if err != nil {
 		s.Status, s.Err = StatusUnreadable, err.Error()
 		return s

@@ -24,6 +24,9 @@ func lockFile(f *os.File) (func(), error) {
 
 // locked reports whether another process holds the journal at path.
 func locked(path string) bool {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return false // no journal (opening a FIFO would block): nothing holds it
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false

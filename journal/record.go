@@ -3,6 +3,7 @@ package journal
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -258,13 +259,22 @@ func ValueDigest(v delegation.Value) string {
 }
 
 // ReadFile parses the journal at path.
-func ReadFile(path string) (*Log, error) {
+func ReadFile(path string) (*Log, error) { return readFile(context.Background(), path) }
+
+// readFile is ReadFile stopping with ctx's error once ctx is canceled.
+func readFile(ctx context.Context, path string) (*Log, error) {
+	// Only a regular file is a journal: opening a FIFO blocks until a
+	// writer comes (Ctrl-C cannot stop it), and a device such as
+	// /dev/zero reads without end.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %s, not a regular file, so not a journal", path, fileKind(st.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	l, err := Read(f)
+	l, err := Read(ctxReader{ctx, f})
 	if l != nil {
 		l.Path = path
 	}
@@ -318,6 +328,22 @@ func Read(r io.Reader) (*Log, error) {
 
 func (l *Log) parseLine(lineNo int, line []byte) error {
 	line = bytes.TrimRight(line, "\n")
+	if l.Header == nil {
+		// The version comes before the digest: a newer major version may
+		// seal its records another way, and its journal is not damaged.
+		var v struct {
+			Type    string `json:"t"`
+			Version int    `json:"v"`
+			Prose   string `json:"prose"`
+		}
+		if json.Unmarshal(line, &v) == nil && v.Type == TypeHeader && v.Version > FormatVersion {
+			by := "a newer prose"
+			if v.Prose != "" {
+				by = "prose " + v.Prose
+			}
+			return fmt.Errorf("line %d: journal format version %d was written by %s (this one reads version %d): resume or replay it with that prose", lineNo, v.Version, by, FormatVersion)
+		}
+	}
 	if body, sum, ok := splitSeal(line); ok {
 		if chainSumClosed(l.LastSum, body) != sum {
 			if json.Valid(line) {
@@ -335,8 +361,6 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 			return fmt.Errorf("line %d: not a journal header", lineNo)
 		}
 		switch {
-		case h.Version > FormatVersion:
-			return fmt.Errorf("line %d: journal format version %d was written by a newer prose (this one reads version %d): resume or replay it with that prose", lineNo, h.Version, FormatVersion)
 		case h.Version < 1:
 			return fmt.Errorf("line %d: journal format version %d is not supported (this prose reads version %d)", lineNo, h.Version, FormatVersion)
 		}
@@ -412,3 +436,31 @@ func (l *Log) Request() json.RawMessage {
 // completed reports whether an "end" record holds a usable outcome (not a
 // cancellation).
 func (r *Record) completed() bool { return r.Type == TypeEnd && r.Kind != KindCanceled }
+
+// ctxReader reads r until ctx is canceled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}

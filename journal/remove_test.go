@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,9 +58,13 @@ func TestReadRefusesNewerAndDamagedJournals(t *testing.T) {
 		os.WriteFile(filepath.Join(base, id, FileName), []byte(text), 0o644)
 	}
 	write("20260101T000000-newer1", `{"t":"header","v":99,"run":"20260101T000000-newer1"}`+"\n")
+	// A newer format may seal its records another way: its header is
+	// refused for its version, not reported as edited.
+	write("20260101T000000-newer2", `{"t":"header","v":3,"prose":"v9.1.0","run":"20260101T000000-newer2","sum":"`+strings.Repeat("0", 64)+`"}`+"\n")
 	write("20260101T000000-broken", `{"t":"header","v":1}`+"\n"+`{"t":"start","id":"L1"}`+"\n{oops\n"+`{"t":"end","id":"L1"}`+"\n")
 	for id, want := range map[string]string{
 		"20260101T000000-newer1": "newer prose",
+		"20260101T000000-newer2": "journal format version 3 was written by prose v9.1.0",
 		"20260101T000000-broken": "line 3: invalid journal record, and not the last line",
 	} {
 		_, err := Resume(base, id, Options{})
@@ -155,5 +161,25 @@ func TestRemoveUnreadableRuns(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(base, s.ID)); !os.IsNotExist(err) {
 			t.Errorf("%s still there: %v", s.ID, err)
 		}
+	}
+}
+
+// Listing stops at Ctrl-C: a canceled ListContext returns the context's
+// error, not the runs it read as unreadable.
+func TestListStopsWhenCanceled(t *testing.T) {
+	base := t.TempDir()
+	r, err := Create(base, newHeader("x"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Finish("done", nil)
+	r.Close()
+	if runs, err := ListContext(context.Background(), base); err != nil || len(runs) != 1 || runs[0].Status != StatusOK {
+		t.Fatalf("list: %v, %+v", err, runs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if runs, err := ListContext(ctx, base); !errors.Is(err, context.Canceled) || runs != nil {
+		t.Errorf("canceled list: %v, %d runs", err, len(runs))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/version"
 )
 
@@ -69,6 +70,10 @@ type Options struct {
 	// the contexts from Context are canceled), for a caller that made its
 	// run's context before the Run existed.
 	OnDiverge func(error)
+	// MaxValueBytes is the run's value size ceiling (0: the evaluator's
+	// default). The journal records results up to it, so a run whose
+	// ceiling is raised above the default can journal what it returns.
+	MaxValueBytes int64
 }
 
 // Run is an open journal of one run.
@@ -360,4 +365,13 @@ func (r *Run) Close() error {
 		r.w = nil
 	}
 	return err
+}
+
+// encodeValue is v's compact JSON within the run's size ceiling: the
+// default ceiling's fast path, or the run's own when it is larger.
+func (r *Run) encodeValue(v delegation.Value) ([]byte, error) {
+	if r.opt.MaxValueBytes <= delegation.DefaultMaxValueBytes {
+		return delegation.ToJSON(v)
+	}
+	return delegation.EncodeJSON(context.Background(), v, delegation.EncodeOptions{MaxBytes: r.opt.MaxValueBytes})
 }

@@ -69,6 +69,12 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 		r.sched.wait(ctx, place)
 	}
 	if err := r.Err(); err != nil {
+		if ctx.Err() != nil {
+			// Stopped because another call diverged (fail canceled this
+			// call's context): canceled, not failed with that call's
+			// divergence, which the run reports once.
+			return nil, ctx.Err(), true
+		}
 		return nil, err, true
 	}
 	switch {
@@ -168,7 +174,7 @@ func (r *Run) encodeOutcome(ctx context.Context, rec *Record, v delegation.Value
 		err = ctx.Err() // answered after its deadline: the evaluator counts a timeout
 	}
 	if err == nil {
-		res, encErr := delegation.ToJSON(v)
+		res, encErr := r.encodeValue(v)
 		if encErr == nil {
 			rec.Result = res
 			return nil

@@ -273,13 +273,31 @@ func (c *Client) reply(resp openai.ChatCompletionResponse, ci *callInfo, model s
 		FinishReason: string(ch.FinishReason),
 		Truncated:    ch.FinishReason == openai.FinishReasonLength,
 	}
-	reply.Content, reply.Thinking = splitThinking(ch.Message.Content)
+	reply.Content, reply.Thinking = splitThinking(messageText(ch.Message))
 	if strings.TrimSpace(reply.Content) == "" {
 		if err := c.withheld(ch, ci); err != nil {
 			return reply, err
 		}
 	}
 	return reply, nil
+}
+
+// messageText is a reply message's text. Some servers and proxies (Mistral's
+// reasoning models, gateways in front of other APIs) give the content as
+// a list of parts, [{"type": "text", "text": ...}], as a request may: the
+// text parts are joined in order, and parts of other types (images,
+// thinking blocks) are left out.
+func messageText(m openai.ChatCompletionMessage) string {
+	if m.Content != "" || len(m.MultiContent) == 0 {
+		return m.Content
+	}
+	var b strings.Builder
+	for _, p := range m.MultiContent {
+		if p.Type == openai.ChatMessagePartTypeText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
 }
 
 // withheld explains an empty reply that the server says why it did not

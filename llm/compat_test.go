@@ -283,3 +283,21 @@ func TestResponseFormatRejectedWith500(t *testing.T) {
 		t.Fatalf("%d requests, waits %v", len(reqs), sl.waits())
 	}
 }
+
+// A server that gives the reply's content as a list of parts (as a
+// request may) is read as the text of its text parts, in order; a
+// reasoning block among them is left out.
+func TestContentAsParts(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Body: completion(`{"role":"assistant","content":[`+
+		`{"type":"thinking","thinking":"hmm"},{"type":"text","text":"{\"reasoning\": \"fine\", "},{"type":"text","text":"\"holds\": true}"}]}`, "stop", ""), Times: -1})
+	c, _ := newTestClient(t, srv, nil)
+	reply, err := chat(t, c)
+	if err != nil || reply.Content != `{"reasoning": "fine", "holds": true}` {
+		t.Fatalf("reply %q, %v", reply.Content, err)
+	}
+	d := &judge.Deterministic{Next: NewModelJudge(c, JudgeOptions{})}
+	v, err := d.Judge(context.Background(), judgment(t, certifiesCond, `{"verdict": "hmm"}`))
+	if err != nil || !v.Holds {
+		t.Fatalf("verdict %+v, %v", v, err)
+	}
+}

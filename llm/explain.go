@@ -14,6 +14,7 @@ func (c *Client) explain(e *Error, err error, ci *callInfo, model string) string
 	tries := fmt.Sprintf("after %d %s", e.Attempts, plural(int64(e.Attempts), "attempt", "attempts"))
 	var to *attemptTimeout
 	var mal *malformedReply
+	var cut *cutReply
 	switch {
 	case e.Attempts == 0:
 		return fmt.Sprintf("the request for model %q was not sent", model)
@@ -44,6 +45,8 @@ func (c *Client) explain(e *Error, err error, ci *callInfo, model string) string
 		return fmt.Sprintf("no reply from the model server at %s within %s (%s); raise PROSE_MODEL_TIMEOUT or check the server", where, c.cfg.Timeout, tries)
 	case errors.As(err, &mal) || (e.Status/100 == 2 && isDecodeError(err)):
 		return fmt.Sprintf("malformed reply from the model server at %s %s (not Chat Completions JSON); check --base-url/OPENAI_BASE_URL", where, tries)
+	case errors.As(err, &cut):
+		return fmt.Sprintf("the model server at %s broke off its reply mid-way %s (the connection closed after the headers, status %d); check the server or a proxy in between", where, tries, cut.status)
 	case e.Status >= 500 || e.Status == http.StatusRequestTimeout || e.Status == http.StatusConflict:
 		return fmt.Sprintf("the model server at %s failed (%d) %s", where, e.Status, tries)
 	case e.Status >= 400:

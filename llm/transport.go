@@ -142,6 +142,11 @@ func (t *transport) attempt(req *http.Request, body []byte) (*http.Response, tim
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxReplyBytes)+1))
 	resp.Body.Close()
 	if err != nil {
+		if err := t.attemptError(ctx, err); !isAttemptTimeout(err) && ctx.Err() == nil {
+			// The server was reached and began its reply: not a wrong
+			// base URL, so the message must not say "cannot reach".
+			return nil, 0, &cutReply{status: resp.StatusCode, err: err}
+		}
 		return nil, 0, t.attemptError(ctx, err)
 	}
 	if len(data) > maxReplyBytes {
@@ -229,6 +234,25 @@ func embeddedError(data []byte) int {
 		return n
 	}
 	return http.StatusBadGateway
+}
+
+// cutReply is an attempt whose reply began (status and headers came)
+// but whose body broke off: the server closed the connection or crashed
+// mid-reply. It is retried like any dropped connection.
+type cutReply struct {
+	status int
+	err    error
+}
+
+func (e *cutReply) Error() string {
+	return e.err.Error()
+}
+
+func (e *cutReply) Unwrap() error { return e.err }
+
+func isAttemptTimeout(err error) bool {
+	var to *attemptTimeout
+	return errors.As(err, &to)
 }
 
 func (t *transport) attemptError(ctx context.Context, err error) error {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"strconv"
@@ -104,6 +105,11 @@ func (s *ExecService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	input := []byte("{}\n")
 	if req.Args != nil {
 		raw, err := delegation.ToJSON(req.Args)
+		if errors.Is(err, delegation.ErrTooLarge) {
+			// The evaluator has held the arguments to the run's own size
+			// ceiling, which --max-value-bytes may set above the default.
+			raw, err = delegation.EncodeJSON(ctx, req.Args, delegation.EncodeOptions{MaxBytes: math.MaxInt64})
+		}
 		if err != nil {
 			return nil, fmt.Errorf("encoding arguments: %v", err)
 		}
@@ -436,8 +442,12 @@ func decodeOutput(name string, out []byte) (delegation.Value, error) {
 	if looksLikeJSON(text) {
 		return nil, fmt.Errorf("the output of %s looks like JSON but does not parse: %s", name, jsonProblem(text))
 	}
-	if !utf8.Valid(text) || bytes.IndexByte(text, 0) >= 0 {
+	if !utf8.Valid(text) {
 		return nil, fmt.Errorf("the program's output is neither JSON nor UTF-8 text (%d bytes)", len(text))
+	}
+	if i := bytes.IndexByte(text, 0); i >= 0 {
+		// Valid UTF-8, so "not UTF-8" would mislead: say what is wrong.
+		return nil, fmt.Errorf("the program's output is binary, not JSON or text: a NUL byte at offset %d of %d bytes", i, len(text))
 	}
 	return string(text), nil
 }

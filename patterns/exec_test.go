@@ -100,6 +100,7 @@ func TestExecFailures(t *testing.T) {
 		{"silent crash", `exit 1`, []string{"exit status 1 (no stderr output)"}},
 		{"empty output", `true`, []string{"produced no output"}},
 		{"garbage", `printf '\377\376\000\001'`, []string{"neither JSON nor UTF-8"}},
+		{"NUL bytes", `printf 'abc\000def'`, []string{"binary, not JSON or text: a NUL byte at offset 3 of 7 bytes"}},
 		{"missing program", `/nonexistent/prog`, []string{"exit status 127 (command not found)", "not found"}},
 		{"not executable", `f=$(mktemp); "$f"; s=$?; rm -f "$f"; exit $s`, []string{"exit status 126 (command not executable)"}},
 		{"stderr only", `echo "config.yaml missing" >&2`, []string{"produced no output", "stderr: config.yaml missing"}},

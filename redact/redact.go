@@ -199,8 +199,8 @@ func EnvSecrets(environ []string) []string {
 }
 
 // EnvSecret reports whether the environment variable name=value holds a
-// secret: its name says so (SecretName) and its value is 8 bytes or
-// longer.
+// secret: its name says so (SecretName, which leaves out the shell's PWD)
+// and its value is 8 bytes or longer.
 func EnvSecret(name, value string) bool {
 	return len(value) >= minEnvLen && SecretName(name)
 }

@@ -44,6 +44,17 @@ func TestEnvSecrets(t *testing.T) {
 	}
 }
 
+// TestEnvSecretsNotTheWorkingDirectory: the shell's PWD and OLDPWD hold
+// directories, not passwords, although "pwd" names a password elsewhere
+// (DB_PWD): a path under the current directory is printed as it is.
+func TestEnvSecretsNotTheWorkingDirectory(t *testing.T) {
+	env := []string{"PWD=/home/alice/project", "OLDPWD=/home/alice/elsewhere", "DB_PWD=s3cret-pwd-1"}
+	got := New(EnvSecrets(env)...).String("/home/alice/project/.prose/runs /home/alice/elsewhere s3cret-pwd-1")
+	if got != "/home/alice/project/.prose/runs /home/alice/elsewhere [redacted]" {
+		t.Errorf("got %q", got)
+	}
+}
+
 // TestWriterJoinsPieces: a secret written in two pieces is still
 // redacted; text is held back only until its line ends.
 func TestWriterJoinsPieces(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
@@ -275,4 +276,32 @@ func flagHint(name string) string {
 		return "--" + name + "=..."
 	}
 	return fmt.Sprintf("--%s %s=...", kind, key)
+}
+
+// validText is r with the bytes of its config and input values that are
+// not UTF-8 (a Latin-1 file name given as --input) replaced by U+FFFD.
+// Values are text, and a journal keeps them as JSON, which cannot hold
+// such bytes: a run must use the value its resume and replay will read
+// back, or their arguments would differ from the journal's. Slot bindings
+// are left as given: a command line may name a file by its bytes.
+func (r Request) validText() Request {
+	fix := func(in []patterns.Assignment) []patterns.Assignment {
+		var out []patterns.Assignment
+		for i, a := range in {
+			if utf8.ValidString(a.Value) {
+				continue
+			}
+			if out == nil {
+				out = append([]patterns.Assignment(nil), in...)
+			}
+			out[i].Value = strings.ToValidUTF8(a.Value, "\uFFFD")
+		}
+		if out == nil {
+			return in
+		}
+		return out
+	}
+	r.Bindings.Config = fix(r.Bindings.Config)
+	r.Bindings.Inputs = fix(r.Bindings.Inputs)
+	return r
 }

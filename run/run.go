@@ -151,6 +151,18 @@ func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Resul
 		return nil, &UsageError{fmt.Errorf("resume %s: %s not journaled because it looked like a secret; pass it again, e.g. prose resume %s %s",
 			id, strings.Join(missing, ", "), id, flagHint(missing[0]))}
 	}
+	if mode == journal.Replaying {
+		// A replay calls no service, but it needs to know what each slot
+		// is bound to (a program, a model, a nested spec, whose calls it
+		// answers): a withheld binding is asked for before anything runs,
+		// not reported as a binding of unknown kind.
+		for _, m := range missing {
+			if strings.HasPrefix(m, "slot ") {
+				return nil, &UsageError{fmt.Errorf("replay %s: %s not journaled because it looked like a secret; pass it again, e.g. prose replay %s %s",
+					id, m, id, flagHint(m))}
+			}
+		}
+	}
 	if sp := l.Header.Spec; filepath.IsAbs(sp) && req.specFile() == "" {
 		if _, err := os.Stat(sp); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", mode, id, &journal.SpecChangedError{Spec: sp, Unreadable: err})
@@ -166,6 +178,7 @@ func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Resul
 
 // execute prepares, journals and runs req.
 func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id string) (*Result, error) {
+	req = req.validText()
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -178,9 +179,10 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 	}
 	start := time.Now()
 	res, runErr := do(ctx, ro)
-	if err := closeTrace(res == nil); err != nil && runErr == nil {
-		runErr = &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v", err)}
-	}
+	// A trace that could not be written whole (a full disk) does not
+	// change the run's outcome, which the journal holds: the result is
+	// still printed, and then the trace's failure, with exit status 1.
+	traceErr := closeTrace(res == nil)
 	// A run refused before it started (a usage error: the run directory
 	// cannot be made, a withheld value not given again) has nothing to sum up.
 	if res != nil && progress != nil && !errors.As(runErr, new(*run.UsageError)) {
@@ -197,14 +199,28 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 		if ee, ok := err.(*exitError); ok && ee.code == exitInterrupt && res != nil && res.RunID != "" && res.Mode != journal.Replaying {
 			fmt.Fprintf(s.err, "prose: resume it with: prose resume %s%s\n", res.RunID, runDirFlag(ro.RunDir))
 		}
+		if traceErr != nil {
+			fmt.Fprintf(s.err, "prose: --trace: %v: the trace is incomplete\n", traceErr)
+		}
 		return err
 	}
-	return printResult(ctx, s.out, res.Value)
+	if err := printResult(ctx, s.out, res.Value); err != nil {
+		return err
+	}
+	if traceErr != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v: the trace is incomplete", traceErr)}
+	}
+	return nil
 }
 
 // runDirFlag is the --run-dir a resume command needs ("" for the default).
 func runDirFlag(dir string) string {
 	if dir == "" || dir == run.DefaultRunDir {
+		return ""
+	}
+	// resume and replay make the directory absolute: the default of the
+	// current directory needs no flag either.
+	if def, err := filepath.Abs(run.DefaultRunDir); err == nil && filepath.Clean(dir) == def {
 		return ""
 	}
 	return " --run-dir " + shellQuote(dir)
@@ -269,9 +285,13 @@ func openTrace(path string, stderr io.Writer, opts *run.Options) (func(discard b
 	if err != nil {
 		return nil, err
 	}
-	opts.Trace = f
+	tw := &traceWriter{w: f}
+	opts.Trace = tw
 	return func(discard bool) error {
 		err := f.Close()
+		if tw.err != nil {
+			err = tw.err
+		}
 		if discard && os.IsNotExist(statErr) {
 			os.Remove(path)
 		}
@@ -320,6 +340,11 @@ func runError(ctx context.Context, w io.Writer, err error, failed *patterns.Fail
 		if de.Kind == delegation.KindLimit && strings.Contains(de.Msg, "step budget") {
 			fmt.Fprintln(w, "prose: a run may execute at most --max-steps statements; raise it if the loops are meant to be this long")
 		}
+		if de.Kind == delegation.KindLimit && strings.Contains(de.Msg, "size ceiling") {
+			// The evaluator names its Go option (Host.MaxValueBytes); a
+			// user of the command needs the flag.
+			fmt.Fprintln(w, "prose: a value may be at most --max-value-bytes bytes as written out; raise it if the values are meant to be this large")
+		}
 		return &exitError{code: exitFailure}
 	}
 	return &exitError{code: exitFailure, err: err}
@@ -365,4 +390,20 @@ func countErrors(n int) string {
 		return "1 error"
 	}
 	return fmt.Sprintf("%d errors", n)
+}
+
+// traceWriter keeps the first error writing the trace file: the trace
+// writes each record as it comes and cannot stop the run for it.
+type traceWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *traceWriter) Write(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n, err := t.w.Write(p)
+	t.err = err
+	return n, err
 }

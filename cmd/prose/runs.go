@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,7 +39,10 @@ in milliseconds, the error of a failed or unreadable run).
   prose runs rm --older-than 7d`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			runs, err := journal.List(runDir)
+			runs, err := journal.ListContext(cmd.Context(), runDir)
+			if cmd.Context().Err() != nil {
+				return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
+			}
 			if err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}
@@ -136,7 +140,7 @@ func newRunsRmCmd(s streams, runDir *string) *cobra.Command {
 	var all bool
 	var olderThan string
 	cmd := &cobra.Command{
-		Use:   "rm RUN_ID... | --older-than D | --all",
+		Use:   "rm RUN_ID|latest... | --older-than D | --all",
 		Short: "Delete journaled runs",
 		Long: `runs rm deletes run directories under --run-dir: the runs named, every
 run started more than D ago (--older-than), or all of them (--all), and
@@ -167,7 +171,15 @@ that hold a journal.jsonl, never follows a symbolic link, refuses ids with
 				}
 			}
 			failed := false
-			for _, id := range ids {
+			for i, id := range ids {
+				if id == latestRun {
+					// As for resume, replay and runs show: the newest run.
+					got, err := resolveRunID(*runDir, *runDir, id, commandName("runs rm"))
+					if err != nil {
+						return err
+					}
+					ids[i], id = got, got
+				}
 				status := ""
 				if !strings.ContainsAny(id, `/\`) && id != ".." {
 					status = journal.Summarize(filepath.Join(*runDir, id, journal.FileName)).Status
