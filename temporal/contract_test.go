@@ -269,27 +269,13 @@ func TestContractSmokeSameAsLocal(t *testing.T) {
 	}
 }
 
-var backticked = regexp.MustCompile("`([^`]+)`")
-
-// smokeAnswer is a render's reply for node n: each output a text holding
-// the exact phrase its description asks for; a critic accepts.
+// smokeAnswer is the fake model's reply for node n (llmtest.RenderAnswer).
 func smokeAnswer(n *spec.Spec) map[string]any {
-	out := map[string]any{}
-	for _, o := range n.Outputs {
-		switch o.Name {
-		case "score":
-			out[o.Name] = 92
-		case "accepted":
-			out[o.Name] = true
-		default:
-			text := n.Name + " wrote " + o.Name
-			if m := backticked.FindStringSubmatch(o.Description); m != nil {
-				text += " with " + m[1]
-			}
-			out[o.Name] = text
-		}
+	outs := make([]llmtest.Output, len(n.Outputs))
+	for i, o := range n.Outputs {
+		outs[i] = llmtest.Output{Name: o.Name, Description: o.Description}
 	}
-	return out
+	return llmtest.RenderAnswer(n.Name, outs)
 }
 
 // TestE2EContractSameAsLocal runs the contract table on a real server

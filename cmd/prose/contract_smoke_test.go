@@ -66,27 +66,13 @@ func smokeCases(t *testing.T, dir string) []smokeCase {
 	return out
 }
 
-var backticked = regexp.MustCompile("`([^`]+)`")
-
-// answer is a render's reply for node n: each output a text holding the
-// exact phrase its description asks for; a verdict-like critic accepts.
+// answer is the fake model's reply for node n (llmtest.RenderAnswer).
 func answer(n *spec.Spec) map[string]any {
-	out := map[string]any{}
-	for _, o := range n.Outputs {
-		switch o.Name {
-		case "score":
-			out[o.Name] = 92
-		case "accepted":
-			out[o.Name] = true
-		default:
-			text := n.Name + " wrote " + o.Name
-			if m := backticked.FindStringSubmatch(o.Description); m != nil {
-				text += " with " + m[1]
-			}
-			out[o.Name] = text
-		}
+	outs := make([]llmtest.Output, len(n.Outputs))
+	for i, o := range n.Outputs {
+		outs[i] = llmtest.Output{Name: o.Name, Description: o.Description}
 	}
-	return out
+	return llmtest.RenderAnswer(n.Name, outs)
 }
 
 // renderNodes are the file node and its inline nodes that declare outputs.
