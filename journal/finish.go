@@ -26,14 +26,8 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 	switch div := r.Err(); {
 	case div != nil:
 		rec.Status, rec.Err = StatusDiverged, div.Error()
-	case runErr != nil && isCanceled(runErr):
-		rec.Status, rec.Err = StatusInterrupted, runErr.Error()
 	case runErr != nil:
-		rec.Status, rec.Err = StatusError, runErr.Error()
-		var de *delegation.Error
-		if errors.As(runErr, &de) {
-			rec.ErrKind, rec.Pos = de.Kind, de.Pos.String()
-		}
+		rec.setError(runErr)
 	default:
 		res, err := r.encodeValue(result)
 		if err != nil {
@@ -104,4 +98,20 @@ func clip(b []byte) string {
 		return string(b[:200]) + "..."
 	}
 	return string(b)
+}
+
+// setError records how runErr ended the run in a final record: an
+// interruption, or an error with its kind and position when it is the
+// evaluator's. The journal and the trace end a run the same way.
+func (rec *Record) setError(runErr error) {
+	switch {
+	case isCanceled(runErr):
+		rec.Status, rec.Err = StatusInterrupted, runErr.Error()
+	default:
+		rec.Status, rec.Err = StatusError, runErr.Error()
+		var de *delegation.Error
+		if errors.As(runErr, &de) {
+			rec.ErrKind, rec.Pos = de.Kind, de.Pos.String()
+		}
+	}
 }

@@ -106,16 +106,9 @@ func (t *Trace) Start(h Header) {
 // run's duration, and totals and model usage when given.
 func (t *Trace) Finish(now time.Time, result delegation.Value, runErr error, totals, usage any) {
 	rec := &Record{Type: TypeFinal, Time: now.UTC(), Status: StatusOK, Totals: totals, ModelUsage: usage}
-	switch {
-	case runErr != nil && isCanceled(runErr):
-		rec.Status, rec.Err = StatusInterrupted, runErr.Error()
-	case runErr != nil:
-		rec.Status, rec.Err = StatusError, runErr.Error()
-		var de *delegation.Error
-		if errors.As(runErr, &de) {
-			rec.ErrKind, rec.Pos = de.Kind, de.Pos.String()
-		}
-	default:
+	if runErr != nil {
+		rec.setError(runErr)
+	} else {
 		rec.Result = traceValue(result)
 	}
 	t.mu.Lock()
