@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 )
@@ -267,7 +268,7 @@ func readFile(ctx context.Context, path string) (*Log, error) {
 	// writer comes (Ctrl-C cannot stop it), and a device such as
 	// /dev/zero reads without end.
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %s, not a regular file, so not a journal", path, fileKind(st.Mode()))
+		return nil, fmt.Errorf("%s: %s, not a regular file, so not a journal", path, filekind.Describe(st.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -448,19 +449,4 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
-}
-
-// fileKind names the kind of a file that is not a regular one.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }

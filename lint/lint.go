@@ -27,6 +27,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
@@ -236,7 +237,7 @@ func expand(ctx context.Context, fsys fs.FS, name string) (out []target, skipped
 			}
 		}
 		if !mode.IsRegular() {
-			skipped.Warnf(diag.NewFile(p, nil), 0, CodeNotRegular, "skipped: %s, not a regular file", describeMode(mode))
+			skipped.Warnf(diag.NewFile(p, nil), 0, CodeNotRegular, "skipped: %s, not a regular file", filekind.Describe(mode))
 			return nil
 		}
 		out = append(out, target{fsys: fsys, name: p})
@@ -246,23 +247,6 @@ func expand(ctx context.Context, fsys fs.FS, name string) (out []target, skipped
 		errs = append(errs, err)
 	}
 	return out, skipped, errs
-}
-
-// describeMode names a file type for the not-regular warning.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link that cannot be followed"
-	case m&fs.ModeDir != 0:
-		return "a directory"
-	}
-	return "of type " + m.String()
 }
 
 // cleanPathError makes a read error name its path once.
