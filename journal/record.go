@@ -12,9 +12,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/filekind"
 )
 
 // FormatVersion is the version of the journal format written by this

@@ -27,9 +27,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec"
 )
 
