@@ -61,9 +61,9 @@ func (t *temporalFlags) pick(cmd *cobra.Command) (run.Engine, error) {
 		if cmd.Flags().Changed("base-url") {
 			return nil, usageErrorf("--base-url does not apply to --engine temporal: workers call the model server they are configured with (prose worker --base-url, or OPENAI_BASE_URL where they run)")
 		}
-		conn := temporal.ConnFromEnv(t.conn, os.Getenv)
-		if conn.Address == "" {
-			return nil, usageErrorf("--engine temporal needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
+		conn, err := temporalConn(t.conn, "--engine temporal")
+		if err != nil {
+			return nil, err
 		}
 		return &temporal.Engine{Conn: conn, WorkflowID: t.workflowID}, nil
 	case "local", "":
@@ -82,10 +82,7 @@ func (t *temporalFlags) pick(cmd *cobra.Command) (run.Engine, error) {
 // starts), starts the workflow and, unless detached, waits for its
 // result. Ctrl-C while waiting cancels the run.
 func runTemporal(cmd *cobra.Command, s streams, eng *temporal.Engine, detach bool, req run.Request, quiet bool) error {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmdContext(cmd)
 	ro := run.Options{Stderr: s.err, Quiet: quiet}
 	if detach {
 		id, err := eng.Start(ctx, req, ro)
@@ -163,13 +160,10 @@ Exit status: 0 the run finished, 1 it failed, 2 bad usage or a run whose
 request did not bind, 130 interrupted or the run was cancelled.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			c := temporal.ConnFromEnv(conn, os.Getenv)
-			if c.Address == "" {
-				return usageErrorf("result needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
+			ctx := cmdContext(cmd)
+			c, err := temporalConn(conn, "result")
+			if err != nil {
+				return err
 			}
 			cl, err := temporal.Dial(ctx, c)
 			if err != nil {
@@ -181,4 +175,23 @@ request did not bind, 130 interrupted or the run was cancelled.`,
 	}
 	addConnFlags(cmd, &conn)
 	return cmd
+}
+
+// temporalConn is conn completed from the environment (PROSE_TEMPORAL_*),
+// refused when no address is given; what names the command for the message.
+func temporalConn(conn temporal.Conn, what string) (temporal.Conn, error) {
+	c := temporal.ConnFromEnv(conn, os.Getenv)
+	if c.Address == "" {
+		return c, usageErrorf("%s needs --temporal-address HOST:PORT (or $%s)", what, temporal.EnvAddress)
+	}
+	return c, nil
+}
+
+// cmdContext is the command's context (Ctrl-C cancels it), or a
+// background one for a command run without Main.
+func cmdContext(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
 }

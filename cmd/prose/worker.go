@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 
@@ -34,13 +33,10 @@ a run survives the loss of any of them. Ctrl-C stops the worker (its
 calls in flight are stopped and taken over by another worker).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			c := temporal.ConnFromEnv(conn, os.Getenv)
-			if c.Address == "" {
-				return usageErrorf("worker needs --temporal-address HOST:PORT (or $%s)", temporal.EnvAddress)
+			ctx := cmdContext(cmd)
+			c, err := temporalConn(conn, "worker")
+			if err != nil {
+				return err
 			}
 			if maxCalls < 0 || maxRuns < 0 {
 				return usageErrorf("--max-concurrent-calls and --max-concurrent-runs must not be negative")
