@@ -16,14 +16,7 @@ import (
 // skips when it is absent (fails under CI).
 func corpus015(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(testenv.MustRoot(t), "..", "shared", "corpus", "openprose-0.15")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the 0.15 corpus is missing under CI: %v", err)
-		}
-		t.Skip("the 0.15 corpus (../shared/corpus/openprose-0.15) is not present")
-	}
-	return dir
+	return testenv.Corpus015(t, "")
 }
 
 // Every finding prose lint reports on the 0.15 corpus is a real defect of

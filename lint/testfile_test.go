@@ -69,7 +69,7 @@ func TestTestFileRules(t *testing.T) {
 
 // Upstream's kind: test smoke file lints clean against its subject.
 func TestSmokeKindTestLintsClean(t *testing.T) {
-	smoke := filepath.Join(testenv.Corpus(t), "..", "..", "openprose-0.15", "smoke", "08-kind-test.prose.md")
+	smoke := filepath.Join(testenv.Corpus015(t, "smoke"), "08-kind-test.prose.md")
 	res, err := Paths([]string{smoke}, Options{})
 	if err != nil {
 		t.Fatal(err)

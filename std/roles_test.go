@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
 )
@@ -37,10 +38,10 @@ func TestRoles(t *testing.T) {
 
 // No line of 40 characters or more repeats a line of the upstream roles.
 func TestRolesOwnWords(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "corpus", "openprose-0.15", "roles")
+	dir := testenv.Corpus015(t, "roles")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	corpus := map[string]bool{}
 	for _, e := range entries {

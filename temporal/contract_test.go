@@ -218,13 +218,10 @@ func TestContractSameAsLocal(t *testing.T) {
 // every run case, its renders answered by a fake model, gives the same
 // outputs on both engines, with one model request per render on each.
 func TestContractSmokeSameAsLocal(t *testing.T) {
-	dir := filepath.Join(testenv.MustRoot(t), "..", "shared", "corpus", "openprose-0.15", "smoke")
+	dir := testenv.Corpus015(t, "smoke")
 	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the 0.15 smoke fixtures are missing under CI: %v", err)
-		}
-		t.Skip("the 0.15 smoke fixtures are not present")
+		t.Fatal(err)
 	}
 	var m struct {
 		Cases []struct {

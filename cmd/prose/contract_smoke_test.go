@@ -19,13 +19,7 @@ import (
 // skips when they are absent (fails under CI).
 func smokeDir(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(testenv.MustRoot(t), "..", "shared", "corpus", "openprose-0.15", "smoke")
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the 0.15 smoke fixtures are missing under CI: %v", err)
-		}
-		t.Skip("the 0.15 smoke fixtures are not present")
-	}
+	dir := testenv.Corpus015(t, "smoke")
 	return dir
 }
 

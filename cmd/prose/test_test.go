@@ -173,7 +173,7 @@ func TestProseTestUsage(t *testing.T) {
 // does not. Both phrases are decided from the data: one model request per
 // run, the render's.
 func TestSmokeKindTest(t *testing.T) {
-	smoke := filepath.Join(testenv.Corpus(t), "..", "..", "openprose-0.15", "smoke", "08-kind-test.prose.md")
+	smoke := filepath.Join(testenv.Corpus015(t, "smoke"), "08-kind-test.prose.md")
 	for _, tc := range []struct {
 		answer string
 		code   int

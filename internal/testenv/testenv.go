@@ -6,7 +6,7 @@
 // CI services set it) they fail instead, so a CI that lost the corpus does
 // not pass by skipping.
 //
-// Entry points: Root, MustRoot, CorpusDir, Corpus, CorpusFile.
+// Entry points: Root, MustRoot, CorpusDir, Corpus, CorpusFile, Corpus015.
 package testenv
 
 import (
@@ -74,10 +74,30 @@ func InCI() bool {
 	return v != "" && v != "false" && v != "0"
 }
 
+// Corpus015 is the folder sub of the OpenProse 0.15 corpus
+// (../shared/corpus/openprose-0.15/SUB: "smoke", "roles", "patterns", or
+// "" for the whole set), skipping the test when it is absent, or failing
+// it when CI is set.
+func Corpus015(t testing.TB, sub string) string {
+	t.Helper()
+	root := MustRoot(t)
+	dir := filepath.Join(root, "..", "shared", "corpus", "openprose-0.15", sub)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		missing(t, "the 0.15 corpus (../shared/corpus/openprose-0.15/"+sub+")")
+	}
+	return dir
+}
+
 // absent skips t (or fails it under CI) because the corpus is missing.
 func absent(t testing.TB) {
 	t.Helper()
-	const msg = "the spec corpus (../shared/corpus/openprose-0.11/patterns) is not present"
+	missing(t, "the spec corpus (../shared/corpus/openprose-0.11/patterns)")
+}
+
+// missing skips t, or fails it under CI, because what is missing.
+func missing(t testing.TB, what string) {
+	t.Helper()
+	msg := what + " is not present"
 	if InCI() {
 		t.Fatal(msg + "; CI is set, so tests that need it fail rather than skip")
 	}
