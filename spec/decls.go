@@ -27,7 +27,7 @@ func (s *Spec) Decls() *check.Decls {
 		d.Inputs = append(d.Inputs, check.Name{Name: in.Name, Pos: in.Pos, Type: in.Type, Optional: in.Optional})
 	}
 	for _, o := range s.Outputs {
-		d.Outputs = append(d.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Inferred: o.Inferred})
+		d.Outputs = append(d.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Inferred: o.Inferred, Part: o.Facet})
 	}
 	if ConfigObject(s) {
 		d.Inputs = append(d.Inputs, check.Name{Name: "config", Pos: s.Pos, Optional: true})

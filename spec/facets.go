@@ -1,21 +1,111 @@
 package spec
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
+
+	"github.com/proselang/prose/diag"
 )
+
+// Reading ### Maintains (OpenProse 0.15).
+//
+// A responsibility's or gateway's ### Maintains declares one truth: a JSON
+// object. Decided:
+//
+//   - its contract items (`- \`name\`: text`, also `- \`name\` — text` and
+//     `- \`a\` / \`b\` — text`) are the truth's fields, each an Output;
+//   - a `#### name` heading is a facet, a named part of the same truth:
+//     the member `name` of the object, an Output marked Facet (so a
+//     render answers it and a test can judge it, but an Execution need not
+//     return it: a facet may be absent from the truth, its value null);
+//   - bullets that start with `postcondition`, `freshness`, `material`,
+//     `immaterial` or `each ... has`/`carries` are not fields: they are the
+//     canonicalization spec and the postconditions, kept in Spec.Truth;
+//   - a postcondition is such a bullet, a sentence starting
+//     "Postcondition:" (bold or not), or an item of the list that follows a
+//     paragraph that speaks of postconditions and ends with a colon;
+//   - the immaterial fields are the backticked names of an `immaterial`
+//     bullet, of a prose sentence that calls them immaterial, and the
+//     fields whose own description starts "an immaterial ..." or
+//     says they are immaterial; under a facet they are that facet's.
+//
+// Lists under a facet describe that facet, not more fields. A facet-need
+// `####` under ### Requires is an input named like it.
+
+// Truth is what a ### Maintains declares beyond its fields: the facets,
+// the canonicalization spec and the postconditions.
+type Truth struct {
+	Pos diag.Pos // the Maintains heading
+	// Facets are the `####` parts, in order.
+	Facets []*Facet
+	// Immaterial names the fields excluded from every fingerprint.
+	Immaterial []string
+	// Postconditions are the conditions a new truth must satisfy before
+	// it is committed.
+	Postconditions []Claim
+	// Freshness, Material and Each hold the texts of the `freshness:`,
+	// `material:` and `each X has:` bullets, as written.
+	Freshness []string
+	Material  []string
+	Each      []string
+	// Names are the backticked world-model names of the prose (``The
+	// `CountSummary` world-model``), which a subscriber may require.
+	Names []string
+}
+
+// Facet is one `#### name` part of a maintained truth.
+type Facet struct {
+	Name        string
+	Pos         diag.Pos
+	Description string
+	// Immaterial names the fields of this facet excluded from its
+	// fingerprint.
+	Immaterial []string
+}
+
+// Claim is one postcondition, with the position of its text.
+type Claim struct {
+	Text string
+	Pos  diag.Pos
+}
+
+// Facet returns the facet called name, or nil.
+func (t *Truth) Facet(name string) *Facet {
+	if t == nil {
+		return nil
+	}
+	for _, f := range t.Facets {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
 
 // A facet is a `#### name` sub-heading inside a Contract Markdown
 // ### Maintains (a named part of the maintained truth) or ### Requires (a
-// need for such a part). Under the 0.15 rules each facet is an output
-// (Maintains) or an input (Requires) named like it, described by the text
-// under it; the contract items of the section (its bullets before the
-// first facet) are read as well, and lists under a facet describe that
-// facet, not more outputs.
+// need for such a part). Its blocks are the paragraphs and lists under it.
 type facet struct {
 	name, desc string
 	pos        int
+	blocks     []ast.Node
+}
+
+// facetName reports whether a heading's text names a facet: one word of
+// letters, digits, `_`, `-`, `:` and `.` that starts with a letter
+// (`funding`, `product-launches`, `email:nl1`).
+func facetName(s string) bool {
+	if s == "" || !('a' <= s[0] && s[0] <= 'z' || 'A' <= s[0] && s[0] <= 'Z') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isIdentByte(c) && c != '-' && c != ':' && c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // facets splits sec into the blocks before its first `####` facet
@@ -30,8 +120,9 @@ func (l *loader) facets(sec *section) (head []ast.Node, fs []facet) {
 	for _, b := range sec.blocks {
 		if hd, ok := b.(*ast.Heading); ok && hd.Level == sec.level+1 {
 			name := strings.Trim(l.joinLines(hd, " "), "`")
-			if isIdent(strings.ReplaceAll(name, "-", "_")) {
-				fs = append(fs, facet{name: name, pos: l.headingPos(hd) + strings.Index(l.joinLines(hd, " "), name)})
+			if facetName(name) {
+				start := hd.Lines().At(0).Start
+				fs = append(fs, facet{name: name, pos: start + strings.Index(l.text[start:], name)})
 				cur = len(fs) - 1
 				continue
 			}
@@ -40,6 +131,7 @@ func (l *loader) facets(sec *section) (head []ast.Node, fs []facet) {
 			head = append(head, b)
 			continue
 		}
+		fs[cur].blocks = append(fs[cur].blocks, b)
 		if p, ok := b.(*ast.Paragraph); ok {
 			fs[cur].desc = strings.TrimSpace(fs[cur].desc + " " + l.joinLines(p, " "))
 		}
@@ -56,4 +148,247 @@ func headItems(blocks []ast.Node) []*ast.ListItem {
 		}
 	}
 	return out
+}
+
+// isMaintains reports whether sec is a Contract Markdown ### Maintains.
+func (l *loader) isMaintains(sec *section) bool {
+	return l.s.Contract && strings.EqualFold(strings.Join(strings.Fields(sec.Heading), " "), "maintains")
+}
+
+// maintains reads a Contract Markdown ### Maintains: its fields and
+// facets as Outputs, the rest into Spec.Truth.
+func (l *loader) maintains(sec *section) {
+	head, facets := l.facets(sec)
+	t := &Truth{Pos: sec.Pos}
+	l.s.Truth = t
+	r := truthReader{l: l, t: t}
+	for _, b := range head {
+		r.block(b, nil, true)
+	}
+	for _, f := range facets {
+		fc := &Facet{Name: f.name, Pos: diag.Pos(f.pos), Description: f.desc}
+		t.Facets = append(t.Facets, fc)
+		r.listIsClaims = false
+		for _, b := range f.blocks {
+			r.block(b, fc, false)
+		}
+	}
+	for _, f := range t.Facets {
+		if l.output(f.Name) == nil {
+			l.s.Outputs = append(l.s.Outputs, &Output{Name: f.Name, Pos: f.Pos, Description: f.Description, Facet: true})
+		}
+	}
+}
+
+// truthReader walks the blocks of a Maintains.
+type truthReader struct {
+	l *loader
+	t *Truth
+	// listIsClaims is set by a paragraph that introduces postconditions
+	// ("... these postconditions before signing:"), for the list after it.
+	listIsClaims bool
+}
+
+// block reads one block of the Maintains head (fields allowed) or of the
+// facet fc.
+func (r *truthReader) block(b ast.Node, fc *Facet, fields bool) {
+	switch b := b.(type) {
+	case *ast.Paragraph:
+		text := r.l.joinLines(b, " ")
+		r.prose(text, b.Lines().At(0).Start, fc)
+		low := strings.ToLower(text)
+		r.listIsClaims = strings.Contains(low, "postcondition") && strings.HasSuffix(strings.TrimRight(text, "* "), ":")
+	case *ast.List:
+		claims := r.listIsClaims
+		r.listIsClaims = false
+		for _, li := range appendItems(nil, b) {
+			text, pos, ok := r.l.itemText(li)
+			if !ok {
+				continue
+			}
+			if claims {
+				r.t.Postconditions = append(r.t.Postconditions, Claim{Text: text, Pos: diag.Pos(pos)})
+				continue
+			}
+			if r.canonical(text, pos, fc) || !fields {
+				continue
+			}
+			r.field(text, pos)
+		}
+	}
+}
+
+// canonical reads a bullet of the canonicalization spec or a
+// postcondition; it reports false for any other bullet.
+func (r *truthReader) canonical(text string, pos int, fc *Facet) bool {
+	bare := strings.TrimLeft(text, "*_ ")
+	low := strings.ToLower(bare)
+	word := low
+	if i := strings.IndexAny(low, " :*"); i >= 0 {
+		word = low[:i]
+	}
+	rest := func() string {
+		if i := strings.IndexByte(bare, ':'); i >= 0 {
+			return strings.TrimSpace(strings.TrimLeft(bare[i+1:], "* "))
+		}
+		return bare
+	}
+	switch word {
+	case "postcondition", "postconditions":
+		r.t.Postconditions = append(r.t.Postconditions, Claim{Text: rest(), Pos: diag.Pos(pos + strings.Index(text, rest()))})
+	case "freshness":
+		r.t.Freshness = append(r.t.Freshness, rest())
+	case "material":
+		r.t.Material = append(r.t.Material, rest())
+	case "immaterial":
+		r.immaterial(backticked(bare), fc)
+	case "each":
+		if !eachHas.MatchString(low) {
+			return false
+		}
+		r.t.Each = append(r.t.Each, bare)
+	default:
+		return false
+	}
+	return true
+}
+
+// eachHas matches "each account has:", "each signal carries:".
+var eachHas = regexp.MustCompile(`^each [\w-]+( [\w-]+)? (has|carries|holds)\b`)
+
+// field reads a field item: `name`: text, `name` — text, `a` / `b` — text.
+func (r *truthReader) field(text string, pos int) {
+	names, desc := fieldItem(text)
+	for _, name := range names {
+		if r.l.output(name) != nil {
+			continue
+		}
+		r.l.s.Outputs = append(r.l.s.Outputs, &Output{Name: name, Pos: diag.Pos(pos + strings.Index(text, name)), Description: desc})
+		if immaterialDesc(desc) {
+			r.immaterial([]string{name}, nil)
+		}
+	}
+}
+
+// fieldItem splits a field item into its names and description; names is
+// nil when text is not one.
+func fieldItem(text string) (names []string, desc string) {
+	if name, d, _, ok := keyed(text); ok {
+		if strings.HasPrefix(text, "`") || strings.ToLower(name) == name {
+			return []string{name}, d
+		}
+		return nil, ""
+	}
+	t := text
+	for strings.HasPrefix(t, "`") {
+		end := strings.IndexByte(t[1:], '`')
+		if end < 0 {
+			return nil, ""
+		}
+		name := t[1 : 1+end]
+		if !isIdent(strings.ReplaceAll(name, "-", "_")) {
+			return nil, ""
+		}
+		names = append(names, name)
+		t = strings.TrimSpace(t[2+end:])
+		if rest, ok := strings.CutPrefix(t, "/"); ok {
+			t = strings.TrimSpace(rest)
+			continue
+		}
+		if rest, ok := strings.CutPrefix(t, ","); ok {
+			t = strings.TrimSpace(rest)
+			continue
+		}
+		break
+	}
+	for _, sep := range [...]string{"—", "–", "--", "-", ":"} {
+		if rest, ok := strings.CutPrefix(t, sep); ok && len(names) > 0 {
+			return names, strings.TrimSpace(rest)
+		}
+	}
+	return nil, ""
+}
+
+// immaterialDesc reports whether a field's description calls it
+// immaterial ("an immaterial monotone marker", "immaterial: ...").
+func immaterialDesc(desc string) bool {
+	low := strings.ToLower(desc)
+	for _, p := range [...]string{"immaterial", "an immaterial", "a immaterial"} {
+		if strings.HasPrefix(low, p) {
+			return true
+		}
+	}
+	return strings.Contains(low, "is immaterial") || strings.Contains(low, "are immaterial")
+}
+
+func (r *truthReader) immaterial(names []string, fc *Facet) {
+	for _, n := range names {
+		if fc != nil {
+			if !contains(fc.Immaterial, n) {
+				fc.Immaterial = append(fc.Immaterial, n)
+			}
+			continue
+		}
+		if !contains(r.t.Immaterial, n) {
+			r.t.Immaterial = append(r.t.Immaterial, n)
+		}
+	}
+}
+
+// claimStart finds "Postcondition:" (bold or not) in prose.
+var claimStart = regexp.MustCompile(`(?i)\*{0,2}postconditions?:\*{0,2}:?\s*`)
+
+// prose reads a paragraph: its postcondition sentences, the backticked
+// names it calls immaterial, and the world-model names it declares.
+func (r *truthReader) prose(text string, pos int, fc *Facet) {
+	locs := claimStart.FindAllStringIndex(text, -1)
+	for i, loc := range locs {
+		end := len(text)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		claim := strings.TrimSpace(text[loc[1]:end])
+		if claim != "" && claim != "*" {
+			r.t.Postconditions = append(r.t.Postconditions, Claim{Text: claim, Pos: diag.Pos(pos + loc[1])})
+		}
+	}
+	for _, s := range sentences(text) {
+		low := strings.ToLower(s)
+		if strings.Contains(low, "immaterial") && !strings.Contains(low, "postcondition") {
+			r.immaterial(backticked(s[:strings.Index(low, "immaterial")]), fc)
+		}
+		if fc == nil && strings.Contains(low, "world-model") {
+			for _, n := range backticked(s) {
+				if isIdent(n) && !contains(r.t.Names, n) && r.l.output(n) == nil {
+					r.t.Names = append(r.t.Names, n)
+				}
+			}
+		}
+	}
+}
+
+// sentenceEnd splits prose at ". ", "; " and "—".
+var sentenceEnd = regexp.MustCompile(`[.;]\s+|—`)
+
+func sentences(text string) []string { return sentenceEnd.Split(text, -1) }
+
+// backticked returns the identifiers written in backticks in s.
+func backticked(s string) []string {
+	var out []string
+	parts := strings.Split(s, "`")
+	for i := 1; i < len(parts); i += 2 {
+		if p := parts[i]; isIdent(strings.ReplaceAll(p, "-", "_")) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

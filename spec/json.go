@@ -46,6 +46,7 @@ type showDoc struct {
 	Execution  *showCode      `json:"execution,omitempty"`
 	Patterns   []showInstance `json:"patterns,omitempty"`
 	Nodes      []*showDoc     `json:"nodes,omitempty"`
+	Maintains  *showTruth     `json:"maintains,omitempty"`
 	Line       int            `json:"line,omitempty"` // an inline node's heading line
 }
 
@@ -82,6 +83,17 @@ type showInput struct {
 type showOutput struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
+}
+
+// showTruth is how a Maintains was read: which outputs are facets, what
+// is immaterial, the postconditions (facets.go).
+type showTruth struct {
+	Fields         []string `json:"fields"`
+	Facets         []string `json:"facets"`
+	Immaterial     []string `json:"immaterial,omitempty"`
+	Postconditions []string `json:"postconditions,omitempty"`
+	Freshness      []string `json:"freshness,omitempty"`
+	Each           []string `json:"each,omitempty"`
 }
 
 type showShape struct {
@@ -161,6 +173,24 @@ func (s *Spec) contractView(d *showDoc) {
 			in.Config = map[string]any{}
 		}
 		d.Patterns = append(d.Patterns, in)
+	}
+	if t := s.Truth; t != nil {
+		v := &showTruth{Fields: []string{}, Facets: []string{}, Immaterial: t.Immaterial, Freshness: t.Freshness, Each: t.Each}
+		for _, o := range s.Outputs {
+			if !o.Facet {
+				v.Fields = append(v.Fields, o.Name)
+			}
+		}
+		for _, f := range t.Facets {
+			v.Facets = append(v.Facets, f.Name)
+			for _, n := range f.Immaterial {
+				v.Immaterial = append(v.Immaterial, f.Name+"."+n)
+			}
+		}
+		for _, c := range t.Postconditions {
+			v.Postconditions = append(v.Postconditions, c.Text)
+		}
+		d.Maintains = v
 	}
 	for _, n := range s.Nodes {
 		nd := n.view().(*showDoc)

@@ -6,11 +6,15 @@ import (
 	"github.com/proselang/prose/diag"
 )
 
-// outputs reads `- \`name\`: text` bullets of Ensures/Returns/Maintains,
-// and the `####` facets of a Contract Markdown Maintains
+// outputs reads `- \`name\`: text` bullets of Ensures/Returns/Maintains
 // (an unquoted name must be a lower-case identifier, so prose bullets such
-// as "Round 1: ..." are not outputs).
+// as "Round 1: ..." are not outputs). A Contract Markdown Maintains is
+// read by maintains (facets.go).
 func (l *loader) outputs(sec *section) {
+	if l.isMaintains(sec) {
+		l.maintains(sec)
+		return
+	}
 	head, facets := l.facets(sec)
 	for _, li := range headItems(head) {
 		t, pos, ok := l.itemText(li)

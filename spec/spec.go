@@ -51,6 +51,9 @@ type Spec struct {
 	Errors      []*ErrorDecl
 	Execution   *Delegation // the ### Execution section; Program is nil when it has no ```prose block
 	Patterns    []*PatternInstance
+	// Truth is what a Contract Markdown ### Maintains declares beyond its
+	// fields (facets, immaterial fields, postconditions); nil without one.
+	Truth *Truth
 
 	// Nodes are the inline `##` nodes of the file, in order; an inline
 	// node is a Spec whose Parent is the file's spec, whose Name is its
@@ -113,6 +116,9 @@ type Output struct {
 	Pos         diag.Pos
 	Description string
 	Inferred    bool // taken from the Delegation's return, not declared
+	// Facet is true for a `####` facet of a Maintains: a member of the
+	// truth that an Execution need not return (facets.go).
+	Facet bool
 }
 
 // Shape is the Shape section.

@@ -37,4 +37,7 @@ type Name struct {
 	// Inferred is true for an output taken from the Delegation's return
 	// rather than declared; the output checks skip inferred outputs.
 	Inferred bool
+	// Part is true for an output that is a part of a maintained truth (a
+	// facet): it may be returned, and need not be.
+	Part bool
 }

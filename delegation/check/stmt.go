@@ -312,7 +312,7 @@ func (c *checker) declaredOutputs() map[string]bool {
 func (c *checker) finish() {
 	if c.anyTopLevel && !c.opaqueRet {
 		for _, o := range c.d.Outputs {
-			if !o.Inferred && !c.returned[o.Name] {
+			if !o.Inferred && !o.Part && !c.returned[o.Name] {
 				c.diags.Warnf(c.f, o.Pos, CodeOutputNotReturned,
 					"declared output %s is never returned", quote(o.Name))
 			}

@@ -1,0 +1,126 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/internal/testenv"
+)
+
+const maintainsSrc = `---
+name: ledger
+kind: gateway
+---
+
+# Ledger
+
+### Maintains
+
+The ` + "`Ledger`" + ` world-model. ` + "`fetched_at`" + ` is immaterial everywhere.
+Postcondition: totals add up.
+
+- ` + "`total`" + ` — the material event count.
+- ` + "`markdown`" + ` / ` + "`html`" + ` — cosmetic renderings.
+- ` + "`last_seen_at`" + ` — an immaterial monotone marker.
+- ` + "`ids`" + `: the accepted ids
+- postcondition: every id is unique
+- freshness: each entry carries ` + "`valid_until`" + `
+- immaterial: ` + "`scan_id`" + `, ` + "`request_id`" + `
+- material: the id set, unordered
+- each entry has: an id and a kind
+
+#### counts
+The tallies. ` + "`revision`" + ` is immaterial here.
+
+- ` + "`severity`" + `: describes the facet, not a field
+
+#### email:nl1
+One email.
+
+The render self-polices these **postconditions** before signing:
+
+- the brief is current
+- nothing is invented
+`
+
+func TestMaintainsReading(t *testing.T) {
+	s, diags := Parse("ledger.prose.md", []byte(maintainsSrc))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var fields, facets []string
+	for _, o := range s.Outputs {
+		if o.Facet {
+			facets = append(facets, o.Name)
+		} else {
+			fields = append(fields, o.Name)
+		}
+	}
+	if want := []string{"total", "markdown", "html", "last_seen_at", "ids"}; !reflect.DeepEqual(fields, want) {
+		t.Errorf("fields = %q, want %q", fields, want)
+	}
+	if want := []string{"counts", "email:nl1"}; !reflect.DeepEqual(facets, want) {
+		t.Errorf("facets = %q, want %q", facets, want)
+	}
+	tr := s.Truth
+	if tr == nil {
+		t.Fatal("no Truth")
+	}
+	if want := []string{"fetched_at", "last_seen_at", "scan_id", "request_id"}; !reflect.DeepEqual(tr.Immaterial, want) {
+		t.Errorf("immaterial = %q, want %q", tr.Immaterial, want)
+	}
+	if got := tr.Facet("counts").Immaterial; !reflect.DeepEqual(got, []string{"revision"}) {
+		t.Errorf("counts immaterial = %q", got)
+	}
+	var claims []string
+	for _, c := range tr.Postconditions {
+		claims = append(claims, c.Text)
+	}
+	if want := []string{"totals add up.", "every id is unique", "the brief is current", "nothing is invented"}; !reflect.DeepEqual(claims, want) {
+		t.Errorf("postconditions = %q, want %q", claims, want)
+	}
+	if p := s.File.Position(tr.Postconditions[1].Pos); p.Line != 17 || p.Col != 18 {
+		t.Errorf("postcondition at %d:%d, want 17:18", p.Line, p.Col)
+	}
+	if p := s.File.Position(tr.Facet("email:nl1").Pos); p.Line != 28 || p.Col != 6 {
+		t.Errorf("facet at %d:%d, want 28:6", p.Line, p.Col)
+	}
+	if len(tr.Freshness) != 1 || len(tr.Material) != 1 || len(tr.Each) != 1 {
+		t.Errorf("freshness %q, material %q, each %q", tr.Freshness, tr.Material, tr.Each)
+	}
+	if !reflect.DeepEqual(tr.Names, []string{"Ledger"}) {
+		t.Errorf("world-model names = %q", tr.Names)
+	}
+}
+
+// On upstream's tree no canonicalization bullet is read as a field.
+func TestMaintainsCorpusNoBogusFields(t *testing.T) {
+	dir := testenv.Corpus015(t, "")
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".prose.md") {
+			return err
+		}
+		s, _, _ := Load(path)
+		if s == nil || s.Truth == nil {
+			return nil
+		}
+		n++
+		for _, o := range s.Outputs {
+			switch strings.ToLower(o.Name) {
+			case "postcondition", "postconditions", "freshness", "material", "immaterial", "each":
+				t.Errorf("%s: %q read as a field", path, o.Name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("only %d files with a Maintains", n)
+	}
+}
