@@ -205,6 +205,7 @@ or an invalid spec, 130 interrupted.`,
 		newNewCmd(s),
 		newTestCmd(s),
 	)
+	root.AddCommand(worldCommands(s)...)
 	setVersion(root)
 	addCompletions(root)
 	return root

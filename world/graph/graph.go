@@ -1,0 +1,313 @@
+// Package graph loads a project's responsibilities and gateways and wires
+// them into one graph, deterministically.
+//
+// Load takes a directory (walked recursively, skipping dot-directories,
+// node_modules and files that are not regular) or a root file (with what
+// its Requires reach in its directory). Every responsibility and gateway
+// is a Node; functions stay stateless callees and are no nodes. Each
+// ### Requires item is bound by Wire's rules (wire.go) to a producer's
+// truth or one of its parts, giving the Edges; an item none binds is a
+// caller input or a diagnostic at its line. Format prints the graph as
+// text, JSON, Graphviz dot or Mermaid (format.go).
+//
+// Main types: Graph, Node, Edge, Item. Entry points: Load, (*Graph).Format.
+package graph
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/spec"
+)
+
+// Atomic names a node's whole truth as a subscribed part.
+const Atomic = "@atomic"
+
+// Wake sources of a node.
+const (
+	WakeInput    = "input"
+	WakeSelf     = "self"
+	WakeExternal = "external"
+)
+
+// Graph is a wired project.
+type Graph struct {
+	// Root is the directory the node files are relative to.
+	Root string
+	// Nodes are the responsibilities and gateways, in topological order:
+	// by height (the longest path from an entry point), then by id.
+	Nodes []*Node
+	// Edges are the bound Requires items, sorted by subscriber order,
+	// then input, then producer, then facet.
+	Edges []*Edge
+	// Wiring is the committed wiring file that was read, or nil.
+	Wiring *Wiring
+
+	byID map[string]*Node
+}
+
+// Node is one responsibility or gateway.
+type Node struct {
+	// ID is the front matter id, else name, else the file stem.
+	ID    string
+	Name  string
+	Title string
+	Kind  string // "responsibility" or "gateway"
+	// File is the file's path relative to the graph's root, with slashes.
+	File string
+	// Path is the file's path as loaded.
+	Path string
+	Spec *spec.Spec
+	// Wake is where wakes come from: external (a gateway), self (a
+	// self-driven Continuity) or input.
+	Wake string
+	// Facets are the names of the truth's `####` parts.
+	Facets []string
+	// Fields are the truth's declared fields.
+	Fields []string
+	// Items are the Requires items, in order.
+	Items []*Item
+	// CallerInputs are the items no rule bound: given by the caller (or
+	// null).
+	CallerInputs []string
+	// Height is 0 for a node nothing feeds, else one more than its
+	// highest producer.
+	Height int
+}
+
+// Edge is one bound Requires item: Subscriber's input Input is
+// Producer's part Facet (Atomic for the whole truth).
+type Edge struct {
+	Subscriber, Input, Producer, Facet string
+	// Rule is the rule that drew it: "explicit", "name", "reference",
+	// "wiring".
+	Rule string
+	Pos  diag.Position
+	pos  diag.Pos
+}
+
+// Item is one ### Requires item of a node.
+type Item struct {
+	// Name is the item's name: its key (`name`: text), or the first
+	// backticked name of a prose item; "" for a sentence without one.
+	Name string
+	Text string
+	Pos  diag.Pos
+	// Prior is true for an item that reads the node's own prior truth
+	// ("prior `CountTrend`"): no edge.
+	Prior bool
+}
+
+// Node returns the node with the id, or nil.
+func (g *Graph) Node(id string) *Node { return g.byID[id] }
+
+// In returns the edges into n, in order.
+func (g *Graph) In(id string) []*Edge {
+	var out []*Edge
+	for _, e := range g.Edges {
+		if e.Subscriber == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Subscribers returns the ids of the nodes subscribed to id, sorted.
+func (g *Graph) Subscribers(id string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range g.Edges {
+		if e.Producer == id && !seen[e.Subscriber] {
+			seen[e.Subscriber] = true
+			out = append(out, e.Subscriber)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// EntryPoints are the ids of the nodes no edge feeds, in node order.
+func (g *Graph) EntryPoints() []string {
+	fed := map[string]bool{}
+	for _, e := range g.Edges {
+		fed[e.Subscriber] = true
+	}
+	out := []string{}
+	for _, n := range g.Nodes {
+		if !fed[n.ID] {
+			out = append(out, n.ID)
+		}
+	}
+	return out
+}
+
+// Load reads the project at path (a directory or a root file) and wires
+// it. The diagnostics are the loader's errors of node files and the
+// wiring's; err is for a path that cannot be read at all.
+func Load(path string) (*Graph, diag.List, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	root, rootFile := path, ""
+	if !st.IsDir() {
+		root, rootFile = filepath.Dir(path), path
+	}
+	files, err := walk(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	g := &Graph{Root: root, byID: map[string]*Node{}}
+	var diags diag.List
+	for _, f := range files {
+		s, ds, err := spec.Load(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		if s == nil || s.Kind != "responsibility" && s.Kind != "gateway" {
+			continue
+		}
+		diags = append(diags, ds.Errors()...)
+		if n := g.add(s, f, &diags); n != nil && rootFile != "" && sameFile(f, rootFile) {
+			rootFile = n.ID
+		}
+	}
+	w, wd, err := readWiring(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	g.Wiring = w
+	diags = append(diags, wd...)
+	diags = append(diags, g.wire()...)
+	if !st.IsDir() {
+		if g.byID[rootFile] == nil {
+			return nil, nil, fmt.Errorf("%s: not a responsibility or gateway: nothing to wire", path)
+		}
+		g.keepReached(rootFile)
+	}
+	diags = append(diags, g.order()...)
+	diags.Sort()
+	return g, diags, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// walk lists the *.prose.md regular files under root, sorted, skipping
+// dot-directories and node_modules.
+func walk(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), spec.Suffix) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// add makes the node of s, reporting a duplicate id.
+func (g *Graph) add(s *spec.Spec, path string, diags *diag.List) *Node {
+	n := &Node{Name: s.Name, Title: s.Title, Kind: s.Kind, Path: path, Spec: s}
+	if id, ok := s.Front["id"].(string); ok && id != "" {
+		n.ID = id
+	} else if s.Name != "" {
+		n.ID = s.Name
+	} else {
+		n.ID = strings.TrimSuffix(filepath.Base(path), spec.Suffix)
+	}
+	rel, err := filepath.Rel(g.Root, path)
+	if err != nil {
+		rel = path
+	}
+	n.File = filepath.ToSlash(rel)
+	if first := g.byID[n.ID]; first != nil {
+		diags.Errorf(s.File, s.Pos, "graph/duplicate-id", "node id %q is also %s's: give one of them another front matter id", n.ID, first.File)
+		return nil
+	}
+	n.Wake = wakeOf(s)
+	if s.Truth != nil {
+		for _, f := range s.Truth.Facets {
+			n.Facets = append(n.Facets, f.Name)
+		}
+	}
+	for _, o := range s.Outputs {
+		if !o.Facet {
+			n.Fields = append(n.Fields, o.Name)
+		}
+	}
+	n.Items = requiresItems(s)
+	g.byID[n.ID] = n
+	g.Nodes = append(g.Nodes, n)
+	return n
+}
+
+// wakeOf reads the wake source of a node: external for a gateway or an
+// external-driven Continuity, self for a self-driven one, else input.
+func wakeOf(s *spec.Spec) string {
+	if s.Kind == "gateway" {
+		return WakeExternal
+	}
+	text := strings.ToLower(strings.Join(s.Continuity, " "))
+	for _, sec := range s.Sections {
+		if h := strings.ToLower(sec.Heading); strings.HasPrefix(h, "continuity") {
+			text += " " + h + " " + strings.ToLower(sec.Body)
+		}
+	}
+	switch {
+	case strings.Contains(text, "external-driven"):
+		return WakeExternal
+	case strings.Contains(text, "self-driven"):
+		return WakeSelf
+	}
+	return WakeInput
+}
+
+// keepReached drops the nodes root does not reach upstream.
+func (g *Graph) keepReached(root string) {
+	keep := map[string]bool{}
+	var visit func(id string)
+	visit = func(id string) {
+		if keep[id] {
+			return
+		}
+		keep[id] = true
+		for _, e := range g.In(id) {
+			visit(e.Producer)
+		}
+	}
+	visit(root)
+	var nodes []*Node
+	for _, n := range g.Nodes {
+		if keep[n.ID] {
+			nodes = append(nodes, n)
+		} else {
+			delete(g.byID, n.ID)
+		}
+	}
+	g.Nodes = nodes
+	var edges []*Edge
+	for _, e := range g.Edges {
+		if keep[e.Subscriber] {
+			edges = append(edges, e)
+		}
+	}
+	g.Edges = edges
+}

@@ -1,0 +1,226 @@
+package graph
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/internal/testenv"
+)
+
+func edgeList(g *Graph) []string {
+	var out []string
+	for _, e := range g.Edges {
+		out = append(out, e.Producer+"."+e.Facet+" -> "+e.Subscriber+"."+e.Input)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Every example folder of upstream's 0.15 tree wires as its README
+// describes, without a diagnostic.
+func TestExamplesWireAsTheirReadmesSay(t *testing.T) {
+	for _, tc := range []struct {
+		dir     string
+		entry   []string
+		edges   []string
+		callers map[string][]string
+	}{
+		// The DAG sketch: counts feeds the summary and the trend, raw_events
+		// the auditor; summary -> alert -> projection; the diamond into the
+		// snapshot. format-alert-copy is a function, no node (U07).
+		{"basic-unit-suite", []string{"counter-events"}, []string{
+			"alert-state.@atomic -> alert-projection.AlertState",
+			"alert-state.@atomic -> executive-snapshot.AlertState",
+			"count-summary.@atomic -> alert-state.CountSummary",
+			"count-trend.@atomic -> executive-snapshot.CountTrend",
+			"counter-events.counts -> count-summary.counts",
+			"counter-events.counts -> count-trend.counts",
+			"counter-events.raw_events -> raw-event-auditor.raw_events",
+			"raw-event-auditor.@atomic -> executive-snapshot.RawEventAudit",
+		}, nil},
+		// "signals (gateway) -> digest, one atomic edge".
+		{"surprise-cost", []string{"signals"}, []string{"signals.@atomic -> digest.signals"}, nil},
+		// The gateway feeds the maintained risk responsibility; the
+		// functions it calls are no nodes.
+		{"customer-risk-radar", []string{"customer-risk-review"}, []string{
+			"customer-risk-review.account-signals -> 067NC4KG0XVMH2AA9D64TKJFA0.account-signals",
+		}, nil},
+		// One node; its three feeds are maintained outside the folder.
+		{"competitor-activity", []string{"067NC4KG01RG50R40M30E20918"}, nil,
+			map[string][]string{"067NC4KG01RG50R40M30E20918": {"funding-signals", "hiring-signals", "launch-signals"}}},
+		// The gateway's email:<id> facets feed the classifier lanes, the
+		// classifiers the threader (the fan-in), the threader's rollup the
+		// digest; the per-thread renders are not in src/, so the digest
+		// takes their summaries from its caller.
+		{"inbox-triage", []string{"inbox-stream"}, []string{
+			"classifier.classification -> threader.classifications",
+			"inbox-stream.email:bad1 -> classifier.email",
+			"inbox-stream.email:invoice1 -> classifier.email",
+			"inbox-stream.email:nl1 -> classifier.email",
+			"inbox-stream.email:nl2 -> classifier.email",
+			"inbox-stream.email:ship1 -> classifier.email",
+			"threader.rollup -> digest.ranking",
+		}, map[string][]string{"digest": {"thread-summaries"}}},
+		// A function only: nothing to wire.
+		{"declared-tools", []string{}, nil, nil},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			g, diags, err := Load(testenv.Corpus015(t, filepath.Join("examples", tc.dir)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(diags) > 0 {
+				t.Errorf("diagnostics:\n%s", diags)
+			}
+			if got := edgeList(g); !reflect.DeepEqual(got, tc.edges) {
+				t.Errorf("edges:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.edges, "\n"))
+			}
+			if got := g.EntryPoints(); !reflect.DeepEqual(got, tc.entry) {
+				t.Errorf("entry points %q, want %q", got, tc.entry)
+			}
+			for _, n := range g.Nodes {
+				if want := tc.callers[n.ID]; !reflect.DeepEqual(n.CallerInputs, want) {
+					t.Errorf("%s: caller inputs %q, want %q", n.ID, n.CallerInputs, want)
+				}
+				if n.Kind == "function" {
+					t.Errorf("function %s is a node", n.ID)
+				}
+			}
+			// What a gateway's ### Emits names, the graph wires from it.
+			for _, n := range g.Nodes {
+				for _, sec := range n.Spec.Sections {
+					if !strings.EqualFold(sec.Heading, "emits") {
+						continue
+					}
+					for _, line := range strings.Split(sec.Body, "\n") {
+						if name, ok := strings.CutPrefix(line, "- "); ok {
+							if sub := g.ref(strings.TrimSpace(name)); sub == nil || !contains(g.Subscribers(n.ID), sub.ID) {
+								t.Errorf("%s emits to %s, which it does not feed", n.ID, name)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// Topological order: by height, then id.
+func TestOrderByHeightThenID(t *testing.T) {
+	g, _, err := Load(testenv.Corpus015(t, "examples/basic-unit-suite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range g.Nodes {
+		got = append(got, n.ID)
+	}
+	want := []string{"counter-events", "count-summary", "count-trend", "raw-event-auditor", "alert-state", "alert-projection", "executive-snapshot"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("order %q, want %q", got, want)
+	}
+}
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func node(name, kind, requires, maintains string) string {
+	s := "---\nname: " + name + "\nkind: " + kind + "\n---\n\n# " + name + "\n\n"
+	if requires != "" {
+		s += "### Requires\n\n" + requires + "\n\n"
+	}
+	return s + "### Maintains\n\n" + maintains + "\n"
+}
+
+func TestWiringErrorsAtTheItem(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string // FILE:LINE:COL: ... fragment
+	}{
+		{"unsatisfied, with did-you-mean", map[string]string{
+			"feed.prose.md": node("feed", "gateway", "", "- `counts`: tallies"),
+			"sum.prose.md":  node("sum", "responsibility", "- `x`: in\n- `countz`: the tallies", "- `total`: n"),
+		}, "sum.prose.md:11:3: error: input \"countz\" of sum: nothing maintains \"countz\"; did you mean counts? [graph/unsatisfied]"},
+		{"unsatisfied, a producer that does not exist", map[string]string{
+			"sum.prose.md": node("sum", "responsibility", "- `totals`: *(Maintained by `nobody`.)*", "- `total`: n"),
+			"b.prose.md":   node("b", "gateway", "", "- `y`: n"),
+		}, "sum.prose.md:10:3: error: input \"totals\" of sum: no node \"nobody\" maintains it (nodes: b) [graph/unsatisfied]"},
+		{"ambiguous, naming the candidates", map[string]string{
+			"a.prose.md":   node("a", "gateway", "", "#### counts\n\nTallies."),
+			"b.prose.md":   node("b", "gateway", "", "- `counts`: tallies"),
+			"sum.prose.md": node("sum", "responsibility", "- `counts`: the tallies", "- `total`: n"),
+		}, "sum.prose.md:10:3: error: input \"counts\" of sum is ambiguous: a.counts, b.counts could each give it; write `producer.part` or add it to prose.wiring.yaml [graph/ambiguous]"},
+		{"cycle, naming the path", map[string]string{
+			"a.prose.md": node("a", "responsibility", "- `fromc`: *(Maintained by `c`.)*", "- `x`: n"),
+			"b.prose.md": node("b", "responsibility", "- `froma`: *(Maintained by `a`.)*", "- `y`: n"),
+			"c.prose.md": node("c", "responsibility", "- `fromb`: *(Maintained by `b`.)*", "- `z`: n"),
+		}, "b.prose.md:10:3: error: input \"froma\" of b closes a cycle: a → b → c → a (each node would wait on itself) [graph/cycle]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, tc.files)
+			_, diags, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.ReplaceAll(diags.String(), dir+string(filepath.Separator), "")
+			if strings.TrimSpace(got) != tc.want {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// The wiring file binds what no other rule does, and an explicit
+// producer.facet wins over it; a root file keeps only what it reaches.
+func TestWiringFileAndRootFile(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"feed.prose.md":           node("feed", "gateway", "", "#### counts\n\nTallies.\n\n#### raw\n\nIds."),
+		"sum.prose.md":            node("sum", "responsibility", "- `tallies`: the numbers\n- `feed.raw`: the ids", "- `total`: n"),
+		"other.prose.md":          node("other", "responsibility", "- `t`: `sum`", "- `u`: n"),
+		".hidden/x.prose.md":      node("sum", "responsibility", "", "- `v`: n"),
+		"node_modules/y.prose.md": node("sum", "responsibility", "", "- `v`: n"),
+		WiringFile:                "sum.tallies: feed.counts\nimmaterial:\n  feed: [seen]\n",
+	})
+	g, diags, err := Load(dir)
+	if err != nil || len(diags) > 0 {
+		t.Fatal(err, diags)
+	}
+	want := []string{"feed.counts -> sum.tallies", "feed.raw -> sum.feed.raw", "sum.@atomic -> other.t"}
+	if got := edgeList(g); !reflect.DeepEqual(got, want) {
+		t.Errorf("edges %q, want %q", got, want)
+	}
+	rules := map[string]string{}
+	for _, e := range g.Edges {
+		rules[e.Input] = e.Rule
+	}
+	if rules["tallies"] != "wiring" || rules["feed.raw"] != "explicit" || rules["t"] != "reference" {
+		t.Errorf("rules %v", rules)
+	}
+	if !reflect.DeepEqual(g.Wiring.Immaterial["feed"], []string{"seen"}) {
+		t.Errorf("immaterial %v", g.Wiring.Immaterial)
+	}
+	g, _, err = Load(filepath.Join(dir, "sum.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 2 || g.Node("other") != nil {
+		t.Errorf("root file graph has %d nodes", len(g.Nodes))
+	}
+}
