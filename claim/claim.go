@@ -157,7 +157,8 @@ func ModelJudgment(q Question) *delegation.Judgment {
 			cond.Words = append(cond.Words, syntax.Word{Path: k})
 		}
 	}
-	return &delegation.Judgment{ID: "expect", Cond: cond, Values: vals, Pos: q.Pos}
+	// A claim is no statement of a program: its judgment has no Path.
+	return &delegation.Judgment{Cond: cond, Values: vals, Pos: q.Pos}
 }
 
 // condition decides the claim as a Delegation condition: "PATH CLAIM" (or

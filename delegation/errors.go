@@ -29,6 +29,9 @@ type Error struct {
 	Pos  diag.Position
 	Msg  string
 	Kind string
+	// Path is the path of the call, judgment or statement that raised
+	// the error (zero when none: a cancellation).
+	Path Path
 	// Slot and Attempts describe a failed call (KindCall).
 	Slot     string
 	Attempts int

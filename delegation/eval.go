@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -156,8 +155,8 @@ func (f *frame) position(p diag.Pos) diag.Position { return f.in.file.Position(p
 
 // errorf builds a run-time error at p and records it.
 func (f *frame) errorf(p diag.Pos, kind, format string, args ...any) *Error {
-	e := &Error{Pos: f.position(p), Kind: kind, Msg: fmt.Sprintf(format, args...)}
-	f.record(&Event{Kind: "error", ID: f.id(p), Pos: e.Pos, Err: e})
+	e := &Error{Pos: f.position(p), Kind: kind, Msg: fmt.Sprintf(format, args...), Path: f.id(p)}
+	f.record(&Event{Kind: "error", Path: e.Path, Pos: e.Pos, Err: e})
 	return e
 }
 
@@ -180,9 +179,9 @@ func (f *frame) record(ev *Event) {
 	}
 }
 
-// id is the stable id of the call or condition at p in this frame.
-func (f *frame) id(p diag.Pos) string {
-	return f.in.host.Scope + "L" + strconv.Itoa(f.position(p).Line) + f.path
+// id is the stable path of the call or condition at p in this frame.
+func (f *frame) id(p diag.Pos) Path {
+	return pathAt(f.in.host.Scope, f.position(p).Line, f.path)
 }
 
 // step counts one statement against the budget and checks for cancellation.

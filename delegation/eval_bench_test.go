@@ -92,7 +92,7 @@ return { drafts: drafts, count: drafts.length }
 	host := &Host{Caller: callerFunc(func(_ context.Context, req *CallRequest) (Value, error) {
 		topic, _ := req.Args.Get("topic")
 		round, _ := req.Args.Get("round")
-		return fmt.Sprintf("%s draft %d (%s)", topic, round, req.ID), nil
+		return fmt.Sprintf("%s draft %d (%s)", topic, round, req.Path), nil
 	})}
 	v, err := Run(context.Background(), prog, map[string]Value{"writer": svc("writer"), "topic": "tides"}, host)
 	if err != nil {

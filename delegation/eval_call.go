@@ -13,7 +13,7 @@ import (
 
 // callPlan is a call's clauses, evaluated.
 type callPlan struct {
-	id       string
+	id       Path
 	svc      Service
 	args     *Object
 	attempts int
@@ -64,7 +64,7 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 }
 
 // pause waits out a backoff of d before another attempt of call id.
-func (f *frame) pause(id string, d time.Duration) error {
+func (f *frame) pause(id Path, d time.Duration) error {
 	if p, ok := f.in.host.Runtime.(Pauser); ok {
 		return p.Pause(f.ctx, id, d)
 	}
@@ -75,14 +75,14 @@ func (f *frame) pause(id string, d time.Duration) error {
 func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
 	rt := f.in.host.Runtime
 	pos := f.position(x.Call)
-	req := &CallRequest{ID: p.id, Service: p.svc, Args: p.args, Attempt: n, Pos: pos, Timeout: p.timeout, Host: &f.in.host}
+	req := &CallRequest{Path: p.id, Service: p.svc, Args: p.args, Attempt: n, Pos: pos, Timeout: p.timeout, Host: &f.in.host}
 	if f.in.host.Recorder != nil {
 		req.Exchanged = func(x Exchange) {
-			f.record(&Event{Kind: "call.model", ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Exchange: &x})
+			f.record(&Event{Kind: "call.model", Path: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Exchange: &x})
 		}
 	}
 	start := rt.Now()
-	f.record(&Event{Kind: "call.start", Time: start, ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Args: p.args})
+	f.record(&Event{Kind: "call.start", Time: start, Path: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Args: p.args})
 	ctx, cancel := f.ctx, context.CancelFunc(func() {})
 	if p.timeout > 0 {
 		if d, ok := rt.(Deadliner); ok {
@@ -103,7 +103,7 @@ func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
 	}
 	cancel()
 	end := rt.Now()
-	f.record(&Event{Kind: "call.end", Time: end, ID: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n,
+	f.record(&Event{Kind: "call.end", Time: end, Path: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n,
 		Result: v, Err: err, Duration: end.Sub(start)})
 	return v, err
 }
@@ -115,7 +115,7 @@ func (f *frame) callFailed(x *syntax.CallExpr, p *callPlan, n int, last error, t
 		word = "attempt"
 	}
 	name := p.svc.ServiceName()
-	e := &Error{Pos: f.position(x.Call), Kind: KindCall, Slot: name, Attempts: n, Err: last}
+	e := &Error{Pos: f.position(x.Call), Kind: KindCall, Slot: name, Attempts: n, Err: last, Path: p.id}
 	var inner *Error
 	switch {
 	case timedOut:
@@ -126,7 +126,7 @@ func (f *frame) callFailed(x *syntax.CallExpr, p *callPlan, n int, last error, t
 	default:
 		e.Msg = fmt.Sprintf("call '%s' failed after %d %s: %s", name, n, word, oneLine(last.Error()))
 	}
-	f.record(&Event{Kind: "error", Pos: e.Pos, ID: p.id, Slot: name, Attempt: n, Err: e})
+	f.record(&Event{Kind: "error", Pos: e.Pos, Path: p.id, Slot: name, Attempt: n, Err: e})
 	return e
 }
 
@@ -239,7 +239,7 @@ func (f *frame) planBackoff(o *syntax.ObjectLit) (*backoff, error) {
 // delay is the wait before attempt k+1 (k >= 1): min(initial *
 // multiplier^(k-1), max), plus up to jitter times that, drawn from
 // rt.Jitter of "ID#k".
-func (b *backoff) delay(rt Runtime, id string, k int) time.Duration {
+func (b *backoff) delay(rt Runtime, id Path, k int) time.Duration {
 	d := float64(b.initial) * math.Pow(b.multiplier, float64(k-1))
 	if b.max > 0 && d > float64(b.max) {
 		d = float64(b.max)

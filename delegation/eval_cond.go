@@ -71,7 +71,7 @@ func (f *frame) judge(nc *syntax.NaturalCond, failClosed bool) (Value, error) {
 		return nil, f.errorf(nc.TextPos, KindJudge,
 			"cannot decide the condition %q: no judge is configured (configure a model, or have the service return a structured verdict)", nc.Text)
 	}
-	j := &Judgment{ID: f.id(nc.TextPos), Cond: nc, Pos: pos, Values: f.condValues(nc), FailClosed: failClosed}
+	j := &Judgment{Path: f.id(nc.TextPos), Cond: nc, Pos: pos, Values: f.condValues(nc), FailClosed: failClosed}
 	start := f.in.host.Runtime.Now()
 	verdict, err := f.in.host.Judge.Judge(f.ctx, j)
 	end := f.in.host.Runtime.Now()
@@ -90,7 +90,7 @@ func (f *frame) judge(nc *syntax.NaturalCond, failClosed bool) (Value, error) {
 		e.Err = err
 		return nil, e
 	}
-	f.record(&Event{Kind: "judgment", Time: end, ID: j.ID, Pos: pos, Condition: nc.Text, Verdict: &verdict, Duration: end.Sub(start), Args: j.Values})
+	f.record(&Event{Kind: "judgment", Time: end, Path: j.Path, Pos: pos, Condition: nc.Text, Verdict: &verdict, Duration: end.Sub(start), Args: j.Values})
 	return verdict.Holds, nil
 }
 

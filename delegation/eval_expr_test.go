@@ -202,7 +202,7 @@ if decision does not explicitly proceed:
 	if len(got) != 3 {
 		t.Fatalf("%d judgments", len(got))
 	}
-	ids := []string{got[0].ID, got[1].ID, got[2].ID}
+	ids := []string{got[0].Path.Key(), got[1].Path.Key(), got[2].Path.Key()}
 	if ids[0] != "L5/1" || ids[1] != "L5/2" || ids[2] != "L8" {
 		t.Errorf("ids %v", ids)
 	}

@@ -57,7 +57,7 @@ func (c *fakeCaller) ids() []string {
 	defer c.mu.Unlock()
 	var out []string
 	for _, r := range c.log {
-		out = append(out, fmt.Sprintf("%s#%d", r.ID, r.Attempt))
+		out = append(out, fmt.Sprintf("%s#%d", r.Path, r.Attempt))
 	}
 	return out
 }

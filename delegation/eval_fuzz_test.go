@@ -32,7 +32,7 @@ func FuzzRun(f *testing.F) {
 		host := &Host{
 			Caller: instant{},
 			Judge: judgeFunc(func(j *Judgment) (Verdict, error) {
-				return Verdict{Holds: len(j.ID)%2 == 0}, nil
+				return Verdict{Holds: len(j.Path.Key())%2 == 0}, nil
 			}),
 			Runtime:     newFakeRuntime(),
 			MaxSteps:    2000,

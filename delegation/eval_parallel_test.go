@@ -243,23 +243,23 @@ func TestDefaultRuntime(t *testing.T) {
 		t.Errorf("sleep of 5ms: %v after %v", err, time.Since(start))
 	}
 	// A canceled caller: All reports it even when no iteration failed.
-	err := rt.All(ctx, "L1", 3, 2, func(context.Context, int) error { return nil })
+	err := rt.All(ctx, MustParsePath("L1"), 3, 2, func(context.Context, int) error { return nil })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("All on canceled ctx: %v", err)
 	}
 	// A panic in an iteration becomes an error.
-	err = rt.All(context.Background(), "L1", 2, 2, func(_ context.Context, i int) error {
+	err = rt.All(context.Background(), MustParsePath("L1"), 2, 2, func(_ context.Context, i int) error {
 		if i == 1 {
 			panic("bad")
 		}
 		return nil
 	})
 	wantErr(t, err, "panic in parallel iteration 2: bad")
-	w, err := rt.First(context.Background(), "L1", 5, 1, func(_ context.Context, i int) (bool, error) { return i == 2, nil })
+	w, err := rt.First(context.Background(), MustParsePath("L1"), 5, 1, func(_ context.Context, i int) (bool, error) { return i == 2, nil })
 	if w != 2 || err != nil {
 		t.Errorf("First: %d, %v", w, err)
 	}
-	w, err = rt.First(context.Background(), "L1", 3, 3, func(_ context.Context, i int) (bool, error) {
+	w, err = rt.First(context.Background(), MustParsePath("L1"), 3, 3, func(_ context.Context, i int) (bool, error) {
 		return false, fmt.Errorf("e%d", i)
 	})
 	if w != -1 || err == nil {

@@ -2,7 +2,6 @@ package delegation
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -29,22 +28,21 @@ type Host struct {
 	// MaxValueBytes is the size ceiling of a value written out as compact
 	// JSON, shared parts counted each time (0 means DefaultMaxValueBytes).
 	MaxValueBytes int64
-	// Scope is put in front of every call, judgment and loop id of this
-	// run: empty for a top-level run; for a nested run (a service that
-	// runs another spec) the NestedScope of the call that started it, so
-	// that an id names its place in the whole tree of runs.
-	Scope string
+	// Scope is put in front of every call, judgment and loop path of
+	// this run: zero for a top-level run; for a nested run (a service
+	// that runs another spec) the NestedScope of the call attempt that
+	// started it, so that a path names its place in the whole tree of
+	// runs.
+	Scope Path
 }
 
 // CallRequest is one attempt of one `call`.
 type CallRequest struct {
-	// ID is the stable call path, given by the evaluator as it runs: the
-	// host's Scope, then "L<line>" of the call in the .md file, then one
-	// "/<n>" per enclosing loop iteration (1-based), outermost first, e.g.
-	// "L58/3", "L12/2/1", or "L58/3>L12/2" for a call of a nested spec.
-	// Identical across re-runs and independent of goroutine scheduling;
-	// journals, traces and model clients key on it and nothing else.
-	ID      string
+	// Path is the stable call path, given by the evaluator as it runs
+	// (see Path): the host's Scope, the call's line in the .md file and
+	// the enclosing loop iterations. Journals, traces and model clients
+	// key on it (with Attempt) and nothing else.
+	Path    Path
 	Service Service
 	Args    *Object // named arguments, in written order
 	Attempt int     // 1-based attempt number
@@ -72,14 +70,10 @@ type Exchange struct {
 	TokensOut      int
 }
 
-// NestedScope is the id prefix of the calls made by a nested run that this
-// attempt starts: "ID>" for the first attempt, "ID#N>" for attempt N.
-func (r *CallRequest) NestedScope() string {
-	if r.Attempt > 1 {
-		return r.ID + "#" + strconv.Itoa(r.Attempt) + ">"
-	}
-	return r.ID + ">"
-}
+// NestedScope is the Scope of a nested run that this attempt starts: the
+// path of the attempt (Path.Try), which the paths of that run's calls
+// have as their Parent.
+func (r *CallRequest) NestedScope() Path { return r.Path.Try(r.Attempt) }
 
 // Caller performs one attempt of a call. An error means the attempt threw
 // (retryable); a context error after ctx's deadline means it timed out.
@@ -89,9 +83,9 @@ type Caller interface {
 
 // Judgment asks whether a natural-language condition holds.
 type Judgment struct {
-	// ID is the stable path of this evaluation: like CallRequest.ID, with
-	// the condition's line ("L40/2").
-	ID   string
+	// Path is the stable path of this evaluation: like CallRequest.Path,
+	// with the condition's line.
+	Path Path
 	Cond *syntax.NaturalCond
 	Pos  diag.Position
 	// Values holds the value of every bound name path the condition
@@ -129,7 +123,7 @@ type Judge interface {
 type Event struct {
 	Kind     string
 	Time     time.Time
-	ID       string // call or judgment id
+	Path     Path // of the call, judgment or error
 	Pos      diag.Position
 	Slot     string // service name
 	Attempt  int
@@ -154,19 +148,21 @@ type Recorder interface {
 type Runtime interface {
 	// All runs fn(ctx, i) for i in [0,n) with at most limit running at once
 	// and waits for all. The first error cancels the ctx of the others and
-	// is returned. id is the stable id of the loop or parallel statement.
-	All(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) error) error
+	// is returned. id is the stable path of the loop or parallel
+	// statement.
+	All(ctx context.Context, id Path, n, limit int, fn func(ctx context.Context, i int) error) error
 	// First runs fn like All but stops at the first i whose fn reports
 	// won: the other iterations are canceled and waited for, and i is
-	// returned; -1 when none won. id is the stable id of the loop (for the
-	// journal to record and replay the winner).
-	First(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) (won bool, err error)) (int, error)
+	// returned; -1 when none won. id is the stable path of the loop (for
+	// the journal to record and replay the winner).
+	First(ctx context.Context, id Path, n, limit int, fn func(ctx context.Context, i int) (won bool, err error)) (int, error)
 	// Now is the current time (for trace durations).
 	Now() time.Time
 	// Sleep waits d or until ctx is done.
 	Sleep(ctx context.Context, d time.Duration) error
-	// Jitter returns a reproducible number in [0,1) for the given id.
-	Jitter(id string) float64
+	// Jitter returns a reproducible number in [0,1) for the given seed
+	// (the evaluator passes a call's path and attempt).
+	Jitter(seed string) float64
 }
 
 // SafeHolds is the answer that does not proceed, for a FailClosed judgment:

@@ -21,7 +21,7 @@ type Deadliner interface {
 // with the call's id (a journaled run lets other iterations go on
 // meanwhile, and knows whose wait it is). Otherwise Sleep is used.
 type Pauser interface {
-	Pause(ctx context.Context, id string, d time.Duration) error
+	Pause(ctx context.Context, id Path, d time.Duration) error
 }
 
 // DefaultRuntime returns the Runtime of an ordinary local run: goroutines
@@ -47,9 +47,9 @@ func (defaultRuntime) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (defaultRuntime) Jitter(id string) float64 {
+func (defaultRuntime) Jitter(seed string) float64 {
 	h := fnv.New64a()
-	h.Write([]byte(id))
+	h.Write([]byte(seed))
 	return float64(h.Sum64()>>11) / (1 << 53)
 }
 
@@ -57,14 +57,14 @@ func (defaultRuntime) WithTimeout(ctx context.Context, d time.Duration) (context
 	return context.WithTimeout(ctx, d)
 }
 
-func (defaultRuntime) All(ctx context.Context, _ string, n, limit int, fn func(ctx context.Context, i int) error) error {
+func (defaultRuntime) All(ctx context.Context, _ Path, n, limit int, fn func(ctx context.Context, i int) error) error {
 	_, err := spawn(ctx, n, limit, func(ctx context.Context, i int) (bool, error) {
 		return false, fn(ctx, i)
 	})
 	return err
 }
 
-func (defaultRuntime) First(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
+func (defaultRuntime) First(ctx context.Context, _ Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
 	return spawn(ctx, n, limit, fn)
 }
 

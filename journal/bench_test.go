@@ -101,7 +101,7 @@ func BenchmarkJournalCall(b *testing.B) {
 			req := &delegation.CallRequest{Service: svc, Args: args, Attempt: 1}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				req.ID = "L9/" + strconv.Itoa(i)
+				req.Path = delegation.MustParsePath("L9/" + strconv.Itoa(i+1))
 				if _, err := caller.Call(context.Background(), req); err != nil {
 					b.Fatal(err)
 				}

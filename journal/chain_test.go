@@ -19,7 +19,7 @@ func TestEditedRecordIsRefused(t *testing.T) {
 	base := t.TempDir()
 	r, _ := Create(base, newHeader("x"), Options{})
 	j := r.WrapJudge(&fixedVerdict{holds: false})
-	if _, err := j.Judge(context.Background(), &delegation.Judgment{ID: "L3"}); err != nil {
+	if _, err := j.Judge(context.Background(), &delegation.Judgment{Path: delegation.MustParsePath("L3")}); err != nil {
 		t.Fatal(err)
 	}
 	r.Close()

@@ -26,7 +26,7 @@
 // off before a resume appends.
 //
 // Matching. A call attempt is keyed by its stable id and attempt number
-// (CallRequest.ID, Attempt) and checked by the sha256 of its arguments'
+// (CallRequest.Path, Attempt) and checked by the sha256 of its arguments'
 // JSON; a judgment by its id, its occurrence and the digest of the values
 // it mentions; a `parallel first` loop by its id. Calls of a nested run are
 // keyed under the outer call ("L12/2>L5"). When resuming, a match answers

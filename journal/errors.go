@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 )
 
@@ -11,8 +12,8 @@ import (
 // or judgment the journal does not hold, or holds with other arguments.
 type DivergenceError struct {
 	What    string // "call", "condition" or "parallel first"
-	ID      string // stable id ("L58/3")
-	Attempt int    // for calls
+	ID      delegation.Path
+	Attempt int // for calls
 	Pos     diag.Position
 	Reason  string
 }

@@ -22,7 +22,7 @@ func TestResumeOfFailedRunRetriesTheFailingCall(t *testing.T) {
 	broken.Store(true)
 	okCert := w.cert.fn
 	w.cert.fn = func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-		if broken.Load() && strings.HasSuffix(req.ID, "/3") {
+		if broken.Load() && strings.HasSuffix(req.Path.Key(), "/3") {
 			return nil, errors.New("certifier down")
 		}
 		return okCert(ctx, req)

@@ -63,7 +63,7 @@ func newRatchetWorld() *ratchetWorld {
 	w.adv = &fakeSvc{name: "advancer", fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 		p, _ := req.Args.Get("progress")
 		n := p.(*delegation.List).Len()
-		return fmt.Sprintf("step %d (%s)", n+1, req.ID), nil
+		return fmt.Sprintf("step %d (%s)", n+1, req.Path.Key()), nil
 	}}
 	var mu sync.Mutex
 	w.cert = &fakeSvc{name: "certifier", fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
@@ -71,7 +71,7 @@ func newRatchetWorld() *ratchetWorld {
 		defer mu.Unlock()
 		o := delegation.NewObject()
 		verdict := "reject"
-		if req.ID[len(req.ID)-1]%2 == 1 { // odd iterations certify
+		if req.Path.Key()[len(req.Path.Key())-1]%2 == 1 { // odd iterations certify
 			verdict = "certify"
 		}
 		o.Set("verdict", verdict)

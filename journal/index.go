@@ -1,18 +1,16 @@
 package journal
 
 import (
-	"strings"
-
 	"github.com/proselang/prose/delegation"
 )
 
 type callKey struct {
-	id      string
+	id      delegation.Path
 	attempt int
 }
 
 type judgeKey struct {
-	id string
+	id delegation.Path
 	n  int
 }
 
@@ -99,6 +97,6 @@ func failedCall(l *Log) func(*Record) bool {
 	}
 	id := last.ID
 	return func(r *Record) bool {
-		return r.ID == id || (r.Err != "" && strings.HasPrefix(r.ID, id+">"))
+		return r.ID == id || (r.Err != "" && r.ID.Within(id))
 	}
 }

@@ -117,11 +117,11 @@ func TestResumeRerunsInFlightCall(t *testing.T) {
 	c := r.WrapCaller(fakeCaller{})
 	args := delegation.NewObject()
 	args.Set("a", int64(1))
-	if _, err := c.Call(context.Background(), &delegation.CallRequest{ID: "L3", Service: svc, Args: args, Attempt: 1}); err != nil {
+	if _, err := c.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L3"), Service: svc, Args: args, Attempt: 1}); err != nil {
 		t.Fatal(err)
 	}
 	// A start without an end: the call was running when the process died.
-	r.write(&Record{Type: TypeStart, ID: "L4", Attempt: 1, Args: (&argDigester{}).args("svc", args)}, true)
+	r.write(&Record{Type: TypeStart, ID: delegation.MustParsePath("L4"), Attempt: 1, Args: (&argDigester{}).args("svc", args)}, true)
 	r.Close()
 
 	r2, err := Resume(base, r.ID(), Options{})
@@ -131,7 +131,7 @@ func TestResumeRerunsInFlightCall(t *testing.T) {
 	defer r2.Close()
 	c2 := r2.WrapCaller(fakeCaller{})
 	for _, id := range []string{"L3", "L4"} {
-		if _, err := c2.Call(context.Background(), &delegation.CallRequest{ID: id, Service: svc, Args: args, Attempt: 1}); err != nil {
+		if _, err := c2.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath(id), Service: svc, Args: args, Attempt: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -163,7 +163,7 @@ func TestResumeRefusesDivergingArguments(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.As(err, &div) || div.ID != "L4/1" || div.Pos.Line != 4 {
+		if !errors.As(err, &div) || div.ID.Key() != "L4/1" || div.Pos.Line != 4 {
 			t.Fatalf("err = %v, want a divergence at call L4/1 on line 4", err)
 		}
 		if !strings.Contains(err.Error(), "ratchet.prose.md:4:") || !strings.Contains(err.Error(), "arguments differ") {
@@ -224,7 +224,7 @@ func TestReplayReproducesWithoutCalls(t *testing.T) {
 	rp2, _ := Replay(base, r.ID(), Options{})
 	_, err = runWith(t, rp2, mustParse(t, ratchetCode), w2.globals(6), context.Background())
 	var div *DivergenceError
-	if !errors.As(err, &div) || div.ID != "L4/6" || !strings.Contains(err.Error(), "no such call") {
+	if !errors.As(err, &div) || div.ID.Key() != "L4/6" || !strings.Contains(err.Error(), "no such call") {
 		t.Errorf("replay beyond the journal: %v", err)
 	}
 	if w2.adv.calls.Load() != 0 {
@@ -238,17 +238,17 @@ func TestReplayedErrorsKeepTheirKind(t *testing.T) {
 	nested := &delegation.Error{Msg: "inner failed", Kind: delegation.KindCall, Chain: []string{"inner.prose.md:3:1"}}
 	outcomes := map[string]error{"L1": errors.New("boom"), "L3": nested}
 	svc := &fakeSvc{name: "svc", fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-		if req.ID == "L2" {
+		if req.Path.Key() == "L2" {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}
-		return nil, outcomes[req.ID]
+		return nil, outcomes[req.Path.Key()]
 	}}
 	c := r.WrapCaller(fakeCaller{})
 	call := func(c delegation.Caller, id string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 		defer cancel()
-		_, err := c.Call(ctx, &delegation.CallRequest{ID: id, Service: svc, Attempt: 1})
+		_, err := c.Call(ctx, &delegation.CallRequest{Path: delegation.MustParsePath(id), Service: svc, Attempt: 1})
 		return err
 	}
 	for _, id := range []string{"L1", "L2", "L3"} {
@@ -281,12 +281,12 @@ func TestCanceledAttemptIsNotAResult(t *testing.T) {
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r.WrapCaller(fakeCaller{}).Call(ctx, &delegation.CallRequest{ID: "L1", Service: svc, Attempt: 1})
+	r.WrapCaller(fakeCaller{}).Call(ctx, &delegation.CallRequest{Path: delegation.MustParsePath("L1"), Service: svc, Attempt: 1})
 	r.Close()
 	r2, _ := Resume(base, r.ID(), Options{})
 	defer r2.Close()
 	svc.fn = func(context.Context, *delegation.CallRequest) (delegation.Value, error) { return "live", nil }
-	v, err := r2.WrapCaller(fakeCaller{}).Call(context.Background(), &delegation.CallRequest{ID: "L1", Service: svc, Attempt: 1})
+	v, err := r2.WrapCaller(fakeCaller{}).Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L1"), Service: svc, Attempt: 1})
 	if err != nil || v != "live" || svc.calls.Load() != 2 {
 		t.Errorf("resumed canceled call: %v, %v, %d calls; want it re-run", v, err, svc.calls.Load())
 	}

@@ -81,7 +81,7 @@ func TestJudgmentsAnsweredFromJournal(t *testing.T) {
 		verdict.Set("verdict", map[bool]string{true: "certify", false: "reject"}[i%2 == 1])
 		vals.Set("verdict", verdict)
 		vals.Set("proposal", fmt.Sprintf("step %d (L4/%d)", i/2+1, i))
-		v, err := j.Judge(context.Background(), &delegation.Judgment{ID: fmt.Sprintf("L9/%d", i), Values: vals})
+		v, err := j.Judge(context.Background(), &delegation.Judgment{Path: delegation.MustParsePath(fmt.Sprintf("L9/%d", i)), Values: vals})
 		if err != nil {
 			t.Fatalf("judgment %d: %v", i, err)
 		}
@@ -89,7 +89,7 @@ func TestJudgmentsAnsweredFromJournal(t *testing.T) {
 			t.Errorf("judgment %d: %+v", i, v)
 		}
 	}
-	_, err := j.Judge(context.Background(), &delegation.Judgment{ID: "L9/1", Values: delegation.NewObject()})
+	_, err := j.Judge(context.Background(), &delegation.Judgment{Path: delegation.MustParsePath("L9/1"), Values: delegation.NewObject()})
 	var div *DivergenceError
 	if !errors.As(err, &div) || div.What != "condition" {
 		t.Errorf("an unknown judgment: %v, want a divergence", err)
@@ -156,7 +156,7 @@ func TestConcurrentDurableAppends(t *testing.T) {
 	base := t.TempDir()
 	r, _ := Create(base, newHeader("x"), Options{})
 	svc := &fakeSvc{name: "svc", fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-		return req.ID, nil
+		return req.Path.Key(), nil
 	}}
 	c := r.WrapCaller(fakeCaller{})
 	var wg sync.WaitGroup
@@ -165,7 +165,7 @@ func TestConcurrentDurableAppends(t *testing.T) {
 		go func(g int) {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
-				c.Call(context.Background(), &delegation.CallRequest{ID: fmt.Sprintf("L1/%d/%d", g, i), Service: svc, Attempt: 1})
+				c.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath(fmt.Sprintf("L1/%d/%d", g+1, i+1)), Service: svc, Attempt: 1})
 			}
 		}(g)
 	}
@@ -233,7 +233,7 @@ func TestUnjournalableResultIsAnError(t *testing.T) {
 	svc := &fakeSvc{name: "svc", fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		return struct{ X int }{1}, nil
 	}}
-	v, err := r.WrapCaller(fakeCaller{}).Call(context.Background(), &delegation.CallRequest{ID: "L1", Service: svc, Attempt: 1})
+	v, err := r.WrapCaller(fakeCaller{}).Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L1"), Service: svc, Attempt: 1})
 	if err == nil || v != nil || !strings.Contains(err.Error(), "cannot be journaled") {
 		t.Errorf("got %v, %v; want an error", v, err)
 	}

@@ -38,7 +38,7 @@ func TestNestedRunIdsAreScoped(t *testing.T) {
 	ids := map[string]bool{}
 	for _, rec := range l.Records {
 		if rec.Type == TypeEnd {
-			ids[rec.ID] = true
+			ids[rec.ID.Key()] = true
 		}
 	}
 	if !ids["L1"] || !ids["L3"] || !ids["L3>L1"] || len(ids) != 3 {

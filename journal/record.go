@@ -103,11 +103,13 @@ type Record struct {
 	Type string    `json:"t"`
 	Time time.Time `json:"time"`
 	// Calls and judgments.
-	ID      string `json:"id,omitempty"`
-	Pos     string `json:"pos,omitempty"` // FILE:LINE:COL in the .md
-	Attempt int    `json:"attempt,omitempty"`
-	Slot    string `json:"slot,omitempty"`
-	Args    string `json:"args,omitempty"` // sha256 of the arguments' JSON
+	// ID is the call's or judgment's path (delegation.Path), written
+	// as its Key and read back by delegation.ParsePath.
+	ID      delegation.Path `json:"id,omitzero"`
+	Pos     string          `json:"pos,omitempty"` // FILE:LINE:COL in the .md
+	Attempt int             `json:"attempt,omitempty"`
+	Slot    string          `json:"slot,omitempty"`
+	Args    string          `json:"args,omitempty"` // sha256 of the arguments' JSON
 	// "end": the result (JSON) or the error and its kind; duration in ms.
 	Result json.RawMessage `json:"result,omitempty"`
 	Err    string          `json:"err,omitempty"`

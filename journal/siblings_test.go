@@ -24,7 +24,7 @@ type errCaller struct {
 func (c *errCaller) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 	v, err := c.inner.Call(ctx, req)
 	c.mu.Lock()
-	c.errs[req.ID] = err
+	c.errs[req.Path.Key()] = err
 	c.mu.Unlock()
 	return v, err
 }
@@ -93,7 +93,7 @@ func TestReplayOfKilledRunCancelsSiblings(t *testing.T) {
 	}
 	for id, err := range rec.errs {
 		switch {
-		case id == div.ID:
+		case id == div.ID.Key():
 			if !errors.As(err, new(*DivergenceError)) {
 				t.Errorf("%s (the diverging call): %v", id, err)
 			}

@@ -75,7 +75,7 @@ func TestGroupCommitLossWindowIsBounded(t *testing.T) {
 	svc := &fakeSvc{name: "svc", fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) { return "ok", nil }}
 	c := r.WrapCaller(fakeCaller{})
 	for i, id := range []string{"L1", "L2", "L3"} {
-		if _, err := c.Call(context.Background(), &delegation.CallRequest{ID: id, Service: svc, Attempt: 1}); err != nil {
+		if _, err := c.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath(id), Service: svc, Attempt: 1}); err != nil {
 			t.Fatal(err)
 		}
 		if l, _ := ReadFile(w.f.Name()); l == nil || len(newIndex(l).calls) != i+1 {
@@ -101,7 +101,7 @@ func TestGroupCommitUnderSteadyWrites(t *testing.T) {
 	const window = 100 * time.Millisecond
 	w, ft, synced := newTestWriter(t, window)
 	for i := range 10 {
-		if err := w.append(&Record{Type: TypeEnd, ID: fmt.Sprintf("L%d", i), Attempt: 1, Result: []byte(`1`)}, true); err != nil {
+		if err := w.append(&Record{Type: TypeEnd, ID: delegation.MustParsePath(fmt.Sprintf("L%d", i+1)), Attempt: 1, Result: []byte(`1`)}, true); err != nil {
 			t.Fatal(err)
 		}
 		if i%2 == 1 {

@@ -133,11 +133,11 @@ func (t *Trace) Record(ev *delegation.Event) {
 	switch ev.Kind {
 	case "call.start":
 		t.startMu.Lock()
-		t.write(&Record{Type: TypeStart, Time: at, ID: ev.ID, Pos: pos, Attempt: ev.Attempt, Slot: ev.Slot,
+		t.write(&Record{Type: TypeStart, Time: at, ID: ev.Path, Pos: pos, Attempt: ev.Attempt, Slot: ev.Slot,
 			Args: t.digests.args(ev.Slot, ev.Args), ArgsValue: t.traceArgs(ev.Slot, ev.Args)})
 		t.startMu.Unlock()
 	case "call.end":
-		rec := &Record{Type: TypeEnd, Time: at, ID: ev.ID, Attempt: ev.Attempt, Slot: ev.Slot, MS: millis(ev.Duration)}
+		rec := &Record{Type: TypeEnd, Time: at, ID: ev.Path, Attempt: ev.Attempt, Slot: ev.Slot, MS: millis(ev.Duration)}
 		if ev.Err != nil {
 			rec.Err, rec.Kind, rec.Catchable = ev.Err.Error(), errKind(ev.Err), catchable(ev.Err)
 		} else {
@@ -158,14 +158,14 @@ func (t *Trace) Record(ev *delegation.Event) {
 		seen := t.systems[digest]
 		t.systems[digest] = true
 		t.mu.Unlock()
-		rec := &Record{Type: TypeModel, Time: at, ID: ev.ID, Pos: pos, Attempt: ev.Attempt, Slot: ev.Slot, Model: x.Model,
+		rec := &Record{Type: TypeModel, Time: at, ID: ev.Path, Pos: pos, Attempt: ev.Attempt, Slot: ev.Slot, Model: x.Model,
 			SystemDigest: digest, Prompt: x.Prompt, Reply: x.Reply, TokensIn: x.TokensIn, TokensOut: x.TokensOut}
 		if !seen {
 			rec.System = x.System
 		}
 		t.write(rec)
 	case "judgment":
-		rec := &Record{Type: TypeJudge, Time: at, ID: ev.ID, Pos: pos, Cond: ev.Condition, Values: ValueDigest(ev.Args), MS: millis(ev.Duration)}
+		rec := &Record{Type: TypeJudge, Time: at, ID: ev.Path, Pos: pos, Cond: ev.Condition, Values: ValueDigest(ev.Args), MS: millis(ev.Duration)}
 		if v := ev.Verdict; v != nil {
 			holds := v.Holds
 			rec.Holds, rec.Reasoning, rec.Asked, rec.Model, rec.Rule = &holds, v.Reasoning, v.Asked, v.Model, v.Rule
@@ -177,7 +177,7 @@ func (t *Trace) Record(ev *delegation.Event) {
 		if ev.Err != nil {
 			msg = ev.Err.Error()
 		}
-		t.write(&Record{Type: TypeError, Time: at, ID: ev.ID, Pos: pos, Slot: ev.Slot, Attempt: ev.Attempt, Err: msg})
+		t.write(&Record{Type: TypeError, Time: at, ID: ev.Path, Pos: pos, Slot: ev.Slot, Attempt: ev.Attempt, Err: msg})
 	}
 }
 

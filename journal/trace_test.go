@@ -102,7 +102,7 @@ func TestTraceSizeLinearInSteps(t *testing.T) {
 		args.Set("certified_progress", snap)
 		js, _ := delegation.ToJSON(args)
 		want = append(want, string(js))
-		tw.Record(&delegation.Event{Kind: "call.start", Time: time.Unix(0, 0), ID: fmt.Sprintf("L9/%d", i+1), Slot: "advancer", Attempt: 1, Args: args})
+		tw.Record(&delegation.Event{Kind: "call.start", Time: time.Unix(0, 0), Path: delegation.MustParsePath(fmt.Sprintf("L9/%d", i+1)), Slot: "advancer", Attempt: 1, Args: args})
 		progress.Append(fmt.Sprintf("step %d: a certified increment of the work", i+1))
 		if i == steps/2-1 {
 			half = buf.Len()
@@ -153,7 +153,7 @@ func BenchmarkTraceBytes(b *testing.B) {
 					args := delegation.NewObject()
 					args.Set("task_brief", "count")
 					args.Set("certified_progress", delegation.NewList(progress.Elems()...))
-					tw.Record(&delegation.Event{Kind: "call.start", Time: time.Unix(0, 0), ID: fmt.Sprintf("L9/%d", i+1), Slot: "advancer", Attempt: 1, Args: args})
+					tw.Record(&delegation.Event{Kind: "call.start", Time: time.Unix(0, 0), Path: delegation.MustParsePath(fmt.Sprintf("L9/%d", i+1)), Slot: "advancer", Attempt: 1, Args: args})
 					progress.Append(fmt.Sprintf("step %d: a certified increment of the work", i+1))
 				}
 				n = buf.Len()

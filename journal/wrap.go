@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -34,22 +33,22 @@ func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegat
 	if v, err, ok := c.r.answerCall(ctx, req, args); ok {
 		return v, err
 	}
-	return c.r.liveCall(ctx, c.inner, req, req.ID, args, !nested(req.ID))
+	return c.r.liveCall(ctx, c.inner, req, req.Path, args, !nested(req.Path))
 }
 
 // nested reports whether id belongs to a nested run (a service that runs
 // another spec): its calls run inside the outer call, which gave up the
 // turn, so they take no turns of their own.
-func nested(id string) bool { return strings.Contains(id, ">") }
+func nested(id delegation.Path) bool { return id.Depth() > 0 }
 
 // answerCall answers req from the journal when it can, by its path
-// (CallRequest.ID) and attempt, in its turn (see sched.go). ok is false
+// (CallRequest.Path) and attempt, in its turn (see sched.go). ok is false
 // when the attempt must run live.
 func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args string) (v delegation.Value, err error, ok bool) {
 	if r.idx == nil {
 		return nil, nil, false
 	}
-	id := req.ID
+	id := req.Path
 	k := callKey{id, req.Attempt}
 	rec := r.idx.calls[k]
 	if rec != nil && rec.Args != args {
@@ -127,7 +126,7 @@ func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
 // liveCall runs req on inner with a "start" record before and an "end"
 // record after; the end of a completed attempt is on disk before it
 // returns.
-func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id, args string, turns bool) (delegation.Value, error) {
+func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id delegation.Path, args string, turns bool) (delegation.Value, error) {
 	slot := ""
 	if req.Service != nil {
 		slot = req.Service.ServiceName()
@@ -227,17 +226,17 @@ func (r *Run) write(rec any, durable bool) error {
 // resuming or replaying, answers a judgment whose id and values digest
 // match a journaled one from the journal.
 func (r *Run) WrapJudge(inner delegation.Judge) delegation.Judge {
-	return &judger{r: r, inner: inner, seen: map[string]int{}}
+	return &judger{r: r, inner: inner, seen: map[delegation.Path]int{}}
 }
 
 type judger struct {
 	r     *Run
 	inner delegation.Judge
-	seen  map[string]int // occurrences per id, guarded by r.mu
+	seen  map[delegation.Path]int // occurrences per path, guarded by r.mu
 }
 
 func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation.Verdict, error) {
-	id := jg.ID
+	id := jg.Path
 	j.r.mu.Lock()
 	j.seen[id]++
 	n := j.seen[id]
@@ -284,7 +283,7 @@ func catchable(err error) bool {
 	return errors.As(err, &c) && c.Catchable()
 }
 
-func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id string, n int, vals string) (delegation.Verdict, error, bool) {
+func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id delegation.Path, n int, vals string) (delegation.Verdict, error, bool) {
 	r := j.r
 	if r.idx == nil {
 		return delegation.Verdict{}, nil, false
@@ -351,7 +350,7 @@ type runtime struct {
 	delegation.Runtime
 }
 
-func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
+func (rt *runtime) First(ctx context.Context, loopID delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
 	r := rt.r
 	var mu sync.Mutex
 	var order []int
@@ -384,7 +383,7 @@ func (rt *runtime) First(ctx context.Context, loopID string, n, limit int, fn fu
 }
 
 // All runs the iterations under the scheduler (see sched.go).
-func (rt *runtime) All(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) error) error {
+func (rt *runtime) All(ctx context.Context, id delegation.Path, n, limit int, fn func(ctx context.Context, i int) error) error {
 	if !rt.r.sched.usable() || nested(id) {
 		return rt.Runtime.All(ctx, id, n, limit, fn)
 	}
@@ -403,7 +402,7 @@ func (rt *runtime) Sleep(ctx context.Context, d time.Duration) error {
 // Pause waits out the backoff before another attempt of call id: not at
 // all in a replay, nor in a resume while journaled answers remain; else
 // without the turn, so other iterations go on meanwhile.
-func (rt *runtime) Pause(ctx context.Context, id string, d time.Duration) error {
+func (rt *runtime) Pause(ctx context.Context, id delegation.Path, d time.Duration) error {
 	r := rt.r
 	if r.mode == Replaying || (r.mode == Resuming && r.remaining() > 0) {
 		return ctx.Err()

@@ -41,7 +41,7 @@ func judgment(t testing.TB, c *syntax.NaturalCond, valuesJSON string) *delegatio
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &delegation.Judgment{ID: "L81/1", Cond: c, Values: v.(*delegation.Object),
+	return &delegation.Judgment{Path: delegation.MustParsePath("L81/1"), Cond: c, Values: v.(*delegation.Object),
 		Pos: diag.Position{File: "ratchet.prose.md", Line: 81, Col: 6}}
 }
 

@@ -15,7 +15,7 @@ func TestRequestsCarryATokenCap(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Content: `{"reasoning": "r", "holds": true}`, Times: -1})
 	c, _ := newTestClient(t, srv, nil)
 	slot := NewSlotService(c, SlotInfo{Slot: "writer"})
-	if _, err := slot.Call(context.Background(), &delegation.CallRequest{ID: "L1", Service: slot, Attempt: 1}); err != nil {
+	if _, err := slot.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L1"), Service: slot, Attempt: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}, Schema: &Schema{Name: "verdict", JSON: VerdictSchema}}); err != nil {
@@ -90,7 +90,7 @@ func TestCutReplyIsItsOwnError(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Reply{Content: `{"draft": "the same words the same words`, FinishReason: "length"})
 	c, _ := newTestClient(t, srv, func(c *Config) { c.MaxTokens = 64 })
 	slot := NewSlotService(c, SlotInfo{Slot: "writer"})
-	_, err := slot.Call(context.Background(), &delegation.CallRequest{ID: "L1", Service: slot, Attempt: 1})
+	_, err := slot.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L1"), Service: slot, Attempt: 1})
 	if err == nil || !strings.Contains(err.Error(), "cut off at the output limit of 64 tokens") || !strings.Contains(err.Error(), "PROSE_MAX_TOKENS") {
 		t.Fatalf("err = %v", err)
 	}
@@ -111,7 +111,7 @@ func TestPromptBoundsEarlierValues(t *testing.T) {
 	args.Set("notes", nested)
 	args.Set("round", int64(2))
 	call := func() error {
-		_, err := slot.Call(context.Background(), &delegation.CallRequest{ID: "L1", Service: slot, Attempt: 1, Args: args})
+		_, err := slot.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L1"), Service: slot, Attempt: 1, Args: args})
 		return err
 	}
 	if err := call(); err != nil {

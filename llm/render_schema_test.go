@@ -18,7 +18,7 @@ func TestRenderSchemaIsLoose(t *testing.T) {
 	info := RenderInfo{Name: "summarize", Kind: "function", Pos: "f.prose.md:1:1",
 		Returns: []Field{{Name: "summary", Description: "a short summary"}},
 		Errors:  []Field{{Name: "empty-input", Description: "nothing to summarize"}}}
-	v, err := NewRenderService(c, info).Call(context.Background(), &delegation.CallRequest{ID: "L3", Attempt: 1, Args: delegation.NewObject()})
+	v, err := NewRenderService(c, info).Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L3"), Attempt: 1, Args: delegation.NewObject()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestSlotServicePrompts(t *testing.T) {
 	if s.ServiceName() != "certifier" {
 		t.Errorf("ServiceName = %q", s.ServiceName())
 	}
-	v, err := s.Call(context.Background(), &delegation.CallRequest{ID: "L9/1", Attempt: 1,
+	v, err := s.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L9/1"), Attempt: 1,
 		Args: args(t, `{"task_brief": "prove it", "prompt": "Judge the step.", "proposed_step": {"n": 2}}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestSlotTimeoutSaysWhat(t *testing.T) {
 	// Long enough for a loaded machine to send the request first.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_, err := s.Call(ctx, &delegation.CallRequest{ID: "L9/1", Attempt: 1, Args: args(t, `{"task_brief": "x"}`)})
+	_, err := s.Call(ctx, &delegation.CallRequest{Path: delegation.MustParsePath("L9/1"), Attempt: 1, Args: args(t, `{"task_brief": "x"}`)})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "had not answered when the call's time ran out") {
 		t.Errorf("err = %v", err)
 	}

@@ -21,7 +21,7 @@ func BenchmarkExecCall(b *testing.B) {
 	args.Set("certified_progress", delegation.NewList(int64(1), int64(2)))
 	input, _ := delegation.ToJSON(args)
 	svc := &ExecService{Name: "bench", Command: "cat"}
-	req := &delegation.CallRequest{ID: "L1", Service: svc, Args: args, Attempt: 1}
+	req := &delegation.CallRequest{Path: delegation.MustParsePath("L1"), Service: svc, Args: args, Attempt: 1}
 	ctx := context.Background()
 	var execD, bareD time.Duration
 	b.ResetTimer()

@@ -549,9 +549,9 @@ type programService struct {
 func (s *programService) ServiceName() string { return s.name }
 
 func (s *programService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	if d := strings.Count(req.ID, ">"); d >= MaxNestingDepth {
+	if req.Path.Depth() >= MaxNestingDepth {
 		return nil, fmt.Errorf("%s: calling %s would nest more than %d calls deep (calls between files that never end? %s)",
-			s.node.File.Position(s.node.Pos), s.name, MaxNestingDepth, req.ID)
+			s.node.File.Position(s.node.Pos), s.name, MaxNestingDepth, req.Path)
 	}
 	globals, err := nodeGlobals(s.node, req.Args, s.callees)
 	if err != nil {
@@ -601,7 +601,7 @@ type instanceService struct {
 func (s *instanceService) ServiceName() string { return s.name }
 
 func (s *instanceService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	if d := strings.Count(req.ID, ">"); d >= MaxNestingDepth {
+	if req.Path.Depth() >= MaxNestingDepth {
 		return nil, fmt.Errorf("pattern instance %s would nest more than %d calls deep", s.name, MaxNestingDepth)
 	}
 	var g map[string]delegation.Value

@@ -44,7 +44,5 @@
 // Tracing. A run's trace is written by journal.Trace, a Recorder, in the
 // journal's schema; TotalsRecorder counts a run's work; Progress prints a
 // line per call attempt for a person watching stderr (only failures when
-// stderr is not a terminal) and a summary; FailedCalls remembers the call
-// id of each failed call, so the error that ends a run can name the loop
-// iteration it came from.
+// stderr is not a terminal) and a summary.
 package patterns

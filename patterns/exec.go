@@ -186,7 +186,7 @@ func (s *ExecService) start(req *delegation.CallRequest, input []byte) (*proc, e
 	cmd.Env = append(append(os.Environ(), s.Env...),
 		"PROSE_SLOT="+s.Name,
 		"PROSE_ATTEMPT="+strconv.Itoa(req.Attempt),
-		"PROSE_CALL_ID="+req.ID)
+		"PROSE_CALL_ID="+req.Path.Key())
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()

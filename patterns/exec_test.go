@@ -17,7 +17,7 @@ func execCall(t *testing.T, s *ExecService, ctx context.Context, args *delegatio
 	if s.Name == "" {
 		s.Name = "svc"
 	}
-	req := &delegation.CallRequest{ID: "L7/2", Service: s, Args: args, Attempt: 3}
+	req := &delegation.CallRequest{Path: delegation.MustParsePath("L7/2"), Service: s, Args: args, Attempt: 3}
 	return s.Call(ctx, req)
 }
 

@@ -56,7 +56,7 @@ func TestExecLargeOutputsWholeInParallel(t *testing.T) {
 			defer wg.Done()
 			s := &ExecService{Name: "big", Command: cmd}
 			id := fmt.Sprintf("L1/%d", i+1)
-			v, err := s.Call(context.Background(), &delegation.CallRequest{ID: id, Service: s, Attempt: 1})
+			v, err := s.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath(id), Service: s, Attempt: 1})
 			if err != nil {
 				errs <- fmt.Errorf("%s: %v", id, err)
 				return
@@ -125,7 +125,7 @@ func TestExecJSONThatDoesNotParse(t *testing.T) {
 		{`{}`, ``},
 	} {
 		s := &ExecService{Name: "reviewer", Command: "cat <<'EOF'\n" + c.out + "\nEOF"}
-		v, err := s.Call(context.Background(), &delegation.CallRequest{ID: "L1", Service: s, Attempt: 1})
+		v, err := s.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L1"), Service: s, Attempt: 1})
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%q: %v", c.out, err)

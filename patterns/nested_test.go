@@ -130,10 +130,10 @@ func TestNestedDepthLimitMessage(t *testing.T) {
 }
 
 func TestNestedPrefix(t *testing.T) {
-	if got := (&delegation.CallRequest{ID: "L5/2", Attempt: 1}).NestedScope(); got != "L5/2>" {
+	if got := (&delegation.CallRequest{Path: delegation.MustParsePath("L5/2"), Attempt: 1}).NestedScope(); got.Key() != "L5/2" {
 		t.Errorf("first attempt prefix %q", got)
 	}
-	if got := (&delegation.CallRequest{ID: "L5/2", Attempt: 3}).NestedScope(); got != "L5/2#3>" {
+	if got := (&delegation.CallRequest{Path: delegation.MustParsePath("L5/2"), Attempt: 3}).NestedScope(); got.Key() != "L5/2#3" {
 		t.Errorf("third attempt prefix %q", got)
 	}
 }
@@ -151,24 +151,24 @@ func (s *seen) add(id string) {
 }
 
 func (s *seen) Call(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	s.add("call " + req.ID)
+	s.add("call " + req.Path.Key())
 	return nil, nil
 }
 
 func (s *seen) Judge(_ context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
-	s.add("judge " + j.ID)
+	s.add("judge " + j.Path.Key())
 	return delegation.Verdict{}, nil
 }
 
-func (s *seen) Record(ev *delegation.Event) { s.add("event " + ev.ID) }
+func (s *seen) Record(ev *delegation.Event) { s.add("event " + ev.Path.Key()) }
 
 type seenRuntime struct {
 	delegation.Runtime
 	s *seen
 }
 
-func (r seenRuntime) First(ctx context.Context, id string, n, limit int, fn func(context.Context, int) (bool, error)) (int, error) {
-	r.s.add("first " + id)
+func (r seenRuntime) First(ctx context.Context, id delegation.Path, n, limit int, fn func(context.Context, int) (bool, error)) (int, error) {
+	r.s.add("first " + id.Key())
 	return -1, nil
 }
 
@@ -193,7 +193,7 @@ func TestNestedScopeByConstruction(t *testing.T) {
 	}
 	n := &NestedService{Name: "inner", Path: "inner", Spec: sp, Instance: inst, explicit: map[string]bool{}}
 	host := &delegation.Host{Caller: s, Judge: s, Recorder: s, Runtime: seenRuntime{delegation.DefaultRuntime(), s}, MaxSteps: 7}
-	req := &delegation.CallRequest{ID: "L1/2", Attempt: 2, Host: host, Args: delegation.NewObject()}
+	req := &delegation.CallRequest{Path: delegation.MustParsePath("L1/2"), Attempt: 2, Host: host, Args: delegation.NewObject()}
 	if _, err := n.Call(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}

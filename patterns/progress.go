@@ -32,10 +32,10 @@ type Progress struct {
 	verbose bool
 	totals  Totals
 
-	color  bool                  // colour failures and the summary
-	live   bool                  // keep a status line (Start)
-	active map[string]activeCall // running attempts, by call id and attempt
-	shown  bool                  // a status line is on the screen
+	color  bool                           // colour failures and the summary
+	live   bool                           // keep a status line (Start)
+	active map[delegation.Path]activeCall // running attempts, by the path of each attempt
+	shown  bool                           // a status line is on the screen
 }
 
 // activeCall is one running attempt, for the status line.
@@ -101,11 +101,11 @@ func (p *Progress) track(ev *delegation.Event) {
 	if !p.live {
 		return
 	}
-	key := fmt.Sprintf("%s#%d", ev.ID, ev.Attempt)
+	key := ev.Path.Try(ev.Attempt)
 	switch ev.Kind {
 	case "call.start":
 		if p.active == nil {
-			p.active = map[string]activeCall{}
+			p.active = map[delegation.Path]activeCall{}
 		}
 		start := ev.Time
 		if start.IsZero() {
@@ -207,15 +207,15 @@ func (p *Progress) Record(ev *delegation.Event) {
 		if ev.Err != nil {
 			p.clearStatus()
 			fmt.Fprintf(p.w, "prose: %s %s attempt %d %s after %s: %s\n",
-				ev.ID, ev.Slot, ev.Attempt, p.paint(red, "failed"), roundDuration(ev.Duration), firstLine(ev.Err.Error()))
+				ev.Path, ev.Slot, ev.Attempt, p.paint(red, "failed"), roundDuration(ev.Duration), firstLine(ev.Err.Error()))
 		} else if p.verbose {
 			p.clearStatus()
-			fmt.Fprintf(p.w, "prose: %s %s attempt %d ok in %s\n", ev.ID, ev.Slot, ev.Attempt, roundDuration(ev.Duration))
+			fmt.Fprintf(p.w, "prose: %s %s attempt %d ok in %s\n", ev.Path, ev.Slot, ev.Attempt, roundDuration(ev.Duration))
 		}
 	case "judgment":
 		if v := ev.Verdict; p.verbose && v != nil && v.Asked {
 			p.clearStatus()
-			fmt.Fprintf(p.w, "prose: %s judged %q: %v (%s, %s)\n", ev.ID, ev.Condition, v.Holds, v.Model, roundDuration(ev.Duration))
+			fmt.Fprintf(p.w, "prose: %s judged %q: %v (%s, %s)\n", ev.Path, ev.Condition, v.Holds, v.Model, roundDuration(ev.Duration))
 		}
 	}
 }

@@ -15,14 +15,14 @@ import (
 )
 
 func progressEvents(p *Progress) {
-	ok := &delegation.Event{Kind: "call.end", ID: "L12/1", Slot: "advancer", Attempt: 1, Duration: 1234567 * time.Nanosecond}
-	bad := &delegation.Event{Kind: "call.end", ID: "L12/2", Slot: "advancer", Attempt: 2, Duration: 2 * time.Second,
+	ok := &delegation.Event{Kind: "call.end", Path: delegation.MustParsePath("L12/1"), Slot: "advancer", Attempt: 1, Duration: 1234567 * time.Nanosecond}
+	bad := &delegation.Event{Kind: "call.end", Path: delegation.MustParsePath("L12/2"), Slot: "advancer", Attempt: 2, Duration: 2 * time.Second,
 		Err: errors.New("exit status 1: first line\nsecond line")}
-	canceled := &delegation.Event{Kind: "call.end", ID: "L12/3", Slot: "advancer", Attempt: 1,
+	canceled := &delegation.Event{Kind: "call.end", Path: delegation.MustParsePath("L12/3"), Slot: "advancer", Attempt: 1,
 		Err: fmt.Errorf("canceled: %w", context.Canceled)}
-	judged := &delegation.Event{Kind: "judgment", ID: "L20", Condition: "verdict looks fine", Duration: time.Second,
+	judged := &delegation.Event{Kind: "judgment", Path: delegation.MustParsePath("L20"), Condition: "verdict looks fine", Duration: time.Second,
 		Verdict: &delegation.Verdict{Holds: true, Asked: true, Model: "m1", TokensIn: 30, TokensOut: 4}}
-	rule := &delegation.Event{Kind: "judgment", ID: "L21", Condition: "verdict certifies it", Verdict: &delegation.Verdict{Holds: false, Rule: "structured-verdict"}}
+	rule := &delegation.Event{Kind: "judgment", Path: delegation.MustParsePath("L21"), Condition: "verdict certifies it", Verdict: &delegation.Verdict{Holds: false, Rule: "structured-verdict"}}
 	for _, ev := range []*delegation.Event{ok, bad, canceled, judged, rule} {
 		p.Record(ev)
 	}
@@ -109,14 +109,14 @@ func TestProgressStatusLine(t *testing.T) {
 	p := NewProgress(&b, true)
 	p.live = true
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p.Record(&delegation.Event{Kind: "call.start", Time: t0, ID: "L3", Slot: "reviewer", Attempt: 2})
-	p.Record(&delegation.Event{Kind: "call.start", Time: t0.Add(time.Second), ID: "L4/1", Slot: "writer", Attempt: 1})
+	p.Record(&delegation.Event{Kind: "call.start", Time: t0, Path: delegation.MustParsePath("L3"), Slot: "reviewer", Attempt: 2})
+	p.Record(&delegation.Event{Kind: "call.start", Time: t0.Add(time.Second), Path: delegation.MustParsePath("L4/1"), Slot: "writer", Attempt: 1})
 	p.drawStatus(t0.Add(3500 * time.Millisecond))
 	if got, want := b.String(), "\r\x1b[Kprose: reviewer attempt 2 running for 3s (1 more running)"; got != want {
 		t.Fatalf("status line %q, want %q", got, want)
 	}
 	b.Reset()
-	p.Record(&delegation.Event{Kind: "call.end", ID: "L3", Slot: "reviewer", Attempt: 2, Duration: 4 * time.Second, Err: errors.New("exit status 1")})
+	p.Record(&delegation.Event{Kind: "call.end", Path: delegation.MustParsePath("L3"), Slot: "reviewer", Attempt: 2, Duration: 4 * time.Second, Err: errors.New("exit status 1")})
 	if got := b.String(); !strings.HasPrefix(got, "\r\x1b[Kprose: L3 reviewer attempt 2 failed after 4s") {
 		t.Fatalf("a failure line does not erase the status line first: %q", got)
 	}
@@ -126,7 +126,7 @@ func TestProgressStatusLine(t *testing.T) {
 		t.Fatalf("status line %q", got)
 	}
 	b.Reset()
-	p.Record(&delegation.Event{Kind: "call.end", ID: "L4/1", Slot: "writer", Attempt: 1, Duration: time.Second})
+	p.Record(&delegation.Event{Kind: "call.end", Path: delegation.MustParsePath("L4/1"), Slot: "writer", Attempt: 1, Duration: time.Second})
 	p.drawStatus(t0.Add(6 * time.Second))
 	if got := b.String(); strings.Contains(got, "running") || strings.Count(got, "\r\x1b[K") != 1 {
 		t.Fatalf("after the last call: %q", got)
@@ -139,8 +139,8 @@ func TestProgressNotOnTerminal(t *testing.T) {
 	var b bytes.Buffer
 	p := NewTerminalProgress(&b, func(string) string { return "" })
 	stop := p.Start()
-	p.Record(&delegation.Event{Kind: "call.start", Time: time.Now(), ID: "L3", Slot: "reviewer", Attempt: 1})
-	p.Record(&delegation.Event{Kind: "call.end", ID: "L3", Slot: "reviewer", Attempt: 1, Err: errors.New("boom")})
+	p.Record(&delegation.Event{Kind: "call.start", Time: time.Now(), Path: delegation.MustParsePath("L3"), Slot: "reviewer", Attempt: 1})
+	p.Record(&delegation.Event{Kind: "call.end", Path: delegation.MustParsePath("L3"), Slot: "reviewer", Attempt: 1, Err: errors.New("boom")})
 	p.Summary(time.Second, "failed")
 	stop()
 	if strings.ContainsAny(b.String(), "\r\x1b") {
@@ -169,7 +169,7 @@ func TestColor(t *testing.T) {
 	var b bytes.Buffer
 	p := NewProgress(&b, true)
 	p.color = true
-	p.Record(&delegation.Event{Kind: "call.end", ID: "L3", Slot: "reviewer", Attempt: 1, Err: errors.New("boom")})
+	p.Record(&delegation.Event{Kind: "call.end", Path: delegation.MustParsePath("L3"), Slot: "reviewer", Attempt: 1, Err: errors.New("boom")})
 	p.Summary(time.Second, "failed")
 	if got := b.String(); !strings.Contains(got, "attempt 1 \x1b[31mfailed\x1b[0m after") || !strings.Contains(got, "prose: \x1b[1;31mfailed\x1b[0m in 1s") {
 		t.Errorf("got %q", got)

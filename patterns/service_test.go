@@ -19,7 +19,7 @@ func TestCallerDispatch(t *testing.T) {
 		got = req
 		return "done", nil
 	}}
-	req := &delegation.CallRequest{ID: "L3", Service: svc, Attempt: 2}
+	req := &delegation.CallRequest{Path: delegation.MustParsePath("L3"), Service: svc, Attempt: 2}
 	if v, err := (Caller{}).Call(context.Background(), req); err != nil || v != "done" || got != req {
 		t.Errorf("v=%v err=%v", v, err)
 	}

@@ -185,7 +185,7 @@ func TestRequestCarriesHost(t *testing.T) {
 	if _, err := p.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if seen == nil || seen.Caller != p.Host.Caller || seen.Recorder == nil || seen.Scope != "" {
+	if seen == nil || seen.Caller != p.Host.Caller || seen.Recorder == nil || !seen.Scope.IsZero() {
 		t.Errorf("service saw host %+v, want the run's (%+v)", seen, p.Host)
 	}
 }

@@ -51,7 +51,7 @@ type ids struct {
 func (r *ids) Record(ev *delegation.Event) {
 	if ev.Kind == "call.start" {
 		r.mu.Lock()
-		r.ids = append(r.ids, ev.ID+" "+ev.Slot)
+		r.ids = append(r.ids, ev.Path.Key()+" "+ev.Slot)
 		r.mu.Unlock()
 	}
 }

@@ -74,7 +74,7 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error)
 	if err != nil {
 		return CallOutput{}, err
 	}
-	req := &delegation.CallRequest{ID: in.ID, Service: svc, Attempt: in.Attempt, Timeout: in.Timeout}
+	req := &delegation.CallRequest{Path: in.ID, Service: svc, Attempt: in.Attempt, Timeout: in.Timeout}
 	if len(in.Args) > 0 {
 		v, err := delegation.FromJSON(in.Args)
 		if err != nil {

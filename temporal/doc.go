@@ -25,7 +25,7 @@
 // conditions that need a model are judged in activities too, and their
 // verdicts are cached in the workflow's state by (condition, values).
 //
-// Identity. A call's activity id is its stable path (CallRequest.ID) for
+// Identity. A call's activity id is its stable path (CallRequest.Path, its Key) for
 // the first attempt and "PATH#N" for attempt N, the same names the journal
 // uses; a judgment's is "judge:" and its path.
 //

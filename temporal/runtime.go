@@ -80,7 +80,7 @@ var _ delegation.Deadliner = (*runtime)(nil)
 
 func (r *runtime) Now() time.Time { return workflow.Now(r.root) }
 
-func (r *runtime) Jitter(id string) float64 { return delegation.DefaultRuntime().Jitter(id) }
+func (r *runtime) Jitter(seed string) float64 { return delegation.DefaultRuntime().Jitter(seed) }
 
 func (r *runtime) Sleep(ctx context.Context, d time.Duration) error {
 	c, err := fromContext(ctx)
@@ -125,14 +125,14 @@ func (r *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Con
 	return c, func() { cancel() }
 }
 
-func (r *runtime) All(ctx context.Context, _ string, n, limit int, fn func(ctx context.Context, i int) error) error {
+func (r *runtime) All(ctx context.Context, _ delegation.Path, n, limit int, fn func(ctx context.Context, i int) error) error {
 	_, err := r.spawn(ctx, n, limit, func(ctx context.Context, i int) (bool, error) {
 		return false, fn(ctx, i)
 	})
 	return err
 }
 
-func (r *runtime) First(ctx context.Context, id string, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
+func (r *runtime) First(ctx context.Context, _ delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
 	return r.spawn(ctx, n, limit, fn)
 }
 

@@ -175,18 +175,9 @@ func activityOptions(id string, timeout time.Duration) workflow.ActivityOptions 
 	}
 }
 
-// attemptID is the activity id of one attempt: the call path, "#N" after
-// the first.
-func attemptID(id string, attempt int) string {
-	if attempt > 1 {
-		return id + "#" + strconv.Itoa(attempt)
-	}
-	return id
-}
-
 // CallInput is one attempt of a remote call.
 type CallInput struct {
-	ID      string          `json:"id"`
+	ID      delegation.Path `json:"id"`
 	Attempt int             `json:"attempt"`
 	Name    string          `json:"name"` // service name ("advancer", "chain[1]")
 	Kind    string          `json:"kind"` // patterns.KindExec or KindLLM
@@ -223,7 +214,7 @@ func (s *remoteService) Call(ctx context.Context, req *delegation.CallRequest) (
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	in := CallInput{ID: req.ID, Attempt: req.Attempt, Name: s.name, Kind: s.kind, Arg: s.arg, Dir: s.dir, Timeout: req.Timeout, Slot: s.slot, Node: s.node}
+	in := CallInput{ID: req.Path, Attempt: req.Attempt, Name: s.name, Kind: s.kind, Arg: s.arg, Dir: s.dir, Timeout: req.Timeout, Slot: s.slot, Node: s.node}
 	if req.Args != nil {
 		raw, err := delegation.ToJSON(req.Args)
 		if err != nil {
@@ -239,7 +230,7 @@ func (s *remoteService) Call(ctx context.Context, req *delegation.CallRequest) (
 			in.Spec = &src
 		}
 	}
-	aw := workflow.WithActivityOptions(c.w, activityOptions(attemptID(req.ID, req.Attempt), req.Timeout))
+	aw := workflow.WithActivityOptions(c.w, activityOptions(req.Path.Try(req.Attempt).Key(), req.Timeout))
 	var out CallOutput
 	for x := c; x != nil; x = x.parent {
 		x.remote++
@@ -291,7 +282,7 @@ func (c *wctx) callError(err error, s *remoteService) error {
 
 // JudgeInput is a judgment no rule decided, for the model.
 type JudgeInput struct {
-	ID         string             `json:"id"`
+	ID         delegation.Path    `json:"id"`
 	Cond       syntax.NaturalCond `json:"cond"`
 	File       string             `json:"file"`
 	Line       int                `json:"line"`
@@ -310,7 +301,7 @@ func (remoteJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegatio
 	if err != nil {
 		return delegation.Verdict{}, err
 	}
-	in := JudgeInput{ID: j.ID, File: j.Pos.File, Line: j.Pos.Line, Col: j.Pos.Col, FailClosed: j.FailClosed}
+	in := JudgeInput{ID: j.Path, File: j.Pos.File, Line: j.Pos.Line, Col: j.Pos.Col, FailClosed: j.FailClosed}
 	if j.Cond != nil {
 		in.Cond = *j.Cond
 	}
@@ -327,7 +318,7 @@ func (remoteJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegatio
 	if src, ok := c.run.sources[j.Pos.File]; ok {
 		in.Spec = &src
 	}
-	aw := workflow.WithActivityOptions(c.w, activityOptions("judge:"+j.ID, 0))
+	aw := workflow.WithActivityOptions(c.w, activityOptions("judge:"+j.Path.Key(), 0))
 	var v delegation.Verdict
 	if err := workflow.ExecuteActivity(aw, JudgeActivityName, in).Get(aw, &v); err != nil {
 		var app *tsdk.ApplicationError
@@ -353,7 +344,7 @@ func (e *judgeError) Error() string   { return e.msg }
 func (e *judgeError) Catchable() bool { return e.catchable }
 
 func (in *JudgeInput) judgment() (*delegation.Judgment, error) {
-	j := &delegation.Judgment{ID: in.ID, Cond: &in.Cond, FailClosed: in.FailClosed,
+	j := &delegation.Judgment{Path: in.ID, Cond: &in.Cond, FailClosed: in.FailClosed,
 		Pos: diag.Position{File: in.File, Line: in.Line, Col: in.Col}}
 	if len(in.Values) > 0 {
 		v, err := delegation.FromJSON(in.Values)

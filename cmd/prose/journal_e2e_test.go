@@ -422,7 +422,7 @@ func testKillAnyMoment(t *testing.T, bin string) {
 		}
 		completed := map[string]bool{}
 		for _, r := range completedEnds(l) {
-			completed[r.ID] = true
+			completed[r.ID.Key()] = true
 		}
 		if i%2 == 1 { // a write cut short by the kill
 			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)

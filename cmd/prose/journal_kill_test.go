@@ -129,7 +129,7 @@ func killAt(t *testing.T, w *journalWorld, n int, want string, sc killScenario) 
 	}
 	completed := map[string]bool{}
 	for _, r := range completedEnds(l) {
-		completed[r.ID+" "+strconv.Itoa(r.Attempt)] = true
+		completed[r.ID.Key()+" "+strconv.Itoa(r.Attempt)] = true
 	}
 	got, stderr, code := w.prose("resume", id)
 	if code != 0 || got != want {

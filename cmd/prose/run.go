@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -164,8 +165,6 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	failed := &patterns.FailedCalls{}
-	ro.Recorders = append(ro.Recorders, failed)
 	var progress *patterns.Progress
 	if !ro.Quiet {
 		progress = patterns.NewTerminalProgress(s.err, os.Getenv)
@@ -195,7 +194,7 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 		}
 	}
 	if runErr != nil {
-		err := runError(ctx, s.err, runErr, failed)
+		err := runError(ctx, s.err, runErr)
 		if ee, ok := err.(*exitError); ok && ee.code == exitInterrupt && res != nil && res.RunID != "" && res.Mode != journal.Replaying {
 			fmt.Fprintf(s.err, "prose: resume it with: prose resume %s%s\n", res.RunID, runDirFlag(ro.RunDir))
 		}
@@ -301,8 +300,8 @@ func openTrace(path string, stderr io.Writer, opts *run.Options) (func(discard b
 
 // runError prints err the way its kind deserves and returns the exit
 // status as an *exitError. A failed call inside loops is named by its call
-// id, which says which iteration failed.
-func runError(ctx context.Context, w io.Writer, err error, failed *patterns.FailedCalls) error {
+// path, which says which iteration failed.
+func runError(ctx context.Context, w io.Writer, err error) error {
 	var ue *patterns.UsageError
 	var se *patterns.SpecError
 	var de *delegation.Error
@@ -330,12 +329,12 @@ func runError(ctx context.Context, w io.Writer, err error, failed *patterns.Fail
 		return &exitError{code: exitInterrupt}
 	case errors.As(err, &de):
 		fmt.Fprintln(w, strings.TrimRight(de.Error(), "\n"))
-		if id := failed.CallID(err); strings.Contains(id, "/") {
+		if p := de.Path; p.InLoop() {
 			where := "in call"
 			if de.Kind != delegation.KindCall {
 				where = "at"
 			}
-			fmt.Fprintf(w, "\t%s %s (%s)\n", where, id, iterations(id))
+			fmt.Fprintf(w, "\t%s %s (%s)\n", where, p, iterations(p))
 		}
 		if de.Kind == delegation.KindLimit && strings.Contains(de.Msg, "step budget") {
 			fmt.Fprintln(w, "prose: a run may execute at most --max-steps statements; raise it if the loops are meant to be this long")
@@ -369,17 +368,19 @@ func printResult(ctx context.Context, w io.Writer, v delegation.Value) error {
 	return nil
 }
 
-// iterations explains the loop path of a call id: "L33/2/3" is iteration 2
-// of the outer loop and 3 of the inner one; ">" separates the call ids of
-// nested specs.
-func iterations(id string) string {
-	last := id[strings.LastIndex(id, ">")+1:]
-	_, path, _ := strings.Cut(last, "/")
-	parts := strings.Split(path, "/")
-	switch {
-	case path == "":
+// iterations explains the loop path of a call path: "L33/2/3" is
+// iteration 2 of the outer loop and 3 of the inner one; ">" separates the
+// call paths of nested specs.
+func iterations(p delegation.Path) string {
+	its := p.Iterations()
+	parts := make([]string, len(its))
+	for i, n := range its {
+		parts[i] = strconv.Itoa(n)
+	}
+	switch len(parts) {
+	case 0:
 		return "made by a nested spec; the id's parts are separated by >"
-	case len(parts) == 1:
+	case 1:
 		return "iteration " + parts[0] + " of its loop"
 	}
 	return "iterations " + strings.Join(parts, ", ") + " of its loops, outermost first"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm/llmtest"
 )
 
@@ -133,7 +134,7 @@ func TestIterations(t *testing.T) {
 		"L5/2>L9/4/1": "iterations 4, 1 of its loops, outermost first",
 		"L5/2>L9":     "made by a nested spec; the id's parts are separated by >",
 	} {
-		if got := iterations(id); got != want {
+		if got := iterations(delegation.MustParsePath(id)); got != want {
 			t.Errorf("iterations(%q) = %q, want %q", id, got, want)
 		}
 	}

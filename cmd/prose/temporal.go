@@ -138,7 +138,7 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 			fmt.Fprintln(s.err, re.Msg)
 			return &exitError{code: exitFailure}
 		case errors.As(err, &ue), errors.As(err, &se), errors.As(err, new(*run.UsageError)):
-			return runError(ctx, s.err, err, nil)
+			return runError(ctx, s.err, err)
 		}
 		return &exitError{code: exitFailure, err: err}
 	}
