@@ -38,8 +38,8 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		return f.evalObject(x.Fields)
 	case *syntax.MemberExpr:
 		v, err := f.eval(x.X)
-		if err != nil {
-			return nil, err
+		if err != nil || x.Output {
+			return v, err
 		}
 		return member(v, x.Name), nil
 	case *syntax.IndexExpr:
