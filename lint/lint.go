@@ -31,6 +31,7 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 )
 
 // Suffix is the file name ending a directory walk looks for.
@@ -140,6 +141,7 @@ func PathsContext(ctx context.Context, paths []string, opts Options) (*Result, e
 		skipped diag.List
 		systems []fs.FS
 		seen    = map[key]bool{}
+		graphs  = map[int]*specgraph.Graph{}
 	)
 	for _, p := range paths {
 		if p == "-" && opts.Stdin != nil {
@@ -157,7 +159,13 @@ func PathsContext(ctx context.Context, paths []string, opts Options) (*Result, e
 			return &Result{Diags: skipped}, ctx.Err()
 		}
 		id := fsID(&systems, fsys)
+		if graphs[id] == nil {
+			// one graph per file system: each file is read and parsed
+			// once, whichever file's calls or test reach it
+			graphs[id] = specgraph.New(specgraph.Options{FS: fsys})
+		}
 		for _, t := range found {
+			t.fsys = graphs[id]
 			k := key{id, path.Clean(t.name)}
 			if !seen[k] {
 				seen[k] = true
@@ -340,13 +348,17 @@ func lintTarget(t target) (diag.List, error) {
 // checks of its Delegation when that parsed without a syntax error. The
 // error is non-nil only when the file cannot be read.
 func File(fsys fs.FS, name string) (diag.List, error) {
-	s, diags, err := spec.LoadFS(fsys, name)
+	g, ok := fsys.(*specgraph.Graph)
+	if !ok {
+		g = specgraph.New(specgraph.Options{FS: fsys})
+	}
+	s, diags, err := g.Load(name)
 	if err != nil {
 		return nil, cleanPathError(name, err)
 	}
 	diags = append(diags, Spec(s, diags)...)
-	diags = append(diags, TestFile(fsys, name, s)...)
-	return append(diags, contract(s, diags, &spec.Finder{FS: fsys, Std: stdExists})...), nil
+	diags = append(diags, TestFile(g, name, s)...)
+	return append(diags, contract(s, diags, g.Finder())...), nil
 }
 
 // Contract runs the Contract Markdown checks of a loaded spec (nothing

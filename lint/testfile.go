@@ -159,7 +159,7 @@ func hasPositive(es []*spec.Expect) bool {
 // On failure it returns nil and why.
 func LoadSubject(fsys fs.FS, testName, subject string) (*spec.Spec, string) {
 	if p := spec.ResolveSubject(fsys, testName, subject); p != "" {
-		sp, diags, err := spec.LoadFS(fsys, p)
+		sp, diags, err := spec.LoadFrom(fsys, p)
 		if err != nil {
 			return nil, err.Error()
 		}

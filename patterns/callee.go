@@ -62,8 +62,8 @@ type RenderBinding struct {
 // ErrNoModel is what Env.Render returns when no model is configured.
 var ErrNoModel = errors.New("no model is configured")
 
-// graph builds the services of one contract run.
-type graph struct {
+// callGraph builds the services of one contract run.
+type callGraph struct {
 	env       *Env
 	finder    *spec.Finder
 	load      func(string) (*spec.Spec, diag.List, error)
@@ -77,8 +77,8 @@ type graph struct {
 	problems  []string
 }
 
-func newGraph(env *Env, load func(string) (*spec.Spec, diag.List, error), slots []Assignment) *graph {
-	g := &graph{env: env, load: load, overrides: map[string]string{}, used: map[string]bool{},
+func newGraph(env *Env, load func(string) (*spec.Spec, diag.List, error), slots []Assignment) *callGraph {
+	g := &callGraph{env: env, load: load, overrides: map[string]string{}, used: map[string]bool{},
 		nodes: map[*spec.Spec]Service{}, instances: map[*spec.PatternInstance]Service{}, specs: map[string]*spec.Spec{},
 		finder: env.finder()}
 	for _, a := range slots {
@@ -87,12 +87,12 @@ func newGraph(env *Env, load func(string) (*spec.Spec, diag.List, error), slots 
 	return g
 }
 
-func (g *graph) problem(format string, args ...any) {
+func (g *callGraph) problem(format string, args ...any) {
 	g.problems = append(g.problems, fmt.Sprintf(format, args...))
 }
 
 // callee returns the service a call of name made in from reaches.
-func (g *graph) callee(from *spec.Spec, name string, at diag.Pos) Service {
+func (g *callGraph) callee(from *spec.Spec, name string, at diag.Pos) Service {
 	if v, ok := g.overrides[name]; ok {
 		g.used[name] = true
 		c := from.ResolveCall(name, nil, g.finder)
@@ -137,7 +137,7 @@ func suggestion(name string, cands []string) string {
 }
 
 // loadSpec loads a spec file once per run; problems make it nil.
-func (g *graph) loadSpec(path string) *spec.Spec {
+func (g *callGraph) loadSpec(path string) *spec.Spec {
 	if sp, ok := g.specs[path]; ok {
 		return sp
 	}
@@ -157,7 +157,7 @@ func (g *graph) loadSpec(path string) *spec.Spec {
 
 // bound is the service of a --slot binding of a callee; node is what the
 // name resolves to (nil when nothing), whose outputs shape the value.
-func (g *graph) bound(name, text string, node *spec.Spec) Service {
+func (g *callGraph) bound(name, text string, node *spec.Spec) Service {
 	kind, arg, err := classify(text)
 	if err != nil {
 		g.problem("--slot %s: %v", name, err)
@@ -193,7 +193,7 @@ func (g *graph) bound(name, text string, node *spec.Spec) Service {
 }
 
 // node is the service of a function or responsibility called as name.
-func (g *graph) node(n *spec.Spec, name string) Service {
+func (g *callGraph) node(n *spec.Spec, name string) Service {
 	if s, ok := g.nodes[n]; ok {
 		return s
 	}
@@ -226,7 +226,7 @@ func orKind(k string) string {
 
 // program is what a node runs: its Execution, or the wiring of the inline
 // nodes that produce what it needs; nil when it is rendered.
-func (g *graph) program(n *spec.Spec) *syntax.Program {
+func (g *callGraph) program(n *spec.Spec) *syntax.Program {
 	if b := n.Body(); b != nil && n.Execution != nil {
 		return b.Program
 	}
@@ -238,7 +238,7 @@ func (g *graph) program(n *spec.Spec) *syntax.Program {
 }
 
 // callees binds every call target of prog made in n.
-func (g *graph) callees(n *spec.Spec, prog *syntax.Program) map[string]delegation.Value {
+func (g *callGraph) callees(n *spec.Spec, prog *syntax.Program) map[string]delegation.Value {
 	out := map[string]delegation.Value{}
 	locals := map[string]bool{}
 	for _, in := range n.Inputs {
@@ -282,7 +282,7 @@ func unbound(name string) func(context.Context, *delegation.CallRequest) (delega
 // self is the service a node's own program calls it by (`return call
 // NAME` of a render or of a wiring): a --slot binding of its name, else
 // its render.
-func (g *graph) self(n *spec.Spec) Service {
+func (g *callGraph) self(n *spec.Spec) Service {
 	if v, ok := g.overrides[n.Name]; ok {
 		g.used[n.Name] = true
 		return g.bound(n.Name, v, n)
@@ -297,7 +297,7 @@ var lookupEnv = os.LookupEnv
 // the node needs a model. A render whose ### Environment names a variable
 // that is not set (or set empty) is refused before the run starts; the
 // value is never shown.
-func (g *graph) render(n *spec.Spec, name, model string) Service {
+func (g *callGraph) render(n *spec.Spec, name, model string) Service {
 	for _, v := range n.Environment {
 		if val, ok := lookupEnv(v); !ok || val == "" {
 			g.problem("%s: %s declares the environment variable %s (### Environment), which is not set: export it before the run, or bind %s with --slot", n.File.Position(n.Pos), name, v, name)
@@ -319,7 +319,7 @@ func (g *graph) render(n *spec.Spec, name, model string) Service {
 }
 
 // instance is the service of a ### Patterns instance declared in root.
-func (g *graph) instance(root *spec.Spec, p *spec.PatternInstance) Service {
+func (g *callGraph) instance(root *spec.Spec, p *spec.PatternInstance) Service {
 	if s, ok := g.instances[p]; ok {
 		return s
 	}
@@ -384,7 +384,7 @@ func slotNames(sp *spec.Spec) []string {
 }
 
 // patternSpec loads the pattern an instance names.
-func (g *graph) patternSpec(root *spec.Spec, p *spec.PatternInstance) *spec.Spec {
+func (g *callGraph) patternSpec(root *spec.Spec, p *spec.PatternInstance) *spec.Spec {
 	at := root.File.Position(p.Pos)
 	name := p.Pattern
 	var ps *spec.Spec

@@ -12,7 +12,6 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
-	"github.com/proselang/prose/std"
 )
 
 // Running a function or a responsibility (Contract Markdown).
@@ -58,11 +57,6 @@ func (c *contractPlan) run(ctx context.Context, host *delegation.Host) (delegati
 		return nil, err
 	}
 	return Outputs(c.node, v)
-}
-
-func stdExists(p string) bool {
-	_, _, err := std.Open(p)
-	return err == nil
 }
 
 // prepareContract prepares the run of a Contract Markdown function or
@@ -140,8 +134,6 @@ func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.L
 	for _, in := range inputs {
 		if v, ok := given[in.Name]; ok {
 			plan.globals[in.Name] = v
-		} else if in.HasDefault {
-			plan.globals[in.Name] = in.Default
 		} else if in.Optional {
 			plan.globals[in.Name] = nil
 		} else {
@@ -208,7 +200,7 @@ func rootInputs(sp *spec.Spec, prog *syntax.Program) []*spec.Input {
 }
 
 // givenInputs reads --input and --input-json against the run's inputs.
-func givenInputs(b *Bindings, inputs []*spec.Input, g *graph) map[string]delegation.Value {
+func givenInputs(b *Bindings, inputs []*spec.Input, g *callGraph) map[string]delegation.Value {
 	known := map[string]bool{}
 	var names []string
 	for _, in := range inputs {
@@ -229,13 +221,6 @@ func givenInputs(b *Bindings, inputs []*spec.Input, g *graph) map[string]delegat
 	}
 	for _, a := range b.Inputs {
 		out[a.Name] = a.Value
-		if in := inputNamed(inputs, a.Name); in != nil && in.Type != "" && in.Type != "run" && in.Type != "run[]" {
-			v, err := parseText(parseType(in.Type), a.Value)
-			if err != nil {
-				g.problem("--input %s: %v", a.Name, err)
-			}
-			out[a.Name] = v
-		}
 	}
 	for k := range out {
 		if !known[k] {
@@ -243,16 +228,6 @@ func givenInputs(b *Bindings, inputs []*spec.Input, g *graph) map[string]delegat
 		}
 	}
 	return out
-}
-
-// inputNamed is the input called name, or nil.
-func inputNamed(inputs []*spec.Input, name string) *spec.Input {
-	for _, in := range inputs {
-		if in.Name == name {
-			return in
-		}
-	}
-	return nil
 }
 
 // selfCall is the program of a node run as one call of itself:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 )
 
 // Env turns binding texts into services. The zero Env understands
@@ -71,7 +72,7 @@ func (e *Env) finder() *spec.Finder {
 	if e != nil && e.Finder != nil {
 		return e.Finder
 	}
-	return &spec.Finder{Std: stdExists}
+	return specgraph.New(specgraph.Options{}).Finder()
 }
 
 // Binding kinds.

@@ -10,6 +10,7 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
 )
 
@@ -27,6 +28,11 @@ type RunOptions struct {
 	Spec *spec.Spec
 	// Load loads Path when Spec is nil (nil: LoadSpec).
 	Load func(path string) (*spec.Spec, diag.List, error)
+	// Graph, when set, loads every spec the run reaches (Path, callees,
+	// pattern instances) and finds the files calls name, each file read
+	// and checked once; Load and Env.Finder are then not used. nil: a
+	// graph over Load and Env.Finder is made for the run.
+	Graph *specgraph.Graph
 
 	Bindings Bindings
 	// Env turns slot bindings into services (nil: exec services only).
@@ -115,6 +121,7 @@ func Run(ctx context.Context, opts RunOptions) (delegation.Value, error) {
 // whose conditions certainly need a model when none is configured, and
 // assembles the host. No service runs.
 func Prepare(opts RunOptions) (*Prepared, error) {
+	opts.useGraph()
 	if p, ok, err := prepareContract(&opts); ok {
 		return p, err
 	}
@@ -143,6 +150,28 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 	}
 	p.Host = p.host(opts)
 	return p, nil
+}
+
+// useGraph makes every load and file lookup of the run go through one
+// graph, so that a spec is read and parsed once however many steps of
+// Prepare (the run's own spec, the checks of its callees, the services
+// built for them) ask for it.
+func (o *RunOptions) useGraph() {
+	g := o.Graph
+	if g == nil {
+		gopts := specgraph.Options{Load: o.Load}
+		if o.Env != nil && o.Env.Finder != nil {
+			gopts.FS, gopts.Std = o.Env.Finder.FS, o.Env.Finder.Std
+		}
+		g = specgraph.New(gopts)
+	}
+	o.Graph, o.Load = g, g.Load
+	env := Env{}
+	if o.Env != nil {
+		env = *o.Env
+	}
+	env.Finder = g.Finder()
+	o.Env = &env
 }
 
 // host assembles the evaluator's hooks.

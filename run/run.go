@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,7 @@ import (
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/redact"
-	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 )
 
 // DefaultRunDir is where runs are journaled, relative to the working
@@ -59,6 +60,12 @@ type Options struct {
 	Force bool
 	// Overrides are values given again to a resume or a replay.
 	Overrides Overrides
+	// Files, when set, is where spec files are read from, names as the
+	// request gives them (nil: the operating system's, a relative path
+	// read from Request.Dir when it is there, else from the working
+	// directory, else from the embedded library). Each file is read once
+	// per run.
+	Files fs.FS
 }
 
 // Result is how a run ended, when it got as far as running.
@@ -187,9 +194,19 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if err != nil {
 		return nil, &UsageError{err}
 	}
-	env := &patterns.Env{Dir: req.Dir, Services: o.Services, Nested: patterns.NestedSpecWith(loaderIn(req.Dir))}
+	// One graph for the run: the spec, its callees and the specs its
+	// slots are bound to are each read once, relative paths from the
+	// run's directory first (named as given, so messages read as in the
+	// directory the run started in), then the working directory and the
+	// library.
+	files := o.Files
+	if files == nil {
+		files = specgraph.OSIn(req.Dir)
+	}
+	g := specgraph.New(specgraph.Options{FS: files})
+	env := &patterns.Env{Dir: req.Dir, Services: o.Services, Nested: patterns.NestedSpecWith(g.Load)}
 	opts := patterns.RunOptions{
-		Path: req.Spec, Load: loaderIn(req.Dir), Bindings: req.Bindings, Env: env,
+		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
 		MaxParallel: req.Limits.MaxParallel, MaxSteps: req.Limits.MaxSteps, MaxValueBytes: req.Limits.MaxValueBytes,
 		Recorders: o.Recorders, Runtime: o.Runtime,
 	}
@@ -263,27 +280,6 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		res.ModelUsage = u
 	}
 	return res, runErr
-}
-
-// loaderIn loads specs named by relative paths from dir (named as given,
-// so messages read as in the directory the run started in).
-func loaderIn(dir string) func(string) (*spec.Spec, diag.List, error) {
-	wd, _ := os.Getwd()
-	return func(path string) (*spec.Spec, diag.List, error) {
-		if dir == "" || dir == wd || filepath.IsAbs(path) {
-			return patterns.LoadSpec(path)
-		}
-		p := filepath.Join(dir, path)
-		if !fileExists(p) {
-			return patterns.LoadSpec(path)
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		sp, diags := spec.Parse(path, src)
-		return sp, diags, nil
-	}
 }
 
 func fileExists(path string) bool {

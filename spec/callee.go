@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+
+	"github.com/proselang/prose/diag"
 )
 
 // Call resolution (Contract Markdown).
@@ -53,6 +56,49 @@ type Finder struct {
 	FS fs.FS
 	// Std reports whether a std/... path names a library spec (nil: none).
 	Std func(path string) bool
+	// Memo, when set, keeps what each call target resolved to, so that a
+	// name called in a node is resolved once however many checks and
+	// runs ask (package graph shares one across a command). It is used
+	// for resolutions without run-time slots only.
+	Memo *CallMemo
+}
+
+// CallMemo remembers resolved calls by node and name; it is safe for
+// concurrent use. The zero value is ready.
+type CallMemo struct {
+	mu sync.Mutex
+	m  map[callKey]*Callee
+}
+
+type callKey struct {
+	from *Spec
+	name string
+}
+
+func (m *CallMemo) get(from *Spec, name string) (*Callee, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.m[callKey{from, name}]
+	return c, ok
+}
+
+func (m *CallMemo) put(from *Spec, name string, c *Callee) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[callKey]*Callee{}
+	}
+	m.m[callKey{from, name}] = c
+}
+
+// Load loads the file of a sibling or library callee (Callee.Path)
+// through the finder's file system (spec.LoadFrom: a graph answers from
+// what it read); without one, from the operating system.
+func (f *Finder) Load(path string) (*Spec, diag.List, error) {
+	if f == nil {
+		return Load(path)
+	}
+	return LoadFrom(f.FS, path)
 }
 
 func (f *Finder) readDir(dir string) ([]fs.DirEntry, error) {
@@ -87,6 +133,18 @@ func (f *Finder) dir(name string) string {
 // node or one of its inline nodes). slots are the names bound as slots.
 // It returns nil when no rung knows the name.
 func (s *Spec) ResolveCall(name string, slots []string, f *Finder) *Callee {
+	if len(slots) > 0 || f == nil || f.Memo == nil {
+		return s.resolveCall(name, slots, f)
+	}
+	if c, ok := f.Memo.get(s, name); ok {
+		return c
+	}
+	c := s.resolveCall(name, nil, f)
+	f.Memo.put(s, name, c)
+	return c
+}
+
+func (s *Spec) resolveCall(name string, slots []string, f *Finder) *Callee {
 	var found []*Callee
 	for _, sl := range slots {
 		if sl == name {

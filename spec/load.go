@@ -43,6 +43,33 @@ func LoadFS(fsys fs.FS, path string) (*Spec, diag.List, error) {
 	return parseOpened(f, path)
 }
 
+// Loader loads spec files by path: a memoizing one (package graph's
+// Graph) reads each file once and parses it at most once.
+type Loader interface {
+	Load(path string) (*Spec, diag.List, error)
+}
+
+// LoadFrom is LoadFS, except that a file system that is also a Loader
+// loads the spec itself (a graph answers from what it already read); a
+// nil fsys is the operating system's, as Load.
+func LoadFrom(fsys fs.FS, path string) (*Spec, diag.List, error) {
+	switch l := fsys.(type) {
+	case nil:
+		return Load(path)
+	case Loader:
+		return l.Load(path)
+	}
+	return LoadFS(fsys, path)
+}
+
+// ReadOpened reads a spec file opened as path the way Load does (at most
+// MaxSize+1 bytes; a directory is an error) and closes it. The source is
+// for Parse.
+func ReadOpened(f fs.File, path string) ([]byte, error) {
+	defer f.Close()
+	return readCapped(f, path)
+}
+
 // StdinName is the file name of a spec read from standard input, as
 // diagnostics print it. It has no .prose.md suffix, so the spec's name is
 // not compared with it.

@@ -21,14 +21,14 @@ func (l *loader) outputs(sec *section) {
 		if !ok {
 			continue
 		}
-		it, ok := readContractItem(t)
-		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(it.name) != it.name {
+		name, desc, _, ok := keyed(t)
+		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(name) != name {
 			continue
 		}
-		if l.output(it.name) != nil {
+		if l.output(name) != nil {
 			continue
 		}
-		l.s.Outputs = append(l.s.Outputs, &Output{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ})
+		l.s.Outputs = append(l.s.Outputs, &Output{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Description: desc})
 	}
 	for _, f := range facets {
 		if l.output(f.name) == nil {

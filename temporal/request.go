@@ -15,7 +15,7 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/spec"
-	"github.com/proselang/prose/std"
+	"github.com/proselang/prose/specgraph"
 )
 
 // Request is the resolved run request: the workflow's whole input.
@@ -180,14 +180,9 @@ func (r *Request) finder() *spec.Finder {
 	// embeds (the loader reads it from the request).
 	inStd := func(p string) bool {
 		_, ok := r.Sources[p]
-		return ok && strings.HasPrefix(p, "std/") || stdExists(p)
+		return ok && strings.HasPrefix(p, "std/") || specgraph.InStd(p)
 	}
 	return &spec.Finder{FS: fsys, Std: inStd}
-}
-
-func stdExists(p string) bool {
-	_, _, err := std.Open(p)
-	return err == nil
 }
 
 // sourceFS is the carried spec files as a read-only file system, by the

@@ -1,0 +1,92 @@
+package specgraph_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/proselang/prose/internal/testenv"
+	"github.com/proselang/prose/lint"
+)
+
+// BenchmarkLintVsGoldmark lints a tree (the repository's std/ library:
+// patterns, roles and the tests of them; with -corpus015, upstream's 0.15
+// tree beside the repository instead) with one worker, as prose lint DIR
+// does, and reports x-goldmark: lint's CPU time divided by that of
+// goldmark's default parser (blocks and inlines) over the same files'
+// bytes, measured in alternating rounds so both see the same machine load.
+func BenchmarkLintVsGoldmark(b *testing.B) {
+	for _, tree := range []struct{ name, dir string }{
+		{"std", filepath.Join(testenv.MustRoot(b), "std")},
+		{"corpus015", corpus015(b)},
+	} {
+		if tree.dir == "" {
+			continue
+		}
+		b.Run(tree.name, func(b *testing.B) {
+			srcs := treeSources(b, tree.dir)
+			md := goldmark.New()
+			var linted, parsed time.Duration
+			for b.Loop() {
+				t0 := cpuTime()
+				res, err := lint.Paths([]string{tree.dir}, lint.Options{Workers: 1})
+				if err != nil || res.Files != len(srcs) {
+					b.Fatalf("%v; %d files linted, %d read", err, res.Files, len(srcs))
+				}
+				t1 := cpuTime()
+				for _, src := range srcs {
+					md.Parser().Parse(text.NewReader(src))
+				}
+				t2 := cpuTime()
+				linted, parsed = linted+t1-t0, parsed+t2-t1
+			}
+			b.ReportMetric(float64(len(srcs)), "files")
+			if parsed > 0 {
+				b.ReportMetric(float64(linted)/float64(parsed), "x-goldmark")
+			}
+		})
+	}
+}
+
+func corpus015(b *testing.B) string {
+	root, ok := testenv.Root()
+	if !ok {
+		return ""
+	}
+	dir := filepath.Join(root, "..", "shared", "corpus", "openprose-0.15")
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return ""
+	}
+	return dir
+}
+
+// treeSources reads every spec file under dir that prose lint walks.
+func treeSources(b *testing.B, dir string) [][]byte {
+	var out [][]byte
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != dir && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".prose.md") {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out = append(out, src)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}

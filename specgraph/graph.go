@@ -1,0 +1,364 @@
+// Package specgraph is the spec graph one command works on: every spec file a
+// run, a lint or a test reaches is read once, parsed at most once, and each
+// call target named in it resolved once, however many checks and runs ask.
+//
+// A Graph reads through a file system (New; OS and OSIn give the
+// operating system's, names as given). It is itself an fs.FS that keeps
+// what it read (files and directory listings), so the sibling lookups of
+// call resolution (spec.Finder), a test's subject lookup and the loader
+// all share one read of each file. Load parses a file once and returns the
+// same *spec.Spec every time; a std/... path that the file system does not
+// hold is read from the embedded library. Finder gives the spec.Finder
+// that resolves calls through the graph, with a memo of what each call
+// resolved to; Calls lists a node's resolved call targets, and Callee the
+// spec a call reaches. Files lists what was loaded, in load order.
+//
+// A Graph is safe for concurrent use (lint loads files on several
+// goroutines). It never re-reads a file: a command that must see a file
+// change (none does today) makes a new Graph.
+//
+// Main types and entry points: Graph, New, Options, OS, OSIn, File, Call.
+package specgraph
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"sync"
+
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/std"
+)
+
+// Options say where a Graph reads from. The zero value reads the
+// operating system's files, names as given, and the embedded library.
+type Options struct {
+	// FS holds the files (nil: OS()).
+	FS fs.FS
+	// Std reports whether a std/... path names a library spec, for call
+	// resolution (nil: the embedded library holds it).
+	Std func(path string) bool
+	// Load, when set, loads a spec in place of reading it from FS (a run
+	// request that carries its sources). Its results are memoized too.
+	Load func(path string) (*spec.Spec, diag.List, error)
+}
+
+// Graph is the memo of one command's spec files. The zero value is not
+// ready; use New.
+type Graph struct {
+	fsys  fs.FS
+	std   func(string) bool
+	load  func(string) (*spec.Spec, diag.List, error)
+	memo  spec.CallMemo
+	stdOK sync.Map // std path -> bool
+
+	mu    sync.Mutex
+	data  map[string]*content
+	dirs  map[string]*listing
+	specs map[string]*File
+	order []*File
+	calls map[*spec.Spec][]Call
+}
+
+// New returns an empty graph reading as o says.
+func New(o Options) *Graph {
+	g := &Graph{fsys: o.FS, std: o.Std, load: o.Load,
+		data: map[string]*content{}, dirs: map[string]*listing{}, specs: map[string]*File{}, calls: map[*spec.Spec][]Call{}}
+	if g.fsys == nil {
+		g.fsys = OS()
+	}
+	if g.std == nil {
+		g.std = g.inLibrary
+	}
+	return g
+}
+
+// File is one loaded spec file.
+type File struct {
+	// Path is the path it was first loaded by.
+	Path string
+	Spec *spec.Spec
+	// Diags are the loader's findings.
+	Diags diag.List
+	// Err is why it could not be read (nil when Spec is set).
+	Err error
+
+	once sync.Once
+}
+
+// content is what one Open of a regular file read.
+type content struct {
+	once sync.Once
+	data []byte
+	info fs.FileInfo
+	err  error
+}
+
+// content is the entry of a regular file's source.
+func (g *Graph) content(name string) *content {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := g.data[key(name)]
+	if c == nil {
+		c = &content{}
+		g.data[key(name)] = c
+	}
+	return c
+}
+
+// fill reads the file once (a read in progress is waited for).
+func (c *content) fill(fsys fs.FS, name string) {
+	c.once.Do(func() {
+		fl, err := fsys.Open(name)
+		if err != nil {
+			c.err = err
+			return
+		}
+		if c.info, err = fl.Stat(); err != nil {
+			fl.Close()
+			c.err = err
+			return
+		}
+		c.data, c.err = spec.ReadOpened(fl, name)
+	})
+}
+
+type listing struct {
+	once    sync.Once
+	entries []fs.DirEntry
+	err     error
+}
+
+func key(name string) string { return path.Clean(name) }
+
+// Load loads the spec at path once: later calls, under any spelling that
+// cleans to the same path, return the same spec (shared: callers must not
+// change it), the same findings (a copy each) and the same error. The
+// error is for a path that cannot be read, as spec.Load's; a std/... path
+// that the file system does not hold is read from the embedded library.
+func (g *Graph) Load(p string) (*spec.Spec, diag.List, error) {
+	g.mu.Lock()
+	f := g.specs[key(p)]
+	if f == nil {
+		f = &File{Path: p}
+		g.specs[key(p)] = f
+	}
+	g.mu.Unlock()
+	f.once.Do(func() {
+		f.Spec, f.Diags, f.Err = g.read(p)
+		g.mu.Lock()
+		g.order = append(g.order, f)
+		g.mu.Unlock()
+	})
+	// a copy: callers append to and sort the findings they get
+	return f.Spec, slices.Clone(f.Diags), f.Err
+}
+
+// read loads p: by Options.Load, else a regular file by the one read it
+// shares with Open, else by opening it (a named pipe given by name is
+// read as it is; a missing file's error is the open's).
+func (g *Graph) read(p string) (*spec.Spec, diag.List, error) {
+	if g.load != nil {
+		return g.load(p)
+	}
+	if info, err := fs.Stat(g.fsys, p); err == nil && info.Mode().IsRegular() {
+		// one read shared with Open (a sibling lookup reading its name)
+		c := g.content(p)
+		c.fill(g.fsys, p)
+		if c.err != nil {
+			return nil, nil, c.err
+		}
+		s, d := spec.Parse(p, c.data)
+		return s, d, nil
+	}
+	fl, err := g.fsys.Open(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && std.IsStd(p) {
+			src, name, serr := std.Open(p)
+			if serr == nil {
+				s, d := spec.Parse(name, src)
+				return s, d, nil
+			}
+		}
+		return nil, nil, err
+	}
+	src, err := spec.ReadOpened(fl, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, d := spec.Parse(p, src)
+	return s, d, nil
+}
+
+// Files lists the files loaded so far, in the order their loading ended.
+func (g *Graph) Files() []*File {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]*File(nil), g.order...)
+}
+
+// Open opens a file through the graph: a regular file is read once and
+// served from memory after; a directory is opened as the file system
+// does. Anything else (a named pipe, a device) is refused rather than
+// read, so a lookup among siblings never blocks on one.
+func (g *Graph) Open(name string) (fs.File, error) {
+	info, err := fs.Stat(g.fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return g.fsys.Open(name)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errNotRegular}
+	}
+	c := g.content(name)
+	c.fill(g.fsys, name)
+	if c.err != nil {
+		return nil, c.err
+	}
+	return &memFile{Reader: bytes.NewReader(c.data), info: c.info}, nil
+}
+
+var errNotRegular = errors.New("not a regular file")
+
+// Stat is fs.Stat of the graph's file system (not memoized: it opens
+// nothing).
+func (g *Graph) Stat(name string) (fs.FileInfo, error) { return fs.Stat(g.fsys, name) }
+
+// ReadDir lists a directory once.
+func (g *Graph) ReadDir(name string) ([]fs.DirEntry, error) {
+	g.mu.Lock()
+	l := g.dirs[key(name)]
+	if l == nil {
+		l = &listing{}
+		g.dirs[key(name)] = l
+	}
+	g.mu.Unlock()
+	l.once.Do(func() { l.entries, l.err = fs.ReadDir(g.fsys, name) })
+	return l.entries, l.err
+}
+
+// Finder is the spec.Finder of calls made in the graph's specs: sibling
+// files are looked up through the graph, library specs in the library,
+// and each resolution is kept.
+func (g *Graph) Finder() *spec.Finder {
+	return &spec.Finder{FS: g, Std: g.std, Memo: &g.memo}
+}
+
+// inLibrary reports whether the embedded library holds a std/... path.
+func (g *Graph) inLibrary(p string) bool {
+	if v, ok := g.stdOK.Load(p); ok {
+		return v.(bool)
+	}
+	ok := InStd(p)
+	g.stdOK.Store(p, ok)
+	return ok
+}
+
+// Call is one call target named in a node's program, resolved.
+type Call struct {
+	Name string
+	// Pos is where the target is named, in the node's file.
+	Pos diag.Pos
+	// Callee is what the name resolves to (spec.ResolveCall's order), nil
+	// when nothing does.
+	Callee *spec.Callee
+}
+
+// Calls lists the call targets of n's program (its Execution, or its
+// Delegation), in order, each name once, resolved through the graph. A
+// target the program binds itself (a loop variable) is not listed.
+// Calls resolves n's targets once; later calls return the same list.
+func (g *Graph) Calls(n *spec.Spec) []Call {
+	g.mu.Lock()
+	out, ok := g.calls[n]
+	g.mu.Unlock()
+	if ok {
+		return out
+	}
+	body := n.Body()
+	if body == nil || body.Program == nil {
+		return nil
+	}
+	f := g.Finder()
+	seen := map[string]bool{}
+	for _, t := range targets(body.Program) {
+		if seen[t.Name] {
+			continue
+		}
+		seen[t.Name] = true
+		t.Callee = n.ResolveCall(t.Name, nil, f)
+		out = append(out, t)
+	}
+	g.mu.Lock()
+	g.calls[n] = out
+	g.mu.Unlock()
+	return out
+}
+
+// targets lists the bare-name targets of prog's calls that the program
+// does not bind itself.
+func targets(prog *syntax.Program) []Call {
+	locals := map[string]bool{}
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		if f, ok := x.(*syntax.ForExpr); ok {
+			locals[f.Var.Name] = true
+		}
+		return true
+	})
+	var out []Call
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		if c, ok := x.(*syntax.CallExpr); ok {
+			if id, ok := c.Target.(*syntax.Ident); ok && !locals[id.Name] {
+				out = append(out, Call{Name: id.Name, Pos: id.NamePos})
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// Callee is the spec a resolved call reaches: the inline node, or the
+// sibling or library file loaded through the graph. nil for a slot or a
+// pattern instance (and for a nil c); the error is the file's read error.
+func (g *Graph) Callee(c *spec.Callee) (*spec.Spec, diag.List, error) {
+	switch {
+	case c == nil:
+		return nil, nil, nil
+	case c.Kind == spec.CalleeNode:
+		return c.Node, nil, nil
+	case c.Path != "":
+		return g.Load(c.Path)
+	}
+	return nil, nil, nil
+}
+
+// memFile is a file served from what the graph read.
+type memFile struct {
+	*bytes.Reader
+	info fs.FileInfo
+}
+
+func (f *memFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *memFile) Close() error               { return nil }
+
+var (
+	_ fs.ReadDirFS = (*Graph)(nil)
+	_ fs.StatFS    = (*Graph)(nil)
+	_ spec.Loader  = (*Graph)(nil)
+	_ io.Seeker    = (*memFile)(nil)
+)
+
+// InStd reports whether the embedded library holds the std/... path p
+// (with or without its .prose.md): the one answer to "is this a library
+// spec" that call resolution, lint and the Temporal worker share.
+func InStd(p string) bool {
+	_, _, err := std.Open(p)
+	return err == nil
+}

@@ -1,0 +1,178 @@
+package specgraph_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/proselang/prose/lint"
+	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
+)
+
+// countingFS counts the opens of each file name.
+type countingFS struct {
+	fs.FS
+	mu    sync.Mutex
+	opens map[string]int
+}
+
+func newCounting(fsys fs.FS) *countingFS { return &countingFS{FS: fsys, opens: map[string]int{}} }
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	c.mu.Lock()
+	c.opens[filepath.Clean(name)]++
+	c.mu.Unlock()
+	return c.FS.Open(name)
+}
+
+func (c *countingFS) Stat(name string) (fs.FileInfo, error)      { return fs.Stat(c.FS, name) }
+func (c *countingFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(c.FS, name) }
+
+func (c *countingFS) specOpens() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range c.opens {
+		if filepath.Ext(k) == ".md" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func fn(name, params, execution string) string {
+	s := "---\nname: " + name + "\nkind: function\n---\n\n"
+	if params != "" {
+		s += "### Parameters\n\n- `" + params + "`: in\n\n"
+	}
+	s += "### Returns\n\n- `out`: value\n"
+	if execution != "" {
+		s += "\n### Execution\n\n```prose\n" + execution + "\n```\n"
+	}
+	return s
+}
+
+func test(name, subject, fixture string) string {
+	return "---\nname: " + name + "\nkind: test\nsubject: " + subject + "\n---\n\n### Fixtures\n\n- `" + fixture + "`: \"x\"\n\n### Expects\n\n- `out`: is a string\n"
+}
+
+// A directory of functions calling each other (by stem, by front matter
+// name, as NAME/index.prose.md) and of tests naming them as subjects (by
+// path and by name): prose lint reads each file once, however many calls,
+// instances and tests reach it.
+var project = map[string]string{
+	"main.prose.md":        fn("main", "topic", "let a = call fetcher\n  topic: topic\nlet b = call tidy\n  text: a\nlet c = call shout\n  text: b\nreturn c"),
+	"fetcher.prose.md":     fn("fetcher", "topic", "return call helper\n  topic: topic"),
+	"helper.prose.md":      fn("helper", "topic", "return topic"),
+	"cleanup.prose.md":     fn("tidy", "text", "return call helper\n  topic: text"),
+	"shout/index.prose.md": fn("shout", "text", "return text"),
+	"main.test.prose.md":   test("main-works", "main.prose.md", "topic"),
+	"tidy.test.prose.md":   test("tidy-works", "tidy", "text"),
+	"fetch.test.prose.md":  test("fetch-works", "fetcher", "topic"),
+}
+
+func TestLintReadsEachSpecOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, project)
+	files := newCounting(os.DirFS(dir))
+	res, err := lint.Paths([]string{"."}, lint.Options{Resolve: func(arg string) (fs.FS, string) { return files, arg }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != len(project) {
+		t.Errorf("%d files linted, want %d", res.Files, len(project))
+	}
+	if res.HasErrors() {
+		t.Fatalf("findings: %s", res.Diags)
+	}
+	opens := files.specOpens()
+	var names []string
+	for name := range project {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if n := opens[filepath.Clean(name)]; n != 1 {
+			t.Errorf("%s opened %d times, want once", name, n)
+		}
+	}
+}
+
+// The graph memoizes by path: two loads under spellings that clean to one
+// path are one read and the same spec; a sibling looked at through the
+// graph (front matter name) is not read again when it is loaded.
+func TestLoadOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, project)
+	files := newCounting(os.DirFS(dir))
+	g := specgraph.New(specgraph.Options{FS: files})
+	a, _, err := g.Load("main.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ := g.Load("./main.prose.md")
+	if a != b {
+		t.Error("two loads of one path gave two specs")
+	}
+	calls := g.Calls(a)
+	var got []string
+	for _, c := range calls {
+		if c.Callee == nil {
+			t.Errorf("call %s resolved to nothing", c.Name)
+			continue
+		}
+		got = append(got, c.Name+"="+c.Callee.Kind+":"+c.Callee.Path)
+		if _, _, err := g.Callee(c.Callee); err != nil {
+			t.Errorf("callee %s: %v", c.Name, err)
+		}
+	}
+	want := []string{"fetcher=" + spec.CalleeSibling + ":fetcher.prose.md", "tidy=" + spec.CalleeSibling + ":cleanup.prose.md", "shout=" + spec.CalleeSibling + ":shout/index.prose.md"}
+	if len(got) != len(want) {
+		t.Fatalf("calls %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("call %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	if &g.Calls(a)[0] != &calls[0] {
+		t.Error("Calls resolved the node again")
+	}
+	for name, n := range files.specOpens() {
+		if n != 1 {
+			t.Errorf("%s opened %d times", name, n)
+		}
+	}
+	if len(g.Files()) != 4 {
+		t.Errorf("%d files loaded, want main and its three callees", len(g.Files()))
+	}
+}
+
+// A std/... path the file system does not hold is the embedded library's.
+func TestLoadStd(t *testing.T) {
+	g := specgraph.New(specgraph.Options{FS: os.DirFS(t.TempDir())})
+	sp, _, err := g.Load("std/patterns/ratchet.prose.md")
+	if err != nil || sp.Name != "ratchet" {
+		t.Fatalf("%v, %v", sp, err)
+	}
+	if _, _, err := g.Load("nope.prose.md"); err == nil {
+		t.Error("a missing file loaded")
+	}
+}
