@@ -3,6 +3,7 @@ package delegation
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,8 +39,8 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		return f.evalObject(x.Fields)
 	case *syntax.MemberExpr:
 		v, err := f.eval(x.X)
-		if err != nil {
-			return nil, err
+		if err != nil || x.Output {
+			return v, err
 		}
 		return member(v, x.Name), nil
 	case *syntax.IndexExpr:
@@ -267,9 +268,25 @@ func (f *frame) evalBinary(x *syntax.BinaryExpr) (Value, error) {
 	}
 	v, msg := binary(x.Op, a, b)
 	if msg != "" {
-		return nil, f.errorf(x.OpPos, KindRuntime, "%s", msg)
+		return nil, f.errorf(x.OpPos, KindRuntime, "%s%s", msg, textNumberHint(a, b))
 	}
 	return v, nil
+}
+
+// textNumberHint explains a type error where an operand is text that
+// reads as a number or a boolean: most often an input given with --input,
+// which stays text unless its parameter declares a type.
+func textNumberHint(a, b Value) string {
+	for _, v := range [...]Value{a, b} {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil || s == "true" || s == "false" {
+			return fmt.Sprintf(" (%q is text: a value given with --input is text unless its parameter declares a type, as in - `name` (integer): ...; or give it with --input-json)", s)
+		}
+	}
+	return ""
 }
 
 // join is `+` of strings or lists at pos, within the size ceiling and

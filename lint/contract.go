@@ -31,9 +31,10 @@ import (
 //     of spec.ResolveCall: a target nothing resolves is
 //     lint/unresolved-call (an error, with a did-you-mean), a target that
 //     a nearer rung shadows draws lint/ambiguous-call (a warning);
-//   - v.OUT, where v is the value of a call to a node (or sibling file)
-//     whose one output is OUT, draws lint/single-output-member: that
-//     call's value is the output itself;
+//   - v.M, where v is the value of a call to a node (or sibling file),
+//     is checked against the node's outputs (see resultMembers): a
+//     member it does not declare is lint/unknown-member, and v.OUT of a
+//     node whose one output is OUT is v itself;
 //   - the arguments of a call of a node or sibling function are checked
 //     against its inputs: one it does not declare is
 //     lint/unknown-argument, a required one left out
@@ -49,9 +50,9 @@ const (
 	CodeRetiredSection = "lint/retired-section"
 	CodeRetiredKind    = "lint/retired-kind"
 	CodeUnboundSlot    = "lint/unbound-slot"
-	// CodeSingleOutputMember: v.OUT where v is the value of a call to a
-	// node whose one output is OUT.
-	CodeSingleOutputMember = "lint/single-output-member"
+	// CodeUnknownMember: v.M where v is the value of a call to a node
+	// that declares no output M.
+	CodeUnknownMember = "lint/unknown-member"
 	// CodeUnknownArgument: a call passes an input its callee does not
 	// declare; CodeMissingArgument: it leaves a required one out.
 	CodeUnknownArgument = "lint/unknown-argument"
@@ -67,7 +68,7 @@ func Rules() []spec.Rule {
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeRetiredKind, Severity: diag.Warning, Short: "Kind retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
-		{Code: CodeSingleOutputMember, Severity: diag.Warning, Short: "Member named like the one output of the node whose call gave the value"},
+		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the node whose call gave the value does not declare"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 	}
@@ -182,7 +183,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	d := n.Decls()
 	var out diag.List
 	seen := map[string]bool{}
-	single := map[string]string{}     // call target -> its one output
+	outputs := map[string][]string{}  // call target -> its declared outputs
 	params := map[string]*spec.Spec{} // call target -> the node or file called
 	for _, c := range callTargets(prog) {
 		if seen[c.name] {
@@ -205,15 +206,15 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 				c.name, callee.Kind, c.name, callee.Shadows)
 		}
 		cs := calleeSpec(callee, f)
-		if cs != nil && len(cs.Outputs) == 1 {
-			single[c.name] = cs.Outputs[0].Name
-		}
 		if cs != nil {
 			params[c.name] = cs
+			for _, o := range cs.Outputs {
+				outputs[c.name] = append(outputs[c.name], o.Name)
+			}
 		}
 	}
 	out = append(out, callArguments(n, prog, params)...)
-	out = append(out, singleOutputMembers(n, prog, single)...)
+	out = append(out, resultMembers(n, prog, outputs)...)
 	return append(out, check.Check(prog, d)...)
 }
 
@@ -273,22 +274,50 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 	return out
 }
 
-// singleOutputMembers reports `v.OUT` where v is bound by `let v = call
-// T` and OUT is the one output of T: the call's value is that output
-// itself, so v.OUT reads a member of it (null, most often) and v was
-// meant (lint/single-output-member, a warning).
-func singleOutputMembers(n *spec.Spec, prog *syntax.Program, single map[string]string) diag.List {
-	if len(single) == 0 {
+// resultMembers checks `v.M` where v is bound once, by `let v = call T`,
+// and T is a node or sibling file with declared outputs:
+//
+//   - T has one output OUT: the call's value is that output, and v.OUT
+//     is read as v itself (upstream writes `prd.prd`); the member is
+//     marked so the evaluator does the same. Any other member is a
+//     member of the output's value, except one within did-you-mean
+//     distance of OUT, a misspelling of it (lint/unknown-member).
+//   - T has several outputs: the value is an object of exactly those
+//     keys, so a member that is none of them would read null; it is
+//     lint/unknown-member, an error with a did-you-mean, and the run is
+//     refused.
+//
+// A name bound more than once (two lets, or an assignment) is not
+// followed: which call gave its value is not known statically.
+func resultMembers(n *spec.Spec, prog *syntax.Program, outputs map[string][]string) diag.List {
+	if len(outputs) == 0 {
 		return nil
 	}
-	type origin struct{ target, output string }
+	type origin struct {
+		target  string
+		outputs []string
+	}
 	vars := map[string]origin{}
+	lets := map[string]int{}
 	syntax.Walk(prog, func(x syntax.Node) bool {
-		if let, ok := x.(*syntax.LetStmt); ok && let.Name != nil {
-			if c, ok := let.Value.(*syntax.CallExpr); ok {
-				if id, ok := c.Target.(*syntax.Ident); ok && single[id.Name] != "" {
-					vars[let.Name.Name] = origin{id.Name, single[id.Name]}
+		switch st := x.(type) {
+		case *syntax.LetStmt:
+			if st.Name == nil {
+				return true
+			}
+			lets[st.Name.Name]++
+			if c, ok := st.Value.(*syntax.CallExpr); ok {
+				if id, ok := c.Target.(*syntax.Ident); ok && len(outputs[id.Name]) > 0 {
+					vars[st.Name.Name] = origin{id.Name, outputs[id.Name]}
 				}
+			}
+		case *syntax.AssignStmt:
+			if id, ok := st.LHS.(*syntax.Ident); ok {
+				lets[id.Name] += 2
+			}
+		case *syntax.ForExpr:
+			if st.Var != nil {
+				lets[st.Var.Name] += 2
 			}
 		}
 		return true
@@ -303,13 +332,32 @@ func singleOutputMembers(n *spec.Spec, prog *syntax.Program, single map[string]s
 		if !ok {
 			return true
 		}
-		if o, bound := vars[id.Name]; bound && m.Name == o.output {
-			out.Warnf(n.File, m.NamePos, CodeSingleOutputMember,
-				"%s is already the output %q of %s (a call to a node with one output is that output): write %s instead of %s.%s",
-				id.Name, o.output, o.target, id.Name, id.Name, m.Name)
+		o, bound := vars[id.Name]
+		if !bound || lets[id.Name] != 1 || slices.Contains(o.outputs, m.Name) && len(o.outputs) > 1 {
+			return true
 		}
+		if len(o.outputs) == 1 {
+			out = append(out, singleMember(n, id, m, o.target, o.outputs[0])...)
+			return true
+		}
+		out.Errorf(n.File, m.NamePos, CodeUnknownMember, "%s has no member %q: %s returns %s%s",
+			id.Name, m.Name, o.target, strings.Join(o.outputs, ", "), didYouMean(m.Name, append([]string(nil), o.outputs...)))
 		return true
 	})
+	return out
+}
+
+// singleMember handles v.M where v's call returns the one output out.
+func singleMember(n *spec.Spec, id *syntax.Ident, m *syntax.MemberExpr, target, output string) diag.List {
+	var out diag.List
+	switch {
+	case m.Name == output:
+		m.Output = true
+	case diag.EditDistance(m.Name, output) < len(output)/3+1:
+		out.Errorf(n.File, m.NamePos, CodeUnknownMember,
+			"%s has no member %q: %s returns one output, %q, and %s is that output (did you mean %s.%s, or %s?)",
+			id.Name, m.Name, target, output, id.Name, id.Name, output, id.Name)
+	}
 	return out
 }
 

@@ -30,6 +30,9 @@ import (
 type Field struct {
 	Name        string
 	Description string
+	// Type is the declared type (integer, string[], ...), or "": a
+	// render's schema asks for it.
+	Type string
 }
 
 // RenderInfo is the contract of the node a render answers for, taken
@@ -52,7 +55,10 @@ type RenderInfo struct {
 	Maintains string
 	Shape     string
 	Guidance  string // the prose of an Execution without code
-	Model     string // overrides the client's model ("" for its own)
+	// Needs are what the node works from, written as sentences that name
+	// no input (Parameters or Requires in prose).
+	Needs []string
+	Model string // overrides the client's model ("" for its own)
 }
 
 // RenderService answers calls of one node with a model.
@@ -207,13 +213,18 @@ func RenderSystemPrompt(info RenderInfo) string {
 	fields := func(title string, fs []Field) {
 		var items []string
 		for _, f := range fs {
-			items = append(items, strings.TrimSpace(f.Name+": "+f.Description))
+			name := f.Name
+			if f.Type != "" {
+				name += " (" + f.Type + ")"
+			}
+			items = append(items, strings.TrimSpace(name+": "+f.Description))
 		}
 		list(title, items)
 	}
 	section("Description", info.Description)
 	section("Goal", info.Goal)
 	fields("Inputs", info.Parameters)
+	list("What it works from (not given as inputs)", info.Needs)
 	fields("Outputs to produce", info.Returns)
 	section("What it maintains", info.Maintains)
 	list("Strategies", info.Strategies)
@@ -242,7 +253,11 @@ func RenderSchema(info RenderInfo) *Schema {
 	props := map[string]any{}
 	required := make([]string, 0, len(info.Returns))
 	for _, f := range info.Returns {
-		props[f.Name] = map[string]any{"description": f.Description}
+		prop := map[string]any{"description": f.Description}
+		for k, v := range jsonSchemaType(f.Type) {
+			prop[k] = v
+		}
+		props[f.Name] = prop
 		required = append(required, f.Name)
 	}
 	sort.Strings(required)
@@ -267,4 +282,46 @@ func IsRenderError(err error) bool {
 	var d *DeclaredError
 	var p *ProtocolError
 	return errors.As(err, &d) || errors.As(err, &p)
+}
+
+// jsonSchemaType is the JSON schema of a declared type ("integer",
+// "string[]", "number|null"), or nil when it says nothing a schema can
+// (any, run, an unknown name).
+func jsonSchemaType(t string) map[string]any {
+	t = strings.ToLower(strings.TrimSpace(t))
+	if strings.Contains(t, "|") {
+		var alts []any
+		for _, p := range strings.Split(t, "|") {
+			s := jsonSchemaType(p)
+			if s == nil {
+				return nil
+			}
+			alts = append(alts, s)
+		}
+		return map[string]any{"anyOf": alts}
+	}
+	if elem, ok := strings.CutSuffix(t, "[]"); ok {
+		s := map[string]any{"type": "array"}
+		if e := jsonSchemaType(elem); e != nil {
+			s["items"] = e
+		}
+		return s
+	}
+	switch t {
+	case "integer", "int":
+		return map[string]any{"type": "integer"}
+	case "number", "float":
+		return map[string]any{"type": "number"}
+	case "boolean", "bool":
+		return map[string]any{"type": "boolean"}
+	case "string", "str", "text":
+		return map[string]any{"type": "string"}
+	case "object":
+		return map[string]any{"type": "object"}
+	case "null":
+		return map[string]any{"type": "null"}
+	case "array", "list":
+		return map[string]any{"type": "array"}
+	}
+	return nil
 }

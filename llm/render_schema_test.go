@@ -2,6 +2,8 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/delegation"
@@ -36,5 +38,39 @@ func TestRenderSchemaIsLoose(t *testing.T) {
 	}
 	if js["strict"] == true {
 		t.Errorf("a render's schema is sent strict: %v", rf)
+	}
+}
+
+// TestRenderSchemaDeclaredTypes: outputs declared with a type
+// (- `total` (integer): ...) are asked for with that JSON type, untyped
+// ones stay any value; the prompt states the types and the sentences of
+// Parameters that name no input.
+func TestRenderSchemaDeclaredTypes(t *testing.T) {
+	info := RenderInfo{Name: "price", Kind: "function",
+		Parameters: []Field{{Name: "item-count", Type: "integer", Description: "how many"}},
+		Needs:      []string{"The price list of the shop"},
+		Returns: []Field{{Name: "total", Type: "integer", Description: "what to pay"},
+			{Name: "tags", Type: "string[]", Description: "labels"},
+			{Name: "note", Description: "free"}}}
+	var schema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(RenderSchema(info).JSON, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if got := schema.Properties["total"]["type"]; got != "integer" {
+		t.Errorf("total: type %v, want integer", got)
+	}
+	if items, _ := schema.Properties["tags"]["items"].(map[string]any); schema.Properties["tags"]["type"] != "array" || items["type"] != "string" {
+		t.Errorf("tags: %v, want an array of strings", schema.Properties["tags"])
+	}
+	if _, typed := schema.Properties["note"]["type"]; typed {
+		t.Errorf("note is untyped, schema %v", schema.Properties["note"])
+	}
+	p := RenderSystemPrompt(info)
+	for _, want := range []string{"item-count (integer): how many", "- The price list of the shop"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, p)
+		}
 	}
 }

@@ -134,6 +134,8 @@ func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.L
 	for _, in := range inputs {
 		if v, ok := given[in.Name]; ok {
 			plan.globals[in.Name] = v
+		} else if in.HasDefault {
+			plan.globals[in.Name] = in.Default
 		} else if in.Optional {
 			plan.globals[in.Name] = nil
 		} else {
@@ -221,6 +223,13 @@ func givenInputs(b *Bindings, inputs []*spec.Input, g *callGraph) map[string]del
 	}
 	for _, a := range b.Inputs {
 		out[a.Name] = a.Value
+		if in := inputNamed(inputs, a.Name); in != nil && in.Type != "" && in.Type != "run" && in.Type != "run[]" {
+			v, err := parseText(parseType(in.Type), a.Value)
+			if err != nil {
+				g.problem("--input %s: %v", a.Name, err)
+			}
+			out[a.Name] = v
+		}
 	}
 	for k := range out {
 		if !known[k] {
@@ -228,6 +237,16 @@ func givenInputs(b *Bindings, inputs []*spec.Input, g *callGraph) map[string]del
 		}
 	}
 	return out
+}
+
+// inputNamed is the input called name, or nil.
+func inputNamed(inputs []*spec.Input, name string) *spec.Input {
+	for _, in := range inputs {
+		if in.Name == name {
+			return in
+		}
+	}
+	return nil
 }
 
 // selfCall is the program of a node run as one call of itself:

@@ -17,10 +17,10 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 		info.Description = n.Summary
 	}
 	for _, in := range n.Inputs {
-		info.Parameters = append(info.Parameters, llm.Field{Name: in.Name, Description: in.Description})
+		info.Parameters = append(info.Parameters, llm.Field{Name: in.Name, Description: in.Description, Type: in.Type})
 	}
 	for _, o := range n.Outputs {
-		info.Returns = append(info.Returns, llm.Field{Name: o.Name, Description: o.Description})
+		info.Returns = append(info.Returns, llm.Field{Name: o.Name, Description: o.Description, Type: o.Type})
 	}
 	if len(info.Returns) == 0 {
 		// Returns or Maintains written as prose, or absent: the render
@@ -32,6 +32,7 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 		}
 		info.Returns = []llm.Field{{Name: "result", Description: desc}}
 	}
+	info.Needs = n.Needs
 	for _, e := range n.Errors {
 		info.Errors = append(info.Errors, llm.Field{Name: e.Name, Description: e.Description})
 	}

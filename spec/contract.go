@@ -362,26 +362,66 @@ func (l *loader) contractInputs(sec *section) {
 		if !ok {
 			continue
 		}
-		name, desc, _, ok := keyed(t)
-		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(name) != name {
+		it, ok := readContractItem(t)
+		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(it.name) != it.name {
+			l.proseInput(t, pos)
 			continue
 		}
-		in := &Input{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Description: desc}
+		in := &Input{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ,
+			Optional: it.optional, HasDefault: it.hasDefault, DefaultRaw: it.defaultRaw}
+		if in.HasDefault {
+			in.Default, _ = decodeValue(in.Type, in.DefaultRaw)
+		}
 		for _, typ := range [...]string{"run[]", "run"} {
-			if rest, ok := strings.CutPrefix(desc, typ+" "); ok {
+			if rest, ok := strings.CutPrefix(in.Description, typ+" "); ok && in.Type == "" {
 				if r := strings.TrimLeft(rest, " "); strings.HasPrefix(r, "—") || strings.HasPrefix(r, "--") || strings.HasPrefix(r, "-") {
 					in.Type, in.Description = typ, strings.TrimSpace(strings.TrimLeft(r, "—-– "))
 				}
 				break
 			}
 		}
-		low := strings.ToLower(desc)
-		in.Optional = strings.HasPrefix(low, "optional") || strings.Contains(low, "(optional") || strings.Contains(low, ", optional")
-		if first := l.input(name); first != nil {
-			l.errorf(int(in.Pos), CodeDuplicateInput, "input %q is declared twice (first on line %d)", name, l.f.Position(first.Pos).Line)
-			continue
+		low := strings.ToLower(in.Description)
+		in.Optional = in.Optional || strings.HasPrefix(low, "optional") || strings.Contains(low, "(optional") || strings.Contains(low, ", optional")
+		l.addInput(in)
+	}
+}
+
+// addInput adds in, unless an input of its name is declared already.
+func (l *loader) addInput(in *Input) {
+	if first := l.input(in.Name); first != nil {
+		l.errorf(int(in.Pos), CodeDuplicateInput, "input %q is declared twice (first on line %d)", in.Name, l.f.Position(first.Pos).Line)
+		return
+	}
+	l.s.Inputs = append(l.s.Inputs, in)
+}
+
+// proseInput reads an item of Parameters or Requires written as a
+// sentence (upstream: "- the current `ContractSourceLedger` (atomic) from
+// **Contract Source Files**"). Decided: the first backticked identifier of
+// the sentence is the input's name, and the sentence its description
+// (Input.FromSentence); a sentence with no such name is kept whole in
+// Spec.Needs, which a render states to the model, since dropping it would
+// leave the node rendered with nothing to say what it works from.
+func (l *loader) proseInput(t string, pos int) {
+	for rest, off := t, 0; ; {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			break
 		}
-		l.s.Inputs = append(l.s.Inputs, in)
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		name := rest[i+1 : i+1+j]
+		if isIdent(strings.ReplaceAll(name, "-", "_")) && l.input(name) == nil {
+			l.s.Inputs = append(l.s.Inputs, &Input{Name: name, Pos: diag.Pos(pos + off + i + 1), Description: t, FromSentence: true})
+			return
+		}
+		off += i + j + 2
+		rest = rest[i+j+2:]
+	}
+	if t = strings.TrimSpace(t); t != "" && !isNoneProse(t) {
+		l.s.Needs = append(l.s.Needs, t)
 	}
 }
 

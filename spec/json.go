@@ -39,6 +39,7 @@ type showDoc struct {
 	// Contract Markdown fields, absent from the documents of earlier
 	// files so that their output is unchanged.
 	Subject    string         `json:"subject,omitempty"`
+	Needs      []string       `json:"needs,omitempty"` // Parameters/Requires sentences naming no input
 	Goal       string         `json:"goal,omitempty"`
 	Continuity []string       `json:"continuity,omitempty"`
 	Strategies []string       `json:"strategies,omitempty"`
@@ -78,10 +79,13 @@ type showInput struct {
 	Optional    bool   `json:"optional"`
 	Default     any    `json:"default"`
 	Description string `json:"description"`
+	// FromSentence: the name was read from a sentence (the description).
+	FromSentence bool `json:"from_sentence,omitempty"`
 }
 
 type showOutput struct {
 	Name        string `json:"name"`
+	Type        string `json:"type,omitempty"`
 	Description string `json:"description"`
 }
 
@@ -128,11 +132,11 @@ func (s *Spec) view() any {
 	}
 	d.Inputs = make([]showInput, 0, len(s.Inputs))
 	for _, in := range s.Inputs {
-		d.Inputs = append(d.Inputs, showInput{in.Name, in.Type, in.Optional, in.Default, in.Description})
+		d.Inputs = append(d.Inputs, showInput{in.Name, in.Type, in.Optional, in.Default, in.Description, in.FromSentence})
 	}
 	d.Outputs = make([]showOutput, 0, len(s.Outputs))
 	for _, o := range s.Outputs {
-		d.Outputs = append(d.Outputs, showOutput{o.Name, o.Description})
+		d.Outputs = append(d.Outputs, showOutput{o.Name, o.Type, o.Description})
 	}
 	d.Invariants = append(make([]string, 0, len(s.Invariants)), s.Invariants...)
 	if sh := s.Shape; sh != nil {
@@ -154,9 +158,9 @@ func (s *Spec) view() any {
 
 // contractView adds the Contract Markdown parts to d.
 func (s *Spec) contractView(d *showDoc) {
-	d.Subject, d.Goal, d.Continuity, d.Strategies = s.Subject, s.Goal, s.Continuity, s.Strategies
+	d.Subject, d.Goal, d.Continuity, d.Strategies, d.Needs = s.Subject, s.Goal, s.Continuity, s.Strategies, s.Needs
 	for _, e := range s.Errors {
-		d.Errors = append(d.Errors, showOutput{e.Name, e.Description})
+		d.Errors = append(d.Errors, showOutput{Name: e.Name, Description: e.Description})
 	}
 	if ex := s.Execution; ex != nil {
 		d.Execution = &showCode{Prose: ex.Prose, Code: ex.Code}

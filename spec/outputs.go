@@ -21,14 +21,14 @@ func (l *loader) outputs(sec *section) {
 		if !ok {
 			continue
 		}
-		name, desc, _, ok := keyed(t)
-		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(name) != name {
+		it, ok := readContractItem(t)
+		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(it.name) != it.name {
 			continue
 		}
-		if l.output(name) != nil {
+		if l.output(it.name) != nil {
 			continue
 		}
-		l.s.Outputs = append(l.s.Outputs, &Output{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Description: desc})
+		l.s.Outputs = append(l.s.Outputs, &Output{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ})
 	}
 	for _, f := range facets {
 		if l.output(f.name) == nil {

@@ -26,9 +26,12 @@ type Spec struct {
 
 	Sections []*Section // in file order, known and unknown
 
-	Slots      []*Slot
-	Config     []*ConfigEntry
-	Inputs     []*Input
+	Slots  []*Slot
+	Config []*ConfigEntry
+	Inputs []*Input
+	// Needs are the items of a Contract Markdown Parameters or Requires
+	// written as sentences that name no input: a render states them.
+	Needs      []string
 	Outputs    []*Output
 	Invariants []string
 	Shape      *Shape
@@ -107,6 +110,9 @@ type Input struct {
 	Default     any // decoded, when HasDefault
 	DefaultRaw  string
 	Description string
+	// FromSentence is true for an input whose name was read from a
+	// sentence of Parameters or Requires (its Description).
+	FromSentence bool
 }
 
 // Output is a declared output (`name: text` under Ensures/Returns/Maintains,
@@ -115,7 +121,8 @@ type Output struct {
 	Name        string
 	Pos         diag.Pos
 	Description string
-	Inferred    bool // taken from the Delegation's return, not declared
+	Type        string // declared as in Parameters (`n` (integer): ...), or ""
+	Inferred    bool   // taken from the Delegation's return, not declared
 	// Facet is true for a `####` facet of a Maintains: a member of the
 	// truth that an Execution need not return (facets.go).
 	Facet bool

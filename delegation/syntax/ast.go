@@ -207,6 +207,10 @@ type MemberExpr struct {
 	X       Expr
 	NamePos diag.Pos
 	Name    string
+	// Output is set by the Contract Markdown checks (package lint) when X
+	// is the value of a call to a node whose one output is Name: that
+	// value is the output itself, so X.Name evaluates to X.
+	Output bool
 }
 
 // IndexExpr is `X[Index]`.
