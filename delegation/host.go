@@ -59,6 +59,12 @@ type CallRequest struct {
 	// and got back for this attempt: the trace records it beside the call
 	// (the journal does not).
 	Exchanged func(Exchange)
+	// Spawned, when set, is told of each process group a service starts
+	// for this attempt, once the program runs: its id and an identity of
+	// its leader that tells it from a later group with the same id. The
+	// journal records it, so that a resume after prose was killed can end
+	// what the killed run left running.
+	Spawned func(pgid int, ident string)
 }
 
 // Exchange is one request a service made to a model and its reply.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/execsvc"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 )
@@ -134,7 +135,7 @@ func (e *Env) service(b *SlotBinding) (Service, error) {
 		if e.Exec != nil {
 			return e.Exec(b)
 		}
-		if err := checkProgram(e.Dir, b.Arg); err != nil {
+		if err := execsvc.CheckProgram(e.Dir, b.Arg); err != nil {
 			return nil, err
 		}
 		return &ExecService{Name: b.Name, Command: b.Arg, Dir: e.Dir, MaxOutput: e.MaxOutput, Grace: e.Grace}, nil

@@ -153,3 +153,14 @@ func TestSyntaxErrorIsReportedAlone(t *testing.T) {
 		}
 	}
 }
+
+// The end of a flood of stderr, where a program's last word is, survives
+// into the run's error.
+func TestExecStderrFloodKeepsItsEnd(t *testing.T) {
+	// The untimed fixture: a loaded machine may take longer than any short
+	// timeout to push 200 kB through the pipe.
+	o := runSpec(t, demo(t, "untimed/fault.prose.md"), []string{`slot:service=exec:head -c 200000 /dev/zero | tr '\0' x >&2; echo ' the real reason' >&2; exit 2`})
+	if o.err == nil || !strings.HasSuffix(o.err.Error(), "xxx the real reason") {
+		t.Errorf("err = %.200q...", o.err)
+	}
+}

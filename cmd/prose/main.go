@@ -21,10 +21,17 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/procgroup"
 )
 
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// Descendants of the run's programs that outlive them (a daemon that
+	// left its process group) are handed to prose rather than init, and
+	// ended before it exits: none outlives the command.
+	procgroup.Subreap()
+	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	procgroup.EndOrphans()
+	os.Exit(code)
 }
 
 // Exit codes.

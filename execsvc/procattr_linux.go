@@ -1,4 +1,4 @@
-package patterns
+package execsvc
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package patterns
+package execsvc
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package patterns
+package execsvc
 
 import (
 	"bytes"
@@ -54,7 +54,7 @@ func TestExecLargeOutputsWholeInParallel(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := &ExecService{Name: "big", Command: cmd}
+			s := &Service{Name: "big", Command: cmd}
 			id := fmt.Sprintf("L1/%d", i+1)
 			v, err := s.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath(id), Service: s, Attempt: 1})
 			if err != nil {
@@ -98,7 +98,7 @@ func TestExecEscapedGrandchildIsAnError(t *testing.T) {
 			}
 		}
 	})
-	v, err := execCall(t, &ExecService{Name: "svc", Command: cmd}, context.Background(), nil)
+	v, err := execCall(t, &Service{Name: "svc", Command: cmd}, context.Background(), nil)
 	if err == nil {
 		t.Fatalf("v = %#v, want an error", v)
 	}
@@ -124,7 +124,7 @@ func TestExecJSONThatDoesNotParse(t *testing.T) {
 		{`{name} is ready`, ``},
 		{`{}`, ``},
 	} {
-		s := &ExecService{Name: "reviewer", Command: "cat <<'EOF'\n" + c.out + "\nEOF"}
+		s := &Service{Name: "reviewer", Command: "cat <<'EOF'\n" + c.out + "\nEOF"}
 		v, err := s.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L1"), Service: s, Attempt: 1})
 		switch {
 		case c.want == "" && err != nil:

@@ -1,4 +1,4 @@
-package patterns
+package execsvc
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/proselang/prose/delegation"
 )
 
-func execCall(t *testing.T, s *ExecService, ctx context.Context, args *delegation.Object) (delegation.Value, error) {
+func execCall(t *testing.T, s *Service, ctx context.Context, args *delegation.Object) (delegation.Value, error) {
 	t.Helper()
 	if s.Name == "" {
 		s.Name = "svc"
@@ -34,7 +34,7 @@ func TestExecStdinEnvAndJSON(t *testing.T) {
 	args := delegation.NewObject()
 	args.Set("brief", "it's \"quoted\" $(rm -rf /)")
 	args.Set("n", int64(3))
-	s := &ExecService{Command: `printf '{"env":"%s/%s/%s","stdin":' "$PROSE_SLOT" "$PROSE_ATTEMPT" "$PROSE_CALL_ID"; cat; printf '}'`, Name: "advancer"}
+	s := &Service{Command: `printf '{"env":"%s/%s/%s","stdin":' "$PROSE_SLOT" "$PROSE_ATTEMPT" "$PROSE_CALL_ID"; cat; printf '}'`, Name: "advancer"}
 	v, err := execCall(t, s, context.Background(), args)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestExecStdinEnvAndJSON(t *testing.T) {
 }
 
 func TestExecNoArgsSendsEmptyObject(t *testing.T) {
-	v, err := execCall(t, &ExecService{Command: "cat"}, context.Background(), nil)
+	v, err := execCall(t, &Service{Command: "cat"}, context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestExecNoArgsSendsEmptyObject(t *testing.T) {
 }
 
 func TestExecByteOrderMarkDropped(t *testing.T) {
-	v, err := execCall(t, &ExecService{Command: `printf '\357\273\277{"a": 1}\r\n'`}, context.Background(), nil)
+	v, err := execCall(t, &Service{Command: `printf '\357\273\277{"a": 1}\r\n'`}, context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestExecByteOrderMarkDropped(t *testing.T) {
 }
 
 func TestExecColoredJSON(t *testing.T) {
-	v, err := execCall(t, &ExecService{Command: `printf '\033[1;39m{\n  \033[0m\033[34;1m"a"\033[0m\033[1;39m:\033[0;39m1\033[0m\033[1;39m\n}\033[0m\n'`}, context.Background(), nil)
+	v, err := execCall(t, &Service{Command: `printf '\033[1;39m{\n  \033[0m\033[34;1m"a"\033[0m\033[1;39m:\033[0;39m1\033[0m\033[1;39m\n}\033[0m\n'`}, context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,14 +74,14 @@ func TestExecColoredJSON(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 	// Colored text stays text, escape codes included: it is the data.
-	v, _ = execCall(t, &ExecService{Command: `printf '\033[31mred\033[0m\n'`}, context.Background(), nil)
+	v, _ = execCall(t, &Service{Command: `printf '\033[31mred\033[0m\n'`}, context.Background(), nil)
 	if v != "\x1b[31mred\x1b[0m" {
 		t.Errorf("got %q", v)
 	}
 }
 
 func TestExecTextOutputTrimmed(t *testing.T) {
-	v, err := execCall(t, &ExecService{Command: `printf '  [ops] draft:\nfresh  \n\n'`}, context.Background(), nil)
+	v, err := execCall(t, &Service{Command: `printf '  [ops] draft:\nfresh  \n\n'`}, context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestExecFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := execCall(t, &ExecService{Command: tt.cmd}, context.Background(), nil)
+			_, err := execCall(t, &Service{Command: tt.cmd}, context.Background(), nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -123,7 +123,7 @@ func TestExecFailures(t *testing.T) {
 }
 
 func TestExecStderrTailBounded(t *testing.T) {
-	_, err := execCall(t, &ExecService{Command: `i=0; while [ $i -lt 5000 ]; do echo "line $i of noise" >&2; i=$((i+1)); done; exit 2`}, context.Background(), nil)
+	_, err := execCall(t, &Service{Command: `i=0; while [ $i -lt 5000 ]; do echo "line $i of noise" >&2; i=$((i+1)); done; exit 2`}, context.Background(), nil)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -138,11 +138,11 @@ func TestExecStderrTailBounded(t *testing.T) {
 
 func TestExecOutputCap(t *testing.T) {
 	// 100 MB of output against the default 8 MiB cap.
-	_, err := execCall(t, &ExecService{Command: `head -c 100000000 /dev/zero | tr '\0' x`}, context.Background(), nil)
+	_, err := execCall(t, &Service{Command: `head -c 100000000 /dev/zero | tr '\0' x`}, context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "output exceeds the 8 MiB limit") {
 		t.Fatalf("err = %v", err)
 	}
-	_, err = execCall(t, &ExecService{Command: `echo 12345678901`, MaxOutput: 10}, context.Background(), nil)
+	_, err = execCall(t, &Service{Command: `echo 12345678901`, MaxOutput: 10}, context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "10 bytes") {
 		t.Fatalf("err = %v", err)
 	}
@@ -157,7 +157,7 @@ func TestExecTimeoutKillsGroup(t *testing.T) {
 	cmd := `(sleep 60; : >` + done + `) & echo $! > ` + pidFile + `; wait`
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err := execCall(t, &ExecService{Command: cmd}, ctx, nil)
+	_, err := execCall(t, &Service{Command: cmd}, ctx, nil)
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("err = %v", err)
 	}
@@ -192,7 +192,7 @@ func TestExecIgnoresSIGTERM(t *testing.T) {
 	}()
 	cmd := `trap 'echo term >>` + termed + `' TERM; : >` + ready +
 		`; while :; do [ -s ` + termed + ` ] && echo alive >>` + after + `; sleep 0.05; done`
-	_, err := execCall(t, &ExecService{Command: cmd, Grace: time.Second}, ctx, nil)
+	_, err := execCall(t, &Service{Command: cmd, Grace: time.Second}, ctx, nil)
 	if !errors.Is(err, context.Canceled) || err.Error() != "canceled; the program was stopped" {
 		t.Fatalf("err = %v", err)
 	}
@@ -207,7 +207,7 @@ func TestExecIgnoresSIGTERM(t *testing.T) {
 func TestExecLeftoverChildrenKilled(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
-	v, err := execCall(t, &ExecService{Command: `sleep 30 >/dev/null 2>&1 & echo $! > ` + pidFile + `; echo 1`}, context.Background(), nil)
+	v, err := execCall(t, &Service{Command: `sleep 30 >/dev/null 2>&1 & echo $! > ` + pidFile + `; echo 1`}, context.Background(), nil)
 	if err != nil || v != int64(1) {
 		t.Fatalf("v=%v err=%v", v, err)
 	}
@@ -237,11 +237,11 @@ func assertGone(t *testing.T, file string) {
 func TestExecProgramIgnoringLargeStdin(t *testing.T) {
 	args := delegation.NewObject()
 	args.Set("blob", strings.Repeat("x", 1<<20))
-	v, err := execCall(t, &ExecService{Command: "echo 1"}, context.Background(), args)
+	v, err := execCall(t, &Service{Command: "echo 1"}, context.Background(), args)
 	if err != nil || v != int64(1) {
 		t.Fatalf("v=%v err=%v", v, err)
 	}
-	v, err = execCall(t, &ExecService{Command: "wc -c"}, context.Background(), args)
+	v, err = execCall(t, &Service{Command: "wc -c"}, context.Background(), args)
 	if err != nil || v != int64(1<<20+12) {
 		t.Fatalf("v=%v err=%v, want the whole JSON object and its newline read", v, err)
 	}
@@ -255,7 +255,7 @@ func TestExecGraceOutlivesTheShell(t *testing.T) {
 	inner := `trap 'sleep 0.3; echo ok > ` + done + `; exit 1' TERM; while :; do sleep 0.05; done`
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
-	_, err := execCall(t, &ExecService{Command: `sh -c ` + shq(inner) + `; echo after`, Grace: 3 * time.Second}, ctx, nil)
+	_, err := execCall(t, &Service{Command: `sh -c ` + shq(inner) + `; echo after`, Grace: 3 * time.Second}, ctx, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
@@ -264,22 +264,12 @@ func TestExecGraceOutlivesTheShell(t *testing.T) {
 	}
 }
 
-func TestStatGroup(t *testing.T) {
-	state, pg, ok := statGroup([]byte("4242 (my (odd) prog) S 1 4240 4240 0 -1 4194560"))
-	if !ok || state != 'S' || pg != 4240 {
-		t.Errorf("state %c, pgrp %d, ok %v", state, pg, ok)
-	}
-	if _, _, ok := statGroup([]byte("garbage")); ok {
-		t.Error("garbage parsed")
-	}
-}
-
 func TestExecStdinIsOneLine(t *testing.T) {
 	// A shell service reading its arguments with `read` under set -e: the
 	// line must end with a newline, or read fails at end of input.
 	args := delegation.NewObject()
 	args.Set("msg", "two\nlines")
-	v, err := execCall(t, &ExecService{Command: `set -e; read -r line; printf 'got %s' "$line"`}, context.Background(), args)
+	v, err := execCall(t, &Service{Command: `set -e; read -r line; printf 'got %s' "$line"`}, context.Background(), args)
 	if err != nil || v != `got {"msg":"two\nlines"}` {
 		t.Fatalf("v=%#v err=%v", v, err)
 	}
@@ -287,7 +277,7 @@ func TestExecStdinIsOneLine(t *testing.T) {
 
 func TestExecLargeLegalOutput(t *testing.T) {
 	// 7 MiB of JSON, under the 8 MiB cap: read whole.
-	v, err := execCall(t, &ExecService{Command: `printf '{"s":"'; head -c 7340032 /dev/zero | tr '\0' x; printf '"}\n'`}, context.Background(), nil)
+	v, err := execCall(t, &Service{Command: `printf '{"s":"'; head -c 7340032 /dev/zero | tr '\0' x; printf '"}\n'`}, context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,13 +304,4 @@ func TestDecodeOutputTooDeep(t *testing.T) {
 	}
 }
 
-// The end of a flood of stderr, where a program's last word is, survives
-// into the run's error.
-func TestExecStderrFloodKeepsItsEnd(t *testing.T) {
-	// The untimed fixture: a loaded machine may take longer than any short
-	// timeout to push 200 kB through the pipe.
-	o := runSpec(t, demo(t, "untimed/fault.prose.md"), []string{`slot:service=exec:head -c 200000 /dev/zero | tr '\0' x >&2; echo ' the real reason' >&2; exit 2`})
-	if o.err == nil || !strings.HasSuffix(o.err.Error(), "xxx the real reason") {
-		t.Errorf("err = %.200q...", o.err)
-	}
-}
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

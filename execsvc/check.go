@@ -1,4 +1,4 @@
-package patterns
+package execsvc
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"strings"
 )
 
-// checkProgram looks, before any call, at the program an exec: command
+// CheckProgram looks, before any call, at the program an exec: command
 // starts with when it is a plain path (./svc.sh, /opt/bin/svc, bin/svc):
 // a directory, a file without execute permission or a script whose #! line
 // cannot work would fail every call with the shell's terse "Permission
 // denied" or "not found", so it is reported at binding time with the fix. A path that does not exist yet is left to the call
 // (an earlier step may create it); commands starting with a name looked up
 // in PATH, a variable, quotes or other shell syntax are not checked.
-func checkProgram(dir, command string) error {
+func CheckProgram(dir, command string) error {
 	fields := strings.Fields(command)
 	if len(fields) == 0 {
 		return nil

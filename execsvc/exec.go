@@ -1,0 +1,579 @@
+// Package execsvc runs programs as services: an `exec:COMMAND` slot
+// binding calls a Service, which runs COMMAND once per call attempt under
+// `/bin/sh -c` in a process group of its own, feeds it the call's
+// arguments on stdin and reads its stdout as the call's value (JSON or
+// text). CheckProgram looks at a command's program before any call.
+//
+// Process groups are supervised with internal/procgroup: a group is
+// killed when its program exits, is stopped or is killed with prose, and
+// each started group is told to CallRequest.Spawned, so a journal can
+// record it for a resume to end.
+package execsvc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/internal/procgroup"
+)
+
+// Defaults of Service.
+const (
+	// DefaultMaxOutput caps a program's stdout (DESIGN: 8 MiB).
+	DefaultMaxOutput = 8 << 20
+	// DefaultGrace is how long a canceled program has between SIGTERM
+	// and SIGKILL.
+	DefaultGrace = time.Second
+	// stderrKeep is how much of stderr's end is kept in memory.
+	stderrKeep = 16 << 10
+	// stderrLines and stderrBytes bound the stderr tail put in an error.
+	stderrLines = 20
+	stderrBytes = 1800
+	// drainWait is how long a pipe may stay silent, after the program
+	// has exited and its process group has been killed, before the
+	// reader concludes that a process outside the group holds it open.
+	// It bounds silence, not the whole read: output that keeps coming
+	// is read to its end however long that takes on a loaded machine.
+	drainWait = 2 * time.Second
+	// drainMax bounds the whole read after exit: a process outside the
+	// group that keeps dribbling output would otherwise keep the call
+	// alive. The pipe holds at most what the kernel buffers once the
+	// group is dead, so reaching it means such a process.
+	drainMax = 30 * time.Second
+)
+
+// Service runs a program for each call attempt (`--slot NAME=exec:CMD`).
+//
+// Contract, decided here and documented for service authors:
+//
+//   - COMMAND is run by `/bin/sh -c COMMAND`, in its own process group, in
+//     Dir (the current directory when empty). The call's data never goes
+//     into a command line: the named arguments are written to stdin as one
+//     JSON object on one line, ended by a newline (`{}` without arguments),
+//     then stdin is closed.
+//   - The environment is the parent's plus Env plus PROSE_SLOT (the service
+//     name, e.g. "advancer" or "candidates[1]"), PROSE_ATTEMPT (1-based)
+//     and PROSE_CALL_ID (the stable call id, e.g. "L58/3").
+//   - Exit 0: trimmed stdout is the value, decoded as JSON when it is one
+//     JSON document, else kept as text. Empty stdout is an error ("produced
+//     no output"): a broken service is caught instead of silently yielding
+//     null; a service meaning null prints `null`. Output that is not valid
+//     UTF-8 and not JSON is an error too. So is output that looks like
+//     JSON but does not parse (it starts with `{` followed by `"` or `}`,
+//     or with `[` followed by a JSON value's first character): taking
+//     `{"verdict": "accept", comments: []` as text would only move the
+//     failure to a later step ("needs a model") that cannot name the
+//     service. A JSON value followed by log lines is such output too (logs
+//     belong on stderr). Like every failed attempt, it is retried where the call
+//     has retries: a service that prints JSON by hand may get it right
+//     the next time.
+//   - Non-zero exit, or death by a signal: the attempt threw; the error
+//     message is the last lines of stderr (at most 20 lines, 1800 bytes:
+//     the call's error keeps 2000 bytes of a service's message, from the
+//     front, so a longer tail would lose its very end).
+//   - stdout larger than MaxOutput: the process group is killed at once and
+//     the attempt fails with an "output exceeds" error.
+//   - ctx done (the call's timeout, Ctrl-C, a sibling's failure): SIGTERM
+//     to the process group, SIGKILL after Grace; the error wraps ctx.Err().
+//   - When the program exits, whatever it left running in its process group
+//     is killed (and reaped, where prose is the subreaper of its
+//     descendants) and stdout is read to its end: the value is the whole
+//     output or the call fails, never a part of it. A process that left
+//     the group (setsid, a daemon) and still holds stdout open makes the
+//     end of the output unknowable: after drainWait without a byte the
+//     attempt fails saying so, rather than hang or pass on what it has.
+//     stderr held that way is abandoned after the same wait (it only
+//     feeds error messages).
+type Service struct {
+	Name      string   // service name (slot path)
+	Command   string   // shell command text, as the user wrote it
+	Dir       string   // working directory; "" for the current one
+	Env       []string // extra KEY=VALUE entries
+	MaxOutput int64    // stdout cap in bytes; 0 means DefaultMaxOutput
+	Grace     time.Duration
+}
+
+// ServiceName implements delegation.Service.
+func (s *Service) ServiceName() string { return s.Name }
+
+// errOutputTooLarge reports a stdout cap overrun.
+var errOutputTooLarge = errors.New("output too large")
+
+// Call implements Service: it runs the program once.
+func (s *Service) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	input := []byte("{}\n")
+	if req.Args != nil {
+		raw, err := delegation.ToJSON(req.Args)
+		if errors.Is(err, delegation.ErrTooLarge) {
+			// The evaluator has held the arguments to the run's own size
+			// ceiling, which --max-value-bytes may set above the default.
+			raw, err = delegation.EncodeJSON(ctx, req.Args, delegation.EncodeOptions{MaxBytes: math.MaxInt64})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("encoding arguments: %v", err)
+		}
+		// One line, newline-terminated: `read -r line` in a shell service
+		// fails on a last line without one.
+		input = append(raw, '\n')
+	}
+	p, err := s.start(req, input)
+	if err != nil {
+		return nil, err
+	}
+	waitErr, stop := p.wait(ctx, s.grace())
+	out, readErr := p.finish()
+	if stop == nil && p.overflowed() {
+		stop = errOutputTooLarge // it overflowed, then exited before we saw it
+	}
+	if stop == nil && waitErr == nil && readErr != nil {
+		return nil, s.readError(readErr)
+	}
+	return s.result(req, out, p.stderr.String(), waitErr, stop)
+}
+
+func (s *Service) grace() time.Duration {
+	if s.Grace > 0 {
+		return s.Grace
+	}
+	return DefaultGrace
+}
+
+func (s *Service) maxOutput() int64 {
+	if s.MaxOutput > 0 {
+		return s.MaxOutput
+	}
+	return DefaultMaxOutput
+}
+
+// proc is one running program.
+type proc struct {
+	cmd      *exec.Cmd
+	outR     *os.File
+	errR     *os.File
+	stdout   *capBuffer
+	stderr   *tailBuffer
+	outDone  chan struct{}
+	errDone  chan struct{}
+	outErr   error // how reading stdout ended (nil: at its end); set before outDone closes
+	overflow chan struct{}
+	exited   chan error
+}
+
+// pipes makes the stdout and stderr pipes of a program.
+func pipes() (outR, outW, errR, errW *os.File, err error) {
+	if outR, outW, err = os.Pipe(); err != nil {
+		return
+	}
+	if errR, errW, err = os.Pipe(); err != nil {
+		outR.Close()
+		outW.Close()
+	}
+	return
+}
+
+func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error) {
+	outR, outW, errR, errW, err := pipes()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("/bin/sh", "-c", s.Command)
+	cmd.Dir = s.Dir
+	cmd.Stdin = bytes.NewReader(input)
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.SysProcAttr = procAttr()
+	cmd.WaitDelay = s.grace()
+	cmd.Env = append(append(os.Environ(), s.Env...),
+		"PROSE_SLOT="+s.Name,
+		"PROSE_ATTEMPT="+strconv.Itoa(req.Attempt),
+		"PROSE_CALL_ID="+req.Path.Key())
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, fmt.Errorf("starting %q: %v", s.Command, err)
+	}
+	p := &proc{
+		cmd: cmd, outR: outR, errR: errR,
+		stdout:   &capBuffer{max: s.maxOutput()},
+		stderr:   &tailBuffer{keep: stderrKeep},
+		outDone:  make(chan struct{}),
+		errDone:  make(chan struct{}),
+		overflow: make(chan struct{}),
+		exited:   make(chan error, 1),
+	}
+	if req.Spawned != nil {
+		g := procgroup.Of(cmd.Process.Pid)
+		req.Spawned(g.ID, g.Ident)
+	}
+	go p.readStdout()
+	go func() { drain(errR, p.stderr); close(p.errDone) }()
+	go func() { p.exited <- cmd.Wait() }()
+	return p, nil
+}
+
+func (p *proc) readStdout() {
+	defer close(p.outDone)
+	p.outErr = drain(p.outR, p.stdout)
+	if errors.Is(p.outErr, errOutputTooLarge) {
+		close(p.overflow)
+	}
+}
+
+// errPipeHeld ends the reading of a pipe that stays open, silent, after
+// the program exited and its process group was killed.
+var errPipeHeld = errors.New("pipe held open after exit")
+
+// drain copies f to w until f's end. While the program runs, reads wait
+// as long as it takes. finish sets a deadline in the past once the
+// program has exited, which wakes a waiting read; from then on each read
+// gets a fresh drainWait, so output still buffered in the pipe is read
+// whole however loaded the machine is, and only a pipe that stays silent
+// for a whole window ends in errPipeHeld. A window is opened by this
+// goroutine right before its read, so a late-scheduled reader never
+// mistakes a deadline that passed while it waited for its turn for
+// silence.
+func drain(f *os.File, w io.Writer) error {
+	buf := make([]byte, 64<<10)
+	draining, gotSome := false, false
+	var since time.Time
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			gotSome = true
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			if draining && (!gotSome || time.Since(since) > drainMax) {
+				return errPipeHeld
+			}
+			if !draining {
+				since = time.Now()
+			}
+			draining, gotSome = true, false
+			f.SetReadDeadline(time.Now().Add(drainWait))
+		default:
+			return err
+		}
+	}
+}
+
+func (p *proc) overflowed() bool {
+	select {
+	case <-p.overflow:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait waits for the program to exit, stopping it when ctx is done or its
+// output overflows. stop is the reason it was stopped (nil when it exited on
+// its own).
+func (p *proc) wait(ctx context.Context, grace time.Duration) (waitErr, stop error) {
+	select {
+	case err := <-p.exited:
+		return err, nil
+	case <-ctx.Done():
+		return p.terminate(grace), ctx.Err()
+	case <-p.overflow:
+		p.signal(syscall.SIGKILL)
+		return <-p.exited, errOutputTooLarge
+	}
+}
+
+// terminate sends SIGTERM to the process group, then SIGKILL after grace.
+// The shell may die of SIGTERM at once while the program it started is
+// still cleaning up: the grace period lasts until the whole group is gone,
+// not just the shell.
+func (p *proc) terminate(grace time.Duration) error {
+	p.signal(syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case err := <-p.exited:
+		p.waitGroup(t.C)
+		return err
+	case <-t.C:
+		p.signal(syscall.SIGKILL)
+		return <-p.exited
+	}
+}
+
+// waitGroup waits until no process is left in the program's process group,
+// or until deadline fires.
+func (p *proc) waitGroup(deadline <-chan time.Time) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for procgroup.Alive(p.cmd.Process.Pid) {
+		select {
+		case <-deadline:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (p *proc) signal(sig syscall.Signal) {
+	syscall.Kill(-p.cmd.Process.Pid, sig)
+}
+
+// finish kills what the program left in its process group, reads the
+// pipes to their end (see drain) and returns stdout, with the error that
+// ended its reading (nil when it was read whole).
+func (p *proc) finish() ([]byte, error) {
+	p.signal(syscall.SIGKILL)
+	// A deadline already passed wakes a read waiting on the pipe: drain
+	// then reads on in windows of its own.
+	p.outR.SetReadDeadline(time.Now())
+	p.errR.SetReadDeadline(time.Now())
+	<-p.outDone
+	<-p.errDone
+	procgroup.ReapGroup(p.cmd.Process.Pid)
+	p.outR.Close()
+	p.errR.Close()
+	return p.stdout.Bytes(), p.outErr
+}
+
+// readError is the error of an attempt whose stdout could not be read to
+// its end.
+func (s *Service) readError(err error) error {
+	if errors.Is(err, errPipeHeld) {
+		return fmt.Errorf("%s exited, but a process it started still holds its stdout open, outside its process group "+
+			"(setsid, nohup, a daemon), so the end of its output cannot be known: make the program wait for its children, "+
+			"or start them with their output redirected (cmd >/dev/null 2>&1 &)", s.Name)
+	}
+	return fmt.Errorf("reading the output of %s: %v", s.Name, err)
+}
+
+// result turns what the program did into the call's value or error.
+func (s *Service) result(req *delegation.CallRequest, out []byte, stderr string, waitErr, stop error) (delegation.Value, error) {
+	switch {
+	case errors.Is(stop, errOutputTooLarge):
+		return nil, fmt.Errorf("output exceeds the %s limit; the program was killed", sizeString(s.maxOutput()))
+	case stop != nil:
+		what := "canceled"
+		if errors.Is(stop, context.DeadlineExceeded) {
+			what = "timed out"
+			if req.Timeout > 0 {
+				what += " after " + req.Timeout.String()
+			}
+		}
+		return nil, &stoppedError{what + "; the program was stopped", stop}
+	case waitErr != nil:
+		return nil, s.exitError(waitErr, stderr)
+	}
+	v, err := decodeOutput(s.Name, out)
+	if err != nil {
+		if tail := stderrTail(stderr); tail != "" {
+			err = fmt.Errorf("%v; stderr: %s", err, tail)
+		}
+	}
+	return v, err
+}
+
+// stoppedError says a program was stopped and why, in words; it wraps the
+// context's error for errors.Is without repeating its text
+// ("context deadline exceeded") to the user.
+type stoppedError struct {
+	msg string
+	err error
+}
+
+func (e *stoppedError) Error() string { return e.msg }
+func (e *stoppedError) Unwrap() error { return e.err }
+
+func (s *Service) exitError(waitErr error, stderr string) error {
+	status := waitErr.Error()
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			status = "killed by signal " + ws.Signal().String()
+		} else {
+			status = "exit status " + strconv.Itoa(ee.ExitCode()) + exitHint(ee.ExitCode())
+		}
+	}
+	tail := stderrTail(stderr)
+	if tail == "" {
+		return fmt.Errorf("%s (no stderr output)", status)
+	}
+	return fmt.Errorf("%s: %s", status, tail)
+}
+
+// exitHint explains the shell's own exit statuses.
+func exitHint(code int) string {
+	switch code {
+	case 126:
+		return " (command not executable)"
+	case 127:
+		return " (command not found)"
+	}
+	return ""
+}
+
+// decodeOutput is the value of a program's stdout: JSON when it parses,
+// else the trimmed text. A leading UTF-8 byte order mark is dropped, and
+// JSON colored with terminal escape codes is read as JSON.
+func decodeOutput(name string, out []byte) (delegation.Value, error) {
+	// A byte order mark (PowerShell, some Windows editors) is not content.
+	text := bytes.TrimSpace(bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")))
+	if len(text) == 0 {
+		return nil, fmt.Errorf("the program produced no output (exit status 0); a service that means null must print null")
+	}
+	v, err := delegation.FromJSON(text)
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, delegation.ErrTooDeep):
+		// It is JSON, just too deep to use: passing it on as text would
+		// hide the problem from every later step.
+		return nil, fmt.Errorf("the program's output: %w", err)
+	}
+	if bytes.IndexByte(text, 0x1b) >= 0 {
+		// Colored JSON (jq -C, a forced color mode): raw escape bytes are
+		// never valid JSON, so removing them changes nothing else.
+		if v, err := delegation.FromJSON(ansiSeq.ReplaceAll(text, nil)); err == nil {
+			return v, nil
+		}
+	}
+	if looksLikeJSON(text) {
+		return nil, fmt.Errorf("the output of %s looks like JSON but does not parse: %s", name, jsonProblem(text))
+	}
+	if !utf8.Valid(text) {
+		return nil, fmt.Errorf("the program's output is neither JSON nor UTF-8 text (%d bytes)", len(text))
+	}
+	if i := bytes.IndexByte(text, 0); i >= 0 {
+		// Valid UTF-8, so "not UTF-8" would mislead: say what is wrong.
+		return nil, fmt.Errorf("the program's output is binary, not JSON or text: a NUL byte at offset %d of %d bytes", i, len(text))
+	}
+	return string(text), nil
+}
+
+// stderrTail keeps the last lines of stderr, bounded in lines and bytes.
+func stderrTail(s string) string {
+	s = strings.TrimRight(cleanText(s), " \t\r\n")
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > stderrLines {
+		lines = lines[len(lines)-stderrLines:]
+	}
+	out := strings.Join(lines, "\n")
+	if len(out) > stderrBytes {
+		out = out[len(out)-stderrBytes:]
+		for !utf8.ValidString(out) && len(out) > 0 {
+			out = out[1:]
+		}
+		out = "..." + out
+	}
+	return strings.ToValidUTF8(out, "?")
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// capBuffer accumulates up to max bytes and fails past that.
+type capBuffer struct {
+	max int64
+	buf bytes.Buffer
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	if int64(c.buf.Len()+len(p)) > c.max {
+		return 0, errOutputTooLarge
+	}
+	return c.buf.Write(p)
+}
+
+func (c *capBuffer) Bytes() []byte { return c.buf.Bytes() }
+
+// tailBuffer keeps the last keep bytes written to it (safe to read only
+// after the writer is done).
+type tailBuffer struct {
+	keep int
+	buf  []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.keep {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.keep:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	if len(t.buf) > t.keep {
+		return string(t.buf[len(t.buf)-t.keep:])
+	}
+	return string(t.buf)
+}
+
+// looksLikeJSON reports whether text was meant as a JSON object or array:
+// `{` followed by `"` or `}`, or `[` followed by what a JSON value starts
+// with (or `]`). Text such as "[INFO] done" or "{name} is ready" is not.
+func looksLikeJSON(text []byte) bool {
+	if len(text) < 2 || (text[0] != '{' && text[0] != '[') {
+		return false
+	}
+	rest := bytes.TrimLeft(text[1:], " \t\r\n")
+	if len(rest) == 0 {
+		return true
+	}
+	c := rest[0]
+	if text[0] == '{' {
+		return c == '"' || c == '}'
+	}
+	return strings.IndexByte(`{["-0123456789]`, c) >= 0 ||
+		bytes.HasPrefix(rest, []byte("true")) || bytes.HasPrefix(rest, []byte("false")) || bytes.HasPrefix(rest, []byte("null"))
+}
+
+// jsonProblem says what is wrong with text as JSON, and where (line and
+// column of the output) when the decoder knows.
+func jsonProblem(text []byte) string {
+	var v any
+	err := json.Unmarshal(text, &v)
+	var syn *json.SyntaxError
+	switch {
+	case err == nil:
+		return "its numbers or strings cannot be read as values; it is taken as neither JSON nor text"
+	case errors.As(err, &syn) && syn.Offset > 0 && int(syn.Offset) <= len(text) && syn.Error() != "unexpected end of JSON input":
+		before := text[:syn.Offset-1]
+		line := bytes.Count(before, []byte("\n")) + 1
+		col := len(before) - bytes.LastIndexByte(before, '\n')
+		hint := ""
+		if strings.Contains(syn.Error(), "after top-level value") {
+			hint = ": a JSON value followed by more output (write logs to stderr)"
+		}
+		return fmt.Sprintf("%v (line %d, column %d)%s; it is taken as neither JSON nor text", syn, line, col, hint)
+	}
+	return fmt.Sprintf("%v (it ends before the JSON value does: is it cut short?); it is taken as neither JSON nor text", err)
+}
