@@ -34,6 +34,7 @@ const (
 	TypeSession = "session" // a resume appended from here on
 	TypeStart   = "start"   // a call attempt began
 	TypeEnd     = "end"     // a call attempt ended
+	TypeProc    = "proc"    // a call attempt started a process group
 	TypeJudge   = "judge"   // a judgment was decided
 	TypeFirst   = "first"   // a `parallel first` loop picked its winner
 	TypeFinal   = "final"   // the run ended
@@ -167,6 +168,11 @@ type Record struct {
 	// Header.Request, secrets withheld): values given again replace the
 	// journaled ones for later resumes and replays (see Log.Request).
 	Request json.RawMessage `json:"request,omitempty"`
+	// "proc": the process group a call attempt's program runs in, and
+	// its identity (internal/procgroup's Group.Ident): a resume ends the
+	// group when its attempt has no "end" and it is still the same group.
+	PGID int    `json:"pgid,omitempty"`
+	Proc string `json:"proc,omitempty"`
 }
 
 // NestedError is the journaled form of a *delegation.Error returned by a

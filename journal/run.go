@@ -204,6 +204,10 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if err := r.openAppend(path, log); err != nil {
 		return nil, err
 	}
+	if err := endLeftovers(log); err != nil {
+		r.Close()
+		return nil, err
+	}
 	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Request: opt.Request, Prose: version.String()}
 	if err := r.w.append(sess, false); err != nil {
 		r.Close()

@@ -144,7 +144,7 @@ func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delega
 	if turns {
 		r.sched.leave()
 	}
-	v, err := inner.Call(ctx, req)
+	v, err := inner.Call(ctx, r.spawnRecorded(req, id, slot))
 	if turns {
 		r.sched.rejoin() // the end record is written in the order the run goes on
 	}
@@ -164,6 +164,24 @@ func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delega
 		return nil, werr
 	}
 	return v, err
+}
+
+// spawnRecorded is req with a Spawned hook that journals each process
+// group the attempt's service starts (a "proc" record), so a resume after
+// prose was killed can end what is left of it (see endLeftovers).
+func (r *Run) spawnRecorded(req *delegation.CallRequest, id delegation.Path, slot string) *delegation.CallRequest {
+	if r.w == nil {
+		return req
+	}
+	c := *req
+	prev := req.Spawned
+	c.Spawned = func(pgid int, ident string) {
+		r.write(&Record{Type: TypeProc, Time: r.opt.Now().UTC(), ID: id, Attempt: req.Attempt, Slot: slot, PGID: pgid, Proc: ident}, false)
+		if prev != nil {
+			prev(pgid, ident)
+		}
+	}
+	return &c
 }
 
 // encodeOutcome fills rec with the attempt's value or error. A value that
