@@ -69,11 +69,19 @@ type CallRequest struct {
 
 // Exchange is one request a service made to a model and its reply.
 type Exchange struct {
-	Model          string
+	Model          string // the model that answered (the reply's)
 	System, Prompt string
 	Reply          string
 	TokensIn       int
 	TokensOut      int
+	// RequestModel is the model asked for; FinishReason the server's
+	// finish_reason ("stop", "length"); Duration how long the request
+	// took, retries included.
+	RequestModel string
+	FinishReason string
+	Duration     time.Duration
+	// Err is set when the request got no usable reply (Reply is empty).
+	Err error
 }
 
 // NestedScope is the Scope of a nested run that this attempt starts: the

@@ -94,11 +94,12 @@ type Run struct {
 
 	specChanged error // the spec change a forced resume went past
 
-	mu       sync.Mutex
-	err      error // first divergence
-	cancels  []context.CancelCauseFunc
-	calls    int // completed call attempts, journaled or live
-	answered int // of which answered from the journal
+	mu          sync.Mutex
+	err         error // first divergence
+	cancels     []context.CancelCauseFunc
+	calls       int              // completed call attempts, journaled or live
+	answered    int              // of which answered from the journal
+	fromJournal map[callKey]bool // the attempts answered from the journal
 }
 
 // NewRunID returns a fresh run id: the UTC start time and 6 random hex
@@ -305,6 +306,14 @@ func (r *Run) remaining() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.idx.calls) - r.answered
+}
+
+// AnsweredCall reports whether attempt of the call at path was answered
+// from the journal (not run live), once the attempt has returned.
+func (r *Run) AnsweredCall(path delegation.Path, attempt int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fromJournal[callKey{path, attempt}]
 }
 
 // Answered is the number of call attempts answered from the journal so

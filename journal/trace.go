@@ -146,8 +146,8 @@ func (t *Trace) Record(ev *delegation.Event) {
 		t.write(rec)
 	case "call.model":
 		x := ev.Exchange
-		if x == nil {
-			return
+		if x == nil || x.Err != nil {
+			return // a request that got no reply has no model record
 		}
 		sum := sha256.Sum256([]byte(x.System))
 		digest := hex.EncodeToString(sum[:])

@@ -81,6 +81,10 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 		r.countCall()
 		r.mu.Lock()
 		r.answered++
+		if r.fromJournal == nil {
+			r.fromJournal = map[callKey]bool{}
+		}
+		r.fromJournal[k] = true
 		r.mu.Unlock()
 		v, err = r.decodeOutcome(rec)
 		return v, err, true

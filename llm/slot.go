@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -58,18 +59,24 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	if err != nil {
 		return nil, err
 	}
+	model := s.info.Model
+	if model == "" {
+		model = s.client.Model()
+	}
+	start := time.Now()
 	reply, err := s.client.Chat(ctx, ChatRequest{Model: s.info.Model, System: s.system,
 		Messages: []Message{{Role: "user", Content: user}}})
+	if req.Exchanged != nil {
+		req.Exchanged(delegation.Exchange{Model: reply.Model, System: s.system, Prompt: user, Reply: reply.Content,
+			TokensIn: reply.TokensIn, TokensOut: reply.TokensOut, RequestModel: model, FinishReason: reply.FinishReason,
+			Duration: time.Since(start), Err: err})
+	}
 	if err != nil {
 		if len(cut) > 0 && ctx.Err() == nil {
 			err = fmt.Errorf("%w (the prompt carried these arguments cut to %d bytes each: %s; PROSE_MAX_VALUE_BYTES sets the bound)",
 				err, s.client.cfg.MaxValueBytes, strings.Join(cut, ", "))
 		}
 		return nil, stopped(ctx, err)
-	}
-	if req.Exchanged != nil {
-		req.Exchanged(delegation.Exchange{Model: reply.Model, System: s.system, Prompt: user, Reply: reply.Content,
-			TokensIn: reply.TokensIn, TokensOut: reply.TokensOut})
 	}
 	switch {
 	case reply.Truncated:
