@@ -18,6 +18,7 @@ import (
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/specgraph"
+	"github.com/proselang/prose/telemetry"
 )
 
 // DefaultRunDir is where runs are journaled, relative to the working
@@ -66,6 +67,8 @@ type Options struct {
 	// directory, else from the embedded library). Each file is read once
 	// per run.
 	Files fs.FS
+	// Telemetry, when set, exports the run as OpenTelemetry spans.
+	Telemetry *telemetry.Tracer
 }
 
 // Result is how a run ended, when it got as far as running.
@@ -219,6 +222,12 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		trace = journal.NewTrace(o.Trace, redact.ForEnv(o.Environ, mods.cfg.Secrets()...).WithShapes())
 		opts.Recorders = append(opts.Recorders, trace)
 	}
+	var spans *telemetry.Run
+	if o.Telemetry != nil {
+		spans = o.Telemetry.Start(ctx, telemetry.RunInfo{Spec: req.Spec, Mode: mode.String(),
+			Redactor: redact.ForEnv(o.Environ, mods.cfg.Secrets()...).WithShapes()})
+		opts.Recorders = append(opts.Recorders, spans)
+	}
 	if mode == journal.Replaying {
 		opts.ModelJudge, opts.ModelJudgeFor = replayModel{}, nil
 		env.LLM = func(b *patterns.SlotBinding) (patterns.Service, error) {
@@ -247,6 +256,11 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		if err := jr.wrap(p); err != nil {
 			return err
 		}
+		if spans != nil && jr.run != nil {
+			spans.Started(p.Spec.Name, jr.run.ID(), jr.run.AnsweredCall)
+		} else if spans != nil {
+			spans.Started(p.Spec.Name, "", nil)
+		}
 		if trace != nil {
 			h, _ := jr.header(p.Spec.File.Source())
 			h.RunID = id
@@ -259,6 +273,9 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		return nil
 	}
 	v, runErr := patterns.Run(ctx, opts)
+	if spans != nil {
+		spans.End(runErr)
+	}
 	res.Value = v
 	if traced {
 		var usage any

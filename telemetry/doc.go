@@ -1,0 +1,29 @@
+// Package telemetry exports runs as OpenTelemetry spans, by the GenAI
+// semantic conventions.
+//
+// A Tracer (New) starts one Run per run of a spec; a Run is a
+// delegation.Recorder fed the run's own event stream, so nothing else in
+// the run changes when spans are wanted. The spans of one run:
+//
+//	invoke_workflow NAME   the run (prose.run.id, prose.run.mode, prose.spec.*)
+//	  call SLOT            one per attempt of a call: prose.call.path,
+//	                       prose.call.slot, prose.call.attempt,
+//	                       prose.call.outcome, error.type; a call of a
+//	                       nested spec is a child of the call that runs it
+//	    chat MODEL         one per model request of an llm slot
+//	                       (gen_ai.operation.name, gen_ai.provider.name,
+//	                       gen_ai.request.model, gen_ai.response.model,
+//	                       gen_ai.usage.*, gen_ai.response.finish_reasons,
+//	                       error.type; the messages only with Content)
+//	  chat MODEL           a natural-language condition a model decided
+//
+// Slots have no model tools, so there are no execute_tool spans. A call
+// answered from the journal (resume, replay) keeps its span, marked
+// prose.call.journaled=true, and has no chat span: no model was asked.
+// Every text that goes into a span passes through the run's redactor.
+//
+// Open builds the exporter the CLI uses: OTLP over HTTP when
+// OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set, and/or one
+// JSON object per span and line to a file (FileExporter). Keys lists the
+// attribute keys.
+package telemetry

@@ -1,0 +1,100 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/proselang/prose/version"
+)
+
+// Config chooses where spans go.
+type Config struct {
+	// File, when set, receives one JSON object per span and line
+	// (FileExporter); the file is created or truncated.
+	File string
+	// Content puts model messages into spans (Options.Content).
+	Content bool
+	// Getenv reads OTEL_EXPORTER_OTLP_ENDPOINT,
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_SDK_DISABLED (nil:
+	// os.Getenv). The OTLP exporter reads its other settings (headers,
+	// timeout, protocol details) from the process environment itself.
+	Getenv func(string) string
+}
+
+// OTLP reports whether getenv asks for OTLP export.
+func OTLP(getenv func(string) string) bool {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if getenv("OTEL_SDK_DISABLED") == "true" {
+		return false
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+// Exporter is a configured span pipeline: a tracer provider with its
+// exporters.
+type Exporter struct {
+	tp   *sdktrace.TracerProvider
+	file *os.File
+	opt  Options
+}
+
+// Open builds the pipeline cfg asks for, or returns nil when it asks for
+// none (no file and no OTLP endpoint).
+func Open(ctx context.Context, cfg Config) (*Exporter, error) {
+	otlp := OTLP(cfg.Getenv)
+	if cfg.File == "" && !otlp {
+		return nil, nil
+	}
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", "prose"), attribute.String("service.version", version.String())),
+		resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil {
+		return nil, fmt.Errorf("opentelemetry: %w", err)
+	}
+	e := &Exporter{opt: Options{Content: cfg.Content}}
+	popts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+	if cfg.File != "" {
+		f, err := os.Create(cfg.File)
+		if err != nil {
+			return nil, fmt.Errorf("--otel-file: %w", err)
+		}
+		e.file = f
+		popts = append(popts, sdktrace.WithSyncer(NewFileExporter(f)))
+	}
+	if otlp {
+		x, err := otlptracehttp.New(ctx)
+		if err != nil {
+			if e.file != nil {
+				e.file.Close()
+			}
+			return nil, fmt.Errorf("opentelemetry: OTLP exporter: %w", err)
+		}
+		popts = append(popts, sdktrace.WithBatcher(x))
+	}
+	e.tp = sdktrace.NewTracerProvider(popts...)
+	return e, nil
+}
+
+// Tracer is the Tracer whose spans this pipeline exports.
+func (e *Exporter) Tracer() *Tracer { return New(e.tp, e.opt) }
+
+// Shutdown exports what is left, within ctx, and closes the file.
+func (e *Exporter) Shutdown(ctx context.Context) error {
+	err := e.tp.Shutdown(ctx)
+	if e.file != nil {
+		err = errors.Join(err, e.file.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("opentelemetry: %w", err)
+	}
+	return nil
+}

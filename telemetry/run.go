@@ -1,0 +1,298 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/redact"
+)
+
+// ScopeName is the instrumentation scope of prose's spans.
+const ScopeName = "github.com/proselang/prose/telemetry"
+
+// Options say what spans carry.
+type Options struct {
+	// Content adds the messages sent to and received from models
+	// (gen_ai.system_instructions, gen_ai.input.messages,
+	// gen_ai.output.messages), redacted. Off by default: prompts carry
+	// the run's data.
+	Content bool
+}
+
+// Tracer starts the spans of runs. The zero value is not usable; see New.
+type Tracer struct {
+	tr  trace.Tracer
+	opt Options
+}
+
+// New returns a Tracer whose spans go to tp.
+func New(tp trace.TracerProvider, opt Options) *Tracer {
+	return &Tracer{tr: tp.Tracer(ScopeName), opt: opt}
+}
+
+// RunInfo describes a run as it starts.
+type RunInfo struct {
+	Spec string // the spec's path as given
+	Mode string // live, resuming, replaying
+	// Redactor scrubs every text put into a span (nil: the process
+	// environment's secrets and credential shapes).
+	Redactor *redact.Redactor
+}
+
+// Start starts the span of a run under ctx's span, if any. The Run records
+// the run's events; End ends it.
+func (t *Tracer) Start(ctx context.Context, info RunInfo) *Run {
+	red := info.Redactor
+	if red == nil {
+		red = redact.ForEnv(nil).WithShapes()
+	}
+	ctx, span := t.tr.Start(ctx, OpInvokeWorkflow, trace.WithAttributes(
+		OperationName.String(OpInvokeWorkflow), SpecPath.String(info.Spec), RunMode.String(info.Mode)))
+	return &Run{t: t, ctx: ctx, span: span, red: red, open: map[callKey]*openCall{}}
+}
+
+type callKey struct {
+	path    delegation.Path
+	attempt int
+}
+
+// openCall is a call attempt whose span is open: its context parents the
+// spans of its model requests and of the calls of a nested run.
+type openCall struct {
+	ctx  context.Context
+	span trace.Span
+}
+
+// Run is the spans of one run in progress. It is a delegation.Recorder,
+// safe for concurrent use.
+type Run struct {
+	t    *Tracer
+	ctx  context.Context
+	span trace.Span
+	red  *redact.Redactor
+
+	mu       sync.Mutex
+	open     map[callKey]*openCall
+	answered func(path delegation.Path, attempt int) bool
+}
+
+// Started names the run once it is bound: the spec's name, the run id
+// ("" without a journal) and, for a resume or a replay, which call
+// attempts the journal answered (nil: none).
+func (r *Run) Started(name, runID string, answered func(path delegation.Path, attempt int) bool) {
+	if name != "" {
+		r.span.SetName(OpInvokeWorkflow + " " + name)
+		r.span.SetAttributes(SpecName.String(name))
+	}
+	if runID != "" {
+		r.span.SetAttributes(RunID.String(runID))
+	}
+	r.mu.Lock()
+	r.answered = answered
+	r.mu.Unlock()
+}
+
+// End ends the run's span, with err (nil: success) as its status. Spans
+// of calls still open (a run stopped under them) end with it.
+func (r *Run) End(err error) {
+	r.mu.Lock()
+	for k, c := range r.open {
+		c.span.SetStatus(codes.Error, "the run ended before the call did")
+		c.span.End()
+		delete(r.open, k)
+	}
+	r.mu.Unlock()
+	if err != nil {
+		r.span.SetAttributes(ErrorType.String(errorType(err)))
+		r.span.SetStatus(codes.Error, r.red.String(err.Error()))
+	}
+	r.span.End()
+}
+
+// Record implements delegation.Recorder.
+func (r *Run) Record(ev *delegation.Event) {
+	switch ev.Kind {
+	case "call.start":
+		r.callStart(ev)
+	case "call.end":
+		r.callEnd(ev)
+	case "call.model":
+		r.model(ev)
+	case "judgment":
+		r.judgment(ev)
+	}
+}
+
+func (r *Run) callStart(ev *delegation.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	opts := []trace.SpanStartOption{trace.WithAttributes(
+		CallPath.String(ev.Path.Key()), CallSlot.String(ev.Slot), CallAttempt.Int(ev.Attempt))}
+	if ev.Pos.File != "" {
+		opts = append(opts, trace.WithAttributes(CallPos.String(ev.Pos.String())))
+	}
+	if !ev.Time.IsZero() {
+		opts = append(opts, trace.WithTimestamp(ev.Time))
+	}
+	ctx, span := r.t.tr.Start(r.parent(ev.Path), "call "+ev.Slot, opts...)
+	r.open[callKey{ev.Path, ev.Attempt}] = &openCall{ctx: ctx, span: span}
+}
+
+// parent is the context of the span a call or judgment at path belongs
+// under: the open call attempt whose nested run made it, else the run.
+// Called with r.mu held.
+func (r *Run) parent(path delegation.Path) context.Context {
+	if p := path.Parent(); !p.IsZero() {
+		if c := r.open[callKey{p.Call(), p.Attempt()}]; c != nil {
+			return c.ctx
+		}
+	}
+	return r.ctx
+}
+
+func (r *Run) callEnd(ev *delegation.Event) {
+	k := callKey{ev.Path, ev.Attempt}
+	r.mu.Lock()
+	c := r.open[k]
+	delete(r.open, k)
+	answered := r.answered
+	r.mu.Unlock()
+	if c == nil {
+		return
+	}
+	outcome := "ok"
+	if ev.Err != nil {
+		outcome = errorType(ev.Err)
+		c.span.SetAttributes(ErrorType.String(outcome))
+		c.span.SetStatus(codes.Error, r.red.String(ev.Err.Error()))
+		if outcome != "timeout" && outcome != "canceled" {
+			outcome = "error"
+		}
+	}
+	c.span.SetAttributes(CallOutcome.String(outcome))
+	if answered != nil && answered(ev.Path, ev.Attempt) {
+		c.span.SetAttributes(CallJournal.Bool(true))
+	}
+	if ev.Time.IsZero() {
+		c.span.End()
+		return
+	}
+	c.span.End(trace.WithTimestamp(ev.Time))
+}
+
+// model records one model request of a call attempt as a chat span.
+func (r *Run) model(ev *delegation.Event) {
+	x := ev.Exchange
+	if x == nil {
+		return
+	}
+	r.mu.Lock()
+	ctx := r.ctx
+	if c := r.open[callKey{ev.Path, ev.Attempt}]; c != nil {
+		ctx = c.ctx
+	}
+	r.mu.Unlock()
+	end := ev.Time
+	if end.IsZero() {
+		end = time.Now()
+	}
+	model := x.RequestModel
+	if model == "" {
+		model = x.Model
+	}
+	attrs := []attribute.KeyValue{OperationName.String(OpChat), ProviderName.String(Provider), RequestModel.String(model)}
+	if x.Err == nil {
+		attrs = append(attrs, ResponseModel.String(x.Model),
+			UsageInputTokens.Int(x.TokensIn), UsageOutputTokens.Int(x.TokensOut))
+		if x.FinishReason != "" {
+			attrs = append(attrs, ResponseFinishReasons.StringSlice([]string{x.FinishReason}))
+		}
+	}
+	if r.t.opt.Content {
+		attrs = append(attrs, r.content(x)...)
+	}
+	_, span := r.t.tr.Start(ctx, spanName(OpChat, model), trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithTimestamp(end.Add(-x.Duration)), trace.WithAttributes(attrs...))
+	if x.Err != nil {
+		span.SetAttributes(ErrorType.String(errorType(x.Err)))
+		span.SetStatus(codes.Error, r.red.String(x.Err.Error()))
+	}
+	span.End(trace.WithTimestamp(end))
+}
+
+// judgment records a condition a model decided as a chat span (one
+// decided by a rule, or answered from a cache or the journal, asked no
+// model and has none).
+func (r *Run) judgment(ev *delegation.Event) {
+	v := ev.Verdict
+	if v == nil || !v.Asked {
+		return
+	}
+	r.mu.Lock()
+	ctx := r.parent(ev.Path)
+	r.mu.Unlock()
+	end := ev.Time
+	if end.IsZero() {
+		end = time.Now()
+	}
+	_, span := r.t.tr.Start(ctx, spanName(OpChat, v.Model), trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithTimestamp(end.Add(-ev.Duration)), trace.WithAttributes(
+			OperationName.String(OpChat), ProviderName.String(Provider),
+			RequestModel.String(v.Model), ResponseModel.String(v.Model),
+			UsageInputTokens.Int(v.TokensIn), UsageOutputTokens.Int(v.TokensOut),
+			JudgmentPath.String(ev.Path.Key()), Condition.String(r.red.String(ev.Condition))))
+	span.End(trace.WithTimestamp(end))
+}
+
+// content is an exchange's messages in the conventions' shapes, redacted.
+func (r *Run) content(x *delegation.Exchange) []attribute.KeyValue {
+	type part struct {
+		Type    string `json:"type"`
+		Content string `json:"content"`
+	}
+	type message struct {
+		Role         string `json:"role"`
+		Parts        []part `json:"parts"`
+		FinishReason string `json:"finish_reason,omitempty"`
+	}
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return r.red.String(string(b))
+	}
+	attrs := []attribute.KeyValue{
+		SystemInstructions.String(enc([]part{{"text", x.System}})),
+		InputMessages.String(enc([]message{{Role: "user", Parts: []part{{"text", x.Prompt}}}})),
+	}
+	if x.Err == nil {
+		attrs = append(attrs, OutputMessages.String(enc([]message{{Role: "assistant", Parts: []part{{"text", x.Reply}}, FinishReason: x.FinishReason}})))
+	}
+	return attrs
+}
+
+func spanName(op, model string) string {
+	if model == "" {
+		return op
+	}
+	return op + " " + model
+}
+
+// errorType is error.type of err: timeout or canceled for a context's
+// end, else the error's Go type (low cardinality, as the conventions ask).
+func errorType(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return fmt.Sprintf("%T", err)
+}
