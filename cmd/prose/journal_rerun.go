@@ -24,6 +24,7 @@ type rerunOptions struct {
 	quiet                  bool
 	// Replacements of the journaled --base-url and --model.
 	baseURL, model string
+	otel           otelFlags
 }
 
 func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
@@ -37,6 +38,7 @@ func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
 	fl.StringVar(&o.baseURL, "base-url", "", "use the OpenAI-compatible API at `URL` instead of the journaled --base-url")
 	fl.StringVar(&o.model, "model", "", "use `MODEL` instead of the journaled --model")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines (the run id and errors still go to stderr)")
+	addOtelFlags(cmd, &o.otel)
 	if resume {
 		fl.BoolVar(&o.force, "force", false, "go on although the spec changed or a call diverges from the journal (diverging calls run live)")
 	}
@@ -64,6 +66,11 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 	}
 	ov.Bindings.InputJSON, ov.Model, ov.BaseURL = o.inputJSON, o.model, o.baseURL
 	ro := run.Options{RunDir: base, SyncEvery: 100 * time.Millisecond, Stderr: s.err, Quiet: o.quiet, Force: o.force, Overrides: ov}
+	endSpans, err := o.otel.open(ctx, &ro, s.err)
+	if err != nil {
+		return err
+	}
+	defer endSpans()
 	return execute(ctx, s, o.trace, ro, func(ctx context.Context, ro run.Options) (*run.Result, error) {
 		if mode == journal.Replaying {
 			return run.Replay(ctx, id, ro)

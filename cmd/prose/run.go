@@ -32,6 +32,7 @@ type runOptions struct {
 	quiet                  bool
 	model, baseURL         string
 	journal                journalFlags
+	otel                   otelFlags
 }
 
 const runLong = `run loads a pattern spec, binds its slots to services, and runs its
@@ -139,6 +140,7 @@ func newRunCmd(s streams) *cobra.Command {
 	fl.StringVar(&o.model, "model", "", "`MODEL` for natural-language conditions and llm slots (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	addJournalFlags(cmd, &o.journal)
+	addOtelFlags(cmd, &o.otel)
 	return cmd
 }
 
@@ -154,6 +156,11 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, eng run.Engine, path s
 		return err
 	}
 	ro.Stderr, ro.Quiet = s.err, o.quiet
+	endSpans, err := o.otel.open(cmd.Context(), &ro, s.err)
+	if err != nil {
+		return err
+	}
+	defer endSpans()
 	return execute(cmd.Context(), s, o.trace, ro, func(ctx context.Context, ro run.Options) (*run.Result, error) {
 		return eng.Run(ctx, req, ro)
 	})
