@@ -12,7 +12,7 @@ import (
 // worldCommands are the commands of the world model: graph, world,
 // receipts.
 func worldCommands(s streams) []*cobra.Command {
-	return []*cobra.Command{newGraphCmd(s)}
+	return []*cobra.Command{newGraphCmd(s), newWorldCmd(s), newReceiptsCmd(s)}
 }
 
 // graphOptions are the flags and arguments of `prose graph`.

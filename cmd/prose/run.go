@@ -105,6 +105,7 @@ const runExample = `  # A ratchet whose advancer and certifier are programs:
 func newRunCmd(s streams) *cobra.Command {
 	o := &runOptions{}
 	var tf *temporalFlags
+	var wf *worldFlags
 	cmd := &cobra.Command{
 		Use:     "run FILE [--slot NAME=BINDING]... [--config KEY=VALUE]... [--input KEY=VALUE]...",
 		Short:   "Run a pattern spec with its slots bound to programs, models or other specs",
@@ -112,6 +113,9 @@ func newRunCmd(s streams) *cobra.Command {
 		Example: runExample,
 		Args:    oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if wf.applies(args[0]) {
+				return runWorld(cmd.Context(), s, o, wf, args[0])
+			}
 			eng, err := tf.pick(cmd)
 			if err != nil {
 				return err
@@ -127,6 +131,7 @@ func newRunCmd(s streams) *cobra.Command {
 		},
 	}
 	tf = addTemporalFlags(cmd)
+	wf = addWorldFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringArrayVar(&o.slots, "slot", nil, "bind slot `NAME=BINDING` (exec:CMD, llm[:MODEL], PATH.prose.md); repeat a name for a list slot")
 	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE`, typed by the spec's declaration; repeat a list key for one element each")

@@ -310,8 +310,10 @@ func (g *Graph) ids(except *Node) []string {
 	return out
 }
 
-// nearest returns the candidate closest to s within a small edit
-// distance (not s itself), or "".
+// Nearest returns the candidate closest to s within a small edit
+// distance (not s itself), or "": for did-you-mean.
+func Nearest(s string, cands []string) string { return nearest(s, cands) }
+
 func nearest(s string, cands []string) string {
 	best, bestD := "", 3
 	limit := 1

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
+	"github.com/proselang/prose/world/render"
+	"github.com/proselang/prose/world/store"
+)
+
+// worldFlags are the flags `prose run` takes for a drain of a world
+// model.
+type worldFlags struct {
+	state   string
+	events  []string
+	ticks   []string
+	signKey string
+	format  string
+}
+
+func addWorldFlags(cmd *cobra.Command) *worldFlags {
+	w := &worldFlags{}
+	fl := cmd.Flags()
+	fl.StringVar(&w.state, "state", "", "world model state `DIR` (default PATH/.prose/world) for a drain of a directory")
+	fl.StringArrayVar(&w.events, "event", nil, "deliver `GATEWAY=@FILE` (a JSON event; - for stdin) to a gateway before the drain; repeatable")
+	fl.StringArrayVar(&w.ticks, "tick", nil, "wake `NODE` by itself (a self recheck); repeatable")
+	fl.StringVar(&w.signKey, "sign-key", "", "sign every receipt with the ed25519 private key in `FILE` (PEM PKCS #8, or a hex seed)")
+	fl.StringVar(&w.format, "format", "text", "for a drain: text, or json (one receipt per line)")
+	return w
+}
+
+// applies reports whether `prose run PATH` is a drain: PATH is a
+// directory, or a responsibility or gateway given a world flag (--state,
+// --event, --tick). A responsibility file alone still runs once, like a
+// function.
+func (w *worldFlags) applies(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	if st.IsDir() {
+		return true
+	}
+	return w.state != "" || len(w.events) > 0 || len(w.ticks) > 0
+}
+
+// runWorld is `prose run PATH` as a drain of the world model at PATH.
+func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path string) error {
+	if w.format != "text" && w.format != "json" {
+		return usageErrorf("run: unknown --format %q (want text or json)", w.format)
+	}
+	g, diags, err := graph.Load(path)
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
+	}
+	fmt.Fprint(s.err, diags.String())
+	if diags.HasErrors() {
+		return &exitError{code: exitUsage}
+	}
+	bindings, err := worldBindings(g, o.slots)
+	if err != nil {
+		return err
+	}
+	events, err := worldEvents(g, w.events, s.in)
+	if err != nil {
+		return err
+	}
+	for _, t := range w.ticks {
+		if g.Node(t) == nil {
+			return usageErrorf("--tick %s: no such node (nodes: %s)", t, strings.Join(nodeIDs(g), ", "))
+		}
+	}
+	var key ed25519.PrivateKey
+	if w.signKey != "" {
+		if key, err = readSignKey(w.signKey); err != nil {
+			return usageErrorf("--sign-key: %v", err)
+		}
+	}
+	dir := w.state
+	if dir == "" {
+		dir = filepath.Join(g.Root, ".prose", "world")
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
+	}
+	enc := json.NewEncoder(s.out)
+	res, err := reconcile.Drain(ctx, reconcile.Options{
+		Graph: g, Store: st, Events: events, Ticks: w.ticks, MaxParallel: o.maxParallel, SignKey: key,
+		Binding:  func(n *graph.Node) string { return bindings[n.ID] },
+		Renderer: func(n *graph.Node) (reconcile.Renderer, error) { return render.Parse(bindings[n.ID]) },
+		Committed: func(r *receipt.Receipt) {
+			switch {
+			case w.format == "json":
+				enc.Encode(r)
+			case r.Status == receipt.Rendered:
+				fmt.Fprintf(s.out, "rendered %s (%s; moved %s)\n", r.Node, r.Wake.Source, strings.Join(r.Diff.Moved, ", "))
+			case r.Status == receipt.Failed:
+				fmt.Fprintf(s.out, "failed %s: %s\n", r.Node, r.Reason)
+			}
+		},
+	})
+	if res != nil {
+		line := fmt.Sprintf("rendered %d, skipped %d, failed %d; %d model requests, %d tokens", res.Rendered, res.Skipped, res.Failed, res.Requests, res.TokensIn+res.TokensOut)
+		if w.format == "json" {
+			fmt.Fprintln(s.err, "prose: "+line)
+		} else {
+			fmt.Fprintln(s.out, line)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{code: exitInterrupt, err: fmt.Errorf("interrupted: what was committed stands; prose run again to finish the drain")}
+		}
+		return &exitError{code: exitFailure, err: fmt.Errorf("run: %w", err)}
+	}
+	if res.Failed > 0 {
+		return &exitError{code: exitFailure}
+	}
+	return nil
+}
+
+func nodeIDs(g *graph.Graph) []string {
+	var out []string
+	for _, n := range g.Nodes {
+		out = append(out, n.ID)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// worldBindings reads --slot NODE=exec:CMD for every node; each node
+// needs one. --slot '*=exec:CMD' binds every node not bound by name (the
+// program finds the node's id in its input's "node").
+func worldBindings(g *graph.Graph, slots []string) (map[string]string, error) {
+	b := map[string]string{}
+	for _, sl := range slots {
+		name, val, ok := strings.Cut(sl, "=")
+		if !ok || name == "" {
+			return nil, usageErrorf("--slot %q: want NODE=exec:COMMAND", sl)
+		}
+		n := g.Node(name)
+		if n == nil && name != "*" {
+			return nil, usageErrorf("--slot %s: no such node%s (nodes: %s)", name, didYouMean(name, nodeIDs(g)), strings.Join(nodeIDs(g), ", "))
+		}
+		if _, err := render.Parse(val); err != nil {
+			return nil, usageErrorf("--slot %s: %v", name, err)
+		}
+		b[name] = val
+	}
+	var missing []string
+	for _, n := range g.Nodes {
+		if b[n.ID] == "" && b["*"] != "" {
+			b[n.ID] = b["*"]
+		}
+		if b[n.ID] == "" {
+			missing = append(missing, n.ID)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, usageErrorf("no render bound for %s: bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
+	}
+	return b, nil
+}
+
+func didYouMean(name string, cands []string) string {
+	if best := graph.Nearest(name, cands); best != "" {
+		return "; did you mean " + best + "?"
+	}
+	return ""
+}
+
+// worldEvents reads --event GATEWAY=@FILE (or - for stdin, or a JSON
+// text).
+func worldEvents(g *graph.Graph, flags []string, stdin io.Reader) (map[string][]any, error) {
+	out := map[string][]any{}
+	for _, f := range flags {
+		name, val, ok := strings.Cut(f, "=")
+		if !ok || name == "" {
+			return nil, usageErrorf("--event %q: want GATEWAY=@FILE", f)
+		}
+		n := g.Node(name)
+		if n == nil || n.Kind != "gateway" {
+			var gws []string
+			for _, x := range g.Nodes {
+				if x.Kind == "gateway" {
+					gws = append(gws, x.ID)
+				}
+			}
+			return nil, usageErrorf("--event %s: no gateway of that id%s (gateways: %s)", name, didYouMean(name, gws), strings.Join(gws, ", "))
+		}
+		var raw []byte
+		var err error
+		switch {
+		case val == "-":
+			raw, err = io.ReadAll(stdin)
+		case strings.HasPrefix(val, "@"):
+			raw, err = os.ReadFile(val[1:])
+		default:
+			raw = []byte(val)
+		}
+		if err != nil {
+			return nil, usageErrorf("--event %s: %v", name, err)
+		}
+		v, err := canon.Decode(raw)
+		if err != nil {
+			return nil, usageErrorf("--event %s: not a JSON event: %v", name, err)
+		}
+		out[name] = append(out[name], v)
+	}
+	return out, nil
+}
+
+// readSignKey reads an ed25519 private key: PEM PKCS #8, or a 32-byte
+// seed in hex.
+func readSignKey(path string) (ed25519.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if blk, _ := pem.Decode(b); blk != nil {
+		k, err := x509.ParsePKCS8PrivateKey(blk.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		ek, ok := k.(ed25519.PrivateKey)
+		if !ok {
+			return nil, errors.New("not an ed25519 key")
+		}
+		return ek, nil
+	}
+	seed, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(seed) != ed25519.SeedSize {
+		return nil, errors.New("want a PEM PKCS #8 ed25519 key or a 64-digit hex seed")
+	}
+	return ed25519.NewKeyFromSeed(seed), nil
+}

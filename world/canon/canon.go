@@ -1,0 +1,293 @@
+// Package canon writes JSON values in the canonical form of RFC 8785
+// (JSON Canonicalization Scheme) and fingerprints them.
+//
+// Marshal takes a decoded JSON value (what encoding/json gives with
+// UseNumber, or plain Go maps, slices, strings, bools, numbers and nil)
+// and writes it with object members sorted by the UTF-16 code units of
+// their names, numbers in the shortest ECMAScript form, strings with the
+// minimal escapes, and no white space. Indent writes the same value
+// readable (two spaces, one member per line, the same order). Fingerprint
+// is "sha256:" and the hex digest of the canonical bytes of a value with
+// the named immaterial fields removed at every depth (Strip).
+//
+// Main entry points: Marshal, Indent, Decode, Fingerprint, Strip.
+package canon
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Decode parses JSON into a value Marshal writes exactly (numbers kept as
+// json.Number). It refuses trailing data.
+func Decode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("JSON value followed by more data")
+	}
+	return v, nil
+}
+
+// Normalize turns any value encoding/json can write into the decoded
+// form (maps, slices, json.Number, ...).
+func Normalize(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(b)
+}
+
+// Marshal writes v canonically.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := write(&b, v, "", ""); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Indent writes v with canonical member order, indented by two spaces,
+// ending in a newline: the readable form of the published files.
+func Indent(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := write(&b, v, "\n", "  "); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// Fingerprint is the sha256 of v's canonical form without the
+// immaterial fields.
+func Fingerprint(v any, immaterial []string) (string, error) {
+	b, err := Marshal(Strip(v, immaterial))
+	if err != nil {
+		return "", err
+	}
+	return Hash(b), nil
+}
+
+// Hash is "sha256:" and the hex digest of b.
+func Hash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Strip returns v without the members named in names, at every depth (v
+// itself is not changed).
+func Strip(v any, names []string) any {
+	if len(names) == 0 {
+		return v
+	}
+	drop := map[string]bool{}
+	for _, n := range names {
+		drop[n] = true
+	}
+	return strip(v, drop)
+}
+
+func strip(v any, drop map[string]bool) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			if !drop[k] {
+				out[k] = strip(x, drop)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = strip(x, drop)
+		}
+		return out
+	}
+	return v
+}
+
+func write(b *bytes.Buffer, v any, nl, ind string) error {
+	return writeAt(b, v, nl, ind, "")
+}
+
+func writeAt(b *bytes.Buffer, v any, nl, ind, cur string) error {
+	switch v := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case string:
+		writeString(b, v)
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return fmt.Errorf("number %s: %v", v, err)
+		}
+		return writeNumber(b, f)
+	case float64:
+		return writeNumber(b, v)
+	case int:
+		return writeNumber(b, float64(v))
+	case int64:
+		return writeNumber(b, float64(v))
+	case []any:
+		if len(v) == 0 {
+			b.WriteString("[]")
+			return nil
+		}
+		b.WriteByte('[')
+		for i, x := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(nl + cur + ind)
+			if err := writeAt(b, x, nl, ind, cur+ind); err != nil {
+				return err
+			}
+		}
+		b.WriteString(nl + cur + "]")
+	case map[string]any:
+		if len(v) == 0 {
+			b.WriteString("{}")
+			return nil
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return utf16Less(keys[i], keys[j]) })
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(nl + cur + ind)
+			writeString(b, k)
+			b.WriteByte(':')
+			if nl != "" {
+				b.WriteByte(' ')
+			}
+			if err := writeAt(b, v[k], nl, ind, cur+ind); err != nil {
+				return err
+			}
+		}
+		b.WriteString(nl + cur + "}")
+	default:
+		// Anything else encoding/json can write: its decoded form holds
+		// only the types above.
+		n, err := Normalize(v)
+		if err != nil {
+			return err
+		}
+		return writeAt(b, n, nl, ind, cur)
+	}
+	return nil
+}
+
+// utf16Less orders member names by their UTF-16 code units (RFC 8785
+// 3.2.3).
+func utf16Less(a, b string) bool {
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return ua[i] < ub[i]
+		}
+	}
+	return len(ua) < len(ub)
+}
+
+// writeString escapes only what RFC 8785 3.2.2.2 says: the quote, the
+// backslash and control characters.
+func writeString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			fmt.Fprintf(b, `\u%04x`, r)
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(`\ufffd`)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('"')
+}
+
+// writeNumber writes f as ECMAScript's Number.prototype.toString does
+// (RFC 8785 3.2.2.3).
+func writeNumber(b *bytes.Buffer, f float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Errorf("number %v has no JSON form", f)
+	}
+	if f == 0 {
+		b.WriteByte('0')
+		return nil
+	}
+	if f < 0 {
+		b.WriteByte('-')
+		f = -f
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
+	mant, exp, _ := strings.Cut(e, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	x, _ := strconv.Atoi(exp)
+	n := x + 1 // the decimal point's place
+	k := len(digits)
+	switch {
+	case k <= n && n <= 21:
+		b.WriteString(digits + strings.Repeat("0", n-k))
+	case 0 < n && n <= 21:
+		b.WriteString(digits[:n] + "." + digits[n:])
+	case -6 < n && n <= 0:
+		b.WriteString("0." + strings.Repeat("0", -n) + digits)
+	default:
+		b.WriteString(digits[:1])
+		if k > 1 {
+			b.WriteString("." + digits[1:])
+		}
+		sign := "+"
+		if n-1 < 0 {
+			sign = "-"
+		}
+		fmt.Fprintf(b, "e%s%d", sign, abs(n-1))
+	}
+	return nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,91 @@
+package canon
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// The number and ordering examples of RFC 8785 (3.2.2.3, 3.2.3, B).
+func TestRFC8785(t *testing.T) {
+	for in, want := range map[string]string{
+		`1e21`:                   `1e+21`,
+		`1e-7`:                   `1e-7`,
+		`0.000001`:               `0.000001`,
+		`123456789012345680000`:  `123456789012345680000`,
+		`4.50`:                   `4.5`,
+		`2e-3`:                   `0.002`,
+		`333333333.33333329`:     `333333333.3333333`,
+		`-0`:                     `0`,
+		`-1.5e300`:               `-1.5e+300`,
+		`5e-324`:                 `5e-324`,
+		`1.7976931348623157e308`: `1.7976931348623157e+308`,
+		`100`:                    `100`,
+		`[56, {"d": true, "10": null, "1": [ ]}]`:                                     `[56,{"1":[],"10":null,"d":true}]`,
+		`{"\u20ac":1,"\r":2,"\ufb33":3,"1":4,"\ud83d\ude00":5,"\u0080":6,"\u00f6":7}`: "{\"\\r\":2,\"1\":4,\"\u0080\":6,\"\u00f6\":7,\"\u20ac\":1,\"\U0001F600\":5,\"\ufb33\":3}",
+		`"\u2028 <&> \u001f \"q\" \\"`:                                                "\"\u2028 <&> \\u001f \\\"q\\\" \\\\\"",
+	} {
+		v, err := Decode([]byte(in))
+		if err != nil {
+			t.Fatal(in, err)
+		}
+		got, err := Marshal(v)
+		if err != nil {
+			t.Fatal(in, err)
+		}
+		if string(got) != want {
+			t.Errorf("%s: got %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestFingerprintIgnoresImmaterialAndOrder(t *testing.T) {
+	a, _ := Decode([]byte(`{"n": 1, "seen": "t1", "list": [{"id": 1, "seen": 2}]}`))
+	b, _ := Decode([]byte(`{"list": [{"seen": 3, "id": 1.0}], "seen": "t2", "n": 1}`))
+	c, _ := Decode([]byte(`{"list": [{"seen": 3, "id": 2}], "seen": "t2", "n": 1}`))
+	fa, _ := Fingerprint(a, []string{"seen"})
+	fb, _ := Fingerprint(b, []string{"seen"})
+	fc, _ := Fingerprint(c, []string{"seen"})
+	if fa != fb || fa == fc || !strings.HasPrefix(fa, "sha256:") {
+		t.Errorf("fingerprints %s %s %s", fa, fb, fc)
+	}
+	if f1, _ := Fingerprint(a, nil); f1 == fa {
+		t.Error("the immaterial field did not count when named nowhere")
+	}
+}
+
+func TestIndentIsCanonicalOrder(t *testing.T) {
+	v, _ := Normalize(map[string]any{"b": []int{1}, "a": map[string]any{}})
+	got, _ := Indent(v)
+	want := "{\n  \"a\": {},\n  \"b\": [\n    1\n  ]\n}\n"
+	if string(got) != want {
+		t.Errorf("got %q", got)
+	}
+	var back any
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Error(err)
+	}
+}
+
+func FuzzMarshalRoundTrip(f *testing.F) {
+	f.Add([]byte(`{"a":[1,2.5,"x"],"b":null}`))
+	f.Add([]byte(`"\u0000\ud800"`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Decode(data)
+		if err != nil {
+			return
+		}
+		out, err := Marshal(v)
+		if err != nil {
+			return // a number outside float64
+		}
+		v2, err := Decode(out)
+		if err != nil {
+			t.Fatalf("canonical output does not parse: %q", out)
+		}
+		out2, err := Marshal(v2)
+		if err != nil || string(out2) != string(out) {
+			t.Fatalf("not idempotent: %q then %q", out, out2)
+		}
+	})
+}

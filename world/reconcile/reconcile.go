@@ -1,0 +1,586 @@
+// Package reconcile drains a world model to quiescence: it fires, in
+// topological order, each node whose memo key moved, and commits what it
+// renders to the store with a receipt.
+//
+// Drain semantics (decided; see also DESIGN.md section 8):
+//
+//   - A node's memo key is the sha256 of its contract fingerprint and the
+//     fingerprints of the parts it subscribes to (each a member of a
+//     producer's current truth, or the whole truth, without immaterial
+//     fields), plus, for a gateway, the fingerprint of the events it
+//     folds (the last receipt's when no event is delivered).
+//   - Every drain starts with a stale scan: each node's key, from its
+//     producers' current truths, against its last non-failed receipt's.
+//     So a crash between a producer's commit and its subscriber's render,
+//     a changed contract or an earlier failure is repaired by the next
+//     drain; the published files are repaired from the last receipt too.
+//   - Nodes are taken by height, then id. A node fires when its key
+//     differs from its last non-failed receipt's (it renders), or when it
+//     is woken from outside with an equal key: events for a gateway, a
+//     self tick (it writes `skipped`, starting nothing). Otherwise it
+//     leaves no receipt. A node renders at most once per drain, so a
+//     diamond join renders once.
+//   - A render's truth must be a JSON object; postconditions the data
+//     decides (package claim's forms, on `field` claims) are checked
+//     before commit. A failed render writes `failed`, keeps the prior
+//     truth published, wakes no one, and is retried by the next drain
+//     (its key still differs from the last non-failed receipt's).
+//   - Independent nodes (one height) render concurrently, at most
+//     MaxParallel at once; their receipts are committed in id order, so
+//     the ledger does not depend on which finished first.
+//
+// Main types: Options, Result, Renderer, Request. Entry point: Drain.
+package reconcile
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/store"
+)
+
+// Request is what a render of a node is given.
+type Request struct {
+	Node *graph.Node
+	// Inputs maps each bound Requires item to its value: the producer's
+	// part, or for a fan-in an object keyed by producer (or by facet when
+	// one producer gives several).
+	Inputs map[string]any
+	// Prior is the node's published truth, nil on a cold start.
+	Prior any
+	// Events are the events delivered to a gateway in this drain.
+	Events []any
+	// Diff maps each input whose fingerprint moved since the node's last
+	// render to {"from": old, "to": new} fingerprints.
+	Diff map[string]any
+}
+
+// Answer is a render's result.
+type Answer struct {
+	Truth any
+	Cost  receipt.Cost
+}
+
+// Renderer renders one node.
+type Renderer interface {
+	Render(ctx context.Context, req *Request) (*Answer, error)
+}
+
+// Options configure a drain.
+type Options struct {
+	Graph *graph.Graph
+	Store *store.Store
+	// Renderer returns the renderer of a node (its binding).
+	Renderer func(n *graph.Node) (Renderer, error)
+	// Binding describes what renders a node ("exec:./x.sh"), part of its
+	// contract fingerprint; nil: nothing beyond the spec.
+	Binding func(n *graph.Node) string
+	// Events are delivered to gateways by id.
+	Events map[string][]any
+	// Ticks are the nodes woken by themselves (a self recheck).
+	Ticks []string
+	// MaxParallel bounds concurrent renders (0: 4).
+	MaxParallel int
+	// SignKey signs every receipt when set.
+	SignKey ed25519.PrivateKey
+	// Now is the clock for durations (nil: time.Now).
+	Now func() time.Time
+	// Committed is called after each receipt is committed, in ledger
+	// order.
+	Committed func(*receipt.Receipt)
+}
+
+// Result sums a drain up.
+type Result struct {
+	Drain                                   int
+	Receipts                                []*receipt.Receipt
+	Rendered, Skipped, Failed               int
+	Requests, TokensIn, TokensOut, Programs int
+	// Repaired names the nodes whose published files were rewritten
+	// from their last receipt.
+	Repaired []string
+}
+
+// state is a node's standing at the start of its turn.
+type state struct {
+	last, lastOK *receipt.Receipt
+	truth        any // the published truth (nil when none)
+}
+
+type drainer struct {
+	o        Options
+	g        *graph.Graph
+	st       map[string]*state
+	fired    map[string]*receipt.Receipt // this drain's receipt of each node
+	res      *Result
+	seq      int
+	now      func() time.Time
+	ticks    map[string]bool
+	contract map[string]string
+}
+
+// Drain runs one drain.
+func Drain(ctx context.Context, o Options) (*Result, error) {
+	d := &drainer{o: o, g: o.Graph, st: map[string]*state{}, fired: map[string]*receipt.Receipt{}, res: &Result{}, now: o.Now, ticks: map[string]bool{}, contract: map[string]string{}}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	for _, t := range o.Ticks {
+		d.ticks[t] = true
+	}
+	if err := d.load(); err != nil {
+		return nil, err
+	}
+	// Levels: nodes of one height never feed each other.
+	var level []*graph.Node
+	for i, n := range d.g.Nodes {
+		level = append(level, n)
+		if i+1 == len(d.g.Nodes) || d.g.Nodes[i+1].Height != n.Height {
+			if err := d.level(ctx, level); err != nil {
+				return d.res, err
+			}
+			level = nil
+		}
+	}
+	return d.res, nil
+}
+
+// load reads every node's ledger and published truth, repairs published
+// files, and numbers the drain.
+func (d *drainer) load() error {
+	maxDrain := 0
+	for _, n := range d.g.Nodes {
+		rs, err := d.o.Store.Ledger(n.ID)
+		if err != nil {
+			return err
+		}
+		s := &state{}
+		if len(rs) > 0 {
+			s.last = rs[len(rs)-1]
+			maxDrain = max(maxDrain, s.last.Drain)
+			for i := len(rs) - 1; i >= 0; i-- {
+				if rs[i].Status != receipt.Failed {
+					s.lastOK = rs[i]
+					break
+				}
+			}
+			if fixed, err := d.o.Store.Repair(n.ID, n.Facets); err != nil {
+				return fmt.Errorf("node %s: %v", n.ID, err)
+			} else if fixed {
+				d.res.Repaired = append(d.res.Repaired, n.ID)
+			}
+			if s.last.Version != "" {
+				if s.truth, err = d.o.Store.Version(n.ID, s.last.Version); err != nil {
+					return fmt.Errorf("node %s: %v", n.ID, err)
+				}
+			}
+		}
+		d.st[n.ID] = s
+		c, err := Contract(n, d.binding(n))
+		if err != nil {
+			return err
+		}
+		d.contract[n.ID] = c
+	}
+	d.res.Drain = maxDrain + 1
+	return nil
+}
+
+func (d *drainer) binding(n *graph.Node) string {
+	if d.o.Binding == nil {
+		return ""
+	}
+	return d.o.Binding(n)
+}
+
+// plan is what a node's turn will do.
+type plan struct {
+	n       *graph.Node
+	key     string
+	inputs  map[string]string // edge key -> fingerprint
+	values  map[string]any
+	events  []any
+	eventFP string
+	wake    receipt.Wake
+	render  bool
+	ans     *Answer
+	err     error
+}
+
+// level takes the nodes of one height: plans each, renders those that
+// render (concurrently), then commits in order.
+func (d *drainer) level(ctx context.Context, nodes []*graph.Node) error {
+	var plans []*plan
+	for _, n := range nodes {
+		p, err := d.plan(n)
+		if err != nil {
+			return err
+		}
+		if p != nil {
+			plans = append(plans, p)
+		}
+	}
+	par := d.o.MaxParallel
+	if par <= 0 {
+		par = 4
+	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for _, p := range plans {
+		if !p.render {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(p *plan) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			p.ans, p.err = d.render(ctx, p)
+		}(p)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err // nothing of this level is committed: the next drain redoes it
+	}
+	for _, p := range plans {
+		if err := d.commit(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EdgeKey names an edge in a receipt's inputs.
+func EdgeKey(e *graph.Edge) string { return e.Input + "<-" + e.Producer + "." + e.Facet }
+
+// plan computes n's key and decides whether it fires; nil when it does
+// not.
+func (d *drainer) plan(n *graph.Node) (*plan, error) {
+	s := d.st[n.ID]
+	p := &plan{n: n, inputs: map[string]string{}, values: map[string]any{}}
+	byInput := map[string][]*graph.Edge{}
+	var order []string
+	for _, e := range d.g.In(n.ID) {
+		if _, ok := byInput[e.Input]; !ok {
+			order = append(order, e.Input)
+		}
+		byInput[e.Input] = append(byInput[e.Input], e)
+	}
+	var refs []string
+	for _, in := range order {
+		es := byInput[in]
+		for _, e := range es {
+			prod := d.g.Node(e.Producer)
+			v := part(d.st[e.Producer].truth, e.Facet)
+			fp, err := canon.Fingerprint(v, Immaterial(d.g, prod, e.Facet))
+			if err != nil {
+				return nil, err
+			}
+			p.inputs[EdgeKey(e)] = fp
+			if r := d.fired[e.Producer]; r != nil && r.Status == receipt.Rendered && (s.lastOK == nil || s.lastOK.Inputs[EdgeKey(e)] != fp) {
+				refs = appendNew(refs, r.Hash)
+			}
+		}
+		p.values[in] = inputValue(d, es)
+	}
+	events := d.o.Events[n.ID]
+	switch {
+	case len(events) > 0:
+		p.events = events
+		fp, err := canon.Fingerprint(events, nil)
+		if err != nil {
+			return nil, err
+		}
+		p.eventFP = fp
+	case s.lastOK != nil:
+		p.eventFP = s.lastOK.Events
+	}
+	key, err := memoKey(d.contract[n.ID], p.inputs, p.eventFP)
+	if err != nil {
+		return nil, err
+	}
+	p.key = key
+	switch {
+	case s.lastOK == nil || s.lastOK.Contract != d.contract[n.ID]:
+		p.wake = receipt.Wake{Source: receipt.Boot, Refs: []string{}}
+	case len(events) > 0:
+		p.wake = receipt.Wake{Source: receipt.External, Refs: []string{p.eventFP}}
+	case d.ticks[n.ID] && key == s.lastOK.Memo:
+		p.wake = receipt.Wake{Source: receipt.Self, Refs: []string{}}
+	default:
+		p.wake = receipt.Wake{Source: receipt.Input, Refs: refs}
+		if refs == nil {
+			p.wake.Refs = []string{}
+		}
+	}
+	p.render = s.lastOK == nil || key != s.lastOK.Memo
+	if !p.render && len(events) == 0 && !d.ticks[n.ID] {
+		return nil, nil
+	}
+	return p, nil
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// part is the member facet of truth (the whole for Atomic).
+func part(truth any, facet string) any {
+	if facet == graph.Atomic {
+		return truth
+	}
+	if m, ok := truth.(map[string]any); ok {
+		return m[facet]
+	}
+	return nil
+}
+
+// inputValue is an input's value: the part, or for a fan-in an object
+// keyed by producer (by facet when one producer gives every part).
+func inputValue(d *drainer, es []*graph.Edge) any {
+	if len(es) == 1 {
+		return part(d.st[es[0].Producer].truth, es[0].Facet)
+	}
+	one := true
+	for _, e := range es {
+		one = one && e.Producer == es[0].Producer
+	}
+	m := map[string]any{}
+	for _, e := range es {
+		k := e.Producer
+		if one {
+			k = e.Facet
+		}
+		m[k] = part(d.st[e.Producer].truth, e.Facet)
+	}
+	return m
+}
+
+// Immaterial lists the fields excluded from the fingerprint of a part
+// of n: the truth's immaterial fields (the Maintains text's and the
+// wiring file's), and a facet's own.
+func Immaterial(g *graph.Graph, n *graph.Node, facet string) []string {
+	var out []string
+	if t := n.Spec.Truth; t != nil {
+		out = append(out, t.Immaterial...)
+		if f := t.Facet(facet); f != nil {
+			out = append(out, f.Immaterial...)
+		}
+	}
+	if g.Wiring != nil {
+		out = append(out, g.Wiring.Immaterial[n.ID]...)
+	}
+	return out
+}
+
+func memoKey(contract string, inputs map[string]string, events string) (string, error) {
+	in := map[string]any{}
+	for k, v := range inputs {
+		in[k] = v
+	}
+	return canon.Fingerprint(map[string]any{"contract": contract, "inputs": in, "events": events}, nil)
+}
+
+// Contract is the fingerprint of what a render or Execution of n reads:
+// its kind and id, its title, every section's text but ### Notes, and
+// the binding that renders it.
+func Contract(n *graph.Node, binding string) (string, error) {
+	secs := []any{}
+	for _, s := range n.Spec.Sections {
+		if strings.EqualFold(strings.TrimSpace(s.Heading), "notes") {
+			continue
+		}
+		secs = append(secs, map[string]any{"heading": s.Heading, "body": s.Body})
+	}
+	return canon.Fingerprint(map[string]any{
+		"id": n.ID, "kind": n.Kind, "title": n.Title, "sections": secs, "binding": binding,
+	}, nil)
+}
+
+func (d *drainer) render(ctx context.Context, p *plan) (*Answer, error) {
+	r, err := d.o.Renderer(p.n)
+	if err != nil {
+		return nil, err
+	}
+	s := d.st[p.n.ID]
+	diff := map[string]any{}
+	for k, fp := range p.inputs {
+		old := ""
+		if s.lastOK != nil {
+			old = s.lastOK.Inputs[k]
+		}
+		if old != fp {
+			diff[k] = map[string]any{"from": old, "to": fp}
+		}
+	}
+	start := d.now()
+	ans, err := r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Prior: s.truth, Events: p.events, Diff: diff})
+	if ans != nil {
+		ans.Cost.DurationMS = d.now().Sub(start).Milliseconds()
+	}
+	if err != nil {
+		return ans, err
+	}
+	truth, err := canon.Normalize(ans.Truth)
+	if err != nil {
+		return ans, fmt.Errorf("its truth is not JSON: %v", err)
+	}
+	if _, ok := truth.(map[string]any); !ok {
+		return ans, fmt.Errorf("its truth must be a JSON object, got %s", kindOf(truth))
+	}
+	ans.Truth = truth
+	if err := Postconditions(ctx, p.n, truth); err != nil {
+		return ans, err
+	}
+	return ans, nil
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// commit writes p's receipt (and, for a render, its version and
+// published files).
+func (d *drainer) commit(p *plan) error {
+	n, s := p.n, d.st[p.n.ID]
+	r := &receipt.Receipt{Node: n.ID, Drain: d.res.Drain, Seq: d.seq + 1, Contract: d.contract[n.ID], Wake: p.wake,
+		Inputs: p.inputs, Events: p.eventFP, Memo: p.key}
+	if s.last != nil {
+		r.Prev = s.last.Hash
+		r.Version = s.last.Version
+		r.Facets = s.last.Facets
+	}
+	var truth any
+	switch {
+	case !p.render:
+		r.Status = receipt.Skipped
+		r.Memo = s.lastOK.Memo
+	case p.err != nil:
+		// The failed attempt's key is recorded; the stale scan compares
+		// against the last non-failed receipt, so it is retried.
+		r.Status, r.Reason = receipt.Failed, p.err.Error()
+	default:
+		r.Status = receipt.Rendered
+		truth = p.ans.Truth
+		v, err := d.o.Store.PutVersion(n.ID, truth)
+		if err != nil {
+			return err
+		}
+		r.Version = v
+		facets, err := d.facetFPs(n, truth)
+		if err != nil {
+			return err
+		}
+		r.Diff = diff(s.last, facets, s.truth, truth)
+		r.Facets = facets
+	}
+	if p.ans != nil {
+		r.Cost = p.ans.Cost
+	}
+	if err := r.Seal(d.o.SignKey); err != nil {
+		return err
+	}
+	if err := d.o.Store.Append(n.ID, r); err != nil {
+		return err
+	}
+	if r.Status == receipt.Rendered {
+		if err := d.o.Store.Publish(n.ID, truth, n.Facets); err != nil {
+			return err
+		}
+		s.truth = truth
+		s.lastOK = r
+	}
+	s.last = r
+	d.seq++
+	d.fired[n.ID] = r
+	d.sum(r)
+	if d.o.Committed != nil {
+		d.o.Committed(r)
+	}
+	return nil
+}
+
+func (d *drainer) sum(r *receipt.Receipt) {
+	res := d.res
+	res.Receipts = append(res.Receipts, r)
+	switch r.Status {
+	case receipt.Rendered:
+		res.Rendered++
+	case receipt.Skipped:
+		res.Skipped++
+	case receipt.Failed:
+		res.Failed++
+	}
+	res.Requests += r.Cost.Requests
+	res.TokensIn += r.Cost.TokensIn
+	res.TokensOut += r.Cost.TokensOut
+	res.Programs += r.Cost.Programs
+}
+
+// facetFPs fingerprints each facet of truth and the whole.
+func (d *drainer) facetFPs(n *graph.Node, truth any) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range append([]string{graph.Atomic}, n.Facets...) {
+		fp, err := canon.Fingerprint(part(truth, f), Immaterial(d.g, n, f))
+		if err != nil {
+			return nil, err
+		}
+		out[f] = fp
+	}
+	return out, nil
+}
+
+// diff lists the facets whose fingerprints moved and the top-level fields
+// whose values changed.
+func diff(last *receipt.Receipt, facets map[string]string, prior, truth any) receipt.Diff {
+	var df receipt.Diff
+	for f, fp := range facets {
+		if last == nil || last.Facets[f] != fp {
+			df.Moved = append(df.Moved, f)
+		}
+	}
+	sort.Strings(df.Moved)
+	pm, _ := prior.(map[string]any)
+	tm, _ := truth.(map[string]any)
+	keys := map[string]bool{}
+	for k := range pm {
+		keys[k] = true
+	}
+	for k := range tm {
+		keys[k] = true
+	}
+	for k := range keys {
+		a, _ := canon.Marshal(pm[k])
+		b, _ := canon.Marshal(tm[k])
+		_, inA := pm[k]
+		_, inB := tm[k]
+		if inA != inB || string(a) != string(b) {
+			df.Fields = append(df.Fields, k)
+		}
+	}
+	sort.Strings(df.Fields)
+	return df
+}

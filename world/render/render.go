@@ -1,0 +1,67 @@
+// Package render binds a world-model node's render to a service: a
+// program (exec:COMMAND) reading {"node","inputs","prior","events",
+// "diff"} on stdin and printing the new truth.
+//
+// Main types: Exec. Entry point: Parse.
+package render
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
+)
+
+// Exec renders a node with a program, run by /bin/sh -c COMMAND as
+// package patterns runs exec: slots (process group, grace on cancel,
+// output cap); $PROSE_SLOT is the node id.
+type Exec struct {
+	Command string
+	Dir     string
+}
+
+// Render implements reconcile.Renderer.
+func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
+	events := req.Events
+	if events == nil {
+		events = []any{}
+	}
+	in := map[string]any{"node": req.Node.ID, "inputs": req.Inputs, "prior": req.Prior, "events": events, "diff": req.Diff}
+	args, err := delegation.FromGo(in)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := args.(*delegation.Object)
+	if !ok {
+		return nil, fmt.Errorf("render input is not an object")
+	}
+	svc := &patterns.ExecService{Name: req.Node.ID, Command: e.Command, Dir: e.Dir}
+	ans := &reconcile.Answer{Cost: receipt.Cost{Programs: 1}}
+	v, err := svc.Call(ctx, &delegation.CallRequest{ID: "world/" + req.Node.ID, Service: svc, Args: obj, Attempt: 1})
+	if err != nil {
+		return ans, fmt.Errorf("exec:%s: %v", e.Command, err)
+	}
+	raw, err := delegation.ToJSON(v)
+	if err != nil {
+		return ans, err
+	}
+	truth, err := canon.Decode(raw)
+	if err != nil {
+		return ans, err
+	}
+	ans.Truth = truth
+	return ans, nil
+}
+
+// Parse reads a binding: exec:COMMAND.
+func Parse(binding string) (reconcile.Renderer, error) {
+	if cmd, ok := strings.CutPrefix(binding, "exec:"); ok && strings.TrimSpace(cmd) != "" {
+		return &Exec{Command: cmd}, nil
+	}
+	return nil, fmt.Errorf("binding %q: a node's render takes exec:COMMAND", binding)
+}
