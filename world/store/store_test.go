@@ -1,0 +1,88 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/receipt"
+)
+
+func commit(t *testing.T, s *Store, node string, truth any, prev string) *receipt.Receipt {
+	t.Helper()
+	v, err := s.PutVersion(node, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &receipt.Receipt{Node: node, Status: receipt.Rendered, Version: v, Prev: prev, Facets: map[string]string{"@atomic": "x", "f": "y"}}
+	if err := r.Seal(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(node, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Publish(node, truth, []string{"f"}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestVerifyNamesWhatWasEdited(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := canon.Decode([]byte(`{"f": 1, "g": "a"}`))
+	two, _ := canon.Decode([]byte(`{"f": 2, "g": "a"}`))
+	r1 := commit(t, s, "node/x", one, "")
+	commit(t, s, "node/x", two, r1.Hash)
+	if ps, err := s.Verify(nil, nil); err != nil || len(ps) != 0 {
+		t.Fatalf("clean store: %v %v", ps, err)
+	}
+	// An edited facet file, an edited version, an edited receipt.
+	os.WriteFile(s.FacetPath("node/x", "f"), []byte("3\n"), 0o644)
+	os.WriteFile(s.VersionPath("node/x", r1.Version), []byte(`{"f":9}`+"\n"), 0o644)
+	ledger, _ := os.ReadFile(s.LedgerPath("node/x"))
+	os.WriteFile(s.LedgerPath("node/x"), []byte(strings.Replace(string(ledger), `"status":"rendered"`, `"status":"skipped"`, 1)), 0o644)
+	ps, err := s.Verify(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range ps {
+		got = append(got, filepath.Base(p.File)+": "+p.Msg)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{"receipts.jsonl: receipt 1 (skipped", "does not match its hash", strings.Replace(r1.Version, ":", "-", 1) + ".json: version named by receipt 1", "f.json: edited"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("verify did not say %q:\n%s", want, all)
+		}
+	}
+}
+
+func TestRepairRepublishesTheLastVersion(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	one, _ := canon.Decode([]byte(`{"f": 1}`))
+	commit(t, s, "n", one, "")
+	os.Remove(s.TruthPath("n"))
+	fixed, err := s.Repair("n", []string{"f"})
+	if err != nil || !fixed {
+		t.Fatalf("repair: %v %v", fixed, err)
+	}
+	if ps, _ := s.Verify(nil, nil); len(ps) != 0 {
+		t.Errorf("after repair: %v", ps)
+	}
+	if fixed, _ := s.Repair("n", []string{"f"}); fixed {
+		t.Error("a second repair rewrote a good store")
+	}
+}
+
+func TestOpenRefusesANewerFormat(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "FORMAT"), []byte(`{"format":"prose-world","version":"2.0"}`), 0o644)
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "newer than this prose reads") {
+		t.Errorf("open: %v", err)
+	}
+}
