@@ -42,7 +42,7 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 	}
 	svc := &patterns.ExecService{Name: req.Node.ID, Command: e.Command, Dir: e.Dir}
 	ans := &reconcile.Answer{Cost: receipt.Cost{Programs: 1}}
-	v, err := svc.Call(ctx, &delegation.CallRequest{ID: "world/" + req.Node.ID, Service: svc, Args: obj, Attempt: 1})
+	v, err := svc.Call(ctx, &delegation.CallRequest{Service: svc, Args: obj, Attempt: 1})
 	if err != nil {
 		return ans, fmt.Errorf("exec:%s: %v", e.Command, err)
 	}
