@@ -12,9 +12,11 @@ import (
 	"github.com/proselang/prose/diag"
 )
 
+// The limits a Host that sets none runs with: the one set of defaults of
+// a run (package patterns' Limits fills them in from here).
 const (
-	defaultMaxSteps    = 100000
-	defaultMaxParallel = 8
+	DefaultMaxSteps    = 100000
+	DefaultMaxParallel = 8
 )
 
 // Run executes prog. globals binds the names visible at top level: slots
@@ -40,10 +42,10 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 		in.host.Runtime = DefaultRuntime()
 	}
 	if in.host.MaxSteps <= 0 {
-		in.host.MaxSteps = defaultMaxSteps
+		in.host.MaxSteps = DefaultMaxSteps
 	}
 	if in.host.MaxParallel <= 0 {
-		in.host.MaxParallel = defaultMaxParallel
+		in.host.MaxParallel = DefaultMaxParallel
 	}
 	sc := newScope(nil)
 	for k, v := range globals {

@@ -83,7 +83,7 @@ func TestBadLoopCounts(t *testing.T) {
 
 func TestStepBudget(t *testing.T) {
 	o := runSpec(t, demo(t, "count.prose.md"), []string{"slot:reporter=exec:cat", "input:count=1000000"},
-		func(o *RunOptions) { o.MaxSteps = 500 })
+		func(o *RunOptions) { o.Limits.MaxSteps = 500 })
 	var de *delegation.Error
 	if !errors.As(o.err, &de) || de.Kind != delegation.KindLimit {
 		t.Fatalf("err = %v, want the step budget", o.err)

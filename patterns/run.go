@@ -14,11 +14,34 @@ import (
 	"github.com/proselang/prose/std"
 )
 
-// Defaults of a run.
+// Defaults of a run: the evaluator's.
 const (
-	DefaultMaxParallel = 8
-	DefaultMaxSteps    = 100000
+	DefaultMaxParallel = delegation.DefaultMaxParallel
+	DefaultMaxSteps    = delegation.DefaultMaxSteps
 )
+
+// Limits bound a run: the one type every engine, request and journal
+// carries them in. A zero field is the default.
+type Limits struct {
+	MaxParallel int `json:"max_parallel,omitempty"` // 0: DefaultMaxParallel
+	MaxSteps    int `json:"max_steps,omitempty"`    // 0: DefaultMaxSteps
+	// MaxValueBytes is the size ceiling of one value (0: the evaluator's
+	// delegation.DefaultMaxValueBytes).
+	MaxValueBytes int64 `json:"max_value_bytes,omitempty"`
+}
+
+// WithDefaults is l with each zero (or negative) count limit set to its
+// default; MaxValueBytes 0 stays 0, which the evaluator reads as its own
+// default.
+func (l Limits) WithDefaults() Limits {
+	if l.MaxParallel <= 0 {
+		l.MaxParallel = DefaultMaxParallel
+	}
+	if l.MaxSteps <= 0 {
+		l.MaxSteps = DefaultMaxSteps
+	}
+	return l
+}
 
 // RunOptions says what to run and how. Only Path (or Spec) is required.
 type RunOptions struct {
@@ -54,12 +77,8 @@ type RunOptions struct {
 	Recorders []delegation.Recorder
 
 	// Runtime runs parallel work and keeps time (nil: the default).
-	Runtime     delegation.Runtime
-	MaxParallel int // 0: DefaultMaxParallel
-	MaxSteps    int // 0: DefaultMaxSteps
-	// MaxValueBytes is the size ceiling of one value (0: the evaluator's
-	// delegation.DefaultMaxValueBytes).
-	MaxValueBytes int64
+	Runtime delegation.Runtime
+	Limits  Limits
 
 	// Wrap, when set, is called after Prepare and before the run: it may
 	// replace the Host's Caller, Judge, Runtime or Recorder with wrappers
@@ -181,23 +200,17 @@ func (p *Prepared) host(opts RunOptions) *delegation.Host {
 	if rt == nil {
 		rt = delegation.DefaultRuntime()
 	}
+	lim := opts.Limits.WithDefaults()
 	h := &delegation.Host{
 		Caller:        Caller{},
 		Judge:         &judge.Deterministic{Next: opts.ModelJudge},
 		Recorder:      recs,
 		Runtime:       rt,
-		MaxParallel:   orDefault(opts.MaxParallel, DefaultMaxParallel),
-		MaxSteps:      orDefault(opts.MaxSteps, DefaultMaxSteps),
-		MaxValueBytes: opts.MaxValueBytes,
+		MaxParallel:   lim.MaxParallel,
+		MaxSteps:      lim.MaxSteps,
+		MaxValueBytes: lim.MaxValueBytes,
 	}
 	return h
-}
-
-func orDefault(n, def int) int {
-	if n > 0 {
-		return n
-	}
-	return def
 }
 
 // Run executes the Delegation. Nested specs get the host from each call's

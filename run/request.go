@@ -33,14 +33,9 @@ type Request struct {
 	BaseURL string `json:"base_url,omitempty"`
 }
 
-// Limits bound a run.
-type Limits struct {
-	MaxParallel int `json:"max_parallel,omitempty"` // 0: patterns.DefaultMaxParallel
-	MaxSteps    int `json:"max_steps,omitempty"`    // 0: patterns.DefaultMaxSteps
-	// MaxValueBytes is the size ceiling of one value; it feeds
-	// delegation.Host.MaxValueBytes (0: the evaluator's default).
-	MaxValueBytes int64 `json:"max_value_bytes,omitempty"`
-}
+// Limits bound a run (zero fields: the defaults, patterns.DefaultMaxParallel
+// and patterns.DefaultMaxSteps); it is the one limits type of every engine.
+type Limits = patterns.Limits
 
 // specFile is the spec's file on disk (Spec resolved against Dir), or ""
 // when Spec names no file (a std/... name of the embedded library).

@@ -210,7 +210,7 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	env := &patterns.Env{Dir: req.Dir, Services: o.Services, Nested: patterns.NestedSpecWith(g.Load)}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
-		MaxParallel: req.Limits.MaxParallel, MaxSteps: req.Limits.MaxSteps, MaxValueBytes: req.Limits.MaxValueBytes,
+		Limits: req.Limits,
 		Recorders: o.Recorders, Runtime: o.Runtime,
 	}
 	mods.apply(&opts)

@@ -53,8 +53,8 @@ func (e *Engine) resolve(r run.Request, o run.Options) (Request, error) {
 	}
 	return Resolve(ResolveOptions{
 		Path: r.Spec, Dir: r.Dir, Bindings: r.Bindings,
-		MaxParallel: r.Limits.MaxParallel, MaxSteps: r.Limits.MaxSteps, MaxValueBytes: r.Limits.MaxValueBytes,
-		Model: r.Model, HaveModel: model != "",
+		Limits: r.Limits,
+		Model:  r.Model, HaveModel: model != "",
 	})
 }
 

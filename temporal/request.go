@@ -30,10 +30,11 @@ type Request struct {
 	Bindings patterns.Bindings `json:"bindings"`
 	// Dir is the working directory of exec programs on the worker ("": the
 	// worker's own), as run.Request.Dir is for a local run.
-	Dir           string `json:"dir,omitempty"`
-	MaxParallel   int    `json:"max_parallel,omitempty"`
-	MaxSteps      int    `json:"max_steps,omitempty"`
-	MaxValueBytes int64  `json:"max_value_bytes,omitempty"`
+	Dir string `json:"dir,omitempty"`
+	// Limits bound the run; embedded, so their keys stand at the top of
+	// the request's JSON (max_parallel, ...), as recorded histories have
+	// them.
+	patterns.Limits
 	// Model is the model for llm slots and model judgments ("": the
 	// worker's default).
 	Model string `json:"model,omitempty"`
@@ -61,11 +62,9 @@ type ResolveOptions struct {
 	Bindings patterns.Bindings
 	// Dir is where relative spec paths are read from here and where
 	// programs run on the workers ("": each one's working directory).
-	Dir           string
-	MaxParallel   int
-	MaxSteps      int
-	MaxValueBytes int64
-	Model         string
+	Dir    string
+	Limits patterns.Limits
+	Model  string
 	// Load reads a spec (nil: patterns.LoadSpec).
 	Load func(path string) (*spec.Spec, diag.List, error)
 	// HaveModel says a model is configured for the run (on the workers):
@@ -97,7 +96,7 @@ func Resolve(o ResolveOptions) (Request, error) {
 	}
 	req := Request{
 		Spec: o.Path, Sources: map[string]Source{}, Bindings: o.Bindings, Dir: o.Dir,
-		MaxParallel: o.MaxParallel, MaxSteps: o.MaxSteps, MaxValueBytes: o.MaxValueBytes, Model: o.Model,
+		Limits: o.Limits, Model: o.Model,
 	}
 	record := func(path string) (*spec.Spec, diag.List, error) {
 		sp, diags, err := load(path)

@@ -118,7 +118,7 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 	p, err := patterns.Prepare(patterns.RunOptions{
 		Path: req.Spec, Load: req.loader(), Bindings: req.Bindings, Env: env,
 		ModelJudge: &remoteJudge{}, Runtime: rt,
-		MaxParallel: req.MaxParallel, MaxSteps: req.MaxSteps, MaxValueBytes: req.MaxValueBytes,
+		Limits: req.Limits,
 	})
 	if err != nil {
 		var se *patterns.SpecError
