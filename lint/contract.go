@@ -20,8 +20,8 @@ import (
 //   - every canonical section is checked against the table of the kind of
 //     the node it belongs to (case-insensitive); a section of another kind
 //     draws lint/section-kind, a section 0.15 retired draws
-//     lint/retired-section naming its replacement, a retired kind
-//     (service, system) lint/retired-kind;
+//     lint/retired-section naming its replacement (a retired or unknown
+//     kind is the loader's spec/retired-kind or spec/unknown-kind);
 //   - each ### Patterns instance names a pattern that is found, binds
 //     only its slots, to targets that resolve (lint/unresolved-call), and
 //     leaves none unbound (lint/unbound-slot, a warning: --slot may bind
@@ -48,7 +48,6 @@ const (
 	CodeAmbiguousCall  = "lint/ambiguous-call"
 	CodeSectionKind    = "lint/section-kind"
 	CodeRetiredSection = "lint/retired-section"
-	CodeRetiredKind    = "lint/retired-kind"
 	CodeUnboundSlot    = "lint/unbound-slot"
 	// CodeUnknownMember: v.M where v is the value of a call to a node
 	// that declares no output M.
@@ -66,7 +65,6 @@ func Rules() []spec.Rule {
 		{Code: CodeAmbiguousCall, Severity: diag.Warning, Short: "Call target names a nearer and a farther callee (the nearer wins)"},
 		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
-		{Code: CodeRetiredKind, Severity: diag.Warning, Short: "Kind retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
 		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the node whose call gave the value does not declare"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
@@ -117,12 +115,6 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 		return nil
 	}
 	var out diag.List
-	switch s.Kind {
-	case "service":
-		out.Warnf(s.File, frontPos(s), CodeRetiredKind, "kind: service was renamed in 0.15: write kind: function (Parameters -> Returns)")
-	case "system":
-		out.Warnf(s.File, frontPos(s), CodeRetiredKind, "kind: system was removed in 0.15: call functions from ### Execution, or split it into responsibilities wired by Requires/Maintains")
-	}
 	syntaxErr := false
 	for _, d := range loaded {
 		if d.Severity == diag.Error && (strings.HasPrefix(d.Code, "syntax/") || d.Code == spec.CodeUnsupportedScript) {

@@ -67,6 +67,8 @@
 //	spec/no-front-matter     the file does not start with a --- front matter block
 //	spec/front-matter        the front matter is unterminated, not YAML, or not a mapping
 //	spec/front-matter-key    name or kind is missing or not a string
+//	spec/unknown-kind        kind is none of pattern, function, responsibility, gateway, test
+//	spec/retired-kind        kind is service or system, which 0.15 retired
 //	spec/missing-section     a section the kind requires is absent (a pattern needs Slots and Delegation)
 //	spec/slot-syntax         a Slots bullet is not "`name`" with optional (primary)
 //	spec/config-syntax       a Config bullet is not "`name` (type, default: X): description", or its type is unknown
@@ -110,6 +112,8 @@ const (
 	CodeNoFrontMatter     = "spec/no-front-matter"
 	CodeFrontMatter       = "spec/front-matter"
 	CodeFrontMatterKey    = "spec/front-matter-key"
+	CodeUnknownKind       = "spec/unknown-kind"
+	CodeRetiredKind       = "spec/retired-kind"
 	CodeMissingSection    = "spec/missing-section"
 	CodeSlotSyntax        = "spec/slot-syntax"
 	CodeConfigSyntax      = "spec/config-syntax"

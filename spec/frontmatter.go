@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -119,7 +120,44 @@ func (l *loader) requireFrontKeys(open int) {
 	}
 	if _, ok := l.s.Front["kind"]; !ok {
 		l.errorf(open, CodeFrontMatterKey, "front matter has no kind: key (kind: pattern)")
+	} else if l.s.Kind != "" {
+		l.checkKind()
 	}
+}
+
+// kinds are the kinds prose reads; retiredKinds the kinds 0.15 retired,
+// with what replaces them.
+var (
+	kinds        = []string{"pattern", "function", "responsibility", "gateway", "test"}
+	retiredKinds = map[string]string{
+		"service": "kind: service was renamed in 0.15: write kind: function (Parameters -> Returns)",
+		"system":  "kind: system was removed in 0.15: call functions from ### Execution, or split it into responsibilities wired by Requires/Maintains",
+	}
+)
+
+// checkKind reports a kind prose does not know (a misspelling, a capital
+// letter), with the kind meant, and a retired kind with what replaces
+// it: either would otherwise load as a spec with nothing to run.
+func (l *loader) checkKind() {
+	k := l.s.Kind
+	if slices.Contains(kinds, k) {
+		return
+	}
+	if msg, ok := retiredKinds[strings.ToLower(k)]; ok {
+		l.errorf(int(l.kindPos), CodeRetiredKind, "%s", msg)
+		return
+	}
+	best, bestD := "", len(k)/2+1
+	for _, c := range kinds {
+		if d := editDistance(strings.ToLower(k), c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	hint := "the kinds are " + strings.Join(kinds, ", ")
+	if best != "" {
+		hint = "did you mean kind: " + best + "?"
+	}
+	l.errorf(int(l.kindPos), CodeUnknownKind, "unknown kind %q: %s", k, hint)
 }
 
 // yamlPos converts a node's 1-based line/column within the front matter

@@ -21,6 +21,8 @@ func Rules() []Rule {
 		{CodeNoFrontMatter, e, "No --- front matter block at the top"},
 		{CodeFrontMatter, e, "Front matter unterminated, not YAML, or not a mapping"},
 		{CodeFrontMatterKey, e, "Front matter name or kind missing or not a string"},
+		{CodeUnknownKind, e, "Front matter kind is none that prose knows"},
+		{CodeRetiredKind, e, "Front matter kind retired in 0.15"},
 		{CodeMissingSection, e, "Section required by the kind is absent"},
 		{CodeSlotSyntax, e, "Malformed Slots bullet"},
 		{CodeConfigSyntax, e, "Malformed Config bullet"},
