@@ -111,6 +111,11 @@ type Case struct {
 	Slots  []Binding // NAME=BINDING, relative paths made absolute
 	Config []Binding // NAME=VALUE (JSON for non-strings)
 	Inputs map[string]any
+
+	// Err is why the test cannot run as written (it did not load, or its
+	// fixtures do not bind its subject); the suite reports it as an error
+	// and runs the other tests.
+	Err error
 }
 
 // Binding is one name and its text, with the fixture's position.

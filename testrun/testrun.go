@@ -15,9 +15,11 @@
 //     path; `./` and `../` words of an exec command and relative spec paths
 //     are resolved from the test file's directory); one named like a config
 //     key sets it; any other names an input and may be any JSON value.
-//   - Every test is loaded and bound before any runs: a fixture naming
-//     nothing, an input with no fixture and no default, an unknown subject
-//     stop the whole command (exit 2) with every problem listed.
+//   - Every test is loaded and bound before any runs. A test that cannot
+//     run as written (it does not load; a fixture naming nothing, an input
+//     with no fixture and no default, an unknown subject) is an ERROR
+//     result with its first problem, and every other test still runs, as
+//     upstream's "all tests run (no early exit)" asks.
 //   - Each test's services run in a fresh scratch directory, removed
 //     afterwards; its journal goes under Options.RunDir like any prose run,
 //     so `prose runs` lists it and `prose replay` replays it. The journal
@@ -39,6 +41,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -116,12 +119,16 @@ type Suite struct {
 }
 
 // Prepare binds every case with opts' models, each in its own scratch
-// directory. Problems of all of them come back together; then nothing
-// runs.
+// directory. A case that cannot be bound keeps the problem in Case.Err
+// and is reported as an error when the suite runs; the error returned is
+// only one that stops every test (no scratch directory).
 func Prepare(cases []*Case, opts Options) (*Suite, error) {
 	s := &Suite{cases: cases}
-	var errs []error
 	for _, c := range cases {
+		if c.Err != nil {
+			s.preps = append(s.preps, nil)
+			continue
+		}
 		dir, err := mkScratch(opts.ScratchDir, c.Name)
 		if err != nil {
 			s.Close()
@@ -130,15 +137,17 @@ func Prepare(cases []*Case, opts Options) (*Suite, error) {
 		s.dirs = append(s.dirs, dir)
 		p, err := prepare(c, dir, opts.Models)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", c.Path, err))
+			c.Err = fmt.Errorf("%s: %w", c.Path, err)
 		}
 		s.preps = append(s.preps, p)
 	}
-	if len(errs) > 0 {
-		s.Close()
-		return nil, errors.Join(errs...)
-	}
 	return s, nil
+}
+
+// Broken is the case of a test file that cannot be loaded: it runs as an
+// error saying why.
+func Broken(path string, err error) *Case {
+	return &Case{Path: path, Name: strings.TrimSuffix(filepath.Base(path), Suffix), Err: err}
 }
 
 // Close removes the scratch directories.
@@ -193,8 +202,13 @@ func (s *Suite) Run(ctx context.Context, opts Options) []*Result {
 func (s *Suite) runOne(ctx context.Context, i int, opts Options) *Result {
 	c := s.cases[i]
 	start := time.Now()
-	r := &Result{Name: c.Name, File: c.Path, Pos: c.Test.Spec.File.Position(0)}
+	r := &Result{Name: c.Name, File: c.Path, Pos: diag.Position{File: c.Path, Line: 1, Col: 1}}
 	defer func() { r.Duration = time.Since(start) }()
+	if c.Err != nil {
+		r.Status, r.Reason = Error, "cannot run as written: "+firstLine(c.Err.Error())
+		return r
+	}
+	r.Pos = c.Test.Spec.File.Position(0)
 	v, runID, needModel, err := s.preps[i].run(ctx, c, opts.RunDir)
 	r.RunID = runID
 	switch {
@@ -346,6 +360,12 @@ func cut(s string) string {
 }
 
 // oneLine joins the lines of an error message.
+// firstLine is the first line of s (of a list of problems, the first).
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return first
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\t", " ")), " ")
 }

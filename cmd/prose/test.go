@@ -42,7 +42,8 @@ starting with ./ or ../ are paths from the test file's directory), llm, or
 a spec path. One named like a config key sets it; any other is an input,
 and may be any JSON value. Every test is checked before any runs: a
 fixture naming nothing, an input with no fixture and no default, or an
-unknown subject stops the command (exit 2).
+unknown subject makes that test an ERROR (its problems printed on
+stderr), and the other tests still run.
 
 Claims the data decides are decided without a model: contains, equals,
 is null / present / empty, counts of items, words, characters or lines,
@@ -59,8 +60,8 @@ skipped" when there are any). --format github adds workflow annotations
 at the unmet items; --json prints one JSON object per test instead;
 --junit FILE also writes JUnit XML.
 
-Exit status: 0 all passed (or skipped), 1 a test failed or errored, 2 bad
-usage or a test that cannot be loaded, 130 interrupted.`
+Exit status: 0 all passed (or skipped), 1 a test failed or errored (one
+that cannot be loaded is an error), 2 bad usage, 130 interrupted.`
 
 const testExample = `  # Every test in the repository, four at a time, with a JUnit report:
   prose test --parallel 4 --junit prose-tests.xml
@@ -114,11 +115,7 @@ func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) erro
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	cases, err := loadTests(s.err, files)
-	if err != nil {
-		return err
-	}
-	cases = testrun.Match(cases, re)
+	cases := testrun.Match(loadTests(s.err, files), re)
 	models, err := testModels(o)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -126,10 +123,14 @@ func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) erro
 	opts := testrun.Options{Models: models, RunDir: o.runDir, Parallel: o.parallel, Strict: o.strict}
 	suite, err := testrun.Prepare(cases, opts)
 	if err != nil {
-		fmt.Fprintf(s.err, "prose: %v\n", err)
-		return &exitError{code: exitUsage, err: errors.New("no test was run")}
+		return &exitError{code: exitFailure, err: fmt.Errorf("no test was run: %v", err)}
 	}
 	defer suite.Close()
+	for _, c := range cases {
+		if c.Err != nil && !errors.As(c.Err, new(*testrun.LoadError)) {
+			fmt.Fprintf(s.err, "prose: %v\n", c.Err)
+		}
+	}
 	if !o.json {
 		opts.OnResult = func(r *testrun.Result) { testrun.WriteResult(s.out, r) }
 	}
@@ -137,24 +138,24 @@ func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) erro
 	return reportTests(cmd, s, o, results)
 }
 
-// loadTests loads every test file; any that cannot be loaded stops the
-// command before anything runs.
-func loadTests(w io.Writer, files []string) ([]*testrun.Case, error) {
+// loadTests loads every test file; one that cannot be loaded is printed
+// with all its problems and becomes an error case, and the others run.
+func loadTests(w io.Writer, files []string) []*testrun.Case {
 	var cases []*testrun.Case
-	bad := 0
 	for _, f := range files {
 		c, err := testrun.Load(f)
 		if err != nil {
 			fmt.Fprintf(w, "%v\n", err)
-			bad++
+			b := testrun.Broken(f, err)
+			if c != nil && c.Name != "" {
+				b.Name = c.Name
+			}
+			cases = append(cases, b)
 			continue
 		}
 		cases = append(cases, c)
 	}
-	if bad > 0 {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("no test was run: %d of %d test files cannot run as written", bad, len(files))}
-	}
-	return cases, nil
+	return cases
 }
 
 // reportTests prints what is left to print and sets the exit status.
