@@ -116,17 +116,31 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		return diags
 	}
 	names := SubjectNames(sub)
-	given := map[string]bool{}
+	given := map[string]map[string]bool{} // case ("" for all) -> roots given
 	for _, fx := range tf.Fixtures {
 		root, _, _ := strings.Cut(fx.Name, ".")
-		given[root] = true
+		if given[fx.Case] == nil {
+			given[fx.Case] = map[string]bool{}
+		}
+		given[fx.Case][root] = true
 		if names[root] == "" {
 			diags.Errorf(s.File, fx.Pos, CodeTestUnknownFixture, "fixture %q names no input, slot, config key or callee of %s%s", fx.Name, sub.Name, testDidYouMean(root, names))
 		}
 	}
-	for _, in := range sub.Inputs {
-		if !given[in.Name] && !in.Optional && !in.HasDefault && names[in.Name] == NameInput {
-			diags.Errorf(s.File, tf.SubjectPos, CodeTestMissingInput, "the subject's input %q has no fixture and no default: add - `%s`: VALUE under ### Fixtures", in.Name, in.Name)
+	cases := tf.Cases
+	if len(cases) == 0 {
+		cases = []*spec.FixtureCase{{Pos: tf.SubjectPos}}
+	}
+	for _, c := range cases {
+		for _, in := range sub.Inputs {
+			if given[""][in.Name] || given[c.Name][in.Name] || in.Optional || in.HasDefault || names[in.Name] != NameInput {
+				continue
+			}
+			if c.Name == "" {
+				diags.Errorf(s.File, tf.SubjectPos, CodeTestMissingInput, "the subject's input %q has no fixture and no default: add - `%s`: VALUE under ### Fixtures", in.Name, in.Name)
+			} else {
+				diags.Errorf(s.File, c.Pos, CodeTestMissingInput, "fixture case %q gives no value for the subject's input %q, which has no default: add %s: VALUE under it", c.Name, in.Name, in.Name)
+			}
 		}
 	}
 	outs := map[string]bool{"__error": true, "__error.md": true}

@@ -2,9 +2,12 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"path"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
 )
@@ -49,7 +52,10 @@ type TestFile struct {
 	Subject    string   // front matter `subject`, as written
 	SubjectPos diag.Pos // the subject's value in the front matter (the file start when absent)
 	Fixtures   []*Fixture
-	Expects    []*Expect // the Expects items, then the Expects Not items (Negated)
+	// Cases are the `- fixture: NAME` items, in order: the test runs once
+	// per case (none: once).
+	Cases   []*FixtureCase
+	Expects []*Expect // the Expects items, then the Expects Not items (Negated)
 	// ExpectsPos is the Expects heading (-1 when the file has none).
 	ExpectsPos diag.Pos
 }
@@ -57,6 +63,7 @@ type TestFile struct {
 // Fixture is one `### Fixtures` item.
 type Fixture struct {
 	Name  string
+	Case  string   // the `- fixture: NAME` case it belongs to, "" for every case
 	Pos   diag.Pos // the item's first byte
 	Raw   string   // the value as written, trimmed, a code span unwrapped
 	Value any      // decoded JSON (map[string]any, []any, float64, string, bool, nil), else Raw
@@ -100,7 +107,15 @@ func ReadTest(s *Spec) (*TestFile, diag.List) {
 		switch strings.ToLower(strings.TrimSpace(sec.Heading)) {
 		case "fixtures":
 			for _, it := range bulletItems(sec.Body, int(sec.BodyPos)) {
-				if f := readFixture(it); f != nil {
+				if name, ok := fixtureCase(it); ok {
+					fs, err := caseFixtures(it, name)
+					if err != nil {
+						diags.Errorf(s.File, diag.Pos(it.pos), CodeTestItem, "fixture case %q: its keys are not a YAML mapping (%v): write - fixture: NAME, then one indented key: value line per fixture", name, err)
+						continue
+					}
+					t.Cases = append(t.Cases, &FixtureCase{Name: name, Pos: diag.Pos(it.pos)})
+					t.Fixtures = append(t.Fixtures, fs...)
+				} else if f := readFixture(it); f != nil {
 					t.Fixtures = append(t.Fixtures, f)
 				} else {
 					diags.Errorf(s.File, diag.Pos(it.pos), CodeTestItem, "a fixture is written - `name`: value")
@@ -151,6 +166,7 @@ type item struct {
 	pos   int
 	lines []string
 	offs  []int
+	raw   []string // the continuation lines with their indentation
 }
 
 // bulletItems splits a section body into its top-level `-`/`*` items.
@@ -170,6 +186,7 @@ func bulletItems(body string, base int) []*item {
 		case cur != nil && indent > 0 && trimmed != "":
 			cur.lines = append(cur.lines, trimmed)
 			cur.offs = append(cur.offs, base+off+indent)
+			cur.raw = append(cur.raw, ln)
 		case indent == 0 && trimmed != "":
 			cur = nil // a paragraph: documentation
 		}
@@ -178,16 +195,125 @@ func bulletItems(body string, base int) []*item {
 	return out
 }
 
-// readFixture reads `name`: value; nil when the item has no name.
+// readFixture reads `name`: value; nil when the item has no name. A
+// value that is a YAML block scalar indicator (`request: |`, `>-`) is
+// the block of the indented lines below it, read as YAML reads it.
 func readFixture(it *item) *Fixture {
 	name, rest, _, ok := keyed(it.lines[0])
 	if !ok {
 		return nil
 	}
-	raw := strings.TrimSpace(strings.Join(append([]string{rest}, it.lines[1:]...), "\n"))
 	f := &Fixture{Name: name, Pos: diag.Pos(it.pos)}
+	if isBlockScalar(rest) {
+		var v struct{ V string }
+		doc := "v: " + rest + "\n" + strings.Join(it.raw, "\n") + "\n"
+		if yaml.Unmarshal([]byte(doc), &v) == nil {
+			f.Raw, f.Value = v.V, v.V
+			return f
+		}
+	}
+	raw := strings.TrimSpace(strings.Join(append([]string{rest}, it.lines[1:]...), "\n"))
 	f.Raw, f.Value, f.JSON = fixtureValue(raw)
 	return f
+}
+
+// isBlockScalar reports whether s is a YAML block scalar header: | or >,
+// with an optional chomping indicator.
+func isBlockScalar(s string) bool {
+	switch strings.TrimSpace(s) {
+	case "|", "|-", "|+", ">", ">-", ">+":
+		return true
+	}
+	return false
+}
+
+// FixtureCase is one `- fixture: NAME` item of Fixtures: a case of the
+// test, run with the fixtures outside any case plus its own.
+type FixtureCase struct {
+	Name string
+	Pos  diag.Pos
+}
+
+// fixtureCase reports whether it opens a case, `- fixture: NAME`.
+func fixtureCase(it *item) (string, bool) {
+	k, v, _, ok := keyed(it.lines[0])
+	if !ok || k != "fixture" || strings.HasPrefix(it.lines[0], "`") {
+		return "", false
+	}
+	v, _ = codeSpan(strings.Trim(strings.TrimSpace(v), `"'`))
+	return v, v != ""
+}
+
+// caseFixtures reads the indented `key: value` lines of a case as one
+// YAML mapping (block scalars, nested lists and maps as YAML has them).
+func caseFixtures(it *item, name string) ([]*Fixture, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(dedent(it.raw)), &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("not a mapping")
+	}
+	var out []*Fixture
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := strings.Trim(m.Content[i].Value, "`")
+		var v any
+		if err := m.Content[i+1].Decode(&v); err != nil {
+			return nil, err
+		}
+		f := &Fixture{Name: k, Case: name, Pos: diag.Pos(it.pos)}
+		if line := m.Content[i].Line - 1; line >= 0 && line < len(it.offs)-1 {
+			f.Pos = diag.Pos(it.offs[line+1])
+		}
+		f.Value = jsonValue(normalize(v))
+		if str, ok := f.Value.(string); ok {
+			f.Raw = str
+		} else {
+			b, _ := json.Marshal(f.Value)
+			f.Raw, f.JSON = string(b), true
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// jsonValue is v as encoding/json decodes it (float64 numbers).
+func jsonValue(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return v
+	}
+	return out
+}
+
+// dedent removes the indentation common to the non-blank lines.
+func dedent(lines []string) string {
+	cut := -1
+	for _, ln := range lines {
+		if strings.TrimSpace(ln) == "" {
+			continue
+		}
+		if n := len(ln) - len(strings.TrimLeft(ln, " ")); cut < 0 || n < cut {
+			cut = n
+		}
+	}
+	var b strings.Builder
+	for _, ln := range lines {
+		if len(ln) >= cut && cut > 0 {
+			ln = ln[cut:]
+		}
+		b.WriteString(ln)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // fixtureValue decodes a fixture's text.

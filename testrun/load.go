@@ -138,6 +138,35 @@ func (e *LoadError) Error() string { return strings.TrimRight(e.Diags.String(), 
 // no fixture and no default, an item naming no output, no Expects) come
 // back together in a *LoadError; nothing has run.
 func Load(p string) (*Case, error) {
+	cs, err := LoadCases(p)
+	if len(cs) == 0 {
+		return nil, err
+	}
+	return cs[0], err
+}
+
+// LoadCases is Load for a test whose Fixtures hold `- fixture: NAME`
+// cases: one Case per case, named TEST/NAME, each with the fixtures
+// outside any case and its own (one Case when there are none).
+func LoadCases(p string) ([]*Case, error) {
+	c, err := loadCase(p)
+	if c == nil || err != nil || len(c.Test.Cases) == 0 {
+		if c == nil {
+			return nil, err
+		}
+		return []*Case{c}, err
+	}
+	var out []*Case
+	for _, fc := range c.Test.Cases {
+		cc := &Case{Path: c.Path, Dir: c.Dir, Name: c.Name + "/" + fc.Name, Test: c.Test,
+			SubjectPath: c.SubjectPath, Subject: c.Subject, Inputs: map[string]any{}}
+		cc.sortFixtures(fc.Name)
+		out = append(out, cc)
+	}
+	return out, nil
+}
+
+func loadCase(p string) (*Case, error) {
 	sp, diags, err := spec.Load(p)
 	if err != nil {
 		return nil, err
@@ -161,8 +190,8 @@ func Load(p string) (*Case, error) {
 		c.SubjectPath = SubjectPath(abs, tf.Subject)
 		if c.Subject, err = loadSubject(c.SubjectPath); err != nil {
 			diags.Errorf(sp.File, tf.SubjectPos, lint.CodeTestUnknownSubject, "subject %q: %v", tf.Subject, err)
-		} else {
-			c.sortFixtures()
+		} else if len(tf.Cases) == 0 {
+			c.sortFixtures("")
 		}
 	}
 	if diags.HasErrors() {
@@ -207,12 +236,15 @@ func loadSubject(p string) (*spec.Spec, error) {
 	return sp, nil
 }
 
-// sortFixtures files each fixture under the subject's slots (and
-// callees), config or inputs; lint.TestFile has checked that each names
-// one of them.
-func (c *Case) sortFixtures() {
+// sortFixtures files each fixture of the case (and outside any case)
+// under the subject's slots (and callees), config or inputs;
+// lint.TestFile has checked that each names one of them.
+func (c *Case) sortFixtures(fixtureCase string) {
 	names := lint.SubjectNames(c.Subject)
 	for _, fx := range c.Test.Fixtures {
+		if fx.Case != "" && fx.Case != fixtureCase {
+			continue
+		}
 		pos := c.Test.Spec.File.Position(fx.Pos)
 		root, _, _ := strings.Cut(fx.Name, ".")
 		switch names[root] {

@@ -143,17 +143,17 @@ func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) erro
 func loadTests(w io.Writer, files []string) []*testrun.Case {
 	var cases []*testrun.Case
 	for _, f := range files {
-		c, err := testrun.Load(f)
+		cs, err := testrun.LoadCases(f)
 		if err != nil {
 			fmt.Fprintf(w, "%v\n", err)
 			b := testrun.Broken(f, err)
-			if c != nil && c.Name != "" {
-				b.Name = c.Name
+			if len(cs) > 0 && cs[0].Name != "" {
+				b.Name = cs[0].Name
 			}
 			cases = append(cases, b)
 			continue
 		}
-		cases = append(cases, c)
+		cases = append(cases, cs...)
 	}
 	return cases
 }
