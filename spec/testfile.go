@@ -411,8 +411,13 @@ func isPathText(s string) bool {
 // directory (a std/ path is left to the caller when not on disk). A bare
 // name is matched against the front-matter `name` (then the file stem, then
 // NAME/index.prose.md) of the *.prose.md files in the test's directory,
-// then in each parent up to
-// the project root: the nearest directory holding go.mod or .git. The
+// then in each parent up to the project root: the nearest directory
+// holding go.mod or .git. At each parent the folders beside the one the
+// search came from are searched too, one level deep, in name order
+// (upstream: a bare subject resolves in the test's directory and in its
+// nearest source/package root, so packages/co/evals/x.eval.prose.md
+// finds a subject in packages/co/services/); the nearest level wins.
+// Hidden folders, testdata/ and node_modules/ are not searched. The
 // returned path is "" when nothing matches.
 func ResolveSubject(fsys fs.FS, testPath, subject string) string {
 	dir := path.Dir(testPath)
@@ -423,15 +428,44 @@ func ResolveSubject(fsys fs.FS, testPath, subject string) string {
 		}
 		return ""
 	}
+	from := ""
 	for {
 		if p := matchName(fsys, dir, subject, testPath); p != "" {
+			return p
+		}
+		if p := matchBeside(fsys, dir, from, subject, testPath); p != "" {
 			return p
 		}
 		if isProjectRoot(fsys, dir) || dir == "." || dir == "/" {
 			return ""
 		}
-		dir = path.Dir(dir)
+		from, dir = dir, path.Dir(dir)
 	}
+}
+
+// matchBeside is matchName in each folder of dir other than from (the
+// folder already searched), in name order; "" when none matches. The
+// test's own directory (from == "") has no folders searched: its
+// subfolders are other tests' business.
+func matchBeside(fsys fs.FS, dir, from, name, self string) string {
+	if from == "" {
+		return ""
+	}
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		n := e.Name()
+		p := path.Join(dir, n)
+		if !e.IsDir() || p == from || strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules" {
+			continue
+		}
+		if m := matchName(fsys, p, name, self); m != "" {
+			return m
+		}
+	}
+	return ""
 }
 
 // matchName is the spec in dir whose front-matter name is name (else whose

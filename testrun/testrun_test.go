@@ -181,6 +181,22 @@ func TestSubjectByName(t *testing.T) {
 	if got := SubjectPath(test, "nothing"); got != "" {
 		t.Errorf("nothing -> %q", got)
 	}
+	// In the nearest package root: packages/co/evals/x.eval.prose.md names
+	// a subject in packages/co/services/.
+	svc := filepath.Join(root, "packages", "co", "services")
+	evals := filepath.Join(root, "packages", "co", "evals")
+	os.MkdirAll(svc, 0o755)
+	os.MkdirAll(evals, 0o755)
+	os.WriteFile(filepath.Join(svc, "readiness.prose.md"), []byte("---\nname: agent-readiness\nkind: function\n---\n"), 0o644)
+	eval := filepath.Join(evals, "agent-readiness.eval.prose.md")
+	if got := SubjectPath(eval, "agent-readiness"); got != filepath.Join(svc, "readiness.prose.md") {
+		t.Errorf("agent-readiness from evals/ -> %q", got)
+	}
+	// The nearest level wins over a farther one.
+	os.WriteFile(filepath.Join(root, "packages", "widget.prose.md"), []byte("---\nname: widget\nkind: function\n---\n"), 0o644)
+	if got := SubjectPath(eval, "widget"); got != filepath.Join(root, "packages", "widget.prose.md") {
+		t.Errorf("widget from evals/ -> %q, want the nearer packages/widget", got)
+	}
 }
 
 const politeTest = `---

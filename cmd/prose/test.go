@@ -33,7 +33,8 @@ const testLong = `test runs the kind: test files under the paths (default: the c
 directory; directories are walked, skipping .prose/, .git/ and testdata/
 unless named). Each test runs its subject (a pattern, function or
 responsibility, named by path or by front-matter name in the test's
-directory or above it up to the project root) with its ### Fixtures as
+directory or above it up to the project root, and in the folders beside
+the way up: packages/co/evals/ finds packages/co/services/) with its ### Fixtures as
 inputs, as its own journaled run in its own scratch directory, then checks
 each ### Expects item (it must hold) and ### Expects Not item (it must not).
 
