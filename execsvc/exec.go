@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -161,6 +162,7 @@ func (s *Service) maxOutput() int64 {
 // proc is one running program.
 type proc struct {
 	cmd      *exec.Cmd
+	inW      *os.File // the rest of stdin's writer (nil: stdin written whole)
 	outR     *os.File
 	errR     *os.File
 	stdout   *capBuffer
@@ -170,6 +172,36 @@ type proc struct {
 	outErr   error // how reading stdout ended (nil: at its end); set before outDone closes
 	overflow chan struct{}
 	exited   chan error
+}
+
+// feedStdin makes a program's stdin: a pipe holding input. What the
+// pipe's buffer takes (64 KiB on Linux) is written before the program
+// starts, so an ordinary call needs no writer goroutine; the rest, when
+// any, is for the caller to write to w (nil when all of it was written)
+// while the program runs.
+func feedStdin(input []byte) (r, w *os.File, rest []byte, err error) {
+	if r, w, err = os.Pipe(); err != nil {
+		return nil, nil, nil, err
+	}
+	n := 0
+	if rc, err := w.SyscallConn(); err == nil {
+		// One non-blocking pass: a full pipe is left to the writer.
+		rc.Write(func(fd uintptr) bool {
+			for n < len(input) {
+				m, err := syscall.Write(int(fd), input[n:])
+				if err != nil || m <= 0 {
+					break
+				}
+				n += m
+			}
+			return true
+		})
+	}
+	if n == len(input) {
+		w.Close()
+		return r, nil, nil, nil
+	}
+	return r, w, input[n:], nil
 }
 
 // pipes makes the stdout and stderr pipes of a program.
@@ -185,14 +217,21 @@ func pipes() (outR, outW, errR, errW *os.File, err error) {
 }
 
 func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error) {
+	inR, inW, rest, err := feedStdin(input)
+	if err != nil {
+		return nil, err
+	}
 	outR, outW, errR, errW, err := pipes()
 	if err != nil {
+		inR.Close()
+		if inW != nil {
+			inW.Close()
+		}
 		return nil, err
 	}
 	cmd := exec.Command("/bin/sh", "-c", s.Command)
 	cmd.Dir = s.Dir
-	cmd.Stdin = bytes.NewReader(input)
-	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = procAttr()
 	cmd.WaitDelay = s.grace()
 	cmd.Env = append(append(os.Environ(), s.Env...),
@@ -200,15 +239,19 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		"PROSE_ATTEMPT="+strconv.Itoa(req.Attempt),
 		"PROSE_CALL_ID="+req.Path.Key())
 	err = cmd.Start()
+	inR.Close()
 	outW.Close()
 	errW.Close()
 	if err != nil {
+		if inW != nil {
+			inW.Close()
+		}
 		outR.Close()
 		errR.Close()
 		return nil, fmt.Errorf("starting %q: %v", s.Command, err)
 	}
 	p := &proc{
-		cmd: cmd, outR: outR, errR: errR,
+		cmd: cmd, inW: inW, outR: outR, errR: errR,
 		stdout:   &capBuffer{max: s.maxOutput()},
 		stderr:   &tailBuffer{keep: stderrKeep},
 		outDone:  make(chan struct{}),
@@ -219,6 +262,11 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 	if req.Spawned != nil {
 		g := procgroup.Of(cmd.Process.Pid)
 		req.Spawned(g.ID, g.Ident)
+	}
+	if inW != nil {
+		// A program that exits without reading it all ends the write
+		// with EPIPE; finish closes inW for one that leaves it unread.
+		go func() { inW.Write(rest); inW.Close() }()
 	}
 	go p.readStdout()
 	go func() { drain(errR, p.stderr); close(p.errDone) }()
@@ -234,6 +282,11 @@ func (p *proc) readStdout() {
 	}
 }
 
+// readBufs holds drain's read buffers: two per call, 64 KiB each, were
+// most of what a call allocated, and most of prose's garbage collection
+// in a run of many exec calls.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
 // errPipeHeld ends the reading of a pipe that stays open, silent, after
 // the program exited and its process group was killed.
 var errPipeHeld = errors.New("pipe held open after exit")
@@ -248,7 +301,9 @@ var errPipeHeld = errors.New("pipe held open after exit")
 // mistakes a deadline that passed while it waited for its turn for
 // silence.
 func drain(f *os.File, w io.Writer) error {
-	buf := make([]byte, 64<<10)
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	buf := *bp
 	draining, gotSome := false, false
 	var since time.Time
 	for {
@@ -350,6 +405,9 @@ func (p *proc) finish() ([]byte, error) {
 	<-p.outDone
 	<-p.errDone
 	procgroup.ReapGroup(p.cmd.Process.Pid)
+	if p.inW != nil {
+		p.inW.Close() // unblocks a writer the program left waiting
+	}
 	p.outR.Close()
 	p.errR.Close()
 	return p.stdout.Bytes(), p.outErr
