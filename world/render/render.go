@@ -31,14 +31,18 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 	if events == nil {
 		events = []any{}
 	}
-	in := map[string]any{"node": req.Node.ID, "inputs": req.Inputs, "prior": req.Prior, "events": events, "diff": req.Diff}
-	args, err := delegation.FromGo(in)
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := args.(*delegation.Object)
-	if !ok {
-		return nil, fmt.Errorf("render input is not an object")
+	// One object, its members in this order: node, inputs, prior,
+	// events, diff.
+	obj := delegation.NewObject()
+	for _, m := range []struct {
+		k string
+		v any
+	}{{"node", req.Node.ID}, {"inputs", req.Inputs}, {"prior", req.Prior}, {"events", events}, {"diff", req.Diff}} {
+		v, err := delegation.FromGo(m.v)
+		if err != nil {
+			return nil, fmt.Errorf("render input %s: %v", m.k, err)
+		}
+		obj.Set(m.k, v)
 	}
 	svc := &patterns.ExecService{Name: req.Node.ID, Command: e.Command, Dir: e.Dir}
 	ans := &reconcile.Answer{Cost: receipt.Cost{Programs: 1}}
