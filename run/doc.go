@@ -6,8 +6,10 @@
 // A Request says what to run (the spec, the bindings as NAME=TEXT, limits,
 // model settings); Options say how (where journals live, the trace, the
 // in-process services, the environment the model configuration is read
-// from). Run returns the run's Result; its RunID names the journal that
-// Resume continues and Replay re-runs. The journal keeps the Request as
+// from). Prepare assembles a run (loads, checks and binds everything it
+// reaches) without starting it; (*Run).Start opens its journal and starts
+// it, Wait returns its Result; Local{}.Run does all three. The Result's
+// RunID names the journal that Resume continues and Replay re-runs. The journal keeps the Request as
 // data, secrets withheld, so Resume and Replay rebuild the run from it,
 // whatever process or directory they are called from; Overrides give
 // withheld values again.
@@ -18,7 +20,7 @@
 //	advance := &patterns.FuncService{Name: "advancer", Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 //		return "one more step", nil
 //	}}
-//	res, err := run.Run(ctx, run.Request{
+//	res, err := run.Local{}.Run(ctx, run.Request{
 //		Spec: "std/patterns/ratchet.prose.md",
 //		Bindings: patterns.Bindings{
 //			Slots:  []patterns.Assignment{{Name: "advancer", Value: "go:advance"}, {Name: "certifier", Value: "exec:./certify.sh"}},
@@ -26,7 +28,7 @@
 //		},
 //	}, run.Options{RunDir: run.DefaultRunDir, Services: map[string]patterns.Service{"advance": advance}})
 //
-// Engines. Run is the local engine; Local is it as an Engine, the
+// Engines. Local is the engine of this process, as an Engine: the
 // interface a program or `prose run --engine` picks an engine through.
 // Package temporal's Engine runs the same Request on a Temporal cluster
 // (this package does not depend on it).

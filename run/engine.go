@@ -23,13 +23,23 @@ type Starter interface {
 	Start(ctx context.Context, req Request, o Options) (id string, err error)
 }
 
-// Local is the engine of this process: Run is run.Run (journaled under
-// Options.RunDir, resumable and replayable with Resume and Replay).
+// Local is the engine of this process: its runs are journaled under
+// Options.RunDir, resumable and replayable with Resume and Replay.
 type Local struct{}
 
-// Run runs req in this process; see the package function Run.
+// Run runs req in this process: Prepare, then Start and Wait. It loads
+// the spec, binds it, journals it under Options.RunDir (a new run id) and
+// returns its result. The error is the run's (a *delegation.Error for a
+// run-time error, *patterns.UsageError or *patterns.SpecError before it
+// started) or the journal's. The Result is non-nil once the spec is
+// bound, also when the run failed.
 func (Local) Run(ctx context.Context, req Request, o Options) (*Result, error) {
-	return Run(ctx, req, o)
+	r, err := Prepare(ctx, req, o)
+	if err != nil {
+		return nil, err
+	}
+	r.Start(ctx) // an error is Wait's too
+	return r.Wait()
 }
 
 var _ Engine = Local{}

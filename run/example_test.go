@@ -52,7 +52,7 @@ func Example_resume() {
 		Services: map[string]patterns.Service{"advance": advance, "certify": certify},
 		Getenv:   func(k string) string { return env[k] },
 	}
-	res, err := run.Run(ctx, req, opts)
+	res, err := run.Local{}.Run(ctx, req, opts)
 	fmt.Println("first run:", res.RunID != "", strings.Contains(fmt.Sprint(err), "canceled"))
 
 	res, err = run.Resume(context.Background(), res.RunID, opts)

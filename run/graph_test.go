@@ -74,7 +74,7 @@ func TestRunReadsEachSpecOnce(t *testing.T) {
 	files := &countingFS{FS: specgraph.OSIn(dir), opens: map[string]int{}}
 	req := run.Request{Spec: "main.prose.md", Dir: dir,
 		Bindings: patterns.Bindings{Inputs: []patterns.Assignment{{Name: "topic", Value: "tides"}}}}
-	res, err := run.Run(context.Background(), req, run.Options{Files: files})
+	res, err := run.Local{}.Run(context.Background(), req, run.Options{Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -160,20 +160,3 @@ func (j *runJournal) finish(v delegation.Value, runErr error) error {
 	}
 	return runErr
 }
-
-// CreateJournal journals a new run of req whose spec a program prepared
-// itself (a test runner binding fixtures its own way): it creates the
-// journal in o.RunDir with req as its request, so prose resume and prose
-// replay can run it again, and wraps p's host so that every call and
-// judgment is journaled. The caller finishes and closes the journal.
-func CreateJournal(p *patterns.Prepared, req Request, o Options) (*journal.Run, error) {
-	stderr := o.Stderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	j := &runJournal{o: o, req: req, mode: journal.Live, stderr: stderr, cancel: func(error) {}}
-	if err := j.wrap(p); err != nil {
-		return nil, err
-	}
-	return j.run, nil
-}

@@ -17,6 +17,7 @@ import (
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/telemetry"
 )
@@ -24,6 +25,11 @@ import (
 // DefaultRunDir is where runs are journaled, relative to the working
 // directory, unless Options.RunDir says otherwise.
 const DefaultRunDir = ".prose/runs"
+
+// DefaultSyncEvery is the journal's group-commit window of prose run and
+// prose test: records are fsynced together at most this long after they
+// are written.
+const DefaultSyncEvery = 100 * time.Millisecond
 
 // Options say how to run a Request. The zero value runs without a
 // journal, a trace, progress or a model.
@@ -61,6 +67,14 @@ type Options struct {
 	Force bool
 	// Overrides are values given again to a resume or a replay.
 	Overrides Overrides
+	// WorkDir, when set, is where programs run in place of Request.Dir
+	// (a test runner gives each test a scratch directory, while the
+	// journal keeps the test's own).
+	WorkDir string
+	// Models, when set, serve the run's models in place of those
+	// configured from the environment: a test runner judges and renders
+	// its own way, or stands in for an absent model.
+	Models *ModelHooks
 	// Files, when set, is where spec files are read from, names as the
 	// request gives them (nil: the operating system's, a relative path
 	// read from Request.Dir when it is there, else from the working
@@ -69,6 +83,17 @@ type Options struct {
 	Files fs.FS
 	// Telemetry, when set, exports the run as OpenTelemetry spans.
 	Telemetry *telemetry.Tracer
+}
+
+// ModelHooks serve what a run asks of models (see Options.Models).
+type ModelHooks struct {
+	// JudgeFor builds the judge of a spec's natural-language conditions
+	// (nil: no model).
+	JudgeFor func(sp *spec.Spec) delegation.Judge
+	// LLM builds the service of an `llm` binding; Render the service
+	// rendering a function or responsibility (nil: no model).
+	LLM    func(b *patterns.SlotBinding) (patterns.Service, error)
+	Render func(b *patterns.RenderBinding) (patterns.Service, error)
 }
 
 // Result is how a run ended, when it got as far as running.
@@ -97,20 +122,6 @@ type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
-
-// Run runs req: loads the spec, binds it, journals it under
-// Options.RunDir (a new run id), and returns its result. The error is the
-// run's (a *delegation.Error for a run-time error, *patterns.UsageError or
-// *patterns.SpecError before it started) or the journal's. The Result is
-// non-nil once the spec is bound, also when the run failed.
-func Run(ctx context.Context, req Request, o Options) (*Result, error) {
-	if req.Dir == "" {
-		if wd, err := os.Getwd(); err == nil {
-			req.Dir = wd
-		}
-	}
-	return execute(ctx, req, o, journal.Live, "")
-}
 
 // Resume continues the journaled run id under o.RunDir: it rebuilds the
 // run from the journaled request (with o.Overrides in place of the values
@@ -188,10 +199,64 @@ func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Resul
 
 // execute prepares, journals and runs req.
 func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id string) (*Result, error) {
+	r, err := prepare(ctx, req, o, mode, id)
+	if err != nil {
+		return nil, err
+	}
+	r.Start(ctx) // an error is Wait's too
+	return r.Wait()
+}
+
+// Prepare assembles the run of req without starting it: it reads the
+// model configuration, loads and checks the spec and every spec it
+// reaches, and binds its slots, config and inputs (the errors before
+// anything runs: *patterns.SpecError, *patterns.UsageError, *UsageError).
+// Start opens the journal and starts the run; Wait waits for its Result.
+// prose run (Local.Run), prose resume and replay, and prose test all run
+// through it.
+func Prepare(ctx context.Context, req Request, o Options) (*Run, error) {
+	if req.Dir == "" {
+		if wd, err := os.Getwd(); err == nil {
+			req.Dir = wd
+		}
+	}
+	return prepare(ctx, req, o, journal.Live, "")
+}
+
+// Run is a prepared run: bound and checked, not started.
+type Run struct {
+	o      Options
+	req    Request
+	mode   journal.Mode
+	cancel context.CancelCauseFunc
+	stderr io.Writer
+
+	p      *patterns.Prepared
+	mods   *Models
+	totals *patterns.TotalsRecorder
+	trace  *journal.Trace
+	spans  *telemetry.Run
+	jr     *runJournal
+
+	started bool
+	done    chan struct{}
+	res     *Result
+	err     error
+}
+
+// Warnings are the spec's non-error diagnostics.
+func (r *Run) Warnings() diag.List { return r.p.Warnings }
+
+func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id string) (*Run, error) {
 	req = req.validText()
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
+	}
+	if o.Models != nil {
+		// the hooks serve every model: none is configured from the
+		// environment (nor refused for a missing key)
+		getenv = func(string) string { return "" }
 	}
 	mods, err := newModels(getenv, req, mode == journal.Replaying)
 	if err != nil {
@@ -207,26 +272,31 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		files = specgraph.OSIn(req.Dir)
 	}
 	g := specgraph.New(specgraph.Options{FS: files})
-	env := &patterns.Env{Dir: req.Dir, Services: o.Services, Nested: patterns.NestedSpecWith(g.Load)}
+	workDir := req.Dir
+	if o.WorkDir != "" {
+		workDir = o.WorkDir
+	}
+	env := &patterns.Env{Dir: workDir, Services: o.Services, Nested: patterns.NestedSpecWith(g.Load)}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
-		Limits: req.Limits,
+		Limits:    req.Limits,
 		Recorders: o.Recorders, Runtime: o.Runtime,
 	}
 	mods.apply(&opts)
-	totals := &patterns.TotalsRecorder{}
-	opts.Recorders = append(append([]delegation.Recorder{}, opts.Recorders...), totals)
-	var trace *journal.Trace
-	traced := false
-	if o.Trace != nil {
-		trace = journal.NewTrace(o.Trace, redact.ForEnv(o.Environ, mods.cfg.Secrets()...).WithShapes())
-		opts.Recorders = append(opts.Recorders, trace)
+	if h := o.Models; h != nil {
+		opts.ModelJudge, opts.ModelJudgeFor = nil, h.JudgeFor
+		env.LLM, env.Render = h.LLM, h.Render
 	}
-	var spans *telemetry.Run
+	r := &Run{o: o, req: req, mode: mode, mods: mods, totals: &patterns.TotalsRecorder{}, done: make(chan struct{})}
+	opts.Recorders = append(append([]delegation.Recorder{}, opts.Recorders...), r.totals)
+	if o.Trace != nil {
+		r.trace = journal.NewTrace(o.Trace, redact.ForEnv(o.Environ, mods.cfg.Secrets()...).WithShapes())
+		opts.Recorders = append(opts.Recorders, r.trace)
+	}
 	if o.Telemetry != nil {
-		spans = o.Telemetry.Start(ctx, telemetry.RunInfo{Spec: req.Spec, Mode: mode.String(),
+		r.spans = o.Telemetry.Start(ctx, telemetry.RunInfo{Spec: req.Spec, Mode: mode.String(),
 			Redactor: redact.ForEnv(o.Environ, mods.cfg.Secrets()...).WithShapes()})
-		opts.Recorders = append(opts.Recorders, spans)
+		opts.Recorders = append(opts.Recorders, r.spans)
 	}
 	if mode == journal.Replaying {
 		opts.ModelJudge, opts.ModelJudgeFor = replayModel{}, nil
@@ -234,69 +304,107 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 			return &patterns.FuncService{Name: b.Name, Fn: replayModel{}.Call}, nil
 		}
 	}
-	stderr := o.Stderr
-	if stderr == nil {
-		stderr = io.Discard
+	r.stderr = o.Stderr
+	if r.stderr == nil {
+		r.stderr = io.Discard
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	jr := &runJournal{o: o, req: req, mode: mode, id: id, stderr: stderr, cancel: cancel}
-	res := &Result{Mode: mode}
-	var prepared *patterns.Prepared
-	opts.Wrap = func(p *patterns.Prepared) error {
-		prepared = p
-		res.Warnings = p.Warnings
-		if !o.Quiet {
-			if o.Diagnostics != nil {
-				o.Diagnostics(p.Warnings.String())
-			} else {
-				fmt.Fprint(stderr, p.Warnings.String())
-			}
+	r.jr = &runJournal{o: o, req: req, mode: mode, id: id, stderr: r.stderr}
+	r.p, err = patterns.Prepare(opts)
+	if err != nil {
+		if r.spans != nil {
+			r.spans.End(err)
 		}
-		if err := jr.wrap(p); err != nil {
-			return err
-		}
-		if spans != nil && jr.run != nil {
-			spans.Started(p.Spec.Name, jr.run.ID(), jr.run.AnsweredCall)
-		} else if spans != nil {
-			spans.Started(p.Spec.Name, "", nil)
-		}
-		if trace != nil {
-			h, _ := jr.header(p.Spec.File.Source())
-			h.RunID = id
-			if jr.run != nil {
-				h.RunID = jr.run.ID()
-			}
-			trace.Start(h)
-			traced = true
-		}
-		return nil
+		return nil, err
 	}
-	v, runErr := patterns.Run(ctx, opts)
-	if spans != nil {
-		spans.End(runErr)
+	return r, nil
+}
+
+// Start shows the spec's warnings (unless Options.Quiet), opens the
+// journal (a new one, or the run being resumed or replayed) and starts
+// the run on a goroutine of its own, under ctx (a run whose ctx is done
+// stops, and its journal can be resumed). An error (the journal cannot be
+// opened) means the run did not start; Wait then returns it too. Start
+// runs a Run once.
+func (r *Run) Start(ctx context.Context) error {
+	if r.started {
+		return errors.New("run: Start called twice")
 	}
+	r.started = true
+	var runCtx context.Context
+	runCtx, r.jr.cancel = context.WithCancelCause(ctx)
+	r.cancel = r.jr.cancel
+	p := r.p
+	r.res = &Result{Mode: r.mode, Warnings: p.Warnings}
+	if !r.o.Quiet {
+		if r.o.Diagnostics != nil {
+			r.o.Diagnostics(p.Warnings.String())
+		} else {
+			fmt.Fprint(r.stderr, p.Warnings.String())
+		}
+	}
+	if err := r.jr.wrap(p); err != nil {
+		r.end(nil, err, false)
+		return err
+	}
+	if r.spans != nil && r.jr.run != nil {
+		r.spans.Started(p.Spec.Name, r.jr.run.ID(), r.jr.run.AnsweredCall)
+	} else if r.spans != nil {
+		r.spans.Started(p.Spec.Name, "", nil)
+	}
+	if r.trace != nil {
+		h, _ := r.jr.header(p.Spec.File.Source())
+		h.RunID = r.jr.id
+		if r.jr.run != nil {
+			h.RunID = r.jr.run.ID()
+		}
+		r.trace.Start(h)
+	}
+	go func() {
+		v, err := p.Run(runCtx)
+		r.end(v, err, r.trace != nil)
+	}()
+	return nil
+}
+
+// end records how the run ended: the trace's and the journal's last
+// records, the Result.
+func (r *Run) end(v delegation.Value, runErr error, traced bool) {
+	defer close(r.done)
+	defer r.cancel(nil)
+	if r.spans != nil {
+		r.spans.End(runErr)
+	}
+	res := r.res
 	res.Value = v
 	if traced {
 		var usage any
-		if u, ok := mods.usage(totals.Totals().DecidedJudgments); ok {
+		if u, ok := r.mods.usage(r.totals.Totals().DecidedJudgments); ok {
 			usage = u
 		}
-		trace.Finish(time.Now(), v, runErr, totals.Totals(), usage)
+		r.trace.Finish(time.Now(), v, runErr, r.totals.Totals(), usage)
 	}
-	runErr = jr.finish(v, runErr)
-	if jr.run != nil {
-		res.RunID, res.Journal = jr.run.ID(), jr.run.Path()
-		res.Calls, res.Answered = jr.run.Calls(), jr.run.Answered()
+	runErr = r.jr.finish(v, runErr)
+	if r.jr.run != nil {
+		res.RunID, res.Journal = r.jr.run.ID(), r.jr.run.Path()
+		res.Calls, res.Answered = r.jr.run.Calls(), r.jr.run.Answered()
 	}
-	if prepared == nil {
-		return nil, runErr
-	}
-	res.Totals = totals.Totals()
-	if u, ok := mods.usage(res.Totals.DecidedJudgments); ok {
+	res.Totals = r.totals.Totals()
+	if u, ok := r.mods.usage(res.Totals.DecidedJudgments); ok {
 		res.ModelUsage = u
 	}
-	return res, runErr
+	r.err = runErr
+}
+
+// Wait waits for the started run to end and returns its Result (non-nil
+// once the run got as far as Start) and error: the run's, the
+// journal's, or a resume's or replay's divergence. Without Start it
+// returns an error at once.
+func (r *Run) Wait() (*Result, error) {
+	if !r.started {
+		return nil, errors.New("run: Wait called before Start")
+	}
+	<-r.done
+	return r.res, r.err
 }
 
 func fileExists(path string) bool {

@@ -57,7 +57,7 @@ func TestCaughtUnreadableVerdictReplaysAndResumes(t *testing.T) {
 	opts := run.Options{RunDir: filepath.Join(dir, "runs"), Services: map[string]patterns.Service{"w": worker},
 		Getenv: func(k string) string { return env[k] }}
 	req := run.Request{Spec: "judged.prose.md", Dir: dir, Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "worker", Value: "go:w"}}}}
-	res, err := run.Run(context.Background(), req, opts)
+	res, err := run.Local{}.Run(context.Background(), req, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestConcurrentRunsFromOtherDirectories(t *testing.T) {
 	ids := make(chan string, 4)
 	for range 4 {
 		go func() {
-			res, err := run.Run(context.Background(), req, opts)
+			res, err := run.Local{}.Run(context.Background(), req, opts)
 			if err == nil && toJSON(t, res.Value) != `"good"` {
 				err = os.ErrInvalid
 			}
@@ -162,7 +162,7 @@ func TestTraceHoldsModelExchanges(t *testing.T) {
 	}
 	var trace strings.Builder
 	req := run.Request{Spec: "asked.prose.md", Dir: dir, Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "writer", Value: "llm"}}}}
-	if _, err := run.Run(context.Background(), req, run.Options{Trace: &trace, Getenv: func(k string) string { return env[k] }}); err != nil {
+	if _, err := (run.Local{}).Run(context.Background(), req, run.Options{Trace: &trace, Getenv: func(k string) string { return env[k] }}); err != nil {
 		t.Fatal(err)
 	}
 	var models []map[string]any

@@ -74,7 +74,7 @@ func runDrafted(t *testing.T, dir string, env map[string]string, brief string, t
 	req := run.Request{Spec: "drafted.prose.md", Dir: dir,
 		Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "writer", Value: "llm"}},
 			Inputs: []patterns.Assignment{{Name: "task_brief", Value: brief}}}}
-	res, err := run.Run(context.Background(), req, opts)
+	res, err := run.Local{}.Run(context.Background(), req, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
@@ -42,8 +41,7 @@ var errNeedsModel = errors.New("needs a model, and none is configured")
 
 // prepared is a subject bound and ready to run.
 type prepared struct {
-	p    *patterns.Prepared
-	dir  string
+	r    *run.Run
 	need *modelNeed
 }
 
@@ -65,10 +63,14 @@ func (n *modelNeed) reason() string {
 	return s
 }
 
-// prepare binds c's subject with its fixtures, its exec services working
-// in dir. Nothing runs. The error is a usage problem of the test (an
-// unbound slot, a missing input), reported before any test runs.
-func prepare(c *Case, dir string, m Models) (*prepared, error) {
+// prepare binds c's subject with its fixtures through run.Prepare, its
+// exec services working in dir, journaled under runDir ("" for none).
+// The run's directory on record is the test's own: the scratch directory
+// is gone when the test ends, and prose replay and prose resume start
+// from the recorded directory. Nothing runs. The error is a usage problem
+// of the test (an unbound slot, a missing input), reported before any
+// test runs.
+func prepare(c *Case, dir, runDir string, m Models) (*prepared, error) {
 	var b patterns.Bindings
 	for _, s := range c.Slots {
 		b.Slots = append(b.Slots, patterns.Assignment{Name: s.Name, Value: s.Value})
@@ -84,58 +86,44 @@ func prepare(c *Case, dir string, m Models) (*prepared, error) {
 		b.InputJSON = string(raw)
 	}
 	need := &modelNeed{}
-	env := &patterns.Env{Dir: dir, Nested: patterns.NestedSpec, LLM: m.LLM}
-	if env.LLM == nil {
-		env.LLM = func(sb *patterns.SlotBinding) (patterns.Service, error) {
+	hooks := &run.ModelHooks{JudgeFor: m.JudgeFor, LLM: m.LLM, Render: m.Render}
+	if hooks.LLM == nil {
+		hooks.LLM = func(sb *patterns.SlotBinding) (patterns.Service, error) {
 			return &patterns.FuncService{Name: sb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 				return nil, need.note("slot " + sb.Path + " is bound to llm")
 			}}, nil
 		}
 	}
-	env.Render = m.Render
-	if env.Render == nil {
-		env.Render = func(rb *patterns.RenderBinding) (patterns.Service, error) {
+	if hooks.Render == nil {
+		hooks.Render = func(rb *patterns.RenderBinding) (patterns.Service, error) {
 			return &patterns.FuncService{Name: rb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 				return nil, need.note(rb.Name + " renders through a model")
 			}}, nil
 		}
 	}
-	opts := patterns.RunOptions{Path: c.SubjectPath, Spec: c.Subject, Bindings: b, Env: env}
-	if m.JudgeFor != nil {
-		opts.ModelJudgeFor = m.JudgeFor
-	} else {
-		opts.ModelJudge = absentJudge{need}
+	if hooks.JudgeFor == nil {
+		hooks.JudgeFor = func(*spec.Spec) delegation.Judge { return absentJudge{need} }
 	}
-	p, err := patterns.Prepare(opts)
+	req := run.Request{Spec: c.SubjectPath, Dir: c.Dir, Bindings: b}
+	o := run.Options{RunDir: runDir, SyncEvery: run.DefaultSyncEvery, WorkDir: dir, Models: hooks, Quiet: true}
+	r, err := run.Prepare(context.Background(), req, o)
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{p: p, dir: dir, need: need}, nil
+	return &prepared{r: r, need: need}, nil
 }
 
-// run runs a prepared subject, journaled under runDir ("" for no
-// journal). needModel says what stopped the run for want of a model ("" when
-// nothing did).
-func (pr *prepared) run(ctx context.Context, c *Case, runDir string) (v delegation.Value, runID string, needModel string, err error) {
-	p := pr.p
-	var jr *journal.Run
-	if runDir != "" {
-		// The run's directory on record is the test's own: the scratch
-		// directory is gone when the test ends, and prose replay and prose
-		// resume start from the recorded directory.
-		req := run.Request{Spec: c.SubjectPath, Dir: c.Dir, Bindings: p.Bindings}
-		jr, err = run.CreateJournal(p, req, run.Options{RunDir: runDir, SyncEvery: 100e6})
-		if err != nil {
-			return nil, "", "", fmt.Errorf("journal: %w", err)
-		}
-		runID = jr.ID()
+// run runs a prepared subject. needModel says what stopped the run for
+// want of a model ("" when nothing did).
+func (pr *prepared) run(ctx context.Context) (v delegation.Value, runID string, needModel string, err error) {
+	var res *run.Result
+	if err = pr.r.Start(ctx); err == nil {
+		res, err = pr.r.Wait()
+	} else {
+		err = fmt.Errorf("journal: %w", err)
 	}
-	v, err = p.Run(ctx)
-	if jr != nil {
-		if ferr := jr.Finish(v, err); ferr != nil && err == nil {
-			err = ferr
-		}
-		jr.Close()
+	if res != nil {
+		v, runID = res.Value, res.RunID
 	}
 	need := pr.need.reason()
 	if need == "" && errors.Is(err, errNeedsModel) {

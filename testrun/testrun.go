@@ -135,7 +135,7 @@ func Prepare(cases []*Case, opts Options) (*Suite, error) {
 			return nil, err
 		}
 		s.dirs = append(s.dirs, dir)
-		p, err := prepare(c, dir, opts.Models)
+		p, err := prepare(c, dir, opts.RunDir, opts.Models)
 		if err != nil {
 			c.Err = fmt.Errorf("%s: %w", c.Path, err)
 		}
@@ -209,7 +209,7 @@ func (s *Suite) runOne(ctx context.Context, i int, opts Options) *Result {
 		return r
 	}
 	r.Pos = c.Test.Spec.File.Position(0)
-	v, runID, needModel, err := s.preps[i].run(ctx, c, opts.RunDir)
+	v, runID, needModel, err := s.preps[i].run(ctx)
 	r.RunID = runID
 	switch {
 	case needModel != "":
