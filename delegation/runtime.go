@@ -58,87 +58,155 @@ func (defaultRuntime) WithTimeout(ctx context.Context, d time.Duration) (context
 }
 
 func (defaultRuntime) All(ctx context.Context, _ Path, n, limit int, fn func(ctx context.Context, i int) error) error {
-	_, err := spawn(ctx, n, limit, func(ctx context.Context, i int) (bool, error) {
+	out := RunGroup(newLocalSpawner(ctx, limit), n, func(ctx context.Context, i int) (bool, error) {
 		return false, fn(ctx, i)
 	})
+	_, err := out.Result(ctx.Err())
 	return err
 }
 
 func (defaultRuntime) First(ctx context.Context, _ Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
-	return spawn(ctx, n, limit, fn)
+	return RunGroup(newLocalSpawner(ctx, limit), n, fn).Result(ctx.Err())
 }
 
-// spawn runs fn(i) for i in [0,n) on goroutines, at most limit at once. The
-// first error or the first win cancels the rest; whichever came first is
-// the outcome. Iterations not yet started when that happens never start.
-func spawn(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
-	if n <= 0 {
-		return -1, ctx.Err()
+// The join.
+//
+// Every runtime runs a parallel loop or a set of parallel branches as one
+// group: iterations start in index order, at most limit at once; the
+// first iteration that wins (parallel first) or fails decides the group
+// and cancels the others; iterations not started by then never start.
+// RunGroup is that rule, written once; a runtime gives it a Spawner (the
+// local runtime goroutines, the Temporal runtime workflow coroutines) and
+// nothing else.
+
+// Spawner is how a runtime runs the iterations of one group.
+type Spawner interface {
+	// Acquire waits for a free slot; false when the group was canceled
+	// meanwhile (start no more).
+	Acquire() bool
+	// Go runs fn concurrently with the context an iteration gets, and
+	// frees the slot when fn returns.
+	Go(fn func(ctx context.Context))
+	// Cancel cancels the context of every iteration.
+	Cancel()
+	// Wait waits for every fn started.
+	Wait()
+}
+
+// GroupOutcome is how a group ended: the winning iteration (-1: none),
+// the failing one (-1: none) and its error, and how many iterations were
+// started (in index order, so iterations 0..Started-1).
+type GroupOutcome struct {
+	Winner, Failed int
+	Err            error
+	Started        int
+}
+
+// Result is the group's answer as Runtime.First gives it: the winner,
+// else the failing iteration's error, else -1 and canceled (the caller's
+// context error, when the group was stopped from outside).
+func (o GroupOutcome) Result(canceled error) (int, error) {
+	switch {
+	case o.Failed >= 0:
+		return -1, o.Err
+	case o.Winner >= 0:
+		return o.Winner, nil
 	}
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	g := &group{cancel: cancel, winner: -1}
-	sem := make(chan struct{}, max(limit, 1))
-	var wg sync.WaitGroup
+	return -1, canceled
+}
+
+// RunGroup runs fn(ctx, i) for i in [0,n) through s (see The join). A
+// panic in an iteration is its error.
+func RunGroup(s Spawner, n int, fn func(ctx context.Context, i int) (won bool, err error)) GroupOutcome {
+	g := &group{out: GroupOutcome{Winner: -1, Failed: -1}, cancel: s.Cancel}
 	for i := 0; i < n; i++ {
-		select {
-		case sem <- struct{}{}:
-		case <-cctx.Done():
-			i = n // start no more
-			continue
+		if !s.Acquire() {
+			break // decided or canceled: start no more
 		}
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			defer func() {
-				if r := recover(); r != nil {
-					g.finish(i, false, fmt.Errorf("internal error: panic in parallel iteration %d: %v", i+1, r))
-				}
-			}()
-			won, err := fn(cctx, i)
+		g.mu.Lock()
+		g.out.Started++
+		g.mu.Unlock()
+		s.Go(func(ctx context.Context) {
+			won, err := runIteration(ctx, i, fn)
 			g.finish(i, won, err)
-		}(i)
+		})
 	}
-	wg.Wait()
-	return g.outcome(ctx)
-}
-
-// group tracks the outcome of one spawn.
-type group struct {
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   bool
-	winner int
-	err    error
-}
-
-// finish notes how iteration i ended; the first win or error decides.
-func (g *group) finish(i int, won bool, err error) {
+	s.Wait()
+	s.Cancel()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.out
+}
+
+func runIteration(ctx context.Context, i int, fn func(ctx context.Context, i int) (bool, error)) (won bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			won, err = false, fmt.Errorf("internal error: panic in parallel iteration %d: %v", i+1, r)
+		}
+	}()
+	return fn(ctx, i)
+}
+
+// group tracks the outcome of one RunGroup. Its lock is never held across
+// a wait, so workflow coroutines may share it too.
+type group struct {
+	mu     sync.Mutex
+	cancel func()
+	done   bool
+	out    GroupOutcome
+}
+
+// finish notes how iteration i ended; the first win or error decides and
+// cancels the rest.
+func (g *group) finish(i int, won bool, err error) {
+	g.mu.Lock()
 	if g.done || (!won && err == nil) {
+		g.mu.Unlock()
 		return
 	}
 	g.done = true
 	if err != nil {
-		g.err = err
+		g.out.Failed, g.out.Err = i, err
 	} else {
-		g.winner = i
+		g.out.Winner = i
 	}
+	g.mu.Unlock()
 	g.cancel()
 }
 
-// outcome is the winner, the first error, or, when neither, the caller's
-// cancellation (some iterations may not have run).
-func (g *group) outcome(ctx context.Context) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	switch {
-	case g.err != nil:
-		return -1, g.err
-	case g.winner >= 0:
-		return g.winner, nil
-	}
-	return -1, ctx.Err()
+// localSpawner runs a group's iterations on goroutines.
+type localSpawner struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	sem    chan struct{}
+	wg     sync.WaitGroup
 }
+
+func newLocalSpawner(ctx context.Context, limit int) *localSpawner {
+	cctx, cancel := context.WithCancel(ctx)
+	return &localSpawner{ctx: cctx, cancel: cancel, sem: make(chan struct{}, max(limit, 1))}
+}
+
+func (s *localSpawner) Acquire() bool {
+	if s.ctx.Err() != nil {
+		return false
+	}
+	select {
+	case s.sem <- struct{}{}:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+func (s *localSpawner) Go(fn func(ctx context.Context)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.sem }()
+		fn(s.ctx)
+	}()
+}
+
+func (s *localSpawner) Cancel() { s.cancel() }
+func (s *localSpawner) Wait()   { s.wg.Wait() }

@@ -126,21 +126,21 @@ func (r *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Con
 }
 
 func (r *runtime) All(ctx context.Context, _ delegation.Path, n, limit int, fn func(ctx context.Context, i int) error) error {
-	_, err := r.spawn(ctx, n, limit, func(ctx context.Context, i int) (bool, error) {
+	_, err := r.group(ctx, n, limit, func(ctx context.Context, i int) (bool, error) {
 		return false, fn(ctx, i)
 	})
 	return err
 }
 
 func (r *runtime) First(ctx context.Context, _ delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
-	return r.spawn(ctx, n, limit, fn)
+	return r.group(ctx, n, limit, fn)
 }
 
-// spawn is the workflow form of the default runtime's: coroutines instead
-// of goroutines, a workflow semaphore for the limit, the first win or
-// error cancelling the rest. Coroutines run one at a time, so the outcome
-// needs no lock; which one finishes first is decided by the history.
-func (r *runtime) spawn(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
+// group runs a parallel group by the evaluator's one rule
+// (delegation.RunGroup) on workflow coroutines: a workflow semaphore for
+// the limit, the first win or error cancelling the rest. Coroutines run
+// one at a time; which one finishes first is decided by the history.
+func (r *runtime) group(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
 	parent, err := fromContext(ctx)
 	if err != nil {
 		return -1, err
@@ -150,44 +150,30 @@ func (r *runtime) spawn(ctx context.Context, n, limit int, fn func(ctx context.C
 	}
 	w, cancel := workflow.WithCancel(parent.w)
 	defer cancel()
-	sem := workflow.NewSemaphore(w, int64(max(limit, 1)))
-	wg := workflow.NewWaitGroup(w)
-	done, winner := false, -1
-	var first error
-	for i := 0; i < n; i++ {
-		if sem.Acquire(w, 1) != nil {
-			break // cancelled: start no more
-		}
-		wg.Add(1)
-		workflow.Go(w, func(gw workflow.Context) {
-			defer wg.Done()
-			defer sem.Release(1)
-			won, err := func() (won bool, err error) {
-				defer func() {
-					if p := recover(); p != nil {
-						err = fmt.Errorf("internal error: panic in parallel iteration %d: %v", i+1, p)
-					}
-				}()
-				return fn(parent.child(gw), i)
-			}()
-			if done || (!won && err == nil) {
-				return
-			}
-			done = true
-			if err != nil {
-				first = err
-			} else {
-				winner = i
-			}
-			cancel()
-		})
-	}
-	wg.Wait(parent.w)
-	switch {
-	case first != nil:
-		return -1, first
-	case winner >= 0:
-		return winner, nil
-	}
-	return -1, parent.Err()
+	s := &workflowSpawner{parent: parent, w: w, cancel: cancel,
+		sem: workflow.NewSemaphore(w, int64(max(limit, 1))), wg: workflow.NewWaitGroup(w)}
+	return delegation.RunGroup(s, n, fn).Result(parent.Err())
 }
+
+// workflowSpawner is delegation.Spawner on workflow coroutines.
+type workflowSpawner struct {
+	parent *wctx
+	w      workflow.Context
+	cancel workflow.CancelFunc
+	sem    workflow.Semaphore
+	wg     workflow.WaitGroup
+}
+
+func (s *workflowSpawner) Acquire() bool { return s.sem.Acquire(s.w, 1) == nil }
+
+func (s *workflowSpawner) Go(fn func(ctx context.Context)) {
+	s.wg.Add(1)
+	workflow.Go(s.w, func(gw workflow.Context) {
+		defer s.wg.Done()
+		defer s.sem.Release(1)
+		fn(s.parent.child(gw))
+	})
+}
+
+func (s *workflowSpawner) Cancel() { s.cancel() }
+func (s *workflowSpawner) Wait()   { s.wg.Wait(s.parent.w) }
