@@ -283,6 +283,11 @@ func readFile(ctx context.Context, path string) (*Log, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(ctx, f, path)
+}
+
+// readOpen parses the journal open as f (at its start).
+func readOpen(ctx context.Context, f *os.File, path string) (*Log, error) {
 	l, err := Read(ctxReader{ctx, f})
 	if l != nil {
 		l.Path = path

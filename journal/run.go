@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/version"
 )
 
@@ -74,6 +75,10 @@ type Options struct {
 	// default). The journal records results up to it, so a run whose
 	// ceiling is raised above the default can journal what it returns.
 	MaxValueBytes int64
+
+	// locked, for tests, runs when a resume has opened the journal and
+	// is about to take its lock (before it reads the journal).
+	locking func()
 }
 
 // Run is an open journal of one run.
@@ -174,13 +179,84 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("no run %q in %s (see 'prose runs')", id, base)
 	}
-	log, err := ReadFile(path)
+	// A resume takes the journal's lock first and reads it then: read
+	// first, it could work on a view the run it resumes was still
+	// appending to (a resume started just as the run ended would re-run
+	// a finished call and chain its records to an old digest).
+	var f *os.File
+	var err error
+	unlock := func() {}
+	if mode == Resuming {
+		if f, unlock, err = openLocked(path, opt); err != nil {
+			return nil, err
+		}
+	}
+	var log *Log
+	if f != nil {
+		log, err = readOpen(context.Background(), f, path)
+	} else {
+		log, err = ReadFile(path)
+	}
 	if err != nil {
+		if f != nil {
+			unlock()
+			f.Close()
+		}
 		return nil, fmt.Errorf("journal: %w", err)
+	}
+	r, err := newReader(id, dir, mode, opt, log, f, unlock)
+	if err != nil {
+		return nil, err
+	}
+	if mode == Replaying {
+		return r, nil
+	}
+	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Request: opt.Request, Prose: version.String()}
+	if err := r.w.append(sess, false); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// openLocked opens the journal at path for appending and takes its
+// exclusive lock.
+func openLocked(path string, opt Options) (*os.File, func(), error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("journal: %s: %s, not a regular file, so not a journal", path, filekind.Describe(st.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0o600)
+	if errors.Is(err, os.ErrPermission) {
+		return nil, nil, fmt.Errorf("journal: a resume appends to the journal and cannot: %w (prose replay reads it without writing)", err)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("journal: %w", err)
+	}
+	if opt.locking != nil {
+		opt.locking()
+	}
+	unlock, err := lockFile(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, unlock, nil
+}
+
+// newReader is the Run of a resume or replay of log; f, for a resume, is
+// the journal open and locked (unlock releases it).
+func newReader(id, dir string, mode Mode, opt Options, log *Log, f *os.File, unlock func()) (*Run, error) {
+	path := filepath.Join(dir, FileName)
+	fail := func(err error) (*Run, error) {
+		if f != nil {
+			unlock()
+			f.Close()
+		}
+		return nil, err
 	}
 	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), sched: newSched(true), lock: func() {}, vault: newEnvVault(opt.Env)}
 	if names := r.vault.missing(log); len(names) > 0 {
-		return nil, &MissingSecretsError{Names: names}
+		return fail(&MissingSecretsError{Names: names})
 	}
 	if opt.SpecDigest != "" {
 		if err := checkDigest(log.Header.Spec, log.SpecDigest(), opt.SpecDigest); err != nil {
@@ -188,7 +264,7 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 				sc.Replay = mode == Replaying
 			}
 			if mode == Replaying || !opt.Force {
-				return nil, err
+				return fail(err)
 			}
 			if sc, ok := err.(*SpecChangedError); ok {
 				sc.Forced = true
@@ -202,36 +278,19 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 		}
 		return r, nil
 	}
-	if err := r.openAppend(path, log); err != nil {
+	if err := r.openAppend(f, unlock, log); err != nil {
 		return nil, err
 	}
 	if err := endLeftovers(log); err != nil {
 		r.Close()
 		return nil, err
 	}
-	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Request: opt.Request, Prose: version.String()}
-	if err := r.w.append(sess, false); err != nil {
-		r.Close()
-		return nil, err
-	}
 	return r, nil
 }
 
-// openAppend opens the journal for appending under an exclusive lock and
-// cuts off a torn last line.
-func (r *Run) openAppend(path string, log *Log) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0o600)
-	if errors.Is(err, os.ErrPermission) {
-		return fmt.Errorf("journal: a resume appends to the journal and cannot: %w (prose replay reads it without writing)", err)
-	}
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	unlock, err := lockFile(f)
-	if err != nil {
-		f.Close()
-		return err
-	}
+// openAppend makes the locked journal f ready for appending: it cuts off
+// a torn last line and goes to the end.
+func (r *Run) openAppend(f *os.File, unlock func(), log *Log) error {
 	if log.Torn {
 		if err := f.Truncate(log.Size); err != nil {
 			unlock()
