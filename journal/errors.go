@@ -30,6 +30,28 @@ func (e *DivergenceError) Error() string {
 	return fmt.Sprintf("%s%s %s%s diverges from the journal: %s", at, e.What, e.ID, attempt, e.Reason)
 }
 
+// UnkeyedError refuses to resume a journal written before journals were
+// keyed (format version 1 or 2): its digests are plain sha256, which
+// anyone who can write the file can recompute after an edit, so prose
+// cannot tell it from a journal whose bindings were changed and resealed,
+// and a resume runs those bindings. A replay runs nothing live and still
+// reads it.
+type UnkeyedError struct {
+	RunID   string
+	Version int
+	Prose   string // the prose that wrote it ("" when not recorded)
+}
+
+func (e *UnkeyedError) Error() string {
+	by := "an older prose"
+	if e.Prose != "" {
+		by = "prose " + e.Prose
+	}
+	return fmt.Sprintf("run %s was journaled by %s in format %d, before journals were sealed with the user's key: "+
+		"prose resume runs its bindings again and cannot tell this journal from one edited and resealed by someone else, so it refuses; "+
+		"prose replay %s still reads it (it runs nothing live); to continue the work, run the spec again", e.RunID, by, e.Version, e.RunID)
+}
+
 // SpecChangedError reports a spec whose bytes differ from the journaled
 // run's.
 type SpecChangedError struct {

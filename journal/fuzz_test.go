@@ -36,7 +36,7 @@ func sealedJournal(lines ...string) []byte {
 	var b bytes.Buffer
 	last := ""
 	for _, l := range lines {
-		last = chainSum(last, []byte(l))
+		last = chainSum(nil, last, []byte(l))
 		b.Write(sealLine([]byte(l), last))
 	}
 	return b.Bytes()

@@ -250,7 +250,7 @@ func TestLongRecordIsRead(t *testing.T) {
 		`{"t":"end","time":"2026-01-01T00:00:01Z","id":"L1","attempt":1,"slot":"s","result":"` + big + `"}`,
 		`{"t":"final","time":"2026-01-01T00:00:02Z","status":"ok"}`,
 	} {
-		last = chainSum(last, []byte(body))
+		last = chainSum(nil, last, []byte(body))
 		b.Write(sealLine([]byte(body), last))
 	}
 	l, err := Read(strings.NewReader(b.String()))

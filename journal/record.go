@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/hmac"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"time"
@@ -22,8 +24,16 @@ import (
 // misread). Read refuses a journal with a newer version. Version 2 chains
 // the records: each line ends with the digest of its content and of the
 // line before it (FORMAT.md); Read checks it, so an edited record is
-// refused. Version 1 journals are read without the check.
-const FormatVersion = 2
+// refused. Version 3 keys the chain (an HMAC under the user's journal
+// key, key.go), so an edited record cannot be resealed without the key.
+// Version 1 journals are read without the check; version 1 and 2
+// journals are replayed but not resumed (see Resume).
+const FormatVersion = 3
+
+// UnkeyedVersion is the format version of a trace (Trace), chained with
+// unkeyed digests as journals were before version 3: a trace is read by
+// people and tools that hold no key, and nothing resumes from it.
+const UnkeyedVersion = 2
 
 // FileName is the journal's name inside a run directory.
 const FileName = "journal.jsonl"
@@ -200,15 +210,18 @@ type Log struct {
 	// LastSum is the digest of the last valid line, which the next line
 	// appended chains to.
 	LastSum string
+	// key is the key the chain was checked with (nil: unkeyed).
+	key []byte
 }
 
 // sumKey starts how a line's digest ends it: ,"sum":"HEX"}
 const sumKey = `,"sum":"`
 
 // chainSum is the digest of a line: sha256 of the previous line's sum,
-// a newline, and the line's JSON without its sum.
-func chainSum(prev string, body []byte) string {
-	h := sha256.New()
+// a newline, and the line's JSON without its sum; with a key (format
+// version 3) the HMAC-SHA256 of the same under the key.
+func chainSum(key []byte, prev string, body []byte) string {
+	h := newSum(key)
 	h.Write([]byte(prev))
 	h.Write([]byte{'\n'})
 	h.Write(body)
@@ -237,9 +250,16 @@ func splitSeal(line []byte) (body []byte, sum string, ok bool) {
 	return line[:i], string(line[i+len(sumKey) : len(line)-2]), true
 }
 
+func newSum(key []byte) hash.Hash {
+	if key == nil {
+		return sha256.New()
+	}
+	return hmac.New(sha256.New, key)
+}
+
 // chainSumClosed is chainSum of body followed by a closing brace.
-func chainSumClosed(prev string, body []byte) string {
-	h := sha256.New()
+func chainSumClosed(key []byte, prev string, body []byte) string {
+	h := newSum(key)
 	h.Write([]byte(prev))
 	h.Write([]byte{'\n'})
 	h.Write(body)
@@ -271,7 +291,11 @@ func ValueDigest(v delegation.Value) string {
 func ReadFile(path string) (*Log, error) { return readFile(context.Background(), path) }
 
 // readFile is ReadFile stopping with ctx's error once ctx is canceled.
-func readFile(ctx context.Context, path string) (*Log, error) {
+func readFile(ctx context.Context, path string) (*Log, error) { return readFileKey(ctx, path, nil) }
+
+// readFileKey is readFile checking a keyed journal with key (nil: the
+// user's).
+func readFileKey(ctx context.Context, path string, key []byte) (*Log, error) {
 	// Only a regular file is a journal: opening a FIFO blocks until a
 	// writer comes (Ctrl-C cannot stop it), and a device such as
 	// /dev/zero reads without end.
@@ -283,12 +307,12 @@ func readFile(ctx context.Context, path string) (*Log, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readOpen(ctx, f, path)
+	return readOpen(ctx, f, path, key)
 }
 
 // readOpen parses the journal open as f (at its start).
-func readOpen(ctx context.Context, f *os.File, path string) (*Log, error) {
-	l, err := Read(ctxReader{ctx, f})
+func readOpen(ctx context.Context, f *os.File, path string, key []byte) (*Log, error) {
+	l, err := readLog(ctxReader{ctx, f}, key)
 	if l != nil {
 		l.Path = path
 	}
@@ -301,8 +325,14 @@ func readOpen(ctx context.Context, f *os.File, path string) (*Log, error) {
 // Read parses a journal. A last line without its newline, or one that is
 // not valid JSON, is a torn write: it is ignored and Log.Torn is set. Any
 // other invalid line is an error naming its line number.
-func Read(r io.Reader) (*Log, error) {
-	l := &Log{}
+//
+// A keyed journal (format version 3) is checked with the user's journal
+// key (UserKey).
+func Read(r io.Reader) (*Log, error) { return readLog(r, nil) }
+
+// readLog is Read checking a keyed journal with key (nil: the user's).
+func readLog(r io.Reader, key []byte) (*Log, error) {
+	l := &Log{key: key}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte // a line longer than br's buffer, pieced together
 	for lineNo := 1; ; lineNo++ {
@@ -358,16 +388,32 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 			return fmt.Errorf("line %d: journal format version %d was written by %s (this one reads version %d): resume or replay it with that prose", lineNo, v.Version, by, FormatVersion)
 		}
 	}
+	if l.Header == nil {
+		var v struct {
+			Version int `json:"v"`
+		}
+		if json.Unmarshal(line, &v) == nil && v.Version >= 3 {
+			if l.key == nil {
+				k, err := UserKey()
+				if err != nil {
+					return err
+				}
+				l.key = k
+			}
+		} else {
+			l.key = nil // an older journal: unkeyed
+		}
+	}
 	if body, sum, ok := splitSeal(line); ok {
-		if chainSumClosed(l.LastSum, body) != sum {
+		if chainSumClosed(l.key, l.LastSum, body) != sum {
 			if json.Valid(line) {
-				return &EditedError{Line: lineNo}
+				return &EditedError{Line: lineNo, Keyed: l.key != nil}
 			}
 			return fmt.Errorf("line %d: not valid JSON", lineNo)
 		}
 		l.LastSum = sum
-	} else if l.Header != nil && l.Header.Version >= 2 && json.Valid(line) {
-		return &EditedError{Line: lineNo}
+	} else if (l.Header == nil && l.key != nil || l.Header != nil && l.Header.Version >= 2) && json.Valid(line) {
+		return &EditedError{Line: lineNo, Keyed: l.key != nil}
 	}
 	if l.Header == nil {
 		var h Header
@@ -392,9 +438,17 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 // EditedError reports a journal line whose digest does not match its
 // content or the line before it: the journal was edited or damaged, and a
 // resume or replay of it could return another result than the run did.
-type EditedError struct{ Line int }
+type EditedError struct {
+	Line int
+	// Keyed is set for a keyed journal (format version 3), whose first
+	// line fails also when another key sealed it.
+	Keyed bool
+}
 
 func (e *EditedError) Error() string {
+	if e.Keyed && e.Line == 1 {
+		return "line 1: the header does not match its digest under this user's journal key (" + KeyFileEnv + " names another key file): the journal was written with another key, by another user, or edited and resealed, and prose refuses to resume or replay it"
+	}
 	return fmt.Sprintf("line %d: the record does not match its digest (each record's \"sum\" covers it and the one before it): the journal was edited or damaged, and prose refuses to resume or replay it", e.Line)
 }
 

@@ -76,7 +76,11 @@ type Options struct {
 	// ceiling is raised above the default can journal what it returns.
 	MaxValueBytes int64
 
-	// locked, for tests, runs when a resume has opened the journal and
+	// Key keys the journal's digest chain (nil: the user's journal key,
+	// UserKey).
+	Key []byte
+
+	// locking, for tests, runs when a resume has opened the journal and
 	// is about to take its lock (before it reads the journal).
 	locking func()
 }
@@ -133,6 +137,13 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 	if h.Prose == "" {
 		h.Prose = version.String()
 	}
+	key := opt.Key
+	if key == nil {
+		var err error
+		if key, err = UserKey(); err != nil {
+			return nil, err
+		}
+	}
 	dir := filepath.Join(base, h.RunID)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
@@ -148,6 +159,7 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 	}
 	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env),
 		sched: newSched(false)}
+	r.w.key = key
 	r.w.afterSync = func() { syncDir(dir) }
 	if err := r.w.append(&h, true); err != nil {
 		r.Close()
@@ -193,9 +205,9 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 	}
 	var log *Log
 	if f != nil {
-		log, err = readOpen(context.Background(), f, path)
+		log, err = readOpen(context.Background(), f, path, opt.Key)
 	} else {
-		log, err = ReadFile(path)
+		log, err = readFileKey(context.Background(), path, opt.Key)
 	}
 	if err != nil {
 		if f != nil {
@@ -203,6 +215,11 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 			f.Close()
 		}
 		return nil, fmt.Errorf("journal: %w", err)
+	}
+	if mode == Resuming && log.Header.Version < 3 {
+		unlock()
+		f.Close()
+		return nil, &UnkeyedError{RunID: id, Version: log.Header.Version, Prose: log.Header.Prose}
 	}
 	r, err := newReader(id, dir, mode, opt, log, f, unlock)
 	if err != nil {
@@ -304,7 +321,7 @@ func (r *Run) openAppend(f *os.File, unlock func(), log *Log) error {
 		return fmt.Errorf("journal: %w", err)
 	}
 	r.w, r.lock = newWriter(f, r.opt.SyncEvery), unlock
-	r.w.last = log.LastSum
+	r.w.last, r.w.key = log.LastSum, log.key
 	return nil
 }
 

@@ -52,6 +52,9 @@ func newTestWriter(t *testing.T, every time.Duration) (*writer, *fakeTimers, *[]
 		t.Fatal(err)
 	}
 	w := newWriter(f, every)
+	if w.key, err = UserKey(); err != nil {
+		t.Fatal(err)
+	}
 	ft := &fakeTimers{}
 	w.afterFunc = ft.afterFunc
 	var mu sync.Mutex

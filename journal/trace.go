@@ -82,14 +82,14 @@ func (t *Trace) write(v any) {
 	if t.err != nil {
 		return
 	}
-	sum := chainSum(t.last, []byte(text))
+	sum := chainSum(nil, t.last, []byte(text))
 	t.last = sum
 	_, t.err = t.w.Write(sealLine([]byte(text), sum))
 }
 
 // Start writes the header: h as a journal would hold it.
 func (t *Trace) Start(h Header) {
-	h.Type, h.Version = TypeHeader, FormatVersion
+	h.Type, h.Version = TypeHeader, UnkeyedVersion
 	if h.Prose == "" {
 		h.Prose = version.String()
 	}

@@ -36,6 +36,8 @@ type writer struct {
 	// last is the digest ("sum") of the last line written: each line's
 	// sum covers it, chaining the records (see FORMAT.md).
 	last string
+	// key keys the chain (nil: unkeyed).
+	key []byte
 
 	syncMu sync.Mutex // serializes fsyncs; guards synced
 	synced int64      // records known to be on disk
@@ -73,7 +75,7 @@ func (w *writer) append(v any, durable bool) error {
 		w.mu.Unlock()
 		return err
 	}
-	sum := chainSum(w.last, body)
+	sum := chainSum(w.key, w.last, body)
 	line := sealLine(body, sum)
 	w.last = sum
 	if _, err := w.f.Write(line); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm/llmtest"
 
 	"github.com/proselang/prose/internal/testenv"
@@ -21,6 +22,13 @@ var updateScripts = flag.Bool("update-scripts", false, "rewrite the cmp targets 
 // TestMain lets the scripts run `prose` as a command, served in-process
 // by Main.
 func TestMain(m *testing.M) {
+	// The tests' journals are sealed with a key of their own, never the
+	// user's (the commands they start inherit it).
+	if os.Getenv(journal.KeyFileEnv) == "" {
+		if dir, err := os.MkdirTemp("", "prose-test-key-"); err == nil {
+			os.Setenv(journal.KeyFileEnv, filepath.Join(dir, "journal.key"))
+		}
+	}
 	testscript.Main(m, map[string]func(){
 		"prose": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
@@ -39,6 +47,9 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *updateScripts,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("ROOT", root)
+			// Journals are sealed with a key of the script's own, not one
+			// under the (absent) home directory.
+			env.Setenv(journal.KeyFileEnv, filepath.Join(env.WorkDir, ".journal.key"))
 			env.Setenv("CORPUS", corpus)
 			return nil
 		},
