@@ -143,6 +143,9 @@ type Record struct {
 	Rule      string `json:"rule,omitempty"`
 	TokensIn  int    `json:"tokens_in,omitempty"`
 	TokensOut int    `json:"tokens_out,omitempty"`
+	// FailClosed: the judgment guarded a side effect (it is part of what
+	// a model judge caches a verdict by).
+	FailClosed bool `json:"fail_closed,omitempty"`
 	// "first": the winning index (-1: none won), and the iterations that
 	// finished (not canceled), in the order they finished, the winner
 	// among them.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -248,13 +249,43 @@ func (r *Run) write(rec any, durable bool) error {
 // resuming or replaying, answers a judgment whose id and values digest
 // match a journaled one from the journal.
 func (r *Run) WrapJudge(inner delegation.Judge) delegation.Judge {
-	return &judger{r: r, inner: inner, seen: map[delegation.Path]int{}}
+	j := &judger{r: r, inner: inner, seen: map[delegation.Path]int{}}
+	if r.mode == Resuming && r.idx != nil {
+		j.memo = map[string]*Record{}
+		for _, rec := range r.idx.judges {
+			if rec.Kind == "" && rec.Rule == "" && rec.Model != "" {
+				j.memo[memoKey(posFile(rec.Pos), rec.Cond, rec.Values, rec.FailClosed)] = rec
+			}
+		}
+	}
+	return j
 }
 
 type judger struct {
 	r     *Run
 	inner delegation.Judge
 	seen  map[delegation.Path]int // occurrences per path, guarded by r.mu
+	// memo, when resuming, holds the model's verdicts of earlier
+	// sessions by what a model judge caches a verdict by (the spec's
+	// file, the condition, the values, fail-closed): a judgment the
+	// journal holds no record of, but whose verdict the run's judge had
+	// cached before it was stopped, is answered as that cache would have
+	// answered it, so a resume asks the model nothing the run had asked.
+	memo map[string]*Record
+}
+
+func memoKey(file, cond, values string, failClosed bool) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%v", file, cond, values, failClosed)
+}
+
+// posFile is the file of a FILE:LINE:COL position.
+func posFile(pos string) string {
+	for range 2 {
+		if i := strings.LastIndexByte(pos, ':'); i >= 0 {
+			pos = pos[:i]
+		}
+	}
+	return pos
 }
 
 func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation.Verdict, error) {
@@ -266,6 +297,9 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 	vals := ValueDigest(jg.Values)
 	if v, err, ok := j.answer(ctx, jg, id, n, vals); ok {
 		return v, err
+	}
+	if rec := j.memo[memoKey(jg.Pos.File, condText(jg), vals, jg.FailClosed)]; rec != nil {
+		return j.remembered(jg, id, n, vals, rec)
 	}
 	if j.inner == nil {
 		return delegation.Verdict{}, fmt.Errorf("no judge is configured")
@@ -283,7 +317,7 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 		return v, err // canceled under it: not a verdict
 	}
 	rec := &Record{Type: TypeJudge, Time: j.r.opt.Now().UTC(), ID: id, N: n, Pos: jg.Pos.String(),
-		Cond: condText(jg), Values: vals}
+		Cond: condText(jg), Values: vals, FailClosed: jg.FailClosed}
 	if err != nil {
 		rec.Err, rec.Kind, rec.Catchable = err.Error(), KindError, catchable(err)
 	} else {
@@ -296,6 +330,21 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 		return delegation.Verdict{}, werr
 	}
 	return v, err
+}
+
+// remembered answers jg with the verdict of an earlier session's record
+// of the same condition and values (see judger.memo), as a cached
+// verdict, and journals it under jg's own path.
+func (j *judger) remembered(jg *delegation.Judgment, id delegation.Path, n int, vals string, prev *Record) (delegation.Verdict, error) {
+	prev = j.r.vault.revealRecord(prev)
+	v := delegation.Verdict{Holds: prev.Holds != nil && *prev.Holds, Reasoning: prev.Reasoning, Cached: true, Model: prev.Model}
+	holds := v.Holds
+	rec := &Record{Type: TypeJudge, Time: j.r.opt.Now().UTC(), ID: id, N: n, Pos: jg.Pos.String(),
+		Cond: condText(jg), Values: vals, FailClosed: jg.FailClosed, Holds: &holds, Reasoning: v.Reasoning, Model: v.Model}
+	if werr := j.r.write(rec, true); werr != nil {
+		return delegation.Verdict{}, werr
+	}
+	return v, nil
 }
 
 // catchable reports whether err says it may be caught by `try` (an
