@@ -11,6 +11,11 @@
 // "user:password" of a Basic Authorization header, since a server that
 // echoes request headers puts that form into a reply.
 //
+// A known secret is removed as a whole token only (not from inside a
+// longer word: the password "pass" leaves "passed" alone), and a URL's
+// user name or password alone only when it is 8 bytes or longer; the
+// "user:password" pair is removed whatever its length.
+//
 // A Redactor made WithShapes also removes text shaped like a credential,
 // whoever wrote it: well-known key formats (sk-..., ghp_..., AKIA...,
 // JWTs, "Bearer ..."), the password of a URL's user information, and the
@@ -111,7 +116,7 @@ func (r *Redactor) Text(s string) (string, bool) {
 	out := s
 	for _, sec := range r.secrets {
 		if strings.Contains(out, sec) {
-			out = strings.ReplaceAll(out, sec, Mark)
+			out = replaceTokens(out, sec)
 		}
 	}
 	if !r.shapes {
@@ -141,6 +146,39 @@ func (r *Redactor) Value(key, value string) (shown string, withheld bool) {
 		return Mark, true
 	}
 	return value, false
+}
+
+// replaceTokens replaces the occurrences of sec in s that are whole
+// tokens: where sec starts (ends) with a letter or digit, the byte before
+// (after) it is none, so the secret "pass" is removed from "user:pass@"
+// but not from "passed".
+func replaceTokens(s, sec string) string {
+	var b strings.Builder
+	wordStart, wordEnd := isWordByte(sec[0]), isWordByte(sec[len(sec)-1])
+	from := 0
+	for i := 0; i <= len(s)-len(sec); {
+		j := strings.Index(s[i:], sec)
+		if j < 0 {
+			break
+		}
+		at, end := i+j, i+j+len(sec)
+		if wordStart && at > 0 && isWordByte(s[at-1]) || wordEnd && end < len(s) && isWordByte(s[end]) {
+			i = at + 1
+			continue
+		}
+		b.WriteString(s[from:at])
+		b.WriteString(Mark)
+		from, i = end, end
+	}
+	if from == 0 {
+		return s
+	}
+	b.WriteString(s[from:])
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
 }
 
 // secretValue matches well-known credential formats anywhere in a text.
@@ -319,14 +357,32 @@ func URLSecrets(raw string) []string {
 	raw = strings.TrimSpace(raw)
 	var out []string
 	if user, pass, ok := userinfo(raw); ok {
-		out = append(out, user, pass)
+		// A user name or password is withheld alone only when it is long
+		// enough to be a secret (minEnvLen, as for the environment): a
+		// "user:pass" of four letters each would otherwise take every
+		// "user" and "pass" out of ordinary text. The pair as written in
+		// the URL, and as Basic auth sends it, is withheld whatever its
+		// length.
+		long := func(v string) {
+			if len(v) >= minEnvLen {
+				out = append(out, v)
+			}
+		}
+		long(user)
+		long(pass)
+		if pass != "" {
+			out = append(out, user+":"+pass)
+		}
 		if u, err := url.PathUnescape(user); err == nil {
-			out = append(out, u)
+			long(u)
 			user = u
 		}
 		if p, err := url.PathUnescape(pass); err == nil {
-			out = append(out, p)
+			long(p)
 			pass = p
+		}
+		if pass != "" {
+			out = append(out, user+":"+pass)
 		}
 		out = append(out, base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
 	}

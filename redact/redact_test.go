@@ -24,13 +24,36 @@ func TestString(t *testing.T) {
 func TestURLSecrets(t *testing.T) {
 	basic := base64.StdEncoding.EncodeToString([]byte("alice:s3cr%t"))
 	r := New(URLSecrets("https://alice:s3cr%25t@llm.example/v1?api-key=QWERTY123&model=x")...)
-	for _, s := range []string{"alice", "s3cr%25t", "s3cr%t", "Basic " + basic, "QWERTY123"} {
+	for _, s := range []string{"alice:s3cr%25t", "alice:s3cr%t", "Basic " + basic, "QWERTY123"} {
 		if got := r.String("<" + s + ">"); strings.Contains(got, strings.TrimPrefix(s, "Basic ")) {
 			t.Errorf("%q is not redacted: %q", s, got)
 		}
 	}
 	if got := r.String("model=x"); got != "model=x" {
 		t.Errorf("a plain parameter is redacted: %q", got)
+	}
+	// A user name or password long enough to be a secret is withheld
+	// alone too, as a whole token.
+	long := New(URLSecrets("https://service-account:hunter2-long@llm.example/v1")...)
+	if got := long.String("as service-account, hunter2-long; hunter2-longer"); got != "as [redacted], [redacted]; hunter2-longer" {
+		t.Errorf("long credentials: %q", got)
+	}
+}
+
+// TestShortURLCredentialsAreNotWords: user:pass in a base URL takes
+// neither "user" nor "pass" out of ordinary text, and a secret is removed
+// only as a whole token, never from inside a longer word.
+func TestShortURLCredentialsAreNotWords(t *testing.T) {
+	r := New(URLSecrets("http://user:pass@127.0.0.1:8080/v1")...)
+	if got := r.String("the user passed the pass test"); got != "the user passed the pass test" {
+		t.Errorf("ordinary text redacted: %q", got)
+	}
+	if got := r.String("GET http://user:pass@127.0.0.1:8080/v1"); got != "GET http://[redacted]@127.0.0.1:8080/v1" {
+		t.Errorf("the URL keeps its credentials: %q", got)
+	}
+	k := New("abcdefgh12345678")
+	if got := k.String("xabcdefgh12345678 abcdefgh12345678y (abcdefgh12345678)"); got != "xabcdefgh12345678 abcdefgh12345678y ([redacted])" {
+		t.Errorf("whole tokens: %q", got)
 	}
 }
 

@@ -72,7 +72,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		code, out, errs := runMain(t, "run", spec, "--slot", "worker=llm", "--input", "task=t",
 			"--base-url", base, "--trace", trace, "--run-dir", filepath.Join(dir, "runs"))
 		tr, _ := os.ReadFile(trace)
-		if code != 0 || !strings.Contains(out, "your login [redacted]:[redacted] ([redacted])") ||
+		if code != 0 || !strings.Contains(out, "your login [redacted] ([redacted])") ||
 			(withKey && !strings.Contains(out, "your key is [redacted]")) {
 			t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
 		}
