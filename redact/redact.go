@@ -497,3 +497,77 @@ func FlagURLSecrets(args []string, names ...string) []string {
 	}
 	return out
 }
+
+// InputSecrets returns NAME=VALUE for each run input whose name says it
+// holds a secret (SecretName: api_token, db_password): each of inputs,
+// written NAME=VALUE as --input takes them, and, at any depth, the string
+// values of secret-named keys of the JSON object inputJSON
+// (--input-json). Decided: such a value is as secret as an environment
+// variable of that name, so the journal withholds it from the results it
+// records (as a pseudo-variable of its vault), and stdout, stderr and
+// traces redact it (Values gives the values for New).
+func InputSecrets(inputs []string, inputJSON string) []string {
+	var out []string
+	for _, kv := range inputs {
+		if name, val, ok := strings.Cut(kv, "="); ok && val != "" && SecretName(name) {
+			out = append(out, name+"="+val)
+		}
+	}
+	if strings.TrimSpace(inputJSON) == "" {
+		return out
+	}
+	var v any
+	if json.Unmarshal([]byte(inputJSON), &v) != nil {
+		return out
+	}
+	var walk func(name string, v any)
+	walk = func(name string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				walk(k, e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(name, e)
+			}
+		case string:
+			if v != "" && SecretName(name) {
+				out = append(out, name+"="+v)
+			}
+		}
+	}
+	walk("", v)
+	sort.Strings(out)
+	return out
+}
+
+// Values returns the VALUE of each NAME=VALUE of kvs.
+func Values(kvs []string) []string {
+	out := make([]string, 0, len(kvs))
+	for _, kv := range kvs {
+		_, v, _ := strings.Cut(kv, "=")
+		out = append(out, v)
+	}
+	return out
+}
+
+// FlagInputSecrets is InputSecrets of the --input and --input-json values
+// of a command line (--name=VALUE or --name VALUE).
+func FlagInputSecrets(args []string) []string {
+	var inputs []string
+	var inputJSON string
+	for i, a := range args {
+		switch {
+		case strings.HasPrefix(a, "--input="):
+			inputs = append(inputs, a[len("--input="):])
+		case a == "--input" && i+1 < len(args):
+			inputs = append(inputs, args[i+1])
+		case strings.HasPrefix(a, "--input-json="):
+			inputJSON = a[len("--input-json="):]
+		case a == "--input-json" && i+1 < len(args):
+			inputJSON = args[i+1]
+		}
+	}
+	return InputSecrets(inputs, inputJSON)
+}

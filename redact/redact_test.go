@@ -175,3 +175,16 @@ func TestSecretName(t *testing.T) {
 		}
 	}
 }
+
+// TestInputSecrets: inputs named like secrets, given with --input or
+// inside --input-json at any depth, are secrets; others are not.
+func TestInputSecrets(t *testing.T) {
+	args := []string{"run", "x.prose.md", "--input", "api_token=tok-1", "--input=what=plain", "--input-json", `{"db_password": "pw-2", "opts": {"auth": {"token": "tok-3"}}, "task": "t"}`}
+	got := strings.Join(FlagInputSecrets(args), " ")
+	if got != "api_token=tok-1 db_password=pw-2 token=tok-3" {
+		t.Errorf("FlagInputSecrets = %q", got)
+	}
+	if v := strings.Join(Values(FlagInputSecrets(args)), " "); v != "tok-1 pw-2 tok-3" {
+		t.Errorf("Values = %q", v)
+	}
+}

@@ -41,7 +41,7 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 		return nil
 	}
 	src := p.Spec.File.Source()
-	opt := journal.Options{Force: j.o.Force, SyncEvery: j.o.SyncEvery, Env: j.o.Environ,
+	opt := journal.Options{Force: j.o.Force, SyncEvery: j.o.SyncEvery, Env: j.req.vaultEnv(j.o.Environ),
 		OnDiverge: func(err error) { j.cancel(err) }, MaxValueBytes: j.req.Limits.MaxValueBytes}
 	h, redacted := j.header(src)
 	var err error

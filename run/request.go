@@ -3,6 +3,7 @@ package run
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -299,4 +300,33 @@ func (r Request) validText() Request {
 	r.Bindings.Config = fix(r.Bindings.Config)
 	r.Bindings.Inputs = fix(r.Bindings.Inputs)
 	return r
+}
+
+// inputSecrets are the run's secret-named inputs, NAME=VALUE (see
+// redact.InputSecrets).
+func (r Request) inputSecrets() []string {
+	var kvs []string
+	for _, a := range r.Bindings.Inputs {
+		kvs = append(kvs, a.Name+"="+a.Value)
+	}
+	return redact.InputSecrets(kvs, r.Bindings.InputJSON)
+}
+
+// vaultEnv is the environment the journal's vault of secrets knows: the
+// run's (nil: the process's) and its secret-named inputs.
+func (r Request) vaultEnv(environ []string) []string {
+	in := r.inputSecrets()
+	if len(in) == 0 {
+		return environ
+	}
+	if environ == nil {
+		environ = os.Environ()
+	}
+	out := append([]string(nil), environ...)
+	for _, kv := range in {
+		// The vault names a secret [secret $NAME], NAME an identifier.
+		name, val, _ := strings.Cut(kv, "=")
+		out = append(out, strings.ReplaceAll(name, "-", "_")+"="+val)
+	}
+	return out
 }

@@ -290,12 +290,12 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	r := &Run{o: o, req: req, mode: mode, mods: mods, totals: &patterns.TotalsRecorder{}, done: make(chan struct{})}
 	opts.Recorders = append(append([]delegation.Recorder{}, opts.Recorders...), r.totals)
 	if o.Trace != nil {
-		r.trace = journal.NewTrace(o.Trace, redact.ForEnv(o.Environ, mods.cfg.Secrets()...).WithShapes())
+		r.trace = journal.NewTrace(o.Trace, redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes())
 		opts.Recorders = append(opts.Recorders, r.trace)
 	}
 	if o.Telemetry != nil {
 		r.spans = o.Telemetry.Start(ctx, telemetry.RunInfo{Spec: req.Spec, Mode: mode.String(),
-			Redactor: redact.ForEnv(o.Environ, mods.cfg.Secrets()...).WithShapes()})
+			Redactor: redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes()})
 		opts.Recorders = append(opts.Recorders, r.spans)
 	}
 	if mode == journal.Replaying {

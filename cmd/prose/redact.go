@@ -20,7 +20,10 @@ import (
 func redactStreams(args []string, out, errw io.Writer) (io.Writer, io.Writer, func()) {
 	// The model key is withheld however short it is (EnvSecrets takes
 	// values of 8 bytes and more).
-	r := redact.ForEnv(nil, append(redact.FlagURLSecrets(args, "base-url"), os.Getenv("OPENAI_API_KEY"))...)
+	// So is a secret-named input (--input api_token=...), see
+	// redact.InputSecrets.
+	more := append(redact.FlagURLSecrets(args, "base-url"), os.Getenv("OPENAI_API_KEY"))
+	r := redact.ForEnv(nil, append(more, redact.Values(redact.FlagInputSecrets(args))...)...)
 	ow, ew := r.Writer(out), r.Writer(errw)
 	return ow, ew, func() { ow.Flush(); ew.Flush() }
 }
