@@ -131,13 +131,6 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 	return out
 }
 
-func frontPos(s *spec.Spec) diag.Pos {
-	if s.Parent != nil {
-		return s.Pos
-	}
-	return 0
-}
-
 // sectionKinds checks a node's sections against its kind's table.
 func sectionKinds(n *spec.Spec) diag.List {
 	var out diag.List
