@@ -14,19 +14,20 @@
 // whatever process or directory they are called from; Overrides give
 // withheld values again.
 //
-// A Go function serves a slot bound to `go:NAME` when Options.Services
-// holds NAME:
+// Bindings are typed: Request.Slots binds each slot or callee to an Exec
+// (a program), a Func (a Go function of this process), a Model or a Spec
+// (another spec file); ParseBinding reads the command line's texts into
+// them. A Func is journaled by its name, and a resume or replay in
+// another process is given it again in Options.Funcs:
 //
-//	advance := &patterns.FuncService{Name: "advancer", Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+//	advance := run.Func{Name: "advance", Fn: func(ctx context.Context, args map[string]any) (any, error) {
 //		return "one more step", nil
 //	}}
 //	res, err := run.Local{}.Run(ctx, run.Request{
-//		Spec: "std/patterns/ratchet.prose.md",
-//		Bindings: patterns.Bindings{
-//			Slots:  []patterns.Assignment{{Name: "advancer", Value: "go:advance"}, {Name: "certifier", Value: "exec:./certify.sh"}},
-//			Inputs: []patterns.Assignment{{Name: "task_brief", Value: "ship 1.2"}},
-//		},
-//	}, run.Options{RunDir: run.DefaultRunDir, Services: map[string]patterns.Service{"advance": advance}})
+//		Spec:  "std/patterns/ratchet.prose.md",
+//		Slots: []run.Slot{{Name: "advancer", Binding: advance}, {Name: "certifier", Binding: run.Exec{Command: "./certify.sh"}}},
+//		Bindings: run.Bindings{Inputs: []run.Assignment{{Name: "task_brief", Value: "ship 1.2"}}},
+//	}, run.Options{RunDir: run.DefaultRunDir})
 //
 // Engines. Local is the engine of this process, as an Engine: the
 // interface a program or `prose run --engine` picks an engine through.

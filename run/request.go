@@ -26,7 +26,11 @@ type Request struct {
 	Dir string `json:"dir,omitempty"`
 	// Bindings are the slots, config and inputs as written (NAME=TEXT).
 	Bindings patterns.Bindings `json:"bindings"`
-	Limits   Limits            `json:"limits"`
+	// Slots bind slots and callees to typed bindings (Exec, Func, Model,
+	// Spec), after those in Bindings; the journal keeps them as
+	// Bindings' text.
+	Slots  []Slot `json:"-"`
+	Limits Limits `json:"limits"`
 	// Model and BaseURL choose the model (llm slots and natural-language
 	// conditions); empty: from the environment (PROSE_MODEL,
 	// OPENAI_BASE_URL). The API key is never part of a request.

@@ -50,7 +50,12 @@ type Options struct {
 	// Diagnostics, when set, shows the spec's warnings in place of
 	// Stderr (a terminal colours them).
 	Diagnostics func(text string)
-	// Services are the in-process services a `go:NAME` binding names.
+	// Funcs are the Go functions that Func bindings name, given again to
+	// a resume or a replay of a run that bound them (a run binds those of
+	// Request.Slots itself).
+	Funcs []Func
+	// Services are in-process services by the name a `go:NAME` binding
+	// text gives (Funcs are the typed way).
 	Services map[string]patterns.Service
 	// Getenv reads the model configuration (OPENAI_API_KEY,
 	// OPENAI_BASE_URL, PROSE_MODEL, ...) and the environment secrets a
@@ -112,7 +117,7 @@ type Result struct {
 	// Totals count the run's calls and judgments.
 	Totals patterns.Totals
 	// ModelUsage is the run's model usage, nil when no model was asked.
-	ModelUsage any
+	ModelUsage *ModelUsage
 }
 
 // UsageError is a request that cannot run as given: a value withheld from
@@ -248,6 +253,10 @@ type Run struct {
 func (r *Run) Warnings() diag.List { return r.p.Warnings }
 
 func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id string) (*Run, error) {
+	req, services, err := req.typed(o)
+	if err != nil {
+		return nil, err
+	}
 	req = req.validText()
 	getenv := o.Getenv
 	if getenv == nil {
@@ -276,7 +285,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if o.WorkDir != "" {
 		workDir = o.WorkDir
 	}
-	env := &patterns.Env{Dir: workDir, Services: o.Services, Nested: patterns.NestedSpecWith(g.Load)}
+	env := &patterns.Env{Dir: workDir, Services: services, Nested: patterns.NestedSpecWith(g.Load)}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
 		Limits:    req.Limits,
@@ -390,7 +399,7 @@ func (r *Run) end(v delegation.Value, runErr error, traced bool) {
 	}
 	res.Totals = r.totals.Totals()
 	if u, ok := r.mods.usage(res.Totals.DecidedJudgments); ok {
-		res.ModelUsage = u
+		res.ModelUsage = &u
 	}
 	r.err = runErr
 }
