@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/filekind"
 )
 
 // Call resolution (Contract Markdown).
@@ -108,9 +109,16 @@ func (f *Finder) readDir(dir string) ([]fs.DirEntry, error) {
 	return fs.ReadDir(f.FS, dir)
 }
 
+func (f *Finder) fsys() fs.FS {
+	if f == nil {
+		return nil
+	}
+	return f.FS
+}
+
 func (f *Finder) open(name string) (fs.File, error) {
 	if f == nil || f.FS == nil {
-		return os.Open(name)
+		return filekind.OpenFS(name)
 	}
 	return f.FS.Open(name)
 }
@@ -218,6 +226,9 @@ func (s *Spec) sibling(name string, f *Finder) string {
 			continue
 		}
 		p := f.join(dir, n)
+		if !filekind.Listed(f.fsys(), p, e) {
+			continue // a named pipe beside the spec: opening it would hang
+		}
 		if strings.TrimSuffix(n, Suffix) == name {
 			return p
 		}
@@ -250,7 +261,7 @@ func (s *Spec) SiblingNames(f *Finder) []string {
 	var out []string
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || !strings.HasSuffix(n, Suffix) || n == filepath.Base(s.File.Name) {
+		if e.IsDir() || !strings.HasSuffix(n, Suffix) || n == filepath.Base(s.File.Name) || !filekind.Listed(f.fsys(), f.join(dir, n), e) {
 			continue
 		}
 		out = append(out, strings.TrimSuffix(n, Suffix))

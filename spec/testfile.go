@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/filekind"
 )
 
 // A test file (front matter `kind: test`) runs a subject with fixtures and
@@ -481,6 +482,9 @@ func matchName(fsys fs.FS, dir, name, self string) string {
 			continue
 		}
 		p := path.Join(dir, e.Name())
+		if !filekind.Listed(fsys, p, e) {
+			continue // a named pipe: reading its name would hang
+		}
 		if p == self {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
@@ -58,7 +59,8 @@ func Discover(paths []string) ([]string, error) {
 				}
 				return nil
 			}
-			if strings.HasSuffix(p, Suffix) && isTest(p) {
+			// A named pipe is never a test: reading its kind would hang.
+			if strings.HasSuffix(p, Suffix) && filekind.Listed(nil, p, d) && isTest(p) {
 				add(p)
 			}
 			return nil

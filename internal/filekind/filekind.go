@@ -2,7 +2,8 @@
 // for the messages of commands that read only regular files (prose lint
 // skipping a named pipe, the journal refusing a device).
 //
-// Entry point: Describe.
+// Entry points: Describe, and Open, ReadFile and OpenFS, which open what
+// a directory listing found without waiting on a named pipe.
 package filekind
 
 import "io/fs"
