@@ -220,13 +220,14 @@ func ReapGroup(pgid int) {
 	})
 }
 
-// EndOrphans kills and reaps every child this process has left: with
-// Subreap on, the descendants of its programs that outlived them (a
-// daemon that left its process group) were handed to it. Each killed
-// child's own children come to this process in turn, so it repeats until
-// none is left. Call it only where no child should outlive the process
-// (the end of the prose command): it takes every child, also those
-// os/exec started.
+// EndOrphans kills and reaps every child this process has left, with
+// the process group of each child that leads one (a program still
+// running, and what it started): with Subreap on, the descendants of its
+// programs that outlived them (a daemon that left its process group)
+// were handed to it. Each killed child's own children come to this
+// process in turn, so it repeats until none is left. Call it only where
+// no child should outlive the process (the end of the prose command): it
+// takes every child, also those os/exec started.
 func EndOrphans() {
 	self := os.Getpid()
 	for range 1000 { // bounded: each round ends a generation
@@ -234,6 +235,9 @@ func EndOrphans() {
 		each(func(pid int, s stat) {
 			if s.ppid == self {
 				kids = append(kids, pid)
+				if s.pgrp == pid {
+					syscall.Kill(-pid, syscall.SIGKILL)
+				}
 			}
 		})
 		if len(kids) == 0 {
