@@ -70,10 +70,12 @@ func usageErrorf(format string, args ...any) error {
 }
 
 // Main runs prose with args and returns the exit code. It cancels the
-// command's context on SIGINT/SIGTERM.
+// command's context on SIGINT/SIGTERM; a second one ends prose at once
+// (the signal's default action), whatever the command is waiting for.
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() { <-ctx.Done(); stop() }()
 	out, errw, flush := redactStreams(args, out, errw)
 	defer flush()
 	root := New(streams{in: in, out: out, err: errw})
