@@ -18,3 +18,15 @@ func TestLintMaintainsFacets(t *testing.T) {
 		t.Fatalf("findings:\n%s\nwant only notes never returned", strings.Join(got, "\n"))
 	}
 }
+
+// An Execution that reads its own truth by its Maintains names (the
+// prior truth) lints clean: the names are defined, nothing is unused.
+func TestLintExecutionReadsItsOwnTruth(t *testing.T) {
+	src := "---\nname: r\nkind: responsibility\n---\n\n### Requires\n\n- `evidence`: in\n\n### Maintains\n\n" +
+		"- `controls`: the controls\n- `count`: how many\n\n#### history\n\nPast decisions.\n\n" +
+		"### Execution\n\n```prose\nlet next = call merge\n  evidence: evidence\n  prior-controls: controls\n  prior-history: history\n" +
+		"return { controls: next, count: count }\n```\n\n## merge\n\n### Parameters\n\n- `evidence`: e\n- `prior-controls`: c\n- `prior-history`: h\n\n### Returns\n\n- `merged`: m\n"
+	if got := lintSrc(t, "dir/r.prose.md", src); len(got) != 0 {
+		t.Fatalf("findings:\n%s", strings.Join(got, "\n"))
+	}
+}

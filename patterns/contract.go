@@ -178,6 +178,12 @@ func bindHint(names []string) string {
 // program wires inline nodes, theirs that no node produces.
 func rootInputs(sp *spec.Spec, prog *syntax.Program) []*spec.Input {
 	out := append([]*spec.Input(nil), sp.Inputs...)
+	// The names of its own truth an Execution reads are its prior truth's
+	// members: optional inputs, null on a cold start (a world model drain
+	// passes them).
+	for _, name := range sp.PriorNames() {
+		out = append(out, &spec.Input{Name: name, Optional: true, Description: "the prior truth's " + name})
+	}
 	if sp.Execution != nil && sp.Execution.Program == prog {
 		return out
 	}

@@ -45,6 +45,9 @@ func (s *Spec) Decls() *check.Decls {
 // pattern instance passes its call's arguments through, so these are
 // bound at run time. Nil for other specs.
 func (s *Spec) ImpliedInputs() []string {
+	if prior := s.PriorNames(); prior != nil {
+		return prior
+	}
 	if !s.Contract || s.Kind != "pattern" || len(s.Inputs) > 0 || s.Delegation == nil || s.Delegation.Program == nil {
 		return nil
 	}

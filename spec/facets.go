@@ -6,6 +6,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 
+	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 )
 
@@ -391,4 +392,44 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// PriorNames lists the names of its own truth that the Execution of a
+// responsibility or gateway reads without binding them: its Maintains
+// fields and facets, which stand for the prior published truth's members
+// (null on a cold start). They are optional inputs of a run (a world
+// model drain passes the prior truth's members); nil for other specs.
+func (s *Spec) PriorNames() []string {
+	if s.Kind != "responsibility" && s.Kind != "gateway" || s.Truth == nil || s.Execution == nil || s.Execution.Program == nil {
+		return nil
+	}
+	own := map[string]bool{}
+	for _, o := range s.Outputs {
+		if !o.Inferred && s.input(o.Name) == nil {
+			own[o.Name] = true
+		}
+	}
+	for _, st := range s.Execution.Program.Body {
+		if let, ok := st.(*syntax.LetStmt); ok && let.Name != nil {
+			delete(own, let.Name.Name)
+		}
+	}
+	out := []string{}
+	syntax.Walk(s.Execution.Program, func(n syntax.Node) bool {
+		if id, ok := n.(*syntax.Ident); ok && own[id.Name] {
+			out = append(out, id.Name)
+			delete(own, id.Name)
+		}
+		return true
+	})
+	return out
+}
+
+func (s *Spec) input(name string) *Input {
+	for _, in := range s.Inputs {
+		if in.Name == name {
+			return in
+		}
+	}
+	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -104,8 +105,8 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	enc := json.NewEncoder(s.out)
 	res, err := reconcile.Drain(ctx, reconcile.Options{
 		Graph: g, Store: st, Events: events, Ticks: w.ticks, MaxParallel: o.maxParallel, SignKey: key,
-		Binding:  func(n *graph.Node) string { return bindings[n.ID] },
-		Renderer: func(n *graph.Node) (reconcile.Renderer, error) { return render.Parse(bindings[n.ID]) },
+		Binding:  bindings.describe,
+		Renderer: bindings.renderer,
 		Committed: func(r *receipt.Receipt) {
 			switch {
 			case w.format == "json":
@@ -146,33 +147,74 @@ func nodeIDs(g *graph.Graph) []string {
 	return out
 }
 
-// worldBindings reads --slot NODE=exec:CMD for every node; each node
-// needs one. --slot '*=exec:CMD' binds every node not bound by name (the
-// program finds the node's id in its input's "node").
-func worldBindings(g *graph.Graph, slots []string) (map[string]string, error) {
-	b := map[string]string{}
+// worldBinds are the bindings of a drain's nodes.
+type worldBinds struct {
+	// node is each node's render binding (exec:CMD); "" for a node whose
+	// ### Execution runs.
+	node map[string]string
+	// callees binds the functions a node's Execution calls.
+	callees map[string][]patterns.Assignment
+}
+
+// describe is what renders n, for its contract fingerprint.
+func (b *worldBinds) describe(n *graph.Node) string {
+	if v := b.node[n.ID]; v != "" {
+		return v
+	}
+	d := "execution"
+	for _, a := range b.callees[n.ID] {
+		d += " " + a.Name + "=" + a.Value
+	}
+	return d
+}
+
+func (b *worldBinds) renderer(n *graph.Node) (reconcile.Renderer, error) {
+	if v := b.node[n.ID]; v != "" {
+		return render.Parse(v)
+	}
+	return &render.Execution{Slots: b.callees[n.ID]}, nil
+}
+
+// worldBindings reads --slot NODE=exec:CMD and --slot NODE.CALLEE=BINDING
+// (a function its Execution calls). Every node needs a binding or a
+// runnable ### Execution; --slot '*=exec:CMD' binds every node not bound
+// by name that has no Execution (the program finds the node's id in its
+// input's "node").
+func worldBindings(g *graph.Graph, slots []string) (*worldBinds, error) {
+	b := &worldBinds{node: map[string]string{}, callees: map[string][]patterns.Assignment{}}
+	star := ""
 	for _, sl := range slots {
 		name, val, ok := strings.Cut(sl, "=")
 		if !ok || name == "" {
 			return nil, usageErrorf("--slot %q: want NODE=exec:COMMAND", sl)
 		}
+		if name == "*" {
+			star = val
+			continue
+		}
 		n := g.Node(name)
-		if n == nil && name != "*" {
+		if n == nil {
+			if id, callee, ok := strings.Cut(name, "."); ok && g.Node(id) != nil && callee != "" {
+				b.callees[id] = append(b.callees[id], patterns.Assignment{Name: callee, Value: val})
+				continue
+			}
 			return nil, usageErrorf("--slot %s: no such node%s (nodes: %s)", name, didYouMean(name, nodeIDs(g)), strings.Join(nodeIDs(g), ", "))
 		}
 		if _, err := render.Parse(val); err != nil {
 			return nil, usageErrorf("--slot %s: %v", name, err)
 		}
-		b[name] = val
+		b.node[name] = val
 	}
 	var missing []string
 	for _, n := range g.Nodes {
-		if b[n.ID] == "" && b["*"] != "" {
-			b[n.ID] = b["*"]
+		if b.node[n.ID] != "" || n.Spec.Body() != nil {
+			continue
 		}
-		if b[n.ID] == "" {
-			missing = append(missing, n.ID)
+		if star != "" {
+			b.node[n.ID] = star
+			continue
 		}
+		missing = append(missing, n.ID)
 	}
 	if len(missing) > 0 {
 		return nil, usageErrorf("no render bound for %s: bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
