@@ -42,7 +42,7 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 	if err != nil {
 		return nil, err
 	}
-	res, err := run.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: patterns.Bindings{Slots: e.Slots, InputJSON: string(js)}},
+	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: patterns.Bindings{Slots: e.Slots, InputJSON: string(js)}},
 		run.Options{Quiet: true, Stderr: io.Discard})
 	ans := &reconcile.Answer{}
 	if res != nil {
