@@ -33,6 +33,7 @@ type runOptions struct {
 	model, baseURL         string
 	journal                journalFlags
 	otel                   otelFlags
+	stdin                  io.Reader // for --input KEY=@- and --input-json -
 }
 
 const runLong = `run loads a pattern spec, binds its slots to services, and runs its
@@ -103,7 +104,7 @@ const runExample = `  # A ratchet whose advancer and certifier are programs:
     --input task_brief=fetch --trace run.jsonl`
 
 func newRunCmd(s streams) *cobra.Command {
-	o := &runOptions{}
+	o := &runOptions{stdin: s.in}
 	var tf *temporalFlags
 	var wf *worldFlags
 	cmd := &cobra.Command{
@@ -135,8 +136,8 @@ func newRunCmd(s streams) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&o.slots, "slot", nil, "bind slot `NAME=BINDING` (exec:CMD, llm[:MODEL], PATH.prose.md); repeat a name for a list slot")
 	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE`, typed by the spec's declaration; repeat a list key for one element each")
-	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE`, typed by the spec's declaration; repeat a list input for one element each")
-	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a `JSON` object, e.g. '{\"task\": \"x\", \"limits\": {\"n\": 2}}'")
+	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE`, typed by the spec's declaration (KEY=@FILE reads it from a file, @- from stdin); repeat a list input for one element each")
+	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a `JSON` object, e.g. '{\"task\": \"x\", \"limits\": {\"n\": 2}}' (@FILE reads it from a file, - from stdin)")
 	fl.StringVar(&o.trace, "trace", "", "write a JSON-lines trace of the run to `FILE`")
 	fl.IntVar(&o.maxParallel, "max-parallel", patterns.DefaultMaxParallel, "run at most `N` parallel iterations at once")
 	fl.IntVar(&o.maxSteps, "max-steps", patterns.DefaultMaxSteps, "stop the run after `N` statements")
@@ -270,6 +271,9 @@ func (o *runOptions) request(path string) (run.Request, error) {
 		return run.Request{}, &exitError{code: exitUsage, err: err}
 	}
 	b.InputJSON = o.inputJSON
+	if err := readInputFiles(&b, o.stdin); err != nil {
+		return run.Request{}, &exitError{code: exitUsage, err: err}
+	}
 	return run.Request{
 		Spec: path, Bindings: b, Model: o.model, BaseURL: o.baseURL,
 		Limits: run.Limits{MaxParallel: o.maxParallel, MaxSteps: o.maxSteps, MaxValueBytes: o.maxValueBytes},
