@@ -182,8 +182,12 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		callee := n.ResolveCall(c.name, nil, f)
 		d.Slots = append(d.Slots, check.Slot{Name: c.name, Pos: c.pos})
 		if callee == nil {
+			hint := didYouMean(c.name, n.CallTargets(nil, f))
+			if lib := stdCallee(c.name, f); lib != "" {
+				hint = fmt.Sprintf("; the library has one: write call %s", lib)
+			}
 			out.Errorf(n.File, c.pos, CodeUnresolvedCall, "call %s: no slot, pattern instance, ## node, sibling file or std/ spec is named %q%s",
-				c.name, c.name, didYouMean(c.name, n.CallTargets(nil, f)))
+				c.name, c.name, hint)
 			continue
 		}
 		if callee.Shadows != "" {
@@ -201,6 +205,22 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	out = append(out, callArguments(n, prog, params)...)
 	out = append(out, resultMembers(n, prog, outputs)...)
 	return append(out, check.Check(prog, d)...)
+}
+
+// stdCallee is the library path a bare call target names, std/roles/NAME
+// or std/patterns/NAME, or "". Decided: a bare name is not resolved to
+// the library (a file added beside the spec would silently take its
+// place); the message says how to call it.
+func stdCallee(name string, f *spec.Finder) string {
+	if strings.Contains(name, "/") || f == nil || f.Std == nil {
+		return ""
+	}
+	for _, dir := range []string{"std/roles/", "std/patterns/"} {
+		if f.Std(dir + name + spec.Suffix) {
+			return dir + name
+		}
+	}
+	return ""
 }
 
 // calleeSpec is the node or sibling file a callee names (nil for the

@@ -325,8 +325,20 @@ func (s *scanner) ident() {
 		}
 		break
 	}
+	if s.text[start:s.i] == "std" && s.i < len(s.text) && s.text[s.i] == '/' && s.afterCall() {
+		// `call std/roles/summarizer`: a library path is one target name.
+		for s.i < len(s.text) && (isIdentRune(rune(s.text[s.i])) || strings.IndexByte("/.-", s.text[s.i]) >= 0) {
+			s.i++
+		}
+	}
 	raw := s.text[start:s.i]
 	s.emit(IDENT, s.off(start), s.off(s.i), raw, raw)
+}
+
+// afterCall reports whether the last token is the word call.
+func (s *scanner) afterCall() bool {
+	n := len(s.toks)
+	return n > 0 && s.toks[n-1].kind == IDENT && s.toks[n-1].raw == "call"
 }
 
 // number scans an INT, FLOAT or DURATION (digits with a unit suffix).
