@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -75,7 +76,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if diags.HasErrors() {
 		return &exitError{code: exitUsage}
 	}
-	bindings, err := worldBindings(g, o.slots)
+	bindings, err := worldBindings(g, o.slots, o)
 	if err != nil {
 		return err
 	}
@@ -154,6 +155,8 @@ type worldBinds struct {
 	node map[string]string
 	// callees binds the functions a node's Execution calls.
 	callees map[string][]patterns.Assignment
+	// models serves the nodes bound to llm[:MODEL].
+	models *run.Models
 }
 
 // describe is what renders n, for its contract fingerprint.
@@ -169,18 +172,31 @@ func (b *worldBinds) describe(n *graph.Node) string {
 }
 
 func (b *worldBinds) renderer(n *graph.Node) (reconcile.Renderer, error) {
+	if v := b.node[n.ID]; v == "llm" || strings.HasPrefix(v, "llm:") {
+		c, err := b.models.Client("")
+		if err != nil {
+			return nil, err
+		}
+		return &render.Model{Client: c, Model: strings.TrimPrefix(strings.TrimPrefix(v, "llm"), ":")}, nil
+	}
 	if v := b.node[n.ID]; v != "" {
 		return render.Parse(v)
 	}
 	return &render.Execution{Slots: b.callees[n.ID]}, nil
 }
 
-// worldBindings reads --slot NODE=exec:CMD and --slot NODE.CALLEE=BINDING
+// modelConfigured reports whether a model is named (--model or
+// PROSE_MODEL).
+func modelConfigured(o *runOptions) bool {
+	return o.model != "" || os.Getenv("PROSE_MODEL") != ""
+}
+
+// worldBindings reads --slot NODE=exec:CMD (or llm[:MODEL]) and --slot NODE.CALLEE=BINDING
 // (a function its Execution calls). Every node needs a binding or a
 // runnable ### Execution; --slot '*=exec:CMD' binds every node not bound
 // by name that has no Execution (the program finds the node's id in its
 // input's "node").
-func worldBindings(g *graph.Graph, slots []string) (*worldBinds, error) {
+func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, error) {
 	b := &worldBinds{node: map[string]string{}, callees: map[string][]patterns.Assignment{}}
 	star := ""
 	for _, sl := range slots {
@@ -200,11 +216,16 @@ func worldBindings(g *graph.Graph, slots []string) (*worldBinds, error) {
 			}
 			return nil, usageErrorf("--slot %s: no such node%s (nodes: %s)", name, didYouMean(name, nodeIDs(g)), strings.Join(nodeIDs(g), ", "))
 		}
-		if _, err := render.Parse(val); err != nil {
-			return nil, usageErrorf("--slot %s: %v", name, err)
+		if _, err := render.Parse(val); err != nil && val != "llm" && !strings.HasPrefix(val, "llm:") {
+			return nil, usageErrorf("--slot %s: %v, or llm[:MODEL]", name, err)
 		}
 		b.node[name] = val
 	}
+	models, err := run.NewModels(os.Getenv, o.model, o.baseURL)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	b.models = models
 	var missing []string
 	for _, n := range g.Nodes {
 		if b.node[n.ID] != "" || n.Spec.Body() != nil {
@@ -214,10 +235,14 @@ func worldBindings(g *graph.Graph, slots []string) (*worldBinds, error) {
 			b.node[n.ID] = star
 			continue
 		}
+		if _, err := models.Client(""); err == nil && modelConfigured(o) {
+			b.node[n.ID] = "llm"
+			continue
+		}
 		missing = append(missing, n.ID)
 	}
 	if len(missing) > 0 {
-		return nil, usageErrorf("no render bound for %s: bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
+		return nil, usageErrorf("no render bound for %s and no model configured: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
 	}
 	return b, nil
 }

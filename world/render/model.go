@@ -1,0 +1,87 @@
+package render
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
+)
+
+// worldPrompt is what a render of a world node is told beyond its
+// contract.
+const worldPrompt = `
+You keep this node's truth current over time. The user message holds its inputs by name, and:
+- "prior": the truth you published last (null on a first render): keep what still holds;
+- "diff": the inputs whose fingerprints moved since then;
+- "events": for a gateway, the events to fold into the truth.
+Answer the new truth: one JSON object with the outputs named above.`
+
+// Model renders a node with one model request: its contract (Maintains
+// prose, facets, postconditions, Continuity, Invariants) as the system
+// prompt, the inputs, prior truth, diff and events as the user message,
+// the answer checked against the outputs it must name.
+type Model struct {
+	Client *llm.Client
+	Model  string // "" for the client's
+}
+
+// Render implements reconcile.Renderer.
+func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
+	info := patterns.RenderInfo(req.Node.Spec, req.Node.ID, m.Model)
+	args := delegation.NewObject()
+	set := func(k string, v any) error {
+		x, err := delegation.FromGo(v)
+		if err == nil {
+			args.Set(k, x)
+		}
+		return err
+	}
+	for _, in := range req.Node.Spec.Inputs {
+		if err := set(in.Name, req.Inputs[in.Name]); err != nil {
+			return nil, err
+		}
+	}
+	if err := set("prior", req.Prior); err != nil {
+		return nil, err
+	}
+	if err := set("diff", req.Diff); err != nil {
+		return nil, err
+	}
+	if req.Node.Kind == "gateway" {
+		events := req.Events
+		if events == nil {
+			events = []any{}
+		}
+		if err := set("events", events); err != nil {
+			return nil, err
+		}
+	}
+	user, err := llm.SlotUserMessage(args)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := m.Client.Chat(ctx, llm.ChatRequest{Model: info.Model, System: llm.RenderSystemPrompt(info) + worldPrompt,
+		Messages: []llm.Message{{Role: "user", Content: user}}, Schema: llm.RenderSchema(info)})
+	ans := &reconcile.Answer{Cost: receipt.Cost{Requests: 1, TokensIn: reply.TokensIn, TokensOut: reply.TokensOut, Model: reply.Model}}
+	if err != nil {
+		return ans, err
+	}
+	if reply.Truncated {
+		return ans, fmt.Errorf("the model's reply was cut off at its output token limit after %d bytes", len(reply.Content))
+	}
+	v, err := llm.CheckRender(info, llm.ParseReply(reply.Content))
+	if err != nil {
+		return ans, err
+	}
+	raw, err := delegation.ToJSON(v)
+	if err != nil {
+		return ans, err
+	}
+	ans.Truth, err = canon.Decode(raw)
+	return ans, err
+}
