@@ -54,7 +54,10 @@ func (r *Run) checkOutcome(result delegation.Value, runErr error) error {
 	if div := r.Err(); div != nil {
 		return div
 	}
-	fin := r.idx.final
+	fin, err := r.idx.finalRecord()
+	if err != nil {
+		return err
+	}
 	if fin != nil {
 		fin = r.vault.revealRecord(fin)
 	}

@@ -127,4 +127,11 @@ func toJSON(t testing.TB, v delegation.Value) string {
 }
 
 // newIndex is the index a replay of l answers from.
-func newIndex(l *Log) *index { return newIndexFor(l, Replaying) }
+func newIndex(l *Log) *index {
+	b := newIndexer(nil, Replaying)
+	for _, r := range l.Records {
+		b.keep(r, 0, 0)
+	}
+	b.x.final = entry{}
+	return b.done(l)
+}

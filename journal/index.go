@@ -1,6 +1,15 @@
 package journal
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"sort"
+
 	"github.com/proselang/prose/delegation"
 )
 
@@ -14,89 +23,278 @@ type judgeKey struct {
 	n  int
 }
 
-// index holds the records of earlier sessions that a resume or a replay
-// answers from. A later record for the same key supersedes an earlier one
-// (a forced resume re-ran it).
-type index struct {
-	calls    map[callKey]*Record // completed "end" records
-	started  map[callKey]bool    // attempts that have a "start" record (for messages)
-	canceled map[callKey]bool    // attempts the run canceled (a sibling failed, a winner was found)
-	judges   map[judgeKey]*Record
-	final    *Record
-	// Each record the index holds knows its place in the journal
-	// (Record.place): the order in which the journaled run completed its
-	// calls and judgments. The index keeps only the records it answers
-	// from, so the rest of the journal (its "start" records, ...) is not
-	// held in memory while a long run is replayed.
+// entry is where a record the index answers from is in the journal file:
+// the index holds these, not the records, and reads a record when it is
+// asked for (index.load), so a replay of a long run holds what the run
+// holds, not the journal. An entry is found by a hash of its key; the
+// record read back says whether it is the one asked for (two keys with
+// one hash are told apart so).
+type entry struct {
+	key   uint64 // hashKey of the path and the attempt or occurrence
+	off   int64  // of the line
+	n     int32  // bytes of the line, its newline included
+	place int32  // the record's index among the journal's records
 }
 
-// newIndexFor builds the index a run in mode answers from. A resume of a
-// run that failed leaves out the attempts of the call that failed it (see
-// failedCall), so that call runs live again.
-func newIndexFor(l *Log, mode Mode) *index {
-	var retry func(*Record) bool
-	if mode == Resuming {
-		retry = failedCall(l)
+// table is the entries of one kind of record, sorted by key (and by
+// place among equal keys) once built.
+type table []entry
+
+func (t table) sort() {
+	sort.SliceStable(t, func(i, j int) bool { return t[i].key < t[j].key })
+}
+
+// find returns the entries of key h, latest first.
+func (t table) find(h uint64) []entry {
+	i := sort.Search(len(t), func(i int) bool { return t[i].key >= h })
+	j := i
+	for j < len(t) && t[j].key == h {
+		j++
 	}
-	x := &index{
-		calls:    map[callKey]*Record{},
-		started:  map[callKey]bool{},
-		canceled: map[callKey]bool{},
-		judges:   map[judgeKey]*Record{},
+	out := make([]entry, 0, j-i)
+	for k := j - 1; k >= i; k-- {
+		out = append(out, t[k])
 	}
-	for i, r := range l.Records {
-		r.place = i
-		switch r.Type {
-		case TypeStart:
-			x.started[callKey{r.ID, r.Attempt}] = true
-		case TypeEnd:
-			if retry != nil && retry(r) {
-				continue
-			}
-			if r.completed() {
-				x.calls[callKey{r.ID, r.Attempt}] = r
-			} else {
-				x.canceled[callKey{r.ID, r.Attempt}] = true
-			}
-		case TypeJudge:
-			x.judges[judgeKey{r.ID, r.N}] = r
-		case TypeFinal:
-			x.final = r
+	return out
+}
+
+// distinct is the number of distinct keys.
+func (t table) distinct() int {
+	n := 0
+	for i := range t {
+		if i == 0 || t[i].key != t[i-1].key {
+			n++
 		}
 	}
-	return x
+	return n
 }
 
-// failedCall returns a test for the "end" records of the call that failed
-// the run, when its last outcome was that failure: every attempt of the
-// call at the position the final error names (its kind is "call"), and the
-// failed attempts inside it when it ran another spec. It returns nil when
-// the run did not fail that way. Answering them from the journal would only
-// fail the resume the same way.
-func failedCall(l *Log) func(*Record) bool {
+func hashKey(p delegation.Path, n int) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(p.Key()))
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(n))
+	h.Write(b[:])
+	return h.Sum64()
+}
+
+// index holds where the records of earlier sessions are that a resume or
+// a replay answers from. A later record for the same key supersedes an
+// earlier one (a forced resume re-ran it).
+type index struct {
+	f      io.ReaderAt // the journal
+	calls  table       // completed "end" records
+	judges table
+	ncalls int // distinct attempts in calls
+	// memo, when resuming, holds the model's verdicts of earlier
+	// sessions by what a model judge caches a verdict by (memoKey).
+	memo map[string]entry
+	// final is where the outcome of the latest session is (see
+	// Log.Final; n 0: none).
+	final entry
+}
+
+// indexer builds an index from the records of a journal as they are read
+// (Log.keep), keeping none of them but those the Log must still hold.
+type indexer struct {
+	x      *index
+	mode   Mode
+	place  int32
+	starts map[callKey]string // resuming: the position of each attempt
+	failed []failedEnd        // resuming: the failed attempts, in order
+	procs  map[callKey][]*Record
+}
+
+// failedEnd is a completed attempt that failed, where its call is, and
+// its record's place.
+type failedEnd struct {
+	key   callKey
+	pos   string
+	place int32
+}
+
+func newIndexer(f io.ReaderAt, mode Mode) *indexer {
+	b := &indexer{mode: mode, x: &index{f: f}, procs: map[callKey][]*Record{}}
+	if mode == Resuming {
+		b.starts = map[callKey]string{}
+		b.x.memo = map[string]entry{}
+	}
+	return b
+}
+
+// keep notes rec, read at off (n bytes), and reports whether the Log
+// keeps it: the records a Log's methods read (sessions, finals), those
+// that refer to the environment's secrets (MissingSecrets) and the
+// process groups still open at the end (endLeftovers).
+func (b *indexer) keep(rec *Record, off int64, n int) bool {
+	e := entry{off: off, n: int32(n), place: b.place}
+	b.place++
+	k := callKey{rec.ID, rec.Attempt}
+	switch rec.Type {
+	case TypeStart:
+		if b.starts != nil {
+			b.starts[k] = rec.Pos
+		}
+	case TypeEnd:
+		delete(b.procs, k)
+		if rec.completed() {
+			e.key = hashKey(rec.ID, rec.Attempt)
+			b.x.calls = append(b.x.calls, e)
+			if rec.Err != "" && b.starts != nil {
+				b.failed = append(b.failed, failedEnd{k, b.starts[k], e.place})
+			}
+		}
+	case TypeJudge:
+		e.key = hashKey(rec.ID, rec.N)
+		b.x.judges = append(b.x.judges, e)
+		if b.x.memo != nil && rec.Kind == "" && rec.Rule == "" && rec.Model != "" {
+			b.x.memo[memoKey(posFile(rec.Pos), rec.Cond, rec.Values, rec.FailClosed)] = e
+		}
+	case TypeProc:
+		b.procs[k] = append(b.procs[k], rec)
+		return false // kept, while open, in procs
+	case TypeSession:
+		b.x.final = entry{}
+		return true
+	case TypeFinal:
+		b.x.final = e
+		rec.Result = nil // read again when asked for (finalRecord)
+		return true
+	}
+	return refersToSecret(rec)
+}
+
+// done completes the index of l: its final outcome, the open process
+// groups, and, for a resume of a run that failed, without the attempts of
+// the call that failed it (see failedCall), so that call runs live again.
+func (b *indexer) done(l *Log) *index {
+	for _, recs := range b.procs {
+		l.Records = append(l.Records, recs...)
+	}
+	if b.mode == Resuming {
+		if id, ok := failedCall(l, b.failed); ok {
+			b.x.calls = b.x.retry(id, b.failed)
+		}
+	}
+	// Held for the whole run: no room to spare.
+	b.x.calls = append(table(nil), b.x.calls...)
+	b.x.judges = append(table(nil), b.x.judges...)
+	b.x.calls.sort()
+	b.x.judges.sort()
+	b.x.ncalls = b.x.calls.distinct()
+	return b.x
+}
+
+// retry is calls without the attempts of call id and the failed attempts
+// inside it (failed lists every failed attempt).
+func (x *index) retry(id delegation.Path, failed []failedEnd) table {
+	drop := map[int32]bool{}
+	for _, f := range failed {
+		if f.key.id.Within(id) {
+			drop[f.place] = true
+		}
+	}
+	out := x.calls[:0]
+	for _, e := range x.calls {
+		if drop[e.place] {
+			continue
+		}
+		if rec, err := x.load(e); err == nil && rec.ID == id {
+			continue // read again: a resume of a failed run only
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// failedCall finds the call that failed the run, when its last outcome
+// was that failure: the call at the position the final error names (its
+// kind is "call"), its last failed attempt there (siblings of a parallel
+// loop may end after it). Every attempt of that call, and the failed
+// attempts inside it when it ran another spec, then run live again:
+// answering them from the journal would only fail the resume the same
+// way.
+func failedCall(l *Log, failed []failedEnd) (delegation.Path, bool) {
 	fin := l.Final()
 	if fin == nil || fin.Status != StatusError || fin.ErrKind != delegation.KindCall || fin.Pos == "" {
-		return nil
+		return delegation.Path{}, false
 	}
-	// The last failed attempt at that position (siblings of a parallel
-	// loop may end after it).
-	pos := map[callKey]string{}
-	var last *Record
-	for _, r := range l.Records {
-		switch {
-		case r.Type == TypeStart:
-			pos[callKey{r.ID, r.Attempt}] = r.Pos
-		case r.Type == TypeEnd && r.completed() && r.Err != "":
-			if pos[callKey{r.ID, r.Attempt}] == fin.Pos {
-				last = r
-			}
+	for i := len(failed) - 1; i >= 0; i-- {
+		if failed[i].pos == fin.Pos {
+			return failed[i].key.id, true
 		}
 	}
-	if last == nil {
-		return nil
+	return delegation.Path{}, false
+}
+
+// load reads the record of e.
+func (x *index) load(e entry) (*Record, error) {
+	buf := make([]byte, e.n)
+	if _, err := x.f.ReadAt(buf, e.off); err != nil {
+		return nil, fmt.Errorf("journal: reading a record back: %w", err)
 	}
-	id := last.ID
-	return func(r *Record) bool {
-		return r.ID == id || (r.Err != "" && r.ID.Within(id))
+	rec := new(Record)
+	if err := json.Unmarshal(bytes.TrimRight(buf, "\n"), rec); err != nil {
+		return nil, fmt.Errorf("journal: reading a record back: %w", err)
+	}
+	rec.place = int(e.place)
+	return rec, nil
+}
+
+// finalRecord is the outcome of the latest session, nil when it did not
+// finish.
+func (x *index) finalRecord() (*Record, error) {
+	if x.final.n == 0 {
+		return nil, nil
+	}
+	return x.load(x.final)
+}
+
+// call is the completed record of attempt k, nil when there is none.
+func (x *index) call(k callKey) (*Record, error) {
+	for _, e := range x.calls.find(hashKey(k.id, k.attempt)) {
+		rec, err := x.load(e)
+		if err != nil || (rec.ID == k.id && rec.Attempt == k.attempt) {
+			return rec, err
+		}
+	}
+	return nil, nil
+}
+
+// judge is the record of judgment k, nil when there is none.
+func (x *index) judge(k judgeKey) (*Record, error) {
+	for _, e := range x.judges.find(hashKey(k.id, k.n)) {
+		rec, err := x.load(e)
+		if err != nil || (rec.ID == k.id && rec.N == k.n) {
+			return rec, err
+		}
+	}
+	return nil, nil
+}
+
+// history says what the journal holds of attempt k besides a completed
+// record: whether it started, and whether the run canceled it. It reads
+// the journal again: it is asked only to explain a divergence.
+func (x *index) history(k callKey) (started, canceled bool) {
+	sc := bufio.NewReader(io.NewSectionReader(x.f, 0, 1<<62))
+	for {
+		line, err := sc.ReadBytes('\n')
+		var rec struct {
+			Type    string          `json:"t"`
+			ID      delegation.Path `json:"id"`
+			Attempt int             `json:"attempt"`
+			Kind    string          `json:"kind"`
+		}
+		if json.Unmarshal(bytes.TrimRight(line, "\n"), &rec) == nil && rec.ID == k.id && rec.Attempt == k.attempt {
+			switch {
+			case rec.Type == TypeStart:
+				started = true
+			case rec.Type == TypeEnd && rec.Kind == KindCanceled:
+				canceled = true
+			}
+		}
+		if err != nil {
+			return started, canceled
+		}
 	}
 }

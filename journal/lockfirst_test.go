@@ -56,8 +56,8 @@ func TestResumeRacingTheEndOfItsRunLocksFirst(t *testing.T) {
 	if n := svc.calls.Load(); n != 2 {
 		t.Errorf("the service ran %d times, want 2 (the resume re-ran a call the run had finished)", n)
 	}
-	if res.idx.final == nil || res.idx.final.Status != StatusOK {
-		t.Errorf("the resume did not see the run's end: %+v", res.idx.final)
+	if fin, err := res.idx.finalRecord(); err != nil || fin == nil || fin.Status != StatusOK {
+		t.Errorf("the resume did not see the run's end: %+v, %v", fin, err)
 	}
 	if err := res.Finish("done", nil); err != nil {
 		t.Fatal(err)

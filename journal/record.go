@@ -215,6 +215,23 @@ type Log struct {
 	LastSum string
 	// key is the key the chain was checked with (nil: unkeyed).
 	key []byte
+	// keep, when set, is given each record with where its line is (the
+	// offset and length, newline included) and says whether Records
+	// holds it: a resume or replay indexes a journal without holding it
+	// (indexer).
+	keep func(rec *Record, off int64, n int) bool
+}
+
+// MaxRecordBytes bounds one line of a journal that Read accepts: twice
+// the default value ceiling (a result written out, escaped) and room for
+// the rest of the record. A run whose ceiling is raised reads its journal
+// with a bound raised as much (Options.MaxValueBytes). A longer last line
+// without its newline is a torn write like any other, skipped without
+// being held.
+const MaxRecordBytes = 2*delegation.DefaultMaxValueBytes + 1<<20
+
+func recordBound(maxValue int64) int {
+	return int(max(MaxRecordBytes, 2*maxValue+1<<20))
 }
 
 // sumKey starts how a line's digest ends it: ,"sum":"HEX"}
@@ -310,12 +327,26 @@ func readFileKey(ctx context.Context, path string, key []byte) (*Log, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readOpen(ctx, f, path, key)
+	return readOpen(ctx, f, path, &Log{key: key}, MaxRecordBytes)
 }
 
-// readOpen parses the journal open as f (at its start).
-func readOpen(ctx context.Context, f *os.File, path string, key []byte) (*Log, error) {
-	l, err := readLog(ctxReader{ctx, f}, key)
+// readOpen parses the journal open as f (at its start), into l (see
+// readLog). Past the last newline of the file is a torn write: it is not
+// read at all, however long it is (a kill in the middle of a large
+// record).
+func readOpen(ctx context.Context, f *os.File, path string, l *Log, bound int) (*Log, error) {
+	var r io.Reader = ctxReader{ctx, f}
+	size, end, err := lastNewline(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if end < size {
+		r = io.LimitReader(r, end)
+	}
+	l, err = readLog(r, l, bound)
+	if l != nil && end < size {
+		l.Torn = true
+	}
 	if l != nil {
 		l.Path = path
 	}
@@ -331,11 +362,12 @@ func readOpen(ctx context.Context, f *os.File, path string, key []byte) (*Log, e
 //
 // A keyed journal (format version 3) is checked with the user's journal
 // key (UserKey).
-func Read(r io.Reader) (*Log, error) { return readLog(r, nil) }
+func Read(r io.Reader) (*Log, error) { return readLog(r, &Log{}, MaxRecordBytes) }
 
-// readLog is Read checking a keyed journal with key (nil: the user's).
-func readLog(r io.Reader, key []byte) (*Log, error) {
-	l := &Log{key: key}
+// readLog reads a journal into l (its key set to check a keyed journal
+// with, else the user's; its keep set to index it), refusing a line of
+// more than bound bytes.
+func readLog(r io.Reader, l *Log, bound int) (*Log, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte // a line longer than br's buffer, pieced together
 	for lineNo := 1; ; lineNo++ {
@@ -344,11 +376,23 @@ func readLog(r io.Reader, key []byte) (*Log, error) {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			long = append(long[:0], line...)
-			for err == bufio.ErrBufferFull {
+			for err == bufio.ErrBufferFull && len(long) <= bound {
 				line, err = br.ReadSlice('\n')
 				long = append(long, line...)
 			}
+			for err == bufio.ErrBufferFull { // too long: skip the rest
+				_, err = br.ReadSlice('\n')
+			}
 			line = long
+		}
+		if len(line) > bound {
+			if err == io.EOF {
+				l.Torn = true // cut short, and not held whole
+				break
+			}
+			if err == nil {
+				return nil, fmt.Errorf("line %d: a record of more than %d bytes, more than a journal holds (the value ceiling, --max-value-bytes, bounds what a record may cost): the journal was damaged", lineNo, bound)
+			}
 		}
 		if err == io.EOF {
 			l.Torn = len(line) > 0
@@ -374,6 +418,7 @@ func readLog(r io.Reader, key []byte) (*Log, error) {
 }
 
 func (l *Log) parseLine(lineNo int, line []byte) error {
+	n := len(line)
 	line = bytes.TrimRight(line, "\n")
 	if l.Header == nil {
 		// The version comes before the digest: a newer major version may
@@ -434,8 +479,36 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	if err := json.Unmarshal(line, rec); err != nil || rec.Type == "" {
 		return fmt.Errorf("line %d: invalid journal record, and not the last line (a kill can only cut the last one short): the journal was damaged or edited", lineNo)
 	}
-	l.Records = append(l.Records, rec)
+	if l.keep == nil || l.keep(rec, l.Size, n) {
+		l.Records = append(l.Records, rec)
+	}
 	return nil
+}
+
+// lastNewline returns the size of f and the offset just past its last
+// newline (0 when it has none), reading backwards from its end in small
+// pieces.
+func lastNewline(f *os.File) (size, end int64, err error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	size = st.Size()
+	buf := make([]byte, 64<<10)
+	for at := size; at > 0; {
+		n := int64(len(buf))
+		if at < n {
+			n = at
+		}
+		at -= n
+		if _, err := f.ReadAt(buf[:n], at); err != nil && err != io.EOF {
+			return 0, 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return size, at + int64(i) + 1, nil
+		}
+	}
+	return size, 0, nil
 }
 
 // EditedError reports a journal line whose digest does not match its

@@ -95,8 +95,9 @@ type Run struct {
 	w    *writer // nil when replaying
 	lock func()  // releases the journal's lock
 
-	idx   *index // records of earlier sessions (nil for a new run)
-	sched *sched // turn-taking while answering from idx (nil for a new run)
+	idx   *index   // records of earlier sessions (nil for a new run)
+	rf    *os.File // the journal a replay reads its records from
+	sched *sched   // turn-taking while answering from idx (nil for a new run)
 
 	digests argDigester // of call arguments
 	vault   *envVault   // the environment's secrets
@@ -202,18 +203,21 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 		if f, unlock, err = openLocked(path, opt); err != nil {
 			return nil, err
 		}
-	}
-	var log *Log
-	if f != nil {
-		log, err = readOpen(context.Background(), f, path, opt.Key)
 	} else {
-		log, err = readFileKey(context.Background(), path, opt.Key)
-	}
-	if err != nil {
-		if f != nil {
-			unlock()
-			f.Close()
+		if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("journal: %s: %s, not a regular file, so not a journal", path, filekind.Describe(st.Mode()))
 		}
+		if f, err = os.Open(path); err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+	}
+	// The journal is indexed as it is read, not held: each record is read
+	// again when it answers (index.load).
+	b := newIndexer(f, mode)
+	log, err := readOpen(context.Background(), f, path, &Log{key: opt.Key, keep: b.keep}, recordBound(opt.MaxValueBytes))
+	if err != nil {
+		unlock()
+		f.Close()
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	if mode == Resuming && log.Header.Version < 3 {
@@ -221,7 +225,7 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 		f.Close()
 		return nil, &UnkeyedError{RunID: id, Version: log.Header.Version, Prose: log.Header.Prose}
 	}
-	r, err := newReader(id, dir, mode, opt, log, f, unlock)
+	r, err := newReader(id, dir, mode, opt, log, b.done(log), f, unlock)
 	if err != nil {
 		return nil, err
 	}
@@ -262,16 +266,14 @@ func openLocked(path string, opt Options) (*os.File, func(), error) {
 
 // newReader is the Run of a resume or replay of log; f, for a resume, is
 // the journal open and locked (unlock releases it).
-func newReader(id, dir string, mode Mode, opt Options, log *Log, f *os.File, unlock func()) (*Run, error) {
+func newReader(id, dir string, mode Mode, opt Options, log *Log, idx *index, f *os.File, unlock func()) (*Run, error) {
 	path := filepath.Join(dir, FileName)
 	fail := func(err error) (*Run, error) {
-		if f != nil {
-			unlock()
-			f.Close()
-		}
+		unlock()
+		f.Close()
 		return nil, err
 	}
-	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: newIndexFor(log, mode), sched: newSched(true), lock: func() {}, vault: newEnvVault(opt.Env)}
+	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: idx, sched: newSched(true), lock: func() {}, vault: newEnvVault(opt.Env)}
 	if names := r.vault.missing(log); len(names) > 0 {
 		return fail(&MissingSecretsError{Names: names})
 	}
@@ -291,8 +293,9 @@ func newReader(id, dir string, mode Mode, opt Options, log *Log, f *os.File, unl
 	}
 	if mode == Replaying {
 		if log.Final() == nil && locked(path) {
-			return nil, fmt.Errorf("run %s is still in progress (a prose process holds its journal): a replay needs a run that ended; wait for it, or stop it and replay what it journaled", id)
+			return fail(fmt.Errorf("run %s is still in progress (a prose process holds its journal): a replay needs a run that ended; wait for it, or stop it and replay what it journaled", id))
 		}
+		r.rf = f // closed by Close
 		return r, nil
 	}
 	if err := r.openAppend(f, unlock, log); err != nil {
@@ -381,12 +384,18 @@ func (r *Run) remaining() int {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.idx.calls) - r.answered
+	return r.idx.ncalls - r.answered
 }
 
 // AnsweredCall reports whether attempt of the call at path was answered
 // from the journal (not run live), once the attempt has returned.
 func (r *Run) AnsweredCall(path delegation.Path, attempt int) bool {
+	if r.mode == Replaying {
+		// Every attempt a replay makes is answered from the journal,
+		// or diverges (the journal holds none): not kept per attempt,
+		// so a replay holds no more than the run did.
+		return len(r.idx.calls.find(hashKey(path, attempt))) > 0
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.fromJournal[callKey{path, attempt}]
@@ -452,6 +461,10 @@ func (r *Run) Close() error {
 	if r.w != nil {
 		err = r.w.close()
 		r.w = nil
+	}
+	if r.rf != nil {
+		r.rf.Close()
+		r.rf = nil
 	}
 	return err
 }

@@ -51,7 +51,11 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 	}
 	id := req.Path
 	k := callKey{id, req.Attempt}
-	rec := r.idx.calls[k]
+	rec, lerr := r.idx.call(k)
+	if lerr != nil {
+		r.fail(lerr)
+		return nil, lerr, true
+	}
 	if rec != nil && rec.Args != args {
 		if !r.opt.Force || r.mode != Resuming {
 			div := &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos,
@@ -82,10 +86,12 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 		r.countCall()
 		r.mu.Lock()
 		r.answered++
-		if r.fromJournal == nil {
-			r.fromJournal = map[callKey]bool{}
+		if r.mode != Replaying { // a replay answers every call from the journal
+			if r.fromJournal == nil {
+				r.fromJournal = map[callKey]bool{}
+			}
+			r.fromJournal[k] = true
 		}
-		r.fromJournal[k] = true
 		r.mu.Unlock()
 		v, err = r.decodeOutcome(rec)
 		return v, err, true
@@ -95,10 +101,10 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 		return nil, nil, false // nothing journaled moves the run: this call runs live
 	}
 	reason := "the journal holds no such call"
-	switch {
-	case r.idx.canceled[k]:
+	switch started, canceled := r.idx.history(k); {
+	case canceled:
 		reason = "the journaled run canceled this call, and nothing cancels it in the replay"
-	case r.idx.started[k]:
+	case started:
 		reason = "the journaled run stopped while this call was running (prose resume runs it live)"
 	}
 	div := &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos, Reason: reason}
@@ -249,31 +255,21 @@ func (r *Run) write(rec any, durable bool) error {
 // resuming or replaying, answers a judgment whose id and values digest
 // match a journaled one from the journal.
 func (r *Run) WrapJudge(inner delegation.Judge) delegation.Judge {
-	j := &judger{r: r, inner: inner, seen: map[delegation.Path]int{}}
-	if r.mode == Resuming && r.idx != nil {
-		j.memo = map[string]*Record{}
-		for _, rec := range r.idx.judges {
-			if rec.Kind == "" && rec.Rule == "" && rec.Model != "" {
-				j.memo[memoKey(posFile(rec.Pos), rec.Cond, rec.Values, rec.FailClosed)] = rec
-			}
-		}
-	}
-	return j
+	return &judger{r: r, inner: inner, seen: map[delegation.Path]int{}}
 }
 
 type judger struct {
 	r     *Run
 	inner delegation.Judge
 	seen  map[delegation.Path]int // occurrences per path, guarded by r.mu
-	// memo, when resuming, holds the model's verdicts of earlier
-	// sessions by what a model judge caches a verdict by (the spec's
-	// file, the condition, the values, fail-closed): a judgment the
-	// journal holds no record of, but whose verdict the run's judge had
-	// cached before it was stopped, is answered as that cache would have
-	// answered it, so a resume asks the model nothing the run had asked.
-	memo map[string]*Record
 }
 
+// memoKey is what a model judge caches a verdict by (the spec's file, the
+// condition, the values, fail-closed). When resuming, a judgment the
+// journal holds no record of, but whose verdict the run's judge had
+// cached before it was stopped (index.memo), is answered as that cache
+// would have answered it, so a resume asks the model nothing the run had
+// asked.
 func memoKey(file, cond, values string, failClosed bool) string {
 	return fmt.Sprintf("%s\x00%s\x00%s\x00%v", file, cond, values, failClosed)
 }
@@ -298,8 +294,15 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 	if v, err, ok := j.answer(ctx, jg, id, n, vals); ok {
 		return v, err
 	}
-	if rec := j.memo[memoKey(jg.Pos.File, condText(jg), vals, jg.FailClosed)]; rec != nil {
-		return j.remembered(jg, id, n, vals, rec)
+	if j.r.idx != nil {
+		if e, ok := j.r.idx.memo[memoKey(jg.Pos.File, condText(jg), vals, jg.FailClosed)]; ok {
+			rec, err := j.r.idx.load(e)
+			if err != nil {
+				j.r.fail(err)
+				return delegation.Verdict{}, err
+			}
+			return j.remembered(jg, id, n, vals, rec)
+		}
 	}
 	if j.inner == nil {
 		return delegation.Verdict{}, fmt.Errorf("no judge is configured")
@@ -359,7 +362,11 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id delegat
 	if r.idx == nil {
 		return delegation.Verdict{}, nil, false
 	}
-	rec := r.idx.judges[judgeKey{id, n}]
+	rec, lerr := r.idx.judge(judgeKey{id, n})
+	if lerr != nil {
+		r.fail(lerr)
+		return delegation.Verdict{}, lerr, true
+	}
 	if rec != nil && rec.Values != vals {
 		if !r.opt.Force || r.mode != Resuming {
 			div := &DivergenceError{What: "condition", ID: id, Pos: jg.Pos,
