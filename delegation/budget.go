@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,7 +190,14 @@ func (f *frame) charge(pos diag.Pos, units int64, how string) error {
 	if steps == 0 {
 		return nil
 	}
-	if t := f.in.steps.Add(steps); t > int64(f.in.host.MaxSteps) {
+	t := f.th
+	if t.left >= steps {
+		t.left -= steps
+		return nil
+	}
+	steps -= t.left
+	t.left = 0
+	if f.in.budget.Add(-steps) < 0 {
 		return f.errorf(pos, KindLimit, "step budget of %d statements exceeded (%s)", f.in.host.MaxSteps, how)
 	}
 	return nil
@@ -262,6 +270,8 @@ func (f *frame) text(pos diag.Pos, v Value) (string, error) {
 		return v.ServiceName(), nil
 	case time.Duration:
 		return v.String(), nil
+	case int64:
+		return strconv.FormatInt(v, 10), nil
 	}
 	e := &encoder{m: f.meter()}
 	defer e.m.release()

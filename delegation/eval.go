@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -37,6 +37,9 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	if prog == nil {
 		return nil, &Error{Kind: KindRuntime, Msg: "no program to run"}
 	}
+	if prog.Frame == nil {
+		return nil, &Error{Kind: KindRuntime, Msg: "the program was not resolved (build it with syntax.Parse)"}
+	}
 	in := &interp{host: *host, file: prog.File}
 	if in.host.Runtime == nil {
 		in.host.Runtime = DefaultRuntime()
@@ -47,15 +50,20 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	if in.host.MaxParallel <= 0 {
 		in.host.MaxParallel = DefaultMaxParallel
 	}
-	sc := newScope(nil)
+	in.budget.Store(int64(in.host.MaxSteps))
+	top := newEnv(prog.Frame, nil)
 	for k, v := range globals {
 		c, err := cloneWithin(ctx, host.MaxValueBytes, normalize(v))
 		if err != nil {
 			return nil, &Error{Kind: KindRuntime, Msg: fmt.Sprintf("the value of %s: %v", k, err)}
 		}
-		sc.vars[k] = c
+		if i := prog.Frame.Slot(k); i >= 0 {
+			top.slots[i] = valueSlot(c)
+		}
 	}
-	f := &frame{in: in, ctx: ctx, sc: sc}
+	th := newThread(in, ctx, nil)
+	defer th.end()
+	f := &frame{th: th, in: in, ctx: ctx, env: top}
 	c, v, _, err := f.execBlock(prog.Body, false)
 	if err != nil {
 		return nil, err
@@ -68,73 +76,197 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 
 // interp is the state shared by every thread of one run.
 type interp struct {
-	host  Host
-	file  *diag.File
-	steps atomic.Int64
+	host Host
+	file *diag.File
+	// budget is the steps left to take from; each thread takes a few at
+	// a time (thread.left).
+	budget atomic.Int64
 }
 
-// frame is one thread of execution: the delegation itself, or one parallel
-// iteration or branch.
+// thread is one line of execution: the delegation itself, or one parallel
+// iteration or branch. Only its own goroutine touches it.
+type thread struct {
+	in   *interp
+	ctx  context.Context
+	done <-chan struct{}
+	// left is how many steps this thread took from the run's budget and
+	// has not used yet.
+	left int64
+	// parent is the thread that started this one (nil for the
+	// delegation's).
+	parent *thread
+}
+
+func newThread(in *interp, ctx context.Context, parent *thread) *thread {
+	return &thread{in: in, ctx: ctx, done: ctx.Done(), parent: parent}
+}
+
+// end gives the steps the thread took and did not use back to the run.
+func (t *thread) end() {
+	if t.left > 0 {
+		t.in.budget.Add(t.left)
+		t.left = 0
+	}
+}
+
+// frame is where a statement runs: a thread, the slots of its scope, and
+// the loop state of the statement.
 type frame struct {
+	th  *thread
 	in  *interp
 	ctx context.Context
-	sc  *scope
-	// path is the iteration path ("/2/1") appended to call and judgment ids.
-	path string
+	env *env
+	// path is the iteration path ("/2/1") appended to call and judgment
+	// ids: the path of the enclosing parallel iteration (ppath) and the
+	// iterations of the sequential loops inside it, innermost last, built
+	// only when an id is asked for.
+	ppath string
+	iters *iterNode
 	// loops counts the enclosing loops that continue/break may act on;
 	// parLoop is the value of loops inside the body of a parallel loop
 	// iteration (break may not leave it), 0 elsewhere.
 	loops, parLoop int
 }
 
-func (f *frame) child(ctx context.Context, path string) *frame {
-	return &frame{in: f.in, ctx: ctx, sc: newScope(f.sc), path: path}
+// iterNode is one sequential loop's current iteration in a frame's path;
+// the loop updates i in place as it goes (a frame that outlives the
+// iteration copies the path into a string first: child).
+type iterNode struct {
+	up *iterNode
+	i  int
 }
 
-// scope holds the names of the delegation or of one parallel iteration.
-type scope struct {
-	mu     sync.RWMutex
-	parent *scope
-	vars   map[string]Value
-}
-
-func newScope(parent *scope) *scope {
-	return &scope{parent: parent, vars: make(map[string]Value, 8)}
-}
-
-func (s *scope) lookup(name string) (Value, bool) {
-	for ; s != nil; s = s.parent {
-		s.mu.RLock()
-		v, ok := s.vars[name]
-		s.mu.RUnlock()
-		if ok {
-			return v, true
+// path is the frame's iteration path.
+func (f *frame) path() string {
+	if f.iters == nil {
+		return f.ppath
+	}
+	var idx [16]int
+	n := 0
+	var more []int
+	for it := f.iters; it != nil; it = it.up {
+		if n < len(idx) {
+			idx[n] = it.i
+			n++
+		} else {
+			more = append(more, it.i)
 		}
 	}
-	return nil, false
-}
-
-// let binds name in this scope (re-binding is assignment).
-func (s *scope) let(name string, v Value) {
-	s.mu.Lock()
-	s.vars[name] = v
-	s.mu.Unlock()
-}
-
-// assign sets the nearest binding of name; false when it is unbound.
-func (s *scope) assign(name string, v Value) bool {
-	for ; s != nil; s = s.parent {
-		s.mu.Lock()
-		_, ok := s.vars[name]
-		if ok {
-			s.vars[name] = v
-		}
-		s.mu.Unlock()
-		if ok {
-			return true
-		}
+	all := append(idx[:n:n], more...)
+	b := []byte(f.ppath)
+	for k := len(all) - 1; k >= 0; k-- {
+		b = append(b, '/')
+		b = strconv.AppendInt(b, int64(all[k]+1), 10)
 	}
-	return false
+	return string(b)
+}
+
+// child makes the frame of a parallel iteration or branch (path is its
+// iteration path), with its own thread and slots laid out as fr.
+func (f *frame) child(ctx context.Context, path string, fr *syntax.Frame) *frame {
+	th := newThread(f.in, ctx, f.th)
+	return &frame{th: th, in: f.in, ctx: ctx, env: newEnv(fr, f.env), ppath: path}
+}
+
+// env holds the slots of one scope (syntax.Frame); up is the enclosing
+// scope's.
+type env struct {
+	slots []slot
+	up    *env
+}
+
+// slot is the value of one name. An integer is kept unboxed (v is
+// intSlot and n the integer), so that arithmetic on names allocates
+// nothing.
+type slot struct {
+	v Value
+	n int64
+}
+
+// unbound fills a slot that nothing has bound yet; intSlot marks a slot
+// holding an unboxed integer.
+var (
+	unbound Value = &struct{ unboundSlot byte }{}
+	intSlot Value = &struct{ intSlot byte }{}
+)
+
+// value is the slot's value (unbound when nothing bound it).
+func (s slot) value() Value {
+	if s.v == intSlot {
+		return s.n
+	}
+	return s.v
+}
+
+// valueSlot holds v in a slot, unboxing an integer.
+func valueSlot(v Value) slot {
+	if n, ok := v.(int64); ok {
+		return slot{v: intSlot, n: n}
+	}
+	return slot{v: v}
+}
+
+func newEnv(fr *syntax.Frame, up *env) *env {
+	e := &env{slots: make([]slot, len(fr.Names)), up: up}
+	for i := range e.slots {
+		e.slots[i].v = unbound
+	}
+	return e
+}
+
+// slot reads the slot of b; its v is unbound when nothing bound it.
+func (f *frame) slot(b *syntax.Binding) slot {
+	for {
+		e := f.env
+		for d := b.Depth; d > 0; d-- {
+			e = e.up
+		}
+		s := e.slots[b.Index]
+		if s.v != unbound || b.Shadows == nil {
+			return s
+		}
+		b = b.Shadows
+	}
+}
+
+// get reads the value of b; unbound when nothing bound it.
+func (f *frame) get(b *syntax.Binding) Value { return f.slot(b).value() }
+
+// let binds the name of id in this frame (re-binding is assignment).
+func (f *frame) let(id *syntax.Ident, v Value) {
+	f.env.slots[id.Binding.Index] = valueSlot(v)
+}
+
+// letInt is let of an integer.
+func (f *frame) letInt(id *syntax.Ident, n int64) {
+	f.env.slots[id.Binding.Index] = slot{v: intSlot, n: n}
+}
+
+// assign sets the slot id resolves to: this frame's when bound here,
+// else the enclosing one's. It fails when nothing bound the name, and when
+// the slot is outside the parallel body the frame runs in (see
+// semantics.md, rule 3).
+func (f *frame) assign(id *syntax.Ident, v slot) error {
+	b := &id.Binding
+	for {
+		e := f.env
+		for d := b.Depth; d > 0; d-- {
+			e = e.up
+		}
+		cur := e.slots[b.Index].v
+		if cur == unbound && b.Shadows != nil {
+			b = b.Shadows
+			continue
+		}
+		if cur == unbound {
+			return f.errorf(id.NamePos, KindRuntime, "assignment to undefined name '%s' (bind it first with let)", id.Name)
+		}
+		if b.Depth > 0 {
+			return f.errorf(id.NamePos, KindRuntime, "a parallel body cannot assign the outer '%s': concurrent iterations would race; collect values with append, or return them from the body", id.Name)
+		}
+		e.slots[b.Index] = v
+		return nil
+	}
 }
 
 // ctrl is how a statement ended.
@@ -183,18 +315,49 @@ func (f *frame) record(ev *Event) {
 
 // id is the stable path of the call or condition at p in this frame.
 func (f *frame) id(p diag.Pos) Path {
-	return pathAt(f.in.host.Scope, f.position(p).Line, f.path)
+	return pathAt(f.in.host.Scope, f.position(p).Line, f.path())
 }
 
-// step counts one statement against the budget and checks for cancellation.
+// step counts one statement against the budget and checks for
+// cancellation. The thread takes steps from the run's budget a few at a
+// time (refill), so the sequential path touches no shared counter, and
+// looks at its context's done channel each time it takes more: at least
+// every stepChunk statements.
 func (f *frame) step(s syntax.Stmt) error {
-	if f.ctx.Err() != nil {
-		return f.canceled(s.Pos())
+	t := f.th
+	if t.left > 0 {
+		t.left--
+		return nil
 	}
-	if n := f.in.steps.Add(1); n > int64(f.in.host.MaxSteps) {
-		return f.errorf(s.Pos(), KindLimit, "step budget of %d statements exceeded", f.in.host.MaxSteps)
+	return f.refill(s.Pos())
+}
+
+// stepChunk is the most steps a thread takes from the run's budget at once.
+const stepChunk = 256
+
+// refill takes more steps for f's thread, one of them for the statement
+// at p. While the budget is large a thread takes stepChunk steps; near
+// its end, fewer, so that threads running at once do not hold on to
+// steps another needs (the budget is exact for a sequential run; parallel
+// iterations may stop up to one step per running iteration early).
+func (f *frame) refill(p diag.Pos) error {
+	t := f.th
+	select {
+	case <-t.done:
+		return f.canceled(p)
+	default:
 	}
-	return nil
+	for {
+		avail := f.in.budget.Load()
+		if avail <= 0 {
+			return f.errorf(p, KindLimit, "step budget of %d statements exceeded", f.in.host.MaxSteps)
+		}
+		take := min(int64(stepChunk), max(1, avail/16))
+		if f.in.budget.CompareAndSwap(avail, avail-take) {
+			t.left = take - 1
+			return nil
+		}
+	}
 }
 
 // execBlock runs stmts. It returns how the block ended; for ctrlReturn the
@@ -221,11 +384,11 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 	}
 	switch s := s.(type) {
 	case *syntax.LetStmt:
-		v, err := f.eval(s.Value)
+		v, err := f.evalSlot(s.Value)
 		if err != nil {
 			return ctrlNone, nil, false, err
 		}
-		f.sc.let(s.Name.Name, v)
+		f.env.slots[s.Name.Binding.Index] = v
 	case *syntax.AssignStmt:
 		return ctrlNone, nil, false, f.execAssign(s)
 	case *syntax.ExprStmt:
@@ -280,17 +443,18 @@ func (f *frame) execExprStmt(s *syntax.ExprStmt, tail bool) (ctrl, Value, bool, 
 }
 
 func (f *frame) execAssign(s *syntax.AssignStmt) error {
+	if lhs, ok := s.LHS.(*syntax.Ident); ok {
+		v, err := f.evalSlot(s.Value)
+		if err != nil {
+			return err
+		}
+		return f.assign(lhs, v)
+	}
 	v, err := f.eval(s.Value)
 	if err != nil {
 		return err
 	}
-	switch lhs := s.LHS.(type) {
-	case *syntax.Ident:
-		if !f.sc.assign(lhs.Name, v) {
-			return f.errorf(lhs.NamePos, KindRuntime, "assignment to undefined name '%s' (bind it first with let)", lhs.Name)
-		}
-		return nil
-	case *syntax.IndexExpr:
+	if lhs, ok := s.LHS.(*syntax.IndexExpr); ok {
 		return f.setIndex(lhs, v)
 	}
 	return f.errorf(s.LHS.Pos(), KindRuntime, "cannot assign to this expression")
@@ -356,7 +520,7 @@ func (f *frame) execTry(s *syntax.TryStmt, tail bool) (ctrl, Value, bool, error)
 	var re *Error
 	if err != nil && s.Catch != nil && errors.As(err, &re) && re.Catchable() && f.ctx.Err() == nil {
 		if s.CatchVar != nil {
-			f.sc.let(s.CatchVar.Name, re.Object())
+			f.let(s.CatchVar, re.Object())
 		}
 		c, v, has, err = f.execBlock(s.Catch, tail)
 	}

@@ -98,36 +98,51 @@ func (f *frame) judge(nc *syntax.NaturalCond, failClosed bool) (Value, error) {
 // of first mention; for `says`, the criterion and the subject always.
 func (f *frame) condValues(nc *syntax.NaturalCond) *Object {
 	o := NewObject()
-	add := func(path string, always bool) {
+	add := func(path string, b *syntax.Binding, always bool) {
 		if path == "" {
 			return
 		}
 		if _, dup := o.Get(path); dup {
 			return
 		}
-		v, bound := f.lookupPath(path)
+		v, bound := f.lookupPath(path, b)
 		if bound || always {
 			o.Set(path, v)
 		}
 	}
 	if nc.Says != nil {
-		add(nc.Says.Criterion, true)
-		add(nc.Says.Subject, true)
+		add(nc.Says.Criterion, wordBinding(nc, nc.Says.Criterion), true)
+		add(nc.Says.Subject, wordBinding(nc, nc.Says.Subject), true)
 	}
-	for _, w := range nc.Words {
-		add(w.Path, false)
+	for i := range nc.Words {
+		w := &nc.Words[i]
+		add(w.Path, &w.Binding, false)
 	}
 	return o
 }
 
-// lookupPath evaluates a dotted name path; bound is false when its first name is
-// not bound.
-func (f *frame) lookupPath(p string) (v Value, bound bool) {
-	parts := strings.Split(p, ".")
-	v, bound = f.sc.lookup(parts[0])
-	if !bound {
+// wordBinding is the binding of the word of nc written as path, nil when
+// the condition has no such word.
+func wordBinding(nc *syntax.NaturalCond, path string) *syntax.Binding {
+	for i := range nc.Words {
+		if nc.Words[i].Path == path {
+			return &nc.Words[i].Binding
+		}
+	}
+	return nil
+}
+
+// lookupPath evaluates a dotted name path whose first name resolves to b;
+// bound is false when that name is not bound.
+func (f *frame) lookupPath(p string, b *syntax.Binding) (v Value, bound bool) {
+	if b == nil || b.Scope == syntax.Unresolved {
 		return nil, false
 	}
+	v = f.get(b)
+	if v == unbound {
+		return nil, false
+	}
+	parts := strings.Split(p, ".")
 	for _, m := range parts[1:] {
 		v = member(v, m)
 	}

@@ -15,11 +15,11 @@ import (
 func (f *frame) eval(x syntax.Expr) (Value, error) {
 	switch x := x.(type) {
 	case *syntax.Ident:
-		v, ok := f.sc.lookup(x.Name)
-		if !ok {
-			return nil, f.errorf(x.NamePos, KindRuntime, "undefined name '%s': nothing has bound it yet (a let not reached, a branch not taken, or a loop that ran no iteration)", x.Name)
+		s := f.slot(&x.Binding)
+		if s.v == unbound {
+			return nil, f.undefined(x)
 		}
-		return v, nil
+		return s.value(), nil
 	case *syntax.NullLit:
 		return nil, nil
 	case *syntax.BoolLit:
@@ -48,6 +48,13 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 	case *syntax.UnaryExpr:
 		return f.evalUnary(x)
 	case *syntax.BinaryExpr:
+		if x.Op == syntax.PLUS || x.Op == syntax.MINUS {
+			n, v, isInt, err := f.evalArith(x)
+			if isInt {
+				return n, err
+			}
+			return v, err
+		}
 		return f.evalBinary(x)
 	case *syntax.IsExpr:
 		v, err := f.eval(x.X)
@@ -66,6 +73,86 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		return f.judge(x, false)
 	}
 	return nil, f.errorf(x.Pos(), KindRuntime, "unsupported expression %T", x)
+}
+
+// evalSlot evaluates x into a slot, an integer result unboxed.
+func (f *frame) evalSlot(x syntax.Expr) (slot, error) {
+	n, v, isInt, err := f.evalInt(x)
+	if isInt {
+		return slot{v: intSlot, n: n}, err
+	}
+	return slot{v: v}, err
+}
+
+// evalInt evaluates x; an integer comes back unboxed in n with isInt set,
+// anything else in v. Names, integer literals and sums of them allocate
+// nothing.
+func (f *frame) evalInt(x syntax.Expr) (n int64, v Value, isInt bool, err error) {
+	switch x := x.(type) {
+	case *syntax.Ident:
+		s := f.slot(&x.Binding)
+		switch s.v {
+		case intSlot:
+			return s.n, nil, true, nil
+		case unbound:
+			return 0, nil, false, f.undefined(x)
+		}
+		if i, ok := s.v.(int64); ok {
+			return i, nil, true, nil
+		}
+		return 0, s.v, false, nil
+	case *syntax.NumberLit:
+		if x.IsInt {
+			return x.Int, nil, true, nil
+		}
+		return 0, x.Float, false, nil
+	case *syntax.BinaryExpr:
+		if x.Op == syntax.PLUS || x.Op == syntax.MINUS {
+			return f.evalArith(x)
+		}
+	}
+	v, err = f.eval(x)
+	if i, ok := v.(int64); ok {
+		return i, nil, true, err
+	}
+	return 0, v, false, err
+}
+
+// evalArith evaluates x + y or x - y, integers unboxed.
+func (f *frame) evalArith(x *syntax.BinaryExpr) (int64, Value, bool, error) {
+	an, av, ai, err := f.evalInt(x.X)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	bn, bv, bi, err := f.evalInt(x.Y)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	if ai && bi {
+		if x.Op == syntax.PLUS {
+			if s := an + bn; (s > an) == (bn > 0) {
+				return s, nil, true, nil
+			}
+			return 0, float64(an) + float64(bn), false, nil
+		}
+		if s := an - bn; (s < an) == (bn > 0) {
+			return s, nil, true, nil
+		}
+		return 0, float64(an) - float64(bn), false, nil
+	}
+	if ai {
+		av = an
+	}
+	if bi {
+		bv = bn
+	}
+	v, err := f.binaryValues(x, av, bv)
+	return 0, v, false, err
+}
+
+// undefined is the error of a name read before anything bound it.
+func (f *frame) undefined(x *syntax.Ident) error {
+	return f.errorf(x.NamePos, KindRuntime, "undefined name '%s': nothing has bound it yet (a let not reached, a branch not taken, or a loop that ran no iteration)", x.Name)
 }
 
 func (f *frame) evalList(x *syntax.ListLit) (Value, error) {
@@ -226,28 +313,59 @@ func (f *frame) evalUnary(x *syntax.UnaryExpr) (Value, error) {
 }
 
 func (f *frame) evalBinary(x *syntax.BinaryExpr) (Value, error) {
-	a, err := f.eval(x.X)
-	if err != nil {
-		return nil, err
-	}
 	switch x.Op {
-	case syntax.AND:
-		if !Truthy(a) {
-			return false, nil
+	case syntax.AND, syntax.OR:
+		a, err := f.eval(x.X)
+		if err != nil {
+			return nil, err
 		}
-		b, err := f.eval(x.Y)
-		return Truthy(b), err
-	case syntax.OR:
-		if Truthy(a) {
-			return true, nil
+		if Truthy(a) == (x.Op == syntax.OR) {
+			return x.Op == syntax.OR, nil
 		}
 		b, err := f.eval(x.Y)
 		return Truthy(b), err
 	}
-	b, err := f.eval(x.Y)
+	an, a, ai, err := f.evalInt(x.X)
 	if err != nil {
 		return nil, err
 	}
+	bn, b, bi, err := f.evalInt(x.Y)
+	if err != nil {
+		return nil, err
+	}
+	if ai && bi && x.Op != syntax.PLUS && x.Op != syntax.MINUS {
+		// Integers compare without the meter.
+		return compareInts(x.Op, an, bn), nil
+	}
+	if ai {
+		a = an
+	}
+	if bi {
+		b = bn
+	}
+	return f.binaryValues(x, a, b)
+}
+
+// compareInts applies a comparison operator to two integers.
+func compareInts(op syntax.Token, a, b int64) bool {
+	switch op {
+	case syntax.EQ:
+		return a == b
+	case syntax.NE:
+		return a != b
+	case syntax.LT:
+		return a < b
+	case syntax.LE:
+		return a <= b
+	case syntax.GT:
+		return a > b
+	}
+	return a >= b // GE, MEETS
+}
+
+// binaryValues applies the operator of x, not a short-circuit one, to
+// the values of its operands.
+func (f *frame) binaryValues(x *syntax.BinaryExpr, a, b Value) (Value, error) {
 	switch x.Op {
 	case syntax.EQ, syntax.NE:
 		m := f.meter()
@@ -308,7 +426,7 @@ func (f *frame) join(pos diag.Pos, a, b Value) (v Value, ok bool, err error) {
 		if n+2 > f.maxBytes() {
 			return nil, true, f.errorf(pos, KindLimit, "the joined string (%s) would pass the value size ceiling of %s (Host.MaxValueBytes)", byteSize(n), byteSize(f.maxBytes()))
 		}
-		if err := f.charge(pos, stringUnits(int(n)), fmt.Sprintf("each + of strings counts a step per %s it copies", byteSize(unitsPerStep*bytesPerUnit))); err != nil {
+		if err := f.charge(pos, stringUnits(int(n)), stringsNote); err != nil {
 			return nil, true, err
 		}
 		return ta + tb, true, nil
@@ -323,11 +441,17 @@ func (f *frame) join(pos diag.Pos, a, b Value) (v Value, ok bool, err error) {
 	if 2*n+1 > f.maxBytes() {
 		return nil, true, f.errorf(pos, KindLimit, "the joined list (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", n, byteSize(f.maxBytes()))
 	}
-	if err := f.charge(pos, n, fmt.Sprintf("each + of lists counts a step per %d elements it copies: append grows a list in place", unitsPerStep)); err != nil {
+	if err := f.charge(pos, n, listsNote); err != nil {
 		return nil, true, err
 	}
 	return NewList(append(ea, eb...)...), true, nil
 }
+
+// stringsNote and listsNote explain the charge of `+` in budget messages.
+var (
+	stringsNote = fmt.Sprintf("each + of strings counts a step per %s it copies", byteSize(unitsPerStep*bytesPerUnit))
+	listsNote   = fmt.Sprintf("each + of lists counts a step per %d elements it copies: append grows a list in place", unitsPerStep)
+)
 
 // binary applies a non-short-circuit operator; msg is non-empty on a type
 // error.

@@ -17,7 +17,8 @@ type loop struct {
 	n               int
 	parallel, first bool
 	body            []syntax.Stmt
-	bind            func(sc *scope, i int)
+	frame           *syntax.Frame // a parallel iteration's slots
+	bind            func(f *frame, i int)
 }
 
 // prepare evaluates the loop's list or count.
@@ -33,11 +34,11 @@ func (f *frame) prepare(x syntax.Expr) (*loop, error) {
 			return nil, f.errorf(x.X.Pos(), KindRuntime, "cannot loop over %s: it is %s, not a list", exprText(x.X), TypeName(v))
 		}
 		elems := l.Elems() // the elements present when the loop starts
-		lp := &loop{pos: x.For, n: len(elems), parallel: x.Parallel, first: x.First, body: x.Body}
-		lp.bind = func(sc *scope, i int) {
-			sc.let(x.Var.Name, elems[i])
+		lp := &loop{pos: x.For, n: len(elems), parallel: x.Parallel, first: x.First, body: x.Body, frame: x.Frame}
+		lp.bind = func(f *frame, i int) {
+			f.let(x.Var, elems[i])
 			if x.Index != nil {
-				sc.let(x.Index.Name, int64(i))
+				f.letInt(x.Index, int64(i))
 			}
 		}
 		return lp, nil
@@ -46,10 +47,10 @@ func (f *frame) prepare(x syntax.Expr) (*loop, error) {
 		if err != nil {
 			return nil, err
 		}
-		lp := &loop{pos: x.Repeat, n: n, parallel: x.Parallel, first: x.First, body: x.Body}
-		lp.bind = func(sc *scope, i int) {
+		lp := &loop{pos: x.Repeat, n: n, parallel: x.Parallel, first: x.First, body: x.Body, frame: x.Frame}
+		lp.bind = func(f *frame, i int) {
 			if x.Var != nil {
-				sc.let(x.Var.Name, int64(i+1))
+				f.letInt(x.Var, int64(i+1))
 			}
 		}
 		return lp, nil
@@ -134,7 +135,7 @@ func (f *frame) collect(x syntax.Expr) (Value, error) {
 	return NewList(out...), nil
 }
 
-func (f *frame) iterPath(i int) string { return f.path + "/" + strconv.Itoa(i+1) }
+func iterPath(prefix string, i int) string { return prefix + "/" + strconv.Itoa(i+1) }
 
 // iterValue is the value an iteration contributes to a collecting loop.
 func iterValue(c ctrl, v Value, has bool) Value {
@@ -150,9 +151,11 @@ func iterValue(c ctrl, v Value, has bool) Value {
 func (f *frame) runSeq(lp *loop, out *[]Value) (ctrl, Value, bool, error) {
 	it := *f
 	it.loops++
+	node := &iterNode{up: f.iters}
+	it.iters = node
 	for i := 0; i < lp.n; i++ {
-		lp.bind(f.sc, i)
-		it.path = f.iterPath(i)
+		node.i = i
+		lp.bind(&it, i)
 		c, v, has, err := it.execBlock(lp.body, out != nil)
 		if err != nil {
 			return ctrlNone, nil, false, err
@@ -174,12 +177,13 @@ func (f *frame) runSeq(lp *loop, out *[]Value) (ctrl, Value, bool, error) {
 	return ctrlNone, nil, false, nil
 }
 
-// iter makes the frame of parallel iteration i, with its own scope.
-func (f *frame) iter(ctx context.Context, lp *loop, i int) *frame {
-	it := f.child(ctx, f.iterPath(i))
+// iter makes the frame of parallel iteration i, with its own scope;
+// prefix is the loop's path.
+func (f *frame) iter(ctx context.Context, lp *loop, prefix string, i int) *frame {
+	it := f.child(ctx, iterPath(prefix, i), lp.frame)
 	it.loops = f.loops + 1
 	it.parLoop = it.loops
-	lp.bind(it.sc, i)
+	lp.bind(it, i)
 	return it
 }
 
@@ -187,8 +191,11 @@ func (f *frame) iter(ctx context.Context, lp *loop, i int) *frame {
 // collects into out[i]; otherwise a return in any iteration cancels the
 // others and ends the enclosing body.
 func (f *frame) runParallel(lp *loop, out []Value) (ctrl, Value, bool, error) {
+	prefix := f.path()
 	err := f.in.host.Runtime.All(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) error {
-		c, v, has, err := f.iter(ctx, lp, i).execBlock(lp.body, out != nil)
+		it := f.iter(ctx, lp, prefix, i)
+		defer it.th.end()
+		c, v, has, err := it.execBlock(lp.body, out != nil)
 		switch {
 		case err != nil:
 			return err
@@ -226,8 +233,11 @@ func (f *frame) joined(p diag.Pos, err error) (ctrl, Value, bool, error) {
 // or null when no iteration returned.
 func (f *frame) runFirst(lp *loop) (Value, error) {
 	vals := make([]Value, lp.n)
+	prefix := f.path()
 	w, err := f.in.host.Runtime.First(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
-		c, v, _, err := f.iter(ctx, lp, i).execBlock(lp.body, false)
+		it := f.iter(ctx, lp, prefix, i)
+		defer it.th.end()
+		c, v, _, err := it.execBlock(lp.body, false)
 		if err != nil {
 			return false, err
 		}
@@ -256,10 +266,12 @@ func (f *frame) execWhile(s *syntax.WhileStmt) (ctrl, Value, bool, error) {
 	}
 	it := *f
 	it.loops++
+	node := &iterNode{up: f.iters}
+	it.iters = node
 	for i := 0; i < max; i++ {
-		it.path = f.iterPath(i)
+		node.i = i
 		if s.Var != nil {
-			f.sc.let(s.Var.Name, int64(i+1))
+			f.letInt(s.Var, int64(i+1))
 		}
 		if !s.Until {
 			ok, err := it.cond(s.Cond, nil)
@@ -289,12 +301,14 @@ func (f *frame) execWhile(s *syntax.WhileStmt) (ctrl, Value, bool, error) {
 // visible, in branch order.
 func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) {
 	frames := make([]*frame, len(s.Branches))
+	path := f.path()
 	for i := range frames {
-		frames[i] = f.child(f.ctx, f.path)
+		frames[i] = f.child(f.ctx, path, s.Frames[i])
 	}
 	err := f.in.host.Runtime.All(f.ctx, f.id(s.Parallel), len(s.Branches), f.in.host.MaxParallel, func(ctx context.Context, i int) error {
 		b := frames[i]
-		b.ctx = ctx
+		b.ctx, b.th.ctx, b.th.done = ctx, ctx, ctx.Done()
+		defer b.th.end()
 		c, v, _, err := b.execBlock(s.Branches[i:i+1], false)
 		if err == nil && c == ctrlReturn {
 			return &returnSignal{v}
@@ -305,9 +319,11 @@ func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) 
 	if err != nil || c != ctrlNone {
 		return c, v, has, err
 	}
-	for _, b := range frames {
-		for k, v := range b.sc.vars {
-			f.sc.let(k, v)
+	for i, b := range frames {
+		for j, v := range b.env.slots {
+			if v.v != unbound {
+				f.env.slots[s.Frames[i].Export[j]] = v
+			}
 		}
 	}
 	return ctrlNone, nil, false, nil

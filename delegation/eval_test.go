@@ -51,6 +51,35 @@ return t
 	wantErr(t, e, "test.md:5:8: undefined name 't'")
 }
 
+// A parallel body's let of an outer name binds the iteration's own name,
+// which reads the outer one until the let runs; assigning an outer name
+// from a parallel body is an error at run time as at check time.
+func TestParallelBodyShadowsAndCannotAssignOuter(t *testing.T) {
+	got := mustRun(t, `
+let n = 10
+let xs = parallel for a in [1, 2]:
+  let n = n + a
+  n
+return { xs: xs, n: n }
+`, nil, nil)
+	if want := `{"xs":[11,12],"n":10}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	e := runErr(t, `
+let n = 0
+parallel repeat 2 as i:
+  n = n + i
+return n
+`, nil, nil)
+	wantErr(t, e, "test.md:4:3: a parallel body cannot assign the outer 'n'")
+	e = runErr(t, `
+let n = 0
+parallel:
+  n = 1
+`, nil, nil)
+	wantErr(t, e, "test.md:4:3: a parallel body cannot assign the outer 'n'")
+}
+
 func TestRepeatVarIsOneBasedForIndexZeroBased(t *testing.T) {
 	got := mustRun(t, `
 let seen = []

@@ -1,11 +1,13 @@
 // Package check runs the static checks of a parsed Delegation block against
 // what its spec declares. It needs no model and never runs anything.
 //
-// Check resolves every name in one pass (one scope per delegation, as in
-// Python: a `let` of a bound name is an assignment; names bound inside
-// sequential loops stay visible after them; each iteration of a parallel
-// body has its own child scope) and reports, each with a stable code from
-// Rules. Branches of which one runs (then/else, try/catch) may each bind
+// The scopes are the resolver's (syntax.Binding, syntax.Frame, shared with
+// the evaluator: one scope per delegation, as in Python: a `let` of a
+// bound name is an assignment; names bound inside sequential loops stay
+// visible after them; each iteration of a parallel body has its own
+// frame). Check follows the program in order to tell which names are
+// bound yet where they are used, and reports, each with a stable code
+// from Rules. Branches of which one runs (then/else, try/catch) may each bind
 // the same name without a re-declaration finding.
 //
 //   - undefined names, with a did-you-mean over slots, config, inputs and

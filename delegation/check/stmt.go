@@ -151,9 +151,12 @@ func (c *checker) undeclaredAssign(id *syntax.Ident) {
 }
 
 // outerWrite reports a write to a name bound outside the current parallel
-// body.
+// body: one the resolver put in an enclosing frame (syntax.Outer), or one
+// the body binds itself but has not bound yet where it writes it (the
+// write then reaches the enclosing frame's slot, Binding.Shadows). The
+// evaluator refuses both writes at run time.
 func (c *checker) outerWrite(id *syntax.Ident, b *binding, verb string) {
-	if b.level < c.level {
+	if id.Binding.Scope == syntax.Outer || b.level < c.level {
 		c.diags.Errorf(c.f, id.NamePos, CodeParallelAssign,
 			"parallel body %s the outer %s; concurrent iterations would race: collect values with append, or return them from the body",
 			verb, quote(id.Name))

@@ -37,6 +37,8 @@ type Expr interface {
 type Program struct {
 	File *diag.File
 	Body []Stmt
+	// Frame is the slot layout of the delegation's scope (resolve.go).
+	Frame *Frame
 }
 
 // ---- statements ----
@@ -96,6 +98,8 @@ type WhileStmt struct {
 type ParallelStmt struct {
 	Parallel diag.Pos
 	Branches []Stmt
+	// Frames holds the slot layout of each branch (resolve.go).
+	Frames []*Frame
 }
 
 // TryStmt is `try:` BODY [`catch [as NAME]:` CATCH] [`finally:` FINALLY].
@@ -142,6 +146,8 @@ type ThrowStmt struct {
 type Ident struct {
 	NamePos diag.Pos
 	Name    string
+	// Binding is the slot the name resolves to (resolve.go).
+	Binding Binding
 }
 
 // NullLit is `null`.
@@ -280,6 +286,9 @@ type ForExpr struct {
 	Index    *Ident // nil without `, INDEX`
 	X        Expr
 	Body     []Stmt
+	// Frame is the slot layout of one iteration of a parallel loop, nil
+	// for a sequential one (resolve.go).
+	Frame *Frame
 }
 
 // RepeatExpr is `[parallel [first]] repeat COUNT [as VAR]:` BODY. VAR runs
@@ -291,6 +300,8 @@ type RepeatExpr struct {
 	Count    Expr
 	Var      *Ident // nil without `as`
 	Body     []Stmt
+	// Frame is as ForExpr's.
+	Frame *Frame
 }
 
 // NaturalCond is a condition that is not an expression: natural language
@@ -320,6 +331,8 @@ type NaturalCond struct {
 type Word struct {
 	Pos  diag.Pos
 	Path string // dotted, as written
+	// Binding is the slot of the path's first name (resolve.go).
+	Binding Binding
 }
 
 // Says is the structure of `CRITERION says SUBJECT is PREDICATE`.

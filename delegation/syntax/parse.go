@@ -47,6 +47,7 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 			msg += fmt.Sprintf(" (the opener is at line %d, column %d)", f.Position(serr.opener).Line, f.Position(serr.opener).Col)
 		}
 		errs.Errorf(f, serr.pos, serr.code, "%s", msg)
+		resolve(prog)
 		return prog, errs
 	}
 	p := &parser{file: f, lines: lines, toks: toks}
@@ -63,6 +64,7 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 			p.report(t.pos, "syntax/unexpected", "unexpected %s", describe(t))
 		}
 	}()
+	resolve(prog)
 	return prog, p.errs
 }
 

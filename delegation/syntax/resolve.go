@@ -1,0 +1,365 @@
+package syntax
+
+// The resolver turns every name into a slot once, after parsing, as
+// starlark-go's resolve package gives each identifier a Binding: the
+// evaluator then indexes a slice instead of looking a string up in a map,
+// and the checker asks the same bindings which scope a name belongs to.
+//
+// Scopes (semantics.md, "Names and scopes"):
+//
+//   - The delegation has one scope, as in Python: every name a `let`, a
+//     sequential loop, `loop ... as` or `catch as` binds anywhere in it is
+//     a slot of the delegation's frame (Program.Frame), and so is every
+//     name read and bound nowhere: a slot, config key or input, filled
+//     from the run's globals when the run starts.
+//   - Each iteration of a parallel loop and each branch of `parallel:` has
+//     its own frame: the names bound inside it (its loop variables, its
+//     lets, the variables of sequential loops inside it) are its slots.
+//     A name it reads and does not bind is a slot of an enclosing frame
+//     (Outer, Depth frames out).
+//   - A name a parallel frame binds that an enclosing frame has too reads
+//     the enclosing slot until the frame binds its own (Binding.Shadows),
+//     as a lookup through nested scopes would.
+//   - The names a `parallel:` branch binds are slots of the enclosing
+//     frame too (Frame.Export): after the join they are copied out, in
+//     branch order.
+
+// Scope says where a name's slot is.
+type Scope uint8
+
+const (
+	// Unresolved is the zero Scope: the resolver has not run.
+	Unresolved Scope = iota
+	// Local is a slot of the frame the name is used in.
+	Local
+	// Outer is a slot of an enclosing frame, Depth frames out.
+	Outer
+)
+
+// Binding is where a name lives: a slot of a frame.
+type Binding struct {
+	Scope Scope
+	Depth int // Outer: how many frames out (1: the enclosing frame)
+	Index int // the slot in that frame
+	// Shadows, for a name a parallel frame binds, is the same name in an
+	// enclosing frame (nil when none has it): where the name reads from
+	// until the parallel frame binds its own.
+	Shadows *Binding
+}
+
+// Frame is the slot layout of one scope: the delegation (Program.Frame),
+// each iteration of a parallel loop (ForExpr.Frame, RepeatExpr.Frame) or
+// each branch of `parallel:` (ParallelStmt.Frames).
+type Frame struct {
+	// Names holds the name of each slot, in the order the resolver met
+	// them.
+	Names []string
+	// Export, for a branch of `parallel:`, is the slot in the enclosing
+	// frame of each of this frame's slots (Export[i] for Names[i]).
+	Export []int
+
+	index map[string]int
+	up    *Frame
+}
+
+// Slot is the index of name in fr, or -1.
+func (fr *Frame) Slot(name string) int {
+	if i, ok := fr.index[name]; ok {
+		return i
+	}
+	return -1
+}
+
+func (fr *Frame) declare(name string) int {
+	if i, ok := fr.index[name]; ok {
+		return i
+	}
+	if fr.index == nil {
+		fr.index = map[string]int{}
+	}
+	fr.index[name] = len(fr.Names)
+	fr.Names = append(fr.Names, name)
+	return len(fr.Names) - 1
+}
+
+// resolve binds every name of prog (see above). Parse calls it.
+func resolve(prog *Program) {
+	r := &resolver{top: &Frame{}}
+	prog.Frame = r.top
+	r.enter(r.top, prog.Body, nil)
+}
+
+type resolver struct {
+	top *Frame
+	cur *Frame
+}
+
+// enter resolves the statements of frame fr; bind runs first, in fr, for
+// the loop variables of a parallel loop.
+func (r *resolver) enter(fr *Frame, body []Stmt, bind func()) {
+	outer := r.cur
+	r.cur = fr
+	if fr != r.top {
+		fr.up = outer
+	}
+	if bind != nil {
+		bind()
+	}
+	r.declareStmts(fr, body)
+	r.stmts(body)
+	r.cur = outer
+}
+
+// declareStmts declares in fr the names body binds, not descending into
+// the frames of parallel loops; the branches of `parallel:` get their
+// frames here, so their names are fr's too.
+func (r *resolver) declareStmts(fr *Frame, body []Stmt) {
+	for _, s := range body {
+		Walk(s, func(n Node) bool {
+			switch n := n.(type) {
+			case *LetStmt:
+				fr.declare(n.Name.Name)
+			case *WhileStmt:
+				if n.Var != nil {
+					fr.declare(n.Var.Name)
+				}
+			case *TryStmt:
+				if n.CatchVar != nil {
+					fr.declare(n.CatchVar.Name)
+				}
+			case *ForExpr:
+				if n.Parallel || n.First {
+					Walk(n.X, func(n Node) bool { return r.declareInExpr(fr, n) })
+					return false
+				}
+				fr.declare(n.Var.Name)
+				if n.Index != nil {
+					fr.declare(n.Index.Name)
+				}
+			case *RepeatExpr:
+				if n.Parallel || n.First {
+					Walk(n.Count, func(n Node) bool { return r.declareInExpr(fr, n) })
+					return false
+				}
+				if n.Var != nil {
+					fr.declare(n.Var.Name)
+				}
+			case *ParallelStmt:
+				n.Frames = make([]*Frame, len(n.Branches))
+				for i, br := range n.Branches {
+					bf := &Frame{}
+					r.declareStmts(bf, []Stmt{br})
+					bf.Export = make([]int, len(bf.Names))
+					for j, name := range bf.Names {
+						bf.Export[j] = fr.declare(name)
+					}
+					n.Frames[i] = bf
+				}
+				return false
+			}
+			return true
+		})
+	}
+}
+
+// declareInExpr is declareStmts' walk over an expression evaluated in
+// fr (a parallel loop's list or count).
+func (r *resolver) declareInExpr(fr *Frame, n Node) bool {
+	switch n.(type) {
+	case *ForExpr, *RepeatExpr:
+		if s, ok := n.(Expr); ok {
+			r.declareStmts(fr, []Stmt{&ExprStmt{X: s}})
+		}
+		return false
+	}
+	return true
+}
+
+// lookup is the binding of name used in the current frame; a name no
+// frame binds becomes a slot of the delegation's frame.
+func (r *resolver) lookup(name string) Binding {
+	depth := 0
+	for fr := r.cur; fr != nil; fr = fr.up {
+		if i := fr.Slot(name); i >= 0 {
+			b := Binding{Scope: Local, Depth: depth, Index: i}
+			if depth > 0 {
+				b.Scope = Outer
+			}
+			if fr.up != nil && fr != r.top {
+				b.Shadows = r.outerOf(fr, name, depth)
+			}
+			return b
+		}
+		if fr.up == nil {
+			break
+		}
+		depth++
+	}
+	i := r.top.declare(name)
+	if depth == 0 {
+		return Binding{Scope: Local, Index: i}
+	}
+	return Binding{Scope: Outer, Depth: depth, Index: i}
+}
+
+// outerOf is the binding, seen from depth frames inside fr, of name in the
+// frames enclosing fr; nil when none has it.
+func (r *resolver) outerOf(fr *Frame, name string, depth int) *Binding {
+	d := depth + 1
+	for o := fr.up; o != nil; o = o.up {
+		if i := o.Slot(name); i >= 0 {
+			b := &Binding{Scope: Outer, Depth: d, Index: i}
+			if o.up != nil && o != r.top {
+				b.Shadows = r.outerOf(o, name, d)
+			}
+			return b
+		}
+		d++
+	}
+	// Bound nowhere outside: a global, a slot of the delegation's frame.
+	return &Binding{Scope: Outer, Depth: d - 1, Index: r.top.declare(name)}
+}
+
+func (r *resolver) ident(id *Ident) {
+	if id != nil {
+		id.Binding = r.lookup(id.Name)
+	}
+}
+
+func (r *resolver) stmts(body []Stmt) {
+	for _, s := range body {
+		r.stmt(s)
+	}
+}
+
+func (r *resolver) stmt(s Stmt) {
+	switch s := s.(type) {
+	case *LetStmt:
+		r.expr(s.Value)
+		r.ident(s.Name)
+	case *AssignStmt:
+		r.expr(s.Value)
+		r.expr(s.LHS)
+	case *ExprStmt:
+		r.expr(s.X)
+	case *IfStmt:
+		r.expr(s.Cond)
+		r.stmts(s.Then)
+		r.stmts(s.Else)
+	case *WhileStmt:
+		r.expr(s.Max)
+		r.ident(s.Var)
+		r.expr(s.Cond)
+		r.stmts(s.Body)
+	case *ParallelStmt:
+		for i, br := range s.Branches {
+			fr := s.Frames[i]
+			outer := r.cur
+			fr.up, r.cur = outer, fr
+			r.stmt(br)
+			r.cur = outer
+		}
+	case *TryStmt:
+		r.stmts(s.Body)
+		r.ident(s.CatchVar)
+		r.stmts(s.Catch)
+		r.stmts(s.Finally)
+	case *AppendStmt:
+		r.expr(s.Value)
+		r.expr(s.List)
+	case *ReturnStmt:
+		r.expr(s.Value)
+	case *ThrowStmt:
+		r.expr(s.Value)
+	}
+}
+
+func (r *resolver) expr(x Expr) {
+	switch x := x.(type) {
+	case nil:
+	case *Ident:
+		r.ident(x)
+	case *ListLit:
+		for _, e := range x.Elems {
+			r.expr(e)
+		}
+	case *ObjectLit:
+		r.fields(x.Fields)
+	case *MemberExpr:
+		r.expr(x.X)
+	case *IndexExpr:
+		r.expr(x.X)
+		r.expr(x.Index)
+	case *UnaryExpr:
+		r.expr(x.X)
+	case *BinaryExpr:
+		r.expr(x.X)
+		r.expr(x.Y)
+	case *IsExpr:
+		r.expr(x.X)
+	case *CallExpr:
+		r.expr(x.Target)
+		r.fields(x.Args)
+		r.expr(x.Retries)
+		r.expr(x.Timeout)
+		if x.Backoff != nil {
+			r.expr(x.Backoff)
+		}
+		if x.OnFail != nil {
+			r.expr(x.OnFail.Use)
+		}
+	case *ForExpr:
+		r.expr(x.X)
+		r.loop(x.Parallel || x.First, &x.Frame, x.Body, func() {
+			r.ident(x.Var)
+			r.ident(x.Index)
+		}, func(fr *Frame) {
+			fr.declare(x.Var.Name)
+			if x.Index != nil {
+				fr.declare(x.Index.Name)
+			}
+		})
+	case *RepeatExpr:
+		r.expr(x.Count)
+		r.loop(x.Parallel || x.First, &x.Frame, x.Body, func() { r.ident(x.Var) }, func(fr *Frame) {
+			if x.Var != nil {
+				fr.declare(x.Var.Name)
+			}
+		})
+	case *NaturalCond:
+		for i := range x.Words {
+			w := &x.Words[i]
+			w.Binding = r.lookup(pathRoot(w.Path))
+		}
+	}
+}
+
+// loop resolves a loop body: in a frame of its own when parallel (declare
+// declares its variables there), else in the current frame.
+func (r *resolver) loop(parallel bool, frame **Frame, body []Stmt, vars func(), declare func(*Frame)) {
+	if !parallel {
+		vars()
+		r.stmts(body)
+		return
+	}
+	fr := &Frame{}
+	*frame = fr
+	declare(fr)
+	r.enter(fr, body, vars)
+}
+
+func (r *resolver) fields(fs []*Field) {
+	for _, f := range fs {
+		r.expr(f.Value)
+	}
+}
+
+// pathRoot is the first name of a dotted path.
+func pathRoot(path string) string {
+	for i := 0; i < len(path); i++ {
+		if path[i] == '.' || path[i] == '[' {
+			return path[:i]
+		}
+	}
+	return path
+}
