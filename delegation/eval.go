@@ -63,6 +63,9 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	}
 	th := newThread(in, ctx, nil)
 	defer th.end()
+	for _, s := range top.slots {
+		adopt(th, s.v, 0)
+	}
 	f := &frame{th: th, in: in, ctx: ctx, env: top}
 	c, v, _, err := f.execBlock(prog.Body, false)
 	if err != nil {
@@ -95,6 +98,9 @@ type thread struct {
 	// parent is the thread that started this one (nil for the
 	// delegation's).
 	parent *thread
+	// pending holds this thread's appends to lists it does not own, for
+	// the join to merge in iteration order (appends.go).
+	pending []pendingAppend
 }
 
 func newThread(in *interp, ctx context.Context, parent *thread) *thread {
@@ -281,7 +287,10 @@ const (
 
 // returnSignal carries a `return` out of a parallel iteration or branch
 // through Runtime.All, which cancels the siblings.
-type returnSignal struct{ v Value }
+type returnSignal struct {
+	v Value
+	i int // the iteration or branch
+}
 
 func (*returnSignal) Error() string { return "return" }
 
@@ -491,8 +500,7 @@ func (f *frame) execAppend(s *syntax.AppendStmt) error {
 		}
 		return f.errorf(s.List.Pos(), KindRuntime, "cannot %s %s: it is %s, not a list", kw, exprText(s.List), TypeName(target))
 	}
-	l.Append(v)
-	return nil
+	return f.appendTo(s.Keyword, l, v)
 }
 
 func (f *frame) execBranch(s *syntax.BranchStmt) (ctrl, Value, bool, error) {
@@ -520,7 +528,7 @@ func (f *frame) execTry(s *syntax.TryStmt, tail bool) (ctrl, Value, bool, error)
 	var re *Error
 	if err != nil && s.Catch != nil && errors.As(err, &re) && re.Catchable() && f.ctx.Err() == nil {
 		if s.CatchVar != nil {
-			f.let(s.CatchVar, re.Object())
+			f.let(s.CatchVar, f.own(re.Object()))
 		}
 		c, v, has, err = f.execBlock(s.Catch, tail)
 	}

@@ -164,11 +164,12 @@ func (f *frame) evalList(x *syntax.ListLit) (Value, error) {
 		}
 		elems[i] = v
 	}
-	return NewList(elems...), nil
+	return f.own(NewList(elems...)), nil
 }
 
 func (f *frame) evalObject(fields []*syntax.Field) (*Object, error) {
 	o := NewObject()
+	o.owner.Store(f.th)
 	for _, fd := range fields {
 		v, err := f.eval(fd.Value)
 		if err != nil {
@@ -243,6 +244,9 @@ func (f *frame) setIndex(x *syntax.IndexExpr, val Value) error {
 	}
 	idx, err := f.eval(x.Index)
 	if err != nil {
+		return err
+	}
+	if err := f.writable(x, v); err != nil {
 		return err
 	}
 	switch v := v.(type) {
@@ -444,7 +448,7 @@ func (f *frame) join(pos diag.Pos, a, b Value) (v Value, ok bool, err error) {
 	if err := f.charge(pos, n, listsNote); err != nil {
 		return nil, true, err
 	}
-	return NewList(append(ea, eb...)...), true, nil
+	return f.own(NewList(append(ea, eb...)...)), true, nil
 }
 
 // stringsNote and listsNote explain the charge of `+` in budget messages.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -123,16 +125,20 @@ func (f *frame) collect(x syntax.Expr) (Value, error) {
 	}
 	// Collecting, a return ends only its iteration: the loops end with
 	// the list or an error, never with a return of their own.
-	out := make([]Value, lp.n)
+	var out []Value
 	if lp.parallel {
-		_, _, _, err = f.runParallel(lp, out)
+		r := f.results(true)
+		if _, _, _, err = f.runParallel(lp, r); err == nil {
+			out = r.vals
+		}
 	} else {
+		out = make([]Value, 0, min(lp.n, 1024))
 		_, _, _, err = f.runSeq(lp, &out)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return NewList(out...), nil
+	return f.own(NewList(out...)), nil
 }
 
 func iterPath(prefix string, i int) string { return prefix + "/" + strconv.Itoa(i+1) }
@@ -146,8 +152,8 @@ func iterValue(c ctrl, v Value, has bool) Value {
 }
 
 // runSeq runs a loop's iterations in order in f's scope. With out non-nil
-// it collects: a return ends only its iteration, and a break truncates
-// the list to the iterations before it.
+// it collects: a return ends only its iteration, and a break ends the
+// list with the iterations before it.
 func (f *frame) runSeq(lp *loop, out *[]Value) (ctrl, Value, bool, error) {
 	it := *f
 	it.loops++
@@ -161,13 +167,10 @@ func (f *frame) runSeq(lp *loop, out *[]Value) (ctrl, Value, bool, error) {
 			return ctrlNone, nil, false, err
 		}
 		if c == ctrlBreak {
-			if out != nil {
-				*out = (*out)[:i]
-			}
 			break
 		}
 		if out != nil {
-			(*out)[i] = iterValue(c, v, has)
+			*out = append(*out, iterValue(c, v, has))
 			continue
 		}
 		if c == ctrlReturn {
@@ -187,52 +190,151 @@ func (f *frame) iter(ctx context.Context, lp *loop, prefix string, i int) *frame
 	return it
 }
 
-// runParallel runs the iterations concurrently. With out non-nil it
-// collects into out[i]; otherwise a return in any iteration cancels the
-// others and ends the enclosing body.
-func (f *frame) runParallel(lp *loop, out []Value) (ctrl, Value, bool, error) {
+// results gathers what the iterations of a parallel statement leave for
+// the join: their values, when the loop collects, and their buffered
+// appends (appends.go). It grows with the iterations that ended, never
+// with the count, and stops at the value ceiling: the values collected
+// count their size written out, each buffered append two bytes. So a
+// parallel loop of a huge count holds no more than the ceiling allows
+// beyond its running iterations (at most Host.MaxParallel).
+type results struct {
+	mu       sync.Mutex
+	collect  bool
+	vals     []Value
+	pending  map[int][]pendingAppend
+	size     int64 // of the values, written out as a list
+	appended int64 // buffered appends held
+	max      int64
+}
+
+func (f *frame) results(collect bool) *results {
+	return &results{collect: collect, size: 2, max: f.maxBytes()}
+}
+
+// put records how iteration i ended: its value v (when collecting) and
+// the appends its thread t buffered. It fails when what the results hold
+// would pass the ceiling.
+func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread) error {
+	var size int64
+	if r.collect {
+		m := newMeter(f.ctx, r.max)
+		err := measure(m, v, 0)
+		size = m.size + 1
+		m.release()
+		if err != nil {
+			return f.walkError(pos, "the values collected by this loop", err)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.size += size
+	r.appended += int64(len(t.pending))
+	if r.size > r.max {
+		return f.walkError(pos, "the values collected by this loop", tooLarge(r.max))
+	}
+	if r.appended*2 > r.max {
+		return f.errorf(pos, KindLimit, "the appends of this parallel loop to lists from outside it (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", r.appended, byteSize(r.max))
+	}
+	if r.collect {
+		if i >= len(r.vals) {
+			r.vals = append(r.vals, make([]Value, i+1-len(r.vals))...)
+		}
+		r.vals[i] = v
+	}
+	if len(t.pending) > 0 {
+		if r.pending == nil {
+			r.pending = map[int][]pendingAppend{}
+		}
+		r.pending[i] = t.pending
+		t.pending = nil
+	}
+	return nil
+}
+
+// merge applies the buffered appends in index order, or the winner's
+// alone when winner >= 0.
+func (r *results) merge(f *frame, pos diag.Pos, winner int) error {
+	if winner >= 0 {
+		return f.merge(pos, r.pending[winner])
+	}
+	idx := make([]int, 0, len(r.pending))
+	for i := range r.pending {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	for _, i := range idx {
+		if err := f.merge(pos, r.pending[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runParallel runs the iterations concurrently. With r collecting it
+// collects into r; otherwise a return in any iteration cancels the others
+// and ends the enclosing body.
+func (f *frame) runParallel(lp *loop, r *results) (ctrl, Value, bool, error) {
+	if r == nil {
+		r = f.results(false)
+	}
 	prefix := f.path()
 	err := f.in.host.Runtime.All(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) error {
 		it := f.iter(ctx, lp, prefix, i)
 		defer it.th.end()
-		c, v, has, err := it.execBlock(lp.body, out != nil)
+		c, v, has, err := it.execBlock(lp.body, r.collect)
 		switch {
 		case err != nil:
 			return err
-		case out != nil:
-			out[i] = iterValue(c, v, has)
+		case r.collect:
+			return r.put(f, lp.pos, i, iterValue(c, v, has), it.th)
 		case c == ctrlReturn:
-			return &returnSignal{v}
+			if err := r.put(f, lp.pos, i, nil, it.th); err != nil {
+				return err
+			}
+			return &returnSignal{v, i}
 		}
-		return nil
+		return r.put(f, lp.pos, i, nil, it.th)
 	})
-	return f.joined(lp.pos, err)
+	c, v, has, winner, err := f.joined(lp.pos, err)
+	if err != nil {
+		return c, v, has, err
+	}
+	if err := r.merge(f, lp.pos, winner); err != nil {
+		return ctrlNone, nil, false, err
+	}
+	return c, v, has, nil
 }
 
 // joined turns the error of Runtime.All into how a parallel statement
-// ended.
-func (f *frame) joined(p diag.Pos, err error) (ctrl, Value, bool, error) {
+// ended; winner is the iteration or branch whose return ended it, -1 when
+// none did.
+func (f *frame) joined(p diag.Pos, err error) (c ctrl, v Value, has bool, winner int, _ error) {
 	var rs *returnSignal
 	switch {
 	case err == nil:
-		return ctrlNone, nil, false, nil
+		return ctrlNone, nil, false, -1, nil
 	case errors.As(err, &rs):
-		return ctrlReturn, rs.v, true, nil
+		return ctrlReturn, rs.v, true, rs.i, nil
 	case f.ctx.Err() != nil:
-		return ctrlNone, nil, false, f.canceled(p)
+		return ctrlNone, nil, false, -1, f.canceled(p)
 	}
 	var e *Error
 	if !errors.As(err, &e) && !isCancel(err) {
 		err = f.errorf(p, KindRuntime, "%v", err)
 	}
-	return ctrlNone, nil, false, err
+	return ctrlNone, nil, false, -1, err
 }
 
 // runFirst runs a `parallel first` loop: the first iteration to execute
 // `return` wins and the others are canceled. The value is the winner's,
-// or null when no iteration returned.
+// or null when no iteration returned; only the winner's appends are
+// merged (when none won, every iteration's, in order).
 func (f *frame) runFirst(lp *loop) (Value, error) {
-	vals := make([]Value, lp.n)
+	r := f.results(false)
+	var (
+		mu   sync.Mutex
+		vals = map[int]Value{}
+	)
 	prefix := f.path()
 	w, err := f.in.host.Runtime.First(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
 		it := f.iter(ctx, lp, prefix, i)
@@ -241,13 +343,24 @@ func (f *frame) runFirst(lp *loop) (Value, error) {
 		if err != nil {
 			return false, err
 		}
+		if err := r.put(f, lp.pos, i, nil, it.th); err != nil {
+			return false, err
+		}
+		if c != ctrlReturn {
+			return false, nil
+		}
+		mu.Lock()
 		vals[i] = v
-		return c == ctrlReturn, nil
+		mu.Unlock()
+		return true, nil
 	})
-	if _, _, _, err := f.joined(lp.pos, err); err != nil {
+	if _, _, _, _, err := f.joined(lp.pos, err); err != nil {
 		return nil, err
 	}
-	if w < 0 || w >= len(vals) {
+	if err := r.merge(f, lp.pos, w); err != nil {
+		return nil, err
+	}
+	if w < 0 || w >= lp.n {
 		return nil, nil
 	}
 	return vals[w], nil
@@ -301,6 +414,7 @@ func (f *frame) execWhile(s *syntax.WhileStmt) (ctrl, Value, bool, error) {
 // visible, in branch order.
 func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) {
 	frames := make([]*frame, len(s.Branches))
+	r := f.results(false)
 	path := f.path()
 	for i := range frames {
 		frames[i] = f.child(f.ctx, path, s.Frames[i])
@@ -310,12 +424,21 @@ func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) 
 		b.ctx, b.th.ctx, b.th.done = ctx, ctx, ctx.Done()
 		defer b.th.end()
 		c, v, _, err := b.execBlock(s.Branches[i:i+1], false)
-		if err == nil && c == ctrlReturn {
-			return &returnSignal{v}
+		if err != nil {
+			return err
 		}
-		return err
+		if err := r.put(f, s.Parallel, i, nil, b.th); err != nil {
+			return err
+		}
+		if c == ctrlReturn {
+			return &returnSignal{v, i}
+		}
+		return nil
 	})
-	c, v, has, err := f.joined(s.Parallel, err)
+	c, v, has, winner, err := f.joined(s.Parallel, err)
+	if err == nil {
+		err = r.merge(f, s.Parallel, winner)
+	}
 	if err != nil || c != ctrlNone {
 		return c, v, has, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,12 +36,16 @@ type Service interface {
 	ServiceName() string
 }
 
-// List is a list value. It is safe for concurrent use: parallel iterations
-// may append to a list bound outside them.
+// List is a list value. It is safe for concurrent use (a service may hold
+// one while the run goes on); parallel iterations do not change a list
+// from outside them, they buffer their appends to it (appends.go).
 type List struct {
 	mu    sync.Mutex
 	elems []Value
 	memo  // frozen copy and digest, see snapshot.go
+	// owner is the thread of a run that made the list or took it from a
+	// service (appends.go); nil for a list from elsewhere.
+	owner atomic.Pointer[thread]
 }
 
 // NewList returns a list holding elems (not copied: the caller does not
@@ -105,6 +110,8 @@ type Object struct {
 	vals []Value  // vals[i] is the value of keys[i]
 	idx  map[string]int
 	memo // frozen copy and digest, see snapshot.go
+	// owner is as List's.
+	owner atomic.Pointer[thread]
 }
 
 // objectIndexMin is the number of keys from which an object keeps a map

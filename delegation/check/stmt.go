@@ -164,8 +164,8 @@ func (c *checker) outerWrite(id *syntax.Ident, b *binding, verb string) {
 }
 
 // appendTarget checks the list of append/record: it must be bound. Adding
-// to an outer list from a parallel body is allowed (lists only grow and
-// are safe for concurrent appends).
+// to an outer list from a parallel body is allowed: the evaluator merges
+// such appends at the join, in index order (semantics.md, rule 15a).
 func (c *checker) appendTarget(s *syntax.AppendStmt) {
 	c.expr(s.List, false)
 }

@@ -1,0 +1,132 @@
+package delegation
+
+import (
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// Appends from parallel bodies (semantics.md, rule 15a).
+//
+// Each list and object remembers the thread that made it (owner): the
+// delegation's thread, or a parallel iteration or branch; a value a
+// service returned, or a global, belongs to the thread that received it.
+// A thread may change what it owns, and what the threads it started own
+// (they have joined by then). An `append` by a parallel thread to a list
+// it does not own is buffered in the thread (pending), and the join
+// merges the buffers of the iterations in index order (branches in branch
+// order), as appends of the joining thread. So while a parallel loop runs,
+// the lists it reads from outside do not change, and what they hold after
+// the join does not depend on which iteration finished first. A parallel
+// statement that fails merges nothing; one that ends with a winner (a
+// `parallel first`, or a `return` in a statement loop or branch) merges
+// the winner's appends alone.
+
+// pendingAppend is an append to a list of another thread, waiting for the
+// join.
+type pendingAppend struct {
+	l *List
+	v Value
+}
+
+// owns reports whether t may change a list or object that o owns: t is
+// the delegation's thread, o is nil (a list from outside the run that no
+// thread took), or o is t or a thread t started.
+func (t *thread) owns(o *thread) bool {
+	if t.parent == nil || o == nil {
+		return true
+	}
+	for ; o != nil; o = o.parent {
+		if o == t {
+			return true
+		}
+	}
+	return false
+}
+
+// own marks v, a list or object f just made, as its thread's.
+func (f *frame) own(v Value) Value {
+	switch x := v.(type) {
+	case *List:
+		x.owner.Store(f.th)
+	case *Object:
+		x.owner.Store(f.th)
+	}
+	return v
+}
+
+// adopt makes f's thread the owner of the lists and objects in v that no
+// thread owns yet: the value of a call, a global. A frozen copy (a call's
+// arguments, which a service may hand back) stays unowned: the same copy
+// may reach several threads.
+func adopt(t *thread, v Value, depth int) {
+	if depth > MaxDepth {
+		return
+	}
+	switch x := v.(type) {
+	case *List:
+		x.mu.Lock()
+		frozen := x.snap == any(x)
+		elems := x.elems
+		x.mu.Unlock()
+		if frozen || !x.owner.CompareAndSwap(nil, t) {
+			return
+		}
+		for _, e := range elems {
+			adopt(t, e, depth+1)
+		}
+	case *Object:
+		x.mu.Lock()
+		frozen := x.snap == any(x)
+		vals := x.vals
+		x.mu.Unlock()
+		if frozen || !x.owner.CompareAndSwap(nil, t) {
+			return
+		}
+		for _, e := range vals {
+			adopt(t, e, depth+1)
+		}
+	}
+}
+
+// appendTo appends v to l, or buffers the append when l belongs to
+// another thread. What a thread holds buffered is bounded by the value
+// ceiling: each element takes at least two bytes written out.
+func (f *frame) appendTo(pos diag.Pos, l *List, v Value) error {
+	t := f.th
+	if t.owns(l.owner.Load()) {
+		l.Append(v)
+		return nil
+	}
+	if int64(len(t.pending)+1)*2 > f.maxBytes() {
+		return f.errorf(pos, KindLimit, "the appends of this parallel body to lists from outside it (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", len(t.pending)+1, byteSize(f.maxBytes()))
+	}
+	t.pending = append(t.pending, pendingAppend{l, v})
+	return nil
+}
+
+// merge applies the buffered appends of a joined thread, as f's own.
+func (f *frame) merge(pos diag.Pos, pending []pendingAppend) error {
+	for _, a := range pending {
+		if err := f.appendTo(pos, a.l, a.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writable checks that f's thread may change v (an index assignment): a
+// parallel body cannot change a list or object from outside it, since its
+// siblings read them at the same time.
+func (f *frame) writable(x *syntax.IndexExpr, v Value) error {
+	var o *thread
+	switch c := v.(type) {
+	case *List:
+		o = c.owner.Load()
+	case *Object:
+		o = c.owner.Load()
+	}
+	if f.th.owns(o) {
+		return nil
+	}
+	return f.errorf(x.Lbrack, KindRuntime, "a parallel body cannot change %s, which is from outside it: its iterations run at the same time; collect values with append, or return them from the body", exprText(x.X))
+}
