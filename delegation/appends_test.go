@@ -140,3 +140,49 @@ return xs
 		t.Errorf("own values: got %s", got)
 	}
 }
+
+// A parallel loop of a huge count, with the step budget raised out of the
+// way, holds no more than the value ceiling allows beyond its running
+// iterations: it stops at the ceiling (or at a cancellation) having
+// started about as many iterations as fit, never one per count.
+func TestHugeParallelLoopStaysBounded(t *testing.T) {
+	const n = int64(1) << 40
+	start := func(fn func(ctx context.Context, calls int64) (Value, error)) (*fakeCaller, *Host) {
+		c := newCaller()
+		c.on("s", func(ctx context.Context, req *CallRequest) (Value, error) { return fn(ctx, c.calls.Load()) })
+		return c, &Host{Caller: c, MaxSteps: 1 << 50, MaxValueBytes: 4096, MaxParallel: 4}
+	}
+	g := map[string]Value{"s": svc("s"), "n": n}
+	hundred := strings.Repeat("x", 98)
+
+	// Collecting: each value is 100 bytes written out, so about 40 fit.
+	c, host := start(func(context.Context, int64) (Value, error) { return hundred, nil })
+	_, err := runGuarded(t, context.Background(), "let xs = parallel repeat n:\n  call s\nreturn xs.length", g, host)
+	wantErr(t, err, "test.md:1:10: the values collected by this loop: value larger than the size ceiling of 4 KiB")
+	if calls := c.calls.Load(); calls > 4096/100+2*4 {
+		t.Errorf("%d iterations started for a ceiling that holds 40 values", calls)
+	}
+
+	// Appending to an outer list: each buffered append counts two bytes.
+	c, host = start(func(context.Context, int64) (Value, error) { return int64(1), nil })
+	_, err = runGuarded(t, context.Background(), "let out = []\nparallel repeat n:\n  let v = call s\n  append v to out\nreturn out.length", g, host)
+	wantErr(t, err, "test.md:2:1: the appends of this parallel loop to lists from outside it")
+	if calls := c.calls.Load(); calls > 4096/2+2*4 {
+		t.Errorf("%d iterations started for a ceiling that holds 2048 appends", calls)
+	}
+
+	// Holding nothing, it runs until canceled, and stops then.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, host = start(func(_ context.Context, calls int64) (Value, error) {
+		if calls == 100 {
+			cancel()
+		}
+		return nil, nil
+	})
+	_, err = runGuarded(t, ctx, "parallel repeat n:\n  call s\nreturn 1", g, host)
+	wantErr(t, err, "run canceled")
+	if calls := c.calls.Load(); calls > 100+4 {
+		t.Errorf("%d iterations started after a cancellation at the 100th", calls)
+	}
+}

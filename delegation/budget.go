@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -131,9 +132,52 @@ func (m *meter) poll() error {
 // stringUnits is the work of copying, comparing or writing s.
 func stringUnits(n int) int64 { return 1 + int64(n)/bytesPerUnit }
 
+// scalarSize is the length of a value that is not a list or an object
+// written out as JSON (ToJSON): digits and sign of a number, 4 for null
+// and true, 5 for false; a string is its length plus the quotes (escapes
+// not counted).
+func scalarSize(v Value) int64 {
+	switch x := v.(type) {
+	case nil:
+		return 4
+	case bool:
+		if x {
+			return 4
+		}
+		return 5
+	case int64:
+		n := int64(1)
+		if x < 0 {
+			n++
+			if x == math.MinInt64 {
+				return 20
+			}
+			x = -x
+		}
+		for ; x >= 10; x /= 10 {
+			n++
+		}
+		return n
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return 4
+		}
+		var buf [32]byte
+		return int64(len(strconv.AppendFloat(buf[:0], x, 'g', -1, 64)))
+	case string:
+		return int64(len(x)) + 2
+	case time.Duration:
+		return int64(len(x.String())) + 2
+	case Service:
+		return int64(len(x.ServiceName())) + 2
+	}
+	return 1
+}
+
 // measure walks v as it would be written out, counting its size (a lower
 // bound of its JSON length: two bytes per list element and object entry,
-// the length of strings and keys) and work, without allocating. Values
+// the length of strings and keys, numbers, booleans and null as written,
+// scalarSize) and work, without allocating. Values
 // nested deeper than MaxDepth are an error wrapping ErrTooDeep.
 func measure(m *meter, v Value, depth int) error {
 	if depth > MaxDepth {
@@ -169,7 +213,7 @@ func measure(m *meter, v Value, depth int) error {
 		m.pop(base)
 		return err
 	}
-	return m.add(1, 1)
+	return m.add(scalarSize(v), 1)
 }
 
 // maxBytes is the run's size ceiling.

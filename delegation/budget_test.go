@@ -263,3 +263,25 @@ func TestCallArgumentsAreCharged(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Numbers, booleans and null count their written length toward the
+// ceiling, not one byte each: 1000 sixteen-digit integers are 17 KB
+// written out, 2000 nulls 10 KB.
+func TestCeilingCountsNumbersAsWritten(t *testing.T) {
+	host := func() *Host { return &Host{MaxValueBytes: 8192} }
+	big := "let xs = []\nrepeat 1000:\n  append 1000000000000000 to xs\n"
+	limitErr(t, big+"return xs", host(), "test.md:4:1: the returned value: value larger than the size ceiling of 8 KiB")
+	nulls := "let xs = []\nrepeat 2000:\n  append null to xs\n"
+	limitErr(t, nulls+"return xs", host(), "test.md:4:1: the returned value: value larger than the size ceiling of 8 KiB")
+	flags := "let xs = []\nrepeat 1700:\n  append false to xs\n"
+	limitErr(t, flags+"return xs", host(), "test.md:4:1: the returned value")
+	caller := newCaller().on("w", echo)
+	h := host()
+	h.Caller = caller
+	_, err := runGuarded(t, context.Background(), big+"let r = call w\n  x: xs\nreturn 1", map[string]Value{"w": svc("w")}, h)
+	wantErr(t, err, "test.md:4:9: the arguments of the call: value larger than the size ceiling of 8 KiB")
+	// Below the ceiling, the same values pass: 400 of them are 6.8 KB.
+	if _, err := runGuarded(t, context.Background(), strings.Replace(big, "1000:", "400:", 1)+"return xs", nil, host()); err != nil {
+		t.Fatal(err)
+	}
+}

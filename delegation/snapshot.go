@@ -251,10 +251,8 @@ func (fz *freezer) freeze(val Value, depth int) (Value, error) {
 		}
 		v.mu.Unlock()
 		return c, nil
-	case string:
-		return val, fz.count(int64(len(v)) + 2)
 	}
-	return val, fz.count(1)
+	return val, fz.count(scalarSize(val))
 }
 
 // unchangedFlat returns the frozen copy of the list or object whose
@@ -301,10 +299,8 @@ func flatSize(vals []Value, keys []string) (bool, int64) {
 		switch x := v.(type) {
 		case *List, *Object:
 			return false, 0
-		case string:
-			size += int64(len(x)) + 2
 		default:
-			size++
+			size += scalarSize(x)
 		}
 		if keys != nil {
 			size += int64(len(keys[i])) + 4

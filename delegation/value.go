@@ -274,19 +274,19 @@ func EqualContext(ctx context.Context, a, b Value, max int64) (bool, error) {
 func equal(m *meter, a, b Value, depth int) (bool, error) {
 	if ia, ok := a.(int64); ok {
 		if ib, ok := b.(int64); ok {
-			return ia == ib, m.add(1, 1) // exact beyond 2^53, where floats are not
+			return ia == ib, m.add(scalarSize(a), 1) // exact beyond 2^53, where floats are not
 		}
 	}
 	if fa, ok := toFloat(a); ok {
 		fb, ok := toFloat(b)
-		return ok && fa == fb, m.add(1, 1)
+		return ok && fa == fb, m.add(scalarSize(a), 1)
 	}
 	if depth > MaxDepth {
 		return false, ErrTooDeep
 	}
 	switch a := a.(type) {
 	case nil:
-		return b == nil, m.add(1, 1)
+		return b == nil, m.add(4, 1)
 	case string:
 		bs, ok := b.(string)
 		if !ok || len(a) != len(bs) {
@@ -294,7 +294,7 @@ func equal(m *meter, a, b Value, depth int) (bool, error) {
 		}
 		return a == bs, m.add(int64(len(a))+2, stringUnits(len(a)))
 	case bool, time.Duration:
-		return a == b, m.add(1, 1)
+		return a == b, m.add(scalarSize(a), 1)
 	case *List:
 		b, ok := b.(*List)
 		if !ok {

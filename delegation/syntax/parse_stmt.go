@@ -136,28 +136,48 @@ func (p *parser) parseAssign() Stmt {
 	return &AssignStmt{LHS: lhs, Eq: eq.pos, Value: v}
 }
 
-// parseIf parses an if statement and its elif/else chain.
+// parseIf parses an if statement and its elif/else chain. An elif is
+// the only statement of the Else of the IfStmt before it, but a flat
+// chain is not nesting: it is parsed in a loop, and only its length is
+// bounded (maxElifs branches), so that the walks over the tree, which
+// recurse into each Else, stay shallow enough.
 //
 //	if_stmt = ('if' | 'elif') cond block [ elif_part | 'else' block ] .
 func (p *parser) parseIf(elif bool) Stmt {
+	first := p.parseIfBranch(elif)
+	cur := first
+	for n := 1; ; n++ {
+		switch {
+		case p.isWord("elif") && p.peek(1).kind != ASSIGN:
+			if n >= maxElifs {
+				p.errorf(p.tok().pos, "syntax/nesting", "an if/elif chain of more than %d branches: split it, or look the case up in an object", maxElifs)
+			}
+			next := p.parseIfBranch(true)
+			cur.Else = []Stmt{next}
+			cur = next
+			continue
+		case p.isWord("else") && p.peek(1).kind != ASSIGN:
+			if isWordTok(p.peek(1), "if") {
+				p.errorf(p.tok().pos, "syntax/else-if", "write 'elif COND:' instead of 'else if COND:'")
+			}
+			cur.ElsePos = p.advance().pos
+			cur.Else = p.parseBlock("else")
+		}
+		return first
+	}
+}
+
+// maxElifs bounds the branches of one if/elif chain.
+const maxElifs = 1000
+
+// parseIfBranch parses `if COND:` or `elif COND:` and its block.
+func (p *parser) parseIfBranch(elif bool) *IfStmt {
 	kw := p.advance()
 	what := kw.raw
 	end := p.headEnd(false)
 	cond := p.parseCond(what, end)
 	s := &IfStmt{If: kw.pos, Elif: elif, Cond: cond, ElsePos: diag.NoPos}
 	s.Then = p.parseBlock(what)
-	switch {
-	case p.isWord("elif") && p.peek(1).kind != ASSIGN:
-		p.enter(p.tok().pos)
-		s.Else = []Stmt{p.parseIf(true)}
-		p.leave()
-	case p.isWord("else") && p.peek(1).kind != ASSIGN:
-		if isWordTok(p.peek(1), "if") {
-			p.errorf(p.tok().pos, "syntax/else-if", "write 'elif COND:' instead of 'else if COND:'")
-		}
-		s.ElsePos = p.advance().pos
-		s.Else = p.parseBlock("else")
-	}
 	return s
 }
 

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -289,5 +290,43 @@ func TestParseErrorMessages(t *testing.T) {
 				t.Errorf("code:\n%s\ngot  %s %s\nwant %s, a message with %q", tt.code, got, d.Message, tt.want, tt.msg)
 			}
 		})
+	}
+}
+
+// A flat if/elif chain is not nesting: 150 branches parse (the nesting
+// limit is 100 levels), and a chain longer than maxElifs is refused at the
+// elif that passes it.
+func TestLongElifChainIsNotNesting(t *testing.T) {
+	chain := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			kw := "elif"
+			if i == 0 {
+				kw = "if"
+			}
+			fmt.Fprintf(&b, "%s x == %d:\n  return %d\n", kw, i, i)
+		}
+		return b.String() + "else:\n  return -1\n"
+	}
+	prog, errs := ParseString("t.md", chain(150))
+	if err := errs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for s := prog.Body[0]; s != nil; n++ {
+		is := s.(*IfStmt)
+		s = nil
+		if len(is.Else) == 1 {
+			if next, ok := is.Else[0].(*IfStmt); ok && next.Elif {
+				s = next
+			}
+		}
+	}
+	if n != 150 {
+		t.Errorf("chain of %d branches, want 150", n)
+	}
+	_, errs = ParseString("t.md", chain(maxElifs+1))
+	if err := errs.Err(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("t.md:%d:1: error: an if/elif chain of more than %d branches", 2*maxElifs+1, maxElifs)) {
+		t.Errorf("chain of %d: %v", maxElifs+1, err)
 	}
 }
