@@ -16,10 +16,11 @@ import (
 // merges the buffers of the iterations in index order (branches in branch
 // order), as appends of the joining thread. So while a parallel loop runs,
 // the lists it reads from outside do not change, and what they hold after
-// the join does not depend on which iteration finished first. A parallel
-// statement that fails merges nothing; one that ends with a winner (a
-// `parallel first`, or a `return` in a statement loop or branch) merges
-// the winner's appends alone.
+// a loop that ran to its end does not depend on which iteration finished
+// first. A parallel statement that fails merges nothing; one that a winner
+// ends (a `parallel first`, or a `return` in a statement loop or branch)
+// merges the appends of the iterations that ended up to the win, the
+// winner's included, in index order (the others are canceled).
 
 // pendingAppend is an append to a list of another thread, waiting for the
 // join.

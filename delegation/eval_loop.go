@@ -200,6 +200,7 @@ func (f *frame) iter(ctx context.Context, lp *loop, prefix string, i int) *frame
 type results struct {
 	mu       sync.Mutex
 	collect  bool
+	decided  bool // an iteration won or returned: later ones leave nothing
 	vals     []Value
 	pending  map[int][]pendingAppend
 	size     int64 // of the values, written out as a list
@@ -212,9 +213,11 @@ func (f *frame) results(collect bool) *results {
 }
 
 // put records how iteration i ended: its value v (when collecting) and
-// the appends its thread t buffered. It fails when what the results hold
-// would pass the ceiling.
-func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread) error {
+// the appends its thread t buffered; decides is set when the iteration
+// won or returned, which ends the statement: an iteration that ends after
+// that (its siblings are being canceled) leaves nothing. It fails when
+// what the results hold would pass the ceiling.
+func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread, decides bool) error {
 	var size int64
 	if r.collect {
 		m := newMeter(f.ctx, r.max)
@@ -227,6 +230,11 @@ func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.decided {
+		t.pending = nil
+		return nil
+	}
+	r.decided = decides
 	r.size += size
 	r.appended += int64(len(t.pending))
 	if r.size > r.max {
@@ -251,12 +259,8 @@ func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread) error {
 	return nil
 }
 
-// merge applies the buffered appends in index order, or the winner's
-// alone when winner >= 0.
-func (r *results) merge(f *frame, pos diag.Pos, winner int) error {
-	if winner >= 0 {
-		return f.merge(pos, r.pending[winner])
-	}
+// merge applies the buffered appends in index order.
+func (r *results) merge(f *frame, pos diag.Pos) error {
 	idx := make([]int, 0, len(r.pending))
 	for i := range r.pending {
 		idx = append(idx, i)
@@ -286,20 +290,20 @@ func (f *frame) runParallel(lp *loop, r *results) (ctrl, Value, bool, error) {
 		case err != nil:
 			return err
 		case r.collect:
-			return r.put(f, lp.pos, i, iterValue(c, v, has), it.th)
+			return r.put(f, lp.pos, i, iterValue(c, v, has), it.th, false)
 		case c == ctrlReturn:
-			if err := r.put(f, lp.pos, i, nil, it.th); err != nil {
+			if err := r.put(f, lp.pos, i, nil, it.th, true); err != nil {
 				return err
 			}
 			return &returnSignal{v, i}
 		}
-		return r.put(f, lp.pos, i, nil, it.th)
+		return r.put(f, lp.pos, i, nil, it.th, false)
 	})
-	c, v, has, winner, err := f.joined(lp.pos, err)
+	c, v, has, _, err := f.joined(lp.pos, err)
 	if err != nil {
 		return c, v, has, err
 	}
-	if err := r.merge(f, lp.pos, winner); err != nil {
+	if err := r.merge(f, lp.pos); err != nil {
 		return ctrlNone, nil, false, err
 	}
 	return c, v, has, nil
@@ -327,8 +331,8 @@ func (f *frame) joined(p diag.Pos, err error) (c ctrl, v Value, has bool, winner
 
 // runFirst runs a `parallel first` loop: the first iteration to execute
 // `return` wins and the others are canceled. The value is the winner's,
-// or null when no iteration returned; only the winner's appends are
-// merged (when none won, every iteration's, in order).
+// or null when no iteration returned. The appends of the iterations that
+// ended up to the win are merged, in index order.
 func (f *frame) runFirst(lp *loop) (Value, error) {
 	r := f.results(false)
 	var (
@@ -343,7 +347,7 @@ func (f *frame) runFirst(lp *loop) (Value, error) {
 		if err != nil {
 			return false, err
 		}
-		if err := r.put(f, lp.pos, i, nil, it.th); err != nil {
+		if err := r.put(f, lp.pos, i, nil, it.th, c == ctrlReturn); err != nil {
 			return false, err
 		}
 		if c != ctrlReturn {
@@ -357,7 +361,7 @@ func (f *frame) runFirst(lp *loop) (Value, error) {
 	if _, _, _, _, err := f.joined(lp.pos, err); err != nil {
 		return nil, err
 	}
-	if err := r.merge(f, lp.pos, w); err != nil {
+	if err := r.merge(f, lp.pos); err != nil {
 		return nil, err
 	}
 	if w < 0 || w >= lp.n {
@@ -427,7 +431,7 @@ func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) 
 		if err != nil {
 			return err
 		}
-		if err := r.put(f, s.Parallel, i, nil, b.th); err != nil {
+		if err := r.put(f, s.Parallel, i, nil, b.th, c == ctrlReturn); err != nil {
 			return err
 		}
 		if c == ctrlReturn {
@@ -435,9 +439,9 @@ func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) 
 		}
 		return nil
 	})
-	c, v, has, winner, err := f.joined(s.Parallel, err)
+	c, v, has, _, err := f.joined(s.Parallel, err)
 	if err == nil {
-		err = r.merge(f, s.Parallel, winner)
+		err = r.merge(f, s.Parallel)
 	}
 	if err != nil || c != ctrlNone {
 		return c, v, has, err

@@ -94,9 +94,10 @@ return {r: r}
 	}
 }
 
-// Iterations of a parallel loop that append to a shared list get their
-// journaled answers in the order the run got them, so a replay (whose
-// answers are all instant) builds the same list.
+// Iterations of a parallel loop that append to a shared list: the
+// services answer in reverse order, the list is in index order (the join
+// merges the appends so, delegation/semantics.md 15a), and a replay
+// (whose answers are all instant) builds the same list.
 func TestParallelAnswersKeepTheJournaledOrder(t *testing.T) {
 	const code = `let seen = []
 parallel for c in cs:
@@ -142,7 +143,7 @@ return {seen: seen}
 	r, _ := Create(base, newHeader(code), Options{})
 	want, err := runWith(t, r, prog, globals, context.Background())
 	r.Close()
-	if err != nil || toJSON(t, want) != `{"seen":["d","c","b","a"]}` {
+	if err != nil || toJSON(t, want) != `{"seen":["a","b","c","d"]}` {
 		t.Fatalf("live: %s, %v", toJSON(t, want), err)
 	}
 	for range 10 {
