@@ -30,6 +30,9 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		}
 		return x.Float, nil
 	case *syntax.StringLit:
+		if x.Parts != nil {
+			return f.interpolate(x)
+		}
 		return x.Value, nil
 	case *syntax.DurationLit:
 		return x.Value, nil
@@ -73,6 +76,35 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		return f.judge(x, false)
 	}
 	return nil, f.errorf(x.Pos(), KindRuntime, "unsupported expression %T", x)
+}
+
+// interpolate builds the value of a string with `{name}` references: each
+// reference's text form (as `+` joins it), within the size ceiling and
+// charged as `+` is.
+func (f *frame) interpolate(x *syntax.StringLit) (Value, error) {
+	var b []byte
+	for _, p := range x.Parts {
+		if p.Ref == nil {
+			b = append(b, p.Text...)
+		} else {
+			v, err := f.eval(p.Ref)
+			if err != nil {
+				return nil, err
+			}
+			t, err := f.text(p.Brace, v)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, t...)
+		}
+		if n := int64(len(b)); n+2 > f.maxBytes() {
+			return nil, f.errorf(x.ValuePos, KindLimit, "the interpolated string (%s) would pass the value size ceiling of %s (Host.MaxValueBytes)", byteSize(n), byteSize(f.maxBytes()))
+		}
+	}
+	if err := f.charge(x.ValuePos, stringUnits(len(b)), stringsNote); err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }
 
 // evalSlot evaluates x into a slot, an integer result unboxed.

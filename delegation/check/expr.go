@@ -14,6 +14,8 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 	case nil:
 	case *syntax.Ident:
 		c.use(e)
+	case *syntax.StringLit:
+		c.interpolations(e)
 	case *syntax.ListLit:
 		for _, x := range e.Elems {
 			c.expr(x, false)
@@ -41,6 +43,22 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 		c.repeatLoop(e, collecting)
 	case *syntax.NaturalCond:
 		c.natural(e)
+	}
+}
+
+// interpolations checks the `{name}` references of a string: each name
+// must be bound (reported at its brace), and counts as used.
+func (c *checker) interpolations(s *syntax.StringLit) {
+	for _, p := range s.Parts {
+		if p.Ref == nil {
+			continue
+		}
+		root := rootIdent(p.Ref)
+		if c.lookup(root.Name) == nil {
+			c.undefined(p.Brace, root.Name, "undefined name")
+			continue
+		}
+		c.expr(p.Ref, false)
 	}
 }
 

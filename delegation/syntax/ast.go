@@ -169,11 +169,15 @@ type NumberLit struct {
 	Float    float64
 }
 
-// StringLit is a "..." or """...""" literal; Value is unquoted.
+// StringLit is a "..." or """...""" literal; Value is unquoted (an
+// escaped brace, `{{name}`, written as the text it stands for). Parts is
+// set when the string interpolates names (`"About {topic}"`, interp.go):
+// its text and references in order; nil otherwise.
 type StringLit struct {
 	ValuePos diag.Pos
 	Raw      string
 	Value    string
+	Parts    []StringPart
 }
 
 // DurationLit is a duration such as 500ms, 30s, 2m, 1h.

@@ -189,7 +189,8 @@ func (p *parser) parsePrimary() Expr {
 			// is the text as it stands in the file, so End is exact.
 			raw = string(p.file.Source()[t.pos:t.end])
 		}
-		return &StringLit{ValuePos: t.pos, Raw: raw, Value: t.value}
+		v, parts := interpolate(t.value, raw, t.pos)
+		return &StringLit{ValuePos: t.pos, Raw: raw, Value: v, Parts: parts}
 	case DURATION:
 		p.advance()
 		d, _ := time.ParseDuration(t.raw)

@@ -279,6 +279,10 @@ func (r *resolver) expr(x Expr) {
 	case nil:
 	case *Ident:
 		r.ident(x)
+	case *StringLit:
+		for _, p := range x.Parts {
+			r.expr(p.Ref)
+		}
 	case *ListLit:
 		for _, e := range x.Elems {
 			r.expr(e)

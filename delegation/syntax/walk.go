@@ -82,6 +82,10 @@ func walkExprChildren(n Node, fn func(Node) bool) {
 		}
 	}
 	switch n := n.(type) {
+	case *StringLit:
+		for _, p := range n.Parts {
+			walkExpr(p.Ref)
+		}
 	case *ListLit:
 		for _, e := range n.Elems {
 			walkExpr(e)

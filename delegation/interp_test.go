@@ -1,0 +1,50 @@
+package delegation
+
+import (
+	"testing"
+
+	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// A string literal interpolates {name} and {a.b} with their text forms,
+// as + joins them; other braces, JSON-looking text included, are text,
+// and {{name} writes {name}.
+func TestStringInterpolation(t *testing.T) {
+	got := mustRun(t, `
+let topic = "tides"
+let r = { score: 7, tags: ["a"] }
+let s = "About {topic}: {r.score} {r.tags} {r.none}"
+let t = """multi {topic}
+line {{topic} {"k": 1} { topic } {}"""
+let u = "{\"verdict\": \"ok\", \"n\": {n}}"
+return [s, t, u]
+`, map[string]Value{"n": int64(3)}, nil)
+	want := `["About tides: 7 [\"a\"] null","multi tides\nline {topic} {\"k\": 1} { topic } {}","{\"verdict\": \"ok\", \"n\": 3}"]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	e := runErr(t, "let s = \"x {nope} y\"\nreturn s\n", nil, nil)
+	wantErr(t, e, "test.md:1:13: undefined name 'nope'")
+}
+
+// The checker reports an undefined name in braces at its brace, and a
+// name used only in braces is used.
+func TestStringInterpolationChecks(t *testing.T) {
+	prog, errs := syntax.ParseString("t.md", "let s = \"About {topic} and {nope} ({topc.x})\"\nreturn { s: s }\n")
+	if err := errs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	d := &check.Decls{Inputs: []check.Name{{Name: "topic"}}}
+	var msgs []string
+	for _, x := range check.Check(prog, d) {
+		msgs = append(msgs, x.Error())
+	}
+	want := []string{
+		"t.md:1:28: error: undefined name 'nope' [check/undefined-name]",
+		"t.md:1:36: error: undefined name 'topc'; did you mean 'topic'? [check/undefined-name]",
+	}
+	if len(msgs) != len(want) || msgs[0] != want[0] || msgs[1] != want[1] {
+		t.Errorf("got %q\nwant %q", msgs, want)
+	}
+}

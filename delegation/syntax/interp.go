@@ -1,0 +1,170 @@
+package syntax
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/proselang/prose/diag"
+)
+
+// String interpolation (grammar.md, "Strings").
+//
+// A string literal, quoted or triple-quoted, interpolates `{NAME}` and
+// `{NAME.member...}`: a name as the scanner reads names (hyphens between
+// letters join it), then members after dots, and nothing else between the
+// braces, not even spaces. Every other brace is text, so JSON-looking
+// strings (`"{\"verdict\": \"ok\"}"`, `"{ x }"`, `"{}"`) mean what they
+// say. `{{NAME}` writes the text `{NAME}` (the doubled brace escapes one
+// that would interpolate); `true`, `false` and `null` in braces are text.
+
+// StringPart is one piece of an interpolated string: literal text, or a
+// reference (Ref, an *Ident or a *MemberExpr path of them) written at
+// Brace, the position of its `{`.
+type StringPart struct {
+	Text  string
+	Ref   Expr
+	Brace diag.Pos
+}
+
+// interpolation is one `{...}` found in a string: at byte i of the text,
+// the path between the braces, or an escaped one (`{{path}`).
+type interpolation struct {
+	i       int
+	path    string
+	escaped bool
+}
+
+// interpolations finds the references and escapes in s.
+func interpolations(s string) []interpolation {
+	var out []interpolation
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' {
+			continue
+		}
+		escaped := i+1 < len(s) && s[i+1] == '{'
+		start := i + 1
+		if escaped {
+			start++
+		}
+		n := refLen(s[start:])
+		if n == 0 || start+n >= len(s) || s[start+n] != '}' {
+			if escaped {
+				i++ // `{{` that escapes nothing: both braces are text
+			}
+			continue
+		}
+		out = append(out, interpolation{i: i, path: s[start : start+n], escaped: escaped})
+		i = start + n
+	}
+	return out
+}
+
+// refLen is the length of the name path at the start of s, 0 when there
+// is none.
+func refLen(s string) int {
+	i := 0
+	for {
+		n := nameLen(s[i:])
+		if n == 0 {
+			return 0
+		}
+		i += n
+		if i < len(s) && s[i] == '.' && nameLen(s[i+1:]) > 0 {
+			i++
+			continue
+		}
+		break
+	}
+	switch s[:i] {
+	case "true", "false", "null":
+		return 0
+	}
+	return i
+}
+
+// nameLen is the length of the name at the start of s: letters, digits
+// and underscores, hyphens between letters.
+func nameLen(s string) int {
+	if !isIdentStart(s) {
+		return 0
+	}
+	i := 0
+	for i < len(s) {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isIdentRune(r):
+			i += w
+		case r == '-' && i+1 < len(s) && isIdentStart(s[i+1:]):
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// interpolate splits the value of a string literal into parts. raw is the
+// literal as written in the file from pos; the references' positions are
+// read from it when it holds the same references as the value (escapes
+// such as \u007b could make a brace the raw text lacks; the string's own
+// position is used then). It returns the value with escapes applied and
+// the parts, nil when the string has no reference.
+func interpolate(value, raw string, pos diag.Pos) (string, []StringPart) {
+	refs := interpolations(value)
+	if len(refs) == 0 {
+		return value, nil
+	}
+	inRaw := interpolations(raw)
+	if len(inRaw) != len(refs) {
+		inRaw = nil
+	}
+	var parts []StringPart
+	var text, plain strings.Builder
+	last := 0
+	for k, r := range refs {
+		text.WriteString(value[last:r.i])
+		plain.WriteString(value[last:r.i])
+		if r.escaped {
+			text.WriteString("{" + r.path + "}")
+			plain.WriteString("{" + r.path + "}")
+			last = r.i + len(r.path) + 3
+			continue
+		}
+		brace := pos
+		if inRaw != nil {
+			brace = pos + diag.Pos(inRaw[k].i)
+		}
+		if text.Len() > 0 {
+			parts = append(parts, StringPart{Text: text.String()})
+			text.Reset()
+		}
+		parts = append(parts, StringPart{Ref: pathExpr(r.path, brace+1), Brace: brace})
+		plain.WriteString("{" + r.path + "}")
+		last = r.i + len(r.path) + 2
+	}
+	text.WriteString(value[last:])
+	plain.WriteString(value[last:])
+	if text.Len() > 0 {
+		parts = append(parts, StringPart{Text: text.String()})
+	}
+	hasRef := false
+	for _, p := range parts {
+		hasRef = hasRef || p.Ref != nil
+	}
+	if !hasRef {
+		return plain.String(), nil
+	}
+	return plain.String(), parts
+}
+
+// pathExpr builds the expression of a dotted name path written at pos.
+func pathExpr(path string, pos diag.Pos) Expr {
+	names := strings.Split(path, ".")
+	var x Expr = &Ident{NamePos: pos, Name: names[0]}
+	at := pos + diag.Pos(len(names[0]))
+	for _, m := range names[1:] {
+		x = &MemberExpr{X: x, NamePos: at + 1, Name: m}
+		at += diag.Pos(len(m)) + 1
+	}
+	return x
+}
