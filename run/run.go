@@ -88,6 +88,10 @@ type Options struct {
 	Files fs.FS
 	// Telemetry, when set, exports the run as OpenTelemetry spans.
 	Telemetry *telemetry.Tracer
+	// Started, when set, is called once the spec is bound and the journal
+	// open, before any call runs, with the run id ("" without a journal):
+	// a server hands the id out while the run goes on.
+	Started func(runID string)
 }
 
 // ModelHooks serve what a run asks of models (see Options.Models).
@@ -359,6 +363,11 @@ func (r *Run) Start(ctx context.Context) error {
 		r.spans.Started(p.Spec.Name, r.jr.run.ID(), r.jr.run.AnsweredCall)
 	} else if r.spans != nil {
 		r.spans.Started(p.Spec.Name, "", nil)
+	}
+	if r.o.Started != nil && r.jr.run != nil {
+		r.o.Started(r.jr.run.ID())
+	} else if r.o.Started != nil {
+		r.o.Started("")
 	}
 	if r.trace != nil {
 		h, _ := r.jr.header(p.Spec.File.Source())
