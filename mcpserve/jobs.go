@@ -1,0 +1,174 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/run"
+)
+
+// Statuses of a run, as result reports them.
+const (
+	StatusRunning = "running"
+	StatusOK      = "ok"
+	StatusFailed  = "failed"
+)
+
+// job is a run the server started: it ends once, with a result.
+type job struct {
+	id   string
+	done chan struct{}
+	res  *run.Result
+	err  error
+}
+
+// Outcome is what result and replay return.
+type Outcome struct {
+	Status string `json:"status" jsonschema:"running, ok or failed"`
+	Value  any    `json:"value,omitempty" jsonschema:"the value the run returned, when ok"`
+	Error  string `json:"error,omitempty" jsonschema:"why the run failed, as FILE:LINE:COL: message where it has a place"`
+}
+
+// start runs do in the background and returns the run's id once the run
+// is bound and journaled, before any call runs; a run refused before it
+// started (an unknown slot, an invalid spec) is the error instead. The
+// run's calls are reported as progress to the session that started it.
+func (s *Server) start(req *mcp.CallToolRequest, do func(context.Context, run.Options) (*run.Result, error)) (string, error) {
+	j := &job{done: make(chan struct{})}
+	started := make(chan string, 1)
+	o := s.runOptions()
+	o.Started = func(id string) {
+		j.id = id
+		s.mu.Lock()
+		s.jobs[id] = j
+		s.mu.Unlock()
+		started <- id
+	}
+	p := newProgress(s.ctx, req, redact.ForEnv(s.o.Environ).WithShapes())
+	o.Recorders = append(o.Recorders, p)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer p.close()
+		j.res, j.err = do(s.ctx, o)
+		close(j.done)
+	}()
+	select {
+	case id := <-started:
+		p.setRun(id)
+		return id, nil
+	case <-j.done:
+		select {
+		case id := <-started:
+			return id, nil
+		default:
+		}
+		if j.err == nil {
+			j.err = errors.New("the run ended without a journal")
+		}
+		return "", j.err
+	}
+}
+
+// outcome is the Outcome of a finished run.
+func outcome(res *run.Result, err error) (Outcome, error) {
+	if err != nil {
+		return Outcome{Status: StatusFailed, Error: err.Error()}, nil
+	}
+	v, jerr := jsonValue(res.Value)
+	if jerr != nil {
+		return Outcome{}, jerr
+	}
+	return Outcome{Status: StatusOK, Value: v}, nil
+}
+
+// jsonValue is v as plain JSON data.
+func jsonValue(v delegation.Value) (any, error) {
+	b, err := delegation.ToJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// wait waits for run id up to d (at most MaxWait) or ctx's end. A run this
+// server did not start (another server's, the CLI's) is answered from its
+// journal: running while it has no final record, else replayed for its
+// value.
+func (s *Server) wait(ctx context.Context, id string, d time.Duration) (Outcome, error) {
+	d = min(max(d, 0), MaxWait)
+	s.mu.Lock()
+	j := s.jobs[id]
+	s.mu.Unlock()
+	if j == nil {
+		return s.journaled(ctx, id)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-j.done:
+		return outcome(j.res, j.err)
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return Outcome{Status: StatusRunning}, nil
+}
+
+// journaled is the Outcome of a run known only by its journal.
+func (s *Server) journaled(ctx context.Context, id string) (Outcome, error) {
+	if err := checkID(id); err != nil {
+		return Outcome{}, err
+	}
+	path := filepath.Join(s.o.RunDir, id, journal.FileName)
+	if _, err := os.Stat(path); err != nil {
+		return Outcome{}, fmt.Errorf("no run %q in %s (the runs tool lists them)", id, s.o.RunDir)
+	}
+	switch sum := journal.Summarize(path); sum.Status {
+	case journal.StatusRunning:
+		return Outcome{Status: StatusRunning}, nil
+	case journal.StatusOK:
+		return s.replay(ctx, id)
+	default:
+		msg := sum.Err
+		if msg == "" {
+			msg = fmt.Sprintf("the run stopped unfinished (%s); the resume tool goes on with it", sum.Status)
+		}
+		return Outcome{Status: StatusFailed, Error: msg}, nil
+	}
+}
+
+// replay re-runs id from its journal alone.
+func (s *Server) replay(ctx context.Context, id string) (Outcome, error) {
+	if err := checkID(id); err != nil {
+		return Outcome{}, err
+	}
+	res, err := run.Replay(ctx, id, s.runOptions())
+	var ue *run.UsageError
+	if errors.As(err, &ue) {
+		return Outcome{}, err
+	}
+	return outcome(res, err)
+}
+
+// checkID refuses a run id that is no name of a directory in the run
+// directory.
+func checkID(id string) error {
+	if id == "" || filepath.Base(id) != id || id == "." || id == ".." {
+		return fmt.Errorf("run_id %q: want a run id as run returned it (the runs tool lists them)", id)
+	}
+	return nil
+}

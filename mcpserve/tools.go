@@ -1,0 +1,275 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/lint"
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/std"
+)
+
+// Finding is one diagnostic of lint or show.
+type Finding struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Severity string `json:"severity" jsonschema:"error, warning or info"`
+	Code     string `json:"code" jsonschema:"the rule, e.g. check/undeclared-slot"`
+	Message  string `json:"message"`
+}
+
+func findings(l diag.List) []Finding {
+	out := make([]Finding, 0, len(l))
+	for _, d := range l {
+		out = append(out, Finding{File: d.File, Line: d.Line, Col: d.Col, Severity: d.Severity.String(), Code: d.Code, Message: d.Message})
+	}
+	return out
+}
+
+// LintInput is the input of lint.
+type LintInput struct {
+	Paths []string `json:"paths" jsonschema:"spec files or directories (walked for *.prose.md); std/... names the built-in library"`
+}
+
+// LintOutput is the result of lint.
+type LintOutput struct {
+	Findings []Finding `json:"findings"`
+	Files    int       `json:"files" jsonschema:"how many spec files were linted"`
+	Errors   bool      `json:"errors" jsonschema:"true when any finding is an error: prose run would refuse the spec"`
+}
+
+// ShowInput is the input of show.
+type ShowInput struct {
+	File string `json:"file" jsonschema:"a spec file; std/... names the built-in library"`
+}
+
+// ShowOutput is the result of show.
+type ShowOutput struct {
+	Spec     any       `json:"spec" jsonschema:"the typed spec: slots, config, inputs, outputs, delegation..."`
+	Findings []Finding `json:"findings"`
+}
+
+// RunInput is the input of run.
+type RunInput struct {
+	File   string         `json:"file" jsonschema:"the spec to run (a pattern, a function or a responsibility); std/... names the built-in library"`
+	Slots  map[string]any `json:"slots,omitempty" jsonschema:"NAME: BINDING (exec:COMMAND, llm, llm:MODEL, PATH.prose.md), or NAME: [BINDING, ...] for a list slot"`
+	Inputs map[string]any `json:"inputs,omitempty" jsonschema:"NAME: VALUE, typed by the spec's declarations"`
+	Config map[string]any `json:"config,omitempty" jsonschema:"NAME: VALUE, typed by the spec's declarations"`
+}
+
+// RunOutput is the result of run and resume.
+type RunOutput struct {
+	RunID string `json:"run_id" jsonschema:"the run's id: give it to result, replay, resume"`
+}
+
+// RunIDInput names a run.
+type RunIDInput struct {
+	RunID string `json:"run_id" jsonschema:"a run id, as run returned it"`
+}
+
+// ResultInput is the input of result.
+type ResultInput struct {
+	RunID       string  `json:"run_id" jsonschema:"a run id, as run returned it"`
+	WaitSeconds float64 `json:"wait_seconds,omitempty" jsonschema:"how long to wait for the run to end (at most 30; 0 answers at once)"`
+}
+
+// RunsOutput is the result of runs.
+type RunsOutput struct {
+	Runs []RunSummary `json:"runs"`
+}
+
+// RunSummary is one journaled run.
+type RunSummary struct {
+	RunID  string    `json:"run_id"`
+	Spec   string    `json:"spec"`
+	Status string    `json:"status" jsonschema:"ok, error, interrupted, diverged, running, incomplete or unreadable"`
+	Start  time.Time `json:"start"`
+	Calls  int       `json:"calls"`
+	Error  string    `json:"error,omitempty"`
+}
+
+// Empty is the input of a tool that takes none.
+type Empty struct{}
+
+func (s *Server) addTools() {
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "lint", Description: "Check OpenProse specs without running them: every finding with its place (the checks prose run applies before it starts)."},
+		safe(s.lint))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "show", Description: "The typed reading of one spec (slots and their contracts, config, inputs, delegation) and its findings."},
+		safe(s.show))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "run", Description: "Start a run of a spec with its slots bound; returns its run_id at once (a spec prose refuses is an error instead). Progress notifications follow, one per finished call; poll result for the value."},
+		safe(s.run))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "result", Description: "A run's status (running, ok, failed), its value or its error; waits up to wait_seconds (at most 30) for a running run to end."},
+		safe(s.result))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "resume", Description: "Go on with a run that was stopped or failed: finished calls are answered from its journal, the rest run live. Returns the run_id at once."},
+		safe(s.resume))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "replay", Description: "Re-run a finished run from its journal alone (no program or model is called) and return its outcome, as result does."},
+		safe(s.replayTool))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "runs", Description: "The journaled runs, newest first: id, spec, status, start, calls."},
+		safe(s.runs))
+}
+
+func (s *Server) lint(ctx context.Context, _ *mcp.CallToolRequest, in LintInput) (*mcp.CallToolResult, LintOutput, error) {
+	if len(in.Paths) == 0 {
+		return nil, LintOutput{}, errors.New("lint: give at least one path in paths")
+	}
+	res, err := lint.PathsContext(ctx, in.Paths, lint.Options{Resolve: std.Resolve})
+	if res == nil {
+		return nil, LintOutput{}, err
+	}
+	out := LintOutput{Findings: findings(res.Diags), Files: res.Files, Errors: res.HasErrors()}
+	if err != nil {
+		return nil, out, err
+	}
+	return nil, out, nil
+}
+
+func (s *Server) show(_ context.Context, _ *mcp.CallToolRequest, in ShowInput) (*mcp.CallToolResult, ShowOutput, error) {
+	sp, diags, err := patterns.LoadSpec(in.File)
+	if err != nil {
+		return nil, ShowOutput{}, fmt.Errorf("show: %w", err)
+	}
+	diags = append(diags, lint.Spec(sp, diags)...).Dedupe()
+	b, err := sp.JSON()
+	if err != nil {
+		return nil, ShowOutput{}, fmt.Errorf("show: %w", err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, ShowOutput{}, fmt.Errorf("show: %w", err)
+	}
+	return nil, ShowOutput{Spec: v, Findings: findings(diags)}, nil
+}
+
+func (s *Server) run(_ context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, RunOutput, error) {
+	r, err := request(in)
+	if err != nil {
+		return nil, RunOutput{}, err
+	}
+	r.Dir = s.o.Dir
+	id, err := s.start(req, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Local{}.Run(ctx, r, o) })
+	return nil, RunOutput{RunID: id}, err
+}
+
+func (s *Server) resume(_ context.Context, req *mcp.CallToolRequest, in RunIDInput) (*mcp.CallToolResult, RunOutput, error) {
+	if err := checkID(in.RunID); err != nil {
+		return nil, RunOutput{}, err
+	}
+	if s.running(in.RunID) {
+		return nil, RunOutput{}, fmt.Errorf("resume %s: the run is still running (result waits for it)", in.RunID)
+	}
+	id, err := s.start(req, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Resume(ctx, in.RunID, o) })
+	return nil, RunOutput{RunID: id}, err
+}
+
+func (s *Server) running(id string) bool {
+	s.mu.Lock()
+	j := s.jobs[id]
+	s.mu.Unlock()
+	if j == nil {
+		return false
+	}
+	select {
+	case <-j.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (s *Server) result(ctx context.Context, _ *mcp.CallToolRequest, in ResultInput) (*mcp.CallToolResult, Outcome, error) {
+	if err := checkID(in.RunID); err != nil {
+		return nil, Outcome{}, err
+	}
+	out, err := s.wait(ctx, in.RunID, time.Duration(in.WaitSeconds*float64(time.Second)))
+	return nil, out, err
+}
+
+func (s *Server) replayTool(ctx context.Context, _ *mcp.CallToolRequest, in RunIDInput) (*mcp.CallToolResult, Outcome, error) {
+	if s.running(in.RunID) {
+		return nil, Outcome{}, fmt.Errorf("replay %s: the run is still running (result waits for it)", in.RunID)
+	}
+	out, err := s.replay(ctx, in.RunID)
+	return nil, out, err
+}
+
+func (s *Server) runs(ctx context.Context, _ *mcp.CallToolRequest, _ Empty) (*mcp.CallToolResult, RunsOutput, error) {
+	list, err := journal.ListContext(ctx, s.o.RunDir)
+	if err != nil {
+		return nil, RunsOutput{}, err
+	}
+	out := RunsOutput{Runs: []RunSummary{}}
+	for _, r := range list {
+		out.Runs = append(out.Runs, RunSummary{RunID: r.ID, Spec: r.Spec, Status: r.Status, Start: r.Start, Calls: r.Calls, Error: r.Err})
+	}
+	sort.SliceStable(out.Runs, func(i, j int) bool { return out.Runs[i].Start.After(out.Runs[j].Start) })
+	return nil, out, nil
+}
+
+// request turns a run tool's input into a run.Request: slots as
+// bindings (a list for a list slot), config as NAME=VALUE text (a string
+// verbatim, anything else as JSON, both typed by the spec), inputs as one
+// JSON object (the --input-json of the command line).
+func request(in RunInput) (run.Request, error) {
+	if in.File == "" {
+		return run.Request{}, errors.New("run: give the spec to run in file")
+	}
+	r := run.Request{Spec: in.File}
+	for _, name := range sortedKeys(in.Slots) {
+		switch v := in.Slots[name].(type) {
+		case string:
+			r.Bindings.Slots = append(r.Bindings.Slots, patterns.Assignment{Name: name, Value: v})
+		case []any:
+			for _, e := range v {
+				b, ok := e.(string)
+				if !ok {
+					return run.Request{}, fmt.Errorf("run: slot %s: a list slot's bindings are strings, got %v", name, e)
+				}
+				r.Bindings.Slots = append(r.Bindings.Slots, patterns.Assignment{Name: name, Value: b})
+			}
+		default:
+			return run.Request{}, fmt.Errorf("run: slot %s: want a binding such as \"exec:./worker.sh\" or \"llm\", or a list of them; got %v", name, v)
+		}
+	}
+	for _, name := range sortedKeys(in.Config) {
+		text, err := assignmentText(in.Config[name])
+		if err != nil {
+			return run.Request{}, fmt.Errorf("run: config %s: %w", name, err)
+		}
+		r.Bindings.Config = append(r.Bindings.Config, patterns.Assignment{Name: name, Value: text})
+	}
+	if len(in.Inputs) > 0 {
+		b, err := json.Marshal(in.Inputs)
+		if err != nil {
+			return run.Request{}, fmt.Errorf("run: inputs: %w", err)
+		}
+		r.Bindings.InputJSON = string(b)
+	}
+	return r, nil
+}
+
+func assignmentText(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
