@@ -213,6 +213,7 @@ or an invalid spec, 130 interrupted.`,
 		newVersionCmd(s),
 		newNewCmd(s),
 		newTestCmd(s),
+		newMCPCmd(s),
 	)
 	root.AddCommand(worldCommands(s)...)
 	setVersion(root)
