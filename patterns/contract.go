@@ -41,9 +41,18 @@ import (
 
 // contractPlan is the prepared run of a function or responsibility.
 type contractPlan struct {
-	node    *spec.Spec
-	prog    *syntax.Program
-	globals map[string]delegation.Value
+	node     *spec.Spec
+	prog     *syntax.Program
+	globals  map[string]delegation.Value
+	warnings diag.List
+}
+
+// CodeUnusedBinding is the warning for a --slot binding that nothing in
+// the run uses.
+const CodeUnusedBinding = "run/unused-binding"
+
+func (c *contractPlan) unused(sp *spec.Spec, format string, args ...any) {
+	c.warnings.Warnf(sp.File, sp.Pos, CodeUnusedBinding, format, args...)
 }
 
 // run executes the plan on host and shapes the value into the outputs.
@@ -99,6 +108,7 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	if err != nil {
 		return nil, true, err
 	}
+	diags = append(diags, plan.warnings...)
 	p = &Prepared{Path: opts.Path, Spec: sp, Digest: SpecDigest(sp), Bindings: opts.Bindings,
 		Instance: &Instance{Spec: sp, Inputs: map[string]delegation.Value{}, env: env}, Warnings: diags, contract: plan}
 	for _, in := range sp.Inputs {
@@ -122,14 +132,20 @@ func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.L
 	g := newGraph(env, load, b.Slots)
 	plan := &contractPlan{node: sp, globals: map[string]delegation.Value{}}
 	prog := g.program(sp)
-	if prog == nil {
+	_, own := g.overrides[sp.Name]
+	self := prog == nil || own && sp.Body() == nil && allProduced(sp)
+	if self {
+		// rendered, or bound by its own name although its inline nodes
+		// give all its outputs: the binding then serves the whole file
+		// in place of their wiring (when they give only some, the wiring
+		// ends in a call of the file's render, which the binding serves)
 		prog = selfCall(sp)
 	}
 	plan.prog = prog
 	for k, v := range g.callees(sp, prog) {
 		plan.globals[k] = v
 	}
-	inputs := rootInputs(sp, prog)
+	inputs := rootInputs(sp, prog, self)
 	given := givenInputs(b, inputs, g)
 	for _, in := range inputs {
 		if v, ok := given[in.Name]; ok {
@@ -142,15 +158,22 @@ func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.L
 			g.problem("input %q is missing: pass --input %s=VALUE", in.Name, in.Name)
 		}
 	}
+	// A --slot that nothing in the run uses is a warning naming it (the
+	// run goes on without it), unless its name is close to a callee's:
+	// that is taken for a typo and refused with the name meant, since the
+	// callee it misses would run unbound or by a model (issue 18, item 11).
+	targets := append(sp.CallTargets(nil, g.finder), sp.Name)
 	for _, a := range b.Slots {
-		if !g.used[a.Name] && a.Name == sp.Name && sp.Body() != nil {
-			g.problem("--slot %s: %s runs its ### Execution and is not rendered: bind the callees it calls instead", a.Name, a.Name)
-		} else if !g.used[a.Name] && a.Name == sp.Name {
-			g.problem("--slot %s: %s is not rendered in this run: its inline nodes give all its outputs; bind them instead", a.Name, a.Name)
-		} else if !g.used[a.Name] && slices.Contains(sp.CallTargets(nil, g.finder), a.Name) {
-			g.problem("--slot %s: %s is a callee of %s that this run never reaches: nothing it runs calls it", a.Name, a.Name, sp.File.Name)
-		} else if !g.used[a.Name] {
-			g.problem("--slot %s: no callee of %s is named %q%s", a.Name, sp.File.Name, a.Name, suggestion(a.Name, append(sp.CallTargets(nil, g.finder), sp.Name)))
+		switch {
+		case g.used[a.Name]:
+		case a.Name == sp.Name && sp.Body() != nil:
+			plan.unused(sp, "--slot %s is not used: %s runs its ### Execution and is not rendered: bind the callees it calls instead", a.Name, a.Name)
+		case slices.Contains(targets, a.Name):
+			plan.unused(sp, "--slot %s is not used: %s is a callee of %s that this run never reaches: nothing it runs calls it", a.Name, a.Name, sp.File.Name)
+		case closest(a.Name, targets) != "":
+			g.problem("--slot %s: no callee of %s is named %q%s", a.Name, sp.File.Name, a.Name, suggestion(a.Name, targets))
+		default:
+			plan.unused(sp, "--slot %s is not used: no callee of %s is named %q", a.Name, sp.File.Name, a.Name)
 		}
 	}
 	if len(g.needModel) > 0 {
@@ -176,7 +199,7 @@ func bindHint(names []string) string {
 
 // rootInputs are the inputs a run takes: the file node's, plus, when the
 // program wires inline nodes, theirs that no node produces.
-func rootInputs(sp *spec.Spec, prog *syntax.Program) []*spec.Input {
+func rootInputs(sp *spec.Spec, prog *syntax.Program, self bool) []*spec.Input {
 	out := append([]*spec.Input(nil), sp.Inputs...)
 	// The names of its own truth an Execution reads are its prior truth's
 	// members: optional inputs, null on a cold start (a world model drain
@@ -184,7 +207,7 @@ func rootInputs(sp *spec.Spec, prog *syntax.Program) []*spec.Input {
 	for _, name := range sp.PriorNames() {
 		out = append(out, &spec.Input{Name: name, Optional: true, Description: "the prior truth's " + name})
 	}
-	if sp.Execution != nil && sp.Execution.Program == prog {
+	if self || sp.Execution != nil && sp.Execution.Program == prog {
 		return out
 	}
 	produced := producers(sp)
@@ -321,6 +344,17 @@ func wiringOrder(sp *spec.Spec) []*spec.Spec {
 		}
 	}
 	return order
+}
+
+// allProduced reports whether sp's inline nodes give every output of sp.
+func allProduced(sp *spec.Spec) bool {
+	produced := producers(sp)
+	for _, o := range sp.Outputs {
+		if produced[o.Name] == nil {
+			return false
+		}
+	}
+	return len(sp.Outputs) > 0
 }
 
 // needs are the names sp's run needs from producers: its outputs when
