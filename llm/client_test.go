@@ -481,3 +481,31 @@ func TestNoKeyForOpenAIFailsAtOnce(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A Retry-After too long for a duration (1e10 seconds, Inf, a date years
+// ahead) is read as the longest wait a header may ask, not dropped as
+// if there were none: the call gives up at once, saying so.
+func TestRetryAfterOverflowIsClamped(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for _, hv := range [][2]string{
+		{"Retry-After", "1e10"},
+		{"Retry-After", "Inf"},
+		{"Retry-After", now.AddDate(400, 0, 0).Format(http.TimeFormat)},
+		{"Retry-After-Ms", "1e300"},
+	} {
+		h := http.Header{}
+		h.Set(hv[0], hv[1])
+		if d := retryAfter(h, now); d != maxRetryAfterHeader {
+			t.Errorf("%s: %s read as %v, want %v", hv[0], hv[1], d, maxRetryAfterHeader)
+		}
+	}
+	srv := llmtest.NewServer(t, llmtest.Reply{Status: 429, Content: "quota", Header: map[string]string{"Retry-After": "1e10"}, Times: -1})
+	c, sl := newTestClient(t, srv, nil)
+	_, err := c.Chat(context.Background(), ChatRequest{Messages: []Message{{Content: "q"}}})
+	if err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("err = %v", err)
+	}
+	if srv.Count() != 1 || len(sl.waits()) != 0 {
+		t.Errorf("%d requests, waits %v: the header was dropped", srv.Count(), sl.waits())
+	}
+}

@@ -296,7 +296,7 @@ func (t *transport) delay(attempt int, retryAfter time.Duration) time.Duration {
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	if ms := h.Get("Retry-After-Ms"); ms != "" {
 		if n, err := strconv.ParseFloat(ms, 64); err == nil && n > 0 {
-			return time.Duration(n * float64(time.Millisecond))
+			return waitOf(n, time.Millisecond)
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -304,12 +304,29 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		return 0
 	}
 	if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 {
-		return time.Duration(n * float64(time.Second))
+		return waitOf(n, time.Second)
 	}
 	if when, err := http.ParseTime(v); err == nil && when.After(now) {
-		return when.Sub(now)
+		return min(when.Sub(now), maxRetryAfterHeader)
 	}
 	return 0
+}
+
+// maxRetryAfterHeader is the longest wait a Retry-After or retry-after-ms
+// header is read as. Decided: a longer one (`Retry-After: 1e10`, `Inf`,
+// a date years ahead) is read as this much, not dropped: converted as is,
+// it overflowed time.Duration, came out negative and the call retried at
+// once, as if the server had not asked to wait. Read as a day, it is over
+// Config.MaxRetryAfter, so the call gives up saying the server asks to
+// wait longer than that.
+const maxRetryAfterHeader = 24 * time.Hour
+
+// waitOf is n units as a duration, at most maxRetryAfterHeader.
+func waitOf(n float64, unit time.Duration) time.Duration {
+	if n >= float64(maxRetryAfterHeader/unit) {
+		return maxRetryAfterHeader
+	}
+	return time.Duration(n * float64(unit))
 }
 
 func readBody(req *http.Request) ([]byte, error) {
