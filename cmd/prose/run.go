@@ -296,7 +296,10 @@ func openTrace(path string, stderr io.Writer, opts *run.Options) (func(discard b
 		return func(bool) error { return nil }, nil
 	}
 	_, statErr := os.Stat(path)
-	f, err := os.Create(path)
+	// A new trace is private, as a journal is (0600): it holds the run's
+	// arguments and results. An existing file keeps its mode (the user
+	// chose it: /dev/null, a pipe, a file shared on purpose).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
 	}
