@@ -19,7 +19,53 @@ func parseDelegation(f *diag.File, lines []syntax.Line) (prog *syntax.Program, d
 			diags.Errorf(f, lines[0].Off, CodeInternal, "internal error parsing the Delegation: %v", r)
 		}
 	}()
+	if at, deep := tooDeep(lines); deep {
+		diags.Errorf(f, at, "syntax/nesting", "nesting deeper than %d levels: split the block or the expression", maxBracketDepth)
+		return nil, diags
+	}
 	return syntax.Parse(f, lines)
+}
+
+// maxBracketDepth is the parser's nesting limit (package syntax refuses
+// nesting deeper than 100 levels).
+const maxBracketDepth = 100
+
+// tooDeep reports the first bracket that opens more than maxBracketDepth
+// levels, skipping strings and comments. A program nested that deep is
+// refused by the parser anyway; refusing it here, before it is tokenized,
+// keeps a hostile 4 MiB line of brackets from costing gigabytes of
+// tokens (it cost 570 times the file's size).
+func tooDeep(lines []syntax.Line) (diag.Pos, bool) {
+	depth := 0
+	triple := false
+	for _, ln := range lines {
+		t := ln.Text
+		for i := 0; i < len(t); i++ {
+			switch c := t[i]; {
+			case triple:
+				if strings.HasPrefix(t[i:], `"""`) {
+					triple, i = false, i+2
+				}
+			case strings.HasPrefix(t[i:], `"""`):
+				triple, i = true, i+2
+			case c == '"':
+				for i++; i < len(t) && t[i] != '"'; i++ {
+					if t[i] == '\\' {
+						i++
+					}
+				}
+			case c == '#':
+				i = len(t)
+			case c == '(' || c == '[' || c == '{':
+				if depth++; depth > maxBracketDepth {
+					return ln.Off + diag.Pos(i), true
+				}
+			case c == ')' || c == ']' || c == '}':
+				depth = max(depth-1, 0)
+			}
+		}
+	}
+	return 0, false
 }
 
 // execution reads a Contract Markdown file's ### Execution section: its
