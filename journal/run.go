@@ -441,10 +441,13 @@ func (r *Run) fail(err error) {
 	}
 	cancels := r.cancels
 	r.mu.Unlock()
-	r.sched.stepAside() // nothing waits for a turn any more
+	// The contexts first: a waiting sibling woken by stepAside must find
+	// its context canceled (it returns canceled), not only the
+	// divergence, which is the diverging call's to report.
 	for _, c := range cancels {
 		c(err)
 	}
+	r.sched.stepAside() // nothing waits for a turn any more
 	if first && r.opt.OnDiverge != nil {
 		r.opt.OnDiverge(err)
 	}
