@@ -92,3 +92,29 @@ func TestRunReadsEachSpecOnce(t *testing.T) {
 		}
 	}
 }
+
+// A function graph runs, replays and resumes from a directory other than
+// the one it was started in: its callees are found beside the spec in
+// the request's directory, not in the working directory (issue 18, item
+// 13).
+func TestFunctionGraphFromAnotherDirectory(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, functionGraph)
+	req := run.Request{Spec: "main.prose.md", Dir: dir,
+		Bindings: patterns.Bindings{Inputs: []patterns.Assignment{{Name: "topic", Value: "tides"}}}}
+	o := run.Options{RunDir: filepath.Join(t.TempDir(), "runs")}
+	res, err := run.Local{}.Run(context.Background(), req, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := toJSON(t, res.Value)
+	for name, again := range map[string]func(context.Context, string, run.Options) (*run.Result, error){"replay": run.Replay, "resume": run.Resume} {
+		got, err := again(context.Background(), res.RunID, o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if v := toJSON(t, got.Value); v != want {
+			t.Errorf("%s gave %s, the run %s", name, v, want)
+		}
+	}
+}
