@@ -214,6 +214,7 @@ or an invalid spec, 130 interrupted.`,
 		newNewCmd(s),
 		newTestCmd(s),
 		newMCPCmd(s),
+		newServeCmd(s), newTriggerCmd(s),
 	)
 	root.AddCommand(worldCommands(s)...)
 	setVersion(root)

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/serve/httpapi"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/reconcile"
+	"github.com/proselang/prose/world/render"
+	"github.com/proselang/prose/world/store"
+)
+
+// serveOptions are the flags and argument of `prose serve`.
+type serveOptions struct {
+	path, state, addr, tokenFile, signKey, logFormat string
+	slots                                            []string
+	maxEventBytes                                    int64
+	maxParallel                                      int
+}
+
+func newServeCmd(s streams) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve PATH",
+		Short: "Keep a world model current: drain it on every trigger, over HTTP",
+		Long: `serve loads the project graph at PATH and keeps its world model (the
+state directory, default PATH/.prose/world) current. Each trigger (POST
+/trigger/ID: a JSON event for a gateway, or an empty body to wake any node)
+is written to a durable queue in the state directory before it is answered
+202 with the id of the drain that will answer it; drains run one at a time,
+and the triggers that arrive during one are folded into the next. An event
+that repeats one its gateway was given before leaves a skipped receipt.
+
+HTTP listens on 127.0.0.1:7077 unless --http says otherwise; an address
+that is not loopback needs --token-file, and with a token file every
+endpoint but /health wants "Authorization: Bearer TOKEN".
+
+  GET  /health                 liveness
+  GET  /status                 every node's last receipt, the queue depth
+  GET  /nodes/ID[?facet=F]     a node's published truth, or one facet
+  GET  /receipts[?node=ID][&since=N]  receipts of store drains after N
+  GET  /graph                  the wired graph (JSON)
+  POST /trigger/ID             queue an event or a wake; 202 {"drain": N}
+  GET  /drains/N               queued, running or done, and its outcome
+  GET  /metrics                Prometheus text
+
+SIGTERM or Ctrl-C abandons the level being rendered (nothing of it is
+committed; its triggers stay queued for the next start) and exits 0.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.path = args[0]
+			return runServe(cmd.Context(), s, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.state, "state", "", "world model state `DIR` (default PATH/.prose/world)")
+	fl.StringArrayVar(&o.slots, "slot", nil, "bind a node's render `NODE=exec:COMMAND` ('*=exec:COMMAND' for every node not named); repeatable")
+	fl.StringVar(&o.addr, "http", "127.0.0.1:7077", "listen on `ADDR` (HOST:PORT; port 0 picks one, printed on stderr)")
+	fl.StringVar(&o.tokenFile, "token-file", "", "require the bearer token in `FILE` on every endpoint but /health (needed off loopback)")
+	fl.Int64Var(&o.maxEventBytes, "max-event-bytes", httpapi.DefaultMaxEventBytes, "refuse a trigger body longer than `N` bytes (413)")
+	fl.IntVar(&o.maxParallel, "max-parallel", 4, "render at most `N` independent nodes at once")
+	fl.StringVar(&o.signKey, "sign-key", "", "sign every receipt with the ed25519 private key in `FILE` (PEM PKCS #8, or a hex seed)")
+	fl.StringVar(&o.logFormat, "log-format", "text", "drain log lines on stderr: text or json")
+	return cmd
+}
+
+// readToken reads a token file: its first line, trimmed; never printed.
+func readToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	tok, _, _ := strings.Cut(string(b), "\n")
+	tok = strings.TrimSpace(tok)
+	if tok == "" {
+		return "", errors.New("the file is empty: write the token on its first line")
+	}
+	return tok, nil
+}
+
+// openWorld loads PATH's graph, its bindings and its state directory,
+// as prose run does for a drain.
+func openWorld(s streams, path, state string, slots []string) (*graph.Graph, map[string]string, *store.Store, error) {
+	g, diags, err := graph.Load(path)
+	if err != nil {
+		return nil, nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	fmt.Fprint(s.err, diags.String())
+	if diags.HasErrors() {
+		return nil, nil, nil, &exitError{code: exitUsage}
+	}
+	bindings, err := worldBindings(g, slots)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if state == "" {
+		state = filepath.Join(g.Root, ".prose", "world")
+	}
+	st, err := store.Open(state)
+	if err != nil {
+		return nil, nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	return g, bindings, st, nil
+}
+
+func serveServer(g *graph.Graph, bindings map[string]string, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
+	return serve.New(serve.Options{
+		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained,
+		Binding:  func(n *graph.Node) string { return bindings[n.ID] },
+		Renderer: func(n *graph.Node) (reconcile.Renderer, error) { return render.Parse(bindings[n.ID]) },
+	})
+}
+
+func runServe(ctx context.Context, s streams, o *serveOptions) error {
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return usageErrorf("serve: unknown --log-format %q (want text or json)", o.logFormat)
+	}
+	if _, _, err := net.SplitHostPort(o.addr); err != nil {
+		return usageErrorf("serve: --http %q: want HOST:PORT (%v)", o.addr, err)
+	}
+	var token string
+	if o.tokenFile != "" {
+		t, err := readToken(o.tokenFile)
+		if err != nil {
+			return usageErrorf("serve: --token-file %s: %v", o.tokenFile, err)
+		}
+		token = t
+	} else if !httpapi.Loopback(o.addr) {
+		return usageErrorf("serve: --http %s is not a loopback address: give --token-file FILE, so that nothing but /health answers without its bearer token", o.addr)
+	}
+	var key ed25519.PrivateKey
+	if o.signKey != "" {
+		k, err := readSignKey(o.signKey)
+		if err != nil {
+			return usageErrorf("--sign-key: %v", err)
+		}
+		key = k
+	}
+	g, bindings, st, err := openWorld(s, o.path, o.state, o.slots)
+	if err != nil {
+		return err
+	}
+	log := newDrainLog(s, o.logFormat)
+	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+	}
+	hs := &http.Server{Handler: httpapi.Handler(srv, httpapi.Options{Token: token, MaxEventBytes: o.maxEventBytes}), ReadHeaderTimeout: 10 * time.Second}
+	httpErr := make(chan error, 1)
+	go func() { httpErr <- hs.Serve(ln) }()
+	fmt.Fprintf(s.err, "prose serve: listening on http://%s (state %s)\n", ln.Addr(), st.Dir)
+	runErr := make(chan error, 1)
+	go func() { runErr <- srv.Run(ctx) }()
+	var fail error
+	select {
+	case err := <-runErr:
+		fail = err
+	case err := <-httpErr:
+		fail = err
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hs.Shutdown(shut)
+	if fail == nil && ctx.Err() == nil {
+		fail = <-runErr
+	}
+	if fail != nil && !errors.Is(fail, http.ErrServerClosed) {
+		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", fail)}
+	}
+	fmt.Fprintln(s.err, "prose serve: stopped; what was acknowledged and not yet drained stays queued")
+	return nil
+}
+
+// newDrainLog writes one line per drain: what triggered it, what it
+// rendered, skipped and failed, and its tokens.
+func newDrainLog(s streams, format string) func(*serve.Outcome) {
+	var h slog.Handler = slog.NewTextHandler(s.err, nil)
+	if format == "json" {
+		h = slog.NewJSONHandler(s.err, nil)
+	}
+	l := slog.New(h)
+	return func(o *serve.Outcome) {
+		var trig []string
+		dups := 0
+		for _, t := range o.Triggers {
+			trig = append(trig, t.Node)
+			if t.Dup {
+				dups++
+			}
+		}
+		attrs := []any{"drain", o.Drain, "triggers", strings.Join(trig, ","), "duplicates", dups,
+			"rendered", o.Rendered, "skipped", o.Skipped, "failed", o.Failed, "tokens", o.Tokens, "duration_ms", o.MS}
+		if o.Error != "" {
+			l.Error("drain", append(attrs, "error", o.Error)...)
+			return
+		}
+		l.Info("drain", attrs...)
+	}
+}

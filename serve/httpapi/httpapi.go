@@ -1,0 +1,260 @@
+// Package httpapi is the HTTP face of a serve.Server: health, status,
+// published truths, receipts, the graph, triggers, drain outcomes and
+// Prometheus metrics.
+//
+// Endpoints: GET /health, GET /status, GET /nodes/ID[?facet=F],
+// GET /receipts[?node=ID][&since=N], GET /graph, POST /trigger/ID,
+// GET /drains/ID, GET /metrics. With a token, every endpoint but /health
+// answers 401 to a request without "Authorization: Bearer TOKEN".
+//
+// Main types: Options. Entry points: Handler, Loopback.
+package httpapi
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/world/receipt"
+)
+
+// DefaultMaxEventBytes bounds a trigger's body when Options leaves it 0.
+const DefaultMaxEventBytes = 1 << 20
+
+// Options configure the handler.
+type Options struct {
+	// Token, when set, is required as a bearer token by every endpoint
+	// but /health.
+	Token string
+	// MaxEventBytes bounds a POST body (0: DefaultMaxEventBytes).
+	MaxEventBytes int64
+}
+
+// Handler serves s.
+func Handler(s *serve.Server, o Options) http.Handler {
+	if o.MaxEventBytes <= 0 {
+		o.MaxEventBytes = DefaultMaxEventBytes
+	}
+	h := &handler{s: s, o: o}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]any{"ok": true}) })
+	mux.HandleFunc("GET /status", h.status)
+	mux.HandleFunc("GET /nodes/{id}", h.node)
+	mux.HandleFunc("GET /receipts", h.receipts)
+	mux.HandleFunc("GET /graph", h.graph)
+	mux.HandleFunc("POST /trigger/{id}", h.trigger)
+	mux.HandleFunc("GET /drains/{id}", h.drain)
+	mux.HandleFunc("GET /metrics", h.metrics)
+	return Auth(o.Token, mux)
+}
+
+// Auth requires the bearer token on every path but /health; an empty
+// token lets everything through. The comparison takes constant time.
+func Auth(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/health" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="prose serve"`)
+			writeError(w, http.StatusUnauthorized, "a bearer token is required: send Authorization: Bearer TOKEN (the token in --token-file)")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Loopback reports whether addr (HOST:PORT) listens only on a loopback
+// address; an empty host (every interface) is not loopback, and a name
+// is loopback only as "localhost".
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+type handler struct {
+	s *serve.Server
+	o Options
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+func (h *handler) status(w http.ResponseWriter, r *http.Request) {
+	st, err := h.s.Status()
+	if err != nil {
+		writeError(w, 500, err.Error())
+		return
+	}
+	writeJSON(w, 200, map[string]any{"nodes": st, "queue_depth": h.s.Depth()})
+}
+
+func (h *handler) node(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	n := h.s.Graph().Node(id)
+	if n == nil {
+		writeError(w, 404, fmt.Sprintf("no node %q", id))
+		return
+	}
+	v, ok, err := h.s.Store().Published(id)
+	switch {
+	case err != nil:
+		writeError(w, 500, err.Error())
+		return
+	case !ok:
+		writeError(w, 404, fmt.Sprintf("%s has published no truth yet", id))
+		return
+	}
+	if f := r.URL.Query().Get("facet"); f != "" {
+		if !contains(n.Facets, f) {
+			writeError(w, 404, fmt.Sprintf("%s has no facet %q (facets: %s)", id, f, strings.Join(n.Facets, ", ")))
+			return
+		}
+		m, _ := v.(map[string]any)
+		v = m[f]
+	}
+	writeJSON(w, 200, v)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// receipts answers ?node=ID (default every node) and ?since=N (the
+// receipts of store drains after N), in ledger order.
+func (h *handler) receipts(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	since := 0
+	if v := q.Get("since"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, 400, fmt.Sprintf("since=%q: want a drain number (0 or more)", v))
+			return
+		}
+		since = n
+	}
+	var nodes []string
+	if id := q.Get("node"); id != "" {
+		if h.s.Graph().Node(id) == nil {
+			writeError(w, 404, fmt.Sprintf("no node %q", id))
+			return
+		}
+		nodes = []string{id}
+	} else {
+		for _, n := range h.s.Graph().Nodes {
+			nodes = append(nodes, n.ID)
+		}
+	}
+	out := []*receipt.Receipt{}
+	for _, n := range nodes {
+		rs, err := h.s.Store().Ledger(n)
+		if err != nil {
+			writeError(w, 500, err.Error())
+			return
+		}
+		for _, rc := range rs {
+			if rc.Drain > since {
+				out = append(out, rc)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Drain != out[j].Drain {
+			return out[i].Drain < out[j].Drain
+		}
+		return out[i].Seq < out[j].Seq
+	})
+	writeJSON(w, 200, out)
+}
+
+func (h *handler) graph(w http.ResponseWriter, r *http.Request) {
+	b, err := h.s.Graph().Format("json")
+	if err != nil {
+		writeError(w, 500, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+// trigger queues the body (a JSON event; empty for a manual wake) and
+// answers 202 once it is on disk.
+func (h *handler) trigger(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxEventBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("event larger than %d bytes (--max-event-bytes)", h.o.MaxEventBytes))
+			return
+		}
+		writeError(w, 400, err.Error())
+		return
+	}
+	var event []byte
+	if len(strings.TrimSpace(string(body))) > 0 {
+		event = body
+	}
+	drain, dup, err := h.s.Trigger(id, event)
+	switch {
+	case errors.Is(err, serve.ErrNoNode):
+		writeError(w, 404, err.Error())
+		return
+	case errors.Is(err, serve.ErrNotGateway), errors.Is(err, serve.ErrBadEvent):
+		writeError(w, 400, err.Error())
+		return
+	case err != nil:
+		writeError(w, 500, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"drain": drain, "duplicate": dup})
+}
+
+func (h *handler) drain(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil {
+		writeError(w, 400, "want a drain number")
+		return
+	}
+	state, o := h.s.Drain(id)
+	if state == "unknown" {
+		writeError(w, 404, fmt.Sprintf("no drain %d", id))
+		return
+	}
+	writeJSON(w, 200, map[string]any{"drain": id, "state": state, "outcome": o})
+}
+
+func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	h.s.M.Write(w, h.s.Depth())
+}

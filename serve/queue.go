@@ -1,0 +1,242 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/proselang/prose/world/canon"
+)
+
+// Queue file format (decided here; one JSON object a line, append-only,
+// each line fsync'd before the trigger it records is acknowledged):
+//
+//	{"op":"enq","drain":N,"node":"ID","event":EVENT,"fp":"sha256:..","dup":BOOL}
+//	{"op":"enq","drain":N,"node":"ID"}                       (a manual wake, no event)
+//	{"op":"done","drain":N,"outcome":{...}}
+//
+// A trigger is acknowledged once its enq line is on disk. Drain N is
+// pending until its done line is; on a restart the pending drains are run
+// again in order, each with exactly the events it was given, so a drain
+// whose commit landed before a kill finds its gateway's memo key equal
+// and skips. A line torn by a kill (no newline at the end) was never
+// acknowledged and is dropped.
+//
+// An event whose fingerprint (canonical JSON, package canon) an earlier
+// enq line of the same node holds is a duplicate: it is queued (so its
+// drain answers for it) but not delivered, and its gateway is woken with
+// an equal key, which leaves a skipped receipt. The file is never
+// compacted, so a duplicate is known across restarts.
+
+// Entry is one line of the queue file.
+type Entry struct {
+	Op      string          `json:"op"`
+	Drain   int             `json:"drain"`
+	Node    string          `json:"node,omitempty"`
+	Event   json.RawMessage `json:"event,omitempty"`
+	FP      string          `json:"fp,omitempty"`
+	Dup     bool            `json:"dup,omitempty"`
+	Outcome *Outcome        `json:"outcome,omitempty"`
+}
+
+// Queue is the durable trigger queue of a state directory.
+type Queue struct {
+	mu      sync.Mutex
+	f       *os.File
+	next    int // the drain id new triggers join
+	running int // the drain being run (0: none)
+	seen    map[string]map[string]bool
+	pending map[int][]Entry
+	done    map[int]*Outcome
+	maxDone int
+}
+
+// QueuePath is the queue file of a state directory.
+func QueuePath(stateDir string) string { return filepath.Join(stateDir, ".serve", "queue.jsonl") }
+
+// OpenQueue reads (creating it when absent) the queue file of stateDir.
+func OpenQueue(stateDir string) (*Queue, error) {
+	p := QueuePath(stateDir)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	q := &Queue{seen: map[string]map[string]bool{}, pending: map[int][]Entry{}, done: map[int]*Outcome{}}
+	b, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	good := 0
+	for len(b[good:]) > 0 {
+		i := bytes.IndexByte(b[good:], '\n')
+		if i < 0 {
+			break // torn last line: never acknowledged
+		}
+		line := b[good : good+i]
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("%s: line at byte %d: %v (the queue file is damaged; move it aside to start an empty queue)", p, good, err)
+		}
+		q.apply(e)
+		good += i + 1
+	}
+	if good < len(b) {
+		if err := os.Truncate(p, int64(good)); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	q.f = f
+	q.next = q.maxDone + 1
+	for d := range q.pending {
+		if d >= q.next {
+			q.next = d + 1
+		}
+	}
+	return q, nil
+}
+
+func (q *Queue) apply(e Entry) {
+	switch e.Op {
+	case "enq":
+		if e.FP != "" {
+			if q.seen[e.Node] == nil {
+				q.seen[e.Node] = map[string]bool{}
+			}
+			q.seen[e.Node][e.FP] = true
+		}
+		if _, ok := q.done[e.Drain]; !ok {
+			q.pending[e.Drain] = append(q.pending[e.Drain], e)
+		}
+	case "done":
+		q.done[e.Drain] = e.Outcome
+		delete(q.pending, e.Drain)
+		if e.Drain > q.maxDone {
+			q.maxDone = e.Drain
+		}
+	}
+}
+
+func (q *Queue) write(e Entry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if _, err := q.f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return q.f.Sync()
+}
+
+// Enqueue records a trigger of node durably: event is its JSON (nil for a
+// manual wake). It returns the drain that will answer it and whether the
+// event is a duplicate of one node was given before.
+func (q *Queue) Enqueue(node string, event []byte) (drain int, dup bool, err error) {
+	e := Entry{Op: "enq", Node: node}
+	if event != nil {
+		v, err := canon.Decode(event)
+		if err != nil {
+			return 0, false, err
+		}
+		c, err := canon.Marshal(v)
+		if err != nil {
+			return 0, false, err
+		}
+		fp, err := canon.Fingerprint(v, nil)
+		if err != nil {
+			return 0, false, err
+		}
+		e.Event, e.FP = c, fp
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.next == q.running {
+		q.next++
+	}
+	e.Drain = q.next
+	e.Dup = e.FP != "" && q.seen[node][e.FP]
+	if err := q.write(e); err != nil {
+		return 0, false, err
+	}
+	q.apply(e)
+	return e.Drain, e.Dup, nil
+}
+
+// Take starts the oldest pending drain: it returns its id and entries, or
+// 0 when nothing is pending. Triggers enqueued from now on join a later
+// drain.
+func (q *Queue) Take() (int, []Entry) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	low := 0
+	for d := range q.pending {
+		if low == 0 || d < low {
+			low = d
+		}
+	}
+	if low == 0 {
+		return 0, nil
+	}
+	q.running = low
+	return low, q.pending[low]
+}
+
+// Finish records drain's outcome durably.
+func (q *Queue) Finish(drain int, o *Outcome) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := Entry{Op: "done", Drain: drain, Outcome: o}
+	if err := q.write(e); err != nil {
+		return err
+	}
+	q.apply(e)
+	q.running = 0
+	if q.next <= drain {
+		q.next = drain + 1
+	}
+	return nil
+}
+
+// Release forgets that drain is running without finishing it (an
+// abandoned drain): it stays pending.
+func (q *Queue) Release() {
+	q.mu.Lock()
+	q.running = 0
+	q.mu.Unlock()
+}
+
+// State is what is known of a drain id: "queued", "running", "done" or
+// "unknown", and its outcome once done.
+func (q *Queue) State(drain int) (string, *Outcome) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch {
+	case q.done[drain] != nil:
+		return "done", q.done[drain]
+	case drain == q.running:
+		return "running", nil
+	case q.pending[drain] != nil:
+		return "queued", nil
+	}
+	return "unknown", nil
+}
+
+// Depth is the number of triggers not yet answered by a finished drain.
+func (q *Queue) Depth() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := 0
+	for _, es := range q.pending {
+		n += len(es)
+	}
+	return n
+}
+
+// Close closes the queue file.
+func (q *Queue) Close() error { return q.f.Close() }

@@ -1,0 +1,59 @@
+package serve
+
+import (
+	"os"
+	"testing"
+)
+
+// Triggers during a running drain join the next one; a reopened queue
+// keeps what is pending, knows its duplicates, and drops a torn line.
+func TestQueue(t *testing.T) {
+	dir := t.TempDir()
+	q, err := OpenQueue(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, _, _ := q.Enqueue("gw", []byte(`{"id":1}`))
+	d1b, _, _ := q.Enqueue("gw", []byte(`{ "id" : 1 }`))
+	if d1 != 1 || d1b != 1 {
+		t.Fatalf("drains %d %d, want both 1", d1, d1b)
+	}
+	id, es := q.Take()
+	if id != 1 || len(es) != 2 || es[0].Dup || !es[1].Dup {
+		t.Fatalf("take: %d %+v (want drain 1, the second a duplicate)", id, es)
+	}
+	d2, dup, _ := q.Enqueue("gw", []byte(`{"id":2}`))
+	if d2 != 2 || dup {
+		t.Fatalf("during drain 1: drain %d dup %v, want 2 false", d2, dup)
+	}
+	if err := q.Finish(1, &Outcome{Drain: 1}); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	// A kill while a line was half written.
+	f, _ := os.OpenFile(QueuePath(dir), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"op":"enq","drain":2,"node":"gw","ev`)
+	f.Close()
+
+	q, err = OpenQueue(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if st, _ := q.State(1); st != "done" {
+		t.Errorf("drain 1 %s after reopen, want done", st)
+	}
+	id, es = q.Take()
+	if id != 2 || len(es) != 1 || string(es[0].Event) != `{"id":2}` {
+		t.Fatalf("pending after reopen: %d %+v", id, es)
+	}
+	if _, dup, _ := q.Enqueue("gw", []byte(`{"id":1}`)); !dup {
+		t.Error("an event given before the reopen is not a duplicate after it")
+	}
+	if _, dup, _ := q.Enqueue("other", []byte(`{"id":1}`)); dup {
+		t.Error("the same event for another node counted as a duplicate")
+	}
+	if d := q.Depth(); d != 3 {
+		t.Errorf("depth %d, want 3", d)
+	}
+}

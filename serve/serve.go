@@ -1,0 +1,269 @@
+// Package serve keeps a world model current: a long-running reconciler
+// over one project graph and its state directory. Triggers (a gateway's
+// events, a manual wake of any node) are written to a durable queue
+// before they are acknowledged, and drains of the graph run one at a
+// time; the triggers that arrive during a drain are coalesced into the
+// next one.
+//
+// Main types: Server, Options, Queue, Outcome, Metrics. Entry points: New,
+// (*Server).Trigger, (*Server).Run.
+package serve
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
+	"github.com/proselang/prose/world/store"
+)
+
+// Options configure a Server.
+type Options struct {
+	Graph *graph.Graph
+	Store *store.Store
+	// Renderer and Binding are reconcile's: what renders a node, and how
+	// that is named in its contract.
+	Renderer    func(n *graph.Node) (reconcile.Renderer, error)
+	Binding     func(n *graph.Node) string
+	MaxParallel int
+	SignKey     ed25519.PrivateKey
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// Drained is called after each finished drain, with its outcome.
+	Drained func(*Outcome)
+}
+
+// Outcome is what a drain did, as GET /drains/ID answers it.
+type Outcome struct {
+	Drain int `json:"drain"`
+	// StoreDrain is the store's drain number its receipts carry (0 when
+	// it left none).
+	StoreDrain int       `json:"store_drain"`
+	Triggers   []Trigger `json:"triggers"`
+	// Events maps each gateway given events to the fingerprint of the
+	// events delivered (its receipt's "events").
+	Events   map[string]string `json:"events,omitempty"`
+	Receipts []Ref             `json:"receipts"`
+	Rendered int               `json:"rendered"`
+	Skipped  int               `json:"skipped"`
+	Failed   int               `json:"failed"`
+	Tokens   int               `json:"tokens"`
+	Error    string            `json:"error,omitempty"`
+	Start    time.Time         `json:"start"`
+	MS       int64             `json:"duration_ms"`
+}
+
+// Trigger is one acknowledged trigger a drain answered.
+type Trigger struct {
+	Node string `json:"node"`
+	FP   string `json:"fp,omitempty"`
+	Dup  bool   `json:"duplicate,omitempty"`
+}
+
+// Ref names a receipt a drain committed.
+type Ref struct {
+	Node   string `json:"node"`
+	Status string `json:"status"`
+	Hash   string `json:"hash"`
+}
+
+// Server is a running reconciler over one graph.
+type Server struct {
+	o      Options
+	q      *Queue
+	unlock func()
+	wake   chan struct{}
+	M      Metrics
+}
+
+// Errors of Trigger that are the caller's.
+var (
+	ErrNoNode     = errors.New("no such node")
+	ErrNotGateway = errors.New("only a gateway takes events (post no body for a manual wake)")
+	ErrBadEvent   = errors.New("not a JSON event")
+)
+
+// New opens the state directory's queue and locks the directory against
+// another serve or drain.
+func New(o Options) (*Server, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	unlock, err := Lock(o.Store.Dir)
+	if err != nil {
+		return nil, err
+	}
+	q, err := OpenQueue(o.Store.Dir)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1)}
+	s.M.init()
+	return s, nil
+}
+
+// Close releases the queue and the lock.
+func (s *Server) Close() error {
+	err := s.q.Close()
+	s.unlock()
+	return err
+}
+
+// Graph is the served graph.
+func (s *Server) Graph() *graph.Graph { return s.o.Graph }
+
+// Store is the served state directory.
+func (s *Server) Store() *store.Store { return s.o.Store }
+
+// Trigger queues event (JSON; nil for a manual wake) for node durably and
+// returns the drain that will answer it. A malformed event is an error and
+// queues nothing.
+func (s *Server) Trigger(node string, event []byte) (drain int, dup bool, err error) {
+	n := s.o.Graph.Node(node)
+	if n == nil {
+		return 0, false, fmt.Errorf("%w %q", ErrNoNode, node)
+	}
+	if event != nil && n.Kind != "gateway" {
+		return 0, false, fmt.Errorf("%s is a %s: %w", node, n.Kind, ErrNotGateway)
+	}
+	if event != nil {
+		if _, err := canon.Decode(event); err != nil {
+			return 0, false, fmt.Errorf("%w: %v", ErrBadEvent, err)
+		}
+	}
+	drain, dup, err = s.q.Enqueue(node, event)
+	if err != nil {
+		return 0, false, err
+	}
+	s.M.trigger(dup)
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return drain, dup, nil
+}
+
+// Drain reports what is known of a drain id.
+func (s *Server) Drain(id int) (string, *Outcome) { return s.q.State(id) }
+
+// Depth is the number of queued triggers not yet answered.
+func (s *Server) Depth() int { return s.q.Depth() }
+
+// Run drains whatever is queued, then waits for triggers until ctx ends.
+// A drain interrupted by ctx commits no half of a level; its triggers stay
+// queued for the next Run. Run returns nil when ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	for {
+		if err := s.DrainQueued(ctx); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.wake:
+		}
+	}
+}
+
+// DrainQueued runs the queued drains, oldest first, until none is left
+// (or ctx ends: the interrupted drain stays queued).
+func (s *Server) DrainQueued(ctx context.Context) error {
+	for {
+		id, es := s.q.Take()
+		if id == 0 {
+			return nil
+		}
+		o, err := s.drain(ctx, id, es)
+		if ctx.Err() != nil {
+			s.q.Release()
+			return nil
+		}
+		if err != nil {
+			o.Error = err.Error()
+		}
+		if err := s.q.Finish(id, o); err != nil {
+			return err
+		}
+		s.M.drained(o)
+		if s.o.Drained != nil {
+			s.o.Drained(o)
+		}
+	}
+}
+
+func (s *Server) drain(ctx context.Context, id int, es []Entry) (*Outcome, error) {
+	o := &Outcome{Drain: id, Start: s.o.Now().UTC(), Receipts: []Ref{}}
+	events := map[string][]any{}
+	tick := map[string]bool{}
+	for _, e := range es {
+		o.Triggers = append(o.Triggers, Trigger{Node: e.Node, FP: e.FP, Dup: e.Dup})
+		if e.Event == nil || e.Dup {
+			tick[e.Node] = true
+			continue
+		}
+		v, err := canon.Decode(e.Event)
+		if err != nil {
+			return o, err
+		}
+		events[e.Node] = append(events[e.Node], v)
+	}
+	var ticks []string
+	for n := range tick {
+		if len(events[n]) == 0 {
+			ticks = append(ticks, n)
+		}
+	}
+	sort.Strings(ticks)
+	if len(events) > 0 {
+		o.Events = map[string]string{}
+		for n, vs := range events {
+			fp, err := canon.Fingerprint(vs, nil)
+			if err != nil {
+				return o, err
+			}
+			o.Events[n] = fp
+		}
+	}
+	var mu sync.Mutex
+	res, err := reconcile.Drain(ctx, reconcile.Options{
+		Graph: s.o.Graph, Store: s.o.Store, Renderer: s.o.Renderer, Binding: s.o.Binding,
+		Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now,
+		Committed: func(r *receipt.Receipt) {
+			mu.Lock()
+			o.Receipts = append(o.Receipts, Ref{Node: r.Node, Status: r.Status, Hash: r.Hash})
+			mu.Unlock()
+		},
+	})
+	if res != nil {
+		o.StoreDrain = res.Drain
+		o.Rendered, o.Skipped, o.Failed = res.Rendered, res.Skipped, res.Failed
+		o.Tokens = res.TokensIn + res.TokensOut
+	}
+	o.MS = s.o.Now().Sub(o.Start).Milliseconds()
+	return o, err
+}
+
+// Status is every node's last receipt (nil for a node with none), by id.
+func (s *Server) Status() (map[string]*receipt.Receipt, error) {
+	out := map[string]*receipt.Receipt{}
+	for _, n := range s.o.Graph.Nodes {
+		r, err := s.o.Store.Last(n.ID)
+		if err != nil {
+			return nil, err
+		}
+		out[n.ID] = r
+	}
+	return out, nil
+}
