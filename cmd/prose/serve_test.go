@@ -27,12 +27,12 @@ import (
 // served is a prose serve process over basic-unit-suite, every node
 // bound to the offline renderer testdata/world/bus.
 type served struct {
-	t                  *testing.T
-	prose, bus, state  string
-	project, tokenFile string
-	cmd                *exec.Cmd
-	url                string
-	exited             chan error
+	t                 *testing.T
+	prose, bus, state string
+	project           string
+	cmd               *exec.Cmd
+	url               string
+	exited            chan error
 }
 
 func newServed(t *testing.T) *served {
