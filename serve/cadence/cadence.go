@@ -1,0 +1,240 @@
+// Package cadence reads when a node wakes itself: the cadence of a
+// self-driven ### Continuity ("at least weekly", "every 6 hours", "daily at
+// 09:00", "monthly"), a ### Schedule's cron expressions, and freshness
+// fields (`valid_until`) that lapse; and says when a node is next due from
+// the times it last fired.
+//
+// Main types: Plan, Schedule, Cron. Entry points: Of, Parse, ParseCron,
+// (*Plan).Due.
+package cadence
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/proselang/prose/spec"
+)
+
+// Forms lists the cadences Parse accepts, for error messages.
+const Forms = "hourly, daily, weekly, monthly (each may follow \"at least\"); every N minutes, hours, days or weeks (\"every 6h\"); daily at HH:MM; every weekday at HH:MM; a 5-field cron expression (`30 8 * * 1-5`); when `valid_until` lapses"
+
+// Schedule says when a node is next due after a time.
+type Schedule interface {
+	Next(after time.Time) time.Time
+	String() string
+}
+
+// Interval is a cadence measured from the node's last firing of any kind
+// ("at least weekly": a render an input caused counts too).
+type Interval struct {
+	D      time.Duration
+	Months int
+	text   string
+}
+
+// Next is after plus the interval.
+func (iv Interval) Next(after time.Time) time.Time {
+	if iv.Months > 0 {
+		return after.AddDate(0, iv.Months, 0)
+	}
+	return after.Add(iv.D)
+}
+
+func (iv Interval) String() string { return iv.text }
+
+var (
+	everyRE   = regexp.MustCompile(`\bevery\s+(\d+)\s*(m|min|mins|minutes?|h|hrs?|hours?|d|days?|w|weeks?)\b`)
+	namedRE   = regexp.MustCompile(`\b(hourly|daily|weekly|monthly)\b`)
+	atRE      = regexp.MustCompile(`\b(daily|every day|every weekday|weekdays)\s+at\s+(\d{1,2}):(\d{2})\b`)
+	cronRE    = regexp.MustCompile("`([^`]+)`")
+	lapsingRE = regexp.MustCompile("valid_until")
+)
+
+// Parse reads one cadence from text (a Continuity or Schedule line):
+// found is false when the text names none.
+func Parse(text string) (s Schedule, freshness bool, err error) {
+	t := strings.ToLower(text)
+	if m := atRE.FindStringSubmatch(t); m != nil {
+		h, _ := strconv.Atoi(m[2])
+		mi, _ := strconv.Atoi(m[3])
+		if h > 23 || mi > 59 {
+			return nil, false, fmt.Errorf("%s:%s is not a time of day (HH:MM, 00:00 to 23:59)", m[2], m[3])
+		}
+		dow := "*"
+		if strings.Contains(m[1], "weekday") {
+			dow = "1-5"
+		}
+		c, err := ParseCron(fmt.Sprintf("%d %d * * %s", mi, h, dow))
+		return c, false, err
+	}
+	for _, m := range cronRE.FindAllStringSubmatch(text, -1) {
+		if len(strings.Fields(m[1])) == 5 {
+			c, err := ParseCron(m[1])
+			return c, false, err
+		}
+	}
+	if fs := strings.Fields(text); len(fs) == 5 && strings.ContainsAny(fs[0], "0123456789*") {
+		if c, err := ParseCron(text); err == nil {
+			return c, false, nil
+		}
+	}
+	if m := everyRE.FindStringSubmatch(t); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		if n < 1 {
+			return nil, false, fmt.Errorf("every %d: want at least 1", n)
+		}
+		unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[m[2][0]]
+		return Interval{D: time.Duration(n) * unit, text: m[0]}, false, nil
+	}
+	if m := namedRE.FindStringSubmatch(t); m != nil {
+		iv := map[string]Interval{"hourly": {D: time.Hour}, "daily": {D: 24 * time.Hour}, "weekly": {D: 7 * 24 * time.Hour}, "monthly": {Months: 1}}[m[1]]
+		iv.text = m[1]
+		return iv, false, nil
+	}
+	if lapsingRE.MatchString(t) {
+		return nil, true, nil
+	}
+	return nil, false, nil
+}
+
+// Plan is when one node wakes itself.
+type Plan struct {
+	// Every are interval cadences, measured from the last firing.
+	Every []Schedule
+	// At are wall-clock schedules (cron, daily at), measured from the
+	// last self wake.
+	At []Schedule
+	// Freshness: a lapsing `valid_until` in the truth wakes the node.
+	Freshness bool
+}
+
+// Empty reports whether the plan never wakes its node.
+func (p *Plan) Empty() bool { return p == nil || len(p.Every)+len(p.At) == 0 && !p.Freshness }
+
+// Of reads a node's plan from its spec: each self-driven Continuity line,
+// and each ### Schedule item. A self-driven line or a Schedule item that
+// names no cadence Parse knows is an error listing the accepted forms.
+func Of(s *spec.Spec) (*Plan, error) {
+	p := &Plan{}
+	add := func(line, where string) error {
+		sch, fresh, err := Parse(line)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s %q: %v", where, strings.TrimSpace(line), err)
+		case sch == nil && !fresh:
+			return fmt.Errorf("%s %q names no cadence; write one of: %s", where, strings.TrimSpace(line), Forms)
+		case fresh:
+			p.Freshness = true
+		default:
+			if _, ok := sch.(Interval); ok {
+				p.Every = append(p.Every, sch)
+			} else {
+				p.At = append(p.At, sch)
+			}
+		}
+		return nil
+	}
+	for _, line := range continuityLines(s) {
+		if strings.Contains(strings.ToLower(line), "self-driven") {
+			if err := add(line, "self-driven Continuity"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, sec := range s.Sections {
+		if !strings.EqualFold(strings.TrimSpace(sec.Heading), "schedule") {
+			continue
+		}
+		for _, line := range items(sec.Body) {
+			if err := add(line, "### Schedule item"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+func continuityLines(s *spec.Spec) []string {
+	lines := append([]string(nil), s.Continuity...)
+	for _, sec := range s.Sections {
+		if h := strings.ToLower(sec.Heading); strings.HasPrefix(h, "continuity") {
+			lines = append(lines, sec.Heading)
+			if len(s.Continuity) == 0 {
+				lines = append(lines, items(sec.Body)...)
+			}
+		}
+	}
+	return lines
+}
+
+// items splits a section body into its list items (continuation lines
+// joined), or its paragraphs when it has no list.
+func items(body string) []string {
+	var out []string
+	for _, line := range strings.Split(body, "\n") {
+		tr := strings.TrimSpace(line)
+		switch {
+		case tr == "":
+			if len(out) > 0 && out[len(out)-1] != "" {
+				out = append(out, "")
+			}
+		case strings.HasPrefix(tr, "- ") || strings.HasPrefix(tr, "* "):
+			out = append(out, tr[2:])
+		case len(out) == 0 || out[len(out)-1] == "":
+			if len(out) > 0 {
+				out[len(out)-1] = tr
+			} else {
+				out = append(out, tr)
+			}
+		default:
+			out[len(out)-1] += " " + tr
+		}
+	}
+	var keep []string
+	for _, s := range out {
+		if s != "" {
+			keep = append(keep, s)
+		}
+	}
+	return keep
+}
+
+// Due is when the node is next due: lastFired is its last firing of any
+// kind, lastSelf its last self wake (zero times when it has none),
+// lapses the `valid_until` times of its published truth. ok is false
+// when the plan never wakes it. A node that has never fired is due at
+// once for an interval; a wall-clock schedule counts from lastFired then.
+// Missed times collapse: however many passed while nothing ran, the node
+// is due once.
+func (p *Plan) Due(lastFired, lastSelf time.Time, lapses []time.Time) (time.Time, bool) {
+	var due time.Time
+	ok := false
+	take := func(t time.Time) {
+		if !t.IsZero() && (!ok || t.Before(due)) {
+			due, ok = t, true
+		}
+	}
+	for _, s := range p.Every {
+		take(s.Next(lastFired))
+	}
+	base := lastSelf
+	if base.IsZero() {
+		base = lastFired
+	}
+	if !base.IsZero() {
+		for _, s := range p.At {
+			take(s.Next(base))
+		}
+	}
+	if p.Freshness {
+		for _, l := range lapses {
+			if l.After(lastFired) {
+				take(l)
+			}
+		}
+	}
+	return due, ok
+}
