@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/proselang/prose/world/canon"
 )
@@ -40,6 +41,7 @@ type Entry struct {
 	Event   json.RawMessage `json:"event,omitempty"`
 	FP      string          `json:"fp,omitempty"`
 	Dup     bool            `json:"dup,omitempty"`
+	Self    bool            `json:"self,omitempty"`
 	Outcome *Outcome        `json:"outcome,omitempty"`
 }
 
@@ -53,6 +55,9 @@ type Queue struct {
 	pending map[int][]Entry
 	done    map[int]*Outcome
 	maxDone int
+	// fired and self are, per node, the start of the last finished drain
+	// that left it a receipt, and that woke it by itself.
+	fired, self map[string]time.Time
 }
 
 // QueuePath is the queue file of a state directory.
@@ -64,7 +69,8 @@ func OpenQueue(stateDir string) (*Queue, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, err
 	}
-	q := &Queue{seen: map[string]map[string]bool{}, pending: map[int][]Entry{}, done: map[int]*Outcome{}}
+	q := &Queue{seen: map[string]map[string]bool{}, pending: map[int][]Entry{}, done: map[int]*Outcome{},
+		fired: map[string]time.Time{}, self: map[string]time.Time{}}
 	b, err := os.ReadFile(p)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -116,6 +122,18 @@ func (q *Queue) apply(e Entry) {
 		}
 	case "done":
 		q.done[e.Drain] = e.Outcome
+		if o := e.Outcome; o != nil {
+			for _, r := range o.Receipts {
+				if o.Start.After(q.fired[r.Node]) {
+					q.fired[r.Node] = o.Start
+				}
+			}
+			for _, t := range o.Triggers {
+				if t.Self && o.Start.After(q.self[t.Node]) {
+					q.self[t.Node] = o.Start
+				}
+			}
+		}
 		delete(q.pending, e.Drain)
 		if e.Drain > q.maxDone {
 			q.maxDone = e.Drain
@@ -166,6 +184,36 @@ func (q *Queue) Enqueue(node string, event []byte) (drain int, dup bool, err err
 	}
 	q.apply(e)
 	return e.Drain, e.Dup, nil
+}
+
+// EnqueueSelf records a self wake of node, unless one is pending.
+func (q *Queue) EnqueueSelf(node string) (drain int, queued bool, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, es := range q.pending {
+		for _, e := range es {
+			if e.Self && e.Node == node {
+				return e.Drain, false, nil
+			}
+		}
+	}
+	if q.next == q.running {
+		q.next++
+	}
+	e := Entry{Op: "enq", Drain: q.next, Node: node, Self: true}
+	if err := q.write(e); err != nil {
+		return 0, false, err
+	}
+	q.apply(e)
+	return e.Drain, true, nil
+}
+
+// Fired is the start of the last finished drain that left node a
+// receipt, and of the last that woke it by itself (zero when none).
+func (q *Queue) Fired(node string) (any, self time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.fired[node], q.self[node]
 }
 
 // Take starts the oldest pending drain: it returns its id and entries, or

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/proselang/prose/serve/cadence"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -66,6 +67,7 @@ type Trigger struct {
 	Node string `json:"node"`
 	FP   string `json:"fp,omitempty"`
 	Dup  bool   `json:"duplicate,omitempty"`
+	Self bool   `json:"self,omitempty"`
 }
 
 // Ref names a receipt a drain committed.
@@ -81,7 +83,11 @@ type Server struct {
 	q      *Queue
 	unlock func()
 	wake   chan struct{}
-	M      Metrics
+	plans  map[string]*cadence.Plan
+	// started is when New ran: a wall-clock schedule of a node that never
+	// fired counts from it.
+	started time.Time
+	M       Metrics
 }
 
 // Errors of Trigger that are the caller's.
@@ -106,7 +112,17 @@ func New(o Options) (*Server, error) {
 		unlock()
 		return nil, err
 	}
-	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1)}
+	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1), plans: map[string]*cadence.Plan{}, started: o.Now()}
+	for _, n := range o.Graph.Nodes {
+		p, err := cadence.Of(n.Spec)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%s: %w", n.Path, err)
+		}
+		if !p.Empty() {
+			s.plans[n.ID] = p
+		}
+	}
 	s.M.init()
 	return s, nil
 }
@@ -163,17 +179,32 @@ func (s *Server) Depth() int { return s.q.Depth() }
 // queued for the next Run. Run returns nil when ctx ends.
 func (s *Server) Run(ctx context.Context) error {
 	for {
+		if _, err := s.WakeDue(); err != nil {
+			return err
+		}
 		if err := s.DrainQueued(ctx); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
 			return nil
 		}
+		// Sleep until the soonest node is due, rechecking at least each
+		// minute so a clock that jumps is noticed.
+		wait := time.Minute
+		if due, ok := s.NextDue(); ok {
+			if d := due.Sub(s.o.Now()); d < wait {
+				wait = max(d, 0)
+			}
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return nil
 		case <-s.wake:
+		case <-t.C:
 		}
+		t.Stop()
 	}
 }
 
@@ -208,7 +239,7 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (*Outcome, error
 	events := map[string][]any{}
 	tick := map[string]bool{}
 	for _, e := range es {
-		o.Triggers = append(o.Triggers, Trigger{Node: e.Node, FP: e.FP, Dup: e.Dup})
+		o.Triggers = append(o.Triggers, Trigger{Node: e.Node, FP: e.FP, Dup: e.Dup, Self: e.Self})
 		if e.Event == nil || e.Dup {
 			tick[e.Node] = true
 			continue
@@ -266,4 +297,75 @@ func (s *Server) Status() (map[string]*receipt.Receipt, error) {
 		out[n.ID] = r
 	}
 	return out, nil
+}
+
+// due is when node is next due by its plan, from the drains recorded in
+// the queue file: the receipts carry no time, the drain that left them
+// does. So a restart neither resets a cadence nor fires it twice.
+func (s *Server) due(node string, p *cadence.Plan) (time.Time, bool) {
+	fired, self := s.q.Fired(node)
+	if fired.IsZero() && self.IsZero() {
+		self = s.started
+	}
+	var lapses []time.Time
+	if p.Freshness {
+		if v, ok, err := s.o.Store.Published(node); err == nil && ok {
+			lapses = validUntil(v, nil)
+		}
+	}
+	return p.Due(fired, self, lapses)
+}
+
+// NextDue is the soonest time a node of the graph wakes itself.
+func (s *Server) NextDue() (time.Time, bool) {
+	var soon time.Time
+	ok := false
+	for id, p := range s.plans {
+		if d, has := s.due(id, p); has && (!ok || d.Before(soon)) {
+			soon, ok = d, true
+		}
+	}
+	return soon, ok
+}
+
+// WakeDue queues a self wake of every node due by now (Options.Now) and
+// returns their ids, sorted. Times missed while nothing ran collapse into
+// one wake.
+func (s *Server) WakeDue() ([]string, error) {
+	now := s.o.Now()
+	var ids []string
+	for id, p := range s.plans {
+		if d, ok := s.due(id, p); ok && !d.After(now) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if _, _, err := s.q.EnqueueSelf(id); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// validUntil collects the RFC 3339 times of the members named
+// valid_until anywhere in v.
+func validUntil(v any, out []time.Time) []time.Time {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, m := range x {
+			if str, ok := m.(string); ok && k == "valid_until" {
+				if t, err := time.Parse(time.RFC3339, str); err == nil {
+					out = append(out, t)
+				}
+				continue
+			}
+			out = validUntil(m, out)
+		}
+	case []any:
+		for _, m := range x {
+			out = validUntil(m, out)
+		}
+	}
+	return out
 }
