@@ -198,15 +198,26 @@ func newDrainLog(s streams, format string) func(*serve.Outcome) {
 	}
 	l := slog.New(h)
 	return func(o *serve.Outcome) {
-		var trig []string
-		dups := 0
+		count := map[string]int{}
+		var order []string
+		dups, self := 0, 0
 		for _, t := range o.Triggers {
-			trig = append(trig, t.Node)
+			if count[t.Node] == 0 {
+				order = append(order, t.Node)
+			}
+			count[t.Node]++
 			if t.Dup {
 				dups++
 			}
+			if t.Self {
+				self++
+			}
 		}
-		attrs := []any{"drain", o.Drain, "triggers", strings.Join(trig, ","), "duplicates", dups,
+		var trig []string
+		for _, n := range order {
+			trig = append(trig, fmt.Sprintf("%s:%d", n, count[n]))
+		}
+		attrs := []any{"drain", o.Drain, "triggers", strings.Join(trig, ","), "duplicates", dups, "self", self,
 			"rendered", o.Rendered, "skipped", o.Skipped, "failed", o.Failed, "tokens", o.Tokens, "duration_ms", o.MS}
 		if o.Error != "" {
 			l.Error("drain", append(attrs, "error", o.Error)...)
