@@ -445,3 +445,33 @@ func TestServeKill(t *testing.T) {
 	}
 	t.Logf("%d events acknowledged before the kill, in %d drains", len(order), len(outcomes))
 }
+
+// One log line per drain; --log-format json makes it a JSON object with
+// the drain's triggers and counts.
+func TestDrainLog(t *testing.T) {
+	var buf bytes.Buffer
+	log := newDrainLog(streams{err: &buf}, "json")
+	log(&serve.Outcome{Drain: 3, Triggers: []serve.Trigger{{Node: "gw"}, {Node: "gw", Dup: true}, {Node: "r", Self: true}}, Rendered: 2, Skipped: 1, Tokens: 40, MS: 7})
+	log(&serve.Outcome{Drain: 4, Error: "disk full"})
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), buf.String())
+	}
+	var l struct {
+		Level                              string
+		Drain                              int
+		Triggers                           string
+		Duplicates, Self, Rendered, Tokens int
+		Error                              string
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Drain != 3 || l.Triggers != "gw:2,r:1" || l.Duplicates != 1 || l.Self != 1 || l.Rendered != 2 || l.Tokens != 40 {
+		t.Errorf("line %s", lines[0])
+	}
+	json.Unmarshal([]byte(lines[1]), &l)
+	if l.Level != "ERROR" || l.Error != "disk full" {
+		t.Errorf("failed drain's line %s", lines[1])
+	}
+}
