@@ -18,8 +18,6 @@ import (
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/world/graph"
-	"github.com/proselang/prose/world/reconcile"
-	"github.com/proselang/prose/world/render"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -93,7 +91,7 @@ func readToken(path string) (string, error) {
 
 // openWorld loads PATH's graph, its bindings and its state directory,
 // as prose run does for a drain.
-func openWorld(s streams, path, state string, slots []string) (*graph.Graph, map[string]string, *store.Store, error) {
+func openWorld(s streams, path, state string, slots []string) (*graph.Graph, *worldBinds, *store.Store, error) {
 	g, diags, err := graph.Load(path)
 	if err != nil {
 		return nil, nil, nil, &exitError{code: exitUsage, err: err}
@@ -116,11 +114,10 @@ func openWorld(s streams, path, state string, slots []string) (*graph.Graph, map
 	return g, bindings, st, nil
 }
 
-func serveServer(g *graph.Graph, bindings map[string]string, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
+func serveServer(g *graph.Graph, bindings *worldBinds, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
 	return serve.New(serve.Options{
 		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained,
-		Binding:  func(n *graph.Node) string { return bindings[n.ID] },
-		Renderer: func(n *graph.Node) (reconcile.Renderer, error) { return render.Parse(bindings[n.ID]) },
+		Binding: bindings.describe, Renderer: bindings.renderer,
 	})
 }
 
