@@ -24,6 +24,7 @@ import (
 // serveOptions are the flags and argument of `prose serve`.
 type serveOptions struct {
 	path, state, addr, tokenFile, signKey, logFormat string
+	model, baseURL                                   string
 	slots                                            []string
 	maxEventBytes                                    int64
 	maxParallel                                      int
@@ -72,11 +73,13 @@ committed; its triggers stay queued for the next start) and exits 0.`,
 	fl.IntVar(&o.maxParallel, "max-parallel", 4, "render at most `N` independent nodes at once")
 	fl.StringVar(&o.signKey, "sign-key", "", "sign every receipt with the ed25519 private key in `FILE` (PEM PKCS #8, or a hex seed)")
 	fl.StringVar(&o.logFormat, "log-format", "text", "drain log lines on stderr: text or json")
+	fl.StringVar(&o.model, "model", "", "`MODEL` for llm renders and Executions (default $PROSE_MODEL)")
+	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	return cmd
 }
 
 // readToken reads a token file: its first line, trimmed; never printed.
-func readToken(path string) (string, error) {
+func readTokenFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
@@ -91,7 +94,7 @@ func readToken(path string) (string, error) {
 
 // openWorld loads PATH's graph, its bindings and its state directory,
 // as prose run does for a drain.
-func openWorld(s streams, path, state string, slots []string) (*graph.Graph, *worldBinds, *store.Store, error) {
+func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*graph.Graph, *worldBinds, *store.Store, error) {
 	g, diags, err := graph.Load(path)
 	if err != nil {
 		return nil, nil, nil, &exitError{code: exitUsage, err: err}
@@ -100,7 +103,7 @@ func openWorld(s streams, path, state string, slots []string) (*graph.Graph, *wo
 	if diags.HasErrors() {
 		return nil, nil, nil, &exitError{code: exitUsage}
 	}
-	bindings, err := worldBindings(g, slots)
+	bindings, err := worldBindings(g, slots, ro)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -130,7 +133,7 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	}
 	var token string
 	if o.tokenFile != "" {
-		t, err := readToken(o.tokenFile)
+		t, err := readTokenFile(o.tokenFile)
 		if err != nil {
 			return usageErrorf("serve: --token-file %s: %v", o.tokenFile, err)
 		}
@@ -146,7 +149,7 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 		}
 		key = k
 	}
-	g, bindings, st, err := openWorld(s, o.path, o.state, o.slots)
+	g, bindings, st, err := openWorld(s, o.path, o.state, o.slots, &runOptions{model: o.model, baseURL: o.baseURL})
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	if o.server != "" {
 		return postTrigger(ctx, s, o, event)
 	}
-	g, bindings, st, err := openWorld(s, o.project, o.state, o.slots)
+	g, bindings, st, err := openWorld(s, o.project, o.state, o.slots, &runOptions{})
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte) error {
 	var token string
 	if o.tokenFile != "" {
-		t, err := readToken(o.tokenFile)
+		t, err := readTokenFile(o.tokenFile)
 		if err != nil {
 			return usageErrorf("trigger: --token-file %s: %v", o.tokenFile, err)
 		}
