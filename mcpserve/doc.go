@@ -9,6 +9,7 @@
 //
 //	lint    {paths}                          -> {findings: [{file, line, col, severity, code, message}]}
 //	show    {file}                           -> {spec, findings}
+//	graph   {path}                           -> {graph: {nodes, edges, entry_points}, findings}
 //	run     {file, slots, inputs, config}    -> {run_id}, at once; the run goes on
 //	result  {run_id, wait_seconds}           -> {status: running|ok|failed, value, error}
 //	resume  {run_id}                         -> {run_id}, at once

@@ -2,11 +2,14 @@ package mcpserve
 
 import (
 	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/patterns"
 )
 
@@ -46,5 +49,23 @@ func TestSafeTurnsAPanicIntoAnError(t *testing.T) {
 	_, _, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "boom"}}, Empty{})
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("err %v: want an internal error naming the tool", err)
+	}
+}
+
+// graph wires a project: the digest fixture's one edge, bound by name.
+func TestGraphTool(t *testing.T) {
+	root := testenv.MustRoot(t)
+	s := New(Options{RunDir: t.TempDir(), Dir: root})
+	defer s.Close()
+	_, out, err := s.graph(context.Background(), nil, GraphInput{Path: filepath.Join(root, "testdata", "world", "digest")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(out.Graph)
+	if !strings.Contains(string(b), `"subscriber":"digest"`) || !strings.Contains(string(b), `"producer":"signals"`) {
+		t.Errorf("graph %s: want digest subscribed to signals", b)
+	}
+	if _, _, err := s.graph(context.Background(), nil, GraphInput{Path: filepath.Join(root, "no-such-dir")}); err == nil {
+		t.Error("graph of a missing path: no error")
 	}
 }

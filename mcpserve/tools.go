@@ -16,6 +16,7 @@ import (
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/std"
+	"github.com/proselang/prose/world/graph"
 )
 
 // Finding is one diagnostic of lint or show.
@@ -57,6 +58,17 @@ type ShowInput struct {
 type ShowOutput struct {
 	Spec     any       `json:"spec" jsonschema:"the typed spec: slots, config, inputs, outputs, delegation..."`
 	Findings []Finding `json:"findings"`
+}
+
+// GraphInput is the input of graph.
+type GraphInput struct {
+	Path string `json:"path" jsonschema:"a project directory or a root spec file of responsibilities and gateways"`
+}
+
+// GraphOutput is the result of graph.
+type GraphOutput struct {
+	Graph    any       `json:"graph" jsonschema:"{nodes, edges, entry_points}, as prose graph --format json prints it"`
+	Findings []Finding `json:"findings" jsonschema:"wiring errors (unsatisfied, ambiguous, cyclic) and warnings"`
 }
 
 // RunInput is the input of run.
@@ -106,6 +118,8 @@ func (s *Server) addTools() {
 		safe(s.lint))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "show", Description: "The typed reading of one spec (slots and their contracts, config, inputs, delegation) and its findings."},
 		safe(s.show))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "graph", Description: "Wire a project's responsibilities and gateways by prose's predictable rules and return the graph: nodes, edges (which rule bound each), entry points, and the wiring findings."},
+		safe(s.graph))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "run", Description: "Start a run of a spec with its slots bound; returns its run_id at once (a spec prose refuses is an error instead). Progress notifications follow, one per finished call; poll result for the value."},
 		safe(s.run))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "result", Description: "A run's status (running, ok, failed), its value or its error; waits up to wait_seconds (at most 30) for a running run to end."},
@@ -148,6 +162,25 @@ func (s *Server) show(_ context.Context, _ *mcp.CallToolRequest, in ShowInput) (
 		return nil, ShowOutput{}, fmt.Errorf("show: %w", err)
 	}
 	return nil, ShowOutput{Spec: v, Findings: findings(diags)}, nil
+}
+
+func (s *Server) graph(_ context.Context, _ *mcp.CallToolRequest, in GraphInput) (*mcp.CallToolResult, GraphOutput, error) {
+	if in.Path == "" {
+		return nil, GraphOutput{}, errors.New("graph: give a project directory or a spec file in path")
+	}
+	g, diags, err := graph.Load(in.Path)
+	if err != nil {
+		return nil, GraphOutput{}, fmt.Errorf("graph: %w", err)
+	}
+	b, err := g.Format("json")
+	if err != nil {
+		return nil, GraphOutput{}, fmt.Errorf("graph: %w", err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, GraphOutput{}, fmt.Errorf("graph: %w", err)
+	}
+	return nil, GraphOutput{Graph: v, Findings: findings(diags)}, nil
 }
 
 func (s *Server) run(_ context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, RunOutput, error) {

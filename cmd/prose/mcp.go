@@ -31,7 +31,7 @@ const mcpLong = `mcp serves prose to an agent host (Claude Code, Codex, Cursor, 
 Model Context Protocol client): over stdin and stdout by default, as the
 host starts it, or over streamable HTTP with --http ADDR.
 
-Tools: lint, show, run (returns a run_id at once; progress notifications
+Tools: lint, show, graph, run (returns a run_id at once; progress notifications
 follow, one per finished call), result (waits at most 30 s for a run),
 resume, replay and runs. Runs are journaled under --run-dir, so prose
 runs, prose resume and prose replay see them too. Paths are relative to
@@ -57,7 +57,7 @@ func newMCPCmd(s streams) *cobra.Command {
 	o := &mcpOptions{}
 	cmd := &cobra.Command{
 		Use:     "mcp [--http ADDR [--token-file FILE]]",
-		Short:   "Serve lint, run, result, replay... as Model Context Protocol tools to an agent host",
+		Short:   "Serve lint, graph, run, result, replay... as Model Context Protocol tools to an agent host",
 		Long:    mcpLong,
 		Example: mcpExample,
 		Args:    cobra.NoArgs,
