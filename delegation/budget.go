@@ -7,10 +7,8 @@ import (
 	"math"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/proselang/prose/diag"
 )
@@ -329,74 +327,17 @@ func (f *frame) text(pos diag.Pos, v Value) (string, error) {
 	return string(e.buf), nil
 }
 
-// Long strings remember their length in characters, so `.length` is O(1)
-// however often it is asked: a string is immutable, and one of at least
-// lengthCacheMin bytes is identified by its data pointer and byte length
-// while the cache holds it (holding it keeps the memory from being reused
-// by another string). The first `.length` of such a string counts its
-// characters once, work no larger than building the string, which `+`
-// charged.
-const (
-	lengthCacheMin  = 4 << 10
-	lengthCacheSize = 64
-	// lengthCacheBytes bounds the bytes of the strings the cache keeps
-	// alive. A longer string (beyond the default size ceiling) has its
-	// characters counted each time.
-	lengthCacheBytes = DefaultMaxValueBytes * 2
-)
-
-type lengthEntry struct {
-	s string
-	n int64
-}
-
-// lengthCounts counts the long strings whose characters were counted.
-var lengthCounts atomic.Int64
-
-var lengthCache struct {
-	mu    sync.Mutex
-	next  int
-	bytes int // total length of the strings held
-	ents  [lengthCacheSize]lengthEntry
-}
-
 // stringLength is the number of characters (runes; an invalid byte counts
-// as one) in s.
-func stringLength(s string) int64 {
-	if len(s) < lengthCacheMin {
-		return int64(utf8.RuneCountInString(s))
+// as one) in s. Its work grows with s: `.length` of a string charges it
+// (lengthOf).
+func stringLength(s string) int64 { return int64(utf8.RuneCountInString(s)) }
+
+// lengthOf is `.length` of the string s at pos, charged as a walk over s.
+func (f *frame) lengthOf(pos diag.Pos, s string) (Value, error) {
+	if err := f.charge(pos, stringUnits(len(s)), workNote); err != nil {
+		return nil, err
 	}
-	p := unsafe.StringData(s)
-	c := &lengthCache
-	c.mu.Lock()
-	for i := range c.ents {
-		e := &c.ents[i]
-		if len(e.s) == len(s) && unsafe.StringData(e.s) == p {
-			c.mu.Unlock()
-			return e.n
-		}
-	}
-	c.mu.Unlock()
-	n := int64(utf8.RuneCountInString(s))
-	lengthCounts.Add(1)
-	if len(s) > lengthCacheBytes {
-		return n
-	}
-	c.mu.Lock()
-	// Replace the oldest entry, and evict the next oldest while the
-	// strings held would pass lengthCacheBytes.
-	c.bytes -= len(c.ents[c.next].s)
-	c.ents[c.next] = lengthEntry{}
-	for j := 1; c.bytes+len(s) > lengthCacheBytes && j < lengthCacheSize; j++ {
-		k := (c.next + j) % lengthCacheSize
-		c.bytes -= len(c.ents[k].s)
-		c.ents[k] = lengthEntry{}
-	}
-	c.ents[c.next] = lengthEntry{s, n}
-	c.bytes += len(s)
-	c.next = (c.next + 1) % lengthCacheSize
-	c.mu.Unlock()
-	return n
+	return stringLength(s), nil
 }
 
 // cloneWithin is clone for a value from outside the run (a global): its

@@ -3,7 +3,6 @@ package delegation
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -168,48 +167,17 @@ func TestCancellationStopsLongWalks(t *testing.T) {
 	}
 }
 
-// .length of a long string is remembered: asking again does not count
-// its characters again, and different strings of one length do not mix.
-func TestLongStringLengthIsCached(t *testing.T) {
-	a := strings.Repeat("é", lengthCacheMin)
-	b := strings.Repeat("ab", lengthCacheMin)[:len(a)]
-	if got := stringLength(a); got != int64(lengthCacheMin) {
-		t.Fatalf("length %d", got)
+// .length of a string counts its characters (runes) and charges the walk:
+// reading the length of a 1 MiB string in a long loop runs out the step
+// budget at the .length, as other walks over values do.
+func TestLongStringLengthIsCharged(t *testing.T) {
+	got := mustRun(t, `let s = "é" + "ab"
+return s.length`, nil, nil)
+	if got != "3" {
+		t.Errorf("length %s", got)
 	}
-	if got := stringLength(b); got != int64(len(b)) {
-		t.Fatalf("length %d", got)
-	}
-	for i := range 2 * lengthCacheSize {
-		s := fmt.Sprint(i) + strings.Repeat("x", lengthCacheMin)
-		if got := stringLength(s); got != int64(len(s)) {
-			t.Fatalf("length %d of %d", got, len(s))
-		}
-	}
-	if got := stringLength(a[2:]); got != int64(lengthCacheMin-1) {
-		t.Fatalf("a substring: length %d", got)
-	}
-	// The cache keeps at most lengthCacheBytes of strings alive.
-	big := strings.Repeat("y", lengthCacheBytes/3)
-	for i := range 8 {
-		stringLength(big + fmt.Sprint(i))
-		lengthCache.mu.Lock()
-		held := 0
-		for _, e := range lengthCache.ents {
-			held += len(e.s)
-		}
-		if held != lengthCache.bytes || held > lengthCacheBytes {
-			t.Fatalf("the cache holds %d bytes (counted %d)", held, lengthCache.bytes)
-		}
-		lengthCache.mu.Unlock()
-	}
-	stringLength(a)
-	before := lengthCounts.Load()
-	for range 10 {
-		stringLength(a)
-	}
-	if n := lengthCounts.Load() - before; n != 0 {
-		t.Errorf("the characters were counted %d more times", n)
-	}
+	code := "let s = \"x\"\nrepeat 20:\n  s = s + s\nrepeat 20000:\n  let n = s.length\nreturn 1"
+	limitErr(t, code, nil, "test.md:5:13: step budget of 100000 statements exceeded (comparing, copying or writing out a value counts a step per 256 elements or 16 KiB")
 }
 
 // BenchmarkBudgetStops is how long each runaway program runs, on the

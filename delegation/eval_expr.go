@@ -45,6 +45,9 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		if err != nil || x.Output {
 			return v, err
 		}
+		if s, ok := v.(string); ok && x.Name == "length" {
+			return f.lengthOf(x.NamePos, s)
+		}
 		return member(v, x.Name), nil
 	case *syntax.IndexExpr:
 		return f.evalIndex(x)

@@ -1,14 +1,11 @@
 package delegation
 
 import (
-	"context"
-	"crypto/sha256"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
-// Snapshots and digests of values that change little between calls.
+// Snapshots of values that change little between calls.
 //
 // A call's arguments are frozen: the service sees them as they were when
 // the call started. Most arguments are the same lists and objects as at
@@ -19,14 +16,9 @@ import (
 // neither the list nor any value inside it changed since. A frozen copy is
 // an ordinary list or object: if a service changes one, the change is
 // counted like any other and the next freeze copies afresh.
-//
-// Digest is a content hash computed the same way, once per frozen copy:
-// the digest of a list or object hashes the digests of its elements, so
-// after one append only the outer list is hashed again, over 32 bytes per
-// element, and nothing is re-encoded.
 
-// memo is the state a list or object keeps for freezing and digests; it
-// is guarded by the value's mutex.
+// memo is the state a list or object keeps for freezing; it is guarded by
+// the value's mutex.
 type memo struct {
 	ver     uint64 // changes so far
 	snap    any    // *List or *Object: the last frozen copy
@@ -44,24 +36,7 @@ type memo struct {
 	flat   bool
 	shared bool
 	size   int64
-	dig    *digestMemo
-	// seen is the Digest call that last computed or checked dig, so a
-	// part shared within one value is walked once per call.
-	seen uint64
 }
-
-// digestMemo is a cached digest: valid while the value has not changed
-// (ver) and no element's digest is newer than stamp.
-type digestMemo struct {
-	ver   uint64
-	sum   [32]byte
-	stamp uint64
-	elems [][32]byte // the elements' digests
-}
-
-// stamps orders digest computations: an element digest newer than its
-// container's means the element changed after the container was hashed.
-var stamps atomic.Uint64
 
 // freezer copies values for snapshots, reusing unchanged frozen copies.
 type freezer struct {
@@ -338,149 +313,9 @@ func (fz *freezer) pop(base int) {
 
 // Freeze returns a deep copy of v that later changes to v do not reach.
 // Lists and objects that did not change since they were last frozen are
-// not copied again: the earlier copy is returned (see Digest). Values
+// not copied again: the earlier copy is returned. Values
 // nested deeper than MaxDepth are an error wrapping ErrTooDeep.
 func Freeze(v Value) (Value, error) {
 	var fz freezer
 	return fz.freeze(v, 0)
-}
-
-// Digest is a SHA-256 content hash of v: two values have the same digest
-// exactly when their JSON texts (ToJSON) are the same. It is not the hash
-// of the JSON text: a list's or object's digest hashes its elements'
-// digests (and an object's keys), and lists and objects remember their
-// digest until they change, so the digest of a frozen argument list that
-// grew by one element since the last call hashes 32 bytes per element and
-// encodes only the new element. Shared parts are hashed once. Values
-// nested deeper than MaxDepth are an error wrapping ErrTooDeep.
-func Digest(v Value) ([32]byte, error) {
-	dg := &digester{call: stamps.Add(1)}
-	sum, _, err := dg.digest(v, 0)
-	return sum, err
-}
-
-// Digest input tags, so that no scalar's text is taken for a list's or an
-// object's element digests.
-const (
-	tagScalar = 's'
-	tagList   = 'l'
-	tagObject = 'o'
-)
-
-func scalarDigest(v Value) ([32]byte, error) {
-	buf := []byte{tagScalar}
-	e := &encoder{buf: buf, base: 1, m: newMeter(context.Background(), DefaultMaxValueBytes)}
-	defer e.m.release()
-	if err := e.value(v, 0); err != nil {
-		return [32]byte{}, err
-	}
-	return sha256.Sum256(e.buf), nil
-}
-
-// digester walks values for Digest; stack holds snapshots of the
-// elements being hashed.
-type digester struct {
-	call  uint64 // identifies this Digest call
-	stack []Value
-}
-
-// digest is Digest with the stamp of the memo it came from (0 for a
-// scalar).
-func (dg *digester) digest(v Value, depth int) ([32]byte, uint64, error) {
-	var (
-		mu   sync.Locker
-		m    *memo
-		keys []string
-		tag  byte
-	)
-	base := len(dg.stack)
-	switch v := v.(type) {
-	case *List:
-		mu, m, tag = &v.mu, &v.memo, tagList
-		v.mu.Lock()
-		dg.stack = append(dg.stack, v.elems...)
-	case *Object:
-		mu, m, tag = &v.mu, &v.memo, tagObject
-		v.mu.Lock()
-		keys = v.keys
-		dg.stack = append(dg.stack, v.vals...)
-	default:
-		sum, err := scalarDigest(v)
-		return sum, 0, err
-	}
-	defer dg.pop(base)
-	ver, dm := m.ver, m.dig
-	if dm != nil && dm.ver == ver && m.seen == dg.call {
-		mu.Unlock()
-		return dm.sum, dm.stamp, nil
-	}
-	mu.Unlock()
-	if depth > MaxDepth {
-		return [32]byte{}, 0, ErrTooDeep
-	}
-	elems := dg.stack[base:]
-	n := len(elems)
-	scalarsOK := dm != nil && dm.ver == ver && len(dm.elems) == n
-	valid := scalarsOK
-	var sums [][32]byte
-	if !scalarsOK {
-		sums = make([][32]byte, n)
-	}
-	for i := 0; i < n; i++ {
-		e := dg.stack[base+i]
-		switch e.(type) {
-		case *List, *Object:
-			sum, stamp, err := dg.digest(e, depth+1)
-			if err != nil {
-				return [32]byte{}, 0, err
-			}
-			if valid && (stamp > dm.stamp || sum != dm.elems[i]) {
-				valid = false
-				sums = append([][32]byte(nil), dm.elems...)
-			}
-			if sums != nil {
-				sums[i] = sum
-			}
-		default:
-			if scalarsOK {
-				continue
-			}
-			sum, err := scalarDigest(e)
-			if err != nil {
-				return [32]byte{}, 0, err
-			}
-			sums[i] = sum
-		}
-	}
-	if valid {
-		mu.Lock()
-		if m.dig == dm {
-			m.seen = dg.call
-		}
-		mu.Unlock()
-		return dm.sum, dm.stamp, nil
-	}
-	h := sha256.New()
-	h.Write([]byte{tag})
-	for i, s := range sums {
-		if keys != nil {
-			k := len(keys[i])
-			h.Write([]byte{byte(k >> 24), byte(k >> 16), byte(k >> 8), byte(k)})
-			h.Write([]byte(keys[i]))
-		}
-		h.Write(s[:])
-	}
-	nd := &digestMemo{ver: ver, stamp: stamps.Add(1), elems: sums}
-	h.Sum(nd.sum[:0])
-	mu.Lock()
-	if m.ver == ver {
-		m.dig, m.seen = nd, dg.call
-	}
-	mu.Unlock()
-	return nd.sum, nd.stamp, nil
-}
-
-func (dg *digester) pop(base int) {
-	clear(dg.stack[base:])
-	dg.stack = dg.stack[:base]
 }

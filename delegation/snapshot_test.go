@@ -1,8 +1,6 @@
 package delegation
 
 import (
-	"bytes"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -61,81 +59,6 @@ func TestFreezeReusesUnchangedCopies(t *testing.T) {
 
 	if _, err := Freeze(deepList(MaxDepth + 2)); err == nil {
 		t.Errorf("a too-deep value froze")
-	}
-}
-
-// Two values have the same digest exactly when their JSON texts are the
-// same; a digest follows every change, also deep inside, and stays put
-// otherwise.
-func TestDigestFollowsJSONText(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	var vals []Value
-	for range 400 {
-		vals = append(vals, randomValue(r, 3))
-	}
-	vals = append(vals, int64(1), 1.0, "1", NewList(), NewObject(), NewList(NewList()), nil, "null")
-	digests := make([][32]byte, len(vals))
-	texts := make([][]byte, len(vals))
-	for i, v := range vals {
-		var err error
-		if digests[i], err = Digest(v); err != nil {
-			t.Fatal(err)
-		}
-		texts[i] = []byte(js(t, v))
-	}
-	for i := range vals {
-		for j := range vals {
-			if (digests[i] == digests[j]) != bytes.Equal(texts[i], texts[j]) {
-				t.Fatalf("%s and %s: digests equal %v", texts[i], texts[j], digests[i] == digests[j])
-			}
-		}
-	}
-	// Freshly built equal values digest alike (nothing cached).
-	for i, v := range vals[:50] {
-		c, _ := FromJSON(texts[i])
-		// (Invalid UTF-8 decodes to U+FFFD, which writes differently.)
-		if d, _ := Digest(c); (d == digests[i]) != (js(t, c) == string(texts[i])) {
-			t.Fatalf("%s: a rebuilt value digests differently", texts[i])
-		}
-		if d, _ := Digest(v); d != digests[i] {
-			t.Fatalf("%s: the digest changed without a change", texts[i])
-		}
-	}
-
-	inner := NewObject()
-	inner.Set("k", "v")
-	outer := NewList(NewList(inner), "x")
-	d1, _ := Digest(outer)
-	inner.Set("k", "w")
-	d2, _ := Digest(outer)
-	inner.Set("k", "v")
-	d3, _ := Digest(outer)
-	if d1 == d2 || d1 != d3 {
-		t.Errorf("a nested change: %x %x %x", d1[:4], d2[:4], d3[:4])
-	}
-	l, _ := outer.Index(0)
-	l.(*List).Set(0, "y")
-	if d4, _ := Digest(outer); d4 == d3 {
-		t.Errorf("Set did not change the digest")
-	}
-
-	// Shared parts are hashed once: forty doublings digest at once, and
-	// like the same value built without sharing at the bottom.
-	tree := NewList("leaf")
-	other := NewList("leaf")
-	for i := range 40 {
-		tree = NewList(tree, tree)
-		if i < 39 {
-			other = NewList(other, other)
-		}
-	}
-	other = NewList(other, NewList(tree.elems[0].(*List).elems...))
-	dt, err := Digest(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if do, _ := Digest(other); do != dt {
-		t.Errorf("equal shared values digest differently")
 	}
 }
 
