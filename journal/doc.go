@@ -42,6 +42,18 @@
 // canceled again); otherwise a *DivergenceError names the call id and .md
 // position and stops the run.
 //
+// Integrity. Each line ends with a digest chained to the line before it,
+// keyed (format 3) with the user's journal key (UserKey, KeyFile), so an
+// edited or resealed journal is refused (*EditedError); a journal of an
+// older, unkeyed format is replayed but not resumed (*UnkeyedError). A
+// resume takes the journal's lock before it reads it.
+//
+// Memory. A resume or a replay reads the journal once and keeps an index
+// of where the records it answers from are (index.go), reading a record
+// again when it answers; what follows the file's last newline (a torn
+// write) is never read, and one line may cost at most MaxRecordBytes (or
+// twice a raised value ceiling).
+//
 // Entry points. Create starts the journal of a new run; Resume reopens one
 // to continue it; Replay opens one read-only to re-run it from the journal
 // alone (both fail with a *MissingSecretsError when an environment secret
