@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,6 +96,10 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 			return usageErrorf("--sign-key: %v", err)
 		}
 	}
+	callers, err := worldInputs(g, o.inputs)
+	if err != nil {
+		return err
+	}
 	dir := w.state
 	if dir == "" {
 		dir = filepath.Join(g.Root, ".prose", "world")
@@ -105,7 +110,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	}
 	enc := json.NewEncoder(s.out)
 	res, err := reconcile.Drain(ctx, reconcile.Options{
-		Graph: g, Store: st, Events: events, Ticks: w.ticks, MaxParallel: o.maxParallel, SignKey: key,
+		Graph: g, Store: st, Events: events, Ticks: w.ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
 		Binding:  bindings.describe,
 		Renderer: bindings.renderer,
 		Committed: func(r *receipt.Receipt) {
@@ -291,6 +296,39 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader) (map[string][]
 			return nil, usageErrorf("--event %s: not a JSON event: %v", name, err)
 		}
 		out[name] = append(out[name], v)
+	}
+	return out, nil
+}
+
+// worldInputs reads --input NODE.NAME=VALUE for the caller inputs of a
+// drain's nodes (the Requires items no rule wires); VALUE is JSON when it
+// parses, else text.
+func worldInputs(g *graph.Graph, flags []string) (map[string]map[string]any, error) {
+	out := map[string]map[string]any{}
+	for _, f := range flags {
+		name, val, ok := strings.Cut(f, "=")
+		id, in, dotted := strings.Cut(name, ".")
+		n := g.Node(id)
+		if !ok || !dotted || n == nil || !slices.Contains(n.CallerInputs, in) {
+			var all []string
+			for _, x := range g.Nodes {
+				for _, c := range x.CallerInputs {
+					all = append(all, x.ID+"."+c)
+				}
+			}
+			if len(all) == 0 {
+				return nil, usageErrorf("--input %s: no node of this graph takes a caller input (every Requires item is wired)", name)
+			}
+			return nil, usageErrorf("--input %s: want NODE.INPUT=VALUE, one of the caller inputs %s%s", name, strings.Join(all, ", "), didYouMean(name, all))
+		}
+		var v any = val
+		if x, err := canon.Decode([]byte(val)); err == nil {
+			v = x
+		}
+		if out[id] == nil {
+			out[id] = map[string]any{}
+		}
+		out[id][in] = v
 	}
 	return out, nil
 }

@@ -87,6 +87,11 @@ type Options struct {
 	Events map[string][]any
 	// Ticks are the nodes woken by themselves (a self recheck).
 	Ticks []string
+	// CallerInputs give the Requires items no rule bound (a node's caller
+	// inputs) their values, by node id then input name; an input not
+	// given is null. They count in the memo key as edges
+	// "NAME<-caller".
+	CallerInputs map[string]map[string]any
 	// MaxParallel bounds concurrent renders (0: 4).
 	MaxParallel int
 	// SignKey signs every receipt when set.
@@ -290,6 +295,15 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 			}
 		}
 		p.values[in] = inputValue(d, es)
+	}
+	for _, in := range n.CallerInputs {
+		v := d.o.CallerInputs[n.ID][in]
+		fp, err := canon.Fingerprint(v, nil)
+		if err != nil {
+			return nil, err
+		}
+		p.inputs[in+"<-caller"] = fp
+		p.values[in] = v
 	}
 	events := d.o.Events[n.ID]
 	switch {
