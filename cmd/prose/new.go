@@ -53,7 +53,7 @@ Exit status: 0 written, 2 bad usage or the file exists.`
 func newNewCmd(s streams) *cobra.Command {
 	o := &newOptions{}
 	cmd := &cobra.Command{
-		Use:   "new NAME [--kind pattern|function|test]",
+		Use:   "new NAME [--kind pattern|function|responsibility|test]",
 		Short: "Write a minimal spec to start from",
 		Long:  newLong,
 		Example: `  prose new review
@@ -74,7 +74,7 @@ func newNewCmd(s streams) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.kind, "kind", "pattern", "what to write: `pattern`, function or test")
+	fl.StringVar(&o.kind, "kind", "pattern", "what to write: `pattern`, function, responsibility or test")
 	fl.StringVar(&o.subject, "subject", "", "the function a test runs (default: NAME without a leading \"test-\" or a trailing \"-test\")")
 	fl.BoolVar(&o.force, "force", false, "overwrite an existing file")
 	return cmd
@@ -90,6 +90,12 @@ func runNew(s streams, o *newOptions, arg string) error {
 		return err
 	}
 	path := filepath.Join(dir, name+".prose.md")
+	if dir != "" {
+		// prose new sub/dir/x makes the folders it names.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErrorf("new: %v", err)
+		}
+	}
 	flag := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if o.force {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -115,6 +121,8 @@ func runNew(s streams, o *newOptions, arg string) error {
 		fmt.Fprintf(s.err, "prose: run it with: prose run %s --slot worker=exec:CMD --input task_brief=TEXT\n", path)
 	case "function":
 		fmt.Fprintf(s.err, "prose: run it with: prose run %s --input text=TEXT --slot 'drafter=exec:echo a first draft' (or a model: no --slot)\n", path)
+	case "responsibility":
+		fmt.Fprintf(s.err, "prose: run it with: prose run %s --input source=TEXT --slot '%s=exec:CMD' (or a model: no --slot)\n", path, name)
 	case "test":
 		fmt.Fprintf(s.err, "prose: run it with: prose test %s\n", path)
 	}
@@ -129,6 +137,8 @@ func newSpecText(o *newOptions, name string) (string, error) {
 		return fmt.Sprintf(patternTemplate, name, title), nil
 	case "function":
 		return fmt.Sprintf(functionTemplate, name, title), nil
+	case "responsibility":
+		return fmt.Sprintf(responsibilityTemplate, name, title), nil
 	case "test":
 		subject := o.subject
 		if subject == "" {
@@ -138,7 +148,7 @@ func newSpecText(o *newOptions, name string) (string, error) {
 		}
 		return fmt.Sprintf(testTemplate, name, subject, title), nil
 	}
-	return "", usageErrorf("new: --kind %q: want pattern, function or test", o.kind)
+	return "", usageErrorf("new: --kind %q: want pattern, function, responsibility or test", o.kind)
 }
 
 // titleOf turns code-review into "Code review".
@@ -257,6 +267,25 @@ Writes the answer for the text it is given.
 ### Returns
 
 - ` + "`draft`" + `: the answer
+`
+
+var responsibilityTemplate = `---
+name: %[1]s
+kind: responsibility
+version: 0.1.0
+---
+
+# %[2]s
+
+Say in a sentence what truth this responsibility keeps, and from what.
+
+### Requires
+
+- ` + "`source`" + `: what the truth is kept from
+
+### Maintains
+
+- ` + "`summary`" + `: the truth, kept up to date with source
 `
 
 var testTemplate = `---

@@ -79,7 +79,7 @@ func TestNewRefuses(t *testing.T) {
 	}{
 		{[]string{"new", path}, "exists; pick another name, or pass --force"},
 		{[]string{"new", filepath.Join(dir, "Bad_Name")}, `"Bad_Name" is not a spec name`},
-		{[]string{"new", filepath.Join(dir, "y"), "--kind", "gateway"}, `--kind "gateway": want pattern, function or test`},
+		{[]string{"new", filepath.Join(dir, "y"), "--kind", "gateway"}, `--kind "gateway": want pattern, function, responsibility or test`},
 		{[]string{"new"}, "new takes one NAME"},
 	} {
 		code, _, errs := runMain(t, c.args...)
@@ -141,5 +141,24 @@ func TestNewFunctionRunsAndItsTestPasses(t *testing.T) {
 	code, out, errs = runMain(t, "test", "summarize-test.prose.md", "--run-dir", filepath.Join(dir, "runs"))
 	if code != 0 || !strings.Contains(out, "PASS summarize-test") {
 		t.Errorf("test summarize-test: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestNewResponsibilityInFolders: --kind responsibility writes one that
+// lints clean and runs with its render bound to a program, and a NAME
+// with folders makes them.
+func TestNewResponsibilityInFolders(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "dir", "risk-radar.prose.md")
+	code, out, errs := runMain(t, "new", "--kind", "responsibility", filepath.Join(dir, "sub", "dir", "risk-radar"))
+	if code != 0 || strings.TrimSpace(out) != path {
+		t.Fatalf("new: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, out, errs := runMain(t, "lint", path); code != 0 || out != "" || errs != "" {
+		t.Errorf("lint: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = runMain(t, "run", path, "--input", "source=the accounts", "--slot", `risk-radar=exec:echo '{"summary": "all quiet"}'`, "--no-journal", "--quiet")
+	if code != 0 || !strings.Contains(out, `"summary": "all quiet"`) {
+		t.Errorf("run: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
