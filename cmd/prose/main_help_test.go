@@ -18,3 +18,25 @@ func TestRootHelpNamesWhatRuns(t *testing.T) {
 		}
 	}
 }
+
+// run --help and show --help speak of functions and responsibilities too,
+// not of patterns alone.
+func TestRunAndShowHelpNameContracts(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"run", []string{"function's or responsibility's", "Execution", "inline nodes", "render"}},
+		{"show", []string{"a function, a responsibility", "inline nodes", "needs"}},
+	} {
+		code, out, errs := runMain(t, c.cmd, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d: %s", c.cmd, code, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("prose %s --help does not say %q", c.cmd, w)
+			}
+		}
+	}
+}

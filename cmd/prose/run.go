@@ -36,9 +36,12 @@ type runOptions struct {
 	stdin                  io.Reader // for --input KEY=@- and --input-json -
 }
 
-const runLong = `run loads a pattern spec, binds its slots to services, and runs its
-Delegation with a real interpreter. The value the Delegation returns is
-printed on stdout as indented JSON; progress goes to stderr.
+const runLong = `run loads a spec, binds its slots to services, and runs it with a real
+interpreter: a pattern's Delegation, or a function's or responsibility's
+Execution (else its inline nodes, else one model render of its contract;
+--slot NAME=BINDING binds any callee or render by name, and --input gives
+its Parameters or Requires). The value it returns is printed on stdout as
+indented JSON; progress goes to stderr.
 
 Slots (--slot NAME=BINDING, once per slot; repeat a name for a list slot):
   exec:COMMAND     a program, run by /bin/sh -c COMMAND for each call. The
@@ -109,7 +112,7 @@ func newRunCmd(s streams) *cobra.Command {
 	var wf *worldFlags
 	cmd := &cobra.Command{
 		Use:     "run FILE [--slot NAME=BINDING]... [--config KEY=VALUE]... [--input KEY=VALUE]...",
-		Short:   "Run a pattern spec with its slots bound to programs, models or other specs",
+		Short:   "Run a pattern, function or responsibility with its slots bound to programs, models or other specs",
 		Long:    runLong,
 		Example: runExample,
 		Args:    oneFile,

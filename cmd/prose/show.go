@@ -22,10 +22,14 @@ func newShowCmd(s streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show FILE",
 		Short: "Print a spec as typed JSON",
-		Long: `show loads one pattern spec (*.prose.md) and prints what the loader read
-from it as indented JSON: name, kind, version, title, summary, slots,
-config, inputs, outputs, invariants, shape, delegation (its prose, its
-code and the .md line of the first code line) and notes.
+		Long: `show loads one spec (*.prose.md: a pattern, a function, a responsibility,
+a gateway or a test) and prints what the loader read from it as indented
+JSON: name, kind, version, title, summary, slots, config, inputs, outputs,
+invariants, shape, delegation (its prose, its code and the .md line of the
+first code line) and notes; for Contract Markdown also its goal,
+execution, errors, pattern instances and inline nodes, the sentences of
+Parameters or Requires that name no input (needs), and which inputs were
+read from a sentence (from_sentence).
 
 FILE - reads the spec from standard input (named <stdin>).
 
