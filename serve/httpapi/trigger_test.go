@@ -1,0 +1,61 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/store"
+)
+
+// Refused triggers queue nothing: too long (413), an unknown node (404),
+// an event for a node that is no gateway or one that is not JSON (400).
+// An empty body wakes any node (202).
+func TestTriggerRefusals(t *testing.T) {
+	g, diags, err := graph.Load("../testdata/continuity")
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := serve.New(serve.Options{Graph: g, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	h := Handler(s, Options{MaxEventBytes: 64})
+	post := func(path, body string) int {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("POST", path, strings.NewReader(body)))
+		return w.Code
+	}
+	cases := []struct {
+		path, body string
+		want       int
+	}{
+		{"/trigger/poll", `{"pad":"` + strings.Repeat("x", 64) + `"}`, http.StatusRequestEntityTooLarge},
+		{"/trigger/nosuch", `{}`, http.StatusNotFound},
+		{"/trigger/review", `{"a":1}`, http.StatusBadRequest},
+		{"/trigger/poll", `{"a":`, http.StatusBadRequest},
+		{"/trigger/poll", `{"a":1} {"b":2}`, http.StatusBadRequest},
+	}
+	for _, c := range cases {
+		if got := post(c.path, c.body); got != c.want {
+			t.Errorf("POST %s %q: %d, want %d", c.path, c.body, got, c.want)
+		}
+	}
+	if d := s.Depth(); d != 0 {
+		t.Fatalf("refused triggers queued %d entries", d)
+	}
+	if got := post("/trigger/review", ""); got != http.StatusAccepted {
+		t.Errorf("a manual wake: %d, want 202", got)
+	}
+	if d := s.Depth(); d != 1 {
+		t.Errorf("queue depth %d after one wake, want 1", d)
+	}
+}
