@@ -11,10 +11,18 @@
 //	show    {file}                           -> {spec, findings}
 //	graph   {path}                           -> {graph: {nodes, edges, entry_points}, findings}
 //	run     {file, slots, inputs, config}    -> {run_id}, at once; the run goes on
-//	result  {run_id, wait_seconds}           -> {status: running|ok|failed, value, error}
+//	result  {run_id, wait_seconds}           -> {status: running|ok|failed|waiting, value, error}
 //	resume  {run_id}                         -> {run_id}, at once
 //	replay  {run_id}                         -> the shape of result
 //	runs    {}                               -> {runs: [{run_id, spec, status, start, calls, error}]}
+//	pending {run_id}                         -> {calls: [{run_id, call, slot, attempt, contract, arguments, shape}]}
+//	fill    {run_id, call, value}            -> {run_id, call}
+//
+// A slot bound to `host` (run's slots: {NAME: "host"}) hands its calls to
+// the connected agent: each waits, listed by pending and announced by a
+// progress notification, until fill gives a value that keeps the slot's
+// contract (host.go); result reports such a run as waiting. The value is
+// journaled as the call's result, so replay needs no host.
 //
 // A run started by run or resume sends one notifications/progress per
 // finished call attempt (see progress.go). result waits at most

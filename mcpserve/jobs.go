@@ -22,6 +22,9 @@ const (
 	StatusRunning = "running"
 	StatusOK      = "ok"
 	StatusFailed  = "failed"
+	// StatusWaiting is a run with a call waiting for the host to fill it
+	// (the pending tool lists it).
+	StatusWaiting = "waiting"
 )
 
 // job is a run the server started: it ends once, with a result.
@@ -34,7 +37,7 @@ type job struct {
 
 // Outcome is what result and replay return.
 type Outcome struct {
-	Status string `json:"status" jsonschema:"running, ok or failed"`
+	Status string `json:"status" jsonschema:"running, ok, failed, or waiting (a call waits for the host: see pending)"`
 	Value  any    `json:"value,omitempty" jsonschema:"the value the run returned, when ok"`
 	Error  string `json:"error,omitempty" jsonschema:"why the run failed, as FILE:LINE:COL: message where it has a place"`
 }
@@ -47,15 +50,18 @@ func (s *Server) start(req *mcp.CallToolRequest, do func(context.Context, run.Op
 	j := &job{done: make(chan struct{})}
 	started := make(chan string, 1)
 	o := s.runOptions()
+	p := newProgress(s.ctx, req, redact.ForEnv(s.o.Environ).WithShapes())
 	o.Started = func(id string) {
 		j.id = id
+		p.setRun(id) // before any call: a host call's notification has its token
 		s.mu.Lock()
 		s.jobs[id] = j
 		s.mu.Unlock()
 		started <- id
 	}
-	p := newProgress(s.ctx, req, redact.ForEnv(s.o.Environ).WithShapes())
 	o.Recorders = append(o.Recorders, p)
+	// j.id is set by Started, before any call runs.
+	o.Host = s.hostBinding(func() string { return j.id }, p.notify)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -119,13 +125,28 @@ func (s *Server) wait(ctx context.Context, id string, d time.Duration) (Outcome,
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-j.done:
-		return outcome(j.res, j.err)
-	case <-t.C:
-	case <-ctx.Done():
+	for {
+		// A run whose call waits for the host answers at once: waiting
+		// longer would only hold the host that must fill it.
+		calls, changed := s.host.pending(id)
+		if len(calls) > 0 {
+			select {
+			case <-j.done:
+				return outcome(j.res, j.err)
+			default:
+			}
+			return Outcome{Status: StatusWaiting}, nil
+		}
+		select {
+		case <-j.done:
+			return outcome(j.res, j.err)
+		case <-changed:
+			continue
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		return Outcome{Status: StatusRunning}, nil
 	}
-	return Outcome{Status: StatusRunning}, nil
 }
 
 // journaled is the Outcome of a run known only by its journal.

@@ -91,3 +91,19 @@ func (p *progress) Record(ev *delegation.Event) {
 	default:
 	}
 }
+
+// notify sends msg as the run's next progress notification (a call that
+// waits for the host).
+func (p *progress) notify(msg string) {
+	p.mu.Lock()
+	p.n++
+	n := &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: float64(p.n), Message: msg}
+	p.mu.Unlock()
+	if n.ProgressToken == nil {
+		return
+	}
+	select {
+	case p.queue <- n:
+	default:
+	}
+}

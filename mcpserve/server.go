@@ -45,6 +45,7 @@ type Server struct {
 	mu   sync.Mutex
 	jobs map[string]*job
 	wg   sync.WaitGroup
+	host *host // the calls waiting for the agent host
 }
 
 // New returns a Server with every tool registered.
@@ -56,14 +57,14 @@ func New(o Options) *Server {
 		o.Dir, _ = os.Getwd()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{o: o, ctx: ctx, cancel: cancel, jobs: map[string]*job{}}
+	s := &Server{o: o, ctx: ctx, cancel: cancel, jobs: map[string]*job{}, host: newHost()}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "prose", Title: "prose: OpenProse specs, run by an interpreter", Version: version.String()},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.addTools()
 	return s
 }
 
-const instructions = `prose checks and runs OpenProse specs (*.prose.md) with a real interpreter: loop bounds, retries and "certified progress is never rolled back" are enforced by prose, not by you. lint a spec before running it; run returns a run_id at once, then poll result with that id (each call waits at most 30 seconds) until its status is ok or failed. Slots are bound to programs (exec:CMD), models (llm) or other specs (PATH.prose.md). replay re-runs a finished run from its journal without calling anything.`
+const instructions = `prose checks and runs OpenProse specs (*.prose.md) with a real interpreter: loop bounds, retries and "certified progress is never rolled back" are enforced by prose, not by you. lint a spec before running it; run returns a run_id at once, then poll result with that id (each call waits at most 30 seconds) until its status is ok or failed. Slots are bound to programs (exec:CMD), models (llm), other specs (PATH.prose.md), or host: then you fill the slot's calls yourself (result says waiting; pending lists the call with its contract and the shape wanted; fill answers it). replay re-runs a finished run from its journal without calling anything.`
 
 // MCP is the *mcp.Server to serve (server.Run(ctx, &mcp.StdioTransport{}),
 // or mcp.NewStreamableHTTPHandler).

@@ -74,7 +74,7 @@ type GraphOutput struct {
 // RunInput is the input of run.
 type RunInput struct {
 	File   string         `json:"file" jsonschema:"the spec to run (a pattern, a function or a responsibility); std/... names the built-in library"`
-	Slots  map[string]any `json:"slots,omitempty" jsonschema:"NAME: BINDING (exec:COMMAND, llm, llm:MODEL, PATH.prose.md), or NAME: [BINDING, ...] for a list slot"`
+	Slots  map[string]any `json:"slots,omitempty" jsonschema:"NAME: BINDING (exec:COMMAND, llm, llm:MODEL, PATH.prose.md, or host: you fill its calls through pending and fill), or NAME: [BINDING, ...] for a list slot"`
 	Inputs map[string]any `json:"inputs,omitempty" jsonschema:"NAME: VALUE, typed by the spec's declarations"`
 	Config map[string]any `json:"config,omitempty" jsonschema:"NAME: VALUE, typed by the spec's declarations"`
 }
@@ -128,6 +128,10 @@ func (s *Server) addTools() {
 		safe(s.resume))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "replay", Description: "Re-run a finished run from its journal alone (no program or model is called) and return its outcome, as result does."},
 		safe(s.replayTool))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "pending", Description: "The calls waiting for you to fill them (slots bound to host): run_id, call, slot, the slot's contract, the call's arguments and the JSON shape wanted. A progress notification says when one starts waiting."},
+		safe(s.pendingTool))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "fill", Description: "Answer a pending call with its value (JSON keeping the slot's contract and shape): the run journals it and goes on. A value that does not fit is refused with what is wanted, and the call still waits."},
+		safe(s.fillTool))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "runs", Description: "The journaled runs, newest first: id, spec, status, start, calls."},
 		safe(s.runs))
 }
@@ -305,4 +309,39 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// PendingInput is the input of pending.
+type PendingInput struct {
+	RunID string `json:"run_id,omitempty" jsonschema:"only this run's calls (empty: every run's)"`
+}
+
+// PendingOutput is the result of pending.
+type PendingOutput struct {
+	Calls []PendingCall `json:"calls"`
+}
+
+// FillInput is the input of fill.
+type FillInput struct {
+	RunID string `json:"run_id" jsonschema:"the run, as pending lists it"`
+	Call  string `json:"call" jsonschema:"the call's path, as pending lists it"`
+	Value any    `json:"value" jsonschema:"the call's value: JSON of the shape pending shows"`
+}
+
+// FillOutput is the result of fill.
+type FillOutput struct {
+	RunID string `json:"run_id"`
+	Call  string `json:"call"`
+}
+
+func (s *Server) pendingTool(_ context.Context, _ *mcp.CallToolRequest, in PendingInput) (*mcp.CallToolResult, PendingOutput, error) {
+	calls, _ := s.host.pending(in.RunID)
+	return nil, PendingOutput{Calls: calls}, nil
+}
+
+func (s *Server) fillTool(_ context.Context, _ *mcp.CallToolRequest, in FillInput) (*mcp.CallToolResult, FillOutput, error) {
+	if err := s.host.fill(in.RunID, in.Call, in.Value); err != nil {
+		return nil, FillOutput{}, err
+	}
+	return nil, FillOutput{RunID: in.RunID, Call: in.Call}, nil
 }

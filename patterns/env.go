@@ -47,6 +47,10 @@ type Env struct {
 	// Services are the in-process services a `go:NAME` binding names (a
 	// Go program embedding prose binds its own functions so).
 	Services map[string]Service
+	// Host serves a `host` binding: the slot's calls go to the agent host
+	// connected to prose mcp, which fills them. nil: no host is connected,
+	// and a host binding is refused before the run starts.
+	Host func(b *SlotBinding) (Service, error)
 	// Prefix is the dotted path of the spec being bound inside its
 	// parents, "" at the top ("target." for the spec bound to slot target).
 	// Messages name slots, config keys and inputs with it.
@@ -82,6 +86,7 @@ const (
 	KindLLM  = "llm"
 	KindSpec = "spec"
 	KindGo   = "go"
+	KindHost = "host"
 )
 
 // SlotBinding is one `--slot NAME=VALUE` being turned into a service.
@@ -113,6 +118,8 @@ func classify(value string) (kind, arg string, err error) {
 		return KindLLM, "", nil
 	case strings.HasPrefix(v, "llm:"):
 		return KindLLM, strings.TrimSpace(strings.TrimPrefix(v, "llm:")), nil
+	case v == "host":
+		return KindHost, "", nil
 	case strings.HasPrefix(v, "go:"):
 		arg = strings.TrimSpace(strings.TrimPrefix(v, "go:"))
 		if arg == "" {
@@ -153,6 +160,14 @@ func (e *Env) service(b *SlotBinding) (Service, error) {
 			return nil, fmt.Errorf("%s=%s: no in-process service %q (go:NAME binds a service a Go program registers with the run)", b.Path, b.Value, b.Arg)
 		}
 		return svc, nil
+	case KindHost:
+		if b.Sub != nil {
+			return nil, fmt.Errorf("%s is bound to the host; dotted settings (%s.NAME=...) only apply to a nested spec", b.Name, b.Name)
+		}
+		if e.Host == nil {
+			return nil, fmt.Errorf("%s=host: the host binding needs prose mcp (an agent host connected to it fills the slot's calls); here bind a program, a model or a spec", b.Path)
+		}
+		return e.Host(b)
 	case KindSpec:
 		if e.Nested == nil {
 			return nil, fmt.Errorf("%s=%s: nested specs are not available here", b.Path, b.Value)

@@ -57,9 +57,14 @@ type Func struct {
 	Fn func(ctx context.Context, args map[string]any) (any, error)
 }
 
+// Host binds the agent host connected to prose mcp: it fills the slot's
+// calls (Options.Host serves them; package mcpserve sets it).
+type Host struct{}
+
 func (b Exec) Text() string { return "exec:" + b.Command }
 func (b Spec) Text() string { return b.Path }
 func (b Func) Text() string { return "go:" + b.Name }
+func (b Host) Text() string { return "host" }
 func (b Model) Text() string {
 	if b.Name == "" {
 		return "llm"
@@ -90,6 +95,8 @@ func ParseBinding(text string) (Binding, error) {
 		return Exec{Command: cmd}, nil
 	case v == "llm":
 		return Model{}, nil
+	case v == "host":
+		return Host{}, nil
 	case strings.HasPrefix(v, "llm:"):
 		return Model{Name: strings.TrimSpace(strings.TrimPrefix(v, "llm:"))}, nil
 	case strings.HasSuffix(v, ".prose.md") || strings.HasPrefix(v, "std/"):

@@ -57,6 +57,10 @@ type Options struct {
 	// Services are in-process services by the name a `go:NAME` binding
 	// text gives (Funcs are the typed way).
 	Services map[string]patterns.Service
+	// Host serves the slots bound to `host` (prose mcp hands their calls
+	// to the agent host connected to it); nil refuses such a binding
+	// before the run starts. A replay needs none: the journal answers.
+	Host func(b *patterns.SlotBinding) (patterns.Service, error)
 	// Getenv reads the model configuration (OPENAI_API_KEY,
 	// OPENAI_BASE_URL, PROSE_MODEL, ...) and the environment secrets a
 	// journal withholds; nil: os.Getenv. Environ lists the environment for
@@ -289,7 +293,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if o.WorkDir != "" {
 		workDir = o.WorkDir
 	}
-	env := &patterns.Env{Dir: workDir, Services: services, Nested: patterns.NestedSpecWith(g.Load)}
+	env := &patterns.Env{Dir: workDir, Services: services, Host: o.Host, Nested: patterns.NestedSpecWith(g.Load)}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
 		Limits:    req.Limits,
@@ -316,6 +320,8 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		env.LLM = func(b *patterns.SlotBinding) (patterns.Service, error) {
 			return &patterns.FuncService{Name: b.Name, Fn: replayModel{}.Call}, nil
 		}
+		// A host's answers are in the journal: a replay needs no host.
+		env.Host = env.LLM
 	}
 	r.stderr = o.Stderr
 	if r.stderr == nil {
