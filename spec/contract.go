@@ -258,7 +258,7 @@ func nearSection(heading string) string {
 		if h+"s" == lc || strings.HasSuffix(lc, "ies") && h == lc[:len(lc)-3]+"y" {
 			return c // a singular of a plural section name
 		}
-		d := editDistance(h, lc)
+		d := diag.EditDistance(h, lc)
 		limit := 1
 		if len(c) >= 7 {
 			limit = 2
@@ -268,27 +268,6 @@ func nearSection(heading string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // contractSections reads the 0.15 sections: Goal, Continuity, Strategies,

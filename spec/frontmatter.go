@@ -149,7 +149,7 @@ func (l *loader) checkKind() {
 	}
 	best, bestD := "", len(k)/2+1
 	for _, c := range kinds {
-		if d := editDistance(strings.ToLower(k), c); d < bestD {
+		if d := diag.EditDistance(strings.ToLower(k), c); d < bestD {
 			best, bestD = c, d
 		}
 	}

@@ -324,31 +324,11 @@ func nearest(s string, cands []string) string {
 		if c == s {
 			continue
 		}
-		if d := distance(strings.ToLower(s), strings.ToLower(c)); d <= limit && d < bestD {
+		if d := diag.EditDistance(strings.ToLower(s), strings.ToLower(c)); d <= limit && d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func contains(list []string, s string) bool {
