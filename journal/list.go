@@ -145,6 +145,13 @@ func summarize(ctx context.Context, path string) *Summary {
 	return s
 }
 
+// NoRunError is Remove's answer for a run id that names no directory
+// under the run directory: the caller gave a wrong id, which the CLI
+// reports as bad usage, as it does for every other command given one.
+type NoRunError struct{ ID, Base string }
+
+func (e *NoRunError) Error() string { return fmt.Sprintf("no run %q in %s", e.ID, e.Base) }
+
 // Remove deletes the directory of run id under base: a directory (not a
 // symbolic link) directly under base that holds a journal.jsonl, as List
 // lists it, whether its journal can be read or not (an unreadable run is
@@ -161,7 +168,7 @@ func Remove(base, id string) (string, error) {
 		if err == nil { // a symlink or a file: not a run directory prose made
 			return "", fmt.Errorf("%s is not a run directory", dir)
 		}
-		return "", fmt.Errorf("no run %q in %s", id, base)
+		return "", &NoRunError{ID: id, Base: base}
 	}
 	if _, err := os.Lstat(path); err != nil {
 		return "", fmt.Errorf("%s holds no %s, so it is not a run directory; not removing it: if the directory is yours, delete it yourself", dir, FileName)

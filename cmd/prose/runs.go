@@ -170,7 +170,7 @@ that hold a journal.jsonl, never follows a symbolic link, refuses ids with
 					fmt.Fprintf(s.err, "prose: runs rm: no runs to remove in %s%s\n", *runDir, why)
 				}
 			}
-			failed := false
+			failed, unknown := false, false
 			for i, id := range ids {
 				if id == latestRun {
 					// As for resume, replay and runs show: the newest run.
@@ -187,13 +187,20 @@ that hold a journal.jsonl, never follows a symbolic link, refuses ids with
 				dir, err := journal.Remove(*runDir, id)
 				if err != nil {
 					fmt.Fprintf(s.err, "prose: runs rm: %v\n", err)
-					failed = true
+					if errors.As(err, new(*journal.NoRunError)) {
+						unknown = true // a wrong id is bad usage, as for runs show
+					} else {
+						failed = true
+					}
 					continue
 				}
 				fmt.Fprintf(s.err, "removed %s (%s run, directory %s)\n", id, status, dir)
 			}
-			if failed {
+			switch {
+			case failed:
 				return &exitError{code: exitFailure}
+			case unknown:
+				return &exitError{code: exitUsage}
 			}
 			return nil
 		},
