@@ -51,18 +51,7 @@ var ErrTooLarge = errors.New("value larger than the size ceiling")
 
 // tooLarge is the error of a walk that passed max bytes.
 func tooLarge(max int64) error {
-	return fmt.Errorf("%w of %s", ErrTooLarge, byteSize(max))
-}
-
-// byteSize prints n bytes for messages: "64 MiB", "1500 bytes".
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Errorf("%w of %s", ErrTooLarge, diag.ByteSize(max))
 }
 
 // meter counts the size and work of one walk over values, and stops it
@@ -246,7 +235,7 @@ func (f *frame) charge(pos diag.Pos, units int64, how string) error {
 }
 
 // workNote explains the charge of walks over values in budget messages.
-var workNote = fmt.Sprintf("comparing, copying or writing out a value counts a step per %d elements or %s it goes through", unitsPerStep, byteSize(unitsPerStep*bytesPerUnit))
+var workNote = fmt.Sprintf("comparing, copying or writing out a value counts a step per %d elements or %s it goes through", unitsPerStep, diag.ByteSize(unitsPerStep*bytesPerUnit))
 
 // argsNote explains the charge of a call's arguments in budget messages.
 var argsNote = fmt.Sprintf("a call's arguments count a step per %d elements copied, or %d found unchanged since an earlier call", unitsPerStep, 2*unitsPerStep)

@@ -241,7 +241,7 @@ func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread, decides
 		return f.walkError(pos, "the values collected by this loop", tooLarge(r.max))
 	}
 	if r.appended*2 > r.max {
-		return f.errorf(pos, KindLimit, "the appends of this parallel loop to lists from outside it (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", r.appended, byteSize(r.max))
+		return f.errorf(pos, KindLimit, "the appends of this parallel loop to lists from outside it (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", r.appended, diag.ByteSize(r.max))
 	}
 	if r.collect {
 		if i >= len(r.vals) {

@@ -1,5 +1,7 @@
 package diag
 
+import "fmt"
+
 // EditDistance is the Levenshtein distance between a and b, counted in
 // runes: the measure behind every "did you mean" of prose (names, flags,
 // library paths).
@@ -22,4 +24,15 @@ func EditDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// ByteSize prints n bytes for messages: "64 MiB", "2 KiB", "1500 bytes".
+func ByteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -28,6 +28,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/procgroup"
 )
 
@@ -428,7 +429,7 @@ func (s *Service) readError(err error) error {
 func (s *Service) result(req *delegation.CallRequest, out []byte, stderr string, waitErr, stop error) (delegation.Value, error) {
 	switch {
 	case errors.Is(stop, errOutputTooLarge):
-		return nil, fmt.Errorf("output exceeds the %s limit; the program was killed", sizeString(s.maxOutput()))
+		return nil, fmt.Errorf("output exceeds the %s limit; the program was killed", diag.ByteSize(s.maxOutput()))
 	case stop != nil:
 		what := "canceled"
 		if errors.Is(stop, context.DeadlineExceeded) {
@@ -546,16 +547,6 @@ func stderrTail(s string) string {
 		out = "..." + out
 	}
 	return strings.ToValidUTF8(out, "?")
-}
-
-func sizeString(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // capBuffer accumulates up to max bytes and fails past that.
