@@ -164,7 +164,7 @@ func (p *parser) parsePostfix() Expr {
 // parsePrimary parses an operand.
 //
 //	primary = IDENT | INT | FLOAT | STRING | DURATION | 'null' | 'true' | 'false'
-//	        | list | object | '(' expr ')' .
+//	        | list | object | '(' expr ')' | world_read .
 func (p *parser) parsePrimary() Expr {
 	t := p.tok()
 	switch t.kind {
@@ -229,7 +229,35 @@ func (p *parser) parseName() Expr {
 	if reserved[t.raw] {
 		p.errorf(t.pos, "syntax/expected", "expected a value, found '%s'", t.raw)
 	}
+	if t.raw == WorldRead && p.tok().kind == LPAREN {
+		return p.parseWorldRead(&t)
+	}
 	return &Ident{NamePos: t.pos, Name: t.raw}
+}
+
+// WorldRead is the name of the world-model read a responsibility's
+// Execution writes as `read_world_model("NODE")`.
+const WorldRead = "read_world_model"
+
+// parseWorldRead parses the world-model read, the one call written with
+// parentheses: it is the call `call read_world_model` with the argument
+// `node: "NODE"` ("self" for the node's own prior truth).
+//
+//	world_read = 'read_world_model' '(' STRING ')' .
+func (p *parser) parseWorldRead(name *token) Expr {
+	lp := p.advance()
+	p.enter(lp.pos)
+	s := p.tok()
+	var arg Expr = &NullLit{ValuePos: s.pos}
+	if s.kind == STRING {
+		arg = p.parsePrimary()
+	} else {
+		p.errorf(s.pos, "syntax/expected", "expected a node id in quotes after '%s(', like %s(\"self\")", WorldRead, WorldRead)
+	}
+	p.leave()
+	rp := p.expect(RPAREN, "to close "+WorldRead+"(")
+	return &CallExpr{Call: name.pos, Target: &Ident{NamePos: name.pos, Name: name.raw},
+		Args: []*Field{{KeyPos: s.pos, Key: "node", Value: arg}}, EndPos: rp.end}
 }
 
 // parseList parses a list literal; commas are optional between lines.

@@ -67,6 +67,9 @@ func TestParseForms(t *testing.T) {
 		{"try finally", "try:\n  call a\nfinally:\n  x = 1", `(try (body (call a)) (finally (= x 1)))`},
 		{"return bare", "return", `(return)`},
 		{"return call", "return call a\n  k: 1", `(return (call a (arg k 1)))`},
+		{"world read", "let p = read_world_model(\"self\")\nreturn { prior: read_world_model(\"count-summary\") }",
+			"(let p (call read_world_model (arg node \"self\")))\n(return (object (prior (call read_world_model (arg node \"count-summary\")))))"},
+		{"world read is a name without parentheses", "let f = read_world_model", `(let f read_world_model)`},
 		{"throw", `throw "boom"`, `(throw "boom")`},
 		{"object shorthand", `let o = { a, b }`, `(let o (object (a a) (b b)))`},
 		{"object lines no commas", "return {\n  result: r\n  \"odd key\": 2,\n  c\n}", `(return (object (result r) ("odd key" 2) (c c)))`},
@@ -117,6 +120,8 @@ func TestParseErrors(t *testing.T) {
 		want       string // the one diagnostic: LINE:COL [CODE]
 		rest       string // dump of what still parsed
 	}{
+		{"world read of a name", "let p = read_world_model(node)", "1:26 [syntax/expected]", ""},
+		{"world read unclosed", "let p = read_world_model(\"self\" x)", "1:33 [syntax/expected]", ""},
 		{"bad indent", "let x = 1\n  let y = 2\nlet z = 3", "2:3 [syntax/indent]", "(let x 1)\n(let z 3)"},
 		{"unindent mismatch", "if x:\n    y = 1\n  z = 1", "3:3 [syntax/indent]", ""},
 		{"tabs and spaces", "if x:\n\ty = 1\n        z = 1", "3:1 [syntax/tabs]", ""},
