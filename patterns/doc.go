@@ -42,7 +42,6 @@
 // builds model renders, Outputs applies the return rule).
 //
 // Tracing. A run's trace is written by journal.Trace, a Recorder, in the
-// journal's schema; TotalsRecorder counts a run's work; Progress prints a
-// line per call attempt for a person watching stderr (only failures when
-// stderr is not a terminal) and a summary.
+// journal's schema; TotalsRecorder counts a run's work; Recorders fans
+// events out. What a person watching stderr sees is printed by cmd/prose.
 package patterns

@@ -33,8 +33,8 @@ type Totals struct {
 	TokensOut        int64 `json:"tokens_out"`
 }
 
-// add accounts for one event.
-func (t *Totals) add(ev *delegation.Event) {
+// Add accounts for one event.
+func (t *Totals) Add(ev *delegation.Event) {
 	switch ev.Kind {
 	case "call.end":
 		t.Calls++
@@ -72,7 +72,7 @@ type TotalsRecorder struct {
 // Record implements delegation.Recorder.
 func (r *TotalsRecorder) Record(ev *delegation.Event) {
 	r.mu.Lock()
-	r.t.add(ev)
+	r.t.Add(ev)
 	r.mu.Unlock()
 }
 
@@ -98,4 +98,16 @@ func RunStatus(err error) string {
 		return "interrupted"
 	}
 	return "error"
+}
+
+// Recorders fans events out to several recorders (nil ones are skipped).
+type Recorders []delegation.Recorder
+
+// Record implements delegation.Recorder.
+func (rs Recorders) Record(ev *delegation.Event) {
+	for _, r := range rs {
+		if r != nil {
+			r.Record(ev)
+		}
+	}
 }

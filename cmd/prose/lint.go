@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/std"
 )
 
@@ -72,8 +71,8 @@ interrupted.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.summary = patterns.IsTerminal(s.out)
-			opts.color = patterns.ColorEnabled(s.out, os.Getenv)
+			opts.summary = IsTerminal(s.out)
+			opts.color = ColorEnabled(s.out, os.Getenv)
 			return runLint(cmd.Context(), s, opts, args)
 		},
 	}
@@ -138,6 +137,6 @@ func writeLint(w io.Writer, format lint.Format, res *lint.Result, color bool) er
 	if err := lint.Write(&b, format, res); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, patterns.ColorDiagnostics(b.String()))
+	_, err := io.WriteString(w, ColorDiagnostics(b.String()))
 	return err
 }

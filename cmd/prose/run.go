@@ -181,9 +181,9 @@ func execute(ctx context.Context, s streams, trace string, ro run.Options, do fu
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var progress *patterns.Progress
+	var progress *Progress
 	if !ro.Quiet {
-		progress = patterns.NewTerminalProgress(s.err, os.Getenv)
+		progress = NewTerminalProgress(s.err, os.Getenv)
 		defer progress.Start()()
 		ro.Recorders = append(ro.Recorders, progress)
 		ro.Diagnostics = progress.Diagnostics

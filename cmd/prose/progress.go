@@ -1,4 +1,4 @@
-package patterns
+package main
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns"
 )
 
 // Progress is a delegation.Recorder that tells a person on stderr what a
@@ -30,7 +31,7 @@ type Progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	verbose bool
-	totals  Totals
+	totals  patterns.Totals
 
 	color  bool                           // colour failures and the summary
 	live   bool                           // keep a status line (Start)
@@ -197,7 +198,7 @@ func NewProgress(w io.Writer, verbose bool) *Progress {
 func (p *Progress) Record(ev *delegation.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.totals.add(ev)
+	p.totals.Add(ev)
 	p.track(ev)
 	switch ev.Kind {
 	case "call.end":
@@ -221,7 +222,7 @@ func (p *Progress) Record(ev *delegation.Event) {
 }
 
 // Totals returns what the progress has counted so far.
-func (p *Progress) Totals() Totals {
+func (p *Progress) Totals() patterns.Totals {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.totals
@@ -353,18 +354,6 @@ func wordSuffix(s string, n int) string {
 		start++
 	}
 	return s[start:]
-}
-
-// Recorders fans events out to several recorders (nil ones are skipped).
-type Recorders []delegation.Recorder
-
-// Record implements delegation.Recorder.
-func (rs Recorders) Record(ev *delegation.Event) {
-	for _, r := range rs {
-		if r != nil {
-			r.Record(ev)
-		}
-	}
 }
 
 // IsTerminal reports whether w is a terminal (a character device),
