@@ -118,7 +118,11 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 			case w.format == "json":
 				enc.Encode(r)
 			case r.Status == receipt.Rendered:
-				fmt.Fprintf(s.out, "rendered %s (%s; moved %s)\n", r.Node, r.Wake.Source, strings.Join(r.Diff.Moved, ", "))
+				moved := "nothing moved"
+				if len(r.Diff.Moved) > 0 {
+					moved = "moved " + strings.Join(r.Diff.Moved, ", ")
+				}
+				fmt.Fprintf(s.out, "rendered %s (%s; %s)\n", r.Node, r.Wake.Source, moved)
 			case r.Status == receipt.Failed:
 				fmt.Fprintf(s.out, "failed %s: %s\n", r.Node, r.Reason)
 			}

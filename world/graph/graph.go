@@ -84,7 +84,8 @@ type Node struct {
 type Edge struct {
 	Subscriber, Input, Producer, Facet string
 	// Rule is the rule that drew it: "explicit", "name", "reference",
-	// "wiring".
+	// "wiring", or "read" for a read_world_model("NODE") of the
+	// Execution (reads.go).
 	Rule string
 	Pos  diag.Position
 	pos  diag.Pos

@@ -95,6 +95,7 @@ func (g *Graph) wire() diag.List {
 				}
 			}
 		}
+		diags = append(diags, g.wireReads(n)...)
 	}
 	return diags
 }

@@ -7,9 +7,11 @@ import (
 	"io"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
 )
@@ -27,22 +29,50 @@ type Execution struct {
 	Dir string
 }
 
+// worldRead serves read_world_model("NODE") in an Execution: "self" (or
+// the node's own id, name or world-model name) is the prior truth, null on
+// a cold start; another node is the truth its read edge carries (package
+// graph draws an edge for each such read, so the memo key covers it).
+func worldRead(req *reconcile.Request) func(context.Context, map[string]any) (any, error) {
+	return func(_ context.Context, args map[string]any) (any, error) {
+		name, _ := args["node"].(string)
+		if req.Node.ReadsSelf(name) {
+			return req.Prior, nil
+		}
+		if v, ok := req.Inputs[graph.ReadInput(name)]; ok {
+			return v, nil
+		}
+		return nil, fmt.Errorf("%s(%q): %s does not read that node (write its id, or \"self\")", syntax.WorldRead, name, req.Node.ID)
+	}
+}
+
 // Render implements reconcile.Renderer.
 func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
 	sp := req.Node.Spec
 	in := map[string]any{}
+	prior := map[string]bool{}
+	for _, it := range req.Node.Items {
+		prior[it.Name] = it.Prior
+	}
 	for _, i := range sp.Inputs {
 		in[i.Name] = req.Inputs[i.Name]
+		// A Requires item that names the node's own truth ("prior
+		// `CountTrend`") is the prior truth.
+		if prior[i.Name] {
+			in[i.Name] = req.Prior
+		}
 	}
-	prior, _ := req.Prior.(map[string]any)
+	own, _ := req.Prior.(map[string]any)
 	for _, name := range sp.PriorNames() {
-		in[name] = prior[name]
+		in[name] = own[name]
 	}
 	js, err := json.Marshal(in)
 	if err != nil {
 		return nil, err
 	}
-	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: patterns.Bindings{Slots: e.Slots, InputJSON: string(js)}},
+	read := run.Slot{Name: syntax.WorldRead, Binding: run.Func{Name: syntax.WorldRead, Fn: worldRead(req)}}
+	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: patterns.Bindings{Slots: e.Slots, InputJSON: string(js)},
+		Slots: []run.Slot{read}},
 		run.Options{Quiet: true, Stderr: io.Discard})
 	ans := &reconcile.Answer{}
 	if res != nil {
