@@ -299,7 +299,7 @@ func (f *frame) position(p diag.Pos) diag.Position { return f.in.file.Position(p
 // errorf builds a run-time error at p and records it.
 func (f *frame) errorf(p diag.Pos, kind, format string, args ...any) *Error {
 	e := &Error{Pos: f.position(p), Kind: kind, Msg: fmt.Sprintf(format, args...), Path: f.id(p)}
-	f.record(&Event{Kind: "error", Path: e.Path, Pos: e.Pos, Err: e})
+	f.record(&Event{Kind: EventError, Path: e.Path, Pos: e.Pos, Err: e})
 	return e
 }
 

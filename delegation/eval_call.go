@@ -78,11 +78,11 @@ func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
 	req := &CallRequest{Path: p.id, Service: p.svc, Args: p.args, Attempt: n, Pos: pos, Timeout: p.timeout, Host: &f.in.host}
 	if f.in.host.Recorder != nil {
 		req.Exchanged = func(x Exchange) {
-			f.record(&Event{Kind: "call.model", Path: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Exchange: &x})
+			f.record(&Event{Kind: EventCallModel, Path: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Exchange: &x})
 		}
 	}
 	start := rt.Now()
-	f.record(&Event{Kind: "call.start", Time: start, Path: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Args: p.args})
+	f.record(&Event{Kind: EventCallStart, Time: start, Path: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n, Args: p.args})
 	ctx, cancel := f.ctx, context.CancelFunc(func() {})
 	if p.timeout > 0 {
 		if d, ok := rt.(Deadliner); ok {
@@ -106,7 +106,7 @@ func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
 	}
 	cancel()
 	end := rt.Now()
-	f.record(&Event{Kind: "call.end", Time: end, Path: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n,
+	f.record(&Event{Kind: EventCallEnd, Time: end, Path: p.id, Pos: pos, Slot: p.svc.ServiceName(), Attempt: n,
 		Result: v, Err: err, Duration: end.Sub(start)})
 	return v, err
 }
@@ -129,7 +129,7 @@ func (f *frame) callFailed(x *syntax.CallExpr, p *callPlan, n int, last error, t
 	default:
 		e.Msg = fmt.Sprintf("call '%s' failed after %d %s: %s", name, n, word, oneLine(last.Error()))
 	}
-	f.record(&Event{Kind: "error", Pos: e.Pos, Path: p.id, Slot: name, Attempt: n, Err: e})
+	f.record(&Event{Kind: EventError, Pos: e.Pos, Path: p.id, Slot: name, Attempt: n, Err: e})
 	return e
 }
 

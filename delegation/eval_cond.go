@@ -90,7 +90,7 @@ func (f *frame) judge(nc *syntax.NaturalCond, failClosed bool) (Value, error) {
 		e.Err = err
 		return nil, e
 	}
-	f.record(&Event{Kind: "judgment", Time: end, Path: j.Path, Pos: pos, Condition: nc.Text, Verdict: &verdict, Duration: end.Sub(start), Args: j.Values})
+	f.record(&Event{Kind: EventJudgment, Time: end, Path: j.Path, Pos: pos, Condition: nc.Text, Verdict: &verdict, Duration: end.Sub(start), Args: j.Values})
 	return verdict.Holds, nil
 }
 

@@ -135,7 +135,7 @@ func (e *events) Record(ev *Event) {
 	e.mu.Unlock()
 }
 
-func (e *events) kinds(kind string) []*Event {
+func (e *events) kinds(kind EventKind) []*Event {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out []*Event

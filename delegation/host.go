@@ -132,10 +132,25 @@ type Judge interface {
 	Judge(ctx context.Context, j *Judgment) (Verdict, error)
 }
 
-// Event is one trace record. Kind is one of "call.start", "call.model",
-// "call.end", "judgment", "error"; fields not relevant to a kind are zero.
+// EventKind names what an Event records. Its spelling is the trace's and
+// the journal's (see journal/FORMAT.md), so it never changes for a kind.
+type EventKind string
+
+// Event kinds.
+const (
+	EventCallStart EventKind = "call.start" // a call attempt starts
+	EventCallModel EventKind = "call.model" // a model exchange of a call attempt
+	EventCallEnd   EventKind = "call.end"   // a call attempt ended (Err when it failed)
+	EventJudgment  EventKind = "judgment"   // a natural-language condition was decided
+	EventError     EventKind = "error"      // a run-time error was raised (Err is its *Error)
+)
+
+// String returns the kind's spelling ("call.end").
+func (k EventKind) String() string { return string(k) }
+
+// Event is one trace record; fields not relevant to its Kind are zero.
 type Event struct {
-	Kind     string
+	Kind     EventKind
 	Time     time.Time
 	Path     Path // of the call, judgment or error
 	Pos      diag.Position
@@ -148,7 +163,7 @@ type Event struct {
 	// Judgment events
 	Condition string
 	Verdict   *Verdict
-	// "call.model" events: a model exchange of a call attempt.
+	// EventCallModel events: a model exchange of a call attempt.
 	Exchange *Exchange
 }
 

@@ -131,12 +131,12 @@ func (t *Trace) Record(ev *delegation.Event) {
 	}
 	at = at.UTC()
 	switch ev.Kind {
-	case "call.start":
+	case delegation.EventCallStart:
 		t.startMu.Lock()
 		t.write(&Record{Type: TypeStart, Time: at, ID: ev.Path, Pos: pos, Attempt: ev.Attempt, Slot: ev.Slot,
 			Args: t.digests.args(ev.Slot, ev.Args), ArgsValue: t.traceArgs(ev.Slot, ev.Args)})
 		t.startMu.Unlock()
-	case "call.end":
+	case delegation.EventCallEnd:
 		rec := &Record{Type: TypeEnd, Time: at, ID: ev.Path, Attempt: ev.Attempt, Slot: ev.Slot, MS: millis(ev.Duration)}
 		if ev.Err != nil {
 			rec.Err, rec.Kind, rec.Catchable = ev.Err.Error(), errKind(ev.Err), catchable(ev.Err)
@@ -144,7 +144,7 @@ func (t *Trace) Record(ev *delegation.Event) {
 			rec.Result = traceValue(ev.Result)
 		}
 		t.write(rec)
-	case "call.model":
+	case delegation.EventCallModel:
 		x := ev.Exchange
 		if x == nil || x.Err != nil {
 			return // a request that got no reply has no model record
@@ -164,7 +164,7 @@ func (t *Trace) Record(ev *delegation.Event) {
 			rec.System = x.System
 		}
 		t.write(rec)
-	case "judgment":
+	case delegation.EventJudgment:
 		rec := &Record{Type: TypeJudge, Time: at, ID: ev.Path, Pos: pos, Cond: ev.Condition, Values: ValueDigest(ev.Args), MS: millis(ev.Duration)}
 		if v := ev.Verdict; v != nil {
 			holds := v.Holds
@@ -172,7 +172,7 @@ func (t *Trace) Record(ev *delegation.Event) {
 			rec.TokensIn, rec.TokensOut = v.TokensIn, v.TokensOut
 		}
 		t.write(rec)
-	case "error":
+	case delegation.EventError:
 		msg := ""
 		if ev.Err != nil {
 			msg = ev.Err.Error()

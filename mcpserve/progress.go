@@ -71,7 +71,7 @@ func (p *progress) close() {
 
 // Record implements delegation.Recorder.
 func (p *progress) Record(ev *delegation.Event) {
-	if ev.Kind != "call.end" {
+	if ev.Kind != delegation.EventCallEnd {
 		return
 	}
 	outcome := "ok"

@@ -65,7 +65,7 @@ func (l *eventLog) Record(ev *delegation.Event) {
 	l.mu.Unlock()
 }
 
-func (l *eventLog) count(kind, slot string) int {
+func (l *eventLog) count(kind delegation.EventKind, slot string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0

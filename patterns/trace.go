@@ -36,7 +36,7 @@ type Totals struct {
 // Add accounts for one event.
 func (t *Totals) Add(ev *delegation.Event) {
 	switch ev.Kind {
-	case "call.end":
+	case delegation.EventCallEnd:
 		t.Calls++
 		switch {
 		case ev.Err == nil:
@@ -45,7 +45,7 @@ func (t *Totals) Add(ev *delegation.Event) {
 		default:
 			t.Failed++
 		}
-	case "judgment":
+	case delegation.EventJudgment:
 		t.Judgments++
 		if v := ev.Verdict; v != nil {
 			if v.Asked {

@@ -121,13 +121,13 @@ func (r *Run) End(err error) {
 // Record implements delegation.Recorder.
 func (r *Run) Record(ev *delegation.Event) {
 	switch ev.Kind {
-	case "call.start":
+	case delegation.EventCallStart:
 		r.callStart(ev)
-	case "call.end":
+	case delegation.EventCallEnd:
 		r.callEnd(ev)
-	case "call.model":
+	case delegation.EventCallModel:
 		r.model(ev)
-	case "judgment":
+	case delegation.EventJudgment:
 		r.judgment(ev)
 	}
 }

@@ -104,7 +104,7 @@ func (p *Progress) track(ev *delegation.Event) {
 	}
 	key := ev.Path.Try(ev.Attempt)
 	switch ev.Kind {
-	case "call.start":
+	case delegation.EventCallStart:
 		if p.active == nil {
 			p.active = map[delegation.Path]activeCall{}
 		}
@@ -113,7 +113,7 @@ func (p *Progress) track(ev *delegation.Event) {
 			start = time.Now()
 		}
 		p.active[key] = activeCall{slot: ev.Slot, attempt: ev.Attempt, start: start}
-	case "call.end":
+	case delegation.EventCallEnd:
 		delete(p.active, key)
 	}
 }
@@ -201,7 +201,7 @@ func (p *Progress) Record(ev *delegation.Event) {
 	p.totals.Add(ev)
 	p.track(ev)
 	switch ev.Kind {
-	case "call.end":
+	case delegation.EventCallEnd:
 		if ev.Err != nil && errors.Is(ev.Err, context.Canceled) {
 			break // the run is being interrupted: the summary says so
 		}
@@ -213,7 +213,7 @@ func (p *Progress) Record(ev *delegation.Event) {
 			p.clearStatus()
 			fmt.Fprintf(p.w, "prose: %s %s attempt %d ok in %s\n", ev.Path, ev.Slot, ev.Attempt, roundDuration(ev.Duration))
 		}
-	case "judgment":
+	case delegation.EventJudgment:
 		if v := ev.Verdict; p.verbose && v != nil && v.Asked {
 			p.clearStatus()
 			fmt.Fprintf(p.w, "prose: %s judged %q: %v (%s, %s)\n", ev.Path, ev.Condition, v.Holds, v.Model, roundDuration(ev.Duration))
