@@ -99,7 +99,7 @@ func (f *frame) appendTo(pos diag.Pos, l *List, v Value) error {
 		return nil
 	}
 	if int64(len(t.pending)+1)*2 > f.maxBytes() {
-		return f.errorf(pos, KindLimit, "the appends of this parallel body to lists from outside it (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", len(t.pending)+1, diag.ByteSize(f.maxBytes()))
+		return f.limitf(pos, LimitValueSize, "the appends of this parallel body to lists from outside it (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", len(t.pending)+1, diag.ByteSize(f.maxBytes()))
 	}
 	t.pending = append(t.pending, pendingAppend{l, v})
 	return nil

@@ -229,7 +229,7 @@ func (f *frame) charge(pos diag.Pos, units int64, how string) error {
 	steps -= t.left
 	t.left = 0
 	if f.in.budget.Add(-steps) < 0 {
-		return f.errorf(pos, KindLimit, "step budget of %d statements exceeded (%s)", f.in.host.MaxSteps, how)
+		return f.limitf(pos, LimitSteps, "step budget of %d statements exceeded (%s)", f.in.host.MaxSteps, how)
 	}
 	return nil
 }
@@ -248,7 +248,7 @@ func (f *frame) walkError(pos diag.Pos, what string, err error) error {
 	case f.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		return f.canceled(pos)
 	case errors.Is(err, ErrTooLarge):
-		return f.errorf(pos, KindLimit, "%s: %v (Host.MaxValueBytes; shared parts count each time they are written out, so [t, t] is twice as large as t)", what, err)
+		return f.limitf(pos, LimitValueSize, "%s: %v (Host.MaxValueBytes; shared parts count each time they are written out, so [t, t] is twice as large as t)", what, err)
 	}
 	return f.errorf(pos, KindRuntime, "%s: %v", what, err)
 }

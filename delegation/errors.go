@@ -3,6 +3,7 @@ package delegation
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/proselang/prose/diag"
@@ -15,8 +16,18 @@ const (
 	KindThrow    = "throw"    // a `throw` statement
 	KindRuntime  = "runtime"  // a data error: bad operand, index out of range, calling a non-service
 	KindJudge    = "judge"    // a natural-language condition could not be decided
-	KindLimit    = "limit"    // the step budget was exceeded
+	KindLimit    = "limit"    // a run limit was passed (Error.Limit says which)
 	KindCanceled = "canceled" // the run's context was canceled or timed out
+)
+
+// Limit names the run limit a KindLimit error passed, so that a caller
+// can say which option to raise without reading the message.
+type Limit string
+
+// Limits a KindLimit error names.
+const (
+	LimitSteps     Limit = "steps"      // more statements than Host.MaxSteps
+	LimitValueSize Limit = "value-size" // a value past Host.MaxValueBytes
 )
 
 // Error is a run-time error of a delegation. Pos is the .md position of the
@@ -36,6 +47,8 @@ type Error struct {
 	Slot     string
 	Attempts int
 	Chain    []string
+	// Limit is the limit a KindLimit error passed.
+	Limit Limit
 	// Value is the thrown value (KindThrow).
 	Value Value
 	// Err is the underlying cause: the last attempt's error of a call, the
@@ -111,4 +124,11 @@ func (e *Error) Object() *Object {
 // isCancel reports whether err is a context cancellation or deadline.
 func isCancel(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// limitf builds (and records) the KindLimit error of limit l at p.
+func (f *frame) limitf(p diag.Pos, l Limit, format string, args ...any) *Error {
+	e := &Error{Pos: f.position(p), Kind: KindLimit, Limit: l, Msg: fmt.Sprintf(format, args...), Path: f.id(p)}
+	f.record(&Event{Kind: EventError, Path: e.Path, Pos: e.Pos, Err: e})
+	return e
 }

@@ -359,7 +359,7 @@ func (f *frame) refill(p diag.Pos) error {
 	for {
 		avail := f.in.budget.Load()
 		if avail <= 0 {
-			return f.errorf(p, KindLimit, "step budget of %d statements exceeded", f.in.host.MaxSteps)
+			return f.limitf(p, LimitSteps, "step budget of %d statements exceeded", f.in.host.MaxSteps)
 		}
 		take := min(int64(stepChunk), max(1, avail/16))
 		if f.in.budget.CompareAndSwap(avail, avail-take) {

@@ -101,7 +101,7 @@ func (f *frame) interpolate(x *syntax.StringLit) (Value, error) {
 			b = append(b, t...)
 		}
 		if n := int64(len(b)); n+2 > f.maxBytes() {
-			return nil, f.errorf(x.ValuePos, KindLimit, "the interpolated string (%s) would pass the value size ceiling of %s (Host.MaxValueBytes)", diag.ByteSize(n), diag.ByteSize(f.maxBytes()))
+			return nil, f.limitf(x.ValuePos, LimitValueSize, "the interpolated string (%s) would pass the value size ceiling of %s (Host.MaxValueBytes)", diag.ByteSize(n), diag.ByteSize(f.maxBytes()))
 		}
 	}
 	if err := f.charge(x.ValuePos, stringUnits(len(b)), stringsNote); err != nil {
@@ -463,7 +463,7 @@ func (f *frame) join(pos diag.Pos, a, b Value) (v Value, ok bool, err error) {
 		}
 		n := int64(len(ta)) + int64(len(tb))
 		if n+2 > f.maxBytes() {
-			return nil, true, f.errorf(pos, KindLimit, "the joined string (%s) would pass the value size ceiling of %s (Host.MaxValueBytes)", diag.ByteSize(n), diag.ByteSize(f.maxBytes()))
+			return nil, true, f.limitf(pos, LimitValueSize, "the joined string (%s) would pass the value size ceiling of %s (Host.MaxValueBytes)", diag.ByteSize(n), diag.ByteSize(f.maxBytes()))
 		}
 		if err := f.charge(pos, stringUnits(int(n)), stringsNote); err != nil {
 			return nil, true, err
@@ -478,7 +478,7 @@ func (f *frame) join(pos diag.Pos, a, b Value) (v Value, ok bool, err error) {
 	ea, eb := la.Elems(), lb.Elems()
 	n := int64(len(ea)) + int64(len(eb))
 	if 2*n+1 > f.maxBytes() {
-		return nil, true, f.errorf(pos, KindLimit, "the joined list (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", n, diag.ByteSize(f.maxBytes()))
+		return nil, true, f.limitf(pos, LimitValueSize, "the joined list (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", n, diag.ByteSize(f.maxBytes()))
 	}
 	if err := f.charge(pos, n, listsNote); err != nil {
 		return nil, true, err

@@ -87,7 +87,7 @@ func (f *frame) count(x syntax.Expr, what string, ceiling bool) (int, error) {
 		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %d", what, n)
 	}
 	if n > int64(f.in.host.MaxSteps) && !ceiling {
-		return 0, f.errorf(x.Pos(), KindLimit, "%s %d exceeds the step budget of %d statements", what, n, f.in.host.MaxSteps)
+		return 0, f.limitf(x.Pos(), LimitSteps, "%s %d exceeds the step budget of %d statements", what, n, f.in.host.MaxSteps)
 	}
 	return int(n), nil
 }
@@ -241,7 +241,7 @@ func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread, decides
 		return f.walkError(pos, "the values collected by this loop", tooLarge(r.max))
 	}
 	if r.appended*2 > r.max {
-		return f.errorf(pos, KindLimit, "the appends of this parallel loop to lists from outside it (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", r.appended, diag.ByteSize(r.max))
+		return f.limitf(pos, LimitValueSize, "the appends of this parallel loop to lists from outside it (%d elements, at least 2 bytes each written out) would pass the value size ceiling of %s (Host.MaxValueBytes)", r.appended, diag.ByteSize(r.max))
 	}
 	if r.collect {
 		if i >= len(r.vals) {

@@ -34,9 +34,15 @@
 // Package temporal's Engine runs the same Request on a Temporal cluster
 // (this package does not depend on it).
 //
-// Errors: *patterns.UsageError and *patterns.SpecError before anything
-// runs, *UsageError for a request that cannot run as given (a withheld
-// value not given again), *delegation.Error for a run-time error of the
-// spec, *DivergedError when a resume or replay no longer matches its
-// journal, *JournalError when the journal cannot be written.
+// Errors. Every error is a *Error whose Code says why the run gave no
+// value (CodeUsage and CodeInvalidSpec before anything runs, CodeFailed,
+// CodeCanceled, CodeStepBudget, CodeValueSize, CodeDiverged, ...); a
+// program decides by CodeOf(err), never by an error's text. The details
+// stay reachable with errors.As: *patterns.UsageError (its Problems) and
+// *patterns.SpecError (its diagnostics) before anything runs, *UsageError
+// for a request that cannot run as given (a withheld value not given
+// again), *delegation.Error for a run-time error of the spec (its
+// position and call path), *DivergedError when a resume or replay no
+// longer matches its journal, *JournalError when the journal cannot be
+// written.
 package run

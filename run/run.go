@@ -141,14 +141,16 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // given again), answers every call the journal holds from it, and runs the
 // rest live, appending to the same journal.
 func Resume(ctx context.Context, id string, o Options) (*Result, error) {
-	return rerun(ctx, id, o, journal.Resuming)
+	res, err := rerun(ctx, id, o, journal.Resuming)
+	return res, wrapErr(err)
 }
 
 // Replay re-runs the journaled run id under o.RunDir from its journal
 // alone: no service and no model is called, nothing is written, and a
 // result or error different from the journaled one is reported.
 func Replay(ctx context.Context, id string, o Options) (*Result, error) {
-	return rerun(ctx, id, o, journal.Replaying)
+	res, err := rerun(ctx, id, o, journal.Replaying)
+	return res, wrapErr(err)
 }
 
 func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Result, error) {
@@ -233,7 +235,8 @@ func Prepare(ctx context.Context, req Request, o Options) (*Run, error) {
 			req.Dir = wd
 		}
 	}
-	return prepare(ctx, req, o, journal.Live, "")
+	r, err := prepare(ctx, req, o, journal.Live, "")
+	return r, wrapErr(err)
 }
 
 // Run is a prepared run: bound and checked, not started.
@@ -346,7 +349,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 // runs a Run once.
 func (r *Run) Start(ctx context.Context) error {
 	if r.started {
-		return errors.New("run: Start called twice")
+		return &Error{Code: CodeUsage, Err: errors.New("run: Start called twice")}
 	}
 	r.started = true
 	var runCtx context.Context
@@ -363,7 +366,7 @@ func (r *Run) Start(ctx context.Context) error {
 	}
 	if err := r.jr.wrap(p); err != nil {
 		r.end(nil, err, false)
-		return err
+		return r.err
 	}
 	if r.spans != nil && r.jr.run != nil {
 		r.spans.Started(p.Spec.Name, r.jr.run.ID(), r.jr.run.AnsweredCall)
@@ -416,7 +419,7 @@ func (r *Run) end(v delegation.Value, runErr error, traced bool) {
 	if u, ok := r.mods.usage(res.Totals.DecidedJudgments); ok {
 		res.ModelUsage = &u
 	}
-	r.err = runErr
+	r.err = wrapErr(runErr)
 }
 
 // Wait waits for the started run to end and returns its Result (non-nil
@@ -425,7 +428,7 @@ func (r *Run) end(v delegation.Value, runErr error, traced bool) {
 // returns an error at once.
 func (r *Run) Wait() (*Result, error) {
 	if !r.started {
-		return nil, errors.New("run: Wait called before Start")
+		return nil, &Error{Code: CodeUsage, Err: errors.New("run: Wait called before Start")}
 	}
 	<-r.done
 	return r.res, r.err

@@ -321,32 +321,34 @@ func openTrace(path string, stderr io.Writer, opts *run.Options) (func(discard b
 }
 
 // runError prints err the way its kind deserves and returns the exit
-// status as an *exitError. A failed call inside loops is named by its call
-// path, which says which iteration failed.
+// status as an *exitError: the status and the advice follow the error's
+// run.Code; the error's details (problems, diagnostics, the call path)
+// are printed from its structure. A failed call inside loops is named by
+// its call path, which says which iteration failed.
 func runError(ctx context.Context, w io.Writer, err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee
+	}
 	var ue *patterns.UsageError
 	var se *patterns.SpecError
 	var de *delegation.Error
-	var ee *exitError
-	var rue *run.UsageError
-	var sc *journal.SpecChangedError
+	code := run.CodeOf(err)
 	switch {
-	case errors.As(err, &ee):
-		return ee
-	case errors.As(err, &rue):
+	case code == run.CodeUsage && errors.As(err, new(*run.UsageError)):
 		return &exitError{code: exitUsage, err: err}
-	case errors.As(err, &sc):
+	case code == run.CodeSpecChanged:
 		return &exitError{code: exitFailure, err: err}
-	case errors.As(err, &ue):
+	case code == run.CodeUsage && errors.As(err, &ue):
 		for _, p := range ue.Problems {
 			fmt.Fprintf(w, "prose: %s\n", p)
 		}
 		return &exitError{code: exitUsage}
-	case errors.As(err, &se):
+	case code == run.CodeInvalidSpec && errors.As(err, &se):
 		fmt.Fprint(w, se.Diags.String())
 		fmt.Fprintf(w, "prose: not run: the spec has %s (see also prose lint)\n", countErrors(len(se.Diags)))
 		return &exitError{code: exitUsage}
-	case ctx.Err() != nil || (errors.As(err, &de) && de.Kind == delegation.KindCanceled):
+	case ctx.Err() != nil || code == run.CodeCanceled:
 		fmt.Fprintln(w, "prose: interrupted")
 		return &exitError{code: exitInterrupt}
 	case errors.As(err, &de):
@@ -358,10 +360,10 @@ func runError(ctx context.Context, w io.Writer, err error) error {
 			}
 			fmt.Fprintf(w, "\t%s %s (%s)\n", where, p, iterations(p))
 		}
-		if de.Kind == delegation.KindLimit && strings.Contains(de.Msg, "step budget") {
+		switch code {
+		case run.CodeStepBudget:
 			fmt.Fprintln(w, "prose: a run may execute at most --max-steps statements; raise it if the loops are meant to be this long")
-		}
-		if de.Kind == delegation.KindLimit && strings.Contains(de.Msg, "size ceiling") {
+		case run.CodeValueSize:
 			// The evaluator names its Go option (Host.MaxValueBytes); a
 			// user of the command needs the flag.
 			fmt.Fprintln(w, "prose: a value may be at most --max-value-bytes bytes as written out; raise it if the values are meant to be this large")

@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
 )
@@ -125,8 +124,6 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 	}
 	if err != nil {
 		var re *temporal.RunError
-		var ue *patterns.UsageError
-		var se *patterns.SpecError
 		switch {
 		case errors.As(err, &re):
 			switch re.Kind {
@@ -137,7 +134,7 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 			}
 			fmt.Fprintln(s.err, re.Msg)
 			return &exitError{code: exitFailure}
-		case errors.As(err, &ue), errors.As(err, &se), errors.As(err, new(*run.UsageError)):
+		case run.CodeOf(err) == run.CodeUsage, run.CodeOf(err) == run.CodeInvalidSpec:
 			return runError(ctx, s.err, err)
 		}
 		return &exitError{code: exitFailure, err: err}

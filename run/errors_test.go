@@ -1,0 +1,66 @@
+package run_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
+)
+
+func codeSpec(code string) string {
+	return "---\nname: coded\nkind: pattern\n---\n\n# Coded\n\nFor error codes.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" + code + "```\n"
+}
+
+// Every error of a run carries one run.Code, set in one place, by which a
+// program decides what to do; the error's structure stays reachable.
+func TestRunErrorCodes(t *testing.T) {
+	ctx := context.Background()
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	cases := []struct {
+		name   string
+		code   string
+		slots  []run.Slot
+		limits run.Limits
+		ctx    context.Context
+		want   run.Code
+		as     any
+	}{
+		{"unbound slot", "return call worker\n", nil, run.Limits{}, ctx, run.CodeUsage, new(*patterns.UsageError)},
+		{"invalid spec", "return undefined_name\n", nil, run.Limits{}, ctx, run.CodeInvalidSpec, new(*patterns.SpecError)},
+		{"failed call", "return call worker\n", []run.Slot{{Name: "worker", Binding: failing}}, run.Limits{}, ctx, run.CodeFailed, new(*delegation.Error)},
+		{"step budget", "let n = 0\nrepeat 100:\n  n = n + 1\nreturn call worker\n", []run.Slot{{Name: "worker", Binding: failing}}, run.Limits{MaxSteps: 50}, ctx, run.CodeStepBudget, new(*delegation.Error)},
+		{"value size", "let s = \"xxxxxxxxxxxxxxxxxxxx\"\nrepeat 100:\n  s = s + s\nreturn call worker\n", []run.Slot{{Name: "worker", Binding: failing}}, run.Limits{MaxValueBytes: 1000}, ctx, run.CodeValueSize, new(*delegation.Error)},
+		{"canceled", "return call worker\n", []run.Slot{{Name: "worker", Binding: failing}}, run.Limits{}, canceled, run.CodeCanceled, nil},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "coded.prose.md"), []byte(codeSpec(c.code)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := run.Local{}.Run(c.ctx, run.Request{Spec: "coded.prose.md", Dir: dir, Slots: c.slots, Limits: c.limits}, run.Options{})
+		var re *run.Error
+		if !errors.As(err, &re) {
+			t.Errorf("%s: error %v (%T), want a *run.Error", c.name, err, err)
+			continue
+		}
+		if re.Code != c.want || run.CodeOf(err) != c.want {
+			t.Errorf("%s: code %v, want %v (%v)", c.name, re.Code, c.want, err)
+		}
+		if c.as != nil && !errors.As(err, c.as) {
+			t.Errorf("%s: %v does not keep its %T", c.name, err, c.as)
+		}
+	}
+	if run.CodeOf(nil) != 0 {
+		t.Error("CodeOf(nil) != 0")
+	}
+}
+
+var failing = run.Func{Name: "worker", Fn: func(context.Context, map[string]any) (any, error) {
+	return nil, errors.New("no")
+}}
