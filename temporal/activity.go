@@ -250,6 +250,8 @@ var shellWords = map[string]bool{
 	".": true, ":": true, "cd": true, "echo": true, "eval": true, "exec": true, "exit": true,
 	"export": true, "false": true, "printf": true, "read": true, "set": true, "test": true,
 	"true": true, "[": true, "trap": true, "unset": true, "wait": true, "command": true,
+	// reserved words: a compound command
+	"if": true, "while": true, "until": true, "for": true, "case": true, "!": true,
 }
 
 // findProgram reports a program the command starts with that this worker

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
@@ -27,6 +28,9 @@ type Conn struct {
 	// lost connection, a workflow task that does not fit the code); nil
 	// drops them.
 	Log io.Writer
+	// KeyFile is the file of the key that encrypts the run's payloads
+	// ("": KeyFile(); see codec.go for what the cluster stores).
+	KeyFile string
 }
 
 // DefaultTaskQueue is the task queue of runs and workers that name none.
@@ -72,7 +76,19 @@ func Dial(ctx context.Context, c Conn) (client.Client, error) {
 	if c.Log != nil {
 		logger = log.NewStructuredLogger(slog.New(slog.NewTextHandler(c.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	}
-	cl, err := client.DialContext(ctx, client.Options{HostPort: c.Address, Namespace: c.Namespace, Logger: logger})
+	keyFile := c.KeyFile
+	if keyFile == "" {
+		var err error
+		if keyFile, err = KeyFile(); err != nil {
+			return nil, err
+		}
+	}
+	dc, fc, err := converters(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := client.DialContext(ctx, client.Options{HostPort: c.Address, Namespace: c.Namespace, Logger: logger,
+		DataConverter: dc, FailureConverter: fc})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to Temporal at %s: %v", c.Address, err)
 	}
@@ -114,13 +130,41 @@ func NewWorker(cl client.Client, c Conn, a *Activities, o WorkerOptions) worker.
 }
 
 // Start starts a run and returns its workflow id. id may be "" (the
-// server then names it).
+// server then names it). A workflow of that id that is still running is
+// not joined: Start returns an *AlreadyRunningError (the SDK's default
+// would hand back the running workflow as if it were the new run, whose
+// result is then another request's).
 func Start(ctx context.Context, cl client.Client, c Conn, id string, req Request) (string, error) {
-	run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: c.queue()}, WorkflowName, req)
+	run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: c.queue(), WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}, WorkflowName, req)
 	if err != nil {
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &started) {
+			return "", &AlreadyRunningError{ID: id, RunID: started.RunId}
+		}
 		return "", fmt.Errorf("starting the run on Temporal: %v", err)
 	}
 	return run.GetID(), nil
+}
+
+// AlreadyRunningError is a start refused because a workflow of the same
+// id is running. Engine.Attach waits for that run instead.
+type AlreadyRunningError struct {
+	ID    string // the workflow id
+	RunID string // the running execution's run id
+}
+
+func (e *AlreadyRunningError) Error() string {
+	return fmt.Sprintf("workflow %s is already running (run %s): give another --workflow-id, or --attach to wait for that run's result", e.ID, e.RunID)
+}
+
+// UnknownRunError is a wait for a workflow id the namespace does not
+// know.
+type UnknownRunError struct{ ID string }
+
+func (e *UnknownRunError) Error() string {
+	return fmt.Sprintf("no run with workflow id %q on this Temporal namespace (prose run --engine temporal --detach prints the id of the run it starts)", e.ID)
 }
 
 // RunError is a run that ended with an error: its message as the local
@@ -141,6 +185,10 @@ func Wait(ctx context.Context, cl client.Client, id string) (delegation.Value, e
 	var res Result
 	err := cl.GetWorkflow(ctx, id, "").Get(ctx, &res)
 	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil, &UnknownRunError{ID: id}
+		}
 		return nil, runError(err)
 	}
 	return delegation.FromJSON(res.Value)

@@ -34,6 +34,11 @@ type Engine struct {
 	Client client.Client
 	// WorkflowID is the id of the runs started ("": one the server makes).
 	WorkflowID string
+	// Attach, when a workflow of WorkflowID is running, makes Start and
+	// Run take that run (Run waits for its result) instead of refusing
+	// with an *AlreadyRunningError. The request is still resolved and
+	// checked first; it is not compared with the running one's.
+	Attach bool
 }
 
 var _ run.Starter = (*Engine)(nil)
@@ -82,7 +87,19 @@ func (e *Engine) Start(ctx context.Context, req run.Request, o run.Options) (str
 		return "", err
 	}
 	defer done()
-	return Start(ctx, cl, e.Conn, e.WorkflowID, treq)
+	id, _, err := e.start(ctx, cl, treq)
+	return id, err
+}
+
+// start starts the run, or with Attach takes the running one of the same
+// id (attached reports that).
+func (e *Engine) start(ctx context.Context, cl client.Client, treq Request) (id string, attached bool, err error) {
+	id, err = Start(ctx, cl, e.Conn, e.WorkflowID, treq)
+	var ar *AlreadyRunningError
+	if e.Attach && errors.As(err, &ar) {
+		return ar.ID, true, nil
+	}
+	return id, false, err
 }
 
 // Run resolves req, starts its run and waits for its value. A run that
@@ -99,7 +116,7 @@ func (e *Engine) Run(ctx context.Context, req run.Request, o run.Options) (*run.
 		return nil, err
 	}
 	defer done()
-	id, err := Start(ctx, cl, e.Conn, e.WorkflowID, treq)
+	id, attached, err := e.start(ctx, cl, treq)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +125,11 @@ func (e *Engine) Run(ctx context.Context, req run.Request, o run.Options) (*run.
 		stderr = io.Discard
 	}
 	if !o.Quiet {
-		fmt.Fprintf(stderr, "prose: run %s started on Temporal (task queue %s); prose result %s waits for it\n", id, e.Conn.queue(), id)
+		if attached {
+			fmt.Fprintf(stderr, "prose: run %s was already running on Temporal; waiting for its result\n", id)
+		} else {
+			fmt.Fprintf(stderr, "prose: run %s started on Temporal (task queue %s); prose result %s waits for it\n", id, e.Conn.queue(), id)
+		}
 	}
 	res := &run.Result{RunID: id, Mode: journal.Live}
 	v, err := Wait(ctx, cl, id)

@@ -69,7 +69,9 @@ type ResolveOptions struct {
 	Load func(path string) (*spec.Spec, diag.List, error)
 	// HaveModel says a model is configured for the run (on the workers):
 	// without one, a spec whose conditions certainly need a model is
-	// refused here, before anything starts.
+	// refused here, before anything starts. Renders of functions and
+	// responsibilities are not refused: the worker that serves them has
+	// its own model.
 	HaveModel bool
 }
 
@@ -112,10 +114,10 @@ func Resolve(o ResolveOptions) (Request, error) {
 		LLM: func(b *patterns.SlotBinding) (patterns.Service, error) {
 			return &remoteService{name: b.Name, kind: patterns.KindLLM, arg: b.Arg}, nil
 		},
+		// A render is served by a worker's model client, which the
+		// starter cannot see: it needs no model named here (a worker
+		// without one fails the call, saying so).
 		Render: func(b *patterns.RenderBinding) (patterns.Service, error) {
-			if !o.HaveModel && b.Model == "" {
-				return nil, patterns.ErrNoModel
-			}
 			return &remoteService{name: b.Name, kind: kindRender, arg: b.Model}, nil
 		},
 	}

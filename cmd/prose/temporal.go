@@ -21,6 +21,7 @@ type temporalFlags struct {
 	conn       temporal.Conn
 	detach     bool
 	workflowID string
+	attach     bool
 }
 
 // addConnFlags adds --temporal-address, --namespace and --task-queue.
@@ -38,7 +39,8 @@ func addTemporalFlags(cmd *cobra.Command) *temporalFlags {
 	fl.StringVar(&t.engine, "engine", "local", "run on the `ENGINE` local (this process) or temporal (workers of a Temporal cluster)")
 	addConnFlags(cmd, &t.conn)
 	fl.BoolVar(&t.detach, "detach", false, "with --engine temporal: print the run's workflow id and return; prose result ID waits for it")
-	fl.StringVar(&t.workflowID, "workflow-id", "", "with --engine temporal: the workflow `ID` of the run (default: one the server makes)")
+	fl.StringVar(&t.workflowID, "workflow-id", "", "with --engine temporal: the workflow `ID` of the run (default: one the server makes); a running workflow of that id is refused (exit 2) unless --attach")
+	fl.BoolVar(&t.attach, "attach", false, "with --workflow-id: when that workflow is running, wait for its result instead of refusing")
 	return t
 }
 
@@ -60,13 +62,16 @@ func (t *temporalFlags) pick(cmd *cobra.Command) (run.Engine, error) {
 		if cmd.Flags().Changed("base-url") {
 			return nil, usageErrorf("--base-url does not apply to --engine temporal: workers call the model server they are configured with (prose worker --base-url, or OPENAI_BASE_URL where they run)")
 		}
+		if t.attach && t.workflowID == "" {
+			return nil, usageErrorf("--attach needs --workflow-id: it names the running workflow to wait for")
+		}
 		conn, err := temporalConn(t.conn, "--engine temporal")
 		if err != nil {
 			return nil, err
 		}
-		return &temporal.Engine{Conn: conn, WorkflowID: t.workflowID}, nil
+		return &temporal.Engine{Conn: conn, WorkflowID: t.workflowID, Attach: t.attach}, nil
 	case "local", "":
-		for _, name := range []string{"temporal-address", "namespace", "task-queue", "detach", "workflow-id"} {
+		for _, name := range []string{"temporal-address", "namespace", "task-queue", "detach", "workflow-id", "attach"} {
 			if cmd.Flags().Changed(name) {
 				return nil, usageErrorf("--%s needs --engine temporal", name)
 			}
@@ -125,6 +130,10 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 	if err != nil {
 		var re *temporal.RunError
 		switch {
+		case errors.As(err, new(*temporal.AlreadyRunningError)), errors.As(err, new(*temporal.UnknownRunError)):
+			// a workflow id that names the wrong run, or none: exit 2,
+			// as runs show of an unknown id
+			return &exitError{code: exitUsage, err: err}
 		case errors.As(err, &re):
 			switch re.Kind {
 			case "usage", "spec":
@@ -153,8 +162,9 @@ prose run --engine temporal --detach) and prints its result as prose run
 would: the value as JSON on stdout, or the error on stderr. Ctrl-C stops
 waiting; the run goes on.
 
-Exit status: 0 the run finished, 1 it failed, 2 bad usage or a run whose
-request did not bind, 130 interrupted or the run was cancelled.`,
+Exit status: 0 the run finished, 1 it failed, 2 bad usage, an id that
+names no run, or a run whose request did not bind, 130 interrupted or the
+run was cancelled.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmdContext(cmd)

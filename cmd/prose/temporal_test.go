@@ -26,6 +26,8 @@ func TestTemporalFlagsUsage(t *testing.T) {
 		{append(run, "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--base-url", "http://localhost:1/v1"), "--base-url does not apply to --engine temporal"},
 		{append(run, "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--max-parallel", "0"), "--max-parallel must be at least 1"},
 		{[]string{"result", "some-id"}, "result needs --temporal-address"},
+		{append(run, "--attach"), "--attach needs --engine temporal"},
+		{append(run, "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--attach"), "--attach needs --workflow-id"},
 		{[]string{"worker"}, "worker needs --temporal-address"},
 		// a bad request is refused before any connection is tried
 		{[]string{"run", "std/patterns/guard.prose.md", "--engine", "temporal", "--temporal-address", "127.0.0.1:1", "--slot", "gaurd=exec:true"}, "gaurd"},
@@ -89,5 +91,61 @@ func TestE2ETemporalCLI(t *testing.T) {
 	code, out, stderr := runMain(t, append([]string{"run", "--engine", "temporal"}, args...)...)
 	if lcode != 0 || code != lcode || out != lout || !strings.Contains(out, "change-count") {
 		t.Errorf("function:\nlocal:    exit %d stdout %q stderr %q\ntemporal: exit %d stdout %q stderr %q", lcode, lout, lerr, code, out, stderr)
+	}
+}
+
+// Against a real server: --workflow-id of a running workflow is refused
+// with exit 2 naming it (not answered with that run's result), --attach
+// waits for that run instead, and prose result of an unknown id exits 2.
+func TestE2ETemporalCLIWorkflowID(t *testing.T) {
+	addr := os.Getenv("PROSE_TEMPORAL_TEST_ADDRESS")
+	if addr == "" {
+		t.Skip("PROSE_TEMPORAL_TEST_ADDRESS is not set: no Temporal server to test against (.ci/run starts one)")
+	}
+	conn := temporal.Conn{Address: addr, Namespace: os.Getenv("PROSE_TEMPORAL_TEST_NAMESPACE"),
+		TaskQueue: "prose-cli-id-" + time.Now().Format("150405.000000000")}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl, err := temporal.Dial(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	w := temporal.NewWorker(cl, conn, &temporal.Activities{}, temporal.WorkerOptions{})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	t.Setenv(temporal.EnvAddress, addr)
+	t.Setenv(temporal.EnvNamespace, conn.Namespace)
+	t.Setenv(temporal.EnvTaskQueue, conn.TaskQueue)
+
+	gate := filepath.Join(t.TempDir(), "gate")
+	id := "wf-" + conn.TaskQueue
+	first := []string{"run", "--engine", "temporal", "--workflow-id", id, "-q", "std/patterns/guard.prose.md", "--input", "task_brief=go",
+		"--slot", `guard=exec:echo '{"proceed":true}'`,
+		"--slot", "target=exec:while [ ! -e '" + gate + "' ]; do sleep 0.05; done; echo '\"first\"'"}
+	if code, out, stderr := runMain(t, append(first, "--detach")...); code != 0 || strings.TrimSpace(out) != id {
+		t.Fatalf("first run: exit %d stdout %q stderr %q", code, out, stderr)
+	}
+	second := append(append([]string(nil), first[:len(first)-1]...), `target=exec:echo '"second"'`)
+	code, out, stderr := runMain(t, second...)
+	if code != exitUsage || out != "" || !strings.Contains(stderr, "workflow "+id+" is already running") || !strings.Contains(stderr, "--attach") {
+		t.Errorf("second run of %s: exit %d stdout %q stderr %q, want exit 2 naming the running workflow", id, code, out, stderr)
+	}
+	if code, out, _ := runMain(t, append(second, "--attach", "--detach")...); code != 0 || strings.TrimSpace(out) != id {
+		t.Errorf("attached, detached: exit %d stdout %q, want %s", code, out, id)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// the attached start started nothing: the id's result is the first run's
+	code, out, stderr = runMain(t, "result", id)
+	if code != 0 || !strings.Contains(out, `"first"`) {
+		t.Errorf("result %s: exit %d stdout %q stderr %q, want the first run's result", id, code, out, stderr)
+	}
+	code, out, stderr = runMain(t, "result", "no-such-"+id)
+	if code != exitUsage || out != "" || !strings.Contains(stderr, "no run with workflow id") {
+		t.Errorf("result of an unknown id: exit %d stdout %q stderr %q, want exit 2", code, out, stderr)
 	}
 }
