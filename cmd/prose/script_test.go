@@ -13,6 +13,7 @@ import (
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm/llmtest"
+	"github.com/proselang/prose/temporal"
 
 	"github.com/proselang/prose/internal/testenv"
 )
@@ -27,6 +28,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(journal.KeyFileEnv) == "" {
 		if dir, err := os.MkdirTemp("", "prose-test-key-"); err == nil {
 			os.Setenv(journal.KeyFileEnv, filepath.Join(dir, "journal.key"))
+		}
+	}
+	if os.Getenv(temporal.KeyFileEnv) == "" {
+		if dir, err := os.MkdirTemp("", "prose-test-key-"); err == nil {
+			os.Setenv(temporal.KeyFileEnv, filepath.Join(dir, "temporal.key"))
 		}
 	}
 	testscript.Main(m, map[string]func(){
