@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -87,13 +88,28 @@ func (s *RenderService) Call(ctx context.Context, req *delegation.CallRequest) (
 	if err != nil {
 		return nil, err
 	}
+	model := s.info.Model
+	if model == "" {
+		model = s.client.Model()
+	}
+	// A render is a model acting for a node, as a slot is: it takes the
+	// slot cap (PROSE_MAX_TOKENS), not the cap of a verdict, although it
+	// asks for a schema too.
+	limit := s.client.cfg.MaxTokens
+	start := time.Now()
 	reply, err := s.client.Chat(ctx, ChatRequest{Model: s.info.Model, System: s.system,
-		Messages: []Message{{Role: "user", Content: user}}, Schema: s.schema})
+		Messages: []Message{{Role: "user", Content: user}}, Schema: s.schema, MaxTokens: limit})
+	if req.Exchanged != nil {
+		req.Exchanged(delegation.Exchange{Model: reply.Model, System: s.system, Prompt: user, Reply: reply.Content,
+			TokensIn: reply.TokensIn, TokensOut: reply.TokensOut, RequestModel: model, FinishReason: reply.FinishReason,
+			Duration: time.Since(start), Err: err})
+	}
 	if err != nil {
 		return nil, stopped(ctx, err)
 	}
 	if reply.Truncated {
-		return nil, fmt.Errorf("the model's reply was cut off at its output token limit after %d bytes", len(reply.Content))
+		return nil, fmt.Errorf("%s: the model's reply rendering %s was cut off at the output limit of %d tokens (finish_reason \"length\") after %d bytes: "+
+			"raise PROSE_MAX_TOKENS if the answer is meant to be this long", s.info.Pos, s.info.Name, limit, len(reply.Content))
 	}
 	return CheckRender(s.info, ParseReply(reply.Content))
 }

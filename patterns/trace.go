@@ -27,10 +27,15 @@ type Totals struct {
 	// DecidedJudgments were decided from the data alone (expression-free
 	// natural conditions answered by a deterministic rule): model calls
 	// avoided.
-	DecidedJudgments int   `json:"decided_judgments"`
-	CachedJudgments  int   `json:"cached_judgments"`
-	TokensIn         int64 `json:"tokens_in"`
-	TokensOut        int64 `json:"tokens_out"`
+	DecidedJudgments int `json:"decided_judgments"`
+	CachedJudgments  int `json:"cached_judgments"`
+	// TokensIn and TokensOut count every model request of the run:
+	// judgments, llm slots and renders (as the run's model usage does).
+	TokensIn  int64 `json:"tokens_in"`
+	TokensOut int64 `json:"tokens_out"`
+	// judgeIn and judgeOut are the judgments' share (the summary line
+	// reports them beside the judgments).
+	judgeIn, judgeOut int64
 }
 
 // Add accounts for one event.
@@ -59,6 +64,15 @@ func (t *Totals) Add(ev *delegation.Event) {
 			}
 			t.TokensIn += int64(v.TokensIn)
 			t.TokensOut += int64(v.TokensOut)
+			t.judgeIn += int64(v.TokensIn)
+			t.judgeOut += int64(v.TokensOut)
+		}
+	case "call.model":
+		// the tokens of llm slots and renders, so that the totals
+		// agree with the run's model usage
+		if x := ev.Exchange; x != nil {
+			t.TokensIn += int64(x.TokensIn)
+			t.TokensOut += int64(x.TokensOut)
 		}
 	}
 }

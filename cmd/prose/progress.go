@@ -257,8 +257,8 @@ func (p *Progress) Summary(elapsed time.Duration, status string) {
 		if t.CachedJudgments > 0 {
 			fmt.Fprintf(p.w, ", %d cached", t.CachedJudgments)
 		}
-		if t.TokensIn+t.TokensOut > 0 {
-			fmt.Fprintf(p.w, ", %d judge tokens in, %d out", t.TokensIn, t.TokensOut)
+		if t.judgeIn+t.judgeOut > 0 {
+			fmt.Fprintf(p.w, ", %d judge tokens in, %d out", t.judgeIn, t.judgeOut)
 		}
 		fmt.Fprint(p.w, ")")
 	}
