@@ -33,9 +33,9 @@ type Totals struct {
 	// judgments, llm slots and renders (as the run's model usage does).
 	TokensIn  int64 `json:"tokens_in"`
 	TokensOut int64 `json:"tokens_out"`
-	// judgeIn and judgeOut are the judgments' share (the summary line
+	// JudgeTokensIn and JudgeTokensOut are the judgments' share (the summary line
 	// reports them beside the judgments).
-	judgeIn, judgeOut int64
+	JudgeTokensIn, JudgeTokensOut int64 `json:"-"`
 }
 
 // Add accounts for one event.
@@ -64,8 +64,8 @@ func (t *Totals) Add(ev *delegation.Event) {
 			}
 			t.TokensIn += int64(v.TokensIn)
 			t.TokensOut += int64(v.TokensOut)
-			t.judgeIn += int64(v.TokensIn)
-			t.judgeOut += int64(v.TokensOut)
+			t.JudgeTokensIn += int64(v.TokensIn)
+			t.JudgeTokensOut += int64(v.TokensOut)
 		}
 	case "call.model":
 		// the tokens of llm slots and renders, so that the totals

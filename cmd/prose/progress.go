@@ -257,8 +257,8 @@ func (p *Progress) Summary(elapsed time.Duration, status string) {
 		if t.CachedJudgments > 0 {
 			fmt.Fprintf(p.w, ", %d cached", t.CachedJudgments)
 		}
-		if t.judgeIn+t.judgeOut > 0 {
-			fmt.Fprintf(p.w, ", %d judge tokens in, %d out", t.judgeIn, t.judgeOut)
+		if t.JudgeTokensIn+t.JudgeTokensOut > 0 {
+			fmt.Fprintf(p.w, ", %d judge tokens in, %d out", t.JudgeTokensIn, t.JudgeTokensOut)
 		}
 		fmt.Fprint(p.w, ")")
 	}
