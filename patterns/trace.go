@@ -67,7 +67,7 @@ func (t *Totals) Add(ev *delegation.Event) {
 			t.JudgeTokensIn += int64(v.TokensIn)
 			t.JudgeTokensOut += int64(v.TokensOut)
 		}
-	case "call.model":
+	case delegation.EventCallModel:
 		// the tokens of llm slots and renders, so that the totals
 		// agree with the run's model usage
 		if x := ev.Exchange; x != nil {
