@@ -41,7 +41,9 @@ interpreter: a pattern's Delegation, or a function's or responsibility's
 Execution (else its inline nodes, else one model render of its contract;
 --slot NAME=BINDING binds any callee or render by name, and --input gives
 its Parameters or Requires). The value it returns is printed on stdout as
-indented JSON; progress goes to stderr.
+indented JSON; progress goes to stderr. FILE - reads the spec from stdin
+(kept by its digest under the user's cache directory, so that resume and
+replay find it).
 
 Slots (--slot NAME=BINDING, once per slot; repeat a name for a list slot):
   exec:COMMAND     a program, run by /bin/sh -c COMMAND for each call. The
@@ -117,6 +119,11 @@ func newRunCmd(s streams) *cobra.Command {
 		Example: runExample,
 		Args:    oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := o.stdinSpec(args[0])
+			if err != nil {
+				return err
+			}
+			args = []string{spec}
 			if wf.applies(args[0]) {
 				return runWorld(cmd.Context(), s, o, wf, args[0])
 			}
