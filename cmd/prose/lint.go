@@ -22,6 +22,8 @@ type lintOptions struct {
 	summary bool
 	// color colours severities; set on a terminal unless NO_COLOR is set.
 	color bool
+	// allowEmpty passes paths that hold no spec (else exit 1).
+	allowEmpty bool
 }
 
 func newLintCmd(s streams) *cobra.Command {
@@ -51,8 +53,8 @@ Output formats (--format):
   sarif   SARIF 2.1.0 for GitHub code scanning
 
 Exit status: 0 when no finding is an error (warnings alone pass), 1 when
-any is, 2 when a path cannot be read or the flags are wrong, 130 when
-interrupted.`,
+any is or when the paths hold no spec file (--allow-empty: 0), 2 when a
+path cannot be read or the flags are wrong, 130 when interrupted.`,
 		Example: `  # Lint one spec and a whole library
   prose lint ratchet.prose.md patterns/
 
@@ -78,6 +80,7 @@ interrupted.`,
 	}
 	cmd.Flags().StringVar(&opts.format, "format", string(lint.Text),
 		"output `FORMAT`: "+formatNames())
+	cmd.Flags().BoolVar(&opts.allowEmpty, "allow-empty", false, "exit 0 when the paths hold no spec file; without it that is exit 1")
 	return cmd
 }
 
@@ -112,6 +115,11 @@ func runLint(ctx context.Context, s streams, opts *lintOptions, args []string) e
 		return &exitError{code: exitUsage, err: fmt.Errorf("lint: %w", pathErr)}
 	}
 	if res.Files == 0 {
+		// CI must not pass on nothing (decided): a folder with no spec
+		// is a failure unless asked for.
+		if !opts.allowEmpty {
+			return &exitError{code: exitFailure, err: fmt.Errorf("lint: no %s files in %s (--allow-empty passes on none)", lint.Suffix, strings.Join(args, " "))}
+		}
 		fmt.Fprintf(s.err, "prose lint: no %s files in %s\n", lint.Suffix, strings.Join(args, " "))
 	}
 	if res.HasErrors() {

@@ -4,9 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
+	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +18,7 @@ import (
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/std"
 	"github.com/proselang/prose/testrun"
 )
 
@@ -27,6 +32,7 @@ type testOptions struct {
 	strict         bool
 	runDir         string
 	model, baseURL string
+	allowEmpty     bool
 }
 
 const testLong = `test runs the kind: test files under the paths (default: the current
@@ -61,8 +67,13 @@ skipped" when there are any). --format github adds workflow annotations
 at the unmet items; --json prints one JSON object per test instead;
 --junit FILE also writes JUnit XML.
 
+std/... paths not on disk run the built-in library's own tests, as lint
+reads std/ from the built-in library.
+
 Exit status: 0 all passed (or skipped), 1 a test failed or errored (one
-that cannot be loaded is an error), 2 bad usage, 130 interrupted.`
+that cannot be loaded is an error) or no test was found (--allow-empty:
+0), 2 bad usage (a --junit file that cannot be written, before any test
+runs), 130 interrupted.`
 
 const testExample = `  # Every test in the repository, four at a time, with a JUnit report:
   prose test --parallel 4 --junit prose-tests.xml
@@ -91,6 +102,7 @@ func newTestCmd(s streams) *cobra.Command {
 	fl.StringVar(&o.runDir, "run-dir", run.DefaultRunDir, "directory `DIR` holding the tests' run journals")
 	fl.StringVar(&o.model, "model", "", "`MODEL` for claims and subjects that need one (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
+	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "exit 0 when the paths hold no test (or --run matches none); without it that is exit 1")
 	return cmd
 }
 
@@ -112,11 +124,35 @@ func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) erro
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
+	// A report that cannot be written is refused before any test runs.
+	var junit *os.File
+	if o.junit != "" {
+		f, err := os.OpenFile(o.junit, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return usageErrorf("--junit: %v", err)
+		}
+		defer f.Close()
+		junit = f
+	}
+	paths, cleanup, err := stdTestPaths(paths)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	defer cleanup()
 	files, err := testrun.Discover(paths)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
 	cases := testrun.Match(loadTests(s.err, files), re)
+	if len(cases) == 0 && !o.allowEmpty {
+		// CI must not pass on nothing (decided): no test found, or none
+		// that --run selects, is a failure unless asked for.
+		what := "no kind: test files in " + strings.Join(paths, " ")
+		if re != nil && len(files) > 0 {
+			what = fmt.Sprintf("no test in %s matches --run %q", strings.Join(paths, " "), o.run)
+		}
+		return &exitError{code: exitFailure, err: fmt.Errorf("test: %s (--allow-empty passes on none)", what)}
+	}
 	models, err := testModels(o)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -136,7 +172,7 @@ func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) erro
 		opts.OnResult = func(r *testrun.Result) { testrun.WriteResult(s.out, r) }
 	}
 	results := suite.Run(cmd.Context(), opts)
-	return reportTests(cmd, s, o, results)
+	return reportTests(cmd, s, o, junit, results)
 }
 
 // loadTests loads every test file; one that cannot be loaded is printed
@@ -160,7 +196,7 @@ func loadTests(w io.Writer, files []string) []*testrun.Case {
 }
 
 // reportTests prints what is left to print and sets the exit status.
-func reportTests(cmd *cobra.Command, s streams, o *testOptions, results []*testrun.Result) error {
+func reportTests(cmd *cobra.Command, s streams, o *testOptions, junit *os.File, results []*testrun.Result) error {
 	if o.json {
 		if err := testrun.WriteJSON(s.out, results); err != nil {
 			return &exitError{code: exitFailure, err: err}
@@ -171,8 +207,8 @@ func reportTests(cmd *cobra.Command, s streams, o *testOptions, results []*testr
 			return &exitError{code: exitFailure, err: err}
 		}
 	}
-	if o.junit != "" {
-		if err := writeJUnitFile(o.junit, results); err != nil {
+	if junit != nil {
+		if err := writeJUnitFile(junit, results); err != nil {
 			return &exitError{code: exitFailure, err: fmt.Errorf("--junit: %v", err)}
 		}
 	}
@@ -189,16 +225,75 @@ func reportTests(cmd *cobra.Command, s streams, o *testOptions, results []*testr
 	return nil
 }
 
-func writeJUnitFile(path string, results []*testrun.Result) error {
-	f, err := os.Create(path)
-	if err != nil {
+// writeJUnitFile writes the report to f, opened before the tests ran,
+// replacing what it held.
+func writeJUnitFile(f *os.File, results []*testrun.Result) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
 	if err := testrun.WriteJUnit(f, results); err != nil {
-		f.Close()
 		return err
 	}
 	return f.Close()
+}
+
+// stdTestPaths maps the std/... paths that are not on disk to the
+// library's embedded tests, written out to a scratch directory (tests
+// run their fixtures' scripts from files, and resolve their subjects
+// beside them), as lint reads std/ from the embedded library; cleanup
+// removes the scratch directory.
+func stdTestPaths(paths []string) (out []string, cleanup func(), err error) {
+	cleanup = func() {}
+	var dir string
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil || !std.IsStd(p) {
+			out = append(out, p)
+			continue
+		}
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "prose-std-"); err != nil {
+				return nil, cleanup, fmt.Errorf("test: writing out the built-in library's tests: %v", err)
+			}
+			cleanup = func() { os.RemoveAll(dir) }
+			if err := writeStd(dir); err != nil {
+				cleanup()
+				return nil, func() {}, fmt.Errorf("test: writing out the built-in library's tests: %v", err)
+			}
+		}
+		out = append(out, filepath.Join(dir, filepath.FromSlash(path.Clean(strings.ReplaceAll(p, "\\", "/")))))
+	}
+	return out, cleanup, nil
+}
+
+// writeStd writes the embedded library (specs and tests) under dir/std.
+func writeStd(dir string) error {
+	write := func(fsys fs.FS, root, under string) error {
+		return fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			dst := filepath.Join(dir, under, filepath.FromSlash(p))
+			if d.IsDir() {
+				return os.MkdirAll(dst, 0o755)
+			}
+			data, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return err
+			}
+			mode := os.FileMode(0o644)
+			if strings.HasSuffix(p, ".sh") {
+				mode = 0o755
+			}
+			return os.WriteFile(dst, data, mode)
+		})
+	}
+	if err := write(std.FS(), "std", ""); err != nil {
+		return err
+	}
+	return write(std.Tests(), "tests", "std")
 }
 
 // testModels reads the model configuration as prose run does; with no

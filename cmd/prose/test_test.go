@@ -277,3 +277,59 @@ func TestRoleTests(t *testing.T) {
 		t.Errorf("no model: exit %d\n%s", code, out)
 	}
 }
+
+// prose test of paths holding no test exits 1 saying so (--allow-empty:
+// 0), as does a --run matching none; a --junit file that cannot be
+// written is refused (exit 2) before any test runs.
+func TestTestRefusesNothingAndABadReport(t *testing.T) {
+	empty := t.TempDir()
+	if code, _, stderr := runMain(t, "test", empty); code != exitFailure || !strings.Contains(stderr, "no kind: test files in "+empty) {
+		t.Errorf("no tests: exit %d stderr %q, want 1 naming the path", code, stderr)
+	}
+	if code, out, stderr := runMain(t, "test", "--allow-empty", empty); code != 0 || !strings.Contains(out, "0 passed") {
+		t.Errorf("--allow-empty: exit %d stdout %q stderr %q", code, out, stderr)
+	}
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	test := "---\nname: marks\nkind: test\nsubject: std/patterns/guard.prose.md\n---\n\n# Marks\n\n### Fixtures\n\n" +
+		"- `task_brief`: \"go\"\n- `guard`: exec:touch " + marker + "; echo '{\"proceed\": true}'\n- `target`: exec:echo done\n\n### Expects\n\n- `proceeded`: is true\n"
+	if err := os.WriteFile(filepath.Join(dir, "marks.test.prose.md"), []byte(test), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runMain(t, "test", "--run-dir", t.TempDir(), "--run", "nothing-like-it", dir); code != exitFailure || !strings.Contains(stderr, `matches --run "nothing-like-it"`) {
+		t.Errorf("--run matching none: exit %d stderr %q", code, stderr)
+	}
+	code, _, stderr := runMain(t, "test", "--run-dir", t.TempDir(), "--junit", filepath.Join(dir, "no-such-dir", "r.xml"), dir)
+	if code != exitUsage || !strings.Contains(stderr, "--junit") {
+		t.Errorf("bad --junit: exit %d stderr %q, want 2", code, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the test ran before the bad --junit path was refused")
+	}
+	report := filepath.Join(dir, "r.xml")
+	if err := os.WriteFile(report, []byte(strings.Repeat("old report ", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runMain(t, "test", "--run-dir", t.TempDir(), "--junit", report, dir); code != 0 {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, stderr)
+	}
+	if b, _ := os.ReadFile(report); !strings.HasPrefix(string(b), "<?xml") || strings.Contains(string(b), "old report") {
+		t.Errorf("the report was not replaced: %.200s", b)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the test did not run: %v", err)
+	}
+}
+
+// prose test std/ runs the built-in library's own tests from any
+// directory, as prose lint std/ lints the library.
+func TestTestStdOutsideTheRepository(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("PROSE_MODEL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	code, out, stderr := runMain(t, "test", "--run-dir", t.TempDir(), "--run", "^(guard|ratchet)", "std/")
+	if code != 0 || !strings.Contains(out, "PASS guard-approval-runs-the-target") || !strings.Contains(out, "PASS ratchet-keeps-only-certified-steps") {
+		t.Errorf("prose test std/ outside the repository: exit %d stdout %q stderr %q", code, out, stderr)
+	}
+}
