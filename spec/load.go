@@ -8,12 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
 
 	"github.com/proselang/prose/diag"
 )
@@ -196,7 +193,7 @@ func (l *loader) run() {
 		l.errorf(l.fmEnd+off, CodeTooDeep, "this line nests indentation, quotes or list markers more than %d characters deep; the loader refuses such Markdown", maxPrefix)
 		return
 	}
-	doc := markdownParser().Parse(text.NewReader(l.markdownSource()))
+	doc := parseMarkdown(l.markdownSource())
 	l.structure(doc)
 	l.readSections()
 	l.delegation()
@@ -227,14 +224,6 @@ func (l *loader) markdownSource() []byte {
 	}
 	return md
 }
-
-// markdownParser is goldmark's CommonMark block parser without the inline
-// parsers: the loader reads inline text raw from the source, so parsing
-// emphasis and links would be wasted work. Parsers are safe for concurrent
-// use; the one instance is built on first use and never changed.
-var markdownParser = sync.OnceValue(func() parser.Parser {
-	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
-})
 
 func firstInvalidUTF8(b []byte) int {
 	for i := 0; i < len(b); {

@@ -1,0 +1,116 @@
+package spec
+
+import (
+	"sync"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// parseMarkdown parses md (the source with its front matter blanked) into
+// goldmark's block tree: headings, paragraphs, lists, quotes, fences, with
+// each block's Lines as goldmark sets them, and no inline nodes.
+//
+// goldmark parses in two passes: blocks, then a walk of every block that
+// cuts each paragraph and heading line into inline nodes (Text nodes when
+// there are no inline parsers, as here). The loader reads inline text raw
+// from the source, so that walk is wasted: it was a third of goldmark's
+// time in the loader. The parsers below hold back the lines of each
+// paragraph and heading as it closes (the block pass is over with them
+// then), so the walk finds nothing to cut, and parseMarkdown puts them
+// back once goldmark returns.
+func parseMarkdown(md []byte) ast.Node {
+	held := &heldLines{}
+	pc := parser.NewContext()
+	pc.Set(heldKey, held)
+	doc := markdownParser().Parse(text.NewReader(md), parser.WithContext(pc))
+	held.restore()
+	return doc
+}
+
+// markdownParser is goldmark's CommonMark block parser without the inline
+// parsers, its block parsers holding back lines (see parseMarkdown).
+// Parsers are safe for concurrent use; the one instance is built on first
+// use and never changed.
+var markdownParser = sync.OnceValue(func() parser.Parser {
+	bps := parser.DefaultBlockParsers()
+	for i, v := range bps {
+		bps[i].Value = holding{v.Value.(parser.BlockParser)}
+	}
+	return parser.NewParser(parser.WithBlockParsers(bps...))
+})
+
+var heldKey = parser.NewContextKey()
+
+// heldLines are the lines taken from closed blocks during one parse.
+// A block's Segments are kept, emptied in place, and refilled by restore.
+type heldLines struct {
+	segs []*text.Segments
+	vals [][]text.Segment
+	// setext is the paragraph a setext heading underline is turning into
+	// a heading: the heading copies its lines when it closes, so they are
+	// not held when the paragraph closes first.
+	setext ast.Node
+}
+
+func (h *heldLines) hold(n ast.Node) {
+	s := n.Lines()
+	if n.Parent() == nil || s.Len() == 0 { // removed, or nothing to hold
+		return
+	}
+	h.segs = append(h.segs, s)
+	h.vals = append(h.vals, s.Sliced(0, s.Len()))
+	s.SetSliced(0, 0)
+}
+
+func (h *heldLines) restore() {
+	for i, s := range h.segs {
+		s.AppendAll(h.vals[i]) // into the same array: what was there
+	}
+}
+
+// holding is a block parser that holds back the lines of the blocks the
+// inline pass would cut, once the block pass is done with them:
+//   - a heading's as it closes;
+//   - a paragraph's as it closes, except the paragraph of a setext
+//     heading (the heading copies them) and one in a list item (a tight
+//     list copies its items' paragraphs into text blocks as it closes);
+//   - a list's items' paragraphs and text blocks as the list closes.
+type holding struct{ parser.BlockParser }
+
+func (p holding) Open(parent ast.Node, r text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	n, st := p.BlockParser.Open(parent, r, pc)
+	if n != nil && st&parser.RequireParagraph != 0 {
+		if h, _ := pc.Get(heldKey).(*heldLines); h != nil {
+			h.setext = pc.LastOpenedBlock().Node
+		}
+	}
+	return n, st
+}
+
+func (p holding) Close(n ast.Node, r text.Reader, pc parser.Context) {
+	p.BlockParser.Close(n, r, pc)
+	h, _ := pc.Get(heldKey).(*heldLines)
+	if h == nil {
+		return
+	}
+	switch n := n.(type) {
+	case *ast.Heading:
+		h.setext = nil
+		h.hold(n)
+	case *ast.Paragraph:
+		if _, inItem := n.Parent().(*ast.ListItem); !inItem && h.setext != n {
+			h.hold(n)
+		}
+	case *ast.List:
+		for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+			for c := it.FirstChild(); c != nil; c = c.NextSibling() {
+				switch c.(type) {
+				case *ast.Paragraph, *ast.TextBlock:
+					h.hold(c)
+				}
+			}
+		}
+	}
+}

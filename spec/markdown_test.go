@@ -1,0 +1,107 @@
+package spec
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// markdownCases are Markdown shapes whose blocks change as later lines
+// arrive: setext headings (a paragraph turned heading), tight and loose
+// lists (paragraphs turned text blocks), lazy continuations, quotes.
+var markdownCases = []string{
+	"Title\n=====\n\ntext\n",
+	"a\nb\n---\nc\n",
+	"- a\n- b\n\n  more\n- c\n",
+	"- a\n- b\n- c\n",
+	"1. one\n   two\n2. three\n\n> quote\nlazy\n\n> - x\n>   y\n",
+	"# h1 #\n## h2\n\n    code\n\n```prose\nlet x = 1\n```\n",
+	"- item\n  Sub\n  ---\n  after\n",
+	"para\n<div>\nhtml\n</div>\n\n***\n\ntext  \nbreak\\\nend",
+	"> a\n> ===\n\n- b\n  ===\n",
+	"",
+	"\n\n   \n",
+}
+
+// TestMarkdownMatchesGoldmark checks that the loader's block tree is
+// goldmark's block parse node for node (kinds, positions, lines, heading
+// levels, list shapes), with the inline pass left out: holding lines back
+// from that pass must not change what the blocks hold.
+func TestMarkdownMatchesGoldmark(t *testing.T) {
+	plain := parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+	srcs := map[string][]byte{}
+	for i, c := range markdownCases {
+		srcs[fmt.Sprint("case ", i)] = []byte(c)
+	}
+	for _, f := range seedFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[f] = b
+	}
+	for name, src := range srcs {
+		want := blockDump(plain.Parse(text.NewReader(src)), src)
+		got := blockDump(parseMarkdown(src), src)
+		if got != want {
+			t.Errorf("%s: block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", name, got, want)
+		}
+	}
+}
+
+// FuzzMarkdownMatchesGoldmark is TestMarkdownMatchesGoldmark on any input.
+func FuzzMarkdownMatchesGoldmark(f *testing.F) {
+	for _, c := range markdownCases {
+		f.Add([]byte(c))
+	}
+	plain := parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > 4096 || deepLine(string(src)) >= 0 {
+			return
+		}
+		want := blockDump(plain.Parse(text.NewReader(src)), src)
+		if got := blockDump(parseMarkdown(src), src); got != want {
+			t.Errorf("block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", got, want)
+		}
+	})
+}
+
+// blockDump prints every block node of doc (inline nodes left out) with
+// its position and lines.
+func blockDump(doc ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || n.Type() == ast.TypeInline {
+			return ast.WalkContinue, nil
+		}
+		depth := 0
+		for p := n.Parent(); p != nil; p = p.Parent() {
+			depth++
+		}
+		fmt.Fprintf(&b, "%*s%s pos=%d blank=%v", 2*depth, "", n.Kind(), n.Pos(), n.HasBlankPreviousLines())
+		switch n := n.(type) {
+		case *ast.Heading:
+			fmt.Fprintf(&b, " level=%d", n.Level)
+		case *ast.List:
+			fmt.Fprintf(&b, " marker=%c tight=%v start=%d", n.Marker, n.IsTight, n.Start)
+		case *ast.ListItem:
+			fmt.Fprintf(&b, " offset=%d", n.Offset)
+		case *ast.FencedCodeBlock:
+			if n.Info != nil {
+				fmt.Fprintf(&b, " info=%q", n.Info.Segment.Value(src))
+			}
+		}
+		for i := 0; i < n.Lines().Len(); i++ {
+			s := n.Lines().At(i)
+			fmt.Fprintf(&b, " [%d,%d+%d]", s.Start, s.Stop, s.Padding)
+		}
+		b.WriteByte('\n')
+		return ast.WalkContinue, nil
+	})
+	return b.String()
+}
