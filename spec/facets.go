@@ -196,8 +196,8 @@ func (r *truthReader) block(b ast.Node, fc *Facet, fields bool) {
 	switch b := b.(type) {
 	case *ast.Paragraph:
 		text := r.l.joinLines(b, " ")
-		r.prose(text, b.Lines().At(0).Start, fc)
 		low := strings.ToLower(text)
+		r.prose(text, low, b.Lines().At(0).Start, fc)
 		r.listIsClaims = strings.Contains(low, "postcondition") && strings.HasSuffix(strings.TrimRight(text, "* "), ":")
 	case *ast.List:
 		claims := r.listIsClaims
@@ -340,9 +340,17 @@ func (r *truthReader) immaterial(names []string, fc *Facet) {
 var claimStart = regexp.MustCompile(`(?i)\*{0,2}postconditions?:\*{0,2}:?\s*`)
 
 // prose reads a paragraph: its postcondition sentences, the backticked
-// names it calls immaterial, and the world-model names it declares.
-func (r *truthReader) prose(text string, pos int, fc *Facet) {
-	locs := claimStart.FindAllStringIndex(text, -1)
+// names it calls immaterial, and the world-model names it declares. low
+// is strings.ToLower(text): most paragraphs name none of the words looked
+// for, and are passed over without running a pattern (lowering maps rune
+// by rune, so a sentence's words are in low when they are in the
+// sentence; claimStart's case folding also matches a few non-ASCII
+// letters, so a text with any is searched in full).
+func (r *truthReader) prose(text, low string, pos int, fc *Facet) {
+	var locs [][]int
+	if strings.Contains(low, "postcondition") || !isASCII(text) {
+		locs = claimStart.FindAllStringIndex(text, -1)
+	}
 	for i, loc := range locs {
 		end := len(text)
 		if i+1 < len(locs) {
@@ -352,6 +360,9 @@ func (r *truthReader) prose(text string, pos int, fc *Facet) {
 		if claim != "" && claim != "*" {
 			r.t.Postconditions = append(r.t.Postconditions, Claim{Text: claim, Pos: diag.Pos(pos + loc[1])})
 		}
+	}
+	if !strings.Contains(low, "immaterial") && (fc != nil || !strings.Contains(low, "world-model")) {
+		return
 	}
 	for _, s := range sentences(text) {
 		low := strings.ToLower(s)
@@ -372,6 +383,15 @@ func (r *truthReader) prose(text string, pos int, fc *Facet) {
 var sentenceEnd = regexp.MustCompile(`[.;]\s+|—`)
 
 func sentences(text string) []string { return sentenceEnd.Split(text, -1) }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // backticked returns the identifiers written in backticks in s.
 func backticked(s string) []string {
