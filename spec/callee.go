@@ -60,7 +60,9 @@ type Finder struct {
 	// Memo, when set, keeps what each call target resolved to, so that a
 	// name called in a node is resolved once however many checks and
 	// runs ask (package graph shares one across a command). It is used
-	// for resolutions without run-time slots only.
+	// for resolutions without run-time slots only. It keeps the front
+	// matter name of each sibling file it read too: a Memo is for a
+	// file system whose files do not change while it is used.
 	Memo *CallMemo
 }
 
@@ -69,6 +71,9 @@ type Finder struct {
 type CallMemo struct {
 	mu sync.Mutex
 	m  map[callKey]*Callee
+	// names are the front matter names of the sibling files read so far
+	// (resolving a call by name reads every sibling's, for every call).
+	names map[string]string
 }
 
 type callKey struct {
@@ -274,8 +279,29 @@ func (s *Spec) SiblingNames(f *Finder) []string {
 }
 
 // frontName reads the name: key of a file's front matter without loading
-// the whole spec ("" when there is none).
+// the whole spec ("" when there is none), once per file with a Memo.
 func frontName(f *Finder, p string) string {
+	if f == nil || f.Memo == nil {
+		return readFrontName(f, p)
+	}
+	m := f.Memo
+	m.mu.Lock()
+	n, ok := m.names[p]
+	m.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = readFrontName(f, p)
+	m.mu.Lock()
+	if m.names == nil {
+		m.names = map[string]string{}
+	}
+	m.names[p] = n
+	m.mu.Unlock()
+	return n
+}
+
+func readFrontName(f *Finder, p string) string {
 	fl, err := f.open(p)
 	if err != nil {
 		return ""
