@@ -152,17 +152,18 @@ func PathsContext(ctx context.Context, paths []string, opts Options) (*Result, e
 			continue
 		}
 		fsys, name := resolve(p)
-		found, skip, err := expand(ctx, fsys, name)
+		id := fsID(&systems, fsys)
+		if graphs[id] == nil {
+			// one graph per file system: each file is read and parsed
+			// once, and each directory listed once, whichever file's
+			// calls or test reach it
+			graphs[id] = specgraph.New(specgraph.Options{FS: fsys})
+		}
+		found, skip, err := expand(ctx, graphs[id], name)
 		errs = append(errs, err...)
 		skipped = append(skipped, skip...)
 		if ctx.Err() != nil {
 			return &Result{Diags: skipped}, ctx.Err()
-		}
-		id := fsID(&systems, fsys)
-		if graphs[id] == nil {
-			// one graph per file system: each file is read and parsed
-			// once, whichever file's calls or test reach it
-			graphs[id] = specgraph.New(specgraph.Options{FS: fsys})
 		}
 		for _, t := range found {
 			t.fsys = graphs[id]

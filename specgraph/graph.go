@@ -28,6 +28,7 @@ import (
 	"path"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -93,10 +94,11 @@ type File struct {
 
 // content is what one Open of a regular file read.
 type content struct {
-	once sync.Once
-	data []byte
-	info fs.FileInfo
-	err  error
+	once   sync.Once
+	filled atomic.Bool // once has run
+	data   []byte
+	info   fs.FileInfo
+	err    error
 }
 
 // content is the entry of a regular file's source.
@@ -119,14 +121,30 @@ func (c *content) fill(fsys fs.FS, name string) {
 			c.err = err
 			return
 		}
-		if c.info, err = fl.Stat(); err != nil {
+		info, err := fl.Stat()
+		if err != nil {
 			fl.Close()
 			c.err = err
 			return
 		}
-		c.data, c.err = spec.ReadOpened(fl, name)
+		c.read(fl, info, name)
 	})
 }
+
+func (c *content) read(fl fs.File, info fs.FileInfo, name string) {
+	c.info = info
+	// the reader's own Stat answered from the one just made
+	c.data, c.err = spec.ReadOpened(statted{fl, info}, name)
+	c.filled.Store(true)
+}
+
+// statted is an open file whose Stat was already called.
+type statted struct {
+	fs.File
+	info fs.FileInfo
+}
+
+func (f statted) Stat() (fs.FileInfo, error) { return f.info, nil }
 
 type listing struct {
 	once    sync.Once
@@ -160,38 +178,67 @@ func (g *Graph) Load(p string) (*spec.Spec, diag.List, error) {
 }
 
 // read loads p: by Options.Load, else a regular file by the one read it
-// shares with Open, else by opening it (a named pipe given by name is
-// read as it is; a missing file's error is the open's).
+// shares with Open (a sibling lookup reading its name), else as it is (a
+// named pipe given by name is read; a missing file's error is the
+// open's). The file is opened and stat'ed once.
 func (g *Graph) read(p string) (*spec.Spec, diag.List, error) {
 	if g.load != nil {
 		return g.load(p)
 	}
-	if info, err := fs.Stat(g.fsys, p); err == nil && info.Mode().IsRegular() {
-		// one read shared with Open (a sibling lookup reading its name)
-		c := g.content(p)
-		c.fill(g.fsys, p)
-		if c.err != nil {
-			return nil, nil, c.err
+	c := g.content(p)
+	var other fs.File // not a regular file: read as it is, not kept
+	c.once.Do(func() {
+		fl, err := g.fsys.Open(p)
+		if err != nil {
+			c.err = err
+			return
 		}
-		s, d := spec.Parse(p, c.data)
+		info, err := fl.Stat()
+		switch {
+		case err != nil:
+			fl.Close()
+			c.err = err
+		case !info.Mode().IsRegular():
+			other = fl
+			// Open refuses such a file before it looks here
+			c.err = &fs.PathError{Op: "open", Path: p, Err: errNotRegular}
+		default:
+			c.read(fl, info, p)
+		}
+	})
+	if other != nil {
+		src, err := spec.ReadOpened(other, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		s, d := spec.Parse(p, src)
 		return s, d, nil
 	}
-	fl, err := g.fsys.Open(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && std.IsStd(p) {
-			src, name, serr := std.Open(p)
-			if serr == nil {
-				s, d := spec.Parse(name, src)
-				return s, d, nil
-			}
+	if errors.Is(c.err, fs.ErrNotExist) && std.IsStd(p) {
+		if src, name, err := std.Open(p); err == nil {
+			s, d := spec.Parse(name, src)
+			return s, d, nil
 		}
-		return nil, nil, err
 	}
-	src, err := spec.ReadOpened(fl, p)
-	if err != nil {
-		return nil, nil, err
+	return g.parse(p, c)
+}
+
+// filled is the content of p when it was read already, else nil.
+func (g *Graph) filled(p string) *content {
+	g.mu.Lock()
+	c := g.data[key(p)]
+	g.mu.Unlock()
+	if c != nil && c.filled.Load() {
+		return c
 	}
-	s, d := spec.Parse(p, src)
+	return nil
+}
+
+func (g *Graph) parse(p string, c *content) (*spec.Spec, diag.List, error) {
+	if c.err != nil {
+		return nil, nil, c.err
+	}
+	s, d := spec.Parse(p, c.data)
 	return s, d, nil
 }
 
@@ -207,6 +254,9 @@ func (g *Graph) Files() []*File {
 // does. Anything else (a named pipe, a device) is refused rather than
 // read, so a lookup among siblings never blocks on one.
 func (g *Graph) Open(name string) (fs.File, error) {
+	if c := g.filled(name); c != nil && c.err == nil {
+		return &memFile{Reader: bytes.NewReader(c.data), info: c.info}, nil
+	}
 	info, err := fs.Stat(g.fsys, name)
 	if err != nil {
 		return nil, err
