@@ -162,9 +162,9 @@ type loader struct {
 
 // section is a Section plus the top-level Markdown blocks of its body.
 type section struct {
-	*Section
-	level  int
-	blocks []ast.Node
+	Section // the Spec's Sections point here
+	level   int
+	blocks  []ast.Node
 }
 
 func (l *loader) errorf(p int, code, format string, args ...any) {
@@ -193,7 +193,7 @@ func (l *loader) run() {
 		l.errorf(l.fmEnd+off, CodeTooDeep, "this line nests indentation, quotes or list markers more than %d characters deep; the loader refuses such Markdown", maxPrefix)
 		return
 	}
-	doc := parseMarkdown(l.markdownSource())
+	doc := parseMarkdown(l.src, l.fmEnd)
 	l.structure(doc)
 	l.readSections()
 	l.delegation()
@@ -207,22 +207,6 @@ func (l *loader) run() {
 		l.diags = append(l.diags, n.diags...)
 	}
 	l.resolve()
-}
-
-// markdownSource is the source with the front matter blanked to spaces, so
-// goldmark's offsets are offsets into the file.
-func (l *loader) markdownSource() []byte {
-	if l.fmEnd == 0 {
-		return l.src
-	}
-	md := make([]byte, len(l.src))
-	copy(md, l.src)
-	for i := 0; i < l.fmEnd; i++ {
-		if md[i] != '\n' {
-			md[i] = ' '
-		}
-	}
-	return md
 }
 
 func firstInvalidUTF8(b []byte) int {

@@ -8,9 +8,13 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// parseMarkdown parses md (the source with its front matter blanked) into
-// goldmark's block tree: headings, paragraphs, lists, quotes, fences, with
-// each block's Lines as goldmark sets them, and no inline nodes.
+// parseMarkdown parses src from offset from (where the Markdown starts,
+// after the front matter; a line start) into goldmark's block tree:
+// headings, paragraphs, lists, quotes, fences, with each block's Lines as
+// goldmark sets them (offsets into src), and no inline nodes. goldmark
+// starts at a blank line's run anyway, so starting it past the front
+// matter parses what it parses when the front matter is blanked, without
+// a copy of the file to blank.
 //
 // goldmark parses in two passes: blocks, then a walk of every block that
 // cuts each paragraph and heading line into inline nodes (Text nodes when
@@ -20,11 +24,15 @@ import (
 // paragraph and heading as it closes (the block pass is over with them
 // then), so the walk finds nothing to cut, and parseMarkdown puts them
 // back once goldmark returns.
-func parseMarkdown(md []byte) ast.Node {
-	held := &heldLines{}
+func parseMarkdown(src []byte, from int) ast.Node {
+	held := &heldLines{held: make([]heldBlock, 0, 64)}
 	pc := parser.NewContext()
 	pc.Set(heldKey, held)
-	doc := markdownParser().Parse(text.NewReader(md), parser.WithContext(pc))
+	r := text.NewReader(src)
+	for _, seg := r.Position(); seg.Start < from && seg.Start < len(src); _, seg = r.Position() {
+		r.AdvanceLine()
+	}
+	doc := markdownParser().Parse(r, parser.WithContext(pc))
 	held.restore()
 	return doc
 }
@@ -36,7 +44,12 @@ func parseMarkdown(md []byte) ast.Node {
 var markdownParser = sync.OnceValue(func() parser.Parser {
 	bps := parser.DefaultBlockParsers()
 	for i, v := range bps {
-		bps[i].Value = holding{v.Value.(parser.BlockParser)}
+		bp := v.Value.(parser.BlockParser)
+		if string(bp.Trigger()) == "-=" { // the setext heading parser
+			bps[i].Value = setext{holding{bp}}
+		} else {
+			bps[i].Value = holding{bp}
+		}
 	}
 	return parser.NewParser(parser.WithBlockParsers(bps...))
 })
@@ -46,8 +59,7 @@ var heldKey = parser.NewContextKey()
 // heldLines are the lines taken from closed blocks during one parse.
 // A block's Segments are kept, emptied in place, and refilled by restore.
 type heldLines struct {
-	segs []*text.Segments
-	vals [][]text.Segment
+	held []heldBlock
 	// setext is the paragraph a setext heading underline is turning into
 	// a heading: the heading copies its lines when it closes, so they are
 	// not held when the paragraph closes first.
@@ -59,15 +71,19 @@ func (h *heldLines) hold(n ast.Node) {
 	if n.Parent() == nil || s.Len() == 0 { // removed, or nothing to hold
 		return
 	}
-	h.segs = append(h.segs, s)
-	h.vals = append(h.vals, s.Sliced(0, s.Len()))
+	h.held = append(h.held, heldBlock{s, s.Sliced(0, s.Len())})
 	s.SetSliced(0, 0)
 }
 
 func (h *heldLines) restore() {
-	for i, s := range h.segs {
-		s.AppendAll(h.vals[i]) // into the same array: what was there
+	for _, b := range h.held {
+		b.segs.AppendAll(b.vals) // into the same array: what was there
 	}
+}
+
+type heldBlock struct {
+	segs *text.Segments
+	vals []text.Segment
 }
 
 // holding is a block parser that holds back the lines of the blocks the
@@ -79,7 +95,11 @@ func (h *heldLines) restore() {
 //   - a list's items' paragraphs and text blocks as the list closes.
 type holding struct{ parser.BlockParser }
 
-func (p holding) Open(parent ast.Node, r text.Reader, pc parser.Context) (ast.Node, parser.State) {
+// setext is the setext heading parser (the one parser whose blocks need a
+// paragraph before them), noting the paragraph it turns into a heading.
+type setext struct{ holding }
+
+func (p setext) Open(parent ast.Node, r text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	n, st := p.BlockParser.Open(parent, r, pc)
 	if n != nil && st&parser.RequireParagraph != 0 {
 		if h, _ := pc.Get(heldKey).(*heldLines); h != nil {

@@ -9,6 +9,8 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/proselang/prose/diag"
 )
 
 // markdownCases are Markdown shapes whose blocks change as later lines
@@ -47,7 +49,7 @@ func TestMarkdownMatchesGoldmark(t *testing.T) {
 	}
 	for name, src := range srcs {
 		want := blockDump(plain.Parse(text.NewReader(src)), src)
-		got := blockDump(parseMarkdown(src), src)
+		got := blockDump(parseMarkdown(src, 0), src)
 		if got != want {
 			t.Errorf("%s: block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", name, got, want)
 		}
@@ -65,7 +67,7 @@ func FuzzMarkdownMatchesGoldmark(f *testing.F) {
 			return
 		}
 		want := blockDump(plain.Parse(text.NewReader(src)), src)
-		if got := blockDump(parseMarkdown(src), src); got != want {
+		if got := blockDump(parseMarkdown(src, 0), src); got != want {
 			t.Errorf("block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", got, want)
 		}
 	})
@@ -104,4 +106,62 @@ func blockDump(doc ast.Node, src []byte) string {
 		return ast.WalkContinue, nil
 	})
 	return b.String()
+}
+
+// TestFoldHeading checks the allocation-free heading fold against the
+// long way, and that it declines what it cannot fold.
+func TestFoldHeading(t *testing.T) {
+	for _, h := range []string{"Requires", "  Expects   Not ", "expects\tnot", "MAINTAINS", "", "   ", "Ré sumé", "a very long heading that does not fit"} {
+		var buf [24]byte
+		want := strings.ToLower(strings.Join(strings.Fields(h), " "))
+		got, ok := foldHeading(buf[:], h)
+		switch {
+		case ok && string(got) != want:
+			t.Errorf("foldHeading(%q) = %q, want %q", h, got, want)
+		case !ok && isASCII(h) && len(want) <= len(buf):
+			t.Errorf("foldHeading(%q) declined an ASCII heading that fits", h)
+		}
+		if headingIs(h, want) != true {
+			t.Errorf("headingIs(%q, %q) = false", h, want)
+		}
+	}
+}
+
+// TestMarkdownAfterFrontMatter checks that parsing from the end of the
+// front matter gives the tree of the file with its front matter blanked
+// to spaces (what goldmark was given before).
+func TestMarkdownAfterFrontMatter(t *testing.T) {
+	plain := parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+	srcs := [][]byte{
+		[]byte("---\nname: x\n---\n# T\n"),
+		[]byte("---\nname: x\n---\n    indented\n"),
+		[]byte("---\nname: x\n---\n- a\n- b\n"),
+		[]byte("---\nname: x\n---\n"),
+		[]byte("\ufeff---\nname: x\n---\ntext\n===\n"),
+	}
+	for _, f := range seedFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, b)
+	}
+	for _, src := range srcs {
+		l := &loader{f: diag.NewFile("x.prose.md", src), src: src, text: string(src)}
+		l.s = &Spec{File: l.f}
+		l.frontMatter()
+		if l.fmEnd == 0 {
+			continue
+		}
+		blank := append([]byte(nil), src...)
+		for i := 0; i < l.fmEnd; i++ {
+			if blank[i] != '\n' {
+				blank[i] = ' '
+			}
+		}
+		want := blockDump(plain.Parse(text.NewReader(blank)), src)
+		if got := blockDump(parseMarkdown(src, l.fmEnd), src); got != want {
+			t.Errorf("%.40q: tree differs from the blanked file's\ngot:\n%s\nwant:\n%s", src, got, want)
+		}
+	}
 }
