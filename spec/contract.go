@@ -3,6 +3,7 @@ package spec
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 
@@ -67,6 +68,11 @@ func isContract(kind, version string) bool {
 
 // contractKey looks a heading up among the 0.15 sections, case-insensitively.
 func contractKey(heading string) (string, bool) {
+	var buf [24]byte
+	if f, ok := foldHeading(buf[:], heading); ok {
+		k, ok := contractKeys[string(f)]
+		return k, ok
+	}
 	k, ok := contractKeys[strings.ToLower(strings.Join(strings.Fields(heading), " "))]
 	return k, ok
 }
@@ -252,23 +258,39 @@ func nearSection(heading string) string {
 	if len(h) < 4 {
 		return ""
 	}
+	hr := utf8.RuneCountInString(h)
 	best, bestD := "", 3
-	for _, c := range canonicalSections {
-		lc := strings.ToLower(c)
-		if h+"s" == lc || strings.HasSuffix(lc, "ies") && h == lc[:len(lc)-3]+"y" {
+	for i, c := range canonicalSections {
+		lc := lowerSections[i]
+		if len(lc) == len(h)+1 && lc[len(h)] == 's' && lc[:len(h)] == h ||
+			strings.HasSuffix(lc, "ies") && len(h) == len(lc)-2 && h[len(h)-1] == 'y' && h[:len(h)-1] == lc[:len(lc)-3] {
 			return c // a singular of a plural section name
 		}
-		d := diag.EditDistance(h, lc)
 		limit := 1
 		if len(c) >= 7 {
 			limit = 2
 		}
+		// the distance is at least the difference in length (in runes;
+		// the names are ASCII)
+		if hr-len(lc) > limit || len(lc)-hr > limit {
+			continue
+		}
+		d := diag.EditDistance(h, lc)
 		if d <= limit && d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
 }
+
+// lowerSections are canonicalSections lowered.
+var lowerSections = func() []string {
+	out := make([]string, len(canonicalSections))
+	for i, c := range canonicalSections {
+		out[i] = strings.ToLower(c)
+	}
+	return out
+}()
 
 // contractSections reads the 0.15 sections: Goal, Continuity, Strategies,
 // Errors, Patterns and Execution (the Requires/Parameters items are read

@@ -113,8 +113,7 @@ func facetName(s string) bool {
 // heading and its facets. Only Contract Markdown Maintains and Requires
 // have facets; for any other section head is every block.
 func (l *loader) facets(sec *section) (head []ast.Node, fs []facet) {
-	h := strings.ToLower(strings.Join(strings.Fields(sec.Heading), " "))
-	if !l.s.Contract || h != "maintains" && h != "requires" {
+	if !l.s.Contract || !headingIs(sec.Heading, "maintains") && !headingIs(sec.Heading, "requires") {
 		return sec.blocks, nil
 	}
 	cur := -1
@@ -153,7 +152,14 @@ func headItems(blocks []ast.Node) []*ast.ListItem {
 
 // isMaintains reports whether sec is a Contract Markdown ### Maintains.
 func (l *loader) isMaintains(sec *section) bool {
-	return l.s.Contract && strings.EqualFold(strings.Join(strings.Fields(sec.Heading), " "), "maintains")
+	if !l.s.Contract {
+		return false
+	}
+	var buf [24]byte
+	if f, ok := foldHeading(buf[:], sec.Heading); ok {
+		return string(f) == "maintains"
+	}
+	return strings.EqualFold(strings.Join(strings.Fields(sec.Heading), " "), "maintains")
 }
 
 // maintains reads a Contract Markdown ### Maintains: its fields and

@@ -112,9 +112,9 @@ func (l *loader) newSection(h *ast.Heading) *section {
 		key = strings.ToLower(heading)
 	}
 	pos := l.headingPos(h)
-	sec := &section{Section: &Section{Heading: heading, Key: key, Known: known, Pos: diag.Pos(pos)}, level: h.Level}
+	sec := &section{Section: Section{Heading: heading, Key: key, Known: known, Pos: diag.Pos(pos)}, level: h.Level}
 	sec.BodyPos = diag.Pos(l.headingEnd(h))
-	l.s.Sections = append(l.s.Sections, sec.Section)
+	l.s.Sections = append(l.s.Sections, &sec.Section)
 	l.sections = append(l.sections, sec)
 	switch {
 	case known:
@@ -210,4 +210,44 @@ func (l *loader) joinLines(n ast.Node, sep string) string {
 		b.WriteString(t)
 	}
 	return b.String()
+}
+
+// foldHeading writes strings.ToLower(strings.Join(strings.Fields(h), " "))
+// into buf, without allocating, when h is ASCII and the result fits; ok
+// is false otherwise (the caller then folds h the long way).
+func foldHeading(buf []byte, h string) (folded []byte, ok bool) {
+	n, space := 0, false
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= 0x80:
+			return nil, false
+		case c == ' ' || '\t' <= c && c <= '\r':
+			space = n > 0
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if space {
+			if n == len(buf) {
+				return nil, false
+			}
+			buf[n], n, space = ' ', n+1, false
+		}
+		if n == len(buf) {
+			return nil, false
+		}
+		buf[n], n = c, n+1
+	}
+	return buf[:n], true
+}
+
+// headingIs reports whether heading, its words lowered and single-spaced,
+// is word (a lower-case section name).
+func headingIs(heading, word string) bool {
+	var buf [24]byte
+	if f, ok := foldHeading(buf[:], heading); ok {
+		return string(f) == word
+	}
+	return strings.ToLower(strings.Join(strings.Fields(heading), " ")) == word
 }
