@@ -245,8 +245,8 @@ func (l *loader) simpleFrontMatter(from, to int) bool {
 
 // isPlainWord reports whether YAML reads w as a plain string and nothing
 // else: letters, digits, and - _ . / inside, starting with a letter that
-// does not begin a YAML 1.1 or 1.2 boolean or null, or a version number
-// with two dots or more.
+// does not begin a YAML 1.1 or 1.2 boolean or null, or with ./ or ../ (a
+// relative path), or a version number with two dots or more.
 func isPlainWord(w string) bool {
 	if w == "" {
 		return false
@@ -256,6 +256,9 @@ func isPlainWord(w string) bool {
 		if !isIdentByte(c) && c != '-' && c != '.' && c != '/' {
 			return false
 		}
+	}
+	if strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") {
+		return true // a relative path (a test's subject); no YAML value starts so
 	}
 	c := w[0]
 	if '0' <= c && c <= '9' {

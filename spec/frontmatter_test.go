@@ -25,6 +25,11 @@ func TestFrontMatterAgreesWithYAML(t *testing.T) {
 		"name: t\nkind: pattern\nversion: 1.2.3-beta\n",
 		"name: t\nkind: pattern\nnote: 'quoted'\n",
 		"name: t-2\nkind: pattern\nsub-key: v_1\n",
+		"name: t\nkind: test\nsubject: ../patterns/race.prose.md\n",
+		"name: t\nkind: test\nsubject: ./race.prose.md\n",
+		"name: t\nkind: test\nsubject: ...\n",
+		"name: t\nkind: test\nsubject: .5\n",
+		"name: t\nkind: test\nsubject: ./\n",
 	} {
 		s, diags := Parse("t.prose.md", []byte("---\n"+fm+"---\n# T\n"))
 		for _, d := range diags {
