@@ -11,6 +11,7 @@
 package diag
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -37,11 +38,14 @@ type File struct {
 // NewFile builds the line table of src. The File keeps src; callers must not
 // modify it afterwards.
 func NewFile(name string, src []byte) *File {
-	lines := []int{0}
-	for i, c := range src {
-		if c == '\n' {
-			lines = append(lines, i+1)
+	lines := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i := bytes.IndexByte(src, '\n'); i >= 0; {
+		lines = append(lines, i+1)
+		j := bytes.IndexByte(src[i+1:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
 	}
 	return &File{Name: name, src: src, lines: lines}
 }
