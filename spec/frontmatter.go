@@ -243,10 +243,25 @@ func (l *loader) simpleFrontMatter(from, to int) bool {
 	return true
 }
 
+// unnumeric reports whether w holds a letter that no YAML number or
+// timestamp has (an id such as 067NC4KG01RG50R40M30E20918): not a hex
+// digit, nor one of the letters of 0x, 0o, 0b, exponents, inf, nan and
+// times (i n o p t x z).
+func unnumeric(w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i] | 0x20 // lower case, for letters
+		if 'g' <= c && c <= 'z' && !strings.ContainsRune("inoptxz", rune(c)) {
+			return true
+		}
+	}
+	return false
+}
+
 // isPlainWord reports whether YAML reads w as a plain string and nothing
 // else: letters, digits, and - _ . / inside, starting with a letter that
 // does not begin a YAML 1.1 or 1.2 boolean or null, or with ./ or ../ (a
-// relative path), or a version number with two dots or more.
+// relative path), or a version number with two dots or more, or digits
+// and letters no number has.
 func isPlainWord(w string) bool {
 	if w == "" {
 		return false
@@ -262,7 +277,7 @@ func isPlainWord(w string) bool {
 	}
 	c := w[0]
 	if '0' <= c && c <= '9' {
-		return strings.Count(w, ".") >= 2 && strings.Trim(w, "0123456789.") == ""
+		return strings.Count(w, ".") >= 2 && strings.Trim(w, "0123456789.") == "" || unnumeric(w)
 	}
 	if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
 		return false

@@ -30,6 +30,16 @@ func TestFrontMatterAgreesWithYAML(t *testing.T) {
 		"name: t\nkind: test\nsubject: ...\n",
 		"name: t\nkind: test\nsubject: .5\n",
 		"name: t\nkind: test\nsubject: ./\n",
+		"name: t\nkind: pattern\nid: 067NC4KG01RG50R40M30E20918\n",
+		"name: t\nkind: pattern\nid: 12h\n",
+		"name: t\nkind: pattern\nid: 1e5\n",
+		"name: t\nkind: pattern\nid: 0x1F\n",
+		"name: t\nkind: pattern\nid: 0o17\n",
+		"name: t\nkind: pattern\nid: 1_000\n",
+		"name: t\nkind: pattern\nid: 0b101\n",
+		"name: t\nkind: pattern\nid: 2001-12-14\n",
+		"name: t\nkind: pattern\nid: 6.8523015e+5\n",
+		"name: t\nkind: pattern\nid: 1kg\n",
 	} {
 		s, diags := Parse("t.prose.md", []byte("---\n"+fm+"---\n# T\n"))
 		for _, d := range diags {
