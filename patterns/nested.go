@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 )
 
@@ -76,6 +78,9 @@ func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)
 	}
 	if env.Depth+1 > MaxNestingDepth {
 		return nil, fmt.Errorf("binding %s would nest specs %d deep; the limit is %d (does a spec bind itself?)", b.Arg, env.Depth+1, MaxNestingDepth)
+	}
+	if sp, _, err := load(b.Arg); err == nil && isContractNode(sp) {
+		return bindContractSlot(b, sp, env, load)
 	}
 	sp, _, err := loadChecked(RunOptions{Path: b.Arg, Load: load})
 	var unreadable *UsageError
@@ -236,4 +241,50 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 		g[k] = v
 	}
 	return g, nil
+}
+
+// isContractNode reports whether sp is a Contract Markdown function or
+// responsibility: a spec with no Delegation whose calls are renders (or
+// its Execution), not a pattern.
+func isContractNode(sp *spec.Spec) bool {
+	return sp != nil && sp.Contract && (sp.Kind == "function" || sp.Kind == "responsibility")
+}
+
+// bindContractSlot is the service of a slot bound to a function or
+// responsibility (`--slot critic=std/roles/critic.prose.md`, std/FORMAT.md):
+// each call of the slot is a call of that node, as a function graph calls
+// it: its Execution when it has one, else its inline nodes' wiring, else
+// one render of its contract by the configured model. The call's
+// arguments are its inputs. Dotted settings reach its callees
+// (`--slot critic.NAME=...` binds what the node calls); it has no config. Everything that would stop the run
+// (lint errors of the file, unresolved callees, a render with no model
+// configured) is refused before anything runs, naming the slot.
+func bindContractSlot(b *SlotBinding, sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.List, error)) (Service, error) {
+	if b.Sub != nil && len(b.Sub.Config) > 0 {
+		return nil, fmt.Errorf("%s is a %s: it has no config (--config %s.%s); its inputs are the call's arguments", sp.File.Name, sp.Kind, b.Path, b.Sub.Config[0].Name)
+	}
+	diags := lint.Contract(sp, nil, env.finder()).Dedupe()
+	if diags.HasErrors() {
+		return nil, &SpecError{Diags: diags.Errors()}
+	}
+	var slots []Assignment
+	if b.Sub != nil {
+		slots = b.Sub.Slots
+	}
+	g := newGraph(env, load, slots)
+	svc := g.node(sp, b.Name)
+	for _, a := range slots {
+		if !g.used[a.Name] {
+			g.problem("--slot %s.%s: %s never calls %q%s", b.Path, a.Name, sp.File.Name, a.Name, suggestion(a.Name, sp.CallTargets(nil, g.finder)))
+		}
+	}
+	if len(g.needModel) > 0 {
+		sort.Strings(g.needModel)
+		g.problem("no model is configured, and these nodes are rendered by one:\n  %s\nconfigure a model (--model or PROSE_MODEL, with OPENAI_API_KEY and OPENAI_BASE_URL), or bind %s to a program",
+			strings.Join(g.needModel, "\n  "), b.Path)
+	}
+	if len(g.problems) > 0 {
+		return nil, errors.New(strings.Join(g.problems, "\n"))
+	}
+	return svc, nil
 }
