@@ -98,9 +98,10 @@ func TestTabIndentedFenceInListItem(t *testing.T) {
 			syn = append(syn, d.Position.String()+" "+d.Code)
 		}
 	}
-	// "\t\tlet = 2" is line 24; the '=' is its 7th byte.
-	if len(syn) != 1 || syn[0] != "t.prose.md:24:7 syntax/expected" {
-		t.Errorf("syntax diagnostics %v, want one at t.prose.md:24:7\n%s", syn, diags)
+	// "\t\tlet = 2" is line 24; the '=' is its 7th byte. Its second tab
+	// (the first is the item's indentation) indents ProseScript: an error.
+	if len(syn) != 2 || syn[0] != "t.prose.md:24:2 syntax/tabs" || syn[1] != "t.prose.md:24:7 syntax/expected" {
+		t.Errorf("syntax diagnostics %v, want the tab at t.prose.md:24:2 and the error at 24:7\n%s", syn, diags)
 	}
 	for _, ln := range s.Delegation.Lines {
 		for i := 0; i < len(ln.Text); i++ {
@@ -127,9 +128,11 @@ func TestTabIndentedFenceInOrderedItemAndQuote(t *testing.T) {
 			}
 		}
 		line := strings.Split(minimal(okSlots, "", code), "\n")[23]
+		// the line's second tab indents ProseScript: an error at it
+		tab := fmt.Sprintf("t.prose.md:24:%d", strings.Index(line, "\t\t")+2)
 		want := fmt.Sprintf("t.prose.md:24:%d", strings.Index(line, "=")+1)
-		if len(syn) != 1 || syn[0] != want {
-			t.Errorf("%q: syntax diagnostics %v, want one at %s\n%s", code, syn, want, diags)
+		if len(syn) != 2 || syn[0] != tab || syn[1] != want {
+			t.Errorf("%q: syntax diagnostics %v, want %s (the tab) and %s\n%s", code, syn, tab, want, diags)
 		}
 	}
 }

@@ -2,16 +2,21 @@ package syntax
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/diag"
 )
 
-// Limits of the parser: it stops after maxErrors syntax errors and refuses
-// blocks or expressions nested deeper than maxDepth.
+// Limits of the parser: it keeps the first maxErrors syntax errors of a
+// block (lexical and grammatical, in order of position) and counts the
+// others into one last diagnostic, "and N more syntax errors in this
+// block", at the block's end; it refuses blocks or expressions nested
+// deeper than maxDepth. The parse itself never stops for errors: each
+// broken statement is skipped, so the cost stays linear in the block.
 const (
-	maxErrors = 10
+	maxErrors = 50
 	maxDepth  = 100
 )
 
@@ -29,6 +34,7 @@ type parser struct {
 	toks  []token
 	p     int // index of the current token
 	errs  diag.List
+	more  int // errors past maxErrors, counted
 	depth int
 	spec  bool // speculative: errors only unwind (condition probing)
 }
@@ -36,21 +42,12 @@ type parser struct {
 // Parse parses the lines of one Delegation block. Every position in the
 // result, and in the diagnostics, is an offset into f. On a syntax error the
 // offending statement is skipped (with its nested block) and parsing goes on
-// with the next one; it stops after 10 errors. The Program is never nil.
+// with the next one; a lexical error (indentation, tabs, brackets) is
+// recovered from by the scanner the same way. The Program is never nil.
 func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 	prog := &Program{File: f}
-	toks, serr := scan(lines)
-	if serr != nil {
-		var errs diag.List
-		msg := serr.msg
-		if serr.opener.IsValid() {
-			msg += fmt.Sprintf(" (the opener is at line %d, column %d)", f.Position(serr.opener).Line, f.Position(serr.opener).Col)
-		}
-		errs.Errorf(f, serr.pos, serr.code, "%s", msg)
-		resolve(prog)
-		return prog, errs
-	}
-	p := &parser{file: f, lines: lines, toks: toks}
+	toks, serrs, smore := scan(lines)
+	p := &parser{file: f, lines: lines, toks: toks, more: smore}
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -65,7 +62,62 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 		}
 	}()
 	resolve(prog)
-	return prog, p.errs
+	return prog, p.diagnostics(serrs, toks[len(toks)-1].pos)
+}
+
+// diagnostics merges the scanner's errors with the parser's in order of
+// position. A parser error in the text a lexical error covers (the line
+// of a wrong closer; what an unclosed bracket swallowed) is dropped: it is
+// that error's echo. Past maxErrors, the rest are counted into one diagnostic
+// at end.
+func (p *parser) diagnostics(serrs []*scanError, end diag.Pos) diag.List {
+	var out diag.List
+	type span struct{ from, to diag.Position }
+	var echo []span
+	for _, e := range serrs {
+		msg := e.msg
+		if e.opener.IsValid() {
+			at := p.file.Position(e.opener)
+			msg += fmt.Sprintf(" (the opener is at line %d, column %d)", at.Line, at.Col)
+		}
+		from := p.file.Position(e.pos) // an unclosed bracket: from its opener
+		if !e.quiet {
+			out.Errorf(p.file, e.pos, e.code, "%s", msg)
+		}
+		switch {
+		case e.code == "syntax/indent" && !e.quiet, e.code == "syntax/tabs":
+			continue // the line is read at an outer level, or as written: its errors are its own
+		case e.code != "syntax/unclosed":
+			from.Col = 1 // the whole line
+		}
+		echo = append(echo, span{from, p.file.Position(e.upto)})
+	}
+	before := func(a, b diag.Position) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+	more := p.more
+	for _, d := range p.errs {
+		hidden := false
+		for _, sp := range echo {
+			if d.Code != "syntax/nesting" && !before(d.Position, sp.from) && !before(sp.to, d.Position) {
+				hidden = true
+			}
+		}
+		if !hidden {
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return before(out[i].Position, out[j].Position) })
+	if len(out) > maxErrors {
+		more += len(out) - maxErrors
+		out = out[:maxErrors]
+	}
+	if more > 0 {
+		word := "errors"
+		if more == 1 {
+			word = "error"
+		}
+		out.Errorf(p.file, end, "syntax/too-many-errors", "and %d more syntax %s in this block", more, word)
+	}
+	return out
 }
 
 // ParseString parses code as if it were a whole file named name: positions
@@ -171,16 +223,16 @@ func (p *parser) errorf(pos diag.Pos, code, format string, args ...any) {
 }
 
 // report records a syntax error without unwinding (the statement's
-// structure is intact); the parse stops after maxErrors.
+// structure is intact); past maxErrors it is only counted.
 func (p *parser) report(pos diag.Pos, code, format string, args ...any) {
 	if p.spec {
 		panic(bailout{})
 	}
-	p.errs.Errorf(p.file, pos, code, format, args...)
 	if len(p.errs) >= maxErrors {
-		p.errs.Errorf(p.file, pos, "syntax/too-many-errors", "too many syntax errors; stopping here")
-		panic(stop{})
+		p.more++ // counted, not kept: the first maxErrors are shown
+		return
 	}
+	p.errs.Errorf(p.file, pos, code, format, args...)
 }
 
 // enter increments the nesting depth; beyond maxDepth the parse stops,

@@ -97,7 +97,6 @@ func TestParseForms(t *testing.T) {
 		{"comments and blanks", "# head\nlet x = 1  # trailing\n\n   # indented comment\nif x:\n\n  # inside\n  y = 2\n", "(let x 1)\n(if x (then (= y 2)))"},
 		{"bare value stmt", "let r = repeat 2:\n  \"v\"", `(let r (repeat 2 "v"))`},
 		{"whole block indented", "  let x = 1\n  if x:\n    y = 2", "(let x 1)\n(if x (then (= y 2)))"},
-		{"tabs consistent", "if x:\n\ty = 1\n\tz = 2", `(if x (then (= y 1) (= z 2)))`},
 		{"crlf", "let x = 1\r\nif x:\r\n  y = 2\r\n", "(let x 1)\n(if x (then (= y 2)))"},
 		{"nested blocks outdent twice", "for a in as_:\n  for b in bs:\n    x = 1\ny = 2", "(for a as_ (for b bs (= x 1)))\n(= y 2)"},
 		{"unicode names", `let café = "é"`, `(let café "é")`},
@@ -123,10 +122,13 @@ func TestParseErrors(t *testing.T) {
 		{"world read of a name", "let p = read_world_model(node)", "1:26 [syntax/expected]", ""},
 		{"world read unclosed", "let p = read_world_model(\"self\" x)", "1:33 [syntax/expected]", ""},
 		{"bad indent", "let x = 1\n  let y = 2\nlet z = 3", "2:3 [syntax/indent]", "(let x 1)\n(let z 3)"},
-		{"unindent mismatch", "if x:\n    y = 1\n  z = 1", "3:3 [syntax/indent]", ""},
-		{"tabs and spaces", "if x:\n\ty = 1\n        z = 1", "3:1 [syntax/tabs]", ""},
-		{"tab and space on one line", "if x:\n  y = 1\n \tz = 1", "3:1 [syntax/tabs]", ""},
-		{"unclosed object", "return {\n  a: 1\n\nlet y = 2", "1:8 [syntax/unclosed]", ""},
+		{"unindent mismatch", "if x:\n    y = 1\n  z = 1", "3:3 [syntax/indent]", "(if x (then (= y 1)))\n(= z 1)"},
+		// upstream's ProseScript indents with spaces only: a tab is an
+		// error at the tab, once per block, the structure read as written
+		{"tabs consistent", "if x:\n\ty = 1\n\tz = 2", "2:1 [syntax/tabs]", "(if x (then (= y 1) (= z 2)))"},
+		{"tabs and spaces", "if x:\n\ty = 1\n        z = 1", "2:1 [syntax/tabs]", "(if x (then (= y 1)))\n(= z 1)"},
+		{"tab and space on one line", "if x:\n  y = 1\n \tz = 1", "3:2 [syntax/tabs]", "(if x (then (= y 1)))\n(= z 1)"},
+		{"unclosed object", "return {\n  a: 1\n\nlet y = 2", "1:8 [syntax/unclosed]", "(let y 2)"},
 		{"unclosed list", "let x = [1, 2", "1:9 [syntax/unclosed]", ""},
 		{"mismatched bracket", "let x = [1, 2}", "1:14 [syntax/bracket]", ""},
 		{"stray closer", "let x = 1)", "1:10 [syntax/unexpected]", ""},
@@ -190,14 +192,22 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// The parser shows the first maxErrors errors of a block and counts the
+// others into one last diagnostic at the block's end (issue 18, item 33:
+// it no longer stops at the tenth).
 func TestErrorCap(t *testing.T) {
-	code := strings.Repeat("let = 1\n", 50)
+	code := strings.Repeat("let = 1\n", maxErrors+7)
 	_, errs := ParseString("t.prose", code)
 	if len(errs) != maxErrors+1 {
 		t.Fatalf("got %d diagnostics, want %d (capped):\n%s", len(errs), maxErrors+1, errs)
 	}
-	if last := errs[len(errs)-1]; last.Code != "syntax/too-many-errors" {
-		t.Errorf("last diagnostic %v, want too-many-errors", last)
+	for i, d := range errs[:maxErrors] {
+		if d.Line != i+1 || d.Code != "syntax/expected" {
+			t.Fatalf("diagnostic %d is %v, want line %d's error, in order", i, d, i+1)
+		}
+	}
+	if last := errs[len(errs)-1]; last.Code != "syntax/too-many-errors" || last.Message != "and 7 more syntax errors in this block" {
+		t.Errorf("last diagnostic %v, want the count of the others", last)
 	}
 }
 
@@ -333,5 +343,29 @@ func TestLongElifChainIsNotNesting(t *testing.T) {
 	_, errs = ParseString("t.md", chain(maxElifs+1))
 	if err := errs.Err(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("t.md:%d:1: error: an if/elif chain of more than %d branches", 2*maxElifs+1, maxElifs)) {
 		t.Errorf("chain of %d: %v", maxElifs+1, err)
+	}
+}
+
+// Every syntax error of a block is reported, in order: a lexical error
+// (a bracket left open or closed by the wrong closer, a bad indentation)
+// no longer hides the errors before and after it (issue 18, item 33).
+func TestEveryErrorInOrder(t *testing.T) {
+	for _, tt := range []struct{ code, want string }{
+		{"let a = = 1\nlet b = [1, 2\nlet c = 3\nif x\n  y\nlet d = 1 +\nreturn c",
+			"1:9 syntax/expected|2:9 syntax/unclosed|4:5 syntax/missing-colon|6:12 syntax/expected"},
+		{"let x = [1, 2}\nlet y = = 2", "1:14 syntax/bracket|2:9 syntax/expected"},
+		{"if a:\n    x = 1\n  y = = 2\nlet z = {\n  k: 1\n", "3:3 syntax/indent|3:7 syntax/expected|4:9 syntax/unclosed"},
+		// an object whose lines start with words like statements is not
+		// taken for an unclosed bracket
+		{"let o = {\n  if: 1,\n  return: 2\n}\nlet p = = 1", "5:9 syntax/expected"},
+	} {
+		_, errs := ParseString("t.prose", tt.code)
+		var got []string
+		for _, d := range errs {
+			got = append(got, fmt.Sprintf("%d:%d %s", d.Line, d.Col, d.Code))
+		}
+		if g := strings.Join(got, "|"); g != tt.want {
+			t.Errorf("code:\n%s\ngot  %s\nwant %s\n%s", tt.code, g, tt.want, errs)
+		}
 	}
 }

@@ -60,7 +60,7 @@ func TestErrorPositionInsideListItem(t *testing.T) {
 		{"   if verdict accepts x:\n", "   if verdict accepts x\n", "p.prose.md:8:24: error: missing ':'"},
 		{"     return x.result\n", "     return x.result\n       x = 1\n", "p.prose.md:10:8: error: unexpected indentation"},
 		{"     return x.result\n", "    return x.result\n", ""}, // deeper by one: still a block
-		{"     task: \"t\"\n", "   \ttask: \"t\"\n     more: 1\n", "p.prose.md:8:4: error: inconsistent use of tabs"},
+		{"     task: \"t\"\n", "   \ttask: \"t\"\n     more: 1\n", "p.prose.md:7:4: error: a tab in the indentation"},
 	} {
 		md := strings.Replace(listItemMD, c.from, c.to, 1)
 		b := extractBlocks("p.prose.md", []byte(md))[0]

@@ -24,13 +24,20 @@ type token struct {
 	nl    bool // first token of its physical line
 }
 
-// scanError is a fatal lexical error: indentation that cannot be resolved,
-// a bracket that never closes or closes the wrong opener.
+// scanError is a lexical error: indentation that cannot be resolved, a tab
+// in the indentation, a bracket that never closes or closes the wrong
+// opener. The scanner records it and goes on (see scan), so that the
+// parser still reports the errors of the other lines.
 type scanError struct {
 	pos    diag.Pos
 	code   string
 	msg    string
 	opener diag.Pos // for a mismatched bracket: where the opener is
+	// upto ends the text whose parse errors echo this one (the rest of
+	// the line; for a bracket left open, up to where the scanner closed
+	// it): the parser's errors from pos to upto are not shown.
+	upto  diag.Pos
+	quiet bool // not shown: it only hides the parse errors of its text
 }
 
 // scanner turns code lines into tokens, with INDENT/OUTDENT computed from
@@ -42,32 +49,51 @@ type scanner struct {
 	toks    []token
 	indents []string // indentation prefixes, outermost first; [0] == ""
 	opens   []token  // unclosed brackets
-	err     *scanError
+	errs    []*scanError
+	tabs    int    // lines indented with a tab after the first, reported once
+	more    int    // errors past maxErrors, counted
 	li      int    // current line index
 	text    string // lines[li].Text
 	i       int    // byte index into text
 	lineHas bool   // current logical line has produced a token
 }
 
-// scan tokenizes lines. It stops at the first fatal error.
-func scan(lines []Line) ([]token, *scanError) {
+// scan tokenizes lines. A lexical error does not stop it: each is
+// recorded and the scan goes on with a guess at what was meant, so the
+// token stream is always well formed (brackets and INDENT/OUTDENT
+// balanced, EOF last):
+//
+//   - a line whose indentation matches no outer level is read at the
+//     deepest level it is indented past;
+//   - a closer that does not match its opener closes it;
+//   - a bracket still open when a line starts a new statement (a
+//     statement keyword, indented no deeper than the opener's line) is
+//     closed there, and the statement is read as a new line;
+//   - a tab in the indentation is an error (once per block, counting the
+//     other lines), and the indentation is compared as written.
+//
+// It keeps the first maxErrors errors and counts the others (more).
+func scan(lines []Line) (toks []token, errs []*scanError, more int) {
 	s := &scanner{lines: lines, indents: []string{baseIndent(lines)}}
 	size := 0
 	for _, l := range lines {
 		size += len(l.Text)
 	}
 	s.toks = make([]token, 0, size/8+2*len(lines)+8)
-	for s.li = 0; s.li < len(lines) && s.err == nil; s.li++ {
+	for s.li = 0; s.li < len(lines); s.li++ {
 		s.text, s.i = lines[s.li].Text, 0
 		s.scanLine()
 	}
-	if s.err != nil {
-		return s.toks, s.err
-	}
 	if len(s.opens) > 0 {
-		o := s.opens[len(s.opens)-1]
-		return s.toks, &scanError{pos: o.pos, code: "syntax/unclosed",
-			msg: "unclosed '" + o.raw + "': add the matching '" + closer(o.raw) + "'", opener: diag.NoPos}
+		s.unclosed()
+	}
+	if s.tabs > 0 {
+		for _, e := range s.errs {
+			if e.code == "syntax/tabs" {
+				e.msg += tabsMore(s.tabs)
+				break
+			}
+		}
 	}
 	end := s.eofPos()
 	if s.lineHas {
@@ -78,7 +104,79 @@ func scan(lines []Line) ([]token, *scanError) {
 		s.emit(OUTDENT, end, end, "", "")
 	}
 	s.emit(EOF, end, end, "", "")
-	return s.toks, nil
+	return s.toks, s.errs, s.more
+}
+
+func tabsMore(n int) string {
+	if n == 1 {
+		return " (1 more line of this block is indented with a tab)"
+	}
+	return " (" + strconv.Itoa(n) + " more lines of this block are indented with tabs)"
+}
+
+// fail records an error (nil when it is only counted, past maxErrors).
+func (s *scanner) fail(pos diag.Pos, code, msg string, opener diag.Pos) *scanError {
+	if len(s.errs) >= maxErrors {
+		s.more++
+		return nil
+	}
+	upto := s.eofPos()
+	if s.li < len(s.lines) {
+		upto = s.lines[s.li].Off + diag.Pos(len(s.lines[s.li].Text))
+	}
+	e := &scanError{pos: pos, code: code, msg: msg, opener: opener, upto: upto}
+	s.errs = append(s.errs, e)
+	return e
+}
+
+// unclosed records the outermost open bracket as never closed and forgets
+// every open one.
+func (s *scanner) unclosed() {
+	o := s.opens[0]
+	e := s.fail(o.pos, "syntax/unclosed", "unclosed '"+o.raw+"': add the matching '"+closer(o.raw)+"'", diag.NoPos)
+	if e != nil && s.li < len(s.lines) {
+		// closed at the start of this line: what follows is not an echo
+		e.upto = s.lines[s.li].Off
+	}
+	s.opens = s.opens[:0]
+}
+
+// stmtWords start a statement; inside brackets, a line that starts with
+// one (followed by a space, not a ':' as an object key would be) and is
+// indented no deeper than the line that opened the bracket is taken for
+// the next statement after a bracket left open.
+var stmtWords = map[string]bool{
+	"let": true, "const": true, "return": true, "if": true, "elif": true, "else": true,
+	"for": true, "repeat": true, "parallel": true, "try": true, "catch": true,
+	"finally": true, "throw": true, "loop": true, "while": true, "break": true, "continue": true,
+}
+
+// startsStmt reports whether the physical line text (indentation j bytes)
+// looks like the start of a statement after an unclosed bracket.
+func (s *scanner) startsStmt(j int) bool {
+	o := s.opens[0]
+	open := s.lines[o.line].Text
+	oj := len(open) - len(strings.TrimLeft(open, " \t"))
+	if j > oj {
+		return false
+	}
+	rest := s.text[j:]
+	k := 0
+	for k < len(rest) && 'a' <= rest[k] && rest[k] <= 'z' {
+		k++
+	}
+	w := rest[:k]
+	if !stmtWords[w] || k == len(rest) {
+		return false
+	}
+	switch rest[k] {
+	case ' ':
+		after := strings.TrimLeft(rest[k:], " ")
+		return !strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "=")
+	case ':':
+		return (w == "else" || w == "try" || w == "finally") && strings.TrimSpace(rest[k+1:]) == ""
+	}
+	return false
 }
 
 // baseIndent is the indentation of the first code line: a block indented as
@@ -120,22 +218,27 @@ func (s *scanner) emit(k Token, pos, end diag.Pos, raw, value string) {
 // scanLine handles one physical line: indentation (outside brackets), then
 // its tokens, then NEWLINE when the logical line ends here.
 func (s *scanner) scanLine() {
-	if len(s.opens) == 0 {
-		j := 0
-		for j < len(s.text) && (s.text[j] == ' ' || s.text[j] == '\t') {
-			j++
+	j := 0
+	for j < len(s.text) && (s.text[j] == ' ' || s.text[j] == '\t') {
+		j++
+	}
+	if len(s.opens) > 0 && j < len(s.text) && s.startsStmt(j) {
+		s.unclosed()
+		if s.lineHas {
+			p := s.toks[len(s.toks)-1].end
+			s.emit(NEWLINE, p, p, "", "")
+			s.lineHas = false
 		}
+	}
+	if len(s.opens) == 0 {
 		if j == len(s.text) || s.text[j] == '#' || s.text[j] == '\r' && j+1 == len(s.text) {
 			return // blank or comment-only
 		}
 		s.indent(s.text[:j])
-		if s.err != nil {
-			return
-		}
 		s.i = j
 	}
 	first := true
-	for s.err == nil {
+	for {
 		for s.i < len(s.text) && (s.text[s.i] == ' ' || s.text[s.i] == '\t' || s.text[s.i] == '\r') {
 			s.i++
 		}
@@ -150,7 +253,7 @@ func (s *scanner) scanLine() {
 		}
 		s.lineHas = true
 	}
-	if len(s.opens) == 0 && s.lineHas && s.err == nil {
+	if len(s.opens) == 0 && s.lineHas {
 		p := s.toks[len(s.toks)-1].end // right after the last token, before any comment
 		s.emit(NEWLINE, p, p, "", "")
 		s.lineHas = false
@@ -160,6 +263,14 @@ func (s *scanner) scanLine() {
 // indent compares the line's indentation prefix with the stack and emits
 // INDENT or OUTDENTs.
 func (s *scanner) indent(ind string) {
+	// the block's own indentation (a fence inside a list item, a quote)
+	// is Markdown's; what is past it is ProseScript's
+	base := s.indents[0]
+	if t := strings.IndexByte(strings.TrimPrefix(ind, base), '\t'); t >= 0 && strings.HasPrefix(ind, base) {
+		s.tab(len(base) + t)
+	} else if t := strings.IndexByte(ind, '\t'); t >= 0 && !strings.HasPrefix(ind, base) {
+		s.tab(t)
+	}
 	top := s.indents[len(s.indents)-1]
 	pos := s.off(len(ind))
 	switch {
@@ -179,26 +290,36 @@ func (s *scanner) indent(ind string) {
 			return
 		}
 	}
-	if mixedIndent(ind, s.indents) {
-		s.err = &scanError{pos: s.off(0), code: "syntax/tabs", opener: diag.NoPos, msg: "inconsistent use of tabs and spaces in indentation: indent every line of the block the same way (spaces are recommended)"}
-		return
+	e := s.fail(pos, "syntax/indent", "unindent does not match any outer indentation level: align this line with the block it belongs to", diag.NoPos)
+	if e != nil && (strings.ContainsRune(ind, '\t') || strings.ContainsRune(strings.Join(s.indents, ""), '\t')) {
+		// with a tab about, the tab's error explains the mismatch: this
+		// one only hides the parse errors of the line
+		e.quiet = true
 	}
-	s.err = &scanError{pos: pos, code: "syntax/indent", opener: diag.NoPos, msg: "unindent does not match any outer indentation level: align this line with the block it belongs to"}
+	// Read the line at the deepest level it is indented past (the
+	// outermost when none is), as if it were aligned with it.
+	k := len(s.indents) - 1
+	for k > 0 && !(len(ind) > len(s.indents[k]) && strings.HasPrefix(ind, s.indents[k])) {
+		k--
+	}
+	for len(s.indents)-1 > k {
+		s.indents = s.indents[:len(s.indents)-1]
+		s.emit(OUTDENT, pos, pos, "", "")
+	}
 }
 
-// mixedIndent reports whether ind and the stack disagree about tabs.
-func mixedIndent(ind string, stack []string) bool {
-	tabs := strings.ContainsRune(ind, '\t')
-	spaces := strings.ContainsRune(ind, ' ')
-	if tabs && spaces {
-		return true
-	}
-	for _, t := range stack {
-		if t != "" && (strings.ContainsRune(t, '\t') != tabs || strings.ContainsRune(t, ' ') != spaces) {
-			return true
+// tab records a tab at byte t of the current line's indentation: upstream's
+// ProseScript indents with spaces only, and a tab's width is anyone's
+// guess. Reported once per block, at the first such line; the others are
+// counted into that message.
+func (s *scanner) tab(t int) {
+	for _, e := range s.errs {
+		if e.code == "syntax/tabs" {
+			s.tabs++
+			return
 		}
 	}
-	return false
+	s.fail(s.off(t), "syntax/tabs", "a tab in the indentation: indent ProseScript with spaces", diag.NoPos)
 }
 
 // next scans one token starting at s.i (not a space).
@@ -283,8 +404,8 @@ func (s *scanner) bracket(k Token) {
 		}
 		o := s.opens[len(s.opens)-1]
 		if closer(o.raw) != t.raw {
-			s.err = &scanError{pos: t.pos, code: "syntax/bracket", opener: o.pos, msg: "'" + t.raw + "' does not match the '" + o.raw + "' it closes: expected '" + closer(o.raw) + "'"}
-			return
+			// read as the closer meant: the opener is closed
+			s.fail(t.pos, "syntax/bracket", "'"+t.raw+"' does not match the '"+o.raw+"' it closes: expected '"+closer(o.raw)+"'", o.pos)
 		}
 		s.opens = s.opens[:len(s.opens)-1]
 	}
