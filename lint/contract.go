@@ -166,6 +166,9 @@ func kindHint(kind string) string {
 func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	prog := n.Execution.Program
 	d := n.Decls()
+	// a function's or responsibility's value is matched to its outputs
+	// by the return rule (check/return-shape)
+	d.ReturnRule, d.Node = n.Kind == "function" || n.Kind == "responsibility", n.Name
 	var out diag.List
 	seen := map[string]bool{}
 	outputs := map[string][]string{}  // call target -> its declared outputs

@@ -14,8 +14,9 @@ func TestLintMaintainsFacets(t *testing.T) {
 		"- each account has: a level\n\n#### risk\n\nMaterial: the level.\n\n#### history\n\nPrior decisions.\n\n" +
 		"### Execution\n\n```prose\nreturn { accounts: signals }\n```\n"
 	got := lintSrc(t, "dir/r.prose.md", src)
-	if len(got) != 1 || !strings.HasPrefix(got[0], "check/output-not-returned declared output 'notes'") {
-		t.Fatalf("findings:\n%s\nwant only notes never returned", strings.Join(got, "\n"))
+	// (the return rule makes the missing field an error at the return)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "check/return-shape this object lacks the output 'notes'") {
+		t.Fatalf("findings:\n%s\nwant only notes missing from the return", strings.Join(got, "\n"))
 	}
 }
 

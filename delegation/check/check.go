@@ -34,6 +34,8 @@
 package check
 
 import (
+	"strings"
+
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 )
@@ -50,7 +52,37 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 	c := newChecker(prog.File, d)
 	c.stmts(prog.Body)
 	c.finish()
+	if d.ReturnRule {
+		c.neverReturns(prog)
+	}
 	return c.diags
+}
+
+// neverReturns reports an Execution with no return at all (nor a throw)
+// whose node declares two or more outputs: its value is null, which the
+// return rule refuses at the end of every run.
+func (c *checker) neverReturns(prog *syntax.Program) {
+	req := c.required()
+	if len(req) < 2 || len(prog.Body) == 0 {
+		return
+	}
+	ends := false
+	syntax.Walk(prog, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.ReturnStmt, *syntax.ThrowStmt:
+			ends = true
+		}
+		return !ends
+	})
+	if ends {
+		return
+	}
+	what := "it declares"
+	if c.d.Node != "" {
+		what = c.d.Node + " declares"
+	}
+	c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns, so its value is null, but %s %d outputs (%s): end it with a return of an object with those keys",
+		what, len(req), strings.Join(req, ", "))
 }
 
 // bindKind says where a name comes from.
@@ -101,6 +133,7 @@ type checker struct {
 	returned    map[string]bool // keys of top-level return objects
 	opaqueRet   bool            // a top-level return whose keys are unknown
 	anyTopLevel bool
+	lacking     map[string]bool // outputs a check/return-shape error named (not also "never returned")
 }
 
 func newChecker(f *diag.File, d *Decls) *checker {
@@ -111,6 +144,7 @@ func newChecker(f *diag.File, d *Decls) *checker {
 		slots:    map[string]*Slot{},
 		used:     map[string]bool{},
 		returned: map[string]bool{},
+		lacking:  map[string]bool{},
 	}
 	// Inputs first, then config, then slots: a name declared as several
 	// keeps the most specific kind (a slot listed among the inputs is a

@@ -9,6 +9,13 @@ type Decls struct {
 	Config  []Name
 	Inputs  []Name
 	Outputs []Name
+	// ReturnRule is set for a Contract Markdown node's Execution, whose
+	// value is matched to the outputs by the return rule: with two or
+	// more outputs it must be an object holding every one (a pattern's
+	// Delegation returns what it returns).
+	ReturnRule bool
+	// Node names the node in messages ("" for the spec).
+	Node string
 }
 
 // Slot is a declared slot.

@@ -23,6 +23,9 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 	case *syntax.ObjectLit:
 		c.fields(e.Fields, "object key")
 	case *syntax.MemberExpr:
+		if c.earlierConfig(e) {
+			break
+		}
 		c.configMember(e)
 		c.expr(e.X, false)
 	case *syntax.IndexExpr:
@@ -219,6 +222,30 @@ func rootOf(path string) string {
 func (c *checker) configInput() bool {
 	b := c.names["config"]
 	return b != nil && b.kind == kindInput && len(c.d.Config) > 0
+}
+
+// earlierConfig reports config.KEY in a file read by the earlier rules
+// (no `config` is bound, and config keys are declared): the 0.15 form,
+// in a file whose version selects the earlier generation (see
+// spec/generation.go). One error says how to mark the file; KEY counts as
+// read, so its Config line draws no "never used" echo.
+func (c *checker) earlierConfig(e *syntax.MemberExpr) bool {
+	id, ok := e.X.(*syntax.Ident)
+	if !ok || id.Name != "config" || len(c.d.Config) == 0 || c.lookup("config") != nil {
+		return false
+	}
+	for _, cf := range c.d.Config {
+		if cf.Name == e.Name {
+			c.used[e.Name] = true
+			if b := c.names[e.Name]; b != nil {
+				b.used = true
+			}
+		}
+	}
+	c.diags.Errorf(c.f, id.NamePos, CodeUndefinedName,
+		"undefined name 'config': config.%s is how OpenProse 0.15 reads a config key, and this file is read by the earlier rules (its version selects them), where a key is read by its bare name: write %s, or mark the file `version: 0.15.0` in its front matter",
+		e.Name, e.Name)
+	return true
 }
 
 // configMember checks config.KEY: it reads the config key KEY, which must

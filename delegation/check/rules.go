@@ -28,6 +28,9 @@ const (
 	CodeTimeout           = "check/timeout"
 	CodeOnFailShape       = "check/on-fail-shape"
 	CodeClauseArg         = "check/clause-as-arg"
+	// CodeReturnShape: an Execution's return cannot give the object of
+	// outputs its node declares (Decls.ReturnRule).
+	CodeReturnShape = "check/return-shape"
 )
 
 // Rule describes one check: its stable code, the severity of its
@@ -56,6 +59,7 @@ func Rules() []Rule {
 		{CodePlaceholder, diag.Warning, "String literal describes a computed value instead of computing it"},
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
 		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
+		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
 		{CodeSaysPolarity, diag.Warning, "Polarity of a says predicate cannot be told"},
 		{CodeTimeout, diag.Error, "timeout is not a positive duration or number of seconds"},
 		{CodeUnboundedLoop, diag.Error, "loop while/until without (max: N)"},

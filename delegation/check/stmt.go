@@ -1,7 +1,9 @@
 package check
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -264,6 +266,9 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 // iteration's value; elsewhere it ends the delegation and its keys are
 // compared with the declared outputs.
 func (c *checker) ret(s *syntax.ReturnStmt) {
+	if c.collect == 0 && c.d.ReturnRule {
+		c.returnShape(s)
+	}
 	if s.Value == nil {
 		if c.collect == 0 {
 			c.anyTopLevel = true
@@ -294,6 +299,74 @@ func (c *checker) ret(s *syntax.ReturnStmt) {
 	}
 }
 
+// required are the outputs a node's value must hold (declared, not
+// inferred, not a facet of a truth), in order.
+func (c *checker) required() []string {
+	var out []string
+	for _, o := range c.d.Outputs {
+		if !o.Inferred && !o.Part {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}
+
+// returnShape checks a top-level return of an Execution under the return
+// rule: with two or more outputs, a bare return, a literal that is not an
+// object, or an object literal without one of them can only fail at run
+// time ("returns string, but it declares 2 outputs"). A name or a call
+// may hold any value and is not judged.
+func (c *checker) returnShape(s *syntax.ReturnStmt) {
+	req := c.required()
+	if len(req) < 2 {
+		return
+	}
+	what := "it declares"
+	if c.d.Node != "" {
+		what = c.d.Node + " declares"
+	}
+	want := fmt.Sprintf("%s %d outputs (%s): return an object with those keys", what, len(req), strings.Join(req, ", "))
+	var got string
+	switch v := s.Value.(type) {
+	case nil:
+		got = "nothing"
+	case *syntax.StringLit:
+		got = "a string"
+	case *syntax.NumberLit:
+		got = "a number"
+	case *syntax.BoolLit:
+		got = "a boolean"
+	case *syntax.NullLit:
+		got = "null"
+	case *syntax.ListLit:
+		got = "a list"
+	case *syntax.ObjectLit:
+		has := map[string]bool{}
+		for _, f := range v.Fields {
+			has[f.Key] = true
+		}
+		var missing []string
+		for _, o := range req {
+			if !has[o] {
+				missing = append(missing, quote(o))
+				c.lacking[o] = true
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+		word := "output"
+		if len(missing) > 1 {
+			word = "outputs"
+		}
+		c.diags.Errorf(c.f, s.Return, CodeReturnShape, "this object lacks the %s %s: %s", word, strings.Join(missing, ", "), want)
+		return
+	default:
+		return
+	}
+	c.diags.Errorf(c.f, s.Return, CodeReturnShape, "return gives %s, but %s", got, want)
+}
+
 // declaredOutputs is the set of declared (not inferred) outputs, nil when
 // the spec declares none.
 func (c *checker) declaredOutputs() map[string]bool {
@@ -315,7 +388,7 @@ func (c *checker) declaredOutputs() map[string]bool {
 func (c *checker) finish() {
 	if c.anyTopLevel && !c.opaqueRet {
 		for _, o := range c.d.Outputs {
-			if !o.Inferred && !o.Part && !c.returned[o.Name] {
+			if !o.Inferred && !o.Part && !c.returned[o.Name] && !c.lacking[o.Name] {
 				c.diags.Warnf(c.f, o.Pos, CodeOutputNotReturned,
 					"declared output %s is never returned", quote(o.Name))
 			}
