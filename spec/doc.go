@@ -12,7 +12,8 @@
 // Spec.JSON the document `prose show` prints.
 //
 // Contract Markdown (OpenProse 0.15) files, functions, responsibilities,
-// gateways, tests and 0.15 patterns, are read by the rules written in
+// gateways, tests and 0.15 patterns (by version, or for a pattern with no
+// version by its own forms: generation.go), are read by the rules written in
 // contract.go: `##` inline nodes (Spec.Nodes), contract items as inputs,
 // Errors, Strategies, Continuity, Goal, the ### Patterns instances and the
 // ### Execution program (Spec.Execution).

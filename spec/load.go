@@ -184,7 +184,8 @@ func (l *loader) run() {
 		l.errorf(firstInvalidUTF8(l.src), CodeNotUTF8, "file is not valid UTF-8")
 	}
 	l.frontMatter()
-	l.s.Contract = isContract(l.s.Kind, l.s.Version)
+	l.s.Contract = isContract(l.s.Kind, l.s.Version) ||
+		l.s.Kind == "pattern" && l.s.Version == "" && contractForms(l.text[l.fmEnd:]) // generation.go
 	l.s.Pos = l.namePos // a file's node is where its name is
 	if subj, ok := l.s.Front["subject"].(string); ok {
 		l.s.Subject = subj
