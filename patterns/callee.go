@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/delegation"
@@ -522,12 +523,27 @@ func Outputs(n *spec.Spec, v delegation.Value) (*delegation.Object, error) {
 		out.Set(n.Outputs[0].Name, v)
 		return out, nil
 	}
-	var names []string
+	var names, missing []string
 	for _, d := range n.Outputs {
 		names = append(names, d.Name)
+		if !isObj {
+			continue
+		}
+		if _, ok := o.Get(d.Name); !ok {
+			missing = append(missing, strconv.Quote(d.Name))
+		}
+	}
+	got := delegation.TypeName(v)
+	if len(missing) > 0 {
+		// name what the object lacks, not only that it is an object
+		word := "key"
+		if len(missing) > 1 {
+			word = "keys"
+		}
+		got = fmt.Sprintf("an object without the %s %s", word, strings.Join(missing, ", "))
 	}
 	return nil, fmt.Errorf("%s: %s returns %s, but it declares %d outputs (%s): return an object with those keys",
-		n.File.Position(nodePos(n)), n.Name, delegation.TypeName(v), len(names), strings.Join(names, ", "))
+		n.File.Position(nodePos(n)), n.Name, got, len(names), strings.Join(names, ", "))
 }
 
 func nodePos(n *spec.Spec) diag.Pos {
