@@ -38,7 +38,9 @@ import (
 //   - the arguments of a call of a node or sibling function are checked
 //     against its inputs: one it does not declare is
 //     lint/unknown-argument, a required one left out
-//     lint/missing-argument.
+//     lint/missing-argument;
+//   - calls among the nodes of the file that go round, a node calling
+//     itself included, are lint/call-cycle (cycles.go).
 //
 // Files of earlier generations never reach these checks.
 
@@ -69,6 +71,7 @@ func Rules() []spec.Rule {
 		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the node whose call gave the value does not declare"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
+		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
 	}
 }
 
@@ -122,6 +125,10 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 		}
 	}
 	out = append(out, instances(s, f)...)
+	if !syntaxErr {
+		out = append(out, callCycles(s, f)...)
+		out = append(out, wiringCycles(s)...)
+	}
 	for _, n := range append([]*spec.Spec{s}, s.Nodes...) {
 		out = append(out, sectionKinds(n)...)
 		if !syntaxErr && n.Execution != nil && n.Execution.Program != nil {
@@ -184,6 +191,9 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		}
 		callee := n.ResolveCall(c.name, nil, f)
 		d.Slots = append(d.Slots, check.Slot{Name: c.name, Pos: c.pos})
+		if callee == nil && (c.name == n.Name || c.name == n.Root().Name) {
+			continue // the node itself, or its file's node: lint/call-cycle
+		}
 		if callee == nil {
 			hint := didYouMean(c.name, n.CallTargets(nil, f))
 			if lib := stdCallee(c.name, f); lib != "" {
