@@ -79,7 +79,7 @@ func (s *Server) Close() {
 
 // runOptions are the run.Options of every run the server starts.
 func (s *Server) runOptions() run.Options {
-	return run.Options{RunDir: s.o.RunDir, SyncEvery: 100 * time.Millisecond, Quiet: true,
+	return run.Options{RunDir: s.o.RunDir, SyncEvery: 100 * time.Millisecond,
 		Getenv: s.o.Getenv, Environ: s.o.Environ, Telemetry: s.o.Telemetry}
 }
 

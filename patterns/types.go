@@ -7,11 +7,14 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/spec"
 )
 
-// Declared types of config keys and inputs, normalized. The spec writes
-// them loosely ("integer", "number", "string[]", "any", "object", or
-// nothing); anything not recognized is treated as any.
+// Declared types of config keys and inputs, normalized. The names are
+// the spec package's one table (spec.TypeNames, which the loader checks
+// every declaration against, so that a spec says one thing one way:
+// `int` is refused there, suggesting integer); a union (`string | null`),
+// null and any type nothing. typeArray is a list (`T[]`).
 const (
 	typeAny     = "any"
 	typeInteger = "integer"
@@ -45,21 +48,9 @@ func parseType(s string) declType {
 		e := parseType(elem)
 		return declType{Kind: typeArray, Elem: &e}
 	}
-	switch s {
-	case "integer", "int":
-		return declType{Kind: typeInteger}
-	case "number", "float", "double":
-		return declType{Kind: typeNumber}
-	case "boolean", "bool":
-		return declType{Kind: typeBoolean}
-	case "string", "str", "text":
-		return declType{Kind: typeString}
-	case "object", "map", "dict":
-		return declType{Kind: typeObject}
-	case "array", "list":
-		return declType{Kind: typeArray, Elem: &declType{Kind: typeAny}}
-	case "duration":
-		return declType{Kind: typeDuration}
+	switch name, _ := spec.BaseType(s); name {
+	case typeInteger, typeNumber, typeBoolean, typeString, typeObject, typeDuration:
+		return declType{Kind: name}
 	}
 	return declType{Kind: typeAny}
 }

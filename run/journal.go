@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,7 +21,6 @@ type runJournal struct {
 	req    Request
 	mode   journal.Mode
 	id     string
-	stderr io.Writer
 	cancel context.CancelCauseFunc
 	run    *journal.Run
 }
@@ -72,10 +70,9 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 		return &JournalError{fmt.Errorf("%s %s: %w", j.mode, j.id, err)}
 	}
 	if err := j.run.SpecChanged(); err != nil {
-		fmt.Fprintf(j.stderr, "prose: warning: %v\n", err)
+		j.o.notify(Notice{Warning: err})
 	}
-	// The run id is printed even when quiet: it is what resume needs.
-	fmt.Fprintf(j.stderr, "prose: run %s (%s)\n", j.run.ID(), j.describe())
+	j.o.notify(Notice{Journal: &JournalNotice{RunID: j.run.ID(), Path: j.run.Path(), Mode: j.run.Mode()}})
 	hst := p.Host
 	hst.Caller = j.run.WrapCaller(hst.Caller)
 	hst.Judge = j.run.WrapJudge(hst.Judge)
@@ -114,17 +111,6 @@ func (j *runJournal) header(src []byte) (journal.Header, json.RawMessage) {
 	return h, raw
 }
 
-// describe says how the run uses its journal, for the run id line.
-func (j *runJournal) describe() string {
-	switch j.run.Mode() {
-	case journal.Resuming:
-		return "resuming; journal " + j.run.Path()
-	case journal.Replaying:
-		return "replaying from " + j.run.Path()
-	}
-	return "journal " + j.run.Path()
-}
-
 // DivergedError is a resume or replay stopped because the run no longer
 // matches its journal.
 type DivergedError struct {
@@ -152,11 +138,11 @@ func (j *runJournal) finish(v delegation.Value, runErr error) error {
 	case div != nil:
 		return &DivergedError{Mode: j.run.Mode(), RunID: j.run.ID(), Err: div}
 	case j.run.Mode() == journal.Replaying && errors.Is(ferr, journal.ErrUnfinished):
-		fmt.Fprintf(j.stderr, "prose: warning: %v\n", ferr)
+		j.o.notify(Notice{Warning: ferr})
 	case ferr != nil && runErr == nil:
 		return &JournalError{ferr}
 	case ferr != nil:
-		fmt.Fprintf(j.stderr, "prose: %v\n", ferr)
+		j.o.notify(Notice{Err: ferr})
 	}
 	return runErr
 }

@@ -42,14 +42,10 @@ type Options struct {
 	SyncEvery time.Duration
 	// Trace, when set, receives the run's JSON-lines trace.
 	Trace io.Writer
-	// Stderr, when set, receives what a person running the spec should
-	// see besides the result: the spec's warnings (unless Quiet), the run
-	// id line, warnings about the journal.
-	Stderr io.Writer
-	Quiet  bool
-	// Diagnostics, when set, shows the spec's warnings in place of
-	// Stderr (a terminal colours them).
-	Diagnostics func(text string)
+	// Notify, when set, is told what a person running the spec should
+	// know besides the result, as the run goes (see Notice): this
+	// package prints nothing itself.
+	Notify func(Notice)
 	// Funcs are the Go functions that Func bindings name, given again to
 	// a resume or a replay of a run that bound them (a run binds those of
 	// Request.Slots itself).
@@ -96,6 +92,53 @@ type Options struct {
 	// open, before any call runs, with the run id ("" without a journal):
 	// a server hands the id out while the run goes on.
 	Started func(runID string)
+}
+
+// Notice is what a run tells Options.Notify, for a person running it;
+// one field is set.
+type Notice struct {
+	// Warnings are the spec's non-error diagnostics, told when the run
+	// starts (not told when there are none).
+	Warnings diag.List
+	// Journal is the run's journal, told once it is open: its RunID is
+	// what a resume needs.
+	Journal *JournalNotice
+	// Remote is a run an engine started elsewhere (package temporal).
+	Remote *RemoteNotice
+	// Warning is a problem that leaves the outcome as it is: a resume of
+	// a changed spec under Force, a replay of a run that never finished.
+	Warning error
+	// Err is the journal's failure to record the end of a run that
+	// failed anyway (the run's error is the one returned).
+	Err error
+}
+
+// JournalNotice describes the journal of a run.
+type JournalNotice struct {
+	RunID string
+	Path  string // the journal file
+	Mode  journal.Mode
+}
+
+// RemoteNotice is a run an engine started, found running, or canceled
+// elsewhere.
+type RemoteNotice struct {
+	ID     string // the engine's id of the run (a Temporal workflow id)
+	Engine string // the engine's name, for a person ("Temporal")
+	Queue  string // where the engine runs it (a Temporal task queue)
+	// Attached: the run was already running (started by an earlier
+	// call with the same id), and this one waits for it.
+	Attached bool
+	// Canceled: the run was canceled because the caller stopped waiting
+	// (its context was done).
+	Canceled bool
+}
+
+// notify tells o.Notify n, when it is set.
+func (o *Options) notify(n Notice) {
+	if o.Notify != nil {
+		o.Notify(n)
+	}
 }
 
 // ModelHooks serve what a run asks of models (see Options.Models).
@@ -245,7 +288,6 @@ type Run struct {
 	req    Request
 	mode   journal.Mode
 	cancel context.CancelCauseFunc
-	stderr io.Writer
 
 	p      *patterns.Prepared
 	mods   *Models
@@ -326,11 +368,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		// A host's answers are in the journal: a replay needs no host.
 		env.Host = env.LLM
 	}
-	r.stderr = o.Stderr
-	if r.stderr == nil {
-		r.stderr = io.Discard
-	}
-	r.jr = &runJournal{o: o, req: req, mode: mode, id: id, stderr: r.stderr}
+	r.jr = &runJournal{o: o, req: req, mode: mode, id: id}
 	r.p, err = patterns.Prepare(opts)
 	if err != nil {
 		if r.spans != nil {
@@ -341,7 +379,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	return r, nil
 }
 
-// Start shows the spec's warnings (unless Options.Quiet), opens the
+// Start tells the spec's warnings (Options.Notify), opens the
 // journal (a new one, or the run being resumed or replayed) and starts
 // the run on a goroutine of its own, under ctx (a run whose ctx is done
 // stops, and its journal can be resumed). An error (the journal cannot be
@@ -357,12 +395,8 @@ func (r *Run) Start(ctx context.Context) error {
 	r.cancel = r.jr.cancel
 	p := r.p
 	r.res = &Result{Mode: r.mode, Warnings: p.Warnings}
-	if !r.o.Quiet {
-		if r.o.Diagnostics != nil {
-			r.o.Diagnostics(p.Warnings.String())
-		} else {
-			fmt.Fprint(r.stderr, p.Warnings.String())
-		}
+	if len(p.Warnings) > 0 {
+		r.o.notify(Notice{Warnings: p.Warnings})
 	}
 	if err := r.jr.wrap(p); err != nil {
 		r.end(nil, err, false)

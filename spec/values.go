@@ -18,6 +18,24 @@ import (
 // the canonical name to write instead: a spec says one thing one way.
 var knownTypes = []string{"string", "integer", "number", "boolean", "object", "any", "duration", "null"}
 
+// TypeNames are the declared type names, the one table of them: the
+// loader refuses any other word, and the binder (package patterns) types
+// values by these alone.
+func TypeNames() []string { return append([]string(nil), knownTypes...) }
+
+// BaseType returns the known type name a declared type word means
+// ("Integer" is "integer"; no "[]" suffix, no union), and whether it is
+// one: "int" is not (the loader refuses it, suggesting integer).
+func BaseType(word string) (string, bool) {
+	low := strings.ToLower(strings.TrimSpace(word))
+	for _, k := range knownTypes {
+		if low == k {
+			return k, true
+		}
+	}
+	return "", false
+}
+
 // typeAliases suggests the canonical name for a common other spelling.
 var typeAliases = map[string]string{
 	"int": "integer", "long": "integer", "float": "number", "double": "number",
@@ -38,14 +56,7 @@ func unknownType(typ string) (part, suggest string) {
 			base = base[:len(base)-2]
 		}
 		low := strings.ToLower(base)
-		known := false
-		for _, k := range knownTypes {
-			if low == k {
-				known = true
-				break
-			}
-		}
-		if known {
+		if _, known := BaseType(low); known {
 			continue
 		}
 		if a, ok := typeAliases[low]; ok {

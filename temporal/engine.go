@@ -3,8 +3,6 @@ package temporal
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -20,8 +18,8 @@ import (
 // Conn's task queue and waits for the result; Start only starts it. A
 // worker (NewWorker, prose worker) must serve the task queue.
 //
-// Of run.Options it uses Stderr and Quiet (the line naming the started
-// run), and Getenv (PROSE_MODEL, to refuse early a spec that needs a
+// Of run.Options it uses Notify (a Remote notice when the run starts and
+// when it is canceled), and Getenv (PROSE_MODEL, to refuse early a spec that needs a
 // model when none is named); the journal, the trace, the recorders and
 // in-process services belong to the local engine and are ignored (the
 // run's history is kept by the cluster, and `go:` bindings cannot
@@ -120,24 +118,16 @@ func (e *Engine) Run(ctx context.Context, req run.Request, o run.Options) (*run.
 	if err != nil {
 		return nil, err
 	}
-	stderr := o.Stderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	if !o.Quiet {
-		if attached {
-			fmt.Fprintf(stderr, "prose: run %s was already running on Temporal; waiting for its result\n", id)
-		} else {
-			fmt.Fprintf(stderr, "prose: run %s started on Temporal (task queue %s); prose result %s waits for it\n", id, e.Conn.queue(), id)
-		}
+	if o.Notify != nil {
+		o.Notify(run.Notice{Remote: &run.RemoteNotice{ID: id, Engine: "Temporal", Queue: e.Conn.queue(), Attached: attached}})
 	}
 	res := &run.Result{RunID: id, Mode: journal.Live}
 	v, err := Wait(ctx, cl, id)
 	if ctx.Err() != nil {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if cerr := cl.CancelWorkflow(cctx, id, ""); cerr == nil {
-			fmt.Fprintf(stderr, "prose: cancelled run %s\n", id)
+		if cerr := cl.CancelWorkflow(cctx, id, ""); cerr == nil && o.Notify != nil {
+			o.Notify(run.Notice{Remote: &run.RemoteNotice{ID: id, Engine: "Temporal", Canceled: true}})
 		}
 		return res, ctx.Err()
 	}

@@ -160,7 +160,7 @@ func TestE2ETemporalRunningWorkflowID(t *testing.T) {
 	other := req
 	other.Bindings.Slots = append([]patterns.Assignment(nil), as...)
 	other.Bindings.Slots[1].Value = `exec:echo '"second"'`
-	_, err := (&Engine{Conn: conn, Client: cl, WorkflowID: id}).Run(ctx, other, run.Options{Quiet: true})
+	_, err := (&Engine{Conn: conn, Client: cl, WorkflowID: id}).Run(ctx, other, run.Options{})
 	var ar *AlreadyRunningError
 	if !errors.As(err, &ar) || ar.ID != id || !strings.Contains(err.Error(), "workflow "+id+" is already running") || !strings.Contains(err.Error(), "--attach") {
 		t.Fatalf("second start: %v, want it refused naming %s", err, id)
@@ -177,7 +177,13 @@ func TestE2ETemporalRunningWorkflowID(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := attach.Run(ctx, other, run.Options{Stderr: stderr})
+		// The engine tells that it attached (prose prints it).
+		attached := func(n run.Notice) {
+			if n.Remote != nil && n.Remote.Attached {
+				stderr.Write([]byte(n.Remote.ID + " was already running"))
+			}
+		}
+		res, err := attach.Run(ctx, other, run.Options{Notify: attached})
 		done <- outcome{res, err}
 	}()
 	for !strings.Contains(stderr.String(), id+" was already running") {

@@ -105,7 +105,7 @@ func prepare(c *Case, dir, runDir string, m Models) (*prepared, error) {
 		hooks.JudgeFor = func(*spec.Spec) delegation.Judge { return absentJudge{need} }
 	}
 	req := run.Request{Spec: c.SubjectPath, Dir: c.Dir, Bindings: b}
-	o := run.Options{RunDir: runDir, SyncEvery: run.DefaultSyncEvery, WorkDir: dir, Models: hooks, Quiet: true}
+	o := run.Options{RunDir: runDir, SyncEvery: run.DefaultSyncEvery, WorkDir: dir, Models: hooks}
 	r, err := run.Prepare(context.Background(), req, o)
 	if err != nil {
 		return nil, err

@@ -65,13 +65,13 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 		return &exitError{code: exitUsage, err: err}
 	}
 	ov.Bindings.InputJSON, ov.Model, ov.BaseURL = o.inputJSON, o.model, o.baseURL
-	ro := run.Options{RunDir: base, SyncEvery: 100 * time.Millisecond, Stderr: s.err, Quiet: o.quiet, Force: o.force, Overrides: ov}
+	ro := run.Options{RunDir: base, SyncEvery: 100 * time.Millisecond, Force: o.force, Overrides: ov}
 	endSpans, err := o.otel.open(ctx, &ro, s.err)
 	if err != nil {
 		return err
 	}
 	defer endSpans()
-	return execute(ctx, s, o.trace, ro, func(ctx context.Context, ro run.Options) (*run.Result, error) {
+	return execute(ctx, s, o.trace, o.quiet, ro, func(ctx context.Context, ro run.Options) (*run.Result, error) {
 		if mode == journal.Replaying {
 			return run.Replay(ctx, id, ro)
 		}

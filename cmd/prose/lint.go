@@ -141,10 +141,5 @@ func writeLint(w io.Writer, format lint.Format, res *lint.Result, color bool) er
 	if !color || format != lint.Text {
 		return lint.Write(w, format, res)
 	}
-	var b strings.Builder
-	if err := lint.Write(&b, format, res); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, ColorDiagnostics(b.String()))
-	return err
+	return writeDiagnostics(w, res.Diags, true)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/run"
 )
 
 // Progress is a delegation.Recorder that tells a person on stderr what a
@@ -166,27 +170,75 @@ const (
 	bold   = "1"
 )
 
-// Diagnostics prints diagnostic lines (a spec's warnings), coloured where
-// the progress is.
-func (p *Progress) Diagnostics(text string) {
+// Diagnostics prints diagnostics (a spec's warnings), coloured where the
+// progress is.
+func (p *Progress) Diagnostics(l diag.List) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if text == "" {
+	if len(l) == 0 {
 		return
 	}
 	p.clearStatus()
-	if p.color {
-		text = ColorDiagnostics(text)
-	}
-	fmt.Fprint(p.w, text)
+	writeDiagnostics(p.w, l, p.color)
 }
 
-// ColorDiagnostics colours the severity of diagnostic lines
-// ("FILE:LINE:COL: error: ...") in text for a terminal: errors red,
-// warnings yellow. Use it only where ColorEnabled says so.
-func ColorDiagnostics(text string) string {
-	text = strings.ReplaceAll(text, ": error: ", ": \x1b["+bold+";"+red+"merror\x1b[0m: ")
-	return strings.ReplaceAll(text, ": warning: ", ": \x1b["+yellow+"mwarning\x1b[0m: ")
+// writeDiagnostics prints l as diag.List.String does, one
+// "FILE:LINE:COL: SEVERITY: MESSAGE [CODE]" line each; with color (where
+// ColorEnabled says so) the severity is coloured from the diagnostic's
+// Severity: errors red, warnings yellow.
+func writeDiagnostics(w io.Writer, l diag.List, color bool) error {
+	bw := bufio.NewWriter(w)
+	for _, d := range l {
+		sev := d.Severity.String()
+		switch {
+		case color && d.Severity == diag.Error:
+			sev = "\x1b[" + bold + ";" + red + "m" + sev + "\x1b[0m"
+		case color:
+			sev = "\x1b[" + yellow + "m" + sev + "\x1b[0m"
+		}
+		fmt.Fprintf(bw, "%s: %s: %s [%s]\n", d.Position, sev, d.Message, d.Code)
+	}
+	return bw.Flush()
+}
+
+// notices prints what a run tells (run.Notice) on w: the spec's warnings
+// unless quiet (through diags when set: a terminal colours them), the run
+// id line even when quiet (it is what resume needs), a remote run's start
+// (unless quiet) and cancellation, the journal's warnings and failures.
+func notices(w io.Writer, quiet bool, diags func(diag.List)) func(run.Notice) {
+	return func(n run.Notice) {
+		switch {
+		case n.Warnings != nil && quiet:
+		case n.Warnings != nil && diags != nil:
+			diags(n.Warnings)
+		case n.Warnings != nil:
+			writeDiagnostics(w, n.Warnings, false)
+		case n.Journal != nil:
+			fmt.Fprintf(w, "prose: run %s (%s)\n", n.Journal.RunID, describeJournal(n.Journal))
+		case n.Remote != nil && n.Remote.Canceled:
+			fmt.Fprintf(w, "prose: cancelled run %s\n", n.Remote.ID)
+		case n.Remote != nil && quiet:
+		case n.Remote != nil && n.Remote.Attached:
+			fmt.Fprintf(w, "prose: run %s was already running on %s; waiting for its result\n", n.Remote.ID, n.Remote.Engine)
+		case n.Remote != nil:
+			fmt.Fprintf(w, "prose: run %s started on %s (task queue %s); prose result %s waits for it\n", n.Remote.ID, n.Remote.Engine, n.Remote.Queue, n.Remote.ID)
+		case n.Warning != nil:
+			fmt.Fprintf(w, "prose: warning: %v\n", n.Warning)
+		case n.Err != nil:
+			fmt.Fprintf(w, "prose: %v\n", n.Err)
+		}
+	}
+}
+
+// describeJournal says how the run uses its journal, for the run id line.
+func describeJournal(j *run.JournalNotice) string {
+	switch j.Mode {
+	case journal.Resuming:
+		return "resuming; journal " + j.Path
+	case journal.Replaying:
+		return "replaying from " + j.Path
+	}
+	return "journal " + j.Path
 }
 
 // NewProgress returns a Progress writing to w.

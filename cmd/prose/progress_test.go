@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
 )
 
 func progressEvents(p *Progress) {
@@ -174,7 +175,19 @@ func TestColor(t *testing.T) {
 	if got := b.String(); !strings.Contains(got, "attempt 1 \x1b[31mfailed\x1b[0m after") || !strings.Contains(got, "prose: \x1b[1;31mfailed\x1b[0m in 1s") {
 		t.Errorf("got %q", got)
 	}
-	if got := ColorDiagnostics("a.md:1:2: error: x\na.md:3:4: warning: y\n"); got != "a.md:1:2: \x1b[1;31merror\x1b[0m: x\na.md:3:4: \x1b[33mwarning\x1b[0m: y\n" {
-		t.Errorf("ColorDiagnostics: %q", got)
+	// The severity is coloured from the structure: a message that quotes
+	// another diagnostic (": error: " in its text) keeps its words.
+	l := diag.List{
+		{Position: diag.Position{File: "a.md", Line: 1, Col: 2}, Severity: diag.Error, Code: "c/x", Message: "x"},
+		{Position: diag.Position{File: "a.md", Line: 3, Col: 4}, Severity: diag.Warning, Code: "c/y", Message: "the program said: b.md:1:1: error: z"},
+	}
+	var colored, plain bytes.Buffer
+	writeDiagnostics(&colored, l, true)
+	writeDiagnostics(&plain, l, false)
+	if got, want := colored.String(), "a.md:1:2: \x1b[1;31merror\x1b[0m: x [c/x]\na.md:3:4: \x1b[33mwarning\x1b[0m: the program said: b.md:1:1: error: z [c/y]\n"; got != want {
+		t.Errorf("coloured diagnostics:\n%q, want\n%q", got, want)
+	}
+	if plain.String() != l.String() {
+		t.Errorf("plain diagnostics %q, want diag.List.String %q", plain.String(), l.String())
 	}
 }

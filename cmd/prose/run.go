@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
@@ -171,30 +172,31 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, eng run.Engine, path s
 	if err != nil {
 		return err
 	}
-	ro.Stderr, ro.Quiet = s.err, o.quiet
 	endSpans, err := o.otel.open(cmd.Context(), &ro, s.err)
 	if err != nil {
 		return err
 	}
 	defer endSpans()
-	return execute(cmd.Context(), s, o.trace, ro, func(ctx context.Context, ro run.Options) (*run.Result, error) {
+	return execute(cmd.Context(), s, o.trace, o.quiet, ro, func(ctx context.Context, ro run.Options) (*run.Result, error) {
 		return eng.Run(ctx, req, ro)
 	})
 }
 
 // execute runs one of run.Run, run.Resume and run.Replay with the
 // progress and trace of the command line, and reports the outcome.
-func execute(ctx context.Context, s streams, trace string, ro run.Options, do func(context.Context, run.Options) (*run.Result, error)) error {
+func execute(ctx context.Context, s streams, trace string, quiet bool, ro run.Options, do func(context.Context, run.Options) (*run.Result, error)) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	var progress *Progress
-	if !ro.Quiet {
+	var diags func(diag.List)
+	if !quiet {
 		progress = NewTerminalProgress(s.err, os.Getenv)
 		defer progress.Start()()
 		ro.Recorders = append(ro.Recorders, progress)
-		ro.Diagnostics = progress.Diagnostics
+		diags = progress.Diagnostics
 	}
+	ro.Notify = notices(s.err, quiet, diags)
 	closeTrace, err := openTrace(trace, s.err, &ro)
 	if err != nil {
 		return usageErrorf("--trace: %v", err)

@@ -87,7 +87,7 @@ func (t *temporalFlags) pick(cmd *cobra.Command) (run.Engine, error) {
 // result. Ctrl-C while waiting cancels the run.
 func runTemporal(cmd *cobra.Command, s streams, eng *temporal.Engine, detach bool, req run.Request, quiet bool) error {
 	ctx := cmdContext(cmd)
-	ro := run.Options{Stderr: s.err, Quiet: quiet}
+	ro := run.Options{Notify: notices(s.err, quiet, nil)}
 	if detach {
 		id, err := eng.Start(ctx, req, ro)
 		if err != nil {

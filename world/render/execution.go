@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
@@ -73,7 +72,7 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 	read := run.Slot{Name: syntax.WorldRead, Binding: run.Func{Name: syntax.WorldRead, Fn: worldRead(req)}}
 	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: patterns.Bindings{Slots: e.Slots, InputJSON: string(js)},
 		Slots: []run.Slot{read}},
-		run.Options{Quiet: true, Stderr: io.Discard})
+		run.Options{})
 	ans := &reconcile.Answer{}
 	if res != nil {
 		t := res.Totals
