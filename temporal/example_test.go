@@ -27,7 +27,7 @@ func ExampleEngine() {
 			},
 			Inputs: []patterns.Assignment{{Name: "task_brief", Value: "launch"}},
 		},
-	}, run.Options{Stderr: os.Stderr})
+	}, run.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
