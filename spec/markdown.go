@@ -25,8 +25,7 @@ import (
 // then), so the walk finds nothing to cut, and parseMarkdown puts them
 // back once goldmark returns.
 func parseMarkdown(src []byte, from int) ast.Node {
-	held := heldPool.Get().(*heldLines)
-	defer held.release()
+	held := &heldLines{held: make([]heldBlock, 0, 64)}
 	pc := parser.NewContext()
 	pc.Set(heldKey, held)
 	r := text.NewReader(src)
@@ -74,17 +73,6 @@ func (h *heldLines) hold(n ast.Node) {
 	}
 	h.held = append(h.held, heldBlock{s, s.Sliced(0, s.Len())})
 	s.SetSliced(0, 0)
-}
-
-// heldPool keeps the held-lines lists between parses (a lint parses many
-// files, each holding back a few dozen blocks).
-var heldPool = sync.Pool{New: func() any { return &heldLines{held: make([]heldBlock, 0, 64)} }}
-
-// release empties h (so that it keeps no tree alive) and pools it.
-func (h *heldLines) release() {
-	clear(h.held)
-	h.held, h.setext = h.held[:0], nil
-	heldPool.Put(h)
 }
 
 func (h *heldLines) restore() {
