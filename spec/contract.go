@@ -236,7 +236,14 @@ func (l *loader) newNode(h *ast.Heading) *loader {
 	nl := &loader{f: l.f, src: l.src, text: l.text, s: n, fmEnd: l.fmEnd, root: l, kindPos: diag.Pos(pos), namePos: diag.Pos(pos)}
 	l.heads = append(l.heads, pos)
 	l.nodes = append(l.nodes, nl)
-	if first := l.s.Node(name); first != nil {
+	if l.nodeNames == nil {
+		l.nodeNames = map[string]*Spec{}
+	}
+	first := l.nodeNames[name] // l.s.Node(name), without a scan per node
+	if first == nil {
+		l.nodeNames[name] = n
+	}
+	if first != nil {
 		l.warnf(pos, CodeDuplicateNode, "node %q is declared twice in this file (first on line %d); calls reach the first", name, l.f.Position(first.Pos).Line)
 	}
 	l.s.Nodes = append(l.s.Nodes, n)

@@ -51,3 +51,27 @@ func BenchmarkHostileSpec(b *testing.B) {
 	b.ReportMetric(per/(1<<20), "MB-alloc/load")
 	b.ReportMetric(per/float64(len(src)), "x-size")
 }
+
+// Loading a spec made of many tiny Markdown blocks (list items, headings,
+// paragraphs, quotes: the shapes whose lines the loader holds back from
+// goldmark's inline pass) allocates in proportion to its size: four times
+// the blocks cost at most five times the memory.
+func TestManyBlocksAllocateLinearly(t *testing.T) {
+	head := "---\nname: many\nkind: pattern\n---\n\n# Many\n\n### Notes\n\n"
+	alloc := func(src []byte) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		Parse("many.prose.md", src)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	for _, unit := range []string{"- a\n", "#### h\n", "a\n\n", "> q\n", "1. x\n   - y\n", "t\n---\n"} {
+		small := []byte(head + strings.Repeat(unit, (64<<10)/len(unit)))
+		big := []byte(head + strings.Repeat(unit, (256<<10)/len(unit)))
+		a, b := alloc(small), alloc(big)
+		if b > 5*a {
+			t.Errorf("%q: %d bytes allocated %d, %d bytes %d (%.1fx)", unit, len(small), a, len(big), b, float64(b)/float64(a))
+		}
+	}
+}

@@ -155,9 +155,10 @@ type loader struct {
 	// Contract Markdown: the loaders of the inline nodes (on the file's
 	// loader), the file's loader (on a node's), and the offsets of every
 	// section and node heading in file order (on the file's loader).
-	nodes []*loader
-	root  *loader
-	heads []int
+	nodes     []*loader
+	root      *loader
+	heads     []int
+	nodeNames map[string]*Spec // the first node of each name
 }
 
 // section is a Section plus the top-level Markdown blocks of its body.

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -139,11 +140,10 @@ func (l *loader) closeBodies() {
 	}
 	for _, sec := range l.sections {
 		end := len(l.text)
-		for _, h := range heads {
-			if h > int(sec.Pos) {
-				end = l.lineStart(h)
-				break
-			}
+		// heads are in file order: the first one past the section's
+		// (a search, not a scan: a file of a million headings)
+		if i := sort.SearchInts(heads, int(sec.Pos)+1); i < len(heads) {
+			end = l.lineStart(heads[i])
 		}
 		start := min(int(sec.BodyPos), end)
 		sec.BodyPos = diag.Pos(start)
