@@ -80,10 +80,14 @@ func (c *Client) Usage() Usage { return c.meter.Snapshot() }
 // from s (package redact).
 func (c *Client) Redact(s string) string { return c.cfg.redact(s) }
 
-// Message is one chat turn: Role is "user" or "assistant".
+// Message is one chat turn: Role is "user", "assistant" or "tool". An
+// assistant turn of a tool session may carry ToolCalls; a "tool" turn
+// answers the call ToolCallID (see session.go).
 type Message struct {
-	Role    string
-	Content string
+	Role       string
+	Content    string
+	ToolCalls  []ToolCall
+	ToolCallID string
 }
 
 // Schema asks for a structured reply: Name names it, JSON is a JSON Schema.
@@ -110,6 +114,9 @@ type ChatRequest struct {
 	// request's kind: Config.JudgeMaxTokens when a Schema is asked for (a
 	// verdict), Config.MaxTokens otherwise.
 	MaxTokens int
+	// Tools are the function tools the model is offered (none: a plain
+	// completion).
+	Tools []Tool
 }
 
 // ChatReply is the model's answer.
@@ -129,6 +136,8 @@ type ChatReply struct {
 	Truncated bool
 	// Thinking is a reasoning model's <think> block, removed from Content.
 	Thinking string
+	// ToolCalls are the tools the model asked to run, in order.
+	ToolCalls []ToolCall
 }
 
 // Chat asks the model once (with the transport's retries), within one
@@ -234,6 +243,7 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool, capPar
 			},
 		}
 	}
+	req.Tools = openaiTools(r.Tools)
 	if c.cfg.APIKey == "" && c.cfg.officialAPI() {
 		return ChatReply{}, &Error{permanent: true, Message: c.cfg.noKeyMessage()}
 	}
@@ -274,7 +284,8 @@ func (c *Client) reply(resp openai.ChatCompletionResponse, ci *callInfo, model s
 		Truncated:    ch.FinishReason == openai.FinishReasonLength,
 	}
 	reply.Content, reply.Thinking = splitThinking(messageText(ch.Message))
-	if strings.TrimSpace(reply.Content) == "" {
+	reply.ToolCalls = toolCalls(ch.Message.ToolCalls)
+	if strings.TrimSpace(reply.Content) == "" && len(reply.ToolCalls) == 0 {
 		if err := c.withheld(ch, ci); err != nil {
 			return reply, err
 		}
@@ -356,7 +367,8 @@ func (c *Client) messages(r ChatRequest, useSchema bool) []openai.ChatCompletion
 		if role == "" {
 			role = openai.ChatMessageRoleUser
 		}
-		out = append(out, openai.ChatCompletionMessage{Role: role, Content: m.Content})
+		out = append(out, openai.ChatCompletionMessage{Role: role, Content: m.Content,
+			ToolCalls: openaiCalls(m.ToolCalls), ToolCallID: m.ToolCallID})
 	}
 	return out
 }

@@ -60,6 +60,13 @@ type RenderInfo struct {
 	// no input (Parameters or Requires in prose).
 	Needs []string
 	Model string // overrides the client's model ("" for its own)
+	// Tools, when set, makes each call a tool session (session.go);
+	// Line is the node's line in the .md, which the paths of its model
+	// turns carry; MaxTurns bounds the session's model requests (0:
+	// DefaultMaxTurns).
+	Tools    Toolbox
+	Line     int
+	MaxTurns int
 }
 
 // RenderService answers calls of one node with a model.
@@ -87,6 +94,9 @@ func (s *RenderService) Call(ctx context.Context, req *delegation.CallRequest) (
 	user, err := SlotUserMessage(req.Args)
 	if err != nil {
 		return nil, err
+	}
+	if s.info.Tools != nil {
+		return s.session(ctx, req, user)
 	}
 	model := s.info.Model
 	if model == "" {

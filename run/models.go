@@ -12,6 +12,7 @@ import (
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/tools"
 )
 
 // Models is the model side of one run: the clients (when a model is
@@ -23,6 +24,9 @@ type Models struct {
 	mu      sync.Mutex
 	clients map[string]*llm.Client // by model; "" is the configured one
 	replay  bool                   // a replay asks no model: no key is needed
+	// tools serve the renders whose nodes declare ### Tools (tools.go).
+	tools    *tools.Box
+	maxTurns int
 }
 
 // NewModels reads the model configuration from getenv, with model and
@@ -178,7 +182,11 @@ func (m *Models) RenderService(b *patterns.RenderBinding) (patterns.Service, err
 	if err != nil {
 		return nil, err
 	}
-	return llm.NewRenderService(c, patterns.RenderInfo(b.Node, b.Name, b.Model)), nil
+	info := patterns.RenderInfo(b.Node, b.Name, b.Model)
+	if err := m.withTools(&info, b.Node); err != nil {
+		return nil, err
+	}
+	return llm.NewRenderService(c, info), nil
 }
 
 // Configured is the client of the configured model, nil when no model is

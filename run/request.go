@@ -36,6 +36,11 @@ type Request struct {
 	// OPENAI_BASE_URL). The API key is never part of a request.
 	Model   string `json:"model,omitempty"`
 	BaseURL string `json:"base_url,omitempty"`
+	// MaxTurns bounds the model requests of each tool session (0:
+	// llm.DefaultMaxTurns); MCPConfig is the MCP configuration file
+	// (relative to Dir; "": .mcp.json at the project root).
+	MaxTurns  int    `json:"max_turns,omitempty"`
+	MCPConfig string `json:"mcp_config,omitempty"`
 }
 
 // Limits bound a run (zero fields: the defaults, patterns.DefaultMaxParallel

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/journal"
@@ -88,6 +90,9 @@ type Options struct {
 	Files fs.FS
 	// Telemetry, when set, exports the run as OpenTelemetry spans.
 	Telemetry *telemetry.Tracer
+	// MCPServers are MCP servers served in this process, by the name a
+	// ### Tools `mcp:NAME` declaration gives (before the configuration's).
+	MCPServers map[string]*mcp.Server
 	// Started, when set, is called once the spec is bound and the journal
 	// open, before any call runs, with the run id ("" without a journal):
 	// a server hands the id out while the run goes on.
@@ -338,6 +343,11 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if o.WorkDir != "" {
 		workDir = o.WorkDir
 	}
+	if mods.tools, err = newTools(req, workDir, o.MCPServers,
+		redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes()); err != nil {
+		return nil, &UsageError{err}
+	}
+	mods.maxTurns = req.MaxTurns
 	env := &patterns.Env{Dir: workDir, Services: services, Host: o.Host, Nested: patterns.NestedSpecWith(g.Load)}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
@@ -432,6 +442,7 @@ func (r *Run) Start(ctx context.Context) error {
 func (r *Run) end(v delegation.Value, runErr error, traced bool) {
 	defer close(r.done)
 	defer r.cancel(nil)
+	defer r.mods.closeTools()
 	if r.spans != nil {
 		r.spans.End(runErr)
 	}

@@ -24,7 +24,8 @@ const RequestLog = "openai-requests.jsonl"
 // and sets OPENAI_BASE_URL to it. REPLIES.json holds the replies: a JSON
 // array of Reply objects, or one object a line (fields as in Reply:
 // status, header, body, content, delay, tokens_in, tokens_out, finish_reason, echo, match,
-// times). Without a file every request gets a 500. Each request body is
+// times, tool_calls: [{"name", "arguments"}]). Without a file every
+// request gets a 500. Each request body is
 // appended, compacted to one line, to $WORK/openai-requests.jsonl (created
 // empty at start), so a script can grep what the server received, or
 // check that it received nothing. Request headers are not logged.

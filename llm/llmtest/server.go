@@ -7,6 +7,10 @@
 // received. ScriptServer is the same server as a testscript command
 // (openai-server) for CLI tests.
 //
+// A reply with ToolCalls (Call) asks the client to run tools; the
+// requests that follow carry their results in "tool" messages
+// (Request.Messages).
+//
 // Replies are taken in order. A reply with Match set is used only for a
 // request whose body contains Match (so concurrent requests can be
 // scripted by content); a reply with Times < 0 is used forever. When no
@@ -52,6 +56,32 @@ type Reply struct {
 	Match string `json:"match,omitempty"`
 	// Times is how many requests the reply serves (0 means 1, <0 forever).
 	Times int `json:"times,omitempty"`
+	// ToolCalls make the reply an assistant message asking for tool
+	// calls (finish_reason "tool_calls" unless FinishReason says).
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+}
+
+// ToolCall is one tool call of a scripted reply: the function's name and
+// its arguments as JSON text; ID "" means "call_N", N counting the
+// server's tool calls from 1.
+type ToolCall struct {
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Call is a 200 reply asking for one or more tool calls; args are each
+// encoded as JSON (a string is taken as JSON text already).
+func Call(name string, args any, more ...ToolCall) Reply {
+	text, ok := args.(string)
+	if !ok {
+		b, err := json.Marshal(args)
+		if err != nil {
+			panic(err)
+		}
+		text = string(b)
+	}
+	return Reply{ToolCalls: append([]ToolCall{{Name: name, Arguments: text}}, more...)}
 }
 
 // Duration is a time.Duration that reads "1.5s" or a number of seconds
@@ -145,8 +175,33 @@ func (r Request) MaxTokens() (int, string) {
 
 // Message is one chat message of a request.
 type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role       string `json:"role"`
+	Content    string `json:"content"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolCalls  []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls,omitempty"`
+}
+
+// Tools are the names of the function tools the request offers.
+func (r Request) Tools() []string {
+	var body struct {
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(r.Body, &body)
+	var out []string
+	for _, t := range body.Tools {
+		out = append(out, t.Function.Name)
+	}
+	return out
 }
 
 // Messages are the request's chat messages.
@@ -168,6 +223,7 @@ type Server struct {
 	script   []*slot
 	requests []Request
 	onReq    func(Request)
+	calls    int // tool calls answered, for their ids
 }
 
 type slot struct {
@@ -246,6 +302,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if reply.Echo != "" {
 		reply.Content += r.Header.Get(reply.Echo)
 	}
+	if len(reply.ToolCalls) > 0 {
+		s.mu.Lock()
+		calls := append([]ToolCall(nil), reply.ToolCalls...)
+		for i := range calls {
+			s.calls++
+			if calls[i].ID == "" {
+				calls[i].ID = fmt.Sprintf("call_%d", s.calls)
+			}
+		}
+		s.mu.Unlock()
+		reply.ToolCalls = calls
+	}
 	write(w, reply, req.Model())
 }
 
@@ -293,7 +361,7 @@ func defaultBody(r Reply, status int, model string) string {
 		v = map[string]any{
 			"id": "chatcmpl-llmtest", "object": "chat.completion", "created": 1700000000, "model": model,
 			"choices": []any{map[string]any{"index": 0, "finish_reason": finishReason(r),
-				"message": map[string]any{"role": "assistant", "content": r.Content}}},
+				"message": message(r)}},
 			"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
 		}
 	}
@@ -304,7 +372,24 @@ func defaultBody(r Reply, status int, model string) string {
 	return string(b)
 }
 
+// message is the assistant message of a 200 reply.
+func message(r Reply) map[string]any {
+	m := map[string]any{"role": "assistant", "content": r.Content}
+	if len(r.ToolCalls) > 0 {
+		var calls []any
+		for _, c := range r.ToolCalls {
+			calls = append(calls, map[string]any{"id": c.ID, "type": "function",
+				"function": map[string]any{"name": c.Name, "arguments": c.Arguments}})
+		}
+		m["tool_calls"] = calls
+	}
+	return m
+}
+
 func finishReason(r Reply) string {
+	if r.FinishReason == "" && len(r.ToolCalls) > 0 {
+		return "tool_calls"
+	}
 	if r.FinishReason == "" {
 		return "stop"
 	}
