@@ -62,7 +62,7 @@ const (
 
 // Rules lists the codes of the Contract Markdown checks.
 func Rules() []spec.Rule {
-	return []spec.Rule{
+	return append([]spec.Rule{
 		{Code: CodeUnresolvedCall, Severity: diag.Error, Short: "Call target resolves to no slot, pattern instance, node, sibling file or library spec"},
 		{Code: CodeAmbiguousCall, Severity: diag.Warning, Short: "Call target names a nearer and a farther callee (the nearer wins)"},
 		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
@@ -72,7 +72,7 @@ func Rules() []spec.Rule {
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
-	}
+	}, toolRules()...)
 }
 
 // kindSections are the canonical sections of each kind, lower-cased,

@@ -359,6 +359,7 @@ func File(fsys fs.FS, name string) (diag.List, error) {
 	}
 	diags = append(diags, Spec(s, diags)...)
 	diags = append(diags, TestFile(g, name, s)...)
+	diags = append(diags, toolChecks(g, name, s)...)
 	return append(diags, contract(s, diags, g.Finder())...), nil
 }
 

@@ -18,6 +18,9 @@ type Registry struct {
 	Config   *Config
 	// InProcess names servers served in the process (Options.Servers).
 	InProcess map[string]bool
+	// ConfigErr is why the MCP configuration could not be read (an mcp:
+	// declaration then resolves to nothing, and says why).
+	ConfigErr error
 }
 
 func (r *Registry) lookPath(name string) (string, error) {
@@ -75,6 +78,9 @@ func (r *Registry) Unresolved(d Decl) (code, msg string) {
 			return CodeUnresolved, fmt.Sprintf("tool %q: no program %q on PATH; install it or put its directory on PATH (prose never installs tools)", d.Text, d.Name)
 		}
 	case KindMCP:
+		if r != nil && r.ConfigErr != nil && !r.InProcess[d.Name] {
+			return CodeUnresolved, fmt.Sprintf("tool %q: the MCP configuration cannot be read: %v", d.Text, r.ConfigErr)
+		}
 		if !r.has(d.Name) {
 			where := "no " + ConfigFile + " was found at the project root; write one, or pass --mcp-config FILE"
 			if r != nil && r.Config != nil && r.Config.File != "" {
