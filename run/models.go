@@ -176,6 +176,11 @@ func (m *Models) preflight() error {
 // or responsibility given its contract.
 func (m *Models) RenderService(b *patterns.RenderBinding) (patterns.Service, error) {
 	if b.Model == "" && !m.cfg.Configured() {
+		if m.replay {
+			// the journal answers every render (and each turn of a
+			// tool session): a replay needs no model
+			return &patterns.FuncService{Name: b.Name, Fn: replayModel{}.Call}, nil
+		}
 		return nil, patterns.ErrNoModel
 	}
 	c, err := m.Client(b.Model)

@@ -17,6 +17,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
@@ -32,6 +33,8 @@ type runOptions struct {
 	maxValueBytes          int64
 	quiet                  bool
 	model, baseURL         string
+	maxTurns               int
+	mcpConfig              string
 	journal                journalFlags
 	otel                   otelFlags
 	stdin                  io.Reader // for --input KEY=@- and --input-json -
@@ -156,6 +159,8 @@ func newRunCmd(s streams) *cobra.Command {
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr (the run id line stays: resume needs it)")
 	fl.StringVar(&o.model, "model", "", "`MODEL` for natural-language conditions and llm slots (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
+	fl.IntVar(&o.maxTurns, "max-turns", llm.DefaultMaxTurns, "stop a render's tool session after `N` model requests")
+	fl.StringVar(&o.mcpConfig, "mcp-config", "", "read the MCP servers of ### Tools mcp: declarations from `FILE` (default: .mcp.json at the project root)")
 	addJournalFlags(cmd, &o.journal)
 	addOtelFlags(cmd, &o.otel)
 	return cmd
@@ -287,7 +292,7 @@ func (o *runOptions) request(path string) (run.Request, error) {
 		return run.Request{}, &exitError{code: exitUsage, err: err}
 	}
 	return run.Request{
-		Spec: path, Bindings: b, Model: o.model, BaseURL: o.baseURL,
+		Spec: path, Bindings: b, Model: o.model, BaseURL: o.baseURL, MaxTurns: o.maxTurns, MCPConfig: o.mcpConfig,
 		Limits: run.Limits{MaxParallel: o.maxParallel, MaxSteps: o.maxSteps, MaxValueBytes: o.maxValueBytes},
 	}, nil
 }

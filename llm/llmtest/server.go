@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -247,6 +248,23 @@ func Start(script ...Reply) *Server {
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + "/v1"
 	return s
+}
+
+// Listen is Start on a given address ("127.0.0.1:8089"), for a scripted
+// model a program outside a test talks to (cmd/openai-server).
+func Listen(addr string, script ...Reply) (*Server, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{}
+	s.Push(script...)
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Listener.Close()
+	s.srv.Listener = l
+	s.srv.Start()
+	s.URL = s.srv.URL + "/v1"
+	return s, nil
 }
 
 // Close stops the server (waiting for requests in flight).
