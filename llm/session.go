@@ -181,11 +181,12 @@ func (s *RenderService) runTool(ctx context.Context, req *delegation.CallRequest
 	args := delegation.NewObject()
 	args.Set("tool", c.Name)
 	args.Set("arguments", argv)
+	args.Set("call_id", c.ID)
 	t, ok := offered[c.Name]
 	var svc Service
 	path := scope.At(t.Line, n, k)
 	if ok {
-		svc = s.info.Tools.Service(c.Name)
+		svc = recorded{s.info.Tools.Service(c.Name), c.Name}
 	} else {
 		svc = refusal{offered: offered, node: s.info.Name}
 		path = scope.At(s.info.Line, n, k)
@@ -218,6 +219,24 @@ func (s *RenderService) step(ctx context.Context, req *delegation.CallRequest, p
 		return req.Host.Caller.Call(ctx, sub)
 	}
 	return svc.Call(ctx, sub)
+}
+
+// recorded is a tool's service that tells the run's recorders of each
+// call it runs (EventToolCall): only live calls reach it, the journal
+// answers the others.
+type recorded struct {
+	Service
+	name string
+}
+
+func (r recorded) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	start := time.Now()
+	v, err := r.Service.Call(ctx, req)
+	if req.Host != nil && req.Host.Recorder != nil {
+		req.Host.Recorder.Record(&delegation.Event{Kind: delegation.EventToolCall, Time: time.Now(), Path: req.Path,
+			Slot: r.name, Attempt: req.Attempt, Args: req.Args, Result: v, Err: err, Duration: time.Since(start)})
+	}
+	return v, err
 }
 
 // refusal answers a call of a tool the session does not offer.

@@ -20,6 +20,14 @@ const (
 	SystemInstructions = attribute.Key("gen_ai.system_instructions")
 	InputMessages      = attribute.Key("gen_ai.input.messages")
 	OutputMessages     = attribute.Key("gen_ai.output.messages")
+	// A tool call (execute_tool): the function's name, the model's id of
+	// the call, its type; its arguments and result only with
+	// Options.Content.
+	ToolName          = attribute.Key("gen_ai.tool.name")
+	ToolCallID        = attribute.Key("gen_ai.tool.call.id")
+	ToolType          = attribute.Key("gen_ai.tool.type")
+	ToolCallArguments = attribute.Key("gen_ai.tool.call.arguments")
+	ToolCallResult    = attribute.Key("gen_ai.tool.call.result")
 	// ErrorType is the conventions' general error.type.
 	ErrorType = attribute.Key("error.type")
 
@@ -42,6 +50,7 @@ const (
 const (
 	OpChat           = "chat"
 	OpInvokeWorkflow = "invoke_workflow"
+	OpExecuteTool    = "execute_tool"
 )
 
 // Provider is the gen_ai.provider.name of every model request: prose

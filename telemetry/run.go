@@ -129,6 +129,8 @@ func (r *Run) Record(ev *delegation.Event) {
 		r.model(ev)
 	case delegation.EventJudgment:
 		r.judgment(ev)
+	case delegation.EventToolCall:
+		r.tool(ev)
 	}
 }
 
