@@ -154,7 +154,8 @@ func (s *RenderService) session(ctx context.Context, req *delegation.CallRequest
 		reply := decodeTurn(v)
 		if len(reply.ToolCalls) == 0 {
 			if reply.Truncated {
-				return nil, fmt.Errorf("the model's reply was cut off at its output token limit after %d bytes", len(reply.Content))
+				return nil, fmt.Errorf("%s: the model's reply rendering %s was cut off at the output limit of %d tokens (finish_reason \"length\") after %d bytes: "+
+					"raise PROSE_MAX_TOKENS if the answer is meant to be this long", s.info.Pos, s.info.Name, s.client.cfg.MaxTokens, len(reply.Content))
 			}
 			return CheckRender(s.info, ParseReply(reply.Content))
 		}
@@ -273,8 +274,10 @@ func (t *modelTurn) Call(ctx context.Context, req *delegation.CallRequest) (dele
 	m, _ := req.Args.Get("messages")
 	msgs := messagesOf(m)
 	start := time.Now()
+	// A turn is a model acting for a node, as a one-shot render is: the
+	// slot cap (PROSE_MAX_TOKENS), not a verdict's.
 	reply, err := t.s.client.Chat(ctx, ChatRequest{Model: t.s.info.Model, System: t.s.system,
-		Messages: msgs, Schema: t.s.schema, Tools: t.tools})
+		Messages: msgs, Schema: t.s.schema, Tools: t.tools, MaxTokens: t.s.client.cfg.MaxTokens})
 	if t.exchanged != nil {
 		prompt, _ := delegation.ToJSON(m)
 		answer := reply.Content
