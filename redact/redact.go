@@ -11,9 +11,13 @@
 // "user:password" of a Basic Authorization header, since a server that
 // echoes request headers puts that form into a reply.
 //
-// A known secret is removed as a whole token only (not from inside a
-// longer word: the password "pass" leaves "passed" alone), and a URL's
-// user name or password alone only when it is 8 bytes or longer; the
+// A known secret shorter than 20 bytes (a password, a user name) is
+// removed as a whole token only (not from inside a longer word: the
+// password "pass" leaves "passed" alone); a longer one (an API key, a
+// token) is removed wherever it stands, also inside a longer word, since
+// no ordinary text holds it by chance and a server that echoes a key with
+// a byte appended must not show the key. A URL's user name or password
+// alone is removed only when it is 8 bytes or longer; the
 // "user:password" pair is removed whatever its length.
 //
 // A Redactor made WithShapes also removes text shaped like a credential,
@@ -52,6 +56,10 @@ const Mark = "[redacted]"
 // minLen is the shortest secret replaced: shorter strings would match
 // ordinary text.
 const minLen = 4
+
+// anywhereLen is the length from which a secret is replaced also inside a
+// longer word (see the package doc).
+const anywhereLen = 20
 
 // Redactor replaces known secrets (and, made WithShapes, credential-shaped
 // text) by Mark. The zero value and nil know none. It is safe for
@@ -151,8 +159,12 @@ func (r *Redactor) Value(key, value string) (shown string, withheld bool) {
 // replaceTokens replaces the occurrences of sec in s that are whole
 // tokens: where sec starts (ends) with a letter or digit, the byte before
 // (after) it is none, so the secret "pass" is removed from "user:pass@"
-// but not from "passed".
+// but not from "passed". A secret of anywhereLen bytes or more is replaced
+// wherever it occurs.
 func replaceTokens(s, sec string) string {
+	if len(sec) >= anywhereLen {
+		return strings.ReplaceAll(s, sec, Mark)
+	}
 	var b strings.Builder
 	wordStart, wordEnd := isWordByte(sec[0]), isWordByte(sec[len(sec)-1])
 	from := 0

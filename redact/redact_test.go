@@ -42,7 +42,9 @@ func TestURLSecrets(t *testing.T) {
 
 // TestShortURLCredentialsAreNotWords: user:pass in a base URL takes
 // neither "user" nor "pass" out of ordinary text, and a secret is removed
-// only as a whole token, never from inside a longer word.
+// shorter than 20 bytes only as a whole token, never from inside a longer
+// word; a longer one wherever it stands (a server echoing a key with a
+// byte appended shows no key).
 func TestShortURLCredentialsAreNotWords(t *testing.T) {
 	r := New(URLSecrets("http://user:pass@127.0.0.1:8080/v1")...)
 	if got := r.String("the user passed the pass test"); got != "the user passed the pass test" {
@@ -54,6 +56,10 @@ func TestShortURLCredentialsAreNotWords(t *testing.T) {
 	k := New("abcdefgh12345678")
 	if got := k.String("xabcdefgh12345678 abcdefgh12345678y (abcdefgh12345678)"); got != "xabcdefgh12345678 abcdefgh12345678y ([redacted])" {
 		t.Errorf("whole tokens: %q", got)
+	}
+	key := New("sk-test-abcdefgh12345678")
+	if got := key.String("xsk-test-abcdefgh12345678 sk-test-abcdefgh123456780 (sk-test-abcdefgh12345678)"); got != "x[redacted] [redacted]0 ([redacted])" {
+		t.Errorf("a key inside words: %q", got)
 	}
 }
 
