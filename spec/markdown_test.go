@@ -70,6 +70,14 @@ func FuzzMarkdownMatchesGoldmark(f *testing.F) {
 		if got := blockDump(parseMarkdown(src, 0), src); got != want {
 			t.Errorf("block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", got, want)
 		}
+		// after a front matter: the tree of the file with it blanked
+		fm := "---\nname: x\n---\n"
+		withFM := append([]byte(fm), src...)
+		blank := append([]byte(strings.Repeat(" ", 3)+"\n"+strings.Repeat(" ", 7)+"\n"+strings.Repeat(" ", 3)+"\n"), src...)
+		want = blockDump(plain.Parse(text.NewReader(blank)), withFM)
+		if got := blockDump(parseMarkdown(withFM, len(fm)), withFM); got != want {
+			t.Errorf("block tree after a front matter differs\ngot:\n%s\nwant:\n%s", got, want)
+		}
 	})
 }
 
