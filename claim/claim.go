@@ -54,6 +54,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/proselang/prose/claim/form"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
@@ -94,8 +95,8 @@ var ErrNeedsModel = errors.New("needs a model to judge")
 // claim.
 func Decide(ctx context.Context, q Question) (r Result, ok bool) {
 	text := normalize(q.Claim)
-	if r, ok := decideForm(text, q.Value); ok {
-		return r, true
+	if r, ok := form.Decide(text, q.Value); ok {
+		return Result{Holds: r.Holds, Rule: r.Rule, Detail: r.Detail}, true
 	}
 	return condition(ctx, q)
 }

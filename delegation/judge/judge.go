@@ -174,7 +174,7 @@ func decide(j *delegation.Judgment, read func(*syntax.NaturalCond) question) (de
 	}
 	q := read(j.Cond)
 	if q.ask == askNone {
-		return delegation.Verdict{}, false
+		return formVerdict(j)
 	}
 	subj, bound := lookup(j.Values, q.subject)
 	if !bound {

@@ -52,6 +52,9 @@ func NeedsModel(cond *syntax.NaturalCond, known func(path string) (delegation.Va
 		return NeedMaybe
 	}
 	if parseQuestion(cond).ask == askNone {
+		if _, _, ok := subjectForm(cond); ok {
+			return NeedMaybe // decided from the name's value when it is bound (form.go)
+		}
 		return NeedAlways
 	}
 	return NeedMaybe

@@ -1,4 +1,13 @@
-package claim
+// Package form decides the claims written in a fixed form ("contains
+// `x`", "is empty", "has at most 3 items", "is_integer_between(0, 100)")
+// from a value alone, with no model. Package claim decides a test's
+// expectations by them, and package judge a program's natural-language
+// condition about a bound name (`if items is empty:`), so that prose test
+// and prose run decide the same sentence the same way. The forms are
+// listed in package claim's documentation.
+//
+// Entry points: Decide, Result.
+package form
 
 import (
 	"encoding/json"
@@ -37,7 +46,23 @@ var (
 	reEvery      = regexp.MustCompile(`(?i)^(?:every|each|all)(?: of the)? (?:items?|elements?|entries|entry|values?)(?: of it)? (.+)$`)
 )
 
-// decideForm decides text by the forms of the package comment.
+// Result is what a form decided.
+type Result struct {
+	Holds bool
+	// Rule names the form: "contains", "equals", "presence", "count",
+	// "compare", "range", "type", "matches", "has-key", "every".
+	Rule string
+	// Detail is what the rule observed beyond the value ("4 words").
+	Detail string
+}
+
+// Decide decides text, a claim without its subject ("contains `x`"),
+// about v; ok is false when text is in no form.
+func Decide(text string, v delegation.Value) (Result, bool) {
+	return decideForm(text, v)
+}
+
+// decideForm decides text by the forms.
 func decideForm(text string, v delegation.Value) (Result, bool) {
 	if m := reNot.FindStringSubmatch(text); m != nil {
 		verb := strings.ToLower(m[1])
