@@ -16,6 +16,7 @@ import (
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
+	"github.com/proselang/prose/tools"
 )
 
 // Request is the resolved run request: the workflow's whole input.
@@ -118,6 +119,10 @@ func Resolve(o ResolveOptions) (Request, error) {
 		// starter cannot see: it needs no model named here (a worker
 		// without one fails the call, saying so).
 		Render: func(b *patterns.RenderBinding) (patterns.Service, error) {
+			if d := tools.ForRender(b.Node); len(d) > 0 {
+				// refused before the run starts, not rendered without them
+				return nil, fmt.Errorf("declares ### Tools (%s, at %s), and tool sessions do not run on the Temporal engine yet: run it with the local engine", d[0].Text, d[0].Position())
+			}
 			return &remoteService{name: b.Name, kind: kindRender, arg: b.Model}, nil
 		},
 	}
