@@ -286,7 +286,7 @@ const (
 )
 
 // returnSignal carries a `return` out of a parallel iteration or branch
-// through Runtime.All, which cancels the siblings.
+// through Runtime.Group, which cancels the siblings.
 type returnSignal struct {
 	v Value
 	i int // the iteration or branch

@@ -200,7 +200,6 @@ func (f *frame) iter(ctx context.Context, lp *loop, prefix string, i int) *frame
 type results struct {
 	mu       sync.Mutex
 	collect  bool
-	decided  bool // an iteration won or returned: later ones leave nothing
 	vals     []Value
 	pending  map[int][]pendingAppend
 	size     int64 // of the values, written out as a list
@@ -213,11 +212,12 @@ func (f *frame) results(collect bool) *results {
 }
 
 // put records how iteration i ended: its value v (when collecting) and
-// the appends its thread t buffered; decides is set when the iteration
-// won or returned, which ends the statement: an iteration that ends after
-// that (its siblings are being canceled) leaves nothing. It fails when
-// what the results hold would pass the ceiling.
-func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread, decides bool) error {
+// the appends its thread t buffered. An iteration whose context is
+// canceled leaves nothing: the group was decided (a win, a return, an
+// error) or stopped before it ended, so the join drops it
+// (GroupOutcome.Keeps). It fails when what the results hold would pass
+// the ceiling.
+func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread) error {
 	var size int64
 	if r.collect {
 		m := newMeter(f.ctx, r.max)
@@ -230,11 +230,10 @@ func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread, decides
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.decided {
+	if t.ctx.Err() != nil {
 		t.pending = nil
 		return nil
 	}
-	r.decided = decides
 	r.size += size
 	r.appended += int64(len(t.pending))
 	if r.size > r.max {
@@ -259,11 +258,14 @@ func (r *results) put(f *frame, pos diag.Pos, i int, v Value, t *thread, decides
 	return nil
 }
 
-// merge applies the buffered appends in index order.
-func (r *results) merge(f *frame, pos diag.Pos) error {
+// merge applies the buffered appends of the iterations the group kept
+// (those that ended up to its decision), in index order.
+func (r *results) merge(f *frame, pos diag.Pos, out GroupOutcome) error {
 	idx := make([]int, 0, len(r.pending))
 	for i := range r.pending {
-		idx = append(idx, i)
+		if out.Keeps(i) {
+			idx = append(idx, i)
+		}
 	}
 	slices.Sort(idx)
 	for _, i := range idx {
@@ -282,34 +284,35 @@ func (f *frame) runParallel(lp *loop, r *results) (ctrl, Value, bool, error) {
 		r = f.results(false)
 	}
 	prefix := f.path()
-	err := f.in.host.Runtime.All(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) error {
+	out := f.in.host.Runtime.Group(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
 		it := f.iter(ctx, lp, prefix, i)
 		defer it.th.end()
 		c, v, has, err := it.execBlock(lp.body, r.collect)
 		switch {
 		case err != nil:
-			return err
+			return false, err
 		case r.collect:
-			return r.put(f, lp.pos, i, iterValue(c, v, has), it.th, false)
+			return false, r.put(f, lp.pos, i, iterValue(c, v, has), it.th)
 		case c == ctrlReturn:
-			if err := r.put(f, lp.pos, i, nil, it.th, true); err != nil {
-				return err
+			if err := r.put(f, lp.pos, i, nil, it.th); err != nil {
+				return false, err
 			}
-			return &returnSignal{v, i}
+			return false, &returnSignal{v, i}
 		}
-		return r.put(f, lp.pos, i, nil, it.th, false)
+		return false, r.put(f, lp.pos, i, nil, it.th)
 	})
+	_, err := out.Result(f.ctx.Err())
 	c, v, has, _, err := f.joined(lp.pos, err)
 	if err != nil {
 		return c, v, has, err
 	}
-	if err := r.merge(f, lp.pos); err != nil {
+	if err := r.merge(f, lp.pos, out); err != nil {
 		return ctrlNone, nil, false, err
 	}
 	return c, v, has, nil
 }
 
-// joined turns the error of Runtime.All into how a parallel statement
+// joined turns the error of a group (GroupOutcome.Result) into how a parallel statement
 // ended; winner is the iteration or branch whose return ended it, -1 when
 // none did.
 func (f *frame) joined(p diag.Pos, err error) (c ctrl, v Value, has bool, winner int, _ error) {
@@ -340,14 +343,14 @@ func (f *frame) runFirst(lp *loop) (Value, error) {
 		vals = map[int]Value{}
 	)
 	prefix := f.path()
-	w, err := f.in.host.Runtime.First(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
+	out := f.in.host.Runtime.Group(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
 		it := f.iter(ctx, lp, prefix, i)
 		defer it.th.end()
 		c, v, _, err := it.execBlock(lp.body, false)
 		if err != nil {
 			return false, err
 		}
-		if err := r.put(f, lp.pos, i, nil, it.th, c == ctrlReturn); err != nil {
+		if err := r.put(f, lp.pos, i, nil, it.th); err != nil {
 			return false, err
 		}
 		if c != ctrlReturn {
@@ -358,10 +361,11 @@ func (f *frame) runFirst(lp *loop) (Value, error) {
 		mu.Unlock()
 		return true, nil
 	})
+	w, err := out.Result(f.ctx.Err())
 	if _, _, _, _, err := f.joined(lp.pos, err); err != nil {
 		return nil, err
 	}
-	if err := r.merge(f, lp.pos); err != nil {
+	if err := r.merge(f, lp.pos, out); err != nil {
 		return nil, err
 	}
 	if w < 0 || w >= lp.n {
@@ -423,25 +427,26 @@ func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) 
 	for i := range frames {
 		frames[i] = f.child(f.ctx, path, s.Frames[i])
 	}
-	err := f.in.host.Runtime.All(f.ctx, f.id(s.Parallel), len(s.Branches), f.in.host.MaxParallel, func(ctx context.Context, i int) error {
+	out := f.in.host.Runtime.Group(f.ctx, f.id(s.Parallel), len(s.Branches), f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
 		b := frames[i]
 		b.ctx, b.th.ctx, b.th.done = ctx, ctx, ctx.Done()
 		defer b.th.end()
 		c, v, _, err := b.execBlock(s.Branches[i:i+1], false)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if err := r.put(f, s.Parallel, i, nil, b.th, c == ctrlReturn); err != nil {
-			return err
+		if err := r.put(f, s.Parallel, i, nil, b.th); err != nil {
+			return false, err
 		}
 		if c == ctrlReturn {
-			return &returnSignal{v, i}
+			return false, &returnSignal{v, i}
 		}
-		return nil
+		return false, nil
 	})
+	_, err := out.Result(f.ctx.Err())
 	c, v, has, _, err := f.joined(s.Parallel, err)
 	if err == nil {
-		err = r.merge(f, s.Parallel)
+		err = r.merge(f, s.Parallel, out)
 	}
 	if err != nil || c != ctrlNone {
 		return c, v, has, err

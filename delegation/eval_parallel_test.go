@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -242,27 +243,44 @@ func TestDefaultRuntime(t *testing.T) {
 	if err := rt.Sleep(context.Background(), 5*time.Millisecond); err != nil || time.Since(start) < 5*time.Millisecond {
 		t.Errorf("sleep of 5ms: %v after %v", err, time.Since(start))
 	}
-	// A canceled caller: All reports it even when no iteration failed.
-	err := rt.All(ctx, MustParsePath("L1"), 3, 2, func(context.Context, int) error { return nil })
+	// A canceled caller: the group reports it even when no iteration failed.
+	_, err := rt.Group(ctx, MustParsePath("L1"), 3, 2, func(context.Context, int) (bool, error) { return false, nil }).Result(ctx.Err())
 	if !errors.Is(err, context.Canceled) {
-		t.Errorf("All on canceled ctx: %v", err)
+		t.Errorf("group on canceled ctx: %v", err)
 	}
 	// A panic in an iteration becomes an error.
-	err = rt.All(context.Background(), MustParsePath("L1"), 2, 2, func(_ context.Context, i int) error {
+	out := rt.Group(context.Background(), MustParsePath("L1"), 2, 2, func(_ context.Context, i int) (bool, error) {
 		if i == 1 {
 			panic("bad")
 		}
-		return nil
+		return false, nil
 	})
+	_, err = out.Result(nil)
 	wantErr(t, err, "panic in parallel iteration 2: bad")
-	w, err := rt.First(context.Background(), MustParsePath("L1"), 5, 1, func(_ context.Context, i int) (bool, error) { return i == 2, nil })
-	if w != 2 || err != nil {
-		t.Errorf("First: %d, %v", w, err)
+	if out.Failed != 1 {
+		t.Errorf("failing iteration %d, want 1", out.Failed)
 	}
-	w, err = rt.First(context.Background(), MustParsePath("L1"), 3, 3, func(_ context.Context, i int) (bool, error) {
+	// One at a time: iteration 2 wins, 0 and 1 ended before it and are
+	// kept, 3 and 4 never start.
+	out = rt.Group(context.Background(), MustParsePath("L1"), 5, 1, func(_ context.Context, i int) (bool, error) { return i == 2, nil })
+	if w, err := out.Result(nil); w != 2 || err != nil || out.Started != 3 || len(out.Dropped) != 0 || !out.Keeps(0) || !out.Keeps(2) || out.Keeps(3) {
+		t.Errorf("first: %d, %v, %+v", w, err, out)
+	}
+	w, err := rt.Group(context.Background(), MustParsePath("L1"), 3, 3, func(_ context.Context, i int) (bool, error) {
 		return false, fmt.Errorf("e%d", i)
-	})
+	}).Result(nil)
 	if w != -1 || err == nil {
-		t.Errorf("First with errors: %d, %v", w, err)
+		t.Errorf("first with errors: %d, %v", w, err)
+	}
+	// An iteration still running at the win ends after it: dropped.
+	out = rt.Group(context.Background(), MustParsePath("L1"), 2, 2, func(ctx context.Context, i int) (bool, error) {
+		if i == 0 {
+			<-ctx.Done() // canceled by the win
+			return false, ctx.Err()
+		}
+		return true, nil
+	})
+	if out.Winner != 1 || out.Started != 2 || !slices.Equal(out.Dropped, []int{0}) || out.Keeps(0) || !out.Keeps(1) {
+		t.Errorf("win with one running: %+v", out)
 	}
 }

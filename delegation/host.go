@@ -175,16 +175,15 @@ type Recorder interface {
 
 // Runtime is the evaluator's access to concurrency, time and randomness.
 type Runtime interface {
-	// All runs fn(ctx, i) for i in [0,n) with at most limit running at once
-	// and waits for all. The first error cancels the ctx of the others and
-	// is returned. id is the stable path of the loop or parallel
-	// statement.
-	All(ctx context.Context, id Path, n, limit int, fn func(ctx context.Context, i int) error) error
-	// First runs fn like All but stops at the first i whose fn reports
-	// won: the other iterations are canceled and waited for, and i is
-	// returned; -1 when none won. id is the stable path of the loop (for
-	// the journal to record and replay the winner).
-	First(ctx context.Context, id Path, n, limit int, fn func(ctx context.Context, i int) (won bool, err error)) (int, error)
+	// Group runs a parallel loop or parallel statement: fn(ctx, i) for i
+	// in [0,n), at most limit at once, by the join's one rule (RunGroup):
+	// the first iteration that wins or fails decides the group and cancels
+	// the others. It waits for every iteration it started and says how the
+	// group ended, including which iterations ended after the decision
+	// (their appends are dropped). id is the stable path of the loop or
+	// statement: a journal records the outcome under it, and a replay or a
+	// resume answers the group from that record.
+	Group(ctx context.Context, id Path, n, limit int, fn func(ctx context.Context, i int) (won bool, err error)) GroupOutcome
 	// Now is the current time (for trace durations).
 	Now() time.Time
 	// Sleep waits d or until ctx is done.

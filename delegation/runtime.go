@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sync"
 	"time"
 )
@@ -57,16 +58,8 @@ func (defaultRuntime) WithTimeout(ctx context.Context, d time.Duration) (context
 	return context.WithTimeout(ctx, d)
 }
 
-func (defaultRuntime) All(ctx context.Context, _ Path, n, limit int, fn func(ctx context.Context, i int) error) error {
-	out := RunGroup(newLocalSpawner(ctx, limit), n, func(ctx context.Context, i int) (bool, error) {
-		return false, fn(ctx, i)
-	})
-	_, err := out.Result(ctx.Err())
-	return err
-}
-
-func (defaultRuntime) First(ctx context.Context, _ Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
-	return RunGroup(newLocalSpawner(ctx, limit), n, fn).Result(ctx.Err())
+func (defaultRuntime) Group(ctx context.Context, _ Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) GroupOutcome {
+	return RunGroup(newLocalSpawner(ctx, limit), n, fn)
 }
 
 // The join.
@@ -94,17 +87,45 @@ type Spawner interface {
 }
 
 // GroupOutcome is how a group ended: the winning iteration (-1: none),
-// the failing one (-1: none) and its error, and how many iterations were
-// started (in index order, so iterations 0..Started-1).
+// the failing one (-1: none) and its error, how many iterations were
+// started (in index order, so iterations 0..Started-1), and which of
+// those ended after the decision (Dropped, ascending: the iterations the
+// decision canceled, running when it was made). The iterations below
+// Started that are not dropped ended up to the decision, the deciding one
+// included: a parallel statement ended by a winner merges their appends
+// (semantics.md, 15a). Without a decision every iteration ran to its end
+// and Dropped is empty.
 type GroupOutcome struct {
 	Winner, Failed int
 	Err            error
 	Started        int
+	Dropped        []int
 }
 
-// Result is the group's answer as Runtime.First gives it: the winner,
-// else the failing iteration's error, else -1 and canceled (the caller's
-// context error, when the group was stopped from outside).
+// Decided reports whether an iteration won or failed.
+func (o GroupOutcome) Decided() bool { return o.Winner >= 0 || o.Failed >= 0 }
+
+// Decider is the iteration that won or failed, -1 when none did.
+func (o GroupOutcome) Decider() int {
+	if o.Failed >= 0 {
+		return o.Failed
+	}
+	return o.Winner
+}
+
+// Keeps reports whether iteration i ended up to the decision (or the
+// group ran to its end): it was started and not dropped.
+func (o GroupOutcome) Keeps(i int) bool {
+	if i < 0 || i >= o.Started {
+		return false
+	}
+	_, found := slices.BinarySearch(o.Dropped, i)
+	return !found
+}
+
+// Result is the group's answer as a loop uses it: the winner, else the
+// failing iteration's error, else -1 and canceled (the caller's context
+// error, when the group was stopped from outside).
 func (o GroupOutcome) Result(canceled error) (int, error) {
 	switch {
 	case o.Failed >= 0:
@@ -135,6 +156,7 @@ func RunGroup(s Spawner, n int, fn func(ctx context.Context, i int) (won bool, e
 	s.Cancel()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	slices.Sort(g.out.Dropped)
 	return g.out
 }
 
@@ -157,10 +179,15 @@ type group struct {
 }
 
 // finish notes how iteration i ended; the first win or error decides and
-// cancels the rest.
+// cancels the rest, and an iteration that ends after that is dropped.
 func (g *group) finish(i int, won bool, err error) {
 	g.mu.Lock()
-	if g.done || (!won && err == nil) {
+	if g.done {
+		g.out.Dropped = append(g.out.Dropped, i)
+		g.mu.Unlock()
+		return
+	}
+	if !won && err == nil {
 		g.mu.Unlock()
 		return
 	}

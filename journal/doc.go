@@ -28,22 +28,24 @@
 // Matching. A call attempt is keyed by its stable id and attempt number
 // (CallRequest.Path, Attempt) and checked by the sha256 of its arguments'
 // JSON; a judgment by its id, its occurrence and the digest of the values
-// it mentions; a `parallel first` loop by its id. Calls of a nested run are
-// keyed under the outer call ("L12/2>L5"). When resuming, a match answers
-// from the journal (a value, or the same error: a timeout still reads as
-// context.DeadlineExceeded); an attempt that was in flight at the kill (a
-// "start" with no "end") or canceled runs again; anything else runs live
-// and is appended. Journaled answers are handed out deterministically, in
-// the order the calls completed in the journal (the threads of a parallel
-// loop take turns, sched.go), so what iterations append to shared lists,
-// and the winner of a `parallel first`, come out as in the run; no clock
-// is read. When replaying, everything must match (an attempt the run saw
-// canceled, by a failing sibling or a `parallel first` winner, waits to be
-// canceled again); otherwise a *DivergenceError names the call id and .md
-// position and stops the run.
+// it mentions; a parallel group by its id and occurrence. Calls of a
+// nested run are keyed under the outer call ("L12/2>L5"). When resuming,
+// a match answers from the journal (a value, or the same error: a timeout
+// still reads as context.DeadlineExceeded); an attempt that was in flight
+// at the kill (a "start" with no "end") or canceled runs again; anything
+// else runs live and is appended. Answers are by key alone, whatever order
+// the calls complete in: a parallel body's appends are merged at the join
+// in index order (delegation/semantics.md, 15a), and how each parallel
+// group was decided (its winner or failing iteration, and which iterations
+// had ended by then) is journaled as a "group" record and answered from it
+// (group.go), so what iterations append to shared lists, and the winner of
+// a `parallel first`, come out as in the run; no clock is read and nothing
+// takes turns. When replaying, everything must match; otherwise a
+// *DivergenceError names the call id and .md position and stops the run.
+// Journals before format 4 are replayed but not resumed (*UngroupedError).
 //
 // Integrity. Each line ends with a digest chained to the line before it,
-// keyed (format 3) with the user's journal key (UserKey, KeyFile), so an
+// keyed (since format 3) with the user's journal key (UserKey, KeyFile), so an
 // edited or resealed journal is refused (*EditedError); a journal of an
 // older, unkeyed format is replayed but not resumed (*UnkeyedError). A
 // resume takes the journal's lock before it reads it.

@@ -52,6 +52,29 @@ func (e *UnkeyedError) Error() string {
 		"prose replay %s still reads it (it runs nothing live); to continue the work, run the spec again", e.RunID, by, e.Version, e.RunID)
 }
 
+// UngroupedError refuses to resume a journal written before parallel
+// groups were journaled (format 3): it does not say which iteration of a
+// parallel group won or failed first, nor which ended before that, and
+// its records are in the order of a turn-taking this prose no longer
+// has, so a resume would decide those groups again by timing and could
+// come out otherwise than the run. A replay still reads it: it runs
+// nothing live, and its result is checked against the journaled one.
+type UngroupedError struct {
+	RunID   string
+	Version int
+	Prose   string // the prose that wrote it ("" when not recorded)
+}
+
+func (e *UngroupedError) Error() string {
+	by := "an older prose"
+	if e.Prose != "" {
+		by = "prose " + e.Prose
+	}
+	return fmt.Sprintf("run %s was journaled by %s in format %d, which does not record how its parallel groups ended (which iteration won or failed, which ended before): "+
+		"a resume would decide them again by timing and could come out otherwise than the run, so it refuses; "+
+		"prose replay %s still reads it (its result is checked against the journal); to continue the work, run the spec again", e.RunID, by, e.Version, e.RunID)
+}
+
 // SpecChangedError reports a spec whose bytes differ from the journaled
 // run's.
 type SpecChangedError struct {

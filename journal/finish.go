@@ -20,7 +20,7 @@ var ErrUnfinished = errors.New("the journaled run has no recorded outcome to com
 // outcome against the journal: a different result or error is reported.
 func (r *Run) Finish(result delegation.Value, runErr error) error {
 	if r.mode == Replaying {
-		return r.checkOutcome(result, runErr)
+		return r.olderFormat(r.checkOutcome(result, runErr))
 	}
 	rec := &Record{Type: TypeFinal, Time: r.opt.Now().UTC(), Status: StatusOK}
 	switch div := r.Err(); {

@@ -85,7 +85,8 @@ type index struct {
 	f      io.ReaderAt // the journal
 	calls  table       // completed "end" records
 	judges table
-	ncalls int // distinct attempts in calls
+	groups table // "group" records (and "first" records of older journals)
+	ncalls int   // distinct attempts in calls
 	// memo, when resuming, holds the model's verdicts of earlier
 	// sessions by what a model judge caches a verdict by (memoKey).
 	memo map[string]entry
@@ -150,6 +151,9 @@ func (b *indexer) keep(rec *Record, off int64, n int) bool {
 		if b.x.memo != nil && rec.Kind == "" && rec.Rule == "" && rec.Model != "" {
 			b.x.memo[memoKey(posFile(rec.Pos), rec.Cond, rec.Values, rec.FailClosed)] = e
 		}
+	case TypeGroup, TypeFirst:
+		e.key = hashKey(rec.ID, max(rec.N, 1))
+		b.x.groups = append(b.x.groups, e)
 	case TypeProc:
 		b.procs[k] = append(b.procs[k], rec)
 		return false // kept, while open, in procs
@@ -179,8 +183,10 @@ func (b *indexer) done(l *Log) *index {
 	// Held for the whole run: no room to spare.
 	b.x.calls = append(table(nil), b.x.calls...)
 	b.x.judges = append(table(nil), b.x.judges...)
+	b.x.groups = append(table(nil), b.x.groups...)
 	b.x.calls.sort()
 	b.x.judges.sort()
+	b.x.groups.sort()
 	b.x.ncalls = b.x.calls.distinct()
 	return b.x
 }
@@ -266,6 +272,18 @@ func (x *index) judge(k judgeKey) (*Record, error) {
 	for _, e := range x.judges.find(hashKey(k.id, k.n)) {
 		rec, err := x.load(e)
 		if err != nil || (rec.ID == k.id && rec.N == k.n) {
+			return rec, err
+		}
+	}
+	return nil, nil
+}
+
+// group is the record of occurrence n of the parallel group at id, nil
+// when there is none.
+func (x *index) group(id delegation.Path, n int) (*Record, error) {
+	for _, e := range x.groups.find(hashKey(id, n)) {
+		rec, err := x.load(e)
+		if err != nil || (rec.ID == id && max(rec.N, 1) == n) {
 			return rec, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,11 +74,11 @@ func TestResealedJournalIsRefused(t *testing.T) {
 		_, err := open(base, id, Options{})
 		var ed *EditedError
 		if !errors.As(err, &ed) || ed.Line != 1 || !strings.Contains(err.Error(), "journal key") {
-			t.Errorf("resealed in format 3: %v, want the header refused", err)
+			t.Errorf("resealed in format %d: %v, want the header refused", FormatVersion, err)
 		}
 	}
 
-	reseal(t, path, func(s string) string { return strings.Replace(s, `"v":3,`, `"v":2,`, 1) })
+	reseal(t, path, func(s string) string { return strings.Replace(s, fmt.Sprintf(`"v":%d,`, FormatVersion), `"v":2,`, 1) })
 	_, err := Resume(base, id, Options{})
 	var ue *UnkeyedError
 	if !errors.As(err, &ue) || ue.Version != 2 || !strings.Contains(err.Error(), "prose replay "+id) {

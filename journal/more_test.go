@@ -136,14 +136,14 @@ func TestParallelFirstReplaysTheWinner(t *testing.T) {
 		t.Fatalf("live: %s, %v", toJSON(t, v), err)
 	}
 	l, _ := ReadFile(r.Path())
-	var firsts int
+	var groups int
 	for _, rec := range l.Records {
-		if rec.Type == TypeFirst && rec.Winner != nil && *rec.Winner == 1 {
-			firsts++
+		if rec.Type == TypeGroup && rec.Winner != nil && *rec.Winner == 1 && rec.Failed == nil {
+			groups++
 		}
 	}
-	if firsts != 1 {
-		t.Errorf("%d first records with winner 1, want 1", firsts)
+	if groups != 1 {
+		t.Errorf("%d group records with winner 1, want 1", groups)
 	}
 	rp, _ := Replay(base, r.ID(), Options{})
 	got, err := runWith(t, rp, prog, map[string]delegation.Value{"candidates": cands}, context.Background())

@@ -26,9 +26,15 @@ import (
 // line before it (FORMAT.md); Read checks it, so an edited record is
 // refused. Version 3 keys the chain (an HMAC under the user's journal
 // key, key.go), so an edited record cannot be resealed without the key.
-// Version 1 journals are read without the check; version 1 and 2
-// journals are replayed but not resumed (see Resume).
-const FormatVersion = 3
+// Version 4 journals how each parallel group ended ("group" records), so
+// a resume or a replay answers groups by their path, as it answers calls.
+// Version 1 journals are read without the check; journals before version
+// 4 are replayed but not resumed (see Resume).
+const FormatVersion = 4
+
+// GroupsVersion is the first format version that records how parallel
+// groups ended.
+const GroupsVersion = 4
 
 // UnkeyedVersion is the format version of a trace (Trace), chained with
 // unkeyed digests as journals were before version 3: a trace is read by
@@ -46,8 +52,12 @@ const (
 	TypeEnd     = "end"     // a call attempt ended
 	TypeProc    = "proc"    // a call attempt started a process group
 	TypeJudge   = "judge"   // a judgment was decided
-	TypeFirst   = "first"   // a `parallel first` loop picked its winner
-	TypeFinal   = "final"   // the run ended
+	TypeGroup   = "group"   // a parallel group was decided (a win, a return, an error)
+	// TypeFirst is a `parallel first` loop's winner, as journals before
+	// format 4 recorded it; read (a replay takes it as a group record),
+	// no longer written.
+	TypeFirst = "first"
+	TypeFinal = "final" // the run ended
 	// Trace-only records (see Trace).
 	TypeModel = "model" // a model request of an llm slot's attempt
 	TypeError = "error" // a run-time error as raised (also one a try caught)
@@ -146,11 +156,17 @@ type Record struct {
 	// FailClosed: the judgment guarded a side effect (it is part of what
 	// a model judge caches a verdict by).
 	FailClosed bool `json:"fail_closed,omitempty"`
-	// "first": the winning index (-1: none won), and the iterations that
-	// finished (not canceled), in the order they finished, the winner
-	// among them.
-	Winner *int  `json:"winner,omitempty"`
-	Order  []int `json:"order,omitempty"`
+	// "group" (N is its occurrence at this path, as for "judge"): the
+	// winning or the failing iteration (0-based), how many iterations had
+	// started (0..started-1), and those of them that ended after the
+	// decision, ascending (delegation.GroupOutcome).
+	Winner  *int  `json:"winner,omitempty"`
+	Failed  *int  `json:"failed,omitempty"`
+	Started int   `json:"started,omitempty"`
+	Dropped []int `json:"dropped,omitempty"`
+	// "first" (before format 4): the iterations that finished (not
+	// canceled), in the order they finished, the winner among them.
+	Order []int `json:"order,omitempty"`
 	// "final": Status, and Result or Err. "session": Mode, Force and the
 	// spec's digest at this resume (it differs from the header's after a
 	// forced resume of a changed spec).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,11 +61,12 @@ func TestReadRefusesNewerAndDamagedJournals(t *testing.T) {
 	write("20260101T000000-newer1", `{"t":"header","v":99,"run":"20260101T000000-newer1"}`+"\n")
 	// A newer format may seal its records another way: its header is
 	// refused for its version, not reported as edited.
-	write("20260101T000000-newer2", `{"t":"header","v":4,"prose":"v9.1.0","run":"20260101T000000-newer2","sum":"`+strings.Repeat("0", 64)+`"}`+"\n")
+	newer := strconv.Itoa(FormatVersion + 1)
+	write("20260101T000000-newer2", `{"t":"header","v":`+newer+`,"prose":"v9.1.0","run":"20260101T000000-newer2","sum":"`+strings.Repeat("0", 64)+`"}`+"\n")
 	write("20260101T000000-broken", `{"t":"header","v":1}`+"\n"+`{"t":"start","id":"L1"}`+"\n{oops\n"+`{"t":"end","id":"L1"}`+"\n")
 	for id, want := range map[string]string{
 		"20260101T000000-newer1": "newer prose",
-		"20260101T000000-newer2": "journal format version 4 was written by prose v9.1.0",
+		"20260101T000000-newer2": "journal format version " + newer + " was written by prose v9.1.0",
 		"20260101T000000-broken": "line 3: invalid journal record, and not the last line",
 	} {
 		_, err := Resume(base, id, Options{})

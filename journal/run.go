@@ -95,9 +95,8 @@ type Run struct {
 	w    *writer // nil when replaying
 	lock func()  // releases the journal's lock
 
-	idx   *index   // records of earlier sessions (nil for a new run)
-	rf    *os.File // the journal a replay reads its records from
-	sched *sched   // turn-taking while answering from idx (nil for a new run)
+	idx *index   // records of earlier sessions (nil for a new run)
+	rf  *os.File // the journal a replay reads its records from
 
 	digests argDigester // of call arguments
 	vault   *envVault   // the environment's secrets
@@ -158,8 +157,7 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env),
-		sched: newSched(false)}
+	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env)}
 	r.w.key = key
 	r.w.afterSync = func() { syncDir(dir) }
 	if err := r.w.append(&h, true); err != nil {
@@ -225,6 +223,11 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 		f.Close()
 		return nil, &UnkeyedError{RunID: id, Version: log.Header.Version, Prose: log.Header.Prose}
 	}
+	if mode == Resuming && log.Header.Version < GroupsVersion {
+		unlock()
+		f.Close()
+		return nil, &UngroupedError{RunID: id, Version: log.Header.Version, Prose: log.Header.Prose}
+	}
 	r, err := newReader(id, dir, mode, opt, log, b.done(log), f, unlock)
 	if err != nil {
 		return nil, err
@@ -273,7 +276,7 @@ func newReader(id, dir string, mode Mode, opt Options, log *Log, idx *index, f *
 		f.Close()
 		return nil, err
 	}
-	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: idx, sched: newSched(true), lock: func() {}, vault: newEnvVault(opt.Env)}
+	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: idx, lock: func() {}, vault: newEnvVault(opt.Env)}
 	if names := r.vault.missing(log); len(names) > 0 {
 		return fail(&MissingSecretsError{Names: names})
 	}
@@ -431,9 +434,20 @@ func (r *Run) Err() error {
 	return r.err
 }
 
+// diverge records div as the run's divergence and returns it, for the
+// call, judgment or group that diverged; when another diverged first, it
+// returns context.Canceled: the run is stopped by that one, which the run
+// reports once.
+func (r *Run) diverge(div error) error {
+	if !r.fail(div) {
+		return context.Canceled
+	}
+	return div
+}
+
 // fail records the first divergence and cancels every context from
-// Context.
-func (r *Run) fail(err error) {
+// Context; it reports whether err was the first.
+func (r *Run) fail(err error) bool {
 	r.mu.Lock()
 	first := r.err == nil
 	if first {
@@ -441,16 +455,13 @@ func (r *Run) fail(err error) {
 	}
 	cancels := r.cancels
 	r.mu.Unlock()
-	// The contexts first: a waiting sibling woken by stepAside must find
-	// its context canceled (it returns canceled), not only the
-	// divergence, which is the diverging call's to report.
 	for _, c := range cancels {
 		c(err)
 	}
-	r.sched.stepAside() // nothing waits for a turn any more
 	if first && r.opt.OnDiverge != nil {
 		r.opt.OnDiverge(err)
 	}
+	return first
 }
 
 // Close releases the journal (syncing what is pending). It is safe to

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/proselang/prose/delegation"
@@ -34,17 +33,13 @@ func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegat
 	if v, err, ok := c.r.answerCall(ctx, req, args); ok {
 		return v, err
 	}
-	return c.r.liveCall(ctx, c.inner, req, req.Path, args, !nested(req.Path))
+	return c.r.liveCall(ctx, c.inner, req, req.Path, args)
 }
 
-// nested reports whether id belongs to a nested run (a service that runs
-// another spec): its calls run inside the outer call, which gave up the
-// turn, so they take no turns of their own.
-func nested(id delegation.Path) bool { return id.Depth() > 0 }
-
 // answerCall answers req from the journal when it can, by its path
-// (CallRequest.Path) and attempt, in its turn (see sched.go). ok is false
-// when the attempt must run live.
+// (CallRequest.Path) and attempt alone: which calls ended first in the
+// journaled run does not matter, since each parallel group's outcome is
+// journaled too (group.go). ok is false when the attempt must run live.
 func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args string) (v delegation.Value, err error, ok bool) {
 	if r.idx == nil {
 		return nil, nil, false
@@ -60,26 +55,14 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 		if !r.opt.Force || r.mode != Resuming {
 			div := &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos,
 				Reason: fmt.Sprintf("its arguments differ (journal sha256 %.12s..., now %.12s...)", rec.Args, args)}
-			r.fail(div)
-			return nil, div, true
+			return nil, r.diverge(div), true
 		}
 		rec = nil // forced: it runs live and its new record supersedes the old one
 	}
-	place := -1
-	if rec != nil {
-		place = rec.place
-	}
-	if !nested(id) {
-		r.sched.wait(ctx, place)
-	}
-	if err := r.Err(); err != nil {
-		if ctx.Err() != nil {
-			// Stopped because another call diverged (fail canceled this
-			// call's context): canceled, not failed with that call's
-			// divergence, which the run reports once.
-			return nil, ctx.Err(), true
-		}
-		return nil, err, true
+	if r.Err() != nil {
+		// Stopped because another call diverged: canceled, not failed
+		// with that call's divergence, which the run reports once.
+		return nil, context.Canceled, true
 	}
 	switch {
 	case rec != nil:
@@ -108,8 +91,7 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 		reason = "the journaled run stopped while this call was running (prose resume runs it live)"
 	}
 	div := &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos, Reason: reason}
-	r.fail(div)
-	return nil, div, true
+	return nil, r.diverge(div), true
 }
 
 // decodeOutcome rebuilds an attempt's value or error from its record.
@@ -137,7 +119,7 @@ func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
 // liveCall runs req on inner with a "start" record before and an "end"
 // record after; the end of a completed attempt is on disk before it
 // returns.
-func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id delegation.Path, args string, turns bool) (delegation.Value, error) {
+func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id delegation.Path, args string) (delegation.Value, error) {
 	slot := ""
 	if req.Service != nil {
 		slot = req.Service.ServiceName()
@@ -152,13 +134,7 @@ func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delega
 	}
 	start := r.opt.Now()
 	r.write(&Record{Type: TypeStart, Time: start.UTC(), ID: id, Pos: pos, Attempt: req.Attempt, Slot: slot, Args: args}, false)
-	if turns {
-		r.sched.leave()
-	}
 	v, err := inner.Call(ctx, r.spawnRecorded(req, id, slot))
-	if turns {
-		r.sched.rejoin() // the end record is written in the order the run goes on
-	}
 	if err == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		v, err = nil, ctx.Err() // answered after its deadline: a timeout
 	}
@@ -308,14 +284,7 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 		return delegation.Verdict{}, fmt.Errorf("no judge is configured")
 	}
 	start := j.r.opt.Now()
-	turns := !nested(id)
-	if turns {
-		j.r.sched.leave()
-	}
 	v, err := j.inner.Judge(ctx, jg)
-	if turns {
-		j.r.sched.rejoin()
-	}
 	if ctx.Err() != nil {
 		return v, err // canceled under it: not a verdict
 	}
@@ -371,20 +340,12 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id delegat
 		if !r.opt.Force || r.mode != Resuming {
 			div := &DivergenceError{What: "condition", ID: id, Pos: jg.Pos,
 				Reason: fmt.Sprintf("the values it mentions differ (journal sha256 %.12s..., now %.12s...)", rec.Values, vals)}
-			r.fail(div)
-			return delegation.Verdict{}, div, true
+			return delegation.Verdict{}, r.diverge(div), true
 		}
 		rec = nil
 	}
-	place := -1
-	if rec != nil {
-		place = rec.place
-	}
-	if !nested(id) {
-		r.sched.wait(ctx, place)
-	}
-	if err := r.Err(); err != nil {
-		return delegation.Verdict{}, err, true
+	if r.Err() != nil {
+		return delegation.Verdict{}, context.Canceled, true // another diverged (see answerCall)
 	}
 	switch {
 	case rec == nil && ctx.Err() != nil:
@@ -393,8 +354,7 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id delegat
 		return delegation.Verdict{}, nil, false
 	case rec == nil:
 		div := &DivergenceError{What: "condition", ID: id, Pos: jg.Pos, Reason: "the journal holds no such judgment"}
-		r.fail(div)
-		return delegation.Verdict{}, div, true
+		return delegation.Verdict{}, r.diverge(div), true
 	}
 	rec = r.vault.revealRecord(rec)
 	if rec.Kind != "" {
@@ -412,61 +372,21 @@ func condText(jg *delegation.Judgment) string {
 	return jg.Cond.Text
 }
 
-// WrapRuntime returns a Runtime that journals the winner of each
-// `parallel first` loop and, when resuming or replaying, re-runs only the
-// journaled winner. Backoff sleeps are skipped while replaying, and while
-// resuming as long as journaled attempts remain to be answered.
+// WrapRuntime returns a Runtime that journals how each parallel group
+// ended and, when resuming or replaying, answers a journaled group from
+// its record (group.go). Backoff sleeps are skipped while replaying, and
+// while resuming as long as journaled attempts remain to be answered.
 func (r *Run) WrapRuntime(inner delegation.Runtime) delegation.Runtime {
 	if inner == nil {
 		inner = delegation.DefaultRuntime()
 	}
-	return &runtime{r: r, Runtime: inner}
+	return &runtime{r: r, Runtime: inner, seen: map[delegation.Path]int{}}
 }
 
 type runtime struct {
 	r *Run
 	delegation.Runtime
-}
-
-func (rt *runtime) First(ctx context.Context, loopID delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
-	r := rt.r
-	var mu sync.Mutex
-	var order []int
-	track := func(ctx context.Context, i int) (bool, error) {
-		won, err := fn(ctx, i)
-		if err == nil {
-			mu.Lock()
-			order = append(order, i)
-			mu.Unlock()
-		}
-		return won, err
-	}
-	var w int
-	var err error
-	if !r.sched.usable() || nested(loopID) {
-		w, err = rt.Runtime.First(ctx, loopID, n, limit, track)
-	} else {
-		w, err = r.sched.group(ctx, n, limit, track)
-	}
-	if err == nil && ctx.Err() == nil {
-		win := w
-		mu.Lock()
-		rec := &Record{Type: TypeFirst, Time: r.opt.Now().UTC(), ID: loopID, Winner: &win, Order: order}
-		mu.Unlock()
-		if werr := r.write(rec, true); werr != nil {
-			return -1, werr
-		}
-	}
-	return w, err
-}
-
-// All runs the iterations under the scheduler (see sched.go).
-func (rt *runtime) All(ctx context.Context, id delegation.Path, n, limit int, fn func(ctx context.Context, i int) error) error {
-	if !rt.r.sched.usable() || nested(id) {
-		return rt.Runtime.All(ctx, id, n, limit, fn)
-	}
-	_, err := rt.r.sched.group(ctx, n, limit, func(ctx context.Context, i int) (bool, error) { return false, fn(ctx, i) })
-	return err
+	seen map[delegation.Path]int // group occurrences per path, guarded by r.mu
 }
 
 // Sleep skips waits in a replay.
@@ -478,26 +398,18 @@ func (rt *runtime) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // Pause waits out the backoff before another attempt of call id: not at
-// all in a replay, nor in a resume while journaled answers remain; else
-// without the turn, so other iterations go on meanwhile.
+// all in a replay, nor in a resume while journaled answers remain.
 func (rt *runtime) Pause(ctx context.Context, id delegation.Path, d time.Duration) error {
 	r := rt.r
 	if r.mode == Replaying || (r.mode == Resuming && r.remaining() > 0) {
 		return ctx.Err()
 	}
-	if nested(id) {
-		return rt.Runtime.Sleep(ctx, d)
-	}
-	r.sched.leave()
-	err := rt.Runtime.Sleep(ctx, d)
-	r.sched.rejoin()
-	return err
+	return rt.Runtime.Sleep(ctx, d)
 }
 
 // WithTimeout sets no deadline on the evaluator's attempt context: a
 // journaled timeout is answered as one, and an attempt that runs live gets
-// its deadline when its service starts (liveCall), so waiting for the turn
-// is never counted against it.
+// its deadline when its service starts (liveCall).
 func (rt *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithCancel(ctx)
 }

@@ -167,9 +167,9 @@ type seenRuntime struct {
 	s *seen
 }
 
-func (r seenRuntime) First(ctx context.Context, id delegation.Path, n, limit int, fn func(context.Context, int) (bool, error)) (int, error) {
+func (r seenRuntime) Group(ctx context.Context, id delegation.Path, n, limit int, fn func(context.Context, int) (bool, error)) delegation.GroupOutcome {
 	r.s.add("first " + id.Key())
-	return -1, nil
+	return delegation.GroupOutcome{Winner: -1, Failed: -1}
 }
 
 func (r seenRuntime) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {

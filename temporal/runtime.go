@@ -125,34 +125,24 @@ func (r *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Con
 	return c, func() { cancel() }
 }
 
-func (r *runtime) All(ctx context.Context, _ delegation.Path, n, limit int, fn func(ctx context.Context, i int) error) error {
-	_, err := r.group(ctx, n, limit, func(ctx context.Context, i int) (bool, error) {
-		return false, fn(ctx, i)
-	})
-	return err
-}
-
-func (r *runtime) First(ctx context.Context, _ delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
-	return r.group(ctx, n, limit, fn)
-}
-
-// group runs a parallel group by the evaluator's one rule
+// Group runs a parallel group by the evaluator's one rule
 // (delegation.RunGroup) on workflow coroutines: a workflow semaphore for
 // the limit, the first win or error cancelling the rest. Coroutines run
-// one at a time; which one finishes first is decided by the history.
-func (r *runtime) group(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) (bool, error)) (int, error) {
+// one at a time; which one finishes first, and so the whole outcome, is
+// decided by the history.
+func (r *runtime) Group(ctx context.Context, _ delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) delegation.GroupOutcome {
 	parent, err := fromContext(ctx)
 	if err != nil {
-		return -1, err
+		return delegation.GroupOutcome{Winner: -1, Failed: 0, Err: err}
 	}
 	if n <= 0 {
-		return -1, parent.Err()
+		return delegation.GroupOutcome{Winner: -1, Failed: -1}
 	}
 	w, cancel := workflow.WithCancel(parent.w)
 	defer cancel()
 	s := &workflowSpawner{parent: parent, w: w, cancel: cancel,
 		sem: workflow.NewSemaphore(w, int64(max(limit, 1))), wg: workflow.NewWaitGroup(w)}
-	return delegation.RunGroup(s, n, fn).Result(parent.Err())
+	return delegation.RunGroup(s, n, fn)
 }
 
 // workflowSpawner is delegation.Spawner on workflow coroutines.

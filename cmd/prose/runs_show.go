@@ -113,6 +113,13 @@ func showRun(w io.Writer, l *journal.Log) {
 			if r.Winner != nil {
 				fmt.Fprintf(w, "  %sfirst %-13s winner: iteration %d\n", at, r.ID, *r.Winner+1)
 			}
+		case journal.TypeGroup:
+			switch {
+			case r.Winner != nil:
+				fmt.Fprintf(w, "  %sgroup %-13s won by iteration %d of %d started\n", at, r.ID, *r.Winner+1, r.Started)
+			case r.Failed != nil:
+				fmt.Fprintf(w, "  %sgroup %-13s ended by iteration %d of %d started\n", at, r.ID, *r.Failed+1, r.Started)
+			}
 		case journal.TypeFinal:
 			fmt.Fprintf(w, "  %send: %s", at, r.Status)
 			switch {
