@@ -300,7 +300,7 @@ func (f *frame) runParallel(lp *loop, r *results) (ctrl, Value, bool, error) {
 			return false, &returnSignal{v, i}
 		}
 		return false, r.put(f, lp.pos, i, nil, it.th)
-	})
+	}, nil)
 	_, err := out.Result(f.ctx.Err())
 	c, v, has, _, err := f.joined(lp.pos, err)
 	if err != nil {
@@ -360,7 +360,7 @@ func (f *frame) runFirst(lp *loop) (Value, error) {
 		vals[i] = v
 		mu.Unlock()
 		return true, nil
-	})
+	}, nil)
 	w, err := out.Result(f.ctx.Err())
 	if _, _, _, _, err := f.joined(lp.pos, err); err != nil {
 		return nil, err
@@ -442,7 +442,7 @@ func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) 
 			return false, &returnSignal{v, i}
 		}
 		return false, nil
-	})
+	}, nil)
 	_, err := out.Result(f.ctx.Err())
 	c, v, has, _, err := f.joined(s.Parallel, err)
 	if err == nil {

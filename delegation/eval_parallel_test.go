@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -244,7 +245,7 @@ func TestDefaultRuntime(t *testing.T) {
 		t.Errorf("sleep of 5ms: %v after %v", err, time.Since(start))
 	}
 	// A canceled caller: the group reports it even when no iteration failed.
-	_, err := rt.Group(ctx, MustParsePath("L1"), 3, 2, func(context.Context, int) (bool, error) { return false, nil }).Result(ctx.Err())
+	_, err := rt.Group(ctx, MustParsePath("L1"), 3, 2, func(context.Context, int) (bool, error) { return false, nil }, nil).Result(ctx.Err())
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("group on canceled ctx: %v", err)
 	}
@@ -254,7 +255,7 @@ func TestDefaultRuntime(t *testing.T) {
 			panic("bad")
 		}
 		return false, nil
-	})
+	}, nil)
 	_, err = out.Result(nil)
 	wantErr(t, err, "panic in parallel iteration 2: bad")
 	if out.Failed != 1 {
@@ -262,24 +263,29 @@ func TestDefaultRuntime(t *testing.T) {
 	}
 	// One at a time: iteration 2 wins, 0 and 1 ended before it and are
 	// kept, 3 and 4 never start.
-	out = rt.Group(context.Background(), MustParsePath("L1"), 5, 1, func(_ context.Context, i int) (bool, error) { return i == 2, nil })
+	out = rt.Group(context.Background(), MustParsePath("L1"), 5, 1, func(_ context.Context, i int) (bool, error) { return i == 2, nil }, nil)
 	if w, err := out.Result(nil); w != 2 || err != nil || out.Started != 3 || len(out.Dropped) != 0 || !out.Keeps(0) || !out.Keeps(2) || out.Keeps(3) {
 		t.Errorf("first: %d, %v, %+v", w, err, out)
 	}
 	w, err := rt.Group(context.Background(), MustParsePath("L1"), 3, 3, func(_ context.Context, i int) (bool, error) {
 		return false, fmt.Errorf("e%d", i)
-	}).Result(nil)
+	}, nil).Result(nil)
 	if w != -1 || err == nil {
 		t.Errorf("first with errors: %d, %v", w, err)
 	}
-	// An iteration still running at the win ends after it: dropped.
+	// An iteration still running at the win ends after it: dropped. The
+	// outcome is told at the decision, as the group returns it.
+	var decided []GroupOutcome
 	out = rt.Group(context.Background(), MustParsePath("L1"), 2, 2, func(ctx context.Context, i int) (bool, error) {
 		if i == 0 {
 			<-ctx.Done() // canceled by the win
 			return false, ctx.Err()
 		}
 		return true, nil
-	})
+	}, func(o GroupOutcome) { decided = append(decided, o) })
+	if len(decided) != 1 || !reflect.DeepEqual(decided[0], out) {
+		t.Errorf("decided with %+v, returned %+v", decided, out)
+	}
 	if out.Winner != 1 || out.Started != 2 || !slices.Equal(out.Dropped, []int{0}) || out.Keeps(0) || !out.Keeps(1) {
 		t.Errorf("win with one running: %+v", out)
 	}

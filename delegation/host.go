@@ -182,8 +182,10 @@ type Runtime interface {
 	// group ended, including which iterations ended after the decision
 	// (their appends are dropped). id is the stable path of the loop or
 	// statement: a journal records the outcome under it, and a replay or a
-	// resume answers the group from that record.
-	Group(ctx context.Context, id Path, n, limit int, fn func(ctx context.Context, i int) (won bool, err error)) GroupOutcome
+	// resume answers the group from that record. decided, when not nil, is
+	// called once with the outcome at the decision, before the others are
+	// canceled (RunGroup).
+	Group(ctx context.Context, id Path, n, limit int, fn func(ctx context.Context, i int) (won bool, err error), decided func(GroupOutcome)) GroupOutcome
 	// Now is the current time (for trace durations).
 	Now() time.Time
 	// Sleep waits d or until ctx is done.

@@ -58,8 +58,8 @@ func (defaultRuntime) WithTimeout(ctx context.Context, d time.Duration) (context
 	return context.WithTimeout(ctx, d)
 }
 
-func (defaultRuntime) Group(ctx context.Context, _ Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) GroupOutcome {
-	return RunGroup(newLocalSpawner(ctx, limit), n, fn)
+func (defaultRuntime) Group(ctx context.Context, _ Path, n, limit int, fn func(ctx context.Context, i int) (bool, error), decided func(GroupOutcome)) GroupOutcome {
+	return RunGroup(newLocalSpawner(ctx, limit), n, fn, decided)
 }
 
 // The join.
@@ -137,15 +137,23 @@ func (o GroupOutcome) Result(canceled error) (int, error) {
 }
 
 // RunGroup runs fn(ctx, i) for i in [0,n) through s (see The join). A
-// panic in an iteration is its error.
-func RunGroup(s Spawner, n int, fn func(ctx context.Context, i int) (won bool, err error)) GroupOutcome {
-	g := &group{out: GroupOutcome{Winner: -1, Failed: -1}, cancel: s.Cancel}
+// panic in an iteration is its error. decided, when not nil, is called
+// once with the outcome when an iteration decides the group, before the
+// others are canceled (a journal records it then, so that a process
+// killed while the others are being stopped has it); the outcome RunGroup
+// returns is the same.
+func RunGroup(s Spawner, n int, fn func(ctx context.Context, i int) (won bool, err error), decided func(GroupOutcome)) GroupOutcome {
+	g := &group{out: GroupOutcome{Winner: -1, Failed: -1}, cancel: s.Cancel, decided: decided, running: map[int]bool{}}
 	for i := 0; i < n; i++ {
 		if !s.Acquire() {
 			break // decided or canceled: start no more
 		}
 		g.mu.Lock()
-		g.out.Started++
+		counted := !g.done // started after the decision: neither kept nor dropped
+		if counted {
+			g.out.Started++
+			g.running[i] = true
+		}
 		g.mu.Unlock()
 		s.Go(func(ctx context.Context) {
 			won, err := runIteration(ctx, i, fn)
@@ -156,7 +164,6 @@ func RunGroup(s Spawner, n int, fn func(ctx context.Context, i int) (won bool, e
 	s.Cancel()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	slices.Sort(g.out.Dropped)
 	return g.out
 }
 
@@ -172,21 +179,24 @@ func runIteration(ctx context.Context, i int, fn func(ctx context.Context, i int
 // group tracks the outcome of one RunGroup. Its lock is never held across
 // a wait, so workflow coroutines may share it too.
 type group struct {
-	mu     sync.Mutex
-	cancel func()
-	done   bool
-	out    GroupOutcome
+	mu      sync.Mutex
+	cancel  func()
+	decided func(GroupOutcome)
+	done    bool
+	running map[int]bool // started, counted and not ended, until the decision
+	out     GroupOutcome
 }
 
-// finish notes how iteration i ended; the first win or error decides and
-// cancels the rest, and an iteration that ends after that is dropped.
+// finish notes how iteration i ended; the first win or error decides:
+// the iterations running then are dropped (they end after it), and the
+// rest are canceled.
 func (g *group) finish(i int, won bool, err error) {
 	g.mu.Lock()
 	if g.done {
-		g.out.Dropped = append(g.out.Dropped, i)
 		g.mu.Unlock()
 		return
 	}
+	delete(g.running, i)
 	if !won && err == nil {
 		g.mu.Unlock()
 		return
@@ -197,7 +207,16 @@ func (g *group) finish(i int, won bool, err error) {
 	} else {
 		g.out.Winner = i
 	}
+	for j := range g.running {
+		g.out.Dropped = append(g.out.Dropped, j)
+	}
+	slices.Sort(g.out.Dropped)
+	g.running = nil
+	out := g.out
 	g.mu.Unlock()
+	if g.decided != nil {
+		g.decided(out)
+	}
 	g.cancel()
 }
 

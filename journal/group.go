@@ -44,7 +44,7 @@ func (rt *runtime) groupOccurrence(id delegation.Path) int {
 
 // Group runs a parallel group, answering it from its record when the
 // journal holds one, and journals how it was decided.
-func (rt *runtime) Group(ctx context.Context, id delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) delegation.GroupOutcome {
+func (rt *runtime) Group(ctx context.Context, id delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error), decided func(delegation.GroupOutcome)) delegation.GroupOutcome {
 	r := rt.r
 	occ := rt.groupOccurrence(id)
 	if r.idx != nil {
@@ -53,7 +53,11 @@ func (rt *runtime) Group(ctx context.Context, id delegation.Path, n, limit int, 
 			var jo journaledGroup
 			jo, err = readGroup(rec, n)
 			if err == nil && jo.decider >= 0 {
-				return rt.answerGroup(ctx, id, occ, n, limit, fn, jo)
+				out := rt.answerGroup(ctx, id, occ, n, limit, fn, jo)
+				if decided != nil && out.Decided() {
+					decided(out)
+				}
+				return out
 			}
 		}
 		if err != nil {
@@ -61,17 +65,21 @@ func (rt *runtime) Group(ctx context.Context, id delegation.Path, n, limit int, 
 			return delegation.GroupOutcome{Winner: -1, Failed: 0, Err: err}
 		}
 	}
-	out := rt.Runtime.Group(ctx, id, n, limit, fn)
-	rt.recordGroup(ctx, id, occ, out)
-	return out
+	return rt.Runtime.Group(ctx, id, n, limit, fn, func(out delegation.GroupOutcome) {
+		rt.recordGroup(ctx, id, occ, out)
+		if decided != nil {
+			decided(out)
+		}
+	})
 }
 
 // recordGroup journals out, the outcome of occurrence occ of the group at
-// id, when an iteration decided it and the run goes on (not canceled from
-// outside, not diverged).
+// id, at its decision (before the other iterations are canceled, so that a
+// process killed while they stop has it), unless the run is being stopped
+// (canceled from outside, diverged: the deciding error is then that).
 func (rt *runtime) recordGroup(ctx context.Context, id delegation.Path, occ int, out delegation.GroupOutcome) {
 	r := rt.r
-	if !out.Decided() || ctx.Err() != nil || r.Err() != nil {
+	if !out.Decided() || ctx.Err() != nil || r.Err() != nil || (out.Failed >= 0 && isCanceled(out.Err)) {
 		return
 	}
 	rec := &Record{Type: TypeGroup, Time: r.opt.Now().UTC(), ID: id, Started: out.Started, Dropped: out.Dropped}
@@ -177,7 +185,7 @@ func (rt *runtime) answerGroup(ctx context.Context, id delegation.Path, occ, n, 
 		won, err := fn(ctx, jg.kept(j))
 		ends[j] = ending{won, err}
 		return false, nil // each runs to its end: the record decides
-	})
+	}, nil)
 	out := delegation.GroupOutcome{Winner: -1, Failed: -1, Started: jg.started, Dropped: jg.dropped}
 	switch {
 	case inner.Failed >= 0: // a panic
@@ -213,9 +221,7 @@ func (rt *runtime) answerGroup(ctx context.Context, id delegation.Path, occ, n, 
 		div := &DivergenceError{What: "parallel group", ID: id, Reason: groupReason(jg, i, e)}
 		return delegation.GroupOutcome{Winner: -1, Failed: i, Err: r.diverge(div), Started: jg.started, Dropped: jg.dropped}
 	}
-	out = rt.decideRest(ctx, id, n, limit, fn, jg, ends)
-	rt.recordGroup(ctx, id, occ, out)
-	return out
+	return rt.decideRest(ctx, id, occ, n, limit, fn, jg, ends)
 }
 
 // groupReason says how iteration i ended otherwise than the record says.
@@ -242,7 +248,7 @@ func groupReason(jg journaledGroup, i int, e ending) string {
 // again): the first of them in index order that won or failed decides
 // (the other deciders are dropped); when none did, the iterations the
 // record did not run are run live and decide as in a new run.
-func (rt *runtime) decideRest(ctx context.Context, id delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error), jg journaledGroup, ends []ending) delegation.GroupOutcome {
+func (rt *runtime) decideRest(ctx context.Context, id delegation.Path, occ, n, limit int, fn func(ctx context.Context, i int) (bool, error), jg journaledGroup, ends []ending) delegation.GroupOutcome {
 	out := delegation.GroupOutcome{Winner: -1, Failed: -1, Started: jg.started, Dropped: slices.Clone(jg.dropped)}
 	for j, e := range ends {
 		if !e.won && e.err == nil {
@@ -261,6 +267,7 @@ func (rt *runtime) decideRest(ctx context.Context, id delegation.Path, n, limit 
 	}
 	if out.Decided() {
 		slices.Sort(out.Dropped)
+		rt.recordGroup(ctx, id, occ, out)
 		return out
 	}
 	// The rest: the dropped iterations, then those never started.
@@ -270,9 +277,11 @@ func (rt *runtime) decideRest(ctx context.Context, id delegation.Path, n, limit 
 		}
 		return jg.started + j - len(jg.dropped)
 	}
+	// Recorded at the end: the outcome in the group's own numbering is
+	// only known then (the decision of more is in its numbering).
 	more := rt.Runtime.Group(ctx, id, len(jg.dropped)+n-jg.started, limit, func(ctx context.Context, j int) (bool, error) {
 		return fn(ctx, rest(j))
-	})
+	}, nil)
 	out = delegation.GroupOutcome{Winner: -1, Failed: -1, Err: more.Err, Started: jg.started}
 	if more.Winner >= 0 {
 		out.Winner = rest(more.Winner)
@@ -292,6 +301,7 @@ func (rt *runtime) decideRest(ctx context.Context, id delegation.Path, n, limit 
 		}
 	}
 	slices.Sort(out.Dropped)
+	rt.recordGroup(ctx, id, occ, out)
 	return out
 }
 

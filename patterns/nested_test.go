@@ -167,7 +167,7 @@ type seenRuntime struct {
 	s *seen
 }
 
-func (r seenRuntime) Group(ctx context.Context, id delegation.Path, n, limit int, fn func(context.Context, int) (bool, error)) delegation.GroupOutcome {
+func (r seenRuntime) Group(ctx context.Context, id delegation.Path, n, limit int, fn func(context.Context, int) (bool, error), _ func(delegation.GroupOutcome)) delegation.GroupOutcome {
 	r.s.add("first " + id.Key())
 	return delegation.GroupOutcome{Winner: -1, Failed: -1}
 }

@@ -130,7 +130,7 @@ func (r *runtime) WithTimeout(ctx context.Context, d time.Duration) (context.Con
 // the limit, the first win or error cancelling the rest. Coroutines run
 // one at a time; which one finishes first, and so the whole outcome, is
 // decided by the history.
-func (r *runtime) Group(ctx context.Context, _ delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error)) delegation.GroupOutcome {
+func (r *runtime) Group(ctx context.Context, _ delegation.Path, n, limit int, fn func(ctx context.Context, i int) (bool, error), decided func(delegation.GroupOutcome)) delegation.GroupOutcome {
 	parent, err := fromContext(ctx)
 	if err != nil {
 		return delegation.GroupOutcome{Winner: -1, Failed: 0, Err: err}
@@ -142,7 +142,7 @@ func (r *runtime) Group(ctx context.Context, _ delegation.Path, n, limit int, fn
 	defer cancel()
 	s := &workflowSpawner{parent: parent, w: w, cancel: cancel,
 		sem: workflow.NewSemaphore(w, int64(max(limit, 1))), wg: workflow.NewWaitGroup(w)}
-	return delegation.RunGroup(s, n, fn)
+	return delegation.RunGroup(s, n, fn, decided)
 }
 
 // workflowSpawner is delegation.Spawner on workflow coroutines.
