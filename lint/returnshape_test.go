@@ -18,7 +18,9 @@ func TestReturnShape(t *testing.T) {
 		return s + "\n### Execution\n\n```prose\n" + body + "\n```\n"
 	}
 	for _, tc := range []struct{ name, returns, body, want string }{
-		{"a string", "a b", `return "done " + x`, ""},
+		{"text joined to text", "a b", `return "done " + x`, "check/return-shape return gives a string, but f declares 2 outputs"},
+		{"a comparison", "a b", `return x == 1`, "check/return-shape return gives a boolean, but f declares 2 outputs"},
+		{"a sum of names", "a b", `return x + x`, ""},
 		{"a string literal", "a b", `return "done"`, "check/return-shape return gives a string, but f declares 2 outputs (a, b): return an object with those keys"},
 		{"nothing", "a b", "if x:\n  return\nreturn { a: 1, b: 2 }", "check/return-shape return gives nothing, but f declares 2 outputs (a, b)"},
 		{"never returns", "a b", "let y = x", "check/return-shape the Execution never returns, so its value is null, but f declares 2 outputs (a, b)"},

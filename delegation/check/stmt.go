@@ -340,6 +340,22 @@ func (c *checker) returnShape(s *syntax.ReturnStmt) {
 		got = "null"
 	case *syntax.ListLit:
 		got = "a list"
+	case *syntax.IsExpr:
+		got = "a boolean"
+	case *syntax.BinaryExpr:
+		switch v.Op {
+		case syntax.EQ, syntax.NE, syntax.LT, syntax.LE, syntax.GT, syntax.GE:
+			got = "a boolean"
+		case syntax.PLUS:
+			_, l := v.X.(*syntax.StringLit)
+			_, r := v.Y.(*syntax.StringLit)
+			if !l && !r {
+				return
+			}
+			got = "a string" // text joined to text
+		default:
+			return
+		}
 	case *syntax.ObjectLit:
 		has := map[string]bool{}
 		for _, f := range v.Fields {
