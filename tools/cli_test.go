@@ -152,3 +152,24 @@ func FuzzDeclared(f *testing.F) {
 		}
 	})
 }
+
+// A responsibility's tools apply to its inline nodes, in addition to
+// their own; a declaration both make is offered once.
+func TestResponsibilityToolsApplyToItsNodes(t *testing.T) {
+	src := "---\nname: r\nkind: responsibility\n---\n\n# R\n\n### Goal\n\nKeep it.\n\n### Maintains\n\n- `x`: a value\n\n### Tools\n\n- `cli:jq`: JSON\n- `cli:gh`: GitHub\n\n## helper\n\n### Returns\n\n- `y`: a value\n\n### Tools\n\n- `cli:gh`: GitHub again\n- `cli:sed`: edits\n"
+	sp, _, err := spec.Read(strings.NewReader(src), "r.prose.md")
+	must(t, err)
+	if len(sp.Nodes) != 1 {
+		t.Fatalf("%d inline nodes", len(sp.Nodes))
+	}
+	var got []string
+	for _, d := range tools.ForRender(sp.Nodes[0]) {
+		got = append(got, d.Text+"@"+strings.TrimPrefix(d.Position().String(), "r.prose.md:"))
+	}
+	if want := "cli:gh@29:4 cli:sed@30:4 cli:jq@18:4"; strings.Join(got, " ") != want {
+		t.Errorf("helper is offered %v, want %s", got, want)
+	}
+	if n := len(tools.ForRender(sp)); n != 2 {
+		t.Errorf("the responsibility itself is offered %d tools, want its own 2", n)
+	}
+}
