@@ -27,7 +27,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec"
@@ -374,40 +373,8 @@ func Contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 }
 
 // Spec runs the static checks on a loaded spec, given the loader's
-// findings: nothing when there is no Delegation program or when the
-// loader reported a syntax error in it (checks of a broken program would
-// only cascade).
-func Spec(s *spec.Spec, loaded diag.List) diag.List {
-	if s == nil || s.Delegation == nil || s.Delegation.Program == nil {
-		return nil
-	}
-	for _, d := range loaded {
-		if d.Severity == diag.Error && (strings.HasPrefix(d.Code, "syntax/") || d.Code == spec.CodeUnsupportedScript) {
-			return nil
-		}
-	}
-	return append(check.Check(s.Delegation.Program, s.Decls()), checkDefaults(s, loaded)...)
-}
-
-// checkDefaults reports config defaults that their uses as counts or
-// timeouts would refuse at run time, at the Config line; a key whose line
-// already has a loader error (an unknown type, a duration that is none) is
-// left to that error.
-func checkDefaults(s *spec.Spec, loaded diag.List) diag.List {
-	bad := map[int]bool{}
-	for _, d := range loaded {
-		if d.Severity == diag.Error {
-			bad[d.Line] = true
-		}
-	}
-	var defaults []check.Default
-	for _, c := range s.Config {
-		if c.HasDefault && c.Default != nil && !bad[s.File.Position(c.Pos).Line] {
-			defaults = append(defaults, check.Default{Name: c.Name, Pos: c.Pos, Value: c.Default})
-		}
-	}
-	return check.CheckDefaults(s.Delegation.Program, defaults)
-}
+// findings: spec.CheckProgram, which a run's checks use too.
+func Spec(s *spec.Spec, loaded diag.List) diag.List { return spec.CheckProgram(s, loaded) }
 
 // sortedCodes returns the distinct codes of l, sorted.
 func sortedCodes(l diag.List) []string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/version"
@@ -79,7 +80,7 @@ func (s *Server) Close() {
 
 // runOptions are the run.Options of every run the server starts.
 func (s *Server) runOptions() run.Options {
-	return run.Options{RunDir: s.o.RunDir, SyncEvery: 100 * time.Millisecond,
+	return run.Options{RunDir: s.o.RunDir, SyncEvery: 100 * time.Millisecond, ContractCheck: lint.Contract,
 		Getenv: s.o.Getenv, Environ: s.o.Environ, Telemetry: s.o.Telemetry}
 }
 

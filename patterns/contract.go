@@ -10,7 +10,6 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 )
 
@@ -99,7 +98,7 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	if env == nil {
 		env = &Env{}
 	}
-	diags = append(diags, lint.Contract(sp, diags, env.finder())...)
+	diags = append(diags, env.contractCheck(sp, diags)...)
 	diags = diags.Dedupe()
 	if diags.HasErrors() {
 		return nil, true, &SpecError{Diags: diags.Errors()}

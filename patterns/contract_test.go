@@ -76,6 +76,9 @@ func runContract(t *testing.T, path string, slots []string, inputs map[string]st
 	if env == nil {
 		env = &patterns.Env{Nested: patterns.NestedSpec}
 	}
+	if env.ContractCheck == nil {
+		env.ContractCheck = lint.Contract // as prose runs it
+	}
 	return patterns.Run(context.Background(), patterns.RunOptions{Path: path, Bindings: b, Env: env})
 }
 

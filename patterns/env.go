@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/execsvc"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
@@ -44,6 +45,12 @@ type Env struct {
 	// the embedded library. An engine whose specs travel with the run
 	// sets one over the files it carries.
 	Finder *spec.Finder
+	// ContractCheck, when set, runs the rules of Contract Markdown a
+	// function or responsibility (run, or bound to a slot) must pass
+	// before it runs, given the loader's findings and Finder (prose
+	// passes lint.Contract); nil: only what binding its callees finds. A
+	// pattern's program is checked either way (spec.CheckProgram).
+	ContractCheck func(sp *spec.Spec, loaded diag.List, f *spec.Finder) diag.List
 	// Services are the in-process services a `go:NAME` binding names (a
 	// Go program embedding prose binds its own functions so).
 	Services map[string]Service
@@ -73,6 +80,14 @@ func (e *Env) Child(slot string) *Env {
 }
 
 // finder is the Finder of Contract Markdown calls (see Env.Finder).
+// contractCheck runs e.ContractCheck on sp, when it is set.
+func (e *Env) contractCheck(sp *spec.Spec, loaded diag.List) diag.List {
+	if e == nil || e.ContractCheck == nil {
+		return nil
+	}
+	return e.ContractCheck(sp, loaded, e.finder())
+}
+
 func (e *Env) finder() *spec.Finder {
 	if e != nil && e.Finder != nil {
 		return e.Finder

@@ -11,7 +11,6 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 )
 
@@ -257,13 +256,13 @@ func isContractNode(sp *spec.Spec) bool {
 // one render of its contract by the configured model. The call's
 // arguments are its inputs. Dotted settings reach its callees
 // (`--slot critic.NAME=...` binds what the node calls); it has no config. Everything that would stop the run
-// (lint errors of the file, unresolved callees, a render with no model
+// (Env.ContractCheck errors of the file, unresolved callees, a render with no model
 // configured) is refused before anything runs, naming the slot.
 func bindContractSlot(b *SlotBinding, sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.List, error)) (Service, error) {
 	if b.Sub != nil && len(b.Sub.Config) > 0 {
 		return nil, fmt.Errorf("%s is a %s: it has no config (--config %s.%s); its inputs are the call's arguments", sp.File.Name, sp.Kind, b.Path, b.Sub.Config[0].Name)
 	}
-	diags := lint.Contract(sp, nil, env.finder()).Dedupe()
+	diags := env.contractCheck(sp, nil).Dedupe()
 	if diags.HasErrors() {
 		return nil, &SpecError{Diags: diags.Errors()}
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
@@ -245,7 +244,7 @@ func loadChecked(opts RunOptions) (*spec.Spec, diag.List, error) {
 			diags.Errorf(sp.File, 0, "run/no-delegation", "the spec has no Delegation block with a ```prose code block: nothing to run")
 		}
 	} else {
-		diags = append(diags, lint.Spec(sp, diags)...)
+		diags = append(diags, spec.CheckProgram(sp, diags)...)
 	}
 	diags = diags.Dedupe()
 	if diags.HasErrors() {

@@ -44,6 +44,10 @@ type Options struct {
 	SyncEvery time.Duration
 	// Trace, when set, receives the run's JSON-lines trace.
 	Trace io.Writer
+	// ContractCheck, when set, runs the rules of Contract Markdown a
+	// function or responsibility must pass before it runs (prose passes
+	// lint.Contract; see patterns.Env.ContractCheck).
+	ContractCheck func(sp *spec.Spec, loaded diag.List, f *spec.Finder) diag.List
 	// Notify, when set, is told what a person running the spec should
 	// know besides the result, as the run goes (see Notice): this
 	// package prints nothing itself.
@@ -348,7 +352,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		return nil, &UsageError{err}
 	}
 	mods.maxTurns = req.MaxTurns
-	env := &patterns.Env{Dir: workDir, Services: services, Host: o.Host, Nested: patterns.NestedSpecWith(g.Load)}
+	env := &patterns.Env{Dir: workDir, Services: services, Host: o.Host, Nested: patterns.NestedSpecWith(g.Load), ContractCheck: o.ContractCheck}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
 		Limits:    req.Limits,

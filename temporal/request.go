@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
@@ -109,7 +110,7 @@ func Resolve(o ResolveOptions) (Request, error) {
 		}
 		return sp, diags, err
 	}
-	env := &patterns.Env{
+	env := &patterns.Env{ContractCheck: lint.Contract,
 		Dir:    o.Dir,
 		Nested: patterns.NestedSpecWith(record),
 		LLM: func(b *patterns.SlotBinding) (patterns.Service, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
 )
 
@@ -78,7 +79,7 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		st.sources[s.Name] = s
 	}
 	rt := &runtime{root: w, backstop: heartbeatTimeout + 2*patterns.DefaultGrace}
-	env := &patterns.Env{
+	env := &patterns.Env{ContractCheck: lint.Contract,
 		Dir:    req.Dir,
 		Nested: patterns.NestedSpecWith(req.loader()),
 		LLM: func(b *patterns.SlotBinding) (patterns.Service, error) {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
@@ -105,7 +106,7 @@ func prepare(c *Case, dir, runDir string, m Models) (*prepared, error) {
 		hooks.JudgeFor = func(*spec.Spec) delegation.Judge { return absentJudge{need} }
 	}
 	req := run.Request{Spec: c.SubjectPath, Dir: c.Dir, Bindings: b}
-	o := run.Options{RunDir: runDir, SyncEvery: run.DefaultSyncEvery, WorkDir: dir, Models: hooks}
+	o := run.Options{RunDir: runDir, SyncEvery: run.DefaultSyncEvery, WorkDir: dir, Models: hooks, ContractCheck: lint.Contract}
 	r, err := run.Prepare(context.Background(), req, o)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/run"
 )
 
@@ -29,7 +30,7 @@ func (f *journalFlags) options() (run.Options, error) {
 	if err != nil {
 		return run.Options{}, err
 	}
-	o := run.Options{RunDir: f.runDir, SyncEvery: every}
+	o := run.Options{RunDir: f.runDir, SyncEvery: every, ContractCheck: lint.Contract}
 	if f.noJournal {
 		o.RunDir = ""
 	}

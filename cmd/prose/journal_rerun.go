@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 )
@@ -65,7 +66,7 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 		return &exitError{code: exitUsage, err: err}
 	}
 	ov.Bindings.InputJSON, ov.Model, ov.BaseURL = o.inputJSON, o.model, o.baseURL
-	ro := run.Options{RunDir: base, SyncEvery: 100 * time.Millisecond, Force: o.force, Overrides: ov}
+	ro := run.Options{RunDir: base, SyncEvery: 100 * time.Millisecond, ContractCheck: lint.Contract, Force: o.force, Overrides: ov}
 	endSpans, err := o.otel.open(ctx, &ro, s.err)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
 )
@@ -87,7 +88,7 @@ func (t *temporalFlags) pick(cmd *cobra.Command) (run.Engine, error) {
 // result. Ctrl-C while waiting cancels the run.
 func runTemporal(cmd *cobra.Command, s streams, eng *temporal.Engine, detach bool, req run.Request, quiet bool) error {
 	ctx := cmdContext(cmd)
-	ro := run.Options{Notify: notices(s.err, quiet, nil)}
+	ro := run.Options{ContractCheck: lint.Contract, Notify: notices(s.err, quiet, nil)}
 	if detach {
 		id, err := eng.Start(ctx, req, ro)
 		if err != nil {

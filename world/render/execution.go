@@ -7,6 +7,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/world/canon"
@@ -72,7 +73,7 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 	read := run.Slot{Name: syntax.WorldRead, Binding: run.Func{Name: syntax.WorldRead, Fn: worldRead(req)}}
 	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: patterns.Bindings{Slots: e.Slots, InputJSON: string(js)},
 		Slots: []run.Slot{read}},
-		run.Options{})
+		run.Options{ContractCheck: lint.Contract})
 	ans := &reconcile.Answer{}
 	if res != nil {
 		t := res.Totals
