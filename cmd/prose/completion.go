@@ -7,9 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
 )
 
@@ -17,12 +19,15 @@ import (
 // the functions here give it values, not only flag names:
 //
 //   - spec files (*.md) for run, show and lint, and the paths of the
-//     built-in library once the word starts like std/;
-//   - run ids (and latest) for resume, replay and runs rm, read from
-//     --run-dir;
+//     built-in library once the word starts like std/ (beside the local
+//     files while the word is still a prefix of std/: "s" offers both);
+//   - run ids (and latest) for resume, replay, runs show and runs rm,
+//     read from --run-dir;
 //   - for run: --slot, --config and --input complete the slot, config and
-//     input names of the spec given on the command line (NAME=), and a
-//     slot's binding kinds after the =;
+//     input names of the spec given on the command line (NAME=); --slot
+//     also the callees of a function or responsibility (the names its
+//     Execution and its nodes call, its inline nodes, its own render);
+//     and a slot's binding kinds after the =;
 //   - the fixed values of lint --format and new --kind.
 //
 // Completion never fails loudly: a spec that does not load or a run
@@ -45,11 +50,14 @@ func addCompletions(root *cobra.Command) {
 		case "resume", "replay":
 			c.ValidArgsFunction = completeRunIDs(true, true)
 		case "new":
-			completeFlag(c, "kind", fixedValues("pattern", "function", "test"))
+			completeFlag(c, "kind", fixedValues("pattern", "function", "responsibility", "test"))
 		case "runs":
 			for _, sub := range c.Commands() {
-				if sub.Name() == "rm" {
+				switch sub.Name() {
+				case "rm":
 					sub.ValidArgsFunction = completeRunIDs(false, false)
+				case "show":
+					sub.ValidArgsFunction = completeRunIDs(true, true)
 				}
 			}
 		}
@@ -109,9 +117,32 @@ func completeSpecFile(cmd *cobra.Command, args []string, toComplete string) ([]s
 // Markdown files and directories.
 func completeSpecPaths(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if wantsStd(toComplete) {
-		return stdPaths(toComplete), cobra.ShellCompDirectiveNoFileComp
+		out := stdPaths(toComplete)
+		if !strings.HasPrefix(toComplete, "std/") {
+			// "s": the library and the local files that start so
+			out = append(out, localSpecPaths(toComplete)...)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
 	}
 	return []string{"md"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// localSpecPaths are the Markdown files and directories of the current
+// directory whose names start with prefix (a word without a slash).
+func localSpecPaths(prefix string) []string {
+	entries, _ := os.ReadDir(".")
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case !strings.HasPrefix(name, prefix) || strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, "."):
+		case e.IsDir():
+			out = append(out, name+"/")
+		case strings.HasSuffix(name, ".md") && e.Type().IsRegular():
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // completeRunIDs completes run ids under the command's --run-dir, newest
@@ -200,6 +231,7 @@ func specNames(path, kind string) []string {
 		for _, s := range sp.Slots {
 			out = append(out, s.Name)
 		}
+		out = append(out, callees(sp)...)
 	case "config":
 		for _, c := range sp.Config {
 			out = append(out, c.Name)
@@ -209,5 +241,42 @@ func specNames(path, kind string) []string {
 			out = append(out, in.Name)
 		}
 	}
+	return out
+}
+
+// callees are the names --slot can bind in a function or responsibility
+// besides its slots: what its Execution and its inline nodes call, the
+// inline nodes, and its own name (its render), each once.
+func callees(sp *spec.Spec) []string {
+	if sp.Kind != "function" && sp.Kind != "responsibility" {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(name string) {
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	called := func(n *spec.Spec) {
+		if n.Execution == nil || n.Execution.Program == nil {
+			return
+		}
+		syntax.Walk(n.Execution.Program, func(x syntax.Node) bool {
+			if c, ok := x.(*syntax.CallExpr); ok {
+				if id, ok := c.Target.(*syntax.Ident); ok {
+					add(id.Name)
+				}
+			}
+			return true
+		})
+	}
+	called(sp)
+	for _, n := range sp.Nodes {
+		add(n.Name)
+		called(n)
+	}
+	add(sp.Name)
 	return out
 }

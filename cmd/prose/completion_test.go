@@ -1,10 +1,13 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // complete runs cobra's hidden __complete command and returns the
@@ -43,7 +46,10 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"lint", "--format", ""}, []string{"text", "json", "github", "sarif"}, nil},
 		{[]string{"lint", "--format", "s"}, []string{"sarif"}, []string{"json"}},
-		{[]string{"new", "x", "--kind", ""}, []string{"pattern", "function", "test"}, nil},
+		{[]string{"new", "x", "--kind", ""}, []string{"pattern", "function", "responsibility", "test"}, nil},
+		// a function's callees, its inline nodes and its own render
+		{[]string{"run", filepath.Join(testenv.MustRoot(t), "testdata", "run", "release-note.prose.md"), "--slot", ""},
+			[]string{"headline-writer=", "summarizer=", "release-note="}, nil},
 		{[]string{"run", spec, "--slot", ""}, []string{"worker="}, nil},
 		{[]string{"run", spec, "--input", "ta"}, []string{"task_brief="}, nil},
 		{[]string{"run", "std/patterns/ratchet.prose.md", "--config", ""}, []string{"max_steps="}, nil},
@@ -67,9 +73,9 @@ func TestCompletion(t *testing.T) {
 			}
 		}
 	}
-	// Run ids: the run just made, for resume, replay and runs rm.
+	// Run ids: the run just made, for resume, replay, runs show and runs rm.
 	id := regexp.MustCompile(`^\d{8}T\d{6}-[0-9a-f]+$`)
-	for _, args := range [][]string{{"resume", "--run-dir", runDir, ""}, {"runs", "rm", "--run-dir", runDir, ""}} {
+	for _, args := range [][]string{{"resume", "--run-dir", runDir, ""}, {"runs", "rm", "--run-dir", runDir, ""}, {"runs", "show", "--run-dir", runDir, ""}} {
 		words, dir := complete(t, args...)
 		n := 0
 		for _, w := range words {
@@ -80,6 +86,30 @@ func TestCompletion(t *testing.T) {
 		if n != 1 || !strings.HasPrefix(dir, ":4") {
 			t.Errorf("%v: offered %q (%s), want the one run id and no files", args, words, dir)
 		}
+	}
+}
+
+// A word that is still a prefix of std/ offers the library and the local
+// files that start so, side by side.
+func TestCompletionOffersLocalFilesBesideStd(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"sample.prose.md", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "specs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	words, _ := complete(t, "show", "s")
+	for _, w := range []string{"sample.prose.md", "specs/", "std/patterns/ratchet.prose.md"} {
+		if !containsWord(words, w) {
+			t.Errorf("show s: %q not offered (got %q)", w, words)
+		}
+	}
+	if words, _ := complete(t, "lint", "std/pa"); containsWord(words, "sample.prose.md") {
+		t.Errorf("lint std/pa offers a local file: %q", words)
 	}
 }
 
