@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +32,10 @@ invariants, shape, delegation (its prose, its code and the .md line of the
 first code line) and notes; for Contract Markdown also its goal,
 execution, errors, pattern instances and inline nodes, the sentences of
 Parameters or Requires that name no input (needs), and which inputs were
-read from a sentence (from_sentence).
+read from a sentence (from_sentence); for a responsibility its id and
+the text of its Maintains (maintains_text); for a test its fixtures
+(name, case, value, position) and its expectations (output, claim,
+negated, position).
 
 FILE - reads the spec from standard input (named <stdin>).
 
@@ -76,6 +82,9 @@ func runShow(ctx context.Context, s streams, o showOptions) error {
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("show: %w", err)}
 	}
+	if b, err = withShownExtras(b, sp); err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("show: %w", err)}
+	}
 	if _, err := s.out.Write(b); err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
@@ -111,4 +120,82 @@ func loadShown(ctx context.Context, s streams, path string) (*spec.Spec, diag.Li
 	case <-ctx.Done():
 		return nil, nil, ctx.Err()
 	}
+}
+
+// shownFixture and shownExpect are a test's items as show prints them.
+type shownFixture struct {
+	Name  string `json:"name"`
+	Case  string `json:"case,omitempty"`
+	Value any    `json:"value"`
+	Line  int    `json:"line"`
+}
+
+type shownExpect struct {
+	Output  string `json:"output,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Claim   string `json:"claim"`
+	Negated bool   `json:"negated,omitempty"`
+	Line    int    `json:"line"`
+}
+
+// withShownExtras adds to the spec's JSON (an indented object) what the
+// loader reads but its JSON does not hold: a responsibility's id and
+// Maintains text, a test's fixtures and expectations. The fields go at
+// the end, so the JSON of other specs is unchanged.
+func withShownExtras(b []byte, sp *spec.Spec) ([]byte, error) {
+	type field struct {
+		key string
+		val any
+	}
+	var extra []field
+	if id, ok := sp.Front["id"]; ok && id != nil {
+		extra = append(extra, field{"id", fmt.Sprint(id)})
+	}
+	for _, sec := range sp.Sections {
+		if strings.EqualFold(strings.TrimSpace(sec.Heading), "Maintains") {
+			extra = append(extra, field{"maintains_text", strings.TrimSpace(sec.Body)})
+			break
+		}
+	}
+	if sp.Kind == "test" {
+		tf, _ := spec.ReadTest(sp)
+		if tf != nil {
+			fixtures := []shownFixture{}
+			for _, f := range tf.Fixtures {
+				fixtures = append(fixtures, shownFixture{Name: f.Name, Case: f.Case, Value: f.Value, Line: sp.File.Position(f.Pos).Line})
+			}
+			expects := []shownExpect{}
+			for _, e := range tf.Expects {
+				x := shownExpect{Output: e.Output, Claim: e.Claim, Negated: e.Negated, Line: sp.File.Position(e.Pos).Line}
+				if e.Path != e.Output {
+					x.Path = e.Path
+				}
+				expects = append(expects, x)
+			}
+			extra = append(extra, field{"fixtures", fixtures}, field{"expects", expects})
+		}
+	}
+	if len(extra) == 0 {
+		return b, nil
+	}
+	end := bytes.LastIndexByte(b, '}')
+	if end < 0 {
+		return b, nil
+	}
+	head := bytes.TrimRight(b[:end], " \n")
+	var out bytes.Buffer
+	out.Write(head)
+	for _, f := range extra {
+		var v bytes.Buffer
+		enc := json.NewEncoder(&v)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("  ", "  ")
+		if err := enc.Encode(f.val); err != nil {
+			return nil, err
+		}
+		k, _ := json.Marshal(f.key)
+		fmt.Fprintf(&out, ",\n  %s: %s", k, bytes.TrimRight(v.Bytes(), "\n"))
+	}
+	out.WriteString("\n}\n")
+	return out.Bytes(), nil
 }
