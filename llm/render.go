@@ -59,7 +59,11 @@ type RenderInfo struct {
 	// Needs are what the node works from, written as sentences that name
 	// no input (Parameters or Requires in prose).
 	Needs []string
-	Model string // overrides the client's model ("" for its own)
+	// Environment are the host variables of ### Environment as the
+	// render may see them: Description is the variable's value, or a note
+	// that it is set and withheld (a secret never reaches the prompt).
+	Environment []Field
+	Model       string // overrides the client's model ("" for its own)
 	// Tools, when set, makes each call a tool session (session.go);
 	// Line is the node's line in the .md, which the paths of its model
 	// turns carry; MaxTurns bounds the session's model requests (0:
@@ -251,6 +255,7 @@ func RenderSystemPrompt(info RenderInfo) string {
 	section("Goal", info.Goal)
 	fields("Inputs", info.Parameters)
 	list("What it works from (not given as inputs)", info.Needs)
+	fields("Its environment (variables the host sets)", info.Environment)
 	fields("Outputs to produce", info.Returns)
 	section("What it maintains", info.Maintains)
 	list("Strategies", info.Strategies)

@@ -76,6 +76,10 @@ type callGraph struct {
 	needModel []string // "POS: NAME (why)", one per render
 	needNames []string // the names of those renders
 	problems  []string
+	// warnings are the notes of the plan (a ### Runtime hint not
+	// applied), once per node.
+	warnings diag.List
+	hinted   map[*spec.Spec]bool
 }
 
 func newGraph(env *Env, load func(string) (*spec.Spec, diag.List, error), slots []Assignment) *callGraph {
@@ -303,6 +307,17 @@ func (g *callGraph) render(n *spec.Spec, name, model string) Service {
 		if val, ok := lookupEnv(v); !ok || val == "" {
 			g.problem("%s: %s declares the environment variable %s (### Environment), which is not set: export it before the run, or bind %s with --slot", n.File.Position(n.Pos), name, v, name)
 		}
+	}
+	if hint, at := runtimeModel(n); hint != "" && model == "" && !g.hinted[n] {
+		// ### Runtime (decided): its `model` names a model of an agent
+		// host (sonnet, opus) that the configured server need not know,
+		// so it is not applied; it is not ignored without a word either.
+		if g.hinted == nil {
+			g.hinted = map[*spec.Spec]bool{}
+		}
+		g.hinted[n] = true
+		g.warnings.Warnf(n.File, at, CodeRuntimeHint,
+			"### Runtime names the model %q for %s, a hint prose does not apply: it renders with the configured model; bind --slot %s=llm:%s to render with that model", hint, name, name, hint)
 	}
 	if g.env.Render != nil {
 		s, err := g.env.Render(&RenderBinding{Node: n, Name: name, Model: model})
@@ -642,4 +657,33 @@ func (s *instanceService) Call(ctx context.Context, req *delegation.CallRequest)
 		}
 	}
 	return delegation.Run(ctx, s.spec.Delegation.Program, g, nestedHost(req))
+}
+
+// CodeRuntimeHint is the warning for a ### Runtime model hint a run does
+// not apply.
+const CodeRuntimeHint = "run/runtime-hint"
+
+// runtimeModel is the `model` item of n's ### Runtime section and its
+// position ("" when there is none).
+func runtimeModel(n *spec.Spec) (string, diag.Pos) {
+	for _, sec := range n.Sections {
+		if sec.Key != "runtime" {
+			continue
+		}
+		off := sec.BodyPos
+		for _, line := range strings.SplitAfter(sec.Body, "\n") {
+			item := strings.TrimSpace(line)
+			if rest, ok := strings.CutPrefix(item, "- "); ok {
+				key, val, ok := strings.Cut(rest, ":")
+				if ok && strings.Trim(strings.TrimSpace(key), "`*") == "model" {
+					if v := strings.Trim(strings.TrimSpace(val), "`\"'"); v != "" {
+						return v, off
+					}
+				}
+			}
+			off += diag.Pos(len(line))
+		}
+		return "", sec.Pos
+	}
+	return "", 0
 }

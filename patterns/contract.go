@@ -175,6 +175,7 @@ func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.L
 			plan.unused(sp, "--slot %s is not used: no callee of %s is named %q", a.Name, sp.File.Name, a.Name)
 		}
 	}
+	plan.warnings = append(plan.warnings, g.warnings...)
 	if len(g.needModel) > 0 {
 		sort.Strings(g.needModel)
 		names := g.needNames
@@ -281,7 +282,15 @@ func inputNamed(inputs []*spec.Input, name string) *spec.Input {
 // `return call NAME` passing every input, written at the node's offset.
 func selfCall(n *spec.Spec) *syntax.Program {
 	at := n.Pos
-	lines := []syntax.Line{{Text: "return call " + n.Name, Off: at}}
+	// The call's errors point at the node's name (a file's `name:`
+	// value, an inline node's heading), where the other messages of its
+	// render point: the line is placed so that `call` starts there.
+	const lead = len("return ")
+	off := at
+	if int(at) >= lead {
+		off = at - diag.Pos(lead)
+	}
+	lines := []syntax.Line{{Text: "return call " + n.Name, Off: off}}
 	for _, in := range n.Inputs {
 		lines = append(lines, syntax.Line{Text: "  " + in.Name + ": " + in.Name, Off: at})
 	}

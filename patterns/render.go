@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/spec"
 )
 
@@ -33,6 +34,7 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 		info.Returns = []llm.Field{{Name: "result", Description: desc}}
 	}
 	info.Needs = n.Needs
+	info.Environment = renderEnvironment(n)
 	for _, e := range n.Errors {
 		info.Errors = append(info.Errors, llm.Field{Name: e.Name, Description: e.Description})
 	}
@@ -101,4 +103,26 @@ func ensuresBody(n *spec.Spec) string {
 		}
 	}
 	return ""
+}
+
+// renderEnvironment is what a render's prompt says of the variables of
+// n's ### Environment (decided): the docs call them variables the host
+// supplies to the node, and a render has no process to hand them to, so
+// the prompt states each one's value. A variable whose name or value
+// looks like a secret (redact.SecretName, or text shaped like a key) is
+// named as set, its value withheld: a model's prompt goes to a server and
+// into traces, and a credential has no meaning in a model's answer
+// anyway. The run refuses to start when one is unset (callGraph.render).
+func renderEnvironment(n *spec.Spec) []llm.Field {
+	var out []llm.Field
+	shapes := redact.New().WithShapes()
+	for _, name := range n.Environment {
+		val, _ := lookupEnv(name)
+		desc := val
+		if _, secret := shapes.Value(name, val); secret {
+			desc = "set (a secret: its value is withheld from this prompt)"
+		}
+		out = append(out, llm.Field{Name: name, Description: desc})
+	}
+	return out
 }
