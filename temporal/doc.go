@@ -59,6 +59,13 @@
 // the default history limit (51,200 events); such runs belong on the
 // local engine or need splitting.
 //
+// What the cluster stores. Every payload (the Request, call arguments and
+// values, verdicts, the result) and every failure message is encrypted
+// with the user's key before it leaves the process (codec.go), so the
+// server's history holds no secret of a binding or an input; Dial sets
+// this up, and every starter and worker of a task queue needs the same
+// key file.
+//
 // Contract Markdown. A function or responsibility runs as a pattern does.
 // Resolve records every file its calls reach on the starter (sibling
 // files by stem or front-matter name, NAME/index.prose.md, pattern files
