@@ -59,9 +59,9 @@ type RenderInfo struct {
 	// Needs are what the node works from, written as sentences that name
 	// no input (Parameters or Requires in prose).
 	Needs []string
-	// Environment are the host variables of ### Environment as the
-	// render may see them: Description is the variable's value, or a note
-	// that it is set and withheld (a secret never reaches the prompt).
+	// Environment are the host variables of ### Environment: Description
+	// says what each is and that the host sets it; values are never
+	// stated (they are credentials and capabilities).
 	Environment []Field
 	Model       string // overrides the client's model ("" for its own)
 	// Tools, when set, makes each call a tool session (session.go);

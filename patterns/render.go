@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/spec"
 )
 
@@ -107,22 +106,35 @@ func ensuresBody(n *spec.Spec) string {
 
 // renderEnvironment is what a render's prompt says of the variables of
 // n's ### Environment (decided): the docs call them variables the host
-// supplies to the node, and a render has no process to hand them to, so
-// the prompt states each one's value. A variable whose name or value
-// looks like a secret (redact.SecretName, or text shaped like a key) is
-// named as set, its value withheld: a model's prompt goes to a server and
-// into traces, and a credential has no meaning in a model's answer
-// anyway. The run refuses to start when one is unset (callGraph.render).
+// supplies to the node. The prompt names each one, with its description,
+// as set by the host (the run refuses to start when one is unset, see
+// callGraph.render), and never states its value: such values are
+// credentials and capabilities (a webhook URL, a token), and a model's
+// prompt goes to a server and into traces. A value the model must read
+// is an input; a program bound to the node (--slot NAME=exec:...) gets
+// the variables themselves, in its environment.
 func renderEnvironment(n *spec.Spec) []llm.Field {
-	var out []llm.Field
-	shapes := redact.New().WithShapes()
-	for _, name := range n.Environment {
-		val, _ := lookupEnv(name)
-		desc := val
-		if _, secret := shapes.Value(name, val); secret {
-			desc = "set (a secret: its value is withheld from this prompt)"
+	desc := map[string]string{}
+	for _, sec := range n.Sections {
+		if sec.Key != "environment" {
+			continue
 		}
-		out = append(out, llm.Field{Name: name, Description: desc})
+		for _, line := range strings.Split(sec.Body, "\n") {
+			item, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+			if !ok {
+				continue
+			}
+			name, text, _ := strings.Cut(item, ":")
+			desc[strings.Trim(strings.TrimSpace(name), "`")] = strings.TrimSpace(text)
+		}
+	}
+	var out []llm.Field
+	for _, name := range n.Environment {
+		d := "set by the host (its value is not shown)"
+		if t := desc[name]; t != "" {
+			d = t + "; " + d
+		}
+		out = append(out, llm.Field{Name: name, Description: d})
 	}
 	return out
 }

@@ -36,8 +36,8 @@ Sums things.
 - ` + "`model`" + `: sonnet
 `
 
-// A render's ### Environment variables reach its prompt (a secret one
-// named as set, its value withheld); its ### Runtime model hint is a
+// A render's ### Environment variables reach its prompt by name and
+// description, as set by the host, their values never; its ### Runtime model hint is a
 // warning saying how to apply it, silent once a model is bound; and the
 // errors of a file-level render point at its name: with one column.
 func TestRenderEnvironmentRuntimeAndPosition(t *testing.T) {
@@ -63,7 +63,8 @@ func TestRenderEnvironmentRuntimeAndPosition(t *testing.T) {
 		t.Fatalf("%d model requests", len(reqs))
 	}
 	body := string(reqs[0].Body)
-	if !strings.Contains(body, "SUM_STYLE: terse and plain") || !strings.Contains(body, "SUM_TOKEN: set (a secret") || strings.Contains(body, token) {
+	if !strings.Contains(body, "SUM_STYLE: the house style; set by the host") || !strings.Contains(body, "SUM_TOKEN: the service's key; set by the host") ||
+		strings.Contains(body, token) || strings.Contains(body, "terse and plain") {
 		t.Errorf("the render's prompt does not state its environment as it should:\n%s", body)
 	}
 	if !strings.Contains(stderr, `sum.prose.md:25:1: warning: ### Runtime names the model "sonnet" for sum`) || !strings.Contains(stderr, "--slot sum=llm:sonnet") {
