@@ -4,9 +4,10 @@
 //
 // A Graph reads through a file system (New; OS and OSIn give the
 // operating system's, names as given). It is itself an fs.FS that keeps
-// what it read (files and directory listings), so the sibling lookups of
-// call resolution (spec.Finder), a test's subject lookup and the loader
-// all share one read of each file. Load parses a file once and returns the
+// what it read (files, directory listings and stats), so the sibling
+// lookups of call resolution (spec.Finder), a test's subject lookup, the
+// Tools checks' search for .mcp.json and the loader all share one read of
+// each file. Load parses a file once and returns the
 // same *spec.Spec every time; a std/... path that the file system does not
 // hold is read from the embedded library. Finder gives the spec.Finder
 // that resolves calls through the graph, with a memo of what each call
@@ -61,6 +62,7 @@ type Graph struct {
 	mu    sync.Mutex
 	data  map[string]*content
 	dirs  map[string]*listing
+	stats map[string]*statEntry
 	specs map[string]*File
 	order []*File
 	calls map[*spec.Spec][]Call
@@ -69,7 +71,7 @@ type Graph struct {
 // New returns an empty graph reading as o says.
 func New(o Options) *Graph {
 	g := &Graph{fsys: o.FS, std: o.Std, load: o.Load,
-		data: map[string]*content{}, dirs: map[string]*listing{}, specs: map[string]*File{}, calls: map[*spec.Spec][]Call{}}
+		data: map[string]*content{}, dirs: map[string]*listing{}, stats: map[string]*statEntry{}, specs: map[string]*File{}, calls: map[*spec.Spec][]Call{}}
 	if g.fsys == nil {
 		g.fsys = OS()
 	}
@@ -257,7 +259,7 @@ func (g *Graph) Open(name string) (fs.File, error) {
 	if c := g.filled(name); c != nil && c.err == nil {
 		return &memFile{Reader: bytes.NewReader(c.data), info: c.info}, nil
 	}
-	info, err := fs.Stat(g.fsys, name)
+	info, err := g.Stat(name)
 	if err != nil {
 		return nil, err
 	}
@@ -277,9 +279,27 @@ func (g *Graph) Open(name string) (fs.File, error) {
 
 var errNotRegular = errors.New("not a regular file")
 
-// Stat is fs.Stat of the graph's file system (not memoized: it opens
-// nothing).
-func (g *Graph) Stat(name string) (fs.FileInfo, error) { return fs.Stat(g.fsys, name) }
+// Stat is fs.Stat of the graph's file system, once per path: a lint asks
+// the same questions of every file of a directory (is there a .mcp.json
+// here, or above? a .git? a go.mod?), and the answers are the graph's
+// view of the files, which does not change while it is used.
+func (g *Graph) Stat(name string) (fs.FileInfo, error) {
+	g.mu.Lock()
+	st := g.stats[name] // as given: an error names the path so
+	if st == nil {
+		st = &statEntry{}
+		g.stats[name] = st
+	}
+	g.mu.Unlock()
+	st.once.Do(func() { st.info, st.err = fs.Stat(g.fsys, name) })
+	return st.info, st.err
+}
+
+type statEntry struct {
+	once sync.Once
+	info fs.FileInfo
+	err  error
+}
 
 // ReadDir lists a directory once.
 func (g *Graph) ReadDir(name string) ([]fs.DirEntry, error) {
