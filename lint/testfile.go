@@ -107,11 +107,18 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		diags.Errorf(s.File, tf.SubjectPos, CodeTestUnknownSubject, "subject %q: %s", tf.Subject, why)
 		return diags
 	}
+	// A test with ### Drains drains its subject's project (package
+	// worldtest): a gateway may be its subject, and the inputs its
+	// producers give need no fixture.
+	world := hasDrains(s)
 	switch sub.Kind {
 	case "test":
 		diags.Errorf(s.File, tf.SubjectPos, CodeTestSubjectKind, "subject %q is a test; a test's subject is a function, a responsibility or a pattern", tf.Subject)
 		return diags
 	case "gateway":
+		if world {
+			break
+		}
 		diags.Errorf(s.File, tf.SubjectPos, CodeTestSubjectKind, "subject %q is a gateway, driven from outside and never run by prose; test the responsibility it wakes (its ### Emits)", tf.Subject)
 		return diags
 	}
@@ -133,7 +140,7 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 	}
 	for _, c := range cases {
 		for _, in := range sub.Inputs {
-			if given[""][in.Name] || given[c.Name][in.Name] || in.Optional || in.HasDefault || names[in.Name] != NameInput {
+			if world || given[""][in.Name] || given[c.Name][in.Name] || in.Optional || in.HasDefault || names[in.Name] != NameInput {
 				continue
 			}
 			if c.Name == "" {
@@ -157,6 +164,16 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		}
 	}
 	return diags
+}
+
+// hasDrains reports whether test file s has a ### Drains section.
+func hasDrains(s *spec.Spec) bool {
+	for _, sec := range s.Sections {
+		if strings.EqualFold(strings.TrimSpace(sec.Heading), "drains") {
+			return true
+		}
+	}
+	return false
 }
 
 func hasPositive(es []*spec.Expect) bool {

@@ -16,6 +16,7 @@ import (
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
+	"github.com/proselang/prose/world/worldtest"
 )
 
 // Suffix is the file name ending the walk looks for; a file is a test when
@@ -114,6 +115,11 @@ type Case struct {
 	Config []Binding // NAME=VALUE (JSON for non-strings)
 	Inputs map[string]any
 
+	// World is the test's ### Drains (package worldtest): the subject's
+	// project is drained, and Expects judge its published truth. nil for
+	// a test that runs its subject once.
+	World *worldtest.Test
+
 	// Err is why the test cannot run as written (it did not load, or its
 	// fixtures do not bind its subject); the suite reports it as an error
 	// and runs the other tests.
@@ -187,6 +193,10 @@ func loadCase(p string) (*Case, error) {
 	c := &Case{Path: p, Dir: filepath.Dir(abs), Name: tf.Name, Test: tf, Inputs: map[string]any{}}
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(p), Suffix)
+	}
+	if w, wd := worldtest.Parse(sp); w != nil || len(wd) > 0 {
+		c.World = w
+		diags = append(diags, wd...)
 	}
 	if !diags.HasErrors() {
 		c.SubjectPath = SubjectPath(abs, tf.Subject)

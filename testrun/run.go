@@ -42,8 +42,11 @@ var errNeedsModel = errors.New("needs a model, and none is configured")
 
 // prepared is a subject bound and ready to run.
 type prepared struct {
-	r    *run.Run
-	need *modelNeed
+	// world is the scratch directory of a test with ### Drains (nothing
+	// else is prepared).
+	world string
+	r     *run.Run
+	need  *modelNeed
 }
 
 // modelNeed remembers the first thing that asked for the absent model.

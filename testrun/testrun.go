@@ -53,6 +53,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/world/worldtest"
 )
 
 // Status is a test's outcome.
@@ -135,6 +136,10 @@ func Prepare(cases []*Case, opts Options) (*Suite, error) {
 			return nil, err
 		}
 		s.dirs = append(s.dirs, dir)
+		if c.World != nil {
+			s.preps = append(s.preps, &prepared{world: dir})
+			continue
+		}
 		p, err := prepare(c, dir, opts.RunDir, opts.Models)
 		if err != nil {
 			c.Err = fmt.Errorf("%s: %w", c.Path, err)
@@ -209,6 +214,9 @@ func (s *Suite) runOne(ctx context.Context, i int, opts Options) *Result {
 		return r
 	}
 	r.Pos = c.Test.Spec.File.Position(0)
+	if c.World != nil {
+		return s.runWorld(ctx, r, c, s.preps[i].world, opts)
+	}
 	v, runID, needModel, err := s.preps[i].run(ctx)
 	r.RunID = runID
 	switch {
@@ -221,6 +229,35 @@ func (s *Suite) runOne(ctx context.Context, i int, opts Options) *Result {
 		r.Status, r.Reason = Error, oneLine(err.Error())
 		return r
 	}
+	return s.judge(ctx, r, c, v, err, opts)
+}
+
+// runWorld runs a test with ### Drains: each drain is an item of the
+// report, then Expects judge the subject's published truth.
+func (s *Suite) runWorld(ctx context.Context, r *Result, c *Case, dir string, opts Options) *Result {
+	truth, checks, err := worldtest.Run(ctx, c.World, c.SubjectPath, worldtest.Options{Dir: c.Dir, State: filepath.Join(dir, "world"), Seeds: c.Inputs})
+	for _, ch := range checks {
+		it := &Item{Text: ch.Text, Pos: c.Test.Spec.File.Position(ch.Pos), Status: Fail, Observed: ch.Observed, Rule: "drain"}
+		if ch.OK {
+			it.Status = Pass
+			r.Passed++
+		}
+		r.Items = append(r.Items, it)
+	}
+	if err != nil {
+		r.Status, r.Reason = Error, oneLine(err.Error())
+		return r
+	}
+	v, err := delegation.FromGo(truth)
+	if err != nil {
+		r.Status, r.Reason = Error, oneLine(err.Error())
+		return r
+	}
+	return s.judge(ctx, r, c, v, nil, opts)
+}
+
+// judge checks c's Expects against the subject's value v.
+func (s *Suite) judge(ctx context.Context, r *Result, c *Case, v delegation.Value, err error, opts Options) *Result {
 	scope := outputs(c, v, err)
 	checker := &claim.Checker{Model: opts.Models.Claims}
 	var skipped string

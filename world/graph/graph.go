@@ -312,3 +312,37 @@ func (g *Graph) keepReached(root string) {
 	}
 	g.Edges = edges
 }
+
+// Seed gives the inputs of node id from outside: the edges that bind them
+// are dropped and they become caller inputs, and the nodes id no longer
+// reaches upstream leave the graph (a test's Fixtures seed its subject
+// so). Names that are no input of id are returned.
+func (g *Graph) Seed(id string, inputs []string) (unknown []string) {
+	n := g.byID[id]
+	if n == nil {
+		return inputs
+	}
+	seed := map[string]bool{}
+	for _, in := range inputs {
+		seed[in] = true
+	}
+	var edges []*Edge
+	for _, e := range g.Edges {
+		if e.Subscriber == id && seed[e.Input] {
+			if !contains(n.CallerInputs, e.Input) {
+				n.CallerInputs = append(n.CallerInputs, e.Input)
+			}
+			continue
+		}
+		edges = append(edges, e)
+	}
+	g.Edges = edges
+	for _, in := range inputs {
+		if !contains(n.CallerInputs, in) {
+			unknown = append(unknown, in)
+		}
+	}
+	g.keepReached(id)
+	g.order()
+	return unknown
+}

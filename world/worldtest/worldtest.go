@@ -1,0 +1,566 @@
+// Package worldtest runs the world-model side of a `kind: test` file:
+// a test whose subject is a responsibility (or a gateway) and whose
+// `### Drains` section says, drain by drain, what to deliver and which
+// nodes must render, skip or fail.
+//
+// # The form (decided)
+//
+// `### Drains` holds one YAML document (bare, or in a fenced block):
+//
+//	bind:
+//	  "*": exec:./bus            # every node not named otherwise
+//	  alert-projection: exec:./bus --plain
+//	  digest.summarize: exec:./summarize   # a function an Execution calls
+//	drains:
+//	  - events: {counter-events: {id: e1, kind: click, value: 1}}
+//	    rendered: all
+//	  - events: {counter-events: {id: e1, kind: click, value: 1}}
+//	    skipped: [counter-events]
+//	  - ticks: [count-trend]
+//	    skipped: [count-trend]
+//	  - events: {counter-events: [{id: e3, kind: view, value: 5}]}
+//	    fail: [alert-state]
+//	    failed: [alert-state]
+//	    rendered: [counter-events, count-summary]
+//
+// The test drains the subject's project (the directory holding the
+// subject, as `prose run DIR` does) against a fresh state directory, one
+// drain per item, in order. A drain item delivers
+// `events` (gateway: an event or a list of them), wakes `ticks` by
+// themselves, and makes the renders of `fail` fail (the test injects the
+// failure; the node's prior truth must stand). Its expectations:
+// `rendered`, `skipped` and `failed` list node ids (`all` for every node
+// of the drained graph, `[]` for none); when any of them is given, the
+// drain's receipts are exactly those, one per node, and every node not
+// listed leaves no receipt. `programs: N` counts the programs started.
+// Each drain item is one checked item of the test's report.
+//
+// Fixtures that name the subject's Requires items seed them: those
+// inputs come from the fixtures, not from their producers, and only the
+// subject and what it still reaches upstream are drained (a unit test of
+// one responsibility). After the
+// last drain the subject's published truth is what Expects and Expects
+// Not judge (null when it never rendered).
+//
+// A node renders by its `bind` entry (its id, else "*"): exec:COMMAND run
+// in the test file's directory; a node with a fenced ### Execution and no
+// entry runs it on the interpreter, its callees bound by `NODE.CALLEE`
+// entries.
+//
+// Main types: Test, Drain, Options, Check. Entry points: Has, Parse, Run.
+package worldtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
+	"github.com/proselang/prose/world/render"
+	"github.com/proselang/prose/world/store"
+)
+
+// SectionKey is the key of the section that makes a test a world test.
+const SectionKey = "drains"
+
+// CodeDrains is the code of a ### Drains section that does not read.
+const CodeDrains = "test/drains"
+
+// Test is a test file's ### Drains.
+type Test struct {
+	File   *diag.File
+	Bind   map[string]string
+	Drains []*Drain
+}
+
+// Drain is one drain item.
+type Drain struct {
+	Pos    diag.Pos
+	Events map[string][]any
+	Ticks  []string
+	Fail   []string
+	// Expect maps rendered, skipped and failed to their node ids (nil
+	// for `all`); empty when the item expects nothing of the receipts.
+	Expect   map[string][]string
+	Programs *int
+}
+
+// Has reports whether the test file sp has a ### Drains section.
+func Has(sp *spec.Spec) bool { return section(sp) != nil }
+
+func section(sp *spec.Spec) *spec.Section {
+	for _, s := range sp.Sections {
+		if strings.EqualFold(strings.TrimSpace(s.Heading), SectionKey) {
+			return s
+		}
+	}
+	return nil
+}
+
+// Parse reads sp's ### Drains; nil (and no diagnostics) when it has none.
+func Parse(sp *spec.Spec) (*Test, diag.List) {
+	sec := section(sp)
+	if sec == nil {
+		return nil, nil
+	}
+	var diags diag.List
+	body, off := yamlBody(sec)
+	at := func(n *yaml.Node) diag.Pos {
+		if n == nil {
+			return sec.Pos
+		}
+		return lineCol(sp.File, off, n.Line, n.Column)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(body), &doc); err != nil {
+		diags.Errorf(sp.File, sec.Pos, CodeDrains, "### Drains is not YAML (%v): write bind: and drains: as the package documentation shows", err)
+		return nil, diags
+	}
+	t := &Test{File: sp.File, Bind: map[string]string{}}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		diags.Errorf(sp.File, sec.Pos, CodeDrains, "### Drains: want a mapping with drains: (a list of drains) and an optional bind:")
+		return nil, diags
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		switch k.Value {
+		case "bind":
+			if v.Kind != yaml.MappingNode {
+				diags.Errorf(sp.File, at(v), CodeDrains, "bind: want a mapping of NODE: BINDING")
+				continue
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				t.Bind[v.Content[j].Value] = v.Content[j+1].Value
+			}
+		case "drains":
+			if v.Kind != yaml.SequenceNode {
+				diags.Errorf(sp.File, at(v), CodeDrains, "drains: want a list, one item per drain")
+				continue
+			}
+			for _, it := range v.Content {
+				if d := parseDrain(it, at, sp.File, &diags); d != nil {
+					t.Drains = append(t.Drains, d)
+				}
+			}
+		default:
+			diags.Errorf(sp.File, at(k), CodeDrains, "### Drains: unknown key %q (want bind or drains)", k.Value)
+		}
+	}
+	if len(t.Drains) == 0 && !diags.HasErrors() {
+		diags.Errorf(sp.File, sec.Pos, CodeDrains, "### Drains has no drain: add drains: with at least one item")
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return t, nil
+}
+
+// yamlBody is the section's YAML (the fenced block's when there is one)
+// and the offset of its first byte.
+func yamlBody(sec *spec.Section) (string, int) {
+	body, off := sec.Body, int(sec.BodyPos)
+	lines := strings.SplitAfter(body, "\n")
+	start, pos := -1, 0
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			if start < 0 {
+				start = pos + len(l)
+				pos += len(l)
+				continue
+			}
+			return body[start:pos], off + start
+		}
+		pos += len(l)
+	}
+	return body, off
+}
+
+func lineCol(f *diag.File, off, line, col int) diag.Pos {
+	src := string(f.Source())
+	p := off
+	for l := 1; l < line && p < len(src); l++ {
+		i := strings.IndexByte(src[p:], '\n')
+		if i < 0 {
+			break
+		}
+		p += i + 1
+	}
+	return diag.Pos(p + col - 1)
+}
+
+func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags *diag.List) *Drain {
+	d := &Drain{Pos: at(n), Events: map[string][]any{}, Expect: map[string][]string{}}
+	if n.Kind != yaml.MappingNode {
+		diags.Errorf(f, at(n), CodeDrains, "a drain is a mapping: events:, ticks:, fail:, rendered:, skipped:, failed:, programs:")
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "events":
+			var evs map[string]any
+			if err := v.Decode(&evs); err != nil || v.Kind != yaml.MappingNode {
+				diags.Errorf(f, at(v), CodeDrains, "events: want a mapping of GATEWAY: EVENT (or a list of events)")
+				continue
+			}
+			for g, e := range evs {
+				if l, ok := e.([]any); ok {
+					d.Events[g] = l
+				} else {
+					d.Events[g] = []any{e}
+				}
+			}
+		case "ticks", "fail":
+			ids, ok := idList(v)
+			if !ok || ids == nil {
+				diags.Errorf(f, at(v), CodeDrains, "%s: want a node id or a list of node ids", k.Value)
+				continue
+			}
+			if k.Value == "ticks" {
+				d.Ticks = ids
+			} else {
+				d.Fail = ids
+			}
+		case receipt.Rendered, receipt.Skipped, receipt.Failed:
+			if v.Kind == yaml.ScalarNode && v.Value == "all" {
+				d.Expect[k.Value] = nil
+				continue
+			}
+			ids, ok := idList(v)
+			if !ok {
+				diags.Errorf(f, at(v), CodeDrains, "%s: want all, or a list of node ids", k.Value)
+				continue
+			}
+			if ids == nil {
+				ids = []string{}
+			}
+			d.Expect[k.Value] = ids
+		case "programs":
+			var p int
+			if err := v.Decode(&p); err != nil {
+				diags.Errorf(f, at(v), CodeDrains, "programs: want a number")
+				continue
+			}
+			d.Programs = &p
+		default:
+			diags.Errorf(f, at(k), CodeDrains, "a drain has no key %q (want events, ticks, fail, rendered, skipped, failed, programs)", k.Value)
+		}
+	}
+	return d
+}
+
+func idList(v *yaml.Node) ([]string, bool) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Value == "" {
+			return nil, false
+		}
+		return []string{v.Value}, true
+	case yaml.SequenceNode:
+		var out []string
+		for _, e := range v.Content {
+			if e.Kind != yaml.ScalarNode {
+				return nil, false
+			}
+			out = append(out, e.Value)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// Options configure Run.
+type Options struct {
+	// Dir is the test file's directory: exec commands run there.
+	Dir string
+	// State is the state directory, fresh for the test.
+	State string
+	// Seeds are the fixtures that name the subject's inputs.
+	Seeds map[string]any
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Check is one drain item's outcome.
+type Check struct {
+	Text     string
+	Pos      diag.Pos
+	OK       bool
+	Observed string
+}
+
+// Run drains the subject's project as t says. truth is the subject's
+// published truth after the last drain; err is for a test that cannot
+// run (a graph with errors, a node with no binding, an unknown id).
+func Run(ctx context.Context, t *Test, subjectPath string, o Options) (truth any, checks []Check, err error) {
+	g, diags, err := graph.Load(filepath.Dir(subjectPath))
+	if err != nil {
+		return nil, nil, err
+	}
+	if diags.HasErrors() {
+		return nil, nil, errors.New(strings.TrimRight(diags.Errors().String(), "\n"))
+	}
+	subject := subjectID(g, subjectPath)
+	var seeds []string
+	for k := range o.Seeds {
+		seeds = append(seeds, k)
+	}
+	sort.Strings(seeds)
+	if len(seeds) > 0 {
+		if unknown := g.Seed(subject, seeds); len(unknown) > 0 {
+			return nil, nil, fmt.Errorf("fixtures %s name no Requires item of %s", strings.Join(unknown, ", "), subject)
+		}
+	}
+	if err := t.checkIDs(g); err != nil {
+		return nil, nil, err
+	}
+	st, err := store.Open(o.State)
+	if err != nil {
+		return nil, nil, err
+	}
+	renderers := map[string]reconcile.Renderer{}
+	for _, n := range g.Nodes {
+		r, err := t.renderer(n, o.Dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		renderers[n.ID] = r
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	for i, d := range t.Drains {
+		fail := map[string]bool{}
+		for _, id := range d.Fail {
+			fail[id] = true
+		}
+		res, err := reconcile.Drain(ctx, reconcile.Options{
+			Graph: g, Store: st, Events: d.Events, Ticks: d.Ticks, Now: now, MaxParallel: 1,
+			CallerInputs: map[string]map[string]any{subject: o.Seeds},
+			Binding:      func(n *graph.Node) string { return t.describe(n) },
+			Renderer: func(n *graph.Node) (reconcile.Renderer, error) {
+				if fail[n.ID] {
+					return failing{}, nil
+				}
+				return renderers[n.ID], nil
+			},
+		})
+		if err != nil {
+			return nil, checks, fmt.Errorf("drain %d: %v", i+1, err)
+		}
+		checks = append(checks, d.check(i+1, g, res))
+	}
+	last, err := st.Last(subject)
+	if err != nil || last == nil || last.Version == "" {
+		return nil, checks, err
+	}
+	truth, err = st.Version(subject, last.Version)
+	return truth, checks, err
+}
+
+func subjectID(g *graph.Graph, path string) string {
+	abs, _ := filepath.Abs(path)
+	for _, n := range g.Nodes {
+		if p, _ := filepath.Abs(n.Path); p == abs {
+			return n.ID
+		}
+	}
+	if len(g.Nodes) > 0 {
+		return g.Nodes[len(g.Nodes)-1].ID
+	}
+	return ""
+}
+
+// checkIDs refuses node ids the graph does not hold.
+func (t *Test) checkIDs(g *graph.Graph) error {
+	var bad []string
+	seen := func(id string) {
+		if g.Node(id) == nil && !contains(bad, id) {
+			bad = append(bad, id)
+		}
+	}
+	for k := range t.Bind {
+		if k != "*" {
+			id, _, _ := strings.Cut(k, ".")
+			seen(id)
+		}
+	}
+	for _, d := range t.Drains {
+		for k := range d.Events {
+			seen(k)
+		}
+		for _, ids := range [][]string{d.Ticks, d.Fail, d.Expect[receipt.Rendered], d.Expect[receipt.Skipped], d.Expect[receipt.Failed]} {
+			for _, id := range ids {
+				seen(id)
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	var ids []string
+	for _, n := range g.Nodes {
+		ids = append(ids, n.ID)
+	}
+	return fmt.Errorf("### Drains names %s, not a node of the drained graph (nodes: %s)", strings.Join(bad, ", "), strings.Join(ids, ", "))
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// binding is n's bind entry: its id's, else "*"'s.
+func (t *Test) binding(n *graph.Node) string {
+	if b, ok := t.Bind[n.ID]; ok {
+		return b
+	}
+	return t.Bind["*"]
+}
+
+func (t *Test) describe(n *graph.Node) string {
+	b := t.Bind[n.ID]
+	if b == "" && hasProgram(n) {
+		d := "execution"
+		for _, a := range t.callees(n) {
+			d += " " + a.Name + "=" + a.Value
+		}
+		return d
+	}
+	if b == "" {
+		b = t.Bind["*"]
+	}
+	return b
+}
+
+func hasProgram(n *graph.Node) bool {
+	return n.Spec.Execution != nil && n.Spec.Execution.Program != nil
+}
+
+func (t *Test) callees(n *graph.Node) []patterns.Assignment {
+	var out []patterns.Assignment
+	for k, v := range t.Bind {
+		if c, ok := strings.CutPrefix(k, n.ID+"."); ok {
+			out = append(out, patterns.Assignment{Name: c, Value: v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// renderer is what renders n: its own bind entry, else its Execution,
+// else the "*" entry.
+func (t *Test) renderer(n *graph.Node, dir string) (reconcile.Renderer, error) {
+	b := t.Bind[n.ID]
+	if b == "" && hasProgram(n) {
+		return &render.Execution{Slots: t.callees(n), Dir: dir}, nil
+	}
+	if b == "" {
+		b = t.Bind["*"]
+	}
+	if b == "" {
+		return nil, fmt.Errorf("node %s has no ### Execution to run and no binding: add %s: exec:COMMAND (or \"*\") under bind: in ### Drains", n.ID, n.ID)
+	}
+	r, err := render.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("bind %s: %v", n.ID, err)
+	}
+	if e, ok := r.(*render.Exec); ok {
+		e.Dir = dir
+	}
+	return r, nil
+}
+
+// failing is the render of a node the drain item makes fail.
+type failing struct{}
+
+func (failing) Render(context.Context, *reconcile.Request) (*reconcile.Answer, error) {
+	return &reconcile.Answer{}, errors.New("failed by the test (fail:)")
+}
+
+// check compares a drain's receipts with the item's expectations.
+func (d *Drain) check(i int, g *graph.Graph, res *reconcile.Result) Check {
+	got := map[string][]string{}
+	count := map[string]int{}
+	for _, r := range res.Receipts {
+		got[r.Status] = append(got[r.Status], r.Node)
+		count[r.Node]++
+	}
+	observed := fmt.Sprintf("rendered %s, skipped %s, failed %s; %d programs",
+		list(got[receipt.Rendered]), list(got[receipt.Skipped]), list(got[receipt.Failed]), res.Programs)
+	c := Check{Pos: d.Pos, OK: true, Observed: observed}
+	var want []string
+	if len(d.Expect) > 0 {
+		for _, st := range []string{receipt.Rendered, receipt.Skipped, receipt.Failed} {
+			ids, given := d.Expect[st]
+			if given && ids == nil {
+				for _, n := range g.Nodes {
+					ids = append(ids, n.ID)
+				}
+			}
+			if given {
+				want = append(want, st+" "+list(ids))
+			}
+			if !sameSet(ids, got[st]) {
+				c.OK = false
+			}
+		}
+		for n, k := range count {
+			if k > 1 {
+				c.OK = false
+				c.Observed += fmt.Sprintf("; %s has %d receipts", n, k)
+			}
+		}
+	}
+	if d.Programs != nil {
+		want = append(want, fmt.Sprintf("%d programs", *d.Programs))
+		if res.Programs != *d.Programs {
+			c.OK = false
+		}
+	}
+	if len(want) == 0 {
+		want = []string{"runs"}
+	}
+	c.Text = fmt.Sprintf("drain %d %s", i, strings.Join(want, ", "))
+	return c
+}
+
+func list(ids []string) string {
+	s := append([]string(nil), ids...)
+	sort.Strings(s)
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x := append([]string(nil), a...)
+	y := append([]string(nil), b...)
+	sort.Strings(x)
+	sort.Strings(y)
+	for i := range x {
+		if x[i] != y[i] {
+			return false
+		}
+	}
+	return true
+}
