@@ -24,9 +24,15 @@ import (
 
 // Format is the receipt format's version; a reader refuses a receipt of
 // a newer major version.
+//
+// 1.1 keeps a render's duration out of the receipt: it is measured, not
+// content, so a ledger regenerated from the same events is byte-identical
+// (the store keeps durations beside the ledger). A 1.0 receipt's hash
+// still covers its duration_ms.
 const (
 	FormatMajor = 1
-	Format      = "1.0"
+	Format      = "1.1"
+	legacy      = "1.0"
 )
 
 // Status of a receipt.
@@ -99,20 +105,33 @@ type Diff struct {
 
 // Cost is what a firing spent.
 type Cost struct {
-	Requests   int    `json:"requests"`
-	TokensIn   int    `json:"tokens_in"`
-	TokensOut  int    `json:"tokens_out"`
-	Programs   int    `json:"programs"`
-	Model      string `json:"model,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
+	Requests  int    `json:"requests"`
+	TokensIn  int    `json:"tokens_in"`
+	TokensOut int    `json:"tokens_out"`
+	Programs  int    `json:"programs"`
+	Model     string `json:"model,omitempty"`
+	// DurationMS is how long the render took. Since format 1.1 it is
+	// neither hashed nor written in the ledger line; the store keeps it
+	// in NODE/durations.jsonl and Ledger fills it in.
+	DurationMS int64 `json:"duration_ms,omitempty"`
+}
+
+// content is r as its hash and its ledger line hold it: without a
+// duration, unless r is a 1.0 receipt.
+func (r *Receipt) content() *Receipt {
+	c := *r
+	if c.Format != legacy {
+		c.Cost.DurationMS = 0
+	}
+	return &c
 }
 
 // body is the canonical JSON the hash covers: the receipt without Hash,
 // Sig and Key.
 func (r *Receipt) body() ([]byte, error) {
-	c := *r
+	c := r.content()
 	c.Hash, c.Sig, c.Key = "", "", ""
-	raw, err := json.Marshal(&c)
+	raw, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +141,9 @@ func (r *Receipt) body() ([]byte, error) {
 	}
 	m := v.(map[string]any)
 	delete(m, "hash")
+	if cost, ok := m["cost"].(map[string]any); ok && r.Format == legacy {
+		cost["duration_ms"] = json.Number(fmt.Sprint(r.Cost.DurationMS)) // 1.0 always wrote it
+	}
 	return canon.Marshal(m)
 }
 
@@ -156,9 +178,10 @@ func (r *Receipt) Seal(key ed25519.PrivateKey) error {
 	return nil
 }
 
-// Marshal is the receipt as one canonical JSON line (no newline).
+// Marshal is the receipt as one canonical JSON line (no newline), as the
+// ledger holds it (without its duration).
 func (r *Receipt) Marshal() ([]byte, error) {
-	raw, err := json.Marshal(r)
+	raw, err := json.Marshal(r.content())
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@
 //	DIR/NODE/facets/FACET.json        each facet's value (member FACET of the truth)
 //	DIR/NODE/versions/sha256-HEX.json every truth ever committed, by its hash; never rewritten
 //	DIR/NODE/receipts.jsonl           the node's receipts, one canonical JSON line each
+//	DIR/NODE/durations.jsonl          how long each render took, by receipt hash (not hashed)
 //
 // Every file is written atomically: a temporary file in the same
 // directory, fsync, rename, fsync of the directory. A commit writes the
@@ -204,7 +205,17 @@ func (s *Store) Ledger(node string) ([]*receipt.Receipt, error) {
 		}
 		out = append(out, r)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if ds := s.durations(node); ds != nil {
+		for _, r := range out {
+			if ms, ok := ds[r.Hash]; ok && r.Cost.DurationMS == 0 {
+				r.Cost.DurationMS = ms
+			}
+		}
+	}
+	return out, nil
 }
 
 // Last is node's last receipt, or nil.
@@ -218,6 +229,10 @@ func (s *Store) Last(node string) (*receipt.Receipt, error) {
 
 // Append adds a sealed receipt to node's ledger: the whole ledger is
 // rewritten atomically, so a kill leaves the old ledger or the new one.
+// A render's duration goes to NODE/durations.jsonl after the commit: it
+// is a measurement, outside the hash chain, so a ledger regenerated from
+// the same events is byte-identical; a kill between the two loses at most
+// that one duration.
 func (s *Store) Append(node string, r *receipt.Receipt) error {
 	line, err := r.Marshal()
 	if err != nil {
@@ -227,7 +242,46 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return writeAtomic(s.LedgerPath(node), append(append(old, line...), '\n'))
+	if err := writeAtomic(s.LedgerPath(node), append(append(old, line...), '\n')); err != nil {
+		return err
+	}
+	if r.Cost.DurationMS == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(s.DurationsPath(node), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "{\"duration_ms\":%d,\"receipt\":%q}\n", r.Cost.DurationMS, r.Hash)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// DurationsPath is node's file of render durations.
+func (s *Store) DurationsPath(node string) string {
+	return filepath.Join(s.nodeDir(node), "durations.jsonl")
+}
+
+// durations reads node's durations by receipt hash; lines that do not
+// read (a torn last line) are skipped.
+func (s *Store) durations(node string) map[string]int64 {
+	b, err := os.ReadFile(s.DurationsPath(node))
+	if err != nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		var d struct {
+			MS      int64  `json:"duration_ms"`
+			Receipt string `json:"receipt"`
+		}
+		if json.Unmarshal(l, &d) == nil && d.Receipt != "" {
+			out[d.Receipt] = d.MS
+		}
+	}
+	return out
 }
 
 // Publish writes node's truth.json and one file per facet (the member

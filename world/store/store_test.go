@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +85,40 @@ func TestOpenRefusesANewerFormat(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "FORMAT"), []byte(`{"format":"prose-world","version":"2.0"}`), 0o644)
 	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "newer than this prose reads") {
 		t.Errorf("open: %v", err)
+	}
+}
+
+// Durations live beside the ledger: two stores given the same receipts
+// with different durations hold byte-identical ledgers, and Ledger reads
+// each duration back.
+func TestDurationsBesideTheLedger(t *testing.T) {
+	var ledgers [][]byte
+	for _, ms := range []int64{5, 4000} {
+		s, err := Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &receipt.Receipt{Node: "n", Drain: 1, Seq: 1, Status: receipt.Rendered, Cost: receipt.Cost{Programs: 1, DurationMS: ms}}
+		if err := r.Seal(nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append("n", r); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(s.LedgerPath("n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ledgers = append(ledgers, b)
+		rs, err := s.Ledger("n")
+		if err != nil || len(rs) != 1 || rs[0].Cost.DurationMS != ms {
+			t.Errorf("read back: %v %+v", err, rs)
+		}
+		if problems, err := s.Verify(nil, nil); err != nil || len(problems) > 0 {
+			t.Errorf("verify: %v %v", err, problems)
+		}
+	}
+	if !bytes.Equal(ledgers[0], ledgers[1]) {
+		t.Errorf("ledgers differ:\n%s\n%s", ledgers[0], ledgers[1])
 	}
 }
