@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/propose"
 )
 
 // worldCommands are the commands of the world model: graph, world,
@@ -17,8 +22,10 @@ func worldCommands(s streams) []*cobra.Command {
 
 // graphOptions are the flags and arguments of `prose graph`.
 type graphOptions struct {
-	path   string
-	format string
+	path           string
+	format         string
+	propose        bool
+	model, baseURL string
 }
 
 func newGraphCmd(s streams) *cobra.Command {
@@ -44,6 +51,12 @@ did-you-mean), ambiguous (naming the candidates) or closes a cycle
 front matter id, else its name, else its file stem. Functions are called,
 not wired: they are no nodes.
 
+--propose asks a model (--model, PROSE_MODEL) to wire the items no rule
+bound: its proposals that fit the graph are appended to the project's
+prose.wiring.yaml, each under a comment with its reason, for review; the
+graph shown is then wired from that file (rule d). Nothing is wired by a
+model otherwise.
+
 --format text (default), json ({"nodes":[...],"edges":[...],
 "entry_points":[...]}, @atomic for a whole truth), dot or mermaid.
 
@@ -51,24 +64,34 @@ Exit status: 0 wired, 1 a wiring error, 2 an unreadable path or a bad
 flag.`,
 		Example: `  prose graph examples/basic-unit-suite
   prose graph src/alert-state.prose.md --format json
-  prose graph . --format mermaid`,
+  prose graph . --format mermaid
+  prose graph . --propose --model gpt-4o-mini`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.path = args[0]
-			return runGraph(s, o)
+			return runGraph(cmd.Context(), s, o)
 		},
 	}
-	cmd.Flags().StringVar(&o.format, "format", "text", "text, json, dot or mermaid")
+	fl := cmd.Flags()
+	fl.StringVar(&o.format, "format", "text", "text, json, dot or mermaid")
+	fl.BoolVar(&o.propose, "propose", false, "ask a model to wire what no rule bound, into prose.wiring.yaml for review")
+	fl.StringVar(&o.model, "model", "", "`MODEL` for --propose (default $PROSE_MODEL)")
+	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` for --propose (default $OPENAI_BASE_URL)")
 	return cmd
 }
 
-func runGraph(s streams, o graphOptions) error {
+func runGraph(ctx context.Context, s streams, o graphOptions) error {
 	if !slices.Contains(graph.Formats, o.format) {
 		return usageErrorf("graph: unknown --format %q (want text, json, dot or mermaid)", o.format)
 	}
 	g, diags, err := graph.Load(o.path)
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("graph: %w", err)}
+	}
+	if o.propose {
+		if g, diags, err = proposeWiring(ctx, s, o, g); err != nil {
+			return err
+		}
 	}
 	fmt.Fprint(s.err, diags.String())
 	b, err := g.Format(o.format)
@@ -82,4 +105,42 @@ func runGraph(s streams, o graphOptions) error {
 		return &exitError{code: exitFailure}
 	}
 	return nil
+}
+
+// proposeWiring asks the model to wire g's unresolved items, appends what
+// fits to the wiring file, and loads the graph again.
+func proposeWiring(ctx context.Context, s streams, o graphOptions, g *graph.Graph) (*graph.Graph, diag.List, error) {
+	models, err := run.NewModels(os.Getenv, o.model, o.baseURL)
+	if err != nil {
+		return nil, nil, usageErrorf("graph --propose: %v", err)
+	}
+	c, err := models.Client("")
+	if err != nil || o.model == "" && os.Getenv("PROSE_MODEL") == "" {
+		return nil, nil, usageErrorf("graph --propose needs a model: pass --model or set PROSE_MODEL (see Models in the README)")
+	}
+	res, err := propose.Ask(ctx, g, c, o.model)
+	if err != nil {
+		return nil, nil, &exitError{code: exitFailure, err: fmt.Errorf("graph --propose: %w", err)}
+	}
+	path, kept, err := propose.Append(g.Root, res.OK, res.Model)
+	if err != nil {
+		return nil, nil, &exitError{code: exitFailure, err: fmt.Errorf("graph --propose: %w", err)}
+	}
+	wrote := len(res.OK) - len(kept)
+	fmt.Fprintf(s.err, "prose: proposed %d wirings into %s (%d model requests, %d tokens): review them, then commit the file\n", wrote, path, res.Requests, res.TokensIn+res.TokensOut)
+	for _, p := range res.OK {
+		note := p.Reason
+		if slices.Contains(kept, p) {
+			note = "not written: the file already wires it"
+		}
+		fmt.Fprintf(s.err, "  %s: %s  (%s)\n", p.Key(), p.Value(), note)
+	}
+	for _, r := range res.Rejected {
+		fmt.Fprintf(s.err, "  rejected %s: %s: %s\n", r.Key(), r.Value(), r.Why)
+	}
+	g, diags, err := graph.Load(o.path)
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("graph: %w", err)}
+	}
+	return g, diags, nil
 }

@@ -46,6 +46,9 @@ type Graph struct {
 	Edges []*Edge
 	// Wiring is the committed wiring file that was read, or nil.
 	Wiring *Wiring
+	// Unresolved are the Requires items no rule bound, in node order:
+	// what `prose graph --propose` asks a model to wire.
+	Unresolved []*Unresolved
 
 	byID map[string]*Node
 }
@@ -89,6 +92,18 @@ type Edge struct {
 	Rule string
 	Pos  diag.Position
 	pos  diag.Pos
+}
+
+// Unresolved is a Requires item no rule bound.
+type Unresolved struct {
+	Node string
+	Item *Item
+	Pos  diag.Position
+	// Why is CodeUnsatisfied or CodeAmbiguous (an error), or "caller" (a
+	// caller input).
+	Why string
+	// Candidates are the producer.part an ambiguous item could be.
+	Candidates []string
 }
 
 // Item is one ### Requires item of a node.

@@ -83,15 +83,22 @@ func (g *Graph) wire() diag.List {
 				continue
 			}
 			f := n.Spec.File
+			un := &Unresolved{Node: n.ID, Item: it, Pos: f.Position(it.Pos), Candidates: ambiguous}
+			g.Unresolved = append(g.Unresolved, un)
 			switch {
 			case len(ambiguous) > 0:
+				un.Why = CodeAmbiguous
 				diags.Errorf(f, it.Pos, CodeAmbiguous, "%s of %s is ambiguous: %s could each give it; write `producer.part` or add it to %s",
 					quoteName(it), n.ID, strings.Join(ambiguous, ", "), WiringFile)
 			default:
 				if msg := g.unsatisfied(n, it); msg != "" {
+					un.Why = CodeUnsatisfied
 					diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
 				} else if it.Name != "" {
+					un.Why = "caller"
 					n.CallerInputs = append(n.CallerInputs, it.Name)
+				} else {
+					g.Unresolved = g.Unresolved[:len(g.Unresolved)-1] // a sentence, no input
 				}
 			}
 		}

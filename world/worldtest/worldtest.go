@@ -428,14 +428,6 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-// binding is n's bind entry: its id's, else "*"'s.
-func (t *Test) binding(n *graph.Node) string {
-	if b, ok := t.Bind[n.ID]; ok {
-		return b
-	}
-	return t.Bind["*"]
-}
-
 func (t *Test) describe(n *graph.Node) string {
 	b := t.Bind[n.ID]
 	if b == "" && hasProgram(n) {
