@@ -33,6 +33,18 @@ import (
 // an equal key, which leaves a skipped receipt. The file is never
 // compacted, so a duplicate is known across restarts.
 
+// A gateway whose render failed keeps the events it was given: a hold
+// line per event, written before the drain's done line, and each is
+// delivered again (before any new one) by every later drain until the
+// gateway renders or skips, which an unhold line records:
+//
+//	{"op":"hold","drain":N,"node":"ID","event":EVENT,"fp":"sha256:.."}
+//	{"op":"unhold","drain":N,"node":"ID"}
+//
+// A kill between the hold lines and the done line runs drain N again with
+// its events, the held ones skipped by fingerprint: an event is delivered
+// at least once, never lost (a gateway folds events by id).
+
 // Entry is one line of the queue file.
 type Entry struct {
 	Op      string          `json:"op"`
@@ -58,6 +70,8 @@ type Queue struct {
 	// fired and self are, per node, the start of the last finished drain
 	// that left it a receipt, and that woke it by itself.
 	fired, self map[string]time.Time
+	// held are, per gateway, the events of its failed renders, in order.
+	held map[string][]Entry
 }
 
 // QueuePath is the queue file of a state directory.
@@ -70,7 +84,7 @@ func OpenQueue(stateDir string) (*Queue, error) {
 		return nil, err
 	}
 	q := &Queue{seen: map[string]map[string]bool{}, pending: map[int][]Entry{}, done: map[int]*Outcome{},
-		fired: map[string]time.Time{}, self: map[string]time.Time{}}
+		fired: map[string]time.Time{}, self: map[string]time.Time{}, held: map[string][]Entry{}}
 	b, err := os.ReadFile(p)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -120,6 +134,10 @@ func (q *Queue) apply(e Entry) {
 		if _, ok := q.done[e.Drain]; !ok {
 			q.pending[e.Drain] = append(q.pending[e.Drain], e)
 		}
+	case "hold":
+		q.held[e.Node] = append(q.held[e.Node], e)
+	case "unhold":
+		delete(q.held, e.Node)
 	case "done":
 		q.done[e.Drain] = e.Outcome
 		if o := e.Outcome; o != nil {
@@ -206,6 +224,44 @@ func (q *Queue) EnqueueSelf(node string) (drain int, queued bool, err error) {
 	}
 	q.apply(e)
 	return e.Drain, true, nil
+}
+
+// Held is the events held for node (a gateway whose render failed), in
+// order.
+func (q *Queue) Held(node string) []Entry {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]Entry(nil), q.held[node]...)
+}
+
+// Hold records durably that node keeps events (entries of drain) for the
+// next drains.
+func (q *Queue) Hold(drain int, node string, events []Entry) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, ev := range events {
+		e := Entry{Op: "hold", Drain: drain, Node: node, Event: ev.Event, FP: ev.FP}
+		if err := q.write(e); err != nil {
+			return err
+		}
+		q.apply(e)
+	}
+	return nil
+}
+
+// Unhold records durably that node's held events were delivered.
+func (q *Queue) Unhold(drain int, node string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.held[node]) == 0 {
+		return nil
+	}
+	e := Entry{Op: "unhold", Drain: drain, Node: node}
+	if err := q.write(e); err != nil {
+		return err
+	}
+	q.apply(e)
+	return nil
 }
 
 // Fired is the start of the last finished drain that left node a

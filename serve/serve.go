@@ -57,9 +57,12 @@ type Outcome struct {
 	Skipped  int               `json:"skipped"`
 	Failed   int               `json:"failed"`
 	Tokens   int               `json:"tokens"`
-	Error    string            `json:"error,omitempty"`
-	Start    time.Time         `json:"start"`
-	MS       int64             `json:"duration_ms"`
+	// Redelivered counts the held events of failed gateway renders this
+	// drain delivered again.
+	Redelivered int       `json:"redelivered,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	Start       time.Time `json:"start"`
+	MS          int64     `json:"duration_ms"`
 }
 
 // Trigger is one acknowledged trigger a drain answered.
@@ -223,6 +226,8 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 		}
 		if err != nil {
 			o.Error = err.Error()
+		} else if err := s.hold(id, es, o); err != nil {
+			return err
 		}
 		if err := s.q.Finish(id, o); err != nil {
 			return err
@@ -234,10 +239,62 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 	}
 }
 
+// hold keeps the events of each gateway whose render failed in drain
+// id for the next drains, and releases those of each gateway that
+// rendered or skipped.
+func (s *Server) hold(id int, es []Entry, o *Outcome) error {
+	status := map[string]string{}
+	for _, r := range o.Receipts {
+		status[r.Node] = r.Status
+	}
+	for _, n := range s.o.Graph.Nodes {
+		switch st := status[n.ID]; {
+		case n.Kind != "gateway" || st == "":
+		case st == receipt.Failed:
+			held := map[string]bool{}
+			for _, h := range s.q.Held(n.ID) {
+				held[h.FP] = true
+			}
+			var keep []Entry
+			for _, e := range es {
+				if e.Node == n.ID && e.Event != nil && !e.Dup && !held[e.FP] {
+					keep = append(keep, e)
+				}
+			}
+			if err := s.q.Hold(id, n.ID, keep); err != nil {
+				return err
+			}
+		default:
+			if err := s.q.Unhold(id, n.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (s *Server) drain(ctx context.Context, id int, es []Entry) (*Outcome, error) {
 	o := &Outcome{Drain: id, Start: s.o.Now().UTC(), Receipts: []Ref{}}
 	events := map[string][]any{}
 	tick := map[string]bool{}
+	// The events held for a gateway whose render failed come first.
+	inDrain := map[string]bool{}
+	for _, e := range es {
+		inDrain[e.FP] = true
+	}
+	for _, n := range s.o.Graph.Nodes {
+		for _, h := range s.q.Held(n.ID) {
+			if inDrain[h.FP] {
+				continue // drain id is run again after a kill: its own event
+			}
+			v, err := canon.Decode(h.Event)
+			if err != nil {
+				return o, err
+			}
+			events[n.ID] = append(events[n.ID], v)
+			o.Redelivered++
+		}
+	}
 	for _, e := range es {
 		o.Triggers = append(o.Triggers, Trigger{Node: e.Node, FP: e.FP, Dup: e.Dup, Self: e.Self})
 		if e.Event == nil || e.Dup {

@@ -1,0 +1,119 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
+	"github.com/proselang/prose/world/store"
+)
+
+// feedRender folds events' ids into the feed's truth (failing while fail
+// is set) and counts them for the tally.
+type feedRender struct{ fail *bool }
+
+func (f feedRender) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
+	if req.Node.ID == "tally" {
+		seen, _ := req.Inputs["seen"].([]any)
+		return &reconcile.Answer{Truth: map[string]any{"count": len(seen)}}, nil
+	}
+	if *f.fail {
+		return &reconcile.Answer{}, errors.New("the feed is down")
+	}
+	ids := map[string]bool{}
+	if p, ok := req.Prior.(map[string]any); ok {
+		for _, id := range p["seen"].([]any) {
+			ids[id.(string)] = true
+		}
+	}
+	for _, e := range req.Events {
+		ids[e.(map[string]any)["id"].(string)] = true
+	}
+	var seen []any
+	for id := range ids {
+		seen = append(seen, id)
+	}
+	sort.Slice(seen, func(i, j int) bool { return seen[i].(string) < seen[j].(string) })
+	return &reconcile.Answer{Truth: map[string]any{"seen": seen}}, nil
+}
+
+// A gateway render that fails keeps its events: the next drain delivers
+// them again (before the new ones), across a restart, until the gateway
+// renders; then they are not delivered again.
+func TestFailedGatewayEventsAreRedelivered(t *testing.T) {
+	g, diags, err := graph.Load("testdata/redeliver")
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := false
+	var outcomes []*Outcome
+	open := func() *Server {
+		s, err := New(Options{Graph: g, Store: st, Now: func() time.Time { return time.Unix(0, 0) },
+			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return feedRender{&fail}, nil },
+			Drained:  func(o *Outcome) { outcomes = append(outcomes, o) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := open()
+	post := func(id string) {
+		if _, _, err := s.Trigger("feed", []byte(fmt.Sprintf(`{"id":%q}`, id))); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DrainQueued(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	truth := func() string {
+		v, ok, err := st.Published("feed")
+		if err != nil || !ok {
+			return fmt.Sprint(err)
+		}
+		return fmt.Sprint(v.(map[string]any)["seen"])
+	}
+	post("a")
+	fail = true
+	post("b")
+	post("c")
+	if last := outcomes[len(outcomes)-1]; last.Failed != 1 || last.Redelivered != 1 {
+		t.Errorf("second failure: %+v", last)
+	}
+	if got := truth(); got != "[a]" {
+		t.Errorf("a failed render changed the truth: %s", got)
+	}
+	s.Close()
+	s = open() // the held events survive a restart
+	fail = false
+	post("d")
+	last := outcomes[len(outcomes)-1]
+	if last.Failed != 0 || last.Redelivered != 2 || last.Rendered != 2 {
+		t.Errorf("recovery: %+v", last)
+	}
+	if got := truth(); got != "[a b c d]" {
+		t.Errorf("truth after recovery: %s", got)
+	}
+	// Delivered once: a manual wake redelivers nothing, and the feed
+	// skips.
+	if _, _, err := s.Trigger("feed", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DrainQueued(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	last = outcomes[len(outcomes)-1]
+	if last.Redelivered != 0 || len(last.Receipts) != 1 || last.Receipts[0].Status != receipt.Skipped {
+		t.Errorf("after recovery: %+v", last)
+	}
+	s.Close()
+}
