@@ -9,6 +9,7 @@ import (
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/serve/cadence"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
@@ -72,6 +73,7 @@ func Rules() []spec.Rule {
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
+		{Code: cadence.CodeCadence, Severity: diag.Error, Short: "Self-driven Continuity or ### Schedule item that names no cadence prose serve reads"},
 	}, toolRules()...)
 }
 

@@ -29,6 +29,7 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/filekind"
+	"github.com/proselang/prose/serve/cadence"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 )
@@ -359,6 +360,7 @@ func File(fsys fs.FS, name string) (diag.List, error) {
 	diags = append(diags, Spec(s, diags)...)
 	diags = append(diags, TestFile(g, name, s)...)
 	diags = append(diags, toolChecks(g, name, s)...)
+	diags = append(diags, cadence.Check(s)...)
 	return append(diags, contract(s, diags, g.Finder())...), nil
 }
 

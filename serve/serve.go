@@ -120,7 +120,7 @@ func New(o Options) (*Server, error) {
 		p, err := cadence.Of(n.Spec)
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("%s: %w", n.Path, err)
+			return nil, err
 		}
 		if !p.Empty() {
 			s.plans[n.ID] = p

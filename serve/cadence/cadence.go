@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
 )
 
@@ -51,6 +52,9 @@ var (
 	atRE      = regexp.MustCompile(`\b(daily|every day|every weekday|weekdays)\s+at\s+(\d{1,2}):(\d{2})\b`)
 	cronRE    = regexp.MustCompile("`([^`]+)`")
 	lapsingRE = regexp.MustCompile("valid_until")
+	cronLike  = regexp.MustCompile(`^[\d*/,-]+(\s+[\d*/,-]+){4}$`)
+	// attempted is a Continuity line that sets out to state a cadence.
+	attempted = regexp.MustCompile(`(?i)\bevery\b|\bat\s+\d|\d|\b(cron|schedule)\b`)
 )
 
 // Parse reads one cadence from text (a Continuity or Schedule line):
@@ -77,8 +81,12 @@ func Parse(text string) (s Schedule, freshness bool, err error) {
 		}
 	}
 	if fs := strings.Fields(text); len(fs) == 5 && strings.ContainsAny(fs[0], "0123456789*") {
-		if c, err := ParseCron(text); err == nil {
+		c, err := ParseCron(text)
+		if err == nil {
 			return c, false, nil
+		}
+		if cronLike.MatchString(strings.TrimSpace(text)) {
+			return nil, false, err
 		}
 	}
 	if m := everyRE.FindStringSubmatch(t); m != nil {
@@ -114,18 +122,42 @@ type Plan struct {
 // Empty reports whether the plan never wakes its node.
 func (p *Plan) Empty() bool { return p == nil || len(p.Every)+len(p.At) == 0 && !p.Freshness }
 
+// CodeCadence is the diagnostic of a cadence Parse does not read.
+const CodeCadence = "serve/cadence"
+
 // Of reads a node's plan from its spec: each self-driven Continuity line,
 // and each ### Schedule item. A self-driven line or a Schedule item that
-// names no cadence Parse knows is an error listing the accepted forms.
+// names no cadence Parse knows is an error at its line (FILE:LINE:COL)
+// listing the accepted forms; Check reports every one.
 func Of(s *spec.Spec) (*Plan, error) {
+	p, diags := read(s)
+	if len(diags) > 0 {
+		return nil, fmt.Errorf("%s", strings.TrimRight(diags.String(), "\n"))
+	}
+	return p, nil
+}
+
+// Check reports each cadence of s that Parse does not read, at its line:
+// the check prose lint makes of a self-driven Continuity and a ###
+// Schedule.
+func Check(s *spec.Spec) diag.List {
+	if s == nil || s.Kind != "responsibility" && s.Kind != "gateway" {
+		return nil
+	}
+	_, diags := read(s)
+	return diags
+}
+
+func read(s *spec.Spec) (*Plan, diag.List) {
 	p := &Plan{}
-	add := func(line, where string) error {
+	var diags diag.List
+	add := func(line, where string, at diag.Pos) {
 		sch, fresh, err := Parse(line)
 		switch {
 		case err != nil:
-			return fmt.Errorf("%s %q: %v", where, strings.TrimSpace(line), err)
+			diags.Errorf(s.File, at, CodeCadence, "%s %q: %v; write one of: %s", where, strings.TrimSpace(line), err, Forms)
 		case sch == nil && !fresh:
-			return fmt.Errorf("%s %q names no cadence; write one of: %s", where, strings.TrimSpace(line), Forms)
+			diags.Errorf(s.File, at, CodeCadence, "%s %q names no cadence; write one of: %s", where, strings.TrimSpace(line), Forms)
 		case fresh:
 			p.Freshness = true
 		default:
@@ -135,26 +167,64 @@ func Of(s *spec.Spec) (*Plan, error) {
 				p.At = append(p.At, sch)
 			}
 		}
-		return nil
 	}
-	for _, line := range continuityLines(s) {
-		if strings.Contains(strings.ToLower(line), "self-driven") {
-			if err := add(line, "self-driven Continuity"); err != nil {
-				return nil, err
-			}
+	from := diag.Pos(0)
+	for _, sec := range s.Sections {
+		if strings.HasPrefix(strings.ToLower(sec.Heading), "continuity") {
+			from = sec.Pos
+			break
 		}
+	}
+	// A self-driven line in prose that states no cadence at all ("a
+	// periodic self-tick re-checks the digest") sets no timer: the node
+	// wakes when triggered (POST /trigger/ID, prose run --tick). One that
+	// sets out to state one (a number, "every", "at 9") and fails is an
+	// error.
+	for _, line := range continuityLines(s) {
+		if !strings.Contains(strings.ToLower(line), "self-driven") {
+			continue
+		}
+		if sch, fresh, err := Parse(line); err == nil && sch == nil && !fresh && !attempted.MatchString(line) {
+			continue
+		}
+		add(line, "self-driven Continuity", locate(s, line, from))
 	}
 	for _, sec := range s.Sections {
 		if !strings.EqualFold(strings.TrimSpace(sec.Heading), "schedule") {
 			continue
 		}
 		for _, line := range items(sec.Body) {
-			if err := add(line, "### Schedule item"); err != nil {
-				return nil, err
-			}
+			add(line, "### Schedule item", locate(s, line, sec.BodyPos))
 		}
 	}
-	return p, nil
+	return p, diags
+}
+
+// locate is the offset of line's text in s's file at or after from (its
+// first words, since an item's continuation lines are joined), else from.
+func locate(s *spec.Spec, line string, from diag.Pos) diag.Pos {
+	if s.File == nil {
+		return from
+	}
+	src := string(s.File.Source())
+	key := strings.TrimSpace(line)
+	if i := strings.IndexAny(key, "\n"); i > 0 {
+		key = key[:i]
+	}
+	for len(key) > 0 {
+		if int(from) <= len(src) {
+			if i := strings.Index(src[from:], key); i >= 0 {
+				return from + diag.Pos(i)
+			}
+		}
+		// A joined item: try its first words.
+		f := strings.Fields(key)
+		if len(f) <= 1 {
+			break
+		}
+		key = strings.Join(f[:len(f)/2], " ")
+	}
+	return from
 }
 
 func continuityLines(s *spec.Spec) []string {

@@ -114,10 +114,19 @@ func TestOfCorpus(t *testing.T) {
 }
 
 func TestOfUnparsable(t *testing.T) {
-	s := &spec.Spec{Continuity: []string{"self-driven: whenever it feels right"}}
+	s := &spec.Spec{Continuity: []string{"self-driven: every fortnight or so"}}
 	_, err := Of(s)
 	if err == nil || !strings.Contains(err.Error(), "every N minutes") || !strings.Contains(err.Error(), "cron") {
 		t.Errorf("unparsable cadence: %v (want the accepted forms listed)", err)
+	}
+	// Prose that states no cadence sets no timer (upstream's inbox-triage
+	// writes "self-driven: a periodic self-tick re-checks ...").
+	p, err := Of(&spec.Spec{Continuity: []string{"self-driven: whenever it feels right"}})
+	if err != nil || !p.Empty() {
+		t.Errorf("a self-driven line without a cadence: %v %+v", err, p)
+	}
+	if _, err := Of(&spec.Spec{Continuity: []string{"self-driven: `61 * * * *`"}}); err == nil || !strings.Contains(err.Error(), "outside 0-59") {
+		t.Errorf("a cron out of range: %v", err)
 	}
 }
 
@@ -136,5 +145,28 @@ func TestDue(t *testing.T) {
 	}
 	if _, ok := (&Plan{}).Due(fired, fired, nil); ok {
 		t.Error("an empty plan is due")
+	}
+}
+
+// An unreadable cadence is an error at its line, listing the forms; Of
+// refuses the plan with the same text.
+func TestCheckPositions(t *testing.T) {
+	src := "---\nname: w\nkind: responsibility\n---\n\n# W\n\n### Maintains\n\n- `x`: y\n\n### Continuity\n\n- input-driven\n- self-driven: every fortnight-ish\n\n### Schedule\n\n- 30 8 * * 1-5\n- on full moons\n"
+	s, _ := spec.Parse("w.prose.md", []byte(src))
+	diags := Check(s)
+	got := diags.String()
+	for _, want := range []string{
+		`w.prose.md:15:3: error: self-driven Continuity "self-driven: every fortnight-ish" names no cadence; write one of: hourly,`,
+		`w.prose.md:20:3: error: ### Schedule item "on full moons" names no cadence; write one of:`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s in:\n%s", want, got)
+		}
+	}
+	if len(diags) != 2 {
+		t.Errorf("%d diagnostics:\n%s", len(diags), got)
+	}
+	if _, err := Of(s); err == nil || !strings.Contains(err.Error(), "w.prose.md:15:3:") {
+		t.Errorf("Of: %v", err)
 	}
 }
