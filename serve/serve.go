@@ -91,6 +91,44 @@ type Server struct {
 	// fired counts from it.
 	started time.Time
 	M       Metrics
+
+	cmu        sync.Mutex
+	connectors map[string]ConnectorState
+}
+
+// ConnectorState is what GET /status says of a gateway's connector.
+type ConnectorState struct {
+	Kind   string `json:"kind"`
+	Cursor string `json:"cursor,omitempty"`
+	// Events counts the events it delivered, Duplicates those it knew by
+	// id (each a wake its gateway skips).
+	Events     int `json:"events"`
+	Duplicates int `json:"duplicates"`
+	// Error is its last poll's error ("" after a good poll), Retry when it
+	// polls again after backing off.
+	Error string    `json:"error,omitempty"`
+	Retry time.Time `json:"retry,omitempty"`
+}
+
+// SetConnector records the state of gateway's connector.
+func (s *Server) SetConnector(gateway string, st ConnectorState) {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if s.connectors == nil {
+		s.connectors = map[string]ConnectorState{}
+	}
+	s.connectors[gateway] = st
+}
+
+// Connectors is each connector's state, by gateway.
+func (s *Server) Connectors() map[string]ConnectorState {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	out := map[string]ConnectorState{}
+	for k, v := range s.connectors {
+		out[k] = v
+	}
+	return out
 }
 
 // Errors of Trigger that are the caller's.

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/serve/connect"
 	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
@@ -159,6 +160,10 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
 	defer srv.Close()
+	conns, err := serveConnectors(s, g, srv)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
@@ -167,6 +172,9 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- hs.Serve(ln) }()
 	fmt.Fprintf(s.err, "prose serve: listening on http://%s (state %s)\n", ln.Addr(), st.Dir)
+	for _, k := range conns {
+		go k.Run(ctx, nil)
+	}
 	runErr := make(chan error, 1)
 	go func() { runErr <- srv.Run(ctx) }()
 	var fail error
@@ -187,6 +195,28 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	}
 	fmt.Fprintln(s.err, "prose serve: stopped; what was acknowledged and not yet drained stays queued")
 	return nil
+}
+
+// serveConnectors opens the connectors of the project's prose.serve.yaml
+// (none without one); its problems are a usage error at their lines.
+func serveConnectors(s streams, g *graph.Graph, srv *serve.Server) ([]*connect.Connector, error) {
+	cfgs, diags, err := connect.ReadConfig(g.Root, g)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("serve: %w", err)}
+	}
+	fmt.Fprint(s.err, diags.String())
+	if diags.HasErrors() {
+		return nil, &exitError{code: exitUsage}
+	}
+	var out []*connect.Connector
+	for _, c := range cfgs {
+		k, err := connect.New(c, srv, g.Root)
+		if err != nil {
+			return nil, &exitError{code: exitFailure, err: fmt.Errorf("serve: connector %s: %w", c.Gateway, err)}
+		}
+		out = append(out, k)
+	}
+	return out, nil
 }
 
 // newDrainLog writes one line per drain: what triggered it, what it

@@ -111,7 +111,11 @@ func (h *handler) status(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 500, err.Error())
 		return
 	}
-	writeJSON(w, 200, map[string]any{"nodes": st, "queue_depth": h.s.Depth()})
+	out := map[string]any{"nodes": st, "queue_depth": h.s.Depth()}
+	if cs := h.s.Connectors(); len(cs) > 0 {
+		out["connectors"] = cs
+	}
+	writeJSON(w, 200, out)
 }
 
 func (h *handler) node(w http.ResponseWriter, r *http.Request) {

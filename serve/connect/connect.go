@@ -1,0 +1,458 @@
+// Package connect feeds gateways from outside: the connectors `prose
+// serve` runs beside its HTTP triggers, configured in the project's
+// prose.serve.yaml.
+//
+// # The file (decided)
+//
+//	connectors:
+//	  counter-events:            # a gateway's id
+//	    file: inbox              # a directory, relative to the project
+//	    id_field: id
+//	  prices:
+//	    http: http://127.0.0.1:8080/events?after={cursor}
+//	    every: 30s
+//	    id_field: id
+//	  tickets:
+//	    exec: ./poll.sh {cursor}  # run by /bin/sh -c in the project
+//	    every: 1m
+//	    id_field: ticket_id
+//
+// Exactly one of file, http, exec. file: each new *.json file of the
+// directory (by name, in name order) is one event or a JSON array of
+// events. http: GET the URL, answered by a JSON array of events (or one
+// object). exec: the program prints one JSON event a line. `{cursor}` is
+// replaced by the id of the last event delivered ("" before any),
+// URL-escaped for http, shell-quoted for exec. every is the polling
+// interval (default 1s for file, 30s otherwise).
+//
+// Each connector keeps a durable cursor in the state directory
+// (.serve/connectors/GATEWAY.json): the files consumed, the last id, and
+// the ids delivered. An event whose id_field value was delivered before
+// is not delivered again: it is a manual wake of the gateway, which
+// leaves a skipped receipt (without id_field, events are told apart by
+// content, as the queue does). A poll that fails backs off (doubling
+// from every, at most 5 minutes), and its error is on GET /status until a
+// poll succeeds. The cursor is written after the events are queued, so a
+// kill in between delivers them again, and the queue knows them by
+// content: at least once, never lost.
+//
+// Main types: Config, Connector. Entry points: ReadConfig, New,
+// (*Connector).Poll, (*Connector).Run.
+package connect
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/world/graph"
+)
+
+// FileName is the serve configuration file at a project's root.
+const FileName = "prose.serve.yaml"
+
+// Config is one gateway's connector.
+type Config struct {
+	Gateway string
+	Kind    string // "file", "http" or "exec"
+	Target  string // the directory, URL or command
+	Every   time.Duration
+	IDField string
+	Pos     diag.Position
+}
+
+// ReadConfig reads root's prose.serve.yaml (none: nil), checking each
+// connector against g: a diagnostic at the line of each problem.
+func ReadConfig(root string, g *graph.Graph) ([]*Config, diag.List, error) {
+	path := filepath.Join(root, FileName)
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	f := diag.NewFile(path, src)
+	var diags diag.List
+	at := func(n *yaml.Node) diag.Pos { return lineCol(src, n.Line, n.Column) }
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		diags.Errorf(f, 0, "serve/config", "%s is not YAML: %v", FileName, err)
+		return nil, diags, nil
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil, nil
+	}
+	top := doc.Content[0]
+	var conns *yaml.Node
+	for i := 0; top.Kind == yaml.MappingNode && i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "connectors" {
+			conns = top.Content[i+1]
+		} else {
+			diags.Errorf(f, at(top.Content[i]), "serve/config", "%s: unknown key %q (want connectors)", FileName, top.Content[i].Value)
+		}
+	}
+	if conns == nil || conns.Kind != yaml.MappingNode {
+		if conns != nil || len(diags) == 0 {
+			diags.Errorf(f, 0, "serve/config", "%s: want connectors: a mapping of GATEWAY: {file|http|exec: ..., id_field: ..., every: ...}", FileName)
+		}
+		return nil, diags, nil
+	}
+	var out []*Config
+	for i := 0; i+1 < len(conns.Content); i += 2 {
+		k, v := conns.Content[i], conns.Content[i+1]
+		c := &Config{Gateway: k.Value, Pos: f.Position(at(k))}
+		if n := g.Node(k.Value); n == nil || n.Kind != "gateway" {
+			diags.Errorf(f, at(k), "serve/config", "connector %q: no gateway has that id (gateways: %s)", k.Value, strings.Join(gateways(g), ", "))
+			continue
+		}
+		if v.Kind != yaml.MappingNode {
+			diags.Errorf(f, at(v), "serve/config", "connector %s: want a mapping with file, http or exec", k.Value)
+			continue
+		}
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			key, val := v.Content[j], v.Content[j+1]
+			switch key.Value {
+			case "file", "http", "exec":
+				if c.Kind != "" {
+					diags.Errorf(f, at(key), "serve/config", "connector %s: both %s and %s: keep one", k.Value, c.Kind, key.Value)
+				}
+				c.Kind, c.Target = key.Value, val.Value
+			case "id_field":
+				c.IDField = val.Value
+			case "every":
+				d, err := time.ParseDuration(val.Value)
+				if err != nil || d <= 0 {
+					diags.Errorf(f, at(val), "serve/config", "connector %s: every %q is not a positive duration (30s, 5m, 1h)", k.Value, val.Value)
+				}
+				c.Every = d
+			default:
+				diags.Errorf(f, at(key), "serve/config", "connector %s: unknown key %q (want file, http, exec, id_field, every)", k.Value, key.Value)
+			}
+		}
+		switch {
+		case c.Kind == "":
+			diags.Errorf(f, at(k), "serve/config", "connector %s: name its source: file: DIR, http: URL or exec: COMMAND", k.Value)
+			continue
+		case c.Kind == "file" && !filepath.IsAbs(c.Target):
+			c.Target = filepath.Join(root, c.Target)
+		}
+		if c.Every == 0 {
+			c.Every = 30 * time.Second
+			if c.Kind == "file" {
+				c.Every = time.Second
+			}
+		}
+		out = append(out, c)
+	}
+	return out, diags, nil
+}
+
+func gateways(g *graph.Graph) []string {
+	var out []string
+	for _, n := range g.Nodes {
+		if n.Kind == "gateway" {
+			out = append(out, n.ID)
+		}
+	}
+	return out
+}
+
+func lineCol(src []byte, line, col int) diag.Pos {
+	p := 0
+	for l := 1; l < line && p < len(src); l++ {
+		i := bytes.IndexByte(src[p:], '\n')
+		if i < 0 {
+			break
+		}
+		p += i + 1
+	}
+	return diag.Pos(p + col - 1)
+}
+
+// Connector polls one source for one gateway.
+type Connector struct {
+	c      *Config
+	s      *serve.Server
+	dir    string // the project root: exec's working directory
+	state  string // the cursor file
+	cur    cursor
+	st     serve.ConnectorState
+	client *http.Client
+}
+
+// cursor is a connector's durable state.
+type cursor struct {
+	Files []string        `json:"files,omitempty"`
+	Last  string          `json:"last"`
+	Seen  map[string]bool `json:"seen,omitempty"`
+}
+
+// New opens c's connector over s (its cursor in s's state directory);
+// dir is the project root.
+func New(c *Config, s *serve.Server, dir string) (*Connector, error) {
+	p := filepath.Join(s.Store().Dir, ".serve", "connectors", c.Gateway+".json")
+	k := &Connector{c: c, s: s, dir: dir, state: p, client: &http.Client{Timeout: 30 * time.Second}}
+	b, err := os.ReadFile(p)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(b, &k.cur); err != nil {
+			return nil, fmt.Errorf("%s: %v (move it aside to start the connector over)", p, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	if k.cur.Seen == nil {
+		k.cur.Seen = map[string]bool{}
+	}
+	k.st = serve.ConnectorState{Kind: c.Kind, Cursor: k.cur.Last}
+	s.SetConnector(c.Gateway, k.st)
+	return k, nil
+}
+
+// Poll reads the source once and queues what is new: it returns the
+// events delivered and the duplicates known by id.
+func (k *Connector) Poll(ctx context.Context) (events, dups int, err error) {
+	var evs []json.RawMessage
+	var files []string
+	switch k.c.Kind {
+	case "file":
+		evs, files, err = k.readDir()
+	case "http":
+		evs, err = k.get(ctx)
+	case "exec":
+		evs, err = k.run(ctx)
+	}
+	if err == nil {
+		events, dups, err = k.deliver(evs)
+	}
+	if err == nil && len(files) > 0 {
+		k.cur.Files = append(k.cur.Files, files...)
+		sort.Strings(k.cur.Files)
+	}
+	if err == nil {
+		err = k.save()
+	}
+	k.st.Events += events
+	k.st.Duplicates += dups
+	k.st.Cursor = k.cur.Last
+	k.st.Error, k.st.Retry = "", time.Time{}
+	if err != nil {
+		k.st.Error = err.Error()
+	}
+	k.s.SetConnector(k.c.Gateway, k.st)
+	return events, dups, err
+}
+
+// deliver queues each event: an id delivered before is a manual wake.
+func (k *Connector) deliver(evs []json.RawMessage) (events, dups int, err error) {
+	for _, ev := range evs {
+		id := ""
+		if k.c.IDField != "" {
+			var m map[string]any
+			if err := json.Unmarshal(ev, &m); err != nil {
+				return events, dups, fmt.Errorf("an event is not a JSON object: %v", err)
+			}
+			v, ok := m[k.c.IDField]
+			if !ok || v == nil {
+				return events, dups, fmt.Errorf("an event has no %q (id_field): %s", k.c.IDField, cut(ev))
+			}
+			id = fmt.Sprint(v)
+		}
+		if id != "" && k.cur.Seen[id] {
+			if _, _, err := k.s.Trigger(k.c.Gateway, nil); err != nil {
+				return events, dups, err
+			}
+			dups++
+			continue
+		}
+		if _, _, err := k.s.Trigger(k.c.Gateway, ev); err != nil {
+			return events, dups, err
+		}
+		events++
+		if id != "" {
+			k.cur.Seen[id] = true
+			k.cur.Last = id
+		}
+	}
+	return events, dups, nil
+}
+
+func (k *Connector) save() error {
+	b, err := json.Marshal(k.cur)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(k.state), 0o755); err != nil {
+		return err
+	}
+	tmp := k.state + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, k.state)
+}
+
+// readDir reads the directory's *.json files not consumed yet.
+func (k *Connector) readDir() ([]json.RawMessage, []string, error) {
+	names, err := filepath.Glob(filepath.Join(k.c.Target, "*.json"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(k.c.Target); err != nil {
+		return nil, nil, err
+	}
+	sort.Strings(names)
+	var out []json.RawMessage
+	var files []string
+	for _, p := range names {
+		name := filepath.Base(p)
+		if i := sort.SearchStrings(k.cur.Files, name); i < len(k.cur.Files) && k.cur.Files[i] == name {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		evs, err := split(b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", p, err)
+		}
+		out = append(out, evs...)
+		files = append(files, name)
+	}
+	return out, files, nil
+}
+
+// split reads one JSON event or a JSON array of events.
+func split(b []byte) ([]json.RawMessage, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var l []json.RawMessage
+		if err := json.Unmarshal(b, &l); err != nil {
+			return nil, fmt.Errorf("not a JSON array of events: %v", err)
+		}
+		return l, nil
+	}
+	if !json.Valid(b) {
+		return nil, errors.New("not a JSON event")
+	}
+	return []json.RawMessage{b}, nil
+}
+
+func (k *Connector) get(ctx context.Context) ([]json.RawMessage, error) {
+	u := strings.ReplaceAll(k.c.Target, "{cursor}", url.QueryEscape(k.cur.Last))
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := k.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("GET %s: %s: %s", k.c.Target, resp.Status, cut(b))
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil
+	}
+	return split(b)
+}
+
+func (k *Connector) run(ctx context.Context) ([]json.RawMessage, error) {
+	cmdText := strings.ReplaceAll(k.c.Target, "{cursor}", shellQuote(k.cur.Last))
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", cmdText)
+	cmd.Dir = k.dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("exec %s: %v: %s", k.c.Target, err, cut(stderr.Bytes()))
+	}
+	var evs []json.RawMessage
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if !json.Valid(line) {
+			return nil, fmt.Errorf("exec %s: line %d is not a JSON event: %s", k.c.Target, n, cut(line))
+		}
+		evs = append(evs, append(json.RawMessage(nil), line...))
+	}
+	return evs, sc.Err()
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func cut(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// MaxBackoff caps the wait after failed polls.
+const MaxBackoff = 5 * time.Minute
+
+// Backoff is the wait after n consecutive failed polls (n >= 1): every,
+// doubled per failure, at most MaxBackoff.
+func Backoff(every time.Duration, n int) time.Duration {
+	d := every
+	for i := 1; i < n && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxBackoff)
+}
+
+// Run polls every interval until ctx ends, backing off after errors.
+// now is the clock (nil: time.Now).
+func (k *Connector) Run(ctx context.Context, now func() time.Time) {
+	if now == nil {
+		now = time.Now
+	}
+	failures := 0
+	for {
+		wait := k.c.Every
+		if _, _, err := k.Poll(ctx); err != nil && ctx.Err() == nil {
+			failures++
+			wait = Backoff(k.c.Every, failures)
+			k.st.Retry = now().Add(wait)
+			k.s.SetConnector(k.c.Gateway, k.st)
+		} else {
+			failures = 0
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
