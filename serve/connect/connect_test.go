@@ -176,7 +176,7 @@ func TestHTTPConnector(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if down {
-			http.Error(rw, "upstream is down", 503)
+			http.Error(rw, "upstream is down", http.StatusServiceUnavailable)
 			return
 		}
 		afters = append(afters, r.URL.Query().Get("after"))
