@@ -112,7 +112,7 @@ func (g *callGraph) callee(from *spec.Spec, name string, at diag.Pos) Service {
 	if spec.WorldModelOp(name) {
 		pos := from.File.Position(at)
 		return &FuncService{Name: name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
-			return nil, fmt.Errorf("%s: %s is not supported yet: responsibility world-model persistence (read_world_model, subscriptions) is not run by prose", pos, name)
+			return nil, fmt.Errorf("%s: %s reads a world model, which a run of one file does not keep: drain the project (prose run DIR, or this file with --state DIR)", pos, name)
 		}}
 	}
 	c := from.ResolveCall(name, nil, g.finder)

@@ -267,8 +267,8 @@ func TestRenderOutputs(t *testing.T) {
 	}
 }
 
-// A gateway is refused; a world-model operation is "not supported yet" at
-// its position.
+// A gateway is refused; a world-model operation outside a drain is
+// refused at its position, saying how to drain.
 func TestRunRefusals(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"g.prose.md": "---\nname: g\nkind: gateway\n---\n\n### Continuity\n\n- external-driven\n\n### Maintains\n\n- `events`: latest\n",
@@ -281,7 +281,7 @@ func TestRunRefusals(t *testing.T) {
 	}
 	sp, _, _ := spec.Load(filepath.Join(dir, "r.prose.md"))
 	_, err = patterns.Run(context.Background(), patterns.RunOptions{Spec: sp, Env: &patterns.Env{}, Load: spec.Load})
-	if err == nil || !strings.Contains(err.Error(), "r.prose.md:13:14: read_world_model is not supported yet") {
+	if err == nil || !strings.Contains(err.Error(), "r.prose.md:13:14: read_world_model reads a world model, which a run of one file does not keep: drain the project") {
 		t.Errorf("world model: %v", err)
 	}
 }
