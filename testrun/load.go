@@ -167,7 +167,7 @@ func LoadCases(p string) ([]*Case, error) {
 	var out []*Case
 	for _, fc := range c.Test.Cases {
 		cc := &Case{Path: c.Path, Dir: c.Dir, Name: c.Name + "/" + fc.Name, Test: c.Test,
-			SubjectPath: c.SubjectPath, Subject: c.Subject, Inputs: map[string]any{}}
+			SubjectPath: c.SubjectPath, Subject: c.Subject, Inputs: map[string]any{}, World: c.World}
 		cc.sortFixtures(fc.Name)
 		out = append(out, cc)
 	}

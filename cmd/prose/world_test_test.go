@@ -102,3 +102,25 @@ func TestWorldTestUnknownNode(t *testing.T) {
 		t.Errorf("output:\n%s%s", out.String(), errw.String())
 	}
 }
+
+// Fixture cases of a test with ### Drains each drain a fresh state.
+func TestWorldTestFixtureCases(t *testing.T) {
+	dir := suiteTests(t)
+	p := filepath.Join(dir, "cases.test.prose.md")
+	src := "---\nname: cases\nkind: test\nsubject: alert-state\n---\n\n# Cases\n\n### Fixtures\n\n" +
+		"- fixture: crossed\n  CountSummary: {\"structured\": {\"total\": 7, \"threshold_crossed\": true}}\n" +
+		"- fixture: quiet\n  CountSummary: {\"structured\": {\"total\": 0, \"threshold_crossed\": false}}\n\n" +
+		"### Drains\n\n```yaml\nbind:\n  \"*\": exec:\"$PROSE_BUS\"\ndrains:\n  - rendered: [alert-state]\n```\n\n### Expects\n\n- `threshold`: equals 5\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errw bytes.Buffer
+	if code := Main([]string{"test", p}, strings.NewReader(""), &out, &errw); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errw.String())
+	}
+	for _, want := range []string{"PASS cases/crossed ", "PASS cases/quiet ", "2 passed, 0 failed"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q:\n%s", want, out.String())
+		}
+	}
+}
