@@ -141,6 +141,7 @@ func ReadConfig(root string, g *graph.Graph) ([]*Config, diag.List, error) {
 				d, err := time.ParseDuration(val.Value)
 				if err != nil || d <= 0 {
 					diags.Errorf(f, at(val), "serve/config", "connector %s: every %q is not a positive duration (30s, 5m, 1h)", k.Value, val.Value)
+					continue
 				}
 				c.Every = d
 			default:
