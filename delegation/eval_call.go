@@ -54,6 +54,10 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 		if f.ctx.Err() != nil {
 			return nil, f.canceled(x.Call)
 		}
+		if w := Waiting(err); w != nil {
+			// a gate of a nested run waits: the whole run suspends
+			return nil, &Error{Pos: f.position(x.Call), Kind: KindWaiting, Msg: w.Error(), Path: p.id, Slot: p.svc.ServiceName(), Err: err}
+		}
 		last = err
 		timedOut = p.timeout > 0 && errors.Is(err, context.DeadlineExceeded)
 	}

@@ -71,6 +71,8 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		return (v == nil) != (x.Not != x.Present), nil
 	case *syntax.CallExpr:
 		return f.evalCall(x)
+	case *syntax.GateExpr:
+		return f.evalGate(x)
 	case *syntax.ForExpr:
 		return f.collect(x)
 	case *syntax.RepeatExpr:

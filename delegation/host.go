@@ -20,6 +20,8 @@ type Host struct {
 	Judge    Judge
 	Recorder Recorder // may be nil
 	Runtime  Runtime  // nil means DefaultRuntime
+	// Gates answers `ask_user` and `gate` (gate.go); nil: a gate fails.
+	Gates Gater
 	// MaxSteps bounds the statements executed (0 means 100000).
 	MaxSteps int
 	// MaxParallel bounds concurrent iterations of parallel loops and

@@ -110,6 +110,8 @@ func (rec *Record) setError(runErr error) {
 	switch {
 	case isCanceled(runErr):
 		rec.Status, rec.Err = StatusInterrupted, runErr.Error()
+	case delegation.Waiting(runErr) != nil:
+		rec.Status, rec.Err = StatusWaiting, runErr.Error()
 	default:
 		rec.Status, rec.Err = StatusError, runErr.Error()
 		var de *delegation.Error

@@ -202,6 +202,8 @@ type Record struct {
 	// group when its attempt has no "end" and it is still the same group.
 	PGID int    `json:"pgid,omitempty"`
 	Proc string `json:"proc,omitempty"`
+	// "gate" and "answer": the gate's question and answer (gate.go).
+	Gate *GateRecord `json:"gate,omitempty"`
 }
 
 // NestedError is the journaled form of a *delegation.Error returned by a

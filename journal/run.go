@@ -106,9 +106,10 @@ type Run struct {
 	mu          sync.Mutex
 	err         error // first divergence
 	cancels     []context.CancelCauseFunc
-	calls       int              // completed call attempts, journaled or live
-	answered    int              // of which answered from the journal
-	fromJournal map[callKey]bool // the attempts answered from the journal
+	calls       int                   // completed call attempts, journaled or live
+	answered    int                   // of which answered from the journal
+	fromJournal map[callKey]bool      // the attempts answered from the journal
+	gates       map[string]*GateState // what earlier sessions journaled of gates, read once (gate.go)
 }
 
 // NewRunID returns a fresh run id: the UTC start time and 6 random hex

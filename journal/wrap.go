@@ -135,6 +135,9 @@ func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delega
 	start := r.opt.Now()
 	r.write(&Record{Type: TypeStart, Time: start.UTC(), ID: id, Pos: pos, Attempt: req.Attempt, Slot: slot, Args: args}, false)
 	v, err := inner.Call(ctx, r.spawnRecorded(req, id, slot))
+	if w := delegation.Waiting(err); w != nil && ctx.Err() == nil {
+		return nil, r.gateWaits(req, slot, w) // no "end": a resume asks again
+	}
 	if err == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		v, err = nil, ctx.Err() // answered after its deadline: a timeout
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/redact"
@@ -97,6 +98,13 @@ type Options struct {
 	// MCPServers are MCP servers served in this process, by the name a
 	// ### Tools `mcp:NAME` declaration gives (before the configuration's).
 	MCPServers map[string]*mcp.Server
+	// Gates answers the run's gates (ask_user, gate): nil is a
+	// gate.Local on the run's journal, with GateClock (nil: time.Now) as
+	// the clock of their timeouts and GatePrompt (nil: none, the run
+	// suspends) to ask in place.
+	Gates      delegation.Gater
+	GateClock  func() time.Time
+	GatePrompt func(ctx context.Context, q gate.Question) (json.RawMessage, error)
 	// Started, when set, is called once the spec is bound and the journal
 	// open, before any call runs, with the run id ("" without a journal):
 	// a server hands the id out while the run goes on.
@@ -415,6 +423,14 @@ func (r *Run) Start(ctx context.Context) error {
 	if err := r.jr.wrap(p); err != nil {
 		r.end(nil, err, false)
 		return r.err
+	}
+	p.Host.Gates = r.o.Gates
+	if p.Host.Gates == nil {
+		l := &gate.Local{Now: r.o.GateClock, Prompt: r.o.GatePrompt}
+		if r.jr.run != nil {
+			l.States = r.jr.run.GateState
+		}
+		p.Host.Gates = l
 	}
 	if r.spans != nil && r.jr.run != nil {
 		r.spans.Started(p.Spec.Name, r.jr.run.ID(), r.jr.run.AnsweredCall)

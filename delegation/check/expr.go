@@ -40,6 +40,12 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 		c.expr(e.X, false)
 	case *syntax.CallExpr:
 		c.call(e)
+	case *syntax.GateExpr:
+		c.expr(e.Question, false)
+		c.expr(e.Timeout, false)
+		if e.OnFail != nil {
+			c.expr(e.OnFail.Use, false)
+		}
 	case *syntax.ForExpr:
 		c.forLoop(e, collecting)
 	case *syntax.RepeatExpr:

@@ -167,6 +167,17 @@ func dumpExpr(b *strings.Builder, n Node) {
 		sexp(b, head, n.X, what)
 	case *CallExpr:
 		dumpCall(b, n)
+	case *GateExpr:
+		items := []any{n.Question}
+		if n.Timeout != nil {
+			items = append(items, "(timeout", n.Timeout, ")")
+		}
+		if n.OnFail != nil && n.OnFail.Abort {
+			items = append(items, "(on_fail abort)")
+		} else if n.OnFail != nil {
+			items = append(items, "(on_fail use", n.OnFail.Use, ")")
+		}
+		sexp(b, n.Kind, items...)
 	case *ForExpr:
 		vars := n.Var.Name
 		if n.Index != nil {

@@ -299,7 +299,7 @@ func (p *parser) parseThrow() Stmt {
 // parseValue parses what may stand on the right of `let NAME =`: a call, a
 // collecting loop, or an expression.
 //
-//	value = call | loop | expr .
+//	value = call | gate | loop | expr .
 func (p *parser) parseValue() Expr {
 	if p.isWord("call") {
 		if k := p.peek(1).kind; k == NEWLINE || k == EOF {
@@ -308,6 +308,9 @@ func (p *parser) parseValue() Expr {
 	}
 	if p.isCallStart() {
 		return p.parseCall()
+	}
+	if p.isGateStart() {
+		return p.parseGate()
 	}
 	if p.isLoopStart() {
 		return p.parseLoop()

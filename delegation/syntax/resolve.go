@@ -312,6 +312,12 @@ func (r *resolver) expr(x Expr) {
 		if x.OnFail != nil {
 			r.expr(x.OnFail.Use)
 		}
+	case *GateExpr:
+		r.expr(x.Question)
+		r.expr(x.Timeout)
+		if x.OnFail != nil {
+			r.expr(x.OnFail.Use)
+		}
 	case *ForExpr:
 		r.expr(x.X)
 		r.loop(x.Parallel || x.First, &x.Frame, x.Body, func() {

@@ -119,6 +119,12 @@ func walkExprChildren(n Node, fn func(Node) bool) {
 		if n.OnFail != nil {
 			walkExpr(n.OnFail.Use)
 		}
+	case *GateExpr:
+		walkExpr(n.Question)
+		walkExpr(n.Timeout)
+		if n.OnFail != nil {
+			walkExpr(n.OnFail.Use)
+		}
 	case *ForExpr:
 		Walk(n.Var, fn)
 		if n.Index != nil {
