@@ -10,7 +10,9 @@ import (
 // gaterFunc adapts a function to Gater.
 type gaterFunc func(req *CallRequest, g *Gate) (Value, error)
 
-func (f gaterFunc) Gate(_ context.Context, req *CallRequest, g *Gate) (Value, error) { return f(req, g) }
+func (f gaterFunc) Gate(_ context.Context, req *CallRequest, g *Gate) (Value, error) {
+	return f(req, g)
+}
 
 // gateCaller dispatches a gate's call to its service, as patterns.Caller does.
 type gateCaller struct{ asked []*CallRequest }

@@ -108,8 +108,9 @@ func decode(g *delegation.Gate, raw json.RawMessage) (delegation.Value, error) {
 }
 
 // Instructions is what a person reads when a run waits at gate w: the
-// question, and the commands that answer it and go on.
-func Instructions(runID string, w *delegation.WaitingError) string {
+// question, and the commands that answer it and go on (flags, such as
+// " --run-dir DIR", follow each command).
+func Instructions(runID, flags string, w *delegation.WaitingError) string {
 	var b strings.Builder
 	q := delegation.Text(w.Question)
 	if _, isText := w.Question.(string); !isText {
@@ -122,10 +123,10 @@ func Instructions(runID string, w *delegation.WaitingError) string {
 		fmt.Fprintf(&b, "  it times out at %s; a resume after that takes the gate's fallback\n", w.Deadline.UTC().Format(time.RFC3339))
 	}
 	if w.Kind == "ask_user" {
-		fmt.Fprintf(&b, "  answer:   prose answer %s %s --value TEXT\n", runID, w.Path.Key())
+		fmt.Fprintf(&b, "  answer:   prose answer %s %s --value TEXT%s\n", runID, w.Path.Key(), flags)
 	} else {
-		fmt.Fprintf(&b, "  answer:   prose answer %s %s --json JSON   (or --value TEXT for a string)\n", runID, w.Path.Key())
+		fmt.Fprintf(&b, "  answer:   prose answer %s %s --json JSON%s   (or --value TEXT for a string)\n", runID, w.Path.Key(), flags)
 	}
-	fmt.Fprintf(&b, "  go on:    prose resume %s\n", runID)
+	fmt.Fprintf(&b, "  go on:    prose resume %s%s\n", runID, flags)
 	return b.String()
 }

@@ -110,6 +110,8 @@ func RunStatus(err error) string {
 		return "ok"
 	case isCancel(err):
 		return "interrupted"
+	case delegation.Waiting(err) != nil:
+		return "waiting" // at a gate (ask_user, gate)
 	}
 	return "error"
 }

@@ -129,6 +129,9 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errUsage, nil)
 	}
 	p.Host.Recorder = nil
+	if p.Host.Gates, err = startGates(w); err != nil {
+		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), "prose.runtime", nil)
+	}
 
 	root := &wctx{w: w, run: st}
 	v, err := p.Run(root)

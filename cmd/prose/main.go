@@ -39,6 +39,7 @@ const (
 	exitOK        = 0
 	exitFailure   = 1
 	exitUsage     = 2
+	exitWaiting   = 3 // the run waits at a gate: prose answer, then prose resume
 	exitInterrupt = 130
 )
 
@@ -206,6 +207,7 @@ or an invalid spec, 130 interrupted.`,
 		newShowCmd(s),
 		newListCmd(s),
 		newResumeCmd(s),
+		newAnswerCmd(s),
 		newReplayCmd(s),
 		newRunsCmd(s),
 		newWorkerCmd(s),

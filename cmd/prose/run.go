@@ -16,6 +16,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns"
@@ -94,9 +95,15 @@ arguments, every judgment, every model request of an llm slot (prompt,
 reply, tokens), the outcome with totals (a file, or /dev/stderr: stdout
 holds nothing but the result).
 
+A gate (ask_user "QUESTION", gate {...}) asks a person: the run stops
+there, journaled, prints the question and the commands that answer it
+(prose answer RUN_ID GATE --value TEXT, then prose resume RUN_ID) and exits
+3.
+
 Exit status: 0 the run finished (also with a null result), 1 a runtime
 error (printed as FILE:LINE:COL: message), 2 bad usage or an invalid spec,
-130 interrupted (Ctrl-C stops every running service).`
+3 the run waits at a gate for an answer, 130 interrupted (Ctrl-C stops
+every running service).`
 
 const runExample = `  # A ratchet whose advancer and certifier are programs:
   prose run std/patterns/ratchet.prose.md \
@@ -222,6 +229,10 @@ func execute(ctx context.Context, s streams, trace string, quiet bool, ro run.Op
 		if res.ModelUsage != nil {
 			fmt.Fprintf(s.err, "prose: %s\n", res.ModelUsage)
 		}
+	}
+	if w := delegation.Waiting(runErr); w != nil && res != nil && res.RunID != "" {
+		fmt.Fprint(s.err, gate.Instructions(res.RunID, runDirFlag(ro.RunDir), w))
+		return &exitError{code: exitWaiting}
 	}
 	if runErr != nil {
 		err := runError(ctx, s.err, runErr)
