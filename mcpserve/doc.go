@@ -11,12 +11,21 @@
 //	show    {file}                           -> {spec, findings}
 //	graph   {path}                           -> {graph: {nodes, edges, entry_points}, findings}
 //	run     {file, slots, inputs, config}    -> {run_id}, at once; the run goes on
-//	result  {run_id, wait_seconds}           -> {status: running|ok|failed|waiting, value, error}
+//	result  {run_id, wait_seconds}           -> {status: running|ok|failed|waiting, value, error, pending}
 //	resume  {run_id}                         -> {run_id}, at once
 //	replay  {run_id}                         -> the shape of result
 //	runs    {}                               -> {runs: [{run_id, spec, status, start, calls, error}]}
 //	pending {run_id}                         -> {calls: [{run_id, call, slot, attempt, contract, arguments, shape}]}
 //	fill    {run_id, call, value}            -> {run_id, call}
+//	answer  {run_id, gate, value}            -> {run_id, gate, resume}
+//	test    {paths, run}                     -> {results: [{name, file, status, reason, items}], passed, failed, errors, skipped, ok}
+//
+// A gate (ask_user, gate) of a run the server runs waits as a pending
+// call of slot ask_user or gate, with its question; result says waiting
+// and lists it; answer (or fill) answers it (gates.go). A client that
+// takes elicitations is asked each gate once as a form, through the input
+// requests of result (SEP-2322). answer on a run stopped at a gate (prose
+// run exited 3) records the answer in its journal, and resume goes on.
 //
 // A slot bound to `host` (run's slots: {NAME: "host"}) hands its calls to
 // the connected agent: each waits, listed by pending and announced by a

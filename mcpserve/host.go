@@ -29,12 +29,16 @@ type PendingCall struct {
 	Contract  string `json:"contract" jsonschema:"the slot's contract: what it requires and what its value ensures"`
 	Arguments any    `json:"arguments" jsonschema:"the call's arguments, as JSON"`
 	Shape     string `json:"shape,omitempty" jsonschema:"the JSON shape the value must have, when the slot declares one"`
+	// Question is a gate's question (slot ask_user or gate): answer it
+	// with the answer tool.
+	Question any `json:"question,omitempty" jsonschema:"a gate's question (slot ask_user or gate): answer it with the answer tool"`
 }
 
 // hostCall is a PendingCall and where its value goes.
 type hostCall struct {
 	PendingCall
 	want   *shape
+	text   bool                  // the value must be a string (an ask_user's answer)
 	filled chan delegation.Value // buffered: one value
 }
 
@@ -127,6 +131,9 @@ func (c *hostCall) check(v any) (delegation.Value, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("the value is not JSON: %v", err)
+	}
+	if _, isText := v.(string); c.text && !isText {
+		return nil, fmt.Errorf("the value is %s: %s asks for a string", kindOf(v), c.Slot)
 	}
 	if c.want != nil {
 		if err := c.want.check(v); err != nil {

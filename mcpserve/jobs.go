@@ -40,6 +40,9 @@ type Outcome struct {
 	Status string `json:"status" jsonschema:"running, ok, failed, or waiting (a call waits for the host: see pending)"`
 	Value  any    `json:"value,omitempty" jsonschema:"the value the run returned, when ok"`
 	Error  string `json:"error,omitempty" jsonschema:"why the run failed, as FILE:LINE:COL: message where it has a place"`
+	// Pending, when waiting, is what the run waits for: calls of slots
+	// bound to host, and gates with their questions.
+	Pending []PendingCall `json:"pending,omitempty" jsonschema:"when waiting: the calls and gates waiting, gates with their question (answer them with answer, calls with fill)"`
 }
 
 // start runs do in the background and returns the run's id once the run
@@ -62,6 +65,7 @@ func (s *Server) start(req *mcp.CallToolRequest, do func(context.Context, run.Op
 	o.Recorders = append(o.Recorders, p)
 	// j.id is set by Started, before any call runs.
 	o.Host = s.hostBinding(func() string { return j.id }, p.notify)
+	o.GatePrompt = s.gatePrompt(func() string { return j.id }, p.notify)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -135,7 +139,7 @@ func (s *Server) wait(ctx context.Context, id string, d time.Duration) (Outcome,
 				return outcome(j.res, j.err)
 			default:
 			}
-			return Outcome{Status: StatusWaiting}, nil
+			return Outcome{Status: StatusWaiting, Pending: calls}, nil
 		}
 		select {
 		case <-j.done:
@@ -163,6 +167,8 @@ func (s *Server) journaled(ctx context.Context, id string) (Outcome, error) {
 		return Outcome{Status: StatusRunning}, nil
 	case journal.StatusOK:
 		return s.replay(ctx, id)
+	case journal.StatusWaiting:
+		return s.journalWaiting(id, sum.Err), nil
 	default:
 		msg := sum.Err
 		if msg == "" {

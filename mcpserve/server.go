@@ -47,6 +47,8 @@ type Server struct {
 	jobs map[string]*job
 	wg   sync.WaitGroup
 	host *host // the calls waiting for the agent host
+	// elicited are the gates asked as elicitations, by elicitKey (under mu)
+	elicited map[string]bool
 }
 
 // New returns a Server with every tool registered.
@@ -58,7 +60,7 @@ func New(o Options) *Server {
 		o.Dir, _ = os.Getwd()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{o: o, ctx: ctx, cancel: cancel, jobs: map[string]*job{}, host: newHost()}
+	s := &Server{o: o, ctx: ctx, cancel: cancel, jobs: map[string]*job{}, host: newHost(), elicited: map[string]bool{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "prose", Title: "prose: OpenProse specs, run by an interpreter", Version: version.String()},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.addTools()

@@ -122,7 +122,7 @@ func (s *Server) addTools() {
 		safe(s.graph))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "run", Description: "Start a run of a spec with its slots bound; returns its run_id at once (a spec prose refuses is an error instead). Progress notifications follow, one per finished call; poll result for the value."},
 		safe(s.run))
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "result", Description: "A run's status (running, ok, failed), its value or its error; waits up to wait_seconds (at most 30) for a running run to end."},
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "result", Description: "A run's status (running, ok, failed, or waiting: pending lists what it waits for, a gate with its question), its value or its error; waits up to wait_seconds (at most 30) for a running run to end."},
 		safe(s.result))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "resume", Description: "Go on with a run that was stopped or failed: finished calls are answered from its journal, the rest run live. Returns the run_id at once."},
 		safe(s.resume))
@@ -132,6 +132,10 @@ func (s *Server) addTools() {
 		safe(s.pendingTool))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "fill", Description: "Answer a pending call with its value (JSON keeping the slot's contract and shape): the run journals it and goes on. A value that does not fit is refused with what is wanted, and the call still waits."},
 		safe(s.fillTool))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "answer", Description: "Answer a gate (ask_user, gate) a run waits at: result says waiting and shows the question. A run this server runs goes on at once; a run stopped while it waited (prose run exits 3 at a gate) gets the answer in its journal, and resume goes on."},
+		safe(s.answerTool))
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "test", Description: "Run prose test on test files (kind: test) or directories: each test's fixtures bind its subject, its Expects are checked; structured results per test and expectation. A test that needs a model when none is configured is skip, never pass."},
+		safe(s.testTool))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "runs", Description: "The journaled runs, newest first: id, spec, status, start, calls."},
 		safe(s.runs))
 }
@@ -223,11 +227,17 @@ func (s *Server) running(id string) bool {
 	}
 }
 
-func (s *Server) result(ctx context.Context, _ *mcp.CallToolRequest, in ResultInput) (*mcp.CallToolResult, Outcome, error) {
+func (s *Server) result(ctx context.Context, req *mcp.CallToolRequest, in ResultInput) (*mcp.CallToolResult, Outcome, error) {
 	if err := checkID(in.RunID); err != nil {
 		return nil, Outcome{}, err
 	}
+	s.takeElicited(req, in.RunID)
 	out, err := s.wait(ctx, in.RunID, time.Duration(in.WaitSeconds*float64(time.Second)))
+	if err == nil && out.Status == StatusWaiting {
+		if m := s.elicitations(req, out.Pending); m != nil {
+			return &mcp.CallToolResult{InputRequests: m}, Outcome{}, nil
+		}
+	}
 	return nil, out, err
 }
 

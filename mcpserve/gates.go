@@ -1,0 +1,263 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/gate"
+	"github.com/proselang/prose/journal"
+)
+
+// Gates (ask_user, gate) of a run started over MCP ask the agent host.
+// Each waits as a pending call (slot ask_user or gate, its question in
+// Question), announced by a progress notification, until the answer tool
+// (or fill) answers it; result reports the run as waiting, with the
+// pending gates. When the client that asks result supports elicitation,
+// result also asks each waiting gate once as a form, an input request of
+// its result (multi round-trip requests, SEP-2322: the client answers the
+// form and calls result again; for clients of older protocol versions the
+// SDK sends the elicitation/create request itself): an accepted form
+// answers the gate; a declined or cancelled one leaves it pending. Decisions: the form of an ask_user has one string
+// field, answer, and the gate's value is that string; the form of a gate
+// whose question has a list of string options has one field, choice, one
+// of them, and otherwise one string field, answer; the gate's value is
+// the submitted object ({"choice": "ship"}), as a person answering with
+// prose answer --json would give it. A gate's timeout is measured from
+// when the run reached it (the journal's first ask when resumed); once it
+// passes, the gate takes its on_fail use value.
+
+// gatePrompt is the run.Options.GatePrompt of one run started over MCP.
+func (s *Server) gatePrompt(runID func() string, notify func(string)) func(context.Context, gate.Question) (json.RawMessage, error) {
+	return func(ctx context.Context, q gate.Question) (json.RawMessage, error) {
+		question, err := jsonValue(q.Question)
+		if err != nil {
+			return nil, err
+		}
+		c := &hostCall{PendingCall: PendingCall{RunID: runID(), Call: q.Path.Key(), Slot: q.Kind, Attempt: 1,
+			Contract: gateContract(q.Kind), Arguments: map[string]any{"question": question}, Question: question},
+			text: q.Kind == "ask_user", filled: make(chan delegation.Value, 1)}
+		wctx, cancel := context.WithCancel(ctx)
+		if !q.Deadline.IsZero() {
+			wctx, cancel = context.WithDeadline(ctx, q.Deadline)
+		}
+		defer cancel()
+		go s.announce(wctx, c, notify, fmt.Sprintf("%s %s waits for an answer: the answer tool gives it (result and pending show the question)", q.Kind, c.Call))
+		v, err := s.host.wait(wctx, c)
+		if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
+			return nil, delegation.ErrGateTimeout
+		}
+		if err != nil {
+			return nil, err
+		}
+		return delegation.ToJSON(v)
+	}
+}
+
+func gateContract(kind string) string {
+	if kind == "ask_user" {
+		return "a person's answer to the question, as a string"
+	}
+	return "a person's decision on the question, as a JSON value"
+}
+
+// announce sends msg once c is listed as pending.
+func (s *Server) announce(ctx context.Context, c *hostCall, notify func(string), msg string) {
+	for {
+		list, changed := s.host.pending(c.RunID)
+		for _, p := range list {
+			if p.Call == c.Call {
+				notify(msg)
+				return
+			}
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// elicits reports whether the client of session takes elicitations.
+func elicits(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+// elicitKey names the elicitation of gate call of run in a result's
+// input requests.
+func elicitKey(run, call string) string { return "gate " + run + " " + call }
+
+// elicitations are the input requests of a result that finds gates
+// waiting, for a client that takes elicitations: one form per gate not
+// yet asked. The client answers them and calls result again (SEP-2322);
+// on protocol versions before it the SDK asks the client itself.
+func (s *Server) elicitations(req *mcp.CallToolRequest, pending []PendingCall) mcp.InputRequestMap {
+	if req.Session == nil || !elicits(req.Session) {
+		return nil
+	}
+	var m mcp.InputRequestMap
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range pending {
+		if p.Slot != "ask_user" && p.Slot != "gate" {
+			continue
+		}
+		k := elicitKey(p.RunID, p.Call)
+		if s.elicited[k] {
+			continue // asked once; declined or not, the answer tool still answers it
+		}
+		s.elicited[k] = true
+		if m == nil {
+			m = mcp.InputRequestMap{}
+		}
+		m[k] = elicitParams(p.Slot, p.Question)
+	}
+	return m
+}
+
+// takeElicited answers the gates whose forms came back accepted in req's
+// input responses.
+func (s *Server) takeElicited(req *mcp.CallToolRequest, run string) {
+	if req.Params == nil {
+		return
+	}
+	for k, r := range req.Params.InputResponses {
+		res, ok := r.(*mcp.ElicitResult)
+		if !ok || res.Action != "accept" {
+			continue
+		}
+		call, ok := strings.CutPrefix(k, "gate "+run+" ")
+		if !ok {
+			continue
+		}
+		var v any = res.Content
+		if a, ok := res.Content["answer"]; ok && len(res.Content) == 1 && s.gateKind(run, call) == "ask_user" {
+			v = a
+		}
+		_ = s.host.fill(run, call, v) // a gate answered meanwhile keeps its answer
+	}
+}
+
+func (s *Server) gateKind(run, call string) string {
+	list, _ := s.host.pending(run)
+	for _, p := range list {
+		if p.Call == call {
+			return p.Slot
+		}
+	}
+	return ""
+}
+
+// elicitParams is the form of a gate's elicitation.
+func elicitParams(kind string, question any) *mcp.ElicitParams {
+	msg, _ := question.(string)
+	obj, isObj := question.(map[string]any)
+	if isObj {
+		raw, _ := json.Marshal(question)
+		msg = string(raw)
+		if s, ok := obj["summary"].(string); ok {
+			msg = s
+		}
+	}
+	if kind == "gate" && isObj {
+		if opts := stringList(obj["options"]); len(opts) > 0 {
+			return &mcp.ElicitParams{Message: msg, RequestedSchema: map[string]any{"type": "object",
+				"properties": map[string]any{"choice": map[string]any{"type": "string", "enum": opts}},
+				"required":   []string{"choice"}}}
+		}
+	}
+	return &mcp.ElicitParams{Message: msg, RequestedSchema: map[string]any{"type": "object",
+		"properties": map[string]any{"answer": map[string]any{"type": "string"}},
+		"required":   []string{"answer"}}}
+}
+
+func stringList(v any) []string {
+	l, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		s, ok := e.(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// AnswerInput is the input of answer.
+type AnswerInput struct {
+	RunID string `json:"run_id" jsonschema:"the run that waits, as result or pending names it"`
+	Gate  string `json:"gate,omitempty" jsonschema:"the gate's path (pending's call, L12); may be left out when the run waits at one gate"`
+	Value any    `json:"value" jsonschema:"the answer: a string for ask_user, any JSON value for gate"`
+}
+
+// AnswerOutput is the result of answer.
+type AnswerOutput struct {
+	RunID string `json:"run_id"`
+	Gate  string `json:"gate"`
+	// Resume is set when the run is not running here but waits in its
+	// journal (started by prose run, or by a server since stopped): the
+	// answer is recorded, and the resume tool goes on with it.
+	Resume bool `json:"resume,omitempty" jsonschema:"true when the answer was recorded in the journal of a stopped run: call resume to go on"`
+}
+
+func (s *Server) answerTool(_ context.Context, _ *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, AnswerOutput, error) {
+	if err := checkID(in.RunID); err != nil {
+		return nil, AnswerOutput{}, err
+	}
+	var gates []PendingCall
+	all, _ := s.host.pending(in.RunID)
+	for _, p := range all {
+		if p.Slot == "ask_user" || p.Slot == "gate" {
+			gates = append(gates, p)
+		}
+	}
+	if len(gates) > 0 || s.running(in.RunID) {
+		g := in.Gate
+		if g == "" && len(gates) == 1 {
+			g = gates[0].Call
+		}
+		if g == "" {
+			return nil, AnswerOutput{}, fmt.Errorf("answer: run %s waits at %d gates: name one in gate (pending lists them)", in.RunID, len(gates))
+		}
+		if err := s.host.fill(in.RunID, g, in.Value); err != nil {
+			return nil, AnswerOutput{}, err
+		}
+		return nil, AnswerOutput{RunID: in.RunID, Gate: g}, nil
+	}
+	raw, err := json.Marshal(in.Value)
+	if err != nil || in.Value == nil {
+		return nil, AnswerOutput{}, fmt.Errorf("answer: give the answer in value (a string for ask_user, JSON for gate)")
+	}
+	st, err := journal.Answer(s.o.RunDir, in.RunID, in.Gate, raw, journal.Options{Env: s.o.Environ})
+	if err != nil {
+		return nil, AnswerOutput{}, fmt.Errorf("answer: %w", err)
+	}
+	return nil, AnswerOutput{RunID: in.RunID, Gate: st.Path.Key(), Resume: true}, nil
+}
+
+// journalWaiting is the Outcome of a run whose journal says it waits.
+func (s *Server) journalWaiting(id string, msg string) Outcome {
+	out := Outcome{Status: StatusWaiting, Error: msg}
+	gates, err := journal.Waiting(s.o.RunDir, id)
+	if err != nil {
+		return out
+	}
+	for _, g := range gates {
+		var q any
+		_ = json.Unmarshal(g.Question, &q)
+		out.Pending = append(out.Pending, PendingCall{RunID: id, Call: g.Path.Key(), Slot: g.Kind, Attempt: 1,
+			Contract: gateContract(g.Kind), Arguments: map[string]any{"question": q}, Question: q})
+	}
+	return out
+}

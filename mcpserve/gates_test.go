@@ -1,0 +1,182 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/proselang/prose/internal/testenv"
+)
+
+// gateWorld is a server and an in-process client that may take
+// elicitations (elicit nil: a client without the capability).
+func gateWorld(t *testing.T, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *hostWorld {
+	root := testenv.MustRoot(t)
+	w := &hostWorld{root: root, runDir: filepath.Join(t.TempDir(), "runs"), notes: make(chan string, 256)}
+	srv := New(Options{RunDir: w.runDir, Dir: root})
+	t.Cleanup(srv.Close)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: elicit,
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			w.notes <- r.Params.Message
+		}})
+	w.cs, err = client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.cs.Close() })
+	return w
+}
+
+var releaseRun = RunInput{File: "testdata/gates/release.prose.md", Slots: map[string]any{"shipper": "exec:cat"}}
+
+const releaseValue = `{"choice":"ship","release":"v1.2"}`
+
+// awaitWaiting polls result until the run waits at gate (a failure bound,
+// not a synchronisation: result answers at once while a gate waits).
+func (w *hostWorld) awaitWaiting(t *testing.T, id, gate string) PendingCall {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		out := w.result(t, id, 5)
+		if out.Status == StatusWaiting && len(out.Pending) == 1 && out.Pending[0].Call == gate {
+			return out.Pending[0]
+		}
+		if out.Status != StatusRunning && out.Status != StatusWaiting {
+			t.Fatalf("run ended %+v, want it to wait at %s", out, gate)
+		}
+	}
+	t.Fatalf("the run never waited at %s", gate)
+	return PendingCall{}
+}
+
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Without elicitation, a gate is a pending call that result shows with
+// its question; the answer tool answers it, refusing an answer of the
+// wrong kind; the run finishes and replays with nobody asked.
+func TestGateAnsweredThroughAnswerTool(t *testing.T) {
+	w := gateWorld(t, nil)
+	id := w.start(t, releaseRun)
+	p := w.awaitWaiting(t, id, "L19")
+	if p.Slot != "ask_user" || p.Question != "Which release should ship?" {
+		t.Fatalf("first gate %+v", p)
+	}
+	if e := w.tool(t, "answer", map[string]any{"run_id": id, "value": map[string]any{"a": 1}}, nil); !strings.Contains(e, "ask_user asks for a string") || !strings.Contains(e, "still waits") {
+		t.Fatalf("an object for ask_user: %q", e)
+	}
+	var ao AnswerOutput
+	if e := w.tool(t, "answer", map[string]any{"run_id": id, "value": "v1.2"}, &ao); e != "" || ao.Gate != "L19" || ao.Resume {
+		t.Fatalf("answer: %q %+v", e, ao)
+	}
+	p = w.awaitWaiting(t, id, "L20")
+	if p.Slot != "gate" || jsonText(t, p.Question) != `{"options":["ship","hold"],"release":"v1.2"}` {
+		t.Fatalf("second gate %+v", p)
+	}
+	if e := w.tool(t, "answer", map[string]any{"run_id": id, "gate": "L20", "value": map[string]any{"choice": "ship"}}, nil); e != "" {
+		t.Fatalf("answer: %s", e)
+	}
+	out := w.result(t, id, 30)
+	if out.Status != StatusOK || jsonText(t, out.Value) != releaseValue {
+		t.Fatalf("result %+v", out)
+	}
+	var rep Outcome
+	if e := w.tool(t, "replay", map[string]any{"run_id": id}, &rep); e != "" || jsonText(t, rep.Value) != releaseValue {
+		t.Fatalf("replay: %q %+v", e, rep)
+	}
+}
+
+// A client that takes elicitations is asked each gate as a form: a string
+// field for ask_user, a choice among a gate's options.
+func TestGateReachesTheClientAsElicitation(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	elicit := func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		schema, _ := json.Marshal(r.Params.RequestedSchema)
+		mu.Lock()
+		asked = append(asked, r.Params.Message+" "+string(schema))
+		mu.Unlock()
+		if strings.Contains(string(schema), `"choice"`) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "ship"}}, nil
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "v1.2"}}, nil
+	}
+	w := gateWorld(t, elicit)
+	id := w.start(t, releaseRun)
+	out := w.result(t, id, 30)
+	for out.Status == StatusRunning || out.Status == StatusWaiting {
+		out = w.result(t, id, 30)
+	}
+	if out.Status != StatusOK || jsonText(t, out.Value) != releaseValue {
+		t.Fatalf("result %+v", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		`Which release should ship? {"properties":{"answer":{"type":"string"}},"required":["answer"],"type":"object"}`,
+		`{"options":["ship","hold"],"release":"v1.2"} {"properties":{"choice":{"enum":["ship","hold"],"type":"string"}},"required":["choice"],"type":"object"}`,
+	}
+	if !reflect.DeepEqual(asked, want) {
+		t.Fatalf("elicitations\n%q\nwant\n%q", asked, want)
+	}
+}
+
+// A declined elicitation leaves the gate pending: the answer tool still
+// answers it.
+func TestDeclinedElicitationLeavesTheGatePending(t *testing.T) {
+	w := gateWorld(t, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	})
+	id := w.start(t, releaseRun)
+	w.awaitWaiting(t, id, "L19")
+	if e := w.tool(t, "answer", map[string]any{"run_id": id, "value": "v1.2"}, nil); e != "" {
+		t.Fatal(e)
+	}
+	w.awaitWaiting(t, id, "L20")
+	if e := w.tool(t, "fill", map[string]any{"run_id": id, "call": "L20", "value": map[string]any{"choice": "ship"}}, nil); e != "" {
+		t.Fatalf("fill answers a gate too: %s", e)
+	}
+	if out := w.result(t, id, 30); out.Status != StatusOK || jsonText(t, out.Value) != releaseValue {
+		t.Fatalf("result %+v", out)
+	}
+}
+
+// The test tool runs prose test and returns each test's expectations.
+func TestTestTool(t *testing.T) {
+	w := gateWorld(t, nil)
+	var out TestOutput
+	if e := w.tool(t, "test", map[string]any{"paths": []string{"std/tests/guard-proceeds.test.prose.md"}}, &out); e != "" {
+		t.Fatal(e)
+	}
+	if len(out.Results) != 1 || out.Results[0].Status != "pass" || !out.OK || out.Passed != 1 || len(out.Results[0].Items) == 0 {
+		t.Fatalf("test: %+v", out)
+	}
+	for _, it := range out.Results[0].Items {
+		if it.Status != "pass" || !strings.Contains(it.Pos, "guard-proceeds.test.prose.md:") {
+			t.Errorf("item %+v", it)
+		}
+	}
+	if e := w.tool(t, "test", map[string]any{"paths": []string{}}, nil); !strings.Contains(e, "give at least one") {
+		t.Fatalf("no paths: %q", e)
+	}
+}
