@@ -21,6 +21,7 @@ package gate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -47,6 +48,9 @@ type Question struct {
 	Kind     string // ask_user or gate
 	Question delegation.Value
 	Deadline time.Time // zero: no timeout
+	// Left is how long remains until Deadline, by the run's gate clock
+	// (0: no timeout): a prompt waits at most that long.
+	Left time.Duration
 }
 
 // Gate implements delegation.Gater.
@@ -75,12 +79,17 @@ func (l *Local) Gate(ctx context.Context, req *delegation.CallRequest, g *delega
 		}
 	}
 	q := Question{Path: req.Path, Kind: g.Kind, Question: g.Question, Deadline: deadline}
+	if !deadline.IsZero() {
+		q.Left = deadline.Sub(now)
+	}
 	if l.Prompt != nil {
 		raw, err := l.Prompt(ctx, q)
-		if err != nil {
+		switch {
+		case err == nil:
+			return decode(g, raw)
+		case !errors.Is(err, ErrNoAnswer):
 			return nil, err
 		}
-		return decode(g, raw)
 	}
 	if l.States == nil {
 		return nil, fmt.Errorf("%s cannot wait for an answer in a run without a journal (run it without --no-journal, or on a terminal)", g.Kind)

@@ -3,6 +3,7 @@ package gate_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
@@ -176,4 +178,36 @@ func js(t *testing.T, v delegation.Value) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// On a terminal each gate is asked in place: a line answers it, a line
+// that is no answer asks again, and the end of the input suspends the run.
+func TestLinePromptAsksInPlace(t *testing.T) {
+	f := newFixture(t)
+	var asked strings.Builder
+	f.opts.GatePrompt = gate.LinePrompt(strings.NewReader("v3\nmaybe\nship\n"), &asked)
+	res, err := run.Local{}.Run(context.Background(), f.req, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := js(t, res.Value); got != `{"release":"v3","verdict":{"choice":"ship"},"shipped":"did v3"}` {
+		t.Fatalf("result %s", got)
+	}
+	want := "ask_user L19: Which release?\n> " +
+		"gate L20: {\"summary\":\"v3\",\"options\":[\"ship\",\"hold\"]}\n  (until 2026-12-01T12:00:00Z)\n[ship/hold] > " +
+		"  want one of ship, hold, or a JSON value\n" +
+		"gate L20: {\"summary\":\"v3\",\"options\":[\"ship\",\"hold\"]}\n  (until 2026-12-01T12:00:00Z)\n[ship/hold] > "
+	if asked.String() != want {
+		t.Fatalf("asked\n%q\nwant\n%q", asked.String(), want)
+	}
+	// a replay asks nobody
+	f.opts.GatePrompt = nil
+	if res, err = run.Replay(context.Background(), res.RunID, f.opts); err != nil || js(t, res.Value) != `{"release":"v3","verdict":{"choice":"ship"},"shipped":"did v3"}` {
+		t.Fatalf("replay: %v", err)
+	}
+
+	f = newFixture(t)
+	f.opts.GatePrompt = gate.LinePrompt(strings.NewReader(""), io.Discard)
+	res, err = run.Local{}.Run(context.Background(), f.req, f.opts)
+	waitsAt(t, f, res, err, "L19", `"Which release?"`)
 }

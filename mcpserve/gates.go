@@ -43,8 +43,8 @@ func (s *Server) gatePrompt(runID func() string, notify func(string)) func(conte
 			Contract: gateContract(q.Kind), Arguments: map[string]any{"question": question}, Question: question},
 			text: q.Kind == "ask_user", filled: make(chan delegation.Value, 1)}
 		wctx, cancel := context.WithCancel(ctx)
-		if !q.Deadline.IsZero() {
-			wctx, cancel = context.WithDeadline(ctx, q.Deadline)
+		if q.Left > 0 {
+			wctx, cancel = context.WithTimeout(ctx, q.Left)
 		}
 		defer cancel()
 		go s.announce(wctx, c, notify, fmt.Sprintf("%s %s waits for an answer: the answer tool gives it (result and pending show the question)", q.Kind, c.Call))

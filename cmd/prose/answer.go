@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -224,4 +225,14 @@ func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *tempo
 	}
 	fmt.Fprintf(s.err, "prose: answered %s %s of run %s; it goes on\n", g.Kind, g.Gate, id)
 	return nil
+}
+
+// readsTerminal reports whether r is a terminal (a character device).
+func readsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

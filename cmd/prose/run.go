@@ -95,10 +95,11 @@ arguments, every judgment, every model request of an llm slot (prompt,
 reply, tokens), the outcome with totals (a file, or /dev/stderr: stdout
 holds nothing but the result).
 
-A gate (ask_user "QUESTION", gate {...}) asks a person: the run stops
-there, journaled, prints the question and the commands that answer it
-(prose answer RUN_ID GATE --value TEXT, then prose resume RUN_ID) and exits
-3.
+A gate (ask_user "QUESTION", gate {...}) asks a person: on a terminal the
+question is asked and answered in place (a line; for a gate with options,
+one of them, or JSON); otherwise the run stops there, journaled, prints
+the question and the commands that answer it (prose answer RUN_ID GATE
+--value TEXT, then prose resume RUN_ID) and exits 3.
 
 Exit status: 0 the run finished (also with a null result), 1 a runtime
 error (printed as FILE:LINE:COL: message), 2 bad usage or an invalid spec,
@@ -209,6 +210,10 @@ func execute(ctx context.Context, s streams, trace string, quiet bool, ro run.Op
 		diags = progress.Diagnostics
 	}
 	ro.Notify = notices(s.err, quiet, diags)
+	if ro.GatePrompt == nil && readsTerminal(s.in) && IsTerminal(s.err) {
+		// a person at a terminal answers gates in place
+		ro.GatePrompt = gate.LinePrompt(s.in, s.err)
+	}
 	closeTrace, err := openTrace(trace, s.err, &ro)
 	if err != nil {
 		return usageErrorf("--trace: %v", err)
