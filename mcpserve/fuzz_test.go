@@ -58,5 +58,11 @@ func FuzzToolArguments(f *testing.F) {
 				t.Fatalf("fill(%s) answered a call no run waits for", args)
 			}
 		}
+		var ans AnswerInput
+		if json.Unmarshal([]byte(args), &ans) == nil {
+			if _, _, err := s.answerTool(ctx, nil, ans); err == nil {
+				t.Fatalf("answer(%s) answered a gate no run waits at", args)
+			}
+		}
 	})
 }

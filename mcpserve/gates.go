@@ -99,7 +99,7 @@ func elicitKey(run, call string) string { return "gate " + run + " " + call }
 // yet asked. The client answers them and calls result again (SEP-2322);
 // on protocol versions before it the SDK asks the client itself.
 func (s *Server) elicitations(req *mcp.CallToolRequest, pending []PendingCall) mcp.InputRequestMap {
-	if req.Session == nil || !elicits(req.Session) {
+	if req == nil || req.Session == nil || !elicits(req.Session) {
 		return nil
 	}
 	var m mcp.InputRequestMap
@@ -125,7 +125,7 @@ func (s *Server) elicitations(req *mcp.CallToolRequest, pending []PendingCall) m
 // takeElicited answers the gates whose forms came back accepted in req's
 // input responses.
 func (s *Server) takeElicited(req *mcp.CallToolRequest, run string) {
-	if req.Params == nil {
+	if req == nil || req.Params == nil {
 		return
 	}
 	for k, r := range req.Params.InputResponses {
