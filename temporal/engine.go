@@ -3,12 +3,14 @@ package temporal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
 	"go.temporal.io/sdk/client"
 
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
 )
 
@@ -54,8 +56,21 @@ func (e *Engine) resolve(r run.Request, o run.Options) (Request, error) {
 	if model == "" {
 		model = getenv("PROSE_MODEL")
 	}
+	// Typed bindings travel as their text, after those given as text
+	// (as a local run orders them); a Go function cannot travel.
+	b := r.Bindings
+	b.Slots = append([]patterns.Assignment(nil), b.Slots...)
+	for _, sl := range r.Slots {
+		switch sl.Binding.(type) {
+		case nil:
+			return Request{}, &run.UsageError{Err: fmt.Errorf("slot %s has no binding", sl.Name)}
+		case run.Func:
+			return Request{}, &run.UsageError{Err: fmt.Errorf("slot %s: a Go function (run.Func) does not travel with a run on Temporal: bind a program (run.Exec) or a model", sl.Name)}
+		}
+		b.Slots = append(b.Slots, patterns.Assignment{Name: sl.Name, Value: sl.Binding.Text()})
+	}
 	return Resolve(ResolveOptions{
-		Path: r.Spec, Dir: r.Dir, Bindings: r.Bindings,
+		Path: r.Spec, Dir: r.Dir, Bindings: b,
 		Limits: r.Limits,
 		Model:  r.Model, HaveModel: model != "",
 	})

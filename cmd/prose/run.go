@@ -307,10 +307,28 @@ func (o *runOptions) request(path string) (run.Request, error) {
 	if err := readInputFiles(&b, o.stdin); err != nil {
 		return run.Request{}, &exitError{code: exitUsage, err: err}
 	}
+	var slots []run.Slot
+	slots, b.Slots = typedSlots(b.Slots)
 	return run.Request{
-		Spec: path, Bindings: b, Model: o.model, BaseURL: o.baseURL, MaxTurns: o.maxTurns, MCPConfig: o.mcpConfig,
+		Spec: path, Bindings: b, Slots: slots, Model: o.model, BaseURL: o.baseURL, MaxTurns: o.maxTurns, MCPConfig: o.mcpConfig,
 		Limits: run.Limits{MaxParallel: o.maxParallel, MaxSteps: o.maxSteps, MaxValueBytes: o.maxValueBytes},
 	}, nil
+}
+
+// typedSlots turns the --slot texts into typed run bindings
+// (run.ParseBinding), in order. When one does not parse, or does not read
+// back as written (run.Binding.Text), they all stay text (rest), for the
+// binder to report every problem at once with the spec's names and a
+// did-you-mean, as it words them.
+func typedSlots(as []patterns.Assignment) (slots []run.Slot, rest []patterns.Assignment) {
+	for _, a := range as {
+		b, err := run.ParseBinding(a.Value)
+		if err != nil || b.Text() != a.Value {
+			return nil, as
+		}
+		slots = append(slots, run.Slot{Name: a.Name, Binding: b})
+	}
+	return slots, nil
 }
 
 // openTrace opens the trace file; the returned function closes it, and
