@@ -160,6 +160,8 @@ func (b *indexer) keep(rec *Record, off int64, n int) bool {
 	case TypeSession:
 		b.x.final = entry{}
 		return true
+	case TypeSource:
+		return true // a resume keeps each source once
 	case TypeFinal:
 		b.x.final = e
 		rec.Result = nil // read again when asked for (finalRecord)

@@ -53,6 +53,7 @@ const (
 	TypeProc    = "proc"    // a call attempt started a process group
 	TypeJudge   = "judge"   // a judgment was decided
 	TypeGroup   = "group"   // a parallel group was decided (a win, a return, an error)
+	TypeSource  = "source"  // a spec file the run loaded, kept in the run directory
 	// TypeFirst is a `parallel first` loop's winner, as journals before
 	// format 4 recorded it; read (a replay takes it as a group record),
 	// no longer written.
@@ -164,6 +165,10 @@ type Record struct {
 	Failed  *int  `json:"failed,omitempty"`
 	Started int   `json:"started,omitempty"`
 	Dropped []int `json:"dropped,omitempty"`
+	// "source": the name a spec file was loaded by (its digest is
+	// SpecDigest); Withheld: it held a secret, and was not kept.
+	Path     string `json:"path,omitempty"`
+	Withheld bool   `json:"withheld,omitempty"`
 	// "first" (before format 4): the iterations that finished (not
 	// canceled), in the order they finished, the winner among them.
 	Order []int `json:"order,omitempty"`

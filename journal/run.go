@@ -103,6 +103,8 @@ type Run struct {
 
 	specChanged error // the spec change a forced resume went past
 
+	kept map[string]string // spec sources journaled: name -> digest (guarded by mu)
+
 	mu          sync.Mutex
 	err         error // first divergence
 	cancels     []context.CancelCauseFunc
@@ -278,6 +280,14 @@ func newReader(id, dir string, mode Mode, opt Options, log *Log, idx *index, f *
 		return nil, err
 	}
 	r := &Run{id: id, dir: dir, mode: mode, opt: opt, hdr: log.Header, idx: idx, lock: func() {}, vault: newEnvVault(opt.Env)}
+	for _, rec := range log.Records {
+		if rec.Type == TypeSource && !rec.Withheld {
+			if r.kept == nil {
+				r.kept = map[string]string{}
+			}
+			r.kept[rec.Path] = rec.SpecDigest
+		}
+	}
 	if names := r.vault.missing(log); len(names) > 0 {
 		return fail(&MissingSecretsError{Names: names})
 	}

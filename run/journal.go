@@ -13,6 +13,8 @@ import (
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/specgraph"
+	"github.com/proselang/prose/std"
 )
 
 // runJournal connects one run to its journal.
@@ -23,6 +25,7 @@ type runJournal struct {
 	id     string
 	cancel context.CancelCauseFunc
 	run    *journal.Run
+	graph  *specgraph.Graph // the run's spec files, kept in its run directory
 }
 
 // JournalError is a journal that cannot be opened or written.
@@ -77,6 +80,29 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 	hst.Caller = j.run.WrapCaller(hst.Caller)
 	hst.Judge = j.run.WrapJudge(hst.Judge)
 	hst.Runtime = j.run.WrapRuntime(hst.Runtime)
+	if err := j.keepSources(); err != nil {
+		j.run.Close()
+		return &JournalError{err}
+	}
+	return nil
+}
+
+// keepSources keeps the source of every spec file the run loaded so far
+// in its run directory (journal.Run.KeepSource), so that a replay reads
+// them as they ran: at the start, and at the end for the specs that
+// nested runs loaded meanwhile. The library's specs are in the binary.
+func (j *runJournal) keepSources() error {
+	if j.graph == nil {
+		return nil
+	}
+	for _, f := range j.graph.Files() {
+		if f.Spec == nil || f.Spec.File == nil || std.IsStd(f.Path) {
+			continue
+		}
+		if err := j.run.KeepSource(f.Path, f.Spec.File.Source()); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -132,6 +158,9 @@ func (j *runJournal) finish(v delegation.Value, runErr error) error {
 		return runErr
 	}
 	defer j.run.Close()
+	if err := j.keepSources(); err != nil {
+		j.o.notify(Notice{Warning: err})
+	}
 	div := j.run.Err()
 	ferr := j.run.Finish(v, runErr)
 	switch {

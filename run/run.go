@@ -259,7 +259,16 @@ func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Resul
 			}
 		}
 	}
-	if sp := l.Header.Spec; filepath.IsAbs(sp) && req.specFile() == "" {
+	if mode == journal.Replaying {
+		// A replay reads the specs as the run loaded them, from the
+		// sources its run directory keeps, edited or removed since.
+		base := o.Files
+		if base == nil {
+			base = specgraph.OSIn(req.Dir)
+		}
+		o.Files = journal.SourceFS(filepath.Join(o.RunDir, id), l, base)
+	}
+	if sp := l.Header.Spec; filepath.IsAbs(sp) && req.specFile() == "" && !journal.Kept(o.Files, req.Spec) {
 		if _, err := os.Stat(sp); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", mode, id, &journal.SpecChangedError{Spec: sp, Unreadable: err})
 		}
@@ -390,7 +399,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		// A host's answers are in the journal: a replay needs no host.
 		env.Host = env.LLM
 	}
-	r.jr = &runJournal{o: o, req: req, mode: mode, id: id}
+	r.jr = &runJournal{o: o, req: req, mode: mode, id: id, graph: g}
 	r.p, err = patterns.Prepare(opts)
 	if err != nil {
 		if r.spans != nil {
