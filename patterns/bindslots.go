@@ -2,7 +2,6 @@ package patterns
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,18 +11,6 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
 )
-
-// UsageError is a problem with how a run was asked for: bad flags, unknown
-// or missing names, an invalid spec. The command exits 2 on it.
-type UsageError struct {
-	Problems []string
-}
-
-func (e *UsageError) Error() string { return strings.Join(e.Problems, "\n") }
-
-func usagef(format string, args ...any) *UsageError {
-	return &UsageError{Problems: []string{fmt.Sprintf(format, args...)}}
-}
 
 // slots binds every declared slot. A name given several times builds a
 // list slot in order; a slot given nothing is a problem.

@@ -44,4 +44,12 @@
 // Tracing. A run's trace is written by journal.Trace, a Recorder, in the
 // journal's schema; TotalsRecorder counts a run's work; Recorders fans
 // events out. What a person watching stderr sees is printed by cmd/prose.
+//
+// Files, one job each: binding texts and values (bind.go, bindslots.go,
+// types.go, suggest.go, env.go: an Env turns binding texts into
+// services); services and processes (service.go, exec.go, nested.go,
+// model.go); the Contract Markdown call graph (contract.go, callee.go,
+// render.go); host assembly (run.go: RunOptions, Limits, Prepare);
+// accounting (accounting.go); the errors before a run (errors.go). A Go
+// program embeds runs through package run, whose types wrap these.
 package patterns

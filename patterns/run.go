@@ -2,7 +2,6 @@ package patterns
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/proselang/prose/delegation"
@@ -108,15 +107,6 @@ type Prepared struct {
 	Host *delegation.Host
 
 	contract *contractPlan // a function or responsibility run (contract.go)
-}
-
-// SpecError is an invalid spec: its error-level diagnostics (exit 2).
-type SpecError struct {
-	Diags diag.List
-}
-
-func (e *SpecError) Error() string {
-	return fmt.Sprintf("%s: the spec has errors and cannot run:\n%s", e.Diags[0].File, e.Diags.String())
 }
 
 // Run prepares and runs a spec: Prepare, then RunOptions.Wrap, then

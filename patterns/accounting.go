@@ -10,9 +10,11 @@ import (
 	"github.com/proselang/prose/delegation"
 )
 
-// A run's trace is written by the journal package (journal.Trace), in the
-// journal's schema: see journal/FORMAT.md. This file keeps the counts a
-// run's summary reports.
+// Accounting: the counts a run's summary reports (Totals,
+// TotalsRecorder), how a run ended (RunStatus), and fanning events out
+// to several recorders (Recorders). A run's trace is written by the
+// journal package (journal.Trace), in the journal's schema: see
+// journal/FORMAT.md.
 
 // Totals counts a run's work.
 type Totals struct {
