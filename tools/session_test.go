@@ -185,9 +185,10 @@ func TestSessionStepsAreJournaledByPath(t *testing.T) {
 			ends = append(ends, r.ID.Key()+" "+r.Slot)
 		}
 	}
-	// L3 is the render's call (the run of a function calls it), L2 the
-	// node's line (its name), L18 the declaration's.
-	want := []string{"L3>L2/1 model", "L3>L18/1/1 cli:tick", "L3>L2/2 model", "L3>L2/2/1 refused", "L3>L2/3 model", "L3 tally"}
+	// The outer L2 is the render's call (the run of a file-level function
+	// calls it at its name: line), the inner L2 the node's line (its name
+	// too), L18 the declaration's.
+	want := []string{"L2>L2/1 model", "L2>L18/1/1 cli:tick", "L2>L2/2 model", "L2>L2/2/1 refused", "L2>L2/3 model", "L2 tally"}
 	if strings.Join(ends, "\n") != strings.Join(want, "\n") {
 		t.Errorf("journaled steps:\n%s\nwant:\n%s", strings.Join(ends, "\n"), strings.Join(want, "\n"))
 	}
