@@ -64,8 +64,9 @@ Slots (--slot NAME=BINDING, once per slot; repeat a name for a list slot):
                    function or responsibility its Execution, or else one
                    render of its contract by the model
                    (--slot critic=std/roles/critic.prose.md); bind its own
-                   slots and config with dotted names: --slot
-                   target.refiner=exec:..., --config target.max_rounds=2.
+                   slots and config with dotted names:
+                   --slot target.refiner=exec:...,
+                   --config target.max_rounds=2.
 
 Config and inputs are typed by the spec's declarations (--config
 max_steps=3 is an integer where the spec says integer; a string is taken
