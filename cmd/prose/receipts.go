@@ -3,12 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -22,60 +18,11 @@ import (
 // findState is --state, or the nearest .prose/world at or above the
 // current directory.
 func findState(flag string) (*store.Store, error) {
-	if flag != "" {
-		if _, err := os.Stat(filepath.Join(flag, "FORMAT")); err != nil {
-			return nil, fmt.Errorf("%s is no world model state directory (no FORMAT file): run prose run DIR first", flag)
-		}
-		return store.Open(flag)
-	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	for {
-		p := filepath.Join(dir, ".prose", "world")
-		if _, err := os.Stat(filepath.Join(p, "FORMAT")); err == nil {
-			return store.Open(p)
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return nil, errors.New("no .prose/world here or above: run prose run DIR first, or name it with --state DIR")
-		}
-		dir = up
-	}
-}
-
-// allReceipts reads every ledger (or node's), in ledger order: by drain,
-// then seq.
-func allReceipts(st *store.Store, node string) ([]*receipt.Receipt, error) {
-	var nodes []string
-	if node != "" {
-		nodes = []string{node}
-	} else {
-		dirs, err := st.Nodes()
-		if err != nil {
-			return nil, err
-		}
-		nodes = dirs
-	}
-	var out []*receipt.Receipt
-	for _, n := range nodes {
-		rs, err := st.Ledger(n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rs...)
-	}
-	if node != "" && len(out) == 0 {
-		return nil, fmt.Errorf("node %s has no receipts in %s", node, st.Dir)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Drain != out[j].Drain {
-			return out[i].Drain < out[j].Drain
-		}
-		return out[i].Seq < out[j].Seq
-	})
-	return out, nil
+	return store.Find(flag, dir)
 }
 
 func newWorldCmd(s streams) *cobra.Command {
@@ -109,35 +56,9 @@ directory.`,
 }
 
 func worldShow(s streams, st *store.Store, node, facet, version string) error {
-	var v any
-	var err error
-	if version != "" {
-		v, err = st.Version(node, version)
-	} else {
-		var ok bool
-		v, ok, err = st.Published(node)
-		if err == nil && !ok {
-			err = fmt.Errorf("node %s has published no truth in %s", node, st.Dir)
-		}
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		err = fmt.Errorf("node %s has no version %s in %s", node, version, st.Dir)
-	}
+	v, err := st.Show(node, facet, version)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("world show: %w", err)}
-	}
-	if facet != "" {
-		m, _ := v.(map[string]any)
-		x, ok := m[facet]
-		if !ok {
-			var names []string
-			for k := range m {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			return &exitError{code: exitFailure, err: fmt.Errorf("world show: the truth of %s has no member %q (members: %s)", node, facet, strings.Join(names, ", "))}
-		}
-		v = x
 	}
 	b, err := canon.Indent(v)
 	if err != nil {
@@ -180,7 +101,7 @@ above the current directory.`,
 			if len(args) == 1 {
 				node = args[0]
 			}
-			rs, err := allReceipts(st, node)
+			rs, err := st.Receipts(node)
 			if err != nil {
 				return &exitError{code: exitFailure, err: fmt.Errorf("receipts: %w", err)}
 			}
@@ -228,7 +149,7 @@ above the current directory.`,
 			if len(problems) > 0 {
 				return &exitError{code: exitFailure, err: fmt.Errorf("receipts verify: %d problems", len(problems))}
 			}
-			rs, _ := allReceipts(st, "")
+			rs, _ := st.Receipts("")
 			fmt.Fprintf(s.out, "ok: %d receipts, every chain, version and published file checks\n", len(rs))
 			return nil
 		},
@@ -242,7 +163,7 @@ above the current directory.`,
 			if err != nil {
 				return &exitError{code: exitUsage, err: fmt.Errorf("receipts cost: %w", err)}
 			}
-			rs, err := allReceipts(st, "")
+			rs, err := st.Receipts("")
 			if err != nil {
 				return &exitError{code: exitFailure, err: fmt.Errorf("receipts cost: %w", err)}
 			}
@@ -260,55 +181,16 @@ func short(h string) string {
 	return h
 }
 
-type costRow struct {
-	key                                     string
-	rendered, skipped, failed               int
-	requests, tokensIn, tokensOut, programs int
-}
-
 func printCost(s streams, rs []*receipt.Receipt) {
-	by := func(key func(*receipt.Receipt) string) []*costRow {
-		m := map[string]*costRow{}
-		var keys []string
-		for _, r := range rs {
-			k := key(r)
-			row := m[k]
-			if row == nil {
-				row = &costRow{key: k}
-				m[k] = row
-				keys = append(keys, k)
-			}
-			switch r.Status {
-			case receipt.Rendered:
-				row.rendered++
-			case receipt.Skipped:
-				row.skipped++
-			default:
-				row.failed++
-			}
-			row.requests += r.Cost.Requests
-			row.tokensIn += r.Cost.TokensIn
-			row.tokensOut += r.Cost.TokensOut
-			row.programs += r.Cost.Programs
-		}
-		sort.Strings(keys)
-		var out []*costRow
-		for _, k := range keys {
-			out = append(out, m[k])
-		}
-		return out
-	}
+	byNode, byWake := receipt.Costs(rs)
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 	for _, part := range []struct {
 		head string
-		rows []*costRow
-	}{
-		{"NODE", by(func(r *receipt.Receipt) string { return r.Node })},
-		{"WAKE", by(func(r *receipt.Receipt) string { return r.Wake.Source })},
-	} {
+		rows []receipt.CostRow
+	}{{"NODE", byNode}, {"WAKE", byWake}} {
 		fmt.Fprintf(tw, "%s\tRENDERED\tSKIPPED\tFAILED\tREQUESTS\tTOKENS IN\tTOKENS OUT\tPROGRAMS\n", part.head)
 		for _, r := range part.rows {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", r.key, r.rendered, r.skipped, r.failed, r.requests, r.tokensIn, r.tokensOut, r.programs)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", r.Key, r.Rendered, r.Skipped, r.Failed, r.Requests, r.TokensIn, r.TokensOut, r.Programs)
 		}
 		fmt.Fprintln(tw)
 	}
