@@ -138,6 +138,7 @@ func (s *Server) addTools() {
 		safe(s.testTool))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "runs", Description: "The journaled runs, newest first: id, spec, status, start, calls."},
 		safe(s.runs))
+	s.addWorldTools()
 }
 
 func (s *Server) lint(ctx context.Context, _ *mcp.CallToolRequest, in LintInput) (*mcp.CallToolResult, LintOutput, error) {

@@ -112,7 +112,7 @@ func mcpScenario(t *testing.T, w *mcpWorld, cs *mcp.ClientSession) {
 			t.Errorf("tool %s has no input schema", tl.Name)
 		}
 	}
-	for _, want := range []string{"lint", "show", "graph", "run", "result", "resume", "replay", "runs"} {
+	for _, want := range []string{"lint", "show", "graph", "run", "result", "resume", "replay", "runs", "world", "receipts"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools/list %v: no %s", names, want)
 		}
