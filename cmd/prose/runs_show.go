@@ -19,8 +19,8 @@ func newRunsShowCmd(s streams, runDir *string) *cobra.Command {
 		Long: `runs show prints a readable account of one journaled run: its spec and
 request, each session (the run and every resume) with how many calls it
 ran live, every call attempt (id, service, attempt, outcome, duration),
-every judgment (condition, answer, how it was decided, tokens), and how
-the run ended.`,
+every judgment (condition, answer, how it was decided, tokens), every
+gate's question and the answers it got, and how the run ended.`,
 		Example: `  prose runs show latest
   prose runs show 20261130T021500-ab12cd`,
 		Args: runIDArg(commandName("runs show")),
@@ -119,6 +119,18 @@ func showRun(w io.Writer, l *journal.Log) {
 				fmt.Fprintf(w, "  %sgroup %-13s won by iteration %d of %d started\n", at, r.ID, *r.Winner+1, r.Started)
 			case r.Failed != nil:
 				fmt.Fprintf(w, "  %sgroup %-13s ended by iteration %d of %d started\n", at, r.ID, *r.Failed+1, r.Started)
+			}
+		case journal.TypeGate:
+			if g := r.Gate; g != nil {
+				fmt.Fprintf(w, "  %sgate  %-13s %s asks %s", at, r.ID, g.Kind, oneLineText(string(g.Question), 200))
+				if !g.Deadline.IsZero() {
+					fmt.Fprintf(w, " (times out %s)", g.Deadline.Local().Format(time.DateTime))
+				}
+				fmt.Fprintln(w)
+			}
+		case journal.TypeAnswer:
+			if g := r.Gate; g != nil {
+				fmt.Fprintf(w, "  %sanswer %-12s %s\n", at, r.ID, oneLineText(string(g.Value), 200))
 			}
 		case journal.TypeFinal:
 			fmt.Fprintf(w, "  %send: %s", at, r.Status)
