@@ -1,41 +1,17 @@
 package main
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/proselang/prose/temporal"
 )
 
 // Against a real server: a run on Temporal waits at its gates until
 // prose answer --engine temporal signals the answers, then prose result
 // prints what a local run prints.
 func TestE2ETemporalAnswer(t *testing.T) {
-	addr := os.Getenv("PROSE_TEMPORAL_TEST_ADDRESS")
-	if addr == "" {
-		t.Skip("PROSE_TEMPORAL_TEST_ADDRESS is not set: no Temporal server to test against (.ci/run starts one)")
-	}
-	conn := temporal.Conn{Address: addr, Namespace: os.Getenv("PROSE_TEMPORAL_TEST_NAMESPACE"),
-		TaskQueue: "prose-cli-answer-" + time.Now().Format("150405.000000000")}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cl, err := temporal.Dial(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	w := temporal.NewWorker(cl, conn, &temporal.Activities{}, temporal.WorkerOptions{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	t.Setenv(temporal.EnvAddress, addr)
-	t.Setenv(temporal.EnvNamespace, conn.Namespace)
-	t.Setenv(temporal.EnvTaskQueue, conn.TaskQueue)
+	ctx, _ := temporalWorker(t, "prose-cli-answer-")
 	t.Chdir(filepath.Join("..", ".."))
 
 	code, out, stderr := runMain(t, "run", "--engine", "temporal", "--detach", "testdata/gates/release.prose.md", "--slot", "shipper=exec:cat")

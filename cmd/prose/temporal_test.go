@@ -42,27 +42,7 @@ func TestTemporalFlagsUsage(t *testing.T) {
 // Against a real server (.ci/run starts one): a detached run and prose
 // result print what a local run prints, for a result and for a failure.
 func TestE2ETemporalCLI(t *testing.T) {
-	addr := os.Getenv("PROSE_TEMPORAL_TEST_ADDRESS")
-	if addr == "" {
-		t.Skip("PROSE_TEMPORAL_TEST_ADDRESS is not set: no Temporal server to test against (.ci/run starts one)")
-	}
-	conn := temporal.Conn{Address: addr, Namespace: os.Getenv("PROSE_TEMPORAL_TEST_NAMESPACE"),
-		TaskQueue: "prose-cli-" + time.Now().Format("150405.000000000")}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cl, err := temporal.Dial(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	w := temporal.NewWorker(cl, conn, &temporal.Activities{}, temporal.WorkerOptions{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	t.Setenv(temporal.EnvAddress, addr)
-	t.Setenv(temporal.EnvNamespace, conn.Namespace)
-	t.Setenv(temporal.EnvTaskQueue, conn.TaskQueue)
+	temporalWorker(t, "prose-cli-")
 
 	for _, target := range []string{`exec:echo '"launched"'`, "exec:echo disk full >&2; exit 3"} {
 		args := []string{"std/patterns/guard.prose.md", "-q", "--slot", `guard=exec:echo '{"proceed":true}'`, "--slot", "target=" + target, "--input", "task_brief=go"}
@@ -98,27 +78,7 @@ func TestE2ETemporalCLI(t *testing.T) {
 // with exit 2 naming it (not answered with that run's result), --attach
 // waits for that run instead, and prose result of an unknown id exits 2.
 func TestE2ETemporalCLIWorkflowID(t *testing.T) {
-	addr := os.Getenv("PROSE_TEMPORAL_TEST_ADDRESS")
-	if addr == "" {
-		t.Skip("PROSE_TEMPORAL_TEST_ADDRESS is not set: no Temporal server to test against (.ci/run starts one)")
-	}
-	conn := temporal.Conn{Address: addr, Namespace: os.Getenv("PROSE_TEMPORAL_TEST_NAMESPACE"),
-		TaskQueue: "prose-cli-id-" + time.Now().Format("150405.000000000")}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cl, err := temporal.Dial(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	w := temporal.NewWorker(cl, conn, &temporal.Activities{}, temporal.WorkerOptions{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	t.Setenv(temporal.EnvAddress, addr)
-	t.Setenv(temporal.EnvNamespace, conn.Namespace)
-	t.Setenv(temporal.EnvTaskQueue, conn.TaskQueue)
+	_, conn := temporalWorker(t, "prose-cli-id-")
 
 	gate := filepath.Join(t.TempDir(), "gate")
 	id := "wf-" + conn.TaskQueue
@@ -148,4 +108,35 @@ func TestE2ETemporalCLIWorkflowID(t *testing.T) {
 	if code != exitUsage || out != "" || !strings.Contains(stderr, "no run with workflow id") {
 		t.Errorf("result of an unknown id: exit %d stdout %q stderr %q, want exit 2", code, out, stderr)
 	}
+}
+
+// temporalWorker skips t without a Temporal server to test against
+// (PROSE_TEMPORAL_TEST_ADDRESS; .ci/run starts one), else starts a worker
+// on a task queue of its own named from prefix, points the command at it
+// through the environment, and returns a context bounding the test and
+// the connection. The worker, client and context end with t.
+func temporalWorker(t *testing.T, prefix string) (context.Context, temporal.Conn) {
+	t.Helper()
+	addr := os.Getenv("PROSE_TEMPORAL_TEST_ADDRESS")
+	if addr == "" {
+		t.Skip("PROSE_TEMPORAL_TEST_ADDRESS is not set: no Temporal server to test against (.ci/run starts one)")
+	}
+	conn := temporal.Conn{Address: addr, Namespace: os.Getenv("PROSE_TEMPORAL_TEST_NAMESPACE"),
+		TaskQueue: prefix + time.Now().Format("150405.000000000")}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cl, err := temporal.Dial(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	w := temporal.NewWorker(cl, conn, &temporal.Activities{}, temporal.WorkerOptions{})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	t.Setenv(temporal.EnvAddress, addr)
+	t.Setenv(temporal.EnvNamespace, conn.Namespace)
+	t.Setenv(temporal.EnvTaskQueue, conn.TaskQueue)
+	return ctx, conn
 }
