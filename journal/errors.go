@@ -43,10 +43,7 @@ type UnkeyedError struct {
 }
 
 func (e *UnkeyedError) Error() string {
-	by := "an older prose"
-	if e.Prose != "" {
-		by = "prose " + e.Prose
-	}
+	by := writtenBy(e.Prose)
 	return fmt.Sprintf("run %s was journaled by %s in format %d, before journals were sealed with the user's key: "+
 		"prose resume runs its bindings again and cannot tell this journal from one edited and resealed by someone else, so it refuses; "+
 		"prose replay %s still reads it (it runs nothing live); to continue the work, run the spec again", e.RunID, by, e.Version, e.RunID)
@@ -66,10 +63,7 @@ type UngroupedError struct {
 }
 
 func (e *UngroupedError) Error() string {
-	by := "an older prose"
-	if e.Prose != "" {
-		by = "prose " + e.Prose
-	}
+	by := writtenBy(e.Prose)
 	return fmt.Sprintf("run %s was journaled by %s in format %d, which does not record how its parallel groups ended (which iteration won or failed, which ended before): "+
 		"a resume would decide them again by timing and could come out otherwise than the run, so it refuses; "+
 		"prose replay %s still reads it (its result is checked against the journal); to continue the work, run the spec again", e.RunID, by, e.Version, e.RunID)
@@ -137,4 +131,13 @@ func checkDigest(spec, was, now string) error {
 		return &SpecChangedError{Spec: spec, Was: was, Now: now}
 	}
 	return nil
+}
+
+// writtenBy names the prose that wrote a journal, from its header's
+// version ("" when not recorded).
+func writtenBy(prose string) string {
+	if prose == "" {
+		return "an older prose"
+	}
+	return "prose " + prose
 }
