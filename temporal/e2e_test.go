@@ -56,6 +56,17 @@ func uniqueQueue(t testing.TB) string {
 	return "prose-test-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + "-" + time.Now().Format("150405.000000000")
 }
 
+// startTestWorker starts a worker of a on conn's task queue, stopped
+// with t.
+func startTestWorker(t testing.TB, cl client.Client, conn Conn, a *Activities) {
+	t.Helper()
+	w := NewWorker(cl, conn, a, WorkerOptions{})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+}
+
 // TestE2EStdSameAsLocal runs the std table on a real server with an
 // in-process worker, compares with the local engine, and, when asked,
 // writes the histories the replay test reads.
@@ -66,11 +77,7 @@ func TestE2EStdSameAsLocal(t *testing.T) {
 	cl := dialTest(t, conn)
 	// The worker's model judge is the tests' own (see containsJudge).
 	judge := &Activities{ModelJudgeFor: func(*spec.Spec) delegation.Judge { return containsJudge{} }}
-	w := NewWorker(cl, conn, judge, WorkerOptions{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	startTestWorker(t, cl, conn, judge)
 	svc := svcPath(t)
 	record := os.Getenv(envRecord)
 	for _, c := range stdCases() {
@@ -313,11 +320,7 @@ func writeHistory(t testing.TB, cl client.Client, id, path string) {
 func TestE2ECancelStopsTheProgram(t *testing.T) {
 	conn := e2eConn(t, uniqueQueue(t))
 	cl := dialTest(t, conn)
-	w := NewWorker(cl, conn, &Activities{}, WorkerOptions{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	startTestWorker(t, cl, conn, &Activities{})
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	req := guardRequest(t, "exec:echo $$ > "+shq(pidFile)+"; exec sleep 300", "exec:echo '\"ran\"'")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

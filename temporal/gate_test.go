@@ -49,11 +49,7 @@ func startGateRun(t *testing.T, ctx context.Context, cl client.Client, conn Conn
 func TestE2EGateWaitsForAnswer(t *testing.T) {
 	conn := e2eConn(t, uniqueQueue(t))
 	cl := dialTest(t, conn)
-	w := NewWorker(cl, conn, &Activities{}, WorkerOptions{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	startTestWorker(t, cl, conn, &Activities{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	spec, err := filepath.Abs(filepath.Join("..", "testdata", "gates", "release.prose.md"))
@@ -96,11 +92,7 @@ func TestE2EGateWaitsForAnswer(t *testing.T) {
 func TestE2EGateTimeoutTakesFallback(t *testing.T) {
 	conn := e2eConn(t, uniqueQueue(t))
 	cl := dialTest(t, conn)
-	w := NewWorker(cl, conn, &Activities{}, WorkerOptions{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	startTestWorker(t, cl, conn, &Activities{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()

@@ -69,11 +69,7 @@ func TestCodecRoundTrip(t *testing.T) {
 func TestE2ETemporalHistoryHoldsNoSecret(t *testing.T) {
 	conn := e2eConn(t, uniqueQueue(t))
 	cl := dialTest(t, conn)
-	w := NewWorker(cl, conn, &Activities{}, WorkerOptions{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	startTestWorker(t, cl, conn, &Activities{})
 
 	const token, key = "tok-4f9a1c22e8b7d0", "sk-live0123456789abcdefXYZ"
 	slots, err := patterns.ParseAssignments("--slot", []string{
@@ -135,11 +131,7 @@ func TestE2ETemporalHistoryHoldsNoSecret(t *testing.T) {
 func TestE2ETemporalRunningWorkflowID(t *testing.T) {
 	conn := e2eConn(t, uniqueQueue(t))
 	cl := dialTest(t, conn)
-	w := NewWorker(cl, conn, &Activities{}, WorkerOptions{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	startTestWorker(t, cl, conn, &Activities{})
 	gate := filepath.Join(t.TempDir(), "gate")
 	slots := []string{
 		`guard=exec:echo '{"proceed":true}'`,
