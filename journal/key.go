@@ -1,13 +1,10 @@
 package journal
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+
+	"github.com/proselang/prose/internal/keyfile"
 )
 
 // The journal key.
@@ -29,14 +26,11 @@ const KeyFileEnv = "PROSE_JOURNAL_KEY_FILE"
 // when set, else journal.key in the prose directory of
 // os.UserConfigDir().
 func KeyFile() (string, error) {
-	if p := os.Getenv(KeyFileEnv); p != "" {
-		return p, nil
-	}
-	dir, err := os.UserConfigDir()
+	p, err := keyfile.Path(KeyFileEnv, "journal.key")
 	if err != nil {
 		return "", fmt.Errorf("journal: no place for the journal key (%v): set %s to a file for it", err, KeyFileEnv)
 	}
-	return filepath.Join(dir, "prose", "journal.key"), nil
+	return p, nil
 }
 
 // UserKey returns the user's journal key, creating it on first use.
@@ -45,60 +39,16 @@ func UserKey() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for range 2 {
-		b, err := os.ReadFile(path)
-		if err == nil {
-			return parseKey(path, b)
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("journal: reading the journal key: %w", err)
-		}
-		if err := createKey(path); err != nil && !errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("journal: creating the journal key %s: %w (set %s to a file for it, or run with --no-journal)", path, err, KeyFileEnv)
-		}
-		// Created, or another process created it first: read it.
-	}
-	return nil, fmt.Errorf("journal: the journal key %s cannot be read back", path)
-}
-
-func parseKey(path string, b []byte) ([]byte, error) {
-	k, err := hex.DecodeString(strings.TrimSpace(string(b)))
-	if err != nil || len(k) < 16 {
+	k, err := keyfile.Load(path, 16, 64)
+	var ce *keyfile.CreateError
+	switch {
+	case err == nil:
+		return k, nil
+	case errors.Is(err, keyfile.ErrMalformed):
 		return nil, fmt.Errorf("journal: the journal key %s is not 32 bytes in hex (remove it to make a new one: the journals it sealed can then no longer be resumed)", path)
+	case errors.As(err, &ce):
+		return nil, fmt.Errorf("journal: creating the journal key %s: %w (set %s to a file for it, or run with --no-journal)", path, ce.Err, KeyFileEnv)
+	default:
+		return nil, fmt.Errorf("journal: reading the journal key: %w", err)
 	}
-	return k, nil
-}
-
-// createKey writes a new key at path, failing with os.ErrExist when
-// there is one; the file appears whole (written aside, then linked).
-func createKey(path string) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	var k [32]byte
-	if _, err := rand.Read(k[:]); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".journal.key.*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.WriteString(hex.EncodeToString(k[:]) + "\n"); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Link(tmp.Name(), path) // fails with ErrExist when another won
 }

@@ -8,9 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+
+	"github.com/proselang/prose/internal/keyfile"
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
@@ -60,61 +59,28 @@ const metaKeyID = "prose-key-id"
 // KeyFile is the file of the payload key: $PROSE_TEMPORAL_KEY_FILE when
 // set, else temporal.key in the prose directory of os.UserConfigDir().
 func KeyFile() (string, error) {
-	if p := os.Getenv(KeyFileEnv); p != "" {
-		return p, nil
-	}
-	dir, err := os.UserConfigDir()
+	p, err := keyfile.Path(KeyFileEnv, "temporal.key")
 	if err != nil {
 		return "", fmt.Errorf("no place for the Temporal payload key (%v): set %s to a file for it", err, KeyFileEnv)
 	}
-	return filepath.Join(dir, "prose", "temporal.key"), nil
+	return p, nil
 }
 
 // loadKey reads the payload key from path, creating it when there is
 // none.
 func loadKey(path string) ([]byte, error) {
-	for range 2 {
-		b, err := os.ReadFile(path)
-		if err == nil {
-			k, err := hex.DecodeString(strings.TrimSpace(string(b)))
-			if err != nil || len(k) != 32 {
-				return nil, fmt.Errorf("the Temporal payload key %s is not 32 bytes in hex (copy the key of the task queue's other machines there)", path)
-			}
-			return k, nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("reading the Temporal payload key: %w", err)
-		}
-		if err := createKey(path); err != nil && !errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("creating the Temporal payload key %s: %w (set %s to a file for it)", path, err, KeyFileEnv)
-		}
+	k, err := keyfile.Load(path, 32, 32)
+	var ce *keyfile.CreateError
+	switch {
+	case err == nil:
+		return k, nil
+	case errors.Is(err, keyfile.ErrMalformed):
+		return nil, fmt.Errorf("the Temporal payload key %s is not 32 bytes in hex (copy the key of the task queue's other machines there)", path)
+	case errors.As(err, &ce):
+		return nil, fmt.Errorf("creating the Temporal payload key %s: %w (set %s to a file for it)", path, ce.Err, KeyFileEnv)
+	default:
+		return nil, fmt.Errorf("reading the Temporal payload key: %w", err)
 	}
-	return nil, fmt.Errorf("the Temporal payload key %s cannot be read back", path)
-}
-
-// createKey writes a new key at path, failing with os.ErrExist when
-// there is one; the file appears whole (written aside, then linked).
-func createKey(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	var k [32]byte
-	if _, err := rand.Read(k[:]); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".temporal.key.*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(hex.EncodeToString(k[:]) + "\n"); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Link(tmp.Name(), path)
 }
 
 // codec encrypts payloads with AES-256-GCM.
