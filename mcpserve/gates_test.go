@@ -3,7 +3,6 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,27 +17,7 @@ import (
 // gateWorld is a server and an in-process client that may take
 // elicitations (elicit nil: a client without the capability).
 func gateWorld(t *testing.T, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *hostWorld {
-	root := testenv.MustRoot(t)
-	w := &hostWorld{root: root, runDir: filepath.Join(t.TempDir(), "runs"), notes: make(chan string, 256)}
-	srv := New(Options{RunDir: w.runDir, Dir: root})
-	t.Cleanup(srv.Close)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "v0"}, &mcp.ClientOptions{
-		ElicitationHandler: elicit,
-		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			w.notes <- r.Params.Message
-		}})
-	w.cs, err = client.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.cs.Close() })
-	return w
+	return connectHost(t, testenv.MustRoot(t), elicit)
 }
 
 var releaseRun = RunInput{File: "testdata/gates/release.prose.md", Slots: map[string]any{"shipper": "exec:cat"}}

@@ -26,9 +26,15 @@ type hostWorld struct {
 }
 
 func newHostWorld(t *testing.T) *hostWorld {
-	root := testenv.MustRoot(t)
-	w := &hostWorld{root: root, runDir: filepath.Join(t.TempDir(), "runs"), notes: make(chan string, 256)}
-	srv := New(Options{RunDir: w.runDir, Dir: root})
+	return connectHost(t, testenv.MustRoot(t), nil)
+}
+
+// connectHost starts a server over dir and connects an in-process client
+// to it that records progress notifications and takes elicitations with
+// elicit (nil: a client without the capability).
+func connectHost(t *testing.T, dir string, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *hostWorld {
+	w := &hostWorld{root: dir, runDir: filepath.Join(t.TempDir(), "runs"), notes: make(chan string, 256)}
+	srv := New(Options{RunDir: w.runDir, Dir: dir})
 	t.Cleanup(srv.Close)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.MCP().Connect(context.Background(), st, nil)
@@ -37,8 +43,12 @@ func newHostWorld(t *testing.T) *hostWorld {
 	}
 	t.Cleanup(func() { ss.Close() })
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: elicit,
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			w.notes <- r.Params.Message
+			select {
+			case w.notes <- r.Params.Message:
+			default: // a test that does not read them must not block the server
+			}
 		}})
 	w.cs, err = client.Connect(context.Background(), ct, nil)
 	if err != nil {

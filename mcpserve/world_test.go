@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -71,21 +69,7 @@ func drainDigest(t *testing.T, headlines ...string) string {
 
 // toolWorld is a server whose directory is dir, and a client of it.
 func toolWorld(t *testing.T, dir string) *hostWorld {
-	w := &hostWorld{root: dir, runDir: filepath.Join(t.TempDir(), "runs"), notes: make(chan string, 16)}
-	srv := New(Options{RunDir: w.runDir, Dir: dir})
-	t.Cleanup(srv.Close)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	w.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.cs.Close() })
-	return w
+	return connectHost(t, dir, nil)
 }
 
 // world shows a drained node's published truth, a facet, and an older
