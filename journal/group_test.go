@@ -150,6 +150,14 @@ func rewrite(t *testing.T, path string, edit func(line string) (string, bool)) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	resealWith(t, key, path, edit)
+}
+
+// resealWith rewrites each line of the journal at path with edit
+// (false: drop the line) and seals the chain again under key (nil: the
+// unkeyed digests of format version 2).
+func resealWith(t *testing.T, key []byte, path string, edit func(line string) (string, bool)) {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -37,24 +37,7 @@ func writeOneCallRun(t *testing.T, base string) (string, string) {
 // anyone who can write the file can.
 func reseal(t *testing.T, path string, edit func(string) string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	last := ""
-	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		body, _, ok := splitSeal([]byte(line))
-		if !ok {
-			t.Fatalf("line without a sum: %s", line)
-		}
-		text := edit(string(body) + "}")
-		last = chainSum(nil, last, []byte(text))
-		out.Write(sealLine([]byte(text), last))
-	}
-	if err := os.WriteFile(path, out.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	resealWith(t, nil, path, func(line string) (string, bool) { return edit(line), true })
 }
 
 // A journal's chain is keyed: one whose binding was changed and resealed
