@@ -6,10 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/proselang/prose/serve"
-	"github.com/proselang/prose/world/graph"
-	"github.com/proselang/prose/world/store"
 )
 
 // FuzzTriggerBody: any POST body to any node path is answered with one
@@ -24,19 +20,7 @@ func FuzzTriggerBody(f *testing.F) {
 	} {
 		f.Add(s.node, []byte(s.body))
 	}
-	g, diags, err := graph.Load("../testdata/continuity")
-	if err != nil || diags.HasErrors() {
-		f.Fatal(err, diags)
-	}
-	st, err := store.Open(f.TempDir())
-	if err != nil {
-		f.Fatal(err)
-	}
-	s, err := serve.New(serve.Options{Graph: g, Store: st})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { s.Close() })
+	s := continuityServer(f)
 	h := Handler(s, Options{MaxEventBytes: 256})
 	f.Fuzz(func(t *testing.T, node string, body []byte) {
 		target := "/trigger/" + node

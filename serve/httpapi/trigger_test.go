@@ -15,19 +15,7 @@ import (
 // an event for a node that is no gateway or one that is not JSON (400).
 // An empty body wakes any node (202).
 func TestTriggerRefusals(t *testing.T) {
-	g, diags, err := graph.Load("../testdata/continuity")
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
-	}
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := serve.New(serve.Options{Graph: g, Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := continuityServer(t)
 	h := Handler(s, Options{MaxEventBytes: 64})
 	post := func(path, body string) int {
 		w := httptest.NewRecorder()
@@ -58,4 +46,23 @@ func TestTriggerRefusals(t *testing.T) {
 	if d := s.Depth(); d != 1 {
 		t.Errorf("queue depth %d after one wake, want 1", d)
 	}
+}
+
+// continuityServer is a server, not running, over the continuity graph
+// of serve's testdata and a store in a temporary directory.
+func continuityServer(tb testing.TB) *serve.Server {
+	g, diags, err := graph.Load("../testdata/continuity")
+	if err != nil || diags.HasErrors() {
+		tb.Fatal(err, diags)
+	}
+	st, err := store.Open(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := serve.New(serve.Options{Graph: g, Store: st})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
 }
