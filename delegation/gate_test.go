@@ -14,7 +14,7 @@ func (f gaterFunc) Gate(_ context.Context, req *CallRequest, g *Gate) (Value, er
 	return f(req, g)
 }
 
-// gateCaller dispatches a gate's call to its service, as patterns.Caller does.
+// gateCaller dispatches a gate's call to its service, as service.Caller does.
 type gateCaller struct{ asked []*CallRequest }
 
 func (c *gateCaller) Call(ctx context.Context, req *CallRequest) (Value, error) {

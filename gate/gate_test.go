@@ -14,7 +14,8 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
 )
 
@@ -40,14 +41,14 @@ func newFixture(t *testing.T) *fixture {
 	if err := os.WriteFile(filepath.Join(f.dir, "release.prose.md"), []byte(releaseSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shipper := &patterns.FuncService{Name: "shipper", Fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	shipper := &service.Func{Name: "shipper", Fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 		f.calls.Add(1)
 		step, _ := req.Args.Get("step")
 		return "did " + delegation.Text(step), nil
 	}}
-	f.opts = run.Options{RunDir: filepath.Join(f.dir, "runs"), Services: map[string]patterns.Service{"s": shipper},
+	f.opts = run.Options{RunDir: filepath.Join(f.dir, "runs"), Services: map[string]service.Service{"s": shipper},
 		GateClock: func() time.Time { return f.now }}
-	f.req = run.Request{Spec: "release.prose.md", Dir: f.dir, Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "shipper", Value: "go:s"}}}}
+	f.req = run.Request{Spec: "release.prose.md", Dir: f.dir, Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "shipper", Value: "go:s"}}}}
 	return f
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/service"
 )
 
 // peakHeap samples the heap (runtime/metrics) every 200µs while fn runs,
@@ -64,7 +64,7 @@ func BenchmarkReplayPeakHeap(b *testing.B) {
 	prog := mustParse(b, ratchetCode)
 	var n int
 	var mu sync.Mutex
-	adv := &patterns.FuncService{Name: "advancer", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+	adv := &service.Func{Name: "advancer", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		mu.Lock()
 		n++
 		k := n
@@ -110,7 +110,7 @@ func BenchmarkReplayPeakHeap(b *testing.B) {
 
 func runRatchet(b *testing.B, r *Run, prog *syntax.Program, globals map[string]delegation.Value) {
 	b.Helper()
-	host := &delegation.Host{Caller: r.WrapCaller(patterns.Caller{}), Judge: r.WrapJudge(&judge.Deterministic{}), Runtime: r.WrapRuntime(nil), MaxSteps: 1 << 30}
+	host := &delegation.Host{Caller: r.WrapCaller(service.Caller{}), Judge: r.WrapJudge(&judge.Deterministic{}), Runtime: r.WrapRuntime(nil), MaxSteps: 1 << 30}
 	v, err := delegation.Run(context.Background(), prog, globals, host)
 	if err != nil {
 		b.Fatal(err)

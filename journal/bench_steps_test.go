@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/service"
 )
 
 // BenchmarkExecOverheadSteps is BenchmarkExecOverhead for long ratchets:
@@ -18,8 +18,8 @@ import (
 //
 //	go test ./journal -run '^$' -bench 'ExecOverheadSteps' -benchtime 1x
 func BenchmarkExecOverheadSteps(b *testing.B) {
-	adv := &patterns.ExecService{Name: "advancer", Command: `cat >/dev/null; echo '"a step of the work, certified"'`}
-	cert := &patterns.ExecService{Name: "certifier", Command: `cat >/dev/null; echo '{"verdict":"certify"}'`}
+	adv := &service.Exec{Name: "advancer", Command: `cat >/dev/null; echo '"a step of the work, certified"'`}
+	cert := &service.Exec{Name: "certifier", Command: `cat >/dev/null; echo '{"verdict":"certify"}'`}
 	prog := mustParse(b, ratchetCode)
 	for _, steps := range []int{200, 2000} {
 		b.Run(fmt.Sprint(steps), func(b *testing.B) {

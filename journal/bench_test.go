@@ -9,7 +9,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/service"
 )
 
 // benchRatchet runs a ratchet of `steps` steps (2 calls and a judgment a
@@ -29,7 +29,7 @@ func benchRatchet(b *testing.B, adv, cert delegation.Service, journaled bool, ev
 // runOnce runs prog with the real caller and the deterministic judge,
 // journaled under base with the sync window every or not at all.
 func runOnce(b *testing.B, base string, prog *syntax.Program, globals map[string]delegation.Value, journaled bool, every time.Duration) {
-	host := &delegation.Host{Caller: patterns.Caller{}, Judge: &judge.Deterministic{}}
+	host := &delegation.Host{Caller: service.Caller{}, Judge: &judge.Deterministic{}}
 	var r *Run
 	if journaled {
 		var err error
@@ -48,8 +48,8 @@ func runOnce(b *testing.B, base string, prog *syntax.Program, globals map[string
 	}
 }
 
-func instant(name string, v func() delegation.Value) *patterns.FuncService {
-	return &patterns.FuncService{Name: name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+func instant(name string, v func() delegation.Value) *service.Func {
+	return &service.Func{Name: name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		return v(), nil
 	}}
 }
@@ -67,8 +67,8 @@ func BenchmarkRatchetInProcess(b *testing.B) {
 }
 
 func BenchmarkRatchetExec(b *testing.B) {
-	adv := &patterns.ExecService{Name: "advancer", Command: `cat >/dev/null; echo '"a step"'`}
-	cert := &patterns.ExecService{Name: "certifier", Command: `cat >/dev/null; echo '{"verdict":"certify"}'`}
+	adv := &service.Exec{Name: "advancer", Command: `cat >/dev/null; echo '"a step"'`}
+	cert := &service.Exec{Name: "certifier", Command: `cat >/dev/null; echo '{"verdict":"certify"}'`}
 	b.Run("bare", func(b *testing.B) { benchRatchet(b, adv, cert, false, 0) })
 	b.Run("journal-fsync-each", func(b *testing.B) { benchRatchet(b, adv, cert, true, 0) })
 	b.Run("journal-group-100ms", func(b *testing.B) { benchRatchet(b, adv, cert, true, 100*time.Millisecond) })
@@ -94,7 +94,7 @@ func BenchmarkJournalCall(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer r.Close()
-			var caller delegation.Caller = patterns.Caller{}
+			var caller delegation.Caller = service.Caller{}
 			if c.wrap {
 				caller = r.WrapCaller(caller)
 			}
@@ -115,8 +115,8 @@ func BenchmarkJournalCall(b *testing.B) {
 // reports the journal's share of the run's time ("overhead-%") for each
 // sync policy.
 func BenchmarkExecOverhead(b *testing.B) {
-	adv := &patterns.ExecService{Name: "advancer", Command: `cat >/dev/null; echo '"a step"'`}
-	cert := &patterns.ExecService{Name: "certifier", Command: `cat >/dev/null; echo '{"verdict":"certify"}'`}
+	adv := &service.Exec{Name: "advancer", Command: `cat >/dev/null; echo '"a step"'`}
+	cert := &service.Exec{Name: "certifier", Command: `cat >/dev/null; echo '{"verdict":"certify"}'`}
 	prog := mustParse(b, ratchetCode)
 	globals := map[string]delegation.Value{"advancer": adv, "certifier": cert, "max_steps": int64(10)}
 	for _, every := range []time.Duration{100 * time.Millisecond, 0} {

@@ -8,7 +8,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/service"
 )
 
 // A run is journaled by wrapping its host's caller (and judge, runtime);
@@ -18,14 +18,14 @@ func Example() {
 	defer os.RemoveAll(base)
 	prog, _ := syntax.ParseString("double.prose.md", "let x = call doubler\n  n: 21\nreturn {answer: x}\n")
 	calls := 0
-	doubler := &patterns.FuncService{Name: "doubler", Fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	doubler := &service.Func{Name: "doubler", Fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 		calls++
 		n, _ := req.Args.Get("n")
 		return n.(int64) * 2, nil
 	}}
 	globals := map[string]delegation.Value{"doubler": doubler}
 	run := func(r *journal.Run) string {
-		host := &delegation.Host{Caller: r.WrapCaller(patterns.Caller{}), Runtime: r.WrapRuntime(nil)}
+		host := &delegation.Host{Caller: r.WrapCaller(service.Caller{}), Runtime: r.WrapRuntime(nil)}
 		v, err := delegation.Run(context.Background(), prog, globals, host)
 		if err := r.Finish(v, err); err != nil {
 			return err.Error()

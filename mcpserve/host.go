@@ -10,7 +10,8 @@ import (
 	"sync"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 )
 
 // A slot bound to `host` hands its calls to the agent host: each call
@@ -166,7 +167,7 @@ type hostService struct {
 
 func (s *hostService) ServiceName() string { return s.name }
 
-// Call implements patterns.Service: it waits for the host.
+// Call implements service.Service: it waits for the host.
 func (s *hostService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 	var args any = map[string]any{}
 	if req.Args != nil {
@@ -205,8 +206,8 @@ func (s *hostService) Call(ctx context.Context, req *delegation.CallRequest) (de
 }
 
 // hostBinding is the run.Options.Host of one run.
-func (s *Server) hostBinding(runID func() string, notify func(string)) func(b *patterns.SlotBinding) (patterns.Service, error) {
-	return func(b *patterns.SlotBinding) (patterns.Service, error) {
+func (s *Server) hostBinding(runID func() string, notify func(string)) func(b *bind.Slot) (service.Service, error) {
+	return func(b *bind.Slot) (service.Service, error) {
 		hs := &hostService{h: s.host, name: b.Name, runID: runID, notify: notify}
 		if sl := b.Slot; sl != nil {
 			var parts []string

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/proselang/prose/internal/testenv"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 
@@ -256,7 +256,7 @@ func TestHostBindingNeedsMCP(t *testing.T) {
 	_, err := run.Local{}.Run(context.Background(), run.Request{Spec: "std/patterns/ratchet.prose.md", Dir: root,
 		Slots:    []run.Slot{{Name: "advancer", Binding: run.Host{}}, {Name: "certifier", Binding: run.Exec{Command: "testdata/run/certifier.sh"}}},
 		Bindings: run.Bindings{Inputs: []run.Assignment{{Name: "task_brief", Value: "x"}}}}, run.Options{RunDir: t.TempDir()})
-	var ue *patterns.UsageError
+	var ue *bind.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "the host binding needs prose mcp") {
 		t.Errorf("err %v: want a usage error saying the host binding needs prose mcp", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/proselang/prose/internal/testenv"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 )
 
 // The run tool's input becomes the request prose run would make: a list
@@ -24,7 +24,7 @@ func TestRequestFromRunInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []patterns.Assignment{{Name: "delegates", Value: "exec:./a.sh"}, {Name: "delegates", Value: "llm"}, {Name: "worker", Value: "exec:./w.sh"}}
+	want := []bind.Assignment{{Name: "delegates", Value: "exec:./a.sh"}, {Name: "delegates", Value: "llm"}, {Name: "worker", Value: "exec:./w.sh"}}
 	if len(r.Bindings.Slots) != 3 || r.Bindings.Slots[0] != want[0] || r.Bindings.Slots[1] != want[1] || r.Bindings.Slots[2] != want[2] {
 		t.Errorf("slots %v, want %v", r.Bindings.Slots, want)
 	}

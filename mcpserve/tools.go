@@ -13,7 +13,8 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/std"
 	"github.com/proselang/prose/world/graph"
@@ -157,7 +158,7 @@ func (s *Server) lint(ctx context.Context, _ *mcp.CallToolRequest, in LintInput)
 }
 
 func (s *Server) show(_ context.Context, _ *mcp.CallToolRequest, in ShowInput) (*mcp.CallToolResult, ShowOutput, error) {
-	sp, diags, err := patterns.LoadSpec(in.File)
+	sp, diags, err := callgraph.LoadSpec(in.File)
 	if err != nil {
 		return nil, ShowOutput{}, fmt.Errorf("show: %w", err)
 	}
@@ -275,14 +276,14 @@ func request(in RunInput) (run.Request, error) {
 	for _, name := range sortedKeys(in.Slots) {
 		switch v := in.Slots[name].(type) {
 		case string:
-			r.Bindings.Slots = append(r.Bindings.Slots, patterns.Assignment{Name: name, Value: v})
+			r.Bindings.Slots = append(r.Bindings.Slots, bind.Assignment{Name: name, Value: v})
 		case []any:
 			for _, e := range v {
 				b, ok := e.(string)
 				if !ok {
 					return run.Request{}, fmt.Errorf("run: slot %s: a list slot's bindings are strings, got %v", name, e)
 				}
-				r.Bindings.Slots = append(r.Bindings.Slots, patterns.Assignment{Name: name, Value: b})
+				r.Bindings.Slots = append(r.Bindings.Slots, bind.Assignment{Name: name, Value: b})
 			}
 		default:
 			return run.Request{}, fmt.Errorf("run: slot %s: want a binding such as \"exec:./worker.sh\" or \"llm\", or a list of them; got %v", name, v)
@@ -293,7 +294,7 @@ func request(in RunInput) (run.Request, error) {
 		if err != nil {
 			return run.Request{}, fmt.Errorf("run: config %s: %w", name, err)
 		}
-		r.Bindings.Config = append(r.Bindings.Config, patterns.Assignment{Name: name, Value: text})
+		r.Bindings.Config = append(r.Bindings.Config, bind.Assignment{Name: name, Value: text})
 	}
 	if len(in.Inputs) > 0 {
 		b, err := json.Marshal(in.Inputs)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns/bind"
 )
 
 // BenchmarkFanOut runs a parallel for over 8 exec services that each sleep
@@ -22,7 +23,7 @@ func BenchmarkFanOut(b *testing.B) {
 	var opts RunOptions
 	opts.Path = path
 	for _, f := range flags {
-		opts.Bindings.Slots = append(opts.Bindings.Slots, Assignment{Name: "workers", Value: f[len("slot:workers="):]})
+		opts.Bindings.Slots = append(opts.Bindings.Slots, bind.Assignment{Name: "workers", Value: f[len("slot:workers="):]})
 	}
 	p, err := Prepare(opts)
 	if err != nil {

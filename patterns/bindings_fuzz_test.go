@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
 )
@@ -30,22 +32,22 @@ func FuzzBindingTexts(f *testing.F) {
 	}
 	pattern, _ := spec.Parse(file, data)
 	function, _ := spec.Parse("typed.prose.md", []byte(typedFunction))
-	refuse := func(string) (Service, error) { return nil, errors.New("not in a fuzz test") }
-	env := &Env{
-		LLM:    func(b *SlotBinding) (Service, error) { return stub(b.Name), nil },
-		Nested: func(b *SlotBinding) (Service, error) { return refuse(b.Name) },
-		Render: func(b *RenderBinding) (Service, error) { return stub(b.Name), nil },
+	refuse := func(string) (service.Service, error) { return nil, errors.New("not in a fuzz test") }
+	env := &bind.Env{
+		LLM:    func(b *bind.Slot) (service.Service, error) { return stub(b.Name), nil },
+		Nested: func(b *bind.Slot) (service.Service, error) { return refuse(b.Name) },
+		Render: func(b *bind.Render) (service.Service, error) { return stub(b.Name), nil },
 	}
 	f.Fuzz(func(t *testing.T, slots, configs, inputs, inputJSON string) {
-		var b Bindings
+		var b bind.Settings
 		var err error
-		if b.Slots, err = ParseAssignments("--slot", lines(slots)); err != nil {
+		if b.Slots, err = bind.ParseAssignments("--slot", lines(slots)); err != nil {
 			return
 		}
-		if b.Config, err = ParseAssignments("--config", lines(configs)); err != nil {
+		if b.Config, err = bind.ParseAssignments("--config", lines(configs)); err != nil {
 			return
 		}
-		if b.Inputs, err = ParseAssignments("--input", lines(inputs)); err != nil {
+		if b.Inputs, err = bind.ParseAssignments("--input", lines(inputs)); err != nil {
 			return
 		}
 		b.InputJSON = inputJSON
@@ -62,8 +64,8 @@ func lines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-func stub(name string) Service {
-	return &FuncService{Name: name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+func stub(name string) service.Service {
+	return &service.Func{Name: name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		panic("a service was called while binding")
 	}}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/llm/llmtest"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 )
 
 // Conditions in a claim form (`items is empty`, `items contains "p"`,
@@ -31,8 +32,8 @@ func TestClaimFormConditionsNeedNoModel(t *testing.T) {
 		{`["a", "b", "c"]`, `{"kind":"many"}`},
 	} {
 		for _, judge := range []bool{true, false} {
-			opts := patterns.RunOptions{Path: filepath.Join(dir, "f.prose.md"), Env: &patterns.Env{},
-				Bindings: patterns.Bindings{InputJSON: `{"items": ` + tc.items + `}`}}
+			opts := patterns.RunOptions{Path: filepath.Join(dir, "f.prose.md"), Env: &bind.Env{},
+				Bindings: bind.Settings{InputJSON: `{"items": ` + tc.items + `}`}}
 			if judge {
 				opts.ModelJudge = llm.NewModelJudge(c, llm.JudgeOptions{})
 			}

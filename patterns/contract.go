@@ -1,71 +1,15 @@
 package patterns
 
 import (
-	"context"
-	"fmt"
-	"slices"
-	"sort"
-	"strings"
-
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 )
 
-// Running a function or a responsibility (Contract Markdown).
-//
-// `prose run FILE` on a function or responsibility runs it once and gives
-// its outputs as an object keyed by their names. What runs is a program,
-// so that every render is an ordinary call of the evaluator (traced,
-// journaled, resumed and replayed like any other):
-//
-//   - the file's ```prose Execution, when it has one;
-//   - else, when inline nodes produce what it needs, the wiring of those
-//     nodes (see wiring);
-//   - else one call of the node itself, rendered by a model or served by
-//     a --slot binding of its own name: `return call NAME` with every
-//     input passed.
-//
-// The program's calls are written at the .md offsets of the nodes they
-// call, so call ids and error positions name the nodes.
-//
-// Inputs come from --input and --input-json (hyphenated names as written);
-// a function takes no --config. Everything that would stop the run is
-// reported before it starts (exit 2): unknown or missing inputs, call
-// targets that resolve to nothing, --slot names that name no callee, and
-// the nodes that need a model when none is configured (with the --slot
-// bindings that would serve them instead). A gateway or a test is refused
-// with a message saying what runs it.
-
-// contractPlan is the prepared run of a function or responsibility.
-type contractPlan struct {
-	node     *spec.Spec
-	prog     *syntax.Program
-	globals  map[string]delegation.Value
-	warnings diag.List
-}
-
-// CodeUnusedBinding is the warning for a --slot binding that nothing in
-// the run uses.
-const CodeUnusedBinding = "run/unused-binding"
-
-func (c *contractPlan) unused(sp *spec.Spec, format string, args ...any) {
-	c.warnings.Warnf(sp.File, sp.Pos, CodeUnusedBinding, format, args...)
-}
-
-// run executes the plan on host and shapes the value into the outputs.
-func (c *contractPlan) run(ctx context.Context, host *delegation.Host) (delegation.Value, error) {
-	g := make(map[string]delegation.Value, len(c.globals))
-	for k, v := range c.globals {
-		g[k] = clone(v)
-	}
-	v, err := delegation.Run(ctx, c.prog, g, host)
-	if err != nil {
-		return nil, err
-	}
-	return Outputs(c.node, v)
-}
+// Running a function or a responsibility (Contract Markdown): the plan
+// of what runs is package callgraph's (callgraph.PlanContract); here it
+// becomes a Prepared like a pattern's.
 
 // prepareContract prepares the run of a Contract Markdown function or
 // responsibility; ok is false for any other spec (opts.Spec is then left
@@ -75,11 +19,11 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	var diags diag.List
 	load := opts.Load
 	if load == nil {
-		load = LoadSpec
+		load = callgraph.LoadSpec
 	}
 	if sp == nil {
 		if sp, diags, err = load(opts.Path); err != nil {
-			return nil, true, usagef("%v", err)
+			return nil, true, bind.Usagef("%v", err)
 		}
 	}
 	if !sp.Contract || sp.Kind == "pattern" || sp.Kind == "" {
@@ -87,31 +31,31 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	}
 	switch sp.Kind {
 	case "gateway":
-		return nil, true, usagef("%s is a gateway: it is driven from outside (a schedule, a route, an event) and prose run does not run gateways; run a function or responsibility instead", sp.File.Name)
+		return nil, true, bind.Usagef("%s is a gateway: it is driven from outside (a schedule, a route, an event) and prose run does not run gateways; run a function or responsibility instead", sp.File.Name)
 	case "test":
-		return nil, true, usagef("%s is a test: run it with prose test %s", sp.File.Name, sp.File.Name)
+		return nil, true, bind.Usagef("%s is a test: run it with prose test %s", sp.File.Name, sp.File.Name)
 	case "function", "responsibility":
 	default:
-		return nil, true, usagef("%s: kind %q cannot be run: prose run takes a pattern, a function or a responsibility", sp.File.Name, sp.Kind)
+		return nil, true, bind.Usagef("%s: kind %q cannot be run: prose run takes a pattern, a function or a responsibility", sp.File.Name, sp.Kind)
 	}
 	env := opts.Env
 	if env == nil {
-		env = &Env{}
+		env = &bind.Env{}
 	}
-	diags = append(diags, env.contractCheck(sp, diags)...)
+	diags = append(diags, env.CheckContract(sp, diags)...)
 	diags = diags.Dedupe()
 	if diags.HasErrors() {
-		return nil, true, &SpecError{Diags: diags.Errors()}
+		return nil, true, &callgraph.SpecError{Diags: diags.Errors()}
 	}
-	plan, err := planContract(sp, env, load, &opts.Bindings)
+	plan, err := callgraph.PlanContract(sp, env, load, &opts.Bindings)
 	if err != nil {
 		return nil, true, err
 	}
-	diags = append(diags, plan.warnings...)
+	diags = append(diags, plan.Warnings...)
 	p = &Prepared{Path: opts.Path, Spec: sp, Digest: SpecDigest(sp), Bindings: opts.Bindings,
-		Instance: &Instance{Spec: sp, Inputs: map[string]delegation.Value{}, env: env}, Warnings: diags, contract: plan}
+		Instance: &bind.Instance{Spec: sp, Inputs: map[string]delegation.Value{}, Env: env}, Warnings: diags, contract: plan}
 	for _, in := range sp.Inputs {
-		p.Instance.Inputs[in.Name] = plan.globals[in.Name]
+		p.Instance.Inputs[in.Name] = plan.Globals[in.Name]
 	}
 	if p.Path == "" {
 		p.Path = sp.File.Name
@@ -121,326 +65,4 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	}
 	p.Host = p.host(*opts)
 	return p, true, nil
-}
-
-// planContract builds the program, the services and the inputs of a run.
-func planContract(sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.List, error), b *Bindings) (*contractPlan, error) {
-	if len(b.Config) > 0 {
-		return nil, usagef("--config %s: a %s has no config (its inputs are given with --input)", b.Config[0].Name, sp.Kind)
-	}
-	g := newGraph(env, load, b.Slots)
-	plan := &contractPlan{node: sp, globals: map[string]delegation.Value{}}
-	prog := g.program(sp)
-	_, own := g.overrides[sp.Name]
-	self := prog == nil || own && sp.Body() == nil && allProduced(sp)
-	if self {
-		// rendered, or bound by its own name although its inline nodes
-		// give all its outputs: the binding then serves the whole file
-		// in place of their wiring (when they give only some, the wiring
-		// ends in a call of the file's render, which the binding serves)
-		prog = selfCall(sp)
-	}
-	plan.prog = prog
-	for k, v := range g.callees(sp, prog) {
-		plan.globals[k] = v
-	}
-	inputs := rootInputs(sp, prog, self)
-	given := givenInputs(b, inputs, g)
-	for _, in := range inputs {
-		if v, ok := given[in.Name]; ok {
-			plan.globals[in.Name] = v
-		} else if in.HasDefault {
-			plan.globals[in.Name] = in.Default
-		} else if in.Optional {
-			plan.globals[in.Name] = nil
-		} else {
-			g.problem("input %q is missing: pass --input %s=VALUE", in.Name, in.Name)
-		}
-	}
-	// A --slot that nothing in the run uses is a warning naming it (the
-	// run goes on without it), unless its name is close to a callee's:
-	// that is taken for a typo and refused with the name meant, since the
-	// callee it misses would run unbound or by a model (issue 18, item 11).
-	targets := append(sp.CallTargets(nil, g.finder), sp.Name)
-	for _, a := range b.Slots {
-		switch {
-		case g.used[a.Name]:
-		case a.Name == sp.Name && sp.Body() != nil:
-			plan.unused(sp, "--slot %s is not used: %s runs its ### Execution and is not rendered: bind the callees it calls instead", a.Name, a.Name)
-		case slices.Contains(targets, a.Name):
-			plan.unused(sp, "--slot %s is not used: %s is a callee of %s that this run never reaches: nothing it runs calls it", a.Name, a.Name, sp.File.Name)
-		case closest(a.Name, targets) != "":
-			g.problem("--slot %s: no callee of %s is named %q%s", a.Name, sp.File.Name, a.Name, suggestion(a.Name, targets))
-		default:
-			plan.unused(sp, "--slot %s is not used: no callee of %s is named %q", a.Name, sp.File.Name, a.Name)
-		}
-	}
-	plan.warnings = append(plan.warnings, g.warnings...)
-	if len(g.needModel) > 0 {
-		sort.Strings(g.needModel)
-		names := g.needNames
-		sort.Strings(names)
-		g.problem("no model is configured, and these nodes are rendered by one:\n  %s\nconfigure a model (--model or PROSE_MODEL, with OPENAI_API_KEY and OPENAI_BASE_URL), or bind each node to a program: %s",
-			strings.Join(g.needModel, "\n  "), bindHint(names))
-	}
-	if len(g.problems) > 0 {
-		return nil, &UsageError{Problems: g.problems}
-	}
-	return plan, nil
-}
-
-func bindHint(names []string) string {
-	var out []string
-	for _, n := range names {
-		out = append(out, "--slot "+n+"=exec:COMMAND")
-	}
-	return strings.Join(out, " ")
-}
-
-// rootInputs are the inputs a run takes: the file node's, plus, when the
-// program wires inline nodes, theirs that no node produces.
-func rootInputs(sp *spec.Spec, prog *syntax.Program, self bool) []*spec.Input {
-	out := append([]*spec.Input(nil), sp.Inputs...)
-	// The names of its own truth an Execution reads are its prior truth's
-	// members: optional inputs, null on a cold start (a world model drain
-	// passes them).
-	for _, name := range sp.PriorNames() {
-		out = append(out, &spec.Input{Name: name, Optional: true, Description: "the prior truth's " + name})
-	}
-	if self || sp.Execution != nil && sp.Execution.Program == prog {
-		return out
-	}
-	produced := producers(sp)
-	seen := map[string]bool{}
-	var keep []*spec.Input
-	for _, in := range out {
-		if produced[in.Name] == nil {
-			keep = append(keep, in)
-			seen[in.Name] = true
-		}
-	}
-	for _, n := range sp.Nodes {
-		for _, in := range n.Inputs {
-			if produced[in.Name] == nil && !seen[in.Name] && wiredNode(sp, n) {
-				keep = append(keep, in)
-				seen[in.Name] = true
-			}
-		}
-	}
-	return keep
-}
-
-// givenInputs reads --input and --input-json against the run's inputs.
-func givenInputs(b *Bindings, inputs []*spec.Input, g *callGraph) map[string]delegation.Value {
-	known := map[string]bool{}
-	var names []string
-	for _, in := range inputs {
-		known[in.Name] = true
-		names = append(names, in.Name)
-	}
-	out := map[string]delegation.Value{}
-	if b.InputJSON != "" {
-		v, err := delegation.FromJSON([]byte(b.InputJSON))
-		o, isObj := v.(*delegation.Object)
-		if err != nil || !isObj {
-			g.problem("--input-json: want one JSON object of inputs")
-		} else {
-			for _, k := range o.Keys() {
-				out[k], _ = o.Get(k)
-			}
-		}
-	}
-	for _, a := range b.Inputs {
-		out[a.Name] = a.Value
-		if in := inputNamed(inputs, a.Name); in != nil && in.Type != "" && in.Type != "run" && in.Type != "run[]" {
-			v, err := parseText(parseType(in.Type), a.Value)
-			if err != nil {
-				g.problem("--input %s: %v", a.Name, err)
-			}
-			out[a.Name] = v
-		}
-	}
-	for k := range out {
-		if !known[k] {
-			g.problem("unknown input %q%s", k, suggestion(k, names))
-		}
-	}
-	return out
-}
-
-// inputNamed is the input called name, or nil.
-func inputNamed(inputs []*spec.Input, name string) *spec.Input {
-	for _, in := range inputs {
-		if in.Name == name {
-			return in
-		}
-	}
-	return nil
-}
-
-// selfCall is the program of a node run as one call of itself:
-// `return call NAME` passing every input, written at the node's offset.
-func selfCall(n *spec.Spec) *syntax.Program {
-	at := n.Pos
-	// The call's errors point at the node's name (a file's `name:`
-	// value, an inline node's heading), where the other messages of its
-	// render point: the line is placed so that `call` starts there.
-	const lead = len("return ")
-	off := at
-	if int(at) >= lead {
-		off = at - diag.Pos(lead)
-	}
-	lines := []syntax.Line{{Text: "return call " + n.Name, Off: off}}
-	for _, in := range n.Inputs {
-		lines = append(lines, syntax.Line{Text: "  " + in.Name + ": " + in.Name, Off: at})
-	}
-	prog, _ := syntax.Parse(n.File, lines)
-	return prog
-}
-
-// producers maps each name an inline node of sp gives (Maintains,
-// Returns) to the first node giving it.
-func producers(sp *spec.Spec) map[string]*spec.Spec {
-	out := map[string]*spec.Spec{}
-	for _, n := range sp.Nodes {
-		if n.Kind != "function" && n.Kind != "responsibility" {
-			continue
-		}
-		for _, o := range n.Outputs {
-			if out[o.Name] == nil {
-				out[o.Name] = n
-			}
-		}
-	}
-	return out
-}
-
-// wiredNode reports whether n takes part in the wiring of sp.
-func wiredNode(sp *spec.Spec, n *spec.Spec) bool {
-	for _, s := range wiringOrder(sp) {
-		if s == n {
-			return true
-		}
-	}
-	return false
-}
-
-// wiringOrder lists the inline nodes that produce what sp needs, each
-// after the nodes producing its own needs. When they produce every output
-// of sp, sp itself is not rendered (its outputs come from them).
-func wiringOrder(sp *spec.Spec) []*spec.Spec {
-	produced := producers(sp)
-	var order []*spec.Spec
-	state := map[*spec.Spec]int{} // 1 visiting, 2 done
-	var visit func(n *spec.Spec)
-	visit = func(n *spec.Spec) {
-		if state[n] != 0 {
-			return
-		}
-		state[n] = 1
-		for _, in := range n.Inputs {
-			if p := produced[in.Name]; p != nil && p != n {
-				visit(p)
-			}
-		}
-		state[n] = 2
-		order = append(order, n)
-	}
-	for _, name := range needs(sp) {
-		if p := produced[name]; p != nil {
-			visit(p)
-		}
-	}
-	return order
-}
-
-// allProduced reports whether sp's inline nodes give every output of sp.
-func allProduced(sp *spec.Spec) bool {
-	produced := producers(sp)
-	for _, o := range sp.Outputs {
-		if produced[o.Name] == nil {
-			return false
-		}
-	}
-	return len(sp.Outputs) > 0
-}
-
-// needs are the names sp's run needs from producers: its outputs when
-// inline nodes give them all, else its inputs.
-func needs(sp *spec.Spec) []string {
-	produced := producers(sp)
-	var outs, ins []string
-	all := len(sp.Outputs) > 0
-	for _, o := range sp.Outputs {
-		outs = append(outs, o.Name)
-		if produced[o.Name] == nil {
-			all = false
-		}
-	}
-	if all {
-		return outs
-	}
-	for _, in := range sp.Inputs {
-		ins = append(ins, in.Name)
-	}
-	return ins
-}
-
-// wiring writes the program that runs sp's producing nodes in order and
-// then renders sp (unless they give all its outputs):
-//
-//	let raw-notes = call collector      # at the ## collector heading
-//	  subject: subject
-//	return call smoke-auto-wiring       # at the file's start
-//	  raw-notes: raw-notes
-//
-// A node with several outputs is bound to __NODE and each output taken
-// from it. nil when no inline node produces anything sp needs.
-func wiring(sp *spec.Spec) (*syntax.Program, error) {
-	if len(sp.Nodes) == 0 || !sp.Renders() {
-		return nil, nil
-	}
-	order := wiringOrder(sp)
-	if len(order) == 0 {
-		return nil, nil
-	}
-	var lines []syntax.Line
-	add := func(at diag.Pos, text string) { lines = append(lines, syntax.Line{Text: text, Off: at}) }
-	for _, n := range order {
-		head := "let __" + n.Name + " = call " + n.Name
-		if len(n.Outputs) == 1 {
-			head = "let " + n.Outputs[0].Name + " = call " + n.Name
-		}
-		add(n.Pos, head)
-		for _, in := range n.Inputs {
-			add(n.Pos, "  "+in.Name+": "+in.Name)
-		}
-		if len(n.Outputs) > 1 {
-			for _, o := range n.Outputs {
-				add(n.Pos, "let "+o.Name+" = __"+n.Name+"."+o.Name)
-			}
-		}
-	}
-	produced := producers(sp)
-	all := len(sp.Outputs) > 0
-	for _, o := range sp.Outputs {
-		all = all && produced[o.Name] != nil
-	}
-	if all {
-		fields := make([]string, 0, len(sp.Outputs))
-		for _, o := range sp.Outputs {
-			fields = append(fields, o.Name+": "+o.Name)
-		}
-		add(sp.Pos, "return { "+strings.Join(fields, ", ")+" }")
-	} else {
-		add(sp.Pos, "return call "+sp.Name)
-		for _, in := range sp.Inputs {
-			add(sp.Pos, "  "+in.Name+": "+in.Name)
-		}
-	}
-	prog, diags := syntax.Parse(sp.File, lines)
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("%s: the nodes of %s cannot be wired by name: %s", sp.File.Position(sp.Pos), sp.Name, diags.Errors().String())
-	}
-	return prog, nil
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/llm/llmtest"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/spec"
 )
 
@@ -63,18 +65,18 @@ func node(name, params, returns string) string {
 	return s + "\n"
 }
 
-func runContract(t *testing.T, path string, slots []string, inputs map[string]string, env *patterns.Env) (delegation.Value, error) {
+func runContract(t *testing.T, path string, slots []string, inputs map[string]string, env *bind.Env) (delegation.Value, error) {
 	t.Helper()
-	var b patterns.Bindings
+	var b bind.Settings
 	for _, s := range slots {
 		name, value, _ := strings.Cut(s, "=")
-		b.Slots = append(b.Slots, patterns.Assignment{Name: name, Value: value})
+		b.Slots = append(b.Slots, bind.Assignment{Name: name, Value: value})
 	}
 	for k, v := range inputs {
-		b.Inputs = append(b.Inputs, patterns.Assignment{Name: k, Value: v})
+		b.Inputs = append(b.Inputs, bind.Assignment{Name: k, Value: v})
 	}
 	if env == nil {
-		env = &patterns.Env{Nested: patterns.NestedSpec}
+		env = &bind.Env{Nested: callgraph.NestedSpec}
 	}
 	if env.ContractCheck == nil {
 		env.ContractCheck = lint.Contract // as prose runs it
@@ -148,14 +150,14 @@ func TestResolutionUnresolved(t *testing.T) {
 		t.Errorf("lint = %v", res.Diags)
 	}
 	_, err := runContract(t, path, nil, nil, nil)
-	var se *patterns.SpecError
+	var se *callgraph.SpecError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "helpr") {
 		t.Errorf("run: %v, want the spec refused", err)
 	}
 	// A --slot naming no callee is refused with a did-you-mean.
 	dir2 := writeFiles(t, map[string]string{"f.prose.md": fn("f", "", "r", exe("return call helper")+node("helper", "", "r"))})
 	_, err = runContract(t, filepath.Join(dir2, "f.prose.md"), []string{"helpr=exec:echo x"}, nil, nil)
-	var ue *patterns.UsageError
+	var ue *bind.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `did you mean "helper"?`) {
 		t.Errorf("run with an unknown --slot: %v", err)
 	}
@@ -179,13 +181,13 @@ func TestResolutionCycle(t *testing.T) {
 }
 
 // renderEnv is an Env whose renders go to a scripted model.
-func renderEnv(t *testing.T, replies ...llmtest.Reply) (*patterns.Env, *llmtest.Server) {
+func renderEnv(t *testing.T, replies ...llmtest.Reply) (*bind.Env, *llmtest.Server) {
 	srv := llmtest.NewServer(t, replies...)
 	c, err := llm.NewClient(llm.Config{BaseURL: srv.URL, Model: "test-model", APIKey: "k", MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &patterns.Env{Nested: patterns.NestedSpec, Render: patterns.RenderWith(func(string) (*llm.Client, error) { return c, nil })}
+	env := &bind.Env{Nested: callgraph.NestedSpec, Render: callgraph.RenderWith(func(string) (*llm.Client, error) { return c, nil })}
 	return env, srv
 }
 
@@ -275,12 +277,12 @@ func TestRunRefusals(t *testing.T) {
 		"r.prose.md": "---\nname: r\nkind: responsibility\n---\n\n### Maintains\n\n- `state`: s\n\n" + exe("let w = call read_world_model\nreturn w"),
 	})
 	_, err := runContract(t, filepath.Join(dir, "g.prose.md"), nil, nil, nil)
-	var ue *patterns.UsageError
+	var ue *bind.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "is a gateway") {
 		t.Errorf("gateway: %v", err)
 	}
 	sp, _, _ := spec.Load(filepath.Join(dir, "r.prose.md"))
-	_, err = patterns.Run(context.Background(), patterns.RunOptions{Spec: sp, Env: &patterns.Env{}, Load: spec.Load})
+	_, err = patterns.Run(context.Background(), patterns.RunOptions{Spec: sp, Env: &bind.Env{}, Load: spec.Load})
 	if err == nil || !strings.Contains(err.Error(), "r.prose.md:13:14: read_world_model reads a world model, which a run of one file does not keep: drain the project") {
 		t.Errorf("world model: %v", err)
 	}
@@ -337,7 +339,7 @@ func TestOutputsReturnRule(t *testing.T) {
 		{two, "text", "error"},
 		{two, obj("a", int64(1)), "error"},
 	} {
-		got, err := patterns.Outputs(c.sp, c.v)
+		got, err := callgraph.Outputs(c.sp, c.v)
 		if c.want == "error" {
 			if err == nil || !strings.Contains(err.Error(), "declares 2 outputs (a, b)") {
 				t.Errorf("%s %v: err %v, want the return-rule error", c.sp.Name, c.v, err)

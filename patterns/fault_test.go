@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // TestFaultyServices runs one call against services that misbehave: each
@@ -95,9 +96,9 @@ func TestStepBudget(t *testing.T) {
 
 func TestUnknownSlotInCall(t *testing.T) {
 	o := runSpec(t, demo(t, "unknown-slot.prose.md"), []string{"slot:advancer=exec:cat"})
-	var se *SpecError
+	var se *callgraph.SpecError
 	if !errors.As(o.err, &se) {
-		t.Fatalf("err = %v, want a *SpecError", o.err)
+		t.Fatalf("err = %v, want a *callgraph.SpecError", o.err)
 	}
 	msg := o.err.Error()
 	if !strings.Contains(msg, "unknown-slot.prose.md:29:17: error: ") || !strings.Contains(msg, "did you mean 'advancer'") {
@@ -143,9 +144,9 @@ func TestSyntaxErrorIsReportedAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := runSpec(t, path, []string{"slot:svc=exec:cat"})
-	var se *SpecError
+	var se *callgraph.SpecError
 	if !errors.As(o.err, &se) || len(se.Diags) == 0 {
-		t.Fatalf("err = %v, want a *SpecError", o.err)
+		t.Fatalf("err = %v, want a *callgraph.SpecError", o.err)
 	}
 	for _, d := range se.Diags {
 		if !strings.HasPrefix(d.Code, "syntax/") {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,9 @@ import (
 	"github.com/proselang/prose/journal"
 
 	"github.com/proselang/prose/internal/testenv"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/bind/bindtest"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/redact"
 )
 
@@ -77,51 +79,17 @@ func (l *eventLog) count(kind delegation.EventKind, slot string) int {
 	return n
 }
 
-// flagBindings turns flag texts ("slot:name=value", "config:k=v",
-// "input:k=v", "json:{...}") into Bindings, in the order given.
-func flagBindings(flags []string) (Bindings, error) {
-	var b Bindings
-	for _, f := range flags {
-		kind, rest, _ := strings.Cut(f, ":")
-		name, value, _ := strings.Cut(rest, "=")
-		a := Assignment{Name: name, Value: value}
-		switch kind {
-		case "slot":
-			b.Slots = append(b.Slots, a)
-		case "config":
-			b.Config = append(b.Config, a)
-		case "input":
-			b.Inputs = append(b.Inputs, a)
-		case "json":
-			b.InputJSON = rest
-		default:
-			return b, fmt.Errorf("bad flag %q", f)
-		}
-	}
-	return b, nil
-}
-
-// bindings is flagBindings for fixed test tables: a bad flag text is a
-// mistake in the test itself.
-func bindings(flags ...string) *Bindings {
-	b, err := flagBindings(flags)
-	if err != nil {
-		panic(err)
-	}
-	return &b
-}
-
 // runSpec runs the spec at path with bindings given as flag texts (see
-// flagBindings).
+// bindtest.Parse).
 func runSpec(t *testing.T, path string, flags []string, mod ...func(*RunOptions)) outcome {
 	t.Helper()
-	b, err := flagBindings(flags)
+	b, err := bindtest.Parse(flags)
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := &eventLog{}
 	opts := RunOptions{Path: path, Bindings: b, Recorders: []delegation.Recorder{log},
-		Env: &Env{Dir: t.TempDir(), Nested: NestedSpec}}
+		Env: &bind.Env{Dir: t.TempDir(), Nested: callgraph.NestedSpec}}
 	for _, m := range mod {
 		m(&opts)
 	}

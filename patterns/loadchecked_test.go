@@ -3,6 +3,7 @@ package patterns
 import (
 	"context"
 	"errors"
+	"github.com/proselang/prose/patterns/callgraph"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,9 +24,9 @@ func TestRefusedFileHasNoEcho(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := Run(context.Background(), RunOptions{Path: path})
-		var se *SpecError
+		var se *callgraph.SpecError
 		if !errors.As(err, &se) {
-			t.Fatalf("%s: err = %v, want a *SpecError", name, err)
+			t.Fatalf("%s: err = %v, want a *callgraph.SpecError", name, err)
 		}
 		if len(se.Diags) != 1 || strings.Contains(se.Error(), "no Delegation") {
 			t.Errorf("%s: %v, want the loader's error alone", name, se.Diags)

@@ -1,11 +1,10 @@
 package patterns
 
 import (
-	"strings"
-
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/spec"
 )
 
@@ -19,11 +18,11 @@ import (
 // "Certainly reaches" is judged conservatively: statements in sequence,
 // loop bodies, try bodies and parallel branches; not the branches of an
 // if, a catch, or the body of a loop while/until.
-func needsModel(sp *spec.Spec, inst *Instance, hint string) error {
+func needsModel(sp *spec.Spec, inst *bind.Instance, hint string) error {
 	if hint == "" {
 		hint = DefaultModelHint
 	}
-	known := func(path string) (delegation.Value, bool) { return inst.lookup(path) }
+	known := func(path string) (delegation.Value, bool) { return inst.Lookup(path) }
 	var found *syntax.NaturalCond
 	reached(sp.Delegation.Program.Body, func(c *syntax.NaturalCond) {
 		if found == nil && judge.NeedsModel(c, known) == judge.NeedAlways {
@@ -34,30 +33,7 @@ func needsModel(sp *spec.Spec, inst *Instance, hint string) error {
 		return nil
 	}
 	pos := sp.File.Position(found.TextPos)
-	return usagef("%s: condition %q needs a model to judge, and none is configured (found before the run started): %s", pos, found.Text, hint)
-}
-
-// lookup finds a config value or input by name path ("limits.max").
-func (in *Instance) lookup(path string) (delegation.Value, bool) {
-	parts := strings.Split(path, ".")
-	var v delegation.Value
-	var ok bool
-	for _, m := range []map[string]delegation.Value{in.Config, in.Inputs} {
-		if v, ok = m[parts[0]]; ok {
-			break
-		}
-	}
-	if !ok {
-		return nil, false
-	}
-	for _, p := range parts[1:] {
-		o, isObj := v.(*delegation.Object)
-		if !isObj {
-			return nil, v == nil
-		}
-		v, _ = o.Get(p)
-	}
-	return v, true
+	return bind.Usagef("%s: condition %q needs a model to judge, and none is configured (found before the run started): %s", pos, found.Text, hint)
 }
 
 // reached calls fn for every natural-language condition that a run of

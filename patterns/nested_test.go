@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/spec"
 )
 
@@ -42,16 +44,16 @@ func runNested(t *testing.T, args string, slots, config []string) (string, error
 	if err := os.WriteFile(out, []byte(outerSpec(args)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := Bindings{}
+	b := bind.Settings{}
 	for _, s := range append([]string{"inner=" + in, "inner.svc=exec:cat"}, slots...) {
 		k, v, _ := strings.Cut(s, "=")
-		b.Slots = append(b.Slots, Assignment{Name: k, Value: v})
+		b.Slots = append(b.Slots, bind.Assignment{Name: k, Value: v})
 	}
 	for _, c := range config {
 		k, v, _ := strings.Cut(c, "=")
-		b.Config = append(b.Config, Assignment{Name: k, Value: v})
+		b.Config = append(b.Config, bind.Assignment{Name: k, Value: v})
 	}
-	v, err := Run(context.Background(), RunOptions{Path: out, Bindings: b, Env: &Env{Nested: NestedSpec}})
+	v, err := Run(context.Background(), RunOptions{Path: out, Bindings: b, Env: &bind.Env{Nested: callgraph.NestedSpec}})
 	if err != nil {
 		return "", err
 	}
@@ -98,7 +100,7 @@ func TestNestedArguments(t *testing.T) {
 
 func TestNestedMissingInputFailsTheCall(t *testing.T) {
 	_, err := runNested(t, "  level: 2\n", nil, nil)
-	var ue *UsageError
+	var ue *bind.UsageError
 	if err == nil || !strings.Contains(err.Error(), `(bound to inner) requires input "task_brief", but the call passes only level`) || errors.As(err, &ue) {
 		t.Errorf("error %v: want a run-time error naming the slot, the missing input and the arguments passed", err)
 	}
@@ -121,9 +123,9 @@ func TestNestedBindingErrors(t *testing.T) {
 }
 
 func TestNestedDepthLimitMessage(t *testing.T) {
-	b := &SlotBinding{Name: "x", Path: "a.b", Value: "deep.prose.md", Kind: KindSpec, Arg: "deep.prose.md",
-		Env: &Env{Depth: MaxNestingDepth}}
-	_, err := NestedSpec(b)
+	b := &bind.Slot{Name: "x", Path: "a.b", Value: "deep.prose.md", Kind: bind.KindSpec, Arg: "deep.prose.md",
+		Env: &bind.Env{Depth: callgraph.MaxNestingDepth}}
+	_, err := callgraph.NestedSpec(b)
 	if err == nil || !strings.Contains(err.Error(), "binding deep.prose.md would nest specs 17 deep; the limit is 16") {
 		t.Errorf("error %v", err)
 	}
@@ -187,11 +189,11 @@ func TestNestedScopeByConstruction(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	inst, err := Bind(sp, &Bindings{Slots: []Assignment{{Name: "svc", Value: "exec:true"}}}, nil)
+	inst, err := bind.Spec(sp, &bind.Settings{Slots: []bind.Assignment{{Name: "svc", Value: "exec:true"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &NestedService{Name: "inner", Path: "inner", Spec: sp, Instance: inst, explicit: map[string]bool{}}
+	n := &callgraph.NestedService{Name: "inner", Path: "inner", Spec: sp, Instance: inst}
 	host := &delegation.Host{Caller: s, Judge: s, Recorder: s, Runtime: seenRuntime{delegation.DefaultRuntime(), s}, MaxSteps: 7}
 	req := &delegation.CallRequest{Path: delegation.MustParsePath("L1/2"), Attempt: 2, Host: host, Args: delegation.NewObject()}
 	if _, err := n.Call(context.Background(), req); err != nil {
@@ -249,9 +251,9 @@ func TestNestedUnreadableSpecNamesSlot(t *testing.T) {
 		missing: "--slot inner: open " + missing,
 		folder:  "--slot inner: read " + folder + ": is a directory, not a spec file",
 	} {
-		b := Bindings{Slots: []Assignment{{Name: "inner", Value: path}}}
-		_, err := Run(context.Background(), RunOptions{Path: out, Bindings: b, Env: &Env{Nested: NestedSpec}})
-		var u *UsageError
+		b := bind.Settings{Slots: []bind.Assignment{{Name: "inner", Value: path}}}
+		_, err := Run(context.Background(), RunOptions{Path: out, Bindings: b, Env: &bind.Env{Nested: callgraph.NestedSpec}})
+		var u *bind.UsageError
 		if !errors.As(err, &u) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("err = %v, want it to start with %q", err, want)
 		}

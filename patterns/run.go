@@ -2,14 +2,15 @@ package patterns
 
 import (
 	"context"
-	"os"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
-	"github.com/proselang/prose/std"
 )
 
 // Defaults of a run: the evaluator's.
@@ -47,7 +48,7 @@ type RunOptions struct {
 	// spec already loaded from it.
 	Path string
 	Spec *spec.Spec
-	// Load loads Path when Spec is nil (nil: LoadSpec).
+	// Load loads Path when Spec is nil (nil: callgraph.LoadSpec).
 	Load func(path string) (*spec.Spec, diag.List, error)
 	// Graph, when set, loads every spec the run reaches (Path, callees,
 	// pattern instances) and finds the files calls name, each file read
@@ -55,9 +56,9 @@ type RunOptions struct {
 	// graph over Load and Env.Finder is made for the run.
 	Graph *specgraph.Graph
 
-	Bindings Bindings
+	Bindings bind.Settings
 	// Env turns slot bindings into services (nil: exec services only).
-	Env *Env
+	Env *bind.Env
 
 	// ModelJudge decides the conditions no deterministic rule settles
 	// (nil: no model is configured; such a condition is an error, found
@@ -97,8 +98,8 @@ type Prepared struct {
 	Path     string
 	Spec     *spec.Spec
 	Digest   string // SpecDigest of the spec's source
-	Bindings Bindings
-	Instance *Instance
+	Bindings bind.Settings
+	Instance *bind.Instance
 	// Warnings are the spec's non-error diagnostics.
 	Warnings diag.List
 	// Host is what the evaluator runs with: Caller is a Caller, Judge a
@@ -106,7 +107,7 @@ type Prepared struct {
 	// RunOptions.Recorders.
 	Host *delegation.Host
 
-	contract *contractPlan // a function or responsibility run (contract.go)
+	contract *callgraph.Plan // a function or responsibility run (contract.go)
 }
 
 // Run prepares and runs a spec: Prepare, then RunOptions.Wrap, then
@@ -133,11 +134,11 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 	if p, ok, err := prepareContract(&opts); ok {
 		return p, err
 	}
-	sp, warnings, err := loadChecked(opts)
+	sp, warnings, err := callgraph.LoadChecked(opts.Path, opts.Spec, opts.Load)
 	if err != nil {
 		return nil, err
 	}
-	inst, err := Bind(sp, &opts.Bindings, opts.Env)
+	inst, err := bind.Spec(sp, &opts.Bindings, opts.Env)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ func (o *RunOptions) useGraph() {
 		g = specgraph.New(gopts)
 	}
 	o.Graph, o.Load = g, g.Load
-	env := Env{}
+	env := bind.Env{}
 	if o.Env != nil {
 		env = *o.Env
 	}
@@ -191,7 +192,7 @@ func (p *Prepared) host(opts RunOptions) *delegation.Host {
 	}
 	lim := opts.Limits.WithDefaults()
 	h := &delegation.Host{
-		Caller:        Caller{},
+		Caller:        service.Caller{},
 		Judge:         &judge.Deterministic{Next: opts.ModelJudge},
 		Recorder:      recs,
 		Runtime:       rt,
@@ -206,59 +207,9 @@ func (p *Prepared) host(opts RunOptions) *delegation.Host {
 // request (CallRequest.Host).
 func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
 	if p.contract != nil {
-		return p.contract.run(ctx, p.Host)
+		return p.contract.Run(ctx, p.Host)
 	}
 	return delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
-}
-
-// loadChecked loads the spec and runs the checker; error-level findings
-// make a *SpecError.
-func loadChecked(opts RunOptions) (*spec.Spec, diag.List, error) {
-	sp := opts.Spec
-	var diags diag.List
-	if sp == nil {
-		load := opts.Load
-		if load == nil {
-			load = LoadSpec
-		}
-		var err error
-		sp, diags, err = load(opts.Path)
-		if err != nil {
-			return nil, nil, usagef("%v", err)
-		}
-	}
-	if sp.Delegation == nil || sp.Delegation.Program == nil {
-		// A file the loader refused (too large, empty, no front matter)
-		// has no Delegation because of that error: no echo of it.
-		if !diags.HasErrors() {
-			diags.Errorf(sp.File, 0, "run/no-delegation", "the spec has no Delegation block with a ```prose code block: nothing to run")
-		}
-	} else {
-		diags = append(diags, spec.CheckProgram(sp, diags)...)
-	}
-	diags = diags.Dedupe()
-	if diags.HasErrors() {
-		return nil, nil, &SpecError{Diags: diags.Errors()}
-	}
-	return sp, diags, nil
-}
-
-// LoadSpec is how a spec named by a path is loaded: by prose run and
-// prose show, and for a slot bound to a spec. A file on disk wins (read by
-// spec.Load, with its size cap and directory check); a std/... path that
-// is not on disk is read from the embedded library (std.Open). The error
-// is for a path that cannot be read; problems in the file are
-// diagnostics.
-func LoadSpec(path string) (*spec.Spec, diag.List, error) {
-	if _, err := os.Stat(path); err != nil && std.IsStd(path) {
-		src, name, err := std.Open(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		sp, diags := spec.Parse(name, src)
-		return sp, diags, nil
-	}
-	return spec.Load(path)
 }
 
 // SpecDigest is the sha256 of the spec's source ("sha256:HEX"): a journal

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 )
 
 // --slot binds callees of a function graph (issue 18, item 11): binding
@@ -27,8 +28,8 @@ func TestSlotBindsAnyCallee(t *testing.T) {
 		t.Errorf("value %s, want the binding's", got)
 	}
 
-	p, err := patterns.Prepare(patterns.RunOptions{Path: path, Env: &patterns.Env{},
-		Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "part", Value: "exec:echo '\"p\"'"}, {Name: "zzz-other", Value: "exec:true"}}}})
+	p, err := patterns.Prepare(patterns.RunOptions{Path: path, Env: &bind.Env{},
+		Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "part", Value: "exec:echo '\"p\"'"}, {Name: "zzz-other", Value: "exec:true"}}}})
 	if err != nil {
 		t.Fatalf("an unused binding refused the run: %v", err)
 	}

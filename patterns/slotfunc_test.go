@@ -10,6 +10,8 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm/llmtest"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // A pattern slot bound to a function (std/FORMAT.md: `--slot
@@ -19,14 +21,14 @@ import (
 
 var workerCritic = filepath.Join("..", "std", "patterns", "worker-critic.prose.md")
 
-func runPattern(path string, slots []string, inputs map[string]string, env *patterns.Env) (delegation.Value, error) {
-	var b patterns.Bindings
+func runPattern(path string, slots []string, inputs map[string]string, env *bind.Env) (delegation.Value, error) {
+	var b bind.Settings
 	for _, s := range slots {
 		name, value, _ := strings.Cut(s, "=")
-		b.Slots = append(b.Slots, patterns.Assignment{Name: name, Value: value})
+		b.Slots = append(b.Slots, bind.Assignment{Name: name, Value: value})
 	}
 	for k, v := range inputs {
-		b.Inputs = append(b.Inputs, patterns.Assignment{Name: k, Value: v})
+		b.Inputs = append(b.Inputs, bind.Assignment{Name: k, Value: v})
 	}
 	return patterns.Run(context.Background(), patterns.RunOptions{Path: path, Bindings: b, Env: env})
 }
@@ -63,7 +65,7 @@ func TestSlotBoundToFunctionWithExecution(t *testing.T) {
 		// a sibling the Execution calls, served here by a dotted binding
 		"scorer.prose.md": fn("scorer", "text", "score", ""),
 	})
-	env := &patterns.Env{Nested: patterns.NestedSpec}
+	env := &bind.Env{Nested: callgraph.NestedSpec}
 	v, err := runPattern(workerCritic,
 		[]string{`worker=exec:echo '"the draft"'`, "critic=" + filepath.Join(dir, "strict.prose.md"), `critic.scorer=exec:echo '"9/10"'`},
 		map[string]string{"task_brief": "write it", "criteria": "short"}, env)
@@ -79,7 +81,7 @@ func TestSlotBoundToFunctionWithExecution(t *testing.T) {
 	_, err = runPattern(workerCritic,
 		[]string{`worker=exec:echo '"the draft"'`, "critic=" + filepath.Join(dir, "strict.prose.md"), `critic.scorr=exec:echo 1`},
 		map[string]string{"task_brief": "write it", "criteria": "short"}, env)
-	var ue *patterns.UsageError
+	var ue *bind.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `critic.scorr`) || !strings.Contains(err.Error(), `did you mean "scorer"?`) {
 		t.Errorf("unknown dotted binding: %v, want a usage error naming it with did-you-mean", err)
 	}
@@ -90,8 +92,8 @@ func TestSlotBoundToFunctionWithExecution(t *testing.T) {
 func TestSlotBoundToRenderedFunctionNeedsModel(t *testing.T) {
 	_, err := runPattern(workerCritic,
 		[]string{`worker=exec:echo '"the draft"'`, "critic=std/roles/critic.prose.md"},
-		map[string]string{"task_brief": "write it", "criteria": "short"}, &patterns.Env{Nested: patterns.NestedSpec})
-	var ue *patterns.UsageError
+		map[string]string{"task_brief": "write it", "criteria": "short"}, &bind.Env{Nested: callgraph.NestedSpec})
+	var ue *bind.UsageError
 	if !errors.As(err, &ue) {
 		t.Fatalf("err = %v, want a usage error", err)
 	}

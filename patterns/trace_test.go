@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/bind/bindtest"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 )
 
@@ -65,12 +68,12 @@ func judgedRun(t *testing.T, src string, mod func(*RunOptions), trace ...*[]byte
 		t.Fatalf("fixture:\n%s", diags)
 	}
 	calls := 0
-	worker := &FuncService{Name: "worker", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+	worker := &service.Func{Name: "worker", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		calls++
 		return "a draft", nil
 	}}
-	env := &Env{LLM: func(*SlotBinding) (Service, error) { return worker, nil }}
-	opts := RunOptions{Spec: sp, Env: env, Bindings: *bindings("slot:worker=llm", "input:task=write")}
+	env := &bind.Env{LLM: func(*bind.Slot) (service.Service, error) { return worker, nil }}
+	opts := RunOptions{Spec: sp, Env: env, Bindings: *bindtest.Must("slot:worker=llm", "input:task=write")}
 	if mod != nil {
 		mod(&opts)
 	}
@@ -85,9 +88,9 @@ func judgedRun(t *testing.T, src string, mod func(*RunOptions), trace ...*[]byte
 
 func TestNoModelStopsBeforeAnyService(t *testing.T) {
 	_, calls, err := judgedRun(t, judgedSpec, nil)
-	var ue *UsageError
+	var ue *bind.UsageError
 	if !errors.As(err, &ue) {
-		t.Fatalf("err = %v, want a *UsageError", err)
+		t.Fatalf("err = %v, want a *bind.UsageError", err)
 	}
 	for _, w := range []string{"judged.prose.md:31:4: ", `condition "answer reads like a finished piece of work" needs a model`, "PROSE_MODEL"} {
 		if !strings.Contains(err.Error(), w) {
@@ -138,11 +141,11 @@ func TestConditionInBranchFailsAtRunTime(t *testing.T) {
 // The trace is the journal's records: a header with the spec's digest,
 // start (with the arguments' value), end, final; secrets are scrubbed.
 func TestTraceRecordsAndSecrets(t *testing.T) {
-	b, err := flagBindings([]string{`slot:service=exec:echo '{"token":"sk-sekrit-123"}'`})
+	b, err := bindtest.Parse([]string{`slot:service=exec:echo '{"token":"sk-sekrit-123"}'`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, trace, err := traceRun(RunOptions{Path: demo(t, "untimed/fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "sk-sekrit-123", "")
+	_, trace, err := traceRun(RunOptions{Path: demo(t, "untimed/fault.prose.md"), Bindings: b, Env: &bind.Env{Dir: t.TempDir()}}, "sk-sekrit-123", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,14 +174,14 @@ func TestTraceRecordsAndSecrets(t *testing.T) {
 
 func TestRequestCarriesHost(t *testing.T) {
 	var seen *delegation.Host
-	svc := &FuncService{Name: "worker", Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	svc := &service.Func{Name: "worker", Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 		seen = req.Host
 		return "ok", nil
 	}}
 	sp, _ := spec.Parse("judged.prose.md", []byte(judgedSpec))
 	p, err := Prepare(RunOptions{Spec: sp, ModelJudge: &fixedJudge{},
-		Env:      &Env{LLM: func(*SlotBinding) (Service, error) { return svc, nil }},
-		Bindings: *bindings("slot:worker=llm", "input:task=x")})
+		Env:      &bind.Env{LLM: func(*bind.Slot) (service.Service, error) { return svc, nil }},
+		Bindings: *bindtest.Must("slot:worker=llm", "input:task=x")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,11 +196,11 @@ func TestRequestCarriesHost(t *testing.T) {
 // A trace keeps '<', '>' and '&' as written: errors and nested call ids
 // stay greppable, and a secret holding one of them is still scrubbed.
 func TestTraceKeepsMarkupCharacters(t *testing.T) {
-	b, err := flagBindings([]string{`slot:service=exec:echo 'a<b> & key=tok&en q=x"y' >&2; exit 1`})
+	b, err := bindtest.Parse([]string{`slot:service=exec:echo 'a<b> & key=tok&en q=x"y' >&2; exit 1`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, trace, err := traceRun(RunOptions{Path: demo(t, "untimed/fault.prose.md"), Bindings: b, Env: &Env{Dir: t.TempDir()}}, "tok&en", `x"y`)
+	_, trace, err := traceRun(RunOptions{Path: demo(t, "untimed/fault.prose.md"), Bindings: b, Env: &bind.Env{Dir: t.TempDir()}}, "tok&en", `x"y`)
 	if err == nil {
 		t.Fatal("the failing service did not fail the run")
 	}

@@ -8,15 +8,16 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 )
 
 // Bindings are a request's slots, config and inputs as text (NAME=TEXT),
 // as the command line writes them and the journal keeps them.
-type Bindings = patterns.Bindings
+type Bindings = bind.Settings
 
 // Assignment is one NAME=TEXT of Bindings.
-type Assignment = patterns.Assignment
+type Assignment = bind.Assignment
 
 // ModelUsage counts a run's model requests and tokens.
 type ModelUsage = llm.Usage
@@ -107,8 +108,8 @@ func ParseBinding(text string) (Binding, error) {
 
 // typed adds req.Slots to req.Bindings as text, and returns the services
 // of its Func bindings and of o.Funcs by name.
-func (r Request) typed(o Options) (Request, map[string]patterns.Service, error) {
-	services := map[string]patterns.Service{}
+func (r Request) typed(o Options) (Request, map[string]service.Service, error) {
+	services := map[string]service.Service{}
 	for k, s := range o.Services {
 		services[k] = s
 	}
@@ -143,8 +144,8 @@ func (r Request) typed(o Options) (Request, map[string]patterns.Service, error) 
 }
 
 // funcService serves a Func.
-func funcService(f Func) patterns.Service {
-	return &patterns.FuncService{Name: f.Name, Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+func funcService(f Func) service.Service {
+	return &service.Func{Name: f.Name, Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 		args := map[string]any{}
 		if req.Args != nil {
 			raw, err := delegation.ToJSON(req.Args)

@@ -38,8 +38,8 @@
 // value (CodeUsage and CodeInvalidSpec before anything runs, CodeFailed,
 // CodeCanceled, CodeStepBudget, CodeValueSize, CodeDiverged, ...); a
 // program decides by CodeOf(err), never by an error's text. The details
-// stay reachable with errors.As: *patterns.UsageError (its Problems) and
-// *patterns.SpecError (its diagnostics) before anything runs, *UsageError
+// stay reachable with errors.As: *bind.UsageError (its Problems) and
+// *callgraph.SpecError (its diagnostics) before anything runs, *UsageError
 // for a request that cannot run as given (a withheld value not given
 // again), *delegation.Error for a run-time error of the spec (its
 // position and call path), *DivergedError when a resume or replay no

@@ -30,7 +30,7 @@ type Local struct{}
 // Run runs req in this process: Prepare, then Start and Wait. It loads
 // the spec, binds it, journals it under Options.RunDir (a new run id) and
 // returns its result. The error is the run's (a *delegation.Error for a
-// run-time error, *patterns.UsageError or *patterns.SpecError before it
+// run-time error, *bind.UsageError or *callgraph.SpecError before it
 // started) or the journal's. The Result is non-nil once the spec is
 // bound, also when the run failed.
 func (Local) Run(ctx context.Context, req Request, o Options) (*Result, error) {

@@ -7,13 +7,14 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // Code says why a run gave no value. A program decides what to do about
 // an error (an exit status, advice to print) by its Code, never by its
 // text; the error itself keeps the details (errors.As finds the
-// *patterns.UsageError, *patterns.SpecError, *delegation.Error, ... it
+// *bind.UsageError, *callgraph.SpecError, *delegation.Error, ... it
 // wraps).
 type Code int
 
@@ -92,8 +93,8 @@ func wrapErr(err error) error {
 func classify(err error) Code {
 	var (
 		ue  *UsageError
-		pue *patterns.UsageError
-		se  *patterns.SpecError
+		pue *bind.UsageError
+		se  *callgraph.SpecError
 		sc  *journal.SpecChangedError
 		dv  *DivergedError
 		je  *JournalError

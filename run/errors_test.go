@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
 )
 
@@ -31,8 +32,8 @@ func TestRunErrorCodes(t *testing.T) {
 		want   run.Code
 		as     any
 	}{
-		{"unbound slot", "return call worker\n", nil, run.Limits{}, ctx, run.CodeUsage, new(*patterns.UsageError)},
-		{"invalid spec", "return undefined_name\n", nil, run.Limits{}, ctx, run.CodeInvalidSpec, new(*patterns.SpecError)},
+		{"unbound slot", "return call worker\n", nil, run.Limits{}, ctx, run.CodeUsage, new(*bind.UsageError)},
+		{"invalid spec", "return undefined_name\n", nil, run.Limits{}, ctx, run.CodeInvalidSpec, new(*callgraph.SpecError)},
 		{"failed call", "return call worker\n", []run.Slot{{Name: "worker", Binding: failing}}, run.Limits{}, ctx, run.CodeFailed, new(*delegation.Error)},
 		{"step budget", "let n = 0\nrepeat 100:\n  n = n + 1\nreturn call worker\n", []run.Slot{{Name: "worker", Binding: failing}}, run.Limits{MaxSteps: 50}, ctx, run.CodeStepBudget, new(*delegation.Error)},
 		{"value size", "let s = \"xxxxxxxxxxxxxxxxxxxx\"\nrepeat 100:\n  s = s + s\nreturn call worker\n", []run.Slot{{Name: "worker", Binding: failing}}, run.Limits{MaxValueBytes: 1000}, ctx, run.CodeValueSize, new(*delegation.Error)},

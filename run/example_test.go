@@ -9,7 +9,8 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
 )
 
@@ -26,10 +27,10 @@ func Example_resume() {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var proposals, verdicts atomic.Int64
-	advance := &patterns.FuncService{Name: "advancer", Fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	advance := &service.Func{Name: "advancer", Fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 		return fmt.Sprintf("step %d", proposals.Add(1)), nil
 	}}
-	certify := &patterns.FuncService{Name: "certifier", Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	certify := &service.Func{Name: "certifier", Fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 		if verdicts.Add(1) == 3 {
 			cancel() // the process is stopped in the middle of the third step
 			<-ctx.Done()
@@ -39,17 +40,17 @@ func Example_resume() {
 	}}
 	req := run.Request{
 		Spec: "std/patterns/ratchet.prose.md",
-		Bindings: patterns.Bindings{
-			Slots:  []patterns.Assignment{{Name: "advancer", Value: "go:advance"}, {Name: "certifier", Value: "go:certify"}},
-			Config: []patterns.Assignment{{Name: "max_steps", Value: "4"}},
-			Inputs: []patterns.Assignment{{Name: "task_brief", Value: "count to four"}},
+		Bindings: bind.Settings{
+			Slots:  []bind.Assignment{{Name: "advancer", Value: "go:advance"}, {Name: "certifier", Value: "go:certify"}},
+			Config: []bind.Assignment{{Name: "max_steps", Value: "4"}},
+			Inputs: []bind.Assignment{{Name: "task_brief", Value: "count to four"}},
 		},
 	}
 	dir, _ := os.MkdirTemp("", "prose-run-example-")
 	defer os.RemoveAll(dir)
 	opts := run.Options{
 		RunDir:   dir,
-		Services: map[string]patterns.Service{"advance": advance, "certify": certify},
+		Services: map[string]service.Service{"advance": advance, "certify": certify},
 		Getenv:   func(k string) string { return env[k] },
 	}
 	res, err := run.Local{}.Run(ctx, req, opts)

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/specgraph"
 )
@@ -73,7 +73,7 @@ func TestRunReadsEachSpecOnce(t *testing.T) {
 	writeFiles(t, dir, functionGraph)
 	files := &countingFS{FS: specgraph.OSIn(dir), opens: map[string]int{}}
 	req := run.Request{Spec: "main.prose.md", Dir: dir,
-		Bindings: patterns.Bindings{Inputs: []patterns.Assignment{{Name: "topic", Value: "tides"}}}}
+		Bindings: bind.Settings{Inputs: []bind.Assignment{{Name: "topic", Value: "tides"}}}}
 	res, err := run.Local{}.Run(context.Background(), req, run.Options{Files: files})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestFunctionGraphFromAnotherDirectory(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, functionGraph)
 	req := run.Request{Spec: "main.prose.md", Dir: dir,
-		Bindings: patterns.Bindings{Inputs: []patterns.Assignment{{Name: "topic", Value: "tides"}}}}
+		Bindings: bind.Settings{Inputs: []bind.Assignment{{Name: "topic", Value: "tides"}}}}
 	o := run.Options{RunDir: filepath.Join(t.TempDir(), "runs")}
 	res, err := run.Local{}.Run(context.Background(), req, o)
 	if err != nil {

@@ -10,6 +10,9 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/tools"
@@ -95,7 +98,7 @@ func (m *Models) apply(opts *patterns.RunOptions) {
 }
 
 // SlotService is the Env.LLM hook: a model acting in the slot's role.
-func (m *Models) SlotService(b *patterns.SlotBinding) (patterns.Service, error) {
+func (m *Models) SlotService(b *bind.Slot) (service.Service, error) {
 	if b.Arg == "" && !m.cfg.Configured() {
 		return nil, fmt.Errorf("%s=llm needs a model: pass --model or set PROSE_MODEL, or write llm:MODEL", b.Path)
 	}
@@ -174,20 +177,20 @@ func (m *Models) preflight() error {
 
 // RenderService is the Env.Render hook: the model that renders a function
 // or responsibility given its contract.
-func (m *Models) RenderService(b *patterns.RenderBinding) (patterns.Service, error) {
+func (m *Models) RenderService(b *bind.Render) (service.Service, error) {
 	if b.Model == "" && !m.cfg.Configured() {
 		if m.replay {
 			// the journal answers every render (and each turn of a
 			// tool session): a replay needs no model
-			return &patterns.FuncService{Name: b.Name, Fn: replayModel{}.Call}, nil
+			return &service.Func{Name: b.Name, Fn: replayModel{}.Call}, nil
 		}
-		return nil, patterns.ErrNoModel
+		return nil, bind.ErrNoModel
 	}
 	c, err := m.Client(b.Model)
 	if err != nil {
 		return nil, err
 	}
-	info := patterns.RenderInfo(b.Node, b.Name, b.Model)
+	info := callgraph.RenderInfo(b.Node, b.Name, b.Model)
 	if err := m.withTools(&info, b.Node); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
 )
 
@@ -14,14 +15,14 @@ import (
 // gives the result; a Run runs once.
 func TestPrepareStartWait(t *testing.T) {
 	var calls atomic.Int32
-	svc := &patterns.FuncService{Name: "w", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+	svc := &service.Func{Name: "w", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		calls.Add(1)
 		return "done", nil
 	}}
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"p.prose.md": "---\nname: p\nkind: pattern\n---\n\n# P\n\nCalls w.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\nreturn call worker\n```\n"})
-	req := run.Request{Spec: "p.prose.md", Dir: dir, Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "worker", Value: "go:w"}}}}
-	o := run.Options{Services: map[string]patterns.Service{"w": svc}}
+	req := run.Request{Spec: "p.prose.md", Dir: dir, Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "worker", Value: "go:w"}}}}
+	o := run.Options{Services: map[string]service.Service{"w": svc}}
 	r, err := run.Prepare(context.Background(), req, o)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/redact"
 )
 
@@ -25,7 +26,7 @@ type Request struct {
 	// nested specs) resolve against ("" is the current directory).
 	Dir string `json:"dir,omitempty"`
 	// Bindings are the slots, config and inputs as written (NAME=TEXT).
-	Bindings patterns.Bindings `json:"bindings"`
+	Bindings bind.Settings `json:"bindings"`
 	// Slots bind slots and callees to typed bindings (Exec, Func, Model,
 	// Spec), after those in Bindings; the journal keeps them as
 	// Bindings' text.
@@ -65,16 +66,16 @@ func (r Request) specFile() string {
 // the header's bindings, config and inputs lists and named in Redacted.
 func (r Request) redacted(red *redact.Redactor, h *journal.Header) Request {
 	out := r
-	out.Bindings = patterns.Bindings{}
-	withhold := func(kind string, in []patterns.Assignment, dst *[]journal.KV) []patterns.Assignment {
-		var res []patterns.Assignment
+	out.Bindings = bind.Settings{}
+	withhold := func(kind string, in []bind.Assignment, dst *[]journal.KV) []bind.Assignment {
+		var res []bind.Assignment
 		for _, a := range in {
 			kv := journalKV(red, a.Name, a.Value)
 			*dst = append(*dst, kv)
 			if kv.Redacted {
 				h.Redacted = append(h.Redacted, kind+" "+a.Name)
 			}
-			res = append(res, patterns.Assignment{Name: a.Name, Value: kv.Value})
+			res = append(res, bind.Assignment{Name: a.Name, Value: kv.Value})
 		}
 		return res
 	}
@@ -110,7 +111,7 @@ func journalKV(red *redact.Redactor, key, value string) journal.KV {
 // value is withheld, so that a resume asks for that input again by name;
 // the other inputs stay in the object. Each input is listed in the
 // header's inputs too.
-func redactInputJSON(red *redact.Redactor, h *journal.Header, v string) (string, []patterns.Assignment) {
+func redactInputJSON(red *redact.Redactor, h *journal.Header, v string) (string, []bind.Assignment) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(v), &obj); err != nil || obj == nil {
 		// Not an object (the run refuses it): withhold it whole if it
@@ -127,7 +128,7 @@ func redactInputJSON(red *redact.Redactor, h *journal.Header, v string) (string,
 	}
 	sort.Strings(keys)
 	keep := map[string]json.RawMessage{}
-	var withheld []patterns.Assignment
+	var withheld []bind.Assignment
 	for _, k := range keys {
 		text := string(obj[k])
 		var str string
@@ -141,7 +142,7 @@ func redactInputJSON(red *redact.Redactor, h *journal.Header, v string) (string,
 		h.Inputs = append(h.Inputs, kv)
 		if kv.Redacted {
 			h.Redacted = append(h.Redacted, "input "+k)
-			withheld = append(withheld, patterns.Assignment{Name: k, Value: redact.Mark})
+			withheld = append(withheld, bind.Assignment{Name: k, Value: redact.Mark})
 			continue
 		}
 		keep[k] = obj[k]
@@ -193,7 +194,7 @@ func holdsSecretKey(raw json.RawMessage) bool {
 // list slot is given again whole); InputJSON, Model and BaseURL, when set,
 // replace the journaled ones.
 type Overrides struct {
-	Bindings patterns.Bindings
+	Bindings bind.Settings
 	Model    string
 	BaseURL  string
 }
@@ -202,12 +203,12 @@ type Overrides struct {
 // the run did not set go first, in sorted order, so the same resume
 // journals the same request.
 func (o Overrides) apply(r Request) Request {
-	merge := func(journaled, given []patterns.Assignment) []patterns.Assignment {
-		repl := map[string][]patterns.Assignment{}
+	merge := func(journaled, given []bind.Assignment) []bind.Assignment {
+		repl := map[string][]bind.Assignment{}
 		for _, a := range given {
 			repl[a.Name] = append(repl[a.Name], a)
 		}
-		var out []patterns.Assignment
+		var out []bind.Assignment
 		done := map[string]bool{}
 		for _, a := range journaled {
 			if nv, ok := repl[a.Name]; ok {
@@ -226,7 +227,7 @@ func (o Overrides) apply(r Request) Request {
 			}
 		}
 		sort.Strings(names)
-		var added []patterns.Assignment
+		var added []bind.Assignment
 		for _, n := range names {
 			added = append(added, repl[n]...)
 		}
@@ -253,7 +254,7 @@ func (r Request) withheld() []string {
 	var out []string
 	for _, l := range []struct {
 		kind string
-		as   []patterns.Assignment
+		as   []bind.Assignment
 	}{{"slot", r.Bindings.Slots}, {"config", r.Bindings.Config}, {"input", r.Bindings.Inputs}} {
 		for _, a := range l.as {
 			if a.Value == redact.Mark {
@@ -290,14 +291,14 @@ func flagHint(name string) string {
 // back, or their arguments would differ from the journal's. Slot bindings
 // are left as given: a command line may name a file by its bytes.
 func (r Request) validText() Request {
-	fix := func(in []patterns.Assignment) []patterns.Assignment {
-		var out []patterns.Assignment
+	fix := func(in []bind.Assignment) []bind.Assignment {
+		var out []bind.Assignment
 		for i, a := range in {
 			if utf8.ValidString(a.Value) {
 				continue
 			}
 			if out == nil {
-				out = append([]patterns.Assignment(nil), in...)
+				out = append([]bind.Assignment(nil), in...)
 			}
 			out[i].Value = strings.ToValidUTF8(a.Value, "\uFFFD")
 		}

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/redact"
 )
 
-func as(kv ...string) []patterns.Assignment {
-	var out []patterns.Assignment
+func as(kv ...string) []bind.Assignment {
+	var out []bind.Assignment
 	for i := 0; i < len(kv); i += 2 {
-		out = append(out, patterns.Assignment{Name: kv[i], Value: kv[i+1]})
+		out = append(out, bind.Assignment{Name: kv[i], Value: kv[i+1]})
 	}
 	return out
 }
@@ -21,31 +21,31 @@ func as(kv ...string) []patterns.Assignment {
 // slot whole); names the run did not set come first in one fixed order;
 // the values still withheld are named.
 func TestOverrides(t *testing.T) {
-	req := Request{Spec: "s.prose.md", Bindings: patterns.Bindings{
+	req := Request{Spec: "s.prose.md", Bindings: bind.Settings{
 		Config: as("max_steps", "4"),
 		Slots:  as("advancer", redact.Mark, "c", "exec:a", "c", "exec:b"),
 	}, BaseURL: redact.Mark, Model: "m1"}
 	if got := req.withheld(); !reflect.DeepEqual(got, []string{"slot advancer", "base-url"}) {
 		t.Errorf("withheld = %q", got)
 	}
-	o := Overrides{Bindings: patterns.Bindings{Slots: as("advancer", "exec:./adv.sh", "c", "exec:z"), Inputs: as("task", "x")},
+	o := Overrides{Bindings: bind.Settings{Slots: as("advancer", "exec:./adv.sh", "c", "exec:z"), Inputs: as("task", "x")},
 		BaseURL: "https://me:pw@h/v1"}
 	got := o.apply(req)
-	want := patterns.Bindings{Config: as("max_steps", "4"), Slots: as("advancer", "exec:./adv.sh", "c", "exec:z"), Inputs: as("task", "x")}
+	want := bind.Settings{Config: as("max_steps", "4"), Slots: as("advancer", "exec:./adv.sh", "c", "exec:z"), Inputs: as("task", "x")}
 	if !reflect.DeepEqual(got.Bindings, want) || got.BaseURL != "https://me:pw@h/v1" || got.Model != "m1" {
 		t.Errorf("apply:\n got %+v\nwant %+v", got, want)
 	}
 	if left := got.withheld(); len(left) != 0 {
 		t.Errorf("withheld after the overrides = %q", left)
 	}
-	o = Overrides{Bindings: patterns.Bindings{Inputs: as("z", "1", "a", "2", "m", "3"), Config: as("k", "4")}}
+	o = Overrides{Bindings: bind.Settings{Inputs: as("z", "1", "a", "2", "m", "3"), Config: as("k", "4")}}
 	for range 20 {
 		g := o.apply(Request{})
 		if !reflect.DeepEqual(g.Bindings.Inputs, as("a", "2", "m", "3", "z", "1")) || !reflect.DeepEqual(g.Bindings.Config, as("k", "4")) {
 			t.Fatalf("added names: %+v", g.Bindings)
 		}
 	}
-	if g := (Overrides{Bindings: patterns.Bindings{InputJSON: `{"a":1}`}}).apply(Request{Bindings: patterns.Bindings{InputJSON: redact.Mark}}); g.Bindings.InputJSON != `{"a":1}` {
+	if g := (Overrides{Bindings: bind.Settings{InputJSON: `{"a":1}`}}).apply(Request{Bindings: bind.Settings{InputJSON: redact.Mark}}); g.Bindings.InputJSON != `{"a":1}` {
 		t.Errorf("--input-json override: %q", g.Bindings.InputJSON)
 	}
 }
@@ -54,7 +54,7 @@ func TestOverrides(t *testing.T) {
 func TestRequestRedacted(t *testing.T) {
 	red := redact.ForEnv(nil).WithShapes()
 	var h journal.Header
-	r := Request{Spec: "s.prose.md", Bindings: patterns.Bindings{
+	r := Request{Spec: "s.prose.md", Bindings: bind.Settings{
 		Slots:  as("svc", "exec:curl -H 'Authorization: Bearer sk-abcdefghijklmnopqrstuvwx' x"),
 		Config: as("api_key", "hunter2hunter2", "n", "3"),
 	}, BaseURL: "https://me:secretpw@h/v1"}

@@ -19,6 +19,9 @@ import (
 	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
@@ -47,7 +50,7 @@ type Options struct {
 	Trace io.Writer
 	// ContractCheck, when set, runs the rules of Contract Markdown a
 	// function or responsibility must pass before it runs (prose passes
-	// lint.Contract; see patterns.Env.ContractCheck).
+	// lint.Contract; see bind.Env.ContractCheck).
 	ContractCheck func(sp *spec.Spec, loaded diag.List, f *spec.Finder) diag.List
 	// Notify, when set, is told what a person running the spec should
 	// know besides the result, as the run goes (see Notice): this
@@ -59,11 +62,11 @@ type Options struct {
 	Funcs []Func
 	// Services are in-process services by the name a `go:NAME` binding
 	// text gives (Funcs are the typed way).
-	Services map[string]patterns.Service
+	Services map[string]service.Service
 	// Host serves the slots bound to `host` (prose mcp hands their calls
 	// to the agent host connected to it); nil refuses such a binding
 	// before the run starts. A replay needs none: the journal answers.
-	Host func(b *patterns.SlotBinding) (patterns.Service, error)
+	Host func(b *bind.Slot) (service.Service, error)
 	// Getenv reads the model configuration (OPENAI_API_KEY,
 	// OPENAI_BASE_URL, PROSE_MODEL, ...) and the environment secrets a
 	// journal withholds; nil: os.Getenv. Environ lists the environment for
@@ -165,8 +168,8 @@ type ModelHooks struct {
 	JudgeFor func(sp *spec.Spec) delegation.Judge
 	// LLM builds the service of an `llm` binding; Render the service
 	// rendering a function or responsibility (nil: no model).
-	LLM    func(b *patterns.SlotBinding) (patterns.Service, error)
-	Render func(b *patterns.RenderBinding) (patterns.Service, error)
+	LLM    func(b *bind.Slot) (service.Service, error)
+	Render func(b *bind.Render) (service.Service, error)
 }
 
 // Result is how a run ended, when it got as far as running.
@@ -190,7 +193,7 @@ type Result struct {
 
 // UsageError is a request that cannot run as given: a value withheld from
 // the journal and not given again, a bad option. Bad bindings and invalid
-// specs are patterns.UsageError and patterns.SpecError.
+// specs are bind.UsageError and callgraph.SpecError.
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
@@ -294,7 +297,7 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 // Prepare assembles the run of req without starting it: it reads the
 // model configuration, loads and checks the spec and every spec it
 // reaches, and binds its slots, config and inputs (the errors before
-// anything runs: *patterns.SpecError, *patterns.UsageError, *UsageError).
+// anything runs: *callgraph.SpecError, *bind.UsageError, *UsageError).
 // Start opens the journal and starts the run; Wait waits for its Result.
 // prose run (Local.Run), prose resume and replay, and prose test all run
 // through it.
@@ -369,7 +372,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		return nil, &UsageError{err}
 	}
 	mods.maxTurns = req.MaxTurns
-	env := &patterns.Env{Dir: workDir, Services: services, Host: o.Host, Nested: patterns.NestedSpecWith(g.Load), ContractCheck: o.ContractCheck}
+	env := &bind.Env{Dir: workDir, Services: services, Host: o.Host, Nested: callgraph.NestedSpecWith(g.Load), ContractCheck: o.ContractCheck}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
 		Limits:    req.Limits,
@@ -393,8 +396,8 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	}
 	if mode == journal.Replaying {
 		opts.ModelJudge, opts.ModelJudgeFor = replayModel{}, nil
-		env.LLM = func(b *patterns.SlotBinding) (patterns.Service, error) {
-			return &patterns.FuncService{Name: b.Name, Fn: replayModel{}.Call}, nil
+		env.LLM = func(b *bind.Slot) (service.Service, error) {
+			return &service.Func{Name: b.Name, Fn: replayModel{}.Call}, nil
 		}
 		// A host's answers are in the journal: a replay needs no host.
 		env.Host = env.LLM

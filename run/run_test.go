@@ -11,7 +11,8 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
 )
 
@@ -51,12 +52,12 @@ func TestCaughtUnreadableVerdictReplaysAndResumes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "judged.prose.md"), []byte(judgedSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	worker := &patterns.FuncService{Name: "worker", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+	worker := &service.Func{Name: "worker", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		return "meh", nil
 	}}
-	opts := run.Options{RunDir: filepath.Join(dir, "runs"), Services: map[string]patterns.Service{"w": worker},
+	opts := run.Options{RunDir: filepath.Join(dir, "runs"), Services: map[string]service.Service{"w": worker},
 		Getenv: func(k string) string { return env[k] }}
-	req := run.Request{Spec: "judged.prose.md", Dir: dir, Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "worker", Value: "go:w"}}}}
+	req := run.Request{Spec: "judged.prose.md", Dir: dir, Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "worker", Value: "go:w"}}}}
 	res, err := run.Local{}.Run(context.Background(), req, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -87,11 +88,11 @@ func TestConcurrentRunsFromOtherDirectories(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "judged.prose.md"), []byte(strings.Replace(judgedSpec, "if r is good enough:", "if r.ok:", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	worker := &patterns.FuncService{Name: "worker", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+	worker := &service.Func{Name: "worker", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		return delegation.FromJSON([]byte(`{"ok": true}`))
 	}}
-	opts := run.Options{RunDir: filepath.Join(dir, "runs"), Services: map[string]patterns.Service{"w": worker}, Getenv: func(string) string { return "" }}
-	req := run.Request{Spec: "judged.prose.md", Dir: dir, Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "worker", Value: "go:w"}}}}
+	opts := run.Options{RunDir: filepath.Join(dir, "runs"), Services: map[string]service.Service{"w": worker}, Getenv: func(string) string { return "" }}
+	req := run.Request{Spec: "judged.prose.md", Dir: dir, Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "worker", Value: "go:w"}}}}
 	errs := make(chan error, 4)
 	ids := make(chan string, 4)
 	for range 4 {
@@ -161,7 +162,7 @@ func TestTraceHoldsModelExchanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	var trace strings.Builder
-	req := run.Request{Spec: "asked.prose.md", Dir: dir, Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "writer", Value: "llm"}}}}
+	req := run.Request{Spec: "asked.prose.md", Dir: dir, Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "writer", Value: "llm"}}}}
 	if _, err := (run.Local{}).Run(context.Background(), req, run.Options{Trace: &trace, Getenv: func(k string) string { return env[k] }}); err != nil {
 		t.Fatal(err)
 	}

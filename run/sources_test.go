@@ -10,7 +10,8 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
 )
 
@@ -54,11 +55,11 @@ func TestReplayReadsTheKeptSpecSources(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "kept.prose.md")
 	writeKept(t, spec, "one", "")
-	worker := &patterns.FuncService{Name: "worker", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+	worker := &service.Func{Name: "worker", Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		return "done", nil
 	}}
-	opts := run.Options{RunDir: filepath.Join(dir, "runs"), Services: map[string]patterns.Service{"w": worker}, Environ: []string{}}
-	req := run.Request{Spec: "kept.prose.md", Dir: dir, Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "worker", Value: "go:w"}}}}
+	opts := run.Options{RunDir: filepath.Join(dir, "runs"), Services: map[string]service.Service{"w": worker}, Environ: []string{}}
+	req := run.Request{Spec: "kept.prose.md", Dir: dir, Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "worker", Value: "go:w"}}}}
 	res, err := run.Local{}.Run(context.Background(), req, opts)
 	if err != nil {
 		t.Fatal(err)

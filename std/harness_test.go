@@ -14,6 +14,8 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // The pattern tests run the embedded library with patterns.Run, binding
@@ -63,9 +65,9 @@ type run struct {
 	judge   delegation.Judge
 }
 
-func assignments(t *testing.T, flag string, list []string) []patterns.Assignment {
+func assignments(t *testing.T, flag string, list []string) []bind.Assignment {
 	t.Helper()
-	out, err := patterns.ParseAssignments(flag, list)
+	out, err := bind.ParseAssignments(flag, list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +90,13 @@ func (h *harness) runOpts(ctx context.Context, r run, recs []delegation.Recorder
 	defer cancel()
 	v, err := patterns.Run(ctx, patterns.RunOptions{
 		Path: path,
-		Bindings: patterns.Bindings{
+		Bindings: bind.Settings{
 			Slots:     assignments(h.t, "--slot", r.slots),
 			Config:    assignments(h.t, "--config", r.config),
 			Inputs:    assignments(h.t, "--input", r.inputs),
 			InputJSON: r.json,
 		},
-		Env:        &patterns.Env{Nested: patterns.NestedSpec},
+		Env:        &bind.Env{Nested: callgraph.NestedSpec},
 		ModelJudge: r.judge,
 		Recorders:  recs,
 	})

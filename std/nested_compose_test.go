@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 )
 
 // Compositions of nested specs beyond a single slot: failures inside,
@@ -37,7 +37,7 @@ func TestNestedInnerFailureShowsBothPositions(t *testing.T) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}
 	}
-	var ue *patterns.UsageError
+	var ue *bind.UsageError
 	if errors.As(err, &ue) {
 		t.Errorf("a failed call is a run-time error, not bad usage: %v", err)
 	}
@@ -75,7 +75,7 @@ func TestNestedMissingInputIsACallFailure(t *testing.T) {
 		},
 		inputs: []string{"task_brief=read"},
 	})
-	var ue *patterns.UsageError
+	var ue *bind.UsageError
 	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), "guard.prose.md:") {
 		t.Errorf("err = %v, want a run-time error at guard's call of target", err)
 	}

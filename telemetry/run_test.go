@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/telemetry"
 )
@@ -72,8 +72,8 @@ func runDrafted(t *testing.T, dir string, env map[string]string, brief string, t
 	opts := run.Options{RunDir: filepath.Join(dir, "runs"), Getenv: func(k string) string { return env[k] },
 		Environ: []string{"OPENAI_API_KEY=" + apiKey}, Telemetry: tr}
 	req := run.Request{Spec: "drafted.prose.md", Dir: dir,
-		Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "writer", Value: "llm"}},
-			Inputs: []patterns.Assignment{{Name: "task_brief", Value: brief}}}}
+		Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "writer", Value: "llm"}},
+			Inputs: []bind.Assignment{{Name: "task_brief", Value: brief}}}}
 	res, err := run.Local{}.Run(context.Background(), req, opts)
 	if err != nil {
 		t.Fatal(err)

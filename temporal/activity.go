@@ -16,6 +16,8 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 )
 
@@ -25,11 +27,11 @@ import (
 type Activities struct {
 	// LLM builds the service of an `llm` binding (nil: llm slots fail
 	// with an error saying this worker has no model client).
-	LLM func(b *patterns.SlotBinding) (patterns.Service, error)
+	LLM func(b *bind.Slot) (service.Service, error)
 	// Render builds the service that renders a function or
 	// responsibility with a model (nil: such calls fail with an error
 	// saying this worker has no model client).
-	Render func(b *patterns.RenderBinding) (patterns.Service, error)
+	Render func(b *bind.Render) (service.Service, error)
 	// ModelJudgeFor builds the model judge for a spec (nil: conditions
 	// that need a model fail, naming the condition).
 	ModelJudgeFor func(sp *spec.Spec) delegation.Judge
@@ -112,21 +114,21 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error)
 }
 
 // service builds the service of an attempt on this worker.
-func (a *Activities) service(in *CallInput) (patterns.Service, error) {
+func (a *Activities) service(in *CallInput) (service.Service, error) {
 	switch in.Kind {
-	case patterns.KindExec:
+	case bind.KindExec:
 		if err := findProgram(in.Dir, in.Arg); err != nil {
 			return nil, tsdk.NewNonRetryableApplicationError(
 				fmt.Sprintf("%s=exec:%s: %v on this worker; install it on every worker of the task queue", in.Name, in.Arg, err),
 				errMissingProgram, nil)
 		}
-		return &patterns.ExecService{Name: in.Name, Command: in.Arg, Dir: in.Dir, Grace: a.Grace, Env: a.Env}, nil
-	case patterns.KindLLM:
+		return &service.Exec{Name: in.Name, Command: in.Arg, Dir: in.Dir, Grace: a.Grace, Env: a.Env}, nil
+	case bind.KindLLM:
 		if a.LLM == nil {
 			return nil, tsdk.NewNonRetryableApplicationError(
 				fmt.Sprintf("%s=llm%s: this worker has no model client (start it with a model configured)", in.Name, colon(in.Arg)), errNoService, nil)
 		}
-		b := &patterns.SlotBinding{Name: in.Name, Path: in.Name, Kind: patterns.KindLLM, Arg: in.Arg, Value: "llm" + colon(in.Arg)}
+		b := &bind.Slot{Name: in.Name, Path: in.Name, Kind: bind.KindLLM, Arg: in.Arg, Value: "llm" + colon(in.Arg)}
 		if in.Spec != nil {
 			sp, err := a.spec(in.Spec)
 			if err != nil {
@@ -153,7 +155,7 @@ func (a *Activities) service(in *CallInput) (patterns.Service, error) {
 // render builds the service that renders the node of a call with this
 // worker's model; the node comes from the spec that travelled with the
 // run.
-func (a *Activities) render(in *CallInput) (patterns.Service, error) {
+func (a *Activities) render(in *CallInput) (service.Service, error) {
 	fail := func(format string, args ...any) error {
 		return tsdk.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), errNoService, nil)
 	}
@@ -173,8 +175,8 @@ func (a *Activities) render(in *CallInput) (patterns.Service, error) {
 	if a.Render == nil {
 		return nil, fail("%s: rendering %s needs a model, and this worker has no model client (start it with a model configured)", in.Name, node.Name)
 	}
-	svc, err := a.Render(&patterns.RenderBinding{Node: node, Name: in.Name, Model: in.Arg})
-	if errors.Is(err, patterns.ErrNoModel) {
+	svc, err := a.Render(&bind.Render{Node: node, Name: in.Name, Model: in.Arg})
+	if errors.Is(err, bind.ErrNoModel) {
 		return nil, fail("%s: rendering %s needs a model, and this worker has none configured (%s)", in.Name, node.Name, patterns.DefaultModelHint)
 	}
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/llm/llmtest"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 )
@@ -85,16 +87,16 @@ func modelFor(t *testing.T, replies map[string]any) (*run.Models, *llmtest.Serve
 	return mods, srv
 }
 
-func (c *contractCase) bindings(t *testing.T) patterns.Bindings {
-	slots, err := patterns.ParseAssignments("--slot", c.slots)
+func (c *contractCase) bindings(t *testing.T) bind.Settings {
+	slots, err := bind.ParseAssignments("--slot", c.slots)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inputs, err := patterns.ParseAssignments("--input", c.inputs)
+	inputs, err := bind.ParseAssignments("--input", c.inputs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return patterns.Bindings{Slots: slots, Inputs: inputs}
+	return bind.Settings{Slots: slots, Inputs: inputs}
 }
 
 func jsonOf(t *testing.T, v delegation.Value, err error) string {
@@ -111,7 +113,7 @@ func jsonOf(t *testing.T, v delegation.Value, err error) string {
 
 func (c *contractCase) runLocal(t *testing.T) (string, int) {
 	dir := copySpecs(t, c.dir)
-	env := &patterns.Env{Nested: patterns.NestedSpec}
+	env := &bind.Env{Nested: callgraph.NestedSpec}
 	var srv *llmtest.Server
 	if c.replies != nil {
 		var mods *run.Models

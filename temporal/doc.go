@@ -71,7 +71,7 @@
 // files by stem or front-matter name, NAME/index.prose.md, pattern files
 // of ### Patterns instances, std/ specs), each marked File when it was
 // read from a file of that name. The workflow resolves calls with a
-// spec.Finder over the File sources (patterns.Env.Finder), so a worker
+// spec.Finder over the File sources (bind.Env.Finder), so a worker
 // finds the callee the starter found, whatever its own disk holds; the
 // directory listing it sees holds only the carried files, which is
 // enough, since every file a call resolved to on the starter was carried.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 )
 
 // concurrentRuns is how many runs the fleet benchmark starts at once.
@@ -20,16 +21,16 @@ const concurrentRuns = 50
 
 // ratchetRequest is a ratchet of steps proposals whose services log to
 // log with timestamps (testdata/count.sh).
-func ratchetRequest(tb testing.TB, steps int, log string) (ResolveOptions, patterns.Bindings) {
+func ratchetRequest(tb testing.TB, steps int, log string) (ResolveOptions, bind.Settings) {
 	count, _ := filepath.Abs(filepath.Join("testdata", "count.sh"))
 	cmd := "LOG=" + shq(log) + " sh " + shq(count)
-	slots, err := patterns.ParseAssignments("--slot", []string{"advancer=exec:" + cmd + " advancer", "certifier=exec:" + cmd + " certifier"})
+	slots, err := bind.ParseAssignments("--slot", []string{"advancer=exec:" + cmd + " advancer", "certifier=exec:" + cmd + " certifier"})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg, _ := patterns.ParseAssignments("--config", []string{"max_steps=" + strconv.Itoa(steps)})
-	in, _ := patterns.ParseAssignments("--input", []string{"task_brief=climb"})
-	b := patterns.Bindings{Slots: slots, Config: cfg, Inputs: in}
+	cfg, _ := bind.ParseAssignments("--config", []string{"max_steps=" + strconv.Itoa(steps)})
+	in, _ := bind.ParseAssignments("--input", []string{"task_brief=climb"})
+	b := bind.Settings{Slots: slots, Config: cfg, Inputs: in}
 	return ResolveOptions{Path: "std/patterns/ratchet.prose.md", Bindings: b}, b
 }
 

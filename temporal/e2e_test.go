@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/spec"
 )
 
@@ -121,13 +121,13 @@ func TestE2EKilledWorker(t *testing.T) {
 		"advancer=exec:sh " + shq(count) + " advancer 0.2",
 		"certifier=exec:sh " + shq(count) + " certifier 0.1",
 	}
-	as, err := patterns.ParseAssignments("--slot", slots)
+	as, err := bind.ParseAssignments("--slot", slots)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := patterns.ParseAssignments("--config", []string{"max_steps=20"})
-	in, _ := patterns.ParseAssignments("--input", []string{"task_brief=climb"})
-	req, err := Resolve(ResolveOptions{Path: "std/patterns/ratchet.prose.md", Bindings: patterns.Bindings{Slots: as, Config: cfg, Inputs: in}})
+	cfg, _ := bind.ParseAssignments("--config", []string{"max_steps=20"})
+	in, _ := bind.ParseAssignments("--input", []string{"task_brief=climb"})
+	req, err := Resolve(ResolveOptions{Path: "std/patterns/ratchet.prose.md", Bindings: bind.Settings{Slots: as, Config: cfg, Inputs: in}})
 	if err != nil {
 		t.Fatal(err)
 	}

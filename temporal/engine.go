@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 
@@ -59,7 +59,7 @@ func (e *Engine) resolve(r run.Request, o run.Options) (Request, error) {
 	// Typed bindings travel as their text, after those given as text
 	// (as a local run orders them); a Go function cannot travel.
 	b := r.Bindings
-	b.Slots = append([]patterns.Assignment(nil), b.Slots...)
+	b.Slots = append([]bind.Assignment(nil), b.Slots...)
 	for _, sl := range r.Slots {
 		switch sl.Binding.(type) {
 		case nil:
@@ -67,7 +67,7 @@ func (e *Engine) resolve(r run.Request, o run.Options) (Request, error) {
 		case run.Func:
 			return Request{}, &run.UsageError{Err: fmt.Errorf("slot %s: a Go function (run.Func) does not travel with a run on Temporal: bind a program (run.Exec) or a model", sl.Name)}
 		}
-		b.Slots = append(b.Slots, patterns.Assignment{Name: sl.Name, Value: sl.Binding.Text()})
+		b.Slots = append(b.Slots, bind.Assignment{Name: sl.Name, Value: sl.Binding.Text()})
 	}
 	return Resolve(ResolveOptions{
 		Path: r.Spec, Dir: r.Dir, Bindings: b,

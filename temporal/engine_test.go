@@ -17,6 +17,8 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/spec"
 )
 
@@ -69,16 +71,16 @@ func patternPath(p string) string {
 	return p
 }
 
-func (c *engineCase) bindings(t testing.TB, svc, log string) patterns.Bindings {
+func (c *engineCase) bindings(t testing.TB, svc, log string) bind.Settings {
 	svc = svcCmd(svc, log)
-	as := func(flag string, list []string) []patterns.Assignment {
-		out, err := patterns.ParseAssignments(flag, list)
+	as := func(flag string, list []string) []bind.Assignment {
+		out, err := bind.ParseAssignments(flag, list)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return out
 	}
-	return patterns.Bindings{
+	return bind.Settings{
 		Slots: as("--slot", c.slots(svc)), Config: as("--config", c.config),
 		Inputs: as("--input", c.inputs), InputJSON: c.json,
 	}
@@ -113,7 +115,7 @@ func runLocal(t *testing.T, c *engineCase, svc string) outcome {
 	v, err := patterns.Run(ctx, patterns.RunOptions{
 		Path:       patternPath(c.pattern),
 		Bindings:   c.bindings(t, svc, log),
-		Env:        &patterns.Env{Nested: patterns.NestedSpec},
+		Env:        &bind.Env{Nested: callgraph.NestedSpec},
 		ModelJudge: c.judge,
 	})
 	return outcomeOf(t, v, err, log)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
 )
@@ -20,12 +20,12 @@ func ExampleEngine() {
 	}
 	res, err := eng.Run(context.Background(), run.Request{
 		Spec: "std/patterns/guard.prose.md",
-		Bindings: patterns.Bindings{
-			Slots: []patterns.Assignment{
+		Bindings: bind.Settings{
+			Slots: []bind.Assignment{
 				{Name: "guard", Value: `exec:echo '{"proceed": true}'`},
 				{Name: "target", Value: `exec:echo '"launched"'`},
 			},
-			Inputs: []patterns.Assignment{{Name: "task_brief", Value: "launch"}},
+			Inputs: []bind.Assignment{{Name: "task_brief", Value: "launch"}},
 		},
 	}, run.Options{})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 )
 
 // waitForGate polls the run's gates until gate waits (the workflow gets
@@ -32,7 +32,7 @@ func waitForGate(t *testing.T, ctx context.Context, cl client.Client, id, gate s
 
 func startGateRun(t *testing.T, ctx context.Context, cl client.Client, conn Conn, path string) string {
 	t.Helper()
-	b := patterns.Bindings{Slots: []patterns.Assignment{{Name: "shipper", Value: "exec:cat"}}}
+	b := bind.Settings{Slots: []bind.Assignment{{Name: "shipper", Value: "exec:cat"}}}
 	req, err := Resolve(ResolveOptions{Path: path, Bindings: b, Dir: filepath.Dir(path)})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,9 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/tools"
@@ -29,7 +32,7 @@ type Request struct {
 	// it (the top spec's path, a binding's PATH.prose.md or std/...).
 	Sources map[string]Source `json:"sources"`
 	// Bindings are the slots, config and inputs as written.
-	Bindings patterns.Bindings `json:"bindings"`
+	Bindings bind.Settings `json:"bindings"`
 	// Dir is the working directory of exec programs on the worker ("": the
 	// worker's own), as run.Request.Dir is for a local run.
 	Dir string `json:"dir,omitempty"`
@@ -61,13 +64,13 @@ func digestOf(text string) string {
 // ResolveOptions says what to resolve.
 type ResolveOptions struct {
 	Path     string
-	Bindings patterns.Bindings
+	Bindings bind.Settings
 	// Dir is where relative spec paths are read from here and where
 	// programs run on the workers ("": each one's working directory).
 	Dir    string
 	Limits patterns.Limits
 	Model  string
-	// Load reads a spec (nil: patterns.LoadSpec).
+	// Load reads a spec (nil: callgraph.LoadSpec).
 	Load func(path string) (*spec.Spec, diag.List, error)
 	// HaveModel says a model is configured for the run (on the workers):
 	// without one, a spec whose conditions certainly need a model is
@@ -81,12 +84,12 @@ type ResolveOptions struct {
 // its bindings name; for a Contract Markdown function or responsibility,
 // every file its calls resolve to: siblings, NAME/index.prose.md, std/
 // specs, pattern instances), checks and binds them exactly as a local run
-// would (the same *patterns.SpecError and *patterns.UsageError, before
+// would (the same *callgraph.SpecError and *bind.UsageError, before
 // anything starts) and returns the Request a workflow runs.
 func Resolve(o ResolveOptions) (Request, error) {
 	load := o.Load
 	if load == nil {
-		load = patterns.LoadSpec
+		load = callgraph.LoadSpec
 	}
 	if dir, base := o.Dir, load; dir != "" {
 		// relative spec paths are read from Dir (std/... names not on
@@ -110,16 +113,16 @@ func Resolve(o ResolveOptions) (Request, error) {
 		}
 		return sp, diags, err
 	}
-	env := &patterns.Env{ContractCheck: lint.Contract,
+	env := &bind.Env{ContractCheck: lint.Contract,
 		Dir:    o.Dir,
-		Nested: patterns.NestedSpecWith(record),
-		LLM: func(b *patterns.SlotBinding) (patterns.Service, error) {
-			return &remoteService{name: b.Name, kind: patterns.KindLLM, arg: b.Arg}, nil
+		Nested: callgraph.NestedSpecWith(record),
+		LLM: func(b *bind.Slot) (service.Service, error) {
+			return &remoteService{name: b.Name, kind: bind.KindLLM, arg: b.Arg}, nil
 		},
 		// A render is served by a worker's model client, which the
 		// starter cannot see: it needs no model named here (a worker
 		// without one fails the call, saying so).
-		Render: func(b *patterns.RenderBinding) (patterns.Service, error) {
+		Render: func(b *bind.Render) (service.Service, error) {
 			if d := tools.ForRender(b.Node); len(d) > 0 {
 				// refused before the run starts, not rendered without them
 				return nil, fmt.Errorf("declares ### Tools (%s, at %s), and tool sessions do not run on the Temporal engine yet: run it with the local engine", d[0].Text, d[0].Position())

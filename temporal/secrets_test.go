@@ -17,7 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 
@@ -72,17 +72,17 @@ func TestE2ETemporalHistoryHoldsNoSecret(t *testing.T) {
 	startTestWorker(t, cl, conn, &Activities{})
 
 	const token, key = "tok-4f9a1c22e8b7d0", "sk-live0123456789abcdefXYZ"
-	slots, err := patterns.ParseAssignments("--slot", []string{
+	slots, err := bind.ParseAssignments("--slot", []string{
 		`guard=exec:API_TOKEN=` + token + ` sh -c 'echo "{\"proceed\":true,\"reason\":\"$API_TOKEN\"}"'`,
 		`target=exec:echo "\"$0 failed\"" >&2; exit 3`,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := patterns.ParseAssignments("--input", []string{"task_brief=" + key})
+	in, _ := bind.ParseAssignments("--input", []string{"task_brief=" + key})
 	for _, target := range []string{`exec:cat`, `exec:API_TOKEN=` + token + ` sh -c 'echo "$API_TOKEN" >&2; exit 3'`} {
 		slots[1].Value = target
-		req, err := Resolve(ResolveOptions{Path: "std/patterns/guard.prose.md", Bindings: patterns.Bindings{Slots: slots, Inputs: in}})
+		req, err := Resolve(ResolveOptions{Path: "std/patterns/guard.prose.md", Bindings: bind.Settings{Slots: slots, Inputs: in}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,9 +139,9 @@ func TestE2ETemporalRunningWorkflowID(t *testing.T) {
 		// the others start
 		"target=exec:while [ ! -e " + shq(gate) + " ]; do sleep 0.05; done; echo '\"first\"'",
 	}
-	as, _ := patterns.ParseAssignments("--slot", slots)
-	in, _ := patterns.ParseAssignments("--input", []string{"task_brief=go"})
-	req := run.Request{Spec: "std/patterns/guard.prose.md", Bindings: patterns.Bindings{Slots: as, Inputs: in}}
+	as, _ := bind.ParseAssignments("--slot", slots)
+	in, _ := bind.ParseAssignments("--input", []string{"task_brief=go"})
+	req := run.Request{Spec: "std/patterns/guard.prose.md", Bindings: bind.Settings{Slots: as, Inputs: in}}
 	id := "wf-" + uniqueQueue(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -150,7 +150,7 @@ func TestE2ETemporalRunningWorkflowID(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := req
-	other.Bindings.Slots = append([]patterns.Assignment(nil), as...)
+	other.Bindings.Slots = append([]bind.Assignment(nil), as...)
 	other.Bindings.Slots[1].Value = `exec:echo '"second"'`
 	_, err := (&Engine{Conn: conn, Client: cl, WorkflowID: id}).Run(ctx, other, run.Options{})
 	var ar *AlreadyRunningError

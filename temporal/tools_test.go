@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 )
 
 // A node that declares ### Tools is refused before a Temporal run starts,
@@ -19,8 +19,8 @@ func TestToolSessionsAreRefusedOnTemporal(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Resolve(ResolveOptions{Path: "lookup.prose.md", Dir: dir, HaveModel: true,
-		Bindings: patterns.Bindings{Inputs: []patterns.Assignment{{Name: "q", Value: "x"}}}})
-	var ue *patterns.UsageError
+		Bindings: bind.Settings{Inputs: []bind.Assignment{{Name: "q", Value: "x"}}}})
+	var ue *bind.UsageError
 	if !errors.As(err, &ue) {
 		t.Fatalf("err %v (%T), want a usage error", err, err)
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 
@@ -13,15 +13,15 @@ import (
 // those given as text; a Go function is refused before anything starts.
 func TestResolveCarriesTypedSlots(t *testing.T) {
 	req := run.Request{Spec: "std/patterns/guard.prose.md",
-		Bindings: patterns.Bindings{Slots: []patterns.Assignment{{Name: "guard", Value: `exec:echo '{"proceed": true}'`}},
-			Inputs: []patterns.Assignment{{Name: "task_brief", Value: "launch"}}},
+		Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "guard", Value: `exec:echo '{"proceed": true}'`}},
+			Inputs: []bind.Assignment{{Name: "task_brief", Value: "launch"}}},
 		Slots: []run.Slot{{Name: "target", Binding: run.Exec{Command: `echo '"launched"'`}}}}
 	treq, err := (&Engine{}).resolve(req, run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := treq.Bindings.Slots
-	if len(got) != 2 || got[0].Name != "guard" || got[1] != (patterns.Assignment{Name: "target", Value: `exec:echo '"launched"'`}) {
+	if len(got) != 2 || got[0].Name != "guard" || got[1] != (bind.Assignment{Name: "target", Value: `exec:echo '"launched"'`}) {
 		t.Errorf("slots %v, want guard then the typed target as text", got)
 	}
 	req.Slots = []run.Slot{{Name: "target", Binding: run.Func{Name: "f", Fn: func(context.Context, map[string]any) (any, error) { return nil, nil }}}}

@@ -10,17 +10,17 @@ import (
 	tsdk "go.temporal.io/sdk/temporal"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 
 func guardRequest(t *testing.T, guard, target string) Request {
-	slots, err := patterns.ParseAssignments("--slot", []string{"guard=" + guard, "target=" + target})
+	slots, err := bind.ParseAssignments("--slot", []string{"guard=" + guard, "target=" + target})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := patterns.ParseAssignments("--input", []string{"task_brief=go"})
-	req, err := Resolve(ResolveOptions{Path: "std/patterns/guard.prose.md", Bindings: patterns.Bindings{Slots: slots, Inputs: in}})
+	in, _ := bind.ParseAssignments("--input", []string{"task_brief=go"})
+	req, err := Resolve(ResolveOptions{Path: "std/patterns/guard.prose.md", Bindings: bind.Settings{Slots: slots, Inputs: in}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestModelVerdictsCachedInTheWorkflow(t *testing.T) {
 // own model client); on a worker without a model, the render fails naming
 // the node and what the worker lacks.
 func TestContractRendersNeedAModel(t *testing.T) {
-	b := patterns.Bindings{Inputs: []patterns.Assignment{{Name: "changes", Value: "a; b"}, {Name: "audience", Value: "users"}}}
+	b := bind.Settings{Inputs: []bind.Assignment{{Name: "changes", Value: "a; b"}, {Name: "audience", Value: "users"}}}
 	req, err := Resolve(ResolveOptions{Path: "../testdata/run/release-note.prose.md", Bindings: b})
 	if err != nil {
 		t.Fatalf("a render the worker serves was refused on the starter: %v", err)
@@ -124,11 +124,11 @@ func TestValueTooLargeForAPayload(t *testing.T) {
 // its Conn names no server, so reaching the dial would fail otherwise.
 func TestEngineRefusesBeforeConnecting(t *testing.T) {
 	var eng run.Engine = &Engine{}
-	req := run.Request{Spec: "std/patterns/guard.prose.md", Bindings: patterns.Bindings{
-		Slots: []patterns.Assignment{{Name: "gaurd", Value: "exec:true"}, {Name: "target", Value: "exec:true"}},
+	req := run.Request{Spec: "std/patterns/guard.prose.md", Bindings: bind.Settings{
+		Slots: []bind.Assignment{{Name: "gaurd", Value: "exec:true"}, {Name: "target", Value: "exec:true"}},
 	}}
 	_, err := eng.Run(context.Background(), req, run.Options{})
-	var ue *patterns.UsageError
+	var ue *bind.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "gaurd") {
 		t.Fatalf("got %v (%T), want a usage error naming gaurd", err, err)
 	}
@@ -145,7 +145,7 @@ func TestEngineRefusesBeforeConnecting(t *testing.T) {
 	}
 	// a request that binds reaches the connection
 	req.Bindings.Slots[0].Name = "guard"
-	req.Bindings.Inputs = []patterns.Assignment{{Name: "task_brief", Value: "x"}}
+	req.Bindings.Inputs = []bind.Assignment{{Name: "task_brief", Value: "x"}}
 	if _, err := eng.Run(context.Background(), req, run.Options{}); err == nil || !strings.Contains(err.Error(), "no Temporal address") {
 		t.Fatalf("got %v, want the missing address", err)
 	}

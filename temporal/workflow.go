@@ -16,6 +16,9 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/patterns/service"
 )
 
 // Names under which the workflow and activities are registered.
@@ -78,12 +81,12 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 	for _, s := range req.Sources {
 		st.sources[s.Name] = s
 	}
-	rt := &runtime{root: w, backstop: heartbeatTimeout + 2*patterns.DefaultGrace}
-	env := &patterns.Env{ContractCheck: lint.Contract,
+	rt := &runtime{root: w, backstop: heartbeatTimeout + 2*service.DefaultGrace}
+	env := &bind.Env{ContractCheck: lint.Contract,
 		Dir:    req.Dir,
-		Nested: patterns.NestedSpecWith(req.loader()),
-		LLM: func(b *patterns.SlotBinding) (patterns.Service, error) {
-			s := &remoteService{name: b.Name, kind: patterns.KindLLM, arg: b.Arg, dir: req.Dir}
+		Nested: callgraph.NestedSpecWith(req.loader()),
+		LLM: func(b *bind.Slot) (service.Service, error) {
+			s := &remoteService{name: b.Name, kind: bind.KindLLM, arg: b.Arg, dir: req.Dir}
 			if b.Spec != nil && b.Spec.File != nil {
 				s.specName = b.Spec.File.Name
 			}
@@ -95,15 +98,15 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		// Programs run on a worker: binding one never looks at this
 		// machine's disk (a workflow must not: its replay would depend
 		// on the machine).
-		Exec: func(b *patterns.SlotBinding) (patterns.Service, error) {
+		Exec: func(b *bind.Slot) (service.Service, error) {
 			if b.Sub != nil {
 				return nil, fmt.Errorf("%s is bound to a program; dotted settings (%s.NAME=...) only apply to a nested spec", b.Name, b.Name)
 			}
-			return &remoteService{name: b.Name, kind: patterns.KindExec, arg: b.Arg, dir: req.Dir}, nil
+			return &remoteService{name: b.Name, kind: bind.KindExec, arg: b.Arg, dir: req.Dir}, nil
 		},
 		// Functions and responsibilities without a program are rendered
 		// by a worker's model.
-		Render: func(b *patterns.RenderBinding) (patterns.Service, error) {
+		Render: func(b *bind.Render) (service.Service, error) {
 			s := &remoteService{name: b.Name, kind: kindRender, arg: b.Model, dir: req.Dir}
 			if root := b.Node.Root(); root.File != nil {
 				s.specName = root.File.Name
@@ -122,7 +125,7 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		Limits: req.Limits,
 	})
 	if err != nil {
-		var se *patterns.SpecError
+		var se *callgraph.SpecError
 		if errors.As(err, &se) {
 			return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errSpec, nil)
 		}
@@ -160,7 +163,7 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 func activityOptions(id string, timeout time.Duration) workflow.ActivityOptions {
 	limit := callLimit
 	if timeout > 0 {
-		limit = timeout + patterns.DefaultGrace + heartbeatTimeout
+		limit = timeout + service.DefaultGrace + heartbeatTimeout
 	}
 	return workflow.ActivityOptions{
 		ActivityID:          id,
@@ -184,7 +187,7 @@ type CallInput struct {
 	ID      delegation.Path `json:"id"`
 	Attempt int             `json:"attempt"`
 	Name    string          `json:"name"` // service name ("advancer", "chain[1]")
-	Kind    string          `json:"kind"` // patterns.KindExec or KindLLM
+	Kind    string          `json:"kind"` // bind.KindExec or KindLLM
 	Arg     string          `json:"arg"`  // the command, or the model
 	Dir     string          `json:"dir,omitempty"`
 	Timeout time.Duration   `json:"timeout,omitempty"`
@@ -229,7 +232,7 @@ func (s *remoteService) Call(ctx context.Context, req *delegation.CallRequest) (
 			return nil, fmt.Errorf("its arguments are %d bytes as JSON; a call's arguments travel through Temporal, which carries at most %d", len(raw), MaxValueBytes)
 		}
 	}
-	if s.kind == patterns.KindLLM || s.kind == kindRender {
+	if s.kind == bind.KindLLM || s.kind == kindRender {
 		if src, ok := c.run.sources[s.specName]; ok {
 			in.Spec = &src
 		}

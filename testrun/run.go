@@ -11,7 +11,8 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 )
@@ -26,10 +27,10 @@ type Models struct {
 	// conditions (nil: no model).
 	JudgeFor func(sp *spec.Spec) delegation.Judge
 	// LLM builds the service of an `llm` binding (nil: no model).
-	LLM func(b *patterns.SlotBinding) (patterns.Service, error)
+	LLM func(b *bind.Slot) (service.Service, error)
 	// Render builds the service rendering a function or responsibility
 	// (nil: no model).
-	Render func(b *patterns.RenderBinding) (patterns.Service, error)
+	Render func(b *bind.Render) (service.Service, error)
 	// Claims judges the expectations no rule decides (nil: no model).
 	Claims delegation.Judge
 	// Secrets are scrubbed from journals (API keys).
@@ -75,12 +76,12 @@ func (n *modelNeed) reason() string {
 // of the test (an unbound slot, a missing input), reported before any
 // test runs.
 func prepare(c *Case, dir, runDir string, m Models) (*prepared, error) {
-	var b patterns.Bindings
+	var b bind.Settings
 	for _, s := range c.Slots {
-		b.Slots = append(b.Slots, patterns.Assignment{Name: s.Name, Value: s.Value})
+		b.Slots = append(b.Slots, bind.Assignment{Name: s.Name, Value: s.Value})
 	}
 	for _, s := range c.Config {
-		b.Config = append(b.Config, patterns.Assignment{Name: s.Name, Value: s.Value})
+		b.Config = append(b.Config, bind.Assignment{Name: s.Name, Value: s.Value})
 	}
 	if len(c.Inputs) > 0 {
 		raw, err := json.Marshal(c.Inputs)
@@ -92,15 +93,15 @@ func prepare(c *Case, dir, runDir string, m Models) (*prepared, error) {
 	need := &modelNeed{}
 	hooks := &run.ModelHooks{JudgeFor: m.JudgeFor, LLM: m.LLM, Render: m.Render}
 	if hooks.LLM == nil {
-		hooks.LLM = func(sb *patterns.SlotBinding) (patterns.Service, error) {
-			return &patterns.FuncService{Name: sb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+		hooks.LLM = func(sb *bind.Slot) (service.Service, error) {
+			return &service.Func{Name: sb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 				return nil, need.note("slot " + sb.Path + " is bound to llm")
 			}}, nil
 		}
 	}
 	if hooks.Render == nil {
-		hooks.Render = func(rb *patterns.RenderBinding) (patterns.Service, error) {
-			return &patterns.FuncService{Name: rb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+		hooks.Render = func(rb *bind.Render) (service.Service, error) {
+			return &service.Func{Name: rb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 				return nil, need.note(rb.Name + " renders through a model")
 			}}, nil
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // suite loads the named test files of testdata (or of dir) and runs them.
@@ -420,7 +420,7 @@ func TestResponsibilitySubject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		render := patterns.RenderWith(func(string) (*llm.Client, error) { return c, nil })
+		render := callgraph.RenderWith(func(string) (*llm.Client, error) { return c, nil })
 		r := runFiles(t, Options{Models: Models{Render: render}}, p)[0]
 		if r.Status != want {
 			t.Errorf("answer %s: %+v", answer, r)

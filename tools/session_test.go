@@ -16,7 +16,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 
@@ -89,7 +89,7 @@ func (f fixture) count(t *testing.T) int {
 
 func (f fixture) request() run.Request {
 	return run.Request{Spec: "tally.prose.md", Dir: f.dir,
-		Bindings: patterns.Bindings{Inputs: []patterns.Assignment{{Name: "topic", Value: "ticks"}}}}
+		Bindings: bind.Settings{Inputs: []bind.Assignment{{Name: "topic", Value: "ticks"}}}}
 }
 
 func (f fixture) options(model *llmtest.Server) run.Options {
@@ -232,7 +232,7 @@ func TestUnresolvedToolRefusesTheRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "declared at tally.prose.md:18:4") || !strings.Contains(err.Error(), "no-such-tool-here") {
 		t.Fatalf("err %v, want the declaration named at 18:4", err)
 	}
-	if !errors.As(err, new(*patterns.UsageError)) {
+	if !errors.As(err, new(*bind.UsageError)) {
 		t.Errorf("err %T, want a usage error (prose run exits 2)", err)
 	}
 	if model.Count() != 0 {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
@@ -221,7 +221,7 @@ func bindingValues(name, val string) []string {
 // specNames lists the slot, config or input names of the spec at path
 // (none when it does not load).
 func specNames(path, kind string) []string {
-	sp, _, err := patterns.LoadSpec(path)
+	sp, _, err := callgraph.LoadSpec(path)
 	if err != nil || sp == nil {
 		return nil
 	}

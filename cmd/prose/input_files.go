@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 )
 
 // Inputs too large for a command line (decided):
@@ -25,7 +25,7 @@ const maxInputFile = 64 << 20
 
 // readInputFiles replaces the @FILE values of b's inputs and InputJSON
 // by the files' text, reading @- (and an InputJSON of -) from stdin.
-func readInputFiles(b *patterns.Bindings, stdin io.Reader) error {
+func readInputFiles(b *bind.Settings, stdin io.Reader) error {
 	usedStdin := ""
 	read := func(flag, name string) (string, error) {
 		if name == "-" {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 
@@ -56,13 +56,13 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 		return err
 	}
 	var ov run.Overrides
-	if ov.Bindings.Slots, err = patterns.ParseAssignments("--slot", o.slots); err != nil {
+	if ov.Bindings.Slots, err = bind.ParseAssignments("--slot", o.slots); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if ov.Bindings.Config, err = patterns.ParseAssignments("--config", o.configs); err != nil {
+	if ov.Bindings.Config, err = bind.ParseAssignments("--config", o.configs); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if ov.Bindings.Inputs, err = patterns.ParseAssignments("--input", o.inputs); err != nil {
+	if ov.Bindings.Inputs, err = bind.ParseAssignments("--input", o.inputs); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	ov.Bindings.InputJSON, ov.Model, ov.BaseURL = o.inputJSON, o.model, o.baseURL

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // TestNewPatternLintsCleanAndRuns: the pattern `prose new` writes draws
@@ -26,7 +26,7 @@ func TestNewPatternLintsCleanAndRuns(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"task_brief": "tidy up"`) {
 		t.Errorf("run: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	sp, _, err := patterns.LoadSpec(path)
+	sp, _, err := callgraph.LoadSpec(path)
 	if err != nil || sp.Name != "code-review" || sp.Title != "Code review" {
 		t.Errorf("loaded %+v, %v", sp, err)
 	}
@@ -60,7 +60,7 @@ func TestNewFunctionAndTest(t *testing.T) {
 				t.Errorf("%s lacks %q", c.file, want)
 			}
 		}
-		sp, diags, err := patterns.LoadSpec(path)
+		sp, diags, err := callgraph.LoadSpec(path)
 		if err != nil || diags.HasErrors() || sp.Kind != c.kind || sp.Name != strings.TrimSuffix(c.file, ".prose.md") {
 			t.Errorf("%s: kind %q name %q, err %v, diagnostics:\n%s", c.file, sp.Kind, sp.Name, err, diags)
 		}

@@ -20,6 +20,8 @@ import (
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
 )
@@ -296,15 +298,15 @@ func (o *runOptions) request(path string) (run.Request, error) {
 	if o.maxValueBytes < 0 {
 		return run.Request{}, usageErrorf("--max-value-bytes must not be negative, got %d", o.maxValueBytes)
 	}
-	var b patterns.Bindings
+	var b bind.Settings
 	var err error
-	if b.Slots, err = patterns.ParseAssignments("--slot", o.slots); err != nil {
+	if b.Slots, err = bind.ParseAssignments("--slot", o.slots); err != nil {
 		return run.Request{}, &exitError{code: exitUsage, err: err}
 	}
-	if b.Config, err = patterns.ParseAssignments("--config", o.configs); err != nil {
+	if b.Config, err = bind.ParseAssignments("--config", o.configs); err != nil {
 		return run.Request{}, &exitError{code: exitUsage, err: err}
 	}
-	if b.Inputs, err = patterns.ParseAssignments("--input", o.inputs); err != nil {
+	if b.Inputs, err = bind.ParseAssignments("--input", o.inputs); err != nil {
 		return run.Request{}, &exitError{code: exitUsage, err: err}
 	}
 	b.InputJSON = o.inputJSON
@@ -324,7 +326,7 @@ func (o *runOptions) request(path string) (run.Request, error) {
 // back as written (run.Binding.Text), they all stay text (rest), for the
 // binder to report every problem at once with the spec's names and a
 // did-you-mean, as it words them.
-func typedSlots(as []patterns.Assignment) (slots []run.Slot, rest []patterns.Assignment) {
+func typedSlots(as []bind.Assignment) (slots []run.Slot, rest []bind.Assignment) {
 	for _, a := range as {
 		b, err := run.ParseBinding(a.Value)
 		if err != nil || b.Text() != a.Value {
@@ -382,8 +384,8 @@ func runError(ctx context.Context, w io.Writer, err error) error {
 	if errors.As(err, &ee) {
 		return ee
 	}
-	var ue *patterns.UsageError
-	var se *patterns.SpecError
+	var ue *bind.UsageError
+	var se *callgraph.SpecError
 	var de *delegation.Error
 	code := run.CodeOf(err)
 	switch {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/spec"
 )
 
@@ -110,7 +110,7 @@ func loadShown(ctx context.Context, s streams, path string) (*spec.Spec, diag.Li
 		if path == "-" {
 			l.sp, l.diags, l.err = spec.Read(s.in, spec.StdinName)
 		} else {
-			l.sp, l.diags, l.err = patterns.LoadSpec(path)
+			l.sp, l.diags, l.err = callgraph.LoadSpec(path)
 		}
 		done <- l
 	}()

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 
@@ -11,7 +11,7 @@ import (
 // parse, or does not read back as written, leaves them all as text for
 // the binder to report as it always has.
 func TestTypedSlots(t *testing.T) {
-	as := []patterns.Assignment{{Name: "a", Value: "exec:./a.sh"}, {Name: "b", Value: "llm:m1"}, {Name: "c", Value: "std/roles/critic.prose.md"}, {Name: "a", Value: "host"}}
+	as := []bind.Assignment{{Name: "a", Value: "exec:./a.sh"}, {Name: "b", Value: "llm:m1"}, {Name: "c", Value: "std/roles/critic.prose.md"}, {Name: "a", Value: "host"}}
 	slots, rest := typedSlots(as)
 	want := []run.Slot{{Name: "a", Binding: run.Exec{Command: "./a.sh"}}, {Name: "b", Binding: run.Model{Name: "m1"}},
 		{Name: "c", Binding: run.Spec{Path: "std/roles/critic.prose.md"}}, {Name: "a", Binding: run.Host{}}}
@@ -24,7 +24,7 @@ func TestTypedSlots(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"nonsense", "exec: ./a.sh", "go:f"} {
-		in := append(append([]patterns.Assignment(nil), as...), patterns.Assignment{Name: "d", Value: bad})
+		in := append(append([]bind.Assignment(nil), as...), bind.Assignment{Name: "d", Value: bad})
 		if slots, rest := typedSlots(in); slots != nil || len(rest) != len(in) {
 			t.Errorf("with %q: %v, %v; want every slot left as text", bad, slots, rest)
 		}

@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/temporal"
 )
 
@@ -43,15 +43,15 @@ func runOnTestWorker(t *testing.T, req temporal.Request, model, baseURL string) 
 }
 
 func resolveTest(t *testing.T, path string, slots, config, inputs []string) temporal.Request {
-	as := func(flag string, xs []string) []patterns.Assignment {
-		out, err := patterns.ParseAssignments(flag, xs)
+	as := func(flag string, xs []string) []bind.Assignment {
+		out, err := bind.ParseAssignments(flag, xs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return out
 	}
 	req, err := temporal.Resolve(temporal.ResolveOptions{Path: path, HaveModel: true,
-		Bindings: patterns.Bindings{Slots: as("--slot", slots), Config: as("--config", config), Inputs: as("--input", inputs)}})
+		Bindings: bind.Settings{Slots: as("--slot", slots), Config: as("--config", config), Inputs: as("--input", inputs)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
@@ -163,7 +163,7 @@ type worldBinds struct {
 	// ### Execution runs.
 	node map[string]string
 	// callees binds the functions a node's Execution calls.
-	callees map[string][]patterns.Assignment
+	callees map[string][]bind.Assignment
 	// models serves the nodes bound to llm[:MODEL].
 	models *run.Models
 }
@@ -206,7 +206,7 @@ func modelConfigured(o *runOptions) bool {
 // by name that has no Execution (the program finds the node's id in its
 // input's "node").
 func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, error) {
-	b := &worldBinds{node: map[string]string{}, callees: map[string][]patterns.Assignment{}}
+	b := &worldBinds{node: map[string]string{}, callees: map[string][]bind.Assignment{}}
 	star := ""
 	for _, sl := range slots {
 		name, val, ok := strings.Cut(sl, "=")
@@ -220,7 +220,7 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 		n := g.Node(name)
 		if n == nil {
 			if id, callee, ok := strings.Cut(name, "."); ok && g.Node(id) != nil && callee != "" {
-				b.callees[id] = append(b.callees[id], patterns.Assignment{Name: callee, Value: val})
+				b.callees[id] = append(b.callees[id], bind.Assignment{Name: callee, Value: val})
 				continue
 			}
 			return nil, usageErrorf("--slot %s: no such node%s (nodes: %s)", name, didYouMean(name, nodeIDs(g)), strings.Join(nodeIDs(g), ", "))

@@ -8,7 +8,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
@@ -23,7 +23,7 @@ import (
 // the value it returns is the new truth. The functions it calls stay
 // calls: Slots bind them as --slot binds a run's callees.
 type Execution struct {
-	Slots []patterns.Assignment
+	Slots []bind.Assignment
 	// Dir is where relative paths of bindings resolve ("": the current
 	// directory).
 	Dir string
@@ -71,7 +71,7 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 		return nil, err
 	}
 	read := run.Slot{Name: syntax.WorldRead, Binding: run.Func{Name: syntax.WorldRead, Fn: worldRead(req)}}
-	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: patterns.Bindings{Slots: e.Slots, InputJSON: string(js)},
+	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: bind.Settings{Slots: e.Slots, InputJSON: string(js)},
 		Slots: []run.Slot{read}},
 		run.Options{ContractCheck: lint.Contract})
 	ans := &reconcile.Answer{}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -32,7 +32,7 @@ type Model struct {
 
 // Render implements reconcile.Renderer.
 func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
-	info := patterns.RenderInfo(req.Node.Spec, req.Node.ID, m.Model)
+	info := callgraph.RenderInfo(req.Node.Spec, req.Node.ID, m.Model)
 	args := delegation.NewObject()
 	set := func(k string, v any) error {
 		x, err := delegation.FromGo(v)

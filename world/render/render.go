@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -44,7 +44,7 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 		}
 		obj.Set(m.k, v)
 	}
-	svc := &patterns.ExecService{Name: req.Node.ID, Command: e.Command, Dir: e.Dir}
+	svc := &service.Exec{Name: req.Node.ID, Command: e.Command, Dir: e.Dir}
 	ans := &reconcile.Answer{Cost: receipt.Cost{Programs: 1}}
 	v, err := svc.Call(ctx, &delegation.CallRequest{Service: svc, Args: obj, Attempt: 1})
 	if err != nil {

@@ -62,7 +62,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -447,11 +447,11 @@ func hasProgram(n *graph.Node) bool {
 	return n.Spec.Execution != nil && n.Spec.Execution.Program != nil
 }
 
-func (t *Test) callees(n *graph.Node) []patterns.Assignment {
-	var out []patterns.Assignment
+func (t *Test) callees(n *graph.Node) []bind.Assignment {
+	var out []bind.Assignment
 	for k, v := range t.Bind {
 		if c, ok := strings.CutPrefix(k, n.ID+"."); ok {
-			out = append(out, patterns.Assignment{Name: c, Value: v})
+			out = append(out, bind.Assignment{Name: c, Value: v})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

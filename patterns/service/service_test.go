@@ -1,4 +1,4 @@
-package patterns
+package service
 
 import (
 	"context"
@@ -15,7 +15,7 @@ func (n nameOnly) ServiceName() string { return string(n) }
 
 func TestCallerDispatch(t *testing.T) {
 	var got *delegation.CallRequest
-	svc := &FuncService{Name: "worker", Fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+	svc := &Func{Name: "worker", Fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 		got = req
 		return "done", nil
 	}}

@@ -1,4 +1,4 @@
-package patterns
+package bind_test
 
 import (
 	"errors"
@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/bind/bindtest"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 )
 
@@ -78,7 +81,7 @@ var okSlots = []string{"slot:advancer=exec:adv", "slot:candidates=exec:a", "slot
 
 func TestBindTypesAndDefaults(t *testing.T) {
 	sp := parseBindSpec(t)
-	in, err := Bind(sp, bindings(append(okSlots,
+	in, err := bind.Spec(sp, bindtest.Must(append(okSlots,
 		"config:max_steps=3", "config:threshold=0.75", "config:strict=true",
 		`config:weights={"a": 1, "b": 2.5}`, `input:tags=["x","y"]`)...), nil)
 	if err != nil {
@@ -99,13 +102,13 @@ func TestBindTypesAndDefaults(t *testing.T) {
 	if _, ok := g["max_steps"].(int64); !ok {
 		t.Errorf("max_steps is %T, want int64", g["max_steps"])
 	}
-	if s, ok := g["advancer"].(*ExecService); !ok || s.Command != "adv" {
+	if s, ok := g["advancer"].(*service.Exec); !ok || s.Command != "adv" {
 		t.Errorf("advancer = %#v", g["advancer"])
 	}
 }
 
 func TestBindListSlotFromOneBinding(t *testing.T) {
-	in, err := Bind(parseBindSpec(t), bindings("slot:advancer=exec:adv", "slot:candidates=exec:a", "input:task_brief=go"), nil)
+	in, err := bind.Spec(parseBindSpec(t), bindtest.Must("slot:advancer=exec:adv", "slot:candidates=exec:a", "input:task_brief=go"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +119,7 @@ func TestBindListSlotFromOneBinding(t *testing.T) {
 }
 
 func TestGlobalsAreFreshCopies(t *testing.T) {
-	in, err := Bind(parseBindSpec(t), bindings(okSlots...), nil)
+	in, err := bind.Spec(parseBindSpec(t), bindtest.Must(okSlots...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +130,7 @@ func TestGlobalsAreFreshCopies(t *testing.T) {
 }
 
 func TestBindInputJSONAndConfigNamedInputs(t *testing.T) {
-	in, err := Bind(parseBindSpec(t), bindings("slot:advancer=exec:adv", "slot:candidates=exec:a",
+	in, err := bind.Spec(parseBindSpec(t), bindtest.Must("slot:advancer=exec:adv", "slot:candidates=exec:a",
 		`json:{"task_brief": "from json", "max_steps": 2, "history": [1]}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -169,10 +172,10 @@ func TestBindProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Bind(parseBindSpec(t), bindings(tt.flags...), nil)
-			var ue *UsageError
+			_, err := bind.Spec(parseBindSpec(t), bindtest.Must(tt.flags...), nil)
+			var ue *bind.UsageError
 			if !errors.As(err, &ue) {
-				t.Fatalf("err = %v, want a *UsageError", err)
+				t.Fatalf("err = %v, want a *bind.UsageError", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -184,8 +187,8 @@ func TestBindProblems(t *testing.T) {
 }
 
 func TestNestedPrefixInMessages(t *testing.T) {
-	env := (&Env{}).Child("target")
-	_, err := Bind(parseBindSpec(t), bindings("slot:candidates=exec:a", "config:max_step=1"), env)
+	env := (&bind.Env{}).Child("target")
+	_, err := bind.Spec(parseBindSpec(t), bindtest.Must("slot:candidates=exec:a", "config:max_step=1"), env)
 	for _, w := range []string{`slot "target.advancer" is not bound`, `unknown config key "target.max_step" (did you mean "target.max_steps"?)`} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v lacks %q", err, w)
@@ -194,11 +197,11 @@ func TestNestedPrefixInMessages(t *testing.T) {
 }
 
 func TestParseAssignments(t *testing.T) {
-	got, err := ParseAssignments("--slot", []string{"a=exec:x=1", "b="})
+	got, err := bind.ParseAssignments("--slot", []string{"a=exec:x=1", "b="})
 	if err != nil || len(got) != 2 || got[0].Value != "exec:x=1" || got[1].Value != "" {
 		t.Errorf("got %v, %v", got, err)
 	}
-	if _, err := ParseAssignments("--slot", []string{"novalue"}); err == nil || !strings.Contains(err.Error(), "want NAME=VALUE") {
+	if _, err := bind.ParseAssignments("--slot", []string{"novalue"}); err == nil || !strings.Contains(err.Error(), "want NAME=VALUE") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -214,12 +217,12 @@ func TestBindRequiredConfig(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatalf("fixture has errors:\n%s", diags)
 	}
-	_, err := Bind(sp, bindings(okSlots...), nil)
+	_, err := bind.Spec(sp, bindtest.Must(okSlots...), nil)
 	if err == nil || !strings.Contains(err.Error(), `missing required config "dimension": add --config dimension=VALUE`) {
 		t.Fatalf("err = %v, want the missing config named", err)
 	}
 	for _, extra := range []string{"config:dimension=clarity", "input:dimension=clarity"} {
-		in, err := Bind(sp, bindings(append(okSlots, extra)...), nil)
+		in, err := bind.Spec(sp, bindtest.Must(append(okSlots, extra)...), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", extra, err)
 		}
@@ -228,7 +231,7 @@ func TestBindRequiredConfig(t *testing.T) {
 		}
 	}
 	// criteria has no default either, but nothing says it is required.
-	if _, err := Bind(parseBindSpec(t), bindings(okSlots...), nil); err != nil {
+	if _, err := bind.Spec(parseBindSpec(t), bindtest.Must(okSlots...), nil); err != nil {
 		t.Errorf("optional config without default: %v", err)
 	}
 }
@@ -242,7 +245,7 @@ func TestBindChecksProgramPaths(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "gone.sh"), []byte("#!/no/such/interp -x\necho 1\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "envgone.sh"), []byte("#!/usr/bin/env no-such-interp-zz\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "envok.sh"), []byte("#!/usr/bin/env sh\necho 1\n"), 0o755)
-	env := &Env{Dir: dir}
+	env := &bind.Env{Dir: dir}
 	tests := []struct{ cmd, want string }{
 		{"./plain.sh --fast", "--slot advancer: ./plain.sh is not executable: run chmod +x ./plain.sh, or bind exec:sh ./plain.sh --fast"},
 		{filepath.Join(dir, "plain.sh"), "is not executable"},
@@ -259,7 +262,7 @@ func TestBindChecksProgramPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		flags := append([]string{"slot:advancer=exec:" + tt.cmd}, okSlots[1:]...)
-		_, err := Bind(parseBindSpec(t), bindings(flags...), env)
+		_, err := bind.Spec(parseBindSpec(t), bindtest.Must(flags...), env)
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%s: %v", tt.cmd, err)
@@ -278,7 +281,7 @@ func TestBindRepeatedListValues(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	in, err := Bind(sp, bindings("slot:svc=exec:x", "input:xs=a b", "input:xs=[c]", "input:xs=3", "input:n=2",
+	in, err := bind.Spec(sp, bindtest.Must("slot:svc=exec:x", "input:xs=a b", "input:xs=[c]", "input:xs=3", "input:n=2",
 		"config:limits=1", "config:limits=20"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -289,14 +292,14 @@ func TestBindRepeatedListValues(t *testing.T) {
 			t.Errorf("%s = %s, want %s", name, raw, want)
 		}
 	}
-	one, err := Bind(sp, bindings("slot:svc=exec:x", "input:xs=solo", "input:n=2"), nil)
+	one, err := bind.Spec(sp, bindtest.Must("slot:svc=exec:x", "input:xs=solo", "input:n=2"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if raw, _ := delegation.ToJSON(one.Globals()["xs"]); string(raw) != `["solo"]` {
 		t.Errorf("a single list value: xs = %s, want [\"solo\"]", raw)
 	}
-	_, err = Bind(sp, bindings("slot:svc=exec:x", "input:xs=[a", "input:n=2", "input:n=3", "config:mode=a", "config:mode=b",
+	_, err = bind.Spec(sp, bindtest.Must("slot:svc=exec:x", "input:xs=[a", "input:n=2", "input:n=3", "config:mode=a", "config:mode=b",
 		"config:limits=1", "config:limits=x"), nil)
 	for _, want := range []string{
 		`--input n: given 2 times, but it is an integer, not a list: give it once`,
@@ -311,7 +314,7 @@ func TestBindRepeatedListValues(t *testing.T) {
 }
 
 func TestBindBadInputJSONHidesMissingInputs(t *testing.T) {
-	_, err := Bind(parseBindSpec(t), bindings("slot:advancer=exec:a", "slot:candidates=exec:b", `json:{"task_brief": `), nil)
+	_, err := bind.Spec(parseBindSpec(t), bindtest.Must("slot:advancer=exec:a", "slot:candidates=exec:b", `json:{"task_brief": `), nil)
 	if err == nil || !strings.Contains(err.Error(), "--input-json: invalid JSON") {
 		t.Fatalf("err = %v", err)
 	}
@@ -363,7 +366,7 @@ func TestBindDurationConfig(t *testing.T) {
 		if given != "" {
 			flags = append(flags, "config:wait="+given)
 		}
-		in, err := Bind(sp, bindings(flags...), nil)
+		in, err := bind.Spec(sp, bindtest.Must(flags...), nil)
 		if err != nil {
 			t.Fatalf("wait=%q: %v", given, err)
 		}
@@ -372,7 +375,7 @@ func TestBindDurationConfig(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"soon", "-3s"} {
-		_, err := Bind(sp, bindings("slot:worker=exec:w", "config:wait="+bad), nil)
+		_, err := bind.Spec(sp, bindtest.Must("slot:worker=exec:w", "config:wait="+bad), nil)
 		if err == nil || !strings.Contains(err.Error(), "want a duration such as 500ms, 30s or 2m") {
 			t.Errorf("wait=%q: err = %v", bad, err)
 		}
@@ -445,7 +448,7 @@ func TestBindConfigRanges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		flags := append([]string{"slot:worker=exec:w"}, tt.config...)
-		_, err := Bind(load(tt.tries), bindings(flags...), nil)
+		_, err := bind.Spec(load(tt.tries), bindtest.Must(flags...), nil)
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("tries default %s, %v: %v", tt.tries, tt.config, err)

@@ -1,13 +1,14 @@
-package patterns
+package bind
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/execsvc"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 )
@@ -18,28 +19,28 @@ type Env struct {
 	// Dir is the working directory of exec services ("" is the current
 	// directory).
 	Dir string
-	// MaxOutput caps an exec service's stdout (0: DefaultMaxOutput).
+	// MaxOutput caps an exec service's stdout (0: service.DefaultMaxOutput).
 	MaxOutput int64
 	// Grace is the SIGTERM-to-SIGKILL delay of exec services (0:
-	// DefaultGrace).
+	// service.DefaultGrace).
 	Grace time.Duration
 	// LLM builds the service of an `llm` or `llm:MODEL` binding (Arg is
 	// the model, "" for the configured default). nil: such bindings are a
 	// usage error saying that no model client is available.
-	LLM func(b *SlotBinding) (Service, error)
+	LLM func(b *Slot) (service.Service, error)
 	// Nested builds the service of a nested spec (`PATH.prose.md` or
 	// `std/...`; Arg is the path), whose own slots and config are in
 	// b.Sub. nil: such bindings are a usage error.
-	Nested func(b *SlotBinding) (Service, error)
+	Nested func(b *Slot) (service.Service, error)
 	// Render builds the service that renders a function or responsibility
-	// with a model (Contract Markdown; see callee.go). nil, or an error
+	// with a model (Contract Markdown; see package callgraph). nil, or an error
 	// wrapping ErrNoModel: no model is configured.
-	Render func(b *RenderBinding) (Service, error)
+	Render func(b *Render) (service.Service, error)
 	// Exec, when set, builds the service of an `exec:COMMAND` binding in
 	// place of an ExecService run here (nil: an ExecService, its program
 	// checked first). An engine that runs programs elsewhere sets it, so
 	// that binding never looks at this machine's files.
-	Exec func(b *SlotBinding) (Service, error)
+	Exec func(b *Slot) (service.Service, error)
 	// Finder finds the files a Contract Markdown call reaches (sibling
 	// files, NAME/index.prose.md, std/); nil: this machine's files and
 	// the embedded library. An engine whose specs travel with the run
@@ -53,11 +54,11 @@ type Env struct {
 	ContractCheck func(sp *spec.Spec, loaded diag.List, f *spec.Finder) diag.List
 	// Services are the in-process services a `go:NAME` binding names (a
 	// Go program embedding prose binds its own functions so).
-	Services map[string]Service
+	Services map[string]service.Service
 	// Host serves a `host` binding: the slot's calls go to the agent host
 	// connected to prose mcp, which fills them. nil: no host is connected,
 	// and a host binding is refused before the run starts.
-	Host func(b *SlotBinding) (Service, error)
+	Host func(b *Slot) (service.Service, error)
 	// Prefix is the dotted path of the spec being bound inside its
 	// parents, "" at the top ("target." for the spec bound to slot target).
 	// Messages name slots, config keys and inputs with it.
@@ -79,16 +80,18 @@ func (e *Env) Child(slot string) *Env {
 	return &c
 }
 
-// finder is the Finder of Contract Markdown calls (see Env.Finder).
-// contractCheck runs e.ContractCheck on sp, when it is set.
-func (e *Env) contractCheck(sp *spec.Spec, loaded diag.List) diag.List {
+// CheckContract runs e.ContractCheck on sp, given the loader's findings,
+// when it is set (nil otherwise).
+func (e *Env) CheckContract(sp *spec.Spec, loaded diag.List) diag.List {
 	if e == nil || e.ContractCheck == nil {
 		return nil
 	}
-	return e.ContractCheck(sp, loaded, e.finder())
+	return e.ContractCheck(sp, loaded, e.Files())
 }
 
-func (e *Env) finder() *spec.Finder {
+// Files is the Finder of Contract Markdown calls: Env.Finder, else this
+// machine's files and the embedded library.
+func (e *Env) Files() *spec.Finder {
 	if e != nil && e.Finder != nil {
 		return e.Finder
 	}
@@ -104,23 +107,23 @@ const (
 	KindHost = "host"
 )
 
-// SlotBinding is one `--slot NAME=VALUE` being turned into a service.
-type SlotBinding struct {
+// Slot is one `--slot NAME=VALUE` being turned into a service.
+type Slot struct {
 	Spec  *spec.Spec // the spec that declares the slot
 	Slot  *spec.Slot
 	Name  string // the service's name: "advancer", "candidates[1]", "target.refiner"
 	Path  string // the slot's dotted path for messages: "target.refiner"
 	Value string // the binding text as written
-	Kind  string // KindExec, KindLLM or KindSpec
+	Kind  string // KindExec, KindLLM, KindSpec, KindGo or KindHost
 	Arg   string // the text after the kind: command, model, spec path
 	// Sub holds the dotted settings addressed to this slot's nested spec
 	// (`--slot target.refiner=...` arrives as refiner=...); nil when none.
-	Sub *Bindings
+	Sub *Settings
 	Env *Env
 }
 
 // classify splits a binding text into its kind and argument.
-func classify(value string) (kind, arg string, err error) {
+func Classify(value string) (kind, arg string, err error) {
 	v := strings.TrimSpace(value)
 	switch {
 	case strings.HasPrefix(v, "exec:"):
@@ -147,8 +150,9 @@ func classify(value string) (kind, arg string, err error) {
 	return "", "", fmt.Errorf("cannot tell what %q is: use exec:COMMAND for a program, llm or llm:MODEL for a model, or a .prose.md path (std/... for the library)", value)
 }
 
-// service builds the service of one binding.
-func (e *Env) service(b *SlotBinding) (Service, error) {
+// Service builds the service of one binding (its Kind and Arg set by
+// Classify).
+func (e *Env) Service(b *Slot) (service.Service, error) {
 	switch b.Kind {
 	case KindExec:
 		if b.Sub != nil {
@@ -160,7 +164,7 @@ func (e *Env) service(b *SlotBinding) (Service, error) {
 		if err := execsvc.CheckProgram(e.Dir, b.Arg); err != nil {
 			return nil, err
 		}
-		return &ExecService{Name: b.Name, Command: b.Arg, Dir: e.Dir, MaxOutput: e.MaxOutput, Grace: e.Grace}, nil
+		return &service.Exec{Name: b.Name, Command: b.Arg, Dir: e.Dir, MaxOutput: e.MaxOutput, Grace: e.Grace}, nil
 	case KindLLM:
 		if b.Sub != nil {
 			return nil, fmt.Errorf("%s is bound to a model; dotted settings (%s.NAME=...) only apply to a nested spec", b.Name, b.Name)
@@ -195,11 +199,13 @@ func (e *Env) service(b *SlotBinding) (Service, error) {
 // listElem names element i of a list slot's services.
 func listElem(name string, i int) string { return fmt.Sprintf("%s[%d]", name, i) }
 
-// ServiceList is the value of a list slot: its services in order.
-func ServiceList(services ...Service) *delegation.List {
-	elems := make([]delegation.Value, len(services))
-	for i, s := range services {
-		elems[i] = s
-	}
-	return delegation.NewList(elems...)
+// Render asks Env.Render for the service that renders one Contract
+// Markdown node.
+type Render struct {
+	Node  *spec.Spec
+	Name  string // the callee name it is called by
+	Model string // "" for the configured model
 }
+
+// ErrNoModel is what Env.Render returns when no model is configured.
+var ErrNoModel = errors.New("no model is configured")

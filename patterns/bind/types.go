@@ -1,4 +1,4 @@
-package patterns
+package bind
 
 import (
 	"fmt"
@@ -53,6 +53,18 @@ func parseType(s string) declType {
 		return declType{Kind: name}
 	}
 	return declType{Kind: typeAny}
+}
+
+// ParseText types a command-line text by the declared type typ (see
+// parseText).
+func ParseText(typ, text string) (delegation.Value, error) {
+	return parseText(parseType(typ), text)
+}
+
+// Coerce checks v against the declared type typ, converting what is
+// unambiguous (see coerce).
+func Coerce(typ string, v delegation.Value) (delegation.Value, error) {
+	return coerce(parseType(typ), v)
 }
 
 // parseText types a command-line value by its declaration: `3` is an
@@ -244,22 +256,22 @@ func goValue(x any) (delegation.Value, error) {
 	return delegation.FromGo(x)
 }
 
-// clone deep-copies lists and objects, so that each run (or each call of a
+// Clone deep-copies lists and objects, so that each run (or each call of a
 // nested spec) starts from its own copy of a default: lists only grow, in
 // place.
-func clone(v delegation.Value) delegation.Value {
+func Clone(v delegation.Value) delegation.Value {
 	switch v := v.(type) {
 	case *delegation.List:
 		elems := v.Elems()
 		for i, e := range elems {
-			elems[i] = clone(e)
+			elems[i] = Clone(e)
 		}
 		return delegation.NewList(elems...)
 	case *delegation.Object:
 		o := delegation.NewObject()
 		for _, k := range v.Keys() {
 			e, _ := v.Get(k)
-			o.Set(k, clone(e))
+			o.Set(k, Clone(e))
 		}
 		return o
 	}

@@ -1,4 +1,4 @@
-package patterns
+package bind
 
 import (
 	"errors"
@@ -9,12 +9,13 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 )
 
 // slots binds every declared slot. A name given several times builds a
 // list slot in order; a slot given nothing is a problem.
-func (b *binder) slots(bs *Bindings) map[string]delegation.Value {
+func (b *binder) slots(bs *Settings) map[string]delegation.Value {
 	given := map[string][]string{}
 	for _, a := range bs.Slots {
 		root, _, dotted := strings.Cut(a.Name, ".")
@@ -53,11 +54,11 @@ func (b *binder) slots(bs *Bindings) map[string]delegation.Value {
 	return out
 }
 
-// slotValue builds one slot's Service, or the list of Services of a list
+// slotValue builds one slot's service.Service, or the list of Services of a list
 // slot (declared as one, or given more than once). A slot the Delegation
 // calls directly (`call advancer`) cannot take several bindings: it would
 // fail at its first call, so that is a problem now.
-func (b *binder) slotValue(bs *Bindings, name string, values []string, list bool) delegation.Value {
+func (b *binder) slotValue(bs *Settings, name string, values []string, list bool) delegation.Value {
 	if !list && len(values) > 1 {
 		if at, ok := directCall(b.sp, name); ok {
 			b.problem("slot %q is bound %d times, but it is one service, not a list: the Delegation calls it directly (call %s at line %d); bind it once",
@@ -69,10 +70,10 @@ func (b *binder) slotValue(bs *Bindings, name string, values []string, list bool
 	asList := list || len(values) > 1
 	b.strayElems(bs, name, len(values), asList)
 	specs := 0
-	var services []Service
+	var services []service.Service
 	for i, text := range values {
-		sb := &SlotBinding{Spec: b.sp, Slot: b.slot(name), Name: b.path(name), Path: b.path(name), Value: text, Sub: shared, Env: b.env}
-		kind, arg, err := classify(text)
+		sb := &Slot{Spec: b.sp, Slot: b.slot(name), Name: b.path(name), Path: b.path(name), Value: text, Sub: shared, Env: b.env}
+		kind, arg, err := Classify(text)
 		if err != nil {
 			b.problem("--slot %s: %v", b.path(name), err)
 			continue
@@ -91,7 +92,7 @@ func (b *binder) slotValue(bs *Bindings, name string, values []string, list bool
 			}
 		}
 		sb.Kind, sb.Arg = kind, arg
-		s, err := b.env.service(sb)
+		s, err := b.env.Service(sb)
 		var nested *UsageError
 		switch {
 		case errors.As(err, &nested):
@@ -113,7 +114,7 @@ func (b *binder) slotValue(bs *Bindings, name string, values []string, list bool
 	case len(services) != len(values):
 		return nil
 	case asList:
-		return ServiceList(services...)
+		return service.List(services...)
 	}
 	return services[0]
 }
@@ -128,7 +129,7 @@ func (b *binder) slotNames() []string {
 
 // givenInputs types the --input and --input-json values. src records where
 // each came from, for messages.
-func (b *binder) givenInputs(bs *Bindings, config map[string]delegation.Value) (map[string]delegation.Value, map[string]string) {
+func (b *binder) givenInputs(bs *Settings, config map[string]delegation.Value) (map[string]delegation.Value, map[string]string) {
 	given := map[string]delegation.Value{}
 	src := map[string]string{}
 	if strings.TrimSpace(bs.InputJSON) != "" {
@@ -330,7 +331,7 @@ func splitElem(name string) (string, int) {
 // strayElems reports settings addressed to an element the list does not
 // have (chain[3].x with two elements) or to an element of a slot that is
 // not a list.
-func (b *binder) strayElems(bs *Bindings, name string, n int, asList bool) {
+func (b *binder) strayElems(bs *Settings, name string, n int, asList bool) {
 	seen := map[string]bool{}
 	for _, list := range [][]Assignment{bs.Slots, bs.Config} {
 		for _, a := range list {
@@ -352,7 +353,7 @@ func (b *binder) strayElems(bs *Bindings, name string, n int, asList bool) {
 
 // mergeSub is shared with own's settings in place of the shared ones of
 // the same slot or config key.
-func mergeSub(shared, own *Bindings) *Bindings {
+func mergeSub(shared, own *Settings) *Settings {
 	if shared == nil {
 		return own
 	}
@@ -373,5 +374,5 @@ func mergeSub(shared, own *Bindings) *Bindings {
 		}
 		return append(out, ow...)
 	}
-	return &Bindings{Slots: keep(shared.Slots, own.Slots), Config: keep(shared.Config, own.Config)}
+	return &Settings{Slots: keep(shared.Slots, own.Slots), Config: keep(shared.Config, own.Config)}
 }

@@ -1,12 +1,12 @@
-package patterns
+package service
 
 import "github.com/proselang/prose/execsvc"
 
-// ExecService runs a program for each call attempt (`--slot NAME=exec:CMD`):
+// Exec runs a program for each call attempt (`--slot NAME=exec:CMD`):
 // see execsvc.Service, where its contract is written.
-type ExecService = execsvc.Service
+type Exec = execsvc.Service
 
-// Defaults of ExecService.
+// Defaults of Exec.
 const (
 	DefaultMaxOutput = execsvc.DefaultMaxOutput
 	DefaultGrace     = execsvc.DefaultGrace

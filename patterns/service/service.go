@@ -1,4 +1,9 @@
-package patterns
+// Package service is what a slot is bound to and how a call reaches it:
+// the Service interface every binding builds, the Caller that dispatches
+// each call attempt to its request's Service, and the plain services (a
+// program run per call, Exec; a Go function, Func; a list slot's
+// services, List).
+package service
 
 import (
 	"context"
@@ -37,16 +42,25 @@ func (Caller) Call(ctx context.Context, req *delegation.CallRequest) (delegation
 	return s.Call(ctx, req)
 }
 
-// FuncService is a Service backed by a Go function.
-type FuncService struct {
+// Func is a Service backed by a Go function.
+type Func struct {
 	Name string
 	Fn   func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error)
 }
 
 // ServiceName implements delegation.Service.
-func (f *FuncService) ServiceName() string { return f.Name }
+func (f *Func) ServiceName() string { return f.Name }
 
 // Call implements Service.
-func (f *FuncService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+func (f *Func) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 	return f.Fn(ctx, req)
+}
+
+// List is the value of a list slot: its services in order.
+func List(services ...Service) *delegation.List {
+	elems := make([]delegation.Value, len(services))
+	for i, s := range services {
+		elems[i] = s
+	}
+	return delegation.NewList(elems...)
 }

@@ -1,4 +1,4 @@
-package patterns
+package callgraph
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 )
 
@@ -61,19 +63,19 @@ const MaxNestingDepth = 16
 
 // NestedSpec is the Env.Nested hook: it builds the NestedService of a slot
 // bound to a spec file, loading it with LoadSpec.
-func NestedSpec(b *SlotBinding) (Service, error) {
+func NestedSpec(b *bind.Slot) (service.Service, error) {
 	return bindNested(b, LoadSpec)
 }
 
 // NestedSpecWith is NestedSpec with another loader (tests, embedding).
-func NestedSpecWith(load func(path string) (*spec.Spec, diag.List, error)) func(*SlotBinding) (Service, error) {
-	return func(b *SlotBinding) (Service, error) { return bindNested(b, load) }
+func NestedSpecWith(load func(path string) (*spec.Spec, diag.List, error)) func(*bind.Slot) (service.Service, error) {
+	return func(b *bind.Slot) (service.Service, error) { return bindNested(b, load) }
 }
 
-func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)) (Service, error) {
+func bindNested(b *bind.Slot, load func(string) (*spec.Spec, diag.List, error)) (service.Service, error) {
 	env := b.Env
 	if env == nil {
-		env = &Env{Nested: NestedSpecWith(load)}
+		env = &bind.Env{Nested: NestedSpecWith(load)}
 	}
 	if env.Depth+1 > MaxNestingDepth {
 		return nil, fmt.Errorf("binding %s would nest specs %d deep; the limit is %d (does a spec bind itself?)", b.Arg, env.Depth+1, MaxNestingDepth)
@@ -81,8 +83,8 @@ func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)
 	if sp, _, err := load(b.Arg); err == nil && isContractNode(sp) {
 		return bindContractSlot(b, sp, env, load)
 	}
-	sp, _, err := loadChecked(RunOptions{Path: b.Arg, Load: load})
-	var unreadable *UsageError
+	sp, _, err := LoadChecked(b.Arg, nil, load)
+	var unreadable *bind.UsageError
 	if errors.As(err, &unreadable) {
 		// a plain error, so the binder names the slot: "--slot target: open x.prose.md: ..."
 		return nil, errors.New(unreadable.Error())
@@ -97,7 +99,7 @@ func bindNested(b *SlotBinding, load func(string) (*spec.Spec, diag.List, error)
 	if elem := strings.TrimPrefix(b.Name, env.Prefix); strings.HasPrefix(elem, slot+"[") {
 		slot = elem // one element of a list slot: its settings are chain[0].NAME
 	}
-	inst, err := Bind(sp, b.Sub, env.Child(slot))
+	inst, err := bind.Spec(sp, b.Sub, env.Child(slot))
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +118,7 @@ type NestedService struct {
 	Name     string // the service's name: "target", "candidates[1]"
 	Path     string // the slot's dotted path: "target", "outer.target"
 	Spec     *spec.Spec
-	Instance *Instance // the spec bound to its own slots and config
+	Instance *bind.Instance // the spec bound to its own slots and config
 	explicit map[string]bool
 }
 
@@ -136,7 +138,7 @@ func (n *NestedService) Call(ctx context.Context, req *delegation.CallRequest) (
 // spec, a node's program, a pattern instance): the calling run's hooks and
 // limits, with the call's NestedScope in front of every id.
 func nestedHost(req *delegation.CallRequest) *delegation.Host {
-	h := delegation.Host{Caller: Caller{}, Judge: &judge.Deterministic{}}
+	h := delegation.Host{Caller: service.Caller{}, Judge: &judge.Deterministic{}}
 	if req.Host != nil {
 		h = *req.Host
 	}
@@ -149,10 +151,9 @@ func nestedHost(req *delegation.CallRequest) *delegation.Host {
 // It is a run-time error of that call, not a usage error: no flag can fix
 // it, only the outer spec's arguments or a nested spec that fits.
 func (n *NestedService) missingInputs(args, given *delegation.Object) error {
-	b := &binder{sp: n.Spec}
 	var missing []string
 	for _, in := range n.Spec.Inputs {
-		if b.isSlot(in.Name) || b.configEntry(in.Name) != nil || in.HasDefault || in.Optional {
+		if hasSlot(n.Spec, in.Name) || configEntry(n.Spec, in.Name) != nil || in.HasDefault || in.Optional {
 			continue
 		}
 		if _, ok := given.Get(in.Name); !ok {
@@ -177,11 +178,10 @@ func (n *NestedService) missingInputs(args, given *delegation.Object) error {
 // declares reports whether name is an input or config key of the spec
 // (slots cannot be replaced by arguments).
 func (n *NestedService) declares(name string) bool {
-	b := &binder{sp: n.Spec}
-	if b.isSlot(name) {
+	if hasSlot(n.Spec, name) {
 		return false
 	}
-	if b.configEntry(name) != nil {
+	if configEntry(n.Spec, name) != nil {
 		return true
 	}
 	for _, in := range n.Spec.Inputs {
@@ -221,25 +221,34 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 	if err != nil {
 		// A call's arguments are not command-line flags: report them as
 		// the call's failure (exit 1, catchable), not as bad usage.
-		var ue *UsageError
+		var ue *bind.UsageError
 		if errors.As(err, &ue) {
 			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Problems, "; "))
 		}
 		return nil, err
 	}
-	b := &binder{sp: n.Spec}
 	for _, k := range given.Keys() {
-		c := b.configEntry(k)
+		c := configEntry(n.Spec, k)
 		if c == nil || n.explicit[k] {
 			continue
 		}
 		v, _ := given.Get(k)
-		if t, err := coerce(parseType(c.Type), v); err == nil {
+		if t, err := bind.Coerce(c.Type, v); err == nil {
 			v = t
 		}
 		g[k] = v
 	}
 	return g, nil
+}
+
+// configEntry is the config key of sp called name, or nil.
+func configEntry(sp *spec.Spec, name string) *spec.ConfigEntry {
+	for _, c := range sp.Config {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 // isContractNode reports whether sp is a Contract Markdown function or
@@ -258,15 +267,15 @@ func isContractNode(sp *spec.Spec) bool {
 // (`--slot critic.NAME=...` binds what the node calls); it has no config. Everything that would stop the run
 // (Env.ContractCheck errors of the file, unresolved callees, a render with no model
 // configured) is refused before anything runs, naming the slot.
-func bindContractSlot(b *SlotBinding, sp *spec.Spec, env *Env, load func(string) (*spec.Spec, diag.List, error)) (Service, error) {
+func bindContractSlot(b *bind.Slot, sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, diag.List, error)) (service.Service, error) {
 	if b.Sub != nil && len(b.Sub.Config) > 0 {
 		return nil, fmt.Errorf("%s is a %s: it has no config (--config %s.%s); its inputs are the call's arguments", sp.File.Name, sp.Kind, b.Path, b.Sub.Config[0].Name)
 	}
-	diags := env.contractCheck(sp, nil).Dedupe()
+	diags := env.CheckContract(sp, nil).Dedupe()
 	if diags.HasErrors() {
 		return nil, &SpecError{Diags: diags.Errors()}
 	}
-	var slots []Assignment
+	var slots []bind.Assignment
 	if b.Sub != nil {
 		slots = b.Sub.Slots
 	}

@@ -1,4 +1,4 @@
-package patterns
+package callgraph
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 )
 
@@ -53,25 +55,15 @@ import (
 // bounded by the data); each nested run adds a level, and a call nested
 // more than MaxNestingDepth levels fails with an error naming the node.
 
-// RenderBinding asks Env.Render for the service that renders one node.
-type RenderBinding struct {
-	Node  *spec.Spec
-	Name  string // the callee name it is called by
-	Model string // "" for the configured model
-}
-
-// ErrNoModel is what Env.Render returns when no model is configured.
-var ErrNoModel = errors.New("no model is configured")
-
 // callGraph builds the services of one contract run.
 type callGraph struct {
-	env       *Env
+	env       *bind.Env
 	finder    *spec.Finder
 	load      func(string) (*spec.Spec, diag.List, error)
 	overrides map[string]string
 	used      map[string]bool
-	nodes     map[*spec.Spec]Service
-	instances map[*spec.PatternInstance]Service
+	nodes     map[*spec.Spec]service.Service
+	instances map[*spec.PatternInstance]service.Service
 	specs     map[string]*spec.Spec
 	needModel []string // "POS: NAME (why)", one per render
 	needNames []string // the names of those renders
@@ -82,10 +74,10 @@ type callGraph struct {
 	hinted   map[*spec.Spec]bool
 }
 
-func newGraph(env *Env, load func(string) (*spec.Spec, diag.List, error), slots []Assignment) *callGraph {
+func newGraph(env *bind.Env, load func(string) (*spec.Spec, diag.List, error), slots []bind.Assignment) *callGraph {
 	g := &callGraph{env: env, load: load, overrides: map[string]string{}, used: map[string]bool{},
-		nodes: map[*spec.Spec]Service{}, instances: map[*spec.PatternInstance]Service{}, specs: map[string]*spec.Spec{},
-		finder: env.finder()}
+		nodes: map[*spec.Spec]service.Service{}, instances: map[*spec.PatternInstance]service.Service{}, specs: map[string]*spec.Spec{},
+		finder: env.Files()}
 	for _, a := range slots {
 		g.overrides[a.Name] = a.Value
 	}
@@ -97,7 +89,7 @@ func (g *callGraph) problem(format string, args ...any) {
 }
 
 // callee returns the service a call of name made in from reaches.
-func (g *callGraph) callee(from *spec.Spec, name string, at diag.Pos) Service {
+func (g *callGraph) callee(from *spec.Spec, name string, at diag.Pos) service.Service {
 	if v, ok := g.overrides[name]; ok {
 		g.used[name] = true
 		c := from.ResolveCall(name, nil, g.finder)
@@ -111,7 +103,7 @@ func (g *callGraph) callee(from *spec.Spec, name string, at diag.Pos) Service {
 	}
 	if spec.WorldModelOp(name) {
 		pos := from.File.Position(at)
-		return &FuncService{Name: name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+		return &service.Func{Name: name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 			return nil, fmt.Errorf("%s: %s reads a world model, which a run of one file does not keep: drain the project (prose run DIR, or this file with --state DIR)", pos, name)
 		}}
 	}
@@ -135,7 +127,7 @@ func (g *callGraph) callee(from *spec.Spec, name string, at diag.Pos) Service {
 }
 
 func suggestion(name string, cands []string) string {
-	if s := closest(name, cands); s != "" {
+	if s := bind.Closest(name, cands); s != "" {
 		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return ""
@@ -162,22 +154,22 @@ func (g *callGraph) loadSpec(path string) *spec.Spec {
 
 // bound is the service of a --slot binding of a callee; node is what the
 // name resolves to (nil when nothing), whose outputs shape the value.
-func (g *callGraph) bound(name, text string, node *spec.Spec) Service {
-	kind, arg, err := classify(text)
+func (g *callGraph) bound(name, text string, node *spec.Spec) service.Service {
+	kind, arg, err := bind.Classify(text)
 	if err != nil {
 		g.problem("--slot %s: %v", name, err)
 		return nil
 	}
 	switch {
-	case kind == KindLLM && node != nil && (node.Kind == "function" || node.Kind == "responsibility"):
+	case kind == bind.KindLLM && node != nil && (node.Kind == "function" || node.Kind == "responsibility"):
 		return &nodeService{name: name, node: node, inner: g.render(node, name, arg)}
-	case kind == KindSpec:
+	case kind == bind.KindSpec:
 		sp := g.loadSpec(arg)
 		if sp == nil {
 			return nil
 		}
 		if sp.Kind == "pattern" {
-			s, err := g.env.service(&SlotBinding{Name: name, Path: name, Value: text, Kind: kind, Arg: arg, Env: g.env})
+			s, err := g.env.Service(&bind.Slot{Name: name, Path: name, Value: text, Kind: kind, Arg: arg, Env: g.env})
 			if err != nil {
 				g.problem("--slot %s: %v", name, err)
 				return nil
@@ -186,7 +178,7 @@ func (g *callGraph) bound(name, text string, node *spec.Spec) Service {
 		}
 		return g.node(sp, name)
 	}
-	s, err := g.env.service(&SlotBinding{Spec: node, Name: name, Path: name, Value: text, Kind: kind, Arg: arg, Env: g.env})
+	s, err := g.env.Service(&bind.Slot{Spec: node, Name: name, Path: name, Value: text, Kind: kind, Arg: arg, Env: g.env})
 	if err != nil {
 		g.problem("--slot %s: %v", name, err)
 		return nil
@@ -198,7 +190,7 @@ func (g *callGraph) bound(name, text string, node *spec.Spec) Service {
 }
 
 // node is the service of a function or responsibility called as name.
-func (g *callGraph) node(n *spec.Spec, name string) Service {
+func (g *callGraph) node(n *spec.Spec, name string) service.Service {
 	if s, ok := g.nodes[n]; ok {
 		return s
 	}
@@ -271,7 +263,7 @@ func (g *callGraph) callees(n *spec.Spec, prog *syntax.Program) map[string]deleg
 		if s := g.callee(n, id.Name, id.NamePos); s != nil {
 			out[id.Name] = s
 		} else {
-			out[id.Name] = &FuncService{Name: id.Name, Fn: unbound(id.Name)}
+			out[id.Name] = &service.Func{Name: id.Name, Fn: unbound(id.Name)}
 		}
 		return true
 	})
@@ -287,7 +279,7 @@ func unbound(name string) func(context.Context, *delegation.CallRequest) (delega
 // self is the service a node's own program calls it by (`return call
 // NAME` of a render or of a wiring): a --slot binding of its name, else
 // its render.
-func (g *callGraph) self(n *spec.Spec) Service {
+func (g *callGraph) self(n *spec.Spec) service.Service {
 	if v, ok := g.overrides[n.Name]; ok {
 		g.used[n.Name] = true
 		return g.bound(n.Name, v, n)
@@ -302,7 +294,7 @@ var lookupEnv = os.LookupEnv
 // the node needs a model. A render whose ### Environment names a variable
 // that is not set (or set empty) is refused before the run starts; the
 // value is never shown.
-func (g *callGraph) render(n *spec.Spec, name, model string) Service {
+func (g *callGraph) render(n *spec.Spec, name, model string) service.Service {
 	for _, v := range n.Environment {
 		if val, ok := lookupEnv(v); !ok || val == "" {
 			g.problem("%s: %s declares the environment variable %s (### Environment), which is not set: export it before the run, or bind %s with --slot", n.File.Position(n.Pos), name, v, name)
@@ -320,22 +312,22 @@ func (g *callGraph) render(n *spec.Spec, name, model string) Service {
 			"### Runtime names the model %q for %s, a hint prose does not apply: it renders with the configured model; bind --slot %s=llm:%s to render with that model", hint, name, name, hint)
 	}
 	if g.env.Render != nil {
-		s, err := g.env.Render(&RenderBinding{Node: n, Name: name, Model: model})
+		s, err := g.env.Render(&bind.Render{Node: n, Name: name, Model: model})
 		if err == nil {
 			return s
 		}
-		if !errors.Is(err, ErrNoModel) {
+		if !errors.Is(err, bind.ErrNoModel) {
 			g.problem("%s: %s: %v", n.File.Position(n.Pos), name, err)
 			return nil
 		}
 	}
 	g.needModel = append(g.needModel, fmt.Sprintf("%s: %s (a %s with no ```prose Execution is rendered by a model)", n.File.Position(n.Pos), name, n.Kind))
 	g.needNames = append(g.needNames, name)
-	return &FuncService{Name: name, Fn: unbound(name)}
+	return &service.Func{Name: name, Fn: unbound(name)}
 }
 
 // instance is the service of a ### Patterns instance declared in root.
-func (g *callGraph) instance(root *spec.Spec, p *spec.PatternInstance) Service {
+func (g *callGraph) instance(root *spec.Spec, p *spec.PatternInstance) service.Service {
 	if s, ok := g.instances[p]; ok {
 		return s
 	}
@@ -348,7 +340,7 @@ func (g *callGraph) instance(root *spec.Spec, p *spec.PatternInstance) Service {
 	g.instances[p] = ins
 	slots := map[string]delegation.Value{}
 	for _, sl := range ps.Slots {
-		var s Service
+		var s service.Service
 		switch target := p.Callee(sl.Name); {
 		case g.overrides[p.Name+"."+sl.Name] != "":
 			g.used[p.Name+"."+sl.Name] = true
@@ -373,12 +365,14 @@ func (g *callGraph) instance(root *spec.Spec, p *spec.PatternInstance) Service {
 			g.problem("%s: pattern instance %s binds %q, which %s does not declare as a slot%s", at, p.Name, w.Slot, ps.Name, suggestion(w.Slot, slotNames(ps)))
 		}
 	}
-	b := &binder{sp: ps, env: g.env.Child(p.Name)}
-	cfg := b.config(configAssignments(p.Config))
-	for _, pr := range b.problems {
-		g.problem("%s: pattern instance %s: %s", at, p.Name, pr)
+	cfg, err := bind.Config(ps, configAssignments(p.Config), g.env.Child(p.Name))
+	var ue *bind.UsageError
+	if errors.As(err, &ue) {
+		for _, pr := range ue.Problems {
+			g.problem("%s: pattern instance %s: %s", at, p.Name, pr)
+		}
 	}
-	ins.inst = &Instance{Spec: ps, Slots: slots, Config: cfg, env: g.env.Child(p.Name)}
+	ins.inst = &bind.Instance{Spec: ps, Slots: slots, Config: cfg, Env: g.env.Child(p.Name)}
 	return ins
 }
 
@@ -426,13 +420,13 @@ func (g *callGraph) patternSpec(root *spec.Spec, p *spec.PatternInstance) *spec.
 }
 
 // configAssignments writes an instance's config: values as --config text.
-func configAssignments(cfg map[string]any) []Assignment {
+func configAssignments(cfg map[string]any) []bind.Assignment {
 	keys := make([]string, 0, len(cfg))
 	for k := range cfg {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]Assignment, 0, len(keys))
+	out := make([]bind.Assignment, 0, len(keys))
 	for _, k := range keys {
 		var text string
 		switch v := cfg[k].(type) {
@@ -442,7 +436,7 @@ func configAssignments(cfg map[string]any) []Assignment {
 			raw, _ := json.Marshal(v)
 			text = string(raw)
 		}
-		out = append(out, Assignment{Name: k, Value: text})
+		out = append(out, bind.Assignment{Name: k, Value: text})
 	}
 	return out
 }
@@ -453,7 +447,7 @@ func configAssignments(cfg map[string]any) []Assignment {
 type nodeService struct {
 	name  string
 	node  *spec.Spec
-	inner Service
+	inner service.Service
 }
 
 func (s *nodeService) ServiceName() string { return s.name }
@@ -626,7 +620,7 @@ func nodeGlobals(n *spec.Spec, args *delegation.Object, callees map[string]deleg
 type instanceService struct {
 	name string
 	spec *spec.Spec
-	inst *Instance
+	inst *bind.Instance
 }
 
 func (s *instanceService) ServiceName() string { return s.name }

@@ -1,10 +1,12 @@
-package patterns
+package callgraph
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/spec"
 )
 
@@ -62,14 +64,14 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 // RenderWith is an Env.Render hook over clients: client returns the
 // client of a model ("" for the configured one), or nil when none is
 // configured.
-func RenderWith(client func(model string) (*llm.Client, error)) func(*RenderBinding) (Service, error) {
-	return func(b *RenderBinding) (Service, error) {
+func RenderWith(client func(model string) (*llm.Client, error)) func(*bind.Render) (service.Service, error) {
+	return func(b *bind.Render) (service.Service, error) {
 		c, err := client(b.Model)
 		if err != nil {
 			return nil, err
 		}
 		if c == nil {
-			return nil, ErrNoModel
+			return nil, bind.ErrNoModel
 		}
 		return llm.NewRenderService(c, RenderInfo(b.Node, b.Name, b.Model)), nil
 	}

@@ -1,4 +1,9 @@
-package patterns
+// Package bind turns the texts a run is given (`--slot`, `--config`,
+// `--input`, `--input-json`: Settings) into an Instance of a spec: every
+// slot bound to a service (Env says how each kind of binding text becomes
+// one), config and inputs typed by their declarations, every problem
+// reported at once in a *UsageError before anything runs.
+package bind
 
 import (
 	"fmt"
@@ -17,11 +22,11 @@ type Assignment struct {
 	Value string `json:"value"`
 }
 
-// Bindings are a run's settings as the user gave them: `--slot`,
+// Settings are the bindings of a run as the user gave them: `--slot`,
 // `--config`, `--input` (in order) and `--input-json`. They hold no
 // secrets and serialize to JSON, so a journal can store them and bind the
 // same run again.
-type Bindings struct {
+type Settings struct {
 	Slots     []Assignment `json:"slots,omitempty"`
 	Config    []Assignment `json:"config,omitempty"`
 	Inputs    []Assignment `json:"inputs,omitempty"`
@@ -36,7 +41,7 @@ func ParseAssignments(flag string, args []string) ([]Assignment, error) {
 		name, value, ok := strings.Cut(a, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, usagef("%s %q: want NAME=VALUE", flag, a)
+			return nil, Usagef("%s %q: want NAME=VALUE", flag, a)
 		}
 		out = append(out, Assignment{Name: name, Value: value})
 	}
@@ -45,8 +50,8 @@ func ParseAssignments(flag string, args []string) ([]Assignment, error) {
 
 // sub returns the settings addressed to the nested spec bound to slot
 // (`slot.NAME=...`), with the prefix removed; nil when there are none.
-func (b *Bindings) sub(slot string) *Bindings {
-	var s Bindings
+func (b *Settings) sub(slot string) *Settings {
+	var s Settings
 	pick := func(list []Assignment) []Assignment {
 		var out []Assignment
 		for _, a := range list {
@@ -68,7 +73,7 @@ func (b *Bindings) sub(slot string) *Bindings {
 // fresh copies of its list and object values.
 type Instance struct {
 	Spec *spec.Spec
-	// Slots maps each slot to a Service, or a *delegation.List of Services
+	// Slots maps each slot to a service.Service, or a *delegation.List of Services
 	// for a list slot.
 	Slots map[string]delegation.Value
 	// Config holds every declared config key: the given value, else the
@@ -77,8 +82,32 @@ type Instance struct {
 	// Inputs holds the declared inputs that are neither slots nor config
 	// keys (empty when Bind ran with DeferInputs).
 	Inputs map[string]delegation.Value
+	// Env is the Env the spec was bound in: WithArgs binds a call's
+	// arguments in it (messages name them with its Prefix).
+	Env *Env
+}
 
-	env *Env
+// Lookup finds a config value or input by name path ("limits.max").
+func (in *Instance) Lookup(path string) (delegation.Value, bool) {
+	parts := strings.Split(path, ".")
+	var v delegation.Value
+	var ok bool
+	for _, m := range []map[string]delegation.Value{in.Config, in.Inputs} {
+		if v, ok = m[parts[0]]; ok {
+			break
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	for _, p := range parts[1:] {
+		o, isObj := v.(*delegation.Object)
+		if !isObj {
+			return nil, v == nil
+		}
+		v, _ = o.Get(p)
+	}
+	return v, true
 }
 
 // Globals returns the names visible at the top of the Delegation: slots,
@@ -87,7 +116,7 @@ func (in *Instance) Globals() map[string]delegation.Value {
 	g := make(map[string]delegation.Value, len(in.Slots)+len(in.Config)+len(in.Inputs))
 	for _, m := range []map[string]delegation.Value{in.Inputs, in.Config} {
 		for k, v := range m {
-			g[k] = clone(v)
+			g[k] = Clone(v)
 		}
 	}
 	for k, v := range in.Slots {
@@ -103,7 +132,7 @@ func (in *Instance) Globals() map[string]delegation.Value {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			cfg.Set(k, clone(in.Config[k]))
+			cfg.Set(k, Clone(in.Config[k]))
 		}
 		g["config"] = cfg
 	}
@@ -115,7 +144,7 @@ func (in *Instance) Globals() map[string]delegation.Value {
 // declarations, with defaults applied. A missing required input is an
 // error; arguments the spec does not declare are ignored.
 func (in *Instance) WithArgs(args *delegation.Object) (map[string]delegation.Value, error) {
-	b := &binder{sp: in.Spec, env: in.env, lenient: true}
+	b := &binder{sp: in.Spec, env: in.Env, lenient: true}
 	given := map[string]delegation.Value{}
 	if args != nil {
 		for _, k := range args.Keys() {
@@ -134,19 +163,19 @@ func (in *Instance) WithArgs(args *delegation.Object) (map[string]delegation.Val
 	return g, nil
 }
 
-// Bind checks b against the spec and binds it. Every problem found is
+// Spec checks b against sp and binds it. Every problem found is
 // reported at once in a *UsageError (exit 2): unknown names (with a
 // did-you-mean), unbound slots, missing required inputs, ill-typed values,
 // unusable bindings. No service is started.
-func Bind(sp *spec.Spec, b *Bindings, env *Env) (*Instance, error) {
+func Spec(sp *spec.Spec, b *Settings, env *Env) (*Instance, error) {
 	if env == nil {
 		env = &Env{}
 	}
 	if b == nil {
-		b = &Bindings{}
+		b = &Settings{}
 	}
 	bd := &binder{sp: sp, env: env}
-	in := &Instance{Spec: sp, env: env}
+	in := &Instance{Spec: sp, Env: env}
 	in.Config = bd.config(b.Config)
 	bd.configRanges(in.Config)
 	in.Slots = bd.slots(b)
@@ -159,6 +188,15 @@ func Bind(sp *spec.Spec, b *Bindings, env *Env) (*Instance, error) {
 		return nil, err
 	}
 	return in, nil
+}
+
+// Config types the config settings given for sp (a pattern instance's
+// config:, as --config texts) and applies the declared defaults; the
+// problems found are in a *UsageError. Dotted keys are left out.
+func Config(sp *spec.Spec, given []Assignment, env *Env) (map[string]delegation.Value, error) {
+	b := &binder{sp: sp, env: env}
+	cfg := b.config(given)
+	return cfg, b.err()
 }
 
 // binder collects problems while binding one spec.

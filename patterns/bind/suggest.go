@@ -1,4 +1,4 @@
-package patterns
+package bind
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func (b *binder) slot(name string) *spec.Slot {
 // suggest returns ` (did you mean "x"?)` for the candidate closest to name,
 // or lists the candidates when none is close; "" when there are none.
 func (b *binder) suggest(name string, candidates []string) string {
-	if best := closest(name, candidates); best != "" {
+	if best := Closest(name, candidates); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", b.path(best))
 	}
 	if len(candidates) == 0 {
@@ -30,9 +30,9 @@ func (b *binder) suggest(name string, candidates []string) string {
 	return fmt.Sprintf(" (known: %s)", strings.Join(candidates, ", "))
 }
 
-// closest is the candidate within a small edit distance of name (about a
+// Closest is the candidate within a small edit distance of name (about a
 // third of its length), ignoring case, hyphens and underscores; "" if none.
-func closest(name string, candidates []string) string {
+func Closest(name string, candidates []string) string {
 	norm := func(s string) string {
 		return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(s))
 	}
