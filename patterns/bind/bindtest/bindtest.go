@@ -27,7 +27,7 @@ func Parse(texts []string) (bind.Settings, error) {
 		case "json":
 			b.InputJSON = rest
 		default:
-			return b, fmt.Errorf("bad setting %q: want slot:, config:, input: or json:", f)
+			return b, fmt.Errorf("bad setting %q: want slot, config, input or json before the colon", f)
 		}
 	}
 	return b, nil
