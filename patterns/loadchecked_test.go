@@ -3,11 +3,12 @@ package patterns
 import (
 	"context"
 	"errors"
-	"github.com/proselang/prose/patterns/callgraph"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // TestRefusedFileHasNoEcho: a file the loader refuses (here: empty, and
