@@ -21,7 +21,8 @@ type Metrics struct {
 
 func (m *Metrics) init() { m.buckets = make([]int64, len(durationBuckets)) }
 
-func (m *Metrics) trigger(dup bool) {
+// Triggered counts an acknowledged trigger (dup: a duplicate event).
+func (m *Metrics) Triggered(dup bool) {
 	m.mu.Lock()
 	m.triggers++
 	if dup {
@@ -30,9 +31,13 @@ func (m *Metrics) trigger(dup bool) {
 	m.mu.Unlock()
 }
 
-func (m *Metrics) drained(o *Outcome) {
+// Drained counts a finished drain.
+func (m *Metrics) Drained(o *Outcome) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.buckets == nil {
+		m.init()
+	}
 	m.drains++
 	if o.Error != "" {
 		m.drainErrors++
@@ -55,6 +60,9 @@ func (m *Metrics) drained(o *Outcome) {
 func (m *Metrics) Write(w io.Writer, depth int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.buckets == nil {
+		m.init()
+	}
 	counter := func(name, help string, v int64) {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
 	}

@@ -14,6 +14,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 	"time"
@@ -201,7 +202,7 @@ func (s *Server) Trigger(node string, event []byte) (drain int, dup bool, err er
 	if err != nil {
 		return 0, false, err
 	}
-	s.M.trigger(dup)
+	s.M.Triggered(dup)
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -211,6 +212,10 @@ func (s *Server) Trigger(node string, event []byte) (drain int, dup bool, err er
 
 // Drain reports what is known of a drain id.
 func (s *Server) Drain(id int) (string, *Outcome) { return s.q.State(id) }
+
+// WriteMetrics prints the metrics (Prometheus text) with the queue
+// depth.
+func (s *Server) WriteMetrics(w io.Writer) { s.M.Write(w, s.Depth()) }
 
 // Depth is the number of queued triggers not yet answered.
 func (s *Server) Depth() int { return s.q.Depth() }
@@ -270,7 +275,7 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 		if err := s.q.Finish(id, o); err != nil {
 			return err
 		}
-		s.M.drained(o)
+		s.M.Drained(o)
 		if s.o.Drained != nil {
 			s.o.Drained(o)
 		}
@@ -281,86 +286,74 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 // id for the next drains, and releases those of each gateway that
 // rendered or skipped.
 func (s *Server) hold(id int, es []Entry, o *Outcome) error {
-	status := map[string]string{}
-	for _, r := range o.Receipts {
-		status[r.Node] = r.Status
-	}
+	held := map[string][]Entry{}
 	for _, n := range s.o.Graph.Nodes {
-		switch st := status[n.ID]; {
-		case n.Kind != "gateway" || st == "":
-		case st == receipt.Failed:
-			held := map[string]bool{}
-			for _, h := range s.q.Held(n.ID) {
-				held[h.FP] = true
-			}
-			var keep []Entry
-			for _, e := range es {
-				if e.Node == n.ID && e.Event != nil && !e.Dup && !held[e.FP] {
-					keep = append(keep, e)
-				}
-			}
-			if err := s.q.Hold(id, n.ID, keep); err != nil {
-				return err
-			}
-		default:
-			if err := s.q.Unhold(id, n.ID); err != nil {
-				return err
-			}
+		held[n.ID] = s.q.Held(n.ID)
+	}
+	for _, h := range Holds(s.o.Graph, es, o, held) {
+		var err error
+		if h.Release {
+			err = s.q.Unhold(id, h.Node)
+		} else {
+			err = s.q.Hold(id, h.Node, h.Keep)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// Hold is what a finished drain does with a gateway's held events: keep
+// more of them (its render failed) or release them all (it rendered or
+// skipped).
+type Hold struct {
+	Node    string
+	Keep    []Entry
+	Release bool
+}
+
+// Holds decides, for each gateway that left a receipt in drain outcome
+// o (of entries es), what becomes of its held events (held, by node), in
+// graph order. A failed gateway keeps the events es gave it that it does
+// not hold yet.
+func Holds(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Hold {
+	status := map[string]string{}
+	for _, r := range o.Receipts {
+		status[r.Node] = r.Status
+	}
+	var out []Hold
+	for _, n := range g.Nodes {
+		switch st := status[n.ID]; {
+		case n.Kind != "gateway" || st == "":
+		case st == receipt.Failed:
+			has := map[string]bool{}
+			for _, h := range held[n.ID] {
+				has[h.FP] = true
+			}
+			var keep []Entry
+			for _, e := range es {
+				if e.Node == n.ID && e.Event != nil && !e.Dup && !has[e.FP] {
+					keep = append(keep, e)
+				}
+			}
+			out = append(out, Hold{Node: n.ID, Keep: keep})
+		case len(held[n.ID]) > 0:
+			out = append(out, Hold{Node: n.ID, Release: true})
+		}
+	}
+	return out
+}
+
 func (s *Server) drain(ctx context.Context, id int, es []Entry) (*Outcome, error) {
-	o := &Outcome{Drain: id, Start: s.o.Now().UTC(), Receipts: []Ref{}}
-	events := map[string][]any{}
-	tick := map[string]bool{}
-	// The events held for a gateway whose render failed come first.
-	inDrain := map[string]bool{}
-	for _, e := range es {
-		inDrain[e.FP] = true
-	}
+	held := map[string][]Entry{}
 	for _, n := range s.o.Graph.Nodes {
-		for _, h := range s.q.Held(n.ID) {
-			if inDrain[h.FP] {
-				continue // drain id is run again after a kill: its own event
-			}
-			v, err := canon.Decode(h.Event)
-			if err != nil {
-				return o, err
-			}
-			events[n.ID] = append(events[n.ID], v)
-			o.Redelivered++
-		}
+		held[n.ID] = s.q.Held(n.ID)
 	}
-	for _, e := range es {
-		o.Triggers = append(o.Triggers, Trigger{Node: e.Node, FP: e.FP, Dup: e.Dup, Self: e.Self})
-		if e.Event == nil || e.Dup {
-			tick[e.Node] = true
-			continue
-		}
-		v, err := canon.Decode(e.Event)
-		if err != nil {
-			return o, err
-		}
-		events[e.Node] = append(events[e.Node], v)
-	}
-	var ticks []string
-	for n := range tick {
-		if len(events[n]) == 0 {
-			ticks = append(ticks, n)
-		}
-	}
-	sort.Strings(ticks)
-	if len(events) > 0 {
-		o.Events = map[string]string{}
-		for n, vs := range events {
-			fp, err := canon.Fingerprint(vs, nil)
-			if err != nil {
-				return o, err
-			}
-			o.Events[n] = fp
-		}
+	o, events, ticks, err := Deliver(s.o.Graph, id, es, held)
+	o.Start = s.o.Now().UTC()
+	if err != nil {
+		return o, err
 	}
 	var mu sync.Mutex
 	res, err := reconcile.Drain(ctx, reconcile.Options{
@@ -381,6 +374,65 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (*Outcome, error
 	return o, err
 }
 
+// Deliver is what drain id delivers: the events held for each gateway
+// (held, by node) not among its own entries es, then those of es that
+// are not duplicates, by node; and the nodes woken without an event
+// (a manual or self wake, a duplicate) that are given none, sorted. It
+// returns the drain's outcome as begun (its triggers, redeliveries and
+// event fingerprints; Start is the caller's).
+func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Outcome, events map[string][]any, ticks []string, err error) {
+	o = &Outcome{Drain: id, Receipts: []Ref{}}
+	events = map[string][]any{}
+	tick := map[string]bool{}
+	// The events held for a gateway whose render failed come first.
+	inDrain := map[string]bool{}
+	for _, e := range es {
+		inDrain[e.FP] = true
+	}
+	for _, n := range g.Nodes {
+		for _, h := range held[n.ID] {
+			if inDrain[h.FP] {
+				continue // drain id is run again after a kill: its own event
+			}
+			v, err := canon.Decode(h.Event)
+			if err != nil {
+				return o, nil, nil, err
+			}
+			events[n.ID] = append(events[n.ID], v)
+			o.Redelivered++
+		}
+	}
+	for _, e := range es {
+		o.Triggers = append(o.Triggers, Trigger{Node: e.Node, FP: e.FP, Dup: e.Dup, Self: e.Self})
+		if e.Event == nil || e.Dup {
+			tick[e.Node] = true
+			continue
+		}
+		v, err := canon.Decode(e.Event)
+		if err != nil {
+			return o, nil, nil, err
+		}
+		events[e.Node] = append(events[e.Node], v)
+	}
+	for n := range tick {
+		if len(events[n]) == 0 {
+			ticks = append(ticks, n)
+		}
+	}
+	sort.Strings(ticks)
+	if len(events) > 0 {
+		o.Events = map[string]string{}
+		for n, vs := range events {
+			fp, err := canon.Fingerprint(vs, nil)
+			if err != nil {
+				return o, nil, nil, err
+			}
+			o.Events[n] = fp
+		}
+	}
+	return o, events, ticks, nil
+}
+
 // Status is every node's last receipt (nil for a node with none), by id.
 func (s *Server) Status() (map[string]*receipt.Receipt, error) {
 	out := map[string]*receipt.Receipt{}
@@ -399,12 +451,21 @@ func (s *Server) Status() (map[string]*receipt.Receipt, error) {
 // does. So a restart neither resets a cadence nor fires it twice.
 func (s *Server) due(node string, p *cadence.Plan) (time.Time, bool) {
 	fired, self := s.q.Fired(node)
+	return Due(s.o.Store, node, p, fired, self, s.started)
+}
+
+// Due is when node is next due by its plan p: fired and self are the
+// starts of the last finished drain that left it a receipt, and that
+// woke it by itself (zero when none), started when serving began (a
+// node that never fired counts from it), st the store whose published
+// truth gives the freshness lapses (valid_until).
+func Due(st *store.Store, node string, p *cadence.Plan, fired, self, started time.Time) (time.Time, bool) {
 	if fired.IsZero() && self.IsZero() {
-		self = s.started
+		self = started
 	}
 	var lapses []time.Time
 	if p.Freshness {
-		if v, ok, err := s.o.Store.Published(node); err == nil && ok {
+		if v, ok, err := st.Published(node); err == nil && ok {
 			lapses = validUntil(v, nil)
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/serve/connect"
 	"github.com/proselang/prose/serve/httpapi"
+	"github.com/proselang/prose/serve/temporalserve"
+	"github.com/proselang/prose/temporal"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
 )
@@ -29,6 +31,8 @@ type serveOptions struct {
 	slots                                            []string
 	maxEventBytes                                    int64
 	maxParallel                                      int
+	engine                                           string
+	conn                                             temporal.Conn
 }
 
 func newServeCmd(s streams) *cobra.Command {
@@ -58,7 +62,16 @@ endpoint but /health wants "Authorization: Bearer TOKEN".
   GET  /metrics                Prometheus text
 
 SIGTERM or Ctrl-C abandons the level being rendered (nothing of it is
-committed; its triggers stay queued for the next start) and exits 0.`,
+committed; its triggers stay queued for the next start) and exits 0.
+
+With --engine temporal the graph is served by a workflow on a Temporal
+cluster (one per state directory; a second serve of the same directory
+joins it): a trigger is answered 202 once the workflow has recorded it,
+and workers (prose worker, on the same task queue) render and commit the
+nodes. PATH, the state directory, --slot programs and --sign-key must be
+reachable at the same paths on every worker (a shared filesystem): the
+state directory stays the world model's store. Stopping this process
+stops only its HTTP face; the workflow keeps draining.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.path = args[0]
@@ -76,6 +89,8 @@ committed; its triggers stay queued for the next start) and exits 0.`,
 	fl.StringVar(&o.logFormat, "log-format", "text", "drain log lines on stderr: text or json")
 	fl.StringVar(&o.model, "model", "", "`MODEL` for llm renders and Executions (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
+	fl.StringVar(&o.engine, "engine", "local", "drain with `ENGINE` local (this process) or temporal (a workflow, and the workers of its task queue)")
+	addConnFlags(cmd, &o.conn)
 	return cmd
 }
 
@@ -142,6 +157,9 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	} else if !httpapi.Loopback(o.addr) {
 		return usageErrorf("serve: --http %s is not a loopback address: give --token-file FILE, so that nothing but /health answers without its bearer token", o.addr)
 	}
+	if o.engine != "local" && o.engine != "temporal" {
+		return usageErrorf("serve: unknown --engine %q (want local or temporal)", o.engine)
+	}
 	var key ed25519.PrivateKey
 	if o.signKey != "" {
 		k, err := readSignKey(o.signKey)
@@ -155,12 +173,21 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 		return err
 	}
 	log := newDrainLog(s, o.logFormat)
+	if o.engine == "temporal" {
+		return serveTemporal(ctx, s, o, g, st, token, log)
+	}
 	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
 	defer srv.Close()
-	conns, err := serveConnectors(s, g, srv)
+	return serveHTTP(ctx, s, o, g, srv, token, srv.Run)
+}
+
+// serveHTTP serves b over HTTP on o.addr, with b's connectors, while run
+// drains, until ctx ends (exit 0) or either fails.
+func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, b serveBackend, token string, run func(context.Context) error) error {
+	conns, err := serveConnectors(s, g, b)
 	if err != nil {
 		return err
 	}
@@ -168,15 +195,15 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
-	hs := &http.Server{Handler: httpapi.Handler(srv, httpapi.Options{Token: token, MaxEventBytes: o.maxEventBytes}), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: httpapi.Handler(b, httpapi.Options{Token: token, MaxEventBytes: o.maxEventBytes}), ReadHeaderTimeout: 10 * time.Second}
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- hs.Serve(ln) }()
-	fmt.Fprintf(s.err, "prose serve: listening on http://%s (state %s)\n", ln.Addr(), st.Dir)
+	fmt.Fprintf(s.err, "prose serve: listening on http://%s (state %s)\n", ln.Addr(), b.Store().Dir)
 	for _, k := range conns {
 		go k.Run(ctx, nil)
 	}
 	runErr := make(chan error, 1)
-	go func() { runErr <- srv.Run(ctx) }()
+	go func() { runErr <- run(ctx) }()
 	var fail error
 	select {
 	case err := <-runErr:
@@ -197,9 +224,55 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	return nil
 }
 
+// serveBackend is what serveHTTP serves: a local serve.Server or the
+// front of a serve workflow.
+type serveBackend interface {
+	httpapi.Backend
+	connect.Sink
+}
+
+// serveTemporal starts (or joins) the serve workflow of the state
+// directory and serves its front: the workers of the task queue drain.
+func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, st *store.Store, token string, log func(*serve.Outcome)) error {
+	c, err := temporalConn(o.conn, "serve --engine temporal")
+	if err != nil {
+		return err
+	}
+	w := temporalserve.World{Slots: o.slots, MaxParallel: o.maxParallel}
+	for _, p := range []struct {
+		in  string
+		out *string
+	}{{o.path, &w.Project}, {st.Dir, &w.State}, {o.signKey, &w.SignKey}} {
+		if p.in == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p.in)
+		if err != nil {
+			return usageErrorf("serve: %v", err)
+		}
+		*p.out = abs
+	}
+	c.Log = s.err
+	cl, err := temporal.Dial(ctx, c)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+	}
+	defer cl.Close()
+	id, err := temporalserve.Start(ctx, cl, queueName(c), w)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+	}
+	fmt.Fprintf(s.err, "prose serve: workflow %s on task queue %s at %s\n", id, queueName(c), c.Address)
+	front := temporalserve.NewFront(cl, id, g, st)
+	return serveHTTP(ctx, s, o, g, front, token, func(ctx context.Context) error {
+		front.Follow(ctx, 200*time.Millisecond, log)
+		return nil
+	})
+}
+
 // serveConnectors opens the connectors of the project's prose.serve.yaml
 // (none without one); its problems are a usage error at their lines.
-func serveConnectors(s streams, g *graph.Graph, srv *serve.Server) ([]*connect.Connector, error) {
+func serveConnectors(s streams, g *graph.Graph, srv connect.Sink) ([]*connect.Connector, error) {
 	cfgs, diags, err := connect.ReadConfig(g.Root, g)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("serve: %w", err)}

@@ -104,6 +104,9 @@ func (s *served) post(event string) (int, ack) {
 	s.t.Helper()
 	code, b := s.do("POST", "/trigger/counter-events", "", []byte(event))
 	var a ack
+	if code >= 500 {
+		s.t.Logf("POST /trigger/counter-events %s: %d %s", event, code, b)
+	}
 	if code == http.StatusAccepted {
 		if err := json.Unmarshal(b, &a); err != nil || a.Drain == 0 {
 			s.t.Fatalf("202 without a drain id: %s", b)
@@ -170,7 +173,12 @@ func TestServeEvents(t *testing.T) {
 	s := newServed(t)
 	s.start()
 	defer s.stop()
+	serveEvents(t, s)
+}
 
+// serveEvents posts the events of TestServeEvents to s and checks its
+// ledger.
+func serveEvents(t *testing.T, s *served) {
 	type item struct {
 		body string
 		kind string // "new", "dup", "bad"

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/serve/temporalserve"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/temporal"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/store"
 )
 
 // newWorkerCmd is `prose worker`.
@@ -30,7 +35,12 @@ model, and conditions that need one call the model configured here
 A program a binding names that this machine lacks fails the run with an
 error naming it. Start as many workers as you like, on as many machines;
 a run survives the loss of any of them. Ctrl-C stops the worker (its
-calls in flight are stopped and taken over by another worker).`,
+calls in flight are stopped and taken over by another worker).
+
+It also serves the graphs of prose serve --engine temporal: their
+workflows, and the render and commit of each node, which read the
+project and write the state directory at the paths the server gave
+(a filesystem every worker shares).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmdContext(cmd)
@@ -52,6 +62,9 @@ calls in flight are stopped and taken over by another worker).`,
 			}
 			defer cl.Close()
 			w := temporal.NewWorker(cl, c, acts, temporal.WorkerOptions{MaxConcurrentCalls: maxCalls, MaxConcurrentRuns: maxRuns})
+			temporalserve.Register(w, &temporalserve.Activities{Open: func(wd temporalserve.World) (*temporalserve.Project, error) {
+				return openServed(wd, &runOptions{model: model, baseURL: baseURL})
+			}})
 			if err := w.Start(); err != nil {
 				return &exitError{code: exitFailure, err: fmt.Errorf("starting the worker: %v", err)}
 			}
@@ -68,6 +81,34 @@ calls in flight are stopped and taken over by another worker).`,
 	fl.StringVar(&model, "model", "", "`MODEL` for llm slots and conditions (default $PROSE_MODEL)")
 	fl.StringVar(&baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	return cmd
+}
+
+// openServed opens the World of a serve workflow on this worker: its
+// graph, its render bindings (with this worker's model settings), the
+// shared store and the signing key.
+func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, error) {
+	g, diags, err := graph.Load(w.Project)
+	if err != nil {
+		return nil, err
+	}
+	if diags.HasErrors() {
+		return nil, errors.New(strings.TrimSpace(diags.String()))
+	}
+	b, err := worldBindings(g, w.Slots, ro)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(w.State)
+	if err != nil {
+		return nil, err
+	}
+	p := &temporalserve.Project{Graph: g, Store: st, Renderer: b.renderer, Binding: b.describe}
+	if w.SignKey != "" {
+		if p.SignKey, err = readSignKey(w.SignKey); err != nil {
+			return nil, fmt.Errorf("--sign-key %s: %v", w.SignKey, err)
+		}
+	}
+	return p, nil
 }
 
 // workerActivities builds the activities with this machine's model

@@ -63,6 +63,7 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/store"
 )
 
 // FileName is the serve configuration file at a project's root.
@@ -188,10 +189,20 @@ func lineCol(src []byte, line, col int) diag.Pos {
 	return diag.Pos(p + col - 1)
 }
 
+// Sink is what a connector delivers to: a serve.Server, or the front of
+// a serve workflow on Temporal.
+type Sink interface {
+	Store() *store.Store
+	Trigger(node string, event []byte) (drain int, dup bool, err error)
+	SetConnector(gateway string, st serve.ConnectorState)
+}
+
+var _ Sink = (*serve.Server)(nil)
+
 // Connector polls one source for one gateway.
 type Connector struct {
 	c      *Config
-	s      *serve.Server
+	s      Sink
 	dir    string // the project root: exec's working directory
 	state  string // the cursor file
 	cur    cursor
@@ -208,7 +219,7 @@ type cursor struct {
 
 // New opens c's connector over s (its cursor in s's state directory);
 // dir is the project root.
-func New(c *Config, s *serve.Server, dir string) (*Connector, error) {
+func New(c *Config, s Sink, dir string) (*Connector, error) {
 	p := filepath.Join(s.Store().Dir, ".serve", "connectors", c.Gateway+".json")
 	k := &Connector{c: c, s: s, dir: dir, state: p, client: &http.Client{Timeout: 30 * time.Second}}
 	b, err := os.ReadFile(p)

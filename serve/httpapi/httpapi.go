@@ -7,7 +7,7 @@
 // GET /drains/ID, GET /metrics. With a token, every endpoint but /health
 // answers 401 to a request without "Authorization: Bearer TOKEN".
 //
-// Main types: Options. Entry points: Handler, Loopback.
+// Main types: Options, Backend. Entry points: Handler, Loopback.
 package httpapi
 
 import (
@@ -23,7 +23,9 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/store"
 )
 
 // DefaultMaxEventBytes bounds a trigger's body when Options leaves it 0.
@@ -38,8 +40,24 @@ type Options struct {
 	MaxEventBytes int64
 }
 
+// Backend is what the handler serves: a serve.Server, or a front of the
+// Temporal variant (its queue and outcomes in a workflow, its store
+// shared).
+type Backend interface {
+	Graph() *graph.Graph
+	Store() *store.Store
+	Status() (map[string]*receipt.Receipt, error)
+	Depth() int
+	Connectors() map[string]serve.ConnectorState
+	Trigger(node string, event []byte) (drain int, dup bool, err error)
+	Drain(id int) (string, *serve.Outcome)
+	WriteMetrics(w io.Writer)
+}
+
+var _ Backend = (*serve.Server)(nil)
+
 // Handler serves s.
-func Handler(s *serve.Server, o Options) http.Handler {
+func Handler(s Backend, o Options) http.Handler {
 	if o.MaxEventBytes <= 0 {
 		o.MaxEventBytes = DefaultMaxEventBytes
 	}
@@ -89,7 +107,7 @@ func Loopback(addr string) bool {
 }
 
 type handler struct {
-	s *serve.Server
+	s Backend
 	o Options
 }
 
@@ -260,5 +278,5 @@ func (h *handler) drain(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-	h.s.M.Write(w, h.s.Depth())
+	h.s.WriteMetrics(w)
 }

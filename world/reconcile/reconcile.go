@@ -29,7 +29,8 @@
 //     MaxParallel at once; their receipts are committed in id order, so
 //     the ledger does not depend on which finished first.
 //
-// Main types: Options, Result, Renderer, Request. Entry point: Drain.
+// Main types: Options, Result, Renderer, Request, Steps. Entry points:
+// Drain, and Number, Resume for a drain taken in steps.
 package reconcile
 
 import (
@@ -134,13 +135,7 @@ type drainer struct {
 
 // Drain runs one drain.
 func Drain(ctx context.Context, o Options) (*Result, error) {
-	d := &drainer{o: o, g: o.Graph, st: map[string]*state{}, fired: map[string]*receipt.Receipt{}, res: &Result{}, now: o.Now, ticks: map[string]bool{}, contract: map[string]string{}}
-	if d.now == nil {
-		d.now = time.Now
-	}
-	for _, t := range o.Ticks {
-		d.ticks[t] = true
-	}
+	d := newDrainer(o)
 	if err := d.load(); err != nil {
 		return nil, err
 	}
@@ -156,6 +151,17 @@ func Drain(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	return d.res, nil
+}
+
+func newDrainer(o Options) *drainer {
+	d := &drainer{o: o, g: o.Graph, st: map[string]*state{}, fired: map[string]*receipt.Receipt{}, res: &Result{}, now: o.Now, ticks: map[string]bool{}, contract: map[string]string{}}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	for _, t := range o.Ticks {
+		d.ticks[t] = true
+	}
+	return d
 }
 
 // load reads every node's ledger and published truth, repairs published
@@ -597,4 +603,103 @@ func diff(last *receipt.Receipt, facets map[string]string, prior, truth any) rec
 	}
 	sort.Strings(df.Fields)
 	return df
+}
+
+// Steps is a drain taken one node at a time by a caller that keeps the
+// drain's progress itself and may run each step in another process (the
+// Temporal variant of prose serve runs each as an activity). Every step
+// reloads the store, so what it plans and renders is what Drain would at
+// that point of the same drain: the levels before it committed, the
+// nodes of its own level not feeding it.
+//
+// Decided: a step knows a commit of its own drain by the store drain
+// number in the node's last receipt. A drain's number is fixed by its
+// first step (Number) and kept by the caller, and no later drain shares
+// it, so Fire finding a receipt of its drain on the node returns it
+// without rendering: a step retried after its commit landed renders
+// nothing again.
+type Steps struct {
+	d *drainer
+}
+
+// Number is the store drain number the next drain of o.Store takes (one
+// more than any receipt's). Like Drain, it first repairs published files
+// from their last receipts.
+func Number(o Options) (int, error) {
+	d := newDrainer(o)
+	if err := d.load(); err != nil {
+		return 0, err
+	}
+	return d.res.Drain, nil
+}
+
+// Resume loads o.Store for a step of the drain numbered drain (o.Events
+// and o.Ticks are that drain's): the receipts of that number count as
+// what the drain fired so far.
+func Resume(o Options, drain int) (*Steps, error) {
+	d := newDrainer(o)
+	if err := d.load(); err != nil {
+		return nil, err
+	}
+	d.res.Drain = drain
+	for id, s := range d.st {
+		if s.last != nil && s.last.Drain == drain {
+			d.fired[id] = s.last
+		}
+	}
+	return &Steps{d: d}, nil
+}
+
+// Plan lists, of the nodes ids (one height of the graph), those that
+// fire in this drain, in id order, with whether each renders.
+func (s *Steps) Plan(ids []string) (fire []string, render []bool, err error) {
+	for _, id := range ids {
+		n := s.d.g.Node(id)
+		if n == nil {
+			return nil, nil, fmt.Errorf("the graph has no node %q", id)
+		}
+		if r := s.d.fired[id]; r != nil {
+			fire, render = append(fire, id), append(render, r.Status != receipt.Skipped)
+			continue
+		}
+		p, err := s.d.plan(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		if p != nil {
+			fire, render = append(fire, id), append(render, p.render)
+		}
+	}
+	return fire, render, nil
+}
+
+// Fire renders node id when its key moved and commits its receipt as
+// number seq of the drain; done says the store already held this drain's
+// receipt of id, which is returned without rendering. A node that does
+// not fire returns a nil receipt. When ctx ends during the render nothing
+// is committed.
+func (s *Steps) Fire(ctx context.Context, id string, seq int) (r *receipt.Receipt, done bool, err error) {
+	d := s.d
+	if r := d.fired[id]; r != nil {
+		return r, true, nil
+	}
+	n := d.g.Node(id)
+	if n == nil {
+		return nil, false, fmt.Errorf("the graph has no node %q", id)
+	}
+	p, err := d.plan(n)
+	if err != nil || p == nil {
+		return nil, false, err
+	}
+	if p.render {
+		p.ans, p.err = d.render(ctx, p)
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+	}
+	d.seq = seq - 1
+	if err := d.commit(p); err != nil {
+		return nil, false, err
+	}
+	return d.fired[id], false, nil
 }

@@ -1,0 +1,69 @@
+// Package temporalserve is prose serve on a Temporal cluster: each
+// project graph is one long-lived workflow that keeps the graph's trigger
+// queue, and each node's render and commit is an activity run by
+// whichever worker (prose worker) takes it.
+//
+// What lives where (decided):
+//
+//   - The workflow's state replaces the local queue file: the pending
+//     triggers by drain id, the next drain id, the fingerprints each
+//     gateway was given (duplicates are known by them), the events held
+//     for gateways whose render failed, the outcomes of the last
+//     keepOutcomes drains, and per node when it last fired and last woke
+//     itself (the cadences' base). It is carried across Continue-As-New,
+//     which the workflow takes once Temporal suggests it or its history
+//     passes maxHistory events, between drains and with no update in
+//     flight. The fingerprints are never dropped (as the queue file is
+//     never compacted), about 80 bytes an event.
+//   - A trigger is an update (TriggerUpdate): its handler puts the
+//     trigger in the workflow's state and returns the drain id, and the
+//     SDK answers the caller only once the update's completion is in the
+//     history. That completion is the durable acknowledgement behind the
+//     HTTP 202: a worker or the server lost after it loses nothing.
+//   - The world model stays the state directory of package store, on a
+//     path every worker reaches (a shared or network filesystem mounted
+//     at the same place, or one machine). The store is already the
+//     format of record (receipts verify, prose world show, the local
+//     serve read it), its writes are atomic renames with a receipt as
+//     commit point, so a worker killed anywhere leaves the old commit or
+//     the new one; truths never travel through the cluster (they may be
+//     large, and the history would hold every version of them) and a
+//     worker reads a node's inputs where the last commit put them. A
+//     second store (a database) would need a second commit protocol and
+//     give nothing the directory lacks for one graph. The existing lock
+//     (DIR/.serve/lock, taken by a local prose serve) keeps the two
+//     variants off one directory: a drain on Temporal waits while a
+//     local serve holds it. Within a drain each node's commit takes a
+//     lock of its own (DIR/.serve/temporal/NODE.lock), so an attempt
+//     whose worker was given up for lost but still runs cannot commit
+//     beside its retry. flock over NFS needs a lock daemon (NFSv4 has
+//     it built in); a filesystem without working locks must not be
+//     shared by more than one worker.
+//   - The project (its specs) is read by each worker from the same path
+//     (World.Project): render bindings (exec: commands) run on the
+//     worker, with its environment and its model settings, as in a run
+//     on Temporal.
+//
+// A drain is a sequence of activities: Begin fixes the store drain
+// number (one more than any receipt's); per graph height, Plan lists the
+// nodes that fire, and Fire renders (when its memo key moved) and
+// commits each, at most World.MaxParallel at once, with a receipt
+// sequence number the workflow assigns, so the ledger does not depend on
+// which render finished first. Fire is idempotent: when the node's last
+// receipt carries the drain's number, the commit landed before (its
+// worker died before reporting it) and that receipt is returned with
+// nothing rendered. Unlike a local drain, a level may be committed in
+// part when a worker is lost; its retry completes it.
+//
+// Continuity is a durable timer: after each drain the workflow asks an
+// activity (Due) when each node with a cadence is next due, from the
+// times its state keeps and the store's freshness fields, and waits on
+// a workflow timer until the soonest (or a trigger); the nodes due when
+// it fires are queued as self wakes.
+//
+// Every payload is encrypted as for runs on Temporal (package temporal's
+// codec): a client from temporal.Dial carries it.
+//
+// Main types: World, Project, Activities, State, Front. Entry points:
+// Register, Start, NewFront.
+package temporalserve

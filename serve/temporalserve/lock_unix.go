@@ -1,0 +1,46 @@
+//go:build unix
+
+package temporalserve
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// lockNode takes node's commit lock in the state directory
+// (DIR/.serve/temporal/HASH.lock, named by the id's sha256 so any id
+// makes a file name), waiting until ctx ends; the returned func releases
+// it. The kernel releases it when its process dies.
+func lockNode(ctx context.Context, stateDir, node string) (func(), error) {
+	sum := sha256.Sum256([]byte(node))
+	p := filepath.Join(stateDir, ".serve", "temporal", hex.EncodeToString(sum[:8])+".lock")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

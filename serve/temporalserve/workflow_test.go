@@ -1,0 +1,133 @@
+package temporalserve
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/receipt"
+)
+
+type triggered struct {
+	ack      Ack
+	rejected error
+	err      error
+}
+
+// trigger sends a trigger update and records how it was answered.
+func trigger(env *testsuite.TestWorkflowEnvironment, id, node, event string, into *triggered) {
+	in := TriggerIn{Node: node}
+	if event != "" {
+		v, _ := canon.Decode([]byte(event))
+		in.Event, _ = canon.Marshal(v)
+		in.FP, _ = canon.Fingerprint(v, nil)
+	}
+	env.UpdateWorkflow(TriggerUpdate, id, &testsuite.TestUpdateCallback{
+		OnReject: func(err error) { into.rejected = err },
+		OnComplete: func(v any, err error) {
+			into.err = err
+			if a, ok := v.(Ack); ok {
+				into.ack = a
+			}
+		},
+	}, in)
+}
+
+func drainState(t *testing.T, env *testsuite.TestWorkflowEnvironment, id int) DrainState {
+	t.Helper()
+	v, err := env.QueryWorkflow(DrainQuery, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds DrainState
+	if err := v.Get(&ds); err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// The workflow queues triggers by update (a repeated event is a
+// duplicate, an event for a node that is no gateway is rejected), drains
+// them with the activities, and continues as new with its state when
+// Temporal suggests it: the next run still knows the event.
+func TestWorkflowQueuesDrainsAndContinues(t *testing.T) {
+	a, f, w, st := feedActivities(t)
+	var ts testsuite.WorkflowTestSuite
+	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := ts.NewTestWorkflowEnvironment()
+	Register(env, a)
+	var first, dup, wake, bad triggered
+	env.RegisterDelayedCallback(func() {
+		trigger(env, "u1", "feed", `{"id":"a"}`, &first)
+		trigger(env, "u2", "feed", `{"id":"a"}`, &dup)
+		trigger(env, "u3", "tally", "", &wake)
+		trigger(env, "u4", "tally", `{"id":"b"}`, &bad)
+	}, 0)
+	var done DrainState
+	var late triggered
+	env.RegisterDelayedCallback(func() {
+		done = drainState(t, env, 1)
+		env.SetContinueAsNewSuggested(true)
+		var again triggered
+		trigger(env, "u5", "feed", `{"id":"c"}`, &again)
+		trigger(env, "u6", "tally", `{"id":"d"}`, &late)
+	}, time.Minute)
+	env.ExecuteWorkflow(WorkflowName, Input{World: w})
+
+	if first.err != nil || first.ack != (Ack{Drain: 1}) {
+		t.Errorf("first event: %+v, want drain 1", first)
+	}
+	if dup.ack != (Ack{Drain: 1, Duplicate: true}) {
+		t.Errorf("repeated event: %+v, want drain 1, a duplicate", dup)
+	}
+	if wake.ack.Drain != 1 || wake.ack.Duplicate {
+		t.Errorf("manual wake: %+v, want drain 1", wake)
+	}
+	// Before the shape is known the handler refuses it, after that the
+	// validator.
+	if bad.rejected == nil && bad.err == nil || bad.ack.Drain != 0 {
+		t.Errorf("an event for the tally was queued: %+v", bad)
+	}
+	if late.rejected == nil || late.ack.Drain != 0 {
+		t.Errorf("an event for the tally, later, was not rejected: %+v", late)
+	}
+	if done.State != "done" || len(done.Outcome.Triggers) != 3 || done.Outcome.Rendered != 2 {
+		t.Fatalf("drain 1: %+v, want done with 3 triggers and 2 renders", done)
+	}
+	if f.renders["feed"] != 2 || f.renders["tally"] != 2 {
+		t.Errorf("renders %v, want feed and tally twice (drains 1 and 2)", f.renders)
+	}
+	if rs, _ := st.Ledger("feed"); len(rs) != 2 || rs[0].Status != receipt.Rendered {
+		t.Errorf("feed's ledger: %d receipts", len(rs))
+	}
+
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("workflow ended with %v, want to continue as new", err)
+	}
+	var next Input
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.State == nil || next.State.Next != 3 || len(next.State.Seen["feed"]) != 2 || next.State.Done[2] == nil || len(next.State.Pending) != 0 {
+		t.Fatalf("state carried: %+v, want drains 1 and 2 done and both events seen", next.State)
+	}
+
+	env2 := ts.NewTestWorkflowEnvironment()
+	Register(env2, a)
+	var seen triggered
+	env2.RegisterDelayedCallback(func() { trigger(env2, "u1", "feed", `{"id":"c"}`, &seen) }, 0)
+	env2.RegisterDelayedCallback(env2.CancelWorkflow, time.Minute)
+	env2.ExecuteWorkflow(WorkflowName, next)
+	if seen.ack != (Ack{Drain: 3, Duplicate: true}) {
+		t.Errorf("event after continue-as-new: %+v, want drain 3, a duplicate", seen)
+	}
+}
