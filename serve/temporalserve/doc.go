@@ -32,8 +32,9 @@
 //     second store (a database) would need a second commit protocol and
 //     give nothing the directory lacks for one graph. The existing lock
 //     (DIR/.serve/lock, taken by a local prose serve) keeps the two
-//     variants off one directory: a drain on Temporal waits while a
-//     local serve holds it. Within a drain each node's commit takes a
+//     variants off one directory: a drain on Temporal does not begin
+//     while a local serve holds it (Begin is retried, lostWorkerAttempts
+//     times, then the drain ends with that error). Within a drain each node's commit takes a
 //     lock of its own (DIR/.serve/temporal/NODE.lock), so an attempt
 //     whose worker was given up for lost but still runs cannot commit
 //     beside its retry. flock over NFS needs a lock daemon (NFSv4 has
