@@ -1,4 +1,4 @@
-package patterns_test
+package callgraph_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // the slot: rendered by the model when it has no Execution (issue 18,
 // item 1), run when it has one, its own callees bound by dotted names.
 
-var workerCritic = filepath.Join("..", "std", "patterns", "worker-critic.prose.md")
+var workerCritic = filepath.Join("..", "..", "std", "patterns", "worker-critic.prose.md")
 
 func runPattern(path string, slots []string, inputs map[string]string, env *bind.Env) (delegation.Value, error) {
 	var b bind.Settings

@@ -1,4 +1,4 @@
-package patterns
+package callgraph_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/spec"
@@ -53,7 +54,7 @@ func runNested(t *testing.T, args string, slots, config []string) (string, error
 		k, v, _ := strings.Cut(c, "=")
 		b.Config = append(b.Config, bind.Assignment{Name: k, Value: v})
 	}
-	v, err := Run(context.Background(), RunOptions{Path: out, Bindings: b, Env: &bind.Env{Nested: callgraph.NestedSpec}})
+	v, err := patterns.Run(context.Background(), patterns.RunOptions{Path: out, Bindings: b, Env: &bind.Env{Nested: callgraph.NestedSpec}})
 	if err != nil {
 		return "", err
 	}
@@ -252,7 +253,7 @@ func TestNestedUnreadableSpecNamesSlot(t *testing.T) {
 		folder:  "--slot inner: read " + folder + ": is a directory, not a spec file",
 	} {
 		b := bind.Settings{Slots: []bind.Assignment{{Name: "inner", Value: path}}}
-		_, err := Run(context.Background(), RunOptions{Path: out, Bindings: b, Env: &bind.Env{Nested: callgraph.NestedSpec}})
+		_, err := patterns.Run(context.Background(), patterns.RunOptions{Path: out, Bindings: b, Env: &bind.Env{Nested: callgraph.NestedSpec}})
 		var u *bind.UsageError
 		if !errors.As(err, &u) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("err = %v, want it to start with %q", err, want)

@@ -1,14 +1,11 @@
-package patterns
+package callgraph
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // TestRefusedFileHasNoEcho: a file the loader refuses (here: empty, and
@@ -24,10 +21,10 @@ func TestRefusedFileHasNoEcho(t *testing.T) {
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Run(context.Background(), RunOptions{Path: path})
-		var se *callgraph.SpecError
+		_, _, err := LoadChecked(path, nil, nil)
+		var se *SpecError
 		if !errors.As(err, &se) {
-			t.Fatalf("%s: err = %v, want a *callgraph.SpecError", name, err)
+			t.Fatalf("%s: err = %v, want a *SpecError", name, err)
 		}
 		if len(se.Diags) != 1 || strings.Contains(se.Error(), "no Delegation") {
 			t.Errorf("%s: %v, want the loader's error alone", name, se.Diags)

@@ -1,4 +1,4 @@
-package patterns_test
+package callgraph_test
 
 import (
 	"context"
