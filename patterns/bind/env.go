@@ -15,6 +15,10 @@ import (
 
 // Env turns binding texts into services. The zero Env understands
 // `exec:COMMAND`; model-backed slots and nested specs need their hooks.
+//
+// Env lives here, with the texts it reads, and not in package service:
+// a Slot carries the Settings addressed to its nested spec, and package
+// service stays below binding (decided when patterns was split by job).
 type Env struct {
 	// Dir is the working directory of exec services ("" is the current
 	// directory).
