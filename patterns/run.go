@@ -102,7 +102,7 @@ type Prepared struct {
 	Instance *bind.Instance
 	// Warnings are the spec's non-error diagnostics.
 	Warnings diag.List
-	// Host is what the evaluator runs with: Caller is a Caller, Judge a
+	// Host is what the evaluator runs with: Caller is a service.Caller, Judge a
 	// judge.Deterministic over the model judge, Recorder
 	// RunOptions.Recorders.
 	Host *delegation.Host

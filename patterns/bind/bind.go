@@ -69,7 +69,7 @@ func (b *Settings) sub(slot string) *Settings {
 }
 
 // Instance is a spec bound to services, config and inputs: what a run of
-// its Delegation needs. It is immutable after Bind; Globals hands each run
+// its Delegation needs. It is immutable after Spec; Globals hands each run
 // fresh copies of its list and object values.
 type Instance struct {
 	Spec *spec.Spec
@@ -80,7 +80,7 @@ type Instance struct {
 	// default, else null.
 	Config map[string]delegation.Value
 	// Inputs holds the declared inputs that are neither slots nor config
-	// keys (empty when Bind ran with DeferInputs).
+	// keys (empty when Spec ran with DeferInputs).
 	Inputs map[string]delegation.Value
 	// Env is the Env the spec was bound in: WithArgs binds a call's
 	// arguments in it (messages name them with its Prefix).

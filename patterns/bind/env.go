@@ -41,7 +41,7 @@ type Env struct {
 	// wrapping ErrNoModel: no model is configured.
 	Render func(b *Render) (service.Service, error)
 	// Exec, when set, builds the service of an `exec:COMMAND` binding in
-	// place of an ExecService run here (nil: an ExecService, its program
+	// place of a service.Exec run here (nil: a service.Exec, its program
 	// checked first). An engine that runs programs elsewhere sets it, so
 	// that binding never looks at this machine's files.
 	Exec func(b *Slot) (service.Service, error)
@@ -69,7 +69,7 @@ type Env struct {
 	Prefix string
 	// Depth is the nesting depth of the spec being bound (0 at the top).
 	Depth int
-	// DeferInputs makes Bind skip inputs: a nested spec receives them from
+	// DeferInputs makes Spec skip inputs: a nested spec receives them from
 	// each call's arguments (Instance.WithArgs).
 	DeferInputs bool
 }

@@ -37,7 +37,7 @@ import (
 // targets that resolve to nothing, --slot names that name no callee, and
 // the nodes that need a model when none is configured (with the --slot
 // bindings that would serve them instead). A gateway or a test is refused
-// with a message saying what runs it.
+// by the host (package patterns) with a message saying what runs it.
 
 // Plan is the prepared run of a function or responsibility: the program
 // that runs it, the names it starts with (its callees' services and its
