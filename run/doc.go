@@ -32,7 +32,11 @@
 // Engines. Local is the engine of this process, as an Engine: the
 // interface a program or `prose run --engine` picks an engine through.
 // Package temporal's Engine runs the same Request on a Temporal cluster
-// (this package does not depend on it).
+// (this package does not depend on it); its workflow assembles the run
+// with Prepare too, as a Deterministic run whose programs, models and
+// judgments are the workers' (Options.Exec, Models), whose specs come
+// from the request (Options.Specs), and which RunHere runs under the
+// workflow's own context.
 //
 // Errors. Every error is a *Error whose Code says why the run gave no
 // value (CodeUsage and CodeInvalidSpec before anything runs, CodeFailed,

@@ -112,6 +112,26 @@ type Options struct {
 	// open, before any call runs, with the run id ("" without a journal):
 	// a server hands the id out while the run goes on.
 	Started func(runID string)
+
+	// Exec, when set, serves the slots bound to programs in place of
+	// running them in this process (a Temporal workflow has its workers
+	// run them).
+	Exec func(b *bind.Slot) (service.Service, error)
+	// Specs, when set, is the graph every spec file of the run is loaded
+	// from, in place of one over Files (a Temporal workflow reads the
+	// sources its request carries).
+	Specs *specgraph.Graph
+	// Deterministic assembles the run for an engine that replays it from
+	// a history and must take the same steps every time (package
+	// temporal's workflow): Prepare reads nothing of this process (the
+	// environment only through Getenv, no working directory, spec files
+	// only through Specs or Files, no MCP configuration: ### Tools
+	// sessions are the engine's Models.Render's to serve), keeps no
+	// journal, trace or telemetry (RunDir, Trace and Telemetry must be
+	// unset), and the run is run by RunHere on the caller's goroutine,
+	// under the caller's ctx as it is, with Gates (which must be set)
+	// answering its gates; Start refuses it.
+	Deterministic bool
 }
 
 // Notice is what a run tells Options.Notify, for a person running it;
@@ -302,7 +322,7 @@ func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 // prose run (Local.Run), prose resume and replay, and prose test all run
 // through it.
 func Prepare(ctx context.Context, req Request, o Options) (*Run, error) {
-	if req.Dir == "" {
+	if req.Dir == "" && !o.Deterministic {
 		if wd, err := os.Getwd(); err == nil {
 			req.Dir = wd
 		}
@@ -335,6 +355,9 @@ type Run struct {
 func (r *Run) Warnings() diag.List { return r.p.Warnings }
 
 func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id string) (*Run, error) {
+	if err := o.deterministic(); err != nil {
+		return nil, err
+	}
 	req, services, err := req.typed(o)
 	if err != nil {
 		return nil, err
@@ -344,7 +367,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if o.Models != nil {
+	if o.Models != nil || o.Deterministic && o.Getenv == nil {
 		// the hooks serve every model: none is configured from the
 		// environment (nor refused for a missing key)
 		getenv = func(string) string { return "" }
@@ -362,17 +385,22 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if files == nil {
 		files = specgraph.OSIn(req.Dir)
 	}
-	g := specgraph.New(specgraph.Options{FS: files})
+	g := o.Specs
+	if g == nil {
+		g = specgraph.New(specgraph.Options{FS: files})
+	}
 	workDir := req.Dir
 	if o.WorkDir != "" {
 		workDir = o.WorkDir
 	}
-	if mods.tools, err = newTools(req, workDir, o.MCPServers,
-		redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes()); err != nil {
-		return nil, &UsageError{err}
+	if !o.Deterministic {
+		if mods.tools, err = newTools(req, workDir, o.MCPServers,
+			redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes()); err != nil {
+			return nil, &UsageError{err}
+		}
 	}
 	mods.maxTurns = req.MaxTurns
-	env := &bind.Env{Dir: workDir, Services: services, Host: o.Host, Nested: callgraph.NestedSpecWith(g.Load), ContractCheck: o.ContractCheck}
+	env := &bind.Env{Dir: workDir, Services: services, Host: o.Host, Exec: o.Exec, Nested: callgraph.NestedSpecWith(g.Load), ContractCheck: o.ContractCheck}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
 		Limits:    req.Limits,
@@ -420,13 +448,50 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 // opened) means the run did not start; Wait then returns it too. Start
 // runs a Run once.
 func (r *Run) Start(ctx context.Context) error {
-	if r.started {
-		return &Error{Code: CodeUsage, Err: errors.New("run: Start called twice")}
+	if r.o.Deterministic {
+		return &Error{Code: CodeUsage, Err: errors.New("run: a deterministic run is run by RunHere, not started on a goroutine")}
 	}
-	r.started = true
+	if r.started {
+		return errRanTwice
+	}
 	var runCtx context.Context
 	runCtx, r.jr.cancel = context.WithCancelCause(ctx)
 	r.cancel = r.jr.cancel
+	if err := r.begin(); err != nil {
+		return err
+	}
+	go r.exec(runCtx)
+	return nil
+}
+
+// RunHere runs the prepared run to its end on the caller's goroutine and
+// returns its Result and error, as Start and Wait would. It derives no
+// context from ctx and starts no goroutine, so that ctx may be an
+// engine's own (a Temporal workflow's, which only its runtime can take
+// apart); a run with a journal is started with Start, whose context a
+// divergence cancels. Like Start, it runs a Run once.
+func (r *Run) RunHere(ctx context.Context) (*Result, error) {
+	if r.o.RunDir != "" {
+		return nil, &Error{Code: CodeUsage, Err: errors.New("run: a run with a journal is started with Start, not RunHere")}
+	}
+	if r.o.Deterministic && r.o.Gates == nil {
+		return nil, &Error{Code: CodeUsage, Err: errors.New("run: a deterministic run needs Options.Gates (its gates cannot wait on this process's clock)")}
+	}
+	if r.started {
+		return nil, errRanTwice
+	}
+	r.cancel = func(error) {}
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
+	r.exec(ctx)
+	return r.Wait()
+}
+
+// begin is what Start and RunHere do before the run runs: tell the
+// warnings, open the journal, give the host its gates, tell Started.
+func (r *Run) begin() error {
+	r.started = true
 	p := r.p
 	r.res = &Result{Mode: r.mode, Warnings: p.Warnings}
 	if len(p.Warnings) > 0 {
@@ -462,11 +527,16 @@ func (r *Run) Start(ctx context.Context) error {
 		}
 		r.trace.Start(h)
 	}
-	go func() {
-		v, err := p.Run(runCtx)
-		r.end(v, err, r.trace != nil)
-	}()
 	return nil
+}
+
+// errRanTwice is a second Start or RunHere of a Run.
+var errRanTwice = &Error{Code: CodeUsage, Err: errors.New("run: Start called twice")}
+
+// exec runs the begun run under ctx and records how it ended.
+func (r *Run) exec(ctx context.Context) {
+	v, err := r.p.Run(ctx)
+	r.end(v, err, r.trace != nil)
 }
 
 // end records how the run ended: the trace's and the journal's last
@@ -509,6 +579,30 @@ func (r *Run) Wait() (*Result, error) {
 	}
 	<-r.done
 	return r.res, r.err
+}
+
+// deterministic refuses the options a deterministic run cannot honour
+// (see Options.Deterministic).
+func (o *Options) deterministic() error {
+	if !o.Deterministic {
+		return nil
+	}
+	var bad []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"RunDir", o.RunDir != ""}, {"Trace", o.Trace != nil}, {"Telemetry", o.Telemetry != nil}, {"MCPServers", len(o.MCPServers) > 0}} {
+		if f.set {
+			bad = append(bad, f.name)
+		}
+	}
+	if len(bad) > 0 {
+		return &UsageError{fmt.Errorf("a deterministic run keeps no journal, trace or telemetry and starts no MCP server: %s must be unset", strings.Join(bad, ", "))}
+	}
+	if o.Specs == nil && o.Files == nil {
+		return &UsageError{errors.New("a deterministic run reads its spec files through Options.Specs or Options.Files, not from this machine's disk")}
+	}
+	return nil
 }
 
 func fileExists(path string) bool {

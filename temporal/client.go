@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns"
 )
 
 // Conn says which Temporal service, namespace and task queue to use.
@@ -187,16 +188,24 @@ func (e *RunError) Error() string { return e.Msg }
 // A run that failed returns a *RunError; a cancelled one a RunError of
 // kind canceled.
 func Wait(ctx context.Context, cl client.Client, id string) (delegation.Value, error) {
+	v, _, err := wait(ctx, cl, id)
+	return v, err
+}
+
+// wait is Wait, with the run's totals (nil from a workflow that kept
+// none).
+func wait(ctx context.Context, cl client.Client, id string) (delegation.Value, *patterns.Totals, error) {
 	var res Result
 	err := cl.GetWorkflow(ctx, id, "").Get(ctx, &res)
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
-			return nil, &UnknownRunError{ID: id}
+			return nil, nil, &UnknownRunError{ID: id}
 		}
-		return nil, runError(err)
+		return nil, nil, runError(err)
 	}
-	return delegation.FromJSON(res.Value)
+	v, err := delegation.FromJSON(res.Value)
+	return v, res.Totals, err
 }
 
 func runError(err error) error {

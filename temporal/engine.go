@@ -27,7 +27,8 @@ import (
 // run's history is kept by the cluster, and `go:` bindings cannot
 // travel). A Request with a BaseURL is refused (a *run.UsageError): a
 // worker calls the model server it is configured with. The Result's RunID
-// is the workflow id.
+// is the workflow id; its Totals count the run's work, as a local run's
+// do (the workflow assembles its run with run.Prepare).
 type Engine struct {
 	Conn Conn
 	// Client, when set, is used in place of dialling Conn.
@@ -137,7 +138,7 @@ func (e *Engine) Run(ctx context.Context, req run.Request, o run.Options) (*run.
 		o.Notify(run.Notice{Remote: &run.RemoteNotice{ID: id, Engine: "Temporal", Queue: e.Conn.queue(), Attached: attached}})
 	}
 	res := &run.Result{RunID: id, Mode: journal.Live}
-	v, err := Wait(ctx, cl, id)
+	v, totals, err := wait(ctx, cl, id)
 	if ctx.Err() != nil {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -150,5 +151,8 @@ func (e *Engine) Run(ctx context.Context, req run.Request, o run.Options) (*run.
 		return res, err
 	}
 	res.Value = v
+	if totals != nil {
+		res.Totals = *totals
+	}
 	return res, nil
 }

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,12 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/patterns/service"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/tools"
@@ -113,9 +116,11 @@ func Resolve(o ResolveOptions) (Request, error) {
 		}
 		return sp, diags, err
 	}
-	env := &bind.Env{ContractCheck: lint.Contract,
-		Dir:    o.Dir,
-		Nested: callgraph.NestedSpecWith(record),
+	// The starter assembles the run as the workflow will (run.Prepare,
+	// deterministic), with the same checks and bindings, reading the
+	// specs through record; programs are checked here, models and
+	// renders are the workers'.
+	hooks := &run.ModelHooks{
 		LLM: func(b *bind.Slot) (service.Service, error) {
 			return &remoteService{name: b.Name, kind: bind.KindLLM, arg: b.Arg}, nil
 		},
@@ -130,11 +135,15 @@ func Resolve(o ResolveOptions) (Request, error) {
 			return &remoteService{name: b.Name, kind: kindRender, arg: b.Model}, nil
 		},
 	}
-	opts := patterns.RunOptions{Path: o.Path, Load: record, Bindings: o.Bindings, Env: env}
 	if o.HaveModel {
-		opts.ModelJudge = &remoteJudge{}
+		hooks.JudgeFor = func(*spec.Spec) delegation.Judge { return &remoteJudge{} }
 	}
-	_, err := patterns.Prepare(opts)
+	_, err := run.Prepare(context.Background(), run.Request{Spec: o.Path, Dir: o.Dir, Bindings: o.Bindings, Limits: o.Limits}, run.Options{
+		Deterministic: true,
+		Specs:         specgraph.New(specgraph.Options{Load: record}),
+		ContractCheck: lint.Contract,
+		Models:        hooks,
+	})
 	if err != nil {
 		return Request{}, err
 	}
@@ -169,6 +178,14 @@ func (r *Request) paths() []string {
 	}
 	sort.Strings(ps)
 	return ps
+}
+
+// graph is the spec graph of a workflow: every spec it loads is read
+// from the request (loader), and Contract Markdown calls resolve among
+// the carried files (finder).
+func (r *Request) graph() *specgraph.Graph {
+	f := r.finder()
+	return specgraph.New(specgraph.Options{Load: r.loader(), FS: f.FS, Std: f.Std})
 }
 
 // kindRender is the kind of a remote call that renders a function or

@@ -17,8 +17,9 @@ import (
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/patterns/service"
+	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
 )
 
 // Names under which the workflow and activities are registered.
@@ -54,9 +55,12 @@ const (
 	lostWorkerAttempts = 20
 )
 
-// Result is the outcome of a finished run: its value as JSON.
+// Result is the outcome of a finished run: its value as JSON, and the
+// counts of its work (absent from the results of workflows of a prose
+// before they were kept).
 type Result struct {
-	Value json.RawMessage `json:"value"`
+	Value  json.RawMessage  `json:"value"`
+	Totals *patterns.Totals `json:"totals,omitempty"`
 }
 
 // runState is the state of one workflow execution.
@@ -82,62 +86,61 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		st.sources[s.Name] = s
 	}
 	rt := &runtime{root: w, backstop: heartbeatTimeout + 2*service.DefaultGrace}
-	env := &bind.Env{ContractCheck: lint.Contract,
-		Dir:    req.Dir,
-		Nested: callgraph.NestedSpecWith(req.loader()),
-		LLM: func(b *bind.Slot) (service.Service, error) {
-			s := &remoteService{name: b.Name, kind: bind.KindLLM, arg: b.Arg, dir: req.Dir}
-			if b.Spec != nil && b.Spec.File != nil {
-				s.specName = b.Spec.File.Name
-			}
-			if b.Slot != nil {
-				s.slot = b.Slot.Name
-			}
-			return s, nil
-		},
+	gates, err := startGates(w)
+	if err != nil {
+		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), "prose.runtime", nil)
+	}
+	root := &wctx{w: w, run: st}
+	// The run is assembled as a local one is (run.Prepare: the same
+	// checks, bindings, limits and host), with what makes it a workflow:
+	// the specs come from the request, programs, models and judgments
+	// are the workers' (activities), the runtime and the gates are the
+	// workflow's, and nothing reads this worker's disk, environment or
+	// clock (Deterministic), so that a replay takes the same steps.
+	r, err := run.Prepare(root, run.Request{Spec: req.Spec, Dir: req.Dir, Bindings: req.Bindings, Limits: req.Limits}, run.Options{
+		Deterministic: true,
+		Specs:         req.graph(),
+		ContractCheck: lint.Contract,
+		Runtime:       rt,
+		Gates:         gates,
 		// Programs run on a worker: binding one never looks at this
-		// machine's disk (a workflow must not: its replay would depend
-		// on the machine).
+		// machine's disk.
 		Exec: func(b *bind.Slot) (service.Service, error) {
-			if b.Sub != nil {
-				return nil, fmt.Errorf("%s is bound to a program; dotted settings (%s.NAME=...) only apply to a nested spec", b.Name, b.Name)
-			}
 			return &remoteService{name: b.Name, kind: bind.KindExec, arg: b.Arg, dir: req.Dir}, nil
 		},
-		// Functions and responsibilities without a program are rendered
-		// by a worker's model.
-		Render: func(b *bind.Render) (service.Service, error) {
-			s := &remoteService{name: b.Name, kind: kindRender, arg: b.Model, dir: req.Dir}
-			if root := b.Node.Root(); root.File != nil {
-				s.specName = root.File.Name
-			}
-			if b.Node != b.Node.Root() {
-				s.node = b.Node.Name
-			}
-			return s, nil
+		Models: &run.ModelHooks{
+			JudgeFor: func(*spec.Spec) delegation.Judge { return &remoteJudge{} },
+			LLM: func(b *bind.Slot) (service.Service, error) {
+				s := &remoteService{name: b.Name, kind: bind.KindLLM, arg: b.Arg, dir: req.Dir}
+				if b.Spec != nil && b.Spec.File != nil {
+					s.specName = b.Spec.File.Name
+				}
+				if b.Slot != nil {
+					s.slot = b.Slot.Name
+				}
+				return s, nil
+			},
+			// Functions and responsibilities without a program are
+			// rendered by a worker's model.
+			Render: func(b *bind.Render) (service.Service, error) {
+				s := &remoteService{name: b.Name, kind: kindRender, arg: b.Model, dir: req.Dir}
+				if root := b.Node.Root(); root.File != nil {
+					s.specName = root.File.Name
+				}
+				if b.Node != b.Node.Root() {
+					s.node = b.Node.Name
+				}
+				return s, nil
+			},
 		},
-		// Contract Markdown calls resolve among the carried files.
-		Finder: req.finder(),
-	}
-	p, err := patterns.Prepare(patterns.RunOptions{
-		Path: req.Spec, Load: req.loader(), Bindings: req.Bindings, Env: env,
-		ModelJudge: &remoteJudge{}, Runtime: rt,
-		Limits: req.Limits,
 	})
 	if err != nil {
-		var se *callgraph.SpecError
-		if errors.As(err, &se) {
+		if run.CodeOf(err) == run.CodeInvalidSpec {
 			return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errSpec, nil)
 		}
 		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errUsage, nil)
 	}
-	p.Host.Recorder = nil
-	if p.Host.Gates, err = startGates(w); err != nil {
-		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), "prose.runtime", nil)
-	}
-
-	root := &wctx{w: w, run: st}
-	v, err := p.Run(root)
+	res, err := r.RunHere(root)
 	if st.fatal != nil {
 		return nil, st.fatal
 	}
@@ -152,11 +155,12 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		}
 		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), "prose."+kind, nil)
 	}
+	v := res.Value
 	raw, err := delegation.ToJSON(v)
 	if err != nil {
 		return nil, tsdk.NewNonRetryableApplicationError("encoding the result: "+err.Error(), "prose.runtime", nil)
 	}
-	return &Result{Value: raw}, nil
+	return &Result{Value: raw, Totals: &res.Totals}, nil
 }
 
 // activityOptions are the options of one attempt's activity.
