@@ -27,7 +27,7 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 	case div != nil:
 		rec.Status, rec.Err = StatusDiverged, div.Error()
 	case runErr != nil:
-		rec.setError(runErr)
+		rec.setError(runErr, r.opt.ErrorCode)
 	default:
 		res, err := r.encodeValue(result)
 		if err != nil {
@@ -68,7 +68,7 @@ func (r *Run) checkOutcome(result delegation.Value, runErr error) error {
 		switch {
 		case runErr == nil:
 			return fmt.Errorf("replay diverges from the journal: the run failed with %q, the replay returned a value", fin.Err)
-		case !sameError(runErr, fin):
+		case !sameError(runErr, fin, r.opt.ErrorCode):
 			return fmt.Errorf("replay diverges from the journal: the run failed with %q, the replay with %q", fin.Err, runErr.Error())
 		}
 		return nil
@@ -105,8 +105,9 @@ func clip(b []byte) string {
 
 // setError records how runErr ended the run in a final record: an
 // interruption, or an error with its kind and position when it is the
-// evaluator's. The journal and the trace end a run the same way.
-func (rec *Record) setError(runErr error) {
+// evaluator's; with every error, its code when code classifies it. The
+// journal and the trace end a run the same way.
+func (rec *Record) setError(runErr error, code func(error) string) {
 	switch {
 	case isCanceled(runErr):
 		rec.Status, rec.Err = StatusInterrupted, runErr.Error()
@@ -119,17 +120,31 @@ func (rec *Record) setError(runErr error) {
 			rec.ErrKind, rec.Pos = de.Kind, de.Pos.String()
 		}
 	}
+	if code != nil {
+		rec.ErrCode = code(runErr)
+	}
 }
 
-// sameError reports whether a replay failed as the journaled run did. An
-// evaluator's error is compared by its kind and position, the codes the
-// final record keeps (its words may name what differs between processes,
-// a nested spec's path, a program's stderr); another error, which has no
-// code, by its text.
-func sameError(err error, fin *Record) bool {
+// sameError reports whether a replay failed as the journaled run did, by
+// the codes the final record keeps, never by the error's words (they may
+// name what differs between processes: a nested spec's path, a program's
+// stderr, a time). The error must be of the same sort (the evaluator's or
+// not), an evaluator's of the same kind at the same position, and, when
+// the record keeps one, of the same code (code classifies the replay's
+// error as the run's was). A record without a code (a journal written
+// before codes were kept, or without a classifier) compares an error
+// that is not the evaluator's by its text, as those journals were
+// compared.
+func sameError(err error, fin *Record, code func(error) string) bool {
 	var de *delegation.Error
-	if fin.ErrKind != "" && errors.As(err, &de) {
-		return de.Kind == fin.ErrKind && de.Pos.String() == fin.Pos
+	evaluator := errors.As(err, &de)
+	switch {
+	case evaluator != (fin.ErrKind != ""):
+		return false
+	case evaluator && (de.Kind != fin.ErrKind || de.Pos.String() != fin.Pos):
+		return false
+	case fin.ErrCode != "" && code != nil:
+		return code(err) == fin.ErrCode
 	}
-	return fin.ErrKind == "" && err.Error() == fin.Err
+	return evaluator || err.Error() == fin.Err
 }

@@ -181,6 +181,11 @@ type Record struct {
 	// kind (call, judge, throw, ...) and Pos its .md position: a resume
 	// finds the call that failed the run by them.
 	ErrKind string `json:"err_kind,omitempty"`
+	// ErrCode, in a "final" with an error (status error, interrupted,
+	// waiting), is the error's code as the run classified it
+	// (Options.ErrorCode: "failed", "usage", "step-budget", ...); absent in
+	// journals written before it was kept.
+	ErrCode string `json:"err_code,omitempty"`
 	Mode    string `json:"mode,omitempty"`
 	Force   bool   `json:"force,omitempty"`
 	// place is the record's index among the journal's records (set by

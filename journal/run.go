@@ -80,6 +80,13 @@ type Options struct {
 	// UserKey).
 	Key []byte
 
+	// ErrorCode names the code of a run's error (package run passes its
+	// one classifier: run.CodeOf(err).String()). The final record keeps
+	// it beside the error, and a replay compares its error by it, not by
+	// the error's words; nil keeps none, and a replay then compares an
+	// error that is not the evaluator's by its text.
+	ErrorCode func(error) string
+
 	// locking, for tests, runs when a resume has opened the journal and
 	// is about to take its lock (before it reads the journal).
 	locking func()

@@ -41,6 +41,10 @@ import (
 // same one that withholds the journal's values and redacts stdout and
 // stderr. A write error is kept (Err) and stops the trace, not the run.
 type Trace struct {
+	// ErrorCode, when set before the run ends, names the code of its
+	// error in the final line, as Options.ErrorCode does in a journal.
+	ErrorCode func(error) string
+
 	mu    sync.Mutex
 	w     io.Writer
 	last  string
@@ -107,7 +111,7 @@ func (t *Trace) Start(h Header) {
 func (t *Trace) Finish(now time.Time, result delegation.Value, runErr error, totals, usage any) {
 	rec := &Record{Type: TypeFinal, Time: now.UTC(), Status: StatusOK, Totals: totals, ModelUsage: usage}
 	if runErr != nil {
-		rec.setError(runErr)
+		rec.setError(runErr, t.ErrorCode)
 	} else {
 		rec.Result = traceValue(result)
 	}

@@ -43,6 +43,8 @@ const (
 	CodeJournal
 )
 
+// codeNames are kept in journals (a final record's err_code, which a
+// replay compares): a name, once given, keeps its meaning.
 var codeNames = [...]string{"", "failed", "usage", "invalid-spec", "canceled", "step-budget", "value-size", "spec-changed", "diverged", "journal"}
 
 // String returns the code's name ("usage").
@@ -76,6 +78,10 @@ func CodeOf(err error) Code {
 	}
 	return classify(err)
 }
+
+// errorCode is the name of err's Code: what a journal's and a trace's
+// final record keep, and a replay compares its error by.
+func errorCode(err error) string { return CodeOf(err).String() }
 
 // wrapErr gives err its Code, once.
 func wrapErr(err error) error {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
@@ -65,3 +66,39 @@ func TestRunErrorCodes(t *testing.T) {
 var failing = run.Func{Name: "worker", Fn: func(context.Context, map[string]any) (any, error) {
 	return nil, errors.New("no")
 }}
+
+// The journal's final record keeps the code of the run's error, and a
+// replay ends with the same error, not a divergence.
+func TestJournalKeepsTheErrorCode(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		code   string
+		limits run.Limits
+		want   run.Code
+	}{
+		{"failed call", "return call worker\n", run.Limits{}, run.CodeFailed},
+		{"step budget", "let n = 0\nrepeat 100:\n  n = n + 1\nreturn call worker\n", run.Limits{MaxSteps: 50}, run.CodeStepBudget},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "coded.prose.md"), []byte(codeSpec(c.code)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := run.Options{RunDir: filepath.Join(dir, "runs"), Funcs: []run.Func{failing}}
+		res, err := run.Local{}.Run(context.Background(), run.Request{Spec: "coded.prose.md", Dir: dir, Slots: []run.Slot{{Name: "worker", Binding: failing}}, Limits: c.limits}, o)
+		if run.CodeOf(err) != c.want || res == nil || res.RunID == "" {
+			t.Fatalf("%s: %v (code %v), result %+v", c.name, err, run.CodeOf(err), res)
+		}
+		l, lerr := journal.ReadFile(res.Journal)
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		fin := l.Records[len(l.Records)-1]
+		if fin.Type != journal.TypeFinal || fin.ErrCode != c.want.String() {
+			t.Errorf("%s: final record %+v, want err_code %q", c.name, fin, c.want)
+		}
+		_, err = run.Replay(context.Background(), res.RunID, o)
+		if run.CodeOf(err) != c.want {
+			t.Errorf("%s: replay: %v (code %v), want %v", c.name, err, run.CodeOf(err), c.want)
+		}
+	}
+}

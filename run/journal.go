@@ -43,7 +43,7 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 	}
 	src := p.Spec.File.Source()
 	opt := journal.Options{Force: j.o.Force, SyncEvery: j.o.SyncEvery, Env: j.req.vaultEnv(j.o.Environ),
-		OnDiverge: func(err error) { j.cancel(err) }, MaxValueBytes: j.req.Limits.MaxValueBytes}
+		OnDiverge: func(err error) { j.cancel(err) }, MaxValueBytes: j.req.Limits.MaxValueBytes, ErrorCode: errorCode}
 	h, redacted := j.header(src)
 	var err error
 	switch j.mode {

@@ -415,6 +415,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	opts.Recorders = append(append([]delegation.Recorder{}, opts.Recorders...), r.totals)
 	if o.Trace != nil {
 		r.trace = journal.NewTrace(o.Trace, redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes())
+		r.trace.ErrorCode = errorCode
 		opts.Recorders = append(opts.Recorders, r.trace)
 	}
 	if o.Telemetry != nil {
