@@ -122,6 +122,12 @@ func readCapped(f fs.File, path string) ([]byte, error) {
 // in diagnostics and for the name/file-name check. Parse never fails: it
 // returns the spec it could build plus every diagnostic found, sorted.
 func Parse(name string, src []byte) (*Spec, diag.List) {
+	return parse(name, src, false)
+}
+
+// parse is Parse, with goldmark's own block parser when goldmarkOnly is
+// set (tests compare the two).
+func parse(name string, src []byte, goldmarkOnly bool) (*Spec, diag.List) {
 	if len(src) > MaxSize {
 		f := diag.NewFile(name, nil)
 		var d diag.List
@@ -130,7 +136,7 @@ func Parse(name string, src []byte) (*Spec, diag.List) {
 		d.Errorf(f, 0, CodeTooLarge, "file is over the 4 MiB limit of a spec (%d bytes)", MaxSize)
 		return &Spec{File: f}, d
 	}
-	l := &loader{f: diag.NewFile(name, src), src: src, text: string(src)}
+	l := &loader{f: diag.NewFile(name, src), src: src, text: string(src), goldmarkOnly: goldmarkOnly}
 	l.s = &Spec{File: l.f}
 	l.run()
 	l.diags.Sort()
@@ -151,6 +157,7 @@ type loader struct {
 	sections []*section // sections with their blocks
 
 	syntaxErrors bool // the Delegation parsed with errors (Program is partial)
+	goldmarkOnly bool // parse the Markdown with goldmark, not mdblock (markdown.go)
 
 	// Contract Markdown: the loaders of the inline nodes (on the file's
 	// loader), the file's loader (on a node's), and the offsets of every
@@ -195,7 +202,7 @@ func (l *loader) run() {
 		l.errorf(l.fmEnd+off, CodeTooDeep, "this line nests indentation, quotes or list markers more than %d characters deep; the loader refuses such Markdown", maxPrefix)
 		return
 	}
-	doc := parseMarkdown(l.src, l.fmEnd)
+	doc := l.markdown()
 	l.structure(doc)
 	l.readSections()
 	l.delegation()

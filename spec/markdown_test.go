@@ -49,11 +49,23 @@ func TestMarkdownMatchesGoldmark(t *testing.T) {
 	}
 	for name, src := range srcs {
 		want := blockDump(plain.Parse(text.NewReader(src)), src)
-		got := blockDump(parseMarkdown(src, 0), src)
-		if got != want {
-			t.Errorf("%s: block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", name, got, want)
+		for _, p := range markdownParsers {
+			got := blockDump(p.parse(src, 0), src)
+			if got != want {
+				t.Errorf("%s: %s: block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", name, p.name, got, want)
+			}
 		}
 	}
+}
+
+// markdownParsers are the loader's two ways to parse Markdown: mdblock,
+// falling back to goldmark, and goldmark alone.
+var markdownParsers = []struct {
+	name  string
+	parse func(src []byte, from int) ast.Node
+}{
+	{"parseMarkdown", parseMarkdown},
+	{"goldmarkBlocks", goldmarkBlocks},
 }
 
 // FuzzMarkdownMatchesGoldmark is TestMarkdownMatchesGoldmark on any input.
@@ -66,17 +78,19 @@ func FuzzMarkdownMatchesGoldmark(f *testing.F) {
 		if len(src) > 4096 || deepLine(string(src)) >= 0 {
 			return
 		}
-		want := blockDump(plain.Parse(text.NewReader(src)), src)
-		if got := blockDump(parseMarkdown(src, 0), src); got != want {
-			t.Errorf("block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", got, want)
-		}
-		// after a front matter: the tree of the file with it blanked
 		fm := "---\nname: x\n---\n"
 		withFM := append([]byte(fm), src...)
 		blank := append([]byte(strings.Repeat(" ", 3)+"\n"+strings.Repeat(" ", 7)+"\n"+strings.Repeat(" ", 3)+"\n"), src...)
-		want = blockDump(plain.Parse(text.NewReader(blank)), withFM)
-		if got := blockDump(parseMarkdown(withFM, len(fm)), withFM); got != want {
-			t.Errorf("block tree after a front matter differs\ngot:\n%s\nwant:\n%s", got, want)
+		for _, p := range markdownParsers {
+			want := blockDump(plain.Parse(text.NewReader(src)), src)
+			if got := blockDump(p.parse(src, 0), src); got != want {
+				t.Errorf("%s: block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", p.name, got, want)
+			}
+			// after a front matter: the tree of the file with it blanked
+			want = blockDump(plain.Parse(text.NewReader(blank)), withFM)
+			if got := blockDump(p.parse(withFM, len(fm)), withFM); got != want {
+				t.Errorf("%s: block tree after a front matter differs\ngot:\n%s\nwant:\n%s", p.name, got, want)
+			}
 		}
 	})
 }
@@ -168,8 +182,10 @@ func TestMarkdownAfterFrontMatter(t *testing.T) {
 			}
 		}
 		want := blockDump(plain.Parse(text.NewReader(blank)), src)
-		if got := blockDump(parseMarkdown(src, l.fmEnd), src); got != want {
-			t.Errorf("%.40q: tree differs from the blanked file's\ngot:\n%s\nwant:\n%s", src, got, want)
+		for _, p := range markdownParsers {
+			if got := blockDump(p.parse(src, l.fmEnd), src); got != want {
+				t.Errorf("%.40q: %s: tree differs from the blanked file's\ngot:\n%s\nwant:\n%s", src, p.name, got, want)
+			}
 		}
 	}
 }

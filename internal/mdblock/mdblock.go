@@ -1,0 +1,1188 @@
+// Package mdblock is goldmark's CommonMark block pass, ported to run
+// without goldmark's parser framework: the same block tree (goldmark's
+// ast nodes, with the same lines, positions, heading levels, list shapes
+// and blank-line flags) that goldmark's default block parsers build, and
+// no inline pass.
+//
+// The port follows goldmark v1.8.7's parser.parseBlocks and openBlocks
+// step for step, with its block parsers (setext and ATX headings,
+// thematic breaks, lists and list items, indented and fenced code, block
+// quotes, paragraphs) as concrete code instead of interfaces, the parse
+// context's values as fields and the text reader as three offsets. What
+// it does not port, it declines: Parse reports false for a source with a
+// tab (tabs make goldmark track partial indentation as padding) and for
+// any line on which goldmark would try its HTML block parser, and the
+// caller parses with goldmark instead. Declining is decided while
+// parsing, so a source without those constructs costs one pass.
+package mdblock
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// Parse parses src from offset from (a line start: goldmark's reader
+// advanced past the lines before it) into goldmark's block tree, or
+// reports false when src holds a construct this package leaves to
+// goldmark.
+func Parse(src []byte, from int) (ast.Node, bool) {
+	if bytes.IndexByte(src[min(from, len(src)):], '\t') >= 0 {
+		return nil, false
+	}
+	p := parsers.Get().(*parser)
+	defer p.release()
+	p.src, p.n = src, len(src)
+	p.line, p.start, p.stop = -1, 0, 0
+	// every line goes to one block at most, so the arena holds a line's
+	// segment for each line
+	for need := bytes.Count(src[from:], []byte{'\n'}) + 2; p.all.Len() < need; {
+		p.all.AppendAll(zeroSegs[:min(need-p.all.Len(), len(zeroSegs))])
+	}
+	p.advanceLine()
+	for p.start < from && p.start < p.n {
+		p.advanceLine()
+	}
+	doc := ast.NewDocument()
+	p.parseBlocks(doc)
+	if p.bail {
+		return nil, false
+	}
+	return doc, true
+}
+
+var parsers = sync.Pool{New: func() any { return new(parser) }}
+
+var zeroSegs [512]text.Segment
+
+// release clears p of what it held of one parse (the tree keeps the
+// arena and the slabs' chunks) and pools it.
+// A buffer grown past a few KiB by a large file is dropped, not kept for
+// the next: a file's allocations do not depend on what was parsed before.
+func (p *parser) release() {
+	clear(p.open[:cap(p.open)])
+	open, stats := p.open[:0], p.stats[:0]
+	if cap(open) > 64 {
+		open = nil
+	}
+	if cap(stats) > 256 {
+		stats = nil
+	}
+	*p = parser{open: open, stats: stats}
+	parsers.Put(p)
+}
+
+type kind uint8
+
+const (
+	kSetext kind = iota
+	kThematic
+	kList
+	kItem
+	kCode
+	kATX
+	kFence
+	kQuote
+	kHTML
+	kPara
+)
+
+// The parsers goldmark tries for a line, by the line's first non-space
+// byte: those triggered by it in priority order, then the untriggered
+// ones (indented code, paragraph).
+var (
+	freeParsers = []kind{kCode, kPara}
+	triggered   [256][]kind
+)
+
+func init() {
+	add := func(ks []kind, cs string) {
+		for i := range len(cs) {
+			c := cs[i]
+			triggered[c] = append(append([]kind(nil), ks...), freeParsers...)
+		}
+	}
+	add([]kind{kSetext, kThematic, kList, kItem}, "-")
+	add([]kind{kSetext}, "=")
+	add([]kind{kThematic, kList, kItem}, "*")
+	add([]kind{kThematic}, "_")
+	add([]kind{kList, kItem}, "+0123456789")
+	add([]kind{kATX}, "#")
+	add([]kind{kFence}, "`~")
+	add([]kind{kQuote}, ">")
+	add([]kind{kHTML}, "<")
+}
+
+// goldmark's parser.State bits.
+type state uint8
+
+const (
+	none state = 1 << iota
+	hasChildren
+	noChildren
+	requireParagraph
+	cont
+	closed
+)
+
+type block struct {
+	node ast.Node
+	k    kind
+	// a paragraph's or code block's lines so far: segs[lo:lo+n]
+	lo, n int
+}
+
+type lineStat struct {
+	lineNum int
+	level   int
+	isBlank bool
+}
+
+type parser struct {
+	src []byte
+	n   int
+
+	// the reader: line number, position, end of the line (past its
+	// newline). Without tabs goldmark's padding is always 0, and a
+	// position's column (goldmark's LineOffset) matters only for tabs.
+	line, start, stop int
+
+	open        []block
+	blockOffset int
+	stats       []lineStat // reused
+
+	// goldmark's parse context values
+	skipList       bool // skipListParserKey
+	emptyItemBlank bool // emptyListItemWithBlankLines
+	tbPos          int  // the thematic break check's position cache
+	fence          fenceData
+	setextPara     *ast.Paragraph // temporaryParagraphKey
+
+	bail bool
+
+	// the lines of every block, in one array (one allocation a file
+	// rather than one or more a block): each block's lines are a slice of
+	// it, all[lo:lo+n], and nsegs of it are taken. A block's lines can
+	// share the array because they are contiguous: a block gets no line
+	// once the next block opens. Nothing appends to them once parsed
+	// (that would write into the next block's).
+	all   text.Segments
+	nsegs int
+}
+
+// pushSeg takes the arena's next segment for seg.
+func (p *parser) pushSeg(seg text.Segment) {
+	if p.nsegs >= p.all.Len() {
+		p.bail = true // not expected: a line went to two blocks
+		return
+	}
+	p.all.Set(p.nsegs, seg)
+	p.nsegs++
+}
+
+// addLine adds a line to the open paragraph or code block node (the last
+// opened block).
+func (p *parser) addLine(node ast.Node, seg text.Segment) {
+	b := &p.open[len(p.open)-1]
+	if b.node != node {
+		p.bail = true // not expected: goldmark's own parsers append to node
+		return
+	}
+	p.pushSeg(seg)
+	b.n++
+}
+
+// lines are the lines b holds, in the arena.
+func (p *parser) lines(b block) []text.Segment { return p.all.Sliced(b.lo, b.lo+b.n) }
+
+// setLines gives node the arena's segments lo to hi.
+func (p *parser) setLines(node ast.Node, lo, hi int) {
+	segs := p.all
+	segs.SetSliced(lo, hi)
+	node.SetLines(&segs)
+}
+
+type fenceData struct {
+	char   byte
+	indent int
+	length int
+	node   ast.Node
+}
+
+// reader
+
+func (p *parser) peekLine() []byte {
+	if p.start >= 0 && p.start < p.n {
+		return p.src[p.start:p.stop]
+	}
+	return nil
+}
+
+func (p *parser) seg() text.Segment { return text.Segment{Start: p.start, Stop: p.stop} }
+
+func (p *parser) advance(k int) {
+	if p.start < p.n && k < p.stop-p.start {
+		p.start += k
+		return
+	}
+	for ; k > 0 && p.start < p.n; k-- {
+		if p.src[p.start] == '\n' {
+			p.advanceLine()
+			continue
+		}
+		p.start++
+	}
+}
+
+func (p *parser) advanceToEOL() {
+	if p.start >= p.n {
+		return
+	}
+	if i := bytes.IndexByte(p.src[p.start:], '\n'); i >= 0 {
+		p.start += i
+	} else {
+		p.start = p.n
+	}
+}
+
+func (p *parser) advanceLine() {
+	p.start = p.stop
+	if p.start < 0 || p.start >= p.n {
+		return
+	}
+	p.stop = p.n
+	i := 0
+	if p.src[p.start] != '\n' {
+		i = bytes.IndexByte(p.src[p.start:], '\n')
+	}
+	if i != -1 {
+		p.stop = p.start + i + 1
+	}
+	p.line++
+}
+
+func (p *parser) skipBlankLines() bool {
+	for {
+		line := p.peekLine()
+		if line == nil {
+			return false
+		}
+		if !isBlank(line) {
+			return true
+		}
+		p.advanceLine()
+	}
+}
+
+func (p *parser) lastOpened() block {
+	if l := len(p.open); l != 0 {
+		return p.open[l-1]
+	}
+	return block{}
+}
+
+// the parse loop (goldmark's parser.parseBlocks)
+
+const (
+	paragraphContinuation = iota + 1
+	newBlocksOpened
+	noBlocksOpened
+)
+
+func (p *parser) parseBlocks(doc ast.Node) {
+	for !p.bail {
+		if !p.skipBlankLines() {
+			return
+		}
+		if p.openBlocks(doc, true) != newBlocksOpened {
+			return
+		}
+		p.advanceLine()
+		p.stats = p.stats[:0]
+		for !p.bail {
+			opened := p.open
+			l := len(opened)
+			if l == 0 {
+				break
+			}
+			lastIndex := l - 1
+			for i := range l {
+				be := opened[i]
+				line := p.peekLine()
+				if line == nil {
+					p.closeBlocks(lastIndex, 0)
+					p.advanceLine()
+					return
+				}
+				lineNum := p.line
+				p.stats = append(p.stats, lineStat{lineNum, i, isBlank(line)})
+				if be.k != kPara {
+					st := p.cont(be)
+					if st&cont != 0 {
+						if st&hasChildren != 0 && i == lastIndex {
+							p.openBlocks(be.node, isBlankLine(lineNum-1, i+1, p.stats))
+							break
+						}
+						continue
+					}
+				}
+				blank := isBlankLine(lineNum-1, i, p.stats)
+				parent := doc
+				if i != 0 {
+					parent = opened[i-1].node
+				}
+				lastNode := opened[lastIndex].node
+				if p.openBlocks(parent, blank) != paragraphContinuation {
+					if p.open[lastIndex].node != lastNode {
+						lastIndex--
+					}
+					p.closeBlocks(lastIndex, i)
+				}
+				break
+			}
+			p.advanceLine()
+		}
+	}
+}
+
+func isBlankLine(lineNum, level int, stats []lineStat) bool {
+	l := len(stats)
+	if l == 0 {
+		return true
+	}
+	for i := l - 1 - level; i >= 0; i-- {
+		s := stats[i]
+		if s.lineNum == lineNum && s.level <= level {
+			return s.isBlank
+		} else if s.lineNum < lineNum {
+			break
+		}
+	}
+	return false
+}
+
+func (p *parser) closeBlocks(from, to int) {
+	for i := from; i >= to; i-- {
+		if p.open[i].node.Parent() != nil {
+			p.close(p.open[i])
+		}
+	}
+	if from == len(p.open)-1 {
+		p.open = p.open[:to]
+	} else {
+		p.open = append(p.open[:to], p.open[from+1:]...)
+	}
+}
+
+func (p *parser) openBlocks(parent ast.Node, blankLine bool) int {
+	result := noBlocksOpened
+	lastBlock := p.lastOpened()
+	continuable := lastBlock.node != nil && lastBlock.k == kPara
+retry:
+	line := p.peekLine()
+	w := indentWidth(line)
+	if w >= len(line) {
+		p.blockOffset = -1
+	} else {
+		p.blockOffset = w
+	}
+	if line != nil && line[0] != '\n' {
+		ks := freeParsers
+		if w < len(line) {
+			if t := triggered[line[w]]; t != nil {
+				ks = t
+			}
+		}
+		for _, k := range ks {
+			if continuable && result == noBlocksOpened && !canInterruptParagraph(k) {
+				continue
+			}
+			if w > 3 && k != kCode {
+				continue
+			}
+			if k == kHTML {
+				p.bail = true
+				return noBlocksOpened
+			}
+			lastBlock = p.lastOpened()
+			last := lastBlock.node
+			blockStart, lo := p.start, p.nsegs
+			node, st := p.openK(k, parent)
+			if p.bail {
+				return noBlocksOpened
+			}
+			if node == nil {
+				continue
+			}
+			node.SetPos(blockStart + max(p.blockOffset, 0))
+			if st&requireParagraph != 0 && last == parent.LastChild() {
+				p.close(lastBlock)
+				p.open = p.open[:len(p.open)-1]
+			}
+			node.SetBlankPreviousLines(blankLine)
+			if last != nil && last.Parent() == nil {
+				lastPos := len(p.open) - 1
+				p.closeBlocks(lastPos, lastPos)
+			}
+			parent.AppendChild(parent, node)
+			result = newBlocksOpened
+			p.open = append(p.open, block{node, k, lo, p.nsegs - lo})
+			if st&hasChildren != 0 {
+				parent = node
+				goto retry
+			}
+			break
+		}
+	}
+	if result == noBlocksOpened && continuable {
+		if p.cont(lastBlock)&cont != 0 {
+			result = paragraphContinuation
+		}
+	}
+	return result
+}
+
+func canInterruptParagraph(k kind) bool { return k != kCode && k != kPara }
+
+// dispatch to the block parsers
+
+func (p *parser) openK(k kind, parent ast.Node) (ast.Node, state) {
+	switch k {
+	case kSetext:
+		return p.openSetext(parent)
+	case kThematic:
+		return p.openThematic()
+	case kList:
+		return p.openList(parent)
+	case kItem:
+		return p.openItem(parent)
+	case kCode:
+		return p.openCode()
+	case kATX:
+		return p.openATX()
+	case kFence:
+		return p.openFence()
+	case kQuote:
+		if p.quote() {
+			return ast.NewBlockquote(), hasChildren
+		}
+		return nil, noChildren
+	case kPara:
+		return p.openPara()
+	}
+	p.bail = true
+	return nil, noChildren
+}
+
+func (p *parser) cont(b block) state {
+	switch b.k {
+	case kSetext, kThematic, kATX:
+		return closed
+	case kList:
+		return p.contList(b.node.(*ast.List))
+	case kItem:
+		return p.contItem(b.node)
+	case kCode:
+		return p.contCode(b.node)
+	case kFence:
+		return p.contFence(b.node)
+	case kQuote:
+		if p.quote() {
+			return cont | hasChildren
+		}
+		return closed
+	case kPara:
+		return p.contPara(b.node)
+	}
+	p.bail = true
+	return closed
+}
+
+func (p *parser) close(b block) {
+	switch b.k {
+	case kSetext:
+		p.closeSetext(b.node.(*ast.Heading))
+	case kList:
+		p.closeList(b.node.(*ast.List))
+	case kCode:
+		p.closeCode(b)
+	case kFence:
+		p.setLines(b.node, b.lo, b.lo+b.n)
+		if p.fence.node == b.node {
+			p.fence = fenceData{}
+		}
+	case kPara:
+		p.closePara(b)
+	}
+}
+
+// paragraphs
+
+func (p *parser) openPara() (ast.Node, state) {
+	line := p.peekLine()
+	if isBlank(line) {
+		return nil, noChildren
+	}
+	node := new(ast.Paragraph)
+	p.pushSeg(p.seg())
+	p.advanceToEOL()
+	return node, noChildren
+}
+
+func (p *parser) contPara(node ast.Node) state {
+	if isBlank(p.peekLine()) {
+		return closed
+	}
+	p.addLine(node, p.seg())
+	p.advanceToEOL()
+	return cont | noChildren
+}
+
+func (p *parser) closePara(b block) {
+	lines := p.lines(b)
+	if n := len(lines); n != 0 {
+		for i := range lines {
+			lines[i] = lines[i].TrimLeftSpace(p.src)
+		}
+		lines[n-1] = lines[n-1].TrimRightSpace(p.src)
+		p.setLines(b.node, b.lo, b.lo+b.n)
+		return
+	}
+	b.node.Parent().RemoveChild(b.node.Parent(), b.node)
+}
+
+// ATX headings
+
+func (p *parser) heading(level int) *ast.Heading {
+	h := new(ast.Heading)
+	h.Level = level
+	return h
+}
+
+func (p *parser) openATX() (ast.Node, state) {
+	line := p.peekLine()
+	pos := p.blockOffset
+	if pos < 0 {
+		return nil, noChildren
+	}
+	i := pos
+	for ; i < len(line) && line[i] == '#'; i++ {
+	}
+	level := i - pos
+	if i == pos || level > 6 {
+		return nil, noChildren
+	}
+	if i == len(line) {
+		return p.heading(level), noChildren
+	}
+	l := trimLeftSpaceLength(line[i:])
+	if l == 0 {
+		return nil, noChildren
+	}
+	start := min(i+l, len(line)-1)
+	node := p.heading(level)
+	hl := text.NewSegment(p.start+start, p.start+len(line))
+	hl = hl.TrimRightSpace(p.src)
+	if hl.Len() == 0 {
+		p.advanceToEOL()
+		return node, noChildren
+	}
+	line = hl.Value(p.src)
+	stop := len(line)
+	if stop != 0 {
+		i = stop - 1
+		for ; line[i] == '#' && i > 0; i-- {
+		}
+		if i == 0 && line[0] == '#' {
+			p.advanceToEOL()
+			return node, noChildren
+		}
+		if i != stop-1 && isSpace(line[i]) {
+			stop = i
+			stop -= trimRightSpaceLength(line[0:stop])
+		}
+	}
+	hl.Stop = hl.Start + stop
+	p.pushSeg(hl)
+	p.setLines(node, p.nsegs-1, p.nsegs)
+	p.advanceToEOL()
+	return node, noChildren
+}
+
+// setext headings
+
+func (p *parser) openSetext(parent ast.Node) (ast.Node, state) {
+	last := p.lastOpened().node
+	if last == nil {
+		return nil, noChildren
+	}
+	para, ok := last.(*ast.Paragraph)
+	if !ok || para.Parent() != parent {
+		return nil, noChildren
+	}
+	c, ok := matchesSetextHeadingBar(p.peekLine())
+	if !ok {
+		return nil, noChildren
+	}
+	level := 1
+	if c == '-' {
+		level = 2
+	}
+	node := p.heading(level)
+	node.Lines().Append(p.seg())
+	p.setextPara = para
+	return node, noChildren | requireParagraph
+}
+
+func matchesSetextHeadingBar(line []byte) (byte, bool) {
+	start := 0
+	end := len(line)
+	space := 0
+	for space < end && line[space] == ' ' {
+		space++
+	}
+	if space > 3 {
+		return 0, false
+	}
+	start += space
+	level1 := 0
+	for start+level1 < end && line[start+level1] == '=' {
+		level1++
+	}
+	c := byte('=')
+	var level2 int
+	if level1 == 0 {
+		for start+level2 < end && line[start+level2] == '-' {
+			level2++
+		}
+		c = '-'
+	}
+	if isSpace(line[end-1]) {
+		end -= trimRightSpaceLength(line[start:end])
+	}
+	if !((level1 > 0 && start+level1 == end) || (level2 > 0 && start+level2 == end)) {
+		return 0, false
+	}
+	return c, true
+}
+
+func (p *parser) closeSetext(heading *ast.Heading) {
+	segment := heading.Lines().At(0)
+	heading.Lines().Clear()
+	tmp := p.setextPara
+	p.setextPara = nil
+	if tmp.Lines().Len() == 0 {
+		// not expected: a paragraph has lines (it loses them only to
+		// goldmark's link reference definitions); Unshift below would
+		// write into the arena
+		p.bail = true
+		next := heading.NextSibling()
+		segment = segment.TrimLeftSpace(p.src)
+		if next == nil || !ast.IsParagraph(next) {
+			para := ast.NewParagraph()
+			para.Lines().Append(segment)
+			heading.Parent().InsertAfter(heading.Parent(), heading, para)
+		} else {
+			next.Lines().Unshift(segment)
+		}
+		heading.Parent().RemoveChild(heading.Parent(), heading)
+		return
+	}
+	heading.SetPos(tmp.Lines().At(0).Start)
+	heading.SetLines(tmp.Lines())
+	heading.SetBlankPreviousLines(tmp.HasBlankPreviousLines())
+	if tp := tmp.Parent(); tp != nil {
+		tp.RemoveChild(tp, tmp)
+	}
+}
+
+// thematic breaks
+
+func (p *parser) openThematic() (ast.Node, state) {
+	if isThematicBreak(p.peekLine()) {
+		p.advanceToEOL()
+		return ast.NewThematicBreak(), noChildren
+	}
+	return nil, noChildren
+}
+
+func isThematicBreak(line []byte) bool {
+	w := indentWidth(line)
+	if w > 3 {
+		return false
+	}
+	mark := byte(0)
+	count := 0
+	for i := w; i < len(line); i++ {
+		c := line[i]
+		if isSpace(c) {
+			continue
+		}
+		if mark == 0 {
+			mark = c
+			count = 1
+			if mark == '*' || mark == '-' || mark == '_' {
+				continue
+			}
+			return false
+		}
+		if c != mark {
+			return false
+		}
+		count++
+	}
+	return count > 2
+}
+
+// indented code
+
+func (p *parser) openCode() (ast.Node, state) {
+	line := p.peekLine()
+	pos := indentPosition(line, 4)
+	if pos < 0 || isBlank(line) {
+		return nil, noChildren
+	}
+	node := ast.NewCodeBlock()
+	p.pushSeg(text.Segment{Start: p.start + pos, Stop: p.stop, ForceNewline: true})
+	p.advanceToEOL()
+	return node, noChildren
+}
+
+func (p *parser) contCode(node ast.Node) state {
+	line := p.peekLine()
+	pos := indentPosition(line, 4)
+	var seg text.Segment
+	switch {
+	case pos < 0 && isBlank(line):
+		seg = text.NewSegment(p.stop-1, p.stop)
+	case pos < 0:
+		return closed
+	default:
+		seg = text.Segment{Start: p.start + pos, Stop: p.stop, ForceNewline: true}
+	}
+	p.addLine(node, seg)
+	p.advanceToEOL()
+	return cont | noChildren
+}
+
+func (p *parser) closeCode(b block) {
+	lines := p.lines(b)
+	length := len(lines) - 1
+	for length >= 0 && isBlank(lines[length].Value(p.src)) {
+		length--
+	}
+	p.setLines(b.node, b.lo, b.lo+length+1)
+}
+
+// fenced code
+
+func (p *parser) openFence() (ast.Node, state) {
+	line := p.peekLine()
+	pos := p.blockOffset
+	if pos < 0 || (line[pos] != '`' && line[pos] != '~') {
+		return nil, noChildren
+	}
+	fenceChar := line[pos]
+	i := pos
+	for ; i < len(line) && line[i] == fenceChar; i++ {
+	}
+	length := i - pos
+	if length < 3 {
+		return nil, noChildren
+	}
+	var info *ast.Text
+	if i < len(line)-1 {
+		rest := line[i:]
+		left := trimLeftSpaceLength(rest)
+		right := trimRightSpaceLength(rest)
+		if left < len(rest)-right {
+			infoStart, infoStop := p.start+i+left, p.stop-right
+			value := rest[left : len(rest)-right]
+			if fenceChar == '`' && bytes.IndexByte(value, '`') > -1 {
+				return nil, noChildren
+			} else if infoStart != infoStop {
+				info = ast.NewTextSegment(text.NewSegment(infoStart, infoStop))
+			}
+		}
+	}
+	node := new(ast.FencedCodeBlock)
+	node.Info = info
+	p.fence = fenceData{fenceChar, pos, length, node}
+	return node, noChildren
+}
+
+func (p *parser) contFence(node ast.Node) state {
+	line := p.peekLine()
+	f := &p.fence
+	if f.node == nil {
+		p.bail = true // goldmark would fail here; not expected
+		return closed
+	}
+	w := indentWidth(line)
+	if w < 4 {
+		i := w
+		for ; i < len(line) && line[i] == f.char; i++ {
+		}
+		if i-w >= f.length && isBlank(line[i:]) {
+			p.advanceToEOL()
+			return closed
+		}
+	}
+	pos := indentPosition(line, f.indent)
+	if pos < 0 {
+		pos = max(0, firstNonSpacePosition(line))
+	}
+	p.addLine(node, text.Segment{Start: p.start + pos, Stop: p.stop, ForceNewline: true})
+	p.advanceToEOL()
+	return cont | noChildren
+}
+
+// block quotes
+
+func (p *parser) quote() bool {
+	line := p.peekLine()
+	pos := indentWidth(line)
+	if pos > 3 || pos >= len(line) || line[pos] != '>' {
+		return false
+	}
+	pos++
+	if pos >= len(line) || line[pos] == '\n' {
+		p.advance(pos)
+		return true
+	}
+	p.advance(pos)
+	if line[pos] == ' ' {
+		p.advance(1)
+	}
+	return true
+}
+
+// lists
+
+type listType uint8
+
+const (
+	notList listType = iota
+	bulletList
+	orderedList
+)
+
+// parseListItem is goldmark's: the offsets of `^(([ ]*)([\-\*\+]))(\s+.*)?\n?$`
+// or `^(([ ]*)(\d{1,9}[\.\)]))(\s+.*)?\n?$` in line (no tabs here).
+func parseListItem(line []byte) ([6]int, listType) {
+	i := 0
+	l := len(line)
+	ret := [6]int{}
+	for ; i < l && line[i] == ' '; i++ {
+	}
+	if i > 3 {
+		return ret, notList
+	}
+	ret[1] = i
+	ret[2] = i
+	var typ listType
+	if i < l && (line[i] == '-' || line[i] == '*' || line[i] == '+') {
+		i++
+		ret[3] = i
+		typ = bulletList
+	} else if i < l {
+		for ; i < l && line[i] >= '0' && line[i] <= '9'; i++ {
+		}
+		ret[3] = i
+		if ret[3] == ret[2] || ret[3]-ret[2] > 9 {
+			return ret, notList
+		}
+		if i < l && (line[i] == '.' || line[i] == ')') {
+			i++
+			ret[3] = i
+		} else {
+			return ret, notList
+		}
+		typ = orderedList
+	} else {
+		return ret, notList
+	}
+	if i < l && line[i] != '\n' {
+		if line[i] != ' ' { // goldmark: an indent width of 0
+			return ret, notList
+		}
+	}
+	if i >= l {
+		ret[4] = -1
+		ret[5] = -1
+		return ret, typ
+	}
+	ret[4] = i
+	ret[5] = len(line)
+	if line[ret[5]-1] == '\n' && line[i] != '\n' {
+		ret[5]--
+	}
+	return ret, typ
+}
+
+func calcListOffset(line []byte, match [6]int) int {
+	if match[4] < 0 || isBlank(line[match[4]:]) {
+		return 1
+	}
+	offset := indentWidth(line[match[4]:])
+	if offset > 4 {
+		offset = 1
+	}
+	return offset
+}
+
+func lastOffset(node ast.Node) int {
+	if c := node.LastChild(); c != nil {
+		return c.(*ast.ListItem).Offset
+	}
+	return 0
+}
+
+func (p *parser) openList(parent ast.Node) (ast.Node, state) {
+	last := p.lastOpened().node
+	if _, ok := last.(*ast.List); ok || p.skipList {
+		p.skipList = false
+		return nil, noChildren
+	}
+	line := p.peekLine()
+	match, typ := parseListItem(line)
+	if typ == notList {
+		return nil, noChildren
+	}
+	start := -1
+	if typ == orderedList {
+		start = 0
+		for _, d := range line[match[2] : match[3]-1] {
+			start = start*10 + int(d-'0')
+		}
+	}
+	if ast.IsParagraph(last) && last.Parent() == parent {
+		if typ == orderedList && start != 1 {
+			return nil, noChildren
+		}
+		if match[4] < 0 || isBlank(line[match[4]:match[5]]) {
+			return nil, noChildren
+		}
+	}
+	node := new(ast.List)
+	node.Marker = line[match[3]-1]
+	node.IsTight = true
+	if start > -1 {
+		node.Start = start
+	}
+	p.emptyItemBlank = false
+	return node, hasChildren
+}
+
+func (p *parser) contList(list *ast.List) state {
+	line := p.peekLine()
+	if isBlank(line) {
+		if list.LastChild().ChildCount() == 0 {
+			p.emptyItemBlank = true
+		}
+		return cont | hasChildren
+	}
+	offset := lastOffset(list)
+	lastIsEmpty := list.LastChild().ChildCount() == 0
+	indent := indentWidth(line)
+	if indent < offset || lastIsEmpty {
+		if indent < 4 {
+			match, typ := parseListItem(line)
+			if typ != notList && match[1]-offset < 4 {
+				marker := line[match[3]-1]
+				if !list.CanContinue(marker, typ == orderedList) {
+					return closed
+				}
+				isTb := false
+				if p.stop > p.tbPos {
+					isTb = isThematicBreak(line[match[3]-1:])
+					p.tbPos = p.stop
+				}
+				if isTb {
+					isHeading := false
+					if ast.IsParagraph(p.lastOpened().node) {
+						c, ok := matchesSetextHeadingBar(line[match[3]-1:])
+						if ok && c == '-' {
+							isHeading = true
+						}
+					}
+					if !isHeading {
+						return closed
+					}
+				}
+				return cont | hasChildren
+			}
+		}
+		if !lastIsEmpty {
+			return closed
+		}
+	}
+	if lastIsEmpty && indent < offset {
+		return closed
+	}
+	if p.emptyItemBlank {
+		return closed
+	}
+	return cont | hasChildren
+}
+
+func (p *parser) closeList(list *ast.List) {
+	for c := list.FirstChild(); c != nil && list.IsTight; c = c.NextSibling() {
+		if c.FirstChild() != nil && c.FirstChild() != c.LastChild() {
+			for c1 := c.FirstChild().NextSibling(); c1 != nil; c1 = c1.NextSibling() {
+				if c1.HasBlankPreviousLines() {
+					list.IsTight = false
+					break
+				}
+			}
+		}
+		if c != list.FirstChild() && c.HasBlankPreviousLines() {
+			list.IsTight = false
+		}
+	}
+	if !list.IsTight {
+		return
+	}
+	for child := list.FirstChild(); child != nil; child = child.NextSibling() {
+		for gc := child.FirstChild(); gc != nil; {
+			para, ok := gc.(*ast.Paragraph)
+			gc = gc.NextSibling()
+			if ok {
+				tb := new(ast.TextBlock)
+				tb.SetLines(para.Lines())
+				child.ReplaceChild(child, para, tb)
+			}
+		}
+	}
+}
+
+func (p *parser) openItem(parent ast.Node) (ast.Node, state) {
+	list, ok := parent.(*ast.List)
+	if !ok {
+		return nil, noChildren
+	}
+	offset := lastOffset(list)
+	line := p.peekLine()
+	match, typ := parseListItem(line)
+	if typ == notList || match[1]-offset > 3 {
+		return nil, noChildren
+	}
+	p.emptyItemBlank = false
+	itemOffset := calcListOffset(line, match)
+	node := new(ast.ListItem)
+	node.Offset = match[3] + itemOffset
+	if match[4] < 0 || isBlank(line[match[4]:match[5]]) {
+		return node, noChildren
+	}
+	pos := indentPosition(line[match[4]:], itemOffset)
+	if pos < 0 {
+		p.bail = true // unreachable without tabs
+		return nil, noChildren
+	}
+	p.advance(match[3] + pos)
+	return node, hasChildren
+}
+
+func (p *parser) contItem(node ast.Node) state {
+	line := p.peekLine()
+	if isBlank(line) {
+		p.advanceToEOL()
+		return cont | hasChildren
+	}
+	offset := lastOffset(node.Parent())
+	isEmpty := node.ChildCount() == 0 && p.emptyItemBlank
+	indent := indentWidth(line)
+	if (isEmpty || indent < offset) && indent < 4 {
+		if _, typ := parseListItem(line); typ != notList {
+			p.skipList = true
+			return closed
+		}
+		if !isEmpty {
+			return closed
+		}
+	}
+	pos := indentPosition(line, offset)
+	if pos < 0 {
+		p.bail = true // goldmark steps back a byte here
+		return closed
+	}
+	p.advance(pos)
+	return cont | hasChildren
+}
+
+// bytes (goldmark's util, without tabs)
+
+// isSpace is goldmark's util.IsSpace: tab, newline, carriage return, space.
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+func isBlank(bs []byte) bool {
+	for _, c := range bs {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// indentWidth is the count of leading spaces (util.IndentWidth's width
+// and position, which agree without tabs).
+func indentWidth(bs []byte) int {
+	i := 0
+	for i < len(bs) && bs[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// indentPosition is util.IndentPosition without tabs: the position after
+// width leading spaces, or -1 if there are fewer.
+func indentPosition(bs []byte, width int) int {
+	if width == 0 {
+		return 0
+	}
+	i := 0
+	for i < len(bs) && i < width && bs[i] == ' ' {
+		i++
+	}
+	if i >= width {
+		return i
+	}
+	return -1
+}
+
+func firstNonSpacePosition(bs []byte) int {
+	for i, c := range bs {
+		if c == ' ' {
+			continue
+		}
+		if c == '\n' {
+			return -1
+		}
+		return i
+	}
+	return -1
+}
+
+func trimLeftSpaceLength(bs []byte) int {
+	i := 0
+	for i < len(bs) && isSpace(bs[i]) {
+		i++
+	}
+	return i
+}
+
+func trimRightSpaceLength(bs []byte) int {
+	l := len(bs)
+	i := l - 1
+	for ; i >= 0; i-- {
+		if !isSpace(bs[i]) {
+			break
+		}
+	}
+	if i < 0 {
+		return l
+	}
+	return l - 1 - i
+}
