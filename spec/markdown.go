@@ -21,7 +21,7 @@ func (l *loader) markdown() ast.Node {
 // parseMarkdown parses src from offset from (where the Markdown starts,
 // after the front matter; a line start) into goldmark's block tree, with
 // internal/mdblock: goldmark's block pass ported without goldmark's
-// parser framework, which builds the same tree in about 0.65 of the CPU
+// parser framework, which builds the same tree in about half the CPU
 // time (BenchmarkMarkdown). mdblock declines a file with a construct it does not port (a
 // tab, an HTML block), and goldmarkBlocks parses that one.
 func parseMarkdown(src []byte, from int) ast.Node {

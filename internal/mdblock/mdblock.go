@@ -158,7 +158,7 @@ type parser struct {
 	emptyItemBlank bool // emptyListItemWithBlankLines
 	tbPos          int  // the thematic break check's position cache
 	fence          fenceData
-	setextPara     *ast.Paragraph // temporaryParagraphKey
+	setextPara     ast.Node // temporaryParagraphKey
 
 	bail bool
 
@@ -201,7 +201,7 @@ func (p *parser) lines(b block) []text.Segment { return p.all.Sliced(b.lo, b.lo+
 func (p *parser) setLines(node ast.Node, lo, hi int) {
 	segs := p.all
 	segs.SetSliced(lo, hi)
-	node.SetLines(&segs)
+	*node.Lines() = segs // not SetLines(&segs): segs would escape
 }
 
 type fenceData struct {
@@ -470,7 +470,7 @@ func (p *parser) openK(k kind, parent ast.Node) (ast.Node, state) {
 		}
 		return nil, noChildren
 	case kPara:
-		return p.openPara()
+		return p.openPara(parent)
 	}
 	p.bail = true
 	return nil, noChildren
@@ -520,12 +520,21 @@ func (p *parser) close(b block) {
 
 // paragraphs
 
-func (p *parser) openPara() (ast.Node, state) {
+// A paragraph in a list item is a TextBlock from the start: goldmark
+// turns it into one when its list closes tight, which most lists do, and
+// closeList turns it back into a Paragraph otherwise. So the parsers tell
+// a paragraph by its block's kind (kPara), not by its node's type.
+func (p *parser) openPara(parent ast.Node) (ast.Node, state) {
 	line := p.peekLine()
 	if isBlank(line) {
 		return nil, noChildren
 	}
-	node := new(ast.Paragraph)
+	var node ast.Node
+	if parent.Kind() == ast.KindListItem {
+		node = new(ast.TextBlock)
+	} else {
+		node = new(ast.Paragraph)
+	}
 	p.pushSeg(p.seg())
 	p.advanceToEOL()
 	return node, noChildren
@@ -614,12 +623,8 @@ func (p *parser) openATX() (ast.Node, state) {
 // setext headings
 
 func (p *parser) openSetext(parent ast.Node) (ast.Node, state) {
-	last := p.lastOpened().node
-	if last == nil {
-		return nil, noChildren
-	}
-	para, ok := last.(*ast.Paragraph)
-	if !ok || para.Parent() != parent {
+	last := p.lastOpened()
+	if last.node == nil || last.k != kPara || last.node.Parent() != parent {
 		return nil, noChildren
 	}
 	c, ok := matchesSetextHeadingBar(p.peekLine())
@@ -632,7 +637,7 @@ func (p *parser) openSetext(parent ast.Node) (ast.Node, state) {
 	}
 	node := p.heading(level)
 	node.Lines().Append(p.seg())
-	p.setextPara = para
+	p.setextPara = last.node
 	return node, noChildren | requireParagraph
 }
 
@@ -958,7 +963,7 @@ func (p *parser) openList(parent ast.Node) (ast.Node, state) {
 			start = start*10 + int(d-'0')
 		}
 	}
-	if ast.IsParagraph(last) && last.Parent() == parent {
+	if p.lastOpened().k == kPara && last.Parent() == parent {
 		if typ == orderedList && start != 1 {
 			return nil, noChildren
 		}
@@ -1002,7 +1007,7 @@ func (p *parser) contList(list *ast.List) state {
 				}
 				if isTb {
 					isHeading := false
-					if ast.IsParagraph(p.lastOpened().node) {
+					if last := p.lastOpened(); last.node != nil && last.k == kPara {
 						c, ok := matchesSetextHeadingBar(line[match[3]-1:])
 						if ok && c == '-' {
 							isHeading = true
@@ -1042,18 +1047,24 @@ func (p *parser) closeList(list *ast.List) {
 			list.IsTight = false
 		}
 	}
-	if !list.IsTight {
-		return
-	}
+	// The items' paragraphs are TextBlocks already (see openPara).
 	for child := list.FirstChild(); child != nil; child = child.NextSibling() {
-		for gc := child.FirstChild(); gc != nil; {
-			para, ok := gc.(*ast.Paragraph)
-			gc = gc.NextSibling()
-			if ok {
-				tb := new(ast.TextBlock)
-				tb.SetLines(para.Lines())
-				child.ReplaceChild(child, para, tb)
+		for gc := child.FirstChild(); gc != nil; gc = gc.NextSibling() {
+			tb, ok := gc.(*ast.TextBlock)
+			if !ok {
+				continue
 			}
+			if list.IsTight { // goldmark's new TextBlock: no position, no blank line before
+				tb.SetPos(-1)
+				tb.SetBlankPreviousLines(false)
+				continue
+			}
+			para := new(ast.Paragraph)
+			para.SetLines(tb.Lines())
+			para.SetPos(tb.Pos())
+			para.SetBlankPreviousLines(tb.HasBlankPreviousLines())
+			child.ReplaceChild(child, tb, para)
+			gc = para
 		}
 	}
 }
