@@ -13,6 +13,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 )
@@ -153,4 +154,43 @@ func TestE2EEngineCountsAsTheLocalRun(t *testing.T) {
 		return
 	}
 	t.Fatal("no clauses case in stdCases")
+}
+
+// The request's limits bound a workflow as they bound a local run: one
+// Limits type, the same defaults, the same error where the budget ends.
+func TestWorkflowKeepsTheLimits(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "loop.prose.md")
+	src := "---\nname: loop\nkind: pattern\n---\n\n# Loop\n\nCounts, then asks.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\nlet n = 0\nrepeat 100:\n  n = n + 1\nlet r = call worker\n  n: n\nreturn r\n```\n"
+	slots := bind.Settings{Slots: []bind.Assignment{{Name: "worker", Value: "exec:echo 100"}}}
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		limits run.Limits
+		want   run.Code
+	}{{run.Limits{MaxSteps: 50}, run.CodeStepBudget}, {run.Limits{}, 0}} {
+		res, lerr := run.Local{}.Run(context.Background(), run.Request{Spec: path, Bindings: slots, Limits: c.limits}, run.Options{Getenv: func(string) string { return "" }})
+		if run.CodeOf(lerr) != c.want {
+			t.Fatalf("local run with %+v: %v", c.limits, lerr)
+		}
+		req, err := Resolve(ResolveOptions{Path: path, Bindings: slots, Limits: c.limits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := newTestEnv(t, nil)
+		env.ExecuteWorkflow(WorkflowName, roundTrip(t, req))
+		werr := env.GetWorkflowError()
+		if c.want == 0 {
+			var out Result
+			if werr != nil || env.GetWorkflowResult(&out) != nil || string(out.Value) != "100" || res.Value != int64(100) {
+				t.Errorf("without limits: local %v, temporal %s %v", res.Value, out.Value, werr)
+			}
+			continue
+		}
+		re, ok := runError(werr).(*RunError)
+		if !ok || re.Kind != delegation.KindLimit || re.Msg != lerr.Error() {
+			t.Errorf("with %+v:\nlocal    %v\ntemporal %v", c.limits, lerr, werr)
+		}
+	}
 }
