@@ -15,7 +15,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,6 +152,10 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b, err := os.ReadFile(TemporalMark(o.Store.Dir)); err == nil {
+		unlock()
+		return nil, fmt.Errorf("%s is served on Temporal (%s): its queue is that workflow's; post to its prose serve, or remove %s to serve it here", o.Store.Dir, strings.TrimSpace(string(b)), TemporalMark(o.Store.Dir))
+	}
 	q, err := OpenQueue(o.Store.Dir)
 	if err != nil {
 		unlock()
@@ -167,6 +174,13 @@ func New(o Options) (*Server, error) {
 	}
 	s.M.init()
 	return s, nil
+}
+
+// TemporalMark is the file that says a state directory is served on
+// Temporal (prose serve --engine temporal writes it): a local serve or
+// drain of it would bypass that workflow's queue, so New refuses.
+func TemporalMark(stateDir string) string {
+	return filepath.Join(stateDir, ".serve", "temporal.txt")
 }
 
 // Close releases the queue and the lock.

@@ -262,7 +262,15 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
-	fmt.Fprintf(s.err, "prose serve: workflow %s on task queue %s at %s\n", id, queueName(c), c.Address)
+	mark := fmt.Sprintf("workflow %s on task queue %s at %s", id, queueName(c), c.Address)
+	err = os.MkdirAll(filepath.Dir(serve.TemporalMark(st.Dir)), 0o755)
+	if err == nil {
+		err = os.WriteFile(serve.TemporalMark(st.Dir), []byte(mark+"\n"), 0o644)
+	}
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+	}
+	fmt.Fprintf(s.err, "prose serve: %s\n", mark)
 	front := temporalserve.NewFront(cl, id, g, st)
 	return serveHTTP(ctx, s, o, g, front, token, func(ctx context.Context) error {
 		front.Follow(ctx, 200*time.Millisecond, log)

@@ -132,3 +132,14 @@ func TestE2ETemporalServeKilledWorker(t *testing.T) {
 		t.Errorf("%d renders started for %d rendered receipts; want one more (the render the kill cut off), no render of a recorded commit again", len(started), rendered)
 	}
 }
+
+// kill -9 of prose serve --engine temporal while events arrive and the
+// workflow drains them, then a restart (which joins the same workflow):
+// every event answered 202 is in exactly one drain and one rendered
+// gateway receipt, and the receipts verify.
+func TestE2ETemporalServeKilledServer(t *testing.T) {
+	s := newServed(t)
+	conn := servedTemporal(t, s)
+	s.worker(conn, t.TempDir(), 0)
+	serveKill(t, s, 2*time.Second, append([]string{"--engine", "temporal"}, s.temporalArgs(conn)...)...)
+}

@@ -368,13 +368,18 @@ func TestServeToken(t *testing.T) {
 // answered 202 is delivered in exactly one drain, folded into exactly one
 // rendered gateway receipt, and the receipts verify.
 func TestServeKill(t *testing.T) {
-	s := newServed(t)
-	s.start()
+	serveKill(t, newServed(t), 300*time.Millisecond)
+}
+
+// serveKill starts s with args, kills it after wait while events
+// arrive, starts it again and checks what was acknowledged.
+func serveKill(t *testing.T, s *served, wait time.Duration, args ...string) {
+	s.start(args...)
 	acked := map[string]int{}
 	var order []string
 	stop := make(chan struct{})
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(wait)
 		s.cmd.Process.Signal(syscall.SIGKILL)
 		close(stop)
 	}()
@@ -398,7 +403,7 @@ func TestServeKill(t *testing.T) {
 	if len(acked) < 2 {
 		t.Fatalf("only %d events acknowledged before the kill", len(acked))
 	}
-	s.start()
+	s.start(args...)
 	defer s.stop()
 	outcomes := map[int]*serve.Outcome{}
 	for _, e := range order {

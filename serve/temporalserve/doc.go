@@ -34,10 +34,12 @@
 //     (DIR/.serve/lock, taken by a local prose serve) keeps the two
 //     variants off one directory: a drain on Temporal does not begin
 //     while a local serve holds it (Begin is retried, lostWorkerAttempts
-//     times, then the drain ends with that error). Within a drain each node's commit takes a
-//     lock of its own (DIR/.serve/temporal/NODE.lock), so an attempt
-//     whose worker was given up for lost but still runs cannot commit
-//     beside its retry. flock over NFS needs a lock daemon (NFSv4 has
+//     times, then the drain ends with that error), and prose serve
+//     --engine temporal marks the directory (serve.TemporalMark), which
+//     makes a local serve or drain of it refuse. Within a drain each
+//     node's commit takes a lock of its own
+//     (DIR/.serve/temporal/HASH.lock), so an attempt whose worker was
+//     given up for lost but still runs cannot commit beside its retry. flock over NFS needs a lock daemon (NFSv4 has
 //     it built in); a filesystem without working locks must not be
 //     shared by more than one worker.
 //   - The project (its specs) is read by each worker from the same path

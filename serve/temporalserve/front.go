@@ -2,8 +2,10 @@ package temporalserve
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	tsdk "go.temporal.io/sdk/temporal"
 
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/canon"
@@ -129,21 +132,50 @@ func (f *Front) Trigger(node string, event []byte) (int, bool, error) {
 			return 0, false, fmt.Errorf("%w: %v", serve.ErrBadEvent, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	h, err := f.cl.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: f.id, UpdateName: TriggerUpdate, Args: []any{in},
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	ack, err := f.update(in)
 	if err != nil {
-		return 0, false, fmt.Errorf("queueing the trigger on Temporal: %v", err)
-	}
-	var ack Ack
-	if err := h.Get(ctx, &ack); err != nil {
 		return 0, false, fmt.Errorf("queueing the trigger on Temporal: %v", err)
 	}
 	f.M.Triggered(ack.Duplicate)
 	return ack.Drain, ack.Duplicate, nil
+}
+
+// update sends a trigger update and waits for its completion. An
+// attempt that fails for want of the server, or because the workflow was
+// continuing as new, is repeated under the same update id: within a run
+// Temporal answers a repeat of an update it completed with the first
+// answer, and across a continue-as-new a repeat is at worst a duplicate
+// event (its gateway skips it, nothing is lost). One the workflow refused
+// is not repeated.
+func (f *Front) update(in TriggerIn) (Ack, error) {
+	var uid [16]byte
+	rand.Read(uid[:])
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var ack Ack
+	var err error
+	for attempt, wait := 0, 100*time.Millisecond; attempt < 5; attempt, wait = attempt+1, wait*2 {
+		var h client.WorkflowUpdateHandle
+		h, err = f.cl.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: f.id, UpdateID: hex.EncodeToString(uid[:]), UpdateName: TriggerUpdate, Args: []any{in},
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		if err == nil {
+			if err = h.Get(ctx, &ack); err == nil {
+				return ack, nil
+			}
+		}
+		var app *tsdk.ApplicationError
+		if errors.As(err, &app) || ctx.Err() != nil {
+			return ack, err
+		}
+		select {
+		case <-ctx.Done():
+			return ack, err
+		case <-time.After(wait):
+		}
+	}
+	return ack, err
 }
 
 // Drain asks the workflow what it knows of drain id.
