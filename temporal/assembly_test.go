@@ -2,12 +2,8 @@ package temporal
 
 import (
 	"context"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -94,39 +90,6 @@ func runWorkflowTotals(t *testing.T, c *engineCase, svc string) (string, *patter
 		t.Fatal(err)
 	}
 	return string(res.Value), res.Totals
-}
-
-// No file of this package assembles a run with patterns.Prepare or
-// patterns.Run: the workflow and Resolve go through run.Prepare.
-func TestNoAssemblyOfItsOwn(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		af, err := parser.ParseFile(fset, f, src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(af, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "patterns" && (sel.Sel.Name == "Prepare" || sel.Sel.Name == "Run" || sel.Sel.Name == "RunOptions") {
-				t.Errorf("%s: patterns.%s: a run is assembled by run.Prepare", fset.Position(sel.Pos()), sel.Sel.Name)
-			}
-			return true
-		})
-	}
 }
 
 // On a real server, the Engine's Result counts the run's work as the
