@@ -15,9 +15,13 @@
 // workflow's input, so a worker on another machine runs exactly what was
 // started; it never reads a spec from its own disk.
 //
-// Where things run. The workflow (one per run) loads the specs from the
-// Request, binds them and runs the evaluator with a Host whose Runtime is
-// the workflow's: workflow.Go for branches, workflow timers for backoff and
+// Where things run. The workflow (one per run) assembles its run with
+// run.Prepare, as a local run is assembled (the same checks, bindings,
+// limits and host, and the same Totals in its Result), as a
+// Deterministic run: it loads the specs from the Request and reads
+// nothing of the worker's disk, environment or clock, and runs the
+// evaluator (run.Run's RunHere) under the workflow's context with a Host
+// whose Runtime is the workflow's: workflow.Go for branches, workflow timers for backoff and
 // timeouts, workflow time for Now, and the default hashed jitter (a pure
 // function of the call path). Nested specs run inside the same workflow.
 // Programs (`exec:`) and model slots (`llm`) run in activities on whatever
