@@ -1,7 +1,9 @@
 package temporalserve
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -12,8 +14,12 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
+	"github.com/proselang/prose/world/store"
 )
 
 type triggered struct {
@@ -129,5 +135,62 @@ func TestWorkflowQueuesDrainsAndContinues(t *testing.T) {
 	env2.ExecuteWorkflow(WorkflowName, next)
 	if seen.ack != (Ack{Drain: 3, Duplicate: true}) {
 		t.Errorf("event after continue-as-new: %+v, want drain 3, a duplicate", seen)
+	}
+}
+
+// constant renders every node as the same truth.
+type constant struct{}
+
+func (constant) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
+	return &reconcile.Answer{Truth: map[string]any{"reviewed": true, "items": []any{}}}, nil
+}
+
+// Continuity as durable timers: over two simulated days the cron
+// gateway of serve's testdata/continuity wakes itself on its minutes and
+// the weekly review once, at the start (it had never fired); nothing else
+// wakes.
+func TestWorkflowWakesOnTimers(t *testing.T) {
+	g, diags, err := graph.Load("../testdata/continuity")
+	if err != nil || diags.HasErrors() {
+		t.Fatalf("load: %v %s", err, diags)
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Activities{Open: func(World) (*Project, error) {
+		return &Project{Graph: g, Store: st, Renderer: func(*graph.Node) (reconcile.Renderer, error) { return constant{}, nil }}, nil
+	}}
+	var ts testsuite.WorkflowTestSuite
+	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := ts.NewTestWorkflowEnvironment()
+	Register(env, a)
+	t0 := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	env.SetStartTime(t0)
+	wakes := map[string][]string{}
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(OutcomesQuery, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		var os []*serve.Outcome
+		v.Get(&os)
+		for _, o := range os {
+			for _, tr := range o.Triggers {
+				if tr.Self {
+					wakes[tr.Node] = append(wakes[tr.Node], o.Start.Format("Jan 2 15:04"))
+				}
+			}
+		}
+		env.CancelWorkflow()
+	}, 48*time.Hour-time.Minute)
+	env.ExecuteWorkflow(WorkflowName, Input{World: World{Project: "../testdata/continuity", State: st.Dir}})
+	want := map[string][]string{
+		"poll":   {"Dec 1 09:00", "Dec 1 09:30", "Dec 1 10:00", "Dec 1 10:30", "Dec 2 09:00", "Dec 2 09:30", "Dec 2 10:00", "Dec 2 10:30"},
+		"review": {"Dec 1 08:00"},
+	}
+	if fmt.Sprint(wakes) != fmt.Sprint(want) {
+		t.Errorf("self wakes %v, want %v", wakes, want)
 	}
 }
