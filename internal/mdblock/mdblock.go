@@ -236,12 +236,15 @@ func (p *parser) advance(k int) {
 	}
 }
 
+// advanceToEOL moves to the line's newline, or to the end of the source
+// on a last line without one (goldmark searches for the newline; its
+// offset is known here).
 func (p *parser) advanceToEOL() {
 	if p.start >= p.n {
 		return
 	}
-	if i := bytes.IndexByte(p.src[p.start:], '\n'); i >= 0 {
-		p.start += i
+	if p.src[p.stop-1] == '\n' {
+		p.start = p.stop - 1
 	} else {
 		p.start = p.n
 	}
