@@ -55,44 +55,99 @@ func (f *frame) own(v Value) Value {
 	return v
 }
 
-// adopt makes f's thread the owner of the lists and objects in v that no
-// thread owns yet: the value of a call, a global. A frozen copy (a call's
-// arguments, which a service may hand back) stays unowned: the same copy
-// may reach several threads.
-func adopt(t *thread, v Value, depth int) {
+// adopt makes t the owner of the lists and objects in v that no thread
+// owns yet: the value of a call, a global. It returns v, where frozen
+// lists and objects (a call's arguments, which a service may hand back)
+// are replaced by mutable copies the thread owns (thaw): what a run
+// receives is its own to change, and the frozen copies stay as the calls
+// that were passed them saw them.
+func adopt(t *thread, v Value, depth int) Value {
 	if depth > MaxDepth {
-		return
+		return v
 	}
 	switch x := v.(type) {
 	case *List:
-		x.mu.Lock()
-		frozen := x.snap == any(x)
-		elems := x.elems
-		x.mu.Unlock()
-		if frozen || !x.owner.CompareAndSwap(nil, t) {
-			return
+		if x.fz != nil {
+			return thaw(t, x, depth, map[Value]Value{})
 		}
-		for _, e := range elems {
-			adopt(t, e, depth+1)
+		if !x.owner.CompareAndSwap(nil, t) {
+			return v
+		}
+		for i, e := range x.Elems() {
+			if c := adopt(t, e, depth+1); c != e {
+				x.mu.Lock()
+				if i < len(x.elems) && x.elems[i] == e {
+					x.elems[i] = c
+				}
+				x.mu.Unlock()
+			}
 		}
 	case *Object:
-		x.mu.Lock()
-		frozen := x.snap == any(x)
-		vals := x.vals
-		x.mu.Unlock()
-		if frozen || !x.owner.CompareAndSwap(nil, t) {
-			return
+		if x.fz != nil {
+			return thaw(t, x, depth, map[Value]Value{})
 		}
-		for _, e := range vals {
-			adopt(t, e, depth+1)
+		if !x.owner.CompareAndSwap(nil, t) {
+			return v
+		}
+		_, vals := x.entries()
+		for i, e := range vals {
+			if c := adopt(t, e, depth+1); c != e {
+				x.mu.Lock()
+				if x.vals[i] == e {
+					x.vals[i] = c
+				}
+				x.mu.Unlock()
+			}
 		}
 	}
+	return v
+}
+
+// thaw copies the frozen value v into lists and objects t owns, once per
+// frozen list or object (done): parts shared in v are shared in the copy,
+// so a frozen value with shared parts is copied in proportion to what it
+// holds in memory, not to its size written out.
+func thaw(t *thread, v Value, depth int, done map[Value]Value) Value {
+	if f := frozenFacts(v); f == nil || depth > MaxDepth {
+		return v
+	}
+	if c, ok := done[v]; ok {
+		return c
+	}
+	switch x := v.(type) {
+	case *List:
+		c := &List{elems: make([]Value, len(x.elems))}
+		c.owner.Store(t)
+		done[v] = c
+		for i, e := range x.elems {
+			c.elems[i] = thaw(t, e, depth+1, done)
+		}
+		return c
+	case *Object:
+		c := &Object{keys: x.keys, vals: make([]Value, len(x.vals))}
+		if x.idx != nil {
+			c.idx = make(map[string]int, len(x.idx))
+			for k, i := range x.idx {
+				c.idx[k] = i
+			}
+		}
+		c.owner.Store(t)
+		done[v] = c
+		for i, e := range x.vals {
+			c.vals[i] = thaw(t, e, depth+1, done)
+		}
+		return c
+	}
+	return v
 }
 
 // appendTo appends v to l, or buffers the append when l belongs to
 // another thread. What a thread holds buffered is bounded by the value
 // ceiling: each element takes at least two bytes written out.
 func (f *frame) appendTo(pos diag.Pos, l *List, v Value) error {
+	if l.fz != nil {
+		return f.errorf(pos, KindRuntime, "cannot append to a frozen list")
+	}
 	t := f.th
 	if t.owns(l.owner.Load()) {
 		l.Append(v)

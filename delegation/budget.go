@@ -174,27 +174,25 @@ func measure(m *meter, v Value, depth int) error {
 	case string:
 		return m.add(int64(len(v))+2, stringUnits(len(v)))
 	case *List:
+		// A mutable list is copied onto the stack (it may change, or
+		// contain itself); the slice stays valid when the stack grows.
 		base := len(m.stack)
-		v.mu.Lock()
-		m.stack = append(m.stack, v.elems...)
-		v.mu.Unlock()
-		n := len(m.stack) - base
-		err := m.add(2+int64(n), 1)
-		for i := 0; i < n && err == nil; i++ {
-			err = measure(m, m.stack[base+i], depth+1)
+		var elems []Value
+		elems, m.stack = v.view(m.stack)
+		err := m.add(2+int64(len(elems)), 1)
+		for i := 0; i < len(elems) && err == nil; i++ {
+			err = measure(m, elems[i], depth+1)
 		}
 		m.pop(base)
 		return err
 	case *Object:
 		base := len(m.stack)
-		v.mu.Lock()
-		keys := v.keys // never rewritten below len
-		m.stack = append(m.stack, v.vals...)
-		v.mu.Unlock()
+		keys, vals, stack := v.view(m.stack)
+		m.stack = stack
 		err := m.add(2, 1)
 		for i := 0; i < len(keys) && err == nil; i++ {
 			if err = m.add(int64(len(keys[i]))+4, stringUnits(len(keys[i]))); err == nil {
-				err = measure(m, m.stack[base+i], depth+1)
+				err = measure(m, vals[i], depth+1)
 			}
 		}
 		m.pop(base)
@@ -282,7 +280,7 @@ func (f *frame) checkSize(pos diag.Pos, v Value, what string) error {
 func (f *frame) snapshotArgs(pos diag.Pos, args *Object) (*Object, error) {
 	fz := freezer{m: f.meter()}
 	defer fz.m.release()
-	snap, err := fz.freeze(args, 0)
+	snap, _, err := fz.freeze(args, 0)
 	if err != nil {
 		return nil, f.walkError(pos, "the arguments of the call", err)
 	}

@@ -203,22 +203,29 @@ func BenchmarkBudgetStops(b *testing.B) {
 	}
 }
 
-// Passing a long list to every call is charged: freezing the arguments
-// walks its lists and objects each time (half a unit per one found
-// unchanged, a unit per element copied), so the loop runs out the budget
-// at the call. A list that grows by one element between calls is copied
-// only in its new elements, and an unchanged list of plain values is not
-// walked at all.
+// Passing a long list to every call is charged when something inside it
+// changed since the last call: freezing the arguments walks its lists
+// and objects (half a unit per one found unchanged, a unit per element
+// copied), so the loop runs out the budget at the call. A list that
+// grows by one element between calls is copied only in its new elements,
+// and a value in which nothing changed (nested or not) is not walked at
+// all.
 func TestCallArgumentsAreCharged(t *testing.T) {
 	caller := newCaller().on("w", func(context.Context, *CallRequest) (Value, error) { return int64(1), nil })
 	g := map[string]Value{"w": svc("w")}
-	code := "let xs = [[0]]\nrepeat 14:\n  xs = xs + xs\nrepeat 19000:\n  let r = call w\n    xs: xs\nreturn 1"
-	_, err := runGuarded(t, context.Background(), code, g, &Host{Caller: caller, MaxSteps: 20000})
+	code := "let inner = [0]\nlet xs = [inner]\nrepeat 14:\n  xs = xs + xs\nrepeat 19000:\n  append 1 to inner\n  let r = call w\n    xs: xs\nreturn 1"
+	_, err := runGuarded(t, context.Background(), code, g, &Host{Caller: caller, MaxSteps: 40000})
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != KindLimit {
 		t.Fatalf("want a limit error, got %v", err)
 	}
-	wantErr(t, err, "test.md:5:11: step budget of 20000 statements exceeded (a call's arguments count a step per 256 elements copied, or 512 found unchanged")
+	wantErr(t, err, "test.md:7:11: step budget of 40000 statements exceeded (a call's arguments count a step per 256 elements copied, or 512 found unchanged")
+	// The same nested list passed unchanged costs nothing beyond the
+	// statements.
+	code = "let xs = [[0]]\nrepeat 14:\n  xs = xs + xs\nrepeat 19000:\n  let r = call w\n    xs: xs\nreturn 1"
+	if _, err := runGuarded(t, context.Background(), code, g, &Host{Caller: caller, MaxSteps: 20000}); err != nil {
+		t.Fatal(err)
+	}
 	// A flat list passed unchanged costs nothing beyond the statements.
 	code = "let xs = [0]\nrepeat 16:\n  xs = xs + xs\nrepeat 3000:\n  let r = call w\n    xs: xs\nreturn 1"
 	if _, err := runGuarded(t, context.Background(), code, g, &Host{Caller: caller, MaxSteps: 6500}); err != nil {

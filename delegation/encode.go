@@ -164,10 +164,9 @@ func (e *encoder) list(l *List, depth int) error {
 	// Snapshot the elements: a parallel iteration may replace one while
 	// they are written, and the list may contain itself.
 	base := len(e.m.stack)
-	l.mu.Lock()
-	e.m.stack = append(e.m.stack, l.elems...)
-	l.mu.Unlock()
-	n := len(e.m.stack) - base
+	var elems []Value
+	elems, e.m.stack = l.view(e.m.stack)
+	n := len(elems)
 	if tooDeep(depth, n) {
 		e.m.pop(base)
 		return ErrTooDeep
@@ -183,7 +182,7 @@ func (e *encoder) list(l *List, depth int) error {
 		if e.indent {
 			e.newline(depth + 1)
 		}
-		if err := e.value(e.m.stack[base+i], depth+1); err != nil {
+		if err := e.value(elems[i], depth+1); err != nil {
 			return err
 		}
 	}
@@ -197,10 +196,8 @@ func (e *encoder) list(l *List, depth int) error {
 
 func (e *encoder) object(o *Object, depth int) error {
 	base := len(e.m.stack)
-	o.mu.Lock()
-	keys := o.keys // keys below len(keys) are never rewritten
-	e.m.stack = append(e.m.stack, o.vals...)
-	o.mu.Unlock()
+	keys, vals, stack := o.view(e.m.stack) // keys below len(keys) are never rewritten
+	e.m.stack = stack
 	if tooDeep(depth, len(keys)) {
 		e.m.pop(base)
 		return ErrTooDeep
@@ -222,7 +219,7 @@ func (e *encoder) object(o *Object, depth int) error {
 			e.buf = append(e.buf, ' ')
 			e.pad++
 		}
-		if err := e.value(e.m.stack[base+i], depth+1); err != nil {
+		if err := e.value(vals[i], depth+1); err != nil {
 			return err
 		}
 	}

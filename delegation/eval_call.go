@@ -98,7 +98,7 @@ func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
 	v, err := f.in.host.Caller.Call(ctx, req)
 	v = normalize(v)
 	if err == nil {
-		adopt(f.th, v, 0)
+		v = adopt(f.th, v, 0)
 	}
 	if p.timeout > 0 && f.ctx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		switch {

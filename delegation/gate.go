@@ -120,7 +120,7 @@ func (f *frame) evalGate(x *syntax.GateExpr) (Value, error) {
 	f.record(&Event{Kind: "call.end", Time: end, Path: id, Pos: pos, Slot: x.Kind, Attempt: 1, Result: v, Err: err, Duration: end.Sub(start)})
 	switch {
 	case err == nil:
-		adopt(f.th, v, 0)
+		v = adopt(f.th, v, 0)
 		return v, nil
 	case f.ctx.Err() != nil:
 		return nil, f.canceled(x.Gate)

@@ -48,13 +48,18 @@ func TestFreezeReusesUnchangedCopies(t *testing.T) {
 		t.Fatalf("after a nested change: %s (earlier copy %s)", js(t, f4), js(t, f3))
 	}
 
-	// A service that changes its frozen arguments does not change what
-	// the next freeze returns.
+	// A frozen copy refuses changes (a service must not change its
+	// arguments), and freezing it returns it.
 	p4, _ := f4.(*Object).Get("progress")
-	p4.(*List).Append("garbage")
+	if !panics(func() { p4.(*List).Append("garbage") }) || !panics(func() { p4.(*List).Set(0, 1) }) || !panics(func() { f4.(*Object).Set("k", 1) }) {
+		t.Error("a frozen copy was changed")
+	}
+	if again, _ := Freeze(f4); again != f4 {
+		t.Error("freezing a frozen value copied it")
+	}
 	f5, _ := Freeze(args)
-	if js(t, f5) != `{"progress":[{"action":"retag"},{"action":"build"}]}` {
-		t.Fatalf("a changed copy leaked: %s", js(t, f5))
+	if f5 != f4 || js(t, f5) != `{"progress":[{"action":"retag"},{"action":"build"}]}` {
+		t.Fatalf("after a refused change: %s", js(t, f5))
 	}
 
 	if _, err := Freeze(deepList(MaxDepth + 2)); err == nil {
@@ -62,42 +67,49 @@ func TestFreezeReusesUnchangedCopies(t *testing.T) {
 	}
 }
 
-// Copies of a list that only grows share one array; no copy, nor a
-// change a service makes to one, reaches another.
+// Copies of a list that only grows share one array (but where it had
+// to grow); no change of the
+// list after a copy reaches the copy.
 func TestFreezeOfAGrowingList(t *testing.T) {
 	xs := NewList("a")
 	f1, _ := Freeze(xs)
 	xs.Append("b")
 	f2, _ := Freeze(xs)
 	xs.Append("c")
-	f1.(*List).Append("X") // a service changing its arguments
 	f3, _ := Freeze(xs)
-	f2.(*List).Append("Y")
 	xs.Append("d")
 	f4, _ := Freeze(xs)
 	xs.Append("e")
 	f6, _ := Freeze(xs)
-	f4.(*List).Set(1, "Q") // shares its array with f6
-	if got := js(t, f6); got != `["a","b","c","d","e"]` {
-		t.Errorf("a Set on one copy reached another: %s", got)
+	if !f6.(*List).Extends(f4.(*List)) && !f4.(*List).Extends(f3.(*List)) {
+		t.Error("copies of a growing list do not share its array")
 	}
-	if got := js(t, f4); got != `["a","Q","c","d"]` {
-		t.Errorf("got %s", got)
-	}
-	f4.(*List).Set(1, "b")
-	xs.Set(0, "z")
+	xs.Set(1, "Q") // the array f4 and f6 share is not the list's
 	f5, _ := Freeze(xs)
+	if f5.(*List).Extends(f6.(*List)) {
+		t.Error("a copy after a Set extends the one before it")
+	}
+	xs.Append("f")
+	f7, _ := Freeze(xs)
 	for _, c := range []struct {
 		v    Value
 		want string
 	}{
-		{f1, `["a","X"]`}, {f2, `["a","b","Y"]`}, {f3, `["a","b","c"]`},
-		{f4, `["a","b","c","d"]`}, {f5, `["z","b","c","d","e"]`}, {xs, `["z","b","c","d","e"]`},
+		{f1, `["a"]`}, {f2, `["a","b"]`}, {f3, `["a","b","c"]`},
+		{f4, `["a","b","c","d"]`}, {f6, `["a","b","c","d","e"]`},
+		{f5, `["a","Q","c","d","e"]`}, {f7, `["a","Q","c","d","e","f"]`}, {xs, `["a","Q","c","d","e","f"]`},
 	} {
 		if got := js(t, c.v); got != c.want {
 			t.Errorf("got %s, want %s", got, c.want)
 		}
 	}
+}
+
+// panics reports whether f panics.
+func panics(f func()) (p bool) {
+	defer func() { p = recover() != nil }()
+	f()
+	return false
 }
 
 // Parallel iterations freeze and append to one list at once (run with

@@ -36,13 +36,20 @@ type Service interface {
 	ServiceName() string
 }
 
-// List is a list value. It is safe for concurrent use (a service may hold
-// one while the run goes on); parallel iterations do not change a list
-// from outside them, they buffer their appends to it (appends.go).
+// List is a list value. A list the run made is changed only by the
+// thread that owns it (appends.go) and read by the threads it starts
+// while it waits for them; its mutex keeps it safe for a service or an
+// event sink that holds one while the run goes on. A frozen list
+// (Freeze, snapshot.go) never changes: it is read without a lock, shared
+// by every call it is passed to, and changing it panics (a service must
+// not change its arguments).
 type List struct {
 	mu    sync.Mutex
 	elems []Value
-	memo  // frozen copy and digest, see snapshot.go
+	// fz is set, before the list is shared, on a frozen list; memo, on a
+	// list that was frozen, holds its frozen copy (snapshot.go).
+	fz   *facts
+	memo *memo
 	// owner is the thread of a run that made the list or took it from a
 	// service (appends.go); nil for a list from elsewhere.
 	owner atomic.Pointer[thread]
@@ -52,8 +59,14 @@ type List struct {
 // modify elems afterwards).
 func NewList(elems ...Value) *List { return &List{elems: elems} }
 
+// Frozen reports whether l is frozen: it never changes.
+func (l *List) Frozen() bool { return l.fz != nil }
+
 // Len is the number of elements.
 func (l *List) Len() int {
+	if l.fz != nil {
+		return len(l.elems)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.elems)
@@ -61,6 +74,12 @@ func (l *List) Len() int {
 
 // Index returns element i and whether it exists.
 func (l *List) Index(i int) (Value, bool) {
+	if l.fz != nil {
+		if i < 0 || i >= len(l.elems) {
+			return nil, false
+		}
+		return l.elems[i], true
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if i < 0 || i >= len(l.elems) {
@@ -69,47 +88,71 @@ func (l *List) Index(i int) (Value, bool) {
 	return l.elems[i], true
 }
 
-// Set replaces element i; it reports false when i is out of range.
+// Set replaces element i; it reports false when i is out of range. It
+// panics on a frozen list.
 func (l *List) Set(i int, v Value) bool {
+	l.mustThaw()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if i < 0 || i >= len(l.elems) {
 		return false
 	}
-	if l.shared {
-		// The array is shared with other frozen copies: copy it first.
-		l.elems = append([]Value(nil), l.elems...)
-		l.shared = false
-	}
 	l.elems[i] = v
-	l.ver++
-	l.sets++
+	if l.memo != nil {
+		l.memo.changed(true)
+	}
 	return true
 }
 
-// Append adds v at the end.
+// Append adds v at the end. It panics on a frozen list.
 func (l *List) Append(v Value) {
+	l.mustThaw()
 	l.mu.Lock()
 	l.elems = append(l.elems, v)
-	l.ver++
+	if l.memo != nil {
+		l.memo.changed(false)
+	}
 	l.mu.Unlock()
+}
+
+func (l *List) mustThaw() {
+	if l.fz != nil {
+		panic("delegation: change of a frozen list (a call's arguments are frozen: a service must not change them)")
+	}
 }
 
 // Elems returns a snapshot copy of the elements.
 func (l *List) Elems() []Value {
+	if l.fz != nil {
+		return append([]Value(nil), l.elems...)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]Value(nil), l.elems...)
 }
 
-// Object is an object value with keys in insertion order. It is safe for
-// concurrent use.
+// view is the elements, not to be modified, as they are now: a frozen
+// list's own, or a mutable list's copied onto stack (returned grown).
+func (l *List) view(stack []Value) (elems, grown []Value) {
+	if l.fz != nil {
+		return l.elems, stack
+	}
+	base := len(stack)
+	l.mu.Lock()
+	stack = append(stack, l.elems...)
+	l.mu.Unlock()
+	return stack[base:], stack
+}
+
+// Object is an object value with keys in insertion order. Like a List, a
+// mutable object is guarded by its mutex, and a frozen one never changes.
 type Object struct {
 	mu   sync.Mutex
 	keys []string // never rewritten below len: new keys are appended
 	vals []Value  // vals[i] is the value of keys[i]
 	idx  map[string]int
-	memo // frozen copy and digest, see snapshot.go
+	fz   *facts // as List's
+	memo *memo
 	// owner is as List's.
 	owner atomic.Pointer[thread]
 }
@@ -121,7 +164,10 @@ const objectIndexMin = 9
 // NewObject returns an empty object.
 func NewObject() *Object { return &Object{} }
 
-// find is the position of key, or -1; o.mu is held.
+// Frozen reports whether o is frozen: it never changes.
+func (o *Object) Frozen() bool { return o.fz != nil }
+
+// find is the position of key, or -1; o.mu is held (or o is frozen).
 func (o *Object) find(key string) int {
 	if o.idx != nil {
 		if i, ok := o.idx[key]; ok {
@@ -137,11 +183,17 @@ func (o *Object) find(key string) int {
 	return -1
 }
 
-// Set adds or replaces key; a new key goes last.
+// Set adds or replaces key; a new key goes last. It panics on a frozen
+// object.
 func (o *Object) Set(key string, v Value) {
+	if o.fz != nil {
+		panic("delegation: change of a frozen object (a call's arguments are frozen: a service must not change them)")
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.ver++
+	if o.memo != nil {
+		o.memo.changed(true)
+	}
 	if i := o.find(key); i >= 0 {
 		o.vals[i] = v
 		return
@@ -161,8 +213,10 @@ func (o *Object) Set(key string, v Value) {
 
 // Get returns the value of key and whether it is present.
 func (o *Object) Get(key string) (Value, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	if o.fz == nil {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+	}
 	if i := o.find(key); i >= 0 {
 		return o.vals[i], true
 	}
@@ -171,22 +225,43 @@ func (o *Object) Get(key string) (Value, bool) {
 
 // Keys returns the keys in order (a copy).
 func (o *Object) Keys() []string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	if o.fz == nil {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+	}
 	return append([]string(nil), o.keys...)
 }
 
-// entries returns the keys (not to be modified) and a copy of the values.
+// entries returns the keys (not to be modified) and the values: a
+// frozen object's own, or a copy of a mutable object's.
 func (o *Object) entries() ([]string, []Value) {
+	if o.fz != nil {
+		return o.keys, o.vals
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.keys, append([]Value(nil), o.vals...)
 }
 
+// view is entries onto stack, as List.view.
+func (o *Object) view(stack []Value) (keys []string, vals, grown []Value) {
+	if o.fz != nil {
+		return o.keys, o.vals, stack
+	}
+	base := len(stack)
+	o.mu.Lock()
+	keys = o.keys
+	stack = append(stack, o.vals...)
+	o.mu.Unlock()
+	return keys, stack[base:], stack
+}
+
 // Len is the number of keys.
 func (o *Object) Len() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	if o.fz == nil {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+	}
 	return len(o.keys)
 }
 
@@ -300,26 +375,27 @@ func equal(m *meter, a, b Value, depth int) (bool, error) {
 		if !ok {
 			return false, nil
 		}
-		// Snapshot both element lists on the meter's stack (no allocation
-		// per list): a parallel iteration may replace an element meanwhile.
+		// Snapshot the element lists of mutable lists on the meter's
+		// stack (no allocation per list): a list may change meanwhile.
 		base := len(m.stack)
-		a.mu.Lock()
-		m.stack = append(m.stack, a.elems...)
-		a.mu.Unlock()
-		n := len(m.stack) - base
-		b.mu.Lock()
-		if len(b.elems) != n {
-			b.mu.Unlock()
-			m.stack = m.stack[:base]
+		var ae, be []Value
+		ae, m.stack = a.view(m.stack)
+		if b.Len() != len(ae) {
+			m.pop(base)
 			return false, nil
 		}
-		m.stack = append(m.stack, b.elems...)
-		b.mu.Unlock()
+		be, m.stack = b.view(m.stack)
+		n := len(ae)
+		if len(be) != n {
+			m.pop(base)
+			return false, nil
+		}
 		if err := m.add(2+int64(n), 1); err != nil {
+			m.pop(base)
 			return false, err
 		}
 		for i := 0; i < n; i++ {
-			if eq, err := equal(m, m.stack[base+i], m.stack[base+n+i], depth+1); !eq || err != nil {
+			if eq, err := equal(m, ae[i], be[i], depth+1); !eq || err != nil {
 				m.pop(base)
 				return false, err
 			}

@@ -22,7 +22,8 @@ import (
 // value's digest is the sha256 of its JSON. A list that extends the one
 // the same slot got under the same name before continues that list's
 // chain: its old elements are recognized (the same strings, numbers,
-// booleans or nulls, or the same JSON), not hashed again.
+// booleans or nulls, or the same digest: a frozen list or object is
+// hashed once, delegation.Sum), not hashed again.
 
 // argDigester remembers, per slot and argument name, the last list digested
 // and the chain after each of its elements.
@@ -34,7 +35,7 @@ type argDigester struct {
 type chain struct {
 	list  *delegation.List   // the list digested
 	vals  []delegation.Value // its elements then
-	elems [][]byte           // JSON of non-scalar elements (nil for scalars)
+	esums [][32]byte         // esums[k]: the digest of element k
 	sums  [][32]byte         // sums[k]: the chain after k elements (sums[0] = c0)
 }
 
@@ -62,11 +63,11 @@ func (d *argDigester) args(slot string, args *delegation.Object) string {
 }
 
 func valueSum(v delegation.Value) [32]byte {
-	b, err := delegation.ToJSON(v)
+	s, err := delegation.Sum(v)
 	if err != nil {
-		b = []byte("<" + err.Error() + ">")
+		return sha256.Sum256([]byte("<" + err.Error() + ">"))
 	}
-	return sha256.Sum256(b)
+	return s
 }
 
 // list is the chain digest of l, continuing the chain of the last list
@@ -92,14 +93,8 @@ func (d *argDigester) list(key string, l *delegation.List) [32]byte {
 		all := l.Elems()
 		for k < len(prev.vals) && k < len(all) {
 			pv, v := prev.vals[k], all[k]
-			if !sameScalar(pv, v) {
-				if prev.elems[k] == nil || isScalar(v) {
-					break
-				}
-				b, err := delegation.ToJSON(v)
-				if err != nil || string(b) != string(prev.elems[k]) {
-					break
-				}
+			if !sameScalar(pv, v) && !sameFrozen(pv, v) && valueSum(v) != prev.esums[k] {
+				break
 			}
 			k++
 		}
@@ -111,21 +106,14 @@ func (d *argDigester) list(key string, l *delegation.List) [32]byte {
 	if prev != nil {
 		// prev is replaced below: c takes over its slices, so extending
 		// a list costs work in proportion to the new elements.
-		c.vals, c.elems, c.sums = prev.vals[:k], prev.elems[:k], prev.sums[:k+1]
+		c.vals, c.esums, c.sums = prev.vals[:k], prev.esums[:k], prev.sums[:k+1]
 	} else {
 		c.sums = [][32]byte{emptyChain}
 	}
 	for _, v := range elems {
-		b, err := delegation.ToJSON(v)
-		if err != nil {
-			b = []byte("<" + err.Error() + ">")
-		}
-		e := sha256.Sum256(b)
-		if isScalar(v) {
-			b = nil // recognized by value next time
-		}
+		e := valueSum(v)
 		c.vals = append(c.vals, v)
-		c.elems = append(c.elems, b)
+		c.esums = append(c.esums, e)
 		h := sha256.New()
 		h.Write(c.sums[len(c.sums)-1][:])
 		h.Write(e[:])
@@ -137,10 +125,14 @@ func (d *argDigester) list(key string, l *delegation.List) [32]byte {
 	return c.sums[len(c.sums)-1]
 }
 
-func isScalar(v delegation.Value) bool {
-	switch v.(type) {
-	case nil, string, int64, bool:
-		return true
+// sameFrozen reports whether a and b are the same frozen list or object,
+// which never changes.
+func sameFrozen(a, b delegation.Value) bool {
+	switch a := a.(type) {
+	case *delegation.List:
+		return a.Frozen() && a == b
+	case *delegation.Object:
+		return a.Frozen() && a == b
 	}
 	return false
 }

@@ -50,9 +50,8 @@ func TestArgDigestIsAFunctionOfTheArguments(t *testing.T) {
 }
 
 // Frozen argument lists (as the evaluator passes them) are digested as the
-// same elements in plain lists are, also when a service changes a frozen
-// copy after its call: the next call's list is compared with what was
-// digested, not with the changed copy.
+// same elements in plain lists are; a frozen copy refuses a service's
+// change, so what was digested stays what the call was passed.
 func TestArgDigestOfFrozenLists(t *testing.T) {
 	warm := &argDigester{}
 	progress := delegation.NewList()
@@ -73,7 +72,13 @@ func TestArgDigestOfFrozenLists(t *testing.T) {
 		}
 		if i == 20 {
 			prevCopy = f.(*delegation.List)
-			prevCopy.Set(0, "changed by a service")
+			func() {
+				defer func() { _ = recover() }()
+				prevCopy.Set(0, "changed by a service")
+			}()
+			if v, _ := prevCopy.Index(0); v != "step 0" {
+				t.Fatalf("a frozen copy was changed: element 0 is %v", v)
+			}
 		}
 	}
 	if prevCopy == nil {

@@ -328,11 +328,11 @@ func ValueDigest(v delegation.Value) string {
 	if o, ok := v.(*delegation.Object); ok && o == nil {
 		v = nil
 	}
-	b, err := delegation.ToJSON(v)
+	sum, err := delegation.Sum(v) // remembered by a frozen value
 	if err != nil {
 		return ""
 	}
-	return Digest(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // ReadFile parses the journal at path.

@@ -210,6 +210,9 @@ func coerceElems(t declType, l *delegation.List) (delegation.Value, error) {
 	if t.Elem == nil || t.Elem.Kind == typeAny {
 		return l, nil
 	}
+	if l.Frozen() { // a call's argument: coerce a copy
+		l = delegation.NewList(l.Elems()...)
+	}
 	for i, e := range l.Elems() {
 		c, err := coerce(*t.Elem, e)
 		if err != nil {
