@@ -68,7 +68,7 @@ func adopt(t *thread, v Value, depth int) Value {
 	switch x := v.(type) {
 	case *List:
 		if x.fz != nil {
-			return thaw(t, x, depth, map[Value]Value{})
+			return thaw(t, x, depth, new(map[Value]Value))
 		}
 		if !x.owner.CompareAndSwap(nil, t) {
 			return v
@@ -84,7 +84,7 @@ func adopt(t *thread, v Value, depth int) Value {
 		}
 	case *Object:
 		if x.fz != nil {
-			return thaw(t, x, depth, map[Value]Value{})
+			return thaw(t, x, depth, new(map[Value]Value))
 		}
 		if !x.owner.CompareAndSwap(nil, t) {
 			return v
@@ -104,21 +104,29 @@ func adopt(t *thread, v Value, depth int) Value {
 }
 
 // thaw copies the frozen value v into lists and objects t owns, once per
-// frozen list or object (done): parts shared in v are shared in the copy,
-// so a frozen value with shared parts is copied in proportion to what it
-// holds in memory, not to its size written out.
-func thaw(t *thread, v Value, depth int, done map[Value]Value) Value {
-	if f := frozenFacts(v); f == nil || depth > MaxDepth {
+// frozen list or object (done, made when a list or object holds one, so
+// for every list or object below it):
+// parts shared in v are shared in the copy, so a frozen value with shared
+// parts is copied in proportion to what it holds in memory, not to its
+// size written out.
+func thaw(t *thread, v Value, depth int, done *map[Value]Value) Value {
+	f := frozenFacts(v)
+	if f == nil || depth > MaxDepth {
 		return v
 	}
-	if c, ok := done[v]; ok {
+	if c, ok := (*done)[v]; ok {
 		return c
+	}
+	if !f.flat && *done == nil {
+		*done = map[Value]Value{}
 	}
 	switch x := v.(type) {
 	case *List:
 		c := &List{elems: make([]Value, len(x.elems))}
 		c.owner.Store(t)
-		done[v] = c
+		if *done != nil {
+			(*done)[v] = c
+		}
 		for i, e := range x.elems {
 			c.elems[i] = thaw(t, e, depth+1, done)
 		}
@@ -132,7 +140,9 @@ func thaw(t *thread, v Value, depth int, done map[Value]Value) Value {
 			}
 		}
 		c.owner.Store(t)
-		done[v] = c
+		if *done != nil {
+			(*done)[v] = c
+		}
 		for i, e := range x.vals {
 			c.vals[i] = thaw(t, e, depth+1, done)
 		}

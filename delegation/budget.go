@@ -278,7 +278,7 @@ func (f *frame) checkSize(pos diag.Pos, v Value, what string) error {
 // twice, many levels deep) stops at the ceiling, before it is copied out
 // to far more than it occupies.
 func (f *frame) snapshotArgs(pos diag.Pos, args *Object) (*Object, error) {
-	fz := freezer{m: f.meter()}
+	fz := freezer{m: f.meter(), fresh: true}
 	defer fz.m.release()
 	snap, _, err := fz.freeze(args, 0)
 	if err != nil {

@@ -127,7 +127,7 @@ return [r, p]`
 	if err != nil {
 		t.Fatal(err)
 	}
-	th := thaw(nil, f, 0, map[Value]Value{})
+	th := thaw(nil, f, 0, new(map[Value]Value))
 	a, _ := th.(*List).Index(0)
 	b, _ := th.(*List).Index(1)
 	if a != b || th.(*List).Frozen() || a.(*List).Frozen() {

@@ -94,9 +94,12 @@ func (m *memo) current(was Value, ver, now uint64) Value {
 
 // freezer makes frozen copies, reusing frozen values and unchanged copies.
 type freezer struct {
-	stack  []Value
-	m      *meter // counts size as measure does; nil: not counted
-	visits int64  // values walked
+	stack []Value
+	m     *meter // counts size as measure does; nil: not counted
+	// fresh: the value frozen (at depth 0) is an object no one else
+	// holds, a call's arguments just evaluated.
+	fresh  bool
+	visits int64 // values walked
 	// copied and reused count the elements copied into new frozen lists
 	// and objects, and the lists, objects and elements found frozen or
 	// unchanged.
@@ -297,9 +300,14 @@ func (fz *freezer) list(v *List, depth int) (Value, int64, error) {
 func (fz *freezer) object(v *Object, depth int) (Value, int64, error) {
 	v.mu.Lock()
 	m := v.memo
-	if m == nil {
-		m = new(memo)
-		v.memo = m
+	var fresh memo
+	switch {
+	case m != nil:
+	case depth == 0 && fz.fresh:
+		m = &fresh // no one else holds v: nothing to remember
+	default:
+		v.memo = new(memo)
+		m = v.memo
 	}
 	now := epoch.Load()
 	snap, _ := m.snap.(*Object)
