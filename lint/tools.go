@@ -32,11 +32,28 @@ func toolChecks(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		return nil
 	}
 	reg := &tools.Registry{}
-	cfg, err := tools.FindConfigFS(fsys, path.Dir(name))
-	if err != nil {
-		reg.ConfigErr = err
-	} else {
-		reg.Config = cfg
+	// Only an mcp: declaration is checked against the MCP configuration:
+	// a file that declares none does not look for one (the search stats
+	// two names in every directory up to the project root).
+	if declaresMCP(s) {
+		cfg, err := tools.FindConfigFS(fsys, path.Dir(name))
+		if err != nil {
+			reg.ConfigErr = err
+		} else {
+			reg.Config = cfg
+		}
 	}
 	return tools.Check(s, reg)
+}
+
+// declaresMCP reports whether s or one of its nodes declares an mcp: tool.
+func declaresMCP(s *spec.Spec) bool {
+	for _, n := range append([]*spec.Spec{s}, s.Nodes...) {
+		for _, d := range tools.Declared(n) {
+			if d.Kind == tools.KindMCP {
+				return true
+			}
+		}
+	}
+	return false
 }
