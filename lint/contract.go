@@ -513,7 +513,7 @@ func patternOf(s *spec.Spec, name string, f *spec.Finder) *spec.Spec {
 		var data []byte
 		var file string
 		if data, file, err = std.Open(c.Path); err == nil {
-			ps, _ = spec.Parse(file, data)
+			ps, _ = spec.ParseOwned(file, data)
 		}
 	default:
 		ps, _, err = f.Load(c.Path)

@@ -201,7 +201,7 @@ func LoadSubject(fsys fs.FS, testName, subject string) (*spec.Spec, string) {
 	}
 	if std.IsStd(subject) {
 		if src, file, err := std.Open(subject); err == nil {
-			sp, _ := spec.Parse(file, src)
+			sp, _ := spec.ParseOwned(file, src)
 			return sp, ""
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/yuin/goldmark/ast"
 
@@ -80,7 +81,7 @@ func Read(r io.Reader, name string) (*Spec, diag.List, error) {
 	if _, err := buf.ReadFrom(io.LimitReader(r, MaxSize+1)); err != nil {
 		return nil, nil, err
 	}
-	s, diags := Parse(name, buf.Bytes())
+	s, diags := ParseOwned(name, buf.Bytes())
 	return s, diags, nil
 }
 
@@ -92,7 +93,7 @@ func parseOpened(f fs.File, path string) (*Spec, diag.List, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s, diags := Parse(path, src)
+	s, diags := ParseOwned(path, src)
 	return s, diags, nil
 }
 
@@ -125,9 +126,22 @@ func Parse(name string, src []byte) (*Spec, diag.List) {
 	return parse(name, src, false)
 }
 
+// ParseOwned is Parse for a caller that gives src up: the spec's texts
+// share its memory rather than a copy of it, so src must never be changed
+// after (the spec graph parses the bytes it read and only ever reads
+// them).
+func ParseOwned(name string, src []byte) (*Spec, diag.List) {
+	return parseSource(name, src, true, false)
+}
+
 // parse is Parse, with goldmark's own block parser when goldmarkOnly is
 // set (tests compare the two).
 func parse(name string, src []byte, goldmarkOnly bool) (*Spec, diag.List) {
+	return parseSource(name, src, false, goldmarkOnly)
+}
+
+// parseSource is parse; owned says whether src may be shared (ParseOwned).
+func parseSource(name string, src []byte, owned, goldmarkOnly bool) (*Spec, diag.List) {
 	if len(src) > MaxSize {
 		f := diag.NewFile(name, nil)
 		var d diag.List
@@ -136,7 +150,11 @@ func parse(name string, src []byte, goldmarkOnly bool) (*Spec, diag.List) {
 		d.Errorf(f, 0, CodeTooLarge, "file is over the 4 MiB limit of a spec (%d bytes)", MaxSize)
 		return &Spec{File: f}, d
 	}
-	l := &loader{f: diag.NewFile(name, src), src: src, text: string(src), goldmarkOnly: goldmarkOnly}
+	text := unsafe.String(unsafe.SliceData(src), len(src))
+	if !owned {
+		text = string(src)
+	}
+	l := &loader{f: diag.NewFile(name, src), src: src, text: text, goldmarkOnly: goldmarkOnly}
 	l.s = &Spec{File: l.f}
 	l.run()
 	l.diags.Sort()

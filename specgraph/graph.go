@@ -213,12 +213,12 @@ func (g *Graph) read(p string) (*spec.Spec, diag.List, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s, d := spec.Parse(p, src)
+		s, d := spec.ParseOwned(p, src)
 		return s, d, nil
 	}
 	if errors.Is(c.err, fs.ErrNotExist) && std.IsStd(p) {
 		if src, name, err := std.Open(p); err == nil {
-			s, d := spec.Parse(name, src)
+			s, d := spec.ParseOwned(name, src)
 			return s, d, nil
 		}
 	}
@@ -240,7 +240,7 @@ func (g *Graph) parse(p string, c *content) (*spec.Spec, diag.List, error) {
 	if c.err != nil {
 		return nil, nil, c.err
 	}
-	s, d := spec.Parse(p, c.data)
+	s, d := spec.ParseOwned(p, c.data)
 	return s, d, nil
 }
 
