@@ -234,6 +234,18 @@ func (l *loader) run() {
 		l.diags = append(l.diags, n.diags...)
 	}
 	l.resolve()
+	// The spec's sections outlive the parse and the Markdown blocks are
+	// read by now: drop them, so the block tree is not kept as long as
+	// the spec (a graph holds every spec of a command, and the
+	// collector would walk every tree on each cycle).
+	for _, sec := range l.sections {
+		sec.blocks = nil
+	}
+	for _, n := range l.nodes {
+		for _, sec := range n.sections {
+			sec.blocks = nil
+		}
+	}
 }
 
 func firstInvalidUTF8(b []byte) int {
