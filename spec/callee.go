@@ -308,6 +308,9 @@ func readFrontName(f *Finder, p string) string {
 	}
 	defer fl.Close()
 	sc := bufio.NewScanner(fl)
+	// the name is near the top: a small buffer first (the scanner's own
+	// is 4 KiB), grown as far as the scanner's usual limit for a long line
+	sc.Buffer(make([]byte, 512), bufio.MaxScanTokenSize)
 	for i := 0; sc.Scan() && i < 40; i++ {
 		ln := strings.TrimSpace(sc.Text())
 		if i == 0 {

@@ -117,7 +117,7 @@ func (p *parser) tryExpr(end int) (x Expr) {
 func (p *parser) natural(toks []token) *NaturalCond {
 	first, last := toks[0], toks[len(toks)-1]
 	n := &NaturalCond{TextPos: first.pos, EndPos: last.end, Text: p.sourceText(toks)}
-	ws := condWords(toks)
+	ws := condWords(toks, p.vals)
 	for _, w := range ws {
 		if w.path && !reserved[w.text] {
 			n.Words = append(n.Words, Word{Pos: w.pos, Path: w.text})
@@ -158,7 +158,7 @@ type cword struct {
 }
 
 // condWords splits condition tokens into words.
-func condWords(toks []token) []cword {
+func condWords(toks []token, vals []string) []cword {
 	var ws []cword
 	for i := 0; i < len(toks); {
 		t := toks[i]
@@ -167,7 +167,7 @@ func condWords(toks []token) []cword {
 		case STRING, INT, FLOAT, DURATION:
 			text := t.raw
 			if t.kind == STRING {
-				text = t.value
+				text = tokValue(vals, &t)
 			}
 			ws = append(ws, cword{text: text, pos: t.pos})
 			i++

@@ -32,7 +32,8 @@ type parser struct {
 	file  *diag.File
 	lines []Line
 	toks  []token
-	p     int // index of the current token
+	vals  []string // the tokens' values (token.val)
+	p     int      // index of the current token
 	errs  diag.List
 	more  int // errors past maxErrors, counted
 	depth int
@@ -46,8 +47,8 @@ type parser struct {
 // recovered from by the scanner the same way. The Program is never nil.
 func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 	prog := &Program{File: f}
-	toks, serrs, smore := scan(lines)
-	p := &parser{file: f, lines: lines, toks: toks, more: smore}
+	toks, vals, serrs, smore := scan(lines)
+	p := &parser{file: f, lines: lines, toks: toks, vals: vals, more: smore}
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -144,6 +145,16 @@ func SplitLines(code string, off diag.Pos) []Line {
 // ---- tokens ----
 
 func (p *parser) tok() *token { return &p.toks[p.p] }
+
+// value is t's value: a STRING's unquoted text, an ILLEGAL's message.
+func (p *parser) value(t *token) string { return tokValue(p.vals, t) }
+
+func tokValue(vals []string, t *token) string {
+	if t.val == 0 {
+		return ""
+	}
+	return vals[t.val-1]
+}
 
 // peek returns the token k places ahead (the final EOF past the end).
 func (p *parser) peek(k int) *token {
@@ -403,7 +414,7 @@ func (p *parser) endStmt(what string) {
 		return
 	}
 	if t.kind == ILLEGAL {
-		p.errorf(t.pos, "syntax/unexpected", "%s", t.value)
+		p.errorf(t.pos, "syntax/unexpected", "%s", p.value(t))
 	}
 	p.errorf(t.pos, "syntax/unexpected", "unexpected %s after the %s: expected the end of the line", describe(t), what)
 }

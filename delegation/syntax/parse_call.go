@@ -65,7 +65,7 @@ func (p *parser) parseCallLine(c *CallExpr) {
 		p.advance()
 		key := t.raw
 		if t.kind == STRING {
-			key = t.value
+			key = p.value(t)
 		}
 		for _, a := range c.Args {
 			if a.Key == key {

@@ -189,7 +189,7 @@ func (p *parser) parsePrimary() Expr {
 			// is the text as it stands in the file, so End is exact.
 			raw = string(p.file.Source()[t.pos:t.end])
 		}
-		v, parts := interpolate(t.value, raw, t.pos)
+		v, parts := interpolate(p.value(t), raw, t.pos)
 		return &StringLit{ValuePos: t.pos, Raw: raw, Value: v, Parts: parts}
 	case DURATION:
 		p.advance()
@@ -207,7 +207,7 @@ func (p *parser) parsePrimary() Expr {
 		p.expect(RPAREN, "to close the parenthesis")
 		return x
 	case ILLEGAL:
-		p.errorf(t.pos, "syntax/token", "%s", t.value)
+		p.errorf(t.pos, "syntax/token", "%s", p.value(t))
 	}
 	p.errorf(t.pos, "syntax/expected", "expected a value, found %s", describe(t))
 	return nil
@@ -303,7 +303,7 @@ func (p *parser) parseField() *Field {
 	p.advance()
 	key := t.raw
 	if t.kind == STRING {
-		key = t.value
+		key = p.value(t)
 	}
 	f := &Field{KeyPos: t.pos, Key: key}
 	if p.tok().kind == COLON {

@@ -58,12 +58,25 @@ type Frame struct {
 	// frame of each of this frame's slots (Export[i] for Names[i]).
 	Export []int
 
-	index map[string]int
+	index map[string]int // Names' slots, once there are more than smallFrame
 	up    *Frame
 }
 
+// smallFrame is the most names a frame looks up by scanning Names; most
+// frames have a few names (a parallel iteration's), and a scan of them
+// costs less than building a map.
+const smallFrame = 8
+
 // Slot is the index of name in fr, or -1.
 func (fr *Frame) Slot(name string) int {
+	if fr.index == nil {
+		for i, n := range fr.Names {
+			if n == name {
+				return i
+			}
+		}
+		return -1
+	}
 	if i, ok := fr.index[name]; ok {
 		return i
 	}
@@ -71,14 +84,19 @@ func (fr *Frame) Slot(name string) int {
 }
 
 func (fr *Frame) declare(name string) int {
-	if i, ok := fr.index[name]; ok {
+	if i := fr.Slot(name); i >= 0 {
 		return i
 	}
-	if fr.index == nil {
-		fr.index = map[string]int{}
-	}
-	fr.index[name] = len(fr.Names)
 	fr.Names = append(fr.Names, name)
+	switch n := len(fr.Names); {
+	case n > smallFrame && fr.index == nil:
+		fr.index = make(map[string]int, 2*n)
+		for i, x := range fr.Names {
+			fr.index[x] = i
+		}
+	case fr.index != nil:
+		fr.index[name] = n - 1
+	}
 	return len(fr.Names) - 1
 }
 

@@ -13,15 +13,20 @@ import (
 // token is one lexical token. Positions are .md offsets; line and col locate
 // the token's first byte in the scanner's input lines (col is a byte index
 // into Line.Text).
+//
+// A block has a token for every few bytes of code, so a token is kept
+// small (48 bytes): the unquoted value of a STRING and the message of an
+// ILLEGAL, which few tokens have, are in the scanner's vals, and val is
+// the index of a token's one plus one (0: none, the value "").
 type token struct {
-	kind  Token
-	pos   diag.Pos
-	end   diag.Pos
-	raw   string // source text (for names, numbers, strings, durations)
-	value string // unquoted value of a STRING; message of an ILLEGAL
-	line  int32
-	col   int32
-	nl    bool // first token of its physical line
+	pos  diag.Pos
+	end  diag.Pos
+	raw  string // source text (for names, numbers, strings, durations)
+	line int32
+	col  int32
+	val  int32
+	kind Token
+	nl   bool // first token of its physical line
 }
 
 // scanError is a lexical error: indentation that cannot be resolved, a tab
@@ -47,6 +52,7 @@ type scanError struct {
 type scanner struct {
 	lines   []Line
 	toks    []token
+	vals    []string // the values of tokens (token.val)
 	indents []string // indentation prefixes, outermost first; [0] == ""
 	opens   []token  // unclosed brackets
 	errs    []*scanError
@@ -73,7 +79,7 @@ type scanner struct {
 //     other lines), and the indentation is compared as written.
 //
 // It keeps the first maxErrors errors and counts the others (more).
-func scan(lines []Line) (toks []token, errs []*scanError, more int) {
+func scan(lines []Line) (toks []token, vals []string, errs []*scanError, more int) {
 	s := &scanner{lines: lines, indents: []string{baseIndent(lines)}}
 	size := 0
 	for _, l := range lines {
@@ -104,7 +110,7 @@ func scan(lines []Line) (toks []token, errs []*scanError, more int) {
 		s.emit(OUTDENT, end, end, "", "")
 	}
 	s.emit(EOF, end, end, "", "")
-	return s.toks, s.errs, s.more
+	return s.toks, s.vals, s.errs, s.more
 }
 
 func tabsMore(n int) string {
@@ -212,7 +218,16 @@ func closer(open string) string {
 func (s *scanner) off(i int) diag.Pos { return s.lines[s.li].Off + diag.Pos(i) }
 
 func (s *scanner) emit(k Token, pos, end diag.Pos, raw, value string) {
-	s.toks = append(s.toks, token{kind: k, pos: pos, end: end, raw: raw, value: value, line: int32(s.li), col: int32(pos - s.lines[min(s.li, len(s.lines)-1)].Off)})
+	s.toks = append(s.toks, token{kind: k, pos: pos, end: end, raw: raw, val: s.value(value), line: int32(s.li), col: int32(pos - s.lines[min(s.li, len(s.lines)-1)].Off)})
+}
+
+// value keeps a token's value: its token.val.
+func (s *scanner) value(v string) int32 {
+	if v == "" {
+		return 0
+	}
+	s.vals = append(s.vals, v)
+	return int32(len(s.vals))
 }
 
 // scanLine handles one physical line: indentation (outside brackets), then
@@ -352,7 +367,7 @@ func (s *scanner) next() {
 	}
 	if k, ok := oneCharOps[c]; ok {
 		s.i++
-		s.emit(k, s.off(start), s.off(s.i), string(c), "")
+		s.emit(k, s.off(start), s.off(s.i), s.text[start:s.i], "")
 		s.bracket(k)
 		return
 	}
@@ -542,7 +557,7 @@ func (s *scanner) tripleString() {
 		b.WriteString(s.text[s.i:])
 		if s.li+1 >= len(s.lines) {
 			s.i = len(s.text)
-			s.toks = append(s.toks, token{kind: ILLEGAL, pos: pos, end: s.off(s.i), raw: `"""`, value: `unterminated """ string: add the closing """`, line: int32(startLine), col: int32(start)})
+			s.toks = append(s.toks, token{kind: ILLEGAL, pos: pos, end: s.off(s.i), raw: `"""`, val: s.value(`unterminated """ string: add the closing """`), line: int32(startLine), col: int32(start)})
 			return
 		}
 		b.WriteByte('\n')
@@ -555,7 +570,7 @@ func (s *scanner) tripleString() {
 	} else {
 		raw = `"""` + b.String() + `"""`
 	}
-	s.toks = append(s.toks, token{kind: STRING, pos: pos, end: s.off(s.i), raw: raw, value: b.String(), line: int32(startLine), col: int32(start)})
+	s.toks = append(s.toks, token{kind: STRING, pos: pos, end: s.off(s.i), raw: raw, val: s.value(b.String()), line: int32(startLine), col: int32(start)})
 }
 
 // hyphenJoins reports whether the name part at the start of rest (up to

@@ -1,7 +1,7 @@
 package syntax
 
 // Token is the kind of a lexical token.
-type Token int
+type Token uint8
 
 // The token kinds. Keywords are recognised only where the grammar expects
 // them, so a name like `record` or `first` can still be a variable.
