@@ -150,8 +150,11 @@ func (p *parser) tok() *token { return &p.toks[p.p] }
 func (p *parser) value(t *token) string { return tokValue(p.vals, t) }
 
 func tokValue(vals []string, t *token) string {
-	if t.val == 0 {
+	switch {
+	case t.val == 0:
 		return ""
+	case t.val < 0:
+		return t.raw[1 : len(t.raw)-1]
 	}
 	return vals[t.val-1]
 }

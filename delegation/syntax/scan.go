@@ -17,7 +17,8 @@ import (
 // A block has a token for every few bytes of code, so a token is kept
 // small (48 bytes): the unquoted value of a STRING and the message of an
 // ILLEGAL, which few tokens have, are in the scanner's vals, and val is
-// the index of a token's one plus one (0: none, the value "").
+// the index of a token's one plus one (0: none, the value ""; -1, for
+// most strings: raw without its quotes).
 type token struct {
 	pos  diag.Pos
 	end  diag.Pos
@@ -218,7 +219,11 @@ func closer(open string) string {
 func (s *scanner) off(i int) diag.Pos { return s.lines[s.li].Off + diag.Pos(i) }
 
 func (s *scanner) emit(k Token, pos, end diag.Pos, raw, value string) {
-	s.toks = append(s.toks, token{kind: k, pos: pos, end: end, raw: raw, val: s.value(value), line: int32(s.li), col: int32(pos - s.lines[min(s.li, len(s.lines)-1)].Off)})
+	val := int32(-1) // a string without escapes: raw without its quotes
+	if k != STRING || len(raw) < 2 || value != raw[1:len(raw)-1] {
+		val = s.value(value)
+	}
+	s.toks = append(s.toks, token{kind: k, pos: pos, end: end, raw: raw, val: val, line: int32(s.li), col: int32(pos - s.lines[min(s.li, len(s.lines)-1)].Off)})
 }
 
 // value keeps a token's value: its token.val.
@@ -507,11 +512,11 @@ func (s *scanner) number() {
 			s.emit(ILLEGAL, pos, end, raw, "invalid number or duration "+strconv.Quote(raw)+": durations are written 500ms, 30s, 2m or 1h")
 			return
 		}
-		s.emit(DURATION, pos, end, raw, raw)
+		s.emit(DURATION, pos, end, raw, "")
 	case float:
-		s.emit(FLOAT, pos, end, raw, raw)
+		s.emit(FLOAT, pos, end, raw, "")
 	default:
-		s.emit(INT, pos, end, raw, raw)
+		s.emit(INT, pos, end, raw, "")
 	}
 }
 
