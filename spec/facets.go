@@ -350,11 +350,12 @@ var claimStart = regexp.MustCompile(`(?i)\*{0,2}postconditions?:\*{0,2}:?\s*`)
 // is strings.ToLower(text): most paragraphs name none of the words looked
 // for, and are passed over without running a pattern (lowering maps rune
 // by rune, so a sentence's words are in low when they are in the
-// sentence; claimStart's case folding also matches a few non-ASCII
-// letters, so a text with any is searched in full).
+// sentence). claimStart's case folding also matches the long s (U+017F,
+// which lowering keeps), the only letter outside ASCII that folds to one
+// of "postcondition"'s, so low is searched for that spelling too.
 func (r *truthReader) prose(text, low string, pos int, fc *Facet) {
 	var locs [][]int
-	if strings.Contains(low, "postcondition") || !isASCII(text) {
+	if strings.Contains(low, "postcondition") || strings.Contains(low, "po\u017ftcondition") {
 		locs = claimStart.FindAllStringIndex(text, -1)
 	}
 	for i, loc := range locs {

@@ -124,3 +124,26 @@ func TestMaintainsCorpusNoBogusFields(t *testing.T) {
 		t.Fatalf("only %d files with a Maintains", n)
 	}
 }
+
+// A paragraph's claims are found by claimStart's case folding, which
+// reads the long s (ſ, U+017F) as an s: the cheap test that passes a
+// paragraph over without the pattern must not miss that spelling, in a
+// paragraph with other letters outside ASCII too, nor find a claim in a
+// paragraph of those letters that has none.
+func TestMaintainsClaimFolding(t *testing.T) {
+	src := "---\nname: ledger\nkind: gateway\n---\n\n# Ledger\n\n### Maintains\n\n" +
+		"The tally — kept daily. POſTCONDITION: totals add up.\n\n" +
+		"Naïve readers — none. Postconditions: ids are unique.\n\n" +
+		"Café — no claim here.\n"
+	s, diags := Parse("ledger.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var claims []string
+	for _, c := range s.Truth.Postconditions {
+		claims = append(claims, c.Text)
+	}
+	if want := []string{"totals add up.", "ids are unique."}; !reflect.DeepEqual(claims, want) {
+		t.Errorf("postconditions = %q, want %q", claims, want)
+	}
+}
