@@ -9,6 +9,7 @@ import (
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
 )
 
@@ -102,7 +103,7 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 	if tf.Subject == "" {
 		return diags
 	}
-	sub, why := LoadSubject(fsys, name, tf.Subject)
+	sub, why := loadSubject(fsys, name, tf.Subject, true)
 	if sub == nil {
 		diags.Errorf(s.File, tf.SubjectPos, CodeTestUnknownSubject, "subject %q: %s", tf.Subject, why)
 		return diags
@@ -189,6 +190,14 @@ func hasPositive(es []*spec.Expect) bool {
 // spec.ResolveSubject; a std/ path not in fsys is the embedded library).
 // On failure it returns nil and why.
 func LoadSubject(fsys fs.FS, testName, subject string) (*spec.Spec, string) {
+	return loadSubject(fsys, testName, subject, false)
+}
+
+// loadSubject is LoadSubject; twin says that a library subject may be the
+// spec of a file the graph fsys loaded with the same source (a lint of
+// std/ itself reads each library spec there already): TestFile reads
+// only its subject's names, which a parse of the same bytes gives alike.
+func loadSubject(fsys fs.FS, testName, subject string, twin bool) (*spec.Spec, string) {
 	if p := spec.ResolveSubject(fsys, testName, subject); p != "" {
 		sp, diags, err := spec.LoadFrom(fsys, p)
 		if err != nil {
@@ -201,6 +210,11 @@ func LoadSubject(fsys fs.FS, testName, subject string) (*spec.Spec, string) {
 	}
 	if std.IsStd(subject) {
 		if src, file, err := std.Open(subject); err == nil {
+			if g, ok := fsys.(*specgraph.Graph); ok && twin {
+				if sp := g.Twin(src, path.Base(file)); sp != nil {
+					return sp, ""
+				}
+			}
 			sp, _ := spec.ParseOwned(file, src)
 			return sp, ""
 		}

@@ -244,6 +244,25 @@ func (g *Graph) parse(p string, c *content) (*spec.Spec, diag.List, error) {
 	return s, d, nil
 }
 
+// Twin is a spec the graph has loaded from a file whose source is src,
+// byte for byte, and whose base name is base; nil when it has none (yet:
+// a file being loaded is not one). Its texts and fields are what a parse
+// of src would give; only its file's name, and the findings that name
+// it, are another file's.
+func (g *Graph) Twin(src []byte, base string) *spec.Spec {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, f := range g.order {
+		if f.Spec == nil || f.Spec.File == nil || f.Spec.File.Size() != len(src) || path.Base(f.Spec.File.Name) != base {
+			continue
+		}
+		if bytes.Equal(f.Spec.File.Source(), src) {
+			return f.Spec
+		}
+	}
+	return nil
+}
+
 // Files lists the files loaded so far, in the order their loading ended.
 func (g *Graph) Files() []*File {
 	g.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
+	"github.com/proselang/prose/std"
 )
 
 // countingFS counts the opens of each file name.
@@ -174,5 +176,55 @@ func TestLoadStd(t *testing.T) {
 	}
 	if _, _, err := g.Load("nope.prose.md"); err == nil {
 		t.Error("a missing file loaded")
+	}
+}
+
+// Twin finds a loaded file by its bytes and base name: the spec a lint of
+// std/ itself has read already serves a test whose subject is the same
+// library spec, and the test's findings are those it gets from the
+// library's own parse.
+func TestTwin(t *testing.T) {
+	src, err := std.ReadFile("std/roles/writer.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := "---\nname: writer-works\nkind: test\nsubject: std/roles/writer.prose.md\n---\n\n### Fixtures\n\n- `nope`: \"x\"\n\n### Expects\n\n- `missing`: is a string\n"
+	alone, withCopy := t.TempDir(), t.TempDir()
+	writeFiles(t, alone, map[string]string{"tests/w.test.prose.md": test})
+	writeFiles(t, withCopy, map[string]string{"tests/w.test.prose.md": test, "a/writer.prose.md": string(src)})
+
+	g := specgraph.New(specgraph.Options{FS: os.DirFS(withCopy)})
+	if g.Twin(src, "writer.prose.md") != nil {
+		t.Error("a twin before anything was loaded")
+	}
+	sp, _, err := g.Load("a/writer.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Twin(src, "writer.prose.md") != sp {
+		t.Error("the loaded copy is not the twin of its bytes")
+	}
+	if g.Twin(src, "other.prose.md") != nil || g.Twin(append(slices.Clone(src), '\n'), "writer.prose.md") != nil {
+		t.Error("a twin under another base name or of other bytes")
+	}
+
+	findings := func(dir string) []string {
+		g := specgraph.New(specgraph.Options{FS: os.DirFS(dir)})
+		if _, _, err := g.Load("a/writer.prose.md"); err != nil && dir == withCopy {
+			t.Fatal(err)
+		}
+		d, err := lint.File(g, "tests/w.test.prose.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, x := range d {
+			out = append(out, x.String())
+		}
+		return out
+	}
+	a, b := findings(alone), findings(withCopy)
+	if len(a) < 2 || !slices.Equal(a, b) {
+		t.Errorf("the test's findings:\nfrom the library %q\nwith a twin      %q", a, b)
 	}
 }
