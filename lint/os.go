@@ -3,6 +3,8 @@ package lint
 import (
 	"io/fs"
 	"os"
+
+	"github.com/proselang/prose/internal/wholefile"
 )
 
 // OS is the default Resolver: paths name files and directories on disk,
@@ -17,3 +19,14 @@ type osFS struct{}
 func (osFS) Open(name string) (fs.File, error)          { return os.Open(name) }
 func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// ReadWhole reads a regular file whole in one call, more cheaply than
+// Open, Stat and Read, and opens any other file (the spec graph's
+// wholeReader).
+func (osFS) ReadWhole(name string, max int64) ([]byte, fs.FileInfo, fs.File, error) {
+	data, info, other, err := wholefile.Read(name, max)
+	if other != nil {
+		return nil, nil, other, nil
+	}
+	return data, info, nil, err
+}

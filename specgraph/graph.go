@@ -115,9 +115,33 @@ func (g *Graph) content(name string) *content {
 	return c
 }
 
+// wholeReader is a file system that reads a file whole by itself, more
+// cheaply than through Open, Stat and Read (the operating system's: OS,
+// lint.OS and the library's resolver read with package wholefile). data
+// and info are set for a regular file of which at most max bytes are
+// read; other is any other file, open and unread.
+type wholeReader interface {
+	ReadWhole(name string, max int64) (data []byte, info fs.FileInfo, other fs.File, err error)
+}
+
 // fill reads the file once (a read in progress is waited for).
 func (c *content) fill(fsys fs.FS, name string) {
 	c.once.Do(func() {
+		if wr, ok := fsys.(wholeReader); ok {
+			data, info, other, err := wr.ReadWhole(name, spec.MaxSize+1)
+			switch {
+			case err != nil:
+				c.err = err
+			case other != nil:
+				// no longer the regular file Open saw: not read
+				other.Close()
+				c.err = &fs.PathError{Op: "open", Path: name, Err: errNotRegular}
+			default:
+				c.data, c.info = data, info
+				c.filled.Store(true)
+			}
+			return
+		}
 		fl, err := fsys.Open(name)
 		if err != nil {
 			c.err = err
@@ -190,6 +214,20 @@ func (g *Graph) read(p string) (*spec.Spec, diag.List, error) {
 	c := g.content(p)
 	var other fs.File // not a regular file: read as it is, not kept
 	c.once.Do(func() {
+		if wr, ok := g.fsys.(wholeReader); ok {
+			data, info, fl, err := wr.ReadWhole(p, spec.MaxSize+1)
+			switch {
+			case err != nil:
+				c.err = err
+			case fl != nil:
+				other = fl
+				c.err = &fs.PathError{Op: "open", Path: p, Err: errNotRegular}
+			default:
+				c.data, c.info = data, info
+				c.filled.Store(true)
+			}
+			return
+		}
 		fl, err := g.fsys.Open(p)
 		if err != nil {
 			c.err = err

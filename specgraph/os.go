@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/proselang/prose/internal/wholefile"
 )
 
 // OS is the operating system's file system with names passed to package
@@ -44,6 +46,16 @@ func (o osIn) Open(name string) (fs.File, error) {
 func (o osIn) Stat(name string) (fs.FileInfo, error) {
 	st, err := os.Stat(o.at(name))
 	return st, renamed(err, name)
+}
+
+// ReadWhole reads a regular file whole, and opens any other (see
+// wholeReader).
+func (o osIn) ReadWhole(name string, max int64) ([]byte, fs.FileInfo, fs.File, error) {
+	data, info, other, err := wholefile.Read(o.at(name), max)
+	if other != nil {
+		return nil, nil, other, nil
+	}
+	return data, info, nil, renamed(err, name)
 }
 
 func (o osIn) ReadDir(name string) ([]fs.DirEntry, error) {

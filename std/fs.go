@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/proselang/prose/internal/wholefile"
 )
 
 // prefixFS serves the embedded files under the name "std": "std/x" is the
@@ -146,6 +148,16 @@ type osFS struct{}
 func (osFS) Open(name string) (fs.File, error)          { return os.Open(name) }
 func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// ReadWhole reads a regular file whole in one call (the spec graph reads
+// through it; see package wholefile).
+func (osFS) ReadWhole(name string, max int64) ([]byte, fs.FileInfo, fs.File, error) {
+	data, info, other, err := wholefile.Read(name, max)
+	if other != nil {
+		return nil, nil, other, nil
+	}
+	return data, info, nil, err
+}
 
 // missingFS holds nothing: every look-up fails with err, which names what
 // the library does hold.
