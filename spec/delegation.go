@@ -321,15 +321,32 @@ func (l *loader) fenceClose(fc *ast.FencedCodeBlock, open int) (end int, closed 
 func (l *loader) codeLines(fc *ast.FencedCodeBlock) ([]syntax.Line, string) {
 	segs := fc.Lines()
 	lines := make([]syntax.Line, 0, segs.Len())
-	var b strings.Builder
+	// The code is the lines joined by "\n": when they follow each other
+	// in the source, each ended by a bare "\n" (a fence that is not
+	// indented), that is a substring of the source, and nothing is built.
+	whole := true
 	for i := 0; i < segs.Len(); i++ {
 		s := segs.At(i)
 		t, off := l.codeLine(s.Start, s.Stop, s.Padding)
 		lines = append(lines, syntax.Line{Text: t, Off: diag.Pos(off)})
+		if whole && (s.Padding != 0 || off != s.Start || i > 0 && s.Start != segs.At(i-1).Stop ||
+			i+1 < segs.Len() && (s.Stop != s.Start+len(t)+1 || l.text[s.Start+len(t)] != '\n')) {
+			whole = false
+		}
+	}
+	if len(lines) == 0 {
+		return lines, ""
+	}
+	if whole {
+		first, last := lines[0], lines[len(lines)-1]
+		return lines, l.text[first.Off : int(last.Off)+len(last.Text)]
+	}
+	var b strings.Builder
+	for i, ln := range lines {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(t)
+		b.WriteString(ln.Text)
 	}
 	return lines, b.String()
 }

@@ -60,3 +60,35 @@ func TestUnclosedFenceKeepsRealSyntaxErrors(t *testing.T) {
 		t.Errorf("got %v, want the fence error and one syntax error\n%s", got, diags)
 	}
 }
+
+// The Delegation's Code is its Lines' texts joined by "\n", whatever the
+// fence's indentation, line endings and tabs: taken from the source as it
+// stands when the lines follow each other there, built otherwise.
+func TestDelegationCodeIsLinesJoined(t *testing.T) {
+	code := "let r = call a\n  x: 1\n\n# a comment\nreturn { result: r }\n"
+	for name, fence := range map[string]string{
+		"plain":          "```prose\n" + code + "```\n",
+		"one line":       "```prose\nreturn 1\n```\n",
+		"crlf":           strings.ReplaceAll("```prose\n"+code+"```\n", "\n", "\r\n"),
+		"indented":       "  ```prose\n  " + strings.ReplaceAll(strings.TrimSuffix(code, "\n"), "\n", "\n  ") + "\n  ```\n",
+		"less indented":  "   ```prose\n let r = call a\n    x: 1\n return { result: r }\n   ```\n",
+		"tab":            "```prose\nfor x in xs:\n\treturn x\n```\n",
+		"tab, indented":  "  ```prose\n  for x in xs:\n\treturn x\n  ```\n",
+		"trailing space": "```prose\nreturn 1   \nreturn 2\n```\n",
+		"unclosed":       "```prose\n" + code,
+	} {
+		s, _ := Parse("t.prose.md", []byte(minimal(okSlots, "", fence)))
+		d := s.Delegation
+		if d == nil || len(d.Lines) == 0 {
+			t.Errorf("%s: no code read", name)
+			continue
+		}
+		var texts []string
+		for _, ln := range d.Lines {
+			texts = append(texts, ln.Text)
+		}
+		if want := strings.Join(texts, "\n"); d.Code != want {
+			t.Errorf("%s: code %q, want the lines joined: %q", name, d.Code, want)
+		}
+	}
+}
