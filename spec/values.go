@@ -244,12 +244,166 @@ func decodeAny(raw string, object bool) (any, bool) {
 // single-quoted strings), after turning Python's None/True/False into
 // null/true/false outside quotes.
 func decodeFlow(raw string) (any, bool) {
+	text := pythonWords(raw)
+	if v, ok := plainFlow(text); ok {
+		return v, true
+	}
 	var v any
-	if err := yaml.Unmarshal([]byte(pythonWords(raw)), &v); err != nil {
+	if err := yaml.Unmarshal([]byte(text), &v); err != nil {
 		return raw, false
 	}
 	return normalize(v), true
 }
+
+// plainFlow decodes, without yaml.v3 (whose parser costs more than the
+// rest of a small spec's loading), a flow value of the plainest kind:
+// lists and objects of quoted strings without escapes, integers, true,
+// false, null, with quoted keys, on one line of printable ASCII. Anything else (a plain
+// word, a float, an escape, a comment, a repeated key, which yaml.v3
+// refuses) is not ok, and left to yaml.v3; where it is ok, v is what
+// yaml.v3 and normalize give (TestPlainFlowIsYAML).
+func plainFlow(s string) (v any, ok bool) {
+	if s == "" || s[0] != '[' && s[0] != '{' || strings.ContainsAny(s, "\\#") {
+		return nil, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return nil, false // yaml.v3 refuses some characters, folds lines
+		}
+	}
+	f := flowReader{s: s}
+	v, ok = f.value(0)
+	f.space()
+	return v, ok && f.i == len(s)
+}
+
+// flowReader reads a plain flow value (plainFlow) from s at i.
+type flowReader struct {
+	s string
+	i int
+}
+
+func (f *flowReader) space() {
+	for f.i < len(f.s) && f.s[f.i] == ' ' {
+		f.i++
+	}
+}
+
+func (f *flowReader) value(depth int) (any, bool) {
+	f.space()
+	if f.i >= len(f.s) || depth > maxFlowDepth {
+		return nil, false
+	}
+	switch c := f.s[f.i]; {
+	case c == '[':
+		f.i++
+		out := []any{}
+		f.space()
+		if f.i < len(f.s) && f.s[f.i] == ']' {
+			f.i++
+			return out, true
+		}
+		for {
+			x, ok := f.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, x)
+			f.space()
+			if f.i >= len(f.s) {
+				return nil, false
+			}
+			f.i++
+			switch f.s[f.i-1] {
+			case ']':
+				return out, true
+			case ',':
+				continue
+			}
+			return nil, false
+		}
+	case c == '{':
+		f.i++
+		out := map[string]any{}
+		f.space()
+		if f.i < len(f.s) && f.s[f.i] == '}' {
+			f.i++
+			return out, true
+		}
+		for {
+			f.space()
+			k, ok := f.quoted()
+			if !ok || f.i+1 >= len(f.s) || f.s[f.i] != ':' || f.s[f.i+1] != ' ' {
+				return nil, false
+			}
+			if _, dup := out[k]; dup {
+				return nil, false
+			}
+			f.i++
+			x, ok := f.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			out[k] = x
+			f.space()
+			if f.i >= len(f.s) {
+				return nil, false
+			}
+			f.i++
+			switch f.s[f.i-1] {
+			case '}':
+				return out, true
+			case ',':
+				continue
+			}
+			return nil, false
+		}
+	case c == '"' || c == '\'':
+		return f.quoted()
+	default:
+		start := f.i
+		for f.i < len(f.s) && (f.s[f.i] >= 'a' && f.s[f.i] <= 'z' || f.s[f.i] >= '0' && f.s[f.i] <= '9' || f.s[f.i] == '-') {
+			f.i++
+		}
+		switch w := f.s[start:f.i]; w {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		case "null":
+			return nil, true
+		default:
+			digits := strings.TrimPrefix(w, "-")
+			if digits == "" || len(digits) > 18 || digits[0] == '0' && len(digits) > 1 || strings.Trim(digits, "0123456789") != "" {
+				return nil, false
+			}
+			n, err := strconv.ParseInt(w, 10, 64)
+			return n, err == nil
+		}
+	}
+}
+
+// quoted reads a quoted string without escapes (” in single quotes is
+// one: not read).
+func (f *flowReader) quoted() (string, bool) {
+	if f.i >= len(f.s) || f.s[f.i] != '"' && f.s[f.i] != '\'' {
+		return "", false
+	}
+	q := f.s[f.i]
+	end := strings.IndexByte(f.s[f.i+1:], q)
+	if end < 0 {
+		return "", false
+	}
+	str := f.s[f.i+1 : f.i+1+end]
+	f.i += end + 2
+	if q == '\'' && f.i < len(f.s) && f.s[f.i] == '\'' {
+		return "", false
+	}
+	return str, true
+}
+
+// maxFlowDepth bounds plainFlow's nesting (yaml.v3 reads deeper ones).
+const maxFlowDepth = 20
 
 // pythonWords replaces the bare words None, True and False outside quotes.
 func pythonWords(s string) string {

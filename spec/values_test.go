@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestDecodeValue(t *testing.T) {
@@ -176,4 +178,63 @@ func TestRequiresArgs(t *testing.T) {
 			t.Errorf("requiresArgs(%q) = %v, want %v", req, got, want)
 		}
 	}
+}
+
+// plainFlow gives what yaml.v3 and normalize give for every value it
+// reads, and leaves the rest to yaml.v3.
+func TestPlainFlowIsYAML(t *testing.T) {
+	read := []string{
+		`[]`, `{}`, `[1, 2, 3]`, `[1,2]`, `[ -7 , 0 ]`, `["a", 'b']`, `[true, false, null]`,
+		`[{"model": "opus", "count": 3}, {"model": "sonnet", "count": 2}]`,
+		`[{'model': 'opus', 'count': 3}]`, `{"a": [1, {"b": []}], 'c': "x y: z"}`,
+		`[9223372036854775]`, `["", '']`, `[[[]]]`, `[-0]`,
+	}
+	left := []string{
+		`[1.5]`, `[1e3]`, `[007]`, `[+5]`, `[-]`, `[yes]`, `[word]`, `[1, 2, ]`, `[1 2]`, `{"a":1}`,
+		`{a: 1}`, `{"a": 1, "a": 2}`, `["a\"b"]`, `['it''s']`, `[1] # note`, `[1]]`, `[1`, `{"a": 1`,
+		"[\"caf\u00e9\"]", "[1,\n2]", `[99999999999999999999]`, `[TRUE]`, ``, `1`, `"a"`,
+	}
+	check := func(s string, wantRead bool) {
+		t.Helper()
+		v, ok := plainFlow(s)
+		if ok != wantRead {
+			t.Errorf("plainFlow(%q) read %v, want %v", s, ok, wantRead)
+		}
+		if !ok {
+			return
+		}
+		var y any
+		if err := yaml.Unmarshal([]byte(s), &y); err != nil {
+			t.Errorf("plainFlow(%q) = %#v; yaml.v3 refuses it: %v", s, v, err)
+			return
+		}
+		if y = normalize(y); !reflect.DeepEqual(v, y) {
+			t.Errorf("plainFlow(%q) = %#v, yaml.v3 %#v", s, v, y)
+		}
+	}
+	for _, s := range read {
+		check(s, true)
+	}
+	for _, s := range left {
+		check(s, false)
+	}
+}
+
+func FuzzPlainFlowIsYAML(f *testing.F) {
+	for _, s := range []string{`[1, "a", {'b': [true, null]}]`, `{"k": -3}`, `[[], {}]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := plainFlow(s)
+		if !ok {
+			return
+		}
+		var y any
+		if err := yaml.Unmarshal([]byte(s), &y); err != nil {
+			t.Fatalf("plainFlow(%q) = %#v; yaml.v3 refuses it: %v", s, v, err)
+		}
+		if y = normalize(y); !reflect.DeepEqual(v, y) {
+			t.Fatalf("plainFlow(%q) = %#v, yaml.v3 %#v", s, v, y)
+		}
+	})
 }
