@@ -219,8 +219,11 @@ func closer(open string) string {
 func (s *scanner) off(i int) diag.Pos { return s.lines[s.li].Off + diag.Pos(i) }
 
 func (s *scanner) emit(k Token, pos, end diag.Pos, raw, value string) {
-	val := int32(-1) // a string without escapes: raw without its quotes
-	if k != STRING || len(raw) < 2 || value != raw[1:len(raw)-1] {
+	var val int32 // only a STRING's and an ILLEGAL's value is read
+	switch {
+	case k == STRING && len(raw) >= 2 && value == raw[1:len(raw)-1]:
+		val = -1 // a string without escapes: raw without its quotes
+	case k == STRING || k == ILLEGAL:
 		val = s.value(value)
 	}
 	s.toks = append(s.toks, token{kind: k, pos: pos, end: end, raw: raw, val: val, line: int32(s.li), col: int32(pos - s.lines[min(s.li, len(s.lines)-1)].Off)})
