@@ -130,6 +130,9 @@ func (p *PatternInstance) NestedInstance(slot string) *PatternInstance {
 
 // Node returns the inline node called name, or nil.
 func (s *Spec) Node(name string) *Spec {
+	if s.nodeIndex != nil && len(s.Nodes) == s.nodeCount {
+		return s.nodeIndex[name]
+	}
 	for _, n := range s.Nodes {
 		if n.Name == name {
 			return n

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -128,6 +129,44 @@ func TestContractTestKind(t *testing.T) {
 	for _, sec := range s.Sections {
 		if !sec.Known {
 			t.Errorf("section %q not known", sec.Heading)
+		}
+	}
+}
+
+// In a file of many nodes Node finds each by name, the first of a name
+// declared twice, as in a file of few; a call resolves to the node.
+func TestNodeLookup(t *testing.T) {
+	for _, count := range []int{3, 30} {
+		var b strings.Builder
+		b.WriteString("---\nname: many\nkind: function\n---\n\n### Returns\n\n- `out`: value\n\n### Execution\n\n```prose\nreturn call n1\n```\n\n")
+		for i := range count {
+			fmt.Fprintf(&b, "## n%d\n\n### Returns\n\n- `out%d`: value\n\n", i, i)
+		}
+		b.WriteString("## n1\n\n### Returns\n\n- `again`: value\n")
+		s, _ := Parse("many.prose.md", []byte(b.String()))
+		if len(s.Nodes) != count+1 {
+			t.Fatalf("%d nodes, want %d", len(s.Nodes), count+1)
+		}
+		for i := range count {
+			n := s.Node(fmt.Sprintf("n%d", i))
+			if n == nil || n != s.Nodes[i] {
+				t.Errorf("%d nodes: Node(n%d) = %v, want the node declared %d-th", count, i, n, i)
+			}
+		}
+		if s.Node("n1") != s.Nodes[1] || s.Node("n1").Outputs[0].Name != "out1" {
+			t.Errorf("%d nodes: the repeated n1 is not the first", count)
+		}
+		if s.Node("nope") != nil || s.Node("") != nil {
+			t.Errorf("%d nodes: a name no node has was found", count)
+		}
+		if c := s.ResolveCall("n1", nil, nil); c == nil || c.Kind != CalleeNode || c.Node != s.Nodes[1] {
+			t.Errorf("%d nodes: call n1 resolved to %+v", count, c)
+		}
+		// a node added after loading is found too
+		extra := &Spec{Name: "late", Parent: s}
+		s.Nodes = append(s.Nodes, extra)
+		if s.Node("late") != extra {
+			t.Errorf("%d nodes: a node appended after loading is not found", count)
 		}
 	}
 }

@@ -234,6 +234,9 @@ func (l *loader) run() {
 		l.diags = append(l.diags, n.diags...)
 	}
 	l.resolve()
+	if len(l.s.Nodes) > 8 {
+		l.s.nodeIndex, l.s.nodeCount = l.nodeNames, len(l.s.Nodes)
+	}
 	// The spec's sections outlive the parse and the Markdown blocks are
 	// read by now: drop them, so the block tree is not kept as long as
 	// the spec (a graph holds every spec of a command, and the

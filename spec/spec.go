@@ -64,6 +64,12 @@ type Spec struct {
 	Nodes  []*Spec
 	Parent *Spec
 	Pos    diag.Pos
+
+	// nodeIndex is the first node of each name, as the loader left Nodes
+	// (nodeCount of them), for a file of many nodes: Node looks a name up
+	// there rather than scanning Nodes for every call resolved.
+	nodeIndex map[string]*Spec
+	nodeCount int
 }
 
 // Section is one top-level `##`/`###` section.
