@@ -144,19 +144,57 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 func sectionKinds(n *spec.Spec) diag.List {
 	var out diag.List
 	allowed, ok := kindSections[n.Kind]
+	var hbuf, kbuf [32]byte
 	for _, sec := range n.Sections {
-		h := strings.ToLower(strings.Join(strings.Fields(sec.Heading), " "))
-		if repl, retired := retiredSections[h]; retired && n.Kind != "pattern" {
+		h, key := foldSection(hbuf[:0], kbuf[:0], sec.Heading)
+		if repl, retired := retiredSections[string(h)]; retired && n.Kind != "pattern" {
 			out.Warnf(n.File, sec.Pos, CodeRetiredSection, "### %s was retired in 0.15: use %s", sec.Heading, repl)
 			continue
 		}
-		key := strings.ReplaceAll(h, " ", "-")
-		if !ok || !canonical[key] || key == "description" || strings.Contains(" "+allowed+" ", " "+key+" ") {
+		if !ok || !canonical[string(key)] || string(key) == "description" || hasWord(allowed, string(key)) {
 			continue
 		}
 		out.Warnf(n.File, sec.Pos, CodeSectionKind, "### %s does not apply to a %s%s", sec.Heading, n.Kind, kindHint(n.Kind))
 	}
 	return out
+}
+
+// foldSection appends to h the heading with its words lowered and
+// single-spaced (strings.ToLower(strings.Join(strings.Fields(heading),
+// " "))) and to key the same with hyphens for spaces, without allocating
+// for an ASCII heading that fits the buffers given.
+func foldSection(h, key []byte, heading string) ([]byte, []byte) {
+	space := false
+	for i := 0; i < len(heading); i++ {
+		c := heading[i]
+		switch {
+		case c >= 0x80:
+			long := strings.ToLower(strings.Join(strings.Fields(heading), " "))
+			return append(h[:0], long...), append(key[:0], strings.ReplaceAll(long, " ", "-")...)
+		case c == ' ' || '\t' <= c && c <= '\r':
+			space = len(h) > 0
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if space {
+			h, key, space = append(h, ' '), append(key, '-'), false
+		}
+		h, key = append(h, c), append(key, c)
+	}
+	return h, key
+}
+
+// hasWord reports whether the space-separated list has word.
+func hasWord(list, word string) bool {
+	for list != "" {
+		w, rest, _ := strings.Cut(list, " ")
+		if w == word {
+			return true
+		}
+		list = rest
+	}
+	return false
 }
 
 func kindHint(kind string) string {
