@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 
@@ -146,7 +147,9 @@ func frontKeyPos(f *diag.File, key string) diag.Pos {
 	if f == nil {
 		return 0
 	}
-	src := string(f.Source())
+	// read in place, not copied: nothing of it outlives the call
+	b := f.Source()
+	src := unsafe.String(unsafe.SliceData(b), len(b))
 	off := 0
 	for i := 0; off < len(src) && i < 200; i++ {
 		ln, next := lineAt(src, off)
