@@ -63,7 +63,9 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 		}
 	}()
 	resolve(prog)
-	return prog, p.diagnostics(serrs, toks[len(toks)-1].pos)
+	diags := p.diagnostics(serrs, toks[len(toks)-1].pos)
+	putTokens(toks) // nothing of the program points into them
+	return prog, diags
 }
 
 // diagnostics merges the scanner's errors with the parser's in order of
