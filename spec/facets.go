@@ -386,10 +386,35 @@ func (r *truthReader) prose(text, low string, pos int, fc *Facet) {
 	}
 }
 
-// sentenceEnd splits prose at ". ", "; " and "—".
-var sentenceEnd = regexp.MustCompile(`[.;]\s+|—`)
+// sentences splits prose at ". ", "; " and "—": where the pattern
+// [.;]\s+|— matches (\s is the pattern's ASCII space: tab, newline, form
+// feed, carriage return, space), as its Split does, without running it.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); {
+		switch {
+		case (text[i] == '.' || text[i] == ';') && i+1 < len(text) && isPatternSpace(text[i+1]):
+			j := i + 1
+			for j < len(text) && isPatternSpace(text[j]) {
+				j++
+			}
+			out = append(out, text[start:i])
+			start, i = j, j
+		case strings.HasPrefix(text[i:], "—"):
+			out = append(out, text[start:i])
+			i += len("—")
+			start = i
+		default:
+			i++
+		}
+	}
+	return append(out, text[start:])
+}
 
-func sentences(text string) []string { return sentenceEnd.Split(text, -1) }
+func isPatternSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

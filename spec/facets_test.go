@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -145,5 +146,23 @@ func TestMaintainsClaimFolding(t *testing.T) {
 	}
 	if want := []string{"totals add up.", "ids are unique."}; !reflect.DeepEqual(claims, want) {
 		t.Errorf("postconditions = %q, want %q", claims, want)
+	}
+}
+
+// sentences splits as the pattern [.;]\s+|— splits.
+func TestSentencesSplitAsPattern(t *testing.T) {
+	for _, s := range []string{"", "one", "a. b; c—d", "end.", "x.  \t\ny", "a.b", "——", "a — b.", "v1.2 is. \x0bnot", "\xe2\xe2\x80\x94x", "x.\u00a0y"} {
+		checkSentences(t, s)
+	}
+}
+
+func FuzzSentences(f *testing.F) {
+	f.Add("The `a` is immaterial. The `b`; and — c.")
+	f.Fuzz(checkSentences)
+}
+
+func checkSentences(t *testing.T, s string) {
+	if got, want := sentences(s), regexp.MustCompile(`[.;]\s+|—`).Split(s, -1); !reflect.DeepEqual(got, want) {
+		t.Errorf("sentences(%q) = %q, want %q", s, got, want)
 	}
 }
