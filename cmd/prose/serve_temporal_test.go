@@ -2,16 +2,22 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
+	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/serve/temporalserve"
 	"github.com/proselang/prose/temporal"
+	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/store"
 )
@@ -142,4 +148,124 @@ func TestE2ETemporalServeKilledServer(t *testing.T) {
 	conn := servedTemporal(t, s)
 	s.worker(conn, t.TempDir(), 0)
 	serveKill(t, s, 2*time.Second, append([]string{"--engine", "temporal"}, s.temporalArgs(conn)...)...)
+}
+
+// A serve workflow whose history limit is small continues as new over
+// and over while events arrive from 4 senders at once, on a real server:
+// every acknowledged event is in exactly one drain and one rendered
+// gateway receipt, drains of earlier runs still answer, and an event
+// sent again after the workflow continued is known as a duplicate.
+func TestE2ETemporalServeContinuesAsNew(t *testing.T) {
+	s := newServed(t)
+	conn := servedTemporal(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cl, err := temporal.Dial(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	w := temporal.NewWorker(cl, conn, &temporal.Activities{}, temporal.WorkerOptions{})
+	temporalserve.Register(w, &temporalserve.Activities{Open: func(wd temporalserve.World) (*temporalserve.Project, error) {
+		return openServed(wd, &runOptions{})
+	}})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	world := temporalserve.World{Project: s.project, State: s.state, Slots: []string{"*=exec:" + s.bus}, MaxHistory: 150}
+	id, err := temporalserve.Start(ctx, cl, conn.TaskQueue, world)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstRun := runID(ctx, t, cl, id)
+	g, _, err := graph.Load(s.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(s.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := temporalserve.NewFront(cl, id, g, st)
+
+	// Four waves of ten events, from 4 senders at once; between waves
+	// the workflow is idle, its history long, and it continues as new.
+	const n, senders, waves = 40, 4, 4
+	events := make([]string, n)
+	drains := make([]int, n)
+	outcomes := map[int]*serve.Outcome{}
+	runs := map[string]bool{firstRun: true}
+	for wave := 0; wave < waves; wave++ {
+		var wg sync.WaitGroup
+		for k := 0; k < senders; k++ {
+			wg.Add(1)
+			go func(k int) {
+				defer wg.Done()
+				for i := wave*n/waves + k; i < (wave+1)*n/waves; i += senders {
+					events[i] = fmt.Sprintf(`{"id":"c%d","kind":"view","value":2}`, i)
+					d, dup, err := f.Trigger("counter-events", []byte(events[i]))
+					if err != nil || dup {
+						t.Errorf("event %d: drain %d, duplicate %v, %v", i, d, dup, err)
+					}
+					drains[i] = d
+				}
+			}(k)
+		}
+		wg.Wait()
+		for _, d := range drains[wave*n/waves : (wave+1)*n/waves] {
+			for outcomes[d] == nil && ctx.Err() == nil {
+				if state, o := f.Drain(d); state == "done" {
+					outcomes[d] = o
+				} else {
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		}
+		for len(runs) < wave+2 && ctx.Err() == nil {
+			runs[runID(ctx, t, cl, id)] = true
+			time.Sleep(20 * time.Millisecond)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("wave %d: the drains did not finish, or the workflow did not continue as new (runs %v)", wave, runs)
+		}
+	}
+	for i := 0; i < n; i += 5 {
+		if _, dup, err := f.Trigger("counter-events", []byte(events[i])); err != nil || !dup {
+			t.Errorf("event %d sent again after continue-as-new: duplicate %v, %v", i, dup, err)
+		}
+	}
+	seen := map[string]int{}
+	for _, o := range outcomes {
+		for _, tr := range o.Triggers {
+			seen[tr.FP]++
+		}
+	}
+	renderedBy := map[string]int{}
+	for _, r := range gatewayReceipts(t, s.state) {
+		if r.Status == receipt.Rendered {
+			renderedBy[r.Events]++
+		}
+	}
+	for i, e := range events {
+		if c := seen[fingerprint(t, e)]; c != 1 {
+			t.Errorf("event %d in %d drains, want 1", i, c)
+		}
+		if c := renderedBy[outcomes[drains[i]].Events["counter-events"]]; c != 1 {
+			t.Errorf("event %d: its drain's events in %d rendered gateway receipts, want 1", i, c)
+		}
+	}
+	if out, err := exec.Command(s.prose, "receipts", "verify", "--state", s.state).CombinedOutput(); err != nil {
+		t.Errorf("prose receipts verify: %v\n%s", err, out)
+	}
+	t.Logf("%d events in %d drains, %d runs of the workflow", n, len(outcomes), len(runs))
+}
+
+func runID(ctx context.Context, t *testing.T, cl client.Client, id string) string {
+	t.Helper()
+	d, err := cl.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 }

@@ -65,6 +65,9 @@ type World struct {
 	MaxParallel int      `json:"max_parallel,omitempty"`
 	// SignKey is the file of the key receipts are signed with ("": none).
 	SignKey string `json:"sign_key,omitempty"`
+	// MaxHistory is the history length past which the workflow
+	// continues as new (0: maxHistory; tests make it small).
+	MaxHistory int `json:"max_history,omitempty"`
 }
 
 // Input is the workflow's input: what it serves, and the state carried
@@ -181,7 +184,11 @@ func Workflow(ctx workflow.Context, in Input) error {
 			continue
 		}
 		info := workflow.GetInfo(ctx)
-		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > maxHistory {
+		limit := in.World.MaxHistory
+		if limit <= 0 {
+			limit = maxHistory
+		}
+		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > limit {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 				return err
 			}
