@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/yuin/goldmark/ast"
@@ -213,4 +214,43 @@ func dump(doc ast.Node, src []byte) string {
 		return ast.WalkContinue, nil
 	})
 	return b.String()
+}
+
+// TestConcurrentParses checks that parses running at once (lint's
+// workers do) share nothing but the pool of parsers: each tree is the one
+// a parse alone gives.
+func TestConcurrentParses(t *testing.T) {
+	var srcs [][]byte
+	for _, f := range specFiles(t, filepath.Join(testenv.MustRoot(t), "std")) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, src)
+	}
+	want := make([]string, len(srcs))
+	for i, src := range srcs {
+		doc, ok := Parse(src, 0)
+		if !ok {
+			continue
+		}
+		want[i] = dump(doc, src)
+	}
+	errs := make(chan string, 4*len(srcs))
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for k := range srcs {
+				i := (k + w*len(srcs)/4) % len(srcs)
+				if doc, ok := Parse(srcs[i], 0); ok && dump(doc, srcs[i]) != want[i] {
+					errs <- fmt.Sprintf("file %d: a concurrent parse differs", i)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }
