@@ -27,9 +27,11 @@ import (
 // Parse parses src from offset from (a line start: goldmark's reader
 // advanced past the lines before it) into goldmark's block tree, or
 // reports false when src holds a construct this package leaves to
-// goldmark.
+// goldmark. The blocks' Lines share one array: read them, do not append
+// to them.
 func Parse(src []byte, from int) (ast.Node, bool) {
-	if bytes.IndexByte(src[min(from, len(src)):], '\t') >= 0 {
+	from = min(max(from, 0), len(src))
+	if bytes.IndexByte(src[from:], '\t') >= 0 {
 		return nil, false
 	}
 	p := parsers.Get().(*parser)
@@ -58,16 +60,16 @@ var parsers = sync.Pool{New: func() any { return new(parser) }}
 var zeroSegs [512]text.Segment
 
 // release clears p of what it held of one parse (the tree keeps the
-// arena and the slabs' chunks) and pools it.
-// A buffer grown past a few KiB by a large file is dropped, not kept for
-// the next: a file's allocations do not depend on what was parsed before.
+// arena) and pools it. A buffer grown past a few KiB by a large file is
+// dropped, not kept for the next: a file's allocations do not depend on
+// what was parsed before.
 func (p *parser) release() {
 	clear(p.open[:cap(p.open)])
 	open, stats := p.open[:0], p.stats[:0]
 	if cap(open) > 64 {
 		open = nil
 	}
-	if cap(stats) > 256 {
+	if cap(stats) > 1024 {
 		stats = nil
 	}
 	*p = parser{open: open, stats: stats}
