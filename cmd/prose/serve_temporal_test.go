@@ -195,7 +195,7 @@ func TestE2ETemporalServeContinuesAsNew(t *testing.T) {
 	events := make([]string, n)
 	drains := make([]int, n)
 	outcomes := map[int]*serve.Outcome{}
-	runs := map[string]bool{firstRun: true}
+	runs := 0
 	for wave := 0; wave < waves; wave++ {
 		var wg sync.WaitGroup
 		for k := 0; k < senders; k++ {
@@ -222,13 +222,17 @@ func TestE2ETemporalServeContinuesAsNew(t *testing.T) {
 				}
 			}
 		}
-		for len(runs) < wave+2 && ctx.Err() == nil {
-			runs[runID(ctx, t, cl, id)] = true
-			time.Sleep(20 * time.Millisecond)
-		}
 		if ctx.Err() != nil {
-			t.Fatalf("wave %d: the drains did not finish, or the workflow did not continue as new (runs %v)", wave, runs)
+			t.Fatalf("wave %d: the drains did not finish", wave)
 		}
+	}
+	// Each run ends once it is idle past 150 events of history; some 900
+	// events make at least three runs.
+	for runs = runChain(ctx, t, cl, id, firstRun); runs < 3 && ctx.Err() == nil; runs = runChain(ctx, t, cl, id, firstRun) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if runs < 3 {
+		t.Fatalf("the workflow ran %d times, want it to continue as new at least twice", runs)
 	}
 	for i := 0; i < n; i += 5 {
 		if _, dup, err := f.Trigger("counter-events", []byte(events[i])); err != nil || !dup {
@@ -258,14 +262,36 @@ func TestE2ETemporalServeContinuesAsNew(t *testing.T) {
 	if out, err := exec.Command(s.prose, "receipts", "verify", "--state", s.state).CombinedOutput(); err != nil {
 		t.Errorf("prose receipts verify: %v\n%s", err, out)
 	}
-	t.Logf("%d events in %d drains, %d runs of the workflow", n, len(outcomes), len(runs))
+	t.Logf("%d events in %d drains, %d runs of the workflow", n, len(outcomes), runs)
 }
 
 func runID(ctx context.Context, t *testing.T, cl client.Client, id string) string {
 	t.Helper()
-	d, err := cl.DescribeWorkflowExecution(ctx, id, "")
+	d, err := cl.DescribeWorkflow(ctx, id, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+	return d.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+}
+
+// runChain counts the runs of workflow id from run first, following each
+// continue-as-new to the run it started.
+func runChain(ctx context.Context, t *testing.T, cl client.Client, id, first string) int {
+	t.Helper()
+	n := 0
+	for run := first; run != ""; n++ {
+		it := cl.GetWorkflowHistory(ctx, id, run, false, 0)
+		next := ""
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
+				next = a.GetNewExecutionRunId()
+			}
+		}
+		run = next
+	}
+	return n
 }
