@@ -78,6 +78,9 @@ func adopt(t *thread, v Value, depth int) Value {
 				x.mu.Lock()
 				if i < len(x.elems) && x.elems[i] == e {
 					x.elems[i] = c
+					if x.memo != nil {
+						x.memo.changed(true)
+					}
 				}
 				x.mu.Unlock()
 			}
@@ -95,6 +98,9 @@ func adopt(t *thread, v Value, depth int) Value {
 				x.mu.Lock()
 				if x.vals[i] == e {
 					x.vals[i] = c
+					if x.memo != nil {
+						x.memo.changed(true)
+					}
 				}
 				x.mu.Unlock()
 			}

@@ -46,8 +46,11 @@ type CallRequest struct {
 	// key on it (with Attempt) and nothing else.
 	Path    Path
 	Service Service
-	Args    *Object // named arguments, in written order
-	Attempt int     // 1-based attempt number
+	// Args are the named arguments, in written order, frozen (Freeze):
+	// they never change, and may be shared with other calls; a service
+	// must not change them (the methods that would, panic).
+	Args    *Object
+	Attempt int // 1-based attempt number
 	Pos     diag.Position
 	// Timeout is the call's `timeout` clause (0: none). The evaluator also
 	// puts it on ctx as a deadline; a service that runs a program uses it to
