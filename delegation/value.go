@@ -68,8 +68,9 @@ func (l *List) Len() int {
 		return len(l.elems)
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.elems)
+	n := len(l.elems)
+	l.mu.Unlock()
+	return n
 }
 
 // Index returns element i and whether it exists.
@@ -81,11 +82,13 @@ func (l *List) Index(i int) (Value, bool) {
 		return l.elems[i], true
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if i < 0 || i >= len(l.elems) {
+		l.mu.Unlock()
 		return nil, false
 	}
-	return l.elems[i], true
+	v := l.elems[i]
+	l.mu.Unlock()
+	return v, true
 }
 
 // Set replaces element i; it reports false when i is out of range. It
@@ -190,12 +193,12 @@ func (o *Object) Set(key string, v Value) {
 		panic("delegation: change of a frozen object (a call's arguments are frozen: a service must not change them)")
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.memo != nil {
 		o.memo.changed(true)
 	}
 	if i := o.find(key); i >= 0 {
 		o.vals[i] = v
+		o.mu.Unlock()
 		return
 	}
 	o.keys = append(o.keys, key)
@@ -209,14 +212,22 @@ func (o *Object) Set(key string, v Value) {
 			o.idx[k] = i
 		}
 	}
+	o.mu.Unlock()
 }
 
 // Get returns the value of key and whether it is present.
 func (o *Object) Get(key string) (Value, bool) {
-	if o.fz == nil {
-		o.mu.Lock()
-		defer o.mu.Unlock()
+	if o.fz != nil {
+		return o.get(key)
 	}
+	o.mu.Lock()
+	v, ok := o.get(key)
+	o.mu.Unlock()
+	return v, ok
+}
+
+// get is Get; o.mu is held (or o is frozen).
+func (o *Object) get(key string) (Value, bool) {
 	if i := o.find(key); i >= 0 {
 		return o.vals[i], true
 	}
@@ -225,10 +236,11 @@ func (o *Object) Get(key string) (Value, bool) {
 
 // Keys returns the keys in order (a copy).
 func (o *Object) Keys() []string {
-	if o.fz == nil {
-		o.mu.Lock()
-		defer o.mu.Unlock()
+	if o.fz != nil {
+		return append([]string(nil), o.keys...)
 	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	return append([]string(nil), o.keys...)
 }
 
@@ -258,11 +270,13 @@ func (o *Object) view(stack []Value) (keys []string, vals, grown []Value) {
 
 // Len is the number of keys.
 func (o *Object) Len() int {
-	if o.fz == nil {
-		o.mu.Lock()
-		defer o.mu.Unlock()
+	if o.fz != nil {
+		return len(o.keys)
 	}
-	return len(o.keys)
+	o.mu.Lock()
+	n := len(o.keys)
+	o.mu.Unlock()
+	return n
 }
 
 // TypeName names the dynamic type of v for messages: null, bool, integer,
