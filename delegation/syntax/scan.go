@@ -87,7 +87,7 @@ func scan(lines []Line) (toks []token, vals []string, errs []*scanError, more in
 	for _, l := range lines {
 		size += len(l.Text)
 	}
-	s.toks = getTokens(size/8 + 2*len(lines) + 8)
+	s.toks = getTokens(size/4 + 2*len(lines) + 8)
 	for s.li = 0; s.li < len(lines); s.li++ {
 		s.text, s.i = lines[s.li].Text, 0
 		s.scanLine()
@@ -396,12 +396,12 @@ func (s *scanner) next() {
 	if s.i+1 < len(s.text) {
 		two = s.text[s.i : s.i+2]
 	}
-	if k, ok := twoCharOps[two]; ok {
+	if k, ok := twoCharOp(two); ok {
 		s.i += 2
 		s.emit(k, s.off(start), s.off(s.i), two, "")
 		return
 	}
-	if k, ok := oneCharOps[c]; ok {
+	if k, ok := oneCharOp(c); ok {
 		s.i++
 		s.emit(k, s.off(start), s.off(s.i), s.text[start:s.i], "")
 		s.bracket(k)
@@ -436,11 +436,54 @@ var charHints = map[string]string{
 	"%":  "the operators are + and - (no * or /)",
 }
 
-var twoCharOps = map[string]Token{"==": EQ, "!=": NE, "<=": LE, ">=": GE}
+// twoCharOp and oneCharOp are the operators and punctuation (a switch:
+// a map was looked up for every token that is not a name).
+func twoCharOp(two string) (Token, bool) {
+	switch two {
+	case "==":
+		return EQ, true
+	case "!=":
+		return NE, true
+	case "<=":
+		return LE, true
+	case ">=":
+		return GE, true
+	}
+	return ILLEGAL, false
+}
 
-var oneCharOps = map[byte]Token{
-	'(': LPAREN, ')': RPAREN, '[': LBRACK, ']': RBRACK, '{': LBRACE, '}': RBRACE,
-	',': COMMA, ':': COLON, '.': DOT, '=': ASSIGN, '<': LT, '>': GT, '+': PLUS, '-': MINUS,
+func oneCharOp(c byte) (Token, bool) {
+	switch c {
+	case '(':
+		return LPAREN, true
+	case ')':
+		return RPAREN, true
+	case '[':
+		return LBRACK, true
+	case ']':
+		return RBRACK, true
+	case '{':
+		return LBRACE, true
+	case '}':
+		return RBRACE, true
+	case ',':
+		return COMMA, true
+	case ':':
+		return COLON, true
+	case '.':
+		return DOT, true
+	case '=':
+		return ASSIGN, true
+	case '<':
+		return LT, true
+	case '>':
+		return GT, true
+	case '+':
+		return PLUS, true
+	case '-':
+		return MINUS, true
+	}
+	return ILLEGAL, false
 }
 
 // bracket maintains the stack of open brackets for the token just emitted.
