@@ -508,6 +508,12 @@ func (s *scanner) bracket(k Token) {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isIdentStart(s string) bool {
+	if s == "" {
+		return false
+	}
+	if c := s[0]; c < utf8.RuneSelf {
+		return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
 	r, _ := utf8.DecodeRuneInString(s)
 	return r == '_' || unicode.IsLetter(r)
 }
