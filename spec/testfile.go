@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"gopkg.in/yaml.v3"
@@ -325,11 +326,31 @@ func fixtureValue(raw string) (string, any, bool) {
 	if inner, ok := codeSpan(raw); ok {
 		return inner, inner, false
 	}
+	if s, ok := plainJSONString(raw); ok {
+		return raw, s, true
+	}
 	var v any
 	if raw != "" && json.Unmarshal([]byte(raw), &v) == nil {
 		return raw, v, true
 	}
 	return raw, raw, false
+}
+
+// plainJSONString is the value of a JSON string without escapes, as
+// json.Unmarshal decodes it: the text between the quotes, when there is
+// no backslash, quote or control character in it and it is valid UTF-8
+// (which json.Unmarshal would otherwise rewrite).
+func plainJSONString(raw string) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	for i := 0; i < len(in); i++ {
+		if c := in[i]; c < ' ' || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return in, utf8.ValidString(in)
 }
 
 // codeSpan unwraps a text that is one `code span`.

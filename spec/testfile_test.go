@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -137,5 +138,32 @@ func TestResolveSubjectUpTheTree(t *testing.T) {
 		if got := ResolveSubject(fsys, test, subject); got != want {
 			t.Errorf("%s: got %q, want %q", subject, got, want)
 		}
+	}
+}
+
+// A fixture value that is a JSON string without escapes is read as
+// json.Unmarshal reads it.
+func TestPlainJSONString(t *testing.T) {
+	for _, raw := range []string{`"x"`, `""`, `"a b: c"`, `"caf\u00e9"`, "\"caf\xc3\"", `"a\"b"`, `"a\nb"`, "\"tab\there\"", `"unclosed`, `x"`, `"a" "b"`, `3`, `{"a": 1}`} {
+		checkPlainJSON(t, raw)
+	}
+	for _, raw := range []string{`"x"`, `""`, `"a b: c"`, "\"caf\u00e9\""} {
+		if _, ok := plainJSONString(raw); !ok {
+			t.Errorf("plainJSONString(%q) not read", raw)
+		}
+	}
+}
+
+func FuzzPlainJSONString(f *testing.F) {
+	f.Add(`"plain words"`)
+	f.Fuzz(checkPlainJSON)
+}
+
+func checkPlainJSON(t *testing.T, raw string) {
+	s, ok := plainJSONString(raw)
+	var v any
+	err := json.Unmarshal([]byte(raw), &v)
+	if ok && (err != nil || v != s) {
+		t.Errorf("plainJSONString(%q) = %q; json.Unmarshal: %#v, %v", raw, s, v, err)
 	}
 }
