@@ -160,6 +160,9 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.engine != "local" && o.engine != "temporal" {
 		return usageErrorf("serve: unknown --engine %q (want local or temporal)", o.engine)
 	}
+	if o.engine == "temporal" && (o.model != "" || o.baseURL != "") {
+		return usageErrorf("serve: with --engine temporal the workers render: give --model and --base-url to prose worker")
+	}
 	var key ed25519.PrivateKey
 	if o.signKey != "" {
 		k, err := readSignKey(o.signKey)

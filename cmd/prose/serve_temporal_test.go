@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -294,4 +295,23 @@ func runChain(ctx context.Context, t *testing.T, cl client.Client, id, first str
 		run = next
 	}
 	return n
+}
+
+// The flags --engine temporal does not take, or needs, are usage errors
+// (exit 2) before anything is dialled or bound.
+func TestServeTemporalFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "cloud"}, "unknown --engine"},
+		{[]string{"--engine", "temporal", "--model", "m"}, "give --model and --base-url to prose worker"},
+		{[]string{"--engine", "temporal", "--temporal-address", ""}, "--temporal-address"},
+	} {
+		t.Setenv(temporal.EnvAddress, "")
+		code, _, stderr := runMain(t, append([]string{"serve", t.TempDir()}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("serve %v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
 }
