@@ -46,9 +46,10 @@ type CallRequest struct {
 	// key on it (with Attempt) and nothing else.
 	Path    Path
 	Service Service
-	// Args are the named arguments, in written order, frozen (Freeze):
-	// they never change, and may be shared with other calls; a service
-	// must not change them (the methods that would, panic).
+	// Args are the named arguments, in written order. The evaluator
+	// freezes them (Freeze): they never change and may be shared with
+	// other calls, so a service must not change them (the methods that
+	// would, panic on a frozen value).
 	Args    *Object
 	Attempt int // 1-based attempt number
 	Pos     diag.Position
