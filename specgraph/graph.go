@@ -341,6 +341,13 @@ var errNotRegular = errors.New("not a regular file")
 // here, or above? a .git? a go.mod?), and the answers are the graph's
 // view of the files, which does not change while it is used.
 func (g *Graph) Stat(name string) (fs.FileInfo, error) {
+	if name == key(name) {
+		// a file read already: its stat then (a name spelled otherwise
+		// is the file system's to answer, or refuse, as before)
+		if c := g.filled(name); c != nil && c.err == nil && c.info != nil {
+			return c.info, nil
+		}
+	}
 	g.mu.Lock()
 	st := g.stats[name] // as given: an error names the path so
 	if st == nil {

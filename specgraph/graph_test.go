@@ -1,6 +1,7 @@
 package specgraph_test
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -226,5 +227,42 @@ func TestTwin(t *testing.T) {
 	a, b := findings(alone), findings(withCopy)
 	if len(a) < 2 || !slices.Equal(a, b) {
 		t.Errorf("the test's findings:\nfrom the library %q\nwith a twin      %q", a, b)
+	}
+}
+
+// statCounting counts the stats made of its file system.
+type statCounting struct {
+	fs.FS
+	mu    sync.Mutex
+	stats map[string]int
+}
+
+func (c *statCounting) Stat(name string) (fs.FileInfo, error) {
+	c.mu.Lock()
+	c.stats[filepath.Clean(name)]++
+	c.mu.Unlock()
+	return fs.Stat(c.FS, name)
+}
+
+// A file the graph has read is stat'ed from what the read saw: a test's
+// subject, already loaded, is found without asking the file system.
+func TestStatOfAReadFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, project)
+	files := &statCounting{FS: os.DirFS(dir), stats: map[string]int{}}
+	g := specgraph.New(specgraph.Options{FS: files})
+	if _, _, err := g.Load("helper.prose.md"); err != nil {
+		t.Fatal(err)
+	}
+	before := files.stats["helper.prose.md"]
+	st, err := g.Stat("helper.prose.md")
+	if err != nil || st.Name() != "helper.prose.md" || st.Size() != int64(len(project["helper.prose.md"])) || !st.Mode().IsRegular() {
+		t.Fatalf("stat of a read file: %v, %v", st, err)
+	}
+	if n := files.stats["helper.prose.md"]; n != before {
+		t.Errorf("the file system was stat'ed %d times more for a file the graph read", n-before)
+	}
+	if _, err := g.Stat("nope.prose.md"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stat of a missing file: %v", err)
 	}
 }
