@@ -439,22 +439,30 @@ func (g *Graph) Calls(n *spec.Spec) []Call {
 // targets lists the bare-name targets of prog's calls that the program
 // does not bind itself.
 func targets(prog *syntax.Program) []Call {
-	locals := map[string]bool{}
+	// one walk: the loop variables anywhere, and the calls in order,
+	// those to a loop variable dropped after
+	var locals map[string]bool
+	var calls []Call
 	syntax.Walk(prog, func(x syntax.Node) bool {
-		if f, ok := x.(*syntax.ForExpr); ok {
-			locals[f.Var.Name] = true
-		}
-		return true
-	})
-	var out []Call
-	syntax.Walk(prog, func(x syntax.Node) bool {
-		if c, ok := x.(*syntax.CallExpr); ok {
-			if id, ok := c.Target.(*syntax.Ident); ok && !locals[id.Name] {
-				out = append(out, Call{Name: id.Name, Pos: id.NamePos})
+		switch x := x.(type) {
+		case *syntax.ForExpr:
+			if locals == nil {
+				locals = map[string]bool{}
+			}
+			locals[x.Var.Name] = true
+		case *syntax.CallExpr:
+			if id, ok := x.Target.(*syntax.Ident); ok {
+				calls = append(calls, Call{Name: id.Name, Pos: id.NamePos})
 			}
 		}
 		return true
 	})
+	out := calls[:0]
+	for _, c := range calls {
+		if !locals[c.Name] {
+			out = append(out, c)
+		}
+	}
 	return out
 }
 
