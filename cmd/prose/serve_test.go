@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,6 +34,10 @@ type served struct {
 	cmd               *exec.Cmd
 	url               string
 	exited            chan error
+	// mu guards lines, what every prose serve this started wrote to
+	// stderr.
+	mu    sync.Mutex
+	lines []string
 }
 
 func newServed(t *testing.T) *served {
@@ -65,6 +70,9 @@ func (s *served) start(extra ...string) {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			s.mu.Lock()
+			s.lines = append(s.lines, sc.Text())
+			s.mu.Unlock()
 			if m := listenRE.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
 			}
@@ -312,6 +320,52 @@ func serveEvents(t *testing.T, s *served) {
 	}
 	if out, err := exec.Command(s.prose, "receipts", "verify", "--state", s.state).CombinedOutput(); err != nil {
 		t.Errorf("prose receipts verify: %v\n%s", err, out)
+	}
+	s.checkDrainLog(outcomes)
+}
+
+var drainLineRE = regexp.MustCompile(`msg=drain drain=(\d+) .*rendered=(\d+) skipped=(\d+) failed=(\d+)`)
+
+// checkDrainLog waits for serve's log to hold one line for each drain
+// of outcomes, with its counts, and checks /metrics counts them.
+func (s *served) checkDrainLog(outcomes map[int]*serve.Outcome) {
+	s.t.Helper()
+	logged := map[int]int{}
+	var counts map[int]string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		s.mu.Lock()
+		clear(logged)
+		counts = map[int]string{}
+		for _, l := range s.lines {
+			if m := drainLineRE.FindStringSubmatch(l); m != nil {
+				var d int
+				fmt.Sscan(m[1], &d)
+				logged[d]++
+				counts[d] = m[2] + "/" + m[3] + "/" + m[4]
+			}
+		}
+		s.mu.Unlock()
+		all := true
+		for d := range outcomes {
+			all = all && logged[d] > 0
+		}
+		if all || time.Now().After(deadline) {
+			break
+		}
+	}
+	for d, o := range outcomes {
+		if want := fmt.Sprintf("%d/%d/%d", o.Rendered, o.Skipped, o.Failed); logged[d] != 1 || counts[d] != want {
+			s.t.Errorf("drain %d: %d log lines, rendered/skipped/failed %q; want one line, %s", d, logged[d], counts[d], want)
+		}
+	}
+	code, b := s.do("GET", "/metrics", "", nil)
+	m := regexp.MustCompile(`(?m)^prose_serve_drains_total (\d+)$`).FindSubmatch(b)
+	n := -1
+	if m != nil {
+		fmt.Sscan(string(m[1]), &n)
+	}
+	if code != 200 || n < len(outcomes) {
+		s.t.Errorf("GET /metrics: %d, prose_serve_drains_total %d; want at least the %d drains answered:\n%s", code, n, len(outcomes), b)
 	}
 }
 
