@@ -465,28 +465,9 @@ func serveKill(t *testing.T, s *served, wait time.Duration, args ...string) {
 			outcomes[acked[e]] = s.outcome(acked[e])
 		}
 	}
-	seen := map[string]int{}
-	for _, o := range outcomes {
-		for _, tr := range o.Triggers {
-			seen[tr.FP]++
-		}
-	}
-	renderedBy := map[string]int{}
-	for _, r := range gatewayReceipts(t, s.state) {
-		if r.Status == receipt.Rendered {
-			renderedBy[r.Events]++
-		}
-	}
-	for _, e := range order {
-		if n := seen[fingerprint(t, e)]; n != 1 {
-			t.Errorf("%s in %d drains, want 1", e, n)
-		}
-		// A drain that committed before the kill and ran again after it
-		// found its gateway's key unmoved: still one rendered receipt.
-		if n := renderedBy[outcomes[acked[e]].Events["counter-events"]]; n != 1 {
-			t.Errorf("%s: its drain's events in %d rendered gateway receipts, want 1", e, n)
-		}
-	}
+	// A drain that committed before the kill and ran again after it
+	// found its gateway's key unmoved: still one rendered receipt.
+	deliveredOnce(t, s.state, outcomes, order, func(e string) int { return acked[e] })
 	// Published: every acknowledged id (an event whose line reached the
 	// disk but whose 202 the kill cut off may be there too).
 	code, b := s.do("GET", "/nodes/counter-events?facet=raw_events", "", nil)
@@ -540,5 +521,37 @@ func TestDrainLog(t *testing.T) {
 	json.Unmarshal([]byte(lines[1]), &l)
 	if l.Level != "ERROR" || l.Error != "disk full" {
 		t.Errorf("failed drain's line %s", lines[1])
+	}
+}
+
+// deliveredOnce checks that each event of events is in exactly one drain
+// of outcomes, and that the events of its drain (drainOf) are in exactly
+// one rendered receipt of the gateway counter-events in the state dir.
+func deliveredOnce(t *testing.T, state string, outcomes map[int]*serve.Outcome, events []string, drainOf func(event string) int) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, o := range outcomes {
+		for _, tr := range o.Triggers {
+			seen[tr.FP]++
+		}
+	}
+	renderedBy := map[string]int{}
+	for _, r := range gatewayReceipts(t, state) {
+		if r.Status == receipt.Rendered {
+			renderedBy[r.Events]++
+		}
+	}
+	for _, e := range events {
+		if n := seen[fingerprint(t, e)]; n != 1 {
+			t.Errorf("%s in %d drains, want 1", e, n)
+		}
+		o := outcomes[drainOf(e)]
+		if o == nil {
+			t.Errorf("%s: no outcome of its drain %d", e, drainOf(e))
+			continue
+		}
+		if n := renderedBy[o.Events["counter-events"]]; n != 1 {
+			t.Errorf("%s: its drain's events in %d rendered gateway receipts, want 1", e, n)
+		}
 	}
 }
