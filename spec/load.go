@@ -14,6 +14,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/mdblock"
 )
 
 // MaxSize is the largest spec file the loader accepts (4 MiB).
@@ -174,8 +175,9 @@ type loader struct {
 	namePos  diag.Pos   // the front matter's name value, or 0
 	sections []*section // sections with their blocks
 
-	syntaxErrors bool // the Delegation parsed with errors (Program is partial)
-	goldmarkOnly bool // parse the Markdown with goldmark, not mdblock (markdown.go)
+	syntaxErrors bool            // the Delegation parsed with errors (Program is partial)
+	goldmarkOnly bool            // parse the Markdown with goldmark, not mdblock (markdown.go)
+	md           *mdblock.Parser // the Parser whose nodes hold the tree (markdown.go)
 
 	// Contract Markdown: the loaders of the inline nodes (on the file's
 	// loader), the file's loader (on a node's), and the offsets of every
@@ -249,6 +251,7 @@ func (l *loader) run() {
 			sec.blocks = nil
 		}
 	}
+	l.doneMarkdown()
 }
 
 func firstInvalidUTF8(b []byte) int {

@@ -10,22 +10,38 @@ import (
 	"github.com/proselang/prose/internal/mdblock"
 )
 
-// markdown parses the file's Markdown (see parseMarkdown).
+// markdown parses the file's Markdown (see parseMarkdown) with a pooled
+// mdblock.Parser, which builds the tree in the nodes of the last file it
+// parsed: the loader reads the tree within its run and drops it, and
+// run returns the Parser with doneMarkdown once nothing refers to the
+// tree any more.
 func (l *loader) markdown() ast.Node {
 	if l.goldmarkOnly {
 		return goldmarkBlocks(l.src, l.fmEnd)
 	}
-	return parseMarkdown(l.src, l.fmEnd)
+	l.md = mdParsers.Get().(*mdblock.Parser)
+	return parseMarkdown(l.md, l.src, l.fmEnd)
 }
+
+// doneMarkdown gives the loader's Parser back, its tree no longer read.
+func (l *loader) doneMarkdown() {
+	if l.md != nil {
+		mdParsers.Put(l.md)
+		l.md = nil
+	}
+}
+
+var mdParsers = sync.Pool{New: func() any { return new(mdblock.Parser) }}
 
 // parseMarkdown parses src from offset from (where the Markdown starts,
 // after the front matter; a line start) into goldmark's block tree, with
 // internal/mdblock: goldmark's block pass ported without goldmark's
 // parser framework, which builds the same tree in about half the CPU
 // time (BenchmarkMarkdown). mdblock declines a file with a construct it does not port (a
-// tab, an HTML block), and goldmarkBlocks parses that one.
-func parseMarkdown(src []byte, from int) ast.Node {
-	if doc, ok := mdblock.Parse(src, from); ok {
+// tab, an HTML block), and goldmarkBlocks parses that one. The tree is
+// valid until md's next Parse.
+func parseMarkdown(md *mdblock.Parser, src []byte, from int) ast.Node {
+	if doc, ok := md.Parse(src, from); ok {
 		return doc
 	}
 	return goldmarkBlocks(src, from)

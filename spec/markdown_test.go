@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/mdblock"
 )
 
 // markdownCases are Markdown shapes whose blocks change as later lines
@@ -59,14 +60,18 @@ func TestMarkdownMatchesGoldmark(t *testing.T) {
 }
 
 // markdownParsers are the loader's two ways to parse Markdown: mdblock,
-// falling back to goldmark, and goldmark alone.
+// falling back to goldmark, and goldmark alone. parseMarkdown reuses one
+// Parser, as a loader does from file to file: each tree is read before
+// the next parse, and the tests that use these do not run in parallel.
 var markdownParsers = []struct {
 	name  string
 	parse func(src []byte, from int) ast.Node
 }{
-	{"parseMarkdown", parseMarkdown},
+	{"parseMarkdown", func(src []byte, from int) ast.Node { return parseMarkdown(&testParser, src, from) }},
 	{"goldmarkBlocks", goldmarkBlocks},
 }
+
+var testParser mdblock.Parser
 
 // FuzzMarkdownMatchesGoldmark is TestMarkdownMatchesGoldmark on any input.
 func FuzzMarkdownMatchesGoldmark(f *testing.F) {

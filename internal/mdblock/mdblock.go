@@ -28,14 +28,56 @@ import (
 // advanced past the lines before it) into goldmark's block tree, or
 // reports false when src holds a construct this package leaves to
 // goldmark. The blocks' Lines share one array: read them, do not append
-// to them.
+// to them. The tree is the caller's to keep; a Parser builds the same
+// tree and reuses its nodes from one parse to the next.
 func Parse(src []byte, from int) (ast.Node, bool) {
+	p := parsers.Get().(*parser)
+	defer p.release()
+	return p.parse(src, from)
+}
+
+// A Parser parses as Parse does, but builds each tree in the nodes and
+// line segments of the tree it built before: the tree a Parse returns
+// is valid until the next Parse on the same Parser, and nothing may
+// keep a node, a node's Lines or a node's value beyond it. A reader
+// that reads a tree once and drops it (the spec loader) saves building
+// goldmark's nodes anew for every file, which is most of the
+// allocation of a parse and of the collector's work it causes. The zero
+// Parser is ready to use; a Parser is not safe for concurrent use.
+type Parser struct {
+	p     parser
+	nodes arena
+}
+
+// Parse parses src from offset from as the package's Parse does; the
+// tree it returns replaces, in the same memory, the one the previous
+// call returned.
+func (ps *Parser) Parse(src []byte, from int) (ast.Node, bool) {
+	ps.nodes.reset()
+	p := &ps.p
+	open, stats, all := p.open[:0], p.stats[:0], p.all
+	clear(open[:cap(open)])
+	// as release does, a large file's arrays are not kept
+	if all.Len() > keptSegs {
+		all = text.Segments{}
+	}
+	if cap(open) > 64 {
+		open = nil
+	}
+	if cap(stats) > 1024 {
+		stats = nil
+	}
+	*p = parser{open: open, stats: stats, all: all, nodes: &ps.nodes}
+	doc, ok := p.parse(src, from)
+	p.src, p.setextPara, p.fence = nil, nil, fenceData{}
+	return doc, ok
+}
+
+func (p *parser) parse(src []byte, from int) (ast.Node, bool) {
 	from = min(max(from, 0), len(src))
 	if bytes.IndexByte(src[from:], '\t') >= 0 {
 		return nil, false
 	}
-	p := parsers.Get().(*parser)
-	defer p.release()
 	p.src, p.n = src, len(src)
 	p.line, p.start, p.stop = -1, 0, 0
 	// every line goes to one block at most, so the arena holds a line's
@@ -47,7 +89,12 @@ func Parse(src []byte, from int) (ast.Node, bool) {
 	for p.start < from && p.start < p.n {
 		p.advanceLine()
 	}
-	doc := ast.NewDocument()
+	var doc *ast.Document
+	if p.nodes != nil {
+		doc = p.nodes.docs.get()
+	} else {
+		doc = ast.NewDocument()
+	}
 	p.parseBlocks(doc)
 	if p.bail {
 		return nil, false
@@ -74,6 +121,69 @@ func (p *parser) release() {
 	}
 	*p = parser{open: open, stats: stats}
 	parsers.Put(p)
+}
+
+// An arena holds a Parser's nodes, by type, for the next parse to hand
+// out again (what a parse builds only to decline is allocated).
+type arena struct {
+	docs   slab[ast.Document]
+	paras  slab[ast.Paragraph]
+	texts  slab[ast.TextBlock]
+	heads  slab[ast.Heading]
+	lists  slab[ast.List]
+	items  slab[ast.ListItem]
+	quotes slab[ast.Blockquote]
+	codes  slab[ast.CodeBlock]
+	fences slab[ast.FencedCodeBlock]
+	infos  slab[ast.Text]
+	breaks slab[ast.ThematicBreak]
+}
+
+func (a *arena) reset() {
+	a.docs.reset()
+	a.paras.reset()
+	a.texts.reset()
+	a.heads.reset()
+	a.lists.reset()
+	a.items.reset()
+	a.quotes.reset()
+	a.codes.reset()
+	a.fences.reset()
+	a.infos.reset()
+	a.breaks.reset()
+}
+
+// A slab hands out zeroed values of T from one array, n of them taken.
+// When they run out it starts a new array, twice as long up to slabMax
+// values (the old one stays with the nodes taken from it, the new one is
+// the slab's from then on). So a Parser keeps at most slabMax nodes of a
+// type from one parse to the next, and a large file allocates in
+// proportion to its size whatever was parsed before it.
+type slab[T any] struct {
+	s []T
+	n int
+}
+
+const slabMax = 128
+
+// keptSegs is the most line segments a Parser keeps for the next parse
+// (a file of as many lines).
+const keptSegs = 4096
+
+func (s *slab[T]) get() *T {
+	if s.n == len(s.s) {
+		s.s, s.n = make([]T, min(max(8, 2*len(s.s)), slabMax)), 0
+	}
+	s.n++
+	return &s.s[s.n-1]
+}
+
+// reset zeroes the values taken (every pointer they hold, so that the
+// collector does not keep what the last tree pointed to) and takes them
+// back.
+func (s *slab[T]) reset() {
+	clear(s.s[:s.n])
+	s.n = 0
 }
 
 type kind uint8
@@ -163,6 +273,8 @@ type parser struct {
 	setextPara     ast.Node // temporaryParagraphKey
 
 	bail bool
+
+	nodes *arena // a Parser's, or nil: each node allocated
 
 	// the lines of every block, in one array (one allocation a file
 	// rather than one or more a block): each block's lines are a slice of
@@ -471,6 +583,9 @@ func (p *parser) openK(k kind, parent ast.Node) (ast.Node, state) {
 		return p.openFence()
 	case kQuote:
 		if p.quote() {
+			if p.nodes != nil {
+				return p.nodes.quotes.get(), hasChildren
+			}
 			return ast.NewBlockquote(), hasChildren
 		}
 		return nil, noChildren
@@ -535,10 +650,13 @@ func (p *parser) openPara(parent ast.Node) (ast.Node, state) {
 		return nil, noChildren
 	}
 	var node ast.Node
-	if parent.Kind() == ast.KindListItem {
+	switch {
+	case parent.Kind() != ast.KindListItem:
+		node = p.newPara()
+	case p.nodes != nil:
+		node = p.nodes.texts.get()
+	default:
 		node = new(ast.TextBlock)
-	} else {
-		node = new(ast.Paragraph)
 	}
 	p.pushSeg(p.seg())
 	p.advanceToEOL()
@@ -567,10 +685,22 @@ func (p *parser) closePara(b block) {
 	b.node.Parent().RemoveChild(b.node.Parent(), b.node)
 }
 
+func (p *parser) newPara() *ast.Paragraph {
+	if p.nodes != nil {
+		return p.nodes.paras.get()
+	}
+	return new(ast.Paragraph)
+}
+
 // ATX headings
 
 func (p *parser) heading(level int) *ast.Heading {
-	h := new(ast.Heading)
+	var h *ast.Heading
+	if p.nodes != nil {
+		h = p.nodes.heads.get()
+	} else {
+		h = new(ast.Heading)
+	}
 	h.Level = level
 	return h
 }
@@ -641,7 +771,10 @@ func (p *parser) openSetext(parent ast.Node) (ast.Node, state) {
 		level = 2
 	}
 	node := p.heading(level)
-	node.Lines().Append(p.seg())
+	// the bar's line, in the arena: closeSetext reads it and gives the
+	// heading the paragraph's lines instead
+	p.pushSeg(p.seg())
+	p.setLines(node, p.nsegs-1, p.nsegs)
 	p.setextPara = last.node
 	return node, noChildren | requireParagraph
 }
@@ -713,6 +846,9 @@ func (p *parser) closeSetext(heading *ast.Heading) {
 func (p *parser) openThematic() (ast.Node, state) {
 	if isThematicBreak(p.peekLine()) {
 		p.advanceToEOL()
+		if p.nodes != nil {
+			return p.nodes.breaks.get(), noChildren
+		}
 		return ast.NewThematicBreak(), noChildren
 	}
 	return nil, noChildren
@@ -754,7 +890,12 @@ func (p *parser) openCode() (ast.Node, state) {
 	if pos < 0 || isBlank(line) {
 		return nil, noChildren
 	}
-	node := ast.NewCodeBlock()
+	var node *ast.CodeBlock
+	if p.nodes != nil {
+		node = p.nodes.codes.get()
+	} else {
+		node = ast.NewCodeBlock()
+	}
 	p.pushSeg(text.Segment{Start: p.start + pos, Stop: p.stop, ForceNewline: true})
 	p.advanceToEOL()
 	return node, noChildren
@@ -812,12 +953,20 @@ func (p *parser) openFence() (ast.Node, state) {
 			value := rest[left : len(rest)-right]
 			if fenceChar == '`' && bytes.IndexByte(value, '`') > -1 {
 				return nil, noChildren
+			} else if infoStart != infoStop && p.nodes != nil {
+				info = p.nodes.infos.get()
+				info.Segment = text.NewSegment(infoStart, infoStop)
 			} else if infoStart != infoStop {
 				info = ast.NewTextSegment(text.NewSegment(infoStart, infoStop))
 			}
 		}
 	}
-	node := new(ast.FencedCodeBlock)
+	var node *ast.FencedCodeBlock
+	if p.nodes != nil {
+		node = p.nodes.fences.get()
+	} else {
+		node = new(ast.FencedCodeBlock)
+	}
 	node.Info = info
 	p.fence = fenceData{fenceChar, pos, length, node}
 	return node, noChildren
@@ -976,7 +1125,12 @@ func (p *parser) openList(parent ast.Node) (ast.Node, state) {
 			return nil, noChildren
 		}
 	}
-	node := new(ast.List)
+	var node *ast.List
+	if p.nodes != nil {
+		node = p.nodes.lists.get()
+	} else {
+		node = new(ast.List)
+	}
 	node.Marker = line[match[3]-1]
 	node.IsTight = true
 	if start > -1 {
@@ -1064,7 +1218,7 @@ func (p *parser) closeList(list *ast.List) {
 				tb.SetBlankPreviousLines(false)
 				continue
 			}
-			para := new(ast.Paragraph)
+			para := p.newPara()
 			para.SetLines(tb.Lines())
 			para.SetPos(tb.Pos())
 			para.SetBlankPreviousLines(tb.HasBlankPreviousLines())
@@ -1087,7 +1241,12 @@ func (p *parser) openItem(parent ast.Node) (ast.Node, state) {
 	}
 	p.emptyItemBlank = false
 	itemOffset := calcListOffset(line, match)
-	node := new(ast.ListItem)
+	var node *ast.ListItem
+	if p.nodes != nil {
+		node = p.nodes.items.get()
+	} else {
+		node = new(ast.ListItem)
+	}
 	node.Offset = match[3] + itemOffset
 	if match[4] < 0 || isBlank(line[match[4]:match[5]]) {
 		return node, noChildren

@@ -128,8 +128,26 @@ func check(t *testing.T, name string, src []byte) bool {
 		if got := dump(doc, src); got != want {
 			t.Errorf("%s from %d: block tree differs from goldmark's\ngot:\n%s\nwant:\n%s", name, from, got, want)
 		}
+		// the same tree built in the nodes of every tree before it
+		reused.Lock()
+		doc, ok = reused.p.Parse(src, from)
+		got := ""
+		if ok {
+			got = dump(doc, src)
+		}
+		reused.Unlock()
+		if got != want {
+			t.Errorf("%s from %d: a reused Parser's tree differs from goldmark's (took it: %v)\ngot:\n%s\nwant:\n%s", name, from, ok, got, want)
+		}
 	}
 	return took
+}
+
+// reused is the one Parser that check parses every source with, after
+// Parse: its nodes and lines were those of the sources checked before.
+var reused struct {
+	sync.Mutex
+	p Parser
 }
 
 // mayDecline reports whether src holds a tab or a <, without which
