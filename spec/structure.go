@@ -49,7 +49,25 @@ func sectionKey(heading string) (string, bool) {
 // structure walks the document's top-level blocks: the title, the summary
 // and the sections with the blocks of each.
 func (l *loader) structure(doc ast.Node) {
+	// One count of the top-level blocks and headings first, so that the
+	// sections, the blocks of them all and the heading offsets are each
+	// one allocation a file rather than one a section and the growth of
+	// every list: a section's blocks are a capped window of one array
+	// (its blocks are contiguous), the sections are cut from one slab.
+	nBlocks, nHeads := 0, 0
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		nBlocks++
+		if _, ok := n.(*ast.Heading); ok {
+			nHeads++
+		}
+	}
+	blocks := make([]ast.Node, 0, nBlocks)
+	slab := make([]section, 0, nHeads)
+	if nHeads > 0 {
+		l.heads = make([]int, 0, nHeads)
+	}
 	var cur *section
+	start := 0    // where cur's blocks begin in blocks
 	secLevel := 0 // heading level of the first section
 	titleSeen := false
 	owner := l // the loader of the node the next section belongs to
@@ -68,13 +86,23 @@ func (l *loader) structure(doc ast.Node) {
 				if secLevel == 0 {
 					secLevel = h.Level
 				}
-				cur = owner.newSection(h)
+				if owner == l && l.sections == nil {
+					// sized here, not above: a Spec without sections keeps
+					// a nil list
+					l.s.Sections = make([]*Section, 0, nHeads)
+					l.sections = make([]*section, 0, nHeads)
+				}
+				slab = append(slab, section{})
+				cur = &slab[len(slab)-1]
+				owner.newSection(h, cur)
+				start = len(blocks)
 				l.heads = append(l.heads, int(cur.Pos))
 				continue
 			}
 		}
 		if cur != nil {
-			cur.blocks = append(cur.blocks, n)
+			blocks = append(blocks, n)
+			cur.blocks = blocks[start:len(blocks):len(blocks)]
 		} else if p, ok := n.(*ast.Paragraph); ok && titleSeen && l.s.Summary == "" {
 			l.s.Summary = l.joinLines(p, " ")
 		}
@@ -103,7 +131,7 @@ func (l *loader) isSectionHeading(h *ast.Heading, secLevel int) bool {
 	return h.Level <= secLevel
 }
 
-func (l *loader) newSection(h *ast.Heading) *section {
+func (l *loader) newSection(h *ast.Heading, sec *section) {
 	heading := l.joinLines(h, " ")
 	key, known := sectionKey(heading)
 	if !known && l.s.Contract {
@@ -113,7 +141,7 @@ func (l *loader) newSection(h *ast.Heading) *section {
 		key = strings.ToLower(heading)
 	}
 	pos := l.headingPos(h)
-	sec := &section{Section: Section{Heading: heading, Key: key, Known: known, Pos: diag.Pos(pos)}, level: h.Level}
+	*sec = section{Section: Section{Heading: heading, Key: key, Known: known, Pos: diag.Pos(pos)}, level: h.Level}
 	sec.BodyPos = diag.Pos(l.headingEnd(h))
 	l.s.Sections = append(l.s.Sections, &sec.Section)
 	l.sections = append(l.sections, sec)
@@ -128,7 +156,6 @@ func (l *loader) newSection(h *ast.Heading) *section {
 			l.warnf(pos, CodeUnknownSection, "unknown section %q (kept as documentation); did you mean ### %s?", heading, near)
 		}
 	}
-	return sec
 }
 
 // closeBodies sets each section's Body: the raw text up to the next

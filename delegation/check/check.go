@@ -137,11 +137,20 @@ type checker struct {
 }
 
 func newChecker(f *diag.File, d *Decls) *checker {
+	// The declared names' bindings come from one slab, and the maps are
+	// sized for them: a checker is built for every Delegation a lint reads.
+	n := len(d.Inputs) + len(d.Config) + len(d.Slots)
+	slab := make([]binding, n)
+	next := func(b binding) *binding {
+		p := &slab[0]
+		*p, slab = b, slab[1:]
+		return p
+	}
 	c := &checker{
 		f:        f,
 		d:        d,
-		names:    map[string]*binding{},
-		slots:    map[string]*Slot{},
+		names:    make(map[string]*binding, n),
+		slots:    make(map[string]*Slot, len(d.Slots)),
 		used:     map[string]bool{},
 		returned: map[string]bool{},
 		lacking:  map[string]bool{},
@@ -150,19 +159,19 @@ func newChecker(f *diag.File, d *Decls) *checker {
 	// keeps the most specific kind (a slot listed among the inputs is a
 	// service; a config key listed among them is config).
 	for _, in := range d.Inputs {
-		c.names[in.Name] = &binding{kind: kindInput, pos: in.Pos, typ: in.Type}
+		c.names[in.Name] = next(binding{kind: kindInput, pos: in.Pos, typ: in.Type})
 	}
 	for _, cf := range d.Config {
 		typ := cf.Type
 		if old := c.names[cf.Name]; typ == "" && old != nil {
 			typ = old.typ
 		}
-		c.names[cf.Name] = &binding{kind: kindConfig, pos: cf.Pos, typ: typ}
+		c.names[cf.Name] = next(binding{kind: kindConfig, pos: cf.Pos, typ: typ})
 	}
 	for i := range d.Slots {
 		s := &d.Slots[i]
 		c.slots[s.Name] = s
-		c.names[s.Name] = &binding{kind: kindSlot, pos: s.Pos}
+		c.names[s.Name] = next(binding{kind: kindSlot, pos: s.Pos})
 	}
 	return c
 }
