@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -32,22 +33,33 @@ func (p Pos) IsValid() bool { return p >= 0 }
 type File struct {
 	Name  string
 	src   []byte
-	lines []int // offset of the first byte of each line
+	once  sync.Once
+	lines []int // offset of the first byte of each line; built by table
 }
 
-// NewFile builds the line table of src. The File keeps src; callers must not
-// modify it afterwards.
+// NewFile makes a File of src. The File keeps src; callers must not
+// modify it afterwards. The line table is built on first use: most files
+// a command loads are never asked for a position (a lint of a clean tree
+// reports none), and the table was a few percent of loading a file.
 func NewFile(name string, src []byte) *File {
-	lines := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
-	for i := bytes.IndexByte(src, '\n'); i >= 0; {
-		lines = append(lines, i+1)
-		j := bytes.IndexByte(src[i+1:], '\n')
-		if j < 0 {
-			break
+	return &File{Name: name, src: src}
+}
+
+// table returns the line table, building it once.
+func (f *File) table() []int {
+	f.once.Do(func() {
+		lines := make([]int, 1, bytes.Count(f.src, []byte{'\n'})+1)
+		for i := bytes.IndexByte(f.src, '\n'); i >= 0; {
+			lines = append(lines, i+1)
+			j := bytes.IndexByte(f.src[i+1:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
 		}
-		i += j + 1
-	}
-	return &File{Name: name, src: src, lines: lines}
+		f.lines = lines
+	})
+	return f.lines
 }
 
 // Source returns the file's bytes.
@@ -57,14 +69,15 @@ func (f *File) Source() []byte { return f.src }
 func (f *File) Size() int { return len(f.src) }
 
 // LineCount is the number of lines (a final line without newline counts).
-func (f *File) LineCount() int { return len(f.lines) }
+func (f *File) LineCount() int { return len(f.table()) }
 
 // LineStart returns the offset of the first byte of 1-based line n.
 func (f *File) LineStart(n int) Pos {
-	if n < 1 || n > len(f.lines) {
+	lines := f.table()
+	if n < 1 || n > len(lines) {
 		return NoPos
 	}
-	return Pos(f.lines[n-1])
+	return Pos(lines[n-1])
 }
 
 // Position converts an offset to a printable file:line:col. Columns count
@@ -76,8 +89,9 @@ func (f *File) Position(p Pos) Position {
 	if !p.IsValid() || int(p) > len(f.src) {
 		return Position{File: f.Name}
 	}
-	i := sort.Search(len(f.lines), func(i int) bool { return f.lines[i] > int(p) }) - 1
-	start := f.lines[i]
+	lines := f.table()
+	i := sort.Search(len(lines), func(i int) bool { return lines[i] > int(p) }) - 1
+	start := lines[i]
 	col := utf8.RuneCount(f.src[start:int(p)]) + 1
 	return Position{File: f.Name, Line: i + 1, Col: col, Offset: int(p)}
 }
