@@ -159,7 +159,7 @@ func (l *loader) configDefault(c *ConfigEntry, pos int) {
 
 // isTypeName accepts "integer", "string[]", "object", "string | null".
 func isTypeName(t string) bool {
-	for _, part := range strings.Split(t, "|") {
+	for part := range strings.SplitSeq(t, "|") {
 		part = strings.TrimSpace(part)
 		for strings.HasSuffix(part, "[]") {
 			part = part[:len(part)-2]

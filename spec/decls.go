@@ -90,9 +90,8 @@ func requiresArgs(req string) []string {
 	if req == "" {
 		return nil
 	}
-	parts := strings.Split(req, ",")
-	args := make([]string, 0, len(parts))
-	for _, p := range parts {
+	args := make([]string, 0, strings.Count(req, ",")+1)
+	for p := range strings.SplitSeq(req, ",") {
 		p = strings.Trim(strings.TrimSpace(p), "`")
 		if !isIdent(p) {
 			return nil

@@ -428,11 +428,12 @@ func isASCII(s string) bool {
 // backticked returns the identifiers written in backticks in s.
 func backticked(s string) []string {
 	var out []string
-	parts := strings.Split(s, "`")
-	for i := 1; i < len(parts); i += 2 {
-		if p := parts[i]; isIdent(strings.ReplaceAll(p, "-", "_")) {
+	i := 0
+	for p := range strings.SplitSeq(s, "`") {
+		if i%2 == 1 && isIdent(strings.ReplaceAll(p, "-", "_")) {
 			out = append(out, p)
 		}
+		i++
 	}
 	return out
 }

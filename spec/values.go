@@ -47,7 +47,7 @@ var typeAliases = map[string]string{
 // a known type, with the name it probably means ("" when unsure); part is
 // "" when every part is known.
 func unknownType(typ string) (part, suggest string) {
-	for _, p := range strings.Split(typ, "|") {
+	for p := range strings.SplitSeq(typ, "|") {
 		base := strings.TrimSpace(p)
 		if base == "" {
 			continue // "" is no declared type; "a |" is a syntax matter

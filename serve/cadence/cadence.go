@@ -244,7 +244,7 @@ func continuityLines(s *spec.Spec) []string {
 // joined), or its paragraphs when it has no list.
 func items(body string) []string {
 	var out []string
-	for _, line := range strings.Split(body, "\n") {
+	for line := range strings.SplitSeq(body, "\n") {
 		tr := strings.TrimSpace(line)
 		switch {
 		case tr == "":
