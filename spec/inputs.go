@@ -2,6 +2,7 @@ package spec
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/proselang/prose/diag"
 )
@@ -18,7 +19,7 @@ func (l *loader) inputs(sec *section) {
 	marker, from := -1, 0
 	for off := 0; off < len(body); {
 		ln, next := lineAt(body, off)
-		if strings.Contains(strings.ToLower(ln), "receives:") {
+		if containsLower(ln, "receives:") {
 			marker, from = indentOf(ln), next
 			break
 		}
@@ -163,12 +164,37 @@ func (in *Input) comment(c string) {
 // characters' byte lengths (Ⱥ 2 to 3, İ 2 to 3) and invalid bytes become a
 // 3-byte U+FFFD.
 func indexFold(s, sub string) int {
+	if sub == "" {
+		return 0
+	}
+	// A window of s matches the ASCII sub only if it is ASCII (a longer
+	// character makes it fewer runes than sub), so its first byte must
+	// fold to sub's: checked before the rune-wise comparison.
+	first := lowerASCII(sub[0])
 	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
+		if lowerASCII(s[i]) == first && strings.EqualFold(s[i:i+len(sub)], sub) {
 			return i
 		}
 	}
 	return -1
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// containsLower is strings.Contains(strings.ToLower(s), sub) for a
+// lower-case ASCII sub, without lower-casing an ASCII s into a new string.
+func containsLower(s, sub string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), sub)
+		}
+	}
+	return indexFold(s, sub) >= 0
 }
 
 func (in *Input) flags(inner string) {

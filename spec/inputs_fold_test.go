@@ -66,3 +66,32 @@ func FuzzInputComment(f *testing.F) {
 		}
 	})
 }
+
+// indexFoldNaive is indexFold without its first-byte check.
+func indexFoldNaive(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// FuzzFoldSearch checks indexFold against the rune-wise search it
+// shortens, and containsLower against lower-casing the whole line, on
+// lines with characters that fold to ASCII letters (K, ſ, İ).
+func FuzzFoldSearch(f *testing.F) {
+	for _, s := range []string{"Pattern instance RECEIVES:", "RECEİVES:", "(OPTİONAL)", "ſ(Optional) K", "\x83receives:", "(optional"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, sub := range []string{"(optional", "receives:", "k", "s"} {
+			if got, want := indexFold(s, sub), indexFoldNaive(s, sub); got != want {
+				t.Fatalf("indexFold(%q, %q) = %d, want %d", s, sub, got, want)
+			}
+			if got, want := containsLower(s, sub), strings.Contains(strings.ToLower(s), sub); got != want {
+				t.Fatalf("containsLower(%q, %q) = %v, want %v", s, sub, got, want)
+			}
+		}
+	})
+}
