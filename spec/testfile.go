@@ -176,9 +176,19 @@ type item struct {
 
 // bulletItems splits a section body into its top-level `-`/`*` items.
 // Lines indented under an item continue it; blank lines end nothing.
+//
+// The items, and their lines and offsets, are cut from three arrays sized
+// by the body's line count (an item's lines are contiguous, so each item
+// holds a capped window of them): a test file's sections are mostly
+// bullets, and they were three allocations an item besides the growth.
 func bulletItems(body string, base int) []*item {
 	var out []*item
 	var cur *item
+	n := strings.Count(body, "\n") + 1
+	var slab []item
+	var lines []string
+	var offs []int
+	start := 0 // where cur's lines begin in lines and offs
 	for off := 0; off < len(body); {
 		ln, next := lineAt(body, off)
 		ln = strings.TrimRight(ln, " \t\r")
@@ -186,11 +196,17 @@ func bulletItems(body string, base int) []*item {
 		indent := len(ln) - len(trimmed)
 		switch {
 		case indent == 0 && (strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* ")):
-			cur = &item{pos: base + off, lines: []string{trimmed[2:]}, offs: []int{base + off + 2}}
+			if slab == nil {
+				slab, lines, offs = make([]item, 0, n), make([]string, 0, n), make([]int, 0, n)
+			}
+			start = len(lines)
+			lines, offs = append(lines, trimmed[2:]), append(offs, base+off+2)
+			slab = append(slab, item{pos: base + off, lines: lines[start:len(lines):len(lines)], offs: offs[start:len(offs):len(offs)]})
+			cur = &slab[len(slab)-1]
 			out = append(out, cur)
 		case cur != nil && indent > 0 && trimmed != "":
-			cur.lines = append(cur.lines, trimmed)
-			cur.offs = append(cur.offs, base+off+indent)
+			lines, offs = append(lines, trimmed), append(offs, base+off+indent)
+			cur.lines, cur.offs = lines[start:len(lines):len(lines)], offs[start:len(offs):len(offs)]
 			cur.raw = append(cur.raw, ln)
 		case indent == 0 && trimmed != "":
 			cur = nil // a paragraph: documentation
