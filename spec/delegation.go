@@ -46,7 +46,7 @@ func tooDeep(lines []syntax.Line) (diag.Pos, bool) {
 				if strings.HasPrefix(t[i:], `"""`) {
 					triple, i = false, i+2
 				}
-			case strings.HasPrefix(t[i:], `"""`):
+			case c == '"' && strings.HasPrefix(t[i:], `"""`):
 				triple, i = true, i+2
 			case c == '"':
 				for i++; i < len(t) && t[i] != '"'; i++ {

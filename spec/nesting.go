@@ -17,7 +17,7 @@ func deepLine(text string) int {
 		if end < 0 {
 			end = len(text) - off
 		}
-		if containerPrefix(text[off:off+end]) > maxPrefix {
+		if end > maxPrefix && containerPrefix(text[off:off+end]) > maxPrefix { // a prefix is no longer than its line
 			return off
 		}
 		off += end + 1
