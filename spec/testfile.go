@@ -345,11 +345,47 @@ func fixtureValue(raw string) (string, any, bool) {
 	if s, ok := plainJSONString(raw); ok {
 		return raw, s, true
 	}
+	if f, ok := plainJSONInt(raw); ok {
+		return raw, f, true
+	}
 	var v any
-	if raw != "" && json.Unmarshal([]byte(raw), &v) == nil {
+	if mayBeJSON(raw) && json.Unmarshal([]byte(raw), &v) == nil {
 		return raw, v, true
 	}
 	return raw, raw, false
+}
+
+// mayBeJSON reports whether raw's first byte after JSON's white space can
+// begin a JSON value; when it cannot (`exec:sh ./reply.sh`, prose),
+// json.Unmarshal would fail, and is not asked.
+func mayBeJSON(raw string) bool {
+	s := strings.TrimLeft(raw, " \t\r\n")
+	if s == "" {
+		return false
+	}
+	switch c := s[0]; {
+	case c == '{' || c == '[' || c == '"' || c == '-' || c == 't' || c == 'f' || c == 'n':
+		return true
+	default:
+		return '0' <= c && c <= '9'
+	}
+}
+
+// plainJSONInt is the value json.Unmarshal decodes from a JSON integer of
+// at most 15 digits (`3`, `120`) into an any: the float64 of it.
+func plainJSONInt(raw string) (float64, bool) {
+	if raw == "" || len(raw) > 15 || raw[0] == '0' && len(raw) > 1 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return float64(n), true
 }
 
 // plainJSONString is the value of a JSON string without escapes, as

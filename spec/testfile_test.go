@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -165,5 +166,43 @@ func checkPlainJSON(t *testing.T, raw string) {
 	err := json.Unmarshal([]byte(raw), &v)
 	if ok && (err != nil || v != s) {
 		t.Errorf("plainJSONString(%q) = %q; json.Unmarshal: %#v, %v", raw, s, v, err)
+	}
+}
+
+// fixtureValueJSON is fixtureValue with every text but a code span sent
+// to json.Unmarshal, as it was before its fast paths.
+func fixtureValueJSON(raw string) (string, any, bool) {
+	if inner, ok := codeSpan(raw); ok {
+		return inner, inner, false
+	}
+	var v any
+	if raw != "" && json.Unmarshal([]byte(raw), &v) == nil {
+		return raw, v, true
+	}
+	return raw, raw, false
+}
+
+// A fixture value is read as json.Unmarshal reads it, whichever way
+// fixtureValue takes: integers, texts that cannot start a JSON value,
+// JSON after white space, numbers with leading zeros.
+func TestFixtureValueMatchesJSON(t *testing.T) {
+	for _, raw := range []string{"3", "0", "007", "-4", "120", "1e3", "999999999999999", "9999999999999999", " 3", "3 ", "\n[1]",
+		"exec:sh ./reply.sh 'x'", "true", "nope", "null", `"a"`, `{"a": 1}`, "", " ", "`code`", "- x", "٣"} {
+		checkFixtureValue(t, raw)
+	}
+}
+
+func FuzzFixtureValue(f *testing.F) {
+	for _, s := range []string{"3", "exec:sh x", "[1, 2]", " {}", "0"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkFixtureValue)
+}
+
+func checkFixtureValue(t *testing.T, raw string) {
+	r1, v1, j1 := fixtureValue(raw)
+	r2, v2, j2 := fixtureValueJSON(raw)
+	if r1 != r2 || j1 != j2 || !reflect.DeepEqual(v1, v2) {
+		t.Errorf("fixtureValue(%q) = %q, %#v, %v; json.Unmarshal's reading: %q, %#v, %v", raw, r1, v1, j1, r2, v2, j2)
 	}
 }
