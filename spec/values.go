@@ -283,6 +283,24 @@ type flowReader struct {
 	i int
 }
 
+// after reads what follows an element of a list or an object: a comma
+// (done false) or the closing byte (done true); anything else is not
+// plain flow (ok false).
+func (f *flowReader) after(closing byte) (done, ok bool) {
+	f.space()
+	if f.i >= len(f.s) {
+		return false, false
+	}
+	f.i++
+	switch f.s[f.i-1] {
+	case closing:
+		return true, true
+	case ',':
+		return false, true
+	}
+	return false, false
+}
+
 func (f *flowReader) space() {
 	for f.i < len(f.s) && f.s[f.i] == ' ' {
 		f.i++
@@ -309,18 +327,13 @@ func (f *flowReader) value(depth int) (any, bool) {
 				return nil, false
 			}
 			out = append(out, x)
-			f.space()
-			if f.i >= len(f.s) {
+			done, ok := f.after(']')
+			if !ok {
 				return nil, false
 			}
-			f.i++
-			switch f.s[f.i-1] {
-			case ']':
+			if done {
 				return out, true
-			case ',':
-				continue
 			}
-			return nil, false
 		}
 	case c == '{':
 		f.i++
@@ -345,18 +358,13 @@ func (f *flowReader) value(depth int) (any, bool) {
 				return nil, false
 			}
 			out[k] = x
-			f.space()
-			if f.i >= len(f.s) {
+			done, ok := f.after('}')
+			if !ok {
 				return nil, false
 			}
-			f.i++
-			switch f.s[f.i-1] {
-			case '}':
+			if done {
 				return out, true
-			case ',':
-				continue
 			}
-			return nil, false
 		}
 	case c == '"' || c == '\'':
 		return f.quoted()
