@@ -62,18 +62,26 @@ func resolveRunID(base, display, id string, mode fmt.Stringer) (string, error) {
 	return "", &exitError{code: exitUsage, err: fmt.Errorf("%s (see 'prose runs')", msg)}
 }
 
-// nearIDs lists up to three run ids (newest first) that id may be a typo
-// or a part of.
+// nearIDs lists up to three run ids (newest first) that id may be a part
+// or a typo of. An id that is the start or end of some run ids names those
+// alone: two runs started in the same second differ in a few letters, and a
+// truncated id should not also suggest its neighbour.
 func nearIDs(id string, runs []*journal.Summary) []string {
-	var out []string
+	var parts, typos []string
 	for _, r := range runs {
-		part := len(id) >= 4 && (strings.HasPrefix(r.ID, id) || strings.HasSuffix(r.ID, id))
-		if part || diag.EditDistance(id, r.ID) <= 3 {
-			out = append(out, r.ID)
+		switch {
+		case len(id) >= 4 && (strings.HasPrefix(r.ID, id) || strings.HasSuffix(r.ID, id)):
+			parts = append(parts, r.ID)
+		case diag.EditDistance(id, r.ID) <= 3:
+			typos = append(typos, r.ID)
 		}
-		if len(out) == 3 {
-			break
-		}
+	}
+	out := typos
+	if len(parts) > 0 {
+		out = parts
+	}
+	if len(out) > 3 {
+		out = out[:3]
 	}
 	return out
 }
