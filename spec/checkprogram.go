@@ -31,15 +31,20 @@ func CheckProgram(s *Spec, loaded diag.List) diag.List {
 // already has a loader error (an unknown type, a duration that is none) is
 // left to that error.
 func checkDefaults(s *Spec, loaded diag.List) diag.List {
-	bad := map[int]bool{}
+	// A line's number costs the file's line table: asked only when some
+	// line has an error.
+	var bad map[int]bool
 	for _, d := range loaded {
 		if d.Severity == diag.Error {
+			if bad == nil {
+				bad = map[int]bool{}
+			}
 			bad[d.Line] = true
 		}
 	}
 	var defaults []check.Default
 	for _, c := range s.Config {
-		if c.HasDefault && c.Default != nil && !bad[s.File.Position(c.Pos).Line] {
+		if c.HasDefault && c.Default != nil && (len(bad) == 0 || !bad[s.File.Position(c.Pos).Line]) {
 			defaults = append(defaults, check.Default{Name: c.Name, Pos: c.Pos, Value: c.Default})
 		}
 	}

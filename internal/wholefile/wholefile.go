@@ -46,7 +46,8 @@ func readOS(name string, max int64) ([]byte, fs.FileInfo, *os.File, error) {
 }
 
 // readAll reads up to max bytes with read until it reports the end (a
-// zero-length read), into a buffer sized for a file of size bytes.
+// zero-length read, or a short read at size bytes), into a buffer sized
+// for a file of size bytes.
 func readAll(read func([]byte) (int, error), size, max int64) ([]byte, error) {
 	if size > max || size <= 0 {
 		size = max
@@ -73,6 +74,14 @@ func readAll(read func([]byte) (int, error), size, max int64) ([]byte, error) {
 			return nil, err
 		}
 		if n == 0 {
+			return buf, nil
+		}
+		// A regular file's read that stops short of the room given, at
+		// the size its stat gave, stopped at the end: the zero-length read
+		// that would confirm it is a system call a file (a fifth of
+		// reading a spec) saved. A file that grew since its stat fills the
+		// room and is read on.
+		if int64(len(buf)) == size && n < len(room) {
 			return buf, nil
 		}
 	}

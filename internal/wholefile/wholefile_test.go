@@ -65,3 +65,39 @@ func TestRead(t *testing.T) {
 		}
 	}
 }
+
+// readAll stops at a short read at the size the stat gave, without the
+// zero-length read that would confirm the end; a file that grew past its
+// stat, or one that reports no size (as /proc's do), is read to its end.
+func TestReadAllCalls(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		size, real int64
+		calls      int
+	}{
+		{"as stat'ed", 1000, 1000, 1},
+		{"grown by a little", 1000, 1200, 2},
+		{"grown past the room", 1000, 5000, -1},
+		{"no size", 0, 700, 2},
+		{"shrunk", 1000, 400, 2},
+	} {
+		src := bytes.NewReader(bytes.Repeat([]byte("y"), int(c.real)))
+		calls := 0
+		data, err := readAll(func(b []byte) (int, error) {
+			calls++
+			n, err := src.Read(b)
+			if err != nil {
+				return n, err
+			}
+			return n, nil
+		}, c.size, 1<<20)
+		if err != nil || int64(len(data)) != c.real {
+			t.Errorf("%s: %d bytes, %v; want %d", c.name, len(data), err, c.real)
+		}
+		if c.calls < 0 && calls < 2 {
+			t.Errorf("%s: %d reads, want the end confirmed", c.name, calls)
+		} else if c.calls > 0 && calls != c.calls {
+			t.Errorf("%s: %d reads, want %d", c.name, calls, c.calls)
+		}
+	}
+}
