@@ -209,6 +209,19 @@ func loadSubject(fsys fs.FS, testName, subject string, twin bool) (*spec.Spec, s
 		return sp, ""
 	}
 	if std.IsStd(subject) {
+		// A library path that names a file on disk names it (std.Open):
+		// the graph of the operating system's files reads it as given, and
+		// when it is a file of the lint (prose lint std/ from the
+		// repository), it was read and parsed already.
+		if g, ok := fsys.(*specgraph.Graph); ok && twin {
+			if _, isOS := g.FS().(osFS); isOS || std.Disk(g.FS()) {
+				if st, err := fs.Stat(g, subject); err == nil && st.Mode().IsRegular() {
+					if sp, _, err := g.Load(subject); err == nil {
+						return sp, ""
+					}
+				}
+			}
+		}
 		if src, file, err := std.Open(subject); err == nil {
 			if g, ok := fsys.(*specgraph.Graph); ok && twin {
 				if sp := g.Twin(src, path.Base(file)); sp != nil {

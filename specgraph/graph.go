@@ -81,6 +81,9 @@ func New(o Options) *Graph {
 	return g
 }
 
+// FS is the file system the graph reads.
+func (g *Graph) FS() fs.FS { return g.fsys }
+
 // File is one loaded spec file.
 type File struct {
 	// Path is the path it was first loaded by.

@@ -145,6 +145,14 @@ func (r *rootDir) ReadDir(n int) ([]fs.DirEntry, error) {
 // Resolver's disk side.
 type osFS struct{}
 
+// Disk reports whether fsys is Resolve's disk side, which takes names as
+// the operating system does (relative to the working directory), so that
+// a std/ path Open reads from disk is the same name there.
+func Disk(fsys fs.FS) bool {
+	_, ok := fsys.(osFS)
+	return ok
+}
+
 func (osFS) Open(name string) (fs.File, error)          { return os.Open(name) }
 func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
