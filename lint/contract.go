@@ -439,12 +439,9 @@ type callTarget struct {
 // of services) are left to the checker.
 func callTargets(prog *syntax.Program) []callTarget {
 	locals := map[string]bool{}
-	syntax.Walk(prog, func(n syntax.Node) bool {
-		if x, ok := n.(*syntax.ForExpr); ok {
-			locals[x.Var.Name] = true
-		}
-		return true
-	})
+	for _, x := range prog.Loops() {
+		locals[x.Var.Name] = true
+	}
 	var out []callTarget
 	syntax.Walk(prog, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok {

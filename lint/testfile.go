@@ -59,15 +59,12 @@ func SubjectNames(sp *spec.Spec) map[string]string {
 		// --slot NAME=BINDING binds it: tested offline with a program.
 		m[sp.Name] = NameCallee
 	}
-	if body := sp.Body(); body != nil {
-		syntax.Walk(body.Program, func(n syntax.Node) bool {
-			if c, ok := n.(*syntax.CallExpr); ok {
-				if id, ok := c.Target.(*syntax.Ident); ok {
-					m[id.Name] = NameCallee
-				}
+	if body := sp.Body(); body != nil && body.Program != nil {
+		for _, c := range body.Program.Calls() {
+			if id, ok := c.Target.(*syntax.Ident); ok {
+				m[id.Name] = NameCallee
 			}
-			return true
-		})
+		}
 	}
 	for _, n := range sp.Nodes {
 		m[n.Name] = NameCallee

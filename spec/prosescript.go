@@ -29,11 +29,7 @@ import (
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
 // prog into the call's clauses.
 func callModifiers(prog *syntax.Program) {
-	syntax.Walk(prog, func(n syntax.Node) bool {
-		c, ok := n.(*syntax.CallExpr)
-		if !ok {
-			return true
-		}
+	for _, c := range prog.Calls() {
 		kept := c.Args[:0]
 		for _, a := range c.Args {
 			switch {
@@ -49,8 +45,7 @@ func callModifiers(prog *syntax.Program) {
 			kept = append(kept, a)
 		}
 		c.Args = kept
-		return true
-	})
+	}
 }
 
 // strategyName is the backoff strategy x names: a bare word or a string.

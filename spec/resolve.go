@@ -62,14 +62,11 @@ func (l *loader) forSources() []string {
 	}
 	var out []string
 	if d.Program != nil {
-		syntax.Walk(d.Program, func(n syntax.Node) bool {
-			if f, ok := n.(*syntax.ForExpr); ok {
-				if id, ok := f.X.(*syntax.Ident); ok {
-					out = append(out, id.Name)
-				}
+		for _, f := range d.Program.Loops() {
+			if id, ok := f.X.(*syntax.Ident); ok {
+				out = append(out, id.Name)
 			}
-			return true
-		})
+		}
 		if !l.syntaxErrors {
 			return out
 		}

@@ -39,6 +39,45 @@ type Program struct {
 	Body []Stmt
 	// Frame is the slot layout of the delegation's scope (resolve.go).
 	Frame *Frame
+
+	// calls and loops are the program's call and for expressions, as
+	// the resolver met them; indexed says it did (a Program Parse made).
+	calls   []*CallExpr
+	loops   []*ForExpr
+	indexed bool
+}
+
+// Calls lists the program's call expressions, every one, in no promised
+// order: what the resolver met, for a parsed program, so that readers of
+// its callees need no walk of their own; a walk otherwise.
+func (p *Program) Calls() []*CallExpr {
+	if p.indexed {
+		return p.calls
+	}
+	var out []*CallExpr
+	Walk(p, func(n Node) bool {
+		if c, ok := n.(*CallExpr); ok {
+			out = append(out, c)
+		}
+		return true
+	})
+	return out
+}
+
+// Loops lists the program's for expressions (sequential, parallel and
+// first), every one, in no promised order, as Calls does.
+func (p *Program) Loops() []*ForExpr {
+	if p.indexed {
+		return p.loops
+	}
+	var out []*ForExpr
+	Walk(p, func(n Node) bool {
+		if f, ok := n.(*ForExpr); ok {
+			out = append(out, f)
+		}
+		return true
+	})
+	return out
 }
 
 // ---- statements ----

@@ -80,6 +80,7 @@ func TestCorpusParses(t *testing.T) {
 		if len(prog.Body) == 0 {
 			t.Errorf("%s: empty program", b.file.Name)
 		}
+		checkIndex(t, prog)
 		if testing.Verbose() {
 			t.Logf("%s:\n%s", b.file.Name, Dump(prog))
 		}

@@ -40,6 +40,35 @@ func checkTree(t *testing.T, f *diag.File, prog *Program, errs diag.List) {
 		return true
 	})
 	_ = Dump(prog)
+	checkIndex(t, prog)
+}
+
+// checkIndex fails when the resolver's Calls or Loops differ from what a
+// walk of the tree finds: each node once, none the tree lacks.
+func checkIndex(t *testing.T, prog *Program) {
+	t.Helper()
+	if !prog.indexed {
+		t.Fatal("a parsed program is not indexed")
+	}
+	walked := &Program{Body: prog.Body} // not indexed: Calls and Loops walk
+	sameNodes(t, "calls", prog.Calls(), walked.Calls())
+	sameNodes(t, "loops", prog.Loops(), walked.Loops())
+}
+
+func sameNodes[N Node](t *testing.T, what string, got, want []N) {
+	t.Helper()
+	count := map[Node]int{}
+	for _, n := range want {
+		count[n]++
+	}
+	for _, n := range got {
+		count[n]--
+	}
+	for n, c := range count {
+		if c != 0 {
+			t.Fatalf("%s: the index has %T at %d %d times less than the tree (index %d, walk %d)", what, n, n.Pos(), c, len(got), len(want))
+		}
+	}
 }
 
 func FuzzParse(f *testing.F) {

@@ -105,11 +105,15 @@ func resolve(prog *Program) {
 	r := &resolver{top: &Frame{}}
 	prog.Frame = r.top
 	r.enter(r.top, prog.Body, nil)
+	prog.calls, prog.loops, prog.indexed = r.calls, r.loops, true
 }
 
 type resolver struct {
 	top *Frame
 	cur *Frame
+	// calls and loops collect what Program.Calls and Loops give.
+	calls []*CallExpr
+	loops []*ForExpr
 }
 
 // enter resolves the statements of frame fr; bind runs first, in fr, for
@@ -320,6 +324,7 @@ func (r *resolver) expr(x Expr) {
 	case *IsExpr:
 		r.expr(x.X)
 	case *CallExpr:
+		r.calls = append(r.calls, x)
 		r.expr(x.Target)
 		r.fields(x.Args)
 		r.expr(x.Retries)
@@ -337,6 +342,7 @@ func (r *resolver) expr(x Expr) {
 			r.expr(x.OnFail.Use)
 		}
 	case *ForExpr:
+		r.loops = append(r.loops, x)
 		r.expr(x.X)
 		r.loop(x.Parallel || x.First, &x.Frame, x.Body, func() {
 			r.ident(x.Var)
