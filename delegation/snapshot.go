@@ -37,6 +37,12 @@ type facts struct {
 	reach int   // levels of nesting: 0 when empty, else 1 + its elements' deepest reach
 	flat  bool  // holds no list or object
 	sum   atomic.Pointer[[32]byte]
+	// chain is a list's chain digest once computed (digest.go); from is
+	// that of the first fromN elements, the frozen copy this one extends,
+	// when it was computed before this copy was made.
+	chain atomic.Pointer[[32]byte]
+	from  *[32]byte
+	fromN int
 }
 
 // maxSize is where the sizes of frozen values stop adding up: shared
@@ -260,6 +266,13 @@ func (fz *freezer) list(v *List, depth int) (Value, int64, error) {
 	c := &fl.List
 	c.fz = &fl.facts
 	c.fz.size, c.fz.reach, c.fz.flat = size, reach, flat
+	if same && len(old) > 0 {
+		// c begins with snap's elements: its chain digest goes on from
+		// snap's, when that is known.
+		if s := snap.fz.chain.Load(); s != nil {
+			c.fz.from, c.fz.fromN = s, len(old)
+		}
+	}
 	news := fz.stack[base : base+n-start]
 	v.mu.Lock()
 	if other := m.current(snap, ver, now); other != nil {

@@ -7,12 +7,11 @@ import (
 	"github.com/proselang/prose/delegation"
 )
 
-// The digest of a call's arguments depends on the arguments alone: a
-// digester that saw the slot's earlier, shorter lists (and continues
-// their chains) gives the digest a fresh one computes, and any change in
-// an element, old or new, changes it.
+// The digest of a call's arguments depends on the arguments alone: plain
+// (not frozen) lists, growing call after call, digest as their JSON text
+// defines (refArgs), and any change in an element, old or new, changes
+// the digest.
 func TestArgDigestIsAFunctionOfTheArguments(t *testing.T) {
-	warm := &argDigester{}
 	var elems []delegation.Value
 	obj := func(i int) delegation.Value {
 		o := delegation.NewObject()
@@ -29,22 +28,22 @@ func TestArgDigestIsAFunctionOfTheArguments(t *testing.T) {
 		args := delegation.NewObject()
 		args.Set("task", "t")
 		args.Set("progress", delegation.NewList(elems...))
-		got := warm.args("adv", args)
-		if want := (&argDigester{}).args("adv", args); got != want {
-			t.Fatalf("step %d: warm digest %s, fresh %s", i, got, want)
+		got := argsDigest(args)
+		if want := refArgs(t, args); got != want {
+			t.Fatalf("step %d: digest %s, from the JSON text %s", i, got, want)
 		}
 		if seen[got] {
 			t.Fatalf("step %d: digest %s seen before", i, got)
 		}
 		seen[got] = true
 	}
-	// An old element changed: the digest changes, warm or fresh.
+	// An old element changed: the digest changes.
 	changed := append([]delegation.Value{}, elems...)
 	changed[4] = "step four"
 	args := delegation.NewObject()
 	args.Set("task", "t")
 	args.Set("progress", delegation.NewList(changed...))
-	if got := warm.args("adv", args); seen[got] || got != (&argDigester{}).args("adv", args) {
+	if got := argsDigest(args); seen[got] || got != refArgs(t, args) {
 		t.Errorf("a changed old element: digest %s (seen before: %v)", got, seen[got])
 	}
 }
@@ -53,7 +52,6 @@ func TestArgDigestIsAFunctionOfTheArguments(t *testing.T) {
 // same elements in plain lists are; a frozen copy refuses a service's
 // change, so what was digested stays what the call was passed.
 func TestArgDigestOfFrozenLists(t *testing.T) {
-	warm := &argDigester{}
 	progress := delegation.NewList()
 	var prevCopy *delegation.List
 	for i := range 40 {
@@ -64,11 +62,11 @@ func TestArgDigestOfFrozenLists(t *testing.T) {
 		}
 		args := delegation.NewObject()
 		args.Set("progress", f)
-		got := warm.args("adv", args)
+		got := argsDigest(args)
 		fresh := delegation.NewObject()
 		fresh.Set("progress", delegation.NewList(progress.Elems()...))
-		if want := (&argDigester{}).args("adv", fresh); got != want {
-			t.Fatalf("step %d: warm digest %s, fresh %s", i, got, want)
+		if want := argsDigest(fresh); got != want {
+			t.Fatalf("step %d: frozen digest %s, plain %s", i, got, want)
 		}
 		if i == 20 {
 			prevCopy = f.(*delegation.List)

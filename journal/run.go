@@ -105,7 +105,6 @@ type Run struct {
 	idx *index   // records of earlier sessions (nil for a new run)
 	rf  *os.File // the journal a replay reads its records from
 
-	digests argDigester // of call arguments
 	vault   *envVault   // the environment's secrets
 
 	specChanged error // the spec change a forced resume went past

@@ -53,7 +53,6 @@ type Trace struct {
 	start time.Time
 
 	startMu sync.Mutex // one start line at a time: a list it extends is on an earlier line
-	digests argDigester
 	lists   map[string]*tracedList
 	systems map[string]bool
 }
@@ -138,7 +137,7 @@ func (t *Trace) Record(ev *delegation.Event) {
 	case delegation.EventCallStart:
 		t.startMu.Lock()
 		t.write(&Record{Type: TypeStart, Time: at, ID: ev.Path, Pos: pos, Attempt: ev.Attempt, Slot: ev.Slot,
-			Args: t.digests.args(ev.Slot, ev.Args), ArgsValue: t.traceArgs(ev.Slot, ev.Args)})
+			Args: argsDigest(ev.Args), ArgsValue: t.traceArgs(ev.Slot, ev.Args)})
 		t.startMu.Unlock()
 	case delegation.EventCallEnd:
 		rec := &Record{Type: TypeEnd, Time: at, ID: ev.Path, Attempt: ev.Attempt, Slot: ev.Slot, MS: millis(ev.Duration)}
@@ -330,4 +329,23 @@ func joinList(enc [][]byte) []byte {
 		b = append(b, e...)
 	}
 	return append(b, ']')
+}
+
+// sameScalar reports whether a and b are the same string, integer,
+// boolean or null.
+func sameScalar(a, b delegation.Value) bool {
+	switch a := a.(type) {
+	case string:
+		s, ok := b.(string)
+		return ok && a == s
+	case int64:
+		n, ok := b.(int64)
+		return ok && a == n
+	case bool:
+		x, ok := b.(bool)
+		return ok && a == x
+	case nil:
+		return b == nil
+	}
+	return false
 }

@@ -25,11 +25,7 @@ type caller struct {
 }
 
 func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	slot := ""
-	if req.Service != nil {
-		slot = req.Service.ServiceName()
-	}
-	args := c.r.digests.args(slot, req.Args)
+	args := argsDigest(req.Args)
 	if v, err, ok := c.r.answerCall(ctx, req, args); ok {
 		return v, err
 	}
