@@ -105,7 +105,7 @@ type Run struct {
 	idx *index   // records of earlier sessions (nil for a new run)
 	rf  *os.File // the journal a replay reads its records from
 
-	vault   *envVault   // the environment's secrets
+	vault *envVault // the environment's secrets
 
 	specChanged error // the spec change a forced resume went past
 
