@@ -130,9 +130,9 @@ func (r *Redactor) Text(s string) (string, bool) {
 	if !r.shapes {
 		return out, out != s
 	}
-	out = secretValue.ReplaceAllString(out, Mark)
-	out = urlPassword.ReplaceAllString(out, "${1}"+Mark+"@")
-	out = envAssign.ReplaceAllStringFunc(out, func(m string) string {
+	out = secretValue().ReplaceAllString(out, Mark)
+	out = urlPassword().ReplaceAllString(out, "${1}"+Mark+"@")
+	out = envAssign().ReplaceAllStringFunc(out, func(m string) string {
 		name, _, _ := strings.Cut(m, "=")
 		if SecretName(name) {
 			return name + "=" + Mark
@@ -194,22 +194,26 @@ func isWordByte(c byte) bool {
 }
 
 // secretValue matches well-known credential formats anywhere in a text.
-var secretValue = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{16,}` +
-	`|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}` +
-	`|glpat-[A-Za-z0-9_\-]{20,}|xox[abeprs]-[A-Za-z0-9\-]{10,}` +
-	`|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}` +
-	`|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}` +
-	`|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)
+var secretValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`sk-[A-Za-z0-9_\-]{16,}` +
+		`|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}` +
+		`|glpat-[A-Za-z0-9_\-]{20,}|xox[abeprs]-[A-Za-z0-9\-]{10,}` +
+		`|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}` +
+		`|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}` +
+		`|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)
+})
 
 // urlPassword matches the password of a URL's user info
 // (https://user:PASSWORD@host).
-var urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]+:)[^/\s@]+@`)
+var urlPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]+:)[^/\s@]+@`) })
 
 // envAssign matches NAME=VALUE (an environment assignment in a command):
 // a value quoted, quoted with escaped quotes (as inside a JSON string), or
 // up to a space, quote or backslash, so that the assignment inside a JSON
 // string ends with the string and the JSON stays JSON.
-var envAssign = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\\"[^"\\]*\\"|[^\s"'\\]+)`)
+var envAssign = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\\"[^"\\]*\\"|[^\s"'\\]+)`)
+})
 
 // Len is the number of strings r replaces (encoded forms included).
 func (r *Redactor) Len() int {

@@ -3,6 +3,7 @@ package spec
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 
@@ -250,7 +251,7 @@ func (r *truthReader) canonical(text string, pos int, fc *Facet) bool {
 	case "immaterial":
 		r.immaterial(backticked(bare), fc)
 	case "each":
-		if !eachHas.MatchString(low) {
+		if !eachHas().MatchString(low) {
 			return false
 		}
 		r.t.Each = append(r.t.Each, bare)
@@ -261,7 +262,7 @@ func (r *truthReader) canonical(text string, pos int, fc *Facet) bool {
 }
 
 // eachHas matches "each account has:", "each signal carries:".
-var eachHas = regexp.MustCompile(`^each [\w-]+( [\w-]+)? (has|carries|holds)\b`)
+var eachHas = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^each [\w-]+( [\w-]+)? (has|carries|holds)\b`) })
 
 // field reads a field item: `name`: text, `name` — text, `a` / `b` — text.
 func (r *truthReader) field(text string, pos int) {
@@ -343,7 +344,7 @@ func (r *truthReader) immaterial(names []string, fc *Facet) {
 }
 
 // claimStart finds "Postcondition:" (bold or not) in prose.
-var claimStart = regexp.MustCompile(`(?i)\*{0,2}postconditions?:\*{0,2}:?\s*`)
+var claimStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\*{0,2}postconditions?:\*{0,2}:?\s*`) })
 
 // prose reads a paragraph: its postcondition sentences, the backticked
 // names it calls immaterial, and the world-model names it declares. low
@@ -356,7 +357,7 @@ var claimStart = regexp.MustCompile(`(?i)\*{0,2}postconditions?:\*{0,2}:?\s*`)
 func (r *truthReader) prose(text, low string, pos int, fc *Facet) {
 	var locs [][]int
 	if strings.Contains(low, "postcondition") || strings.Contains(low, "po\u017ftcondition") {
-		locs = claimStart.FindAllStringIndex(text, -1)
+		locs = claimStart().FindAllStringIndex(text, -1)
 	}
 	for i, loc := range locs {
 		end := len(text)

@@ -3,6 +3,7 @@ package spec
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Which rules read a pattern (issue 18, item 31).
@@ -30,16 +31,18 @@ import (
 // rules), the checker's message says how to mark it.
 
 var (
-	contractHeading = regexp.MustCompile(`(?im)^#{3}[ \t]+(returns|parameters|maintains)[ \t]*#*[ \t]*$`)
-	configMemberRe  = regexp.MustCompile(`\bconfig\.[A-Za-z_]`)
-	configValueItem = regexp.MustCompile("^[-*+][ \t]+`[A-Za-z_][A-Za-z0-9_-]*`[ \t]*:")
+	contractHeading = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?im)^#{3}[ \t]+(returns|parameters|maintains)[ \t]*#*[ \t]*$`)
+	})
+	configMemberRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bconfig\.[A-Za-z_]`) })
+	configValueItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[-*+][ \t]+`[A-Za-z_][A-Za-z0-9_-]*`[ \t]*:") })
 )
 
 // contractForms reports whether the Markdown body (after the front
 // matter) of an unversioned pattern is written in a form only Contract
 // Markdown has (see above).
 func contractForms(body string) bool {
-	if contractHeading.MatchString(body) {
+	if contractHeading().MatchString(body) {
 		return true
 	}
 	fence, inConfig := "", false
@@ -49,7 +52,7 @@ func contractForms(body string) bool {
 		case fence != "":
 			if strings.HasPrefix(t, fence) && strings.TrimLeft(t, fence[:1]) == "" {
 				fence = ""
-			} else if configMemberRe.MatchString(t) {
+			} else if configMemberRe().MatchString(t) {
 				return true
 			}
 			continue
@@ -64,7 +67,7 @@ func contractForms(body string) bool {
 			inConfig = strings.HasPrefix(t, "### ") && h == "config"
 			continue
 		}
-		if inConfig && line == strings.TrimLeft(line, " \t") && configValueItem.MatchString(t) {
+		if inConfig && line == strings.TrimLeft(line, " \t") && configValueItem().MatchString(t) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -83,24 +84,32 @@ func backoffObject(name string, at diag.Pos) *syntax.ObjectLit {
 
 // unsupported are the ProseScript forms prose does not run yet, matched
 // against the code line a syntax error is on, with what to write instead.
-var unsupported = []struct {
+// The patterns are compiled when a syntax error first asks, not as
+// every prose command starts.
+var unsupported = sync.OnceValue(func() []unsupportedForm {
+	return []unsupportedForm{
+		{regexp.MustCompile(`^(let|const)\s*\{`), "destructuring (let {a, b} = ...)", "bind the result and read its members: let r = call ...; let a = r.a"},
+		{regexp.MustCompile(`^const\s`), "const", "write let"},
+		{regexp.MustCompile(`^choice\b`), "choice", "write if/elif/else over the conditions"},
+		{regexp.MustCompile(`^option\b`), "choice", "write if/elif/else over the conditions"},
+		{regexp.MustCompile(`^block\b`), "block", "call a ## node or a sibling function instead"},
+		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?do\b`), "do", "write the statements in place, or call a ## node"},
+		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?(session|resume)\b`), "session and resume", "declare a ## node (a function) and call it; it renders with the model"},
+		{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
+		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
+		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?parallel\s*\(`), "parallel modifiers (\"first\", \"any\", on-fail)", "write parallel: (all branches), or parallel first for x in xs: for the first to return"},
+		{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},
+		{regexp.MustCompile(`^loop\s+for\s+each\b`), "loop for each", "write for x in xs:"},
+		{regexp.MustCompile(`(^|\s)\|\s*(map|filter|pmap|reduce)\b`), "pipelines (| map:, | filter:, | reduce)", "write a collecting loop: let ys = for item in xs: ..."},
+	}
+})
+
+// unsupportedForm is a ProseScript form prose does not run: the pattern of
+// its line, its name and what to write instead.
+type unsupportedForm struct {
 	re   *regexp.Regexp
 	form string
 	fix  string
-}{
-	{regexp.MustCompile(`^(let|const)\s*\{`), "destructuring (let {a, b} = ...)", "bind the result and read its members: let r = call ...; let a = r.a"},
-	{regexp.MustCompile(`^const\s`), "const", "write let"},
-	{regexp.MustCompile(`^choice\b`), "choice", "write if/elif/else over the conditions"},
-	{regexp.MustCompile(`^option\b`), "choice", "write if/elif/else over the conditions"},
-	{regexp.MustCompile(`^block\b`), "block", "call a ## node or a sibling function instead"},
-	{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?do\b`), "do", "write the statements in place, or call a ## node"},
-	{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?(session|resume)\b`), "session and resume", "declare a ## node (a function) and call it; it renders with the model"},
-	{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
-	{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
-	{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?parallel\s*\(`), "parallel modifiers (\"first\", \"any\", on-fail)", "write parallel: (all branches), or parallel first for x in xs: for the first to return"},
-	{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},
-	{regexp.MustCompile(`^loop\s+for\s+each\b`), "loop for each", "write for x in xs:"},
-	{regexp.MustCompile(`(^|\s)\|\s*(map|filter|pmap|reduce)\b`), "pipelines (| map:, | filter:, | reduce)", "write a collecting loop: let ys = for item in xs: ..."},
 }
 
 // explainUnsupported replaces each syntax error on a line written in a
@@ -120,7 +129,7 @@ func explainUnsupported(f *diag.File, lines []syntax.Line, diags diag.List) diag
 		}
 		text := strings.TrimSpace(lines[i].Text)
 		matched := false
-		for _, u := range unsupported {
+		for _, u := range unsupported() {
 			if !u.re.MatchString(text) {
 				continue
 			}

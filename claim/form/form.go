@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/proselang/prose/delegation"
@@ -29,21 +30,47 @@ const lit = "(`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\"|'[^']*'|-?\\d+(?:\\.\\d+)?(?:[eE]
 const num = `(-?\d+(?:\.\d+)?)`
 
 var (
-	reNot        = regexp.MustCompile(`(?i)^(?:does not|doesn't|do not|don't) (contain|include|equal|exist|match|have)s?(?: (.*))?$`)
-	reContains   = regexp.MustCompile(`(?i)^(?:contains|includes)(?: the)?(?: exact)?(?: (?:phrase|text|string|substring|word|value|item|element|key))? ` + lit + `$`)
-	reEquals     = regexp.MustCompile(`(?i)^(?:equals|==|is equal to|is exactly|is) ` + lit + `$`)
-	reEqualsJSON = regexp.MustCompile(`(?i)^(?:equals|==|is equal to|is exactly) ([\[{].*)$`)
-	reNotEq      = regexp.MustCompile(`(?i)^(?:!=|is not equal to|is not) ` + lit + `$`)
-	rePresence   = regexp.MustCompile(`(?i)^(exists|is present|is set|is not null|is non-null|is not empty|is non-empty|is nonempty|not empty|non-empty|nonempty|is null|is not present|is absent|is missing|is empty|is unset)$`)
-	reCount      = regexp.MustCompile(`(?i)^(?:has|contains|is)(?: (exactly|at least|at most|more than|fewer than|less than|under|over|no more than|no fewer than|shorter than|longer than))? ` + num + ` (items?|elements?|entries|entry|keys?|words?|characters?|chars?|lines?|bullet points?)$`)
-	reLength     = regexp.MustCompile(`(?i)^(?:has )?(?:length|count|size|len)(?: is| of)?(?: (exactly|at least|at most|more than|fewer than|less than|==|>=|<=|>|<))? ` + num + `$`)
-	reCompare    = regexp.MustCompile(`(?i)^(?:is )?(at least|at most|greater than|more than|less than|fewer than|above|below|under|over|no more than|no less than|==|>=|<=|>|<|=) ` + num + `$`)
-	reBetween    = regexp.MustCompile(`(?i)^is between ` + num + ` and ` + num + `$`)
-	reRangeFn    = regexp.MustCompile(`(?i)^(?:is_)?(integer|number)_between\(\s*` + num + `\s*,\s*` + num + `\s*\)$`)
-	reTypeFn     = regexp.MustCompile(`(?i)^(?:is_(integer|number|string|list|array|object|boolean|bool)(?:\(\))?|is an? (integer|number|string|list|array|object|boolean))$`)
-	reMatches    = regexp.MustCompile("(?i)^matches(?: the)?(?: (?:regexp|regex|regular expression|pattern))? (/.*/|`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\")$")
-	reHasKey     = regexp.MustCompile(`(?i)^has(?: an?| the)?(?: (?:key|field|property|member))? (` + "`[^`]*`" + `|"[^"]*")$|^has(?: an?| the)? (?:key|field|property|member) ([A-Za-z_][\w-]*)$`)
-	reEvery      = regexp.MustCompile(`(?i)^(?:every|each|all)(?: of the)? (?:items?|elements?|entries|entry|values?)(?: of it)? (.+)$`)
+	reNot = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:does not|doesn't|do not|don't) (contain|include|equal|exist|match|have)s?(?: (.*))?$`)
+	})
+	reContains = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:contains|includes)(?: the)?(?: exact)?(?: (?:phrase|text|string|substring|word|value|item|element|key))? ` + lit + `$`)
+	})
+	reEquals = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:equals|==|is equal to|is exactly|is) ` + lit + `$`)
+	})
+	reEqualsJSON = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:equals|==|is equal to|is exactly) ([\[{].*)$`)
+	})
+	reNotEq    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:!=|is not equal to|is not) ` + lit + `$`) })
+	rePresence = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(exists|is present|is set|is not null|is non-null|is not empty|is non-empty|is nonempty|not empty|non-empty|nonempty|is null|is not present|is absent|is missing|is empty|is unset)$`)
+	})
+	reCount = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:has|contains|is)(?: (exactly|at least|at most|more than|fewer than|less than|under|over|no more than|no fewer than|shorter than|longer than))? ` + num + ` (items?|elements?|entries|entry|keys?|words?|characters?|chars?|lines?|bullet points?)$`)
+	})
+	reLength = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:has )?(?:length|count|size|len)(?: is| of)?(?: (exactly|at least|at most|more than|fewer than|less than|==|>=|<=|>|<))? ` + num + `$`)
+	})
+	reCompare = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:is )?(at least|at most|greater than|more than|less than|fewer than|above|below|under|over|no more than|no less than|==|>=|<=|>|<|=) ` + num + `$`)
+	})
+	reBetween = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^is between ` + num + ` and ` + num + `$`) })
+	reRangeFn = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:is_)?(integer|number)_between\(\s*` + num + `\s*,\s*` + num + `\s*\)$`)
+	})
+	reTypeFn = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:is_(integer|number|string|list|array|object|boolean|bool)(?:\(\))?|is an? (integer|number|string|list|array|object|boolean))$`)
+	})
+	reMatches = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("(?i)^matches(?: the)?(?: (?:regexp|regex|regular expression|pattern))? (/.*/|`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\")$")
+	})
+	reHasKey = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^has(?: an?| the)?(?: (?:key|field|property|member))? (` + "`[^`]*`" + `|"[^"]*")$|^has(?: an?| the)? (?:key|field|property|member) ([A-Za-z_][\w-]*)$`)
+	})
+	reEvery = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:every|each|all)(?: of the)? (?:items?|elements?|entries|entry|values?)(?: of it)? (.+)$`)
+	})
 )
 
 // Result is what a form decided.
@@ -64,7 +91,7 @@ func Decide(text string, v delegation.Value) (Result, bool) {
 
 // decideForm decides text by the forms.
 func decideForm(text string, v delegation.Value) (Result, bool) {
-	if m := reNot.FindStringSubmatch(text); m != nil {
+	if m := reNot().FindStringSubmatch(text); m != nil {
 		verb := strings.ToLower(m[1])
 		pos := map[string]string{"contain": "contains", "include": "includes", "equal": "equals", "exist": "exists", "match": "matches", "have": "has"}[verb]
 		rest := m[2]
@@ -75,25 +102,25 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 		r.Holds = !r.Holds
 		return r, ok
 	}
-	if m := reEvery.FindStringSubmatch(text); m != nil {
+	if m := reEvery().FindStringSubmatch(text); m != nil {
 		return every(m[1], v)
 	}
-	if m := reContains.FindStringSubmatch(text); m != nil {
+	if m := reContains().FindStringSubmatch(text); m != nil {
 		want, _ := literal(m[1])
 		return Result{Holds: contains(v, want), Rule: "contains"}, true
 	}
-	if m := rePresence.FindStringSubmatch(text); m != nil {
+	if m := rePresence().FindStringSubmatch(text); m != nil {
 		return presence(strings.ToLower(m[1]), v), true
 	}
-	if m := reNotEq.FindStringSubmatch(text); m != nil {
+	if m := reNotEq().FindStringSubmatch(text); m != nil {
 		want, _ := literal(m[1])
 		return Result{Holds: !delegation.Equal(v, want), Rule: "equals"}, true
 	}
-	if m := reEquals.FindStringSubmatch(text); m != nil {
+	if m := reEquals().FindStringSubmatch(text); m != nil {
 		want, _ := literal(m[1])
 		return Result{Holds: delegation.Equal(v, want), Rule: "equals"}, true
 	}
-	if m := reEqualsJSON.FindStringSubmatch(text); m != nil {
+	if m := reEqualsJSON().FindStringSubmatch(text); m != nil {
 		if want, err := delegation.FromJSON([]byte(m[1])); err == nil {
 			return Result{Holds: delegation.Equal(v, want), Rule: "equals"}, true
 		}
@@ -104,10 +131,10 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 	if r, ok := decideNumber(text, v); ok {
 		return r, true
 	}
-	if m := reMatches.FindStringSubmatch(text); m != nil {
+	if m := reMatches().FindStringSubmatch(text); m != nil {
 		return matches(m[1], v)
 	}
-	if m := reHasKey.FindStringSubmatch(text); m != nil {
+	if m := reHasKey().FindStringSubmatch(text); m != nil {
 		var key delegation.Value = m[2] // has key NAME
 		if m[1] != "" {
 			key, _ = literal(m[1])
@@ -188,9 +215,9 @@ func presence(form string, v delegation.Value) Result {
 // decideCount is the count and length forms.
 func decideCount(text string, v delegation.Value) (Result, bool) {
 	var op, n, unit string
-	if m := reCount.FindStringSubmatch(text); m != nil {
+	if m := reCount().FindStringSubmatch(text); m != nil {
 		op, n, unit = m[1], m[2], m[3]
-	} else if m := reLength.FindStringSubmatch(text); m != nil {
+	} else if m := reLength().FindStringSubmatch(text); m != nil {
 		op, n, unit = m[1], m[2], "items"
 	} else {
 		return Result{}, false
@@ -266,16 +293,16 @@ func compare(op string, got, want float64) bool {
 // decideNumber is the numeric comparison, range and type forms.
 func decideNumber(text string, v delegation.Value) (Result, bool) {
 	f, isNum := number(v)
-	if m := reCompare.FindStringSubmatch(text); m != nil {
+	if m := reCompare().FindStringSubmatch(text); m != nil {
 		want, _ := strconv.ParseFloat(m[2], 64)
 		return Result{Holds: isNum && compare(strings.ToLower(m[1]), f, want), Rule: "compare"}, true
 	}
-	if m := reBetween.FindStringSubmatch(text); m != nil {
+	if m := reBetween().FindStringSubmatch(text); m != nil {
 		lo, _ := strconv.ParseFloat(m[1], 64)
 		hi, _ := strconv.ParseFloat(m[2], 64)
 		return Result{Holds: isNum && lo <= f && f <= hi, Rule: "range"}, true
 	}
-	if m := reRangeFn.FindStringSubmatch(text); m != nil {
+	if m := reRangeFn().FindStringSubmatch(text); m != nil {
 		lo, _ := strconv.ParseFloat(m[2], 64)
 		hi, _ := strconv.ParseFloat(m[3], 64)
 		ok := isNum && lo <= f && f <= hi
@@ -284,7 +311,7 @@ func decideNumber(text string, v delegation.Value) (Result, bool) {
 		}
 		return Result{Holds: ok, Rule: "range"}, true
 	}
-	if m := reTypeFn.FindStringSubmatch(text); m != nil {
+	if m := reTypeFn().FindStringSubmatch(text); m != nil {
 		t := strings.ToLower(m[1] + m[2])
 		return Result{Holds: hasType(v, t), Rule: "type", Detail: aType(v)}, true
 	}

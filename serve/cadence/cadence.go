@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/proselang/prose/diag"
@@ -47,21 +48,25 @@ func (iv Interval) Next(after time.Time) time.Time {
 func (iv Interval) String() string { return iv.text }
 
 var (
-	everyRE   = regexp.MustCompile(`\bevery\s+(\d+)\s*(m|min|mins|minutes?|h|hrs?|hours?|d|days?|w|weeks?)\b`)
-	namedRE   = regexp.MustCompile(`\b(hourly|daily|weekly|monthly)\b`)
-	atRE      = regexp.MustCompile(`\b(daily|every day|every weekday|weekdays)\s+at\s+(\d{1,2}):(\d{2})\b`)
-	cronRE    = regexp.MustCompile("`([^`]+)`")
-	lapsingRE = regexp.MustCompile("valid_until")
-	cronLike  = regexp.MustCompile(`^[\d*/,-]+(\s+[\d*/,-]+){4}$`)
+	everyRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bevery\s+(\d+)\s*(m|min|mins|minutes?|h|hrs?|hours?|d|days?|w|weeks?)\b`)
+	})
+	namedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(hourly|daily|weekly|monthly)\b`) })
+	atRE    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(daily|every day|every weekday|weekdays)\s+at\s+(\d{1,2}):(\d{2})\b`)
+	})
+	cronRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
+	lapsingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("valid_until") })
+	cronLike  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\d*/,-]+(\s+[\d*/,-]+){4}$`) })
 	// attempted is a Continuity line that sets out to state a cadence.
-	attempted = regexp.MustCompile(`(?i)\bevery\b|\bat\s+\d|\d|\b(cron|schedule)\b`)
+	attempted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bevery\b|\bat\s+\d|\d|\b(cron|schedule)\b`) })
 )
 
 // Parse reads one cadence from text (a Continuity or Schedule line):
 // found is false when the text names none.
 func Parse(text string) (s Schedule, freshness bool, err error) {
 	t := strings.ToLower(text)
-	if m := atRE.FindStringSubmatch(t); m != nil {
+	if m := atRE().FindStringSubmatch(t); m != nil {
 		h, _ := strconv.Atoi(m[2])
 		mi, _ := strconv.Atoi(m[3])
 		if h > 23 || mi > 59 {
@@ -74,7 +79,7 @@ func Parse(text string) (s Schedule, freshness bool, err error) {
 		c, err := ParseCron(fmt.Sprintf("%d %d * * %s", mi, h, dow))
 		return c, false, err
 	}
-	for _, m := range cronRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range cronRE().FindAllStringSubmatch(text, -1) {
 		if len(strings.Fields(m[1])) == 5 {
 			c, err := ParseCron(m[1])
 			return c, false, err
@@ -85,11 +90,11 @@ func Parse(text string) (s Schedule, freshness bool, err error) {
 		if err == nil {
 			return c, false, nil
 		}
-		if cronLike.MatchString(strings.TrimSpace(text)) {
+		if cronLike().MatchString(strings.TrimSpace(text)) {
 			return nil, false, err
 		}
 	}
-	if m := everyRE.FindStringSubmatch(t); m != nil {
+	if m := everyRE().FindStringSubmatch(t); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		if n < 1 {
 			return nil, false, fmt.Errorf("every %d: want at least 1", n)
@@ -97,12 +102,12 @@ func Parse(text string) (s Schedule, freshness bool, err error) {
 		unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[m[2][0]]
 		return Interval{D: time.Duration(n) * unit, text: m[0]}, false, nil
 	}
-	if m := namedRE.FindStringSubmatch(t); m != nil {
+	if m := namedRE().FindStringSubmatch(t); m != nil {
 		iv := map[string]Interval{"hourly": {D: time.Hour}, "daily": {D: 24 * time.Hour}, "weekly": {D: 7 * 24 * time.Hour}, "monthly": {Months: 1}}[m[1]]
 		iv.text = m[1]
 		return iv, false, nil
 	}
-	if lapsingRE.MatchString(t) {
+	if lapsingRE().MatchString(t) {
 		return nil, true, nil
 	}
 	return nil, false, nil
@@ -184,7 +189,7 @@ func read(s *spec.Spec) (*Plan, diag.List) {
 		if !strings.Contains(strings.ToLower(line), "self-driven") {
 			continue
 		}
-		if sch, fresh, err := Parse(line); err == nil && sch == nil && !fresh && !attempted.MatchString(line) {
+		if sch, fresh, err := Parse(line); err == nil && sch == nil && !fresh && !attempted().MatchString(line) {
 			continue
 		}
 		add(line, "self-driven Continuity", locate(s, line, from))
