@@ -54,14 +54,7 @@ func (p *Program) Calls() []*CallExpr {
 	if p.indexed {
 		return p.calls
 	}
-	var out []*CallExpr
-	Walk(p, func(n Node) bool {
-		if c, ok := n.(*CallExpr); ok {
-			out = append(out, c)
-		}
-		return true
-	})
-	return out
+	return collect[*CallExpr](p)
 }
 
 // Loops lists the program's for expressions (sequential, parallel and
@@ -70,10 +63,15 @@ func (p *Program) Loops() []*ForExpr {
 	if p.indexed {
 		return p.loops
 	}
-	var out []*ForExpr
+	return collect[*ForExpr](p)
+}
+
+// collect lists the nodes of type N in p, by a walk.
+func collect[N Node](p *Program) []N {
+	var out []N
 	Walk(p, func(n Node) bool {
-		if f, ok := n.(*ForExpr); ok {
-			out = append(out, f)
+		if x, ok := n.(N); ok {
+			out = append(out, x)
 		}
 		return true
 	})
