@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -151,8 +152,9 @@ func TestWorkflowKeepsTheLimits(t *testing.T) {
 			}
 			continue
 		}
-		re, ok := runError(werr).(*RunError)
-		if !ok || re.Kind != delegation.KindLimit || re.Msg != lerr.Error() {
+		terr := runError(werr)
+		var re *RunError
+		if !errors.As(terr, &re) || re.Kind != delegation.KindLimit || re.Msg != lerr.Error() || run.CodeOf(terr) != c.want || terr.Error() != lerr.Error() {
 			t.Errorf("with %+v:\nlocal    %v\ntemporal %v", c.limits, lerr, werr)
 		}
 	}

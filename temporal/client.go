@@ -12,7 +12,6 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
-	tsdk "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -174,18 +173,23 @@ func (e *UnknownRunError) Error() string {
 }
 
 // RunError is a run that ended with an error: its message as the local
-// engine would print it, and the kind of delegation error (call, throw,
+// engine would print it, the kind of delegation error (call, throw,
 // runtime, judge, limit, canceled) or usage/spec for a request that does
-// not bind.
+// not bind, and the evaluator's error (see failure.go).
 type RunError struct {
 	Kind string
 	Msg  string
+	// Err is the run's *delegation.Error as the worker reported it (nil
+	// for another failure, or from a worker of an older prose).
+	Err error
 }
 
 func (e *RunError) Error() string { return e.Msg }
+func (e *RunError) Unwrap() error { return e.Err }
 
 // Wait waits for the run with the given workflow id and returns its value.
-// A run that failed returns a *RunError; a cancelled one a RunError of
+// A run that failed returns a *run.Error of the Code a local run of the
+// request would have, around a *RunError; a cancelled one a RunError of
 // kind canceled.
 func Wait(ctx context.Context, cl client.Client, id string) (delegation.Value, error) {
 	v, _, err := wait(ctx, cl, id)
@@ -206,26 +210,6 @@ func wait(ctx context.Context, cl client.Client, id string) (delegation.Value, *
 	}
 	v, err := delegation.FromJSON(res.Value)
 	return v, res.Totals, err
-}
-
-func runError(err error) error {
-	var app *tsdk.ApplicationError
-	if errors.As(err, &app) {
-		kind := app.Type()
-		if len(kind) > len("prose.") && kind[:len("prose.")] == "prose." {
-			kind = kind[len("prose."):]
-		}
-		return &RunError{Kind: kind, Msg: app.Message()}
-	}
-	var ce *tsdk.CanceledError
-	if errors.As(err, &ce) {
-		return &RunError{Kind: delegation.KindCanceled, Msg: "the run was cancelled"}
-	}
-	var te *tsdk.TerminatedError
-	if errors.As(err, &te) {
-		return &RunError{Kind: delegation.KindCanceled, Msg: "the run was terminated"}
-	}
-	return err
 }
 
 // quietLogger drops the SDK's log lines (progress goes elsewhere).

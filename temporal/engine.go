@@ -117,9 +117,10 @@ func (e *Engine) start(ctx context.Context, cl client.Client, treq Request) (id 
 }
 
 // Run resolves req, starts its run and waits for its value. A run that
-// failed returns a *RunError (with the Result naming the run). When ctx
-// ends first the run is cancelled on the cluster (its programs are
-// stopped as on Ctrl-C locally) and ctx's error is returned.
+// failed returns a *run.Error of the Code a local run would have, around
+// a *RunError (with the Result naming the run). When ctx ends first the
+// run is cancelled on the cluster (its programs are stopped as on Ctrl-C
+// locally) and ctx's error is returned.
 func (e *Engine) Run(ctx context.Context, req run.Request, o run.Options) (*run.Result, error) {
 	treq, err := e.resolve(req, o)
 	if err != nil {

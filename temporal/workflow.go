@@ -39,6 +39,7 @@ const (
 	errJudgeCatchable = "prose.judge.catchable" // ... but answered (a `try` may catch it)
 	errUsage          = "prose.usage"           // the request does not bind (exit 2)
 	errSpec           = "prose.spec"            // the spec has errors (exit 2)
+	errRuntime        = "prose.runtime"         // the workflow itself failed
 )
 
 // Settings of the activities, fixed for every run so that a replay
@@ -88,7 +89,7 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 	rt := &runtime{root: w, backstop: heartbeatTimeout + 2*service.DefaultGrace}
 	gates, err := startGates(w)
 	if err != nil {
-		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), "prose.runtime", nil)
+		return nil, failRun(errRuntime, err)
 	}
 	root := &wctx{w: w, run: st}
 	// The run is assembled as a local one is (run.Prepare: the same
@@ -136,9 +137,9 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 	})
 	if err != nil {
 		if run.CodeOf(err) == run.CodeInvalidSpec {
-			return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errSpec, nil)
+			return nil, failRun(errSpec, err)
 		}
-		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errUsage, nil)
+		return nil, failRun(errUsage, err)
 	}
 	res, err := r.RunHere(root)
 	if st.fatal != nil {
@@ -153,12 +154,12 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		if errors.As(err, &de) {
 			kind = de.Kind
 		}
-		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), "prose."+kind, nil)
+		return nil, failRun("prose."+kind, err)
 	}
 	v := res.Value
 	raw, err := delegation.ToJSON(v)
 	if err != nil {
-		return nil, tsdk.NewNonRetryableApplicationError("encoding the result: "+err.Error(), "prose.runtime", nil)
+		return nil, failRun(errRuntime, fmt.Errorf("encoding the result: %v", err))
 	}
 	return &Result{Value: raw, Totals: &res.Totals}, nil
 }
@@ -274,7 +275,7 @@ func (c *wctx) callError(err error, s *remoteService) error {
 			return fmt.Errorf("%s: %w", app.Message(), context.DeadlineExceeded)
 		case errMissingProgram, errNoService:
 			if c.run.fatal == nil {
-				c.run.fatal = tsdk.NewNonRetryableApplicationError(app.Message(), app.Type(), nil)
+				c.run.fatal = failRun(app.Type(), errors.New(app.Message()))
 				c.run.cancel()
 			}
 			return errors.New(app.Message())
