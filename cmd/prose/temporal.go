@@ -136,11 +136,17 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 			// as runs show of an unknown id
 			return &exitError{code: exitUsage, err: err}
 		case errors.As(err, &re):
-			switch re.Kind {
-			case "usage", "spec":
+			// the run's failure on the cluster: its run.Code decides, as
+			// for a local run
+			switch run.CodeOf(err) {
+			case run.CodeUsage, run.CodeInvalidSpec:
 				return &exitError{code: exitUsage, err: re}
-			case delegation.KindCanceled:
+			case run.CodeCanceled:
 				return &exitError{code: exitInterrupt, err: re}
+			}
+			if errors.As(err, new(*delegation.Error)) {
+				// printed with the call path and advice of a local run
+				return runError(ctx, s.err, err)
 			}
 			fmt.Fprintln(s.err, re.Msg)
 			return &exitError{code: exitFailure}

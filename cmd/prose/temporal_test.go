@@ -74,6 +74,44 @@ func TestE2ETemporalCLI(t *testing.T) {
 	}
 }
 
+// Against a real server: a run that fails on Temporal exits with the
+// status, and prints the error and the advice, of the same run done
+// locally (the advice follows the run.Code the workflow sends back).
+func TestE2ETemporalCLIFailureCodes(t *testing.T) {
+	temporalWorker(t, "prose-cli-codes-")
+	spec := filepath.Join(t.TempDir(), "loop.prose.md")
+	src := "---\nname: loop\nkind: pattern\n---\n\n# Loop\n\nCounts, then asks.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\nlet n = 0\nrepeat 100:\n  n = n + 1\nlet r = call worker\n  n: n\nreturn r\n```\n"
+	if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args   []string
+		advice string
+	}{
+		{[]string{"--slot", "worker=exec:echo 100", "--max-steps", "50"}, "raise it if the loops are meant to be this long"},
+		{[]string{"--slot", `worker=exec:echo '"` + strings.Repeat("x", 64) + `"'`, "--max-value-bytes", "32"}, "raise it if the values are meant to be this large"},
+		{[]string{"--slot", "worker=exec:echo disk full >&2; exit 3"}, "disk full"},
+	} {
+		args := append([]string{spec, "-q"}, tc.args...)
+		lcode, lout, lerr := runMain(t, append([]string{"run", "--no-journal"}, args...)...)
+		if lcode != exitFailure || !strings.Contains(lerr, tc.advice) {
+			t.Fatalf("local run %v: exit %d stderr %q, want exit %d saying %q", tc.args, lcode, lerr, exitFailure, tc.advice)
+		}
+		code, id, stderr := runMain(t, append([]string{"run", "--engine", "temporal", "--detach"}, args...)...)
+		if code != 0 || strings.TrimSpace(id) == "" {
+			t.Fatalf("detached run: exit %d, stdout %q, stderr %q", code, id, stderr)
+		}
+		rcode, rout, rerr := runMain(t, "result", strings.TrimSpace(id))
+		if rcode != lcode || rout != lout || rerr != lerr {
+			t.Errorf("%v:\nlocal:    exit %d stdout %q stderr %q\ntemporal: exit %d stdout %q stderr %q", tc.args, lcode, lout, lerr, rcode, rout, rerr)
+		}
+		acode, aout, aerr := runMain(t, append([]string{"run", "--engine", "temporal"}, args...)...)
+		if acode != lcode || aout != lout || !strings.Contains(aerr, tc.advice) {
+			t.Errorf("attached run %v: exit %d stdout %q stderr %q, want exit %d saying %q", tc.args, acode, aout, aerr, lcode, tc.advice)
+		}
+	}
+}
+
 // Against a real server: --workflow-id of a running workflow is refused
 // with exit 2 naming it (not answered with that run's result), --attach
 // waits for that run instead, and prose result of an unknown id exits 2.
