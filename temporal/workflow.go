@@ -14,6 +14,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/activityopts"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/patterns/bind"
@@ -45,15 +46,11 @@ const (
 // Settings of the activities, fixed for every run so that a replay
 // schedules the same commands.
 const (
-	// heartbeat is how often a running activity reports; a worker silent
-	// for heartbeatTimeout is taken as lost and the attempt moves on.
-	heartbeat        = 2 * time.Second
-	heartbeatTimeout = 10 * time.Second
 	// callLimit bounds one attempt without a `timeout` clause.
 	callLimit = 24 * time.Hour
-	// lostWorkerAttempts bounds how often an attempt is started again
-	// because its worker was lost (not because the service failed).
-	lostWorkerAttempts = 20
+	// heartbeat and heartbeatTimeout: see package activityopts.
+	heartbeat        = activityopts.Heartbeat
+	heartbeatTimeout = activityopts.HeartbeatTimeout
 )
 
 // Result is the outcome of a finished run: its value as JSON, and the
@@ -170,21 +167,8 @@ func activityOptions(id string, timeout time.Duration) workflow.ActivityOptions 
 	if timeout > 0 {
 		limit = timeout + service.DefaultGrace + heartbeatTimeout
 	}
-	return workflow.ActivityOptions{
-		ActivityID:          id,
-		StartToCloseTimeout: limit,
-		HeartbeatTimeout:    heartbeatTimeout,
-		WaitForCancellation: true,
-		RetryPolicy: &tsdk.RetryPolicy{
-			InitialInterval:    time.Second,
-			BackoffCoefficient: 2,
-			MaximumInterval:    10 * time.Second,
-			MaximumAttempts:    lostWorkerAttempts,
-			NonRetryableErrorTypes: []string{
-				errCall, errTimeout, errMissingProgram, errNoService, errJudge, errJudgeCatchable,
-			},
-		},
-	}
+	return activityopts.For(id, limit,
+		errCall, errTimeout, errMissingProgram, errNoService, errJudge, errJudgeCatchable)
 }
 
 // CallInput is one attempt of a remote call.

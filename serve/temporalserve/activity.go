@@ -198,7 +198,7 @@ func (a *Activities) Due(ctx context.Context, in DueIn) (map[string]time.Time, e
 }
 
 // beat heartbeats until the returned func is called, so that a lost
-// worker is noticed within heartbeatTimeout.
+// worker is noticed within activityopts.HeartbeatTimeout.
 func beat(ctx context.Context) func() {
 	if !activity.IsActivity(ctx) {
 		return func() {}

@@ -33,7 +33,7 @@
 //     give nothing the directory lacks for one graph. The existing lock
 //     (DIR/.serve/lock, taken by a local prose serve) keeps the two
 //     variants off one directory: a drain on Temporal does not begin
-//     while a local serve holds it (Begin is retried, lostWorkerAttempts
+//     while a local serve holds it (Begin is retried, activityopts.LostWorkerAttempts
 //     times, then the drain ends with that error), and prose serve
 //     --engine temporal marks the directory (serve.TemporalMark), which
 //     makes a local serve or drain of it refuse. Within a drain each

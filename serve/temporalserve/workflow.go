@@ -9,6 +9,7 @@ import (
 	tsdk "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/proselang/prose/internal/activityopts"
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -42,11 +43,10 @@ const (
 	// a spec is noticed within a day.
 	idleWait = 24 * time.Hour
 
-	heartbeat        = 2 * time.Second
-	heartbeatTimeout = 10 * time.Second
-	// lostWorkerAttempts bounds the attempts of one step; a step that
-	// fails that often ends its drain with the error.
-	lostWorkerAttempts = 20
+	// heartbeat: see package activityopts, whose LostWorkerAttempts
+	// bounds the attempts of one step; a step that fails that often ends
+	// its drain with the error.
+	heartbeat = activityopts.Heartbeat
 )
 
 // errWorld is the type of an activity failure no retry fixes (the
@@ -232,19 +232,7 @@ func Workflow(ctx workflow.Context, in Input) error {
 
 // actx gives ctx the options of a step's activity.
 func actx(ctx workflow.Context, id string, limit time.Duration) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		ActivityID:          id,
-		StartToCloseTimeout: limit,
-		HeartbeatTimeout:    heartbeatTimeout,
-		WaitForCancellation: true,
-		RetryPolicy: &tsdk.RetryPolicy{
-			InitialInterval:        time.Second,
-			BackoffCoefficient:     2,
-			MaximumInterval:        10 * time.Second,
-			MaximumAttempts:        lostWorkerAttempts,
-			NonRetryableErrorTypes: []string{errWorld},
-		},
-	})
+	return workflow.WithActivityOptions(ctx, activityopts.For(id, limit, errWorld))
 }
 
 // DrainIn is what each step of a drain is given: the drain's entries and
