@@ -93,6 +93,7 @@ func looksLikeExpr(toks []token) bool {
 // expression ends exactly at token end.
 func (p *parser) tryExpr(end int) (x Expr) {
 	start, depth, spec := p.p, p.depth, p.spec
+	stacks := p.stackLens()
 	defer func() {
 		p.spec = spec
 		if r := recover(); r != nil {
@@ -103,6 +104,7 @@ func (p *parser) tryExpr(end int) (x Expr) {
 		}
 		if x == nil {
 			p.p, p.depth = start, depth
+			p.truncStacks(stacks)
 		}
 	}()
 	p.spec = true
@@ -116,31 +118,47 @@ func (p *parser) tryExpr(end int) (x Expr) {
 // natural builds the NaturalCond for the condition tokens toks.
 func (p *parser) natural(toks []token) *NaturalCond {
 	first, last := toks[0], toks[len(toks)-1]
-	n := &NaturalCond{TextPos: first.pos, EndPos: last.end, Text: p.sourceText(toks)}
-	ws := condWords(toks, p.vals)
+	n := p.a.naturals.new(NaturalCond{TextPos: first.pos, EndPos: last.end, Text: p.sourceText(toks)})
+	ws := p.condWords(toks)
+	words := p.wordStack[:0]
+	low := p.low[:0]
 	for _, w := range ws {
 		if w.path && !reserved[w.text] {
-			n.Words = append(n.Words, Word{Pos: w.pos, Path: w.text})
+			words = append(words, Word{Pos: w.pos, Path: w.text})
 		}
+		low = append(low, strings.ToLower(w.text))
 	}
-	analyze(n, ws)
+	n.Words = p.a.wordLists.cut(words)
+	analyze(n, ws, low)
+	clear(words)
+	clear(low)
+	p.wordStack, p.low = words[:0], low[:0]
 	return n
 }
 
 // sourceText returns the text the tokens span, as written in the file.
 func (p *parser) sourceText(toks []token) string {
 	first, last := toks[0], toks[len(toks)-1]
-	if p.file != nil {
-		src := p.file.Source()
-		if int(last.end) <= len(src) && first.pos <= last.end && first.pos >= 0 && strings.HasPrefix(string(src[first.pos:last.end]), first.raw) {
-			return string(src[first.pos:last.end])
-		}
-	}
+	inLine := "" // the text in the tokens' line, when they are on one
+	onLine := false
 	if first.line == last.line {
 		t := p.lines[first.line].Text
 		if e := int(last.col) + len(last.raw); e <= len(t) && int(first.col) <= e {
-			return t[first.col:e]
+			inLine, onLine = t[first.col:e], true
 		}
+	}
+	if p.file != nil {
+		src := p.file.Source()
+		if int(last.end) <= len(src) && first.pos <= last.end && first.pos >= 0 &&
+			len(first.raw) <= int(last.end-first.pos) && string(src[first.pos:int(first.pos)+len(first.raw)]) == first.raw {
+			if text := src[first.pos:last.end]; onLine && string(text) == inLine {
+				return inLine // the same text, without a copy
+			}
+			return string(src[first.pos:last.end])
+		}
+	}
+	if onLine {
+		return inLine
 	}
 	parts := make([]string, len(toks))
 	for i, t := range toks {
@@ -157,9 +175,11 @@ type cword struct {
 	path bool
 }
 
-// condWords splits condition tokens into words.
-func condWords(toks []token, vals []string) []cword {
-	var ws []cword
+// condWords splits condition tokens into words, in p.cwords (valid
+// until the next call). A word of several tokens on one line is the
+// line's text, not a new string.
+func (p *parser) condWords(toks []token) []cword {
+	ws := p.cwords[:0]
 	for i := 0; i < len(toks); {
 		t := toks[i]
 		switch t.kind {
@@ -167,7 +187,7 @@ func condWords(toks []token, vals []string) []cword {
 		case STRING, INT, FLOAT, DURATION:
 			text := t.raw
 			if t.kind == STRING {
-				text = tokValue(vals, &t)
+				text = tokValue(p.vals, &t)
 			}
 			ws = append(ws, cword{text: text, pos: t.pos})
 			i++
@@ -183,21 +203,42 @@ func condWords(toks []token, vals []string) []cword {
 			// A contraction (doesn't) is one word; a possessive
 			// (verdict's) names its owner.
 			if toks[j+1].raw != "s" {
-				w.text += "'" + toks[j+1].raw
+				if toks[j].raw == "'" {
+					w.text = p.joined(toks[i:j+2], "'")
+				} else {
+					w.text += "'" + toks[j+1].raw
+				}
 				w.path = false
 			}
 			j += 2
 		} else {
 			for j+1 < len(toks) && toks[j].kind == DOT && toks[j].pos == end && toks[j+1].kind == IDENT && toks[j+1].pos == toks[j].end {
-				w.text += "." + toks[j+1].raw
 				end = toks[j+1].end
 				j += 2
+			}
+			if j > i+1 {
+				w.text = p.joined(toks[i:j], ".")
 			}
 		}
 		ws = append(ws, w)
 		i = j
 	}
+	p.cwords = ws
 	return ws
+}
+
+// joined is the text of adjacent tokens: the line's, when they are on one,
+// else their raw texts joined by sep (the text between two of them).
+func (p *parser) joined(toks []token, sep string) string {
+	first, last := &toks[0], &toks[len(toks)-1]
+	if first.line == last.line {
+		return p.lines[first.line].Text[first.col : int(last.col)+len(last.raw)]
+	}
+	text := first.raw
+	for k := 2; k < len(toks); k += 2 {
+		text += sep + toks[k].raw
+	}
+	return text
 }
 
 var (
@@ -224,11 +265,8 @@ func wordSet(s string) map[string]bool {
 // analyze fills Negated, Verb and Says from the condition's words: an
 // optional leading negation or article, the subject path, then negations, auxiliaries
 // and adverbs before the verb.
-func analyze(n *NaturalCond, ws []cword) {
-	low := make([]string, len(ws))
-	for i, w := range ws {
-		low[i] = strings.ToLower(w.text)
-	}
+// low holds the words lower-cased.
+func analyze(n *NaturalCond, ws []cword, low []string) {
 	i := 0
 	for i < len(ws) && (negations[low[i]] || articles[low[i]]) {
 		n.Negated = n.Negated || negations[low[i]]

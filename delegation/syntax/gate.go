@@ -66,7 +66,7 @@ func (p *parser) parseGate() Expr {
 		} else {
 			p.errorf(t.pos, "syntax/gate-clause", "expected a clause of %s (timeout DURATION, on_fail use VALUE), found %s", kw.raw, describe(t))
 		}
-		p.endStmt(t.raw + " clause")
+		p.endStmtOf("", t.raw, " clause")
 		g.EndPos = p.lastEnd()
 	}
 	p.leave()

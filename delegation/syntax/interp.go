@@ -108,8 +108,9 @@ func nameLen(s string) int {
 // read from it when it holds the same references as the value (escapes
 // such as \u007b could make a brace the raw text lacks; the string's own
 // position is used then). It returns the value with escapes applied and
-// the parts, nil when the string has no reference.
-func interpolate(value, raw string, pos diag.Pos) (string, []StringPart) {
+// the parts, nil when the string has no reference. The references' nodes
+// come from a.
+func interpolate(a *arena, value, raw string, pos diag.Pos) (string, []StringPart) {
 	refs := interpolations(value)
 	if len(refs) == 0 {
 		return value, nil
@@ -138,7 +139,7 @@ func interpolate(value, raw string, pos diag.Pos) (string, []StringPart) {
 			parts = append(parts, StringPart{Text: text.String()})
 			text.Reset()
 		}
-		parts = append(parts, StringPart{Ref: pathExpr(r.path, brace+1), Brace: brace})
+		parts = append(parts, StringPart{Ref: pathExpr(a, r.path, brace+1), Brace: brace})
 		plain.WriteString("{" + r.path + "}")
 		last = r.i + len(r.path) + 2
 	}
@@ -158,13 +159,14 @@ func interpolate(value, raw string, pos diag.Pos) (string, []StringPart) {
 }
 
 // pathExpr builds the expression of a dotted name path written at pos.
-func pathExpr(path string, pos diag.Pos) Expr {
-	names := strings.Split(path, ".")
-	var x Expr = &Ident{NamePos: pos, Name: names[0]}
-	at := pos + diag.Pos(len(names[0]))
-	for _, m := range names[1:] {
-		x = &MemberExpr{X: x, NamePos: at + 1, Name: m}
-		at += diag.Pos(len(m)) + 1
+func pathExpr(a *arena, path string, pos diag.Pos) Expr {
+	name, rest, more := strings.Cut(path, ".")
+	var x Expr = a.idents.new(Ident{NamePos: pos, Name: name})
+	at := pos + diag.Pos(len(name))
+	for more {
+		name, rest, more = strings.Cut(rest, ".")
+		x = a.members.new(MemberExpr{X: x, NamePos: at + 1, Name: name})
+		at += diag.Pos(len(name)) + 1
 	}
 	return x
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/proselang/prose/diag"
 )
@@ -38,6 +39,65 @@ type parser struct {
 	more  int // errors past maxErrors, counted
 	depth int
 	spec  bool // speculative: errors only unwind (condition probing)
+
+	a arena // the nodes of this parse
+	// Scratch stacks: the items of the lists being parsed, nested lists'
+	// above their parents', copied out to the arena when a list ends.
+	stmtStack  []Stmt
+	fieldStack []*Field
+	exprStack  []Expr
+	wordStack  []Word
+	cwords     []cword
+	low        []string
+}
+
+// buffers is the scratch state of one parse, kept in a pool from one
+// parse to the next: a lint parses a block per file, and a fresh token
+// slice (zeroed, walked by the collector) cost a third of scanning one.
+// Nothing of a parsed program points into it.
+type buffers struct {
+	s scanner
+	p parser
+	r resolver
+}
+
+var bufferPool sync.Pool // of *buffers
+
+// maxPooled is the most tokens of a token slice the pool keeps.
+const maxPooled = 1 << 14
+
+func getBuffers() *buffers {
+	if b, ok := bufferPool.Get().(*buffers); ok {
+		return b
+	}
+	return new(buffers)
+}
+
+// putBuffers clears b of everything that points into a program or its
+// source and gives it back to the pool.
+func putBuffers(b *buffers) {
+	s := &b.s
+	toks := s.toks
+	if cap(toks) > maxPooled {
+		toks = nil
+	}
+	clear(toks)
+	clear(s.vals)
+	clear(s.indents)
+	clear(s.opens[:cap(s.opens)])
+	clear(s.errs)
+	*s = scanner{toks: toks[:0], vals: s.vals[:0], indents: s.indents[:0], opens: s.opens[:0], errs: s.errs[:0]}
+	p := &b.p
+	clear(p.stmtStack[:cap(p.stmtStack)])
+	clear(p.fieldStack[:cap(p.fieldStack)])
+	clear(p.exprStack[:cap(p.exprStack)])
+	clear(p.wordStack[:cap(p.wordStack)])
+	clear(p.cwords[:cap(p.cwords)])
+	clear(p.low[:cap(p.low)])
+	*p = parser{stmtStack: p.stmtStack[:0], fieldStack: p.fieldStack[:0], exprStack: p.exprStack[:0],
+		wordStack: p.wordStack[:0], cwords: p.cwords[:0], low: p.low[:0]}
+	b.r = resolver{}
+	bufferPool.Put(b)
 }
 
 // Parse parses the lines of one Delegation block. Every position in the
@@ -47,8 +107,11 @@ type parser struct {
 // recovered from by the scanner the same way. The Program is never nil.
 func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 	prog := &Program{File: f}
-	toks, vals, serrs, smore := scan(lines)
-	p := &parser{file: f, lines: lines, toks: toks, vals: vals, more: smore}
+	b := getBuffers()
+	toks, vals, serrs, smore := b.s.scan(lines)
+	p := &b.p
+	p.file, p.lines, p.toks, p.vals, p.more = f, lines, toks, vals, smore
+	p.a.countNodes(toks)
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -62,9 +125,9 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 			p.report(t.pos, "syntax/unexpected", "unexpected %s", describe(t))
 		}
 	}()
-	resolve(prog)
+	b.r.resolve(prog, &p.a)
 	diags := p.diagnostics(serrs, toks[len(toks)-1].pos)
-	putTokens(toks) // nothing of the program points into them
+	putBuffers(b)
 	return prog, diags
 }
 
@@ -267,6 +330,7 @@ func (p *parser) leave() { p.depth-- }
 // the statement, including any block nested under it, and returns nil.
 func (p *parser) safeStmt() (s Stmt) {
 	start, depth := p.p, p.depth
+	stacks := p.stackLens()
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
@@ -274,10 +338,25 @@ func (p *parser) safeStmt() (s Stmt) {
 			}
 			s = nil
 			p.depth = depth
+			p.truncStacks(stacks)
 			p.sync(start)
 		}
 	}()
 	return p.parseStmt()
+}
+
+// stackLens are the heights of the scratch stacks, for truncStacks to
+// restore after a statement or a speculative parse is unwound.
+type stackLens struct{ stmts, fields, exprs int }
+
+func (p *parser) stackLens() stackLens {
+	return stackLens{len(p.stmtStack), len(p.fieldStack), len(p.exprStack)}
+}
+
+func (p *parser) truncStacks(l stackLens) {
+	p.stmtStack = p.stmtStack[:l.stmts]
+	p.fieldStack = p.fieldStack[:l.fields]
+	p.exprStack = p.exprStack[:l.exprs]
 }
 
 // sync skips to the start of the next statement at the level of the
@@ -366,12 +445,15 @@ func (p *parser) skipBlock() {
 //
 //	stmts = { stmt } .
 func (p *parser) parseStmtList() []Stmt {
-	var list []Stmt
+	base := len(p.stmtStack)
 	for k := p.tok().kind; k != OUTDENT && k != EOF; k = p.tok().kind {
 		if s := p.safeStmt(); s != nil {
-			list = append(list, s)
+			p.stmtStack = append(p.stmtStack, s)
 		}
 	}
+	list := p.a.stmtLists.cut(p.stmtStack[base:])
+	clear(p.stmtStack[base:])
+	p.stmtStack = p.stmtStack[:base]
 	return list
 }
 
@@ -406,7 +488,11 @@ func (p *parser) parseBlock(what string) []Stmt {
 // endStmt ends a simple statement: the line must end here, unless the
 // statement closed with an indented block of its own (a call's arguments, a
 // collecting loop's body).
-func (p *parser) endStmt(what string) {
+func (p *parser) endStmt(what string) { p.endStmtOf("", what, "") }
+
+// endStmtOf is endStmt with the statement's name in three parts, joined
+// only for the message.
+func (p *parser) endStmtOf(before, what, after string) {
 	if p.p > 0 && p.toks[p.p-1].kind == OUTDENT {
 		return
 	}
@@ -421,5 +507,5 @@ func (p *parser) endStmt(what string) {
 	if t.kind == ILLEGAL {
 		p.errorf(t.pos, "syntax/unexpected", "%s", p.value(t))
 	}
-	p.errorf(t.pos, "syntax/unexpected", "unexpected %s after the %s: expected the end of the line", describe(t), what)
+	p.errorf(t.pos, "syntax/unexpected", "unexpected %s after the %s%s%s: expected the end of the line", describe(t), before, what, after)
 }

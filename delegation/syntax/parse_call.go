@@ -20,7 +20,7 @@ var clauseNames = []string{"retries", "timeout", "backoff", "on_fail"}
 //	          | 'on_fail' ( 'abort' | 'use' expr ) NEWLINE .
 func (p *parser) parseCall() Expr {
 	kw := p.advance()
-	c := &CallExpr{Call: kw.pos}
+	c := p.a.calls.new(CallExpr{Call: kw.pos})
 	start := p.p
 	c.Target = p.parsePostfix()
 	c.EndPos = c.Target.End()
@@ -33,10 +33,14 @@ func (p *parser) parseCall() Expr {
 	p.advance()
 	ind := p.advance()
 	p.enter(ind.pos)
+	base := len(p.fieldStack)
 	for k := p.tok().kind; k != OUTDENT && k != EOF; k = p.tok().kind {
-		p.parseCallLine(c)
+		p.parseCallLine(c, base)
 		c.EndPos = p.lastEnd()
 	}
+	c.Args = p.a.fieldLists.cut(p.fieldStack[base:])
+	clear(p.fieldStack[base:])
+	p.fieldStack = p.fieldStack[:base]
 	p.leave()
 	p.expect(OUTDENT, "at the end of the call's arguments")
 	return c
@@ -54,8 +58,9 @@ func (p *parser) lastEnd() diag.Pos {
 	return 0
 }
 
-// parseCallLine parses one argument or clause line of a call.
-func (p *parser) parseCallLine(c *CallExpr) {
+// parseCallLine parses one argument or clause line of a call; the
+// arguments so far are p.fieldStack[base:].
+func (p *parser) parseCallLine(c *CallExpr, base int) {
 	t := p.tok()
 	switch {
 	case t.kind == INDENT:
@@ -67,19 +72,21 @@ func (p *parser) parseCallLine(c *CallExpr) {
 		if t.kind == STRING {
 			key = p.value(t)
 		}
-		for _, a := range c.Args {
+		for _, a := range p.fieldStack[base:] {
 			if a.Key == key {
 				p.errorf(t.pos, "syntax/duplicate-arg", "duplicate argument '%s' in call", key)
 			}
 		}
-		c.Args = append(c.Args, &Field{KeyPos: t.pos, Key: key, Value: p.parseValue()})
+		f := p.a.fields.new(Field{KeyPos: t.pos, Key: key})
+		f.Value = p.parseValue()
+		p.fieldStack = append(p.fieldStack, f)
 		p.endStmt("argument")
 		return
 	case t.kind != IDENT:
 		p.errorf(t.pos, "syntax/expected", "expected a `key: value` argument or a clause (%s), found %s", strings.Join(clauseNames, ", "), describe(t))
 	}
 	p.parseClause(c, t)
-	p.endStmt(t.raw + " clause")
+	p.endStmtOf("", t.raw, " clause")
 }
 
 // parseClause parses retries, timeout, backoff or on_fail.

@@ -29,7 +29,7 @@ func (p *parser) parseExpr() Expr {
 	x := p.parseAnd()
 	for p.isWord("or") {
 		op := p.advance()
-		x = &BinaryExpr{X: x, OpPos: op.pos, Op: OR, Y: p.parseAnd()}
+		x = p.a.binaries.new(BinaryExpr{X: x, OpPos: op.pos, Op: OR, Y: p.parseAnd()})
 	}
 	return x
 }
@@ -41,7 +41,7 @@ func (p *parser) parseAnd() Expr {
 	x := p.parseNot()
 	for p.isWord("and") {
 		op := p.advance()
-		x = &BinaryExpr{X: x, OpPos: op.pos, Op: AND, Y: p.parseNot()}
+		x = p.a.binaries.new(BinaryExpr{X: x, OpPos: op.pos, Op: AND, Y: p.parseNot()})
 	}
 	return x
 }
@@ -55,7 +55,7 @@ func (p *parser) parseNot() Expr {
 		p.enter(op.pos)
 		x := p.parseNot()
 		p.leave()
-		return &UnaryExpr{OpPos: op.pos, Op: NOT, X: x}
+		return p.a.unaries.new(UnaryExpr{OpPos: op.pos, Op: NOT, X: x})
 	}
 	return p.parseComparison()
 }
@@ -72,13 +72,13 @@ func (p *parser) parseComparison() Expr {
 	switch {
 	case compareOps[t.kind]:
 		p.advance()
-		return &BinaryExpr{X: x, OpPos: t.pos, Op: t.kind, Y: p.parseSum()}
+		return p.a.binaries.new(BinaryExpr{X: x, OpPos: t.pos, Op: t.kind, Y: p.parseSum()})
 	case isWordTok(t, "meets"):
 		p.advance()
-		return &BinaryExpr{X: x, OpPos: t.pos, Op: MEETS, Y: p.parseSum()}
+		return p.a.binaries.new(BinaryExpr{X: x, OpPos: t.pos, Op: MEETS, Y: p.parseSum()})
 	case isWordTok(t, "is"):
 		is := p.advance()
-		e := &IsExpr{X: x, IsPos: is.pos}
+		e := p.a.isExprs.new(IsExpr{X: x, IsPos: is.pos})
 		if p.isWord("not") {
 			p.advance()
 			e.Not = true
@@ -102,7 +102,7 @@ func (p *parser) parseSum() Expr {
 	x := p.parseUnary()
 	for k := p.tok().kind; k == PLUS || k == MINUS; k = p.tok().kind {
 		op := p.advance()
-		x = &BinaryExpr{X: x, OpPos: op.pos, Op: k, Y: p.parseUnary()}
+		x = p.a.binaries.new(BinaryExpr{X: x, OpPos: op.pos, Op: k, Y: p.parseUnary()})
 	}
 	return x
 }
@@ -119,7 +119,7 @@ func (p *parser) parseUnary() Expr {
 		p.enter(op.pos)
 		x := p.parseUnary()
 		p.leave()
-		return &UnaryExpr{OpPos: op.pos, Op: MINUS, X: x}
+		return p.a.unaries.new(UnaryExpr{OpPos: op.pos, Op: MINUS, X: x})
 	}
 	return p.parsePostfix()
 }
@@ -147,7 +147,7 @@ func (p *parser) parsePostfix() Expr {
 				p.errorf(t.pos, "syntax/expected", "expected a member name after '.', found %s", describe(t))
 			}
 			p.advance()
-			x = &MemberExpr{X: x, NamePos: t.pos, Name: t.raw}
+			x = p.a.members.new(MemberExpr{X: x, NamePos: t.pos, Name: t.raw})
 		case LBRACK:
 			lb := p.advance()
 			p.enter(lb.pos)
@@ -176,11 +176,11 @@ func (p *parser) parsePrimary() Expr {
 		if err != nil {
 			p.errorf(t.pos, "syntax/number", "integer %s is too large", t.raw)
 		}
-		return &NumberLit{ValuePos: t.pos, Raw: t.raw, IsInt: true, Int: n, Float: float64(n)}
+		return p.a.numbers.new(NumberLit{ValuePos: t.pos, Raw: t.raw, IsInt: true, Int: n, Float: float64(n)})
 	case FLOAT:
 		p.advance()
 		f, _ := strconv.ParseFloat(t.raw, 64)
-		return &NumberLit{ValuePos: t.pos, Raw: t.raw, Float: f}
+		return p.a.numbers.new(NumberLit{ValuePos: t.pos, Raw: t.raw, Float: f})
 	case STRING:
 		p.advance()
 		raw := t.raw
@@ -189,8 +189,8 @@ func (p *parser) parsePrimary() Expr {
 			// is the text as it stands in the file, so End is exact.
 			raw = string(p.file.Source()[t.pos:t.end])
 		}
-		v, parts := interpolate(p.value(t), raw, t.pos)
-		return &StringLit{ValuePos: t.pos, Raw: raw, Value: v, Parts: parts}
+		v, parts := interpolate(&p.a, p.value(t), raw, t.pos)
+		return p.a.strs.new(StringLit{ValuePos: t.pos, Raw: raw, Value: v, Parts: parts})
 	case DURATION:
 		p.advance()
 		d, _ := time.ParseDuration(t.raw)
@@ -218,9 +218,9 @@ func (p *parser) parseName() Expr {
 	t := p.advance()
 	switch t.raw {
 	case "null":
-		return &NullLit{ValuePos: t.pos}
+		return p.a.nulls.new(NullLit{ValuePos: t.pos})
 	case "true", "false":
-		return &BoolLit{ValuePos: t.pos, Value: t.raw == "true"}
+		return p.a.bools.new(BoolLit{ValuePos: t.pos, Value: t.raw == "true"})
 	case "call":
 		if startsOperand(p.tok()) {
 			p.errorf(t.pos, "syntax/call-position", "a call must stand on its own: write `let NAME = call TARGET` on its own line and use NAME here")
@@ -232,7 +232,7 @@ func (p *parser) parseName() Expr {
 	if t.raw == WorldRead && p.tok().kind == LPAREN {
 		return p.parseWorldRead(&t)
 	}
-	return &Ident{NamePos: t.pos, Name: t.raw}
+	return p.a.idents.new(Ident{NamePos: t.pos, Name: t.raw})
 }
 
 // WorldRead is the name of the world-model read a responsibility's
@@ -256,8 +256,9 @@ func (p *parser) parseWorldRead(name *token) Expr {
 	}
 	p.leave()
 	rp := p.expect(RPAREN, "to close "+WorldRead+"(")
-	return &CallExpr{Call: name.pos, Target: &Ident{NamePos: name.pos, Name: name.raw},
-		Args: []*Field{{KeyPos: s.pos, Key: "node", Value: arg}}, EndPos: rp.end}
+	node := p.a.fields.new(Field{KeyPos: s.pos, Key: "node", Value: arg})
+	return p.a.calls.new(CallExpr{Call: name.pos, Target: p.a.idents.new(Ident{NamePos: name.pos, Name: name.raw}),
+		Args: p.a.fieldLists.cut([]*Field{node}), EndPos: rp.end})
 }
 
 // parseList parses a list literal; commas are optional between lines.
@@ -267,11 +268,16 @@ func (p *parser) parseWorldRead(name *token) Expr {
 func (p *parser) parseList() Expr {
 	lb := p.advance()
 	p.enter(lb.pos)
-	l := &ListLit{Lbrack: lb.pos}
+	l := p.a.listLits.new(ListLit{Lbrack: lb.pos})
+	base := len(p.exprStack)
 	for p.tok().kind != RBRACK {
-		l.Elems = append(l.Elems, p.parseExpr())
+		x := p.parseExpr()
+		p.exprStack = append(p.exprStack, x)
 		p.separator(RBRACK, "list element")
 	}
+	l.Elems = p.a.exprLists.cut(p.exprStack[base:])
+	clear(p.exprStack[base:])
+	p.exprStack = p.exprStack[:base]
 	l.Rbrack = p.advance().pos
 	p.leave()
 	return l
@@ -285,11 +291,16 @@ func (p *parser) parseList() Expr {
 func (p *parser) parseObject() *ObjectLit {
 	lb := p.advance()
 	p.enter(lb.pos)
-	o := &ObjectLit{Lbrace: lb.pos}
+	o := p.a.objects.new(ObjectLit{Lbrace: lb.pos})
+	base := len(p.fieldStack)
 	for p.tok().kind != RBRACE {
-		o.Fields = append(o.Fields, p.parseField())
+		f := p.parseField()
+		p.fieldStack = append(p.fieldStack, f)
 		p.separator(RBRACE, "object field")
 	}
+	o.Fields = p.a.fieldLists.cut(p.fieldStack[base:])
+	clear(p.fieldStack[base:])
+	p.fieldStack = p.fieldStack[:base]
 	o.Rbrace = p.advance().pos
 	p.leave()
 	return o
@@ -305,7 +316,7 @@ func (p *parser) parseField() *Field {
 	if t.kind == STRING {
 		key = p.value(t)
 	}
-	f := &Field{KeyPos: t.pos, Key: key}
+	f := p.a.fields.new(Field{KeyPos: t.pos, Key: key})
 	if p.tok().kind == COLON {
 		p.advance()
 		f.Value = p.parseExpr()
@@ -314,7 +325,7 @@ func (p *parser) parseField() *Field {
 	if t.kind == STRING || reserved[t.raw] {
 		p.errorf(p.tok().pos, "syntax/expected", "expected ':' after the field name %s", describe(t))
 	}
-	f.Value = &Ident{NamePos: t.pos, Name: t.raw}
+	f.Value = p.a.idents.new(Ident{NamePos: t.pos, Name: t.raw})
 	return f
 }
 

@@ -33,7 +33,7 @@ func (p *parser) parseStmt() Stmt {
 		return p.parseLet()
 	case "for", "repeat":
 		if p.isLoopStart() || t.raw == "for" && next.kind == IDENT || t.raw == "repeat" && (startsOperand(next) || next.kind == COLON) {
-			return &ExprStmt{X: p.parseLoop()}
+			return p.a.exprs.new(ExprStmt{X: p.parseLoop()})
 		}
 	case "while", "until":
 		if startsOperand(next) {
@@ -56,7 +56,7 @@ func (p *parser) parseStmt() Stmt {
 			p.errorf(next.pos, "syntax/missing-colon", "missing ':' at the end of the %s line: a block opens with ':'", t.raw)
 		}
 		if isWordTok(next, "for") || isWordTok(next, "repeat") || isWordTok(next, "first") {
-			return &ExprStmt{X: p.parseLoop()}
+			return p.a.exprs.new(ExprStmt{X: p.parseLoop()})
 		}
 	case "loop":
 		if isWordTok(next, "while") || isWordTok(next, "until") {
@@ -105,7 +105,7 @@ func (p *parser) lineHasAssign() bool {
 func (p *parser) parseExprStmt() Stmt {
 	x := p.parseValue()
 	p.endStmt("expression")
-	return &ExprStmt{X: x}
+	return p.a.exprs.new(ExprStmt{X: x})
 }
 
 // parseLet parses a let statement.
@@ -114,10 +114,13 @@ func (p *parser) parseExprStmt() Stmt {
 func (p *parser) parseLet() Stmt {
 	let := p.advance()
 	name := p.parseIdent("after 'let'")
-	p.expect(ASSIGN, "after 'let "+name.Name+"'")
+	if t := p.tok(); t.kind != ASSIGN {
+		p.errorf(t.pos, "syntax/expected", "expected '%s' after 'let %s', found %s", ASSIGN, name.Name, describe(t))
+	}
+	p.advance()
 	v := p.parseValue()
 	p.endStmt("let statement")
-	return &LetStmt{Let: let.pos, Name: name, Value: v}
+	return p.a.lets.new(LetStmt{Let: let.pos, Name: name, Value: v})
 }
 
 // parseAssign parses an assignment to a name or an indexed element.
@@ -133,7 +136,7 @@ func (p *parser) parseAssign() Stmt {
 	eq := p.expect(ASSIGN, "in assignment (use '==' to compare)")
 	v := p.parseValue()
 	p.endStmt("assignment")
-	return &AssignStmt{LHS: lhs, Eq: eq.pos, Value: v}
+	return p.a.assigns.new(AssignStmt{LHS: lhs, Eq: eq.pos, Value: v})
 }
 
 // parseIf parses an if statement and its elif/else chain. An elif is
@@ -153,7 +156,7 @@ func (p *parser) parseIf(elif bool) Stmt {
 				p.errorf(p.tok().pos, "syntax/nesting", "an if/elif chain of more than %d branches: split it, or look the case up in an object", maxElifs)
 			}
 			next := p.parseIfBranch(true)
-			cur.Else = []Stmt{next}
+			cur.Else = p.a.stmtLists.cut([]Stmt{next})
 			cur = next
 			continue
 		case p.isWord("else") && p.peek(1).kind != ASSIGN:
@@ -176,7 +179,7 @@ func (p *parser) parseIfBranch(elif bool) *IfStmt {
 	what := kw.raw
 	end := p.headEnd(false)
 	cond := p.parseCond(what, end)
-	s := &IfStmt{If: kw.pos, Elif: elif, Cond: cond, ElsePos: diag.NoPos}
+	s := p.a.ifs.new(IfStmt{If: kw.pos, Elif: elif, Cond: cond, ElsePos: diag.NoPos})
 	s.Then = p.parseBlock(what)
 	return s
 }
@@ -187,7 +190,10 @@ func (p *parser) parseIfBranch(elif bool) *IfStmt {
 func (p *parser) parseWhile() Stmt {
 	loop := p.advance()
 	until := p.advance().raw == "until"
-	what := "loop " + map[bool]string{false: "while", true: "until"}[until]
+	what := "loop while"
+	if until {
+		what = "loop until"
+	}
 	end := p.headEnd(true)
 	s := &WhileStmt{Loop: loop.pos, Until: until}
 	s.Cond = p.parseCond(what, end)
@@ -246,19 +252,22 @@ func (p *parser) parseTry() Stmt {
 //	append_stmt = 'append' expr 'to' postfix NEWLINE | 'record' expr 'in' postfix NEWLINE .
 func (p *parser) parseAppend(record bool) Stmt {
 	kw := p.advance()
-	word := map[bool]string{false: "to", true: "in"}[record]
+	word := "to"
+	if record {
+		word = "in"
+	}
 	if end := p.peek(2).kind; p.isWord(word) && p.peek(1).kind == IDENT && (end == NEWLINE || end == EOF) {
 		p.errorf(p.tok().pos, "syntax/expected", "expected the value to add after '%s': %s VALUE %s LIST", kw.raw, kw.raw, word)
 	}
-	v := p.parseOperand("the value to add after '" + kw.raw + "'")
+	v := p.parseOperandAfter("the value to add after '", kw.raw, "'")
 	if record {
 		p.expectWord("in", "after the recorded value: record VALUE in LIST")
 	} else {
 		p.expectWord("to", "after the appended value: append VALUE to LIST")
 	}
 	list := p.parsePostfix()
-	p.endStmt(kw.raw + " statement")
-	return &AppendStmt{Keyword: kw.pos, Record: record, Value: v, List: list}
+	p.endStmtOf("", kw.raw, " statement")
+	return p.a.appends.new(AppendStmt{Keyword: kw.pos, Record: record, Value: v, List: list})
 }
 
 // parseBranch parses continue or break.
@@ -266,7 +275,7 @@ func (p *parser) parseAppend(record bool) Stmt {
 //	branch_stmt = ('continue' | 'break') NEWLINE .
 func (p *parser) parseBranch() Stmt {
 	kw := p.advance()
-	p.endStmt("'" + kw.raw + "'")
+	p.endStmtOf("'", kw.raw, "'")
 	return &BranchStmt{Keyword: kw.pos, Break: kw.raw == "break"}
 }
 
@@ -275,7 +284,7 @@ func (p *parser) parseBranch() Stmt {
 //	return_stmt = 'return' [ value ] NEWLINE .
 func (p *parser) parseReturn() Stmt {
 	kw := p.advance()
-	s := &ReturnStmt{Return: kw.pos}
+	s := p.a.returns.new(ReturnStmt{Return: kw.pos})
 	if k := p.tok().kind; k != NEWLINE && k != EOF && k != OUTDENT {
 		s.Value = p.parseValue()
 	}
@@ -360,7 +369,7 @@ func (p *parser) parseLoop() Expr {
 	}
 	if p.isWord("repeat") {
 		p.advance()
-		r := &RepeatExpr{Repeat: start, Parallel: parallel, First: first}
+		r := p.a.repeats.new(RepeatExpr{Repeat: start, Parallel: parallel, First: first})
 		if t := p.tok(); t.kind == COLON || isWordTok(t, "as") {
 			p.errorf(t.pos, "syntax/expected", "expected the number of iterations after 'repeat': repeat N: or repeat N as i:")
 		}
@@ -373,7 +382,7 @@ func (p *parser) parseLoop() Expr {
 		return r
 	}
 	p.expectWord("for", "after 'parallel'")
-	f := &ForExpr{For: start, Parallel: parallel, First: first}
+	f := p.a.fors.new(ForExpr{For: start, Parallel: parallel, First: first})
 	f.Var = p.parseIdent("after 'for'")
 	if p.tok().kind == COMMA {
 		p.advance()
@@ -389,8 +398,14 @@ func (p *parser) parseLoop() Expr {
 // none starts (the line ends, a ':' comes), the error says what was
 // expected rather than just "a value".
 func (p *parser) parseOperand(what string) Expr {
+	return p.parseOperandAfter(what, "", "")
+}
+
+// parseOperandAfter is parseOperand with what written in three parts,
+// joined only for the message.
+func (p *parser) parseOperandAfter(what, word, after string) Expr {
 	if t := p.tok(); !startsOperand(t) && t.kind != ILLEGAL {
-		p.errorf(t.pos, "syntax/expected", "expected %s, found %s", what, describe(t))
+		p.errorf(t.pos, "syntax/expected", "expected %s%s%s, found %s", what, word, after, describe(t))
 	}
 	return p.parseExpr()
 }
@@ -402,5 +417,5 @@ func (p *parser) parseIdent(context string) *Ident {
 		p.errorf(t.pos, "syntax/expected", "expected a name %s, found %s", context, describe(t))
 	}
 	p.advance()
-	return &Ident{NamePos: t.pos, Name: t.raw}
+	return p.a.idents.new(Ident{NamePos: t.pos, Name: t.raw})
 }

@@ -1,5 +1,7 @@
 package syntax
 
+import "math/bits"
+
 // The resolver turns every name into a slot once, after parsing, as
 // starlark-go's resolve package gives each identifier a Binding: the
 // evaluator then indexes a slice instead of looking a string up in a map,
@@ -58,13 +60,16 @@ type Frame struct {
 	// frame of each of this frame's slots (Export[i] for Names[i]).
 	Export []int
 
-	index map[string]int // Names' slots, once there are more than smallFrame
+	// index is an open-addressed hash table of Names' slots, once there
+	// are more than smallFrame: each entry a slot plus one (0: empty),
+	// at most half of them full.
+	index []int32
 	up    *Frame
 }
 
 // smallFrame is the most names a frame looks up by scanning Names; most
 // frames have a few names (a parallel iteration's), and a scan of them
-// costs less than building a map.
+// costs less than hashing.
 const smallFrame = 8
 
 // Slot is the index of name in fr, or -1.
@@ -77,38 +82,84 @@ func (fr *Frame) Slot(name string) int {
 		}
 		return -1
 	}
-	if i, ok := fr.index[name]; ok {
-		return i
+	mask := uint32(len(fr.index) - 1)
+	for h := hashName(name) & mask; ; h = (h + 1) & mask {
+		i := fr.index[h]
+		if i == 0 {
+			return -1
+		}
+		if fr.Names[i-1] == name {
+			return int(i - 1)
+		}
 	}
-	return -1
 }
 
-func (fr *Frame) declare(name string) int {
+// declare gives name a slot in fr, if it has none, and returns it. A
+// frame's first name reserves room in the arena for the names it is
+// likely to get: the parse's names for the delegation's, a few for the
+// others.
+func (r *resolver) declare(fr *Frame, name string) int {
 	if i := fr.Slot(name); i >= 0 {
 		return i
 	}
+	if fr.Names == nil {
+		n := 4
+		if fr == r.top {
+			n = r.a.names.hint
+		}
+		fr.Names = r.a.names.room(n)
+	}
 	fr.Names = append(fr.Names, name)
 	switch n := len(fr.Names); {
-	case n > smallFrame && fr.index == nil:
-		fr.index = make(map[string]int, 2*n)
+	case n > smallFrame && 2*n > len(fr.index):
+		fr.index = make([]int32, 1<<bits.Len(uint(4*n-1))) // a power of two, a quarter full
 		for i, x := range fr.Names {
-			fr.index[x] = i
+			fr.place(x, i)
 		}
 	case fr.index != nil:
-		fr.index[name] = n - 1
+		fr.place(name, n-1)
 	}
 	return len(fr.Names) - 1
 }
 
-// resolve binds every name of prog (see above). Parse calls it.
-func resolve(prog *Program) {
-	r := &resolver{top: &Frame{}}
+// place enters slot i, named name, in fr.index.
+func (fr *Frame) place(name string, i int) {
+	mask := uint32(len(fr.index) - 1)
+	h := hashName(name) & mask
+	for fr.index[h] != 0 {
+		h = (h + 1) & mask
+	}
+	fr.index[h] = int32(i + 1)
+}
+
+// hashName is the FNV-1a hash of name.
+func hashName(name string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h ^= uint32(name[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// resolve binds every name of prog (see above), with frames and
+// bindings from a. Parse calls it.
+func (r *resolver) resolve(prog *Program, a *arena) {
+	r.a = a
+	r.top = r.a.frames.new(Frame{})
+	if a.nCalls > 0 {
+		r.calls = make([]*CallExpr, 0, a.nCalls)
+	}
+	if a.nLoops > 0 {
+		r.loops = make([]*ForExpr, 0, a.nLoops)
+	}
 	prog.Frame = r.top
 	r.enter(r.top, prog.Body, nil)
 	prog.calls, prog.loops, prog.indexed = r.calls, r.loops, true
 }
 
 type resolver struct {
+	a   *arena
 	top *Frame
 	cur *Frame
 	// calls and loops collect what Program.Calls and Loops give.
@@ -137,51 +188,56 @@ func (r *resolver) enter(fr *Frame, body []Stmt, bind func()) {
 // frames here, so their names are fr's too.
 func (r *resolver) declareStmts(fr *Frame, body []Stmt) {
 	for _, s := range body {
-		Walk(s, func(n Node) bool {
-			switch n := n.(type) {
-			case *LetStmt:
-				fr.declare(n.Name.Name)
-			case *WhileStmt:
-				if n.Var != nil {
-					fr.declare(n.Var.Name)
-				}
-			case *TryStmt:
-				if n.CatchVar != nil {
-					fr.declare(n.CatchVar.Name)
-				}
-			case *ForExpr:
-				if n.Parallel || n.First {
-					Walk(n.X, func(n Node) bool { return r.declareInExpr(fr, n) })
-					return false
-				}
-				fr.declare(n.Var.Name)
-				if n.Index != nil {
-					fr.declare(n.Index.Name)
-				}
-			case *RepeatExpr:
-				if n.Parallel || n.First {
-					Walk(n.Count, func(n Node) bool { return r.declareInExpr(fr, n) })
-					return false
-				}
-				if n.Var != nil {
-					fr.declare(n.Var.Name)
-				}
-			case *ParallelStmt:
-				n.Frames = make([]*Frame, len(n.Branches))
-				for i, br := range n.Branches {
-					bf := &Frame{}
-					r.declareStmts(bf, []Stmt{br})
-					bf.Export = make([]int, len(bf.Names))
-					for j, name := range bf.Names {
-						bf.Export[j] = fr.declare(name)
-					}
-					n.Frames[i] = bf
-				}
+		r.declareIn(fr, s)
+	}
+}
+
+// declareIn is declareStmts for one node.
+func (r *resolver) declareIn(fr *Frame, s Node) {
+	Walk(s, func(n Node) bool {
+		switch n := n.(type) {
+		case *LetStmt:
+			r.declare(fr, n.Name.Name)
+		case *WhileStmt:
+			if n.Var != nil {
+				r.declare(fr, n.Var.Name)
+			}
+		case *TryStmt:
+			if n.CatchVar != nil {
+				r.declare(fr, n.CatchVar.Name)
+			}
+		case *ForExpr:
+			if n.Parallel || n.First {
+				Walk(n.X, func(n Node) bool { return r.declareInExpr(fr, n) })
 				return false
 			}
-			return true
-		})
-	}
+			r.declare(fr, n.Var.Name)
+			if n.Index != nil {
+				r.declare(fr, n.Index.Name)
+			}
+		case *RepeatExpr:
+			if n.Parallel || n.First {
+				Walk(n.Count, func(n Node) bool { return r.declareInExpr(fr, n) })
+				return false
+			}
+			if n.Var != nil {
+				r.declare(fr, n.Var.Name)
+			}
+		case *ParallelStmt:
+			n.Frames = make([]*Frame, len(n.Branches))
+			for i := range n.Branches {
+				bf := r.a.frames.new(Frame{})
+				r.declareStmts(bf, n.Branches[i:i+1])
+				bf.Export = make([]int, len(bf.Names))
+				for j, name := range bf.Names {
+					bf.Export[j] = r.declare(fr, name)
+				}
+				n.Frames[i] = bf
+			}
+			return false
+		}
+		return true
+	})
 }
 
 // declareInExpr is declareStmts' walk over an expression evaluated in
@@ -189,9 +245,7 @@ func (r *resolver) declareStmts(fr *Frame, body []Stmt) {
 func (r *resolver) declareInExpr(fr *Frame, n Node) bool {
 	switch n.(type) {
 	case *ForExpr, *RepeatExpr:
-		if s, ok := n.(Expr); ok {
-			r.declareStmts(fr, []Stmt{&ExprStmt{X: s}})
-		}
+		r.declareIn(fr, n)
 		return false
 	}
 	return true
@@ -217,7 +271,7 @@ func (r *resolver) lookup(name string) Binding {
 		}
 		depth++
 	}
-	i := r.top.declare(name)
+	i := r.declare(r.top, name)
 	if depth == 0 {
 		return Binding{Scope: Local, Index: i}
 	}
@@ -230,7 +284,7 @@ func (r *resolver) outerOf(fr *Frame, name string, depth int) *Binding {
 	d := depth + 1
 	for o := fr.up; o != nil; o = o.up {
 		if i := o.Slot(name); i >= 0 {
-			b := &Binding{Scope: Outer, Depth: d, Index: i}
+			b := r.a.bindings.new(Binding{Scope: Outer, Depth: d, Index: i})
 			if o.up != nil && o != r.top {
 				b.Shadows = r.outerOf(o, name, d)
 			}
@@ -239,7 +293,7 @@ func (r *resolver) outerOf(fr *Frame, name string, depth int) *Binding {
 		d++
 	}
 	// Bound nowhere outside: a global, a slot of the delegation's frame.
-	return &Binding{Scope: Outer, Depth: d - 1, Index: r.top.declare(name)}
+	return r.a.bindings.new(Binding{Scope: Outer, Depth: d - 1, Index: r.declare(r.top, name)})
 }
 
 func (r *resolver) ident(id *Ident) {
@@ -348,16 +402,16 @@ func (r *resolver) expr(x Expr) {
 			r.ident(x.Var)
 			r.ident(x.Index)
 		}, func(fr *Frame) {
-			fr.declare(x.Var.Name)
+			r.declare(fr, x.Var.Name)
 			if x.Index != nil {
-				fr.declare(x.Index.Name)
+				r.declare(fr, x.Index.Name)
 			}
 		})
 	case *RepeatExpr:
 		r.expr(x.Count)
 		r.loop(x.Parallel || x.First, &x.Frame, x.Body, func() { r.ident(x.Var) }, func(fr *Frame) {
 			if x.Var != nil {
-				fr.declare(x.Var.Name)
+				r.declare(fr, x.Var.Name)
 			}
 		})
 	case *NaturalCond:
@@ -376,7 +430,7 @@ func (r *resolver) loop(parallel bool, frame **Frame, body []Stmt, vars func(), 
 		r.stmts(body)
 		return
 	}
-	fr := &Frame{}
+	fr := r.a.frames.new(Frame{})
 	*frame = fr
 	declare(fr)
 	r.enter(fr, body, vars)

@@ -3,7 +3,6 @@ package syntax
 import (
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -80,14 +79,18 @@ type scanner struct {
 //   - a tab in the indentation is an error (once per block, counting the
 //     other lines), and the indentation is compared as written.
 //
-// It keeps the first maxErrors errors and counts the others (more).
-func scan(lines []Line) (toks []token, vals []string, errs []*scanError, more int) {
-	s := &scanner{lines: lines, indents: []string{baseIndent(lines)}}
+// It keeps the first maxErrors errors and counts the others (more). The
+// scanner's slices are reused: what it returns is valid until its next
+// scan.
+func (s *scanner) scan(lines []Line) (toks []token, vals []string, errs []*scanError, more int) {
+	*s = scanner{lines: lines, toks: s.toks, vals: s.vals, indents: append(s.indents, baseIndent(lines)), opens: s.opens, errs: s.errs}
 	size := 0
 	for _, l := range lines {
 		size += len(l.Text)
 	}
-	s.toks = getTokens(size/4 + 2*len(lines) + 8)
+	if n := size/4 + 2*len(lines) + 8; cap(s.toks) < n {
+		s.toks = make([]token, 0, n)
+	}
 	for s.li = 0; s.li < len(lines); s.li++ {
 		s.text, s.i = lines[s.li].Text, 0
 		s.scanLine()
@@ -113,33 +116,6 @@ func scan(lines []Line) (toks []token, vals []string, errs []*scanError, more in
 	}
 	s.emit(EOF, end, end, "", "")
 	return s.toks, s.vals, s.errs, s.more
-}
-
-// tokenPool keeps token slices from one parse for the next: a lint
-// parses a block per file, and a fresh slice (zeroed, walked by the
-// collector) cost a third of scanning one. A slice of more than
-// maxPooled tokens is not kept.
-var tokenPool sync.Pool // of *[]token
-
-const maxPooled = 1 << 14
-
-// getTokens is an empty token slice with room for n tokens.
-func getTokens(n int) []token {
-	if v, ok := tokenPool.Get().(*[]token); ok && cap(*v) >= n {
-		return (*v)[:0]
-	}
-	return make([]token, 0, n)
-}
-
-// putTokens gives toks back to the pool, cleared (the strings they hold
-// are the source's).
-func putTokens(toks []token) {
-	if cap(toks) > maxPooled {
-		return
-	}
-	clear(toks)
-	toks = toks[:0]
-	tokenPool.Put(&toks)
 }
 
 func tabsMore(n int) string {

@@ -1,0 +1,225 @@
+package syntax
+
+// A lint parses a block per file, and a block's tree is a few hundred
+// small nodes: allocated one by one they were most of a parse's
+// allocations. The parser cuts them from slabs instead, one backing array
+// per node type per parse, sized from the block's tokens (countNodes), as
+// the Markdown loader cuts bullet items from one array. The tree's nodes
+// are held by the caller for the life of the spec, so a slab belongs to
+// one parse and is never reused; only the scratch state (buffers) is.
+
+// slab hands out values of one node type from a backing array.
+type slab[T any] struct {
+	free []T
+	hint int // how many the parse is likely to need: the first array's size
+}
+
+// new returns a pointer to a fresh copy of v from the slab.
+func (s *slab[T]) new(v T) *T {
+	if len(s.free) == 0 {
+		n := s.hint
+		if n < 1 {
+			n = 1
+		}
+		s.free = make([]T, n)
+		s.hint = 4 // the estimate fell short: the rest come four at a time
+	}
+	p := &s.free[0]
+	*p = v
+	s.free = s.free[1:]
+	return p
+}
+
+// lists hands out the element arrays of lists (statement lists, fields)
+// from one backing array per element type.
+type lists[T any] struct {
+	free []T
+	hint int
+}
+
+// cut returns a copy of items (nil when empty) whose capacity is its
+// length, so that an append by a reader copies rather than writes into
+// the next list.
+func (l *lists[T]) cut(items []T) []T {
+	n := len(items)
+	if n == 0 {
+		return nil
+	}
+	if len(l.free) < n {
+		l.free = make([]T, max(n, l.hint))
+		l.hint = 8
+	}
+	s := l.free[:n:n]
+	copy(s, items)
+	l.free = l.free[n:]
+	return s
+}
+
+// room returns an empty slice with room for n items.
+func (l *lists[T]) room(n int) []T {
+	if len(l.free) < n {
+		l.free = make([]T, max(n, l.hint))
+		l.hint = 8
+	}
+	s := l.free[:0:n]
+	l.free = l.free[n:]
+	return s
+}
+
+// arena is the slabs of one parse.
+type arena struct {
+	idents   slab[Ident]
+	fields   slab[Field]
+	lets     slab[LetStmt]
+	assigns  slab[AssignStmt]
+	exprs    slab[ExprStmt]
+	ifs      slab[IfStmt]
+	returns  slab[ReturnStmt]
+	appends  slab[AppendStmt]
+	calls    slab[CallExpr]
+	objects  slab[ObjectLit]
+	listLits slab[ListLit]
+	members  slab[MemberExpr]
+	strs     slab[StringLit]
+	numbers  slab[NumberLit]
+	binaries slab[BinaryExpr]
+	unaries  slab[UnaryExpr]
+	isExprs  slab[IsExpr]
+	nulls    slab[NullLit]
+	bools    slab[BoolLit]
+	fors     slab[ForExpr]
+	repeats  slab[RepeatExpr]
+	naturals slab[NaturalCond]
+	frames   slab[Frame]
+	bindings slab[Binding]
+
+	stmtLists  lists[Stmt]
+	fieldLists lists[*Field]
+	exprLists  lists[Expr]
+	wordLists  lists[Word]
+	names      lists[string]
+
+	// nCalls and nLoops size the resolver's lists of calls and for loops.
+	nCalls, nLoops int
+}
+
+// countNodes sets the slabs' hints from the block's tokens: what each
+// kind of node is made from (a `let` word starting a line, a key before a
+// ':', a '{'...). The counts are estimates: a slab that runs short grows.
+func (a *arena) countNodes(toks []token) {
+	braces, condLine := 0, false
+	for i := range toks {
+		t := &toks[i]
+		next := EOF
+		if i+1 < len(toks) {
+			next = toks[i+1].kind
+		}
+		switch t.kind {
+		case NEWLINE:
+			a.stmtLists.hint++
+		case STRING:
+			a.strs.hint++
+			a.idents.hint += countByte(t.raw, '{') // interpolated names
+			if next == COLON {
+				a.fields.hint++
+			}
+		case INT, FLOAT:
+			a.numbers.hint++
+		case LBRACE:
+			a.objects.hint++
+			braces++
+		case RBRACE:
+			braces = max(braces-1, 0)
+		case LBRACK:
+			a.listLits.hint++
+			a.exprLists.hint++
+		case COMMA:
+			a.exprLists.hint++
+		case DOT:
+			a.members.hint++
+		case EQ, NE, LT, LE, GT, GE, PLUS, MINUS:
+			a.binaries.hint++
+		case ASSIGN:
+			a.assigns.hint++
+		case IDENT:
+			if t.nl {
+				condLine = t.raw == "if" || t.raw == "elif" || t.raw == "loop"
+			}
+			if condLine {
+				a.wordLists.hint++
+			}
+			a.countIdent(t, next, braces > 0 && (t.nl || i > 0 && (toks[i-1].kind == LBRACE || toks[i-1].kind == COMMA)))
+		}
+	}
+	a.assigns.hint = max(a.assigns.hint-a.lets.hint, 0)
+	a.fieldLists.hint = a.fields.hint
+	a.names.hint = a.idents.hint
+	a.frames.hint = 1 + a.frames.hint
+	a.bindings.hint = 4 * (a.frames.hint - 1) // a parallel frame's names read through (Shadows)
+	a.nCalls, a.nLoops = a.calls.hint, a.fors.hint
+}
+
+// countIdent counts the node a name token makes; item says it may be a
+// field of an object, shorthand (`{ a, b }`) when no ':' follows.
+func (a *arena) countIdent(t *token, next Token, item bool) {
+	if next == COLON {
+		a.fields.hint++
+		return
+	}
+	switch t.raw {
+	case "let":
+		a.lets.hint++
+	case "call":
+		a.calls.hint++
+		a.exprs.hint++ // a call standing alone
+	case "return":
+		a.returns.hint++
+	case "if", "elif":
+		a.ifs.hint++
+		a.stmtLists.hint++ // an elif is its own Else list
+		a.naturals.hint++
+	case "loop":
+		a.naturals.hint++
+	case "for":
+		a.fors.hint++
+		a.exprs.hint++
+	case "repeat":
+		a.repeats.hint++
+		a.exprs.hint++
+	case "parallel":
+		a.frames.hint += 2
+	case "append", "record":
+		a.appends.hint++
+	case "and", "or", "meets":
+		a.binaries.hint++
+	case "not":
+		a.unaries.hint++
+	case "is":
+		a.isExprs.hint++
+	case "null":
+		a.nulls.hint++
+	case "true", "false":
+		a.bools.hint++
+	case WorldRead:
+		a.calls.hint++
+		a.idents.hint++
+	case "in", "as", "to", "else", "catch", "finally", "try", "first", "while", "until",
+		"retries", "timeout", "backoff", "on_fail", "abort", "use", "present", "throw",
+		"continue", "break":
+	default:
+		a.idents.hint++
+		if item {
+			a.fields.hint++
+		}
+	}
+}
+
+func countByte(s string, c byte) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+		}
+	}
+	return n
+}
