@@ -34,7 +34,9 @@
 package check
 
 import (
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -55,7 +57,9 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 	if d.ReturnRule {
 		c.neverReturns(prog)
 	}
-	return c.diags
+	diags := c.diags
+	c.release()
+	return diags
 }
 
 // neverReturns reports an Execution with no return at all (nor a throw)
@@ -86,7 +90,7 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 }
 
 // bindKind says where a name comes from.
-type bindKind int
+type bindKind uint8
 
 const (
 	kindSlot bindKind = iota
@@ -98,15 +102,17 @@ const (
 
 // binding is one name in scope.
 type binding struct {
-	kind  bindKind
-	pos   diag.Pos
-	level int // parallel nesting depth where the name was bound
-	// service is true for a loop variable over a list-valued slot or input:
-	// it may be a call target. slot names the slot it ranges over.
-	service bool
-	slot    string
+	pos diag.Pos
+	// slot names the slot a loop variable over a list-valued slot ranges
+	// over (see service).
+	slot string
 	// typ is the declared type of a config key or input, "" when unknown.
-	typ string
+	typ   string
+	level int32 // parallel nesting depth where the name was bound
+	kind  bindKind
+	// service is true for a loop variable over a list-valued slot or input:
+	// it may be a call target.
+	service bool
 	// used is set once a config key or input is read (saves map writes).
 	used bool
 }
@@ -122,39 +128,46 @@ type checker struct {
 	slots   map[string]*Slot
 	used    map[string]bool // config/input names read somewhere
 
-	level    int  // depth of parallel bodies
-	loops    int  // depth of loops (reset inside parallel: branches)
-	parLoop  bool // the innermost loop runs its iterations in parallel
-	inBranch bool // inside a parallel: branch, outside any loop of its own
-	collect  int  // depth of value-collecting loop bodies
+	level    int32 // depth of parallel bodies
+	loops    int   // depth of loops (reset inside parallel: branches)
+	parLoop  bool  // the innermost loop runs its iterations in parallel
+	inBranch bool  // inside a parallel: branch, outside any loop of its own
+	collect  int   // depth of value-collecting loop bodies
 
-	siblings map[string]bool // names bound by the branches of the parallel: block being checked
+	siblings []string // names bound by the branches of the parallel: block being checked
+	sibStack []string // the siblings of the blocks being checked, inner ones above outer ones
 
 	returned    map[string]bool // keys of top-level return objects
 	opaqueRet   bool            // a top-level return whose keys are unknown
 	anyTopLevel bool
 	lacking     map[string]bool // outputs a check/return-shape error named (not also "never returned")
+
+	// bindings is where every binding comes from, nb of them used: none
+	// outlives the run, so the array is the next run's too.
+	bindings []binding
+	nb       int
+	bound    []undo // scratch of alternatives, nested calls' above their callers'
 }
 
+// checkers keeps checkers, their maps cleared, from one Check to the next:
+// a checker is built for every Delegation a lint reads, and its maps and
+// bindings were most of a check's allocations.
+var checkers sync.Pool // of *checker
+
 func newChecker(f *diag.File, d *Decls) *checker {
-	// The declared names' bindings come from one slab, and the maps are
-	// sized for them: a checker is built for every Delegation a lint reads.
-	n := len(d.Inputs) + len(d.Config) + len(d.Slots)
-	slab := make([]binding, n)
-	next := func(b binding) *binding {
-		p := &slab[0]
-		*p, slab = b, slab[1:]
-		return p
+	c, _ := checkers.Get().(*checker)
+	if c == nil {
+		n := len(d.Inputs) + len(d.Config) + len(d.Slots)
+		c = &checker{
+			names:    make(map[string]*binding, n),
+			slots:    make(map[string]*Slot, len(d.Slots)),
+			used:     map[string]bool{},
+			returned: map[string]bool{},
+			lacking:  map[string]bool{},
+		}
 	}
-	c := &checker{
-		f:        f,
-		d:        d,
-		names:    make(map[string]*binding, n),
-		slots:    make(map[string]*Slot, len(d.Slots)),
-		used:     map[string]bool{},
-		returned: map[string]bool{},
-		lacking:  map[string]bool{},
-	}
+	c.f, c.d = f, d
+	next := c.newBinding
 	// Inputs first, then config, then slots: a name declared as several
 	// keeps the most specific kind (a slot listed among the inputs is a
 	// service; a config key listed among them is config).
@@ -175,6 +188,43 @@ func newChecker(f *diag.File, d *Decls) *checker {
 	}
 	return c
 }
+
+// newBinding is a binding from c.bindings holding b. A full array is
+// replaced by a larger one: the pointers into it stay valid.
+func (c *checker) newBinding(b binding) *binding {
+	if c.nb == len(c.bindings) {
+		c.bindings = make([]binding, max(2*len(c.bindings), 32))
+		c.nb = 0
+	}
+	p := &c.bindings[c.nb]
+	c.nb++
+	*p = b
+	return p
+}
+
+// release clears c of the run (its findings belong to the caller) and
+// gives it back to the pool. Maps grown past maxPooledNames are not kept.
+func (c *checker) release() {
+	if len(c.names) > maxPooledNames || len(c.bindings) > maxPooledNames {
+		return
+	}
+	clear(c.names)
+	clear(c.slots)
+	clear(c.used)
+	clear(c.returned)
+	clear(c.lacking)
+	clear(c.journal)
+	clear(c.bindings[:c.nb])
+	clear(c.bound)
+	clear(c.sibStack)
+	*c = checker{
+		names: c.names, slots: c.slots, used: c.used, returned: c.returned, lacking: c.lacking,
+		journal: c.journal[:0], bindings: c.bindings, bound: c.bound[:0], sibStack: c.sibStack[:0],
+	}
+	checkers.Put(c)
+}
+
+const maxPooledNames = 1 << 10
 
 // lookup resolves a name read at pos; it marks config and inputs used.
 func (c *checker) lookup(name string) *binding {
@@ -201,7 +251,7 @@ func (c *checker) undefined(pos diag.Pos, name, what string) {
 		what = "undefined name"
 	}
 	msg := what + " " + quote(name)
-	if c.siblings[name] {
+	if slices.Contains(c.siblings, name) {
 		msg += ": it is bound by another branch of this parallel block, and branches run at the same time; use it after the block"
 	} else if s := c.hyphenSplit(name); s != "" {
 		msg += "; a hyphen between letters joins a name: to subtract, write " + quote(s)

@@ -57,19 +57,21 @@ func (c *checker) stmt(s syntax.Stmt) {
 // not a re-declaration, and every name any of them binds is visible after.
 func (c *checker) alternatives(blocks ...func()) {
 	m := c.mark()
-	var bound []undo // name and its binding after the first block binding it
+	base := len(c.bound) // c.bound[base:]: name and its binding after the first block binding it
 	for _, run := range blocks {
 		run()
 		for _, u := range c.journal[m:] {
-			if !slices.ContainsFunc(bound, func(x undo) bool { return x.name == u.name }) {
-				bound = append(bound, undo{u.name, c.names[u.name]})
+			if !slices.ContainsFunc(c.bound[base:], func(x undo) bool { return x.name == u.name }) {
+				c.bound = append(c.bound, undo{u.name, c.names[u.name]})
 			}
 		}
 		c.rollback(m)
 	}
-	for _, u := range bound {
+	for _, u := range c.bound[base:] {
 		c.set(u.name, u.old)
 	}
+	clear(c.bound[base:])
+	c.bound = c.bound[:base]
 }
 
 // let binds s.Name, or reports it when the name is already bound.
@@ -77,7 +79,7 @@ func (c *checker) let(s *syntax.LetStmt) {
 	name := s.Name.Name
 	old := c.names[name]
 	if old == nil {
-		c.set(name, &binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level})
+		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level}))
 		return
 	}
 	if old.level < c.level {
@@ -100,7 +102,7 @@ func (c *checker) let(s *syntax.LetStmt) {
 		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
 			"let %s rebinds the declared %s %s; choose another name", quote(name), kindName(old.kind), quote(name))
 	}
-	c.set(name, &binding{kind: kindLocal, pos: old.pos, level: old.level})
+	c.set(name, c.newBinding(binding{kind: kindLocal, pos: old.pos, level: old.level}))
 }
 
 // assign checks `NAME = v` and `NAME[i] = v`.
@@ -110,7 +112,7 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 		b := c.names[lhs.Name]
 		if b == nil {
 			c.undeclaredAssign(lhs)
-			c.set(lhs.Name, &binding{kind: kindLocal, pos: lhs.NamePos, level: c.level})
+			c.set(lhs.Name, c.newBinding(binding{kind: kindLocal, pos: lhs.NamePos, level: c.level}))
 			return
 		}
 		c.outerWrite(lhs, b, "assigns")
@@ -134,7 +136,7 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 // reviewer` wants `let review`, not `reviewer`).
 func (c *checker) undeclaredAssign(id *syntax.Ident) {
 	msg := "assignment to undeclared name " + quote(id.Name)
-	if c.siblings[id.Name] {
+	if slices.Contains(c.siblings, id.Name) {
 		msg += ": it is bound by another branch of this parallel block, and branches run at the same time; use it after the block"
 		c.diags.Errorf(c.f, id.NamePos, CodeUndefinedName, "%s", msg)
 		return
@@ -175,7 +177,7 @@ func (c *checker) appendTarget(s *syntax.AppendStmt) {
 // bindVar binds a loop or catch variable. over is the loop's source (nil
 // for repeat counters and catch variables).
 func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
-	b := &binding{kind: kindLoopVar, pos: id.NamePos, level: c.level}
+	b := c.newBinding(binding{kind: kindLoopVar, pos: id.NamePos, level: c.level})
 	if src, ok := over.(*syntax.Ident); ok {
 		if ob := c.names[src.Name]; ob != nil {
 			switch ob.kind {
@@ -229,14 +231,14 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 	}
 	var bound []newName
 	seen := map[string]bool{}
-	outer := c.siblings
-	c.siblings = map[string]bool{}
+	outer, base := c.siblings, len(c.sibStack)
 	for _, br := range s.Branches {
 		if let, ok := br.(*syntax.LetStmt); ok && c.names[let.Name.Name] == nil {
-			c.siblings[let.Name.Name] = true
+			c.sibStack = append(c.sibStack, let.Name.Name)
 		}
 	}
-	defer func() { c.siblings = outer }()
+	c.siblings = c.sibStack[base:len(c.sibStack):len(c.sibStack)]
+	defer func() { c.siblings, c.sibStack = outer, c.sibStack[:base] }()
 	for _, br := range s.Branches {
 		m, loops, branch := c.mark(), c.loops, c.inBranch
 		c.level++
@@ -258,7 +260,7 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 		bound = append(bound, newName{let.Name})
 	}
 	for _, n := range bound {
-		c.set(n.id.Name, &binding{kind: kindLocal, pos: n.id.NamePos, level: c.level})
+		c.set(n.id.Name, c.newBinding(binding{kind: kindLocal, pos: n.id.NamePos, level: c.level}))
 	}
 }
 
@@ -292,9 +294,9 @@ func (c *checker) ret(s *syntax.ReturnStmt) {
 	declared := c.declaredOutputs()
 	for _, f := range obj.Fields {
 		c.returned[f.Key] = true
-		if declared != nil && !declared[f.Key] {
+		if declared && !c.declaresOutput(f.Key) {
 			c.diags.Warnf(c.f, f.KeyPos, CodeUndeclaredOutput,
-				"returned key %s is not a declared output%s", quote(f.Key), c.suggestFrom(f.Key, keys(declared)))
+				"returned key %s is not a declared output%s", quote(f.Key), c.suggestFrom(f.Key, c.outputNames()))
 		}
 	}
 }
@@ -383,20 +385,37 @@ func (c *checker) returnShape(s *syntax.ReturnStmt) {
 	c.diags.Errorf(c.f, s.Return, CodeReturnShape, "return gives %s, but %s", got, want)
 }
 
-// declaredOutputs is the set of declared (not inferred) outputs, nil when
-// the spec declares none.
-func (c *checker) declaredOutputs() map[string]bool {
-	var m map[string]bool
+// declaredOutputs reports whether the spec declares outputs (not
+// inferred ones).
+func (c *checker) declaredOutputs() bool {
 	for _, o := range c.d.Outputs {
-		if o.Inferred {
-			continue
+		if !o.Inferred {
+			return true
 		}
-		if m == nil {
-			m = map[string]bool{}
-		}
-		m[o.Name] = true
 	}
-	return m
+	return false
+}
+
+// declaresOutput reports whether name is a declared (not inferred)
+// output: a scan, as the outputs are few.
+func (c *checker) declaresOutput(name string) bool {
+	for _, o := range c.d.Outputs {
+		if !o.Inferred && o.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// outputNames are the declared (not inferred) outputs' names.
+func (c *checker) outputNames() []string {
+	var out []string
+	for _, o := range c.d.Outputs {
+		if !o.Inferred {
+			out = append(out, o.Name)
+		}
+	}
+	return out
 }
 
 // finish reports what only the whole program can tell: outputs never
@@ -440,14 +459,6 @@ func kindName(k bindKind) string {
 		return "input"
 	}
 	return "name"
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // branch checks continue/break: inside a loop, not leaving a parallel:
