@@ -8,6 +8,16 @@ package syntax
 // are held by the caller for the life of the spec, so a slab belongs to
 // one parse and is never reused; only the scratch state (buffers) is.
 
+// programBlock is what every parse makes once, in one allocation: the
+// program, the delegation's frame, and room for the first calls and for
+// loops the resolver lists.
+type programBlock struct {
+	prog  Program
+	top   Frame
+	calls [4]*CallExpr
+	loops [2]*ForExpr
+}
+
 // slab hands out values of one node type from a backing array.
 type slab[T any] struct {
 	free []T
@@ -154,7 +164,7 @@ func (a *arena) countNodes(toks []token) {
 	a.assigns.hint = max(a.assigns.hint-a.lets.hint, 0)
 	a.fieldLists.hint = a.fields.hint
 	a.names.hint = a.idents.hint
-	a.frames.hint = 1 + a.frames.hint
+
 	a.bindings.hint = 4 * (a.frames.hint - 1) // a parallel frame's names read through (Shadows)
 	a.nCalls, a.nLoops = a.calls.hint, a.fors.hint
 }

@@ -106,7 +106,8 @@ func putBuffers(b *buffers) {
 // with the next one; a lexical error (indentation, tabs, brackets) is
 // recovered from by the scanner the same way. The Program is never nil.
 func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
-	prog := &Program{File: f}
+	pb := &programBlock{prog: Program{File: f}}
+	prog := &pb.prog
 	b := getBuffers()
 	toks, vals, serrs, smore := b.s.scan(lines)
 	p := &b.p
@@ -125,7 +126,7 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 			p.report(t.pos, "syntax/unexpected", "unexpected %s", describe(t))
 		}
 	}()
-	b.r.resolve(prog, &p.a)
+	b.r.resolve(pb, &p.a)
 	diags := p.diagnostics(serrs, toks[len(toks)-1].pos)
 	putBuffers(b)
 	return prog, diags

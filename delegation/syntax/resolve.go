@@ -142,20 +142,27 @@ func hashName(name string) uint32 {
 	return h
 }
 
-// resolve binds every name of prog (see above), with frames and
-// bindings from a. Parse calls it.
-func (r *resolver) resolve(prog *Program, a *arena) {
+// resolve binds every name of pb.prog (see above), in the frame pb.top,
+// with the other frames and the bindings from a. Parse calls it.
+func (r *resolver) resolve(pb *programBlock, a *arena) {
 	r.a = a
-	r.top = r.a.frames.new(Frame{})
-	if a.nCalls > 0 {
+	r.top = &pb.top
+	switch {
+	case a.nCalls > len(pb.calls):
 		r.calls = make([]*CallExpr, 0, a.nCalls)
+	case a.nCalls > 0:
+		r.calls = pb.calls[:0]
 	}
-	if a.nLoops > 0 {
+	switch {
+	case a.nLoops > len(pb.loops):
 		r.loops = make([]*ForExpr, 0, a.nLoops)
+	case a.nLoops > 0:
+		r.loops = pb.loops[:0]
 	}
+	prog := &pb.prog
 	prog.Frame = r.top
 	r.enter(r.top, prog.Body, nil)
-	prog.calls, prog.loops, prog.indexed = r.calls, r.loops, true
+	prog.calls, prog.loops, prog.indexed = r.calls[:len(r.calls):len(r.calls)], r.loops[:len(r.loops):len(r.loops)], true
 }
 
 type resolver struct {
