@@ -16,6 +16,7 @@ type programBlock struct {
 	top   Frame
 	calls [4]*CallExpr
 	loops [2]*ForExpr
+	index [32]int32 // top's index, while it has no more than 16 names
 }
 
 // slab hands out values of one node type from a backing array.
@@ -165,7 +166,7 @@ func (a *arena) countNodes(toks []token) {
 	a.fieldLists.hint = a.fields.hint
 	a.names.hint = a.idents.hint
 
-	a.bindings.hint = 4 * (a.frames.hint - 1) // a parallel frame's names read through (Shadows)
+	a.bindings.hint = 4 * a.frames.hint // a parallel frame's names read through (Shadows)
 	a.nCalls, a.nLoops = a.calls.hint, a.fors.hint
 }
 
@@ -188,8 +189,10 @@ func (a *arena) countIdent(t *token, next Token, item bool) {
 		a.ifs.hint++
 		a.stmtLists.hint++ // an elif is its own Else list
 		a.naturals.hint++
+		a.idents.hint++ // a natural condition's subject, parsed as an expression first
 	case "loop":
 		a.naturals.hint++
+		a.idents.hint++
 	case "for":
 		a.fors.hint++
 		a.exprs.hint++

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,37 @@ func TestListsAfterASkippedStatement(t *testing.T) {
 		"(let e (object (f (list 4 5)) (g (object (h 6)))))"
 	if got := Dump(prog); got != want {
 		t.Errorf("got\n%s\nwant\n%s\n(errors: %s)", got, want, errs)
+	}
+}
+
+// A frame looks its names up in a table once it has more than
+// smallFrame of them, in the program's block and then in arrays of its
+// own as it grows: every name keeps its slot, and a name it lacks has
+// none.
+func TestFrameSlotsAsItGrows(t *testing.T) {
+	for _, n := range []int{smallFrame, smallFrame + 1, 16, 17, 33, 100} {
+		var code strings.Builder
+		for i := range n {
+			fmt.Fprintf(&code, "let v%d = %d\n", i, i)
+		}
+		prog, errs := ParseString("t.prose", code.String())
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		fr := prog.Frame
+		if len(fr.Names) != n {
+			t.Fatalf("%d lets: %d names", n, len(fr.Names))
+		}
+		for i, s := range prog.Body {
+			name := s.(*LetStmt).Name
+			if fr.Slot(name.Name) != i || name.Binding.Index != i || fr.Names[i] != name.Name {
+				t.Errorf("%d lets: %s has slot %d, binding %d; want %d", n, name.Name, fr.Slot(name.Name), name.Binding.Index, i)
+			}
+		}
+		for _, absent := range []string{"v", "w0", fmt.Sprintf("v%d", n), ""} {
+			if i := fr.Slot(absent); i != -1 {
+				t.Errorf("%d lets: absent %q has slot %d", n, absent, i)
+			}
+		}
 	}
 }

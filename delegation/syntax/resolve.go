@@ -61,8 +61,8 @@ type Frame struct {
 	Export []int
 
 	// index is an open-addressed hash table of Names' slots, once there
-	// are more than smallFrame: each entry a slot plus one (0: empty),
-	// at most half of them full.
+	// are more than smallFrame: each entry a slot plus one (0: empty), a
+	// power of two of them, at most half of them full.
 	index []int32
 	up    *Frame
 }
@@ -112,7 +112,12 @@ func (r *resolver) declare(fr *Frame, name string) int {
 	fr.Names = append(fr.Names, name)
 	switch n := len(fr.Names); {
 	case n > smallFrame && 2*n > len(fr.index):
-		fr.index = make([]int32, 1<<bits.Len(uint(4*n-1))) // a power of two, a quarter full
+		size := 1 << bits.Len(uint(2*n)) // under half full
+		if fr == r.top && size <= len(r.topIndex) {
+			fr.index = r.topIndex[:size]
+		} else {
+			fr.index = make([]int32, size)
+		}
 		for i, x := range fr.Names {
 			fr.place(x, i)
 		}
@@ -146,7 +151,7 @@ func hashName(name string) uint32 {
 // with the other frames and the bindings from a. Parse calls it.
 func (r *resolver) resolve(pb *programBlock, a *arena) {
 	r.a = a
-	r.top = &pb.top
+	r.top, r.topIndex = &pb.top, pb.index[:]
 	switch {
 	case a.nCalls > len(pb.calls):
 		r.calls = make([]*CallExpr, 0, a.nCalls)
@@ -166,9 +171,10 @@ func (r *resolver) resolve(pb *programBlock, a *arena) {
 }
 
 type resolver struct {
-	a   *arena
-	top *Frame
-	cur *Frame
+	a        *arena
+	top      *Frame
+	topIndex []int32 // room for top's index
+	cur      *Frame
 	// calls and loops collect what Program.Calls and Loops give.
 	calls []*CallExpr
 	loops []*ForExpr
