@@ -10,13 +10,29 @@ package syntax
 
 // programBlock is what every parse makes once, in one allocation: the
 // program, the delegation's frame, and room for the first calls and for
-// loops the resolver lists.
+// loops the resolver lists, for the delegation's first names and their
+// table, and for the statement and field lists of a block of a few lines.
 type programBlock struct {
-	prog  Program
-	top   Frame
-	calls [4]*CallExpr
-	loops [2]*ForExpr
-	index [32]int32 // top's index, while it has no more than 16 names
+	prog   Program
+	top    Frame
+	calls  [4]*CallExpr
+	loops  [2]*ForExpr
+	index  [32]int32  // top's index, while it has no more than 16 names
+	names  [16]string // top's names, while there are no more
+	stmts  [16]Stmt
+	fields [16]*Field
+}
+
+// seed starts the lists in pb's arrays when the block's estimates fit.
+func (a *arena) seed(pb *programBlock) {
+	seedList(&a.stmtLists, pb.stmts[:])
+	seedList(&a.fieldLists, pb.fields[:])
+}
+
+func seedList[T any](l *lists[T], buf []T) {
+	if l.hint <= len(buf) {
+		l.free = buf
+	}
 }
 
 // slab hands out values of one node type from a backing array.
@@ -108,7 +124,7 @@ type arena struct {
 	fieldLists lists[*Field]
 	exprLists  lists[Expr]
 	wordLists  lists[Word]
-	names      lists[string]
+	names      lists[string] // of parallel frames
 
 	// nCalls and nLoops size the resolver's lists of calls and for loops.
 	nCalls, nLoops int
@@ -164,7 +180,6 @@ func (a *arena) countNodes(toks []token) {
 	}
 	a.assigns.hint = max(a.assigns.hint-a.lets.hint, 0)
 	a.fieldLists.hint = a.fields.hint
-	a.names.hint = a.idents.hint
 
 	a.bindings.hint = 4 * a.frames.hint // a parallel frame's names read through (Shadows)
 	a.nCalls, a.nLoops = a.calls.hint, a.fors.hint

@@ -113,6 +113,7 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 	p := &b.p
 	p.file, p.lines, p.toks, p.vals, p.more = f, lines, toks, vals, smore
 	p.a.countNodes(toks)
+	p.a.seed(pb)
 	func() {
 		defer func() {
 			if r := recover(); r != nil {

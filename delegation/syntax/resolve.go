@@ -95,19 +95,19 @@ func (fr *Frame) Slot(name string) int {
 }
 
 // declare gives name a slot in fr, if it has none, and returns it. A
-// frame's first name reserves room in the arena for the names it is
-// likely to get: the parse's names for the delegation's, a few for the
-// others.
+// frame's first name reserves room for the names it is likely to get:
+// the delegation's in the program's block, a parallel frame's in the
+// arena.
 func (r *resolver) declare(fr *Frame, name string) int {
 	if i := fr.Slot(name); i >= 0 {
 		return i
 	}
-	if fr.Names == nil {
-		n := 4
-		if fr == r.top {
-			n = r.a.names.hint
-		}
-		fr.Names = r.a.names.room(n)
+	switch {
+	case fr.Names != nil:
+	case fr == r.top:
+		fr.Names = r.topNames[:0:len(r.topNames)]
+	default:
+		fr.Names = r.a.names.room(4)
 	}
 	fr.Names = append(fr.Names, name)
 	switch n := len(fr.Names); {
@@ -151,7 +151,7 @@ func hashName(name string) uint32 {
 // with the other frames and the bindings from a. Parse calls it.
 func (r *resolver) resolve(pb *programBlock, a *arena) {
 	r.a = a
-	r.top, r.topIndex = &pb.top, pb.index[:]
+	r.top, r.topIndex, r.topNames = &pb.top, pb.index[:], pb.names[:]
 	switch {
 	case a.nCalls > len(pb.calls):
 		r.calls = make([]*CallExpr, 0, a.nCalls)
@@ -173,7 +173,8 @@ func (r *resolver) resolve(pb *programBlock, a *arena) {
 type resolver struct {
 	a        *arena
 	top      *Frame
-	topIndex []int32 // room for top's index
+	topIndex []int32  // room for top's index
+	topNames []string // and its names
 	cur      *Frame
 	// calls and loops collect what Program.Calls and Loops give.
 	calls []*CallExpr
