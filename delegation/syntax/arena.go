@@ -37,8 +37,9 @@ func seedList[T any](l *lists[T], buf []T) {
 
 // slab hands out values of one node type from a backing array.
 type slab[T any] struct {
-	free []T
-	hint int // how many the parse is likely to need: the first array's size
+	free   []T
+	hint   int // how many the parse is likely to need: the first array's size
+	arrays int // how many arrays the slab has made
 }
 
 // new returns a pointer to a fresh copy of v from the slab.
@@ -50,6 +51,7 @@ func (s *slab[T]) new(v T) *T {
 		}
 		s.free = make([]T, n)
 		s.hint = 4 // the estimate fell short: the rest come four at a time
+		s.arrays++
 	}
 	p := &s.free[0]
 	*p = v
@@ -135,12 +137,14 @@ type arena struct {
 // ':', a '{'...). The counts are estimates: a slab that runs short grows.
 func (a *arena) countNodes(toks []token) {
 	braces, condLine := 0, false
+	var par parallelSpan
 	for i := range toks {
 		t := &toks[i]
 		next := EOF
 		if i+1 < len(toks) {
 			next = toks[i+1].kind
 		}
+		inPar := par.step(t)
 		switch t.kind {
 		case NEWLINE:
 			a.stmtLists.hint++
@@ -175,22 +179,60 @@ func (a *arena) countNodes(toks []token) {
 			if condLine {
 				a.wordLists.hint++
 			}
-			a.countIdent(t, next, braces > 0 && (t.nl || i > 0 && (toks[i-1].kind == LBRACE || toks[i-1].kind == COMMA)))
+			name := a.countIdent(t, next, braces > 0 && (t.nl || i > 0 && (toks[i-1].kind == LBRACE || toks[i-1].kind == COMMA)))
+			if name && inPar {
+				a.bindings.hint++
+			}
 		}
 	}
 	a.assigns.hint = max(a.assigns.hint-a.lets.hint, 0)
 	a.fieldLists.hint = a.fields.hint
-
-	a.bindings.hint = 4 * a.frames.hint // a parallel frame's names read through (Shadows)
 	a.nCalls, a.nLoops = a.calls.hint, a.fors.hint
 }
 
+// parallelSpan follows the tokens from a `parallel` word to the end of
+// the block under its line: a name there may be bound in a parallel
+// frame, and each use of one gets a Binding (its Shadows).
+type parallelSpan struct {
+	depth int  // of INDENTs
+	body  int  // the depth of the parallel body, 0 before it opens
+	open  bool // a parallel word is met, its body not yet closed
+}
+
+// step takes the next token and reports whether it is a name in a span.
+func (s *parallelSpan) step(t *token) bool {
+	switch t.kind {
+	case INDENT:
+		s.depth++
+		if s.open && s.body == 0 {
+			s.body = s.depth
+		}
+	case OUTDENT:
+		if s.open && s.depth == s.body {
+			s.open, s.body = false, 0
+		}
+		s.depth--
+	case IDENT:
+		s.open = s.open || t.raw == "parallel"
+		return s.open
+	}
+	return false
+}
+
 // countIdent counts the node a name token makes; item says it may be a
-// field of an object, shorthand (`{ a, b }`) when no ':' follows.
-func (a *arena) countIdent(t *token, next Token, item bool) {
-	if next == COLON {
-		a.fields.hint++
-		return
+// field of an object, shorthand (`{ a, b }`) when no ':' follows. A name
+// before a ':' is a key when it starts a line (a call's argument) or an
+// object's field; else the ':' ends a block's header (`for x in xs:`).
+// It reports whether the token is a name read or bound (not a keyword, not
+// a key).
+func (a *arena) countIdent(t *token, next Token, item bool) bool {
+	if next == COLON && (t.nl || item) {
+		switch t.raw {
+		case "else", "try", "finally", "catch", "parallel":
+		default:
+			a.fields.hint++
+			return false
+		}
 	}
 	switch t.raw {
 	case "let":
@@ -204,10 +246,8 @@ func (a *arena) countIdent(t *token, next Token, item bool) {
 		a.ifs.hint++
 		a.stmtLists.hint++ // an elif is its own Else list
 		a.naturals.hint++
-		a.idents.hint++ // a natural condition's subject, parsed as an expression first
 	case "loop":
 		a.naturals.hint++
-		a.idents.hint++
 	case "for":
 		a.fors.hint++
 		a.exprs.hint++
@@ -231,7 +271,7 @@ func (a *arena) countIdent(t *token, next Token, item bool) {
 	case WorldRead:
 		a.calls.hint++
 		a.idents.hint++
-	case "in", "as", "to", "else", "catch", "finally", "try", "first", "while", "until",
+	case "in", "as", "to", "else", "catch", "finally", "try", "first", "while", "until", "max",
 		"retries", "timeout", "backoff", "on_fail", "abort", "use", "present", "throw",
 		"continue", "break":
 	default:
@@ -239,7 +279,9 @@ func (a *arena) countIdent(t *token, next Token, item bool) {
 		if item {
 			a.fields.hint++
 		}
+		return true
 	}
+	return false
 }
 
 func countByte(s string, c byte) int {

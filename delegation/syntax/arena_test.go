@@ -2,8 +2,13 @@ package syntax
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/proselang/prose/internal/testenv"
 )
 
 // The lists of a parse are cut from shared arrays: appending to one must
@@ -74,6 +79,35 @@ func TestFrameSlotsAsItGrows(t *testing.T) {
 		for _, absent := range []string{"v", "w0", fmt.Sprintf("v%d", n), ""} {
 			if i := fr.Slot(absent); i != -1 {
 				t.Errorf("%d lets: absent %q has slot %d", n, absent, i)
+			}
+		}
+	}
+}
+
+// countNodes' estimates hold for the corpus's blocks and the library's:
+// each slab of a parse makes one array (an estimate that falls short
+// makes a second, an allocation more per block).
+func TestNodeCountsSuffice(t *testing.T) {
+	blocks := corpusBlocks(t)
+	files, _ := filepath.Glob(filepath.Join(testenv.MustRoot(t), "std", "*", "*.md"))
+	for _, fn := range files {
+		src, err := os.ReadFile(fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, extractBlocks(filepath.Base(fn), src)...)
+	}
+	for _, bl := range blocks {
+		var b buffers
+		if _, errs := b.parse(bl.file, bl.lines); len(errs) > 0 {
+			t.Fatalf("%s: %s", bl.file.Name, errs)
+		}
+		a := reflect.ValueOf(&b.p.a).Elem()
+		for i := range a.NumField() {
+			if f := a.Field(i); f.Kind() == reflect.Struct && f.FieldByName("arrays").IsValid() {
+				if n := f.FieldByName("arrays").Int(); n > 1 {
+					t.Errorf("%s: the %s slab made %d arrays: its estimate fell short", bl.file.Name, a.Type().Field(i).Name, n)
+				}
 			}
 		}
 	}

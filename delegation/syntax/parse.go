@@ -106,9 +106,16 @@ func putBuffers(b *buffers) {
 // with the next one; a lexical error (indentation, tabs, brackets) is
 // recovered from by the scanner the same way. The Program is never nil.
 func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
+	b := getBuffers()
+	prog, diags := b.parse(f, lines)
+	putBuffers(b)
+	return prog, diags
+}
+
+// parse is Parse with the scratch state b.
+func (b *buffers) parse(f *diag.File, lines []Line) (*Program, diag.List) {
 	pb := &programBlock{prog: Program{File: f}}
 	prog := &pb.prog
-	b := getBuffers()
 	toks, vals, serrs, smore := b.s.scan(lines)
 	p := &b.p
 	p.file, p.lines, p.toks, p.vals, p.more = f, lines, toks, vals, smore
@@ -128,9 +135,7 @@ func Parse(f *diag.File, lines []Line) (*Program, diag.List) {
 		}
 	}()
 	b.r.resolve(pb, &p.a)
-	diags := p.diagnostics(serrs, toks[len(toks)-1].pos)
-	putBuffers(b)
-	return prog, diags
+	return prog, p.diagnostics(serrs, toks[len(toks)-1].pos)
 }
 
 // diagnostics merges the scanner's errors with the parser's in order of
