@@ -123,7 +123,7 @@ func (p *parser) natural(toks []token) *NaturalCond {
 	words := p.wordStack[:0]
 	low := p.low[:0]
 	for _, w := range ws {
-		if w.path && !reserved[w.text] {
+		if w.path && !reserved(w.text) {
 			words = append(words, Word{Pos: w.pos, Path: w.text})
 		}
 		low = append(low, strings.ToLower(w.text))

@@ -5,17 +5,21 @@ import (
 	"time"
 )
 
-// reserved words cannot name variables.
-var reserved = map[string]bool{
-	"and": true, "or": true, "not": true, "is": true,
-	"null": true, "true": true, "false": true,
+// reserved reports whether w is a word that cannot name a variable (a
+// switch: a map was looked up for every name parsed).
+func reserved(w string) bool {
+	switch w {
+	case "and", "or", "not", "is", "null", "true", "false":
+		return true
+	}
+	return false
 }
 
 // startsOperand reports whether t can begin an expression.
 func startsOperand(t *token) bool {
 	switch t.kind {
 	case IDENT:
-		return t.raw == "not" || !reserved[t.raw] || t.raw == "null" || t.raw == "true" || t.raw == "false"
+		return t.raw == "not" || !reserved(t.raw) || t.raw == "null" || t.raw == "true" || t.raw == "false"
 	case INT, FLOAT, STRING, DURATION, LBRACK, LBRACE, LPAREN, MINUS:
 		return true
 	}
@@ -226,7 +230,7 @@ func (p *parser) parseName() Expr {
 			p.errorf(t.pos, "syntax/call-position", "a call must stand on its own: write `let NAME = call TARGET` on its own line and use NAME here")
 		}
 	}
-	if reserved[t.raw] {
+	if reserved(t.raw) {
 		p.errorf(t.pos, "syntax/expected", "expected a value, found '%s'", t.raw)
 	}
 	if t.raw == WorldRead && p.tok().kind == LPAREN {
@@ -322,7 +326,7 @@ func (p *parser) parseField() *Field {
 		f.Value = p.parseExpr()
 		return f
 	}
-	if t.kind == STRING || reserved[t.raw] {
+	if t.kind == STRING || reserved(t.raw) {
 		p.errorf(p.tok().pos, "syntax/expected", "expected ':' after the field name %s", describe(t))
 	}
 	f.Value = p.a.idents.new(Ident{NamePos: t.pos, Name: t.raw})

@@ -413,7 +413,7 @@ func (p *parser) parseOperandAfter(what, word, after string) Expr {
 // parseIdent parses a name.
 func (p *parser) parseIdent(context string) *Ident {
 	t := p.tok()
-	if t.kind != IDENT || reserved[t.raw] {
+	if t.kind != IDENT || reserved(t.raw) {
 		p.errorf(t.pos, "syntax/expected", "expected a name %s, found %s", context, describe(t))
 	}
 	p.advance()

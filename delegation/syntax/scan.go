@@ -166,8 +166,7 @@ var stmtWords = map[string]bool{
 // looks like the start of a statement after an unclosed bracket.
 func (s *scanner) startsStmt(j int) bool {
 	o := s.opens[0]
-	open := s.lines[o.line].Text
-	oj := len(open) - len(strings.TrimLeft(open, " \t"))
+	oj := indentLen(s.lines[o.line].Text)
 	if j > oj {
 		return false
 	}
@@ -194,12 +193,21 @@ func (s *scanner) startsStmt(j int) bool {
 // a whole is read as if it were not.
 func baseIndent(lines []Line) string {
 	for _, l := range lines {
-		t := strings.TrimLeft(l.Text, " \t")
-		if t != "" && t[0] != '#' && strings.TrimSpace(t) != "" {
-			return l.Text[:len(l.Text)-len(t)]
+		j := indentLen(l.Text)
+		if t := l.Text[j:]; t != "" && t[0] != '#' && strings.TrimSpace(t) != "" {
+			return l.Text[:j]
 		}
 	}
 	return ""
+}
+
+// indentLen is the length of the spaces and tabs text starts with.
+func indentLen(text string) int {
+	j := 0
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	return j
 }
 
 func (s *scanner) eofPos() diag.Pos {
