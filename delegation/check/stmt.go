@@ -91,8 +91,8 @@ func (c *checker) let(s *syntax.LetStmt) {
 	switch old.kind {
 	case kindLocal, kindLoopVar:
 		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
-			"%s is already bound (line %d): this let is an assignment; write %s = ... instead",
-			quote(name), c.line(old.pos), name)
+			"'%s' is already bound (line %d): this let is an assignment; write %s = ... instead",
+			name, c.line(old.pos), name)
 	default:
 		// `let x = x` copies an input or config value into a variable of
 		// the same name: harmless and idiomatic.
