@@ -55,9 +55,8 @@ var (
 	atRE    = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`\b(daily|every day|every weekday|weekdays)\s+at\s+(\d{1,2}):(\d{2})\b`)
 	})
-	cronRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
-	lapsingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("valid_until") })
-	cronLike  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\d*/,-]+(\s+[\d*/,-]+){4}$`) })
+	cronRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
+	cronLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\d*/,-]+(\s+[\d*/,-]+){4}$`) })
 	// attempted is a Continuity line that sets out to state a cadence.
 	attempted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bevery\b|\bat\s+\d|\d|\b(cron|schedule)\b`) })
 )
@@ -65,8 +64,15 @@ var (
 // Parse reads one cadence from text (a Continuity or Schedule line):
 // found is false when the text names none.
 func Parse(text string) (s Schedule, freshness bool, err error) {
+	return parse(text, true)
+}
+
+// parse is Parse; filter says each pattern is tried only where the words
+// it needs are (most Continuity lines name a cadence in a word or two, or
+// none), which FuzzFilterChangesNothing holds to trying them all.
+func parse(text string, filter bool) (s Schedule, freshness bool, err error) {
 	t := strings.ToLower(text)
-	if m := atRE().FindStringSubmatch(t); m != nil {
+	if m := matchIf(!filter || strings.Contains(t, "at"), atRE, t); m != nil {
 		h, _ := strconv.Atoi(m[2])
 		mi, _ := strconv.Atoi(m[3])
 		if h > 23 || mi > 59 {
@@ -76,13 +82,13 @@ func Parse(text string) (s Schedule, freshness bool, err error) {
 		if strings.Contains(m[1], "weekday") {
 			dow = "1-5"
 		}
-		c, err := ParseCron(fmt.Sprintf("%d %d * * %s", mi, h, dow))
-		return c, false, err
+		return cron(ParseCron(fmt.Sprintf("%d %d * * %s", mi, h, dow)))
 	}
-	for _, m := range cronRE().FindAllStringSubmatch(text, -1) {
-		if len(strings.Fields(m[1])) == 5 {
-			c, err := ParseCron(m[1])
-			return c, false, err
+	if !filter || strings.IndexByte(text, '`') >= 0 {
+		for _, m := range cronRE().FindAllStringSubmatch(text, -1) {
+			if len(strings.Fields(m[1])) == 5 {
+				return cron(ParseCron(m[1]))
+			}
 		}
 	}
 	if fs := strings.Fields(text); len(fs) == 5 && strings.ContainsAny(fs[0], "0123456789*") {
@@ -94,7 +100,7 @@ func Parse(text string) (s Schedule, freshness bool, err error) {
 			return nil, false, err
 		}
 	}
-	if m := everyRE().FindStringSubmatch(t); m != nil {
+	if m := matchIf(!filter || strings.Contains(t, "every"), everyRE, t); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		if n < 1 {
 			return nil, false, fmt.Errorf("every %d: want at least 1", n)
@@ -102,15 +108,32 @@ func Parse(text string) (s Schedule, freshness bool, err error) {
 		unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[m[2][0]]
 		return Interval{D: time.Duration(n) * unit, text: m[0]}, false, nil
 	}
-	if m := namedRE().FindStringSubmatch(t); m != nil {
+	if m := matchIf(!filter || strings.Contains(t, "ly"), namedRE, t); m != nil {
 		iv := map[string]Interval{"hourly": {D: time.Hour}, "daily": {D: 24 * time.Hour}, "weekly": {D: 7 * 24 * time.Hour}, "monthly": {Months: 1}}[m[1]]
 		iv.text = m[1]
 		return iv, false, nil
 	}
-	if lapsingRE().MatchString(t) {
+	if strings.Contains(t, "valid_until") {
 		return nil, true, nil
 	}
 	return nil, false, nil
+}
+
+// cron is Parse's result for a cron expression: no schedule (not a nil
+// *Cron in one) when it is wrong.
+func cron(c *Cron, err error) (Schedule, bool, error) {
+	if err != nil {
+		return nil, false, err
+	}
+	return c, false, nil
+}
+
+// matchIf is re's submatches of t, when ok says t can match at all.
+func matchIf(ok bool, re func() *regexp.Regexp, t string) []string {
+	if !ok {
+		return nil
+	}
+	return re().FindStringSubmatch(t)
 }
 
 // Plan is when one node wakes itself.
@@ -156,13 +179,14 @@ func Check(s *spec.Spec) diag.List {
 func read(s *spec.Spec) (*Plan, diag.List) {
 	p := &Plan{}
 	var diags diag.List
-	add := func(line, where string, at diag.Pos) {
-		sch, fresh, err := Parse(line)
+	// add takes what Parse read of line; the line's offset, a search of
+	// the file, is looked for only when there is an error to place.
+	add := func(line, where string, from diag.Pos, sch Schedule, fresh bool, err error) {
 		switch {
 		case err != nil:
-			diags.Errorf(s.File, at, CodeCadence, "%s %q: %v; write one of: %s", where, strings.TrimSpace(line), err, Forms)
+			diags.Errorf(s.File, locate(s, line, from), CodeCadence, "%s %q: %v; write one of: %s", where, strings.TrimSpace(line), err, Forms)
 		case sch == nil && !fresh:
-			diags.Errorf(s.File, at, CodeCadence, "%s %q names no cadence; write one of: %s", where, strings.TrimSpace(line), Forms)
+			diags.Errorf(s.File, locate(s, line, from), CodeCadence, "%s %q names no cadence; write one of: %s", where, strings.TrimSpace(line), Forms)
 		case fresh:
 			p.Freshness = true
 		default:
@@ -189,17 +213,19 @@ func read(s *spec.Spec) (*Plan, diag.List) {
 		if !strings.Contains(strings.ToLower(line), "self-driven") {
 			continue
 		}
-		if sch, fresh, err := Parse(line); err == nil && sch == nil && !fresh && !attempted().MatchString(line) {
+		sch, fresh, err := Parse(line)
+		if err == nil && sch == nil && !fresh && !attempted().MatchString(line) {
 			continue
 		}
-		add(line, "self-driven Continuity", locate(s, line, from))
+		add(line, "self-driven Continuity", from, sch, fresh, err)
 	}
 	for _, sec := range s.Sections {
 		if !strings.EqualFold(strings.TrimSpace(sec.Heading), "schedule") {
 			continue
 		}
 		for _, line := range items(sec.Body) {
-			add(line, "### Schedule item", locate(s, line, sec.BodyPos))
+			sch, fresh, err := Parse(line)
+			add(line, "### Schedule item", sec.BodyPos, sch, fresh, err)
 		}
 	}
 	return p, diags
