@@ -2,6 +2,8 @@ package spec
 
 import (
 	"bufio"
+	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -301,13 +303,31 @@ func frontName(f *Finder, p string) string {
 	return n
 }
 
+// sourceFS is a file system that lends a file's bytes without a copy
+// (the spec graph's); they are read, never changed.
+type sourceFS interface {
+	Source(name string) ([]byte, error)
+}
+
 func readFrontName(f *Finder, p string) string {
+	if sfs, ok := f.fsys().(sourceFS); ok {
+		src, err := sfs.Source(p)
+		if err != nil {
+			return ""
+		}
+		return frontNameIn(src)
+	}
 	fl, err := f.open(p)
 	if err != nil {
 		return ""
 	}
 	defer fl.Close()
-	sc := bufio.NewScanner(fl)
+	return scanFrontName(fl)
+}
+
+// scanFrontName is frontNameIn over a reader.
+func scanFrontName(r io.Reader) string {
+	sc := bufio.NewScanner(r)
 	// the name is near the top: a small buffer first (the scanner's own
 	// is 4 KiB), grown as far as the scanner's usual limit for a long line
 	sc.Buffer(make([]byte, 512), bufio.MaxScanTokenSize)
@@ -324,6 +344,36 @@ func readFrontName(f *Finder, p string) string {
 		}
 		if v, ok := strings.CutPrefix(ln, "name:"); ok {
 			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return ""
+}
+
+// frontNameIn is the name: of a file's front matter, looked for in its
+// first 40 lines (as scanFrontName reads them: a line too long for a
+// scanner ends the search).
+func frontNameIn(src []byte) string {
+	for i, off := 0, 0; off < len(src) && i < 40; i++ {
+		end := bytes.IndexByte(src[off:], '\n')
+		if end < 0 {
+			end = len(src) - off
+		}
+		if end >= bufio.MaxScanTokenSize {
+			return ""
+		}
+		ln := bytes.TrimSpace(src[off : off+end])
+		off += end + 1
+		if i == 0 {
+			if string(ln) != "---" {
+				return ""
+			}
+			continue
+		}
+		if string(ln) == "---" {
+			return ""
+		}
+		if v, ok := bytes.CutPrefix(ln, []byte("name:")); ok {
+			return strings.Trim(string(bytes.TrimSpace(v)), `"'`)
 		}
 	}
 	return ""

@@ -316,15 +316,42 @@ func (g *Graph) Files() []*File {
 // does. Anything else (a named pipe, a device) is refused rather than
 // read, so a lookup among siblings never blocks on one.
 func (g *Graph) Open(name string) (fs.File, error) {
+	c, err := g.regular(name)
+	if c == nil && err == nil {
+		return g.fsys.Open(name) // a directory
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &memFile{Reader: bytes.NewReader(c.data), info: c.info}, nil
+}
+
+// Source is the bytes of the regular file name, read once and shared:
+// the caller must not change them (spec's front matter name lookup reads
+// a sibling's first lines through it, without a reader or a copy).
+func (g *Graph) Source(name string) ([]byte, error) {
+	c, err := g.regular(name)
+	if c == nil && err == nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errNotRegular}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.data, nil
+}
+
+// regular is the content of name read once when it is a regular file;
+// nil and no error for a directory; an error for anything else.
+func (g *Graph) regular(name string) (*content, error) {
 	if c := g.filled(name); c != nil && c.err == nil {
-		return &memFile{Reader: bytes.NewReader(c.data), info: c.info}, nil
+		return c, nil
 	}
 	info, err := g.Stat(name)
 	if err != nil {
 		return nil, err
 	}
 	if info.IsDir() {
-		return g.fsys.Open(name)
+		return nil, nil
 	}
 	if !info.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errNotRegular}
@@ -334,7 +361,7 @@ func (g *Graph) Open(name string) (fs.File, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	return &memFile{Reader: bytes.NewReader(c.data), info: c.info}, nil
+	return c, nil
 }
 
 var errNotRegular = errors.New("not a regular file")
