@@ -211,7 +211,7 @@ func loadSubject(fsys fs.FS, testName, subject string, twin bool) (*spec.Spec, s
 		// when it is a file of the lint (prose lint std/ from the
 		// repository), it was read and parsed already.
 		if g, ok := fsys.(*specgraph.Graph); ok && twin {
-			if _, isOS := g.FS().(osFS); isOS || std.Disk(g.FS()) {
+			if std.IsDisk(g.FS()) {
 				if st, err := fs.Stat(g, subject); err == nil && st.Mode().IsRegular() {
 					if sp, _, err := g.Load(subject); err == nil {
 						return sp, ""

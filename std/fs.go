@@ -145,10 +145,14 @@ func (r *rootDir) ReadDir(n int) ([]fs.DirEntry, error) {
 // Resolver's disk side.
 type osFS struct{}
 
-// Disk reports whether fsys is Resolve's disk side, which takes names as
-// the operating system does (relative to the working directory), so that
-// a std/ path Open reads from disk is the same name there.
-func Disk(fsys fs.FS) bool {
+// Disk is Resolve's disk side: the operating system's files, names taken
+// as the operating system does (relative to the working directory or
+// absolute), so that a std/ path Open reads from disk is the same name
+// there.
+func Disk() fs.FS { return osFS{} }
+
+// IsDisk reports whether fsys is Disk.
+func IsDisk(fsys fs.FS) bool {
 	_, ok := fsys.(osFS)
 	return ok
 }
