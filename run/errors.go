@@ -55,6 +55,17 @@ func (c Code) String() string {
 	return "code(" + strconv.Itoa(int(c)) + ")"
 }
 
+// ParseCode is the Code named name (String's inverse); false for a name
+// this prose does not know (a newer one's) and for "".
+func ParseCode(name string) (Code, bool) {
+	for c, n := range codeNames {
+		if n != "" && n == name {
+			return Code(c), true
+		}
+	}
+	return 0, false
+}
+
 // Error is every error Prepare, Start, Wait, Resume, Replay and Local.Run
 // return: its Code, and the error it classifies (whose text it prints).
 type Error struct {

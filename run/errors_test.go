@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/delegation"
@@ -99,6 +100,26 @@ func TestJournalKeepsTheErrorCode(t *testing.T) {
 		_, err = run.Replay(context.Background(), res.RunID, o)
 		if run.CodeOf(err) != c.want {
 			t.Errorf("%s: replay: %v (code %v), want %v", c.name, err, run.CodeOf(err), c.want)
+		}
+	}
+}
+
+// Every code's name reads back as the code; a name no code has, and the
+// zero code's empty one, do not.
+func TestParseCode(t *testing.T) {
+	n := 0
+	for c := run.CodeFailed; !strings.HasPrefix(c.String(), "code("); c++ {
+		if got, ok := run.ParseCode(c.String()); !ok || got != c {
+			t.Errorf("run.ParseCode(%q) = %v, %v", c.String(), got, ok)
+		}
+		n++
+	}
+	if n < 9 {
+		t.Errorf("only %d codes named", n)
+	}
+	for _, name := range []string{"", "code(3)", "no-such-code"} {
+		if c, ok := run.ParseCode(name); ok {
+			t.Errorf("run.ParseCode(%q) = %v, want none", name, c)
 		}
 	}
 }

@@ -72,7 +72,7 @@ func runError(err error) error {
 		code := kindCode(kind)
 		var d failureDetail
 		if app.HasDetails() && app.Details(&d) == nil {
-			if c, ok := parseCode(d.Code); ok {
+			if c, ok := run.ParseCode(d.Code); ok {
 				code = c
 			}
 			if e := d.Eval; e != nil {
@@ -114,15 +114,4 @@ func kindCode(kind string) run.Code {
 		return run.CodeCanceled
 	}
 	return run.CodeFailed
-}
-
-// parseCode is the Code of the given name; false for a name this prose
-// does not know (a newer worker's).
-func parseCode(name string) (run.Code, bool) {
-	for c := run.Code(1); !strings.HasPrefix(c.String(), "code("); c++ {
-		if c.String() == name {
-			return c, true
-		}
-	}
-	return 0, false
 }
