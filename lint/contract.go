@@ -9,8 +9,8 @@ import (
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/serve/cadence"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
 )

@@ -30,8 +30,8 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/filekind"
-	"github.com/proselang/prose/serve/cadence"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/specgraph"
 )
 
