@@ -73,7 +73,7 @@ func Rules() []spec.Rule {
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
-		{Code: cadence.CodeCadence, Severity: diag.Error, Short: "Self-driven Continuity or ### Schedule item that names no cadence prose serve reads"},
+		{Code: cadence.CodeCadence, Severity: diag.Error, Short: "Cadence stated wrongly (a cron field, a time, a time zone); a warning for self-driven or ### Schedule text that names no cadence prose reads"},
 	}, toolRules()...)
 }
 

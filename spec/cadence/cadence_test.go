@@ -1,11 +1,13 @@
 package cadence
 
 import (
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/spec"
 )
@@ -97,10 +99,14 @@ func TestOfCorpus(t *testing.T) {
 		at    int
 		fresh bool
 	}{
-		{"customer-risk-radar/src/customer-risk-maintained.prose.md", 1, 0, false},
+		// "... before the next scheduled cadence": a self-driven keyword.
+		{"customer-risk-radar/src/customer-risk-maintained.prose.md", 1, 0, true},
 		{"customer-risk-radar/src/customer-risk-review.prose.md", 0, 1, false},
 		{"basic-unit-suite/src/count-trend.prose.md", 0, 0, true},
 		{"basic-unit-suite/src/alert-projection.prose.md", 0, 0, false},
+		{"basic-unit-suite/src/counter-events.prose.md", 0, 0, true}, // ### Continuity recheck
+		{"inbox-triage/src/digest.prose.md", 0, 0, true},             // a periodic self-tick re-checks
+		{"competitor-activity/src/competitor-activity-monitor.prose.md", 1, 0, true},
 	}
 	for _, c := range cases {
 		p, err := Of(loadSpec(t, filepath.Join(dir, c.file)))
@@ -113,17 +119,25 @@ func TestOfCorpus(t *testing.T) {
 	}
 }
 
+// Text that names no cadence prose reads is a warning (Check) and never
+// refuses the plan (Of), so it never stops prose serve; a cadence stated
+// wrongly is an error that does.
 func TestOfUnparsable(t *testing.T) {
-	s := &spec.Spec{Continuity: []string{"self-driven: every fortnight or so"}}
-	_, err := Of(s)
-	if err == nil || !strings.Contains(err.Error(), "every N minutes") || !strings.Contains(err.Error(), "cron") {
-		t.Errorf("unparsable cadence: %v (want the accepted forms listed)", err)
+	s := &spec.Spec{Kind: "responsibility", Continuity: []string{"self-driven: every fortnight or so"}}
+	p, err := Of(s)
+	if err != nil || !p.Freshness || len(p.Every)+len(p.At) != 0 {
+		t.Errorf("unreadable cadence: %v %+v (want no error, the valid_until clock armed)", err, p)
 	}
-	// Prose that states no cadence sets no timer (upstream's inbox-triage
-	// writes "self-driven: a periodic self-tick re-checks ...").
-	p, err := Of(&spec.Spec{Continuity: []string{"self-driven: whenever it feels right"}})
-	if err != nil || !p.Empty() {
-		t.Errorf("a self-driven line without a cadence: %v %+v", err, p)
+	d := Check(s)
+	if len(d) != 1 || d[0].Severity != diag.Warning || !strings.Contains(d[0].Message, "every N minutes") || !strings.Contains(d[0].Message, "cron") {
+		t.Errorf("unreadable cadence: %v (want one warning listing the accepted forms)", d)
+	}
+	// Prose that states no cadence arms the truth's valid_until and says
+	// nothing (upstream's inbox-triage writes "self-driven: a periodic
+	// self-tick re-checks ...").
+	s = &spec.Spec{Kind: "responsibility", Continuity: []string{"self-driven: whenever it feels right"}}
+	if p, err := Of(s); err != nil || !p.Freshness || len(Check(s)) != 0 {
+		t.Errorf("a self-driven line without a cadence: %v %+v %v", err, p, Check(s))
 	}
 	if _, err := Of(&spec.Spec{Continuity: []string{"self-driven: `61 * * * *`"}}); err == nil || !strings.Contains(err.Error(), "outside 0-59") {
 		t.Errorf("a cron out of range: %v", err)
@@ -148,25 +162,125 @@ func TestDue(t *testing.T) {
 	}
 }
 
-// An unreadable cadence is an error at its line, listing the forms; Of
-// refuses the plan with the same text.
+// Text that names no cadence is a warning at its line, listing the forms;
+// a cadence stated wrongly is an error there, and Of refuses the plan
+// with the same text.
 func TestCheckPositions(t *testing.T) {
-	src := "---\nname: w\nkind: responsibility\n---\n\n# W\n\n### Maintains\n\n- `x`: y\n\n### Continuity\n\n- input-driven\n- self-driven: every fortnight-ish\n\n### Schedule\n\n- 30 8 * * 1-5\n- on full moons\n"
+	src := "---\nname: w\nkind: responsibility\n---\n\n# W\n\n### Maintains\n\n- `x`: y\n\n### Continuity\n\n- input-driven\n- self-driven: every fortnight-ish\n\n### Schedule\n\n- 30 8 * * 1-5\n- on full moons\n- `cron`: 0 25 * * *\n"
 	s, _ := spec.Parse("w.prose.md", []byte(src))
 	diags := Check(s)
 	got := diags.String()
 	for _, want := range []string{
-		`w.prose.md:15:3: error: self-driven Continuity "self-driven: every fortnight-ish" names no cadence; write one of: hourly,`,
-		`w.prose.md:20:3: error: ### Schedule item "on full moons" names no cadence; write one of:`,
+		`w.prose.md:15:3: warning: self-driven Continuity "self-driven: every fortnight-ish" names no cadence prose reads`,
+		`w.prose.md:20:3: warning: ### Schedule item "on full moons" names no cadence prose reads`,
+		"w.prose.md:21:3: error: ### Schedule item \"`cron`: 0 25 * * *\": cron \"0 25 * * *\": hour field \"25\"",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %s in:\n%s", want, got)
 		}
 	}
-	if len(diags) != 2 {
+	if len(diags) != 3 {
 		t.Errorf("%d diagnostics:\n%s", len(diags), got)
 	}
-	if _, err := Of(s); err == nil || !strings.Contains(err.Error(), "w.prose.md:15:3:") {
-		t.Errorf("Of: %v", err)
+	if _, err := Of(s); err == nil || !strings.Contains(err.Error(), "w.prose.md:21:3:") || strings.Contains(err.Error(), "fortnight") {
+		t.Errorf("Of: %v (want the error alone)", err)
+	}
+}
+
+// The forms upstream writes in Continuity and Schedule, each read to the
+// times it means.
+func TestUpstreamForms(t *testing.T) {
+	t0 := at("2026-12-01 10:00 Tue") // UTC
+	cases := []struct {
+		name       string
+		continuity []string
+		schedule   string
+		next       string // the first self wake after t0, "" for none
+		fresh      bool
+	}{
+		{name: "bare cron", schedule: "- 0 9 * * 1", next: "2026-12-07 09:00 Mon"},
+		{name: "labelled cron", schedule: "- `cron`: 0 9 * * 1", next: "2026-12-07 09:00 Mon"},
+		{name: "labelled cron in Continuity", continuity: []string{"`cron`: 0 9 * * 1"}, next: "2026-12-07 09:00 Mon"},
+		// 09:00 in Los Angeles (PST, UTC-8) is 17:00 UTC.
+		{name: "cron with a time zone", schedule: "- `cron`: 0 9 * * 1\n- `timezone`: America/Los_Angeles", next: "2026-12-07 17:00 Mon"},
+		{name: "weekday at a time", continuity: []string{"self-driven: every Monday at 09:00"}, next: "2026-12-07 09:00 Mon", fresh: true},
+		{name: "weekday morning", continuity: []string{"self-driven: review the latest signals every Monday morning"}, next: "2026-12-07 09:00 Mon", fresh: true},
+		{name: "weekdays pm", continuity: []string{"self-driven: on Tuesdays and Fridays at 5pm"}, next: "2026-12-01 17:00 Tue", fresh: true},
+		{name: "self-driven keyword", continuity: []string{"self-driven: re-derive the brief"}, fresh: true},
+		{name: "recheck in a paragraph", continuity: []string{"A self-driven recheck keeps it honest."}, fresh: true},
+		{name: "recheck", continuity: []string{"input-driven plus a recheck"}, fresh: true},
+		{name: "cadence", continuity: []string{"input changes wake it before the next cadence"}, fresh: true},
+		{name: "when stale", continuity: []string{"re-render when stale"}, fresh: true},
+		{name: "negated", continuity: []string{"input-driven only; no cadence, never a recheck"}},
+		{name: "input-driven", continuity: []string{"input-driven"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := "---\nname: w\nkind: gateway\n---\n\n# W\n\n### Maintains\n\n- `x`: y\n"
+			if len(c.continuity) > 0 {
+				src += "\n### Continuity\n\n- " + strings.Join(c.continuity, "\n- ") + "\n"
+			}
+			if c.schedule != "" {
+				src += "\n### Schedule\n\n" + c.schedule + "\n"
+			}
+			s, _ := spec.Parse("w.prose.md", []byte(src))
+			if d := Check(s); len(d) > 0 {
+				t.Fatalf("findings:\n%s", d)
+			}
+			p, err := Of(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Freshness != c.fresh {
+				t.Errorf("freshness %v, want %v", p.Freshness, c.fresh)
+			}
+			due, ok := p.Due(t0, t0, nil)
+			switch {
+			case c.next == "" && ok:
+				t.Errorf("due at %s, want no timer", due)
+			case c.next != "" && (!ok || !due.Equal(at(c.next))):
+				t.Errorf("due %s %v, want %s", due.UTC().Format("2006-01-02 15:04 Mon"), ok, c.next)
+			}
+		})
+	}
+}
+
+// A time zone that is not one is an error at its item: schedules read in
+// the host's zone would fire at another hour.
+func TestBadZone(t *testing.T) {
+	src := "---\nname: w\nkind: gateway\n---\n\n# W\n\n### Schedule\n\n- `cron`: 0 9 * * 1\n- `timezone`: Pacific/Atlantis\n"
+	s, _ := spec.Parse("w.prose.md", []byte(src))
+	if d := Check(s).String(); !strings.Contains(d, "w.prose.md:11:3: error: time zone \"Pacific/Atlantis\" is not an IANA zone name") {
+		t.Errorf("findings:\n%s", d)
+	}
+	if _, err := Of(s); err == nil {
+		t.Error("Of: no error")
+	}
+}
+
+// No cadence finding of error severity on upstream's tree: serve starts
+// every upstream project.
+func TestNoCadenceErrorUpstream(t *testing.T) {
+	for _, root := range []string{testenv.Corpus015(t, ""), testenv.Corpus015(t, "../openprose-0.15-wiring")} {
+		n := 0
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !strings.HasSuffix(path, ".prose.md") {
+				return err
+			}
+			s, _, err := spec.Load(path)
+			if err != nil || s == nil {
+				return nil
+			}
+			for _, n := range append([]*spec.Spec{s}, s.Nodes...) {
+				if errs := Check(n).Errors(); len(errs) > 0 {
+					t.Errorf("%s", errs)
+				}
+			}
+			n++
+			return nil
+		})
+		if err != nil || n == 0 {
+			t.Fatalf("%s: %d files, %v", root, n, err)
+		}
 	}
 }
