@@ -25,13 +25,17 @@ func (l *loader) config(sec *section) {
 			if c = nameOnlyConfig(t); c == nil {
 				continue
 			}
-		} else if part, suggest := unknownType(c.Type); part != "" {
+		} else if canon, part, suggest := canonicalType(c.Type); part != "" {
 			l.errorf(pos, CodeConfigSyntax, "config key %q: %s", c.Name, unknownTypeMessage(part, suggest))
 		} else {
+			c.Type = canon
 			if l.s.Contract {
 				valueAsDefault(c)
 			}
 			l.configDefault(c, pos)
+			if t := inferType(c.Default, c.DefaultRaw); c.Type == "" && c.HasDefault && t != "" {
+				c.Type, c.TypeInferred = t, true
+			}
 		}
 		c.Pos = diag.Pos(pos + 1)
 		if first, dup := seen[c.Name]; dup {
@@ -237,5 +241,5 @@ func isLiteral(s string) bool {
 		return json.Valid([]byte(s))
 	}
 	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
+	return err == nil || isDurationLiteral(s)
 }

@@ -25,7 +25,11 @@ func (l *loader) outputs(sec *section) {
 		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(it.name) != it.name {
 			continue
 		}
-		if l.output(it.name) != nil {
+		if it.badType != "" {
+			l.errorf(pos+it.typeAt, CodeOutputSyntax, "output %q: %s", it.name, unknownTypeMessage(it.badType, it.suggest))
+		}
+		if first := l.output(it.name); first != nil {
+			l.errorf(pos+it.at, CodeDuplicateOutput, "output %q is declared twice (first on line %d); rename one or remove it", it.name, l.f.Position(first.Pos).Line)
 			continue
 		}
 		l.s.Outputs = append(l.s.Outputs, &Output{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ})

@@ -29,6 +29,8 @@ func Rules() []Rule {
 		{CodeDuplicateSlot, e, "Slot declared twice"},
 		{CodeDuplicateConfig, e, "Config key declared twice"},
 		{CodeDuplicateInput, e, "Input declared twice"},
+		{CodeDuplicateOutput, e, "Output declared twice under Returns or Ensures"},
+		{CodeOutputSyntax, e, "Output item whose type is no type, named with the type it is close to"},
 		{CodeInputSyntax, e, "Malformed line in the inputs block"},
 		{CodeShapeUndeclared, e, "Shape delegates a slot that is not declared"},
 		{CodeDelegationFence, e, "Delegation has no ```prose code block"},
