@@ -89,6 +89,7 @@
 //	spec/duplicate-slot      a slot is declared twice
 //	spec/duplicate-config    a config key is declared twice
 //	spec/duplicate-input     an input is declared twice in the inputs block
+//	spec/misspelt-section    a heading that is a slip for a section a run reads (### Excution), which would be documentation
 //	spec/duplicate-output    an output is declared twice under Returns (or Ensures)
 //	spec/output-syntax       an output item's type is no type (`count` (integr)), named with the type it is close to
 //	spec/input-syntax        a line of the inputs block, at the entries' indentation, is not "name: type -- comment", or its type is unknown
@@ -137,6 +138,7 @@ const (
 	CodeDuplicateConfig   = "spec/duplicate-config"
 	CodeDuplicateInput    = "spec/duplicate-input"
 	CodeDuplicateOutput   = "spec/duplicate-output"
+	CodeMisspeltSection   = "spec/misspelt-section"
 	CodeOutputSyntax      = "spec/output-syntax"
 	CodeInputSyntax       = "spec/input-syntax"
 	CodeShapeUndeclared   = "spec/shape-undeclared"
