@@ -381,8 +381,20 @@ func (l *loader) contractInputs(sec *section) {
 		if it.badType != "" {
 			l.errorf(pos+it.typeAt, CodeInputSyntax, "input %q: %s", it.name, unknownTypeMessage(it.badType, it.suggest))
 		}
+		var typed *Input
+		if typ, comment, ok := strings.Cut(it.desc, " -- "); ok && it.typ == "" && isTypeName(strings.TrimSpace(typ)) {
+			// `- \`topic\`: string -- what to write about`, the inputs
+			// block's form, its comment's (optional, default X) read
+			if canon, part, _ := canonicalType(strings.TrimSpace(typ)); part == "" {
+				typed = &Input{Type: canon}
+				typed.comment(strings.TrimSpace(comment))
+			}
+		}
 		in := &Input{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ,
 			Optional: it.optional, HasDefault: it.hasDefault, DefaultRaw: it.defaultRaw}
+		if typed != nil {
+			in.Type, in.Description, in.Optional, in.HasDefault, in.DefaultRaw = typed.Type, typed.Description, typed.Optional, typed.HasDefault, typed.DefaultRaw
+		}
 		l.itemDefault(in)
 		for _, typ := range [...]string{"run[]", "run"} {
 			if rest, ok := strings.CutPrefix(in.Description, typ+" "); ok && in.Type == "" {

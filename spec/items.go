@@ -147,12 +147,22 @@ func defaultInText(desc string) (string, bool) {
 			continue
 		}
 		if !connector && !paren {
+			// "default 3" states a literal; "by default ..." states none
+			if v, ok := leadingValue(val); ok && isLiteral(v) && !lastWordIs(low[:i], "by") {
+				return v, true
+			}
 			continue
 		}
 		if v, ok := leadingValue(val); ok {
 			return v, true
 		}
 	}
+}
+
+// lastWordIs reports whether the last word of s is w.
+func lastWordIs(s, w string) bool {
+	f := strings.Fields(s)
+	return len(f) > 0 && f[len(f)-1] == w
 }
 
 // leadingValue is the literal or the clause-ending word s starts with.

@@ -119,3 +119,46 @@ func jsonish(v any) string {
 	}
 	return strings.TrimSpace(jsonText(v))
 }
+
+// A 0.15 pattern written upstream's way: contract items under ### Requires
+// are its inputs (typed by a default they state, or by `TYPE -- text`),
+// and the text of a slot item is its contract (what a model or an MCP
+// host filling the slot is told).
+func TestPattern015Items(t *testing.T) {
+	src := "---\nname: dr\nkind: pattern\nversion: 0.15.0\n---\n\n# DR\n\nDrafts.\n\n### Requires\n\n" +
+		"- `topic`: what to write about\n" +
+		"- `max_rounds`: how many rounds, default 3\n" +
+		"- `audience`: string -- who reads it\n" +
+		"\n### Slots\n\n" +
+		"- `writer` (primary): returns `{draft: string}`\n" +
+		"- `reviewer`: returns `{accepted: boolean, notes: string}`\n" +
+		"- `source`: requires the topic\n" +
+		"\n### Delegation\n\n```prose\nlet d = call writer\n  topic: topic\n  audience: audience\nrepeat max_rounds:\n  let r = call reviewer\n    draft: d.draft\n  if r.accepted:\n    return d\nreturn call source\n  topic: topic\n```\n"
+	s, diags := Parse("dr.prose.md", []byte(src))
+	if d := CheckProgram(s, diags); len(d)+len(diags) != 0 {
+		t.Fatalf("findings:\n%s%s", diags, d)
+	}
+	got := map[string]string{}
+	for _, in := range s.Inputs {
+		got[in.Name] = in.Type + " " + jsonish(in.Default) + " " + in.Description
+	}
+	want := map[string]string{"topic": " <nil> what to write about", "max_rounds": "integer 3 how many rounds, default 3", "audience": "string <nil> who reads it"}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("input %s: %q, want %q", k, got[k], w)
+		}
+	}
+	slots := map[string]*Slot{}
+	for _, sl := range s.Slots {
+		slots[sl.Name] = sl
+	}
+	if w := slots["writer"]; w == nil || !w.Primary || w.Ensures != "returns `{draft: string}`" {
+		t.Errorf("writer: %+v", w)
+	}
+	if r := slots["reviewer"]; r == nil || r.Ensures != "returns `{accepted: boolean, notes: string}`" {
+		t.Errorf("reviewer: %+v", r)
+	}
+	if r := slots["source"]; r == nil || r.Requires != "the topic" || r.Ensures != "" {
+		t.Errorf("source: %+v", r)
+	}
+}
