@@ -227,7 +227,7 @@ func slotHead(t string) (name, rest string, ok bool) {
 }
 
 // itemContract reads the text after a slot's name written as upstream's
-// item, `- \`reviewer\`: returns \`{accepted: boolean, notes: string}\“:
+// item (a reviewer slot "returns {accepted: boolean, notes: string}"):
 // decided, it is what the slot does and gives, its Ensures, unless it
 // starts with requires, receives or takes, which make it its Requires.
 // The sub-bullets `requires:`/`ensures:` add to either.
