@@ -113,7 +113,12 @@ func (it *contractItem) flags(inner string) bool {
 // "quoted string", a duration) or a single word that ends the sentence or
 // the clause, so "by default the model decides" states none.
 func defaultInText(desc string) (string, bool) {
-	low := strings.ToLower(desc)
+	// lowered byte for byte, so that an offset into low is one into desc
+	b := []byte(desc)
+	for i, c := range b {
+		b[i] = lowerASCII(c)
+	}
+	low := string(b)
 	for off := 0; ; {
 		i := strings.Index(low[off:], "default")
 		if i < 0 {
