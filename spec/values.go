@@ -94,14 +94,6 @@ func nearType(word string) string {
 	return best
 }
 
-// unknownType returns the first part of the declared type typ that is not
-// a type, with the name it probably means ("" when unsure); part is ""
-// when every part is a type.
-func unknownType(typ string) (part, suggest string) {
-	_, part, suggest = canonicalType(typ)
-	return part, suggest
-}
-
 // unknownTypeMessage says that the type word part is unknown, suggesting
 // what it probably means.
 func unknownTypeMessage(part, suggest string) string {
