@@ -24,7 +24,11 @@
 // lists under a facet describe the facet (facets.go).
 //
 // A 0.15 config item `- \`max_rounds\`: 3` (no `(type, default: X)`) takes a
-// literal after the colon as its default (valueAsDefault in config.go).
+// literal after the colon as its default, and its type (valueAsDefault in
+// config.go). A 0.15 pattern without a "Pattern instance receives:" block
+// reads its Requires (or Parameters) contract items as inputs, as a
+// function does; the text of a slot item, `- \`reviewer\`: returns ...`,
+// is the slot's contract (Slot.itemContract).
 //
 // ### Environment items name host variables (Spec.Environment): a render is
 // refused before the run when one is unset or empty. ### Runtime is kept as

@@ -1,8 +1,14 @@
 // Package cadence reads when a node wakes itself: the cadence of a
 // self-driven ### Continuity ("at least weekly", "every 6 hours", "daily at
-// 09:00", "monthly"), a ### Schedule's cron expressions, and freshness
-// fields (`valid_until`) that lapse; and says when a node is next due from
-// the times it last fired.
+// 09:00", "every Monday at 09:00", "monthly"), a ### Schedule's cron
+// expressions (bare or as a `cron` item, read in the zone of a `timezone`
+// item), and freshness fields (`valid_until`) that lapse; and says when a
+// node is next due from the times it last fired. It reads the loaded spec
+// alone, so lint and serve read cadences alike.
+//
+// Decided: a part of the day stands for an hour, morning 09:00, noon and
+// midday 12:00, afternoon 14:00, evening 18:00, night 21:00 ("every Monday
+// morning" is Monday 09:00); a weekday with no time is its 00:00.
 //
 // Main types: Plan, Schedule, Cron. Entry points: Of, Parse, ParseCron,
 // (*Plan).Due.
