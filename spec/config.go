@@ -113,6 +113,9 @@ func (c *ConfigEntry) typeAndDefault(inner string) string {
 		}
 		def = d
 	}
+	if g, ok := genericType(typ); ok {
+		typ = g
+	}
 	if typ != "" && !isTypeName(typ) {
 		return "has type " + quote(typ) + ", which is not a type name"
 	}
@@ -209,9 +212,11 @@ func quote(s string) string { return "\"" + clip(s) + "\"" }
 // valueAsDefault reads a 0.15 config item written `- \`name\`: VALUE`
 // (upstream's own form, `- \`max_rounds\`: 3`) as the key's default when
 // it states no (type, default: X): VALUE is a number, true, false, a
-// "quoted string" or a JSON list or object, alone or followed by a dash and
-// a description (`3 — rounds at most`). Any other text stays the
-// description and the key has no default.
+// "quoted string", a duration or a JSON list or object, alone or followed
+// by a dash and a description (`3 — rounds at most`). Otherwise a type word
+// leading the text (`integer, default \`2\``) is the key's type, and a
+// default the text states in the forms a Parameters item may (defaultInText)
+// is its default; the key has none else.
 func valueAsDefault(c *ConfigEntry) {
 	if c.Type != "" || c.DefaultRaw != "" || c.Description == "" {
 		return
@@ -223,10 +228,20 @@ func valueAsDefault(c *ConfigEntry) {
 			break
 		}
 	}
-	if !isLiteral(text) {
+	if isLiteral(text) {
+		c.DefaultRaw, c.Description = text, desc
 		return
 	}
-	c.DefaultRaw, c.Description = text, desc
+	// `- \`max_rounds\`: integer, default \`2\``: a type word first, and a
+	// default stated in the text as Parameters items state one.
+	if first, _, ok := strings.Cut(c.Description, ","); ok && isTypeName(strings.TrimSpace(first)) {
+		if canon, part, _ := canonicalType(strings.TrimSpace(first)); part == "" {
+			c.Type = canon
+		}
+	}
+	if raw, ok := defaultInText(c.Description); ok && !isNone(raw) {
+		c.DefaultRaw = raw
+	}
 }
 
 // isLiteral reports whether s is a number, a boolean, a quoted string or a

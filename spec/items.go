@@ -70,8 +70,23 @@ func readContractItem(t string) (contractItem, bool) {
 // that is one word close to a type name (`integr`, `boolen`) is read as a
 // type written wrongly (badType), to be reported, not as prose.
 func (it *contractItem) flags(inner string) bool {
-	parts := splitTop(inner)
-	typ := strings.TrimSpace(parts[0])
+	// commas inside <...> (Map<string, int>) do not split the flags
+	angle, protected := 0, []byte(inner)
+	for i, c := range protected {
+		switch {
+		case c == '<':
+			angle++
+		case c == '>' && angle > 0:
+			angle--
+		case c == ',' && angle > 0:
+			protected[i] = 0
+		}
+	}
+	parts := splitTop(string(protected))
+	typ := strings.ReplaceAll(strings.TrimSpace(parts[0]), "\x00", ",")
+	if g, ok := genericType(typ); ok {
+		typ = g
+	}
 	switch low := strings.ToLower(typ); {
 	case low == "optional" || low == "required":
 		typ, parts = "", append([]string{""}, parts...)
@@ -104,6 +119,26 @@ func (it *contractItem) flags(inner string) bool {
 		}
 	}
 	return true
+}
+
+// genericType writes a list type as people write it in other languages
+// (list[str], List<int>, array[number]) as T[]; a map type (dict[str,
+// int], Map<string, any>) is object.
+func genericType(typ string) (string, bool) {
+	open := strings.IndexAny(typ, "[<")
+	if open <= 0 || !strings.HasSuffix(typ, "]") && !strings.HasSuffix(typ, ">") || strings.HasSuffix(typ, "[]") {
+		return "", false
+	}
+	base, inner := strings.ToLower(strings.TrimSpace(typ[:open])), strings.TrimSpace(typ[open+1:len(typ)-1])
+	switch base {
+	case "list", "array", "set", "sequence", "seq", "vec":
+		if canon, part, _ := canonicalType(inner); part == "" && !strings.Contains(canon, "|") && canon != "" {
+			return canon + "[]", true
+		}
+	case "dict", "map", "record", "mapping":
+		return "object", true
+	}
+	return "", false
 }
 
 // defaultInText reads a default stated in an item's description, in the

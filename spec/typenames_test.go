@@ -69,12 +69,13 @@ func TestDefaultsInferAndRead(t *testing.T) {
 		"- `label`: \"A\"\n" +
 		"- `threshold`: 0.8\n" +
 		"- `style`: plain words, no default\n" +
-		"\n### Delegation\n\n```prose\nreturn [max_rounds, deadline, strict, label, threshold, style]\n```\n"
+		"- `passes`: integer, default `2`\n" +
+		"\n### Delegation\n\n```prose\nreturn [max_rounds, deadline, strict, label, threshold, style, passes]\n```\n"
 	s, diags := Parse("p.prose.md", []byte(src))
 	if diags.HasErrors() {
 		t.Fatalf("findings:\n%s", diags)
 	}
-	want := map[string]string{"max_rounds": "integer 3", "deadline": "duration 2s", "strict": "boolean true", "label": "string A", "threshold": "number 0.8", "style": " <nil>"}
+	want := map[string]string{"max_rounds": "integer 3", "deadline": "duration 2s", "strict": "boolean true", "label": "string A", "threshold": "number 0.8", "style": " <nil>", "passes": "integer 2"}
 	for _, c := range s.Config {
 		got := c.Type + " " + jsonish(c.Default)
 		if got != want[c.Name] {
@@ -160,5 +161,29 @@ func TestPattern015Items(t *testing.T) {
 	}
 	if r := slots["source"]; r == nil || r.Requires != "the topic" || r.Ensures != "" {
 		t.Errorf("source: %+v", r)
+	}
+}
+
+// List and map types written as other languages write them are read, and
+// an output whose parenthesis is no type is kept, its text its
+// description.
+func TestGenericAndProseParens(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n# F\n\n### Parameters\n\n- `a` (list[str]): names\n- `b` (Map<string, int>): counts\n\n### Returns\n\n- `summary` (markdown): the text\n- `ids` (List<int>): the ids\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	got := map[string]string{}
+	for _, in := range s.Inputs {
+		got[in.Name] = in.Type
+	}
+	for _, o := range s.Outputs {
+		got[o.Name] = o.Type + " " + o.Description
+	}
+	want := map[string]string{"a": "string[]", "b": "object", "summary": " (markdown): the text", "ids": "integer[] the ids"}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %q, want %q", k, got[k], w)
+		}
 	}
 }
