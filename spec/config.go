@@ -214,7 +214,7 @@ func quote(s string) string { return "\"" + clip(s) + "\"" }
 // it states no (type, default: X): VALUE is a number, true, false, a
 // "quoted string", a duration or a JSON list or object, alone or followed
 // by a dash and a description (`3 — rounds at most`). Otherwise a type word
-// leading the text (`integer, default \`2\``) is the key's type, and a
+// leading the text ("integer, default 2" in backticks) is the key's type, and a
 // default the text states in the forms a Parameters item may (defaultInText)
 // is its default; the key has none else.
 func valueAsDefault(c *ConfigEntry) {
