@@ -9,8 +9,8 @@ import (
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/serve/cadence"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
 )
@@ -72,8 +72,9 @@ func Rules() []spec.Rule {
 		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the node whose call gave the value does not declare"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
+		{Code: CodeUndeclaredError, Severity: diag.Error, Short: "Throw of an error the node's ### Errors does not declare (where it declares some)"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
-		{Code: cadence.CodeCadence, Severity: diag.Error, Short: "Self-driven Continuity or ### Schedule item that names no cadence prose serve reads"},
+		{Code: cadence.CodeCadence, Severity: diag.Error, Short: "Cadence stated wrongly (a cron field, a time, a time zone); a warning for self-driven or ### Schedule text that names no cadence prose reads"},
 	}, toolRules()...)
 }
 
@@ -135,6 +136,9 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 		out = append(out, sectionKinds(n)...)
 		if !syntaxErr && n.Execution != nil && n.Execution.Program != nil {
 			out = append(out, execution(n, f)...)
+		}
+		if !syntaxErr {
+			out = append(out, undeclaredThrows(n)...)
 		}
 	}
 	return out

@@ -30,8 +30,8 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/filekind"
-	"github.com/proselang/prose/serve/cadence"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/specgraph"
 )
 
@@ -176,7 +176,11 @@ func PathsContext(ctx context.Context, paths []string, opts Options) (*Result, e
 		}
 	}
 	res, readErrs := lintAll(ctx, files, opts.Workers)
-	res.Diags = append(res.Diags, skipped...).Dedupe()
+	res.Diags = append(res.Diags, skipped...)
+	if ctx.Err() == nil {
+		res.Diags = append(res.Diags, DuplicateTestNames(testNames(files))...)
+	}
+	res.Diags = res.Diags.Dedupe()
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}

@@ -25,6 +25,8 @@ import (
 //	test/missing-input       a required input of the subject has no fixture
 //	test/unknown-output      an Expects item names no output of the subject
 //	test/empty-expects       the test has no Expects item
+//	test/duplicate-name      two test files linted (or run) together share a
+//	                         name (testnames.go)
 //	test/subject-kind        the subject is a test or a gateway, which
 //	                         prose test does not run (a gateway is driven
 //	                         from outside: test what it wakes)

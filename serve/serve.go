@@ -22,7 +22,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/proselang/prose/serve/cadence"
+	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"

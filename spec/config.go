@@ -25,13 +25,17 @@ func (l *loader) config(sec *section) {
 			if c = nameOnlyConfig(t); c == nil {
 				continue
 			}
-		} else if part, suggest := unknownType(c.Type); part != "" {
+		} else if canon, part, suggest := canonicalType(c.Type); part != "" {
 			l.errorf(pos, CodeConfigSyntax, "config key %q: %s", c.Name, unknownTypeMessage(part, suggest))
 		} else {
+			c.Type = canon
 			if l.s.Contract {
 				valueAsDefault(c)
 			}
 			l.configDefault(c, pos)
+			if t := inferType(c.Default, c.DefaultRaw); c.Type == "" && c.HasDefault && t != "" {
+				c.Type, c.TypeInferred = t, true
+			}
 		}
 		c.Pos = diag.Pos(pos + 1)
 		if first, dup := seen[c.Name]; dup {
@@ -108,6 +112,9 @@ func (c *ConfigEntry) typeAndDefault(inner string) string {
 			return "has " + quote(strings.TrimSpace(def)) + " where default: X belongs"
 		}
 		def = d
+	}
+	if g, ok := genericType(typ); ok {
+		typ = g
 	}
 	if typ != "" && !isTypeName(typ) {
 		return "has type " + quote(typ) + ", which is not a type name"
@@ -205,9 +212,11 @@ func quote(s string) string { return "\"" + clip(s) + "\"" }
 // valueAsDefault reads a 0.15 config item written `- \`name\`: VALUE`
 // (upstream's own form, `- \`max_rounds\`: 3`) as the key's default when
 // it states no (type, default: X): VALUE is a number, true, false, a
-// "quoted string" or a JSON list or object, alone or followed by a dash and
-// a description (`3 — rounds at most`). Any other text stays the
-// description and the key has no default.
+// "quoted string", a duration or a JSON list or object, alone or followed
+// by a dash and a description (`3 — rounds at most`). Otherwise a type word
+// leading the text ("integer, default 2" in backticks) is the key's type, and a
+// default the text states in the forms a Parameters item may (defaultInText)
+// is its default; the key has none else.
 func valueAsDefault(c *ConfigEntry) {
 	if c.Type != "" || c.DefaultRaw != "" || c.Description == "" {
 		return
@@ -219,10 +228,20 @@ func valueAsDefault(c *ConfigEntry) {
 			break
 		}
 	}
-	if !isLiteral(text) {
+	if isLiteral(text) {
+		c.DefaultRaw, c.Description = text, desc
 		return
 	}
-	c.DefaultRaw, c.Description = text, desc
+	// `- \`max_rounds\`: integer, default \`2\``: a type word first, and a
+	// default stated in the text as Parameters items state one.
+	if first, _, ok := strings.Cut(c.Description, ","); ok && isTypeName(strings.TrimSpace(first)) {
+		if canon, part, _ := canonicalType(strings.TrimSpace(first)); part == "" {
+			c.Type = canon
+		}
+	}
+	if raw, ok := defaultInText(c.Description); ok && !isNone(raw) {
+		c.DefaultRaw = raw
+	}
 }
 
 // isLiteral reports whether s is a number, a boolean, a quoted string or a
@@ -237,5 +256,5 @@ func isLiteral(s string) bool {
 		return json.Valid([]byte(s))
 	}
 	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
+	return err == nil || isDurationLiteral(s)
 }

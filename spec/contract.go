@@ -378,11 +378,24 @@ func (l *loader) contractInputs(sec *section) {
 			l.proseInput(t, pos)
 			continue
 		}
+		if it.badType != "" {
+			l.errorf(pos+it.typeAt, CodeInputSyntax, "input %q: %s", it.name, unknownTypeMessage(it.badType, it.suggest))
+		}
+		var typed *Input
+		if typ, comment, ok := strings.Cut(it.desc, " -- "); ok && it.typ == "" && isTypeName(strings.TrimSpace(typ)) {
+			// `- \`topic\`: string -- what to write about`, the inputs
+			// block's form, its comment's (optional, default X) read
+			if canon, part, _ := canonicalType(strings.TrimSpace(typ)); part == "" {
+				typed = &Input{Type: canon}
+				typed.comment(strings.TrimSpace(comment))
+			}
+		}
 		in := &Input{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ,
 			Optional: it.optional, HasDefault: it.hasDefault, DefaultRaw: it.defaultRaw}
-		if in.HasDefault {
-			in.Default, _ = decodeValue(in.Type, in.DefaultRaw)
+		if typed != nil {
+			in.Type, in.Description, in.Optional, in.HasDefault, in.DefaultRaw = typed.Type, typed.Description, typed.Optional, typed.HasDefault, typed.DefaultRaw
 		}
+		l.itemDefault(in)
 		for _, typ := range [...]string{"run[]", "run"} {
 			if rest, ok := strings.CutPrefix(in.Description, typ+" "); ok && in.Type == "" {
 				if r := strings.TrimLeft(rest, " "); strings.HasPrefix(r, "—") || strings.HasPrefix(r, "--") || strings.HasPrefix(r, "-") {
@@ -394,6 +407,33 @@ func (l *loader) contractInputs(sec *section) {
 		low := strings.ToLower(in.Description)
 		in.Optional = in.Optional || strings.HasPrefix(low, "optional") || strings.Contains(low, "(optional") || strings.Contains(low, ", optional")
 		l.addInput(in)
+	}
+}
+
+// itemDefault decodes the default of a contract item: one written in its
+// flags (`(integer, default: 3)`), else one its description states
+// ("Defaults to `true`", "default: fast", "(default 3)"), else a
+// description that is a literal alone (`- \`rounds\`: 3`). An item with
+// no declared type takes the type its default implies (inferType).
+// "none" states no default.
+func (l *loader) itemDefault(in *Input) {
+	if !in.HasDefault {
+		if raw, ok := defaultInText(in.Description); ok {
+			in.HasDefault, in.DefaultRaw = true, raw
+		} else if lit := strings.TrimSpace(in.Description); isLiteral(lit) {
+			in.HasDefault, in.DefaultRaw = true, lit
+		}
+		if in.HasDefault && isNone(in.DefaultRaw) {
+			in.HasDefault, in.DefaultRaw = false, ""
+		}
+	}
+	if !in.HasDefault {
+		return
+	}
+	in.Optional = true
+	in.Default, _ = decodeValue(in.Type, in.DefaultRaw)
+	if t := inferType(in.Default, in.DefaultRaw); in.Type == "" && t != "" {
+		in.Type, in.TypeInferred = t, true
 	}
 }
 

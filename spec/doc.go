@@ -24,7 +24,11 @@
 // lists under a facet describe the facet (facets.go).
 //
 // A 0.15 config item `- \`max_rounds\`: 3` (no `(type, default: X)`) takes a
-// literal after the colon as its default (valueAsDefault in config.go).
+// literal after the colon as its default, and its type (valueAsDefault in
+// config.go). A 0.15 pattern without a "Pattern instance receives:" block
+// reads its Requires (or Parameters) contract items as inputs, as a
+// function does; the text of a slot item, `- \`reviewer\`: returns ...`,
+// is the slot's contract (Slot.itemContract).
 //
 // ### Environment items name host variables (Spec.Environment): a render is
 // refused before the run when one is unset or empty. ### Runtime is kept as
@@ -52,11 +56,24 @@
 // inputs type it as an array or the Delegation runs `for x in SLOT`.
 //
 // Declared types are string, integer, number, boolean, object, any,
-// duration and null, as `T[]` for a list and `A | B` for either; any other
-// word, the loose spellings int, float, bool, str, dict and list included,
-// is an unknown type, reported with the name meant. A duration (500ms, 30s,
-// 2m, or a number of seconds) default that is not one is an error: every
-// use of it would fail. Read reads a spec from a pipe (StdinName).
+// duration and null, as `T[]` for a list and `A | B` for either. The
+// spellings people write for them mean them: int and long are integer,
+// float and double number, bool boolean, str and text string, dict and map
+// object, list and array any[]; the loader stores the canonical name. Any
+// other word in a type's place is an unknown type, an error naming the type
+// it is close to (a word far from every type, `(atomic)`, is prose). A
+// duration (500ms, 30s, 2m, or a number of seconds) default that is not one
+// is an error: every use of it would fail. Read reads a spec from a pipe
+// (StdinName).
+//
+// An entry with no declared type takes the type of its default: 3 is an
+// integer, 0.5 a number, true a boolean, "x" a string, 2s a duration, a
+// list any[], an object object (TypeInferred), so a value of another type
+// is refused before a run. A Parameters or Requires item reads its default
+// from its description in the forms upstream writes ("Defaults to
+// `true`", "default `3`", "default: fast", "(default 3)"), or from a
+// description that is a literal alone (`- \`rounds\`: 3`); such an input
+// is optional.
 //
 // # Diagnostic codes
 //
@@ -76,6 +93,9 @@
 //	spec/duplicate-slot      a slot is declared twice
 //	spec/duplicate-config    a config key is declared twice
 //	spec/duplicate-input     an input is declared twice in the inputs block
+//	spec/misspelt-section    a heading that is a slip for a section a run reads (### Excution), which would be documentation
+//	spec/duplicate-output    an output is declared twice under Returns (or Ensures)
+//	spec/output-syntax       an output item's type is no type (`count` (integr)), named with the type it is close to
 //	spec/input-syntax        a line of the inputs block, at the entries' indentation, is not "name: type -- comment", or its type is unknown
 //	spec/shape-undeclared    Shape delegates names a slot that is not declared
 //	spec/delegation-fence    the Delegation has no ```prose code block (or only one with another language)
@@ -121,6 +141,9 @@ const (
 	CodeDuplicateSlot     = "spec/duplicate-slot"
 	CodeDuplicateConfig   = "spec/duplicate-config"
 	CodeDuplicateInput    = "spec/duplicate-input"
+	CodeDuplicateOutput   = "spec/duplicate-output"
+	CodeMisspeltSection   = "spec/misspelt-section"
+	CodeOutputSyntax      = "spec/output-syntax"
 	CodeInputSyntax       = "spec/input-syntax"
 	CodeShapeUndeclared   = "spec/shape-undeclared"
 	CodeDelegationFence   = "spec/delegation-fence"

@@ -122,10 +122,12 @@ func (r *inputReader) entry(t string, pos int, strict bool) bool {
 		return false
 	}
 	in := &Input{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Type: typ}
-	if part, suggest := unknownType(typ); part != "" {
+	if canon, part, suggest := canonicalType(typ); part != "" {
 		at := max(strings.IndexByte(t, ':'), 0)
 		at += max(strings.Index(t[at:], part), 0)
 		r.l.errorf(pos+at, CodeInputSyntax, "input %q: %s", name, unknownTypeMessage(part, suggest))
+	} else {
+		in.Type = canon
 	}
 	in.comment(strings.TrimSpace(comment))
 	r.last = in

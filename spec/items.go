@@ -20,6 +20,10 @@ type contractItem struct {
 	optional        bool
 	hasDefault      bool
 	defaultRaw      string
+	// badType is a word in the type's place that is no type but close to
+	// one (`(integr)`), with the type it probably means; typ is then "".
+	badType, suggest string
+	typeAt           int // offset of badType in the item's text
 }
 
 func readContractItem(t string) (contractItem, bool) {
@@ -43,6 +47,9 @@ func readContractItem(t string) (contractItem, bool) {
 	if close < 0 || !it.flags(after[1:close]) {
 		return contractItem{}, false
 	}
+	if it.badType != "" {
+		it.typeAt = len(t) - len(after) + 1 + strings.Index(after[1:close], it.badType)
+	}
 	tail := strings.TrimSpace(after[close+1:])
 	if tail != "" {
 		d, ok := strings.CutPrefix(tail, ":")
@@ -58,18 +65,45 @@ func readContractItem(t string) (contractItem, bool) {
 	return it, true
 }
 
-// flags reads "type[, optional][, default: X]"; false when the first part
-// is no known type.
+// flags reads "type[, optional][, default: X]" (the type may be left
+// out); false when the first part is no type and no flag. A first part
+// that is one word close to a type name (`integr`, `boolen`) is read as a
+// type written wrongly (badType), to be reported, not as prose.
 func (it *contractItem) flags(inner string) bool {
-	parts := splitTop(inner)
-	typ := strings.TrimSpace(parts[0])
-	if typ == "" || !isTypeName(typ) {
+	// commas inside <...> (Map<string, int>) do not split the flags
+	angle, protected := 0, []byte(inner)
+	for i, c := range protected {
+		switch {
+		case c == '<':
+			angle++
+		case c == '>' && angle > 0:
+			angle--
+		case c == ',' && angle > 0:
+			protected[i] = 0
+		}
+	}
+	parts := splitTop(string(protected))
+	typ := strings.ReplaceAll(strings.TrimSpace(parts[0]), "\x00", ",")
+	if g, ok := genericType(typ); ok {
+		typ = g
+	}
+	switch low := strings.ToLower(typ); {
+	case low == "optional" || low == "required":
+		typ, parts = "", append([]string{""}, parts...)
+	case typ == "" || !isTypeName(typ):
 		return false
 	}
-	if part, _ := unknownType(typ); part != "" {
-		return false
+	if typ != "" {
+		canon, part, suggest := canonicalType(typ)
+		switch {
+		case part == "":
+			it.typ = canon
+		case suggest != "" && !strings.ContainsAny(typ, "|[") && len(parts) >= 1:
+			it.badType, it.suggest = part, suggest
+		default:
+			return false
+		}
 	}
-	it.typ = typ
 	for _, p := range parts[1:] {
 		p = strings.TrimSpace(p)
 		switch {
@@ -85,6 +119,116 @@ func (it *contractItem) flags(inner string) bool {
 		}
 	}
 	return true
+}
+
+// genericType writes a list type as people write it in other languages
+// (list[str], List<int>, array[number]) as T[]; a map type (dict[str,
+// int], Map<string, any>) is object.
+func genericType(typ string) (string, bool) {
+	open := strings.IndexAny(typ, "[<")
+	if open <= 0 || !strings.HasSuffix(typ, "]") && !strings.HasSuffix(typ, ">") || strings.HasSuffix(typ, "[]") {
+		return "", false
+	}
+	base, inner := strings.ToLower(strings.TrimSpace(typ[:open])), strings.TrimSpace(typ[open+1:len(typ)-1])
+	switch base {
+	case "list", "array", "set", "sequence", "seq", "vec":
+		if canon, part, _ := canonicalType(inner); part == "" && !strings.Contains(canon, "|") && canon != "" {
+			return canon + "[]", true
+		}
+	case "dict", "map", "record", "mapping":
+		return "object", true
+	}
+	return "", false
+}
+
+// defaultInText reads a default stated in an item's description, in the
+// forms upstream writes: "Defaults to `true`", "default `3`", "default:
+// fast", "(default 3)", "default is 2s". A backticked value is taken as
+// written; an unquoted one must be a literal (a number, true, false, a
+// "quoted string", a duration) or a single word that ends the sentence or
+// the clause, so "by default the model decides" states none.
+func defaultInText(desc string) (string, bool) {
+	// lowered byte for byte, so that an offset into low is one into desc
+	b := []byte(desc)
+	for i, c := range b {
+		b[i] = lowerASCII(c)
+	}
+	low := string(b)
+	for off := 0; ; {
+		i := strings.Index(low[off:], "default")
+		if i < 0 {
+			return "", false
+		}
+		i += off
+		off = i + len("default")
+		if i > 0 && isIdentByte(low[i-1]) {
+			continue
+		}
+		paren := strings.HasSuffix(strings.TrimRight(low[:i], " "), "(")
+		rest := low[off:]
+		rest = strings.TrimPrefix(rest, "s")
+		trim := strings.TrimLeft(rest, " ")
+		connector := false
+		for _, c := range [...]string{"to ", "is ", ":", "="} {
+			if r, ok := strings.CutPrefix(trim, c); ok {
+				trim, connector = strings.TrimLeft(r, " "), true
+				break
+			}
+		}
+		if len(trim) > 0 && isIdentByte(trim[0]) && len(rest) > 0 && rest[0] != ' ' && !connector {
+			continue // "defaulted", "defaults_file"
+		}
+		// trim is lowered; read the value from desc at the same offset.
+		val := desc[len(desc)-len(trim):]
+		if v, ok := strings.CutPrefix(val, "`"); ok {
+			if end := strings.IndexByte(v, '`'); end > 0 {
+				return v[:end], true
+			}
+			continue
+		}
+		if !connector && !paren {
+			// "default 3" states a literal; "by default ..." states none
+			if v, ok := leadingValue(val); ok && isLiteral(v) && !lastWordIs(low[:i], "by") {
+				return v, true
+			}
+			continue
+		}
+		if v, ok := leadingValue(val); ok {
+			return v, true
+		}
+	}
+}
+
+// lastWordIs reports whether the last word of s is w.
+func lastWordIs(s, w string) bool {
+	f := strings.Fields(s)
+	return len(f) > 0 && f[len(f)-1] == w
+}
+
+// leadingValue is the literal or the clause-ending word s starts with.
+func leadingValue(s string) (string, bool) {
+	if strings.HasPrefix(s, "\"") {
+		if end := strings.IndexByte(s[1:], '"'); end >= 0 {
+			return s[:end+2], true
+		}
+		return "", false
+	}
+	end := strings.IndexAny(s, " \t,;)")
+	if end < 0 {
+		end = len(s)
+	}
+	tok := strings.TrimRight(s[:end], ".")
+	if tok == "" {
+		return "", false
+	}
+	if isLiteral(tok) {
+		return tok, true
+	}
+	next := strings.TrimLeft(s[len(tok):], " \t")
+	if next == "" || strings.ContainsAny(next[:1], ".,;)") {
+		return tok, true
+	}
+	return "", false
 }
 
 // cutDash cuts a leading dash or em dash that introduces a description.

@@ -22,10 +22,20 @@ func (l *loader) outputs(sec *section) {
 			continue
 		}
 		it, ok := readContractItem(t)
+		if !ok {
+			// `- \`summary\` (markdown): the text`: a parenthesis that
+			// is no type is part of the description, not a reason to
+			// drop the output.
+			it, ok = parenItem(t)
+		}
 		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(it.name) != it.name {
 			continue
 		}
-		if l.output(it.name) != nil {
+		if it.badType != "" {
+			l.errorf(pos+it.typeAt, CodeOutputSyntax, "output %q: %s", it.name, unknownTypeMessage(it.badType, it.suggest))
+		}
+		if first := l.output(it.name); first != nil {
+			l.errorf(pos+it.at, CodeDuplicateOutput, "output %q is declared twice (first on line %d); rename one or remove it", it.name, l.f.Position(first.Pos).Line)
 			continue
 		}
 		l.s.Outputs = append(l.s.Outputs, &Output{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ})
@@ -44,4 +54,22 @@ func (l *loader) output(name string) *Output {
 		}
 	}
 	return nil
+}
+
+// parenItem reads "`name` (text): description" whose parenthesis is no
+// type: the name, and the rest as its description.
+func parenItem(t string) (contractItem, bool) {
+	rest, ok := strings.CutPrefix(t, "`")
+	if !ok {
+		return contractItem{}, false
+	}
+	end := strings.IndexByte(rest, '`')
+	if end < 0 || !isIdent(strings.ReplaceAll(rest[:end], "-", "_")) {
+		return contractItem{}, false
+	}
+	after := strings.TrimSpace(rest[end+1:])
+	if !strings.HasPrefix(after, "(") {
+		return contractItem{}, false
+	}
+	return contractItem{name: rest[:end], at: 1, desc: after}, true
 }

@@ -46,7 +46,7 @@ func (l *loader) listSlots() {
 func (l *loader) checkTypes() {
 	for _, in := range l.s.Inputs {
 		for _, c := range l.s.Config {
-			if c.Name == in.Name && c.Type != "" && in.Type != "" && !strings.EqualFold(c.Type, in.Type) {
+			if c.Name == in.Name && c.Type != "" && in.Type != "" && !c.TypeInferred && !in.TypeInferred && !strings.EqualFold(c.Type, in.Type) {
 				l.warnf(int(in.Pos), CodeTypeMismatch, "%q is %s in Config (line %d) but %s in the inputs block",
 					in.Name, c.Type, l.f.Position(c.Pos).Line, in.Type)
 			}

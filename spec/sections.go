@@ -36,7 +36,10 @@ func (l *loader) readSections() {
 		case "shape":
 			l.shape(sec)
 		case "requires":
-			if l.s.Contract && l.s.Kind != "pattern" {
+			// A 0.15 pattern may write its inputs as contract items
+			// (`- \`topic\`: what to write about`), as functions do;
+			// one with a "Pattern instance receives:" block keeps it.
+			if l.s.Contract && (l.s.Kind != "pattern" || !containsLower(sec.Body, "receives:")) {
 				l.contractInputs(sec)
 			} else {
 				l.inputs(sec)
@@ -195,6 +198,7 @@ func (l *loader) slots(sec *section) {
 			continue
 		}
 		slot := &Slot{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Primary: strings.Contains(strings.ToLower(rest), "(primary)")}
+		slot.itemContract(rest)
 		l.slotClauses(slot, li)
 		if first, dup := seen[name]; dup {
 			l.errorf(int(slot.Pos), CodeDuplicateSlot, "slot %q is declared twice (first on line %d)", name, l.f.Position(first.Pos).Line)
@@ -220,6 +224,36 @@ func slotHead(t string) (name, rest string, ok bool) {
 		return "", "", false
 	}
 	return word, rest, true
+}
+
+// itemContract reads the text after a slot's name written as upstream's
+// item (a reviewer slot "returns {accepted: boolean, notes: string}"):
+// decided, it is what the slot does and gives, its Ensures, unless it
+// starts with requires, receives or takes, which make it its Requires.
+// The sub-bullets `requires:`/`ensures:` add to either.
+func (slot *Slot) itemContract(rest string) {
+	rest = strings.TrimSpace(rest)
+	if i := indexFold(rest, "(primary)"); i >= 0 {
+		rest = strings.TrimSpace(rest[:i] + rest[i+len("(primary)"):])
+	}
+	text, ok := strings.CutPrefix(rest, ":")
+	if !ok {
+		text, ok = cutDash(rest)
+	}
+	if text = strings.TrimSpace(text); !ok || text == "" {
+		return
+	}
+	low := strings.ToLower(text)
+	for _, verb := range [...]string{"requires", "receives", "takes"} {
+		if strings.HasPrefix(low, verb) {
+			slot.Requires = strings.TrimSpace(strings.TrimPrefix(text[len(verb):], ":"))
+			return
+		}
+	}
+	if strings.HasPrefix(low, "ensures") {
+		text = strings.TrimSpace(strings.TrimPrefix(text[len("ensures"):], ":"))
+	}
+	slot.Ensures = text
 }
 
 func (l *loader) slotClauses(slot *Slot, li *ast.ListItem) {

@@ -104,6 +104,9 @@ type ConfigEntry struct {
 	Default     any    // decoded default (int64, float64, string, bool, nil, []any, map[string]any) when HasDefault
 	DefaultRaw  string // as written
 	Description string
+	// TypeInferred is true when Type was not declared but read from the
+	// default (`- \`max_rounds\`: 3` is an integer).
+	TypeInferred bool
 }
 
 // Input is one line of the "Pattern instance receives:" block.
@@ -119,6 +122,9 @@ type Input struct {
 	// FromSentence is true for an input whose name was read from a
 	// sentence of Parameters or Requires (its Description).
 	FromSentence bool
+	// TypeInferred is true when Type was not declared but read from the
+	// default (`Defaults to \`true\`` is a boolean).
+	TypeInferred bool
 }
 
 // Output is a declared output (`name: text` under Ensures/Returns/Maintains,

@@ -145,17 +145,37 @@ func (l *loader) newSection(h *ast.Heading, sec *section) {
 	sec.BodyPos = diag.Pos(l.headingEnd(h))
 	l.s.Sections = append(l.s.Sections, &sec.Section)
 	l.sections = append(l.sections, sec)
+	near := ""
+	if !known {
+		near = nearSection(heading)
+	}
 	switch {
 	case known:
+	case near != "" && runSections[near]:
+		// A slip for a section a run reads (### Excution): as
+		// documentation, the node would run without it (a function
+		// rendered by a model instead of its program).
+		l.errorf(pos, CodeMisspeltSection, "section %q is not ### %s: as written it is documentation, and the node runs without its %s; did you mean ### %s?", heading, near, near, near)
 	case !l.s.Contract:
-		l.warnf(pos, CodeUnknownSection, "unknown section %q (kept as documentation)", heading)
-	default:
+		hint := ""
+		if near != "" {
+			hint = "; did you mean ### " + near + "?"
+		}
+		l.warnf(pos, CodeUnknownSection, "unknown section %q (kept as documentation)%s", heading, hint)
+	case near != "":
 		// Under the 0.15 rules an unknown section is documentation; only
 		// one close to a canonical name is likely a slip.
-		if near := nearSection(heading); near != "" {
-			l.warnf(pos, CodeUnknownSection, "unknown section %q (kept as documentation); did you mean ### %s?", heading, near)
-		}
+		l.warnf(pos, CodeUnknownSection, "unknown section %q (kept as documentation); did you mean ### %s?", heading, near)
 	}
+}
+
+// runSections are the canonical sections whose content a run reads: a
+// heading that is a slip for one is an error, not documentation.
+var runSections = map[string]bool{
+	"Requires": true, "Maintains": true, "Parameters": true, "Returns": true, "Continuity": true,
+	"Errors": true, "Environment": true, "Execution": true, "Fixtures": true, "Expects": true,
+	"Expects Not": true, "Slots": true, "Config": true, "Delegation": true, "Schedule": true,
+	"Patterns": true, "Shape": true,
 }
 
 // closeBodies sets each section's Body: the raw text up to the next

@@ -12,20 +12,27 @@ import (
 )
 
 // knownTypes are the type names a Config entry or an input may declare,
-// alone, as a list (`string[]`) or in a union (`string | null`). Other
-// words, the loose spellings the run-time binder also reads (int, float,
-// bool, str, list, dict, ...) included, are reported as unknown types with
-// the canonical name to write instead: a spec says one thing one way.
+// alone, as a list (`string[]`) or in a union (`string | null`).
 var knownTypes = []string{"string", "integer", "number", "boolean", "object", "any", "duration", "null"}
 
 // TypeNames are the declared type names, the one table of them: the
-// loader refuses any other word, and the binder (package patterns) types
-// values by these alone.
+// loader writes every declared type with these (typeAliases mapped), and
+// the binder (package patterns) types values by these alone.
 func TypeNames() []string { return append([]string(nil), knownTypes...) }
 
+// typeAliases are the other spellings people write for a declared type.
+// Decided: they mean the type they name (`int` is integer, `list` any[]),
+// and the loader stores the canonical name; any other word is an unknown
+// type, an error with the name it is closest to.
+var typeAliases = map[string]string{
+	"int": "integer", "long": "integer", "float": "number", "double": "number",
+	"bool": "boolean", "str": "string", "text": "string",
+	"map": "object", "dict": "object", "list": "any[]", "array": "any[]",
+}
+
 // BaseType returns the known type name a declared type word means
-// ("Integer" is "integer"; no "[]" suffix, no union), and whether it is
-// one: "int" is not (the loader refuses it, suggesting integer).
+// ("Integer" and "int" are "integer"; no "[]" suffix, no union), and
+// whether it is one.
 func BaseType(word string) (string, bool) {
 	low := strings.ToLower(strings.TrimSpace(word))
 	for _, k := range knownTypes {
@@ -33,44 +40,58 @@ func BaseType(word string) (string, bool) {
 			return k, true
 		}
 	}
+	if a, ok := typeAliases[low]; ok && !strings.HasSuffix(a, "[]") {
+		return a, true
+	}
 	return "", false
 }
 
-// typeAliases suggests the canonical name for a common other spelling.
-var typeAliases = map[string]string{
-	"int": "integer", "long": "integer", "float": "number", "double": "number",
-	"bool": "boolean", "str": "string", "text": "string",
-	"map": "object", "dict": "object", "list": "any[]", "array": "any[]",
-}
-
-// unknownType returns the first part of the declared type typ that is not
-// a known type, with the name it probably means ("" when unsure); part is
-// "" when every part is known.
-func unknownType(typ string) (part, suggest string) {
+// canonicalType writes the declared type typ with the project's names
+// ("int[] | None" is not one; "Int | null" is "integer | null", "list"
+// "any[]"). part is the first word that is no type, with the name it
+// probably means ("" when unsure); canon is then typ as written.
+func canonicalType(typ string) (canon, part, suggest string) {
+	if strings.TrimSpace(typ) == "" {
+		return "", "", ""
+	}
+	var out []string
 	for p := range strings.SplitSeq(typ, "|") {
 		base := strings.TrimSpace(p)
 		if base == "" {
-			continue // "" is no declared type; "a |" is a syntax matter
+			continue // "a |" is a syntax matter
 		}
+		suffix := ""
 		for strings.HasSuffix(base, "[]") {
-			base = base[:len(base)-2]
+			base, suffix = base[:len(base)-2], suffix+"[]"
 		}
 		low := strings.ToLower(base)
-		if _, known := BaseType(low); known {
+		if k, known := BaseType(low); known {
+			out = append(out, k+suffix)
 			continue
 		}
 		if a, ok := typeAliases[low]; ok {
-			return base, a
+			out = append(out, a+suffix)
+			continue
 		}
-		best, bestD := "", 3
-		for _, k := range knownTypes {
-			if d := diag.EditDistance(low, k); d < bestD {
-				best, bestD = k, d
-			}
-		}
-		return base, best
+		return typ, base, nearType(low)
 	}
-	return "", ""
+	return strings.Join(out, " | "), "", ""
+}
+
+// nearType is the type name word is a likely slip for, or "".
+func nearType(word string) string {
+	best, bestD := "", 3
+	for _, k := range knownTypes {
+		if d := diag.EditDistance(word, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	for a, k := range typeAliases {
+		if d := diag.EditDistance(word, a); d < bestD && len(a) > 3 {
+			best, bestD = k, d
+		}
+	}
+	return best
 }
 
 // unknownTypeMessage says that the type word part is unknown, suggesting
@@ -81,6 +102,43 @@ func unknownTypeMessage(part, suggest string) string {
 		return msg + "; did you mean " + suggest + "?"
 	}
 	return msg + "; the types are " + strings.Join(knownTypes, ", ") + " (and T[] for a list)"
+}
+
+// inferType is the declared type a default's decoded value v (raw as
+// written) implies, for an entry that states none: 3 integer, 0.5 number,
+// true boolean, "x" string, 2s duration, a list any[], an object object;
+// "" for anything else (a bare word keeps the entry untyped).
+func inferType(v any, raw string) string {
+	raw = strings.TrimSpace(raw)
+	switch v := v.(type) {
+	case int64:
+		return "integer"
+	case float64:
+		return "number"
+	case bool:
+		if raw == "true" || raw == "false" {
+			return "boolean"
+		}
+	case []any:
+		return "any[]"
+	case map[string]any:
+		return "object"
+	case string:
+		if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+			return "string"
+		}
+		if isDurationLiteral(v) {
+			return "duration"
+		}
+	}
+	return ""
+}
+
+// isDurationLiteral reports whether s is written as a duration with its
+// unit (2s, 500ms, 1m30s), not a bare number.
+func isDurationLiteral(s string) bool {
+	d, err := time.ParseDuration(s)
+	return err == nil && d >= 0 && strings.IndexAny(s, "hmsµn") > 0
 }
 
 // normalize turns yaml.v3's decoded values into the loader's value set:
@@ -151,15 +209,15 @@ func decodeValue(typ, raw string) (v any, ok bool) {
 	switch {
 	case t == "string":
 		return unquote(raw), true
-	case t == "integer" || t == "int":
+	case t == "integer":
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil {
 			return raw, false
 		}
 		return n, true
-	case t == "number" || t == "float":
+	case t == "number":
 		return decodeNumber(raw)
-	case t == "boolean" || t == "bool":
+	case t == "boolean":
 		switch strings.ToLower(raw) {
 		case "true", "yes":
 			return true, true

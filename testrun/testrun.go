@@ -44,6 +44,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/world/worldtest"
 )
 
@@ -125,6 +127,7 @@ type Suite struct {
 // only one that stops every test (no scratch directory).
 func Prepare(cases []*Case, opts Options) (*Suite, error) {
 	s := &Suite{cases: cases}
+	sameName(cases)
 	for _, c := range cases {
 		if c.Err != nil {
 			s.preps = append(s.preps, nil)
@@ -147,6 +150,32 @@ func Prepare(cases []*Case, opts Options) (*Suite, error) {
 		s.preps = append(s.preps, p)
 	}
 	return s, nil
+}
+
+// sameName makes an error of every case whose name another case has too:
+// a report, and JUnit above all, tells tests apart by name, so two tests
+// of one name would read as one test run twice (both PASS under one
+// name). The case keeps its name, so the report names both files.
+func sameName(cases []*Case) {
+	files := map[string][]string{}
+	for _, c := range cases {
+		if !slices.Contains(files[c.Name], c.Path) {
+			files[c.Name] = append(files[c.Name], c.Path)
+		}
+	}
+	for _, c := range cases {
+		paths := files[c.Name]
+		if len(paths) < 2 || c.Err != nil {
+			continue
+		}
+		var others []string
+		for _, p := range paths {
+			if p != c.Path {
+				others = append(others, p)
+			}
+		}
+		c.Err = fmt.Errorf("%s: test name %q is also the name of %s: give each test its own name [%s]", c.Path, c.Name, strings.Join(others, ", "), lint.CodeTestDuplicateName)
+	}
 }
 
 // Broken is the case of a test file that cannot be loaded: it runs as an

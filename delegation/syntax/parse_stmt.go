@@ -62,6 +62,9 @@ func (p *parser) parseStmt() Stmt {
 		if isWordTok(next, "while") || isWordTok(next, "until") {
 			return p.parseWhile()
 		}
+		if isWordTok(next, "up") && isWordTok(p.peek(2), "to") {
+			return p.parseLoopUpTo()
+		}
 	case "append", "record":
 		if startsOperand(next) {
 			return p.parseAppend(t.raw == "record")
@@ -210,6 +213,20 @@ func (p *parser) parseWhile() Stmt {
 	}
 	s.Body = p.parseBlock(what)
 	return s
+}
+
+// parseLoopUpTo reports upstream's `loop up to N:`, which is not
+// ProseScript, naming the forms to write, and reads it on as `repeat N:`
+// so that its body is still checked.
+func (p *parser) parseLoopUpTo() Stmt {
+	loop := p.advance()
+	p.advance() // up
+	p.advance() // to
+	p.errorf(loop.pos, "syntax/loop-up-to", "'loop up to N:' is not ProseScript: write 'repeat N:' for N passes, or 'loop until COND (max: N):' to stop early when COND holds")
+	r := p.a.repeats.new(RepeatExpr{Repeat: loop.pos})
+	r.Count = p.parseOperand("the number of iterations: repeat N:")
+	r.Body = p.parseBlock("loop")
+	return p.a.exprs.new(ExprStmt{X: r})
 }
 
 // parseParallel parses a block of concurrent branches.

@@ -278,6 +278,7 @@ func TestParseErrorMessages(t *testing.T) {
 		{"retries without value", "call a\n  retries", "2:10 [syntax/expected]", "retries 2"},
 		{"return two values", "return 1, 2", "1:9 [syntax/unexpected]", "return a list [a, b] or an object { a, b }"},
 		{"while without loop", "while x < 3:\n  x = x + 1\nlet z = 1", "1:1 [syntax/expected]", "loop while COND (max: N):"},
+		{"loop up to", "loop up to config.max_rounds:\n  x = x + 1\nlet z = 1", "1:1 [syntax/loop-up-to]", "write 'repeat N:' for N passes, or 'loop until COND (max: N):'"},
 		{"throw nothing", "throw", "1:6 [syntax/expected]", "the value to throw"},
 		{"append nothing", "append to xs", "1:8 [syntax/expected]", "the value to add"},
 		{"max without value", "loop while x (max: ):\n  y", "1:20 [syntax/expected]", "(max: 10)"},

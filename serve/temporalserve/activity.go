@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/proselang/prose/serve"
-	"github.com/proselang/prose/serve/cadence"
+	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"

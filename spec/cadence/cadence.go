@@ -1,8 +1,14 @@
 // Package cadence reads when a node wakes itself: the cadence of a
 // self-driven ### Continuity ("at least weekly", "every 6 hours", "daily at
-// 09:00", "monthly"), a ### Schedule's cron expressions, and freshness
-// fields (`valid_until`) that lapse; and says when a node is next due from
-// the times it last fired.
+// 09:00", "every Monday at 09:00", "monthly"), a ### Schedule's cron
+// expressions (bare or as a `cron` item, read in the zone of a `timezone`
+// item), and freshness fields (`valid_until`) that lapse; and says when a
+// node is next due from the times it last fired. It reads the loaded spec
+// alone, so lint and serve read cadences alike.
+//
+// Decided: a part of the day stands for an hour, morning 09:00, noon and
+// midday 12:00, afternoon 14:00, evening 18:00, night 21:00 ("every Monday
+// morning" is Monday 09:00); a weekday with no time is its 00:00.
 //
 // Main types: Plan, Schedule, Cron. Entry points: Of, Parse, ParseCron,
 // (*Plan).Due.
@@ -15,13 +21,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+	// A `timezone` item reads the same on a host with no zone files.
+	_ "time/tzdata"
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
 )
 
 // Forms lists the cadences Parse accepts, for error messages.
-const Forms = "hourly, daily, weekly, monthly (each may follow \"at least\"); every N minutes, hours, days or weeks (\"every 6h\"); daily at HH:MM; every weekday at HH:MM; a 5-field cron expression (`30 8 * * 1-5`); when `valid_until` lapses"
+const Forms = "hourly, daily, weekly, monthly (each may follow \"at least\"); every N minutes, hours, days or weeks (\"every 6h\"); daily at HH:MM; every weekday at HH:MM; every Monday at 09:00 (or Monday morning, 09:00); a 5-field cron expression (`30 8 * * 1-5`, or an item `cron`: 30 8 * * 1-5, with an item `timezone`: Europe/Paris); when `valid_until` lapses"
 
 // Schedule says when a node is next due after a time.
 type Schedule interface {
@@ -57,6 +65,13 @@ var (
 	})
 	cronRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
 	cronLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\d*/,-]+(\s+[\d*/,-]+){4}$`) })
+	dayRE    = sync.OnceValue(func() *regexp.Regexp {
+		const day = `(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?s?`
+		return regexp.MustCompile(`\b(?:every|each|on)\s+(` + day + `(?:\s*(?:,|and|&|or)\s*` + day + `)*)\b(?:\s+(?:at\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?|(morning|noon|midday|afternoon|evening|night)))?`)
+	})
+	dayName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`mon|tue|wed|thu|fri|sat|sun`)
+	})
 	// attempted is a Continuity line that sets out to state a cadence.
 	attempted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bevery\b|\bat\s+\d|\d|\b(cron|schedule)\b`) })
 )
@@ -91,6 +106,11 @@ func parse(text string, filter bool) (s Schedule, freshness bool, err error) {
 			}
 		}
 	}
+	if _, v := cutLabel(text); v != text {
+		if v = strings.Trim(v, "` ."); cronLike().MatchString(v) {
+			return cron(ParseCron(v))
+		}
+	}
 	if fs := strings.Fields(text); len(fs) == 5 && strings.ContainsAny(fs[0], "0123456789*") {
 		c, err := ParseCron(text)
 		if err == nil {
@@ -99,6 +119,9 @@ func parse(text string, filter bool) (s Schedule, freshness bool, err error) {
 		if cronLike().MatchString(strings.TrimSpace(text)) {
 			return nil, false, err
 		}
+	}
+	if m := matchIf(!filter || strings.Contains(t, "every") || strings.Contains(t, "each") || strings.Contains(t, "on"), dayRE, t); m != nil {
+		return weekly(m)
 	}
 	if m := matchIf(!filter || strings.Contains(t, "every"), everyRE, t); m != nil {
 		n, _ := strconv.Atoi(m[1])
@@ -117,6 +140,40 @@ func parse(text string, filter bool) (s Schedule, freshness bool, err error) {
 		return nil, true, nil
 	}
 	return nil, false, nil
+}
+
+// dayParts are the hours a part of the day stands for: "every Monday
+// morning" is Monday at 09:00.
+var dayParts = map[string]int{"morning": 9, "noon": 12, "midday": 12, "afternoon": 14, "evening": 18, "night": 21}
+
+// weekly is the cron schedule of a dayRE match: the days it names at the
+// time it states (HH:MM, H am/pm, or a part of the day), else at 00:00.
+func weekly(m []string) (Schedule, bool, error) {
+	var days []string
+	for _, d := range dayName().FindAllString(m[1], -1) {
+		days = append(days, strconv.Itoa(map[string]int{"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}[d]))
+	}
+	h, mi := 0, 0
+	switch {
+	case m[2] != "":
+		h, _ = strconv.Atoi(m[2])
+		mi, _ = strconv.Atoi(m[3])
+		if m[4] != "" {
+			if h < 1 || h > 12 {
+				return nil, false, fmt.Errorf("%s %s is not a time of day (1 to 12 am or pm)", m[2], m[4])
+			}
+			h %= 12
+			if m[4][0] == 'p' {
+				h += 12
+			}
+		}
+		if h > 23 || mi > 59 {
+			return nil, false, fmt.Errorf("%s:%s is not a time of day (HH:MM, 00:00 to 23:59)", m[2], m[3])
+		}
+	case m[5] != "":
+		h = dayParts[m[5]]
+	}
+	return cron(ParseCron(fmt.Sprintf("%d %d * * %s", mi, h, strings.Join(days, ","))))
 }
 
 // cron is Parse's result for a cron expression: no schedule (not a nil
@@ -140,11 +197,15 @@ func matchIf(ok bool, re func() *regexp.Regexp, t string) []string {
 type Plan struct {
 	// Every are interval cadences, measured from the last firing.
 	Every []Schedule
-	// At are wall-clock schedules (cron, daily at), measured from the
-	// last self wake.
+	// At are wall-clock schedules (cron, daily at, every Monday at),
+	// measured from the last self wake, read in Zone.
 	At []Schedule
-	// Freshness: a lapsing `valid_until` in the truth wakes the node.
+	// Freshness: a lapsing `valid_until` in the truth wakes the node. A
+	// Continuity line with a self-driven keyword arms it, whether or not
+	// it names a cadence as well.
 	Freshness bool
+	// Zone is the time zone a `timezone` item names (nil: the host's).
+	Zone *time.Location
 }
 
 // Empty reports whether the plan never wakes its node.
@@ -154,13 +215,14 @@ func (p *Plan) Empty() bool { return p == nil || len(p.Every)+len(p.At) == 0 && 
 const CodeCadence = "serve/cadence"
 
 // Of reads a node's plan from its spec: each self-driven Continuity line,
-// and each ### Schedule item. A self-driven line or a Schedule item that
-// names no cadence Parse knows is an error at its line (FILE:LINE:COL)
-// listing the accepted forms; Check reports every one.
+// and each ### Schedule item. A cadence that is stated wrongly (a cron
+// field out of range, 25:00, an unknown time zone) is an error at its line
+// (FILE:LINE:COL) listing the accepted forms; text that states no cadence
+// prose reads is a warning (Check) and never refuses the plan.
 func Of(s *spec.Spec) (*Plan, error) {
 	p, diags := read(s)
-	if len(diags) > 0 {
-		return nil, fmt.Errorf("%s", strings.TrimRight(diags.String(), "\n"))
+	if errs := diags.Errors(); len(errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.TrimRight(errs.String(), "\n"))
 	}
 	return p, nil
 }
@@ -176,17 +238,27 @@ func Check(s *spec.Spec) diag.List {
 	return diags
 }
 
+// Decided: upstream reads Continuity by keyword. A Continuity line is
+// self-driven when it says self-driven, recheck (re-check), cadence or
+// when stale, not negated ("no cadence", "never rechecks"). Such a line
+// arms the clock of the truth's `valid_until` (Plan.Freshness) and adds
+// the cadence it names, if any. A labelled `cron`, `schedule` or
+// `timezone` item counts in Continuity as in ### Schedule. A line that
+// sets out to state a cadence (a number, "every", "at 9", a weekday) and
+// names none prose reads is a warning: the node still wakes when its
+// truth lapses or when triggered (POST /trigger/ID, prose run --tick).
 func read(s *spec.Spec) (*Plan, diag.List) {
 	p := &Plan{}
 	var diags diag.List
+	var zoneAt []diag.Pos
 	// add takes what Parse read of line; the line's offset, a search of
-	// the file, is looked for only when there is an error to place.
+	// the file, is looked for only when there is something to report.
 	add := func(line, where string, from diag.Pos, sch Schedule, fresh bool, err error) {
 		switch {
 		case err != nil:
 			diags.Errorf(s.File, locate(s, line, from), CodeCadence, "%s %q: %v; write one of: %s", where, strings.TrimSpace(line), err, Forms)
 		case sch == nil && !fresh:
-			diags.Errorf(s.File, locate(s, line, from), CodeCadence, "%s %q names no cadence; write one of: %s", where, strings.TrimSpace(line), Forms)
+			diags.Warnf(s.File, locate(s, line, from), CodeCadence, "%s %q names no cadence prose reads, so it sets no timer (the node wakes when its inputs move, its truth's `valid_until` lapses, or it is triggered); write one of: %s", where, strings.TrimSpace(line), Forms)
 		case fresh:
 			p.Freshness = true
 		default:
@@ -197,6 +269,15 @@ func read(s *spec.Spec) (*Plan, diag.List) {
 			}
 		}
 	}
+	zone := func(line, value string, from diag.Pos) {
+		loc, err := time.LoadLocation(strings.Trim(strings.TrimSpace(value), "`.\"'"))
+		if err != nil || strings.TrimSpace(value) == "" {
+			diags.Errorf(s.File, locate(s, line, from), CodeCadence, "time zone %q is not an IANA zone name such as America/Los_Angeles, Europe/Paris or UTC", strings.TrimSpace(value))
+			return
+		}
+		p.Zone = loc
+		zoneAt = append(zoneAt, locate(s, line, from))
+	}
 	from := diag.Pos(0)
 	for _, sec := range s.Sections {
 		if strings.HasPrefix(strings.ToLower(sec.Heading), "continuity") {
@@ -204,31 +285,138 @@ func read(s *spec.Spec) (*Plan, diag.List) {
 			break
 		}
 	}
-	// A self-driven line in prose that states no cadence at all ("a
-	// periodic self-tick re-checks the digest") sets no timer: the node
-	// wakes when triggered (POST /trigger/ID, prose run --tick). One that
-	// sets out to state one (a number, "every", "at 9") and fails is an
-	// error.
 	for _, line := range continuityLines(s) {
-		if !strings.Contains(strings.ToLower(line), "self-driven") {
-			continue
+		label, value := cutLabel(line)
+		switch {
+		case isZoneLabel(label):
+			zone(line, value, from)
+		case isScheduleLabel(label):
+			sch, fresh, err := Parse(line)
+			add(line, "Continuity item", from, sch, fresh, err)
+		case selfDriven(line):
+			// The truth's valid_until arms the clock in any case.
+			p.Freshness = true
+			sch, _, err := Parse(line)
+			if sch == nil && err == nil && !attempted().MatchString(line) {
+				continue // says it wakes itself, names no cadence
+			}
+			add(line, "self-driven Continuity", from, sch, false, err)
 		}
-		sch, fresh, err := Parse(line)
-		if err == nil && sch == nil && !fresh && !attempted().MatchString(line) {
-			continue
-		}
-		add(line, "self-driven Continuity", from, sch, fresh, err)
 	}
 	for _, sec := range s.Sections {
 		if !strings.EqualFold(strings.TrimSpace(sec.Heading), "schedule") {
 			continue
 		}
 		for _, line := range items(sec.Body) {
+			label, value := cutLabel(line)
+			if isZoneLabel(label) {
+				zone(line, value, sec.BodyPos)
+				continue
+			}
 			sch, fresh, err := Parse(line)
 			add(line, "### Schedule item", sec.BodyPos, sch, fresh, err)
 		}
 	}
+	if len(zoneAt) > 1 {
+		diags.Errorf(s.File, zoneAt[1], CodeCadence, "a second time zone: a node's schedules are read in one zone")
+	}
+	if p.Zone != nil {
+		for i, sch := range p.At {
+			p.At[i] = Zoned{Schedule: sch, Zone: p.Zone}
+		}
+	}
 	return p, diags
+}
+
+// Zoned is a wall-clock schedule read in a time zone: Next is computed in
+// Zone and given back in the zone of the time asked about.
+type Zoned struct {
+	Schedule
+	Zone *time.Location
+}
+
+// Next is the schedule's next time after t, read in z's zone.
+func (z Zoned) Next(after time.Time) time.Time {
+	n := z.Schedule.Next(after.In(z.Zone))
+	if n.IsZero() {
+		return n
+	}
+	return n.In(after.Location())
+}
+
+func (z Zoned) String() string { return z.Schedule.String() + " (" + z.Zone.String() + ")" }
+
+// selfWords are the words upstream reads a self-driven Continuity by.
+var selfWords = []string{"self-driven", "self driven", "recheck", "re-check", "cadence", "when stale"}
+
+// selfDriven reports whether line says the node wakes itself: one of
+// selfWords, not negated by a no, not, never, without or non just before.
+func selfDriven(line string) bool {
+	t := strings.ToLower(line)
+	for _, w := range selfWords {
+		for off := 0; ; {
+			i := strings.Index(t[off:], w)
+			if i < 0 {
+				break
+			}
+			i += off
+			if !negated(t[:i]) {
+				return true
+			}
+			off = i + len(w)
+		}
+	}
+	return false
+}
+
+// negated reports whether the last words of before negate what follows
+// ("no", "not on a", "never", "without a", "non-").
+func negated(before string) bool {
+	if strings.HasSuffix(before, "non-") {
+		return true
+	}
+	fs := strings.Fields(before)
+	if len(fs) > 3 {
+		fs = fs[len(fs)-3:]
+	}
+	for _, f := range fs {
+		switch strings.Trim(f, ",;:.()*_") {
+		case "no", "not", "never", "without", "nor":
+			return true
+		}
+	}
+	return false
+}
+
+// cutLabel splits a labelled item ("`cron`: 0 9 * * 1", "timezone:
+// UTC") into its lowered label and its value; label is "" when the item
+// has none.
+func cutLabel(line string) (label, value string) {
+	l, v, ok := strings.Cut(line, ":")
+	if !ok {
+		return "", line
+	}
+	l = strings.ToLower(strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "`*_")))
+	if l == "" || len(strings.Fields(l)) > 2 || strings.ContainsAny(l, "0123456789") {
+		return "", line
+	}
+	return l, strings.TrimSpace(v)
+}
+
+func isZoneLabel(l string) bool {
+	switch l {
+	case "timezone", "time zone", "time_zone", "tz", "zone":
+		return true
+	}
+	return false
+}
+
+func isScheduleLabel(l string) bool {
+	switch l {
+	case "cron", "schedule", "cadence", "every":
+		return true
+	}
+	return false
 }
 
 // locate is the offset of line's text in s's file at or after from (its

@@ -15,6 +15,7 @@ func FuzzFilterChangesNothing(f *testing.F) {
 		"Every weekday at 08:30 local time.", "`0 */4 * * *`", "15 10 * * *", "daily\tat 25:00",
 		"self-driven recheck when `valid_until` lapses", "HOURLY", "every 0 days", "`61 * * * *`",
 		"self-driven, at 9", "weekdays at 7:05", "monthly re-read", "no cadence here",
+		"every Monday morning", "`cron`: 0 9 * * 1", "on Tuesdays and Fridays at 5pm", "each sun at 13:00 pm",
 	} {
 		f.Add(s)
 	}

@@ -1,0 +1,41 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+// Two outputs of one name are an error at the second, not one output
+// silently kept.
+func TestDuplicateOutput(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n# F\n\n### Returns\n\n- `summary`: the text\n- `count` (integer): how many\n- `summary`: the other text\n"
+	_, diags := Parse("f.prose.md", []byte(src))
+	want := `f.prose.md:12:4: error: output "summary" is declared twice (first on line 10); rename one or remove it [spec/duplicate-output]`
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("missing %s in:\n%s", want, diags)
+	}
+}
+
+// A heading that is a slip for a section a run reads is an error naming
+// the section; a slip for a documentation section stays a warning.
+func TestMisspeltSection(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n# F\n\n### Returns\n\n- `y`: a value\n\n### Excution\n\n```prose\nreturn {y: 1}\n```\n\n### Strategis\n\n- keep it short\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	got := diags.String()
+	for _, want := range []string{
+		`f.prose.md:12:1: error: section "Excution" is not ### Execution: as written it is documentation, and the node runs without its Execution; did you mean ### Execution? [spec/misspelt-section]`,
+		`f.prose.md:18:1: warning: unknown section "Strategis" (kept as documentation); did you mean ### Strategies? [spec/unknown-section]`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s in:\n%s", want, got)
+		}
+	}
+	if s.Execution != nil {
+		t.Errorf("a misspelt section read as the Execution")
+	}
+	// The earlier rules too: a 1.x pattern's ### Delgation.
+	old := "---\nname: p\nkind: pattern\n---\n\n# P\n\nP.\n\n### Slots\n\n- `w`\n\n### Delgation\n\n```prose\nreturn call w\n```\n"
+	if _, diags := Parse("p.prose.md", []byte(old)); !strings.Contains(diags.String(), "p.prose.md:14:1: error: section \"Delgation\" is not ### Delegation") {
+		t.Errorf("a 1.x pattern's slip:\n%s", diags)
+	}
+}
