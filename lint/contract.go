@@ -256,6 +256,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		}
 	}
 	out = append(out, callArguments(n, prog, params)...)
+	markOutputs(prog, outputs)
 	out = append(out, resultMembers(n, prog, outputs)...)
 	return append(out, check.Check(prog, d)...)
 }
@@ -405,12 +406,27 @@ func resultMembers(n *spec.Spec, prog *syntax.Program, outputs map[string][]stri
 	return out
 }
 
+// markOutputs sets syntax.CallExpr.Output on each call of a node (or
+// sibling file) that declares one output: the evaluator matches the
+// call's fallback to that output and reads v.OUT of a name bound to the
+// call's value as the name itself, however often the name is re-bound
+// (delegation/semantics.md, One-output callees).
+func markOutputs(prog *syntax.Program, outputs map[string][]string) {
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		if c, ok := x.(*syntax.CallExpr); ok {
+			if id, ok := c.Target.(*syntax.Ident); ok && len(outputs[id.Name]) == 1 {
+				c.Output = outputs[id.Name][0]
+			}
+		}
+		return true
+	})
+}
+
 // singleMember handles v.M where v's call returns the one output out.
 func singleMember(n *spec.Spec, id *syntax.Ident, m *syntax.MemberExpr, target, output string) diag.List {
 	var out diag.List
 	switch {
 	case m.Name == output:
-		m.Output = true
 	case diag.EditDistance(m.Name, output) < len(output)/3+1:
 		out.Errorf(n.File, m.NamePos, CodeUnknownMember,
 			"%s has no member %q: %s returns one output, %q, and %s is that output (did you mean %s.%s, or %s?)",
