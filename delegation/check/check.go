@@ -115,6 +115,12 @@ type binding struct {
 	service bool
 	// used is set once a config key or input is read (saves map writes).
 	used bool
+	// shape is what the name holds where the checker stands (shape.go);
+	// nil is unknown, or for an input or config key its declared type.
+	shape *valueShape
+	// forgot is set when the name's shape is unknown although declared
+	// (an input assigned in a loop).
+	forgot bool
 }
 
 // checker is the state of one Check run.
