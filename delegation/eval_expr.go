@@ -41,7 +41,7 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 	case *syntax.ObjectLit:
 		return f.evalObject(x.Fields)
 	case *syntax.MemberExpr:
-		return f.evalMember(x)
+		return f.evalMember(x, false)
 	case *syntax.IndexExpr:
 		return f.evalIndex(x)
 	case *syntax.UnaryExpr:
@@ -56,7 +56,13 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		}
 		return f.evalBinary(x)
 	case *syntax.IsExpr:
-		v, err := f.eval(x.X)
+		var v Value
+		var err error
+		if m, ok := x.X.(*syntax.MemberExpr); ok {
+			v, err = f.evalMember(m, true) // a presence test asks, it does not read
+		} else {
+			v, err = f.eval(x.X)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -219,8 +225,9 @@ func (f *frame) evalObject(fields []*syntax.Field) (*Object, error) {
 // when missing), of null is null, `.length` of a list or string is its
 // length; a member of any other value (text a service answered where an
 // object was expected) is an error naming the value and where it came
-// from (semantics.md, rule 16).
-func (f *frame) evalMember(x *syntax.MemberExpr) (Value, error) {
+// from (semantics.md, rule 16), except in a presence test (probe:
+// `X.M is null`, `X.M is present`), where such a member is absent (null).
+func (f *frame) evalMember(x *syntax.MemberExpr, probe bool) (Value, error) {
 	var v Value
 	var from *syntax.CallExpr
 	if id, ok := x.X.(*syntax.Ident); ok {
@@ -234,7 +241,12 @@ func (f *frame) evalMember(x *syntax.MemberExpr) (Value, error) {
 		v, from = s.value(), s.out
 	} else {
 		var err error
-		if v, err = f.eval(x.X); err != nil {
+		if m, ok := x.X.(*syntax.MemberExpr); ok && probe {
+			v, err = f.evalMember(m, true)
+		} else {
+			v, err = f.eval(x.X)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -249,6 +261,9 @@ func (f *frame) evalMember(x *syntax.MemberExpr) (Value, error) {
 		if x.Name == "length" {
 			return member(v, x.Name), nil
 		}
+	}
+	if probe {
+		return nil, nil
 	}
 	return nil, f.memberOfValue(x, v, from)
 }

@@ -100,3 +100,17 @@ func TestMemberOfTextNamesTheCall(t *testing.T) {
 		t.Errorf("member of null: %v, %v", v, err)
 	}
 }
+
+func TestPresenceTestOfAMemberOfText(t *testing.T) {
+	c := newCaller().on("arbiter", func(context.Context, *CallRequest) (Value, error) { return "abort", nil })
+	got := mustRun(t, `
+let d = call arbiter
+let reason = d
+if d.reason is present:
+  reason = d.reason
+return [reason, d.reason is null, d.reason.code is not present, d.length]
+`, map[string]Value{"arbiter": svc("arbiter")}, &Host{Caller: c})
+	if got != `["abort",true,true,5]` {
+		t.Errorf("got %s", got)
+	}
+}

@@ -124,6 +124,7 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	c.loops++
 	c.stmts(body)
 	c.loops--
+	c.forgetAssigned(body) // after any number of iterations
 	c.parLoop, c.inBranch = outer, branch
 	if collecting {
 		c.collect--

@@ -254,6 +254,7 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	c.loops++
 	c.stmts(s.Body)
 	c.loops--
+	c.forgetAssigned(s.Body) // after any number of iterations
 	c.parLoop, c.inBranch = outer, branch
 	if s.Until {
 		// Tested after each iteration: the body's names are bound.
