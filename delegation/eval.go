@@ -84,6 +84,9 @@ type interp struct {
 	// budget is the steps left to take from; each thread takes a few at
 	// a time (thread.left).
 	budget atomic.Int64
+	// live counts the threads begun and not ended; a thread's share of
+	// the budget shrinks as more run at once (refill).
+	live atomic.Int64
 }
 
 // thread is one line of execution: the delegation itself, or one parallel
@@ -104,11 +107,24 @@ type thread struct {
 }
 
 func newThread(in *interp, ctx context.Context, parent *thread) *thread {
+	in.live.Add(1)
 	return &thread{in: in, ctx: ctx, done: ctx.Done(), parent: parent}
 }
 
-// end gives the steps the thread took and did not use back to the run.
+// end gives the steps the thread took and did not use back to the run;
+// the thread runs no statement after it.
 func (t *thread) end() {
+	t.giveBack()
+	t.in.live.Add(-1)
+}
+
+// giveBack returns the steps the thread took and did not use to the run.
+// A thread calls it before it waits (for a service, a judge, a timer or
+// its parallel iterations), so that a thread that waits holds no steps
+// another could run: however many iterations wait in calls at once, an
+// iteration fails on the budget only when the steps are really spent.
+// Its next statement takes steps anew.
+func (t *thread) giveBack() {
 	if t.left > 0 {
 		t.in.budget.Add(t.left)
 		t.left = 0
@@ -364,10 +380,14 @@ func (f *frame) step(s syntax.Stmt) error {
 const stepChunk = 256
 
 // refill takes more steps for f's thread, one of them for the statement
-// at p. While the budget is large a thread takes stepChunk steps; near
-// its end, fewer, so that threads running at once do not hold on to
-// steps another needs (the budget is exact for a sequential run; parallel
-// iterations may stop up to one step per running iteration early).
+// at p. While the budget is large a thread takes stepChunk steps; as it
+// shrinks, or as more threads run at once, fewer: a thread takes at most
+// a sixteenth of what is left divided among the live threads, so the
+// steps held and unused at any moment stay a small part of what is left.
+// The budget is exact for a sequential run, and for parallel iterations
+// that wait in calls (they hold no steps while waiting: giveBack); only
+// iterations running statements at the very same moment may stop up to
+// one step each early.
 func (f *frame) refill(p diag.Pos) error {
 	t := f.th
 	select {
@@ -380,7 +400,7 @@ func (f *frame) refill(p diag.Pos) error {
 		if avail <= 0 {
 			return f.limitf(p, LimitSteps, "step budget of %d statements exceeded", f.in.host.MaxSteps)
 		}
-		take := min(int64(stepChunk), max(1, avail/16))
+		take := min(int64(stepChunk), max(1, avail/(16*max(1, f.in.live.Load()))))
 		if f.in.budget.CompareAndSwap(avail, avail-take) {
 			t.left = take - 1
 			return nil

@@ -86,6 +86,7 @@ func outputOf(v Value, out string) Value {
 
 // pause waits out a backoff of d before another attempt of call id.
 func (f *frame) pause(id Path, d time.Duration) error {
+	f.th.giveBack()
 	if p, ok := f.in.host.Runtime.(Pauser); ok {
 		return p.Pause(f.ctx, id, d)
 	}
@@ -112,6 +113,7 @@ func (f *frame) attempt(x *syntax.CallExpr, p *callPlan, n int) (Value, error) {
 			ctx, cancel = context.WithTimeout(f.ctx, p.timeout)
 		}
 	}
+	f.th.giveBack()
 	v, err := f.in.host.Caller.Call(ctx, req)
 	v = normalize(v)
 	if err == nil {

@@ -73,6 +73,7 @@ func (f *frame) judge(nc *syntax.NaturalCond, failClosed bool) (Value, error) {
 	}
 	j := &Judgment{Path: f.id(nc.TextPos), Cond: nc, Pos: pos, Values: f.condValues(nc), FailClosed: failClosed}
 	start := f.in.host.Runtime.Now()
+	f.th.giveBack()
 	verdict, err := f.in.host.Judge.Judge(f.ctx, j)
 	end := f.in.host.Runtime.Now()
 	if f.ctx.Err() != nil {

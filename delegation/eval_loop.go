@@ -284,6 +284,7 @@ func (f *frame) runParallel(lp *loop, r *results) (ctrl, Value, bool, error) {
 		r = f.results(false)
 	}
 	prefix := f.path()
+	f.th.giveBack()
 	out := f.in.host.Runtime.Group(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
 		it := f.iter(ctx, lp, prefix, i)
 		defer it.th.end()
@@ -343,6 +344,7 @@ func (f *frame) runFirst(lp *loop) (Value, error) {
 		vals = map[int]Value{}
 	)
 	prefix := f.path()
+	f.th.giveBack()
 	out := f.in.host.Runtime.Group(f.ctx, f.id(lp.pos), lp.n, f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
 		it := f.iter(ctx, lp, prefix, i)
 		defer it.th.end()
@@ -427,6 +429,7 @@ func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) 
 	for i := range frames {
 		frames[i] = f.child(f.ctx, path, s.Frames[i])
 	}
+	f.th.giveBack()
 	out := f.in.host.Runtime.Group(f.ctx, f.id(s.Parallel), len(s.Branches), f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
 		b := frames[i]
 		b.ctx, b.th.ctx, b.th.done = ctx, ctx, ctx.Done()

@@ -187,12 +187,20 @@ return [w, stmt]
 func TestParallelFirstAcceptsOnlyReturningIterations(t *testing.T) {
 	// Errors caught inside an iteration do not win; the first acceptable
 	// result does.
+	failed := make(chan struct{})
 	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
 		v, _ := req.Args.Get("v")
 		if v == int64(1) {
+			defer close(failed)
 			return nil, errors.New("no")
 		}
-		time.Sleep(10 * time.Millisecond)
+		// Answer only after iteration 1's call has failed, so its caught
+		// error has come first and did not win.
+		select {
+		case <-failed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		return v, nil
 	})
 	got := mustRun(t, `

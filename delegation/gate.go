@@ -111,6 +111,7 @@ func (f *frame) evalGate(x *syntax.GateExpr) (Value, error) {
 	req := &CallRequest{Path: id, Service: g, Args: args, Attempt: 1, Pos: pos, Host: &f.in.host}
 	start := rt.Now()
 	f.record(&Event{Kind: "call.start", Time: start, Path: id, Pos: pos, Slot: x.Kind, Attempt: 1, Args: args})
+	f.th.giveBack()
 	v, err := f.in.host.Caller.Call(f.ctx, req)
 	v = normalize(v)
 	if w := Waiting(err); w != nil && f.ctx.Err() == nil {

@@ -1,13 +1,14 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
 	goruntime "runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -134,13 +135,14 @@ func TestResumeOfFailedParallelBranch(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		for done.Load() < 2 {
+		// Branch 2 fails once the other two branches' end records are in
+		// the journal file (written, not yet synced, as each call ends).
+		for done.Load() < 2 || countEnds(r.Path()) < 2 {
 			if ctx.Err() != nil {
 				return
 			}
 			goruntime.Gosched()
 		}
-		time.Sleep(50 * time.Millisecond) // let their end records be written
 		close(release)
 	}()
 	if _, err := runWith(t, r, prog, globals, context.Background()); err == nil || !strings.Contains(err.Error(), "branch 2 down") {
@@ -164,4 +166,19 @@ func TestResumeOfFailedParallelBranch(t *testing.T) {
 	if n := svc.calls.Load() - before; n != 1 {
 		t.Errorf("resume called the service %d times, want 1 (branch 2)", n)
 	}
+}
+
+// countEnds counts the "end" records of call attempts in the journal at path.
+func countEnds(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"t":"end"`)) {
+			n++
+		}
+	}
+	return n
 }
