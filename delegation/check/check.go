@@ -20,6 +20,12 @@
 //   - retries/backoff/timeout misuse and on_fail fallbacks whose shape
 //     contradicts what the slot ensures;
 //   - returned keys versus declared outputs, config and inputs never used;
+//   - shapes (shape.go): what a value holds where the spec declares it (a
+//     callee's outputs and their types, the fields a slot's ensures names,
+//     typed inputs, literals), followed through let, re-assignment and
+//     joins; a member the value cannot have, a return that lacks or drops
+//     an output, a fallback of another shape than the callee's, a value of
+//     another type than declared;
 //   - natural-language conditions that mention no bound name or whose
 //     `says` predicate has no clear polarity, and string literals that
 //     describe a computed value instead of computing it.
@@ -30,7 +36,8 @@
 // holds --config values to the same uses before any service runs.
 //
 // Main types and entry points: Decls (what a spec declares, built by the
-// spec loader), Check, Rules, Rule, Uses, Use, CheckDefaults, Default.
+// spec loader; its Callees by the Contract Markdown checks), Callee,
+// Check, Rules, Rule, Uses, Use, CheckDefaults, Default.
 package check
 
 import (
