@@ -114,3 +114,17 @@ return [reason, d.reason is null, d.reason.code is not present, d.length]
 		t.Errorf("got %s", got)
 	}
 }
+
+func TestJudgeSeesTheOneOutput(t *testing.T) {
+	var seen []*Judgment
+	judge := judgeFunc(func(j *Judgment) (Verdict, error) { seen = append(seen, j); return Verdict{Holds: true}, nil })
+	c := newCaller().on("draft", func(context.Context, *CallRequest) (Value, error) { return "the text", nil })
+	_, err := runOutputs(t, "let d = call draft\nif d.article reads well to an editor:\n  return 1\nreturn 0\n",
+		map[string]string{"draft": "article"}, map[string]Value{"draft": svc("draft")}, &Host{Caller: c, Judge: judge, Runtime: newFakeRuntime()})
+	if err != nil || len(seen) != 1 {
+		t.Fatalf("%v, %d judgments", err, len(seen))
+	}
+	if got := js(t, seen[0].Values); got != `{"d.article":"the text"}` {
+		t.Errorf("the judge saw %s", got)
+	}
+}
