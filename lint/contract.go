@@ -56,9 +56,10 @@ const (
 	CodeSectionKind    = "lint/section-kind"
 	CodeRetiredSection = "lint/retired-section"
 	CodeUnboundSlot    = "lint/unbound-slot"
-	// CodeUnknownMember: v.M where v is the value of a call to a node
-	// that declares no output M.
-	CodeUnknownMember = "lint/unknown-member"
+	// CodeUnknownMember: v.M where what v holds cannot have M (a call of
+	// a node that declares no output M, a slot whose ensures names other
+	// fields): reported by the checker (check.CodeUnknownMember).
+	CodeUnknownMember = check.CodeUnknownMember
 	// CodeUnknownArgument: a call passes an input its callee does not
 	// declare; CodeMissingArgument: it leaves a required one out.
 	CodeUnknownArgument = "lint/unknown-argument"
@@ -73,7 +74,7 @@ func Rules() []spec.Rule {
 		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
-		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the node whose call gave the value does not declare"},
+		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the value's declared shape cannot have (a callee's outputs, the fields a slot ensures, a declared type)"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
