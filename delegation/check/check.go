@@ -160,6 +160,9 @@ type checker struct {
 	bindings []binding
 	nb       int
 	bound    []undo // scratch of alternatives, nested calls' above their callers'
+	joins    []shapeJoin
+	// ensured caches the fields each slot's ensures names (shape.go)
+	ensured []slotFields
 }
 
 // checkers keeps checkers, their maps cleared, from one Check to the next:
@@ -229,10 +232,13 @@ func (c *checker) release() {
 	clear(c.journal)
 	clear(c.bindings[:c.nb])
 	clear(c.bound)
+	clear(c.joins)
+	clear(c.ensured)
 	clear(c.sibStack)
 	*c = checker{
 		names: c.names, slots: c.slots, used: c.used, returned: c.returned, lacking: c.lacking,
 		journal: c.journal[:0], bindings: c.bindings, bound: c.bound[:0], sibStack: c.sibStack[:0],
+		joins: c.joins[:0], ensured: c.ensured[:0],
 	}
 	checkers.Put(c)
 }

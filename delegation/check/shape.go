@@ -124,6 +124,7 @@ var (
 	shapeNumberV = &valueShape{kind: kNumber}
 	shapeBoolV   = &valueShape{kind: kBool}
 	shapeListV   = &valueShape{kind: kList}
+	shapeObjectV = &valueShape{kind: kObject}
 )
 
 // kindShape is a shape of kind k with nothing more known.
@@ -142,7 +143,7 @@ func kindShape(k kind) *valueShape {
 	case kList:
 		return shapeListV
 	case kObject:
-		return &valueShape{kind: kObject}
+		return shapeObjectV
 	}
 	return nil
 }
@@ -302,11 +303,31 @@ func (c *checker) callShape(x *syntax.CallExpr) *valueShape {
 		return calleeShape(ce)
 	}
 	if s := c.slots[id.Name]; s != nil {
-		if fields := ensuresFields(s.Ensures); len(fields) > 0 {
-			return &valueShape{kind: kObject, fields: fields, from: "slot " + id.Name + " ensures", callee: id.Name}
-		}
+		return c.slotShape(s)
 	}
 	return nil
+}
+
+// slotShape is the shape of the answer of slot s: an object of the
+// fields its ensures names (nil when it names none), read once per Check.
+func (c *checker) slotShape(s *Slot) *valueShape {
+	for _, e := range c.ensured {
+		if e.slot == s {
+			return e.shape
+		}
+	}
+	var sh *valueShape
+	if f := ensuresFields(s.Ensures); len(f) > 0 {
+		sh = &valueShape{kind: kObject, fields: f, from: "slot " + s.Name + " ensures", callee: s.Name}
+	}
+	c.ensured = append(c.ensured, slotFields{s, sh})
+	return sh
+}
+
+// slotFields is a slot and the shape of its answer.
+type slotFields struct {
+	slot  *Slot
+	shape *valueShape
 }
 
 // calleeShape is the shape of the value of a call of ce: its one output,
@@ -335,6 +356,9 @@ func calleeShape(ce *Callee) *valueShape {
 // ("returns `approved` (boolean) and `notes` (string)"). Anything else
 // names no fields.
 func ensuresFields(text string) []Name {
+	if !strings.ContainsAny(text, "{`") {
+		return nil
+	}
 	if i := strings.IndexByte(text, '{'); i >= 0 {
 		if j := strings.IndexByte(text[i:], '}'); j > 0 {
 			if fs := braceFields(text[i+1 : i+j]); fs != nil {
@@ -343,9 +367,17 @@ func ensuresFields(text string) []Name {
 		}
 	}
 	var out []Name
-	parts := strings.Split(text, "`")
-	for i := 1; i+1 < len(parts); i += 2 {
-		name, after := parts[i], strings.TrimLeft(parts[i+1], " ")
+	for rest := text; ; {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		name, after := rest[i+1:i+1+j], strings.TrimLeft(rest[i+2+j:], " ")
+		rest = rest[i+2+j:]
 		if !isFieldName(name) || !strings.HasPrefix(after, "(") {
 			continue
 		}
@@ -353,11 +385,9 @@ func ensuresFields(text string) []Name {
 		if end < 0 {
 			continue
 		}
-		t := strings.TrimSpace(after[1:end])
-		if typeKind(t) == kUnknown {
-			continue
+		if t := strings.TrimSpace(after[1:end]); typeKind(t) != kUnknown {
+			out = append(out, Name{Name: name, Type: t})
 		}
-		out = append(out, Name{Name: name, Type: t})
 	}
 	return out
 }
@@ -365,20 +395,43 @@ func ensuresFields(text string) []Name {
 // braceFields reads `a: type, b: type` or `a, b`; nil when any part is
 // not a field name (then the braces are prose, not an object).
 func braceFields(s string) []Name {
-	var out []Name
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' || r == ';' }) {
-		name, t, _ := strings.Cut(strings.TrimSpace(part), ":")
-		name = strings.Trim(strings.TrimSpace(name), `"'`)
-		if !isFieldName(name) {
+	n := 0
+	for part := range splitFields(s) {
+		name, _, _ := strings.Cut(part, ":")
+		if !isFieldName(strings.Trim(strings.TrimSpace(name), `"'`)) {
 			return nil
 		}
+		n++
+	}
+	out := make([]Name, 0, n)
+	for part := range splitFields(s) {
+		name, t, _ := strings.Cut(part, ":")
 		t = strings.TrimSpace(t)
 		if typeKind(t) == kUnknown {
 			t = ""
 		}
-		out = append(out, Name{Name: name, Type: t})
+		out = append(out, Name{Name: strings.Trim(strings.TrimSpace(name), `"'`), Type: t})
 	}
 	return out
+}
+
+// splitFields yields the non-blank parts of s between commas, semicolons
+// and newlines.
+func splitFields(s string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for s != "" {
+			i := strings.IndexAny(s, ",;\n")
+			part := s
+			if i >= 0 {
+				part, s = s[:i], s[i+1:]
+			} else {
+				s = ""
+			}
+			if strings.TrimSpace(part) != "" && !yield(part) {
+				return
+			}
+		}
+	}
 }
 
 func isFieldName(s string) bool {

@@ -208,10 +208,11 @@ func (c *checker) objectFits(pos diag.Pos, s *valueShape, outputs []Name, req []
 // ensures names fields: an object literal must give them all, in their
 // declared types, and no key that misspells one.
 func (c *checker) slotFallback(use syntax.Expr, s *Slot) bool {
-	fields := ensuresFields(s.Ensures)
-	if len(fields) == 0 {
+	ss := c.slotShape(s)
+	if ss == nil {
 		return false
 	}
+	fields := ss.fields
 	sh := c.shapeOf(use)
 	if sh == nil || sh.kind == kNull {
 		return true

@@ -68,8 +68,8 @@ func (c *checker) stmt(s syntax.Stmt) {
 // shape before them for a block that did not bind it).
 func (c *checker) alternatives(blocks ...func()) {
 	m := c.mark()
-	base := len(c.bound) // c.bound[base:]: name and its binding after the first block binding it
-	var joins []shapeJoin
+	base := len(c.bound)  // c.bound[base:]: name and its binding after the first block binding it
+	jbase := len(c.joins) // c.joins[jbase:]: the shapes the blocks left each name
 	for _, run := range blocks {
 		run()
 		for i, u := range c.journal[m:] {
@@ -77,10 +77,11 @@ func (c *checker) alternatives(blocks ...func()) {
 				continue // this block bound the name before: counted once
 			}
 			sh := c.bshape(c.names[u.name])
-			if j := slices.IndexFunc(joins, func(x shapeJoin) bool { return x.name == u.name }); j >= 0 {
-				joins[j].shape, joins[j].blocks = join(joins[j].shape, sh), joins[j].blocks+1
+			if j := slices.IndexFunc(c.joins[jbase:], func(x shapeJoin) bool { return x.name == u.name }); j >= 0 {
+				j += jbase
+				c.joins[j].shape, c.joins[j].blocks = join(c.joins[j].shape, sh), c.joins[j].blocks+1
 			} else {
-				joins = append(joins, shapeJoin{u.name, sh, 1})
+				c.joins = append(c.joins, shapeJoin{u.name, sh, 1})
 			}
 			if !slices.ContainsFunc(c.bound[base:], func(x undo) bool { return x.name == u.name }) {
 				c.bound = append(c.bound, undo{u.name, c.names[u.name]})
@@ -88,9 +89,9 @@ func (c *checker) alternatives(blocks ...func()) {
 		}
 		c.rollback(m)
 	}
-	for i := range joins {
-		if before := c.names[joins[i].name]; before != nil && joins[i].blocks < len(blocks) {
-			joins[i].shape = join(joins[i].shape, c.bshape(before))
+	for i := jbase; i < len(c.joins); i++ {
+		if before := c.names[c.joins[i].name]; before != nil && c.joins[i].blocks < len(blocks) {
+			c.joins[i].shape = join(c.joins[i].shape, c.bshape(before))
 		}
 	}
 	for _, u := range c.bound[base:] {
@@ -98,11 +99,13 @@ func (c *checker) alternatives(blocks ...func()) {
 	}
 	clear(c.bound[base:])
 	c.bound = c.bound[:base]
-	for _, j := range joins {
+	for _, j := range c.joins[jbase:] {
 		if b := c.names[j.name]; b != nil && c.bshape(b) != j.shape {
 			c.setShape(j.name, j.shape)
 		}
 	}
+	clear(c.joins[jbase:])
+	c.joins = c.joins[:jbase]
 }
 
 // shapeJoin is a name's shape joined over the blocks that bound it.
