@@ -83,6 +83,8 @@ func TestMistakes(t *testing.T) {
 		{"one output of the wrong type", "result:integer", "return \"five\"\n", []string{"1 " + tm}},
 		{"one output given an object", "result:string", "return { text: \"x\" }\n", []string{"1 " + tm}},
 		{"one output from a callee of another type", "result:integer", "let f = call fetch\n  key: topic\nreturn f.data\n", []string{"3 " + tm}},
+		{"branches give a field two types: nothing guessed", "summary:string score:integer", "let r = { n: 1 }\nif again:\n  r = { n: \"one\" }\nreturn { summary: \"s\", score: r.n }\n", nil},
+		{"branches agree: the member is checked", "", "let r = { n: 1 }\nif again:\n  r = { n: 2 }\nreturn r.m\n", []string{"4 " + um}},
 		{"right return", "summary:string score:integer", "let t = call add-one\n  n: start\nreturn { summary: \"s\", score: t.out }\n", nil},
 		// fallbacks against the callee's shape
 		{"fallback keyed by the one output", "", "let f = call fetch\n  key: topic\n  on_fail use { data: \"fallback\" }\nreturn f.data\n", nil},

@@ -161,10 +161,16 @@ func join(a, b *valueShape) *valueShape {
 		return a
 	case a.kind != b.kind || a.output != b.output || a.closed != b.closed:
 		return nil
-	case a.kind == kObject && !slices.Equal(a.fieldNames(), b.fieldNames()):
+	case a.kind == kObject && !sameFields(a.fields, b.fields):
 		return nil
 	}
 	return a
+}
+
+// sameFields reports whether two objects have the same keys, of the same
+// types, in the same order.
+func sameFields(a, b []Name) bool {
+	return slices.EqualFunc(a, b, func(x, y Name) bool { return x.Name == y.Name && x.Type == y.Type })
 }
 
 // bshape is the shape of what binding b holds: its own, or for an input
