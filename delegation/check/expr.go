@@ -37,6 +37,7 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 	case *syntax.BinaryExpr:
 		c.expr(e.X, false)
 		c.expr(e.Y, false)
+		c.comparison(e)
 	case *syntax.IsExpr:
 		c.expr(e.X, false)
 	case *syntax.CallExpr:

@@ -99,6 +99,12 @@ func TestMistakes(t *testing.T) {
 		{"fallback field of another type", "", "let review = call reviewer\n  on_fail use { approved: \"no\", notes: \"\" }\nreturn review\n", []string{"2 " + tm}},
 		{"fallback is text for a slot object", "", "let review = call reviewer\n  on_fail use \"rejected\"\nreturn review\n", []string{"2 " + fs}},
 		{"fallback null is always fine", "", "let r = call splitter\n  on_fail use null\nreturn r\n", nil},
+		// comparisons that can never hold
+		{"text compared with a number", "", "let f = call fetch\n  key: topic\nif f.data == 0:\n  return 1\nreturn 0\n", []string{"3 " + tm}},
+		{"integer output compared with text", "", "let t = call add-one\n  n: start\nif t.out != \"2\":\n  return 1\nreturn 0\n", []string{"3 " + tm}},
+		{"boolean field ordered", "", "let review = call reviewer\nif review.approved > 0:\n  return 1\nreturn 0\n", []string{"2 " + tm}},
+		{"the seed's sentinel comparison", "", "let f = call fetch\n  key: topic\n  on_fail use { data: \"fallback for \" + topic }\nif f.data == \"fallback for \" + topic:\n  return 1\nreturn 0\n", nil},
+		{"integer compared with a number", "", "let t = call add-one\n  n: start\nif t.out >= 1.5:\n  return 1\nreturn 0\n", nil},
 		// arguments of the wrong declared type
 		{"argument text for an integer", "", "let t = call add-one\n  n: \"three\"\nreturn t\n", []string{"2 " + tm}},
 		{"argument from an input of another type", "", "let t = call add-one\n  n: topic\nreturn t\n", []string{"2 " + tm}},

@@ -313,3 +313,48 @@ func pathOrValue(e syntax.Expr) string {
 	}
 	return "value"
 }
+
+// comparison reports a comparison of two values whose kinds the checker
+// knows and that can never compare: == of text with a number is always
+// false, != always true, and < of text with a number stops the run.
+func (c *checker) comparison(e *syntax.BinaryExpr) {
+	switch e.Op {
+	case syntax.EQ, syntax.NE, syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.MEETS:
+	default:
+		return
+	}
+	l, r := c.shapeOf(e.X), c.shapeOf(e.Y)
+	if l == nil || r == nil || comparable(l.kind, r.kind) {
+		return
+	}
+	what := "is always false"
+	switch e.Op {
+	case syntax.NE:
+		what = "is always true"
+	case syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.MEETS:
+		what = "stops the run (only two numbers, two strings or two durations are ordered)"
+	}
+	c.diags.Errorf(c.f, e.OpPos, CodeTypeMismatch, "this comparison of %s with %s %s", describeKind(l, e.X), describeKind(r, e.Y), what)
+}
+
+// comparable reports whether values of kinds a and b may be equal (or
+// ordered): unknown and null compare with anything, numbers with numbers.
+func comparable(a, b kind) bool {
+	num := func(k kind) bool { return k == kInteger || k == kNumber }
+	switch {
+	case a == kUnknown || b == kUnknown || a == kNull || b == kNull:
+		return true
+	case num(a) && num(b):
+		return true
+	}
+	return a == b
+}
+
+// describeKind names the kind of a compared value, with its path when it
+// has one.
+func describeKind(s *valueShape, e syntax.Expr) string {
+	if p := pathOf(e); p != "" {
+		return p + " (" + s.kind.String() + ")"
+	}
+	return s.kind.String()
+}
