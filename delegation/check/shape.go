@@ -23,7 +23,8 @@ import (
 // lacks a declared output or gives one the return rule drops
 // (check/return-shape), a fallback whose shape differs from the callee's
 // (check/fallback-shape), and a value of another type than the one
-// declared (check/type-mismatch).
+// declared, or a comparison of values that never compare
+// (check/type-mismatch).
 
 // kind is the coarse type of a value.
 type kind uint8
