@@ -255,9 +255,6 @@ func (f *frame) slot(b *syntax.Binding) slot {
 	}
 }
 
-// get reads the value of b; unbound when nothing bound it.
-func (f *frame) get(b *syntax.Binding) Value { return f.slot(b).value() }
-
 // let binds the name of id in this frame (re-binding is assignment).
 func (f *frame) let(id *syntax.Ident, v Value) {
 	f.env.slots[id.Binding.Index] = valueSlot(v)
