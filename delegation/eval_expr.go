@@ -265,7 +265,27 @@ func (f *frame) evalMember(x *syntax.MemberExpr, probe bool) (Value, error) {
 	if probe {
 		return nil, nil
 	}
+	if from == nil {
+		from = f.answerOf(x.X)
+	}
 	return nil, f.memberOfValue(x, v, from)
+}
+
+// answerOf is the call whose answer the name a member path starts from
+// holds, or nil.
+func (f *frame) answerOf(x syntax.Expr) *syntax.CallExpr {
+	for {
+		switch e := x.(type) {
+		case *syntax.MemberExpr:
+			x = e.X
+		case *syntax.IndexExpr:
+			x = e.X
+		case *syntax.Ident:
+			return f.slot(&e.Binding).out
+		default:
+			return nil
+		}
+	}
 }
 
 // memberOfValue is the error of X.Name where X holds v, neither an object
@@ -292,9 +312,13 @@ func (f *frame) memberOfValue(x *syntax.MemberExpr, v Value, from *syntax.CallEx
 	default:
 		shown = kind
 	}
-	if from != nil {
-		return f.errorf(x.NamePos, KindRuntime, "%s.%s: %s is %s, not an object, so it has no member %q (%s is the answer of call %s, line %d: %s); a service that answers where fields are expected must answer a JSON object with %q",
-			what, x.Name, what, kind, x.Name, what, pathText(from.Target), f.position(from.Call).Line, shown, x.Name)
+	if from != nil && what != "" {
+		rel := "is"
+		if _, name := x.X.(*syntax.Ident); !name {
+			rel = "is part of"
+		}
+		return f.errorf(x.NamePos, KindRuntime, "%s.%s: %s is %s, not an object, so it has no member %q (%s %s the answer of call %s, line %d: %s); a service that answers where fields are expected must answer a JSON object with %q",
+			what, x.Name, what, kind, x.Name, what, rel, pathText(from.Target), f.position(from.Call).Line, shown, x.Name)
 	}
 	if what == "" {
 		return f.errorf(x.NamePos, KindRuntime, "this value is %s (%s), not an object, so it has no member %q", kind, shown, x.Name)

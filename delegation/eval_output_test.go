@@ -93,6 +93,12 @@ func TestMemberOfTextNamesTheCall(t *testing.T) {
 	if !errors.As(err, &e) || e.Kind != KindRuntime {
 		t.Errorf("want a runtime error, got %#v", err)
 	}
+	// a part of an answer names the call too
+	c = newCaller().on("reviewer", func(context.Context, *CallRequest) (Value, error) {
+		return jv(t, `{"verdict": "fine"}`), nil
+	})
+	_, err = run(t, "let review = call reviewer\nreturn review.verdict.accepted\n", map[string]Value{"reviewer": svc("reviewer")}, &Host{Caller: c})
+	wantErr(t, err, `test.md:2:23: review.verdict.accepted: review.verdict is text, not an object, so it has no member "accepted" (review.verdict is part of the answer of call reviewer, line 1: "fine")`)
 	// null keeps giving null (a missing answer is tested with `is null`)
 	c = newCaller().on("reviewer", func(context.Context, *CallRequest) (Value, error) { return nil, nil })
 	v, err := run(t, "let review = call reviewer\nreturn review.accepted\n", map[string]Value{"reviewer": svc("reviewer")}, &Host{Caller: c})
