@@ -199,10 +199,14 @@ type env struct {
 
 // slot is the value of one name. An integer is kept unboxed (v is
 // intSlot and n the integer), so that arithmetic on names allocates
-// nothing.
+// nothing. out is the call whose answer the value is, when it was bound
+// from a call (or from a name that held one): when the call's node has
+// one output, the name's member of that output's name is the value
+// itself (semantics.md, One-output callees).
 type slot struct {
-	v Value
-	n int64
+	v   Value
+	n   int64
+	out *syntax.CallExpr
 }
 
 // unbound fills a slot that nothing has bound yet; intSlot marks a slot
@@ -251,9 +255,6 @@ func (f *frame) slot(b *syntax.Binding) slot {
 	}
 }
 
-// get reads the value of b; unbound when nothing bound it.
-func (f *frame) get(b *syntax.Binding) Value { return f.slot(b).value() }
-
 // let binds the name of id in this frame (re-binding is assignment).
 func (f *frame) let(id *syntax.Ident, v Value) {
 	f.env.slots[id.Binding.Index] = valueSlot(v)
@@ -289,6 +290,21 @@ func (f *frame) assign(id *syntax.Ident, v slot) error {
 		e.slots[b.Index] = v
 		return nil
 	}
+}
+
+// tag marks the slot v, the value of x about to be bound to a name, with
+// the call it is the answer of, when x is a call or a name that holds
+// one (the output of a one-output call reads NAME.OUTPUT as itself, and
+// an error of a member read names the call); any other value is bound
+// untagged, so a re-assignment from something else clears the mark.
+func (f *frame) tag(x syntax.Expr, v slot) slot {
+	switch x := x.(type) {
+	case *syntax.CallExpr:
+		v.out = x
+	case *syntax.Ident:
+		v.out = f.slot(&x.Binding).out
+	}
+	return v
 }
 
 // ctrl is how a statement ended.
@@ -417,7 +433,7 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 		if err != nil {
 			return ctrlNone, nil, false, err
 		}
-		f.env.slots[s.Name.Binding.Index] = v
+		f.env.slots[s.Name.Binding.Index] = f.tag(s.Value, v)
 	case *syntax.AssignStmt:
 		return ctrlNone, nil, false, f.execAssign(s)
 	case *syntax.ExprStmt:
@@ -477,7 +493,7 @@ func (f *frame) execAssign(s *syntax.AssignStmt) error {
 		if err != nil {
 			return err
 		}
-		return f.assign(lhs, v)
+		return f.assign(lhs, f.tag(s.Value, v))
 	}
 	v, err := f.eval(s.Value)
 	if err != nil {

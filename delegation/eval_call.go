@@ -62,9 +62,26 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 		timedOut = p.timeout > 0 && errors.Is(err, context.DeadlineExceeded)
 	}
 	if x.OnFail != nil && x.OnFail.Use != nil {
-		return f.eval(x.OnFail.Use)
+		v, err := f.eval(x.OnFail.Use)
+		if err != nil || x.Output == "" {
+			return v, err
+		}
+		return outputOf(v, x.Output), nil
 	}
 	return nil, f.callFailed(x, p, n, last, timedOut)
+}
+
+// outputOf is the value of a fallback of a call to a node whose one
+// output is out, by the return rule the node's own answer goes through:
+// an object holding the key out gives that key's value ({data: X} is X);
+// any other value is the output itself.
+func outputOf(v Value, out string) Value {
+	if o, ok := v.(*Object); ok {
+		if x, ok := o.Get(out); ok {
+			return x
+		}
+	}
+	return v
 }
 
 // pause waits out a backoff of d before another attempt of call id.

@@ -139,12 +139,16 @@ func (f *frame) lookupPath(p string, b *syntax.Binding) (v Value, bound bool) {
 	if b == nil || b.Scope == syntax.Unresolved {
 		return nil, false
 	}
-	v = f.get(b)
+	s := f.slot(b)
+	v = s.value()
 	if v == unbound {
 		return nil, false
 	}
-	parts := strings.Split(p, ".")
-	for _, m := range parts[1:] {
+	parts := strings.Split(p, ".")[1:]
+	if len(parts) > 0 && s.out != nil && s.out.Output == parts[0] {
+		parts = parts[1:] // the one output of a call is the value itself (27a)
+	}
+	for _, m := range parts {
 		v = member(v, m)
 	}
 	return v, true

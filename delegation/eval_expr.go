@@ -41,14 +41,7 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 	case *syntax.ObjectLit:
 		return f.evalObject(x.Fields)
 	case *syntax.MemberExpr:
-		v, err := f.eval(x.X)
-		if err != nil || x.Output {
-			return v, err
-		}
-		if s, ok := v.(string); ok && x.Name == "length" {
-			return f.lengthOf(x.NamePos, s)
-		}
-		return member(v, x.Name), nil
+		return f.evalMember(x, false)
 	case *syntax.IndexExpr:
 		return f.evalIndex(x)
 	case *syntax.UnaryExpr:
@@ -63,7 +56,13 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		}
 		return f.evalBinary(x)
 	case *syntax.IsExpr:
-		v, err := f.eval(x.X)
+		var v Value
+		var err error
+		if m, ok := x.X.(*syntax.MemberExpr); ok {
+			v, err = f.evalMember(m, true) // a presence test asks, it does not read
+		} else {
+			v, err = f.eval(x.X)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -220,6 +219,114 @@ func (f *frame) evalObject(fields []*syntax.Field) (*Object, error) {
 // member is v.name: a key of an object (null when missing), or the length
 // of a list, string or object (`length`, unless an object has that key).
 // Any other member, and any member of a non-object, is null.
+// evalMember evaluates X.Name. When X is a name bound to the value of a
+// call of a one-output node (syntax.CallExpr.Output) and Name is that
+// output, the value is X itself. A member of an object is its key (null
+// when missing), of null is null, `.length` of a list or string is its
+// length; a member of any other value (text a service answered where an
+// object was expected) is an error naming the value and where it came
+// from (semantics.md, rule 16), except in a presence test (probe:
+// `X.M is null`, `X.M is present`), where such a member is absent (null).
+func (f *frame) evalMember(x *syntax.MemberExpr, probe bool) (Value, error) {
+	var v Value
+	var from *syntax.CallExpr
+	if id, ok := x.X.(*syntax.Ident); ok {
+		s := f.slot(&id.Binding)
+		if s.v == unbound {
+			return nil, f.undefined(id)
+		}
+		if s.out != nil && s.out.Output != "" && s.out.Output == x.Name {
+			return s.value(), nil
+		}
+		v, from = s.value(), s.out
+	} else {
+		var err error
+		if m, ok := x.X.(*syntax.MemberExpr); ok && probe {
+			v, err = f.evalMember(m, true)
+		} else {
+			v, err = f.eval(x.X)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch t := v.(type) {
+	case nil, *Object:
+		return member(v, x.Name), nil
+	case string:
+		if x.Name == "length" {
+			return f.lengthOf(x.NamePos, t)
+		}
+	case *List:
+		if x.Name == "length" {
+			return member(v, x.Name), nil
+		}
+	}
+	if probe {
+		return nil, nil
+	}
+	if from == nil {
+		from = f.answerOf(x.X)
+	}
+	return nil, f.memberOfValue(x, v, from)
+}
+
+// answerOf is the call whose answer the name a member path starts from
+// holds, or nil.
+func (f *frame) answerOf(x syntax.Expr) *syntax.CallExpr {
+	for {
+		switch e := x.(type) {
+		case *syntax.MemberExpr:
+			x = e.X
+		case *syntax.IndexExpr:
+			x = e.X
+		case *syntax.Ident:
+			return f.slot(&e.Binding).out
+		default:
+			return nil
+		}
+	}
+}
+
+// memberOfValue is the error of X.Name where X holds v, neither an object
+// nor null; from is the call whose answer v is, when X is a name bound to
+// one.
+func (f *frame) memberOfValue(x *syntax.MemberExpr, v Value, from *syntax.CallExpr) error {
+	what := pathText(x.X)
+	kind := TypeName(v)
+	var shown string
+	switch t := v.(type) {
+	case string:
+		kind = "text"
+		if len(t) > 240 {
+			t = strings.ToValidUTF8(t[:240], "")
+		}
+		if r := []rune(t); len(r) > 60 {
+			t = string(r[:60]) + "..."
+		}
+		shown = strconv.Quote(t)
+	case *List:
+		shown = fmt.Sprintf("%d elements", t.Len())
+	case bool, int64, float64, time.Duration:
+		shown = Text(v)
+	default:
+		shown = kind
+	}
+	if from != nil && what != "" {
+		rel := "is"
+		if _, name := x.X.(*syntax.Ident); !name {
+			rel = "is part of"
+		}
+		return f.errorf(x.NamePos, KindRuntime, "%s.%s: %s is %s, not an object, so it has no member %q (%s %s the answer of call %s, line %d: %s); a service that answers where fields are expected must answer a JSON object with %q",
+			what, x.Name, what, kind, x.Name, what, rel, pathText(from.Target), f.position(from.Call).Line, shown, x.Name)
+	}
+	if what == "" {
+		return f.errorf(x.NamePos, KindRuntime, "this value is %s (%s), not an object, so it has no member %q", kind, shown, x.Name)
+	}
+	return f.errorf(x.NamePos, KindRuntime, "%s.%s: %s is %s (%s), not an object, so it has no member %q",
+		what, x.Name, what, kind, shown, x.Name)
+}
+
 func member(v Value, name string) Value {
 	switch v := v.(type) {
 	case *Object:

@@ -111,11 +111,16 @@ func TestMemberIndexLength(t *testing.T) {
 	g := map[string]Value{"o": jv(t, `{"a":{"b":[10,20]},"length":"own"}`), "n": nil, "s": svc("svc")}
 	got := mustRun(t, `
 return [n.x.y, o.missing, o.a.b[1], o.a.b.length, "héllo".length, {k: 1, j: 2}.length,
-  o.length, o["a"]["b"][0], n[3], "text".field, o.a.b.length - 1]
+  o.length, o["a"]["b"][0], n[3], o.a.b.length - 1]
 `, g, nil)
-	if want := `[null,null,20,2,5,2,"own",10,null,null,1]`; got != want {
+	if want := `[null,null,20,2,5,2,"own",10,null,1]`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// A member of text, a number, a boolean or a list (but .length) is an
+	// error naming the value, never null.
+	wantErr(t, runErr(t, "return \"text\".field\n", nil, nil), `test.md:1:15: this value is text ("text"), not an object, so it has no member "field"`)
+	wantErr(t, runErr(t, "let r = 3\nreturn r.score\n", nil, nil), `test.md:2:10: r.score: r is integer (3), not an object, so it has no member "score"`)
+	wantErr(t, runErr(t, "let r = [1]\nreturn r.first\n", nil, nil), `r is list (1 elements)`)
 	wantErr(t, runErr(t, "let xs = [1, 2]\nreturn xs[2]\n", nil, nil), "test.md:2:10: index 2 out of range for 'xs' (length 2)")
 	wantErr(t, runErr(t, "let xs = [1, 2]\nreturn xs[-1]\n", nil, nil), "index -1 out of range")
 	wantErr(t, runErr(t, "let xs = [1]\nreturn xs[\"a\"]\n", nil, nil), "list index must be an integer, not string")

@@ -32,10 +32,14 @@ import (
 //     of spec.ResolveCall: a target nothing resolves is
 //     lint/unresolved-call (an error, with a did-you-mean), a target that
 //     a nearer rung shadows draws lint/ambiguous-call (a warning);
-//   - v.M, where v is the value of a call to a node (or sibling file),
-//     is checked against the node's outputs (see resultMembers): a
-//     member it does not declare is lint/unknown-member, and v.OUT of a
-//     node whose one output is OUT is v itself;
+//   - the node's callees (## nodes and sibling files) are handed to the
+//     checker with their inputs and outputs (check.Decls.Callees), which
+//     follows the shapes of their values: v.M, where v holds the value of
+//     a call to a node, is checked against the node's outputs (a member
+//     it does not declare is lint/unknown-member), and so are arguments'
+//     types and fallbacks (delegation/check, shape.go); each call of a
+//     node with one output is marked (syntax.CallExpr.Output) so that
+//     the evaluator reads v.OUT as v and matches a fallback to OUT;
 //   - the arguments of a call of a node or sibling function are checked
 //     against its inputs: one it does not declare is
 //     lint/unknown-argument, a required one left out
@@ -52,9 +56,10 @@ const (
 	CodeSectionKind    = "lint/section-kind"
 	CodeRetiredSection = "lint/retired-section"
 	CodeUnboundSlot    = "lint/unbound-slot"
-	// CodeUnknownMember: v.M where v is the value of a call to a node
-	// that declares no output M.
-	CodeUnknownMember = "lint/unknown-member"
+	// CodeUnknownMember: v.M where what v holds cannot have M (a call of
+	// a node that declares no output M, a slot whose ensures names other
+	// fields): reported by the checker (check.CodeUnknownMember).
+	CodeUnknownMember = check.CodeUnknownMember
 	// CodeUnknownArgument: a call passes an input its callee does not
 	// declare; CodeMissingArgument: it leaves a required one out.
 	CodeUnknownArgument = "lint/unknown-argument"
@@ -69,7 +74,7 @@ func Rules() []spec.Rule {
 		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
-		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the node whose call gave the value does not declare"},
+		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the value's declared shape cannot have (a callee's outputs, the fields a slot ensures, a declared type)"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 		{Code: CodeUndeclaredError, Severity: diag.Error, Short: "Throw of an error the node's ### Errors does not declare (where it declares some)"},
@@ -254,13 +259,24 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		cs := calleeSpec(callee, f)
 		if cs != nil {
 			params[c.name] = cs
+			ce := check.Callee{Name: c.name}
+			for _, in := range cs.Inputs {
+				ce.Inputs = append(ce.Inputs, check.Name{Name: in.Name, Pos: in.Pos, Type: in.Type, Optional: in.Optional || in.HasDefault})
+			}
 			for _, o := range cs.Outputs {
 				outputs[c.name] = append(outputs[c.name], o.Name)
+				ce.Outputs = append(ce.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Inferred: o.Inferred, Part: o.Facet})
 			}
+			d.Callees = append(d.Callees, ce)
+		}
+	}
+	for i := range d.Outputs {
+		if i < len(n.Outputs) && n.Outputs[i].Name == d.Outputs[i].Name {
+			d.Outputs[i].Type = n.Outputs[i].Type
 		}
 	}
 	out = append(out, callArguments(n, prog, params)...)
-	out = append(out, resultMembers(n, prog, outputs)...)
+	markOutputs(prog, outputs)
 	return append(out, check.Check(prog, d)...)
 }
 
@@ -336,91 +352,20 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 	return out
 }
 
-// resultMembers checks `v.M` where v is bound once, by `let v = call T`,
-// and T is a node or sibling file with declared outputs:
-//
-//   - T has one output OUT: the call's value is that output, and v.OUT
-//     is read as v itself (upstream writes `prd.prd`); the member is
-//     marked so the evaluator does the same. Any other member is a
-//     member of the output's value, except one within did-you-mean
-//     distance of OUT, a misspelling of it (lint/unknown-member).
-//   - T has several outputs: the value is an object of exactly those
-//     keys, so a member that is none of them would read null; it is
-//     lint/unknown-member, an error with a did-you-mean, and the run is
-//     refused.
-//
-// A name bound more than once (two lets, or an assignment) is not
-// followed: which call gave its value is not known statically.
-func resultMembers(n *spec.Spec, prog *syntax.Program, outputs map[string][]string) diag.List {
-	if len(outputs) == 0 {
-		return nil
-	}
-	type origin struct {
-		target  string
-		outputs []string
-	}
-	vars := map[string]origin{}
-	lets := map[string]int{}
+// markOutputs sets syntax.CallExpr.Output on each call of a node (or
+// sibling file) that declares one output: the evaluator matches the
+// call's fallback to that output and reads v.OUT of a name bound to the
+// call's value as the name itself, however often the name is re-bound
+// (delegation/semantics.md, One-output callees).
+func markOutputs(prog *syntax.Program, outputs map[string][]string) {
 	syntax.Walk(prog, func(x syntax.Node) bool {
-		switch st := x.(type) {
-		case *syntax.LetStmt:
-			if st.Name == nil {
-				return true
-			}
-			lets[st.Name.Name]++
-			if c, ok := st.Value.(*syntax.CallExpr); ok {
-				if id, ok := c.Target.(*syntax.Ident); ok && len(outputs[id.Name]) > 0 {
-					vars[st.Name.Name] = origin{id.Name, outputs[id.Name]}
-				}
-			}
-		case *syntax.AssignStmt:
-			if id, ok := st.LHS.(*syntax.Ident); ok {
-				lets[id.Name] += 2
-			}
-		case *syntax.ForExpr:
-			if st.Var != nil {
-				lets[st.Var.Name] += 2
+		if c, ok := x.(*syntax.CallExpr); ok {
+			if id, ok := c.Target.(*syntax.Ident); ok && len(outputs[id.Name]) == 1 {
+				c.Output = outputs[id.Name][0]
 			}
 		}
 		return true
 	})
-	var out diag.List
-	syntax.Walk(prog, func(x syntax.Node) bool {
-		m, ok := x.(*syntax.MemberExpr)
-		if !ok {
-			return true
-		}
-		id, ok := m.X.(*syntax.Ident)
-		if !ok {
-			return true
-		}
-		o, bound := vars[id.Name]
-		if !bound || lets[id.Name] != 1 || slices.Contains(o.outputs, m.Name) && len(o.outputs) > 1 {
-			return true
-		}
-		if len(o.outputs) == 1 {
-			out = append(out, singleMember(n, id, m, o.target, o.outputs[0])...)
-			return true
-		}
-		out.Errorf(n.File, m.NamePos, CodeUnknownMember, "%s has no member %q: %s returns %s%s",
-			id.Name, m.Name, o.target, strings.Join(o.outputs, ", "), didYouMean(m.Name, append([]string(nil), o.outputs...)))
-		return true
-	})
-	return out
-}
-
-// singleMember handles v.M where v's call returns the one output out.
-func singleMember(n *spec.Spec, id *syntax.Ident, m *syntax.MemberExpr, target, output string) diag.List {
-	var out diag.List
-	switch {
-	case m.Name == output:
-		m.Output = true
-	case diag.EditDistance(m.Name, output) < len(output)/3+1:
-		out.Errorf(n.File, m.NamePos, CodeUnknownMember,
-			"%s has no member %q: %s returns one output, %q, and %s is that output (did you mean %s.%s, or %s?)",
-			id.Name, m.Name, target, output, id.Name, id.Name, output, id.Name)
-	}
-	return out
 }
 
 // bound reports whether name is an input of the node (a service passed in).

@@ -20,12 +20,31 @@ func (c *checker) call(e *syntax.CallExpr) {
 	if e.Timeout != nil {
 		c.timeout(e.Timeout)
 	}
+	ce := c.calleeOf(e)
+	if ce != nil {
+		c.argTypes(e, ce)
+	}
 	if e.OnFail != nil && e.OnFail.Use != nil {
 		c.expr(e.OnFail.Use, false)
-		if slot != nil {
+		switch {
+		case ce != nil:
+			c.fallbackFits(e.OnFail.Use, ce)
+		case slot != nil && !c.slotFallback(e.OnFail.Use, slot):
 			c.fallbackShape(e.OnFail.Use, slot)
 		}
 	}
+}
+
+// calleeOf is the declared callee a call names, or nil.
+func (c *checker) calleeOf(e *syntax.CallExpr) *Callee {
+	id, ok := e.Target.(*syntax.Ident)
+	if !ok {
+		return nil
+	}
+	if b := c.names[id.Name]; b == nil || b.kind != kindSlot {
+		return nil
+	}
+	return c.callee(id.Name)
 }
 
 // clauseArgs reports arguments named like a clause (`retries: 3`), which

@@ -20,6 +20,12 @@
 //   - retries/backoff/timeout misuse and on_fail fallbacks whose shape
 //     contradicts what the slot ensures;
 //   - returned keys versus declared outputs, config and inputs never used;
+//   - shapes (shape.go): what a value holds where the spec declares it (a
+//     callee's outputs and their types, the fields a slot's ensures names,
+//     typed inputs, literals), followed through let, re-assignment and
+//     joins; a member the value cannot have, a return that lacks or drops
+//     an output, a fallback of another shape than the callee's, a value of
+//     another type than declared;
 //   - natural-language conditions that mention no bound name or whose
 //     `says` predicate has no clear polarity, and string literals that
 //     describe a computed value instead of computing it.
@@ -30,7 +36,8 @@
 // holds --config values to the same uses before any service runs.
 //
 // Main types and entry points: Decls (what a spec declares, built by the
-// spec loader), Check, Rules, Rule, Uses, Use, CheckDefaults, Default.
+// spec loader; its Callees by the Contract Markdown checks), Callee,
+// Check, Rules, Rule, Uses, Use, CheckDefaults, Default.
 package check
 
 import (
@@ -115,6 +122,12 @@ type binding struct {
 	service bool
 	// used is set once a config key or input is read (saves map writes).
 	used bool
+	// shape is what the name holds where the checker stands (shape.go);
+	// nil is unknown, or for an input or config key its declared type.
+	shape *valueShape
+	// forgot is set when the name's shape is unknown although declared
+	// (an input assigned in a loop).
+	forgot bool
 }
 
 // checker is the state of one Check run.
@@ -147,6 +160,9 @@ type checker struct {
 	bindings []binding
 	nb       int
 	bound    []undo // scratch of alternatives, nested calls' above their callers'
+	joins    []shapeJoin
+	// ensured caches the fields each slot's ensures names (shape.go)
+	ensured []slotFields
 }
 
 // checkers keeps checkers, their maps cleared, from one Check to the next:
@@ -216,10 +232,13 @@ func (c *checker) release() {
 	clear(c.journal)
 	clear(c.bindings[:c.nb])
 	clear(c.bound)
+	clear(c.joins)
+	clear(c.ensured)
 	clear(c.sibStack)
 	*c = checker{
 		names: c.names, slots: c.slots, used: c.used, returned: c.returned, lacking: c.lacking,
 		journal: c.journal[:0], bindings: c.bindings, bound: c.bound[:0], sibStack: c.sibStack[:0],
+		joins: c.joins[:0], ensured: c.ensured[:0],
 	}
 	checkers.Put(c)
 }

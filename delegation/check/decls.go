@@ -16,6 +16,19 @@ type Decls struct {
 	ReturnRule bool
 	// Node names the node in messages ("" for the spec).
 	Node string
+	// Callees are the nodes and files the program calls by name whose
+	// declarations are known (Contract Markdown: ## nodes and sibling
+	// files), each with its inputs and outputs; their call targets are
+	// among Slots too. The checker follows the shapes of their values
+	// (shape.go).
+	Callees []Callee
+}
+
+// Callee is a node or file the program calls, with what it declares.
+type Callee struct {
+	Name    string
+	Inputs  []Name
+	Outputs []Name // a facet of a truth has Part set
 }
 
 // Slot is a declared slot.
@@ -30,7 +43,9 @@ type Slot struct {
 	// that misspells one, is reported; other extra keys are context and
 	// pass.
 	Args []string
-	// Ensures is the slot's ensures text, for the on_fail shape check.
+	// Ensures is the slot's ensures text, for the on_fail shape check
+	// and, where it names fields (`{approved: boolean, notes: string}`,
+	// "returns `approved` (boolean)"), the members of the slot's answer.
 	Ensures string
 }
 

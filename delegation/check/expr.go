@@ -28,6 +28,7 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 		}
 		c.configMember(e)
 		c.expr(e.X, false)
+		c.memberRead(e)
 	case *syntax.IndexExpr:
 		c.expr(e.X, false)
 		c.expr(e.Index, false)
@@ -36,6 +37,7 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 	case *syntax.BinaryExpr:
 		c.expr(e.X, false)
 		c.expr(e.Y, false)
+		c.comparison(e)
 	case *syntax.IsExpr:
 		c.expr(e.X, false)
 	case *syntax.CallExpr:
@@ -88,6 +90,7 @@ func (c *checker) fields(fs []*syntax.Field, what string) {
 func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 	c.expr(e.X, false)
 	c.loopBody(e.Parallel || e.First, collecting, func() {
+		c.forgetAssigned(e.Body)
 		c.bindVar(e.Var, e.X)
 		if e.Index != nil {
 			c.bindVar(e.Index, nil)
@@ -98,6 +101,7 @@ func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 func (c *checker) repeatLoop(e *syntax.RepeatExpr, collecting bool) {
 	c.count(e.Count, "repeat count")
 	c.loopBody(e.Parallel || e.First, collecting, func() {
+		c.forgetAssigned(e.Body)
 		if e.Var != nil {
 			c.bindVar(e.Var, nil)
 		}
@@ -121,6 +125,7 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	c.loops++
 	c.stmts(body)
 	c.loops--
+	c.forgetAssigned(body) // after any number of iterations
 	c.parLoop, c.inBranch = outer, branch
 	if collecting {
 		c.collect--

@@ -26,3 +26,23 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEnsuresFields checks programs that read a slot whose ensures text
+// is arbitrary (the fields it names are read from it): no panic, and every
+// finding lies inside the source.
+func FuzzEnsuresFields(f *testing.F) {
+	f.Add("an object `{approved: boolean, notes: string}`", "let r = call s\n  on_fail use { approved: 1 }\nreturn r.aproved")
+	f.Add("returns `score` (number) and `verdict` (string)", "let r = call s\nif r.scor:\n  r = 3\nreturn r.verdict")
+	f.Add("{a, b: list, 'c': x}", "let r = call s\nreturn r.a.b")
+	f.Add("{", "return (call s).x")
+	f.Fuzz(func(t *testing.T, ensures, code string) {
+		d := mistakeDecls("result:string")
+		d.Slots = append(d.Slots, check.Slot{Name: "s", Ensures: ensures})
+		prog, _ := syntax.ParseString("f.prose.md", code)
+		for _, diag := range check.Check(prog, d) {
+			if diag.Line < 0 || diag.Offset > len(code) {
+				t.Fatalf("finding outside the source: %s", diag)
+			}
+		}
+	})
+}

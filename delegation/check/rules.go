@@ -35,6 +35,18 @@ const (
 	// CodeReturnShape: an Execution's return cannot give the object of
 	// outputs its node declares (Decls.ReturnRule).
 	CodeReturnShape = "check/return-shape"
+	// CodeFallbackShape: an on_fail fallback whose shape differs from the
+	// callee's declared outputs or the fields its slot's ensures names.
+	CodeFallbackShape = "check/fallback-shape"
+	// CodeTypeMismatch: a value whose type the checker knows given where
+	// another type is declared (an argument, a returned output, a field
+	// of a fallback).
+	CodeTypeMismatch = "check/type-mismatch"
+	// CodeUnknownMember: a member that the value's declared shape cannot
+	// have. Its code is older than the checker's shapes (the Contract
+	// Markdown checks of package lint gave it first, and list it) and is
+	// kept as it was.
+	CodeUnknownMember = "lint/unknown-member"
 )
 
 // Rule describes one check: its stable code, the severity of its
@@ -55,6 +67,7 @@ func Rules() []Rule {
 		{CodeClauseArg, diag.Warning, "Argument named like a call clause (retries: 3 passes an argument)"},
 		{CodeConditionNoNames, diag.Warning, "Natural-language condition mentions no bound name"},
 		{CodeDuplicateKey, diag.Warning, "Key given twice in an object or argument list"},
+		{CodeFallbackShape, diag.Error, "on_fail fallback whose shape differs from the callee's declared outputs or the fields its slot ensures"},
 		{CodeLoopCount, diag.Error, "Repeat count or loop max is not a non-negative integer, config key, input or member path"},
 		{CodeMissingArg, diag.Warning, "Call does not pass an argument the slot requires"},
 		{CodeOnFailShape, diag.Warning, "on_fail fallback contradicts what the slot ensures"},
@@ -66,6 +79,7 @@ func Rules() []Rule {
 		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
 		{CodeSaysPolarity, diag.Warning, "Polarity of a says predicate cannot be told"},
 		{CodeTimeout, diag.Error, "timeout is not a positive duration or number of seconds"},
+		{CodeTypeMismatch, diag.Error, "Value of another type than the one declared for the argument, output or field it stands for"},
 		{CodeUnboundedLoop, diag.Error, "loop while/until without (max: N)"},
 		{CodeUndeclaredOutput, diag.Warning, "Returned key is not a declared output"},
 		{CodeUndefinedName, diag.Error, "Undefined name"},

@@ -19,10 +19,18 @@ func (c *checker) stmt(s syntax.Stmt) {
 	switch s := s.(type) {
 	case *syntax.LetStmt:
 		c.expr(s.Value, true)
+		sh := c.shapeOf(s.Value)
 		c.let(s)
+		if b := c.names[s.Name.Name]; b != nil && b.kind == kindLocal && b.level == c.level {
+			b.shape = sh // c.let bound a new binding
+		}
 	case *syntax.AssignStmt:
 		c.expr(s.Value, false)
+		sh := c.shapeOf(s.Value)
 		c.assign(s)
+		if id, ok := s.LHS.(*syntax.Ident); ok {
+			c.setShape(id.Name, sh)
+		}
 	case *syntax.ExprStmt:
 		c.expr(s.X, false)
 	case *syntax.IfStmt:
@@ -55,23 +63,56 @@ func (c *checker) stmt(s syntax.Stmt) {
 // alternatives checks blocks of which one runs (then/else, try/catch):
 // each starts from the names bound before it, so a name bound in both is
 // not a re-declaration, and every name any of them binds is visible after.
+//
+// A name's shape after them is the join of what each block left it (its
+// shape before them for a block that did not bind it).
 func (c *checker) alternatives(blocks ...func()) {
 	m := c.mark()
-	base := len(c.bound) // c.bound[base:]: name and its binding after the first block binding it
+	base := len(c.bound)  // c.bound[base:]: name and its binding after the first block binding it
+	jbase := len(c.joins) // c.joins[jbase:]: the shapes the blocks left each name
 	for _, run := range blocks {
 		run()
-		for _, u := range c.journal[m:] {
+		for i, u := range c.journal[m:] {
+			if slices.ContainsFunc(c.journal[m:m+i], func(x undo) bool { return x.name == u.name }) {
+				continue // this block bound the name before: counted once
+			}
+			sh := c.bshape(c.names[u.name])
+			if j := slices.IndexFunc(c.joins[jbase:], func(x shapeJoin) bool { return x.name == u.name }); j >= 0 {
+				j += jbase
+				c.joins[j].shape, c.joins[j].blocks = join(c.joins[j].shape, sh), c.joins[j].blocks+1
+			} else {
+				c.joins = append(c.joins, shapeJoin{u.name, sh, 1})
+			}
 			if !slices.ContainsFunc(c.bound[base:], func(x undo) bool { return x.name == u.name }) {
 				c.bound = append(c.bound, undo{u.name, c.names[u.name]})
 			}
 		}
 		c.rollback(m)
 	}
+	for i := jbase; i < len(c.joins); i++ {
+		if before := c.names[c.joins[i].name]; before != nil && c.joins[i].blocks < len(blocks) {
+			c.joins[i].shape = join(c.joins[i].shape, c.bshape(before))
+		}
+	}
 	for _, u := range c.bound[base:] {
 		c.set(u.name, u.old)
 	}
 	clear(c.bound[base:])
 	c.bound = c.bound[:base]
+	for _, j := range c.joins[jbase:] {
+		if b := c.names[j.name]; b != nil && c.bshape(b) != j.shape {
+			c.setShape(j.name, j.shape)
+		}
+	}
+	clear(c.joins[jbase:])
+	c.joins = c.joins[:jbase]
+}
+
+// shapeJoin is a name's shape joined over the blocks that bound it.
+type shapeJoin struct {
+	name   string
+	shape  *valueShape
+	blocks int
 }
 
 // let binds s.Name, or reports it when the name is already bound.
@@ -210,11 +251,13 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	if s.Var != nil {
 		c.bindVar(s.Var, nil)
 	}
+	c.forgetAssigned(s.Body)
 	outer, branch := c.parLoop, c.inBranch
 	c.parLoop, c.inBranch = false, false
 	c.loops++
 	c.stmts(s.Body)
 	c.loops--
+	c.forgetAssigned(s.Body) // after any number of iterations
 	c.parLoop, c.inBranch = outer, branch
 	if s.Until {
 		// Tested after each iteration: the body's names are bound.
@@ -270,6 +313,7 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 func (c *checker) ret(s *syntax.ReturnStmt) {
 	if c.collect == 0 && c.d.ReturnRule {
 		c.returnShape(s)
+		c.returnFits(s)
 	}
 	if s.Value == nil {
 		if c.collect == 0 {
@@ -292,13 +336,27 @@ func (c *checker) ret(s *syntax.ReturnStmt) {
 		return
 	}
 	declared := c.declaredOutputs()
+	// under the return rule, an object holding every output has its
+	// other keys dropped: returnFits reports them as errors
+	dropped := c.d.ReturnRule && len(c.required()) > 0 && c.holdsOutputs(obj)
 	for _, f := range obj.Fields {
 		c.returned[f.Key] = true
-		if declared && !c.declaresOutput(f.Key) {
+		if declared && !dropped && !c.declaresOutput(f.Key) {
 			c.diags.Warnf(c.f, f.KeyPos, CodeUndeclaredOutput,
 				"returned key %s is not a declared output%s", quote(f.Key), c.suggestFrom(f.Key, c.outputNames()))
 		}
 	}
+}
+
+// holdsOutputs reports whether an object literal has every required
+// output's key.
+func (c *checker) holdsOutputs(obj *syntax.ObjectLit) bool {
+	for _, r := range c.required() {
+		if !slices.ContainsFunc(obj.Fields, func(f *syntax.Field) bool { return f.Key == r }) {
+			return false
+		}
+	}
+	return true
 }
 
 // required are the outputs a node's value must hold (declared, not

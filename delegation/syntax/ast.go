@@ -254,10 +254,6 @@ type MemberExpr struct {
 	X       Expr
 	NamePos diag.Pos
 	Name    string
-	// Output is set by the Contract Markdown checks (package lint) when X
-	// is the value of a call to a node whose one output is Name: that
-	// value is the output itself, so X.Name evaluates to X.
-	Output bool
 }
 
 // IndexExpr is `X[Index]`.
@@ -305,6 +301,12 @@ type CallExpr struct {
 	Backoff *ObjectLit // nil when absent
 	OnFail  *OnFail    // nil when absent (abort)
 	EndPos  diag.Pos
+	// Output is set by the Contract Markdown checks (package lint) when
+	// the target is a node that declares exactly one output: the call's
+	// value is that output, a fallback is matched to it by the return
+	// rule, and a name the call's value is bound to reads NAME.Output as
+	// itself (delegation/semantics.md, One-output callees).
+	Output string
 }
 
 // OnFail is `on_fail abort` or `on_fail use VALUE`.

@@ -1,0 +1,141 @@
+package check_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// mistakeDecls is what the programs of TestMistakes can see: slots whose
+// ensures name fields or do not, ## nodes with typed inputs and outputs,
+// typed inputs, and the node's own outputs (outputs: "name:type ...").
+func mistakeDecls(outputs string) *check.Decls {
+	n := func(name, typ string) check.Name { return check.Name{Name: name, Type: typ} }
+	d := &check.Decls{
+		Slots: []check.Slot{
+			{Name: "reviewer", Ensures: "an object `{approved: boolean, notes: string}`"},
+			{Name: "critic", Ensures: "returns `score` (number) and `verdict` (string)"},
+			{Name: "worker", Ensures: "the drafted text, ready for review"},
+			{Name: "fetch"}, {Name: "add-one"}, {Name: "splitter"}, {Name: "draft"},
+		},
+		Inputs: []check.Name{n("topic", "string"), n("start", "integer"), n("again", "boolean")},
+		Callees: []check.Callee{
+			{Name: "fetch", Inputs: []check.Name{n("key", "string")}, Outputs: []check.Name{n("data", "string")}},
+			{Name: "add-one", Inputs: []check.Name{n("n", "integer")}, Outputs: []check.Name{n("out", "integer")}},
+			{Name: "splitter", Outputs: []check.Name{n("parts", "list"), n("count", "integer")}},
+			{Name: "draft", Outputs: []check.Name{n("article", "")}},
+		},
+		ReturnRule: outputs != "",
+		Node:       "brief",
+	}
+	for _, o := range strings.Fields(outputs) {
+		name, typ, _ := strings.Cut(o, ":")
+		d.Outputs = append(d.Outputs, n(name, typ))
+	}
+	return d
+}
+
+// TestMistakes is a table of plausible mistakes with values whose shape
+// the spec declares: each is reported at its line with its code, and the
+// right programs beside them are not (want empty).
+func TestMistakes(t *testing.T) {
+	type row struct {
+		name    string
+		outputs string // the node's outputs; "" for a pattern's Delegation
+		code    string
+		want    []string // "LINE code", sorted
+	}
+	const um, rs, fs, tm = check.CodeUnknownMember, check.CodeReturnShape, check.CodeFallbackShape, check.CodeTypeMismatch
+	rows := []row{
+		// members of slots whose ensures name fields
+		{"slot member typo", "", "let review = call reviewer\nif review.aproved:\n  return review.notes\nreturn null\n", []string{"2 " + um}},
+		{"slot member typo in prose ensures", "", "let c = call critic\nreturn c.verdcit\n", []string{"2 " + um}},
+		{"slot member typo in an interpolation", "", "let review = call reviewer\nreturn \"notes: {review.note}\"\n", []string{"2 " + um}},
+		{"slot member typo after a copy", "", "let review = call reviewer\nlet r = review\nreturn r.aproved\n", []string{"3 " + um}},
+		{"slot extra field is context", "", "let review = call reviewer\nreturn review.reasoning\n", nil},
+		{"slot without fields guesses nothing", "", "let w = call worker\nreturn w.text\n", nil},
+		// members of callees
+		{"callee member typo", "", "let r = call splitter\nreturn r.prts\n", []string{"2 " + um}},
+		{"callee member it does not declare", "", "let r = call splitter\nreturn r.total\n", []string{"2 " + um}},
+		{"one-output member typo", "", "let f = call fetch\n  key: topic\nreturn f.dta\n", []string{"3 " + um}},
+		{"member of a one-output integer", "", "let t = call add-one\n  n: start\nreturn t.value\n", []string{"3 " + um}},
+		{"one-output member after re-assignment under if", "", "let t = call add-one\n  n: start\nif again:\n  t = call add-one\n    n: t.out\nreturn t.out\n", nil},
+		{"typo after re-assignment under if", "", "let t = call add-one\n  n: start\nif again:\n  t = call add-one\n    n: t.out\nreturn t.otu\n", []string{"6 " + um}},
+		{"re-assigned to a number", "", "let t = call add-one\n  n: start\nt = 3\nreturn t.out\n", []string{"4 " + um}},
+		{"branches disagree: nothing guessed", "", "let t = call add-one\n  n: start\nif again:\n  t = call worker\nreturn t.whatever\n", nil},
+		{"assigned in a loop: nothing guessed after it", "summary:string score:integer", "let r = null\nrepeat 1:\n  r = { summary: \"s\" }\nreturn r\n", nil},
+		{"assigned in a loop: nothing guessed", "", "let r = call splitter\nrepeat 2:\n  let x = r.total\n  r = call worker\n", nil},
+		{"member of a declared string input", "", "return topic.name\n", []string{"1 " + um}},
+		{"member of a text literal", "", "let s = \"done\"\nreturn s.status\n", []string{"2 " + um}},
+		{"member of a literal object it lacks", "", "let o = { a: 1 }\nreturn o.b\n", []string{"2 " + um}},
+		// returns against the declared outputs
+		{"return misses an output", "summary:string score:integer", "return { summary: \"s\" }\n", []string{"1 " + rs}},
+		{"return of a name that misses an output", "summary:string score:integer", "let out = { summary: \"s\" }\nreturn out\n", []string{"2 " + rs}},
+		{"return adds a key the rule drops", "summary:string score:integer", "return { summary: \"s\", score: 1, notes: \"n\" }\n", []string{"1 " + rs}},
+		{"return misspells an output", "summary:string score:integer", "return { summary: \"s\", scroe: 1 }\n", []string{"1 " + rs}},
+		{"return of text for two outputs", "summary:string score:integer", "let s = \"x\"\nreturn s\n", []string{"2 " + rs}},
+		{"return of the wrong type", "summary:string score:integer", "return { summary: \"s\", score: \"high\" }\n", []string{"1 " + tm}},
+		{"one output of the wrong type", "result:integer", "return \"five\"\n", []string{"1 " + tm}},
+		{"one output given an object", "result:string", "return { text: \"x\" }\n", []string{"1 " + tm}},
+		{"one output from a callee of another type", "result:integer", "let f = call fetch\n  key: topic\nreturn f.data\n", []string{"3 " + tm}},
+		{"branches give a field two types: nothing guessed", "summary:string score:integer", "let r = { n: 1 }\nif again:\n  r = { n: \"one\" }\nreturn { summary: \"s\", score: r.n }\n", nil},
+		{"branches agree: the member is checked", "", "let r = { n: 1 }\nif again:\n  r = { n: 2 }\nreturn r.m\n", []string{"4 " + um}},
+		{"right return", "summary:string score:integer", "let t = call add-one\n  n: start\nreturn { summary: \"s\", score: t.out }\n", nil},
+		// fallbacks against the callee's shape
+		{"fallback keyed by the one output", "", "let f = call fetch\n  key: topic\n  on_fail use { data: \"fallback\" }\nreturn f.data\n", nil},
+		{"fallback as the bare output", "", "let f = call fetch\n  key: topic\n  on_fail use \"fallback\"\nreturn f.data\n", nil},
+		{"fallback misspells the one output", "", "let f = call fetch\n  key: topic\n  on_fail use { dat: \"fallback\" }\nreturn f\n", []string{"3 " + fs}},
+		{"fallback of another type", "", "let f = call fetch\n  key: topic\n  on_fail use 0\nreturn f\n", []string{"3 " + fs}},
+		{"fallback keyed output of another type", "", "let f = call fetch\n  key: topic\n  on_fail use { data: 0 }\nreturn f\n", []string{"3 " + fs}},
+		{"fallback with an extra key", "", "let f = call fetch\n  key: topic\n  on_fail use { data: \"x\", cached: true }\nreturn f\n", []string{"3 " + fs}},
+		{"fallback lacks an output", "", "let r = call splitter\n  on_fail use { parts: [] }\nreturn r\n", []string{"2 " + fs}},
+		{"fallback is text for an object", "", "let r = call splitter\n  on_fail use \"none\"\nreturn r\n", []string{"2 " + fs}},
+		{"fallback lacks a slot field", "", "let review = call reviewer\n  on_fail use { approved: false }\nreturn review\n", []string{"2 " + fs}},
+		{"fallback field of another type", "", "let review = call reviewer\n  on_fail use { approved: \"no\", notes: \"\" }\nreturn review\n", []string{"2 " + tm}},
+		{"fallback is text for a slot object", "", "let review = call reviewer\n  on_fail use \"rejected\"\nreturn review\n", []string{"2 " + fs}},
+		{"fallback null is always fine", "", "let r = call splitter\n  on_fail use null\nreturn r\n", nil},
+		// comparisons that can never hold
+		{"text compared with a number", "", "let f = call fetch\n  key: topic\nif f.data == 0:\n  return 1\nreturn 0\n", []string{"3 " + tm}},
+		{"integer output compared with text", "", "let t = call add-one\n  n: start\nif t.out != \"2\":\n  return 1\nreturn 0\n", []string{"3 " + tm}},
+		{"boolean field ordered", "", "let review = call reviewer\nif review.approved > 0:\n  return 1\nreturn 0\n", []string{"2 " + tm}},
+		{"the seed's sentinel comparison", "", "let f = call fetch\n  key: topic\n  on_fail use { data: \"fallback for \" + topic }\nif f.data == \"fallback for \" + topic:\n  return 1\nreturn 0\n", nil},
+		{"integer compared with a number", "", "let t = call add-one\n  n: start\nif t.out >= 1.5:\n  return 1\nreturn 0\n", nil},
+		// arguments of the wrong declared type
+		{"argument text for an integer", "", "let t = call add-one\n  n: \"three\"\nreturn t\n", []string{"2 " + tm}},
+		{"argument from an input of another type", "", "let t = call add-one\n  n: topic\nreturn t\n", []string{"2 " + tm}},
+		{"argument from a one-output call", "", "let t = call add-one\n  n: start\nlet u = call add-one\n  n: t.out\nreturn u\n", nil},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			prog, errs := syntax.ParseString("m.prose.md", r.code)
+			if len(errs) > 0 {
+				t.Fatalf("parse: %v", errs)
+			}
+			var got []string
+			for _, d := range check.Check(prog, mistakeDecls(r.outputs)).Dedupe() {
+				switch d.Code {
+				case check.CodeUnusedInput, check.CodeOutputNotReturned, check.CodeUndeclaredOutput:
+					continue // the shared fixture declares more than each row uses
+				}
+				got = append(got, fmt.Sprintf("%d %s", d.Position.Line, d.Code))
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, r.want) {
+				t.Errorf("got  %q\nwant %q\n%s", got, r.want, dump(check.Check(prog, mistakeDecls(r.outputs))))
+			}
+		})
+	}
+}
+
+func dump(l diag.List) string {
+	var b strings.Builder
+	for _, d := range l {
+		b.WriteString(d.String() + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,360 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// memberRead checks X.Name against what X is known to hold: a member a
+// value of that shape cannot have is lint/unknown-member, with the name
+// meant. A slot's ensures may not list every field its answer holds, so
+// there only a misspelling of a listed field is reported.
+func (c *checker) memberRead(e *syntax.MemberExpr) {
+	s := c.shapeOf(e.X)
+	if s == nil || hasMember(s, e.Name) {
+		return
+	}
+	what := pathOf(e.X)
+	if what == "" {
+		return
+	}
+	switch {
+	case s.output != "":
+		if diag.EditDistance(e.Name, s.output) < len(s.output)/3+1 {
+			c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember,
+				"%s has no member %q: %s returns one output, %q, and %s is that output (did you mean %s.%s, or %s?)",
+				what, e.Name, s.callee, s.output, what, what, s.output, what)
+			return
+		}
+		if s.kind != kUnknown && s.kind != kObject {
+			c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember,
+				"%s has no member %q: %s returns one output, %q, declared %s, and %s is that output; %s has no members",
+				what, e.Name, s.callee, s.output, s.kind.typeName(), what, s.kind)
+		}
+	case s.kind == kObject && s.closed:
+		if s.from != "" {
+			c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember, "%s has no member %q: %s %s%s",
+				what, e.Name, s.from, strings.Join(s.fieldNames(), ", "), c.suggestFrom2(e.Name, s.fieldNames()))
+			return
+		}
+		c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember, "%s has no member %q: it is an object of %s, so %s.%s is always null%s",
+			what, e.Name, strings.Join(s.fieldNames(), ", "), what, e.Name, c.suggestFrom2(e.Name, s.fieldNames()))
+	case s.kind == kObject:
+		if near := closest(e.Name, s.fieldNames()); near != "" {
+			c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember, "%s has no member %q: %s %s; did you mean %q?",
+				what, e.Name, s.from, strings.Join(s.fieldNames(), ", "), near)
+		}
+	case s.kind == kText || s.kind == kInteger || s.kind == kNumber || s.kind == kBool || s.kind == kList:
+		c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember, "%s has no member %q: %s is %s, not an object (a run stops there)",
+			what, e.Name, what, s.kind)
+	}
+}
+
+// hasMember reports whether a value of shape s may have the member name
+// (null has every member: they read null).
+func hasMember(s *valueShape, name string) bool {
+	switch {
+	case s.kind == kUnknown && s.output == "", s.kind == kNull, s.output == name:
+		return true
+	case name == "length" && (s.kind == kText || s.kind == kList || s.kind == kObject):
+		return true
+	case s.kind == kObject:
+		_, ok := s.field(name)
+		return ok
+	}
+	return false
+}
+
+// suggestFrom2 is "; did you mean "x"?" (Go quoting, as the member
+// messages quote) when a candidate is close.
+func (c *checker) suggestFrom2(name string, cands []string) string {
+	if s := closest(name, cands); s != "" {
+		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	return ""
+}
+
+// pathOf is the source form of a name path (`review`, `r.notes`), or "".
+func pathOf(e syntax.Expr) string {
+	switch x := e.(type) {
+	case *syntax.Ident:
+		return x.Name
+	case *syntax.MemberExpr:
+		if p := pathOf(x.X); p != "" {
+			return p + "." + x.Name
+		}
+	}
+	return ""
+}
+
+// argTypes checks the arguments of a call of a declared callee against
+// its inputs' declared types.
+func (c *checker) argTypes(e *syntax.CallExpr, ce *Callee) {
+	for _, a := range e.Args {
+		for _, in := range ce.Inputs {
+			if in.Name != a.Key {
+				continue
+			}
+			want := typeKind(in.Type)
+			if s := c.shapeOf(a.Value); s != nil && !fits(s.kind, want) {
+				c.diags.Errorf(c.f, a.Value.Pos(), CodeTypeMismatch, "argument %s of call %s is %s, but %s declares its input %s (%s)",
+					a.Key, ce.Name, describeShape(s), ce.Name, a.Key, in.Type)
+			}
+		}
+	}
+}
+
+// fallbackFits checks an on_fail fallback of a call of ce against ce's
+// outputs: the AgentLang rule, the fallback has the callee's shape. With
+// one output OUT the fallback is OUT's value, or an object {OUT: value}
+// (semantics.md 27a); with several it is an object of exactly those
+// outputs.
+func (c *checker) fallbackFits(use syntax.Expr, ce *Callee) {
+	s := c.shapeOf(use)
+	if s == nil || s.kind == kNull || len(ce.Outputs) == 0 {
+		return
+	}
+	if len(ce.Outputs) == 1 {
+		o := ce.Outputs[0]
+		want := typeKind(o.Type)
+		if s.kind == kObject && s.closed {
+			if f, ok := s.field(o.Name); ok {
+				for _, k := range s.fields {
+					if k.Name != o.Name {
+						c.diags.Errorf(c.f, use.Pos(), CodeFallbackShape, "on_fail fallback has the key %q, but %s returns one output, %q: the fallback is its value, or {%s: VALUE}",
+							k.Name, ce.Name, o.Name, o.Name)
+						return
+					}
+				}
+				if !fits(typeKind(f.Type), want) {
+					c.diags.Errorf(c.f, use.Pos(), CodeFallbackShape, "on_fail fallback gives %s %s, but %s declares it %s",
+						o.Name, typeKind(f.Type), ce.Name, o.Type)
+				}
+				return
+			}
+			if near := closest(o.Name, s.fieldNames()); near != "" {
+				c.diags.Errorf(c.f, use.Pos(), CodeFallbackShape, "on_fail fallback has the key %q where %s returns %q: did you mean {%s: ...}?",
+					near, ce.Name, o.Name, o.Name)
+				return
+			}
+		}
+		if !fits(s.kind, want) {
+			c.diags.Errorf(c.f, use.Pos(), CodeFallbackShape, "on_fail fallback is %s, but %s returns one output, %q, declared %s: give %s, or {%s: VALUE}",
+				describeShape(s), ce.Name, o.Name, o.Type, want, o.Name)
+		}
+		return
+	}
+	var req []string
+	for _, o := range ce.Outputs {
+		if !o.Part {
+			req = append(req, o.Name)
+		}
+	}
+	if s.kind != kObject {
+		if s.kind != kUnknown {
+			c.diags.Errorf(c.f, use.Pos(), CodeFallbackShape, "on_fail fallback is %s, but %s returns an object of %s",
+				s.kind, ce.Name, strings.Join(req, ", "))
+		}
+		return
+	}
+	if !s.closed {
+		return
+	}
+	c.objectFits(use.Pos(), s, ce.Outputs, req, "on_fail fallback", ce.Name+" returns", CodeFallbackShape)
+}
+
+// objectFits reports the keys of the object of shape s that outputs lack
+// (beyond facets), the required ones it lacks, and fields of another type
+// than declared, as code at pos.
+func (c *checker) objectFits(pos diag.Pos, s *valueShape, outputs []Name, req []string, what, owner, code string) {
+	var names []string
+	for _, o := range outputs {
+		names = append(names, o.Name)
+	}
+	var missing, extra []string
+	for _, r := range req {
+		if _, ok := s.field(r); !ok {
+			missing = append(missing, quote(r))
+		}
+	}
+	for _, f := range s.fields {
+		found := false
+		for _, o := range outputs {
+			if o.Name != f.Name {
+				continue
+			}
+			found = true
+			if !fits(typeKind(f.Type), typeKind(o.Type)) {
+				c.diags.Errorf(c.f, pos, CodeTypeMismatch, "%s gives %s %s, but %s it %s",
+					what, f.Name, typeKind(f.Type), owner, o.Type)
+			}
+		}
+		if !found {
+			extra = append(extra, quote(f.Name)+c.suggestFrom(f.Name, names))
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		c.diags.Errorf(c.f, pos, code, "%s lacks %s: %s %s", what, strings.Join(missing, ", "), owner, strings.Join(names, ", "))
+	case len(extra) > 0:
+		c.diags.Errorf(c.f, pos, code, "%s has %s, which %s does not declare (it declares %s)", what, strings.Join(extra, ", "), strings.TrimSuffix(owner, " returns"), strings.Join(names, ", "))
+	}
+}
+
+// slotFallback checks an on_fail fallback of a call of a slot whose
+// ensures names fields: an object literal must give them all, in their
+// declared types, and no key that misspells one.
+func (c *checker) slotFallback(use syntax.Expr, s *Slot) bool {
+	ss := c.slotShape(s)
+	if ss == nil {
+		return false
+	}
+	fields := ss.fields
+	sh := c.shapeOf(use)
+	if sh == nil || sh.kind == kNull {
+		return true
+	}
+	if sh.kind != kObject {
+		c.diags.Errorf(c.f, use.Pos(), CodeFallbackShape, "on_fail fallback is %s, but slot %s ensures an object of %s",
+			sh.kind, quote(s.Name), strings.Join((&valueShape{fields: fields}).fieldNames(), ", "))
+		return true
+	}
+	if !sh.closed {
+		return true
+	}
+	var req []string
+	for _, f := range fields {
+		req = append(req, f.Name)
+	}
+	// extra keys are context a slot's answer may hold; only misspellings
+	// of its fields are wrong
+	var missing []string
+	for _, f := range fields {
+		if _, ok := sh.field(f.Name); !ok {
+			missing = append(missing, quote(f.Name))
+		}
+	}
+	for _, f := range sh.fields {
+		if d, ok := (&valueShape{fields: fields}).field(f.Name); ok {
+			if !fits(typeKind(f.Type), typeKind(d.Type)) {
+				c.diags.Errorf(c.f, use.Pos(), CodeTypeMismatch, "on_fail fallback gives %s %s, but slot %s ensures it %s",
+					f.Name, typeKind(f.Type), quote(s.Name), d.Type)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		c.diags.Errorf(c.f, use.Pos(), CodeFallbackShape, "on_fail fallback lacks %s: slot %s ensures %s",
+			strings.Join(missing, ", "), quote(s.Name), strings.Join(req, ", "))
+	}
+	return true
+}
+
+// returnFits checks a top-level return of a node's Execution (the return
+// rule, Decls.ReturnRule) beyond the literal forms returnShape reads: a
+// name whose object shape lacks an output, a returned object that holds
+// every output and a key the rule drops, and outputs of another type
+// than declared.
+func (c *checker) returnFits(s *syntax.ReturnStmt) {
+	if s.Value == nil {
+		return
+	}
+	var outs []Name
+	for _, o := range c.d.Outputs {
+		if !o.Inferred {
+			outs = append(outs, o)
+		}
+	}
+	req := c.required()
+	if len(req) == 0 {
+		return
+	}
+	sh := c.shapeOf(s.Value)
+	if sh == nil {
+		return
+	}
+	node := "it"
+	if c.d.Node != "" {
+		node = c.d.Node
+	}
+	_, literal := s.Value.(*syntax.ObjectLit)
+	holdsAll := sh.kind == kObject && sh.closed
+	for _, r := range req {
+		if _, ok := sh.field(r); !ok {
+			holdsAll = false
+		}
+	}
+	switch {
+	case holdsAll:
+		c.objectFits(s.Return, sh, outs, nil, "the returned object", node+" declares", CodeReturnShape)
+	case len(req) == 1 && sh.kind != kObject:
+		// the value is the one output itself
+		if want := typeKind(outs[0].Type); !fits(sh.kind, want) {
+			c.diags.Errorf(c.f, s.Return, CodeTypeMismatch, "return gives %s, the output %s, but %s declares it %s", sh.kind, outs[0].Name, node, outs[0].Type)
+		}
+	case len(req) == 1 && sh.closed:
+		if want := typeKind(outs[0].Type); want != kUnknown && want != kObject {
+			c.diags.Errorf(c.f, s.Return, CodeTypeMismatch, "return gives %s without the key %q, which becomes the output %s itself, but %s declares it %s: return {%s: VALUE}",
+				describeShape(sh), outs[0].Name, outs[0].Name, node, outs[0].Type, outs[0].Name)
+		}
+	case len(req) >= 2 && !literal && sh.kind == kObject && sh.closed:
+		c.objectFits(s.Return, sh, outs, req, "the returned "+pathOrValue(s.Value), node+" declares", CodeReturnShape)
+	case len(req) >= 2 && !literal && sh.kind != kObject && sh.kind != kUnknown && sh.kind != kNull && pathOf(s.Value) != "":
+		c.diags.Errorf(c.f, s.Return, CodeReturnShape, "return gives %s, which is %s, but %s declares %d outputs (%s): return an object with those keys",
+			pathOf(s.Value), sh.kind, node, len(req), strings.Join(req, ", "))
+	}
+}
+
+func pathOrValue(e syntax.Expr) string {
+	if p := pathOf(e); p != "" {
+		return p
+	}
+	return "value"
+}
+
+// comparison reports a comparison of two values whose kinds the checker
+// knows and that can never compare: == of text with a number is always
+// false, != always true, and < of text with a number stops the run.
+func (c *checker) comparison(e *syntax.BinaryExpr) {
+	switch e.Op {
+	case syntax.EQ, syntax.NE, syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.MEETS:
+	default:
+		return
+	}
+	l, r := c.shapeOf(e.X), c.shapeOf(e.Y)
+	if l == nil || r == nil || comparable(l.kind, r.kind) {
+		return
+	}
+	what := "is always false"
+	switch e.Op {
+	case syntax.NE:
+		what = "is always true"
+	case syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.MEETS:
+		what = "stops the run (only two numbers, two strings or two durations are ordered)"
+	}
+	c.diags.Errorf(c.f, e.OpPos, CodeTypeMismatch, "this comparison of %s with %s %s", describeKind(l, e.X), describeKind(r, e.Y), what)
+}
+
+// comparable reports whether values of kinds a and b may be equal (or
+// ordered): unknown and null compare with anything, numbers with numbers.
+func comparable(a, b kind) bool {
+	num := func(k kind) bool { return k == kInteger || k == kNumber }
+	switch {
+	case a == kUnknown || b == kUnknown || a == kNull || b == kNull:
+		return true
+	case num(a) && num(b):
+		return true
+	}
+	return a == b
+}
+
+// describeKind names the kind of a compared value, with its path when it
+// has one.
+func describeKind(s *valueShape, e syntax.Expr) string {
+	if p := pathOf(e); p != "" {
+		return p + " (" + s.kind.String() + ")"
+	}
+	return s.kind.String()
+}

@@ -1,0 +1,53 @@
+package check
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestEnsuresFields pins which ensures texts name fields: an object in
+// braces, or code spans followed by a known type; prose names none.
+func TestEnsuresFields(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"an object `{approved: boolean, notes: string}`", "[approved:boolean notes:string]"},
+		{"returns `{accepted: boolean, notes: string}`", "[accepted:boolean notes:string]"},
+		{"{score, suggestions}", "[score: suggestions:]"},
+		{"{ \"score\": number; \"items\": string[] }", "[score:number items:string[]]"},
+		{"returns `approved` (boolean) and `notes` (string)", "[approved:boolean notes:string]"},
+		{"returns `approved` (yes or no)", "[]"},
+		{"an object whose `data` field holds the payload", "[]"},
+		{"the drafted text", "[]"},
+		{"a map like {the name: what it does}", "[]"},
+		{"{", "[]"},
+		{"`unterminated (boolean)", "[]"},
+	} {
+		var got []string
+		for _, f := range ensuresFields(tc.text) {
+			got = append(got, f.Name+":"+f.Type)
+		}
+		if s := fmt.Sprint(got); s != tc.want {
+			t.Errorf("%q: got %s, want %s", tc.text, s, tc.want)
+		}
+	}
+}
+
+func TestJoin(t *testing.T) {
+	obj := func(fields ...Name) *valueShape { return &valueShape{kind: kObject, closed: true, fields: fields} }
+	out := &valueShape{kind: kInteger, output: "out"}
+	for _, tc := range []struct {
+		name string
+		a, b *valueShape
+		want *valueShape
+	}{
+		{"same output", out, out, out},
+		{"null joins anything", shapeNull, out, out},
+		{"unknown wins", out, nil, nil},
+		{"kinds differ", shapeTextV, shapeInteger, nil},
+		{"output and plain integer", out, shapeInteger, nil},
+		{"objects with other keys", obj(Name{Name: "a"}), obj(Name{Name: "b"}), nil},
+	} {
+		if got := join(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

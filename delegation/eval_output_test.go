@@ -1,0 +1,136 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// runOutputs runs code with every call of a name in outputs marked as a
+// call of a node whose one output is outputs[name], as the Contract
+// Markdown checks mark it before a run.
+func runOutputs(t *testing.T, code string, outputs map[string]string, g map[string]Value, host *Host) (Value, error) {
+	t.Helper()
+	prog := parse(t, code)
+	syntax.Walk(prog, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok {
+			if id, ok := c.Target.(*syntax.Ident); ok {
+				c.Output = outputs[id.Name]
+			}
+		}
+		return true
+	})
+	return Run(context.Background(), prog, g, host)
+}
+
+func TestOneOutputFallbackIsMatchedToTheOutput(t *testing.T) {
+	failing := newCaller().on("fetch", func(context.Context, *CallRequest) (Value, error) { return nil, errors.New("down") })
+	g := map[string]Value{"fetch": svc("fetch"), "topic": "api"}
+	for _, fallback := range []string{`{ data: "fallback for " + topic }`, `"fallback for " + topic`} {
+		v, err := runOutputs(t, `
+let f = call fetch
+  key: topic
+  retries 1
+  on_fail use `+fallback+`
+if f.data == "fallback for " + topic:
+  return { path: "fallback", data: f.data, bare: f }
+return { path: "fresh", data: f.data }
+`, map[string]string{"fetch": "data"}, g, &Host{Caller: failing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := js(t, v), `{"path":"fallback","data":"fallback for api","bare":"fallback for api"}`; got != want {
+			t.Errorf("on_fail use %s:\ngot  %s\nwant %s", fallback, got, want)
+		}
+	}
+}
+
+func TestOneOutputMemberAfterReassignment(t *testing.T) {
+	n := 0
+	c := newCaller().on("add-one", func(context.Context, *CallRequest) (Value, error) { n++; return int64(n), nil })
+	code := `
+let t = call add-one
+if again:
+  t = call add-one
+let u = t
+let sum = 0
+repeat 2:
+  t = call add-one
+  sum = sum + t.out
+return [t.out, u.out, sum]
+`
+	for _, again := range []bool{false, true} {
+		n = 0
+		v, err := runOutputs(t, code, map[string]string{"add-one": "out"}, map[string]Value{"add-one": svc("add-one"), "again": again}, &Host{Caller: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `[3,1,5]`
+		if again {
+			want = `[4,2,7]`
+		}
+		if got := js(t, v); got != want {
+			t.Errorf("again=%v: got %s, want %s", again, got, want)
+		}
+	}
+}
+
+func TestReassignmentFromAnotherValueClearsTheOutput(t *testing.T) {
+	c := newCaller().on("add-one", func(context.Context, *CallRequest) (Value, error) { return int64(2), nil })
+	_, err := runOutputs(t, "let t = call add-one\nt = 7\nreturn t.out\n", map[string]string{"add-one": "out"}, map[string]Value{"add-one": svc("add-one")}, &Host{Caller: c})
+	wantErr(t, err, `test.md:3:10: t.out: t is integer (7), not an object, so it has no member "out"`)
+}
+
+func TestMemberOfTextNamesTheCall(t *testing.T) {
+	c := newCaller().on("reviewer", func(context.Context, *CallRequest) (Value, error) {
+		return "Looks good to me.\n{\"accepted\": true}", nil
+	})
+	_, err := run(t, "let review = call reviewer\n  draft: \"d\"\nif review.accepted:\n  return 1\nreturn 0\n", map[string]Value{"reviewer": svc("reviewer")}, &Host{Caller: c})
+	wantErr(t, err, `test.md:3:11: review.accepted: review is text, not an object, so it has no member "accepted" (review is the answer of call reviewer, line 1: "Looks good to me.\n{\"accepted\": true}")`)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindRuntime {
+		t.Errorf("want a runtime error, got %#v", err)
+	}
+	// a part of an answer names the call too
+	c = newCaller().on("reviewer", func(context.Context, *CallRequest) (Value, error) {
+		return jv(t, `{"verdict": "fine"}`), nil
+	})
+	_, err = run(t, "let review = call reviewer\nreturn review.verdict.accepted\n", map[string]Value{"reviewer": svc("reviewer")}, &Host{Caller: c})
+	wantErr(t, err, `test.md:2:23: review.verdict.accepted: review.verdict is text, not an object, so it has no member "accepted" (review.verdict is part of the answer of call reviewer, line 1: "fine")`)
+	// null keeps giving null (a missing answer is tested with `is null`)
+	c = newCaller().on("reviewer", func(context.Context, *CallRequest) (Value, error) { return nil, nil })
+	v, err := run(t, "let review = call reviewer\nreturn review.accepted\n", map[string]Value{"reviewer": svc("reviewer")}, &Host{Caller: c})
+	if err != nil || v != nil {
+		t.Errorf("member of null: %v, %v", v, err)
+	}
+}
+
+func TestPresenceTestOfAMemberOfText(t *testing.T) {
+	c := newCaller().on("arbiter", func(context.Context, *CallRequest) (Value, error) { return "abort", nil })
+	got := mustRun(t, `
+let d = call arbiter
+let reason = d
+if d.reason is present:
+  reason = d.reason
+return [reason, d.reason is null, d.reason.code is not present, d.length]
+`, map[string]Value{"arbiter": svc("arbiter")}, &Host{Caller: c})
+	if got != `["abort",true,true,5]` {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestJudgeSeesTheOneOutput(t *testing.T) {
+	var seen []*Judgment
+	judge := judgeFunc(func(j *Judgment) (Verdict, error) { seen = append(seen, j); return Verdict{Holds: true}, nil })
+	c := newCaller().on("draft", func(context.Context, *CallRequest) (Value, error) { return "the text", nil })
+	_, err := runOutputs(t, "let d = call draft\nif d.article reads well to an editor:\n  return 1\nreturn 0\n",
+		map[string]string{"draft": "article"}, map[string]Value{"draft": svc("draft")}, &Host{Caller: c, Judge: judge, Runtime: newFakeRuntime()})
+	if err != nil || len(seen) != 1 {
+		t.Fatalf("%v, %d judgments", err, len(seen))
+	}
+	if got := js(t, seen[0].Values); got != `{"d.article":"the text"}` {
+		t.Errorf("the judge saw %s", got)
+	}
+}
