@@ -41,7 +41,8 @@ func (s *Server) gatePrompt(runID func() string, notify func(string)) func(conte
 		}
 		c := &hostCall{PendingCall: PendingCall{RunID: runID(), Call: q.Path.Key(), Slot: q.Kind, Attempt: 1,
 			Contract: gateContract(q.Kind), Arguments: map[string]any{"question": question}, Question: question},
-			text: q.Kind == "ask_user", filled: make(chan delegation.Value, 1)}
+			text: q.Kind == "ask_user", filled: make(chan delegation.Value, 1),
+			gate: func(raw json.RawMessage) (json.RawMessage, error) { return gate.Shape(q.Kind, q.Question, raw) }}
 		wctx, cancel := context.WithCancel(ctx)
 		if q.Left > 0 {
 			wctx, cancel = context.WithTimeout(ctx, q.Left)
@@ -198,7 +199,9 @@ func stringList(v any) []string {
 type AnswerInput struct {
 	RunID string `json:"run_id" jsonschema:"the run that waits, as result or pending names it"`
 	Gate  string `json:"gate,omitempty" jsonschema:"the gate's path (pending's call, L12); may be left out when the run waits at one gate"`
-	Value any    `json:"value" jsonschema:"the answer: a string for ask_user, any JSON value for gate"`
+	Value any    `json:"value" jsonschema:"the answer: a string for ask_user; for gate, one of its options or {\"choice\": OPTION}, or any JSON value when it lists none"`
+	// Replace lets an answer replace one recorded earlier.
+	Replace bool `json:"replace,omitempty" jsonschema:"replace the answer the gate was already given (the journal keeps both)"`
 }
 
 // AnswerOutput is the result of answer.
@@ -238,6 +241,9 @@ func (s *Server) answerTool(_ context.Context, _ *mcp.CallToolRequest, in Answer
 	raw, err := json.Marshal(in.Value)
 	if err != nil || in.Value == nil {
 		return nil, AnswerOutput{}, fmt.Errorf("answer: give the answer in value (a string for ask_user, JSON for gate)")
+	}
+	if raw, err = gate.CheckRecorded(s.o.RunDir, in.RunID, in.Gate, raw, in.Replace); err != nil {
+		return nil, AnswerOutput{}, fmt.Errorf("answer: %w", err)
 	}
 	st, err := journal.Answer(s.o.RunDir, in.RunID, in.Gate, raw, journal.Options{Env: s.o.Environ})
 	if err != nil {
