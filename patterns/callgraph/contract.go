@@ -67,6 +67,9 @@ func (c *Plan) Run(ctx context.Context, host *delegation.Host) (delegation.Value
 	if err != nil {
 		return nil, err
 	}
+	if at, ok := returnPos(c.Program); ok && c.Node.Body() != nil && c.Node.Execution != nil {
+		return outputsAt(c.Node, v, at)
+	}
 	return Outputs(c.Node, v)
 }
 
