@@ -15,7 +15,7 @@ const typedF = "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `topic`
 // applies). null passes; an undeclared type checks nothing.
 func TestOutputTypesChecked(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"f.prose.md": typedF + exe("let n = \"many\"\nreturn { count: n, title: \"T \" + topic }"),
+		"f.prose.md":  typedF + exe("let n = \"many\"\nreturn { count: n, title: \"T \" + topic }"),
 		"ok.prose.md": typedF + exe("return { count: 3, title: null }"),
 		"caller.prose.md": fn("caller", "", "out", exe("let r = call counter\n  topic: \"x\"\n  on_fail use { count: 0, title: \"none\" }\nreturn r.count")) +
 			"## counter\n\n### Parameters\n\n- `topic` (string): what\n\n### Returns\n\n- `count` (integer): how many\n- `title` (string): a title\n\n",
