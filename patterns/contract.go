@@ -1,6 +1,8 @@
 package patterns
 
 import (
+	"errors"
+
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/patterns/bind"
@@ -47,9 +49,25 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	if diags.HasErrors() {
 		return nil, true, &callgraph.SpecError{Diags: diags.Errors()}
 	}
+	if opts.ModelJudge == nil && opts.ModelJudgeFor != nil {
+		opts.ModelJudge = opts.ModelJudgeFor(sp)
+	}
+	// Everything known before the run in one report: the plan's problems
+	// (inputs, callees, bindings, programs, renders with no model) and the
+	// conditions of its Execution that need the model no one configured.
+	var conds []string
+	if opts.ModelJudge == nil && sp.Execution != nil && sp.Body() != nil {
+		conds = modelProblems(sp, sp.Body().Program, nil, opts.ModelHint)
+	}
 	plan, err := callgraph.PlanContract(sp, env, load, &opts.Bindings)
+	if ue := (*bind.UsageError)(nil); errors.As(err, &ue) && len(conds) > 0 {
+		return nil, true, &bind.UsageError{Problems: append(append([]string(nil), ue.Problems...), conds...)}
+	}
 	if err != nil {
 		return nil, true, err
+	}
+	if len(conds) > 0 {
+		return nil, true, &bind.UsageError{Problems: conds}
 	}
 	diags = append(diags, plan.Warnings...)
 	p = &Prepared{Path: opts.Path, Spec: sp, Digest: SpecDigest(sp), Bindings: opts.Bindings,
@@ -59,9 +77,6 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	}
 	if p.Path == "" {
 		p.Path = sp.File.Name
-	}
-	if opts.ModelJudge == nil && opts.ModelJudgeFor != nil {
-		opts.ModelJudge = opts.ModelJudgeFor(sp)
 	}
 	p.Host = p.host(*opts)
 	return p, true, nil

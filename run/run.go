@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -401,6 +402,9 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	}
 	mods.maxTurns = req.MaxTurns
 	env := &bind.Env{Dir: workDir, Services: services, Host: o.Host, Exec: o.Exec, Nested: callgraph.NestedSpecWith(g.Load), ContractCheck: o.ContractCheck}
+	if o.Exec == nil && mode != journal.Replaying {
+		env.LookPath = exec.LookPath // programs run here: a name not in PATH is refused before the run
+	}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
 		Limits:    req.Limits,
