@@ -48,7 +48,7 @@ func Shape(kind string, question delegation.Value, answer json.RawMessage) (json
 	}
 	if kind == "ask_user" {
 		if _, ok := v.(string); !ok {
-			return nil, &AnswerError{kind, fmt.Sprintf("the answer is %s, not a string", delegation.TypeName(v))}
+			return nil, &AnswerError{kind, fmt.Sprintf("the answer is %s: ask_user asks for a string (--value TEXT)", delegation.TypeName(v))}
 		}
 		return answer, nil
 	}

@@ -50,7 +50,7 @@ func TestShapeAnswers(t *testing.T) {
 		{"gate", `{"release": "v1"}`, `"anything"`, `"anything"`, false},
 		{"gate", `"Ship it?"`, `{"x": 1}`, `{"x": 1}`, false},
 		{"ask_user", `"Which?"`, `"v1"`, `"v1"`, false},
-		{"ask_user", `"Which?"`, `{"a": 1}`, `the answer is object, not a string`, true},
+		{"ask_user", `"Which?"`, `{"a": 1}`, `the answer is object: ask_user asks for a string`, true},
 	} {
 		got, err := gate.Shape(tt.kind, question(t, tt.q), json.RawMessage(tt.answer))
 		var ae *gate.AnswerError

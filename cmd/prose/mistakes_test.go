@@ -197,7 +197,7 @@ func preflightRows() []mistake {
 		{name: "config of the wrong type", files: rounds, by: beforeIt, want: "want an integer", cmds: [][]string{runP("--slot", "svc=exec:echo", "--config", "max_rounds=three")}},
 		{name: "--input-json not JSON", files: svc, by: beforeIt, want: "--input-json", cmds: [][]string{runP("--slot", "svc=exec:echo", "--input-json", "{topic: x}")}},
 		{name: "function input missing", files: f(function(topicParam, countReturns, "return 1")), by: beforeIt, want: `input "topic" is missing`, cmds: [][]string{runF()}},
-		{name: "function callee misspelt", files: f(function("", countReturns, "return call countr")+"\n## counter\n\n### Returns\n\n- `count` (integer): n\n"), by: byLint,
+		{name: "function callee misspelt", files: f(function("", countReturns, "return call countr") + "\n## counter\n\n### Returns\n\n- `count` (integer): n\n"), by: byLint,
 			want: "countr", cmds: [][]string{{"lint", "f.prose.md"}}},
 		{name: "function rendered by a model, none configured", files: f(function(topicParam, countReturns, "")), by: beforeIt,
 			want: "no model is configured, and these nodes are rendered by one", cmds: [][]string{runF("--input", "topic=x")}},
