@@ -247,6 +247,10 @@ func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *tempo
 		return nil
 	}
 	g, err := temporal.Answer(ctx, cl, id, gate, val)
+	var ae *gatepkg.AnswerError
+	if errors.As(err, &ae) {
+		return &exitError{code: exitUsage, err: err}
+	}
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
