@@ -37,10 +37,10 @@ func TestSlotAnswersCheckedAgainstEnsures(t *testing.T) {
 	}{
 		{"json", `echo '{"accepted": true, "notes": "ok"}'`, "", `"shipped"`, false},
 		{"log line before JSON", `echo 'reviewing draft...'; echo '{"accepted": true, "notes": "ok"}'`, "",
-			`slot reviewer answered against its ensures {accepted: boolean, notes: string}: got text where an object with {accepted: boolean, notes: string} is declared: "reviewing draft...`, true},
-		{"plain text", `echo 'looks good to me'`, "", `got text where an object`, true},
-		{"missing field", `echo '{"accepted": true}'`, "", `the answer has no "notes", declared string: {"accepted":true}`, true},
-		{"wrong type", `echo '{"accepted": "yes", "notes": ""}'`, "", `its "accepted" is "yes", declared boolean`, true},
+			`slot reviewer, whose ensures declares {accepted: boolean, notes: string}: got text, not an object: "reviewing draft...`, true},
+		{"plain text", `echo 'looks good to me'`, "", `got text, not an object`, true},
+		{"missing field", `echo '{"accepted": true}'`, "", `the answer has no "notes": {"accepted":true}`, true},
+		{"wrong type", `echo '{"accepted": "yes", "notes": ""}'`, "", `its "accepted" is "yes", not boolean`, true},
 		{"fallback", `echo 'looks good'`, "\n  on_fail use { accepted: false, notes: \"no review\" }", `"held"`, false},
 		// the first attempt prints a log line, the second is well formed
 		{"retried", `if [ -e tried ]; then echo '{"accepted": true, "notes": "ok"}'; else touch tried; echo 'starting'; fi`, "\n  retries 1", `"shipped"`, false},

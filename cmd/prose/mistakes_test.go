@@ -135,15 +135,15 @@ func boundaryRows() []mistake {
 	caller := function("", "- `out`: the count\n", "let r = call counter\n  topic: \"x\"\nreturn r.count") +
 		"\n## counter\n\n### Parameters\n\n" + callee + "\n### Returns\n\n- `count` (integer): how many\n- `title` (string): a title\n"
 	return []mistake{
-		{name: "reviewer prints a log line before its JSON", files: review, by: atRun, want: `slot reviewer answered against its ensures {accepted: boolean, notes: string}: got text`,
+		{name: "reviewer prints a log line before its JSON", files: review, by: atRun, want: `slot reviewer, whose ensures declares {accepted: boolean, notes: string}: got text, not an object`,
 			cmds: reviewer(`echo reviewing...; echo '{"accepted": true, "notes": "ok"}'`)},
-		{name: "reviewer answers plain text", files: review, by: atRun, want: `got text where an object with {accepted: boolean, notes: string} is declared: "looks good`,
+		{name: "reviewer answers plain text", files: review, by: atRun, want: `got text, not an object: "looks good`,
 			cmds: reviewer(`echo looks good`)},
-		{name: "reviewer leaves out a declared field", files: review, by: atRun, want: `the answer has no "notes", declared string`,
+		{name: "reviewer leaves out a declared field", files: review, by: atRun, want: `the answer has no "notes"`,
 			cmds: reviewer(`echo '{"accepted": true}'`)},
-		{name: "reviewer answers a field of the wrong type", files: review, by: atRun, want: `its "accepted" is "yes", declared boolean`,
+		{name: "reviewer answers a field of the wrong type", files: review, by: atRun, want: `its "accepted" is "yes", not boolean`,
 			cmds: reviewer(`echo '{"accepted": "yes", "notes": ""}'`)},
-		{name: "reviewer answers a list", files: review, by: atRun, want: "got list where an object",
+		{name: "reviewer answers a list", files: review, by: atRun, want: "got list, not an object",
 			cmds: reviewer(`echo '[true]'`)},
 		{name: "reviewer answers text on every retry", files: retried, by: atRun, want: "call 'reviewer' failed after 3 attempts",
 			cmds: reviewer(`echo fine`)},

@@ -33,7 +33,7 @@ func (c *checked) Call(ctx context.Context, req *delegation.CallRequest) (delega
 		return v, err
 	}
 	if err := shape.Check(c.fields, v); err != nil {
-		return nil, fmt.Errorf("slot %s answered against its ensures %s: %v", c.slot, shape.Describe(c.fields), err)
+		return nil, fmt.Errorf("slot %s, whose ensures declares %s: %v", c.slot, shape.Describe(c.fields), err)
 	}
 	return v, nil
 }

@@ -180,15 +180,15 @@ func Check(fields []Field, v delegation.Value) error {
 		if _, isText := v.(string); isText {
 			what = "text"
 		}
-		return fmt.Errorf("got %s where an object with %s is declared: %s", what, Describe(fields), Show(v))
+		return fmt.Errorf("got %s, not an object: %s", what, Show(v))
 	}
 	for _, f := range fields {
 		x, has := o.Get(f.Name)
 		switch {
 		case !has:
-			return fmt.Errorf("the answer has no %q, declared %s: %s", f.Name, f.Type, Show(v))
+			return fmt.Errorf("the answer has no %q: %s", f.Name, Show(v))
 		case !Fits(f.Type, x):
-			return fmt.Errorf("its %q is %s, declared %s", f.Name, Show(x), f.Type)
+			return fmt.Errorf("its %q is %s, not %s", f.Name, Show(x), f.Type)
 		}
 	}
 	return nil

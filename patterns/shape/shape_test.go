@@ -37,11 +37,11 @@ func TestCheck(t *testing.T) {
 	fields := shape.Fields("{accepted: boolean, notes: string, tags: string[], mode: \"a\" | \"b\"}")
 	for js, want := range map[string]string{
 		`{"accepted": true, "notes": "", "tags": ["x"], "mode": "a", "more": 1}`: "",
-		`"fine"`: "got text where an object",
-		`[1]`:    "got list where an object",
+		`"fine"`: "got text, not an object",
+		`[1]`:    "got list, not an object",
 		`{"accepted": true, "notes": "", "tags": ["x"]}`:            `has no "mode"`,
-		`{"accepted": 1, "notes": "", "tags": [], "mode": "a"}`:     `its "accepted" is 1, declared boolean`,
-		`{"accepted": true, "notes": "", "tags": [2], "mode": "a"}`: `its "tags" is [2], declared string[]`,
+		`{"accepted": 1, "notes": "", "tags": [], "mode": "a"}`:     `its "accepted" is 1, not boolean`,
+		`{"accepted": true, "notes": "", "tags": [2], "mode": "a"}`: `its "tags" is [2], not string[]`,
 		`{"accepted": true, "notes": "", "tags": [], "mode": "c"}`:  `its "mode" is "c"`,
 		`{"accepted": null, "notes": "", "tags": [], "mode": "a"}`:  `its "accepted" is null`,
 	} {
