@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/callgraph"
@@ -68,6 +69,13 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	}
 	if len(conds) > 0 {
 		return nil, true, &bind.UsageError{Problems: conds}
+	}
+	if opts.ModelJudge == nil {
+		var prog *syntax.Program
+		if sp.Execution != nil && sp.Body() != nil {
+			prog = sp.Body().Program
+		}
+		diags = append(diags, modelWarnings(sp, prog, nil)...)
 	}
 	diags = append(diags, plan.Warnings...)
 	p = &Prepared{Path: opts.Path, Spec: sp, Digest: SpecDigest(sp), Bindings: opts.Bindings,

@@ -6,6 +6,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/spec"
 )
@@ -91,4 +92,45 @@ func condReached(x syntax.Expr, fn func(*syntax.NaturalCond)) {
 	case *syntax.BinaryExpr:
 		condReached(x.X, fn)
 	}
+}
+
+// CodeMayNeedModel is the warning, before a run without a model, for a
+// condition only a model can judge that the run may reach (in a branch,
+// a catch, a loop while body, or a ## node's Execution): the run starts,
+// and fails there if it gets there.
+const CodeMayNeedModel = "run/may-need-model"
+
+// modelWarnings warns of the conditions of sp's programs (its own
+// Delegation or Execution, and its ## nodes' Executions) that only a
+// model can judge and that modelProblems did not report because the run
+// may not reach them.
+func modelWarnings(sp *spec.Spec, prog *syntax.Program, known func(string) (delegation.Value, bool)) diag.List {
+	var out diag.List
+	if sp == nil || sp.File == nil {
+		return nil
+	}
+	sure := map[*syntax.NaturalCond]bool{}
+	if prog != nil {
+		reached(prog.Body, func(c *syntax.NaturalCond) { sure[c] = true })
+	}
+	progs := []*syntax.Program{prog}
+	for _, n := range sp.Nodes {
+		if b := n.Body(); b != nil && n.Execution != nil {
+			progs = append(progs, b.Program)
+		}
+	}
+	for _, p := range progs {
+		if p == nil {
+			continue
+		}
+		syntax.Walk(p, func(x syntax.Node) bool {
+			c, ok := x.(*syntax.NaturalCond)
+			if ok && !sure[c] && judge.NeedsModel(c, known) == judge.NeedAlways {
+				out.Warnf(sp.File, c.TextPos, CodeMayNeedModel,
+					"condition %q needs a model to judge, and none is configured: the run fails here if it reaches it (configure a model, or make the service return a structured verdict)", c.Text)
+			}
+			return true
+		})
+	}
+	return out
 }

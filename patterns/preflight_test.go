@@ -91,3 +91,34 @@ func TestPreflightContractCondition(t *testing.T) {
 		t.Error("the triager was called before the report")
 	}
 }
+
+// A condition only a model can judge that the run may not reach (here in
+// a branch) does not stop the run; it is a warning before the run, at the
+// condition.
+func TestPreflightWarnsOfConditionsItMayReach(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "branch.prose.md")
+	src := strings.Replace(preflightPattern, "if the draft reads well", "if draft == \"never\":\n  if the draft reads well", 1)
+	src = strings.Replace(src, "  return draft\nreturn verdict", "    return draft\nreturn verdict", 1)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := bindtest.Must("slot:writer=exec:echo '\"text\"'", "slot:checker=exec:echo '\"ok\"'", "input:topic=x")
+	p, err := Prepare(RunOptions{Path: path, Bindings: *b, Env: &bind.Env{Dir: dir, Nested: callgraph.NestedSpec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, d := range p.Warnings {
+		if d.Code == CodeMayNeedModel && strings.Contains(d.Message, `"the draft reads well to a newcomer and cites its sources" needs a model`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("warnings %v, want %s", p.Warnings, CodeMayNeedModel)
+	}
+	v, err := p.Run(context.Background())
+	if err != nil || v != "ok" {
+		t.Fatalf("run: %v, %v; want the branch not taken and \"ok\"", v, err)
+	}
+}

@@ -158,6 +158,9 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 	if len(problems) > 0 {
 		return nil, &bind.UsageError{Problems: problems}
 	}
+	if opts.ModelJudge == nil {
+		warnings = append(warnings, modelWarnings(sp, sp.Delegation.Program, instanceLookup(inst))...)
+	}
 	p := &Prepared{
 		Path: opts.Path, Spec: sp, Digest: SpecDigest(sp), Bindings: opts.Bindings,
 		Instance: inst, Warnings: warnings,
