@@ -67,8 +67,8 @@ func (c *Plan) Run(ctx context.Context, host *delegation.Host) (delegation.Value
 	if err != nil {
 		return nil, err
 	}
-	if at, ok := returnPos(c.Program); ok && c.Node.Body() != nil && c.Node.Execution != nil {
-		return outputsAt(c.Node, v, at)
+	if b := c.Node.Body(); b != nil && c.Node.Execution != nil && b.Program == c.Program {
+		return checkReturn(c.Node, c.Program, v)
 	}
 	return Outputs(c.Node, v)
 }

@@ -37,22 +37,42 @@ func article(typ string) string {
 	return "a " + typ
 }
 
-// returnPos is where prog's result comes from, for a message about it: its
-// one `return` that ends the whole program, else (none, or several)
-// ok is false.
-func returnPos(prog *syntax.Program) (pos diag.Pos, ok bool) {
+// returns are the `return` statements that end the whole of prog (not
+// one iteration of a value-producing loop), in source order: where its
+// result comes from, for a message about it.
+func returns(prog *syntax.Program) []diag.Pos {
 	if prog == nil {
-		return 0, false
+		return nil
 	}
-	n := 0
+	var out []diag.Pos
 	syntax.Walk(prog, func(x syntax.Node) bool {
 		switch x := x.(type) {
 		case *syntax.ForExpr, *syntax.RepeatExpr:
 			return false // a return there ends one iteration
 		case *syntax.ReturnStmt:
-			pos, n = x.Return, n+1
+			out = append(out, x.Return)
 		}
 		return true
 	})
-	return pos, n == 1
+	return out
+}
+
+// checkReturn applies the return rule and the declared types to v, the
+// value n's Execution prog returned: an error is reported at the return
+// when there is one, else at the Execution, naming the lines of the
+// returns that may have given it.
+func checkReturn(n *spec.Spec, prog *syntax.Program, v delegation.Value) (*delegation.Object, error) {
+	rs := returns(prog)
+	if len(rs) == 1 {
+		return outputsAt(n, v, rs[0])
+	}
+	out, err := Outputs(n, v)
+	if err == nil || len(rs) == 0 {
+		return out, err
+	}
+	lines := make([]string, len(rs))
+	for i, p := range rs {
+		lines[i] = fmt.Sprint(n.File.Position(p).Line)
+	}
+	return nil, fmt.Errorf("%w (returned by one of the returns at lines %s)", err, strings.Join(lines, ", "))
 }

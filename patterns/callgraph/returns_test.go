@@ -37,7 +37,7 @@ func TestOutputTypesChecked(t *testing.T) {
 	}
 	// several returns: the message names the Execution
 	_, err = runContract(t, filepath.Join(dir, "missing.prose.md"), nil, nil, nil)
-	if err == nil || !strings.Contains(err.Error(), `without the key "score"`) {
+	if err == nil || !strings.Contains(err.Error(), `without the key "score"`) || !strings.Contains(err.Error(), "(returned by one of the returns at lines 16, 17)") {
 		t.Fatalf("missing output: %v", err)
 	}
 }
