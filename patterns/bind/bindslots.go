@@ -105,7 +105,10 @@ func (b *binder) slotValue(bs *Settings, name string, values []string, list bool
 			b.problem("--slot %s: %v", b.path(name), err)
 			continue
 		}
-		services = append(services, checkAnswers(s, sb.Name, sb.Slot))
+		if !b.env.UncheckedAnswers {
+			s = checkAnswers(s, sb.Name, sb.Slot)
+		}
+		services = append(services, s)
 	}
 	if asList && shared != nil && specs == 0 {
 		b.problem("--slot %s: dotted settings (%s.NAME=...) apply to the spec elements of the list, and none of its elements is a spec", b.path(name), b.path(name))

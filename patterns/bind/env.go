@@ -61,6 +61,10 @@ type Env struct {
 	// is refused before the run (onpath.go). nil: such words are not
 	// checked.
 	LookPath func(file string) (string, error)
+	// UncheckedAnswers, when set, leaves slot answers unchecked against
+	// the fields their ensures declares (answers.go): for an engine
+	// replaying runs begun before they were checked.
+	UncheckedAnswers bool
 	// Services are the in-process services a `go:NAME` binding names (a
 	// Go program embedding prose binds its own functions so).
 	Services map[string]service.Service
