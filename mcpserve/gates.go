@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -168,15 +169,41 @@ func elicitParams(kind string, question any) *mcp.ElicitParams {
 		}
 	}
 	if kind == "gate" && isObj {
+		props, required := fieldSchema(obj["fields"])
 		if opts := stringList(obj["options"]); len(opts) > 0 {
+			props["choice"] = map[string]any{"type": "string", "enum": opts}
+			required = append([]string{"choice"}, required...)
+		}
+		if len(props) > 0 {
 			return &mcp.ElicitParams{Message: msg, RequestedSchema: map[string]any{"type": "object",
-				"properties": map[string]any{"choice": map[string]any{"type": "string", "enum": opts}},
-				"required":   []string{"choice"}}}
+				"properties": props, "required": required}}
 		}
 	}
 	return &mcp.ElicitParams{Message: msg, RequestedSchema: map[string]any{"type": "object",
 		"properties": map[string]any{"answer": map[string]any{"type": "string"}},
 		"required":   []string{"answer"}}}
+}
+
+// fieldSchema is the form of a gate's `fields` ({approved: "boolean"}):
+// one property each, of the JSON schema type its type name says (a form
+// has no lists or objects: those fields are left to the answer tool, and
+// the form is not offered).
+func fieldSchema(v any) (map[string]any, []string) {
+	props := map[string]any{}
+	fields, _ := v.(map[string]any)
+	var required []string
+	for name, t := range fields {
+		typ, _ := t.(string)
+		switch typ {
+		case "string", "boolean", "integer", "number":
+		default:
+			return map[string]any{}, nil
+		}
+		props[name] = map[string]any{"type": typ}
+		required = append(required, name)
+	}
+	sort.Strings(required)
+	return props, required
 }
 
 func stringList(v any) []string {
