@@ -220,7 +220,14 @@ func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
 	if p.contract != nil {
 		return p.contract.Run(ctx, p.Host)
 	}
-	return delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
+	v, err := delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPatternResult(p.Spec, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // SpecDigest is the sha256 of the spec's source ("sha256:HEX"): a journal
