@@ -224,7 +224,7 @@ func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPatternResult(p.Spec, v); err != nil {
+	if err := callgraph.CheckPatternResult(p.Spec, v); err != nil {
 		return nil, err
 	}
 	return v, nil

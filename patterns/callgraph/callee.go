@@ -667,7 +667,7 @@ func (s *instanceService) Call(ctx context.Context, req *delegation.CallRequest)
 			g[name] = nil
 		}
 	}
-	return delegation.Run(ctx, s.spec.Delegation.Program, g, nestedHost(req))
+	return checkedRun(ctx, s.spec, g, req)
 }
 
 // CodeRuntimeHint is the warning for a ### Runtime model hint a run does

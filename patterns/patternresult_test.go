@@ -39,3 +39,27 @@ func TestPatternResultAgainstItsOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A nested pattern's result is checked as it ends: a result that breaks
+// its declared outputs fails that attempt, so the caller's on_fail
+// applies.
+func TestNestedPatternResultChecked(t *testing.T) {
+	dir := t.TempDir()
+	inner := filepath.Join(dir, "two.prose.md")
+	outer := filepath.Join(dir, "outer.prose.md")
+	src := "---\nname: outer\nkind: pattern\n---\n\n# Outer\n\nCalls two.\n\n### Slots\n\n- `inner`\n\n### Delegation\n\n```prose\n" +
+		"let r = call inner\n  on_fail use \"fallback\"\nreturn r\n```\n"
+	for p, s := range map[string]string{inner: twoOutputs, outer: src} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := runSpec(t, outer, []string{"slot:inner=" + inner, `slot:inner.svc=exec:echo '{"title": "t"}'`})
+	if o.err != nil || o.value != "fallback" {
+		t.Fatalf("value %v, err %v; want the fallback", o.value, o.err)
+	}
+	o = runSpec(t, outer, []string{"slot:inner=" + inner, `slot:inner.svc=exec:echo '{"title": "t", "body": "b"}'`})
+	if got, _ := delegation.ToJSON(o.value); o.err != nil || string(got) != `{"title":"t","body":"b"}` {
+		t.Fatalf("value %s, err %v", got, o.err)
+	}
+}

@@ -1,6 +1,7 @@
-package patterns
+package callgraph
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -23,8 +24,9 @@ import (
 // error names the return that gave the value when one return ends the
 // Delegation, else every return's line.
 
-// checkPatternResult checks v, the value sp's Delegation returned.
-func checkPatternResult(sp *spec.Spec, v delegation.Value) error {
+// CheckPatternResult checks v, the value sp's Delegation returned: the
+// run of a pattern, nested or not, ends with it.
+func CheckPatternResult(sp *spec.Spec, v delegation.Value) error {
 	o, ok := v.(*delegation.Object)
 	if !ok || sp.Delegation == nil || sp.Delegation.Program == nil {
 		return nil
@@ -90,4 +92,18 @@ func resultPos(sp *spec.Spec) (diag.Pos, string) {
 		where = " (returned by one of the returns at lines " + strings.Join(lines, ", ") + ")"
 	}
 	return sp.Delegation.Pos, where
+}
+
+// checkedRun runs the Delegation of sp, a pattern called as a service,
+// and checks its result (CheckPatternResult): a result that breaks the
+// declared outputs fails the attempt.
+func checkedRun(ctx context.Context, sp *spec.Spec, globals map[string]delegation.Value, req *delegation.CallRequest) (delegation.Value, error) {
+	v, err := delegation.Run(ctx, sp.Delegation.Program, globals, nestedHost(req))
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckPatternResult(sp, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
