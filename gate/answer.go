@@ -274,3 +274,6 @@ func CheckRecorded(base, id, name string, val json.RawMessage, replace bool) (js
 	}
 	return shaped, nil
 }
+
+// Options are the string options a gate's question lists (nil when none).
+func Options(question delegation.Value) []string { return options(question) }

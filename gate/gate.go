@@ -131,8 +131,10 @@ func Instructions(runID, flags string, w *delegation.WaitingError) string {
 	if !w.Deadline.IsZero() {
 		fmt.Fprintf(&b, "  it times out at %s; a resume after that takes the gate's fallback\n", w.Deadline.UTC().Format(time.RFC3339))
 	}
-	if w.Kind == "ask_user" {
+	if opts := options(w.Question); w.Kind == "ask_user" {
 		fmt.Fprintf(&b, "  answer:   prose answer %s %s --value TEXT%s\n", runID, w.Path.Key(), flags)
+	} else if len(opts) > 0 {
+		fmt.Fprintf(&b, "  answer:   prose answer %s %s --value %s%s   (one of the options; or --json JSON)\n", runID, w.Path.Key(), strings.Join(opts, "|"), flags)
 	} else {
 		fmt.Fprintf(&b, "  answer:   prose answer %s %s --json JSON%s   (or --value TEXT for a string)\n", runID, w.Path.Key(), flags)
 	}

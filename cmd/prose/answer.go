@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/delegation"
 	gatepkg "github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/run"
@@ -182,8 +184,11 @@ func printGates(w io.Writer, id, flags string, gates []journal.GateState) {
 			continue
 		}
 		how := "--json JSON"
-		if g.Kind == "ask_user" {
+		q, _ := delegation.FromJSON(g.Question)
+		if opts := gatepkg.Options(q); g.Kind == "ask_user" {
 			how = "--value TEXT"
+		} else if len(opts) > 0 {
+			how = "--value " + strings.Join(opts, "|")
 		}
 		fmt.Fprintf(w, "  answer: prose answer %s %s %s%s\n", id, g.Path.Key(), how, flags)
 	}
