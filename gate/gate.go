@@ -15,7 +15,9 @@
 // takes the fallback even if nobody resumed in between, and journal.Answer
 // refuses an answer that comes after it. An answer recorded before the
 // deadline is taken whenever the resume comes. ask_user's answer is a
-// string; gate's is any JSON value.
+// string; gate's is any JSON value, or, when its question lists
+// `options` or `fields`, an object of them (Shape, answer.go), the same
+// whoever answers.
 package gate
 
 import (
@@ -104,16 +106,14 @@ func (l *Local) now() time.Time {
 	return time.Now()
 }
 
-// decode is an answer's JSON as the gate's value.
+// decode is an answer's JSON as the gate's value, shaped and checked
+// against the gate's options and fields (Shape) wherever it came from.
 func decode(g *delegation.Gate, raw json.RawMessage) (delegation.Value, error) {
-	v, err := delegation.FromJSON(raw)
+	shaped, err := Shape(g.Kind, g.Question, raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: the answer is not JSON: %v", g.Kind, err)
+		return nil, err
 	}
-	if _, ok := v.(string); g.Kind == "ask_user" && !ok {
-		return nil, fmt.Errorf("ask_user: the answer is %s, not a string", delegation.TypeName(v))
-	}
-	return v, nil
+	return delegation.FromJSON(shaped)
 }
 
 // Instructions is what a person reads when a run waits at gate w: the
@@ -131,8 +131,10 @@ func Instructions(runID, flags string, w *delegation.WaitingError) string {
 	if !w.Deadline.IsZero() {
 		fmt.Fprintf(&b, "  it times out at %s; a resume after that takes the gate's fallback\n", w.Deadline.UTC().Format(time.RFC3339))
 	}
-	if w.Kind == "ask_user" {
+	if opts := options(w.Question); w.Kind == "ask_user" {
 		fmt.Fprintf(&b, "  answer:   prose answer %s %s --value TEXT%s\n", runID, w.Path.Key(), flags)
+	} else if len(opts) > 0 {
+		fmt.Fprintf(&b, "  answer:   prose answer %s %s --value %s%s   (one of the options; or --json JSON)\n", runID, w.Path.Key(), strings.Join(opts, "|"), flags)
 	} else {
 		fmt.Fprintf(&b, "  answer:   prose answer %s %s --json JSON%s   (or --value TEXT for a string)\n", runID, w.Path.Key(), flags)
 	}

@@ -196,7 +196,7 @@ func TestLinePromptAsksInPlace(t *testing.T) {
 	}
 	want := "ask_user L19: Which release?\n> " +
 		"gate L20: {\"summary\":\"v3\",\"options\":[\"ship\",\"hold\"]}\n  (until 2026-12-01T12:00:00Z)\n[ship/hold] > " +
-		"  want one of ship, hold, or a JSON value\n" +
+		"  \"maybe\" is not one of the options [\"ship\", \"hold\"]\n" +
 		"gate L20: {\"summary\":\"v3\",\"options\":[\"ship\",\"hold\"]}\n  (until 2026-12-01T12:00:00Z)\n[ship/hold] > "
 	if asked.String() != want {
 		t.Fatalf("asked\n%q\nwant\n%q", asked.String(), want)

@@ -20,10 +20,10 @@ var ErrNoAnswer = errors.New("no answer in place")
 
 // LinePrompt asks each gate on out and reads the answer as one line of
 // in (a terminal). For ask_user the line is the answer. For a gate, a line
-// that is JSON is the answer; otherwise, when the question lists string
-// options, the line must be one of them and the answer is {"choice":
-// LINE}, as an MCP host's form gives it; otherwise the line is a string.
-// A line that is none of these is asked again. A gate's deadline bounds
+// that is JSON is the answer, otherwise the line as a string, checked and
+// shaped by Shape: when the question lists string options, a line that is
+// one of them is {"choice": LINE}, as an MCP host's form gives it, and a
+// line that is no option is refused. A refused line is asked again. A gate's deadline bounds
 // the wait (ErrGateTimeout after it); the end of in is ErrNoAnswer.
 func LinePrompt(in io.Reader, out io.Writer) func(context.Context, Question) (json.RawMessage, error) {
 	lines := make(chan string)
@@ -61,11 +61,12 @@ func LinePrompt(in io.Reader, out io.Writer) func(context.Context, Question) (js
 					}
 					return nil, ErrNoAnswer
 				}
-				if v, ok := answerOf(q.Kind, strings.TrimSpace(line), opts); ok {
+				v, why := answerOf(q, strings.TrimSpace(line))
+				if v != nil {
 					return v, nil
 				}
-				if len(opts) > 0 {
-					fmt.Fprintf(out, "  want one of %s, or a JSON value\n", strings.Join(opts, ", "))
+				if why != "" {
+					fmt.Fprintf(out, "  %s\n", why)
 				}
 			case <-timeout:
 				fmt.Fprintln(out)
@@ -94,29 +95,31 @@ func ask(out io.Writer, q Question, opts []string) {
 	fmt.Fprint(out, "> ")
 }
 
-// answerOf is a line as the gate's answer, if it is one.
-func answerOf(kind, line string, opts []string) (json.RawMessage, bool) {
-	if kind == "ask_user" {
+// answerOf is a line as the gate's answer, if it is one: for ask_user the
+// line; for a gate the line's JSON when it is JSON, else the line as a
+// string, shaped by Shape (an option becomes {"choice": OPTION}). why
+// says what a refused line lacks.
+func answerOf(q Question, line string) (raw json.RawMessage, why string) {
+	if q.Kind == "ask_user" {
 		b, _ := json.Marshal(line)
-		return b, true
+		return b, ""
 	}
 	if line == "" {
-		return nil, false
+		return nil, ""
 	}
-	for _, o := range opts {
-		if line == o {
-			b, _ := json.Marshal(map[string]string{"choice": o})
-			return b, true
+	b := json.RawMessage(line)
+	if !json.Valid(b) {
+		b, _ = json.Marshal(line)
+	}
+	shaped, err := Shape(q.Kind, q.Question, b)
+	if err != nil {
+		var ae *AnswerError
+		if errors.As(err, &ae) {
+			return nil, ae.Msg
 		}
+		return nil, err.Error()
 	}
-	if json.Valid([]byte(line)) {
-		return json.RawMessage(line), true
-	}
-	if len(opts) > 0 {
-		return nil, false
-	}
-	b, _ := json.Marshal(line)
-	return b, true
+	return shaped, ""
 }
 
 // options are the string options of a gate's question object, if any.

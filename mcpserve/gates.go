@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +42,8 @@ func (s *Server) gatePrompt(runID func() string, notify func(string)) func(conte
 		}
 		c := &hostCall{PendingCall: PendingCall{RunID: runID(), Call: q.Path.Key(), Slot: q.Kind, Attempt: 1,
 			Contract: gateContract(q.Kind), Arguments: map[string]any{"question": question}, Question: question},
-			text: q.Kind == "ask_user", filled: make(chan delegation.Value, 1)}
+			text: q.Kind == "ask_user", filled: make(chan delegation.Value, 1),
+			gate: func(raw json.RawMessage) (json.RawMessage, error) { return gate.Shape(q.Kind, q.Question, raw) }}
 		wctx, cancel := context.WithCancel(ctx)
 		if q.Left > 0 {
 			wctx, cancel = context.WithTimeout(ctx, q.Left)
@@ -167,15 +169,41 @@ func elicitParams(kind string, question any) *mcp.ElicitParams {
 		}
 	}
 	if kind == "gate" && isObj {
+		props, required := fieldSchema(obj["fields"])
 		if opts := stringList(obj["options"]); len(opts) > 0 {
+			props["choice"] = map[string]any{"type": "string", "enum": opts}
+			required = append([]string{"choice"}, required...)
+		}
+		if len(props) > 0 {
 			return &mcp.ElicitParams{Message: msg, RequestedSchema: map[string]any{"type": "object",
-				"properties": map[string]any{"choice": map[string]any{"type": "string", "enum": opts}},
-				"required":   []string{"choice"}}}
+				"properties": props, "required": required}}
 		}
 	}
 	return &mcp.ElicitParams{Message: msg, RequestedSchema: map[string]any{"type": "object",
 		"properties": map[string]any{"answer": map[string]any{"type": "string"}},
 		"required":   []string{"answer"}}}
+}
+
+// fieldSchema is the form of a gate's `fields` ({approved: "boolean"}):
+// one property each, of the JSON schema type its type name says (a form
+// has no lists or objects: those fields are left to the answer tool, and
+// the form is not offered).
+func fieldSchema(v any) (map[string]any, []string) {
+	props := map[string]any{}
+	fields, _ := v.(map[string]any)
+	var required []string
+	for name, t := range fields {
+		typ, _ := t.(string)
+		switch typ {
+		case "string", "boolean", "integer", "number":
+		default:
+			return map[string]any{}, nil
+		}
+		props[name] = map[string]any{"type": typ}
+		required = append(required, name)
+	}
+	sort.Strings(required)
+	return props, required
 }
 
 func stringList(v any) []string {
@@ -198,7 +226,9 @@ func stringList(v any) []string {
 type AnswerInput struct {
 	RunID string `json:"run_id" jsonschema:"the run that waits, as result or pending names it"`
 	Gate  string `json:"gate,omitempty" jsonschema:"the gate's path (pending's call, L12); may be left out when the run waits at one gate"`
-	Value any    `json:"value" jsonschema:"the answer: a string for ask_user, any JSON value for gate"`
+	Value any    `json:"value" jsonschema:"the answer: a string for ask_user; for gate, one of its options or {\"choice\": OPTION}, or any JSON value when it lists none"`
+	// Replace lets an answer replace one recorded earlier.
+	Replace bool `json:"replace,omitempty" jsonschema:"replace the answer the gate was already given (the journal keeps both)"`
 }
 
 // AnswerOutput is the result of answer.
@@ -238,6 +268,9 @@ func (s *Server) answerTool(_ context.Context, _ *mcp.CallToolRequest, in Answer
 	raw, err := json.Marshal(in.Value)
 	if err != nil || in.Value == nil {
 		return nil, AnswerOutput{}, fmt.Errorf("answer: give the answer in value (a string for ask_user, JSON for gate)")
+	}
+	if raw, err = gate.CheckRecorded(s.o.RunDir, in.RunID, in.Gate, raw, in.Replace); err != nil {
+		return nil, AnswerOutput{}, fmt.Errorf("answer: %w", err)
 	}
 	st, err := journal.Answer(s.o.RunDir, in.RunID, in.Gate, raw, journal.Options{Env: s.o.Environ})
 	if err != nil {

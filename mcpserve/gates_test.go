@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/internal/testenv"
 )
 
@@ -157,5 +159,31 @@ func TestTestTool(t *testing.T) {
 	}
 	if e := w.tool(t, "test", map[string]any{"paths": []string{}}, nil); !strings.Contains(e, "give at least one") {
 		t.Fatalf("no paths: %q", e)
+	}
+}
+
+// A gate that declares fields is asked as a form of those fields, typed,
+// so that the answer the form gives is one the gate takes.
+func TestElicitFieldsOfAGate(t *testing.T) {
+	q := map[string]any{"question": "Review", "options": []any{"go", "stop"}, "fields": map[string]any{"approved": "boolean", "notes": "string"}}
+	raw, _ := json.Marshal(elicitParams("gate", q).RequestedSchema)
+	want := `{"properties":{"approved":{"type":"boolean"},"choice":{"enum":["go","stop"],"type":"string"},"notes":{"type":"string"}},"required":["choice","approved","notes"],"type":"object"}`
+	if string(raw) != want {
+		t.Fatalf("schema %s\nwant %s", raw, want)
+	}
+}
+
+// A gate's answer filled by the host is checked and shaped as every
+// answer is: a bare option is {"choice": OPTION}, another choice is
+// refused and the gate still waits.
+func TestFilledGateAnswerIsChecked(t *testing.T) {
+	q, _ := delegation.FromJSON([]byte(`{"options": ["go", "stop"]}`))
+	c := &hostCall{gate: func(raw json.RawMessage) (json.RawMessage, error) { return gate.Shape("gate", q, raw) }}
+	v, err := c.check("go")
+	if got, _ := delegation.ToJSON(v); err != nil || string(got) != `{"choice":"go"}` {
+		t.Fatalf("check(go) = %s, %v", got, err)
+	}
+	if _, err := c.check(map[string]any{"choice": "aprove"}); err == nil || !strings.Contains(err.Error(), `not one of the options ["go", "stop"]`) {
+		t.Fatalf("check(aprove) = %v", err)
 	}
 }

@@ -41,6 +41,8 @@ type hostCall struct {
 	want   *shape
 	text   bool                  // the value must be a string (an ask_user's answer)
 	filled chan delegation.Value // buffered: one value
+	// gate, when set, checks and shapes a gate's answer (gate.Shape).
+	gate func(json.RawMessage) (json.RawMessage, error)
 }
 
 // host is the calls of every run waiting for the agent host.
@@ -135,6 +137,11 @@ func (c *hostCall) check(v any) (delegation.Value, error) {
 	}
 	if _, isText := v.(string); c.text && !isText {
 		return nil, fmt.Errorf("the value is %s: %s asks for a string", kindOf(v), c.Slot)
+	}
+	if c.gate != nil {
+		if b, err = c.gate(b); err != nil {
+			return nil, err
+		}
 	}
 	if c.want != nil {
 		if err := c.want.check(v); err != nil {

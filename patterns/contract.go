@@ -1,7 +1,10 @@
 package patterns
 
 import (
+	"errors"
+
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/callgraph"
@@ -47,9 +50,32 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	if diags.HasErrors() {
 		return nil, true, &callgraph.SpecError{Diags: diags.Errors()}
 	}
+	if opts.ModelJudge == nil && opts.ModelJudgeFor != nil {
+		opts.ModelJudge = opts.ModelJudgeFor(sp)
+	}
+	// Everything known before the run in one report: the plan's problems
+	// (inputs, callees, bindings, programs, renders with no model) and the
+	// conditions of its Execution that need the model no one configured.
+	var conds []string
+	if opts.ModelJudge == nil && sp.Execution != nil && sp.Body() != nil {
+		conds = modelProblems(sp, sp.Body().Program, nil, opts.ModelHint)
+	}
 	plan, err := callgraph.PlanContract(sp, env, load, &opts.Bindings)
+	if ue := (*bind.UsageError)(nil); errors.As(err, &ue) && len(conds) > 0 {
+		return nil, true, &bind.UsageError{Problems: append(append([]string(nil), ue.Problems...), conds...)}
+	}
 	if err != nil {
 		return nil, true, err
+	}
+	if len(conds) > 0 {
+		return nil, true, &bind.UsageError{Problems: conds}
+	}
+	if opts.ModelJudge == nil {
+		var prog *syntax.Program
+		if sp.Execution != nil && sp.Body() != nil {
+			prog = sp.Body().Program
+		}
+		diags = append(diags, modelWarnings(sp, prog, nil)...)
 	}
 	diags = append(diags, plan.Warnings...)
 	p = &Prepared{Path: opts.Path, Spec: sp, Digest: SpecDigest(sp), Bindings: opts.Bindings,
@@ -59,9 +85,6 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	}
 	if p.Path == "" {
 		p.Path = sp.File.Name
-	}
-	if opts.ModelJudge == nil && opts.ModelJudgeFor != nil {
-		opts.ModelJudge = opts.ModelJudgeFor(sp)
 	}
 	p.Host = p.host(*opts)
 	return p, true, nil

@@ -6,8 +6,13 @@
 // (RunStatus).
 //
 // Prepare refuses a spec with error-level diagnostics (*callgraph.SpecError),
-// bad settings (*bind.UsageError), and a run whose conditions certainly
-// need a model when none is configured. A function or responsibility
+// and, in one *bind.UsageError listing every problem, bad settings
+// (bindings, config, inputs, programs not in PATH when Env.LookPath is
+// set) and the conditions a run certainly reaches that need a model when
+// none is configured (model.go); a condition it may reach is a warning
+// (CodeMayNeedModel). Answers are checked where they arrive: a slot's
+// against its ensures' fields (package bind), a function's against its
+// declared outputs and types (package callgraph). A function or responsibility
 // (Contract Markdown) runs the plan package callgraph makes of it. The
 // Prepared's Host is the composition point: a journal replaces its
 // Caller, Judge and Runtime with wrappers, without changes here. Services

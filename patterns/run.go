@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"context"
+	"errors"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/judge"
@@ -138,17 +139,27 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Everything known before the run is reported at once: bindings,
+	// config, inputs, programs not in PATH, and conditions that need the
+	// model no one configured.
 	inst, err := bind.Spec(sp, &opts.Bindings, opts.Env)
-	if err != nil {
+	var problems []string
+	if ue := (*bind.UsageError)(nil); errors.As(err, &ue) {
+		problems = ue.Problems
+	} else if err != nil {
 		return nil, err
 	}
 	if opts.ModelJudge == nil && opts.ModelJudgeFor != nil {
 		opts.ModelJudge = opts.ModelJudgeFor(sp)
 	}
 	if opts.ModelJudge == nil {
-		if err := needsModel(sp, inst, opts.ModelHint); err != nil {
-			return nil, err
-		}
+		problems = append(problems, modelProblems(sp, sp.Delegation.Program, instanceLookup(inst), opts.ModelHint)...)
+	}
+	if len(problems) > 0 {
+		return nil, &bind.UsageError{Problems: problems}
+	}
+	if opts.ModelJudge == nil {
+		warnings = append(warnings, modelWarnings(sp, sp.Delegation.Program, instanceLookup(inst))...)
 	}
 	p := &Prepared{
 		Path: opts.Path, Spec: sp, Digest: SpecDigest(sp), Bindings: opts.Bindings,
@@ -209,7 +220,14 @@ func (p *Prepared) Run(ctx context.Context) (delegation.Value, error) {
 	if p.contract != nil {
 		return p.contract.Run(ctx, p.Host)
 	}
-	return delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
+	v, err := delegation.Run(ctx, p.Spec.Delegation.Program, p.Instance.Globals(), p.Host)
+	if err != nil {
+		return nil, err
+	}
+	if err := callgraph.CheckPatternResult(p.Spec, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // SpecDigest is the sha256 of the spec's source ("sha256:HEX"): a journal

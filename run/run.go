@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -132,6 +133,11 @@ type Options struct {
 	// under the caller's ctx as it is, with Gates (which must be set)
 	// answering its gates; Start refuses it.
 	Deterministic bool
+	// UncheckedAnswers turns off the check of slot answers against the
+	// fields their ensures declares (package bind): an engine replaying a
+	// run begun by a version of prose that did not check them sets it, so
+	// that the replay takes the steps the run took.
+	UncheckedAnswers bool
 }
 
 // Notice is what a run tells Options.Notify, for a person running it;
@@ -401,6 +407,10 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	}
 	mods.maxTurns = req.MaxTurns
 	env := &bind.Env{Dir: workDir, Services: services, Host: o.Host, Exec: o.Exec, Nested: callgraph.NestedSpecWith(g.Load), ContractCheck: o.ContractCheck}
+	env.UncheckedAnswers = o.UncheckedAnswers
+	if o.Exec == nil && !o.Deterministic && mode != journal.Replaying {
+		env.LookPath = exec.LookPath // programs run here: a name not in PATH is refused before the run
+	}
 	opts := patterns.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
 		Limits:    req.Limits,

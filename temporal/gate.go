@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/proselang/prose/delegation"
+	gatepkg "github.com/proselang/prose/gate"
 )
 
 // Gates on Temporal. A gate (ask_user, gate) waits inside the workflow
@@ -153,6 +154,14 @@ func Answer(ctx context.Context, cl client.Client, id, gate string, value json.R
 		if json.Unmarshal(value, &s) != nil {
 			return WaitingGate{}, fmt.Errorf("ask_user %s of run %s asks for a string, not %s: give it as text (--value TEXT)", g.Gate, id, value)
 		}
+	}
+	// checked and shaped as every answer is (package gate's Shape)
+	q, err := delegation.FromJSON(g.Question)
+	if err != nil {
+		return WaitingGate{}, fmt.Errorf("the question of %s %s of run %s cannot be read: %v", g.Kind, g.Gate, id, err)
+	}
+	if value, err = gatepkg.Shape(g.Kind, q, value); err != nil {
+		return WaitingGate{}, err
 	}
 	if err := cl.SignalWorkflow(ctx, id, "", SignalAnswer, AnswerSignal{Gate: g.Gate, Value: value}); err != nil {
 		return WaitingGate{}, fmt.Errorf("answering run %s: %v", id, err)

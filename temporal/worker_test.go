@@ -113,7 +113,7 @@ func TestContractRendersNeedAModel(t *testing.T) {
 func TestValueTooLargeForAPayload(t *testing.T) {
 	env := newTestEnv(t, nil)
 	big := "exec:head -c 2500000 /dev/zero | tr '\\0' x"
-	env.ExecuteWorkflow(WorkflowName, guardRequest(t, `exec:echo '{"proceed":true}'`, big))
+	env.ExecuteWorkflow(WorkflowName, guardRequest(t, `exec:echo '{"proceed":true,"reason":"ok"}'`, big))
 	err := env.GetWorkflowError()
 	if err == nil || !strings.Contains(err.Error(), "a call's value travels through Temporal, which carries at most 2000000") {
 		t.Errorf("err = %v, want the payload limit named", err)

@@ -89,6 +89,9 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		return nil, failRun(errRuntime, err)
 	}
 	root := &wctx{w: w, run: st}
+	// Slot answers are checked against their ensures' fields since
+	// version 1 of this change; a run begun before replays unchecked.
+	answerChecks := workflow.GetVersion(w, "prose.slot-answer-checks", workflow.DefaultVersion, 1)
 	// The run is assembled as a local one is (run.Prepare: the same
 	// checks, bindings, limits and host), with what makes it a workflow:
 	// the specs come from the request, programs, models and judgments
@@ -96,11 +99,12 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 	// workflow's, and nothing reads this worker's disk, environment or
 	// clock (Deterministic), so that a replay takes the same steps.
 	r, err := run.Prepare(root, run.Request{Spec: req.Spec, Dir: req.Dir, Bindings: req.Bindings, Limits: req.Limits}, run.Options{
-		Deterministic: true,
-		Specs:         req.graph(),
-		ContractCheck: lint.Contract,
-		Runtime:       rt,
-		Gates:         gates,
+		Deterministic:    true,
+		UncheckedAnswers: answerChecks == workflow.DefaultVersion,
+		Specs:            req.graph(),
+		ContractCheck:    lint.Contract,
+		Runtime:          rt,
+		Gates:            gates,
 		// Programs run on a worker: binding one never looks at this
 		// machine's disk.
 		Exec: func(b *bind.Slot) (service.Service, error) {

@@ -8,10 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/delegation"
+	gatepkg "github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
@@ -24,7 +27,10 @@ type answerOptions struct {
 	json   string
 	// set: --value or --json was given (an empty --value is an answer)
 	valueSet, jsonSet bool
-	temporal          temporalAnswer
+	// replace: a gate already answered (and not yet resumed) takes this
+	// answer in place of the earlier one; the journal keeps both.
+	replace  bool
+	temporal temporalAnswer
 }
 
 const answerLong = `answer gives a person's answer to a gate a run waits at: an ask_user
@@ -38,8 +44,12 @@ before it from the journal.
 GATE may be left out when the run waits at one gate only. Without --value
 or --json, answer lists the gates the run waits at, with their questions.
 A gate whose timeout has passed takes no answer: prose resume goes on with
-its on_fail use value. Answering the same gate again before the resume
-replaces the answer.
+its on_fail use value. An answer is checked as the terminal checks it: for a
+gate whose question lists options, --value OPTION gives {"choice": OPTION}
+(what the terminal gives), and an answer that is no option, or an object
+with keys the gate's options and fields do not name, is refused. A gate
+already answered takes another answer only with --replace (the journal
+keeps both; the resume uses the last).
 
 With --engine temporal, RUN_ID is the workflow id of a run started with
 prose run --engine temporal, which waits at its gate on the cluster; the
@@ -48,7 +58,8 @@ answer is sent to it as a signal and the run goes on at once.`
 const answerExample = `  prose run release.prose.md --slot shipper=exec:./ship.sh   # exits 3 at the gate
   prose answer latest                                         # which gates wait, and their questions
   prose answer 20261201T101500-ab12cd L12 --value v1.2        # an ask_user's answer
-  prose answer latest L14 --json '{"choice": "ship"}'         # a gate's answer, JSON
+  prose answer latest L14 --value ship                         # a gate's option: {"choice": "ship"}
+  prose answer latest L14 --json '{"choice": "ship"}' --replace  # the same, replacing an earlier answer
   prose resume latest                                         # goes on with the answers
 
   # A run on Temporal waits on the cluster; the answer is a signal:
@@ -86,6 +97,7 @@ func newAnswerCmd(s streams) *cobra.Command {
 	fl.StringVar(&o.runDir, "run-dir", run.DefaultRunDir, "directory `DIR` holding run journals")
 	fl.StringVar(&o.value, "value", "", "the answer as `TEXT` (a string)")
 	fl.StringVar(&o.json, "json", "", "the answer as a `JSON` value (a gate's object, list, number...)")
+	fl.BoolVar(&o.replace, "replace", false, "replace the answer a gate was already given (the journal keeps both)")
 	addTemporalAnswerFlags(cmd, &o.temporal)
 	return cmd
 }
@@ -130,6 +142,9 @@ func answerLocal(s streams, o *answerOptions, id, gate string) error {
 		printGates(s.out, id, flags, gates)
 		return nil
 	}
+	if val, err = checkAnswer(base, id, gate, val, o.replace); err != nil {
+		return err
+	}
 	g, err := journal.Answer(base, id, gate, val, journal.Options{})
 	var ae *journal.AnswerError
 	var nr *journal.NoRunError
@@ -143,6 +158,20 @@ func answerLocal(s streams, o *answerOptions, id, gate string) error {
 	return nil
 }
 
+// checkAnswer checks val against the gate it answers (gate.CheckRecorded):
+// a refusal is bad usage (exit 2).
+func checkAnswer(base, id, name string, val json.RawMessage, replace bool) (json.RawMessage, error) {
+	shaped, err := gatepkg.CheckRecorded(base, id, name, val, replace)
+	var ae *gatepkg.AnswerError
+	if errors.As(err, &ae) {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	if err != nil {
+		return nil, &exitError{code: exitFailure, err: err}
+	}
+	return shaped, nil
+}
+
 // printGates lists waiting gates, one block each.
 func printGates(w io.Writer, id, flags string, gates []journal.GateState) {
 	for _, g := range gates {
@@ -151,12 +180,15 @@ func printGates(w io.Writer, id, flags string, gates []journal.GateState) {
 			fmt.Fprintf(w, "  times out at %s\n", g.Deadline.UTC().Format(time.RFC3339))
 		}
 		if g.Answer != nil {
-			fmt.Fprintf(w, "  answered %s (not yet used): %s; prose resume %s%s goes on\n", g.Answered.UTC().Format(time.RFC3339), g.Answer, id, flags)
+			fmt.Fprintf(w, "  answered %s (not yet used): %s; prose resume %s%s goes on (prose answer --replace changes it)\n", g.Answered.UTC().Format(time.RFC3339), g.Answer, id, flags)
 			continue
 		}
 		how := "--json JSON"
-		if g.Kind == "ask_user" {
+		q, _ := delegation.FromJSON(g.Question)
+		if opts := gatepkg.Options(q); g.Kind == "ask_user" {
 			how = "--value TEXT"
+		} else if len(opts) > 0 {
+			how = "--value " + strings.Join(opts, "|")
 		}
 		fmt.Fprintf(w, "  answer: prose answer %s %s %s%s\n", id, g.Path.Key(), how, flags)
 	}
@@ -220,6 +252,10 @@ func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *tempo
 		return nil
 	}
 	g, err := temporal.Answer(ctx, cl, id, gate, val)
+	var ae *gatepkg.AnswerError
+	if errors.As(err, &ae) {
+		return &exitError{code: exitUsage, err: err}
+	}
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}

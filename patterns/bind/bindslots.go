@@ -105,6 +105,9 @@ func (b *binder) slotValue(bs *Settings, name string, values []string, list bool
 			b.problem("--slot %s: %v", b.path(name), err)
 			continue
 		}
+		if !b.env.UncheckedAnswers {
+			s = checkAnswers(s, sb.Name, sb.Slot)
+		}
 		services = append(services, s)
 	}
 	if asList && shared != nil && specs == 0 {

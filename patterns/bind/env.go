@@ -56,6 +56,15 @@ type Env struct {
 	// passes lint.Contract); nil: only what binding its callees finds. A
 	// pattern's program is checked either way (spec.CheckProgram).
 	ContractCheck func(sp *spec.Spec, loaded diag.List, f *spec.Finder) diag.List
+	// LookPath, when set, finds the program an exec: command starts
+	// with when that is a plain word (exec.LookPath): one it does not find
+	// is refused before the run (onpath.go). nil: such words are not
+	// checked.
+	LookPath func(file string) (string, error)
+	// UncheckedAnswers, when set, leaves slot answers unchecked against
+	// the fields their ensures declares (answers.go): for an engine
+	// replaying runs begun before they were checked.
+	UncheckedAnswers bool
 	// Services are the in-process services a `go:NAME` binding names (a
 	// Go program embedding prose binds its own functions so).
 	Services map[string]service.Service
@@ -167,6 +176,11 @@ func (e *Env) Service(b *Slot) (service.Service, error) {
 		}
 		if err := execsvc.CheckProgram(e.Dir, b.Arg); err != nil {
 			return nil, err
+		}
+		if e.LookPath != nil {
+			if err := checkOnPath(e.LookPath, b.Arg); err != nil {
+				return nil, err
+			}
 		}
 		return &service.Exec{Name: b.Name, Command: b.Arg, Dir: e.Dir, MaxOutput: e.MaxOutput, Grace: e.Grace}, nil
 	case KindLLM:

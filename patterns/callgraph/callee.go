@@ -502,7 +502,24 @@ func declaredThrow(n *spec.Spec, name string, err error) error {
 // those keys, in declared order); with one output, any other value is
 // bound to it; otherwise it is an error. A node that declares no outputs
 // gives an object only when its value is one.
+//
+// Each output's value is then checked against its declared type (`count`
+// (integer)); null passes (an output may be empty), a value of another
+// type is an error naming the output, its type and the value.
 func Outputs(n *spec.Spec, v delegation.Value) (*delegation.Object, error) {
+	return outputsAt(n, v, nodePos(n))
+}
+
+// outputsAt is Outputs, its errors reported at at (the return that gave v).
+func outputsAt(n *spec.Spec, v delegation.Value, at diag.Pos) (*delegation.Object, error) {
+	out, err := shapeOutputs(n, v, at)
+	if err != nil {
+		return nil, err
+	}
+	return out, typedOutputs(n, out, at)
+}
+
+func shapeOutputs(n *spec.Spec, v delegation.Value, at diag.Pos) (*delegation.Object, error) {
 	o, isObj := v.(*delegation.Object)
 	if len(n.Outputs) == 0 {
 		if isObj {
@@ -552,7 +569,7 @@ func Outputs(n *spec.Spec, v delegation.Value) (*delegation.Object, error) {
 		got = fmt.Sprintf("an object without the %s %s", word, strings.Join(missing, ", "))
 	}
 	return nil, fmt.Errorf("%s: %s returns %s, but it declares %d outputs (%s): return an object with those keys",
-		n.File.Position(nodePos(n)), n.Name, got, len(names), strings.Join(names, ", "))
+		n.File.Position(at), n.Name, got, len(names), strings.Join(names, ", "))
 }
 
 func nodePos(n *spec.Spec) diag.Pos {
@@ -650,7 +667,7 @@ func (s *instanceService) Call(ctx context.Context, req *delegation.CallRequest)
 			g[name] = nil
 		}
 	}
-	return delegation.Run(ctx, s.spec.Delegation.Program, g, nestedHost(req))
+	return checkedRun(ctx, s.spec, g, req)
 }
 
 // CodeRuntimeHint is the warning for a ### Runtime model hint a run does

@@ -67,6 +67,9 @@ func (c *Plan) Run(ctx context.Context, host *delegation.Host) (delegation.Value
 	if err != nil {
 		return nil, err
 	}
+	if b := c.Node.Body(); b != nil && c.Node.Execution != nil && b.Program == c.Program {
+		return checkReturn(c.Node, c.Program, v)
+	}
 	return Outputs(c.Node, v)
 }
 

@@ -131,7 +131,7 @@ func (n *NestedService) Call(ctx context.Context, req *delegation.CallRequest) (
 	if err != nil {
 		return nil, err
 	}
-	return delegation.Run(ctx, n.Spec.Delegation.Program, globals, nestedHost(req))
+	return checkedRun(ctx, n.Spec, globals, req)
 }
 
 // nestedHost is the host of a run that the call req starts (a nested

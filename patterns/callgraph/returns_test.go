@@ -1,0 +1,43 @@
+package callgraph_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const typedF = "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `topic` (string): what\n\n" +
+	"### Returns\n\n- `count` (integer): how many\n- `title` (string): a title\n\n"
+
+// A function's result is checked against its declared output types where
+// it arrives: at its own return (the error at the return's line), and at
+// each call of it as a callee (an error of that attempt, so on_fail
+// applies). null passes; an undeclared type checks nothing.
+func TestOutputTypesChecked(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"f.prose.md":  typedF + exe("let n = \"many\"\nreturn { count: n, title: \"T \" + topic }"),
+		"ok.prose.md": typedF + exe("return { count: 3, title: null }"),
+		"caller.prose.md": fn("caller", "", "out", exe("let r = call counter\n  topic: \"x\"\n  on_fail use { count: 0, title: \"none\" }\nreturn r.count")) +
+			"## counter\n\n### Parameters\n\n- `topic` (string): what\n\n### Returns\n\n- `count` (integer): how many\n- `title` (string): a title\n\n",
+		"missing.prose.md": fn("missing", "", "summary score", exe("let r = { summary: \"s\" }\nif r:\n  return r\nreturn r")),
+	})
+	_, err := runContract(t, filepath.Join(dir, "f.prose.md"), nil, map[string]string{"topic": "x"}, nil)
+	want := filepath.Join(dir, "f.prose.md") + `:19:1: f returns "many" for its output count, which it declares (integer) at`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "return an integer") {
+		t.Fatalf("err %v, want %q", err, want)
+	}
+	v, err := runContract(t, filepath.Join(dir, "ok.prose.md"), nil, map[string]string{"topic": "x"}, nil)
+	if err != nil || asJSON(t, v) != `{"count":3,"title":null}` {
+		t.Fatalf("well typed: %v %v", v, err)
+	}
+	// the callee, bound to a program answering text, falls back
+	v, err = runContract(t, filepath.Join(dir, "caller.prose.md"), []string{`counter=exec:echo '{"count": "seven", "title": "t"}'`}, nil, nil)
+	if err != nil || asJSON(t, v) != `{"out":0}` {
+		t.Fatalf("a callee of the wrong type: %v %v; want its fallback", v, err)
+	}
+	// several returns: the message names the Execution
+	_, err = runContract(t, filepath.Join(dir, "missing.prose.md"), nil, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), `without the key "score"`) || !strings.Contains(err.Error(), "(returned by one of the returns at lines 16, 17)") {
+		t.Fatalf("missing output: %v", err)
+	}
+}
