@@ -73,6 +73,11 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
 	}
+	callers, err := worldInputs(g, o.inputs)
+	if err != nil {
+		return err
+	}
+	diags = g.Given(diags, givenInputs(o.inputs))
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
 		return &exitError{code: exitUsage}
@@ -95,10 +100,6 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 		if key, err = readSignKey(w.signKey); err != nil {
 			return usageErrorf("--sign-key: %v", err)
 		}
-	}
-	callers, err := worldInputs(g, o.inputs)
-	if err != nil {
-		return err
 	}
 	dir := w.state
 	if dir == "" {
@@ -302,6 +303,18 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader) (map[string][]
 		out[name] = append(out[name], v)
 	}
 	return out, nil
+}
+
+// givenInputs reports which NODE.INPUT the --input flags give.
+func givenInputs(flags []string) func(node, input string) bool {
+	return func(node, input string) bool {
+		for _, f := range flags {
+			if name, _, ok := strings.Cut(f, "="); ok && name == node+"."+input {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // worldInputs reads --input NODE.NAME=VALUE for the caller inputs of a

@@ -7,7 +7,8 @@
 // is a Node; functions stay stateless callees and are no nodes. Each
 // ### Requires item is bound by Wire's rules (wire.go) to a producer's
 // truth or one of its parts, giving the Edges; an item none binds is a
-// caller input or a diagnostic at its line. Format prints the graph as
+// diagnostic at its line (an input nothing maintains is an error unless
+// the caller gives it: Given). Format prints the graph as
 // text, JSON, Graphviz dot or Mermaid (format.go).
 //
 // Main types: Graph, Node, Edge, Item. Entry points: Load, (*Graph).Format.
@@ -70,12 +71,15 @@ type Node struct {
 	Wake string
 	// Facets are the names of the truth's `####` parts.
 	Facets []string
+	// Families are the truth's facet families (`#### eligible:<login>`):
+	// one facet per key, each a member `eligible:KEY` of the truth.
+	Families []string
 	// Fields are the truth's declared fields.
 	Fields []string
 	// Items are the Requires items, in order.
 	Items []*Item
-	// CallerInputs are the items no rule bound: given by the caller (or
-	// null).
+	// CallerInputs are the items nothing maintains: each an error of
+	// the graph unless the caller gives it (Given).
 	CallerInputs []string
 	// Height is 0 for a node nothing feeds, else one more than its
 	// highest producer.
@@ -90,8 +94,11 @@ type Edge struct {
 	// "wiring", or "read" for a read_world_model("NODE") of the
 	// Execution (reads.go).
 	Rule string
-	Pos  diag.Position
-	pos  diag.Pos
+	// Why quotes the words of the item that decided the edge: what
+	// `prose graph --explain` prints.
+	Why string
+	Pos diag.Position
+	pos diag.Pos
 }
 
 // Unresolved is a Requires item no rule bound.
@@ -99,8 +106,8 @@ type Unresolved struct {
 	Node string
 	Item *Item
 	Pos  diag.Position
-	// Why is CodeUnsatisfied or CodeAmbiguous (an error), or "caller" (a
-	// caller input).
+	// Why is CodeUnsatisfied, CodeAmbiguous or CodeUnmaintained (an
+	// input nothing maintains: the caller may give it).
 	Why string
 	// Candidates are the producer.part an ambiguous item could be.
 	Candidates []string
@@ -116,6 +123,9 @@ type Item struct {
 	// Prior is true for an item that reads the node's own prior truth
 	// ("prior `CountTrend`"): no edge.
 	Prior bool
+	// Excluded are what the item's words of exclusion removed
+	// (`producer.facet`, or a producer), with the words.
+	Excluded []string
 }
 
 // Node returns the node with the id, or nil.
@@ -269,6 +279,7 @@ func (g *Graph) add(s *spec.Spec, path string, diags *diag.List) *Node {
 			n.Fields = append(n.Fields, o.Name)
 		}
 	}
+	n.Families = families(s)
 	n.Items = requiresItems(s)
 	g.byID[n.ID] = n
 	g.Nodes = append(g.Nodes, n)
@@ -328,6 +339,31 @@ func (g *Graph) keepReached(root string) {
 	g.Edges = edges
 }
 
+// Given drops from diags the CodeUnmaintained errors of the inputs the
+// caller gives (given(node, input) is true): a drain's --input, a
+// test's Fixtures.
+func (g *Graph) Given(diags diag.List, given func(node, input string) bool) diag.List {
+	var out diag.List
+	for _, d := range diags {
+		if d.Code == CodeUnmaintained {
+			if u := g.unresolvedAt(d.Position); u != nil && given(u.Node, u.Item.Name) {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func (g *Graph) unresolvedAt(p diag.Position) *Unresolved {
+	for _, u := range g.Unresolved {
+		if u.Why == CodeUnmaintained && u.Pos == p {
+			return u
+		}
+	}
+	return nil
+}
+
 // Seed gives the inputs of node id from outside: the edges that bind them
 // are dropped and they become caller inputs, and the nodes id no longer
 // reaches upstream leave the graph (a test's Fixtures seed its subject
@@ -360,4 +396,22 @@ func (g *Graph) Seed(id string, inputs []string) (unknown []string) {
 	g.keepReached(id)
 	g.order()
 	return unknown
+}
+
+// Lint wires the project in dir and returns its wiring findings alone
+// (codes graph/*): what `prose lint DIR` adds to the files' findings, so
+// a lint step fails on a world that cannot start. A directory with no
+// responsibility or gateway has none.
+func Lint(dir string) (diag.List, error) {
+	_, diags, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out diag.List
+	for _, d := range diags {
+		if strings.HasPrefix(d.Code, "graph/") {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }

@@ -117,3 +117,26 @@ func bolded(s string) []string {
 	}
 	return out
 }
+
+// families reads the facet families of s's ### Maintains: its `####`
+// headings written `stem:<key>` (one facet per key; the loader keeps
+// only facets of one name).
+func families(s *spec.Spec) []string {
+	var out []string
+	for _, sec := range s.Sections {
+		if !strings.EqualFold(strings.TrimSpace(sec.Heading), "maintains") {
+			continue
+		}
+		for _, line := range strings.Split(sec.Body, "\n") {
+			t := strings.TrimSpace(line)
+			if !strings.HasPrefix(t, "####") || strings.HasPrefix(t, "#####") {
+				continue
+			}
+			name := strings.Trim(strings.TrimSpace(strings.TrimLeft(t, "#")), "`")
+			if _, ok := Family(name); ok && ident(strings.TrimSuffix(name[:strings.IndexByte(name, '<')], ":")) && !contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}

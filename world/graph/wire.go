@@ -39,6 +39,9 @@ const (
 	CodeUnsatisfied = "graph/unsatisfied"
 	CodeAmbiguous   = "graph/ambiguous"
 	CodeCycle       = "graph/cycle"
+	// CodeUnmaintained is a Requires item nothing in the project
+	// maintains: an error, unless the caller gives it (Given).
+	CodeUnmaintained = "graph/unmaintained"
 )
 
 // ref finds a node by id, name or title (case-insensitively for titles).
@@ -77,7 +80,7 @@ func (g *Graph) wire() diag.List {
 				it.Prior = true
 				continue
 			}
-			edges, ambiguous := g.bind(n, it)
+			edges, ambiguous, problem := g.bind(n, it)
 			if len(edges) > 0 {
 				g.Edges = append(g.Edges, edges...)
 				continue
@@ -86,6 +89,9 @@ func (g *Graph) wire() diag.List {
 			un := &Unresolved{Node: n.ID, Item: it, Pos: f.Position(it.Pos), Candidates: ambiguous}
 			g.Unresolved = append(g.Unresolved, un)
 			switch {
+			case problem != "":
+				un.Why = CodeAmbiguous
+				diags.Errorf(f, it.Pos, CodeAmbiguous, "%s", problem)
 			case len(ambiguous) > 0:
 				un.Why = CodeAmbiguous
 				diags.Errorf(f, it.Pos, CodeAmbiguous, "%s of %s is ambiguous: %s could each give it; write `producer.part` or add it to %s",
@@ -95,8 +101,10 @@ func (g *Graph) wire() diag.List {
 					un.Why = CodeUnsatisfied
 					diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
 				} else if it.Name != "" {
-					un.Why = "caller"
+					un.Why = CodeUnmaintained
 					n.CallerInputs = append(n.CallerInputs, it.Name)
+					diags.Errorf(f, it.Pos, CodeUnmaintained, "input %q of %s: nothing in this project maintains it; add the responsibility or gateway that does, wire it in %s (%s.%s: producer.facet), or give it on each drain with `prose run DIR --input %s.%s=VALUE`",
+						it.Name, n.ID, WiringFile, n.ID, it.Name, n.ID, it.Name)
 				} else {
 					g.Unresolved = g.Unresolved[:len(g.Unresolved)-1] // a sentence, no input
 				}
@@ -114,14 +122,19 @@ func quoteName(it *Item) string {
 	return fmt.Sprintf("input %q", it.Name)
 }
 
-// bind applies rules (a) to (d) to one item.
-func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string) {
-	edge := func(p *Node, part, rule string) *Edge {
-		return &Edge{Subscriber: n.ID, Input: it.Name, Producer: p.ID, Facet: part, Rule: rule, Pos: n.Spec.File.Position(it.Pos), pos: it.Pos}
+// bind applies the rules to one item: the nodes its sentence names
+// (rules a and c), its name (rule b), the parts of exactly one node it
+// names (rule c), the wiring file (rule d). A non-empty problem is an
+// error of the item (an exclusion that leaves no part to read).
+func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string, problem string) {
+	edge := func(p *Node, part, rule, why string) *Edge {
+		return &Edge{Subscriber: n.ID, Input: it.Name, Producer: p.ID, Facet: part, Rule: rule, Why: why, Pos: n.Spec.File.Position(it.Pos), pos: it.Pos}
 	}
-	// (a)
-	if p, part, ok := g.dotted(it.Name, n); ok {
-		return []*Edge{edge(p, part, "explicit")}, nil
+	rs := refs(it)
+	it.Excluded = nil
+	// (a) and (c): every node the sentence names is a producer.
+	if es, problem := g.sentence(n, it, rs, edge); len(es) > 0 || problem != "" {
+		return es, nil, problem
 	}
 	// (b)
 	if it.Name != "" {
@@ -130,31 +143,33 @@ func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string) {
 			switch {
 			case p == n:
 			case p.hasPart(it.Name):
-				cands = append(cands, edge(p, it.Name, "name"))
+				cands = append(cands, edge(p, it.Name, "name", fmt.Sprintf("the name %q is a part of %s and of no other node", it.Name, p.ID)))
 			case p.worldName(it.Name):
-				cands = append(cands, edge(p, Atomic, "name"))
+				cands = append(cands, edge(p, Atomic, "name", fmt.Sprintf("the name %q is %s's world-model name", it.Name, p.ID)))
 			}
 		}
 		if len(cands) == 1 {
-			return cands, nil
+			return cands, nil, ""
 		}
 		for _, c := range cands {
 			ambiguous = append(ambiguous, c.Producer+"."+strings.TrimPrefix(c.Facet, "@"))
 		}
 	}
-	// (c)
-	if es := g.references(n, it, edge); len(es) > 0 {
-		return es, nil
+	// (c) without a node: parts of exactly one node.
+	if len(ambiguous) == 0 {
+		if es := g.ownedParts(n, it, rs, edge); len(es) > 0 {
+			return es, nil, ""
+		}
 	}
 	// (d)
 	if g.Wiring != nil {
 		if to, ok := g.Wiring.Edges[n.ID+"."+it.Name]; ok {
 			if p, part, ok := g.dotted(to, n); ok {
-				return []*Edge{edge(p, part, "wiring")}, nil
+				return []*Edge{edge(p, part, "wiring", fmt.Sprintf("%s says %s.%s: %s", WiringFile, n.ID, it.Name, to))}, nil, ""
 			}
 		}
 	}
-	return nil, ambiguous
+	return nil, ambiguous, ""
 }
 
 // dotted reads `node` or `node.part` naming a node other than self.
@@ -168,7 +183,7 @@ func (g *Graph) dotted(s string, self *Node) (*Node, string, bool) {
 	for i := strings.IndexByte(s, '.'); i > 0; i = nextDot(s, i) {
 		if p := g.ref(s[:i]); p != nil && p != self {
 			part := s[i+1:]
-			if part == Atomic || p.hasPart(part) {
+			if part == Atomic || p.hasPart(part) || p.hasFamily(part) {
 				return p, part, true
 			}
 		}
@@ -184,89 +199,232 @@ func nextDot(s string, i int) int {
 	return i + 1 + j
 }
 
-// references applies rule (c).
-func (g *Graph) references(n *Node, it *Item, edge func(*Node, string, string) *Edge) []*Edge {
-	ticks := backticked(it.Text)
-	var nodes []*Node
-	parts := map[*Node][]string{}
-	add := func(p *Node, part string) {
-		if _, ok := parts[p]; !ok {
-			nodes = append(nodes, p)
+// named is a producer the sentence names, with the parts written with
+// it (`node.part`) and the words that named it.
+type named struct {
+	p     *Node
+	parts []string
+	words string
+}
+
+// sentence applies rules (a) and (c) with nodes: each node the item
+// names (its name, or a reference in its text, by id, name or title, or
+// `node.part`) that no word of exclusion removes is a producer; each
+// gets the parts written with it, else the facets the sentence names
+// that it has (a facet family by its `stem:<key>`, or `stem:<key>` for
+// every declared facet with that stem), else the item's name when that
+// is its part, else its whole truth.
+func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, string, string) *Edge) ([]*Edge, string) {
+	var prods []*named
+	find := func(p *Node) *named {
+		for _, x := range prods {
+			if x.p == p {
+				return x
+			}
 		}
-		if part != "" && !contains(parts[p], part) {
-			parts[p] = append(parts[p], part)
+		return nil
+	}
+	excludedNode := map[*Node]string{}
+	var partRefs []ref
+	for _, r := range rs {
+		p, part, ok := g.dotted(trimPossessive(r.text), n)
+		if !ok {
+			if !n.self(trimPossessive(r.text)) {
+				partRefs = append(partRefs, r)
+			}
+			continue
+		}
+		if r.negated {
+			excludedNode[p] = r.words
+			continue
+		}
+		x := find(p)
+		if x == nil {
+			x = &named{p: p, words: r.words}
+			prods = append(prods, x)
+		}
+		if part != Atomic && !contains(x.parts, part) {
+			x.parts = append(x.parts, part)
 		}
 	}
-	for _, r := range append(ticks, bolded(it.Text)...) {
-		if p, part, ok := g.dotted(r, n); ok {
-			if part == Atomic {
-				part = ""
-			}
-			add(p, part)
-		} else if p := g.ref(strings.TrimSuffix(r, "'s")); p != nil && p != n {
-			add(p, "")
+	for p, words := range excludedNode {
+		if find(p) == nil {
+			it.Excluded = append(it.Excluded, fmt.Sprintf("%s (%q)", p.ID, words))
 		}
-	}
-	if len(nodes) == 0 {
-		// A backticked part of exactly one node.
-		var owners []*Node
-		var part []string
-		for _, p := range g.Nodes {
-			if p == n {
-				continue
-			}
-			fs := facetsNamed(p, ticks)
-			for _, t := range ticks {
-				if contains(p.Fields, t) && !contains(fs, t) {
-					fs = append(fs, t)
-				}
-			}
-			if len(fs) > 0 {
-				owners, part = append(owners, p), fs
-			}
-		}
-		if len(owners) != 1 {
-			return nil
-		}
-		nodes, parts[owners[0]] = owners, part
 	}
 	var out []*Edge
-	for _, p := range nodes {
-		ps := parts[p]
-		if len(ps) == 0 {
-			ps = facetsNamed(p, ticks)
+	for _, x := range prods {
+		if excludedNode[x.p] != "" && len(x.parts) == 0 {
+			continue // named and excluded: the exclusion wins
 		}
-		if len(ps) == 0 && p.hasPart(it.Name) {
-			ps = []string{it.Name}
+		rule := "reference"
+		if it.Name != "" && (trimPossessive(it.Name) == x.p.ID || g.ref(trimPossessive(it.Name)) == x.p || strings.HasPrefix(it.Name, x.p.ID+".")) {
+			rule = "explicit"
 		}
-		if len(ps) == 0 {
-			ps = []string{Atomic}
+		why := fmt.Sprintf("producer named in %q", x.words)
+		parts := x.parts
+		if len(parts) == 0 {
+			var excluded []string
+			parts, excluded = sentenceFacets(x.p, partRefs)
+			for _, e := range excluded {
+				it.Excluded = append(it.Excluded, fmt.Sprintf("%s.%s (%q)", x.p.ID, e, negatedWords(partRefs, x.p, e)))
+			}
+			if len(parts) > 0 {
+				why += "; " + partWords(partRefs, x.p)
+			} else if len(excluded) > 0 {
+				return nil, fmt.Sprintf("%s of %s excludes %s of %s but names no part of it to read: name the facets it reads (`%s.FACET`)",
+					quoteName(it), n.ID, strings.Join(excluded, ", "), x.p.ID, x.p.ID)
+			}
+		} else {
+			why += ", with its part"
 		}
-		for _, part := range ps {
-			out = append(out, edge(p, part, "reference"))
+		if len(parts) == 0 && it.Name != "" && x.p.hasPart(it.Name) {
+			parts = []string{it.Name}
+			why += fmt.Sprintf("; the input's name %q is its part", it.Name)
 		}
+		if len(parts) == 0 {
+			parts = []string{Atomic}
+			why += "; no facet of it named: its whole truth"
+		}
+		for _, part := range parts {
+			out = append(out, edge(x.p, part, rule, why))
+		}
+	}
+	return out, ""
+}
+
+// sentenceFacets lists the facets of p the references name, and those a
+// negated reference excludes.
+func sentenceFacets(p *Node, rs []ref) (parts, excluded []string) {
+	for _, r := range rs {
+		for _, f := range p.facetsOf(r.text) {
+			if r.negated {
+				if !contains(excluded, f) {
+					excluded = append(excluded, f)
+				}
+			} else if !contains(parts, f) {
+				parts = append(parts, f)
+			}
+		}
+	}
+	var kept []string
+	for _, f := range parts {
+		if !contains(excluded, f) {
+			kept = append(kept, f)
+		}
+	}
+	return kept, excluded
+}
+
+// partWords quotes the words that named p's facets.
+func partWords(rs []ref, p *Node) string {
+	var ws []string
+	last := map[string]int{}
+	for i, r := range rs {
+		if !r.negated && len(p.facetsOf(r.text)) > 0 {
+			last[r.text] = i
+		}
+	}
+	for i, r := range rs {
+		if j, ok := last[r.text]; ok && i == j {
+			ws = append(ws, fmt.Sprintf("facet named in %q", r.words))
+		}
+	}
+	return strings.Join(ws, "; ")
+}
+
+// negatedWords are the words of the negated reference that excluded
+// p's facet f.
+func negatedWords(rs []ref, p *Node, f string) string {
+	for _, r := range rs {
+		if r.negated && contains(p.facetsOf(r.text), f) {
+			return r.words
+		}
+	}
+	return ""
+}
+
+// facetsOf lists p's facets a reference names: the facet itself, a
+// family by its `stem:<key>` (or one key of it, `stem:alice`), or, for
+// `stem:<key>`, every declared facet with that stem.
+func (p *Node) facetsOf(t string) []string {
+	if contains(p.Facets, t) || p.hasFamily(t) {
+		return []string{t}
+	}
+	if stem, ok := Family(t); ok {
+		for _, f := range p.Families {
+			if s, _ := Family(f); s == stem {
+				return []string{f}
+			}
+		}
+		var out []string
+		for _, f := range p.Facets {
+			if strings.HasPrefix(f, stem) {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// hasFamily reports whether t is one of p's facet families or one key
+// of one (`eligible:alice` of `eligible:<login>`).
+func (p *Node) hasFamily(t string) bool {
+	for _, f := range p.Families {
+		if f == t {
+			return true
+		}
+		if stem, _ := Family(f); strings.HasPrefix(t, stem) && len(t) > len(stem) && !strings.ContainsAny(t, "<>") {
+			return true
+		}
+	}
+	return false
+}
+
+// ownedParts applies rule (c) without a node: the parts the references
+// name (facets, families, fields) that exactly one node has.
+func (g *Graph) ownedParts(n *Node, it *Item, rs []ref, edge func(*Node, string, string, string) *Edge) []*Edge {
+	var owner *Node
+	var parts, words []string
+	for _, p := range g.Nodes {
+		if p == n {
+			continue
+		}
+		fs, excluded := sentenceFacets(p, rs)
+		var ws []string
+		for _, r := range rs {
+			if !r.negated && (len(p.facetsOf(r.text)) > 0 || contains(p.Fields, r.text) && r.at >= 0) {
+				ws = append(ws, r.words)
+			}
+			if !r.negated && r.at >= 0 && contains(p.Fields, r.text) && !contains(fs, r.text) && !contains(excluded, r.text) {
+				fs = append(fs, r.text)
+			}
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		if owner != nil {
+			return nil
+		}
+		owner, parts, words = p, fs, ws
+	}
+	if owner == nil {
+		return nil
+	}
+	var out []*Edge
+	for _, part := range parts {
+		out = append(out, edge(owner, part, "reference", fmt.Sprintf("%s: parts of %s alone", quoteAll(words), owner.ID)))
 	}
 	return out
 }
 
-// facetsNamed lists p's facets that the backticked texts name:
-// `funding`, or `email:<id>` for every facet starting "email:".
-func facetsNamed(p *Node, ticks []string) []string {
-	var out []string
-	for _, t := range ticks {
-		if i := strings.IndexByte(t, '<'); i > 0 && strings.HasSuffix(t, ">") {
-			for _, f := range p.Facets {
-				if strings.HasPrefix(f, t[:i]) && !contains(out, f) {
-					out = append(out, f)
-				}
-			}
-			continue
-		}
-		if contains(p.Facets, t) && !contains(out, t) {
-			out = append(out, t)
-		}
+func quoteAll(ws []string) string {
+	var q []string
+	for _, w := range ws {
+		q = append(q, fmt.Sprintf("%q", w))
 	}
-	return out
+	return strings.Join(q, ", ")
 }
 
 // unsatisfied explains why an unbound item is an error, or returns ""

@@ -289,15 +289,15 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 	for _, in := range order {
 		es := byInput[in]
 		for _, e := range es {
-			prod := d.g.Node(e.Producer)
-			v := part(d.st[e.Producer].truth, e.Facet)
-			fp, err := canon.Fingerprint(v, Immaterial(d.g, prod, e.Facet))
+			fps, err := partFingerprints(d.g, d.g.Node(e.Producer), d.st[e.Producer].truth, e)
 			if err != nil {
 				return nil, err
 			}
-			p.inputs[EdgeKey(e)] = fp
-			if r := d.fired[e.Producer]; r != nil && r.Status == receipt.Rendered && (s.lastOK == nil || s.lastOK.Inputs[EdgeKey(e)] != fp) {
-				refs = appendNew(refs, r.Hash)
+			for k, fp := range fps {
+				p.inputs[k] = fp
+				if r := d.fired[e.Producer]; r != nil && r.Status == receipt.Rendered && (s.lastOK == nil || s.lastOK.Inputs[k] != fp) {
+					refs = appendNew(refs, r.Hash)
+				}
 			}
 		}
 		p.values[in] = inputValue(d, es)
@@ -357,10 +357,53 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// part is the member facet of truth (the whole for Atomic).
+// partFingerprints are the fingerprints of what edge e reads of its
+// producer's truth, by input key: one for a part, one per key for a
+// facet family (EdgeKey(e)+"["+KEY+"]"), so a subscriber to a family
+// wakes when a key moves, appears or goes, and its diff names the keys.
+func partFingerprints(g *graph.Graph, prod *graph.Node, truth any, e *graph.Edge) (map[string]string, error) {
+	imm := Immaterial(g, prod, e.Facet)
+	if stem, ok := graph.Family(e.Facet); ok {
+		out := map[string]string{}
+		for k, v := range family(truth, stem) {
+			fp, err := canon.Fingerprint(v, imm)
+			if err != nil {
+				return nil, err
+			}
+			out[EdgeKey(e)+"["+k+"]"] = fp
+		}
+		return out, nil
+	}
+	fp, err := canon.Fingerprint(part(truth, e.Facet), imm)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{EdgeKey(e): fp}, nil
+}
+
+// family is the facet family stem of truth as an object by key: each
+// member "STEM" + KEY of the truth under KEY (decided: a family's keys
+// are members of the one truth, as every facet is).
+func family(truth any, stem string) map[string]any {
+	out := map[string]any{}
+	if m, ok := truth.(map[string]any); ok {
+		for k, v := range m {
+			if key, ok := strings.CutPrefix(k, stem); ok && key != "" {
+				out[key] = v
+			}
+		}
+	}
+	return out
+}
+
+// part is the member facet of truth (the whole for Atomic; for a facet
+// family, its object by key).
 func part(truth any, facet string) any {
 	if facet == graph.Atomic {
 		return truth
+	}
+	if stem, ok := graph.Family(facet); ok {
+		return family(truth, stem)
 	}
 	if m, ok := truth.(map[string]any); ok {
 		return m[facet]
