@@ -457,20 +457,114 @@ func memoKey(contract string, inputs map[string]string, events string) (string, 
 	return canon.Fingerprint(map[string]any{"contract": contract, "inputs": in, "events": events}, nil)
 }
 
-// Contract is the fingerprint of what a render or Execution of n reads:
-// its kind and id, its title, every section's text but ### Notes, and
-// the binding that renders it.
+// Contract is the fingerprint of n's contract: what, when it changes,
+// makes n render again though no input moved (decided, as upstream's
+// runtime): n's identity (id and kind), the sections ### Requires,
+// ### Maintains, ### Continuity and ### Execution (heading and text),
+// and the binding that renders n. The title, Goal, Notes, Receives,
+// Schedule and every other section are for readers and prompts: editing
+// them moves nothing. Within the sections that count, neither whitespace
+// nor comments move the contract: HTML comments are dropped; in Markdown
+// sections blank lines, trailing and repeated spaces and the wrapping of
+// a paragraph or list item are not compared (a list item's indentation
+// is); in ### Execution, whose indentation is its block structure, blank
+// lines, trailing spaces and `#` comment lines are not compared.
 func Contract(n *graph.Node, binding string) (string, error) {
 	secs := []any{}
 	for _, s := range n.Spec.Sections {
-		if strings.EqualFold(strings.TrimSpace(s.Heading), "notes") {
+		if !ContractSection(s.Heading) {
 			continue
 		}
-		secs = append(secs, map[string]any{"heading": s.Heading, "body": s.Body})
+		body := markdownText(s.Body)
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(s.Heading)), "execution") {
+			body = codeText(s.Body)
+		}
+		secs = append(secs, map[string]any{"heading": strings.Join(strings.Fields(s.Heading), " "), "body": body})
 	}
 	return canon.Fingerprint(map[string]any{
-		"id": n.ID, "kind": n.Kind, "title": n.Title, "sections": secs, "binding": binding,
+		"id": n.ID, "kind": n.Kind, "sections": secs, "binding": binding,
 	}, nil)
+}
+
+// contractSections are the sections whose text moves a contract.
+var contractSections = []string{"requires", "maintains", "continuity", "execution"}
+
+// ContractSection reports whether a section with this heading counts in
+// a node's contract fingerprint ("Continuity: external-driven" counts as
+// Continuity).
+func ContractSection(heading string) bool {
+	h := strings.ToLower(strings.TrimSpace(heading))
+	for _, c := range contractSections {
+		if h == c || strings.HasPrefix(h, c+":") || strings.HasPrefix(h, c+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutComments is s with its HTML comments blanked.
+func withoutComments(s string) string {
+	for {
+		i := strings.Index(s, "<!--")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i+4:], "-->")
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + " " + s[i+4+j+3:]
+	}
+}
+
+// markdownText is the compared form of a Markdown section: one line per
+// block start (a list item, heading, fence, table row or quote, with its
+// indentation) and per paragraph, their words joined by single spaces.
+func markdownText(s string) string {
+	var out []string
+	cont := false // the last line can be continued
+	for _, line := range strings.Split(withoutComments(s), "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+			cont = false
+		case cont && !blockStart(t):
+			out[len(out)-1] += " " + strings.Join(strings.Fields(t), " ")
+		default:
+			indent := len(line) - len(strings.TrimLeft(line, " \t"))
+			out = append(out, strings.Repeat(" ", indent)+strings.Join(strings.Fields(t), " "))
+			cont = !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "```")
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// blockStart reports whether a trimmed line starts a Markdown block.
+func blockStart(t string) bool {
+	for _, p := range []string{"- ", "* ", "+ ", "#", "```", "~~~", "|", ">"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	i := 0
+	for i < len(t) && '0' <= t[i] && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
+
+// codeText is the compared form of an Execution: its lines without
+// trailing spaces, blank lines and `#` comment lines; indentation kept.
+func codeText(s string) string {
+	var out []string
+	for _, line := range strings.Split(withoutComments(s), "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 func (d *drainer) render(ctx context.Context, p *plan) (*Answer, error) {

@@ -1,0 +1,108 @@
+package reconcile_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/world/reconcile"
+)
+
+const contractBase = `---
+name: summary
+kind: responsibility
+id: 01HZX3V8K9
+---
+
+# Summary
+
+### Goal
+
+A short summary.
+
+### Requires
+
+- ` + "`counts`" + `: the tallies from ` + "`feed`" + `,
+  wrapped over two lines.
+
+### Maintains
+
+- ` + "`total`" + `: the sum of the tallies
+
+### Continuity
+
+- input-driven
+
+### Execution
+
+` + "```prose" + `
+let t = counts
+if t:
+  return { total: t }
+return { total: 0 }
+` + "```" + `
+
+### Notes
+
+Written for the suite.
+`
+
+func contractOf(t *testing.T, src, binding string) string {
+	t.Helper()
+	g := writeProject(t, map[string]string{
+		"summary.prose.md": src,
+		"feed.prose.md":    contract("feed", "gateway", "", "- `counts`: tallies"),
+	})
+	n := g.Nodes[len(g.Nodes)-1] // the subscriber, after its producer
+	c, err := reconcile.Contract(n, binding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Whitespace, comments, Notes, the title and the Goal never move a
+// contract; Requires, Maintains, Continuity, Execution, the id and the
+// binding do (each section tested).
+func TestContractFingerprintSections(t *testing.T) {
+	base := contractOf(t, contractBase, "exec:./r.sh")
+	for _, tc := range []struct {
+		name     string
+		old, new string
+		binding  string
+		moves    bool
+	}{
+		{"a blank line (U00)", "### Maintains\n", "### Maintains\n\n", "", false},
+		{"trailing spaces", "the sum of the tallies", "the sum of the tallies   ", "", false},
+		{"a rewrapped item", "`feed`,\n  wrapped over two lines.", "`feed`, wrapped\n  over   two lines.", "", false},
+		{"an HTML comment", "- input-driven", "- input-driven <!-- keep it so -->", "", false},
+		{"a comment line in the Execution", "let t = counts\n", "let t = counts\n# read the tallies\n\n", "", false},
+		{"### Notes", "Written for the suite.", "Rewritten, at length.", "", false},
+		{"the title", "# Summary", "# Tally Summary", "", false},
+		{"### Goal", "A short summary.", "A shorter summary.", "", false},
+		{"the name, with an id", "name: summary", "name: tally-summary", "", false},
+		{"### Requires", "wrapped over two lines.", "wrapped over three lines.", "", true},
+		{"### Maintains", "the sum of the tallies", "the sum of every tally", "", true},
+		{"### Continuity", "- input-driven", "- self-driven", "", true},
+		{"### Execution", "return { total: 0 }", "return { total: 1 }", "", true},
+		{"the Execution's indentation", "  return { total: t }\nreturn", "  return { total: t }\n  return", "", true},
+		{"the id", "id: 01HZX3V8K9", "id: 01HZX3V8KA", "", true},
+		{"the binding", "", "", "exec:./other.sh", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := contractBase
+			if tc.old != "" {
+				if !strings.Contains(src, tc.old) {
+					t.Fatalf("the base has no %q", tc.old)
+				}
+				src = strings.Replace(src, tc.old, tc.new, 1)
+			}
+			binding := "exec:./r.sh"
+			if tc.binding != "" {
+				binding = tc.binding
+			}
+			if moved := contractOf(t, src, binding) != base; moved != tc.moves {
+				t.Errorf("moved %v, want %v", moved, tc.moves)
+			}
+		})
+	}
+}
