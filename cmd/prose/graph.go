@@ -15,9 +15,9 @@ import (
 )
 
 // worldCommands are the commands of the world model: graph, world,
-// receipts.
+// receipts, fix.
 func worldCommands(s streams) []*cobra.Command {
-	return []*cobra.Command{newGraphCmd(s), newWorldCmd(s), newReceiptsCmd(s)}
+	return []*cobra.Command{newGraphCmd(s), newWorldCmd(s), newReceiptsCmd(s), newFixCmd(s)}
 }
 
 // graphOptions are the flags and arguments of `prose graph`.

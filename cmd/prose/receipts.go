@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/store"
 )
@@ -55,8 +58,28 @@ directory.`,
 	return world
 }
 
+// storedNode is the id under which st keeps the node named name: name
+// itself when st has it, else the id of the node of that name in the
+// project whose .prose/world st is (a node is named by id or name).
+func storedNode(st *store.Store, name string) string {
+	if nodes, err := st.Nodes(); err != nil || slices.Contains(nodes, name) {
+		return name
+	}
+	if filepath.Base(st.Dir) != "world" || filepath.Base(filepath.Dir(st.Dir)) != ".prose" {
+		return name
+	}
+	g, _, err := graph.Load(filepath.Dir(filepath.Dir(st.Dir)))
+	if err != nil {
+		return name
+	}
+	if n := g.Node(name); n != nil {
+		return n.ID
+	}
+	return name
+}
+
 func worldShow(s streams, st *store.Store, node, facet, version string) error {
-	v, err := st.Show(node, facet, version)
+	v, err := st.Show(storedNode(st, node), facet, version)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("world show: %w", err)}
 	}
@@ -99,7 +122,7 @@ above the current directory.`,
 			}
 			node := ""
 			if len(args) == 1 {
-				node = args[0]
+				node = storedNode(st, args[0])
 			}
 			rs, err := st.Receipts(node)
 			if err != nil {

@@ -77,7 +77,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if err != nil {
 		return err
 	}
-	diags = g.Given(diags, givenInputs(o.inputs))
+	diags = g.Given(diags, givenInputs(g, o.inputs))
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
 		return &exitError{code: exitUsage}
@@ -90,10 +90,13 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if err != nil {
 		return err
 	}
+	var ticks []string
 	for _, t := range w.ticks {
-		if g.Node(t) == nil {
-			return usageErrorf("--tick %s: no such node (nodes: %s)", t, strings.Join(nodeIDs(g), ", "))
+		n := g.Node(t)
+		if n == nil {
+			return usageErrorf("--tick %s: no such node%s (nodes: %s)", t, didYouMean(t, nodeIDs(g)), strings.Join(nodeIDs(g), ", "))
 		}
+		ticks = append(ticks, n.ID)
 	}
 	var key ed25519.PrivateKey
 	if w.signKey != "" {
@@ -111,7 +114,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	}
 	enc := json.NewEncoder(s.out)
 	res, err := reconcile.Drain(ctx, reconcile.Options{
-		Graph: g, Store: st, Events: events, Ticks: w.ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
+		Graph: g, Store: st, Events: events, Ticks: ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
 		Binding:  bindings.describe,
 		Renderer: bindings.renderer,
 		Committed: func(r *receipt.Receipt) {
@@ -153,6 +156,9 @@ func nodeIDs(g *graph.Graph) []string {
 	var out []string
 	for _, n := range g.Nodes {
 		out = append(out, n.ID)
+		if n.Name != "" && n.Name != n.ID {
+			out = append(out, n.Name)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -221,6 +227,7 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 		n := g.Node(name)
 		if n == nil {
 			if id, callee, ok := strings.Cut(name, "."); ok && g.Node(id) != nil && callee != "" {
+				id = g.Node(id).ID
 				b.callees[id] = append(b.callees[id], bind.Assignment{Name: callee, Value: val})
 				continue
 			}
@@ -229,7 +236,7 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 		if _, err := render.Parse(val); err != nil && val != "llm" && !strings.HasPrefix(val, "llm:") {
 			return nil, usageErrorf("--slot %s: %v, or llm[:MODEL]", name, err)
 		}
-		b.node[name] = val
+		b.node[n.ID] = val
 	}
 	models, err := run.NewModels(os.Getenv, o.model, o.baseURL)
 	if err != nil {
@@ -252,7 +259,7 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 		missing = append(missing, n.ID)
 	}
 	if len(missing) > 0 {
-		return nil, usageErrorf("no render bound for %s and no model configured: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
+		return nil, usageErrorf("no render bound for %s and no model configured: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"name\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
 	}
 	return b, nil
 }
@@ -300,16 +307,19 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader) (map[string][]
 		if err != nil {
 			return nil, usageErrorf("--event %s: not a JSON event: %v", name, err)
 		}
-		out[name] = append(out[name], v)
+		out[n.ID] = append(out[n.ID], v)
 	}
 	return out, nil
 }
 
-// givenInputs reports which NODE.INPUT the --input flags give.
-func givenInputs(flags []string) func(node, input string) bool {
+// givenInputs reports which NODE.INPUT the --input flags give (NODE
+// by id or name).
+func givenInputs(g *graph.Graph, flags []string) func(node, input string) bool {
 	return func(node, input string) bool {
 		for _, f := range flags {
-			if name, _, ok := strings.Cut(f, "="); ok && name == node+"."+input {
+			name, _, _ := strings.Cut(f, "=")
+			id, in, _ := strings.Cut(name, ".")
+			if n := g.Node(id); n != nil && n.ID == node && in == input {
 				return true
 			}
 		}
@@ -326,6 +336,9 @@ func worldInputs(g *graph.Graph, flags []string) (map[string]map[string]any, err
 		name, val, ok := strings.Cut(f, "=")
 		id, in, dotted := strings.Cut(name, ".")
 		n := g.Node(id)
+		if n != nil {
+			id = n.ID
+		}
 		if !ok || !dotted || n == nil || !slices.Contains(n.CallerInputs, in) {
 			var all []string
 			for _, x := range g.Nodes {

@@ -128,8 +128,32 @@ type Item struct {
 	Excluded []string
 }
 
-// Node returns the node with the id, or nil.
-func (g *Graph) Node(id string) *Node { return g.byID[id] }
+// Node returns the node named s: by its id, else by its name (the one
+// node whose front matter name is s); nil when none is.
+func (g *Graph) Node(s string) *Node {
+	if n := g.byID[s]; n != nil {
+		return n
+	}
+	var found *Node
+	for _, n := range g.Nodes {
+		if n.Name == s {
+			if found != nil {
+				return nil
+			}
+			found = n
+		}
+	}
+	return found
+}
+
+// Label is how messages name n: its id, with its name beside it when
+// the two differ ("067NC4KG0XVMH2AA9D64TKJFA0 (customer-risk-maintained)").
+func (n *Node) Label() string {
+	if n.Name != "" && n.Name != n.ID {
+		return n.ID + " (" + n.Name + ")"
+	}
+	return n.ID
+}
 
 // In returns the edges into n, in order.
 func (g *Graph) In(id string) []*Edge {
@@ -202,6 +226,7 @@ func Load(path string) (*Graph, diag.List, error) {
 			rootFile = n.ID
 		}
 	}
+	diags = append(diags, g.checkIDs()...)
 	w, wd, err := readWiring(root)
 	if err != nil {
 		return nil, nil, err
@@ -399,14 +424,17 @@ func (g *Graph) Seed(id string, inputs []string) (unknown []string) {
 }
 
 // Lint wires the project in dir and returns its wiring findings alone
-// (codes graph/*): what `prose lint DIR` adds to the files' findings, so
+// (codes graph/*) and a warning for each responsibility without an
+// `id:`: what `prose lint DIR` adds to the files' findings, so
 // a lint step fails on a world that cannot start. A directory with no
 // responsibility or gateway has none.
 func Lint(dir string) (diag.List, error) {
-	_, diags, err := Load(dir)
+	g, diags, err := Load(dir)
 	if err != nil {
 		return nil, err
 	}
+	diags = append(diags, g.missingIDs()...)
+	diags.Sort()
 	var out diag.List
 	for _, d := range diags {
 		if strings.HasPrefix(d.Code, "graph/") {

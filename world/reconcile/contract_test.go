@@ -10,7 +10,7 @@ import (
 const contractBase = `---
 name: summary
 kind: responsibility
-id: 01HZX3V8K9
+id: 067NC4KG01RG50R40M30E20918
 ---
 
 # Summary
@@ -85,7 +85,7 @@ func TestContractFingerprintSections(t *testing.T) {
 		{"### Continuity", "- input-driven", "- self-driven", "", true},
 		{"### Execution", "return { total: 0 }", "return { total: 1 }", "", true},
 		{"the Execution's indentation", "  return { total: t }\nreturn", "  return { total: t }\n  return", "", true},
-		{"the id", "id: 01HZX3V8K9", "id: 01HZX3V8KA", "", true},
+		{"the id", "id: 067NC4KG01RG50R40M30E20918", "id: 067NC4KG01RG50R40M30E20919", "", true},
 		{"the binding", "", "", "exec:./other.sh", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
