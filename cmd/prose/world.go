@@ -20,6 +20,7 @@ import (
 
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -258,10 +259,70 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 		}
 		missing = append(missing, n.ID)
 	}
+	if len(missing) == 0 && !(modelConfigured(o) && modelOK(models)) {
+		missing = unboundCallees(g, b)
+		if len(missing) > 0 {
+			var hint []string
+			for _, m := range missing {
+				hint = append(hint, "--slot "+m+"=exec:COMMAND")
+			}
+			return nil, usageErrorf("no model is configured, and these functions that an Execution calls are rendered by one: %s; configure a model (--model or PROSE_MODEL, see Models in the README), or bind each to a program: %s",
+				strings.Join(missing, ", "), strings.Join(hint, " "))
+		}
+	}
 	if len(missing) > 0 {
 		return nil, usageErrorf("no render bound for %s and no model configured: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"name\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
 	}
 	return b, nil
+}
+
+func modelOK(m *run.Models) bool {
+	_, err := m.Client("")
+	return err == nil
+}
+
+// unboundCallees lists, as NODE.CALLEE, the functions the Executions of
+// g's nodes call directly that a model would render (no runnable
+// Execution of their own) and no --slot NODE.CALLEE binds: a drain with
+// no model fails on them, so it is refused before it starts, with the
+// binding a drain accepts.
+func unboundCallees(g *graph.Graph, b *worldBinds) []string {
+	var out []string
+	for _, n := range g.Nodes {
+		if b.node[n.ID] != "" || n.Spec.Body() == nil {
+			continue
+		}
+		bound := map[string]bool{}
+		for _, a := range b.callees[n.ID] {
+			bound[a.Name] = true
+		}
+		for _, name := range callees(n.Spec) {
+			if name == n.Spec.Name || bound[name] {
+				continue
+			}
+			if c := n.Spec.ResolveCall(name, nil, &spec.Finder{}); c != nil && modelRendered(c) {
+				out = append(out, n.ID+"."+name)
+			}
+		}
+	}
+	return out
+}
+
+// modelRendered reports whether a callee is a function with no runnable
+// Execution: a model renders it.
+func modelRendered(c *spec.Callee) bool {
+	var sp *spec.Spec
+	switch c.Kind {
+	case spec.CalleeNode:
+		sp = c.Node
+	case spec.CalleeSibling:
+		s, _, err := spec.Load(c.Path)
+		if err != nil {
+			return false
+		}
+		sp = s
+	}
+	return sp != nil && sp.Kind == "function" && sp.Body() == nil
 }
 
 func didYouMean(name string, cands []string) string {
