@@ -186,6 +186,14 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"b.prose.md":   node("b", "gateway", "", "- `counts`: tallies"),
 			"sum.prose.md": node("sum", "responsibility", "- `counts`: the tallies", "- `total`: n"),
 		}, "sum.prose.md:10:3: error: input \"counts\" of sum is ambiguous: a.counts, b.counts could each give it; write `producer.part` or add it to prose.wiring.yaml [graph/ambiguous]"},
+		{"a facet no named producer has, with did-you-mean", map[string]string{
+			"s.prose.md":   node("scorer", "gateway", "", "#### track\n\nThe lane."),
+			"sum.prose.md": node("sum", "responsibility", "- `lane`: the `scorer`'s `trakc` facet only.", "- `total`: n"),
+		}, "sum.prose.md:10:3: error: input \"lane\" of sum names the facet \"trakc\", which scorer does not maintain (facets: track) [graph/unsatisfied]"},
+		{"an exclusion that leaves nothing to read", map[string]string{
+			"s.prose.md":   node("scorer", "gateway", "", "#### track\n\nThe lane.\n\n#### score\n\nThe number."),
+			"sum.prose.md": node("sum", "responsibility", "- `lane`: the `scorer`, never its `score`.", "- `total`: n"),
+		}, "sum.prose.md:10:3: error: input \"lane\" of sum excludes score of scorer but names no part of it to read: name the facets it reads (`scorer.FACET`) [graph/ambiguous]"},
 		{"cycle, naming the path", map[string]string{
 			"a.prose.md": node("a", "responsibility", "- `fromc`: *(Maintained by `c`.)*", "- `x`: n"),
 			"b.prose.md": node("b", "responsibility", "- `froma`: *(Maintained by `a`.)*", "- `y`: n"),

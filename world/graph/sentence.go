@@ -22,7 +22,7 @@ import (
 // facet-need heading's).
 type ref struct {
 	text    string
-	at      int
+	at, end int
 	negated bool
 	// words are the words around the reference, as written: what an
 	// --explain shows.
@@ -40,7 +40,7 @@ func refs(it *Item) []ref {
 		out = append(out, ref{text: it.Name, at: -1, words: "#### " + it.Name})
 	}
 	for _, sp := range spans(text) {
-		r := ref{text: sp.text, at: sp.start, words: context(text, sp.start, sp.end)}
+		r := ref{text: sp.text, at: sp.start, end: sp.end, words: context(text, sp.start, sp.end)}
 		r.negated = negated(text[:sp.start])
 		out = append(out, r)
 	}

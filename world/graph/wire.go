@@ -90,8 +90,9 @@ func (g *Graph) wire() diag.List {
 			g.Unresolved = append(g.Unresolved, un)
 			switch {
 			case problem != "":
-				un.Why = CodeAmbiguous
-				diags.Errorf(f, it.Pos, CodeAmbiguous, "%s", problem)
+				code, msg, _ := strings.Cut(problem, " ")
+				un.Why = code
+				diags.Errorf(f, it.Pos, code, "%s", msg)
 			case len(ambiguous) > 0:
 				un.Why = CodeAmbiguous
 				diags.Errorf(f, it.Pos, CodeAmbiguous, "%s of %s is ambiguous: %s could each give it; write `producer.part` or add it to %s",
@@ -125,7 +126,8 @@ func quoteName(it *Item) string {
 // bind applies the rules to one item: the nodes its sentence names
 // (rules a and c), its name (rule b), the parts of exactly one node it
 // names (rule c), the wiring file (rule d). A non-empty problem is an
-// error of the item (an exclusion that leaves no part to read).
+// error of the item, "CODE message": an exclusion that leaves no part to
+// read, or a facet named for a producer that has none of that name.
 func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string, problem string) {
 	edge := func(p *Node, part, rule, why string) *Edge {
 		return &Edge{Subscriber: n.ID, Input: it.Name, Producer: p.ID, Facet: part, Rule: rule, Why: why, Pos: n.Spec.File.Position(it.Pos), pos: it.Pos}
@@ -252,6 +254,9 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 			it.Excluded = append(it.Excluded, fmt.Sprintf("%s (%q)", p.ID, words))
 		}
 	}
+	if msg := unknownFacet(n, it, rs, prods); msg != "" {
+		return nil, CodeUnsatisfied + " " + msg
+	}
 	var out []*Edge
 	for _, x := range prods {
 		if excludedNode[x.p] != "" && len(x.parts) == 0 {
@@ -266,14 +271,20 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 		if len(parts) == 0 {
 			var excluded []string
 			parts, excluded = sentenceFacets(x.p, partRefs)
+			for _, r := range partRefs {
+				// A field the sentence calls a facet is read as one.
+				if !r.negated && r.at >= 0 && contains(x.p.Fields, r.text) && facetWorded(it.Text, r) && !contains(parts, r.text) {
+					parts = append(parts, r.text)
+				}
+			}
 			for _, e := range excluded {
 				it.Excluded = append(it.Excluded, fmt.Sprintf("%s.%s (%q)", x.p.ID, e, negatedWords(partRefs, x.p, e)))
 			}
 			if len(parts) > 0 {
 				why += "; " + partWords(partRefs, x.p)
 			} else if len(excluded) > 0 {
-				return nil, fmt.Sprintf("%s of %s excludes %s of %s but names no part of it to read: name the facets it reads (`%s.FACET`)",
-					quoteName(it), n.ID, strings.Join(excluded, ", "), x.p.ID, x.p.ID)
+				return nil, fmt.Sprintf("%s %s of %s excludes %s of %s but names no part of it to read: name the facets it reads (`%s.FACET`)",
+					CodeAmbiguous, quoteName(it), n.ID, strings.Join(excluded, ", "), x.p.ID, x.p.ID)
 			}
 		} else {
 			why += ", with its part"
@@ -291,6 +302,51 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 		}
 	}
 	return out, ""
+}
+
+// unknownFacet explains a reference the sentence calls a facet (`F`
+// facet, facet `F`) that none of its producers has: a typo would
+// otherwise subscribe to the whole truth. "" when there is none.
+func unknownFacet(n *Node, it *Item, rs []ref, prods []*named) string {
+	for _, r := range rs {
+		if r.negated || r.at < 0 || !facetWorded(it.Text, r) {
+			continue
+		}
+		var cands []string
+		known := false
+		for _, x := range prods {
+			if len(x.p.facetsOf(r.text)) > 0 || x.p.hasPart(r.text) {
+				known = true
+			}
+			for _, f := range append(append([]string{}, x.p.Facets...), x.p.Families...) {
+				cands = append(cands, f)
+			}
+		}
+		if known || len(prods) == 0 || strings.Contains(strings.ToLower(r.text), "atomic") {
+			continue
+		}
+		var ids []string
+		for _, x := range prods {
+			ids = append(ids, x.p.ID)
+		}
+		msg := fmt.Sprintf("%s of %s names the facet %q, which %s does not maintain", quoteName(it), n.ID, r.text, strings.Join(ids, ", "))
+		if best := nearest(r.text, cands); best != "" {
+			return msg + fmt.Sprintf("; did you mean %q?", best)
+		}
+		if len(cands) > 0 {
+			return msg + fmt.Sprintf(" (facets: %s)", strings.Join(cands, ", "))
+		}
+		return msg + " (it has no facets: subscribe to its whole truth)"
+	}
+	return ""
+}
+
+// facetWorded reports whether the sentence calls reference r a facet:
+// the word "facet" right after it or right before it.
+func facetWorded(text string, r ref) bool {
+	after := strings.ToLower(strings.TrimLeft(text[r.end:], "*` "))
+	before := strings.ToLower(strings.TrimRight(text[:r.at], "*` "))
+	return strings.HasPrefix(after, "facet") || strings.HasSuffix(before, "facet")
 }
 
 // sentenceFacets lists the facets of p the references name, and those a
