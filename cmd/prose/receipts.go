@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -58,24 +56,11 @@ directory.`,
 	return world
 }
 
-// storedNode is the id under which st keeps the node named name: name
-// itself when st has it, else the id of the node of that name in the
-// project whose .prose/world st is (a node is named by id or name).
+// storedNode is the id under which st keeps the node named name (by id
+// or name).
 func storedNode(st *store.Store, name string) string {
-	if nodes, err := st.Nodes(); err != nil || slices.Contains(nodes, name) {
-		return name
-	}
-	if filepath.Base(st.Dir) != "world" || filepath.Base(filepath.Dir(st.Dir)) != ".prose" {
-		return name
-	}
-	g, _, err := graph.Load(filepath.Dir(filepath.Dir(st.Dir)))
-	if err != nil {
-		return name
-	}
-	if n := g.Node(name); n != nil {
-		return n.ID
-	}
-	return name
+	nodes, _ := st.Nodes()
+	return graph.StoredNode(nodes, st.Dir, name)
 }
 
 func worldShow(s streams, st *store.Store, node, facet, version string) error {

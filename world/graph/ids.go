@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -202,4 +203,25 @@ func withID(src []byte, id string) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// StoredNode is the id under which a state directory keeps the node
+// named name: name itself when stored lists it, else the id of the node
+// so named in the project whose .prose/world stateDir is (a node is named
+// by its id or its name); name when neither knows it.
+func StoredNode(stored []string, stateDir, name string) string {
+	if contains(stored, name) {
+		return name
+	}
+	if filepath.Base(stateDir) != "world" || filepath.Base(filepath.Dir(stateDir)) != ".prose" {
+		return name
+	}
+	g, _, err := Load(filepath.Dir(filepath.Dir(stateDir)))
+	if err != nil {
+		return name
+	}
+	if n := g.Node(name); n != nil {
+		return n.ID
+	}
+	return name
 }

@@ -104,6 +104,14 @@ func TestIDsLintAndFix(t *testing.T) {
 	if n := g.Node("sum"); n == nil || n.ID != id || g.Node(id) != n {
 		t.Errorf("the node is not named by its id %s and its name sum", id)
 	}
+	// A state directory of the project finds the node by name.
+	state := filepath.Join(dir, ".prose", "world")
+	if got := StoredNode([]string{"feed", id}, state, "sum"); got != id {
+		t.Errorf("StoredNode(sum) = %q, want %q", got, id)
+	}
+	if got := StoredNode([]string{"feed", id}, state, "feed"); got != "feed" {
+		t.Errorf("StoredNode(feed) = %q", got)
+	}
 	if again, err := AddIDs(dir, time.Now); err != nil || len(again) != 0 {
 		t.Errorf("a second fix changed %q (%v)", again, err)
 	}

@@ -106,18 +106,6 @@ func backticked(s string) []string {
 	return out
 }
 
-// bolded returns the texts written in **bold** in s.
-func bolded(s string) []string {
-	var out []string
-	parts := strings.Split(s, "**")
-	for i := 1; i < len(parts)-1; i += 2 {
-		if p := strings.TrimSpace(parts[i]); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // families reads the facet families of s's ### Maintains: its `####`
 // headings written `stem:<key>` (one facet per key; the loader keeps
 // only facets of one name).

@@ -318,9 +318,8 @@ func unknownFacet(n *Node, it *Item, rs []ref, prods []*named) string {
 			if len(x.p.facetsOf(r.text)) > 0 || x.p.hasPart(r.text) {
 				known = true
 			}
-			for _, f := range append(append([]string{}, x.p.Facets...), x.p.Families...) {
-				cands = append(cands, f)
-			}
+			cands = append(cands, x.p.Facets...)
+			cands = append(cands, x.p.Families...)
 		}
 		if known || len(prods) == 0 || strings.Contains(strings.ToLower(r.text), "atomic") {
 			continue
