@@ -251,3 +251,22 @@ func TestWiringFileAndRootFile(t *testing.T) {
 		t.Errorf("root file graph has %d nodes", len(g.Nodes))
 	}
 }
+
+// Words of a sentence: a family named by its stem binds it where only
+// one node has it; "not just" includes what it names.
+func TestSentenceFamilyStemAndInclusiveNot(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"inbox.prose.md": node("signal-inbox", "gateway", "", "#### acct:<id>\n\nOne account."),
+		"a.prose.md":     node("a", "gateway", "", "- `x`: n"),
+		"b.prose.md":     node("b", "gateway", "", "- `y`: n"),
+		"sum.prose.md":   node("sum", "responsibility", "- `accounts`: the gateway's per-account `acct` facets.\n- `both`: the `a` truth, not just the `b` one.", "- `total`: n"),
+	})
+	g, diags, err := Load(dir)
+	if err != nil || len(diags) > 0 {
+		t.Fatal(err, diags)
+	}
+	want := []string{"a.@atomic -> sum.both", "b.@atomic -> sum.both", "signal-inbox.acct:<id> -> sum.accounts"}
+	if got := edgeList(g); !reflect.DeepEqual(got, want) {
+		t.Errorf("edges %q, want %q", got, want)
+	}
+}

@@ -12,7 +12,8 @@ import (
 // is one reference), the item's name first. A reference is negated when
 // a word of exclusion (never, not, no, except, excluding, without) stands
 // before it in the same clause; a clause ends at `.`, `;`, `:`, `(`, `)`,
-// a dash (— – --) or the word "but". "only" restricts: it keeps what it
+// a dash (— – --) or the word "but"; "not only", "not just" do not
+// exclude. "only" restricts: it keeps what it
 // names and adds nothing, so a facet named with "only" is read alone. A
 // negated reference removes what it names (a producer or a part); a word
 // of exclusion is never read as a reference.
@@ -31,6 +32,10 @@ type ref struct {
 
 // exclusion words (lower case).
 var exclusions = map[string]bool{"never": true, "not": true, "no": true, "except": true, "excluding": true, "without": true, "nor": true}
+
+// inclusive are the words after which a word of exclusion includes
+// ("not only", "not just").
+var inclusive = map[string]bool{"only": true, "just": true, "merely": true, "simply": true}
 
 // refs reads the references of an item, in order.
 func refs(it *Item) []ref {
@@ -102,10 +107,12 @@ func negated(before string) bool {
 		return !unicode.IsLetter(r) && r != '\'' && r != '’'
 	})
 	neg := false
-	for _, w := range words {
+	for i, w := range words {
 		switch {
 		case w == "but":
 			neg = false
+		case i+1 < len(words) && inclusive[words[i+1]]:
+			// "not just `X`", "not only `X`" include X.
 		case exclusions[w] || strings.HasSuffix(w, "n't") || strings.HasSuffix(w, "n’t"):
 			neg = true
 		}

@@ -400,11 +400,18 @@ func negatedWords(rs []ref, p *Node, f string) string {
 }
 
 // facetsOf lists p's facets a reference names: the facet itself, a
-// family by its `stem:<key>` (or one key of it, `stem:alice`), or, for
+// family by its `stem:<key>`, its stem (`acct`) or one key of it
+// (`stem:alice`), or, for
 // `stem:<key>`, every declared facet with that stem.
 func (p *Node) facetsOf(t string) []string {
 	if contains(p.Facets, t) || p.hasFamily(t) {
 		return []string{t}
+	}
+	for _, f := range p.Families {
+		// `acct` names the family `acct:<id>`.
+		if stem, _ := Family(f); stem == t+":" {
+			return []string{f}
+		}
 	}
 	if stem, ok := Family(t); ok {
 		for _, f := range p.Families {
