@@ -105,7 +105,7 @@ func (g *Graph) wire() diag.List {
 					un.Why = CodeUnmaintained
 					n.CallerInputs = append(n.CallerInputs, it.Name)
 					diags.Errorf(f, it.Pos, CodeUnmaintained, "input %q of %s: nothing in this project maintains it; add the responsibility or gateway that does, wire it in %s (%s.%s: producer.facet), or give it on each drain with `prose run DIR --input %s.%s=VALUE`",
-						it.Name, n.ID, WiringFile, n.ID, it.Name, n.ID, it.Name)
+						it.Name, n.Label(), WiringFile, n.ID, it.Name, n.ID, it.Name)
 				} else {
 					g.Unresolved = g.Unresolved[:len(g.Unresolved)-1] // a sentence, no input
 				}
