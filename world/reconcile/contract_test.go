@@ -1,10 +1,15 @@
 package reconcile_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
+	"github.com/proselang/prose/world/store"
 )
 
 const contractBase = `---
@@ -104,5 +109,56 @@ func TestContractFingerprintSections(t *testing.T) {
 				t.Errorf("moved %v, want %v", moved, tc.moves)
 			}
 		})
+	}
+}
+
+// U00: a whitespace and comment edit of a project's files moves no
+// contract: the next drain renders nothing; a Requires edit re-renders
+// its node alone.
+func TestWhitespaceEditRendersNothing(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"feed.prose.md": contract("feed", "gateway", "", "- `counts`: tallies"),
+		"sum.prose.md":  contract("sum", "responsibility", "- `counts`: the tallies of `feed`", "- `seen`: inputs"),
+	}
+	write := func() *graph.Graph {
+		t.Helper()
+		for name, src := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, diags, err := graph.Load(dir)
+		if err != nil || diags.HasErrors() {
+			t.Fatal(err, diags)
+		}
+		return g
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &echo{reqs: map[string]*reconcile.Request{}}
+	drain := func(g *graph.Graph, events map[string][]any) int {
+		t.Helper()
+		res, err := reconcile.Drain(context.Background(), reconcile.Options{Graph: g, Store: st, Events: events,
+			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Rendered
+	}
+	if n := drain(write(), map[string][]any{"feed": {map[string]any{"counts": 1}}}); n != 2 {
+		t.Fatalf("cold start rendered %d", n)
+	}
+	files["sum.prose.md"] = strings.Replace(files["sum.prose.md"], "### Maintains\n", "### Maintains  \n\n<!-- the sum's fields -->\n", 1) + "\n\n"
+	files["feed.prose.md"] = strings.Replace(files["feed.prose.md"], "# feed\n", "# Feed, retitled\n\n### Notes\n\nA note.\n", 1)
+	if n := drain(write(), nil); n != 0 {
+		t.Errorf("a whitespace, comment, title and Notes edit rendered %d nodes", n)
+	}
+	files["sum.prose.md"] = strings.Replace(files["sum.prose.md"], "the tallies of", "every tally of", 1)
+	r.reqs = map[string]*reconcile.Request{}
+	if n := drain(write(), nil); n != 1 || r.reqs["sum"] == nil {
+		t.Errorf("a Requires edit rendered %d nodes, want sum alone", n)
 	}
 }
