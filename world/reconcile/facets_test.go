@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -140,4 +141,34 @@ func keys(v any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// A drain refuses a caller input the caller does not give, before
+// anything renders: it would be read as null.
+func TestUngivenCallerInputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.prose.md"), []byte(contract("a", "responsibility", "- `funding`: a feed kept elsewhere", "- `v`: n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := graph.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := reconcile.Options{Graph: g, Store: st, Renderer: func(*graph.Node) (reconcile.Renderer, error) {
+		return &echo{reqs: map[string]*reconcile.Request{}}, nil
+	}}
+	if _, err := reconcile.Drain(context.Background(), o); err == nil || !strings.Contains(err.Error(), `input "funding" of a: nothing maintains it`) {
+		t.Errorf("err %v", err)
+	}
+	if rs, _ := st.Receipts(""); len(rs) != 0 {
+		t.Errorf("%d receipts written", len(rs))
+	}
+	o.CallerInputs = map[string]map[string]any{"a": {"funding": 3}}
+	if res, err := reconcile.Drain(context.Background(), o); err != nil || res.Rendered != 1 {
+		t.Errorf("given: %v %+v", err, res)
+	}
 }

@@ -88,9 +88,9 @@ type Options struct {
 	Events map[string][]any
 	// Ticks are the nodes woken by themselves (a self recheck).
 	Ticks []string
-	// CallerInputs give the Requires items no rule bound (a node's caller
-	// inputs) their values, by node id then input name; an input not
-	// given is null. They count in the memo key as edges
+	// CallerInputs give the Requires items nothing maintains (a node's
+	// caller inputs) their values, by node id then input name; each must
+	// be given (null is given as nil). They count in the memo key as edges
 	// "NAME<-caller".
 	CallerInputs map[string]map[string]any
 	// MaxParallel bounds concurrent renders (0: 4).
@@ -133,8 +133,13 @@ type drainer struct {
 	contract map[string]string
 }
 
-// Drain runs one drain.
+// Drain runs one drain. A caller input (an input nothing maintains) that
+// CallerInputs does not give is an error before anything renders: it
+// would be read as null.
 func Drain(ctx context.Context, o Options) (*Result, error) {
+	if err := callersGiven(o); err != nil {
+		return nil, err
+	}
 	d := newDrainer(o)
 	if err := d.load(); err != nil {
 		return nil, err
@@ -151,6 +156,18 @@ func Drain(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	return d.res, nil
+}
+
+// callersGiven refuses a caller input that o does not give.
+func callersGiven(o Options) error {
+	for _, n := range o.Graph.Nodes {
+		for _, in := range n.CallerInputs {
+			if _, ok := o.CallerInputs[n.ID][in]; !ok {
+				return fmt.Errorf("input %q of %s: nothing maintains it and the caller does not give it (--input %s.%s=VALUE)", in, n.Label(), n.ID, in)
+			}
+		}
+	}
+	return nil
 }
 
 func newDrainer(o Options) *drainer {
@@ -774,6 +791,9 @@ func Number(o Options) (int, error) {
 // and o.Ticks are that drain's): the receipts of that number count as
 // what the drain fired so far.
 func Resume(o Options, drain int) (*Steps, error) {
+	if err := callersGiven(o); err != nil {
+		return nil, err
+	}
 	d := newDrainer(o)
 	if err := d.load(); err != nil {
 		return nil, err
