@@ -28,6 +28,8 @@ type ref struct {
 	// words are the words around the reference, as written: what an
 	// --explain shows.
 	words string
+	// owner is the node the sentence ties a part to (wire.go), or nil.
+	owner *Node
 }
 
 // exclusion words (lower case).

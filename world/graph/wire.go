@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -228,6 +229,7 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 	}
 	excludedNode := map[*Node]string{}
 	var partRefs []ref
+	var nodeRefs []nodeRef
 	for _, r := range rs {
 		p, part, ok := g.dotted(trimPossessive(r.text), n)
 		if !ok {
@@ -235,6 +237,9 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 				partRefs = append(partRefs, r)
 			}
 			continue
+		}
+		if r.at >= 0 {
+			nodeRefs = append(nodeRefs, nodeRef{r, p})
 		}
 		if r.negated {
 			excludedNode[p] = r.words
@@ -253,6 +258,9 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 		if find(p) == nil {
 			it.Excluded = append(it.Excluded, fmt.Sprintf("%s (%q)", p.ID, words))
 		}
+	}
+	for i := range partRefs {
+		partRefs[i].owner = owner(it.Text, partRefs[i], nodeRefs)
 	}
 	if msg := unknownFacet(n, it, rs, prods); msg != "" {
 		return nil, CodeUnsatisfied + " " + msg
@@ -273,7 +281,7 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 			parts, excluded = sentenceFacets(x.p, partRefs)
 			for _, r := range partRefs {
 				// A field the sentence calls a facet is read as one.
-				if !r.negated && r.at >= 0 && contains(x.p.Fields, r.text) && facetWorded(it.Text, r) && !contains(parts, r.text) {
+				if !r.negated && r.at >= 0 && (r.owner == nil || r.owner == x.p) && contains(x.p.Fields, r.text) && facetWorded(it.Text, r) && !contains(parts, r.text) {
 					parts = append(parts, r.text)
 				}
 			}
@@ -348,10 +356,56 @@ func facetWorded(text string, r ref) bool {
 	return strings.HasPrefix(after, "facet") || strings.HasSuffix(before, "facet")
 }
 
+// nodeRef is a reference to a node, where the sentence names it.
+type nodeRef struct {
+	ref
+	p *Node
+}
+
+var (
+	// possessive is the text between a node and the facet it owns:
+	// "`X`'s `F`", "`X` gateway's per-account `F`", "`X` **`F`**".
+	possessive = regexp.MustCompile(`(?i)^\s*(['’]s)?\s*(\*\*)?\s*((gateway|responsibility|node|truth)['’]s\s*)?(\*\*)?\s*((own|per-[a-z-]+|cheap|named|narrow)\s+)*(\*\*)?$`)
+	// facetOf is the text between a facet and the node that owns it:
+	// "`F` facet of `X`", "`F` facet on the `X`" ("the `F` facets of `X`
+	// and `Y`" ties F to neither: each has it).
+	facetOf = regexp.MustCompile(`(?i)^\s*(\*\*)?\s*facet\s*(\*\*)?\s+(of|on|from|in)\s+(the\s+)?(\*\*)?$`)
+)
+
+// owner is the node the sentence ties a part reference to ("`X`'s `F`",
+// "the `F` facet of `X`"), or nil: a part not tied to a node applies to
+// every producer of the item that has it.
+func owner(text string, r ref, nodes []nodeRef) *Node {
+	if r.at < 0 {
+		return nil
+	}
+	var before, after *nodeRef
+	for i := range nodes {
+		x := &nodes[i]
+		if x.end <= r.at && (before == nil || x.end > before.end) {
+			before = x
+		}
+		if x.at >= r.end && (after == nil || x.at < after.at) {
+			after = x
+		}
+	}
+	if before != nil && possessive.MatchString(text[before.end:r.at]) {
+		return before.p
+	}
+	if after != nil && facetOf.MatchString(text[r.end:after.at]) {
+		return after.p
+	}
+	return nil
+}
+
 // sentenceFacets lists the facets of p the references name, and those a
-// negated reference excludes.
+// negated reference excludes; a reference tied to another node is not
+// p's.
 func sentenceFacets(p *Node, rs []ref) (parts, excluded []string) {
 	for _, r := range rs {
+		if r.owner != nil && r.owner != p {
+			continue
+		}
 		for _, f := range p.facetsOf(r.text) {
 			if r.negated {
 				if !contains(excluded, f) {
@@ -376,7 +430,7 @@ func partWords(rs []ref, p *Node) string {
 	var ws []string
 	last := map[string]int{}
 	for i, r := range rs {
-		if !r.negated && len(p.facetsOf(r.text)) > 0 {
+		if !r.negated && (r.owner == nil || r.owner == p) && len(p.facetsOf(r.text)) > 0 {
 			last[r.text] = i
 		}
 	}
