@@ -9,31 +9,43 @@ import (
 	"github.com/proselang/prose/diag"
 )
 
-// Wiring rules. Each ### Requires item of a node is bound, by the first of
-// these rules that binds it:
+// Wiring rules (decided). Each ### Requires item is read whole (its
+// sentence: sentence.go) and bound by the first of these rules that binds
+// it; each edge records its rule and the words that decided it (Why, for
+// `prose graph --explain`):
 //
-//	(a) explicit: the item's name is a node (id or name) or node.part;
+//	(a, c) explicit / reference: every node the item names (its name, or
+//	    a reference in backticks or bold, by id, name or title, or
+//	    `node.part`) that no word of exclusion removes is a producer;
+//	    several make a fan-in, read as an object keyed by producer. Rule
+//	    "explicit" when the item's name is that node, else "reference".
+//	    Each producer is bound to the parts written with it (`X.F`), else
+//	    to the facets the sentence names that it has (a facet tied to
+//	    another node by "`Y`'s `F`" or "the `F` facet of `Y`" is not its;
+//	    a family `stem:<key>` by that form, its stem or one key; for
+//	    `stem:<key>`, every declared facet with the stem; a field the
+//	    sentence calls a facet), else to the item's name when that is its
+//	    part, else to its whole truth. Facets a word of exclusion names
+//	    are removed; an exclusion that leaves nothing named, or a facet
+//	    named for producers none of which has it, is an error;
 //	(b) name: the item's name is a `####` facet, a Maintains field or a
 //	    backticked world-model name (``The `CountSummary` world-model``)
-//	    of exactly one other node;
-//	(c) reference: the item's text names nodes in backticks or bold (by
-//	    id, name or title; `node.part` too); the part is a backticked
-//	    facet of that node in the text (`email:<id>` stands for every
-//	    facet starting `email:`), else the item's name when it is a part
-//	    of that node, else the whole truth. Several nodes make a fan-in,
-//	    bound to each. Without a node, backticked parts of exactly one
-//	    node bind to them;
+//	    of exactly one other node (several: ambiguous, an error);
+//	(c) reference without a node: the facets, families or fields the
+//	    sentence names belong to exactly one node;
 //	(d) wiring: the committed wiring file says `subscriber.input:
 //	    producer.part`.
 //
-// A part is the whole truth (Atomic), a `####` facet or a field: each a
+// A part is the whole truth (Atomic), a `####` facet, a facet family
+// (one member per key, read as an object by key) or a field: each a
 // member of the truth, fingerprinted alike. An item that reads the node's
 // own truth ("prior `CountTrend`") draws no edge. An item none binds is
-// unsatisfied (an error with did-you-mean) when its name is close to a
-// node or part or its text points at a node that does not exist, ambiguous
-// (an error naming the candidates) when rule (b) found several, and else a
-// caller input of its node. A cycle is an error at the item that closes
-// it, naming the path; that edge is dropped.
+// an error at its line: unsatisfied (with did-you-mean) when its name is
+// close to a node or part or its text points at a node that does not
+// exist, and otherwise unmaintained (CodeUnmaintained: nothing in the
+// project maintains it), which only a caller that gives the input lifts
+// (Given: a drain's --input, a test's Fixtures). A cycle is an error at
+// the item that closes it, naming the path; that edge is dropped.
 
 // Diagnostic codes.
 const (
