@@ -11,7 +11,12 @@
 // the caller gives it: Given). Format prints the graph as
 // text, JSON, Graphviz dot or Mermaid (format.go).
 //
-// Main types: Graph, Node, Edge, Item. Entry points: Load, (*Graph).Format.
+// Explain quotes the words that decided each edge into a node
+// (explain.go); Lint is what `prose lint DIR` adds; ids.go holds identity:
+// ids checked as Crockford base32, AddIDs for `prose fix --ids`.
+//
+// Main types: Graph, Node, Edge, Item. Entry points: Load, Lint, AddIDs,
+// (*Graph).Format, (*Graph).Explain, (*Graph).Node (by id or name).
 package graph
 
 import (
