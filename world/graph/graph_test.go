@@ -278,13 +278,13 @@ func TestSentenceTiesAFacetToItsNode(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"a.prose.md":   node("a", "gateway", "", "#### risk\n\nR.\n\n#### score\n\nS."),
 		"b.prose.md":   node("b", "gateway", "", "#### risk\n\nR.\n\n#### score\n\nS."),
-		"sum.prose.md": node("sum", "responsibility", "- `mix`: the `a`'s `risk` facet and the `b` truth.\n- `mix2`: the `score` facet of `b`, and `a`.\n- `both`: the `risk` facets of `a` and `b`.", "- `total`: n"),
+		"sum.prose.md": node("sum", "responsibility", "- `mix`: the `a`'s `risk` facet and the `b` truth.\n- `mix2`: the `score` facet of `b`, and `a`.\n- `both`: the `risk` facets of `a` and `b`.\n- `plain`: the `a` gateway's score facet, the risk facet of `b`.", "- `total`: n"),
 	})
 	g, diags, err := Load(dir)
 	if err != nil || len(diags) > 0 {
 		t.Fatal(err, diags)
 	}
-	want := []string{"a.@atomic -> sum.mix2", "a.risk -> sum.both", "a.risk -> sum.mix", "b.@atomic -> sum.mix", "b.risk -> sum.both", "b.score -> sum.mix2"}
+	want := []string{"a.@atomic -> sum.mix2", "a.risk -> sum.both", "a.risk -> sum.mix", "a.score -> sum.plain", "b.@atomic -> sum.mix", "b.risk -> sum.both", "b.risk -> sum.plain", "b.score -> sum.mix2"}
 	if got := edgeList(g); !reflect.DeepEqual(got, want) {
 		t.Errorf("edges %q, want %q", got, want)
 	}

@@ -274,6 +274,18 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 	for i := range partRefs {
 		partRefs[i].owner = owner(it.Text, partRefs[i], nodeRefs)
 	}
+	// A facet written as a plain word beside its node: "`X`'s risk
+	// facet", "the risk facet of `X`".
+	for _, nr := range nodeRefs {
+		if nr.negated {
+			continue
+		}
+		for _, w := range plainFacets(it.Text, nr.ref) {
+			if x := find(nr.p); x != nil && contains(nr.p.Facets, w) && !contains(x.parts, w) {
+				x.parts = append(x.parts, w)
+			}
+		}
+	}
 	if msg := unknownFacet(n, it, rs, prods); msg != "" {
 		return nil, CodeUnsatisfied + " " + msg
 	}
@@ -383,6 +395,24 @@ var (
 	// and `Y`" ties F to neither: each has it).
 	facetOf = regexp.MustCompile(`(?i)^\s*(\*\*)?\s*facet\s*(\*\*)?\s+(of|on|from|in)\s+(the\s+)?(\*\*)?$`)
 )
+
+var (
+	plainAfter  = regexp.MustCompile(`^(?:['’]s)?\s+(?:(?:gateway|responsibility|node)['’]s\s+)?([A-Za-z][\w:-]*)\s+facet\b`)
+	plainBefore = regexp.MustCompile(`\b([A-Za-z][\w:-]*)\s+facet\s+(?:of|on|from)\s+(?:the\s+)?$`)
+)
+
+// plainFacets are the plain words the sentence calls a facet right beside
+// node reference r.
+func plainFacets(text string, r ref) []string {
+	var out []string
+	if m := plainAfter.FindStringSubmatch(text[r.end:]); m != nil {
+		out = append(out, m[1])
+	}
+	if m := plainBefore.FindStringSubmatch(text[:r.at]); m != nil {
+		out = append(out, m[1])
+	}
+	return out
+}
 
 // owner is the node the sentence ties a part reference to ("`X`'s `F`",
 // "the `F` facet of `X`"), or nil: a part not tied to a node applies to
