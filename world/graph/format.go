@@ -41,7 +41,9 @@ type jsonEdge struct {
 	Producer   string `json:"producer"`
 	Facet      string `json:"facet"`
 	Rule       string `json:"rule"`
-	Line       int    `json:"line"`
+	// Why quotes the words that decided the edge (--explain's text).
+	Why  string `json:"why,omitempty"`
+	Line int    `json:"line"`
 }
 
 type jsonGraph struct {
@@ -56,7 +58,7 @@ func (g *Graph) json() ([]byte, error) {
 		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Kind, n.File, n.allFacets(), n.Wake, n.Height, n.CallerInputs})
 	}
 	for _, e := range g.Edges {
-		doc.Edges = append(doc.Edges, jsonEdge{e.Subscriber, e.Input, e.Producer, e.Facet, e.Rule, e.Pos.Line})
+		doc.Edges = append(doc.Edges, jsonEdge{e.Subscriber, e.Input, e.Producer, e.Facet, e.Rule, e.Why, e.Pos.Line})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
