@@ -20,6 +20,7 @@
 package graph
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -434,6 +435,9 @@ func (g *Graph) Seed(id string, inputs []string) (unknown []string) {
 // a lint step fails on a world that cannot start. A directory with no
 // responsibility or gateway has none.
 func Lint(dir string) (diag.List, error) {
+	if ok, err := hasNodes(dir); err != nil || !ok {
+		return nil, err
+	}
 	g, diags, err := Load(dir)
 	if err != nil {
 		return nil, err
@@ -447,4 +451,37 @@ func Lint(dir string) (diag.List, error) {
 		}
 	}
 	return out, nil
+}
+
+// hasNodes reports whether a spec file under dir says, in its front
+// matter, that it is a responsibility or a gateway: a cheap look before
+// a whole load.
+func hasNodes(dir string) (bool, error) {
+	files, err := walk(dir)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return false, err
+		}
+		if !bytes.HasPrefix(src, []byte("---")) {
+			continue
+		}
+		front := src[3:]
+		if end := bytes.Index(front, []byte("\n---")); end >= 0 {
+			front = front[:end]
+		}
+		for _, line := range bytes.Split(front, []byte("\n")) {
+			k, v, ok := bytes.Cut(line, []byte(":"))
+			if !ok || string(bytes.TrimSpace(k)) != "kind" {
+				continue
+			}
+			if v := string(bytes.Trim(bytes.TrimSpace(v), `"'`)); v == "responsibility" || v == "gateway" {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }

@@ -129,3 +129,20 @@ func TestIDsLintAndFix(t *testing.T) {
 		t.Errorf("invalid id: %s", got)
 	}
 }
+
+// A folder with no responsibility or gateway has no wiring findings (and
+// is not loaded twice).
+func TestLintWithoutNodes(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"f.prose.md": "---\nname: f\nkind: function\n---\n\n# F\n\n### Parameters\n\n- `x`: n\n\n### Returns\n\n- `y`: n\n"})
+	if ok, err := hasNodes(dir); ok || err != nil {
+		t.Errorf("hasNodes = %v, %v", ok, err)
+	}
+	ds, err := Lint(dir)
+	if err != nil || len(ds) != 0 {
+		t.Errorf("lint: %v %s", err, ds)
+	}
+	dir = writeFiles(t, map[string]string{"g.prose.md": "---\nname: g\nkind: \"gateway\"\n---\n\n# G\n"})
+	if ok, err := hasNodes(dir); !ok || err != nil {
+		t.Errorf("hasNodes of a gateway = %v, %v", ok, err)
+	}
+}
