@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/store"
 )
@@ -15,7 +16,7 @@ import (
 // WorldInput is the input of world.
 type WorldInput struct {
 	Path    string `json:"path" jsonschema:"the project directory: its state is the nearest .prose/world at or above it"`
-	Node    string `json:"node" jsonschema:"the node's id"`
+	Node    string `json:"node" jsonschema:"the node's id or name"`
 	Facet   string `json:"facet,omitempty" jsonschema:"only this member of the truth"`
 	Version string `json:"version,omitempty" jsonschema:"a committed version (sha256:HEX, as a receipt names it) instead of the published truth"`
 	State   string `json:"state,omitempty" jsonschema:"the state directory, when it is not PATH/.prose/world"`
@@ -32,7 +33,7 @@ type WorldOutput struct {
 // ReceiptsInput is the input of receipts.
 type ReceiptsInput struct {
 	Path   string `json:"path" jsonschema:"the project directory: its state is the nearest .prose/world at or above it"`
-	Node   string `json:"node,omitempty" jsonschema:"only this node's receipts (and cost); verify always checks every node"`
+	Node   string `json:"node,omitempty" jsonschema:"only this node's receipts (and cost), by id or name; verify always checks every node"`
 	State  string `json:"state,omitempty" jsonschema:"the state directory, when it is not PATH/.prose/world"`
 	Verify bool   `json:"verify,omitempty" jsonschema:"check every ledger's chain and signatures, the stored versions and the published files instead of listing"`
 	Cost   bool   `json:"cost,omitempty" jsonschema:"sum requests, tokens and programs by node and by wake source instead of listing"`
@@ -89,12 +90,14 @@ func (s *Server) state(path, state string) (*store.Store, error) {
 
 func (s *Server) worldTool(_ context.Context, _ *mcp.CallToolRequest, in WorldInput) (*mcp.CallToolResult, WorldOutput, error) {
 	if in.Node == "" {
-		return nil, WorldOutput{}, errors.New("world: give the node's id in node")
+		return nil, WorldOutput{}, errors.New("world: give the node's id or name in node")
 	}
 	st, err := s.state(in.Path, in.State)
 	if err != nil {
 		return nil, WorldOutput{}, fmt.Errorf("world: %w", err)
 	}
+	stored, _ := st.Nodes()
+	in.Node = graph.StoredNode(stored, st.Dir, in.Node)
 	v, err := st.Show(in.Node, in.Facet, in.Version)
 	if err != nil {
 		return nil, WorldOutput{}, fmt.Errorf("world: %w", err)
@@ -112,6 +115,10 @@ func (s *Server) receiptsTool(_ context.Context, _ *mcp.CallToolRequest, in Rece
 	st, err := s.state(in.Path, in.State)
 	if err != nil {
 		return nil, ReceiptsOutput{}, fmt.Errorf("receipts: %w", err)
+	}
+	if in.Node != "" {
+		stored, _ := st.Nodes()
+		in.Node = graph.StoredNode(stored, st.Dir, in.Node)
 	}
 	rs, err := st.Receipts(in.Node)
 	if err != nil {

@@ -212,7 +212,7 @@ func (s *Server) Trigger(node string, event []byte) (drain int, dup bool, err er
 			return 0, false, fmt.Errorf("%w: %v", ErrBadEvent, err)
 		}
 	}
-	drain, dup, err = s.q.Enqueue(node, event)
+	drain, dup, err = s.q.Enqueue(n.ID, event)
 	if err != nil {
 		return 0, false, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
+	"github.com/proselang/prose/world/graph"
 )
 
 // Shell completion. cobra's `prose completion SHELL` writes the script;
@@ -27,7 +28,9 @@ import (
 //     input names of the spec given on the command line (NAME=); --slot
 //     also the callees of a function or responsibility (the names its
 //     Execution and its nodes call, its inline nodes, its own render);
-//     and a slot's binding kinds after the =;
+//     and a slot's binding kinds after the =; for a project directory,
+//     its nodes by id and by name (NODE.CALLEE for --slot, NODE.INPUT
+//     for --input), as --tick and graph --explain complete them;
 //   - the fixed values of lint --format and new --kind.
 //
 // Completion never fails loudly: a spec that does not load or a run
@@ -42,6 +45,9 @@ func addCompletions(root *cobra.Command) {
 			completeFlag(c, "slot", completeSpecNames("slot"))
 			completeFlag(c, "config", completeSpecNames("config"))
 			completeFlag(c, "input", completeSpecNames("input"))
+			completeFlag(c, "tick", completeNodes)
+		case "graph":
+			completeFlag(c, "explain", completeNodes)
 		case "show":
 			c.ValidArgsFunction = completeSpecFile
 		case "lint":
@@ -204,6 +210,56 @@ func completeSpecNames(kind string) completeFunc {
 	}
 }
 
+// worldNames lists, for a drain of the project in dir, what --slot
+// (nodes and NODE.CALLEE), --input (NODE.INPUT) or --tick and --explain
+// (nodes) name: each node by its id and by its name.
+func worldNames(dir, kind string) []string {
+	g, _, err := graph.Load(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range g.Nodes {
+		names := []string{n.ID}
+		if n.Name != "" && n.Name != n.ID {
+			names = append(names, n.Name)
+		}
+		for _, name := range names {
+			switch kind {
+			case "slot":
+				out = append(out, name)
+				for _, c := range callees(n.Spec) {
+					if c != n.Spec.Name {
+						out = append(out, name+"."+c)
+					}
+				}
+			case "input":
+				for _, in := range n.CallerInputs {
+					out = append(out, name+"."+in)
+				}
+			case "node":
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// completeNodes completes the node ids and names of the project given
+// on the command line.
+func completeNodes(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, n := range worldNames(args[0], "node") {
+		if strings.HasPrefix(n, toComplete) {
+			out = append(out, n)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
 // bindingValues are the binding kinds a slot takes, as NAME=VALUE words.
 func bindingValues(name, val string) []string {
 	var vals []string
@@ -221,6 +277,9 @@ func bindingValues(name, val string) []string {
 // specNames lists the slot, config or input names of the spec at path
 // (none when it does not load).
 func specNames(path, kind string) []string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return worldNames(path, kind)
+	}
 	sp, _, err := callgraph.LoadSpec(path)
 	if err != nil || sp == nil {
 		return nil

@@ -39,6 +39,18 @@ func TestCompletion(t *testing.T) {
 	if code, _, errs := runMain(t, "run", spec, "--slot", "worker=exec:cat", "--input", "task_brief=x", "--quiet", "--run-dir", runDir); code != 0 {
 		t.Fatal(errs)
 	}
+	world := filepath.Join(dir, "world")
+	for name, src := range map[string]string{
+		"feed.prose.md":  "---\nname: feed\nkind: gateway\n---\n\n# Feed\n\n### Maintains\n\n- `counts`: n\n",
+		"tally.prose.md": "---\nname: tally\nkind: responsibility\nid: 067NC4KG01RG50R40M30E20918\n---\n\n# Tally\n\n### Requires\n\n- `feed.counts`: n\n\n### Maintains\n\n- `t`: n\n\n### Execution\n\n```prose\nlet s = call score\nreturn { t: s }\n```\n",
+	} {
+		if err := os.MkdirAll(world, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(world, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := []struct {
 		args []string
 		want []string // each must be offered
@@ -56,6 +68,11 @@ func TestCompletion(t *testing.T) {
 		{[]string{"run", spec, "--slot", "worker=ll"}, []string{"worker=llm", "worker=llm:"}, []string{"worker=exec:"}},
 		{[]string{"run", spec, "--slot", "worker=std/patterns/ra"}, []string{"worker=std/patterns/race.prose.md", "worker=std/patterns/ratchet.prose.md"}, nil},
 		{[]string{"show", "std/patterns/fan"}, []string{"std/patterns/fan-out.prose.md"}, nil},
+		// a project's nodes by id and by name, and the callees of each
+		{[]string{"run", world, "--slot", "ta"}, []string{"tally=", "tally.score="}, []string{"feed="}},
+		{[]string{"run", world, "--slot", "067"}, []string{"067NC4KG01RG50R40M30E20918=", "067NC4KG01RG50R40M30E20918.score="}, nil},
+		{[]string{"run", world, "--tick", ""}, []string{"tally", "067NC4KG01RG50R40M30E20918", "feed"}, nil},
+		{[]string{"graph", world, "--explain", "t"}, []string{"tally"}, []string{"feed"}},
 		{[]string{"resume", "--run-dir", runDir, ""}, []string{"latest"}, nil},
 		{[]string{"replay", "--run-dir", runDir, "l"}, []string{"latest"}, nil},
 	}

@@ -15,9 +15,9 @@ import (
 )
 
 // worldCommands are the commands of the world model: graph, world,
-// receipts.
+// receipts, fix.
 func worldCommands(s streams) []*cobra.Command {
-	return []*cobra.Command{newGraphCmd(s), newWorldCmd(s), newReceiptsCmd(s)}
+	return []*cobra.Command{newGraphCmd(s), newWorldCmd(s), newReceiptsCmd(s), newFixCmd(s)}
 }
 
 // graphOptions are the flags and arguments of `prose graph`.
@@ -25,6 +25,7 @@ type graphOptions struct {
 	path           string
 	format         string
 	propose        bool
+	explain        string
 	model, baseURL string
 }
 
@@ -38,18 +39,29 @@ node_modules and files that are not regular) or a root file and what its
 ### Requires reach, and wires each Requires item to a producer's truth or
 one of its parts, by these rules in order:
 
-  (a) the item is written producer or producer.facet;
-  (b) its name is a #### facet, a Maintains field or a backticked
+  (a, c) every node the item names, in backticks or bold, by id, name or
+      title, or as producer.facet, is a producer (several make a fan-in,
+      read as an object keyed by producer); each is bound to the facets
+      the sentence names that it has ("X's F facet", "the F facet of X",
+      X.F; a family stem:<key> as one keyed facet), else its whole truth;
+      a word of exclusion (never, not, except, without) removes what it
+      names;
+  (b) else its name is a #### facet, a Maintains field or a backticked
       world-model name of exactly one other node;
-  (c) its text names nodes in backticks or bold, by id, name or title
-      (several make a fan-in), with a backticked facet of that node;
-  (d) the project's prose.wiring.yaml says subscriber.input: producer.facet.
+  (c) else the facets or fields it names belong to exactly one node;
+  (d) else the project's prose.wiring.yaml says subscriber.input:
+      producer.facet.
 
-An item none binds is an error at its line when it is unsatisfied (with
-did-you-mean), ambiguous (naming the candidates) or closes a cycle
-(naming the path); otherwise it is a caller input. A node's id is its
-front matter id, else its name, else its file stem. Functions are called,
-not wired: they are no nodes.
+An item none binds is an error at its line: unsatisfied (with
+did-you-mean), ambiguous (naming the candidates), or unmaintained
+(nothing in the project maintains it: give it with prose run DIR --input
+NODE.INPUT=VALUE, wire it, or add its producer); so is an item that
+closes a cycle (naming the path). A node's id is its front matter id,
+else its name, else its file stem. Functions are called, not wired: they
+are no nodes.
+
+--explain NODE prints, for each Requires item of NODE (by id or name),
+the edges it drew with the rule and the words that decided each.
 
 --propose asks a model (--model, PROSE_MODEL) to wire the items no rule
 bound: its proposals that fit the graph are appended to the project's
@@ -65,6 +77,7 @@ flag.`,
 		Example: `  prose graph examples/basic-unit-suite
   prose graph src/alert-state.prose.md --format json
   prose graph . --format mermaid
+  prose graph . --explain sample-program-builder
   prose graph . --propose --model gpt-4o-mini`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -74,6 +87,7 @@ flag.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.format, "format", "text", "text, json, dot or mermaid")
+	fl.StringVar(&o.explain, "explain", "", "print the words that decided each edge into `NODE`")
 	fl.BoolVar(&o.propose, "propose", false, "ask a model to wire what no rule bound, into prose.wiring.yaml for review")
 	fl.StringVar(&o.model, "model", "", "`MODEL` for --propose (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` for --propose (default $OPENAI_BASE_URL)")
@@ -94,7 +108,15 @@ func runGraph(ctx context.Context, s streams, o graphOptions) error {
 		}
 	}
 	fmt.Fprint(s.err, diags.String())
-	b, err := g.Format(o.format)
+	var b []byte
+	if o.explain != "" {
+		b, err = g.Explain(o.explain)
+		if err != nil {
+			return usageErrorf("graph --explain: %v", err)
+		}
+	} else {
+		b, err = g.Format(o.format)
+	}
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}

@@ -29,16 +29,17 @@ func TestGraphPropose(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", testKey)
 	t.Setenv("PROSE_MODEL", "")
 
-	// Without --propose nothing asks a model: prices is a caller input.
-	code, out, _ := runMain(t, "graph", dir)
-	if code != 0 || !strings.Contains(out, "caller inputs: prices, horizon") || srv.Count() != 0 {
-		t.Fatalf("plain graph: %d %d\n%s", code, srv.Count(), out)
+	// Without --propose nothing asks a model: nothing maintains prices
+	// (an error, unless a drain's caller gives it).
+	code, out, errw := runMain(t, "graph", dir)
+	if code != 1 || !strings.Contains(out, "caller inputs: prices, horizon") || !strings.Contains(errw, `input "prices" of digest: nothing in this project maintains it`) || srv.Count() != 0 {
+		t.Fatalf("plain graph: %d %d\n%s%s", code, srv.Count(), out, errw)
 	}
 	if code, _, errw := runMain(t, "graph", dir, "--propose"); code != 2 || !strings.Contains(errw, "needs a model") {
 		t.Fatalf("no model: exit %d\n%s", code, errw)
 	}
-	code, out, errw := runMain(t, "graph", dir, "--propose", "--model", "m1")
-	if code != 0 {
+	code, out, errw = runMain(t, "graph", dir, "--propose", "--model", "m1")
+	if code != 1 || !strings.Contains(errw, `input "horizon" of digest: nothing in this project maintains it`) || strings.Contains(errw, `input "prices" of digest: nothing`) {
 		t.Fatalf("exit %d\n%s%s", code, out, errw)
 	}
 	if srv.Count() != 1 {
@@ -67,7 +68,7 @@ func TestGraphPropose(t *testing.T) {
 	srv.Push(llmtest.JSON(map[string]any{"proposals": []any{map[string]any{"subscriber": "digest", "input": "horizon", "producer": "", "part": "", "reason": "given by the caller"}}}))
 	code, _, errw = runMain(t, "graph", dir, "--propose", "--model", "m1")
 	again, _ := os.ReadFile(filepath.Join(dir, "prose.wiring.yaml"))
-	if code != 0 || string(again) != string(wiring) || !strings.Contains(errw, "proposed 0 wirings") || strings.Contains(string(srv.Requests()[1].Body), `\"input\": \"prices\"`) {
+	if code != 1 || string(again) != string(wiring) || !strings.Contains(errw, "proposed 0 wirings") || strings.Contains(string(srv.Requests()[1].Body), `\"input\": \"prices\"`) {
 		t.Errorf("second propose: exit %d, file changed %v\n%s", code, string(again) != string(wiring), errw)
 	}
 }

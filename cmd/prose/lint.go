@@ -12,6 +12,7 @@ import (
 
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/std"
+	"github.com/proselang/prose/world/graph"
 )
 
 // lintOptions are the flags of `prose lint`.
@@ -105,6 +106,7 @@ func runLint(ctx context.Context, s streams, opts *lintOptions, args []string) e
 	if ctx.Err() != nil {
 		return ctx.Err() // Main says "interrupted" and exits 130
 	}
+	lintWiring(res, args)
 	if err := writeLint(s.out, format, res, opts.color); err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("lint: %w", err)}
 	}
@@ -126,6 +128,36 @@ func runLint(ctx context.Context, s streams, opts *lintOptions, args []string) e
 		return &exitError{code: exitFailure}
 	}
 	return nil
+}
+
+// lintWiring adds to res the wiring findings (graph/*) of each directory
+// argument on disk, as `prose graph` reports them: a lint step fails on a
+// world that cannot start.
+func lintWiring(res *lint.Result, args []string) {
+	seen := map[string]bool{}
+	for _, d := range res.Diags {
+		seen[d.String()] = true
+	}
+	added := false
+	for _, arg := range args {
+		if st, err := os.Stat(arg); err != nil || !st.IsDir() {
+			continue
+		}
+		ds, err := graph.Lint(arg)
+		if err != nil {
+			continue // the files' own lint reports what cannot be read
+		}
+		for _, d := range ds {
+			if !seen[d.String()] {
+				seen[d.String()] = true
+				res.Diags = append(res.Diags, d)
+				added = true
+			}
+		}
+	}
+	if added {
+		res.Diags.Sort()
+	}
 }
 
 // lintResolver maps a path argument to the file system holding it: a file

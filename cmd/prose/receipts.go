@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/store"
 )
@@ -55,8 +56,15 @@ directory.`,
 	return world
 }
 
+// storedNode is the id under which st keeps the node named name (by id
+// or name).
+func storedNode(st *store.Store, name string) string {
+	nodes, _ := st.Nodes()
+	return graph.StoredNode(nodes, st.Dir, name)
+}
+
 func worldShow(s streams, st *store.Store, node, facet, version string) error {
-	v, err := st.Show(node, facet, version)
+	v, err := st.Show(storedNode(st, node), facet, version)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("world show: %w", err)}
 	}
@@ -99,7 +107,7 @@ above the current directory.`,
 			}
 			node := ""
 			if len(args) == 1 {
-				node = args[0]
+				node = storedNode(st, args[0])
 			}
 			rs, err := st.Receipts(node)
 			if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -73,6 +74,11 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
 	}
+	callers, err := worldInputs(g, o.inputs)
+	if err != nil {
+		return err
+	}
+	diags = g.Given(diags, givenInputs(g, o.inputs))
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
 		return &exitError{code: exitUsage}
@@ -85,20 +91,19 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if err != nil {
 		return err
 	}
+	var ticks []string
 	for _, t := range w.ticks {
-		if g.Node(t) == nil {
-			return usageErrorf("--tick %s: no such node (nodes: %s)", t, strings.Join(nodeIDs(g), ", "))
+		n := g.Node(t)
+		if n == nil {
+			return usageErrorf("--tick %s: no such node%s (nodes: %s)", t, didYouMean(t, nodeIDs(g)), strings.Join(nodeIDs(g), ", "))
 		}
+		ticks = append(ticks, n.ID)
 	}
 	var key ed25519.PrivateKey
 	if w.signKey != "" {
 		if key, err = readSignKey(w.signKey); err != nil {
 			return usageErrorf("--sign-key: %v", err)
 		}
-	}
-	callers, err := worldInputs(g, o.inputs)
-	if err != nil {
-		return err
 	}
 	dir := w.state
 	if dir == "" {
@@ -110,7 +115,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	}
 	enc := json.NewEncoder(s.out)
 	res, err := reconcile.Drain(ctx, reconcile.Options{
-		Graph: g, Store: st, Events: events, Ticks: w.ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
+		Graph: g, Store: st, Events: events, Ticks: ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
 		Binding:  bindings.describe,
 		Renderer: bindings.renderer,
 		Committed: func(r *receipt.Receipt) {
@@ -152,6 +157,9 @@ func nodeIDs(g *graph.Graph) []string {
 	var out []string
 	for _, n := range g.Nodes {
 		out = append(out, n.ID)
+		if n.Name != "" && n.Name != n.ID {
+			out = append(out, n.Name)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -220,6 +228,7 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 		n := g.Node(name)
 		if n == nil {
 			if id, callee, ok := strings.Cut(name, "."); ok && g.Node(id) != nil && callee != "" {
+				id = g.Node(id).ID
 				b.callees[id] = append(b.callees[id], bind.Assignment{Name: callee, Value: val})
 				continue
 			}
@@ -228,7 +237,7 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 		if _, err := render.Parse(val); err != nil && val != "llm" && !strings.HasPrefix(val, "llm:") {
 			return nil, usageErrorf("--slot %s: %v, or llm[:MODEL]", name, err)
 		}
-		b.node[name] = val
+		b.node[n.ID] = val
 	}
 	models, err := run.NewModels(os.Getenv, o.model, o.baseURL)
 	if err != nil {
@@ -250,10 +259,70 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 		}
 		missing = append(missing, n.ID)
 	}
+	if len(missing) == 0 && !(modelConfigured(o) && modelOK(models)) {
+		missing = unboundCallees(g, b)
+		if len(missing) > 0 {
+			var hint []string
+			for _, m := range missing {
+				hint = append(hint, "--slot "+m+"=exec:COMMAND")
+			}
+			return nil, usageErrorf("no model is configured, and these functions that an Execution calls are rendered by one: %s; configure a model (--model or PROSE_MODEL, see Models in the README), or bind each to a program: %s",
+				strings.Join(missing, ", "), strings.Join(hint, " "))
+		}
+	}
 	if len(missing) > 0 {
-		return nil, usageErrorf("no render bound for %s and no model configured: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
+		return nil, usageErrorf("no render bound for %s and no model configured: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"name\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
 	}
 	return b, nil
+}
+
+func modelOK(m *run.Models) bool {
+	_, err := m.Client("")
+	return err == nil
+}
+
+// unboundCallees lists, as NODE.CALLEE, the functions the Executions of
+// g's nodes call directly that a model would render (no runnable
+// Execution of their own) and no --slot NODE.CALLEE binds: a drain with
+// no model fails on them, so it is refused before it starts, with the
+// binding a drain accepts.
+func unboundCallees(g *graph.Graph, b *worldBinds) []string {
+	var out []string
+	for _, n := range g.Nodes {
+		if b.node[n.ID] != "" || n.Spec.Body() == nil {
+			continue
+		}
+		bound := map[string]bool{}
+		for _, a := range b.callees[n.ID] {
+			bound[a.Name] = true
+		}
+		for _, name := range callees(n.Spec) {
+			if name == n.Spec.Name || bound[name] {
+				continue
+			}
+			if c := n.Spec.ResolveCall(name, nil, &spec.Finder{}); c != nil && modelRendered(c) {
+				out = append(out, n.ID+"."+name)
+			}
+		}
+	}
+	return out
+}
+
+// modelRendered reports whether a callee is a function with no runnable
+// Execution: a model renders it.
+func modelRendered(c *spec.Callee) bool {
+	var sp *spec.Spec
+	switch c.Kind {
+	case spec.CalleeNode:
+		sp = c.Node
+	case spec.CalleeSibling:
+		s, _, err := spec.Load(c.Path)
+		if err != nil {
+			return false
+		}
+		sp = s
+	}
+	return sp != nil && sp.Kind == "function" && sp.Body() == nil
 }
 
 func didYouMean(name string, cands []string) string {
@@ -299,9 +368,24 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader) (map[string][]
 		if err != nil {
 			return nil, usageErrorf("--event %s: not a JSON event: %v", name, err)
 		}
-		out[name] = append(out[name], v)
+		out[n.ID] = append(out[n.ID], v)
 	}
 	return out, nil
+}
+
+// givenInputs reports which NODE.INPUT the --input flags give (NODE
+// by id or name).
+func givenInputs(g *graph.Graph, flags []string) func(node, input string) bool {
+	return func(node, input string) bool {
+		for _, f := range flags {
+			name, _, _ := strings.Cut(f, "=")
+			id, in, _ := strings.Cut(name, ".")
+			if n := g.Node(id); n != nil && n.ID == node && in == input {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // worldInputs reads --input NODE.NAME=VALUE for the caller inputs of a
@@ -313,6 +397,9 @@ func worldInputs(g *graph.Graph, flags []string) (map[string]map[string]any, err
 		name, val, ok := strings.Cut(f, "=")
 		id, in, dotted := strings.Cut(name, ".")
 		n := g.Node(id)
+		if n != nil {
+			id = n.ID
+		}
 		if !ok || !dotted || n == nil || !slices.Contains(n.CallerInputs, in) {
 			var all []string
 			for _, x := range g.Nodes {

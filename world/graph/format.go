@@ -41,7 +41,9 @@ type jsonEdge struct {
 	Producer   string `json:"producer"`
 	Facet      string `json:"facet"`
 	Rule       string `json:"rule"`
-	Line       int    `json:"line"`
+	// Why quotes the words that decided the edge (--explain's text).
+	Why  string `json:"why,omitempty"`
+	Line int    `json:"line"`
 }
 
 type jsonGraph struct {
@@ -53,10 +55,10 @@ type jsonGraph struct {
 func (g *Graph) json() ([]byte, error) {
 	doc := jsonGraph{Nodes: []jsonNode{}, Edges: []jsonEdge{}, EntryPoints: g.EntryPoints()}
 	for _, n := range g.Nodes {
-		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Kind, n.File, append([]string{}, n.Facets...), n.Wake, n.Height, n.CallerInputs})
+		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Kind, n.File, n.allFacets(), n.Wake, n.Height, n.CallerInputs})
 	}
 	for _, e := range g.Edges {
-		doc.Edges = append(doc.Edges, jsonEdge{e.Subscriber, e.Input, e.Producer, e.Facet, e.Rule, e.Pos.Line})
+		doc.Edges = append(doc.Edges, jsonEdge{e.Subscriber, e.Input, e.Producer, e.Facet, e.Rule, e.Why, e.Pos.Line})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -71,8 +73,8 @@ func (g *Graph) text() []byte {
 	fmt.Fprintf(&b, "nodes (%d):\n", len(g.Nodes))
 	for _, n := range g.Nodes {
 		fmt.Fprintf(&b, "  %s  %s  %s  wake: %s", n.ID, n.Kind, n.File, n.Wake)
-		if len(n.Facets) > 0 {
-			fmt.Fprintf(&b, "  facets: %s", strings.Join(n.Facets, ", "))
+		if fs := n.allFacets(); len(fs) > 0 {
+			fmt.Fprintf(&b, "  facets: %s", strings.Join(fs, ", "))
 		}
 		if len(n.CallerInputs) > 0 {
 			fmt.Fprintf(&b, "  caller inputs: %s", strings.Join(n.CallerInputs, ", "))
@@ -135,4 +137,9 @@ func (g *Graph) mermaid() []byte {
 func mermaidText(s string) string {
 	r := strings.NewReplacer(`"`, "#quot;", "|", "#124;", "<", "#lt;", ">", "#gt;")
 	return r.Replace(s)
+}
+
+// allFacets are n's facets and facet families, as a picture names them.
+func (n *Node) allFacets() []string {
+	return append(append([]string{}, n.Facets...), n.Families...)
 }

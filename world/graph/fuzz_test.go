@@ -3,6 +3,7 @@ package graph
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/spec"
@@ -39,6 +40,43 @@ func FuzzWiringFile(f *testing.F) {
 		}
 		if _, _, err := readWiring(dir); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzSentence: any item text reads into references without a panic,
+// each inside the text, and wires without a panic.
+func FuzzSentence(f *testing.F) {
+	f.Add("`ledgers`: all scout ledgers from `a`, `b`, **`c`** facet — never `d`.")
+	f.Add("**a `b` ** `` ` ** never not just (`x`) —")
+	f.Add("`eligible:<login>` facet of `a`; not only `b` but `c`'s `track` facet")
+	f.Fuzz(func(t *testing.T, text string) {
+		it := &Item{Name: itemName(text), Text: text}
+		for _, r := range refs(it) {
+			if r.at >= 0 && (r.at > len(text) || r.end > len(text) || r.end < r.at) {
+				t.Fatalf("reference %q at %d:%d outside %q", r.text, r.at, r.end, text)
+			}
+		}
+		if strings.ContainsAny(text, "\n\r") {
+			return
+		}
+		dir := t.TempDir()
+		for name, src := range map[string]string{
+			"a.prose.md": "---\nname: a\nkind: gateway\n---\n\n# A\n\n### Maintains\n\n#### track\n\nT.\n\n#### eligible:<login>\n\nE.\n",
+			"s.prose.md": "---\nname: s\nkind: responsibility\n---\n\n# S\n\n### Requires\n\n- " + text + "\n\n### Maintains\n\n- `v`: n\n",
+		} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, _, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Node("s") != nil {
+			if _, err := g.Explain("s"); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }

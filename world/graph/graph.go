@@ -7,13 +7,20 @@
 // is a Node; functions stay stateless callees and are no nodes. Each
 // ### Requires item is bound by Wire's rules (wire.go) to a producer's
 // truth or one of its parts, giving the Edges; an item none binds is a
-// caller input or a diagnostic at its line. Format prints the graph as
+// diagnostic at its line (an input nothing maintains is an error unless
+// the caller gives it: Given). Format prints the graph as
 // text, JSON, Graphviz dot or Mermaid (format.go).
 //
-// Main types: Graph, Node, Edge, Item. Entry points: Load, (*Graph).Format.
+// Explain quotes the words that decided each edge into a node
+// (explain.go); Lint is what `prose lint DIR` adds; ids.go holds identity:
+// ids checked as Crockford base32, AddIDs for `prose fix --ids`.
+//
+// Main types: Graph, Node, Edge, Item. Entry points: Load, Lint, AddIDs,
+// (*Graph).Format, (*Graph).Explain, (*Graph).Node (by id or name).
 package graph
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,12 +77,15 @@ type Node struct {
 	Wake string
 	// Facets are the names of the truth's `####` parts.
 	Facets []string
+	// Families are the truth's facet families (`#### eligible:<login>`):
+	// one facet per key, each a member `eligible:KEY` of the truth.
+	Families []string
 	// Fields are the truth's declared fields.
 	Fields []string
 	// Items are the Requires items, in order.
 	Items []*Item
-	// CallerInputs are the items no rule bound: given by the caller (or
-	// null).
+	// CallerInputs are the items nothing maintains: each an error of
+	// the graph unless the caller gives it (Given).
 	CallerInputs []string
 	// Height is 0 for a node nothing feeds, else one more than its
 	// highest producer.
@@ -90,8 +100,11 @@ type Edge struct {
 	// "wiring", or "read" for a read_world_model("NODE") of the
 	// Execution (reads.go).
 	Rule string
-	Pos  diag.Position
-	pos  diag.Pos
+	// Why quotes the words of the item that decided the edge: what
+	// `prose graph --explain` prints.
+	Why string
+	Pos diag.Position
+	pos diag.Pos
 }
 
 // Unresolved is a Requires item no rule bound.
@@ -99,8 +112,8 @@ type Unresolved struct {
 	Node string
 	Item *Item
 	Pos  diag.Position
-	// Why is CodeUnsatisfied or CodeAmbiguous (an error), or "caller" (a
-	// caller input).
+	// Why is CodeUnsatisfied, CodeAmbiguous or CodeUnmaintained (an
+	// input nothing maintains: the caller may give it).
 	Why string
 	// Candidates are the producer.part an ambiguous item could be.
 	Candidates []string
@@ -116,10 +129,37 @@ type Item struct {
 	// Prior is true for an item that reads the node's own prior truth
 	// ("prior `CountTrend`"): no edge.
 	Prior bool
+	// Excluded are what the item's words of exclusion removed
+	// (`producer.facet`, or a producer), with the words.
+	Excluded []string
 }
 
-// Node returns the node with the id, or nil.
-func (g *Graph) Node(id string) *Node { return g.byID[id] }
+// Node returns the node named s: by its id, else by its name (the one
+// node whose front matter name is s); nil when none is.
+func (g *Graph) Node(s string) *Node {
+	if n := g.byID[s]; n != nil {
+		return n
+	}
+	var found *Node
+	for _, n := range g.Nodes {
+		if n.Name == s {
+			if found != nil {
+				return nil
+			}
+			found = n
+		}
+	}
+	return found
+}
+
+// Label is how messages name n: its id, with its name beside it when
+// the two differ ("067NC4KG0XVMH2AA9D64TKJFA0 (customer-risk-maintained)").
+func (n *Node) Label() string {
+	if n.Name != "" && n.Name != n.ID {
+		return n.ID + " (" + n.Name + ")"
+	}
+	return n.ID
+}
 
 // In returns the edges into n, in order.
 func (g *Graph) In(id string) []*Edge {
@@ -192,6 +232,7 @@ func Load(path string) (*Graph, diag.List, error) {
 			rootFile = n.ID
 		}
 	}
+	diags = append(diags, g.checkIDs()...)
 	w, wd, err := readWiring(root)
 	if err != nil {
 		return nil, nil, err
@@ -269,6 +310,7 @@ func (g *Graph) add(s *spec.Spec, path string, diags *diag.List) *Node {
 			n.Fields = append(n.Fields, o.Name)
 		}
 	}
+	n.Families = families(s)
 	n.Items = requiresItems(s)
 	g.byID[n.ID] = n
 	g.Nodes = append(g.Nodes, n)
@@ -328,6 +370,31 @@ func (g *Graph) keepReached(root string) {
 	g.Edges = edges
 }
 
+// Given drops from diags the CodeUnmaintained errors of the inputs the
+// caller gives (given(node, input) is true): a drain's --input, a
+// test's Fixtures.
+func (g *Graph) Given(diags diag.List, given func(node, input string) bool) diag.List {
+	var out diag.List
+	for _, d := range diags {
+		if d.Code == CodeUnmaintained {
+			if u := g.unresolvedAt(d.Position); u != nil && given(u.Node, u.Item.Name) {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func (g *Graph) unresolvedAt(p diag.Position) *Unresolved {
+	for _, u := range g.Unresolved {
+		if u.Why == CodeUnmaintained && u.Pos == p {
+			return u
+		}
+	}
+	return nil
+}
+
 // Seed gives the inputs of node id from outside: the edges that bind them
 // are dropped and they become caller inputs, and the nodes id no longer
 // reaches upstream leave the graph (a test's Fixtures seed its subject
@@ -360,4 +427,61 @@ func (g *Graph) Seed(id string, inputs []string) (unknown []string) {
 	g.keepReached(id)
 	g.order()
 	return unknown
+}
+
+// Lint wires the project in dir and returns its wiring findings alone
+// (codes graph/*) and a warning for each responsibility without an
+// `id:`: what `prose lint DIR` adds to the files' findings, so
+// a lint step fails on a world that cannot start. A directory with no
+// responsibility or gateway has none.
+func Lint(dir string) (diag.List, error) {
+	if ok, err := hasNodes(dir); err != nil || !ok {
+		return nil, err
+	}
+	g, diags, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	diags = append(diags, g.missingIDs()...)
+	diags.Sort()
+	var out diag.List
+	for _, d := range diags {
+		if strings.HasPrefix(d.Code, "graph/") {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// hasNodes reports whether a spec file under dir says, in its front
+// matter, that it is a responsibility or a gateway: a cheap look before
+// a whole load.
+func hasNodes(dir string) (bool, error) {
+	files, err := walk(dir)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return false, err
+		}
+		if !bytes.HasPrefix(src, []byte("---")) {
+			continue
+		}
+		front := src[3:]
+		if end := bytes.Index(front, []byte("\n---")); end >= 0 {
+			front = front[:end]
+		}
+		for _, line := range bytes.Split(front, []byte("\n")) {
+			k, v, ok := bytes.Cut(line, []byte(":"))
+			if !ok || string(bytes.TrimSpace(k)) != "kind" {
+				continue
+			}
+			if v := string(bytes.Trim(bytes.TrimSpace(v), `"'`)); v == "responsibility" || v == "gateway" {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }

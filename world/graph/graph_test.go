@@ -73,8 +73,27 @@ func TestExamplesWireAsTheirReadmesSay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(diags) > 0 {
-				t.Errorf("diagnostics:\n%s", diags)
+			// An input nothing in the folder maintains is an error that
+			// names it; nothing else is reported.
+			var unmaintained []string
+			for _, d := range diags {
+				if d.Code != CodeUnmaintained {
+					t.Errorf("diagnostic: %s", d)
+				}
+			}
+			for _, u := range g.Unresolved {
+				if u.Why == CodeUnmaintained {
+					unmaintained = append(unmaintained, u.Node+"."+u.Item.Name)
+				}
+			}
+			var want []string
+			for id, ins := range tc.callers {
+				for _, in := range ins {
+					want = append(want, id+"."+in)
+				}
+			}
+			if len(diags) != len(want) || !reflect.DeepEqual(unmaintained, want) {
+				t.Errorf("unmaintained inputs %q (%d errors), want %q", unmaintained, len(diags), want)
 			}
 			if got := edgeList(g); !reflect.DeepEqual(got, tc.edges) {
 				t.Errorf("edges:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.edges, "\n"))
@@ -156,7 +175,7 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 	}{
 		{"unsatisfied, with did-you-mean", map[string]string{
 			"feed.prose.md": node("feed", "gateway", "", "- `counts`: tallies"),
-			"sum.prose.md":  node("sum", "responsibility", "- `x`: in\n- `countz`: the tallies", "- `total`: n"),
+			"sum.prose.md":  node("sum", "responsibility", "- `feed.counts`: in\n- `countz`: the tallies", "- `total`: n"),
 		}, "sum.prose.md:11:3: error: input \"countz\" of sum: nothing maintains \"countz\"; did you mean counts? [graph/unsatisfied]"},
 		{"unsatisfied, a producer that does not exist", map[string]string{
 			"sum.prose.md": node("sum", "responsibility", "- `totals`: *(Maintained by `nobody`.)*", "- `total`: n"),
@@ -167,6 +186,14 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"b.prose.md":   node("b", "gateway", "", "- `counts`: tallies"),
 			"sum.prose.md": node("sum", "responsibility", "- `counts`: the tallies", "- `total`: n"),
 		}, "sum.prose.md:10:3: error: input \"counts\" of sum is ambiguous: a.counts, b.counts could each give it; write `producer.part` or add it to prose.wiring.yaml [graph/ambiguous]"},
+		{"a facet no named producer has, with did-you-mean", map[string]string{
+			"s.prose.md":   node("scorer", "gateway", "", "#### track\n\nThe lane."),
+			"sum.prose.md": node("sum", "responsibility", "- `lane`: the `scorer`'s `trakc` facet only.", "- `total`: n"),
+		}, "sum.prose.md:10:3: error: input \"lane\" of sum names the facet \"trakc\", which scorer does not maintain (facets: track) [graph/unsatisfied]"},
+		{"an exclusion that leaves nothing to read", map[string]string{
+			"s.prose.md":   node("scorer", "gateway", "", "#### track\n\nThe lane.\n\n#### score\n\nThe number."),
+			"sum.prose.md": node("sum", "responsibility", "- `lane`: the `scorer`, never its `score`.", "- `total`: n"),
+		}, "sum.prose.md:10:3: error: input \"lane\" of sum excludes score of scorer but names no part of it to read: name the facets it reads (`scorer.FACET`) [graph/ambiguous]"},
 		{"cycle, naming the path", map[string]string{
 			"a.prose.md": node("a", "responsibility", "- `fromc`: *(Maintained by `c`.)*", "- `x`: n"),
 			"b.prose.md": node("b", "responsibility", "- `froma`: *(Maintained by `a`.)*", "- `y`: n"),
@@ -222,5 +249,43 @@ func TestWiringFileAndRootFile(t *testing.T) {
 	}
 	if len(g.Nodes) != 2 || g.Node("other") != nil {
 		t.Errorf("root file graph has %d nodes", len(g.Nodes))
+	}
+}
+
+// Words of a sentence: a family named by its stem binds it where only
+// one node has it; "not just" includes what it names.
+func TestSentenceFamilyStemAndInclusiveNot(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"inbox.prose.md": node("signal-inbox", "gateway", "", "#### acct:<id>\n\nOne account."),
+		"a.prose.md":     node("a", "gateway", "", "- `x`: n"),
+		"b.prose.md":     node("b", "gateway", "", "- `y`: n"),
+		"sum.prose.md":   node("sum", "responsibility", "- `accounts`: the gateway's per-account `acct` facets.\n- `both`: the `a` truth, not just the `b` one.", "- `total`: n"),
+	})
+	g, diags, err := Load(dir)
+	if err != nil || len(diags) > 0 {
+		t.Fatal(err, diags)
+	}
+	want := []string{"a.@atomic -> sum.both", "b.@atomic -> sum.both", "signal-inbox.acct:<id> -> sum.accounts"}
+	if got := edgeList(g); !reflect.DeepEqual(got, want) {
+		t.Errorf("edges %q, want %q", got, want)
+	}
+}
+
+// A facet tied to one node by the sentence ("`X`'s `F`", "the `F` facet
+// of `X`") is that node's alone, though another producer has one so
+// named.
+func TestSentenceTiesAFacetToItsNode(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"a.prose.md":   node("a", "gateway", "", "#### risk\n\nR.\n\n#### score\n\nS."),
+		"b.prose.md":   node("b", "gateway", "", "#### risk\n\nR.\n\n#### score\n\nS."),
+		"sum.prose.md": node("sum", "responsibility", "- `mix`: the `a`'s `risk` facet and the `b` truth.\n- `mix2`: the `score` facet of `b`, and `a`.\n- `both`: the `risk` facets of `a` and `b`.\n- `plain`: the `a` gateway's score facet, the risk facet of `b`.", "- `total`: n"),
+	})
+	g, diags, err := Load(dir)
+	if err != nil || len(diags) > 0 {
+		t.Fatal(err, diags)
+	}
+	want := []string{"a.@atomic -> sum.mix2", "a.risk -> sum.both", "a.risk -> sum.mix", "a.score -> sum.plain", "b.@atomic -> sum.mix", "b.risk -> sum.both", "b.risk -> sum.plain", "b.score -> sum.mix2"}
+	if got := edgeList(g); !reflect.DeepEqual(got, want) {
+		t.Errorf("edges %q, want %q", got, want)
 	}
 }

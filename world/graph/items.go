@@ -106,13 +106,24 @@ func backticked(s string) []string {
 	return out
 }
 
-// bolded returns the texts written in **bold** in s.
-func bolded(s string) []string {
+// families reads the facet families of s's ### Maintains: its `####`
+// headings written `stem:<key>` (one facet per key; the loader keeps
+// only facets of one name).
+func families(s *spec.Spec) []string {
 	var out []string
-	parts := strings.Split(s, "**")
-	for i := 1; i < len(parts)-1; i += 2 {
-		if p := strings.TrimSpace(parts[i]); p != "" {
-			out = append(out, p)
+	for _, sec := range s.Sections {
+		if !strings.EqualFold(strings.TrimSpace(sec.Heading), "maintains") {
+			continue
+		}
+		for _, line := range strings.Split(sec.Body, "\n") {
+			t := strings.TrimSpace(line)
+			if !strings.HasPrefix(t, "####") || strings.HasPrefix(t, "#####") {
+				continue
+			}
+			name := strings.Trim(strings.TrimSpace(strings.TrimLeft(t, "#")), "`")
+			if _, ok := Family(name); ok && ident(strings.TrimSuffix(name[:strings.IndexByte(name, '<')], ":")) && !contains(out, name) {
+				out = append(out, name)
+			}
 		}
 	}
 	return out

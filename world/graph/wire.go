@@ -2,43 +2,59 @@ package graph
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/proselang/prose/diag"
 )
 
-// Wiring rules. Each ### Requires item of a node is bound, by the first of
-// these rules that binds it:
+// Wiring rules (decided). Each ### Requires item is read whole (its
+// sentence: sentence.go) and bound by the first of these rules that binds
+// it; each edge records its rule and the words that decided it (Why, for
+// `prose graph --explain`):
 //
-//	(a) explicit: the item's name is a node (id or name) or node.part;
+//	(a, c) explicit / reference: every node the item names (its name, or
+//	    a reference in backticks or bold, by id, name or title, or
+//	    `node.part`) that no word of exclusion removes is a producer;
+//	    several make a fan-in, read as an object keyed by producer. Rule
+//	    "explicit" when the item's name is that node, else "reference".
+//	    Each producer is bound to the parts written with it (`X.F`), else
+//	    to the facets the sentence names that it has (a facet tied to
+//	    another node by "`Y`'s `F`" or "the `F` facet of `Y`" is not its;
+//	    a family `stem:<key>` by that form, its stem or one key; for
+//	    `stem:<key>`, every declared facet with the stem; a field the
+//	    sentence calls a facet), else to the item's name when that is its
+//	    part, else to its whole truth. Facets a word of exclusion names
+//	    are removed; an exclusion that leaves nothing named, or a facet
+//	    named for producers none of which has it, is an error;
 //	(b) name: the item's name is a `####` facet, a Maintains field or a
 //	    backticked world-model name (``The `CountSummary` world-model``)
-//	    of exactly one other node;
-//	(c) reference: the item's text names nodes in backticks or bold (by
-//	    id, name or title; `node.part` too); the part is a backticked
-//	    facet of that node in the text (`email:<id>` stands for every
-//	    facet starting `email:`), else the item's name when it is a part
-//	    of that node, else the whole truth. Several nodes make a fan-in,
-//	    bound to each. Without a node, backticked parts of exactly one
-//	    node bind to them;
+//	    of exactly one other node (several: ambiguous, an error);
+//	(c) reference without a node: the facets, families or fields the
+//	    sentence names belong to exactly one node;
 //	(d) wiring: the committed wiring file says `subscriber.input:
 //	    producer.part`.
 //
-// A part is the whole truth (Atomic), a `####` facet or a field: each a
+// A part is the whole truth (Atomic), a `####` facet, a facet family
+// (one member per key, read as an object by key) or a field: each a
 // member of the truth, fingerprinted alike. An item that reads the node's
 // own truth ("prior `CountTrend`") draws no edge. An item none binds is
-// unsatisfied (an error with did-you-mean) when its name is close to a
-// node or part or its text points at a node that does not exist, ambiguous
-// (an error naming the candidates) when rule (b) found several, and else a
-// caller input of its node. A cycle is an error at the item that closes
-// it, naming the path; that edge is dropped.
+// an error at its line: unsatisfied (with did-you-mean) when its name is
+// close to a node or part or its text points at a node that does not
+// exist, and otherwise unmaintained (CodeUnmaintained: nothing in the
+// project maintains it), which only a caller that gives the input lifts
+// (Given: a drain's --input, a test's Fixtures). A cycle is an error at
+// the item that closes it, naming the path; that edge is dropped.
 
 // Diagnostic codes.
 const (
 	CodeUnsatisfied = "graph/unsatisfied"
 	CodeAmbiguous   = "graph/ambiguous"
 	CodeCycle       = "graph/cycle"
+	// CodeUnmaintained is a Requires item nothing in the project
+	// maintains: an error, unless the caller gives it (Given).
+	CodeUnmaintained = "graph/unmaintained"
 )
 
 // ref finds a node by id, name or title (case-insensitively for titles).
@@ -77,7 +93,7 @@ func (g *Graph) wire() diag.List {
 				it.Prior = true
 				continue
 			}
-			edges, ambiguous := g.bind(n, it)
+			edges, ambiguous, problem := g.bind(n, it)
 			if len(edges) > 0 {
 				g.Edges = append(g.Edges, edges...)
 				continue
@@ -86,6 +102,10 @@ func (g *Graph) wire() diag.List {
 			un := &Unresolved{Node: n.ID, Item: it, Pos: f.Position(it.Pos), Candidates: ambiguous}
 			g.Unresolved = append(g.Unresolved, un)
 			switch {
+			case problem != "":
+				code, msg, _ := strings.Cut(problem, " ")
+				un.Why = code
+				diags.Errorf(f, it.Pos, code, "%s", msg)
 			case len(ambiguous) > 0:
 				un.Why = CodeAmbiguous
 				diags.Errorf(f, it.Pos, CodeAmbiguous, "%s of %s is ambiguous: %s could each give it; write `producer.part` or add it to %s",
@@ -95,8 +115,10 @@ func (g *Graph) wire() diag.List {
 					un.Why = CodeUnsatisfied
 					diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
 				} else if it.Name != "" {
-					un.Why = "caller"
+					un.Why = CodeUnmaintained
 					n.CallerInputs = append(n.CallerInputs, it.Name)
+					diags.Errorf(f, it.Pos, CodeUnmaintained, "input %q of %s: nothing in this project maintains it; add the responsibility or gateway that does, wire it in %s (%s.%s: producer.facet), or give it on each drain with `prose run DIR --input %s.%s=VALUE`",
+						it.Name, n.Label(), WiringFile, n.ID, it.Name, n.ID, it.Name)
 				} else {
 					g.Unresolved = g.Unresolved[:len(g.Unresolved)-1] // a sentence, no input
 				}
@@ -114,14 +136,20 @@ func quoteName(it *Item) string {
 	return fmt.Sprintf("input %q", it.Name)
 }
 
-// bind applies rules (a) to (d) to one item.
-func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string) {
-	edge := func(p *Node, part, rule string) *Edge {
-		return &Edge{Subscriber: n.ID, Input: it.Name, Producer: p.ID, Facet: part, Rule: rule, Pos: n.Spec.File.Position(it.Pos), pos: it.Pos}
+// bind applies the rules to one item: the nodes its sentence names
+// (rules a and c), its name (rule b), the parts of exactly one node it
+// names (rule c), the wiring file (rule d). A non-empty problem is an
+// error of the item, "CODE message": an exclusion that leaves no part to
+// read, or a facet named for a producer that has none of that name.
+func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string, problem string) {
+	edge := func(p *Node, part, rule, why string) *Edge {
+		return &Edge{Subscriber: n.ID, Input: it.Name, Producer: p.ID, Facet: part, Rule: rule, Why: why, Pos: n.Spec.File.Position(it.Pos), pos: it.Pos}
 	}
-	// (a)
-	if p, part, ok := g.dotted(it.Name, n); ok {
-		return []*Edge{edge(p, part, "explicit")}, nil
+	rs := refs(it)
+	it.Excluded = nil
+	// (a) and (c): every node the sentence names is a producer.
+	if es, problem := g.sentence(n, it, rs, edge); len(es) > 0 || problem != "" {
+		return es, nil, problem
 	}
 	// (b)
 	if it.Name != "" {
@@ -130,31 +158,33 @@ func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string) {
 			switch {
 			case p == n:
 			case p.hasPart(it.Name):
-				cands = append(cands, edge(p, it.Name, "name"))
+				cands = append(cands, edge(p, it.Name, "name", fmt.Sprintf("the name %q is a part of %s and of no other node", it.Name, p.ID)))
 			case p.worldName(it.Name):
-				cands = append(cands, edge(p, Atomic, "name"))
+				cands = append(cands, edge(p, Atomic, "name", fmt.Sprintf("the name %q is %s's world-model name", it.Name, p.ID)))
 			}
 		}
 		if len(cands) == 1 {
-			return cands, nil
+			return cands, nil, ""
 		}
 		for _, c := range cands {
 			ambiguous = append(ambiguous, c.Producer+"."+strings.TrimPrefix(c.Facet, "@"))
 		}
 	}
-	// (c)
-	if es := g.references(n, it, edge); len(es) > 0 {
-		return es, nil
+	// (c) without a node: parts of exactly one node.
+	if len(ambiguous) == 0 {
+		if es := g.ownedParts(n, it, rs, edge); len(es) > 0 {
+			return es, nil, ""
+		}
 	}
 	// (d)
 	if g.Wiring != nil {
 		if to, ok := g.Wiring.Edges[n.ID+"."+it.Name]; ok {
 			if p, part, ok := g.dotted(to, n); ok {
-				return []*Edge{edge(p, part, "wiring")}, nil
+				return []*Edge{edge(p, part, "wiring", fmt.Sprintf("%s says %s.%s: %s", WiringFile, n.ID, it.Name, to))}, nil, ""
 			}
 		}
 	}
-	return nil, ambiguous
+	return nil, ambiguous, ""
 }
 
 // dotted reads `node` or `node.part` naming a node other than self.
@@ -168,7 +198,7 @@ func (g *Graph) dotted(s string, self *Node) (*Node, string, bool) {
 	for i := strings.IndexByte(s, '.'); i > 0; i = nextDot(s, i) {
 		if p := g.ref(s[:i]); p != nil && p != self {
 			part := s[i+1:]
-			if part == Atomic || p.hasPart(part) {
+			if part == Atomic || p.hasPart(part) || p.hasFamily(part) {
 				return p, part, true
 			}
 		}
@@ -184,89 +214,375 @@ func nextDot(s string, i int) int {
 	return i + 1 + j
 }
 
-// references applies rule (c).
-func (g *Graph) references(n *Node, it *Item, edge func(*Node, string, string) *Edge) []*Edge {
-	ticks := backticked(it.Text)
-	var nodes []*Node
-	parts := map[*Node][]string{}
-	add := func(p *Node, part string) {
-		if _, ok := parts[p]; !ok {
-			nodes = append(nodes, p)
+// named is a producer the sentence names, with the parts written with
+// it (`node.part`) and the words that named it.
+type named struct {
+	p     *Node
+	parts []string
+	words string
+}
+
+// sentence applies rules (a) and (c) with nodes: each node the item
+// names (its name, or a reference in its text, by id, name or title, or
+// `node.part`) that no word of exclusion removes is a producer; each
+// gets the parts written with it, else the facets the sentence names
+// that it has (a facet family by its `stem:<key>`, or `stem:<key>` for
+// every declared facet with that stem), else the item's name when that
+// is its part, else its whole truth.
+func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, string, string) *Edge) ([]*Edge, string) {
+	var prods []*named
+	find := func(p *Node) *named {
+		for _, x := range prods {
+			if x.p == p {
+				return x
+			}
 		}
-		if part != "" && !contains(parts[p], part) {
-			parts[p] = append(parts[p], part)
+		return nil
+	}
+	excludedNode := map[*Node]string{}
+	var partRefs []ref
+	var nodeRefs []nodeRef
+	for _, r := range rs {
+		p, part, ok := g.dotted(trimPossessive(r.text), n)
+		if !ok {
+			if !n.self(trimPossessive(r.text)) {
+				partRefs = append(partRefs, r)
+			}
+			continue
+		}
+		if r.at >= 0 {
+			nodeRefs = append(nodeRefs, nodeRef{r, p})
+		}
+		if r.negated {
+			excludedNode[p] = r.words
+			continue
+		}
+		x := find(p)
+		if x == nil {
+			x = &named{p: p, words: r.words}
+			prods = append(prods, x)
+		}
+		if part != Atomic && !contains(x.parts, part) {
+			x.parts = append(x.parts, part)
 		}
 	}
-	for _, r := range append(ticks, bolded(it.Text)...) {
-		if p, part, ok := g.dotted(r, n); ok {
-			if part == Atomic {
-				part = ""
-			}
-			add(p, part)
-		} else if p := g.ref(strings.TrimSuffix(r, "'s")); p != nil && p != n {
-			add(p, "")
+	for p, words := range excludedNode {
+		if find(p) == nil {
+			it.Excluded = append(it.Excluded, fmt.Sprintf("%s (%q)", p.ID, words))
 		}
 	}
-	if len(nodes) == 0 {
-		// A backticked part of exactly one node.
-		var owners []*Node
-		var part []string
-		for _, p := range g.Nodes {
-			if p == n {
-				continue
-			}
-			fs := facetsNamed(p, ticks)
-			for _, t := range ticks {
-				if contains(p.Fields, t) && !contains(fs, t) {
-					fs = append(fs, t)
-				}
-			}
-			if len(fs) > 0 {
-				owners, part = append(owners, p), fs
+	for i := range partRefs {
+		partRefs[i].owner = owner(it.Text, partRefs[i], nodeRefs)
+	}
+	// A facet written as a plain word beside its node: "`X`'s risk
+	// facet", "the risk facet of `X`".
+	for _, nr := range nodeRefs {
+		if nr.negated {
+			continue
+		}
+		for _, w := range plainFacets(it.Text, nr.ref) {
+			if x := find(nr.p); x != nil && contains(nr.p.Facets, w) && !contains(x.parts, w) {
+				x.parts = append(x.parts, w)
 			}
 		}
-		if len(owners) != 1 {
-			return nil
-		}
-		nodes, parts[owners[0]] = owners, part
+	}
+	if msg := unknownFacet(n, it, rs, prods); msg != "" {
+		return nil, CodeUnsatisfied + " " + msg
 	}
 	var out []*Edge
-	for _, p := range nodes {
-		ps := parts[p]
-		if len(ps) == 0 {
-			ps = facetsNamed(p, ticks)
+	for _, x := range prods {
+		if excludedNode[x.p] != "" && len(x.parts) == 0 {
+			continue // named and excluded: the exclusion wins
 		}
-		if len(ps) == 0 && p.hasPart(it.Name) {
-			ps = []string{it.Name}
+		rule := "reference"
+		if it.Name != "" && (trimPossessive(it.Name) == x.p.ID || g.ref(trimPossessive(it.Name)) == x.p || strings.HasPrefix(it.Name, x.p.ID+".")) {
+			rule = "explicit"
 		}
-		if len(ps) == 0 {
-			ps = []string{Atomic}
+		why := fmt.Sprintf("producer named in %q", x.words)
+		parts := x.parts
+		if len(parts) == 0 {
+			var excluded []string
+			parts, excluded = sentenceFacets(x.p, partRefs)
+			for _, r := range partRefs {
+				// A field the sentence calls a facet is read as one.
+				if !r.negated && r.at >= 0 && (r.owner == nil || r.owner == x.p) && contains(x.p.Fields, r.text) && facetWorded(it.Text, r) && !contains(parts, r.text) {
+					parts = append(parts, r.text)
+				}
+			}
+			for _, e := range excluded {
+				it.Excluded = append(it.Excluded, fmt.Sprintf("%s.%s (%q)", x.p.ID, e, negatedWords(partRefs, x.p, e)))
+			}
+			if len(parts) > 0 {
+				why += "; " + partWords(partRefs, x.p)
+			} else if len(excluded) > 0 {
+				return nil, fmt.Sprintf("%s %s of %s excludes %s of %s but names no part of it to read: name the facets it reads (`%s.FACET`)",
+					CodeAmbiguous, quoteName(it), n.ID, strings.Join(excluded, ", "), x.p.ID, x.p.ID)
+			}
+		} else {
+			why += ", with its part"
 		}
-		for _, part := range ps {
-			out = append(out, edge(p, part, "reference"))
+		if len(parts) == 0 && it.Name != "" && x.p.hasPart(it.Name) {
+			parts = []string{it.Name}
+			why += fmt.Sprintf("; the input's name %q is its part", it.Name)
 		}
+		if len(parts) == 0 {
+			parts = []string{Atomic}
+			why += "; no facet of it named: its whole truth"
+		}
+		for _, part := range parts {
+			out = append(out, edge(x.p, part, rule, why))
+		}
+	}
+	return out, ""
+}
+
+// unknownFacet explains a reference the sentence calls a facet (`F`
+// facet, facet `F`) that none of its producers has: a typo would
+// otherwise subscribe to the whole truth. "" when there is none.
+func unknownFacet(n *Node, it *Item, rs []ref, prods []*named) string {
+	for _, r := range rs {
+		if r.negated || r.at < 0 || !facetWorded(it.Text, r) {
+			continue
+		}
+		var cands []string
+		known := false
+		for _, x := range prods {
+			if len(x.p.facetsOf(r.text)) > 0 || x.p.hasPart(r.text) {
+				known = true
+			}
+			cands = append(cands, x.p.Facets...)
+			cands = append(cands, x.p.Families...)
+		}
+		if known || len(prods) == 0 || strings.Contains(strings.ToLower(r.text), "atomic") {
+			continue
+		}
+		var ids []string
+		for _, x := range prods {
+			ids = append(ids, x.p.ID)
+		}
+		msg := fmt.Sprintf("%s of %s names the facet %q, which %s does not maintain", quoteName(it), n.ID, r.text, strings.Join(ids, ", "))
+		if best := nearest(r.text, cands); best != "" {
+			return msg + fmt.Sprintf("; did you mean %q?", best)
+		}
+		if len(cands) > 0 {
+			return msg + fmt.Sprintf(" (facets: %s)", strings.Join(cands, ", "))
+		}
+		return msg + " (it has no facets: subscribe to its whole truth)"
+	}
+	return ""
+}
+
+// facetWorded reports whether the sentence calls reference r a facet:
+// the word "facet" right after it or right before it.
+func facetWorded(text string, r ref) bool {
+	after := strings.ToLower(strings.TrimLeft(text[r.end:], "*` "))
+	before := strings.ToLower(strings.TrimRight(text[:r.at], "*` "))
+	return strings.HasPrefix(after, "facet") || strings.HasSuffix(before, "facet")
+}
+
+// nodeRef is a reference to a node, where the sentence names it.
+type nodeRef struct {
+	ref
+	p *Node
+}
+
+var (
+	// possessive is the text between a node and the facet it owns:
+	// "`X`'s `F`", "`X` gateway's per-account `F`", "`X` **`F`**".
+	possessive = regexp.MustCompile(`(?i)^\s*(['’]s)?\s*(\*\*)?\s*((gateway|responsibility|node|truth)['’]s\s*)?(\*\*)?\s*((own|per-[a-z-]+|cheap|named|narrow)\s+)*(\*\*)?$`)
+	// facetOf is the text between a facet and the node that owns it:
+	// "`F` facet of `X`", "`F` facet on the `X`" ("the `F` facets of `X`
+	// and `Y`" ties F to neither: each has it).
+	facetOf = regexp.MustCompile(`(?i)^\s*(\*\*)?\s*facet\s*(\*\*)?\s+(of|on|from|in)\s+(the\s+)?(\*\*)?$`)
+)
+
+var (
+	plainAfter  = regexp.MustCompile(`^(?:['’]s)?\s+(?:(?:gateway|responsibility|node)['’]s\s+)?([A-Za-z][\w:-]*)\s+facet\b`)
+	plainBefore = regexp.MustCompile(`\b([A-Za-z][\w:-]*)\s+facet\s+(?:of|on|from)\s+(?:the\s+)?$`)
+)
+
+// plainFacets are the plain words the sentence calls a facet right beside
+// node reference r.
+func plainFacets(text string, r ref) []string {
+	var out []string
+	if m := plainAfter.FindStringSubmatch(text[r.end:]); m != nil {
+		out = append(out, m[1])
+	}
+	if m := plainBefore.FindStringSubmatch(text[:r.at]); m != nil {
+		out = append(out, m[1])
 	}
 	return out
 }
 
-// facetsNamed lists p's facets that the backticked texts name:
-// `funding`, or `email:<id>` for every facet starting "email:".
-func facetsNamed(p *Node, ticks []string) []string {
-	var out []string
-	for _, t := range ticks {
-		if i := strings.IndexByte(t, '<'); i > 0 && strings.HasSuffix(t, ">") {
-			for _, f := range p.Facets {
-				if strings.HasPrefix(f, t[:i]) && !contains(out, f) {
-					out = append(out, f)
-				}
-			}
-			continue
+// owner is the node the sentence ties a part reference to ("`X`'s `F`",
+// "the `F` facet of `X`"), or nil: a part not tied to a node applies to
+// every producer of the item that has it.
+func owner(text string, r ref, nodes []nodeRef) *Node {
+	if r.at < 0 {
+		return nil
+	}
+	var before, after *nodeRef
+	for i := range nodes {
+		x := &nodes[i]
+		if x.end <= r.at && (before == nil || x.end > before.end) {
+			before = x
 		}
-		if contains(p.Facets, t) && !contains(out, t) {
-			out = append(out, t)
+		if x.at >= r.end && (after == nil || x.at < after.at) {
+			after = x
 		}
 	}
+	if before != nil && possessive.MatchString(text[before.end:r.at]) {
+		return before.p
+	}
+	if after != nil && facetOf.MatchString(text[r.end:after.at]) {
+		return after.p
+	}
+	return nil
+}
+
+// sentenceFacets lists the facets of p the references name, and those a
+// negated reference excludes; a reference tied to another node is not
+// p's.
+func sentenceFacets(p *Node, rs []ref) (parts, excluded []string) {
+	for _, r := range rs {
+		if r.owner != nil && r.owner != p {
+			continue
+		}
+		for _, f := range p.facetsOf(r.text) {
+			if r.negated {
+				if !contains(excluded, f) {
+					excluded = append(excluded, f)
+				}
+			} else if !contains(parts, f) {
+				parts = append(parts, f)
+			}
+		}
+	}
+	var kept []string
+	for _, f := range parts {
+		if !contains(excluded, f) {
+			kept = append(kept, f)
+		}
+	}
+	return kept, excluded
+}
+
+// partWords quotes the words that named p's facets.
+func partWords(rs []ref, p *Node) string {
+	var ws []string
+	last := map[string]int{}
+	for i, r := range rs {
+		if !r.negated && (r.owner == nil || r.owner == p) && len(p.facetsOf(r.text)) > 0 {
+			last[r.text] = i
+		}
+	}
+	for i, r := range rs {
+		if j, ok := last[r.text]; ok && i == j {
+			ws = append(ws, fmt.Sprintf("facet named in %q", r.words))
+		}
+	}
+	return strings.Join(ws, "; ")
+}
+
+// negatedWords are the words of the negated reference that excluded
+// p's facet f.
+func negatedWords(rs []ref, p *Node, f string) string {
+	for _, r := range rs {
+		if r.negated && contains(p.facetsOf(r.text), f) {
+			return r.words
+		}
+	}
+	return ""
+}
+
+// facetsOf lists p's facets a reference names: the facet itself, a
+// family by its `stem:<key>`, its stem (`acct`) or one key of it
+// (`stem:alice`), or, for
+// `stem:<key>`, every declared facet with that stem.
+func (p *Node) facetsOf(t string) []string {
+	if contains(p.Facets, t) || p.hasFamily(t) {
+		return []string{t}
+	}
+	for _, f := range p.Families {
+		// `acct` names the family `acct:<id>`.
+		if stem, _ := Family(f); stem == t+":" {
+			return []string{f}
+		}
+	}
+	if stem, ok := Family(t); ok {
+		for _, f := range p.Families {
+			if s, _ := Family(f); s == stem {
+				return []string{f}
+			}
+		}
+		var out []string
+		for _, f := range p.Facets {
+			if strings.HasPrefix(f, stem) {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// hasFamily reports whether t is one of p's facet families or one key
+// of one (`eligible:alice` of `eligible:<login>`).
+func (p *Node) hasFamily(t string) bool {
+	for _, f := range p.Families {
+		if f == t {
+			return true
+		}
+		if stem, _ := Family(f); strings.HasPrefix(t, stem) && len(t) > len(stem) && !strings.ContainsAny(t, "<>") {
+			return true
+		}
+	}
+	return false
+}
+
+// ownedParts applies rule (c) without a node: the parts the references
+// name (facets, families, fields) that exactly one node has.
+func (g *Graph) ownedParts(n *Node, it *Item, rs []ref, edge func(*Node, string, string, string) *Edge) []*Edge {
+	var owner *Node
+	var parts, words []string
+	for _, p := range g.Nodes {
+		if p == n {
+			continue
+		}
+		fs, excluded := sentenceFacets(p, rs)
+		var ws []string
+		for _, r := range rs {
+			if !r.negated && (len(p.facetsOf(r.text)) > 0 || contains(p.Fields, r.text) && r.at >= 0) {
+				ws = append(ws, r.words)
+			}
+			if !r.negated && r.at >= 0 && contains(p.Fields, r.text) && !contains(fs, r.text) && !contains(excluded, r.text) {
+				fs = append(fs, r.text)
+			}
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		if owner != nil {
+			return nil
+		}
+		owner, parts, words = p, fs, ws
+	}
+	if owner == nil {
+		return nil
+	}
+	var out []*Edge
+	for _, part := range parts {
+		out = append(out, edge(owner, part, "reference", fmt.Sprintf("%s: parts of %s alone", quoteAll(words), owner.ID)))
+	}
 	return out
+}
+
+func quoteAll(ws []string) string {
+	var q []string
+	for _, w := range ws {
+		q = append(q, fmt.Sprintf("%q", w))
+	}
+	return strings.Join(q, ", ")
 }
 
 // unsatisfied explains why an unbound item is an error, or returns ""

@@ -133,7 +133,7 @@ func why(u *graph.Unresolved) string {
 	case graph.CodeUnsatisfied:
 		return "unsatisfied: nothing named so maintains it"
 	}
-	return "no rule bound it: a caller input unless a producer gives it"
+	return "nothing maintains it: an error unless a producer gives it (or a drain's caller, with --input)"
 }
 
 // unresolved lists g's unresolved items that have a name, of nodes g

@@ -88,9 +88,9 @@ type Options struct {
 	Events map[string][]any
 	// Ticks are the nodes woken by themselves (a self recheck).
 	Ticks []string
-	// CallerInputs give the Requires items no rule bound (a node's caller
-	// inputs) their values, by node id then input name; an input not
-	// given is null. They count in the memo key as edges
+	// CallerInputs give the Requires items nothing maintains (a node's
+	// caller inputs) their values, by node id then input name; each must
+	// be given (null is given as nil). They count in the memo key as edges
 	// "NAME<-caller".
 	CallerInputs map[string]map[string]any
 	// MaxParallel bounds concurrent renders (0: 4).
@@ -133,8 +133,13 @@ type drainer struct {
 	contract map[string]string
 }
 
-// Drain runs one drain.
+// Drain runs one drain. A caller input (an input nothing maintains) that
+// CallerInputs does not give is an error before anything renders: it
+// would be read as null.
 func Drain(ctx context.Context, o Options) (*Result, error) {
+	if err := callersGiven(o); err != nil {
+		return nil, err
+	}
 	d := newDrainer(o)
 	if err := d.load(); err != nil {
 		return nil, err
@@ -151,6 +156,18 @@ func Drain(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	return d.res, nil
+}
+
+// callersGiven refuses a caller input that o does not give.
+func callersGiven(o Options) error {
+	for _, n := range o.Graph.Nodes {
+		for _, in := range n.CallerInputs {
+			if _, ok := o.CallerInputs[n.ID][in]; !ok {
+				return fmt.Errorf("input %q of %s: nothing maintains it and the caller does not give it (--input %s.%s=VALUE)", in, n.Label(), n.ID, in)
+			}
+		}
+	}
+	return nil
 }
 
 func newDrainer(o Options) *drainer {
@@ -289,15 +306,15 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 	for _, in := range order {
 		es := byInput[in]
 		for _, e := range es {
-			prod := d.g.Node(e.Producer)
-			v := part(d.st[e.Producer].truth, e.Facet)
-			fp, err := canon.Fingerprint(v, Immaterial(d.g, prod, e.Facet))
+			fps, err := partFingerprints(d.g, d.g.Node(e.Producer), d.st[e.Producer].truth, e)
 			if err != nil {
 				return nil, err
 			}
-			p.inputs[EdgeKey(e)] = fp
-			if r := d.fired[e.Producer]; r != nil && r.Status == receipt.Rendered && (s.lastOK == nil || s.lastOK.Inputs[EdgeKey(e)] != fp) {
-				refs = appendNew(refs, r.Hash)
+			for k, fp := range fps {
+				p.inputs[k] = fp
+				if r := d.fired[e.Producer]; r != nil && r.Status == receipt.Rendered && (s.lastOK == nil || s.lastOK.Inputs[k] != fp) {
+					refs = appendNew(refs, r.Hash)
+				}
 			}
 		}
 		p.values[in] = inputValue(d, es)
@@ -357,10 +374,53 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// part is the member facet of truth (the whole for Atomic).
+// partFingerprints are the fingerprints of what edge e reads of its
+// producer's truth, by input key: one for a part, one per key for a
+// facet family (EdgeKey(e)+"["+KEY+"]"), so a subscriber to a family
+// wakes when a key moves, appears or goes, and its diff names the keys.
+func partFingerprints(g *graph.Graph, prod *graph.Node, truth any, e *graph.Edge) (map[string]string, error) {
+	imm := Immaterial(g, prod, e.Facet)
+	if stem, ok := graph.Family(e.Facet); ok {
+		out := map[string]string{}
+		for k, v := range family(truth, stem) {
+			fp, err := canon.Fingerprint(v, imm)
+			if err != nil {
+				return nil, err
+			}
+			out[EdgeKey(e)+"["+k+"]"] = fp
+		}
+		return out, nil
+	}
+	fp, err := canon.Fingerprint(part(truth, e.Facet), imm)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{EdgeKey(e): fp}, nil
+}
+
+// family is the facet family stem of truth as an object by key: each
+// member "STEM" + KEY of the truth under KEY (decided: a family's keys
+// are members of the one truth, as every facet is).
+func family(truth any, stem string) map[string]any {
+	out := map[string]any{}
+	if m, ok := truth.(map[string]any); ok {
+		for k, v := range m {
+			if key, ok := strings.CutPrefix(k, stem); ok && key != "" {
+				out[key] = v
+			}
+		}
+	}
+	return out
+}
+
+// part is the member facet of truth (the whole for Atomic; for a facet
+// family, its object by key).
 func part(truth any, facet string) any {
 	if facet == graph.Atomic {
 		return truth
+	}
+	if stem, ok := graph.Family(facet); ok {
+		return family(truth, stem)
 	}
 	if m, ok := truth.(map[string]any); ok {
 		return m[facet]
@@ -414,20 +474,114 @@ func memoKey(contract string, inputs map[string]string, events string) (string, 
 	return canon.Fingerprint(map[string]any{"contract": contract, "inputs": in, "events": events}, nil)
 }
 
-// Contract is the fingerprint of what a render or Execution of n reads:
-// its kind and id, its title, every section's text but ### Notes, and
-// the binding that renders it.
+// Contract is the fingerprint of n's contract: what, when it changes,
+// makes n render again though no input moved (decided, as upstream's
+// runtime): n's identity (id and kind), the sections ### Requires,
+// ### Maintains, ### Continuity and ### Execution (heading and text),
+// and the binding that renders n. The title, Goal, Notes, Receives,
+// Schedule and every other section are for readers and prompts: editing
+// them moves nothing. Within the sections that count, neither whitespace
+// nor comments move the contract: HTML comments are dropped; in Markdown
+// sections blank lines, trailing and repeated spaces and the wrapping of
+// a paragraph or list item are not compared (a list item's indentation
+// is); in ### Execution, whose indentation is its block structure, blank
+// lines, trailing spaces and `#` comment lines are not compared.
 func Contract(n *graph.Node, binding string) (string, error) {
 	secs := []any{}
 	for _, s := range n.Spec.Sections {
-		if strings.EqualFold(strings.TrimSpace(s.Heading), "notes") {
+		if !ContractSection(s.Heading) {
 			continue
 		}
-		secs = append(secs, map[string]any{"heading": s.Heading, "body": s.Body})
+		body := markdownText(s.Body)
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(s.Heading)), "execution") {
+			body = codeText(s.Body)
+		}
+		secs = append(secs, map[string]any{"heading": strings.Join(strings.Fields(s.Heading), " "), "body": body})
 	}
 	return canon.Fingerprint(map[string]any{
-		"id": n.ID, "kind": n.Kind, "title": n.Title, "sections": secs, "binding": binding,
+		"id": n.ID, "kind": n.Kind, "sections": secs, "binding": binding,
 	}, nil)
+}
+
+// contractSections are the sections whose text moves a contract.
+var contractSections = []string{"requires", "maintains", "continuity", "execution"}
+
+// ContractSection reports whether a section with this heading counts in
+// a node's contract fingerprint ("Continuity: external-driven" counts as
+// Continuity).
+func ContractSection(heading string) bool {
+	h := strings.ToLower(strings.TrimSpace(heading))
+	for _, c := range contractSections {
+		if h == c || strings.HasPrefix(h, c+":") || strings.HasPrefix(h, c+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutComments is s with its HTML comments blanked.
+func withoutComments(s string) string {
+	for {
+		i := strings.Index(s, "<!--")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i+4:], "-->")
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + " " + s[i+4+j+3:]
+	}
+}
+
+// markdownText is the compared form of a Markdown section: one line per
+// block start (a list item, heading, fence, table row or quote, with its
+// indentation) and per paragraph, their words joined by single spaces.
+func markdownText(s string) string {
+	var out []string
+	cont := false // the last line can be continued
+	for _, line := range strings.Split(withoutComments(s), "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+			cont = false
+		case cont && !blockStart(t):
+			out[len(out)-1] += " " + strings.Join(strings.Fields(t), " ")
+		default:
+			indent := len(line) - len(strings.TrimLeft(line, " \t"))
+			out = append(out, strings.Repeat(" ", indent)+strings.Join(strings.Fields(t), " "))
+			cont = !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "```")
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// blockStart reports whether a trimmed line starts a Markdown block.
+func blockStart(t string) bool {
+	for _, p := range []string{"- ", "* ", "+ ", "#", "```", "~~~", "|", ">"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	i := 0
+	for i < len(t) && '0' <= t[i] && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
+
+// codeText is the compared form of an Execution: its lines without
+// trailing spaces, blank lines and `#` comment lines; indentation kept.
+func codeText(s string) string {
+	var out []string
+	for _, line := range strings.Split(withoutComments(s), "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 func (d *drainer) render(ctx context.Context, p *plan) (*Answer, error) {
@@ -637,6 +791,9 @@ func Number(o Options) (int, error) {
 // and o.Ticks are that drain's): the receipts of that number count as
 // what the drain fired so far.
 func Resume(o Options, drain int) (*Steps, error) {
+	if err := callersGiven(o); err != nil {
+		return nil, err
+	}
 	d := newDrainer(o)
 	if err := d.load(); err != nil {
 		return nil, err

@@ -38,6 +38,12 @@ func TestPriorReadersLintClean(t *testing.T) {
 		t.Errorf("lint: %d files, findings:\n%s", res.Files, res.Diags)
 	}
 	g, diags, err := graph.Load(priorDir(t))
+	if err == nil {
+		// The drains below give these two inputs as a caller does.
+		diags = g.Given(diags, func(node, input string) bool {
+			return node == "event-tally" && input == "batch" || node == "controls-register" && input == "findings"
+		})
+	}
 	if err != nil || len(diags) != 0 {
 		t.Fatalf("graph: %v %s", err, diags)
 	}

@@ -1,6 +1,7 @@
 // Package render binds a world-model node's render to a service: a
-// program (exec:COMMAND) reading {"node","inputs","prior","events",
-// "diff"} on stdin and printing the new truth.
+// program (exec:COMMAND) reading {"node","name","inputs","prior",
+// "events","diff"} on stdin and printing the new truth: "node" is the
+// node's id, "name" its front matter name ("" when it has none).
 //
 // Main types: Exec. Entry point: Parse.
 package render
@@ -31,13 +32,13 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 	if events == nil {
 		events = []any{}
 	}
-	// One object, its members in this order: node, inputs, prior,
-	// events, diff.
+	// One object, its members in this order: node, name, inputs,
+	// prior, events, diff.
 	obj := delegation.NewObject()
 	for _, m := range []struct {
 		k string
 		v any
-	}{{"node", req.Node.ID}, {"inputs", req.Inputs}, {"prior", req.Prior}, {"events", events}, {"diff", req.Diff}} {
+	}{{"node", req.Node.ID}, {"name", req.Node.Name}, {"inputs", req.Inputs}, {"prior", req.Prior}, {"events", events}, {"diff", req.Diff}} {
 		v, err := delegation.FromGo(m.v)
 		if err != nil {
 			return nil, fmt.Errorf("render input %s: %v", m.k, err)

@@ -309,10 +309,14 @@ func Run(ctx context.Context, t *Test, subjectPath string, o Options) (truth any
 	if err != nil {
 		return nil, nil, err
 	}
+	subject := subjectID(g, subjectPath)
+	diags = g.Given(diags, func(node, input string) bool {
+		_, ok := o.Seeds[input]
+		return node == subject && ok
+	})
 	if diags.HasErrors() {
 		return nil, nil, errors.New(strings.TrimRight(diags.Errors().String(), "\n"))
 	}
-	subject := subjectID(g, subjectPath)
 	var seeds []string
 	for k := range o.Seeds {
 		seeds = append(seeds, k)
