@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // maxReplyBytes caps a reply body read by the transport (a variable so
@@ -481,6 +482,9 @@ func excerpt(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n-- // not inside a character
 	}
 	return s[:n] + "..."
 }
