@@ -5,8 +5,9 @@
 // text). CheckProgram looks at a command's program before any call.
 //
 // Process groups are supervised with internal/procgroup: a group is
-// killed when its program exits, is stopped or is killed with prose, and
-// each started group is told to CallRequest.Spawned, so a journal can
+// killed when its program exits or is stopped, and by procgroup's
+// watchdog when prose dies by any signal (kill -9 included); each started
+// group is told to CallRequest.Spawned, so a journal can
 // record it for a resume to end.
 package execsvc
 
@@ -163,6 +164,7 @@ func (s *Service) maxOutput() int64 {
 // proc is one running program.
 type proc struct {
 	cmd      *exec.Cmd
+	group    procgroup.Group
 	inW      *os.File // the rest of stdin's writer (nil: stdin written whole)
 	outR     *os.File
 	errR     *os.File
@@ -233,13 +235,12 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 	cmd := exec.Command("/bin/sh", "-c", s.Command)
 	cmd.Dir = s.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = procAttr()
 	cmd.WaitDelay = s.grace()
 	cmd.Env = append(append(os.Environ(), s.Env...),
 		"PROSE_SLOT="+s.Name,
 		"PROSE_ATTEMPT="+strconv.Itoa(req.Attempt),
 		"PROSE_CALL_ID="+req.Path.Key())
-	err = cmd.Start()
+	g, err := procgroup.Start(cmd)
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -252,7 +253,7 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		return nil, fmt.Errorf("starting %q: %v", s.Command, err)
 	}
 	p := &proc{
-		cmd: cmd, inW: inW, outR: outR, errR: errR,
+		cmd: cmd, group: g, inW: inW, outR: outR, errR: errR,
 		stdout:   &capBuffer{max: s.maxOutput()},
 		stderr:   &tailBuffer{keep: stderrKeep},
 		outDone:  make(chan struct{}),
@@ -261,7 +262,6 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		exited:   make(chan error, 1),
 	}
 	if req.Spawned != nil {
-		g := procgroup.Of(cmd.Process.Pid)
 		req.Spawned(g.ID, g.Ident)
 	}
 	if inW != nil {
@@ -406,6 +406,7 @@ func (p *proc) finish() ([]byte, error) {
 	<-p.outDone
 	<-p.errDone
 	procgroup.ReapGroup(p.cmd.Process.Pid)
+	procgroup.Done(p.group)
 	if p.inW != nil {
 		p.inW.Close() // unblocks a writer the program left waiting
 	}

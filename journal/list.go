@@ -157,8 +157,15 @@ func (e *NoRunError) Error() string { return fmt.Sprintf("no run %q in %s", e.ID
 // lists it, whether its journal can be read or not (an unreadable run is
 // removed like any other). It refuses a directory with no journal.jsonl at
 // all (not something prose made), and a run that a process is still
-// writing. It returns the directory it removed.
+// writing. It holds the journal's lock while it deletes, so no resume
+// starts on a run half gone. It returns the directory it removed.
 func Remove(base, id string) (string, error) {
+	return remove(base, id, nil)
+}
+
+// remove is Remove; during, when set, runs with the lock held, just
+// before the deletion (tests).
+func remove(base, id string, during func()) (string, error) {
 	if err := checkRunID(id); err != nil {
 		return "", err
 	}
@@ -170,11 +177,26 @@ func Remove(base, id string) (string, error) {
 		}
 		return "", &NoRunError{ID: id, Base: base}
 	}
-	if _, err := os.Lstat(path); err != nil {
+	st, err := os.Lstat(path)
+	if err != nil {
 		return "", fmt.Errorf("%s holds no %s, so it is not a run directory; not removing it: if the directory is yours, delete it yourself", dir, FileName)
 	}
-	if locked(path) {
-		return "", fmt.Errorf("run %s is still running", id)
+	if st.Mode().IsRegular() {
+		// Only a regular file is opened: opening a FIFO would block,
+		// and nothing locks what is not a journal.
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("run %s: %w", id, err)
+		}
+		defer f.Close()
+		unlock, err := lockFile(f)
+		if err != nil {
+			return "", fmt.Errorf("run %s is still running", id)
+		}
+		defer unlock()
+	}
+	if during != nil {
+		during()
 	}
 	return dir, os.RemoveAll(dir)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
+	"github.com/proselang/prose/version"
 )
 
 func sample() *lint.Result {
@@ -91,6 +92,7 @@ type sarifLog struct {
 		Tool       struct {
 			Driver struct {
 				Name           string `json:"name"`
+				Version        string `json:"version"`
 				InformationURI string `json:"informationUri"`
 				Rules          []struct {
 					ID               string `json:"id"`
@@ -148,8 +150,8 @@ func TestWriteSARIF(t *testing.T) {
 	}
 	run := log.Runs[0]
 	d := run.Tool.Driver
-	if d.Name != "prose" || !strings.HasPrefix(d.InformationURI, "https://") {
-		t.Errorf("driver %q %q", d.Name, d.InformationURI)
+	if d.Name != "prose" || !strings.HasPrefix(d.InformationURI, "https://") || d.Version == "" || d.Version != version.Get().Version {
+		t.Errorf("driver %q %q version %q", d.Name, d.InformationURI, d.Version)
 	}
 	if len(d.Rules) != 3 || len(run.Results) != 3 {
 		t.Fatalf("%d rules, %d results; want 3 and 3", len(d.Rules), len(run.Results))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/version"
 )
 
 // SARIF 2.1.0 constants.
@@ -37,6 +38,7 @@ type (
 	}
 	sarifDriver struct {
 		Name           string      `json:"name"`
+		Version        string      `json:"version"` // prose's version (its module's, or "(devel)")
 		InformationURI string      `json:"informationUri"`
 		Rules          []sarifRule `json:"rules"`
 	}
@@ -95,7 +97,7 @@ func writeSARIF(w io.Writer, l diag.List) error {
 		Schema:  sarifSchema,
 		Version: sarifVersion,
 		Runs: []sarifRun{{
-			Tool:       sarifTool{Driver: sarifDriver{Name: toolName, InformationURI: toolURI, Rules: rules}},
+			Tool:       sarifTool{Driver: sarifDriver{Name: toolName, Version: version.Get().Version, InformationURI: toolURI, Rules: rules}},
 			ColumnKind: "unicodeCodePoints",
 			Results:    results,
 		}},

@@ -451,15 +451,24 @@ func (c *Client) describe(ctx context.Context, err error, ci *callInfo, model st
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		e.cause = err
 	}
+	// A RequestError may wrap an empty APIError (a body whose "error" is
+	// a string): the outer error, and the transport's reading of the
+	// body (callInfo.detail), are what tell status and message.
 	var api *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
-	case errors.As(err, &api):
-		e.Status, e.Detail = api.HTTPStatusCode, api.Message
 	case errors.As(err, &reqErr):
 		e.Status, e.Detail = reqErr.HTTPStatusCode, excerpt(string(reqErr.Body), 200)
+	case errors.As(err, &api):
+		e.Status, e.Detail = api.HTTPStatusCode, api.Message
 	default:
 		e.Detail = err.Error()
+	}
+	if e.Status == 0 {
+		e.Status = ci.lastStatus
+	}
+	if ci.detail != "" && e.Status >= 400 {
+		e.Detail = ci.detail
 	}
 	e.Detail = c.cfg.redact(e.Detail)
 	e.Message = c.cfg.redact(c.explain(e, err, ci, model))

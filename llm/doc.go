@@ -31,7 +31,11 @@
 //     default transport takes a proxy from HTTPS_PROXY/HTTP_PROXY/NO_PROXY.
 //     Server dialects: a missing or null usage counts zero tokens; unknown
 //     fields are ignored; a 200 reply that is an error object (OpenRouter)
-//     is treated as the status its code names; a refusal or a content
+//     is treated as the status its code names; a 200 whose choice failed
+//     mid-way (finish_reason "error", or a choice-level error) is retried
+//     like a 502 and explained; an error reply's own message is read
+//     whatever its shape ({"error": "text"}, {"error": {"message"}},
+//     {"message"}, {"detail"}, plain text); a refusal or a content
 //     filter is a non-retryable *Error saying so; a reasoning model's
 //     <think> block is split off (ChatReply.Thinking); finish_reason
 //     "length" sets ChatReply.Truncated; a body over 32 MiB ends the call.

@@ -47,6 +47,8 @@ func (c *Client) explain(e *Error, err error, ci *callInfo, model string) string
 		return fmt.Sprintf("malformed reply from the model server at %s %s (not Chat Completions JSON); check --base-url/OPENAI_BASE_URL", where, tries)
 	case errors.As(err, &cut):
 		return fmt.Sprintf("the model server at %s broke off its reply mid-way %s (the connection closed after the headers, status %d); check the server or a proxy in between", where, tries, cut.status)
+	case ci.midGeneration:
+		return fmt.Sprintf("the model server at %s failed while generating the reply (finish_reason \"error\", read as %d) %s", where, e.Status, tries)
 	case e.Status >= 500 || e.Status == http.StatusRequestTimeout || e.Status == http.StatusConflict:
 		return fmt.Sprintf("the model server at %s failed (%d) %s", where, e.Status, tries)
 	case e.Status >= 400:

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // maxReplyBytes caps a reply body read by the transport (a variable so
@@ -26,6 +27,11 @@ type callInfo struct {
 	attempts    int      // HTTP attempts made
 	lastStatus  int      // status of the last attempt (0: no response)
 	retryAfter  time.Duration
+	// detail is the server's own message in the last attempt's error
+	// reply, whatever its shape ("" when none); midGeneration marks a 200
+	// whose choice failed (finish_reason "error"), read as a 502.
+	detail        string
+	midGeneration bool
 }
 
 // callTransport is the transport of one chat call: the client's transport
@@ -90,9 +96,12 @@ func (t *transport) roundTrip(req *http.Request, ci *callInfo) (*http.Response, 
 		if err != nil && req.Context().Err() != nil {
 			return nil, req.Context().Err()
 		}
-		ci.lastStatus, ci.retryAfter = 0, retryAfter
+		ci.lastStatus, ci.retryAfter, ci.detail, ci.midGeneration = 0, retryAfter, "", false
 		if resp != nil {
 			ci.lastStatus = resp.StatusCode
+			if resp.StatusCode >= 400 {
+				ci.detail, ci.midGeneration = serverMessage([]byte(peekBody(resp)))
+			}
 		}
 		if !retryable(resp, err) || attempt >= t.cfg.MaxRetries || retryAfter > t.cfg.MaxRetryAfter || refusesParameter(resp) {
 			return finish(resp, err)
@@ -160,6 +169,8 @@ func (t *transport) attempt(req *http.Request, body []byte) (*http.Response, tim
 			return resp, wait, &malformedReply{status: resp.StatusCode, body: data}
 		}
 		if code := embeddedError(data); code != 0 {
+			resp.StatusCode, resp.Status = code, fmt.Sprintf("%d %s", code, http.StatusText(code))
+		} else if code := failedChoice(data); code != 0 {
 			resp.StatusCode, resp.Status = code, fmt.Sprintf("%d %s", code, http.StatusText(code))
 		}
 	}
@@ -234,6 +245,114 @@ func embeddedError(data []byte) int {
 		return n
 	}
 	return http.StatusBadGateway
+}
+
+// failedChoice reads a 2xx completion whose choice failed while the
+// model generated it: finish_reason "error", or an "error" object in the
+// choice (OpenRouter, when the provider behind it fails mid-way). It
+// returns the status the failure stands for: the error's code when that
+// is a 5xx, else 502, so that it is retried like a 5xx;
+// 0 when the reply is no such failure.
+func failedChoice(data []byte) int {
+	var r struct {
+		Choices []struct {
+			FinishReason string          `json:"finish_reason"`
+			Error        json.RawMessage `json:"error"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(data, &r) != nil || len(r.Choices) == 0 {
+		return 0
+	}
+	ch := r.Choices[0]
+	e := bytes.TrimSpace(ch.Error)
+	hasError := len(e) > 0 && string(e) != "null"
+	if ch.FinishReason != "error" && !hasError {
+		return 0
+	}
+	var code struct {
+		Code any `json:"code"`
+	}
+	_ = json.Unmarshal(e, &code)
+	if n, ok := code.Code.(float64); ok && n >= 500 && n <= 599 {
+		return int(n)
+	}
+	return http.StatusBadGateway
+}
+
+// serverMessage is the server's own message in an error reply, read from
+// any of the shapes servers use: {"error": "text"} (LM Studio),
+// {"error": {"message": ...}} (OpenAI, Ollama, llama.cpp, OpenRouter),
+// {"message": ...} (vLLM), {"detail": ...} (FastAPI), a completion whose
+// choice carries the error (OpenRouter mid-generation), or plain text.
+// midGeneration reports the last. "" when the body says nothing.
+func serverMessage(data []byte) (msg string, midGeneration bool) {
+	var r struct {
+		Error   json.RawMessage `json:"error"`
+		Message json.RawMessage `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+		Choices []struct {
+			FinishReason string          `json:"finish_reason"`
+			Error        json.RawMessage `json:"error"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(data, &r) != nil {
+		if json.Valid(data) {
+			return excerpt(string(data), 300), false
+		}
+		return excerpt(strings.TrimSpace(string(data)), 300), false
+	}
+	if len(r.Choices) > 0 && (r.Choices[0].FinishReason == "error" || hasValue(r.Choices[0].Error)) {
+		if m := textOf(r.Choices[0].Error); m != "" {
+			return m, true
+		}
+		return `the reply ended with finish_reason "error"`, true
+	}
+	for _, f := range []json.RawMessage{r.Error, r.Message, r.Detail} {
+		if m := textOf(f); m != "" {
+			return m, false
+		}
+	}
+	return excerpt(string(data), 300), false
+}
+
+// hasValue reports whether a JSON member is present and not null.
+func hasValue(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null"
+}
+
+// textOf is the message a JSON error member holds: itself when a string,
+// its "message" (or "msg", or a list of them, as FastAPI's details)
+// otherwise; "" when none.
+func textOf(raw json.RawMessage) string {
+	if !hasValue(raw) {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return excerpt(s, 300)
+	}
+	var o struct {
+		Message json.RawMessage `json:"message"`
+		Msg     string          `json:"msg"`
+	}
+	if json.Unmarshal(raw, &o) == nil {
+		if m := textOf(o.Message); m != "" {
+			return m
+		}
+		return excerpt(o.Msg, 300)
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) == nil {
+		var parts []string
+		for _, x := range list {
+			if m := textOf(x); m != "" {
+				parts = append(parts, m)
+			}
+		}
+		return excerpt(strings.Join(parts, "; "), 300)
+	}
+	return ""
 }
 
 // cutReply is an attempt whose reply began (status and headers came)
@@ -363,6 +482,9 @@ func excerpt(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n-- // not inside a character
 	}
 	return s[:n] + "..."
 }

@@ -63,3 +63,22 @@ func perLine(r *Redactor, s string) string {
 	}
 	return out.String()
 }
+
+// FuzzCommandSecrets: any command text never panics; every value found is
+// secret-named, long enough, and redacted from the command itself.
+func FuzzCommandSecrets(f *testing.F) {
+	f.Add(`env API_TOKEN=tok-5f2a9c1e7b svc.sh`)
+	f.Add(`exec:DB_PASSWORD='pw with space' X="y" ./run`)
+	f.Add(`A_TOKEN=\"quoted-json-1\" B=1`)
+	f.Fuzz(func(t *testing.T, command string) {
+		for _, kv := range CommandSecrets(command) {
+			name, val, ok := strings.Cut(kv, "=")
+			if !ok || !EnvSecret(name, val) {
+				t.Fatalf("%q from %q: not a secret assignment", kv, command)
+			}
+			if out := New(val).String(command); strings.Contains(out, val) && len(val) >= anywhereLen {
+				t.Fatalf("secret %q survives in %q", val, out)
+			}
+		}
+	})
+}

@@ -30,8 +30,8 @@
 // token (a password a program prints in no known form stays too).
 //
 // Entry points: New (a Redactor over a list of secrets), ForEnv (over an
-// environment's secrets), Redactor.WithShapes, EnvSecrets and URLSecrets (where the secrets
-// come from), Redactor.String and Redactor.Text, Redactor.Value (a
+// environment's secrets), Redactor.WithShapes, EnvSecrets, URLSecrets,
+// InputSecrets and CommandSecrets (where the secrets come from), Redactor.String and Redactor.Text, Redactor.Value (a
 // key=value pair: withheld whole when the key says secret), and
 // Redactor.Writer (an io.Writer that redacts whole lines on their way to
 // another writer).
@@ -586,4 +586,54 @@ func FlagInputSecrets(args []string) []string {
 		}
 	}
 	return InputSecrets(inputs, inputJSON)
+}
+
+// CommandSecrets returns NAME=VALUE for each assignment written in a
+// command (an exec: binding: `env API_TOKEN=tok-... svc.sh`,
+// `DB_PASSWORD='...' ./run`) whose NAME and VALUE make it a secret as an
+// environment variable would be (EnvSecret: the name says secret, the
+// value is 8 bytes or longer), the value's quotes removed. Decided: such
+// a value is as secret as the variable it sets, so the journal withholds
+// it from the results it records and stdout, stderr and traces redact it,
+// as InputSecrets' values are. A binding's "exec:" prefix is skipped.
+func CommandSecrets(command string) []string {
+	var out []string
+	command = strings.TrimPrefix(strings.TrimSpace(command), "exec:")
+	for _, m := range envAssign().FindAllStringSubmatch(command, -1) {
+		name, val := m[1], unquote(m[2])
+		if EnvSecret(name, val) {
+			out = append(out, name+"="+val)
+		}
+	}
+	return out
+}
+
+// unquote removes the quotes of a value envAssign matched.
+func unquote(v string) string {
+	switch {
+	case len(v) >= 4 && strings.HasPrefix(v, `\"`) && strings.HasSuffix(v, `\"`):
+		return v[2 : len(v)-2]
+	case len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0]:
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// FlagSlotSecrets is CommandSecrets of the bindings of the --slot values
+// of a command line (--slot=NAME=BINDING or --slot NAME=BINDING).
+func FlagSlotSecrets(args []string) []string {
+	var out []string
+	binding := func(slot string) []string {
+		_, b, _ := strings.Cut(slot, "=")
+		return CommandSecrets(b)
+	}
+	for i, a := range args {
+		switch {
+		case strings.HasPrefix(a, "--slot="):
+			out = append(out, binding(a[len("--slot="):])...)
+		case a == "--slot" && i+1 < len(args):
+			out = append(out, binding(args[i+1])...)
+		}
+	}
+	return out
 }

@@ -194,3 +194,19 @@ func TestInputSecrets(t *testing.T) {
 		t.Errorf("Values = %q", v)
 	}
 }
+
+// A secret written inline in a command (an exec: binding) is known by
+// its value, quoted or not; a short or ordinary assignment is not.
+func TestCommandSecrets(t *testing.T) {
+	got := FlagSlotSecrets([]string{"run", "x.prose.md",
+		"--slot", `svc=exec:env API_TOKEN=tok-5f2a9c1e7b DB_PASSWORD='pw with space' MODE=fast SKIP_TOKEN=true svc.sh`,
+		"--slot=other=exec:GH_TOKEN=\"ghp-1234567890\" ./x", "--input", "API_KEY=notaslot99"})
+	want := []string{"API_TOKEN=tok-5f2a9c1e7b", "DB_PASSWORD=pw with space", "GH_TOKEN=ghp-1234567890"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("FlagSlotSecrets = %q, want %q", got, want)
+	}
+	r := New(Values(got)...)
+	if out := r.String(`{"token":"tok-5f2a9c1e7b","pw":"pw with space","ok":true}`); strings.Contains(out, "tok-5f2a9c1e7b") || strings.Contains(out, "pw with space") || !strings.Contains(out, "true") {
+		t.Errorf("redacted %s", out)
+	}
+}

@@ -313,13 +313,24 @@ func (r Request) validText() Request {
 }
 
 // inputSecrets are the run's secret-named inputs, NAME=VALUE (see
-// redact.InputSecrets).
+// redact.InputSecrets), and the secrets written inline in its exec:
+// bindings (redact.CommandSecrets): both are withheld as the
+// environment's secrets are.
 func (r Request) inputSecrets() []string {
 	var kvs []string
 	for _, a := range r.Bindings.Inputs {
 		kvs = append(kvs, a.Name+"="+a.Value)
 	}
-	return redact.InputSecrets(kvs, r.Bindings.InputJSON)
+	out := redact.InputSecrets(kvs, r.Bindings.InputJSON)
+	for _, a := range r.Bindings.Slots {
+		out = append(out, redact.CommandSecrets(a.Value)...)
+	}
+	for _, s := range r.Slots {
+		if e, ok := s.Binding.(Exec); ok {
+			out = append(out, redact.CommandSecrets(e.Command)...)
+		}
+	}
+	return out
 }
 
 // vaultEnv is the environment the journal's vault of secrets knows: the

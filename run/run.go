@@ -19,6 +19,7 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/callgraph"
@@ -429,8 +430,13 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		opts.Recorders = append(opts.Recorders, r.trace)
 	}
 	if o.Telemetry != nil {
+		base := mods.cfg.BaseURL
+		if base == "" {
+			base = llm.DefaultBaseURL
+		}
 		r.spans = o.Telemetry.Start(ctx, telemetry.RunInfo{Spec: req.Spec, Mode: mode.String(),
-			Redactor: redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes()})
+			Redactor:  redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes(),
+			ErrorCode: errorCode, BaseURL: base})
 		opts.Recorders = append(opts.Recorders, r.spans)
 	}
 	if mode == journal.Replaying {

@@ -14,7 +14,8 @@ var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 type Metrics struct {
 	mu                                  sync.Mutex
 	triggers, dups, drains, drainErrors int64
-	renders, skips, failures, tokens    int64
+	renders, skips, failures            int64
+	tokensIn, tokensOut                 int64
 	buckets                             []int64
 	sumSeconds                          float64
 }
@@ -45,7 +46,8 @@ func (m *Metrics) Drained(o *Outcome) {
 	m.renders += int64(o.Rendered)
 	m.skips += int64(o.Skipped)
 	m.failures += int64(o.Failed)
-	m.tokens += int64(o.Tokens)
+	m.tokensIn += int64(o.TokensIn)
+	m.tokensOut += int64(o.TokensOut)
 	sec := float64(o.MS) / 1000
 	m.sumSeconds += sec
 	for i, b := range durationBuckets {
@@ -73,9 +75,14 @@ func (m *Metrics) Write(w io.Writer, depth int) {
 	counter("prose_serve_renders_total", "Nodes rendered.", m.renders)
 	counter("prose_serve_skips_total", "Nodes woken with an unmoved memo key (skipped).", m.skips)
 	counter("prose_serve_failures_total", "Renders that failed.", m.failures)
-	counter("prose_serve_tokens_total", "Model tokens spent, in and out.", m.tokens)
+	// One series per direction (label type, as the GenAI conventions'
+	// gen_ai.token.type), never their sum: input and output tokens are
+	// priced and limited apart.
+	name := "prose_serve_tokens_total"
+	fmt.Fprintf(w, "# HELP %s Model tokens spent, by type (input, output).\n# TYPE %s counter\n%s{type=\"input\"} %d\n%s{type=\"output\"} %d\n",
+		name, name, name, m.tokensIn, name, m.tokensOut)
 	fmt.Fprintf(w, "# HELP prose_serve_queue_depth Triggers queued and not yet answered.\n# TYPE prose_serve_queue_depth gauge\nprose_serve_queue_depth %d\n", depth)
-	name := "prose_serve_drain_duration_seconds"
+	name = "prose_serve_drain_duration_seconds"
 	fmt.Fprintf(w, "# HELP %s Drain durations.\n# TYPE %s histogram\n", name, name)
 	for i, b := range durationBuckets {
 		fmt.Fprintf(w, "%s_bucket{le=\"%g\"} %d\n", name, b, m.buckets[i])

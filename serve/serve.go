@@ -61,6 +61,10 @@ type Outcome struct {
 	Skipped  int               `json:"skipped"`
 	Failed   int               `json:"failed"`
 	Tokens   int               `json:"tokens"`
+	// TokensIn and TokensOut split Tokens into the model's input and
+	// output.
+	TokensIn  int `json:"tokens_in"`
+	TokensOut int `json:"tokens_out"`
 	// Redelivered counts the held events of failed gateway renders this
 	// drain delivered again.
 	Redelivered int       `json:"redelivered,omitempty"`
@@ -383,6 +387,7 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (*Outcome, error
 		o.StoreDrain = res.Drain
 		o.Rendered, o.Skipped, o.Failed = res.Rendered, res.Skipped, res.Failed
 		o.Tokens = res.TokensIn + res.TokensOut
+		o.TokensIn, o.TokensOut = res.TokensIn, res.TokensOut
 	}
 	o.MS = s.o.Now().Sub(o.Start).Milliseconds()
 	return o, err

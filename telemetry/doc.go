@@ -17,6 +17,15 @@
 //	                       error.type; the messages only with Content)
 //	  chat MODEL           a natural-language condition a model decided
 //
+// A chat span also has server.address and server.port (from the base
+// URL), and gen_ai.output.type "json" where a verdict was asked for.
+// error.type is the name of a prose code (run.Code: "failed", "usage",
+// ...), timeout or canceled, never a Go type. A run that waits at a gate
+// has not failed: its span and its gate's call span keep their status
+// unset, and carry the event prose.gate.waiting (and prose.run.waiting,
+// prose.call.outcome "waiting"). A run and its resumes are one trace (see
+// IDGenerator and RunTraceID), one root span per session.
+//
 // Slots have no model tools, so there are no execute_tool spans. A call
 // answered from the journal (resume, replay) keeps its span, marked
 // prose.call.journaled=true, and has no chat span: no model was asked.

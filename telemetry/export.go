@@ -17,7 +17,7 @@ import (
 // Config chooses where spans go.
 type Config struct {
 	// File, when set, receives one JSON object per span and line
-	// (FileExporter); the file is created or truncated.
+	// (FileExporter); the file is created or truncated, mode 0600.
 	File string
 	// Content puts model messages into spans (Options.Content).
 	Content bool
@@ -61,10 +61,20 @@ func Open(ctx context.Context, cfg Config) (*Exporter, error) {
 		return nil, fmt.Errorf("opentelemetry: %w", err)
 	}
 	e := &Exporter{opt: Options{Content: cfg.Content}}
-	popts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+	popts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithIDGenerator(IDGenerator())}
 	if cfg.File != "" {
-		f, err := os.Create(cfg.File)
+		// Spans carry the run's data (prompts, with --otel-content): the
+		// file is its owner's alone, also when it was there before.
+		f, err := os.OpenFile(cfg.File, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err == nil {
+			if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() && fi.Mode().Perm() != 0o600 {
+				err = f.Chmod(0o600)
+			}
+		}
 		if err != nil {
+			if f != nil {
+				f.Close()
+			}
 			return nil, fmt.Errorf("--otel-file: %w", err)
 		}
 		e.file = f

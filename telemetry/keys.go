@@ -28,7 +28,16 @@ const (
 	ToolType          = attribute.Key("gen_ai.tool.type")
 	ToolCallArguments = attribute.Key("gen_ai.tool.call.arguments")
 	ToolCallResult    = attribute.Key("gen_ai.tool.call.result")
-	// ErrorType is the conventions' general error.type.
+	// OutputType is gen_ai.output.type: "json" where a JSON reply was
+	// asked for (a condition's verdict).
+	OutputType = attribute.Key("gen_ai.output.type")
+	// ServerAddress and ServerPort name the model server (from its base
+	// URL).
+	ServerAddress = attribute.Key("server.address")
+	ServerPort    = attribute.Key("server.port")
+	// ErrorType is the conventions' general error.type: for prose, the
+	// name of a run.Code ("failed", "usage", ...), timeout, canceled, or
+	// _OTHER.
 	ErrorType = attribute.Key("error.type")
 
 	// prose's own: the run, and each call of a slot.
@@ -39,12 +48,21 @@ const (
 	CallPath     = attribute.Key("prose.call.path") // the call's stable id, e.g. L58/3
 	CallSlot     = attribute.Key("prose.call.slot")
 	CallAttempt  = attribute.Key("prose.call.attempt")
-	CallOutcome  = attribute.Key("prose.call.outcome")   // ok, error, timeout, canceled
+	CallOutcome  = attribute.Key("prose.call.outcome")   // ok, error, timeout, canceled, waiting, suspended
 	CallPos      = attribute.Key("prose.call.pos")       // FILE:LINE:COL of the call
 	CallJournal  = attribute.Key("prose.call.journaled") // answered from the journal, not run
+	RunWaiting   = attribute.Key("prose.run.waiting")    // the run suspended at a gate
+	GateKind     = attribute.Key("prose.gate.kind")      // of the gate waited at
 	Condition    = attribute.Key("prose.judgment.condition")
 	JudgmentPath = attribute.Key("prose.judgment.path")
 )
+
+// EventGateWaiting is the span event of a run, and of a gate's call,
+// that waits for an answer: not an error.
+const EventGateWaiting = "prose.gate.waiting"
+
+// OutputJSON is the gen_ai.output.type of a request for JSON.
+const OutputJSON = "json"
 
 // Values of gen_ai.operation.name.
 const (

@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -46,18 +47,53 @@ type RunInfo struct {
 	// Redactor scrubs every text put into a span (nil: the process
 	// environment's secrets and credential shapes).
 	Redactor *redact.Redactor
+	// ErrorCode names an error by prose's own codes (run.Code: "failed",
+	// "usage", ...), the error.type of a failed run or call (nil: every
+	// error is "_OTHER", the conventions' fallback).
+	ErrorCode func(error) string
+	// BaseURL is the model server's base URL: the server.address and
+	// server.port of chat spans ("" leaves them out).
+	BaseURL string
 }
 
-// Start starts the span of a run under ctx's span, if any. The Run records
+// Start begins the span of a run under ctx's span, if any. The Run records
 // the run's events; End ends it.
+//
+// The span itself starts (with the time Start was called) when the run
+// is named (Started), or at its first event or End: a run's id, known
+// only once its journal is open, chooses the trace of a run that has no
+// parent span (see IDGenerator), so that a run and its resumes are one
+// trace.
 func (t *Tracer) Start(ctx context.Context, info RunInfo) *Run {
 	red := info.Redactor
 	if red == nil {
 		red = redact.ForEnv(nil).WithShapes()
 	}
-	ctx, span := t.tr.Start(ctx, OpInvokeWorkflow, trace.WithAttributes(
-		OperationName.String(OpInvokeWorkflow), SpecPath.String(info.Spec), RunMode.String(info.Mode)))
-	return &Run{t: t, ctx: ctx, span: span, red: red, open: map[callKey]*openCall{}}
+	r := &Run{t: t, ctx: ctx, red: red, info: info, begun: time.Now(), open: map[callKey]*openCall{}}
+	r.server = serverAttrs(info.BaseURL)
+	return r
+}
+
+// begin starts the run's span if it has not started yet. Called with r.mu
+// held.
+func (r *Run) begin(name, runID string) {
+	if r.span != nil {
+		return
+	}
+	ctx := r.ctx
+	if runID != "" && !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = withRunTrace(ctx, runID)
+	}
+	attrs := []attribute.KeyValue{OperationName.String(OpInvokeWorkflow), SpecPath.String(r.info.Spec), RunMode.String(r.info.Mode)}
+	spanName := OpInvokeWorkflow
+	if name != "" {
+		spanName += " " + name
+		attrs = append(attrs, SpecName.String(name))
+	}
+	if runID != "" {
+		attrs = append(attrs, RunID.String(runID))
+	}
+	r.ctx, r.span = r.t.tr.Start(ctx, spanName, trace.WithTimestamp(r.begun), trace.WithAttributes(attrs...))
 }
 
 type callKey struct {
@@ -75,12 +111,16 @@ type openCall struct {
 // Run is the spans of one run in progress. It is a delegation.Recorder,
 // safe for concurrent use.
 type Run struct {
-	t    *Tracer
-	ctx  context.Context
-	span trace.Span
-	red  *redact.Redactor
+	t      *Tracer
+	red    *redact.Redactor
+	info   RunInfo
+	begun  time.Time
+	server []attribute.KeyValue
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// ctx and span are the run's, once begun (nil span before).
+	ctx      context.Context
+	span     trace.Span
 	open     map[callKey]*openCall
 	answered func(path delegation.Path, attempt int) bool
 }
@@ -89,33 +129,64 @@ type Run struct {
 // ("" without a journal) and, for a resume or a replay, which call
 // attempts the journal answered (nil: none).
 func (r *Run) Started(name, runID string, answered func(path delegation.Path, attempt int) bool) {
-	if name != "" {
-		r.span.SetName(OpInvokeWorkflow + " " + name)
-		r.span.SetAttributes(SpecName.String(name))
-	}
-	if runID != "" {
-		r.span.SetAttributes(RunID.String(runID))
-	}
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.span == nil {
+		r.begin(name, runID)
+	} else {
+		if name != "" {
+			r.span.SetName(OpInvokeWorkflow + " " + name)
+			r.span.SetAttributes(SpecName.String(name))
+		}
+		if runID != "" {
+			r.span.SetAttributes(RunID.String(runID))
+		}
+	}
 	r.answered = answered
-	r.mu.Unlock()
 }
 
 // End ends the run's span, with err (nil: success) as its status. Spans
-// of calls still open (a run stopped under them) end with it.
+// of calls still open (a run stopped under them) end with it. A run that
+// waits at a gate (a *delegation.WaitingError) has not failed: its status
+// stays unset, and an event and prose.run.waiting say it waits.
 func (r *Run) End(err error) {
+	w := delegation.Waiting(err)
 	r.mu.Lock()
+	r.begin("", "")
 	for k, c := range r.open {
-		c.span.SetStatus(codes.Error, "the run ended before the call did")
+		switch {
+		case w != nil && k.path == w.Path:
+			// The gate's own call: it waits for its answer.
+			c.span.SetAttributes(CallOutcome.String("waiting"))
+			c.span.AddEvent(EventGateWaiting, trace.WithAttributes(waitingAttrs(w)...))
+		case w != nil:
+			// Stopped because the run suspended: not a failure either.
+			c.span.SetAttributes(CallOutcome.String("suspended"))
+		default:
+			c.span.SetStatus(codes.Error, "the run ended before the call did")
+		}
 		c.span.End()
 		delete(r.open, k)
 	}
+	span := r.span
 	r.mu.Unlock()
-	if err != nil {
-		r.span.SetAttributes(ErrorType.String(errorType(err)))
-		r.span.SetStatus(codes.Error, r.red.String(err.Error()))
+	if w != nil {
+		span.SetAttributes(RunWaiting.Bool(true))
+		span.AddEvent(EventGateWaiting, trace.WithAttributes(waitingAttrs(w)...))
+	} else if err != nil {
+		span.SetAttributes(ErrorType.String(r.errorType(err)))
+		span.SetStatus(codes.Error, r.red.String(err.Error()))
 	}
-	r.span.End()
+	span.End()
+}
+
+// waitingAttrs describe the gate a run waits at.
+func waitingAttrs(w *delegation.WaitingError) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{GateKind.String(w.Kind), CallPath.String(w.Path.Key())}
+	if w.Pos.File != "" {
+		attrs = append(attrs, CallPos.String(w.Pos.String()))
+	}
+	return attrs
 }
 
 // Record implements delegation.Recorder.
@@ -137,6 +208,7 @@ func (r *Run) Record(ev *delegation.Event) {
 func (r *Run) callStart(ev *delegation.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.begin("", "")
 	opts := []trace.SpanStartOption{trace.WithAttributes(
 		CallPath.String(ev.Path.Key()), CallSlot.String(ev.Slot), CallAttempt.Int(ev.Attempt))}
 	if ev.Pos.File != "" {
@@ -172,13 +244,20 @@ func (r *Run) callEnd(ev *delegation.Event) {
 		return
 	}
 	outcome := "ok"
-	if ev.Err != nil {
-		outcome = errorType(ev.Err)
-		c.span.SetAttributes(ErrorType.String(outcome))
-		c.span.SetStatus(codes.Error, r.red.String(ev.Err.Error()))
-		if outcome != "timeout" && outcome != "canceled" {
-			outcome = "error"
+	if w := delegation.Waiting(ev.Err); w != nil {
+		// A gate with no answer yet: the run suspends, nothing failed.
+		outcome = "waiting"
+		c.span.AddEvent(EventGateWaiting, trace.WithAttributes(waitingAttrs(w)...))
+	} else if ev.Err != nil {
+		outcome = "error"
+		switch et := r.errorType(ev.Err); et {
+		case "timeout", "canceled":
+			outcome = et
+			c.span.SetAttributes(ErrorType.String(et))
+		default:
+			c.span.SetAttributes(ErrorType.String(et))
 		}
+		c.span.SetStatus(codes.Error, r.red.String(ev.Err.Error()))
 	}
 	c.span.SetAttributes(CallOutcome.String(outcome))
 	if answered != nil && answered(ev.Path, ev.Attempt) {
@@ -198,6 +277,7 @@ func (r *Run) model(ev *delegation.Event) {
 		return
 	}
 	r.mu.Lock()
+	r.begin("", "")
 	ctx := r.ctx
 	if c := r.open[callKey{ev.Path, ev.Attempt}]; c != nil {
 		ctx = c.ctx
@@ -212,6 +292,7 @@ func (r *Run) model(ev *delegation.Event) {
 		model = x.Model
 	}
 	attrs := []attribute.KeyValue{OperationName.String(OpChat), ProviderName.String(Provider), RequestModel.String(model)}
+	attrs = append(attrs, r.server...)
 	if x.Err == nil {
 		attrs = append(attrs, ResponseModel.String(x.Model),
 			UsageInputTokens.Int(x.TokensIn), UsageOutputTokens.Int(x.TokensOut))
@@ -225,7 +306,7 @@ func (r *Run) model(ev *delegation.Event) {
 	_, span := r.t.tr.Start(ctx, spanName(OpChat, model), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithTimestamp(end.Add(-x.Duration)), trace.WithAttributes(attrs...))
 	if x.Err != nil {
-		span.SetAttributes(ErrorType.String(errorType(x.Err)))
+		span.SetAttributes(ErrorType.String(r.errorType(x.Err)))
 		span.SetStatus(codes.Error, r.red.String(x.Err.Error()))
 	}
 	span.End(trace.WithTimestamp(end))
@@ -240,6 +321,7 @@ func (r *Run) judgment(ev *delegation.Event) {
 		return
 	}
 	r.mu.Lock()
+	r.begin("", "")
 	ctx := r.parent(ev.Path)
 	r.mu.Unlock()
 	end := ev.Time
@@ -249,9 +331,10 @@ func (r *Run) judgment(ev *delegation.Event) {
 	_, span := r.t.tr.Start(ctx, spanName(OpChat, v.Model), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithTimestamp(end.Add(-ev.Duration)), trace.WithAttributes(
 			OperationName.String(OpChat), ProviderName.String(Provider),
-			RequestModel.String(v.Model), ResponseModel.String(v.Model),
+			RequestModel.String(v.Model), ResponseModel.String(v.Model), OutputType.String(OutputJSON),
 			UsageInputTokens.Int(v.TokensIn), UsageOutputTokens.Int(v.TokensOut),
-			JudgmentPath.String(ev.Path.Key()), Condition.String(r.red.String(ev.Condition))))
+			JudgmentPath.String(ev.Path.Key()), Condition.String(r.red.String(ev.Condition))),
+		trace.WithAttributes(r.server...))
 	span.End(trace.WithTimestamp(end))
 }
 
@@ -288,13 +371,42 @@ func spanName(op, model string) string {
 }
 
 // errorType is error.type of err: timeout or canceled for a context's
-// end, else the error's Go type (low cardinality, as the conventions ask).
-func errorType(err error) string {
+// end, else the name of its prose code (RunInfo.ErrorCode), else
+// "_OTHER" (low cardinality, as the conventions ask: never a Go type's
+// name).
+func (r *Run) errorType(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	}
-	return fmt.Sprintf("%T", err)
+	if r.info.ErrorCode != nil {
+		if c := r.info.ErrorCode(err); c != "" {
+			return c
+		}
+	}
+	return "_OTHER"
+}
+
+// serverAttrs are server.address and server.port of a base URL (nil when
+// it has no host).
+func serverAttrs(base string) []attribute.KeyValue {
+	u, err := url.Parse(base)
+	if err != nil || u.Hostname() == "" {
+		return nil
+	}
+	attrs := []attribute.KeyValue{ServerAddress.String(u.Hostname())}
+	port := u.Port()
+	switch {
+	case port != "":
+	case u.Scheme == "https":
+		port = "443"
+	case u.Scheme == "http":
+		port = "80"
+	}
+	if n, err := strconv.Atoi(port); err == nil {
+		attrs = append(attrs, ServerPort.Int(n))
+	}
+	return attrs
 }

@@ -2,9 +2,11 @@ package telemetry_test
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -179,8 +181,16 @@ func TestRunSpans(t *testing.T) {
 	if _, ok := sa[telemetry.ErrorType]; ok {
 		t.Errorf("error.type on a request that succeeded")
 	}
-	if ja := attrs(judgeChat); ja[telemetry.UsageInputTokens].AsInt64() != 10 || ja[telemetry.Condition].AsString() != "d is good enough" {
-		t.Errorf("judgment chat span %v", ja)
+	if ja := attrs(judgeChat); ja[telemetry.UsageInputTokens].AsInt64() != 10 || ja[telemetry.Condition].AsString() != "d is good enough" ||
+		ja[telemetry.OutputType].AsString() != "json" {
+		t.Errorf("judgment chat span %v: want its usage, condition and gen_ai.output.type json", ja)
+	}
+	u, _ := url.Parse(env["OPENAI_BASE_URL"])
+	for _, c := range chats {
+		ca := attrs(c)
+		if ca[telemetry.ServerAddress].AsString() != u.Hostname() || strconv.FormatInt(ca[telemetry.ServerPort].AsInt64(), 10) != u.Port() {
+			t.Errorf("chat span server %v:%v, want %s", ca[telemetry.ServerAddress].AsInterface(), ca[telemetry.ServerPort].AsInterface(), u.Host)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 // answered ran nothing and has none.
 func (r *Run) tool(ev *delegation.Event) {
 	r.mu.Lock()
+	r.begin("", "")
 	ctx := r.parent(ev.Path)
 	r.mu.Unlock()
 	end := ev.Time
@@ -44,7 +45,7 @@ func (r *Run) tool(ev *delegation.Event) {
 	_, span := r.t.tr.Start(ctx, spanName(OpExecuteTool, ev.Slot), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithTimestamp(end.Add(-ev.Duration)), trace.WithAttributes(attrs...))
 	if ev.Err != nil {
-		span.SetAttributes(ErrorType.String(errorType(ev.Err)))
+		span.SetAttributes(ErrorType.String(r.errorType(ev.Err)))
 		span.SetStatus(codes.Error, r.red.String(ev.Err.Error()))
 	}
 	span.End(trace.WithTimestamp(end))

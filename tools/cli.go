@@ -59,14 +59,13 @@ func (t *cliTool) Call(ctx context.Context, req *delegation.CallRequest) (delega
 	cmd.Env = append(os.Environ(), t.b.opt.Env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Stdout, cmd.Stderr = out, errOut
-	cmd.SysProcAttr = procAttr()
 	cmd.WaitDelay = 2 * time.Second // a pipe held by a process that left the group
-	if err := cmd.Start(); err != nil {
+	g, err := procgroup.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("%s: starting %s: %v", t.decl.Text, path, err)
 	}
 	pid := cmd.Process.Pid
 	if req.Spawned != nil {
-		g := procgroup.Of(pid)
 		req.Spawned(g.ID, g.Ident)
 	}
 	exited := make(chan error, 1)
@@ -85,6 +84,7 @@ func (t *cliTool) Call(ctx context.Context, req *delegation.CallRequest) (delega
 	}
 	syscall.Kill(-pid, syscall.SIGKILL) // what it left in its group
 	procgroup.ReapGroup(pid)
+	procgroup.Done(g)
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: stopped at its timeout of %s", t.decl.Text, t.b.opt.Timeout)

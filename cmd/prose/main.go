@@ -25,6 +25,10 @@ import (
 )
 
 func main() {
+	// A process started as the watchdog of another prose runs as one and
+	// exits here; otherwise the programs a run starts get a watchdog that
+	// ends their process groups when prose dies by any signal.
+	procgroup.Init()
 	// Descendants of the run's programs that outlive them (a daemon that
 	// left its process group) are handed to prose rather than init, and
 	// ended before it exits: none outlives the command.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -17,12 +16,14 @@ import (
 
 	"github.com/proselang/prose/mcpserve"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/serve/httpapi"
 )
 
 // mcpOptions are the flags of `prose mcp`.
 type mcpOptions struct {
 	http      string
 	tokenFile string
+	allowExec bool
 	runDir    string
 	otel      otelFlags
 }
@@ -37,9 +38,12 @@ resume, replay and runs. Runs are journaled under --run-dir, so prose
 runs, prose resume and prose replay see them too. Paths are relative to
 the directory the server starts in.
 
---http binds 127.0.0.1 unless ADDR names a host; a non-loopback address
-needs --token-file FILE, whose content is the bearer token every request
-must send (Authorization: Bearer TOKEN), and is refused without one.
+--http binds 127.0.0.1 unless ADDR names a host; an address that is not
+loopback once bound (a name is judged by what it resolved to) needs
+--token-file FILE, whose content is the bearer token every request must
+send (Authorization: Bearer TOKEN), and is refused without one. Without a
+token, a run over HTTP may not bind a slot to exec: (any local user could
+run any program as the server's user); --allow-exec allows it.
 
 Exit status: 0 when the client closes the connection (or on Ctrl-C for
 --http), 2 bad usage.`
@@ -68,6 +72,7 @@ func newMCPCmd(s streams) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (host:port; a bare :port binds 127.0.0.1) instead of stdio")
 	fl.StringVar(&o.tokenFile, "token-file", "", "require the bearer token held in `FILE` on every HTTP request (needed off loopback)")
+	fl.BoolVar(&o.allowExec, "allow-exec", false, "over --http without --token-file, let clients bind slots to exec: programs (every local user can then run any program as this user)")
 	fl.StringVar(&o.runDir, "run-dir", run.DefaultRunDir, "directory `DIR` holding run journals")
 	addOtelFlags(cmd, &o.otel)
 	return cmd
@@ -92,6 +97,8 @@ func runMCP(ctx context.Context, s streams, o *mcpOptions) error {
 		}
 	} else if o.tokenFile != "" {
 		return usageErrorf("mcp: --token-file applies to --http; stdio needs no token")
+	} else if o.allowExec {
+		return usageErrorf("mcp: --allow-exec applies to --http; over stdio the host that starts prose runs what it likes")
 	}
 	var ro run.Options
 	endSpans, err := o.otel.open(ctx, &ro, s.err)
@@ -108,17 +115,21 @@ func runMCP(ctx context.Context, s streams, o *mcpOptions) error {
 		}
 		return nil
 	}
-	return serveMCPHTTP(ctx, s, srv, addr, token)
+	return serveMCPHTTP(ctx, s, srv, addr, token, o.allowExec)
 }
 
 // serveMCPHTTP serves srv over streamable HTTP at addr until ctx ends.
-func serveMCPHTTP(ctx context.Context, s streams, srv *mcpserve.Server, addr, token string) error {
-	ln, err := net.Listen("tcp", addr)
+func serveMCPHTTP(ctx context.Context, s streams, srv *mcpserve.Server, addr, token string, allowExec bool) error {
+	ln, loop, err := httpapi.ListenLoopback(addr)
 	if err != nil {
 		return usageErrorf("mcp: --http: %v", err)
 	}
+	if token == "" && !loop {
+		ln.Close()
+		return usageErrorf("mcp: --http %s bound %s, which is reachable from other machines: give --token-file FILE with the bearer token clients must send (or bind 127.0.0.1)", addr, ln.Addr())
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil)
-	hs := &http.Server{Handler: bearer(token, h), ReadHeaderTimeout: 10 * time.Second}
+	hs := httpapi.Server(bearer(token, refuseExec(token == "" && !allowExec, h)))
 	fmt.Fprintf(s.err, "prose: MCP over streamable HTTP at http://%s\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
@@ -181,9 +192,8 @@ func bearer(token string, next http.Handler) http.Handler {
 	if token == "" {
 		return next
 	}
-	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		if !httpapi.BearerOK(r.Header.Get("Authorization"), token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="prose"`)
 			http.Error(w, "prose mcp: missing or wrong bearer token", http.StatusUnauthorized)
 			return

@@ -280,3 +280,50 @@ func TestMCPHTTPBearerToken(t *testing.T) {
 		t.Errorf("lint of the ratchet over HTTP: %+v", lint)
 	}
 }
+
+// Over HTTP without a token, a run that binds a slot to exec: is refused
+// with a tool error naming --token-file and --allow-exec, and nothing
+// runs; other calls pass; with --allow-exec the run starts.
+func TestMCPHTTPRefusesExecWithoutToken(t *testing.T) {
+	w := newMCPWorld(t)
+	srv := mcpserve.New(mcpserve.Options{RunDir: w.runDir, Dir: w.root})
+	defer srv.Close()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil)
+	ctx := context.Background()
+	marker := filepath.Join(t.TempDir(), "ran")
+	runArgs := map[string]any{
+		"file":   "std/patterns/ratchet.prose.md",
+		"slots":  map[string]any{"advancer": "exec:touch " + marker, "certifier": []any{"exec:true"}},
+		"inputs": map[string]any{"task_brief": "x"},
+	}
+	for _, allow := range []bool{false, true} {
+		hs := httptest.NewServer(bearer("", refuseExec(!allow, h)))
+		cs, err := w.client().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lint mcpserve.LintOutput
+		call(t, cs, &mcp.CallToolParams{Name: "lint", Arguments: map[string]any{"paths": []string{filepath.Join(w.root, "std", "patterns", "ratchet.prose.md")}}}, &lint)
+		if lint.Files != 1 {
+			t.Errorf("allow %v: lint over HTTP: %+v", allow, lint)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: runArgs})
+		if err != nil {
+			t.Fatalf("allow %v: run: %v", allow, err)
+		}
+		if !allow && (!res.IsError || !strings.Contains(text(res), "--token-file") || !strings.Contains(text(res), "--allow-exec")) {
+			t.Errorf("run with exec: slots over HTTP without a token: error %v, %q", res.IsError, text(res))
+		}
+		if allow && res.IsError {
+			t.Errorf("run with --allow-exec refused: %q", text(res))
+		}
+		cs.Close()
+		hs.Close()
+		if _, err := os.Stat(marker); !allow && err == nil {
+			t.Error("the refused run's program ran")
+		}
+	}
+	if code, _, stderr := runMain(t, "mcp", "--allow-exec"); code != exitUsage || !strings.Contains(stderr, "--http") {
+		t.Errorf("--allow-exec over stdio: exit %d, %s", code, stderr)
+	}
+}

@@ -65,8 +65,8 @@ echo $! > grandchild.tmp && mv grandchild.tmp grandchild.pid
 wait
 `
 
-// A prose killed with SIGKILL leaves its service's descendants running;
-// the resume ends them before it runs the call again, so the call never
+// A prose killed with SIGKILL together with its watchdog leaves its
+// service's descendants running; the resume ends them before it runs the call again, so the call never
 // runs twice at once, and nothing the resumed run started outlives it: not
 // a process left in the service's group, nor a daemon that left it
 // (prose is their subreaper).
@@ -89,6 +89,12 @@ func TestResumeEndsWhatAKilledRunLeft(t *testing.T) {
 	grandchild := waitForPID(t, filepath.Join(dir, "grandchild.pid"))
 	t.Cleanup(func() { syscall.Kill(grandchild, syscall.SIGKILL) })
 	id := waitForProcRecord(t, filepath.Join(dir, ".prose", "runs"))
+	// The watchdog would end the group with prose: the second line is
+	// for a watchdog that is gone too, so it is killed first, with prose
+	// stopped so that it cannot notice.
+	cmd.Process.Signal(syscall.SIGSTOP)
+	wd := watchdogOf(t, cmd.Process.Pid)
+	syscall.Kill(wd, syscall.SIGKILL)
 	cmd.Process.Kill()
 	cmd.Wait()
 	if !alive(grandchild) {
@@ -164,4 +170,27 @@ func alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// watchdogOf is the pid of the watchdog prose pid started.
+func watchdogOf(t *testing.T, pid int) int {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 || !strings.HasPrefix(string(cmdline), "prose-watchdog\x00") {
+			continue
+		}
+		if f := strings.Fields(string(stat)[i+1:]); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			return p
+		}
+	}
+	t.Fatalf("prose (pid %d) has no watchdog", pid)
+	return 0
 }

@@ -223,6 +223,10 @@ func TestRunExportsOTLPOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Spans carry the run's data: the file is its owner's alone.
+	if fi, err := os.Stat("spans.jsonl"); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("spans.jsonl: %v, mode %v; want 0600", err, fi.Mode().Perm())
+	}
 	var fileNames []string
 	sc := bufio.NewScanner(bytes.NewReader(f))
 	for sc.Scan() {

@@ -22,7 +22,10 @@ func redactStreams(args []string, out, errw io.Writer) (io.Writer, io.Writer, fu
 	// values of 8 bytes and more).
 	// So is a secret-named input (--input api_token=...), see
 	// redact.InputSecrets.
+	// So is a secret written inline in an exec: binding (--slot
+	// "x=exec:env API_TOKEN=... svc.sh"), see redact.CommandSecrets.
 	more := append(redact.FlagURLSecrets(args, "base-url"), os.Getenv("OPENAI_API_KEY"))
+	more = append(more, redact.Values(redact.FlagSlotSecrets(args))...)
 	r := redact.ForEnv(nil, append(more, redact.Values(redact.FlagInputSecrets(args))...)...)
 	ow, ew := r.Writer(out), r.Writer(errw)
 	return ow, ew, func() { ow.Flush(); ew.Flush() }

@@ -133,3 +133,43 @@ func TestStreamsKnowTheJournalsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineBindingSecretRedacted: a secret written inline in an exec:
+// binding (env API_TOKEN=... CMD) is withheld wherever the environment's
+// secrets are when the program prints it: stdout, stderr, the trace, the
+// journal's records and runs show.
+func TestInlineBindingSecretRedacted(t *testing.T) {
+	const token = "tok-7c1d93aa5e0b"
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "echo.prose.md")
+	if err := os.WriteFile(spec, []byte(echoSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(dir, "trace.jsonl")
+	runDir := filepath.Join(dir, "runs")
+	code, out, errs := runMain(t, "run", spec, "--slot", `worker=exec:env API_TOKEN=`+token+` sh -c 'echo "token $API_TOKEN"'`,
+		"--input", "task=t", "--trace", trace, "--run-dir", runDir)
+	if code != 0 || !strings.Contains(out, "token [redacted]") {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	texts := map[string]string{"stdout": out, "stderr": errs}
+	tr, _ := os.ReadFile(trace)
+	texts["trace"] = string(tr)
+	journals, _ := filepath.Glob(filepath.Join(runDir, "*", "journal.jsonl"))
+	if len(journals) != 1 {
+		t.Fatalf("%d journals", len(journals))
+	}
+	jb, _ := os.ReadFile(journals[0])
+	texts["journal"] = string(jb)
+	id := filepath.Base(filepath.Dir(journals[0]))
+	code, show, showErr := runMain(t, "runs", "show", "--run-dir", runDir, id)
+	if code != 0 {
+		t.Fatalf("runs show: exit %d\n%s", code, showErr)
+	}
+	texts["runs show"] = show
+	for name, text := range texts {
+		if strings.Contains(text, token) {
+			t.Errorf("%s shows the inline secret:\n%s", name, text)
+		}
+	}
+}

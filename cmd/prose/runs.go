@@ -29,13 +29,14 @@ first: id, spec, start time (local), status (ok, error, interrupted,
 diverged, running, or incomplete for a run that was killed), finished calls
 and duration (the time it spent running, over the run and its resumes,
 without the pauses between them). The table is the same on a terminal and
-in a pipe; --json prints a JSON array instead (times in RFC 3339, duration
-in milliseconds, the error of a failed or unreadable run).
+in a pipe; --json prints a JSON array instead (the id as run_id, as the
+MCP runs tool says, and as id; times in RFC 3339, duration in
+milliseconds, the error of a failed or unreadable run).
 
 'prose resume latest' and 'prose replay latest' name the newest run.
 'prose runs show ID' tells one run's story; 'prose runs rm' deletes runs.`,
 		Example: `  prose runs
-  prose runs --json | jq -r '.[] | select(.status == "incomplete") | .id'
+  prose runs --json | jq -r '.[] | select(.status == "incomplete") | .run_id'
   prose runs rm --older-than 7d`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -86,7 +87,12 @@ func printRuns(s streams, runs []*journal.Summary) {
 }
 
 // runJSON is one run of 'prose runs --json'.
+//
+// Decided: the id is run_id, as the MCP runs tool and every other prose
+// output call it; "id" stays beside it with the same value, so that
+// scripts written against it go on working.
 type runJSON struct {
+	RunID    string     `json:"run_id"`
 	ID       string     `json:"id"`
 	Spec     string     `json:"spec,omitempty"`
 	Dir      string     `json:"dir"`
@@ -100,7 +106,7 @@ type runJSON struct {
 func printRunsJSON(s streams, runs []*journal.Summary) error {
 	out := make([]runJSON, 0, len(runs))
 	for _, r := range runs {
-		j := runJSON{ID: r.ID, Spec: r.Spec, Dir: r.Dir, Status: r.Status, Calls: r.Calls,
+		j := runJSON{RunID: r.ID, ID: r.ID, Spec: r.Spec, Dir: r.Dir, Status: r.Status, Calls: r.Calls,
 			Duration: r.Duration().Milliseconds(), Err: r.Err}
 		if !r.Start.IsZero() {
 			t := r.Start.UTC()

@@ -154,8 +154,10 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 			return usageErrorf("serve: --token-file %s: %v", o.tokenFile, err)
 		}
 		token = t
-	} else if !httpapi.Loopback(o.addr) {
-		return usageErrorf("serve: --http %s is not a loopback address: give --token-file FILE, so that nothing but /health answers without its bearer token", o.addr)
+	} else if ip := net.ParseIP(hostOf(o.addr)); hostOf(o.addr) == "" || (ip != nil && !ip.IsLoopback()) {
+		// Refused at once where the text says it; a name is judged by
+		// the address it binds (serveHTTP).
+		return notLoopback(o.addr)
 	}
 	if o.engine != "local" && o.engine != "temporal" {
 		return usageErrorf("serve: unknown --engine %q (want local or temporal)", o.engine)
@@ -194,11 +196,15 @@ func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, 
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.addr)
+	ln, loop, err := httpapi.ListenLoopback(o.addr)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
-	hs := &http.Server{Handler: httpapi.Handler(b, httpapi.Options{Token: token, MaxEventBytes: o.maxEventBytes}), ReadHeaderTimeout: 10 * time.Second}
+	if token == "" && !loop {
+		ln.Close()
+		return notLoopback(o.addr + " (bound " + ln.Addr().String() + ")")
+	}
+	hs := httpapi.Server(httpapi.Handler(b, httpapi.Options{Token: token, MaxEventBytes: o.maxEventBytes}))
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- hs.Serve(ln) }()
 	fmt.Fprintf(s.err, "prose serve: listening on http://%s (state %s)\n", ln.Addr(), b.Store().Dir)
@@ -339,4 +345,17 @@ func newDrainLog(s streams, format string) func(*serve.Outcome) {
 		}
 		l.Info("drain", attrs...)
 	}
+}
+
+// notLoopback is the refusal to serve without a token where other
+// machines can reach the server.
+func notLoopback(addr string) error {
+	return usageErrorf("serve: --http %s is not a loopback address: give --token-file FILE, so that nothing but /health answers without its bearer token", addr)
+}
+
+// hostOf is the host of HOST:PORT ("" when there is none or addr is not
+// that form).
+func hostOf(addr string) string {
+	host, _, _ := net.SplitHostPort(addr)
+	return host
 }

@@ -56,11 +56,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/procgroup"
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
@@ -393,15 +395,40 @@ func (k *Connector) get(ctx context.Context) ([]json.RawMessage, error) {
 	return split(b)
 }
 
+// runCommand runs cmdText under /bin/sh -c in dir, in a process group of
+// its own that procgroup's watchdog ends if prose dies, and that is
+// killed whole when ctx ends or the command exits (what it left behind
+// included).
+func runCommand(ctx context.Context, cmdText, dir string) (stdout, stderr []byte, err error) {
+	var out, errOut bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", cmdText)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.WaitDelay = 2 * time.Second // a pipe held by a process that left the group
+	g, err := procgroup.Start(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err = <-exited:
+	case <-ctx.Done():
+		syscall.Kill(-g.ID, syscall.SIGKILL)
+		<-exited
+		err = ctx.Err()
+	}
+	syscall.Kill(-g.ID, syscall.SIGKILL) // what it left in its group
+	procgroup.ReapGroup(g.ID)
+	procgroup.Done(g)
+	return out.Bytes(), errOut.Bytes(), err
+}
+
 func (k *Connector) run(ctx context.Context) ([]json.RawMessage, error) {
 	cmdText := strings.ReplaceAll(k.c.Target, "{cursor}", shellQuote(k.cur.Last))
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", cmdText)
-	cmd.Dir = k.dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, stderr, err := runCommand(ctx, cmdText, k.dir)
 	if err != nil {
-		return nil, fmt.Errorf("exec %s: %v: %s", k.c.Target, err, cut(stderr.Bytes()))
+		return nil, fmt.Errorf("exec %s: %v: %s", k.c.Target, err, cut(stderr))
 	}
 	var evs []json.RawMessage
 	sc := bufio.NewScanner(bytes.NewReader(out))

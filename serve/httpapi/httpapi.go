@@ -5,18 +5,19 @@
 // Endpoints: GET /health, GET /status, GET /nodes/ID[?facet=F],
 // GET /receipts[?node=ID][&since=N], GET /graph, POST /trigger/ID,
 // GET /drains/ID, GET /metrics. With a token, every endpoint but /health
-// answers 401 to a request without "Authorization: Bearer TOKEN".
+// answers 401 to a request without "Authorization: Bearer TOKEN" (the
+// scheme in any case).
 //
-// Main types: Options, Backend. Entry points: Handler, Loopback.
+// Main types: Options, Backend. Entry points: Handler, Auth, and for every
+// prose server that listens: ListenLoopback (loopback judged by the
+// address bound), BearerOK, BodyDeadline and Server (see listen.go).
 package httpapi
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"sort"
 	"strconv"
@@ -80,30 +81,14 @@ func Auth(token string, next http.Handler) http.Handler {
 	if token == "" {
 		return next
 	}
-	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/health" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		if r.URL.Path != "/health" && !BearerOK(r.Header.Get("Authorization"), token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="prose serve"`)
 			writeError(w, http.StatusUnauthorized, "a bearer token is required: send Authorization: Bearer TOKEN (the token in --token-file)")
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// Loopback reports whether addr (HOST:PORT) listens only on a loopback
-// address; an empty host (every interface) is not loopback, and a name
-// is loopback only as "localhost".
-func Loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 type handler struct {

@@ -17,6 +17,10 @@ func TestAuth(t *testing.T) {
 		{"/health", "", 204},
 		{"/status", "", 401},
 		{"/status", "Bearer tok", 204},
+		{"/status", "bearer tok", 204},
+		{"/status", "BEARER  tok", 204},
+		{"/status", "Basic tok", 401},
+		{"/status", "tok", 401},
 		{"/status", "Bearer tok2", 401},
 		{"/status", "Bearer to", 401},
 		{"/status", "tok", 401},
@@ -35,17 +39,6 @@ func TestAuth(t *testing.T) {
 		}
 		if w.Code == 401 && (w.Header().Get("WWW-Authenticate") == "" || contains([]string{w.Body.String()}, "tok")) {
 			t.Errorf("%s: 401 without a challenge, or echoing the token", c.path)
-		}
-	}
-}
-
-func TestLoopback(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1:80": true, "127.0.0.2:0": true, "[::1]:7077": true, "localhost:1": true,
-		":7077": false, "0.0.0.0:1": false, "10.0.0.1:1": false, "example.com:80": false, "bad": false,
-	} {
-		if got := Loopback(addr); got != want {
-			t.Errorf("Loopback(%q) = %v, want %v", addr, got, want)
 		}
 	}
 }

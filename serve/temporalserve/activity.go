@@ -174,7 +174,8 @@ func (a *Activities) Fire(ctx context.Context, in DrainIn) (*FireOut, error) {
 	if err != nil || r == nil {
 		return &FireOut{}, err
 	}
-	return &FireOut{Ref: serve.Ref{Node: r.Node, Status: r.Status, Hash: r.Hash}, Tokens: r.Cost.TokensIn + r.Cost.TokensOut, Done: done}, nil
+	return &FireOut{Ref: serve.Ref{Node: r.Node, Status: r.Status, Hash: r.Hash}, Tokens: r.Cost.TokensIn + r.Cost.TokensOut,
+		TokensIn: r.Cost.TokensIn, TokensOut: r.Cost.TokensOut, Done: done}, nil
 }
 
 // Due is when each node with a cadence is next due.

@@ -260,6 +260,10 @@ type PlanOut struct {
 type FireOut struct {
 	Ref    serve.Ref `json:"ref"`
 	Tokens int       `json:"tokens"`
+	// TokensIn and TokensOut split Tokens (absent from a history
+	// written before they were).
+	TokensIn  int `json:"tokens_in,omitempty"`
+	TokensOut int `json:"tokens_out,omitempty"`
 	// Done says the commit was found in the store (its step had run).
 	Done bool `json:"done,omitempty"`
 }
@@ -328,6 +332,8 @@ func runDrain(ctx workflow.Context, w World, g *graph.Graph, st *State, num int,
 			o.Receipts = append(o.Receipts, out.Ref)
 			o.StoreDrain = in.Store
 			o.Tokens += out.Tokens
+			o.TokensIn += out.TokensIn
+			o.TokensOut += out.TokensOut
 			switch out.Ref.Status {
 			case receipt.Rendered:
 				o.Rendered++

@@ -1,11 +1,10 @@
 //go:build !linux
 
-package execsvc
+package procgroup
 
 import "syscall"
 
-// procAttr puts a program in its own process group, so a timeout stops all
-// of it.
+// procAttr puts a program in a process group of its own.
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }

@@ -1,0 +1,221 @@
+package procgroup
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The watchdog.
+//
+// Decided: one watchdog per prose process, not one supervisor per
+// program. The watchdog is prose's own executable started again (Init
+// recognises it by its argv[0] and an environment variable) the first
+// time a program is started, in a process group of its own, with the read
+// end of a pipe as its stdin. Only prose holds the write end (it is
+// close-on-exec, and no program gets it), so the pipe reaches its end
+// when prose is gone, however it died: kill -9 included. Prose writes a
+// line to the pipe for each process group it starts ("+ID IDENT") and
+// for each that ended ("-ID"). At the end of its input the watchdog ends
+// every group still listed (Group.End: only the group that was started,
+// never one that reuses its id), and exits.
+//
+// A program must not run before the watchdog knows its group: Start
+// holds it at a gate (a shell that reads a line from a pipe of its own)
+// until the group is written down, and only then lets it go. A prose
+// killed between the two leaves a gate that reads the end of its pipe and
+// exits, and a kernel parent-death signal ends it even sooner.
+//
+// What escapes: a process that leaves its program's process group (a
+// daemon that calls setsid) is not in any group the watchdog ends. While
+// prose lives it is prose's (Subreap, EndOrphans); when prose is killed
+// outright it runs on. A later resume ends the groups the killed run
+// journaled (a second line, for a watchdog that could not start or was
+// killed itself).
+//
+// Package state: a process has one watchdog and one executable, so both
+// are package variables, guarded by a mutex.
+
+const (
+	watchdogArg0 = "prose-watchdog"
+	watchdogEnv  = "PROSE_WATCHDOG"
+	// endWait bounds how long the watchdog waits for a group it killed
+	// to be gone.
+	endWait = 10 * time.Second
+)
+
+var wd struct {
+	mu      sync.Mutex
+	self    string   // executable that can be a watchdog ("" not enabled)
+	w       *os.File // write end of the watchdog's pipe (nil: not started)
+	failed  bool     // the watchdog could not be started, or died
+	started bool
+}
+
+// Init is called first thing in a main (or a TestMain). When this process
+// was started as a watchdog it runs as one and exits; otherwise it
+// enables the watchdog for the programs Start starts, and returns.
+// Without Init, Start starts programs without a watchdog: only the
+// parent-death signal of their leader, and a later resume, end them when
+// prose is killed.
+func Init() {
+	if len(os.Args) > 0 && os.Args[0] == watchdogArg0 && os.Getenv(watchdogEnv) == "1" {
+		watch(os.Stdin)
+		os.Exit(0)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return
+	}
+	wd.mu.Lock()
+	wd.self = self
+	wd.mu.Unlock()
+}
+
+// watch is the watchdog: it reads the groups prose lists from r until
+// its end, then ends the ones still listed.
+func watch(r io.Reader) {
+	// A terminal's hangup or interrupt that ends prose must not end the
+	// watchdog before it has done its work. Its own process group keeps
+	// it from a terminal's signals; these are belts and braces.
+	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTSTP)
+	groups := map[int]Group{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		op, rest, _ := strings.Cut(sc.Text(), " ")
+		switch op {
+		case "+":
+			idText, ident, _ := strings.Cut(rest, " ")
+			if id, err := strconv.Atoi(idText); err == nil && id > 0 {
+				groups[id] = Group{ID: id, Ident: ident}
+			}
+		case "-":
+			if id, err := strconv.Atoi(rest); err == nil {
+				delete(groups, id)
+			}
+		}
+	}
+	for _, g := range groups {
+		if g.Ident == "" {
+			// No identity to check it by: the leader's parent-death
+			// signal is all there is. Killing by id alone could end a
+			// stranger's group.
+			continue
+		}
+		g.End(endWait)
+	}
+}
+
+// startWatchdog starts the watchdog if it is enabled and not started yet.
+// It returns the pipe to it, nil when there is none.
+func startWatchdog() *os.File {
+	if wd.started || wd.failed || wd.self == "" {
+		return wd.w
+	}
+	wd.started = true
+	r, w, err := os.Pipe()
+	if err != nil {
+		wd.failed = true
+		return nil
+	}
+	cmd := exec.Command(wd.self)
+	cmd.Args = []string{watchdogArg0}
+	cmd.Env = append(os.Environ(), watchdogEnv+"=1")
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		wd.failed = true
+		return nil
+	}
+	r.Close()
+	go cmd.Wait() // reaped when it exits, at the end of prose
+	wd.w = w
+	return w
+}
+
+// tell writes a line to the watchdog. It reports false when there is no
+// watchdog to tell.
+func tell(line string) bool {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	w := startWatchdog()
+	if w == nil {
+		return false
+	}
+	if _, err := io.WriteString(w, line); err != nil {
+		// The watchdog died: from now on, programs run without one.
+		w.Close()
+		wd.w, wd.failed = nil, true
+		return false
+	}
+	return true
+}
+
+// gateScript holds a program at a gate until prose writes "go" to the
+// pipe at fd, then runs the program ("$@") with the gate closed. A gate
+// that reads the end of its pipe (prose is gone) exits with 125.
+func gateScript(fd int) string {
+	return fmt.Sprintf(`IFS= read -r go <&%d && [ "$go" = go ] || exit 125; exec "$@" %d<&-`, fd, fd)
+}
+
+// Start starts cmd as the leader of a process group of its own, with the
+// kernel's parent-death signal set, and lists its group with the
+// watchdog before the program runs (see the package doc): when prose
+// dies by any signal, the group is ended. It sets cmd.SysProcAttr and
+// adds a file to cmd.ExtraFiles. Call Done with the group once the
+// program and what it left in its group are gone.
+func Start(cmd *exec.Cmd) (Group, error) {
+	if cmd.Err != nil {
+		return Group{}, cmd.Err
+	}
+	cmd.SysProcAttr = procAttr()
+	wd.mu.Lock()
+	enabled := wd.self != "" && !wd.failed
+	wd.mu.Unlock()
+	if !enabled {
+		if err := cmd.Start(); err != nil {
+			return Group{}, err
+		}
+		return Of(cmd.Process.Pid), nil
+	}
+	gr, gw, err := os.Pipe()
+	if err != nil {
+		return Group{}, err
+	}
+	defer gw.Close()
+	fd := 3 + len(cmd.ExtraFiles)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, gr)
+	args := append([]string{"/bin/sh", "-c", gateScript(fd), "prose-gate", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path, cmd.Args = "/bin/sh", args
+	err = cmd.Start()
+	gr.Close()
+	if err != nil {
+		return Group{}, err
+	}
+	g := Of(cmd.Process.Pid)
+	tell(fmt.Sprintf("+ %d %s\n", g.ID, g.Ident))
+	// Whether or not the watchdog heard of it, the program runs: without
+	// one, prose is as safe as it was before there was a watchdog.
+	io.WriteString(gw, "go\n")
+	return g, nil
+}
+
+// Done tells the watchdog that group g has ended: its id may be reused.
+func Done(g Group) {
+	wd.mu.Lock()
+	started := wd.w != nil
+	wd.mu.Unlock()
+	if started {
+		tell(fmt.Sprintf("- %d\n", g.ID))
+	}
+}
