@@ -27,6 +27,8 @@ import (
 // serveOptions are the flags and argument of `prose serve`.
 type serveOptions struct {
 	path, state, addr, tokenFile, signKey, logFormat string
+	trustedKey                                       string
+	wait                                             bool
 	model, baseURL                                   string
 	slots                                            []string
 	maxEventBytes                                    int64
@@ -87,6 +89,8 @@ stops only its HTTP face; the workflow keeps draining.`,
 	fl.IntVar(&o.maxParallel, "max-parallel", 4, "render at most `N` independent nodes at once")
 	fl.StringVar(&o.signKey, "sign-key", "", "sign every receipt with the ed25519 private key in `FILE` (PEM PKCS #8, or a hex seed)")
 	fl.StringVar(&o.logFormat, "log-format", "text", "drain log lines on stderr: text or json")
+	fl.StringVar(&o.trustedKey, "trusted-key", "", "refuse receipts not signed by the ed25519 public key in `FILE` (default $"+trustedKeyEnv+")")
+	fl.BoolVar(&o.wait, "wait", false, "wait while another process writes the state directory, instead of refusing")
 	fl.StringVar(&o.model, "model", "", "`MODEL` for llm renders and Executions (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	fl.StringVar(&o.engine, "engine", "local", "drain with `ENGINE` local (this process) or temporal (a workflow, and the workers of its task queue)")
@@ -135,7 +139,7 @@ func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*
 
 func serveServer(g *graph.Graph, bindings *worldBinds, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
 	return serve.New(serve.Options{
-		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained,
+		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained, Locked: true,
 		Binding: bindings.describe, Renderer: bindings.renderer,
 	})
 }
@@ -175,10 +179,18 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if st.Trusted, err = trustedKey(o.trustedKey); err != nil {
+		return err
+	}
 	log := newDrainLog(s, o.logFormat)
 	if o.engine == "temporal" {
 		return serveTemporal(ctx, s, o, g, st, token, log)
 	}
+	release, err := lockState(ctx, st.Dir, "prose serve", o.wait)
+	if err != nil {
+		return err
+	}
+	defer release()
 	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}

@@ -141,7 +141,7 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 		return nil, nil
 	}
 	extends := h != nil && int64(len(b)) >= h.Size && digest(b[:h.Size]) == h.Digest
-	if !full && extends {
+	if !full && extends && s.checkpoint(h) {
 		first := bytes.Count(b[:h.Size], []byte("\n")) + 1
 		tail, err := parseLedger(lp, b[h.Size:], first)
 		if err != nil {
@@ -174,6 +174,19 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 	return rs, ps
 }
 
+// checkpoint reports whether a drain may check from h on: always in an
+// unsigned store, and in a signed one (or with a trusted key) when h is
+// signed by that key.
+func (s *Store) checkpoint(h *head) bool {
+	switch {
+	case s.Trusted != nil:
+		return h.signedBy(receipt.Fingerprint(s.Trusted))
+	case s.signer != "":
+		return h.signedBy(s.signer)
+	}
+	return true
+}
+
 // errText is err's message, naming p once.
 func errText(err error, p string) string {
 	return strings.TrimPrefix(strings.TrimPrefix(strings.Replace(err.Error(), " "+p, "", 1), p), ": ")
@@ -198,6 +211,13 @@ func countVersions(dir string) int {
 // no receipt, or only receipts signed by that key, records the key's
 // fingerprint in FORMAT; a store of format 1.0 gets its head records.
 func (s *Store) Extend(sign ed25519.PrivateKey) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// FORMAT again: it may have been read before the lock was taken.
+	if err := s.reload(); err != nil {
+		return err
+	}
+	s.sign = sign
 	var pub ed25519.PublicKey
 	if sign != nil {
 		pub = sign.Public().(ed25519.PublicKey)
@@ -247,6 +267,48 @@ func (s *Store) Extend(sign ed25519.PrivateKey) error {
 		s.heads = true
 	}
 	return s.writeFormat()
+}
+
+func (s *Store) reload() error {
+	o, err := Open(s.Dir)
+	if err != nil {
+		return err
+	}
+	s.signer, s.heads = o.signer, o.heads
+	return nil
+}
+
+// Trust checks what a reader is about to show of node: its ledger (from
+// its head record on), and that the published files are its last
+// receipt's version. A problem is a *DamageError naming the file.
+func (s *Store) Trust(node string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return err
+	}
+	name := escape(node)
+	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
+		return nil // no such node: the reader says so
+	}
+	_, ps := s.checkNode(name, false)
+	if len(ps) == 0 {
+		rs, err := s.Ledger(node)
+		if err != nil {
+			return err
+		}
+		if n := len(rs); n > 0 && rs[n-1].Version != "" {
+			want, err := s.Version(node, rs[n-1].Version)
+			if err != nil {
+				return err
+			}
+			ps = s.publishedProblems(node, rs[n-1], want, nil, false, s.facetsOf(node, rs[n-1], nil))
+		}
+	}
+	if len(ps) > 0 {
+		return &DamageError{Dir: s.Dir, Problems: ps}
+	}
+	return nil
 }
 
 // checkSigner refuses a drain that would sign otherwise than the store
@@ -302,6 +364,11 @@ func signedBy(fp string) string {
 // each node's declared facets (nil: those the last receipt
 // fingerprints).
 func (s *Store) Verify(trusted ed25519.PublicKey, facets func(node string) []string) ([]Problem, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return nil, err
+	}
 	if trusted != nil {
 		s.Trusted = trusted
 	}

@@ -2,13 +2,17 @@ package store
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/proselang/prose/world/receipt"
 )
 
 // Head records (decided, format 1.1): NODE/head.json says what the
@@ -24,11 +28,34 @@ import (
 // The head is the checkpoint a drain checks from: the bytes up to it are
 // compared by one digest, the receipts after it one by one, so a drain
 // does not re-check the whole history.
+//
+// In a signed store the head is signed too (Key, Sig: the signature of
+// its Text), by the drain that wrote it: a checkpoint a writer without
+// the key cannot move. A drain checks from a head only when it is signed
+// by the store's key; otherwise it checks the whole ledger.
 type head struct {
 	Receipts int    `json:"receipts"`
 	Hash     string `json:"hash"`
 	Size     int64  `json:"size"`
 	Digest   string `json:"digest"`
+	Key      string `json:"key,omitempty"`
+	Sig      string `json:"sig,omitempty"`
+}
+
+// text is what a head's signature covers.
+func (h *head) text() []byte {
+	return []byte(fmt.Sprintf("prose-world head %d %s %d %s", h.Receipts, h.Hash, h.Size, h.Digest))
+}
+
+// signedBy reports whether h is signed, validly, by the key of
+// fingerprint fp.
+func (h *head) signedBy(fp string) bool {
+	pub, err := hex.DecodeString(h.Key)
+	if fp == "" || err != nil || len(pub) != ed25519.PublicKeySize || receipt.Fingerprint(pub) != fp {
+		return false
+	}
+	sig, err := base64.StdEncoding.DecodeString(h.Sig)
+	return err == nil && ed25519.Verify(pub, h.text(), sig)
 }
 
 // HeadPath is node's head record.
@@ -50,6 +77,10 @@ func (s *Store) writeHead(node string, ledger []byte, last string) error {
 // writeHeadIn is writeHead for the node directory dir.
 func (s *Store) writeHeadIn(dir string, ledger []byte, last string) error {
 	h := head{Receipts: lines(ledger), Hash: last, Size: int64(len(ledger)), Digest: digest(ledger)}
+	if s.sign != nil {
+		h.Key = hex.EncodeToString(s.sign.Public().(ed25519.PublicKey))
+		h.Sig = base64.StdEncoding.EncodeToString(ed25519.Sign(s.sign, h.text()))
+	}
 	b, _ := json.Marshal(h)
 	return writeAtomic(filepath.Join(dir, "head.json"), append(b, '\n'))
 }

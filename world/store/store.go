@@ -40,8 +40,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
 	"strings"
+	"sync"
 
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/world/canon"
@@ -68,8 +68,12 @@ type Store struct {
 	// signer is the fingerprint of the key the store was created with
 	// ("" for an unsigned store); heads is whether every ledger has a
 	// head record (format 1.1).
+	// sign is the key of the drain that checked the store (Extend), which
+	// signs the head records it writes. mu guards these three.
+	mu     sync.Mutex
 	signer string
 	heads  bool
+	sign   ed25519.PrivateKey
 }
 
 // formatDoc is the FORMAT file.
@@ -106,7 +110,11 @@ func Open(dir string) (*Store, error) {
 
 // Signer is the fingerprint of the key the store's receipts are signed
 // by, as its FORMAT file records it ("" for an unsigned store).
-func (s *Store) Signer() string { return s.signer }
+func (s *Store) Signer() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.signer
+}
 
 func (s *Store) writeFormat() error {
 	v := "1.0"
@@ -300,6 +308,8 @@ func (s *Store) Last(node string) (*receipt.Receipt, error) {
 // the same events is byte-identical; a kill between the two loses at most
 // that one duration.
 func (s *Store) Append(node string, r *receipt.Receipt) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	line, err := r.Marshal()
 	if err != nil {
 		return err
