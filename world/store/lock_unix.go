@@ -16,6 +16,23 @@ import (
 // lockPoll is how often a waiting Lock tries again.
 const lockPoll = 20 * time.Millisecond
 
+// holderOf reads the holder's record of lock file p (open as f). A
+// holder that has just taken the lock writes it a moment later, and one
+// that is letting go has erased it: an empty record is read again, a few
+// times, each after trying the lock again (free: it is taken, how).
+func holderOf(ctx context.Context, f *os.File, p string, how int) (h Holder, free bool) {
+	for range 50 {
+		if h = readHolder(p); h.PID != 0 || ctx.Err() != nil {
+			return h, false
+		}
+		time.Sleep(10 * time.Millisecond)
+		if syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB) == nil {
+			return Holder{}, true
+		}
+	}
+	return h, false
+}
+
 // Lock takes dir's writer lock (creating dir, mode 0700, when absent)
 // and returns the func that releases it. Held by another process, it is
 // a *HeldError, or with o.Wait a wait until the holder lets go or ctx
@@ -50,8 +67,12 @@ func Lock(ctx context.Context, dir string, o LockOptions) (func(), error) {
 			return nil, &os.PathError{Op: "flock", Path: p, Err: err}
 		}
 		if !o.Wait {
+			h, free := holderOf(ctx, f, p, how)
+			if free {
+				break
+			}
 			f.Close()
-			return nil, &HeldError{Dir: dir, File: p, Holder: readHolder(p)}
+			return nil, &HeldError{Dir: dir, File: p, Holder: h}
 		}
 		select {
 		case <-ctx.Done():
