@@ -202,7 +202,7 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 // serveHTTP serves b over HTTP on o.addr, with b's connectors, while run
 // drains, until ctx ends (exit 0) or either fails.
 func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, b serveBackend, token string, run func(context.Context) error) error {
-	conns, err := serveConnectors(s, g, b)
+	conns, err := serveConnectors(s, g, b, o.maxEventBytes)
 	if err != nil {
 		return err
 	}
@@ -278,9 +278,9 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
 	mark := fmt.Sprintf("workflow %s on task queue %s at %s", id, queueName(c), c.Address)
-	err = os.MkdirAll(filepath.Dir(serve.TemporalMark(st.Dir)), 0o755)
+	err = os.MkdirAll(filepath.Dir(serve.TemporalMark(st.Dir)), 0o700)
 	if err == nil {
-		err = os.WriteFile(serve.TemporalMark(st.Dir), []byte(mark+"\n"), 0o644)
+		err = os.WriteFile(serve.TemporalMark(st.Dir), []byte(mark+"\n"), 0o600)
 	}
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
@@ -295,7 +295,7 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 
 // serveConnectors opens the connectors of the project's prose.serve.yaml
 // (none without one); its problems are a usage error at their lines.
-func serveConnectors(s streams, g *graph.Graph, srv connect.Sink) ([]*connect.Connector, error) {
+func serveConnectors(s streams, g *graph.Graph, srv connect.Sink, maxEventBytes int64) ([]*connect.Connector, error) {
 	cfgs, diags, err := connect.ReadConfig(g.Root, g)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("serve: %w", err)}
@@ -306,6 +306,7 @@ func serveConnectors(s streams, g *graph.Graph, srv connect.Sink) ([]*connect.Co
 	}
 	var out []*connect.Connector
 	for _, c := range cfgs {
+		c.MaxEventBytes = maxEventBytes
 		k, err := connect.New(c, srv, g.Root)
 		if err != nil {
 			return nil, &exitError{code: exitFailure, err: fmt.Errorf("serve: connector %s: %w", c.Gateway, err)}
