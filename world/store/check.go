@@ -32,7 +32,7 @@ type DamageError struct {
 
 func (e *DamageError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is damaged, so nothing is written to it:", e.Dir)
+	fmt.Fprintf(&b, "%s is damaged; nothing more is written to it or shown from it until it is repaired:", e.Dir)
 	for _, p := range e.Problems {
 		b.WriteString("\n  " + p.String())
 	}

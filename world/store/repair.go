@@ -84,5 +84,9 @@ func (s *Store) repairNode(name string, accept bool) ([]string, error) {
 	if err := s.Publish(node, want, facets); err != nil {
 		return did, err
 	}
-	return append(did, fmt.Sprintf("%s: truth.json and %d facet files republished from %s, the last receipt's version", node, len(facets), last.Version)), nil
+	files := "truth.json"
+	if len(facets) > 0 {
+		files += fmt.Sprintf(" and %d facet files", len(facets))
+	}
+	return append(did, fmt.Sprintf("%s: %s republished from %s, the last receipt's version", node, files, last.Version)), nil
 }
