@@ -129,6 +129,13 @@ func TestWorldEventMaxBytes(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "--event signals: longer than 64 bytes (--max-event-bytes)") {
 		t.Errorf("a long event: %d\n%s", code, out)
 	}
+	// An endless source is read no further than the bound.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		code, _, errw := runMain(t, "run", project, "--state", state, "--slot", slot, "--event", "signals=@/dev/zero")
+		if code != 2 || !strings.Contains(errw, "longer than 1048576 bytes") {
+			t.Errorf("--event @/dev/zero: %d\n%s", code, errw)
+		}
+	}
 	if code, out := drainDigest(t, project, state, slot, "short", "--max-event-bytes", "64"); code != 0 {
 		t.Errorf("a short event: %d\n%s", code, out)
 	}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve/httpapi"
@@ -284,8 +283,9 @@ func didYouMean(name string, cands []string) string {
 }
 
 // worldEvents reads --event GATEWAY=@FILE (or - for stdin, or a JSON
-// text), each at most max bytes (as prose serve's --max-event-bytes); a
-// file must be a regular one, read without waiting on a named pipe.
+// text), each at most max bytes (as prose serve's --max-event-bytes). A
+// file named here is read as given (a pipe of the shell's <(...) too),
+// never past max.
 func worldEvents(g *graph.Graph, flags []string, stdin io.Reader, max int64) (map[string][]any, error) {
 	out := map[string][]any{}
 	for _, f := range flags {
@@ -310,7 +310,7 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader, max int64) (ma
 			raw, err = readAtMost(stdin, max)
 		case strings.HasPrefix(val, "@"):
 			var f *os.File
-			if f, err = filekind.Open(val[1:]); err == nil {
+			if f, err = os.Open(val[1:]); err == nil {
 				raw, err = readAtMost(f, max)
 				f.Close()
 			}
