@@ -123,13 +123,16 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 	node := unescape(name)
 	dir := filepath.Join(s.Dir, name)
 	lp, hp := filepath.Join(dir, "receipts.jsonl"), filepath.Join(dir, "head.json")
-	b, err := readFile(lp)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, []Problem{{lp, errText(err, lp)}}
-	}
+	// The head first: it is written after the ledger, so a ledger read
+	// after it is never behind it, even while a worker of the same
+	// drain on Temporal commits beside this check (a shared lock).
 	h, err := readHead(hp)
 	if err != nil {
 		return nil, []Problem{{hp, errText(err, hp)}}
+	}
+	b, err := readFile(lp)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, []Problem{{lp, errText(err, lp)}}
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		if h != nil && h.Receipts > 0 {
