@@ -268,6 +268,7 @@ key its FORMAT file records.`,
 func newReceiptsRepairCmd(s streams, state, trusted *string) *cobra.Command {
 	var accept []string
 	var wait bool
+	var signKey string
 	cmd := &cobra.Command{
 		Use:   "repair",
 		Short: "Rebuild head records and published files from the ledgers; say what was repaired",
@@ -286,7 +287,13 @@ func newReceiptsRepairCmd(s streams, state, trusted *string) *cobra.Command {
 			for _, n := range accept {
 				acc[n] = true
 			}
-			did, err := st.RepairAll(acc)
+			var key ed25519.PrivateKey
+			if signKey != "" {
+				if key, err = readSignKey(signKey); err != nil {
+					return usageErrorf("--sign-key: %v", err)
+				}
+			}
+			did, err := st.RepairAll(acc, key)
 			for _, d := range did {
 				fmt.Fprintln(s.out, "repaired "+d)
 			}
@@ -311,6 +318,7 @@ func newReceiptsRepairCmd(s streams, state, trusted *string) *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&accept, "accept", nil, "take `NODE`'s ledger as it is when its chain checks but its head record says otherwise; repeatable")
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait while another process writes the state directory, instead of refusing")
+	cmd.Flags().StringVar(&signKey, "sign-key", "", "in a signed store, sign the head records written with the store's ed25519 private key in `FILE`")
 	return cmd
 }
 

@@ -163,6 +163,9 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 		return rs, []Problem{*p}
 	}
 	accept := " or take it as it is with prose receipts repair --accept " + node
+	if h != nil && (s.signer != "" || s.Trusted != nil) && !s.checkpoint(h) {
+		return rs, append(ps, Problem{hp, "not signed by the store's key: a head record rewritten without the key (receipts cut from the ledger would go unseen); restore it, or take the ledger as it is with prose receipts repair --sign-key FILE --accept " + node})
+	}
 	switch {
 	case h == nil && s.heads:
 		ps = append(ps, Problem{hp, "missing: without it receipts cut from the ledger's end go unseen; restore it," + accept})

@@ -241,6 +241,16 @@ func TestCorruptionTable(t *testing.T) {
 			}
 			return ledger(s)
 		}},
+		{name: "signed store, last receipt deleted and its head rewritten unsigned", signed: true, damage: func(t *testing.T, s *Store) string {
+			ls := lines2(t, ledger(s))
+			writeLines(t, ledger(s), ls[:len(ls)-1])
+			b, _ := os.ReadFile(ledger(s))
+			var last struct{ Hash string }
+			json.Unmarshal(ls[len(ls)-2], &last)
+			h, _ := json.Marshal(head{Receipts: len(ls) - 1, Hash: last.Hash, Size: int64(len(b)), Digest: digest(b)})
+			os.WriteFile(s.HeadPath("alpha"), h, 0o600)
+			return s.HeadPath("alpha")
+		}},
 		{name: "edited truth.json", repairs: true, damage: func(t *testing.T, s *Store) string {
 			os.WriteFile(s.TruthPath("alpha"), []byte(`{"f": 42}`), 0o600)
 			return s.TruthPath("alpha")
@@ -297,7 +307,7 @@ func TestCorruptionTable(t *testing.T) {
 			if !r.repairs {
 				return
 			}
-			did, err := s.RepairAll(nil)
+			did, err := s.RepairAll(nil, nil)
 			if err != nil || len(did) != 1 || !strings.Contains(did[0], "republished") {
 				t.Errorf("repair: %q %v", did, err)
 			}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"path/filepath"
 )
@@ -11,14 +12,21 @@ import (
 // the last receipt's version are rewritten from it. A ledger whose chain
 // does not check is left as it is (restore it from a backup); one that
 // checks but is not what its head record says (cut, or rewritten) is
-// taken as it is only when its node is in accept. Verify afterwards says
-// what is left.
-func (s *Store) RepairAll(accept map[string]bool) ([]string, error) {
+// taken as it is only when its node is in accept. In a signed store the
+// heads it writes are signed with sign, which must be the store's key;
+// without it they are not written. Verify afterwards says what is left.
+func (s *Store) RepairAll(accept map[string]bool, sign ed25519.PrivateKey) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.reload(); err != nil {
 		return nil, err
 	}
+	if sign != nil {
+		if err := s.checkSigner(sign.Public().(ed25519.PublicKey)); err != nil {
+			return nil, err
+		}
+	}
+	s.sign = sign
 	names, err := s.Nodes()
 	if err != nil {
 		return nil, err
@@ -49,7 +57,8 @@ func (s *Store) repairNode(name string, accept bool) ([]string, error) {
 	h, herr := readHead(filepath.Join(dir, "head.json"))
 	last := rs[len(rs)-1]
 	extends := herr == nil && h != nil && int64(len(b)) >= h.Size && digest(b[:h.Size]) == h.Digest &&
-		h.Receipts <= len(rs) && (h.Receipts == 0 || rs[h.Receipts-1].Hash == h.Hash)
+		h.Receipts <= len(rs) && (h.Receipts == 0 || rs[h.Receipts-1].Hash == h.Hash) &&
+		(s.signer == "" && s.Trusted == nil || s.checkpoint(h))
 	var did []string
 	switch {
 	case extends && h.Size == int64(len(b)):
@@ -65,7 +74,11 @@ func (s *Store) repairNode(name string, accept bool) ([]string, error) {
 	default:
 		return nil, nil
 	}
-	if len(did) > 0 {
+	if len(did) > 0 && (s.signer != "" || s.Trusted != nil) && s.sign == nil {
+		// A head of a signed store is signed: without the key it stays
+		// as it is, and verify says what is left.
+		did = nil
+	} else if len(did) > 0 {
 		if err := s.writeHeadIn(dir, b, last.Hash); err != nil {
 			return did, err
 		}
