@@ -15,13 +15,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/serve/cadence"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
@@ -159,7 +159,7 @@ func New(o Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	if b, err := os.ReadFile(TemporalMark(o.Store.Dir)); err == nil {
+	if b, err := filekind.ReadFile(TemporalMark(o.Store.Dir)); err == nil {
 		unlock()
 		return nil, fmt.Errorf("%s is served on Temporal (%s): its queue is that workflow's; post to its prose serve, or remove %s to serve it here", o.Store.Dir, strings.TrimSpace(string(b)), TemporalMark(o.Store.Dir))
 	}
