@@ -135,10 +135,13 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 		return nil, []Problem{{lp, errText(err, lp)}}
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
-		if h != nil && h.Receipts > 0 {
+		// A kill before a node's first commit leaves versions and no
+		// ledger, with (since 1.1) a head of 0 receipts.
+		_, lerr := os.Lstat(lp)
+		switch n := countVersions(dir); {
+		case h != nil && h.Receipts > 0:
 			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but its head record (head.json) names %d receipts, the last %s: the ledger was emptied or lost; restore it from a backup", h.Receipts, h.Hash)}}
-		}
-		if n := countVersions(dir); n > 0 {
+		case n > 0 && h == nil && (lerr == nil || s.heads):
 			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but the node has %d committed versions: its receipts were lost; restore the ledger from a backup", n)}}
 		}
 		return nil, nil

@@ -423,3 +423,24 @@ func TestStoreModes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A kill between a node's first version and its first receipt leaves a
+// version and a head of no receipts: not damage. The same version with
+// neither ledger nor head is a ledger lost.
+func TestKillBeforeTheFirstCommit(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	truth, _ := canon.Decode([]byte(`{"f": 1}`))
+	if _, err := s.PutVersion("gamma", truth); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Extend(nil); err != nil {
+		t.Errorf("extend after a kill before the first commit: %v", err)
+	}
+	if ps, err := s.Verify(nil, nil); err != nil || len(ps) != 0 {
+		t.Errorf("verify: %v %v", ps, err)
+	}
+	os.Remove(s.HeadPath("gamma"))
+	if err := s.Extend(nil); err == nil || !strings.Contains(err.Error(), s.LedgerPath("gamma")+": empty or missing, but the node has 1 committed versions") {
+		t.Errorf("extend with versions and neither ledger nor head: %v", err)
+	}
+}

@@ -214,11 +214,27 @@ func writeAtomic(p string, b []byte) error {
 }
 
 // PutVersion stores truth under its content address and returns the
-// address; an existing version is left as it is.
+// address; an existing version is left as it is. A node's first version
+// is preceded by its empty head record: versions without a ledger then
+// are a kill before the first commit (head of 0 receipts), and without a
+// head too, a ledger lost.
 func (s *Store) PutVersion(node string, truth any) (string, error) {
 	b, err := canon.Marshal(truth)
 	if err != nil {
 		return "", err
+	}
+	s.mu.Lock()
+	heads := s.heads
+	s.mu.Unlock()
+	if _, err := os.Lstat(s.HeadPath(node)); heads && errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(s.LedgerPath(node)); errors.Is(err, fs.ErrNotExist) {
+			s.mu.Lock()
+			err := s.writeHead(node, nil, "")
+			s.mu.Unlock()
+			if err != nil {
+				return "", err
+			}
+		}
 	}
 	v := canon.Hash(b)
 	p := s.VersionPath(node, v)
