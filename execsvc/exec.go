@@ -21,6 +21,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,8 +102,13 @@ const (
 //     stderr held that way is abandoned after the same wait (it only
 //     feeds error messages).
 type Service struct {
-	Name      string   // service name (slot path)
-	Command   string   // shell command text, as the user wrote it
+	Name    string // service name (slot path)
+	Command string // shell command text, as the user wrote it
+	// Argv, when set, is run instead of Command: the program Argv[0]
+	// (relative to Dir when it holds a slash, else found on PATH) with
+	// the arguments Argv[1:], as they are, with no shell between: data
+	// put in an argument stays data.
+	Argv      []string
 	Dir       string   // working directory; "" for the current one
 	Env       []string // extra KEY=VALUE entries
 	MaxOutput int64    // stdout cap in bytes; 0 means DefaultMaxOutput
@@ -145,6 +151,34 @@ func (s *Service) Call(ctx context.Context, req *delegation.CallRequest) (delega
 		return nil, s.readError(readErr)
 	}
 	return s.result(req, out, p.stderr.String(), waitErr, stop)
+}
+
+// Output runs the program once, as Call does (its process group, Grace,
+// MaxOutput, the environment), with input on stdin, and returns its
+// stdout as it is: for a caller that reads it its own way (a connector
+// reads one JSON event a line). A non-zero exit, a stop by ctx or output
+// over MaxOutput is an error, as for Call.
+func (s *Service) Output(ctx context.Context, input []byte) ([]byte, error) {
+	p, err := s.start(&delegation.CallRequest{Attempt: 1}, input)
+	if err != nil {
+		return nil, err
+	}
+	waitErr, stop := p.wait(ctx, s.grace())
+	out, readErr := p.finish()
+	if stop == nil && p.overflowed() {
+		stop = errOutputTooLarge
+	}
+	switch {
+	case errors.Is(stop, errOutputTooLarge):
+		return nil, fmt.Errorf("output exceeds the %s limit; the program was killed", diag.ByteSize(s.maxOutput()))
+	case stop != nil:
+		return nil, &stoppedError{"canceled; the program was stopped", stop}
+	case waitErr != nil:
+		return nil, s.exitError(waitErr, p.stderr.String())
+	case readErr != nil:
+		return nil, s.readError(readErr)
+	}
+	return out, nil
 }
 
 func (s *Service) grace() time.Duration {
@@ -233,6 +267,12 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		return nil, err
 	}
 	cmd := exec.Command("/bin/sh", "-c", s.Command)
+	if len(s.Argv) > 0 {
+		cmd = exec.Command(s.Argv[0], s.Argv[1:]...)
+		if strings.Contains(s.Argv[0], "/") && !filepath.IsAbs(s.Argv[0]) && s.Dir != "" {
+			cmd.Path = filepath.Join(s.Dir, s.Argv[0])
+		}
+	}
 	cmd.Dir = s.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.WaitDelay = s.grace()

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/world/canon"
 )
 
@@ -80,12 +81,12 @@ func QueuePath(stateDir string) string { return filepath.Join(stateDir, ".serve"
 // OpenQueue reads (creating it when absent) the queue file of stateDir.
 func OpenQueue(stateDir string) (*Queue, error) {
 	p := QueuePath(stateDir)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return nil, err
 	}
 	q := &Queue{seen: map[string]map[string]bool{}, pending: map[int][]Entry{}, done: map[int]*Outcome{},
 		fired: map[string]time.Time{}, self: map[string]time.Time{}, held: map[string][]Entry{}}
-	b, err := os.ReadFile(p)
+	b, err := filekind.ReadFile(p) // a named pipe is refused, not waited on
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func OpenQueue(stateDir string) (*Queue, error) {
 			return nil, err
 		}
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -15,13 +15,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
@@ -44,6 +44,10 @@ type Options struct {
 	Now func() time.Time
 	// Drained is called after each finished drain, with its outcome.
 	Drained func(*Outcome)
+	// Locked says the caller holds the state directory's writer lock
+	// (store.Lock), taken before it read anything; New takes it
+	// otherwise.
+	Locked bool
 }
 
 // Outcome is what a drain did, as GET /drains/ID answers it.
@@ -152,11 +156,14 @@ func New(o Options) (*Server, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	unlock, err := Lock(o.Store.Dir)
-	if err != nil {
-		return nil, err
+	unlock := func() {}
+	if !o.Locked {
+		var err error
+		if unlock, err = store.Lock(context.Background(), o.Store.Dir, store.LockOptions{Command: "prose serve"}); err != nil {
+			return nil, err
+		}
 	}
-	if b, err := os.ReadFile(TemporalMark(o.Store.Dir)); err == nil {
+	if b, err := filekind.ReadFile(TemporalMark(o.Store.Dir)); err == nil {
 		unlock()
 		return nil, fmt.Errorf("%s is served on Temporal (%s): its queue is that workflow's; post to its prose serve, or remove %s to serve it here", o.Store.Dir, strings.TrimSpace(string(b)), TemporalMark(o.Store.Dir))
 	}

@@ -27,6 +27,8 @@ import (
 // serveOptions are the flags and argument of `prose serve`.
 type serveOptions struct {
 	path, state, addr, tokenFile, signKey, logFormat string
+	trustedKey                                       string
+	wait                                             bool
 	model, baseURL                                   string
 	slots                                            []string
 	maxEventBytes                                    int64
@@ -87,6 +89,8 @@ stops only its HTTP face; the workflow keeps draining.`,
 	fl.IntVar(&o.maxParallel, "max-parallel", 4, "render at most `N` independent nodes at once")
 	fl.StringVar(&o.signKey, "sign-key", "", "sign every receipt with the ed25519 private key in `FILE` (PEM PKCS #8, or a hex seed)")
 	fl.StringVar(&o.logFormat, "log-format", "text", "drain log lines on stderr: text or json")
+	fl.StringVar(&o.trustedKey, "trusted-key", "", "refuse receipts not signed by the ed25519 public key in `FILE` (default $"+trustedKeyEnv+")")
+	fl.BoolVar(&o.wait, "wait", false, "wait while another process writes the state directory, instead of refusing")
 	fl.StringVar(&o.model, "model", "", "`MODEL` for llm renders and Executions (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	fl.StringVar(&o.engine, "engine", "local", "drain with `ENGINE` local (this process) or temporal (a workflow, and the workers of its task queue)")
@@ -135,7 +139,7 @@ func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*
 
 func serveServer(g *graph.Graph, bindings *worldBinds, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
 	return serve.New(serve.Options{
-		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained,
+		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained, Locked: true,
 		Binding: bindings.describe, Renderer: bindings.renderer,
 	})
 }
@@ -177,10 +181,18 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if st.Trusted, err = trustedKey(o.trustedKey); err != nil {
+		return err
+	}
 	log := newDrainLog(s, o.logFormat)
 	if o.engine == "temporal" {
 		return serveTemporal(ctx, s, o, g, st, token, log)
 	}
+	release, err := lockState(ctx, st.Dir, "prose serve", o.wait)
+	if err != nil {
+		return err
+	}
+	defer release()
 	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
@@ -192,7 +204,7 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 // serveHTTP serves b over HTTP on o.addr, with b's connectors, while run
 // drains, until ctx ends (exit 0) or either fails.
 func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, b serveBackend, token string, run func(context.Context) error) error {
-	conns, err := serveConnectors(s, g, b)
+	conns, err := serveConnectors(s, g, b, o.maxEventBytes)
 	if err != nil {
 		return err
 	}
@@ -272,9 +284,9 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
 	mark := fmt.Sprintf("workflow %s on task queue %s at %s", id, queueName(c), c.Address)
-	err = os.MkdirAll(filepath.Dir(serve.TemporalMark(st.Dir)), 0o755)
+	err = os.MkdirAll(filepath.Dir(serve.TemporalMark(st.Dir)), 0o700)
 	if err == nil {
-		err = os.WriteFile(serve.TemporalMark(st.Dir), []byte(mark+"\n"), 0o644)
+		err = os.WriteFile(serve.TemporalMark(st.Dir), []byte(mark+"\n"), 0o600)
 	}
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
@@ -289,7 +301,7 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 
 // serveConnectors opens the connectors of the project's prose.serve.yaml
 // (none without one); its problems are a usage error at their lines.
-func serveConnectors(s streams, g *graph.Graph, srv connect.Sink) ([]*connect.Connector, error) {
+func serveConnectors(s streams, g *graph.Graph, srv connect.Sink, maxEventBytes int64) ([]*connect.Connector, error) {
 	cfgs, diags, err := connect.ReadConfig(g.Root, g)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("serve: %w", err)}
@@ -300,6 +312,7 @@ func serveConnectors(s streams, g *graph.Graph, srv connect.Sink) ([]*connect.Co
 	}
 	var out []*connect.Connector
 	for _, c := range cfgs {
+		c.MaxEventBytes = maxEventBytes
 		k, err := connect.New(c, srv, g.Root)
 		if err != nil {
 			return nil, &exitError{code: exitFailure, err: fmt.Errorf("serve: connector %s: %w", c.Gateway, err)}

@@ -47,7 +47,7 @@ the drain's outcome.`,
 	fl.StringVar(&o.data, "data", "", "the event: `JSON`, @FILE or - (stdin); none wakes the node")
 	fl.StringVar(&o.server, "server", "", "post to the prose serve at `URL` (http://127.0.0.1:7077)")
 	fl.StringVar(&o.tokenFile, "token-file", "", "send the bearer token in `FILE`")
-	fl.BoolVar(&o.wait, "wait", false, "with --server: wait for the drain's outcome and print it")
+	fl.BoolVar(&o.wait, "wait", false, "with --server: wait for the drain's outcome and print it; without: wait while another process writes the state directory")
 	fl.StringVar(&o.project, "project", ".", "without --server: the project `PATH` to drain")
 	fl.StringVar(&o.state, "state", "", "without --server: world model state `DIR` (default PATH/.prose/world)")
 	fl.StringArrayVar(&o.slots, "slot", nil, "without --server: bind `NODE=exec:COMMAND`, as for prose serve")
@@ -78,6 +78,14 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	if err != nil {
 		return err
 	}
+	if st.Trusted, err = trustedKey(""); err != nil {
+		return err
+	}
+	release, err := lockState(ctx, st.Dir, "prose trigger", o.wait)
+	if err != nil {
+		return err
+	}
+	defer release()
 	srv, err := serveServer(g, bindings, st, 4, nil, nil)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("trigger: %w", err)}

@@ -102,6 +102,9 @@ func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, 
 	if err != nil {
 		return nil, err
 	}
+	if st.Trusted, err = trustedKey(""); err != nil {
+		return nil, err
+	}
 	p := &temporalserve.Project{Graph: g, Store: st, Renderer: b.renderer, Binding: b.describe}
 	if w.SignKey != "" {
 		if p.SignKey, err = readSignKey(w.SignKey); err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
@@ -37,6 +38,11 @@ type worldFlags struct {
 	ticks   []string
 	signKey string
 	format  string
+	// trustedKey, wait and maxEventBytes: see lockState, trustedKey and
+	// worldEvents.
+	trustedKey    string
+	wait          bool
+	maxEventBytes int64
 }
 
 func addWorldFlags(cmd *cobra.Command) *worldFlags {
@@ -47,6 +53,9 @@ func addWorldFlags(cmd *cobra.Command) *worldFlags {
 	fl.StringArrayVar(&w.ticks, "tick", nil, "wake `NODE` by itself (a self recheck); repeatable")
 	fl.StringVar(&w.signKey, "sign-key", "", "sign every receipt with the ed25519 private key in `FILE` (PEM PKCS #8, or a hex seed)")
 	fl.StringVar(&w.format, "format", "text", "for a drain: text, or json (one receipt per line)")
+	fl.StringVar(&w.trustedKey, "trusted-key", "", "for a drain: refuse receipts not signed by the ed25519 public key in `FILE` (default $"+trustedKeyEnv+")")
+	fl.BoolVar(&w.wait, "wait", false, "for a drain: wait while another process writes the state directory, instead of refusing")
+	fl.Int64Var(&w.maxEventBytes, "max-event-bytes", httpapi.DefaultMaxEventBytes, "refuse an --event longer than `N` bytes, as prose serve does")
 	return w
 }
 
@@ -87,7 +96,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if err != nil {
 		return err
 	}
-	events, err := worldEvents(g, w.events, s.in)
+	events, err := worldEvents(g, w.events, s.in, w.maxEventBytes)
 	if err != nil {
 		return err
 	}
@@ -109,10 +118,20 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if dir == "" {
 		dir = filepath.Join(g.Root, ".prose", "world")
 	}
+	trusted, err := trustedKey(w.trustedKey)
+	if err != nil {
+		return err
+	}
+	release, err := lockState(ctx, dir, "prose run", w.wait)
+	if err != nil {
+		return err
+	}
+	defer release()
 	st, err := store.Open(dir)
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
 	}
+	st.Trusted = trusted
 	enc := json.NewEncoder(s.out)
 	res, err := reconcile.Drain(ctx, reconcile.Options{
 		Graph: g, Store: st, Events: events, Ticks: ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
@@ -333,8 +352,10 @@ func didYouMean(name string, cands []string) string {
 }
 
 // worldEvents reads --event GATEWAY=@FILE (or - for stdin, or a JSON
-// text).
-func worldEvents(g *graph.Graph, flags []string, stdin io.Reader) (map[string][]any, error) {
+// text), each at most max bytes (as prose serve's --max-event-bytes). A
+// file named here is read as given (a pipe of the shell's <(...) too),
+// never past max.
+func worldEvents(g *graph.Graph, flags []string, stdin io.Reader, max int64) (map[string][]any, error) {
 	out := map[string][]any{}
 	for _, f := range flags {
 		name, val, ok := strings.Cut(f, "=")
@@ -355,11 +376,21 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader) (map[string][]
 		var err error
 		switch {
 		case val == "-":
-			raw, err = io.ReadAll(stdin)
+			raw, err = readAtMost(stdin, max)
 		case strings.HasPrefix(val, "@"):
-			raw, err = os.ReadFile(val[1:])
+			var f *os.File
+			if f, err = os.Open(val[1:]); err == nil {
+				raw, err = readAtMost(f, max)
+				f.Close()
+			}
 		default:
 			raw = []byte(val)
+			if int64(len(raw)) > max {
+				err = errTooLong
+			}
+		}
+		if errors.Is(err, errTooLong) {
+			return nil, usageErrorf("--event %s: longer than %d bytes (--max-event-bytes)", name, max)
 		}
 		if err != nil {
 			return nil, usageErrorf("--event %s: %v", name, err)
@@ -386,6 +417,17 @@ func givenInputs(g *graph.Graph, flags []string) func(node, input string) bool {
 		}
 		return false
 	}
+}
+
+var errTooLong = errors.New("too long")
+
+// readAtMost reads r to its end, or errTooLong past max bytes.
+func readAtMost(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = errTooLong
+	}
+	return b, err
 }
 
 // worldInputs reads --input NODE.NAME=VALUE for the caller inputs of a

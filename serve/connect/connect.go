@@ -13,17 +13,24 @@
 //	    every: 30s
 //	    id_field: id
 //	  tickets:
-//	    exec: ./poll.sh {cursor}  # run by /bin/sh -c in the project
+//	    exec: ./poll.sh --after {cursor}  # a program and its arguments, no shell
 //	    every: 1m
 //	    id_field: ticket_id
 //
 // Exactly one of file, http, exec. file: each new *.json file of the
 // directory (by name, in name order) is one event or a JSON array of
-// events. http: GET the URL, answered by a JSON array of events (or one
-// object). exec: the program prints one JSON event a line. `{cursor}` is
-// replaced by the id of the last event delivered ("" before any),
-// URL-escaped for http, shell-quoted for exec. every is the polling
-// interval (default 1s for file, 30s otherwise).
+// events; only regular files are read (a named pipe, a device, a link to
+// one is refused by name, and the other files are still read), each at
+// most MaxEventBytes. http: GET the URL, answered by a JSON array of
+// events (or one object), at most MaxPollBytes. exec: the program prints
+// one JSON event a line, at most MaxPollBytes in all; it runs in the
+// project directory through package execsvc (its own process group,
+// stopped with a grace period when serve stops). `{cursor}` is the id of
+// the last event delivered ("" before any): URL-escaped for http; for
+// exec, data passed as data, never through a shell (ParseExec: the word
+// holding it is one argument, and PROSE_CURSOR holds it too). Each event
+// is at most MaxEventBytes, as a POST /trigger body is. every is the
+// polling interval (default 1s for file, 30s otherwise).
 //
 // Each connector keeps a durable cursor in the state directory
 // (.serve/connectors/GATEWAY.json): the files consumed, the last id, and
@@ -41,7 +48,6 @@
 package connect
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -52,17 +58,16 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/internal/procgroup"
+	"github.com/proselang/prose/execsvc"
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
@@ -79,6 +84,26 @@ type Config struct {
 	Every   time.Duration
 	IDField string
 	Pos     diag.Position
+	// MaxEventBytes bounds each event (0: DefaultMaxEventBytes); prose
+	// serve sets its --max-event-bytes.
+	MaxEventBytes int64
+}
+
+// Bounds of what a connector reads.
+const (
+	// DefaultMaxEventBytes bounds an event when Config leaves it 0, as
+	// a POST /trigger body is bounded.
+	DefaultMaxEventBytes = 1 << 20
+	// MaxPollBytes bounds what one poll of an http source or an exec
+	// program returns, all its events together.
+	MaxPollBytes = 16 << 20
+)
+
+func (c *Config) maxEvent() int64 {
+	if c.MaxEventBytes > 0 {
+		return c.MaxEventBytes
+	}
+	return DefaultMaxEventBytes
 }
 
 // ReadConfig reads root's prose.serve.yaml (none: nil), checking each
@@ -157,6 +182,11 @@ func ReadConfig(root string, g *graph.Graph) ([]*Config, diag.List, error) {
 			continue
 		case c.Kind == "file" && !filepath.IsAbs(c.Target):
 			c.Target = filepath.Join(root, c.Target)
+		case c.Kind == "exec":
+			if _, err := ParseExec(c.Target); err != nil {
+				diags.Errorf(f, at(k), "serve/config", "connector %s: exec: %v", k.Value, err)
+				continue
+			}
 		}
 		if c.Every == 0 {
 			c.Every = 30 * time.Second
@@ -205,8 +235,9 @@ var _ Sink = (*serve.Server)(nil)
 type Connector struct {
 	c      *Config
 	s      Sink
-	dir    string // the project root: exec's working directory
-	state  string // the cursor file
+	dir    string   // the project root: exec's working directory
+	words  []string // exec's program and arguments (ParseExec)
+	state  string   // the cursor file
 	cur    cursor
 	st     serve.ConnectorState
 	client *http.Client
@@ -224,7 +255,13 @@ type cursor struct {
 func New(c *Config, s Sink, dir string) (*Connector, error) {
 	p := filepath.Join(s.Store().Dir, ".serve", "connectors", c.Gateway+".json")
 	k := &Connector{c: c, s: s, dir: dir, state: p, client: &http.Client{Timeout: 30 * time.Second}}
-	b, err := os.ReadFile(p)
+	if c.Kind == "exec" {
+		var err error
+		if k.words, err = ParseExec(c.Target); err != nil {
+			return nil, fmt.Errorf("exec: %v", err)
+		}
+	}
+	b, err := filekind.ReadFile(p)
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(b, &k.cur); err != nil {
@@ -246,9 +283,13 @@ func New(c *Config, s Sink, dir string) (*Connector, error) {
 func (k *Connector) Poll(ctx context.Context) (events, dups int, err error) {
 	var evs []json.RawMessage
 	var files []string
+	var refused error // files of the directory not read; the rest is delivered
 	switch k.c.Kind {
 	case "file":
 		evs, files, err = k.readDir()
+		if evs != nil || files != nil {
+			refused, err = err, nil
+		}
 	case "http":
 		evs, err = k.get(ctx)
 	case "exec":
@@ -264,6 +305,9 @@ func (k *Connector) Poll(ctx context.Context) (events, dups int, err error) {
 	if err == nil {
 		err = k.save()
 	}
+	if err == nil {
+		err = refused
+	}
 	k.st.Events += events
 	k.st.Duplicates += dups
 	k.st.Cursor = k.cur.Last
@@ -278,6 +322,9 @@ func (k *Connector) Poll(ctx context.Context) (events, dups int, err error) {
 // deliver queues each event: an id delivered before is a manual wake.
 func (k *Connector) deliver(evs []json.RawMessage) (events, dups int, err error) {
 	for _, ev := range evs {
+		if int64(len(ev)) > k.c.maxEvent() {
+			return events, dups, fmt.Errorf("an event of %d bytes is longer than %d (--max-event-bytes): %s", len(ev), k.c.maxEvent(), cut(ev))
+		}
 		id := ""
 		if k.c.IDField != "" {
 			var m map[string]any
@@ -314,17 +361,21 @@ func (k *Connector) save() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(k.state), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(k.state), 0o700); err != nil {
 		return err
 	}
 	tmp := k.state + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, k.state)
 }
 
-// readDir reads the directory's *.json files not consumed yet.
+// readDir reads the directory's *.json files not consumed yet: only
+// regular files (or links to them), each at most maxEvent bytes, opened
+// without waiting on a named pipe. A file refused is named in the error,
+// which comes after the other files' events are returned, and it is not
+// consumed: it is read once it is a regular file within bounds.
 func (k *Connector) readDir() ([]json.RawMessage, []string, error) {
 	names, err := filepath.Glob(filepath.Join(k.c.Target, "*.json"))
 	if err != nil {
@@ -336,14 +387,16 @@ func (k *Connector) readDir() ([]json.RawMessage, []string, error) {
 	sort.Strings(names)
 	var out []json.RawMessage
 	var files []string
+	var refused []string
 	for _, p := range names {
 		name := filepath.Base(p)
 		if i := sort.SearchStrings(k.cur.Files, name); i < len(k.cur.Files) && k.cur.Files[i] == name {
 			continue
 		}
-		b, err := os.ReadFile(p)
+		b, err := k.readEventFile(p)
 		if err != nil {
-			return nil, nil, err
+			refused = append(refused, err.Error())
+			continue
 		}
 		evs, err := split(b)
 		if err != nil {
@@ -352,7 +405,27 @@ func (k *Connector) readDir() ([]json.RawMessage, []string, error) {
 		out = append(out, evs...)
 		files = append(files, name)
 	}
-	return out, files, nil
+	if len(refused) > 0 {
+		err = fmt.Errorf("not read: %s", strings.Join(refused, "; "))
+	}
+	return out, files, err
+}
+
+// readEventFile reads a dropped file: a regular one, within maxEvent.
+func (k *Connector) readEventFile(p string) ([]byte, error) {
+	f, err := filekind.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.IsDir() {
+		return nil, fmt.Errorf("%s: a directory, not a regular file", p)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, k.c.maxEvent()+1))
+	if err == nil && int64(len(b)) > k.c.maxEvent() {
+		err = fmt.Errorf("%s: longer than %d bytes (--max-event-bytes)", p, k.c.maxEvent())
+	}
+	return b, err
 }
 
 // split reads one JSON event or a JSON array of events.
@@ -382,9 +455,12 @@ func (k *Connector) get(ctx context.Context) ([]json.RawMessage, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxPollBytes+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(b) > MaxPollBytes {
+		return nil, fmt.Errorf("GET %s: the answer is longer than %d bytes: page it (the cursor is in {cursor})", k.c.Target, MaxPollBytes)
 	}
 	if resp.StatusCode != 200 {
 		return nil, fmt.Errorf("GET %s: %s: %s", k.c.Target, resp.Status, cut(b))
@@ -395,58 +471,26 @@ func (k *Connector) get(ctx context.Context) ([]json.RawMessage, error) {
 	return split(b)
 }
 
-// runCommand runs cmdText under /bin/sh -c in dir, in a process group of
-// its own that procgroup's watchdog ends if prose dies, and that is
-// killed whole when ctx ends or the command exits (what it left behind
-// included).
-func runCommand(ctx context.Context, cmdText, dir string) (stdout, stderr []byte, err error) {
-	var out, errOut bytes.Buffer
-	cmd := exec.Command("/bin/sh", "-c", cmdText)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.WaitDelay = 2 * time.Second // a pipe held by a process that left the group
-	g, err := procgroup.Start(cmd)
-	if err != nil {
-		return nil, nil, err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err = <-exited:
-	case <-ctx.Done():
-		syscall.Kill(-g.ID, syscall.SIGKILL)
-		<-exited
-		err = ctx.Err()
-	}
-	syscall.Kill(-g.ID, syscall.SIGKILL) // what it left in its group
-	procgroup.ReapGroup(g.ID)
-	procgroup.Done(g)
-	return out.Bytes(), errOut.Bytes(), err
-}
-
 func (k *Connector) run(ctx context.Context) ([]json.RawMessage, error) {
-	cmdText := strings.ReplaceAll(k.c.Target, "{cursor}", shellQuote(k.cur.Last))
-	out, stderr, err := runCommand(ctx, cmdText, k.dir)
+	svc := &execsvc.Service{Name: "connector " + k.c.Gateway, Command: k.c.Target, Argv: argv(k.words, k.cur.Last), Dir: k.dir,
+		Env: []string{"PROSE_CURSOR=" + k.cur.Last, "PROSE_GATEWAY=" + k.c.Gateway}, MaxOutput: MaxPollBytes}
+	out, err := svc.Output(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("exec %s: %v: %s", k.c.Target, err, cut(stderr))
+		return nil, fmt.Errorf("exec %s: %v", k.c.Target, err)
 	}
 	var evs []json.RawMessage
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
+	for n, line := range bytes.Split(out, []byte("\n")) {
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
 		if !json.Valid(line) {
-			return nil, fmt.Errorf("exec %s: line %d is not a JSON event: %s", k.c.Target, n, cut(line))
+			return nil, fmt.Errorf("exec %s: line %d is not a JSON event: %s", k.c.Target, n+1, cut(line))
 		}
 		evs = append(evs, append(json.RawMessage(nil), line...))
 	}
-	return evs, sc.Err()
+	return evs, nil
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func cut(b []byte) string {
 	s := strings.TrimSpace(string(b))

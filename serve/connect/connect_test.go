@@ -2,6 +2,7 @@ package connect_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -154,14 +155,135 @@ func TestFileConnector(t *testing.T) {
 // An exec connector prints JSON lines; {cursor} is the last id.
 func TestExecConnector(t *testing.T) {
 	w := newWorld(t)
-	k := w.connector(&connect.Config{Gateway: "feed", Kind: "exec", IDField: "seq", Every: time.Second,
-		Target: `n={cursor}; echo "{\"seq\": \"$((${n:-0} + 1))\"}"; echo "{\"seq\": \"$((${n:-0} + 2))\"}"`})
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "count.sh"), []byte("#!/bin/sh\nn=$1\necho \"{\\\"seq\\\": \\\"$((${n:-0} + 1))\\\"}\"\necho \"{\\\"seq\\\": \\\"$((${n:-0} + 2))\\\"}\"\n"), 0o755)
+	k, err := connect.New(&connect.Config{Gateway: "feed", Kind: "exec", IDField: "seq", Every: time.Second, Target: "./count.sh {cursor}"}, w.s, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if st := w.poll(k, 2, 0); st != receipt.Rendered || w.seen() != "[1 2]" {
 		t.Fatalf("first: %s %s", st, w.seen())
 	}
 	// From cursor 2 the program prints 3 and 4.
 	if st := w.poll(k, 2, 0); st != receipt.Rendered || w.seen() != "[1 2 3 4]" {
 		t.Errorf("second: %s %s", st, w.seen())
+	}
+}
+
+// hostile ids: what a shell would run, were a cursor put in a shell line.
+var hostile = []string{`x$(touch INJECTED)`, "y`touch INJECTED`", `z'"; touch INJECTED; echo "'`, `w" $(touch INJECTED) "`}
+
+// Event ids that hold $(...), backquotes and quotes reach the program
+// intact, as an argument or in PROSE_CURSOR, for every form of the
+// command: nothing is run by a shell.
+func TestExecConnectorPassesDataAsData(t *testing.T) {
+	for _, form := range []struct {
+		command string
+		arg     func(args []string) string // the cursor as the program received it
+	}{
+		{"./poll.sh {cursor}", func(a []string) string { return a[0] }},
+		{"./poll.sh --after={cursor}", func(a []string) string { return strings.TrimPrefix(a[0], "--after=") }},
+		{`./poll.sh "a literal" {cursor}`, func(a []string) string { return a[1] }},
+		{"./poll.sh", func(a []string) string { return a[len(a)-1] }}, // PROSE_CURSOR
+	} {
+		t.Run(form.command, func(t *testing.T) {
+			w := newWorld(t)
+			dir := t.TempDir()
+			// poll.sh logs its arguments and PROSE_CURSOR, one a line, then
+			// prints the events of feed.jsonl.
+			os.WriteFile(filepath.Join(dir, "poll.sh"), []byte("#!/bin/sh\nfor a in \"$@\" \"$PROSE_CURSOR\"; do printf '%s\\n' \"$a\" >> args.log; done\necho --- >> args.log\ncat feed.jsonl\n"), 0o755)
+			k, err := connect.New(&connect.Config{Gateway: "feed", Kind: "exec", IDField: "id", Every: time.Second, Target: form.command}, w.s, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prev := ""
+			for _, id := range hostile {
+				ev, _ := json.Marshal(map[string]string{"id": id})
+				os.WriteFile(filepath.Join(dir, "feed.jsonl"), append(ev, '\n'), 0o644)
+				w.poll(k, 1, 0)
+				calls := strings.Split(strings.TrimSuffix(readFile(t, filepath.Join(dir, "args.log")), "---\n"), "---\n")
+				last := strings.Split(strings.TrimSuffix(calls[len(calls)-1], "\n"), "\n")
+				if got := form.arg(last); got != prev {
+					t.Errorf("the program got the cursor %q, want %q", got, prev)
+				}
+				prev = id
+			}
+			if _, err := os.Stat(filepath.Join(dir, "INJECTED")); err == nil {
+				t.Error("an event id was run as a command")
+			}
+			if got := w.seen(); got != fmt.Sprint(sorted(hostile)) {
+				t.Errorf("delivered ids %s, want %s", got, sorted(hostile))
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string {
+	c := append([]string(nil), s...)
+	sort.Strings(c)
+	return c
+}
+
+func readFile(t *testing.T, p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A command that quotes the placeholder, another placeholder, or shell
+// syntax is refused before anything runs.
+func TestParseExecRefuses(t *testing.T) {
+	for cmd, want := range map[string]string{
+		`./poll.sh "{cursor}"`:          "is quoted",
+		`./poll.sh '{cursor}'`:          "is quoted",
+		`./poll.sh "--after={cursor}"`:  "is quoted",
+		`sh -c "echo {cursor}"`:         "is quoted",
+		`./poll.sh {cursor} | jq .`:     "shell syntax",
+		`./poll.sh $(cat x)`:            "shell syntax",
+		"./poll.sh `x`":                 "shell syntax",
+		`./poll.sh {last}`:              "unknown placeholder {last}",
+		`{cursor}`:                      "program's own name",
+		`./poll.sh "unclosed`:           "not closed",
+		``:                              "no program",
+		`./poll.sh > out`:               "shell syntax",
+		`./poll.sh {cursor}; rm -rf x`:  "shell syntax",
+		`./poll.sh && ./other {cursor}`: "shell syntax",
+	} {
+		if _, err := connect.ParseExec(cmd); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseExec(%q) = %v, want %q", cmd, err, want)
+		}
+	}
+	got, err := connect.ParseExec(`./poll.sh --from {cursor} 'a b' "c \"d\"" '{x}'`)
+	if err != nil || fmt.Sprintf("%q", got) != `["./poll.sh" "--from" "{cursor}" "a b" "c \"d\"" "{x}"]` {
+		t.Errorf("ParseExec: %q %v", got, err)
+	}
+}
+
+// A drop directory reads only regular files within the event bound: a
+// link to a device, a named pipe and a file too long are named and left,
+// and the good files beside them are delivered.
+func TestFileConnectorReadsOnlyRegularFiles(t *testing.T) {
+	w := newWorld(t)
+	inbox := t.TempDir()
+	os.Symlink("/dev/zero", filepath.Join(inbox, "0-zero.json"))
+	fifo := filepath.Join(inbox, "1-pipe.json")
+	pipes := mkfifo(fifo) == nil
+	os.WriteFile(filepath.Join(inbox, "2-big.json"), []byte(`{"id":"`+strings.Repeat("b", 200)+`"}`), 0o644)
+	os.WriteFile(filepath.Join(inbox, "3-good.json"), []byte(`{"id":"g"}`), 0o644)
+	k := w.connector(&connect.Config{Gateway: "feed", Kind: "file", Target: inbox, IDField: "id", Every: time.Second, MaxEventBytes: 100})
+	events, _, err := k.Poll(context.Background())
+	if events != 1 || err == nil {
+		t.Fatalf("poll: %d events, %v", events, err)
+	}
+	for _, want := range []string{"0-zero.json: a device", "2-big.json: longer than 100 bytes"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	if pipes && !strings.Contains(err.Error(), "1-pipe.json: a named pipe") {
+		t.Errorf("the error does not name the pipe: %v", err)
 	}
 }
 
@@ -231,5 +353,45 @@ func TestReadConfig(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, connect.FileName), []byte("connectors:\n  feed:\n    http: http://x\n    evry: 1s\n"), 0o644)
 	if _, diags, _ := connect.ReadConfig(dir, g); !strings.Contains(diags.String(), "prose.serve.yaml:4:5: error: connector feed: unknown key \"evry\"") {
 		t.Errorf("unknown key:\n%s", diags)
+	}
+}
+
+// The http form: a hostile cursor reaches the server as the query value
+// it is.
+func TestHTTPConnectorPassesDataAsData(t *testing.T) {
+	w := newWorld(t)
+	var mu sync.Mutex
+	var afters []string
+	next := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		afters = append(afters, r.URL.Query().Get("after"))
+		ev, _ := json.Marshal(map[string]string{"id": hostile[next]})
+		next++
+		rw.Write(ev)
+	}))
+	defer srv.Close()
+	k := w.connector(&connect.Config{Gateway: "feed", Kind: "http", Target: srv.URL + "/events?after={cursor}", IDField: "id", Every: time.Second})
+	for range hostile {
+		w.poll(k, 1, 0)
+	}
+	want := append([]string{""}, hostile[:len(hostile)-1]...)
+	if fmt.Sprintf("%q", afters) != fmt.Sprintf("%q", want) {
+		t.Errorf("cursors the server got: %q, want %q", afters, want)
+	}
+}
+
+// A program that prints without end is stopped at MaxPollBytes, with an
+// error that says so; nothing of its output is delivered.
+func TestExecConnectorOutputIsCapped(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/yes"); err != nil {
+		t.Skip("no yes(1) here")
+	}
+	w := newWorld(t)
+	k := w.connector(&connect.Config{Gateway: "feed", Kind: "exec", Target: "/usr/bin/yes {cursor}", Every: time.Second})
+	events, _, err := k.Poll(context.Background())
+	if events != 0 || err == nil || !strings.Contains(err.Error(), "output exceeds") {
+		t.Errorf("an endless program: %d events, %v", events, err)
 	}
 }

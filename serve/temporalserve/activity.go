@@ -113,11 +113,11 @@ func (a *Activities) Begin(ctx context.Context, in DrainIn) (int, error) {
 		return 0, err
 	}
 	defer beat(ctx)()
-	unlock, err := serve.Lock(p.Store.Dir)
+	unlock, err := store.Lock(ctx, p.Store.Dir, store.LockOptions{Command: "prose worker", Shared: true})
 	if err != nil {
-		return 0, err // retried: a local serve has it
+		return 0, err // retried: a local serve or drain has it
 	}
-	unlock()
+	defer unlock()
 	o, err := p.options(&in)
 	if err != nil {
 		return 0, err
@@ -157,6 +157,11 @@ func (a *Activities) Fire(ctx context.Context, in DrainIn) (*FireOut, error) {
 	}
 	stop := beat(ctx)
 	defer stop()
+	unlockDir, err := store.Lock(ctx, p.Store.Dir, store.LockOptions{Command: "prose worker", Shared: true, Wait: true})
+	if err != nil {
+		return nil, err
+	}
+	defer unlockDir()
 	unlock, err := lockNode(ctx, p.Store.Dir, in.Node)
 	if err != nil {
 		return nil, err

@@ -20,10 +20,10 @@ import (
 func lockNode(ctx context.Context, stateDir, node string) (func(), error) {
 	sum := sha256.Sum256([]byte(node))
 	p := filepath.Join(stateDir, ".serve", "temporal", hex.EncodeToString(sum[:8])+".lock")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -229,7 +229,7 @@ func (r *Receipt) Check(trusted ed25519.PublicKey) error {
 		return fmt.Errorf("its public key is malformed")
 	}
 	if trusted != nil && !ed25519.PublicKey(pub).Equal(trusted) {
-		return fmt.Errorf("it is signed by another key (%s)", r.Key)
+		return fmt.Errorf("it is signed by another key (%s), not by the trusted key", r.Key)
 	}
 	sig, err := base64.StdEncoding.DecodeString(r.Sig)
 	if err != nil || !ed25519.Verify(pub, []byte(r.Hash), sig) {

@@ -184,6 +184,9 @@ func newDrainer(o Options) *drainer {
 // load reads every node's ledger and published truth, repairs published
 // files, and numbers the drain.
 func (d *drainer) load() error {
+	if err := d.o.Store.Extend(d.o.SignKey); err != nil {
+		return err
+	}
 	maxDrain := 0
 	for _, n := range d.g.Nodes {
 		rs, err := d.o.Store.Ledger(n.ID)

@@ -72,8 +72,12 @@ func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
 
 // Show is node's published truth, or the committed version when version
 // is not "", narrowed to its member facet when facet is not "". Its
-// errors say what there is instead: the nearest node, the members.
+// errors say what there is instead: the nearest node, the members. A
+// node whose ledger or published files do not check (Trust) is refused.
 func (s *Store) Show(node, facet, version string) (any, error) {
+	if err := s.Trust(node); err != nil {
+		return nil, err
+	}
 	var v any
 	var err error
 	if version != "" {

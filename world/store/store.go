@@ -3,11 +3,12 @@
 //
 // Layout of a state directory (format 1, see FORMAT.md beside this file):
 //
-//	DIR/FORMAT                        {"format":"prose-world","version":"1.0"}
+//	DIR/FORMAT                        {"format":"prose-world","version":"1.1"[,"signer":FINGERPRINT]}
 //	DIR/NODE/truth.json               the published truth, canonical and indented
 //	DIR/NODE/facets/FACET.json        each facet's value (member FACET of the truth)
 //	DIR/NODE/versions/sha256-HEX.json every truth ever committed, by its hash; never rewritten
 //	DIR/NODE/receipts.jsonl           the node's receipts, one canonical JSON line each
+//	DIR/NODE/head.json                the ledger's head record: its receipts, last hash, size, digest
 //	DIR/NODE/durations.jsonl          how long each render took, by receipt hash (not hashed)
 //
 // Every file is written atomically: a temporary file in the same
@@ -16,14 +17,21 @@
 // files, which are derived: Repair rewrites them from the last receipt's
 // version, so a crash at any point leaves either the old commit or the
 // new one, never half of one. A reader refuses a state directory or a
-// receipt of a newer major format.
+// receipt of a newer major format, and reads only regular files: a named
+// pipe, a device or a link loop in the store is an error naming it,
+// returned without waiting.
 //
-// Main types: Store. Entry points: Open, (*Store).Commit, (*Store).Ledger,
-// (*Store).Verify.
+// A writer holds the directory's lock (Lock) and, before it writes,
+// checks what it extends (Extend): each ledger against its head record,
+// the signing key against the one the store was created with. Verify is
+// the whole check, RepairAll the repair of what can be rebuilt.
+//
+// Main types: Store, Problem, DamageError. Entry points: Lock, Open,
+// (*Store).Extend, (*Store).Append, (*Store).Ledger, (*Store).Verify,
+// (*Store).RepairAll.
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
@@ -32,51 +40,104 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+	"sync"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
 )
 
 // Format of the state directory.
+//
+// 1.1 keeps a head record beside each ledger and may name the signer's
+// key fingerprint; a 1.0 directory is upgraded by its next drain.
 const (
 	FormatMajor = 1
-	Format      = "1.0"
+	Format      = "1.1"
 	formatName  = "prose-world"
 )
 
 // Store is an open state directory.
 type Store struct {
 	Dir string
+	// Trusted, when set, is the key every receipt must be signed by
+	// (--trusted-key): readers and drains refuse any other receipt.
+	Trusted ed25519.PublicKey
+
+	// signer is the fingerprint of the key the store was created with
+	// ("" for an unsigned store); heads is whether every ledger has a
+	// head record (format 1.1).
+	// sign is the key of the drain that checked the store (Extend), which
+	// signs the head records it writes. mu guards these three.
+	mu     sync.Mutex
+	signer string
+	heads  bool
+	sign   ed25519.PrivateKey
 }
 
-// Open opens (creating it when absent) the state directory dir.
+// formatDoc is the FORMAT file.
+type formatDoc struct {
+	Format  string `json:"format"`
+	Version string `json:"version"`
+	Signer  string `json:"signer,omitempty"`
+}
+
+// Open opens (creating it when absent, mode 0700) the state directory dir.
 func Open(dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	p := filepath.Join(dir, "FORMAT")
-	b, err := os.ReadFile(p)
+	b, err := readFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		doc, _ := json.Marshal(map[string]string{"format": formatName, "version": Format})
-		if err := writeAtomic(p, append(doc, '\n')); err != nil {
-			return nil, err
-		}
-		return &Store{Dir: dir}, nil
+		s := &Store{Dir: dir, heads: true}
+		return s, s.writeFormat()
 	}
 	if err != nil {
 		return nil, err
 	}
-	var doc struct{ Format, Version string }
+	var doc formatDoc
 	if err := json.Unmarshal(b, &doc); err != nil || doc.Format != formatName {
 		return nil, fmt.Errorf("%s: not a prose world state directory (its FORMAT file is not one)", dir)
 	}
-	var major int
-	if _, err := fmt.Sscanf(doc.Version, "%d.", &major); err != nil || major > FormatMajor {
+	var major, minor int
+	if _, err := fmt.Sscanf(doc.Version, "%d.%d", &major, &minor); err != nil || major > FormatMajor {
 		return nil, fmt.Errorf("%s: state format %s is newer than this prose reads (%s): upgrade prose", dir, doc.Version, Format)
 	}
-	return &Store{Dir: dir}, nil
+	return &Store{Dir: dir, signer: doc.Signer, heads: major > 1 || minor >= 1}, nil
+}
+
+// Signer is the fingerprint of the key the store's receipts are signed
+// by, as its FORMAT file records it ("" for an unsigned store).
+func (s *Store) Signer() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.signer
+}
+
+func (s *Store) writeFormat() error {
+	v := "1.0"
+	if s.heads {
+		v = Format
+	}
+	doc, _ := json.Marshal(formatDoc{Format: formatName, Version: v, Signer: s.signer})
+	return writeAtomic(filepath.Join(s.Dir, "FORMAT"), append(doc, '\n'))
+}
+
+// readFile reads p whole when it is a regular file (or a link to one): a
+// named pipe, a device or a socket is refused at once, not waited on, and
+// a link loop is an error; each error names p.
+func readFile(p string) ([]byte, error) {
+	b, err := filekind.ReadFile(p)
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) && !errors.Is(err, fs.ErrNotExist) {
+		var nr *filekind.NotRegularError
+		if !errors.As(err, &nr) {
+			err = fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return b, err
 }
 
 // escape makes a node id or facet name a file name: letters, digits,
@@ -116,11 +177,11 @@ func (s *Store) LedgerPath(node string) string {
 	return filepath.Join(s.nodeDir(node), "receipts.jsonl")
 }
 
-// writeAtomic writes b to p by temporary file, fsync and rename, then
-// syncs the directory.
+// writeAtomic writes b to p (mode 0600) by temporary file, fsync and
+// rename, then syncs the directory (created 0700 when absent).
 func writeAtomic(p string, b []byte) error {
 	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(dir, ".tmp-*")
@@ -136,7 +197,7 @@ func writeAtomic(p string, b []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o644)
+		err = os.Chmod(tmp, 0o600)
 	}
 	if err == nil {
 		err = os.Rename(tmp, p)
@@ -153,11 +214,27 @@ func writeAtomic(p string, b []byte) error {
 }
 
 // PutVersion stores truth under its content address and returns the
-// address; an existing version is left as it is.
+// address; an existing version is left as it is. A node's first version
+// is preceded by its empty head record: versions without a ledger then
+// are a kill before the first commit (head of 0 receipts), and without a
+// head too, a ledger lost.
 func (s *Store) PutVersion(node string, truth any) (string, error) {
 	b, err := canon.Marshal(truth)
 	if err != nil {
 		return "", err
+	}
+	s.mu.Lock()
+	heads := s.heads
+	s.mu.Unlock()
+	if _, err := os.Lstat(s.HeadPath(node)); heads && errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(s.LedgerPath(node)); errors.Is(err, fs.ErrNotExist) {
+			s.mu.Lock()
+			err := s.writeHead(node, nil, "")
+			s.mu.Unlock()
+			if err != nil {
+				return "", err
+			}
+		}
 	}
 	v := canon.Hash(b)
 	p := s.VersionPath(node, v)
@@ -170,7 +247,7 @@ func (s *Store) PutVersion(node string, truth any) (string, error) {
 // Version reads a stored version, checking its content against its
 // address.
 func (s *Store) Version(node, version string) (any, error) {
-	b, err := os.ReadFile(s.VersionPath(node, version))
+	b, err := readFile(s.VersionPath(node, version))
 	if err != nil {
 		return nil, err
 	}
@@ -184,28 +261,15 @@ func (s *Store) Version(node, version string) (any, error) {
 // Ledger reads node's receipts in order (none when it has no ledger).
 func (s *Store) Ledger(node string) ([]*receipt.Receipt, error) {
 	p := s.LedgerPath(node)
-	f, err := os.Open(p)
+	b, err := readFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out []*receipt.Receipt
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		r, err := receipt.Parse(sc.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", p, n, err)
-		}
-		out = append(out, r)
-	}
-	if err := sc.Err(); err != nil {
+	out, err := parseLedger(p, b, 1)
+	if err != nil {
 		return nil, err
 	}
 	if ds := s.durations(node); ds != nil {
@@ -214,6 +278,29 @@ func (s *Store) Ledger(node string) ([]*receipt.Receipt, error) {
 				r.Cost.DurationMS = ms
 			}
 		}
+	}
+	return out, nil
+}
+
+// parseLedger reads the receipts of ledger bytes b (of file p), whose
+// first line is line number first.
+func parseLedger(p string, b []byte, first int) ([]*receipt.Receipt, error) {
+	var out []*receipt.Receipt
+	for n := first; len(b) > 0; n++ {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		r, err := receipt.Parse(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", p, n, err)
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -228,27 +315,52 @@ func (s *Store) Last(node string) (*receipt.Receipt, error) {
 }
 
 // Append adds a sealed receipt to node's ledger: the whole ledger is
-// rewritten atomically, so a kill leaves the old ledger or the new one.
+// rewritten atomically, so a kill leaves the old ledger or the new one,
+// and then its head record. The receipt must extend the ledger (its prev
+// the last receipt's hash: a ledger that moved under its writer is
+// refused) and be signed as the store is.
 // A render's duration goes to NODE/durations.jsonl after the commit: it
 // is a measurement, outside the hash chain, so a ledger regenerated from
 // the same events is byte-identical; a kill between the two loses at most
 // that one duration.
 func (s *Store) Append(node string, r *receipt.Receipt) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	line, err := r.Marshal()
 	if err != nil {
 		return err
 	}
-	old, err := os.ReadFile(s.LedgerPath(node))
+	if err := s.checkKey(r); err != nil {
+		return fmt.Errorf("%s: not appended: %v", s.LedgerPath(node), err)
+	}
+	old, err := readFile(s.LedgerPath(node))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := writeAtomic(s.LedgerPath(node), append(append(old, line...), '\n')); err != nil {
+	if last := lastHash(old); r.Prev != last {
+		return fmt.Errorf("%s: not appended: the receipt extends %q, but the ledger ends at %q (another process wrote it: take the state directory's lock)", s.LedgerPath(node), r.Prev, last)
+	}
+	if len(old) == 0 && s.heads {
+		// A head before the first line: a kill between the ledger and
+		// its head leaves a ledger one receipt ahead of it, never a
+		// ledger without a head.
+		if err := s.writeHead(node, nil, ""); err != nil {
+			return err
+		}
+	}
+	ledger := append(append(old, line...), '\n')
+	if err := writeAtomic(s.LedgerPath(node), ledger); err != nil {
 		return err
+	}
+	if s.heads {
+		if err := s.writeHead(node, ledger, r.Hash); err != nil {
+			return err
+		}
 	}
 	if r.Cost.DurationMS == 0 {
 		return nil
 	}
-	f, err := os.OpenFile(s.DurationsPath(node), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(s.DurationsPath(node), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}
@@ -259,6 +371,24 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 	return err
 }
 
+// lastHash is the hash of the last receipt of ledger bytes b ("" when
+// none, or when its last line does not read: the check before the drain
+// names that).
+func lastHash(b []byte) string {
+	b = bytes.TrimRight(b, "\n")
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return ""
+	}
+	var h struct{ Hash string }
+	if json.Unmarshal(b, &h) != nil {
+		return ""
+	}
+	return h.Hash
+}
+
 // DurationsPath is node's file of render durations.
 func (s *Store) DurationsPath(node string) string {
 	return filepath.Join(s.nodeDir(node), "durations.jsonl")
@@ -267,7 +397,7 @@ func (s *Store) DurationsPath(node string) string {
 // durations reads node's durations by receipt hash; lines that do not
 // read (a torn last line) are skipped.
 func (s *Store) durations(node string) map[string]int64 {
-	b, err := os.ReadFile(s.DurationsPath(node))
+	b, err := readFile(s.DurationsPath(node))
 	if err != nil {
 		return nil
 	}
@@ -318,7 +448,7 @@ func (s *Store) Publish(node string, truth any, facets []string) error {
 
 // Published reads node's published truth; ok is false when it has none.
 func (s *Store) Published(node string) (v any, ok bool, err error) {
-	b, err := os.ReadFile(s.TruthPath(node))
+	b, err := readFile(s.TruthPath(node))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -327,183 +457,4 @@ func (s *Store) Published(node string) (v any, ok bool, err error) {
 	}
 	v, err = canon.Decode(b)
 	return v, err == nil, err
-}
-
-// Repair republishes node's truth from its last receipt's version when
-// the published files differ from it (a crash after the receipt and
-// before the files). It reports whether it rewrote anything.
-func (s *Store) Repair(node string, facets []string) (bool, error) {
-	last, err := s.Last(node)
-	if err != nil || last == nil || last.Version == "" {
-		return false, err
-	}
-	want, err := s.Version(node, last.Version)
-	if err != nil {
-		return false, err
-	}
-	if s.publishedMatches(node, want, facets) {
-		return false, nil
-	}
-	return true, s.Publish(node, want, facets)
-}
-
-func (s *Store) publishedMatches(node string, want any, facets []string) bool {
-	got, ok, err := s.Published(node)
-	if err != nil || !ok || !sameJSON(got, want) {
-		return false
-	}
-	m, _ := want.(map[string]any)
-	for _, f := range facets {
-		b, err := os.ReadFile(s.FacetPath(node, f))
-		if err != nil {
-			return false
-		}
-		v, err := canon.Decode(b)
-		if err != nil || !sameJSON(v, m[f]) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameJSON(a, b any) bool {
-	x, err1 := canon.Marshal(a)
-	y, err2 := canon.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(x, y)
-}
-
-// Nodes lists the node directories of the store (by escaped name),
-// sorted.
-func (s *Store) Nodes() ([]string, error) {
-	entries, err := os.ReadDir(s.Dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			if _, err := os.Stat(filepath.Join(s.Dir, e.Name(), "receipts.jsonl")); err == nil {
-				out = append(out, e.Name())
-			}
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-// Problem is one thing Verify found wrong, naming the file.
-type Problem struct {
-	File string
-	Msg  string
-}
-
-func (p Problem) String() string { return p.File + ": " + p.Msg }
-
-// Verify checks every ledger's chain (and signatures, against trusted
-// when set), that every version a receipt names exists with the content
-// its address says, and that the published files are the last receipt's
-// version. facets gives each node's declared facets (nil: those the last
-// receipt fingerprints).
-func (s *Store) Verify(trusted ed25519.PublicKey, facets func(node string) []string) ([]Problem, error) {
-	nodes, err := s.Nodes()
-	if err != nil {
-		return nil, err
-	}
-	var out []Problem
-	for _, node := range nodes {
-		out = append(out, s.verifyNode(node, trusted, facets)...)
-	}
-	return out, nil
-}
-
-func (s *Store) verifyNode(dirName string, trusted ed25519.PublicKey, facets func(string) []string) []Problem {
-	ledger := filepath.Join(s.Dir, dirName, "receipts.jsonl")
-	rs, err := s.ledgerAt(ledger)
-	if err != nil {
-		return []Problem{{ledger, err.Error()}}
-	}
-	if len(rs) == 0 {
-		return nil
-	}
-	node := rs[0].Node
-	var out []Problem
-	if i, err := receipt.Chain(rs, trusted); err != nil {
-		out = append(out, Problem{ledger, fmt.Sprintf("receipt %d (%s %s): %v", i+1, rs[i].Status, rs[i].Hash, err)})
-	}
-	for i, r := range rs {
-		if r.Node != node {
-			out = append(out, Problem{ledger, fmt.Sprintf("receipt %d is of node %q, not %q", i+1, r.Node, node)})
-		}
-		if r.Version == "" {
-			continue
-		}
-		if _, err := s.Version(node, r.Version); err != nil {
-			out = append(out, Problem{s.VersionPath(node, r.Version), fmt.Sprintf("version named by receipt %d: %v", i+1, err)})
-		}
-	}
-	last := rs[len(rs)-1]
-	if last.Version == "" {
-		return out
-	}
-	want, err := s.Version(node, last.Version)
-	if err != nil {
-		return out
-	}
-	got, ok, err := s.Published(node)
-	switch {
-	case err != nil:
-		out = append(out, Problem{s.TruthPath(node), err.Error()})
-	case !ok:
-		out = append(out, Problem{s.TruthPath(node), "missing: the last receipt publishes " + last.Version})
-	case !sameJSON(got, want):
-		out = append(out, Problem{s.TruthPath(node), "edited: it is not the version " + last.Version + " the last receipt publishes"})
-	}
-	var fs []string
-	if facets != nil {
-		fs = facets(node)
-	} else {
-		for f := range last.Facets {
-			if f != "@atomic" {
-				fs = append(fs, f)
-			}
-		}
-		sort.Strings(fs)
-	}
-	m, _ := want.(map[string]any)
-	for _, f := range fs {
-		p := s.FacetPath(node, f)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			out = append(out, Problem{p, "missing"})
-			continue
-		}
-		v, err := canon.Decode(b)
-		if err != nil || !sameJSON(v, m[f]) {
-			out = append(out, Problem{p, "edited: it is not member " + f + " of version " + last.Version})
-		}
-	}
-	return out
-}
-
-func (s *Store) ledgerAt(p string) ([]*receipt.Receipt, error) {
-	dir := filepath.Base(filepath.Dir(p))
-	// Ledger takes a node id; the directory name is its escaped form.
-	rs, err := s.Ledger(unescape(dir))
-	return rs, err
-}
-
-func unescape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			var c byte
-			if _, err := fmt.Sscanf(s[i+1:i+3], "%02X", &c); err == nil {
-				b.WriteByte(c)
-				i += 2
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -1,0 +1,537 @@
+package store
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/receipt"
+)
+
+// Problem is one thing a check found wrong, naming the file.
+type Problem struct {
+	File string
+	Msg  string
+}
+
+func (p Problem) String() string { return p.File + ": " + p.Msg }
+
+// DamageError is a drain's refusal to write to a store whose check found
+// problems: it names each file, and the repair to run.
+type DamageError struct {
+	Dir      string
+	Problems []Problem
+}
+
+func (e *DamageError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is damaged; nothing more is written to it or shown from it until it is repaired:", e.Dir)
+	for _, p := range e.Problems {
+		b.WriteString("\n  " + p.String())
+	}
+	fmt.Fprintf(&b, "\nprose receipts verify --state %s reports every problem; prose receipts repair --state %s rebuilds what the ledgers still vouch for (published files, head records); a cut or edited ledger is restored from a backup, or taken as it is with repair --accept NODE", e.Dir, e.Dir)
+	return b.String()
+}
+
+// Nodes lists the node directories of the store (by escaped name),
+// sorted: every directory that holds a ledger, a head record or versions,
+// whatever kind of file it is (a named pipe in place of a ledger is a
+// node the checks report, not one they skip).
+func (s *Store) Nodes() ([]string, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		for _, f := range []string{"receipts.jsonl", "head.json", "versions"} {
+			if _, err := os.Lstat(filepath.Join(s.Dir, e.Name(), f)); err == nil {
+				out = append(out, e.Name())
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// checkKey checks who signed r against the trusted key and the store's
+// signer (the signature itself is Check's).
+func (s *Store) checkKey(r *receipt.Receipt) error {
+	fp := r.KeyFingerprint()
+	switch {
+	case s.Trusted != nil && r.Sig == "":
+		return fmt.Errorf("it is not signed, and the trusted key %s wants every receipt signed", receipt.Fingerprint(s.Trusted))
+	case s.Trusted != nil && fp != receipt.Fingerprint(s.Trusted):
+		return fmt.Errorf("it is signed by key %s, not by the trusted key %s", orMalformed(fp), receipt.Fingerprint(s.Trusted))
+	case s.signer != "" && r.Sig == "":
+		return fmt.Errorf("it is not signed, but the store was created signed by key %s (its FORMAT file): an unsigned receipt here is a forgery or a mistake", s.signer)
+	case s.signer != "" && fp != s.signer:
+		return fmt.Errorf("it is signed by key %s, not by the store's key %s (its FORMAT file)", orMalformed(fp), s.signer)
+	case s.signer == "" && s.heads && r.Sig != "":
+		return fmt.Errorf("it is signed (key %s), but the store was created unsigned (its FORMAT file names no signer)", orMalformed(fp))
+	}
+	return nil
+}
+
+func orMalformed(fp string) string {
+	if fp == "" {
+		return "(none, or malformed)"
+	}
+	return fp
+}
+
+// checkChain checks rs, the receipts of node's ledger p from number
+// first on, chained from prev: each by its hash and signature, its key,
+// its node and its prev.
+func (s *Store) checkChain(p, node string, rs []*receipt.Receipt, prev string, first int) *Problem {
+	for i, r := range rs {
+		err := r.Check(s.Trusted)
+		if err == nil {
+			err = s.checkKey(r)
+		}
+		if err == nil && r.Node != node {
+			err = fmt.Errorf("it is of node %q, not %q", r.Node, node)
+		}
+		if err == nil && r.Prev != prev {
+			err = fmt.Errorf("its prev %q is not the hash of the receipt before it (%q): the chain is torn", r.Prev, prev)
+		}
+		if err != nil {
+			return &Problem{p, fmt.Sprintf("receipt %d (%s %s): %v", first+i, r.Status, r.Hash, err)}
+		}
+		prev = r.Hash
+	}
+	return nil
+}
+
+// checkNode checks the ledger of the node directory name against its
+// head record. Incrementally (full false), when the ledger still begins
+// with the head's bytes, only the receipts after them are read and
+// checked, and rs holds those; otherwise every receipt is, and rs holds
+// them all.
+func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []Problem) {
+	node := unescape(name)
+	dir := filepath.Join(s.Dir, name)
+	lp, hp := filepath.Join(dir, "receipts.jsonl"), filepath.Join(dir, "head.json")
+	// The head first: it is written after the ledger, so a ledger read
+	// after it is never behind it, even while a worker of the same
+	// drain on Temporal commits beside this check (a shared lock).
+	h, err := readHead(hp)
+	if err != nil {
+		return nil, []Problem{{hp, errText(err, hp)}}
+	}
+	b, err := readFile(lp)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, []Problem{{lp, errText(err, lp)}}
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		// A kill before a node's first commit leaves versions and no
+		// ledger, with (since 1.1) a head of 0 receipts.
+		_, lerr := os.Lstat(lp)
+		switch n := countVersions(dir); {
+		case h != nil && h.Receipts > 0:
+			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but its head record (head.json) names %d receipts, the last %s: the ledger was emptied or lost; restore it from a backup", h.Receipts, h.Hash)}}
+		case n > 0 && h == nil && (lerr == nil || s.heads):
+			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but the node has %d committed versions: its receipts were lost; restore the ledger from a backup", n)}}
+		}
+		return nil, nil
+	}
+	extends := h != nil && int64(len(b)) >= h.Size && digest(b[:h.Size]) == h.Digest
+	if !full && extends && s.checkpoint(h) {
+		first := bytes.Count(b[:h.Size], []byte("\n")) + 1
+		tail, err := parseLedger(lp, b[h.Size:], first)
+		if err != nil {
+			return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}
+		}
+		if p := s.checkChain(lp, node, tail, h.Hash, h.Receipts+1); p != nil {
+			return nil, []Problem{*p}
+		}
+		return tail, nil
+	}
+	rs, err = parseLedger(lp, b, 1)
+	if err != nil {
+		return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}
+	}
+	if p := s.checkChain(lp, node, rs, "", 1); p != nil {
+		return rs, []Problem{*p}
+	}
+	accept := " or take it as it is with prose receipts repair --accept " + node
+	if h != nil && (s.signer != "" || s.Trusted != nil) && !s.checkpoint(h) {
+		return rs, append(ps, Problem{hp, "not signed by the store's key: a head record rewritten without the key (receipts cut from the ledger would go unseen); restore it, or take the ledger as it is with prose receipts repair --sign-key FILE --accept " + node})
+	}
+	switch {
+	case h == nil && s.heads:
+		ps = append(ps, Problem{hp, "missing: without it receipts cut from the ledger's end go unseen; restore it," + accept})
+	case h == nil:
+	case len(rs) < h.Receipts:
+		ps = append(ps, Problem{lp, fmt.Sprintf("holds %d receipts, but its head record (head.json) names %d, the last %s: receipts were cut from its end (an older copy restored?); restore the ledger from a backup,%s", len(rs), h.Receipts, h.Hash, accept)})
+	case h.Receipts > 0 && rs[h.Receipts-1].Hash != h.Hash:
+		ps = append(ps, Problem{lp, fmt.Sprintf("receipt %d is not the one its head record (head.json) names, %s: the ledger was rewritten after it was committed; restore it from a backup,%s", h.Receipts, h.Hash, accept)})
+	case !extends:
+		ps = append(ps, Problem{lp, "its bytes are not those its head record (head.json) was written for, though its receipts still check: it was rewritten after it was committed; restore it from a backup," + accept})
+	}
+	return rs, ps
+}
+
+// checkpoint reports whether a drain may check from h on: always in an
+// unsigned store, and in a signed one (or with a trusted key) when h is
+// signed by that key.
+func (s *Store) checkpoint(h *head) bool {
+	switch {
+	case s.Trusted != nil:
+		return h.signedBy(receipt.Fingerprint(s.Trusted))
+	case s.signer != "":
+		return h.signedBy(s.signer)
+	}
+	return true
+}
+
+// errText is err's message, naming p once.
+func errText(err error, p string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(strings.Replace(err.Error(), " "+p, "", 1), p), ": ")
+}
+
+func countVersions(dir string) int {
+	es, _ := os.ReadDir(filepath.Join(dir, "versions"))
+	n := 0
+	for _, e := range es {
+		if strings.HasSuffix(e.Name(), ".json") {
+			n++
+		}
+	}
+	return n
+}
+
+// Extend checks, before a drain writes, what the drain extends: the
+// signing key (sign; nil for an unsigned drain) against the key the store
+// was created with and the trusted key, and each ledger against its head
+// record (the receipts after the head one by one). It refuses a damaged
+// store with a *DamageError. The first signed drain of a store that holds
+// no receipt, or only receipts signed by that key, records the key's
+// fingerprint in FORMAT; a store of format 1.0 gets its head records.
+func (s *Store) Extend(sign ed25519.PrivateKey) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// FORMAT again: it may have been read before the lock was taken.
+	if err := s.reload(); err != nil {
+		return err
+	}
+	s.sign = sign
+	var pub ed25519.PublicKey
+	if sign != nil {
+		pub = sign.Public().(ed25519.PublicKey)
+	}
+	if err := s.checkSigner(pub); err != nil {
+		return err
+	}
+	names, err := s.Nodes()
+	if err != nil {
+		return err
+	}
+	pin := pub != nil && s.signer == ""
+	full := pin || !s.heads
+	var ps []Problem
+	all := map[string][]*receipt.Receipt{}
+	for _, name := range names {
+		rs, p := s.checkNode(name, full)
+		ps = append(ps, p...)
+		all[name] = rs
+	}
+	if len(ps) > 0 {
+		return &DamageError{Dir: s.Dir, Problems: ps}
+	}
+	if full {
+		if err := s.sameSigner(names, all, pub); err != nil {
+			return err
+		}
+	}
+	if !full {
+		return nil
+	}
+	if pin {
+		s.signer = receipt.Fingerprint(pub)
+	}
+	if !s.heads {
+		for _, name := range names {
+			if rs := all[name]; len(rs) > 0 {
+				b, err := readFile(filepath.Join(s.Dir, name, "receipts.jsonl"))
+				if err != nil {
+					return err
+				}
+				if err := s.writeHeadIn(filepath.Join(s.Dir, name), b, rs[len(rs)-1].Hash); err != nil {
+					return err
+				}
+			}
+		}
+		s.heads = true
+	}
+	return s.writeFormat()
+}
+
+func (s *Store) reload() error {
+	o, err := Open(s.Dir)
+	if err != nil {
+		return err
+	}
+	s.signer, s.heads = o.signer, o.heads
+	return nil
+}
+
+// Trust checks what a reader is about to show of node: its ledger (from
+// its head record on), and that the published files are its last
+// receipt's version. A problem is a *DamageError naming the file.
+func (s *Store) Trust(node string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return err
+	}
+	name := escape(node)
+	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
+		return nil // no such node: the reader says so
+	}
+	_, ps := s.checkNode(name, false)
+	if len(ps) == 0 {
+		rs, err := s.Ledger(node)
+		if err != nil {
+			return err
+		}
+		if n := len(rs); n > 0 && rs[n-1].Version != "" {
+			want, err := s.Version(node, rs[n-1].Version)
+			if err != nil {
+				return err
+			}
+			ps = s.publishedProblems(node, rs[n-1], want, nil, false, s.facetsOf(node, rs[n-1], nil))
+		}
+	}
+	if len(ps) > 0 {
+		return &DamageError{Dir: s.Dir, Problems: ps}
+	}
+	return nil
+}
+
+// checkSigner refuses a drain that would sign otherwise than the store
+// and the trusted key want.
+func (s *Store) checkSigner(pub ed25519.PublicKey) error {
+	if s.Trusted != nil && (pub == nil || !pub.Equal(s.Trusted)) {
+		return fmt.Errorf("%s: the trusted key is %s, and a drain must sign with it (--sign-key FILE of that key)", s.Dir, receipt.Fingerprint(s.Trusted))
+	}
+	if s.signer == "" {
+		return nil
+	}
+	if pub == nil {
+		return fmt.Errorf("%s was created signed: its FORMAT file records key %s, and every receipt must be signed by it; give --sign-key FILE of that key", s.Dir, s.signer)
+	}
+	if fp := receipt.Fingerprint(pub); fp != s.signer {
+		return fmt.Errorf("--sign-key is key %s, but %s was created with key %s (its FORMAT file): sign with that key", fp, s.Dir, s.signer)
+	}
+	return nil
+}
+
+// sameSigner checks that the receipts a store of no recorded signer holds
+// are all signed as the drain will sign (by pub, or unsigned).
+func (s *Store) sameSigner(names []string, all map[string][]*receipt.Receipt, pub ed25519.PublicKey) error {
+	want := ""
+	if pub != nil {
+		want = receipt.Fingerprint(pub)
+	}
+	for _, name := range names {
+		for i, r := range all[name] {
+			if fp := r.KeyFingerprint(); fp != want {
+				p := filepath.Join(s.Dir, name, "receipts.jsonl")
+				if want == "" {
+					return fmt.Errorf("%s: receipt %d is signed by key %s: give --sign-key FILE of that key, so that the ledgers stay signed by one key", p, i+1, orMalformed(fp))
+				}
+				return fmt.Errorf("%s: receipt %d is %s; a store's key is fixed when it is created, and this one was not created with this --sign-key (%s): drain it without --sign-key, or sign a new state directory", p, i+1, signedBy(fp), want)
+			}
+		}
+	}
+	return nil
+}
+
+func signedBy(fp string) string {
+	if fp == "" {
+		return "not signed"
+	}
+	return "signed by key " + fp
+}
+
+// Verify checks every ledger whole (chain, signatures against trusted
+// when set and against the store's signer, the head record), that every
+// version a receipt names exists with the content its address says, and
+// that the published files are the last receipt's version. facets gives
+// each node's declared facets (nil: those the last receipt
+// fingerprints).
+func (s *Store) Verify(trusted ed25519.PublicKey, facets func(node string) []string) ([]Problem, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return nil, err
+	}
+	if trusted != nil {
+		s.Trusted = trusted
+	}
+	nodes, err := s.Nodes()
+	if err != nil {
+		return nil, err
+	}
+	var out []Problem
+	for _, name := range nodes {
+		out = append(out, s.verifyNode(name, facets)...)
+	}
+	return out, nil
+}
+
+func (s *Store) verifyNode(name string, facets func(string) []string) []Problem {
+	rs, out := s.checkNode(name, true)
+	if len(rs) == 0 {
+		return out
+	}
+	node := unescape(name)
+	for i, r := range rs {
+		if r.Version == "" {
+			continue
+		}
+		if _, err := s.Version(node, r.Version); err != nil {
+			p := s.VersionPath(node, r.Version)
+			out = append(out, Problem{p, fmt.Sprintf("version named by receipt %d: %s", i+1, errText(err, p))})
+		}
+	}
+	last := rs[len(rs)-1]
+	if last.Version == "" {
+		return out
+	}
+	want, err := s.Version(node, last.Version)
+	if err != nil {
+		return out
+	}
+	return append(out, s.publishedProblems(node, last, want, nil, false, s.facetsOf(node, last, facets))...)
+}
+
+func (s *Store) facetsOf(node string, last *receipt.Receipt, facets func(string) []string) []string {
+	if facets != nil {
+		return facets(node)
+	}
+	var fs []string
+	for f := range last.Facets {
+		if f != "@atomic" {
+			fs = append(fs, f)
+		}
+	}
+	sort.Strings(fs)
+	return fs
+}
+
+// publishedProblems compares node's published files with want, the last
+// receipt's version. With residue, a file absent or still holding before
+// (the version the receipt before published; nil when none) is what a
+// kill between the commit and the publish left, not a problem.
+func (s *Store) publishedProblems(node string, last *receipt.Receipt, want, before any, residue bool, facets []string) []Problem {
+	var out []Problem
+	check := func(p string, w, old any, what string) {
+		b, err := readFile(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if !residue {
+				out = append(out, Problem{p, "missing: the last receipt publishes " + last.Version})
+			}
+			return
+		case err != nil:
+			out = append(out, Problem{p, errText(err, p)})
+			return
+		}
+		v, err := canon.Decode(b)
+		if err == nil && sameJSON(v, w) || residue && err == nil && sameJSON(v, old) {
+			return
+		}
+		out = append(out, Problem{p, "edited: it is not " + what + " of version " + last.Version + ", which the last receipt publishes"})
+	}
+	check(s.TruthPath(node), want, before, "the truth")
+	m, _ := want.(map[string]any)
+	bm, _ := before.(map[string]any)
+	for _, f := range facets {
+		check(s.FacetPath(node, f), m[f], bm[f], "member "+f)
+	}
+	return out
+}
+
+// Repair republishes node's truth from its last receipt's version when
+// the published files differ from it because a kill came between the
+// commit and the publish: each file absent, the last version's or the
+// one before's. It reports whether it rewrote anything. A published file
+// that is none of these was edited: an error naming it and the repair.
+func (s *Store) Repair(node string, facets []string) (bool, error) {
+	rs, err := s.Ledger(node)
+	if err != nil || len(rs) == 0 || rs[len(rs)-1].Version == "" {
+		return false, err
+	}
+	last := rs[len(rs)-1]
+	want, err := s.Version(node, last.Version)
+	if err != nil {
+		return false, err
+	}
+	if s.publishedMatches(node, want, facets) {
+		return false, nil
+	}
+	var before any
+	if len(rs) > 1 && rs[len(rs)-2].Version != "" {
+		if before, err = s.Version(node, rs[len(rs)-2].Version); err != nil {
+			return false, err
+		}
+	}
+	if ps := s.publishedProblems(node, last, want, before, true, facets); len(ps) > 0 {
+		return false, &DamageError{Dir: s.Dir, Problems: ps}
+	}
+	return true, s.Publish(node, want, facets)
+}
+
+func (s *Store) publishedMatches(node string, want any, facets []string) bool {
+	got, ok, err := s.Published(node)
+	if err != nil || !ok || !sameJSON(got, want) {
+		return false
+	}
+	m, _ := want.(map[string]any)
+	for _, f := range facets {
+		b, err := readFile(s.FacetPath(node, f))
+		if err != nil {
+			return false
+		}
+		v, err := canon.Decode(b)
+		if err != nil || !sameJSON(v, m[f]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := canon.Marshal(a)
+	y, err2 := canon.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+func unescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			var c byte
+			if _, err := fmt.Sscanf(s[i+1:i+3], "%02X", &c); err == nil {
+				b.WriteByte(c)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,102 @@
+//go:build unix
+
+package store
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/proselang/prose/internal/filekind"
+)
+
+// lockPoll is how often a waiting Lock tries again.
+const lockPoll = 20 * time.Millisecond
+
+// holderOf reads the holder's record of lock file p (open as f). A
+// holder that has just taken the lock writes it a moment later, and one
+// that is letting go has erased it: an empty record is read again, a few
+// times, each after trying the lock again (free: it is taken, how).
+func holderOf(ctx context.Context, f *os.File, p string, how int) (h Holder, free bool) {
+	for range 50 {
+		if h = readHolder(p); h.PID != 0 || ctx.Err() != nil {
+			return h, false
+		}
+		time.Sleep(10 * time.Millisecond)
+		if syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB) == nil {
+			return Holder{}, true
+		}
+	}
+	return h, false
+}
+
+// Lock takes dir's writer lock (creating dir, mode 0700, when absent)
+// and returns the func that releases it. Held by another process, it is
+// a *HeldError, or with o.Wait a wait until the holder lets go or ctx
+// ends (ctx's error).
+func Lock(ctx context.Context, dir string, o LockOptions) (func(), error) {
+	p := LockPath(dir)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = &filekind.NotRegularError{Path: p, Mode: st.Mode()}
+		}
+		return nil, err
+	}
+	how := syscall.LOCK_EX
+	if o.Shared {
+		how = syscall.LOCK_SH
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, &os.PathError{Op: "flock", Path: p, Err: err}
+		}
+		if !o.Wait {
+			h, free := holderOf(ctx, f, p, how)
+			if free {
+				break
+			}
+			f.Close()
+			return nil, &HeldError{Dir: dir, File: p, Holder: h}
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+	rec := holderRecord(o.Command, time.Now())
+	if o.Shared {
+		// Shared holders leave the record of the first: truncating it
+		// would erase a holder that is still there.
+		if st, err := f.Stat(); err == nil && st.Size() == 0 {
+			f.WriteAt(rec, 0)
+		}
+	} else {
+		f.Truncate(0)
+		f.WriteAt(rec, 0)
+	}
+	return func() {
+		if !o.Shared {
+			f.Truncate(0)
+		}
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

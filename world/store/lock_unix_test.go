@@ -1,0 +1,58 @@
+//go:build unix
+
+package store
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// A second writer is refused with the holder named; a waiting one gets
+// the lock once the holder lets go, or stops with its context; shared
+// holders exclude only an exclusive one.
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	release, err := Lock(ctx, dir, LockOptions{Command: "prose run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Lock(ctx, dir, LockOptions{Command: "prose serve"})
+	var held *HeldError
+	if !errors.As(err, &held) || held.Holder.PID != os.Getpid() || held.Holder.Command != "prose run" || !strings.Contains(err.Error(), "prose run") {
+		t.Fatalf("second writer: %v", err)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Lock(canceled, dir, LockOptions{Wait: true}); !errors.Is(err, context.Canceled) {
+		t.Errorf("waiting with a canceled context: %v", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		r, err := Lock(ctx, dir, LockOptions{Command: "waiter", Wait: true})
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	release()
+	if err := <-got; err != nil {
+		t.Errorf("waiter: %v", err)
+	}
+	a, err := Lock(ctx, dir, LockOptions{Command: "prose worker", Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Lock(ctx, dir, LockOptions{Command: "prose worker", Shared: true})
+	if err != nil {
+		t.Fatalf("a second shared holder: %v", err)
+	}
+	if _, err := Lock(ctx, dir, LockOptions{Command: "prose run"}); !errors.As(err, &held) || held.Holder.Command != "prose worker" {
+		t.Errorf("exclusive beside shared: %v", err)
+	}
+	a()
+	b()
+}

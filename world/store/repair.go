@@ -1,0 +1,105 @@
+package store
+
+import (
+	"crypto/ed25519"
+	"fmt"
+	"path/filepath"
+)
+
+// RepairAll rebuilds what the ledgers still vouch for, and says what it
+// did, one line each: a head record behind its ledger (a kill between the
+// commit and the head) is brought up to it; published files that are not
+// the last receipt's version are rewritten from it. A ledger whose chain
+// does not check is left as it is (restore it from a backup); one that
+// checks but is not what its head record says (cut, or rewritten) is
+// taken as it is only when its node is in accept. In a signed store the
+// heads it writes are signed with sign, which must be the store's key;
+// without it they are not written. Verify afterwards says what is left.
+func (s *Store) RepairAll(accept map[string]bool, sign ed25519.PrivateKey) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return nil, err
+	}
+	if sign != nil {
+		if err := s.checkSigner(sign.Public().(ed25519.PublicKey)); err != nil {
+			return nil, err
+		}
+	}
+	s.sign = sign
+	names, err := s.Nodes()
+	if err != nil {
+		return nil, err
+	}
+	var did []string
+	for _, name := range names {
+		d, err := s.repairNode(name, accept[unescape(name)])
+		if err != nil {
+			return did, err
+		}
+		did = append(did, d...)
+	}
+	return did, nil
+}
+
+func (s *Store) repairNode(name string, accept bool) ([]string, error) {
+	node := unescape(name)
+	dir := filepath.Join(s.Dir, name)
+	lp := filepath.Join(dir, "receipts.jsonl")
+	b, err := readFile(lp)
+	if err != nil {
+		return nil, nil // missing, or not a file: verify names it
+	}
+	rs, err := parseLedger(lp, b, 1)
+	if err != nil || len(rs) == 0 || s.checkChain(lp, node, rs, "", 1) != nil {
+		return nil, nil
+	}
+	h, herr := readHead(filepath.Join(dir, "head.json"))
+	last := rs[len(rs)-1]
+	extends := herr == nil && h != nil && int64(len(b)) >= h.Size && digest(b[:h.Size]) == h.Digest &&
+		h.Receipts <= len(rs) && (h.Receipts == 0 || rs[h.Receipts-1].Hash == h.Hash) &&
+		(s.signer == "" && s.Trusted == nil || s.checkpoint(h))
+	var did []string
+	switch {
+	case extends && h.Size == int64(len(b)):
+	case extends:
+		did = append(did, fmt.Sprintf("%s: head.json brought up to the ledger's %d receipts (a commit whose head record a kill kept from being written)", node, len(rs)))
+	case herr == nil && h == nil && !s.heads:
+	case accept:
+		was := "had none"
+		if h != nil {
+			was = fmt.Sprintf("named %d, the last %s", h.Receipts, h.Hash)
+		}
+		did = append(did, fmt.Sprintf("%s: receipts.jsonl taken as it is: %d receipts, the last %s (its head record %s)", node, len(rs), last.Hash, was))
+	default:
+		return nil, nil
+	}
+	if len(did) > 0 && (s.signer != "" || s.Trusted != nil) && s.sign == nil {
+		// A head of a signed store is signed: without the key it stays
+		// as it is, and verify says what is left.
+		did = nil
+	} else if len(did) > 0 {
+		if err := s.writeHeadIn(dir, b, last.Hash); err != nil {
+			return did, err
+		}
+	}
+	if last.Version == "" {
+		return did, nil
+	}
+	want, err := s.Version(node, last.Version)
+	if err != nil {
+		return did, nil // verify names the version
+	}
+	facets := s.facetsOf(node, last, nil)
+	if s.publishedMatches(node, want, facets) {
+		return did, nil
+	}
+	if err := s.Publish(node, want, facets); err != nil {
+		return did, err
+	}
+	files := "truth.json"
+	if len(facets) > 0 {
+		files += fmt.Sprintf(" and %d facet files", len(facets))
+	}
+	return append(did, fmt.Sprintf("%s: %s republished from %s, the last receipt's version", node, files, last.Version)), nil
+}
