@@ -245,6 +245,7 @@ func Load(path string) (*Graph, diag.List, error) {
 			return nil, nil, fmt.Errorf("%s: not a responsibility or gateway: nothing to wire", path)
 		}
 		g.keepReached(rootFile)
+		diags = g.Given(diags, func(node, _ string) bool { return g.byID[node] == nil }) // not reached: not run
 	}
 	diags = append(diags, g.order()...)
 	diags.Sort()

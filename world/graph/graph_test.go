@@ -243,9 +243,14 @@ func TestWiringFileAndRootFile(t *testing.T) {
 	if !reflect.DeepEqual(g.Wiring.Immaterial["feed"], []string{"seen"}) {
 		t.Errorf("immaterial %v", g.Wiring.Immaterial)
 	}
-	g, _, err = Load(filepath.Join(dir, "sum.prose.md"))
-	if err != nil {
+	// An input nothing maintains, of a node the root does not reach, is
+	// no error of the root's graph.
+	if err := os.WriteFile(filepath.Join(dir, "lone.prose.md"), []byte(node("lone", "responsibility", "- `funding`: kept elsewhere", "- `w`: n")), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	g, diags, err = Load(filepath.Join(dir, "sum.prose.md"))
+	if err != nil || len(diags) > 0 {
+		t.Fatal(err, diags)
 	}
 	if len(g.Nodes) != 2 || g.Node("other") != nil {
 		t.Errorf("root file graph has %d nodes", len(g.Nodes))

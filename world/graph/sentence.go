@@ -49,6 +49,9 @@ func refs(it *Item) []ref {
 	for _, sp := range spans(text) {
 		r := ref{text: sp.text, at: sp.start, end: sp.end, words: context(text, sp.start, sp.end)}
 		r.negated = negated(text[:sp.start])
+		if r.negated {
+			r.words = fromExclusion(text, sp.start, sp.end)
+		}
 		out = append(out, r)
 	}
 	return out
@@ -120,6 +123,27 @@ func negated(before string) bool {
 		}
 	}
 	return neg
+}
+
+// fromExclusion is the text from the last word of exclusion before
+// start to end: "never to `history`".
+func fromExclusion(s string, start, end int) string {
+	low := strings.ToLower(s[:start])
+	best := -1
+	for w := range exclusions {
+		for i := strings.LastIndex(low, w); i >= 0; i = strings.LastIndex(low[:i], w) {
+			before := i == 0 || !unicode.IsLetter(rune(low[i-1]))
+			after := i+len(w) == len(low) || !unicode.IsLetter(rune(low[i+len(w)]))
+			if before && after {
+				best = max(best, i)
+				break
+			}
+		}
+	}
+	if best < 0 || start-best > 60 {
+		return context(s, start, end)
+	}
+	return strings.TrimSpace(s[best:end])
 }
 
 // context is the clause around s[start:end], trimmed to a few words on

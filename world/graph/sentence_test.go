@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -32,6 +33,8 @@ func sentenceProject(t *testing.T) string {
 	})
 }
 
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
+
 func TestSentenceWiring(t *testing.T) {
 	dir := sentenceProject(t)
 	g, diags, err := Load(dir)
@@ -61,7 +64,13 @@ func TestSentenceWiring(t *testing.T) {
 	}
 	// --explain quotes, per item at its line, the words that decided
 	// each edge and what the words of exclusion removed.
-	wantExplain, err := os.ReadFile(filepath.Join("testdata", "explain-reader.txt"))
+	golden := filepath.Join("testdata", "explain-reader.txt")
+	if *update {
+		if err := os.WriteFile(golden, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantExplain, err := os.ReadFile(golden)
 	if err != nil {
 		t.Fatal(err)
 	}
