@@ -7,6 +7,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -74,7 +75,7 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if reply.Truncated {
 		return ans, fmt.Errorf("the model's reply was cut off at its output token limit after %d bytes", len(reply.Content))
 	}
-	v, err := llm.CheckRender(info, llm.ParseReply(reply.Content))
+	v, err := checkTruth(req.Node.Spec, info, llm.ParseReply(reply.Content))
 	if err != nil {
 		return ans, err
 	}
@@ -84,4 +85,16 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	}
 	ans.Truth, err = canon.Decode(raw)
 	return ans, err
+}
+
+// checkTruth checks a model's answer: against the outputs it must name,
+// or, for a Maintains with facets, by the rule of the whole truth or its
+// facets (callgraph.Truth). An answered error is the render's either way.
+func checkTruth(sp *spec.Spec, info llm.RenderInfo, v delegation.Value) (delegation.Value, error) {
+	if o, ok := v.(*delegation.Object); ok && callgraph.HasFacets(sp) {
+		if _, answeredError := o.Get("error"); !answeredError {
+			return callgraph.Truth(sp, o)
+		}
+	}
+	return llm.CheckRender(info, v)
 }

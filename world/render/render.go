@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
@@ -49,6 +50,11 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 	v, err := svc.Call(ctx, &delegation.CallRequest{Service: svc, Args: obj, Attempt: 1})
 	if err != nil {
 		return ans, fmt.Errorf("exec:%s: %v", e.Command, err)
+	}
+	if callgraph.HasFacets(req.Node.Spec) {
+		if v, err = callgraph.Truth(req.Node.Spec, v); err != nil {
+			return ans, fmt.Errorf("exec:%s: %v", e.Command, err)
+		}
 	}
 	raw, err := delegation.ToJSON(v)
 	if err != nil {
