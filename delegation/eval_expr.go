@@ -19,6 +19,9 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		if s.v == unbound {
 			return nil, f.undefined(x)
 		}
+		if a, ok := s.v.(*Absent); ok {
+			return nil, f.absent(x, a)
+		}
 		return s.value(), nil
 	case *syntax.NullLit:
 		return nil, nil
@@ -63,7 +66,7 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		}
 		return f.evalBinary(x)
 	case *syntax.IsExpr:
-		v, err := f.eval(x.X)
+		v, err := f.evalTested(x.X) // absent.go
 		if err != nil {
 			return nil, err
 		}
@@ -136,6 +139,9 @@ func (f *frame) evalInt(x syntax.Expr) (n int64, v Value, isInt bool, err error)
 		}
 		if i, ok := s.v.(int64); ok {
 			return i, nil, true, nil
+		}
+		if a, ok := s.v.(*Absent); ok {
+			return 0, nil, false, f.absent(x, a)
 		}
 		return 0, s.v, false, nil
 	case *syntax.NumberLit:

@@ -108,6 +108,20 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
 	}
+	// A gateway whose render failed keeps its events for the next drain
+	// (world_held.go).
+	hold, err := openHeld(dir, g)
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
+	}
+	defer hold.close()
+	events, redelivered, err := hold.deliver(g, events)
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
+	}
+	if redelivered > 0 {
+		fmt.Fprintf(s.err, "prose: %d held event(s) of a gateway whose render failed are delivered again\n", redelivered)
+	}
 	enc := json.NewEncoder(s.out)
 	res, err := reconcile.Drain(ctx, reconcile.Options{
 		Graph: g, Store: st, Events: events, Ticks: w.ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
@@ -129,6 +143,9 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 		},
 	})
 	if res != nil {
+		if herr := hold.settle(g, res, err != nil); herr != nil && err == nil {
+			err = herr
+		}
 		line := fmt.Sprintf("rendered %d, skipped %d, failed %d; %d model requests, %d tokens", res.Rendered, res.Skipped, res.Failed, res.Requests, res.TokensIn+res.TokensOut)
 		if w.format == "json" {
 			fmt.Fprintln(s.err, "prose: "+line)

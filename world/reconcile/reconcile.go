@@ -14,12 +14,24 @@
 //     So a crash between a producer's commit and its subscriber's render,
 //     a changed contract or an earlier failure is repaired by the next
 //     drain; the published files are repaired from the last receipt too.
+//   - A gateway renders on arrival: only in a drain that delivers it
+//     events. Before its first event it has no truth (its subscribers
+//     read it as absent); a moved contract or input takes effect at its
+//     next event.
 //   - Nodes are taken by height, then id. A node fires when its key
 //     differs from its last non-failed receipt's (it renders), or when it
 //     is woken from outside with an equal key: events for a gateway, a
 //     self tick (it writes `skipped`, starting nothing). Otherwise it
 //     leaves no receipt. A node renders at most once per drain, so a
 //     diamond join renders once.
+//   - An input is absent when its producer has never published a truth
+//     (its first render failed, a gateway has had no event) or published
+//     one without the facet it reads; for a fan-in, when any part is.
+//     Absent is not null: the render is told (Request.Absent), its memo
+//     key holds AbsentFingerprint for the part, so it renders again when
+//     the producer publishes, and each renderer keeps a truth from being
+//     computed from it (package render: a program reads it listed under
+//     "absent", a model is told, an Execution fails where it reads it).
 //   - A render's truth must be a JSON object; postconditions the data
 //     decides (package claim's forms, on `field` claims) are checked
 //     before commit. A failed render writes `failed`, keeps the prior
@@ -53,8 +65,13 @@ type Request struct {
 	Node *graph.Node
 	// Inputs maps each bound Requires item to its value: the producer's
 	// part, or for a fan-in an object keyed by producer (or by facet when
-	// one producer gives several).
+	// one producer gives several). An absent input is not in it.
 	Inputs map[string]any
+	// Absent maps each input whose value does not exist to the producer
+	// that has not published it (for a fan-in, each one missing, joined
+	// by ", "): it has never published a truth, or published one without
+	// the facet the input reads.
+	Absent map[string]string
 	// Prior is the node's published truth, nil on a cold start.
 	Prior any
 	// Events are the events delivered to a gateway in this drain.
@@ -218,6 +235,7 @@ type plan struct {
 	key     string
 	inputs  map[string]string // edge key -> fingerprint
 	values  map[string]any
+	absent  map[string]string
 	events  []any
 	eventFP string
 	wake    receipt.Wake
@@ -276,7 +294,7 @@ func EdgeKey(e *graph.Edge) string { return e.Input + "<-" + e.Producer + "." + 
 // not.
 func (d *drainer) plan(n *graph.Node) (*plan, error) {
 	s := d.st[n.ID]
-	p := &plan{n: n, inputs: map[string]string{}, values: map[string]any{}}
+	p := &plan{n: n, inputs: map[string]string{}, values: map[string]any{}, absent: map[string]string{}}
 	byInput := map[string][]*graph.Edge{}
 	var order []string
 	for _, e := range d.g.In(n.ID) {
@@ -288,17 +306,27 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 	var refs []string
 	for _, in := range order {
 		es := byInput[in]
+		var missing []string
 		for _, e := range es {
 			prod := d.g.Node(e.Producer)
-			v := part(d.st[e.Producer].truth, e.Facet)
-			fp, err := canon.Fingerprint(v, Immaterial(d.g, prod, e.Facet))
-			if err != nil {
-				return nil, err
+			v, ok := partOf(d.st[e.Producer].truth, e.Facet)
+			fp := AbsentFingerprint
+			if ok {
+				var err error
+				if fp, err = canon.Fingerprint(v, Immaterial(d.g, prod, e.Facet)); err != nil {
+					return nil, err
+				}
+			} else {
+				missing = appendNew(missing, nodeName(prod))
 			}
 			p.inputs[EdgeKey(e)] = fp
 			if r := d.fired[e.Producer]; r != nil && r.Status == receipt.Rendered && (s.lastOK == nil || s.lastOK.Inputs[EdgeKey(e)] != fp) {
 				refs = appendNew(refs, r.Hash)
 			}
+		}
+		if len(missing) > 0 {
+			p.absent[in] = strings.Join(missing, ", ")
+			continue
 		}
 		p.values[in] = inputValue(d, es)
 	}
@@ -342,6 +370,15 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		}
 	}
 	p.render = s.lastOK == nil || key != s.lastOK.Memo
+	if n.Kind == "gateway" && len(events) == 0 {
+		// A gateway renders on arrival: with no event it does not render
+		// (before its first one it has no truth, and its subscribers
+		// read it as absent).
+		p.render = false
+		if s.lastOK == nil {
+			return nil, nil
+		}
+	}
 	if !p.render && len(events) == 0 && !d.ticks[n.ID] {
 		return nil, nil
 	}
@@ -355,6 +392,37 @@ func appendNew(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
+}
+
+// AbsentFingerprint stands for an absent input in a memo key: no
+// fingerprint of a value equals it, so the key moves when the producer
+// publishes.
+const AbsentFingerprint = "absent"
+
+// partOf is the member facet of truth (the whole for Atomic); ok is false
+// when it does not exist: no truth was published, or the truth has no
+// such member.
+func partOf(truth any, facet string) (v any, ok bool) {
+	if truth == nil {
+		return nil, false
+	}
+	if facet == graph.Atomic {
+		return truth, true
+	}
+	m, isObj := truth.(map[string]any)
+	if !isObj {
+		return nil, false
+	}
+	v, ok = m[facet]
+	return v, ok
+}
+
+// nodeName names a node as a reader would: its name, else its id.
+func nodeName(n *graph.Node) string {
+	if n.Name != "" {
+		return n.Name
+	}
+	return n.ID
 }
 
 // part is the member facet of truth (the whole for Atomic).
@@ -447,7 +515,7 @@ func (d *drainer) render(ctx context.Context, p *plan) (*Answer, error) {
 		}
 	}
 	start := d.now()
-	ans, err := r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Prior: s.truth, Events: p.events, Diff: diff})
+	ans, err := r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Absent: p.absent, Prior: s.truth, Events: p.events, Diff: diff})
 	if ans != nil {
 		ans.Cost.DurationMS = d.now().Sub(start).Milliseconds()
 	}

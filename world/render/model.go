@@ -19,7 +19,8 @@ const worldPrompt = `
 You keep this node's truth current over time. The user message holds its inputs by name, and:
 - "prior": the truth you published last (null on a first render): keep what still holds;
 - "diff": the inputs whose fingerprints moved since then;
-- "events": for a gateway, the events to fold into the truth.
+- "events": for a gateway, the events to fold into the truth;
+- "absent": the inputs that do not exist yet (their producers have not published them): they are not null and have no value; never invent one, keep what the prior truth says of them or say they are unknown.
 Answer the new truth: one JSON object with the outputs named above.`
 
 // Model renders a node with one model request: its contract (Maintains
@@ -43,7 +44,19 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 		return err
 	}
 	for _, in := range req.Node.Spec.Inputs {
+		if _, isAbsent := req.Absent[in.Name]; isAbsent {
+			continue
+		}
 		if err := set(in.Name, req.Inputs[in.Name]); err != nil {
+			return nil, err
+		}
+	}
+	if len(req.Absent) > 0 {
+		absent := map[string]any{}
+		for name, by := range req.Absent {
+			absent[name] = by + " has not published it yet"
+		}
+		if err := set("absent", absent); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,14 @@
 // Package render binds a world-model node's render to a service: a
 // program (exec:COMMAND) reading {"node","inputs","prior","events",
-// "diff"} on stdin and printing the new truth.
+// "diff","absent"} on stdin and printing the new truth, a model (Model),
+// or the node's ### Execution on the interpreter (Execution).
+//
+// An absent input (its producer has never published a truth, see package
+// reconcile) is never given a value: a program finds it missing from
+// "inputs" and its name in "absent" (a sorted list, empty when every
+// input exists); a model is told which inputs are absent and by whose
+// silence; an Execution holds delegation.Absent, which fails the render
+// where it is read and which `if x is present:` tests.
 //
 // Main types: Exec. Entry point: Parse.
 package render
@@ -8,6 +16,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/proselang/prose/delegation"
@@ -33,12 +42,12 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 		events = []any{}
 	}
 	// One object, its members in this order: node, inputs, prior,
-	// events, diff.
+	// events, diff, absent.
 	obj := delegation.NewObject()
 	for _, m := range []struct {
 		k string
 		v any
-	}{{"node", req.Node.ID}, {"inputs", req.Inputs}, {"prior", req.Prior}, {"events", events}, {"diff", req.Diff}} {
+	}{{"node", req.Node.ID}, {"inputs", req.Inputs}, {"prior", req.Prior}, {"events", events}, {"diff", req.Diff}, {"absent", AbsentNames(req)}} {
 		v, err := delegation.FromGo(m.v)
 		if err != nil {
 			return nil, fmt.Errorf("render input %s: %v", m.k, err)
@@ -66,6 +75,17 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 	}
 	ans.Truth = truth
 	return ans, nil
+}
+
+// AbsentNames lists the absent inputs of req, sorted (an empty list when
+// none is).
+func AbsentNames(req *reconcile.Request) []string {
+	out := []string{}
+	for k := range req.Absent {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Parse reads a binding: exec:COMMAND.
