@@ -19,6 +19,9 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		if s.v == unbound {
 			return nil, f.undefined(x)
 		}
+		if a, ok := s.v.(*Absent); ok {
+			return nil, f.absent(x, a)
+		}
 		return s.value(), nil
 	case *syntax.NullLit:
 		return nil, nil
@@ -61,7 +64,7 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		if m, ok := x.X.(*syntax.MemberExpr); ok {
 			v, err = f.evalMember(m, true) // a presence test asks, it does not read
 		} else {
-			v, err = f.eval(x.X)
+			v, err = f.evalTested(x.X) // absent.go
 		}
 		if err != nil {
 			return nil, err
@@ -135,6 +138,9 @@ func (f *frame) evalInt(x syntax.Expr) (n int64, v Value, isInt bool, err error)
 		}
 		if i, ok := s.v.(int64); ok {
 			return i, nil, true, nil
+		}
+		if a, ok := s.v.(*Absent); ok {
+			return 0, nil, false, f.absent(x, a)
 		}
 		return 0, s.v, false, nil
 	case *syntax.NumberLit:
@@ -234,6 +240,12 @@ func (f *frame) evalMember(x *syntax.MemberExpr, probe bool) (Value, error) {
 		s := f.slot(&id.Binding)
 		if s.v == unbound {
 			return nil, f.undefined(id)
+		}
+		if a, ok := s.v.(*Absent); ok {
+			if probe {
+				return nil, nil // tested, not read: absent is not present (absent.go)
+			}
+			return nil, f.absent(id, a)
 		}
 		if s.out != nil && s.out.Output != "" && s.out.Output == x.Name {
 			return s.value(), nil

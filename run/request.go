@@ -82,6 +82,7 @@ func (r Request) redacted(red *redact.Redactor, h *journal.Header) Request {
 	out.Bindings.Slots = withhold("slot", r.Bindings.Slots, &h.Bindings)
 	out.Bindings.Config = withhold("config", r.Bindings.Config, &h.Config)
 	out.Bindings.Inputs = withhold("input", r.Bindings.Inputs, &h.Inputs)
+	out.Bindings.Absent = r.Bindings.Absent
 	if r.Bindings.InputJSON != "" {
 		js, withheld := redactInputJSON(red, h, r.Bindings.InputJSON)
 		out.Bindings.InputJSON = js

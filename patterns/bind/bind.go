@@ -31,6 +31,11 @@ type Settings struct {
 	Config    []Assignment `json:"config,omitempty"`
 	Inputs    []Assignment `json:"inputs,omitempty"`
 	InputJSON string       `json:"input_json,omitempty"`
+	// Absent names the inputs whose values do not exist (Name the input,
+	// Value what would give it): a world-model render's inputs whose
+	// producers have never published. The run holds delegation.Absent
+	// for each, which it may test but not read.
+	Absent []Assignment `json:"absent,omitempty"`
 }
 
 // ParseAssignments splits NAME=VALUE flag values; flag names the flag in

@@ -501,7 +501,8 @@ func declaredThrow(n *spec.Spec, name string, err error) error {
 // value its run gave: an object with every output name is kept (only
 // those keys, in declared order); with one output, any other value is
 // bound to it; otherwise it is an error. A node that declares no outputs
-// gives an object only when its value is one.
+// gives an object only when its value is one. A ### Maintains with
+// `####` facets follows Truth's rule.
 //
 // Each output's value is then checked against its declared type (`count`
 // (integer)); null passes (an output may be empty), a value of another
@@ -520,6 +521,9 @@ func outputsAt(n *spec.Spec, v delegation.Value, at diag.Pos) (*delegation.Objec
 }
 
 func shapeOutputs(n *spec.Spec, v delegation.Value, at diag.Pos) (*delegation.Object, error) {
+	if HasFacets(n) {
+		return Truth(n, v) // truth.go
+	}
 	o, isObj := v.(*delegation.Object)
 	if len(n.Outputs) == 0 {
 		if isObj {

@@ -213,6 +213,9 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) map[strin
 			out[a.Name] = v
 		}
 	}
+	for _, a := range b.Absent {
+		out[a.Name] = &delegation.Absent{Name: a.Name, Producer: a.Value}
+	}
 	for k := range out {
 		if !known[k] {
 			g.problem("unknown input %q%s", k, suggestion(k, names))

@@ -14,12 +14,26 @@
 //     So a crash between a producer's commit and its subscriber's render,
 //     a changed contract or an earlier failure is repaired by the next
 //     drain; the published files are repaired from the last receipt too.
+//   - A gateway renders on arrival: only in a drain that delivers it
+//     events. Before its first event it has no truth (its subscribers
+//     read it as absent); a moved contract or input takes effect at its
+//     next event.
 //   - Nodes are taken by height, then id. A node fires when its key
 //     differs from its last non-failed receipt's (it renders), or when it
 //     is woken from outside with an equal key: events for a gateway, a
 //     self tick (it writes `skipped`, starting nothing). Otherwise it
 //     leaves no receipt. A node renders at most once per drain, so a
 //     diamond join renders once.
+//   - An input is absent when its producer has never published a truth
+//     (its first render failed, a gateway has had no event) or published
+//     one without the facet it reads; for a fan-in, when any part is.
+//     Absent is not null: the render is told (Request.Absent), its memo
+//     key holds AbsentFingerprint for the part, so it renders again when
+//     the producer publishes (a render that failed with an input absent
+//     is not retried until its key moves), and each renderer keeps a
+//     truth from being computed from it (package render: a program reads
+//     it listed under "absent", a model is told, an Execution fails where
+//     it reads it).
 //   - A render's truth must be a JSON object; postconditions the data
 //     decides (package claim's forms, on `field` claims) are checked
 //     before commit. A failed render writes `failed`, keeps the prior
@@ -53,8 +67,13 @@ type Request struct {
 	Node *graph.Node
 	// Inputs maps each bound Requires item to its value: the producer's
 	// part, or for a fan-in an object keyed by producer (or by facet when
-	// one producer gives several).
+	// one producer gives several). An absent input is not in it.
 	Inputs map[string]any
+	// Absent maps each input whose value does not exist to the producer
+	// that has not published it (for a fan-in, each one missing, joined
+	// by ", "): it has never published a truth, or published one without
+	// the facet the input reads.
+	Absent map[string]string
 	// Prior is the node's published truth, nil on a cold start.
 	Prior any
 	// Events are the events delivered to a gateway in this drain.
@@ -238,6 +257,7 @@ type plan struct {
 	key     string
 	inputs  map[string]string // edge key -> fingerprint
 	values  map[string]any
+	absent  map[string]string
 	events  []any
 	eventFP string
 	wake    receipt.Wake
@@ -296,7 +316,7 @@ func EdgeKey(e *graph.Edge) string { return e.Input + "<-" + e.Producer + "." + 
 // not.
 func (d *drainer) plan(n *graph.Node) (*plan, error) {
 	s := d.st[n.ID]
-	p := &plan{n: n, inputs: map[string]string{}, values: map[string]any{}}
+	p := &plan{n: n, inputs: map[string]string{}, values: map[string]any{}, absent: map[string]string{}}
 	byInput := map[string][]*graph.Edge{}
 	var order []string
 	for _, e := range d.g.In(n.ID) {
@@ -308,8 +328,15 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 	var refs []string
 	for _, in := range order {
 		es := byInput[in]
+		var missing []string
 		for _, e := range es {
-			fps, err := partFingerprints(d.g, d.g.Node(e.Producer), d.st[e.Producer].truth, e)
+			prod := d.g.Node(e.Producer)
+			if !present(d.st[e.Producer].truth, e.Facet) {
+				missing = appendNew(missing, nodeName(prod))
+				p.inputs[EdgeKey(e)] = AbsentFingerprint
+				continue
+			}
+			fps, err := partFingerprints(d.g, prod, d.st[e.Producer].truth, e)
 			if err != nil {
 				return nil, err
 			}
@@ -319,6 +346,10 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 					refs = appendNew(refs, r.Hash)
 				}
 			}
+		}
+		if len(missing) > 0 {
+			p.absent[in] = strings.Join(missing, ", ")
+			continue
 		}
 		p.values[in] = inputValue(d, es)
 	}
@@ -362,6 +393,23 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		}
 	}
 	p.render = s.lastOK == nil || key != s.lastOK.Memo
+	if len(p.absent) > 0 && s.last != nil && s.last.Status == receipt.Failed && s.last.Memo == key && len(events) == 0 {
+		// It failed with these very inputs, one of them absent: it runs
+		// again when that producer publishes (or anything else moves).
+		p.render = false
+		if s.lastOK == nil {
+			return nil, nil
+		}
+	}
+	if n.Kind == "gateway" && len(events) == 0 {
+		// A gateway renders on arrival: with no event it does not render
+		// (before its first one it has no truth, and its subscribers
+		// read it as absent).
+		p.render = false
+		if s.lastOK == nil {
+			return nil, nil
+		}
+	}
 	if !p.render && len(events) == 0 && !d.ticks[n.ID] {
 		return nil, nil
 	}
@@ -414,6 +462,40 @@ func family(truth any, stem string) map[string]any {
 		}
 	}
 	return out
+}
+
+// AbsentFingerprint stands for an absent input in a memo key: no
+// fingerprint of a value equals it, so the key moves when the producer
+// publishes.
+const AbsentFingerprint = "absent"
+
+// present reports whether what an edge reads of truth exists: a truth was
+// published and, for a facet, has that member (a facet family exists once
+// the truth does, with no keys or some).
+func present(truth any, facet string) bool {
+	if truth == nil {
+		return false
+	}
+	if facet == graph.Atomic {
+		return true
+	}
+	if _, ok := graph.Family(facet); ok {
+		return true
+	}
+	m, isObj := truth.(map[string]any)
+	if !isObj {
+		return false
+	}
+	_, ok := m[facet]
+	return ok
+}
+
+// nodeName names a node as a reader would: its name, else its id.
+func nodeName(n *graph.Node) string {
+	if n.Name != "" {
+		return n.Name
+	}
+	return n.ID
 }
 
 // part is the member facet of truth (the whole for Atomic; for a facet
@@ -604,7 +686,7 @@ func (d *drainer) render(ctx context.Context, p *plan) (*Answer, error) {
 		}
 	}
 	start := d.now()
-	ans, err := r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Prior: s.truth, Events: p.events, Diff: diff})
+	ans, err := r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Absent: p.absent, Prior: s.truth, Events: p.events, Diff: diff})
 	if ans != nil {
 		ans.Cost.DurationMS = d.now().Sub(start).Milliseconds()
 	}

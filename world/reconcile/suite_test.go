@@ -197,7 +197,7 @@ func TestBasicUnitSuite(t *testing.T) {
 	if got := rendered(res); !reflect.DeepEqual(got, []string{"alert-projection"}) || len(res.Receipts) != 1 {
 		t.Fatalf("cosmetic re-render: %q", got)
 	}
-	if r := res.Receipts[0]; !reflect.DeepEqual(r.Diff.Moved, []string{"@atomic"}) || !reflect.DeepEqual(r.Diff.Fields, []string{"html", "markdown"}) {
+	if r := res.Receipts[0]; !reflect.DeepEqual(r.Diff.Moved, []string{"@atomic"}) || !reflect.DeepEqual(r.Diff.Fields, []string{"html", "markdown", "projection_hash"}) {
 		t.Errorf("projection moved %q, fields %q", r.Diff.Moved, r.Diff.Fields)
 	}
 

@@ -18,7 +18,9 @@ import (
 
 // Execution renders a node by running its ### Execution on the
 // interpreter: each input the spec declares is the value its Requires
-// item is bound to, each of its own Maintains names it reads
+// item is bound to (an absent input holds delegation.Absent: reading it
+// fails the render, naming it and its producer; `if x is present:`
+// tests it), each of its own Maintains names it reads
 // (spec.PriorNames) the prior truth's member (null on a cold start), and
 // the value it returns is the new truth. The functions it calls stay
 // calls: Slots bind them as --slot binds a run's callees.
@@ -42,6 +44,9 @@ func worldRead(req *reconcile.Request) func(context.Context, map[string]any) (an
 		if v, ok := req.Inputs[graph.ReadInput(name)]; ok {
 			return v, nil
 		}
+		if by, ok := req.Absent[graph.ReadInput(name)]; ok {
+			return nil, fmt.Errorf("%s(%q): %s has not published a truth yet, so this render cannot read it (it runs again when it publishes)", syntax.WorldRead, name, by)
+		}
 		return nil, fmt.Errorf("%s(%q): %s does not read that node (write its id, or \"self\")", syntax.WorldRead, name, req.Node.ID)
 	}
 }
@@ -54,12 +59,17 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 	for _, it := range req.Node.Items {
 		prior[it.Name] = it.Prior
 	}
+	var absent []bind.Assignment
 	for _, i := range sp.Inputs {
-		in[i.Name] = req.Inputs[i.Name]
-		// A Requires item that names the node's own truth ("prior
-		// `CountTrend`") is the prior truth.
-		if prior[i.Name] {
+		switch by, isAbsent := req.Absent[i.Name]; {
+		case prior[i.Name]:
+			// A Requires item that names the node's own truth ("prior
+			// `CountTrend`") is the prior truth.
 			in[i.Name] = req.Prior
+		case isAbsent:
+			absent = append(absent, bind.Assignment{Name: i.Name, Value: by})
+		default:
+			in[i.Name] = req.Inputs[i.Name]
 		}
 	}
 	own, _ := req.Prior.(map[string]any)
@@ -71,7 +81,7 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 		return nil, err
 	}
 	read := run.Slot{Name: syntax.WorldRead, Binding: run.Func{Name: syntax.WorldRead, Fn: worldRead(req)}}
-	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: bind.Settings{Slots: e.Slots, InputJSON: string(js)},
+	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: bind.Settings{Slots: e.Slots, InputJSON: string(js), Absent: absent},
 		Slots: []run.Slot{read}},
 		run.Options{ContractCheck: lint.Contract})
 	ans := &reconcile.Answer{}

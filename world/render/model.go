@@ -3,10 +3,12 @@ package render
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -18,13 +20,16 @@ const worldPrompt = `
 You keep this node's truth current over time. The user message holds its inputs by name, and:
 - "prior": the truth you published last (null on a first render): keep what still holds;
 - "diff": the inputs whose fingerprints moved since then;
-- "events": for a gateway, the events to fold into the truth.
+- "events": for a gateway, the events to fold into the truth;
+- "absent": the inputs that do not exist yet (their producers have not published them): they are not null and have no value; never invent one, keep what the prior truth says of them or say they are unknown.
 Answer the new truth: one JSON object with the outputs named above.`
 
 // Model renders a node with one model request: its contract (Maintains
-// prose, facets, postconditions, Continuity, Invariants) as the system
-// prompt, the inputs, prior truth, diff and events as the user message,
-// the answer checked against the outputs it must name.
+// prose, facets, postconditions, Continuity, Invariants, and its
+// Execution's code as instructions) as the system prompt; the inputs,
+// the absent ones named, the prior truth, diff and events as the user
+// message; the answer checked against the outputs it must name (for a
+// Maintains with facets, its whole truth or its facets).
 type Model struct {
 	Client *llm.Client
 	Model  string // "" for the client's
@@ -33,6 +38,12 @@ type Model struct {
 // Render implements reconcile.Renderer.
 func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
 	info := callgraph.RenderInfo(req.Node.Spec, req.Node.ID, m.Model)
+	if ex := req.Node.Spec.Execution; ex != nil && strings.TrimSpace(ex.Code) != "" {
+		// Upstream hands the Execution to the model as text: a node
+		// rendered by a model (its Execution is not ProseScript, or a
+		// binding says so) follows it as instructions.
+		info.Guidance = strings.TrimSpace(info.Guidance + "\n\nFollow this Execution as instructions (it is not run for you):\n" + ex.Code)
+	}
 	args := delegation.NewObject()
 	set := func(k string, v any) error {
 		x, err := delegation.FromGo(v)
@@ -42,7 +53,19 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 		return err
 	}
 	for _, in := range req.Node.Spec.Inputs {
+		if _, isAbsent := req.Absent[in.Name]; isAbsent {
+			continue
+		}
 		if err := set(in.Name, req.Inputs[in.Name]); err != nil {
+			return nil, err
+		}
+	}
+	if len(req.Absent) > 0 {
+		absent := map[string]any{}
+		for name, by := range req.Absent {
+			absent[name] = by + " has not published it yet"
+		}
+		if err := set("absent", absent); err != nil {
 			return nil, err
 		}
 	}
@@ -74,7 +97,7 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if reply.Truncated {
 		return ans, fmt.Errorf("the model's reply was cut off at its output token limit after %d bytes", len(reply.Content))
 	}
-	v, err := llm.CheckRender(info, llm.ParseReply(reply.Content))
+	v, err := checkTruth(req.Node.Spec, info, llm.ParseReply(reply.Content))
 	if err != nil {
 		return ans, err
 	}
@@ -84,4 +107,16 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	}
 	ans.Truth, err = canon.Decode(raw)
 	return ans, err
+}
+
+// checkTruth checks a model's answer: against the outputs it must name,
+// or, for a Maintains with facets, by the rule of the whole truth or its
+// facets (callgraph.Truth). An answered error is the render's either way.
+func checkTruth(sp *spec.Spec, info llm.RenderInfo, v delegation.Value) (delegation.Value, error) {
+	if o, ok := v.(*delegation.Object); ok && callgraph.HasFacets(sp) {
+		if _, answeredError := o.Get("error"); !answeredError {
+			return callgraph.Truth(sp, o)
+		}
+	}
+	return llm.CheckRender(info, v)
 }

@@ -1,7 +1,16 @@
 // Package render binds a world-model node's render to a service: a
 // program (exec:COMMAND) reading {"node","name","inputs","prior",
-// "events","diff"} on stdin and printing the new truth: "node" is the
-// node's id, "name" its front matter name ("" when it has none).
+// "events","diff","absent"} on stdin and printing the new truth ("node"
+// is the node's id, "name" its front matter name, "" when it has none), a
+// model (Model), or the node's ### Execution on the interpreter
+// (Execution).
+//
+// An absent input (its producer has never published a truth, see package
+// reconcile) is never given a value: a program finds it missing from
+// "inputs" and its name in "absent" (a sorted list, empty when every
+// input exists); a model is told which inputs are absent and by whose
+// silence; an Execution holds delegation.Absent, which fails the render
+// where it is read and which `if x is present:` tests.
 //
 // Main types: Exec. Entry point: Parse.
 package render
@@ -9,9 +18,11 @@ package render
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
@@ -33,12 +44,12 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 		events = []any{}
 	}
 	// One object, its members in this order: node, name, inputs,
-	// prior, events, diff.
+	// prior, events, diff, absent.
 	obj := delegation.NewObject()
 	for _, m := range []struct {
 		k string
 		v any
-	}{{"node", req.Node.ID}, {"name", req.Node.Name}, {"inputs", req.Inputs}, {"prior", req.Prior}, {"events", events}, {"diff", req.Diff}} {
+	}{{"node", req.Node.ID}, {"name", req.Node.Name}, {"inputs", req.Inputs}, {"prior", req.Prior}, {"events", events}, {"diff", req.Diff}, {"absent", AbsentNames(req)}} {
 		v, err := delegation.FromGo(m.v)
 		if err != nil {
 			return nil, fmt.Errorf("render input %s: %v", m.k, err)
@@ -51,6 +62,11 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 	if err != nil {
 		return ans, fmt.Errorf("exec:%s: %v", e.Command, err)
 	}
+	if callgraph.HasFacets(req.Node.Spec) {
+		if v, err = callgraph.Truth(req.Node.Spec, v); err != nil {
+			return ans, fmt.Errorf("exec:%s: %v", e.Command, err)
+		}
+	}
 	raw, err := delegation.ToJSON(v)
 	if err != nil {
 		return ans, err
@@ -61,6 +77,17 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 	}
 	ans.Truth = truth
 	return ans, nil
+}
+
+// AbsentNames lists the absent inputs of req, sorted (an empty list when
+// none is).
+func AbsentNames(req *reconcile.Request) []string {
+	out := []string{}
+	for k := range req.Absent {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Parse reads a binding: exec:COMMAND.

@@ -10,6 +10,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -155,7 +157,8 @@ func render(node string, req *request) (any, error) {
 		} else if c.HighWaterMark < prev {
 			dir = "down"
 		}
-		return map[string]any{"structured": map[string]any{"current_total": c.HighWaterMark, "previous_total": prev, "direction": dir}}, nil
+		// valid_until is a fixed far horizon: these renders arm no clock.
+		return map[string]any{"structured": map[string]any{"current_total": c.HighWaterMark, "previous_total": prev, "direction": dir}, "valid_until": "2999-01-01T00:00:00Z"}, nil
 	case "raw-event-auditor":
 		var r struct {
 			AcceptedEventIDs []string `json:"accepted_event_ids"`
@@ -193,7 +196,9 @@ func render(node string, req *request) (any, error) {
 			wording = "Counter status: " + a.Status + "."
 		}
 		s := map[string]any{"status": a.Status, "threshold": a.Threshold, "subject": subject}
-		return map[string]any{"structured": s, "structured_summary": s, "markdown": wording, "html": "<p>" + wording + "</p>"}, nil
+		html := "<p>" + wording + "</p>"
+		sum := sha256.Sum256([]byte(wording + "\n" + html))
+		return map[string]any{"structured": s, "structured_summary": s, "markdown": wording, "html": html, "projection_hash": "sha256:" + hex.EncodeToString(sum[:])}, nil
 	case "executive-snapshot":
 		var a struct {
 			Status string `json:"status"`
@@ -216,7 +221,8 @@ func render(node string, req *request) (any, error) {
 		if len(r.Structured.Dups) > 0 {
 			health = "flagged"
 		}
-		return map[string]any{"structured": map[string]any{"status": a.Status, "total": t.Structured.CurrentTotal, "audit_health": health, "trend": t.Structured.Direction}}, nil
+		return map[string]any{"structured": map[string]any{"status": a.Status, "total": t.Structured.CurrentTotal, "audit_health": health, "trend": t.Structured.Direction,
+			"evidence_refs": []string{"AlertState", "CountTrend", "RawEventAudit"}}}, nil
 	}
 	return nil, fmt.Errorf("no node %q", node)
 }
