@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/internal/procgroup"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/version"
 )
@@ -92,8 +93,25 @@ func (b *Box) transport(ctx context.Context, name string) (mcp.Transport, error)
 	for _, k := range keys {
 		cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(conf.Env[k]))
 	}
-	cmd.SysProcAttr = procAttr()
-	return &mcp.CommandTransport{Command: cmd}, nil
+	release, err := procgroup.Prepare(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return watchedCommand{&mcp.CommandTransport{Command: cmd}, release}, nil
+}
+
+// watchedCommand is a command transport whose server starts behind
+// procgroup's gate: its process group is listed with the watchdog before
+// it runs, so it ends with prose, however prose dies.
+type watchedCommand struct {
+	*mcp.CommandTransport
+	release func() procgroup.Group
+}
+
+func (w watchedCommand) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := w.CommandTransport.Connect(ctx) // starts the server
+	w.release()
+	return conn, err
 }
 
 // headerTransport adds a configured server's headers to each request.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/internal/procgroup"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm/llmtest"
 	"github.com/proselang/prose/patterns/bind"
@@ -23,6 +24,9 @@ import (
 // The tests seal their journals with a key of their own; a helper
 // process (see helperRun) runs one session and is killed by its test.
 func TestMain(m *testing.M) {
+	// The test binary is its own watchdog, as prose is: CLI tools and
+	// MCP servers start behind procgroup's gate.
+	procgroup.Init()
 	if os.Getenv("PROSE_TOOLS_HELPER") == "1" {
 		helperRun()
 		return

@@ -1,7 +1,7 @@
 // Package procgroup supervises the process groups prose starts programs
 // in: it starts a program in a group of its own that a watchdog ends
-// when prose dies by any signal, kill -9 included (Init, Start, Done; see
-// watchdog.go for the design), tells whether a group still has live
+// when prose dies by any signal, kill -9 included (Init, Start, Prepare,
+// Done; see watchdog.go for the design), tells whether a group still has live
 // members, names a group so that a later prose can recognise it (Of),
 // ends a group a killed prose left running (End: the resume's cleanup, a
 // second line behind the watchdog), and makes prose the reaper of its

@@ -175,39 +175,60 @@ func gateScript(fd int) string {
 // adds a file to cmd.ExtraFiles. Call Done with the group once the
 // program and what it left in its group are gone.
 func Start(cmd *exec.Cmd) (Group, error) {
+	release, err := Prepare(cmd)
+	if err != nil {
+		return Group{}, err
+	}
+	err = cmd.Start()
+	g := release()
+	return g, err
+}
+
+// Prepare is Start for code that starts cmd itself (an MCP client's
+// command transport): it sets cmd up as Start does, and release, called
+// once cmd was started (or failed to start), lists its group with the
+// watchdog and lets the program run. Until then the program waits at
+// its gate. release returns the group (the zero Group when cmd did not
+// start); it must be called exactly once.
+func Prepare(cmd *exec.Cmd) (release func() Group, err error) {
 	if cmd.Err != nil {
-		return Group{}, cmd.Err
+		return nil, cmd.Err
 	}
 	cmd.SysProcAttr = procAttr()
 	wd.mu.Lock()
 	enabled := wd.self != "" && !wd.failed
 	wd.mu.Unlock()
-	if !enabled {
-		if err := cmd.Start(); err != nil {
-			return Group{}, err
+	started := func() (Group, bool) {
+		if cmd.Process == nil {
+			return Group{}, false
 		}
-		return Of(cmd.Process.Pid), nil
+		return Of(cmd.Process.Pid), true
+	}
+	if !enabled {
+		return func() Group { g, _ := started(); return g }, nil
 	}
 	gr, gw, err := os.Pipe()
 	if err != nil {
-		return Group{}, err
+		return nil, err
 	}
-	defer gw.Close()
 	fd := 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, gr)
 	args := append([]string{"/bin/sh", "-c", gateScript(fd), "prose-gate", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = "/bin/sh", args
-	err = cmd.Start()
-	gr.Close()
-	if err != nil {
-		return Group{}, err
-	}
-	g := Of(cmd.Process.Pid)
-	tell(fmt.Sprintf("+ %d %s\n", g.ID, g.Ident))
-	// Whether or not the watchdog heard of it, the program runs: without
-	// one, prose is as safe as it was before there was a watchdog.
-	io.WriteString(gw, "go\n")
-	return g, nil
+	return func() Group {
+		gr.Close()
+		defer gw.Close()
+		g, ok := started()
+		if !ok {
+			return Group{}
+		}
+		tell(fmt.Sprintf("+ %d %s\n", g.ID, g.Ident))
+		// Whether or not the watchdog heard of it, the program runs:
+		// without one, prose is as safe as it was before there was a
+		// watchdog.
+		io.WriteString(gw, "go\n")
+		return g
+	}, nil
 }
 
 // Done tells the watchdog that group g has ended: its id may be reused.

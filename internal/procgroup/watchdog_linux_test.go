@@ -29,12 +29,24 @@ const (
 )
 
 // runPrograms is the killed parent: it starts programs that fork
-// children, one after another and several at once, ends some of them
-// and leaves others running, until it is killed.
+// children (most with Start, some prepared and started otherwise),
+// one after another and several at once, ends some of them and leaves
+// others running, until it is killed.
 func runPrograms() {
 	for i := 0; ; i++ {
 		cmd := exec.Command("/bin/sh", "-c", "sleep 100 & sleep 100 & wait")
-		g, err := Start(cmd)
+		var g Group
+		var err error
+		if i%4 == 1 {
+			// started by other code (an MCP client's transport)
+			var release func() Group
+			if release, err = Prepare(cmd); err == nil {
+				err = cmd.Start()
+				g = release()
+			}
+		} else {
+			g, err = Start(cmd)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
