@@ -31,9 +31,10 @@ const mcpLong = `mcp serves prose to an agent host (Claude Code, Codex, Cursor, 
 Model Context Protocol client): over stdin and stdout by default, as the
 host starts it, or over streamable HTTP with --http ADDR.
 
-Tools: lint, show, graph, run (returns a run_id at once; progress notifications
-follow, one per finished call), result (waits at most 30 s for a run),
-resume, replay and runs. Runs are journaled under --run-dir, so prose
+Tools: lint, show, graph, run (returns a run_id at once, or waits as
+result does with wait_seconds), result (waits at most 30 s for a run;
+while it waits, one progress notification per finished call, under its
+progress token), resume, replay and runs. Runs are journaled under --run-dir, so prose
 runs, prose resume and prose replay see them too. Paths are relative to
 the directory the server starts in.
 
