@@ -103,7 +103,7 @@ func runMCP(ctx context.Context, s streams, o *mcpOptions) error {
 	srv := mcpserve.New(mcpserve.Options{RunDir: o.runDir, Telemetry: ro.Telemetry})
 	defer srv.Close()
 	if addr == "" {
-		err := srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(s.in), Writer: nopWriteCloser{s.out}})
+		err := srv.MCP().Run(ctx, mcpserve.Stdio(ctx, s.in, s.out))
 		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 			return &exitError{code: exitFailure, err: fmt.Errorf("mcp: %w", err)}
 		}
@@ -192,7 +192,3 @@ func bearer(token string, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
