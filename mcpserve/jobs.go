@@ -50,9 +50,14 @@ type Outcome struct {
 // is bound and journaled, before any call runs; a run refused before it
 // started (an unknown slot, an invalid spec) is the error instead. The
 // run's calls are reported as progress to the requests that wait for it
-// (progress.go).
-func (s *Server) start(req *mcp.CallToolRequest, do func(context.Context, run.Options) (*run.Result, error)) (string, error) {
+// (progress.go); with watch, req is one from the start, and stop ends
+// that (called before req is answered, whatever the error).
+func (s *Server) start(ctx context.Context, req *mcp.CallToolRequest, watch bool, do func(context.Context, run.Options) (*run.Result, error)) (id string, stop func(), err error) {
 	p := newProgress(redact.ForEnv(s.o.Environ).WithShapes())
+	stop = func() {}
+	if watch {
+		stop = p.watch(ctx, req)
+	}
 	j := &job{done: make(chan struct{}), news: p}
 	started := make(chan string, 1)
 	o := s.runOptions()
@@ -75,17 +80,17 @@ func (s *Server) start(req *mcp.CallToolRequest, do func(context.Context, run.Op
 	}()
 	select {
 	case id := <-started:
-		return id, nil
+		return id, stop, nil
 	case <-j.done:
 		select {
 		case id := <-started:
-			return id, nil
+			return id, stop, nil
 		default:
 		}
 		if j.err == nil {
 			j.err = errors.New("the run ended without a journal")
 		}
-		return "", j.err
+		return "", stop, j.err
 	}
 }
 

@@ -31,7 +31,7 @@ type progress struct {
 
 	mu       sync.Mutex
 	n        int
-	watchers map[*watcher]struct{}
+	watchers map[*mcp.CallToolRequest]*watcher
 }
 
 // watcher is one active request that takes a run's news.
@@ -41,35 +41,48 @@ type watcher struct {
 	token   any
 	queue   chan *mcp.ProgressNotificationParams
 	done    chan struct{}
+	refs    int // watch calls not yet stopped (under progress.mu)
 }
 
 // queued is how many notifications wait for one request at most.
 const queued = 256
 
 func newProgress(red *redact.Redactor) *progress {
-	return &progress{red: red, watchers: map[*watcher]struct{}{}}
+	return &progress{red: red, watchers: map[*mcp.CallToolRequest]*watcher{}}
 }
 
 // watch sends the run's news to req while it is active, under req's
 // progress token; the returned stop, called before req is answered,
-// sends what is queued and ends it. A request without a token, or
-// without a session, watches nothing.
+// sends what is queued and ends it. A request watches once however often
+// it calls watch (a run call watches from before its run starts, then
+// waits); the last stop ends it. A request without a token, or without a
+// session, watches nothing.
 func (p *progress) watch(ctx context.Context, req *mcp.CallToolRequest) (stop func()) {
 	if req == nil || req.Session == nil || req.Params == nil || req.Params.GetProgressToken() == nil {
 		return func() {}
 	}
-	w := &watcher{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(),
-		queue: make(chan *mcp.ProgressNotificationParams, queued), done: make(chan struct{})}
-	go w.send()
 	p.mu.Lock()
-	p.watchers[w] = struct{}{}
+	w := p.watchers[req]
+	if w == nil {
+		w = &watcher{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(),
+			queue: make(chan *mcp.ProgressNotificationParams, queued), done: make(chan struct{})}
+		go w.send()
+		p.watchers[req] = w
+	}
+	w.refs++
 	p.mu.Unlock()
 	return func() {
 		p.mu.Lock()
-		delete(p.watchers, w)
+		w.refs--
+		last := w.refs == 0
+		if last {
+			delete(p.watchers, req)
+		}
 		p.mu.Unlock()
-		close(w.queue)
-		<-w.done
+		if last {
+			close(w.queue)
+			<-w.done
+		}
 	}
 }
 
@@ -101,7 +114,7 @@ func (p *progress) notify(msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
-	for w := range p.watchers {
+	for _, w := range p.watchers {
 		n := &mcp.ProgressNotificationParams{ProgressToken: w.token, Progress: float64(p.n), Message: msg}
 		select {
 		case w.queue <- n:

@@ -239,7 +239,8 @@ func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in RunInput)
 		return nil, RunOutput{}, err
 	}
 	r.Dir = s.o.Dir
-	id, err := s.start(req, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Local{}.Run(ctx, r, o) })
+	id, stop, err := s.start(ctx, req, in.WaitSeconds > 0, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Local{}.Run(ctx, r, o) })
+	defer stop()
 	if err != nil || in.WaitSeconds <= 0 {
 		return nil, RunOutput{RunID: id}, err
 	}
@@ -256,7 +257,8 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, in Resume
 	if s.running(in.RunID) {
 		return nil, RunOutput{}, fmt.Errorf("resume %s: the run is still running (result waits for it)", in.RunID)
 	}
-	id, err := s.start(req, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Resume(ctx, in.RunID, o) })
+	id, stop, err := s.start(ctx, req, in.WaitSeconds > 0, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Resume(ctx, in.RunID, o) })
+	defer stop()
 	if err != nil || in.WaitSeconds <= 0 {
 		return nil, RunOutput{RunID: id}, err
 	}
