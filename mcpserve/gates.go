@@ -141,6 +141,19 @@ func (s *Server) elicitGates(ctx context.Context, req *mcp.CallToolRequest, id s
 	return answered
 }
 
+// elicitFor is the run.Options.Elicit of a run started by req: the
+// elicitations of the run's MCP servers (### Tools) go to the client
+// that started it, when it takes elicitations and its protocol lets a
+// server ask outside a call's result (before 2026-07-28); otherwise nil,
+// and the servers are told prose takes none.
+func elicitFor(req *mcp.CallToolRequest) func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if req == nil || req.Session == nil || !elicits(req.Session) || multiRoundTrip(req.Session) {
+		return nil
+	}
+	ss := req.Session
+	return func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) { return ss.Elicit(ctx, p) }
+}
+
 // multiRoundTrip reports whether session speaks a protocol version with
 // multi round-trip requests (2026-07-28 and later), as the SDK decides it.
 func multiRoundTrip(ss *mcp.ServerSession) bool {

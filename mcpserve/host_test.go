@@ -41,8 +41,12 @@ func connectHost(t *testing.T, dir string, elicit func(context.Context, *mcp.Eli
 // 2026-07-28 knows no multi round-trip requests, as the TypeScript SDK's
 // does not.
 func connectHostAt(t *testing.T, dir string, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), version string) *hostWorld {
-	w := &hostWorld{root: dir, runDir: filepath.Join(t.TempDir(), "runs"), notes: make(chan string, 256)}
-	srv := New(Options{RunDir: w.runDir, Dir: dir})
+	return connectServer(t, New(Options{RunDir: filepath.Join(t.TempDir(), "runs"), Dir: dir}), elicit, version)
+}
+
+// connectServer connects a client as connectHostAt does to srv.
+func connectServer(t *testing.T, srv *Server, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), version string) *hostWorld {
+	w := &hostWorld{root: srv.o.Dir, runDir: srv.o.RunDir, notes: make(chan string, 256)}
 	t.Cleanup(srv.Close)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.MCP().Connect(context.Background(), st, nil)

@@ -69,6 +69,7 @@ func (s *Server) start(ctx context.Context, req *mcp.CallToolRequest, watch bool
 		started <- id
 	}
 	o.Recorders = append(o.Recorders, p)
+	o.Elicit = elicitFor(req)
 	// j.id is set by Started, before any call runs.
 	o.Host = s.hostBinding(func() string { return j.id }, p.notify)
 	o.GatePrompt = s.gatePrompt(func() string { return j.id }, p.notify)
