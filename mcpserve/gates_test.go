@@ -226,3 +226,33 @@ func TestDeclinedGateGivesAStructuredWaitingResult(t *testing.T) {
 		t.Fatalf("asked %d times, want once", n)
 	}
 }
+
+// On a session of protocol 2026-07-28, a run call that waits asks the
+// gates as input requests; the client's retries (their request state
+// names the run) wait for the run they started instead of starting
+// another, and the call ends with the run's value.
+func TestRunCallRetriedWithAnswersStartsOneRun(t *testing.T) {
+	asked := 0
+	w := gateWorld(t, func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked++
+		if _, ok := r.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any)["choice"]; ok {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "ship"}}, nil
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "v1.2"}}, nil
+	})
+	if v := w.cs.InitializeResult().ProtocolVersion; v < "2026-07-28" {
+		t.Fatalf("negotiated %s", v)
+	}
+	in := map[string]any{"file": releaseRun.File, "slots": releaseRun.Slots, "wait_seconds": 30}
+	var out RunOutput
+	if e := w.tool(t, "run", in, &out); e != "" {
+		t.Fatal(e)
+	}
+	if out.Status != StatusOK || jsonText(t, out.Value) != releaseValue || asked != 2 {
+		t.Fatalf("run %+v after %d forms: want ok with %s after 2", out, asked, releaseValue)
+	}
+	var runs RunsOutput
+	if e := w.tool(t, "runs", map[string]any{}, &runs); e != "" || len(runs.Runs) != 1 || runs.Runs[0].RunID != out.RunID {
+		t.Fatalf("runs %+v: want the one run %s", runs.Runs, out.RunID)
+	}
+}
