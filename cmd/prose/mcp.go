@@ -42,8 +42,13 @@ the directory the server starts in.
 needs --token-file FILE, whose content is the bearer token every request
 must send (Authorization: Bearer TOKEN), and is refused without one.
 
-Exit status: 0 when the client closes the connection (or on Ctrl-C for
---http), 2 bad usage.`
+Over stdio, a request the client cancels gets no response; when the
+client closes its end, every request in progress is answered before
+prose exits; Ctrl-C stops the calls in progress and the runs at once
+(journaled: prose resume goes on with them).
+
+Exit status: 0 when the client closes the connection, or on Ctrl-C;
+2 bad usage.`
 
 const mcpExample = `  # What an agent host's .mcp.json starts:
   prose mcp
