@@ -31,9 +31,9 @@
 // journal, and resume goes on.
 //
 // A slot bound to `host` (run's slots: {NAME: "host"}) hands its calls to
-// the connected agent: each waits, listed by pending and announced by a
-// progress notification, until fill gives a value that keeps the slot's
-// contract (host.go); result reports such a run as waiting. The value is
+// the connected agent: each waits, listed by pending, until fill gives a
+// value that keeps the slot's contract (host.go); result reports such a
+// run as waiting at once. The value is
 // journaled as the call's result, so replay needs no host.
 //
 // A run sends one notifications/progress per finished call attempt to

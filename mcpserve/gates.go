@@ -19,7 +19,8 @@ import (
 
 // Gates (ask_user, gate) of a run started over MCP ask the agent host.
 // Each waits as a pending call (slot ask_user or gate, its question in
-// Question), announced by a progress notification, until the answer tool
+// Question), announced by a progress notification to a request still
+// waiting for the run, until the answer tool
 // (or fill) answers it; result reports the run as waiting, with the
 // pending gates. When the client that waits for the run (result, or run
 // and resume with wait_seconds) takes elicitations, the call asks each
