@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -17,14 +20,28 @@ import (
 
 // Gates (ask_user, gate) of a run started over MCP ask the agent host.
 // Each waits as a pending call (slot ask_user or gate, its question in
-// Question), announced by a progress notification, until the answer tool
+// Question), announced by a progress notification to a request still
+// waiting for the run, until the answer tool
 // (or fill) answers it; result reports the run as waiting, with the
-// pending gates. When the client that asks result supports elicitation,
-// result also asks each waiting gate once as a form, an input request of
-// its result (multi round-trip requests, SEP-2322: the client answers the
-// form and calls result again; for clients of older protocol versions the
-// SDK sends the elicitation/create request itself): an accepted form
-// answers the gate; a declined or cancelled one leaves it pending. Decisions: the form of an ask_user has one string
+// pending gates. When the client that waits for the run (result, or run
+// and resume with wait_seconds) takes elicitations, the call asks each
+// waiting gate once as a form, in the session's protocol version:
+//
+//   - up to 2025-11-25, with elicitation/create requests during the call:
+//     an accepted form answers the gate and the call waits on, so that a
+//     run with several gates has each asked within one call, and the
+//     call's wait starts over after each answer (a person took the time);
+//   - from 2026-07-28 (multi round-trip requests, SEP-2322), as the input
+//     requests of the call's result: the client answers the forms and
+//     calls again with the answers (a retried run or resume carries the
+//     run's id as its request state, and waits for it instead of starting
+//     another).
+//
+// A declined or cancelled form leaves the gate pending, and the call ends
+// with the structured waiting result, as for a client without
+// elicitation; it is never asked again (the answer tool answers it).
+//
+// Decisions: the form of an ask_user has one string
 // field, answer, and the gate's value is that string; the form of a gate
 // whose question has a list of string options has one field, choice, one
 // of them, and otherwise one string field, answer; the gate's value is
@@ -86,6 +103,67 @@ func (s *Server) announce(ctx context.Context, c *hostCall, notify func(string),
 	}
 }
 
+// await is the result of a call that waits for run id up to waitSeconds
+// (at most MaxWait): its outcome, with the waiting gates asked of a client
+// that takes elicitations (see above).
+func (s *Server) await(ctx context.Context, req *mcp.CallToolRequest, id string, waitSeconds float64) (*mcp.CallToolResult, Outcome, error) {
+	d := time.Duration(waitSeconds * float64(time.Second))
+	for {
+		out, err := s.wait(ctx, req, id, d)
+		if err != nil || out.Status != StatusWaiting || req == nil || req.Session == nil || !elicits(req.Session) {
+			return nil, out, err
+		}
+		if multiRoundTrip(req.Session) {
+			if m := s.elicitations(req, out.Pending); m != nil {
+				return &mcp.CallToolResult{InputRequests: m}, Outcome{}, nil
+			}
+			return nil, out, nil
+		}
+		if !s.elicitGates(ctx, req, id, out.Pending) {
+			return nil, out, nil
+		}
+	}
+}
+
+// elicitGates asks the client each gate of pending not asked before, one
+// at a time, and answers those whose form comes back accepted. It reports
+// whether any was answered.
+func (s *Server) elicitGates(ctx context.Context, req *mcp.CallToolRequest, id string, pending []PendingCall) bool {
+	answered := false
+	forms := s.elicitations(req, pending)
+	for _, k := range slices.Sorted(maps.Keys(forms)) {
+		res, err := req.Session.Elicit(ctx, forms[k].(*mcp.ElicitParams))
+		if err != nil || res.Action != "accept" {
+			continue // declined, cancelled or gone: the gate stays pending
+		}
+		call, _ := strings.CutPrefix(k, "gate "+id+" ")
+		if s.host.fill(id, call, s.elicitedValue(id, call, res)) == nil {
+			answered = true
+		}
+	}
+	return answered
+}
+
+// elicitFor is the run.Options.Elicit of a run started by req: the
+// elicitations of the run's MCP servers (### Tools) go to the client
+// that started it, when it takes elicitations and its protocol lets a
+// server ask outside a call's result (before 2026-07-28); otherwise nil,
+// and the servers are told prose takes none.
+func elicitFor(req *mcp.CallToolRequest) func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if req == nil || req.Session == nil || !elicits(req.Session) || multiRoundTrip(req.Session) {
+		return nil
+	}
+	ss := req.Session
+	return func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) { return ss.Elicit(ctx, p) }
+}
+
+// multiRoundTrip reports whether session speaks a protocol version with
+// multi round-trip requests (2026-07-28 and later), as the SDK decides it.
+func multiRoundTrip(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= "2026-07-28"
+}
+
 // elicits reports whether the client of session takes elicitations.
 func elicits(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
@@ -139,12 +217,16 @@ func (s *Server) takeElicited(req *mcp.CallToolRequest, run string) {
 		if !ok {
 			continue
 		}
-		var v any = res.Content
-		if a, ok := res.Content["answer"]; ok && len(res.Content) == 1 && s.gateKind(run, call) == "ask_user" {
-			v = a
-		}
-		_ = s.host.fill(run, call, v) // a gate answered meanwhile keeps its answer
+		_ = s.host.fill(run, call, s.elicitedValue(run, call, res)) // a gate answered meanwhile keeps its answer
 	}
+}
+
+// elicitedValue is the answer an accepted form gives gate call of run.
+func (s *Server) elicitedValue(run, call string, res *mcp.ElicitResult) any {
+	if a, ok := res.Content["answer"]; ok && len(res.Content) == 1 && s.gateKind(run, call) == "ask_user" {
+		return a
+	}
+	return res.Content
 }
 
 func (s *Server) gateKind(run, call string) string {

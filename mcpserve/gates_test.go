@@ -157,7 +157,8 @@ func TestTestTool(t *testing.T) {
 			t.Errorf("item %+v", it)
 		}
 	}
-	if e := w.tool(t, "test", map[string]any{"paths": []string{}}, nil); !strings.Contains(e, "give at least one") {
+	// The schema asks for one path at least; the SDK refuses fewer.
+	if e := w.tool(t, "test", map[string]any{"paths": []string{}}, nil); !strings.Contains(e, "minItems") {
 		t.Fatalf("no paths: %q", e)
 	}
 }
@@ -185,5 +186,101 @@ func TestFilledGateAnswerIsChecked(t *testing.T) {
 	}
 	if _, err := c.check(map[string]any{"choice": "aprove"}); err == nil || !strings.Contains(err.Error(), `not one of the options ["go", "stop"]`) {
 		t.Fatalf("check(aprove) = %v", err)
+	}
+}
+
+// On a session of protocol 2025-11-25 (no multi round-trip requests),
+// one result call asks both gates of a run, one elicitation after the
+// other, and returns the run's value, structured.
+func TestTwoGatesInOneResultCall(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	w := connectHostAt(t, testenv.MustRoot(t), func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		asked = append(asked, r.Params.Message)
+		mu.Unlock()
+		if _, ok := r.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any)["choice"]; ok {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "ship"}}, nil
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "v1.2"}}, nil
+	}, "2025-11-25")
+	if v := w.cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Fatalf("negotiated %s", v)
+	}
+	id := w.start(t, releaseRun)
+	res, err := w.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "result", Arguments: map[string]any{"run_id": id, "wait_seconds": 30}})
+	if err != nil || res.IsError || res.InputRequests != nil {
+		t.Fatalf("result: %v %+v", err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var out Outcome
+	if err := json.Unmarshal(raw, &out); err != nil || out.Status != StatusOK || jsonText(t, out.Value) != releaseValue {
+		t.Fatalf("result %s: want ok with %s", raw, releaseValue)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 2 {
+		t.Fatalf("asked %q: want both gates", asked)
+	}
+}
+
+// On a session of protocol 2025-11-25, a declined form ends the call
+// with the structured waiting result (never input requests), and the
+// gate is not asked again.
+func TestDeclinedGateGivesAStructuredWaitingResult(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	w := connectHostAt(t, testenv.MustRoot(t), func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}, "2025-11-25")
+	id := w.start(t, releaseRun)
+	for range 2 {
+		res, err := w.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "result", Arguments: map[string]any{"run_id": id, "wait_seconds": 30}})
+		if err != nil || res.IsError || res.InputRequests != nil || res.StructuredContent == nil {
+			t.Fatalf("result: %v %+v", err, res)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var out Outcome
+		if err := json.Unmarshal(raw, &out); err != nil || out.Status != StatusWaiting || len(out.Pending) != 1 || out.Pending[0].Call != "L19" {
+			t.Fatalf("result %s: want waiting at L19", raw)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n != 1 {
+		t.Fatalf("asked %d times, want once", n)
+	}
+}
+
+// On a session of protocol 2026-07-28, a run call that waits asks the
+// gates as input requests; the client's retries (their request state
+// names the run) wait for the run they started instead of starting
+// another, and the call ends with the run's value.
+func TestRunCallRetriedWithAnswersStartsOneRun(t *testing.T) {
+	asked := 0
+	w := gateWorld(t, func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked++
+		if _, ok := r.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any)["choice"]; ok {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "ship"}}, nil
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "v1.2"}}, nil
+	})
+	if v := w.cs.InitializeResult().ProtocolVersion; v < "2026-07-28" {
+		t.Fatalf("negotiated %s", v)
+	}
+	in := map[string]any{"file": releaseRun.File, "slots": releaseRun.Slots, "wait_seconds": 30}
+	var out RunOutput
+	if e := w.tool(t, "run", in, &out); e != "" {
+		t.Fatal(e)
+	}
+	if out.Status != StatusOK || jsonText(t, out.Value) != releaseValue || asked != 2 {
+		t.Fatalf("run %+v after %d forms: want ok with %s after 2", out, asked, releaseValue)
+	}
+	var runs RunsOutput
+	if e := w.tool(t, "runs", map[string]any{}, &runs); e != "" || len(runs.Runs) != 1 || runs.Runs[0].RunID != out.RunID {
+		t.Fatalf("runs %+v: want the one run %s", runs.Runs, out.RunID)
 	}
 }

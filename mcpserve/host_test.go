@@ -33,8 +33,20 @@ func newHostWorld(t *testing.T) *hostWorld {
 // to it that records progress notifications and takes elicitations with
 // elicit (nil: a client without the capability).
 func connectHost(t *testing.T, dir string, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *hostWorld {
-	w := &hostWorld{root: dir, runDir: filepath.Join(t.TempDir(), "runs"), notes: make(chan string, 256)}
-	srv := New(Options{RunDir: w.runDir, Dir: dir})
+	return connectHostAt(t, dir, elicit, "")
+}
+
+// connectHostAt is connectHost with a client that asks for protocol
+// version ("": the SDK's latest); a client of a version before
+// 2026-07-28 knows no multi round-trip requests, as the TypeScript SDK's
+// does not.
+func connectHostAt(t *testing.T, dir string, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), version string) *hostWorld {
+	return connectServer(t, New(Options{RunDir: filepath.Join(t.TempDir(), "runs"), Dir: dir}), elicit, version)
+}
+
+// connectServer connects a client as connectHostAt does to srv.
+func connectServer(t *testing.T, srv *Server, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), version string) *hostWorld {
+	w := &hostWorld{root: srv.o.Dir, runDir: srv.o.RunDir, notes: make(chan string, 256)}
 	t.Cleanup(srv.Close)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.MCP().Connect(context.Background(), st, nil)
@@ -43,6 +55,7 @@ func connectHost(t *testing.T, dir string, elicit func(context.Context, *mcp.Eli
 	}
 	t.Cleanup(func() { ss.Close() })
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "v0"}, &mcp.ClientOptions{
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: version != "" && version < "2026-07-28"},
 		ElicitationHandler: elicit,
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			select {
@@ -50,7 +63,7 @@ func connectHost(t *testing.T, dir string, elicit func(context.Context, *mcp.Eli
 			default: // a test that does not read them must not block the server
 			}
 		}})
-	w.cs, err = client.Connect(context.Background(), ct, nil)
+	w.cs, err = client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,19 +97,16 @@ func (w *hostWorld) tool(t *testing.T, name string, args, out any) string {
 	return ""
 }
 
-// awaitPending waits for the notification that a call of slot waits for
-// the host, then returns the one pending call of run id.
+// awaitPending polls result until run id waits for the host, then
+// returns the one pending call of run id, which must be of slot (a
+// failure bound, not a synchronisation: result answers at once while a
+// call waits).
 func (w *hostWorld) awaitPending(t *testing.T, id, slot string) PendingCall {
 	t.Helper()
-	deadline := time.After(60 * time.Second) // a failure bound, not a synchronisation
-	for {
-		select {
-		case msg := <-w.notes:
-			if !strings.Contains(msg, "waits for the host") || !strings.Contains(msg, " "+slot+" ") {
-				continue
-			}
-		case <-deadline:
-			t.Fatalf("no call of %s became pending", slot)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if out := w.result(t, id, 5); out.Status != StatusWaiting {
+			continue
 		}
 		var out PendingOutput
 		if e := w.tool(t, "pending", map[string]any{"run_id": id}, &out); e != "" {
@@ -107,6 +117,8 @@ func (w *hostWorld) awaitPending(t *testing.T, id, slot string) PendingCall {
 		}
 		return out.Calls[0]
 	}
+	t.Fatalf("no call of %s became pending", slot)
+	return PendingCall{}
 }
 
 func (w *hostWorld) start(t *testing.T, in RunInput) string {

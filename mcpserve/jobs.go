@@ -33,6 +33,7 @@ type job struct {
 	done chan struct{}
 	res  *run.Result
 	err  error
+	news *progress // to the requests that watch the run
 }
 
 // Outcome is what result and replay return.
@@ -48,45 +49,49 @@ type Outcome struct {
 // start runs do in the background and returns the run's id once the run
 // is bound and journaled, before any call runs; a run refused before it
 // started (an unknown slot, an invalid spec) is the error instead. The
-// run's calls are reported as progress to the session that started it.
-func (s *Server) start(req *mcp.CallToolRequest, do func(context.Context, run.Options) (*run.Result, error)) (string, error) {
-	j := &job{done: make(chan struct{})}
+// run's calls are reported as progress to the requests that wait for it
+// (progress.go); with watch, req is one from the start, and stop ends
+// that (called before req is answered, whatever the error).
+func (s *Server) start(ctx context.Context, req *mcp.CallToolRequest, watch bool, do func(context.Context, run.Options) (*run.Result, error)) (id string, stop func(), err error) {
+	p := newProgress(redact.ForEnv(s.o.Environ).WithShapes())
+	stop = func() {}
+	if watch {
+		stop = p.watch(ctx, req)
+	}
+	j := &job{done: make(chan struct{}), news: p}
 	started := make(chan string, 1)
 	o := s.runOptions()
-	p := newProgress(s.ctx, req, redact.ForEnv(s.o.Environ).WithShapes())
 	o.Started = func(id string) {
 		j.id = id
-		p.setRun(id) // before any call: a host call's notification has its token
 		s.mu.Lock()
 		s.jobs[id] = j
 		s.mu.Unlock()
 		started <- id
 	}
 	o.Recorders = append(o.Recorders, p)
+	o.Elicit = elicitFor(req)
 	// j.id is set by Started, before any call runs.
 	o.Host = s.hostBinding(func() string { return j.id }, p.notify)
 	o.GatePrompt = s.gatePrompt(func() string { return j.id }, p.notify)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer p.close()
 		j.res, j.err = do(s.ctx, o)
 		close(j.done)
 	}()
 	select {
 	case id := <-started:
-		p.setRun(id)
-		return id, nil
+		return id, stop, nil
 	case <-j.done:
 		select {
 		case id := <-started:
-			return id, nil
+			return id, stop, nil
 		default:
 		}
 		if j.err == nil {
 			j.err = errors.New("the run ended without a journal")
 		}
-		return "", j.err
+		return "", stop, j.err
 	}
 }
 
@@ -115,11 +120,11 @@ func jsonValue(v delegation.Value) (any, error) {
 	return out, nil
 }
 
-// wait waits for run id up to d (at most MaxWait) or ctx's end. A run this
-// server did not start (another server's, the CLI's) is answered from its
-// journal: running while it has no final record, else replayed for its
-// value.
-func (s *Server) wait(ctx context.Context, id string, d time.Duration) (Outcome, error) {
+// wait waits for run id up to d (at most MaxWait) or ctx's end, sending
+// the run's progress to req meanwhile. A run this server did not start
+// (another server's, the CLI's) is answered from its journal: running
+// while it has no final record, else replayed for its value.
+func (s *Server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, d time.Duration) (Outcome, error) {
 	d = min(max(d, 0), MaxWait)
 	s.mu.Lock()
 	j := s.jobs[id]
@@ -127,6 +132,8 @@ func (s *Server) wait(ctx context.Context, id string, d time.Duration) (Outcome,
 	if j == nil {
 		return s.journaled(ctx, id)
 	}
+	stop := j.news.watch(ctx, req)
+	defer stop()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	for {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -12,61 +11,89 @@ import (
 	"github.com/proselang/prose/redact"
 )
 
-// progress sends one notifications/progress per finished call attempt of
-// a run to the session that started it. The token is the one the run (or
-// resume) request carried; a request without one gets the run id as
-// token, so a host can still tell the runs apart. Notifications go out in
-// order from one goroutine; when the session does not keep up, the
-// oldest are kept and later ones dropped (the journal has every call,
-// progress is only news), so a slow host never slows the run.
+// progress is the news of one run: one notifications/progress per
+// finished call attempt, and one when a call starts waiting for the host.
+//
+// Decided, after the protocol ("progress notifications reference a token
+// provided in an active request" and "MUST stop after completion"): news
+// goes only to the requests that watch the run while they are active (a
+// result that waits for it, or a run or resume called with wait_seconds),
+// each under the progress token that request carried, in its context (so
+// streamable HTTP sends it on that request's stream). A request without a
+// token gets none; news while no request watches is dropped (the journal
+// has every call; progress is only news). A watcher's notifications are
+// all sent before its request is answered. Progress counts the run's news
+// from its start, so it increases for every token. When a session does
+// not keep up, later notifications are dropped, so a slow host never slows
+// the run.
 type progress struct {
+	red *redact.Redactor // an error's message may quote a secret
+
+	mu       sync.Mutex
+	n        int
+	watchers map[*mcp.CallToolRequest]*watcher
+}
+
+// watcher is one active request that takes a run's news.
+type watcher struct {
 	ctx     context.Context
 	session *mcp.ServerSession
 	token   any
-	red     *redact.Redactor // an error's message may quote a secret
-
-	mu    sync.Mutex
-	n     int
-	queue chan *mcp.ProgressNotificationParams
-	wg    sync.WaitGroup
+	queue   chan *mcp.ProgressNotificationParams
+	done    chan struct{}
+	refs    int // watch calls not yet stopped (under progress.mu)
 }
 
-// queued is how many notifications wait for the session at most.
+// queued is how many notifications wait for one request at most.
 const queued = 256
 
-func newProgress(ctx context.Context, req *mcp.CallToolRequest, red *redact.Redactor) *progress {
-	p := &progress{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), red: red,
-		queue: make(chan *mcp.ProgressNotificationParams, queued)}
-	p.wg.Add(1)
-	go p.send()
-	return p
+func newProgress(red *redact.Redactor) *progress {
+	return &progress{red: red, watchers: map[*mcp.CallToolRequest]*watcher{}}
 }
 
-// setRun names the run, the token of a request that brought none.
-func (p *progress) setRun(id string) {
+// watch sends the run's news to req while it is active, under req's
+// progress token; the returned stop, called before req is answered,
+// sends what is queued and ends it. A request watches once however often
+// it calls watch (a run call watches from before its run starts, then
+// waits); the last stop ends it. A request without a token, or without a
+// session, watches nothing.
+func (p *progress) watch(ctx context.Context, req *mcp.CallToolRequest) (stop func()) {
+	if req == nil || req.Session == nil || req.Params == nil || req.Params.GetProgressToken() == nil {
+		return func() {}
+	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.token == nil {
-		p.token = id
+	w := p.watchers[req]
+	if w == nil {
+		w = &watcher{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(),
+			queue: make(chan *mcp.ProgressNotificationParams, queued), done: make(chan struct{})}
+		go w.send()
+		p.watchers[req] = w
 	}
-}
-
-func (p *progress) send() {
-	defer p.wg.Done()
-	for n := range p.queue {
-		if p.session == nil {
-			continue
+	w.refs++
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		w.refs--
+		last := w.refs == 0
+		if last {
+			delete(p.watchers, req)
 		}
-		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
-		_ = p.session.NotifyProgress(ctx, n) // a session gone away takes no news
-		cancel()
+		p.mu.Unlock()
+		if last {
+			close(w.queue)
+			<-w.done
+		}
 	}
 }
 
-// close sends what is queued and stops.
-func (p *progress) close() {
-	close(p.queue)
-	p.wg.Wait()
+func (w *watcher) send() {
+	defer close(w.done)
+	for n := range w.queue {
+		if w.ctx.Err() != nil {
+			continue // the request was cancelled: it takes no news
+		}
+		_ = w.session.NotifyProgress(w.ctx, n) // a session gone away takes no news
+	}
 }
 
 // Record implements delegation.Recorder.
@@ -78,32 +105,20 @@ func (p *progress) Record(ev *delegation.Event) {
 	if ev.Err != nil {
 		outcome = "failed: " + p.red.String(ev.Err.Error())
 	}
-	p.mu.Lock()
-	p.n++
-	n := &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: float64(p.n),
-		Message: fmt.Sprintf("call %s %s attempt %d: %s", ev.Path.Key(), ev.Slot, ev.Attempt, outcome)}
-	p.mu.Unlock()
-	if n.ProgressToken == nil {
-		return // the run's id is not known yet: no call has ended before it
-	}
-	select {
-	case p.queue <- n:
-	default:
-	}
+	p.notify(fmt.Sprintf("call %s %s attempt %d: %s", ev.Path.Key(), ev.Slot, ev.Attempt, outcome))
 }
 
-// notify sends msg as the run's next progress notification (a call that
-// waits for the host).
+// notify sends msg as the run's next notification to each request that
+// watches the run.
 func (p *progress) notify(msg string) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.n++
-	n := &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: float64(p.n), Message: msg}
-	p.mu.Unlock()
-	if n.ProgressToken == nil {
-		return
-	}
-	select {
-	case p.queue <- n:
-	default:
+	for _, w := range p.watchers {
+		n := &mcp.ProgressNotificationParams{ProgressToken: w.token, Progress: float64(p.n), Message: msg}
+		select {
+		case w.queue <- n:
+		default:
+		}
 	}
 }

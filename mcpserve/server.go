@@ -32,6 +32,9 @@ type Options struct {
 	Environ []string
 	// Telemetry, when set, exports each run's spans.
 	Telemetry *telemetry.Tracer
+	// MCPServers are MCP servers served in this process to the runs'
+	// ### Tools, as run.Options has them.
+	MCPServers map[string]*mcp.Server
 }
 
 // Server is prose's MCP server: the tools, and the runs they started.
@@ -83,7 +86,7 @@ func (s *Server) Close() {
 // runOptions are the run.Options of every run the server starts.
 func (s *Server) runOptions() run.Options {
 	return run.Options{RunDir: s.o.RunDir, SyncEvery: 100 * time.Millisecond, ContractCheck: lint.Contract,
-		Getenv: s.o.Getenv, Environ: s.o.Environ, Telemetry: s.o.Telemetry}
+		Getenv: s.o.Getenv, Environ: s.o.Environ, Telemetry: s.o.Telemetry, MCPServers: s.o.MCPServers}
 }
 
 // safe turns a panic of h into a tool error: a bug answers one call

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/proselang/prose/diag"
@@ -78,11 +79,30 @@ type RunInput struct {
 	Slots  map[string]any `json:"slots,omitempty" jsonschema:"NAME: BINDING (exec:COMMAND, llm, llm:MODEL, PATH.prose.md, or host: you fill its calls through pending and fill), or NAME: [BINDING, ...] for a list slot"`
 	Inputs map[string]any `json:"inputs,omitempty" jsonschema:"NAME: VALUE, typed by the spec's declarations"`
 	Config map[string]any `json:"config,omitempty" jsonschema:"NAME: VALUE, typed by the spec's declarations"`
+	// WaitSeconds > 0 makes run wait as result does, so that progress
+	// comes under this call's token.
+	WaitSeconds float64 `json:"wait_seconds,omitempty" jsonschema:"wait up to this long for the run to end, as result does (at most 30; 0 returns the run_id at once)"`
 }
 
-// RunOutput is the result of run and resume.
+// RunOutput is the result of run and resume: the run's id, and, when
+// the call waited (wait_seconds), the run's outcome so far as result
+// gives it.
 type RunOutput struct {
-	RunID string `json:"run_id" jsonschema:"the run's id: give it to result, replay, resume"`
+	RunID   string        `json:"run_id" jsonschema:"the run's id: give it to result, replay, resume"`
+	Status  string        `json:"status,omitempty" jsonschema:"when wait_seconds was given: running, ok, failed or waiting, as result says"`
+	Value   any           `json:"value,omitempty" jsonschema:"the value the run returned, when ok"`
+	Error   string        `json:"error,omitempty" jsonschema:"why the run failed"`
+	Pending []PendingCall `json:"pending,omitempty" jsonschema:"when waiting: the calls and gates waiting"`
+}
+
+func runOutput(id string, o Outcome) RunOutput {
+	return RunOutput{RunID: id, Status: o.Status, Value: o.Value, Error: o.Error, Pending: o.Pending}
+}
+
+// ResumeInput is the input of resume.
+type ResumeInput struct {
+	RunID       string  `json:"run_id" jsonschema:"a run id, as run returned it"`
+	WaitSeconds float64 `json:"wait_seconds,omitempty" jsonschema:"wait up to this long for the run to end, as result does (at most 30; 0 returns at once)"`
 }
 
 // RunIDInput names a run.
@@ -115,7 +135,8 @@ type RunSummary struct {
 type Empty struct{}
 
 func (s *Server) addTools() {
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "lint", Description: "Check OpenProse specs without running them: every finding with its place (the checks prose run applies before it starts)."},
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "lint", Description: "Check OpenProse specs without running them: every finding with its place (the checks prose run applies before it starts).",
+		InputSchema: pathsSchema[LintInput]()},
 		safe(s.lint))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "show", Description: "The typed reading of one spec (slots and their contracts, config, inputs, delegation) and its findings."},
 		safe(s.show))
@@ -135,11 +156,27 @@ func (s *Server) addTools() {
 		safe(s.fillTool))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "answer", Description: "Answer a gate (ask_user, gate) a run waits at: result says waiting and shows the question. A run this server runs goes on at once; a run stopped while it waited (prose run exits 3 at a gate) gets the answer in its journal, and resume goes on."},
 		safe(s.answerTool))
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "test", Description: "Run prose test on test files (kind: test) or directories: each test's fixtures bind its subject, its Expects are checked; structured results per test and expectation. A test that needs a model when none is configured is skip, never pass."},
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "test", Description: "Run prose test on test files (kind: test) or directories: each test's fixtures bind its subject, its Expects are checked; structured results per test and expectation. A test that needs a model when none is configured is skip, never pass.",
+		InputSchema: pathsSchema[TestInput]()},
 		safe(s.testTool))
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "runs", Description: "The journaled runs, newest first: id, spec, status, start, calls."},
 		safe(s.runs))
 	s.addWorldTools()
+}
+
+// pathsSchema is the input schema of In, whose required paths is a
+// list of one string at least: {"type": "array", "items": {"type":
+// "string"}, "minItems": 1}. (Inferred from a Go slice, it would be
+// ["null", "array"], which form-based hosts and the Inspector cannot
+// fill.) nil, if In cannot be inferred, lets the SDK infer it.
+func pathsSchema[In any]() any {
+	sch, err := jsonschema.For[In](nil)
+	if err != nil || sch.Properties["paths"] == nil {
+		return nil
+	}
+	p := sch.Properties["paths"]
+	p.Type, p.Types, p.MinItems = "array", nil, jsonschema.Ptr(1)
+	return sch
 }
 
 func (s *Server) lint(ctx context.Context, _ *mcp.CallToolRequest, in LintInput) (*mcp.CallToolResult, LintOutput, error) {
@@ -193,25 +230,68 @@ func (s *Server) graph(_ context.Context, _ *mcp.CallToolRequest, in GraphInput)
 	return nil, GraphOutput{Graph: v, Findings: findings(diags)}, nil
 }
 
-func (s *Server) run(_ context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, RunOutput, error) {
+func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, RunOutput, error) {
+	if id := s.retried(req); id != "" {
+		return s.startedWaiting(ctx, req, id, in.WaitSeconds)
+	}
 	r, err := request(in)
 	if err != nil {
 		return nil, RunOutput{}, err
 	}
 	r.Dir = s.o.Dir
-	id, err := s.start(req, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Local{}.Run(ctx, r, o) })
-	return nil, RunOutput{RunID: id}, err
+	id, stop, err := s.start(ctx, req, in.WaitSeconds > 0, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Local{}.Run(ctx, r, o) })
+	defer stop()
+	if err != nil || in.WaitSeconds <= 0 {
+		return nil, RunOutput{RunID: id}, err
+	}
+	return s.startedWaiting(ctx, req, id, in.WaitSeconds)
 }
 
-func (s *Server) resume(_ context.Context, req *mcp.CallToolRequest, in RunIDInput) (*mcp.CallToolResult, RunOutput, error) {
+func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, in ResumeInput) (*mcp.CallToolResult, RunOutput, error) {
+	if id := s.retried(req); id != "" {
+		return s.startedWaiting(ctx, req, id, in.WaitSeconds)
+	}
 	if err := checkID(in.RunID); err != nil {
 		return nil, RunOutput{}, err
 	}
 	if s.running(in.RunID) {
 		return nil, RunOutput{}, fmt.Errorf("resume %s: the run is still running (result waits for it)", in.RunID)
 	}
-	id, err := s.start(req, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Resume(ctx, in.RunID, o) })
-	return nil, RunOutput{RunID: id}, err
+	id, stop, err := s.start(ctx, req, in.WaitSeconds > 0, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Resume(ctx, in.RunID, o) })
+	defer stop()
+	if err != nil || in.WaitSeconds <= 0 {
+		return nil, RunOutput{RunID: id}, err
+	}
+	return s.startedWaiting(ctx, req, id, in.WaitSeconds)
+}
+
+// retried is the run a run or resume call started already, when req is
+// that call retried with the answers to its input requests (its request
+// state names the run): the retry waits for it instead of starting
+// another.
+func (s *Server) retried(req *mcp.CallToolRequest) string {
+	if req == nil || req.Params == nil || req.Params.RequestState == "" {
+		return ""
+	}
+	id := req.Params.RequestState
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.jobs[id] == nil {
+		return ""
+	}
+	return id
+}
+
+// startedWaiting is the result of a run or resume call that waits for
+// the run it started.
+func (s *Server) startedWaiting(ctx context.Context, req *mcp.CallToolRequest, id string, waitSeconds float64) (*mcp.CallToolResult, RunOutput, error) {
+	s.takeElicited(req, id)
+	res, out, err := s.await(ctx, req, id, waitSeconds)
+	if res != nil {
+		res.RequestState = id
+		return res, RunOutput{}, nil
+	}
+	return nil, runOutput(id, out), err
 }
 
 func (s *Server) running(id string) bool {
@@ -234,13 +314,7 @@ func (s *Server) result(ctx context.Context, req *mcp.CallToolRequest, in Result
 		return nil, Outcome{}, err
 	}
 	s.takeElicited(req, in.RunID)
-	out, err := s.wait(ctx, in.RunID, time.Duration(in.WaitSeconds*float64(time.Second)))
-	if err == nil && out.Status == StatusWaiting {
-		if m := s.elicitations(req, out.Pending); m != nil {
-			return &mcp.CallToolResult{InputRequests: m}, Outcome{}, nil
-		}
-	}
-	return nil, out, err
+	return s.await(ctx, req, in.RunID, in.WaitSeconds)
 }
 
 func (s *Server) replayTool(ctx context.Context, _ *mcp.CallToolRequest, in RunIDInput) (*mcp.CallToolResult, Outcome, error) {

@@ -103,6 +103,11 @@ type Options struct {
 	// MCPServers are MCP servers served in this process, by the name a
 	// ### Tools `mcp:NAME` declaration gives (before the configuration's).
 	MCPServers map[string]*mcp.Server
+	// Elicit, when set, answers the elicitations of the run's MCP
+	// servers (tools.Options.Elicit): only a host that can put a form to
+	// a person sets it, and only then are servers told elicitation is
+	// supported.
+	Elicit func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Gates answers the run's gates (ask_user, gate): nil is a
 	// gate.Local on the run's journal, with GateClock (nil: time.Now) as
 	// the clock of their timeouts and GatePrompt (nil: none, the run
@@ -401,7 +406,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		workDir = o.WorkDir
 	}
 	if !o.Deterministic {
-		if mods.tools, err = newTools(req, workDir, o.MCPServers,
+		if mods.tools, err = newTools(req, workDir, o.MCPServers, o.Elicit,
 			redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes()); err != nil {
 			return nil, &UsageError{err}
 		}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,8 +17,8 @@ import (
 
 // newTools makes the box of req's run: programs run in workDir, MCP
 // servers from req.MCPConfig or the project's .mcp.json, and servers, in
-// process, before either.
-func newTools(req Request, workDir string, servers map[string]*mcp.Server, red *redact.Redactor) (*tools.Box, error) {
+// process, before either; elicit (nil: none) answers their elicitations.
+func newTools(req Request, workDir string, servers map[string]*mcp.Server, elicit func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error), red *redact.Redactor) (*tools.Box, error) {
 	var cfg *tools.Config
 	var err error
 	if req.MCPConfig != "" {
@@ -37,7 +38,7 @@ func newTools(req Request, workDir string, servers map[string]*mcp.Server, red *
 		return nil, err
 	}
 	return tools.NewBox(tools.Options{Dir: workDir, Registry: &tools.Registry{Config: cfg},
-		Servers: servers, Redact: red.String}), nil
+		Servers: servers, Redact: red.String, Elicit: elicit}), nil
 }
 
 // withTools makes info's render a tool session when node declares tools

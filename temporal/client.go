@@ -142,6 +142,7 @@ func NewWorker(cl client.Client, c Conn, a *Activities, o WorkerOptions) worker.
 func Start(ctx context.Context, cl client.Client, c Conn, id string, req Request) (string, error) {
 	run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: c.queue(), WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary: "prose run " + req.Spec, // encrypted like every payload: the codec server reads it
 	}, WorkflowName, req)
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted

@@ -49,14 +49,17 @@ func (e *Engine) resolve(r run.Request, o run.Options) (Request, error) {
 	if r.BaseURL != "" {
 		return Request{}, &run.UsageError{Err: errors.New("a model base URL does not travel with a run on Temporal: workers call the model server they are configured with (prose worker --base-url, or OPENAI_BASE_URL where they run)")}
 	}
+	if r.Model != "" {
+		// Decided: refused rather than sent. The workers' model client
+		// (its key and server) is theirs; a model name from the starter
+		// that the workers' server may not have would fail mid-run.
+		return Request{}, &run.UsageError{Err: fmt.Errorf("a run's model (%s) does not travel with a run on the temporal engine: workers call the model they are configured with (prose worker --model, or PROSE_MODEL where they run); to name a model for one slot, bind it to llm:MODEL", r.Model)}
+	}
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	model := r.Model
-	if model == "" {
-		model = getenv("PROSE_MODEL")
-	}
+	model := getenv("PROSE_MODEL")
 	// Typed bindings travel as their text, after those given as text
 	// (as a local run orders them); a Go function cannot travel.
 	b := r.Bindings
@@ -72,8 +75,8 @@ func (e *Engine) resolve(r run.Request, o run.Options) (Request, error) {
 	}
 	return Resolve(ResolveOptions{
 		Path: r.Spec, Dir: r.Dir, Bindings: b,
-		Limits: r.Limits,
-		Model:  r.Model, HaveModel: model != "",
+		Limits:    r.Limits,
+		HaveModel: model != "",
 	})
 }
 

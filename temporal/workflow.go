@@ -108,14 +108,18 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		// Programs run on a worker: binding one never looks at this
 		// machine's disk.
 		Exec: func(b *bind.Slot) (service.Service, error) {
-			return &remoteService{name: b.Name, kind: bind.KindExec, arg: b.Arg, dir: req.Dir}, nil
+			s := &remoteService{name: b.Name, kind: bind.KindExec, arg: b.Arg, dir: req.Dir, shown: req.Spec}
+			if b.Spec != nil && b.Spec.File != nil {
+				s.shown = b.Spec.File.Name
+			}
+			return s, nil
 		},
 		Models: &run.ModelHooks{
 			JudgeFor: func(*spec.Spec) delegation.Judge { return &remoteJudge{} },
 			LLM: func(b *bind.Slot) (service.Service, error) {
-				s := &remoteService{name: b.Name, kind: bind.KindLLM, arg: b.Arg, dir: req.Dir}
+				s := &remoteService{name: b.Name, kind: bind.KindLLM, arg: b.Arg, dir: req.Dir, shown: req.Spec}
 				if b.Spec != nil && b.Spec.File != nil {
-					s.specName = b.Spec.File.Name
+					s.specName, s.shown = b.Spec.File.Name, b.Spec.File.Name
 				}
 				if b.Slot != nil {
 					s.slot = b.Slot.Name
@@ -125,9 +129,9 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 			// Functions and responsibilities without a program are
 			// rendered by a worker's model.
 			Render: func(b *bind.Render) (service.Service, error) {
-				s := &remoteService{name: b.Name, kind: kindRender, arg: b.Model, dir: req.Dir}
+				s := &remoteService{name: b.Name, kind: kindRender, arg: b.Model, dir: req.Dir, shown: req.Spec}
 				if root := b.Node.Root(); root.File != nil {
-					s.specName = root.File.Name
+					s.specName, s.shown = root.File.Name, root.File.Name
 				}
 				if b.Node != b.Node.Root() {
 					s.node = b.Node.Name
@@ -202,6 +206,18 @@ type CallOutput struct {
 type remoteService struct {
 	name, kind, arg, dir string
 	specName, slot, node string
+	shown                string // the spec the slot belongs to, for the activity's summary
+}
+
+// summary is the one line the Temporal UI and CLI show for an attempt's
+// activity (encrypted like every payload: the codec server reads it):
+// the spec, the slot (or rendered node) and the call's path.
+func (s *remoteService) summary(path delegation.Path, attempt int) string {
+	what := "slot " + s.name
+	if s.kind == kindRender {
+		what = "render " + s.name
+	}
+	return fmt.Sprintf("%s: %s, call %s, attempt %d", s.shown, what, path.Key(), attempt)
 }
 
 func (s *remoteService) ServiceName() string { return s.name }
@@ -230,7 +246,9 @@ func (s *remoteService) Call(ctx context.Context, req *delegation.CallRequest) (
 			in.Spec = &src
 		}
 	}
-	aw := workflow.WithActivityOptions(c.w, activityOptions(req.Path.Try(req.Attempt).Key(), req.Timeout))
+	ao := activityOptions(req.Path.Try(req.Attempt).Key(), req.Timeout)
+	ao.Summary = s.summary(req.Path, req.Attempt)
+	aw := workflow.WithActivityOptions(c.w, ao)
 	var out CallOutput
 	for x := c; x != nil; x = x.parent {
 		x.remote++
@@ -318,7 +336,9 @@ func (remoteJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegatio
 	if src, ok := c.run.sources[j.Pos.File]; ok {
 		in.Spec = &src
 	}
-	aw := workflow.WithActivityOptions(c.w, activityOptions("judge:"+j.Path.Key(), 0))
+	ao := activityOptions("judge:"+j.Path.Key(), 0)
+	ao.Summary = fmt.Sprintf("%s:%d:%d: judge %q, call %s", in.File, in.Line, in.Col, in.Cond.Text, j.Path.Key())
+	aw := workflow.WithActivityOptions(c.w, ao)
 	var v delegation.Verdict
 	if err := workflow.ExecuteActivity(aw, JudgeActivityName, in).Get(aw, &v); err != nil {
 		var app *tsdk.ApplicationError

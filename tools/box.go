@@ -40,6 +40,13 @@ type Options struct {
 	MaxOutput int
 	// Redact scrubs secrets from what a tool gives back (nil: nothing).
 	Redact func(string) string
+	// Elicit, when set, answers the elicitations of the MCP servers (a
+	// form for the person behind the run), and the box declares the
+	// elicitation capability to them; nil declares none, so a server
+	// never asks what nobody can answer. Set it only where the run's
+	// host can put the question to a person (prose mcp for a client
+	// that takes elicitations).
+	Elicit func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
 }
 
 // Box holds the tools of one run: MCP servers are started on first use,

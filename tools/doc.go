@@ -16,7 +16,9 @@
 //     output cap, in a process group ended with the call; each MCP
 //     server's tools are listed and called through the official Go SDK
 //     client (in process, stdio or streamable HTTP), the server started
-//     once per run, on first use, and stopped by Box.Close.
+//     once per run, on first use, and stopped by Box.Close. The client
+//     declares the elicitation capability only when Options.Elicit can
+//     put a server's form to a person.
 //
 // The session itself (offering the tools, running the calls the model
 // asks for, journaling each step by path) is llm's (session.go).

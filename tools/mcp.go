@@ -50,7 +50,7 @@ func (b *Box) session(ctx context.Context, name string) (*mcp.ClientSession, err
 	if err != nil {
 		return nil, err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "prose", Version: version.String()}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "prose", Version: version.String()}, b.clientOptions())
 	s, err = client.Connect(ctx, t, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connecting: %w", err)
@@ -63,6 +63,18 @@ func (b *Box) session(ctx context.Context, name string) (*mcp.ClientSession, err
 	}
 	b.sessions[name] = s
 	return s, nil
+}
+
+// clientOptions are the options of the box's MCP clients: with an
+// elicitation handler, so the capability is declared, only when the box
+// can answer elicitations.
+func (b *Box) clientOptions() *mcp.ClientOptions {
+	if b.opt.Elicit == nil {
+		return nil
+	}
+	return &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return b.opt.Elicit(ctx, r.Params)
+	}}
 }
 
 // transport is how server name is reached.

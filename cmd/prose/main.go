@@ -221,6 +221,7 @@ or an invalid spec, 130 interrupted.`,
 		newTestCmd(s),
 		newMCPCmd(s),
 		newServeCmd(s), newTriggerCmd(s),
+		newTemporalCmd(s),
 	)
 	root.AddCommand(worldCommands(s)...)
 	setVersion(root)

@@ -32,9 +32,10 @@ const mcpLong = `mcp serves prose to an agent host (Claude Code, Codex, Cursor, 
 Model Context Protocol client): over stdin and stdout by default, as the
 host starts it, or over streamable HTTP with --http ADDR.
 
-Tools: lint, show, graph, run (returns a run_id at once; progress notifications
-follow, one per finished call), result (waits at most 30 s for a run),
-resume, replay and runs. Runs are journaled under --run-dir, so prose
+Tools: lint, show, graph, run (returns a run_id at once, or waits as
+result does with wait_seconds), result (waits at most 30 s for a run;
+while it waits, one progress notification per finished call, under its
+progress token), resume, replay and runs. Runs are journaled under --run-dir, so prose
 runs, prose resume and prose replay see them too. Paths are relative to
 the directory the server starts in.
 
@@ -45,8 +46,13 @@ send (Authorization: Bearer TOKEN), and is refused without one. Without a
 token, a run over HTTP may not bind a slot to exec: (any local user could
 run any program as the server's user); --allow-exec allows it.
 
-Exit status: 0 when the client closes the connection (or on Ctrl-C for
---http), 2 bad usage.`
+Over stdio, a request the client cancels gets no response; when the
+client closes its end, every request in progress is answered before
+prose exits; Ctrl-C stops the calls in progress and the runs at once
+(journaled: prose resume goes on with them).
+
+Exit status: 0 when the client closes the connection, or on Ctrl-C;
+2 bad usage.`
 
 const mcpExample = `  # What an agent host's .mcp.json starts:
   prose mcp
@@ -109,7 +115,7 @@ func runMCP(ctx context.Context, s streams, o *mcpOptions) error {
 	srv := mcpserve.New(mcpserve.Options{RunDir: o.runDir, Telemetry: ro.Telemetry})
 	defer srv.Close()
 	if addr == "" {
-		err := srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(s.in), Writer: nopWriteCloser{s.out}})
+		err := srv.MCP().Run(ctx, mcpserve.Stdio(ctx, s.in, s.out))
 		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 			return &exitError{code: exitFailure, err: fmt.Errorf("mcp: %w", err)}
 		}
@@ -201,7 +207,3 @@ func bearer(token string, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -157,20 +158,35 @@ func mcpScenario(t *testing.T, w *mcpWorld, cs *mcp.ClientSession) {
 	if out.Status != "running" {
 		t.Fatalf("result before the certifier answered: %+v, want running", out)
 	}
-	// The advancer's first call ended before the gate opened.
-	select {
-	case p := <-w.progress:
-		if p.ProgressToken != "ratchet-1" || !strings.Contains(p.Message, "advancer") {
-			t.Errorf("first progress %+v: want the advancer's call under token ratchet-1", p)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("no progress notification")
-	}
 	if err := os.WriteFile(w.gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for out.Status == "running" {
-		call(t, cs, &mcp.CallToolParams{Name: "result", Arguments: map[string]any{"run_id": started.RunID, "wait_seconds": 30}}, &out)
+	// Progress comes only under the token of a request that waits for
+	// the run: these result calls, never the run call that has returned.
+	tokens := map[any]bool{}
+	for i := 0; out.Status == "running"; i++ {
+		params := &mcp.CallToolParams{Name: "result", Arguments: map[string]any{"run_id": started.RunID, "wait_seconds": 30}}
+		tok := fmt.Sprintf("wait-%d", i)
+		params.SetProgressToken(tok)
+		tokens[tok] = true
+		call(t, cs, params, &out)
+	}
+	var notes []*mcp.ProgressNotificationParams
+	for len(notes) < 9 { // the certifier's 5 calls and the advancer's last 4 at least
+		select {
+		case p := <-w.progress:
+			notes = append(notes, p)
+		case <-time.After(time.Minute):
+			t.Fatalf("progress %d notifications, want 9 at least", len(notes))
+		}
+	}
+	for i, p := range notes {
+		if !tokens[p.ProgressToken] {
+			t.Errorf("progress %+v under a token no waiting request carried", p)
+		}
+		if i > 0 && p.Progress <= notes[i-1].Progress {
+			t.Errorf("progress %v after %v: want it to increase", p.Progress, notes[i-1].Progress)
+		}
 	}
 	want := readmeValue(t, w.root)
 	if out.Status != "ok" || !jsonEqual(out.Value, want) {
