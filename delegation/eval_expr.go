@@ -242,10 +242,7 @@ func (f *frame) evalMember(x *syntax.MemberExpr, probe bool) (Value, error) {
 			return nil, f.undefined(id)
 		}
 		if a, ok := s.v.(*Absent); ok {
-			if probe {
-				return nil, nil // tested, not read: absent is not present (absent.go)
-			}
-			return nil, f.absent(id, a)
+			return nil, f.absent(id, a) // even probed: only the name itself is tested (absent.go)
 		}
 		if s.out != nil && s.out.Output != "" && s.out.Output == x.Name {
 			return s.value(), nil

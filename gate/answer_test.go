@@ -46,7 +46,7 @@ func TestShapeAnswers(t *testing.T) {
 		{"gate", fields, `{"approved": "yes", "notes": "ok"}`, `field "approved" is "yes", not boolean`, true},
 		{"gate", fields, `{"approved": true}`, `the answer has no field "notes"`, true},
 		{"gate", fields, `"approved"`, `the answer is string`, true},
-		{"gate", `{"fields": {"n": "int"}}`, `{"n": 1}`, `the gate's field "n" has the type "int"`, true},
+		{"gate", `{"fields": {"n": "intger"}}`, `{"n": 1}`, `the gate's field "n" has the type "intger"`, true},
 		{"gate", `{"release": "v1"}`, `"anything"`, `"anything"`, false},
 		{"gate", `"Ship it?"`, `{"x": 1}`, `{"x": 1}`, false},
 		{"ask_user", `"Which?"`, `"v1"`, `"v1"`, false},

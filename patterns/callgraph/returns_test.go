@@ -15,14 +15,16 @@ const typedF = "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `topic`
 // applies). null passes; an undeclared type checks nothing.
 func TestOutputTypesChecked(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"f.prose.md":  typedF + exe("let n = \"many\"\nreturn { count: n, title: \"T \" + topic }"),
+		// (n assigned in a loop, so lint does not know its type and the
+		// run reaches the check)
+		"f.prose.md":  typedF + exe("let n = null\nrepeat 1:\n  n = \"many\"\nreturn { count: n, title: \"T \" + topic }"),
 		"ok.prose.md": typedF + exe("return { count: 3, title: null }"),
 		"caller.prose.md": fn("caller", "", "out", exe("let r = call counter\n  topic: \"x\"\n  on_fail use { count: 0, title: \"none\" }\nreturn r.count")) +
 			"## counter\n\n### Parameters\n\n- `topic` (string): what\n\n### Returns\n\n- `count` (integer): how many\n- `title` (string): a title\n\n",
-		"missing.prose.md": fn("missing", "", "summary score", exe("let r = { summary: \"s\" }\nif r:\n  return r\nreturn r")),
+		"missing.prose.md": fn("missing", "", "summary score", exe("let r = null\nrepeat 1:\n  r = { summary: \"s\" }\nif r:\n  return r\nreturn r")),
 	})
 	_, err := runContract(t, filepath.Join(dir, "f.prose.md"), nil, map[string]string{"topic": "x"}, nil)
-	want := filepath.Join(dir, "f.prose.md") + `:19:1: f returns "many" for its output count, which it declares (integer) at`
+	want := filepath.Join(dir, "f.prose.md") + `:21:1: f returns "many" for its output count, which it declares (integer) at`
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "return an integer") {
 		t.Fatalf("err %v, want %q", err, want)
 	}
@@ -37,7 +39,7 @@ func TestOutputTypesChecked(t *testing.T) {
 	}
 	// several returns: the message names the Execution
 	_, err = runContract(t, filepath.Join(dir, "missing.prose.md"), nil, nil, nil)
-	if err == nil || !strings.Contains(err.Error(), `without the key "score"`) || !strings.Contains(err.Error(), "(returned by one of the returns at lines 16, 17)") {
+	if err == nil || !strings.Contains(err.Error(), `without the key "score"`) || !strings.Contains(err.Error(), "(returned by one of the returns at lines 18, 19)") {
 		t.Fatalf("missing output: %v", err)
 	}
 }

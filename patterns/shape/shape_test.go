@@ -18,7 +18,7 @@ func TestFields(t *testing.T) {
 		"an object `{score, suggestions}` with score in 0..1":      "",
 		"{'decision': 'continue'}, adjust, or abort":               "",
 		"{verdict: \"accept\" | \"reject\", reasoning, issues}":    "",
-		"{count: int}":                           "",
+		"{count: intger}":                        "",
 		"{a: string} or {b: string}":             "",
 		"the reviewer's notes, as prose":         "",
 		"{accepted: boolean, accepted: boolean}": "",
