@@ -265,13 +265,30 @@ func (r *truthReader) canonical(text string, pos int, fc *Facet) bool {
 var eachHas = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^each [\w-]+( [\w-]+)? (has|carries|holds)\b`) })
 
 // field reads a field item: `name`: text, `name` — text, `a` / `b` — text.
+// A typed item, `name` (integer): text, is read as Returns reads it; a
+// name given twice is an error at the second.
 func (r *truthReader) field(text string, pos int) {
 	names, desc := fieldItem(text)
+	typ := ""
+	if names == nil {
+		it, ok := readContractItem(text)
+		if !ok {
+			return
+		}
+		if it.badType != "" {
+			r.l.errorf(pos+it.typeAt, CodeOutputSyntax, "field %q: %s", it.name, unknownTypeMessage(it.badType, it.suggest))
+		}
+		names, desc, typ = []string{it.name}, it.desc, it.typ
+	}
 	for _, name := range names {
-		if r.l.output(name) != nil {
+		at := pos + strings.Index(text, name)
+		if first := r.l.output(name); first != nil {
+			if !first.Facet {
+				r.l.errorf(at, CodeDuplicateOutput, "field %q is declared twice (first on line %d); rename one or remove it", name, r.l.f.Position(first.Pos).Line)
+			}
 			continue
 		}
-		r.l.s.Outputs = append(r.l.s.Outputs, &Output{Name: name, Pos: diag.Pos(pos + strings.Index(text, name)), Description: desc})
+		r.l.s.Outputs = append(r.l.s.Outputs, &Output{Name: name, Pos: diag.Pos(at), Description: desc, Type: typ})
 		if immaterialDesc(desc) {
 			r.immaterial([]string{name}, nil)
 		}

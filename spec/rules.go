@@ -30,7 +30,7 @@ func Rules() []Rule {
 		{CodeDuplicateConfig, e, "Config key declared twice"},
 		{CodeDuplicateInput, e, "Input declared twice"},
 		{CodeMisspeltSection, e, "Heading that is a slip for a section a run reads (### Excution)"},
-		{CodeDuplicateOutput, e, "Output declared twice under Returns or Ensures"},
+		{CodeDuplicateOutput, e, "Output declared twice under Returns or Ensures, or a field twice under Maintains"},
 		{CodeOutputSyntax, e, "Output item whose type is no type, named with the type it is close to"},
 		{CodeInputSyntax, e, "Malformed line in the inputs block"},
 		{CodeShapeUndeclared, e, "Shape delegates a slot that is not declared"},

@@ -39,3 +39,20 @@ func TestMisspeltSection(t *testing.T) {
 		t.Errorf("a 1.x pattern's slip:\n%s", diags)
 	}
 }
+
+// A Maintains field typed as Returns types one is kept with its type; a
+// field given twice is an error at the second.
+func TestMaintainsFieldTypedAndTwice(t *testing.T) {
+	src := "---\nname: r\nkind: responsibility\n---\n\n# R\n\n### Maintains\n\n- `count` (int): how many\n- `names` (list): who\n- `count`: again\n"
+	s, diags := Parse("r.prose.md", []byte(src))
+	want := `r.prose.md:12:4: error: field "count" is declared twice (first on line 10); rename one or remove it [spec/duplicate-output]`
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("missing %s in:\n%s", want, diags)
+	}
+	if len(s.Outputs) != 2 || s.Outputs[0].Type != "integer" || s.Outputs[1].Type != "any[]" {
+		for _, o := range s.Outputs {
+			t.Logf("%+v", o)
+		}
+		t.Errorf("outputs: want count integer, names any[]")
+	}
+}
