@@ -128,3 +128,28 @@ func TestCheckRecordedAnswers(t *testing.T) {
 		t.Fatalf("%d shipper calls; the run must not go on past a refused answer", f.calls.Load())
 	}
 }
+
+// FuzzShape: any question and answer are read without a panic, and an
+// answer a gate takes is taken again unchanged once shaped.
+func FuzzShape(f *testing.F) {
+	f.Add(`{"options": ["go", "stop"]}`, `"go"`)
+	f.Add(`{"fields": {"approved": "boolean", "n": "integer[]"}}`, `{"approved": true, "n": [1]}`)
+	f.Add(`{"options": ["a"], "fields": {"x": "string"}}`, `{"choice": "a", "x": ""}`)
+	f.Add(`"Ship?"`, `{"choice": 1}`)
+	f.Fuzz(func(t *testing.T, question, answer string) {
+		q, err := delegation.FromJSON([]byte(question))
+		if err != nil {
+			return
+		}
+		for _, kind := range []string{"gate", "ask_user"} {
+			shaped, err := gate.Shape(kind, q, json.RawMessage(answer))
+			if err != nil {
+				continue
+			}
+			again, err := gate.Shape(kind, q, shaped)
+			if err != nil || string(again) != string(shaped) {
+				t.Fatalf("%s %s: %s shaped to %s, then %s, %v", kind, question, answer, shaped, again, err)
+			}
+		}
+	})
+}

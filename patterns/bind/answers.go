@@ -13,10 +13,12 @@ import (
 // A slot whose ensures declares fields (`{accepted: boolean, notes:
 // string}`, read by shape.Fields) has every answer checked where it
 // arrives, whatever serves the slot: an answer that is text (a program
-// printing a log line before its JSON), lacks a declared field or holds a
-// field of another type is an error of that attempt, naming the slot, the
-// field and what came back, so the call's retries and on_fail apply.
-// Where the ensures declares no fields, nothing is checked.
+// printing a log line before its JSON), lacks a declared field (one whose
+// type admits null may be left out) or holds a field of another type is an
+// error of that attempt, naming the slot, the field and what came back, so
+// the call's retries and on_fail apply. Where the ensures declares no
+// fields, nothing is checked. An engine replaying runs begun before this
+// check sets Env.UncheckedAnswers.
 
 // checked is a slot's service whose answers are checked against the
 // slot's declared fields.

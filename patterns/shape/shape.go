@@ -168,8 +168,9 @@ func fitsOne(p string, v delegation.Value) bool {
 }
 
 // Check matches v with the declared fields: it must be an object holding
-// each of them, of its type (other keys are allowed). The error says what
-// is wrong and shows what came back.
+// each of them, of its type (other keys are allowed); a field whose type
+// admits null (`reason: string | null`, `any`) may be left out. The error
+// says what is wrong and shows what came back.
 func Check(fields []Field, v delegation.Value) error {
 	if len(fields) == 0 {
 		return nil
@@ -185,8 +186,9 @@ func Check(fields []Field, v delegation.Value) error {
 	for _, f := range fields {
 		x, has := o.Get(f.Name)
 		switch {
-		case !has:
+		case !has && !Fits(f.Type, nil):
 			return fmt.Errorf("the answer has no %q: %s", f.Name, Show(v))
+		case !has:
 		case !Fits(f.Type, x):
 			return fmt.Errorf("its %q is %s, not %s", f.Name, Show(x), f.Type)
 		}

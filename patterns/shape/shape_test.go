@@ -80,3 +80,16 @@ func FuzzFields(f *testing.F) {
 		_ = shape.Check(fields, "x")
 	})
 }
+
+// A field whose type admits null may be left out; one that does not may not.
+func TestOptionalFields(t *testing.T) {
+	fields := shape.Fields("{proceed: boolean, reason: string | null}")
+	ok, _ := delegation.FromJSON([]byte(`{"proceed": true}`))
+	if err := shape.Check(fields, ok); err != nil {
+		t.Errorf("reason left out: %v", err)
+	}
+	bad, _ := delegation.FromJSON([]byte(`{"reason": "x"}`))
+	if err := shape.Check(fields, bad); err == nil || !strings.Contains(err.Error(), `no "proceed"`) {
+		t.Errorf("proceed left out: %v", err)
+	}
+}
