@@ -27,6 +27,7 @@ func (g *Graph) Format(format string) ([]byte, error) {
 
 type jsonNode struct {
 	ID           string   `json:"id"`
+	Name         string   `json:"name,omitempty"`
 	Kind         string   `json:"kind"`
 	File         string   `json:"file"`
 	Facets       []string `json:"facets"`
@@ -55,7 +56,7 @@ type jsonGraph struct {
 func (g *Graph) json() ([]byte, error) {
 	doc := jsonGraph{Nodes: []jsonNode{}, Edges: []jsonEdge{}, EntryPoints: g.EntryPoints()}
 	for _, n := range g.Nodes {
-		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Kind, n.File, n.allFacets(), n.Wake, n.Height, n.CallerInputs})
+		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Name, n.Kind, n.File, n.allFacets(), n.Wake, n.Height, n.CallerInputs})
 	}
 	for _, e := range g.Edges {
 		doc.Edges = append(doc.Edges, jsonEdge{e.Subscriber, e.Input, e.Producer, e.Facet, e.Rule, e.Why, e.Pos.Line})
@@ -72,7 +73,7 @@ func (g *Graph) text() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "nodes (%d):\n", len(g.Nodes))
 	for _, n := range g.Nodes {
-		fmt.Fprintf(&b, "  %s  %s  %s  wake: %s", n.ID, n.Kind, n.File, n.Wake)
+		fmt.Fprintf(&b, "  %s  %s  %s  wake: %s", n.Label(), n.Kind, n.File, n.Wake)
 		if fs := n.allFacets(); len(fs) > 0 {
 			fmt.Fprintf(&b, "  facets: %s", strings.Join(fs, ", "))
 		}

@@ -266,9 +266,12 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 			x.parts = append(x.parts, part)
 		}
 	}
-	for p, words := range excludedNode {
-		if find(p) == nil {
-			it.Excluded = append(it.Excluded, fmt.Sprintf("%s (%q)", p.ID, words))
+	listed := map[*Node]bool{}
+	for _, r := range rs { // in the sentence's order
+		p, _, ok := g.dotted(trimPossessive(r.text), n)
+		if ok && r.negated && find(p) == nil && !listed[p] {
+			listed[p] = true
+			it.Excluded = append(it.Excluded, fmt.Sprintf("%s (%q)", p.ID, r.words))
 		}
 	}
 	for i := range partRefs {
