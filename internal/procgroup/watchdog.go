@@ -75,6 +75,11 @@ func Init() {
 	if err != nil {
 		return
 	}
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		// The running image itself, even when its file was replaced or
+		// removed since (an upgrade under a long prose serve).
+		self = "/proc/self/exe"
+	}
 	wd.mu.Lock()
 	wd.self = self
 	wd.mu.Unlock()
