@@ -30,10 +30,10 @@ func TestAbsentInputs(t *testing.T) {
 	}
 	for code, want := range map[string]string{
 		"if x is present:\n  return x\nreturn \"cold\"": `"cold"`,
-		"if x is not present:\n  return y\nreturn x":     `2`,
-		"return x is null":                               `true`,
-		"return x is not null":                           `false`,
-		"return x.total is present":                      ``, // a member read: an error
+		"if x is not present:\n  return y\nreturn x":    `2`,
+		"return x is null":          `true`,
+		"return x is not null":      `false`,
+		"return x.total is present": ``, // a member read: an error
 	} {
 		if want == "" {
 			runErr(t, code, globals(), nil)

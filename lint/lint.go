@@ -360,7 +360,7 @@ func File(fsys fs.FS, name string) (diag.List, error) {
 	diags = append(diags, TestFile(g, name, s)...)
 	diags = append(diags, toolChecks(g, name, s)...)
 	diags = append(diags, cadence.Check(s)...)
-	return append(diags, contract(s, diags, g.Finder())...), nil
+	return NotProse(s, append(diags, contract(s, diags, g.Finder())...)), nil
 }
 
 // Contract runs the Contract Markdown checks of a loaded spec (nothing
