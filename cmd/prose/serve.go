@@ -111,7 +111,7 @@ func readTokenFile(path string) (string, error) {
 // openWorld loads PATH's graph, its bindings and its state directory,
 // as prose run does for a drain.
 func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*graph.Graph, *worldBinds, *store.Store, error) {
-	g, diags, err := graph.Load(path)
+	g, diags, err := loadWorld(path)
 	if err != nil {
 		return nil, nil, nil, &exitError{code: exitUsage, err: err}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/proselang/prose/serve/temporalserve"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/temporal"
-	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -87,7 +86,7 @@ project and write the state directory at the paths the server gave
 // graph, its render bindings (with this worker's model settings), the
 // shared store and the signing key.
 func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, error) {
-	g, diags, err := graph.Load(w.Project)
+	g, diags, err := loadWorld(w.Project)
 	if err != nil {
 		return nil, err
 	}

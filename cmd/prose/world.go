@@ -18,6 +18,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/world/canon"
@@ -69,7 +72,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if w.format != "text" && w.format != "json" {
 		return usageErrorf("run: unknown --format %q (want text or json)", w.format)
 	}
-	g, diags, err := graph.Load(path)
+	g, diags, err := loadWorld(path)
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
 	}
@@ -165,6 +168,31 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	return nil
 }
 
+// loadWorld wires the world model at path (graph.Load): the syntax
+// errors of an Execution that is not ProseScript are a warning of its
+// node (lint.NotProse), which is rendered by its binding or the model.
+func loadWorld(path string) (*graph.Graph, diag.List, error) {
+	g, diags, err := graph.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range g.Nodes {
+		diags = lint.NotProse(n.Spec, diags)
+	}
+	return g, diags, nil
+}
+
+// executionRuns reports whether n's ### Execution runs on the
+// interpreter: it has one, and it is ProseScript.
+func executionRuns(n *graph.Node) bool {
+	ex := n.Spec.Body()
+	if ex == nil {
+		return false
+	}
+	_, errs := syntax.Parse(n.Spec.File, ex.Lines)
+	return !errs.HasErrors()
+}
+
 func nodeIDs(g *graph.Graph) []string {
 	var out []string
 	for _, n := range g.Nodes {
@@ -220,8 +248,9 @@ func modelConfigured(o *runOptions) bool {
 // worldBindings reads --slot NODE=exec:CMD (or llm[:MODEL]) and --slot NODE.CALLEE=BINDING
 // (a function its Execution calls). Every node needs a binding or a
 // runnable ### Execution; --slot '*=exec:CMD' binds every node not bound
-// by name that has no Execution (the program finds the node's id in its
-// input's "node").
+// by name that has no Execution, or one that is not ProseScript (the
+// program finds the node's id in its input's "node"), and with a model
+// configured the rest are rendered by it.
 func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, error) {
 	b := &worldBinds{node: map[string]string{}, callees: map[string][]bind.Assignment{}}
 	star := ""
@@ -254,7 +283,7 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 	b.models = models
 	var missing []string
 	for _, n := range g.Nodes {
-		if b.node[n.ID] != "" || n.Spec.Body() != nil {
+		if b.node[n.ID] != "" || executionRuns(n) {
 			continue
 		}
 		if star != "" {
@@ -268,7 +297,7 @@ func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, 
 		missing = append(missing, n.ID)
 	}
 	if len(missing) > 0 {
-		return nil, usageErrorf("no render bound for %s and no model configured: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"inputs\",\"prior\",\"events\",\"diff\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
+		return nil, usageErrorf("no render bound for %s and no model configured: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"inputs\",\"prior\",\"events\",\"diff\",\"absent\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
 	}
 	return b, nil
 }

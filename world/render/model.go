@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
@@ -24,8 +25,8 @@ You keep this node's truth current over time. The user message holds its inputs 
 Answer the new truth: one JSON object with the outputs named above.`
 
 // Model renders a node with one model request: its contract (Maintains
-// prose, facets, postconditions, Continuity, Invariants) as the system
-// prompt, the inputs, prior truth, diff and events as the user message,
+// prose, facets, postconditions, Continuity, Invariants, and its
+// Execution's code as instructions) as the system prompt, the inputs, prior truth, diff and events as the user message,
 // the answer checked against the outputs it must name.
 type Model struct {
 	Client *llm.Client
@@ -35,6 +36,12 @@ type Model struct {
 // Render implements reconcile.Renderer.
 func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
 	info := callgraph.RenderInfo(req.Node.Spec, req.Node.ID, m.Model)
+	if ex := req.Node.Spec.Execution; ex != nil && strings.TrimSpace(ex.Code) != "" {
+		// Upstream hands the Execution to the model as text: a node
+		// rendered by a model (its Execution is not ProseScript, or a
+		// binding says so) follows it as instructions.
+		info.Guidance = strings.TrimSpace(info.Guidance + "\n\nFollow this Execution as instructions (it is not run for you):\n" + ex.Code)
+	}
 	args := delegation.NewObject()
 	set := func(k string, v any) error {
 		x, err := delegation.FromGo(v)
