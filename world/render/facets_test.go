@@ -217,3 +217,29 @@ func TestNeitherWholeNorFacetsFails(t *testing.T) {
 		t.Errorf("reason %q\nwant %q", reason, want)
 	}
 }
+
+// The Execution's functions rendered by a scripted model (each unbound
+// function is a model render): the whole truth is assembled as with
+// programs.
+func TestWholeTruthFromExecutionWithModel(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Content: `{"accounts-for-review": ["a1"]}`},
+		llmtest.Reply{Content: `{"risk-assessments": [{"account": "a1", "level": "watch"}]}`},
+		llmtest.Reply{Content: `{"risk-brief": {"risk": {"a1": "watch"}, "history": {"a1": ["watch"]}}}`},
+	)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("PROSE_MODEL", "test-model")
+	r := newRiskRadar(t)
+	r.drain("e1", func(*graph.Node) (reconcile.Renderer, error) { return &render.Execution{}, nil })
+	truth, facets := r.published()
+	if want := `{"accounts":{"history":{"a1":["watch"]},"risk":{"a1":"watch"}},"history":{"a1":["watch"]},"risk":{"a1":"watch"}}`; truth != want {
+		t.Errorf("truth %s\nwant %s", truth, want)
+	}
+	if facets["risk"] != `{"a1":"watch"}` {
+		t.Errorf("facets %v", facets)
+	}
+	if n := srv.Count(); n != 3 {
+		t.Errorf("%d model requests, want one per function", n)
+	}
+}
