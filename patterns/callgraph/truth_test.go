@@ -9,7 +9,7 @@ import (
 	"github.com/proselang/prose/spec"
 )
 
-func maintains(t *testing.T, fields ...string) *spec.Spec {
+func maintains(t testing.TB, fields ...string) *spec.Spec {
 	t.Helper()
 	src := "---\nname: node\nkind: responsibility\n---\n\n# Node\n\n### Maintains\n\n"
 	for _, f := range fields {
@@ -62,4 +62,38 @@ func TestTruthForms(t *testing.T) {
 			t.Errorf("%s: got %s\nwant %s", c.name, got, c.want)
 		}
 	}
+}
+
+// Any JSON answer either gives an object holding every facet it names as
+// a member, or an error naming the node; it never panics.
+func FuzzTruth(f *testing.F) {
+	for _, s := range []string{`{"accounts":{"risk":1}}`, `{"risk":0,"history":[]}`, `[1]`, `null`, `{"owner":{"risk":{"history":2}}}`, `"x"`} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	one, two := maintains(f, "accounts"), maintains(f, "accounts", "owner")
+	f.Fuzz(func(t *testing.T, in string, single bool) {
+		v, err := delegation.FromJSON([]byte(in))
+		if err != nil {
+			return
+		}
+		sp := two
+		if single {
+			sp = one
+		}
+		out, err := callgraph.Truth(sp, v)
+		if err != nil {
+			if !strings.Contains(err.Error(), "node.prose.md:") {
+				t.Errorf("an error without the node's position: %v", err)
+			}
+			return
+		}
+		for _, k := range []string{"risk", "history"} {
+			if x, ok := out.Get(k); ok {
+				if _, err := delegation.ToJSON(x); err != nil {
+					t.Errorf("facet %s: %v", k, err)
+				}
+			}
+		}
+	})
 }
