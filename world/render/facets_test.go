@@ -173,8 +173,8 @@ func TestWholeTruthAndFacetsFromModel(t *testing.T) {
 	model := func(*graph.Node) (reconcile.Renderer, error) { return &render.Model{Client: c}, nil }
 	r.drain("e1", model)
 	truth, facets := r.published()
-	if want := `{"accounts":{"history":{"a1":["watch"]},"risk":{"a1":"watch"}},"history":{"a1":["watch"]},"risk":{"a1":"watch"}}`; truth != want {
-		t.Errorf("whole: truth %s", truth)
+	if want := `{"accounts":{"history":{"a1":["watch"]},"risk":{"a1":"watch"}},"history":{"a1":["watch"]},"risk":{"a1":"watch"}}`; truth != want || facets["risk"] != `{"a1":"watch"}` {
+		t.Errorf("whole: truth %s, facets %v", truth, facets)
 	}
 	r.drain("e2", model)
 	truth, facets = r.published()
