@@ -29,7 +29,8 @@
 //     one without the facet it reads; for a fan-in, when any part is.
 //     Absent is not null: the render is told (Request.Absent), its memo
 //     key holds AbsentFingerprint for the part, so it renders again when
-//     the producer publishes, and each renderer keeps a truth from being
+//     the producer publishes (a render that failed with an input absent
+//     is not retried until its key moves), and each renderer keeps a truth from being
 //     computed from it (package render: a program reads it listed under
 //     "absent", a model is told, an Execution fails where it reads it).
 //   - A render's truth must be a JSON object; postconditions the data
@@ -370,6 +371,14 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		}
 	}
 	p.render = s.lastOK == nil || key != s.lastOK.Memo
+	if len(p.absent) > 0 && s.last != nil && s.last.Status == receipt.Failed && s.last.Memo == key && len(events) == 0 {
+		// It failed with these very inputs, one of them absent: it runs
+		// again when that producer publishes (or anything else moves).
+		p.render = false
+		if s.lastOK == nil {
+			return nil, nil
+		}
+	}
 	if n.Kind == "gateway" && len(events) == 0 {
 		// A gateway renders on arrival: with no event it does not render
 		// (before its first one it has no truth, and its subscribers
