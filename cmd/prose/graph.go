@@ -84,7 +84,7 @@ func runGraph(ctx context.Context, s streams, o graphOptions) error {
 	if !slices.Contains(graph.Formats, o.format) {
 		return usageErrorf("graph: unknown --format %q (want text, json, dot or mermaid)", o.format)
 	}
-	g, diags, err := graph.Load(o.path)
+	g, diags, err := loadWorld(o.path) // world.go: an Execution that is not ProseScript is a warning
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("graph: %w", err)}
 	}

@@ -139,6 +139,11 @@ func TestExecutionNotProseScriptDrains(t *testing.T) {
 		t.Errorf("neither bound nor a model: exit %d\n%s", code, errs)
 	}
 
+	var out2, errw2 bytes.Buffer
+	if code := Main([]string{"graph", project}, strings.NewReader(""), &out2, &errw2); code != 0 || !strings.Contains(out2.String(), "vendor-watch.risk <- renewal-risk.risk") {
+		t.Errorf("prose graph: exit %d\n%s%s", code, out2.String(), errw2.String())
+	}
+
 	srv := llmtest.NewServer(t, llmtest.Reply{Content: `{"watch": ["a1"]}`})
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	code, out, errs = drain("model", "--model", "test-model", "--base-url", srv.URL)
