@@ -42,3 +42,17 @@ func (f *frame) evalTested(x syntax.Expr) (Value, error) {
 	}
 	return f.eval(x)
 }
+
+// absentIn is the error of a natural-language condition that mentions a
+// name holding an absent value (vals are the values it would be judged
+// on), nil when it mentions none.
+func (f *frame) absentIn(nc *syntax.NaturalCond, vals *Object) error {
+	for _, k := range vals.Keys() {
+		v, _ := vals.Get(k)
+		if a, ok := v.(*Absent); ok {
+			return f.errorf(nc.TextPos, KindRuntime, "the condition %q cannot be decided: '%s' is absent: %s has not published it yet (it runs again when %s publishes; to handle a cold start, test it first: `if %s is present:`)",
+				nc.Text, a.Name, a.Producer, a.Producer, a.Name)
+		}
+	}
+	return nil
+}

@@ -28,6 +28,12 @@ func TestAbsentInputs(t *testing.T) {
 			t.Errorf("%q: %v", code, e)
 		}
 	}
+	// A natural-language condition that mentions it is not judged.
+	host := &Host{Caller: newCaller(), Judge: fakeJudge(), Runtime: newFakeRuntime()}
+	e := runErr(t, "if x looks stale:\n  return 1\nreturn 2", globals(), host)
+	if !strings.Contains(e.Msg, "the condition \"x looks stale\" cannot be decided: 'x' is absent") {
+		t.Errorf("condition: %v", e)
+	}
 	for code, want := range map[string]string{
 		"if x is present:\n  return x\nreturn \"cold\"": `"cold"`,
 		"if x is not present:\n  return y\nreturn x":    `2`,

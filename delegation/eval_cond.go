@@ -72,6 +72,9 @@ func (f *frame) judge(nc *syntax.NaturalCond, failClosed bool) (Value, error) {
 			"cannot decide the condition %q: no judge is configured (configure a model, or have the service return a structured verdict)", nc.Text)
 	}
 	j := &Judgment{Path: f.id(nc.TextPos), Cond: nc, Pos: pos, Values: f.condValues(nc), FailClosed: failClosed}
+	if err := f.absentIn(nc, j.Values); err != nil { // absent.go
+		return nil, err
+	}
 	start := f.in.host.Runtime.Now()
 	verdict, err := f.in.host.Judge.Judge(f.ctx, j)
 	end := f.in.host.Runtime.Now()
@@ -141,6 +144,9 @@ func (f *frame) lookupPath(p string, b *syntax.Binding) (v Value, bound bool) {
 	v = f.get(b)
 	if v == unbound {
 		return nil, false
+	}
+	if _, ok := v.(*Absent); ok {
+		return v, true // a judgment of it is an error (absentIn)
 	}
 	parts := strings.Split(p, ".")
 	for _, m := range parts[1:] {
