@@ -26,8 +26,10 @@ Answer the new truth: one JSON object with the outputs named above.`
 
 // Model renders a node with one model request: its contract (Maintains
 // prose, facets, postconditions, Continuity, Invariants, and its
-// Execution's code as instructions) as the system prompt, the inputs, prior truth, diff and events as the user message,
-// the answer checked against the outputs it must name.
+// Execution's code as instructions) as the system prompt; the inputs,
+// the absent ones named, the prior truth, diff and events as the user
+// message; the answer checked against the outputs it must name (for a
+// Maintains with facets, its whole truth or its facets).
 type Model struct {
 	Client *llm.Client
 	Model  string // "" for the client's
