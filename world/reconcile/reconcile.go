@@ -30,9 +30,10 @@
 //     Absent is not null: the render is told (Request.Absent), its memo
 //     key holds AbsentFingerprint for the part, so it renders again when
 //     the producer publishes (a render that failed with an input absent
-//     is not retried until its key moves), and each renderer keeps a truth from being
-//     computed from it (package render: a program reads it listed under
-//     "absent", a model is told, an Execution fails where it reads it).
+//     is not retried until its key moves), and each renderer keeps a
+//     truth from being computed from it (package render: a program reads
+//     it listed under "absent", a model is told, an Execution fails where
+//     it reads it).
 //   - A render's truth must be a JSON object; postconditions the data
 //     decides (package claim's forms, on `field` claims) are checked
 //     before commit. A failed render writes `failed`, keeps the prior
