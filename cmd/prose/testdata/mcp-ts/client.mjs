@@ -5,6 +5,8 @@
 // MCP_TS_SDK (the directory npm installed @modelcontextprotocol/sdk into).
 // Prints one line per check; exits 1 on the first failure.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -105,8 +107,13 @@ await scenario('stdio', new StdioClientTransport({
   command: bin, args: ['mcp', '--run-dir', runDir], cwd: root, stderr: 'inherit',
 }));
 
-// Streamable HTTP: the address is the one prose prints.
-const server = spawn(bin, ['mcp', '--http', '127.0.0.1:0', '--run-dir', runDir], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+// Streamable HTTP: the address is the one prose prints. Runs with exec:
+// slots over HTTP need a token; the client sends it as a bearer token.
+const token = randomBytes(24).toString('hex');
+const tokenFile = join(runDir, 'mcp-token');
+mkdirSync(runDir, { recursive: true });
+writeFileSync(tokenFile, token + '\n', { mode: 0o600 });
+const server = spawn(bin, ['mcp', '--http', '127.0.0.1:0', '--token-file', tokenFile, '--run-dir', runDir], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
 const addr = await new Promise((resolve, reject) => {
   let buf = '';
   server.stderr.on('data', (d) => {
@@ -117,7 +124,9 @@ const addr = await new Promise((resolve, reject) => {
   server.on('exit', (code) => reject(new Error('prose mcp --http exited ' + code + ': ' + buf)));
 });
 try {
-  await scenario('http', new StreamableHTTPClientTransport(new URL(addr)));
+  await scenario('http', new StreamableHTTPClientTransport(new URL(addr), {
+    requestInit: { headers: { Authorization: 'Bearer ' + token } },
+  }));
 } finally {
   server.kill('SIGTERM');
 }
