@@ -147,14 +147,14 @@ func TestProseTestExitCodes(t *testing.T) {
 // stderr, and the other tests still run (upstream: "all tests run, no
 // early exit"); so is a file that does not load at all. Bad usage is 2.
 func TestProseTestUsage(t *testing.T) {
-	noFixture := strings.Replace(passingTest, "- `task_brief`: \"raw\"\n", "", 1)
+	noFixture := strings.Replace(strings.Replace(passingTest, "- `task_brief`: \"raw\"\n", "", 1), "name: passes", "name: unfed", 1)
 	writeFiles(t, map[string]string{"a.test.prose.md": passingTest, "b.test.prose.md": noFixture,
 		"c.test.prose.md": "---\nname: c\nkind: test\n---\n\n### Expects\n\n- `x`: is present\n"})
 	code, out, errw := runMain(t, "test", "--run-dir", t.TempDir())
 	if code != 1 || !strings.Contains(errw, `b.test.prose.md:4:10: error: the subject's input "task_brief" has no fixture and no default`) {
 		t.Errorf("exit %d\nstdout %q\nstderr %s", code, out, errw)
 	}
-	for _, want := range []string{"PASS ", "ERROR passes: cannot run as written: b.test.prose.md:4:10: error:", "ERROR c: cannot run as written: c.test.prose.md", "1 passed, 0 failed, 2 errors"} {
+	for _, want := range []string{"PASS ", "ERROR unfed: cannot run as written: b.test.prose.md:4:10: error:", "ERROR c: cannot run as written: c.test.prose.md", "1 passed, 0 failed, 2 errors"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
