@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/proselang/prose/world/canon"
@@ -16,11 +17,14 @@ import (
 // seen is a renderer that keeps the requests it is given and answers
 // each node's truth from answers (a failure when it has none).
 type seen struct {
+	mu      sync.Mutex // nodes of one level render at once
 	answers map[string]any
 	reqs    map[string]*reconcile.Request
 }
 
 func (s *seen) Render(_ context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.reqs[req.Node.ID] = req
 	if a, ok := s.answers[req.Node.ID]; ok {
 		return &reconcile.Answer{Truth: a}, nil
