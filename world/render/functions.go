@@ -140,11 +140,11 @@ func simpleType(t string) string {
 }
 
 // callFunction runs fn with the arguments the model wrote (JSON text),
-// bound by slots (the node's NODE.FN bindings, FN.* without the node),
+// bound by m.Slots (the node's NODE.FN bindings, FN.* without the node),
 // and returns the text the model reads and what the call cost. Only an
 // error the model cannot act on (a stopped context, a binding or spec
 // that cannot run) is returned as an error.
-func callFunction(ctx context.Context, fn function, dir string, slots []bind.Assignment, args string) (string, receipt.Cost, error) {
+func (m *Model) callFunction(ctx context.Context, fn function, args string) (string, receipt.Cost, error) {
 	var cost receipt.Cost
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
@@ -157,7 +157,7 @@ func callFunction(ctx context.Context, fn function, dir string, slots []bind.Ass
 		root = fn.name
 	}
 	var bound []bind.Assignment
-	for _, a := range slots {
+	for _, a := range m.Slots {
 		switch {
 		case a.Name == fn.name:
 			bound = append(bound, bind.Assignment{Name: root, Value: a.Value})
@@ -165,11 +165,27 @@ func callFunction(ctx context.Context, fn function, dir string, slots []bind.Ass
 			bound = append(bound, bind.Assignment{Name: strings.TrimPrefix(a.Name, fn.name+"."), Value: a.Value})
 		}
 	}
-	res, err := run.Local{}.Run(ctx, run.Request{Spec: fn.path, Dir: dir, Bindings: bind.Settings{Slots: bound, InputJSON: args}},
+	// A function no binding serves and with no runnable Execution is
+	// rendered by the model that renders the node.
+	model, baseURL := "", ""
+	if rendered := fn.spec.Body() == nil && !bindsRoot(bound, root); rendered {
+		model, baseURL = m.Model, m.BaseURL
+		if model == "" && m.Client != nil {
+			model = m.Client.Model()
+		}
+	}
+	res, err := run.Local{}.Run(ctx, run.Request{Spec: fn.path, Dir: m.Dir, Bindings: bind.Settings{Slots: bound, InputJSON: args},
+		Model: model, BaseURL: baseURL},
 		run.Options{ContractCheck: lint.Contract})
 	if res != nil {
+		// A call the run made of a model (a render, an llm slot) is a
+		// model request, not a program.
 		t := res.Totals
 		cost = receipt.Cost{Programs: t.Calls, Requests: t.ModelJudgments, TokensIn: int(t.TokensIn), TokensOut: int(t.TokensOut)}
+		if u := res.ModelUsage; u != nil {
+			cost.Requests = int(u.ModelCalls)
+			cost.Programs = max(t.Calls-int(u.ModelCalls-u.JudgeCalls), 0)
+		}
 	}
 	if err != nil {
 		switch run.CodeOf(err) {
@@ -186,6 +202,16 @@ func callFunction(ctx context.Context, fn function, dir string, slots []bind.Ass
 		return "", cost, fmt.Errorf("function %s: %v", fn.name, err)
 	}
 	return string(raw), cost, nil
+}
+
+// bindsRoot reports whether bound binds the function root itself.
+func bindsRoot(bound []bind.Assignment, root string) bool {
+	for _, a := range bound {
+		if a.Name == root {
+			return true
+		}
+	}
+	return false
 }
 
 // checkArgs says what is wrong with the arguments a model wrote for fn

@@ -51,7 +51,7 @@ var suiteTruths = map[string]string{
 	"count-trend":        `{"structured": {"current_total": 7, "previous_total": 0, "direction": "up"}, "valid_until": "2999-01-01T00:00:00Z"}`,
 	"raw-event-auditor":  `{"structured": {"accepted_event_ids": ["e1"], "duplicate_event_ids": [], "malformed_events": []}}`,
 	"alert-state":        `{"status": "alert", "threshold": 5, "evidence_refs": []}`,
-	"executive-snapshot": `{"structured": {"status": "alert"}}`,
+	"executive-snapshot": `{"status": "alert", "total": 7, "audit_health": "ok", "trend": "up", "evidence_refs": []}`,
 }
 
 // U07 of upstream's basic-unit-suite, "runs inside the render":
@@ -99,6 +99,9 @@ func TestModelRenderCallsFunction(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if res.Rendered != 7 || res.Failed != 0 {
+		t.Errorf("rendered %d, failed %d, want the 7 nodes rendered", res.Rendered, res.Failed)
 	}
 	var proj *receipt.Receipt
 	for _, r := range res.Receipts {
@@ -148,5 +151,100 @@ func TestModelRenderCallsFunction(t *testing.T) {
 	}
 	if _, err := os.Stat(st.TruthPath("format-alert-copy")); err == nil {
 		t.Error("the function has a truth")
+	}
+}
+
+// tagProject is releaseProject whose release-board names the function
+// tag-name (a sibling file with a ProseScript Execution) in an Execution
+// that is not ProseScript.
+func tagProject(t *testing.T, board reconcile.Renderer) *releases {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for name, text := range releaseProject {
+		files[name] = text
+	}
+	files["release-board.prose.md"] = "---\nname: release-board\nkind: responsibility\n---\n\n# Release board\n\n### Requires\n\n- `version`: the latest release\n\n### Maintains\n\n- `board`: what the board shows\n\n### Execution\n\nName the release: call `tag-name` with the version, and show its tag.\n"
+	files["tag-name.prose.md"] = "---\nname: tag-name\nkind: function\n---\n\n# Tag name\n\nThe tag of a release version.\n\n### Parameters\n\n- `version`: the release version\n\n### Returns\n\n- `tag`: the tag\n\n### Execution\n\n```prose\nreturn { tag: \"v{version}\" }\n```\n"
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, diags, err := graph.Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	st, err := store.Open(filepath.Join(t.TempDir(), "world"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &releases{t: t, g: g, st: st, board: board}
+}
+
+// toolResults are the contents of the "tool" messages of a request.
+func toolResults(r llmtest.Request) []string {
+	var out []string
+	for _, m := range r.Messages() {
+		if m.Role == "tool" {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// An unbound function runs its own Execution; a call of a tool the node
+// does not name is refused and runs nothing; arguments that are not the
+// function's parameters are an error the model reads; each model request
+// is counted.
+func TestModelRenderFunctionExecutionRefusalAndArguments(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Call("tag-name", map[string]any{"version": "1.2"}, llmtest.ToolCall{Name: "remove-all", Arguments: `{}`}),
+		llmtest.Call("tag-name", map[string]any{"release": "1.2"}),
+		llmtest.JSON(map[string]any{"board": "release v1.2"}),
+	)
+	c, err := llm.NewClient(llm.Config{BaseURL: srv.URL, Model: "test-model", APIKey: "k", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tagProject(t, &render.Model{Client: c})
+	got := r.drain()
+	if b := got["release-board"]; b == nil || b.Status != receipt.Rendered || b.Cost.Requests != 3 {
+		t.Fatalf("board: %+v", b)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	first := toolResults(reqs[1])
+	if len(first) != 2 || !strings.Contains(first[0], `"tag":"v1.2"`) || !strings.Contains(first[1], "refused: remove-all is not a function this node names") {
+		t.Errorf("first tool results: %q", first)
+	}
+	second := toolResults(reqs[2])
+	if len(second) != 3 || !strings.Contains(second[2], "tag-name needs the argument version (its parameters: version)") {
+		t.Errorf("second tool results: %q", second)
+	}
+	if got := r.truth("release-board"); !strings.Contains(got, "release v1.2") {
+		t.Errorf("truth: %s", got)
+	}
+}
+
+// A model that goes on calling functions fails the render at the bound
+// of its model requests, naming it; nothing is published.
+func TestModelRenderFunctionCallsBounded(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "tag-name", Arguments: `{"version": "1.2"}`}}, Times: -1})
+	c, err := llm.NewClient(llm.Config{BaseURL: srv.URL, Model: "test-model", APIKey: "k", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tagProject(t, &render.Model{Client: c, MaxTurns: 2})
+	b := r.drain()["release-board"]
+	if b == nil || b.Status != receipt.Failed || !strings.Contains(b.Reason, "--max-turns=2") || b.Cost.Requests != 2 {
+		t.Fatalf("board: %+v", b)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+	if got := r.truth("release-board"); got != "" {
+		t.Errorf("a truth was published: %s", got)
 	}
 }

@@ -40,6 +40,10 @@ type Model struct {
 	// resolve ("": the current directory).
 	Slots []bind.Assignment
 	Dir   string
+	// BaseURL is the API a function rendered by a model is sent to ("":
+	// the environment's, OPENAI_BASE_URL); its model is Model, else the
+	// client's.
+	BaseURL string
 	// MaxTurns bounds the model requests of a render that calls
 	// functions (0: llm.DefaultMaxTurns).
 	MaxTurns int
@@ -136,7 +140,7 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 			out := errorJSON("refused: " + c.Name + " is not a function this node names; it was not run")
 			if fn, ok := byName[c.Name]; ok {
 				var cost receipt.Cost
-				out, cost, err = callFunction(ctx, fn, m.Dir, m.Slots, c.Arguments)
+				out, cost, err = m.callFunction(ctx, fn, c.Arguments)
 				addCost(&ans.Cost, cost)
 				if err != nil {
 					return ans, err
