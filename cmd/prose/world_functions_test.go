@@ -10,6 +10,8 @@ import (
 
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/llm/llmtest"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/world/graph"
 )
 
 // U07 of upstream's basic-unit-suite from the command line: with
@@ -163,5 +165,22 @@ func TestWorldModelRenderCallsModelFunction(t *testing.T) {
 		if json.Unmarshal([]byte(line), &r) == nil && r.Node == "alert-projection" && (r.Status != "rendered" || r.Cost.Requests != 3 || r.Cost.Programs != 0) {
 			t.Errorf("alert-projection receipt: %s", line)
 		}
+	}
+}
+
+// What renders a model-rendered node includes the bindings of the
+// functions it calls, so rebinding one re-renders it; with none, it is
+// "llm" as before.
+func TestWorldModelRenderDescribesFunctionBindings(t *testing.T) {
+	n := &graph.Node{ID: "alert-projection"}
+	b := &worldBinds{node: map[string]string{"alert-projection": "llm:m"}, callees: map[string][]bind.Assignment{}}
+	if got := b.describe(n); got != "llm:m" {
+		t.Errorf("without bindings: %q", got)
+	}
+	b.callees["alert-projection"] = []bind.Assignment{{Name: "format-alert-copy", Value: "exec:./a"}}
+	a := b.describe(n)
+	b.callees["alert-projection"][0].Value = "exec:./b"
+	if a == b.describe(n) || !strings.Contains(a, "format-alert-copy=exec:./a") {
+		t.Errorf("describe %q, then %q", a, b.describe(n))
 	}
 }
