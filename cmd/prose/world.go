@@ -238,14 +238,25 @@ type worldBinds struct {
 	callees map[string][]bind.Assignment
 	// models serves the nodes bound to llm[:MODEL].
 	models *run.Models
+	// maxTurns bounds the model requests of a model render that calls
+	// functions (--max-turns).
+	maxTurns int
+	// baseURL is --base-url, for the functions such a render calls.
+	baseURL string
 }
 
 // describe is what renders n, for its contract fingerprint.
 func (b *worldBinds) describe(n *graph.Node) string {
-	if v := b.node[n.ID]; v != "" {
+	v := b.node[n.ID]
+	if v != "" && v != "llm" && !strings.HasPrefix(v, "llm:") {
 		return v
 	}
+	// A model render calls the functions its node names as an
+	// Execution does: their bindings are part of what renders it.
 	d := "execution"
+	if v != "" {
+		d = v
+	}
 	for _, a := range b.callees[n.ID] {
 		d += " " + a.Name + "=" + a.Value
 	}
@@ -258,7 +269,7 @@ func (b *worldBinds) renderer(n *graph.Node) (reconcile.Renderer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &render.Model{Client: c, Model: strings.TrimPrefix(strings.TrimPrefix(v, "llm"), ":")}, nil
+		return &render.Model{Client: c, Model: strings.TrimPrefix(strings.TrimPrefix(v, "llm"), ":"), Slots: b.callees[n.ID], MaxTurns: b.maxTurns, BaseURL: b.baseURL}, nil
 	}
 	if v := b.node[n.ID]; v != "" {
 		return render.Parse(v)
@@ -279,7 +290,7 @@ func modelConfigured(o *runOptions) bool {
 // program finds the node's id in its input's "node"), and with a model
 // configured the rest are rendered by it.
 func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, error) {
-	b := &worldBinds{node: map[string]string{}, callees: map[string][]bind.Assignment{}}
+	b := &worldBinds{node: map[string]string{}, callees: map[string][]bind.Assignment{}, maxTurns: o.maxTurns, baseURL: o.baseURL}
 	star := ""
 	for _, sl := range slots {
 		name, val, ok := strings.Cut(sl, "=")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
@@ -29,10 +30,23 @@ Answer the new truth: one JSON object with the outputs named above.`
 // Execution's code as instructions) as the system prompt; the inputs,
 // the absent ones named, the prior truth, diff and events as the user
 // message; the answer checked against the outputs it must name (for a
-// Maintains with facets, its whole truth or its facets).
+// Maintains with facets, its whole truth or its facets). The functions
+// its Execution or contract names are offered as tools (functions.go).
 type Model struct {
 	Client *llm.Client
 	Model  string // "" for the client's
+	// Slots bind the functions the node names (FN=BINDING, as --slot
+	// NODE.FN=BINDING gives them); Dir is where their relative paths
+	// resolve ("": the current directory).
+	Slots []bind.Assignment
+	Dir   string
+	// BaseURL is the API a function rendered by a model is sent to ("":
+	// the environment's, OPENAI_BASE_URL); its model is Model, else the
+	// client's.
+	BaseURL string
+	// MaxTurns bounds the model requests of a render that calls
+	// functions (0: llm.DefaultMaxTurns).
+	MaxTurns int
 }
 
 // Render implements reconcile.Renderer.
@@ -88,11 +102,52 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if err != nil {
 		return nil, err
 	}
-	reply, err := m.Client.Chat(ctx, llm.ChatRequest{Model: info.Model, System: llm.RenderSystemPrompt(info) + worldPrompt,
-		Messages: []llm.Message{{Role: "user", Content: user}}, Schema: llm.RenderSchema(info)})
-	ans := &reconcile.Answer{Cost: receipt.Cost{Requests: 1, TokensIn: reply.TokensIn, TokensOut: reply.TokensOut, Model: reply.Model}}
-	if err != nil {
-		return ans, err
+	fns := namedFunctions(req.Node.Spec)
+	byName := map[string]function{}
+	var tools []llm.Tool
+	for _, fn := range fns {
+		byName[fn.name] = fn
+		tools = append(tools, fn.tool())
+	}
+	if len(tools) > 0 {
+		info.Guidance = strings.TrimSpace(info.Guidance + "\n\nThe functions named here are tools: call one to have it run (its result is the tool's answer) rather than composing its result yourself.")
+	}
+	limit := m.MaxTurns
+	if limit <= 0 {
+		limit = llm.DefaultMaxTurns
+	}
+	ans := &reconcile.Answer{}
+	msgs := []llm.Message{{Role: "user", Content: user}}
+	var reply llm.ChatReply
+	for turn := 1; ; turn++ {
+		if turn > limit {
+			return ans, fmt.Errorf("the model was still calling functions after %d model requests (the session bound --max-turns=%d); raise --max-turns, or say in the contract when to stop", limit, limit)
+		}
+		reply, err = m.Client.Chat(ctx, llm.ChatRequest{Model: info.Model, System: llm.RenderSystemPrompt(info) + worldPrompt,
+			Messages: msgs, Schema: llm.RenderSchema(info), Tools: tools})
+		addCost(&ans.Cost, receipt.Cost{Requests: 1, TokensIn: reply.TokensIn, TokensOut: reply.TokensOut})
+		if reply.Model != "" {
+			ans.Cost.Model = reply.Model
+		}
+		if err != nil {
+			return ans, err
+		}
+		if len(reply.ToolCalls) == 0 {
+			break
+		}
+		msgs = append(msgs, llm.Message{Role: "assistant", Content: reply.Content, ToolCalls: reply.ToolCalls})
+		for _, c := range reply.ToolCalls {
+			out := errorJSON("refused: " + c.Name + " is not a function this node names; it was not run")
+			if fn, ok := byName[c.Name]; ok {
+				var cost receipt.Cost
+				out, cost, err = m.callFunction(ctx, fn, c.Arguments)
+				addCost(&ans.Cost, cost)
+				if err != nil {
+					return ans, err
+				}
+			}
+			msgs = append(msgs, llm.Message{Role: "tool", ToolCallID: c.ID, Content: out})
+		}
 	}
 	if reply.Truncated {
 		return ans, fmt.Errorf("the model's reply was cut off at its output token limit after %d bytes", len(reply.Content))

@@ -3,7 +3,8 @@
 // "events","diff","absent"} on stdin and printing the new truth ("node"
 // is the node's id, "name" its front matter name, "" when it has none), a
 // model (Model), or the node's ### Execution on the interpreter
-// (Execution).
+// (Execution). A model render calls the functions its node names as
+// tools (functions.go).
 //
 // An absent input (its producer has never published a truth, see package
 // reconcile) is never given a value: a program finds it missing from
