@@ -4,7 +4,9 @@
 // Load takes a directory (walked recursively, skipping dot-directories,
 // node_modules and files that are not regular) or a root file (with what
 // its Requires reach in its directory). Every responsibility and gateway
-// is a Node; functions stay stateless callees and are no nodes. Each
+// is a Node, and so is an inline `## name` node that is a responsibility
+// by its own sections (inline.go); functions stay stateless callees and
+// are no nodes. Each
 // ### Requires item is bound by Wire's rules (wire.go) to a producer's
 // truth or one of its parts, giving the Edges; an item none binds is a
 // diagnostic at its line (an input nothing maintains is an error unless
@@ -219,6 +221,7 @@ func Load(path string) (*Graph, diag.List, error) {
 	}
 	g := &Graph{Root: root, byID: map[string]*Node{}}
 	var diags diag.List
+	var inline []inlineNode
 	for _, f := range files {
 		s, ds, err := spec.Load(f)
 		if err != nil {
@@ -228,10 +231,17 @@ func Load(path string) (*Graph, diag.List, error) {
 			continue
 		}
 		diags = append(diags, ds.Errors()...)
-		if n := g.add(s, f, &diags); n != nil && rootFile != "" && sameFile(f, rootFile) {
+		n := g.add(s, f, "", &diags)
+		if n != nil && rootFile != "" && sameFile(f, rootFile) {
 			rootFile = n.ID
 		}
+		for _, in := range s.Nodes {
+			if isWorldNode(in) {
+				inline = append(inline, inlineNode{in, f, n})
+			}
+		}
 	}
+	g.addInline(inline, &diags)
 	diags = append(diags, g.checkIDs()...)
 	w, wd, err := readWiring(root)
 	if err != nil {
@@ -281,14 +291,19 @@ func walk(root string) ([]string, error) {
 	return out, err
 }
 
-// add makes the node of s, reporting a duplicate id.
-func (g *Graph) add(s *spec.Spec, path string, diags *diag.List) *Node {
-	n := &Node{Name: s.Name, Title: s.Title, Kind: s.Kind, Path: path, Spec: s}
-	if id, ok := s.Front["id"].(string); ok && id != "" {
-		n.ID = id
-	} else if s.Name != "" {
+// add makes the node of s, reporting a duplicate id; id is an inline
+// node's ("" for a file's own: its front matter id, else its name, else
+// the file stem).
+func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
+	n := &Node{ID: id, Name: s.Name, Title: s.Title, Kind: s.Kind, Path: path, Spec: s}
+	front, _ := s.Front["id"].(string)
+	switch {
+	case n.ID != "":
+	case front != "":
+		n.ID = front
+	case s.Name != "":
 		n.ID = s.Name
-	} else {
+	default:
 		n.ID = strings.TrimSuffix(filepath.Base(path), spec.Suffix)
 	}
 	rel, err := filepath.Rel(g.Root, path)
