@@ -207,6 +207,12 @@ func (g *Graph) EntryPoints() []string {
 // it. The diagnostics are the loader's errors of node files and the
 // wiring's; err is for a path that cannot be read at all.
 func Load(path string) (*Graph, diag.List, error) {
+	return load(path, nil)
+}
+
+// load is Load, leaving out the folders in skip (the OpenProse roots
+// below a folder that Lint wires apart).
+func load(path string, skip map[string]bool) (*Graph, diag.List, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
@@ -215,7 +221,7 @@ func Load(path string) (*Graph, diag.List, error) {
 	if !st.IsDir() {
 		root, rootFile = filepath.Dir(path), path
 	}
-	files, err := walk(root)
+	files, err := walkSkipping(root, skip)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -270,14 +276,17 @@ func sameFile(a, b string) bool {
 
 // walk lists the *.prose.md regular files under root, sorted, skipping
 // dot-directories and node_modules.
-func walk(root string) ([]string, error) {
+func walk(root string) ([]string, error) { return walkSkipping(root, nil) }
+
+// walkSkipping is walk, skipping the folders in skip too.
+func walkSkipping(root string, skip map[string]bool) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || skip[p]) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -450,30 +459,51 @@ func (g *Graph) Seed(id string, inputs []string) (unknown []string) {
 // `id:`: what `prose lint DIR` adds to the files' findings, so
 // a lint step fails on a world that cannot start. A directory with no
 // responsibility or gateway has none.
+//
+// An OpenProse root below dir (a folder holding `src/` or `prose.lock`,
+// as upstream lays a project out) is a project of its own: it is wired
+// apart from dir's other files, so the examples of one tree are linted
+// each as itself, not as one world.
 func Lint(dir string) (diag.List, error) {
-	if ok, err := hasNodes(dir); err != nil || !ok {
+	roots, err := projectRoots(dir)
+	if err != nil {
 		return nil, err
 	}
-	g, diags, err := Load(dir)
+	var out diag.List
+	for _, r := range roots {
+		ds, err := Lint(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ds...)
+	}
+	skip := map[string]bool{}
+	for _, r := range roots {
+		skip[r] = true
+	}
+	if ok, err := hasNodes(dir, skip); err != nil || !ok {
+		out.Sort()
+		return out, err
+	}
+	g, diags, err := load(dir, skip)
 	if err != nil {
 		return nil, err
 	}
 	diags = append(diags, g.missingIDs()...)
-	diags.Sort()
-	var out diag.List
 	for _, d := range diags {
 		if strings.HasPrefix(d.Code, "graph/") {
 			out = append(out, d)
 		}
 	}
+	out.Sort()
 	return out, nil
 }
 
 // hasNodes reports whether a spec file under dir says, in its front
 // matter, that it is a responsibility or a gateway: a cheap look before
 // a whole load.
-func hasNodes(dir string) (bool, error) {
-	files, err := walk(dir)
+func hasNodes(dir string, skip map[string]bool) (bool, error) {
+	files, err := walkSkipping(dir, skip)
 	if err != nil {
 		return false, err
 	}

@@ -66,13 +66,19 @@ func maintained(t *testing.T, dir string) map[string][]string {
 
 // No upstream tree gets a graph/unmaintained error for an input that a
 // responsibility or gateway of the same folder maintains, inline `##`
-// nodes included: such an error is a wiring miss, not a finding.
+// nodes included: such an error is a wiring miss, not a finding. Nor is
+// a tree of several projects wired as one (a doubled id).
 func TestUpstreamNoFalseUnmaintained(t *testing.T) {
 	for _, dir := range upstreamTrees(t) {
 		have := maintained(t, dir)
 		diags, err := Lint(dir)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, d := range diags {
+			if d.Code == "graph/duplicate-id" {
+				t.Errorf("%s: the tree's projects wired as one: %s", dir, d)
+			}
 		}
 		if len(diags) == 0 {
 			continue
