@@ -57,8 +57,10 @@ did-you-mean), ambiguous (naming the candidates), or unmaintained
 (nothing in the project maintains it: give it with prose run DIR --input
 NODE.INPUT=VALUE, wire it, or add its producer); so is an item that
 closes a cycle (naming the path). A node's id is its front matter id,
-else its name, else its file stem. Functions are called, not wired: they
-are no nodes.
+else its name, else its file stem. An inline ## node that is a
+responsibility by its own sections (Maintains, Requires, Continuity or
+Goal) is a node too: its id is its name, or FILE-ID/name when another
+node has that name. Functions are called, not wired: they are no nodes.
 
 --explain NODE prints, for each Requires item of NODE (by id or name),
 the edges it drew with the rule and the words that decided each.

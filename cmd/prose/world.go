@@ -207,10 +207,11 @@ func loadWorld(path string) (*graph.Graph, diag.List, error) {
 }
 
 // executionRuns reports whether n's ### Execution runs on the
-// interpreter: it has one, and it is ProseScript.
+// interpreter: it has one, it is ProseScript, and n is a file's own node
+// (an inline node is rendered by its binding or the model).
 func executionRuns(n *graph.Node) bool {
 	ex := n.Spec.Body()
-	if ex == nil {
+	if ex == nil || n.Inline() {
 		return false
 	}
 	_, errs := syntax.Parse(n.Spec.File, ex.Lines)
@@ -365,7 +366,7 @@ func modelOK(m *run.Models) bool {
 func unboundCallees(g *graph.Graph, b *worldBinds) []string {
 	var out []string
 	for _, n := range g.Nodes {
-		if b.node[n.ID] != "" || n.Spec.Body() == nil {
+		if b.node[n.ID] != "" || !executionRuns(n) {
 			continue
 		}
 		bound := map[string]bool{}

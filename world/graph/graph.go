@@ -4,7 +4,9 @@
 // Load takes a directory (walked recursively, skipping dot-directories,
 // node_modules and files that are not regular) or a root file (with what
 // its Requires reach in its directory). Every responsibility and gateway
-// is a Node; functions stay stateless callees and are no nodes. Each
+// is a Node, and so is an inline `## name` node that is a responsibility
+// by its own sections (inline.go); functions stay stateless callees and
+// are no nodes. Each
 // ### Requires item is bound by Wire's rules (wire.go) to a producer's
 // truth or one of its parts, giving the Edges; an item none binds is a
 // diagnostic at its line (an input nothing maintains is an error unless
@@ -205,6 +207,12 @@ func (g *Graph) EntryPoints() []string {
 // it. The diagnostics are the loader's errors of node files and the
 // wiring's; err is for a path that cannot be read at all.
 func Load(path string) (*Graph, diag.List, error) {
+	return load(path, nil)
+}
+
+// load is Load, leaving out the folders in skip (the OpenProse roots
+// below a folder that Lint wires apart).
+func load(path string, skip map[string]bool) (*Graph, diag.List, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
@@ -213,12 +221,13 @@ func Load(path string) (*Graph, diag.List, error) {
 	if !st.IsDir() {
 		root, rootFile = filepath.Dir(path), path
 	}
-	files, err := walk(root)
+	files, err := walkSkipping(root, skip)
 	if err != nil {
 		return nil, nil, err
 	}
 	g := &Graph{Root: root, byID: map[string]*Node{}}
 	var diags diag.List
+	var inline []inlineNode
 	for _, f := range files {
 		s, ds, err := spec.Load(f)
 		if err != nil {
@@ -228,10 +237,17 @@ func Load(path string) (*Graph, diag.List, error) {
 			continue
 		}
 		diags = append(diags, ds.Errors()...)
-		if n := g.add(s, f, &diags); n != nil && rootFile != "" && sameFile(f, rootFile) {
+		n := g.add(s, f, "", &diags)
+		if n != nil && rootFile != "" && sameFile(f, rootFile) {
 			rootFile = n.ID
 		}
+		for _, in := range s.Nodes {
+			if isWorldNode(in) {
+				inline = append(inline, inlineNode{in, f, n})
+			}
+		}
 	}
+	g.addInline(inline, &diags)
 	diags = append(diags, g.checkIDs()...)
 	w, wd, err := readWiring(root)
 	if err != nil {
@@ -260,14 +276,17 @@ func sameFile(a, b string) bool {
 
 // walk lists the *.prose.md regular files under root, sorted, skipping
 // dot-directories and node_modules.
-func walk(root string) ([]string, error) {
+func walk(root string) ([]string, error) { return walkSkipping(root, nil) }
+
+// walkSkipping is walk, skipping the folders in skip too.
+func walkSkipping(root string, skip map[string]bool) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || skip[p]) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -281,14 +300,19 @@ func walk(root string) ([]string, error) {
 	return out, err
 }
 
-// add makes the node of s, reporting a duplicate id.
-func (g *Graph) add(s *spec.Spec, path string, diags *diag.List) *Node {
-	n := &Node{Name: s.Name, Title: s.Title, Kind: s.Kind, Path: path, Spec: s}
-	if id, ok := s.Front["id"].(string); ok && id != "" {
-		n.ID = id
-	} else if s.Name != "" {
+// add makes the node of s, reporting a duplicate id; id is an inline
+// node's ("" for a file's own: its front matter id, else its name, else
+// the file stem).
+func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
+	n := &Node{ID: id, Name: s.Name, Title: s.Title, Kind: s.Kind, Path: path, Spec: s}
+	front, _ := s.Front["id"].(string)
+	switch {
+	case n.ID != "":
+	case front != "":
+		n.ID = front
+	case s.Name != "":
 		n.ID = s.Name
-	} else {
+	default:
 		n.ID = strings.TrimSuffix(filepath.Base(path), spec.Suffix)
 	}
 	rel, err := filepath.Rel(g.Root, path)
@@ -435,30 +459,51 @@ func (g *Graph) Seed(id string, inputs []string) (unknown []string) {
 // `id:`: what `prose lint DIR` adds to the files' findings, so
 // a lint step fails on a world that cannot start. A directory with no
 // responsibility or gateway has none.
+//
+// An OpenProse root below dir (a folder holding `src/` or `prose.lock`,
+// as upstream lays a project out) is a project of its own: it is wired
+// apart from dir's other files, so the examples of one tree are linted
+// each as itself, not as one world.
 func Lint(dir string) (diag.List, error) {
-	if ok, err := hasNodes(dir); err != nil || !ok {
+	roots, err := projectRoots(dir)
+	if err != nil {
 		return nil, err
 	}
-	g, diags, err := Load(dir)
+	var out diag.List
+	for _, r := range roots {
+		ds, err := Lint(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ds...)
+	}
+	skip := map[string]bool{}
+	for _, r := range roots {
+		skip[r] = true
+	}
+	if ok, err := hasNodes(dir, skip); err != nil || !ok {
+		out.Sort()
+		return out, err
+	}
+	g, diags, err := load(dir, skip)
 	if err != nil {
 		return nil, err
 	}
 	diags = append(diags, g.missingIDs()...)
-	diags.Sort()
-	var out diag.List
 	for _, d := range diags {
 		if strings.HasPrefix(d.Code, "graph/") {
 			out = append(out, d)
 		}
 	}
+	out.Sort()
 	return out, nil
 }
 
 // hasNodes reports whether a spec file under dir says, in its front
 // matter, that it is a responsibility or a gateway: a cheap look before
 // a whole load.
-func hasNodes(dir string) (bool, error) {
-	files, err := walk(dir)
+func hasNodes(dir string, skip map[string]bool) (bool, error) {
+	files, err := walkSkipping(dir, skip)
 	if err != nil {
 		return false, err
 	}

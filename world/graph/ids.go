@@ -122,7 +122,7 @@ func (g *Graph) checkIDs() diag.List {
 func (g *Graph) missingIDs() diag.List {
 	var diags diag.List
 	for _, n := range g.Nodes {
-		if _, ok := n.Spec.Front["id"]; ok || n.Kind != "responsibility" {
+		if _, ok := n.Spec.Front["id"]; ok || n.Kind != "responsibility" || n.Inline() {
 			continue
 		}
 		diags.Add(n.Spec.File, 0, diag.Warning, CodeMissingID, "responsibility %s has no `id:` (its identity: names are for display, and a rename would start it over): run `prose fix --ids %s` to write one", n.Label(), g.Root)

@@ -134,7 +134,7 @@ func TestIDsLintAndFix(t *testing.T) {
 // is not loaded twice).
 func TestLintWithoutNodes(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"f.prose.md": "---\nname: f\nkind: function\n---\n\n# F\n\n### Parameters\n\n- `x`: n\n\n### Returns\n\n- `y`: n\n"})
-	if ok, err := hasNodes(dir); ok || err != nil {
+	if ok, err := hasNodes(dir, nil); ok || err != nil {
 		t.Errorf("hasNodes = %v, %v", ok, err)
 	}
 	ds, err := Lint(dir)
@@ -142,7 +142,7 @@ func TestLintWithoutNodes(t *testing.T) {
 		t.Errorf("lint: %v %s", err, ds)
 	}
 	dir = writeFiles(t, map[string]string{"g.prose.md": "---\nname: g\nkind: \"gateway\"\n---\n\n# G\n"})
-	if ok, err := hasNodes(dir); !ok || err != nil {
+	if ok, err := hasNodes(dir, nil); !ok || err != nil {
 		t.Errorf("hasNodes of a gateway = %v, %v", ok, err)
 	}
 }

@@ -447,8 +447,11 @@ func (t *Test) describe(n *graph.Node) string {
 	return b
 }
 
+// hasProgram reports whether n's Execution runs on the interpreter: a
+// file's own node with a ProseScript Execution (an inline node's is
+// rendered by its binding).
 func hasProgram(n *graph.Node) bool {
-	return n.Spec.Execution != nil && n.Spec.Execution.Program != nil
+	return n.Spec.Execution != nil && n.Spec.Execution.Program != nil && !n.Inline()
 }
 
 func (t *Test) callees(n *graph.Node) []bind.Assignment {

@@ -1,0 +1,76 @@
+package graph
+
+import (
+	"strings"
+
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/spec"
+)
+
+// Inline nodes (decided). A `## name` heading of a responsibility or
+// gateway file opens an inline node (Contract Markdown's file
+// extraction). One that is a responsibility by its own sections (it has
+// ### Maintains, ### Requires, ### Continuity or ### Goal) is a node of
+// the graph like a file's: its Requires are wired, its truth feeds
+// whatever requires it, the file's own node included. Inline functions
+// stay callees. Its id is its name; when another node has that id or
+// name, or another inline node that name, it is FILE-NODE/name (the
+// file's node id, a slash, the name) so that each id names one node. It
+// has no front matter, so no `id:` is asked of it. A drain renders it by
+// its binding (--slot ID=...) or the model, which reads its Execution as
+// instructions: the interpreter runs a file's own Execution, never an
+// inline node's (Node.Inline).
+
+// inlineNode is an inline node of a file waiting for its id: its spec,
+// the file, and the file's own node (nil when that was not added).
+type inlineNode struct {
+	spec *spec.Spec
+	path string
+	file *Node
+}
+
+// contractSections are the sections that make an inline node of a
+// responsibility file a responsibility of its own.
+var contractSections = map[string]bool{"maintains": true, "requires": true, "continuity": true, "goal": true}
+
+// isWorldNode reports whether the inline node s is a responsibility or
+// gateway of the world by its own sections, in a file that is one.
+func isWorldNode(s *spec.Spec) bool {
+	if s.Parent == nil || s.Kind != "responsibility" && s.Kind != "gateway" {
+		return false
+	}
+	if k := s.Root().Kind; k != "responsibility" && k != "gateway" {
+		return false
+	}
+	for _, sec := range s.Sections {
+		if contractSections[strings.ToLower(strings.TrimSpace(sec.Heading))] {
+			return true
+		}
+	}
+	return false
+}
+
+// addInline adds the inline nodes, after every file's own node so that
+// an inline name a file's node has is qualified wherever it comes.
+func (g *Graph) addInline(inline []inlineNode, diags *diag.List) {
+	count := map[string]int{}
+	for _, in := range inline {
+		count[in.spec.Name]++
+	}
+	for _, in := range inline {
+		name := in.spec.Name
+		id := name
+		if count[name] > 1 || g.ref(name) != nil {
+			file := strings.TrimSuffix(in.spec.Root().Name, spec.Suffix)
+			if in.file != nil {
+				file = in.file.ID
+			}
+			id = file + "/" + name
+		}
+		g.add(in.spec, in.path, id, diags)
+	}
+}
+
+// Inline reports whether n is an inline `##` node of its file: rendered
+// by its binding or the model, never by running the file.
+func (n *Node) Inline() bool { return n.Spec.Parent != nil }
