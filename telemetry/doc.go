@@ -18,7 +18,11 @@
 //	  chat MODEL           a natural-language condition a model decided
 //
 // A chat span also has server.address and server.port (from the base
-// URL), and gen_ai.output.type "json" where a verdict was asked for.
+// URL), and gen_ai.output.type: "json" where a verdict or a render's
+// schema was asked for, else "text". The chat span of a slot's or a
+// render's request also has gen_ai.request.temperature and
+// gen_ai.request.max_tokens as sent (left out when the server refused
+// them and they were not sent) and gen_ai.response.id.
 // error.type is the name of a prose code (run.Code: "failed", "usage",
 // ...), timeout or canceled, never a Go type. A run that waits at a gate
 // has not failed: its span and its gate's call span keep their status
