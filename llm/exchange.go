@@ -12,11 +12,11 @@ const (
 	outputText = "text"
 )
 
-// exchange is what a service tells its run of one model request: the
+// ExchangeOf is what a service tells its run of one model request: the
 // request r it sent (asked for requestModel), the reply and error Chat
-// returned, from start until now. System, Prompt and Reply are the
-// caller's to set.
-func exchange(r ChatRequest, requestModel string, reply ChatReply, err error, start time.Time) delegation.Exchange {
+// returned, from start until now. System and Prompt are the caller's to
+// set.
+func ExchangeOf(r ChatRequest, requestModel string, reply ChatReply, err error, start time.Time) delegation.Exchange {
 	out := outputText
 	if r.Schema != nil {
 		// Asked for JSON, as response_format or, after a server refused

@@ -115,7 +115,7 @@ func (s *RenderService) Call(ctx context.Context, req *delegation.CallRequest) (
 		Messages: []Message{{Role: "user", Content: user}}, Schema: s.schema, MaxTokens: limit}
 	reply, err := s.client.Chat(ctx, cr)
 	if req.Exchanged != nil {
-		x := exchange(cr, model, reply, err, start)
+		x := ExchangeOf(cr, model, reply, err, start)
 		x.System, x.Prompt = s.system, user
 		req.Exchanged(x)
 	}

@@ -286,7 +286,7 @@ func (t *modelTurn) Call(ctx context.Context, req *delegation.CallRequest) (dele
 			b, _ := json.Marshal(reply.ToolCalls)
 			answer += string(b)
 		}
-		x := exchange(cr, firstNonEmpty(t.s.info.Model, t.s.client.Model()), reply, err, start)
+		x := ExchangeOf(cr, firstNonEmpty(t.s.info.Model, t.s.client.Model()), reply, err, start)
 		x.System, x.Prompt, x.Reply = t.s.system, string(prompt), answer
 		t.exchanged(x)
 	}

@@ -67,7 +67,7 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	cr := ChatRequest{Model: s.info.Model, System: s.system, Messages: []Message{{Role: "user", Content: user}}}
 	reply, err := s.client.Chat(ctx, cr)
 	if req.Exchanged != nil {
-		x := exchange(cr, model, reply, err, start)
+		x := ExchangeOf(cr, model, reply, err, start)
 		x.System, x.Prompt = s.system, user
 		req.Exchanged(x)
 	}

@@ -283,7 +283,12 @@ func (r *Run) model(ev *delegation.Event) {
 		ctx = c.ctx
 	}
 	r.mu.Unlock()
-	end := ev.Time
+	r.chat(ctx, x, ev.Time)
+}
+
+// chat records the model request x, which ended at end (zero: now), as
+// a chat span under ctx's span.
+func (r *Run) chat(ctx context.Context, x *delegation.Exchange, end time.Time) {
 	if end.IsZero() {
 		end = time.Now()
 	}

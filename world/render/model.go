@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
@@ -33,6 +34,9 @@ Answer the new truth: one JSON object with the outputs named above.`
 type Model struct {
 	Client *llm.Client
 	Model  string // "" for the client's
+	// Exchanged, when set, is told of the model request, with the
+	// render's context (a tracer's chat span goes under the render's).
+	Exchanged func(ctx context.Context, x delegation.Exchange)
 }
 
 // Render implements reconcile.Renderer.
@@ -88,8 +92,15 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if err != nil {
 		return nil, err
 	}
-	reply, err := m.Client.Chat(ctx, llm.ChatRequest{Model: info.Model, System: llm.RenderSystemPrompt(info) + worldPrompt,
-		Messages: []llm.Message{{Role: "user", Content: user}}, Schema: llm.RenderSchema(info)})
+	cr := llm.ChatRequest{Model: info.Model, System: llm.RenderSystemPrompt(info) + worldPrompt,
+		Messages: []llm.Message{{Role: "user", Content: user}}, Schema: llm.RenderSchema(info)}
+	start := time.Now()
+	reply, err := m.Client.Chat(ctx, cr)
+	if m.Exchanged != nil {
+		x := llm.ExchangeOf(cr, firstNonEmpty(info.Model, m.Client.Model()), reply, err, start)
+		x.System, x.Prompt = cr.System, user
+		m.Exchanged(ctx, x)
+	}
 	ans := &reconcile.Answer{Cost: receipt.Cost{Requests: 1, TokensIn: reply.TokensIn, TokensOut: reply.TokensOut, Model: reply.Model}}
 	if err != nil {
 		return ans, err
@@ -119,4 +130,11 @@ func checkTruth(sp *spec.Spec, info llm.RenderInfo, v delegation.Value) (delegat
 		}
 	}
 	return llm.CheckRender(info, v)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
