@@ -3,11 +3,18 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/proselang/prose/llm/llmtest"
 	"github.com/proselang/prose/telemetry"
@@ -170,6 +177,85 @@ func TestWorldDrainOtelFile(t *testing.T) {
 		"--slot", "brief=llm", "--otel-file", file)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	checkDrainTrace(t, readSpanFile(t, file), 1)
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// prose serve --otel-file F exports each drain as a trace, nested as a
+// drain of prose run DIR is.
+func TestServeOtelFile(t *testing.T) {
+	world := writeOtelWorld(t)
+	otelWorldEnv(t)
+	file := filepath.Join(t.TempDir(), "spans.jsonl")
+	o := &serveOptions{path: world, state: filepath.Join(t.TempDir(), "state"), addr: "127.0.0.1:0", logFormat: "text", engine: "local",
+		maxParallel: 4, maxEventBytes: 1 << 20, otel: otelFlags{file: file},
+		slots: []string{`feed=exec:echo '{"counts": 3}'`, "tally.score=exec:echo 7", "brief=llm"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, streams{in: strings.NewReader(""), out: io.Discard, err: stderr}, o) }()
+	listen := regexp.MustCompile(`listening on (http://\S+)`)
+	var url string
+	for deadline := time.Now().Add(time.Minute); url == ""; time.Sleep(5 * time.Millisecond) {
+		if m := listen.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended before listening: %v\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not listen within a minute:\n%s", stderr.String())
+		}
+	}
+	resp, err := http.Post(url+"/trigger/feed", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ack struct{ Drain int }
+	json.NewDecoder(resp.Body).Decode(&ack)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted || ack.Drain == 0 {
+		t.Fatalf("POST /trigger/feed: %d, drain %d", resp.StatusCode, ack.Drain)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		resp, err := http.Get(fmt.Sprintf("%s/drains/%d", url, ack.Drain))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct{ State string }
+		json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if st.State == "done" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("drain %d not done within a minute", ack.Drain)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v\n%s", err, stderr.String())
 	}
 	checkDrainTrace(t, readSpanFile(t, file), 1)
 }
