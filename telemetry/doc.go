@@ -30,6 +30,11 @@
 // prose.call.outcome "waiting"). A run and its resumes are one trace (see
 // IDGenerator and RunTraceID), one root span per session.
 //
+// The drains of a world model are traced by World: a drain is a trace, a
+// render a span under it, and a render's model request or its
+// Execution's run (a Run started with the render's context) under the
+// render.
+//
 // Slots have no model tools, so there are no execute_tool spans. A call
 // answered from the journal (resume, replay) keeps its span, marked
 // prose.call.journaled=true, and has no chat span: no model was asked.
