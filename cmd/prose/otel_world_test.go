@@ -172,13 +172,27 @@ func otelWorldEnv(t *testing.T) {
 func TestWorldDrainOtelFile(t *testing.T) {
 	world := writeOtelWorld(t)
 	otelWorldEnv(t)
+	recv := newOTLPReceiver(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", recv.URL)
 	file := filepath.Join(t.TempDir(), "spans.jsonl")
 	code, stdout, stderr := runMain(t, "run", world, "--slot", `feed=exec:echo '{"counts": 3}'`, "--slot", "tally.score=exec:echo 7",
 		"--slot", "brief=llm", "--otel-file", file)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	checkDrainTrace(t, readSpanFile(t, file), 1)
+	roots := checkDrainTrace(t, readSpanFile(t, file), 1)
+	// OTLP, where the environment says, gets the same trace.
+	recv.mu.Lock()
+	defer recv.mu.Unlock()
+	got := map[string]string{}
+	for _, s := range recv.spans {
+		got[s.name] = s.traceID
+	}
+	for _, name := range []string{"drain", "render feed", "render tally", "render brief", "call score", "chat fake"} {
+		if got[name] != roots[0].TraceID {
+			t.Errorf("OTLP: span %q in trace %q, want the drain's %s", name, got[name], roots[0].TraceID)
+		}
+	}
 }
 
 // lockedBuffer is a bytes.Buffer safe for a writer and a reader.
