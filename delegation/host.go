@@ -86,6 +86,15 @@ type Exchange struct {
 	RequestModel string
 	FinishReason string
 	Duration     time.Duration
+	// ResponseID is the id the server gave its reply ("" when none, or no
+	// reply). Temperature and MaxTokens are what the request sent: nil
+	// when it sent no temperature, 0 when it sent no output cap.
+	// OutputType is "json" when the request asked for a JSON reply (a
+	// schema), else "text".
+	ResponseID  string
+	Temperature *float64
+	MaxTokens   int
+	OutputType  string
 	// Err is set when the request got no usable reply (Reply is empty).
 	Err error
 }

@@ -138,6 +138,13 @@ type ChatReply struct {
 	Thinking string
 	// ToolCalls are the tools the model asked to run, in order.
 	ToolCalls []ToolCall
+	// ID is the completion's id, as the server gave it ("" when none).
+	ID string
+	// Temperature and MaxTokens are what the last request sent: nil when
+	// it sent no temperature (a server that refuses one), 0 when it sent
+	// no output cap. They are set also when the request failed.
+	Temperature *float64
+	MaxTokens   int
 }
 
 // Chat asks the model once (with the transport's retries), within one
@@ -256,14 +263,20 @@ func (c *Client) send(ctx context.Context, r ChatRequest, useSchema bool, capPar
 		ci.temperature = &t
 		req.Temperature = float32(t) // omitted by go-openai when 0; the transport puts it back
 	}
+	maxTokens := 0
+	if capParam != capNone {
+		maxTokens = c.maxTokens(r)
+	}
 	oc := c.oc
 	oc.HTTPClient = &http.Client{Transport: callTransport{c.tr, ci}}
 	resp, err := openai.NewClientWithConfig(oc).CreateChatCompletion(ctx, req)
 	if err != nil {
-		return ChatReply{Attempts: ci.attempts}, c.describe(ctx, err, ci, model)
+		return ChatReply{Attempts: ci.attempts, Temperature: ci.temperature, MaxTokens: maxTokens}, c.describe(ctx, err, ci, model)
 	}
 	c.meter.addCall(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
-	return c.reply(resp, ci, model, useSchema)
+	reply, err := c.reply(resp, ci, model, useSchema)
+	reply.ID, reply.Temperature, reply.MaxTokens = resp.ID, ci.temperature, maxTokens
+	return reply, err
 }
 
 // reply reads a completion: its first choice, the thinking split off, a

@@ -111,12 +111,13 @@ func (s *RenderService) Call(ctx context.Context, req *delegation.CallRequest) (
 	// asks for a schema too.
 	limit := s.client.cfg.MaxTokens
 	start := time.Now()
-	reply, err := s.client.Chat(ctx, ChatRequest{Model: s.info.Model, System: s.system,
-		Messages: []Message{{Role: "user", Content: user}}, Schema: s.schema, MaxTokens: limit})
+	cr := ChatRequest{Model: s.info.Model, System: s.system,
+		Messages: []Message{{Role: "user", Content: user}}, Schema: s.schema, MaxTokens: limit}
+	reply, err := s.client.Chat(ctx, cr)
 	if req.Exchanged != nil {
-		req.Exchanged(delegation.Exchange{Model: reply.Model, System: s.system, Prompt: user, Reply: reply.Content,
-			TokensIn: reply.TokensIn, TokensOut: reply.TokensOut, RequestModel: model, FinishReason: reply.FinishReason,
-			Duration: time.Since(start), Err: err})
+		x := ExchangeOf(cr, model, reply, err, start)
+		x.System, x.Prompt = s.system, user
+		req.Exchanged(x)
 	}
 	if err != nil {
 		return nil, stopped(ctx, err)

@@ -276,8 +276,9 @@ func (t *modelTurn) Call(ctx context.Context, req *delegation.CallRequest) (dele
 	start := time.Now()
 	// A turn is a model acting for a node, as a one-shot render is: the
 	// slot cap (PROSE_MAX_TOKENS), not a verdict's.
-	reply, err := t.s.client.Chat(ctx, ChatRequest{Model: t.s.info.Model, System: t.s.system,
-		Messages: msgs, Schema: t.s.schema, Tools: t.tools, MaxTokens: t.s.client.cfg.MaxTokens})
+	cr := ChatRequest{Model: t.s.info.Model, System: t.s.system,
+		Messages: msgs, Schema: t.s.schema, Tools: t.tools, MaxTokens: t.s.client.cfg.MaxTokens}
+	reply, err := t.s.client.Chat(ctx, cr)
 	if t.exchanged != nil {
 		prompt, _ := delegation.ToJSON(m)
 		answer := reply.Content
@@ -285,9 +286,9 @@ func (t *modelTurn) Call(ctx context.Context, req *delegation.CallRequest) (dele
 			b, _ := json.Marshal(reply.ToolCalls)
 			answer += string(b)
 		}
-		t.exchanged(delegation.Exchange{Model: reply.Model, System: t.s.system, Prompt: string(prompt), Reply: answer,
-			TokensIn: reply.TokensIn, TokensOut: reply.TokensOut, RequestModel: firstNonEmpty(t.s.info.Model, t.s.client.Model()),
-			FinishReason: reply.FinishReason, Duration: time.Since(start), Err: err})
+		x := ExchangeOf(cr, firstNonEmpty(t.s.info.Model, t.s.client.Model()), reply, err, start)
+		x.System, x.Prompt, x.Reply = t.s.system, string(prompt), answer
+		t.exchanged(x)
 	}
 	if err != nil {
 		return nil, stopped(ctx, err)

@@ -64,12 +64,12 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 		model = s.client.Model()
 	}
 	start := time.Now()
-	reply, err := s.client.Chat(ctx, ChatRequest{Model: s.info.Model, System: s.system,
-		Messages: []Message{{Role: "user", Content: user}}})
+	cr := ChatRequest{Model: s.info.Model, System: s.system, Messages: []Message{{Role: "user", Content: user}}}
+	reply, err := s.client.Chat(ctx, cr)
 	if req.Exchanged != nil {
-		req.Exchanged(delegation.Exchange{Model: reply.Model, System: s.system, Prompt: user, Reply: reply.Content,
-			TokensIn: reply.TokensIn, TokensOut: reply.TokensOut, RequestModel: model, FinishReason: reply.FinishReason,
-			Duration: time.Since(start), Err: err})
+		x := ExchangeOf(cr, model, reply, err, start)
+		x.System, x.Prompt = s.system, user
+		req.Exchanged(x)
 	}
 	if err != nil {
 		if len(cut) > 0 && ctx.Err() == nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec/cadence"
+	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -48,6 +49,9 @@ type Options struct {
 	// (store.Lock), taken before it read anything; New takes it
 	// otherwise.
 	Locked bool
+	// Spans, when set, exports each drain as a trace: a span of the
+	// drain, and one of each render under it (telemetry.World).
+	Spans *telemetry.World
 }
 
 // Outcome is what a drain did, as GET /drains/ID answers it.
@@ -370,12 +374,30 @@ func Holds(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Ho
 	return out
 }
 
-func (s *Server) drain(ctx context.Context, id int, es []Entry) (*Outcome, error) {
+func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err error) {
+	var rendering func(context.Context, *graph.Node) (context.Context, func(error))
+	if w := s.o.Spans; w != nil {
+		var end func(int, error)
+		ctx, end = w.Drain(ctx)
+		defer func() {
+			number, failed := 0, err
+			if o != nil {
+				number = o.StoreDrain
+				if failed == nil && o.Failed > 0 {
+					failed = fmt.Errorf("%d of its renders failed", o.Failed)
+				}
+			}
+			end(number, failed)
+		}()
+		rendering = func(ctx context.Context, n *graph.Node) (context.Context, func(error)) { return w.Render(ctx, n.ID) }
+	}
 	held := map[string][]Entry{}
 	for _, n := range s.o.Graph.Nodes {
 		held[n.ID] = s.q.Held(n.ID)
 	}
-	o, events, ticks, err := Deliver(s.o.Graph, id, es, held)
+	var events map[string][]any
+	var ticks []string
+	o, events, ticks, err = Deliver(s.o.Graph, id, es, held)
 	o.Start = s.o.Now().UTC()
 	if err != nil {
 		return o, err
@@ -383,7 +405,7 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (*Outcome, error
 	var mu sync.Mutex
 	res, err := reconcile.Drain(ctx, reconcile.Options{
 		Graph: s.o.Graph, Store: s.o.Store, Renderer: s.o.Renderer, Binding: s.o.Binding,
-		Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now,
+		Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now, Rendering: rendering,
 		Committed: func(r *receipt.Receipt) {
 			mu.Lock()
 			o.Receipts = append(o.Receipts, Ref{Node: r.Node, Status: r.Status, Hash: r.Hash})

@@ -18,13 +18,22 @@
 //	  chat MODEL           a natural-language condition a model decided
 //
 // A chat span also has server.address and server.port (from the base
-// URL), and gen_ai.output.type "json" where a verdict was asked for.
+// URL), and gen_ai.output.type: "json" where a verdict or a render's
+// schema was asked for, else "text". The chat span of a slot's or a
+// render's request also has gen_ai.request.temperature and
+// gen_ai.request.max_tokens as sent (left out when the server refused
+// them and they were not sent) and gen_ai.response.id.
 // error.type is the name of a prose code (run.Code: "failed", "usage",
 // ...), timeout or canceled, never a Go type. A run that waits at a gate
 // has not failed: its span and its gate's call span keep their status
 // unset, and carry the event prose.gate.waiting (and prose.run.waiting,
 // prose.call.outcome "waiting"). A run and its resumes are one trace (see
 // IDGenerator and RunTraceID), one root span per session.
+//
+// The drains of a world model are traced by World: a drain is a trace, a
+// render a span under it, and a render's model request or its
+// Execution's run (a Run started with the render's context) under the
+// render.
 //
 // Slots have no model tools, so there are no execute_tool spans. A call
 // answered from the journal (resume, replay) keeps its span, marked

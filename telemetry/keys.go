@@ -15,6 +15,9 @@ const (
 	UsageInputTokens      = attribute.Key("gen_ai.usage.input_tokens")
 	UsageOutputTokens     = attribute.Key("gen_ai.usage.output_tokens")
 	ResponseFinishReasons = attribute.Key("gen_ai.response.finish_reasons")
+	ResponseID            = attribute.Key("gen_ai.response.id")
+	RequestTemperature    = attribute.Key("gen_ai.request.temperature")
+	RequestMaxTokens      = attribute.Key("gen_ai.request.max_tokens")
 	// Message content, written only when Options.Content is set: JSON
 	// text in the conventions' message shapes.
 	SystemInstructions = attribute.Key("gen_ai.system_instructions")
@@ -29,7 +32,7 @@ const (
 	ToolCallArguments = attribute.Key("gen_ai.tool.call.arguments")
 	ToolCallResult    = attribute.Key("gen_ai.tool.call.result")
 	// OutputType is gen_ai.output.type: "json" where a JSON reply was
-	// asked for (a condition's verdict).
+	// asked for (a condition's verdict, a render's schema), else "text".
 	OutputType = attribute.Key("gen_ai.output.type")
 	// ServerAddress and ServerPort name the model server (from its base
 	// URL).

@@ -283,7 +283,12 @@ func (r *Run) model(ev *delegation.Event) {
 		ctx = c.ctx
 	}
 	r.mu.Unlock()
-	end := ev.Time
+	r.chat(ctx, x, ev.Time)
+}
+
+// chat records the model request x, which ended at end (zero: now), as
+// a chat span under ctx's span.
+func (r *Run) chat(ctx context.Context, x *delegation.Exchange, end time.Time) {
 	if end.IsZero() {
 		end = time.Now()
 	}
@@ -293,11 +298,15 @@ func (r *Run) model(ev *delegation.Event) {
 	}
 	attrs := []attribute.KeyValue{OperationName.String(OpChat), ProviderName.String(Provider), RequestModel.String(model)}
 	attrs = append(attrs, r.server...)
+	attrs = append(attrs, requestAttrs(x)...)
 	if x.Err == nil {
 		attrs = append(attrs, ResponseModel.String(x.Model),
 			UsageInputTokens.Int(x.TokensIn), UsageOutputTokens.Int(x.TokensOut))
 		if x.FinishReason != "" {
 			attrs = append(attrs, ResponseFinishReasons.StringSlice([]string{x.FinishReason}))
+		}
+		if x.ResponseID != "" {
+			attrs = append(attrs, ResponseID.String(x.ResponseID))
 		}
 	}
 	if r.t.opt.Content {
@@ -310,6 +319,22 @@ func (r *Run) model(ev *delegation.Event) {
 		span.SetStatus(codes.Error, r.red.String(x.Err.Error()))
 	}
 	span.End(trace.WithTimestamp(end))
+}
+
+// requestAttrs are what a model request asked for: the temperature and
+// output cap it sent (none when it sent none) and its output type.
+func requestAttrs(x *delegation.Exchange) []attribute.KeyValue {
+	var attrs []attribute.KeyValue
+	if x.Temperature != nil {
+		attrs = append(attrs, RequestTemperature.Float64(*x.Temperature))
+	}
+	if x.MaxTokens > 0 {
+		attrs = append(attrs, RequestMaxTokens.Int(x.MaxTokens))
+	}
+	if x.OutputType != "" {
+		attrs = append(attrs, OutputType.String(x.OutputType))
+	}
+	return attrs
 }
 
 // judgment records a condition a model decided as a chat span (one

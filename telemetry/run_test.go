@@ -119,7 +119,8 @@ func one(t *testing.T, spans tracetest.SpanStubs, name string) tracetest.SpanStu
 // call with the GenAI attributes of the exchange, and a chat span for the
 // condition the model decided.
 func TestRunSpans(t *testing.T) {
-	dir, env, _ := fixture(t)
+	dir, env, model := fixture(t)
+	env["PROSE_MAX_TOKENS"] = "777"
 	mem := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(mem))
 	res := runDrafted(t, dir, env, "a short brief", telemetry.New(tp, telemetry.Options{}))
@@ -170,6 +171,22 @@ func TestRunSpans(t *testing.T) {
 	for k, v := range want {
 		if sa[k].AsInterface() != v {
 			t.Errorf("chat span %s = %v, want %v", k, sa[k].AsInterface(), v)
+		}
+	}
+	// What the request sent, as the server received it, and the reply's id.
+	sent := model.Requests()[0]
+	temp, ok := sent.Temperature()
+	if !ok {
+		t.Fatalf("the slot's request sent no temperature: %s", sent.JSON())
+	}
+	maxTokens, _ := sent.MaxTokens()
+	if maxTokens != 777 {
+		t.Fatalf("the slot's request sent max tokens %d, want PROSE_MAX_TOKENS 777", maxTokens)
+	}
+	for k, v := range map[attribute.Key]any{telemetry.ResponseID: "c1", telemetry.RequestTemperature: temp,
+		telemetry.RequestMaxTokens: int64(maxTokens), telemetry.OutputType: "text"} {
+		if got, ok := sa[k]; !ok || got.AsInterface() != v {
+			t.Errorf("chat span %s = %v (set %v), want %v", k, got.AsInterface(), ok, v)
 		}
 	}
 	if fr := sa[telemetry.ResponseFinishReasons].AsStringSlice(); !slices.Equal(fr, []string{"stop"}) {

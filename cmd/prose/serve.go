@@ -35,6 +35,7 @@ type serveOptions struct {
 	maxParallel                                      int
 	engine                                           string
 	conn                                             temporal.Conn
+	otel                                             otelFlags
 }
 
 func newServeCmd(s streams) *cobra.Command {
@@ -95,6 +96,8 @@ stops only its HTTP face; the workflow keeps draining.`,
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	fl.StringVar(&o.engine, "engine", "local", "drain with `ENGINE` local (this process) or temporal (a workflow, and the workers of its task queue)")
 	addConnFlags(cmd, &o.conn)
+	addOtelFlags(cmd, &o.otel)
+	cmd.Flags().Lookup("otel-file").Usage = "write each drain's OpenTelemetry spans to `FILE`, one JSON object a line (OTLP over HTTP goes where $OTEL_EXPORTER_OTLP_ENDPOINT says)"
 	return cmd
 }
 
@@ -140,7 +143,7 @@ func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*
 func serveServer(g *graph.Graph, bindings *worldBinds, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
 	return serve.New(serve.Options{
 		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained, Locked: true,
-		Binding: bindings.describe, Renderer: bindings.renderer,
+		Binding: bindings.describe, Renderer: bindings.renderer, Spans: bindings.spans,
 	})
 }
 
@@ -169,6 +172,9 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.engine == "temporal" && (o.model != "" || o.baseURL != "") {
 		return usageErrorf("serve: with --engine temporal the workers render: give --model and --base-url to prose worker")
 	}
+	if o.engine == "temporal" && (o.otel.file != "" || o.otel.content) {
+		return usageErrorf("serve: with --engine temporal the workers render, and export no drain spans: leave out --otel-file and --otel-content")
+	}
 	var key ed25519.PrivateKey
 	if o.signKey != "" {
 		k, err := readSignKey(o.signKey)
@@ -193,6 +199,12 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 		return err
 	}
 	defer release()
+	spans, endSpans, err := o.otel.world(ctx, g.Root, o.baseURL, s.err)
+	if err != nil {
+		return err
+	}
+	defer endSpans()
+	bindings.spans = spans
 	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}

@@ -25,6 +25,7 @@ import (
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -149,11 +150,19 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if redelivered > 0 {
 		fmt.Fprintf(s.err, "prose: %d held event(s) of a gateway whose render failed are delivered again\n", redelivered)
 	}
+	spans, endSpans, err := o.otel.world(ctx, g.Root, o.baseURL, s.err)
+	if err != nil {
+		return err
+	}
+	defer endSpans()
+	bindings.spans = spans
+	dctx, endDrain := bindings.drainSpan(ctx)
 	enc := json.NewEncoder(s.out)
-	res, err := reconcile.Drain(ctx, reconcile.Options{
+	res, err := reconcile.Drain(dctx, reconcile.Options{
 		Graph: g, Store: st, Events: events, Ticks: ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
-		Binding:  bindings.describe,
-		Renderer: bindings.renderer,
+		Binding:   bindings.describe,
+		Renderer:  bindings.renderer,
+		Rendering: bindings.rendering(),
 		Committed: func(r *receipt.Receipt) {
 			switch {
 			case w.format == "json":
@@ -169,6 +178,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 			}
 		},
 	})
+	endDrain(res, err)
 	if res != nil {
 		if herr := hold.settle(g, res, err != nil); herr != nil && err == nil {
 			err = herr
@@ -244,6 +254,38 @@ type worldBinds struct {
 	maxTurns int
 	// baseURL is --base-url, for the functions such a render calls.
 	baseURL string
+	// spans, when set, exports each drain as a trace (--otel-file, OTLP).
+	spans *telemetry.World
+}
+
+// rendering is reconcile's Rendering: each render a span under its
+// drain's (nil without spans).
+func (b *worldBinds) rendering() func(context.Context, *graph.Node) (context.Context, func(error)) {
+	if b.spans == nil {
+		return nil
+	}
+	return func(ctx context.Context, n *graph.Node) (context.Context, func(error)) {
+		return b.spans.Render(ctx, n.ID)
+	}
+}
+
+// drainSpan starts the span of a drain (a no-op without spans); end
+// takes the drain's result and error.
+func (b *worldBinds) drainSpan(ctx context.Context) (context.Context, func(*reconcile.Result, error)) {
+	if b.spans == nil {
+		return ctx, func(*reconcile.Result, error) {}
+	}
+	ctx, end := b.spans.Drain(ctx)
+	return ctx, func(res *reconcile.Result, err error) {
+		number := 0
+		if res != nil {
+			number = res.Drain
+			if err == nil && res.Failed > 0 {
+				err = fmt.Errorf("%d of its renders failed", res.Failed)
+			}
+		}
+		end(number, err)
+	}
 }
 
 // describe is what renders n, for its contract fingerprint.
@@ -270,12 +312,20 @@ func (b *worldBinds) renderer(n *graph.Node) (reconcile.Renderer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &render.Model{Client: c, Model: strings.TrimPrefix(strings.TrimPrefix(v, "llm"), ":"), Slots: b.callees[n.ID], MaxTurns: b.maxTurns, BaseURL: b.baseURL}, nil
+		m := &render.Model{Client: c, Model: strings.TrimPrefix(strings.TrimPrefix(v, "llm"), ":"), Slots: b.callees[n.ID], MaxTurns: b.maxTurns, BaseURL: b.baseURL}
+		if b.spans != nil {
+			m.Exchanged = b.spans.Chat
+		}
+		return m, nil
 	}
 	if v := b.node[n.ID]; v != "" {
 		return render.Parse(v)
 	}
-	return &render.Execution{Slots: b.callees[n.ID]}, nil
+	ex := &render.Execution{Slots: b.callees[n.ID]}
+	if b.spans != nil {
+		ex.Telemetry = b.spans.Tracer()
+	}
+	return ex, nil
 }
 
 // modelConfigured reports whether a model is named (--model or

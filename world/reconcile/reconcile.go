@@ -121,6 +121,12 @@ type Options struct {
 	// Committed is called after each receipt is committed, in ledger
 	// order.
 	Committed func(*receipt.Receipt)
+	// Rendering, when set, is called as each render starts: the context
+	// it returns is the render's (a tracer's span of the render goes in
+	// it, for the spans of the render's calls and model requests), and
+	// end is called with the render's outcome, its postconditions
+	// included. Renders of one level run concurrently.
+	Rendering func(ctx context.Context, n *graph.Node) (_ context.Context, end func(error))
 }
 
 // Result sums a drain up.
@@ -669,7 +675,12 @@ func codeText(s string) string {
 	return strings.Join(out, "\n")
 }
 
-func (d *drainer) render(ctx context.Context, p *plan) (*Answer, error) {
+func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) {
+	if d.o.Rendering != nil {
+		var end func(error)
+		ctx, end = d.o.Rendering(ctx, p.n)
+		defer func() { end(err) }()
+	}
 	r, err := d.o.Renderer(p.n)
 	if err != nil {
 		return nil, err
@@ -686,7 +697,7 @@ func (d *drainer) render(ctx context.Context, p *plan) (*Answer, error) {
 		}
 	}
 	start := d.now()
-	ans, err := r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Absent: p.absent, Prior: s.truth, Events: p.events, Diff: diff})
+	ans, err = r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Absent: p.absent, Prior: s.truth, Events: p.events, Diff: diff})
 	if ans != nil {
 		ans.Cost.DurationMS = d.now().Sub(start).Milliseconds()
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -29,6 +30,9 @@ type Execution struct {
 	// Dir is where relative paths of bindings resolve ("": the current
 	// directory).
 	Dir string
+	// Telemetry, when set, exports the Execution's run as spans under the
+	// span the render's context carries (see telemetry.World).
+	Telemetry *telemetry.Tracer
 }
 
 // worldRead serves read_world_model("NODE") in an Execution: "self" (or
@@ -83,7 +87,7 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 	read := run.Slot{Name: syntax.WorldRead, Binding: run.Func{Name: syntax.WorldRead, Fn: worldRead(req)}}
 	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: bind.Settings{Slots: e.Slots, InputJSON: string(js), Absent: absent},
 		Slots: []run.Slot{read}},
-		run.Options{ContractCheck: lint.Contract})
+		run.Options{ContractCheck: lint.Contract, Telemetry: e.Telemetry})
 	ans := &reconcile.Answer{}
 	if res != nil {
 		t := res.Totals

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
@@ -47,6 +48,9 @@ type Model struct {
 	// MaxTurns bounds the model requests of a render that calls
 	// functions (0: llm.DefaultMaxTurns).
 	MaxTurns int
+	// Exchanged, when set, is told of the model request, with the
+	// render's context (a tracer's chat span goes under the render's).
+	Exchanged func(ctx context.Context, x delegation.Exchange)
 }
 
 // Render implements reconcile.Renderer.
@@ -123,8 +127,15 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 		if turn > limit {
 			return ans, fmt.Errorf("the model was still calling functions after %d model requests (the session bound --max-turns=%d); raise --max-turns, or say in the contract when to stop", limit, limit)
 		}
-		reply, err = m.Client.Chat(ctx, llm.ChatRequest{Model: info.Model, System: llm.RenderSystemPrompt(info) + worldPrompt,
-			Messages: msgs, Schema: llm.RenderSchema(info), Tools: tools})
+		cr := llm.ChatRequest{Model: info.Model, System: llm.RenderSystemPrompt(info) + worldPrompt,
+			Messages: msgs, Schema: llm.RenderSchema(info), Tools: tools}
+		start := time.Now()
+		reply, err = m.Client.Chat(ctx, cr)
+		if m.Exchanged != nil {
+			x := llm.ExchangeOf(cr, firstNonEmpty(info.Model, m.Client.Model()), reply, err, start)
+			x.System, x.Prompt = cr.System, user
+			m.Exchanged(ctx, x)
+		}
 		addCost(&ans.Cost, receipt.Cost{Requests: 1, TokensIn: reply.TokensIn, TokensOut: reply.TokensOut})
 		if reply.Model != "" {
 			ans.Cost.Model = reply.Model
@@ -174,4 +185,11 @@ func checkTruth(sp *spec.Spec, info llm.RenderInfo, v delegation.Value) (delegat
 		}
 	}
 	return llm.CheckRender(info, v)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
