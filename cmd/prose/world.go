@@ -91,7 +91,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if err != nil {
 		return err
 	}
-	diags = g.Given(diags, givenInputs(g, o.inputs))
+	diags = graph.Needed(g.Given(diags, givenInputs(g, o.inputs)))
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
 		return &exitError{code: exitUsage}

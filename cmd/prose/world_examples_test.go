@@ -52,8 +52,9 @@ func plausibleTruth(n *graph.Node) string {
 }
 
 // Every upstream example project drains offline with every node bound to
-// a program, Executions that are not ProseScript included, and every
-// node publishes a truth (a gateway on its first event).
+// a program, Executions that are not ProseScript included, the inputs
+// nothing in it maintains given as a caller gives them, and every node
+// publishes a truth (a gateway on its first event).
 func TestUpstreamExamplesDrainOffline(t *testing.T) {
 	drained := 0
 	for _, project := range exampleProjects(t) {
@@ -78,6 +79,9 @@ func TestUpstreamExamplesDrainOffline(t *testing.T) {
 				args = append(args, "--slot", n.ID+"=exec:sh "+prog)
 				if n.Kind == "gateway" {
 					args = append(args, "--event", n.ID+`={"id": "first"}`)
+				}
+				for _, in := range n.CallerInputs { // inputs nothing in the project maintains: the caller's
+					args = append(args, "--input", n.ID+"."+in+"=given by the caller")
 				}
 			}
 			var out, errw bytes.Buffer

@@ -401,12 +401,25 @@ func (g *Graph) keepReached(root string) {
 func (g *Graph) Given(diags diag.List, given func(node, input string) bool) diag.List {
 	var out diag.List
 	for _, d := range diags {
-		if d.Code == CodeUnmaintained {
+		if d.Code == CodeUnmaintained || d.Code == CodeCallerInput {
 			if u := g.unresolvedAt(d.Position); u != nil && given(u.Node, u.Item.Name) {
 				continue
 			}
 		}
 		out = append(out, d)
+	}
+	return out
+}
+
+// Needed makes errors of the CodeCallerInput warnings left in diags (after
+// Given): a drain cannot start without the inputs the caller must give.
+func Needed(diags diag.List) diag.List {
+	out := make(diag.List, len(diags))
+	for i, d := range diags {
+		if d.Code == CodeCallerInput {
+			d.Severity = diag.Error
+		}
+		out[i] = d
 	}
 	return out
 }

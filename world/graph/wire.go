@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/proselang/prose/diag"
 )
@@ -55,6 +56,10 @@ const (
 	// CodeUnmaintained is a Requires item nothing in the project
 	// maintains: an error, unless the caller gives it (Given).
 	CodeUnmaintained = "graph/unmaintained"
+	// CodeCallerInput warns of an input nothing maintains whose item says
+	// the caller gives it ("supplied by the caller", "caller-provided"):
+	// lint takes it as meant, a drain still needs it given.
+	CodeCallerInput = "graph/caller-input"
 )
 
 // ref finds a node by id, name or title (case-insensitively for titles).
@@ -114,6 +119,14 @@ func (g *Graph) wire() diag.List {
 				if msg := g.unsatisfied(n, it); msg != "" {
 					un.Why = CodeUnsatisfied
 					diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+				} else if it.Name != "" && callerSays(it.Text) {
+					// The item says the caller gives it: a caller input
+					// on purpose, so a warning here; a drain that is not
+					// given it is refused all the same (reconcile.Drain).
+					un.Why = CodeUnmaintained
+					n.CallerInputs = append(n.CallerInputs, it.Name)
+					diags.Warnf(f, it.Pos, CodeCallerInput, "input %q of %s is the caller's to give (its item says so): give it on each drain with `prose run DIR --input %s.%s=VALUE`; a drain without it is refused",
+						it.Name, n.Label(), n.ID, it.Name)
 				} else if it.Name != "" {
 					un.Why = CodeUnmaintained
 					n.CallerInputs = append(n.CallerInputs, it.Name)
@@ -765,3 +778,14 @@ func (g *Graph) order() diag.List {
 	})
 	return diags
 }
+
+// callerWords are the ways an item says the caller gives it: "supplied
+// by the caller", "caller-provided", "the caller's request", "caller
+// input".
+// (Compiled on first use, as the project's patterns are.)
+var callerWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:(?:supplied|provided|given|passed(?: in)?|sent) by the caller|caller[- ](?:provided|supplied|given|input)|the caller's)\b`)
+})
+
+// callerSays reports whether an item's text says the caller gives it.
+func callerSays(text string) bool { return callerWords().MatchString(text) }
