@@ -503,6 +503,16 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 		l.Header = &h
 		return nil
 	}
+	if l.keep != nil {
+		// Indexed: a record the Log will not hold is read no further
+		// than the index needs (scanIndexed).
+		if rec, ok := scanIndexed(line); ok {
+			if l.keep(rec, l.Size, n) {
+				l.Records = append(l.Records, rec)
+			}
+			return nil
+		}
+	}
 	rec := new(Record)
 	if err := json.Unmarshal(line, rec); err != nil || rec.Type == "" {
 		return fmt.Errorf("line %d: invalid journal record, and not the last line (a kill can only cut the last one short): the journal was damaged or edited", lineNo)
