@@ -241,8 +241,10 @@ type Log struct {
 	// LastSum is the digest of the last valid line, which the next line
 	// appended chains to.
 	LastSum string
-	// key is the key the chain was checked with (nil: unkeyed).
+	// key is the key the chain was checked with (nil: unkeyed); sum
+	// is the hash each line's digest is computed with (newSum(key)).
 	key []byte
+	sum hash.Hash
 	// keep, when set, is given each record with where its line is (the
 	// offset and length, newline included) and says whether Records
 	// holds it: a resume or replay indexes a journal without holding it
@@ -307,7 +309,13 @@ func newSum(key []byte) hash.Hash {
 
 // chainSumClosed is chainSum of body followed by a closing brace.
 func chainSumClosed(key []byte, prev string, body []byte) string {
-	h := newSum(key)
+	return chainSumWith(newSum(key), prev, body)
+}
+
+// chainSumWith is chainSumClosed with h, newSum of the key, reset first:
+// a Log reads all its lines with one.
+func chainSumWith(h hash.Hash, prev string, body []byte) string {
+	h.Reset()
 	h.Write([]byte(prev))
 	h.Write([]byte{'\n'})
 	h.Write(body)
@@ -481,7 +489,10 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 		}
 	}
 	if body, sum, ok := splitSeal(line); ok {
-		if chainSumClosed(l.key, l.LastSum, body) != sum {
+		if l.sum == nil || l.Header == nil {
+			l.sum = newSum(l.key) // the key is known once the header is read
+		}
+		if chainSumWith(l.sum, l.LastSum, body) != sum {
 			if json.Valid(line) {
 				return &EditedError{Line: lineNo, Keyed: l.key != nil}
 			}
