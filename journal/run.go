@@ -221,7 +221,7 @@ func Open(base, id string, mode Mode, opt Options) (*Opened, error) {
 	}
 	opt = opt.withDefaults()
 	if err := checkRunID(id); err != nil {
-		return nil, err
+		return nil, &noRunError{id: id, base: base, err: err}
 	}
 	dir := filepath.Join(base, id)
 	path := filepath.Join(dir, FileName)
@@ -269,7 +269,9 @@ func Open(base, id string, mode Mode, opt Options) (*Opened, error) {
 	return &Opened{id: id, dir: dir, mode: mode, log: log, idx: b.done(log), f: f, unlock: unlock}, nil
 }
 
-// noRunError is a run id with no journal under the base directory.
+// noRunError is a run id with no journal under the base directory, or
+// one that no run has (it would name a file outside the directory); it
+// is an os.ErrNotExist.
 type noRunError struct {
 	id, base string
 	err      error
@@ -278,7 +280,8 @@ type noRunError struct {
 func (e *noRunError) Error() string {
 	return fmt.Sprintf("no run %q in %s (see 'prose runs')", e.id, e.base)
 }
-func (e *noRunError) Unwrap() error { return e.err }
+func (e *noRunError) Unwrap() error        { return e.err }
+func (e *noRunError) Is(target error) bool { return target == os.ErrNotExist }
 
 // Log is the journal as Open read it: its header and the records a Log's
 // methods read (sessions, finals, sources; see indexer.keep), not its

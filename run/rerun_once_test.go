@@ -58,3 +58,23 @@ func TestRerunThatStopsBeforeItsRunReleasesTheJournal(t *testing.T) {
 		t.Errorf("replay: %v", err)
 	}
 }
+
+// A run id that names no run, or that would name a file outside the run
+// directory, is a usage error of the resume or replay, not a journal's.
+func TestRerunOfNoRunIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	if err := os.MkdirAll(runs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	opts := run.Options{RunDir: runs}
+	for _, id := range []string{"20260101T000000-abcdef", "..", "../runs", "a/b"} {
+		for _, rerun := range []func(context.Context, string, run.Options) (*run.Result, error){run.Replay, run.Resume} {
+			_, err := rerun(context.Background(), id, opts)
+			var re *run.Error
+			if !errors.As(err, &re) || re.Code != run.CodeUsage {
+				t.Errorf("%q: %v, want a usage error", id, err)
+			}
+		}
+	}
+}
