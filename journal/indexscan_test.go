@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -78,4 +80,52 @@ func TestScanIndexedLeavesTheUnsureToEncodingJSON(t *testing.T) {
 	if !ok || rec.Type != TypeEnd || rec.ID.Key() != "L3/2" || rec.Attempt != 3 || rec.Kind != "call" {
 		t.Errorf("an end record: %+v, %v", rec, ok)
 	}
+}
+
+// FuzzIndexedRead reads sealed journals as a resume and a replay index
+// them (the calls, judgments and groups read by scanIndexed): every
+// entry of the index is found by the key of the record it reads back
+// whole, so the scan and encoding/json agree on what each record is.
+func FuzzIndexedRead(f *testing.F) {
+	f.Add(`{"t":"header","v":2}`, `{"t":"start","id":"L3","attempt":1,"pos":"a:1:1"}`+"\n"+
+		`{"t":"end","id":"L3","attempt":1,"result":{"a":[1,"x"]},"ms":1}`+"\n"+
+		`{"t":"judge","id":"L4","n":2,"cond":"c","holds":true}`+"\n"+
+		`{"t":"group","id":"L5","n":1,"winner":0,"started":2}`+"\n"+
+		`{"t":"end","id":"L6/1","attempt":2,"err":"e","kind":"call"}`+"\n"+
+		`{"t":"final","status":"ok","result":1}`)
+	f.Add(`{"t":"header","v":2}`, `{"t":"end","id":"L3","ID":"L4","attempt":1}`+"\n"+`{"t":"judge","id":"L3","n":1,"N":2}`)
+	f.Fuzz(func(t *testing.T, header, body string) {
+		lines := []string{strings.TrimSpace(header)}
+		for _, l := range strings.Split(body, "\n") {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+		for _, l := range lines {
+			if len(l) < 2 || l[0] != '{' || l[len(l)-1] != '}' {
+				return // a line the writer could not have sealed
+			}
+		}
+		data := sealedJournal(lines...)
+		for _, mode := range []Mode{Resuming, Replaying} {
+			b := newIndexer(bytes.NewReader(data), mode)
+			l, err := readLog(bytes.NewReader(data), &Log{keep: b.keep}, MaxRecordBytes)
+			if err != nil {
+				return
+			}
+			x := b.done(l)
+			check := func(kind string, tab table, key func(*Record) uint64) {
+				for _, e := range tab {
+					rec, err := x.load(e)
+					if err != nil {
+						continue // read whole when it answers, and refused then
+					}
+					if key(rec) != e.key {
+						t.Fatalf("%s: the %s entry at %d was indexed under another key than its record's %+v", mode, kind, e.off, rec)
+					}
+				}
+			}
+			check("call", x.calls, func(r *Record) uint64 { return hashKey(r.ID, r.Attempt) })
+			check("judgment", x.judges, func(r *Record) uint64 { return hashKey(r.ID, r.N) })
+			check("group", x.groups, func(r *Record) uint64 { return hashKey(r.ID, max(r.N, 1)) })
+		}
+	})
 }
