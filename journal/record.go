@@ -289,7 +289,7 @@ func sealLine(body []byte, sum string) []byte {
 }
 
 // splitSeal splits a sealed line (sealLine) into its JSON up to the sum
-// field, without a copy and so without the closing brace (chainSumClosed
+// field, without a copy and so without the closing brace (chainSumWith
 // hashes it back in), and the sum; ok is false for a line without a sum.
 func splitSeal(line []byte) (body []byte, sum string, ok bool) {
 	const n = 64 + 2 // hex digits, closing quote and brace
@@ -307,13 +307,8 @@ func newSum(key []byte) hash.Hash {
 	return hmac.New(sha256.New, key)
 }
 
-// chainSumClosed is chainSum of body followed by a closing brace.
-func chainSumClosed(key []byte, prev string, body []byte) string {
-	return chainSumWith(newSum(key), prev, body)
-}
-
-// chainSumWith is chainSumClosed with h, newSum of the key, reset first:
-// a Log reads all its lines with one.
+// chainSumWith is chainSum of body followed by a closing brace, with h,
+// newSum of the key, reset first: a Log reads all its lines with one.
 func chainSumWith(h hash.Hash, prev string, body []byte) string {
 	h.Reset()
 	h.Write([]byte(prev))
