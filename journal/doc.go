@@ -59,7 +59,11 @@
 // Entry points. Create starts the journal of a new run; Resume reopens one
 // to continue it; Replay opens one read-only to re-run it from the journal
 // alone (both fail with a *MissingSecretsError when an environment secret
-// the journal withheld is not set). The returned *Run wraps the evaluator's
+// the journal withheld is not set). Open is the two in two steps, for a
+// caller that needs the journal's request and sources before it can say
+// what the run is (package run's resume and replay): it reads the journal
+// once (a resume locks it first), Opened.Log gives what was read, and
+// Opened.Run makes the *Run from the same reading. The returned *Run wraps the evaluator's
 // hooks (WrapCaller, WrapJudge, WrapRuntime), cancels the run on a
 // divergence (Context, Err, Options.OnDiverge) and records or checks the
 // outcome (Finish). ReadFile and Read parse a journal into a *Log; List,

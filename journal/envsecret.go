@@ -92,8 +92,12 @@ func (v *envVault) revealRecord(rec *Record) *Record {
 
 // refersToSecret reports whether a text of rec that mapText maps holds a
 // reference to a withheld secret.
+// secretMark begins what a withheld secret is journaled as: "[secret
+// $NAME]".
+const secretMark = "[secret $"
+
 func refersToSecret(rec *Record) bool {
-	const ref = "[secret $"
+	const ref = secretMark
 	if strings.Contains(rec.Err, ref) || strings.Contains(rec.Reasoning, ref) || bytes.Contains(rec.Result, []byte(ref)) {
 		return true
 	}

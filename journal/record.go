@@ -241,8 +241,10 @@ type Log struct {
 	// LastSum is the digest of the last valid line, which the next line
 	// appended chains to.
 	LastSum string
-	// key is the key the chain was checked with (nil: unkeyed).
+	// key is the key the chain was checked with (nil: unkeyed); sum
+	// is the hash each line's digest is computed with (newSum(key)).
 	key []byte
+	sum hash.Hash
 	// keep, when set, is given each record with where its line is (the
 	// offset and length, newline included) and says whether Records
 	// holds it: a resume or replay indexes a journal without holding it
@@ -287,7 +289,7 @@ func sealLine(body []byte, sum string) []byte {
 }
 
 // splitSeal splits a sealed line (sealLine) into its JSON up to the sum
-// field, without a copy and so without the closing brace (chainSumClosed
+// field, without a copy and so without the closing brace (chainSumWith
 // hashes it back in), and the sum; ok is false for a line without a sum.
 func splitSeal(line []byte) (body []byte, sum string, ok bool) {
 	const n = 64 + 2 // hex digits, closing quote and brace
@@ -305,9 +307,10 @@ func newSum(key []byte) hash.Hash {
 	return hmac.New(sha256.New, key)
 }
 
-// chainSumClosed is chainSum of body followed by a closing brace.
-func chainSumClosed(key []byte, prev string, body []byte) string {
-	h := newSum(key)
+// chainSumWith is chainSum of body followed by a closing brace, with h,
+// newSum of the key, reset first: a Log reads all its lines with one.
+func chainSumWith(h hash.Hash, prev string, body []byte) string {
+	h.Reset()
 	h.Write([]byte(prev))
 	h.Write([]byte{'\n'})
 	h.Write(body)
@@ -481,7 +484,10 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 		}
 	}
 	if body, sum, ok := splitSeal(line); ok {
-		if chainSumClosed(l.key, l.LastSum, body) != sum {
+		if l.sum == nil || l.Header == nil {
+			l.sum = newSum(l.key) // the key is known once the header is read
+		}
+		if chainSumWith(l.sum, l.LastSum, body) != sum {
 			if json.Valid(line) {
 				return &EditedError{Line: lineNo, Keyed: l.key != nil}
 			}
@@ -502,6 +508,16 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 		}
 		l.Header = &h
 		return nil
+	}
+	if l.keep != nil {
+		// Indexed: a record the Log will not hold is read no further
+		// than the index needs (scanIndexed).
+		if rec, ok := scanIndexed(line); ok {
+			if l.keep(rec, l.Size, n) {
+				l.Records = append(l.Records, rec)
+			}
+			return nil
+		}
 	}
 	rec := new(Record)
 	if err := json.Unmarshal(line, rec); err != nil || rec.Type == "" {

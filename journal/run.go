@@ -190,14 +190,43 @@ func Replay(base, id string, opt Options) (*Run, error) {
 }
 
 func open(base, id string, mode Mode, opt Options) (*Run, error) {
+	o, err := Open(base, id, mode, opt)
+	if err != nil {
+		return nil, err
+	}
+	return o.Run(opt)
+}
+
+// Opened is the journal of a run opened to resume or replay it, read
+// once: what a caller needs before the run starts (the header, the
+// request to re-run, the kept sources) is in Log, and Run makes the Run
+// from the same reading, so a resume or replay decodes its journal once.
+// A resume's journal is locked from Open on. Run or Close releases it.
+type Opened struct {
+	id, dir string
+	mode    Mode
+	log     *Log
+	idx     *index
+	f       *os.File
+	unlock  func()
+}
+
+// Open opens and reads the journal of run id under base, to resume it
+// (mode Resuming: the journal is opened for appending and locked before
+// it is read) or replay it (Replaying: read-only). opt's Key and
+// MaxValueBytes say how it is read; the rest of opt is Run's.
+func Open(base, id string, mode Mode, opt Options) (*Opened, error) {
+	if mode != Resuming && mode != Replaying {
+		return nil, fmt.Errorf("journal: Open resumes or replays a run, not %s", mode)
+	}
 	opt = opt.withDefaults()
 	if err := checkRunID(id); err != nil {
-		return nil, err
+		return nil, &noRunError{id: id, base: base, err: err}
 	}
 	dir := filepath.Join(base, id)
 	path := filepath.Join(dir, FileName)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("no run %q in %s (see 'prose runs')", id, base)
+		return nil, &noRunError{id: id, base: base, err: err}
 	}
 	// A resume takes the journal's lock first and reads it then: read
 	// first, it could work on a view the run it resumes was still
@@ -237,19 +266,67 @@ func open(base, id string, mode Mode, opt Options) (*Run, error) {
 		f.Close()
 		return nil, &UngroupedError{RunID: id, Version: log.Header.Version, Prose: log.Header.Prose}
 	}
-	r, err := newReader(id, dir, mode, opt, log, b.done(log), f, unlock)
+	return &Opened{id: id, dir: dir, mode: mode, log: log, idx: b.done(log), f: f, unlock: unlock}, nil
+}
+
+// noRunError is a run id with no journal under the base directory, or
+// one that no run has (it would name a file outside the directory); it
+// is an os.ErrNotExist.
+type noRunError struct {
+	id, base string
+	err      error
+}
+
+func (e *noRunError) Error() string {
+	return fmt.Sprintf("no run %q in %s (see 'prose runs')", e.id, e.base)
+}
+func (e *noRunError) Unwrap() error        { return e.err }
+func (e *noRunError) Is(target error) bool { return target == os.ErrNotExist }
+
+// Log is the journal as Open read it: its header and the records a Log's
+// methods read (sessions, finals, sources; see indexer.keep), not its
+// calls, which the Run reads back as it answers them.
+func (o *Opened) Log() *Log { return o.log }
+
+// Mode is what the journal was opened for.
+func (o *Opened) Mode() Mode { return o.mode }
+
+// Run makes the Run of the opened journal, checking it against opt (a
+// changed spec, withheld secrets not given again, a replay of a run still
+// in progress); a resume then journals its session. The Run owns the
+// journal from then on, and so does a failed Run: the Opened is spent
+// either way, and a second Run is refused.
+func (o *Opened) Run(opt Options) (*Run, error) {
+	if o.f == nil {
+		return nil, errors.New("journal: an opened journal makes one Run")
+	}
+	opt = opt.withDefaults()
+	f, unlock := o.f, o.unlock
+	o.f, o.unlock = nil, nil
+	r, err := newReader(o.id, o.dir, o.mode, opt, o.log, o.idx, f, unlock)
 	if err != nil {
 		return nil, err
 	}
-	if mode == Replaying {
+	if o.mode == Replaying {
 		return r, nil
 	}
-	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Request: opt.Request, Prose: version.String()}
+	sess := &Record{Type: TypeSession, Time: opt.Now().UTC(), Mode: o.mode.String(), Force: opt.Force, SpecDigest: opt.SpecDigest, Request: opt.Request, Prose: version.String()}
 	if err := r.w.append(sess, false); err != nil {
 		r.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// Close releases a journal that Run was not made from (its lock, its
+// file); after Run it does nothing.
+func (o *Opened) Close() {
+	if o.f == nil {
+		return
+	}
+	o.unlock()
+	o.f.Close()
+	o.f, o.unlock = nil, nil
 }
 
 // openLocked opens the journal at path for appending and takes its

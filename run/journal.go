@@ -26,6 +26,9 @@ type runJournal struct {
 	cancel context.CancelCauseFunc
 	run    *journal.Run
 	graph  *specgraph.Graph // the run's spec files, kept in its run directory
+	// opened is the journal a resume or replay read before the run was
+	// prepared (rerun): the run goes on from that reading, not another.
+	opened *journal.Opened
 }
 
 // JournalError is a journal that cannot be opened or written.
@@ -47,13 +50,15 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 	h, redacted := j.header(src)
 	var err error
 	switch j.mode {
-	case journal.Replaying:
+	case journal.Replaying, journal.Resuming:
 		opt.SpecDigest = journal.Digest(src)
-		j.run, err = journal.Replay(j.o.RunDir, j.id, opt)
-	case journal.Resuming:
-		opt.SpecDigest = journal.Digest(src)
-		opt.Request = redacted
-		j.run, err = journal.Resume(j.o.RunDir, j.id, opt)
+		if j.mode == journal.Resuming {
+			opt.Request = redacted
+		}
+		if j.opened == nil {
+			return &JournalError{fmt.Errorf("%s %s: the journal was not opened", j.mode, j.id)}
+		}
+		j.run, err = j.opened.Run(opt)
 	default:
 		if err := ensureProseDir(j.o.RunDir); err != nil {
 			return &UsageError{fmt.Errorf("the run directory %s: %w (--no-journal runs without one)", j.o.RunDir, err)}

@@ -252,13 +252,19 @@ func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Resul
 	if o.RunDir == "" {
 		return nil, &UsageError{fmt.Errorf("%s: no run directory", mode)}
 	}
-	l, err := journal.ReadFile(filepath.Join(o.RunDir, id, journal.FileName))
+	// The journal is read once: what the rerun needs of it here (the
+	// request, the kept sources) and what the run answers from later
+	// (journal.Opened.Run, in runJournal.wrap). A resume holds its lock
+	// from here on.
+	op, err := journal.Open(o.RunDir, id, mode, journal.Options{})
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, &UsageError{fmt.Errorf("%s: no run %q in %s (see 'prose runs')", mode, id, o.RunDir)}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", mode, err)
+		return nil, &JournalError{fmt.Errorf("%s %s: %w", mode, id, err)}
 	}
+	defer op.Close() // released here unless the run took it
+	l := op.Log()
 	raw := l.Request()
 	if raw == nil {
 		return nil, fmt.Errorf("%s %s: the journal holds no request to re-run (written by a prose before journal format 2)", mode, id)
@@ -308,7 +314,7 @@ func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Resul
 			return nil, fmt.Errorf("%s %s: %w", mode, id, &journal.SpecChangedError{Spec: sp, Unreadable: err})
 		}
 	}
-	res, err := execute(ctx, req, o, mode, id)
+	res, err := execute(ctx, req, o, mode, id, op)
 	if err != nil && mode == journal.Replaying && len(missing) > 0 {
 		err = fmt.Errorf("%w; %s not journaled because it looked like a secret, and a call that used it differs until it is given again, e.g. prose replay %s %s",
 			err, strings.Join(missing, ", "), id, flagHint(missing[0]))
@@ -316,12 +322,14 @@ func rerun(ctx context.Context, id string, o Options, mode journal.Mode) (*Resul
 	return res, err
 }
 
-// execute prepares, journals and runs req.
-func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id string) (*Result, error) {
+// execute prepares, journals and runs req, resuming or replaying the
+// journal op.
+func execute(ctx context.Context, req Request, o Options, mode journal.Mode, id string, op *journal.Opened) (*Result, error) {
 	r, err := prepare(ctx, req, o, mode, id)
 	if err != nil {
 		return nil, err
 	}
+	r.jr.opened = op
 	r.Start(ctx) // an error is Wait's too
 	return r.Wait()
 }

@@ -1,0 +1,291 @@
+package journal
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/proselang/prose/delegation"
+)
+
+// scanIndexed reads, from the JSON line of a record, the fields the index
+// of a resume or replay reads as it is built (indexer.keep), when the
+// record is one the index never holds (a call's start or end, a judgment,
+// a group) and nothing in it may refer to a withheld secret: it scans the
+// line once, skipping the values it does not need (a result, arguments,
+// times), where encoding/json would check and decode all of them. The
+// index reads the record whole when it answers from it (index.load).
+//
+// It reports false, and the line is decoded whole, whenever it is not
+// sure to read what encoding/json would: a key that is not plain lower
+// case ASCII (encoding/json matches keys without regard to case), a
+// string of a field it reads that holds an escape or is not UTF-8, a \u escape anywhere
+// (a secret's reference could hide in one), a number that is not an int,
+// a null, or a line that is not one JSON object. The values it skips are
+// not checked: the digest chain vouches for the line, and a record the
+// index answers from is decoded, and checked, when it answers.
+func scanIndexed(line []byte) (*Record, bool) {
+	if bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(secretMark)) {
+		return nil, false
+	}
+	s := scanner{b: line}
+	s.ws()
+	if !s.eat('{') {
+		return nil, false
+	}
+	rec := &Record{}
+	s.ws()
+	if s.eat('}') {
+		return nil, false // no type
+	}
+	for {
+		s.ws()
+		key, ok := s.key()
+		if !ok {
+			return nil, false
+		}
+		s.ws()
+		if !s.eat(':') {
+			return nil, false
+		}
+		s.ws()
+		switch key {
+		case "t":
+			ok = s.str(&rec.Type)
+		case "id":
+			var id string
+			if ok = s.str(&id); ok {
+				var p delegation.Path
+				ok = p.UnmarshalText([]byte(id)) == nil
+				rec.ID = p
+			}
+		case "pos":
+			ok = s.str(&rec.Pos)
+		case "attempt":
+			ok = s.int(&rec.Attempt)
+		case "err":
+			ok = s.str(&rec.Err)
+		case "kind":
+			ok = s.str(&rec.Kind)
+		case "n":
+			ok = s.int(&rec.N)
+		case "cond":
+			ok = s.str(&rec.Cond)
+		case "values":
+			ok = s.str(&rec.Values)
+		case "model":
+			ok = s.str(&rec.Model)
+		case "rule":
+			ok = s.str(&rec.Rule)
+		case "fail_closed":
+			ok = s.bool(&rec.FailClosed)
+		default:
+			ok = s.skip(0)
+		}
+		if !ok {
+			return nil, false
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if !s.eat('}') {
+			return nil, false
+		}
+		break
+	}
+	s.ws()
+	if s.i != len(s.b) || !indexedOnly(rec.Type) {
+		return nil, false
+	}
+	return rec, true
+}
+
+// indexedOnly reports whether records of type t are indexed and never
+// held by a Log that indexes its journal (see indexer.keep) unless they
+// refer to a withheld secret.
+func indexedOnly(t string) bool {
+	switch t {
+	case TypeStart, TypeEnd, TypeJudge, TypeGroup, TypeFirst:
+		return true
+	}
+	return false
+}
+
+// scanner reads a JSON line from b at i.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+func (s *scanner) eat(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// key reads a key of lower case ASCII letters, digits and underscores.
+func (s *scanner) key() (string, bool) {
+	if !s.eat('"') {
+		return "", false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			k := string(s.b[start:s.i])
+			s.i++
+			return k, true
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_':
+			s.i++
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// str reads a string without escapes.
+func (s *scanner) str(dst *string) bool {
+	if !s.eat('"') {
+		return false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			if !utf8.Valid(s.b[start:s.i]) {
+				return false // encoding/json would replace what is not UTF-8
+			}
+			*dst = string(s.b[start:s.i])
+			s.i++
+			return true
+		case c == '\\' || c < 0x20:
+			return false
+		}
+		s.i++
+	}
+	return false
+}
+
+// int reads an integer as encoding/json reads one into an int.
+func (s *scanner) int(dst *int) bool {
+	start := s.i
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	digits := s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	if s.i == digits || s.i-digits > 1 && s.b[digits] == '0' {
+		return false
+	}
+	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		return false
+	}
+	n, err := strconv.Atoi(string(s.b[start:s.i]))
+	if err != nil {
+		return false
+	}
+	*dst = n
+	return true
+}
+
+func (s *scanner) bool(dst *bool) bool {
+	switch {
+	case bytes.HasPrefix(s.b[s.i:], []byte("true")):
+		s.i += 4
+		*dst = true
+	case bytes.HasPrefix(s.b[s.i:], []byte("false")):
+		s.i += 5
+		*dst = false
+	default:
+		return false
+	}
+	return true
+}
+
+// skip passes over one value (a string, an object, an array, a number or
+// a literal) without decoding it, depth levels deep already.
+func (s *scanner) skip(depth int) bool {
+	if depth > 10000 || s.i >= len(s.b) {
+		return false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		s.i++
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '\\':
+				s.i += 2
+				continue
+			case '"':
+				s.i++
+				return true
+			}
+			s.i++
+		}
+		return false
+	case c == '{' || c == '[':
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		s.i++
+		s.ws()
+		if s.eat(end) {
+			return true
+		}
+		for {
+			s.ws()
+			if c == '{' {
+				if s.i >= len(s.b) || s.b[s.i] != '"' || !s.skip(depth+1) {
+					return false // a key is a string
+				}
+				s.ws()
+				if !s.eat(':') {
+					return false
+				}
+				s.ws()
+			}
+			if !s.skip(depth + 1) {
+				return false
+			}
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			return s.eat(end)
+		}
+	default:
+		start := s.i
+		for s.i < len(s.b) {
+			c := s.b[s.i]
+			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':' || c == '"' || c == '{' || c == '[' {
+				break
+			}
+			s.i++
+		}
+		if s.i == start {
+			return false
+		}
+		switch lit := string(s.b[start:s.i]); lit {
+		case "null", "true", "false":
+			return true
+		default:
+			_, err := strconv.ParseFloat(lit, 64)
+			return err == nil
+		}
+	}
+}
