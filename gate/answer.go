@@ -10,7 +10,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/patterns/shape"
 )
 
 // Answers are checked where they arrive (decided): whoever gives the
@@ -98,7 +98,7 @@ func checkObject(o *delegation.Object, opts []string, fields map[string]string) 
 		if !has {
 			return fmt.Errorf("the answer has no field %q", name)
 		}
-		if !fits(fields[name], x) {
+		if !shape.Fits(fields[name], x) {
 			return fmt.Errorf("field %q is %s, not %s", name, shortJSON(x), fields[name])
 		}
 	}
@@ -139,7 +139,7 @@ func declaredFields(q delegation.Value) (map[string]string, error) {
 	for _, k := range fo.Keys() {
 		t, _ := fo.Get(k)
 		s, ok := t.(string)
-		if !ok || typeOf(s) == "" {
+		if !ok || strings.TrimSpace(s) == "" || !shape.Known(strings.ToLower(s)) {
 			return nil, fmt.Errorf("the gate's field %q has the type %s: write one of string, boolean, integer, number, object, any or T[]", k, shortJSON(t))
 		}
 		out[k] = s
@@ -147,56 +147,6 @@ func declaredFields(q delegation.Value) (map[string]string, error) {
 	return out, nil
 }
 
-// typeOf is a type name's base ("" when it is none the project knows).
-func typeOf(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if elem, ok := strings.CutSuffix(s, "[]"); ok {
-		if typeOf(elem) == "" {
-			return ""
-		}
-		return "array"
-	}
-	name, ok := spec.BaseType(s)
-	if !ok {
-		return ""
-	}
-	return name
-}
-
-// fits reports whether v is of the declared type t (null fits none but any).
-func fits(t string, v delegation.Value) bool {
-	switch typeOf(t) {
-	case "any":
-		return true
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "boolean":
-		_, ok := v.(bool)
-		return ok
-	case "integer":
-		switch n := v.(type) {
-		case int64:
-			return true
-		case float64:
-			return n == float64(int64(n))
-		}
-		return false
-	case "number":
-		switch v.(type) {
-		case int64, float64:
-			return true
-		}
-		return false
-	case "object":
-		_, ok := v.(*delegation.Object)
-		return ok
-	case "array":
-		_, ok := v.(*delegation.List)
-		return ok
-	}
-	return true // a type the spec package knows and this check does not (duration): not refused
-}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
