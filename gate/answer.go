@@ -147,7 +147,6 @@ func declaredFields(q delegation.Value) (map[string]string, error) {
 	return out, nil
 }
 
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
