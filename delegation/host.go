@@ -140,6 +140,13 @@ type Verdict struct {
 	// Rule names the deterministic rule that decided, when no model was
 	// asked: "says-null-criterion", "structured-verdict", ...
 	Rule string
+	// When a model was asked: ResponseID is the id the server gave the
+	// reply that decided ("" when none); Temperature and MaxTokens are
+	// what the request sent (nil when it sent no temperature, 0 when it
+	// sent no output cap), as in Exchange.
+	ResponseID  string
+	Temperature *float64
+	MaxTokens   int
 }
 
 // Judge decides natural-language conditions.

@@ -100,6 +100,7 @@ func (m *ModelJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegat
 			m.client.meter.cached.Add(1)
 			v := f.v
 			v.Asked, v.Cached, v.TokensIn, v.TokensOut = false, true, 0, 0
+			v.ResponseID, v.Temperature, v.MaxTokens = "", nil, 0
 			return v, nil
 		}
 		// The leader failed and its entry is gone: ask anew, unless the
@@ -155,6 +156,7 @@ func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegatio
 		v.Model = firstNonEmpty(reply.Model, v.Model)
 		v.TokensIn += reply.TokensIn
 		v.TokensOut += reply.TokensOut
+		v.ResponseID, v.Temperature, v.MaxTokens = reply.ID, reply.Temperature, reply.MaxTokens
 		if holds, why, ok := ParseVerdict(reply.Content); ok {
 			v.Holds, v.Reasoning = holds, m.client.Redact(why)
 			return v, nil

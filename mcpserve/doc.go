@@ -4,8 +4,9 @@
 // run's progress, while prose owns the control flow.
 //
 // New returns the Server; its MCP method is the *mcp.Server to serve over
-// any SDK transport (stdio, streamable HTTP). Every tool has a JSON
-// schema for its input and a structured result:
+// any SDK transport: Stdio, or streamable HTTP through DropCancelled
+// (each makes sure a request the client cancelled gets no response).
+// Every tool has a JSON schema for its input and a structured result:
 //
 //	lint    {paths}                          -> {findings: [{file, line, col, severity, code, message}]}
 //	show    {file}                           -> {spec, findings}

@@ -20,11 +20,13 @@ import (
 
 // Gates (ask_user, gate) of a run started over MCP ask the agent host.
 // Each waits as a pending call (slot ask_user or gate, its question in
-// Question), announced by a progress notification to a request still
-// waiting for the run, until the answer tool
-// (or fill) answers it; result reports the run as waiting, with the
-// pending gates. When the client that waits for the run (result, or run
-// and resume with wait_seconds) takes elicitations, the call asks each
+// Question) until the answer tool (or fill) answers it: the pending tool
+// lists it, and result reports the run as waiting, with the pending
+// gates. (A request that watches the run also gets a progress
+// notification when a gate starts waiting, but that is news only: a
+// gate reached while no request is active is found through result or
+// pending.) When the client that waits for the run (result, or run and
+// resume with wait_seconds) takes elicitations, the call asks each
 // waiting gate once as a form, in the session's protocol version:
 //
 //   - up to 2025-11-25, with elicitation/create requests during the call:

@@ -15,8 +15,9 @@ import (
 )
 
 // A slot bound to `host` hands its calls to the agent host: each call
-// waits, listed by the pending tool (and announced by a progress
-// notification to a request still waiting for the run), until fill gives its value or the run is stopped. The
+// waits, listed by the pending tool (and reported by result; a request
+// watching the run also gets a progress notification, as news only),
+// until fill gives its value or the run is stopped. The
 // value is the call's result, so the journal records it as any call's:
 // a replay answers it from there and needs no host; a resume of a run
 // stopped while a call waited asks the host again.

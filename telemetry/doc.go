@@ -19,8 +19,8 @@
 //
 // A chat span also has server.address and server.port (from the base
 // URL), and gen_ai.output.type: "json" where a verdict or a render's
-// schema was asked for, else "text". The chat span of a slot's or a
-// render's request also has gen_ai.request.temperature and
+// schema was asked for, else "text". The chat span of a slot's, a
+// render's or a verdict's request also has gen_ai.request.temperature and
 // gen_ai.request.max_tokens as sent (left out when the server refused
 // them and they were not sent) and gen_ai.response.id.
 // error.type is the name of a prose code (run.Code: "failed", "usage",

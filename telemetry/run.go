@@ -353,13 +353,19 @@ func (r *Run) judgment(ev *delegation.Event) {
 	if end.IsZero() {
 		end = time.Now()
 	}
+	// The request's parameters and the reply's id are those of the last
+	// ask (a judge asks again when a reply is no readable verdict).
+	req := requestAttrs(&delegation.Exchange{Temperature: v.Temperature, MaxTokens: v.MaxTokens, OutputType: OutputJSON})
+	if v.ResponseID != "" {
+		req = append(req, ResponseID.String(v.ResponseID))
+	}
 	_, span := r.t.tr.Start(ctx, spanName(OpChat, v.Model), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithTimestamp(end.Add(-ev.Duration)), trace.WithAttributes(
 			OperationName.String(OpChat), ProviderName.String(Provider),
-			RequestModel.String(v.Model), ResponseModel.String(v.Model), OutputType.String(OutputJSON),
+			RequestModel.String(v.Model), ResponseModel.String(v.Model),
 			UsageInputTokens.Int(v.TokensIn), UsageOutputTokens.Int(v.TokensOut),
 			JudgmentPath.String(ev.Path.Key()), Condition.String(r.red.String(ev.Condition))),
-		trace.WithAttributes(r.server...))
+		trace.WithAttributes(req...), trace.WithAttributes(r.server...))
 	span.End(trace.WithTimestamp(end))
 }
 

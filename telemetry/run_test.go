@@ -121,6 +121,7 @@ func one(t *testing.T, spans tracetest.SpanStubs, name string) tracetest.SpanStu
 func TestRunSpans(t *testing.T) {
 	dir, env, model := fixture(t)
 	env["PROSE_MAX_TOKENS"] = "777"
+	env["PROSE_JUDGE_MAX_TOKENS"] = "55"
 	mem := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(mem))
 	res := runDrafted(t, dir, env, "a short brief", telemetry.New(tp, telemetry.Options{}))
@@ -201,6 +202,22 @@ func TestRunSpans(t *testing.T) {
 	if ja := attrs(judgeChat); ja[telemetry.UsageInputTokens].AsInt64() != 10 || ja[telemetry.Condition].AsString() != "d is good enough" ||
 		ja[telemetry.OutputType].AsString() != "json" {
 		t.Errorf("judgment chat span %v: want its usage, condition and gen_ai.output.type json", ja)
+	}
+	// The verdict's request as the server received it, and its reply's id.
+	judged := model.Requests()[1]
+	jtemp, ok := judged.Temperature()
+	if !ok {
+		t.Fatalf("the judgment's request sent no temperature: %s", judged.JSON())
+	}
+	if jmax, _ := judged.MaxTokens(); jmax != 55 {
+		t.Fatalf("the judgment's request sent max tokens %d, want PROSE_JUDGE_MAX_TOKENS 55", jmax)
+	}
+	ja := attrs(judgeChat)
+	for k, v := range map[attribute.Key]any{telemetry.ResponseID: "chatcmpl-llmtest", telemetry.RequestTemperature: jtemp,
+		telemetry.RequestMaxTokens: int64(55)} {
+		if got, ok := ja[k]; !ok || got.AsInterface() != v {
+			t.Errorf("judgment chat span %s = %v (set %v), want %v", k, got.AsInterface(), ok, v)
+		}
 	}
 	u, _ := url.Parse(env["OPENAI_BASE_URL"])
 	for _, c := range chats {

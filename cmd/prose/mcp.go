@@ -134,7 +134,7 @@ func serveMCPHTTP(ctx context.Context, s streams, srv *mcpserve.Server, addr, to
 		ln.Close()
 		return usageErrorf("mcp: --http %s bound %s, which is reachable from other machines: give --token-file FILE with the bearer token clients must send (or bind 127.0.0.1)", addr, ln.Addr())
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil)
+	h := mcpserve.DropCancelled(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil))
 	hs := httpapi.Server(bearer(token, refuseExec(token == "" && !allowExec, h)))
 	fmt.Fprintf(s.err, "prose: MCP over streamable HTTP at http://%s\n", ln.Addr())
 	done := make(chan error, 1)
