@@ -65,7 +65,7 @@ func (g *Graph) addInline(inline []inlineNode, diags *diag.List) {
 			if in.file != nil {
 				file = in.file.ID
 			}
-			id = file + "/" + name
+			id = strings.Join([]string{file, name}, "/") // a node id, not a call path
 		}
 		g.add(in.spec, in.path, id, diags)
 	}
