@@ -172,9 +172,9 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 				if len(r.Diff.Moved) > 0 {
 					moved = "moved " + strings.Join(r.Diff.Moved, ", ")
 				}
-				fmt.Fprintf(s.out, "rendered %s (%s; %s)\n", r.Node, r.Wake.Source, moved)
+				fmt.Fprintf(s.out, "rendered %s (%s; %s)\n", nodeLabel(g, r.Node), r.Wake.Source, moved)
 			case r.Status == receipt.Failed:
-				fmt.Fprintf(s.out, "failed %s: %s\n", r.Node, r.Reason)
+				fmt.Fprintf(s.out, "failed %s: %s\n", nodeLabel(g, r.Node), r.Reason)
 			}
 		},
 	})
@@ -226,6 +226,15 @@ func executionRuns(n *graph.Node) bool {
 	}
 	_, errs := syntax.Parse(n.Spec.File, ex.Lines)
 	return !errs.HasErrors()
+}
+
+// nodeLabel is how a line names the node of id: its id, with its name
+// beside it where they differ ("ID (NAME)", as prose graph shows it).
+func nodeLabel(g *graph.Graph, id string) string {
+	if n := g.Node(id); n != nil && n.ID == id {
+		return n.Label()
+	}
+	return id
 }
 
 func nodeIDs(g *graph.Graph) []string {
