@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/std"
 	"github.com/proselang/prose/world/graph"
@@ -132,7 +133,8 @@ func runLint(ctx context.Context, s streams, opts *lintOptions, args []string) e
 
 // lintWiring adds to res the wiring findings (graph/*) of each directory
 // argument on disk, as `prose graph` reports them: a lint step fails on a
-// world that cannot start.
+// world that cannot start. A file argument on disk is not a project: it
+// gets the identity warning alone (graph.LintFile).
 func lintWiring(res *lint.Result, args []string) {
 	seen := map[string]bool{}
 	for _, d := range res.Diags {
@@ -140,12 +142,17 @@ func lintWiring(res *lint.Result, args []string) {
 	}
 	added := false
 	for _, arg := range args {
-		if st, err := os.Stat(arg); err != nil || !st.IsDir() {
+		st, err := os.Stat(arg)
+		if err != nil {
 			continue
 		}
-		ds, err := graph.Lint(arg)
-		if err != nil {
-			continue // the files' own lint reports what cannot be read
+		var ds diag.List
+		if st.IsDir() {
+			if ds, err = graph.Lint(arg); err != nil {
+				continue // the files' own lint reports what cannot be read
+			}
+		} else {
+			ds = graph.LintFile(arg)
 		}
 		for _, d := range ds {
 			if !seen[d.String()] {

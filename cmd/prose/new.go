@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,8 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/world/graph"
 )
 
 // newOptions are the flags and argument of `prose new`.
@@ -138,7 +142,13 @@ func newSpecText(o *newOptions, name string) (string, error) {
 	case "function":
 		return fmt.Sprintf(functionTemplate, name, title), nil
 	case "responsibility":
-		return fmt.Sprintf(responsibilityTemplate, name, title), nil
+		// A responsibility's id is its identity (its name is for
+		// display): a new one gets its own, as prose fix --ids writes.
+		id, err := graph.NewID(time.Now(), rand.Reader)
+		if err != nil {
+			return "", &exitError{code: exitFailure, err: fmt.Errorf("new: %v", err)}
+		}
+		return fmt.Sprintf(responsibilityTemplate, name, title, id), nil
 	case "test":
 		subject := o.subject
 		if subject == "" {
@@ -272,6 +282,7 @@ Writes the answer for the text it is given.
 var responsibilityTemplate = `---
 name: %[1]s
 kind: responsibility
+id: %[3]s
 version: 0.1.0
 ---
 

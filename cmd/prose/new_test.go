@@ -145,8 +145,8 @@ func TestNewFunctionRunsAndItsTestPasses(t *testing.T) {
 }
 
 // TestNewResponsibilityInFolders: --kind responsibility writes one that
-// lints clean and runs with its render bound to a program, and a NAME
-// with folders makes them.
+// lints clean (an id of its own included) and runs with its render bound
+// to a program, and a NAME with folders makes them.
 func TestNewResponsibilityInFolders(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "dir", "risk-radar.prose.md")

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -140,6 +141,26 @@ func storedNode(st *store.Store, name string) string {
 	return graph.StoredNode(nodes, st.Dir, name)
 }
 
+// storedLabels names the nodes of st as prose graph does: the id, with
+// the name beside it where they differ, read from the project whose
+// .prose/world st is; the id alone when there is no such project.
+func storedLabels(st *store.Store) func(id string) string {
+	labels := map[string]string{}
+	if filepath.Base(st.Dir) == "world" && filepath.Base(filepath.Dir(st.Dir)) == ".prose" {
+		if g, _, err := graph.Load(filepath.Dir(filepath.Dir(st.Dir))); err == nil {
+			for _, n := range g.Nodes {
+				labels[n.ID] = n.Label()
+			}
+		}
+	}
+	return func(id string) string {
+		if l, ok := labels[id]; ok {
+			return l
+		}
+		return id
+	}
+}
+
 func worldShow(s streams, st *store.Store, node, facet, version string) error {
 	v, err := st.Show(storedNode(st, node), facet, version)
 	if err != nil {
@@ -211,6 +232,7 @@ key its FORMAT file records.`,
 				_, err := s.out.Write(buf.Bytes())
 				return err
 			}
+			label := storedLabels(st)
 			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "DRAIN\tSEQ\tNODE\tSTATUS\tWAKE\tMOVED\tHASH")
 			for _, r := range rs {
@@ -218,7 +240,7 @@ key its FORMAT file records.`,
 				if r.Status == receipt.Failed {
 					moved = r.Reason
 				}
-				fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Drain, r.Seq, r.Node, r.Status, r.Wake.Source, moved, short(r.Hash))
+				fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Drain, r.Seq, label(r.Node), r.Status, r.Wake.Source, moved, short(r.Hash))
 			}
 			return tw.Flush()
 		},

@@ -172,9 +172,9 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 				if len(r.Diff.Moved) > 0 {
 					moved = "moved " + strings.Join(r.Diff.Moved, ", ")
 				}
-				fmt.Fprintf(s.out, "rendered %s (%s; %s)\n", r.Node, r.Wake.Source, moved)
+				fmt.Fprintf(s.out, "rendered %s (%s; %s)\n", nodeLabel(g, r.Node), r.Wake.Source, moved)
 			case r.Status == receipt.Failed:
-				fmt.Fprintf(s.out, "failed %s: %s\n", r.Node, r.Reason)
+				fmt.Fprintf(s.out, "failed %s: %s\n", nodeLabel(g, r.Node), r.Reason)
 			}
 		},
 	})
@@ -226,6 +226,15 @@ func executionRuns(n *graph.Node) bool {
 	}
 	_, errs := syntax.Parse(n.Spec.File, ex.Lines)
 	return !errs.HasErrors()
+}
+
+// nodeLabel is how a line names the node of id: its id, with its name
+// beside it where they differ ("ID (NAME)", as prose graph shows it).
+func nodeLabel(g *graph.Graph, id string) string {
+	if n := g.Node(id); n != nil && n.ID == id {
+		return n.Label()
+	}
+	return id
 }
 
 func nodeIDs(g *graph.Graph) []string {
@@ -409,10 +418,12 @@ func modelOK(m *run.Models) bool {
 }
 
 // unboundCallees lists, as NODE.CALLEE, the functions the Executions of
-// g's nodes call directly that a model would render (no runnable
-// Execution of their own) and no --slot NODE.CALLEE binds: a drain with
-// no model fails on them, so it is refused before it starts, with the
-// binding a drain accepts.
+// g's nodes call, directly or from within the functions they call, that a
+// model would render (no runnable Execution of their own) and no --slot
+// NODE.CALLEE binds: a drain with no model fails on them, so it is
+// refused before it starts, with the binding a drain accepts. A run binds
+// a callee by its name wherever in the node's calls it is called, so a
+// function called inside another is NODE.INNER too, never NODE.FN.INNER.
 func unboundCallees(g *graph.Graph, b *worldBinds) []string {
 	var out []string
 	for _, n := range g.Nodes {
@@ -423,33 +434,59 @@ func unboundCallees(g *graph.Graph, b *worldBinds) []string {
 		for _, a := range b.callees[n.ID] {
 			bound[a.Name] = true
 		}
-		for _, name := range callees(n.Spec) {
-			if name == n.Spec.Name || bound[name] {
-				continue
+		listed := map[string]bool{}
+		visited := map[string]bool{} // file and node: a sibling loads anew each time
+		var walk func(sp *spec.Spec)
+		walk = func(sp *spec.Spec) {
+			key := sp.File.Name + "\x00" + sp.Name
+			if visited[key] {
+				return
 			}
-			if c := n.Spec.ResolveCall(name, nil, &spec.Finder{}); c != nil && modelRendered(c) {
-				out = append(out, n.ID+"."+name)
+			visited[key] = true
+			for _, name := range callees(sp) {
+				if name == sp.Name || bound[name] || listed[name] {
+					continue
+				}
+				callee := calleeSpec(sp, name)
+				switch {
+				case callee == nil:
+				case modelRenderedSpec(callee):
+					listed[name] = true
+					out = append(out, n.ID+"."+name)
+				case callee.Kind == "function":
+					walk(callee)
+				}
 			}
 		}
+		walk(n.Spec)
 	}
 	return out
 }
 
-// modelRendered reports whether a callee is a function with no runnable
-// Execution: a model renders it.
-func modelRendered(c *spec.Callee) bool {
-	var sp *spec.Spec
+// calleeSpec is the function or node a call of name made in sp reaches
+// (an inline node or a sibling file), nil for anything else.
+func calleeSpec(sp *spec.Spec, name string) *spec.Spec {
+	c := sp.ResolveCall(name, nil, &spec.Finder{})
+	if c == nil {
+		return nil
+	}
 	switch c.Kind {
 	case spec.CalleeNode:
-		sp = c.Node
+		return c.Node
 	case spec.CalleeSibling:
 		s, _, err := spec.Load(c.Path)
 		if err != nil {
-			return false
+			return nil
 		}
-		sp = s
+		return s
 	}
-	return sp != nil && sp.Kind == "function" && sp.Body() == nil
+	return nil
+}
+
+// modelRenderedSpec reports whether a callee is a function with no
+// runnable Execution: a model renders it.
+func modelRenderedSpec(sp *spec.Spec) bool {
+	return sp.Kind == "function" && sp.Body() == nil
 }
 
 func didYouMean(name string, cands []string) string {

@@ -130,6 +130,24 @@ func (g *Graph) missingIDs() diag.List {
 	return diags
 }
 
+// LintFile is the identity finding of one spec file linted alone: a
+// responsibility without an `id:` is warned of (CodeMissingID), as Lint
+// does for a project, with the fix for that file. A file alone is not a
+// project, so nothing of its wiring is checked; a file that does not
+// load says nothing here (its own lint reports why).
+func LintFile(path string) diag.List {
+	s, _, err := spec.Load(path)
+	if err != nil || s == nil || s.Kind != "responsibility" {
+		return nil
+	}
+	if _, ok := s.Front["id"]; ok {
+		return nil
+	}
+	var diags diag.List
+	diags.Add(s.File, 0, diag.Warning, CodeMissingID, "responsibility %s has no `id:` (its identity: names are for display, and a rename would start it over): run `prose fix --ids %s` to write one", s.Name, path)
+	return diags
+}
+
 // AddIDs writes a new id into the front matter of each responsibility
 // under path (a directory or a file) that has none, and returns the
 // files it changed. Nothing else in a file changes.
