@@ -52,6 +52,9 @@ type Options struct {
 	// Spans, when set, exports each drain as a trace: a span of the
 	// drain, and one of each render under it (telemetry.World).
 	Spans *telemetry.World
+	// CallerInputs give, to every drain, the inputs nothing in the
+	// project maintains (reconcile.Options.CallerInputs).
+	CallerInputs map[string]map[string]any
 }
 
 // Outcome is what a drain did, as GET /drains/ID answers it.
@@ -406,6 +409,7 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 	res, err := reconcile.Drain(ctx, reconcile.Options{
 		Graph: s.o.Graph, Store: s.o.Store, Renderer: s.o.Renderer, Binding: s.o.Binding,
 		Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now, Rendering: rendering,
+		CallerInputs: s.o.CallerInputs,
 		Committed: func(r *receipt.Receipt) {
 			mu.Lock()
 			o.Receipts = append(o.Receipts, Ref{Node: r.Node, Status: r.Status, Hash: r.Hash})

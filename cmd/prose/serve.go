@@ -30,7 +30,7 @@ type serveOptions struct {
 	trustedKey                                       string
 	wait                                             bool
 	model, baseURL                                   string
-	slots                                            []string
+	slots, inputs                                    []string
 	maxEventBytes                                    int64
 	maxParallel                                      int
 	engine                                           string
@@ -84,6 +84,7 @@ stops only its HTTP face; the workflow keeps draining.`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.state, "state", "", "world model state `DIR` (default PATH/.prose/world)")
 	fl.StringArrayVar(&o.slots, "slot", nil, "bind a node's render `NODE=exec:COMMAND` ('*=exec:COMMAND' for every node not named); repeatable")
+	fl.StringArrayVar(&o.inputs, "input", nil, "give `NODE.INPUT=VALUE`, an input nothing in the project maintains, to every drain (as prose run DIR --input); repeatable")
 	fl.StringVar(&o.addr, "http", "127.0.0.1:7077", "listen on `ADDR` (HOST:PORT; port 0 picks one, printed on stderr)")
 	fl.StringVar(&o.tokenFile, "token-file", "", "require the bearer token in `FILE` on every endpoint but /health (needed off loopback)")
 	fl.Int64Var(&o.maxEventBytes, "max-event-bytes", httpapi.DefaultMaxEventBytes, "refuse a trigger body longer than `N` bytes (413)")
@@ -122,6 +123,11 @@ func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*
 	if err != nil {
 		return nil, nil, nil, &exitError{code: exitUsage, err: err}
 	}
+	callers, err := worldInputs(g, ro.inputs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	diags = graph.Needed(g.Given(diags, givenInputs(g, ro.inputs)))
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
 		return nil, nil, nil, &exitError{code: exitUsage}
@@ -130,6 +136,7 @@ func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	bindings.callers = callers
 	if state == "" {
 		state = filepath.Join(g.Root, ".prose", "world")
 	}
@@ -143,7 +150,7 @@ func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*
 func serveServer(g *graph.Graph, bindings *worldBinds, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
 	return serve.New(serve.Options{
 		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained, Locked: true,
-		Binding: bindings.describe, Renderer: bindings.renderer, Spans: bindings.spans,
+		Binding: bindings.describe, Renderer: bindings.renderer, Spans: bindings.spans, CallerInputs: bindings.callers,
 	})
 }
 
@@ -183,7 +190,10 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 		}
 		key = k
 	}
-	g, bindings, st, err := openWorld(s, o.path, o.state, o.slots, &runOptions{model: o.model, baseURL: o.baseURL})
+	if o.engine == "temporal" && len(o.inputs) > 0 {
+		return usageErrorf("serve: --input is not taken with --engine temporal (the workers' drains cannot be given it); maintain the input in the project instead")
+	}
+	g, bindings, st, err := openWorld(s, o.path, o.state, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs})
 	if err != nil {
 		return err
 	}

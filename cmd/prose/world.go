@@ -265,6 +265,9 @@ type worldBinds struct {
 	baseURL string
 	// spans, when set, exports each drain as a trace (--otel-file, OTLP).
 	spans *telemetry.World
+	// callers are the inputs nothing in the project maintains, as --input
+	// gives them (serve keeps them for every drain).
+	callers map[string]map[string]any
 }
 
 // rendering is reconcile's Rendering: each render a span under its
