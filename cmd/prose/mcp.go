@@ -137,11 +137,18 @@ func serveMCPHTTP(ctx context.Context, s streams, srv *mcpserve.Server, addr, to
 	h := mcpserve.DropCancelled(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil))
 	hs := httpapi.Server(bearer(token, refuseExec(token == "" && !allowExec, h)))
 	fmt.Fprintf(s.err, "prose: MCP over streamable HTTP at http://%s\n", ln.Addr())
+	return serveUntil(ctx, "mcp", hs, ln)
+}
+
+// serveUntil serves hs on ln until ctx ends (then shuts it down, giving
+// requests in progress 5 s, and returns nil) or serving fails (exit 1,
+// the error named by what).
+func serveUntil(ctx context.Context, what string, hs *http.Server, ln net.Listener) error {
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
-		return &exitError{code: exitFailure, err: fmt.Errorf("mcp: %w", err)}
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", what, err)}
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/temporal"
 )
 
@@ -90,17 +89,6 @@ func runCodecServer(ctx context.Context, s streams, o *codecServerOptions) error
 	if err != nil {
 		return usageErrorf("temporal codec-server: --listen: %v", err)
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
 	fmt.Fprintf(s.err, "prose: Temporal codec server at http://%s\n", ln.Addr())
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return &exitError{code: exitFailure, err: fmt.Errorf("temporal codec-server: %w", err)}
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(sctx)
-	return nil
+	return serveUntil(ctx, "temporal codec-server", httpapi.Server(h), ln)
 }
