@@ -63,6 +63,7 @@ func (j *runJournal) wrap(p *patterns.Prepared) error {
 		if err := ensureProseDir(j.o.RunDir); err != nil {
 			return &UsageError{fmt.Errorf("the run directory %s: %w (--no-journal runs without one)", j.o.RunDir, err)}
 		}
+		h.RunID = j.o.RunID
 		j.run, err = journal.Create(j.o.RunDir, h, opt)
 	}
 	var ms *journal.MissingSecretsError

@@ -45,6 +45,11 @@ type Options struct {
 	// RunDir is the directory holding run journals (one subdirectory per
 	// run); "" runs without a journal (it cannot be resumed or replayed).
 	RunDir string
+	// RunID, when set, is the id of a new run's journal in RunDir (a
+	// run id: no slash; "" a fresh one from the clock, journal.NewRunID):
+	// a drain names each render's journal after its node and drain. A
+	// journal of that id already there is an error of the run.
+	RunID string
 	// SyncEvery is the journal's group-commit window (see
 	// journal.Options.SyncEvery; 0 fsyncs each record).
 	SyncEvery time.Duration
@@ -459,6 +464,9 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		}
 		// A host's answers are in the journal: a replay needs no host.
 		env.Host = env.LLM
+		// Nor the Go functions a program bound (a drain's
+		// read_world_model): their answers are in the journal too.
+		replayFuncs(req.Bindings.Slots, services)
 	}
 	r.jr = &runJournal{o: o, req: req, mode: mode, id: id, graph: g}
 	r.p, err = patterns.Prepare(opts)
@@ -469,6 +477,16 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		return nil, err
 	}
 	return r, nil
+}
+
+// replayFuncs serves each go:NAME binding of slots that services lack
+// by the replay's stand-in, which is never called (the journal answers).
+func replayFuncs(slots []bind.Assignment, services map[string]service.Service) {
+	for _, a := range slots {
+		if name, ok := strings.CutPrefix(a.Value, "go:"); ok && services[name] == nil {
+			services[name] = &service.Func{Name: name, Fn: replayModel{}.Call}
+		}
+	}
 }
 
 // Start tells the spec's warnings (Options.Notify), opens the

@@ -31,6 +31,7 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 )
 
 // Atomic names a node's whole truth as a subscribed part.
@@ -58,6 +59,9 @@ type Graph struct {
 	// Unresolved are the Requires items no rule bound, in node order:
 	// what `prose graph --propose` asks a model to wire.
 	Unresolved []*Unresolved
+	// Specs is the spec graph the node files were read through: a drain
+	// loads every spec file it reaches from it, so each is read once.
+	Specs *specgraph.Graph
 
 	byID map[string]*Node
 }
@@ -205,14 +209,27 @@ func (g *Graph) EntryPoints() []string {
 
 // Load reads the project at path (a directory or a root file) and wires
 // it. The diagnostics are the loader's errors of node files and the
-// wiring's; err is for a path that cannot be read at all.
+// wiring's; err is for a path that cannot be read at all. Its spec files
+// are read through a new spec graph over the operating system's files
+// (Graph.Specs), which a drain's renders load from too.
 func Load(path string) (*Graph, diag.List, error) {
-	return load(path, nil)
+	return LoadWith(path, nil)
 }
 
-// load is Load, leaving out the folders in skip (the OpenProse roots
+// LoadWith is Load reading the spec files through specs (nil: a new spec
+// graph over the operating system's files, names as the walk gives
+// them), so that whatever else loads a file from specs (a render's run,
+// a sibling a call reaches) shares its one read.
+func LoadWith(path string, specs *specgraph.Graph) (*Graph, diag.List, error) {
+	return load(path, nil, specs)
+}
+
+// load is LoadWith, leaving out the folders in skip (the OpenProse roots
 // below a folder that Lint wires apart).
-func load(path string, skip map[string]bool) (*Graph, diag.List, error) {
+func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, diag.List, error) {
+	if specs == nil {
+		specs = specgraph.New(specgraph.Options{})
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
@@ -225,11 +242,11 @@ func load(path string, skip map[string]bool) (*Graph, diag.List, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	g := &Graph{Root: root, byID: map[string]*Node{}}
+	g := &Graph{Root: root, Specs: specs, byID: map[string]*Node{}}
 	var diags diag.List
 	var inline []inlineNode
 	for _, f := range files {
-		s, ds, err := spec.Load(f)
+		s, ds, err := specs.Load(f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -498,7 +515,7 @@ func Lint(dir string) (diag.List, error) {
 		out.Sort()
 		return out, err
 	}
-	g, diags, err := load(dir, skip)
+	g, diags, err := load(dir, skip, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,10 @@ type Receipt struct {
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`
 	Cost   Cost   `json:"cost"`
-	Hash   string `json:"hash"`
+	// Run is the id of the journal that the render's run kept of its
+	// calls, in the state directory's .runs/NODE/ ("" when it kept none).
+	Run  string `json:"run,omitempty"`
+	Hash string `json:"hash"`
 	// Sig is the base64 ed25519 signature of Hash's bytes, Key the hex
 	// public key; both absent without --sign-key.
 	Sig string `json:"sig,omitempty"`

@@ -81,12 +81,17 @@ type Request struct {
 	// Diff maps each input whose fingerprint moved since the node's last
 	// render to {"from": old, "to": new} fingerprints.
 	Diff map[string]any
+	// Drain is the drain's number, as its receipts carry it.
+	Drain int
 }
 
 // Answer is a render's result.
 type Answer struct {
 	Truth any
 	Cost  receipt.Cost
+	// Run is the id of the journal of the render's run, when it kept
+	// one (the receipt's run, see world/store/FORMAT.md).
+	Run string
 }
 
 // Renderer renders one node.
@@ -697,7 +702,7 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 		}
 	}
 	start := d.now()
-	ans, err = r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Absent: p.absent, Prior: s.truth, Events: p.events, Diff: diff})
+	ans, err = r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Absent: p.absent, Prior: s.truth, Events: p.events, Diff: diff, Drain: d.res.Drain})
 	if ans != nil {
 		ans.Cost.DurationMS = d.now().Sub(start).Milliseconds()
 	}
@@ -768,7 +773,7 @@ func (d *drainer) commit(p *plan) error {
 		r.Facets = facets
 	}
 	if p.ans != nil {
-		r.Cost = p.ans.Cost
+		r.Cost, r.Run = p.ans.Cost, p.ans.Run
 	}
 	if err := r.Seal(d.o.SignKey); err != nil {
 		return err

@@ -33,6 +33,9 @@ type Execution struct {
 	// Telemetry, when set, exports the Execution's run as spans under the
 	// span the render's context carries (see telemetry.World).
 	Telemetry *telemetry.Tracer
+	// Drain is what the renders of the drain share (nil: prose run's
+	// defaults, the files read anew, no journal).
+	Drain *Drain
 }
 
 // worldRead serves read_world_model("NODE") in an Execution: "self" (or
@@ -85,13 +88,19 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 		return nil, err
 	}
 	read := run.Slot{Name: syntax.WorldRead, Binding: run.Func{Name: syntax.WorldRead, Fn: worldRead(req)}}
-	res, err := run.Local{}.Run(ctx, run.Request{Spec: req.Node.Path, Dir: e.Dir, Bindings: bind.Settings{Slots: e.Slots, InputJSON: string(js), Absent: absent},
-		Slots: []run.Slot{read}},
-		run.Options{ContractCheck: lint.Contract, Telemetry: e.Telemetry})
+	rq := e.Drain.request(req.Node.Path, e.Dir)
+	rq.Bindings, rq.Slots = bind.Settings{Slots: e.Slots, InputJSON: string(js), Absent: absent}, []run.Slot{read}
+	o, err := e.Drain.options(req.Node.ID, req.Drain)
+	if err != nil {
+		return nil, fmt.Errorf("its Execution's journal: %v", err)
+	}
+	o.ContractCheck, o.Telemetry = lint.Contract, e.Telemetry
 	ans := &reconcile.Answer{}
+	res, err := run.Local{}.Run(ctx, rq, o)
 	if res != nil {
 		t := res.Totals
 		ans.Cost = receipt.Cost{Programs: t.Calls, Requests: t.ModelJudgments, TokensIn: int(t.TokensIn), TokensOut: int(t.TokensOut)}
+		ans.Run = res.RunID
 	}
 	if err != nil {
 		return ans, fmt.Errorf("its Execution: %v", err)

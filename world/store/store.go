@@ -155,6 +155,10 @@ func escape(s string) string {
 	return b.String()
 }
 
+// RunsDir is the run directory of the journals of node's renders in
+// the state directory dir: dir/.runs/NODE (see FORMAT.md).
+func RunsDir(dir, node string) string { return filepath.Join(dir, ".runs", escape(node)) }
+
 func (s *Store) nodeDir(node string) string { return filepath.Join(s.Dir, escape(node)) }
 
 // TruthPath is the published truth file of node.
