@@ -70,6 +70,12 @@ func splitQuery(base string) (string, string) {
 // Model is the configured model name.
 func (c *Client) Model() string { return c.cfg.Model }
 
+// ActingMaxTokens is the output cap of a model acting for a node (a slot,
+// a render): PROSE_MAX_TOKENS, not the cap of a verdict, although a
+// render asks for a schema too. A render made outside a RenderService
+// (a world model's) sends it to ask what a RenderService asks.
+func (c *Client) ActingMaxTokens() int { return c.cfg.MaxTokens }
+
 // Meter is the client's usage accumulator.
 func (c *Client) Meter() *Meter { return c.meter }
 

@@ -109,7 +109,7 @@ func (s *RenderService) Call(ctx context.Context, req *delegation.CallRequest) (
 	// A render is a model acting for a node, as a slot is: it takes the
 	// slot cap (PROSE_MAX_TOKENS), not the cap of a verdict, although it
 	// asks for a schema too.
-	limit := s.client.cfg.MaxTokens
+	limit := s.client.ActingMaxTokens()
 	start := time.Now()
 	cr := ChatRequest{Model: s.info.Model, System: s.system,
 		Messages: []Message{{Role: "user", Content: user}}, Schema: s.schema, MaxTokens: limit}

@@ -144,6 +144,7 @@ func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*
 	if err != nil {
 		return nil, nil, nil, &exitError{code: exitUsage, err: err}
 	}
+	bindings.drain.State = state
 	return g, bindings, st, nil
 }
 

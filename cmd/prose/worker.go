@@ -101,6 +101,7 @@ func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, 
 	if err != nil {
 		return nil, err
 	}
+	b.drain.State = w.State
 	if st.Trusted, err = trustedKey(""); err != nil {
 		return nil, err
 	}

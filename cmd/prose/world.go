@@ -156,6 +156,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	}
 	defer endSpans()
 	bindings.spans = spans
+	bindings.drain.State = dir
 	dctx, endDrain := bindings.drainSpan(ctx)
 	enc := json.NewEncoder(s.out)
 	res, err := reconcile.Drain(dctx, reconcile.Options{
@@ -268,6 +269,9 @@ type worldBinds struct {
 	// callers are the inputs nothing in the project maintains, as --input
 	// gives them (serve keeps them for every drain).
 	callers map[string]map[string]any
+	// drain is what every render shares: the spec graph, prose run's
+	// settings, the state directory its journals go to.
+	drain *render.Drain
 }
 
 // rendering is reconcile's Rendering: each render a span under its
@@ -324,7 +328,7 @@ func (b *worldBinds) renderer(n *graph.Node) (reconcile.Renderer, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := &render.Model{Client: c, Model: strings.TrimPrefix(strings.TrimPrefix(v, "llm"), ":"), Slots: b.callees[n.ID], MaxTurns: b.maxTurns, BaseURL: b.baseURL}
+		m := &render.Model{Client: c, Model: strings.TrimPrefix(strings.TrimPrefix(v, "llm"), ":"), Slots: b.callees[n.ID], MaxTurns: b.maxTurns, BaseURL: b.baseURL, Drain: b.drain}
 		if b.spans != nil {
 			m.Exchanged = b.spans.Chat
 		}
@@ -333,7 +337,7 @@ func (b *worldBinds) renderer(n *graph.Node) (reconcile.Renderer, error) {
 	if v := b.node[n.ID]; v != "" {
 		return render.Parse(v)
 	}
-	ex := &render.Execution{Slots: b.callees[n.ID]}
+	ex := &render.Execution{Slots: b.callees[n.ID], Drain: b.drain}
 	if b.spans != nil {
 		ex.Telemetry = b.spans.Tracer()
 	}
@@ -353,7 +357,9 @@ func modelConfigured(o *runOptions) bool {
 // program finds the node's id in its input's "node"), and with a model
 // configured the rest are rendered by it.
 func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, error) {
-	b := &worldBinds{node: map[string]string{}, callees: map[string][]bind.Assignment{}, maxTurns: o.maxTurns, baseURL: o.baseURL}
+	b := &worldBinds{node: map[string]string{}, callees: map[string][]bind.Assignment{}, maxTurns: o.maxTurns, baseURL: o.baseURL,
+		drain: &render.Drain{Specs: g.Specs, Model: o.model, BaseURL: o.baseURL, MaxTurns: o.maxTurns, MCPConfig: o.mcpConfig,
+			Limits: run.Limits{MaxParallel: o.maxParallel, MaxSteps: o.maxSteps, MaxValueBytes: o.maxValueBytes}}}
 	star := ""
 	for _, sl := range slots {
 		name, val, ok := strings.Cut(sl, "=")

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/world/store"
 )
@@ -72,4 +74,12 @@ func (d *Drain) options(node string, drain int) (run.Options, error) {
 		}
 		o.RunID = fmt.Sprintf("drain-%d.%d", drain, n)
 	}
+}
+
+// load loads a spec file: from the drain's graph, else anew.
+func (d *Drain) load(path string) (*spec.Spec, diag.List, error) {
+	if d == nil || d.Specs == nil {
+		return spec.Load(path)
+	}
+	return d.Specs.Load(path)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns/bind"
@@ -52,7 +53,7 @@ var (
 
 // namedFunctions lists the functions sp's Execution or contract names,
 // in the order first named.
-func namedFunctions(sp *spec.Spec) []function {
+func namedFunctions(sp *spec.Spec, load func(string) (*spec.Spec, diag.List, error)) []function {
 	var texts []string
 	if sp.Execution != nil {
 		texts = append(texts, sp.Execution.Code)
@@ -70,7 +71,7 @@ func namedFunctions(sp *spec.Spec) []function {
 					continue
 				}
 				seen[name] = true
-				if fn, ok := resolveFunction(sp, name); ok {
+				if fn, ok := resolveFunction(sp, name, load); ok {
 					out = append(out, fn)
 				}
 			}
@@ -81,12 +82,12 @@ func namedFunctions(sp *spec.Spec) []function {
 
 // resolveFunction resolves name as a call made in sp, keeping it when it
 // is a function in a file of its own.
-func resolveFunction(sp *spec.Spec, name string) (function, bool) {
+func resolveFunction(sp *spec.Spec, name string, load func(string) (*spec.Spec, diag.List, error)) (function, bool) {
 	c := sp.ResolveCall(name, nil, &spec.Finder{})
 	if c == nil || c.Kind != spec.CalleeSibling {
 		return function{}, false
 	}
-	fn, _, err := spec.Load(c.Path)
+	fn, _, err := load(c.Path)
 	if err != nil || fn.Kind != "function" {
 		return function{}, false
 	}
@@ -174,9 +175,16 @@ func (m *Model) callFunction(ctx context.Context, fn function, args string) (str
 			model = m.Client.Model()
 		}
 	}
-	res, err := run.Local{}.Run(ctx, run.Request{Spec: fn.path, Dir: m.Dir, Bindings: bind.Settings{Slots: bound, InputJSON: args},
-		Model: model, BaseURL: baseURL},
-		run.Options{ContractCheck: lint.Contract})
+	rq := m.Drain.request(fn.path, m.Dir)
+	rq.Bindings, rq.Model, rq.BaseURL = bind.Settings{Slots: bound, InputJSON: args}, model, baseURL
+	// Loaded from the drain's graph; no journal: the model render that
+	// calls it keeps none either.
+	var o run.Options
+	if m.Drain != nil {
+		o.Specs, o.Getenv = m.Drain.Specs, m.Drain.Getenv
+	}
+	o.ContractCheck = lint.Contract
+	res, err := run.Local{}.Run(ctx, rq, o)
 	if res != nil {
 		// A call the run made of a model (a render, an llm slot) is a
 		// model request, not a program.

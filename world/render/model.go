@@ -51,6 +51,10 @@ type Model struct {
 	// Exchanged, when set, is told of the model request, with the
 	// render's context (a tracer's chat span goes under the render's).
 	Exchanged func(ctx context.Context, x delegation.Exchange)
+	// Drain is what the renders of the drain share: the spec graph the
+	// functions it calls load from, and their runs' settings (nil:
+	// prose run's defaults).
+	Drain *Drain
 }
 
 // Render implements reconcile.Renderer.
@@ -106,9 +110,21 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if err != nil {
 		return nil, err
 	}
-	fns := namedFunctions(req.Node.Spec)
+	fns := namedFunctions(req.Node.Spec, m.Drain.load)
 	byName := map[string]function{}
+	// The node's ### Tools are offered first, as prose run of the node
+	// offers them (its functions after).
+	declared, closeTools, err := m.declaredTools(req.Node.Spec)
+	if err != nil {
+		return nil, err
+	}
+	defer closeTools()
 	var tools []llm.Tool
+	if declared != nil {
+		if tools, err = declared.Tools(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for _, fn := range fns {
 		byName[fn.name] = fn
 		tools = append(tools, fn.tool())
@@ -127,8 +143,10 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 		if turn > limit {
 			return ans, fmt.Errorf("the model was still calling functions after %d model requests (the session bound --max-turns=%d); raise --max-turns, or say in the contract when to stop", limit, limit)
 		}
+		// A render is a model acting for the node: the cap of prose run's
+		// render (PROSE_MAX_TOKENS), not a verdict's.
 		cr := llm.ChatRequest{Model: info.Model, System: llm.RenderSystemPrompt(info) + worldPrompt,
-			Messages: msgs, Schema: llm.RenderSchema(info), Tools: tools}
+			Messages: msgs, Schema: llm.RenderSchema(info), Tools: tools, MaxTokens: m.Client.ActingMaxTokens()}
 		start := time.Now()
 		reply, err = m.Client.Chat(ctx, cr)
 		if m.Exchanged != nil {
@@ -149,7 +167,10 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 		msgs = append(msgs, llm.Message{Role: "assistant", Content: reply.Content, ToolCalls: reply.ToolCalls})
 		for _, c := range reply.ToolCalls {
 			out := errorJSON("refused: " + c.Name + " is not a function this node names; it was not run")
-			if fn, ok := byName[c.Name]; ok {
+			if svc := toolService(declared, c.Name); svc != nil {
+				out = callTool(ctx, svc, c)
+				addCost(&ans.Cost, receipt.Cost{Programs: 1})
+			} else if fn, ok := byName[c.Name]; ok {
 				var cost receipt.Cost
 				out, cost, err = m.callFunction(ctx, fn, c.Arguments)
 				addCost(&ans.Cost, cost)
