@@ -216,6 +216,9 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	}
 	defer endSpans()
 	bindings.spans = spans
+	if spans != nil {
+		bindings.drain.Telemetry = spans.Tracer()
+	}
 	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}

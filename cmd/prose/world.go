@@ -157,6 +157,9 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	defer endSpans()
 	bindings.spans = spans
 	bindings.drain.State = dir
+	if spans != nil {
+		bindings.drain.Telemetry = spans.Tracer()
+	}
 	dctx, endDrain := bindings.drainSpan(ctx)
 	enc := json.NewEncoder(s.out)
 	res, err := reconcile.Drain(dctx, reconcile.Options{
@@ -337,11 +340,7 @@ func (b *worldBinds) renderer(n *graph.Node) (reconcile.Renderer, error) {
 	if v := b.node[n.ID]; v != "" {
 		return render.Parse(v)
 	}
-	ex := &render.Execution{Slots: b.callees[n.ID], Drain: b.drain}
-	if b.spans != nil {
-		ex.Telemetry = b.spans.Tracer()
-	}
-	return ex, nil
+	return &render.Execution{Slots: b.callees[n.ID], Drain: b.drain}, nil
 }
 
 // modelConfigured reports whether a model is named (--model or

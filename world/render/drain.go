@@ -10,6 +10,7 @@ import (
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
+	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -18,7 +19,8 @@ import (
 // one spec graph (every spec file a render reaches is read once per
 // drain), the settings `prose run` takes (model, base URL, --max-turns,
 // the MCP configuration, limits), the environment the model
-// configuration is read from and where each render's run is journaled. An assembly of a drain fills one and hands it
+// configuration is read from, where each render's run is journaled and
+// the tracer of its spans. An assembly of a drain fills one and hands it
 // to every Execution and Model it makes; the zero value is a render
 // with prose run's defaults, reading its files anew and keeping no
 // journal.
@@ -44,6 +46,10 @@ type Drain struct {
 	// SyncEvery is the journals' group-commit window (see
 	// run.Options.SyncEvery).
 	SyncEvery time.Duration
+	// Telemetry, when set, exports the run of each render (an
+	// Execution's, a function's a model render calls) as spans under the
+	// span the render's context carries (see telemetry.World).
+	Telemetry *telemetry.Tracer
 }
 
 // request is the run request of a render of spec: prose run's settings.
@@ -60,7 +66,7 @@ func (d *Drain) options(node string, drain int) (run.Options, error) {
 	if d == nil {
 		return run.Options{}, nil
 	}
-	o := run.Options{Specs: d.Specs, Getenv: d.Getenv, SyncEvery: d.SyncEvery}
+	o := run.Options{Specs: d.Specs, Getenv: d.Getenv, SyncEvery: d.SyncEvery, Telemetry: d.Telemetry}
 	if d.State == "" {
 		return o, nil
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
-	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -30,9 +29,6 @@ type Execution struct {
 	// Dir is where relative paths of bindings resolve ("": the current
 	// directory).
 	Dir string
-	// Telemetry, when set, exports the Execution's run as spans under the
-	// span the render's context carries (see telemetry.World).
-	Telemetry *telemetry.Tracer
 	// Drain is what the renders of the drain share (nil: prose run's
 	// defaults, the files read anew, no journal).
 	Drain *Drain
@@ -94,7 +90,7 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 	if err != nil {
 		return nil, fmt.Errorf("its Execution's journal: %v", err)
 	}
-	o.ContractCheck, o.Telemetry = lint.Contract, e.Telemetry
+	o.ContractCheck = lint.Contract
 	ans := &reconcile.Answer{}
 	res, err := run.Local{}.Run(ctx, rq, o)
 	if res != nil {

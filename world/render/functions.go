@@ -181,7 +181,7 @@ func (m *Model) callFunction(ctx context.Context, fn function, args string) (str
 	// calls it keeps none either.
 	var o run.Options
 	if m.Drain != nil {
-		o.Specs, o.Getenv = m.Drain.Specs, m.Drain.Getenv
+		o.Specs, o.Getenv, o.Telemetry = m.Drain.Specs, m.Drain.Getenv, m.Drain.Telemetry
 	}
 	o.ContractCheck = lint.Contract
 	res, err := run.Local{}.Run(ctx, rq, o)
