@@ -72,3 +72,28 @@ func TestFuncBindingResumes(t *testing.T) {
 		t.Errorf("a resume without the function: %v", err)
 	}
 }
+
+// A replay of a run that bound a Func needs no function: the journal
+// answers its calls, and none runs.
+func TestFuncBindingReplaysWithoutIt(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"once.prose.md": "---\nname: once\nkind: pattern\n---\n\n# Once\n\nCalls w.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\nlet a = call worker\n  n: 1\nreturn a\n```\n"})
+	calls := 0
+	w := run.Func{Name: "w", Fn: func(_ context.Context, args map[string]any) (any, error) {
+		calls++
+		return map[string]any{"got": args["n"]}, nil
+	}}
+	o := run.Options{RunDir: filepath.Join(dir, "runs")}
+	res, err := run.Local{}.Run(context.Background(), run.Request{Spec: "once.prose.md", Dir: dir, Slots: []run.Slot{{Name: "worker", Binding: w}}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := run.Replay(context.Background(), res.RunID, o)
+	if err != nil {
+		t.Fatalf("replay without the function: %v", err)
+	}
+	out, _ := rep.JSON()
+	if string(out) != `{"got":1}` || rep.Answered != 1 || calls != 1 {
+		t.Errorf("replayed to %s, %d answered, the function ran %d times; want the journaled value, 1, 1", out, rep.Answered, calls)
+	}
+}

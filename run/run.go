@@ -64,8 +64,9 @@ type Options struct {
 	// package prints nothing itself.
 	Notify func(Notice)
 	// Funcs are the Go functions that Func bindings name, given again to
-	// a resume or a replay of a run that bound them (a run binds those of
-	// Request.Slots itself).
+	// a resume of a run that bound them (a run binds those of
+	// Request.Slots itself; a replay needs none: the journal answers
+	// their calls, so `prose replay` replays a run a Go program made).
 	Funcs []Func
 	// Services are in-process services by the name a `go:NAME` binding
 	// text gives (Funcs are the typed way).

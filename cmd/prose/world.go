@@ -25,6 +25,7 @@ import (
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
@@ -455,7 +456,7 @@ func unboundCallees(g *graph.Graph, b *worldBinds) []string {
 				if name == sp.Name || bound[name] || listed[name] {
 					continue
 				}
-				callee := calleeSpec(sp, name)
+				callee := calleeSpec(g.Specs, sp, name)
 				switch {
 				case callee == nil:
 				case modelRenderedSpec(callee):
@@ -472,9 +473,10 @@ func unboundCallees(g *graph.Graph, b *worldBinds) []string {
 }
 
 // calleeSpec is the function or node a call of name made in sp reaches
-// (an inline node or a sibling file), nil for anything else.
-func calleeSpec(sp *spec.Spec, name string) *spec.Spec {
-	c := sp.ResolveCall(name, nil, &spec.Finder{})
+// (an inline node or a sibling file, read through the drain's specs),
+// nil for anything else.
+func calleeSpec(specs *specgraph.Graph, sp *spec.Spec, name string) *spec.Spec {
+	c := sp.ResolveCall(name, nil, specs.Finder())
 	if c == nil {
 		return nil
 	}
@@ -482,7 +484,7 @@ func calleeSpec(sp *spec.Spec, name string) *spec.Spec {
 	case spec.CalleeNode:
 		return c.Node
 	case spec.CalleeSibling:
-		s, _, err := spec.Load(c.Path)
+		s, _, err := specs.Load(c.Path)
 		if err != nil {
 			return nil
 		}

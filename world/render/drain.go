@@ -89,3 +89,12 @@ func (d *Drain) load(path string) (*spec.Spec, diag.List, error) {
 	}
 	return d.Specs.Load(path)
 }
+
+// finder resolves calls: through the drain's graph, else the operating
+// system's files.
+func (d *Drain) finder() *spec.Finder {
+	if d == nil || d.Specs == nil {
+		return &spec.Finder{}
+	}
+	return d.Specs.Finder()
+}

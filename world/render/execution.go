@@ -10,6 +10,7 @@ import (
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -54,6 +55,25 @@ func worldRead(req *reconcile.Request) func(context.Context, map[string]any) (an
 	}
 }
 
+// readsWorld reports whether ex calls read_world_model (only then is it
+// bound: a binding nothing calls is a warning of the run, and of its
+// replay).
+func readsWorld(ex *spec.Delegation) bool {
+	if ex == nil || ex.Program == nil {
+		return false
+	}
+	found := false
+	syntax.Walk(ex.Program, func(x syntax.Node) bool {
+		if c, ok := x.(*syntax.CallExpr); ok {
+			if id, ok := c.Target.(*syntax.Ident); ok && id.Name == syntax.WorldRead {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 // Render implements reconcile.Renderer.
 func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
 	sp := req.Node.Spec
@@ -83,9 +103,11 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 	if err != nil {
 		return nil, err
 	}
-	read := run.Slot{Name: syntax.WorldRead, Binding: run.Func{Name: syntax.WorldRead, Fn: worldRead(req)}}
 	rq := e.Drain.request(req.Node.Path, e.Dir)
-	rq.Bindings, rq.Slots = bind.Settings{Slots: e.Slots, InputJSON: string(js), Absent: absent}, []run.Slot{read}
+	rq.Bindings = bind.Settings{Slots: e.Slots, InputJSON: string(js), Absent: absent}
+	if readsWorld(sp.Execution) {
+		rq.Slots = []run.Slot{{Name: syntax.WorldRead, Binding: run.Func{Name: syntax.WorldRead, Fn: worldRead(req)}}}
+	}
 	o, err := e.Drain.options(req.Node.ID, req.Drain)
 	if err != nil {
 		return nil, fmt.Errorf("its Execution's journal: %v", err)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns/bind"
@@ -53,7 +52,7 @@ var (
 
 // namedFunctions lists the functions sp's Execution or contract names,
 // in the order first named.
-func namedFunctions(sp *spec.Spec, load func(string) (*spec.Spec, diag.List, error)) []function {
+func namedFunctions(sp *spec.Spec, d *Drain) []function {
 	var texts []string
 	if sp.Execution != nil {
 		texts = append(texts, sp.Execution.Code)
@@ -71,7 +70,7 @@ func namedFunctions(sp *spec.Spec, load func(string) (*spec.Spec, diag.List, err
 					continue
 				}
 				seen[name] = true
-				if fn, ok := resolveFunction(sp, name, load); ok {
+				if fn, ok := resolveFunction(sp, name, d); ok {
 					out = append(out, fn)
 				}
 			}
@@ -82,12 +81,12 @@ func namedFunctions(sp *spec.Spec, load func(string) (*spec.Spec, diag.List, err
 
 // resolveFunction resolves name as a call made in sp, keeping it when it
 // is a function in a file of its own.
-func resolveFunction(sp *spec.Spec, name string, load func(string) (*spec.Spec, diag.List, error)) (function, bool) {
-	c := sp.ResolveCall(name, nil, &spec.Finder{})
+func resolveFunction(sp *spec.Spec, name string, d *Drain) (function, bool) {
+	c := sp.ResolveCall(name, nil, d.finder())
 	if c == nil || c.Kind != spec.CalleeSibling {
 		return function{}, false
 	}
-	fn, _, err := load(c.Path)
+	fn, _, err := d.load(c.Path)
 	if err != nil || fn.Kind != "function" {
 		return function{}, false
 	}

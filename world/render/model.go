@@ -110,7 +110,7 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if err != nil {
 		return nil, err
 	}
-	fns := namedFunctions(req.Node.Spec, m.Drain.load)
+	fns := namedFunctions(req.Node.Spec, m.Drain)
 	byName := map[string]function{}
 	// The node's ### Tools are offered first, as prose run of the node
 	// offers them (its functions after).

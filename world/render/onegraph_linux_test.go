@@ -22,7 +22,7 @@ import (
 
 // twoExecutions is a project of two responsibilities whose Executions
 // run on the interpreter, one fed by the other, both calling a sibling
-// function file.
+// function file, one reading its own prior truth.
 var twoExecutions = map[string]string{
 	"source.prose.md": `---
 name: source
@@ -66,8 +66,9 @@ kind: responsibility
 ### Execution
 
 ` + "```prose" + `
+let mine = read_world_model("self")
 let shown = call merge
-  prior: null
+  prior: mine
   found: names
 return { shown: shown }
 ` + "```" + `
@@ -153,7 +154,8 @@ func (o *opens) count(t *testing.T) map[string]int {
 // A drain of two Execution nodes reads each spec file once: the node
 // files, and the sibling both call; the renders' runs load from the
 // drain's spec graph. Each render's run is journaled beside the store,
-// named by its receipt, and replays from that journal.
+// named by its receipt, and replays from that journal (its
+// read_world_model too).
 func TestDrainReadsEachSpecOnce(t *testing.T) {
 	dir := t.TempDir()
 	for name, src := range twoExecutions {
