@@ -412,8 +412,15 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		files = specgraph.OSIn(req.Dir)
 	}
 	g := o.Specs
-	if g == nil {
+	switch {
+	case g == nil:
 		g = specgraph.New(specgraph.Options{FS: files})
+	case o.RunDir != "":
+		// A graph shared with other runs (a drain's renders share the
+		// drain's): this run's view of it reads nothing again, and its
+		// Files are the files this run loads, the sources its journal
+		// keeps (not every file the others loaded).
+		g = specgraph.New(specgraph.Options{FS: o.Specs, Load: o.Specs.Load})
 	}
 	workDir := req.Dir
 	if o.WorkDir != "" {

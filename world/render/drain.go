@@ -44,7 +44,8 @@ type Drain struct {
 	// no journal.
 	State string
 	// SyncEvery is the journals' group-commit window (see
-	// run.Options.SyncEvery).
+	// run.Options.SyncEvery): 0 is prose run's, run.DefaultSyncEvery; a
+	// negative one fsyncs each record.
 	SyncEvery time.Duration
 	// Telemetry, when set, exports the run of each render (an
 	// Execution's, a function's a model render calls) as spans under the
@@ -66,7 +67,10 @@ func (d *Drain) options(node string, drain int) (run.Options, error) {
 	if d == nil {
 		return run.Options{}, nil
 	}
-	o := run.Options{Specs: d.Specs, Getenv: d.Getenv, SyncEvery: d.SyncEvery, Telemetry: d.Telemetry}
+	o := run.Options{Specs: d.Specs, Getenv: d.Getenv, SyncEvery: max(d.SyncEvery, 0), Telemetry: d.Telemetry}
+	if d.SyncEvery == 0 {
+		o.SyncEvery = run.DefaultSyncEvery
+	}
 	if d.State == "" {
 		return o, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/world/graph"
@@ -210,6 +211,12 @@ func TestDrainReadsEachSpecOnce(t *testing.T) {
 		runs := store.RunsDir(state, node)
 		if _, err := os.Stat(filepath.Join(runs, r.Run, "journal.jsonl")); err != nil {
 			t.Errorf("%s: no journal of its render: %v", node, err)
+		}
+		// The journal keeps the sources the render's run reached (its
+		// node and merge), not every file of the drain's graph.
+		kept, err := os.ReadDir(filepath.Join(runs, r.Run, journal.SourcesDir))
+		if err != nil || len(kept) != 2 {
+			t.Errorf("%s's journal keeps %d sources, want 2 (%v)", node, len(kept), err)
 		}
 		rep, err := run.Replay(context.Background(), r.Run, run.Options{RunDir: runs})
 		if err != nil {
