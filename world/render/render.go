@@ -13,7 +13,15 @@
 // silence; an Execution holds delegation.Absent, which fails the render
 // where it is read and which `if x is present:` tests.
 //
-// Main types: Exec. Entry point: Parse.
+// A render is what `prose run` of its node alone would be: an Execution
+// is a run of the node's file (run.Prepare, through Local.Run) on the
+// drain's one spec graph, journaled in the state directory and traced
+// under the render's span; a model render asks with prose run's model
+// settings, output cap and ### Tools. Drain holds what the renders of one
+// drain share (drain.go), and every assembly of a drain hands one to each
+// Execution and Model it makes.
+//
+// Main types: Exec, Execution, Model, Drain. Entry point: Parse.
 package render
 
 import (
