@@ -6,7 +6,8 @@
 // CI services set it) they fail instead, so a CI that lost the corpus does
 // not pass by skipping.
 //
-// Entry points: Root, MustRoot, CorpusDir, Corpus, CorpusFile, Corpus015.
+// Entry points: Root, MustRoot, CorpusDir, Corpus, CorpusFile, Corpus015,
+// WatchOpens (the opens of the files of a directory, as strace counts).
 package testenv
 
 import (

@@ -1,16 +1,13 @@
 package render_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"unsafe"
 
+	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/specgraph"
@@ -21,135 +18,33 @@ import (
 	"github.com/proselang/prose/world/store"
 )
 
-// twoExecutions is a project of two responsibilities whose Executions
-// run on the interpreter, one fed by the other, both calling a sibling
-// function file, one reading its own prior truth.
-var twoExecutions = map[string]string{
-	"source.prose.md": `---
-name: source
-kind: responsibility
----
-
-# Source
-
-### Requires
-
-- ` + "`batch`" + `: this round's names, a list
-
-### Maintains
-
-- ` + "`names`" + `: every name seen, oldest first
-
-### Execution
-
-` + "```prose" + `
-let merged = call merge
-  prior: names
-  found: batch
-return { names: merged }
-` + "```" + `
-`,
-	"board.prose.md": `---
-name: board
-kind: responsibility
----
-
-# Board
-
-### Requires
-
-- ` + "`names`" + `: the names the source keeps
-
-### Maintains
-
-- ` + "`shown`" + `: the names on the board
-
-### Execution
-
-` + "```prose" + `
-let mine = read_world_model("self")
-let shown = call merge
-  prior: mine
-  found: names
-return { shown: shown }
-` + "```" + `
-`,
-	"merge.prose.md": `---
-name: merge
-kind: function
----
-
-# Merge
-
-### Parameters
-
-- ` + "`prior`" + `: a list, or null
-- ` + "`found`" + `: new names
-
-### Returns
-
-- ` + "`merged`" + `: prior followed by each found name not in it
-
-### Execution
-
-` + "```prose" + `
-let merged = []
-if prior is not null:
-  merged = prior
-for f in found:
-  let known = false
-  for c in merged:
-    if c == f:
-      known = true
-  if not known:
-    merged = merged + [f]
-return merged
-` + "```" + `
-`,
-}
-
-// opens counts the opens of each file of dir as the kernel reports them
-// (inotify: every open by this process, through whatever package),
-// until stop.
-type opens struct{ fd int }
-
-func watchOpens(t *testing.T, dir string) *opens {
+// copyOneGraph copies testdata/world/onegraph (two responsibilities
+// whose Executions run on the interpreter, one fed by the other and
+// reading its own prior truth, both calling a sibling function file) to
+// a new directory, and returns it and the names of its files.
+func copyOneGraph(t *testing.T) (string, []string) {
 	t.Helper()
-	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
+	src := filepath.Join(testenv.MustRoot(t), "testdata", "world", "onegraph")
+	ents, err := os.ReadDir(src)
 	if err != nil {
-		t.Skipf("inotify: %v", err)
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	// Closes are watched too, so that two opens of one file in a row are
-	// two events (inotify merges an event identical to the last queued).
-	if _, err := syscall.InotifyAddWatch(fd, dir, syscall.IN_OPEN|syscall.IN_CLOSE_NOWRITE|syscall.IN_CLOSE_WRITE); err != nil {
-		t.Skipf("inotify: %v", err)
-	}
-	return &opens{fd: fd}
-}
-
-// count reads the events so far: the opens of each named file.
-func (o *opens) count(t *testing.T) map[string]int {
-	t.Helper()
-	out := map[string]int{}
-	buf := make([]byte, 64*1024)
-	for {
-		n, err := syscall.Read(o.fd, buf)
-		if errors.Is(err, syscall.EAGAIN) || n == 0 {
-			return out
-		}
+	dir := t.TempDir()
+	var names []string
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
-			ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			name := string(bytes.TrimRight(buf[off+syscall.SizeofInotifyEvent:off+syscall.SizeofInotifyEvent+int(ev.Len)], "\x00"))
-			if ev.Mask&syscall.IN_OPEN != 0 && name != "" {
-				out[name]++
-			}
-			off += syscall.SizeofInotifyEvent + int(ev.Len)
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
 		}
+		names = append(names, e.Name())
 	}
+	if len(names) != 3 {
+		t.Fatalf("%s holds %d files, want 3", src, len(names))
+	}
+	return dir, names
 }
 
 // A drain of two Execution nodes reads each spec file once: the node
@@ -158,18 +53,13 @@ func (o *opens) count(t *testing.T) map[string]int {
 // named by its receipt, and replays from that journal (its
 // read_world_model too).
 func TestDrainReadsEachSpecOnce(t *testing.T) {
-	dir := t.TempDir()
-	for name, src := range twoExecutions {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, names := copyOneGraph(t)
 	state := filepath.Join(t.TempDir(), "world")
 	st, err := store.Open(state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := watchOpens(t, dir)
+	opens := testenv.WatchOpens(t, dir)
 	g, diags, err := graph.LoadWith(dir, specgraph.New(specgraph.Options{}))
 	if err != nil {
 		t.Fatal(err)
@@ -193,8 +83,8 @@ func TestDrainReadsEachSpecOnce(t *testing.T) {
 		}
 		t.Fatalf("rendered %d of 2", res.Rendered)
 	}
-	got := w.count(t)
-	for name := range twoExecutions {
+	got := opens()
+	for _, name := range names {
 		if got[name] != 1 {
 			t.Errorf("%s opened %d times in a drain, want once (all opens: %v)", name, got[name], got)
 		}
