@@ -1,10 +1,10 @@
-package worldtest_test
+package drain_test
 
 import (
 	"testing"
 
 	"github.com/proselang/prose/spec"
-	"github.com/proselang/prose/world/worldtest"
+	"github.com/proselang/prose/world/drain"
 )
 
 // FuzzParse: any ### Drains section reads without a panic, and a parsed
@@ -16,7 +16,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		src := "---\nname: t\nkind: test\nsubject: s\n---\n\n### Drains\n\n```yaml\n" + body + "\n```\n"
 		sp, _ := spec.Parse("t.test.prose.md", []byte(src))
-		w, _ := worldtest.Parse(sp)
+		w, _ := drain.ParseTest(sp)
 		if w != nil && len(w.Drains) == 0 {
 			t.Errorf("a test with no drain: %q", body)
 		}
