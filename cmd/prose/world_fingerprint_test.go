@@ -18,9 +18,9 @@ func fingerprintProject(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"feed.sh":  "cat >/dev/null\necho '{\"items\": [\"a\"]}'\n",
-		"tally.sh": "cat >/dev/null\necho 3\n",
-		"label.sh": "cat >/dev/null\necho '\"three\"'\n",
+		"feed.sh":       "cat >/dev/null\necho '{\"items\": [\"a\"]}'\n",
+		"tally.sh":      "cat >/dev/null\necho 3\n",
+		"label.sh":      "cat >/dev/null\necho '\"three\"'\n",
 		"feed.prose.md": "---\nname: feed\nkind: gateway\n---\n\n# Feed\n\n### Maintains\n\n- `items`: the evidence items\n",
 		"board.prose.md": "---\nname: board\nkind: responsibility\n---\n\n# Board\n\n### Requires\n\n- `evidence`: the latest evidence *(Maintained by `feed`.)*\n\n" +
 			"### Maintains\n\n- `count`: how many items\n- `label`: the count in words\n\n" +
