@@ -19,8 +19,9 @@
 // bindings in name order, so the order bindings were given in (two
 // --slot flags swapped) moves no fingerprint and renders nothing.
 //
-// Main types: Bindings, Config, Prepared, Input. Entry points:
-// ParseBindings, Prepare, (*Prepared).Run.
+// Main types: Bindings, Config, Prepared, Input; Test and Item for a test
+// file's ### Drains. Entry points: ParseBindings, Prepare,
+// (*Prepared).Run; ParseTest, RunTest.
 package drain
 
 import (

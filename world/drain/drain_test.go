@@ -1,6 +1,7 @@
 package drain_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 )
@@ -154,5 +156,37 @@ func TestUnboundCalleesWalksCallsOnce(t *testing.T) {
 	b, _ = drain.ParseBindings(g, "--slot", slots("feed=exec:cat", "scorer.inner=exec:echo 7"))
 	if _, err := drain.Prepare(g, b, drain.Config{}); err != nil {
 		t.Errorf("bound, still refused: %v", err)
+	}
+}
+
+// A test's ### Drains binds its nodes as --slot does, to programs: a
+// node bound to a model is refused (a test's drains have none), and so
+// is a function only a model would render.
+func TestSectionRefusesModels(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range board {
+		files[k] = v
+	}
+	for _, tc := range []struct{ bind, want string }{
+		{`feed: llm`, "bind feed: llm: a test's drains have no model"},
+		{`"*": llm:m`, "bind *: llm:m: a test's drains have no model"},
+		{`feed: exec:cat` + "\n  board.score: exec:echo 1", "the functions board.rank that an Execution calls are rendered by a model"},
+		{`board.score: exec:echo 1`, "node feed has no ### Execution to run and no binding"},
+	} {
+		files["board.test.prose.md"] = "---\nname: t\nkind: test\nsubject: board\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  " + tc.bind + "\ndrains:\n  - rendered: all\n```\n\n### Expects\n\n- `points`: is present\n"
+		g := project(t, files)
+		test := filepath.Join(g.Root, "board.test.prose.md")
+		sp, _, err := spec.Load(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, diags := drain.ParseTest(sp)
+		if w == nil {
+			t.Fatalf("%s", diags)
+		}
+		_, _, err = drain.RunTest(context.Background(), w, filepath.Join(g.Root, "board.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %s", tc.bind, err, tc.want)
+		}
 	}
 }

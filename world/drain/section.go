@@ -440,6 +440,13 @@ func (t *Test) prepare(g *graph.Graph, dir string) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, a := range as {
+		if r, err := run.ParseBinding(a.Value); err == nil && !strings.Contains(a.Name, ".") {
+			if _, isModel := r.(run.Model); isModel {
+				return nil, fmt.Errorf("bind %s: %s: a test's drains have no model; bind the node to a program (exec:COMMAND)", a.Name, a.Value)
+			}
+		}
+	}
 	p, err := Prepare(g, b, Config{Dir: dir})
 	var unbound *UnboundError
 	var callees *UnboundCalleesError
