@@ -34,6 +34,7 @@ import (
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -56,6 +57,10 @@ type Config struct {
 	// Dir is where programs run and relative paths of bindings resolve
 	// ("": the current directory).
 	Dir string
+	// Specs reads the spec files the nodes' Executions call (nil: a
+	// spec graph of the drain's own): each is read once, however many
+	// nodes call it.
+	Specs *specgraph.Graph
 }
 
 // Prepared is a drain of one graph, assembled: what renders each node.
@@ -109,6 +114,9 @@ func Prepare(g *graph.Graph, b *Bindings, c Config) (*Prepared, error) {
 		}
 	}
 	p.b.canonical()
+	if p.cfg.Specs == nil {
+		p.cfg.Specs = specgraph.New(specgraph.Options{})
+	}
 	configured := c.Models != nil && c.Models.Configured() != nil
 	var missing []string
 	for _, n := range g.Nodes {
@@ -281,6 +289,7 @@ func executionRuns(n *graph.Node) bool {
 // another is NODE.INNER too, never NODE.FN.INNER.
 func (p *Prepared) unboundCallees() []string {
 	var out []string
+	finder := p.cfg.Specs.Finder()
 	for _, n := range p.Graph.Nodes {
 		if p.b.Nodes[n.ID] != nil || !p.runs[n.ID] {
 			continue
@@ -290,7 +299,7 @@ func (p *Prepared) unboundCallees() []string {
 			bound[a.Name] = true
 		}
 		listed := map[string]bool{}
-		visited := map[string]bool{} // file and node: a sibling loads anew each time
+		visited := map[string]bool{} // file and node
 		var walk func(sp *spec.Spec)
 		walk = func(sp *spec.Spec) {
 			key := sp.File.Name + "\x00" + sp.Name
@@ -302,7 +311,7 @@ func (p *Prepared) unboundCallees() []string {
 				if name == sp.Name || bound[name] || listed[name] {
 					continue
 				}
-				callee := calleeSpec(sp, name)
+				callee := calleeSpec(p.cfg.Specs, finder, sp, name)
 				switch {
 				case callee == nil:
 				case callee.Kind == "function" && callee.Body() == nil:
@@ -320,21 +329,16 @@ func (p *Prepared) unboundCallees() []string {
 }
 
 // calleeSpec is the function or node a call of name made in sp reaches
-// (an inline node or a sibling file), nil for anything else.
-func calleeSpec(sp *spec.Spec, name string) *spec.Spec {
-	c := sp.ResolveCall(name, nil, &spec.Finder{})
-	if c == nil {
+// (an inline node or a sibling file, read through specs), nil for
+// anything else.
+func calleeSpec(specs *specgraph.Graph, finder *spec.Finder, sp *spec.Spec, name string) *spec.Spec {
+	c := sp.ResolveCall(name, nil, finder)
+	if c == nil || c.Kind != spec.CalleeNode && c.Kind != spec.CalleeSibling {
 		return nil
 	}
-	switch c.Kind {
-	case spec.CalleeNode:
-		return c.Node
-	case spec.CalleeSibling:
-		s, _, err := spec.Load(c.Path)
-		if err != nil {
-			return nil
-		}
-		return s
+	s, _, err := specs.Callee(c)
+	if err != nil {
+		return nil
 	}
-	return nil
+	return s
 }
