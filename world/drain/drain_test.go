@@ -3,13 +3,16 @@ package drain_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 )
@@ -188,5 +191,44 @@ func TestSectionRefusesModels(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %s", tc.bind, err, tc.want)
 		}
+	}
+}
+
+// countingFS counts the opens of each file of the operating system's.
+type countingFS struct {
+	fs.FS
+	mu    sync.Mutex
+	opens map[string]int
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	c.mu.Lock()
+	c.opens[filepath.Base(name)]++
+	c.mu.Unlock()
+	return c.FS.Open(name)
+}
+
+// The functions two nodes' Executions call are read once by Prepare,
+// however many nodes call them.
+func TestPrepareReadsCalleesOnce(t *testing.T) {
+	exec := func(name string) string {
+		return "---\nname: " + name + "\nkind: responsibility\n---\n\n# N\n\n### Requires\n\n- `counts`: the tallies of `feed`\n\n### Maintains\n\n- `points`: the score\n\n" +
+			"### Execution\n\n```prose\nlet p = call score\n  counts: counts\nreturn { points: p }\n```\n"
+	}
+	g := project(t, map[string]string{
+		"feed.prose.md":  feed,
+		"one.prose.md":   exec("one"),
+		"two.prose.md":   exec("two"),
+		"score.prose.md": board["score.prose.md"],
+	})
+	c := &countingFS{FS: specgraph.OS(), opens: map[string]int{}}
+	b, _ := drain.ParseBindings(g, "--slot", slots("feed=exec:cat"))
+	var callees *drain.UnboundCalleesError
+	_, err := drain.Prepare(g, b, drain.Config{Specs: specgraph.New(specgraph.Options{FS: c})})
+	if !errors.As(err, &callees) || strings.Join(callees.Callees, " ") != "one.score two.score" {
+		t.Fatalf("unbound: %v", err)
+	}
+	if c.opens["score.prose.md"] != 1 {
+		t.Errorf("score.prose.md opened %d times, want 1 (%v)", c.opens["score.prose.md"], c.opens)
 	}
 }
