@@ -138,3 +138,48 @@ func stringOf(m map[string]any) string {
 	b, _ := json.Marshal(m)
 	return string(b)
 }
+
+// An Execution render's run takes prose run's model settings from the
+// drain (--model, --base-url over the environment's), as prose run of
+// the node does: the function it calls is rendered by that model, with
+// the acting output cap.
+func TestExecutionRenderTakesRunModelSettings(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range traced {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := llmtest.NewServer(t, llmtest.JSON(map[string]any{"n": 7}), llmtest.JSON(map[string]any{"n": 7}))
+	env := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k", "PROSE_MODEL": "from-env"}
+	getenv := func(k string) string { return env[k] }
+	g, _, err := graph.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(t.TempDir(), "world"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &render.Drain{Specs: g.Specs, Getenv: getenv, Model: "from-flag", BaseURL: srv.URL}
+	res, err := reconcile.Drain(context.Background(), reconcile.Options{
+		Graph: g, Store: st, Ticks: []string{"tally"},
+		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return &render.Execution{Drain: d}, nil },
+	})
+	if err != nil || res.Rendered != 1 {
+		t.Fatalf("drain: %v %+v", err, res)
+	}
+	if _, err := (run.Local{}).Run(context.Background(), run.Request{Spec: filepath.Join(dir, "tally.prose.md"), Model: "from-flag", BaseURL: srv.URL},
+		run.Options{Getenv: getenv}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want one of the drain and one of the run", len(reqs))
+	}
+	dn, _ := reqs[0].MaxTokens()
+	an, _ := reqs[1].MaxTokens()
+	if reqs[0].Model() != "from-flag" || reqs[0].Model() != reqs[1].Model() || dn != an || string(reqs[0].Body) != string(reqs[1].Body) {
+		t.Errorf("the drain asked model %q, max_tokens %d; prose run %q, %d; bodies\n%s\n%s", reqs[0].Model(), dn, reqs[1].Model(), an, reqs[0].Body, reqs[1].Body)
+	}
+}
