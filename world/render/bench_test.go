@@ -49,11 +49,12 @@ func executionGraph(b *testing.B, n int) *graph.Graph {
 // BenchmarkExecutionDrain: a cold start of n Execution nodes, each
 // render a run; "anew" reads every spec file again for each render and
 // keeps no journal (as renders did before they shared the drain's
-// graph), "journaled" shares the drain's graph and journals each render.
+// graph), "shared" reads through the drain's graph, "journaled" shares
+// it and journals each render too.
 func BenchmarkExecutionDrain(b *testing.B) {
 	for _, n := range []int{10, 100} {
 		g := executionGraph(b, n)
-		for _, mode := range []string{"anew", "journaled"} {
+		for _, mode := range []string{"anew", "shared", "journaled"} {
 			b.Run(fmt.Sprintf("%s/%d", mode, n), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
@@ -63,7 +64,10 @@ func BenchmarkExecutionDrain(b *testing.B) {
 						b.Fatal(err)
 					}
 					var d *render.Drain
-					if mode == "journaled" {
+					switch mode {
+					case "shared":
+						d = &render.Drain{Specs: g.Specs}
+					case "journaled":
 						d = &render.Drain{Specs: g.Specs, State: state}
 					}
 					b.StartTimer()
