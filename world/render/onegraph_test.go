@@ -121,3 +121,36 @@ func TestDrainReadsEachSpecOnce(t *testing.T) {
 		}
 	}
 }
+
+// A render whose run fails keeps its journal too: the failed receipt
+// names it, and a replay gives the same failure.
+func TestFailedRenderNamesItsJournal(t *testing.T) {
+	dir := t.TempDir()
+	src := "---\nname: broken\nkind: responsibility\n---\n\n# Broken\n\n### Maintains\n\n- `v`: a value\n\n### Execution\n\n```prose\nthrow \"no data\"\n```\n\n### Continuity\n\nself-driven\n"
+	if err := os.WriteFile(filepath.Join(dir, "broken.prose.md"), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := graph.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "world")
+	st, err := store.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &render.Drain{Specs: g.Specs, State: state}
+	res, err := reconcile.Drain(context.Background(), reconcile.Options{Graph: g, Store: st, Ticks: []string{"broken"},
+		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return &render.Execution{Drain: d}, nil }})
+	if err != nil || res.Failed != 1 {
+		t.Fatalf("drain: %v %+v", err, res)
+	}
+	r := res.Receipts[0]
+	if r.Status != receipt.Failed || r.Run != "drain-1" || !strings.Contains(r.Reason, "no data") {
+		t.Fatalf("receipt %s %q run %q, want a failure naming its run drain-1", r.Status, r.Reason, r.Run)
+	}
+	_, err = run.Replay(context.Background(), r.Run, run.Options{RunDir: store.RunsDir(state, "broken")})
+	if err == nil || !strings.Contains(err.Error(), "no data") || run.CodeOf(err) == run.CodeDiverged {
+		t.Errorf("replay of the failed render: %v, want its failure again", err)
+	}
+}
