@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
@@ -60,6 +61,10 @@ type Graph struct {
 	Unresolved []*Unresolved
 
 	byID map[string]*Node
+	// in indexes Edges by subscriber (indexIn), built from the slice
+	// inOf: In scans Edges when they have changed since.
+	in   map[string][]*Edge
+	inOf []*Edge
 }
 
 // Node is one responsibility or gateway.
@@ -92,6 +97,26 @@ type Node struct {
 	// Height is 0 for a node nothing feeds, else one more than its
 	// highest producer.
 	Height int
+
+	// memo holds values derived from the node (Memo).
+	memo sync.Map
+}
+
+// Memo returns the value derived from n under key, computing it with f
+// the first time: a node does not change once its graph is loaded, so
+// what is computed from it (a contract fingerprint) is computed once
+// for as long as the graph is kept. key must name everything else f
+// reads.
+func (n *Node) Memo(key string, f func() (any, error)) (any, error) {
+	if v, ok := n.memo.Load(key); ok {
+		return v, nil
+	}
+	v, err := f()
+	if err != nil {
+		return nil, err
+	}
+	v, _ = n.memo.LoadOrStore(key, v)
+	return v, nil
 }
 
 // Edge is one bound Requires item: Subscriber's input Input is
@@ -165,6 +190,9 @@ func (n *Node) Label() string {
 
 // In returns the edges into n, in order.
 func (g *Graph) In(id string) []*Edge {
+	if len(g.inOf) == len(g.Edges) && (len(g.Edges) == 0 || &g.inOf[0] == &g.Edges[0]) && g.in != nil {
+		return g.in[id]
+	}
 	var out []*Edge
 	for _, e := range g.Edges {
 		if e.Subscriber == id {
@@ -172,6 +200,17 @@ func (g *Graph) In(id string) []*Edge {
 		}
 	}
 	return out
+}
+
+// indexIn indexes the edges by subscriber for In, once they are final
+// (in place: a later change of Edges that keeps its first element and
+// length must call it again).
+func (g *Graph) indexIn() {
+	g.in = map[string][]*Edge{}
+	for _, e := range g.Edges {
+		g.in[e.Subscriber] = append(g.in[e.Subscriber], e)
+	}
+	g.inOf = g.Edges
 }
 
 // Subscribers returns the ids of the nodes subscribed to id, sorted.
@@ -265,6 +304,7 @@ func load(path string, skip map[string]bool) (*Graph, diag.List, error) {
 	}
 	diags = append(diags, g.order()...)
 	diags.Sort()
+	g.indexIn()
 	return g, diags, nil
 }
 
@@ -464,6 +504,7 @@ func (g *Graph) Seed(id string, inputs []string) (unknown []string) {
 	}
 	g.keepReached(id)
 	g.order()
+	g.indexIn()
 	return unknown
 }
 

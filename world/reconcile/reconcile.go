@@ -143,7 +143,13 @@ type Result struct {
 // state is a node's standing at the start of its turn.
 type state struct {
 	last, lastOK *receipt.Receipt
-	truth        any // the published truth (nil when none)
+	// truth is the published truth (nil when none), read when first
+	// needed (truthOf).
+	truth  any
+	loaded bool
+	// scan is the stale scan's record of the node (store.Scan), nil
+	// when none holds.
+	scan *store.Scan
 }
 
 type drainer struct {
@@ -175,12 +181,13 @@ func Drain(ctx context.Context, o Options) (*Result, error) {
 		level = append(level, n)
 		if i+1 == len(d.g.Nodes) || d.g.Nodes[i+1].Height != n.Height {
 			if err := d.level(ctx, level); err != nil {
+				d.o.Store.SaveIndex()
 				return d.res, err
 			}
 			level = nil
 		}
 	}
-	return d.res, nil
+	return d.res, d.o.Store.SaveIndex()
 }
 
 // callersGiven refuses a caller input that o does not give.
@@ -206,41 +213,30 @@ func newDrainer(o Options) *drainer {
 	return d
 }
 
-// load reads every node's ledger and published truth, repairs published
-// files, and numbers the drain.
+// load reads every node's standing (its last receipts, from the store's
+// drain index), repairs published files, and numbers the drain. Truths
+// are read when a node's turn needs them.
 func (d *drainer) load() error {
 	if err := d.o.Store.Extend(d.o.SignKey); err != nil {
 		return err
 	}
 	maxDrain := 0
 	for _, n := range d.g.Nodes {
-		rs, err := d.o.Store.Ledger(n.ID)
+		sd, err := d.o.Store.Standing(n.ID)
 		if err != nil {
 			return err
 		}
-		s := &state{}
-		if len(rs) > 0 {
-			s.last = rs[len(rs)-1]
+		s := &state{last: sd.Last, lastOK: sd.LastOK, scan: sd.Scan}
+		if s.last != nil {
 			maxDrain = max(maxDrain, s.last.Drain)
-			for i := len(rs) - 1; i >= 0; i-- {
-				if rs[i].Status != receipt.Failed {
-					s.lastOK = rs[i]
-					break
-				}
-			}
 			if fixed, err := d.o.Store.Repair(n.ID, n.Facets); err != nil {
 				return fmt.Errorf("node %s: %v", n.ID, err)
 			} else if fixed {
 				d.res.Repaired = append(d.res.Repaired, n.ID)
 			}
-			if s.last.Version != "" {
-				if s.truth, err = d.o.Store.Version(n.ID, s.last.Version); err != nil {
-					return fmt.Errorf("node %s: %v", n.ID, err)
-				}
-			}
 		}
 		d.st[n.ID] = s
-		c, err := Contract(n, d.binding(n))
+		c, err := memoContract(n, d.binding(n))
 		if err != nil {
 			return err
 		}
@@ -248,6 +244,33 @@ func (d *drainer) load() error {
 	}
 	d.res.Drain = maxDrain + 1
 	return nil
+}
+
+// truthOf is node id's published truth (nil when none), read once.
+func (d *drainer) truthOf(id string) (any, error) {
+	s := d.st[id]
+	if s.loaded {
+		return s.truth, nil
+	}
+	if s.last != nil && s.last.Version != "" {
+		v, err := d.o.Store.Version(id, s.last.Version)
+		if err != nil {
+			return nil, fmt.Errorf("node %s: %v", id, err)
+		}
+		s.truth = v
+	}
+	s.loaded = true
+	return s.truth, nil
+}
+
+// memoContract is Contract, computed once per node and binding for as
+// long as the graph is kept.
+func memoContract(n *graph.Node, binding string) (string, error) {
+	v, err := n.Memo("reconcile.contract\x00"+binding, func() (any, error) { return Contract(n, binding) })
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
 }
 
 func (d *drainer) binding(n *graph.Node) string {
@@ -277,6 +300,9 @@ type plan struct {
 func (d *drainer) level(ctx context.Context, nodes []*graph.Node) error {
 	var plans []*plan
 	for _, n := range nodes {
+		if d.settled(n) {
+			continue
+		}
 		p, err := d.plan(n)
 		if err != nil {
 			return err
@@ -315,6 +341,117 @@ func (d *drainer) level(ctx context.Context, nodes []*graph.Node) error {
 	return nil
 }
 
+// settled reports whether n's stale-scan record (store.Scan) still
+// holds: n is not woken, and its last receipt, contract, shape and
+// producers' versions are those recorded, so its key is the recorded
+// one and, as then, it does not fire. A node given caller inputs is
+// always derived again.
+func (d *drainer) settled(n *graph.Node) bool {
+	s := d.st[n.ID]
+	sc := s.scan
+	if sc == nil || len(d.o.Events[n.ID]) > 0 || d.ticks[n.ID] || len(n.CallerInputs) > 0 {
+		return false
+	}
+	if sc.Last != hashOf(s.last) || sc.Contract != d.contract[n.ID] || sc.Shape != shape(d.g, n) {
+		return false
+	}
+	prods := producers(d.g, n)
+	if len(sc.Inputs) != len(prods) {
+		return false
+	}
+	for _, p := range prods {
+		v, ok := sc.Inputs[p]
+		if !ok || v != versionOf(d.st[p].last) {
+			return false
+		}
+	}
+	return true
+}
+
+// settle records in the store's drain index that n, as it stands now,
+// has key and does not fire unless something it reads moves.
+func (d *drainer) settle(n *graph.Node, key string) {
+	if len(n.CallerInputs) > 0 {
+		return
+	}
+	s := d.st[n.ID]
+	sc := &store.Scan{Last: hashOf(s.last), Contract: d.contract[n.ID], Shape: shape(d.g, n), Key: key, Inputs: map[string]string{}}
+	for _, p := range producers(d.g, n) {
+		sc.Inputs[p] = versionOf(d.st[p].last)
+	}
+	if old := s.scan; old != nil && old.Last == sc.Last && old.Contract == sc.Contract && old.Shape == sc.Shape && old.Key == sc.Key && sameMap(old.Inputs, sc.Inputs) {
+		return
+	}
+	s.scan = sc
+	d.o.Store.SetScan(n.ID, sc)
+}
+
+func sameMap(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func hashOf(r *receipt.Receipt) string {
+	if r == nil {
+		return ""
+	}
+	return r.Hash
+}
+
+// versionOf is the version a node's last receipt leaves published ("":
+// none; an absent truth).
+func versionOf(r *receipt.Receipt) string {
+	if r == nil {
+		return ""
+	}
+	return r.Version
+}
+
+// producers are the ids of the nodes n reads, sorted (computed once per
+// node).
+func producers(g *graph.Graph, n *graph.Node) []string {
+	v, _ := n.Memo("reconcile.producers", func() (any, error) {
+		seen := map[string]bool{}
+		var out []string
+		for _, e := range g.In(n.ID) {
+			if !seen[e.Producer] {
+				seen[e.Producer] = true
+				out = append(out, e.Producer)
+			}
+		}
+		sort.Strings(out)
+		return out, nil
+	})
+	return v.([]string)
+}
+
+// shape is the digest of what n's memo key reads beside its contract and
+// its inputs' values: its edges (input, producer, part) and the fields
+// each part leaves out of its fingerprint (computed once per node).
+func shape(g *graph.Graph, n *graph.Node) string {
+	v, _ := n.Memo("reconcile.shape", func() (any, error) {
+		var parts []any
+		for _, e := range g.In(n.ID) {
+			imm := []any{}
+			for _, f := range Immaterial(g, g.Node(e.Producer), e.Facet) {
+				imm = append(imm, f)
+			}
+			parts = append(parts, []any{EdgeKey(e), imm})
+		}
+		fp, err := canon.Fingerprint(map[string]any{"edges": parts}, nil)
+		return fp, err
+	})
+	s, _ := v.(string)
+	return s
+}
+
 // EdgeKey names an edge in a receipt's inputs.
 func EdgeKey(e *graph.Edge) string { return e.Input + "<-" + e.Producer + "." + e.Facet }
 
@@ -337,12 +474,16 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		var missing []string
 		for _, e := range es {
 			prod := d.g.Node(e.Producer)
-			if !present(d.st[e.Producer].truth, e.Facet) {
+			truth, err := d.truthOf(e.Producer)
+			if err != nil {
+				return nil, err
+			}
+			if !present(truth, e.Facet) {
 				missing = appendNew(missing, nodeName(prod))
 				p.inputs[EdgeKey(e)] = AbsentFingerprint
 				continue
 			}
-			fps, err := partFingerprints(d.g, prod, d.st[e.Producer].truth, e)
+			fps, err := partFingerprints(d.g, prod, truth, e)
 			if err != nil {
 				return nil, err
 			}
@@ -404,6 +545,7 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		// again when that producer publishes (or anything else moves).
 		p.render = false
 		if s.lastOK == nil {
+			d.settle(n, key)
 			return nil, nil
 		}
 	}
@@ -413,11 +555,18 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		// read it as absent).
 		p.render = false
 		if s.lastOK == nil {
+			d.settle(n, key)
 			return nil, nil
 		}
 	}
 	if !p.render && len(events) == 0 && !d.ticks[n.ID] {
+		d.settle(n, key)
 		return nil, nil
+	}
+	if p.render {
+		if _, err := d.truthOf(n.ID); err != nil { // the prior, for the render
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -780,10 +929,16 @@ func (d *drainer) commit(p *plan) error {
 		if err := d.o.Store.Publish(n.ID, truth, n.Facets); err != nil {
 			return err
 		}
-		s.truth = truth
+		s.truth, s.loaded = truth, true
 		s.lastOK = r
 	}
 	s.last = r
+	s.scan = nil
+	if r.Status != receipt.Failed {
+		// Settled by this receipt: the next drain finds p.key again
+		// unless something it reads moves.
+		d.settle(n, p.key)
+	}
 	d.seq++
 	d.fired[n.ID] = r
 	d.sum(r)

@@ -74,6 +74,9 @@ type Store struct {
 	signer string
 	heads  bool
 	sign   ed25519.PrivateKey
+
+	// idx is the drain index (index.go).
+	idx index
 }
 
 // formatDoc is the FORMAT file.
@@ -333,6 +336,13 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 	if err := s.checkKey(r); err != nil {
 		return fmt.Errorf("%s: not appended: %v", s.LedgerPath(node), err)
 	}
+	if s.trusted(node) {
+		// The drain trusted what this Store checked before: the ledger it
+		// extends is checked now, from its head record.
+		if _, ps := s.checkNode(escape(node), false); len(ps) > 0 {
+			return &DamageError{Dir: s.Dir, Problems: ps}
+		}
+	}
 	old, err := readFile(s.LedgerPath(node))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -357,6 +367,7 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 			return err
 		}
 	}
+	s.indexAppended(node, r)
 	if r.Cost.DurationMS == 0 {
 		return nil
 	}
@@ -443,6 +454,7 @@ func (s *Store) Publish(node string, truth any, facets []string) error {
 			os.Remove(filepath.Join(s.nodeDir(node), "facets", e.Name()))
 		}
 	}
+	s.indexPublished(node, facets, truth)
 	return nil
 }
 
