@@ -179,6 +179,9 @@ func New(o Options) (*Server, error) {
 		unlock()
 		return nil, err
 	}
+	// The lock is held as long as the server lives: the drains trust
+	// what the store checked and wrote itself (store's drain index).
+	o.Store.HoldLock()
 	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1), plans: map[string]*cadence.Plan{}, started: o.Now()}
 	for _, n := range o.Graph.Nodes {
 		p, err := cadence.Of(n.Spec)
