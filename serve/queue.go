@@ -67,8 +67,8 @@ type Entry struct {
 // once every line written before it was taken is on disk, so no drain
 // runs an event a crash could still lose.
 type Queue struct {
-	mu      sync.Mutex
-	f       *os.File
+	mu sync.Mutex
+	f  *os.File
 	// written counts the lines written (under mu); synced, under smu,
 	// how many of them a finished fsync covers.
 	written int64
