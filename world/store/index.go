@@ -383,7 +383,7 @@ func (s *Store) SaveIndex() error {
 			return err
 		}
 		x.lines = len(names)
-		return writeAtomic(s.IndexPath(), b)
+		return s.writeAtomic(s.IndexPath(), b)
 	}
 	sort.Strings(names)
 	b, err := x.encode(names)
@@ -394,6 +394,7 @@ func (s *Store) SaveIndex() error {
 		// Never opened: a named pipe would block the open.
 		return &fs.PathError{Op: "write", Path: s.IndexPath(), Err: errors.New("not a regular file")}
 	}
+	s.point("append " + s.IndexPath())
 	f, err := os.OpenFile(s.IndexPath(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err

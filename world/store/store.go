@@ -77,6 +77,19 @@ type Store struct {
 
 	// idx is the drain index (index.go).
 	idx index
+
+	// OnWrite, when set, is called before each step of every write to
+	// the directory: "create PATH" before a file's new content is
+	// written (to a temporary file), "rename PATH" before it replaces
+	// PATH, "append PATH" before a line is appended to PATH. It is for
+	// fault injection (the crash tests kill the process there).
+	OnWrite func(step string)
+}
+
+func (s *Store) point(step string) {
+	if s.OnWrite != nil {
+		s.OnWrite(step)
+	}
 }
 
 // formatDoc is the FORMAT file.
@@ -125,7 +138,7 @@ func (s *Store) writeFormat() error {
 		v = Format
 	}
 	doc, _ := json.Marshal(formatDoc{Format: formatName, Version: v, Signer: s.signer})
-	return writeAtomic(filepath.Join(s.Dir, "FORMAT"), append(doc, '\n'))
+	return s.writeAtomic(filepath.Join(s.Dir, "FORMAT"), append(doc, '\n'))
 }
 
 // readFile reads p whole when it is a regular file (or a link to one): a
@@ -182,7 +195,8 @@ func (s *Store) LedgerPath(node string) string {
 
 // writeAtomic writes b to p (mode 0600) by temporary file, fsync and
 // rename, then syncs the directory (created 0700 when absent).
-func writeAtomic(p string, b []byte) error {
+func (s *Store) writeAtomic(p string, b []byte) error {
+	s.point("create " + p)
 	dir := filepath.Dir(p)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -203,6 +217,7 @@ func writeAtomic(p string, b []byte) error {
 		err = os.Chmod(tmp, 0o600)
 	}
 	if err == nil {
+		s.point("rename " + p)
 		err = os.Rename(tmp, p)
 	}
 	if err != nil {
@@ -244,7 +259,7 @@ func (s *Store) PutVersion(node string, truth any) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return v, nil
 	}
-	return v, writeAtomic(p, append(b, '\n'))
+	return v, s.writeAtomic(p, append(b, '\n'))
 }
 
 // Version reads a stored version, checking its content against its
@@ -359,7 +374,7 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 		}
 	}
 	ledger := append(append(old, line...), '\n')
-	if err := writeAtomic(s.LedgerPath(node), ledger); err != nil {
+	if err := s.writeAtomic(s.LedgerPath(node), ledger); err != nil {
 		return err
 	}
 	if s.heads {
@@ -371,6 +386,7 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 	if r.Cost.DurationMS == 0 {
 		return nil
 	}
+	s.point("append " + s.DurationsPath(node))
 	f, err := os.OpenFile(s.DurationsPath(node), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
@@ -433,7 +449,7 @@ func (s *Store) Publish(node string, truth any, facets []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(s.TruthPath(node), b); err != nil {
+	if err := s.writeAtomic(s.TruthPath(node), b); err != nil {
 		return err
 	}
 	m, _ := truth.(map[string]any)
@@ -444,7 +460,7 @@ func (s *Store) Publish(node string, truth any, facets []string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(s.FacetPath(node, f), fb); err != nil {
+		if err := s.writeAtomic(s.FacetPath(node, f), fb); err != nil {
 			return err
 		}
 	}
