@@ -10,6 +10,7 @@
 //	DIR/NODE/receipts.jsonl           the node's receipts, one canonical JSON line each
 //	DIR/NODE/head.json                the ledger's head record: its receipts, last hash, size, digest
 //	DIR/NODE/durations.jsonl          how long each render took, by receipt hash (not hashed)
+//	DIR/index.jsonl                   the drain index: each node's last receipts, scan record, file identities
 //
 // Every file is written atomically: a temporary file in the same
 // directory, fsync, rename, fsync of the directory. A commit writes the
@@ -26,7 +27,11 @@
 // the signing key against the one the store was created with. Verify is
 // the whole check, RepairAll the repair of what can be rebuilt.
 //
-// Main types: Store, Problem, DamageError. Entry points: Lock, Open,
+// The drain index (index.go) keeps what a drain's stale scan starts
+// from, trusted only as far as the files it names are unchanged: Standing,
+// SetScan, SaveIndex, HoldLock.
+//
+// Main types: Store, Problem, DamageError, Standing, Scan. Entry points: Lock, Open,
 // (*Store).Extend, (*Store).Append, (*Store).Ledger, (*Store).Verify,
 // (*Store).RepairAll.
 package store
