@@ -104,8 +104,11 @@ type Server struct {
 	o      Options
 	q      *Queue
 	unlock func()
-	wake   chan struct{}
-	plans  map[string]*cadence.Plan
+	// kept is what each drain keeps for the next (the graph and the
+	// lock are the server's for its life).
+	kept  reconcile.Kept
+	wake  chan struct{}
+	plans map[string]*cadence.Plan
 	// started is when New ran: a wall-clock schedule of a node that never
 	// fired counts from it.
 	started time.Time
@@ -412,6 +415,7 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 	res, err := reconcile.Drain(ctx, reconcile.Options{
 		Graph: s.o.Graph, Store: s.o.Store, Renderer: s.o.Renderer, Binding: s.o.Binding,
 		Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now, Rendering: rendering,
+		Kept:         &s.kept,
 		CallerInputs: s.o.CallerInputs,
 		Committed: func(r *receipt.Receipt) {
 			mu.Lock()

@@ -253,3 +253,75 @@ func copyDir(t testing.TB, from, to string) {
 		t.Fatalf("%v: %s", err, out)
 	}
 }
+
+// TestKeptDrainsAsAFullOne: drains that keep what they read (Kept, as
+// prose serve) leave the receipts and truths that drains reading every
+// node leave, through events, a tick, a quiet drain and a failed render.
+func TestKeptDrainsAsAFullOne(t *testing.T) {
+	project := t.TempDir()
+	for id, src := range crashProject {
+		if err := os.WriteFile(filepath.Join(project, id+".prose.md"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := loadCrashProject(t, project)
+	run := func(kept *reconcile.Kept, dir string) string {
+		unlock, err := store.Lock(context.Background(), dir, store.LockOptions{Command: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unlock()
+		st, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.HoldLock()
+		var log []string
+		fail := false
+		for i, step := range []string{"e1", "quiet", "e2", "tick c", "fail a", "e3", "quiet", "heal", "quiet"} {
+			o := crashOptions(g, st, 0)
+			o.Kept = kept
+			o.Renderer = func(n *graph.Node) (reconcile.Renderer, error) {
+				if fail && n.ID == "a" {
+					return failRender{}, nil
+				}
+				return sumRender{}, nil
+			}
+			switch step {
+			case "e1", "e2", "e3":
+				o.Events = map[string][]any{"g": {map[string]any{"id": step, "n": i}}}
+			case "tick c":
+				o.Ticks = []string{"c"}
+			case "fail a":
+				fail = true
+				o.Events = map[string][]any{"g": {map[string]any{"id": step, "n": 100}}}
+			case "heal":
+				fail = false
+			}
+			res, err := reconcile.Drain(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rs []string
+			for _, r := range res.Receipts {
+				rs = append(rs, r.Node+":"+r.Status)
+			}
+			log = append(log, fmt.Sprintf("%s drain %d: %s", step, res.Drain, strings.Join(rs, " ")))
+		}
+		return strings.Join(log, "\n") + "\n" + truths(t, g, dir)
+	}
+	want := run(nil, filepath.Join(project, ".prose", "full"))
+	got := run(&reconcile.Kept{}, filepath.Join(project, ".prose", "kept"))
+	if got != want {
+		t.Errorf("drains with Kept:\n%s\nreading every node:\n%s", got, want)
+	}
+	if !strings.Contains(want, "heal drain") || !strings.Contains(want, "a:failed") {
+		t.Errorf("the sequence did not fail and heal a render:\n%s", want)
+	}
+}
+
+type failRender struct{}
+
+func (failRender) Render(context.Context, *reconcile.Request) (*reconcile.Answer, error) {
+	return nil, fmt.Errorf("down")
+}

@@ -168,6 +168,7 @@ func BenchmarkDrainQuiet(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			g, st := primedChain(b, n)
 			o := chainOptions(g, st)
+			o.Kept = new(reconcile.Kept)
 			warm(b, o)
 			b.ResetTimer()
 			start := cpuTime()
@@ -193,6 +194,7 @@ func BenchmarkDrainOneEvent(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			g, st := primedChain(b, n)
 			o := chainOptions(g, st)
+			o.Kept = new(reconcile.Kept)
 			warm(b, o)
 			b.ResetTimer()
 			start := cpuTime()

@@ -121,6 +121,9 @@ type Options struct {
 	// Committed is called after each receipt is committed, in ledger
 	// order.
 	Committed func(*receipt.Receipt)
+	// Kept, when set, is kept by a caller that drains one graph again
+	// and again (see Kept).
+	Kept *Kept
 	// Rendering, when set, is called as each render starts: the context
 	// it returns is the render's (a tracer's span of the render goes in
 	// it, for the spans of the render's calls and model requests), and
@@ -172,8 +175,29 @@ func Drain(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	d := newDrainer(o)
-	if err := d.load(); err != nil {
+	k := o.Kept
+	var err error
+	if k.holds(o) {
+		err = d.drainMoved(ctx, k)
+	} else {
+		err = d.drainAll(ctx)
+	}
+	if serr := d.o.Store.SaveIndex(); err == nil {
+		err = serr
+	}
+	if k != nil {
+		k.keep(d, err)
+	}
+	if err != nil && d.res.Drain == 0 {
 		return nil, err
+	}
+	return d.res, err
+}
+
+// drainAll loads every node's standing and takes every node in turn.
+func (d *drainer) drainAll(ctx context.Context) error {
+	if err := d.load(); err != nil {
+		return err
 	}
 	// Levels: nodes of one height never feed each other.
 	var level []*graph.Node
@@ -181,13 +205,130 @@ func Drain(ctx context.Context, o Options) (*Result, error) {
 		level = append(level, n)
 		if i+1 == len(d.g.Nodes) || d.g.Nodes[i+1].Height != n.Height {
 			if err := d.level(ctx, level); err != nil {
-				d.o.Store.SaveIndex()
-				return d.res, err
+				return err
 			}
 			level = nil
 		}
 	}
-	return d.res, d.o.Store.SaveIndex()
+	return nil
+}
+
+// Kept is what a caller that drains one graph again and again while it
+// holds the state directory's lock (prose serve: store.HoldLock) keeps
+// from one drain to the next, so that a drain takes only what may have
+// moved: the nodes woken, those the last drain left unsettled (a failed
+// render, caller inputs) and the subscribers of each node that fires;
+// every other node's standing is the one kept, and its scan record
+// (store.Scan) holds. It holds for one graph, one store and one binding
+// function, and only while nothing but its drains wrote to the store
+// (store.Writes); otherwise the next drain reads every node again. The
+// zero value is ready to use. A drain that ends in an error drops it.
+type Kept struct {
+	g        *graph.Graph
+	store    *store.Store
+	st       map[string]*state
+	contract map[string]string
+	// unsettled are the nodes without a scan record after the last
+	// drain; subs and pos index the graph.
+	unsettled map[string]bool
+	subs      map[string][]string
+	pos       map[string]int
+	maxDrain  int
+	writes    uint64
+}
+
+func (k *Kept) holds(o Options) bool {
+	return k != nil && k.st != nil && k.g == o.Graph && k.store == o.Store && o.Store.Held() && o.Store.Writes() == k.writes
+}
+
+// keep keeps what drain d leaves (nothing after an error).
+func (k *Kept) keep(d *drainer, err error) {
+	if err != nil || !d.o.Store.Held() {
+		k.st = nil
+		return
+	}
+	if k.g != d.g || k.subs == nil {
+		k.subs, k.pos = map[string][]string{}, map[string]int{}
+		seen := map[[2]string]bool{}
+		for _, e := range d.g.Edges {
+			if !seen[[2]string{e.Producer, e.Subscriber}] {
+				seen[[2]string{e.Producer, e.Subscriber}] = true
+				k.subs[e.Producer] = append(k.subs[e.Producer], e.Subscriber)
+			}
+		}
+		for i, n := range d.g.Nodes {
+			k.pos[n.ID] = i
+		}
+	}
+	k.g, k.store, k.st, k.contract = d.g, d.o.Store, d.st, d.contract
+	k.unsettled = map[string]bool{}
+	for id, s := range d.st {
+		if s.scan == nil {
+			k.unsettled[id] = true
+		}
+	}
+	k.maxDrain = d.res.Drain - 1
+	if len(d.res.Receipts) > 0 {
+		k.maxDrain = d.res.Drain
+	}
+	k.writes = d.o.Store.Writes()
+}
+
+// drainMoved is a drain from what k kept: the nodes that may have moved,
+// level by level, each level's subscribers of what fired added.
+func (d *drainer) drainMoved(ctx context.Context, k *Kept) error {
+	if err := d.o.Store.Extend(d.o.SignKey); err != nil {
+		return err
+	}
+	d.st, d.contract = k.st, k.contract
+	d.res.Drain = k.maxDrain + 1
+	todo := map[int]bool{}
+	add := func(id string) {
+		if i, ok := k.pos[id]; ok {
+			todo[i] = true
+		}
+	}
+	for id := range k.unsettled {
+		add(id)
+	}
+	for id := range d.o.Events {
+		add(id)
+	}
+	for _, id := range d.o.Ticks {
+		add(id)
+	}
+	for len(todo) > 0 {
+		low := -1
+		for i := range todo {
+			if low < 0 || i < low {
+				low = i
+			}
+		}
+		h := d.g.Nodes[low].Height
+		var idx []int
+		for i := range todo {
+			if d.g.Nodes[i].Height == h {
+				idx = append(idx, i)
+			}
+		}
+		sort.Ints(idx)
+		level := make([]*graph.Node, len(idx))
+		for j, i := range idx {
+			level[j] = d.g.Nodes[i]
+			delete(todo, i)
+		}
+		if err := d.level(ctx, level); err != nil {
+			return err
+		}
+		for _, n := range level {
+			if d.fired[n.ID] != nil {
+				for _, sub := range k.subs[n.ID] {
+					add(sub)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // callersGiven refuses a caller input that o does not give.

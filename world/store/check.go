@@ -250,6 +250,11 @@ func (s *Store) Extend(sign ed25519.PrivateKey) error {
 		s.dropIndex()
 	}
 	s.setTrust()
+	if !full && s.wholeChecked() {
+		// Every node was checked by this Store, which alone has written
+		// since (the lock): what it appends is checked as it appends.
+		return nil
+	}
 	unchanged := map[string]bool{}
 	names, err := s.nodes(func(name string) bool {
 		unchanged[name] = !full && s.unchanged(unescape(name))
@@ -270,6 +275,9 @@ func (s *Store) Extend(sign ed25519.PrivateKey) error {
 	}
 	if len(ps) > 0 {
 		return &DamageError{Dir: s.Dir, Problems: ps}
+	}
+	if !full {
+		s.setWhole()
 	}
 	if full {
 		if err := s.sameSigner(names, all, pub); err != nil {

@@ -109,6 +109,34 @@ type index struct {
 	// gen counts the checks before drains (setTrust): within one, an
 	// entry found fresh is not stat'ed again.
 	gen int
+	// whole: an exclusive Store's check before a drain found every node
+	// of the directory fresh or checked it (later ones list nothing).
+	whole bool
+	// writes counts the writes made through s (Writes).
+	writes uint64
+}
+
+// Held reports whether the caller said it holds the directory's lock for
+// as long as it uses s (HoldLock).
+func (s *Store) Held() bool {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return s.idx.exclusive
+}
+
+// Writes counts the changes made through s to what a drain reads (a
+// receipt, a version, published files, a repair): a caller that keeps
+// what a drain read compares it to know that nothing moved since.
+func (s *Store) Writes() uint64 {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return s.idx.writes
+}
+
+func (s *Store) wrote() {
+	s.idx.mu.Lock()
+	s.idx.writes++
+	s.idx.mu.Unlock()
 }
 
 // setTrust sets what the entries written from now on were checked
@@ -177,7 +205,22 @@ func (s *Store) loadIndex() {
 // they record).
 func (s *Store) dropIndex() {
 	s.idx.mu.Lock()
-	s.idx.loaded = false
+	s.idx.loaded, s.idx.whole = false, false
+	s.idx.writes++
+	s.idx.mu.Unlock()
+}
+
+// wholeChecked reports whether an exclusive Store's earlier check before
+// a drain covered every node of the directory; whole sets it.
+func (s *Store) wholeChecked() bool {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return s.idx.exclusive && s.idx.whole && s.idx.loaded
+}
+
+func (s *Store) setWhole() {
+	s.idx.mu.Lock()
+	s.idx.whole = s.idx.exclusive
 	s.idx.mu.Unlock()
 }
 
@@ -259,9 +302,11 @@ func (s *Store) indexAppended(node string, r *receipt.Receipt) {
 	s.loadIndex()
 	e := s.idx.nodes[node]
 	if e == nil || e.Last != nil && e.Last.Hash != r.Prev || e.Last == nil && r.Prev != "" {
+		s.idx.writes++
 		delete(s.idx.nodes, node) // Standing reads the ledger again
 		return
 	}
+	s.idx.writes++
 	e.Last, e.Scan = r, nil
 	if r.Status != receipt.Failed {
 		e.LastOK = r

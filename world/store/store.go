@@ -242,6 +242,7 @@ func (s *Store) writeAtomic(p string, b []byte) error {
 // are a kill before the first commit (head of 0 receipts), and without a
 // head too, a ledger lost.
 func (s *Store) PutVersion(node string, truth any) (string, error) {
+	s.wrote()
 	b, err := canon.Marshal(truth)
 	if err != nil {
 		return "", err
@@ -450,6 +451,7 @@ func (s *Store) durations(node string) map[string]int64 {
 // of that name, null when absent). Facet files of facets no longer
 // declared are removed.
 func (s *Store) Publish(node string, truth any, facets []string) error {
+	s.wrote()
 	b, err := canon.Indent(truth)
 	if err != nil {
 		return err
