@@ -165,19 +165,26 @@ type drainer struct {
 	now      func() time.Time
 	ticks    map[string]bool
 	contract map[string]string
+	// moved are the nodes a drain from Kept took (nil: it took all).
+	moved map[string]bool
 }
 
 // Drain runs one drain. A caller input (an input nothing maintains) that
 // CallerInputs does not give is an error before anything renders: it
 // would be read as null.
 func Drain(ctx context.Context, o Options) (*Result, error) {
-	if err := callersGiven(o); err != nil {
+	k := o.Kept
+	nodes := o.Graph.Nodes
+	if k.holds(o) {
+		nodes = k.callers
+	}
+	if err := callersGiven(o, nodes); err != nil {
 		return nil, err
 	}
 	d := newDrainer(o)
-	k := o.Kept
 	var err error
 	if k.holds(o) {
+		d.moved = map[string]bool{}
 		err = d.drainMoved(ctx, k)
 	} else {
 		err = d.drainAll(ctx)
@@ -233,6 +240,7 @@ type Kept struct {
 	unsettled map[string]bool
 	subs      map[string][]string
 	pos       map[string]int
+	callers   []*graph.Node // the nodes with caller inputs
 	maxDrain  int
 	writes    uint64
 }
@@ -256,17 +264,32 @@ func (k *Kept) keep(d *drainer, err error) {
 				k.subs[e.Producer] = append(k.subs[e.Producer], e.Subscriber)
 			}
 		}
+		k.callers = nil
 		for i, n := range d.g.Nodes {
 			k.pos[n.ID] = i
+			if len(n.CallerInputs) > 0 {
+				k.callers = append(k.callers, n)
+			}
+		}
+	}
+	if d.moved != nil {
+		// Only the nodes taken can have settled or unsettled.
+		for id := range d.moved {
+			if d.st[id].scan == nil {
+				k.unsettled[id] = true
+			} else {
+				delete(k.unsettled, id)
+			}
+		}
+	} else {
+		k.unsettled = map[string]bool{}
+		for id, s := range d.st {
+			if s.scan == nil {
+				k.unsettled[id] = true
+			}
 		}
 	}
 	k.g, k.store, k.st, k.contract = d.g, d.o.Store, d.st, d.contract
-	k.unsettled = map[string]bool{}
-	for id, s := range d.st {
-		if s.scan == nil {
-			k.unsettled[id] = true
-		}
-	}
 	k.maxDrain = d.res.Drain - 1
 	if len(d.res.Receipts) > 0 {
 		k.maxDrain = d.res.Drain
@@ -315,6 +338,7 @@ func (d *drainer) drainMoved(ctx context.Context, k *Kept) error {
 		level := make([]*graph.Node, len(idx))
 		for j, i := range idx {
 			level[j] = d.g.Nodes[i]
+			d.moved[level[j].ID] = true
 			delete(todo, i)
 		}
 		if err := d.level(ctx, level); err != nil {
@@ -331,9 +355,9 @@ func (d *drainer) drainMoved(ctx context.Context, k *Kept) error {
 	return nil
 }
 
-// callersGiven refuses a caller input that o does not give.
-func callersGiven(o Options) error {
-	for _, n := range o.Graph.Nodes {
+// callersGiven refuses a caller input of nodes that o does not give.
+func callersGiven(o Options, nodes []*graph.Node) error {
+	for _, n := range nodes {
 		for _, in := range n.CallerInputs {
 			if _, ok := o.CallerInputs[n.ID][in]; !ok {
 				return fmt.Errorf("input %q of %s: nothing maintains it and the caller does not give it (--input %s.%s=VALUE)", in, n.Label(), n.ID, in)
@@ -1183,7 +1207,7 @@ func Number(o Options) (int, error) {
 // and o.Ticks are that drain's): the receipts of that number count as
 // what the drain fired so far.
 func Resume(o Options, drain int) (*Steps, error) {
-	if err := callersGiven(o); err != nil {
+	if err := callersGiven(o, o.Graph.Nodes); err != nil {
 		return nil, err
 	}
 	d := newDrainer(o)
