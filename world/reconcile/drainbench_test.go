@@ -212,3 +212,34 @@ func BenchmarkDrainOneEvent(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDrainOneEventOpen: as BenchmarkDrainOneEvent, but each drain
+// opens the state directory anew and keeps nothing, as prose run DIR
+// does (the graph still loaded once): the store's index is read and
+// checked against the files each time.
+func BenchmarkDrainOneEventOpen(b *testing.B) {
+	for _, n := range chainSizes[:3] {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			g, st := primedChain(b, n)
+			warm(b, chainOptions(g, st))
+			b.ResetTimer()
+			start := cpuTime()
+			for i := 0; i < b.N; i++ {
+				st, err := store.Open(st.Dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				o := chainOptions(g, st)
+				o.Events = map[string][]any{"n00000": {map[string]any{"id": fmt.Sprint("e", i)}}}
+				res, err := reconcile.Drain(context.Background(), o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Receipts) != 1 || res.Programs != 1 {
+					b.Fatalf("one event: %d receipts, %d programs; want 1 each", len(res.Receipts), res.Programs)
+				}
+			}
+			reportCPU(b, cpuTime()-start, n)
+		})
+	}
+}
