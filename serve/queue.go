@@ -59,9 +59,23 @@ type Entry struct {
 }
 
 // Queue is the durable trigger queue of a state directory.
+//
+// Syncs are shared (group commit, decided): a line is written under the
+// queue's lock and its writer then waits until a sync that began after
+// the write has ended, so the triggers of one burst share one fsync and
+// none is acknowledged before its line is on disk. A drain is taken only
+// once every line written before it was taken is on disk, so no drain
+// runs an event a crash could still lose.
 type Queue struct {
-	mu      sync.Mutex
-	f       *os.File
+	mu sync.Mutex
+	f  *os.File
+	// written counts the lines written (under mu); synced, under smu,
+	// how many of them a finished fsync covers.
+	written int64
+	smu     sync.Mutex
+	synced  int64
+	// sync makes the file's writes durable (f.Sync).
+	sync    func() error
 	next    int // the drain id new triggers join
 	running int // the drain being run (0: none)
 	seen    map[string]map[string]bool
@@ -113,7 +127,7 @@ func OpenQueue(stateDir string) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.f = f
+	q.f, q.sync = f, f.Sync
 	q.next = q.maxDone + 1
 	for d := range q.pending {
 		if d >= q.next {
@@ -160,6 +174,8 @@ func (q *Queue) apply(e Entry) {
 	}
 }
 
+// write writes e's line (mu is held); durable(q.written) then waits
+// for it to be on disk.
 func (q *Queue) write(e Entry) error {
 	b, err := json.Marshal(e)
 	if err != nil {
@@ -168,7 +184,27 @@ func (q *Queue) write(e Entry) error {
 	if _, err := q.f.Write(append(b, '\n')); err != nil {
 		return err
 	}
-	return q.f.Sync()
+	q.written++
+	return nil
+}
+
+// durable returns once the first n lines written are on disk: one fsync
+// covers every line written before it began, so writers that wait
+// together share it. mu must not be held.
+func (q *Queue) durable(n int64) error {
+	q.smu.Lock()
+	defer q.smu.Unlock()
+	if q.synced >= n {
+		return nil
+	}
+	q.mu.Lock()
+	upTo := q.written
+	q.mu.Unlock()
+	if err := q.sync(); err != nil {
+		return err
+	}
+	q.synced = upTo
+	return nil
 }
 
 // Enqueue records a trigger of node durably: event is its JSON (nil for a
@@ -192,21 +228,31 @@ func (q *Queue) Enqueue(node string, event []byte) (drain int, dup bool, err err
 		e.Event, e.FP = c, fp
 	}
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if q.next == q.running {
 		q.next++
 	}
 	e.Drain = q.next
 	e.Dup = e.FP != "" && q.seen[node][e.FP]
 	if err := q.write(e); err != nil {
+		q.mu.Unlock()
 		return 0, false, err
 	}
 	q.apply(e)
+	n := q.written
+	q.mu.Unlock()
+	if err := q.durable(n); err != nil {
+		return 0, false, err
+	}
 	return e.Drain, e.Dup, nil
 }
 
 // EnqueueSelf records a self wake of node, unless one is pending.
 func (q *Queue) EnqueueSelf(node string) (drain int, queued bool, err error) {
+	defer func() {
+		if err == nil {
+			err = q.durable(q.lines())
+		}
+	}()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, es := range q.pending {
@@ -239,30 +285,40 @@ func (q *Queue) Held(node string) []Entry {
 // next drains.
 func (q *Queue) Hold(drain int, node string, events []Entry) error {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	for _, ev := range events {
 		e := Entry{Op: "hold", Drain: drain, Node: node, Event: ev.Event, FP: ev.FP}
 		if err := q.write(e); err != nil {
+			q.mu.Unlock()
 			return err
 		}
 		q.apply(e)
 	}
-	return nil
+	q.mu.Unlock()
+	return q.durable(q.lines())
+}
+
+// lines is the number of lines written so far.
+func (q *Queue) lines() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.written
 }
 
 // Unhold records durably that node's held events were delivered.
 func (q *Queue) Unhold(drain int, node string) error {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if len(q.held[node]) == 0 {
+		q.mu.Unlock()
 		return nil
 	}
 	e := Entry{Op: "unhold", Drain: drain, Node: node}
 	if err := q.write(e); err != nil {
+		q.mu.Unlock()
 		return err
 	}
 	q.apply(e)
-	return nil
+	q.mu.Unlock()
+	return q.durable(q.lines())
 }
 
 // Fired is the start of the last finished drain that left node a
@@ -276,9 +332,12 @@ func (q *Queue) Fired(node string) (any, self time.Time) {
 // Take starts the oldest pending drain: it returns its id and entries, or
 // 0 when nothing is pending. Triggers enqueued from now on join a later
 // drain.
+//
+// The drain's entries are on disk when it is taken: Take syncs what
+// was written before (an fsync failing leaves it pending: 0 is
+// returned, and the writer that waits on the sync gets the error).
 func (q *Queue) Take() (int, []Entry) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	low := 0
 	for d := range q.pending {
 		if low == 0 || d < low {
@@ -286,20 +345,34 @@ func (q *Queue) Take() (int, []Entry) {
 		}
 	}
 	if low == 0 {
+		q.mu.Unlock()
 		return 0, nil
 	}
 	q.running = low
-	return low, q.pending[low]
+	es, n := q.pending[low], q.written
+	q.mu.Unlock()
+	if q.durable(n) != nil {
+		q.Release()
+		return 0, nil
+	}
+	return low, es
 }
 
 // Finish records drain's outcome durably.
 func (q *Queue) Finish(drain int, o *Outcome) error {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	e := Entry{Op: "done", Drain: drain, Outcome: o}
 	if err := q.write(e); err != nil {
+		q.mu.Unlock()
 		return err
 	}
+	n := q.written
+	q.mu.Unlock()
+	if err := q.durable(n); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	q.apply(e)
 	q.running = 0
 	if q.next <= drain {

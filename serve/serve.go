@@ -104,8 +104,11 @@ type Server struct {
 	o      Options
 	q      *Queue
 	unlock func()
-	wake   chan struct{}
-	plans  map[string]*cadence.Plan
+	// kept is what each drain keeps for the next (the graph and the
+	// lock are the server's for its life).
+	kept  reconcile.Kept
+	wake  chan struct{}
+	plans map[string]*cadence.Plan
 	// started is when New ran: a wall-clock schedule of a node that never
 	// fired counts from it.
 	started time.Time
@@ -179,6 +182,9 @@ func New(o Options) (*Server, error) {
 		unlock()
 		return nil, err
 	}
+	// The lock is held as long as the server lives: the drains trust
+	// what the store checked and wrote itself (store's drain index).
+	o.Store.HoldLock()
 	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1), plans: map[string]*cadence.Plan{}, started: o.Now()}
 	for _, n := range o.Graph.Nodes {
 		p, err := cadence.Of(n.Spec)
@@ -409,6 +415,7 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 	res, err := reconcile.Drain(ctx, reconcile.Options{
 		Graph: s.o.Graph, Store: s.o.Store, Renderer: s.o.Renderer, Binding: s.o.Binding,
 		Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now, Rendering: rendering,
+		Kept:         &s.kept,
 		CallerInputs: s.o.CallerInputs,
 		Committed: func(r *receipt.Receipt) {
 			mu.Lock()

@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
@@ -64,6 +65,10 @@ type Graph struct {
 	Specs *specgraph.Graph
 
 	byID map[string]*Node
+	// in indexes Edges by subscriber (indexIn), built from the slice
+	// inOf: In scans Edges when they have changed since.
+	in   map[string][]*Edge
+	inOf []*Edge
 }
 
 // Node is one responsibility or gateway.
@@ -96,6 +101,26 @@ type Node struct {
 	// Height is 0 for a node nothing feeds, else one more than its
 	// highest producer.
 	Height int
+
+	// memo holds values derived from the node (Memo).
+	memo sync.Map
+}
+
+// Memo returns the value derived from n under key, computing it with f
+// the first time: a node does not change once its graph is loaded, so
+// what is computed from it (a contract fingerprint) is computed once
+// for as long as the graph is kept. key must name everything else f
+// reads.
+func (n *Node) Memo(key string, f func() (any, error)) (any, error) {
+	if v, ok := n.memo.Load(key); ok {
+		return v, nil
+	}
+	v, err := f()
+	if err != nil {
+		return nil, err
+	}
+	v, _ = n.memo.LoadOrStore(key, v)
+	return v, nil
 }
 
 // Edge is one bound Requires item: Subscriber's input Input is
@@ -169,6 +194,9 @@ func (n *Node) Label() string {
 
 // In returns the edges into n, in order.
 func (g *Graph) In(id string) []*Edge {
+	if len(g.inOf) == len(g.Edges) && (len(g.Edges) == 0 || &g.inOf[0] == &g.Edges[0]) && g.in != nil {
+		return g.in[id]
+	}
 	var out []*Edge
 	for _, e := range g.Edges {
 		if e.Subscriber == id {
@@ -176,6 +204,17 @@ func (g *Graph) In(id string) []*Edge {
 		}
 	}
 	return out
+}
+
+// indexIn indexes the edges by subscriber for In, once they are final
+// (in place: a later change of Edges that keeps its first element and
+// length must call it again).
+func (g *Graph) indexIn() {
+	g.in = map[string][]*Edge{}
+	for _, e := range g.Edges {
+		g.in[e.Subscriber] = append(g.in[e.Subscriber], e)
+	}
+	g.inOf = g.Edges
 }
 
 // Subscribers returns the ids of the nodes subscribed to id, sorted.
@@ -282,6 +321,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	}
 	diags = append(diags, g.order()...)
 	diags.Sort()
+	g.indexIn()
 	return g, diags, nil
 }
 
@@ -481,6 +521,7 @@ func (g *Graph) Seed(id string, inputs []string) (unknown []string) {
 	}
 	g.keepReached(id)
 	g.order()
+	g.indexIn()
 	return unknown
 }
 

@@ -126,6 +126,9 @@ type Options struct {
 	// Committed is called after each receipt is committed, in ledger
 	// order.
 	Committed func(*receipt.Receipt)
+	// Kept, when set, is kept by a caller that drains one graph again
+	// and again (see Kept).
+	Kept *Kept
 	// Rendering, when set, is called as each render starts: the context
 	// it returns is the render's (a tracer's span of the render goes in
 	// it, for the spans of the render's calls and model requests), and
@@ -148,7 +151,13 @@ type Result struct {
 // state is a node's standing at the start of its turn.
 type state struct {
 	last, lastOK *receipt.Receipt
-	truth        any // the published truth (nil when none)
+	// truth is the published truth (nil when none), read when first
+	// needed (truthOf).
+	truth  any
+	loaded bool
+	// scan is the stale scan's record of the node (store.Scan), nil
+	// when none holds.
+	scan *store.Scan
 }
 
 type drainer struct {
@@ -161,18 +170,46 @@ type drainer struct {
 	now      func() time.Time
 	ticks    map[string]bool
 	contract map[string]string
+	// moved are the nodes a drain from Kept took (nil: it took all).
+	moved map[string]bool
 }
 
 // Drain runs one drain. A caller input (an input nothing maintains) that
 // CallerInputs does not give is an error before anything renders: it
 // would be read as null.
 func Drain(ctx context.Context, o Options) (*Result, error) {
-	if err := callersGiven(o); err != nil {
+	k := o.Kept
+	nodes := o.Graph.Nodes
+	if k.holds(o) {
+		nodes = k.callers
+	}
+	if err := callersGiven(o, nodes); err != nil {
 		return nil, err
 	}
 	d := newDrainer(o)
-	if err := d.load(); err != nil {
+	var err error
+	if k.holds(o) {
+		d.moved = map[string]bool{}
+		err = d.drainMoved(ctx, k)
+	} else {
+		err = d.drainAll(ctx)
+	}
+	if serr := d.o.Store.SaveIndex(); err == nil {
+		err = serr
+	}
+	if k != nil {
+		k.keep(d, err)
+	}
+	if err != nil && d.res.Drain == 0 {
 		return nil, err
+	}
+	return d.res, err
+}
+
+// drainAll loads every node's standing and takes every node in turn.
+func (d *drainer) drainAll(ctx context.Context) error {
+	if err := d.load(); err != nil {
+		return err
 	}
 	// Levels: nodes of one height never feed each other.
 	var level []*graph.Node
@@ -180,17 +217,152 @@ func Drain(ctx context.Context, o Options) (*Result, error) {
 		level = append(level, n)
 		if i+1 == len(d.g.Nodes) || d.g.Nodes[i+1].Height != n.Height {
 			if err := d.level(ctx, level); err != nil {
-				return d.res, err
+				return err
 			}
 			level = nil
 		}
 	}
-	return d.res, nil
+	return nil
 }
 
-// callersGiven refuses a caller input that o does not give.
-func callersGiven(o Options) error {
-	for _, n := range o.Graph.Nodes {
+// Kept is what a caller that drains one graph again and again while it
+// holds the state directory's lock (prose serve: store.HoldLock) keeps
+// from one drain to the next, so that a drain takes only what may have
+// moved: the nodes woken, those the last drain left unsettled (a failed
+// render, caller inputs) and the subscribers of each node that fires;
+// every other node's standing is the one kept, and its scan record
+// (store.Scan) holds. It holds for one graph, one store and one binding
+// function, and only while nothing but its drains wrote to the store
+// (store.Writes); otherwise the next drain reads every node again. The
+// zero value is ready to use. A drain that ends in an error drops it.
+type Kept struct {
+	g        *graph.Graph
+	store    *store.Store
+	st       map[string]*state
+	contract map[string]string
+	// unsettled are the nodes without a scan record after the last
+	// drain; subs and pos index the graph.
+	unsettled map[string]bool
+	subs      map[string][]string
+	pos       map[string]int
+	callers   []*graph.Node // the nodes with caller inputs
+	maxDrain  int
+	writes    uint64
+}
+
+func (k *Kept) holds(o Options) bool {
+	return k != nil && k.st != nil && k.g == o.Graph && k.store == o.Store && o.Store.Held() && o.Store.Writes() == k.writes
+}
+
+// keep keeps what drain d leaves (nothing after an error).
+func (k *Kept) keep(d *drainer, err error) {
+	if err != nil || !d.o.Store.Held() {
+		k.st = nil
+		return
+	}
+	if k.g != d.g || k.subs == nil {
+		k.subs, k.pos = map[string][]string{}, map[string]int{}
+		seen := map[[2]string]bool{}
+		for _, e := range d.g.Edges {
+			if !seen[[2]string{e.Producer, e.Subscriber}] {
+				seen[[2]string{e.Producer, e.Subscriber}] = true
+				k.subs[e.Producer] = append(k.subs[e.Producer], e.Subscriber)
+			}
+		}
+		k.callers = nil
+		for i, n := range d.g.Nodes {
+			k.pos[n.ID] = i
+			if len(n.CallerInputs) > 0 {
+				k.callers = append(k.callers, n)
+			}
+		}
+	}
+	if d.moved != nil {
+		// Only the nodes taken can have settled or unsettled.
+		for id := range d.moved {
+			if d.st[id].scan == nil {
+				k.unsettled[id] = true
+			} else {
+				delete(k.unsettled, id)
+			}
+		}
+	} else {
+		k.unsettled = map[string]bool{}
+		for id, s := range d.st {
+			if s.scan == nil {
+				k.unsettled[id] = true
+			}
+		}
+	}
+	k.g, k.store, k.st, k.contract = d.g, d.o.Store, d.st, d.contract
+	k.maxDrain = d.res.Drain - 1
+	if len(d.res.Receipts) > 0 {
+		k.maxDrain = d.res.Drain
+	}
+	k.writes = d.o.Store.Writes()
+}
+
+// drainMoved is a drain from what k kept: the nodes that may have moved,
+// level by level, each level's subscribers of what fired added.
+func (d *drainer) drainMoved(ctx context.Context, k *Kept) error {
+	if err := d.o.Store.Extend(d.o.SignKey); err != nil {
+		return err
+	}
+	d.st, d.contract = k.st, k.contract
+	d.res.Drain = k.maxDrain + 1
+	todo := map[int]bool{}
+	add := func(id string) {
+		if i, ok := k.pos[id]; ok {
+			todo[i] = true
+		}
+	}
+	for id := range k.unsettled {
+		add(id)
+	}
+	for id := range d.o.Events {
+		add(id)
+	}
+	for _, id := range d.o.Ticks {
+		add(id)
+	}
+	for len(todo) > 0 {
+		low := -1
+		for i := range todo {
+			if low < 0 || i < low {
+				low = i
+			}
+		}
+		h := d.g.Nodes[low].Height
+		var idx []int
+		for i := range todo {
+			if d.g.Nodes[i].Height == h {
+				idx = append(idx, i)
+			}
+		}
+		sort.Ints(idx)
+		level := make([]*graph.Node, len(idx))
+		for j, i := range idx {
+			level[j] = d.g.Nodes[i]
+			d.moved[level[j].ID] = true
+			delete(todo, i)
+		}
+		if err := d.level(ctx, level); err != nil {
+			return err
+		}
+		for _, n := range level {
+			if d.fired[n.ID] != nil {
+				for _, sub := range k.subs[n.ID] {
+					add(sub)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// callersGiven refuses a caller input of nodes that o does not give.
+func callersGiven(o Options, nodes []*graph.Node) error {
+	for _, n := range nodes {
 		for _, in := range n.CallerInputs {
 			if _, ok := o.CallerInputs[n.ID][in]; !ok {
 				return fmt.Errorf("input %q of %s: nothing maintains it and the caller does not give it (--input %s.%s=VALUE)", in, n.Label(), n.ID, in)
@@ -211,41 +383,30 @@ func newDrainer(o Options) *drainer {
 	return d
 }
 
-// load reads every node's ledger and published truth, repairs published
-// files, and numbers the drain.
+// load reads every node's standing (its last receipts, from the store's
+// drain index), repairs published files, and numbers the drain. Truths
+// are read when a node's turn needs them.
 func (d *drainer) load() error {
 	if err := d.o.Store.Extend(d.o.SignKey); err != nil {
 		return err
 	}
 	maxDrain := 0
 	for _, n := range d.g.Nodes {
-		rs, err := d.o.Store.Ledger(n.ID)
+		sd, err := d.o.Store.Standing(n.ID)
 		if err != nil {
 			return err
 		}
-		s := &state{}
-		if len(rs) > 0 {
-			s.last = rs[len(rs)-1]
+		s := &state{last: sd.Last, lastOK: sd.LastOK, scan: sd.Scan}
+		if s.last != nil {
 			maxDrain = max(maxDrain, s.last.Drain)
-			for i := len(rs) - 1; i >= 0; i-- {
-				if rs[i].Status != receipt.Failed {
-					s.lastOK = rs[i]
-					break
-				}
-			}
 			if fixed, err := d.o.Store.Repair(n.ID, n.Facets); err != nil {
 				return fmt.Errorf("node %s: %v", n.ID, err)
 			} else if fixed {
 				d.res.Repaired = append(d.res.Repaired, n.ID)
 			}
-			if s.last.Version != "" {
-				if s.truth, err = d.o.Store.Version(n.ID, s.last.Version); err != nil {
-					return fmt.Errorf("node %s: %v", n.ID, err)
-				}
-			}
 		}
 		d.st[n.ID] = s
-		c, err := Contract(n, d.binding(n))
+		c, err := memoContract(n, d.binding(n))
 		if err != nil {
 			return err
 		}
@@ -253,6 +414,33 @@ func (d *drainer) load() error {
 	}
 	d.res.Drain = maxDrain + 1
 	return nil
+}
+
+// truthOf is node id's published truth (nil when none), read once.
+func (d *drainer) truthOf(id string) (any, error) {
+	s := d.st[id]
+	if s.loaded {
+		return s.truth, nil
+	}
+	if s.last != nil && s.last.Version != "" {
+		v, err := d.o.Store.Version(id, s.last.Version)
+		if err != nil {
+			return nil, fmt.Errorf("node %s: %v", id, err)
+		}
+		s.truth = v
+	}
+	s.loaded = true
+	return s.truth, nil
+}
+
+// memoContract is Contract, computed once per node and binding for as
+// long as the graph is kept.
+func memoContract(n *graph.Node, binding string) (string, error) {
+	v, err := n.Memo("reconcile.contract\x00"+binding, func() (any, error) { return Contract(n, binding) })
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
 }
 
 func (d *drainer) binding(n *graph.Node) string {
@@ -282,6 +470,9 @@ type plan struct {
 func (d *drainer) level(ctx context.Context, nodes []*graph.Node) error {
 	var plans []*plan
 	for _, n := range nodes {
+		if d.settled(n) {
+			continue
+		}
 		p, err := d.plan(n)
 		if err != nil {
 			return err
@@ -320,6 +511,117 @@ func (d *drainer) level(ctx context.Context, nodes []*graph.Node) error {
 	return nil
 }
 
+// settled reports whether n's stale-scan record (store.Scan) still
+// holds: n is not woken, and its last receipt, contract, shape and
+// producers' versions are those recorded, so its key is the recorded
+// one and, as then, it does not fire. A node given caller inputs is
+// always derived again.
+func (d *drainer) settled(n *graph.Node) bool {
+	s := d.st[n.ID]
+	sc := s.scan
+	if sc == nil || len(d.o.Events[n.ID]) > 0 || d.ticks[n.ID] || len(n.CallerInputs) > 0 {
+		return false
+	}
+	if sc.Last != hashOf(s.last) || sc.Contract != d.contract[n.ID] || sc.Shape != shape(d.g, n) {
+		return false
+	}
+	prods := producers(d.g, n)
+	if len(sc.Inputs) != len(prods) {
+		return false
+	}
+	for _, p := range prods {
+		v, ok := sc.Inputs[p]
+		if !ok || v != versionOf(d.st[p].last) {
+			return false
+		}
+	}
+	return true
+}
+
+// settle records in the store's drain index that n, as it stands now,
+// has key and does not fire unless something it reads moves.
+func (d *drainer) settle(n *graph.Node, key string) {
+	if len(n.CallerInputs) > 0 {
+		return
+	}
+	s := d.st[n.ID]
+	sc := &store.Scan{Last: hashOf(s.last), Contract: d.contract[n.ID], Shape: shape(d.g, n), Key: key, Inputs: map[string]string{}}
+	for _, p := range producers(d.g, n) {
+		sc.Inputs[p] = versionOf(d.st[p].last)
+	}
+	if old := s.scan; old != nil && old.Last == sc.Last && old.Contract == sc.Contract && old.Shape == sc.Shape && old.Key == sc.Key && sameMap(old.Inputs, sc.Inputs) {
+		return
+	}
+	s.scan = sc
+	d.o.Store.SetScan(n.ID, sc)
+}
+
+func sameMap(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func hashOf(r *receipt.Receipt) string {
+	if r == nil {
+		return ""
+	}
+	return r.Hash
+}
+
+// versionOf is the version a node's last receipt leaves published ("":
+// none; an absent truth).
+func versionOf(r *receipt.Receipt) string {
+	if r == nil {
+		return ""
+	}
+	return r.Version
+}
+
+// producers are the ids of the nodes n reads, sorted (computed once per
+// node).
+func producers(g *graph.Graph, n *graph.Node) []string {
+	v, _ := n.Memo("reconcile.producers", func() (any, error) {
+		seen := map[string]bool{}
+		var out []string
+		for _, e := range g.In(n.ID) {
+			if !seen[e.Producer] {
+				seen[e.Producer] = true
+				out = append(out, e.Producer)
+			}
+		}
+		sort.Strings(out)
+		return out, nil
+	})
+	return v.([]string)
+}
+
+// shape is the digest of what n's memo key reads beside its contract and
+// its inputs' values: its edges (input, producer, part) and the fields
+// each part leaves out of its fingerprint (computed once per node).
+func shape(g *graph.Graph, n *graph.Node) string {
+	v, _ := n.Memo("reconcile.shape", func() (any, error) {
+		var parts []any
+		for _, e := range g.In(n.ID) {
+			imm := []any{}
+			for _, f := range Immaterial(g, g.Node(e.Producer), e.Facet) {
+				imm = append(imm, f)
+			}
+			parts = append(parts, []any{EdgeKey(e), imm})
+		}
+		fp, err := canon.Fingerprint(map[string]any{"edges": parts}, nil)
+		return fp, err
+	})
+	s, _ := v.(string)
+	return s
+}
+
 // EdgeKey names an edge in a receipt's inputs.
 func EdgeKey(e *graph.Edge) string { return e.Input + "<-" + e.Producer + "." + e.Facet }
 
@@ -342,12 +644,16 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		var missing []string
 		for _, e := range es {
 			prod := d.g.Node(e.Producer)
-			if !present(d.st[e.Producer].truth, e.Facet) {
+			truth, err := d.truthOf(e.Producer)
+			if err != nil {
+				return nil, err
+			}
+			if !present(truth, e.Facet) {
 				missing = appendNew(missing, nodeName(prod))
 				p.inputs[EdgeKey(e)] = AbsentFingerprint
 				continue
 			}
-			fps, err := partFingerprints(d.g, prod, d.st[e.Producer].truth, e)
+			fps, err := partFingerprints(d.g, prod, truth, e)
 			if err != nil {
 				return nil, err
 			}
@@ -409,6 +715,7 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		// again when that producer publishes (or anything else moves).
 		p.render = false
 		if s.lastOK == nil {
+			d.settle(n, key)
 			return nil, nil
 		}
 	}
@@ -418,11 +725,18 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		// read it as absent).
 		p.render = false
 		if s.lastOK == nil {
+			d.settle(n, key)
 			return nil, nil
 		}
 	}
 	if !p.render && len(events) == 0 && !d.ticks[n.ID] {
+		d.settle(n, key)
 		return nil, nil
+	}
+	if p.render {
+		if _, err := d.truthOf(n.ID); err != nil { // the prior, for the render
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -785,10 +1099,16 @@ func (d *drainer) commit(p *plan) error {
 		if err := d.o.Store.Publish(n.ID, truth, n.Facets); err != nil {
 			return err
 		}
-		s.truth = truth
+		s.truth, s.loaded = truth, true
 		s.lastOK = r
 	}
 	s.last = r
+	s.scan = nil
+	if r.Status != receipt.Failed {
+		// Settled by this receipt: the next drain finds p.key again
+		// unless something it reads moves.
+		d.settle(n, p.key)
+	}
 	d.seq++
 	d.fired[n.ID] = r
 	d.sum(r)
@@ -892,7 +1212,7 @@ func Number(o Options) (int, error) {
 // and o.Ticks are that drain's): the receipts of that number count as
 // what the drain fired so far.
 func Resume(o Options, drain int) (*Steps, error) {
-	if err := callersGiven(o); err != nil {
+	if err := callersGiven(o, o.Graph.Nodes); err != nil {
 		return nil, err
 	}
 	d := newDrainer(o)

@@ -45,6 +45,12 @@ func (e *DamageError) Error() string {
 // whatever kind of file it is (a named pipe in place of a ledger is a
 // node the checks report, not one they skip).
 func (s *Store) Nodes() ([]string, error) {
+	return s.nodes(func(string) bool { return false })
+}
+
+// nodes is Nodes, taking the directories known by known as nodes
+// without a look inside.
+func (s *Store) nodes(known func(name string) bool) ([]string, error) {
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return nil, err
@@ -52,6 +58,10 @@ func (s *Store) Nodes() ([]string, error) {
 	var out []string
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if known(e.Name()) {
+			out = append(out, e.Name())
 			continue
 		}
 		for _, f := range []string{"receipts.jsonl", "head.json", "versions"} {
@@ -234,21 +244,40 @@ func (s *Store) Extend(sign ed25519.PrivateKey) error {
 	if err := s.checkSigner(pub); err != nil {
 		return err
 	}
-	names, err := s.Nodes()
+	pin := pub != nil && s.signer == ""
+	full := pin || !s.heads
+	if full {
+		s.dropIndex()
+	}
+	s.setTrust()
+	if !full && s.wholeChecked() {
+		// Every node was checked by this Store, which alone has written
+		// since (the lock): what it appends is checked as it appends.
+		return nil
+	}
+	unchanged := map[string]bool{}
+	names, err := s.nodes(func(name string) bool {
+		unchanged[name] = !full && s.unchanged(unescape(name))
+		return unchanged[name]
+	})
 	if err != nil {
 		return err
 	}
-	pin := pub != nil && s.signer == ""
-	full := pin || !s.heads
 	var ps []Problem
 	all := map[string][]*receipt.Receipt{}
 	for _, name := range names {
+		if unchanged[name] {
+			continue // as checked when its index entry was written
+		}
 		rs, p := s.checkNode(name, full)
 		ps = append(ps, p...)
 		all[name] = rs
 	}
 	if len(ps) > 0 {
 		return &DamageError{Dir: s.Dir, Problems: ps}
+	}
+	if !full {
+		s.setWhole()
 	}
 	if full {
 		if err := s.sameSigner(names, all, pub); err != nil {
@@ -471,6 +500,9 @@ func (s *Store) publishedProblems(node string, last *receipt.Receipt, want, befo
 // one before's. It reports whether it rewrote anything. A published file
 // that is none of these was edited: an error naming it and the repair.
 func (s *Store) Repair(node string, facets []string) (bool, error) {
+	if s.publishedKnown(node, facets) {
+		return false, nil // as the index recorded them: the version's
+	}
 	rs, err := s.Ledger(node)
 	if err != nil || len(rs) == 0 || rs[len(rs)-1].Version == "" {
 		return false, err
@@ -481,6 +513,7 @@ func (s *Store) Repair(node string, facets []string) (bool, error) {
 		return false, err
 	}
 	if s.publishedMatches(node, want, facets) {
+		s.indexPublished(node, facets, want)
 		return false, nil
 	}
 	var before any

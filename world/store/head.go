@@ -82,7 +82,7 @@ func (s *Store) writeHeadIn(dir string, ledger []byte, last string) error {
 		h.Sig = base64.StdEncoding.EncodeToString(ed25519.Sign(s.sign, h.text()))
 	}
 	b, _ := json.Marshal(h)
-	return writeAtomic(filepath.Join(dir, "head.json"), append(b, '\n'))
+	return s.writeAtomic(filepath.Join(dir, "head.json"), append(b, '\n'))
 }
 
 // lines counts the lines of b that are not blank, as parseLedger reads

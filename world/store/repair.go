@@ -27,6 +27,7 @@ func (s *Store) RepairAll(accept map[string]bool, sign ed25519.PrivateKey) ([]st
 		}
 	}
 	s.sign = sign
+	s.dropIndex()
 	names, err := s.Nodes()
 	if err != nil {
 		return nil, err

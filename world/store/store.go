@@ -10,6 +10,7 @@
 //	DIR/NODE/receipts.jsonl           the node's receipts, one canonical JSON line each
 //	DIR/NODE/head.json                the ledger's head record: its receipts, last hash, size, digest
 //	DIR/NODE/durations.jsonl          how long each render took, by receipt hash (not hashed)
+//	DIR/index.jsonl                   the drain index: each node's last receipts, scan record, file identities
 //
 // Every file is written atomically: a temporary file in the same
 // directory, fsync, rename, fsync of the directory. A commit writes the
@@ -26,7 +27,11 @@
 // the signing key against the one the store was created with. Verify is
 // the whole check, RepairAll the repair of what can be rebuilt.
 //
-// Main types: Store, Problem, DamageError. Entry points: Lock, Open,
+// The drain index (index.go) keeps what a drain's stale scan starts
+// from, trusted only as far as the files it names are unchanged: Standing,
+// SetScan, SaveIndex, HoldLock.
+//
+// Main types: Store, Problem, DamageError, Standing, Scan. Entry points: Lock, Open,
 // (*Store).Extend, (*Store).Append, (*Store).Ledger, (*Store).Verify,
 // (*Store).RepairAll.
 package store
@@ -74,6 +79,22 @@ type Store struct {
 	signer string
 	heads  bool
 	sign   ed25519.PrivateKey
+
+	// idx is the drain index (index.go).
+	idx index
+
+	// OnWrite, when set, is called before each step of every write to
+	// the directory: "create PATH" before a file's new content is
+	// written (to a temporary file), "rename PATH" before it replaces
+	// PATH, "append PATH" before a line is appended to PATH. It is for
+	// fault injection (the crash tests kill the process there).
+	OnWrite func(step string)
+}
+
+func (s *Store) point(step string) {
+	if s.OnWrite != nil {
+		s.OnWrite(step)
+	}
 }
 
 // formatDoc is the FORMAT file.
@@ -122,7 +143,7 @@ func (s *Store) writeFormat() error {
 		v = Format
 	}
 	doc, _ := json.Marshal(formatDoc{Format: formatName, Version: v, Signer: s.signer})
-	return writeAtomic(filepath.Join(s.Dir, "FORMAT"), append(doc, '\n'))
+	return s.writeAtomic(filepath.Join(s.Dir, "FORMAT"), append(doc, '\n'))
 }
 
 // readFile reads p whole when it is a regular file (or a link to one): a
@@ -183,7 +204,8 @@ func (s *Store) LedgerPath(node string) string {
 
 // writeAtomic writes b to p (mode 0600) by temporary file, fsync and
 // rename, then syncs the directory (created 0700 when absent).
-func writeAtomic(p string, b []byte) error {
+func (s *Store) writeAtomic(p string, b []byte) error {
+	s.point("create " + p)
 	dir := filepath.Dir(p)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -204,6 +226,7 @@ func writeAtomic(p string, b []byte) error {
 		err = os.Chmod(tmp, 0o600)
 	}
 	if err == nil {
+		s.point("rename " + p)
 		err = os.Rename(tmp, p)
 	}
 	if err != nil {
@@ -223,6 +246,7 @@ func writeAtomic(p string, b []byte) error {
 // are a kill before the first commit (head of 0 receipts), and without a
 // head too, a ledger lost.
 func (s *Store) PutVersion(node string, truth any) (string, error) {
+	s.wrote()
 	b, err := canon.Marshal(truth)
 	if err != nil {
 		return "", err
@@ -245,7 +269,7 @@ func (s *Store) PutVersion(node string, truth any) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return v, nil
 	}
-	return v, writeAtomic(p, append(b, '\n'))
+	return v, s.writeAtomic(p, append(b, '\n'))
 }
 
 // Version reads a stored version, checking its content against its
@@ -337,6 +361,13 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 	if err := s.checkKey(r); err != nil {
 		return fmt.Errorf("%s: not appended: %v", s.LedgerPath(node), err)
 	}
+	if s.trusted(node) {
+		// The drain trusted what this Store checked before: the ledger it
+		// extends is checked now, from its head record.
+		if _, ps := s.checkNode(escape(node), false); len(ps) > 0 {
+			return &DamageError{Dir: s.Dir, Problems: ps}
+		}
+	}
 	old, err := readFile(s.LedgerPath(node))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -353,7 +384,7 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 		}
 	}
 	ledger := append(append(old, line...), '\n')
-	if err := writeAtomic(s.LedgerPath(node), ledger); err != nil {
+	if err := s.writeAtomic(s.LedgerPath(node), ledger); err != nil {
 		return err
 	}
 	if s.heads {
@@ -361,9 +392,11 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 			return err
 		}
 	}
+	s.indexAppended(node, r)
 	if r.Cost.DurationMS == 0 {
 		return nil
 	}
+	s.point("append " + s.DurationsPath(node))
 	f, err := os.OpenFile(s.DurationsPath(node), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
@@ -422,11 +455,12 @@ func (s *Store) durations(node string) map[string]int64 {
 // of that name, null when absent). Facet files of facets no longer
 // declared are removed.
 func (s *Store) Publish(node string, truth any, facets []string) error {
+	s.wrote()
 	b, err := canon.Indent(truth)
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(s.TruthPath(node), b); err != nil {
+	if err := s.writeAtomic(s.TruthPath(node), b); err != nil {
 		return err
 	}
 	m, _ := truth.(map[string]any)
@@ -437,7 +471,7 @@ func (s *Store) Publish(node string, truth any, facets []string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(s.FacetPath(node, f), fb); err != nil {
+		if err := s.writeAtomic(s.FacetPath(node, f), fb); err != nil {
 			return err
 		}
 	}
@@ -447,6 +481,7 @@ func (s *Store) Publish(node string, truth any, facets []string) error {
 			os.Remove(filepath.Join(s.nodeDir(node), "facets", e.Name()))
 		}
 	}
+	s.indexPublished(node, facets, truth)
 	return nil
 }
 

@@ -1,0 +1,466 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/receipt"
+)
+
+// The drain index (decided; FORMAT.md, "The drain index"): DIR/index.jsonl
+// keeps, per node, what a drain's stale scan starts from, so that a drain
+// does not read and parse every ledger, version and published file of the
+// store: the node's last receipt and last non-failed receipt, the
+// identity (size, times, inode) of its ledger, head record and published
+// files when they were last checked or written, and the stale scan's
+// record of the node (Scan). Each line is one node's entry, the last line
+// of a node wins; the file is rewritten whole when it holds more lines
+// than twice its nodes.
+//
+// The index is never trusted over the ledgers: an entry counts only while
+// the files it names are still what it recorded (a stat each), so a kill
+// anywhere (before or after the index line of a commit), an index lost or
+// torn, a ledger restored or edited, each gives an entry that does not
+// match, which is rebuilt from the ledger. A Store whose caller holds the
+// directory's lock for its whole life (HoldLock: prose serve) trusts the
+// entries it checked or wrote itself without a stat: no other writer can
+// have moved them.
+
+// fileID tells a file's states apart without reading it; Size -1 is a
+// file that does not exist.
+type fileID struct {
+	Size   int64  `json:"size"`
+	Mod    int64  `json:"mod,omitempty"`
+	Change int64  `json:"change,omitempty"`
+	Ino    uint64 `json:"ino,omitempty"`
+}
+
+func statID(p string) fileID {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return fileID{Size: -1}
+	}
+	if !fi.Mode().IsRegular() {
+		return fileID{Size: -2} // never equal to a recorded one: the checks name it
+	}
+	return identify(fi)
+}
+
+// Scan is the stale scan's record of a node that did not fire, or whose
+// receipt settled it: while its last receipt, contract, shape (what its
+// memo key reads beside the inputs' values) and its producers' versions
+// are those recorded, its memo key is Key and the next drain does not
+// re-derive it (unless it is woken).
+type Scan struct {
+	Last     string `json:"last"`
+	Contract string `json:"contract"`
+	Shape    string `json:"shape"`
+	Key      string `json:"key"`
+	// Inputs maps each producer of the node to its last receipt's
+	// version when the key was derived.
+	Inputs map[string]string `json:"inputs"`
+}
+
+// Standing is what the index holds of a node: its last receipt, its last
+// non-failed one and the stale scan's record (nil when none holds).
+type Standing struct {
+	Last, LastOK *receipt.Receipt
+	Scan         *Scan
+}
+
+type indexEntry struct {
+	Node      string            `json:"node"`
+	Ledger    fileID            `json:"ledger"`
+	Head      fileID            `json:"head"`
+	Last      *receipt.Receipt  `json:"last,omitempty"`
+	LastOK    *receipt.Receipt  `json:"last_ok,omitempty"`
+	Published map[string]fileID `json:"published,omitempty"`
+	// PublishedFor are the facets Published was recorded for, joined by NUL.
+	PublishedFor string `json:"published_for,omitempty"`
+	Scan         *Scan  `json:"scan,omitempty"`
+	// Trust is what the ledger was checked against: the store's signer
+	// and the trusted key (Extend's setTrust).
+	Trust string `json:"trust,omitempty"`
+	// checked: this Store checked the entry against the files (or wrote
+	// them) since it was loaded; pubChecked: the same of Published.
+	checked, pubChecked bool
+	// seen and pubSeen are the check (index.gen) that last found the
+	// entry, and its Published, fresh.
+	seen, pubSeen int
+}
+
+type index struct {
+	mu        sync.Mutex
+	loaded    bool
+	at        int64 // the index file's modification time when read
+	lines     int   // lines in the file
+	nodes     map[string]*indexEntry
+	dirty     map[string]bool
+	exclusive bool
+	trust     string
+	// gen counts the checks before drains (setTrust): within one, an
+	// entry found fresh is not stat'ed again.
+	gen int
+	// whole: an exclusive Store's check before a drain found every node
+	// of the directory fresh or checked it (later ones list nothing).
+	whole bool
+	// writes counts the writes made through s (Writes).
+	writes uint64
+}
+
+// Held reports whether the caller said it holds the directory's lock for
+// as long as it uses s (HoldLock).
+func (s *Store) Held() bool {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return s.idx.exclusive
+}
+
+// Writes counts the changes made through s to what a drain reads (a
+// receipt, a version, published files, a repair): a caller that keeps
+// what a drain read compares it to know that nothing moved since.
+func (s *Store) Writes() uint64 {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return s.idx.writes
+}
+
+func (s *Store) wrote() {
+	s.idx.mu.Lock()
+	s.idx.writes++
+	s.idx.mu.Unlock()
+}
+
+// setTrust sets what the entries written from now on were checked
+// against; an entry checked against anything else is not fresh. s.mu is
+// held.
+func (s *Store) setTrust() {
+	t := s.signer + "/"
+	if s.Trusted != nil {
+		t += receipt.Fingerprint(s.Trusted)
+	}
+	s.idx.mu.Lock()
+	s.idx.trust = t
+	s.idx.gen++
+	s.idx.mu.Unlock()
+}
+
+// IndexPath is the drain index of the state directory.
+func (s *Store) IndexPath() string { return filepath.Join(s.Dir, "index.jsonl") }
+
+// HoldLock says the caller holds the directory's writer lock (Lock) for
+// as long as it uses s: what s checked or wrote itself stays trusted
+// from drain to drain without a stat. Damage made meanwhile by a process
+// that is no writer (an edit by hand) is found by Verify, by the check of
+// a node's ledger before each receipt appended to it, and by the next
+// Store opened on the directory.
+func (s *Store) HoldLock() {
+	s.idx.mu.Lock()
+	s.idx.exclusive = true
+	s.idx.mu.Unlock()
+}
+
+// loadIndex reads the index file once; a line that does not read ends
+// it (the rest is rebuilt from the ledgers). idx.mu is held.
+func (s *Store) loadIndex() {
+	x := &s.idx
+	if x.loaded {
+		return
+	}
+	x.loaded, x.nodes, x.dirty, x.lines = true, map[string]*indexEntry{}, map[string]bool{}, 0
+	p := s.IndexPath()
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	b, err := readFile(p)
+	if err != nil {
+		return
+	}
+	x.at = fi.ModTime().UnixNano()
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break // torn
+		}
+		var e indexEntry
+		if json.Unmarshal(b[:i], &e) != nil || e.Node == "" {
+			break
+		}
+		x.nodes[e.Node] = &e
+		x.lines++
+		b = b[i+1:]
+	}
+}
+
+// dropIndex forgets every entry (a repair or an upgrade rewrote what
+// they record).
+func (s *Store) dropIndex() {
+	s.idx.mu.Lock()
+	s.idx.loaded, s.idx.whole = false, false
+	s.idx.writes++
+	s.idx.mu.Unlock()
+}
+
+// wholeChecked reports whether an exclusive Store's earlier check before
+// a drain covered every node of the directory; whole sets it.
+func (s *Store) wholeChecked() bool {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return s.idx.exclusive && s.idx.whole && s.idx.loaded
+}
+
+func (s *Store) setWhole() {
+	s.idx.mu.Lock()
+	s.idx.whole = s.idx.exclusive
+	s.idx.mu.Unlock()
+}
+
+// racy reports whether id changed so close to the index's writing that a
+// later change within the clock's granularity would not show.
+func (x *index) racy(id fileID) bool {
+	return x.at != 0 && (id.Mod >= x.at || id.Change >= x.at)
+}
+
+// fresh returns node's entry when the ledger and head record are still
+// those it recorded (trusted without a stat when s holds the lock and
+// checked it before), else nil. idx.mu is held.
+func (s *Store) fresh(node string) *indexEntry {
+	s.loadIndex()
+	x := &s.idx
+	e := x.nodes[node]
+	if e == nil {
+		return nil
+	}
+	if e.Trust != x.trust {
+		delete(x.nodes, node)
+		return nil
+	}
+	if x.exclusive && e.checked || e.seen == x.gen && e.checked {
+		return e
+	}
+	l, h := statID(s.LedgerPath(node)), statID(s.HeadPath(node))
+	if l != e.Ledger || h != e.Head || !e.checked && (x.racy(l) || x.racy(h)) {
+		delete(x.nodes, node)
+		return nil
+	}
+	e.checked, e.seen = true, x.gen
+	return e
+}
+
+// Standing is node's last receipts and stale-scan record, from the index
+// when it still matches the ledger, else read from the ledger (and
+// indexed).
+func (s *Store) Standing(node string) (Standing, error) {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	if e := s.fresh(node); e != nil {
+		return Standing{Last: e.Last, LastOK: e.LastOK, Scan: e.Scan}, nil
+	}
+	e := &indexEntry{Node: node, Ledger: statID(s.LedgerPath(node)), Head: statID(s.HeadPath(node)), Trust: s.idx.trust, checked: true, seen: s.idx.gen}
+	rs, err := s.Ledger(node)
+	if err != nil {
+		return Standing{}, err
+	}
+	if len(rs) > 0 {
+		e.Last = rs[len(rs)-1]
+		for i := len(rs) - 1; i >= 0; i-- {
+			if rs[i].Status != receipt.Failed {
+				e.LastOK = rs[i]
+				break
+			}
+		}
+	}
+	s.idx.nodes[node] = e
+	s.idx.dirty[node] = true
+	return Standing{Last: e.Last, LastOK: e.LastOK}, nil
+}
+
+// SetScan records the stale scan's record of node (nil: none).
+func (s *Store) SetScan(node string, sc *Scan) {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	if e := s.fresh(node); e != nil {
+		e.Scan = sc
+		s.idx.dirty[node] = true
+	}
+}
+
+// indexAppended brings node's entry up to r, just appended to its ledger
+// (s.mu is held).
+func (s *Store) indexAppended(node string, r *receipt.Receipt) {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	s.loadIndex()
+	e := s.idx.nodes[node]
+	if e == nil || e.Last != nil && e.Last.Hash != r.Prev || e.Last == nil && r.Prev != "" {
+		s.idx.writes++
+		delete(s.idx.nodes, node) // Standing reads the ledger again
+		return
+	}
+	s.idx.writes++
+	e.Last, e.Scan = r, nil
+	if r.Status != receipt.Failed {
+		e.LastOK = r
+	}
+	if e.Trust != s.idx.trust {
+		delete(s.idx.nodes, node)
+		return
+	}
+	e.Ledger, e.Head, e.checked, e.seen = statID(s.LedgerPath(node)), statID(s.HeadPath(node)), true, s.idx.gen
+	s.idx.dirty[node] = true
+}
+
+// unchanged reports whether node's ledger and head record are those its
+// index entry recorded (so checked when it was written).
+func (s *Store) unchanged(node string) bool {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return s.fresh(node) != nil
+}
+
+// trusted reports whether node's entry is trusted without a stat.
+func (s *Store) trusted(node string) bool {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	s.loadIndex()
+	e := s.idx.nodes[node]
+	return s.idx.exclusive && e != nil && e.checked
+}
+
+// publishedFiles are the names, in node's directory, of its published
+// files for facets.
+func (s *Store) publishedFiles(node string, facets []string) map[string]string {
+	out := map[string]string{"truth.json": s.TruthPath(node)}
+	for _, f := range facets {
+		p := s.FacetPath(node, f)
+		rel, _ := filepath.Rel(s.nodeDir(node), p)
+		out[filepath.ToSlash(rel)] = p
+	}
+	return out
+}
+
+// publishedKnown reports whether node's published files for facets are
+// those the index recorded as its last receipt's version.
+func (s *Store) publishedKnown(node string, facets []string) bool {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	e := s.fresh(node)
+	if e == nil || e.Published == nil {
+		return false
+	}
+	if e.PublishedFor != strings.Join(facets, "\x00") {
+		return false
+	}
+	files := s.publishedFiles(node, facets)
+	if len(files) != len(e.Published) {
+		return false
+	}
+	if s.idx.exclusive && e.pubChecked || e.pubSeen == s.idx.gen && e.pubChecked {
+		return e.PublishedFor == strings.Join(facets, "\x00")
+	}
+	for name, p := range files {
+		if id, ok := e.Published[name]; !ok || statID(p) != id || !e.pubChecked && s.idx.racy(id) {
+			return false
+		}
+	}
+	e.pubChecked, e.pubSeen = true, s.idx.gen
+	return true
+}
+
+// indexPublished records node's published files for facets, just
+// written with truth, when truth is its last receipt's version.
+func (s *Store) indexPublished(node string, facets []string, truth any) {
+	b, err := canon.Marshal(truth)
+	if err != nil {
+		return
+	}
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	s.loadIndex()
+	e := s.idx.nodes[node]
+	if e == nil || e.Last == nil || e.Last.Version != canon.Hash(b) {
+		return
+	}
+	e.Published, e.pubChecked, e.pubSeen = map[string]fileID{}, true, s.idx.gen
+	e.PublishedFor = strings.Join(facets, "\x00")
+	for name, p := range s.publishedFiles(node, facets) {
+		e.Published[name] = statID(p)
+	}
+	s.idx.dirty[node] = true
+}
+
+// SaveIndex writes the entries that changed since the last save, one
+// line each, at the end of the index file (rewritten whole, by an atomic
+// write, when it has grown to more than twice its nodes). The index is
+// only ever trusted as far as it matches the files, so it is not synced:
+// a line lost to a crash is an entry rebuilt.
+func (s *Store) SaveIndex() error {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	x := &s.idx
+	if !x.loaded || len(x.dirty) == 0 {
+		return nil
+	}
+	var names []string
+	for n := range x.dirty {
+		if x.nodes[n] != nil {
+			names = append(names, n)
+		}
+	}
+	x.dirty = map[string]bool{}
+	if x.lines+len(names) > 2*len(x.nodes)+16 {
+		names = names[:0]
+		for n := range x.nodes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		b, err := x.encode(names)
+		if err != nil {
+			return err
+		}
+		x.lines = len(names)
+		return s.writeAtomic(s.IndexPath(), b)
+	}
+	sort.Strings(names)
+	b, err := x.encode(names)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(s.IndexPath()); err == nil && !fi.Mode().IsRegular() {
+		// Never opened: a named pipe would block the open.
+		return &fs.PathError{Op: "write", Path: s.IndexPath(), Err: errors.New("not a regular file")}
+	}
+	s.point("append " + s.IndexPath())
+	f, err := os.OpenFile(s.IndexPath(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	x.lines += len(names)
+	return err
+}
+
+func (x *index) encode(names []string) ([]byte, error) {
+	var b bytes.Buffer
+	for _, n := range names {
+		line, err := json.Marshal(x.nodes[n])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,114 @@
+package store
+
+import (
+	"os"
+	"testing"
+
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/receipt"
+)
+
+// indexedStore is a store of node "n" with three receipts (the second
+// failed) and its index written, and the index's bytes.
+func indexedStore(t testing.TB) (*Store, []byte) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Extend(nil); err != nil {
+		t.Fatal(err)
+	}
+	prev := ""
+	for i, status := range []string{receipt.Rendered, receipt.Failed, receipt.Rendered} {
+		truth, _ := canon.Decode([]byte(`{"f": ` + string(rune('0'+i)) + `}`))
+		v, _ := s.PutVersion("n", truth)
+		r := &receipt.Receipt{Node: "n", Drain: i + 1, Seq: 1, Status: status, Version: v, Prev: prev}
+		r.Seal(nil)
+		if _, err := s.Standing("n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append("n", r); err != nil {
+			t.Fatal(err)
+		}
+		prev = r.Hash
+	}
+	if err := s.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(s.IndexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, b
+}
+
+// wantStanding checks that node n's standing is its ledger's.
+func wantStanding(t *testing.T, s *Store) {
+	t.Helper()
+	rs, err := s.Ledger("n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd, err := s.Standing("n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lastOK *receipt.Receipt
+	for _, r := range rs {
+		if r.Status != receipt.Failed {
+			lastOK = r
+		}
+	}
+	if sd.Last == nil || sd.Last.Hash != rs[len(rs)-1].Hash || sd.LastOK == nil || sd.LastOK.Hash != lastOK.Hash {
+		t.Fatalf("standing %+v, want the ledger's last %s and last non-failed %s", sd, rs[len(rs)-1].Hash, lastOK.Hash)
+	}
+}
+
+// TestIndexFollowsTheLedger: an index written before a receipt was
+// appended by another Store (a kill after the commit, before the index
+// line) is not believed: the standing is the ledger's.
+func TestIndexFollowsTheLedger(t *testing.T) {
+	s, _ := indexedStore(t)
+	other, err := Open(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, _ := other.Last("n")
+	r := &receipt.Receipt{Node: "n", Drain: 9, Seq: 1, Status: receipt.Skipped, Version: last.Version, Prev: last.Hash}
+	r.Seal(nil)
+	if err := other.Append("n", r); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Open(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.Extend(nil); err != nil {
+		t.Fatal(err)
+	}
+	wantStanding(t, fresh)
+}
+
+// FuzzIndex: any bytes in place of the drain index are read without a
+// panic, and the standing of a node is still its ledger's.
+func FuzzIndex(f *testing.F) {
+	_, b := indexedStore(f)
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add([]byte("{\"node\":\"n\",\"ledger\":{\"size\":-1}}\n"))
+	f.Add([]byte("not json\n"))
+	f.Fuzz(func(t *testing.T, index []byte) {
+		s, _ := indexedStore(t)
+		if err := os.WriteFile(s.IndexPath(), index, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := Open(s.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fresh.Extend(nil); err != nil {
+			t.Fatal(err)
+		}
+		wantStanding(t, fresh)
+	})
+}
