@@ -83,6 +83,7 @@ func hashKey(p delegation.Path, n int) uint64 {
 // earlier one (a forced resume re-ran it).
 type index struct {
 	f      io.ReaderAt // the journal
+	dir    string      // its run directory (large values, blob.go)
 	calls  table       // completed "end" records
 	judges table
 	groups table // "group" records (and "first" records of older journals)
@@ -114,8 +115,8 @@ type failedEnd struct {
 	place int32
 }
 
-func newIndexer(f io.ReaderAt, mode Mode) *indexer {
-	b := &indexer{mode: mode, x: &index{f: f}, procs: map[callKey][]*Record{}}
+func newIndexer(f io.ReaderAt, dir string, mode Mode) *indexer {
+	b := &indexer{mode: mode, x: &index{f: f, dir: dir}, procs: map[callKey][]*Record{}}
 	if mode == Resuming {
 		b.starts = map[callKey]string{}
 		b.x.memo = map[string]entry{}
@@ -136,13 +137,21 @@ func (b *indexer) keep(rec *Record, off int64, n int) bool {
 		if b.starts != nil {
 			b.starts[k] = rec.Pos
 		}
+		if rec.PGID != 0 { // since format 5, the attempt's first process group
+			b.procs[k] = append(b.procs[k], rec)
+		}
+		return false
 	case TypeEnd:
 		delete(b.procs, k)
 		if rec.completed() {
 			e.key = hashKey(rec.ID, rec.Attempt)
 			b.x.calls = append(b.x.calls, e)
 			if rec.Err != "" && b.starts != nil {
-				b.failed = append(b.failed, failedEnd{k, b.starts[k], e.place})
+				pos := rec.Pos // since format 5; before, its "start" said
+				if pos == "" {
+					pos = b.starts[k]
+				}
+				b.failed = append(b.failed, failedEnd{k, pos, e.place})
 			}
 		}
 	case TypeJudge:
@@ -241,8 +250,16 @@ func (x *index) load(e entry) (*Record, error) {
 	if _, err := x.f.ReadAt(buf, e.off); err != nil {
 		return nil, fmt.Errorf("journal: reading a record back: %w", err)
 	}
+	line := bytes.TrimRight(buf, "\n")
+	refs, rest, err := splitBlobs(line)
+	if err == nil && refs != nil {
+		line, err = restoreBlobs(x.dir, rest, refs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: reading a record back: %w", err)
+	}
 	rec := new(Record)
-	if err := json.Unmarshal(bytes.TrimRight(buf, "\n"), rec); err != nil {
+	if err := json.Unmarshal(line, rec); err != nil {
 		return nil, fmt.Errorf("journal: reading a record back: %w", err)
 	}
 	rec.place = int(e.place)

@@ -79,6 +79,10 @@ func scanIndexed(line []byte) (*Record, bool) {
 			ok = s.str(&rec.Rule)
 		case "fail_closed":
 			ok = s.bool(&rec.FailClosed)
+		case "pgid":
+			ok = s.int(&rec.PGID)
+		case "proc":
+			ok = s.str(&rec.Proc)
 		default:
 			ok = s.skip(0)
 		}

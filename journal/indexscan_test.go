@@ -106,7 +106,7 @@ func FuzzIndexedRead(f *testing.F) {
 		}
 		data := sealedJournal(lines...)
 		for _, mode := range []Mode{Resuming, Replaying} {
-			b := newIndexer(bytes.NewReader(data), mode)
+			b := newIndexer(bytes.NewReader(data), "", mode)
 			l, err := readLog(bytes.NewReader(data), &Log{keep: b.keep}, MaxRecordBytes)
 			if err != nil {
 				return

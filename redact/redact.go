@@ -130,16 +130,74 @@ func (r *Redactor) Text(s string) (string, bool) {
 	if !r.shapes {
 		return out, out != s
 	}
-	out = secretValue().ReplaceAllString(out, Mark)
-	out = urlPassword().ReplaceAllString(out, "${1}"+Mark+"@")
-	out = envAssign().ReplaceAllStringFunc(out, func(m string) string {
-		name, _, _ := strings.Cut(m, "=")
-		if SecretName(name) {
-			return name + "=" + Mark
-		}
-		return m
-	})
+	// Each pattern runs only on a text it could match (a long text
+	// without one, a large input, costs a few scans, not the regexps').
+	if mayHoldShape(out) {
+		out = secretValue().ReplaceAllString(out, Mark)
+	}
+	if strings.Contains(out, "://") {
+		out = urlPassword().ReplaceAllString(out, "${1}"+Mark+"@")
+	}
+	if mayAssignSecret(out) {
+		out = envAssign().ReplaceAllStringFunc(out, func(m string) string {
+			name, _, _ := strings.Cut(m, "=")
+			if SecretName(name) {
+				return name + "=" + Mark
+			}
+			return m
+		})
+	}
 	return out, out != s
+}
+
+// shapePrefixes are what every match of secretValue begins with, but
+// "bearer", which it matches in any case.
+var shapePrefixes = []string{"sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "AKIA", "AIza", "eyJ"}
+
+// mayHoldShape reports whether s holds the beginning of a match of
+// secretValue: one of its literal prefixes, or "bearer" in any case.
+func mayHoldShape(s string) bool {
+	for _, p := range shapePrefixes {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	for i := 0; i+6 <= len(s); i++ {
+		j := strings.IndexAny(s[i:], "bB")
+		if j < 0 {
+			break
+		}
+		i += j
+		if i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer") {
+			return true
+		}
+	}
+	return false
+}
+
+// mayAssignSecret reports whether s holds an = whose name before it (the
+// word characters up to it, what envAssign's name is) says secret: only
+// then can envAssign's replacement change s.
+func mayAssignSecret(s string) bool {
+	for i := 0; i < len(s); i++ {
+		j := strings.IndexByte(s[i:], '=')
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i
+		for k > 0 && isASCIIWord(s[k-1]) {
+			k--
+		}
+		if k < i && SecretName(s[k:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCIIWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // Value is the form of key=value that may be shown: Mark when the key
