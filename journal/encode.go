@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/proselang/prose/delegation"
 )
 
 // appendRecord appends the JSON of rec to b as encoding/json (HTML
@@ -146,27 +148,175 @@ func appendKVs(b []byte, key string, kvs []KV) []byte {
 
 // validRaw reports whether raw is empty (the field is left out) or JSON
 // that encoding/json would write as it is: valid, and without the
-// insignificant white space it would take out.
+// insignificant white space it would take out (validCompact).
 func validRaw(raw json.RawMessage) bool {
 	if len(raw) == 0 {
 		return true
 	}
-	return compactJSON(raw) && json.Valid(raw)
+	v := validator{b: raw}
+	return v.value(0) && v.i == len(raw)
 }
 
-// compactJSON reports whether raw has no white space outside its strings.
-func compactJSON(raw []byte) bool {
-	in := false
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case in && c == '\\':
+// validator checks compact JSON (no white space outside strings), as
+// json.Valid does otherwise: strings are not checked for UTF-8, nesting
+// is bounded as encoding/json bounds it. A long string, most of a large
+// value, is scanned a byte at a time against one table.
+type validator struct {
+	b []byte
+	i int
+}
+
+const maxNesting = 10000 // encoding/json's
+
+// stringStop marks the bytes a string's scan stops at.
+var stringStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+func (v *validator) value(depth int) bool {
+	if v.i >= len(v.b) || depth > maxNesting {
+		return false
+	}
+	switch c := v.b[v.i]; {
+	case c == '{':
+		v.i++
+		if v.i < len(v.b) && v.b[v.i] == '}' {
+			v.i++
+			return true
+		}
+		for {
+			if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() || v.i >= len(v.b) || v.b[v.i] != ':' {
+				return false
+			}
+			v.i++
+			if !v.value(depth + 1) {
+				return false
+			}
+			if v.i < len(v.b) && v.b[v.i] == ',' {
+				v.i++
+				continue
+			}
+			if v.i < len(v.b) && v.b[v.i] == '}' {
+				v.i++
+				return true
+			}
+			return false
+		}
+	case c == '[':
+		v.i++
+		if v.i < len(v.b) && v.b[v.i] == ']' {
+			v.i++
+			return true
+		}
+		for {
+			if !v.value(depth + 1) {
+				return false
+			}
+			if v.i < len(v.b) && v.b[v.i] == ',' {
+				v.i++
+				continue
+			}
+			if v.i < len(v.b) && v.b[v.i] == ']' {
+				v.i++
+				return true
+			}
+			return false
+		}
+	case c == '"':
+		return v.str()
+	case c == '-' || c >= '0' && c <= '9':
+		return v.number()
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if len(v.b)-v.i >= len(lit) && string(v.b[v.i:v.i+len(lit)]) == lit {
+				v.i += len(lit)
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// str reads a string at v.i (its opening quote).
+func (v *validator) str() bool {
+	b := v.b
+	i := v.i + 1
+	for {
+		for i < len(b) && !stringStop[b[i]] {
 			i++
-		case c == '"':
-			in = !in
-		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+		}
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case '"':
+			v.i = i + 1
+			return true
+		case '\\':
+			if i+1 >= len(b) {
+				return false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return false
+					}
+				}
+				i += 6
+			default:
+				return false
+			}
+		default:
+			return false // a control character
+		}
+	}
+}
+
+func (v *validator) number() bool {
+	b, i := v.b, v.i
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
 			return false
 		}
 	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	v.i = i
 	return true
 }
 
@@ -257,6 +407,13 @@ const hexDigits = "0123456789abcdef"
 // off: quotes, backslashes and control characters escaped, invalid UTF-8
 // as U+FFFD, U+2028 and U+2029 escaped.
 func appendString(b []byte, s string) []byte {
+	if len(s) > 256 {
+		// delegation's encoder writes the same bytes (its
+		// TestEncoderMatchesLegacyOutput), a word at a time.
+		if out, err := delegation.AppendJSON(b, s); err == nil {
+			return out
+		}
+	}
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -84,3 +84,36 @@ func FuzzAppendRecord(f *testing.F) {
 		sameAsEncodingJSON(t, rec)
 	})
 }
+
+// FuzzValidRaw: validRaw takes what json.Valid takes without white space
+// outside strings, and nothing else.
+func FuzzValidRaw(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-2.5e+3,"x\"\\u00e9",true,false,null],"b":{}}`, `[]`, `"\ud800"`, `01`, `1.`, `{"a" :1}`, `[1,]`, "\"\x01\"", `"\x"`, `-`, `1e`, `"é\xff"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := json.Valid(b) && compactJSON(b)
+		if len(b) == 0 {
+			want = true
+		}
+		if got := validRaw(b); got != want {
+			t.Fatalf("validRaw(%q) = %v, json.Valid and compact: %v", b, got, want)
+		}
+	})
+}
+
+// compactJSON reports whether raw has no white space outside its strings.
+func compactJSON(raw []byte) bool {
+	in := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
+}
