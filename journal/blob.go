@@ -72,28 +72,35 @@ func (s *blobStore) cut(body []byte) ([]byte, error) {
 		return body, nil
 	}
 	var refs []blobRef
+	var cutLits [][]byte // the strings of refs
 	var out []byte
 	from := 0
 	for i := 0; i < len(body); i++ {
-		if body[i] != '"' {
-			continue
+		k := bytes.IndexByte(body[i:], '"')
+		if k < 0 {
+			break
 		}
-		j := i + 1
-		for j < len(body) && body[j] != '"' {
-			if body[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(body) {
+		i += k
+		j := closingQuote(body, i)
+		if j < 0 {
 			return nil, errors.New("journal: a record's JSON ends inside a string")
 		}
 		lit := body[i : j+1]
 		if len(lit) > BlobThreshold && !bytes.Contains(lit, []byte(secretMark)) {
-			sum, err := s.put(lit)
-			if err != nil {
-				return nil, err
+			sum := ""
+			for k, r := range refs { // the same string again: not hashed again
+				if len(cutLits[k]) == len(lit) && bytes.Equal(cutLits[k], lit) {
+					sum = r.sum
+					break
+				}
 			}
+			if sum == "" {
+				var err error
+				if sum, err = s.put(lit); err != nil {
+					return nil, err
+				}
+			}
+			cutLits = append(cutLits, lit)
 			out = append(out, body[from:i]...)
 			refs = append(refs, blobRef{off: len(out), sum: sum})
 			out = append(out, blobStub...)
@@ -121,6 +128,27 @@ func (s *blobStore) cut(body []byte) ([]byte, error) {
 		head = append(head, ',')
 	}
 	return append(head, out[1:]...), nil
+}
+
+// closingQuote is the index of the quote that ends the JSON string
+// opening at b[i], -1 when there is none: the next quote not escaped
+// (after an even number of backslashes).
+func closingQuote(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0
+		for n < j-i-1 && b[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j
+		}
+	}
+	return -1
 }
 
 // put keeps lit in the store (once) and returns its digest. The file is

@@ -150,26 +150,42 @@ func (r *Redactor) Text(s string) (string, bool) {
 	return out, out != s
 }
 
-// shapePrefixes are what every match of secretValue begins with, but
-// "bearer", which it matches in any case.
-var shapePrefixes = []string{"sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "AKIA", "AIza", "eyJ"}
-
 // mayHoldShape reports whether s holds the beginning of a match of
-// secretValue: one of its literal prefixes, or "bearer" in any case.
+// secretValue: one of its literal prefixes (sk-, gh?_, github_pat_,
+// glpat-, xox?-, AKIA, AIza, eyJ), found by the rarer byte each ends
+// with, or "bearer" in any case.
 func mayHoldShape(s string) bool {
-	for _, p := range shapePrefixes {
-		if strings.Contains(s, p) {
-			return true
+	ends := func(c byte, at func(i int) bool) bool {
+		for i := 0; i < len(s); i++ {
+			j := strings.IndexByte(s[i:], c)
+			if j < 0 {
+				return false
+			}
+			if i += j; at(i) {
+				return true
+			}
 		}
+		return false
 	}
-	for i := 0; i+6 <= len(s); i++ {
-		j := strings.IndexAny(s[i:], "bB")
-		if j < 0 {
-			break
-		}
-		i += j
-		if i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer") {
-			return true
+	before := func(i int, p string) bool { return i >= len(p) && s[i-len(p):i] == p }
+	if ends('-', func(i int) bool {
+		return before(i, "sk") || before(i, "glpat") || i >= 4 && s[i-4:i-1] == "xox"
+	}) || ends('_', func(i int) bool {
+		return i >= 3 && s[i-3:i-1] == "gh" || before(i, "github_pat")
+	}) || ends('J', func(i int) bool { return before(i, "ey") }) ||
+		strings.Contains(s, "AKIA") || strings.Contains(s, "AIza") {
+		return true
+	}
+	for _, b := range []byte{'b', 'B'} {
+		for i := 0; i+6 <= len(s); i++ {
+			j := strings.IndexByte(s[i:], b)
+			if j < 0 {
+				break
+			}
+			i += j
+			if i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer") {
+				return true
+			}
 		}
 	}
 	return false
