@@ -2,12 +2,14 @@ package journal
 
 import (
 	"bufio"
+	"cmp"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/proselang/prose/delegation"
@@ -41,7 +43,12 @@ type entry struct {
 type table []entry
 
 func (t table) sort() {
-	sort.SliceStable(t, func(i, j int) bool { return t[i].key < t[j].key })
+	slices.SortFunc(t, func(a, b entry) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.place, b.place) // places are distinct
+	})
 }
 
 // find returns the entries of key h, latest first.
@@ -258,9 +265,12 @@ func (x *index) load(e entry) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: reading a record back: %w", err)
 	}
-	rec := new(Record)
-	if err := json.Unmarshal(line, rec); err != nil {
-		return nil, fmt.Errorf("journal: reading a record back: %w", err)
+	rec, ok := scanAnswer(line)
+	if !ok {
+		rec = new(Record)
+		if err := json.Unmarshal(line, rec); err != nil {
+			return nil, fmt.Errorf("journal: reading a record back: %w", err)
+		}
 	}
 	rec.place = int(e.place)
 	return rec, nil
