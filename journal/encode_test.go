@@ -2,6 +2,7 @@ package journal
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -116,4 +117,30 @@ func compactJSON(raw []byte) bool {
 		}
 	}
 	return true
+}
+
+// FuzzDecodeResult: decodeResult reads what delegation.FromJSON reads.
+func FuzzDecodeResult(f *testing.F) {
+	for _, s := range []string{`"step 1 (L4/1)"`, `{"verdict":"certify","n":-3,"ok":true,"x":null,"l":[1,"a",[]],"o":{}}`, `{"a":1,"a":2}`,
+		`"é\u00e9"`, `1.5`, `-0`, `9223372036854775808`, `[1,2`, `"\xff"`, `{"a":1}x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return // a journaled result is valid JSON
+		}
+		want, werr := delegation.FromJSON(raw)
+		got, gerr := decodeResult(raw)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("decodeResult(%q): %v, FromJSON: %v", raw, gerr, werr)
+		}
+		if werr != nil {
+			return
+		}
+		wj, _ := delegation.ToJSON(want)
+		gj, _ := delegation.ToJSON(got)
+		if string(wj) != string(gj) || fmt.Sprintf("%T", want) != fmt.Sprintf("%T", got) {
+			t.Fatalf("decodeResult(%q) = %s (%T), FromJSON %s (%T)", raw, gj, got, wj, want)
+		}
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -89,9 +90,14 @@ func hashKey(p delegation.Path, n int) uint64 {
 // a replay answers from. A later record for the same key supersedes an
 // earlier one (a forced resume re-ran it).
 type index struct {
-	f      io.ReaderAt // the journal
-	dir    string      // its run directory (large values, blob.go)
-	calls  table       // completed "end" records
+	f   io.ReaderAt // the journal
+	dir string      // its run directory (large values, blob.go)
+	// win is the part of f at winOff that line read last (guarded by
+	// winMu).
+	winMu  sync.Mutex
+	win    []byte
+	winOff int64
+	calls  table // completed "end" records
 	judges table
 	groups table // "group" records (and "first" records of older journals)
 	ncalls int   // distinct attempts in calls
@@ -251,10 +257,43 @@ func failedCall(l *Log, failed []failedEnd) (delegation.Path, bool) {
 	return delegation.Path{}, false
 }
 
+// windowBytes is how much of the journal the index reads at a time to
+// answer from (index.window): a resume or replay answers mostly in
+// journal order, so one read serves the records of a window.
+const windowBytes = 256 << 10
+
+// line reads the line of e: from the window of the journal last read
+// when it is in it, else with a read of the window starting at it.
+func (x *index) line(e entry) ([]byte, error) {
+	buf := make([]byte, e.n)
+	x.winMu.Lock()
+	defer x.winMu.Unlock()
+	if e.off < x.winOff || e.off+int64(e.n) > x.winOff+int64(len(x.win)) {
+		if int(e.n) > windowBytes {
+			_, err := x.f.ReadAt(buf, e.off)
+			return buf, err
+		}
+		if x.win == nil {
+			x.win = make([]byte, windowBytes)
+		}
+		n, err := x.f.ReadAt(x.win[:cap(x.win)], e.off)
+		if n < int(e.n) {
+			x.win = x.win[:0]
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		x.win, x.winOff = x.win[:n], e.off
+	}
+	copy(buf, x.win[e.off-x.winOff:])
+	return buf, nil
+}
+
 // load reads the record of e.
 func (x *index) load(e entry) (*Record, error) {
-	buf := make([]byte, e.n)
-	if _, err := x.f.ReadAt(buf, e.off); err != nil {
+	buf, err := x.line(e)
+	if err != nil {
 		return nil, fmt.Errorf("journal: reading a record back: %w", err)
 	}
 	line := bytes.TrimRight(buf, "\n")

@@ -104,7 +104,7 @@ func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
 		}
 		return nil, &ReplayedError{Msg: rec.Err, Kind: rec.Kind, CanCatch: rec.Catchable}
 	}
-	v, err := delegation.FromJSON(rec.Result)
+	v, err := decodeResult(rec.Result)
 	if err != nil {
 		err = fmt.Errorf("journal %s: call %s: corrupt result: %w", r.Path(), rec.ID, err)
 		r.fail(err)
