@@ -209,3 +209,50 @@ func FuzzBlobLines(f *testing.F) {
 		}
 	})
 }
+
+// A run stopped after a call whose result was kept beside the journal
+// resumes: the call is answered from the journal (its value read back
+// from the blob), the rest runs live.
+func TestResumeAnswersALongResultFromItsBlob(t *testing.T) {
+	const code = `let a = call first
+let b = call second
+  a: a
+return {a: a, b: b}
+`
+	big := strings.Repeat("z", BlobThreshold+7)
+	base := t.TempDir()
+	r, err := Create(base, newHeader(code), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	first := &fakeSvc{name: "first", fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) { return big, nil }}
+	second := &fakeSvc{name: "second", fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+		cancel() // stopped here, as a kill would stop it
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	globals := map[string]delegation.Value{"first": first, "second": second}
+	runWith(t, r, mustParse(t, code), globals, ctx)
+	r.Close() // no final record: the run was stopped
+	second.fn = func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+		a, _ := req.Args.Get("a")
+		return int64(len(a.(string))), nil
+	}
+	rs, err := Resume(base, r.ID(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := runWith(t, rs, mustParse(t, code), globals, context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.calls.Load() != 1 || second.calls.Load() != 2 {
+		t.Errorf("calls run: first %d, second %d; want the first answered from the journal", first.calls.Load(), second.calls.Load())
+	}
+	a, _ := v.(*delegation.Object).Get("a")
+	b, _ := v.(*delegation.Object).Get("b")
+	if a != big || b != int64(len(big)) {
+		t.Errorf("resumed result a (%d bytes), b %v; want the long value and its length", len(toJSON(t, a)), b)
+	}
+}
