@@ -21,7 +21,7 @@ import (
 // encoding/json's bytes.
 func appendRecord(b []byte, rec *Record) (_ []byte, ok bool) {
 	if rec.Nested != nil || rec.Gate != nil || rec.Totals != nil || rec.ModelUsage != nil ||
-		rec.Time.Year() < 0 || rec.Time.Year() > 9999 || !rec.resultJSON && !validRaw(rec.Result) || !validRaw(rec.ArgsValue) || !validRaw(rec.Request) ||
+		!rfc3339(rec.Time) || !rec.resultJSON && !validRaw(rec.Result) || !validRaw(rec.ArgsValue) || !validRaw(rec.Request) ||
 		math.IsNaN(rec.MS) || math.IsInf(rec.MS, 0) {
 		return b, false
 	}
@@ -91,7 +91,7 @@ func appendRecord(b []byte, rec *Record) (_ []byte, ok bool) {
 
 // appendHeader is appendRecord for a journal's header.
 func appendHeader(b []byte, h *Header) (_ []byte, ok bool) {
-	if h.Time.Year() < 0 || h.Time.Year() > 9999 || !validRaw(h.Request) {
+	if !rfc3339(h.Time) || !validRaw(h.Request) {
 		return b, false
 	}
 	b = append(b, `{"t":`...)
@@ -373,6 +373,13 @@ func appendInts(b []byte, key string, v []int) []byte {
 		b = strconv.AppendInt(b, int64(n), 10)
 	}
 	return append(b, ']')
+}
+
+// rfc3339 reports whether encoding/json writes t (as appendTime does):
+// years 0 to 9999, a zone offset of whole minutes.
+func rfc3339(t time.Time) bool {
+	_, off := t.Zone()
+	return t.Year() >= 0 && t.Year() <= 9999 && off%60 == 0
 }
 
 // appendTime is time.Time's MarshalJSON (RFC 3339 with nanoseconds), for

@@ -48,6 +48,8 @@ func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
 		{Type: TypeFinal, Time: at, Status: StatusError, Err: "boom", ErrKind: "call", ErrCode: "failed", Pos: "x:1:2"},
 		{Type: TypeModel, Time: at, ArgsValue: json.RawMessage(`[1]`), System: "sys", SystemDigest: "d", Prompt: odd, Reply: "re"},
 		{Type: TypeEnd, Time: at, MS: -0.5},
+		{Type: TypeEnd, Time: at.In(time.FixedZone("x", 3600+75))}, // encoding/json refuses seconds in an offset
+		{Type: TypeEnd, Time: at.In(time.FixedZone("y", -5400))},
 		{Type: TypeEnd},
 		{Type: TypeEnd, Time: at, Result: json.RawMessage(`{"a": 1}`)}, // not compact: left to encoding/json
 		{Type: TypeEnd, Time: at, Result: json.RawMessage(`{"a":`)},    // invalid: encoding/json fails
