@@ -9,12 +9,15 @@
 // (20261130T021500-ab12cd). The first line is the Header (format version,
 // spec path and sha256 digest, the run's command line with secrets
 // redacted, bindings, config, inputs); then one Record per line: "session"
-// (a resume started), "start"/"end" around each call attempt, "judge" per
-// judgment, "first" per `parallel first` winner and "final" with the result
-// or error.
+// (a resume started), "end" after each call attempt (and "start" before it
+// when it starts a process group, which the record holds), "judge" per
+// judgment, "group" per parallel group decided and "final" with the
+// result or error. A string longer than BlobThreshold is kept once beside
+// the journal, in blobs/ of the run directory, and referred to by its
+// digest (blob.go).
 //
-// Durability. Each record is written with a single write(2) before the
-// wrapper returns, so a killed process (kill -9) never loses a record the
+// Durability. Each record is encoded into the writer's one line buffer
+// and written with a single write(2) before the wrapper returns, so a killed process (kill -9) never loses a record the
 // run went on from. Records the run depends on ("end" of a completed
 // attempt, "judge", "first") are also fsynced, by one of two policies
 // (Options.SyncEvery): 0 fsyncs before the wrapper returns (concurrent
@@ -32,7 +35,7 @@
 // nested run are keyed under the outer call ("L12/2>L5"). When resuming,
 // a match answers from the journal (a value, or the same error: a timeout
 // still reads as context.DeadlineExceeded); an attempt that was in flight
-// at the kill (a "start" with no "end") or canceled runs again; anything
+// at the kill (no "end") or canceled runs again; anything
 // else runs live and is appended. Answers are by key alone, whatever order
 // the calls complete in: a parallel body's appends are merged at the join
 // in index order (delegation/semantics.md, 15a), and how each parallel

@@ -121,7 +121,9 @@ func mapText(rec *Record, f func(string) string) *Record {
 	c := *rec
 	c.Err, c.Reasoning = f(c.Err), f(c.Reasoning)
 	if c.Result != nil {
-		c.Result = json.RawMessage(f(string(c.Result)))
+		if res := f(string(c.Result)); res != string(c.Result) {
+			c.Result, c.resultJSON = json.RawMessage(res), false
+		}
 	}
 	if n := c.Nested; n != nil {
 		nc := *n

@@ -33,7 +33,7 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 		if err != nil {
 			return fmt.Errorf("journal: the result cannot be recorded: %w", err)
 		}
-		rec.Result = res
+		rec.Result, rec.resultJSON = res, true
 	}
 	if r.w == nil {
 		return nil

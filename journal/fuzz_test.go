@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +16,8 @@ func FuzzRead(f *testing.F) {
 	f.Add(sealedJournal(`{"t":"header","v":2,"run":"x","request":{"spec":"s.prose.md"}}`,
 		`{"t":"start","id":"L3","attempt":1}`, `{"t":"end","id":"L3","attempt":1,"result":1}`,
 		`{"t":"final","status":"ok","result":1}`))
+	f.Add(sealedJournal(`{"$blobs":[[62,"`+strings.Repeat("ab", 32)+`"]],"t":"header","v":5,"run":"x","request":{"spec":"s","v":"$blob"}}`,
+		`{"$blobs":[[44,"`+strings.Repeat("0", 64)+`"]],"t":"end","id":"L3","attempt":1,"result":"$blob"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := Read(bytes.NewReader(data))
 		if err != nil {

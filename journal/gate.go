@@ -15,9 +15,9 @@ import (
 )
 
 // Gates. A gate (`ask_user`, `gate`) is a call whose service is a
-// *delegation.Gate. When it has no answer the run suspends: the call's
-// "start" is followed by a "gate" record (the question, when it was first
-// asked, its deadline) instead of an "end", and the run's "final" has
+// *delegation.Gate. When it has no answer the run suspends: the call
+// gets a "gate" record (the question, when it was first asked, its
+// deadline) instead of an "end", and the run's "final" has
 // status "waiting". `prose answer` appends an "answer" record (Answer);
 // the next resume runs the gate live again (it has no "end"), finds the
 // answer (Run.GateState) and journals it as the call's "end", so later

@@ -188,7 +188,7 @@ func asFormat3(t *testing.T, path, order string) {
 	rewrite(t, path, func(line string) (string, bool) {
 		switch {
 		case strings.HasPrefix(line, `{"t":"header"`):
-			return strings.Replace(line, `"v":4,`, `"v":3,`, 1), true
+			return strings.Replace(line, `"v":5,`, `"v":3,`, 1), true
 		case strings.HasPrefix(line, `{"t":"group"`):
 			return `{"t":"first","time":"2026-11-30T00:00:00Z","id":"L2","winner":1,"order":` + order + `}`, true
 		}
@@ -201,7 +201,7 @@ func asFormat3(t *testing.T, path, order string) {
 // checked as always; one whose result comes out otherwise says the format
 // may be why. A resume refuses them, saying why and what to do.
 func TestFormat3JournalsReplayButDoNotResume(t *testing.T) {
-	if FormatVersion != 4 {
+	if FormatVersion != 5 {
 		t.Fatalf("format %d: decide what this prose does with format %d journals and test it", FormatVersion, FormatVersion-1)
 	}
 	prog := mustParse(t, keptCode)

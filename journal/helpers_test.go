@@ -128,7 +128,7 @@ func toJSON(t testing.TB, v delegation.Value) string {
 
 // newIndex is the index a replay of l answers from.
 func newIndex(l *Log) *index {
-	b := newIndexer(nil, Replaying)
+	b := newIndexer(nil, "", Replaying)
 	for _, r := range l.Records {
 		b.keep(r, 0, 0)
 	}

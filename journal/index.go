@@ -3,12 +3,15 @@ package journal
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -41,7 +44,12 @@ type entry struct {
 type table []entry
 
 func (t table) sort() {
-	sort.SliceStable(t, func(i, j int) bool { return t[i].key < t[j].key })
+	slices.SortFunc(t, func(a, b entry) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.place, b.place) // places are distinct
+	})
 }
 
 // find returns the entries of key h, latest first.
@@ -82,8 +90,14 @@ func hashKey(p delegation.Path, n int) uint64 {
 // a replay answers from. A later record for the same key supersedes an
 // earlier one (a forced resume re-ran it).
 type index struct {
-	f      io.ReaderAt // the journal
-	calls  table       // completed "end" records
+	f   io.ReaderAt // the journal
+	dir string      // its run directory (large values, blob.go)
+	// win is the part of f at winOff that line read last (guarded by
+	// winMu).
+	winMu  sync.Mutex
+	win    []byte
+	winOff int64
+	calls  table // completed "end" records
 	judges table
 	groups table // "group" records (and "first" records of older journals)
 	ncalls int   // distinct attempts in calls
@@ -114,8 +128,8 @@ type failedEnd struct {
 	place int32
 }
 
-func newIndexer(f io.ReaderAt, mode Mode) *indexer {
-	b := &indexer{mode: mode, x: &index{f: f}, procs: map[callKey][]*Record{}}
+func newIndexer(f io.ReaderAt, dir string, mode Mode) *indexer {
+	b := &indexer{mode: mode, x: &index{f: f, dir: dir}, procs: map[callKey][]*Record{}}
 	if mode == Resuming {
 		b.starts = map[callKey]string{}
 		b.x.memo = map[string]entry{}
@@ -136,13 +150,21 @@ func (b *indexer) keep(rec *Record, off int64, n int) bool {
 		if b.starts != nil {
 			b.starts[k] = rec.Pos
 		}
+		if rec.PGID != 0 { // since format 5, the attempt's first process group
+			b.procs[k] = append(b.procs[k], rec)
+		}
+		return false
 	case TypeEnd:
 		delete(b.procs, k)
 		if rec.completed() {
 			e.key = hashKey(rec.ID, rec.Attempt)
 			b.x.calls = append(b.x.calls, e)
 			if rec.Err != "" && b.starts != nil {
-				b.failed = append(b.failed, failedEnd{k, b.starts[k], e.place})
+				pos := rec.Pos // since format 5; before, its "start" said
+				if pos == "" {
+					pos = b.starts[k]
+				}
+				b.failed = append(b.failed, failedEnd{k, pos, e.place})
 			}
 		}
 	case TypeJudge:
@@ -235,15 +257,59 @@ func failedCall(l *Log, failed []failedEnd) (delegation.Path, bool) {
 	return delegation.Path{}, false
 }
 
+// windowBytes is how much of the journal the index reads at a time to
+// answer from (index.window): a resume or replay answers mostly in
+// journal order, so one read serves the records of a window.
+const windowBytes = 256 << 10
+
+// line reads the line of e: from the window of the journal last read
+// when it is in it, else with a read of the window starting at it.
+func (x *index) line(e entry) ([]byte, error) {
+	buf := make([]byte, e.n)
+	x.winMu.Lock()
+	defer x.winMu.Unlock()
+	if e.off < x.winOff || e.off+int64(e.n) > x.winOff+int64(len(x.win)) {
+		if int(e.n) > windowBytes {
+			_, err := x.f.ReadAt(buf, e.off)
+			return buf, err
+		}
+		if x.win == nil {
+			x.win = make([]byte, windowBytes)
+		}
+		n, err := x.f.ReadAt(x.win[:cap(x.win)], e.off)
+		if n < int(e.n) {
+			x.win = x.win[:0]
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		x.win, x.winOff = x.win[:n], e.off
+	}
+	copy(buf, x.win[e.off-x.winOff:])
+	return buf, nil
+}
+
 // load reads the record of e.
 func (x *index) load(e entry) (*Record, error) {
-	buf := make([]byte, e.n)
-	if _, err := x.f.ReadAt(buf, e.off); err != nil {
+	buf, err := x.line(e)
+	if err != nil {
 		return nil, fmt.Errorf("journal: reading a record back: %w", err)
 	}
-	rec := new(Record)
-	if err := json.Unmarshal(bytes.TrimRight(buf, "\n"), rec); err != nil {
+	line := bytes.TrimRight(buf, "\n")
+	refs, rest, err := splitBlobs(line)
+	if err == nil && refs != nil {
+		line, err = restoreBlobs(x.dir, rest, refs)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("journal: reading a record back: %w", err)
+	}
+	rec, ok := scanAnswer(line)
+	if !ok {
+		rec = new(Record)
+		if err := json.Unmarshal(line, rec); err != nil {
+			return nil, fmt.Errorf("journal: reading a record back: %w", err)
+		}
 	}
 	rec.place = int(e.place)
 	return rec, nil

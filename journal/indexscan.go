@@ -79,6 +79,10 @@ func scanIndexed(line []byte) (*Record, bool) {
 			ok = s.str(&rec.Rule)
 		case "fail_closed":
 			ok = s.bool(&rec.FailClosed)
+		case "pgid":
+			ok = s.int(&rec.PGID)
+		case "proc":
+			ok = s.str(&rec.Proc)
 		default:
 			ok = s.skip(0)
 		}
@@ -96,6 +100,131 @@ func scanIndexed(line []byte) (*Record, bool) {
 	}
 	s.ws()
 	if s.i != len(s.b) || !indexedOnly(rec.Type) {
+		return nil, false
+	}
+	return rec, true
+}
+
+// scanAnswer reads the record a resume or a replay answers a call or a
+// judgment from (index.load), as scanIndexed reads what the index needs:
+// every field an answer reads, the result as the raw JSON it is (decoded
+// when it answers, delegation.FromJSON).
+// It reports false, and the record is decoded by encoding/json, for
+// anything it is not sure to read as encoding/json would (see
+// scanIndexed) and for a field it does not read (a nested error, a
+// group's iterations, a gate).
+func scanAnswer(line []byte) (*Record, bool) {
+	if bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(secretMark)) {
+		return nil, false
+	}
+	s := scanner{b: line}
+	s.ws()
+	if !s.eat('{') {
+		return nil, false
+	}
+	rec := &Record{}
+	s.ws()
+	if s.eat('}') {
+		return nil, false
+	}
+	for {
+		s.ws()
+		key, ok := s.key()
+		if !ok {
+			return nil, false
+		}
+		s.ws()
+		if !s.eat(':') {
+			return nil, false
+		}
+		s.ws()
+		switch key {
+		case "t":
+			ok = s.str(&rec.Type)
+		case "id":
+			var id string
+			if ok = s.str(&id); ok {
+				var p delegation.Path
+				ok = p.UnmarshalText([]byte(id)) == nil
+				rec.ID = p
+			}
+		case "pos":
+			ok = s.str(&rec.Pos)
+		case "attempt":
+			ok = s.int(&rec.Attempt)
+		case "slot":
+			ok = s.str(&rec.Slot)
+		case "args":
+			ok = s.str(&rec.Args)
+		case "result":
+			start := s.i
+			if ok = s.skip(0) && validRaw(line[start:s.i]); ok {
+				rec.Result = line[start:s.i:s.i]
+			}
+		case "err":
+			ok = s.str(&rec.Err)
+		case "kind":
+			ok = s.str(&rec.Kind)
+		case "catchable":
+			ok = s.bool(&rec.Catchable)
+		case "n":
+			ok = s.int(&rec.N)
+		case "cond":
+			ok = s.str(&rec.Cond)
+		case "values":
+			ok = s.str(&rec.Values)
+		case "holds":
+			var h bool
+			if ok = s.bool(&h); ok {
+				rec.Holds = &h
+			}
+		case "reasoning":
+			ok = s.str(&rec.Reasoning)
+		case "asked":
+			ok = s.bool(&rec.Asked)
+		case "model":
+			ok = s.str(&rec.Model)
+		case "rule":
+			ok = s.str(&rec.Rule)
+		case "tokens_in":
+			ok = s.int(&rec.TokensIn)
+		case "tokens_out":
+			ok = s.int(&rec.TokensOut)
+		case "fail_closed":
+			ok = s.bool(&rec.FailClosed)
+		case "pgid":
+			ok = s.int(&rec.PGID)
+		case "proc":
+			ok = s.str(&rec.Proc)
+		case "time":
+			start := s.i
+			ok = s.skip(0) && rec.Time.UnmarshalJSON(line[start:s.i]) == nil
+		case "ms":
+			start := s.i
+			if ok = s.skip(0); ok && string(line[start:s.i]) != "null" {
+				var err error
+				rec.MS, err = strconv.ParseFloat(string(line[start:s.i]), 64)
+				ok = err == nil
+			}
+		case "sum":
+			ok = s.skip(0)
+		default:
+			return nil, false
+		}
+		if !ok {
+			return nil, false
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if !s.eat('}') {
+			return nil, false
+		}
+		break
+	}
+	s.ws()
+	if s.i != len(s.b) || rec.Type != TypeEnd && rec.Type != TypeJudge {
 		return nil, false
 	}
 	return rec, true

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -106,7 +107,7 @@ func FuzzIndexedRead(f *testing.F) {
 		}
 		data := sealedJournal(lines...)
 		for _, mode := range []Mode{Resuming, Replaying} {
-			b := newIndexer(bytes.NewReader(data), mode)
+			b := newIndexer(bytes.NewReader(data), "", mode)
 			l, err := readLog(bytes.NewReader(data), &Log{keep: b.keep}, MaxRecordBytes)
 			if err != nil {
 				return
@@ -126,6 +127,29 @@ func FuzzIndexedRead(f *testing.F) {
 			check("call", x.calls, func(r *Record) uint64 { return hashKey(r.ID, r.Attempt) })
 			check("judgment", x.judges, func(r *Record) uint64 { return hashKey(r.ID, r.N) })
 			check("group", x.groups, func(r *Record) uint64 { return hashKey(r.ID, max(r.N, 1)) })
+		}
+	})
+}
+
+// FuzzScanAnswer: a record scanAnswer reads is the record encoding/json
+// decodes from the line.
+func FuzzScanAnswer(f *testing.F) {
+	f.Add(`{"t":"end","time":"2026-12-01T12:00:00Z","id":"L4/1","pos":"r.prose.md:4:18","attempt":1,"slot":"advancer","args":"05b3","result":{"a":[1,"x",null],"b":true},"ms":2,"sum":"ab"}`)
+	f.Add(`{"t":"end","id":"L4/1","attempt":2,"err":"boom","kind":"error","catchable":true,"result":null}`)
+	f.Add(`{"t":"judge","id":"L9/1","n":3,"cond":"c","values":"v","holds":false,"reasoning":"r","asked":true,"model":"m","rule":"x","tokens_in":3,"tokens_out":4,"fail_closed":true}`)
+	f.Add(`{"t":"end","id":"L1","nested":{"msg":"x"}}`)
+	f.Add(`{"t":"end","id":"L1","result":"a\"b","result":2}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		rec, ok := scanAnswer([]byte(line))
+		if !ok {
+			return
+		}
+		var want Record
+		if err := json.Unmarshal([]byte(line), &want); err != nil {
+			t.Fatalf("scanAnswer read %q, which encoding/json refuses: %v", line, err)
+		}
+		if !reflect.DeepEqual(*rec, want) {
+			t.Fatalf("scanAnswer read %q as\n%+v\nencoding/json as\n%+v", line, *rec, want)
 		}
 	})
 }

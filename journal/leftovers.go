@@ -23,7 +23,10 @@ func endLeftovers(l *Log) error {
 	open := map[callKey][]*Record{}
 	for _, r := range l.Records {
 		switch r.Type {
-		case TypeProc:
+		case TypeProc, TypeStart: // a "start" holds the first group since format 5
+			if r.PGID == 0 {
+				continue
+			}
 			k := callKey{r.ID, r.Attempt}
 			open[k] = append(open[k], r)
 		case TypeEnd:

@@ -75,7 +75,7 @@ func TestResumeRacingTheEndOfItsRunLocksFirst(t *testing.T) {
 	for _, r := range l.Records {
 		types = append(types, r.Type)
 	}
-	want := []string{TypeStart, TypeEnd, TypeStart, TypeEnd, TypeFinal, TypeSession, TypeFinal}
+	want := []string{TypeEnd, TypeEnd, TypeFinal, TypeSession, TypeFinal}
 	if len(types) != len(want) {
 		t.Fatalf("records %v, want %v", types, want)
 	}

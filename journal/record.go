@@ -12,6 +12,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/proselang/prose/delegation"
@@ -30,7 +31,10 @@ import (
 // a resume or a replay answers groups by their path, as it answers calls.
 // Version 1 journals are read without the check; journals before version
 // 4 are replayed but not resumed (see Resume).
-const FormatVersion = 4
+// Version 5 keeps long strings beside the journal (blob.go) and writes a
+// call's "start" only when it starts a process group, holding the
+// group (a "proc" record before).
+const FormatVersion = 5
 
 // GroupsVersion is the first format version that records how parallel
 // groups ended.
@@ -191,6 +195,9 @@ type Record struct {
 	// place is the record's index among the journal's records (set by
 	// the index a resume or replay answers from; not journaled).
 	place int
+	// resultJSON: Result is as encodeValue wrote it, valid and compact
+	// JSON, which appendRecord need not check again (not journaled).
+	resultJSON bool
 	// "session": the version of prose that resumed the run.
 	Prose string `json:"prose,omitempty"`
 	// Trace-only fields (see Trace): the arguments' value on "start";
@@ -374,6 +381,7 @@ func readOpen(ctx context.Context, f *os.File, path string, l *Log, bound int) (
 	if end < size {
 		r = io.LimitReader(r, end)
 	}
+	l.Path = path // where its large values are (blob.go)
 	l, err = readLog(r, l, bound)
 	if l != nil && end < size {
 		l.Torn = true
@@ -497,7 +505,25 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	} else if (l.Header == nil && l.key != nil || l.Header != nil && l.Header.Version >= 2) && json.Valid(line) {
 		return &EditedError{Line: lineNo, Keyed: l.key != nil}
 	}
+	refs, rest, err := splitBlobs(line)
+	if err != nil {
+		return fmt.Errorf("line %d: %v: the journal was damaged or edited", lineNo, err)
+	}
+	full := func() ([]byte, error) {
+		if refs == nil {
+			return line, nil
+		}
+		b, err := restoreBlobs(l.dir(), rest, refs)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", lineNo, err)
+		}
+		return b, nil
+	}
 	if l.Header == nil {
+		line, err := full()
+		if err != nil {
+			return err
+		}
 		var h Header
 		if err := json.Unmarshal(line, &h); err != nil || h.Type != TypeHeader {
 			return fmt.Errorf("line %d: not a journal header", lineNo)
@@ -512,12 +538,16 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	if l.keep != nil {
 		// Indexed: a record the Log will not hold is read no further
 		// than the index needs (scanIndexed).
-		if rec, ok := scanIndexed(line); ok {
+		if rec, ok := scanIndexed(rest); ok {
 			if l.keep(rec, l.Size, n) {
 				l.Records = append(l.Records, rec)
 			}
 			return nil
 		}
+	}
+	line, err = full()
+	if err != nil {
+		return err
 	}
 	rec := new(Record)
 	if err := json.Unmarshal(line, rec); err != nil || rec.Type == "" {
@@ -553,6 +583,15 @@ func lastNewline(f *os.File) (size, end int64, err error) {
 		}
 	}
 	return size, 0, nil
+}
+
+// dir is the run directory of the journal (its large values are under
+// it), "" when it was not read from a file.
+func (l *Log) dir() string {
+	if l.Path == "" {
+		return ""
+	}
+	return filepath.Dir(l.Path)
 }
 
 // EditedError reports a journal line whose digest does not match its

@@ -168,6 +168,7 @@ func Create(base string, h Header, opt Options) (*Run, error) {
 	}
 	r := &Run{id: h.RunID, dir: dir, mode: Live, opt: opt, hdr: &h, w: newWriter(f, opt.SyncEvery), lock: unlock, vault: newEnvVault(opt.Env)}
 	r.w.key = key
+	r.w.blobs = newBlobStore(dir)
 	r.w.afterSync = func() { syncDir(dir) }
 	if err := r.w.append(&h, true); err != nil {
 		r.Close()
@@ -249,7 +250,7 @@ func Open(base, id string, mode Mode, opt Options) (*Opened, error) {
 	}
 	// The journal is indexed as it is read, not held: each record is read
 	// again when it answers (index.load).
-	b := newIndexer(f, mode)
+	b := newIndexer(f, dir, mode)
 	log, err := readOpen(context.Background(), f, path, &Log{key: opt.Key, keep: b.keep}, recordBound(opt.MaxValueBytes))
 	if err != nil {
 		unlock()
@@ -422,6 +423,11 @@ func (r *Run) openAppend(f *os.File, unlock func(), log *Log) error {
 	}
 	r.w, r.lock = newWriter(f, r.opt.SyncEvery), unlock
 	r.w.last, r.w.key = log.LastSum, log.key
+	if log.Header.Version >= BlobsVersion {
+		// A journal of an older format is continued in it: a reader of
+		// that format would take a stub for the value.
+		r.w.blobs = newBlobStore(r.dir)
+	}
 	return nil
 }
 

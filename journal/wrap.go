@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/proselang/prose/delegation"
@@ -103,7 +104,7 @@ func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
 		}
 		return nil, &ReplayedError{Msg: rec.Err, Kind: rec.Kind, CanCatch: rec.Catchable}
 	}
-	v, err := delegation.FromJSON(rec.Result)
+	v, err := decodeResult(rec.Result)
 	if err != nil {
 		err = fmt.Errorf("journal %s: call %s: corrupt result: %w", r.Path(), rec.ID, err)
 		r.fail(err)
@@ -112,9 +113,13 @@ func (r *Run) decodeOutcome(rec *Record) (delegation.Value, error) {
 	return v, nil
 }
 
-// liveCall runs req on inner with a "start" record before and an "end"
-// record after; the end of a completed attempt is on disk before it
-// returns.
+// liveCall runs req on inner and journals its "end" record after; the
+// end of a completed attempt is on disk before it returns. A "start"
+// record is written only when the attempt's service starts a process
+// group (spawnRecorded), holding the group: a resume ends it when the
+// attempt has no "end". An attempt without one is run again by a resume
+// whether it started or not, so nothing else needs a record before the
+// call (FORMAT.md, "Records").
 func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delegation.CallRequest, id delegation.Path, args string) (delegation.Value, error) {
 	slot := ""
 	if req.Service != nil {
@@ -129,8 +134,7 @@ func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delega
 		defer cancel()
 	}
 	start := r.opt.Now()
-	r.write(&Record{Type: TypeStart, Time: start.UTC(), ID: id, Pos: pos, Attempt: req.Attempt, Slot: slot, Args: args}, false)
-	v, err := inner.Call(ctx, r.spawnRecorded(req, id, slot))
+	v, err := inner.Call(ctx, r.spawnRecorded(req, id, slot, pos, args))
 	if w := delegation.Waiting(err); w != nil && ctx.Err() == nil {
 		return nil, r.gateWaits(req, slot, w) // no "end": a resume asks again
 	}
@@ -138,7 +142,7 @@ func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delega
 		v, err = nil, ctx.Err() // answered after its deadline: a timeout
 	}
 	end := r.opt.Now()
-	rec := &Record{Type: TypeEnd, Time: end.UTC(), ID: id, Attempt: req.Attempt, Slot: slot, Args: args,
+	rec := &Record{Type: TypeEnd, Time: end.UTC(), ID: id, Pos: pos, Attempt: req.Attempt, Slot: slot, Args: args,
 		MS: float64(end.Sub(start).Microseconds()) / 1000}
 	if jerr := r.encodeOutcome(ctx, rec, v, err); jerr != nil {
 		v, err = nil, jerr // the run sees what a resume would
@@ -153,16 +157,27 @@ func (r *Run) liveCall(ctx context.Context, inner delegation.Caller, req *delega
 }
 
 // spawnRecorded is req with a Spawned hook that journals each process
-// group the attempt's service starts (a "proc" record), so a resume after
-// prose was killed can end what is left of it (see endLeftovers).
-func (r *Run) spawnRecorded(req *delegation.CallRequest, id delegation.Path, slot string) *delegation.CallRequest {
+// group the attempt's service starts, so a resume after prose was killed
+// can end what is left of it (see endLeftovers): the first in the
+// attempt's "start" record, any later one in a "proc" record.
+func (r *Run) spawnRecorded(req *delegation.CallRequest, id delegation.Path, slot, pos, args string) *delegation.CallRequest {
 	if r.w == nil {
 		return req
 	}
 	c := *req
 	prev := req.Spawned
+	var once sync.Mutex
+	started := false
 	c.Spawned = func(pgid int, ident string) {
-		r.write(&Record{Type: TypeProc, Time: r.opt.Now().UTC(), ID: id, Attempt: req.Attempt, Slot: slot, PGID: pgid, Proc: ident}, false)
+		once.Lock()
+		first := !started
+		started = true
+		once.Unlock()
+		rec := &Record{Type: TypeProc, Time: r.opt.Now().UTC(), ID: id, Attempt: req.Attempt, Slot: slot, PGID: pgid, Proc: ident}
+		if first {
+			rec.Type, rec.Pos, rec.Args = TypeStart, pos, args
+		}
+		r.write(rec, false)
 		if prev != nil {
 			prev(pgid, ident)
 		}
@@ -179,7 +194,7 @@ func (r *Run) encodeOutcome(ctx context.Context, rec *Record, v delegation.Value
 	if err == nil {
 		res, encErr := r.encodeValue(v)
 		if encErr == nil {
-			rec.Result = res
+			rec.Result, rec.resultJSON = res, true
 			return nil
 		}
 		err = fmt.Errorf("the result cannot be journaled: %w", encErr)

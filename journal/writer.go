@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"os"
 	"sync"
 	"time"
@@ -36,8 +37,14 @@ type writer struct {
 	// last is the digest ("sum") of the last line written: each line's
 	// sum covers it, chaining the records (see FORMAT.md).
 	last string
-	// key keys the chain (nil: unkeyed).
+	// key keys the chain (nil: unkeyed); h is the hash of its digests.
 	key []byte
+	h   hash.Hash
+	// buf is the line being written (reused from one to the next).
+	buf []byte
+	// blobs, when set, keeps the long strings of records beside the
+	// journal (blob.go); nil writes them in the line.
+	blobs *blobStore
 
 	syncMu sync.Mutex // serializes fsyncs; guards synced
 	synced int64      // records known to be on disk
@@ -64,19 +71,34 @@ func encodeRecord(v any) ([]byte, error) {
 
 // append writes v as one JSON line. When durable, it returns only after
 // the line (and every line before it) is on disk.
+//
+// A *Record is encoded by appendRecord into the writer's one line buffer
+// (other values by encoding/json), its long strings kept beside the
+// journal (blobs), sealed with its digest and written with one write(2),
+// all under mu: lines go out in the order their digests chain them.
 func (w *writer) append(v any, durable bool) error {
-	body, err := encodeRecord(v)
-	if err != nil {
-		return err
-	}
 	w.mu.Lock()
 	if w.err != nil {
 		err := w.err
 		w.mu.Unlock()
 		return err
 	}
-	sum := chainSum(w.key, w.last, body)
-	line := sealLine(body, sum)
+	body, err := w.encode(v)
+	if err != nil {
+		w.mu.Unlock()
+		return err
+	}
+	if w.h == nil {
+		w.h = newSum(w.key)
+	}
+	sum := chainSumWith(w.h, w.last, body[:len(body)-1])
+	line := append(body[:len(body)-1], sumKey...)
+	line = append(line, sum...)
+	line = append(line, '"', '}', '\n')
+	w.buf = line[:0]
+	if cap(w.buf) > 1<<20 {
+		w.buf = nil // not held after a long line
+	}
 	w.last = sum
 	if _, err := w.f.Write(line); err != nil {
 		w.err = fmt.Errorf("journal: writing %s: %w", w.f.Name(), err)
@@ -96,6 +118,30 @@ func (w *writer) append(v any, durable bool) error {
 		return nil
 	}
 	return w.sync(seq)
+}
+
+// encode is the JSON of v, in w.buf when it can be (called with mu
+// held), its long strings kept beside the journal when w keeps blobs.
+func (w *writer) encode(v any) ([]byte, error) {
+	body, ok := w.buf[:0], false
+	switch v := v.(type) {
+	case *Record:
+		body, ok = appendRecord(body, v)
+	case *Header:
+		body, ok = appendHeader(body, v)
+	}
+	if !ok {
+		enc, err := encodeRecord(v)
+		if err != nil {
+			return nil, err
+		}
+		body = append(body, enc...)
+	}
+	w.buf = body
+	if w.blobs == nil {
+		return body, nil
+	}
+	return w.blobs.cut(body)
 }
 
 // flush is the group commit: it syncs every record written so far.
@@ -119,8 +165,24 @@ func (w *writer) sync(seq int64) error {
 	}
 	w.mu.Lock()
 	upto := w.written
+	var blobs []string
+	var blobDir string
+	if w.blobs != nil {
+		blobs, blobDir = w.blobs.pending, w.blobs.dir
+		w.blobs.pending = nil
+	}
 	w.mu.Unlock()
 	w.syncs++
+	// The blobs the lines refer to go to disk before the lines do.
+	if err := syncFiles(blobDir, blobs); err != nil {
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = err
+		}
+		err = w.err
+		w.mu.Unlock()
+		return err
+	}
 	if err := w.f.Sync(); err != nil {
 		w.mu.Lock()
 		if w.err == nil {

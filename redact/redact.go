@@ -130,16 +130,90 @@ func (r *Redactor) Text(s string) (string, bool) {
 	if !r.shapes {
 		return out, out != s
 	}
-	out = secretValue().ReplaceAllString(out, Mark)
-	out = urlPassword().ReplaceAllString(out, "${1}"+Mark+"@")
-	out = envAssign().ReplaceAllStringFunc(out, func(m string) string {
-		name, _, _ := strings.Cut(m, "=")
-		if SecretName(name) {
-			return name + "=" + Mark
-		}
-		return m
-	})
+	// Each pattern runs only on a text it could match (a long text
+	// without one, a large input, costs a few scans, not the regexps').
+	if mayHoldShape(out) {
+		out = secretValue().ReplaceAllString(out, Mark)
+	}
+	if strings.Contains(out, "://") {
+		out = urlPassword().ReplaceAllString(out, "${1}"+Mark+"@")
+	}
+	if mayAssignSecret(out) {
+		out = envAssign().ReplaceAllStringFunc(out, func(m string) string {
+			name, _, _ := strings.Cut(m, "=")
+			if SecretName(name) {
+				return name + "=" + Mark
+			}
+			return m
+		})
+	}
 	return out, out != s
+}
+
+// mayHoldShape reports whether s holds the beginning of a match of
+// secretValue: one of its literal prefixes (sk-, gh?_, github_pat_,
+// glpat-, xox?-, AKIA, AIza, eyJ), found by the rarer byte each ends
+// with, or "bearer" in any case.
+func mayHoldShape(s string) bool {
+	ends := func(c byte, at func(i int) bool) bool {
+		for i := 0; i < len(s); i++ {
+			j := strings.IndexByte(s[i:], c)
+			if j < 0 {
+				return false
+			}
+			if i += j; at(i) {
+				return true
+			}
+		}
+		return false
+	}
+	before := func(i int, p string) bool { return i >= len(p) && s[i-len(p):i] == p }
+	if ends('-', func(i int) bool {
+		return before(i, "sk") || before(i, "glpat") || i >= 4 && s[i-4:i-1] == "xox"
+	}) || ends('_', func(i int) bool {
+		return i >= 3 && s[i-3:i-1] == "gh" || before(i, "github_pat")
+	}) || ends('J', func(i int) bool { return before(i, "ey") }) ||
+		strings.Contains(s, "AKIA") || strings.Contains(s, "AIza") {
+		return true
+	}
+	for _, b := range []byte{'b', 'B'} {
+		for i := 0; i+6 <= len(s); i++ {
+			j := strings.IndexByte(s[i:], b)
+			if j < 0 {
+				break
+			}
+			i += j
+			if i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayAssignSecret reports whether s holds an = whose name before it (the
+// word characters up to it, what envAssign's name is) says secret: only
+// then can envAssign's replacement change s.
+func mayAssignSecret(s string) bool {
+	for i := 0; i < len(s); i++ {
+		j := strings.IndexByte(s[i:], '=')
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i
+		for k > 0 && isASCIIWord(s[k-1]) {
+			k--
+		}
+		if k < i && SecretName(s[k:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCIIWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // Value is the form of key=value that may be shown: Mark when the key

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -138,7 +139,14 @@ func (j *runJournal) header(src []byte) (journal.Header, json.RawMessage) {
 		h.Spec = f
 	}
 	r := j.req.redacted(red, &h)
-	raw, _ := json.Marshal(r)
+	// Without HTML escaping, as the journal writes every string: a long
+	// input is then the same JSON in the request and in the inputs, and
+	// kept once beside the journal (journal/FORMAT.md, "Large values").
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(r)
+	raw := json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n"))
 	h.Request = raw
 	return h, raw
 }

@@ -135,7 +135,7 @@ func waitForProcRecord(t *testing.T, runs string) string {
 		ents, _ := os.ReadDir(runs)
 		for _, e := range ents {
 			b, _ := os.ReadFile(filepath.Join(runs, e.Name(), "journal.jsonl"))
-			if strings.Contains(string(b), `"t":"proc"`) {
+			if strings.Contains(string(b), `"pgid":`) {
 				return e.Name()
 			}
 		}

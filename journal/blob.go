@@ -1,0 +1,368 @@
+package journal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Large values (FORMAT.md, "Large values"). A JSON string of a record
+// longer than BlobThreshold bytes, as written (quotes and escapes
+// included), is kept once in the run directory, in blobs/HEX (HEX: the
+// hex sha256 of those bytes), and the record holds a stub in its place,
+// the string "$blob", and says where: the line begins with a "$blobs"
+// field, [[OFF,"HEX"],...], OFF being where the stub begins in the line
+// without that field (`{"$blobs":[...],` read as `{`), in ascending
+// order. The digest chain covers the line as written, the stubs and
+// the digests; each blob is checked against its digest when it is read
+// back. The same string in several records, or twice in one (an input
+// in the header's inputs and its request, a result passed on to the
+// run's result), is one file.
+
+// BlobThreshold is the length from which a JSON string of a record is
+// kept beside the journal rather than in it.
+const BlobThreshold = 64 << 10
+
+// BlobsVersion is the first format version that keeps large values
+// beside the journal (and folds a call's process group into its "start").
+const BlobsVersion = 5
+
+// BlobDir is the directory of a run's large values, inside its run
+// directory.
+const BlobDir = "blobs"
+
+const (
+	blobsKey  = `{"$blobs":[`
+	blobStub  = `"$blob"`
+	digestLen = 2 * sha256.Size
+)
+
+// blobRef is one string kept beside the journal: where its stub is in
+// the line (without the "$blobs" field) and the digest of its bytes.
+type blobRef struct {
+	off int
+	sum string
+}
+
+// blobStore writes a run's large values (guarded by the writer's mu).
+type blobStore struct {
+	dir     string
+	have    map[string]bool // written or found whole by this writer
+	pending []string        // written since the last fsync
+	made    bool            // dir exists
+}
+
+func newBlobStore(runDir string) *blobStore {
+	return &blobStore{dir: filepath.Join(runDir, BlobDir), have: map[string]bool{}}
+}
+
+// cut returns body (one record's JSON object) with each string longer
+// than BlobThreshold kept in the store and replaced by a stub, the
+// "$blobs" field in front; body itself when it has none. A string that
+// refers to a withheld secret stays in the line, where the readers that
+// look for such references (scanIndexed, refersToSecret) find it.
+func (s *blobStore) cut(body []byte) ([]byte, error) {
+	if len(body) <= BlobThreshold {
+		return body, nil
+	}
+	var refs []blobRef
+	var cutLits [][]byte // the strings of refs
+	var out []byte
+	from := 0
+	for i := 0; i < len(body); i++ {
+		k := bytes.IndexByte(body[i:], '"')
+		if k < 0 {
+			break
+		}
+		i += k
+		j := closingQuote(body, i)
+		if j < 0 {
+			return nil, errors.New("journal: a record's JSON ends inside a string")
+		}
+		lit := body[i : j+1]
+		if len(lit) > BlobThreshold && !bytes.Contains(lit, []byte(secretMark)) {
+			sum := ""
+			for k, r := range refs { // the same string again: not hashed again
+				if len(cutLits[k]) == len(lit) && bytes.Equal(cutLits[k], lit) {
+					sum = r.sum
+					break
+				}
+			}
+			if sum == "" {
+				var err error
+				if sum, err = s.put(lit); err != nil {
+					return nil, err
+				}
+			}
+			cutLits = append(cutLits, lit)
+			out = append(out, body[from:i]...)
+			refs = append(refs, blobRef{off: len(out), sum: sum})
+			out = append(out, blobStub...)
+			from = j + 1
+		}
+		i = j
+	}
+	if refs == nil {
+		return body, nil
+	}
+	out = append(out, body[from:]...)
+	head := []byte(blobsKey)
+	for k, r := range refs {
+		if k > 0 {
+			head = append(head, ',')
+		}
+		head = append(head, '[')
+		head = strconv.AppendInt(head, int64(r.off), 10)
+		head = append(head, ',', '"')
+		head = append(head, r.sum...)
+		head = append(head, '"', ']')
+	}
+	head = append(head, ']')
+	if len(out) > 2 { // not an empty object
+		head = append(head, ',')
+	}
+	return append(head, out[1:]...), nil
+}
+
+// closingQuote is the index of the quote that ends the JSON string
+// opening at b[i], -1 when there is none: the next quote not escaped
+// (after an even number of backslashes).
+func closingQuote(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0
+		for n < j-i-1 && b[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+// put keeps lit in the store (once) and returns its digest. The file is
+// written whole under a temporary name and renamed into place, so a
+// killed process leaves no part of one under its name; it is fsynced
+// with the next fsync of the journal, before it (syncPending).
+func (s *blobStore) put(lit []byte) (string, error) {
+	d := sha256.Sum256(lit)
+	sum := hex.EncodeToString(d[:])
+	if s.have[sum] {
+		return sum, nil
+	}
+	path := filepath.Join(s.dir, sum)
+	if b, err := os.ReadFile(path); err == nil && sha256.Sum256(b) == d {
+		s.have[sum] = true // kept by an earlier session
+		return sum, nil
+	}
+	if !s.made {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
+			return "", fmt.Errorf("journal: %w", err)
+		}
+		s.made = true
+	}
+	f, err := os.CreateTemp(s.dir, ".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("journal: keeping a large value: %w", err)
+	}
+	_, err = f.Write(lit)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("journal: keeping a large value: %w", err)
+	}
+	s.have[sum] = true
+	s.pending = append(s.pending, path)
+	return sum, nil
+}
+
+// syncFiles fsyncs paths and, when there are any, their directory.
+func syncFiles(dir string, paths []string) error {
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("journal: syncing %s: %w", p, err)
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("journal: syncing %s: %w", p, err)
+		}
+	}
+	if len(paths) > 0 {
+		syncDir(dir)
+	}
+	return nil
+}
+
+// splitBlobs reads the "$blobs" field that begins line, if any: the
+// references, and the line without the field. A line without one is
+// returned as it is.
+func splitBlobs(line []byte) (refs []blobRef, rest []byte, err error) {
+	if !bytes.HasPrefix(line, []byte(blobsKey)) {
+		return nil, line, nil
+	}
+	bad := errors.New(`its "$blobs" field is not a list of [offset, "sha256"] pairs`)
+	i := len(blobsKey)
+	for {
+		if i >= len(line) || line[i] != '[' {
+			return nil, nil, bad
+		}
+		i++
+		j := i
+		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		off, perr := strconv.Atoi(string(line[i:j]))
+		if perr != nil || j-i > 12 || j+2+digestLen+2 > len(line) || line[j] != ',' || line[j+1] != '"' {
+			return nil, nil, bad
+		}
+		sum := string(line[j+2 : j+2+digestLen])
+		if !isHexDigest(sum) || line[j+2+digestLen] != '"' || line[j+3+digestLen] != ']' {
+			return nil, nil, bad
+		}
+		if len(refs) > 0 && off < refs[len(refs)-1].off+len(blobStub) {
+			return nil, nil, errors.New(`its "$blobs" offsets are not ascending`)
+		}
+		refs = append(refs, blobRef{off: off, sum: sum})
+		i = j + 4 + digestLen
+		if i < len(line) && line[i] == ',' {
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(line) || line[i] != ']' {
+		return nil, nil, bad
+	}
+	i++
+	switch {
+	case i < len(line) && line[i] == ',':
+		rest = append([]byte{'{'}, line[i+1:]...)
+	case i < len(line) && line[i] == '}':
+		rest = []byte("{}")
+	default:
+		return nil, nil, bad
+	}
+	for _, r := range refs {
+		if r.off+len(blobStub) > len(rest) || string(rest[r.off:r.off+len(blobStub)]) != blobStub {
+			return nil, nil, errors.New(`a "$blobs" offset does not point at a "$blob" stub`)
+		}
+	}
+	return refs, rest, nil
+}
+
+func isHexDigest(s string) bool {
+	if len(s) != digestLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// BlobError is a large value of a journal that cannot be read back: its
+// file (Path) is missing, unreadable, or does not match its digest.
+type BlobError struct {
+	Path string
+	Err  error
+}
+
+func (e *BlobError) Error() string {
+	return fmt.Sprintf("the large value kept in %s %v: the run directory was damaged or edited, and prose refuses to resume or replay it", e.Path, e.Err)
+}
+
+func (e *BlobError) Unwrap() error { return e.Err }
+
+// restoreBlobs is the line rest (without its "$blobs" field) with each
+// stub replaced by its string, read from dir and checked against its
+// digest.
+func restoreBlobs(dir string, rest []byte, refs []blobRef) ([]byte, error) {
+	if dir == "" {
+		return nil, errors.New("it refers to a large value kept beside the journal, and the journal was not read from its run directory")
+	}
+	var out []byte
+	from := 0
+	for _, r := range refs {
+		path := filepath.Join(dir, BlobDir, r.sum)
+		b, err := readBlob(path, r.sum)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = make([]byte, 0, len(rest)+len(b)*len(refs))
+		}
+		out = append(out, rest[from:r.off]...)
+		out = append(out, b...)
+		from = r.off + len(blobStub)
+	}
+	return append(out, rest[from:]...), nil
+}
+
+// readBlob reads the blob at path and checks it against sum: the bytes
+// of one JSON string.
+func readBlob(path, sum string) ([]byte, error) {
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &BlobError{Path: path, Err: errors.New("is missing")}
+	case err != nil:
+		return nil, &BlobError{Path: path, Err: err}
+	case !st.Mode().IsRegular():
+		return nil, &BlobError{Path: path, Err: errors.New("is not a regular file")}
+	case st.Size() > int64(maxBlobBytes):
+		return nil, &BlobError{Path: path, Err: fmt.Errorf("is larger than a journaled value may be (%d bytes)", maxBlobBytes)}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &BlobError{Path: path, Err: err}
+	}
+	d := sha256.Sum256(b)
+	if hex.EncodeToString(d[:]) != sum {
+		return nil, &BlobError{Path: path, Err: errors.New("does not match its digest (its name)")}
+	}
+	if !oneString(b) {
+		return nil, &BlobError{Path: path, Err: errors.New("is not one JSON string")}
+	}
+	return b, nil
+}
+
+// oneString reports whether b is one JSON string literal: quotes at
+// both ends and none unescaped between them (what it holds is checked
+// when the record it is put back into is decoded).
+func oneString(b []byte) bool {
+	if len(b) < 2 || b[0] != '"' {
+		return false
+	}
+	i := 1
+	for i < len(b) && b[i] != '"' {
+		if b[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	return i == len(b)-1
+}
+
+// maxBlobBytes bounds one blob: a string no longer than the largest value
+// ceiling a record may hold, escaped.
+const maxBlobBytes = 1 << 31
