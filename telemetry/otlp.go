@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +24,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The OTLP/HTTP exporter.
@@ -34,7 +34,7 @@ import (
 // whose package initialisation every prose command paid at start (about a
 // millisecond and five megabytes), for the few runs that export. This one
 // writes the same ExportTraceServiceRequest (OTLP 1.x, binary protobuf,
-// POST to /v1/traces) with protowire, and reads the same environment
+// POST to /v1/traces), encoded here, and reads the same environment
 // variables of the OpenTelemetry specification, the traces-specific ones
 // first: OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS, _TIMEOUT
 // (milliseconds, default 10 s), _COMPRESSION (gzip or none),
@@ -247,8 +247,7 @@ func encodeExport(spans []sdktrace.ReadOnlySpan) []byte {
 			sc = &scoped{scope: s.InstrumentationScope()}
 			r.scopes = append(r.scopes, sc)
 		}
-		sc.spans = protowire.AppendTag(sc.spans, 2, protowire.BytesType)
-		sc.spans = protowire.AppendBytes(sc.spans, encodeSpan(s))
+		sc.spans = appendMessage(sc.spans, 2, encodeSpan(s))
 	}
 	var out []byte
 	for _, r := range order {
@@ -366,17 +365,17 @@ func encodeValue(v attribute.Value) []byte {
 		if v.AsBool() {
 			x = 1
 		}
-		b = protowire.AppendTag(b, 2, protowire.VarintType)
-		b = protowire.AppendVarint(b, x)
+		b = appendTag(b, 2, wireVarint)
+		b = binary.AppendUvarint(b, x)
 	case attribute.INT64:
-		b = protowire.AppendTag(b, 3, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(v.AsInt64()))
+		b = appendTag(b, 3, wireVarint)
+		b = binary.AppendUvarint(b, uint64(v.AsInt64()))
 	case attribute.FLOAT64:
-		b = protowire.AppendTag(b, 4, protowire.Fixed64Type)
-		b = protowire.AppendFixed64(b, math.Float64bits(v.AsFloat64()))
+		b = appendTag(b, 4, wireFixed64)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.AsFloat64()))
 	case attribute.STRING:
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, v.AsString())
+		b = appendTag(b, 1, wireBytes)
+		b = append(appendLen(b, len(v.AsString())), v.AsString()...)
 	case attribute.BOOLSLICE:
 		xs := v.AsBoolSlice()
 		b = array(len(xs), func(i int) []byte { return encodeValue(attribute.BoolValue(xs[i])) })
@@ -390,8 +389,8 @@ func encodeValue(v attribute.Value) []byte {
 		xs := v.AsStringSlice()
 		b = array(len(xs), func(i int) []byte { return encodeValue(attribute.StringValue(xs[i])) })
 	default:
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, v.String())
+		b = appendTag(b, 1, wireBytes)
+		b = append(appendLen(b, len(v.String())), v.String()...)
 	}
 	return b
 }
@@ -400,49 +399,70 @@ func unixNano(t time.Time) uint64 { return uint64(max(0, t.UnixNano())) }
 
 func clampUint32(n int) uint64 { return uint64(min(max(n, 0), math.MaxUint32)) }
 
+// The protobuf wire format, written here: the protobuf module's encoder
+// (protowire) links an initialisation that hashes prose's own executable
+// at every start.
+
+type wireNumber uint64
+
+type wireType uint64
+
+const (
+	wireVarint  wireType = 0
+	wireFixed64 wireType = 1
+	wireBytes   wireType = 2
+	wireFixed32 wireType = 5
+)
+
+func appendTag(b []byte, n wireNumber, t wireType) []byte {
+	return binary.AppendUvarint(b, uint64(n)<<3|uint64(t))
+}
+
+func appendLen(b []byte, n int) []byte { return binary.AppendUvarint(b, uint64(n)) }
+
 // The append helpers leave out a field holding its type's zero value, as
 // proto3 encoders do.
 
-func appendMessage(b []byte, num protowire.Number, m []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendBytes(b, m)
+func appendMessage(b []byte, num wireNumber, m []byte) []byte {
+	b = appendTag(b, num, wireBytes)
+	return append(appendLen(b, len(m)), m...)
 }
 
-func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
+func appendBytes(b []byte, num wireNumber, v []byte) []byte {
 	if len(v) == 0 {
 		return b
 	}
 	return appendMessage(b, num, v)
 }
 
-func appendString(b []byte, num protowire.Number, s string) []byte {
+func appendString(b []byte, num wireNumber, s string) []byte {
 	if s == "" {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, s)
+	b = appendTag(b, num, wireBytes)
+	return append(appendLen(b, len(s)), s...)
 }
 
-func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+func appendVarint(b []byte, num wireNumber, v uint64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+	b = appendTag(b, num, wireVarint)
+	return binary.AppendUvarint(b, v)
 }
 
-func appendFixed64(b []byte, num protowire.Number, v uint64) []byte {
+func appendFixed64(b []byte, num wireNumber, v uint64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.Fixed64Type)
-	return protowire.AppendFixed64(b, v)
+	b = appendTag(b, num, wireFixed64)
+	return binary.LittleEndian.AppendUint64(b, v)
 }
 
-func appendFixed32(b []byte, num protowire.Number, v uint64) []byte {
+func appendFixed32(b []byte, num wireNumber, v uint64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.Fixed32Type)
-	return protowire.AppendFixed32(b, uint32(v))
+	b = appendTag(b, num, wireFixed32)
+	return binary.LittleEndian.AppendUint32(b, uint32(v))
 }

@@ -100,8 +100,8 @@ func TestHandOffWithoutTemporalProgram(t *testing.T) {
 }
 
 // TestLightBinaryLinksNoTemporal builds prose and prose-temporal as the
-// README says and checks that prose links neither the Temporal SDK nor
-// gRPC, that prose-temporal does, and that prose hands a Temporal command
+// README says and checks that prose links neither the Temporal SDK, gRPC
+// nor the protobuf runtime, that prose-temporal does, and that prose hands a Temporal command
 // (its help, here) to the prose-temporal beside it.
 func TestLightBinaryLinksNoTemporal(t *testing.T) {
 	if testing.Short() {
@@ -126,7 +126,7 @@ func TestLightBinaryLinksNoTemporal(t *testing.T) {
 		}
 		var found []string
 		for _, d := range info.Deps {
-			if strings.HasPrefix(d.Path, "go.temporal.io/") || d.Path == "google.golang.org/grpc" {
+			if strings.HasPrefix(d.Path, "go.temporal.io/") || d.Path == "google.golang.org/grpc" || d.Path == "google.golang.org/protobuf" {
 				found = append(found, d.Path)
 			}
 		}
