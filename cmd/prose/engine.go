@@ -156,6 +156,10 @@ func needsTemporal(args []string) bool {
 	return false
 }
 
+// handedOffEnv marks the environment of the prose-temporal a prose
+// started.
+const handedOffEnv = "PROSE_HANDED_OFF"
+
 // errNoTemporalProgram is the error of a hand-off that found no
 // prose-temporal.
 var errNoTemporalProgram = errors.New("no " + temporalProgram)
@@ -192,7 +196,14 @@ func handOff(ctx context.Context, args []string, in io.Reader, out, errw io.Writ
 			handedOffCommand(args), temporalProgram, executableDir(), temporalProgram)
 		return exitFailure
 	}
+	if os.Getenv(handedOffEnv) != "" {
+		// this prose is the one handed to: a prose-temporal built without
+		// the engine, which would otherwise hand over to itself forever
+		fmt.Fprintf(errw, "prose: %s needs the Temporal engine, and %s was built without it: rebuild it with go build -tags temporal\n", handedOffCommand(args), executablePath())
+		return exitFailure
+	}
 	c := exec.Command(path, args...)
+	c.Env = append(os.Environ(), handedOffEnv+"=1")
 	c.Stdin, c.Stdout, c.Stderr = in, out, errw
 	if err := c.Start(); err != nil {
 		fmt.Fprintf(errw, "prose: starting %s: %v\n", path, err)
@@ -234,6 +245,14 @@ func handedOffCommand(args []string) string {
 		return "prose " + a + " --engine temporal"
 	}
 	return "prose"
+}
+
+func executablePath() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return temporalProgram
+	}
+	return exe
 }
 
 func executableDir() string {

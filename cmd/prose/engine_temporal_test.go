@@ -3,6 +3,8 @@
 package main
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/temporal"
@@ -21,5 +23,16 @@ func TestTemporalNamesAgree(t *testing.T) {
 		if c[0] != c[1] {
 			t.Errorf("%q, the temporal package says %q", c[0], c[1])
 		}
+	}
+}
+
+// A prose-temporal started by a hand-off drops the hand-off's mark, so
+// that a prose its programs start may hand over in turn.
+func TestTemporalProseDropsHandOffMark(t *testing.T) {
+	t.Setenv(handedOffEnv, "1")
+	var out, errw strings.Builder
+	Main([]string{"--version"}, strings.NewReader(""), &out, &errw)
+	if v, ok := os.LookupEnv(handedOffEnv); ok {
+		t.Errorf("%s=%q still set", handedOffEnv, v)
 	}
 }

@@ -40,13 +40,14 @@ func TestNeedsTemporal(t *testing.T) {
 }
 
 // fakeTemporalProgram puts on PATH a prose-temporal that prints its
-// arguments and what it read on stdin, writes to stderr and exits 7.
+// arguments, what it read on stdin and the hand-off's mark in its
+// environment, writes to stderr and exits 7.
 func fakeTemporalProgram(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake program is a shell script")
 	}
 	dir := t.TempDir()
-	script := "#!/bin/sh\nprintf 'args:%s\\n' \"$*\"\nprintf 'stdin:%s\\n' \"$(cat)\"\necho to-stderr >&2\nexit 7\n"
+	script := "#!/bin/sh\nprintf 'args:%s\\n' \"$*\"\nprintf 'stdin:%s\\n' \"$(cat)\"\nprintf 'marked:%s\\n' \"$" + handedOffEnv + "\"\necho to-stderr >&2\nexit 7\n"
 	if err := os.WriteFile(filepath.Join(dir, temporalProgram), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestHandOffRunsTemporalProgram(t *testing.T) {
 	if code != 7 {
 		t.Fatalf("exit %d, want prose-temporal's 7; stderr: %s", code, errw.String())
 	}
-	if want := "args:run x.prose.md --engine temporal --input a=b c\nstdin:hello\n"; out.String() != want {
+	if want := "args:run x.prose.md --engine temporal --input a=b c\nstdin:hello\nmarked:1\n"; out.String() != want {
 		t.Errorf("stdout %q, want %q", out.String(), want)
 	}
 	if errw.String() != "to-stderr\n" {
@@ -77,6 +78,24 @@ func TestHandOffRunsTemporalProgram(t *testing.T) {
 	errw.Reset()
 	if code := Main([]string{"run", "x.prose.md"}, strings.NewReader(""), &out, &errw); code == 7 || strings.Contains(out.String(), "args:") {
 		t.Errorf("a local run was handed off: exit %d, stdout %q", code, out.String())
+	}
+}
+
+// TestHandOffToALightProse: a prose-temporal built without the engine
+// fails, naming itself, rather than handing the command on to itself.
+func TestHandOffToALightProse(t *testing.T) {
+	if temporalLinked {
+		t.Skip("this prose serves the Temporal commands itself")
+	}
+	fakeTemporalProgram(t)
+	t.Setenv(handedOffEnv, "1")
+	var out, errw bytes.Buffer
+	code := Main([]string{"result", "wf-1"}, strings.NewReader(""), &out, &errw)
+	if code != exitFailure || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q: the command was handed on", code, out.String())
+	}
+	if !strings.Contains(errw.String(), "was built without it") {
+		t.Errorf("stderr: %s", errw.String())
 	}
 }
 
