@@ -175,10 +175,10 @@ func PathsContext(ctx context.Context, paths []string, opts Options) (*Result, e
 			}
 		}
 	}
-	res, readErrs := lintAll(ctx, files, opts.Workers)
+	res, tests, readErrs := lintAll(ctx, files, opts.Workers)
 	res.Diags = append(res.Diags, skipped...)
 	if ctx.Err() == nil {
-		res.Diags = append(res.Diags, DuplicateTestNames(testNames(files))...)
+		res.Diags = append(res.Diags, DuplicateTestNames(tests)...)
 	}
 	res.Diags = res.Diags.Dedupe()
 	if ctx.Err() != nil {
@@ -272,16 +272,21 @@ func cleanPathError(name string, err error) error {
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-// lintAll lints the files on workers goroutines and merges the findings.
+// lintAll lints the files on workers goroutines and merges the findings;
+// tests are the names of the test files among them, for the check across
+// files. Each file is released from its graph once it is checked: what
+// lint keeps of it is its findings and, for a test file, its name, so a
+// lint's memory is that of the files being checked, not of every file.
 // When ctx is done it returns what was linted so far without waiting for
 // a worker blocked in a read.
-func lintAll(ctx context.Context, files []target, workers int) (*Result, []error) {
+func lintAll(ctx context.Context, files []target, workers int) (*Result, []TestName, []error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, max(len(files), 1))
 	type out struct {
 		diags diag.List
+		test  *TestName
 		err   error
 		done  bool
 	}
@@ -301,9 +306,12 @@ func lintAll(ctx context.Context, files []target, workers int) (*Result, []error
 				if i >= len(files) {
 					return
 				}
-				diags, err := lintTarget(files[i])
+				diags, test, err := lintTarget(files[i])
+				if g, ok := files[i].fsys.(*specgraph.Graph); ok {
+					g.Release(files[i].name)
+				}
 				mu.Lock()
-				outs[i] = out{diags, err, true}
+				outs[i] = out{diags, test, err, true}
 				mu.Unlock()
 			}
 		}()
@@ -321,6 +329,7 @@ func lintAll(ctx context.Context, files []target, workers int) (*Result, []error
 	defer mu.Unlock()
 	res := &Result{}
 	var errs []error
+	var tests []TestName
 	for _, o := range outs {
 		if !o.done {
 			continue
@@ -331,40 +340,55 @@ func lintAll(ctx context.Context, files []target, workers int) (*Result, []error
 		}
 		res.Files++
 		res.Diags = append(res.Diags, o.diags...)
+		if o.test != nil {
+			tests = append(tests, *o.test)
+		}
 	}
 	res.Diags = res.Diags.Dedupe()
-	return res, errs
+	return res, tests, errs
 }
 
-// lintTarget lints one target: a file, or the spec on stdin.
-func lintTarget(t target) (diag.List, error) {
+// lintTarget lints one target: a file, or the spec on stdin. test is the
+// name of a test file (nil for another file, and for stdin).
+func lintTarget(t target) (diags diag.List, test *TestName, err error) {
 	if t.stdin == nil {
-		return File(t.fsys, t.name)
+		return fileChecks(t.fsys, t.name)
 	}
 	s, diags, err := spec.Read(t.stdin, spec.StdinName)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.StdinName, err)
+		return nil, nil, fmt.Errorf("%s: %w", spec.StdinName, err)
 	}
-	return append(diags, Spec(s, diags)...), nil
+	return append(diags, Spec(s, diags)...), nil, nil
 }
 
 // File lints one spec file of fsys: the loader's findings, then the static
 // checks of its Delegation when that parsed without a syntax error. The
 // error is non-nil only when the file cannot be read.
 func File(fsys fs.FS, name string) (diag.List, error) {
+	diags, _, err := fileChecks(fsys, name)
+	return diags, err
+}
+
+// fileChecks is File, and the name of a test file (nil for another).
+func fileChecks(fsys fs.FS, name string) (diag.List, *TestName, error) {
 	g, ok := fsys.(*specgraph.Graph)
 	if !ok {
 		g = specgraph.New(specgraph.Options{FS: fsys})
 	}
 	s, diags, err := g.Load(name)
 	if err != nil {
-		return nil, cleanPathError(name, err)
+		return nil, nil, cleanPathError(name, err)
 	}
 	diags = append(diags, Spec(s, diags)...)
 	diags = append(diags, TestFile(g, name, s)...)
 	diags = append(diags, toolChecks(g, name, s)...)
 	diags = append(diags, cadence.Check(s)...)
-	return NotProse(s, append(diags, contract(s, diags, g.Finder())...)), nil
+	var test *TestName
+	if s.Kind == "test" {
+		n := TestNameOf(s, name)
+		test = &n
+	}
+	return NotProse(s, append(diags, contract(s, diags, g.Finder())...)), test, nil
 }
 
 // Contract runs the Contract Markdown checks of a loaded spec (nothing

@@ -7,7 +7,6 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
-	"github.com/proselang/prose/specgraph"
 )
 
 // CodeTestDuplicateName is two test files of one name: a report, and a
@@ -64,26 +63,6 @@ func DuplicateTestNames(tests []TestName) diag.List {
 			}
 			out.Errorf(t.File, t.At, CodeTestDuplicateName, "test name %q is also the name of %s; a report tells tests apart by name: give each test its own", name, strings.Join(others, ", "))
 		}
-	}
-	return out
-}
-
-// testNames lists the names of the test files among files.
-func testNames(files []target) []TestName {
-	var out []TestName
-	for _, t := range files {
-		if t.stdin != nil {
-			continue
-		}
-		g, ok := t.fsys.(*specgraph.Graph)
-		if !ok {
-			continue
-		}
-		s, _, err := g.Load(t.name)
-		if err != nil || s == nil || s.Kind != "test" {
-			continue
-		}
-		out = append(out, TestNameOf(s, t.name))
 	}
 	return out
 }

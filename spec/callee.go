@@ -72,7 +72,9 @@ type Finder struct {
 // concurrent use. The zero value is ready.
 type CallMemo struct {
 	mu sync.Mutex
-	m  map[callKey]*Callee
+	// m holds the resolutions of the calls made in each file, by the
+	// file's root node, so that Forget drops a file's at once.
+	m map[*Spec]map[callKey]*Callee
 	// names are the front matter names of the sibling files read so far
 	// (resolving a call by name reads every sibling's, for every call).
 	names map[string]string
@@ -86,7 +88,7 @@ type callKey struct {
 func (m *CallMemo) get(from *Spec, name string) (*Callee, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c, ok := m.m[callKey{from, name}]
+	c, ok := m.m[from.Root()][callKey{from, name}]
 	return c, ok
 }
 
@@ -94,9 +96,22 @@ func (m *CallMemo) put(from *Spec, name string, c *Callee) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.m == nil {
-		m.m = map[callKey]*Callee{}
+		m.m = map[*Spec]map[callKey]*Callee{}
 	}
-	m.m[callKey{from, name}] = c
+	root := from.Root()
+	if m.m[root] == nil {
+		m.m[root] = map[callKey]*Callee{}
+	}
+	m.m[root][callKey{from, name}] = c
+}
+
+// Forget drops the resolutions of the calls made in the file whose root
+// node is root (its inline nodes' too): a command done with a file lets
+// its tree go.
+func (m *CallMemo) Forget(root *Spec) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.m, root)
 }
 
 // Load loads the file of a sibling or library callee (Callee.Path)

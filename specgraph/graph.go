@@ -15,8 +15,11 @@
 // spec a call reaches. Files lists what was loaded, in load order.
 //
 // A Graph is safe for concurrent use (lint loads files on several
-// goroutines). It never re-reads a file: a command that must see a file
-// change (none does today) makes a new Graph.
+// goroutines). It never re-reads a file it keeps: a command that must see
+// a file change (none does today) makes a new Graph. Release lets a file
+// go once a command is done with it (lint releases each file it checked,
+// so that its memory does not grow with the tree): the graph reads and
+// parses such a file again when asked, and keeps nothing of it.
 //
 // Main types and entry points: Graph, New, Options, OS, OSIn, File, Call.
 package specgraph
@@ -66,12 +69,16 @@ type Graph struct {
 	specs map[string]*File
 	order []*File
 	calls map[*spec.Spec][]Call
+	// released are the files Release let go: read and parsed again when
+	// asked for, and not kept.
+	released map[string]bool
 }
 
 // New returns an empty graph reading as o says.
 func New(o Options) *Graph {
 	g := &Graph{fsys: o.FS, std: o.Std, load: o.Load,
-		data: map[string]*content{}, dirs: map[string]*listing{}, stats: map[string]*statEntry{}, specs: map[string]*File{}, calls: map[*spec.Spec][]Call{}}
+		data: map[string]*content{}, dirs: map[string]*listing{}, stats: map[string]*statEntry{}, specs: map[string]*File{}, calls: map[*spec.Spec][]Call{},
+		released: map[string]bool{}}
 	if g.fsys == nil {
 		g.fsys = OS()
 	}
@@ -94,7 +101,9 @@ type File struct {
 	// Err is why it could not be read (nil when Spec is set).
 	Err error
 
-	once sync.Once
+	once  sync.Once
+	done  atomic.Bool // once has run
+	index int         // in Graph.order
 }
 
 // content is what one Open of a regular file read.
@@ -113,7 +122,9 @@ func (g *Graph) content(name string) *content {
 	c := g.data[key(name)]
 	if c == nil {
 		c = &content{}
-		g.data[key(name)] = c
+		if !g.released[key(name)] {
+			g.data[key(name)] = c
+		}
 	}
 	return c
 }
@@ -193,14 +204,20 @@ func (g *Graph) Load(p string) (*spec.Spec, diag.List, error) {
 	f := g.specs[key(p)]
 	if f == nil {
 		f = &File{Path: p}
-		g.specs[key(p)] = f
+		if !g.released[key(p)] {
+			g.specs[key(p)] = f
+		}
 	}
 	g.mu.Unlock()
 	f.once.Do(func() {
 		f.Spec, f.Diags, f.Err = g.read(p)
 		g.mu.Lock()
-		g.order = append(g.order, f)
+		if g.specs[key(p)] == f {
+			f.index = len(g.order)
+			g.order = append(g.order, f)
+		}
 		g.mu.Unlock()
+		f.done.Store(true)
 	})
 	// a copy: callers append to and sort the findings they get
 	return f.Spec, slices.Clone(f.Diags), f.Err
@@ -294,7 +311,7 @@ func (g *Graph) Twin(src []byte, base string) *spec.Spec {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, f := range g.order {
-		if f.Spec == nil || f.Spec.File == nil || f.Spec.File.Size() != len(src) || path.Base(f.Spec.File.Name) != base {
+		if f == nil || f.Spec == nil || f.Spec.File == nil || f.Spec.File.Size() != len(src) || path.Base(f.Spec.File.Name) != base {
 			continue
 		}
 		if bytes.Equal(f.Spec.File.Source(), src) {
@@ -308,7 +325,50 @@ func (g *Graph) Twin(src []byte, base string) *spec.Spec {
 func (g *Graph) Files() []*File {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]*File(nil), g.order...)
+	out := make([]*File, 0, len(g.order))
+	for _, f := range g.order {
+		if f != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Release lets go of the file at p (under any spelling that cleans to the
+// same path) once its Load has returned: its source, its parse and
+// findings, and what its calls resolved to. A command that checks files
+// one by one (lint) releases each once it is checked, so that it holds
+// the files being checked, not every file it has seen: a later Load or
+// Open of the file reads and parses it again, and keeps nothing (the
+// file's findings are whatever the caller kept of them). Release of a
+// file not loaded, or being loaded, only stops the graph from keeping it
+// from then on.
+func (g *Graph) Release(p string) {
+	k := key(p)
+	g.mu.Lock()
+	g.released[k] = true
+	delete(g.data, k)
+	f := g.specs[k]
+	if f == nil || !f.done.Load() {
+		g.mu.Unlock()
+		return
+	}
+	delete(g.specs, k)
+	if f.index < len(g.order) && g.order[f.index] == f {
+		g.order[f.index] = nil
+	}
+	var root *spec.Spec
+	if f.Spec != nil {
+		root = f.Spec.Root()
+		delete(g.calls, root)
+		for _, n := range root.Nodes {
+			delete(g.calls, n)
+		}
+	}
+	g.mu.Unlock()
+	if root != nil {
+		g.memo.Forget(root)
+	}
 }
 
 // Open opens a file through the graph: a regular file is read once and

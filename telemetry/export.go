@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -21,10 +20,9 @@ type Config struct {
 	File string
 	// Content puts model messages into spans (Options.Content).
 	Content bool
-	// Getenv reads OTEL_EXPORTER_OTLP_ENDPOINT,
-	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_SDK_DISABLED (nil:
-	// os.Getenv). The OTLP exporter reads its other settings (headers,
-	// timeout, protocol details) from the process environment itself.
+	// Getenv reads OTEL_SDK_DISABLED and the OTLP exporter's settings,
+	// OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS, _TIMEOUT... (nil:
+	// os.Getenv; see otlp.go).
 	Getenv func(string) string
 }
 
@@ -81,7 +79,11 @@ func Open(ctx context.Context, cfg Config) (*Exporter, error) {
 		popts = append(popts, sdktrace.WithSyncer(NewFileExporter(f)))
 	}
 	if otlp {
-		x, err := otlptracehttp.New(ctx)
+		getenv := cfg.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		x, err := newOTLPExporter(getenv)
 		if err != nil {
 			if e.file != nil {
 				e.file.Close()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	gatepkg "github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/run"
-	"github.com/proselang/prose/temporal"
 )
 
 // answerOptions are the flags of `prose answer`.
@@ -212,55 +210,12 @@ func (answerMode) String() string { return "answer" }
 // temporalAnswer are the flags of an answer sent to a run on Temporal.
 type temporalAnswer struct {
 	engine string
-	conn   temporal.Conn
+	conn   connFlags
 }
 
 func addTemporalAnswerFlags(cmd *cobra.Command, t *temporalAnswer) {
 	cmd.Flags().StringVar(&t.engine, "engine", "local", "the run's `ENGINE`: local (a journaled run) or temporal (a workflow id)")
 	addConnFlags(cmd, &t.conn)
-}
-
-// answerTemporal signals the answer to a run waiting on Temporal.
-func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *temporalAnswer, id, gate string, o *answerOptions) error {
-	if t.engine != "temporal" {
-		return usageErrorf("--engine %q: use local or temporal", t.engine)
-	}
-	if cmd.Flags().Changed("run-dir") {
-		return usageErrorf("--run-dir does not apply to --engine temporal: the run waits on the cluster")
-	}
-	conn, err := temporalConn(t.conn, "answer --engine temporal")
-	if err != nil {
-		return err
-	}
-	cl, err := temporal.Dial(ctx, conn)
-	if err != nil {
-		return &exitError{code: exitFailure, err: err}
-	}
-	defer cl.Close()
-	val, err := o.answerValue()
-	if err != nil {
-		return err
-	}
-	if val == nil {
-		gates, err := temporal.Gates(ctx, cl, id)
-		if err != nil {
-			return &exitError{code: exitFailure, err: err}
-		}
-		for _, g := range gates {
-			fmt.Fprintf(s.out, "%s %s: %s\n", g.Kind, g.Gate, question(g.Question))
-		}
-		return nil
-	}
-	g, err := temporal.Answer(ctx, cl, id, gate, val)
-	var ae *gatepkg.AnswerError
-	if errors.As(err, &ae) {
-		return &exitError{code: exitUsage, err: err}
-	}
-	if err != nil {
-		return &exitError{code: exitFailure, err: err}
-	}
-	fmt.Fprintf(s.err, "prose: answered %s %s of run %s; it goes on\n", g.Kind, g.Gate, id)
-	return nil
 }
 
 // readsTerminal reports whether r is a terminal (a character device).

@@ -20,11 +20,16 @@ import (
 // These tests run the real prose binary, kill it with SIGKILL in the
 // middle of a run, and resume it.
 
-// buildProse builds the prose command into dir.
+// buildProse builds the prose command into dir, with the Temporal engine
+// when the tests have it (go test -tags temporal).
 func buildProse(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "prose")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/proselang/prose/cmd/prose").CombinedOutput()
+	args := []string{"build", "-o", bin}
+	if temporalLinked {
+		args = append(args, "-tags", "temporal")
+	}
+	out, err := exec.Command("go", append(args, "github.com/proselang/prose/cmd/prose")...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

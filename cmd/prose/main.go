@@ -81,6 +81,13 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
+	if temporalLinked {
+		// the hand-off's mark is for this process alone: the programs it
+		// runs may start a prose of their own
+		os.Unsetenv(handedOffEnv)
+	} else if needsTemporal(args) {
+		return handOff(ctx, args, in, out, errw)
+	}
 	out, errw, flush := redactStreams(args, out, errw)
 	defer flush()
 	root := New(streams{in: in, out: out, err: errw})

@@ -23,7 +23,6 @@ import (
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
-	"github.com/proselang/prose/temporal"
 )
 
 // runOptions are the flags of `prose run`.
@@ -149,12 +148,8 @@ func newRunCmd(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if te, ok := eng.(*temporal.Engine); ok {
-				req, err := o.request(args[0])
-				if err != nil {
-					return err
-				}
-				return runTemporal(cmd, s, te, tf.detach, req, o.quiet)
+			if onTemporal, err := runOnTemporal(cmd, s, o, tf, eng, args[0]); onTemporal {
+				return err
 			}
 			return runRun(cmd, s, o, eng, args[0])
 		},

@@ -13,7 +13,6 @@ import (
 
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/temporal"
 
 	"github.com/proselang/prose/internal/testenv"
 )
@@ -30,9 +29,9 @@ func TestMain(m *testing.M) {
 			os.Setenv(journal.KeyFileEnv, filepath.Join(dir, "journal.key"))
 		}
 	}
-	if os.Getenv(temporal.KeyFileEnv) == "" {
+	if os.Getenv(envTemporalKeyFile) == "" {
 		if dir, err := os.MkdirTemp("", "prose-test-key-"); err == nil {
-			os.Setenv(temporal.KeyFileEnv, filepath.Join(dir, "temporal.key"))
+			os.Setenv(envTemporalKeyFile, filepath.Join(dir, "temporal.key"))
 		}
 	}
 	testscript.Main(m, map[string]func(){

@@ -1,10 +1,11 @@
+//go:build temporal
+
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -14,73 +15,6 @@ import (
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
 )
-
-// temporalFlags are the connection flags every Temporal-facing command
-// takes, and the engine choice of `prose run`.
-type temporalFlags struct {
-	engine     string
-	conn       temporal.Conn
-	detach     bool
-	workflowID string
-	attach     bool
-}
-
-// addConnFlags adds --temporal-address, --namespace and --task-queue.
-func addConnFlags(cmd *cobra.Command, c *temporal.Conn) {
-	fl := cmd.Flags()
-	fl.StringVar(&c.Address, "temporal-address", "", "Temporal frontend `HOST:PORT` (default $"+temporal.EnvAddress+")")
-	fl.StringVar(&c.Namespace, "namespace", "", "Temporal `NAMESPACE` (default $"+temporal.EnvNamespace+", else default)")
-	fl.StringVar(&c.TaskQueue, "task-queue", "", "Temporal task `QUEUE` of the workers (default $"+temporal.EnvTaskQueue+", else "+temporal.DefaultTaskQueue+")")
-}
-
-// addTemporalFlags adds the engine flags to `prose run`.
-func addTemporalFlags(cmd *cobra.Command) *temporalFlags {
-	t := &temporalFlags{}
-	fl := cmd.Flags()
-	fl.StringVar(&t.engine, "engine", "local", "run on the `ENGINE` local (this process) or temporal (workers of a Temporal cluster)")
-	addConnFlags(cmd, &t.conn)
-	fl.BoolVar(&t.detach, "detach", false, "with --engine temporal: print the run's workflow id and return; prose result ID waits for it")
-	fl.StringVar(&t.workflowID, "workflow-id", "", "with --engine temporal: the workflow `ID` of the run (default: one the server makes); a running workflow of that id is refused (exit 2) unless --attach")
-	fl.BoolVar(&t.attach, "attach", false, "with --workflow-id: when that workflow is running, wait for its result instead of refusing")
-	return t
-}
-
-// pick is the engine --engine names: run.Local, or a *temporal.Engine
-// on the connection of the flags and the environment. A bad --engine, a
-// Temporal-only flag without it, or a local-only flag with it is a usage
-// error.
-func (t *temporalFlags) pick(cmd *cobra.Command) (run.Engine, error) {
-	switch t.engine {
-	case "temporal":
-		// The local engine's records have no meaning here: the run's
-		// history is kept by Temporal. --no-journal is accepted (it is
-		// what happens anyway).
-		for _, name := range []string{"trace", "run-dir", "journal-sync"} {
-			if cmd.Flags().Changed(name) {
-				return nil, usageErrorf("--%s does not apply to --engine temporal: the run's history is kept by the Temporal cluster", name)
-			}
-		}
-		if cmd.Flags().Changed("base-url") {
-			return nil, usageErrorf("--base-url does not apply to --engine temporal: workers call the model server they are configured with (prose worker --base-url, or OPENAI_BASE_URL where they run)")
-		}
-		if t.attach && t.workflowID == "" {
-			return nil, usageErrorf("--attach needs --workflow-id: it names the running workflow to wait for")
-		}
-		conn, err := temporalConn(t.conn, "--engine temporal")
-		if err != nil {
-			return nil, err
-		}
-		return &temporal.Engine{Conn: conn, WorkflowID: t.workflowID, Attach: t.attach}, nil
-	case "local", "":
-		for _, name := range []string{"temporal-address", "namespace", "task-queue", "detach", "workflow-id", "attach"} {
-			if cmd.Flags().Changed(name) {
-				return nil, usageErrorf("--%s needs --engine temporal", name)
-			}
-		}
-		return run.Local{}, nil
-	}
-	return nil, usageErrorf("--engine %q: use local or temporal", t.engine)
-}
 
 // runTemporal is `prose run --engine temporal`: the engine resolves the
 // request here (so that a bad spec or binding exits 2 before anything
@@ -160,7 +94,7 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 
 // newResultCmd is `prose result ID`.
 func newResultCmd(s streams) *cobra.Command {
-	var conn temporal.Conn
+	var conn connFlags
 	cmd := &cobra.Command{
 		Use:   "result WORKFLOW-ID",
 		Short: "Wait for a run started with --engine temporal and print its result",
@@ -189,23 +123,4 @@ run was cancelled.`,
 	}
 	addConnFlags(cmd, &conn)
 	return cmd
-}
-
-// temporalConn is conn completed from the environment (PROSE_TEMPORAL_*),
-// refused when no address is given; what names the command for the message.
-func temporalConn(conn temporal.Conn, what string) (temporal.Conn, error) {
-	c := temporal.ConnFromEnv(conn, os.Getenv)
-	if c.Address == "" {
-		return c, usageErrorf("%s needs --temporal-address HOST:PORT (or $%s)", what, temporal.EnvAddress)
-	}
-	return c, nil
-}
-
-// cmdContext is the command's context (Ctrl-C cancels it), or a
-// background one for a command run without Main.
-func cmdContext(cmd *cobra.Command) context.Context {
-	if ctx := cmd.Context(); ctx != nil {
-		return ctx
-	}
-	return context.Background()
 }

@@ -1,3 +1,5 @@
+//go:build temporal
+
 package main
 
 import (
@@ -19,7 +21,7 @@ import (
 
 // newWorkerCmd is `prose worker`.
 func newWorkerCmd(s streams) *cobra.Command {
-	var conn temporal.Conn
+	var conn connFlags
 	var maxCalls, maxRuns int
 	var model, baseURL string
 	cmd := &cobra.Command{

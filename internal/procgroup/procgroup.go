@@ -19,6 +19,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -77,13 +78,15 @@ func readStat(pid int) (stat, bool) {
 // live reports whether a process in state s has not exited.
 func (s stat) live() bool { return s.state != 'Z' && s.state != 'X' }
 
-func bootID() string {
+// bootID is read once a process: no process outlives a boot, and every
+// program a run starts asked for it (a file read each).
+var bootID = sync.OnceValue(func() string {
 	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
-}
+})
 
 // Of is the group of which pid, a program just started with Setpgid, is
 // the leader.

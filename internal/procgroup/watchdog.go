@@ -173,6 +173,25 @@ func gateScript(fd int) string {
 	return fmt.Sprintf(`IFS= read -r go <&%d && [ "$go" = go ] || exit 125; exec "$@" %d<&-`, fd, fd)
 }
 
+// shellScript is the script of a cmd that is /bin/sh -c SCRIPT, with
+// nothing after it ($0 is then the shell's own name).
+func shellScript(cmd *exec.Cmd) (string, bool) {
+	if cmd.Path != "/bin/sh" || len(cmd.Args) != 3 || cmd.Args[1] != "-c" {
+		return "", false
+	}
+	return cmd.Args[2], true
+}
+
+// gatedScript is script held at the gate of gateScript, in the same
+// shell: the gate closed and its variable unset before the script's first
+// command, so that what runs is what /bin/sh -c script runs. The gate
+// leads the script's first line, so the script's lines keep their numbers
+// in the shell's messages; a syntax error on that line stops the shell
+// before anything ran, as it did without the gate.
+func gatedScript(fd int, script string) string {
+	return fmt.Sprintf(`IFS= read -r prose_gate <&%d && [ "$prose_gate" = go ] || exit 125; unset prose_gate; exec %d<&-; `, fd, fd) + script
+}
+
 // Start starts cmd as the leader of a process group of its own, with the
 // kernel's parent-death signal set, and lists its group with the
 // watchdog before the program runs (see the package doc): when prose
@@ -218,8 +237,14 @@ func Prepare(cmd *exec.Cmd) (release func() Group, err error) {
 	}
 	fd := 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, gr)
-	args := append([]string{"/bin/sh", "-c", gateScript(fd), "prose-gate", cmd.Path}, cmd.Args[1:]...)
-	cmd.Path, cmd.Args = "/bin/sh", args
+	if script, ok := shellScript(cmd); ok {
+		// a shell command line: the gate is the first line of the same
+		// shell, one program start fewer a call
+		cmd.Args = []string{cmd.Args[0], "-c", gatedScript(fd, script)}
+	} else {
+		args := append([]string{"/bin/sh", "-c", gateScript(fd), "prose-gate", cmd.Path}, cmd.Args[1:]...)
+		cmd.Path, cmd.Args = "/bin/sh", args
+	}
 	return func() Group {
 		gr.Close()
 		defer gw.Close()

@@ -117,3 +117,45 @@ func TestKilledParentLeavesNoProcess(t *testing.T) {
 		}
 	}
 }
+
+// A shell command line started with the watchdog runs, gate and all, in
+// one shell that is the program: what it sees is what /bin/sh -c sees
+// (its name, no gate variable, no gate descriptor, its stdin, its exit
+// status, its line numbers), and it runs only once the group is listed.
+func TestGatedShellCommand(t *testing.T) {
+	script := `echo "0=$0 n=$# gate=${prose_gate-unset}"; if [ -e /proc/self/fd/3 ]; then echo fd3-open; fi; read -r line; echo "in=$line"; echo "pid=$$"
+exit 7`
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Stdin = strings.NewReader("hello\n")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	g, err := Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	Done(g)
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 7 {
+		t.Fatalf("exit %v, want 7", err)
+	}
+	want := fmt.Sprintf("0=/bin/sh n=0 gate=unset\nin=hello\npid=%d\n", g.ID)
+	if out.String() != want {
+		t.Errorf("output %q, want %q", out.String(), want)
+	}
+	// a syntax error names the script's own line
+	var direct, gated bytes.Buffer
+	bad := "echo a\nfi"
+	plain := exec.Command("/bin/sh", "-c", bad)
+	plain.Stderr = &direct
+	plain.Run()
+	cmd = exec.Command("/bin/sh", "-c", bad)
+	cmd.Stderr = &gated
+	if g, err = Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	Done(g)
+	if gated.String() != direct.String() || !strings.Contains(direct.String(), "2") {
+		t.Errorf("syntax error %q, without the gate %q", gated.String(), direct.String())
+	}
+}
