@@ -9,6 +9,7 @@ import (
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/specgraph"
@@ -404,13 +405,7 @@ func callTargets(prog *syntax.Program) []callTarget {
 }
 
 func didYouMean(name string, cands []string) string {
-	sort.Strings(cands)
-	best, bestD := "", len(name)/3+1
-	for _, c := range cands {
-		if d := diag.EditDistance(name, c); d < bestD && c != name {
-			best, bestD = c, d
-		}
-	}
+	best := didyoumean.Closest(name, cands, len(name)/3)
 	if best == "" {
 		return ""
 	}

@@ -3,11 +3,11 @@ package lint
 import (
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
@@ -244,13 +244,7 @@ func testDidYouMean(name string, names map[string]string) string {
 	for k := range names {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	best, bestD := "", 3
-	for _, k := range keys {
-		if d := diag.EditDistance(name, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
+	best := didyoumean.Closest(name, keys, 2)
 	if best == "" {
 		return ""
 	}

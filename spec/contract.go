@@ -3,11 +3,11 @@ package spec
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 // Contract Markdown (OpenProse 0.15) support.
@@ -268,29 +268,26 @@ func nearSection(heading string) string {
 	if len(h) < 4 {
 		return ""
 	}
-	hr := utf8.RuneCountInString(h)
-	best, bestD := "", 3
 	for i, c := range canonicalSections {
 		lc := lowerSections[i]
 		if len(lc) == len(h)+1 && lc[len(h)] == 's' && lc[:len(h)] == h ||
 			strings.HasSuffix(lc, "ies") && len(h) == len(lc)-2 && h[len(h)-1] == 'y' && h[:len(h)-1] == lc[:len(lc)-3] {
 			return c // a singular of a plural section name
 		}
-		limit := 1
-		if len(c) >= 7 {
-			limit = 2
-		}
-		// the distance is at least the difference in length (in runes;
-		// the names are ASCII)
-		if hr-len(lc) > limit || len(lc)-hr > limit {
-			continue
-		}
-		d := diag.EditDistance(h, lc)
-		if d <= limit && d < bestD {
-			best, bestD = c, d
-		}
 	}
-	return best
+	return sectionMatcher.Closest(h, canonicalSections)
+}
+
+// sectionMatcher finds a misspelt section: one slip in a short name, two
+// in a name of seven letters or more, ignoring case.
+var sectionMatcher = didyoumean.Matcher{
+	Fold: strings.ToLower,
+	Limit: func(_, section string) int {
+		if len(section) >= 7 {
+			return 2
+		}
+		return 1
+	},
 }
 
 // lowerSections are canonicalSections lowered.

@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 // lineAt returns the line of t starting at off (without its newline) and the
@@ -147,12 +148,7 @@ func (l *loader) checkKind() {
 		l.errorf(int(l.kindPos), CodeRetiredKind, "%s", msg)
 		return
 	}
-	best, bestD := "", len(k)/2+1
-	for _, c := range kinds {
-		if d := diag.EditDistance(strings.ToLower(k), c); d < bestD {
-			best, bestD = c, d
-		}
-	}
+	best := didyoumean.Matcher{Fold: strings.ToLower, Limit: didyoumean.Within(len(k) / 2)}.Closest(k, kinds)
 	hint := "the kinds are " + strings.Join(kinds, ", ")
 	if best != "" {
 		hint = "did you mean kind: " + best + "?"

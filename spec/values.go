@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"gopkg.in/yaml.v3"
 )
 
@@ -80,16 +80,15 @@ func canonicalType(typ string) (canon, part, suggest string) {
 
 // nearType is the type name word is a likely slip for, or "".
 func nearType(word string) string {
-	best, bestD := "", 3
-	for _, k := range knownTypes {
-		if d := diag.EditDistance(word, k); d < bestD {
-			best, bestD = k, d
+	cands := append([]string(nil), knownTypes...)
+	for a := range typeAliases {
+		if len(a) > 3 { // "int" is too short to be a slip for
+			cands = append(cands, a)
 		}
 	}
-	for a, k := range typeAliases {
-		if d := diag.EditDistance(word, a); d < bestD && len(a) > 3 {
-			best, bestD = k, d
-		}
+	best := didyoumean.Closest(word, cands, 2)
+	if k, ok := typeAliases[best]; ok {
+		return k
 	}
 	return best
 }
