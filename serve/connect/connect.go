@@ -68,6 +68,7 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/execsvc"
 	"github.com/proselang/prose/internal/filekind"
+	"github.com/proselang/prose/internal/wholefile"
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
@@ -364,11 +365,7 @@ func (k *Connector) save() error {
 	if err := os.MkdirAll(filepath.Dir(k.state), 0o700); err != nil {
 		return err
 	}
-	tmp := k.state + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, k.state)
+	return wholefile.Write(k.state, b, 0o600)
 }
 
 // readDir reads the directory's *.json files not consumed yet: only
