@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/proselang/prose/internal/recovered"
 )
 
 // barrier holds calls until n of them are waiting at once, which proves
@@ -265,7 +268,10 @@ func TestDefaultRuntime(t *testing.T) {
 		return false, nil
 	}, nil)
 	_, err = out.Result(nil)
-	wantErr(t, err, "panic in parallel iteration 2: bad")
+	wantErr(t, err, "internal error in parallel iteration 2: panic: bad (in delegation.TestDefaultRuntime")
+	if st := recovered.StackOf(err); !strings.Contains(string(st), "eval_parallel_test.go") {
+		t.Errorf("the panic's stack is lost:\n%s", st)
+	}
 	if out.Failed != 1 {
 		t.Errorf("failing iteration %d, want 1", out.Failed)
 	}
