@@ -56,7 +56,7 @@ const (
 // is that slot or key.
 func SubjectNames(sp *spec.Spec) map[string]string {
 	m := map[string]string{}
-	if sp.Contract && sp.Kind != "pattern" && sp.Name != "" && sp.Renders() {
+	if sp.Contract && sp.Kind != spec.KindPattern && sp.Name != "" && sp.Renders() {
 		// The subject's own render is bound by its name, as prose run
 		// --slot NAME=BINDING binds it: tested offline with a program.
 		m[sp.Name] = NameCallee
@@ -88,7 +88,7 @@ func SubjectNames(sp *spec.Spec) map[string]string {
 
 // TestFile checks a loaded test file of fsys; nil for any other kind.
 func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
-	if s == nil || s.Kind != "test" {
+	if s == nil || s.Kind != spec.KindTest {
 		return nil
 	}
 	tf, diags := spec.ReadTest(s)
@@ -112,10 +112,10 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 	// producers give need no fixture.
 	world := hasDrains(s)
 	switch sub.Kind {
-	case "test":
+	case spec.KindTest:
 		diags.Errorf(s.File, tf.SubjectPos, CodeTestSubjectKind, "subject %q is a test; a test's subject is a function, a responsibility or a pattern", tf.Subject)
 		return diags
-	case "gateway":
+	case spec.KindGateway:
 		if world {
 			break
 		}

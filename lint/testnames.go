@@ -80,7 +80,7 @@ func testNames(files []target) []TestName {
 			continue
 		}
 		s, _, err := g.Load(t.name)
-		if err != nil || s == nil || s.Kind != "test" {
+		if err != nil || s == nil || s.Kind != spec.KindTest {
 			continue
 		}
 		out = append(out, TestNameOf(s, t.name))

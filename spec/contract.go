@@ -30,7 +30,7 @@ import (
 //     need not match the file name.
 
 // contractKinds are the kinds Contract Markdown introduced or reshaped.
-var contractKinds = map[string]bool{"function": true, "responsibility": true, "gateway": true, "test": true}
+var contractKinds = map[Kind]bool{KindFunction: true, KindResponsibility: true, KindGateway: true, KindTest: true}
 
 // contractKeys are the canonical 0.15 sections beyond the earlier ones.
 var contractKeys = map[string]string{
@@ -53,7 +53,7 @@ var contractKeys = map[string]string{
 
 // isContract reports whether a front matter's kind and version select the
 // Contract Markdown rules.
-func isContract(kind, version string) bool {
+func isContract(kind Kind, version string) bool {
 	if contractKinds[kind] {
 		return true
 	}
@@ -178,7 +178,7 @@ func (s *Spec) Body() *Delegation {
 // request given its contract.
 func (s *Spec) Renders() bool {
 	switch s.Kind {
-	case "function", "responsibility":
+	case KindFunction, KindResponsibility:
 		return s.Execution == nil || s.Execution.Program == nil
 	}
 	return false
@@ -198,22 +198,22 @@ func (s *Spec) Error(name string) *ErrorDecl {
 // or Returns make a function, Requires, Maintains, Continuity or Goal a
 // responsibility, Slots or Delegation a pattern; otherwise the file's own
 // kind when that is a function or responsibility, else function.
-func nodeKind(n *Spec, parentKind string) string {
+func nodeKind(n *Spec, parentKind Kind) Kind {
 	has := map[string]bool{}
 	for _, sec := range n.Sections {
 		has[strings.ToLower(sec.Heading)] = true
 	}
 	switch {
 	case has["parameters"] || has["returns"]:
-		return "function"
+		return KindFunction
 	case has["requires"] || has["maintains"] || has["continuity"] || has["goal"]:
-		return "responsibility"
+		return KindResponsibility
 	case has["slots"] || has["delegation"]:
-		return "pattern"
-	case parentKind == "responsibility":
+		return KindPattern
+	case parentKind == KindResponsibility:
 		return parentKind
 	}
-	return "function"
+	return KindFunction
 }
 
 // isNodeHeading reports whether h opens an inline node: a `##` heading of

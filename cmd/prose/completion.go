@@ -307,7 +307,7 @@ func specNames(path, kind string) []string {
 // besides its slots: what its Execution and its inline nodes call, the
 // inline nodes, and its own name (its render), each once.
 func callees(sp *spec.Spec) []string {
-	if sp.Kind != "function" && sp.Kind != "responsibility" {
+	if sp.Kind != spec.KindFunction && sp.Kind != spec.KindResponsibility {
 		return nil
 	}
 	seen := map[string]bool{}

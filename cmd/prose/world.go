@@ -456,7 +456,7 @@ func unboundCallees(g *graph.Graph, b *worldBinds) []string {
 				case modelRenderedSpec(callee):
 					listed[name] = true
 					out = append(out, n.ID+"."+name)
-				case callee.Kind == "function":
+				case callee.Kind == spec.KindFunction:
 					walk(callee)
 				}
 			}
@@ -489,7 +489,7 @@ func calleeSpec(sp *spec.Spec, name string) *spec.Spec {
 // modelRenderedSpec reports whether a callee is a function with no
 // runnable Execution: a model renders it.
 func modelRenderedSpec(sp *spec.Spec) bool {
-	return sp.Kind == "function" && sp.Body() == nil
+	return sp.Kind == spec.KindFunction && sp.Body() == nil
 }
 
 func didYouMean(name string, cands []string) string {
@@ -511,10 +511,10 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader, max int64) (ma
 			return nil, usageErrorf("--event %q: want GATEWAY=@FILE", f)
 		}
 		n := g.Node(name)
-		if n == nil || n.Kind != "gateway" {
+		if n == nil || n.Kind != spec.KindGateway {
 			var gws []string
 			for _, x := range g.Nodes {
-				if x.Kind == "gateway" {
+				if x.Kind == spec.KindGateway {
 					gws = append(gws, x.ID)
 				}
 			}

@@ -259,7 +259,7 @@ func selfCall(n *spec.Spec) *syntax.Program {
 func producers(sp *spec.Spec) map[string]*spec.Spec {
 	out := map[string]*spec.Spec{}
 	for _, n := range sp.Nodes {
-		if n.Kind != "function" && n.Kind != "responsibility" {
+		if n.Kind != spec.KindFunction && n.Kind != spec.KindResponsibility {
 			continue
 		}
 		for _, o := range n.Outputs {

@@ -255,7 +255,7 @@ func configEntry(sp *spec.Spec, name string) *spec.ConfigEntry {
 // responsibility: a spec with no Delegation whose calls are renders (or
 // its Execution), not a pattern.
 func isContractNode(sp *spec.Spec) bool {
-	return sp != nil && sp.Contract && (sp.Kind == "function" || sp.Kind == "responsibility")
+	return sp != nil && sp.Contract && (sp.Kind == spec.KindFunction || sp.Kind == spec.KindResponsibility)
 }
 
 // bindContractSlot is the service of a slot bound to a function or

@@ -56,6 +56,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -407,7 +408,7 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 			return nil, nil
 		}
 	}
-	if n.Kind == "gateway" && len(events) == 0 {
+	if n.Kind == spec.KindGateway && len(events) == 0 {
 		// A gateway renders on arrival: with no event it does not render
 		// (before its first one it has no truth, and its subscribers
 		// read it as absent).
