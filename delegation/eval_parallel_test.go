@@ -109,7 +109,6 @@ func TestMaxParallelBoundsConcurrency(t *testing.T) {
 		if err := bar.wait(ctx); err != nil {
 			return nil, err
 		}
-		time.Sleep(time.Millisecond)
 		return nil, nil
 	})
 	for _, limit := range []int{0, 3} {
@@ -137,20 +136,19 @@ func TestMaxParallelBoundsConcurrency(t *testing.T) {
 }
 
 func TestParallelFirstTakesTheWinner(t *testing.T) {
-	var sawCancel, entered atomic.Int64
+	var sawCancel atomic.Int64
+	losers := newBarrier(3) // the two losers and the winner meet
 	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
 		if v, _ := req.Args.Get("v"); v == "fast" {
-			// Win only once both others are blocked in their calls.
-			for entered.Load() < 2 {
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				case <-time.After(time.Millisecond):
-				}
+			// Win only once both others are in their calls.
+			if err := losers.wait(ctx); err != nil {
+				return nil, err
 			}
 			return "fast result", nil
 		}
-		entered.Add(1)
+		if err := losers.wait(ctx); err != nil {
+			return nil, err
+		}
 		<-ctx.Done() // blocks until the winner cancels it
 		sawCancel.Add(1)
 		return nil, ctx.Err()
