@@ -185,15 +185,10 @@ func hasPositive(es []*spec.Expect) bool {
 	return false
 }
 
-// LoadSubject resolves and loads a test's subject (see
+// loadSubject resolves and loads a test's subject (see
 // spec.ResolveSubject; a std/ path not in fsys is the embedded library).
-// On failure it returns nil and why.
-func LoadSubject(fsys fs.FS, testName, subject string) (*spec.Spec, string) {
-	return loadSubject(fsys, testName, subject, false)
-}
-
-// loadSubject is LoadSubject; twin says that a library subject may be the
-// spec of a file the graph fsys loaded with the same source (a lint of
+// On failure it returns nil and why. twin says that a library subject may
+// be the spec of a file the graph fsys loaded with the same source (a lint of
 // std/ itself reads each library spec there already): TestFile reads
 // only its subject's names, which a parse of the same bytes gives alike.
 func loadSubject(fsys fs.FS, testName, subject string, twin bool) (*spec.Spec, string) {
