@@ -63,13 +63,13 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	}
 	plan, err := callgraph.PlanContract(sp, env, load, &opts.Bindings)
 	if ue := (*bind.UsageError)(nil); errors.As(err, &ue) && len(conds) > 0 {
-		return nil, true, &bind.UsageError{Problems: append(append([]string(nil), ue.Problems...), conds...)}
+		return nil, true, &bind.UsageError{Problems: append(append([]bind.Problem(nil), ue.Problems...), bind.Others(conds)...)}
 	}
 	if err != nil {
 		return nil, true, err
 	}
 	if len(conds) > 0 {
-		return nil, true, &bind.UsageError{Problems: conds}
+		return nil, true, &bind.UsageError{Problems: bind.Others(conds)}
 	}
 	if opts.ModelJudge == nil {
 		var prog *syntax.Program

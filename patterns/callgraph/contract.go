@@ -137,7 +137,7 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 			strings.Join(g.needModel, "\n  "), bindHint(names))
 	}
 	if len(g.problems) > 0 {
-		return nil, &bind.UsageError{Problems: g.problems}
+		return nil, &bind.UsageError{Problems: bind.Others(g.problems)}
 	}
 	return plan, nil
 }

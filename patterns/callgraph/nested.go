@@ -223,7 +223,7 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 		// the call's failure (exit 1, catchable), not as bad usage.
 		var ue *bind.UsageError
 		if errors.As(err, &ue) {
-			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Problems, "; "))
+			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Messages(), "; "))
 		}
 		return nil, err
 	}
