@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/proselang/prose/internal/recovered"
 )
 
 // barrier holds calls until n of them are waiting at once, which proves
@@ -106,7 +109,6 @@ func TestMaxParallelBoundsConcurrency(t *testing.T) {
 		if err := bar.wait(ctx); err != nil {
 			return nil, err
 		}
-		time.Sleep(time.Millisecond)
 		return nil, nil
 	})
 	for _, limit := range []int{0, 3} {
@@ -134,20 +136,19 @@ func TestMaxParallelBoundsConcurrency(t *testing.T) {
 }
 
 func TestParallelFirstTakesTheWinner(t *testing.T) {
-	var sawCancel, entered atomic.Int64
+	var sawCancel atomic.Int64
+	losers := newBarrier(3) // the two losers and the winner meet
 	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
 		if v, _ := req.Args.Get("v"); v == "fast" {
-			// Win only once both others are blocked in their calls.
-			for entered.Load() < 2 {
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				case <-time.After(time.Millisecond):
-				}
+			// Win only once both others are in their calls.
+			if err := losers.wait(ctx); err != nil {
+				return nil, err
 			}
 			return "fast result", nil
 		}
-		entered.Add(1)
+		if err := losers.wait(ctx); err != nil {
+			return nil, err
+		}
 		<-ctx.Done() // blocks until the winner cancels it
 		sawCancel.Add(1)
 		return nil, ctx.Err()
@@ -265,7 +266,10 @@ func TestDefaultRuntime(t *testing.T) {
 		return false, nil
 	}, nil)
 	_, err = out.Result(nil)
-	wantErr(t, err, "panic in parallel iteration 2: bad")
+	wantErr(t, err, "internal error in parallel iteration 2: panic: bad (in delegation.TestDefaultRuntime")
+	if st := recovered.StackOf(err); !strings.Contains(string(st), "eval_parallel_test.go") {
+		t.Errorf("the panic's stack is lost:\n%s", st)
+	}
 	if out.Failed != 1 {
 		t.Errorf("failing iteration %d, want 1", out.Failed)
 	}

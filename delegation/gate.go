@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -31,6 +32,25 @@ const KindWaiting = "waiting"
 // resume or replay that answers the gate from there takes the fallback
 // again.
 var ErrGateTimeout = fmt.Errorf("no answer came within the gate's timeout (%w)", context.DeadlineExceeded)
+
+// GateState is what earlier sessions of a run recorded of one gate (a
+// journal keeps it): when it was first asked, and its latest answer. A
+// Gater reads it to answer, or time out, across sessions.
+type GateState struct {
+	Path     Path
+	Pos      string
+	Kind     string
+	Question json.RawMessage
+	Asked    time.Time
+	Deadline time.Time
+	Timeout  string
+	// Answer is the latest answer's JSON (nil: none); Answered its time.
+	Answer   json.RawMessage
+	Answered time.Time
+	// Done: a later "end" recorded the gate's value (a resume used the
+	// answer, or the timeout's fallback was taken).
+	Done bool
+}
 
 // Gate is the service of one gate's call.
 type Gate struct {

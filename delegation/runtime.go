@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/proselang/prose/internal/recovered"
 )
 
 // Deadliner is an optional extension of Runtime: when the host's Runtime
@@ -170,7 +172,7 @@ func RunGroup(s Spawner, n int, fn func(ctx context.Context, i int) (won bool, e
 func runIteration(ctx context.Context, i int, fn func(ctx context.Context, i int) (bool, error)) (won bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			won, err = false, fmt.Errorf("internal error: panic in parallel iteration %d: %v", i+1, r)
+			won, err = false, fmt.Errorf("internal error in parallel iteration %d: %w", i+1, recovered.Capture(r))
 		}
 	}()
 	return fn(ctx, i)

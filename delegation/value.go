@@ -385,64 +385,72 @@ func equal(m *meter, a, b Value, depth int) (bool, error) {
 	case bool, time.Duration:
 		return a == b, m.add(scalarSize(a), 1)
 	case *List:
-		b, ok := b.(*List)
-		if !ok {
-			return false, nil
+		if b, ok := b.(*List); ok {
+			return equalLists(m, a, b, depth)
 		}
-		// Snapshot the element lists of mutable lists on the meter's
-		// stack (no allocation per list): a list may change meanwhile.
-		base := len(m.stack)
-		var ae, be []Value
-		ae, m.stack = a.view(m.stack)
-		if b.Len() != len(ae) {
-			m.pop(base)
-			return false, nil
-		}
-		be, m.stack = b.view(m.stack)
-		n := len(ae)
-		if len(be) != n {
-			m.pop(base)
-			return false, nil
-		}
-		if err := m.add(2+int64(n), 1); err != nil {
-			m.pop(base)
-			return false, err
-		}
-		for i := 0; i < n; i++ {
-			if eq, err := equal(m, ae[i], be[i], depth+1); !eq || err != nil {
-				m.pop(base)
-				return false, err
-			}
-		}
-		m.pop(base)
-		return true, nil
+		return false, nil
 	case *Object:
-		b, ok := b.(*Object)
-		if !ok || a.Len() != b.Len() {
-			return false, nil
+		if b, ok := b.(*Object); ok {
+			return equalObjects(m, a, b, depth)
 		}
-		keys, vals := a.entries()
-		if err := m.add(2, 1); err != nil {
-			return false, err
-		}
-		for i, k := range keys {
-			if err := m.add(int64(len(k))+4, stringUnits(len(k))); err != nil {
-				return false, err
-			}
-			bv, ok := b.Get(k)
-			if !ok {
-				return false, nil
-			}
-			if eq, err := equal(m, vals[i], bv, depth+1); !eq || err != nil {
-				return false, err
-			}
-		}
-		return true, nil
+		return false, nil
 	case Service:
 		bs, ok := b.(Service)
 		return ok && a.ServiceName() == bs.ServiceName(), nil
 	}
 	return false, nil
+}
+
+// equalLists is equal of two lists.
+func equalLists(m *meter, a, b *List, depth int) (bool, error) {
+	// Snapshot the element lists of mutable lists on the meter's stack
+	// (no allocation per list): a list may change meanwhile.
+	base := len(m.stack)
+	defer m.pop(base)
+	var ae, be []Value
+	ae, m.stack = a.view(m.stack)
+	if b.Len() != len(ae) {
+		return false, nil
+	}
+	be, m.stack = b.view(m.stack)
+	n := len(ae)
+	if len(be) != n {
+		return false, nil
+	}
+	if err := m.add(2+int64(n), 1); err != nil {
+		return false, err
+	}
+	for i := 0; i < n; i++ {
+		if eq, err := equal(m, ae[i], be[i], depth+1); !eq || err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// equalObjects is equal of two objects: the same keys (in any order),
+// with equal values.
+func equalObjects(m *meter, a, b *Object, depth int) (bool, error) {
+	if a.Len() != b.Len() {
+		return false, nil
+	}
+	keys, vals := a.entries()
+	if err := m.add(2, 1); err != nil {
+		return false, err
+	}
+	for i, k := range keys {
+		if err := m.add(int64(len(k))+4, stringUnits(len(k))); err != nil {
+			return false, err
+		}
+		bv, ok := b.Get(k)
+		if !ok {
+			return false, nil
+		}
+		if eq, err := equal(m, vals[i], bv, depth+1); !eq || err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 func toFloat(v Value) (float64, bool) {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns/shape"
 )
 
@@ -185,18 +184,15 @@ func shortJSON(v delegation.Value) string {
 }
 
 // CheckRecorded checks val, an answer about to be recorded in the
-// journal of run id at base (journal.Answer), against the gate it
-// answers (name: its path key, "" when the run waits at one gate only):
-// it returns the answer as the gate will take it (Shape), or an
-// *AnswerError naming what the gate takes; a gate already answered takes
-// a new answer only with replace (the journal keeps both). A gate it
-// cannot find is left to journal.Answer, which says why.
-func CheckRecorded(base, id, name string, val json.RawMessage, replace bool) (json.RawMessage, error) {
-	gates, err := journal.Waiting(base, id)
-	if err != nil {
-		return val, nil // journal.Answer reports it
-	}
-	var g *journal.GateState
+// journal of run id (journal.Answer), against the gate it answers among
+// the gates the run waits at (journal.Waiting; name: its path key, ""
+// when the run waits at one gate only): it returns the answer as the
+// gate will take it (Shape), or an *AnswerError naming what the gate
+// takes; a gate already answered takes a new answer only with replace
+// (the journal keeps both). A gate it cannot find is left to
+// journal.Answer, which says why.
+func CheckRecorded(gates []delegation.GateState, id, name string, val json.RawMessage, replace bool) (json.RawMessage, error) {
+	var g *delegation.GateState
 	for i := range gates {
 		if gates[i].Path.Key() == name || name == "" && len(gates) == 1 {
 			g = &gates[i]

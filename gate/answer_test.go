@@ -78,19 +78,19 @@ func TestCheckRecordedAnswers(t *testing.T) {
 	waitsAt(t, f, res, err, "L20", `{"summary":"v1","options":["ship","hold"]}`)
 
 	var ae *gate.AnswerError
-	if _, err := gate.CheckRecorded(f.opts.RunDir, res.RunID, "L20", json.RawMessage(`{"choice":"aprove"}`), false); !errors.As(err, &ae) ||
+	if _, err := gate.CheckRecorded(waiting(t, f.opts.RunDir, res.RunID), res.RunID, "L20", json.RawMessage(`{"choice":"aprove"}`), false); !errors.As(err, &ae) ||
 		!strings.Contains(err.Error(), `choice "aprove" is not one of the options ["ship", "hold"]`) {
 		t.Fatalf("a choice outside the options: %v", err)
 	}
-	shaped, err := gate.CheckRecorded(f.opts.RunDir, res.RunID, "", json.RawMessage(`"hold"`), false)
+	shaped, err := gate.CheckRecorded(waiting(t, f.opts.RunDir, res.RunID), res.RunID, "", json.RawMessage(`"hold"`), false)
 	if err != nil || string(shaped) != `{"choice":"hold"}` {
 		t.Fatalf("a bare option = %s, %v; want {\"choice\":\"hold\"}", shaped, err)
 	}
 	f.answer(t, res.RunID, "L20", string(shaped))
-	if _, err := gate.CheckRecorded(f.opts.RunDir, res.RunID, "L20", json.RawMessage(`"ship"`), false); !errors.As(err, &ae) || !strings.Contains(err.Error(), "give --replace") {
+	if _, err := gate.CheckRecorded(waiting(t, f.opts.RunDir, res.RunID), res.RunID, "L20", json.RawMessage(`"ship"`), false); !errors.As(err, &ae) || !strings.Contains(err.Error(), "give --replace") {
 		t.Fatalf("a second answer without replace: %v", err)
 	}
-	shaped, err = gate.CheckRecorded(f.opts.RunDir, res.RunID, "L20", json.RawMessage(`"ship"`), true)
+	shaped, err = gate.CheckRecorded(waiting(t, f.opts.RunDir, res.RunID), res.RunID, "L20", json.RawMessage(`"ship"`), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,4 +152,14 @@ func FuzzShape(f *testing.F) {
 			}
 		}
 	})
+}
+
+// waiting is the gates the journal of run id says it waits at.
+func waiting(t *testing.T, base, id string) []delegation.GateState {
+	t.Helper()
+	gates, err := journal.Waiting(base, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gates
 }

@@ -29,14 +29,14 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/journal"
 )
 
 // Local answers the gates of one local run.
 type Local struct {
-	// States reads what the journal holds of a gate (journal.Run.GateState);
-	// nil: the run has no journal, so a gate cannot wait.
-	States func(delegation.Path) (journal.GateState, bool, error)
+	// States reads what the run's journal holds of a gate
+	// (journal.Run.GateState); nil: the run has no journal, so a gate
+	// cannot wait.
+	States func(delegation.Path) (delegation.GateState, bool, error)
 	// Now is the clock a gate's timeout is measured by (nil: time.Now).
 	Now func() time.Time
 	// Prompt, when set, asks the question in place (a terminal) and
@@ -57,7 +57,7 @@ type Question struct {
 
 // Gate implements delegation.Gater.
 func (l *Local) Gate(ctx context.Context, req *delegation.CallRequest, g *delegation.Gate) (delegation.Value, error) {
-	var st journal.GateState
+	var st delegation.GateState
 	var known bool
 	if l.States != nil {
 		var err error

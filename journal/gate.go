@@ -71,21 +71,7 @@ func (r *Run) gateWaits(req *delegation.CallRequest, slot string, w *delegation.
 
 // GateState is what the journal holds of one gate before this session:
 // when it was first asked, and its latest answer.
-type GateState struct {
-	Path     delegation.Path
-	Pos      string
-	Kind     string
-	Question json.RawMessage
-	Asked    time.Time
-	Deadline time.Time
-	Timeout  string
-	// Answer is the latest answer's JSON (nil: none); Answered its time.
-	Answer   json.RawMessage
-	Answered time.Time
-	// Done: a later "end" journaled the gate's value (a resume used the
-	// answer, or the timeout's fallback was taken).
-	Done bool
-}
+type GateState = delegation.GateState
 
 // GateState returns what earlier sessions journaled of the gate at path:
 // ok is false when it was never asked. A new run has none.

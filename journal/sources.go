@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/proselang/prose/internal/wholefile"
 	"github.com/proselang/prose/redact"
 )
 
@@ -61,8 +62,8 @@ func (r *Run) KeepSource(name string, src []byte) error {
 }
 
 // storeSource writes src to the run's sources, named by its digest sum,
-// unless it is there: written whole to a temporary file and renamed, so a
-// kill never leaves a partial source under the digest.
+// unless it is there: written whole (wholefile.Write), so a kill never
+// leaves a partial source under the digest.
 func (r *Run) storeSource(sum string, src []byte) error {
 	dir := filepath.Join(r.dir, SourcesDir)
 	dst := filepath.Join(dir, sum+".prose.md")
@@ -72,21 +73,7 @@ func (r *Run) storeSource(sum string, src []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(src)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), dst)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-	}
-	return werr
+	return wholefile.Write(dst, src, 0o600)
 }
 
 // SourceFS is base with the spec sources the journal l of the run in dir

@@ -9,6 +9,7 @@ import (
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/specgraph"
@@ -85,11 +86,11 @@ func Rules() []spec.Rule {
 
 // kindSections are the canonical sections of each kind, lower-cased,
 // beyond those every kind may have (description, metadata, notes).
-var kindSections = map[string]string{
-	"function":       "parameters returns errors invariants strategies environment runtime skills tools shape execution patterns",
-	"responsibility": "goal requires maintains continuity errors invariants strategies environment runtime skills tools shape execution patterns",
-	"gateway":        "goal maintains continuity schedule receives emits payload errors invariants runtime",
-	"test":           "fixtures expects expects-not strategies",
+var kindSections = map[spec.Kind]string{
+	spec.KindFunction:       "parameters returns errors invariants strategies environment runtime skills tools shape execution patterns",
+	spec.KindResponsibility: "goal requires maintains continuity errors invariants strategies environment runtime skills tools shape execution patterns",
+	spec.KindGateway:        "goal maintains continuity schedule receives emits payload errors invariants runtime",
+	spec.KindTest:           "fixtures expects expects-not strategies",
 }
 
 // retiredSections maps a section 0.15 retired to its replacement.
@@ -156,7 +157,7 @@ func sectionKinds(n *spec.Spec) diag.List {
 	var hbuf, kbuf [32]byte
 	for _, sec := range n.Sections {
 		h, key := foldSection(hbuf[:0], kbuf[:0], sec.Heading)
-		if repl, retired := retiredSections[string(h)]; retired && n.Kind != "pattern" {
+		if repl, retired := retiredSections[string(h)]; retired && n.Kind != spec.KindPattern {
 			out.Warnf(n.File, sec.Pos, CodeRetiredSection, "### %s was retired in 0.15: use %s", sec.Heading, repl)
 			continue
 		}
@@ -206,11 +207,11 @@ func hasWord(list, word string) bool {
 	return false
 }
 
-func kindHint(kind string) string {
+func kindHint(kind spec.Kind) string {
 	switch kind {
-	case "function":
+	case spec.KindFunction:
 		return " (a function takes ### Parameters and gives ### Returns)"
-	case "responsibility":
+	case spec.KindResponsibility:
 		return " (a responsibility takes ### Requires and keeps ### Maintains)"
 	}
 	return ""
@@ -224,7 +225,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	d := n.Decls()
 	// a function's or responsibility's value is matched to its outputs
 	// by the return rule (check/return-shape)
-	d.ReturnRule, d.Node = n.Kind == "function" || n.Kind == "responsibility", n.Name
+	d.ReturnRule, d.Node = n.Kind == spec.KindFunction || n.Kind == spec.KindResponsibility, n.Name
 	var out diag.List
 	seen := map[string]bool{}
 	outputs := map[string][]string{}  // call target -> its declared outputs
@@ -304,7 +305,7 @@ func calleeSpec(c *spec.Callee, f *spec.Finder) *spec.Spec {
 		return c.Node
 	case c.Kind == spec.CalleeSibling && c.Path != "":
 		sp, _, err := f.Load(c.Path)
-		if err == nil && sp != nil && sp.Kind != "pattern" {
+		if err == nil && sp != nil && sp.Kind != spec.KindPattern {
 			return sp
 		}
 	}
@@ -404,13 +405,7 @@ func callTargets(prog *syntax.Program) []callTarget {
 }
 
 func didYouMean(name string, cands []string) string {
-	sort.Strings(cands)
-	best, bestD := "", len(name)/3+1
-	for _, c := range cands {
-		if d := diag.EditDistance(name, c); d < bestD && c != name {
-			best, bestD = c, d
-		}
-	}
+	best := didyoumean.Closest(name, cands, len(name)/3)
 	if best == "" {
 		return ""
 	}
@@ -440,7 +435,7 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 				p.Name, p.Pattern, didYouMean(p.Pattern, s.SiblingNames(f)))
 			continue
 		}
-		if ps.Kind != "pattern" {
+		if ps.Kind != spec.KindPattern {
 			out.Errorf(s.File, p.Pos, CodeUnresolvedCall, "pattern instance %s: %s is a %s, not a pattern", p.Name, p.Pattern, ps.Kind)
 			continue
 		}

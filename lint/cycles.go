@@ -119,7 +119,7 @@ func wiringCycles(s *spec.Spec) diag.List {
 	}
 	produced := map[string]*spec.Spec{}
 	for _, n := range s.Nodes {
-		if n.Kind != "function" && n.Kind != "responsibility" {
+		if n.Kind != spec.KindFunction && n.Kind != spec.KindResponsibility {
 			continue
 		}
 		for _, o := range n.Outputs {

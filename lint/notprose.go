@@ -30,7 +30,7 @@ const CodeExecutionNotProse = "lint/execution-not-prosescript"
 // whose ### Execution has code with a syntax error among diags (the
 // loader's findings).
 func ExecutionNotProse(s *spec.Spec, diags diag.List) bool {
-	if s == nil || !s.Contract || s.Kind != "responsibility" && s.Kind != "gateway" || s.Execution == nil || len(s.Execution.Lines) == 0 {
+	if s == nil || !s.Contract || !s.Kind.IsNode() || s.Execution == nil || len(s.Execution.Lines) == 0 {
 		return false
 	}
 	for _, d := range diags {

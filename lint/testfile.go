@@ -3,11 +3,11 @@ package lint
 import (
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
@@ -56,7 +56,7 @@ const (
 // is that slot or key.
 func SubjectNames(sp *spec.Spec) map[string]string {
 	m := map[string]string{}
-	if sp.Contract && sp.Kind != "pattern" && sp.Name != "" && sp.Renders() {
+	if sp.Contract && sp.Kind != spec.KindPattern && sp.Name != "" && sp.Renders() {
 		// The subject's own render is bound by its name, as prose run
 		// --slot NAME=BINDING binds it: tested offline with a program.
 		m[sp.Name] = NameCallee
@@ -88,7 +88,7 @@ func SubjectNames(sp *spec.Spec) map[string]string {
 
 // TestFile checks a loaded test file of fsys; nil for any other kind.
 func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
-	if s == nil || s.Kind != "test" {
+	if s == nil || s.Kind != spec.KindTest {
 		return nil
 	}
 	tf, diags := spec.ReadTest(s)
@@ -112,10 +112,10 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 	// producers give need no fixture.
 	world := hasDrains(s)
 	switch sub.Kind {
-	case "test":
+	case spec.KindTest:
 		diags.Errorf(s.File, tf.SubjectPos, CodeTestSubjectKind, "subject %q is a test; a test's subject is a function, a responsibility or a pattern", tf.Subject)
 		return diags
-	case "gateway":
+	case spec.KindGateway:
 		if world {
 			break
 		}
@@ -185,15 +185,10 @@ func hasPositive(es []*spec.Expect) bool {
 	return false
 }
 
-// LoadSubject resolves and loads a test's subject (see
+// loadSubject resolves and loads a test's subject (see
 // spec.ResolveSubject; a std/ path not in fsys is the embedded library).
-// On failure it returns nil and why.
-func LoadSubject(fsys fs.FS, testName, subject string) (*spec.Spec, string) {
-	return loadSubject(fsys, testName, subject, false)
-}
-
-// loadSubject is LoadSubject; twin says that a library subject may be the
-// spec of a file the graph fsys loaded with the same source (a lint of
+// On failure it returns nil and why. twin says that a library subject may
+// be the spec of a file the graph fsys loaded with the same source (a lint of
 // std/ itself reads each library spec there already): TestFile reads
 // only its subject's names, which a parse of the same bytes gives alike.
 func loadSubject(fsys fs.FS, testName, subject string, twin bool) (*spec.Spec, string) {
@@ -244,13 +239,7 @@ func testDidYouMean(name string, names map[string]string) string {
 	for k := range names {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	best, bestD := "", 3
-	for _, k := range keys {
-		if d := diag.EditDistance(name, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
+	best := didyoumean.Closest(name, keys, 2)
 	if best == "" {
 		return ""
 	}

@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -306,14 +305,6 @@ func RenderSchema(info RenderInfo) *Schema {
 	}
 	raw, _ := json.Marshal(schema)
 	return &Schema{Name: "render", JSON: raw, Loose: true}
-}
-
-// IsRenderError reports whether err is a render's declared or protocol
-// error.
-func IsRenderError(err error) bool {
-	var d *DeclaredError
-	var p *ProtocolError
-	return errors.As(err, &d) || errors.As(err, &p)
 }
 
 // jsonSchemaType is the JSON schema of a declared type ("integer",

@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -388,10 +387,4 @@ func messagesOf(v delegation.Value) []Message {
 		out = append(out, m)
 	}
 	return out
-}
-
-// IsSessionError reports whether err is a session stopped at a bound.
-func IsSessionError(err error) bool {
-	var e *SessionError
-	return errors.As(err, &e)
 }

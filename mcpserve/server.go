@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proselang/prose/internal/recovered"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/telemetry"
@@ -96,7 +97,7 @@ func safe[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out
 		defer func() {
 			if p := recover(); p != nil {
 				var zero Out
-				res, out, err = nil, zero, fmt.Errorf("prose: internal error in %s: %v", req.Params.Name, p)
+				res, out, err = nil, zero, fmt.Errorf("prose: internal error in %s: %w", req.Params.Name, recovered.Capture(p))
 			}
 		}()
 		return h(ctx, req, in)

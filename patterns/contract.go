@@ -8,6 +8,7 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/spec"
 )
 
 // Running a function or a responsibility (Contract Markdown): the plan
@@ -29,15 +30,15 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 			return nil, true, bind.Usagef("%v", err)
 		}
 	}
-	if !sp.Contract || sp.Kind == "pattern" || sp.Kind == "" {
+	if !sp.Contract || sp.Kind == spec.KindPattern || sp.Kind == "" {
 		return nil, false, nil
 	}
 	switch sp.Kind {
-	case "gateway":
+	case spec.KindGateway:
 		return nil, true, bind.Usagef("%s is a gateway: it is driven from outside (a schedule, a route, an event) and prose run does not run gateways; run a function or responsibility instead", sp.File.Name)
-	case "test":
+	case spec.KindTest:
 		return nil, true, bind.Usagef("%s is a test: run it with prose test %s", sp.File.Name, sp.File.Name)
-	case "function", "responsibility":
+	case spec.KindFunction, spec.KindResponsibility:
 	default:
 		return nil, true, bind.Usagef("%s: kind %q cannot be run: prose run takes a pattern, a function or a responsibility", sp.File.Name, sp.Kind)
 	}
@@ -62,13 +63,13 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	}
 	plan, err := callgraph.PlanContract(sp, env, load, &opts.Bindings)
 	if ue := (*bind.UsageError)(nil); errors.As(err, &ue) && len(conds) > 0 {
-		return nil, true, &bind.UsageError{Problems: append(append([]string(nil), ue.Problems...), conds...)}
+		return nil, true, &bind.UsageError{Problems: append(append([]bind.Problem(nil), ue.Problems...), bind.Others(conds)...)}
 	}
 	if err != nil {
 		return nil, true, err
 	}
 	if len(conds) > 0 {
-		return nil, true, &bind.UsageError{Problems: conds}
+		return nil, true, &bind.UsageError{Problems: bind.Others(conds)}
 	}
 	if opts.ModelJudge == nil {
 		var prog *syntax.Program

@@ -143,7 +143,7 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 	// config, inputs, programs not in PATH, and conditions that need the
 	// model no one configured.
 	inst, err := bind.Spec(sp, &opts.Bindings, opts.Env)
-	var problems []string
+	var problems []bind.Problem
 	if ue := (*bind.UsageError)(nil); errors.As(err, &ue) {
 		problems = ue.Problems
 	} else if err != nil {
@@ -153,7 +153,7 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 		opts.ModelJudge = opts.ModelJudgeFor(sp)
 	}
 	if opts.ModelJudge == nil {
-		problems = append(problems, modelProblems(sp, sp.Delegation.Program, instanceLookup(inst), opts.ModelHint)...)
+		problems = append(problems, bind.Others(modelProblems(sp, sp.Delegation.Program, instanceLookup(inst), opts.ModelHint))...)
 	}
 	if len(problems) > 0 {
 		return nil, &bind.UsageError{Problems: problems}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/internal/filekind"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/canon"
@@ -94,9 +95,9 @@ type Trigger struct {
 
 // Ref names a receipt a drain committed.
 type Ref struct {
-	Node   string `json:"node"`
-	Status string `json:"status"`
-	Hash   string `json:"hash"`
+	Node   string         `json:"node"`
+	Status receipt.Status `json:"status"`
+	Hash   string         `json:"hash"`
 }
 
 // Server is a running reconciler over one graph.
@@ -228,7 +229,7 @@ func (s *Server) Trigger(node string, event []byte) (drain int, dup bool, err er
 	if n == nil {
 		return 0, false, fmt.Errorf("%w %q", ErrNoNode, node)
 	}
-	if event != nil && n.Kind != "gateway" {
+	if event != nil && n.Kind != spec.KindGateway {
 		return 0, false, fmt.Errorf("%s is a %s: %w", node, n.Kind, ErrNotGateway)
 	}
 	if event != nil {
@@ -356,14 +357,14 @@ type Hold struct {
 // graph order. A failed gateway keeps the events es gave it that it does
 // not hold yet.
 func Holds(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Hold {
-	status := map[string]string{}
+	status := map[string]receipt.Status{}
 	for _, r := range o.Receipts {
 		status[r.Node] = r.Status
 	}
 	var out []Hold
 	for _, n := range g.Nodes {
 		switch st := status[n.ID]; {
-		case n.Kind != "gateway" || st == "":
+		case n.Kind != spec.KindGateway || st == "":
 		case st == receipt.Failed:
 			has := map[string]bool{}
 			for _, h := range held[n.ID] {

@@ -3,11 +3,11 @@ package spec
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 // Contract Markdown (OpenProse 0.15) support.
@@ -30,7 +30,7 @@ import (
 //     need not match the file name.
 
 // contractKinds are the kinds Contract Markdown introduced or reshaped.
-var contractKinds = map[string]bool{"function": true, "responsibility": true, "gateway": true, "test": true}
+var contractKinds = map[Kind]bool{KindFunction: true, KindResponsibility: true, KindGateway: true, KindTest: true}
 
 // contractKeys are the canonical 0.15 sections beyond the earlier ones.
 var contractKeys = map[string]string{
@@ -53,7 +53,7 @@ var contractKeys = map[string]string{
 
 // isContract reports whether a front matter's kind and version select the
 // Contract Markdown rules.
-func isContract(kind, version string) bool {
+func isContract(kind Kind, version string) bool {
 	if contractKinds[kind] {
 		return true
 	}
@@ -178,7 +178,7 @@ func (s *Spec) Body() *Delegation {
 // request given its contract.
 func (s *Spec) Renders() bool {
 	switch s.Kind {
-	case "function", "responsibility":
+	case KindFunction, KindResponsibility:
 		return s.Execution == nil || s.Execution.Program == nil
 	}
 	return false
@@ -198,22 +198,22 @@ func (s *Spec) Error(name string) *ErrorDecl {
 // or Returns make a function, Requires, Maintains, Continuity or Goal a
 // responsibility, Slots or Delegation a pattern; otherwise the file's own
 // kind when that is a function or responsibility, else function.
-func nodeKind(n *Spec, parentKind string) string {
+func nodeKind(n *Spec, parentKind Kind) Kind {
 	has := map[string]bool{}
 	for _, sec := range n.Sections {
 		has[strings.ToLower(sec.Heading)] = true
 	}
 	switch {
 	case has["parameters"] || has["returns"]:
-		return "function"
+		return KindFunction
 	case has["requires"] || has["maintains"] || has["continuity"] || has["goal"]:
-		return "responsibility"
+		return KindResponsibility
 	case has["slots"] || has["delegation"]:
-		return "pattern"
-	case parentKind == "responsibility":
+		return KindPattern
+	case parentKind == KindResponsibility:
 		return parentKind
 	}
-	return "function"
+	return KindFunction
 }
 
 // isNodeHeading reports whether h opens an inline node: a `##` heading of
@@ -268,29 +268,26 @@ func nearSection(heading string) string {
 	if len(h) < 4 {
 		return ""
 	}
-	hr := utf8.RuneCountInString(h)
-	best, bestD := "", 3
 	for i, c := range canonicalSections {
 		lc := lowerSections[i]
 		if len(lc) == len(h)+1 && lc[len(h)] == 's' && lc[:len(h)] == h ||
 			strings.HasSuffix(lc, "ies") && len(h) == len(lc)-2 && h[len(h)-1] == 'y' && h[:len(h)-1] == lc[:len(lc)-3] {
 			return c // a singular of a plural section name
 		}
-		limit := 1
-		if len(c) >= 7 {
-			limit = 2
-		}
-		// the distance is at least the difference in length (in runes;
-		// the names are ASCII)
-		if hr-len(lc) > limit || len(lc)-hr > limit {
-			continue
-		}
-		d := diag.EditDistance(h, lc)
-		if d <= limit && d < bestD {
-			best, bestD = c, d
-		}
 	}
-	return best
+	return sectionMatcher.Closest(h, canonicalSections)
+}
+
+// sectionMatcher finds a misspelt section: one slip in a short name, two
+// in a name of seven letters or more, ignoring case.
+var sectionMatcher = didyoumean.Matcher{
+	Fold: strings.ToLower,
+	Limit: func(_, section string) int {
+		if len(section) >= 7 {
+			return 2
+		}
+		return 1
+	},
 }
 
 // lowerSections are canonicalSections lowered.

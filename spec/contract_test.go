@@ -102,7 +102,7 @@ func TestContractGeneration(t *testing.T) {
 		{"pattern", "0.15.0", true}, {"pattern", "0.16", true}, {"pattern", "", false},
 		{"pattern", "1.0.0", false}, {"pattern", "0.11.2", false}, {"pattern", "2.0", false},
 	} {
-		if got := isContract(c.kind, c.version); got != c.want {
+		if got := isContract(Kind(c.kind), c.version); got != c.want {
 			t.Errorf("isContract(%q, %q) = %v", c.kind, c.version, got)
 		}
 	}

@@ -48,7 +48,7 @@ func (s *Spec) ImpliedInputs() []string {
 	if prior := s.PriorNames(); prior != nil {
 		return prior
 	}
-	if !s.Contract || s.Kind != "pattern" || len(s.Inputs) > 0 || s.Delegation == nil || s.Delegation.Program == nil {
+	if !s.Contract || s.Kind != KindPattern || len(s.Inputs) > 0 || s.Delegation == nil || s.Delegation.Program == nil {
 		return nil
 	}
 	quoted := map[string]bool{}
@@ -106,7 +106,7 @@ func requiresArgs(req string) []string {
 // s is a Contract Markdown pattern with config and no slot, config key or
 // input of its own is named config. The bare key names stay in scope.
 func ConfigObject(s *Spec) bool {
-	if s == nil || !s.Contract || s.Kind != "pattern" || len(s.Config) == 0 {
+	if s == nil || !s.Contract || s.Kind != KindPattern || len(s.Config) == 0 {
 		return false
 	}
 	for _, c := range s.Config {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/recovered"
 )
 
 // parseDelegation parses the Delegation's code lines. A panic in the
@@ -16,7 +17,7 @@ func parseDelegation(f *diag.File, lines []syntax.Line) (prog *syntax.Program, d
 	defer func() {
 		if r := recover(); r != nil {
 			prog, diags = nil, nil
-			diags.Errorf(f, lines[0].Off, CodeInternal, "internal error parsing the Delegation: %v", r)
+			diags.Errorf(f, lines[0].Off, CodeInternal, "internal error parsing the Delegation: %v", recovered.Capture(r))
 		}
 	}()
 	if at, deep := tooDeep(lines); deep {

@@ -471,7 +471,7 @@ func contains(list []string, s string) bool {
 // (null on a cold start). They are optional inputs of a run (a world
 // model drain passes the prior truth's members); nil for other specs.
 func (s *Spec) PriorNames() []string {
-	if s.Kind != "responsibility" && s.Kind != "gateway" || s.Truth == nil || s.Execution == nil || s.Execution.Program == nil {
+	if !s.Kind.IsNode() || s.Truth == nil || s.Execution == nil || s.Execution.Program == nil {
 		return nil
 	}
 	own := map[string]bool{}

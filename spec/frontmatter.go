@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 // lineAt returns the line of t starting at off (without its newline) and the
@@ -103,7 +104,7 @@ func (l *loader) frontKey(k, v *yaml.Node, from, to int) {
 		if k.Value == "name" {
 			l.s.Name, l.namePos = v.Value, diag.Pos(p)
 		} else {
-			l.s.Kind, l.kindPos = v.Value, diag.Pos(p)
+			l.s.Kind, l.kindPos = Kind(v.Value), diag.Pos(p)
 		}
 	case "version":
 		if v.Kind == yaml.ScalarNode {
@@ -128,7 +129,7 @@ func (l *loader) requireFrontKeys(open int) {
 // kinds are the kinds prose reads; retiredKinds the kinds 0.15 retired,
 // with what replaces them.
 var (
-	kinds        = []string{"pattern", "function", "responsibility", "gateway", "test"}
+	kinds        = []Kind{KindPattern, KindFunction, KindResponsibility, KindGateway, KindTest}
 	retiredKinds = map[string]string{
 		"service": "kind: service was renamed in 0.15: write kind: function (Parameters -> Returns)",
 		"system":  "kind: system was removed in 0.15: call functions from ### Execution, or split it into responsibilities wired by Requires/Maintains",
@@ -139,21 +140,20 @@ var (
 // letter), with the kind meant, and a retired kind with what replaces
 // it: either would otherwise load as a spec with nothing to run.
 func (l *loader) checkKind() {
-	k := l.s.Kind
-	if slices.Contains(kinds, k) {
+	if slices.Contains(kinds, l.s.Kind) {
 		return
 	}
+	k := string(l.s.Kind)
 	if msg, ok := retiredKinds[strings.ToLower(k)]; ok {
 		l.errorf(int(l.kindPos), CodeRetiredKind, "%s", msg)
 		return
 	}
-	best, bestD := "", len(k)/2+1
-	for _, c := range kinds {
-		if d := diag.EditDistance(strings.ToLower(k), c); d < bestD {
-			best, bestD = c, d
-		}
+	names := make([]string, len(kinds))
+	for i, c := range kinds {
+		names[i] = string(c)
 	}
-	hint := "the kinds are " + strings.Join(kinds, ", ")
+	best := didyoumean.Matcher{Fold: strings.ToLower, Limit: didyoumean.Within(len(k) / 2)}.Closest(k, names)
+	hint := "the kinds are " + strings.Join(names, ", ")
 	if best != "" {
 		hint = "did you mean kind: " + best + "?"
 	}
@@ -235,7 +235,7 @@ func (l *loader) simpleFrontMatter(from, to int) bool {
 		case "name":
 			l.s.Name, l.namePos = e.val, diag.Pos(e.pos)
 		case "kind":
-			l.s.Kind, l.kindPos = e.val, diag.Pos(e.pos)
+			l.s.Kind, l.kindPos = Kind(e.val), diag.Pos(e.pos)
 		case "version":
 			l.s.Version = e.val
 		}

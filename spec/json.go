@@ -121,7 +121,7 @@ type showCode struct {
 
 func (s *Spec) view() any {
 	d := &showDoc{}
-	d.Name, d.Kind, d.Version, d.Title, d.Summary = s.Name, s.Kind, s.Version, s.Title, s.Summary
+	d.Name, d.Kind, d.Version, d.Title, d.Summary = s.Name, string(s.Kind), s.Version, s.Title, s.Summary
 	d.Slots = make([]showSlot, 0, len(s.Slots))
 	for _, x := range s.Slots {
 		d.Slots = append(d.Slots, showSlot{x.Name, x.Primary, x.Requires, x.Ensures, x.List})

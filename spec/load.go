@@ -213,7 +213,7 @@ func (l *loader) run() {
 	}
 	l.frontMatter()
 	l.s.Contract = isContract(l.s.Kind, l.s.Version) ||
-		l.s.Kind == "pattern" && l.s.Version == "" && contractForms(l.text[l.fmEnd:]) // generation.go
+		l.s.Kind == KindPattern && l.s.Version == "" && contractForms(l.text[l.fmEnd:]) // generation.go
 	l.s.Pos = l.namePos // a file's node is where its name is
 	if subj, ok := l.s.Front["subject"].(string); ok {
 		l.s.Subject = subj

@@ -19,7 +19,7 @@ func (l *loader) resolve() {
 	l.listSlots()
 	l.checkTypes()
 	l.checkShape()
-	if len(l.s.Outputs) == 0 && l.s.Kind == "pattern" || len(l.s.Outputs) == 0 && !l.s.Contract {
+	if len(l.s.Outputs) == 0 && l.s.Kind == KindPattern || len(l.s.Outputs) == 0 && !l.s.Contract {
 		l.inferOutputs()
 	}
 }

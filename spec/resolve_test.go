@@ -81,7 +81,7 @@ func TestCRLF(t *testing.T) {
 	same("inputs", a3, b3)
 	same("outputs", a4, b4)
 	same("code", a5, b5)
-	same("front", [3]string{lf.Name, lf.Kind, lf.Title}, [3]string{crlf.Name, crlf.Kind, crlf.Title})
+	same("front", [3]string{lf.Name, string(lf.Kind), lf.Title}, [3]string{crlf.Name, string(crlf.Kind), crlf.Title})
 }
 
 // A fence in a list item whose code lines are indented with tabs: goldmark

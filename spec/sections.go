@@ -39,7 +39,7 @@ func (l *loader) readSections() {
 			// A 0.15 pattern may write its inputs as contract items
 			// (`- \`topic\`: what to write about`), as functions do;
 			// one with a "Pattern instance receives:" block keeps it.
-			if l.s.Contract && (l.s.Kind != "pattern" || !containsLower(sec.Body, "receives:")) {
+			if l.s.Contract && (l.s.Kind != KindPattern || !containsLower(sec.Body, "receives:")) {
 				l.contractInputs(sec)
 			} else {
 				l.inputs(sec)
@@ -55,7 +55,7 @@ func (l *loader) readSections() {
 
 // requireSections reports the sections the spec's kind needs.
 func (l *loader) requireSections() {
-	if l.s.Kind != "pattern" {
+	if l.s.Kind != KindPattern {
 		return
 	}
 	has := map[string]bool{}

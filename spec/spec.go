@@ -11,7 +11,7 @@ type Spec struct {
 	File *diag.File
 
 	Name    string         // front matter `name`
-	Kind    string         // front matter `kind` ("pattern", ...)
+	Kind    Kind           // front matter `kind` (KindPattern, ...)
 	Version string         // front matter `version`, or Metadata's version
 	Front   map[string]any // every front-matter key, as yaml.v3 decoded it
 

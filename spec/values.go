@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"gopkg.in/yaml.v3"
 )
 
@@ -80,16 +80,15 @@ func canonicalType(typ string) (canon, part, suggest string) {
 
 // nearType is the type name word is a likely slip for, or "".
 func nearType(word string) string {
-	best, bestD := "", 3
-	for _, k := range knownTypes {
-		if d := diag.EditDistance(word, k); d < bestD {
-			best, bestD = k, d
+	cands := append([]string(nil), knownTypes...)
+	for a := range typeAliases {
+		if len(a) > 3 { // "int" is too short to be a slip for
+			cands = append(cands, a)
 		}
 	}
-	for a, k := range typeAliases {
-		if d := diag.EditDistance(word, a); d < bestD && len(a) > 3 {
-			best, bestD = k, d
-		}
+	best := didyoumean.Closest(word, cands, 2)
+	if k, ok := typeAliases[best]; ok {
+		return k
 	}
 	return best
 }
@@ -365,6 +364,8 @@ func (f *flowReader) space() {
 	}
 }
 
+// value reads one flow value: a list, an object, a quoted string, or a
+// scalar word.
 func (f *flowReader) value(depth int) (any, bool) {
 	f.space()
 	if f.i >= len(f.s) || depth > maxFlowDepth {
@@ -372,80 +373,95 @@ func (f *flowReader) value(depth int) (any, bool) {
 	}
 	switch c := f.s[f.i]; {
 	case c == '[':
-		f.i++
-		out := []any{}
-		f.space()
-		if f.i < len(f.s) && f.s[f.i] == ']' {
-			f.i++
-			return out, true
-		}
-		for {
-			x, ok := f.value(depth + 1)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, x)
-			done, ok := f.after(']')
-			if !ok {
-				return nil, false
-			}
-			if done {
-				return out, true
-			}
-		}
+		return f.list(depth)
 	case c == '{':
-		f.i++
-		out := map[string]any{}
-		f.space()
-		if f.i < len(f.s) && f.s[f.i] == '}' {
-			f.i++
-			return out, true
-		}
-		for {
-			f.space()
-			k, ok := f.quoted()
-			if !ok || f.i+1 >= len(f.s) || f.s[f.i] != ':' || f.s[f.i+1] != ' ' {
-				return nil, false
-			}
-			if _, dup := out[k]; dup {
-				return nil, false
-			}
-			f.i++
-			x, ok := f.value(depth + 1)
-			if !ok {
-				return nil, false
-			}
-			out[k] = x
-			done, ok := f.after('}')
-			if !ok {
-				return nil, false
-			}
-			if done {
-				return out, true
-			}
-		}
+		return f.object(depth)
 	case c == '"' || c == '\'':
 		return f.quoted()
+	}
+	return f.scalar()
+}
+
+// list reads `[a, b]`, at its '['.
+func (f *flowReader) list(depth int) (any, bool) {
+	f.i++
+	out := []any{}
+	f.space()
+	if f.i < len(f.s) && f.s[f.i] == ']' {
+		f.i++
+		return out, true
+	}
+	for {
+		x, ok := f.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, x)
+		done, ok := f.after(']')
+		if !ok {
+			return nil, false
+		}
+		if done {
+			return out, true
+		}
+	}
+}
+
+// object reads `{"k": v, ...}` (keys quoted, each once), at its '{'.
+func (f *flowReader) object(depth int) (any, bool) {
+	f.i++
+	out := map[string]any{}
+	f.space()
+	if f.i < len(f.s) && f.s[f.i] == '}' {
+		f.i++
+		return out, true
+	}
+	for {
+		f.space()
+		k, ok := f.quoted()
+		if !ok || f.i+1 >= len(f.s) || f.s[f.i] != ':' || f.s[f.i+1] != ' ' {
+			return nil, false
+		}
+		if _, dup := out[k]; dup {
+			return nil, false
+		}
+		f.i++
+		x, ok := f.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		out[k] = x
+		done, ok := f.after('}')
+		if !ok {
+			return nil, false
+		}
+		if done {
+			return out, true
+		}
+	}
+}
+
+// scalar reads a word: true, false, null or a decimal integer of at most
+// 18 digits without leading zeros.
+func (f *flowReader) scalar() (any, bool) {
+	start := f.i
+	for f.i < len(f.s) && (f.s[f.i] >= 'a' && f.s[f.i] <= 'z' || f.s[f.i] >= '0' && f.s[f.i] <= '9' || f.s[f.i] == '-') {
+		f.i++
+	}
+	switch w := f.s[start:f.i]; w {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	case "null":
+		return nil, true
 	default:
-		start := f.i
-		for f.i < len(f.s) && (f.s[f.i] >= 'a' && f.s[f.i] <= 'z' || f.s[f.i] >= '0' && f.s[f.i] <= '9' || f.s[f.i] == '-') {
-			f.i++
+		digits := strings.TrimPrefix(w, "-")
+		if digits == "" || len(digits) > 18 || digits[0] == '0' && len(digits) > 1 || strings.Trim(digits, "0123456789") != "" {
+			return nil, false
 		}
-		switch w := f.s[start:f.i]; w {
-		case "true":
-			return true, true
-		case "false":
-			return false, true
-		case "null":
-			return nil, true
-		default:
-			digits := strings.TrimPrefix(w, "-")
-			if digits == "" || len(digits) > 18 || digits[0] == '0' && len(digits) > 1 || strings.Trim(digits, "0123456789") != "" {
-				return nil, false
-			}
-			n, err := strconv.ParseInt(w, 10, 64)
-			return n, err == nil
-		}
+		n, err := strconv.ParseInt(w, 10, 64)
+		return n, err == nil
 	}
 }
 

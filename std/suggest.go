@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 // suggest returns the library path closest to p, written the way p is
@@ -12,12 +12,7 @@ import (
 // when no pattern name is within a small edit distance of p's base name.
 func suggest(p string, names []string) string {
 	base := strings.TrimSuffix(path.Base(p), ".prose.md")
-	best, bestDist := "", 3
-	for _, n := range names {
-		if d := diag.EditDistance(base, n); d < bestDist {
-			best, bestDist = n, d
-		}
-	}
+	best := didyoumean.Closest(base, names, 2)
 	if best == "" {
 		return ""
 	}

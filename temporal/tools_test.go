@@ -24,7 +24,7 @@ func TestToolSessionsAreRefusedOnTemporal(t *testing.T) {
 	if !errors.As(err, &ue) {
 		t.Fatalf("err %v (%T), want a usage error", err, err)
 	}
-	if !strings.Contains(err.Error()+strings.Join(ue.Problems, "\n"), "cli:sh, at ") {
+	if !strings.Contains(err.Error()+strings.Join(ue.Messages(), "\n"), "cli:sh, at ") {
 		t.Errorf("the refusal does not name the declaration: %v %q", err, ue.Problems)
 	}
 }

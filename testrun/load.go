@@ -183,7 +183,7 @@ func loadCase(p string) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sp.Kind != "test" {
+	if sp.Kind != spec.KindTest {
 		var l diag.List
 		l.Errorf(sp.File, 0, "test/not-a-test", "not a test file (kind: %s): prose test runs files whose front matter says kind: test", sp.Kind)
 		return nil, &LoadError{Path: p, Diags: l}

@@ -78,7 +78,7 @@ func Declared(n *spec.Spec) []Decl {
 // declarations add to them). A name declared twice is offered once.
 func ForRender(n *spec.Spec) []Decl {
 	out := Declared(n)
-	if p := n.Parent; p != nil && p.Kind == "responsibility" {
+	if p := n.Parent; p != nil && p.Kind == spec.KindResponsibility {
 		seen := map[string]bool{}
 		for _, d := range out {
 			seen[d.Text] = true

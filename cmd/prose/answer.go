@@ -159,7 +159,11 @@ func answerLocal(s streams, o *answerOptions, id, gate string) error {
 // checkAnswer checks val against the gate it answers (gate.CheckRecorded):
 // a refusal is bad usage (exit 2).
 func checkAnswer(base, id, name string, val json.RawMessage, replace bool) (json.RawMessage, error) {
-	shaped, err := gatepkg.CheckRecorded(base, id, name, val, replace)
+	gates, err := journal.Waiting(base, id)
+	if err != nil {
+		return val, nil // journal.Answer reports it
+	}
+	shaped, err := gatepkg.CheckRecorded(gates, id, name, val, replace)
 	var ae *gatepkg.AnswerError
 	if errors.As(err, &ae) {
 		return nil, &exitError{code: exitUsage, err: err}

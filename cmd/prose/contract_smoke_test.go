@@ -128,7 +128,7 @@ func TestSmokeRunsWithModel(t *testing.T) {
 			for _, n := range renderNodes(t, filepath.Join(dir, c.Source)) {
 				raw, _ := json.Marshal(answer(n))
 				replies = append(replies, llmtest.Reply{Content: string(raw), Times: -1,
-					Match: `carry out the ` + n.Kind + ` \"` + n.Name + `\"`})
+					Match: `carry out the ` + string(n.Kind) + ` \"` + n.Name + `\"`})
 			}
 			srv := llmtest.NewServer(t, replies...)
 			t.Setenv("OPENAI_BASE_URL", srv.URL)

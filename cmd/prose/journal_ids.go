@@ -8,9 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/journal"
-
-	"github.com/proselang/prose/diag"
 )
 
 // latestRun is the run id alias for the newest run under --run-dir.
@@ -72,7 +71,7 @@ func nearIDs(id string, runs []*journal.Summary) []string {
 		switch {
 		case len(id) >= 4 && (strings.HasPrefix(r.ID, id) || strings.HasSuffix(r.ID, id)):
 			parts = append(parts, r.ID)
-		case diag.EditDistance(id, r.ID) <= 3:
+		case didyoumean.Distance(id, r.ID) <= 3:
 			typos = append(typos, r.ID)
 		}
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/internal/procgroup"
 )
 
@@ -150,15 +150,20 @@ func flagSuggestion(root *cobra.Command, args []string, err error) string {
 	if ferr != nil || cmd == nil {
 		return ""
 	}
-	best, bestD := "", 3
+	var names, prefixed []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {
 			return
 		}
-		if d := diag.EditDistance(name, f.Name); d < bestD || (strings.HasPrefix(f.Name, name) && best == "") {
-			best, bestD = f.Name, d
+		names = append(names, f.Name)
+		if strings.HasPrefix(f.Name, name) {
+			prefixed = append(prefixed, f.Name)
 		}
 	})
+	best := didyoumean.Closest(name, names, 2)
+	if best == "" && len(prefixed) > 0 {
+		best = prefixed[0] // a flag cut short
+	}
 	if best == "" {
 		return ""
 	}

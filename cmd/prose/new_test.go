@@ -61,7 +61,7 @@ func TestNewFunctionAndTest(t *testing.T) {
 			}
 		}
 		sp, diags, err := callgraph.LoadSpec(path)
-		if err != nil || diags.HasErrors() || sp.Kind != c.kind || sp.Name != strings.TrimSuffix(c.file, ".prose.md") {
+		if err != nil || diags.HasErrors() || string(sp.Kind) != c.kind || sp.Name != strings.TrimSuffix(c.file, ".prose.md") {
 			t.Errorf("%s: kind %q name %q, err %v, diagnostics:\n%s", c.file, sp.Kind, sp.Name, err, diags)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/gate"
+	"github.com/proselang/prose/internal/recovered"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/patterns"
@@ -375,6 +376,9 @@ func openTrace(path string, stderr io.Writer, opts *run.Options) (func(discard b
 // are printed from its structure. A failed call inside loops is named by
 // its call path, which says which iteration failed.
 func runError(ctx context.Context, w io.Writer, err error) error {
+	if st := recovered.StackOf(err); st != nil && os.Getenv("PROSE_DEBUG") != "" {
+		fmt.Fprintf(w, "prose: the stack of the internal error (PROSE_DEBUG is set):\n%s", st)
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee

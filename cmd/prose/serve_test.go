@@ -288,7 +288,7 @@ func serveEvents(t *testing.T, s *served) {
 	}
 	for _, d := range dupDrains {
 		o := outcomes[d]
-		var gw []string
+		var gw []receipt.Status
 		for _, ref := range o.Receipts {
 			if ref.Node == "counter-events" {
 				gw = append(gw, ref.Status)

@@ -157,7 +157,7 @@ func withShownExtras(b []byte, sp *spec.Spec) ([]byte, error) {
 			break
 		}
 	}
-	if sp.Kind == "test" {
+	if sp.Kind == spec.KindTest {
 		tf, _ := spec.ReadTest(sp)
 		if tf != nil {
 			fixtures := []shownFixture{}

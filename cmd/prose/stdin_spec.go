@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/proselang/prose/internal/wholefile"
 )
 
 // prose run - (decided): the spec is read from stdin, as lint - reads
@@ -58,18 +60,7 @@ func (o *runOptions) stdinSpec(arg string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", &exitError{code: exitFailure, err: fmt.Errorf("prose run -: keeping the spec: %v", err)}
 	}
-	tmp, err := os.CreateTemp(dir, ".stdin-*")
-	if err == nil {
-		_, err = tmp.Write(text)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
-		os.Remove(tmp.Name())
-	}
-	if err != nil {
+	if err := wholefile.Write(path, text, 0o600); err != nil {
 		return "", &exitError{code: exitFailure, err: fmt.Errorf("prose run -: keeping the spec: %v", err)}
 	}
 	return path, nil

@@ -23,6 +23,7 @@ import (
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve/httpapi"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
@@ -286,10 +287,10 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader, max int64) (ma
 			return nil, usageErrorf("--event %q: want GATEWAY=@FILE", f)
 		}
 		n := g.Node(name)
-		if n == nil || n.Kind != "gateway" {
+		if n == nil || n.Kind != spec.KindGateway {
 			var gws []string
 			for _, x := range g.Nodes {
-				if x.Kind == "gateway" {
+				if x.Kind == spec.KindGateway {
 					gws = append(gws, x.ID)
 				}
 			}

@@ -1,9 +1,8 @@
 package check
 
 import (
-	"unicode/utf8"
-
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 // The stable codes of the checks. They never change meaning once
@@ -108,30 +107,7 @@ func (c *checker) suggestFrom(name string, candidates []string) string {
 
 // closest returns the candidate within an edit distance of about a third
 // of name's length (at least 1), preferring the smallest distance and then
-// the alphabetically first, or "" when none is close. A candidate whose
-// length differs from name's by more than that is not measured: the
-// distance is at least the difference (and measuring allocates).
+// the alphabetically first, or "" when none is close.
 func closest(name string, candidates []string) string {
-	limit := len(name) / 3
-	if limit < 1 {
-		limit = 1
-	}
-	n := utf8.RuneCountInString(name)
-	best, bestD := "", limit+1
-	for _, cand := range candidates {
-		if cand == name {
-			continue
-		}
-		if dl := utf8.RuneCountInString(cand) - n; dl > limit || -dl > limit {
-			continue
-		}
-		d := diag.EditDistance(name, cand)
-		if d < bestD || (d == bestD && d <= limit && cand < best) {
-			best, bestD = cand, d
-		}
-	}
-	if bestD > limit {
-		return ""
-	}
-	return best
+	return didyoumean.Matcher{}.Closest(name, candidates)
 }

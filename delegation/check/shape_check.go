@@ -6,6 +6,7 @@ import (
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 // memberRead checks X.Name against what X is known to hold: a member a
@@ -23,7 +24,7 @@ func (c *checker) memberRead(e *syntax.MemberExpr) {
 	}
 	switch {
 	case s.output != "":
-		if diag.EditDistance(e.Name, s.output) < len(s.output)/3+1 {
+		if didyoumean.Distance(e.Name, s.output) < len(s.output)/3+1 {
 			c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember,
 				"%s has no member %q: %s returns one output, %q, and %s is that output (did you mean %s.%s, or %s?)",
 				what, e.Name, s.callee, s.output, what, what, s.output, what)

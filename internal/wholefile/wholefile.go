@@ -1,9 +1,13 @@
-// Package wholefile reads a file of the operating system whole, in one
-// call that costs less than os.Open, Stat, Read and Close: a lint reads
-// every spec of a tree, and an *os.File's setup (its registration with
-// the poller, its finalizer) was a tenth of reading one.
+// Package wholefile reads and writes a file of the operating system
+// whole. Read reads one in one call that costs less than os.Open, Stat,
+// Read and Close: a lint reads every spec of a tree, and an *os.File's
+// setup (its registration with the poller, its finalizer) was a tenth of
+// reading one. Write replaces one atomically and durably (temporary file,
+// fsync, rename, fsync of the directory): every file prose keeps (a
+// store's versions and heads, a journal's sources, a connector's cursor)
+// is written by it.
 //
-// Main entry point: Read.
+// Main entry points: Read, Write.
 package wholefile
 
 import (

@@ -209,7 +209,7 @@ type binder struct {
 	sp       *spec.Spec
 	env      *Env
 	lenient  bool // nested call arguments: keep ill-typed values as given
-	problems []string
+	problems []Problem
 	// given records the config keys set with --config.
 	given map[string]bool
 	// badJSON is set when --input-json cannot be read: inputs it may hold
@@ -217,8 +217,8 @@ type binder struct {
 	badJSON bool
 }
 
-func (b *binder) problem(format string, args ...any) {
-	b.problems = append(b.problems, fmt.Sprintf(format, args...))
+func (b *binder) problem(kind ProblemKind, name, format string, args ...any) {
+	b.problems = append(b.problems, Problem{Kind: kind, Name: name, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (b *binder) err() error {
@@ -261,7 +261,7 @@ func (b *binder) config(given []Assignment) map[string]delegation.Value {
 			continue
 		}
 		if b.configEntry(a.Name) == nil {
-			b.problem("unknown config key %q%s", b.path(a.Name), b.suggest(a.Name, b.configNames()))
+			b.problem(UnknownConfig, b.path(a.Name), "unknown config key %q%s", b.path(a.Name), b.suggest(a.Name, b.configNames()))
 			continue
 		}
 		if _, ok := values[a.Name]; !ok {
@@ -276,7 +276,7 @@ func (b *binder) config(given []Assignment) map[string]delegation.Value {
 		b.given[name] = true
 		v, err := parseValues(parseType(b.configEntry(name).Type), values[name])
 		if err != nil {
-			b.problem("--config %s: %v", b.path(name), err)
+			b.problem(BadValue, b.path(name), "--config %s: %v", b.path(name), err)
 			continue
 		}
 		out[name] = v
@@ -296,7 +296,7 @@ func (b *binder) defaultValue(name, typ string, has bool, def any) delegation.Va
 	}
 	v, err := goValue(def)
 	if err != nil {
-		b.problem("default of %q: %v", b.path(name), err)
+		b.problem(BadValue, b.path(name), "default of %q: %v", b.path(name), err)
 		return nil
 	}
 	if c, err := coerce(parseType(typ), v); err == nil {
@@ -337,9 +337,9 @@ func (b *binder) configRanges(config map[string]delegation.Value) {
 			}
 			where := b.sp.File.Position(u.Pos).String()
 			if b.given[c.Name] {
-				b.problem("--config %s=%s: %s is %s at %s, which must be %s", b.path(c.Name), delegation.Text(v), b.path(c.Name), u.What, where, want)
+				b.problem(BadValue, b.path(c.Name), "--config %s=%s: %s is %s at %s, which must be %s", b.path(c.Name), delegation.Text(v), b.path(c.Name), u.What, where, want)
 			} else {
-				b.problem("config %q: its default %s is %s at %s, which must be %s; set --config %s=VALUE", b.path(c.Name), delegation.Text(v), u.What, where, want, b.path(c.Name))
+				b.problem(BadValue, b.path(c.Name), "config %q: its default %s is %s at %s, which must be %s; set --config %s=VALUE", b.path(c.Name), delegation.Text(v), u.What, where, want, b.path(c.Name))
 			}
 			break
 		}

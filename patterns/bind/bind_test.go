@@ -457,3 +457,33 @@ func TestBindConfigRanges(t *testing.T) {
 		}
 	}
 }
+
+// Each problem says its kind and the name it is about, for a program to
+// read without parsing the sentence.
+func TestBindProblemKinds(t *testing.T) {
+	tests := []struct {
+		flags []string
+		kind  bind.ProblemKind
+		name  string
+	}{
+		{append(okSlots, "slot:advancr=exec:x"), bind.UnknownSlot, "advancr"},
+		{[]string{"slot:candidates=exec:a", "input:task_brief=go"}, bind.UnboundSlot, "advancer"},
+		{append(okSlots, "config:max_step=2"), bind.UnknownConfig, "max_step"},
+		{append(okSlots, "input:task_brif=x"), bind.UnknownInput, "task_brif"},
+		{okSlots[:3], bind.MissingInput, "task_brief"},
+		{append(okSlots, "config:max_steps=three"), bind.BadValue, "max_steps"},
+		{append(okSlots, "config:max_steps=2", "input:max_steps=3"), bind.GivenTwice, "max_steps"},
+		{append(okSlots[1:], "slot:advancer=./adv.sh"), bind.BadBinding, "advancer"},
+	}
+	for _, tt := range tests {
+		_, err := bind.Spec(parseBindSpec(t), bindtest.Must(tt.flags...), nil)
+		var ue *bind.UsageError
+		if !errors.As(err, &ue) || len(ue.Problems) != 1 {
+			t.Errorf("%v: err = %v, want one problem", tt.flags, err)
+			continue
+		}
+		if p := ue.Problems[0]; p.Kind != tt.kind || p.Name != tt.name {
+			t.Errorf("%v: problem %s %q (%s), want %s %q", tt.flags, p.Kind, p.Name, p.Msg, tt.kind, tt.name)
+		}
+	}
+}

@@ -21,14 +21,14 @@ func (b *binder) slots(bs *Settings) map[string]delegation.Value {
 		root, _, dotted := strings.Cut(a.Name, ".")
 		base, idx := splitElem(root)
 		if !b.isSlot(base) {
-			b.problem("unknown slot %q%s", b.path(a.Name), b.suggest(base, b.slotNames()))
+			b.problem(UnknownSlot, b.path(a.Name), "unknown slot %q%s", b.path(a.Name), b.suggest(base, b.slotNames()))
 			continue
 		}
 		if dotted {
 			continue // a setting of root's nested spec (root may be one list element)
 		}
 		if idx >= 0 {
-			b.problem("--slot %s: list elements are bound in order by repeating --slot %s=...; an index only addresses an element's own settings (%s.NAME=...)", b.path(root), b.path(base), b.path(root))
+			b.problem(BadBinding, b.path(root), "--slot %s: list elements are bound in order by repeating --slot %s=...; an index only addresses an element's own settings (%s.NAME=...)", b.path(root), b.path(base), b.path(root))
 			continue
 		}
 		given[root] = append(given[root], a.Value)
@@ -36,7 +36,7 @@ func (b *binder) slots(bs *Settings) map[string]delegation.Value {
 	for _, a := range bs.Config {
 		if root, _, dotted := strings.Cut(a.Name, "."); dotted {
 			if base, _ := splitElem(root); !b.isSlot(base) {
-				b.problem("unknown config key %q: %q is not a slot%s", b.path(a.Name), b.path(base), b.suggest(base, b.slotNames()))
+				b.problem(UnknownConfig, b.path(a.Name), "unknown config key %q: %q is not a slot%s", b.path(a.Name), b.path(base), b.suggest(base, b.slotNames()))
 			}
 		}
 	}
@@ -44,7 +44,7 @@ func (b *binder) slots(bs *Settings) map[string]delegation.Value {
 	for _, s := range b.sp.Slots {
 		values, ok := given[s.Name]
 		if !ok {
-			b.problem("slot %q is not bound: add --slot %s=exec:COMMAND (or llm, or a .prose.md path)", b.path(s.Name), b.path(s.Name))
+			b.problem(UnboundSlot, b.path(s.Name), "slot %q is not bound: add --slot %s=exec:COMMAND (or llm, or a .prose.md path)", b.path(s.Name), b.path(s.Name))
 			continue
 		}
 		if v := b.slotValue(bs, s.Name, values, s.List); v != nil {
@@ -61,7 +61,7 @@ func (b *binder) slots(bs *Settings) map[string]delegation.Value {
 func (b *binder) slotValue(bs *Settings, name string, values []string, list bool) delegation.Value {
 	if !list && len(values) > 1 {
 		if at, ok := directCall(b.sp, name); ok {
-			b.problem("slot %q is bound %d times, but it is one service, not a list: the Delegation calls it directly (call %s at line %d); bind it once",
+			b.problem(BadBinding, b.path(name), "slot %q is bound %d times, but it is one service, not a list: the Delegation calls it directly (call %s at line %d); bind it once",
 				b.path(name), len(values), name, at.Line)
 			return nil
 		}
@@ -75,7 +75,7 @@ func (b *binder) slotValue(bs *Settings, name string, values []string, list bool
 		sb := &Slot{Spec: b.sp, Slot: b.slot(name), Name: b.path(name), Path: b.path(name), Value: text, Sub: shared, Env: b.env}
 		kind, arg, err := Classify(text)
 		if err != nil {
-			b.problem("--slot %s: %v", b.path(name), err)
+			b.problem(BadBinding, b.path(name), "--slot %s: %v", b.path(name), err)
 			continue
 		}
 		if asList {
@@ -97,12 +97,10 @@ func (b *binder) slotValue(bs *Settings, name string, values []string, list bool
 		switch {
 		case errors.As(err, &nested):
 			// A nested spec's problems already name their full dotted path.
-			for _, p := range nested.Problems {
-				b.problem("%s", p)
-			}
+			b.problems = append(b.problems, nested.Problems...)
 			continue
 		case err != nil:
-			b.problem("--slot %s: %v", b.path(name), err)
+			b.problem(BadBinding, b.path(name), "--slot %s: %v", b.path(name), err)
 			continue
 		}
 		if !b.env.UncheckedAnswers {
@@ -111,7 +109,7 @@ func (b *binder) slotValue(bs *Settings, name string, values []string, list bool
 		services = append(services, s)
 	}
 	if asList && shared != nil && specs == 0 {
-		b.problem("--slot %s: dotted settings (%s.NAME=...) apply to the spec elements of the list, and none of its elements is a spec", b.path(name), b.path(name))
+		b.problem(BadBinding, b.path(name), "--slot %s: dotted settings (%s.NAME=...) apply to the spec elements of the list, and none of its elements is a spec", b.path(name), b.path(name))
 	}
 	switch {
 	case len(services) != len(values):
@@ -140,10 +138,10 @@ func (b *binder) givenInputs(bs *Settings, config map[string]delegation.Value) (
 		obj, ok := v.(*delegation.Object)
 		switch {
 		case err != nil:
-			b.problem("--input-json: %v", err)
+			b.problem(BadValue, "", "--input-json: %v", err)
 			b.badJSON = true
 		case !ok:
-			b.problem("--input-json: want a JSON object of inputs, got %s", delegation.TypeName(v))
+			b.problem(BadValue, "", "--input-json: want a JSON object of inputs, got %s", delegation.TypeName(v))
 			b.badJSON = true
 		default:
 			for _, k := range obj.Keys() {
@@ -155,7 +153,7 @@ func (b *binder) givenInputs(bs *Settings, config map[string]delegation.Value) (
 	for _, a := range bs.Inputs {
 		switch prev, dup := src[a.Name]; {
 		case dup && prev != "--input":
-			b.problem("input %q given twice (--input and %s)", b.path(a.Name), prev)
+			b.problem(GivenTwice, b.path(a.Name), "input %q given twice (--input and %s)", b.path(a.Name), prev)
 		case dup:
 			// Repeated: the elements of a list, typed in declaredInputs.
 			r, _ := given[a.Name].(repeated)
@@ -182,13 +180,13 @@ func (b *binder) configInputs(given map[string]delegation.Value, src map[string]
 		}
 		delete(given, name)
 		if b.given[name] {
-			b.problem("%q is set twice: with --config and with %s", b.path(name), src[name])
+			b.problem(GivenTwice, b.path(name), "%q is set twice: with --config and with %s", b.path(name), src[name])
 			continue
 		}
 		if text, ok := inputText(v, src[name]); ok {
 			t, err := parseValues(parseType(c.Type), text)
 			if err != nil {
-				b.problem("--input %s: %v", b.path(name), err)
+				b.problem(BadValue, b.path(name), "--input %s: %v", b.path(name), err)
 				continue
 			}
 			v = t
@@ -209,7 +207,7 @@ func (b *binder) requiredConfig(config map[string]delegation.Value) {
 		}
 		for _, in := range b.sp.Inputs {
 			if in.Name == c.Name && !in.Optional && !in.HasDefault {
-				b.problem("missing required config %q: add --config %s=VALUE", b.path(c.Name), b.path(c.Name))
+				b.problem(MissingConfig, b.path(c.Name), "missing required config %q: add --config %s=VALUE", b.path(c.Name), b.path(c.Name))
 			}
 		}
 	}
@@ -240,7 +238,7 @@ func (b *binder) declaredInputs(given map[string]delegation.Value, src map[strin
 		case b.badJSON:
 			// it may be in the --input-json that could not be read
 		default:
-			b.problem("missing required input %q: add --input %s=VALUE (or --input-json)", b.path(in.Name), b.path(in.Name))
+			b.problem(MissingInput, b.path(in.Name), "missing required input %q: add --input %s=VALUE (or --input-json)", b.path(in.Name), b.path(in.Name))
 		}
 	}
 	// A 0.15 pattern without an inputs block takes the names its slots'
@@ -270,10 +268,10 @@ func (b *binder) unknownInputs(given map[string]delegation.Value, declared map[s
 	sort.Strings(unknown)
 	for _, name := range unknown {
 		if b.isSlot(name) {
-			b.problem("input %q is a slot: bind it with --slot %s=...", b.path(name), b.path(name))
+			b.problem(UnknownInput, b.path(name), "input %q is a slot: bind it with --slot %s=...", b.path(name), b.path(name))
 			continue
 		}
-		b.problem("unknown input %q%s", b.path(name), b.suggest(name, append(names, b.configNames()...)))
+		b.problem(UnknownInput, b.path(name), "unknown input %q%s", b.path(name), b.suggest(name, append(names, b.configNames()...)))
 	}
 }
 
@@ -290,7 +288,7 @@ func (b *binder) typedInput(name, typ string, v delegation.Value, src string) de
 		if b.lenient {
 			return v
 		}
-		b.problem("%s %s: %v", src, b.path(name), err)
+		b.problem(BadValue, b.path(name), "%s %s: %v", src, b.path(name), err)
 	}
 	return out
 }
@@ -346,9 +344,9 @@ func (b *binder) strayElems(bs *Settings, name string, n int, asList bool) {
 			seen[root] = true
 			switch {
 			case !asList:
-				b.problem("%q: slot %q is not a list; address its settings as %s.NAME", b.path(a.Name), b.path(name), b.path(name))
+				b.problem(UnknownSlot, b.path(a.Name), "%q: slot %q is not a list; address its settings as %s.NAME", b.path(a.Name), b.path(name), b.path(name))
 			case idx >= n:
-				b.problem("%q: slot %q has %d elements, numbered from 0", b.path(a.Name), b.path(name), n)
+				b.problem(UnknownSlot, b.path(a.Name), "%q: slot %q has %d elements, numbered from 0", b.path(a.Name), b.path(name), n)
 			}
 		}
 	}

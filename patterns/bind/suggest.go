@@ -6,7 +6,7 @@ import (
 
 	"github.com/proselang/prose/spec"
 
-	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 func (b *binder) slot(name string) *spec.Slot {
@@ -33,17 +33,5 @@ func (b *binder) suggest(name string, candidates []string) string {
 // Closest is the candidate within a small edit distance of name (about a
 // third of its length), ignoring case, hyphens and underscores; "" if none.
 func Closest(name string, candidates []string) string {
-	norm := func(s string) string {
-		return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(s))
-	}
-	n := norm(name)
-	best, bestD := "", 0
-	for _, c := range candidates {
-		d := diag.EditDistance(n, norm(c))
-		limit := max(1, len([]rune(name))/3)
-		if d <= limit && (best == "" || d < bestD) {
-			best, bestD = c, d
-		}
-	}
-	return best
+	return didyoumean.Matcher{Fold: didyoumean.Loose}.Closest(name, candidates)
 }

@@ -161,14 +161,14 @@ func (g *callGraph) bound(name, text string, node *spec.Spec) service.Service {
 		return nil
 	}
 	switch {
-	case kind == bind.KindLLM && node != nil && (node.Kind == "function" || node.Kind == "responsibility"):
+	case kind == bind.KindLLM && node != nil && (node.Kind == spec.KindFunction || node.Kind == spec.KindResponsibility):
 		return &nodeService{name: name, node: node, inner: g.render(node, name, arg)}
 	case kind == bind.KindSpec:
 		sp := g.loadSpec(arg)
 		if sp == nil {
 			return nil
 		}
-		if sp.Kind == "pattern" {
+		if sp.Kind == spec.KindPattern {
 			s, err := g.env.Service(&bind.Slot{Name: name, Path: name, Value: text, Kind: kind, Arg: arg, Env: g.env})
 			if err != nil {
 				g.problem("--slot %s: %v", name, err)
@@ -195,8 +195,8 @@ func (g *callGraph) node(n *spec.Spec, name string) service.Service {
 		return s
 	}
 	switch n.Kind {
-	case "function", "responsibility":
-	case "pattern":
+	case spec.KindFunction, spec.KindResponsibility:
+	case spec.KindPattern:
 		g.problem("%s: call %s: %s is a pattern; declare an instance of it under ### Patterns and call the instance", n.File.Position(n.Pos), name, n.Name)
 		return nil
 	default:
@@ -214,11 +214,11 @@ func (g *callGraph) node(n *spec.Spec, name string) service.Service {
 	return ns
 }
 
-func orKind(k string) string {
+func orKind(k spec.Kind) string {
 	if k == "" {
 		return "spec without a kind"
 	}
-	return k
+	return string(k)
 }
 
 // program is what a node runs: its Execution, or the wiring of the inline
@@ -398,7 +398,7 @@ func (g *callGraph) patternSpec(root *spec.Spec, p *spec.PatternInstance) *spec.
 	at := root.File.Position(p.Pos)
 	name := p.Pattern
 	var ps *spec.Spec
-	if n := root.Node(name); n != nil && n.Kind == "pattern" {
+	if n := root.Node(name); n != nil && n.Kind == spec.KindPattern {
 		ps = n
 	} else if c := root.ResolveCall(name, nil, g.finder); c != nil && c.Path != "" {
 		ps = g.loadSpec(c.Path)
@@ -412,7 +412,7 @@ func (g *callGraph) patternSpec(root *spec.Spec, p *spec.PatternInstance) *spec.
 		g.problem("%s: pattern instance %s: no pattern file %q beside %s or in the library", at, p.Name, name, root.File.Name)
 		return nil
 	}
-	if ps.Kind != "pattern" || ps.Delegation == nil || ps.Delegation.Program == nil {
+	if ps.Kind != spec.KindPattern || ps.Delegation == nil || ps.Delegation.Program == nil {
 		g.problem("%s: pattern instance %s: %s is a %s with no ```prose Delegation, not a pattern", at, p.Name, ps.File.Name, orKind(ps.Kind))
 		return nil
 	}

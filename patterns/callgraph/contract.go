@@ -137,7 +137,7 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 			strings.Join(g.needModel, "\n  "), bindHint(names))
 	}
 	if len(g.problems) > 0 {
-		return nil, &bind.UsageError{Problems: g.problems}
+		return nil, &bind.UsageError{Problems: bind.Others(g.problems)}
 	}
 	return plan, nil
 }
@@ -259,7 +259,7 @@ func selfCall(n *spec.Spec) *syntax.Program {
 func producers(sp *spec.Spec) map[string]*spec.Spec {
 	out := map[string]*spec.Spec{}
 	for _, n := range sp.Nodes {
-		if n.Kind != "function" && n.Kind != "responsibility" {
+		if n.Kind != spec.KindFunction && n.Kind != spec.KindResponsibility {
 			continue
 		}
 		for _, o := range n.Outputs {

@@ -223,7 +223,7 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 		// the call's failure (exit 1, catchable), not as bad usage.
 		var ue *bind.UsageError
 		if errors.As(err, &ue) {
-			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Problems, "; "))
+			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Messages(), "; "))
 		}
 		return nil, err
 	}
@@ -255,7 +255,7 @@ func configEntry(sp *spec.Spec, name string) *spec.ConfigEntry {
 // responsibility: a spec with no Delegation whose calls are renders (or
 // its Execution), not a pattern.
 func isContractNode(sp *spec.Spec) bool {
-	return sp != nil && sp.Contract && (sp.Kind == "function" || sp.Kind == "responsibility")
+	return sp != nil && sp.Contract && (sp.Kind == spec.KindFunction || sp.Kind == spec.KindResponsibility)
 }
 
 // bindContractSlot is the service of a slot bound to a function or

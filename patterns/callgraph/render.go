@@ -12,7 +12,7 @@ import (
 
 // RenderInfo is the contract of node n as the render prompt states it.
 func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
-	info := llm.RenderInfo{Name: name, Kind: n.Kind, Pos: n.File.Position(n.Pos).String(), Model: model,
+	info := llm.RenderInfo{Name: name, Kind: string(n.Kind), Pos: n.File.Position(n.Pos).String(), Model: model,
 		Description: strings.TrimSpace(n.Description), Goal: n.Goal, Strategies: n.Strategies,
 		Invariants: n.Invariants, Continuity: n.Continuity}
 	if info.Description == "" {

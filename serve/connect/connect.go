@@ -68,7 +68,9 @@ import (
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/execsvc"
 	"github.com/proselang/prose/internal/filekind"
+	"github.com/proselang/prose/internal/wholefile"
 	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
 )
@@ -147,7 +149,7 @@ func ReadConfig(root string, g *graph.Graph) ([]*Config, diag.List, error) {
 	for i := 0; i+1 < len(conns.Content); i += 2 {
 		k, v := conns.Content[i], conns.Content[i+1]
 		c := &Config{Gateway: k.Value, Pos: f.Position(at(k))}
-		if n := g.Node(k.Value); n == nil || n.Kind != "gateway" {
+		if n := g.Node(k.Value); n == nil || n.Kind != spec.KindGateway {
 			diags.Errorf(f, at(k), "serve/config", "connector %q: no gateway has that id (gateways: %s)", k.Value, strings.Join(gateways(g), ", "))
 			continue
 		}
@@ -202,7 +204,7 @@ func ReadConfig(root string, g *graph.Graph) ([]*Config, diag.List, error) {
 func gateways(g *graph.Graph) []string {
 	var out []string
 	for _, n := range g.Nodes {
-		if n.Kind == "gateway" {
+		if n.Kind == spec.KindGateway {
 			out = append(out, n.ID)
 		}
 	}
@@ -364,11 +366,7 @@ func (k *Connector) save() error {
 	if err := os.MkdirAll(filepath.Dir(k.state), 0o700); err != nil {
 		return err
 	}
-	tmp := k.state + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, k.state)
+	return wholefile.Write(k.state, b, 0o600)
 }
 
 // readDir reads the directory's *.json files not consumed yet: only

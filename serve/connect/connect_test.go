@@ -89,7 +89,7 @@ func (w *world) connector(c *connect.Config) *connect.Connector {
 }
 
 // poll polls once, drains, and returns the drain's feed receipt status.
-func (w *world) poll(k *connect.Connector, events, dups int) string {
+func (w *world) poll(k *connect.Connector, events, dups int) receipt.Status {
 	w.t.Helper()
 	e, d, err := k.Poll(context.Background())
 	if err != nil || e != events || d != dups {

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
@@ -79,7 +80,7 @@ func (a *Activities) Shape(ctx context.Context, w World) (*Shape, error) {
 		return nil, err
 	}
 	defer beat(ctx)()
-	sh := &Shape{Kinds: map[string]string{}}
+	sh := &Shape{Kinds: map[string]spec.Kind{}}
 	for i, n := range p.Graph.Nodes {
 		if i == 0 || p.Graph.Nodes[i-1].Height != n.Height {
 			sh.Levels = append(sh.Levels, nil)

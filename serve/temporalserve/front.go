@@ -17,6 +17,7 @@ import (
 	tsdk "go.temporal.io/sdk/temporal"
 
 	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -116,7 +117,7 @@ func (f *Front) Trigger(node string, event []byte) (int, bool, error) {
 	if n == nil {
 		return 0, false, fmt.Errorf("%w %q", serve.ErrNoNode, node)
 	}
-	if event != nil && n.Kind != "gateway" {
+	if event != nil && n.Kind != spec.KindGateway {
 		return 0, false, fmt.Errorf("%s is a %s: %w", node, n.Kind, serve.ErrNotGateway)
 	}
 	in := TriggerIn{Node: node}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/proselang/prose/internal/activityopts"
 	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 )
@@ -96,9 +97,9 @@ type State struct {
 // Shape is what the workflow knows of the graph: its nodes by height,
 // their kinds, whether any has a cadence.
 type Shape struct {
-	Levels   [][]string        `json:"levels"`
-	Kinds    map[string]string `json:"kinds"`
-	Cadenced bool              `json:"cadenced,omitempty"`
+	Levels   [][]string           `json:"levels"`
+	Kinds    map[string]spec.Kind `json:"kinds"`
+	Cadenced bool                 `json:"cadenced,omitempty"`
 }
 
 // graph is a graph of the shape's nodes (ids and kinds), for the
@@ -400,7 +401,7 @@ func (st *State) validate(in TriggerIn) error {
 	switch {
 	case !ok:
 		return fmt.Errorf("%w %q", serve.ErrNoNode, in.Node)
-	case in.Event != nil && kind != "gateway":
+	case in.Event != nil && kind != spec.KindGateway:
 		return fmt.Errorf("%s is a %s: %w", in.Node, kind, serve.ErrNotGateway)
 	case in.Event != nil && in.FP == "":
 		return fmt.Errorf("%w: no fingerprint", serve.ErrBadEvent)

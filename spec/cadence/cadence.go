@@ -231,7 +231,7 @@ func Of(s *spec.Spec) (*Plan, error) {
 // the check prose lint makes of a self-driven Continuity and a ###
 // Schedule.
 func Check(s *spec.Spec) diag.List {
-	if s == nil || s.Kind != "responsibility" && s.Kind != "gateway" {
+	if s == nil || !s.Kind.IsNode() {
 		return nil
 	}
 	_, diags := read(s)

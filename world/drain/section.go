@@ -93,7 +93,7 @@ type Item struct {
 	Fail   []string
 	// Expect maps rendered, skipped and failed to their node ids (nil
 	// for `all`); empty when the item expects nothing of the receipts.
-	Expect   map[string][]string
+	Expect   map[receipt.Status][]string
 	Programs *int
 }
 
@@ -203,7 +203,7 @@ func lineCol(f *diag.File, off, line, col int) diag.Pos {
 }
 
 func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags *diag.List) *Item {
-	d := &Item{Pos: at(n), Events: map[string][]any{}, Expect: map[string][]string{}}
+	d := &Item{Pos: at(n), Events: map[string][]any{}, Expect: map[receipt.Status][]string{}}
 	if n.Kind != yaml.MappingNode {
 		diags.Errorf(f, at(n), CodeDrains, "a drain is a mapping: events:, ticks:, fail:, rendered:, skipped:, failed:, programs:")
 		return nil
@@ -235,9 +235,9 @@ func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags 
 			} else {
 				d.Fail = ids
 			}
-		case receipt.Rendered, receipt.Skipped, receipt.Failed:
+		case string(receipt.Rendered), string(receipt.Skipped), string(receipt.Failed):
 			if v.Kind == yaml.ScalarNode && v.Value == "all" {
-				d.Expect[k.Value] = nil
+				d.Expect[receipt.Status(k.Value)] = nil
 				continue
 			}
 			ids, ok := idList(v)
@@ -248,7 +248,7 @@ func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags 
 			if ids == nil {
 				ids = []string{}
 			}
-			d.Expect[k.Value] = ids
+			d.Expect[receipt.Status(k.Value)] = ids
 		case "programs":
 			var p int
 			if err := v.Decode(&p); err != nil {
@@ -470,7 +470,7 @@ func (failing) Render(context.Context, *reconcile.Request) (*reconcile.Answer, e
 
 // check compares a drain's receipts with the item's expectations.
 func (d *Item) check(i int, g *graph.Graph, res *reconcile.Result) Check {
-	got := map[string][]string{}
+	got := map[receipt.Status][]string{}
 	count := map[string]int{}
 	for _, r := range res.Receipts {
 		got[r.Status] = append(got[r.Status], r.Node)
@@ -481,7 +481,7 @@ func (d *Item) check(i int, g *graph.Graph, res *reconcile.Result) Check {
 	c := Check{Pos: d.Pos, OK: true, Observed: observed}
 	var want []string
 	if len(d.Expect) > 0 {
-		for _, st := range []string{receipt.Rendered, receipt.Skipped, receipt.Failed} {
+		for _, st := range []receipt.Status{receipt.Rendered, receipt.Skipped, receipt.Failed} {
 			ids, given := d.Expect[st]
 			if given && ids == nil {
 				for _, n := range g.Nodes {
@@ -489,7 +489,7 @@ func (d *Item) check(i int, g *graph.Graph, res *reconcile.Result) Check {
 				}
 			}
 			if given {
-				want = append(want, st+" "+list(ids))
+				want = append(want, string(st)+" "+list(ids))
 			}
 			if !sameSet(ids, got[st]) {
 				c.OK = false

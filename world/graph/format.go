@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/proselang/prose/spec"
 )
 
 // Formats are the names Format accepts.
@@ -56,7 +58,7 @@ type jsonGraph struct {
 func (g *Graph) json() ([]byte, error) {
 	doc := jsonGraph{Nodes: []jsonNode{}, Edges: []jsonEdge{}, EntryPoints: g.EntryPoints()}
 	for _, n := range g.Nodes {
-		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Name, n.Kind, n.File, n.allFacets(), n.Wake, n.Height, n.CallerInputs})
+		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Name, string(n.Kind), n.File, n.allFacets(), n.Wake, n.Height, n.CallerInputs})
 	}
 	for _, e := range g.Edges {
 		doc.Edges = append(doc.Edges, jsonEdge{e.Subscriber, e.Input, e.Producer, e.Facet, e.Rule, e.Why, e.Pos.Line})
@@ -104,7 +106,7 @@ func (g *Graph) dot() []byte {
 	b.WriteString("digraph world {\n  rankdir=LR;\n")
 	for _, n := range g.Nodes {
 		shape := "box"
-		if n.Kind == "gateway" {
+		if n.Kind == spec.KindGateway {
 			shape = "cds"
 		}
 		fmt.Fprintf(&b, "  %q [shape=%s];\n", n.ID, shape)
@@ -123,7 +125,7 @@ func (g *Graph) mermaid() []byte {
 	for i, n := range g.Nodes {
 		ids[n.ID] = fmt.Sprintf("n%d", i)
 		open, closing := "[", "]"
-		if n.Kind == "gateway" {
+		if n.Kind == spec.KindGateway {
 			open, closing = "[/", "/]"
 		}
 		fmt.Fprintf(&b, "  %s%s\"%s\"%s\n", ids[n.ID], open, mermaidText(n.ID), closing)

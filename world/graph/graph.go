@@ -77,7 +77,7 @@ type Node struct {
 	ID    string
 	Name  string
 	Title string
-	Kind  string // "responsibility" or "gateway"
+	Kind  spec.Kind // spec.KindResponsibility or spec.KindGateway
 	// File is the file's path relative to the graph's root, with slashes.
 	File string
 	// Path is the file's path as loaded.
@@ -289,7 +289,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 		if err != nil {
 			return nil, nil, err
 		}
-		if s == nil || s.Kind != "responsibility" && s.Kind != "gateway" {
+		if s == nil || !s.Kind.IsNode() {
 			continue
 		}
 		diags = append(diags, ds.Errors()...)
@@ -402,7 +402,7 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 // wakeOf reads the wake source of a node: external for a gateway or an
 // external-driven Continuity, self for a self-driven one, else input.
 func wakeOf(s *spec.Spec) string {
-	if s.Kind == "gateway" {
+	if s.Kind == spec.KindGateway {
 		return WakeExternal
 	}
 	text := strings.ToLower(strings.Join(s.Continuity, " "))
@@ -595,7 +595,7 @@ func hasNodes(dir string, skip map[string]bool) (bool, error) {
 			if !ok || string(bytes.TrimSpace(k)) != "kind" {
 				continue
 			}
-			if v := string(bytes.Trim(bytes.TrimSpace(v), `"'`)); v == "responsibility" || v == "gateway" {
+			if v := string(bytes.Trim(bytes.TrimSpace(v), `"'`)); spec.Kind(v).IsNode() {
 				return true, nil
 			}
 		}

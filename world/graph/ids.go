@@ -122,7 +122,7 @@ func (g *Graph) checkIDs() diag.List {
 func (g *Graph) missingIDs() diag.List {
 	var diags diag.List
 	for _, n := range g.Nodes {
-		if _, ok := n.Spec.Front["id"]; ok || n.Kind != "responsibility" || n.Inline() {
+		if _, ok := n.Spec.Front["id"]; ok || n.Kind != spec.KindResponsibility || n.Inline() {
 			continue
 		}
 		diags.Add(n.Spec.File, 0, diag.Warning, CodeMissingID, "responsibility %s has no `id:` (its identity: names are for display, and a rename would start it over): run `prose fix --ids %s` to write one", n.Label(), g.Root)
@@ -137,7 +137,7 @@ func (g *Graph) missingIDs() diag.List {
 // load says nothing here (its own lint reports why).
 func LintFile(path string) diag.List {
 	s, _, err := spec.Load(path)
-	if err != nil || s == nil || s.Kind != "responsibility" {
+	if err != nil || s == nil || s.Kind != spec.KindResponsibility {
 		return nil
 	}
 	if _, ok := s.Front["id"]; ok {
@@ -169,7 +169,7 @@ func AddIDs(path string, now func() time.Time) ([]string, error) {
 			return changed, err
 		}
 		s, _, err := spec.Load(f)
-		if err != nil || s == nil || s.Kind != "responsibility" {
+		if err != nil || s == nil || s.Kind != spec.KindResponsibility {
 			continue
 		}
 		if _, ok := s.Front["id"]; ok {

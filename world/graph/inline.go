@@ -36,10 +36,10 @@ var contractSections = map[string]bool{"maintains": true, "requires": true, "con
 // isWorldNode reports whether the inline node s is a responsibility or
 // gateway of the world by its own sections, in a file that is one.
 func isWorldNode(s *spec.Spec) bool {
-	if s.Parent == nil || s.Kind != "responsibility" && s.Kind != "gateway" {
+	if s.Parent == nil || !s.Kind.IsNode() {
 		return false
 	}
-	if k := s.Root().Kind; k != "responsibility" && k != "gateway" {
+	if !s.Root().Kind.IsNode() {
 		return false
 	}
 	for _, sec := range s.Sections {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 // Wiring rules (decided). Each ### Requires item is read whole (its
@@ -655,20 +656,11 @@ func (g *Graph) ids(except *Node) []string {
 func Nearest(s string, cands []string) string { return nearest(s, cands) }
 
 func nearest(s string, cands []string) string {
-	best, bestD := "", 3
 	limit := 1
 	if len(s) >= 6 {
 		limit = 2
 	}
-	for _, c := range cands {
-		if c == s {
-			continue
-		}
-		if d := diag.EditDistance(strings.ToLower(s), strings.ToLower(c)); d <= limit && d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
+	return didyoumean.Matcher{Fold: strings.ToLower, Limit: didyoumean.Within(limit)}.Closest(s, cands)
 }
 
 func contains(list []string, s string) bool {

@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/proselang/prose/internal/wholefile"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/world/graph"
 )
@@ -215,11 +216,7 @@ func Append(root string, ps []Proposal, model string) (path string, kept []Propo
 	if wrote == 0 {
 		return path, kept, nil
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
-		return path, kept, err
-	}
-	return path, kept, os.Rename(tmp, path)
+	return path, kept, wholefile.Write(path, []byte(b.String()), 0o644)
 }
 
 func hasKey(src, key string) bool {

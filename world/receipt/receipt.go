@@ -35,12 +35,18 @@ const (
 	legacy      = "1.0"
 )
 
-// Status of a receipt.
+// Status is what a firing of a node did.
+type Status string
+
+// The statuses of a receipt.
 const (
-	Rendered = "rendered"
-	Skipped  = "skipped"
-	Failed   = "failed"
+	Rendered Status = "rendered" // a new truth was rendered (it may equal the prior one)
+	Skipped  Status = "skipped"  // the memo key was unchanged: nothing started
+	Failed   Status = "failed"   // the render failed: the prior truth is kept
 )
+
+// String is the status as a receipt writes it.
+func (s Status) String() string { return string(s) }
 
 // Wake sources.
 const (
@@ -79,7 +85,7 @@ type Receipt struct {
 	// "@atomic") whose fingerprints moved, and the top-level fields.
 	Diff   Diff   `json:"diff"`
 	Prev   string `json:"prev"`
-	Status string `json:"status"`
+	Status Status `json:"status"`
 	Reason string `json:"reason,omitempty"`
 	Cost   Cost   `json:"cost"`
 	// Run is the id of the journal that the render's run kept of its

@@ -304,7 +304,7 @@ func TestKeptDrainsAsAFullOne(t *testing.T) {
 			}
 			var rs []string
 			for _, r := range res.Receipts {
-				rs = append(rs, r.Node+":"+r.Status)
+				rs = append(rs, r.Node+":"+string(r.Status))
 			}
 			log = append(log, fmt.Sprintf("%s drain %d: %s", step, res.Drain, strings.Join(rs, " ")))
 		}

@@ -53,9 +53,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -485,21 +486,22 @@ func (d *drainer) level(ctx context.Context, nodes []*graph.Node) error {
 	if par <= 0 {
 		par = 4
 	}
-	sem := make(chan struct{}, par)
-	var wg sync.WaitGroup
+	var renders []*plan
 	for _, p := range plans {
-		if !p.render {
-			continue
+		if p.render {
+			renders = append(renders, p)
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(p *plan) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			p.ans, p.err = d.render(ctx, p)
-		}(p)
 	}
-	wg.Wait()
+	// The renders join as a run's parallel loop does (delegation.RunGroup):
+	// at most par at once; a failed render is its plan's, and the others go
+	// on; a panic stops the level with its stack kept.
+	out := delegation.DefaultRuntime().Group(ctx, delegation.Path{}, len(renders), par, func(ctx context.Context, i int) (bool, error) {
+		renders[i].ans, renders[i].err = d.render(ctx, renders[i])
+		return false, nil
+	}, nil)
+	if out.Failed >= 0 {
+		return out.Err
+	}
 	if err := ctx.Err(); err != nil {
 		return err // nothing of this level is committed: the next drain redoes it
 	}
@@ -719,7 +721,7 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 			return nil, nil
 		}
 	}
-	if n.Kind == "gateway" && len(events) == 0 {
+	if n.Kind == spec.KindGateway && len(events) == 0 {
 		// A gateway renders on arrival: with no event it does not render
 		// (before its first one it has no truth, and its subscribers
 		// read it as absent).

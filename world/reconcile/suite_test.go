@@ -86,8 +86,8 @@ func ev(id, kind string, value int, material bool) any {
 }
 
 // statuses maps node -> status of a drain's receipts.
-func statuses(res *reconcile.Result) map[string]string {
-	m := map[string]string{}
+func statuses(res *reconcile.Result) map[string]receipt.Status {
+	m := map[string]receipt.Status{}
 	for _, r := range res.Receipts {
 		m[r.Node] = r.Status
 	}
@@ -148,7 +148,7 @@ func TestBasicUnitSuite(t *testing.T) {
 
 	// U03: a byte-identical event skips the gateway and starts nothing.
 	res = s.drain([]any{ev("e1", "click", 1, true)})
-	if got := statuses(res); !reflect.DeepEqual(got, map[string]string{"counter-events": receipt.Skipped}) || res.Programs != 0 {
+	if got := statuses(res); !reflect.DeepEqual(got, map[string]receipt.Status{"counter-events": receipt.Skipped}) || res.Programs != 0 {
 		t.Errorf("identical event: %v, %d programs", got, res.Programs)
 	}
 
@@ -183,7 +183,7 @@ func TestBasicUnitSuite(t *testing.T) {
 
 	// U09: a self tick with unchanged inputs writes only skipped.
 	res = s.drain(nil, "count-trend")
-	if got := statuses(res); !reflect.DeepEqual(got, map[string]string{"count-trend": receipt.Skipped}) || res.Programs != 0 {
+	if got := statuses(res); !reflect.DeepEqual(got, map[string]receipt.Status{"count-trend": receipt.Skipped}) || res.Programs != 0 {
 		t.Errorf("self tick: %v, %d programs", got, res.Programs)
 	}
 	if res.Receipts[0].Wake.Source != receipt.Self {

@@ -87,7 +87,7 @@ func resolveFunction(sp *spec.Spec, name string, d *Drain) (function, bool) {
 		return function{}, false
 	}
 	fn, _, err := d.load(c.Path)
-	if err != nil || fn.Kind != "function" {
+	if err != nil || fn.Kind != spec.KindFunction {
 		return function{}, false
 	}
 	return function{name: name, spec: fn, path: c.Path}, true

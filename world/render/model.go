@@ -97,7 +97,7 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if err := set("diff", req.Diff); err != nil {
 		return nil, err
 	}
-	if req.Node.Kind == "gateway" {
+	if req.Node.Kind == spec.KindGateway {
 		events := req.Events
 		if events == nil {
 			events = []any{}

@@ -19,7 +19,7 @@ func indexedStore(t testing.TB) (*Store, []byte) {
 		t.Fatal(err)
 	}
 	prev := ""
-	for i, status := range []string{receipt.Rendered, receipt.Failed, receipt.Rendered} {
+	for i, status := range []receipt.Status{receipt.Rendered, receipt.Failed, receipt.Rendered} {
 		truth, _ := canon.Decode([]byte(`{"f": ` + string(rune('0'+i)) + `}`))
 		v, _ := s.PutVersion("n", truth)
 		r := &receipt.Receipt{Node: "n", Drain: i + 1, Seq: 1, Status: status, Version: v, Prev: prev}

@@ -4,13 +4,13 @@ package store
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/proselang/prose/internal/filekind"
+	"github.com/proselang/prose/internal/flock"
 )
 
 // lockPoll is how often a waiting Lock tries again.
@@ -20,13 +20,13 @@ const lockPoll = 20 * time.Millisecond
 // holder that has just taken the lock writes it a moment later, and one
 // that is letting go has erased it: an empty record is read again, a few
 // times, each after trying the lock again (free: it is taken, how).
-func holderOf(ctx context.Context, f *os.File, p string, how int) (h Holder, free bool) {
+func holderOf(ctx context.Context, f *os.File, p string, how flock.Mode) (h Holder, free bool) {
 	for range 50 {
 		if h = readHolder(p); h.PID != 0 || ctx.Err() != nil {
 			return h, false
 		}
 		time.Sleep(10 * time.Millisecond)
-		if syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB) == nil {
+		if ok, _ := flock.Try(f, how); ok {
 			return Holder{}, true
 		}
 	}
@@ -53,33 +53,22 @@ func Lock(ctx context.Context, dir string, o LockOptions) (func(), error) {
 		}
 		return nil, err
 	}
-	how := syscall.LOCK_EX
+	how := flock.Exclusive
 	if o.Shared {
-		how = syscall.LOCK_SH
+		how = flock.Shared
 	}
-	for {
-		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-		if err == nil {
-			break
+	if o.Wait {
+		err = flock.Wait(ctx, f, how, lockPoll)
+	} else if ok, terr := flock.Try(f, how); terr != nil {
+		err = terr
+	} else if !ok {
+		if h, free := holderOf(ctx, f, p, how); !free {
+			err = &HeldError{Dir: dir, File: p, Holder: h}
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, &os.PathError{Op: "flock", Path: p, Err: err}
-		}
-		if !o.Wait {
-			h, free := holderOf(ctx, f, p, how)
-			if free {
-				break
-			}
-			f.Close()
-			return nil, &HeldError{Dir: dir, File: p, Holder: h}
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(lockPoll):
-		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	rec := holderRecord(o.Command, time.Now())
 	if o.Shared {
@@ -96,7 +85,7 @@ func Lock(ctx context.Context, dir string, o LockOptions) (func(), error) {
 		if !o.Shared {
 			f.Truncate(0)
 		}
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		flock.Unlock(f)
 		f.Close()
 	}, nil
 }

@@ -49,6 +49,7 @@ import (
 	"sync"
 
 	"github.com/proselang/prose/internal/filekind"
+	"github.com/proselang/prose/internal/wholefile"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
 )
@@ -202,42 +203,14 @@ func (s *Store) LedgerPath(node string) string {
 	return filepath.Join(s.nodeDir(node), "receipts.jsonl")
 }
 
-// writeAtomic writes b to p (mode 0600) by temporary file, fsync and
-// rename, then syncs the directory (created 0700 when absent).
+// writeAtomic writes b to p (mode 0600) whole (wholefile.WriteSteps, its
+// steps named to the store's OnWrite), in its directory (created 0700
+// when absent).
 func (s *Store) writeAtomic(p string, b []byte) error {
-	s.point("create " + p)
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o600)
-	}
-	if err == nil {
-		s.point("rename " + p)
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return wholefile.WriteSteps(p, b, 0o600, s.point)
 }
 
 // PutVersion stores truth under its content address and returns the

@@ -1,25 +1,23 @@
-//go:build unix
-
 package journal
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"syscall"
+
+	"github.com/proselang/prose/internal/flock"
 )
 
 // lockFile takes an exclusive advisory lock on f so that two processes
 // never append to the same journal. It fails at once when another holds it.
 func lockFile(f *os.File) (func(), error) {
-	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return nil, fmt.Errorf("journal %s is in use by another prose process (the run is still going, or being resumed): wait for it to end, or stop it first", f.Name())
-	}
+	ok, err := flock.Try(f, flock.Exclusive)
 	if err != nil {
 		return nil, fmt.Errorf("journal: locking %s: %w", f.Name(), err)
 	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }, nil
+	if !ok {
+		return nil, fmt.Errorf("journal %s is in use by another prose process (the run is still going, or being resumed): wait for it to end, or stop it first", f.Name())
+	}
+	return func() { flock.Unlock(f) }, nil
 }
 
 // locked reports whether another process holds the journal at path.
@@ -32,10 +30,9 @@ func locked(path string) bool {
 		return false
 	}
 	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
-	if err != nil {
-		return errors.Is(err, syscall.EWOULDBLOCK)
+	ok, err := flock.Try(f, flock.Shared)
+	if ok {
+		flock.Unlock(f)
 	}
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
+	return !ok && err == nil
 }

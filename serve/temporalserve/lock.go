@@ -1,16 +1,14 @@
-//go:build unix
-
 package temporalserve
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/proselang/prose/internal/flock"
 )
 
 // lockNode takes node's commit lock in the state directory
@@ -27,20 +25,9 @@ func lockNode(ctx context.Context, stateDir, node string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
+	if err := flock.Wait(ctx, f, flock.Exclusive, 10*time.Millisecond); err != nil {
+		f.Close()
+		return nil, err
 	}
+	return func() { flock.Unlock(f); f.Close() }, nil
 }
