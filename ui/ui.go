@@ -50,6 +50,9 @@ type Options struct {
 	// Backend is the served world of prose serve, nil for prose ui: the
 	// serve page then reads the queue from StateDir and takes no trigger.
 	Backend httpapi.Backend
+	// Started is when the served world's serve started (Continuity
+	// wakes of nodes that never fired count from it); zero for prose ui.
+	Started time.Time
 	// Token, when set, is required by every page and action.
 	Token string
 	// Rerun are the run options a resume from the page runs with
