@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -13,6 +14,10 @@ import (
 	"github.com/proselang/prose/internal/browsertest"
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/serve/httpapi"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/store"
 )
 
 // TestUIAnswerAndResumeLikeCLI: two runs of one spec wait at the same
@@ -125,6 +130,58 @@ func TestUIRefusesOffLoopbackWithoutToken(t *testing.T) {
 		code, _, stderr := runMain(t, "ui", t.TempDir(), "--addr", addr)
 		if code != 2 || !strings.Contains(stderr, "--token-file") {
 			t.Errorf("prose ui --addr %s: exit %d, want 2 naming --token-file:\n%s", addr, code, stderr)
+		}
+	}
+}
+
+// TestServeMountsUI: prose serve's handler serves the page at /ui behind
+// serve's token (a bearer header, or the cookie ?token= sets), and its own
+// endpoints as before.
+func TestServeMountsUI(t *testing.T) {
+	root := testenv.MustRoot(t)
+	g, diags, err := graph.Load(filepath.Join(root, "serve", "testdata", "continuity"))
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := serve.New(serve.Options{Graph: g, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	const token = "s3cret-token-of-serve"
+	h, closeUI, err := uiHandler(httpapi.Handler(b, httpapi.Options{Token: token}), g, b, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeUI()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	c := ts.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	do := func(path, bearer string) int {
+		req, _ := http.NewRequest("GET", ts.URL+path, nil)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for path, want := range map[string]int{"/ui/": 401, "/ui/serve": 401, "/ui": 401, "/status": 401, "/health": 200, "/ui/?token=wrong": 401, "/ui/?token=" + token: 303} {
+		if got := do(path, ""); got != want {
+			t.Errorf("GET %s without the token: %d, want %d", path, got, want)
+		}
+	}
+	for _, path := range []string{"/ui/", "/ui/serve", "/status"} {
+		if got := do(path, token); got != 200 {
+			t.Errorf("GET %s with the token: %d, want 200", path, got)
 		}
 	}
 }
