@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/proselang/prose/internal/browsertest"
 	"github.com/proselang/prose/journal"
@@ -75,6 +76,24 @@ func TestBrowserRunsList(t *testing.T) {
 		t.Errorf("the waiting run's gates column says %q, want 1", gates)
 	}
 	tab.Screenshot("runs")
+	// keyboard: the first Tab reaches the skip link, Enter moves to the
+	// content, and the next Tabs reach the filter and each run's link
+	tab.Do(chromedp.KeyEvent(kb.Tab))
+	if got := browsertest.Eval[string](tab, `document.activeElement.textContent`); got != "Skip to content" {
+		t.Errorf("the first Tab focuses %q, want the skip link", got)
+	}
+	tab.Do(chromedp.KeyEvent(kb.Enter))
+	tab.WaitFor(`location.hash == "#main"`)
+	var reached []string
+	for i := 0; i < 12; i++ {
+		tab.Do(chromedp.KeyEvent(kb.Tab))
+		reached = append(reached, browsertest.Eval[string](tab, `document.activeElement.id || document.activeElement.textContent`))
+	}
+	for _, want := range []string{"f-status", "f-q", r.ids["broken"]} {
+		if !contains(reached, want) {
+			t.Errorf("Tab from the content reaches %q, not %s", reached, want)
+		}
+	}
 	// a filter narrows the list
 	tab.Do(chromedp.SetValue(chromedp.CSS("#f-status"), "error"), chromedp.Click(chromedp.CSS("form.filter button")))
 	tab.WaitFor(`location.search.includes("status=error") && document.querySelectorAll("#runs tr[data-run]").length == 1`)
@@ -85,9 +104,12 @@ func TestBrowserRunsList(t *testing.T) {
 	if !strings.Contains(hit, `let done = call worker`) {
 		t.Errorf("the failed run's page marks %q as its failing line", hit)
 	}
+	tab.Screenshot("run")
+	tab.Do(chromedp.Navigate(ts.URL + "/ui/runs/" + r.ids["release"]))
+	tab.WaitFor(`document.querySelector("form.gate") !== null`)
+	tab.Screenshot("gate")
 	tab.Do(chromedp.Navigate(ts.URL + "/ui/runs/" + r.ids["fan"]))
 	tab.WaitFor(`document.querySelectorAll(".branches .branch").length == 2`)
-	tab.Screenshot("run")
 	allLocal(t, tab)
 }
 
@@ -160,10 +182,17 @@ func TestBrowserServe(t *testing.T) {
 	}
 	defer srv.Close()
 	runDir := filepath.Join(t.TempDir(), "runs")
-	_, ts := newTestServer(t, Options{RunDir: runDir, StateDir: state, Graph: g, Backend: srv, Started: time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)})
+	_, ts := newTestServer(t, Options{RunDir: runDir, StateDir: state, Graph: g, Backend: srv,
+		Started: time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC), Now: func() time.Time { return time.Date(2026, 12, 1, 8, 30, 0, 0, time.UTC) }})
 	tab := browsertest.New(t)
 	tab.Do(chromedp.Navigate(ts.URL + "/ui/serve"))
 	tab.WaitFor(`document.getElementById("depth") !== null`)
+	// poll's schedule is the half hours from 9; review, weekly, never
+	// fired: serve wakes it at once
+	wakes := browsertest.Eval[string](tab, `Array.from(document.querySelectorAll("#wakes tbody tr")).map(r => r.cells[0].textContent + ": " + r.cells[1].textContent).join("; ")`)
+	if want := "review: at once (it never fired); poll: 2026-12-01 09:00:00Z"; wakes != want {
+		t.Errorf("the next wakes say %q, want %q", wakes, want)
+	}
 	for i := 1; i <= 2; i++ {
 		tab.Do(chromedp.SetValue(chromedp.CSS("#t-node"), "poll"), chromedp.SetValue(chromedp.CSS("#t-event"), `{"id": 7, "title": "x"}`),
 			chromedp.Click(chromedp.CSS("#trigger button")))
