@@ -26,6 +26,9 @@ const (
 		"let verdict = gate { summary: release, options: [\"ship\", \"hold\"] }\n  timeout 2h\n  on_fail use { choice: \"hold\" }\n" +
 		"let shipped = call worker\n  step: release\n  choice: verdict.choice\n" +
 		"return shipped\n```\n"
+	fieldsSpec = "---\nname: review\nkind: pattern\n---\n\n# Review\n\nAsks for a review's fields.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
+		"let r = gate { summary: \"v2\", options: [\"ship\", \"hold\"], fields: { approved: \"boolean\", count: \"integer\", notes: \"string\" } }\n" +
+		"return r\n```\n"
 	parallelSpec = "---\nname: fan\nkind: pattern\n---\n\n# Fan\n\nTwo workers at once.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
 		"let rs = parallel for n in [\"a\", \"b\"]:\n  call worker\n    step: n\nreturn rs\n```\n"
 )
@@ -70,7 +73,7 @@ func newRunsB(t testing.TB, specs ...string) *runs {
 	r := &runs{dir: t.TempDir(), ids: map[string]string{}}
 	r.runDir = filepath.Join(r.dir, "runs")
 	r.opts = run.Options{RunDir: r.runDir, Services: map[string]service.Service{"w": worker()}}
-	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec}
+	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec, "review": fieldsSpec}
 	for _, name := range specs {
 		file := name + ".prose.md"
 		if err := os.WriteFile(filepath.Join(r.dir, file), []byte(texts[name]), 0o644); err != nil {
