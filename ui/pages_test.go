@@ -56,3 +56,17 @@ func TestRunPages(t *testing.T) {
 		t.Errorf("the parallel run's page does not lay out its two branches side by side:\n%s", body)
 	}
 }
+
+// TestRetriesAndFallbacks: a retried call shows each attempt, the later
+// one marked a retry; a call whose failure its on_fail replaced shows the
+// failure and the run's result holds the fallback.
+func TestRetriesAndFallbacks(t *testing.T) {
+	r := newRuns(t, "flaky")
+	_, ts := newTestServer(t, Options{RunDir: r.runDir})
+	_, body := get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["flaky"])
+	for _, want := range []string{`data-attempt="1"`, `data-attempt="2"`, "retry, attempt 2", "not yet", "the worker broke", "fallback"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the run's page lacks %q:\n%s", want, body)
+		}
+	}
+}
