@@ -33,6 +33,8 @@ const (
 		"let a = call worker\n  step: \"flaky\"\n  retries 2\n  backoff {initial: 1ms, max: 1ms, multiplier: 1}\n" +
 		"let b = call worker\n  step: \"boom\"\n  on_fail use \"fallback\"\n" +
 		"return { a, b }\n```\n"
+	secretSpec = "---\nname: leaky\nkind: pattern\n---\n\n# Leaky\n\nIts worker is given a password.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
+		"let done = call worker\n  step: \"pw-0f3a9c1e77b2d4\"\nreturn done\n```\n"
 	parallelSpec = "---\nname: fan\nkind: pattern\n---\n\n# Fan\n\nTwo workers at once.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
 		"let rs = parallel for n in [\"a\", \"b\"]:\n  call worker\n    step: n\nreturn rs\n```\n"
 )
@@ -81,7 +83,7 @@ func newRunsB(t testing.TB, specs ...string) *runs {
 	r := &runs{dir: t.TempDir(), ids: map[string]string{}}
 	r.runDir = filepath.Join(r.dir, "runs")
 	r.opts = run.Options{RunDir: r.runDir, Services: map[string]service.Service{"w": worker()}}
-	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec, "review": fieldsSpec, "flaky": flakySpec}
+	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec, "review": fieldsSpec, "flaky": flakySpec, "leaky": secretSpec}
 	for _, name := range specs {
 		file := name + ".prose.md"
 		if err := os.WriteFile(filepath.Join(r.dir, file), []byte(texts[name]), 0o644); err != nil {

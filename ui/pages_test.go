@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/redact"
 )
 
 // get fetches path from the test server and returns its status and body.
@@ -68,5 +69,16 @@ func TestRetriesAndFallbacks(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the run's page lacks %q:\n%s", want, body)
 		}
+	}
+}
+
+// TestPagesRedacted: a secret the page's redactor knows never shows, in
+// the journal's values or anywhere else on the page.
+func TestPagesRedacted(t *testing.T) {
+	r := newRuns(t, "leaky")
+	_, ts := newTestServer(t, Options{RunDir: r.runDir, Redactor: redact.New("pw-0f3a9c1e77b2d4")})
+	_, body := get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["leaky"])
+	if strings.Contains(body, "0f3a9c1e77b2d4") || !strings.Contains(body, redact.Mark) {
+		t.Errorf("the run's page shows the secret, or no mark where it was:\n%s", body)
 	}
 }
