@@ -1,14 +1,20 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/serve"
 )
 
 // TestAnswerFieldsGate: a gate's options and fields are a form; its
@@ -90,4 +96,51 @@ func FuzzFormAnswer(f *testing.F) {
 			t.Fatalf("formAnswer gave %q, not JSON", b)
 		}
 	})
+}
+
+// TestExpiredGateTakesNoAnswer: past its timeout a gate's page offers no
+// form (a resume takes its on_fail value), as prose answer refuses.
+func TestExpiredGateTakesNoAnswer(t *testing.T) {
+	r := newRuns(t, "release")
+	id := r.ids["release"]
+	if _, err := gate.Record(r.runDir, id, "", json.RawMessage(`"v1"`), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Resume(context.Background(), id, r.opts); delegation.Waiting(err) == nil {
+		t.Fatalf("the resume did not wait at the gate: %v", err)
+	}
+	gs, _ := journal.Waiting(r.runDir, id)
+	if len(gs) != 1 || gs[0].Deadline.IsZero() {
+		t.Fatalf("waiting at %+v, want one gate with a deadline", gs)
+	}
+	now := gs[0].Deadline.Add(-time.Minute)
+	_, ts := newTestServer(t, Options{RunDir: r.runDir, Now: func() time.Time { return now }})
+	_, body := get(t, ts.Client(), ts.URL+"/ui/runs/"+id)
+	if !strings.Contains(body, `name="choice" value="ship"`) {
+		t.Fatalf("before its deadline the gate has no form:\n%s", body)
+	}
+	now = gs[0].Deadline.Add(time.Minute)
+	_, body = get(t, ts.Client(), ts.URL+"/ui/runs/"+id)
+	if strings.Contains(body, `name="choice"`) || !strings.Contains(body, "Its timeout has passed") {
+		t.Fatalf("after its deadline the gate still takes an answer:\n%s", body)
+	}
+}
+
+// TestTriggerNeedsServe: the serve page of prose ui (no serve behind it)
+// takes no trigger and says where to send it; nothing is queued.
+func TestTriggerNeedsServe(t *testing.T) {
+	state := t.TempDir()
+	s, ts := newTestServer(t, Options{RunDir: t.TempDir(), StateDir: state})
+	resp, err := ts.Client().PostForm(ts.URL+"/ui/serve/trigger", url.Values{"csrf": {s.csrf}, "node": {"poll"}, "event": {"{}"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(b), "prose trigger") {
+		t.Fatalf("%d, want 409 naming prose trigger:\n%s", resp.StatusCode, b)
+	}
+	if v, err := serve.ReadQueue(state); err != nil || v.Accepted != 0 {
+		t.Fatalf("queue %+v, %v; want nothing queued", v, err)
+	}
 }
