@@ -222,3 +222,8 @@ func CheckRecorded(gates []delegation.GateState, id, name string, val json.RawMe
 
 // Options are the string options a gate's question lists (nil when none).
 func Options(question delegation.Value) []string { return options(question) }
+
+// Fields is the fields a gate's question declares (`fields: {approved:
+// "boolean"}`), by name: nil when it declares none, an error when they
+// are not names and type names.
+func Fields(question delegation.Value) (map[string]string, error) { return declaredFields(question) }
