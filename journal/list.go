@@ -20,6 +20,10 @@ type Summary struct {
 	Status string    // a Status* constant
 	Calls  int       // completed call attempts journaled
 	Err    string    // the final error, if any
+	// Tokens is the model tokens (in and out) the journal's judgments
+	// report; Gates the gates a waiting run waits at.
+	Tokens int
+	Gates  int
 	// Running is the time spent running: from the start to the last
 	// record of the run and of each resume, without the pauses between
 	// them (a killed run resumed a day later did not run for a day).
@@ -72,14 +76,20 @@ func ListContext(ctx context.Context, base string) ([]*Summary, error) {
 		}
 		out = append(out, sum)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		ti, tj := out[i].Started(), out[j].Started()
+	SortNewestFirst(out)
+	return out, nil
+}
+
+// SortNewestFirst sorts runs as List returns them: newest first (by
+// Started), the greater id first among runs started at one time.
+func SortNewestFirst(runs []*Summary) {
+	sort.SliceStable(runs, func(i, j int) bool {
+		ti, tj := runs[i].Started(), runs[j].Started()
 		if !ti.Equal(tj) {
 			return ti.After(tj)
 		}
-		return out[i].ID > out[j].ID
+		return runs[i].ID > runs[j].ID
 	})
-	return out, nil
 }
 
 // Started is when the run started: the header's time (runs started in
@@ -119,6 +129,9 @@ func summarize(ctx context.Context, path string) *Summary {
 			seen[callKey{r.ID, r.Attempt}] = true
 			s.Calls++
 		}
+		if r.Type == TypeJudge {
+			s.Tokens += r.TokensIn + r.TokensOut
+		}
 		if r.Type == TypeSession && !r.Time.IsZero() {
 			s.Running += segEnd.Sub(segStart)
 			segStart, segEnd = r.Time, r.Time
@@ -137,6 +150,7 @@ func summarize(ctx context.Context, path string) *Summary {
 	switch fin := l.Final(); {
 	case fin != nil:
 		s.Status, s.Err = fin.Status, fin.Err
+		s.Gates = len(waiting(l))
 	case locked(path):
 		s.Status = StatusRunning
 	default:

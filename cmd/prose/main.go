@@ -220,7 +220,7 @@ or an invalid spec, 130 interrupted.`,
 		newNewCmd(s),
 		newTestCmd(s),
 		newMCPCmd(s),
-		newServeCmd(s), newTriggerCmd(s),
+		newServeCmd(s), newTriggerCmd(s), newUICmd(s),
 		newTemporalCmd(s),
 	)
 	root.AddCommand(worldCommands(s)...)

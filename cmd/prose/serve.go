@@ -63,6 +63,7 @@ endpoint but /health wants "Authorization: Bearer TOKEN".
   POST /trigger/ID             queue an event or a wake; 202 {"drain": N}
   GET  /drains/N               queued, running or done, and its outcome
   GET  /metrics                Prometheus text
+  GET  /ui/                    the web page of prose ui (the token in a cookie)
 
 SIGTERM or Ctrl-C abandons the level being rendered (nothing of it is
 committed; its triggers stay queued for the next start) and exits 0.
@@ -238,7 +239,14 @@ func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, 
 		ln.Close()
 		return notLoopback(o.addr + " (bound " + ln.Addr().String() + ")")
 	}
-	hs := httpapi.Server(httpapi.Handler(b, httpapi.Options{Token: token, MaxEventBytes: o.maxEventBytes}))
+	h, closeUI, err := uiHandler(httpapi.Handler(b, httpapi.Options{Token: token, MaxEventBytes: o.maxEventBytes}), g, b, token)
+	if err != nil {
+		ln.Close()
+		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+	}
+	defer closeUI()
+	hs := httpapi.Server(h)
+	hs.RegisterOnShutdown(closeUI)
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- hs.Serve(ln) }()
 	fmt.Fprintf(s.err, "prose serve: listening on http://%s (state %s)\n", ln.Addr(), b.Store().Dir)
