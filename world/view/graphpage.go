@@ -29,12 +29,14 @@ type GraphPage struct {
 	// tokens first; ByWake the cost by wake source, by source.
 	ByNode, ByWake []receipt.CostRow
 	Diags          diag.List
+	// Version is the World's version the page shows (Since from it).
+	Version int
 }
 
 // Count is how many nodes have a status.
 type Count struct {
-	Status Status
-	N      int
+	Status Status `json:"status"`
+	N      int    `json:"n"`
 }
 
 // GraphPage is the world page's model, as of the last Poll.
@@ -42,16 +44,13 @@ func (w *World) GraphPage() *GraphPage {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p := &GraphPage{Layout: w.layout, Status: map[string]NodeStatus{}, EntryPoints: w.Graph.EntryPoints(),
-		Drain: w.drain, Stored: w.st != nil, StateDir: w.StateDir, Diags: w.Diags}
-	n := map[Status]int{}
+		Drain: w.drain, Stored: w.st != nil, StateDir: w.StateDir, Diags: w.Diags, Version: w.version}
 	wake := map[string]*receipt.CostRow{}
 	for _, id := range w.ids() {
 		m := w.nodes[id]
 		p.Status[id] = m.status
 		if w.node(id) == nil {
 			p.Extra = append(p.Extra, m.status)
-		} else {
-			n[m.status.Status]++
 		}
 		p.Problems = append(p.Problems, m.problems...)
 		if m.count > 0 {
@@ -64,9 +63,7 @@ func (w *World) GraphPage() *GraphPage {
 			addCost(wake[k], c)
 		}
 	}
-	for _, s := range Statuses {
-		p.Counts = append(p.Counts, Count{s, n[s]})
-	}
+	p.Counts = w.counts()
 	sort.SliceStable(p.ByNode, func(i, j int) bool {
 		return p.ByNode[i].TokensIn+p.ByNode[i].TokensOut > p.ByNode[j].TokensIn+p.ByNode[j].TokensOut
 	})

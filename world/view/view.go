@@ -45,7 +45,7 @@
 // often to poll.
 //
 // Main types: World, Status, NodeStatus, Update, Layout, NodePage,
-// DrainReplay, Change. Entry points: Load, (*World).Poll,
+// DrainReplay, Change. Entry points: Load, New, (*World).Poll, (*World).Since,
 // (*World).GraphPage, (*World).Node, (*World).VersionDiff, (*World).Drains,
 // (*World).Drain, Diff.
 package view
@@ -119,6 +119,10 @@ type World struct {
 	truths map[string]any
 	fps    map[string]map[string]string
 	drain  int
+	// version counts the Polls that changed something; landed keeps the
+	// last receipts that landed, with the version they landed at.
+	version int
+	landed  []Landed
 }
 
 // mirror is what the World keeps of one node's directory.
@@ -132,6 +136,7 @@ type mirror struct {
 	problems     []store.Problem
 	readErr      string // the ledger does not read
 	status       NodeStatus
+	changed      int // the version at which status last moved
 }
 
 // Load reads the project at project (a directory or a root file, as
@@ -146,6 +151,12 @@ func Load(project, stateDir string, trusted ed25519.PublicKey) (*World, error) {
 	for _, n := range g.Nodes {
 		diags = lint.NotProse(n.Spec, diags)
 	}
+	return New(g, diags, stateDir, trusted)
+}
+
+// New is the World of a loaded graph g (with its diagnostics) and the
+// state directory stateDir ("" for g's .prose/world), read once.
+func New(g *graph.Graph, diags diag.List, stateDir string, trusted ed25519.PublicKey) (*World, error) {
 	if stateDir == "" {
 		stateDir = filepath.Join(g.Root, ".prose", "world")
 	}
@@ -214,6 +225,18 @@ func (w *World) Poll() (*Update, error) {
 	sortLedger(u.Receipts)
 	w.restatus(u, changed)
 	u.Drain = w.drain
+	if !u.Empty() {
+		w.version++
+		for _, s := range u.Nodes {
+			w.nodes[s.ID].changed = w.version
+		}
+		for _, r := range u.Receipts {
+			w.landed = append(w.landed, Landed{Version: w.version, Node: r.Node, Status: r.Status, Drain: r.Drain, Seq: r.Seq, Wake: r.Wake.Source, Hash: r.Hash})
+		}
+		if n := len(w.landed) - keepLanded; n > 0 {
+			w.landed = append(w.landed[:0:0], w.landed[n:]...)
+		}
+	}
 	return u, nil
 }
 
@@ -490,6 +513,80 @@ func unescape(s string) string {
 	return b.String()
 }
 
+// keepLanded is how many landed receipts Since can tell of.
+const keepLanded = 200
+
+// Landed is a receipt that landed, as a live page lists it.
+type Landed struct {
+	Version int    `json:"-"`
+	Node    string `json:"node"`
+	Status  string `json:"status"`
+	Drain   int    `json:"drain"`
+	Seq     int    `json:"seq"`
+	Wake    string `json:"wake"`
+	Hash    string `json:"hash"`
+}
+
+// Changes are what moved after a version of the World: a page that
+// showed version V asks for Since(V) and applies the answer, so it never
+// falls behind however many Polls it missed.
+type Changes struct {
+	// Version is the version the answer brings the page to.
+	Version int `json:"version"`
+	// Drain is the highest drain number the store holds.
+	Drain int `json:"drain"`
+	// Nodes are the standings that moved, in graph order.
+	Nodes []NodeStatus `json:"nodes"`
+	// Counts are the project's nodes by status, in legend order.
+	Counts []Count `json:"counts"`
+	// Receipts are the receipts that landed, oldest first: the last 200
+	// at most, Truncated when older ones of them are no longer kept.
+	Receipts  []Landed `json:"receipts"`
+	Truncated bool     `json:"truncated,omitempty"`
+}
+
+// Version is the World's version: it moves with each Poll that found a
+// change.
+func (w *World) Version() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.version
+}
+
+// Since is what moved after version v, as of the last Poll.
+func (w *World) Since(v int) *Changes {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := &Changes{Version: w.version, Drain: w.drain, Nodes: []NodeStatus{}, Receipts: []Landed{}, Counts: w.counts()}
+	for _, id := range w.ids() {
+		if m := w.nodes[id]; m.changed > v {
+			c.Nodes = append(c.Nodes, m.status)
+		}
+	}
+	for _, l := range w.landed {
+		if l.Version > v {
+			c.Receipts = append(c.Receipts, l)
+		}
+	}
+	if len(w.landed) == keepLanded && w.landed[0].Version > v {
+		c.Truncated = true
+	}
+	return c
+}
+
+// counts are the project's nodes by status, in legend order.
+func (w *World) counts() []Count {
+	n := map[Status]int{}
+	for _, node := range w.Graph.Nodes {
+		n[w.nodes[node.ID].status.Status]++
+	}
+	out := make([]Count, 0, len(Statuses))
+	for _, s := range Statuses {
+		out = append(out, Count{s, n[s]})
+	}
+	return out
+}
+
 // Status is node id's standing now (a zero NodeStatus for an unknown
 // node).
 func (w *World) Status(id string) NodeStatus {
@@ -499,4 +596,20 @@ func (w *World) Status(id string) NodeStatus {
 		return m.status
 	}
 	return NodeStatus{}
+}
+
+// NodeOf is the node whose directory in the state directory holds file
+// (a Problem's File), "" when none does.
+func (w *World) NodeOf(file string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.st == nil {
+		return ""
+	}
+	for _, id := range w.ids() {
+		if strings.HasPrefix(file, filepath.Dir(w.st.LedgerPath(id))+string(filepath.Separator)) {
+			return id
+		}
+	}
+	return ""
 }
