@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
@@ -34,6 +35,8 @@ type worldFixture struct {
 	holdNode string
 	hold     chan struct{}
 	fail     map[string]bool
+	// tokens, when set, is what each render reports it spent.
+	tokens int
 }
 
 func worldContract(name, kind, requires, maintains string) string {
@@ -71,6 +74,10 @@ func newWorldFixture(t *testing.T) *worldFixture {
 func (f *worldFixture) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
 	f.mu.Lock()
 	hold, fail := f.hold, f.fail[req.Node.ID]
+	var cost receipt.Cost
+	if f.tokens > 0 {
+		cost = receipt.Cost{Requests: 1, TokensIn: f.tokens * len(req.Node.ID), TokensOut: f.tokens, Model: "test-model"}
+	}
 	if req.Node.ID != f.holdNode {
 		hold = nil
 	}
@@ -87,11 +94,11 @@ func (f *worldFixture) Render(ctx context.Context, req *reconcile.Request) (*rec
 	}
 	switch req.Node.ID {
 	case "feed":
-		return &reconcile.Answer{Truth: req.Events[len(req.Events)-1]}, nil
+		return &reconcile.Answer{Truth: req.Events[len(req.Events)-1], Cost: cost}, nil
 	case "sum":
-		return &reconcile.Answer{Truth: map[string]any{"total": req.Inputs["tallies"].(map[string]any)["n"], "label": "total"}}, nil
+		return &reconcile.Answer{Truth: map[string]any{"total": req.Inputs["tallies"].(map[string]any)["n"], "label": "total"}, Cost: cost}, nil
 	}
-	return &reconcile.Answer{Truth: map[string]any{"seen": req.Inputs["sum"]}}, nil
+	return &reconcile.Answer{Truth: map[string]any{"seen": req.Inputs}, Cost: cost}, nil
 }
 
 // drain delivers an event {counts: {n}, meta: {m}} to feed.

@@ -41,10 +41,10 @@ type PlacedEdge struct {
 
 // Box sizes and gaps, in SVG user units.
 const (
-	boxW, boxH = 200, 34
-	gapX, gapY = 90, 14
+	boxW, boxH = 180, 34
+	gapX, gapY = 60, 14
 	pad        = 20
-	shortRunes = 26
+	shortRunes = 23
 )
 
 // Node is the box of id, or nil.
