@@ -226,3 +226,21 @@ func CheckRecorded(base, id, name string, val json.RawMessage, replace bool) (js
 
 // Options are the string options a gate's question lists (nil when none).
 func Options(question delegation.Value) []string { return options(question) }
+
+// Fields is the fields a gate's question declares (`fields: {approved:
+// "boolean"}`), by name: nil when it declares none, an error when they
+// are not names and type names.
+func Fields(question delegation.Value) (map[string]string, error) { return declaredFields(question) }
+
+// Record checks val, a person's answer to the gate name of run id at base
+// (CheckRecorded), and records it in the run's journal (journal.Answer):
+// what prose answer and the web page of prose ui do with an answer. A
+// refusal is an *AnswerError, a *journal.AnswerError or a
+// *journal.NoRunError.
+func Record(base, id, name string, val json.RawMessage, replace bool) (journal.GateState, error) {
+	shaped, err := CheckRecorded(base, id, name, val, replace)
+	if err != nil {
+		return journal.GateState{}, err
+	}
+	return journal.Answer(base, id, name, shaped, journal.Options{})
+}

@@ -15,6 +15,10 @@ var funcs = template.FuncMap{
 	"json":  prettyJSON,
 	"add":   func(a, b int) int { return a + b },
 	"short": short,
+	// a run's journal, as its page tells it (timeline.go)
+	"judgment": judgment,
+	"group":    groupOutcome,
+	"question": question,
 }
 
 // when is a time as the pages show it (UTC, to the second), "-" for none.

@@ -1,37 +1,253 @@
 package ui
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/run"
 )
 
 // gateRoutes registers the actions on a run's gates: answer and resume.
 func (s *Server) gateRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /ui/runs/{id}/answer", s.answer)
+	mux.HandleFunc("POST /ui/runs/{id}/resume", s.resume)
 }
 
 // gateView is a waiting gate as its form shows it.
 type gateView struct {
 	journal.GateState
 	Key string
+	// Text is the question as a person reads it.
+	Text string
+	// Options are the options of a gate's question, Fields its declared
+	// fields (sorted by name); a gate with neither takes any JSON.
+	Options []string
+	Fields  []fieldView
+	// Expired: its timeout passed; a resume takes its on_fail value.
+	Expired bool
 }
 
-// gateViews are the gates run id waits at.
-func (s *Server) gateViews(id string, l *journal.Log) []gateView {
-	gs, err := journal.Waiting(s.o.RunDir, id)
+// fieldView is one declared field of a gate and the input it gets.
+type fieldView struct {
+	Name, Type string
+	Input      string // text, number, boolean, json
+}
+
+// AskUser reports whether the gate is an ask_user (its answer is text).
+func (g gateView) AskUser() bool { return g.Kind == "ask_user" }
+
+// gateViews are the gates the run at path (id under base) waits at.
+func gateViews(path, id, base string, now time.Time) []gateView {
+	gs, err := journal.Waiting(base, id)
 	if err != nil {
 		return nil
 	}
 	var out []gateView
 	for _, g := range gs {
-		out = append(out, gateView{GateState: g, Key: g.Path.Key()})
+		v := gateView{GateState: g, Key: g.Path.Key(), Text: question(g.Question)}
+		v.Expired = !g.Deadline.IsZero() && now.After(g.Deadline)
+		if q, err := delegation.FromJSON(g.Question); err == nil && g.Kind != "ask_user" {
+			v.Options = gate.Options(q)
+			fs, _ := gate.Fields(q)
+			for name, typ := range fs {
+				v.Fields = append(v.Fields, fieldView{Name: name, Type: typ, Input: inputFor(typ)})
+			}
+			sort.Slice(v.Fields, func(i, j int) bool { return v.Fields[i].Name < v.Fields[j].Name })
+		}
+		out = append(out, v)
 	}
 	return out
 }
 
-// isResuming reports whether a resume from the page runs run id.
-func (s *Server) isResuming(id string) bool {
+// inputFor is the form input of a field's type.
+func inputFor(typ string) string {
+	switch strings.ToLower(typ) {
+	case "string":
+		return "text"
+	case "integer", "number":
+		return "number"
+	case "boolean":
+		return "boolean"
+	}
+	return "json"
+}
+
+// answer records the answer a gate's form gives, as prose answer does
+// (gate.Record: checked against the gate, journaled).
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	key := r.PostForm.Get("gate")
+	l, err := s.readRun(id)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, "Run "+id, err.Error())
+		return
+	}
+	var g *gateView
+	views := gateViews(l.Path, id, s.o.RunDir, s.o.Now())
+	for i := range views {
+		if views[i].Key == key {
+			g = &views[i]
+		}
+	}
+	if g == nil {
+		s.showRun(w, http.StatusConflict, id, "", fmt.Sprintf("run %s waits at no gate %s (any more): nothing was recorded", id, key))
+		return
+	}
+	val, err := formAnswer(g, r.PostForm)
+	if err == nil {
+		_, err = gate.Record(s.o.RunDir, id, key, val, r.PostForm.Get("replace") != "")
+	}
+	if err != nil {
+		code := http.StatusInternalServerError
+		var ge *gate.AnswerError
+		var je *journal.AnswerError
+		if errors.As(err, &ge) || errors.As(err, &je) || errors.Is(err, errForm) {
+			code = http.StatusUnprocessableEntity
+		}
+		s.showRun(w, code, id, "", err.Error())
+		return
+	}
+	s.publish("runs", map[string]any{"ids": []string{id}})
+	http.Redirect(w, r, "/ui/runs/"+id+"?notice="+url.QueryEscape("answered "+g.Kind+" "+key+"; resume to go on"), http.StatusSeeOther)
+}
+
+// errForm marks a form that cannot be made into an answer.
+var errForm = errors.New("the form")
+
+// formAnswer makes the answer's JSON of a gate's form: the JSON written
+// in its json field when there is one, else text for an ask_user, else
+// {"choice": OPTION, FIELD: VALUE...} of the options and fields. The
+// gate checks it (gate.Record), as it checks prose answer's.
+func formAnswer(g *gateView, f url.Values) (json.RawMessage, error) {
+	if raw := strings.TrimSpace(f.Get("json")); raw != "" {
+		if !json.Valid([]byte(raw)) {
+			return nil, fmt.Errorf("%w: the JSON answer is not JSON", errForm)
+		}
+		return json.RawMessage(raw), nil
+	}
+	if g.AskUser() {
+		b, _ := json.Marshal(f.Get("value"))
+		return b, nil
+	}
+	if len(g.Options) == 0 && len(g.Fields) == 0 {
+		return nil, fmt.Errorf("%w: the gate takes any JSON value: write it in the JSON answer", errForm)
+	}
+	obj := map[string]any{}
+	if len(g.Options) > 0 {
+		c := f.Get("choice")
+		if c == "" {
+			return nil, fmt.Errorf("%w: choose one of the options", errForm)
+		}
+		obj["choice"] = c
+	}
+	for _, fld := range g.Fields {
+		v, err := fieldValue(fld, f.Get("field."+fld.Name))
+		if err != nil {
+			return nil, err
+		}
+		obj[fld.Name] = v
+	}
+	b, err := json.Marshal(obj)
+	return b, err
+}
+
+// fieldValue reads one field's input as its type.
+func fieldValue(fld fieldView, s string) (any, error) {
+	switch fld.Input {
+	case "text":
+		return s, nil
+	case "boolean":
+		switch s {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+		return nil, fmt.Errorf("%w: field %s: choose true or false", errForm, fld.Name)
+	case "number":
+		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+			return n, nil
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: field %s: %q is not a number", errForm, fld.Name, s)
+		}
+		return n, nil
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf("%w: field %s (%s): write it as JSON", errForm, fld.Name, fld.Type)
+	}
+	return v, nil
+}
+
+// resume starts a resume of the run, as prose resume does (run.Resume
+// with Options.Rerun), and shows the run: its page follows the resume
+// live. The resume goes on in this process until it ends or the server
+// closes (then it stops as Ctrl-C stops prose resume: resumable).
+func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	d, err := s.runData(id)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, "Run "+id, err.Error())
+		return
+	}
+	if d.Sum.Status == journal.StatusRunning {
+		s.showRun(w, http.StatusConflict, id, "", "the run is running in another process: it cannot be resumed until that ends")
+		return
+	}
+	if !s.startResume(id) {
+		s.showRun(w, http.StatusConflict, id, "", "a resume of this run is already running")
+		return
+	}
+	http.Redirect(w, r, "/ui/runs/"+id+"?notice="+url.QueryEscape("resuming"), http.StatusSeeOther)
+}
+
+// startResume runs the resume of id in the background, unless one runs.
+func (s *Server) startResume(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.resuming[id]
+	if s.resuming[id] || s.ctx.Err() != nil {
+		return false
+	}
+	s.resuming[id] = true
+	delete(s.resumed, id)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		o := s.o.Rerun
+		o.RunDir = s.o.RunDir
+		_, err := run.Resume(s.ctx, id, o)
+		outcome := "the resume ended: ok"
+		switch w := delegation.Waiting(err); {
+		case w != nil:
+			outcome = "the resume stopped at " + w.Path.Key() + ", waiting for an answer"
+		case err != nil:
+			outcome = "the resume ended: " + err.Error()
+		}
+		s.mu.Lock()
+		delete(s.resuming, id)
+		s.resumed[id] = outcome
+		s.mu.Unlock()
+		s.publish("runs", map[string]any{"ids": []string{id}})
+	}()
+	return true
+}
+
+// resumeState says whether a resume from the page runs id, and how the
+// last one ended.
+func (s *Server) resumeState(id string) (bool, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.resuming[id], s.resumed[id]
 }

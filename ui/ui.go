@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/http"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/proselang/prose/redact"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/world/graph"
@@ -48,6 +50,9 @@ type Options struct {
 	// Backend is the served world of prose serve, nil for prose ui: the
 	// serve page then reads the queue from StateDir and takes no trigger.
 	Backend httpapi.Backend
+	// Started is when the served world's serve started (Continuity
+	// wakes of nodes that never fired count from it); zero for prose ui.
+	Started time.Time
 	// Token, when set, is required by every page and action.
 	Token string
 	// Rerun are the run options a resume from the page runs with
@@ -58,6 +63,10 @@ type Options struct {
 	Now func() time.Time
 	// Poll is the watcher's interval (default DefaultPoll).
 	Poll time.Duration
+	// Redactor removes secrets from every page (default: the
+	// environment's secrets and the token, and credential-shaped text,
+	// as journals are redacted).
+	Redactor *redact.Redactor
 	// PageSize is the number of runs a list page shows (default
 	// DefaultPageSize).
 	PageSize int
@@ -69,6 +78,7 @@ type Server struct {
 	pages map[string]*template.Template
 	csrf  string
 	hub   *hub
+	red   *redact.Redactor
 	runs  runCache
 	// ctx ends with Close: resumes started from the page end with it.
 	ctx    context.Context
@@ -77,6 +87,7 @@ type Server struct {
 	// resuming holds the runs a resume from the page is running.
 	mu       sync.Mutex
 	resuming map[string]bool
+	resumed  map[string]string
 }
 
 // New makes a Server of o.
@@ -112,8 +123,12 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("ui: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{o: o, pages: pages, csrf: hex.EncodeToString(b), ctx: ctx, cancel: cancel, resuming: map[string]bool{}}
+	s := &Server{o: o, pages: pages, csrf: hex.EncodeToString(b), ctx: ctx, cancel: cancel, resuming: map[string]bool{}, resumed: map[string]string{}}
 	s.hub = newHub(s.watch)
+	s.red = o.Redactor
+	if s.red == nil {
+		s.red = redact.ForEnv(nil, o.Token).WithShapes()
+	}
 	return s, nil
 }
 
@@ -162,10 +177,12 @@ func parsePages() (map[string]*template.Template, error) {
 type page struct {
 	// Nav is the nav entry the page belongs to: runs, world or serve.
 	Nav string
-	// Live is the topics the page follows (data-live).
-	Live string
-	CSRF string
-	Data any
+	// Live is the topics the page follows (data-live); LiveID, when
+	// set, is the one id (a run's) whose changes it follows.
+	Live   string
+	LiveID string
+	CSRF   string
+	Data   any
 }
 
 // render writes the page of file name (templates/NAME) with data.
@@ -175,15 +192,19 @@ func (s *Server) render(w http.ResponseWriter, code int, name, nav, live string,
 		http.Error(w, "ui: no page "+name, http.StatusInternalServerError)
 		return
 	}
+	p := page{Nav: nav, Live: live, CSRF: s.csrf, Data: data}
+	if l, ok := data.(interface{ LiveID() string }); ok {
+		p.LiveID = l.LiveID()
+	}
 	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", page{Nav: nav, Live: live, CSRF: s.csrf, Data: data}); err != nil {
+	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
 		http.Error(w, "ui: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	w.Write(buf.Bytes())
+	io.WriteString(w, s.red.String(buf.String()))
 }
 
 // problem is the page that says what went wrong and what to do.

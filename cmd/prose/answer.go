@@ -142,13 +142,11 @@ func answerLocal(s streams, o *answerOptions, id, gate string) error {
 		printGates(s.out, id, flags, gates)
 		return nil
 	}
-	if val, err = checkAnswer(base, id, gate, val, o.replace); err != nil {
-		return err
-	}
-	g, err := journal.Answer(base, id, gate, val, journal.Options{})
+	g, err := gatepkg.Record(base, id, gate, val, o.replace)
 	var ae *journal.AnswerError
 	var nr *journal.NoRunError
-	if errors.As(err, &ae) || errors.As(err, &nr) {
+	var ge *gatepkg.AnswerError
+	if errors.As(err, &ae) || errors.As(err, &nr) || errors.As(err, &ge) {
 		return &exitError{code: exitUsage, err: err}
 	}
 	if err != nil {
@@ -156,20 +154,6 @@ func answerLocal(s streams, o *answerOptions, id, gate string) error {
 	}
 	fmt.Fprintf(s.err, "prose: answered %s %s of run %s; go on with: prose resume %s%s\n", g.Kind, g.Path.Key(), id, id, flags)
 	return nil
-}
-
-// checkAnswer checks val against the gate it answers (gate.CheckRecorded):
-// a refusal is bad usage (exit 2).
-func checkAnswer(base, id, name string, val json.RawMessage, replace bool) (json.RawMessage, error) {
-	shaped, err := gatepkg.CheckRecorded(base, id, name, val, replace)
-	var ae *gatepkg.AnswerError
-	if errors.As(err, &ae) {
-		return nil, &exitError{code: exitUsage, err: err}
-	}
-	if err != nil {
-		return nil, &exitError{code: exitFailure, err: err}
-	}
-	return shaped, nil
 }
 
 // printGates lists waiting gates, one block each.

@@ -142,7 +142,7 @@ func uiRerun() run.Options {
 // can carry); close stops it.
 func uiHandler(api http.Handler, g *graph.Graph, b serveBackend, token string) (h http.Handler, close func(), err error) {
 	srv, err := ui.New(ui.Options{RunDir: filepath.Join(g.Root, run.DefaultRunDir), StateDir: b.Store().Dir,
-		Graph: g, Backend: b, Token: token, Rerun: uiRerun()})
+		Graph: g, Backend: b, Token: token, Rerun: uiRerun(), Started: time.Now()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,6 +40,8 @@
       es.addEventListener(topic, function (ev) {
         var data = null;
         try { data = JSON.parse(ev.data); } catch (e) { data = null; }
+        var only = document.body.getAttribute("data-live-id");
+        if (only && data && data.ids && data.ids.indexOf(only) < 0) { return; }
         var hs = handlers[topic];
         if (hs && hs.length) { hs.forEach(function (fn) { fn(data); }); return; }
         refresh();

@@ -1,0 +1,43 @@
+package serve
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestReadQueue: the view counts what the queue file holds (accepted,
+// duplicated, pending, finished), leaves a torn last line out without
+// truncating it, and reads no file as an empty queue.
+func TestReadQueue(t *testing.T) {
+	dir := t.TempDir()
+	if v, err := ReadQueue(dir); err != nil || v.Accepted != 0 || v.Depth() != 0 {
+		t.Fatalf("no queue file: %+v, %v; want an empty queue", v, err)
+	}
+	lines := `{"op":"enq","drain":1,"node":"poll","fp":"a"}
+{"op":"enq","drain":1,"node":"poll","fp":"a","dup":true}
+{"op":"done","drain":1,"outcome":{"drain":1,"store_drain":1,"triggers":[],"receipts":[{"node":"poll"}],"rendered":1,"skipped":0,"failed":0,"tokens":0,"tokens_in":0,"tokens_out":0,"start":"2026-12-01T10:00:00Z","duration_ms":3}}
+{"op":"enq","drain":2,"node":"poll","fp":"b"}
+{"op":"enq","drain":2,"node":"tick","self":true}
+{"op":"enq","drain":3,"node":"po`
+	p := QueuePath(dir)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v, err := ReadQueue(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Accepted != 3 || v.Duplicates != 1 || v.Depth() != 2 || v.Drains != 1 || v.Last == nil || v.Last.Rendered != 1 {
+		t.Errorf("view %+v: want 3 accepted, 1 duplicate, 2 pending, 1 drain done", v)
+	}
+	if v.Fired["poll"].IsZero() {
+		t.Errorf("poll fired at %v, want drain 1's start", v.Fired["poll"])
+	}
+	if b, _ := os.ReadFile(p); string(b) != lines {
+		t.Errorf("reading the queue changed its file")
+	}
+}

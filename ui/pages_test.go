@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/journal"
+)
+
+// get fetches path from the test server and returns its status and body.
+func get(t *testing.T, c *http.Client, url string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestRunPages: the list shows each run with its status, and each run's
+// page its outcome, its failure at the spec line and its waiting gate.
+func TestRunPages(t *testing.T) {
+	r := newRuns(t, "fine", "broken", "release", "fan")
+	_, ts := newTestServer(t, Options{RunDir: r.runDir})
+	code, body := get(t, ts.Client(), ts.URL+"/ui/")
+	if code != 200 {
+		t.Fatalf("GET /ui/: %d\n%s", code, body)
+	}
+	for name, status := range map[string]string{"fine": "ok", "broken": "error", "release": "waiting", "fan": "ok"} {
+		if !strings.Contains(body, `data-run="`+r.ids[name]+`" data-status="`+status+`"`) {
+			t.Errorf("the list does not show run %s (%s) as %s:\n%s", r.ids[name], name, status, body)
+		}
+	}
+	_, body = get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["broken"])
+	for _, want := range []string{"the worker broke", `class="line hit"`, "step: &#34;boom&#34;"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the failed run's page lacks %q:\n%s", want, body)
+		}
+	}
+	gates, err := journal.Waiting(r.runDir, r.ids["release"])
+	if err != nil || len(gates) != 1 {
+		t.Fatalf("the release run waits at %v (%v), want one gate", gates, err)
+	}
+	_, body = get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["release"])
+	for _, want := range []string{`data-gate="` + gates[0].Path.Key() + `"`, "Which release?", `name="value"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the waiting run's page lacks %q:\n%s", want, body)
+		}
+	}
+	_, body = get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["fan"])
+	if strings.Count(body, `class="branch"`) != 2 {
+		t.Errorf("the parallel run's page does not lay out its two branches side by side:\n%s", body)
+	}
+}
