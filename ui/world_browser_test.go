@@ -33,7 +33,7 @@ func openLive(tab *browsertest.Tab, url string) {
 
 // fill is the colour node id's box is painted with.
 func fill(tab *browsertest.Tab, id string) string {
-	return browsertest.Get(tab, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('` + box(id, "") + ` rect')).fill`))
+	return browsertest.Get(tab, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('`+box(id, "")+` rect')).fill`))
 }
 
 func notReloaded(t *testing.T, tab *browsertest.Tab) {
