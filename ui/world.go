@@ -349,6 +349,9 @@ type replayData struct {
 	First      string
 	Prev, Next string
 	Last       string
+	// Steps lists a window of the steps around the one shown; Earlier
+	// and Later link to the steps before and after it ("" for none).
+	Earlier, Later string
 	// Data is the replay for world.js (the template writes it as JSON).
 	Data any
 }
@@ -399,7 +402,14 @@ func (wp *worldPages) drain(w http.ResponseWriter, r *http.Request) {
 	if step < len(rep.Steps) {
 		rd.Next = base + strconv.Itoa(step+1)
 	}
-	for _, st := range rep.Steps {
+	lo, hi := stepWindow(step, len(rep.Steps))
+	if lo > 0 {
+		rd.Earlier = base + strconv.Itoa(lo)
+	}
+	if hi < len(rep.Steps) {
+		rd.Later = base + strconv.Itoa(hi+1)
+	}
+	for _, st := range rep.Steps[lo:hi] {
 		row := stepRow{Step: st, Href: base + strconv.Itoa(st.N), Current: st.N == step}
 		for _, c := range st.Wake.Causes {
 			row.Causes = append(row.Causes, causeRow{Cause: c, Href: nodeHref(c.Producer)})
@@ -409,6 +419,18 @@ func (wp *worldPages) drain(w http.ResponseWriter, r *http.Request) {
 	rd.Data = replayJSON(rep, p)
 	wd := &worldData{Page: p, SVG: picture(p, rep.At(step), current), Replay: rd, Legend: legend(p.Counts, false)}
 	wp.s.render(w, http.StatusOK, "world.tmpl", "world", "", wd)
+}
+
+// stepsShown is how many steps a drain's page lists at once.
+const stepsShown = 100
+
+// stepWindow is the steps [lo, hi) a drain's page lists when it shows
+// step k of n: stepsShown of them, k among them.
+func stepWindow(k, n int) (lo, hi int) {
+	lo = max(0, k-stepsShown/2)
+	hi = min(n, lo+stepsShown)
+	lo = max(0, hi-stepsShown)
+	return lo, hi
 }
 
 // replayJSON is what world.js steps through: each node's class and

@@ -249,3 +249,14 @@ func TestWorldEditedTruth(t *testing.T) {
 		t.Fatalf("graph: sum %q, report %q", nodeClassIn(g, "sum"), nodeClassIn(g, "report"))
 	}
 }
+
+// A drain's page lists a window of steps that holds the step shown.
+func TestStepWindow(t *testing.T) {
+	for _, c := range []struct{ k, n, lo, hi int }{
+		{0, 1000, 0, 100}, {500, 1000, 450, 550}, {1000, 1000, 900, 1000}, {3, 5, 0, 5}, {0, 0, 0, 0},
+	} {
+		if lo, hi := stepWindow(c.k, c.n); lo != c.lo || hi != c.hi {
+			t.Errorf("stepWindow(%d, %d) = %d, %d; want %d, %d", c.k, c.n, lo, hi, c.lo, c.hi)
+		}
+	}
+}

@@ -118,7 +118,7 @@ func (w *World) Node(id string) (*NodePage, error) {
 		}
 		return nil, fmt.Errorf("%w %q in the project or %s%s", ErrNoNode, id, w.StateDir, hint)
 	}
-	p := &NodePage{ID: id, Label: id, Status: m.status, Problems: m.problems, Cost: m.cost}
+	p := &NodePage{ID: id, Label: id, Status: m.status, Cost: m.cost}
 	if p.Cost.Key == "" {
 		p.Cost.Key = id
 	}
@@ -137,8 +137,15 @@ func (w *World) Node(id string) (*NodePage, error) {
 	if w.st == nil {
 		return p, nil
 	}
+	// Verified afresh: Poll does not see a version edited in place.
+	ps, err := w.st.VerifyNode(id, facets)
+	if err != nil {
+		return nil, err
+	}
+	p.Problems = ps
+	p.Status.Failing = len(ps) > 0 || m.readErr != ""
 	byFile := map[string][]store.Problem{}
-	for _, pr := range m.problems {
+	for _, pr := range ps {
 		byFile[pr.File] = append(byFile[pr.File], pr)
 	}
 	p.Truth, p.TruthProblems = published(w.st.TruthPath(id)), byFile[w.st.TruthPath(id)]

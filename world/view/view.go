@@ -460,11 +460,16 @@ func (w *World) truth(node, version string) (any, error) {
 	return v, nil
 }
 
-// stampOf sums up what a node directory holds: each file's name, size
-// and modification time, in the directory and its facets and versions.
+// stampOf sums up what a node directory holds: the name, size and
+// modification time of each file in it and in its facets, and the
+// modification time of its versions directory, which moves when a
+// version is added or removed. (A version is never rewritten; one
+// edited in place is seen by the node's page, which verifies afresh,
+// not by Poll: reading every version's size at each Poll would cost a
+// node's whole history.)
 func stampOf(dir string) string {
 	var b strings.Builder
-	for _, sub := range []string{"", "facets", "versions"} {
+	for _, sub := range []string{"", "facets"} {
 		es, err := os.ReadDir(filepath.Join(dir, sub))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -482,6 +487,9 @@ func stampOf(dir string) string {
 			}
 			fmt.Fprintf(&b, "%s/%s:%d:%d;", sub, e.Name(), info.Size(), info.ModTime().UnixNano())
 		}
+	}
+	if info, err := os.Stat(filepath.Join(dir, "versions")); err == nil {
+		fmt.Fprintf(&b, "versions:%d;", info.ModTime().UnixNano())
 	}
 	return b.String()
 }
