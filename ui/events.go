@@ -34,6 +34,9 @@ func newHub(start func(stop <-chan struct{})) *hub {
 // subscriber that is not keeping up loses the event (the page fetches
 // the whole page again on the next one: nothing is lost for good).
 func (s *Server) publish(topic string, data any) {
+	if topic == "runs" {
+		s.runs.invalidate()
+	}
 	s.hub.publish(Event{Topic: topic, Data: data})
 }
 

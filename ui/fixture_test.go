@@ -62,7 +62,10 @@ func worker() service.Service {
 
 // newRuns journals a run of each spec named in specs (fine, broken,
 // release, fan).
-func newRuns(t *testing.T, specs ...string) *runs {
+func newRuns(t *testing.T, specs ...string) *runs { return newRunsB(t, specs...) }
+
+// newRunsB is newRuns for a test or a benchmark.
+func newRunsB(t testing.TB, specs ...string) *runs {
 	t.Helper()
 	r := &runs{dir: t.TempDir(), ids: map[string]string{}}
 	r.runDir = filepath.Join(r.dir, "runs")

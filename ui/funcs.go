@@ -37,6 +37,8 @@ func ms(f float64) string {
 // dur is a duration rounded for reading.
 func dur(d time.Duration) string {
 	switch {
+	case d > 0 && d < time.Millisecond:
+		return "<1ms"
 	case d >= time.Minute:
 		return d.Round(time.Second).String()
 	case d >= time.Second:

@@ -21,6 +21,7 @@ import (
 func (s *Server) gateRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /ui/runs/{id}/answer", s.answer)
 	mux.HandleFunc("POST /ui/runs/{id}/resume", s.resume)
+	mux.HandleFunc("POST /ui/runs/{id}/replay", s.replay)
 }
 
 // gateView is a waiting gate as its form shows it.

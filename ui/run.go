@@ -29,6 +29,10 @@ type runData struct {
 	Resumable bool
 	Resuming  bool
 	Resumed   string
+	// Replayable: the run ended, and a replay can check it; Replay is
+	// what the last replay from the page found.
+	Replayable bool
+	Replay     *replayView
 	// Notice is what the last action on the page did; Problem why it was
 	// refused.
 	Notice, Problem string
@@ -81,10 +85,17 @@ func (s *Server) runData(id string) (*runData, error) {
 	}
 	d.Gates = gateViews(l.Path, id, s.o.RunDir, s.o.Now())
 	d.Resuming, d.Resumed = s.resumeState(id)
+	s.mu.Lock()
+	d.Replay = s.replays[id]
+	s.mu.Unlock()
+	if d.Replay != nil && d.Replay.ID != "" {
+		markDiverged(d.Steps, d.Replay.ID)
+	}
 	switch d.Sum.Status {
 	case journal.StatusWaiting, journal.StatusInterrupted, journal.StatusIncomplete, journal.StatusError:
 		d.Resumable = !d.Resuming
 	}
+	d.Replayable = d.Final != nil && d.Sum.Status != journal.StatusWaiting && !d.Resuming
 	return d, nil
 }
 

@@ -5,9 +5,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/proselang/prose/journal"
 )
@@ -20,10 +22,16 @@ func (s *Server) runRoutes(mux *http.ServeMux) {
 
 // runCache keeps the summaries of journals that did not change since
 // they were read: a list page of 10,000 runs stats them, and reads only
-// the journals that moved.
+// the journals that moved (several at once). A scan younger than the
+// watcher's interval is used again, unless something was published on
+// "runs" since (the watcher saw a journal move, the page answered or
+// resumed a run): a page is never staler than the live updates.
 type runCache struct {
-	mu   sync.Mutex
-	sums map[string]cachedSummary
+	mu      sync.Mutex
+	sums    map[string]cachedSummary
+	last    []*journal.Summary
+	scanned time.Time
+	dirty   bool
 }
 
 type cachedSummary struct {
@@ -31,28 +39,42 @@ type cachedSummary struct {
 	sum   *journal.Summary
 }
 
-// list returns every run under dir, newest first, as journal.List does.
-func (c *runCache) list(dir string) ([]*journal.Summary, error) {
+// invalidate makes the next list scan the directory again.
+func (c *runCache) invalidate() {
+	c.mu.Lock()
+	c.dirty = true
+	c.mu.Unlock()
+}
+
+// list returns every run under dir, newest first, as journal.List does;
+// a scan within fresh of the last is used again.
+func (c *runCache) list(dir string, fresh time.Duration) ([]*journal.Summary, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dirty && c.last != nil && time.Since(c.scanned) < fresh {
+		return c.last, nil
+	}
+	c.dirty = false
 	ents, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
+		c.last, c.scanned = []*journal.Summary{}, time.Now()
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.sums == nil {
 		c.sums = map[string]cachedSummary{}
 	}
 	seen := map[string]bool{}
 	var out []*journal.Summary
+	var stale []string
+	stamps := map[string]stamp{}
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
-		path := filepath.Join(dir, e.Name(), journal.FileName)
-		st, err := os.Stat(path)
+		st, err := os.Stat(filepath.Join(dir, e.Name(), journal.FileName))
 		if err != nil {
 			continue
 		}
@@ -62,10 +84,15 @@ func (c *runCache) list(dir string) ([]*journal.Summary, error) {
 		// A running run's status moves without its journal moving (its
 		// lock goes): it is read again each time.
 		if !ok || cs.stamp != now || cs.sum.Status == journal.StatusRunning {
-			cs = cachedSummary{now, journal.Summarize(path)}
-			c.sums[e.Name()] = cs
+			stale = append(stale, e.Name())
+			stamps[e.Name()] = now
+			continue
 		}
 		out = append(out, cs.sum)
+	}
+	for i, sum := range summarizeAll(dir, stale) {
+		c.sums[stale[i]] = cachedSummary{stamps[stale[i]], sum}
+		out = append(out, sum)
 	}
 	for id := range c.sums {
 		if !seen[id] {
@@ -73,7 +100,30 @@ func (c *runCache) list(dir string) ([]*journal.Summary, error) {
 		}
 	}
 	journal.SortNewestFirst(out)
+	c.last, c.scanned = out, time.Now()
 	return out, nil
+}
+
+// summarizeAll reads the journals of ids under dir, a few at once.
+func summarizeAll(dir string, ids []string) []*journal.Summary {
+	out := make([]*journal.Summary, len(ids))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(ids)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = journal.Summarize(filepath.Join(dir, ids[i], journal.FileName))
+			}
+		}()
+	}
+	for i := range ids {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // runsFilter is what the list is narrowed to: a status, and text the
@@ -114,7 +164,7 @@ var statuses = []string{journal.StatusOK, journal.StatusError, journal.StatusWai
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := runsData{Filter: runsFilter{Status: q.Get("status"), Text: strings.TrimSpace(q.Get("q"))}, Statuses: statuses, RunDir: s.o.RunDir}
-	runs, err := s.runs.list(s.o.RunDir)
+	runs, err := s.runs.list(s.o.RunDir, s.o.Poll)
 	if err != nil {
 		d.Problem = err.Error()
 	}

@@ -49,9 +49,12 @@ type connectorView struct {
 type wakeView struct {
 	Node string
 	Due  time.Time
-	// Counted: the node never fired, so its first wake counts from when
-	// serve started (unknown to a page that is not serve's).
+	// FromStart: the node never fired, so its first wake counts from
+	// when serve starts (unknown to a page that is not serve's).
 	FromStart bool
+	// Now: it is due (serve wakes it at once, or did); Never: it never
+	// fired.
+	Now, Never bool
 }
 
 type nodeChoice struct {
@@ -115,7 +118,8 @@ func (s *Server) wakes(q *serve.QueueView) []wakeView {
 		if !ok {
 			continue
 		}
-		v.Due, v.FromStart = due, false
+		v.Due, v.FromStart, v.Never = due, false, fired.IsZero() && self.IsZero()
+		v.Now = !due.After(s.o.Now())
 		out = append(out, v)
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -56,7 +56,9 @@ type callStep struct {
 	MS      float64
 	Args    string
 	Models  []*journal.Record
-	lane    string
+	// Diverged: a replay from the page diverged at this call.
+	Diverged bool
+	lane     string
 }
 
 // Retry reports whether the attempt retried an earlier one.

@@ -88,6 +88,7 @@ type Server struct {
 	mu       sync.Mutex
 	resuming map[string]bool
 	resumed  map[string]string
+	replays  map[string]*replayView
 }
 
 // New makes a Server of o.
@@ -123,7 +124,7 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("ui: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{o: o, pages: pages, csrf: hex.EncodeToString(b), ctx: ctx, cancel: cancel, resuming: map[string]bool{}, resumed: map[string]string{}}
+	s := &Server{o: o, pages: pages, csrf: hex.EncodeToString(b), ctx: ctx, cancel: cancel, resuming: map[string]bool{}, resumed: map[string]string{}, replays: map[string]*replayView{}}
 	s.hub = newHub(s.watch)
 	s.red = o.Redactor
 	if s.red == nil {

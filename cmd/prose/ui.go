@@ -77,18 +77,9 @@ func runUI(ctx context.Context, s streams, o *uiOptions) error {
 	if hostOf(o.addr) == "" && token == "" {
 		return usageErrorf("ui: --addr %s listens on every interface: give --token-file FILE (or bind 127.0.0.1)", o.addr)
 	}
-	if o.runDir == "" {
-		o.runDir = filepath.Join(o.path, run.DefaultRunDir)
-	}
-	uo := ui.Options{RunDir: o.runDir, Token: token, Poll: o.poll, Rerun: uiRerun()}
-	uo.Graph, uo.GraphErr = uiGraph(o.path)
-	uo.StateDir = o.state
-	if uo.StateDir == "" {
-		uo.StateDir = filepath.Join(o.path, ".prose", "world")
-	}
-	srv, err := ui.New(uo)
+	srv, err := newUIServer(o, token)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	defer srv.Close()
 	ln, loop, err := httpapi.ListenLoopback(o.addr)
@@ -113,6 +104,24 @@ func runUI(ctx context.Context, s streams, o *uiOptions) error {
 		}
 	}
 	return serveUntil(ctx, "ui", hs, ln)
+}
+
+// newUIServer makes the page of o.path with its run and state
+// directories.
+func newUIServer(o *uiOptions, token string) (*ui.Server, error) {
+	if o.runDir == "" {
+		o.runDir = filepath.Join(o.path, run.DefaultRunDir)
+	}
+	uo := ui.Options{RunDir: o.runDir, StateDir: o.state, Token: token, Poll: o.poll, Rerun: uiRerun()}
+	uo.Graph, uo.GraphErr = uiGraph(o.path)
+	if uo.StateDir == "" {
+		uo.StateDir = filepath.Join(o.path, ".prose", "world")
+	}
+	srv, err := ui.New(uo)
+	if err != nil {
+		return nil, &exitError{code: exitFailure, err: err}
+	}
+	return srv, nil
 }
 
 // uiGraph loads PATH's world model for the world pages: nil and no error
