@@ -1,13 +1,11 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -36,22 +34,6 @@ func openLive(tab *browsertest.Tab, url string) {
 // fill is the colour node id's box is painted with.
 func fill(tab *browsertest.Tab, id string) string {
 	return browsertest.Get(tab, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('`+box(id, "")+` rect')).fill`))
-}
-
-// until evaluates expr in the tab until it is true, through the
-// navigation a click starts (a minute at most).
-func until(t *testing.T, tab *browsertest.Tab, expr string) {
-	t.Helper()
-	for range 600 {
-		ctx, cancel := context.WithTimeout(tab.Ctx, 5*time.Second)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
-		cancel()
-		if err == nil && ok {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("the page never came to %s", expr)
 }
 
 func notReloaded(t *testing.T, tab *browsertest.Tab) {
@@ -133,7 +115,7 @@ func TestBrowserWorldVersionDiff(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form.diff button`)),
 	)
 	// The page the form leads to, loaded (the page before had a diff too).
-	until(t, tab, `new URLSearchParams(location.search).get("from") !== null && document.readyState === "complete" && document.querySelector("table.diff code.to") !== null`)
+	tab.WaitFor(`new URLSearchParams(location.search).get("from") !== null && document.readyState === "complete" && document.querySelector("table.diff code.to") !== null`)
 	row := browsertest.Get(tab, chromedp.Text(chromedp.CSS(`table.diff tbody tr`)))
 	if f := strings.Fields(row); strings.Join(f, " ") != "total changed 1 9" {
 		t.Fatalf("the diff of the first and the third version reads %q, want total changed 1 9", row)
