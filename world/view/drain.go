@@ -111,13 +111,30 @@ func (d *DrainReplay) At(k int) map[string]NodeStatus {
 	return out
 }
 
-// Drain is drain number n's replay, read from the ledgers now.
+// Drain is drain number n's replay, read from the ledgers; it is kept
+// until a Poll finds a change, so stepping through a drain reads it once.
 func (w *World) Drain(n int) (*DrainReplay, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.st == nil {
 		return nil, fmt.Errorf("%s holds no world model yet: no drain to show", w.StateDir)
 	}
+	if w.replayed != w.version || w.replays == nil {
+		w.replays, w.replayed = map[int]*DrainReplay{}, w.version
+	}
+	if d := w.replays[n]; d != nil {
+		return d, nil
+	}
+	d, err := w.replay(n)
+	if err != nil {
+		return nil, err
+	}
+	w.replays[n] = d
+	return d, nil
+}
+
+// replay reads drain n's replay from the ledgers.
+func (w *World) replay(n int) (*DrainReplay, error) {
 	ledgers := map[string][]*receipt.Receipt{}
 	byHash := map[string]*receipt.Receipt{}
 	type step struct {

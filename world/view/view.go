@@ -123,6 +123,9 @@ type World struct {
 	// last receipts that landed, with the version they landed at.
 	version int
 	landed  []Landed
+	// replays are the drains replayed at version replayed.
+	replays  map[int]*DrainReplay
+	replayed int
 }
 
 // mirror is what the World keeps of one node's directory.
@@ -271,16 +274,16 @@ func (w *World) addStored() error {
 // them), and whether anything of the node changed.
 func (w *World) reread(id string) ([]*receipt.Receipt, bool, error) {
 	m := w.nodes[id]
-	dir := filepath.Dir(w.st.LedgerPath(id))
-	stamp := stampOf(dir)
+	n := w.node(id)
+	var facets []string
+	if n != nil {
+		facets = n.Facets
+	}
+	stamp := stampOf(filepath.Dir(w.st.LedgerPath(id)), n == nil || len(facets) > 0)
 	if stamp == m.stamp {
 		return nil, false, nil
 	}
 	m.stamp = stamp
-	var facets []string
-	if n := w.node(id); n != nil {
-		facets = n.Facets
-	}
 	ps, err := w.st.VerifyNode(id, facets)
 	if err != nil {
 		return nil, false, err
@@ -460,36 +463,33 @@ func (w *World) truth(node, version string) (any, error) {
 	return v, nil
 }
 
-// stampOf sums up what a node directory holds: the name, size and
-// modification time of each file in it and in its facets, and the
-// modification time of its versions directory, which moves when a
-// version is added or removed. (A version is never rewritten; one
-// edited in place is seen by the node's page, which verifies afresh,
-// not by Poll: reading every version's size at each Poll would cost a
-// node's whole history.)
-func stampOf(dir string) string {
+// stampOf sums up what a node directory holds: the size and
+// modification time of its ledger, head record and published truth, of
+// each file of its facets (when facets), and the modification time of
+// its versions directory, which moves when a version is added or
+// removed. (A version is never rewritten; one edited in place is seen by
+// the node's page, which verifies afresh, not by Poll: reading every
+// version's size at each Poll would cost a node's whole history.)
+func stampOf(dir string, facets bool) string {
 	var b strings.Builder
-	for _, sub := range []string{"", "facets"} {
-		es, err := os.ReadDir(filepath.Join(dir, sub))
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				fmt.Fprintf(&b, "%s:%v;", sub, err)
-			}
-			continue
-		}
-		for _, e := range es {
-			if e.IsDir() {
-				continue
-			}
-			info, err := e.Info()
-			if err != nil {
-				continue
-			}
-			fmt.Fprintf(&b, "%s/%s:%d:%d;", sub, e.Name(), info.Size(), info.ModTime().UnixNano())
+	for _, name := range []string{"receipts.jsonl", "head.json", "truth.json", "versions"} {
+		if info, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			fmt.Fprintf(&b, "%s:%d:%d;", name, info.Size(), info.ModTime().UnixNano())
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(&b, "%s:%v;", name, err)
 		}
 	}
-	if info, err := os.Stat(filepath.Join(dir, "versions")); err == nil {
-		fmt.Fprintf(&b, "versions:%d;", info.ModTime().UnixNano())
+	if !facets {
+		return b.String()
+	}
+	es, err := os.ReadDir(filepath.Join(dir, "facets"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(&b, "facets:%v;", err)
+	}
+	for _, e := range es {
+		if info, err := e.Info(); err == nil && !e.IsDir() {
+			fmt.Fprintf(&b, "facets/%s:%d:%d;", e.Name(), info.Size(), info.ModTime().UnixNano())
+		}
 	}
 	return b.String()
 }
