@@ -253,8 +253,24 @@ func (w *World) ids() []string {
 	return append(out, w.extra...)
 }
 
-// addStored adds the store's nodes the graph does not have.
+// addStored adds the store's nodes the graph does not have: the store
+// lists them when the state directory holds a directory the World does
+// not know.
 func (w *World) addStored() error {
+	es, err := os.ReadDir(w.StateDir)
+	if err != nil {
+		return err
+	}
+	unknown := false
+	for _, e := range es {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && w.nodes[unescape(e.Name())] == nil {
+			unknown = true
+			break
+		}
+	}
+	if !unknown {
+		return nil
+	}
 	names, err := w.st.Nodes()
 	if err != nil {
 		return err

@@ -486,3 +486,39 @@ func TestDiff(t *testing.T) {
 		}
 	}
 }
+
+// A node the store has and the project no longer has is listed apart,
+// with its receipts; one that appears in the store later is found by
+// the next Poll.
+func TestStoredNodesTheProjectLacks(t *testing.T) {
+	f := newFixture(t)
+	f.mustDrain(event(1, 1))
+	if err := os.Remove(filepath.Join(f.dir, "report.prose.md")); err != nil {
+		t.Fatal(err)
+	}
+	w := load(t, f)
+	gp := w.GraphPage()
+	if len(gp.Extra) != 1 || gp.Extra[0].ID != "report" || gp.Extra[0].Status != view.Rendered {
+		t.Fatalf("extra %+v", gp.Extra)
+	}
+	if gp.Layout.Node("report") != nil {
+		t.Fatal("a node the project lacks is drawn")
+	}
+	p, err := w.Node("report")
+	if err != nil || p.InProject || len(p.Receipts) != 1 {
+		t.Fatalf("report's page: %+v, %v", p, err)
+	}
+	// another project's node lands in the same store
+	st, _ := store.Open(f.state)
+	r := &receipt.Receipt{Node: "other", Drain: 2, Seq: 1, Status: receipt.Skipped}
+	if err := r.Seal(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Append("other", r); err != nil {
+		t.Fatal(err)
+	}
+	u := poll(t, w)
+	if len(u.Receipts) != 1 || u.Receipts[0].Node != "other" || len(w.GraphPage().Extra) != 2 {
+		t.Fatalf("after another node's receipt: %+v, extra %+v", u, w.GraphPage().Extra)
+	}
+}
