@@ -304,7 +304,6 @@ func (w *World) reread(id string) ([]*receipt.Receipt, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	m.problems = ps
 	rs, err := w.st.Ledger(id)
 	if err != nil {
 		// A ledger that does not read is a verification problem of the
@@ -316,6 +315,15 @@ func (w *World) reread(id string) ([]*receipt.Receipt, bool, error) {
 	var landed []*receipt.Receipt
 	if m.count <= len(rs) && (m.count == 0 || m.last != nil && rs[m.count-1].Hash == m.last.Hash) {
 		landed = rs[m.count:]
+	}
+	if len(landed) > 0 && w.publishedOnly(id, facets, ps) {
+		// A drain writes the published files just after the receipt
+		// (the commit point): seen in between, they are not yet the new
+		// version. Look again at the next Poll rather than call that an
+		// edit; a real one is still there then.
+		m.stamp = ""
+	} else {
+		m.problems = ps
 	}
 	m.count = len(rs)
 	m.last, m.lastOK = lastOf(rs)
@@ -339,6 +347,21 @@ func (w *World) reread(id string) ([]*receipt.Receipt, bool, error) {
 		w.drain = max(w.drain, r.Drain)
 	}
 	return landed, true, nil
+}
+
+// publishedOnly reports whether every problem of ps is with node id's
+// published truth or facet files (and there is one).
+func (w *World) publishedOnly(id string, facets []string, ps []store.Problem) bool {
+	files := map[string]bool{w.st.TruthPath(id): true}
+	for _, f := range facets {
+		files[w.st.FacetPath(id, f)] = true
+	}
+	for _, p := range ps {
+		if !files[p.File] {
+			return false
+		}
+	}
+	return len(ps) > 0
 }
 
 // lastOf is the last receipt of rs and the last one that did not fail.

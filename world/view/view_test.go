@@ -522,3 +522,33 @@ func TestStoredNodesTheProjectLacks(t *testing.T) {
 		t.Fatalf("after another node's receipt: %+v, extra %+v", u, w.GraphPage().Extra)
 	}
 }
+
+// Seen between a commit and its published files (a drain writes them
+// just after the receipt), the old truth.json is not called edited; if it
+// stays so, it is.
+func TestCommitBeforePublishIsNoEdit(t *testing.T) {
+	f := newFixture(t)
+	f.mustDrain(event(1, 1))
+	w := load(t, f)
+	st, _ := store.Open(f.state)
+	last, _ := st.Last("sum")
+	v, err := st.PutVersion("sum", map[string]any{"label": "total", "total": 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := *last
+	r.Seq, r.Drain, r.Prev, r.Version, r.Hash = 1, 2, last.Hash, v, ""
+	if err := r.Seal(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Append("sum", &r); err != nil {
+		t.Fatal(err)
+	}
+	if u := poll(t, w); len(u.Receipts) != 1 || w.Status("sum").Failing {
+		t.Fatalf("just after the commit: %+v, sum %+v", u.Receipts, w.Status("sum"))
+	}
+	poll(t, w)
+	if !w.Status("sum").Failing {
+		t.Fatal("a truth.json that stays behind its last receipt is not failing")
+	}
+}
