@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/proselang/prose/internal/browsertest"
 	"github.com/proselang/prose/world/graph"
@@ -94,6 +95,7 @@ func TestBrowserWorldLiveDrain(t *testing.T) {
 		t.Errorf("the legend counts %s rendered, want 3", n)
 	}
 	notReloaded(t, tab)
+	allLocal(t, tab)
 }
 
 // A node's version diff shows the field that moved between any two
@@ -220,4 +222,29 @@ func TestBrowserWorldScreenshot(t *testing.T) {
 	tab.Do(chromedp.Navigate(f.ts.URL + "/ui/world/drain/3?step=3"))
 	waitFor(tab, box("report", ".current"))
 	tab.Screenshot("world-drain")
+}
+
+// The graph is keyboard-navigable: Tab reaches each node's box, Enter
+// opens its page; no request of the world pages leaves 127.0.0.1.
+func TestBrowserWorldKeyboard(t *testing.T) {
+	tab := browsertest.New(t)
+	f := newWorldFixture(t)
+	f.mustDrain(1, 1)
+	tab.Do(chromedp.Navigate(f.ts.URL + "/ui/world"))
+	waitFor(tab, box("sum", ".s-rendered"))
+	var reached []string
+	for range 20 {
+		tab.Do(chromedp.KeyEvent(kb.Tab))
+		id := browsertest.Eval[string](tab, `document.activeElement.getAttribute("data-id") || ""`)
+		reached = append(reached, id)
+		if id == "sum" {
+			break
+		}
+	}
+	if reached[len(reached)-1] != "sum" || !contains(reached, "feed") {
+		t.Fatalf("Tab reaches %q, not feed then sum", reached)
+	}
+	tab.Do(chromedp.KeyEvent(kb.Enter))
+	tab.WaitFor(`location.pathname == "/ui/world/node/sum" && document.querySelector("h1") !== null`)
+	allLocal(t, tab)
 }
