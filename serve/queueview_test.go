@@ -3,6 +3,7 @@ package serve
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -40,4 +41,39 @@ func TestReadQueue(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != lines {
 		t.Errorf("reading the queue changed its file")
 	}
+}
+
+// FuzzReadQueue: any queue file is read into a view or refused with an
+// error naming the file, never a panic, and never changed.
+func FuzzReadQueue(f *testing.F) {
+	for _, s := range []string{
+		"", "\n", `{"op":"enq","drain":1,"node":"a","fp":"x"}` + "\n", `{"op":"done","drain":1,"outcome":null}` + "\n",
+		`{"op":"done","drain":3,"outcome":{"drain":3,"receipts":[{"node":"a"}],"triggers":[{"node":"a","self":true}],"start":"2026-12-01T10:00:00Z"}}` + "\n",
+		`{"op":"hold","drain":2,"node":"g"}` + "\n" + `{"op":"unhold","drain":2,"node":"g"}` + "\n", "{\"op\":", "[1,2]\n", "\xff\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		p := QueuePath(dir)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		v, err := ReadQueue(dir)
+		if err != nil {
+			if !strings.Contains(err.Error(), p) {
+				t.Fatalf("error %v does not name the file", err)
+			}
+			return
+		}
+		if v.Duplicates > v.Accepted || v.Depth() < 0 {
+			t.Fatalf("view %+v", v)
+		}
+		if got, _ := os.ReadFile(p); string(got) != string(b) {
+			t.Fatal("reading the queue changed its file")
+		}
+	})
 }

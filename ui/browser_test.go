@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -210,4 +211,27 @@ func TestBrowserServe(t *testing.T) {
 		t.Errorf("the page says %s accepted/duplicated, want 2/1", got)
 	}
 	tab.Screenshot("serve")
+}
+
+// TestBrowserWithoutScript: with script turned off the pages read whole
+// and a gate is answered by its form alone.
+func TestBrowserWithoutScript(t *testing.T) {
+	r := newRuns(t, "release")
+	id := r.ids["release"]
+	tab := browsertest.New(t)
+	_, ts := newTestServer(t, Options{RunDir: r.runDir})
+	if _, err := chromedp.Call(tab.Ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	tab.Do(chromedp.Navigate(ts.URL + "/ui/"))
+	tab.WaitFor(fmt.Sprintf(`document.querySelector('tr[data-run=%q]') !== null`, id))
+	if browsertest.Eval[bool](tab, `window.proseUI !== undefined`) {
+		t.Fatal("the page's script ran")
+	}
+	tab.Do(chromedp.Navigate(ts.URL+"/ui/runs/"+id), chromedp.SendKeys(chromedp.CSS(`form.gate input[name=value]`), "v9"),
+		chromedp.Click(chromedp.CSS(`form.gate button[type=submit]`)))
+	tab.WaitFor(`document.querySelector(".notice") !== null`)
+	if gs, _ := journal.Waiting(r.runDir, id); string(gs[0].Answer) != `"v9"` {
+		t.Fatalf("the form without script recorded %s, want \"v9\"", gs[0].Answer)
+	}
 }

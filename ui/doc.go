@@ -7,7 +7,9 @@
 // calls as the CLI. The page is a view: the library does the work.
 //
 // Main types: Options, Server, Event. Entry points: New, Server.Handler,
-// Server.Close.
+// Server.Close. What a page reads is a library's: journal (runs, gates),
+// gate.Record (answers), run.Resume and run.Replay, serve.ReadQueue and
+// serve.Due (the serve page), the world's store.
 //
 // Every page lives under /ui/ (prose serve mounts the handler there;
 // prose ui serves it at its root, where / leads to /ui/):
@@ -16,6 +18,7 @@
 //	GET  /ui/runs/ID              one run: its calls as a timeline
 //	POST /ui/runs/ID/answer       answer a gate (as prose answer)
 //	POST /ui/runs/ID/resume       resume a run (as prose resume)
+//	POST /ui/runs/ID/replay       replay a run (as prose replay)
 //	GET  /ui/serve                queue, connectors, next wakes, a trigger form
 //	POST /ui/serve/trigger        queue an event (as POST /trigger/ID)
 //	GET  /ui/world...             the world model (world.go)

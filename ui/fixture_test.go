@@ -26,6 +26,15 @@ const (
 		"let verdict = gate { summary: release, options: [\"ship\", \"hold\"] }\n  timeout 2h\n  on_fail use { choice: \"hold\" }\n" +
 		"let shipped = call worker\n  step: release\n  choice: verdict.choice\n" +
 		"return shipped\n```\n"
+	fieldsSpec = "---\nname: review\nkind: pattern\n---\n\n# Review\n\nAsks for a review's fields.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
+		"let r = gate { summary: \"v2\", options: [\"ship\", \"hold\"], fields: { approved: \"boolean\", count: \"integer\", notes: \"string\" } }\n" +
+		"return r\n```\n"
+	flakySpec = "---\nname: flaky\nkind: pattern\n---\n\n# Flaky\n\nIts worker fails once, then gives up on a second call.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
+		"let a = call worker\n  step: \"flaky\"\n  retries 2\n  backoff {initial: 1ms, max: 1ms, multiplier: 1}\n" +
+		"let b = call worker\n  step: \"boom\"\n  on_fail use \"fallback\"\n" +
+		"return { a, b }\n```\n"
+	secretSpec = "---\nname: leaky\nkind: pattern\n---\n\n# Leaky\n\nIts worker is given a password.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
+		"let done = call worker\n  step: \"pw-0f3a9c1e77b2d4\"\nreturn done\n```\n"
 	parallelSpec = "---\nname: fan\nkind: pattern\n---\n\n# Fan\n\nTwo workers at once.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
 		"let rs = parallel for n in [\"a\", \"b\"]:\n  call worker\n    step: n\nreturn rs\n```\n"
 )
@@ -46,6 +55,10 @@ func worker() service.Service {
 		switch s := delegation.Text(step); s {
 		case "boom":
 			return nil, errors.New("the worker broke")
+		case "flaky":
+			if req.Attempt < 2 {
+				return nil, errors.New("not yet")
+			}
 		case "a", "b":
 			started <- struct{}{}
 			for len(started) < 2 {
@@ -70,7 +83,7 @@ func newRunsB(t testing.TB, specs ...string) *runs {
 	r := &runs{dir: t.TempDir(), ids: map[string]string{}}
 	r.runDir = filepath.Join(r.dir, "runs")
 	r.opts = run.Options{RunDir: r.runDir, Services: map[string]service.Service{"w": worker()}}
-	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec}
+	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec, "review": fieldsSpec, "flaky": flakySpec, "leaky": secretSpec}
 	for _, name := range specs {
 		file := name + ".prose.md"
 		if err := os.WriteFile(filepath.Join(r.dir, file), []byte(texts[name]), 0o644); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/journal"
+	"github.com/proselang/prose/redact"
 )
 
 // get fetches path from the test server and returns its status and body.
@@ -54,5 +55,30 @@ func TestRunPages(t *testing.T) {
 	_, body = get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["fan"])
 	if strings.Count(body, `class="branch"`) != 2 {
 		t.Errorf("the parallel run's page does not lay out its two branches side by side:\n%s", body)
+	}
+}
+
+// TestRetriesAndFallbacks: a retried call shows each attempt, the later
+// one marked a retry; a call whose failure its on_fail replaced shows the
+// failure and the run's result holds the fallback.
+func TestRetriesAndFallbacks(t *testing.T) {
+	r := newRuns(t, "flaky")
+	_, ts := newTestServer(t, Options{RunDir: r.runDir})
+	_, body := get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["flaky"])
+	for _, want := range []string{`data-attempt="1"`, `data-attempt="2"`, "retry, attempt 2", "not yet", "the worker broke", "fallback"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the run's page lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+// TestPagesRedacted: a secret the page's redactor knows never shows, in
+// the journal's values or anywhere else on the page.
+func TestPagesRedacted(t *testing.T) {
+	r := newRuns(t, "leaky")
+	_, ts := newTestServer(t, Options{RunDir: r.runDir, Redactor: redact.New("pw-0f3a9c1e77b2d4")})
+	_, body := get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["leaky"])
+	if strings.Contains(body, "0f3a9c1e77b2d4") || !strings.Contains(body, redact.Mark) {
+		t.Errorf("the run's page shows the secret, or no mark where it was:\n%s", body)
 	}
 }

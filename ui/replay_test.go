@@ -64,7 +64,7 @@ func TestDivergedCallMarked(t *testing.T) {
 	}
 	s.replays[id] = &replayView{Msg: "call " + call + " diverges from the journal: other arguments", ID: call}
 	_, body := get(t, ts.Client(), ts.URL+"/ui/runs/"+id)
-	if n := strings.Count(body, `class="step call diverged`); n != 1 || !strings.Contains(body, `class="step call diverged ok" data-call="`+call+`"`) {
+	if n := strings.Count(body, `class="step call diverged`); n != 1 || !strings.Contains(body, `class="step call diverged depth-0 ok" data-call="`+call+`"`) {
 		t.Errorf("%d calls marked diverged, want %s alone:\n%s", n, call, body)
 	}
 }

@@ -50,7 +50,9 @@ type callStep struct {
 	Slot    string
 	Pos     string
 	Attempt int
-	Outcome string // ok, error, timeout, canceled, running
+	// Depth is how deep in nested runs (and tool sessions) the call is.
+	Depth   int
+	Outcome string // ok, error, timeout, canceled, waiting, running
 	Result  string
 	Err     string
 	MS      float64
@@ -60,6 +62,10 @@ type callStep struct {
 	Diverged bool
 	lane     string
 }
+
+// ModelTurn reports whether the call is a model turn of a tool session
+// (its result the model's content and tool calls).
+func (c *callStep) ModelTurn() bool { return c.Slot == "model" && c.Depth > 0 }
 
 // Retry reports whether the attempt retried an earlier one.
 func (c *callStep) Retry() bool { return c.Attempt > 1 }
@@ -82,7 +88,7 @@ func timeline(l *journal.Log) []*step {
 			s := calls[key(r)]
 			if s == nil {
 				s = &step{Kind: "call", At: at(r.Time), Rec: r, start: r.Time, end: r.Time,
-					Call: &callStep{ID: r.ID.Key(), Slot: r.Slot, Pos: r.Pos, Attempt: max(r.Attempt, 1), Outcome: "running", lane: laneOf(r)}}
+					Call: &callStep{ID: r.ID.Key(), Slot: r.Slot, Pos: r.Pos, Attempt: max(r.Attempt, 1), Depth: min(r.ID.Depth(), 6), Outcome: "running", lane: laneOf(r)}}
 				calls[key(r)] = s
 				steps = append(steps, s)
 			}
