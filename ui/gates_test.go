@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve"

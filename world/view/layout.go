@@ -59,7 +59,7 @@ func layout(g *graph.Graph) *Layout {
 	}
 	var cols [][]*Placed
 	for _, n := range g.Nodes {
-		p := &Placed{ID: n.ID, Name: n.Name, Kind: n.Kind, Label: n.Label(), Short: cut(n.Label(), shortRunes),
+		p := &Placed{ID: n.ID, Name: n.Name, Kind: string(n.Kind), Label: n.Label(), Short: cut(n.Label(), shortRunes),
 			Entry: entry[n.ID], Column: n.Height, W: boxW, H: boxH}
 		for len(cols) <= n.Height {
 			cols = append(cols, nil)

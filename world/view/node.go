@@ -128,7 +128,7 @@ func (w *World) Node(id string) (*NodePage, error) {
 	var facets []string
 	if n := w.node(id); n != nil {
 		p.InProject = true
-		p.Name, p.Label, p.Kind, p.File, p.Wake = n.Name, n.Label(), n.Kind, n.File, n.Wake
+		p.Name, p.Label, p.Kind, p.File, p.Wake = n.Name, n.Label(), string(n.Kind), n.File, n.Wake
 		p.Inputs = w.in[id]
 		p.Subscribers = w.subs[id]
 		p.Entry = len(w.in[id]) == 0

@@ -234,7 +234,7 @@ func (w *World) Poll() (*Update, error) {
 			w.nodes[s.ID].changed = w.version
 		}
 		for _, r := range u.Receipts {
-			w.landed = append(w.landed, Landed{Version: w.version, Node: r.Node, Status: r.Status, Drain: r.Drain, Seq: r.Seq, Wake: r.Wake.Source, Hash: r.Hash})
+			w.landed = append(w.landed, Landed{Version: w.version, Node: r.Node, Status: string(r.Status), Drain: r.Drain, Seq: r.Seq, Wake: r.Wake.Source, Hash: r.Hash})
 		}
 		if n := len(w.landed) - keepLanded; n > 0 {
 			w.landed = append(w.landed[:0:0], w.landed[n:]...)
