@@ -1,7 +1,9 @@
 package render
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -77,7 +79,7 @@ func (d *Drain) options(node string, drain int) (run.Options, error) {
 	o.RunDir = store.RunsDir(d.State, node)
 	o.RunID = fmt.Sprintf("drain-%d", drain)
 	for n := 2; ; n++ {
-		if _, err := os.Lstat(filepath.Join(o.RunDir, o.RunID)); os.IsNotExist(err) {
+		if _, err := os.Lstat(filepath.Join(o.RunDir, o.RunID)); errors.Is(err, fs.ErrNotExist) {
 			return o, nil
 		} else if err != nil {
 			return o, err

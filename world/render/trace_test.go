@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/llm/llmtest"
+	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
@@ -124,4 +126,77 @@ func readSpans(t *testing.T, path string) []telemetry.FileSpan {
 		out = append(out, s)
 	}
 	return out
+}
+
+// A model render's spans: its model requests (chat) and the run of a
+// function it calls (invoke_workflow) are under its render span, in the
+// drain's trace.
+func TestModelRenderTraceNestsFunctionRun(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"brief.prose.md": "---\nname: brief\nkind: responsibility\n---\n\n# Brief\n\n### Maintains\n\n- `line`: one line on the `score`\n\n### Continuity\n\nself-driven\n",
+		"score.prose.md": traced["score.prose.md"],
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := llmtest.NewServer(t, llmtest.Call("score", map[string]any{}), llmtest.JSON(map[string]any{"line": "seven"}))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k", "PROSE_MODEL": "scripted"}
+	getenv := func(k string) string { return env[k] }
+	models, err := run.NewModels(getenv, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := models.Client("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "spans.jsonl")
+	x, err := telemetry.Open(context.Background(), telemetry.Config{File: file, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := x.Tracer().World(dir, telemetry.RunInfo{BaseURL: srv.URL})
+	g, _, err := graph.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(t.TempDir(), "world"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &render.Drain{Specs: g.Specs, Getenv: getenv, Telemetry: w.Tracer()}
+	ctx, end := w.Drain(context.Background())
+	res, err := reconcile.Drain(ctx, reconcile.Options{
+		Graph: g, Store: st, Ticks: []string{"brief"},
+		Renderer: func(*graph.Node) (reconcile.Renderer, error) {
+			return &render.Model{Client: c, Drain: d, Slots: []bind.Assignment{{Name: "score", Value: "exec:echo 7"}}, Exchanged: w.Chat}, nil
+		},
+		Rendering: func(ctx context.Context, n *graph.Node) (context.Context, func(error)) { return w.Render(ctx, n.ID) },
+	})
+	end(1, err)
+	if err != nil || res.Rendered != 1 {
+		t.Fatalf("drain: %v %+v", err, res)
+	}
+	if err := x.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	spans := readSpans(t, file)
+	var renderID string
+	for _, s := range spans {
+		if s.Name == "render brief" {
+			renderID = s.SpanID
+		}
+	}
+	under := map[string]int{}
+	for _, s := range spans {
+		if s.ParentSpanID == renderID && renderID != "" {
+			under[strings.Fields(s.Name)[0]]++
+		}
+	}
+	if under["chat"] != 2 || under["invoke_workflow"] != 1 {
+		t.Errorf("under render brief: %v; want 2 chat spans and the function's run", under)
+	}
 }
