@@ -117,35 +117,55 @@ func readTokenFile(path string) (string, error) {
 }
 
 // openWorld loads PATH's graph, its bindings and its state directory,
-// as prose run does for a drain.
-func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*graph.Graph, *servedWorld, *store.Store, error) {
+// as prose run does for a drain. With lock set, the state directory's
+// writers' lock is taken (lock names the holder to put in it) before
+// anything of the directory is read or written; release is then the
+// lock's release, else a no-op.
+func openWorld(ctx context.Context, s streams, path, state string, slots []string, ro *runOptions, lock string, wait bool) (g *graph.Graph, bindings *servedWorld, st *store.Store, release func(), err error) {
+	release = func() {}
+	g, bindings, state, err = loadServed(s, path, state, slots, ro)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if lock != "" {
+		if release, err = lockState(ctx, state, lock, wait); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	st, err = store.Open(state)
+	if err != nil {
+		release()
+		return nil, nil, nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	return g, bindings, st, release, nil
+}
+
+// loadServed loads PATH's graph and its bindings, and names its state
+// directory (PATH/.prose/world unless state names one).
+func loadServed(s streams, path, state string, slots []string, ro *runOptions) (*graph.Graph, *servedWorld, string, error) {
 	g, diags, err := loadWorld(path)
 	if err != nil {
-		return nil, nil, nil, &exitError{code: exitUsage, err: err}
+		return nil, nil, "", &exitError{code: exitUsage, err: err}
 	}
 	callers, err := worldInputs(g, ro.inputs)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, "", err
 	}
 	diags = graph.Needed(g.Given(diags, givenInputs(g, ro.inputs)))
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
-		return nil, nil, nil, &exitError{code: exitUsage}
+		return nil, nil, "", &exitError{code: exitUsage}
 	}
 	p, err := worldDrain(g, slots, ro)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, "", err
 	}
 	bindings := &servedWorld{drain: p, callers: callers}
 	if state == "" {
 		state = filepath.Join(g.Root, ".prose", "world")
 	}
 	p.State = state
-	st, err := store.Open(state)
-	if err != nil {
-		return nil, nil, nil, &exitError{code: exitUsage, err: err}
-	}
-	return g, bindings, st, nil
+	return g, bindings, state, nil
 }
 
 // servedWorld is what a served graph drains with: its prepared drain
@@ -203,10 +223,18 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.engine == "temporal" && len(o.inputs) > 0 {
 		return usageErrorf("serve: --input is not taken with --engine temporal (the workers' drains cannot be given it); maintain the input in the project instead")
 	}
-	g, bindings, st, err := openWorld(s, o.path, o.state, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs})
+	// A local serve is the state directory's writer: its lock is taken
+	// before the directory is read. On Temporal the workers drain, each
+	// under the lock.
+	lock := "prose serve"
+	if o.engine == "temporal" {
+		lock = ""
+	}
+	g, bindings, st, release, err := openWorld(ctx, s, o.path, o.state, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs}, lock, o.wait)
 	if err != nil {
 		return err
 	}
+	defer release()
 	if st.Trusted, err = trustedKey(o.trustedKey); err != nil {
 		return err
 	}
@@ -214,11 +242,6 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.engine == "temporal" {
 		return serveTemporal(ctx, s, o, g, st, token, log)
 	}
-	release, err := lockState(ctx, st.Dir, "prose serve", o.wait)
-	if err != nil {
-		return err
-	}
-	defer release()
 	spans, endSpans, err := o.otel.world(ctx, g.Root, o.baseURL, s.err)
 	if err != nil {
 		return err

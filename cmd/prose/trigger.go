@@ -74,18 +74,14 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	if o.server != "" {
 		return postTrigger(ctx, s, o, event)
 	}
-	g, bindings, st, err := openWorld(s, o.project, o.state, o.slots, &runOptions{})
-	if err != nil {
-		return err
-	}
-	if st.Trusted, err = trustedKey(""); err != nil {
-		return err
-	}
-	release, err := lockState(ctx, st.Dir, "prose trigger", o.wait)
+	g, bindings, st, release, err := openWorld(ctx, s, o.project, o.state, o.slots, &runOptions{}, "prose trigger", o.wait)
 	if err != nil {
 		return err
 	}
 	defer release()
+	if st.Trusted, err = trustedKey(""); err != nil {
+		return err
+	}
 	srv, err := serveServer(g, bindings, st, 4, nil, nil)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("trigger: %w", err)}

@@ -179,3 +179,28 @@ func TestWorldDrainBesideServe(t *testing.T) {
 		t.Errorf("the refused drains left %d receipts", got)
 	}
 }
+
+// TestServeAndTriggerLockBeforeReading: a local prose serve or prose
+// trigger refused by another writer's lock has read and written nothing
+// of the state directory (no FORMAT made there).
+func TestServeAndTriggerLockBeforeReading(t *testing.T) {
+	w := newDigestWorld(t)
+	release, err := store.Lock(t.Context(), w.state, store.LockOptions{Command: "test holder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	render := "*=exec:" + filepath.Join(w.project, "render.sh")
+	for _, args := range [][]string{
+		{"serve", w.project, "--state", w.state, "--slot", render, "--http", "127.0.0.1:0"},
+		{"trigger", "signals", "--project", w.project, "--state", w.state, "--slot", render, "--data", `{"headline":"x"}`},
+	} {
+		out, err := exec.Command(w.prose, args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "test holder") {
+			t.Fatalf("prose %s beside a held lock: %v\n%s", args[0], err, out)
+		}
+		if _, err := os.Stat(filepath.Join(w.state, "FORMAT")); !os.IsNotExist(err) {
+			t.Fatalf("prose %s refused by the lock still opened the store: FORMAT %v", args[0], err)
+		}
+	}
+}
