@@ -257,6 +257,9 @@ type Log struct {
 	// holds it: a resume or replay indexes a journal without holding it
 	// (indexer).
 	keep func(rec *Record, off int64, n int) bool
+	// scratch is the Record lines are scanned into while indexing; keep
+	// copies it when it holds it anywhere else than in Records.
+	scratch *Record
 }
 
 // MaxRecordBytes bounds one line of a journal that Read accepts: twice
@@ -538,9 +541,13 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	if l.keep != nil {
 		// Indexed: a record the Log will not hold is read no further
 		// than the index needs (scanIndexed).
-		if rec, ok := scanIndexed(rest); ok {
+		if l.scratch == nil {
+			l.scratch = new(Record)
+		}
+		if rec, ok := scanIndexedInto(rest, l.scratch); ok {
 			if l.keep(rec, l.Size, n) {
 				l.Records = append(l.Records, rec)
+				l.scratch = nil // held
 			}
 			return nil
 		}
