@@ -51,7 +51,8 @@ func (m *measured) add(fn func()) {
 // BenchmarkJournalExecRatchet runs the ratchet of ratchetSpec with both
 // slots bound to exec: programs (a 1,000-step run: 2,000 exec calls),
 // without a journal and with one (the default group commit), in turn in
-// each round so that both see the machine's load alike. It reports
+// each round (which one first alternating from round to round) so that
+// both see the machine's load alike. It reports
 // prose's own CPU (rusage of this process: the programs are its waited
 // children, counted apart) per call in each, the journal's share of it
 // (journal-cpu-µs/call: journaled minus bare, per call), and the
