@@ -151,7 +151,8 @@ func (b *indexer) keep(rec *Record, off int64, n int) bool {
 			b.starts[k] = rec.Pos
 		}
 		if rec.PGID != 0 { // since format 5, the attempt's first process group
-			b.procs[k] = append(b.procs[k], rec)
+			c := *rec // rec is the scanner's, read into again
+			b.procs[k] = append(b.procs[k], &c)
 		}
 		return false
 	case TypeEnd:
@@ -177,7 +178,8 @@ func (b *indexer) keep(rec *Record, off int64, n int) bool {
 		e.key = hashKey(rec.ID, max(rec.N, 1))
 		b.x.groups = append(b.x.groups, e)
 	case TypeProc:
-		b.procs[k] = append(b.procs[k], rec)
+		c := *rec
+		b.procs[k] = append(b.procs[k], &c)
 		return false // kept, while open, in procs
 	case TypeSession:
 		b.x.final = entry{}

@@ -25,6 +25,13 @@ import (
 // not checked: the digest chain vouches for the line, and a record the
 // index answers from is decoded, and checked, when it answers.
 func scanIndexed(line []byte) (*Record, bool) {
+	return scanIndexedInto(line, new(Record))
+}
+
+// scanIndexedInto is scanIndexed reading into rec (zeroed first): an
+// index reads every line of a journal into one Record, which it copies
+// only when it keeps it (Log.parseLine, indexer.keep).
+func scanIndexedInto(line []byte, rec *Record) (*Record, bool) {
 	if bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(secretMark)) {
 		return nil, false
 	}
@@ -33,7 +40,7 @@ func scanIndexed(line []byte) (*Record, bool) {
 	if !s.eat('{') {
 		return nil, false
 	}
-	rec := &Record{}
+	*rec = Record{}
 	s.ws()
 	if s.eat('}') {
 		return nil, false // no type

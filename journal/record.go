@@ -246,8 +246,11 @@ type Log struct {
 	Torn bool
 	Size int64
 	// LastSum is the digest of the last valid line, which the next line
-	// appended chains to.
+	// appended chains to (set once the journal is read; last holds it,
+	// lastLen bytes of it, while it is).
 	LastSum string
+	last    [2 * sha256.Size]byte
+	lastLen int
 	// key is the key the chain was checked with (nil: unkeyed); sum
 	// is the hash each line's digest is computed with (newSum(key)).
 	key []byte
@@ -257,6 +260,9 @@ type Log struct {
 	// holds it: a resume or replay indexes a journal without holding it
 	// (indexer).
 	keep func(rec *Record, off int64, n int) bool
+	// scratch is the Record lines are scanned into while indexing; keep
+	// copies it when it holds it anywhere else than in Records.
+	scratch *Record
 }
 
 // MaxRecordBytes bounds one line of a journal that Read accepts: twice
@@ -299,12 +305,35 @@ func sealLine(body []byte, sum string) []byte {
 // field, without a copy and so without the closing brace (chainSumWith
 // hashes it back in), and the sum; ok is false for a line without a sum.
 func splitSeal(line []byte) (body []byte, sum string, ok bool) {
+	b, raw, ok := splitSealRaw(line)
+	return b, string(raw), ok
+}
+
+// splitSealRaw is splitSeal with the sum as the line's bytes.
+func splitSealRaw(line []byte) (body, sum []byte, ok bool) {
 	const n = 64 + 2 // hex digits, closing quote and brace
 	i := len(line) - n - len(sumKey)
 	if i < 1 || string(line[i:i+len(sumKey)]) != sumKey || line[len(line)-1] != '}' || line[len(line)-2] != '"' {
-		return nil, "", false
+		return nil, nil, false
 	}
-	return line[:i], string(line[i+len(sumKey) : len(line)-2]), true
+	return line[:i], line[i+len(sumKey) : len(line)-2], true
+}
+
+var newline = []byte{'\n'}
+var closeBrace = []byte{'}'}
+
+// chainSumMatches reports whether sum (hex) is chainSumWith of body
+// after prev, without allocating: a reader checks every line so.
+func chainSumMatches(h hash.Hash, prev, body, sum []byte) bool {
+	h.Reset()
+	h.Write(prev)
+	h.Write(newline)
+	h.Write(body)
+	h.Write(closeBrace)
+	var d [sha256.Size]byte
+	var x [2 * sha256.Size]byte
+	hex.Encode(x[:], h.Sum(d[:0]))
+	return bytes.Equal(x[:], sum)
 }
 
 func newSum(key []byte) hash.Hash {
@@ -450,6 +479,7 @@ func readLog(r io.Reader, l *Log, bound int) (*Log, error) {
 		}
 		l.Size += int64(len(line))
 	}
+	l.LastSum = string(l.last[:l.lastLen])
 	if l.Header == nil {
 		return l, fmt.Errorf("no journal header (empty or torn file)")
 	}
@@ -491,17 +521,17 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 			l.key = nil // an older journal: unkeyed
 		}
 	}
-	if body, sum, ok := splitSeal(line); ok {
+	if body, sum, ok := splitSealRaw(line); ok {
 		if l.sum == nil || l.Header == nil {
 			l.sum = newSum(l.key) // the key is known once the header is read
 		}
-		if chainSumWith(l.sum, l.LastSum, body) != sum {
+		if !chainSumMatches(l.sum, l.last[:l.lastLen], body, sum) {
 			if json.Valid(line) {
 				return &EditedError{Line: lineNo, Keyed: l.key != nil}
 			}
 			return fmt.Errorf("line %d: not valid JSON", lineNo)
 		}
-		l.LastSum = sum
+		l.lastLen = copy(l.last[:], sum)
 	} else if (l.Header == nil && l.key != nil || l.Header != nil && l.Header.Version >= 2) && json.Valid(line) {
 		return &EditedError{Line: lineNo, Keyed: l.key != nil}
 	}
@@ -538,9 +568,13 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	if l.keep != nil {
 		// Indexed: a record the Log will not hold is read no further
 		// than the index needs (scanIndexed).
-		if rec, ok := scanIndexed(rest); ok {
+		if l.scratch == nil {
+			l.scratch = new(Record)
+		}
+		if rec, ok := scanIndexedInto(rest, l.scratch); ok {
 			if l.keep(rec, l.Size, n) {
 				l.Records = append(l.Records, rec)
+				l.scratch = nil // held
 			}
 			return nil
 		}
