@@ -26,7 +26,10 @@ import (
 // those commands, whole, to the program prose-temporal (a prose built with
 // the tag): found beside the running executable, else on PATH. Nothing is
 // read or checked before the hand-off, so that both programs behave the
-// same whichever one a user starts.
+// same whichever one a user starts. On Unix prose becomes prose-temporal
+// (execTemporal, first thing in main): its signals, exit status and death
+// are then the command's own. Elsewhere, and for Main called in process,
+// handOff runs it as a child with prose's standard files and exit status.
 
 // temporalProgram is the name of the prose built with the Temporal engine.
 const temporalProgram = "prose-temporal"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"debug/buildinfo"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,5 +165,33 @@ func TestLightBinaryLinksNoTemporal(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "--temporal-address") || !strings.Contains(string(out), "Exit status") {
 		t.Errorf("prose result --help is not prose-temporal's help:\n%s", out)
+	}
+
+	// prose becomes prose-temporal (the same process, no prose around
+	// it): the program's parent is prose's.
+	if runtime.GOOS == "windows" {
+		return
+	}
+	dir2 := t.TempDir()
+	src, err := os.ReadFile(prose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	light := filepath.Join(dir2, "prose")
+	if err := os.WriteFile(light, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake := "#!/bin/sh\necho \"ppid=$PPID marked=$" + handedOffEnv + "\"\n"
+	if err := os.WriteFile(filepath.Join(dir2, temporalProgram), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(light, "worker")
+	cmd.Env = append(os.Environ(), handedOffEnv+"=")
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatalf("prose worker: %v", err)
+	}
+	if want := fmt.Sprintf("ppid=%d marked=1\n", os.Getpid()); string(out) != want {
+		t.Errorf("prose worker printed %q, want %q: prose-temporal ran as a child of prose", out, want)
 	}
 }

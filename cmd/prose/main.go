@@ -25,6 +25,9 @@ import (
 )
 
 func main() {
+	// A command that needs the Temporal engine, in a prose built without
+	// it, becomes prose-temporal's (see engine.go) before anything starts.
+	execTemporal(os.Args[1:])
 	// A process started as the watchdog of another prose runs as one and
 	// exits here; otherwise the programs a run starts get a watchdog that
 	// ends their process groups when prose dies by any signal.
