@@ -108,7 +108,7 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		return diags
 	}
 	// A test with ### Drains drains its subject's project (package
-	// worldtest): a gateway may be its subject, and the inputs its
+	// drain): a gateway may be its subject, and the inputs its
 	// producers give need no fixture.
 	world := hasDrains(s)
 	switch sub.Kind {

@@ -16,7 +16,7 @@ import (
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
-	"github.com/proselang/prose/world/worldtest"
+	"github.com/proselang/prose/world/drain"
 )
 
 // Suffix is the file name ending the walk looks for; a file is a test when
@@ -115,10 +115,10 @@ type Case struct {
 	Config []Binding // NAME=VALUE (JSON for non-strings)
 	Inputs map[string]any
 
-	// World is the test's ### Drains (package worldtest): the subject's
+	// World is the test's ### Drains (package drain): the subject's
 	// project is drained, and Expects judge its published truth. nil for
 	// a test that runs its subject once.
-	World *worldtest.Test
+	World *drain.Test
 
 	// Err is why the test cannot run as written (it did not load, or its
 	// fixtures do not bind its subject); the suite reports it as an error
@@ -194,7 +194,7 @@ func loadCase(p string) (*Case, error) {
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(p), Suffix)
 	}
-	if w, wd := worldtest.Parse(sp); w != nil || len(wd) > 0 {
+	if w, wd := drain.ParseTest(sp); w != nil || len(wd) > 0 {
 		c.World = w
 		diags = append(diags, wd...)
 	}

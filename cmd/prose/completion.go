@@ -7,12 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
-	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 )
 
@@ -228,7 +227,7 @@ func worldNames(dir, kind string) []string {
 			switch kind {
 			case "slot":
 				out = append(out, name)
-				for _, c := range callees(n.Spec) {
+				for _, c := range drain.Callees(n.Spec) {
 					if c != n.Spec.Name {
 						out = append(out, name+"."+c)
 					}
@@ -290,7 +289,7 @@ func specNames(path, kind string) []string {
 		for _, s := range sp.Slots {
 			out = append(out, s.Name)
 		}
-		out = append(out, callees(sp)...)
+		out = append(out, drain.Callees(sp)...)
 	case "config":
 		for _, c := range sp.Config {
 			out = append(out, c.Name)
@@ -300,42 +299,5 @@ func specNames(path, kind string) []string {
 			out = append(out, in.Name)
 		}
 	}
-	return out
-}
-
-// callees are the names --slot can bind in a function or responsibility
-// besides its slots: what its Execution and its inline nodes call, the
-// inline nodes, and its own name (its render), each once.
-func callees(sp *spec.Spec) []string {
-	if sp.Kind != spec.KindFunction && sp.Kind != spec.KindResponsibility {
-		return nil
-	}
-	seen := map[string]bool{}
-	var out []string
-	add := func(name string) {
-		if name != "" && !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	called := func(n *spec.Spec) {
-		if n.Execution == nil || n.Execution.Program == nil {
-			return
-		}
-		syntax.Walk(n.Execution.Program, func(x syntax.Node) bool {
-			if c, ok := x.(*syntax.CallExpr); ok {
-				if id, ok := c.Target.(*syntax.Ident); ok {
-					add(id.Name)
-				}
-			}
-			return true
-		})
-	}
-	called(sp)
-	for _, n := range sp.Nodes {
-		add(n.Name)
-		called(n)
-	}
-	add(sp.Name)
 	return out
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/serve/temporalserve"
 	"github.com/proselang/prose/temporal"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
 )
@@ -118,7 +119,7 @@ func readTokenFile(path string) (string, error) {
 
 // openWorld loads PATH's graph, its bindings and its state directory,
 // as prose run does for a drain.
-func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*graph.Graph, *worldBinds, *store.Store, error) {
+func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*graph.Graph, *servedWorld, *store.Store, error) {
 	g, diags, err := loadWorld(path)
 	if err != nil {
 		return nil, nil, nil, &exitError{code: exitUsage, err: err}
@@ -132,11 +133,11 @@ func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*
 	if diags.HasErrors() {
 		return nil, nil, nil, &exitError{code: exitUsage}
 	}
-	bindings, err := worldBindings(g, slots, ro)
+	p, err := worldDrain(g, slots, ro)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	bindings.callers = callers
+	bindings := &servedWorld{drain: p, callers: callers}
 	if state == "" {
 		state = filepath.Join(g.Root, ".prose", "world")
 	}
@@ -147,10 +148,19 @@ func openWorld(s streams, path, state string, slots []string, ro *runOptions) (*
 	return g, bindings, st, nil
 }
 
-func serveServer(g *graph.Graph, bindings *worldBinds, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
+// servedWorld is what a served graph drains with: its prepared drain
+// (package drain), and the inputs nothing in the project maintains, as
+// --input gives them to every drain.
+type servedWorld struct {
+	drain   *drain.Prepared
+	callers map[string]map[string]any
+}
+
+func serveServer(g *graph.Graph, bindings *servedWorld, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
+	p := bindings.drain
 	return serve.New(serve.Options{
 		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained, Locked: true,
-		Binding: bindings.describe, Renderer: bindings.renderer, Spans: bindings.spans, CallerInputs: bindings.callers,
+		Binding: p.Binding, Renderer: p.Renderer, Spans: p.Spans, CallerInputs: bindings.callers,
 	})
 }
 
@@ -214,7 +224,7 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 		return err
 	}
 	defer endSpans()
-	bindings.spans = spans
+	bindings.drain.Spans = spans
 	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}

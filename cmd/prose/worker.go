@@ -93,7 +93,7 @@ func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, 
 	if diags.HasErrors() {
 		return nil, errors.New(strings.TrimSpace(diags.String()))
 	}
-	b, err := worldBindings(g, w.Slots, ro)
+	b, err := worldDrain(g, w.Slots, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, 
 	if st.Trusted, err = trustedKey(""); err != nil {
 		return nil, err
 	}
-	p := &temporalserve.Project{Graph: g, Store: st, Renderer: b.renderer, Binding: b.describe}
+	p := &temporalserve.Project{Graph: g, Store: st, Renderer: b.Renderer, Binding: b.Binding}
 	if w.SignKey != "" {
 		if p.SignKey, err = readSignKey(w.SignKey); err != nil {
 			return nil, fmt.Errorf("--sign-key %s: %v", w.SignKey, err)

@@ -18,19 +18,16 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/spec"
-	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
-	"github.com/proselang/prose/world/reconcile"
-	"github.com/proselang/prose/world/render"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -96,7 +93,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if diags.HasErrors() {
 		return &exitError{code: exitUsage}
 	}
-	bindings, err := worldBindings(g, o.slots, o)
+	prepared, err := worldDrain(g, o.slots, o)
 	if err != nil {
 		return err
 	}
@@ -155,14 +152,10 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 		return err
 	}
 	defer endSpans()
-	bindings.spans = spans
-	dctx, endDrain := bindings.drainSpan(ctx)
+	prepared.Spans = spans
 	enc := json.NewEncoder(s.out)
-	res, err := reconcile.Drain(dctx, reconcile.Options{
-		Graph: g, Store: st, Events: events, Ticks: ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
-		Binding:   bindings.describe,
-		Renderer:  bindings.renderer,
-		Rendering: bindings.rendering(),
+	res, err := prepared.Run(ctx, drain.Input{
+		Store: st, Events: events, Ticks: ticks, MaxParallel: o.maxParallel, SignKey: key, CallerInputs: callers,
 		Committed: func(r *receipt.Receipt) {
 			switch {
 			case w.format == "json":
@@ -178,7 +171,6 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 			}
 		},
 	})
-	endDrain(res, err)
 	if res != nil {
 		if herr := hold.settle(g, res, err != nil); herr != nil && err == nil {
 			err = herr
@@ -216,18 +208,6 @@ func loadWorld(path string) (*graph.Graph, diag.List, error) {
 	return g, diags, nil
 }
 
-// executionRuns reports whether n's ### Execution runs on the
-// interpreter: it has one, it is ProseScript, and n is a file's own node
-// (an inline node is rendered by its binding or the model).
-func executionRuns(n *graph.Node) bool {
-	ex := n.Spec.Body()
-	if ex == nil || n.Inline() {
-		return false
-	}
-	_, errs := syntax.Parse(n.Spec.File, ex.Lines)
-	return !errs.HasErrors()
-}
-
 // nodeLabel is how a line names the node of id: its id, with its name
 // beside it where they differ ("ID (NAME)", as prose graph shows it).
 func nodeLabel(g *graph.Graph, id string) string {
@@ -249,247 +229,42 @@ func nodeIDs(g *graph.Graph) []string {
 	return out
 }
 
-// worldBinds are the bindings of a drain's nodes.
-type worldBinds struct {
-	// node is each node's render binding (exec:CMD); "" for a node whose
-	// ### Execution runs.
-	node map[string]string
-	// callees binds the functions a node's Execution calls.
-	callees map[string][]bind.Assignment
-	// models serves the nodes bound to llm[:MODEL].
-	models *run.Models
-	// maxTurns bounds the model requests of a model render that calls
-	// functions (--max-turns).
-	maxTurns int
-	// baseURL is --base-url, for the functions such a render calls.
-	baseURL string
-	// spans, when set, exports each drain as a trace (--otel-file, OTLP).
-	spans *telemetry.World
-	// callers are the inputs nothing in the project maintains, as --input
-	// gives them (serve keeps them for every drain).
-	callers map[string]map[string]any
-}
-
-// rendering is reconcile's Rendering: each render a span under its
-// drain's (nil without spans).
-func (b *worldBinds) rendering() func(context.Context, *graph.Node) (context.Context, func(error)) {
-	if b.spans == nil {
-		return nil
-	}
-	return func(ctx context.Context, n *graph.Node) (context.Context, func(error)) {
-		return b.spans.Render(ctx, n.ID)
-	}
-}
-
-// drainSpan starts the span of a drain (a no-op without spans); end
-// takes the drain's result and error.
-func (b *worldBinds) drainSpan(ctx context.Context) (context.Context, func(*reconcile.Result, error)) {
-	if b.spans == nil {
-		return ctx, func(*reconcile.Result, error) {}
-	}
-	ctx, end := b.spans.Drain(ctx)
-	return ctx, func(res *reconcile.Result, err error) {
-		number := 0
-		if res != nil {
-			number = res.Drain
-			if err == nil && res.Failed > 0 {
-				err = fmt.Errorf("%d of its renders failed", res.Failed)
-			}
-		}
-		end(number, err)
-	}
-}
-
-// describe is what renders n, for its contract fingerprint.
-func (b *worldBinds) describe(n *graph.Node) string {
-	v := b.node[n.ID]
-	if v != "" && v != "llm" && !strings.HasPrefix(v, "llm:") {
-		return v
-	}
-	// A model render calls the functions its node names as an
-	// Execution does: their bindings are part of what renders it.
-	d := "execution"
-	if v != "" {
-		d = v
-	}
-	for _, a := range b.callees[n.ID] {
-		d += " " + a.Name + "=" + a.Value
-	}
-	return d
-}
-
-func (b *worldBinds) renderer(n *graph.Node) (reconcile.Renderer, error) {
-	if v := b.node[n.ID]; v == "llm" || strings.HasPrefix(v, "llm:") {
-		c, err := b.models.Client("")
-		if err != nil {
-			return nil, err
-		}
-		m := &render.Model{Client: c, Model: strings.TrimPrefix(strings.TrimPrefix(v, "llm"), ":"), Slots: b.callees[n.ID], MaxTurns: b.maxTurns, BaseURL: b.baseURL}
-		if b.spans != nil {
-			m.Exchanged = b.spans.Chat
-		}
-		return m, nil
-	}
-	if v := b.node[n.ID]; v != "" {
-		return render.Parse(v)
-	}
-	ex := &render.Execution{Slots: b.callees[n.ID]}
-	if b.spans != nil {
-		ex.Telemetry = b.spans.Tracer()
-	}
-	return ex, nil
-}
-
-// modelConfigured reports whether a model is named (--model or
-// PROSE_MODEL).
-func modelConfigured(o *runOptions) bool {
-	return o.model != "" || os.Getenv("PROSE_MODEL") != ""
-}
-
-// worldBindings reads --slot NODE=exec:CMD (or llm[:MODEL]) and --slot NODE.CALLEE=BINDING
-// (a function its Execution calls). Every node needs a binding or a
+// worldDrain prepares the drain of g (package drain) from --slot
+// NODE=exec:CMD (or llm[:MODEL]) and --slot NODE.CALLEE=BINDING (a
+// function its Execution calls). Every node needs a binding or a
 // runnable ### Execution; --slot '*=exec:CMD' binds every node not bound
 // by name that has no Execution, or one that is not ProseScript (the
 // program finds the node's id in its input's "node"), and with a model
 // configured the rest are rendered by it.
-func worldBindings(g *graph.Graph, slots []string, o *runOptions) (*worldBinds, error) {
-	b := &worldBinds{node: map[string]string{}, callees: map[string][]bind.Assignment{}, maxTurns: o.maxTurns, baseURL: o.baseURL}
-	star := ""
-	for _, sl := range slots {
-		name, val, ok := strings.Cut(sl, "=")
-		if !ok || name == "" {
-			return nil, usageErrorf("--slot %q: want NODE=exec:COMMAND", sl)
-		}
-		if name == "*" {
-			star = val
-			continue
-		}
-		n := g.Node(name)
-		if n == nil {
-			if id, callee, ok := strings.Cut(name, "."); ok && g.Node(id) != nil && callee != "" {
-				id = g.Node(id).ID
-				b.callees[id] = append(b.callees[id], bind.Assignment{Name: callee, Value: val})
-				continue
-			}
-			return nil, usageErrorf("--slot %s: no such node%s (nodes: %s)", name, didYouMean(name, nodeIDs(g)), strings.Join(nodeIDs(g), ", "))
-		}
-		if _, err := render.Parse(val); err != nil && val != "llm" && !strings.HasPrefix(val, "llm:") {
-			return nil, usageErrorf("--slot %s: %v, or llm[:MODEL]", name, err)
-		}
-		b.node[n.ID] = val
+func worldDrain(g *graph.Graph, slots []string, o *runOptions) (*drain.Prepared, error) {
+	as, err := bind.ParseAssignments("--slot", slots)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	b, err := drain.ParseBindings(g, "--slot", as)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
 	}
 	models, err := run.NewModels(os.Getenv, o.model, o.baseURL)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	b.models = models
-	var missing []string
-	for _, n := range g.Nodes {
-		if b.node[n.ID] != "" || executionRuns(n) {
-			continue
+	p, err := drain.Prepare(g, b, drain.Config{Models: models, MaxTurns: o.maxTurns, BaseURL: o.baseURL})
+	var unbound *drain.UnboundError
+	var callees *drain.UnboundCalleesError
+	switch {
+	case errors.As(err, &unbound):
+		return nil, usageErrorf("%v: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"name\",\"inputs\",\"prior\",\"events\",\"diff\",\"absent\"} on stdin and prints the new truth)", err)
+	case errors.As(err, &callees):
+		var hint []string
+		for _, m := range callees.Callees {
+			hint = append(hint, "--slot "+m+"=exec:COMMAND")
 		}
-		if star != "" {
-			b.node[n.ID] = star
-			continue
-		}
-		if _, err := models.Client(""); err == nil && modelConfigured(o) {
-			b.node[n.ID] = "llm"
-			continue
-		}
-		missing = append(missing, n.ID)
+		return nil, usageErrorf("%v; configure a model (--model or PROSE_MODEL, see Models in the README), or bind each to a program: %s", err, strings.Join(hint, " "))
+	case err != nil:
+		return nil, usageErrorf("%v", err)
 	}
-	if len(missing) == 0 && !(modelConfigured(o) && modelOK(models)) {
-		missing = unboundCallees(g, b)
-		if len(missing) > 0 {
-			var hint []string
-			for _, m := range missing {
-				hint = append(hint, "--slot "+m+"=exec:COMMAND")
-			}
-			return nil, usageErrorf("no model is configured, and these functions that an Execution calls are rendered by one: %s; configure a model (--model or PROSE_MODEL, see Models in the README), or bind each to a program: %s",
-				strings.Join(missing, ", "), strings.Join(hint, " "))
-		}
-	}
-	if len(missing) > 0 {
-		return nil, usageErrorf("no render bound for %s and no model configured: configure one (--model or PROSE_MODEL, see Models in the README), or bind each node with --slot NODE=exec:COMMAND (the program reads {\"node\",\"name\",\"inputs\",\"prior\",\"events\",\"diff\",\"absent\"} on stdin and prints the new truth)", strings.Join(missing, ", "))
-	}
-	return b, nil
-}
-
-func modelOK(m *run.Models) bool {
-	_, err := m.Client("")
-	return err == nil
-}
-
-// unboundCallees lists, as NODE.CALLEE, the functions the Executions of
-// g's nodes call, directly or from within the functions they call, that a
-// model would render (no runnable Execution of their own) and no --slot
-// NODE.CALLEE binds: a drain with no model fails on them, so it is
-// refused before it starts, with the binding a drain accepts. A run binds
-// a callee by its name wherever in the node's calls it is called, so a
-// function called inside another is NODE.INNER too, never NODE.FN.INNER.
-func unboundCallees(g *graph.Graph, b *worldBinds) []string {
-	var out []string
-	for _, n := range g.Nodes {
-		if b.node[n.ID] != "" || !executionRuns(n) {
-			continue
-		}
-		bound := map[string]bool{}
-		for _, a := range b.callees[n.ID] {
-			bound[a.Name] = true
-		}
-		listed := map[string]bool{}
-		visited := map[string]bool{} // file and node: a sibling loads anew each time
-		var walk func(sp *spec.Spec)
-		walk = func(sp *spec.Spec) {
-			key := sp.File.Name + "\x00" + sp.Name
-			if visited[key] {
-				return
-			}
-			visited[key] = true
-			for _, name := range callees(sp) {
-				if name == sp.Name || bound[name] || listed[name] {
-					continue
-				}
-				callee := calleeSpec(sp, name)
-				switch {
-				case callee == nil:
-				case modelRenderedSpec(callee):
-					listed[name] = true
-					out = append(out, n.ID+"."+name)
-				case callee.Kind == spec.KindFunction:
-					walk(callee)
-				}
-			}
-		}
-		walk(n.Spec)
-	}
-	return out
-}
-
-// calleeSpec is the function or node a call of name made in sp reaches
-// (an inline node or a sibling file), nil for anything else.
-func calleeSpec(sp *spec.Spec, name string) *spec.Spec {
-	c := sp.ResolveCall(name, nil, &spec.Finder{})
-	if c == nil {
-		return nil
-	}
-	switch c.Kind {
-	case spec.CalleeNode:
-		return c.Node
-	case spec.CalleeSibling:
-		s, _, err := spec.Load(c.Path)
-		if err != nil {
-			return nil
-		}
-		return s
-	}
-	return nil
-}
-
-// modelRenderedSpec reports whether a callee is a function with no
-// runnable Execution: a model renders it.
-func modelRenderedSpec(sp *spec.Spec) bool {
-	return sp.Kind == spec.KindFunction && sp.Body() == nil
+	return p, nil
 }
 
 func didYouMean(name string, cands []string) string {

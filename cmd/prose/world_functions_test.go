@@ -10,8 +10,6 @@ import (
 
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/world/graph"
 )
 
 // U07 of upstream's basic-unit-suite from the command line: with
@@ -165,56 +163,5 @@ func TestWorldModelRenderCallsModelFunction(t *testing.T) {
 		if json.Unmarshal([]byte(line), &r) == nil && r.Node == "alert-projection" && (r.Status != "rendered" || r.Cost.Requests != 3 || r.Cost.Programs != 0) {
 			t.Errorf("alert-projection receipt: %s", line)
 		}
-	}
-}
-
-// What renders a model-rendered node includes the bindings of the
-// functions it calls, so rebinding one re-renders it; with none, it is
-// "llm" as before.
-func TestWorldModelRenderDescribesFunctionBindings(t *testing.T) {
-	n := &graph.Node{ID: "alert-projection"}
-	b := &worldBinds{node: map[string]string{"alert-projection": "llm:m"}, callees: map[string][]bind.Assignment{}}
-	if got := b.describe(n); got != "llm:m" {
-		t.Errorf("without bindings: %q", got)
-	}
-	b.callees["alert-projection"] = []bind.Assignment{{Name: "format-alert-copy", Value: "exec:./a"}}
-	a := b.describe(n)
-	b.callees["alert-projection"][0].Value = "exec:./b"
-	if a == b.describe(n) || !strings.Contains(a, "format-alert-copy=exec:./a") {
-		t.Errorf("describe %q, then %q", a, b.describe(n))
-	}
-}
-
-// The drain's hint walks the functions an Execution calls into the ones
-// they call, once each: functions that call each other end the walk, and
-// the one a model would render is named once, as NODE.INNER.
-func TestUnboundCalleesWalksCallsOnce(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
-		"feed.prose.md": "---\nname: feed\nkind: gateway\n---\n\n# Feed\n\n### Maintains\n\n- `counts`: tallies\n",
-		"scorer.prose.md": "---\nname: scorer\nkind: responsibility\nid: 067NC4KG0XVMH2AA9D64TKJFA1\n---\n\n# Scorer\n\n### Requires\n\n- `counts`: the tallies of `feed`\n\n### Maintains\n\n- `points`: the score\n\n" +
-			"### Execution\n\n```prose\nlet p = call ping\n  counts: counts\nreturn { points: p }\n```\n",
-		"ping.prose.md": "---\nname: ping\nkind: function\n---\n\n# Ping\n\n### Parameters\n\n- `counts`: the tallies\n\n### Returns\n\n- `points`: a number\n\n" +
-			"### Execution\n\n```prose\nif counts > 9:\n  return call inner\n    counts: counts\nlet q = call pong\n  counts: counts\nreturn q\n```\n",
-		"pong.prose.md": "---\nname: pong\nkind: function\n---\n\n# Pong\n\n### Parameters\n\n- `counts`: the tallies\n\n### Returns\n\n- `points`: a number\n\n" +
-			"### Execution\n\n```prose\nlet q = call ping\n  counts: counts\nlet r = call inner\n  counts: q\nreturn r\n```\n",
-		"inner.prose.md": "---\nname: inner\nkind: function\n---\n\n# Inner\n\n### Parameters\n\n- `counts`: the tallies\n\n### Returns\n\n- `points`: a number\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, _, err := graph.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &worldBinds{node: map[string]string{}, callees: map[string][]bind.Assignment{}}
-	if got := strings.Join(unboundCallees(g, b), " "); got != "067NC4KG0XVMH2AA9D64TKJFA1.inner" {
-		t.Errorf("unbound: %q", got)
-	}
-	b.callees["067NC4KG0XVMH2AA9D64TKJFA1"] = []bind.Assignment{{Name: "inner", Value: "exec:echo 7"}}
-	if got := unboundCallees(g, b); len(got) != 0 {
-		t.Errorf("bound, still unbound: %q", got)
 	}
 }

@@ -1,7 +1,7 @@
-// Package worldtest runs the world-model side of a `kind: test` file:
-// a test whose subject is a responsibility (or a gateway) and whose
-// `### Drains` section says, drain by drain, what to deliver and which
-// nodes must render, skip or fail.
+// This file reads and runs the `### Drains` section of a `kind: test`
+// file: a test whose subject is a responsibility (or a gateway) and whose
+// `### Drains` says, drain by drain, what to deliver and which nodes must
+// render, skip or fail.
 //
 // # The form (decided)
 //
@@ -42,13 +42,15 @@
 // last drain the subject's published truth is what Expects and Expects
 // Not judge (null when it never rendered).
 //
-// A node renders by its `bind` entry (its id, else "*"): exec:COMMAND run
-// in the test file's directory; a node with a fenced ### Execution and no
-// entry runs it on the interpreter, its callees bound by `NODE.CALLEE`
-// entries.
-//
-// Main types: Test, Drain, Options, Check. Entry points: Has, Parse, Run.
-package worldtest
+// `bind:` holds the same bindings as `prose run DIR --slot` (ParseBindings,
+// run.ParseBinding), prepared by the same Prepare, so a node's contract
+// fingerprint is the same under `prose test` and `prose run`: a node
+// renders by its entry (its id, else "*"), exec:COMMAND run in the test
+// file's directory; a node with a runnable ### Execution and no entry
+// runs it on the interpreter, its callees bound by `NODE.CALLEE` entries.
+// No model is configured for a test's drains.
+
+package drain
 
 import (
 	"context"
@@ -62,12 +64,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
-	"github.com/proselang/prose/world/render"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -81,11 +82,11 @@ const CodeDrains = "test/drains"
 type Test struct {
 	File   *diag.File
 	Bind   map[string]string
-	Drains []*Drain
+	Drains []*Item
 }
 
-// Drain is one drain item.
-type Drain struct {
+// Item is one drain item.
+type Item struct {
 	Pos    diag.Pos
 	Events map[string][]any
 	Ticks  []string
@@ -96,8 +97,8 @@ type Drain struct {
 	Programs *int
 }
 
-// Has reports whether the test file sp has a ### Drains section.
-func Has(sp *spec.Spec) bool { return section(sp) != nil }
+// HasTest reports whether the test file sp has a ### Drains section.
+func HasTest(sp *spec.Spec) bool { return section(sp) != nil }
 
 func section(sp *spec.Spec) *spec.Section {
 	for _, s := range sp.Sections {
@@ -108,8 +109,9 @@ func section(sp *spec.Spec) *spec.Section {
 	return nil
 }
 
-// Parse reads sp's ### Drains; nil (and no diagnostics) when it has none.
-func Parse(sp *spec.Spec) (*Test, diag.List) {
+// ParseTest reads sp's ### Drains; nil (and no diagnostics) when it has
+// none.
+func ParseTest(sp *spec.Spec) (*Test, diag.List) {
 	sec := section(sp)
 	if sec == nil {
 		return nil, nil
@@ -200,8 +202,8 @@ func lineCol(f *diag.File, off, line, col int) diag.Pos {
 	return diag.Pos(p + col - 1)
 }
 
-func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags *diag.List) *Drain {
-	d := &Drain{Pos: at(n), Events: map[string][]any{}, Expect: map[receipt.Status][]string{}}
+func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags *diag.List) *Item {
+	d := &Item{Pos: at(n), Events: map[string][]any{}, Expect: map[receipt.Status][]string{}}
 	if n.Kind != yaml.MappingNode {
 		diags.Errorf(f, at(n), CodeDrains, "a drain is a mapping: events:, ticks:, fail:, rendered:, skipped:, failed:, programs:")
 		return nil
@@ -281,8 +283,8 @@ func idList(v *yaml.Node) ([]string, bool) {
 	return nil, false
 }
 
-// Options configure Run.
-type Options struct {
+// TestOptions configure RunTest.
+type TestOptions struct {
 	// Dir is the test file's directory: exec commands run there.
 	Dir string
 	// State is the state directory, fresh for the test.
@@ -301,10 +303,10 @@ type Check struct {
 	Observed string
 }
 
-// Run drains the subject's project as t says. truth is the subject's
+// RunTest drains the subject's project as t says. truth is the subject's
 // published truth after the last drain; err is for a test that cannot
 // run (a graph with errors, a node with no binding, an unknown id).
-func Run(ctx context.Context, t *Test, subjectPath string, o Options) (truth any, checks []Check, err error) {
+func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (truth any, checks []Check, err error) {
 	g, diags, err := graph.Load(filepath.Dir(subjectPath))
 	if err != nil {
 		return nil, nil, err
@@ -330,17 +332,13 @@ func Run(ctx context.Context, t *Test, subjectPath string, o Options) (truth any
 	if err := t.checkIDs(g); err != nil {
 		return nil, nil, err
 	}
-	st, err := store.Open(o.State)
+	p, err := t.prepare(g, o.Dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	renderers := map[string]reconcile.Renderer{}
-	for _, n := range g.Nodes {
-		r, err := t.renderer(n, o.Dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		renderers[n.ID] = r
+	st, err := store.Open(o.State)
+	if err != nil {
+		return nil, nil, err
 	}
 	now := o.Now
 	if now == nil {
@@ -351,17 +349,14 @@ func Run(ctx context.Context, t *Test, subjectPath string, o Options) (truth any
 		for _, id := range d.Fail {
 			fail[id] = true
 		}
-		res, err := reconcile.Drain(ctx, reconcile.Options{
-			Graph: g, Store: st, Events: d.Events, Ticks: d.Ticks, Now: now, MaxParallel: 1,
-			CallerInputs: map[string]map[string]any{subject: o.Seeds},
-			Binding:      func(n *graph.Node) string { return t.describe(n) },
-			Renderer: func(n *graph.Node) (reconcile.Renderer, error) {
+		res, err := p.run(ctx, Input{Store: st, Events: d.Events, Ticks: d.Ticks, Now: now, MaxParallel: 1,
+			CallerInputs: map[string]map[string]any{subject: o.Seeds}},
+			func(n *graph.Node) (reconcile.Renderer, error) {
 				if fail[n.ID] {
 					return failing{}, nil
 				}
-				return renderers[n.ID], nil
-			},
-		})
+				return p.Renderer(n)
+			})
 		if err != nil {
 			return nil, checks, fmt.Errorf("drain %d: %v", i+1, err)
 		}
@@ -432,60 +427,37 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-func (t *Test) describe(n *graph.Node) string {
-	b := t.Bind[n.ID]
-	if b == "" && hasProgram(n) {
-		d := "execution"
-		for _, a := range t.callees(n) {
-			d += " " + a.Name + "=" + a.Value
-		}
-		return d
-	}
-	if b == "" {
-		b = t.Bind["*"]
-	}
-	return b
-}
-
-// hasProgram reports whether n's Execution runs on the interpreter: a
-// file's own node with a ProseScript Execution (an inline node's is
-// rendered by its binding).
-func hasProgram(n *graph.Node) bool {
-	return n.Spec.Execution != nil && n.Spec.Execution.Program != nil && !n.Inline()
-}
-
-func (t *Test) callees(n *graph.Node) []bind.Assignment {
-	var out []bind.Assignment
+// prepare assembles the test's drain from its bind: entries, as prose
+// run DIR does from --slot: a node with nothing to render it is named
+// with the entry that would.
+func (t *Test) prepare(g *graph.Graph, dir string) (*Prepared, error) {
+	var as []run.Assignment
 	for k, v := range t.Bind {
-		if c, ok := strings.CutPrefix(k, n.ID+"."); ok {
-			out = append(out, bind.Assignment{Name: c, Value: v})
+		as = append(as, run.Assignment{Name: k, Value: v})
+	}
+	sort.Slice(as, func(i, j int) bool { return as[i].Name < as[j].Name })
+	b, err := ParseBindings(g, "bind", as)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range as {
+		if r, err := run.ParseBinding(a.Value); err == nil && !strings.Contains(a.Name, ".") {
+			if _, isModel := r.(run.Model); isModel {
+				return nil, fmt.Errorf("bind %s: %s: a test's drains have no model; bind the node to a program (exec:COMMAND)", a.Name, a.Value)
+			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// renderer is what renders n: its own bind entry, else its Execution,
-// else the "*" entry.
-func (t *Test) renderer(n *graph.Node, dir string) (reconcile.Renderer, error) {
-	b := t.Bind[n.ID]
-	if b == "" && hasProgram(n) {
-		return &render.Execution{Slots: t.callees(n), Dir: dir}, nil
+	p, err := Prepare(g, b, Config{Dir: dir})
+	var unbound *UnboundError
+	var callees *UnboundCalleesError
+	switch {
+	case errors.As(err, &unbound):
+		id := unbound.Nodes[0]
+		return nil, fmt.Errorf("node %s has no ### Execution to run and no binding: add %s: exec:COMMAND (or \"*\") under bind: in ### Drains", id, id)
+	case errors.As(err, &callees):
+		return nil, fmt.Errorf("the functions %s that an Execution calls are rendered by a model, and a test's drains have none: bind each under bind: in ### Drains (%s: exec:COMMAND)", strings.Join(callees.Callees, ", "), callees.Callees[0])
 	}
-	if b == "" {
-		b = t.Bind["*"]
-	}
-	if b == "" {
-		return nil, fmt.Errorf("node %s has no ### Execution to run and no binding: add %s: exec:COMMAND (or \"*\") under bind: in ### Drains", n.ID, n.ID)
-	}
-	r, err := render.Parse(b)
-	if err != nil {
-		return nil, fmt.Errorf("bind %s: %v", n.ID, err)
-	}
-	if e, ok := r.(*render.Exec); ok {
-		e.Dir = dir
-	}
-	return r, nil
+	return p, err
 }
 
 // failing is the render of a node the drain item makes fail.
@@ -496,7 +468,7 @@ func (failing) Render(context.Context, *reconcile.Request) (*reconcile.Answer, e
 }
 
 // check compares a drain's receipts with the item's expectations.
-func (d *Drain) check(i int, g *graph.Graph, res *reconcile.Result) Check {
+func (d *Item) check(i int, g *graph.Graph, res *reconcile.Result) Check {
 	got := map[receipt.Status][]string{}
 	count := map[string]int{}
 	for _, r := range res.Receipts {

@@ -1,18 +1,18 @@
-package worldtest_test
+package drain_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/proselang/prose/spec"
-	"github.com/proselang/prose/world/worldtest"
+	"github.com/proselang/prose/world/drain"
 )
 
-func parse(t *testing.T, drains string) (*worldtest.Test, string) {
+func parse(t *testing.T, drains string) (*drain.Test, string) {
 	t.Helper()
 	src := "---\nname: t\nkind: test\nsubject: s\n---\n\n### Drains\n\n```yaml\n" + drains + "```\n\n### Expects\n\n- `x`: is present\n"
 	sp, _ := spec.Parse("t.test.prose.md", []byte(src))
-	w, diags := worldtest.Parse(sp)
+	w, diags := drain.ParseTest(sp)
 	return w, diags.String()
 }
 

@@ -1,0 +1,234 @@
+package drain_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
+	"github.com/proselang/prose/world/drain"
+	"github.com/proselang/prose/world/graph"
+)
+
+// project writes files into a directory and loads its graph.
+func project(t *testing.T, files map[string]string) *graph.Graph {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, diags, err := graph.Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatalf("%v\n%s", err, diags)
+	}
+	return g
+}
+
+func slots(texts ...string) []run.Assignment {
+	var out []run.Assignment
+	for _, s := range texts {
+		name, value, _ := strings.Cut(s, "=")
+		out = append(out, run.Assignment{Name: name, Value: value})
+	}
+	return out
+}
+
+const feed = "---\nname: feed\nkind: gateway\n---\n\n# Feed\n\n### Maintains\n\n- `counts`: tallies\n"
+
+var board = map[string]string{
+	"feed.prose.md": feed,
+	"board.prose.md": "---\nname: board\nkind: responsibility\n---\n\n# Board\n\n### Requires\n\n- `counts`: the tallies of `feed`\n\n### Maintains\n\n- `points`: the score\n\n" +
+		"### Execution\n\n```prose\nlet p = call score\n  counts: counts\nlet q = call rank\n  points: p\nreturn { points: q }\n```\n",
+	"score.prose.md": "---\nname: score\nkind: function\n---\n\n# Score\n\n### Parameters\n\n- `counts`: the tallies\n\n### Returns\n\n- `points`: a number\n",
+	"rank.prose.md":  "---\nname: rank\nkind: function\n---\n\n# Rank\n\n### Parameters\n\n- `points`: a number\n\n### Returns\n\n- `rank`: a number\n",
+}
+
+func prepare(t *testing.T, g *graph.Graph, as []run.Assignment, c drain.Config) *drain.Prepared {
+	t.Helper()
+	b, err := drain.ParseBindings(g, "--slot", as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := drain.Prepare(g, b, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// What renders a node, as its contract fingerprint holds it, does not
+// depend on the order its bindings were given in, nor on spaces around
+// a binding's text; it does depend on what each callee is bound to.
+func TestBindingIsCanonical(t *testing.T) {
+	g := project(t, board)
+	n := g.Node("board")
+	a := prepare(t, g, slots("feed=exec:./feed", "board.score=exec:./s", "board.rank=exec:./r"), drain.Config{}).Binding(n)
+	b := prepare(t, g, slots("board.rank= exec:./r ", "feed=exec:./feed", "board.score=exec: ./s"), drain.Config{}).Binding(n)
+	if a != b {
+		t.Errorf("the order of the bindings moved what renders board:\n%q\n%q", a, b)
+	}
+	if want := "execution rank=exec:./r score=exec:./s"; a != want {
+		t.Errorf("binding %q, want %q", a, want)
+	}
+	c := prepare(t, g, slots("feed=exec:./feed", "board.score=exec:./r", "board.rank=exec:./r"), drain.Config{}).Binding(n)
+	if c == a {
+		t.Errorf("rebinding score did not move what renders board: %q", c)
+	}
+	if f := prepare(t, g, slots("feed= exec:./feed", "board.score=exec:./s", "board.rank=exec:./r"), drain.Config{}).Binding(g.Node("feed")); f != "exec:./feed" {
+		t.Errorf("feed: %q", f)
+	}
+}
+
+// A model-rendered node names the bindings of the functions it calls, so
+// rebinding one re-renders it; with none, it is its model binding alone.
+func TestModelRenderDescribesFunctionBindings(t *testing.T) {
+	g := project(t, board)
+	n := g.Node("feed")
+	if got := prepare(t, g, slots("feed=llm:m", "board.score=exec:./s", "board.rank=exec:./r"), drain.Config{}).Binding(n); got != "llm:m" {
+		t.Errorf("without bindings: %q", got)
+	}
+	a := prepare(t, g, slots("feed=llm:m", "feed.format=exec:./a", "board.score=exec:./s", "board.rank=exec:./r"), drain.Config{}).Binding(n)
+	b := prepare(t, g, slots("feed=llm:m", "feed.format=exec:./b", "board.score=exec:./s", "board.rank=exec:./r"), drain.Config{}).Binding(n)
+	if a == b || a != "llm:m format=exec:./a" {
+		t.Errorf("binding %q, then %q", a, b)
+	}
+}
+
+// Bindings are read by run.ParseBinding: a node takes a program or a
+// model, a callee any binding; an unknown node is refused with the
+// nearest name.
+func TestParseBindingsRefuses(t *testing.T) {
+	g := project(t, board)
+	for _, tc := range []struct{ slot, want string }{
+		{"boardd=exec:./x", "--slot boardd: no such node; did you mean board?"},
+		{"board=std/x.prose.md", `--slot board: binding "std/x.prose.md": a node's render takes exec:COMMAND, or llm[:MODEL]`},
+		{"*=exec:", `--slot *: binding "exec:": a node's render takes exec:COMMAND, or llm[:MODEL]`},
+		{"board.score=nonsense", `--slot board.score: cannot tell what "nonsense" is`},
+	} {
+		_, err := drain.ParseBindings(g, "--slot", slots(tc.slot))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %s", tc.slot, err, tc.want)
+		}
+	}
+}
+
+// A node with nothing to render it, or a function only a model would
+// render with no model configured, refuses the drain before it starts.
+func TestPrepareRefusesUnbound(t *testing.T) {
+	g := project(t, board)
+	b, _ := drain.ParseBindings(g, "--slot", slots("board.score=exec:./s", "board.rank=exec:./r"))
+	var unbound *drain.UnboundError
+	if _, err := drain.Prepare(g, b, drain.Config{}); !errors.As(err, &unbound) || strings.Join(unbound.Nodes, " ") != "feed" {
+		t.Errorf("unbound feed: %v", err)
+	}
+	b, _ = drain.ParseBindings(g, "--slot", slots("*=exec:./all", "board.score=exec:./s"))
+	var callees *drain.UnboundCalleesError
+	if _, err := drain.Prepare(g, b, drain.Config{}); !errors.As(err, &callees) || strings.Join(callees.Callees, " ") != "board.rank" {
+		t.Errorf("unbound rank: %v", err)
+	}
+}
+
+// The hint walks the functions an Execution calls into the ones they
+// call, once each: functions that call each other end the walk, and the
+// one a model would render is named once, as NODE.INNER.
+func TestUnboundCalleesWalksCallsOnce(t *testing.T) {
+	g := project(t, map[string]string{
+		"feed.prose.md": feed,
+		"scorer.prose.md": "---\nname: scorer\nkind: responsibility\nid: 067NC4KG0XVMH2AA9D64TKJFA1\n---\n\n# Scorer\n\n### Requires\n\n- `counts`: the tallies of `feed`\n\n### Maintains\n\n- `points`: the score\n\n" +
+			"### Execution\n\n```prose\nlet p = call ping\n  counts: counts\nreturn { points: p }\n```\n",
+		"ping.prose.md": "---\nname: ping\nkind: function\n---\n\n# Ping\n\n### Parameters\n\n- `counts`: the tallies\n\n### Returns\n\n- `points`: a number\n\n" +
+			"### Execution\n\n```prose\nif counts > 9:\n  return call inner\n    counts: counts\nlet q = call pong\n  counts: counts\nreturn q\n```\n",
+		"pong.prose.md": "---\nname: pong\nkind: function\n---\n\n# Pong\n\n### Parameters\n\n- `counts`: the tallies\n\n### Returns\n\n- `points`: a number\n\n" +
+			"### Execution\n\n```prose\nlet q = call ping\n  counts: counts\nlet r = call inner\n  counts: q\nreturn r\n```\n",
+		"inner.prose.md": "---\nname: inner\nkind: function\n---\n\n# Inner\n\n### Parameters\n\n- `counts`: the tallies\n\n### Returns\n\n- `points`: a number\n",
+	})
+	b, _ := drain.ParseBindings(g, "--slot", slots("feed=exec:cat"))
+	var callees *drain.UnboundCalleesError
+	if _, err := drain.Prepare(g, b, drain.Config{}); !errors.As(err, &callees) || strings.Join(callees.Callees, " ") != "067NC4KG0XVMH2AA9D64TKJFA1.inner" {
+		t.Errorf("unbound: %v", err)
+	}
+	b, _ = drain.ParseBindings(g, "--slot", slots("feed=exec:cat", "scorer.inner=exec:echo 7"))
+	if _, err := drain.Prepare(g, b, drain.Config{}); err != nil {
+		t.Errorf("bound, still refused: %v", err)
+	}
+}
+
+// A test's ### Drains binds its nodes as --slot does, to programs: a
+// node bound to a model is refused (a test's drains have none), and so
+// is a function only a model would render.
+func TestSectionRefusesModels(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range board {
+		files[k] = v
+	}
+	for _, tc := range []struct{ bind, want string }{
+		{`feed: llm`, "bind feed: llm: a test's drains have no model"},
+		{`"*": llm:m`, "bind *: llm:m: a test's drains have no model"},
+		{`feed: exec:cat` + "\n  board.score: exec:echo 1", "the functions board.rank that an Execution calls are rendered by a model"},
+		{`board.score: exec:echo 1`, "node feed has no ### Execution to run and no binding"},
+	} {
+		files["board.test.prose.md"] = "---\nname: t\nkind: test\nsubject: board\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  " + tc.bind + "\ndrains:\n  - rendered: all\n```\n\n### Expects\n\n- `points`: is present\n"
+		g := project(t, files)
+		test := filepath.Join(g.Root, "board.test.prose.md")
+		sp, _, err := spec.Load(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, diags := drain.ParseTest(sp)
+		if w == nil {
+			t.Fatalf("%s", diags)
+		}
+		_, _, err = drain.RunTest(context.Background(), w, filepath.Join(g.Root, "board.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %s", tc.bind, err, tc.want)
+		}
+	}
+}
+
+// countingFS counts the opens of each file of the operating system's.
+type countingFS struct {
+	fs.FS
+	mu    sync.Mutex
+	opens map[string]int
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	c.mu.Lock()
+	c.opens[filepath.Base(name)]++
+	c.mu.Unlock()
+	return c.FS.Open(name)
+}
+
+// The functions two nodes' Executions call are read once by Prepare,
+// however many nodes call them.
+func TestPrepareReadsCalleesOnce(t *testing.T) {
+	exec := func(name string) string {
+		return "---\nname: " + name + "\nkind: responsibility\n---\n\n# N\n\n### Requires\n\n- `counts`: the tallies of `feed`\n\n### Maintains\n\n- `points`: the score\n\n" +
+			"### Execution\n\n```prose\nlet p = call score\n  counts: counts\nreturn { points: p }\n```\n"
+	}
+	g := project(t, map[string]string{
+		"feed.prose.md":  feed,
+		"one.prose.md":   exec("one"),
+		"two.prose.md":   exec("two"),
+		"score.prose.md": board["score.prose.md"],
+	})
+	c := &countingFS{FS: specgraph.OS(), opens: map[string]int{}}
+	b, _ := drain.ParseBindings(g, "--slot", slots("feed=exec:cat"))
+	var callees *drain.UnboundCalleesError
+	_, err := drain.Prepare(g, b, drain.Config{Specs: specgraph.New(specgraph.Options{FS: c})})
+	if !errors.As(err, &callees) || strings.Join(callees.Callees, " ") != "one.score two.score" {
+		t.Fatalf("unbound: %v", err)
+	}
+	if c.opens["score.prose.md"] != 1 {
+		t.Errorf("score.prose.md opened %d times, want 1 (%v)", c.opens["score.prose.md"], c.opens)
+	}
+}
