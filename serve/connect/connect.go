@@ -119,13 +119,11 @@ func ReadConfig(root string, g *graph.Graph) ([]*Config, diag.List, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f := diag.NewFile(path, src)
-	var diags diag.List
-	at := func(n *yaml.Node) diag.Pos { return lineCol(src, n.Line, n.Column) }
+	r := &configReader{f: diag.NewFile(path, src), src: src, root: root, g: g}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		diags.Errorf(f, 0, "serve/config", "%s is not YAML: %v", FileName, err)
-		return nil, diags, nil
+		r.diags.Errorf(r.f, 0, "serve/config", "%s is not YAML: %v", FileName, err)
+		return nil, r.diags, nil
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil, nil
@@ -136,69 +134,88 @@ func ReadConfig(root string, g *graph.Graph) ([]*Config, diag.List, error) {
 		if top.Content[i].Value == "connectors" {
 			conns = top.Content[i+1]
 		} else {
-			diags.Errorf(f, at(top.Content[i]), "serve/config", "%s: unknown key %q (want connectors)", FileName, top.Content[i].Value)
+			r.diags.Errorf(r.f, r.at(top.Content[i]), "serve/config", "%s: unknown key %q (want connectors)", FileName, top.Content[i].Value)
 		}
 	}
 	if conns == nil || conns.Kind != yaml.MappingNode {
-		if conns != nil || len(diags) == 0 {
-			diags.Errorf(f, 0, "serve/config", "%s: want connectors: a mapping of GATEWAY: {file|http|exec: ..., id_field: ..., every: ...}", FileName)
+		if conns != nil || len(r.diags) == 0 {
+			r.diags.Errorf(r.f, 0, "serve/config", "%s: want connectors: a mapping of GATEWAY: {file|http|exec: ..., id_field: ..., every: ...}", FileName)
 		}
-		return nil, diags, nil
+		return nil, r.diags, nil
 	}
 	var out []*Config
 	for i := 0; i+1 < len(conns.Content); i += 2 {
-		k, v := conns.Content[i], conns.Content[i+1]
-		c := &Config{Gateway: k.Value, Pos: f.Position(at(k))}
-		if n := g.Node(k.Value); n == nil || n.Kind != spec.KindGateway {
-			diags.Errorf(f, at(k), "serve/config", "connector %q: no gateway has that id (gateways: %s)", k.Value, strings.Join(gateways(g), ", "))
-			continue
+		if c := r.connector(conns.Content[i], conns.Content[i+1]); c != nil {
+			out = append(out, c)
 		}
-		if v.Kind != yaml.MappingNode {
-			diags.Errorf(f, at(v), "serve/config", "connector %s: want a mapping with file, http or exec", k.Value)
-			continue
-		}
-		for j := 0; j+1 < len(v.Content); j += 2 {
-			key, val := v.Content[j], v.Content[j+1]
-			switch key.Value {
-			case "file", "http", "exec":
-				if c.Kind != "" {
-					diags.Errorf(f, at(key), "serve/config", "connector %s: both %s and %s: keep one", k.Value, c.Kind, key.Value)
-				}
-				c.Kind, c.Target = key.Value, val.Value
-			case "id_field":
-				c.IDField = val.Value
-			case "every":
-				d, err := time.ParseDuration(val.Value)
-				if err != nil || d <= 0 {
-					diags.Errorf(f, at(val), "serve/config", "connector %s: every %q is not a positive duration (30s, 5m, 1h)", k.Value, val.Value)
-					continue
-				}
-				c.Every = d
-			default:
-				diags.Errorf(f, at(key), "serve/config", "connector %s: unknown key %q (want file, http, exec, id_field, every)", k.Value, key.Value)
+	}
+	return out, r.diags, nil
+}
+
+// configReader reads one prose.serve.yaml, collecting its diagnostics.
+type configReader struct {
+	f     *diag.File
+	src   []byte
+	root  string
+	g     *graph.Graph
+	diags diag.List
+}
+
+func (r *configReader) at(n *yaml.Node) diag.Pos { return lineCol(r.src, n.Line, n.Column) }
+
+// connector reads the connector of gateway k, its mapping v; nil (with a
+// diagnostic) when it cannot run.
+func (r *configReader) connector(k, v *yaml.Node) *Config {
+	f := r.f
+	c := &Config{Gateway: k.Value, Pos: f.Position(r.at(k))}
+	if n := r.g.Node(k.Value); n == nil || n.Kind != spec.KindGateway {
+		r.diags.Errorf(f, r.at(k), "serve/config", "connector %q: no gateway has that id (gateways: %s)", k.Value, strings.Join(gateways(r.g), ", "))
+		return nil
+	}
+	if v.Kind != yaml.MappingNode {
+		r.diags.Errorf(f, r.at(v), "serve/config", "connector %s: want a mapping with file, http or exec", k.Value)
+		return nil
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		key, val := v.Content[j], v.Content[j+1]
+		switch key.Value {
+		case "file", "http", "exec":
+			if c.Kind != "" {
+				r.diags.Errorf(f, r.at(key), "serve/config", "connector %s: both %s and %s: keep one", k.Value, c.Kind, key.Value)
 			}
-		}
-		switch {
-		case c.Kind == "":
-			diags.Errorf(f, at(k), "serve/config", "connector %s: name its source: file: DIR, http: URL or exec: COMMAND", k.Value)
-			continue
-		case c.Kind == "file" && !filepath.IsAbs(c.Target):
-			c.Target = filepath.Join(root, c.Target)
-		case c.Kind == "exec":
-			if _, err := ParseExec(c.Target); err != nil {
-				diags.Errorf(f, at(k), "serve/config", "connector %s: exec: %v", k.Value, err)
+			c.Kind, c.Target = key.Value, val.Value
+		case "id_field":
+			c.IDField = val.Value
+		case "every":
+			d, err := time.ParseDuration(val.Value)
+			if err != nil || d <= 0 {
+				r.diags.Errorf(f, r.at(val), "serve/config", "connector %s: every %q is not a positive duration (30s, 5m, 1h)", k.Value, val.Value)
 				continue
 			}
+			c.Every = d
+		default:
+			r.diags.Errorf(f, r.at(key), "serve/config", "connector %s: unknown key %q (want file, http, exec, id_field, every)", k.Value, key.Value)
 		}
-		if c.Every == 0 {
-			c.Every = 30 * time.Second
-			if c.Kind == "file" {
-				c.Every = time.Second
-			}
-		}
-		out = append(out, c)
 	}
-	return out, diags, nil
+	switch {
+	case c.Kind == "":
+		r.diags.Errorf(f, r.at(k), "serve/config", "connector %s: name its source: file: DIR, http: URL or exec: COMMAND", k.Value)
+		return nil
+	case c.Kind == "file" && !filepath.IsAbs(c.Target):
+		c.Target = filepath.Join(r.root, c.Target)
+	case c.Kind == "exec":
+		if _, err := ParseExec(c.Target); err != nil {
+			r.diags.Errorf(f, r.at(k), "serve/config", "connector %s: exec: %v", k.Value, err)
+			return nil
+		}
+	}
+	if c.Every == 0 {
+		c.Every = 30 * time.Second
+		if c.Kind == "file" {
+			c.Every = time.Second
+		}
+	}
+	return c
 }
 
 func gateways(g *graph.Graph) []string {

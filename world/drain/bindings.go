@@ -92,7 +92,7 @@ func (b *Bindings) canonical() {
 // its inline nodes call, the inline nodes, and its own name (its render),
 // each once.
 func Callees(sp *spec.Spec) []string {
-	if sp.Kind != "function" && sp.Kind != "responsibility" {
+	if sp.Kind != spec.KindFunction && sp.Kind != spec.KindResponsibility {
 		return nil
 	}
 	seen := map[string]bool{}

@@ -331,11 +331,11 @@ func (p *Prepared) unboundCallees() []string {
 				callee := calleeSpec(p.cfg.Specs, finder, sp, name)
 				switch {
 				case callee == nil:
-				case callee.Kind == "function" && callee.Body() == nil:
+				case callee.Kind == spec.KindFunction && callee.Body() == nil:
 					// No runnable Execution: a model renders it.
 					listed[name] = true
 					out = append(out, n.ID+"."+name)
-				case callee.Kind == "function":
+				case callee.Kind == spec.KindFunction:
 					walk(callee)
 				}
 			}
