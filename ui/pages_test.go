@@ -82,3 +82,20 @@ func TestPagesRedacted(t *testing.T) {
 		t.Errorf("the run's page shows the secret, or no mark where it was:\n%s", body)
 	}
 }
+
+// TestJudgmentShown: a judgment shows its condition, its answer and who
+// decided it (the model and its tokens), and the run's tokens count it.
+func TestJudgmentShown(t *testing.T) {
+	r := newRuns(t, "judged")
+	_, ts := newTestServer(t, Options{RunDir: r.runDir})
+	_, body := get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["judged"])
+	for _, want := range []string{"judgment <q>d says ship</q>", "holds = true, asked judge-model-1 (40 tokens in, 2 out)", "it says ship", "<dt>Tokens</dt><dd>42</dd>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the run's page lacks %q:\n%s", want, body)
+		}
+	}
+	_, body = get(t, ts.Client(), ts.URL+"/ui/")
+	if !strings.Contains(body, `<td class="num">42</td>`) {
+		t.Errorf("the list does not count the judgment's 42 tokens:\n%s", body)
+	}
+}
