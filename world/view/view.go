@@ -126,6 +126,8 @@ type World struct {
 	// replays are the drains replayed at version replayed.
 	replays  map[int]*DrainReplay
 	replayed int
+	// polled is true once the first Poll is done.
+	polled bool
 }
 
 // mirror is what the World keeps of one node's directory.
@@ -201,33 +203,13 @@ func (w *World) Poll() (*Update, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	u := &Update{Receipts: []*receipt.Receipt{}, Nodes: []NodeStatus{}}
-	if w.st == nil {
-		if _, err := os.Stat(filepath.Join(w.StateDir, "FORMAT")); err != nil {
-			w.restatus(u, true)
-			return u, nil
-		}
-		st, err := store.Open(w.StateDir)
-		if err != nil {
-			return nil, err
-		}
-		st.Trusted = w.Trusted
-		w.st = st
-	}
-	if err := w.addStored(); err != nil {
+	changed, err := w.reread(u)
+	if err != nil {
 		return nil, err
 	}
-	changed := false
-	for _, id := range w.ids() {
-		landed, moved, err := w.reread(id)
-		if err != nil {
-			return nil, err
-		}
-		u.Receipts = append(u.Receipts, landed...)
-		changed = changed || moved
-	}
-	sortLedger(u.Receipts)
 	w.restatus(u, changed)
 	u.Drain = w.drain
+	w.polled = true
 	if !u.Empty() {
 		w.version++
 		for _, s := range u.Nodes {
@@ -241,6 +223,37 @@ func (w *World) Poll() (*Update, error) {
 		}
 	}
 	return u, nil
+}
+
+// reread opens the store once it exists and rereads the nodes whose
+// files changed, adding the receipts that landed to u; changed is true
+// when anything of a node changed (always before the store exists, so
+// that the first Poll gives every node its status).
+func (w *World) reread(u *Update) (changed bool, err error) {
+	if w.st == nil {
+		if _, err := os.Stat(filepath.Join(w.StateDir, "FORMAT")); err != nil {
+			return true, nil
+		}
+		st, err := store.Open(w.StateDir)
+		if err != nil {
+			return false, err
+		}
+		st.Trusted = w.Trusted
+		w.st = st
+	}
+	if err := w.addStored(); err != nil {
+		return false, err
+	}
+	for _, id := range w.ids() {
+		landed, moved, err := w.rereadNode(id)
+		if err != nil {
+			return false, err
+		}
+		u.Receipts = append(u.Receipts, landed...)
+		changed = changed || moved
+	}
+	sortLedger(u.Receipts)
+	return changed, nil
 }
 
 // ids are the graph's node ids, in graph order, then the store's nodes
@@ -285,10 +298,10 @@ func (w *World) addStored() error {
 	return nil
 }
 
-// reread rereads node id when its directory changed: the receipts that
+// rereadNode rereads node id when its directory changed: the receipts that
 // landed (those after the ones it had, when the ledger still begins with
 // them), and whether anything of the node changed.
-func (w *World) reread(id string) ([]*receipt.Receipt, bool, error) {
+func (w *World) rereadNode(id string) ([]*receipt.Receipt, bool, error) {
 	m := w.nodes[id]
 	n := w.node(id)
 	var facets []string
@@ -316,11 +329,12 @@ func (w *World) reread(id string) ([]*receipt.Receipt, bool, error) {
 	if m.count <= len(rs) && (m.count == 0 || m.last != nil && rs[m.count-1].Hash == m.last.Hash) {
 		landed = rs[m.count:]
 	}
-	if len(landed) > 0 && w.publishedOnly(id, facets, ps) {
+	if len(landed) > 0 && w.polled && w.publishedOnly(id, facets, ps) {
 		// A drain writes the published files just after the receipt
 		// (the commit point): seen in between, they are not yet the new
 		// version. Look again at the next Poll rather than call that an
-		// edit; a real one is still there then.
+		// edit; a real one is still there then. (Not at the first read
+		// of a ledger: what a page first shows is what verify says.)
 		m.stamp = ""
 	} else {
 		m.problems = ps

@@ -552,3 +552,14 @@ func TestCommitBeforePublishIsNoEdit(t *testing.T) {
 		t.Fatal("a truth.json that stays behind its last receipt is not failing")
 	}
 }
+
+// A store edited before the view first reads it fails at once.
+func TestEditedBeforeTheFirstLook(t *testing.T) {
+	f := newFixture(t)
+	f.mustDrain(event(1, 1))
+	st, _ := store.Open(f.state)
+	os.WriteFile(st.TruthPath("sum"), []byte(`{"total":3}`+"\n"), 0o600)
+	if w := load(t, f); !w.Status("sum").Failing {
+		t.Fatal("an edited truth read first is not failing")
+	}
+}
