@@ -276,12 +276,12 @@ func (w *World) moved(id string, ok *receipt.Receipt, at func(string) (last, las
 			continue // the producer's version does not verify: its own page says so
 		}
 		key := reconcile.EdgeKey(e)
-		for k, fp := range fps {
-			if ok.Inputs[k] != fp {
+		for _, k := range sortedKeys(fps) {
+			if fp := fps[k]; ok.Inputs[k] != fp {
 				return fmt.Sprintf("input %s (%s) moved since its last render: the next drain renders it", e.Input, strings.TrimPrefix(k, e.Input+"<-"))
 			}
 		}
-		for k := range ok.Inputs {
+		for _, k := range sortedKeys(ok.Inputs) {
 			if _, still := fps[k]; !still && strings.HasPrefix(k, key+"[") {
 				return fmt.Sprintf("input %s (%s) went since its last render: the next drain renders it", e.Input, strings.TrimPrefix(k, e.Input+"<-"))
 			}
