@@ -121,6 +121,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "ui: events: name the topics: ?topic=runs,world,serve", http.StatusBadRequest)
 		return
 	}
+	// Subscribed before the stream opens: a page that fetches itself
+	// again when it opens (ui.js) misses no change made after.
+	ch, cancel := s.subscribe(topics...)
+	defer cancel()
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
@@ -130,8 +134,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
-	ch, cancel := s.subscribe(topics...)
-	defer cancel()
 	keep := time.NewTicker(15 * time.Second)
 	defer keep.Stop()
 	for {
