@@ -64,6 +64,14 @@ func (w *World) Poll() (*Update, error) {
 // when anything of a node changed (always before the store exists, so
 // that the first Poll gives every node its status).
 func (w *World) reread(u *Update) (changed bool, err error) {
+	if w.st != nil {
+		if _, err := os.Stat(filepath.Join(w.StateDir, "FORMAT")); errors.Is(err, fs.ErrNotExist) {
+			// The state directory went (removed, or replaced by one not
+			// yet written): forget it rather than let the store's
+			// reader create it again.
+			w.forget()
+		}
+	}
 	if w.st == nil {
 		if _, err := os.Stat(filepath.Join(w.StateDir, "FORMAT")); err != nil {
 			return true, nil
@@ -88,6 +96,19 @@ func (w *World) reread(u *Update) (changed bool, err error) {
 	}
 	sortLedger(u.Receipts)
 	return changed, nil
+}
+
+// forget drops what the World knew of the store.
+func (w *World) forget() {
+	w.st = nil
+	for _, id := range w.extra {
+		delete(w.nodes, id)
+	}
+	w.extra = nil
+	for id, m := range w.nodes {
+		w.nodes[id] = &mirror{status: m.status, changed: m.changed}
+	}
+	w.drain = 0
 }
 
 // addStored adds the store's nodes the graph does not have: the store

@@ -627,3 +627,21 @@ func TestFamilyStaleness(t *testing.T) {
 		t.Fatalf("lane after carol came: %+v", s)
 	}
 }
+
+// A state directory removed while the view watches is forgotten, not
+// created again: every node waits.
+func TestStateDirectoryRemoved(t *testing.T) {
+	f := newFixture(t)
+	f.mustDrain(event(1, 1))
+	w := load(t, f)
+	if err := os.RemoveAll(f.state); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, w)
+	if _, err := os.Stat(f.state); err == nil {
+		t.Fatal("the view created the state directory again")
+	}
+	if got := statuses(w, "feed", "sum", "report"); got != "feed=waiting sum=waiting report=waiting" {
+		t.Fatalf("after the state directory went: %s", got)
+	}
+}
