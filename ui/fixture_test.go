@@ -12,6 +12,7 @@ import (
 	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
 )
 
 // Specs the tests run: one that returns, one whose call fails, one that
@@ -35,6 +36,8 @@ const (
 		"return { a, b }\n```\n"
 	secretSpec = "---\nname: leaky\nkind: pattern\n---\n\n# Leaky\n\nIts worker is given a password.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
 		"let done = call worker\n  step: \"pw-0f3a9c1e77b2d4\"\nreturn done\n```\n"
+	judgedSpec = "---\nname: judged\nkind: pattern\n---\n\n# Judged\n\nShips when the worker's answer says so.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
+		"let d = call worker\n  step: \"one\"\nif d says ship:\n  return \"shipped\"\nreturn \"held\"\n```\n"
 	parallelSpec = "---\nname: fan\nkind: pattern\n---\n\n# Fan\n\nTwo workers at once.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
 		"let rs = parallel for n in [\"a\", \"b\"]:\n  call worker\n    step: n\nreturn rs\n```\n"
 )
@@ -73,6 +76,14 @@ func worker() service.Service {
 	}}
 }
 
+// judge is a model judge that holds every condition, saying which model
+// it asked and its tokens.
+type judge struct{}
+
+func (judge) Judge(context.Context, *delegation.Judgment) (delegation.Verdict, error) {
+	return delegation.Verdict{Holds: true, Asked: true, Model: "judge-model-1", TokensIn: 40, TokensOut: 2, Reasoning: "it says ship"}, nil
+}
+
 // newRuns journals a run of each spec named in specs (fine, broken,
 // release, fan).
 func newRuns(t *testing.T, specs ...string) *runs { return newRunsB(t, specs...) }
@@ -82,8 +93,9 @@ func newRunsB(t testing.TB, specs ...string) *runs {
 	t.Helper()
 	r := &runs{dir: t.TempDir(), ids: map[string]string{}}
 	r.runDir = filepath.Join(r.dir, "runs")
-	r.opts = run.Options{RunDir: r.runDir, Services: map[string]service.Service{"w": worker()}}
-	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec, "review": fieldsSpec, "flaky": flakySpec, "leaky": secretSpec}
+	r.opts = run.Options{RunDir: r.runDir, Services: map[string]service.Service{"w": worker()},
+		Models: &run.ModelHooks{JudgeFor: func(*spec.Spec) delegation.Judge { return judge{} }}}
+	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec, "review": fieldsSpec, "flaky": flakySpec, "leaky": secretSpec, "judged": judgedSpec}
 	for _, name := range specs {
 		file := name + ".prose.md"
 		if err := os.WriteFile(filepath.Join(r.dir, file), []byte(texts[name]), 0o644); err != nil {

@@ -82,3 +82,46 @@ func TestPagesRedacted(t *testing.T) {
 		t.Errorf("the run's page shows the secret, or no mark where it was:\n%s", body)
 	}
 }
+
+// TestJudgmentShown: a judgment shows its condition, its answer and who
+// decided it (the model and its tokens), and the run's tokens count it.
+func TestJudgmentShown(t *testing.T) {
+	r := newRuns(t, "judged")
+	_, ts := newTestServer(t, Options{RunDir: r.runDir})
+	_, body := get(t, ts.Client(), ts.URL+"/ui/runs/"+r.ids["judged"])
+	for _, want := range []string{"judgment <q>d says ship</q>", "holds = true, asked judge-model-1 (40 tokens in, 2 out)", "it says ship", "<dt>Tokens</dt><dd>42</dd>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the run's page lacks %q:\n%s", want, body)
+		}
+	}
+	_, body = get(t, ts.Client(), ts.URL+"/ui/")
+	if !strings.Contains(body, `<td class="num">42</td>`) {
+		t.Errorf("the list does not count the judgment's 42 tokens:\n%s", body)
+	}
+}
+
+// TestRunsPaginated: the list shows a page of runs at a time, newest
+// first, with links to the pages beside it that keep the filter.
+func TestRunsPaginated(t *testing.T) {
+	r := newRuns(t, "fine", "broken", "fine", "broken", "fine")
+	_, ts := newTestServer(t, Options{RunDir: r.runDir, PageSize: 2})
+	all, _ := journal.List(r.runDir)
+	if len(all) != 5 {
+		t.Fatalf("%d runs journaled, want 5", len(all))
+	}
+	for page, want := range map[string][]string{"": {all[0].ID, all[1].ID}, "2": {all[2].ID, all[3].ID}, "3": {all[4].ID}, "99": {all[4].ID}} {
+		_, body := get(t, ts.Client(), ts.URL+"/ui/?page="+page)
+		if n := strings.Count(body, `data-run="`); n != len(want) {
+			t.Errorf("page %q shows %d runs, want %d", page, n, len(want))
+		}
+		for _, id := range want {
+			if !strings.Contains(body, `data-run="`+id+`"`) {
+				t.Errorf("page %q lacks run %s", page, id)
+			}
+		}
+	}
+	_, body := get(t, ts.Client(), ts.URL+"/ui/?status=ok&page=1")
+	if !strings.Contains(body, `href="/ui/?page=2&amp;status=ok" rel="next"`) || !strings.Contains(body, "3 of 5 runs") {
+		t.Errorf("the filtered list's first page:\n%s", body)
+	}
+}

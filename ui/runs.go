@@ -175,35 +175,41 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 			kept = append(kept, run)
 		}
 	}
-	d.Total = len(kept)
-	d.Pages = max(1, (d.Total+s.o.PageSize-1)/s.o.PageSize)
-	d.Page = 1
-	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
-		d.Page = min(p, d.Pages)
-	}
-	from := (d.Page - 1) * s.o.PageSize
-	d.Runs = kept[from:min(from+s.o.PageSize, len(kept))]
-	pageURL := func(p int) string {
-		v := url.Values{}
-		if d.Filter.Status != "" {
-			v.Set("status", d.Filter.Status)
-		}
-		if d.Filter.Text != "" {
-			v.Set("q", d.Filter.Text)
-		}
-		if p > 1 {
-			v.Set("page", strconv.Itoa(p))
-		}
-		if len(v) == 0 {
-			return "/ui/"
-		}
-		return "/ui/?" + v.Encode()
-	}
+	page, _ := strconv.Atoi(q.Get("page"))
+	d.paginate(kept, s.o.PageSize, page)
+	s.render(w, http.StatusOK, "runs.tmpl", "runs", "runs", d)
+}
+
+// paginate shows page (1-based; out of range: the nearest) of runs, size
+// a page, with the links to the pages beside it.
+func (d *runsData) paginate(runs []*journal.Summary, size, page int) {
+	d.Total = len(runs)
+	d.Pages = max(1, (d.Total+size-1)/size)
+	d.Page = min(max(page, 1), d.Pages)
+	from := (d.Page - 1) * size
+	d.Runs = runs[from:min(from+size, len(runs))]
 	if d.Page > 1 {
-		d.Prev = pageURL(d.Page - 1)
+		d.Prev = d.pageURL(d.Page - 1)
 	}
 	if d.Page < d.Pages {
-		d.Next = pageURL(d.Page + 1)
+		d.Next = d.pageURL(d.Page + 1)
 	}
-	s.render(w, http.StatusOK, "runs.tmpl", "runs", "runs", d)
+}
+
+// pageURL is the URL of page p of the list under the same filter.
+func (d *runsData) pageURL(p int) string {
+	v := url.Values{}
+	if d.Filter.Status != "" {
+		v.Set("status", d.Filter.Status)
+	}
+	if d.Filter.Text != "" {
+		v.Set("q", d.Filter.Text)
+	}
+	if p > 1 {
+		v.Set("page", strconv.Itoa(p))
+	}
+	if len(v) == 0 {
+		return "/ui/"
+	}
+	return "/ui/?" + v.Encode()
 }
