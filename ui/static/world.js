@@ -18,39 +18,52 @@
     if (t) { t.textContent = title; }
   }
 
-  // live: the graph page follows the drains.
-  function live(svg) {
-    var version = parseInt(svg.getAttribute("data-version"), 10) || 0;
-    var boxes = nodesById(svg);
-    var rows = {};
-    document.querySelectorAll(".node-table tr[data-id]").forEach(function (tr) { rows[tr.getAttribute("data-id")] = tr; });
+  // live: the graph page follows the drains. ui.js may replace <main>
+  // with a fresh copy of the page (it does when its stream opens): the
+  // boxes are then looked up again, from the copy's version.
+  function live() {
+    var idx = null, version = 0;
+    function index() {
+      var svg = document.querySelector("svg.world-graph");
+      if (!svg) { return null; }
+      if (!idx || idx.svg !== svg) {
+        var rows = {};
+        document.querySelectorAll(".node-table tr[data-id]").forEach(function (tr) { rows[tr.getAttribute("data-id")] = tr; });
+        idx = { svg: svg, boxes: nodesById(svg), rows: rows };
+        version = parseInt(svg.getAttribute("data-version"), 10) || 0;
+      }
+      return idx;
+    }
     var busy = false, again = false;
     function ask() {
       if (busy) { again = true; return; }
+      if (!index()) { return; }
       busy = true;
       fetch("/ui/world/status?since=" + version, { credentials: "same-origin", headers: { "Accept": "application/json" } })
         .then(function (r) { return r.ok ? r.json() : null; })
-        .then(function (c) {
+        .then(function (c) { if (c) { apply(c); } })
+        .catch(function () {})
+        .then(function () {
           busy = false;
-          if (c) { apply(c); }
           if (again) { again = false; ask(); }
-        })
-        .catch(function () { busy = false; });
+        });
     }
     function apply(c) {
-      if (c.version < version) { return; }
+      var ix = index();
+      if (!ix || c.version < version) { return; }
       version = c.version;
-      svg.setAttribute("data-version", String(version));
+      ix.svg.setAttribute("data-version", String(version));
       c.nodes.forEach(function (s) {
-        paint(boxes[s.id], c.classes[s.id], c.titles[s.id]);
-        var tr = rows[s.id];
+        paint(ix.boxes[s.id], c.classes[s.id], c.titles[s.id]);
+        var tr = ix.rows[s.id];
         if (tr) {
-          tr.querySelector(".st").innerHTML = "";
+          var st = tr.querySelector(".st");
+          st.textContent = "";
           var span = document.createElement("span");
           span.className = "status status-" + s.status;
           span.textContent = s.status;
-          tr.querySelector(".st").appendChild(span);
-          if (s.failing) { tr.querySelector(".st").appendChild(document.createTextNode(" verification fails")); }
+          st.appendChild(span);
+          if (s.failing) { st.appendChild(document.createTextNode(" verification fails")); }
           tr.querySelector(".why").textContent = s.why || "";
         }
       });
@@ -77,6 +90,7 @@
       }
     }
     window.proseUI.on("world", ask);
+    document.addEventListener("prose:refreshed", function () { idx = null; ask(); });
     ask(); // what moved between the page and the connection
   }
 
@@ -148,7 +162,7 @@
       try { replay(JSON.parse(data.textContent), svg); } catch (e) { /* the links still step */ }
       return;
     }
-    if (window.proseUI && document.body.getAttribute("data-live")) { live(svg); }
+    if (window.proseUI && document.body.getAttribute("data-live")) { live(); }
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); } else { start(); }
 })();

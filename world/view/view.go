@@ -52,10 +52,7 @@ package view
 
 import (
 	"crypto/ed25519"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -126,6 +123,8 @@ type World struct {
 	// replays are the drains replayed at version replayed.
 	replays  map[int]*DrainReplay
 	replayed int
+	// polled is true once the first Poll is done.
+	polled bool
 }
 
 // mirror is what the World keeps of one node's directory.
@@ -180,69 +179,6 @@ func New(g *graph.Graph, diags diag.List, stateDir string, trusted ed25519.Publi
 	return w, nil
 }
 
-// Update is what changed since the last Poll.
-type Update struct {
-	// Receipts are the receipts that landed, in ledger order (by drain,
-	// then seq).
-	Receipts []*receipt.Receipt `json:"receipts"`
-	// Nodes are the nodes whose status, reason or verification moved,
-	// with their new standing, in graph order.
-	Nodes []NodeStatus `json:"nodes"`
-	// Drain is the highest drain number the store holds.
-	Drain int `json:"drain"`
-}
-
-// Empty reports whether nothing changed.
-func (u *Update) Empty() bool { return len(u.Receipts) == 0 && len(u.Nodes) == 0 }
-
-// Poll rereads the nodes whose files changed since the last Poll and
-// returns what changed.
-func (w *World) Poll() (*Update, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	u := &Update{Receipts: []*receipt.Receipt{}, Nodes: []NodeStatus{}}
-	if w.st == nil {
-		if _, err := os.Stat(filepath.Join(w.StateDir, "FORMAT")); err != nil {
-			w.restatus(u, true)
-			return u, nil
-		}
-		st, err := store.Open(w.StateDir)
-		if err != nil {
-			return nil, err
-		}
-		st.Trusted = w.Trusted
-		w.st = st
-	}
-	if err := w.addStored(); err != nil {
-		return nil, err
-	}
-	changed := false
-	for _, id := range w.ids() {
-		landed, moved, err := w.reread(id)
-		if err != nil {
-			return nil, err
-		}
-		u.Receipts = append(u.Receipts, landed...)
-		changed = changed || moved
-	}
-	sortLedger(u.Receipts)
-	w.restatus(u, changed)
-	u.Drain = w.drain
-	if !u.Empty() {
-		w.version++
-		for _, s := range u.Nodes {
-			w.nodes[s.ID].changed = w.version
-		}
-		for _, r := range u.Receipts {
-			w.landed = append(w.landed, Landed{Version: w.version, Node: r.Node, Status: string(r.Status), Drain: r.Drain, Seq: r.Seq, Wake: r.Wake.Source, Hash: r.Hash})
-		}
-		if n := len(w.landed) - keepLanded; n > 0 {
-			w.landed = append(w.landed[:0:0], w.landed[n:]...)
-		}
-	}
-	return u, nil
-}
-
 // ids are the graph's node ids, in graph order, then the store's nodes
 // the project does not have.
 func (w *World) ids() []string {
@@ -251,117 +187,6 @@ func (w *World) ids() []string {
 		out = append(out, n.ID)
 	}
 	return append(out, w.extra...)
-}
-
-// addStored adds the store's nodes the graph does not have: the store
-// lists them when the state directory holds a directory the World does
-// not know.
-func (w *World) addStored() error {
-	es, err := os.ReadDir(w.StateDir)
-	if err != nil {
-		return err
-	}
-	unknown := false
-	for _, e := range es {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && w.nodes[unescape(e.Name())] == nil {
-			unknown = true
-			break
-		}
-	}
-	if !unknown {
-		return nil
-	}
-	names, err := w.st.Nodes()
-	if err != nil {
-		return err
-	}
-	for _, name := range names {
-		id := unescape(name)
-		if _, ok := w.nodes[id]; !ok {
-			w.nodes[id] = &mirror{}
-			w.extra = append(w.extra, id)
-		}
-	}
-	return nil
-}
-
-// reread rereads node id when its directory changed: the receipts that
-// landed (those after the ones it had, when the ledger still begins with
-// them), and whether anything of the node changed.
-func (w *World) reread(id string) ([]*receipt.Receipt, bool, error) {
-	m := w.nodes[id]
-	n := w.node(id)
-	var facets []string
-	if n != nil {
-		facets = n.Facets
-	}
-	stamp := stampOf(filepath.Dir(w.st.LedgerPath(id)), n == nil || len(facets) > 0)
-	if stamp == m.stamp {
-		return nil, false, nil
-	}
-	m.stamp = stamp
-	ps, err := w.st.VerifyNode(id, facets)
-	if err != nil {
-		return nil, false, err
-	}
-	rs, err := w.st.Ledger(id)
-	if err != nil {
-		// A ledger that does not read is a verification problem of the
-		// node (VerifyNode names it); the view keeps what it had.
-		m.readErr = err.Error()
-		return nil, true, nil
-	}
-	m.readErr = ""
-	var landed []*receipt.Receipt
-	if m.count <= len(rs) && (m.count == 0 || m.last != nil && rs[m.count-1].Hash == m.last.Hash) {
-		landed = rs[m.count:]
-	}
-	if len(landed) > 0 && w.publishedOnly(id, facets, ps) {
-		// A drain writes the published files just after the receipt
-		// (the commit point): seen in between, they are not yet the new
-		// version. Look again at the next Poll rather than call that an
-		// edit; a real one is still there then.
-		m.stamp = ""
-	} else {
-		m.problems = ps
-	}
-	m.count = len(rs)
-	m.last, m.lastOK = lastOf(rs)
-	costs, byWake := receipt.Costs(rs)
-	m.cost = receipt.CostRow{Key: id}
-	if len(costs) > 0 {
-		m.cost = costs[0]
-	}
-	m.byWake = map[string]receipt.CostRow{}
-	for _, c := range byWake {
-		m.byWake[c.Key] = c
-	}
-	m.drains = map[int]*Tally{}
-	for _, r := range rs {
-		t := m.drains[r.Drain]
-		if t == nil {
-			t = &Tally{}
-			m.drains[r.Drain] = t
-		}
-		t.add(r)
-		w.drain = max(w.drain, r.Drain)
-	}
-	return landed, true, nil
-}
-
-// publishedOnly reports whether every problem of ps is with node id's
-// published truth or facet files (and there is one).
-func (w *World) publishedOnly(id string, facets []string, ps []store.Problem) bool {
-	files := map[string]bool{w.st.TruthPath(id): true}
-	for _, f := range facets {
-		files[w.st.FacetPath(id, f)] = true
-	}
-	for _, p := range ps {
-		if !files[p.File] {
-			return false
-		}
-	}
-	return len(ps) > 0
 }
 
 // lastOf is the last receipt of rs and the last one that did not fail.
@@ -451,12 +276,12 @@ func (w *World) moved(id string, ok *receipt.Receipt, at func(string) (last, las
 			continue // the producer's version does not verify: its own page says so
 		}
 		key := reconcile.EdgeKey(e)
-		for k, fp := range fps {
-			if ok.Inputs[k] != fp {
+		for _, k := range sortedKeys(fps) {
+			if fp := fps[k]; ok.Inputs[k] != fp {
 				return fmt.Sprintf("input %s (%s) moved since its last render: the next drain renders it", e.Input, strings.TrimPrefix(k, e.Input+"<-"))
 			}
 		}
-		for k := range ok.Inputs {
+		for _, k := range sortedKeys(ok.Inputs) {
 			if _, still := fps[k]; !still && strings.HasPrefix(k, key+"[") {
 				return fmt.Sprintf("input %s (%s) went since its last render: the next drain renders it", e.Input, strings.TrimPrefix(k, e.Input+"<-"))
 			}
@@ -502,37 +327,6 @@ func (w *World) truth(node, version string) (any, error) {
 	return v, nil
 }
 
-// stampOf sums up what a node directory holds: the size and
-// modification time of its ledger, head record and published truth, of
-// each file of its facets (when facets), and the modification time of
-// its versions directory, which moves when a version is added or
-// removed. (A version is never rewritten; one edited in place is seen by
-// the node's page, which verifies afresh, not by Poll: reading every
-// version's size at each Poll would cost a node's whole history.)
-func stampOf(dir string, facets bool) string {
-	var b strings.Builder
-	for _, name := range []string{"receipts.jsonl", "head.json", "truth.json", "versions"} {
-		if info, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			fmt.Fprintf(&b, "%s:%d:%d;", name, info.Size(), info.ModTime().UnixNano())
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(&b, "%s:%v;", name, err)
-		}
-	}
-	if !facets {
-		return b.String()
-	}
-	es, err := os.ReadDir(filepath.Join(dir, "facets"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(&b, "facets:%v;", err)
-	}
-	for _, e := range es {
-		if info, err := e.Info(); err == nil && !e.IsDir() {
-			fmt.Fprintf(&b, "facets/%s:%d:%d;", e.Name(), info.Size(), info.ModTime().UnixNano())
-		}
-	}
-	return b.String()
-}
-
 func sortLedger(rs []*receipt.Receipt) {
 	sort.SliceStable(rs, func(i, j int) bool {
 		if rs[i].Drain != rs[j].Drain {
@@ -558,67 +352,6 @@ func unescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// keepLanded is how many landed receipts Since can tell of.
-const keepLanded = 200
-
-// Landed is a receipt that landed, as a live page lists it.
-type Landed struct {
-	Version int    `json:"-"`
-	Node    string `json:"node"`
-	Status  string `json:"status"`
-	Drain   int    `json:"drain"`
-	Seq     int    `json:"seq"`
-	Wake    string `json:"wake"`
-	Hash    string `json:"hash"`
-}
-
-// Changes are what moved after a version of the World: a page that
-// showed version V asks for Since(V) and applies the answer, so it never
-// falls behind however many Polls it missed.
-type Changes struct {
-	// Version is the version the answer brings the page to.
-	Version int `json:"version"`
-	// Drain is the highest drain number the store holds.
-	Drain int `json:"drain"`
-	// Nodes are the standings that moved, in graph order.
-	Nodes []NodeStatus `json:"nodes"`
-	// Counts are the project's nodes by status, in legend order.
-	Counts []Count `json:"counts"`
-	// Receipts are the receipts that landed, oldest first: the last 200
-	// at most, Truncated when older ones of them are no longer kept.
-	Receipts  []Landed `json:"receipts"`
-	Truncated bool     `json:"truncated,omitempty"`
-}
-
-// Version is the World's version: it moves with each Poll that found a
-// change.
-func (w *World) Version() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.version
-}
-
-// Since is what moved after version v, as of the last Poll.
-func (w *World) Since(v int) *Changes {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	c := &Changes{Version: w.version, Drain: w.drain, Nodes: []NodeStatus{}, Receipts: []Landed{}, Counts: w.counts()}
-	for _, id := range w.ids() {
-		if m := w.nodes[id]; m.changed > v {
-			c.Nodes = append(c.Nodes, m.status)
-		}
-	}
-	for _, l := range w.landed {
-		if l.Version > v {
-			c.Receipts = append(c.Receipts, l)
-		}
-	}
-	if len(w.landed) == keepLanded && w.landed[0].Version > v {
-		c.Truncated = true
-	}
-	return c
 }
 
 // counts are the project's nodes by status, in legend order.

@@ -552,3 +552,96 @@ func TestCommitBeforePublishIsNoEdit(t *testing.T) {
 		t.Fatal("a truth.json that stays behind its last receipt is not failing")
 	}
 }
+
+// A store edited before the view first reads it fails at once.
+func TestEditedBeforeTheFirstLook(t *testing.T) {
+	f := newFixture(t)
+	f.mustDrain(event(1, 1))
+	st, _ := store.Open(f.state)
+	os.WriteFile(st.TruthPath("sum"), []byte(`{"total":3}`+"\n"), 0o600)
+	if w := load(t, f); !w.Status("sum").Failing {
+		t.Fatal("an edited truth read first is not failing")
+	}
+}
+
+type echoTruth struct{}
+
+func (echoTruth) Render(_ context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
+	if len(req.Events) > 0 {
+		return &reconcile.Answer{Truth: req.Events[len(req.Events)-1]}, nil
+	}
+	return &reconcile.Answer{Truth: map[string]any{"seen": req.Inputs}}, nil
+}
+
+// A subscriber to a facet family is stale when one of its keys moves,
+// appears or goes, and not when another member moves.
+func TestFamilyStaleness(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"registry.prose.md": contract("registry", "gateway", "", "#### eligible:<login>\n\nOne user's eligibility.\n\n#### note\n\nA note."),
+		"lane.prose.md":     contract("lane", "responsibility", "- `mine`: the `eligible:<login>` facet of `registry`, and only that.", "- `seen`: inputs"),
+	} {
+		os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644)
+	}
+	g, diags, err := graph.Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	st, err := store.Open(filepath.Join(dir, ".prose", "world"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cut drains the event into registry and stops before lane renders.
+	cut := func(ev map[string]any) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		reconcile.Drain(ctx, reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"registry": {ev}},
+			Committed: func(*receipt.Receipt) { cancel() },
+			Renderer:  func(*graph.Node) (reconcile.Renderer, error) { return echoTruth{}, nil }})
+	}
+	if _, err := reconcile.Drain(context.Background(), reconcile.Options{Graph: g, Store: st,
+		Events:   map[string][]any{"registry": {map[string]any{"eligible:alice": true, "eligible:bob": false, "note": "a"}}},
+		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return echoTruth{}, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := view.Load(dir, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := w.Status("lane"); s.Status != view.Rendered {
+		t.Fatalf("lane after a full drain: %+v", s)
+	}
+	cut(map[string]any{"eligible:alice": true, "eligible:bob": false, "note": "b"})
+	poll(t, w)
+	if s := w.Status("lane"); s.Status != view.Rendered {
+		t.Fatalf("lane after only the note moved: %+v", s)
+	}
+	cut(map[string]any{"eligible:alice": true, "note": "b"})
+	poll(t, w)
+	if s := w.Status("lane"); s.Status != view.Stale || !strings.Contains(s.Why, "went") || !strings.Contains(s.Why, "[bob]") {
+		t.Fatalf("lane after bob went: %+v", s)
+	}
+	cut(map[string]any{"eligible:alice": true, "eligible:bob": false, "eligible:carol": true, "note": "b"})
+	poll(t, w)
+	if s := w.Status("lane"); s.Status != view.Stale || !strings.Contains(s.Why, "[carol]") {
+		t.Fatalf("lane after carol came: %+v", s)
+	}
+}
+
+// A state directory removed while the view watches is forgotten, not
+// created again: every node waits.
+func TestStateDirectoryRemoved(t *testing.T) {
+	f := newFixture(t)
+	f.mustDrain(event(1, 1))
+	w := load(t, f)
+	if err := os.RemoveAll(f.state); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, w)
+	if _, err := os.Stat(f.state); err == nil {
+		t.Fatal("the view created the state directory again")
+	}
+	if got := statuses(w, "feed", "sum", "report"); got != "feed=waiting sum=waiting report=waiting" {
+		t.Fatalf("after the state directory went: %s", got)
+	}
+}
