@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/proselang/prose/world/receipt"
@@ -83,11 +85,14 @@ type worldData struct {
 	Problem string
 	// Wiring is the graph's wiring errors, shown above it.
 	Wiring string
-	Page   *view.GraphPage
-	SVG    *svgGraph
-	Drains []view.DrainSummary
-	More   int // drains not listed
-	Cost   []receipt.CostRow
+	// StateDir is the state directory as the page names it: relative to
+	// the project when it lies in it.
+	StateDir string
+	Page     *view.GraphPage
+	SVG      *svgGraph
+	Drains   []view.DrainSummary
+	More     int // drains not listed
+	Cost     []receipt.CostRow
 	// Problems are the verification problems, each with its node.
 	Problems []nodeProblem
 	Extra    []view.NodeStatus
@@ -199,7 +204,8 @@ func (wp *worldPages) graph(w http.ResponseWriter, r *http.Request) {
 // graphData is the graph page of world.
 func (wp *worldPages) graphData(world *view.World) *worldData {
 	p := world.GraphPage()
-	d := &worldData{Page: p, SVG: picture(p, p.Status, ""), Extra: p.Extra, Legend: legend(p.Counts, true)}
+	d := &worldData{Page: p, SVG: picture(p, p.Status, ""), Extra: p.Extra, Legend: legend(p.Counts, true),
+		StateDir: shownPath(wp.s.o.Graph.Root, p.StateDir)}
 	if wp.s.o.GraphErr != nil {
 		d.Wiring = wp.s.o.GraphErr.Error()
 	}
@@ -214,6 +220,20 @@ func (wp *worldPages) graphData(world *view.World) *worldData {
 	}
 	d.Problems = problemsByNode(world, p.Problems)
 	return d
+}
+
+// shownPath is dir relative to root when it lies under root, else as it
+// is.
+func shownPath(root, dir string) string {
+	r, err1 := filepath.Abs(root)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return dir
+	}
+	if rel, err := filepath.Rel(r, d); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	return dir
 }
 
 // problemsByNode names the node of each problem (the one whose

@@ -260,3 +260,15 @@ func TestStepWindow(t *testing.T) {
 		}
 	}
 }
+
+func TestShownPath(t *testing.T) {
+	for _, c := range []struct{ root, dir, want string }{
+		{"/p", "/p/.prose/world", ".prose/world"},
+		{"/p", "/q/world", "/q/world"},
+		{"/p", "/p/../pw", "/p/../pw"}, {"/p", "/p/..x/w", "..x/w"},
+	} {
+		if got := shownPath(c.root, c.dir); got != c.want {
+			t.Errorf("shownPath(%s, %s) = %s, want %s", c.root, c.dir, got, c.want)
+		}
+	}
+}
