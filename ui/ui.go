@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"embed"
 	"encoding/hex"
@@ -70,6 +71,10 @@ type Options struct {
 	// PageSize is the number of runs a list page shows (default
 	// DefaultPageSize).
 	PageSize int
+	// Trusted, when set, is the key every receipt of the world pages
+	// must be signed by (--trusted-key), as for prose receipts verify;
+	// without it a signed store is checked against the key it records.
+	Trusted ed25519.PublicKey
 }
 
 // Server serves the pages. It is safe for concurrent use.

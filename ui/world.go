@@ -64,7 +64,7 @@ func (wp *worldPages) world() (*view.World, *worldData, error) {
 	}
 	wp.mu.Lock()
 	if wp.w == nil {
-		w, err := view.New(o.Graph, nil, o.StateDir, nil)
+		w, err := view.New(o.Graph, nil, o.StateDir, o.Trusted)
 		if err != nil {
 			wp.mu.Unlock()
 			return nil, nil, err

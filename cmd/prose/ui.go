@@ -22,6 +22,7 @@ import (
 // uiOptions are the flags and argument of `prose ui`.
 type uiOptions struct {
 	path, addr, tokenFile, runDir, state string
+	trustedKey                           string
 	open                                 bool
 	poll                                 time.Duration
 }
@@ -61,6 +62,7 @@ the browser keeps it in a cookie). prose serve mounts the same page at
 	fl.StringVar(&o.tokenFile, "token-file", "", "require the token in `FILE` on every page and action (needed off loopback)")
 	fl.StringVar(&o.runDir, "run-dir", "", "directory `DIR` holding run journals (default PATH/.prose/runs)")
 	fl.StringVar(&o.state, "state", "", "world model state `DIR` (default PATH/.prose/world)")
+	fl.StringVar(&o.trustedKey, "trusted-key", "", "the world pages accept only receipts signed by the public key in `FILE` (default $"+trustedKeyEnv+")")
 	fl.BoolVar(&o.open, "open", false, "open the page in the default browser")
 	fl.DurationVar(&o.poll, "poll", ui.DefaultPoll, "look for changed journals and state files every `D`")
 	return cmd
@@ -112,7 +114,11 @@ func newUIServer(o *uiOptions, token string) (*ui.Server, error) {
 	if o.runDir == "" {
 		o.runDir = filepath.Join(o.path, run.DefaultRunDir)
 	}
-	uo := ui.Options{RunDir: o.runDir, StateDir: o.state, Token: token, Poll: o.poll, Rerun: uiRerun()}
+	trusted, err := trustedKey(o.trustedKey)
+	if err != nil {
+		return nil, err
+	}
+	uo := ui.Options{RunDir: o.runDir, StateDir: o.state, Token: token, Poll: o.poll, Rerun: uiRerun(), Trusted: trusted}
 	uo.Graph, uo.GraphErr = uiGraph(o.path)
 	if uo.StateDir == "" {
 		uo.StateDir = filepath.Join(o.path, ".prose", "world")
@@ -151,7 +157,7 @@ func uiRerun() run.Options {
 // can carry); close stops it.
 func uiHandler(api http.Handler, g *graph.Graph, b serveBackend, token string) (h http.Handler, close func(), err error) {
 	srv, err := ui.New(ui.Options{RunDir: filepath.Join(g.Root, run.DefaultRunDir), StateDir: b.Store().Dir,
-		Graph: g, Backend: b, Token: token, Rerun: uiRerun(), Started: time.Now()})
+		Graph: g, Backend: b, Token: token, Rerun: uiRerun(), Started: time.Now(), Trusted: b.Store().Trusted})
 	if err != nil {
 		return nil, nil, err
 	}
