@@ -47,9 +47,9 @@ type fieldView struct {
 // AskUser reports whether the gate is an ask_user (its answer is text).
 func (g gateView) AskUser() bool { return g.Kind == "ask_user" }
 
-// gateViews are the gates the run at path (id under base) waits at.
-func gateViews(path, id, base string, now time.Time) []gateView {
-	gs, err := journal.Waiting(base, id)
+// gateViews are the gates the run at path (runID under base) waits at.
+func gateViews(path, runID, base string, now time.Time) []gateView {
+	gs, err := journal.Waiting(base, runID)
 	if err != nil {
 		return nil
 	}
@@ -86,27 +86,27 @@ func inputFor(typ string) string {
 // answer records the answer a gate's form gives, as prose answer does
 // (run.Answer: checked against the gate, journaled).
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	runID := r.PathValue("id")
 	key := r.PostForm.Get("gate")
-	l, err := s.readRun(id)
+	l, err := s.readRun(runID)
 	if err != nil {
-		s.fail(w, http.StatusNotFound, "Run "+id, err.Error())
+		s.fail(w, http.StatusNotFound, "Run "+runID, err.Error())
 		return
 	}
 	var g *gateView
-	views := gateViews(l.Path, id, s.o.RunDir, s.o.Now())
+	views := gateViews(l.Path, runID, s.o.RunDir, s.o.Now())
 	for i := range views {
 		if views[i].Key == key {
 			g = &views[i]
 		}
 	}
 	if g == nil {
-		s.showRun(w, http.StatusConflict, id, "", fmt.Sprintf("run %s waits at no gate %s (any more): nothing was recorded", id, key))
+		s.showRun(w, http.StatusConflict, runID, "", fmt.Sprintf("run %s waits at no gate %s (any more): nothing was recorded", runID, key))
 		return
 	}
 	val, err := formAnswer(g, r.PostForm)
 	if err == nil {
-		_, err = run.Answer(s.o.RunDir, id, key, val, r.PostForm.Get("replace") != "")
+		_, err = run.Answer(s.o.RunDir, runID, key, val, r.PostForm.Get("replace") != "")
 	}
 	if err != nil {
 		code := http.StatusInternalServerError
@@ -115,11 +115,11 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &ge) || errors.As(err, &je) || errors.Is(err, errForm) {
 			code = http.StatusUnprocessableEntity
 		}
-		s.showRun(w, code, id, "", err.Error())
+		s.showRun(w, code, runID, "", err.Error())
 		return
 	}
-	s.publish("runs", map[string]any{"ids": []string{id}})
-	http.Redirect(w, r, "/ui/runs/"+id+"?notice="+url.QueryEscape("answered "+g.Kind+" "+key+"; resume to go on"), http.StatusSeeOther)
+	s.publish("runs", map[string]any{"ids": []string{runID}})
+	http.Redirect(w, r, "/ui/runs/"+runID+"?notice="+url.QueryEscape("answered "+g.Kind+" "+key+"; resume to go on"), http.StatusSeeOther)
 }
 
 // errForm marks a form that cannot be made into an answer.
@@ -197,38 +197,38 @@ func fieldValue(fld fieldView, s string) (any, error) {
 // live. The resume goes on in this process until it ends or the server
 // closes (then it stops as Ctrl-C stops prose resume: resumable).
 func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	d, err := s.runData(id)
+	runID := r.PathValue("id")
+	d, err := s.runData(runID)
 	if err != nil {
-		s.fail(w, http.StatusNotFound, "Run "+id, err.Error())
+		s.fail(w, http.StatusNotFound, "Run "+runID, err.Error())
 		return
 	}
 	if d.Sum.Status == journal.StatusRunning {
-		s.showRun(w, http.StatusConflict, id, "", "the run is running in another process: it cannot be resumed until that ends")
+		s.showRun(w, http.StatusConflict, runID, "", "the run is running in another process: it cannot be resumed until that ends")
 		return
 	}
-	if !s.startResume(id) {
-		s.showRun(w, http.StatusConflict, id, "", "a resume of this run is already running")
+	if !s.startResume(runID) {
+		s.showRun(w, http.StatusConflict, runID, "", "a resume of this run is already running")
 		return
 	}
-	http.Redirect(w, r, "/ui/runs/"+id+"?notice="+url.QueryEscape("resuming"), http.StatusSeeOther)
+	http.Redirect(w, r, "/ui/runs/"+runID+"?notice="+url.QueryEscape("resuming"), http.StatusSeeOther)
 }
 
-// startResume runs the resume of id in the background, unless one runs.
-func (s *Server) startResume(id string) bool {
+// startResume runs the resume of runID in the background, unless one runs.
+func (s *Server) startResume(runID string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.resuming[id] || s.ctx.Err() != nil {
+	if s.resuming[runID] || s.ctx.Err() != nil {
 		return false
 	}
-	s.resuming[id] = true
-	delete(s.resumed, id)
+	s.resuming[runID] = true
+	delete(s.resumed, runID)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		o := s.o.Rerun
 		o.RunDir = s.o.RunDir
-		_, err := run.Resume(s.ctx, id, o)
+		_, err := run.Resume(s.ctx, runID, o)
 		outcome := "the resume ended: ok"
 		switch w := delegation.Waiting(err); {
 		case w != nil:
@@ -237,18 +237,18 @@ func (s *Server) startResume(id string) bool {
 			outcome = "the resume ended: " + err.Error()
 		}
 		s.mu.Lock()
-		delete(s.resuming, id)
-		s.resumed[id] = outcome
+		delete(s.resuming, runID)
+		s.resumed[runID] = outcome
 		s.mu.Unlock()
-		s.publish("runs", map[string]any{"ids": []string{id}})
+		s.publish("runs", map[string]any{"ids": []string{runID}})
 	}()
 	return true
 }
 
-// resumeState says whether a resume from the page runs id, and how the
+// resumeState says whether a resume from the page runs runID, and how the
 // last one ended.
-func (s *Server) resumeState(id string) (bool, string) {
+func (s *Server) resumeState(runID string) (bool, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.resuming[id], s.resumed[id]
+	return s.resuming[runID], s.resumed[runID]
 }

@@ -24,14 +24,14 @@ type replayView struct {
 // replay: nothing runs live, nothing is written) and shows what it found
 // on the run's page.
 func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if _, err := s.readRun(id); err != nil {
-		s.fail(w, http.StatusNotFound, "Run "+id, err.Error())
+	runID := r.PathValue("id")
+	if _, err := s.readRun(runID); err != nil {
+		s.fail(w, http.StatusNotFound, "Run "+runID, err.Error())
 		return
 	}
 	o := s.o.Rerun
 	o.RunDir = s.o.RunDir
-	_, err := run.Replay(r.Context(), id, o)
+	_, err := run.Replay(r.Context(), runID, o)
 	v := &replayView{Same: err == nil, Msg: "the replay answered every call from the journal and ended as the run did"}
 	if err != nil {
 		v.Msg = err.Error()
@@ -41,19 +41,19 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
-	s.replays[id] = v
+	s.replays[runID] = v
 	s.mu.Unlock()
-	http.Redirect(w, r, "/ui/runs/"+id+"?notice="+url.QueryEscape("replayed")+"#replay", http.StatusSeeOther)
+	http.Redirect(w, r, "/ui/runs/"+runID+"?notice="+url.QueryEscape("replayed")+"#replay", http.StatusSeeOther)
 }
 
-// markDiverged marks the call steps of id.
-func markDiverged(steps []*step, id string) {
+// markDiverged marks the call steps of runID.
+func markDiverged(steps []*step, runID string) {
 	for _, st := range steps {
-		if st.Call != nil && st.Call.ID == id {
+		if st.Call != nil && st.Call.ID == runID {
 			st.Call.Diverged = true
 		}
 		for _, l := range st.Lanes {
-			markDiverged(l.Steps, id)
+			markDiverged(l.Steps, runID)
 		}
 	}
 }

@@ -80,8 +80,13 @@ func timeline(l *journal.Log) []*step {
 		return "+" + dur(t.Sub(start))
 	}
 	var steps []*step
-	calls := map[string]*step{}
-	key := func(r *journal.Record) string { return r.ID.Key() + "#" + strconv.Itoa(max(r.Attempt, 1)) }
+	// A call's records are those of one path and attempt.
+	type attempt struct {
+		path string
+		n    int
+	}
+	calls := map[attempt]*step{}
+	key := func(r *journal.Record) attempt { return attempt{r.ID.Key(), max(r.Attempt, 1)} }
 	for _, r := range l.Records {
 		switch r.Type {
 		case journal.TypeStart, journal.TypeEnd:

@@ -143,7 +143,7 @@ type svgNode struct {
 }
 
 // nodeHref is the link to a node's page.
-func nodeHref(id string) string { return "/ui/world/node/" + url.PathEscape(id) }
+func nodeHref(node string) string { return "/ui/world/node/" + url.PathEscape(node) }
 
 // picture is the graph p laid out with the standings st.
 func picture(p *view.GraphPage, st map[string]view.NodeStatus, current string) *svgGraph {
