@@ -51,7 +51,7 @@ type Options struct {
 	// otherwise.
 	Locked bool
 	// CallerInputs give, to every drain, the inputs nothing in the
-	// project maintains (reconcile.Options.CallerInputs).
+	// project maintains (drain.Input.CallerInputs).
 	CallerInputs map[string]map[string]any
 }
 

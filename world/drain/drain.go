@@ -21,7 +21,9 @@
 //
 // Main types: Bindings, Config, Prepared, Input; Test and Item for a test
 // file's ### Drains. Entry points: ParseBindings, Prepare,
-// (*Prepared).Run; ParseTest, RunTest.
+// (*Prepared).Run (and Number and Resume, for a drain run a step at a
+// time); ParseTest, RunTest. Given is a drain whose renders a host's
+// tests give; no other code assembles one (TestOneDrainAssembly).
 package drain
 
 import (
