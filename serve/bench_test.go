@@ -13,6 +13,7 @@ import (
 
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/render"
@@ -49,8 +50,8 @@ func BenchmarkEvents(b *testing.B) {
 	var mu sync.Mutex
 	doneAt := map[int]time.Time{}
 	s, err := serve.New(serve.Options{Graph: g, Store: st,
-		Binding:  func(*graph.Node) string { return "exec:" + bus },
-		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return render.Parse("exec:" + bus) },
+		Drain: drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return render.Parse("exec:" + bus) },
+			func(*graph.Node) string { return "exec:" + bus }),
 		Drained: func(o *serve.Outcome) {
 			mu.Lock()
 			doneAt[o.Drain] = time.Now()

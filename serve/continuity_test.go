@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
@@ -44,7 +45,7 @@ func newClockServer(t *testing.T, start time.Time) *clockServer {
 
 func (c *clockServer) open() {
 	s, err := New(Options{Graph: c.g, Store: c.st, Now: func() time.Time { return c.now },
-		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return constant{}, nil },
+		Drain: drain.Given(c.g, func(*graph.Node) (reconcile.Renderer, error) { return constant{}, nil }, nil),
 		Drained: func(o *Outcome) {
 			for _, tr := range o.Triggers {
 				if tr.Self {

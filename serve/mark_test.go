@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
 )
@@ -21,7 +22,7 @@ func TestNewRefusesAStateServedOnTemporal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Graph: g, Store: st})
+	s, err := New(Options{Graph: g, Store: st, Drain: drain.Given(g, nil, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +32,13 @@ func TestNewRefusesAStateServedOnTemporal(t *testing.T) {
 	if err := os.WriteFile(mark, []byte("workflow prose-serve-1 on task queue q at h:1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(Options{Graph: g, Store: st})
+	_, err = New(Options{Graph: g, Store: st, Drain: drain.Given(g, nil, nil)})
 	if err == nil || !strings.Contains(err.Error(), "prose-serve-1") || !strings.Contains(err.Error(), mark) {
 		t.Fatalf("New over a state served on Temporal: %v", err)
 	}
 	// The refusal released the lock: once the mark is gone it serves.
 	os.Remove(mark)
-	s, err = New(Options{Graph: g, Store: st})
+	s, err = New(Options{Graph: g, Store: st, Drain: drain.Given(g, nil, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

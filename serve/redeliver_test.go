@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -59,8 +60,8 @@ func TestFailedGatewayEventsAreRedelivered(t *testing.T) {
 	var outcomes []*Outcome
 	open := func() *Server {
 		s, err := New(Options{Graph: g, Store: st, Now: func() time.Time { return time.Unix(0, 0) },
-			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return feedRender{&fail}, nil },
-			Drained:  func(o *Outcome) { outcomes = append(outcomes, o) }})
+			Drain:   drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return feedRender{&fail}, nil }, nil),
+			Drained: func(o *Outcome) { outcomes = append(outcomes, o) }})
 		if err != nil {
 			t.Fatal(err)
 		}

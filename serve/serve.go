@@ -24,8 +24,8 @@ import (
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
-	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -36,10 +36,10 @@ import (
 type Options struct {
 	Graph *graph.Graph
 	Store *store.Store
-	// Renderer and Binding are reconcile's: what renders a node, and how
-	// that is named in its contract.
-	Renderer    func(n *graph.Node) (reconcile.Renderer, error)
-	Binding     func(n *graph.Node) string
+	// Drain is the prepared drain of Graph (drain.Prepare): what renders
+	// each node, how that is named in its contract, and the trace each
+	// drain is exported as when its Spans are set.
+	Drain       *drain.Prepared
 	MaxParallel int
 	SignKey     ed25519.PrivateKey
 	// Now is the clock (nil: time.Now).
@@ -50,11 +50,8 @@ type Options struct {
 	// (store.Lock), taken before it read anything; New takes it
 	// otherwise.
 	Locked bool
-	// Spans, when set, exports each drain as a trace: a span of the
-	// drain, and one of each render under it (telemetry.World).
-	Spans *telemetry.World
 	// CallerInputs give, to every drain, the inputs nothing in the
-	// project maintains (reconcile.Options.CallerInputs).
+	// project maintains (drain.Input.CallerInputs).
 	CallerInputs map[string]map[string]any
 }
 
@@ -166,6 +163,9 @@ var (
 func New(o Options) (*Server, error) {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Drain == nil || o.Drain.Graph != o.Graph {
+		return nil, errors.New("serve: Options.Drain is not a drain of Options.Graph")
 	}
 	unlock := func() {}
 	if !o.Locked {
@@ -385,22 +385,6 @@ func Holds(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Ho
 }
 
 func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err error) {
-	var rendering func(context.Context, *graph.Node) (context.Context, func(error))
-	if w := s.o.Spans; w != nil {
-		var end func(int, error)
-		ctx, end = w.Drain(ctx)
-		defer func() {
-			number, failed := 0, err
-			if o != nil {
-				number = o.StoreDrain
-				if failed == nil && o.Failed > 0 {
-					failed = fmt.Errorf("%d of its renders failed", o.Failed)
-				}
-			}
-			end(number, failed)
-		}()
-		rendering = func(ctx context.Context, n *graph.Node) (context.Context, func(error)) { return w.Render(ctx, n.ID) }
-	}
 	held := map[string][]Entry{}
 	for _, n := range s.o.Graph.Nodes {
 		held[n.ID] = s.q.Held(n.ID)
@@ -413,9 +397,8 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 		return o, err
 	}
 	var mu sync.Mutex
-	res, err := reconcile.Drain(ctx, reconcile.Options{
-		Graph: s.o.Graph, Store: s.o.Store, Renderer: s.o.Renderer, Binding: s.o.Binding,
-		Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now, Rendering: rendering,
+	res, err := s.o.Drain.Run(ctx, drain.Input{
+		Store: s.o.Store, Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now,
 		Kept:         &s.kept,
 		CallerInputs: s.o.CallerInputs,
 		Committed: func(r *receipt.Receipt) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
@@ -35,7 +36,7 @@ func TestTriggerByIDOrName(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := New(Options{Graph: g, Store: st, Now: func() time.Time { return time.Unix(0, 0) },
-		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return lastEvent{}, nil }})
+		Drain: drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return lastEvent{}, nil }, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func serveServer(g *graph.Graph, bindings *servedWorld, st *store.Store, maxPara
 	p := bindings.drain
 	return serve.New(serve.Options{
 		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained, Locked: true,
-		Binding: p.Binding, Renderer: p.Renderer, Spans: p.Spans, CallerInputs: bindings.callers,
+		Drain: p, CallerInputs: bindings.callers,
 	})
 }
 

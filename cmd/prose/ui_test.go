@@ -16,6 +16,7 @@ import (
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/serve/httpapi"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
 )
@@ -147,7 +148,7 @@ func TestServeMountsUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := serve.New(serve.Options{Graph: g, Store: st})
+	b, err := serve.New(serve.Options{Graph: g, Store: st, Drain: drain.Given(g, nil, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

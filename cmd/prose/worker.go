@@ -107,7 +107,7 @@ func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, 
 	if st.Trusted, err = trustedKey(""); err != nil {
 		return nil, err
 	}
-	p := &temporalserve.Project{Graph: g, Store: st, Renderer: b.Renderer, Binding: b.Binding}
+	p := &temporalserve.Project{Graph: g, Store: st, Drain: b}
 	if w.SignKey != "" {
 		if p.SignKey, err = readSignKey(w.SignKey); err != nil {
 			return nil, fmt.Errorf("--sign-key %s: %v", w.SignKey, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/serve/connect"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -71,8 +72,8 @@ func newWorld(t *testing.T) *world {
 	}
 	w := &world{t: t, g: g, st: st}
 	w.s, err = serve.New(serve.Options{Graph: g, Store: st, Now: func() time.Time { return time.Unix(0, 0) },
-		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return ids{}, nil },
-		Drained:  func(o *serve.Outcome) { w.out = append(w.out, o) }})
+		Drain:   drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return ids{}, nil }, nil),
+		Drained: func(o *serve.Outcome) { w.out = append(w.out, o) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
 )
@@ -59,7 +60,7 @@ func continuityServer(tb testing.TB) *serve.Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := serve.New(serve.Options{Graph: g, Store: st})
+	s, err := serve.New(serve.Options{Graph: g, Store: st, Drain: drain.Given(g, nil, nil)})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package temporalserve
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -15,19 +16,18 @@ import (
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
-	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
 
 // Project is a World opened on a worker: the graph, the shared store,
-// and how its nodes render.
+// and its prepared drain (drain.Prepare: how its nodes render).
 type Project struct {
-	Graph    *graph.Graph
-	Store    *store.Store
-	Renderer func(n *graph.Node) (reconcile.Renderer, error)
-	Binding  func(n *graph.Node) string
-	SignKey  ed25519.PrivateKey
+	Graph   *graph.Graph
+	Store   *store.Store
+	Drain   *drain.Prepared
+	SignKey ed25519.PrivateKey
 }
 
 // Activities are the steps of serve workflows, run by a worker.
@@ -62,6 +62,9 @@ func (a *Activities) open(w World) (*Project, error) {
 		return nil, tsdk.NewNonRetryableApplicationError("this worker serves no graphs", errWorld, nil)
 	}
 	p, err := a.Open(w)
+	if err == nil && (p.Drain == nil || p.Drain.Graph != p.Graph) {
+		err = errors.New("its Project.Drain is not a drain of its Project.Graph")
+	}
 	if err != nil {
 		return nil, tsdk.NewNonRetryableApplicationError(fmt.Sprintf("opening %s on this worker: %v", w.Project, err), errWorld, nil)
 	}
@@ -96,14 +99,13 @@ func (a *Activities) Shape(ctx context.Context, w World) (*Shape, error) {
 	return sh, nil
 }
 
-// options are reconcile's options for a step of in's drain.
-func (p *Project) options(in *DrainIn) (reconcile.Options, error) {
+// input is what a step of in's drain delivers, and where it commits.
+func (p *Project) input(in *DrainIn) (drain.Input, error) {
 	_, events, ticks, err := serve.Deliver(p.Graph, in.Drain, in.Entries, in.Held)
 	if err != nil {
-		return reconcile.Options{}, err
+		return drain.Input{}, err
 	}
-	return reconcile.Options{Graph: p.Graph, Store: p.Store, Renderer: p.Renderer, Binding: p.Binding,
-		Events: events, Ticks: ticks, SignKey: p.SignKey}, nil
+	return drain.Input{Store: p.Store, Events: events, Ticks: ticks, SignKey: p.SignKey}, nil
 }
 
 // Begin fixes the drain's store number. It waits while a local prose
@@ -119,11 +121,11 @@ func (a *Activities) Begin(ctx context.Context, in DrainIn) (int, error) {
 		return 0, err // retried: a local serve or drain has it
 	}
 	defer unlock()
-	o, err := p.options(&in)
+	o, err := p.input(&in)
 	if err != nil {
 		return 0, err
 	}
-	return reconcile.Number(o)
+	return p.Drain.Number(o)
 }
 
 // Plan lists the nodes of in.Nodes (one height) that fire.
@@ -133,11 +135,11 @@ func (a *Activities) Plan(ctx context.Context, in DrainIn) (*PlanOut, error) {
 		return nil, err
 	}
 	defer beat(ctx)()
-	o, err := p.options(&in)
+	o, err := p.input(&in)
 	if err != nil {
 		return nil, err
 	}
-	s, err := reconcile.Resume(o, in.Store)
+	s, err := p.Drain.Resume(o, in.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -168,11 +170,11 @@ func (a *Activities) Fire(ctx context.Context, in DrainIn) (*FireOut, error) {
 		return nil, err
 	}
 	defer unlock()
-	o, err := p.options(&in)
+	o, err := p.input(&in)
 	if err != nil {
 		return nil, err
 	}
-	s, err := reconcile.Resume(o, in.Store)
+	s, err := p.Drain.Resume(o, in.Store)
 	if err != nil {
 		return nil, err
 	}

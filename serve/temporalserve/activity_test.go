@@ -8,6 +8,7 @@ import (
 
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -61,7 +62,7 @@ func feedActivities(t *testing.T) (*Activities, *folding, World, *store.Store) {
 	f := &folding{renders: map[string]int{}}
 	w := World{Project: "testdata/feed", State: st.Dir}
 	a := &Activities{Open: func(got World) (*Project, error) {
-		return &Project{Graph: g, Store: st, Renderer: func(*graph.Node) (reconcile.Renderer, error) { return f, nil }}, nil
+		return &Project{Graph: g, Store: st, Drain: drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return f, nil }, nil)}, nil
 	}}
 	return a, f, w, st
 }

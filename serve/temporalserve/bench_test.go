@@ -14,6 +14,7 @@ import (
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/serve/temporalserve"
 	"github.com/proselang/prose/temporal"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/render"
@@ -66,8 +67,8 @@ func benchEvents(b *testing.B, senders int) {
 	w := temporal.NewWorker(cl, conn, &temporal.Activities{}, temporal.WorkerOptions{})
 	temporalserve.Register(w, &temporalserve.Activities{Open: func(temporalserve.World) (*temporalserve.Project, error) {
 		return &temporalserve.Project{Graph: g, Store: st,
-			Binding:  func(*graph.Node) string { return "exec:" + bus },
-			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return render.Parse("exec:" + bus) }}, nil
+			Drain: drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return render.Parse("exec:" + bus) },
+				func(*graph.Node) string { return "exec:" + bus })}, nil
 	}})
 	if err := w.Start(); err != nil {
 		b.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
@@ -159,7 +160,7 @@ func TestWorkflowWakesOnTimers(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &Activities{Open: func(World) (*Project, error) {
-		return &Project{Graph: g, Store: st, Renderer: func(*graph.Node) (reconcile.Renderer, error) { return constant{}, nil }}, nil
+		return &Project{Graph: g, Store: st, Drain: drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return constant{}, nil }, nil)}, nil
 	}}
 	var ts testsuite.WorkflowTestSuite
 	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))

@@ -21,7 +21,9 @@
 //
 // Main types: Bindings, Config, Prepared, Input; Test and Item for a test
 // file's ### Drains. Entry points: ParseBindings, Prepare,
-// (*Prepared).Run; ParseTest, RunTest.
+// (*Prepared).Run (and Number and Resume, for a drain run a step at a
+// time); ParseTest, RunTest. Given is a drain whose renders a host's
+// tests give; no other code assembles one (TestOneDrainAssembly).
 package drain
 
 import (
@@ -70,8 +72,8 @@ type Config struct {
 }
 
 // Prepared is a drain of one graph, assembled: what renders each node.
-// Run drains once; a host that schedules drains itself (package serve,
-// the Temporal workflow) takes Renderer and Binding.
+// Run drains once; a host that runs a drain a step at a time (the
+// Temporal workflow) takes Number and Resume.
 type Prepared struct {
 	Graph *graph.Graph
 	// Spans, when set before a drain, export it as a trace: a span of the
@@ -87,6 +89,27 @@ type Prepared struct {
 	cfg   Config
 	runs  map[string]bool // nodes whose Execution runs on the interpreter
 	model map[string]bool // nodes rendered by the configured model, bound by no one
+
+	// given, when set, renders every node (Given), and givenBinding
+	// names it in the contract.
+	given        func(*graph.Node) (reconcile.Renderer, error)
+	givenBinding func(*graph.Node) string
+}
+
+// Given is a drain of g whose renders are given as they are, not
+// prepared from bindings: for the tests and benchmarks of the hosts that
+// schedule drains (packages serve and serve/temporalserve), which render
+// with fixtures of their own. binding names a node's render in its
+// contract (nil: nothing beyond the spec); renderer nil renders nothing
+// (each render fails). Only test files call it (TestOneDrainAssembly):
+// the program's drains are Prepared.
+func Given(g *graph.Graph, renderer func(*graph.Node) (reconcile.Renderer, error), binding func(*graph.Node) string) *Prepared {
+	if renderer == nil {
+		renderer = func(n *graph.Node) (reconcile.Renderer, error) {
+			return nil, fmt.Errorf("%s: this drain renders nothing", n.ID)
+		}
+	}
+	return &Prepared{Graph: g, given: renderer, givenBinding: binding}
 }
 
 // UnboundError is a drain refused before it starts: nodes with no
@@ -176,6 +199,12 @@ func (p *Prepared) binding(n *graph.Node) run.Binding {
 // binding's text; for an Execution ("execution") or a model render, with
 // the bindings of the functions it calls, " NAME=BINDING" in name order.
 func (p *Prepared) Binding(n *graph.Node) string {
+	if p.given != nil {
+		if p.givenBinding == nil {
+			return ""
+		}
+		return p.givenBinding(n)
+	}
 	b := p.binding(n)
 	d := "execution"
 	switch b := b.(type) {
@@ -195,6 +224,9 @@ func (p *Prepared) Binding(n *graph.Node) string {
 
 // Renderer is what renders n (reconcile.Options.Renderer).
 func (p *Prepared) Renderer(n *graph.Node) (reconcile.Renderer, error) {
+	if p.given != nil {
+		return p.given(n)
+	}
 	slots := assignments(p.b.Callees[n.ID])
 	// What every render shares: prose run's settings, the drain's
 	// spec graph, where its run is journaled, its spans.
@@ -253,6 +285,10 @@ type Input struct {
 	// Committed is told of each receipt as it is committed, in ledger
 	// order.
 	Committed func(*receipt.Receipt)
+	// Kept, when set, is what the last drain of this graph kept for the
+	// next, and keeps it (reconcile.Kept): a host that drains one graph
+	// again and again (package serve) keeps one.
+	Kept *reconcile.Kept
 }
 
 // Run drains once (reconcile.Drain) with p's renders, as a trace when
@@ -261,12 +297,31 @@ func (p *Prepared) Run(ctx context.Context, in Input) (*reconcile.Result, error)
 	return p.run(ctx, in, p.Renderer)
 }
 
-func (p *Prepared) run(ctx context.Context, in Input, renderer func(*graph.Node) (reconcile.Renderer, error)) (*reconcile.Result, error) {
-	o := reconcile.Options{
+// Number is the store's number of the drain in would start
+// (reconcile.Number): a host that runs a drain a step at a time (the
+// Temporal workflow) fixes it first, then Resumes each step.
+func (p *Prepared) Number(in Input) (int, error) {
+	return reconcile.Number(p.options(in, p.Renderer))
+}
+
+// Resume takes up the store's drain number drain at a step
+// (reconcile.Resume) with p's renders. A drain run in steps exports no
+// spans of its own.
+func (p *Prepared) Resume(in Input, drain int) (*reconcile.Steps, error) {
+	return reconcile.Resume(p.options(in, p.Renderer), drain)
+}
+
+// options are reconcile's options for in, rendered by renderer.
+func (p *Prepared) options(in Input, renderer func(*graph.Node) (reconcile.Renderer, error)) reconcile.Options {
+	return reconcile.Options{
 		Graph: p.Graph, Store: in.Store, Events: in.Events, Ticks: in.Ticks, CallerInputs: in.CallerInputs,
-		MaxParallel: in.MaxParallel, SignKey: in.SignKey, Now: in.Now, Committed: in.Committed,
+		MaxParallel: in.MaxParallel, SignKey: in.SignKey, Now: in.Now, Committed: in.Committed, Kept: in.Kept,
 		Binding: p.Binding, Renderer: renderer,
 	}
+}
+
+func (p *Prepared) run(ctx context.Context, in Input, renderer func(*graph.Node) (reconcile.Renderer, error)) (*reconcile.Result, error) {
+	o := p.options(in, renderer)
 	if p.Spans == nil {
 		return reconcile.Drain(ctx, o)
 	}
