@@ -2,12 +2,16 @@ package store
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -106,6 +110,9 @@ type index struct {
 	dirty     map[string]bool
 	exclusive bool
 	trust     string
+	// signer and trusted are the store's as of setTrust.
+	signer  string
+	trusted ed25519.PublicKey
 	// gen counts the checks before drains (setTrust): within one, an
 	// entry found fresh is not stat'ed again.
 	gen int
@@ -148,7 +155,7 @@ func (s *Store) setTrust() {
 		t += receipt.Fingerprint(s.Trusted)
 	}
 	s.idx.mu.Lock()
-	s.idx.trust = t
+	s.idx.trust, s.idx.signer, s.idx.trusted = t, s.signer, s.Trusted
 	s.idx.gen++
 	s.idx.mu.Unlock()
 }
@@ -192,7 +199,7 @@ func (s *Store) loadIndex() {
 			break // torn
 		}
 		var e indexEntry
-		if json.Unmarshal(b[:i], &e) != nil || e.Node == "" {
+		if !decodeEntry(b[:i], &e) {
 			break
 		}
 		x.nodes[e.Node] = &e
@@ -248,12 +255,36 @@ func (s *Store) fresh(node string) *indexEntry {
 		return e
 	}
 	l, h := statID(s.LedgerPath(node)), statID(s.HeadPath(node))
-	if l != e.Ledger || h != e.Head || !e.checked && (x.racy(l) || x.racy(h)) {
+	if l != e.Ledger || h != e.Head || !e.checked && (x.racy(l) || x.racy(h)) || !e.checked && !s.signedAsTrusted(e) {
 		delete(x.nodes, node)
 		return nil
 	}
 	e.checked, e.seen = true, x.gen
 	return e
+}
+
+// signedAsTrusted reports, for an entry read from the index of a signed
+// store (or under a trusted key), whether its receipts are signed as the
+// ledger's must be: the index is not signed, so what it says of a
+// receipt is believed only with the receipt's own signature. An
+// unsigned store believes its index as far as its checksums go (FORMAT.md).
+func (s *Store) signedAsTrusted(e *indexEntry) bool {
+	if s.idx.trust == "/" {
+		return true
+	}
+	for _, r := range []*receipt.Receipt{e.Last, e.LastOK} {
+		if r == nil {
+			continue
+		}
+		if r.Check(s.idx.trusted) != nil || r.Node != e.Node {
+			return false
+		}
+		fp := r.KeyFingerprint()
+		if s.idx.trusted != nil && fp != receipt.Fingerprint(s.idx.trusted) || s.idx.signer != "" && fp != s.idx.signer {
+			return false
+		}
+	}
+	return true
 }
 
 // Standing is node's last receipts and stale-scan record, from the index
@@ -452,15 +483,43 @@ func (s *Store) SaveIndex() error {
 	return err
 }
 
+// encode writes the entries of names, one line each: the CRC-32 (IEEE,
+// 8 hex digits) of the entry's JSON, a space, the JSON. An entry's last
+// non-failed receipt is left out when it is its last receipt.
 func (x *index) encode(names []string) ([]byte, error) {
 	var b bytes.Buffer
 	for _, n := range names {
-		line, err := json.Marshal(x.nodes[n])
+		c := *x.nodes[n]
+		if c.LastOK != nil && c.Last != nil && c.LastOK.Hash == c.Last.Hash {
+			c.LastOK = nil
+		}
+		line, err := json.Marshal(&c)
 		if err != nil {
 			return nil, err
 		}
+		fmt.Fprintf(&b, "%08x ", crc32.ChecksumIEEE(line))
 		b.Write(line)
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), nil
+}
+
+// decodeEntry reads one line of the index into e: false when its
+// checksum or JSON does not read (an index damaged there).
+func decodeEntry(line []byte, e *indexEntry) bool {
+	sum, body, ok := bytes.Cut(line, []byte(" "))
+	if !ok || len(sum) != 8 {
+		return false
+	}
+	want, err := strconv.ParseUint(string(sum), 16, 32)
+	if err != nil || uint32(want) != crc32.ChecksumIEEE(body) {
+		return false
+	}
+	if json.Unmarshal(body, e) != nil || e.Node == "" {
+		return false
+	}
+	if e.LastOK == nil && e.Last != nil && e.Last.Status != receipt.Failed {
+		e.LastOK = e.Last
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"os"
 	"testing"
 
@@ -111,4 +112,25 @@ func FuzzIndex(f *testing.F) {
 		}
 		wantStanding(t, fresh)
 	})
+}
+
+// TestIndexLineChecked: an index line changed in place, still valid JSON
+// (a receipt's status edited), fails its checksum and is not believed.
+func TestIndexLineChecked(t *testing.T) {
+	s, b := indexedStore(t)
+	edited := bytes.Replace(b, []byte(`"status":"rendered"`), []byte(`"status":"failed"`), -1)
+	if bytes.Equal(edited, b) {
+		t.Fatalf("the index holds no rendered receipt to edit:\n%s", b)
+	}
+	if err := os.WriteFile(s.IndexPath(), edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Open(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.Extend(nil); err != nil {
+		t.Fatal(err)
+	}
+	wantStanding(t, fresh)
 }
