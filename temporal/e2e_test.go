@@ -251,9 +251,11 @@ func completedBy(t testing.TB, cl client.Client, id string) map[string][]string 
 	return out
 }
 
+// buildProse builds prose with the Temporal engine (prose-temporal, as
+// the README installs it, under the name prose): a worker.
 func buildProse(t testing.TB) string {
 	bin := filepath.Join(t.TempDir(), "prose")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/prose")
+	cmd := exec.Command("go", "build", "-tags", "temporal", "-o", bin, "../cmd/prose")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
