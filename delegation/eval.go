@@ -13,7 +13,7 @@ import (
 )
 
 // The limits a Host that sets none runs with: the one set of defaults of
-// a run (package patterns' Limits fills them in from here).
+// a run (package runhost' Limits fills them in from here).
 const (
 	DefaultMaxSteps    = 100000
 	DefaultMaxParallel = 8

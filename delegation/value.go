@@ -28,7 +28,7 @@ import (
 type Value = any
 
 // Service is a value that `call` can invoke: a slot binding, or one element
-// of a list-valued slot. The host (package patterns) decides what it is; the
+// of a list-valued slot. The host (package runhost) decides what it is; the
 // evaluator only passes it back through Caller.Call.
 type Service interface {
 	// ServiceName is how the service prints in results and messages, for

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/shape"
+	"github.com/proselang/prose/shape"
 )
 
 // Answers are checked where they arrive (decided): whoever gives the

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/service"
 )
 
 const releaseSpec = "---\nname: release\nkind: pattern\n---\n\n# Release\n\nAsks which release, then ships it.\n\n### Slots\n\n- `shipper`\n\n### Delegation\n\n```prose\n" +

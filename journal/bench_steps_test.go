@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/service"
+	"github.com/proselang/prose/service"
 )
 
 // BenchmarkExecOverheadSteps is BenchmarkExecOverhead for long ratchets:

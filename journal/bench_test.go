@@ -11,7 +11,7 @@ import (
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/patterns/service"
+	"github.com/proselang/prose/service"
 )
 
 // benchRatchet runs a ratchet of `steps` steps (2 calls and a judgment a

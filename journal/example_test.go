@@ -8,7 +8,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/service"
+	"github.com/proselang/prose/service"
 )
 
 // A run is journaled by wrapping its host's caller (and judge, runtime);

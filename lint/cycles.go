@@ -20,11 +20,11 @@ const CodeCallCycle = "lint/call-cycle"
 // every call nests one level: such a run can only stop at the nesting
 // limit, after running real services on the way (upstream prohibits
 // recursive patterns for the same reason). A cycle through other files
-// stays a run-time limit (patterns/callgraph/callee.go): their files may change
+// stays a run-time limit (callgraph/callee.go): their files may change
 // apart.
 //
 // The same holds for the wiring of inline nodes by name (an input of one
-// is an output of another: patterns/callgraph/contract.go runs producers first): a
+// is an output of another: callgraph/contract.go runs producers first): a
 // cycle there has no first node to run, and is an error at the input
 // that closes it, naming the path.
 func callCycles(s *spec.Spec, f *spec.Finder) diag.List {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
+	"github.com/proselang/prose/service"
 )
 
 // A slot bound to `host` hands its calls to the agent host: each call

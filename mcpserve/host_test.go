@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/internal/testenv"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/internal/testenv"
-	"github.com/proselang/prose/patterns/bind"
 )
 
 // The run tool's input becomes the request prose run would make: a list

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/run"
 )
 

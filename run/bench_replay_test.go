@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/service"
 )
 
 // ratchetSpec is a ratchet whose certifier's verdict is read without a

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
+	"github.com/proselang/prose/service"
 )
 
 // Bindings are a request's slots, config and inputs as text (NAME=TEXT),

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // Code says why a run gave no value. A program decides what to do about

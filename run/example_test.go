@@ -7,11 +7,11 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/service"
 )
 
 // A std pattern run in-process: the ratchet's advancer is a Go function,

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/specgraph"
 )

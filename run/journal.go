@@ -12,8 +12,8 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/runhost"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
 )
@@ -38,10 +38,10 @@ type JournalError struct{ Err error }
 func (e *JournalError) Error() string { return e.Err.Error() }
 func (e *JournalError) Unwrap() error { return e.Err }
 
-// wrap is a patterns.RunOptions.Wrap: it opens the journal (a new one, or
+// wrap is a runhost.RunOptions.Wrap: it opens the journal (a new one, or
 // the run being resumed or replayed, whose spec must not have changed) and
 // wraps the host's caller, judge and runtime.
-func (j *runJournal) wrap(p *patterns.Prepared) error {
+func (j *runJournal) wrap(p *runhost.Prepared) error {
 	if j.o.RunDir == "" {
 		return nil
 	}

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/runhost"
+	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/tools"
 )
@@ -21,7 +21,7 @@ import (
 // Models is the model side of one run: the clients (when a model is
 // configured), the model judge, the services of slots bound to `llm` and
 // of functions rendered by a model. A program that runs specs through
-// package patterns itself (a test runner) builds one with NewModels.
+// package runhost itself (a test runner) builds one with NewModels.
 type Models struct {
 	cfg     llm.Config
 	mu      sync.Mutex
@@ -86,8 +86,8 @@ func (m *Models) Client(model string) (*llm.Client, error) {
 }
 
 // apply puts the model judge and the llm slot hook into opts.
-func (m *Models) apply(opts *patterns.RunOptions) {
-	opts.ModelHint = patterns.DefaultModelHint
+func (m *Models) apply(opts *runhost.RunOptions) {
+	opts.ModelHint = runhost.DefaultModelHint
 	if c := m.clients[""]; c != nil {
 		opts.ModelJudgeFor = func(sp *spec.Spec) delegation.Judge {
 			return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})

@@ -28,7 +28,7 @@ func TestRunDoesNotImportLint(t *testing.T) {
 			}
 		}
 	}
-	for _, root := range []string{mod + "run", mod + "patterns"} {
+	for _, root := range []string{mod + "run", mod + "runhost"} {
 		walk(root, "")
 	}
 	if len(seen) < 5 {

@@ -13,8 +13,8 @@ import (
 
 // A run is assembled in one place, run.Prepare: prose run, prose test and
 // the Temporal workflow build on it. No non-test file outside packages
-// patterns and run calls patterns.Prepare or patterns.Run, or builds a
-// patterns.RunOptions.
+// patterns and run calls runhost.Prepare or runhost.Run, or builds a
+// runhost.RunOptions.
 func TestOneRunAssembly(t *testing.T) {
 	root := ".."
 	fset := token.NewFileSet()
@@ -26,7 +26,7 @@ func TestOneRunAssembly(t *testing.T) {
 		rel, _ := filepath.Rel(root, path)
 		if d.IsDir() {
 			switch {
-			case rel == "patterns", rel == "run", d.Name() == "testdata", rel != "." && strings.HasPrefix(d.Name(), "."), rel == filepath.Join("internal", "bench"), rel == filepath.Join("internal", "tempdev"):
+			case rel == "runhost", rel == "run", d.Name() == "testdata", rel != "." && strings.HasPrefix(d.Name(), "."), rel == filepath.Join("internal", "bench"), rel == filepath.Join("internal", "tempdev"):
 				return filepath.SkipDir
 			}
 			return nil
@@ -41,8 +41,8 @@ func TestOneRunAssembly(t *testing.T) {
 		seen++
 		name := ""
 		for _, im := range af.Imports {
-			if p, _ := strconv.Unquote(im.Path.Value); p == "github.com/proselang/prose/patterns" {
-				name = "patterns"
+			if p, _ := strconv.Unquote(im.Path.Value); p == "github.com/proselang/prose/runhost" {
+				name = "runhost"
 				if im.Name != nil {
 					name = im.Name.Name
 				}
@@ -59,7 +59,7 @@ func TestOneRunAssembly(t *testing.T) {
 			if id, ok := sel.X.(*ast.Ident); ok && id.Name == name {
 				switch sel.Sel.Name {
 				case "Prepare", "Run", "RunOptions":
-					t.Errorf("%s: patterns.%s: a run is assembled by run.Prepare", fset.Position(sel.Pos()), sel.Sel.Name)
+					t.Errorf("%s: runhost.%s: a run is assembled by run.Prepare", fset.Position(sel.Pos()), sel.Sel.Name)
 				}
 			}
 			return true

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/service"
 )
 
 // Prepare binds and checks without running anything; Start runs, Wait

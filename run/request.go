@@ -9,10 +9,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/runhost"
 )
 
 // Request is what a run runs: the resolved request, as data. A journal
@@ -44,9 +44,9 @@ type Request struct {
 	MCPConfig string `json:"mcp_config,omitempty"`
 }
 
-// Limits bound a run (zero fields: the defaults, patterns.DefaultMaxParallel
-// and patterns.DefaultMaxSteps); it is the one limits type of every engine.
-type Limits = patterns.Limits
+// Limits bound a run (zero fields: the defaults, runhost.DefaultMaxParallel
+// and runhost.DefaultMaxSteps); it is the one limits type of every engine.
+type Limits = runhost.Limits
 
 // specFile is the spec's file on disk (Spec resolved against Dir), or ""
 // when Spec names no file (a std/... name of the embedded library).

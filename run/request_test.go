@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/redact"
 )
 

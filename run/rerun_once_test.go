@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/service"
 )
 
 // A resume locks its journal when it reads it, before its run is

@@ -15,16 +15,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/runhost"
+	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/telemetry"
@@ -224,7 +224,7 @@ type Result struct {
 	// Warnings are the spec's non-error diagnostics.
 	Warnings diag.List
 	// Totals count the run's calls and judgments.
-	Totals patterns.Totals
+	Totals runhost.Totals
 	// ModelUsage is the run's model usage, nil when no model was asked.
 	ModelUsage *ModelUsage
 }
@@ -364,9 +364,9 @@ type Run struct {
 	mode   journal.Mode
 	cancel context.CancelCauseFunc
 
-	p      *patterns.Prepared
+	p      *runhost.Prepared
 	mods   *Models
-	totals *patterns.TotalsRecorder
+	totals *runhost.TotalsRecorder
 	trace  *journal.Trace
 	spans  *telemetry.Run
 	jr     *runJournal
@@ -438,7 +438,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	if o.Exec == nil && !o.Deterministic && mode != journal.Replaying {
 		env.LookPath = exec.LookPath // programs run here: a name not in PATH is refused before the run
 	}
-	opts := patterns.RunOptions{
+	opts := runhost.RunOptions{
 		Path: req.Spec, Graph: g, Bindings: req.Bindings, Env: env,
 		Limits:    req.Limits,
 		Recorders: o.Recorders, Runtime: o.Runtime,
@@ -448,7 +448,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		opts.ModelJudge, opts.ModelJudgeFor = nil, h.JudgeFor
 		env.LLM, env.Render = h.LLM, h.Render
 	}
-	r := &Run{o: o, req: req, mode: mode, mods: mods, totals: &patterns.TotalsRecorder{}, done: make(chan struct{})}
+	r := &Run{o: o, req: req, mode: mode, mods: mods, totals: &runhost.TotalsRecorder{}, done: make(chan struct{})}
 	opts.Recorders = append(append([]delegation.Recorder{}, opts.Recorders...), r.totals)
 	if o.Trace != nil {
 		r.trace = journal.NewTrace(o.Trace, redact.ForEnv(o.Environ, append(mods.cfg.Secrets(), redact.Values(req.inputSecrets())...)...).WithShapes())
@@ -477,7 +477,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		replayFuncs(req.Bindings.Slots, services)
 	}
 	r.jr = &runJournal{o: o, req: req, mode: mode, id: id, graph: g}
-	r.p, err = patterns.Prepare(opts)
+	r.p, err = runhost.Prepare(opts)
 	if err != nil {
 		if r.spans != nil {
 			r.spans.End(err)

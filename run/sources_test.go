@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/service"
 )
 
 // keptSpec asks its worker and returns the answer with VERSION; NOTE is a

@@ -17,7 +17,7 @@ var knownTypes = []string{"string", "integer", "number", "boolean", "object", "a
 
 // TypeNames are the declared type names, the one table of them: the
 // loader writes every declared type with these (typeAliases mapped), and
-// the binder (package patterns) types values by these alone.
+// the binder (package runhost) types values by these alone.
 func TypeNames() []string { return append([]string(nil), knownTypes...) }
 
 // typeAliases are the other spellings people write for a declared type.

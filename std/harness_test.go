@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/runhost"
 )
 
-// The pattern tests run the embedded library with patterns.Run, binding
+// The pattern tests run the embedded library with runhost.Run, binding
 // slots to testdata/std/svc.sh: a POSIX sh program that logs every call's
 // JSON arguments to a file and answers with scripted replies. Each test
 // then checks the pattern's Invariants from the result and the call log.
@@ -88,7 +88,7 @@ func (h *harness) runOpts(ctx context.Context, r run, recs []delegation.Recorder
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	v, err := patterns.Run(ctx, patterns.RunOptions{
+	v, err := runhost.Run(ctx, runhost.RunOptions{
 		Path: path,
 		Bindings: bind.Settings{
 			Slots:     assignments(h.t, "--slot", r.slots),

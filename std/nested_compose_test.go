@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns/bind"
 )
 
 // Compositions of nested specs beyond a single slot: failures inside,

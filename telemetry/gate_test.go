@@ -13,11 +13,11 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/telemetry"
 )
 

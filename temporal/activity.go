@@ -14,10 +14,10 @@ import (
 	"go.temporal.io/sdk/activity"
 	tsdk "go.temporal.io/sdk/temporal"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
+	"github.com/proselang/prose/runhost"
+	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
 )
 
@@ -177,7 +177,7 @@ func (a *Activities) render(in *CallInput) (service.Service, error) {
 	}
 	svc, err := a.Render(&bind.Render{Node: node, Name: in.Name, Model: in.Arg})
 	if errors.Is(err, bind.ErrNoModel) {
-		return nil, fail("%s: rendering %s needs a model, and this worker has none configured (%s)", in.Name, node.Name, patterns.DefaultModelHint)
+		return nil, fail("%s: rendering %s needs a model, and this worker has none configured (%s)", in.Name, node.Name, runhost.DefaultModelHint)
 	}
 	if err != nil {
 		return nil, fail("%s: %v", in.Name, err)
@@ -230,7 +230,7 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (delegation.Verdi
 	}
 	if judge == nil {
 		return delegation.Verdict{}, tsdk.NewNonRetryableApplicationError(
-			fmt.Sprintf("%s: cannot decide %q: this worker has no model configured (%s)", j.Pos, in.Cond.Text, patterns.DefaultModelHint), errJudge, nil)
+			fmt.Sprintf("%s: cannot decide %q: this worker has no model configured (%s)", j.Pos, in.Cond.Text, runhost.DefaultModelHint), errJudge, nil)
 	}
 	v, err := judge.Judge(ctx, j)
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/runhost"
 	"github.com/proselang/prose/spec"
 )
 
@@ -72,7 +72,7 @@ func runShared(t *testing.T, c *engineCase, svc string) *run.Result {
 
 // runWorkflowTotals runs c as a workflow and returns its value as JSON
 // and its totals.
-func runWorkflowTotals(t *testing.T, c *engineCase, svc string) (string, *patterns.Totals) {
+func runWorkflowTotals(t *testing.T, c *engineCase, svc string) (string, *runhost.Totals) {
 	log := filepath.Join(t.TempDir(), "temporal.log")
 	req, err := Resolve(ResolveOptions{Path: patternPath(c.pattern), Bindings: c.bindings(t, svc, log), HaveModel: c.judge != nil})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
+	"github.com/proselang/prose/runhost"
 )
 
 // Conn says which Temporal service, namespace and task queue to use.
@@ -199,7 +199,7 @@ func Wait(ctx context.Context, cl client.Client, id string) (delegation.Value, e
 
 // wait is Wait, with the run's totals (nil from a workflow that kept
 // none).
-func wait(ctx context.Context, cl client.Client, id string) (delegation.Value, *patterns.Totals, error) {
+func wait(ctx context.Context, cl client.Client, id string) (delegation.Value, *runhost.Totals, error) {
 	var res Result
 	err := cl.GetWorkflow(ctx, id, "").Get(ctx, &res)
 	if err != nil {

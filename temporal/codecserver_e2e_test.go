@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/bind"
 )
 
 // On a real server, a run's history, fetched as the Temporal CLI fetches

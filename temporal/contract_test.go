@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/runhost"
 	"github.com/proselang/prose/spec"
 )
 
@@ -122,7 +122,7 @@ func (c *contractCase) runLocal(t *testing.T) (string, int) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	v, err := patterns.Run(ctx, patterns.RunOptions{Path: filepath.Join(dir, c.file), Bindings: c.bindings(t), Env: env})
+	v, err := runhost.Run(ctx, runhost.RunOptions{Path: filepath.Join(dir, c.file), Bindings: c.bindings(t), Env: env})
 	out := jsonOf(t, v, err)
 	if srv != nil {
 		return out, srv.Count()

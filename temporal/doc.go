@@ -1,7 +1,7 @@
 // Package temporal runs specs on a Temporal cluster: the Delegation
 // as a workflow, each service call and model judgment as an activity, the
 // branches of parallel loops and races as workflow coroutines. The local
-// engine (package patterns, the journal) stays the default; this one is
+// engine (package runhost, the journal) stays the default; this one is
 // for fleets of workers, long runs and runs that must survive the loss of
 // a machine.
 //

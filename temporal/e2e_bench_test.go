@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/runhost"
 )
 
 // concurrentRuns is how many runs the fleet benchmark starts at once.
@@ -144,7 +144,7 @@ func fleet(tb testing.TB, runs, steps int) fleetFigures {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			vals[i], errs[i] = patterns.Run(ctx, patterns.RunOptions{Path: "std/patterns/ratchet.prose.md", Bindings: bind})
+			vals[i], errs[i] = runhost.Run(ctx, runhost.RunOptions{Path: "std/patterns/ratchet.prose.md", Bindings: bind})
 		}(i)
 	}
 	wg.Wait()

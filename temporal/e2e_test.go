@@ -15,8 +15,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/spec"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 

@@ -15,15 +15,15 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
+	"github.com/proselang/prose/runhost"
 	"github.com/proselang/prose/spec"
 )
 
 // The engine tests run the same spec with the same program services twice,
-// on the local engine (patterns.Run) and as a workflow on the SDK's
+// on the local engine (runhost.Run) and as a workflow on the SDK's
 // in-memory test environment, and require the same result (or the same
 // error message) and the same calls, counted by the services themselves.
 
@@ -112,7 +112,7 @@ func runLocal(t *testing.T, c *engineCase, svc string) outcome {
 	log := filepath.Join(t.TempDir(), "local.log")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	v, err := patterns.Run(ctx, patterns.RunOptions{
+	v, err := runhost.Run(ctx, runhost.RunOptions{
 		Path:       patternPath(c.pattern),
 		Bindings:   c.bindings(t, svc, log),
 		Env:        &bind.Env{Nested: callgraph.NestedSpec},

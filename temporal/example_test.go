@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/temporal"
 )

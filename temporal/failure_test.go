@@ -14,9 +14,9 @@ import (
 	"go.temporal.io/sdk/converter"
 	tsdk "go.temporal.io/sdk/temporal"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/bind"
 )
 
 // waitForGate polls the run's gates until gate waits (the workflow gets

@@ -13,14 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/runhost"
+	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/tools"
@@ -42,7 +42,7 @@ type Request struct {
 	// Limits bound the run; embedded, so their keys stand at the top of
 	// the request's JSON (max_parallel, ...), as recorded histories have
 	// them.
-	patterns.Limits
+	runhost.Limits
 	// Model is the model for llm slots and model judgments ("": the
 	// worker's default).
 	Model string `json:"model,omitempty"`
@@ -71,7 +71,7 @@ type ResolveOptions struct {
 	// Dir is where relative spec paths are read from here and where
 	// programs run on the workers ("": each one's working directory).
 	Dir    string
-	Limits patterns.Limits
+	Limits runhost.Limits
 	Model  string
 	// Load reads a spec (nil: callgraph.LoadSpec).
 	Load func(path string) (*spec.Spec, diag.List, error)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/bind"
 )
 
 // A node that declares ### Tools is refused before a Temporal run starts,

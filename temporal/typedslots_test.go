@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/run"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	tsdk "go.temporal.io/sdk/temporal"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 

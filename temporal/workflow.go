@@ -11,15 +11,15 @@ import (
 	tsdk "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/activityopts"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/runhost"
+	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
 )
 
@@ -57,8 +57,8 @@ const (
 // counts of its work (absent from the results of workflows of a prose
 // before they were kept).
 type Result struct {
-	Value  json.RawMessage  `json:"value"`
-	Totals *patterns.Totals `json:"totals,omitempty"`
+	Value  json.RawMessage `json:"value"`
+	Totals *runhost.Totals `json:"totals,omitempty"`
 }
 
 // runState is the state of one workflow execution.

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
 )
 

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // suite loads the named test files of testdata (or of dir) and runs them.

@@ -14,9 +14,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/internal/browsertest"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/drain"

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/service"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
 )
 

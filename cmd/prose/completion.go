@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/std"
 	"github.com/proselang/prose/world/drain"

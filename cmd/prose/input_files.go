@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/bind"
 )
 
 // Inputs too large for a command line (decided):

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns/callgraph"
 )
 
 // TestNewPatternLintsCleanAndRuns: the pattern `prose new` writes draws

@@ -15,8 +15,8 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/journal"
-	"github.com/proselang/prose/patterns"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/runhost"
 )
 
 // Progress is a delegation.Recorder that tells a person on stderr what a
@@ -35,7 +35,7 @@ type Progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	verbose bool
-	totals  patterns.Totals
+	totals  runhost.Totals
 
 	color  bool                           // colour failures and the summary
 	live   bool                           // keep a status line (Start)
@@ -274,7 +274,7 @@ func (p *Progress) Record(ev *delegation.Event) {
 }
 
 // Totals returns what the progress has counted so far.
-func (p *Progress) Totals() patterns.Totals {
+func (p *Progress) Totals() runhost.Totals {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.totals

@@ -14,16 +14,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/gate"
 	"github.com/proselang/prose/internal/recovered"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/patterns"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/runhost"
 )
 
 // runOptions are the flags of `prose run`.
@@ -163,8 +163,8 @@ func newRunCmd(s streams) *cobra.Command {
 	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE`, typed by the spec's declaration (KEY=@FILE reads it from a file, @- from stdin); repeat a list input for one element each")
 	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a `JSON` object, e.g. '{\"task\": \"x\", \"limits\": {\"n\": 2}}' (@FILE reads it from a file, - from stdin)")
 	fl.StringVar(&o.trace, "trace", "", "write a JSON-lines trace of the run to `FILE`")
-	fl.IntVar(&o.maxParallel, "max-parallel", patterns.DefaultMaxParallel, "run at most `N` parallel iterations at once")
-	fl.IntVar(&o.maxSteps, "max-steps", patterns.DefaultMaxSteps, "stop the run after `N` statements")
+	fl.IntVar(&o.maxParallel, "max-parallel", runhost.DefaultMaxParallel, "run at most `N` parallel iterations at once")
+	fl.IntVar(&o.maxSteps, "max-steps", runhost.DefaultMaxSteps, "stop the run after `N` statements")
 	fl.Int64Var(&o.maxValueBytes, "max-value-bytes", 0, "refuse a value larger than `N` bytes as written out (0: the default ceiling)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress on stderr (the run id line stays: resume needs it)")
 	fl.StringVar(&o.model, "model", "", "`MODEL` for natural-language conditions and llm slots (default $PROSE_MODEL)")
@@ -229,7 +229,7 @@ func execute(ctx context.Context, s streams, trace string, quiet bool, ro run.Op
 	// A run refused before it started (a usage error: the run directory
 	// cannot be made, a withheld value not given again) has nothing to sum up.
 	if res != nil && progress != nil && !errors.As(runErr, new(*run.UsageError)) {
-		progress.Summary(time.Since(start), patterns.RunStatus(runErr))
+		progress.Summary(time.Since(start), runhost.RunStatus(runErr))
 		if res.Mode != journal.Live && res.RunID != "" {
 			fmt.Fprintf(s.err, "prose: %d of %d calls answered from the journal, %d run live\n", res.Answered, res.Calls, res.Calls-res.Answered)
 		}

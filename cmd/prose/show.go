@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/spec"
 )
 

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/proselang/prose/patterns/bind"
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/run"
 )
 

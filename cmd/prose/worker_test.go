@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/temporal"
 )
 

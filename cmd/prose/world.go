@@ -18,9 +18,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/spec"

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"

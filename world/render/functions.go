@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/receipt"

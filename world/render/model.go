@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
-	"github.com/proselang/prose/patterns/bind"
-	"github.com/proselang/prose/patterns/callgraph"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"

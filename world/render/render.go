@@ -30,16 +30,16 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/patterns/callgraph"
-	"github.com/proselang/prose/patterns/service"
+	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
 )
 
 // Exec renders a node with a program, run by /bin/sh -c COMMAND as
-// package patterns runs exec: slots (process group, grace on cancel,
+// package runhost runs exec: slots (process group, grace on cancel,
 // output cap); $PROSE_SLOT is the node id.
 type Exec struct {
 	Command string

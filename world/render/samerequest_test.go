@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/patterns/bind"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"

@@ -1,0 +1,78 @@
+package callgraph
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/shape"
+	"github.com/proselang/prose/spec"
+)
+
+// typedOutputs checks each output's value in out against the type n
+// declares for it; null passes.
+func typedOutputs(n *spec.Spec, out *delegation.Object, at diag.Pos) error {
+	for _, d := range n.Outputs {
+		x, _ := out.Get(d.Name)
+		if x == nil || d.Type == "" || shape.Fits(d.Type, x) {
+			continue
+		}
+		return fmt.Errorf("%s: %s returns %s for its output %s, which it declares (%s) at %s: return %s",
+			n.File.Position(at), n.Name, shape.Show(x), d.Name, d.Type, n.File.Position(d.Pos), article(d.Type))
+	}
+	return nil
+}
+
+// article names a value of type typ: "an integer", "a string[]".
+func article(typ string) string {
+	if strings.ContainsAny(typ, "|\"'") {
+		return "a value of that type"
+	}
+	switch strings.ToLower(typ)[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + typ
+	}
+	return "a " + typ
+}
+
+// returns are the `return` statements that end the whole of prog (not
+// one iteration of a value-producing loop), in source order: where its
+// result comes from, for a message about it.
+func returns(prog *syntax.Program) []diag.Pos {
+	if prog == nil {
+		return nil
+	}
+	var out []diag.Pos
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		switch x := x.(type) {
+		case *syntax.ForExpr, *syntax.RepeatExpr:
+			return false // a return there ends one iteration
+		case *syntax.ReturnStmt:
+			out = append(out, x.Return)
+		}
+		return true
+	})
+	return out
+}
+
+// checkReturn applies the return rule and the declared types to v, the
+// value n's Execution prog returned: an error is reported at the return
+// when there is one, else at the Execution, naming the lines of the
+// returns that may have given it.
+func checkReturn(n *spec.Spec, prog *syntax.Program, v delegation.Value) (*delegation.Object, error) {
+	rs := returns(prog)
+	if len(rs) == 1 {
+		return outputsAt(n, v, rs[0])
+	}
+	out, err := Outputs(n, v)
+	if err == nil || len(rs) == 0 {
+		return out, err
+	}
+	lines := make([]string, len(rs))
+	for i, p := range rs {
+		lines[i] = fmt.Sprint(n.File.Position(p).Line)
+	}
+	return nil, fmt.Errorf("%w (returned by one of the returns at lines %s)", err, strings.Join(lines, ", "))
+}

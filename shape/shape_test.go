@@ -1,0 +1,95 @@
+package shape_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/shape"
+)
+
+// Fields reads only what is clearly declared: every entry a name and a
+// type the project knows; anything else declares nothing.
+func TestFields(t *testing.T) {
+	for text, want := range map[string]string{
+		"a verdict `{accepted: boolean, notes: string}`":           "{accepted: boolean, notes: string}",
+		"returns `{verdict: \"accept\" | \"reject\", n: integer}`": `{verdict: "accept" | "reject", n: integer}`,
+		"{items: string[], extra: object | null}":                  "{items: string[], extra: object | null}",
+		"an object `{score, suggestions}` with score in 0..1":      "",
+		"{'decision': 'continue'}, adjust, or abort":               "",
+		"{verdict: \"accept\" | \"reject\", reasoning, issues}":    "",
+		"{count: intger}":                        "",
+		"{a: string} or {b: string}":             "",
+		"the reviewer's notes, as prose":         "",
+		"{accepted: boolean, accepted: boolean}": "",
+	} {
+		got := ""
+		if f := shape.Fields(text); f != nil {
+			got = shape.Describe(f)
+		}
+		if got != want {
+			t.Errorf("Fields(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	fields := shape.Fields("{accepted: boolean, notes: string, tags: string[], mode: \"a\" | \"b\"}")
+	for js, want := range map[string]string{
+		`{"accepted": true, "notes": "", "tags": ["x"], "mode": "a", "more": 1}`: "",
+		`"fine"`: "got text, not an object",
+		`[1]`:    "got list, not an object",
+		`{"accepted": true, "notes": "", "tags": ["x"]}`:            `has no "mode"`,
+		`{"accepted": 1, "notes": "", "tags": [], "mode": "a"}`:     `its "accepted" is 1, not boolean`,
+		`{"accepted": true, "notes": "", "tags": [2], "mode": "a"}`: `its "tags" is [2], not string[]`,
+		`{"accepted": true, "notes": "", "tags": [], "mode": "c"}`:  `its "mode" is "c"`,
+		`{"accepted": null, "notes": "", "tags": [], "mode": "a"}`:  `its "accepted" is null`,
+	} {
+		v, err := delegation.FromJSON([]byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = shape.Check(fields, v)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("Check(%s): %v", js, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("Check(%s) = %v, want %q", js, err, want)
+		}
+	}
+	if err := shape.Check(nil, "anything"); err != nil {
+		t.Errorf("no fields declared: %v", err)
+	}
+}
+
+// FuzzFields: any text is read without a panic, and the fields read back
+// from their own description are the same.
+func FuzzFields(f *testing.F) {
+	for _, s := range []string{"{accepted: boolean, notes: string}", "{a: \"x\" | 'y'}", "{}", "{a: string[][]}", "{ : }", "{a-b: any}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		fields := shape.Fields(text)
+		if fields == nil {
+			return
+		}
+		again := shape.Fields(shape.Describe(fields))
+		if shape.Describe(again) != shape.Describe(fields) {
+			t.Fatalf("%q: %q read back as %q", text, shape.Describe(fields), shape.Describe(again))
+		}
+		_ = shape.Check(fields, "x")
+	})
+}
+
+// A field whose type admits null may be left out; one that does not may not.
+func TestOptionalFields(t *testing.T) {
+	fields := shape.Fields("{proceed: boolean, reason: string | null}")
+	ok, _ := delegation.FromJSON([]byte(`{"proceed": true}`))
+	if err := shape.Check(fields, ok); err != nil {
+		t.Errorf("reason left out: %v", err)
+	}
+	bad, _ := delegation.FromJSON([]byte(`{"reason": "x"}`))
+	if err := shape.Check(fields, bad); err == nil || !strings.Contains(err.Error(), `no "proceed"`) {
+		t.Errorf("proceed left out: %v", err)
+	}
+}
