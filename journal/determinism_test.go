@@ -15,12 +15,19 @@ import (
 
 // delayed returns n services that answer after a random delay of up to
 // 1ms: every third one (in a race of more than 100, every other one too)
-// fails; the others succeed, once 3 have failed, so that losers record
-// their failures before a winner is found however loaded the machine is.
-func delayed(n int) []delegation.Value {
-	var cs []delegation.Value
-	var failures atomic.Int64
+// fails; the others succeed only once noted, the service a loser calls
+// after it has recorded its failure, has been called 3 times, so that
+// losers record their failures before a winner is found however the
+// goroutines are scheduled.
+func delayed(n int) (cs []delegation.Value, noted delegation.Value) {
+	var recorded atomic.Int64
 	enough := make(chan struct{})
+	noted = &fakeSvc{name: "noted", fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+		if recorded.Add(1) == 3 {
+			close(enough)
+		}
+		return "noted", nil
+	}}
 	for i := range n {
 		name := fmt.Sprintf("s%d", i)
 		cs = append(cs, &fakeSvc{name: name, fn: func(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
@@ -33,9 +40,6 @@ func delayed(n int) []delegation.Value {
 				return nil, ctx.Err()
 			}
 			if fail {
-				if failures.Add(1) == 3 {
-					close(enough)
-				}
 				return nil, errors.New(name + " is down")
 			}
 			select {
@@ -46,8 +50,23 @@ func delayed(n int) []delegation.Value {
 			return name, nil
 		}})
 	}
-	return cs
+	return cs, noted
 }
+
+// notedRace is raceCode with each loser calling noted once its failure
+// is in the list.
+const notedRace = `let failures = []
+let won = parallel first for c in candidates:
+  try:
+    let r = call c
+      n: 1
+    return r
+  catch as problem:
+    append problem.message to failures
+    call noted
+      n: 0
+return {won: won, failures: failures}
+`
 
 // A 200-candidate race whose losers record their failures in a shared
 // list, and a parallel fan-out that appends as answers come, both with
@@ -68,6 +87,8 @@ let rs = parallel for c in cs:
     r
   catch as problem:
     append problem.message to seen
+    call noted
+      n: 0
     "down"
 return {rs: rs, seen: seen}
 `
@@ -75,11 +96,13 @@ return {rs: rs, seen: seen}
 		name, code string
 		globals    func() map[string]delegation.Value // fresh services
 	}{
-		{"race", raceCode, func() map[string]delegation.Value {
-			return map[string]delegation.Value{"candidates": delegation.NewList(delayed(200)...)}
+		{"race", notedRace, func() map[string]delegation.Value {
+			cs, noted := delayed(200)
+			return map[string]delegation.Value{"candidates": delegation.NewList(cs...), "noted": noted}
 		}},
 		{"fan-out", fanOut, func() map[string]delegation.Value {
-			return map[string]delegation.Value{"cs": delegation.NewList(delayed(60)...)}
+			cs, noted := delayed(60)
+			return map[string]delegation.Value{"cs": delegation.NewList(cs...), "noted": noted}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,6 +121,9 @@ return {rs: rs, seen: seen}
 				want := toJSON(t, live)
 				if !strings.Contains(want, "is down") {
 					t.Fatalf("live result %s: want some failures recorded", want)
+				}
+				if tc.name == "race" && !strings.Contains(want, `"won":"s`) {
+					t.Fatalf("live result %s: want a candidate as the winner", want)
 				}
 				for i := range 50 {
 					rp, err := Replay(base, r.ID(), Options{})

@@ -79,9 +79,10 @@ func test(name, subject, fixture string) string {
 // A directory of functions calling each other (by stem, by front matter
 // name, as NAME/index.prose.md) and of tests naming them as subjects (by
 // path and by name). prose lint lets each file go once it is checked, so
-// a file is read once for its own check, at most once more for each file
-// checked after it that reaches it, and at most once for the front matter
-// names of the siblings (kept); never once per call or sibling lookup.
+// a file is read once for its own check, at most twice more for each file
+// checked after it that reaches it (its name, then its parse), and at most
+// once for the front matter names of the siblings (kept); never once per
+// call or sibling lookup.
 var project = map[string]string{
 	"main.prose.md":        fn("main", "topic", "let a = call fetcher\n  topic: topic\nlet b = call tidy\n  text: a\nlet c = call shout\n  text: b\nreturn c"),
 	"fetcher.prose.md":     fn("fetcher", "topic", "return call helper\n  topic: topic"),
@@ -123,7 +124,9 @@ func TestLintReadsEachSpecOnce(t *testing.T) {
 	}
 	for _, name := range names {
 		n := opens[filepath.Clean(name)]
-		if most := 2 + reachedBy[name]; n < 1 || n > most {
+		// A released file a later file reaches may be read twice for it:
+		// once to find the name it declares, once to load it.
+		if most := 2 + 2*reachedBy[name]; n < 1 || n > most {
 			t.Errorf("%s opened %d times, want 1 to %d", name, n, most)
 		}
 	}
