@@ -553,6 +553,11 @@ func sameJSON(a, b any) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
+// NodeOfDir is the node id a node directory's name stands for (the store
+// writes each byte other than letters, digits, _, -, : and a non-leading
+// . as %XX).
+func NodeOfDir(name string) string { return unescape(name) }
+
 func unescape(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {

@@ -121,7 +121,7 @@ func (w *World) addStored() error {
 	}
 	unknown := false
 	for _, e := range es {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && w.nodes[unescape(e.Name())] == nil {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && w.nodes[store.NodeOfDir(e.Name())] == nil {
 			unknown = true
 			break
 		}
@@ -134,7 +134,7 @@ func (w *World) addStored() error {
 		return err
 	}
 	for _, name := range names {
-		id := unescape(name)
+		id := store.NodeOfDir(name)
 		if _, ok := w.nodes[id]; !ok {
 			w.nodes[id] = &mirror{}
 			w.extra = append(w.extra, id)

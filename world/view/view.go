@@ -336,24 +336,6 @@ func sortLedger(rs []*receipt.Receipt) {
 	})
 }
 
-// unescape is a store directory name's node id (the store writes each
-// byte other than letters, digits, _, -, : and a non-leading . as %XX).
-func unescape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			var c byte
-			if _, err := fmt.Sscanf(s[i+1:i+3], "%02X", &c); err == nil {
-				b.WriteByte(c)
-				i += 2
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // counts are the project's nodes by status, in legend order.
 func (w *World) counts() []Count {
 	n := map[Status]int{}
