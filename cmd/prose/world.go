@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -105,7 +104,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	for _, t := range w.ticks {
 		n := g.Node(t)
 		if n == nil {
-			return usageErrorf("--tick %s: no such node%s (nodes: %s)", t, didYouMean(t, nodeIDs(g)), strings.Join(nodeIDs(g), ", "))
+			return usageErrorf("--tick %s: no such node%s (nodes: %s)", t, didYouMean(t, g.Names()), strings.Join(g.Names(), ", "))
 		}
 		ticks = append(ticks, n.ID)
 	}
@@ -215,18 +214,6 @@ func nodeLabel(g *graph.Graph, id string) string {
 		return n.Label()
 	}
 	return id
-}
-
-func nodeIDs(g *graph.Graph) []string {
-	var out []string
-	for _, n := range g.Nodes {
-		out = append(out, n.ID)
-		if n.Name != "" && n.Name != n.ID {
-			out = append(out, n.Name)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // worldDrain prepares the drain of g (package drain) from --slot

@@ -53,7 +53,7 @@ func ParseBindings(g *graph.Graph, source string, as []run.Assignment) (*Binding
 				b.Callees[id] = append(b.Callees[id], run.Slot{Name: callee, Binding: r})
 				continue
 			}
-			ids := nodeIDs(g)
+			ids := g.Names()
 			return nil, fmt.Errorf("%s %s: no such node%s (nodes: %s)", source, a.Name, didYouMean(a.Name, ids), strings.Join(ids, ", "))
 		}
 		r, err := nodeBinding(source, a.Name, a.Value)
@@ -122,19 +122,6 @@ func Callees(sp *spec.Spec) []string {
 		called(n)
 	}
 	add(sp.Name)
-	return out
-}
-
-// nodeIDs lists g's node ids and names, sorted, for messages.
-func nodeIDs(g *graph.Graph) []string {
-	var out []string
-	for _, n := range g.Nodes {
-		out = append(out, n.ID)
-		if n.Name != "" && n.Name != n.ID {
-			out = append(out, n.Name)
-		}
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -165,6 +165,20 @@ type Item struct {
 	Excluded []string
 }
 
+// Names lists the graph's node ids and the names that differ from them,
+// sorted: what a message offers when a node is not found.
+func (g *Graph) Names() []string {
+	var out []string
+	for _, n := range g.Nodes {
+		out = append(out, n.ID)
+		if n.Name != "" && n.Name != n.ID {
+			out = append(out, n.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Node returns the node named s: by its id, else by its name (the one
 // node whose front matter name is s); nil when none is.
 func (g *Graph) Node(s string) *Node {
