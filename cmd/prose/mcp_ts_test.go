@@ -53,7 +53,8 @@ func tsClient(t *testing.T) (node, dir string) {
 
 // The official TypeScript SDK client drives prose mcp over stdio and
 // streamable HTTP (testdata/mcp-ts/client.mjs): every progress
-// notification reaches onprogress while the run call is active, one
+// notification of a run call is sent before its response (the SDK's
+// onprogress may miss those read together with the response), one
 // result call answers a run's two gates through elicitations, lint and
 // test take paths as a list of strings, and lint takes paths ["x"] as the
 // MCP Inspector sends it.

@@ -62,6 +62,10 @@ async function scenario(name, transport) {
   const errors = [];
   const asked = [];
   const client = newClient(errors, asked);
+  // wire is every message as the transport read it, in order: the SDK
+  // calls a transport's own onmessage before its handlers.
+  const wire = [];
+  transport.onmessage = (m) => wire.push(m);
   await client.connect(transport);
   const tools = await client.listTools();
   for (const t of ['lint', 'test']) {
@@ -70,16 +74,40 @@ async function scenario(name, transport) {
       `${name}: ${t}.paths is {"type":"array","items":{"type":"string"},"minItems":1}: ${JSON.stringify(paths)}`);
   }
 
-  // Progress: every notification reaches onprogress while the run call
-  // is active, one per call of the run (the ratchet makes 10).
+  // Progress: prose sends one notification per call of the run (the
+  // ratchet makes 10), all before it answers the run call, under the
+  // call's token, with progress increasing. That is asserted on the wire.
+  // onprogress may miss the last ones: the SDK hands a notification to
+  // its handler a microtask later but takes a response at once, so when
+  // one read of stdio brings both the notification and the response, the
+  // response removes the handler first and the notification is reported as
+  // one "for an unknown token" (a machine under load is enough). Those
+  // notifications, and only those, are excused below: onprogress must get
+  // the others, in order.
   const notes = [];
+  const from = wire.length;
   const ran = await client.callTool({ name: 'run', arguments: slowRatchet }, CallToolResultSchema, {
     onprogress: (p) => notes.push(p),
     timeout: 120000,
   });
   check(!ran.isError && ran.structuredContent?.status === 'ok', `${name}: run with wait_seconds ends ok: ${JSON.stringify(ran.structuredContent)}`);
-  check(notes.length === 10, `${name}: 10 progress notifications delivered to onprogress during the run call, got ${notes.length}`);
-  check(notes.every((n, i) => i === 0 || n.progress > notes[i - 1].progress), `${name}: progress increases`);
+  const seen = wire.slice(from);
+  const answer = seen.findIndex((m) => m.id !== undefined && m.method === undefined && m.result?.structuredContent?.run_id === ran.structuredContent?.run_id);
+  check(answer >= 0, `${name}: the run call's response is on the wire`);
+  const token = seen[answer].id;
+  const sent = seen.filter((m) => m.method === 'notifications/progress' && m.params?.progressToken === token);
+  check(sent.length === 10, `${name}: 10 progress notifications sent for the run call, got ${sent.length}`);
+  check(sent.every((m) => seen.indexOf(m) < answer), `${name}: every progress notification sent before the run call's response`);
+  check(sent.every((m, i) => i === 0 || m.params.progress > sent[i - 1].params.progress), `${name}: progress increases`);
+  const late = sent.slice(notes.length);
+  check(notes.every((n, i) => n.progress === sent[i].params.progress && n.message === sent[i].params.message),
+    `${name}: onprogress got the notifications sent, in order: ${notes.length} of ${sent.length}`);
+  for (const m of late) {
+    const i = errors.findIndex((e) => e.includes('unknown token') && e.includes(JSON.stringify(m.params.message)));
+    check(i >= 0, `${name}: a notification onprogress missed was read with the response: ${JSON.stringify(m.params)}`);
+    errors.splice(i, 1);
+  }
+  if (late.length > 0) console.log(`note ${name}: the SDK dropped ${late.length} progress notification(s) read with the response`);
 
   // Two gates: one result call answers both through elicitations.
   const started = await client.callTool({ name: 'run', arguments: {
