@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/proselang/prose/spec"
@@ -48,11 +47,7 @@ func StampsOf(g *graph.Graph) Stamps {
 		if err != nil {
 			return
 		}
-		st := stamp{size: fi.Size(), mtime: fi.ModTime()}
-		if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-			st.ino = uint64(sys.Ino)
-		}
-		out[filepath.Clean(p)] = st
+		out[filepath.Clean(p)] = stamp{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi)}
 	}
 	filepath.WalkDir(g.Root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
