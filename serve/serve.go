@@ -3,7 +3,9 @@
 // events, a manual wake of any node) are written to a durable queue
 // before they are acknowledged, and drains of the graph run one at a
 // time; the triggers that arrive during a drain are coalesced into the
-// next one.
+// next one. With Options.Reload, a drain begins by statting the files
+// the graph was loaded from and, when one changed, serves the graph
+// loaded from them again (a failed load keeps the one served before).
 //
 // Main types: Server, Options, Queue, Outcome, Metrics. Entry points: New,
 // (*Server).Trigger, (*Server).Run.
