@@ -125,6 +125,9 @@ type Server struct {
 	// stamps are those of the files the served graph was loaded from
 	// (with Options.Reload).
 	stamps Stamps
+	// unsaid is what a reload did that an interrupted drain did not
+	// report.
+	unsaid string
 	// started is when New ran: a wall-clock schedule of a node that never
 	// fired counts from it.
 	started time.Time
@@ -317,9 +320,15 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 			return nil
 		}
 		reload := s.reload(es)
+		if reload == "" {
+			reload = s.unsaid
+		}
+		s.unsaid = ""
 		o, err := s.drain(ctx, id, es)
 		o.Reload = reload
 		if ctx.Err() != nil {
+			// Said by the drain that runs it again.
+			s.unsaid = reload
 			s.q.Release()
 			return nil
 		}
