@@ -3,7 +3,9 @@
 // events, a manual wake of any node) are written to a durable queue
 // before they are acknowledged, and drains of the graph run one at a
 // time; the triggers that arrive during a drain are coalesced into the
-// next one.
+// next one. With Options.Reload, a drain begins by statting the files
+// the graph was loaded from and, when one changed, serves the graph
+// loaded from them again (a failed load keeps the one served before).
 //
 // Main types: Server, Options, Queue, Outcome, Metrics. Entry points: New,
 // (*Server).Trigger, (*Server).Run.
@@ -53,6 +55,12 @@ type Options struct {
 	// CallerInputs give, to every drain, the inputs nothing in the
 	// project maintains (drain.Input.CallerInputs).
 	CallerInputs map[string]map[string]any
+	// Reload, when set, loads the graph again from its files, with the
+	// same bindings and options: before each drain the server stats the
+	// files the graph was loaded from (StampsOf) and, when any was
+	// added, removed or changed, serves what Reload gives. An error keeps
+	// the graph served before (its message names the file and line).
+	Reload func() (*Reloaded, error)
 }
 
 // Outcome is what a drain did, as GET /drains/ID answers it.
@@ -76,10 +84,14 @@ type Outcome struct {
 	TokensOut int `json:"tokens_out"`
 	// Redelivered counts the held events of failed gateway renders this
 	// drain delivered again.
-	Redelivered int       `json:"redelivered,omitempty"`
-	Error       string    `json:"error,omitempty"`
-	Start       time.Time `json:"start"`
-	MS          int64     `json:"duration_ms"`
+	Redelivered int `json:"redelivered,omitempty"`
+	// Reload is "reloaded" when the project's files changed and the drain
+	// ran on the graph loaded from them again, or why that load failed
+	// and the graph served before was kept ("" when nothing changed).
+	Reload string    `json:"reload,omitempty"`
+	Error  string    `json:"error,omitempty"`
+	Start  time.Time `json:"start"`
+	MS     int64     `json:"duration_ms"`
 }
 
 // Trigger is one acknowledged trigger a drain answered.
@@ -107,6 +119,15 @@ type Server struct {
 	kept  reconcile.Kept
 	wake  chan struct{}
 	plans map[string]*cadence.Plan
+	// gmu guards the graph, its drain, caller inputs and plans, which a
+	// reload replaces between drains while triggers read them.
+	gmu sync.RWMutex
+	// stamps are those of the files the served graph was loaded from
+	// (with Options.Reload).
+	stamps Stamps
+	// unsaid is what a reload did that an interrupted drain did not
+	// report.
+	unsaid string
 	// started is when New ran: a wall-clock schedule of a node that never
 	// fired counts from it.
 	started time.Time
@@ -186,16 +207,13 @@ func New(o Options) (*Server, error) {
 	// The lock is held as long as the server lives: the drains trust
 	// what the store checked and wrote itself (store's drain index).
 	o.Store.HoldLock()
-	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1), plans: map[string]*cadence.Plan{}, started: o.Now()}
-	for _, n := range o.Graph.Nodes {
-		p, err := cadence.Of(n.Spec)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		if !p.Empty() {
-			s.plans[n.ID] = p
-		}
+	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1), started: o.Now()}
+	if s.plans, err = plansOf(o.Graph); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if o.Reload != nil {
+		s.stamps = StampsOf(o.Graph)
 	}
 	s.M.init()
 	return s, nil
@@ -216,7 +234,7 @@ func (s *Server) Close() error {
 }
 
 // Graph is the served graph.
-func (s *Server) Graph() *graph.Graph { return s.o.Graph }
+func (s *Server) Graph() *graph.Graph { return s.graph() }
 
 // Store is the served state directory.
 func (s *Server) Store() *store.Store { return s.o.Store }
@@ -225,7 +243,7 @@ func (s *Server) Store() *store.Store { return s.o.Store }
 // returns the drain that will answer it. A malformed event is an error and
 // queues nothing.
 func (s *Server) Trigger(node string, event []byte) (drain int, dup bool, err error) {
-	n := s.o.Graph.Node(node)
+	n := s.graph().Node(node)
 	if n == nil {
 		return 0, false, fmt.Errorf("%w %q", ErrNoNode, node)
 	}
@@ -301,8 +319,16 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 		if id == 0 {
 			return nil
 		}
+		reload := s.reload(es)
+		if reload == "" {
+			reload = s.unsaid
+		}
+		s.unsaid = ""
 		o, err := s.drain(ctx, id, es)
+		o.Reload = reload
 		if ctx.Err() != nil {
+			// Said by the drain that runs it again.
+			s.unsaid = reload
 			s.q.Release()
 			return nil
 		}
@@ -479,7 +505,7 @@ func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Ou
 // Status is every node's last receipt (nil for a node with none), by id.
 func (s *Server) Status() (map[string]*receipt.Receipt, error) {
 	out := map[string]*receipt.Receipt{}
-	for _, n := range s.o.Graph.Nodes {
+	for _, n := range s.graph().Nodes {
 		r, err := s.o.Store.Last(n.ID)
 		if err != nil {
 			return nil, err
@@ -519,7 +545,7 @@ func Due(st *store.Store, node string, p *cadence.Plan, fired, self, started tim
 func (s *Server) NextDue() (time.Time, bool) {
 	var soon time.Time
 	ok := false
-	for id, p := range s.plans {
+	for id, p := range s.plansNow() {
 		if d, has := s.due(id, p); has && (!ok || d.Before(soon)) {
 			soon, ok = d, true
 		}
@@ -533,7 +559,7 @@ func (s *Server) NextDue() (time.Time, bool) {
 func (s *Server) WakeDue() ([]string, error) {
 	now := s.o.Now()
 	var ids []string
-	for id, p := range s.plans {
+	for id, p := range s.plansNow() {
 		if d, ok := s.due(id, p); ok && !d.After(now) {
 			ids = append(ids, id)
 		}
@@ -567,4 +593,11 @@ func validUntil(v any, out []time.Time) []time.Time {
 		}
 	}
 	return out
+}
+
+// plansNow is the cadence plan of each node served now.
+func (s *Server) plansNow() map[string]*cadence.Plan {
+	s.gmu.RLock()
+	defer s.gmu.RUnlock()
+	return s.plans
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/serve/connect"
 	"github.com/proselang/prose/serve/httpapi"
+	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
@@ -176,12 +178,34 @@ type servedWorld struct {
 	callers map[string]map[string]any
 }
 
-func serveServer(g *graph.Graph, bindings *servedWorld, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome)) (*serve.Server, error) {
+func serveServer(g *graph.Graph, bindings *servedWorld, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome), reload func() (*serve.Reloaded, error)) (*serve.Server, error) {
 	p := bindings.drain
 	return serve.New(serve.Options{
 		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained, Locked: true,
-		Drain: p, CallerInputs: bindings.callers,
+		Drain: p, CallerInputs: bindings.callers, Reload: reload,
 	})
+}
+
+// reloadServed loads PATH's graph and bindings again, as loadServed did
+// at start, for a serve whose files changed: the same slots and options,
+// the same state directory and trace export. What loadServed would print
+// and refuse to start on is the error, each finding at its file:line.
+func reloadServed(path, state string, slots []string, ro *runOptions, spans *telemetry.World) func() (*serve.Reloaded, error) {
+	return func() (*serve.Reloaded, error) {
+		var out strings.Builder
+		g, bindings, _, err := loadServed(streams{out: io.Discard, err: &out}, path, state, slots, ro)
+		if err != nil {
+			msg := strings.TrimSpace(out.String())
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.err != nil {
+				msg = strings.TrimSpace(msg + "\n" + err.Error())
+			}
+			return nil, errors.New(msg)
+		}
+		bindings.drain.State = state
+		bindings.drain.Spans = spans
+		return &serve.Reloaded{Graph: g, Drain: bindings.drain, CallerInputs: bindings.callers}, nil
+	}
 }
 
 func runServe(ctx context.Context, s streams, o *serveOptions) error {
@@ -248,7 +272,8 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	}
 	defer endSpans()
 	bindings.drain.Spans = spans
-	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log)
+	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log,
+		reloadServed(o.path, bindings.drain.State, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs}, spans))
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
@@ -367,6 +392,9 @@ func newDrainLog(s streams, format string) func(*serve.Outcome) {
 		}
 		attrs := []any{"drain", o.Drain, "triggers", strings.Join(trig, ","), "duplicates", dups, "self", self,
 			"rendered", o.Rendered, "skipped", o.Skipped, "failed", o.Failed, "tokens", o.Tokens, "duration_ms", o.MS}
+		if o.Reload != "" {
+			attrs = append(attrs, "reload", o.Reload)
+		}
 		if o.Error != "" {
 			l.Error("drain", append(attrs, "error", o.Error)...)
 			return

@@ -82,7 +82,7 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	if st.Trusted, err = trustedKey(""); err != nil {
 		return err
 	}
-	srv, err := serveServer(g, bindings, st, 4, nil, nil)
+	srv, err := serveServer(g, bindings, st, 4, nil, nil, nil)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("trigger: %w", err)}
 	}

@@ -1,0 +1,132 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proselang/prose/world/drain"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
+	"github.com/proselang/prose/world/store"
+)
+
+const noteSpec = "---\nname: note\nkind: responsibility\n---\n\n# Note\n\n### Maintains\n\n- `reviewed`: true once the review has run\n"
+
+// reloadServer serves the project in dir, reloading it as prose serve
+// does (graph.Load, a drain of the same renders); outs collects every
+// drain's outcome.
+type reloadServer struct {
+	t    *testing.T
+	dir  string
+	s    *Server
+	st   *store.Store
+	outs []*Outcome
+}
+
+func newReloadServer(t *testing.T) *reloadServer {
+	dir := t.TempDir()
+	r := &reloadServer{t: t, dir: dir}
+	r.write(noteSpec)
+	load := func() (*Reloaded, error) {
+		g, diags, err := graph.Load(dir)
+		if err != nil {
+			return nil, err
+		}
+		if diags.HasErrors() {
+			return nil, errors.New(strings.TrimSpace(diags.Errors().String()))
+		}
+		return &Reloaded{Graph: g, Drain: drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return constant{}, nil }, nil)}, nil
+	}
+	first, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.st, err = store.Open(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	r.s, err = New(Options{Graph: first.Graph, Drain: first.Drain, Store: r.st, Now: func() time.Time { return time.Unix(0, 0) },
+		Reload: load, Drained: func(o *Outcome) { r.outs = append(r.outs, o) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.s.Close() })
+	return r
+}
+
+func (r *reloadServer) write(src string) {
+	if err := os.WriteFile(filepath.Join(r.dir, "note.prose.md"), []byte(src), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// wake triggers note and drains; it returns the drain's outcome.
+func (r *reloadServer) wake() *Outcome {
+	r.t.Helper()
+	if _, _, err := r.s.Trigger("note", nil); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := r.s.DrainQueued(context.Background()); err != nil {
+		r.t.Fatal(err)
+	}
+	if len(r.outs) == 0 {
+		r.t.Fatal("no drain finished")
+	}
+	return r.outs[len(r.outs)-1]
+}
+
+// An edited contract is served by the next drain: the node renders
+// again because its contract fingerprint moved, without a restart.
+func TestReloadEditedContract(t *testing.T) {
+	r := newReloadServer(t)
+	if o := r.wake(); o.Rendered != 1 || o.Reload != "" {
+		t.Fatalf("first drain: rendered %d reload %q, want 1 and none", o.Rendered, o.Reload)
+	}
+	if o := r.wake(); o.Rendered != 0 || o.Skipped != 1 {
+		t.Fatalf("unchanged: rendered %d skipped %d, want a skip", o.Rendered, o.Skipped)
+	}
+	before, _ := r.st.Last("note")
+	r.write(noteSpec + "- `items`: what was reviewed\n")
+	o := r.wake()
+	if o.Reload != "reloaded" || o.Rendered != 1 || o.Error != "" {
+		t.Fatalf("after the edit: reload %q rendered %d error %q, want reloaded and one render", o.Reload, o.Rendered, o.Error)
+	}
+	after, _ := r.st.Last("note")
+	if after.Status != receipt.Rendered || after.Contract == before.Contract {
+		t.Errorf("after the edit the receipt is %s with contract %s (before %s): the contract did not move", after.Status, after.Contract, before.Contract)
+	}
+	if o := r.wake(); o.Reload != "" || o.Skipped != 1 {
+		t.Errorf("no edit since: reload %q skipped %d, want no reload and a skip", o.Reload, o.Skipped)
+	}
+}
+
+// An edit that breaks the spec keeps the graph served before: the drain
+// still runs and answers its trigger, the failure names the file once,
+// and the fixed file is served again.
+func TestReloadSpecErrorKeepsServing(t *testing.T) {
+	r := newReloadServer(t)
+	r.wake()
+	r.write(strings.Replace(noteSpec, "name: note", "name: note\nname: again", 1))
+	o := r.wake()
+	if !strings.Contains(o.Reload, "kept the graph loaded before") || !strings.Contains(o.Reload, "note.prose.md") {
+		t.Fatalf("after a broken edit: reload %q, want the old graph kept and the file named", o.Reload)
+	}
+	if o.Error != "" || o.Skipped+o.Rendered != 1 || len(o.Triggers) != 1 {
+		t.Fatalf("the drain after a failed reload: error %q, %d rendered, %d skipped, %d triggers", o.Error, o.Rendered, o.Skipped, len(o.Triggers))
+	}
+	if st, _ := r.s.Drain(o.Drain); st != "done" {
+		t.Errorf("its drain is %s, want done", st)
+	}
+	if o := r.wake(); o.Reload != "" {
+		t.Errorf("the failure is said again without a change: %q", o.Reload)
+	}
+	r.write(noteSpec + "- `items`: what was reviewed\n")
+	if o := r.wake(); o.Reload != "reloaded" || o.Rendered != 1 {
+		t.Errorf("after the fix: reload %q rendered %d, want reloaded and one render", o.Reload, o.Rendered)
+	}
+}
