@@ -304,6 +304,14 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 			return nil, nil, err
 		}
 		if s == nil || !s.Kind.IsNode() {
+			// A file whose front matter cannot be read may be a node the
+			// project means to have: its kind is unknown, so it is not
+			// left out of the graph without an error.
+			for _, d := range ds.Errors() {
+				if d.Code == spec.CodeFrontMatter {
+					diags = append(diags, d)
+				}
+			}
 			continue
 		}
 		diags = append(diags, ds.Errors()...)

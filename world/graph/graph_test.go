@@ -294,3 +294,29 @@ func TestSentenceTiesAFacetToItsNode(t *testing.T) {
 		t.Errorf("edges %q, want %q", got, want)
 	}
 }
+
+// A spec whose front matter cannot be read is not left out of the graph
+// in silence: its kind is unknown, so Load reports it as an error, even
+// where no other node reads it. A file that is plainly not a node (a
+// function) stays out without one.
+func TestUnreadableFrontMatterIsAnError(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"feed.prose.md":   node("feed", "gateway", "", "- `x`: the feed"),
+		"audit.prose.md":  "---\nname: audit\nkind: [responsibility\n---\n\n# audit\n\n### Maintains\n\n- `seen`: what feed says\n",
+		"helper.prose.md": "---\nname: helper\nkind: function\n---\n\n# helper\n\n### Returns\n\n- `y`: text\n",
+	})
+	g, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, d := range diags.Errors() {
+		found = append(found, d.String())
+	}
+	if len(found) != 1 || !strings.Contains(found[0], "audit.prose.md:") || !strings.Contains(found[0], "[spec/front-matter]") {
+		t.Fatalf("errors %q: want one spec/front-matter error naming audit.prose.md", found)
+	}
+	if g.Node("feed") == nil || g.Node("audit") != nil || g.Node("helper") != nil {
+		t.Fatalf("nodes: feed %v, audit %v, helper %v", g.Node("feed") != nil, g.Node("audit") != nil, g.Node("helper") != nil)
+	}
+}
