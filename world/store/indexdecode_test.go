@@ -141,3 +141,28 @@ func FuzzQuickEntry(f *testing.F) {
 }
 
 func crcHex(body string) string { return fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(body))) }
+
+// BenchmarkIndexLine: one index line of an entry holding two receipts,
+// read by the index's decoder and by encoding/json.
+func BenchmarkIndexLine(b *testing.B) {
+	body, err := json.Marshal(fullEntry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("quick", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var e indexEntry
+			if !quickEntry(body, &e) {
+				b.Fatal("declined")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var e indexEntry
+			if err := json.Unmarshal(body, &e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
