@@ -515,7 +515,13 @@ func decodeEntry(line []byte, e *indexEntry) bool {
 	if err != nil || uint32(want) != crc32.ChecksumIEEE(body) {
 		return false
 	}
-	if json.Unmarshal(body, e) != nil || e.Node == "" {
+	if !quickEntry(body, e) {
+		*e = indexEntry{}
+		if json.Unmarshal(body, e) != nil {
+			return false
+		}
+	}
+	if e.Node == "" {
 		return false
 	}
 	if e.LastOK == nil && e.Last != nil && e.Last.Status != receipt.Failed {
