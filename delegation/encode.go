@@ -255,6 +255,11 @@ func special8(x uint64) bool {
 	return ((x-lo8*0x20)&^x|x|(q-lo8)&^q|(bs-lo8)&^bs)&hi8 != 0
 }
 
+// AppendJSONString appends s as a JSON string, as every value's text is
+// written (see the package comment on encoding above): encoding/json's
+// bytes with HTML escaping off.
+func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
+
 // appendString appends s as a JSON string (see the package comment on
 // encoding above).
 func appendString(dst []byte, s string) []byte {
