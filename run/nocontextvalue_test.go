@@ -10,7 +10,7 @@ import (
 // Run state travels in explicit values (the request, the host), never on
 // a context: no package a run goes through puts a value on one.
 func TestNoRunStateOnContexts(t *testing.T) {
-	for _, dir := range []string{".", "../runhost", "../bind", "../service", "../callgraph", "../journal", "../cmd/prose", "../llm", "../delegation"} {
+	for _, dir := range []string{".", "../runhost", "../bind", "../service", "../callgraph", "../journal", "../internal/cli", "../llm", "../delegation"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: %v", dir, err)

@@ -1,8 +1,0 @@
-//go:build !unix || temporal
-
-package main
-
-// execTemporal does nothing here: Main starts prose-temporal as a child
-// where a process cannot replace itself, and a prose with the engine
-// needs no hand-off.
-func execTemporal([]string) {}

@@ -1,0 +1,24 @@
+//go:build unix && !temporal
+
+package cli
+
+import (
+	"os"
+	"syscall"
+)
+
+// execTemporal replaces this process with prose-temporal running args,
+// when args need the Temporal engine and the program is found: the
+// command is then prose-temporal's alone (its signals, its exit status,
+// its death), with nothing of this prose left around it. It returns when
+// it did not replace the process; Main then reports why.
+func execTemporal(args []string) {
+	if !needsTemporal(args) || os.Getenv(handedOffEnv) != "" {
+		return
+	}
+	path, err := findTemporalProgram()
+	if err != nil {
+		return
+	}
+	syscall.Exec(path, append([]string{path}, args...), append(os.Environ(), handedOffEnv+"=1"))
+}

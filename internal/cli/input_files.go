@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/proselang/prose/bind"
+)
+
+// Inputs too large for a command line (decided):
+//
+//   - --input KEY=@FILE reads the value from FILE, --input KEY=@- from
+//     stdin; the file's text is the value, typed as --input text is;
+//   - --input-json @FILE (or @-, or - alone) reads the JSON object from
+//     FILE (stdin);
+//   - a value that starts with @ literally is written @@ (--input
+//     handle=@@alice is "@alice"); any other @ is a file name, and a file
+//     that cannot be read is a usage error naming it;
+//   - stdin is read once: two values from it are refused;
+//   - a file larger than maxInputFile is refused (the value ceiling of the
+//     run refuses large values anyway; this bounds what is read).
+const maxInputFile = 64 << 20
+
+// readInputFiles replaces the @FILE values of b's inputs and InputJSON
+// by the files' text, reading @- (and an InputJSON of -) from stdin.
+func readInputFiles(b *bind.Settings, stdin io.Reader) error {
+	usedStdin := ""
+	read := func(flag, name string) (string, error) {
+		if name == "-" {
+			if usedStdin != "" {
+				return "", fmt.Errorf("%s: stdin is already read for %s; give one of them from a file", flag, usedStdin)
+			}
+			usedStdin = flag
+			if stdin == nil {
+				stdin = os.Stdin
+			}
+			return readCapped(flag, "stdin", stdin)
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v (a value that starts with @ names a file; write @@ for a literal @)", flag, err)
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+			return "", fmt.Errorf("%s: %s is not a regular file", flag, name)
+		}
+		return readCapped(flag, name, f)
+	}
+	for i, a := range b.Inputs {
+		switch {
+		case strings.HasPrefix(a.Value, "@@"):
+			b.Inputs[i].Value = a.Value[1:]
+		case strings.HasPrefix(a.Value, "@"):
+			v, err := read("--input "+a.Name, a.Value[1:])
+			if err != nil {
+				return err
+			}
+			b.Inputs[i].Value = v
+		}
+	}
+	switch j := strings.TrimSpace(b.InputJSON); {
+	case j == "-" || strings.HasPrefix(j, "@"):
+		v, err := read("--input-json", strings.TrimPrefix(j, "@"))
+		if err != nil {
+			return err
+		}
+		b.InputJSON = v
+	}
+	return nil
+}
+
+// readCapped reads r whole, refusing more than maxInputFile bytes.
+func readCapped(flag, name string, r io.Reader) (string, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxInputFile+1))
+	if err != nil {
+		return "", fmt.Errorf("%s: reading %s: %v", flag, name, err)
+	}
+	if len(data) > maxInputFile {
+		return "", fmt.Errorf("%s: %s is larger than %d MiB", flag, name, maxInputFile>>20)
+	}
+	return string(data), nil
+}

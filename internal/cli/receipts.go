@@ -1,0 +1,376 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proselang/prose/internal/filekind"
+	"github.com/proselang/prose/serve"
+	"github.com/proselang/prose/world/canon"
+	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/store"
+)
+
+// trustedKeyEnv names the file of the trusted key when --trusted-key is
+// not given.
+const trustedKeyEnv = "PROSE_TRUSTED_KEY"
+
+// trustedKey reads --trusted-key FILE (flag; else $PROSE_TRUSTED_KEY): the
+// ed25519 public key every receipt must be signed by (nil: none given).
+func trustedKey(flag string) (ed25519.PublicKey, error) {
+	p, from := flag, "--trusted-key"
+	if p == "" {
+		p, from = os.Getenv(trustedKeyEnv), "$"+trustedKeyEnv
+	}
+	if p == "" {
+		return nil, nil
+	}
+	b, err := filekind.ReadFile(p)
+	if err != nil {
+		return nil, usageErrorf("%s: %v", from, err)
+	}
+	k, err := receipt.ParsePublicKey(b)
+	if err != nil {
+		return nil, usageErrorf("%s %s: %v", from, p, err)
+	}
+	return k, nil
+}
+
+// lockState takes the writer lock of the state directory dir for
+// command, before anything of it is read: refused while another process
+// holds it, or with wait, waiting until it is free or ctx ends. A
+// directory served on Temporal is refused (its drains are the
+// workflow's).
+func lockState(ctx context.Context, dir, command string, wait bool) (func(), error) {
+	release, err := store.Lock(ctx, dir, store.LockOptions{Command: command, Wait: wait})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &exitError{code: exitInterrupt, err: fmt.Errorf("interrupted while waiting for %s", store.LockPath(dir))}
+		}
+		return nil, &exitError{code: exitFailure, err: err}
+	}
+	if b, err := filekind.ReadFile(serve.TemporalMark(dir)); err == nil {
+		release()
+		return nil, &exitError{code: exitFailure, err: fmt.Errorf("%s is served on Temporal (%s): its drains are that workflow's; trigger it through its prose serve, or remove %s", dir, strings.TrimSpace(string(b)), serve.TemporalMark(dir))}
+	}
+	return release, nil
+}
+
+// stateError is an error of openState for command: a usage error.
+func stateError(command string, err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", command, err)}
+}
+
+// openState is findState with the trusted key of flag (or the
+// environment).
+func openState(state, trusted string) (*store.Store, error) {
+	key, err := trustedKey(trusted)
+	if err != nil {
+		return nil, err
+	}
+	st, err := findState(state)
+	if err != nil {
+		return nil, err
+	}
+	st.Trusted = key
+	return st, nil
+}
+
+// findState is --state, or the nearest .prose/world at or above the
+// current directory.
+func findState(flag string) (*store.Store, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return store.Find(flag, dir)
+}
+
+func newWorldCmd(s streams) *cobra.Command {
+	var state, facet, version, trusted string
+	world := &cobra.Command{
+		Use:   "world",
+		Short: "Read a world model's published truths",
+	}
+	show := &cobra.Command{
+		Use:   "show NODE",
+		Short: "Print a node's published truth (or a facet, or a version) as JSON",
+		Long: `world show prints NODE's published truth as canonical, indented JSON on
+stdout: the whole truth, --facet F its member F, --version sha256:HEX a
+committed version (as named by a receipt). The state directory is
+--state DIR, else the nearest .prose/world at or above the current
+directory. A node whose ledger or published files do not check (torn,
+cut, edited, or signed otherwise than the store or --trusted-key wants)
+is refused, naming the file.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openState(state, trusted)
+			if err != nil {
+				return stateError("world show", err)
+			}
+			return worldShow(s, st, args[0], facet, version)
+		},
+	}
+	show.Flags().StringVar(&state, "state", "", "state `DIR` (default: the nearest .prose/world)")
+	show.Flags().StringVar(&facet, "facet", "", "print only `FACET`, a member of the truth")
+	show.Flags().StringVar(&version, "version", "", "print the committed `VERSION` (sha256:HEX) instead of the published one")
+	show.Flags().StringVar(&trusted, "trusted-key", "", "refuse receipts not signed by the ed25519 public key in `FILE` (default $"+trustedKeyEnv+")")
+	world.AddCommand(show)
+	return world
+}
+
+// storedNode is the id under which st keeps the node named name (by id
+// or name).
+func storedNode(st *store.Store, name string) string {
+	nodes, _ := st.Nodes()
+	return graph.StoredNode(nodes, st.Dir, name)
+}
+
+// storedLabels names the nodes of st as prose graph does: the id, with
+// the name beside it where they differ, read from the project whose
+// .prose/world st is; the id alone when there is no such project.
+func storedLabels(st *store.Store) func(id string) string {
+	labels := map[string]string{}
+	if filepath.Base(st.Dir) == "world" && filepath.Base(filepath.Dir(st.Dir)) == ".prose" {
+		if g, _, err := graph.Load(filepath.Dir(filepath.Dir(st.Dir))); err == nil {
+			for _, n := range g.Nodes {
+				labels[n.ID] = n.Label()
+			}
+		}
+	}
+	return func(id string) string {
+		if l, ok := labels[id]; ok {
+			return l
+		}
+		return id
+	}
+}
+
+func worldShow(s streams, st *store.Store, node, facet, version string) error {
+	v, err := st.Show(storedNode(st, node), facet, version)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("world show: %w", err)}
+	}
+	b, err := canon.Indent(v)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	_, err = s.out.Write(b)
+	return err
+}
+
+func newReceiptsCmd(s streams) *cobra.Command {
+	var state, format, trusted string
+	cmd := &cobra.Command{
+		Use:   "receipts [NODE]",
+		Short: "List a world model's receipts; verify them; sum their cost",
+		Long: `receipts lists the receipts of every node (or NODE's) in ledger order:
+by drain, then by their order in the drain. --format json prints them as
+a JSON array, each receipt with all its fields.
+
+  prose receipts verify   checks every ledger's hash chain and signatures,
+                          that each version a receipt names is stored with
+                          the content its address says, and that the
+                          published truth.json and facet files are the last
+                          receipt's version; each problem names its file
+                          (exit 1).
+  prose receipts repair   rebuilds what the ledgers still vouch for: head
+                          records behind their ledgers, published files
+                          that are not the last receipt's version; says
+                          what it did, then verifies. --accept NODE takes
+                          NODE's ledger as it is when it checks but is
+                          not what its head record says (restored from an
+                          older copy).
+  prose receipts cost     sums requests, tokens and programs by node and by
+                          wake source.
+
+The state directory is --state DIR, else the nearest .prose/world at or
+above the current directory. --trusted-key FILE (or $PROSE_TRUSTED_KEY)
+names the ed25519 public key every receipt must be signed by; without it
+a store created with --sign-key still refuses receipts not signed by the
+key its FORMAT file records.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return usageErrorf("receipts: unknown --format %q (want text or json)", format)
+			}
+			st, err := openState(state, trusted)
+			if err != nil {
+				return stateError("receipts", err)
+			}
+			node := ""
+			if len(args) == 1 {
+				node = storedNode(st, args[0])
+			}
+			rs, err := st.Receipts(node)
+			if err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("receipts: %w", err)}
+			}
+			if format == "json" {
+				if rs == nil {
+					rs = []*receipt.Receipt{}
+				}
+				var buf bytes.Buffer
+				enc := json.NewEncoder(&buf)
+				enc.SetIndent("", "  ")
+				enc.Encode(rs)
+				_, err := s.out.Write(buf.Bytes())
+				return err
+			}
+			label := storedLabels(st)
+			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "DRAIN\tSEQ\tNODE\tSTATUS\tWAKE\tMOVED\tHASH")
+			for _, r := range rs {
+				moved := strings.Join(r.Diff.Moved, ",")
+				if r.Status == receipt.Failed {
+					moved = r.Reason
+				}
+				fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Drain, r.Seq, label(r.Node), r.Status, r.Wake.Source, moved, short(r.Hash))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.PersistentFlags().StringVar(&state, "state", "", "state `DIR` (default: the nearest .prose/world)")
+	cmd.PersistentFlags().StringVar(&trusted, "trusted-key", "", "refuse receipts not signed by the ed25519 public key in `FILE` (default $"+trustedKeyEnv+")")
+	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "verify",
+		Short: "Check the receipt chains, signatures, versions and published files",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openState(state, trusted)
+			if err != nil {
+				return stateError("receipts verify", err)
+			}
+			problems, err := st.Verify(nil, nil)
+			if err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("receipts verify: %w", err)}
+			}
+			for _, p := range problems {
+				fmt.Fprintln(s.err, p)
+			}
+			if len(problems) > 0 {
+				return &exitError{code: exitFailure, err: fmt.Errorf("receipts verify: %d problems", len(problems))}
+			}
+			rs, _ := st.Receipts("")
+			fmt.Fprintf(s.out, "ok: %d receipts, every chain, version and published file checks\n", len(rs))
+			return nil
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "cost",
+		Short: "Sum requests, tokens and programs by node and by wake source",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openState(state, trusted)
+			if err != nil {
+				return stateError("receipts cost", err)
+			}
+			rs, err := st.Receipts("")
+			if err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("receipts cost: %w", err)}
+			}
+			printCost(s, rs)
+			return nil
+		},
+	})
+	cmd.AddCommand(newReceiptsRepairCmd(s, &state, &trusted))
+	return cmd
+}
+
+// newReceiptsRepairCmd is `prose receipts repair`: a writer of the state
+// directory, under its lock.
+func newReceiptsRepairCmd(s streams, state, trusted *string) *cobra.Command {
+	var accept []string
+	var wait bool
+	var signKey string
+	cmd := &cobra.Command{
+		Use:   "repair",
+		Short: "Rebuild head records and published files from the ledgers; say what was repaired",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openState(*state, *trusted)
+			if err != nil {
+				return stateError("receipts repair", err)
+			}
+			release, err := lockState(cmd.Context(), st.Dir, "prose receipts repair", wait)
+			if err != nil {
+				return err
+			}
+			defer release()
+			acc := map[string]bool{}
+			for _, n := range accept {
+				acc[n] = true
+			}
+			var key ed25519.PrivateKey
+			if signKey != "" {
+				if key, err = readSignKey(signKey); err != nil {
+					return usageErrorf("--sign-key: %v", err)
+				}
+			}
+			did, err := st.RepairAll(acc, key)
+			for _, d := range did {
+				fmt.Fprintln(s.out, "repaired "+d)
+			}
+			if err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("receipts repair: %w", err)}
+			}
+			problems, err := st.Verify(nil, nil)
+			if err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("receipts repair: %w", err)}
+			}
+			for _, p := range problems {
+				fmt.Fprintln(s.err, p)
+			}
+			if len(problems) > 0 {
+				return &exitError{code: exitFailure, err: fmt.Errorf("receipts repair: %d problems left that no repair rebuilds: restore those files from a backup (or --accept NODE a ledger that checks)", len(problems))}
+			}
+			if len(did) == 0 {
+				fmt.Fprintln(s.out, "nothing to repair: every chain, version and published file checks")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&accept, "accept", nil, "take `NODE`'s ledger as it is when its chain checks but its head record says otherwise; repeatable")
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait while another process writes the state directory, instead of refusing")
+	cmd.Flags().StringVar(&signKey, "sign-key", "", "in a signed store, sign the head records written with the store's ed25519 private key in `FILE`")
+	return cmd
+}
+
+func short(h string) string {
+	if len(h) > 19 {
+		return h[:19]
+	}
+	return h
+}
+
+func printCost(s streams, rs []*receipt.Receipt) {
+	byNode, byWake := receipt.Costs(rs)
+	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+	for _, part := range []struct {
+		head string
+		rows []receipt.CostRow
+	}{{"NODE", byNode}, {"WAKE", byWake}} {
+		fmt.Fprintf(tw, "%s\tRENDERED\tSKIPPED\tFAILED\tREQUESTS\tTOKENS IN\tTOKENS OUT\tPROGRAMS\n", part.head)
+		for _, r := range part.rows {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", r.Key, r.Rendered, r.Skipped, r.Failed, r.Requests, r.TokensIn, r.TokensOut, r.Programs)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
