@@ -255,7 +255,7 @@ func completedBy(t testing.TB, cl client.Client, id string) map[string][]string 
 // the README installs it, under the name prose): a worker.
 func buildProse(t testing.TB) string {
 	bin := filepath.Join(t.TempDir(), "prose")
-	cmd := exec.Command("go", "build", "-tags", "temporal", "-o", bin, "../cmd/prose")
+	cmd := exec.Command("go", "build", "-o", bin, "../cmd/prose-temporal")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,5 +1,3 @@
-//go:build temporal
-
 package cli
 
 import (
@@ -10,11 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	gatepkg "github.com/proselang/prose/gate"
-	"github.com/proselang/prose/temporal"
 )
 
 // answerTemporal signals the answer to a run waiting on Temporal.
 func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *temporalAnswer, id, gate string, o *answerOptions) error {
+	if linked == nil {
+		return errEngineNotLinked
+	}
 	if t.engine != "temporal" {
 		return usageErrorf("--engine %q: use local or temporal", t.engine)
 	}
@@ -25,7 +25,7 @@ func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *tempo
 	if err != nil {
 		return err
 	}
-	cl, err := temporal.Dial(ctx, conn)
+	cl, err := linked.Dial(ctx, conn)
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
@@ -35,7 +35,7 @@ func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *tempo
 		return err
 	}
 	if val == nil {
-		gates, err := temporal.Gates(ctx, cl, id)
+		gates, err := cl.Gates(ctx, id)
 		if err != nil {
 			return &exitError{code: exitFailure, err: err}
 		}
@@ -44,7 +44,7 @@ func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *tempo
 		}
 		return nil
 	}
-	g, err := temporal.Answer(ctx, cl, id, gate, val)
+	g, err := cl.Answer(ctx, id, gate, val)
 	var ae *gatepkg.AnswerError
 	if errors.As(err, &ae) {
 		return &exitError{code: exitUsage, err: err}

@@ -18,13 +18,15 @@ import (
 
 // The Temporal engine (prose run --engine temporal, serve --engine
 // temporal, answer --engine temporal, worker, result and temporal
-// codec-server) is linked only into a prose built with the build tag
-// temporal. Its client, worker and the Temporal API's protobuf
-// registrations cost every command that links them several milliseconds
-// and megabytes at start, whether it uses them or not, which is most of
-// what a lint on every save costs. A prose built without the tag hands
-// those commands, whole, to the program prose-temporal (a prose built with
-// the tag): found beside the running executable, else on PATH. Nothing is
+// codec-server) is linked only into the program prose-temporal
+// (cmd/prose-temporal, which gives Run the engine; see
+// internal/temporalport). Its client, worker and the Temporal API's
+// protobuf registrations cost every command that links them several
+// milliseconds and megabytes at start, whether it uses them or not, which
+// is most of what a lint on every save costs. The program prose hands
+// those commands, whole, to prose-temporal (installed beside it by the
+// same go install ./cmd/...): found beside the running executable, else
+// on PATH. Nothing is
 // read or checked before the hand-off, so that both programs behave the
 // same whichever one a user starts. On Unix prose becomes prose-temporal
 // (execTemporal, first thing in main): its signals, exit status and death
@@ -194,15 +196,15 @@ func handOff(ctx context.Context, args []string, in io.Reader, out, errw io.Writ
 	path, err := findTemporalProgram()
 	if err != nil {
 		fmt.Fprintf(errw, "prose: %s needs the Temporal engine, which this prose was built without; it hands such commands to %s, found neither beside %s nor on PATH.\n"+
-			"Install it with: go build -tags temporal -o \"$(go env GOPATH)/bin/%s\" github.com/proselang/prose/cmd/prose\n"+
-			"(or install a prose with the engine linked in: go install -tags temporal github.com/proselang/prose/cmd/prose)\n",
+			"Install it beside prose with: go install github.com/proselang/prose/cmd/...@latest\n"+
+			"(or, in a checkout of prose: go install ./cmd/...; both install prose and %s)\n",
 			handedOffCommand(args), temporalProgram, executableDir(), temporalProgram)
 		return exitFailure
 	}
 	if os.Getenv(handedOffEnv) != "" {
 		// this prose is the one handed to: a prose-temporal built without
 		// the engine, which would otherwise hand over to itself forever
-		fmt.Fprintf(errw, "prose: %s needs the Temporal engine, and %s was built without it: rebuild it with go build -tags temporal\n", handedOffCommand(args), executablePath())
+		fmt.Fprintf(errw, "prose: %s needs the Temporal engine, and %s was built without it: install %s from github.com/proselang/prose/cmd/%s (go install ./cmd/... in a checkout of prose)\n", handedOffCommand(args), executablePath(), temporalProgram, temporalProgram)
 		return exitFailure
 	}
 	c := exec.Command(path, args...)

@@ -1,4 +1,4 @@
-//go:build !unix || temporal
+//go:build !unix
 
 package cli
 

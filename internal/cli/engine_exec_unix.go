@@ -1,4 +1,4 @@
-//go:build unix && !temporal
+//go:build unix
 
 package cli
 
@@ -13,7 +13,7 @@ import (
 // its death), with nothing of this prose left around it. It returns when
 // it did not replace the process; Main then reports why.
 func execTemporal(args []string) {
-	if !needsTemporal(args) || os.Getenv(handedOffEnv) != "" {
+	if linked != nil || !needsTemporal(args) || os.Getenv(handedOffEnv) != "" {
 		return
 	}
 	path, err := findTemporalProgram()

@@ -59,7 +59,7 @@ func fakeTemporalProgram(t *testing.T) {
 // gives a Temporal command, unchanged, to prose-temporal on PATH, with its
 // standard files, and exits with its code.
 func TestHandOffRunsTemporalProgram(t *testing.T) {
-	if temporalLinked {
+	if linked != nil {
 		t.Skip("this prose serves the Temporal commands itself")
 	}
 	fakeTemporalProgram(t)
@@ -85,7 +85,7 @@ func TestHandOffRunsTemporalProgram(t *testing.T) {
 // TestHandOffToALightProse: a prose-temporal built without the engine
 // fails, naming itself, rather than handing the command on to itself.
 func TestHandOffToALightProse(t *testing.T) {
-	if temporalLinked {
+	if linked != nil {
 		t.Skip("this prose serves the Temporal commands itself")
 	}
 	fakeTemporalProgram(t)
@@ -103,7 +103,7 @@ func TestHandOffToALightProse(t *testing.T) {
 // TestHandOffWithoutTemporalProgram: without prose-temporal the command
 // fails (exit 1) saying how to install it.
 func TestHandOffWithoutTemporalProgram(t *testing.T) {
-	if temporalLinked {
+	if linked != nil {
 		t.Skip("this prose serves the Temporal commands itself")
 	}
 	t.Setenv("PATH", t.TempDir())
@@ -112,7 +112,7 @@ func TestHandOffWithoutTemporalProgram(t *testing.T) {
 	if code != exitFailure {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	for _, want := range []string{"prose worker needs the Temporal engine", "prose-temporal", "go build -tags temporal -o", "go install -tags temporal"} {
+	for _, want := range []string{"prose worker needs the Temporal engine", "prose-temporal", "go install github.com/proselang/prose/cmd/...@latest", "go install ./cmd/..."} {
 		if !strings.Contains(errw.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errw.String())
 		}
@@ -136,8 +136,8 @@ func TestLightBinaryLinksNoTemporal(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		full += ".exe"
 	}
-	if out, err := exec.Command("go", "build", "-tags", "temporal", "-o", full, "github.com/proselang/prose/cmd/prose").CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags temporal: %v\n%s", err, out)
+	if out, err := exec.Command("go", "build", "-o", full, "github.com/proselang/prose/cmd/prose-temporal").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	heavy := func(bin string) []string {
 		info, err := buildinfo.ReadFile(bin)

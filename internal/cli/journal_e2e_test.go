@@ -25,11 +25,11 @@ import (
 func buildProse(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "prose")
-	args := []string{"build", "-o", bin}
-	if temporalLinked {
-		args = append(args, "-tags", "temporal")
+	pkg := "github.com/proselang/prose/cmd/prose"
+	if linked != nil {
+		pkg += "-temporal"
 	}
-	out, err := exec.Command("go", append(args, "github.com/proselang/prose/cmd/prose")...).CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

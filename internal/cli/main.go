@@ -1,5 +1,7 @@
-// Command prose loads OpenProse pattern specs (*.prose.md), checks them and
-// runs their Delegation pseudocode with slots bound to real services.
+// Package cli is the command line of the programs prose and
+// prose-temporal: it loads OpenProse pattern specs (*.prose.md), checks
+// them and runs their Delegation pseudocode with slots bound to real
+// services.
 //
 // The command tree is built by New; Main runs it and returns the exit code:
 // 0 success, 1 a finding or runtime error, 2 bad usage or an invalid spec,
@@ -22,11 +24,14 @@ import (
 
 	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/internal/procgroup"
+	"github.com/proselang/prose/internal/temporalport"
 )
 
-// Run is the program prose: it runs Main on the process's arguments and
-// standard files and exits with its code.
-func Run() {
+// Run is the program: it runs Main on the process's arguments and
+// standard files and exits with its code. l is the Temporal engine of the
+// program, nil for prose (see engine.go).
+func Run(l temporalport.Link) {
+	linked = l
 	// A command that needs the Temporal engine, in a prose built without
 	// it, becomes prose-temporal's (see engine.go) before anything starts.
 	execTemporal(os.Args[1:])
@@ -86,7 +91,7 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
-	if temporalLinked {
+	if linked != nil {
 		// the hand-off's mark is for this process alone: the programs it
 		// runs may start a prose of their own
 		os.Unsetenv(handedOffEnv)

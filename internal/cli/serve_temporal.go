@@ -1,5 +1,3 @@
-//go:build temporal
-
 package cli
 
 import (
@@ -9,9 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/proselang/prose/internal/temporalport"
 	"github.com/proselang/prose/serve"
-	"github.com/proselang/prose/serve/temporalserve"
-	"github.com/proselang/prose/temporal"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
 )
@@ -19,11 +16,14 @@ import (
 // serveTemporal starts (or joins) the serve workflow of the state
 // directory and serves its front: the workers of the task queue drain.
 func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, st *store.Store, token string, log func(*serve.Outcome)) error {
+	if linked == nil {
+		return errEngineNotLinked
+	}
 	c, err := temporalConn(o.conn, "serve --engine temporal")
 	if err != nil {
 		return err
 	}
-	w := temporalserve.World{Slots: o.slots, MaxParallel: o.maxParallel}
+	w := temporalport.World{Slots: o.slots, MaxParallel: o.maxParallel}
 	for _, p := range []struct {
 		in  string
 		out *string
@@ -38,12 +38,12 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 		*p.out = abs
 	}
 	c.Log = s.err
-	cl, err := temporal.Dial(ctx, c)
+	cl, err := linked.Dial(ctx, c)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
 	defer cl.Close()
-	id, err := temporalserve.Start(ctx, cl, queueName(c), w)
+	id, err := cl.StartServe(ctx, queueName(c), w)
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
@@ -56,7 +56,7 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
 	}
 	fmt.Fprintf(s.err, "prose serve: %s\n", mark)
-	front := temporalserve.NewFront(cl, id, g, st)
+	front := cl.Front(id, g, st)
 	return serveHTTP(ctx, s, o, g, front, token, func(ctx context.Context) error {
 		front.Follow(ctx, 200*time.Millisecond, log)
 		return nil

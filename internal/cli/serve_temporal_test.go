@@ -17,6 +17,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/proselang/prose/internal/temporalport"
+	temporallinked "github.com/proselang/prose/internal/temporalport/linked"
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/serve/temporalserve"
 	"github.com/proselang/prose/temporal"
@@ -169,9 +171,9 @@ func TestE2ETemporalServeContinuesAsNew(t *testing.T) {
 	}
 	defer cl.Close()
 	w := temporal.NewWorker(cl, conn, &temporal.Activities{}, temporal.WorkerOptions{})
-	temporalserve.Register(w, &temporalserve.Activities{Open: func(wd temporalserve.World) (*temporalserve.Project, error) {
+	temporalserve.Register(w, &temporalserve.Activities{Open: temporallinked.Open(func(wd temporalport.World) (*temporalport.Project, error) {
 		return openServed(wd, &runOptions{})
-	}})
+	})})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,3 @@
-//go:build temporal
-
 package cli
 
 import (
@@ -8,19 +6,18 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/internal/temporalport"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/run"
-	"github.com/proselang/prose/temporal"
 )
 
 // runTemporal is `prose run --engine temporal`: the engine resolves the
 // request here (so that a bad spec or binding exits 2 before anything
 // starts), starts the workflow and, unless detached, waits for its
 // result. Ctrl-C while waiting cancels the run.
-func runTemporal(cmd *cobra.Command, s streams, eng *temporal.Engine, detach bool, req run.Request, quiet bool) error {
+func runTemporal(cmd *cobra.Command, s streams, eng temporalport.Engine, detach bool, req run.Request, quiet bool) error {
 	ctx := cmdContext(cmd)
 	ro := run.Options{ContractCheck: lint.Contract, Notify: notices(s.err, quiet, nil)}
 	if detach {
@@ -40,17 +37,17 @@ func runTemporal(cmd *cobra.Command, s streams, eng *temporal.Engine, detach boo
 	return temporalOutcome(ctx, s, v, err)
 }
 
-func queueName(c temporal.Conn) string {
+func queueName(c temporalport.Conn) string {
 	if c.TaskQueue == "" {
-		return temporal.DefaultTaskQueue
+		return defaultTaskQueue
 	}
 	return c.TaskQueue
 }
 
 // waitAndPrint waits for run id and prints its result like a local run.
 // Ctrl-C only stops waiting.
-func waitAndPrint(ctx context.Context, s streams, cl client.Client, id string) error {
-	v, err := temporal.Wait(ctx, cl, id)
+func waitAndPrint(ctx context.Context, s streams, cl temporalport.Client, id string) error {
+	v, err := cl.Wait(ctx, id)
 	return temporalOutcome(ctx, s, v, err)
 }
 
@@ -63,13 +60,13 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 		return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
 	}
 	if err != nil {
-		var re *temporal.RunError
+		msg, re := linked.RunFailure(err)
 		switch {
-		case errors.As(err, new(*temporal.AlreadyRunningError)), errors.As(err, new(*temporal.UnknownRunError)):
+		case linked.WrongRun(err):
 			// a workflow id that names the wrong run, or none: exit 2,
 			// as runs show of an unknown id
 			return &exitError{code: exitUsage, err: err}
-		case errors.As(err, &re):
+		case re != nil:
 			// the run's failure on the cluster: its run.Code decides, as
 			// for a local run
 			switch run.CodeOf(err) {
@@ -82,7 +79,7 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 				// printed with the call path and advice of a local run
 				return runError(ctx, s.err, err)
 			}
-			fmt.Fprintln(s.err, re.Msg)
+			fmt.Fprintln(s.err, msg)
 			return &exitError{code: exitFailure}
 		case run.CodeOf(err) == run.CodeUsage, run.CodeOf(err) == run.CodeInvalidSpec:
 			return runError(ctx, s.err, err)
@@ -94,6 +91,9 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 
 // newResultCmd is `prose result ID`.
 func newResultCmd(s streams) *cobra.Command {
+	if linked == nil {
+		return handedOff("result WORKFLOW-ID", "Wait for a run started with --engine temporal and print its result")
+	}
 	var conn connFlags
 	cmd := &cobra.Command{
 		Use:   "result WORKFLOW-ID",
@@ -113,7 +113,7 @@ run was cancelled.`,
 			if err != nil {
 				return err
 			}
-			cl, err := temporal.Dial(ctx, c)
+			cl, err := linked.Dial(ctx, c)
 			if err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}

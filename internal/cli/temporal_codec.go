@@ -1,5 +1,3 @@
-//go:build temporal
-
 package cli
 
 import (
@@ -12,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/serve/httpapi"
-	"github.com/proselang/prose/temporal"
 )
 
 // codecServerOptions are the flags of `prose temporal codec-server`.
@@ -23,6 +20,9 @@ type codecServerOptions struct {
 // newTemporalCmd is `prose temporal`, the commands for the operators of
 // a Temporal cluster that runs prose.
 func newTemporalCmd(s streams) *cobra.Command {
+	if linked == nil {
+		return handedOff("temporal", "Tools for operators of a Temporal cluster running prose (codec-server)")
+	}
 	cmd := &cobra.Command{
 		Use:   "temporal",
 		Short: "Tools for operators of a Temporal cluster running prose (codec-server)",
@@ -42,7 +42,7 @@ func newCodecServerCmd(s streams) *cobra.Command {
 		Short: "Decrypt runs' payloads for the Temporal UI and CLI of whoever holds the token",
 		Long: `codec-server serves Temporal's remote codec protocol (POST /encode and
 /decode) with the key prose encrypts runs' payloads with (the workers'
-key file: $` + temporal.KeyFileEnv + `, else temporal.key in prose's config
+key file: $` + envTemporalKeyFile + `, else temporal.key in prose's config
 directory; --key-file names another), so that operators see the inputs,
 results and failures of runs in the Temporal UI and CLI instead of
 ciphertext. It needs the key file (it never makes one) and a token:
@@ -63,7 +63,7 @@ token, no key, an address in use).`,
 	fl.StringVar(&o.listen, "listen", "127.0.0.1:8081", "serve at `ADDR` (host:port; a bare :port binds 127.0.0.1)")
 	fl.StringVar(&o.tokenFile, "token-file", "", "the bearer token every request must carry is the content of `FILE` (required)")
 	fl.StringVar(&o.allowOrigin, "allow-origin", "", "the `ORIGIN` of the Temporal UI (scheme://host:port) whose pages may call the server")
-	fl.StringVar(&o.keyFile, "key-file", "", "the payload key `FILE` (default $"+temporal.KeyFileEnv+", else the workers' default)")
+	fl.StringVar(&o.keyFile, "key-file", "", "the payload key `FILE` (default $"+envTemporalKeyFile+", else the workers' default)")
 	return cmd
 }
 
@@ -79,7 +79,7 @@ func runCodecServer(ctx context.Context, s streams, o *codecServerOptions) error
 	if token == "" {
 		return usageErrorf("temporal codec-server: --token-file %s is empty: write the token callers must send into it", o.tokenFile)
 	}
-	h, err := temporal.NewCodecHandler(temporal.CodecServerOptions{KeyFile: o.keyFile, Token: token, AllowOrigin: o.allowOrigin})
+	h, err := linked.CodecHandler(o.keyFile, token, o.allowOrigin)
 	if err != nil {
 		return usageErrorf("temporal codec-server: %v", err)
 	}

@@ -1,5 +1,3 @@
-//go:build temporal
-
 package cli
 
 import (
@@ -11,16 +9,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/internal/temporalport"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/run"
-	"github.com/proselang/prose/serve/temporalserve"
 	"github.com/proselang/prose/spec"
-	"github.com/proselang/prose/temporal"
 	"github.com/proselang/prose/world/store"
 )
 
 // newWorkerCmd is `prose worker`.
 func newWorkerCmd(s streams) *cobra.Command {
+	if linked == nil {
+		return handedOff("worker [--temporal-address HOST:PORT] [--namespace NS] [--task-queue Q]", "Serve runs started with --engine temporal: the workflows and their calls")
+	}
 	var conn connFlags
 	var maxCalls, maxRuns int
 	var model, baseURL string
@@ -57,15 +57,14 @@ project and write the state directory at the paths the server gave
 				return usageErrorf("%v", err)
 			}
 			c.Log = s.err
-			cl, err := temporal.Dial(ctx, c)
+			cl, err := linked.Dial(ctx, c)
 			if err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}
 			defer cl.Close()
-			w := temporal.NewWorker(cl, c, acts, temporal.WorkerOptions{MaxConcurrentCalls: maxCalls, MaxConcurrentRuns: maxRuns})
-			temporalserve.Register(w, &temporalserve.Activities{Open: func(wd temporalserve.World) (*temporalserve.Project, error) {
+			w := cl.Worker(c, acts, temporalport.WorkerOptions{MaxConcurrentCalls: maxCalls, MaxConcurrentRuns: maxRuns}, func(wd temporalport.World) (*temporalport.Project, error) {
 				return openServed(wd, &runOptions{model: model, baseURL: baseURL})
-			}})
+			})
 			if err := w.Start(); err != nil {
 				return &exitError{code: exitFailure, err: fmt.Errorf("starting the worker: %v", err)}
 			}
@@ -87,7 +86,7 @@ project and write the state directory at the paths the server gave
 // openServed opens the World of a serve workflow on this worker: its
 // graph, its render bindings (with this worker's model settings), the
 // shared store and the signing key.
-func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, error) {
+func openServed(w temporalport.World, ro *runOptions) (*temporalport.Project, error) {
 	g, diags, err := loadWorld(w.Project)
 	if err != nil {
 		return nil, err
@@ -107,7 +106,7 @@ func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, 
 	if st.Trusted, err = trustedKey(""); err != nil {
 		return nil, err
 	}
-	p := &temporalserve.Project{Graph: g, Store: st, Drain: b}
+	p := &temporalport.Project{Graph: g, Store: st, Drain: b}
 	if w.SignKey != "" {
 		if p.SignKey, err = readSignKey(w.SignKey); err != nil {
 			return nil, fmt.Errorf("--sign-key %s: %v", w.SignKey, err)
@@ -120,12 +119,12 @@ func openServed(w temporalserve.World, ro *runOptions) (*temporalserve.Project, 
 // configuration (run.Models, as a local run builds it): flags, then
 // PROSE_MODEL, OPENAI_API_KEY and OPENAI_BASE_URL. Without a model, llm
 // slots and conditions that need one fail with an error saying so.
-func workerActivities(model, baseURL string) (*temporal.Activities, error) {
+func workerActivities(model, baseURL string) (temporalport.Activities, error) {
 	mods, err := run.NewModels(os.Getenv, model, baseURL)
 	if err != nil {
-		return nil, err
+		return temporalport.Activities{}, err
 	}
-	a := &temporal.Activities{LLM: mods.SlotService, Render: mods.RenderService}
+	a := temporalport.Activities{LLM: mods.SlotService, Render: mods.RenderService}
 	if c := mods.Configured(); c != nil {
 		a.ModelJudgeFor = func(sp *spec.Spec) delegation.Judge {
 			return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/proselang/prose/bind"
+	temporallinked "github.com/proselang/prose/internal/temporalport/linked"
 	"github.com/proselang/prose/llm/llmtest"
 	"github.com/proselang/prose/temporal"
 )
@@ -23,10 +24,11 @@ import (
 // environment, with the activities prose worker builds from its model
 // settings.
 func runOnTestWorker(t *testing.T, req temporal.Request, model, baseURL string) (string, error) {
-	acts, err := workerActivities(model, baseURL)
+	a, err := workerActivities(model, baseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	acts := temporallinked.Activities(a)
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestWorkflowEnvironment()
