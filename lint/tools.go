@@ -6,7 +6,7 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
-	"github.com/proselang/prose/tools"
+	"github.com/proselang/prose/tools/tooldecl"
 )
 
 // ### Tools checks, by upstream's rules (contract-markdown.md, "Tools"),
@@ -20,9 +20,9 @@ import (
 // toolRules are the codes of the Tools checks.
 func toolRules() []spec.Rule {
 	return []spec.Rule{
-		{Code: tools.CodeInvalid, Severity: diag.Error, Short: "Tools declaration that is not `cli:NAME` or `mcp:NAME`"},
-		{Code: tools.CodeUnsupportedKind, Severity: diag.Error, Short: "Tools declaration in a reserved namespace (only cli: and mcp: are supported)"},
-		{Code: tools.CodeUnresolved, Severity: diag.Error, Short: "Tools declaration that names no program on PATH or no configured MCP server"},
+		{Code: tooldecl.CodeInvalid, Severity: diag.Error, Short: "Tools declaration that is not `cli:NAME` or `mcp:NAME`"},
+		{Code: tooldecl.CodeUnsupportedKind, Severity: diag.Error, Short: "Tools declaration in a reserved namespace (only cli: and mcp: are supported)"},
+		{Code: tooldecl.CodeUnresolved, Severity: diag.Error, Short: "Tools declaration that names no program on PATH or no configured MCP server"},
 	}
 }
 
@@ -31,26 +31,26 @@ func toolChecks(fsys fs.FS, name string, s *spec.Spec) diag.List {
 	if s == nil || !s.Contract {
 		return nil
 	}
-	reg := &tools.Registry{}
+	reg := &tooldecl.Registry{}
 	// Only an mcp: declaration is checked against the MCP configuration:
 	// a file that declares none does not look for one (the search stats
 	// two names in every directory up to the project root).
 	if declaresMCP(s) {
-		cfg, err := tools.FindConfigFS(fsys, path.Dir(name))
+		cfg, err := tooldecl.FindConfigFS(fsys, path.Dir(name))
 		if err != nil {
 			reg.ConfigErr = err
 		} else {
 			reg.Config = cfg
 		}
 	}
-	return tools.Check(s, reg)
+	return tooldecl.Check(s, reg)
 }
 
 // declaresMCP reports whether s or one of its nodes declares an mcp: tool.
 func declaresMCP(s *spec.Spec) bool {
 	for _, n := range append([]*spec.Spec{s}, s.Nodes...) {
-		for _, d := range tools.Declared(n) {
-			if d.Kind == tools.KindMCP {
+		for _, d := range tooldecl.Declared(n) {
+			if d.Kind == tooldecl.KindMCP {
 				return true
 			}
 		}

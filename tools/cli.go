@@ -46,7 +46,7 @@ func (t *cliTool) Call(ctx context.Context, req *delegation.CallRequest) (delega
 	if err != nil {
 		return nil, err
 	}
-	path, err := t.b.opt.Registry.lookPath(t.decl.Name)
+	path, err := t.b.opt.Registry.LookPathOf(t.decl.Name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: no program %q on PATH", t.decl.Text, t.decl.Name)
 	}

@@ -1,140 +1,57 @@
 package tools
 
 import (
-	"fmt"
-	"strings"
+	"io/fs"
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/tools/tooldecl"
 )
 
-// Kinds of declaration upstream supports; every other namespace is
-// reserved (contract-markdown.md, "Tools").
+// The declarations, their checks and the MCP configuration live in
+// package tooldecl (what lint links without the MCP client); these are
+// their names here.
+type (
+	// Decl is one item of a node's ### Tools section.
+	Decl = tooldecl.Decl
+	// Registry is where declarations are resolved.
+	Registry = tooldecl.Registry
+	// Config is an MCP configuration.
+	Config = tooldecl.Config
+	// Server is a server of an MCP configuration.
+	Server = tooldecl.Server
+)
+
+// Kinds, lint codes and the configuration file's name (see tooldecl).
 const (
-	KindCLI = "cli"
-	KindMCP = "mcp"
+	KindCLI             = tooldecl.KindCLI
+	KindMCP             = tooldecl.KindMCP
+	CodeInvalid         = tooldecl.CodeInvalid
+	CodeUnsupportedKind = tooldecl.CodeUnsupportedKind
+	CodeUnresolved      = tooldecl.CodeUnresolved
+	ConfigFile          = tooldecl.ConfigFile
 )
 
-// Decl is one item of a node's ### Tools section.
-type Decl struct {
-	Text string // as written: "cli:jq"
-	Kind string // "cli", "mcp", or a reserved namespace; "" when malformed
-	Name string // what follows the colon
-	Desc string // the item's text after the declaration
-	Pos  diag.Pos
-	// Node is the node whose section declares it.
-	Node *spec.Spec
-}
+// Declared reads the ### Tools section of a node (tooldecl.Declared).
+func Declared(n *spec.Spec) []Decl { return tooldecl.Declared(n) }
 
-// Position is d's place in its file.
-func (d Decl) Position() diag.Position { return d.Node.File.Position(d.Pos) }
+// ForRender are the declarations a render of n offers the model
+// (tooldecl.ForRender).
+func ForRender(n *spec.Spec) []Decl { return tooldecl.ForRender(n) }
 
-// Problem is why a declaration cannot be used, with the lint code
-// upstream gives it ("" for a declaration that is well formed).
-func (d Decl) Problem() (code, msg string) {
-	switch {
-	case d.Kind == "" || d.Name == "":
-		return CodeInvalid, fmt.Sprintf("%q is not a tool declaration: write `cli:NAME` (a program found on PATH) or `mcp:NAME` (a server of the MCP configuration)", d.Text)
-	case strings.ContainsAny(d.Name, `/\`):
-		return CodeInvalid, fmt.Sprintf("tool %q: a tool name must not contain a path separator (cli: names a program looked up on PATH; put its directory on PATH instead)", d.Text)
-	case d.Kind != KindCLI && d.Kind != KindMCP:
-		return CodeUnsupportedKind, fmt.Sprintf("tool %q: the namespace %q is reserved and not supported; only cli: and mcp: are", d.Text, d.Kind)
-	}
-	return "", ""
-}
+// ParseConfig reads an MCP configuration (tooldecl.ParseConfig).
+func ParseConfig(data []byte, name string) (*Config, error) { return tooldecl.ParseConfig(data, name) }
 
-// Lint codes, upstream's names.
-const (
-	CodeInvalid         = "tool_invalid"
-	CodeUnsupportedKind = "tool_unsupported_kind"
-	CodeUnresolved      = "tool_unresolved"
-)
+// LoadConfig reads the MCP configuration file (tooldecl.LoadConfig).
+func LoadConfig(file string) (*Config, error) { return tooldecl.LoadConfig(file) }
 
-// Declared reads the ### Tools section of node n (not of its inline
-// nodes): one Decl per bullet, in order. `(none)` and prose lines declare
-// nothing.
-func Declared(n *spec.Spec) []Decl {
-	var out []Decl
-	for _, sec := range n.Sections {
-		if sec.Key != "tools" {
-			continue
-		}
-		off := 0
-		for _, line := range strings.SplitAfter(sec.Body, "\n") {
-			if d, ok := parseItem(line); ok {
-				d.Pos = sec.BodyPos + diag.Pos(off) + d.Pos
-				d.Node = n
-				out = append(out, d)
-			}
-			off += len(line)
-		}
-	}
-	return out
-}
+// FindConfig finds the project's MCP configuration from dir
+// (tooldecl.FindConfig).
+func FindConfig(dir string) (*Config, error) { return tooldecl.FindConfig(dir) }
 
-// ForRender is what a render of n is offered: its own declarations, then
-// those of the responsibility it belongs to, when it is an inline node of
-// one (a responsibility's tools apply to the functions it calls; node
-// declarations add to them). A name declared twice is offered once.
-func ForRender(n *spec.Spec) []Decl {
-	out := Declared(n)
-	if p := n.Parent; p != nil && p.Kind == spec.KindResponsibility {
-		seen := map[string]bool{}
-		for _, d := range out {
-			seen[d.Text] = true
-		}
-		for _, d := range Declared(p) {
-			if !seen[d.Text] {
-				out = append(out, d)
-			}
-		}
-	}
-	return out
-}
+// FindConfigFS is FindConfig in fsys (tooldecl.FindConfigFS).
+func FindConfigFS(fsys fs.FS, dir string) (*Config, error) { return tooldecl.FindConfigFS(fsys, dir) }
 
-// parseItem reads one line of a Tools section: "- `cli:jq`: what for".
-// Pos is the declaration's offset in the line.
-func parseItem(line string) (Decl, bool) {
-	t := strings.TrimLeft(line, " \t")
-	indent := len(line) - len(t)
-	if !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") {
-		return Decl{}, false
-	}
-	body := strings.TrimRight(t[2:], "\r\n")
-	lead := len(body) - len(strings.TrimLeft(body, " \t"))
-	body = body[lead:]
-	at := indent + 2 + lead
-	var text, rest string
-	if strings.HasPrefix(body, "`") {
-		end := strings.IndexByte(body[1:], '`')
-		if end < 0 {
-			text = body[1:]
-		} else {
-			text, rest = body[1:1+end], body[2+end:]
-		}
-		at++
-	} else {
-		text, rest, _ = strings.Cut(body, " ")
-		text = strings.TrimSuffix(text, ":")
-	}
-	if strings.EqualFold(strings.Trim(text, "()"), "none") && rest == "" {
-		return Decl{}, false
-	}
-	d := Decl{Text: text, Pos: diag.Pos(at), Desc: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), ":"))}
-	if kind, name, ok := strings.Cut(text, ":"); ok && isWord(kind) {
-		d.Kind, d.Name = strings.ToLower(kind), strings.TrimSpace(name)
-	}
-	return d, true
-}
-
-func isWord(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
-}
+// Check is every finding of the declarations of n and its inline nodes
+// (tooldecl.Check).
+func Check(n *spec.Spec, reg *Registry) diag.List { return tooldecl.Check(n, reg) }

@@ -86,7 +86,7 @@ func (b *Box) transport(ctx context.Context, name string) (mcp.Transport, error)
 		}
 		return ct, nil
 	}
-	conf, ok := b.opt.Registry.Config.servers()[name]
+	conf, ok := b.opt.Registry.Config.ServerMap()[name]
 	if !ok {
 		return nil, fmt.Errorf("not configured")
 	}

@@ -1,10 +1,22 @@
 // Command prose loads OpenProse pattern specs (*.prose.md), checks them and
-// runs their Delegation pseudocode with slots bound to real services. The
-// commands live in package cli. The Temporal engine is not linked in: its
-// commands are handed to prose-temporal (cmd/prose-temporal), which the
-// same go install ./cmd/... builds.
+// runs their Delegation pseudocode with slots bound to real services.
+//
+// It serves prose lint and prose version itself (package lintcli), which
+// start fast, and hands every other command, whole, to prose-full (the
+// whole command line, package cli), which hands the Temporal engine's to
+// prose-temporal: go install ./cmd/... installs the three side by side.
 package main
 
-import "github.com/proselang/prose/internal/cli"
+import (
+	"os"
 
-func main() { cli.Run(nil) }
+	"github.com/proselang/prose/internal/lintcli"
+)
+
+func main() {
+	args := os.Args[1:]
+	if lintcli.Serves(args) {
+		os.Exit(lintcli.Main(args, os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(lintcli.HandOff(args, os.Stdin, os.Stdout, os.Stderr))
+}

@@ -119,26 +119,26 @@ func TestHandOffWithoutTemporalProgram(t *testing.T) {
 	}
 }
 
-// TestLightBinaryLinksNoTemporal builds prose and prose-temporal as the
-// README says and checks that prose links neither the Temporal SDK, gRPC
-// nor the protobuf runtime, that prose-temporal does, and that prose hands a Temporal command
-// (its help, here) to the prose-temporal beside it.
+// TestLightBinaryLinksNoTemporal builds the programs as the README's
+// go install ./cmd/... does and checks that prose and prose-full link
+// neither the Temporal SDK, gRPC nor the protobuf runtime, that
+// prose-temporal does, and that prose hands a Temporal command (its help,
+// here) through prose-full to the prose-temporal beside it.
 func TestLightBinaryLinksNoTemporal(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds two binaries")
+		t.Skip("builds three binaries")
 	}
 	dir := t.TempDir()
-	prose := filepath.Join(dir, "prose")
-	if out, err := exec.Command("go", "build", "-o", prose, "github.com/proselang/prose/cmd/prose").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "github.com/proselang/prose/cmd/...").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	full := filepath.Join(dir, temporalProgram)
-	if runtime.GOOS == "windows" {
-		full += ".exe"
+	exe := func(name string) string {
+		if runtime.GOOS == "windows" {
+			name += ".exe"
+		}
+		return filepath.Join(dir, name)
 	}
-	if out, err := exec.Command("go", "build", "-o", full, "github.com/proselang/prose/cmd/prose-temporal").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	prose, middle, full := exe("prose"), exe("prose-full"), exe(temporalProgram)
 	heavy := func(bin string) []string {
 		info, err := buildinfo.ReadFile(bin)
 		if err != nil {
@@ -152,8 +152,10 @@ func TestLightBinaryLinksNoTemporal(t *testing.T) {
 		}
 		return found
 	}
-	if h := heavy(prose); len(h) > 0 {
-		t.Errorf("prose links %v", h)
+	for _, bin := range []string{prose, middle} {
+		if h := heavy(bin); len(h) > 0 {
+			t.Errorf("%s links %v", filepath.Base(bin), h)
+		}
 	}
 	if h := heavy(full); len(h) == 0 {
 		t.Errorf("prose-temporal links no Temporal SDK")
@@ -167,8 +169,8 @@ func TestLightBinaryLinksNoTemporal(t *testing.T) {
 		t.Errorf("prose result --help is not prose-temporal's help:\n%s", out)
 	}
 
-	// prose becomes prose-temporal (the same process, no prose around
-	// it): the program's parent is prose's.
+	// prose becomes prose-full, which becomes prose-temporal (the same
+	// process, no prose around it): the program's parent is prose's.
 	if runtime.GOOS == "windows" {
 		return
 	}
@@ -179,6 +181,12 @@ func TestLightBinaryLinksNoTemporal(t *testing.T) {
 	}
 	light := filepath.Join(dir2, "prose")
 	if err := os.WriteFile(light, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if src, err = os.ReadFile(middle); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir2, "prose-full"), src, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	fake := "#!/bin/sh\necho \"ppid=$PPID marked=$" + handedOffEnv + "\"\n"

@@ -20,14 +20,15 @@ import (
 // These tests run the real prose binary, kill it with SIGKILL in the
 // middle of a run, and resume it.
 
-// buildProse builds the prose command into dir, with the Temporal engine
-// when the tests have it (go test -tags temporal).
+// buildProse builds the whole command line (prose-full) into dir under
+// the name prose, with the Temporal engine (prose-temporal) when the
+// tests have it (go test -tags temporal).
 func buildProse(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "prose")
-	pkg := "github.com/proselang/prose/cmd/prose"
+	pkg := "github.com/proselang/prose/cmd/prose-full"
 	if linked != nil {
-		pkg += "-temporal"
+		pkg = "github.com/proselang/prose/cmd/prose-temporal"
 	}
 	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
 	if err != nil {

@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/lintcli"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/runhost"
@@ -61,11 +60,10 @@ func NewTerminalProgress(w io.Writer, getenv func(string) string) *Progress {
 	return p
 }
 
-// ColorEnabled reports whether output to w may be coloured: w is a
-// terminal, NO_COLOR is unset or empty (https://no-color.org), and TERM
-// is not "dumb".
+// ColorEnabled reports whether output to w may be coloured (see
+// lintcli.ColorEnabled).
 func ColorEnabled(w io.Writer, getenv func(string) string) bool {
-	return IsTerminal(w) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+	return lintcli.ColorEnabled(w, getenv)
 }
 
 // Start begins redrawing the status line each second while calls run; the
@@ -182,23 +180,11 @@ func (p *Progress) Diagnostics(l diag.List) {
 	writeDiagnostics(p.w, l, p.color)
 }
 
-// writeDiagnostics prints l as diag.List.String does, one
-// "FILE:LINE:COL: SEVERITY: MESSAGE [CODE]" line each; with color (where
-// ColorEnabled says so) the severity is coloured from the diagnostic's
-// Severity: errors red, warnings yellow.
+// writeDiagnostics prints l one "FILE:LINE:COL: SEVERITY: MESSAGE [CODE]"
+// line each, the severity coloured when color is set (see
+// lintcli.WriteDiagnostics).
 func writeDiagnostics(w io.Writer, l diag.List, color bool) error {
-	bw := bufio.NewWriter(w)
-	for _, d := range l {
-		sev := d.Severity.String()
-		switch {
-		case color && d.Severity == diag.Error:
-			sev = "\x1b[" + bold + ";" + red + "m" + sev + "\x1b[0m"
-		case color:
-			sev = "\x1b[" + yellow + "m" + sev + "\x1b[0m"
-		}
-		fmt.Fprintf(bw, "%s: %s: %s [%s]\n", d.Position, sev, d.Message, d.Code)
-	}
-	return bw.Flush()
+	return lintcli.WriteDiagnostics(w, l, color)
 }
 
 // notices prints what a run tells (run.Notice) on w: the spec's warnings
@@ -408,21 +394,5 @@ func wordSuffix(s string, n int) string {
 	return s[start:]
 }
 
-// IsTerminal reports whether w is a terminal (a character device),
-// looking through writers that wrap another (an Unwrap() io.Writer
-// method, as a redacting writer has).
-func IsTerminal(w io.Writer) bool {
-	for {
-		u, ok := w.(interface{ Unwrap() io.Writer })
-		if !ok {
-			break
-		}
-		w = u.Unwrap()
-	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// IsTerminal reports whether w is a terminal (see lintcli.IsTerminal).
+func IsTerminal(w io.Writer) bool { return lintcli.IsTerminal(w) }

@@ -1,4 +1,4 @@
-package cli
+package lintcli
 
 import (
 	"context"
@@ -28,7 +28,10 @@ type lintOptions struct {
 	allowEmpty bool
 }
 
-func newLintCmd(s streams) *cobra.Command {
+// NewLintCmd is `prose lint`, reading a - path from in and writing to
+// out and errw.
+func NewLintCmd(in io.Reader, out, errw io.Writer) *cobra.Command {
+	s := streams{in: in, out: out, err: errw}
 	opts := &lintOptions{}
 	cmd := &cobra.Command{
 		Use:   "lint [--format text|json|github|sarif] PATH...",
@@ -109,24 +112,24 @@ func runLint(ctx context.Context, s streams, opts *lintOptions, args []string) e
 	}
 	lintWiring(res, args)
 	if err := writeLint(s.out, format, res, opts.color); err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("lint: %w", err)}
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("lint: %w", err)}
 	}
 	if opts.summary && format == lint.Text {
 		fmt.Fprintln(s.out, res.Summary())
 	}
 	if pathErr != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("lint: %w", pathErr)}
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("lint: %w", pathErr)}
 	}
 	if res.Files == 0 {
 		// CI must not pass on nothing (decided): a folder with no spec
 		// is a failure unless asked for.
 		if !opts.allowEmpty {
-			return &exitError{code: exitFailure, err: fmt.Errorf("lint: no %s files in %s (--allow-empty passes on none)", lint.Suffix, strings.Join(args, " "))}
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("lint: no %s files in %s (--allow-empty passes on none)", lint.Suffix, strings.Join(args, " "))}
 		}
 		fmt.Fprintf(s.err, "prose lint: no %s files in %s\n", lint.Suffix, strings.Join(args, " "))
 	}
 	if res.HasErrors() {
-		return &exitError{code: exitFailure}
+		return &ExitError{Code: ExitFailure}
 	}
 	return nil
 }
@@ -180,5 +183,5 @@ func writeLint(w io.Writer, format lint.Format, res *lint.Result, color bool) er
 	if !color || format != lint.Text {
 		return lint.Write(w, format, res)
 	}
-	return writeDiagnostics(w, res.Diags, true)
+	return WriteDiagnostics(w, res.Diags, true)
 }

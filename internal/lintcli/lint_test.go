@@ -1,4 +1,4 @@
-package cli
+package lintcli
 
 import (
 	"bytes"
@@ -27,8 +27,8 @@ func TestLintSummary(t *testing.T) {
 	} {
 		var out, errw bytes.Buffer
 		err := runLint(context.Background(), streams{in: strings.NewReader(""), out: &out, err: &errw}, &lintOptions{format: tc.format, summary: true}, []string{dir})
-		var ee *exitError
-		if !errors.As(err, &ee) || ee.code != exitFailure {
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != ExitFailure {
 			t.Errorf("%s: err = %v, want exit 1", tc.format, err)
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")

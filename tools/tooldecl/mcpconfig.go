@@ -1,4 +1,4 @@
-package tools
+package tooldecl
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package tools
+package tooldecl
 
 import (
 	"fmt"
@@ -23,7 +23,9 @@ type Registry struct {
 	ConfigErr error
 }
 
-func (r *Registry) lookPath(name string) (string, error) {
+// LookPathOf finds program name as the registry does: its LookPath, else
+// exec.LookPath.
+func (r *Registry) LookPathOf(name string) (string, error) {
 	if r != nil && r.LookPath != nil {
 		return r.LookPath(name)
 	}
@@ -38,11 +40,12 @@ func (r *Registry) has(name string) bool {
 	if r.InProcess[name] {
 		return true
 	}
-	_, ok := r.Config.servers()[name]
+	_, ok := r.Config.ServerMap()[name]
 	return ok
 }
 
-func (c *Config) servers() map[string]Server {
+// ServerMap is c's servers by name (nil for a nil c).
+func (c *Config) ServerMap() map[string]Server {
 	if c == nil {
 		return nil
 	}
@@ -74,7 +77,7 @@ func Check(n *spec.Spec, reg *Registry) diag.List {
 func (r *Registry) Unresolved(d Decl) (code, msg string) {
 	switch d.Kind {
 	case KindCLI:
-		if _, err := r.lookPath(d.Name); err != nil {
+		if _, err := r.LookPathOf(d.Name); err != nil {
 			return CodeUnresolved, fmt.Sprintf("tool %q: no program %q on PATH; install it or put its directory on PATH (prose never installs tools)", d.Text, d.Name)
 		}
 	case KindMCP:

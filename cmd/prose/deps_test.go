@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLeanDependencies: prose links what lint and version need and
+// nothing of running specs (see package lintcli): their package
+// initialisations and pages touched would be paid by every lint.
+func TestLeanDependencies(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	forbidden := []string{
+		"go.temporal.io/", "google.golang.org/grpc", "google.golang.org/protobuf",
+		"go.opentelemetry.io/", "github.com/modelcontextprotocol/", "github.com/sashabaranov/go-openai",
+		"net/http", "encoding/gob", "html/template",
+		"github.com/proselang/prose/internal/cli", "github.com/proselang/prose/run", "github.com/proselang/prose/runhost",
+		"github.com/proselang/prose/llm", "github.com/proselang/prose/execsvc", "github.com/proselang/prose/journal",
+		"github.com/proselang/prose/telemetry", "github.com/proselang/prose/serve", "github.com/proselang/prose/mcpserve",
+	}
+	found := map[string]bool{}
+	for _, d := range deps {
+		for _, f := range forbidden {
+			if d == f || strings.HasPrefix(d, f) && (strings.HasSuffix(f, "/") || strings.HasPrefix(d[len(f):], "/")) {
+				t.Errorf("prose links %s", d)
+			}
+		}
+		found[d] = true
+	}
+	// the list is the real one: what lint needs is in it
+	for _, want := range []string{"github.com/proselang/prose/lint", "github.com/proselang/prose/internal/lintcli", "github.com/spf13/cobra"} {
+		if !found[want] {
+			t.Errorf("prose does not link %s: is this the dependency list of cmd/prose?", want)
+		}
+	}
+}
