@@ -15,12 +15,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/proselang/prose/internal/lintcli"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/internal/procgroup"
 	"github.com/proselang/prose/internal/temporalport"
 )
@@ -101,11 +103,81 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	root := New(streams{in: in, out: out, err: errw})
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		err = &lintcli.ExitError{Code: ee.code, Err: ee.err}
+		if ee.err != nil {
+			fmt.Fprintf(errw, "prose: %v\n", ee.err)
+		}
+		return ee.code
 	}
-	return lintcli.Report(ctx, root, args, err, errw)
+	if ctx.Err() != nil {
+		fmt.Fprintln(errw, "prose: interrupted")
+		return exitInterrupt
+	}
+	// cobra's own errors: unknown command or flag, wrong arguments.
+	fmt.Fprintf(errw, "prose: %s%s\nRun '%s --help' for usage.\n", flagValueError(err), flagSuggestion(root, args, err), commandPath(root, args))
+	return exitUsage
+}
+
+// strconvSyntax is the strconv detail pflag appends to a bad flag value.
+var strconvSyntax = regexp.MustCompile(`: strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range)$`)
+
+// flagValueError rewrites pflag's message about a bad flag value in words:
+// `invalid argument "x" for "--max-parallel" flag: want a whole number`.
+func flagValueError(err error) string {
+	return strconvSyntax.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		switch {
+		case strings.Contains(m, "ParseBool"):
+			return ": want true or false"
+		case strings.Contains(m, "out of range"):
+			return ": out of range"
+		case strings.Contains(m, "ParseFloat"):
+			return ": want a number"
+		}
+		return ": want a whole number"
+	})
+}
+
+// commandPath is the command args name ("prose run"), for usage hints.
+func commandPath(root *cobra.Command, args []string) string {
+	if cmd, _, err := root.Find(args); err == nil && cmd != nil {
+		return cmd.CommandPath()
+	}
+	return root.CommandPath()
+}
+
+// flagSuggestion is " (did you mean --slot?)" for an unknown flag close to
+// one the command has, else "".
+func flagSuggestion(root *cobra.Command, args []string, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	cmd, _, ferr := root.Find(args)
+	if ferr != nil || cmd == nil {
+		return ""
+	}
+	var names, prefixed []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		names = append(names, f.Name)
+		if strings.HasPrefix(f.Name, name) {
+			prefixed = append(prefixed, f.Name)
+		}
+	})
+	best := didyoumean.Closest(name, names, 2)
+	if best == "" && len(prefixed) > 0 {
+		best = prefixed[0] // a flag cut short
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean --" + best + "?)"
 }
 
 // oneFile is the Args check of a command taking one spec file: a clearer
@@ -157,7 +229,7 @@ or an invalid spec, 130 interrupted.`,
 	root.SetErr(s.err)
 	root.AddCommand(
 		newRunCmd(s),
-		lintcli.NewLintCmd(s.in, s.out, s.err),
+		newLintCmd(s),
 		newShowCmd(s),
 		newListCmd(s),
 		newResumeCmd(s),
@@ -166,7 +238,7 @@ or an invalid spec, 130 interrupted.`,
 		newRunsCmd(s),
 		newWorkerCmd(s),
 		newResultCmd(s),
-		lintcli.NewVersionCmd(s.out),
+		newVersionCmd(s),
 		newNewCmd(s),
 		newTestCmd(s),
 		newMCPCmd(s),
@@ -174,7 +246,7 @@ or an invalid spec, 130 interrupted.`,
 		newTemporalCmd(s),
 	)
 	root.AddCommand(worldCommands(s)...)
-	lintcli.SetVersion(root)
+	setVersion(root)
 	addCompletions(root)
 	return root
 }

@@ -26,7 +26,7 @@ func TestLintSummary(t *testing.T) {
 		{"json", "]"},
 	} {
 		var out, errw bytes.Buffer
-		err := runLint(context.Background(), streams{in: strings.NewReader(""), out: &out, err: &errw}, &lintOptions{format: tc.format, summary: true}, []string{dir})
+		err := Run(context.Background(), strings.NewReader(""), &out, &errw, Options{Format: tc.format, Summary: true}, []string{dir})
 		var ee *ExitError
 		if !errors.As(err, &ee) || ee.Code != ExitFailure {
 			t.Errorf("%s: err = %v, want exit 1", tc.format, err)
@@ -50,7 +50,7 @@ func TestLintInterrupted(t *testing.T) {
 	done := make(chan error, 1)
 	var out, errw bytes.Buffer
 	go func() {
-		done <- runLint(ctx, streams{in: strings.NewReader(""), out: &out, err: &errw}, &lintOptions{format: "text"}, []string{fifo})
+		done <- Run(ctx, strings.NewReader(""), &out, &errw, Options{Format: "text"}, []string{fifo})
 	}()
 	cancel()
 	select {
@@ -82,7 +82,7 @@ func TestLintColor(t *testing.T) {
 		{"github", true, false},
 	} {
 		var out, errw bytes.Buffer
-		runLint(context.Background(), streams{in: strings.NewReader(""), out: &out, err: &errw}, &lintOptions{format: tc.format, color: tc.color}, []string{dir})
+		Run(context.Background(), strings.NewReader(""), &out, &errw, Options{Format: tc.format, Color: tc.color}, []string{dir})
 		if got := strings.Contains(out.String(), "\x1b["); got != tc.want {
 			t.Errorf("%s color=%v: escape codes %v, want %v:\n%q", tc.format, tc.color, got, tc.want, out.String())
 		}

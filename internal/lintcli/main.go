@@ -10,9 +10,12 @@
 // prose, else on PATH; prose-full hands the Temporal engine's commands to
 // prose-temporal in turn. go install ./cmd/... installs all three.
 //
-// The commands here are the ones package cli builds into its tree too
-// (NewLintCmd, NewVersionCmd), with the same error reporting (Report), so
-// that prose and prose-full print and exit the same for them.
+// It parses its command line itself, without cobra (whose flag package
+// links package net, and with it the C resolver: a dynamically linked
+// program, about a millisecond more at every start), and serves only the
+// command lines it reads in full: help, an unknown flag or a missing
+// value go to prose-full, whose cobra command line says what it says of
+// them. The lint itself (Run) is the one package cli's prose lint runs.
 package lintcli
 
 import (
@@ -22,16 +25,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
-	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/redact"
+	"github.com/proselang/prose/version"
 )
 
 // Exit codes.
@@ -70,121 +68,91 @@ type streams struct {
 }
 
 // Serves reports whether args (prose's, without the program name) are a
-// command this package serves: lint or version, or --version (-v) alone.
+// command this package serves: --version (-v) or version alone, or lint
+// with paths and no flags but --format and --allow-empty. Anything else
+// (help, another flag, a flag without its value, no path) is prose-full's,
+// whose command line (cobra) says what it says of it.
 func Serves(args []string) bool {
-	if len(args) == 0 {
-		return false
-	}
-	switch args[0] {
-	case "lint", "version":
-		return true
-	case "--version", "-v":
-		return len(args) == 1
-	}
-	return false
+	_, _, ok := parse(args)
+	return ok
 }
 
-// Main runs the commands this package serves with args and returns the
-// exit code, as package cli's Main does for the same args. It cancels the
-// command's context on SIGINT/SIGTERM; a second one ends the process.
+// parse is what Serves accepts: the lint options and paths of a lint, or
+// none for the version.
+func parse(args []string) (o *Options, paths []string, ok bool) {
+	if len(args) == 0 {
+		return nil, nil, false
+	}
+	switch args[0] {
+	case "--version", "-v", "version":
+		return nil, nil, len(args) == 1
+	case "lint":
+	default:
+		return nil, nil, false
+	}
+	o = &Options{Format: "text"}
+	flags := true
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !flags || a == "-" || !strings.HasPrefix(a, "-"):
+			paths = append(paths, a)
+		case a == "--":
+			flags = false
+		case a == "--allow-empty":
+			o.AllowEmpty = true
+		case strings.HasPrefix(a, "--format="):
+			o.Format = strings.TrimPrefix(a, "--format=")
+		case a == "--format" && i+1 < len(args):
+			i++
+			o.Format = args[i]
+		default:
+			return nil, nil, false
+		}
+	}
+	return o, paths, len(paths) > 0
+}
+
+// Main runs the command of args, which Serves accepts, and returns the
+// exit code, printing and exiting as prose-full does for the same args.
+// A lint cancels its context on SIGINT/SIGTERM (exit 130); a second
+// signal ends the process.
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
+	o, paths, ok := parse(args)
+	if !ok {
+		fmt.Fprintf(errw, "prose: %s is not served here\n", commandName(args))
+		return ExitUsage
+	}
+	out, errw, flush := RedactStreams(args, out, errw)
+	defer flush()
+	if o == nil {
+		if _, err := fmt.Fprintf(out, "prose %s\n", version.String()); err != nil {
+			fmt.Fprintf(errw, "prose: %v\n", err)
+			return ExitFailure
+		}
+		return ExitOK
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
-	out, errw, flush := RedactStreams(args, out, errw)
-	defer flush()
-	root := &cobra.Command{Use: "prose", SilenceUsage: true, SilenceErrors: true}
-	root.SetIn(in)
-	root.SetOut(out)
-	root.SetErr(errw)
-	root.AddCommand(NewLintCmd(in, out, errw), NewVersionCmd(out))
-	SetVersion(root)
-	root.SetArgs(args)
-	return Report(ctx, root, args, root.ExecuteContext(ctx), errw)
-}
-
-// Report prints err, what root returned for args, on errw and returns the
-// exit code: an ExitError's code (its error, when it has one, printed
-// after "prose: "), 130 when ctx was cancelled, else 2 for cobra's own
-// errors (an unknown command or flag, wrong arguments), with a hint.
-func Report(ctx context.Context, root *cobra.Command, args []string, err error, errw io.Writer) int {
-	if err == nil {
-		return ExitOK
-	}
+	o.Summary = IsTerminal(out)
+	o.Color = ColorEnabled(out, os.Getenv)
+	err := Run(ctx, in, out, errw, *o, paths)
 	var ee *ExitError
-	if errors.As(err, &ee) {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
 		if ee.Err != nil {
 			fmt.Fprintf(errw, "prose: %v\n", ee.Err)
 		}
 		return ee.Code
-	}
-	if ctx.Err() != nil {
+	case ctx.Err() != nil:
 		fmt.Fprintln(errw, "prose: interrupted")
 		return ExitInterrupt
 	}
-	fmt.Fprintf(errw, "prose: %s%s\nRun '%s --help' for usage.\n", flagValueError(err), flagSuggestion(root, args, err), commandPath(root, args))
-	return ExitUsage
-}
-
-// strconvSyntax is the strconv detail pflag appends to a bad flag value
-// (compiled on first use: most runs never need it).
-var strconvSyntax = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`: strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range)$`)
-})
-
-// flagValueError rewrites pflag's message about a bad flag value in words:
-// `invalid argument "x" for "--max-parallel" flag: want a whole number`.
-func flagValueError(err error) string {
-	return strconvSyntax().ReplaceAllStringFunc(err.Error(), func(m string) string {
-		switch {
-		case strings.Contains(m, "ParseBool"):
-			return ": want true or false"
-		case strings.Contains(m, "out of range"):
-			return ": out of range"
-		case strings.Contains(m, "ParseFloat"):
-			return ": want a number"
-		}
-		return ": want a whole number"
-	})
-}
-
-// commandPath is the command args name ("prose run"), for usage hints.
-func commandPath(root *cobra.Command, args []string) string {
-	if cmd, _, err := root.Find(args); err == nil && cmd != nil {
-		return cmd.CommandPath()
-	}
-	return root.CommandPath()
-}
-
-// flagSuggestion is " (did you mean --slot?)" for an unknown flag close to
-// one the command has, else "".
-func flagSuggestion(root *cobra.Command, args []string, err error) string {
-	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
-	if !ok {
-		return ""
-	}
-	cmd, _, ferr := root.Find(args)
-	if ferr != nil || cmd == nil {
-		return ""
-	}
-	var names, prefixed []string
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		names = append(names, f.Name)
-		if strings.HasPrefix(f.Name, name) {
-			prefixed = append(prefixed, f.Name)
-		}
-	})
-	best := didyoumean.Closest(name, names, 2)
-	if best == "" && len(prefixed) > 0 {
-		best = prefixed[0] // a flag cut short
-	}
-	if best == "" {
-		return ""
-	}
-	return " (did you mean --" + best + "?)"
+	fmt.Fprintf(errw, "prose: %v\n", err)
+	return ExitFailure
 }
 
 // RedactStreams wraps stdout and stderr in the one redactor (package

@@ -14,8 +14,16 @@ func TestServes(t *testing.T) {
 		want bool
 	}{
 		{[]string{"lint", "x.prose.md"}, true},
-		{[]string{"lint"}, true},
+		{[]string{"lint", "--format", "json", "a", "--allow-empty", "b"}, true},
+		{[]string{"lint", "--format=sarif", "-", "--", "--odd-name.prose.md"}, true},
+		{[]string{"lint"}, false},
+		{[]string{"lint", "--help"}, false},
+		{[]string{"lint", "-h", "x"}, false},
+		{[]string{"lint", "--formt", "json", "x"}, false},
+		{[]string{"lint", "x", "--format"}, false},
+		{[]string{"lint", "--allow-empty=false", "x"}, false},
 		{[]string{"version"}, true},
+		{[]string{"version", "x"}, false},
 		{[]string{"--version"}, true},
 		{[]string{"-v"}, true},
 		{[]string{"--version", "lint"}, false},
