@@ -403,29 +403,39 @@ type nodeRef struct {
 	p *Node
 }
 
+// The expressions below are compiled on first use, not at start: prose
+// lint links this package, and most of its runs never read a sentence.
 var (
 	// possessive is the text between a node and the facet it owns:
 	// "`X`'s `F`", "`X` gateway's per-account `F`", "`X` **`F`**".
-	possessive = regexp.MustCompile(`(?i)^\s*(['’]s)?\s*(\*\*)?\s*((gateway|responsibility|node|truth)['’]s\s*)?(\*\*)?\s*((own|per-[a-z-]+|cheap|named|narrow)\s+)*(\*\*)?$`)
+	possessive = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(['’]s)?\s*(\*\*)?\s*((gateway|responsibility|node|truth)['’]s\s*)?(\*\*)?\s*((own|per-[a-z-]+|cheap|named|narrow)\s+)*(\*\*)?$`)
+	})
 	// facetOf is the text between a facet and the node that owns it:
 	// "`F` facet of `X`", "`F` facet on the `X`" ("the `F` facets of `X`
 	// and `Y`" ties F to neither: each has it).
-	facetOf = regexp.MustCompile(`(?i)^\s*(\*\*)?\s*facet\s*(\*\*)?\s+(of|on|from|in)\s+(the\s+)?(\*\*)?$`)
+	facetOf = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(\*\*)?\s*facet\s*(\*\*)?\s+(of|on|from|in)\s+(the\s+)?(\*\*)?$`)
+	})
 )
 
 var (
-	plainAfter  = regexp.MustCompile(`^(?:['’]s)?\s+(?:(?:gateway|responsibility|node)['’]s\s+)?([A-Za-z][\w:-]*)\s+facet\b`)
-	plainBefore = regexp.MustCompile(`\b([A-Za-z][\w:-]*)\s+facet\s+(?:of|on|from)\s+(?:the\s+)?$`)
+	plainAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:['’]s)?\s+(?:(?:gateway|responsibility|node)['’]s\s+)?([A-Za-z][\w:-]*)\s+facet\b`)
+	})
+	plainBefore = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b([A-Za-z][\w:-]*)\s+facet\s+(?:of|on|from)\s+(?:the\s+)?$`)
+	})
 )
 
 // plainFacets are the plain words the sentence calls a facet right beside
 // node reference r.
 func plainFacets(text string, r ref) []string {
 	var out []string
-	if m := plainAfter.FindStringSubmatch(text[r.end:]); m != nil {
+	if m := plainAfter().FindStringSubmatch(text[r.end:]); m != nil {
 		out = append(out, m[1])
 	}
-	if m := plainBefore.FindStringSubmatch(text[:r.at]); m != nil {
+	if m := plainBefore().FindStringSubmatch(text[:r.at]); m != nil {
 		out = append(out, m[1])
 	}
 	return out
@@ -448,10 +458,10 @@ func owner(text string, r ref, nodes []nodeRef) *Node {
 			after = x
 		}
 	}
-	if before != nil && possessive.MatchString(text[before.end:r.at]) {
+	if before != nil && possessive().MatchString(text[before.end:r.at]) {
 		return before.p
 	}
-	if after != nil && facetOf.MatchString(text[r.end:after.at]) {
+	if after != nil && facetOf().MatchString(text[r.end:after.at]) {
 		return after.p
 	}
 	return nil
