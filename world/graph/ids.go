@@ -136,6 +136,11 @@ func (g *Graph) missingIDs() diag.List {
 // project, so nothing of its wiring is checked; a file that does not
 // load says nothing here (its own lint reports why).
 func LintFile(path string) diag.List {
+	if src, err := os.ReadFile(path); err != nil || notResponsibility(src) {
+		// the front matter names another kind: no need to load the file
+		// a second time (prose lint has checked it already)
+		return nil
+	}
 	s, _, err := spec.Load(path)
 	if err != nil || s == nil || s.Kind != spec.KindResponsibility {
 		return nil
@@ -146,6 +151,42 @@ func LintFile(path string) diag.List {
 	var diags diag.List
 	diags.Add(s.File, 0, diag.Warning, CodeMissingID, "responsibility %s has no `id:` (its identity: names are for display, and a rename would start it over): run `prose fix --ids %s` to write one", s.Name, path)
 	return diags
+}
+
+// notResponsibility reports whether src's front matter says, on a line
+// `kind: WORD` of its own, that the file is of a kind other than
+// responsibility. Anything less plain (no such line, a quoted or flow
+// value, no front matter) is false: the file is loaded and its kind read
+// as the loader reads it.
+func notResponsibility(src []byte) bool {
+	rest, ok := bytes.CutPrefix(src, []byte("---\n"))
+	if !ok {
+		return false
+	}
+	var kind []byte
+	for len(rest) > 0 {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		rest = after
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if string(line) == "---" {
+			return kind != nil && spec.Kind(kind) != spec.KindResponsibility
+		}
+		v, ok := bytes.CutPrefix(line, []byte("kind:"))
+		if !ok {
+			continue
+		}
+		v = bytes.TrimSpace(v)
+		if kind != nil || len(v) == 0 {
+			return false // twice, or a value on the lines below
+		}
+		for _, c := range v {
+			if (c < 'a' || c > 'z') && c != '-' {
+				return false
+			}
+		}
+		kind = v
+	}
+	return false // no end to the front matter
 }
 
 // AddIDs writes a new id into the front matter of each responsibility
