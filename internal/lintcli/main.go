@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -132,6 +133,12 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 		}
 		return ExitOK
 	}
+	if oneFile(paths) {
+		// One file is one worker (lint.Options.Workers): a second
+		// processor would only start threads to wait on it, a tenth of
+		// the CPU of a lint of one file.
+		runtime.GOMAXPROCS(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
@@ -153,6 +160,16 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	}
 	fmt.Fprintf(errw, "prose: %v\n", err)
 	return ExitFailure
+}
+
+// oneFile reports whether paths are one regular file (not standard input,
+// a directory or a named pipe).
+func oneFile(paths []string) bool {
+	if len(paths) != 1 || paths[0] == "-" {
+		return false
+	}
+	st, err := os.Stat(paths[0])
+	return err == nil && st.Mode().IsRegular()
 }
 
 // RedactStreams wraps stdout and stderr in the one redactor (package
