@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proselang/prose/internal/handoff"
 	"github.com/proselang/prose/run"
 )
 
@@ -172,20 +170,11 @@ var errNoTemporalProgram = errors.New("no " + temporalProgram)
 // findTemporalProgram is the path of prose-temporal: beside the running
 // executable, else on PATH.
 func findTemporalProgram() (string, error) {
-	name := temporalProgram
-	if runtime.GOOS == "windows" {
-		name += ".exe"
+	p, err := handoff.Find(temporalProgram)
+	if err != nil {
+		return "", errNoTemporalProgram
 	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	return "", errNoTemporalProgram
+	return p, nil
 }
 
 // handOff runs args with prose-temporal, its standard files those given,
@@ -198,7 +187,7 @@ func handOff(ctx context.Context, args []string, in io.Reader, out, errw io.Writ
 		fmt.Fprintf(errw, "prose: %s needs the Temporal engine, which this prose was built without; it hands such commands to %s, found neither beside %s nor on PATH.\n"+
 			"Install it beside prose with: go install github.com/proselang/prose/cmd/...@latest\n"+
 			"(or, in a checkout of prose: go install ./cmd/...; both install prose and %s)\n",
-			handedOffCommand(args), temporalProgram, executableDir(), temporalProgram)
+			handedOffCommand(args), temporalProgram, handoff.Dir(), temporalProgram)
 		return exitFailure
 	}
 	if os.Getenv(handedOffEnv) != "" {
@@ -207,34 +196,7 @@ func handOff(ctx context.Context, args []string, in io.Reader, out, errw io.Writ
 		fmt.Fprintf(errw, "prose: %s needs the Temporal engine, and %s was built without it: install %s from github.com/proselang/prose/cmd/%s (go install ./cmd/... in a checkout of prose)\n", handedOffCommand(args), executablePath(), temporalProgram, temporalProgram)
 		return exitFailure
 	}
-	c := exec.Command(path, args...)
-	c.Env = append(os.Environ(), handedOffEnv+"=1")
-	c.Stdin, c.Stdout, c.Stderr = in, out, errw
-	if err := c.Start(); err != nil {
-		fmt.Fprintf(errw, "prose: starting %s: %v\n", path, err)
-		return exitFailure
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = c.Process.Signal(os.Interrupt)
-		case <-done:
-		}
-	}()
-	err = c.Wait()
-	close(done)
-	var xe *exec.ExitError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &xe) && xe.ExitCode() >= 0:
-		return xe.ExitCode()
-	case ctx.Err() != nil:
-		return exitInterrupt
-	}
-	fmt.Fprintf(errw, "prose: %s: %v\n", path, err)
-	return exitFailure
+	return handoff.Run(ctx, path, args, []string{handedOffEnv + "=1"}, in, out, errw)
 }
 
 // handedOffCommand is "prose worker", "prose run --engine temporal"...: what
@@ -258,12 +220,4 @@ func executablePath() string {
 		return temporalProgram
 	}
 	return exe
-}
-
-func executableDir() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return "the prose executable"
-	}
-	return filepath.Dir(exe)
 }

@@ -4,7 +4,8 @@ package cli
 
 import (
 	"os"
-	"syscall"
+
+	"github.com/proselang/prose/internal/handoff"
 )
 
 // execTemporal replaces this process with prose-temporal running args,
@@ -20,5 +21,5 @@ func execTemporal(args []string) {
 	if err != nil {
 		return
 	}
-	syscall.Exec(path, append([]string{path}, args...), append(os.Environ(), handedOffEnv+"=1"))
+	_ = handoff.Exec(path, args, []string{handedOffEnv + "=1"})
 }

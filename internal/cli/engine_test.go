@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/proselang/prose/internal/lintcli"
 )
 
 func TestNeedsTemporal(t *testing.T) {
@@ -189,7 +191,7 @@ func TestLightBinaryLinksNoTemporal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir2, "prose-full"), src, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fake := "#!/bin/sh\necho \"ppid=$PPID marked=$" + handedOffEnv + "\"\n"
+	fake := "#!/bin/sh\necho \"ppid=$PPID marked=$" + handedOffEnv + " full=$" + lintcli.HandedOffEnv + "\"\n"
 	if err := os.WriteFile(filepath.Join(dir2, temporalProgram), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +201,9 @@ func TestLightBinaryLinksNoTemporal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("prose worker: %v", err)
 	}
-	if want := fmt.Sprintf("ppid=%d marked=1\n", os.Getpid()); string(out) != want {
+	// prose-full drops prose's mark: a prose the command starts hands
+	// over in turn
+	if want := fmt.Sprintf("ppid=%d marked=1 full=\n", os.Getpid()); string(out) != want {
 		t.Errorf("prose worker printed %q, want %q: prose-temporal ran as a child of prose", out, want)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/proselang/prose/internal/didyoumean"
+	"github.com/proselang/prose/internal/lintcli"
 	"github.com/proselang/prose/internal/procgroup"
 	"github.com/proselang/prose/internal/temporalport"
 )
@@ -32,6 +33,9 @@ import (
 // program, nil for prose (see engine.go).
 func Run(l temporalport.Link) {
 	linked = l
+	// the hand-off's mark is for this process alone: the programs it
+	// runs may start a prose of their own
+	os.Unsetenv(lintcli.HandedOffEnv)
 	// A command that needs the Temporal engine, in a prose built without
 	// it, becomes prose-temporal's (see engine.go) before anything starts.
 	execTemporal(os.Args[1:])

@@ -55,3 +55,18 @@ func TestHandOffWithoutFullProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestHandOffRefusesItself: a prose started as prose-full (a prose
+// installed under that name) fails naming itself rather than handing the
+// command to itself forever.
+func TestHandOffRefusesItself(t *testing.T) {
+	t.Setenv(HandedOffEnv, "1")
+	var out, errw bytes.Buffer
+	code := HandOff([]string{"run", "x.prose.md"}, strings.NewReader(""), &out, &errw)
+	if code != ExitFailure || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q", code, out.String())
+	}
+	if !strings.Contains(errw.String(), "was started as prose-full but is prose") {
+		t.Errorf("stderr: %s", errw.String())
+	}
+}
