@@ -197,8 +197,7 @@ func (s *Service) maxOutput() int64 {
 
 // proc is one running program.
 type proc struct {
-	cmd      *exec.Cmd
-	group    procgroup.Group
+	prog     *procgroup.Program
 	inW      *os.File // the rest of stdin's writer (nil: stdin written whole)
 	outR     *os.File
 	errR     *os.File
@@ -208,7 +207,6 @@ type proc struct {
 	errDone  chan struct{}
 	outErr   error // how reading stdout ended (nil: at its end); set before outDone closes
 	overflow chan struct{}
-	exited   chan error
 }
 
 // feedStdin makes a program's stdin: a pipe holding input. What the
@@ -280,7 +278,7 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		"PROSE_SLOT="+s.Name,
 		"PROSE_ATTEMPT="+strconv.Itoa(req.Attempt),
 		"PROSE_CALL_ID="+req.Path.Key())
-	g, err := procgroup.Start(cmd)
+	prog, err := procgroup.Launch(cmd)
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -293,16 +291,15 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		return nil, fmt.Errorf("starting %q: %v", s.Command, err)
 	}
 	p := &proc{
-		cmd: cmd, group: g, inW: inW, outR: outR, errR: errR,
+		prog: prog, inW: inW, outR: outR, errR: errR,
 		stdout:   &capBuffer{max: s.maxOutput()},
 		stderr:   &tailBuffer{keep: stderrKeep},
 		outDone:  make(chan struct{}),
 		errDone:  make(chan struct{}),
 		overflow: make(chan struct{}),
-		exited:   make(chan error, 1),
 	}
 	if req.Spawned != nil {
-		req.Spawned(g.ID, g.Ident)
+		req.Spawned(prog.Group.ID, prog.Group.Ident)
 	}
 	if inW != nil {
 		// A program that exits without reading it all ends the write
@@ -311,7 +308,6 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 	}
 	go p.readStdout()
 	go func() { drain(errR, p.stderr); close(p.errDone) }()
-	go func() { p.exited <- cmd.Wait() }()
 	return p, nil
 }
 
@@ -388,13 +384,14 @@ func (p *proc) overflowed() bool {
 // its own).
 func (p *proc) wait(ctx context.Context, grace time.Duration) (waitErr, stop error) {
 	select {
-	case err := <-p.exited:
-		return err, nil
+	case <-p.prog.Exited():
+		return p.prog.Err(), nil
 	case <-ctx.Done():
 		return p.terminate(grace), ctx.Err()
 	case <-p.overflow:
 		p.signal(syscall.SIGKILL)
-		return <-p.exited, errOutputTooLarge
+		<-p.prog.Exited()
+		return p.prog.Err(), errOutputTooLarge
 	}
 }
 
@@ -407,12 +404,13 @@ func (p *proc) terminate(grace time.Duration) error {
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
-	case err := <-p.exited:
+	case <-p.prog.Exited():
 		p.waitGroup(t.C)
-		return err
+		return p.prog.Err()
 	case <-t.C:
 		p.signal(syscall.SIGKILL)
-		return <-p.exited
+		<-p.prog.Exited()
+		return p.prog.Err()
 	}
 }
 
@@ -421,7 +419,7 @@ func (p *proc) terminate(grace time.Duration) error {
 func (p *proc) waitGroup(deadline <-chan time.Time) {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for procgroup.Alive(p.cmd.Process.Pid) {
+	for procgroup.Alive(p.prog.Pid) {
 		select {
 		case <-deadline:
 			return
@@ -431,7 +429,7 @@ func (p *proc) waitGroup(deadline <-chan time.Time) {
 }
 
 func (p *proc) signal(sig syscall.Signal) {
-	syscall.Kill(-p.cmd.Process.Pid, sig)
+	syscall.Kill(-p.prog.Pid, sig)
 }
 
 // finish kills what the program left in its process group, reads the
@@ -445,8 +443,7 @@ func (p *proc) finish() ([]byte, error) {
 	p.errR.SetReadDeadline(time.Now())
 	<-p.outDone
 	<-p.errDone
-	procgroup.ReapGroup(p.cmd.Process.Pid)
-	procgroup.Done(p.group)
+	p.prog.Finish()
 	if p.inW != nil {
 		p.inW.Close() // unblocks a writer the program left waiting
 	}
@@ -505,12 +502,11 @@ func (e *stoppedError) Unwrap() error { return e.err }
 
 func (s *Service) exitError(waitErr error, stderr string) error {
 	status := waitErr.Error()
-	var ee *exec.ExitError
-	if errors.As(waitErr, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ws, ok := procgroup.WaitStatus(waitErr); ok {
+		if ws.Signaled() {
 			status = "killed by signal " + ws.Signal().String()
 		} else {
-			status = "exit status " + strconv.Itoa(ee.ExitCode()) + exitHint(ee.ExitCode())
+			status = "exit status " + strconv.Itoa(ws.ExitStatus()) + exitHint(ws.ExitStatus())
 		}
 	}
 	tail := stderrTail(stderr)

@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		runPrograms()
 	}
+	if os.Getenv(starterGoneEnv) != "" {
+		starterGone()
+	}
 	os.Exit(m.Run())
 }
 
