@@ -215,36 +215,54 @@ type proc struct {
 // any, is for the caller to write to w (nil when all of it was written)
 // while the program runs.
 func feedStdin(input []byte) (r, w *os.File, rest []byte, err error) {
-	if r, w, err = os.Pipe(); err != nil {
+	rfd, wfd, err := rawPipe()
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	n := 0
-	if rc, err := w.SyscallConn(); err == nil {
-		// One non-blocking pass: a full pipe is left to the writer.
-		rc.Write(func(fd uintptr) bool {
-			for n < len(input) {
-				m, err := syscall.Write(int(fd), input[n:])
-				if err != nil || m <= 0 {
-					break
-				}
-				n += m
-			}
-			return true
-		})
+	if err := syscall.SetNonblock(wfd, true); err != nil {
+		syscall.Close(rfd)
+		syscall.Close(wfd)
+		return nil, nil, nil, os.NewSyscallError("fcntl", err)
 	}
+	// One non-blocking pass: a full pipe is left to the writer.
+	n := 0
+	for n < len(input) {
+		m, err := syscall.Write(wfd, input[n:])
+		if err != nil || m <= 0 {
+			break
+		}
+		n += m
+	}
+	r = os.NewFile(uintptr(rfd), "|0")
 	if n == len(input) {
-		w.Close()
+		syscall.Close(wfd)
 		return r, nil, nil, nil
 	}
-	return r, w, input[n:], nil
+	return r, os.NewFile(uintptr(wfd), "|1"), input[n:], nil
+}
+
+// outPipe makes a pipe a program writes to: its end (blocking) and
+// prose's (non-blocking, in the poller, so that reads can have
+// deadlines).
+func outPipe() (mine, theirs *os.File, err error) {
+	r, w, err := rawPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := syscall.SetNonblock(r, true); err != nil {
+		syscall.Close(r)
+		syscall.Close(w)
+		return nil, nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(r), "|0"), os.NewFile(uintptr(w), "|1"), nil
 }
 
 // pipes makes the stdout and stderr pipes of a program.
 func pipes() (outR, outW, errR, errW *os.File, err error) {
-	if outR, outW, err = os.Pipe(); err != nil {
+	if outR, outW, err = outPipe(); err != nil {
 		return
 	}
-	if errR, errW, err = os.Pipe(); err != nil {
+	if errR, errW, err = outPipe(); err != nil {
 		outR.Close()
 		outW.Close()
 	}

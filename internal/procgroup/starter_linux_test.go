@@ -99,8 +99,30 @@ func TestLaunchedProgramHoldsOnlyItsOwnDescriptors(t *testing.T) {
 	slices.Sort(want)
 	var progs []*Program
 	for range 2 {
-		p, out := launch(t, "exec sleep 100")
-		defer out.Close()
+		// The shell reads its stdin once it said it is ready: it is
+		// then the program itself, no loader's file open.
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer inW.Close()
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("/bin/sh", "-c", "echo ready; read x")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
+		p, err := Launch(cmd)
+		inR.Close()
+		outW.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer outR.Close()
+		line := make([]byte, 6)
+		if _, err := io.ReadFull(outR, line); err != nil || string(line) != "ready\n" {
+			t.Fatalf("program said %q, %v", line, err)
+		}
 		progs = append(progs, p)
 	}
 	for _, p := range progs {

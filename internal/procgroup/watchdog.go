@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,6 +119,10 @@ func watch(r io.Reader) {
 	// watchdog before it has done its work. Its own process group keeps
 	// it from a terminal's signals; these are belts and braces.
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTSTP)
+	// It does one thing at a time: with one P, the goroutine a request
+	// or a SIGCHLD wakes runs on the thread that received it, and no
+	// other thread spins looking for work.
+	runtime.GOMAXPROCS(1)
 	w := &watched{groups: map[int]Group{}}
 	serveStarts(w)
 	sc := bufio.NewScanner(r)
