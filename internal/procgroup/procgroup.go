@@ -69,29 +69,6 @@ func parseStat(raw []byte) (stat, bool) {
 	return s, true
 }
 
-// readStat reads /proc/PID/stat with three system calls into a buffer
-// of its own: it is read for every program started (Of) and for every
-// process of a scan (each), where os.ReadFile's stat, poller and
-// allocations were most of the cost.
-func readStat(pid int) (stat, bool) {
-	var buf [1024]byte
-	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return stat{}, false
-	}
-	n, err := syscall.Read(fd, buf[:])
-	syscall.Close(fd)
-	if err != nil || n <= 0 || n == len(buf) {
-		// A line longer than any the kernel writes: read it whole.
-		raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return stat{}, false
-		}
-		return parseStat(raw)
-	}
-	return parseStat(buf[:n])
-}
-
 // live reports whether a process in state s has not exited.
 func (s stat) live() bool { return s.state != 'Z' && s.state != 'X' }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 )
 
 // The starter.
@@ -413,8 +414,10 @@ func (sv *server) reap(sig <-chan os.Signal) {
 		for {
 			sv.w.mu.Lock()
 			var ws syscall.WaitStatus
-			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
-			if err != nil || pid <= 0 {
+			// raw: WNOHANG never waits (see readStat)
+			r, _, errno := syscall.RawSyscall6(syscall.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), syscall.WNOHANG, 0, 0, 0)
+			pid := int(r)
+			if errno != 0 || pid <= 0 {
 				sv.w.mu.Unlock()
 				break
 			}

@@ -232,3 +232,22 @@ func starterGone() {
 	fmt.Println("starter gone: ok")
 	os.Exit(0)
 }
+
+// A program the watchdog starts ignores the signals a program started
+// here ignores, and no other: the watchdog's own defence against a
+// terminal's signals is not inherited.
+func TestLaunchedProgramKeepsTheSignalDispositions(t *testing.T) {
+	const script = `sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status`
+	p, out := launch(t, script)
+	got, _ := io.ReadAll(out)
+	out.Close()
+	<-p.Exited()
+	p.Finish()
+	direct, err := exec.Command("/bin/sh", "-c", script).Output()
+	if err != nil || p.Err() != nil {
+		t.Fatal(err, p.Err())
+	}
+	if string(got) != string(direct) || len(direct) == 0 {
+		t.Errorf("ignored signals %q, started here %q", got, direct)
+	}
+}

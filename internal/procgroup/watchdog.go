@@ -117,8 +117,17 @@ func (w *watched) remove(id int) {
 func watch(r io.Reader) {
 	// A terminal's hangup or interrupt that ends prose must not end the
 	// watchdog before it has done its work. Its own process group keeps
-	// it from a terminal's signals; these are belts and braces.
-	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTSTP)
+	// it from a terminal's signals; these are belts and braces. They are
+	// caught and dropped, not ignored: an ignored signal stays ignored
+	// in the programs the starter starts, which must get prose's
+	// dispositions (those prose ignores, the watchdog was started
+	// ignoring; it leaves them as they are).
+	dropped := make(chan os.Signal, 1)
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTSTP} {
+		if !signal.Ignored(sig) {
+			signal.Notify(dropped, sig)
+		}
+	}
 	// It does one thing at a time: with one P, the goroutine a request
 	// or a SIGCHLD wakes runs on the thread that received it, and no
 	// other thread spins looking for work.
