@@ -340,7 +340,16 @@ func (p *proc) readStdout() {
 // readBufs holds drain's read buffers: two per call, 64 KiB each, were
 // most of what a call allocated, and most of prose's garbage collection
 // in a run of many exec calls.
-var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+//
+// A read first gets a small buffer, and the large one only once a read
+// filled the small one: most programs say a few bytes, and with 512
+// calls running, 64 MiB of buffers waiting for them made the heap, and
+// so each garbage collection's work and the collections' count, grow
+// with the width of the loop.
+var (
+	readBufs      = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+	smallReadBufs = sync.Pool{New: func() any { b := make([]byte, 2<<10); return &b }}
+)
 
 // errPipeHeld ends the reading of a pipe that stays open, silent, after
 // the program exited and its process group was killed.
@@ -356,8 +365,9 @@ var errPipeHeld = errors.New("pipe held open after exit")
 // mistakes a deadline that passed while it waited for its turn for
 // silence.
 func drain(f *os.File, w io.Writer) error {
-	bp := readBufs.Get().(*[]byte)
-	defer readBufs.Put(bp)
+	pool := &smallReadBufs
+	bp := pool.Get().(*[]byte)
+	defer func() { pool.Put(bp) }()
 	buf := *bp
 	draining, gotSome := false, false
 	var since time.Time
@@ -367,6 +377,12 @@ func drain(f *os.File, w io.Writer) error {
 			gotSome = true
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return werr
+			}
+			if n == len(buf) && pool == &smallReadBufs {
+				pool.Put(bp)
+				pool = &readBufs
+				bp = pool.Get().(*[]byte)
+				buf = *bp
 			}
 		}
 		switch {
