@@ -251,3 +251,63 @@ func TestLaunchedProgramKeepsTheSignalDispositions(t *testing.T) {
 		t.Errorf("ignored signals %q, started here %q", got, direct)
 	}
 }
+
+// daemonEnv makes the test binary the prose of
+// TestKilledParentTakesTheDaemonAlong (see TestMain).
+const daemonEnv = "PROCGROUP_TEST_DAEMON"
+
+// A daemon that left its program's group is handed to the watchdog that
+// started the program, which ends it when its prose is killed outright.
+func TestKilledParentTakesTheDaemonAlong(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), daemonEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var daemon int
+	_, err = fmt.Fscan(out, &daemon)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if err != nil || daemon <= 1 {
+		t.Fatalf("no daemon pid: %v", err)
+	}
+	deadline := time.Now().Add(time.Minute) // a guard, not a measure
+	for {
+		s, ok := readStat(daemon)
+		if !ok || !s.live() {
+			return
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(daemon, syscall.SIGKILL)
+			t.Fatalf("the daemon %d outlived its killed prose", daemon)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startDaemon is the prose of TestKilledParentTakesTheDaemonAlong: its
+// program leaves a daemon outside its group and waits; it prints the
+// daemon's pid and waits to be killed.
+func startDaemon() {
+	r, w, _ := os.Pipe()
+	null, _ := os.Open(os.DevNull)
+	cmd := exec.Command("/bin/sh", "-c", `setsid sleep 100 </dev/null >/dev/null 2>&1 & echo $!; sleep 100`)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, w, null
+	if _, err := Launch(cmd); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	w.Close()
+	var pid int
+	fmt.Fscan(r, &pid)
+	fmt.Println(pid)
+	time.Sleep(time.Hour)
+}

@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(starterGoneEnv) != "" {
 		starterGone()
 	}
+	if os.Getenv(daemonEnv) != "" {
+		startDaemon()
+	}
 	os.Exit(m.Run())
 }
 
