@@ -91,7 +91,9 @@ func newStarter() (*starter, *os.File) {
 		theirs.Close()
 		return nil, nil
 	}
-	return &starter{conn: uc, pending: map[uint64]*Program{}}, theirs
+	// Ids start at 1: an answer to a request that could not be read
+	// (id 0) is nobody's.
+	return &starter{conn: uc, next: 1, pending: map[uint64]*Program{}}, theirs
 }
 
 func (s *starter) close() {
