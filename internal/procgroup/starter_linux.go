@@ -30,18 +30,22 @@ import (
 // other end is the watchdog's descriptor 3); the watchdog forks and
 // executes the program with them (Setpgid, the parent-death signal),
 // lists its group before it reads the next request, and answers with
-// the pid and the group's identity. It is the programs' parent: it reaps
-// each (one SIGCHLD handler, not a thread per waiting program) and sends
-// the wait status. It is also the reaper of their orphans (Subreap): a
-// daemon that left its group is its child, and it ends it at the end of
-// its input, with the groups still listed, also when prose was killed.
+// the pid and the group's identity. It is the programs' parent (their
+// $PPID is the watchdog's, where it was prose's): it reaps each (one
+// SIGCHLD handler, not a thread per waiting program) and sends the wait
+// status. It is also the reaper of their orphans (Subreap): a daemon
+// that left its group is its child, and it ends it at the end of its
+// input, with the groups still listed, also when prose was killed.
 //
-// Since the watchdog lists a group before the program could start
-// another process (the fork returns after the exec, and the listing
-// follows before anything else), no gate is needed on this path: a
-// program started by the watchdog is the command itself, /bin/sh -c
-// COMMAND, as without a watchdog.
-//
+// No gate is needed on this path: the watchdog lists the group as soon
+// as the fork returns, before it reads anything else, so the end of its
+// input (prose gone) cannot come before the listing. Only the watchdog's
+// own death in that instant would leave a process the program started
+// unlisted; its leader then dies by the parent-death signal, and what it
+// started goes to prose as their reaper, or to init. A program started
+// by the watchdog is the command itself, /bin/sh -c COMMAND, as without
+// a watchdog, with prose's signal dispositions (see watch).
+
 // When the watchdog dies while programs run, their calls fail with
 // errStarterGone and prose ends their groups itself; later programs
 // start from prose (Start), without a watchdog, as when it could not be
