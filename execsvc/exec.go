@@ -197,8 +197,7 @@ func (s *Service) maxOutput() int64 {
 
 // proc is one running program.
 type proc struct {
-	cmd      *exec.Cmd
-	group    procgroup.Group
+	prog     *procgroup.Program
 	inW      *os.File // the rest of stdin's writer (nil: stdin written whole)
 	outR     *os.File
 	errR     *os.File
@@ -208,7 +207,6 @@ type proc struct {
 	errDone  chan struct{}
 	outErr   error // how reading stdout ended (nil: at its end); set before outDone closes
 	overflow chan struct{}
-	exited   chan error
 }
 
 // feedStdin makes a program's stdin: a pipe holding input. What the
@@ -217,36 +215,54 @@ type proc struct {
 // any, is for the caller to write to w (nil when all of it was written)
 // while the program runs.
 func feedStdin(input []byte) (r, w *os.File, rest []byte, err error) {
-	if r, w, err = os.Pipe(); err != nil {
+	rfd, wfd, err := rawPipe()
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	n := 0
-	if rc, err := w.SyscallConn(); err == nil {
-		// One non-blocking pass: a full pipe is left to the writer.
-		rc.Write(func(fd uintptr) bool {
-			for n < len(input) {
-				m, err := syscall.Write(int(fd), input[n:])
-				if err != nil || m <= 0 {
-					break
-				}
-				n += m
-			}
-			return true
-		})
+	if err := syscall.SetNonblock(wfd, true); err != nil {
+		syscall.Close(rfd)
+		syscall.Close(wfd)
+		return nil, nil, nil, os.NewSyscallError("fcntl", err)
 	}
+	// One non-blocking pass: a full pipe is left to the writer.
+	n := 0
+	for n < len(input) {
+		m, err := syscall.Write(wfd, input[n:])
+		if err != nil || m <= 0 {
+			break
+		}
+		n += m
+	}
+	r = os.NewFile(uintptr(rfd), "|0")
 	if n == len(input) {
-		w.Close()
+		syscall.Close(wfd)
 		return r, nil, nil, nil
 	}
-	return r, w, input[n:], nil
+	return r, os.NewFile(uintptr(wfd), "|1"), input[n:], nil
+}
+
+// outPipe makes a pipe a program writes to: its end (blocking) and
+// prose's (non-blocking, in the poller, so that reads can have
+// deadlines).
+func outPipe() (mine, theirs *os.File, err error) {
+	r, w, err := rawPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := syscall.SetNonblock(r, true); err != nil {
+		syscall.Close(r)
+		syscall.Close(w)
+		return nil, nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(r), "|0"), os.NewFile(uintptr(w), "|1"), nil
 }
 
 // pipes makes the stdout and stderr pipes of a program.
 func pipes() (outR, outW, errR, errW *os.File, err error) {
-	if outR, outW, err = os.Pipe(); err != nil {
+	if outR, outW, err = outPipe(); err != nil {
 		return
 	}
-	if errR, errW, err = os.Pipe(); err != nil {
+	if errR, errW, err = outPipe(); err != nil {
 		outR.Close()
 		outW.Close()
 	}
@@ -280,7 +296,7 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		"PROSE_SLOT="+s.Name,
 		"PROSE_ATTEMPT="+strconv.Itoa(req.Attempt),
 		"PROSE_CALL_ID="+req.Path.Key())
-	g, err := procgroup.Start(cmd)
+	prog, err := procgroup.Launch(cmd)
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -293,16 +309,15 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		return nil, fmt.Errorf("starting %q: %v", s.Command, err)
 	}
 	p := &proc{
-		cmd: cmd, group: g, inW: inW, outR: outR, errR: errR,
+		prog: prog, inW: inW, outR: outR, errR: errR,
 		stdout:   &capBuffer{max: s.maxOutput()},
 		stderr:   &tailBuffer{keep: stderrKeep},
 		outDone:  make(chan struct{}),
 		errDone:  make(chan struct{}),
 		overflow: make(chan struct{}),
-		exited:   make(chan error, 1),
 	}
 	if req.Spawned != nil {
-		req.Spawned(g.ID, g.Ident)
+		req.Spawned(prog.Group.ID, prog.Group.Ident)
 	}
 	if inW != nil {
 		// A program that exits without reading it all ends the write
@@ -311,7 +326,6 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 	}
 	go p.readStdout()
 	go func() { drain(errR, p.stderr); close(p.errDone) }()
-	go func() { p.exited <- cmd.Wait() }()
 	return p, nil
 }
 
@@ -326,7 +340,16 @@ func (p *proc) readStdout() {
 // readBufs holds drain's read buffers: two per call, 64 KiB each, were
 // most of what a call allocated, and most of prose's garbage collection
 // in a run of many exec calls.
-var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+//
+// A read first gets a small buffer, and the large one only once a read
+// filled the small one: most programs say a few bytes, and with 512
+// calls running, 64 MiB of buffers waiting for them made the heap, and
+// so each garbage collection's work and the collections' count, grow
+// with the width of the loop.
+var (
+	readBufs      = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+	smallReadBufs = sync.Pool{New: func() any { b := make([]byte, 2<<10); return &b }}
+)
 
 // errPipeHeld ends the reading of a pipe that stays open, silent, after
 // the program exited and its process group was killed.
@@ -342,8 +365,9 @@ var errPipeHeld = errors.New("pipe held open after exit")
 // mistakes a deadline that passed while it waited for its turn for
 // silence.
 func drain(f *os.File, w io.Writer) error {
-	bp := readBufs.Get().(*[]byte)
-	defer readBufs.Put(bp)
+	pool := &smallReadBufs
+	bp := pool.Get().(*[]byte)
+	defer func() { pool.Put(bp) }()
 	buf := *bp
 	draining, gotSome := false, false
 	var since time.Time
@@ -353,6 +377,12 @@ func drain(f *os.File, w io.Writer) error {
 			gotSome = true
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return werr
+			}
+			if n == len(buf) && pool == &smallReadBufs {
+				pool.Put(bp)
+				pool = &readBufs
+				bp = pool.Get().(*[]byte)
+				buf = *bp
 			}
 		}
 		switch {
@@ -388,13 +418,14 @@ func (p *proc) overflowed() bool {
 // its own).
 func (p *proc) wait(ctx context.Context, grace time.Duration) (waitErr, stop error) {
 	select {
-	case err := <-p.exited:
-		return err, nil
+	case <-p.prog.Exited():
+		return p.prog.Err(), nil
 	case <-ctx.Done():
 		return p.terminate(grace), ctx.Err()
 	case <-p.overflow:
 		p.signal(syscall.SIGKILL)
-		return <-p.exited, errOutputTooLarge
+		<-p.prog.Exited()
+		return p.prog.Err(), errOutputTooLarge
 	}
 }
 
@@ -407,12 +438,13 @@ func (p *proc) terminate(grace time.Duration) error {
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
-	case err := <-p.exited:
+	case <-p.prog.Exited():
 		p.waitGroup(t.C)
-		return err
+		return p.prog.Err()
 	case <-t.C:
 		p.signal(syscall.SIGKILL)
-		return <-p.exited
+		<-p.prog.Exited()
+		return p.prog.Err()
 	}
 }
 
@@ -421,7 +453,7 @@ func (p *proc) terminate(grace time.Duration) error {
 func (p *proc) waitGroup(deadline <-chan time.Time) {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for procgroup.Alive(p.cmd.Process.Pid) {
+	for procgroup.Alive(p.prog.Pid) {
 		select {
 		case <-deadline:
 			return
@@ -431,7 +463,7 @@ func (p *proc) waitGroup(deadline <-chan time.Time) {
 }
 
 func (p *proc) signal(sig syscall.Signal) {
-	syscall.Kill(-p.cmd.Process.Pid, sig)
+	syscall.Kill(-p.prog.Pid, sig)
 }
 
 // finish kills what the program left in its process group, reads the
@@ -445,8 +477,7 @@ func (p *proc) finish() ([]byte, error) {
 	p.errR.SetReadDeadline(time.Now())
 	<-p.outDone
 	<-p.errDone
-	procgroup.ReapGroup(p.cmd.Process.Pid)
-	procgroup.Done(p.group)
+	p.prog.Finish()
 	if p.inW != nil {
 		p.inW.Close() // unblocks a writer the program left waiting
 	}
@@ -505,12 +536,11 @@ func (e *stoppedError) Unwrap() error { return e.err }
 
 func (s *Service) exitError(waitErr error, stderr string) error {
 	status := waitErr.Error()
-	var ee *exec.ExitError
-	if errors.As(waitErr, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ws, ok := procgroup.WaitStatus(waitErr); ok {
+		if ws.Signaled() {
 			status = "killed by signal " + ws.Signal().String()
 		} else {
-			status = "exit status " + strconv.Itoa(ee.ExitCode()) + exitHint(ee.ExitCode())
+			status = "exit status " + strconv.Itoa(ws.ExitStatus()) + exitHint(ws.ExitStatus())
 		}
 	}
 	tail := stderrTail(stderr)

@@ -1,7 +1,9 @@
 // Package procgroup supervises the process groups prose starts programs
 // in: it starts a program in a group of its own that a watchdog ends
 // when prose dies by any signal, kill -9 included (Init, Start, Prepare,
-// Done; see watchdog.go for the design), tells whether a group still has live
+// Done; see watchdog.go for the design), has the watchdog start and reap
+// programs where it can, so that prose itself does not fork (Launch,
+// Program; see starter_linux.go), tells whether a group still has live
 // members, names a group so that a later prose can recognise it (Of),
 // ends a group a killed prose left running (End: the resume's cleanup, a
 // second line behind the watchdog), and makes prose the reaper of its
@@ -65,14 +67,6 @@ func parseStat(raw []byte) (stat, bool) {
 		return stat{}, false
 	}
 	return s, true
-}
-
-func readStat(pid int) (stat, bool) {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return stat{}, false
-	}
-	return parseStat(raw)
 }
 
 // live reports whether a process in state s has not exited.
@@ -235,6 +229,9 @@ func ReapGroup(pgid int) {
 // no child should outlive the process (the end of the prose command): it
 // takes every child, also those os/exec started.
 func EndOrphans() {
+	// The watchdog, when there is one, is a child: it ends what is
+	// still listed and exits, and is waited for first.
+	stopWatchdog(endWait + time.Second)
 	self := os.Getpid()
 	for range 1000 { // bounded: each round ends a generation
 		if !hasChildren() {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +48,9 @@ import (
 const (
 	watchdogArg0 = "prose-watchdog"
 	watchdogEnv  = "PROSE_WATCHDOG"
+	// starterEnv says the watchdog has a starter on descriptor 3
+	// (starter_linux.go).
+	starterEnv = "PROSE_WATCHDOG_STARTER"
 	// endWait bounds how long the watchdog waits for a group it killed
 	// to be gone.
 	endWait = 10 * time.Second
@@ -58,6 +62,8 @@ var wd struct {
 	w       *os.File // write end of the watchdog's pipe (nil: not started)
 	failed  bool     // the watchdog could not be started, or died
 	started bool
+	exited  chan struct{} // closed once the watchdog was waited for
+	starter *starter      // the watchdog's starter (nil: programs start here)
 }
 
 // Init is called first thing in a main (or a TestMain). When this process
@@ -85,14 +91,49 @@ func Init() {
 	wd.mu.Unlock()
 }
 
+// watched is the watchdog's list of the process groups it ends at the
+// end of its input, guarded by a mutex: the starter (starter_linux.go)
+// adds the groups of the programs it starts from another goroutine.
+type watched struct {
+	mu     sync.Mutex
+	groups map[int]Group
+}
+
+func (w *watched) add(g Group) {
+	w.mu.Lock()
+	w.groups[g.ID] = g
+	w.mu.Unlock()
+}
+
+func (w *watched) remove(id int) {
+	w.mu.Lock()
+	delete(w.groups, id)
+	w.mu.Unlock()
+}
+
 // watch is the watchdog: it reads the groups prose lists from r until
-// its end, then ends the ones still listed.
+// its end, then ends the ones still listed, and the processes left to it
+// as their reaper.
 func watch(r io.Reader) {
 	// A terminal's hangup or interrupt that ends prose must not end the
 	// watchdog before it has done its work. Its own process group keeps
-	// it from a terminal's signals; these are belts and braces.
-	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTSTP)
-	groups := map[int]Group{}
+	// it from a terminal's signals; these are belts and braces. They are
+	// caught and dropped, not ignored: an ignored signal stays ignored
+	// in the programs the starter starts, which must get prose's
+	// dispositions (those prose ignores, the watchdog was started
+	// ignoring; it leaves them as they are).
+	dropped := make(chan os.Signal, 1)
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTSTP} {
+		if !signal.Ignored(sig) {
+			signal.Notify(dropped, sig)
+		}
+	}
+	// It does one thing at a time: with one P, the goroutine a request
+	// or a SIGCHLD wakes runs on the thread that received it, and no
+	// other thread spins looking for work.
+	runtime.GOMAXPROCS(1)
+	w := &watched{groups: map[int]Group{}}
+	serveStarts(w)
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		op, rest, _ := strings.Cut(sc.Text(), " ")
@@ -100,15 +141,16 @@ func watch(r io.Reader) {
 		case "+":
 			idText, ident, _ := strings.Cut(rest, " ")
 			if id, err := strconv.Atoi(idText); err == nil && id > 0 {
-				groups[id] = Group{ID: id, Ident: ident}
+				w.add(Group{ID: id, Ident: ident})
 			}
 		case "-":
 			if id, err := strconv.Atoi(rest); err == nil {
-				delete(groups, id)
+				w.remove(id)
 			}
 		}
 	}
-	for _, g := range groups {
+	w.mu.Lock() // held to the end: the starter starts nothing more
+	for _, g := range w.groups {
 		if g.Ident == "" {
 			// No identity to check it by: the leader's parent-death
 			// signal is all there is. Killing by id alone could end a
@@ -117,6 +159,9 @@ func watch(r io.Reader) {
 		}
 		g.End(endWait)
 	}
+	// The programs the starter started, and the orphans handed to it,
+	// are its children: none is left to its parent.
+	EndOrphans()
 }
 
 // startWatchdog starts the watchdog if it is enabled and not started yet.
@@ -136,16 +181,56 @@ func startWatchdog() *os.File {
 	cmd.Env = append(os.Environ(), watchdogEnv+"=1")
 	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		r.Close()
+	st, theirs := newStarter()
+	if theirs != nil {
+		cmd.ExtraFiles = []*os.File{theirs}
+		cmd.Env = append(cmd.Env, starterEnv+"=1")
+	}
+	err = cmd.Start()
+	r.Close()
+	if theirs != nil {
+		theirs.Close()
+	}
+	if err != nil {
 		w.Close()
+		if st != nil {
+			st.close()
+		}
 		wd.failed = true
 		return nil
 	}
-	r.Close()
-	go cmd.Wait() // reaped when it exits, at the end of prose
-	wd.w = w
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }() // reaped when it exits, at the end of prose
+	wd.w, wd.exited = w, exited
+	if st != nil {
+		wd.starter = st
+		go st.read()
+	}
 	return w
+}
+
+// stopWatchdog ends the watchdog's input, so that it ends what is still
+// listed and exits, and waits for it (at most wait): at the end of
+// prose, a watchdog already gone is not one more child for EndOrphans to
+// look for, and its CPU is counted as prose's.
+func stopWatchdog(wait time.Duration) {
+	wd.mu.Lock()
+	w, exited, st := wd.w, wd.exited, wd.starter
+	wd.w, wd.failed, wd.starter = nil, true, nil
+	wd.mu.Unlock()
+	if w == nil {
+		return
+	}
+	if st != nil {
+		st.close()
+	}
+	w.Close()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-exited:
+	case <-t.C:
+	}
 }
 
 // tell writes a line to the watchdog. It reports false when there is no

@@ -20,6 +20,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		runPrograms()
 	}
+	if os.Getenv(starterGoneEnv) != "" {
+		starterGone()
+	}
+	if os.Getenv(daemonEnv) != "" {
+		startDaemon()
+	}
 	os.Exit(m.Run())
 }
 

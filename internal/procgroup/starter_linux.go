@@ -1,0 +1,444 @@
+package procgroup
+
+import (
+	"encoding/binary"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// The starter.
+//
+// Decided: on Linux the watchdog also starts the programs Launch is
+// given, and prose does not fork at all for them. Every program a
+// process starts copies that process's descriptor table and then closes
+// the copies marked close-on-exec, one by one; prose holds two pipes
+// and a process descriptor for each program that runs, so with 512
+// programs running each start copied and closed about 1,500 descriptors,
+// the largest cost of a wide parallel loop. The watchdog holds a handful.
+//
+// Prose makes the program's pipes as before and sends their child ends
+// with the request (SCM_RIGHTS over a SOCK_SEQPACKET socket pair whose
+// other end is the watchdog's descriptor 3); the watchdog forks and
+// executes the program with them (Setpgid, the parent-death signal),
+// lists its group before it reads the next request, and answers with
+// the pid and the group's identity. It is the programs' parent (their
+// $PPID is the watchdog's, where it was prose's): it reaps each (one
+// SIGCHLD handler, not a thread per waiting program) and sends the wait
+// status. It is also the reaper of their orphans (Subreap): a daemon
+// that left its group is its child, and it ends it at the end of its
+// input, with the groups still listed, also when prose was killed.
+//
+// No gate is needed on this path: the watchdog lists the group as soon
+// as the fork returns, before it reads anything else, so the end of its
+// input (prose gone) cannot come before the listing. Only the watchdog's
+// own death in that instant would leave a process the program started
+// unlisted; its leader then dies by the parent-death signal, and what it
+// started goes to prose as their reaper, or to init. A program started
+// by the watchdog is the command itself, /bin/sh -c COMMAND, as without
+// a watchdog, with prose's signal dispositions (see watch).
+
+// When the watchdog dies while programs run, their calls fail with
+// errStarterGone and prose ends their groups itself; later programs
+// start from prose (Start), without a watchdog, as when it could not be
+// started. A request the socket cannot carry in one message (an
+// environment or command line over maxRequest) starts from prose too.
+
+const (
+	// maxRequest bounds one start request: it must fit one datagram of
+	// the socket's default buffer (212,992 bytes on Linux).
+	maxRequest = 128 << 10
+	// message kinds
+	msgStart   = 'S' // prose: start a program (the request)
+	msgStarted = 'P' // watchdog: started, with pid and identity
+	msgFailed  = 'E' // watchdog: could not start, with the errno
+	msgExited  = 'X' // watchdog: the program exited, with its wait status
+)
+
+// errStarterGone is the error of a program whose watchdog died.
+var errStarterGone = errors.New("prose's watchdog, which started the program and waits for it, died: " +
+	"the program's group was ended and its exit status is unknown")
+
+// starter is prose's end of the watchdog's starter.
+type starter struct {
+	conn    *net.UnixConn
+	mu      sync.Mutex
+	next    uint64
+	pending map[uint64]*Program // started or starting, until they exit
+	gone    bool
+}
+
+// newStarter makes the socket pair: prose's end, and the end the
+// watchdog gets as its descriptor 3 (nil, nil when it cannot be made).
+func newStarter() (*starter, *os.File) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil
+	}
+	mine := os.NewFile(uintptr(fds[0]), "prose-starter")
+	theirs := os.NewFile(uintptr(fds[1]), "prose-starter")
+	c, err := net.FileConn(mine)
+	mine.Close()
+	uc, ok := c.(*net.UnixConn)
+	if err != nil || !ok {
+		if c != nil {
+			c.Close()
+		}
+		theirs.Close()
+		return nil, nil
+	}
+	// Ids start at 1: an answer to a request that could not be read
+	// (id 0) is nobody's.
+	return &starter{conn: uc, next: 1, pending: map[uint64]*Program{}}, theirs
+}
+
+func (s *starter) close() {
+	s.mu.Lock()
+	s.gone = true
+	s.mu.Unlock()
+	s.conn.Close()
+}
+
+// start starts cmd through the watchdog. ok is false when it was not
+// tried (cmd needs what only os/exec does, or the watchdog is gone): the
+// caller starts cmd itself.
+func (s *starter) start(cmd *exec.Cmd) (p *Program, ok bool, err error) {
+	var files [3]*os.File
+	for i, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		if files[i], ok = f.(*os.File); !ok || files[i] == nil {
+			return nil, false, nil
+		}
+	}
+	if cmd.SysProcAttr != nil || len(cmd.ExtraFiles) > 0 || cmd.Process != nil || cmd.Cancel != nil {
+		return nil, false, nil
+	}
+	for _, e := range cmd.Env {
+		if strings.IndexByte(e, 0) >= 0 {
+			return nil, false, nil // os/exec's error for it
+		}
+	}
+	// The watchdog runs in the directory prose started in; the program
+	// runs where prose's own start would run it, now.
+	dir := cmd.Dir
+	if !strings.HasPrefix(dir, "/") {
+		wd, err := syscall.Getwd()
+		if err != nil {
+			return nil, false, nil
+		}
+		if dir != "" {
+			wd += "/" + dir
+		}
+		dir = wd
+	}
+	msg := encodeStart(dir, cmd.Path, cmd.Args, cmd.Environ())
+	if len(msg) > maxRequest {
+		return nil, false, nil
+	}
+	var fds [3]int
+	for i, f := range files {
+		fds[i] = int(f.Fd()) // blocking, as os/exec hands them over
+	}
+	p = &Program{started: make(chan struct{}), done: make(chan struct{}), fromStarter: true}
+	s.mu.Lock()
+	if s.gone {
+		s.mu.Unlock()
+		return nil, false, nil
+	}
+	id := s.next
+	s.next++
+	s.pending[id] = p
+	s.mu.Unlock()
+	binary.LittleEndian.PutUint64(msg[1:9], id)
+	_, _, err = s.conn.WriteMsgUnix(msg, syscall.UnixRights(fds[:]...), nil)
+	if err != nil {
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+		return nil, false, nil
+	}
+	<-p.started
+	runtime.KeepAlive(files)
+	if errno, isErrno := p.startErr.(syscall.Errno); isErrno {
+		return nil, true, &os.PathError{Op: "fork/exec", Path: cmd.Path, Err: errno} // as os/exec says it
+	} else if p.startErr != nil {
+		return nil, true, p.startErr
+	}
+	return p, true, nil
+}
+
+// read delivers the watchdog's answers until its end.
+func (s *starter) read() {
+	buf := make([]byte, 4096)
+	for {
+		n, err := s.conn.Read(buf)
+		if err != nil || n == 0 {
+			s.fail()
+			return
+		}
+		s.deliver(buf[:n])
+	}
+}
+
+func (s *starter) deliver(m []byte) {
+	if len(m) < 9 {
+		return
+	}
+	id := binary.LittleEndian.Uint64(m[1:9])
+	rest := string(m[9:])
+	s.mu.Lock()
+	p := s.pending[id]
+	if p == nil {
+		s.mu.Unlock()
+		return
+	}
+	switch m[0] {
+	case msgStarted:
+		pidText, ident, _ := strings.Cut(rest, " ")
+		pid, _ := strconv.Atoi(pidText)
+		p.Pid, p.Group = pid, Group{ID: pid, Ident: ident}
+		close(p.started)
+	case msgFailed:
+		errno, _ := strconv.Atoi(rest)
+		p.startErr = syscall.Errno(errno)
+		delete(s.pending, id)
+		close(p.started)
+	case msgExited:
+		status, _ := strconv.ParseUint(rest, 10, 32)
+		if ws := syscall.WaitStatus(status); !ws.Exited() || ws.ExitStatus() != 0 {
+			p.err = &ExitError{Status: ws}
+		}
+		delete(s.pending, id)
+		close(p.done)
+	}
+	s.mu.Unlock()
+}
+
+// fail ends what the watchdog was starting or waiting for when it is
+// gone.
+func (s *starter) fail() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gone = true
+	for id, p := range s.pending {
+		delete(s.pending, id)
+		select {
+		case <-p.started:
+			if p.Group.Mine() {
+				syscall.Kill(-p.Group.ID, syscall.SIGKILL)
+			}
+			p.err = errStarterGone
+			close(p.done)
+		default:
+			p.startErr = errStarterGone
+			close(p.started)
+		}
+	}
+}
+
+// encodeStart is a start request: its kind, 8 bytes for its id, then
+// the directory, the program, the arguments and the environment, each
+// string a uvarint length and its bytes, each list a uvarint count.
+func encodeStart(dir, path string, args, env []string) []byte {
+	n := 16 + len(dir) + len(path)
+	for _, a := range args {
+		n += 4 + len(a)
+	}
+	for _, e := range env {
+		n += 4 + len(e)
+	}
+	b := make([]byte, 9, n)
+	b[0] = msgStart
+	str := func(s string) { b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
+	list := func(l []string) {
+		b = binary.AppendUvarint(b, uint64(len(l)))
+		for _, s := range l {
+			str(s)
+		}
+	}
+	str(dir)
+	str(path)
+	list(args)
+	list(env)
+	return b
+}
+
+// startRequest is a decoded start request.
+type startRequest struct {
+	id        uint64
+	dir, path string
+	args, env []string
+}
+
+var errBadRequest = errors.New("a start request that cannot be read")
+
+func decodeStart(b []byte) (startRequest, error) {
+	var r startRequest
+	if len(b) < 9 || b[0] != msgStart {
+		return r, errBadRequest
+	}
+	r.id = binary.LittleEndian.Uint64(b[1:9])
+	b = b[9:]
+	bad := false
+	str := func() string {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			bad = true
+			return ""
+		}
+		s := string(b[k : k+int(n)])
+		b = b[k+int(n):]
+		return s
+	}
+	list := func() []string {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)) {
+			bad = true
+			return nil
+		}
+		b = b[k:]
+		l := make([]string, 0, n)
+		for range n {
+			l = append(l, str())
+		}
+		return l
+	}
+	r.dir, r.path = str(), str()
+	r.args, r.env = list(), list()
+	if bad || len(b) != 0 {
+		return r, errBadRequest
+	}
+	return r, nil
+}
+
+// server is the watchdog's end of the starter.
+type server struct {
+	w       *watched
+	conn    *net.UnixConn
+	running map[int]uint64 // pid → request id, guarded by w.mu
+}
+
+// serveStarts starts the watchdog's starter when prose gave it one.
+func serveStarts(w *watched) {
+	if os.Getenv(starterEnv) != "1" {
+		return
+	}
+	f := os.NewFile(3, "prose-starter")
+	c, err := net.FileConn(f)
+	f.Close()
+	uc, ok := c.(*net.UnixConn)
+	if err != nil || !ok {
+		return // prose's requests fail to send, and it starts them itself
+	}
+	Subreap()
+	sv := &server{w: w, conn: uc, running: map[int]uint64{}}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGCHLD)
+	go sv.reap(sig)
+	go sv.serve()
+}
+
+// serve starts the programs prose asks for, until prose's end.
+func (sv *server) serve() {
+	buf := make([]byte, maxRequest+1)
+	oob := make([]byte, syscall.CmsgSpace(3*4))
+	for {
+		n, oobn, flags, _, err := sv.conn.ReadMsgUnix(buf, oob)
+		if err != nil {
+			return // prose is gone: the end of the watchdog's input follows
+		}
+		fds := rights(oob[:oobn])
+		req, err := decodeStart(buf[:n])
+		if err == nil && (flags&(syscall.MSG_TRUNC|syscall.MSG_CTRUNC) != 0 || len(fds) != 3) {
+			err = errBadRequest
+		}
+		if err != nil {
+			sv.send(msgFailed, req.id, strconv.Itoa(int(syscall.EINVAL)))
+		} else {
+			sv.start(req, fds)
+		}
+		for _, fd := range fds {
+			syscall.Close(fd)
+		}
+	}
+}
+
+// rights is the descriptors an SCM_RIGHTS message carried (received
+// close-on-exec: net asks for MSG_CMSG_CLOEXEC).
+func rights(oob []byte) []int {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for i := range msgs {
+		if got, err := syscall.ParseUnixRights(&msgs[i]); err == nil {
+			fds = append(fds, got...)
+		}
+	}
+	return fds
+}
+
+// start starts one program and lists its group, under the watchdog's
+// lock: the group is listed before the reaper could reap the program,
+// and before the end of the input could be acted on.
+func (sv *server) start(req startRequest, fds []int) {
+	sv.w.mu.Lock()
+	defer sv.w.mu.Unlock()
+	pid, err := syscall.ForkExec(req.path, req.args, &syscall.ProcAttr{
+		Dir:   req.dir,
+		Env:   req.env,
+		Files: []uintptr{uintptr(fds[0]), uintptr(fds[1]), uintptr(fds[2])},
+		Sys:   procAttr(),
+	})
+	if err != nil {
+		errno, ok := err.(syscall.Errno)
+		if !ok {
+			errno = syscall.EINVAL
+		}
+		sv.send(msgFailed, req.id, strconv.Itoa(int(errno)))
+		return
+	}
+	g := Of(pid)
+	sv.w.groups[pid] = g
+	sv.running[pid] = req.id
+	sv.send(msgStarted, req.id, strconv.Itoa(pid)+" "+g.Ident)
+}
+
+// reap waits for every child the watchdog has, its programs and the
+// orphans handed to it, when SIGCHLD says one exited, and tells prose
+// the wait status of its programs.
+func (sv *server) reap(sig <-chan os.Signal) {
+	for range sig {
+		for {
+			sv.w.mu.Lock()
+			var ws syscall.WaitStatus
+			// raw: WNOHANG never waits (see readStat)
+			r, _, errno := syscall.RawSyscall6(syscall.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), syscall.WNOHANG, 0, 0, 0)
+			pid := int(r)
+			if errno != 0 || pid <= 0 {
+				sv.w.mu.Unlock()
+				break
+			}
+			if id, ok := sv.running[pid]; ok {
+				delete(sv.running, pid)
+				sv.send(msgExited, id, strconv.FormatUint(uint64(ws), 10))
+			}
+			sv.w.mu.Unlock()
+		}
+	}
+}
+
+func (sv *server) send(kind byte, id uint64, text string) {
+	m := make([]byte, 9, 9+len(text))
+	m[0] = kind
+	binary.LittleEndian.PutUint64(m[1:9], id)
+	sv.conn.Write(append(m, text...))
+}

@@ -1,0 +1,18 @@
+//go:build !linux
+
+package procgroup
+
+import (
+	"os"
+	"os/exec"
+)
+
+// starter is the watchdog's starter of programs, which only Linux has
+// (see starter_linux.go): elsewhere programs start from prose (Start).
+type starter struct{}
+
+func newStarter() (*starter, *os.File)                              { return nil, nil }
+func (s *starter) close()                                           {}
+func (s *starter) read()                                            {}
+func (s *starter) start(*exec.Cmd) (p *Program, ok bool, err error) { return nil, false, nil }
+func serveStarts(*watched)                                          {}
