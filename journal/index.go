@@ -4,10 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"encoding/binary"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"slices"
 	"sort"
@@ -52,18 +51,52 @@ func (t table) sort() {
 	})
 }
 
-// find returns the entries of key h, latest first.
-func (t table) find(h uint64) []entry {
-	i := sort.Search(len(t), func(i int) bool { return t[i].key >= h })
-	j := i
+// span returns where the entries of key h are in t: t[i:j], latest
+// last.
+func (t table) span(h uint64) (i, j int) {
+	i = sort.Search(len(t), func(i int) bool { return t[i].key >= h })
+	j = i
 	for j < len(t) && t[j].key == h {
 		j++
 	}
-	out := make([]entry, 0, j-i)
-	for k := j - 1; k >= i; k-- {
-		out = append(out, t[k])
+	return i, j
+}
+
+// directory says where in a sorted table the keys of each range
+// begin: the entries whose keys' top bits are p are t[at[p]:at[p+1]],
+// two or so (keys are hashes, spread evenly), so that an answer finds
+// its entry without a search of the whole table, which would miss the
+// processor's caches at every step of a long journal's.
+type directory struct {
+	at    []uint32
+	shift uint
+}
+
+func newDirectory(t table) directory {
+	bits := 0
+	for 1<<bits < len(t)/2 {
+		bits++
 	}
-	return out
+	d := directory{at: make([]uint32, 1<<bits+1), shift: 64 - uint(bits)}
+	k := 0
+	for p := range 1 << bits {
+		for k < len(t) && t[k].key>>d.shift < uint64(p) {
+			k++
+		}
+		d.at[p] = uint32(k)
+	}
+	d.at[1<<bits] = uint32(len(t))
+	return d
+}
+
+// span is t.span(h), t being the table d was made of.
+func (d directory) span(t table, h uint64) (i, j int) {
+	if len(d.at) == 0 {
+		return t.span(h)
+	}
+	p := h >> d.shift
+	i, j = t[d.at[p]:d.at[p+1]].span(h)
+	return i + int(d.at[p]), j + int(d.at[p])
 }
 
 // distinct is the number of distinct keys.
@@ -77,13 +110,31 @@ func (t table) distinct() int {
 	return n
 }
 
+// hashKey is the FNV-1a hash of the path's key and n's eight bytes,
+// little-endian, mixed by fmix64, computed without allocating: every
+// answer hashes its key.
 func hashKey(p delegation.Path, n int) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(p.Key()))
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(n))
-	h.Write(b[:])
-	return h.Sum64()
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	k := p.Key()
+	for i := 0; i < len(k); i++ {
+		h ^= uint64(k[i])
+		h *= prime
+	}
+	u := uint64(n)
+	for range 8 {
+		h ^= u & 0xff
+		h *= prime
+		u >>= 8
+	}
+	// fmix64 (MurmurHash3's finalizer): every bit of the key moves the
+	// top bits, by which a directory finds the key's range.
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
 }
 
 // index holds where the records of earlier sessions are that a resume or
@@ -101,12 +152,19 @@ type index struct {
 	judges table
 	groups table // "group" records (and "first" records of older journals)
 	ncalls int   // distinct attempts in calls
+	// callsAt, judgesAt and groupsAt are the tables' directories.
+	callsAt, judgesAt, groupsAt directory
 	// memo, when resuming, holds the model's verdicts of earlier
 	// sessions by what a model judge caches a verdict by (memoKey).
 	memo map[string]entry
 	// final is where the outcome of the latest session is (see
-	// Log.Final; n 0: none).
-	final entry
+	// Log.Final; n 0: none), finalRec that record without its result,
+	// and finalSum the sha256 of its result when it has one that refers
+	// to no withheld secret: a replay that returns the same bytes has
+	// the same result, and reads the record no more (checkOutcome).
+	final    entry
+	finalRec *Record
+	finalSum *[sha256.Size]byte
 }
 
 // indexer builds an index from the records of a journal as they are read
@@ -182,12 +240,16 @@ func (b *indexer) keep(rec *Record, off int64, n int) bool {
 		b.procs[k] = append(b.procs[k], &c)
 		return false // kept, while open, in procs
 	case TypeSession:
-		b.x.final = entry{}
+		b.x.final, b.x.finalRec, b.x.finalSum = entry{}, nil, nil
 		return true
 	case TypeSource:
 		return true // a resume keeps each source once
 	case TypeFinal:
-		b.x.final = e
+		b.x.final, b.x.finalRec, b.x.finalSum = e, rec, nil
+		if len(rec.Result) > 0 && !refersToSecret(rec) {
+			sum := sha256.Sum256(rec.Result)
+			b.x.finalSum = &sum
+		}
 		rec.Result = nil // read again when asked for (finalRecord)
 		return true
 	}
@@ -214,6 +276,7 @@ func (b *indexer) done(l *Log) *index {
 	b.x.judges.sort()
 	b.x.groups.sort()
 	b.x.ncalls = b.x.calls.distinct()
+	b.x.callsAt, b.x.judgesAt, b.x.groupsAt = newDirectory(b.x.calls), newDirectory(b.x.judges), newDirectory(b.x.groups)
 	return b.x
 }
 
@@ -264,10 +327,14 @@ func failedCall(l *Log, failed []failedEnd) (delegation.Path, bool) {
 // journal order, so one read serves the records of a window.
 const windowBytes = 256 << 10
 
-// line reads the line of e: from the window of the journal last read
-// when it is in it, else with a read of the window starting at it.
-func (x *index) line(e entry) ([]byte, error) {
-	buf := make([]byte, e.n)
+// line reads the line of e into buf (grown when it is too short): from
+// the window of the journal last read when it is in it, else with a
+// read of the window starting at it.
+func (x *index) line(e entry, buf []byte) ([]byte, error) {
+	if cap(buf) < int(e.n) {
+		buf = make([]byte, e.n)
+	}
+	buf = buf[:e.n]
 	x.winMu.Lock()
 	defer x.winMu.Unlock()
 	if e.off < x.winOff || e.off+int64(e.n) > x.winOff+int64(len(x.win)) {
@@ -292,9 +359,9 @@ func (x *index) line(e entry) ([]byte, error) {
 	return buf, nil
 }
 
-// load reads the record of e.
+// load reads the record of e whole, into a Record of its own.
 func (x *index) load(e entry) (*Record, error) {
-	buf, err := x.line(e)
+	buf, err := x.line(e, nil)
 	if err != nil {
 		return nil, fmt.Errorf("journal: reading a record back: %w", err)
 	}
@@ -317,6 +384,72 @@ func (x *index) load(e entry) (*Record, error) {
 	return rec, nil
 }
 
+// reply is a record read back to answer a call or a judgment from
+// (index.call, index.judge): Rec, read by scanReply into the reply's own
+// Record and line buffer, or read whole (index.load). Both are used
+// again once the answer is given (done), so that answering allocates
+// nothing for the record: the answer keeps nothing of Rec but what it
+// copies or decodes from it.
+type reply struct {
+	Rec  *Record
+	own  Record
+	line []byte
+}
+
+var replies = sync.Pool{New: func() any { return new(reply) }}
+
+// maxPooledLine is the longest line buffer a reply keeps for the next.
+const maxPooledLine = 64 << 10
+
+// done gives rp back (nil: nothing to give back).
+func (rp *reply) done() {
+	if rp == nil {
+		return
+	}
+	rp.Rec, rp.own = nil, Record{}
+	if cap(rp.line) > maxPooledLine {
+		rp.line = nil
+	}
+	replies.Put(rp)
+}
+
+// answer is the latest record of tab under key h for which is holds (a
+// hash says which entries may be it; the record read back says whether
+// it is), nil when there is none. want is the path asked for:
+// scanReply compares the record's id with it as it reads it.
+func (x *index) answer(tab table, at directory, h uint64, want delegation.Path, is func(*Record) bool) (*reply, error) {
+	i, j := at.span(tab, h)
+	for k := j - 1; k >= i; k-- {
+		e := tab[k]
+		rp := replies.Get().(*reply)
+		line, err := x.line(e, rp.line)
+		if err != nil {
+			rp.done()
+			return nil, fmt.Errorf("journal: reading a record back: %w", err)
+		}
+		rp.line = line
+		if scanReply(bytes.TrimRight(line, "\n"), want, &rp.own) {
+			if is(&rp.own) {
+				rp.own.place, rp.Rec = int(e.place), &rp.own
+				return rp, nil
+			}
+			rp.done()
+			continue
+		}
+		rp.done()
+		rec, err := x.load(e)
+		if err != nil {
+			return nil, err
+		}
+		if is(rec) {
+			rp := replies.Get().(*reply)
+			rp.Rec = rec
+			return rp, nil
+		}
+	}
+	return nil, nil
+}
+
 // finalRecord is the outcome of the latest session, nil when it did not
 // finish.
 func (x *index) finalRecord() (*Record, error) {
@@ -326,33 +459,28 @@ func (x *index) finalRecord() (*Record, error) {
 	return x.load(x.final)
 }
 
-// call is the completed record of attempt k, nil when there is none.
-func (x *index) call(k callKey) (*Record, error) {
-	for _, e := range x.calls.find(hashKey(k.id, k.attempt)) {
-		rec, err := x.load(e)
-		if err != nil || (rec.ID == k.id && rec.Attempt == k.attempt) {
-			return rec, err
-		}
-	}
-	return nil, nil
+// call is the completed record of attempt k, nil when there is none;
+// its reply is given back (reply.done) once the call is answered.
+func (x *index) call(k callKey) (*reply, error) {
+	return x.answer(x.calls, x.callsAt, hashKey(k.id, k.attempt), k.id, func(rec *Record) bool {
+		return rec.ID == k.id && rec.Attempt == k.attempt
+	})
 }
 
-// judge is the record of judgment k, nil when there is none.
-func (x *index) judge(k judgeKey) (*Record, error) {
-	for _, e := range x.judges.find(hashKey(k.id, k.n)) {
-		rec, err := x.load(e)
-		if err != nil || (rec.ID == k.id && rec.N == k.n) {
-			return rec, err
-		}
-	}
-	return nil, nil
+// judge is the record of judgment k, nil when there is none; its reply
+// is given back (reply.done) once the judgment is answered.
+func (x *index) judge(k judgeKey) (*reply, error) {
+	return x.answer(x.judges, x.judgesAt, hashKey(k.id, k.n), k.id, func(rec *Record) bool {
+		return rec.ID == k.id && rec.N == k.n
+	})
 }
 
 // group is the record of occurrence n of the parallel group at id, nil
 // when there is none.
 func (x *index) group(id delegation.Path, n int) (*Record, error) {
-	for _, e := range x.groups.find(hashKey(id, n)) {
-		rec, err := x.load(e)
+	i, j := x.groupsAt.span(x.groups, hashKey(id, n))
+	for k := j - 1; k >= i; k-- {
+		rec, err := x.load(x.groups[k])
 		if err != nil || (rec.ID == id && max(rec.N, 1) == n) {
 			return rec, err
 		}

@@ -360,17 +360,20 @@ func (s *scanner) skip(depth int) bool {
 	}
 	switch c := s.b[s.i]; {
 	case c == '"':
+		// The closing quote is the first one not escaped: found a run
+		// of plain bytes at a time.
 		s.i++
 		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case '\\':
-				s.i += 2
-				continue
-			case '"':
-				s.i++
-				return true
+			j := bytes.IndexByte(s.b[s.i:], '"')
+			if j < 0 {
+				return false
 			}
-			s.i++
+			if k := bytes.IndexByte(s.b[s.i:s.i+j], '\\'); k >= 0 {
+				s.i += k + 2 // past the escape and the byte it escapes
+				continue
+			}
+			s.i += j + 1
+			return true
 		}
 		return false
 	case c == '{' || c == '[':
@@ -424,4 +427,169 @@ func (s *scanner) skip(depth int) bool {
 			return err == nil
 		}
 	}
+}
+
+// scanReply reads into rec (zeroed first), from the JSON line of a
+// call's "end" record or of a judgment's, what answering from it reads
+// (answerCall, decodeOutcome, judger.answer), when its id is want: a
+// resume or a replay reads each such record back as it answers from it,
+// after the index pass checked its digest. It reads less than
+// scanAnswer: the id is compared with want's key, not parsed; the time,
+// position, slot, duration, condition, fail-closed flag, process group
+// and digest are skipped unchecked, as scanIndexed skips what it does
+// not read (the digest chain vouches for the line); the result is kept
+// as the raw JSON it is, checked when it is decoded (decodeResult).
+// It reports false, and the record is read whole (index.load), for
+// another id, a line that holds a large value's stub, and whatever
+// scanIndexed leaves to encoding/json (an escape in a string it reads, a
+// \u escape anywhere, a reference to a secret, a key that is not plain
+// lower case ASCII, a number that is not an int) or that it does not
+// read (a nested error).
+func scanReply(line []byte, want delegation.Path, rec *Record) bool {
+	if bytes.HasPrefix(line, []byte(blobsKey)) || bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(secretMark)) {
+		return false
+	}
+	s := scanner{b: line}
+	s.ws()
+	if !s.eat('{') {
+		return false
+	}
+	*rec = Record{}
+	s.ws()
+	if s.eat('}') {
+		return false
+	}
+	for {
+		s.ws()
+		key, ok := s.rawKey()
+		if !ok {
+			return false
+		}
+		s.ws()
+		if !s.eat(':') {
+			return false
+		}
+		s.ws()
+		switch string(key) {
+		case "t":
+			var t []byte
+			if t, ok = s.raw(); ok {
+				switch string(t) {
+				case TypeEnd:
+					rec.Type = TypeEnd
+				case TypeJudge:
+					rec.Type = TypeJudge
+				default:
+					return false
+				}
+			}
+		case "id":
+			var id []byte
+			if id, ok = s.raw(); ok {
+				if string(id) != want.Key() || want.IsZero() {
+					return false
+				}
+				rec.ID = want
+			}
+		case "attempt":
+			ok = s.int(&rec.Attempt)
+		case "n":
+			ok = s.int(&rec.N)
+		case "args":
+			ok = s.str(&rec.Args)
+		case "values":
+			ok = s.str(&rec.Values)
+		case "result":
+			start := s.i
+			if ok = s.skip(0); ok {
+				rec.Result = line[start:s.i:s.i]
+			}
+		case "err":
+			ok = s.str(&rec.Err)
+		case "kind":
+			ok = s.str(&rec.Kind)
+		case "catchable":
+			ok = s.bool(&rec.Catchable)
+		case "holds":
+			var h bool
+			if ok = s.bool(&h); ok {
+				rec.Holds = &h
+			}
+		case "reasoning":
+			ok = s.str(&rec.Reasoning)
+		case "asked":
+			ok = s.bool(&rec.Asked)
+		case "model":
+			ok = s.str(&rec.Model)
+		case "rule":
+			ok = s.str(&rec.Rule)
+		case "tokens_in":
+			ok = s.int(&rec.TokensIn)
+		case "tokens_out":
+			ok = s.int(&rec.TokensOut)
+		case "time", "pos", "slot", "ms", "cond", "fail_closed", "pgid", "proc", "sum":
+			ok = s.skip(0)
+		default:
+			return false
+		}
+		if !ok {
+			return false
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if !s.eat('}') {
+			return false
+		}
+		break
+	}
+	s.ws()
+	return s.i == len(s.b) && rec.Type != "" && !rec.ID.IsZero()
+}
+
+// rawKey is key without a copy: the key's bytes in the line.
+func (s *scanner) rawKey() ([]byte, bool) {
+	if !s.eat('"') {
+		return nil, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			k := s.b[start:s.i]
+			s.i++
+			return k, true
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_':
+			s.i++
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// raw is str without a copy: the string's bytes in the line.
+func (s *scanner) raw() ([]byte, bool) {
+	if !s.eat('"') {
+		return nil, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			if !utf8.Valid(s.b[start:s.i]) {
+				return nil, false
+			}
+			b := s.b[start:s.i]
+			s.i++
+			return b, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+		s.i++
+	}
+	return nil, false
 }

@@ -497,7 +497,8 @@ func (r *Run) AnsweredCall(path delegation.Path, attempt int) bool {
 		// Every attempt a replay makes is answered from the journal,
 		// or diverges (the journal holds none): not kept per attempt,
 		// so a replay holds no more than the run did.
-		return len(r.idx.calls.find(hashKey(path, attempt))) > 0
+		i, j := r.idx.callsAt.span(r.idx.calls, hashKey(path, attempt))
+		return j > i
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -43,10 +43,15 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 	}
 	id := req.Path
 	k := callKey{id, req.Attempt}
-	rec, lerr := r.idx.call(k)
+	rp, lerr := r.idx.call(k)
 	if lerr != nil {
 		r.fail(lerr)
 		return nil, lerr, true
+	}
+	defer rp.done()
+	var rec *Record
+	if rp != nil {
+		rec = rp.Rec
 	}
 	if rec != nil && rec.Args != args {
 		if !r.opt.Force || r.mode != Resuming {
@@ -345,10 +350,15 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id delegat
 	if r.idx == nil {
 		return delegation.Verdict{}, nil, false
 	}
-	rec, lerr := r.idx.judge(judgeKey{id, n})
+	rp, lerr := r.idx.judge(judgeKey{id, n})
 	if lerr != nil {
 		r.fail(lerr)
 		return delegation.Verdict{}, lerr, true
+	}
+	defer rp.done()
+	var rec *Record
+	if rp != nil {
+		rec = rp.Rec
 	}
 	if rec != nil && rec.Values != vals {
 		if !r.opt.Force || r.mode != Resuming {
