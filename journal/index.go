@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -36,6 +38,11 @@ type entry struct {
 	off   int64  // of the line
 	n     int32  // bytes of the line, its newline included
 	place int32  // the record's index among the journal's records
+	// check is a hash of the line (without its newline) as the index
+	// read it and checked its digest, under a seed of the index's own
+	// (index.seed): the line read back is that line, or it is refused
+	// (index.line).
+	check uint64
 }
 
 // table is the entries of one kind of record, sorted by key (and by
@@ -141,8 +148,10 @@ func hashKey(p delegation.Path, n int) uint64 {
 // a replay answers from. A later record for the same key supersedes an
 // earlier one (a forced resume re-ran it).
 type index struct {
-	f   io.ReaderAt // the journal
-	dir string      // its run directory (large values, blob.go)
+	f    io.ReaderAt // the journal
+	dir  string      // its run directory (large values, blob.go)
+	path string      // the journal's file, as errors name it
+	seed maphash.Seed
 	// win is the part of f at winOff that line read last (guarded by
 	// winMu).
 	winMu  sync.Mutex
@@ -187,7 +196,11 @@ type failedEnd struct {
 }
 
 func newIndexer(f io.ReaderAt, dir string, mode Mode) *indexer {
-	b := &indexer{mode: mode, x: &index{f: f, dir: dir}, procs: map[callKey][]*Record{}}
+	x := &index{f: f, dir: dir, path: FileName, seed: maphash.MakeSeed()}
+	if dir != "" {
+		x.path = filepath.Join(dir, FileName)
+	}
+	b := &indexer{mode: mode, x: x, procs: map[callKey][]*Record{}}
 	if mode == Resuming {
 		b.starts = map[callKey]string{}
 		b.x.memo = map[string]entry{}
@@ -195,12 +208,13 @@ func newIndexer(f io.ReaderAt, dir string, mode Mode) *indexer {
 	return b
 }
 
-// keep notes rec, read at off (n bytes), and reports whether the Log
-// keeps it: the records a Log's methods read (sessions, finals), those
-// that refer to the environment's secrets (MissingSecrets) and the
-// process groups still open at the end (endLeftovers).
-func (b *indexer) keep(rec *Record, off int64, n int) bool {
-	e := entry{off: off, n: int32(n), place: b.place}
+// keep notes rec, read from line (without its newline) at off (n bytes
+// with it), and reports whether the Log keeps it: the records a Log's
+// methods read (sessions, finals), those that refer to the environment's
+// secrets (MissingSecrets) and the process groups still open at the end
+// (endLeftovers).
+func (b *indexer) keep(rec *Record, off int64, n int, line []byte) bool {
+	e := entry{off: off, n: int32(n), place: b.place, check: maphash.Bytes(b.x.seed, line)}
 	b.place++
 	k := callKey{rec.ID, rec.Attempt}
 	switch rec.Type {
@@ -339,8 +353,10 @@ func (x *index) line(e entry, buf []byte) ([]byte, error) {
 	defer x.winMu.Unlock()
 	if e.off < x.winOff || e.off+int64(e.n) > x.winOff+int64(len(x.win)) {
 		if int(e.n) > windowBytes {
-			_, err := x.f.ReadAt(buf, e.off)
-			return buf, err
+			if _, err := x.f.ReadAt(buf, e.off); err != nil {
+				return nil, err
+			}
+			return buf, x.same(e, buf)
 		}
 		if x.win == nil {
 			x.win = make([]byte, windowBytes)
@@ -356,7 +372,17 @@ func (x *index) line(e entry, buf []byte) ([]byte, error) {
 		x.win, x.winOff = x.win[:n], e.off
 	}
 	copy(buf, x.win[e.off-x.winOff:])
-	return buf, nil
+	return buf, x.same(e, buf)
+}
+
+// same checks that line, read back for e, is the line the index read
+// and checked the digest of: a journal changed since (by another
+// process, while a replay reads it) is refused, not answered from.
+func (x *index) same(e entry, line []byte) error {
+	if maphash.Bytes(x.seed, bytes.TrimSuffix(line, newline)) != e.check {
+		return fmt.Errorf("%s: line %d changed after its digest was checked, as the run went on: the journal was edited or damaged meanwhile, and prose refuses to answer from it", x.path, e.place+2)
+	}
+	return nil
 }
 
 // load reads the record of e whole, into a Record of its own.

@@ -47,7 +47,7 @@ func scanIndexedInto(line []byte, rec *Record) (*Record, bool) {
 	}
 	for {
 		s.ws()
-		key, ok := s.key()
+		key, ok := s.rawKey()
 		if !ok {
 			return nil, false
 		}
@@ -56,9 +56,9 @@ func scanIndexedInto(line []byte, rec *Record) (*Record, bool) {
 			return nil, false
 		}
 		s.ws()
-		switch key {
+		switch string(key) {
 		case "t":
-			ok = s.str(&rec.Type)
+			ok = s.typ(&rec.Type)
 		case "id":
 			var id string
 			if ok = s.str(&id); ok {
@@ -546,6 +546,24 @@ func scanReply(line []byte, want delegation.Path, rec *Record) bool {
 	}
 	s.ws()
 	return s.i == len(s.b) && rec.Type != "" && !rec.ID.IsZero()
+}
+
+// typ reads a record's type: one of those the index reads without a
+// copy (the constant), any other as str does.
+func (s *scanner) typ(dst *string) bool {
+	start := s.i
+	t, ok := s.raw()
+	if !ok {
+		return false
+	}
+	for _, known := range [...]string{TypeEnd, TypeStart, TypeJudge, TypeGroup, TypeFirst} {
+		if string(t) == known {
+			*dst = known
+			return true
+		}
+	}
+	s.i = start
+	return s.str(dst)
 }
 
 // rawKey is key without a copy: the key's bytes in the line.

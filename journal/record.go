@@ -259,7 +259,7 @@ type Log struct {
 	// offset and length, newline included) and says whether Records
 	// holds it: a resume or replay indexes a journal without holding it
 	// (indexer).
-	keep func(rec *Record, off int64, n int) bool
+	keep func(rec *Record, off int64, n int, line []byte) bool
 	// scratch is the Record lines are scanned into while indexing; keep
 	// copies it when it holds it anywhere else than in Records.
 	scratch *Record
@@ -489,6 +489,7 @@ func readLog(r io.Reader, l *Log, bound int) (*Log, error) {
 func (l *Log) parseLine(lineNo int, line []byte) error {
 	n := len(line)
 	line = bytes.TrimRight(line, "\n")
+	raw := line // as read and checked, without its large values
 	if l.Header == nil {
 		// The version comes before the digest: a newer major version may
 		// seal its records another way, and its journal is not damaged.
@@ -572,7 +573,7 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 			l.scratch = new(Record)
 		}
 		if rec, ok := scanIndexedInto(rest, l.scratch); ok {
-			if l.keep(rec, l.Size, n) {
+			if l.keep(rec, l.Size, n, raw) {
 				l.Records = append(l.Records, rec)
 				l.scratch = nil // held
 			}
@@ -587,7 +588,7 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	if err := json.Unmarshal(line, rec); err != nil || rec.Type == "" {
 		return fmt.Errorf("line %d: invalid journal record, and not the last line (a kill can only cut the last one short): the journal was damaged or edited", lineNo)
 	}
-	if l.keep == nil || l.keep(rec, l.Size, n) {
+	if l.keep == nil || l.keep(rec, l.Size, n, raw) {
 		l.Records = append(l.Records, rec)
 	}
 	return nil

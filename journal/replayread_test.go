@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"os"
 	"strings"
@@ -188,5 +189,51 @@ func TestReplayComparesTheResultItChecked(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "replay diverges from the journal: result") ||
 		!strings.Contains(err.Error(), `c>d`) || !strings.Contains(err.Error(), `c\u003ee`) {
 		t.Errorf("replay of another journaled result: %v", err)
+	}
+}
+
+// A replay answers from the lines whose digests it checked as it opened
+// the journal: a line changed afterwards, while the run goes on, is
+// refused with the file and the line, not answered from.
+func TestReplayRefusesALineChangedAfterItWasChecked(t *testing.T) {
+	base := t.TempDir()
+	prog := mustParse(t, ratchetCode)
+	w := newRatchetWorld()
+	r, err := Create(base, newHeader(ratchetCode), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runWith(t, r, prog, w.globals(4), context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	path := r.Path()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	target := -1
+	for i, l := range lines {
+		if strings.Contains(l, `"result":"step 3 (`) {
+			target = i
+		}
+	}
+	if target < 0 {
+		t.Fatalf("no answer of step 3 in\n%s", data)
+	}
+	rp, err := Replay(base, r.ID(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines[target] = strings.Replace(lines[target], `"result":"step 3 (`, `"result":"step 9 (`, 1)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runWith(t, rp, prog, w.globals(4), context.Background())
+	rp.Close()
+	want := fmt.Sprintf("%s: line %d changed after its digest was checked", path, target+1)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("replay of a journal changed as it ran: %v, want an error saying %q", err, want)
 	}
 }
