@@ -59,6 +59,7 @@ func isCanceled(err error) bool {
 // before records were stored unescaped holds the same result otherwise
 // spelled.
 func (r *Run) checkOutcome(result delegation.Value, runErr error) error {
+	r.idx.release() // the run has ended: nothing is answered any more
 	if div := r.Err(); div != nil {
 		return div
 	}

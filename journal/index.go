@@ -152,8 +152,9 @@ type index struct {
 	dir  string      // its run directory (large values, blob.go)
 	path string      // the journal's file, as errors name it
 	seed maphash.Seed
-	// win is the part of f at winOff that line read last (guarded by
-	// winMu).
+	// win is the part of f at winOff that line read last. winMu guards
+	// it, and the tables and their directories once the index is built
+	// (release drops them).
 	winMu  sync.Mutex
 	win    []byte
 	winOff int64
@@ -339,7 +340,7 @@ func failedCall(l *Log, failed []failedEnd) (delegation.Path, bool) {
 // windowBytes is how much of the journal the index reads at a time to
 // answer from (index.window): a resume or replay answers mostly in
 // journal order, so one read serves the records of a window.
-const windowBytes = 256 << 10
+const windowBytes = 64 << 10
 
 // line reads the line of e into buf (grown when it is too short): from
 // the window of the journal last read when it is in it, else with a
@@ -488,7 +489,10 @@ func (x *index) finalRecord() (*Record, error) {
 // call is the completed record of attempt k, nil when there is none;
 // its reply is given back (reply.done) once the call is answered.
 func (x *index) call(k callKey) (*reply, error) {
-	return x.answer(x.calls, x.callsAt, hashKey(k.id, k.attempt), k.id, func(rec *Record) bool {
+	x.winMu.Lock()
+	tab, at := x.calls, x.callsAt
+	x.winMu.Unlock()
+	return x.answer(tab, at, hashKey(k.id, k.attempt), k.id, func(rec *Record) bool {
 		return rec.ID == k.id && rec.Attempt == k.attempt
 	})
 }
@@ -496,17 +500,35 @@ func (x *index) call(k callKey) (*reply, error) {
 // judge is the record of judgment k, nil when there is none; its reply
 // is given back (reply.done) once the judgment is answered.
 func (x *index) judge(k judgeKey) (*reply, error) {
-	return x.answer(x.judges, x.judgesAt, hashKey(k.id, k.n), k.id, func(rec *Record) bool {
+	x.winMu.Lock()
+	tab, at := x.judges, x.judgesAt
+	x.winMu.Unlock()
+	return x.answer(tab, at, hashKey(k.id, k.n), k.id, func(rec *Record) bool {
 		return rec.ID == k.id && rec.N == k.n
 	})
+}
+
+// release lets go of what only answers read (the tables, the window of
+// the journal) once a replay's run has ended and nothing is answered any
+// more: the outcome is compared without them, and a replay then holds
+// no more than the run. A call or judgment asked after finds nothing.
+func (x *index) release() {
+	x.winMu.Lock()
+	defer x.winMu.Unlock()
+	x.calls, x.judges, x.groups = nil, nil, nil
+	x.callsAt, x.judgesAt, x.groupsAt = directory{}, directory{}, directory{}
+	x.win, x.winOff = nil, 0
 }
 
 // group is the record of occurrence n of the parallel group at id, nil
 // when there is none.
 func (x *index) group(id delegation.Path, n int) (*Record, error) {
-	i, j := x.groupsAt.span(x.groups, hashKey(id, n))
+	x.winMu.Lock()
+	tab, at := x.groups, x.groupsAt
+	x.winMu.Unlock()
+	i, j := at.span(tab, hashKey(id, n))
 	for k := j - 1; k >= i; k-- {
-		rec, err := x.load(x.groups[k])
+		rec, err := x.load(tab[k])
 		if err != nil || (rec.ID == id && max(rec.N, 1) == n) {
 			return rec, err
 		}

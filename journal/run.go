@@ -497,7 +497,10 @@ func (r *Run) AnsweredCall(path delegation.Path, attempt int) bool {
 		// Every attempt a replay makes is answered from the journal,
 		// or diverges (the journal holds none): not kept per attempt,
 		// so a replay holds no more than the run did.
-		i, j := r.idx.callsAt.span(r.idx.calls, hashKey(path, attempt))
+		x := r.idx
+		x.winMu.Lock()
+		defer x.winMu.Unlock()
+		i, j := x.callsAt.span(x.calls, hashKey(path, attempt))
 		return j > i
 	}
 	r.mu.Lock()

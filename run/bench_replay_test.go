@@ -68,13 +68,14 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// peakHeapOf samples the heap objects' bytes (garbage not yet collected
-// included) every 200µs while fn runs, after a GC, and returns the
-// highest.
-func peakHeapOf(fn func()) uint64 {
+// peakHeapOf samples the heap every 200µs while fn runs, after a GC,
+// and returns the highest samples of the bytes of heap objects (garbage
+// not yet collected included: the collector's timing moves it) and of the
+// heap the last GC found live (what the program held).
+func peakHeapOf(fn func()) (objects, held uint64) {
 	goruntime.GC()
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak uint64
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	var mu sync.Mutex
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -84,7 +85,10 @@ func peakHeapOf(fn func()) uint64 {
 		defer t.Stop()
 		for {
 			metrics.Read(s)
-			peak = max(peak, s[0].Value.Uint64())
+			mu.Lock()
+			objects = max(objects, s[0].Value.Uint64())
+			held = max(held, s[1].Value.Uint64())
+			mu.Unlock()
 			select {
 			case <-done:
 				return
@@ -95,7 +99,7 @@ func peakHeapOf(fn func()) uint64 {
 	fn()
 	close(done)
 	wg.Wait()
-	return peak
+	return objects, held
 }
 
 // ratchetRun is a journaled 10,000-step ratchet in dir (go: services
@@ -154,9 +158,9 @@ func spread(b *testing.B, xs []float64, name string) {
 // two of each pair one after the other (which goes first alternating
 // from round to round), so that the load of a shared machine weighs on
 // both alike: CPU of a decode and of a replay, then the peak heap of a
-// live run and of a replay, each sampled the same way (peakHeapOf). It
-// reports the median of the rounds' ratios, and their lowest and
-// highest.
+// live run and of a replay, each sampled the same way (peakHeapOf: the
+// heap objects, garbage included, and the heap found live). It reports
+// the median of the rounds' figures, and their lowest and highest.
 //
 //	go test ./run -run '^$' -bench 'ReplayOneDecode' -benchtime 5x
 func BenchmarkReplayOneDecode(b *testing.B) {
@@ -190,17 +194,19 @@ func BenchmarkReplayOneDecode(b *testing.B) {
 		fn()
 		return cpuTime() - c
 	}
-	var decodeMS, replayMS, cpuRatio, livePeak, replayPeak, peakRatio []float64
+	var decodeMS, replayMS, cpuRatio, livePeak, replayPeak, peakRatio, heldRatio []float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var d, r time.Duration
-		var lp, rp uint64
+		var lp, rp, lh, rh uint64
 		if i%2 == 0 {
 			d, r = cpuOf(decode), cpuOf(replay)
-			lp, rp = peakHeapOf(live), peakHeapOf(replay)
+			lp, lh = peakHeapOf(live)
+			rp, rh = peakHeapOf(replay)
 		} else {
 			r, d = cpuOf(replay), cpuOf(decode)
-			rp, lp = peakHeapOf(replay), peakHeapOf(live)
+			rp, rh = peakHeapOf(replay)
+			lp, lh = peakHeapOf(live)
 		}
 		decodeMS = append(decodeMS, float64(d)/1e6)
 		replayMS = append(replayMS, float64(r)/1e6)
@@ -208,6 +214,7 @@ func BenchmarkReplayOneDecode(b *testing.B) {
 		livePeak = append(livePeak, float64(lp)/(1<<20))
 		replayPeak = append(replayPeak, float64(rp)/(1<<20))
 		peakRatio = append(peakRatio, float64(rp)/float64(lp))
+		heldRatio = append(heldRatio, float64(rh)/float64(lh))
 	}
 	b.StopTimer()
 	if st, err := os.Stat(path); err == nil {
@@ -219,4 +226,5 @@ func BenchmarkReplayOneDecode(b *testing.B) {
 	spread(b, livePeak, "live-peak-MB")
 	spread(b, replayPeak, "replay-peak-MB")
 	spread(b, peakRatio, "replay/live-peak")
+	spread(b, heldRatio, "replay/live-held")
 }
