@@ -25,13 +25,15 @@ import (
 // not checked: the digest chain vouches for the line, and a record the
 // index answers from is decoded, and checked, when it answers.
 func scanIndexed(line []byte) (*Record, bool) {
-	return scanIndexedInto(line, new(Record))
+	return scanIndexedInto(line, new(Record), true)
 }
 
 // scanIndexedInto is scanIndexed reading into rec (zeroed first): an
 // index reads every line of a journal into one Record, which it copies
-// only when it keeps it (Log.parseLine, indexer.keep).
-func scanIndexedInto(line []byte, rec *Record) (*Record, bool) {
+// only when it keeps it (Log.parseLine, indexer.keep). Without pos, a
+// record's position is skipped, unread: a replay's index does not read
+// it.
+func scanIndexedInto(line []byte, rec *Record, pos bool) (*Record, bool) {
 	if bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(secretMark)) {
 		return nil, false
 	}
@@ -67,7 +69,11 @@ func scanIndexedInto(line []byte, rec *Record) (*Record, bool) {
 				rec.ID = p
 			}
 		case "pos":
-			ok = s.str(&rec.Pos)
+			if pos {
+				ok = s.str(&rec.Pos)
+			} else {
+				ok = s.skip(0)
+			}
 		case "attempt":
 			ok = s.int(&rec.Attempt)
 		case "err":

@@ -263,6 +263,8 @@ type Log struct {
 	// scratch is the Record lines are scanned into while indexing; keep
 	// copies it when it holds it anywhere else than in Records.
 	scratch *Record
+	// noPos: the index reads no record's position (a replay's).
+	noPos bool
 }
 
 // MaxRecordBytes bounds one line of a journal that Read accepts: twice
@@ -572,7 +574,7 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 		if l.scratch == nil {
 			l.scratch = new(Record)
 		}
-		if rec, ok := scanIndexedInto(rest, l.scratch); ok {
+		if rec, ok := scanIndexedInto(rest, l.scratch, !l.noPos); ok {
 			if l.keep(rec, l.Size, n, raw) {
 				l.Records = append(l.Records, rec)
 				l.scratch = nil // held

@@ -251,7 +251,7 @@ func Open(base, id string, mode Mode, opt Options) (*Opened, error) {
 	// The journal is indexed as it is read, not held: each record is read
 	// again when it answers (index.load).
 	b := newIndexer(f, dir, mode)
-	log, err := readOpen(context.Background(), f, path, &Log{key: opt.Key, keep: b.keep}, recordBound(opt.MaxValueBytes))
+	log, err := readOpen(context.Background(), f, path, &Log{key: opt.Key, keep: b.keep, noPos: mode == Replaying}, recordBound(opt.MaxValueBytes))
 	if err != nil {
 		unlock()
 		f.Close()

@@ -154,12 +154,13 @@ func spread(b *testing.B, xs []float64, name string) {
 // in process, 20,000 calls), and compares its CPU (rusage, collector
 // included) with that of one decode of the same journal
 // (journal.ReadFile), and its peak heap with that of a live run of the
-// same ratchet. Each of the b.N rounds measures all four in turn, the
-// two of each pair one after the other (which goes first alternating
-// from round to round), so that the load of a shared machine weighs on
-// both alike: CPU of a decode and of a replay, then the peak heap of a
-// live run and of a replay, each sampled the same way (peakHeapOf: the
-// heap objects, garbage included, and the heap found live). It reports
+// same ratchet. Each of the b.N rounds measures them in turn, so that
+// the load of a shared machine weighs on both alike: the CPU of two
+// decodes and two replays, in the order decode, replay, replay, decode
+// (replay first in every other round; a round's figure is the mean of
+// its two), then the peak heap of a live run and of a replay, each
+// sampled the same way (peakHeapOf: the heap objects, garbage included,
+// and the heap found live), which goes first alternating too. It reports
 // the median of the rounds' figures, and their lowest and highest.
 //
 //	go test ./run -run '^$' -bench 'ReplayOneDecode' -benchtime 5x
@@ -200,14 +201,21 @@ func BenchmarkReplayOneDecode(b *testing.B) {
 		var d, r time.Duration
 		var lp, rp, lh, rh uint64
 		if i%2 == 0 {
-			d, r = cpuOf(decode), cpuOf(replay)
+			d += cpuOf(decode)
+			r += cpuOf(replay)
+			r += cpuOf(replay)
+			d += cpuOf(decode)
 			lp, lh = peakHeapOf(live)
 			rp, rh = peakHeapOf(replay)
 		} else {
-			r, d = cpuOf(replay), cpuOf(decode)
+			r += cpuOf(replay)
+			d += cpuOf(decode)
+			d += cpuOf(decode)
+			r += cpuOf(replay)
 			rp, rh = peakHeapOf(replay)
 			lp, lh = peakHeapOf(live)
 		}
+		d, r = d/2, r/2
 		decodeMS = append(decodeMS, float64(d)/1e6)
 		replayMS = append(replayMS, float64(r)/1e6)
 		cpuRatio = append(cpuRatio, float64(r)/float64(d))
