@@ -421,6 +421,7 @@ type reply struct {
 	Rec  *Record
 	own  Record
 	line []byte
+	dig  digests // Rec's digests, when scanReply read it
 }
 
 var replies = sync.Pool{New: func() any { return new(reply) }}
@@ -433,7 +434,7 @@ func (rp *reply) done() {
 	if rp == nil {
 		return
 	}
-	rp.Rec, rp.own = nil, Record{}
+	rp.Rec, rp.own, rp.dig = nil, Record{}, digests{}
 	if cap(rp.line) > maxPooledLine {
 		rp.line = nil
 	}
@@ -455,7 +456,7 @@ func (x *index) answer(tab table, at directory, h uint64, want delegation.Path, 
 			return nil, fmt.Errorf("journal: reading a record back: %w", err)
 		}
 		rp.line = line
-		if scanReply(bytes.TrimRight(line, "\n"), want, &rp.own) {
+		if scanReply(bytes.TrimRight(line, "\n"), want, &rp.own, &rp.dig) {
 			if is(&rp.own) {
 				rp.own.place, rp.Rec = int(e.place), &rp.own
 				return rp, nil
@@ -470,7 +471,7 @@ func (x *index) answer(tab table, at directory, h uint64, want delegation.Path, 
 		}
 		if is(rec) {
 			rp := replies.Get().(*reply)
-			rp.Rec = rec
+			rp.Rec, rp.dig = rec, digests{args: []byte(rec.Args), values: []byte(rec.Values)}
 			return rp, nil
 		}
 	}

@@ -435,6 +435,10 @@ func (s *scanner) skip(depth int) bool {
 	}
 }
 
+// digests are a record's "args" and "values" as its line spells them
+// (scanReply): an answer compares them with its own without a copy.
+type digests struct{ args, values []byte }
+
 // scanReply reads into rec (zeroed first), from the JSON line of a
 // call's "end" record or of a judgment's, what answering from it reads
 // (answerCall, decodeOutcome, judger.answer), when its id is want: a
@@ -444,17 +448,20 @@ func (s *scanner) skip(depth int) bool {
 // position, slot, duration, condition, fail-closed flag, process group
 // and digest are skipped unchecked, as scanIndexed skips what it does
 // not read (the digest chain vouches for the line); the result is kept
-// as the raw JSON it is, checked when it is decoded (decodeResult).
+// as the raw JSON it is, checked when it is decoded (decodeResult); the
+// arguments' and values' digests are left in the line, in d, not in
+// rec.
 // It reports false, and the record is read whole (index.load), for
 // another id, a line that holds a large value's stub, and whatever
 // scanIndexed leaves to encoding/json (an escape in a string it reads, a
 // \u escape anywhere, a reference to a secret, a key that is not plain
 // lower case ASCII, a number that is not an int) or that it does not
 // read (a nested error).
-func scanReply(line []byte, want delegation.Path, rec *Record) bool {
+func scanReply(line []byte, want delegation.Path, rec *Record, d *digests) bool {
 	if bytes.HasPrefix(line, []byte(blobsKey)) || bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(secretMark)) {
 		return false
 	}
+	*d = digests{}
 	s := scanner{b: line}
 	s.ws()
 	if !s.eat('{') {
@@ -502,9 +509,9 @@ func scanReply(line []byte, want delegation.Path, rec *Record) bool {
 		case "n":
 			ok = s.int(&rec.N)
 		case "args":
-			ok = s.str(&rec.Args)
+			d.args, ok = s.raw()
 		case "values":
-			ok = s.str(&rec.Values)
+			d.values, ok = s.raw()
 		case "result":
 			start := s.i
 			if ok = s.skip(0); ok {

@@ -33,9 +33,11 @@ func FuzzScanReply(f *testing.F) {
 			return
 		}
 		var rec Record
-		if !scanReply([]byte(line), p, &rec) {
+		var d digests
+		if !scanReply([]byte(line), p, &rec, &d) {
 			return
 		}
+		rec.Args, rec.Values = string(d.args), string(d.values)
 		if rec.ID != p {
 			t.Fatalf("%q: read as the record of %q, asked for %q", line, rec.ID, p)
 		}

@@ -53,10 +53,10 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 	if rp != nil {
 		rec = rp.Rec
 	}
-	if rec != nil && rec.Args != args {
+	if rec != nil && string(rp.dig.args) != args {
 		if !r.opt.Force || r.mode != Resuming {
 			div := &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos,
-				Reason: fmt.Sprintf("its arguments differ (journal sha256 %.12s..., now %.12s...)", rec.Args, args)}
+				Reason: fmt.Sprintf("its arguments differ (journal sha256 %.12s..., now %.12s...)", rp.dig.args, args)}
 			return nil, r.diverge(div), true
 		}
 		rec = nil // forced: it runs live and its new record supersedes the old one
@@ -360,10 +360,10 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id delegat
 	if rp != nil {
 		rec = rp.Rec
 	}
-	if rec != nil && rec.Values != vals {
+	if rec != nil && string(rp.dig.values) != vals {
 		if !r.opt.Force || r.mode != Resuming {
 			div := &DivergenceError{What: "condition", ID: id, Pos: jg.Pos,
-				Reason: fmt.Sprintf("the values it mentions differ (journal sha256 %.12s..., now %.12s...)", rec.Values, vals)}
+				Reason: fmt.Sprintf("the values it mentions differ (journal sha256 %.12s..., now %.12s...)", rp.dig.values, vals)}
 			return delegation.Verdict{}, r.diverge(div), true
 		}
 		rec = nil
