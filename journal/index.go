@@ -120,10 +120,12 @@ func (t table) distinct() int {
 // hashKey is the FNV-1a hash of the path's key and n's eight bytes,
 // little-endian, mixed by fmix64, computed without allocating: every
 // answer hashes its key.
-func hashKey(p delegation.Path, n int) uint64 {
+func hashKey(p delegation.Path, n int) uint64 { return hashOf(p.Key(), n) }
+
+// hashOf is hashKey of the path whose key is k.
+func hashOf[K string | []byte](k K, n int) uint64 {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
-	k := p.Key()
 	for i := 0; i < len(k); i++ {
 		h ^= uint64(k[i])
 		h *= prime
@@ -185,7 +187,10 @@ type indexer struct {
 	place  int32
 	starts map[callKey]string // resuming: the position of each attempt
 	failed []failedEnd        // resuming: the failed attempts, in order
-	procs  map[callKey][]*Record
+	// procs, resuming, are the process groups of attempts without an
+	// "end" (yet): a resume ends them (endLeftovers); a replay starts
+	// nothing and ends nothing.
+	procs map[callKey][]*Record
 }
 
 // failedEnd is a completed attempt that failed, where its call is, and
@@ -201,8 +206,9 @@ func newIndexer(f io.ReaderAt, dir string, mode Mode) *indexer {
 	if dir != "" {
 		x.path = filepath.Join(dir, FileName)
 	}
-	b := &indexer{mode: mode, x: x, procs: map[callKey][]*Record{}}
+	b := &indexer{mode: mode, x: x}
 	if mode == Resuming {
+		b.procs = map[callKey][]*Record{}
 		b.starts = map[callKey]string{}
 		b.x.memo = map[string]entry{}
 	}
@@ -217,21 +223,29 @@ func newIndexer(f io.ReaderAt, dir string, mode Mode) *indexer {
 func (b *indexer) keep(rec *Record, off int64, n int, line []byte) bool {
 	e := entry{off: off, n: int32(n), place: b.place, check: maphash.Bytes(b.x.seed, line)}
 	b.place++
+	hash := func(n int) uint64 {
+		if rec.idKey != nil {
+			return hashOf(rec.idKey, n)
+		}
+		return hashKey(rec.ID, n)
+	}
 	k := callKey{rec.ID, rec.Attempt}
 	switch rec.Type {
 	case TypeStart:
 		if b.starts != nil {
 			b.starts[k] = rec.Pos
 		}
-		if rec.PGID != 0 { // since format 5, the attempt's first process group
+		if rec.PGID != 0 && b.procs != nil { // since format 5, the attempt's first process group
 			c := *rec // rec is the scanner's, read into again
 			b.procs[k] = append(b.procs[k], &c)
 		}
 		return false
 	case TypeEnd:
-		delete(b.procs, k)
+		if b.procs != nil {
+			delete(b.procs, k)
+		}
 		if rec.completed() {
-			e.key = hashKey(rec.ID, rec.Attempt)
+			e.key = hash(rec.Attempt)
 			b.x.calls = append(b.x.calls, e)
 			if rec.Err != "" && b.starts != nil {
 				pos := rec.Pos // since format 5; before, its "start" said
@@ -242,17 +256,19 @@ func (b *indexer) keep(rec *Record, off int64, n int, line []byte) bool {
 			}
 		}
 	case TypeJudge:
-		e.key = hashKey(rec.ID, rec.N)
+		e.key = hash(rec.N)
 		b.x.judges = append(b.x.judges, e)
 		if b.x.memo != nil && rec.Kind == "" && rec.Rule == "" && rec.Model != "" {
 			b.x.memo[memoKey(posFile(rec.Pos), rec.Cond, rec.Values, rec.FailClosed)] = e
 		}
 	case TypeGroup, TypeFirst:
-		e.key = hashKey(rec.ID, max(rec.N, 1))
+		e.key = hash(max(rec.N, 1))
 		b.x.groups = append(b.x.groups, e)
 	case TypeProc:
-		c := *rec
-		b.procs[k] = append(b.procs[k], &c)
+		if b.procs != nil {
+			c := *rec
+			b.procs[k] = append(b.procs[k], &c)
+		}
 		return false // kept, while open, in procs
 	case TypeSession:
 		b.x.final, b.x.finalRec, b.x.finalSum = entry{}, nil, nil

@@ -30,9 +30,9 @@ func scanIndexed(line []byte) (*Record, bool) {
 
 // scanIndexedInto is scanIndexed reading into rec (zeroed first): an
 // index reads every line of a journal into one Record, which it copies
-// only when it keeps it (Log.parseLine, indexer.keep). Without pos, a
-// record's position is skipped, unread: a replay's index does not read
-// it.
+// only when it keeps it (Log.parseLine, indexer.keep). Without pos, as a
+// replay's index reads a line, its position is skipped, unread, and its
+// id is checked (pathKey) and left in the line (rec.idKey), not parsed.
 func scanIndexedInto(line []byte, rec *Record, pos bool) (*Record, bool) {
 	if bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(secretMark)) {
 		return nil, false
@@ -62,6 +62,13 @@ func scanIndexedInto(line []byte, rec *Record, pos bool) (*Record, bool) {
 		case "t":
 			ok = s.typ(&rec.Type)
 		case "id":
+			if !pos {
+				// A replay's index hashes the key as the line spells it
+				// (indexer.keep): checked, not parsed.
+				rec.idKey, ok = s.raw()
+				ok = ok && pathKey(rec.idKey)
+				break
+			}
 			var id string
 			if ok = s.str(&id); ok {
 				var p delegation.Path
@@ -623,4 +630,83 @@ func (s *scanner) raw() ([]byte, bool) {
 		s.i++
 	}
 	return nil, false
+}
+
+// pathKey reports whether b is a path as delegation.ParsePath reads one
+// (the empty path too), without allocating: parts joined by ">", each
+// "L<line>", then "/<iteration>" any number of times, then "#<attempt>"
+// or not; every number without leading zeros, fitting an int, at least
+// 1 (an attempt 2). FuzzPathKey holds it to ParsePath.
+func pathKey(b []byte) bool {
+	for len(b) > 0 {
+		seg := b
+		i := bytes.IndexByte(b, '>')
+		if i >= 0 {
+			seg, b = b[:i], b[i+1:]
+			if len(b) == 0 {
+				return false // an empty last part
+			}
+		} else {
+			b = nil
+		}
+		if !segmentKey(seg) {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentKey is pathKey of one part.
+func segmentKey(seg []byte) bool {
+	body := seg
+	if i := bytes.IndexByte(seg, '#'); i >= 0 {
+		if !decimal(seg[i+1:], 2) {
+			return false
+		}
+		body = seg[:i]
+	}
+	if len(body) == 0 || body[0] != 'L' {
+		return false
+	}
+	line, iters, more := body[1:], []byte(nil), false
+	if i := bytes.IndexByte(body, '/'); i >= 0 {
+		line, iters, more = body[1:i], body[i+1:], true
+	}
+	if !decimal(line, 1) {
+		return false
+	}
+	if !more {
+		return true
+	}
+	for {
+		it := iters
+		i := bytes.IndexByte(iters, '/')
+		if i >= 0 {
+			it, iters = iters[:i], iters[i+1:]
+		}
+		if !decimal(it, 1) {
+			return false
+		}
+		if i < 0 {
+			return true
+		}
+	}
+}
+
+// decimal reports whether b is a decimal number of least or more,
+// without a sign or leading zeros, that fits an int.
+func decimal(b []byte, least int) bool {
+	const maxInt = "9223372036854775807"
+	if len(b) == 0 || len(b) > len(maxInt) || b[0] == '0' {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	if len(b) == len(maxInt) && string(b) > maxInt {
+		return false
+	}
+	return len(b) > 1 || int(b[0]-'0') >= least
 }

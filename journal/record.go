@@ -198,6 +198,10 @@ type Record struct {
 	// resultJSON: Result is as encodeValue wrote it, valid and compact
 	// JSON, which appendRecord need not check again (not journaled).
 	resultJSON bool
+	// idKey is ID as the line spells it, when a replay's index scanned
+	// the line (scanIndexedInto) and left ID unparsed: it points into
+	// the line, read while the line is (not journaled).
+	idKey []byte
 	// "session": the version of prose that resumed the run.
 	Prose string `json:"prose,omitempty"`
 	// Trace-only fields (see Trace): the arguments' value on "start";

@@ -239,3 +239,18 @@ func TestReplayRefusesALineChangedAfterItWasChecked(t *testing.T) {
 		t.Errorf("replay of a journal changed as it ran: %v, want an error saying %q", err, want)
 	}
 }
+
+// FuzzPathKey: pathKey accepts exactly the paths delegation.ParsePath
+// reads, as a replay's index checks each id with it instead.
+func FuzzPathKey(f *testing.F) {
+	for _, s := range []string{"", "L1", "L25/3", "L4/1/2#3", "L4>L9/2", "L4#1", "L4#02", "L0", "L01", "L3/", "L3//2",
+		"L3>", ">L3", "L+3", "L-3", "L3#", "l3", "L9223372036854775807", "L9223372036854775808", "L3#2#3", "L3/0", "L1/2>L3#99"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, err := delegation.ParsePath(s)
+		if got := pathKey([]byte(s)); got != (err == nil) {
+			t.Fatalf("pathKey(%q) = %v, ParsePath: %v", s, got, err)
+		}
+	})
+}
