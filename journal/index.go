@@ -34,10 +34,9 @@ type judgeKey struct {
 // record read back says whether it is the one asked for (two keys with
 // one hash are told apart so).
 type entry struct {
-	key   uint64 // hashKey of the path and the attempt or occurrence
-	off   int64  // of the line
-	n     int32  // bytes of the line, its newline included
-	place int32  // the record's index among the journal's records
+	key uint32 // hashKey of the path and the attempt or occurrence
+	n   int32  // bytes of the line, its newline included
+	off int64  // of the line: later lines supersede earlier ones
 	// check is a hash of the line (without its newline) as the index
 	// read it and checked its digest, under a seed of the index's own
 	// (index.seed): the line read back is that line, or it is refused
@@ -46,7 +45,7 @@ type entry struct {
 }
 
 // table is the entries of one kind of record, sorted by key (and by
-// place among equal keys) once built.
+// offset among equal keys) once built.
 type table []entry
 
 func (t table) sort() {
@@ -54,13 +53,13 @@ func (t table) sort() {
 		if c := cmp.Compare(a.key, b.key); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.place, b.place) // places are distinct
+		return cmp.Compare(a.off, b.off) // lines are distinct
 	})
 }
 
 // span returns where the entries of key h are in t: t[i:j], latest
 // last.
-func (t table) span(h uint64) (i, j int) {
+func (t table) span(h uint32) (i, j int) {
 	i = sort.Search(len(t), func(i int) bool { return t[i].key >= h })
 	j = i
 	for j < len(t) && t[j].key == h {
@@ -84,10 +83,10 @@ func newDirectory(t table) directory {
 	for 1<<bits < len(t)/2 {
 		bits++
 	}
-	d := directory{at: make([]uint32, 1<<bits+1), shift: 64 - uint(bits)}
+	d := directory{at: make([]uint32, 1<<bits+1), shift: 32 - uint(bits)}
 	k := 0
 	for p := range 1 << bits {
-		for k < len(t) && t[k].key>>d.shift < uint64(p) {
+		for k < len(t) && t[k].key>>d.shift < uint32(p) {
 			k++
 		}
 		d.at[p] = uint32(k)
@@ -97,7 +96,7 @@ func newDirectory(t table) directory {
 }
 
 // span is t.span(h), t being the table d was made of.
-func (d directory) span(t table, h uint64) (i, j int) {
+func (d directory) span(t table, h uint32) (i, j int) {
 	if len(d.at) == 0 {
 		return t.span(h)
 	}
@@ -118,12 +117,13 @@ func (t table) distinct() int {
 }
 
 // hashKey is the FNV-1a hash of the path's key and n's eight bytes,
-// little-endian, mixed by fmix64, computed without allocating: every
-// answer hashes its key.
-func hashKey(p delegation.Path, n int) uint64 { return hashOf(p.Key(), n) }
+// little-endian, mixed by fmix64, its top 32 bits; computed without
+// allocating: every answer hashes its key. Two keys of one hash cost a
+// record read back, not a wrong answer (index.answer).
+func hashKey(p delegation.Path, n int) uint32 { return hashOf(p.Key(), n) }
 
 // hashOf is hashKey of the path whose key is k.
-func hashOf[K string | []byte](k K, n int) uint64 {
+func hashOf[K string | []byte](k K, n int) uint32 {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(k); i++ {
@@ -143,7 +143,7 @@ func hashOf[K string | []byte](k K, n int) uint64 {
 	h ^= h >> 33
 	h *= 0xc4ceb9fe1a85ec53
 	h ^= h >> 33
-	return h
+	return uint32(h >> 32)
 }
 
 // index holds where the records of earlier sessions are that a resume or
@@ -184,7 +184,6 @@ type index struct {
 type indexer struct {
 	x      *index
 	mode   Mode
-	place  int32
 	starts map[callKey]string // resuming: the position of each attempt
 	failed []failedEnd        // resuming: the failed attempts, in order
 	// procs, resuming, are the process groups of attempts without an
@@ -194,11 +193,11 @@ type indexer struct {
 }
 
 // failedEnd is a completed attempt that failed, where its call is, and
-// its record's place.
+// where its record is.
 type failedEnd struct {
-	key   callKey
-	pos   string
-	place int32
+	key callKey
+	pos string
+	off int64
 }
 
 func newIndexer(f io.ReaderAt, dir string, mode Mode) *indexer {
@@ -221,9 +220,8 @@ func newIndexer(f io.ReaderAt, dir string, mode Mode) *indexer {
 // secrets (MissingSecrets) and the process groups still open at the end
 // (endLeftovers).
 func (b *indexer) keep(rec *Record, off int64, n int, line []byte) bool {
-	e := entry{off: off, n: int32(n), place: b.place, check: maphash.Bytes(b.x.seed, line)}
-	b.place++
-	hash := func(n int) uint64 {
+	e := entry{off: off, n: int32(n), check: maphash.Bytes(b.x.seed, line)}
+	hash := func(n int) uint32 {
 		if rec.idKey != nil {
 			return hashOf(rec.idKey, n)
 		}
@@ -252,7 +250,7 @@ func (b *indexer) keep(rec *Record, off int64, n int, line []byte) bool {
 				if pos == "" {
 					pos = b.starts[k]
 				}
-				b.failed = append(b.failed, failedEnd{k, pos, e.place})
+				b.failed = append(b.failed, failedEnd{k, pos, e.off})
 			}
 		}
 	case TypeJudge:
@@ -314,15 +312,15 @@ func (b *indexer) done(l *Log) *index {
 // retry is calls without the attempts of call id and the failed attempts
 // inside it (failed lists every failed attempt).
 func (x *index) retry(id delegation.Path, failed []failedEnd) table {
-	drop := map[int32]bool{}
+	drop := map[int64]bool{}
 	for _, f := range failed {
 		if f.key.id.Within(id) {
-			drop[f.place] = true
+			drop[f.off] = true
 		}
 	}
 	out := x.calls[:0]
 	for _, e := range x.calls {
-		if drop[e.place] {
+		if drop[e.off] {
 			continue
 		}
 		if rec, err := x.load(e); err == nil && rec.ID == id {
@@ -392,12 +390,28 @@ func (x *index) line(e entry, buf []byte) ([]byte, error) {
 	return buf, x.same(e, buf)
 }
 
+// lineAt is the number of the line at off of the journal (1 for the
+// first), counted when an error names it.
+func (x *index) lineAt(off int64) int {
+	n := 1
+	buf := make([]byte, 64<<10)
+	for at := int64(0); at < off; {
+		k, err := x.f.ReadAt(buf[:min(int64(len(buf)), off-at)], at)
+		n += bytes.Count(buf[:k], newline)
+		at += int64(k)
+		if err != nil || k == 0 {
+			break
+		}
+	}
+	return n
+}
+
 // same checks that line, read back for e, is the line the index read
 // and checked the digest of: a journal changed since (by another
 // process, while a replay reads it) is refused, not answered from.
 func (x *index) same(e entry, line []byte) error {
 	if maphash.Bytes(x.seed, bytes.TrimSuffix(line, newline)) != e.check {
-		return fmt.Errorf("%s: line %d changed after its digest was checked, as the run went on: the journal was edited or damaged meanwhile, and prose refuses to answer from it", x.path, e.place+2)
+		return fmt.Errorf("%s: line %d changed after its digest was checked, as the run went on: the journal was edited or damaged meanwhile, and prose refuses to answer from it", x.path, x.lineAt(e.off))
 	}
 	return nil
 }
@@ -423,7 +437,6 @@ func (x *index) load(e entry) (*Record, error) {
 			return nil, fmt.Errorf("journal: reading a record back: %w", err)
 		}
 	}
-	rec.place = int(e.place)
 	return rec, nil
 }
 
@@ -461,7 +474,7 @@ func (rp *reply) done() {
 // hash says which entries may be it; the record read back says whether
 // it is), nil when there is none. want is the path asked for:
 // scanReply compares the record's id with it as it reads it.
-func (x *index) answer(tab table, at directory, h uint64, want delegation.Path, is func(*Record) bool) (*reply, error) {
+func (x *index) answer(tab table, at directory, h uint32, want delegation.Path, is func(*Record) bool) (*reply, error) {
 	i, j := at.span(tab, h)
 	for k := j - 1; k >= i; k-- {
 		e := tab[k]
@@ -474,7 +487,7 @@ func (x *index) answer(tab table, at directory, h uint64, want delegation.Path, 
 		rp.line = line
 		if scanReply(bytes.TrimRight(line, "\n"), want, &rp.own, &rp.dig) {
 			if is(&rp.own) {
-				rp.own.place, rp.Rec = int(e.place), &rp.own
+				rp.Rec = &rp.own
 				return rp, nil
 			}
 			rp.done()

@@ -192,9 +192,6 @@ type Record struct {
 	ErrCode string `json:"err_code,omitempty"`
 	Mode    string `json:"mode,omitempty"`
 	Force   bool   `json:"force,omitempty"`
-	// place is the record's index among the journal's records (set by
-	// the index a resume or replay answers from; not journaled).
-	place int
 	// resultJSON: Result is as encodeValue wrote it, valid and compact
 	// JSON, which appendRecord need not check again (not journaled).
 	resultJSON bool

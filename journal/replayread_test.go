@@ -74,23 +74,23 @@ func TestDirectoryFindsWhatASearchFinds(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 7, 100, 5000} {
 		var tab table
 		for i := range n {
-			key := rng.Uint64()
+			key := rng.Uint32()
 			if i > 0 && rng.Intn(4) == 0 {
 				key = tab[rng.Intn(len(tab))].key // a key with several entries
 			}
 			if n == 100 && i < 50 {
-				key = uint64(i % 3) // keys that bunch in one range
+				key = uint32(i % 3) // keys that bunch in one range
 			}
-			tab = append(tab, entry{key: key, place: int32(i)})
+			tab = append(tab, entry{key: key, off: int64(i)})
 		}
 		tab.sort()
 		d := newDirectory(tab)
-		probe := []uint64{0, 1, 2, ^uint64(0)}
+		probe := []uint32{0, 1, 2, ^uint32(0)}
 		for _, e := range tab {
 			probe = append(probe, e.key, e.key+1, e.key-1)
 		}
 		for range 100 {
-			probe = append(probe, rng.Uint64())
+			probe = append(probe, rng.Uint32())
 		}
 		for _, h := range probe {
 			i, j := d.span(tab, h)
