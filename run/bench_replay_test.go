@@ -223,6 +223,8 @@ func BenchmarkReplayOneDecode(b *testing.B) {
 		replayPeak = append(replayPeak, float64(rp)/(1<<20))
 		peakRatio = append(peakRatio, float64(rp)/float64(lp))
 		heldRatio = append(heldRatio, float64(rh)/float64(lh))
+		b.Logf("round %d: CPU decode %.1f ms, replay %.1f ms (%.3f); peak heap live %.2f MB, replay %.2f MB (%.3f); held %.3f",
+			i+1, decodeMS[i], replayMS[i], cpuRatio[i], livePeak[i], replayPeak[i], peakRatio[i], heldRatio[i])
 	}
 	b.StopTimer()
 	if st, err := os.Stat(path); err == nil {
