@@ -463,7 +463,7 @@ func (rp *reply) done() {
 	if rp == nil {
 		return
 	}
-	rp.Rec, rp.own, rp.dig = nil, Record{}, digests{}
+	rp.Rec, rp.dig = nil, digests{} // own is zeroed as it is read into (scanReply)
 	if cap(rp.line) > maxPooledLine {
 		rp.line = nil
 	}
