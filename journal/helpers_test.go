@@ -130,7 +130,7 @@ func toJSON(t testing.TB, v delegation.Value) string {
 func newIndex(l *Log) *index {
 	b := newIndexer(nil, "", Replaying)
 	for _, r := range l.Records {
-		b.keep(r, 0, 0)
+		b.keep(r, 0, 0, nil)
 	}
 	b.x.final = entry{}
 	return b.done(l)

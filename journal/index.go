@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"encoding/binary"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
 	"io"
+	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -33,14 +34,18 @@ type judgeKey struct {
 // record read back says whether it is the one asked for (two keys with
 // one hash are told apart so).
 type entry struct {
-	key   uint64 // hashKey of the path and the attempt or occurrence
-	off   int64  // of the line
-	n     int32  // bytes of the line, its newline included
-	place int32  // the record's index among the journal's records
+	key uint32 // hashKey of the path and the attempt or occurrence
+	n   int32  // bytes of the line, its newline included
+	off int64  // of the line: later lines supersede earlier ones
+	// check is a hash of the line (without its newline) as the index
+	// read it and checked its digest, under a seed of the index's own
+	// (index.seed): the line read back is that line, or it is refused
+	// (index.line).
+	check uint64
 }
 
 // table is the entries of one kind of record, sorted by key (and by
-// place among equal keys) once built.
+// offset among equal keys) once built.
 type table []entry
 
 func (t table) sort() {
@@ -48,22 +53,56 @@ func (t table) sort() {
 		if c := cmp.Compare(a.key, b.key); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.place, b.place) // places are distinct
+		return cmp.Compare(a.off, b.off) // lines are distinct
 	})
 }
 
-// find returns the entries of key h, latest first.
-func (t table) find(h uint64) []entry {
-	i := sort.Search(len(t), func(i int) bool { return t[i].key >= h })
-	j := i
+// span returns where the entries of key h are in t: t[i:j], latest
+// last.
+func (t table) span(h uint32) (i, j int) {
+	i = sort.Search(len(t), func(i int) bool { return t[i].key >= h })
+	j = i
 	for j < len(t) && t[j].key == h {
 		j++
 	}
-	out := make([]entry, 0, j-i)
-	for k := j - 1; k >= i; k-- {
-		out = append(out, t[k])
+	return i, j
+}
+
+// directory says where in a sorted table the keys of each range
+// begin: the entries whose keys' top bits are p are t[at[p]:at[p+1]],
+// two or so (keys are hashes, spread evenly), so that an answer finds
+// its entry without a search of the whole table, which would miss the
+// processor's caches at every step of a long journal's.
+type directory struct {
+	at    []uint32
+	shift uint
+}
+
+func newDirectory(t table) directory {
+	bits := 0
+	for 1<<bits < len(t)/2 {
+		bits++
 	}
-	return out
+	d := directory{at: make([]uint32, 1<<bits+1), shift: 32 - uint(bits)}
+	k := 0
+	for p := range 1 << bits {
+		for k < len(t) && t[k].key>>d.shift < uint32(p) {
+			k++
+		}
+		d.at[p] = uint32(k)
+	}
+	d.at[1<<bits] = uint32(len(t))
+	return d
+}
+
+// span is t.span(h), t being the table d was made of.
+func (d directory) span(t table, h uint32) (i, j int) {
+	if len(d.at) == 0 {
+		return t.span(h)
+	}
+	p := h >> d.shift
+	i, j = t[d.at[p]:d.at[p+1]].span(h)
+	return i + int(d.at[p]), j + int(d.at[p])
 }
 
 // distinct is the number of distinct keys.
@@ -77,23 +116,47 @@ func (t table) distinct() int {
 	return n
 }
 
-func hashKey(p delegation.Path, n int) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(p.Key()))
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(n))
-	h.Write(b[:])
-	return h.Sum64()
+// hashKey is the FNV-1a hash of the path's key and n's eight bytes,
+// little-endian, mixed by fmix64, its top 32 bits; computed without
+// allocating: every answer hashes its key. Two keys of one hash cost a
+// record read back, not a wrong answer (index.answer).
+func hashKey(p delegation.Path, n int) uint32 { return hashOf(p.Key(), n) }
+
+// hashOf is hashKey of the path whose key is k.
+func hashOf[K string | []byte](k K, n int) uint32 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(k); i++ {
+		h ^= uint64(k[i])
+		h *= prime
+	}
+	u := uint64(n)
+	for range 8 {
+		h ^= u & 0xff
+		h *= prime
+		u >>= 8
+	}
+	// fmix64 (MurmurHash3's finalizer): every bit of the key moves the
+	// top bits, by which a directory finds the key's range.
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return uint32(h >> 32)
 }
 
 // index holds where the records of earlier sessions are that a resume or
 // a replay answers from. A later record for the same key supersedes an
 // earlier one (a forced resume re-ran it).
 type index struct {
-	f   io.ReaderAt // the journal
-	dir string      // its run directory (large values, blob.go)
-	// win is the part of f at winOff that line read last (guarded by
-	// winMu).
+	f    io.ReaderAt // the journal
+	dir  string      // its run directory (large values, blob.go)
+	path string      // the journal's file, as errors name it
+	seed maphash.Seed
+	// win is the part of f at winOff that line read last. winMu guards
+	// it, and the tables and their directories once the index is built
+	// (release drops them).
 	winMu  sync.Mutex
 	win    []byte
 	winOff int64
@@ -101,12 +164,19 @@ type index struct {
 	judges table
 	groups table // "group" records (and "first" records of older journals)
 	ncalls int   // distinct attempts in calls
+	// callsAt, judgesAt and groupsAt are the tables' directories.
+	callsAt, judgesAt, groupsAt directory
 	// memo, when resuming, holds the model's verdicts of earlier
 	// sessions by what a model judge caches a verdict by (memoKey).
 	memo map[string]entry
 	// final is where the outcome of the latest session is (see
-	// Log.Final; n 0: none).
-	final entry
+	// Log.Final; n 0: none), finalRec that record without its result,
+	// and finalSum the sha256 of its result when it has one that refers
+	// to no withheld secret: a replay that returns the same bytes has
+	// the same result, and reads the record no more (checkOutcome).
+	final    entry
+	finalRec *Record
+	finalSum *[sha256.Size]byte
 }
 
 // indexer builds an index from the records of a journal as they are read
@@ -114,80 +184,101 @@ type index struct {
 type indexer struct {
 	x      *index
 	mode   Mode
-	place  int32
 	starts map[callKey]string // resuming: the position of each attempt
 	failed []failedEnd        // resuming: the failed attempts, in order
-	procs  map[callKey][]*Record
+	// procs, resuming, are the process groups of attempts without an
+	// "end" (yet): a resume ends them (endLeftovers); a replay starts
+	// nothing and ends nothing.
+	procs map[callKey][]*Record
 }
 
 // failedEnd is a completed attempt that failed, where its call is, and
-// its record's place.
+// where its record is.
 type failedEnd struct {
-	key   callKey
-	pos   string
-	place int32
+	key callKey
+	pos string
+	off int64
 }
 
 func newIndexer(f io.ReaderAt, dir string, mode Mode) *indexer {
-	b := &indexer{mode: mode, x: &index{f: f, dir: dir}, procs: map[callKey][]*Record{}}
+	x := &index{f: f, dir: dir, path: FileName, seed: maphash.MakeSeed()}
+	if dir != "" {
+		x.path = filepath.Join(dir, FileName)
+	}
+	b := &indexer{mode: mode, x: x}
 	if mode == Resuming {
+		b.procs = map[callKey][]*Record{}
 		b.starts = map[callKey]string{}
 		b.x.memo = map[string]entry{}
 	}
 	return b
 }
 
-// keep notes rec, read at off (n bytes), and reports whether the Log
-// keeps it: the records a Log's methods read (sessions, finals), those
-// that refer to the environment's secrets (MissingSecrets) and the
-// process groups still open at the end (endLeftovers).
-func (b *indexer) keep(rec *Record, off int64, n int) bool {
-	e := entry{off: off, n: int32(n), place: b.place}
-	b.place++
+// keep notes rec, read from line (without its newline) at off (n bytes
+// with it), and reports whether the Log keeps it: the records a Log's
+// methods read (sessions, finals), those that refer to the environment's
+// secrets (MissingSecrets) and the process groups still open at the end
+// (endLeftovers).
+func (b *indexer) keep(rec *Record, off int64, n int, line []byte) bool {
+	e := entry{off: off, n: int32(n), check: maphash.Bytes(b.x.seed, line)}
+	hash := func(n int) uint32 {
+		if rec.idKey != nil {
+			return hashOf(rec.idKey, n)
+		}
+		return hashKey(rec.ID, n)
+	}
 	k := callKey{rec.ID, rec.Attempt}
 	switch rec.Type {
 	case TypeStart:
 		if b.starts != nil {
 			b.starts[k] = rec.Pos
 		}
-		if rec.PGID != 0 { // since format 5, the attempt's first process group
+		if rec.PGID != 0 && b.procs != nil { // since format 5, the attempt's first process group
 			c := *rec // rec is the scanner's, read into again
 			b.procs[k] = append(b.procs[k], &c)
 		}
 		return false
 	case TypeEnd:
-		delete(b.procs, k)
+		if b.procs != nil {
+			delete(b.procs, k)
+		}
 		if rec.completed() {
-			e.key = hashKey(rec.ID, rec.Attempt)
+			e.key = hash(rec.Attempt)
 			b.x.calls = append(b.x.calls, e)
 			if rec.Err != "" && b.starts != nil {
 				pos := rec.Pos // since format 5; before, its "start" said
 				if pos == "" {
 					pos = b.starts[k]
 				}
-				b.failed = append(b.failed, failedEnd{k, pos, e.place})
+				b.failed = append(b.failed, failedEnd{k, pos, e.off})
 			}
 		}
 	case TypeJudge:
-		e.key = hashKey(rec.ID, rec.N)
+		e.key = hash(rec.N)
 		b.x.judges = append(b.x.judges, e)
 		if b.x.memo != nil && rec.Kind == "" && rec.Rule == "" && rec.Model != "" {
 			b.x.memo[memoKey(posFile(rec.Pos), rec.Cond, rec.Values, rec.FailClosed)] = e
 		}
 	case TypeGroup, TypeFirst:
-		e.key = hashKey(rec.ID, max(rec.N, 1))
+		e.key = hash(max(rec.N, 1))
 		b.x.groups = append(b.x.groups, e)
 	case TypeProc:
-		c := *rec
-		b.procs[k] = append(b.procs[k], &c)
+		if b.procs != nil {
+			c := *rec
+			b.procs[k] = append(b.procs[k], &c)
+		}
 		return false // kept, while open, in procs
 	case TypeSession:
-		b.x.final = entry{}
+		b.x.final, b.x.finalRec, b.x.finalSum = entry{}, nil, nil
 		return true
 	case TypeSource:
 		return true // a resume keeps each source once
 	case TypeFinal:
-		b.x.final = e
+		b.x.final, b.x.finalRec, b.x.finalSum = e, rec, nil
+		if len(rec.Result) > 0 && !refersToSecret(rec) {
+			sum := sha256.Sum256(rec.Result)
+			b.x.finalSum = &sum
+		}
 		rec.Result = nil // read again when asked for (finalRecord)
 		return true
 	}
@@ -214,21 +305,22 @@ func (b *indexer) done(l *Log) *index {
 	b.x.judges.sort()
 	b.x.groups.sort()
 	b.x.ncalls = b.x.calls.distinct()
+	b.x.callsAt, b.x.judgesAt, b.x.groupsAt = newDirectory(b.x.calls), newDirectory(b.x.judges), newDirectory(b.x.groups)
 	return b.x
 }
 
 // retry is calls without the attempts of call id and the failed attempts
 // inside it (failed lists every failed attempt).
 func (x *index) retry(id delegation.Path, failed []failedEnd) table {
-	drop := map[int32]bool{}
+	drop := map[int64]bool{}
 	for _, f := range failed {
 		if f.key.id.Within(id) {
-			drop[f.place] = true
+			drop[f.off] = true
 		}
 	}
 	out := x.calls[:0]
 	for _, e := range x.calls {
-		if drop[e.place] {
+		if drop[e.off] {
 			continue
 		}
 		if rec, err := x.load(e); err == nil && rec.ID == id {
@@ -262,18 +354,24 @@ func failedCall(l *Log, failed []failedEnd) (delegation.Path, bool) {
 // windowBytes is how much of the journal the index reads at a time to
 // answer from (index.window): a resume or replay answers mostly in
 // journal order, so one read serves the records of a window.
-const windowBytes = 256 << 10
+const windowBytes = 64 << 10
 
-// line reads the line of e: from the window of the journal last read
-// when it is in it, else with a read of the window starting at it.
-func (x *index) line(e entry) ([]byte, error) {
-	buf := make([]byte, e.n)
+// line reads the line of e into buf (grown when it is too short): from
+// the window of the journal last read when it is in it, else with a
+// read of the window starting at it.
+func (x *index) line(e entry, buf []byte) ([]byte, error) {
+	if cap(buf) < int(e.n) {
+		buf = make([]byte, e.n)
+	}
+	buf = buf[:e.n]
 	x.winMu.Lock()
 	defer x.winMu.Unlock()
 	if e.off < x.winOff || e.off+int64(e.n) > x.winOff+int64(len(x.win)) {
 		if int(e.n) > windowBytes {
-			_, err := x.f.ReadAt(buf, e.off)
-			return buf, err
+			if _, err := x.f.ReadAt(buf, e.off); err != nil {
+				return nil, err
+			}
+			return buf, x.same(e, buf)
 		}
 		if x.win == nil {
 			x.win = make([]byte, windowBytes)
@@ -289,12 +387,38 @@ func (x *index) line(e entry) ([]byte, error) {
 		x.win, x.winOff = x.win[:n], e.off
 	}
 	copy(buf, x.win[e.off-x.winOff:])
-	return buf, nil
+	return buf, x.same(e, buf)
 }
 
-// load reads the record of e.
+// lineAt is the number of the line at off of the journal (1 for the
+// first), counted when an error names it.
+func (x *index) lineAt(off int64) int {
+	n := 1
+	buf := make([]byte, 64<<10)
+	for at := int64(0); at < off; {
+		k, err := x.f.ReadAt(buf[:min(int64(len(buf)), off-at)], at)
+		n += bytes.Count(buf[:k], newline)
+		at += int64(k)
+		if err != nil || k == 0 {
+			break
+		}
+	}
+	return n
+}
+
+// same checks that line, read back for e, is the line the index read
+// and checked the digest of: a journal changed since (by another
+// process, while a replay reads it) is refused, not answered from.
+func (x *index) same(e entry, line []byte) error {
+	if maphash.Bytes(x.seed, bytes.TrimSuffix(line, newline)) != e.check {
+		return fmt.Errorf("%s: line %d changed after its digest was checked, as the run went on: the journal was edited or damaged meanwhile, and prose refuses to answer from it", x.path, x.lineAt(e.off))
+	}
+	return nil
+}
+
+// load reads the record of e whole, into a Record of its own.
 func (x *index) load(e entry) (*Record, error) {
-	buf, err := x.line(e)
+	buf, err := x.line(e, nil)
 	if err != nil {
 		return nil, fmt.Errorf("journal: reading a record back: %w", err)
 	}
@@ -313,8 +437,74 @@ func (x *index) load(e entry) (*Record, error) {
 			return nil, fmt.Errorf("journal: reading a record back: %w", err)
 		}
 	}
-	rec.place = int(e.place)
 	return rec, nil
+}
+
+// reply is a record read back to answer a call or a judgment from
+// (index.call, index.judge): Rec, read by scanReply into the reply's own
+// Record and line buffer, or read whole (index.load). Both are used
+// again once the answer is given (done), so that answering allocates
+// nothing for the record: the answer keeps nothing of Rec but what it
+// copies or decodes from it.
+type reply struct {
+	Rec  *Record
+	own  Record
+	line []byte
+	dig  digests // Rec's digests, when scanReply read it
+}
+
+var replies = sync.Pool{New: func() any { return new(reply) }}
+
+// maxPooledLine is the longest line buffer a reply keeps for the next.
+const maxPooledLine = 64 << 10
+
+// done gives rp back (nil: nothing to give back).
+func (rp *reply) done() {
+	if rp == nil {
+		return
+	}
+	rp.Rec, rp.dig = nil, digests{} // own is zeroed as it is read into (scanReply)
+	if cap(rp.line) > maxPooledLine {
+		rp.line = nil
+	}
+	replies.Put(rp)
+}
+
+// answer is the latest record of tab under key h for which is holds (a
+// hash says which entries may be it; the record read back says whether
+// it is), nil when there is none. want is the path asked for:
+// scanReply compares the record's id with it as it reads it.
+func (x *index) answer(tab table, at directory, h uint32, want delegation.Path, is func(*Record) bool) (*reply, error) {
+	i, j := at.span(tab, h)
+	for k := j - 1; k >= i; k-- {
+		e := tab[k]
+		rp := replies.Get().(*reply)
+		line, err := x.line(e, rp.line)
+		if err != nil {
+			rp.done()
+			return nil, fmt.Errorf("journal: reading a record back: %w", err)
+		}
+		rp.line = line
+		if scanReply(bytes.TrimRight(line, "\n"), want, &rp.own, &rp.dig) {
+			if is(&rp.own) {
+				rp.Rec = &rp.own
+				return rp, nil
+			}
+			rp.done()
+			continue
+		}
+		rp.done()
+		rec, err := x.load(e)
+		if err != nil {
+			return nil, err
+		}
+		if is(rec) {
+			rp := replies.Get().(*reply)
+			rp.Rec, rp.dig = rec, digests{args: []byte(rec.Args), values: []byte(rec.Values)}
+			return rp, nil
+		}
+	}
+	return nil, nil
 }
 
 // finalRecord is the outcome of the latest session, nil when it did not
@@ -326,33 +516,49 @@ func (x *index) finalRecord() (*Record, error) {
 	return x.load(x.final)
 }
 
-// call is the completed record of attempt k, nil when there is none.
-func (x *index) call(k callKey) (*Record, error) {
-	for _, e := range x.calls.find(hashKey(k.id, k.attempt)) {
-		rec, err := x.load(e)
-		if err != nil || (rec.ID == k.id && rec.Attempt == k.attempt) {
-			return rec, err
-		}
-	}
-	return nil, nil
+// call is the completed record of attempt k, nil when there is none;
+// its reply is given back (reply.done) once the call is answered.
+func (x *index) call(k callKey) (*reply, error) {
+	x.winMu.Lock()
+	tab, at := x.calls, x.callsAt
+	x.winMu.Unlock()
+	return x.answer(tab, at, hashKey(k.id, k.attempt), k.id, func(rec *Record) bool {
+		return rec.ID == k.id && rec.Attempt == k.attempt
+	})
 }
 
-// judge is the record of judgment k, nil when there is none.
-func (x *index) judge(k judgeKey) (*Record, error) {
-	for _, e := range x.judges.find(hashKey(k.id, k.n)) {
-		rec, err := x.load(e)
-		if err != nil || (rec.ID == k.id && rec.N == k.n) {
-			return rec, err
-		}
-	}
-	return nil, nil
+// judge is the record of judgment k, nil when there is none; its reply
+// is given back (reply.done) once the judgment is answered.
+func (x *index) judge(k judgeKey) (*reply, error) {
+	x.winMu.Lock()
+	tab, at := x.judges, x.judgesAt
+	x.winMu.Unlock()
+	return x.answer(tab, at, hashKey(k.id, k.n), k.id, func(rec *Record) bool {
+		return rec.ID == k.id && rec.N == k.n
+	})
+}
+
+// release lets go of what only answers read (the tables, the window of
+// the journal) once a replay's run has ended and nothing is answered any
+// more: the outcome is compared without them, and a replay then holds
+// no more than the run. A call or judgment asked after finds nothing.
+func (x *index) release() {
+	x.winMu.Lock()
+	defer x.winMu.Unlock()
+	x.calls, x.judges, x.groups = nil, nil, nil
+	x.callsAt, x.judgesAt, x.groupsAt = directory{}, directory{}, directory{}
+	x.win, x.winOff = nil, 0
 }
 
 // group is the record of occurrence n of the parallel group at id, nil
 // when there is none.
 func (x *index) group(id delegation.Path, n int) (*Record, error) {
-	for _, e := range x.groups.find(hashKey(id, n)) {
-		rec, err := x.load(e)
+	x.winMu.Lock()
+	tab, at := x.groups, x.groupsAt
+	x.winMu.Unlock()
+	i, j := at.span(tab, hashKey(id, n))
+	for k := j - 1; k >= i; k-- {
+		rec, err := x.load(tab[k])
 		if err != nil || (rec.ID == id && max(rec.N, 1) == n) {
 			return rec, err
 		}

@@ -25,13 +25,15 @@ import (
 // not checked: the digest chain vouches for the line, and a record the
 // index answers from is decoded, and checked, when it answers.
 func scanIndexed(line []byte) (*Record, bool) {
-	return scanIndexedInto(line, new(Record))
+	return scanIndexedInto(line, new(Record), true)
 }
 
 // scanIndexedInto is scanIndexed reading into rec (zeroed first): an
 // index reads every line of a journal into one Record, which it copies
-// only when it keeps it (Log.parseLine, indexer.keep).
-func scanIndexedInto(line []byte, rec *Record) (*Record, bool) {
+// only when it keeps it (Log.parseLine, indexer.keep). Without pos, as a
+// replay's index reads a line, its position is skipped, unread, and its
+// id is checked (pathKey) and left in the line (rec.idKey), not parsed.
+func scanIndexedInto(line []byte, rec *Record, pos bool) (*Record, bool) {
 	if bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(secretMark)) {
 		return nil, false
 	}
@@ -47,7 +49,7 @@ func scanIndexedInto(line []byte, rec *Record) (*Record, bool) {
 	}
 	for {
 		s.ws()
-		key, ok := s.key()
+		key, ok := s.rawKey()
 		if !ok {
 			return nil, false
 		}
@@ -56,10 +58,17 @@ func scanIndexedInto(line []byte, rec *Record) (*Record, bool) {
 			return nil, false
 		}
 		s.ws()
-		switch key {
+		switch string(key) {
 		case "t":
-			ok = s.str(&rec.Type)
+			ok = s.typ(&rec.Type)
 		case "id":
+			if !pos {
+				// A replay's index hashes the key as the line spells it
+				// (indexer.keep): checked, not parsed.
+				rec.idKey, ok = s.raw()
+				ok = ok && pathKey(rec.idKey)
+				break
+			}
 			var id string
 			if ok = s.str(&id); ok {
 				var p delegation.Path
@@ -67,7 +76,11 @@ func scanIndexedInto(line []byte, rec *Record) (*Record, bool) {
 				rec.ID = p
 			}
 		case "pos":
-			ok = s.str(&rec.Pos)
+			if pos {
+				ok = s.str(&rec.Pos)
+			} else {
+				ok = s.skip(0)
+			}
 		case "attempt":
 			ok = s.int(&rec.Attempt)
 		case "err":
@@ -360,17 +373,20 @@ func (s *scanner) skip(depth int) bool {
 	}
 	switch c := s.b[s.i]; {
 	case c == '"':
+		// The closing quote is the first one not escaped: found a run
+		// of plain bytes at a time.
 		s.i++
 		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case '\\':
-				s.i += 2
-				continue
-			case '"':
-				s.i++
-				return true
+			j := bytes.IndexByte(s.b[s.i:], '"')
+			if j < 0 {
+				return false
 			}
-			s.i++
+			if k := bytes.IndexByte(s.b[s.i:s.i+j], '\\'); k >= 0 {
+				s.i += k + 2 // past the escape and the byte it escapes
+				continue
+			}
+			s.i += j + 1
+			return true
 		}
 		return false
 	case c == '{' || c == '[':
@@ -424,4 +440,273 @@ func (s *scanner) skip(depth int) bool {
 			return err == nil
 		}
 	}
+}
+
+// digests are a record's "args" and "values" as its line spells them
+// (scanReply): an answer compares them with its own without a copy.
+type digests struct{ args, values []byte }
+
+// scanReply reads into rec (zeroed first), from the JSON line of a
+// call's "end" record or of a judgment's, what answering from it reads
+// (answerCall, decodeOutcome, judger.answer), when its id is want: a
+// resume or a replay reads each such record back as it answers from it,
+// after the index pass checked its digest. It reads less than
+// scanAnswer: the id is compared with want's key, not parsed; the time,
+// position, slot, duration, condition, fail-closed flag, process group
+// and digest are skipped unchecked, as scanIndexed skips what it does
+// not read (the digest chain vouches for the line); the result is kept
+// as the raw JSON it is, checked when it is decoded (decodeResult); the
+// arguments' and values' digests are left in the line, in d, not in
+// rec.
+// It reports false, and the record is read whole (index.load), for
+// another id, a line that holds a large value's stub, and whatever
+// scanIndexed leaves to encoding/json (an escape in a string it reads, a
+// \u escape anywhere, a reference to a secret, a key that is not plain
+// lower case ASCII, a number that is not an int) or that it does not
+// read (a nested error).
+func scanReply(line []byte, want delegation.Path, rec *Record, d *digests) bool {
+	if bytes.HasPrefix(line, []byte(blobsKey)) || bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(secretMark)) {
+		return false
+	}
+	*d = digests{}
+	s := scanner{b: line}
+	s.ws()
+	if !s.eat('{') {
+		return false
+	}
+	*rec = Record{}
+	s.ws()
+	if s.eat('}') {
+		return false
+	}
+	for {
+		s.ws()
+		key, ok := s.rawKey()
+		if !ok {
+			return false
+		}
+		s.ws()
+		if !s.eat(':') {
+			return false
+		}
+		s.ws()
+		switch string(key) {
+		case "t":
+			var t []byte
+			if t, ok = s.raw(); ok {
+				switch string(t) {
+				case TypeEnd:
+					rec.Type = TypeEnd
+				case TypeJudge:
+					rec.Type = TypeJudge
+				default:
+					return false
+				}
+			}
+		case "id":
+			var id []byte
+			if id, ok = s.raw(); ok {
+				if string(id) != want.Key() || want.IsZero() {
+					return false
+				}
+				rec.ID = want
+			}
+		case "attempt":
+			ok = s.int(&rec.Attempt)
+		case "n":
+			ok = s.int(&rec.N)
+		case "args":
+			d.args, ok = s.raw()
+		case "values":
+			d.values, ok = s.raw()
+		case "result":
+			start := s.i
+			if ok = s.skip(0); ok {
+				rec.Result = line[start:s.i:s.i]
+			}
+		case "err":
+			ok = s.str(&rec.Err)
+		case "kind":
+			ok = s.str(&rec.Kind)
+		case "catchable":
+			ok = s.bool(&rec.Catchable)
+		case "holds":
+			var h bool
+			if ok = s.bool(&h); ok {
+				rec.Holds = &h
+			}
+		case "reasoning":
+			ok = s.str(&rec.Reasoning)
+		case "asked":
+			ok = s.bool(&rec.Asked)
+		case "model":
+			ok = s.str(&rec.Model)
+		case "rule":
+			ok = s.str(&rec.Rule)
+		case "tokens_in":
+			ok = s.int(&rec.TokensIn)
+		case "tokens_out":
+			ok = s.int(&rec.TokensOut)
+		case "time", "pos", "slot", "ms", "cond", "fail_closed", "pgid", "proc", "sum":
+			ok = s.skip(0)
+		default:
+			return false
+		}
+		if !ok {
+			return false
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if !s.eat('}') {
+			return false
+		}
+		break
+	}
+	s.ws()
+	return s.i == len(s.b) && rec.Type != "" && !rec.ID.IsZero()
+}
+
+// typ reads a record's type: one of those the index reads without a
+// copy (the constant), any other as str does.
+func (s *scanner) typ(dst *string) bool {
+	start := s.i
+	t, ok := s.raw()
+	if !ok {
+		return false
+	}
+	for _, known := range [...]string{TypeEnd, TypeStart, TypeJudge, TypeGroup, TypeFirst} {
+		if string(t) == known {
+			*dst = known
+			return true
+		}
+	}
+	s.i = start
+	return s.str(dst)
+}
+
+// rawKey is key without a copy: the key's bytes in the line.
+func (s *scanner) rawKey() ([]byte, bool) {
+	if !s.eat('"') {
+		return nil, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			k := s.b[start:s.i]
+			s.i++
+			return k, true
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_':
+			s.i++
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// raw is str without a copy: the string's bytes in the line.
+func (s *scanner) raw() ([]byte, bool) {
+	if !s.eat('"') {
+		return nil, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			if !utf8.Valid(s.b[start:s.i]) {
+				return nil, false
+			}
+			b := s.b[start:s.i]
+			s.i++
+			return b, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+		s.i++
+	}
+	return nil, false
+}
+
+// pathKey reports whether b is a path as delegation.ParsePath reads one
+// (the empty path too), without allocating: parts joined by ">", each
+// "L<line>", then "/<iteration>" any number of times, then "#<attempt>"
+// or not; every number without leading zeros, fitting an int, at least
+// 1 (an attempt 2). FuzzPathKey holds it to ParsePath.
+func pathKey(b []byte) bool {
+	for len(b) > 0 {
+		seg := b
+		i := bytes.IndexByte(b, '>')
+		if i >= 0 {
+			seg, b = b[:i], b[i+1:]
+			if len(b) == 0 {
+				return false // an empty last part
+			}
+		} else {
+			b = nil
+		}
+		if !segmentKey(seg) {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentKey is pathKey of one part.
+func segmentKey(seg []byte) bool {
+	body := seg
+	if i := bytes.IndexByte(seg, '#'); i >= 0 {
+		if !decimal(seg[i+1:], 2) {
+			return false
+		}
+		body = seg[:i]
+	}
+	if len(body) == 0 || body[0] != 'L' {
+		return false
+	}
+	line, iters, more := body[1:], []byte(nil), false
+	if i := bytes.IndexByte(body, '/'); i >= 0 {
+		line, iters, more = body[1:i], body[i+1:], true
+	}
+	if !decimal(line, 1) {
+		return false
+	}
+	if !more {
+		return true
+	}
+	for {
+		it := iters
+		i := bytes.IndexByte(iters, '/')
+		if i >= 0 {
+			it, iters = iters[:i], iters[i+1:]
+		}
+		if !decimal(it, 1) {
+			return false
+		}
+		if i < 0 {
+			return true
+		}
+	}
+}
+
+// decimal reports whether b is a decimal number of least or more,
+// without a sign or leading zeros, that fits an int.
+func decimal(b []byte, least int) bool {
+	const maxInt = "9223372036854775807"
+	if len(b) == 0 || len(b) > len(maxInt) || b[0] == '0' {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	if len(b) == len(maxInt) && string(b) > maxInt {
+		return false
+	}
+	return len(b) > 1 || int(b[0]-'0') >= least
 }

@@ -113,7 +113,7 @@ func FuzzIndexedRead(f *testing.F) {
 				return
 			}
 			x := b.done(l)
-			check := func(kind string, tab table, key func(*Record) uint64) {
+			check := func(kind string, tab table, key func(*Record) uint32) {
 				for _, e := range tab {
 					rec, err := x.load(e)
 					if err != nil {
@@ -124,9 +124,9 @@ func FuzzIndexedRead(f *testing.F) {
 					}
 				}
 			}
-			check("call", x.calls, func(r *Record) uint64 { return hashKey(r.ID, r.Attempt) })
-			check("judgment", x.judges, func(r *Record) uint64 { return hashKey(r.ID, r.N) })
-			check("group", x.groups, func(r *Record) uint64 { return hashKey(r.ID, max(r.N, 1)) })
+			check("call", x.calls, func(r *Record) uint32 { return hashKey(r.ID, r.Attempt) })
+			check("judgment", x.judges, func(r *Record) uint32 { return hashKey(r.ID, r.N) })
+			check("group", x.groups, func(r *Record) uint32 { return hashKey(r.ID, max(r.N, 1)) })
 		}
 	})
 }

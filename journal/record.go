@@ -192,12 +192,13 @@ type Record struct {
 	ErrCode string `json:"err_code,omitempty"`
 	Mode    string `json:"mode,omitempty"`
 	Force   bool   `json:"force,omitempty"`
-	// place is the record's index among the journal's records (set by
-	// the index a resume or replay answers from; not journaled).
-	place int
 	// resultJSON: Result is as encodeValue wrote it, valid and compact
 	// JSON, which appendRecord need not check again (not journaled).
 	resultJSON bool
+	// idKey is ID as the line spells it, when a replay's index scanned
+	// the line (scanIndexedInto) and left ID unparsed: it points into
+	// the line, read while the line is (not journaled).
+	idKey []byte
 	// "session": the version of prose that resumed the run.
 	Prose string `json:"prose,omitempty"`
 	// Trace-only fields (see Trace): the arguments' value on "start";
@@ -259,10 +260,12 @@ type Log struct {
 	// offset and length, newline included) and says whether Records
 	// holds it: a resume or replay indexes a journal without holding it
 	// (indexer).
-	keep func(rec *Record, off int64, n int) bool
+	keep func(rec *Record, off int64, n int, line []byte) bool
 	// scratch is the Record lines are scanned into while indexing; keep
 	// copies it when it holds it anywhere else than in Records.
 	scratch *Record
+	// noPos: the index reads no record's position (a replay's).
+	noPos bool
 }
 
 // MaxRecordBytes bounds one line of a journal that Read accepts: twice
@@ -489,6 +492,7 @@ func readLog(r io.Reader, l *Log, bound int) (*Log, error) {
 func (l *Log) parseLine(lineNo int, line []byte) error {
 	n := len(line)
 	line = bytes.TrimRight(line, "\n")
+	raw := line // as read and checked, without its large values
 	if l.Header == nil {
 		// The version comes before the digest: a newer major version may
 		// seal its records another way, and its journal is not damaged.
@@ -571,8 +575,8 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 		if l.scratch == nil {
 			l.scratch = new(Record)
 		}
-		if rec, ok := scanIndexedInto(rest, l.scratch); ok {
-			if l.keep(rec, l.Size, n) {
+		if rec, ok := scanIndexedInto(rest, l.scratch, !l.noPos); ok {
+			if l.keep(rec, l.Size, n, raw) {
 				l.Records = append(l.Records, rec)
 				l.scratch = nil // held
 			}
@@ -587,7 +591,7 @@ func (l *Log) parseLine(lineNo int, line []byte) error {
 	if err := json.Unmarshal(line, rec); err != nil || rec.Type == "" {
 		return fmt.Errorf("line %d: invalid journal record, and not the last line (a kill can only cut the last one short): the journal was damaged or edited", lineNo)
 	}
-	if l.keep == nil || l.keep(rec, l.Size, n) {
+	if l.keep == nil || l.keep(rec, l.Size, n, raw) {
 		l.Records = append(l.Records, rec)
 	}
 	return nil

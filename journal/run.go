@@ -251,7 +251,7 @@ func Open(base, id string, mode Mode, opt Options) (*Opened, error) {
 	// The journal is indexed as it is read, not held: each record is read
 	// again when it answers (index.load).
 	b := newIndexer(f, dir, mode)
-	log, err := readOpen(context.Background(), f, path, &Log{key: opt.Key, keep: b.keep}, recordBound(opt.MaxValueBytes))
+	log, err := readOpen(context.Background(), f, path, &Log{key: opt.Key, keep: b.keep, noPos: mode == Replaying}, recordBound(opt.MaxValueBytes))
 	if err != nil {
 		unlock()
 		f.Close()
@@ -497,7 +497,11 @@ func (r *Run) AnsweredCall(path delegation.Path, attempt int) bool {
 		// Every attempt a replay makes is answered from the journal,
 		// or diverges (the journal holds none): not kept per attempt,
 		// so a replay holds no more than the run did.
-		return len(r.idx.calls.find(hashKey(path, attempt))) > 0
+		x := r.idx
+		x.winMu.Lock()
+		defer x.winMu.Unlock()
+		i, j := x.callsAt.span(x.calls, hashKey(path, attempt))
+		return j > i
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

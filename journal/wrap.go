@@ -43,15 +43,20 @@ func (r *Run) answerCall(ctx context.Context, req *delegation.CallRequest, args 
 	}
 	id := req.Path
 	k := callKey{id, req.Attempt}
-	rec, lerr := r.idx.call(k)
+	rp, lerr := r.idx.call(k)
 	if lerr != nil {
 		r.fail(lerr)
 		return nil, lerr, true
 	}
-	if rec != nil && rec.Args != args {
+	defer rp.done()
+	var rec *Record
+	if rp != nil {
+		rec = rp.Rec
+	}
+	if rec != nil && string(rp.dig.args) != args {
 		if !r.opt.Force || r.mode != Resuming {
 			div := &DivergenceError{What: "call", ID: id, Attempt: req.Attempt, Pos: req.Pos,
-				Reason: fmt.Sprintf("its arguments differ (journal sha256 %.12s..., now %.12s...)", rec.Args, args)}
+				Reason: fmt.Sprintf("its arguments differ (journal sha256 %.12s..., now %.12s...)", rp.dig.args, args)}
 			return nil, r.diverge(div), true
 		}
 		rec = nil // forced: it runs live and its new record supersedes the old one
@@ -345,15 +350,20 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id delegat
 	if r.idx == nil {
 		return delegation.Verdict{}, nil, false
 	}
-	rec, lerr := r.idx.judge(judgeKey{id, n})
+	rp, lerr := r.idx.judge(judgeKey{id, n})
 	if lerr != nil {
 		r.fail(lerr)
 		return delegation.Verdict{}, lerr, true
 	}
-	if rec != nil && rec.Values != vals {
+	defer rp.done()
+	var rec *Record
+	if rp != nil {
+		rec = rp.Rec
+	}
+	if rec != nil && string(rp.dig.values) != vals {
 		if !r.opt.Force || r.mode != Resuming {
 			div := &DivergenceError{What: "condition", ID: id, Pos: jg.Pos,
-				Reason: fmt.Sprintf("the values it mentions differ (journal sha256 %.12s..., now %.12s...)", rec.Values, vals)}
+				Reason: fmt.Sprintf("the values it mentions differ (journal sha256 %.12s..., now %.12s...)", rp.dig.values, vals)}
 			return delegation.Verdict{}, r.diverge(div), true
 		}
 		rec = nil
