@@ -686,6 +686,7 @@ func (g *Graph) order() diag.List {
 	color := map[string]int{}
 	var stack []string
 	drop := map[*Edge]bool{}
+	g.indexIn() // In by subscriber, not by a scan of every edge per node
 	var visit func(id string)
 	visit = func(id string) {
 		color[id] = grey
@@ -728,6 +729,7 @@ func (g *Graph) order() diag.List {
 		}
 	}
 	g.Edges = kept
+	g.indexIn()
 	var height func(n *Node) int
 	done := map[string]bool{}
 	height = func(n *Node) int {
