@@ -60,7 +60,11 @@ func wantStanding(t *testing.T, s *Store) {
 			lastOK = r
 		}
 	}
-	if sd.Last == nil || sd.Last.Hash != rs[len(rs)-1].Hash || sd.LastOK == nil || sd.LastOK.Hash != lastOK.Hash {
+	last, ok, err := sd.Receipts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last == nil || last.Hash != rs[len(rs)-1].Hash || ok == nil || ok.Hash != lastOK.Hash || sd.Hash != last.Hash || sd.Version != last.Version || sd.Drain != last.Drain || !sd.Exists {
 		t.Fatalf("standing %+v, want the ledger's last %s and last non-failed %s", sd, rs[len(rs)-1].Hash, lastOK.Hash)
 	}
 }
