@@ -223,6 +223,10 @@ func firstUnit(r rune) rune {
 	return r
 }
 
+// WriteString writes s as a JSON string of RFC 8785 (Marshal's form of
+// a string), for a caller that writes a canonical form of its own.
+func WriteString(b *bytes.Buffer, s string) { writeString(b, s) }
+
 // writeString escapes only what RFC 8785 3.2.2.2 says: the quote, the
 // backslash and control characters.
 func writeString(b *bytes.Buffer, s string) {

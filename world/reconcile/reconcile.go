@@ -48,6 +48,7 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"fmt"
@@ -936,7 +937,19 @@ func memoKey(contract string, inputs map[string]string, events string) (string, 
 // is); in ### Execution, whose indentation is its block structure, blank
 // lines, trailing spaces and `#` comment lines are not compared.
 func Contract(n *graph.Node, binding string) (string, error) {
-	secs := []any{}
+	// The RFC 8785 form of {"id", "kind", "sections": [{"heading",
+	// "body"}...], "binding"}, written directly (members in their
+	// canonical order): canon.Fingerprint of that object, without
+	// building it (TestContractIsTheCanonicalObject).
+	var b bytes.Buffer
+	b.WriteString(`{"binding":`)
+	canon.WriteString(&b, binding)
+	b.WriteString(`,"id":`)
+	canon.WriteString(&b, n.ID)
+	b.WriteString(`,"kind":`)
+	canon.WriteString(&b, string(n.Kind))
+	b.WriteString(`,"sections":[`)
+	first := true
 	for _, s := range n.Spec.Sections {
 		if !ContractSection(s.Heading) {
 			continue
@@ -945,11 +958,18 @@ func Contract(n *graph.Node, binding string) (string, error) {
 		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(s.Heading)), "execution") {
 			body = codeText(s.Body)
 		}
-		secs = append(secs, map[string]any{"heading": strings.Join(strings.Fields(s.Heading), " "), "body": body})
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(`{"body":`)
+		canon.WriteString(&b, body)
+		b.WriteString(`,"heading":`)
+		canon.WriteString(&b, strings.Join(strings.Fields(s.Heading), " "))
+		b.WriteByte('}')
 	}
-	return canon.Fingerprint(map[string]any{
-		"id": n.ID, "kind": string(n.Kind), "sections": secs, "binding": binding,
-	}, nil)
+	b.WriteString("]}")
+	return canon.Hash(b.Bytes()), nil
 }
 
 // contractSections are the sections whose text moves a contract.

@@ -99,6 +99,10 @@ func (d *jdec) raw() []byte {
 	var out []byte // once an escape was read
 	for d.i < len(d.b) {
 		c := d.b[d.i]
+		if plainByte[c] {
+			d.i++
+			continue
+		}
 		switch {
 		case c == '"':
 			s := d.b[start:d.i]
@@ -159,6 +163,15 @@ func (d *jdec) raw() []byte {
 	d.fail()
 	return nil
 }
+
+// plainByte: the bytes a string holds as they are, printable ASCII but
+// the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func (d *jdec) str() string {
 	if d.skip {
