@@ -245,7 +245,7 @@ func (s *Store) loadIndex() {
 	if err != nil || !fi.Mode().IsRegular() {
 		return
 	}
-	b, err := readFile(p)
+	b, err := readSized(p, fi.Size())
 	if err != nil {
 		return
 	}

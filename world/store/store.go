@@ -42,6 +42,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -160,6 +161,31 @@ func readFile(p string) ([]byte, error) {
 		}
 	}
 	return b, err
+}
+
+// readSized is readFile of a file whose size was just found to be
+// size: read into one buffer of that size (and more, should it have
+// grown), not one grown from a few hundred bytes.
+func readSized(p string, size int64) ([]byte, error) {
+	f, err := filekind.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, 0, size+512)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // escape makes a node id or facet name a file name: letters, digits,
