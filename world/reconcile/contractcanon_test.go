@@ -72,3 +72,46 @@ func TestContractIsTheCanonicalObject(t *testing.T) {
 		}
 	}
 }
+
+// shapeByObject is a node's shape as its definition says:
+// canon.Fingerprint of {"edges": [[EDGE, [IMMATERIAL...]]...]}.
+func shapeByObject(g *graph.Graph, n *graph.Node) (string, error) {
+	var parts []any
+	for _, e := range g.In(n.ID) {
+		imm := []any{}
+		for _, f := range Immaterial(g, g.Node(e.Producer), e.Facet) {
+			imm = append(imm, f)
+		}
+		parts = append(parts, []any{EdgeKey(e), imm})
+	}
+	return canon.Fingerprint(map[string]any{"edges": parts}, nil)
+}
+
+// TestShapeIsTheCanonicalObject: shape, which writes the canonical form
+// itself, is canon.Fingerprint of the shape's object, for every node of
+// the test worlds (edges with and without immaterial fields, and none).
+func TestShapeIsTheCanonicalObject(t *testing.T) {
+	edges, immaterial := 0, 0
+	for _, w := range []string{"suite", "onegraph", "bus", "digest", "prior"} {
+		g, _, err := graph.Load(filepath.Join("..", "..", "testdata", "world", w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range g.Nodes {
+			for _, e := range g.In(n.ID) {
+				edges++
+				immaterial += len(Immaterial(g, g.Node(e.Producer), e.Facet))
+			}
+			want, err := shapeByObject(g, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := shape(g, n); got != want {
+				t.Errorf("%s: shape %s, the object's fingerprint %s", n.ID, got, want)
+			}
+		}
+	}
+	if edges == 0 || immaterial == 0 {
+		t.Fatalf("the test worlds have %d edges, %d immaterial fields: not enough to compare", edges, immaterial)
+	}
+}

@@ -644,16 +644,27 @@ func producers(g *graph.Graph, n *graph.Node) []string {
 // each part leaves out of its fingerprint (computed once per node).
 func shape(g *graph.Graph, n *graph.Node) string {
 	v, _ := n.Memo("reconcile.shape", func() (any, error) {
-		var parts []any
-		for _, e := range g.In(n.ID) {
-			imm := []any{}
-			for _, f := range Immaterial(g, g.Node(e.Producer), e.Facet) {
-				imm = append(imm, f)
+		// The RFC 8785 form of {"edges": [[EDGE, [IMMATERIAL...]]...]},
+		// written directly (TestShapeIsTheCanonicalObject).
+		var b bytes.Buffer
+		b.WriteString(`{"edges":[`)
+		for i, e := range g.In(n.ID) {
+			if i > 0 {
+				b.WriteByte(',')
 			}
-			parts = append(parts, []any{EdgeKey(e), imm})
+			b.WriteByte('[')
+			canon.WriteString(&b, EdgeKey(e))
+			b.WriteString(",[")
+			for j, f := range Immaterial(g, g.Node(e.Producer), e.Facet) {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				canon.WriteString(&b, f)
+			}
+			b.WriteString("]]")
 		}
-		fp, err := canon.Fingerprint(map[string]any{"edges": parts}, nil)
-		return fp, err
+		b.WriteString("]}")
+		return canon.Hash(b.Bytes()), nil
 	})
 	s, _ := v.(string)
 	return s
