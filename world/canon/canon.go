@@ -23,7 +23,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -200,22 +199,49 @@ func writeAt(b *bytes.Buffer, v any, nl, ind, cur string) error {
 }
 
 // utf16Less orders member names by their UTF-16 code units (RFC 8785
-// 3.2.3).
+// 3.2.3). It compares rune by rune: UTF-16 orders as code points do,
+// except that a rune above U+FFFF is written from a surrogate
+// (U+D800-U+DFFF), which comes before U+E000-U+FFFF. An invalid byte
+// is U+FFFD, as utf16.Encode([]rune(s)) reads it.
 func utf16Less(a, b string) bool {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
-	for i := 0; i < len(ua) && i < len(ub); i++ {
-		if ua[i] != ub[i] {
-			return ua[i] < ub[i]
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			return firstUnit(ra) < firstUnit(rb) || firstUnit(ra) == firstUnit(rb) && ra < rb
 		}
+		a, b = a[na:], b[nb:]
 	}
-	return len(ua) < len(ub)
+	return a == "" && b != ""
 }
+
+// firstUnit is the first UTF-16 code unit of r.
+func firstUnit(r rune) rune {
+	if r > 0xFFFF {
+		return 0xD800 + (r-0x10000)>>10
+	}
+	return r
+}
+
+// WriteString writes s as a JSON string of RFC 8785 (Marshal's form of
+// a string), for a caller that writes a canonical form of its own.
+func WriteString(b *bytes.Buffer, s string) { writeString(b, s) }
 
 // writeString escapes only what RFC 8785 3.2.2.2 says: the quote, the
 // backslash and control characters.
 func writeString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
+		// A run of bytes written as they are: printable ASCII but the
+		// quote and the backslash.
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		b.WriteString(s[i:j])
+		if i = j; i == len(s) {
+			break
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == '"':

@@ -693,9 +693,10 @@ func (g *Graph) order() diag.List {
 		grey
 		black
 	)
-	color := map[string]int{}
+	color := make(map[string]int, len(g.Nodes))
 	var stack []string
 	drop := map[*Edge]bool{}
+	g.indexIn() // In by subscriber, not by a scan of every edge per node
 	var visit func(id string)
 	visit = func(id string) {
 		color[id] = grey
@@ -738,8 +739,9 @@ func (g *Graph) order() diag.List {
 		}
 	}
 	g.Edges = kept
+	g.indexIn()
 	var height func(n *Node) int
-	done := map[string]bool{}
+	done := make(map[string]bool, len(g.Nodes))
 	height = func(n *Node) int {
 		if done[n.ID] {
 			return n.Height
@@ -761,7 +763,7 @@ func (g *Graph) order() diag.List {
 		}
 		return a.ID < b.ID
 	})
-	place := map[string]int{}
+	place := make(map[string]int, len(g.Nodes))
 	for i, n := range g.Nodes {
 		place[n.ID] = i
 	}

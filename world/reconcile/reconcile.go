@@ -48,6 +48,7 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"fmt"
@@ -151,7 +152,12 @@ type Result struct {
 
 // state is a node's standing at the start of its turn.
 type state struct {
+	// last and lastOK are the node's last receipt and last non-failed
+	// one, decoded from sd when the node is planned (receipts): a node
+	// that is not reads only sd's summary of its last receipt.
 	last, lastOK *receipt.Receipt
+	sd           store.Standing
+	full         bool
 	// truth is the published truth (nil when none), read when first
 	// needed (truthOf).
 	truth  any
@@ -397,9 +403,9 @@ func (d *drainer) load() error {
 		if err != nil {
 			return err
 		}
-		s := &state{last: sd.Last, lastOK: sd.LastOK, scan: sd.Scan}
-		if s.last != nil {
-			maxDrain = max(maxDrain, s.last.Drain)
+		s := &state{sd: sd, scan: sd.Scan}
+		if sd.Exists {
+			maxDrain = max(maxDrain, sd.Drain)
 			if fixed, err := d.o.Store.Repair(n.ID, n.Facets); err != nil {
 				return fmt.Errorf("node %s: %v", n.ID, err)
 			} else if fixed {
@@ -423,8 +429,8 @@ func (d *drainer) truthOf(id string) (any, error) {
 	if s.loaded {
 		return s.truth, nil
 	}
-	if s.last != nil && s.last.Version != "" {
-		v, err := d.o.Store.Version(id, s.last.Version)
+	if v := s.version(); v != "" {
+		v, err := d.o.Store.Version(id, v)
 		if err != nil {
 			return nil, fmt.Errorf("node %s: %v", id, err)
 		}
@@ -524,7 +530,7 @@ func (d *drainer) settled(n *graph.Node) bool {
 	if sc == nil || len(d.o.Events[n.ID]) > 0 || d.ticks[n.ID] || len(n.CallerInputs) > 0 {
 		return false
 	}
-	if sc.Last != hashOf(s.last) || sc.Contract != d.contract[n.ID] || sc.Shape != shape(d.g, n) {
+	if sc.Last != s.hash() || sc.Contract != d.contract[n.ID] || sc.Shape != shape(d.g, n) {
 		return false
 	}
 	prods := producers(d.g, n)
@@ -533,7 +539,7 @@ func (d *drainer) settled(n *graph.Node) bool {
 	}
 	for _, p := range prods {
 		v, ok := sc.Inputs[p]
-		if !ok || v != versionOf(d.st[p].last) {
+		if !ok || v != d.st[p].version() {
 			return false
 		}
 	}
@@ -547,9 +553,9 @@ func (d *drainer) settle(n *graph.Node, key string) {
 		return
 	}
 	s := d.st[n.ID]
-	sc := &store.Scan{Last: hashOf(s.last), Contract: d.contract[n.ID], Shape: shape(d.g, n), Key: key, Inputs: map[string]string{}}
+	sc := &store.Scan{Last: s.hash(), Contract: d.contract[n.ID], Shape: shape(d.g, n), Key: key, Inputs: map[string]string{}}
 	for _, p := range producers(d.g, n) {
-		sc.Inputs[p] = versionOf(d.st[p].last)
+		sc.Inputs[p] = d.st[p].version()
 	}
 	if old := s.scan; old != nil && old.Last == sc.Last && old.Contract == sc.Contract && old.Shape == sc.Shape && old.Key == sc.Key && sameMap(old.Inputs, sc.Inputs) {
 		return
@@ -568,6 +574,35 @@ func sameMap(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// receipts decodes s's last receipts (once).
+func (s *state) receipts() error {
+	if s.full {
+		return nil
+	}
+	last, lastOK, err := s.sd.Receipts()
+	if err != nil {
+		return err
+	}
+	s.last, s.lastOK, s.full = last, lastOK, true
+	return nil
+}
+
+// hash is the hash of s's last receipt ("": none).
+func (s *state) hash() string {
+	if s.full {
+		return hashOf(s.last)
+	}
+	return s.sd.Hash
+}
+
+// version is the version s's last receipt leaves published.
+func (s *state) version() string {
+	if s.full {
+		return versionOf(s.last)
+	}
+	return s.sd.Version
 }
 
 func hashOf(r *receipt.Receipt) string {
@@ -609,16 +644,27 @@ func producers(g *graph.Graph, n *graph.Node) []string {
 // each part leaves out of its fingerprint (computed once per node).
 func shape(g *graph.Graph, n *graph.Node) string {
 	v, _ := n.Memo("reconcile.shape", func() (any, error) {
-		var parts []any
-		for _, e := range g.In(n.ID) {
-			imm := []any{}
-			for _, f := range Immaterial(g, g.Node(e.Producer), e.Facet) {
-				imm = append(imm, f)
+		// The RFC 8785 form of {"edges": [[EDGE, [IMMATERIAL...]]...]},
+		// written directly (TestShapeIsTheCanonicalObject).
+		var b bytes.Buffer
+		b.WriteString(`{"edges":[`)
+		for i, e := range g.In(n.ID) {
+			if i > 0 {
+				b.WriteByte(',')
 			}
-			parts = append(parts, []any{EdgeKey(e), imm})
+			b.WriteByte('[')
+			canon.WriteString(&b, EdgeKey(e))
+			b.WriteString(",[")
+			for j, f := range Immaterial(g, g.Node(e.Producer), e.Facet) {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				canon.WriteString(&b, f)
+			}
+			b.WriteString("]]")
 		}
-		fp, err := canon.Fingerprint(map[string]any{"edges": parts}, nil)
-		return fp, err
+		b.WriteString("]}")
+		return canon.Hash(b.Bytes()), nil
 	})
 	s, _ := v.(string)
 	return s
@@ -631,6 +677,9 @@ func EdgeKey(e *graph.Edge) string { return e.Input + "<-" + e.Producer + "." + 
 // not.
 func (d *drainer) plan(n *graph.Node) (*plan, error) {
 	s := d.st[n.ID]
+	if err := s.receipts(); err != nil {
+		return nil, fmt.Errorf("node %s: %v", n.ID, err)
+	}
 	p := &plan{n: n, inputs: map[string]string{}, values: map[string]any{}, absent: map[string]string{}}
 	byInput := map[string][]*graph.Edge{}
 	var order []string
@@ -899,7 +948,19 @@ func memoKey(contract string, inputs map[string]string, events string) (string, 
 // is); in ### Execution, whose indentation is its block structure, blank
 // lines, trailing spaces and `#` comment lines are not compared.
 func Contract(n *graph.Node, binding string) (string, error) {
-	secs := []any{}
+	// The RFC 8785 form of {"id", "kind", "sections": [{"heading",
+	// "body"}...], "binding"}, written directly (members in their
+	// canonical order): canon.Fingerprint of that object, without
+	// building it (TestContractIsTheCanonicalObject).
+	var b bytes.Buffer
+	b.WriteString(`{"binding":`)
+	canon.WriteString(&b, binding)
+	b.WriteString(`,"id":`)
+	canon.WriteString(&b, n.ID)
+	b.WriteString(`,"kind":`)
+	canon.WriteString(&b, string(n.Kind))
+	b.WriteString(`,"sections":[`)
+	first := true
 	for _, s := range n.Spec.Sections {
 		if !ContractSection(s.Heading) {
 			continue
@@ -908,11 +969,18 @@ func Contract(n *graph.Node, binding string) (string, error) {
 		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(s.Heading)), "execution") {
 			body = codeText(s.Body)
 		}
-		secs = append(secs, map[string]any{"heading": strings.Join(strings.Fields(s.Heading), " "), "body": body})
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(`{"body":`)
+		canon.WriteString(&b, body)
+		b.WriteString(`,"heading":`)
+		canon.WriteString(&b, strings.Join(strings.Fields(s.Heading), " "))
+		b.WriteByte('}')
 	}
-	return canon.Fingerprint(map[string]any{
-		"id": n.ID, "kind": n.Kind, "sections": secs, "binding": binding,
-	}, nil)
+	b.WriteString("]}")
+	return canon.Hash(b.Bytes()), nil
 }
 
 // contractSections are the sections whose text moves a contract.
@@ -1223,9 +1291,13 @@ func Resume(o Options, drain int) (*Steps, error) {
 	}
 	d.res.Drain = drain
 	for id, s := range d.st {
-		if s.last != nil && s.last.Drain == drain {
-			d.fired[id] = s.last
+		if !s.sd.Exists || s.sd.Drain != drain {
+			continue
 		}
+		if err := s.receipts(); err != nil {
+			return nil, fmt.Errorf("node %s: %v", id, err)
+		}
+		d.fired[id] = s.last
 	}
 	return &Steps{d: d}, nil
 }

@@ -559,6 +559,9 @@ func sameJSON(a, b any) bool {
 func NodeOfDir(name string) string { return unescape(name) }
 
 func unescape(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' && i+2 < len(s) {

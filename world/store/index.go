@@ -73,11 +73,30 @@ type Scan struct {
 	Inputs map[string]string `json:"inputs"`
 }
 
-// Standing is what the index holds of a node: its last receipt, its last
-// non-failed one and the stale scan's record (nil when none holds).
+// Standing is what the index holds of a node: the stale scan's record
+// (nil when none holds), the hash, version and drain number of its last
+// receipt (Exists: it has one), and, by Receipts, its last receipt and
+// its last non-failed one.
 type Standing struct {
-	Last, LastOK *receipt.Receipt
-	Scan         *Scan
+	Scan          *Scan
+	Hash, Version string
+	Drain         int
+	Exists        bool
+	last, lastOK  *receipt.Receipt
+	done          bool
+	load          func() (*receipt.Receipt, *receipt.Receipt, error)
+}
+
+// Receipts is the node's last receipt and last non-failed one (nil:
+// none), decoded on the first call.
+func (sd *Standing) Receipts() (last, lastOK *receipt.Receipt, err error) {
+	if !sd.done {
+		if sd.last, sd.lastOK, err = sd.load(); err != nil {
+			return nil, nil, err
+		}
+		sd.done, sd.load = true, nil
+	}
+	return sd.last, sd.lastOK, nil
 }
 
 type indexEntry struct {
@@ -99,6 +118,44 @@ type indexEntry struct {
 	// seen and pubSeen are the check (index.gen) that last found the
 	// entry, and its Published, fresh.
 	seen, pubSeen int
+	// lazyLast and lazyLastOK stand for Last and LastOK, read from the
+	// index file and not decoded yet (lazyReceipt); full decodes them.
+	lazyLast, lazyLastOK *lazyReceipt
+}
+
+// full decodes the entry's receipts read lazily; false when one does
+// not read (never, for an entry readEntry read).
+func (e *indexEntry) full() bool {
+	if l := e.lazyLast; l != nil {
+		r, ok := l.decode()
+		if !ok {
+			return false
+		}
+		e.Last, e.lazyLast = r, nil
+		if e.lazyLastOK == l {
+			e.LastOK, e.lazyLastOK = r, nil
+		}
+	}
+	if l := e.lazyLastOK; l != nil {
+		r, ok := l.decode()
+		if !ok {
+			return false
+		}
+		e.LastOK, e.lazyLastOK = r, nil
+	}
+	return true
+}
+
+// summary is what the stale scan reads of the entry's last receipt:
+// its hash, version and drain, and whether there is one.
+func (e *indexEntry) summary() (hash, version string, drain int, ok bool) {
+	switch {
+	case e.Last != nil:
+		return e.Last.Hash, e.Last.Version, e.Last.Drain, true
+	case e.lazyLast != nil:
+		return e.lazyLast.hash, e.lazyLast.version, e.lazyLast.drain, true
+	}
+	return "", "", 0, false
 }
 
 type index struct {
@@ -188,7 +245,7 @@ func (s *Store) loadIndex() {
 	if err != nil || !fi.Mode().IsRegular() {
 		return
 	}
-	b, err := readFile(p)
+	b, err := readSized(p, fi.Size())
 	if err != nil {
 		return
 	}
@@ -199,7 +256,7 @@ func (s *Store) loadIndex() {
 			break // torn
 		}
 		var e indexEntry
-		if !decodeEntry(b[:i], &e) {
+		if !decodeEntry(b[:i], &e, true) {
 			break
 		}
 		x.nodes[e.Node] = &e
@@ -272,6 +329,9 @@ func (s *Store) signedAsTrusted(e *indexEntry) bool {
 	if s.idx.trust == "/" {
 		return true
 	}
+	if !e.full() {
+		return false
+	}
 	for _, r := range []*receipt.Receipt{e.Last, e.LastOK} {
 		if r == nil {
 			continue
@@ -289,17 +349,38 @@ func (s *Store) signedAsTrusted(e *indexEntry) bool {
 
 // Standing is node's last receipts and stale-scan record, from the index
 // when it still matches the ledger, else read from the ledger (and
-// indexed).
+// indexed). The receipts of an entry read from the index file are
+// decoded when Receipts is first called; until then the summary (Hash,
+// Version, Drain) is what the index holds of the last one.
 func (s *Store) Standing(node string) (Standing, error) {
 	s.idx.mu.Lock()
 	defer s.idx.mu.Unlock()
 	if e := s.fresh(node); e != nil {
-		return Standing{Last: e.Last, LastOK: e.LastOK, Scan: e.Scan}, nil
+		sd := Standing{Scan: e.Scan}
+		sd.Hash, sd.Version, sd.Drain, sd.Exists = e.summary()
+		if e.lazyLast == nil && e.lazyLastOK == nil {
+			sd.last, sd.lastOK, sd.done = e.Last, e.LastOK, true
+			return sd, nil
+		}
+		sd.load = func() (*receipt.Receipt, *receipt.Receipt, error) { return s.receiptsOf(node, e) }
+		return sd, nil
 	}
+	e, err := s.standingFromLedger(node)
+	if err != nil {
+		return Standing{}, err
+	}
+	sd := Standing{last: e.Last, lastOK: e.LastOK, done: true}
+	sd.Hash, sd.Version, sd.Drain, sd.Exists = e.summary()
+	return sd, nil
+}
+
+// standingFromLedger reads node's last receipts from its ledger and
+// indexes them anew. idx.mu is held.
+func (s *Store) standingFromLedger(node string) (*indexEntry, error) {
 	e := &indexEntry{Node: node, Ledger: statID(s.LedgerPath(node)), Head: statID(s.HeadPath(node)), Trust: s.idx.trust, checked: true, seen: s.idx.gen}
 	rs, err := s.Ledger(node)
 	if err != nil {
-		return Standing{}, err
+		return nil, err
 	}
 	if len(rs) > 0 {
 		e.Last = rs[len(rs)-1]
@@ -312,7 +393,32 @@ func (s *Store) Standing(node string) (Standing, error) {
 	}
 	s.idx.nodes[node] = e
 	s.idx.dirty[node] = true
-	return Standing{Last: e.Last, LastOK: e.LastOK}, nil
+	return e, nil
+}
+
+// receiptsOf decodes the receipts of e, node's entry as Standing found
+// it. An entry whose receipts do not read (which the index's decoder
+// rules out) is dropped and read again from the ledger; a ledger whose
+// last receipt is not the one the entry summed up is refused rather
+// than mixed with what was decided from the summary.
+func (s *Store) receiptsOf(node string, e *indexEntry) (*receipt.Receipt, *receipt.Receipt, error) {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	hash, _, _, _ := e.summary()
+	if e.full() {
+		return e.Last, e.LastOK, nil
+	}
+	if s.idx.nodes[node] == e {
+		delete(s.idx.nodes, node)
+	}
+	f, err := s.standingFromLedger(node)
+	if err != nil {
+		return nil, nil, err
+	}
+	if got, _, _, _ := f.summary(); got != hash {
+		return nil, nil, fmt.Errorf("%s: the entry of node %s does not read, and its ledger has moved since: delete the index and run again", s.IndexPath(), node)
+	}
+	return f.Last, f.LastOK, nil
 }
 
 // SetScan records the stale scan's record of node (nil: none).
@@ -332,7 +438,7 @@ func (s *Store) indexAppended(node string, r *receipt.Receipt) {
 	defer s.idx.mu.Unlock()
 	s.loadIndex()
 	e := s.idx.nodes[node]
-	if e == nil || e.Last != nil && e.Last.Hash != r.Prev || e.Last == nil && r.Prev != "" {
+	if e == nil || !e.full() || e.Last != nil && e.Last.Hash != r.Prev || e.Last == nil && r.Prev != "" {
 		s.idx.writes++
 		delete(s.idx.nodes, node) // Standing reads the ledger again
 		return
@@ -418,7 +524,10 @@ func (s *Store) indexPublished(node string, facets []string, truth any) {
 	defer s.idx.mu.Unlock()
 	s.loadIndex()
 	e := s.idx.nodes[node]
-	if e == nil || e.Last == nil || e.Last.Version != canon.Hash(b) {
+	if e == nil {
+		return
+	}
+	if _, v, _, ok := e.summary(); !ok || v != canon.Hash(b) {
 		return
 	}
 	e.Published, e.pubChecked, e.pubSeen = map[string]fileID{}, true, s.idx.gen
@@ -489,6 +598,9 @@ func (s *Store) SaveIndex() error {
 func (x *index) encode(names []string) ([]byte, error) {
 	var b bytes.Buffer
 	for _, n := range names {
+		if !x.nodes[n].full() {
+			return nil, fmt.Errorf("%s: the entry of node %s does not read", "index.jsonl", n)
+		}
 		c := *x.nodes[n]
 		if c.LastOK != nil && c.Last != nil && c.LastOK.Hash == c.Last.Hash {
 			c.LastOK = nil
@@ -506,7 +618,7 @@ func (x *index) encode(names []string) ([]byte, error) {
 
 // decodeEntry reads one line of the index into e: false when its
 // checksum or JSON does not read (an index damaged there).
-func decodeEntry(line []byte, e *indexEntry) bool {
+func decodeEntry(line []byte, e *indexEntry, lazy bool) bool {
 	sum, body, ok := bytes.Cut(line, []byte(" "))
 	if !ok || len(sum) != 8 {
 		return false
@@ -515,7 +627,7 @@ func decodeEntry(line []byte, e *indexEntry) bool {
 	if err != nil || uint32(want) != crc32.ChecksumIEEE(body) {
 		return false
 	}
-	if !quickEntry(body, e) {
+	if !readEntry(body, e, lazy) {
 		*e = indexEntry{}
 		if json.Unmarshal(body, e) != nil {
 			return false
@@ -526,6 +638,9 @@ func decodeEntry(line []byte, e *indexEntry) bool {
 	}
 	if e.LastOK == nil && e.Last != nil && e.Last.Status != receipt.Failed {
 		e.LastOK = e.Last
+	}
+	if e.lazyLastOK == nil && e.LastOK == nil && e.lazyLast != nil && receipt.Status(e.lazyLast.status) != receipt.Failed {
+		e.lazyLastOK = e.lazyLast
 	}
 	return true
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/world/canon"
@@ -60,7 +61,11 @@ func wantStanding(t *testing.T, s *Store) {
 			lastOK = r
 		}
 	}
-	if sd.Last == nil || sd.Last.Hash != rs[len(rs)-1].Hash || sd.LastOK == nil || sd.LastOK.Hash != lastOK.Hash {
+	last, ok, err := sd.Receipts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last == nil || last.Hash != rs[len(rs)-1].Hash || ok == nil || ok.Hash != lastOK.Hash || sd.Hash != last.Hash || sd.Version != last.Version || sd.Drain != last.Drain || !sd.Exists {
 		t.Fatalf("standing %+v, want the ledger's last %s and last non-failed %s", sd, rs[len(rs)-1].Hash, lastOK.Hash)
 	}
 }
@@ -133,4 +138,49 @@ func TestIndexLineChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantStanding(t, fresh)
+}
+
+// TestIndexSeesALedgerEditedInPlace: a ledger whose bytes were changed
+// in place behind the index's back, its size kept and its modification
+// time put back, is not taken from the index by the next Store opened
+// on the directory: its change time moved, and the drain's check reads
+// the ledger and refuses it, naming it.
+func TestIndexSeesALedgerEditedInPlace(t *testing.T) {
+	s, _ := indexedStore(t)
+	p := s.LedgerPath("n")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(b, []byte(`"drain":2`))
+	if i < 0 {
+		t.Fatalf("no second drain in the ledger:\n%s", b)
+	}
+	b[i+8] = '7'
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := os.Stat(p); now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("the edit moved size or time: %v %v", now.Size(), now.ModTime())
+	}
+	fresh, err := Open(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = fresh.Extend(nil)
+	if err == nil || !strings.Contains(err.Error(), p) {
+		t.Fatalf("Extend of a store whose ledger was edited in place: %v, want a refusal naming %s", err, p)
+	}
 }

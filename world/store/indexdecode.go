@@ -23,8 +23,14 @@ import (
 // quickEntry decodes body into e (which must be zero) and reports
 // whether it could; false leaves e in any state.
 func quickEntry(body []byte, e *indexEntry) bool {
+	return readEntry(body, e, false)
+}
+
+// readEntry is quickEntry; lazy leaves the entry's receipts undecoded
+// (lazyReceipt), each checked as it would be decoded.
+func readEntry(body []byte, e *indexEntry, lazy bool) bool {
 	d := jdec{b: body}
-	d.entry(e)
+	d.entry(e, lazy)
 	d.ws()
 	return !d.bad && d.i == len(d.b)
 }
@@ -33,6 +39,9 @@ type jdec struct {
 	b   []byte
 	i   int
 	bad bool
+	// skip: check what is read as when decoding it, but keep only the
+	// members a receipt's summary holds (lazyReceipt).
+	skip bool
 }
 
 func (d *jdec) fail() { d.bad = true }
@@ -90,6 +99,10 @@ func (d *jdec) raw() []byte {
 	var out []byte // once an escape was read
 	for d.i < len(d.b) {
 		c := d.b[d.i]
+		if plainByte[c] {
+			d.i++
+			continue
+		}
 		switch {
 		case c == '"':
 			s := d.b[start:d.i]
@@ -151,7 +164,25 @@ func (d *jdec) raw() []byte {
 	return nil
 }
 
-func (d *jdec) str() string { return string(d.raw()) }
+// plainByte: the bytes a string holds as they are, printable ASCII but
+// the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func (d *jdec) str() string {
+	if d.skip {
+		d.raw()
+		return ""
+	}
+	return string(d.raw())
+}
+
+// kept is a string read even when skipping (a summary's member).
+func (d *jdec) kept() string { return string(d.raw()) }
 
 // number is an integer's digits (a leading minus when signed).
 func (d *jdec) number(signed bool) []byte {
@@ -251,6 +282,9 @@ func (d *jdec) strMap() map[string]string {
 		return nil
 	}
 	m := map[string]string{}
+	if d.skip {
+		m = nil
+	}
 	d.expect('{')
 	if d.bad {
 		return nil
@@ -266,7 +300,9 @@ func (d *jdec) strMap() map[string]string {
 		if d.bad {
 			return nil
 		}
-		m[k] = v
+		if m != nil {
+			m[k] = v
+		}
 		switch d.peek() {
 		case ',':
 			d.i++
@@ -286,6 +322,9 @@ func (d *jdec) strList() []string {
 		return nil
 	}
 	l := []string{}
+	if d.skip {
+		l = nil
+	}
 	d.expect('[')
 	if d.bad {
 		return nil
@@ -295,7 +334,9 @@ func (d *jdec) strList() []string {
 		return l
 	}
 	for !d.bad {
-		l = append(l, d.str())
+		if v := d.str(); !d.skip {
+			l = append(l, v)
+		}
 		switch d.peek() {
 		case ',':
 			d.i++
@@ -411,7 +452,7 @@ func (d *jdec) receipt() *receipt.Receipt {
 			r.Format = d.str()
 			return 0
 		case "node":
-			r.Node = d.str()
+			r.Node = d.kept()
 			return 1
 		case "drain":
 			r.Drain = d.intv()
@@ -450,7 +491,7 @@ func (d *jdec) receipt() *receipt.Receipt {
 			r.Facets = d.strMap()
 			return 9
 		case "version":
-			r.Version = d.str()
+			r.Version = d.kept()
 			return 10
 		case "diff":
 			if !d.null() {
@@ -471,7 +512,7 @@ func (d *jdec) receipt() *receipt.Receipt {
 			r.Prev = d.str()
 			return 12
 		case "status":
-			r.Status = receipt.Status(d.str())
+			r.Status = receipt.Status(d.kept())
 			return 13
 		case "reason":
 			r.Reason = d.str()
@@ -485,7 +526,7 @@ func (d *jdec) receipt() *receipt.Receipt {
 			r.Run = d.str()
 			return 16
 		case "hash":
-			r.Hash = d.str()
+			r.Hash = d.kept()
 			return 17
 		case "sig":
 			r.Sig = d.str()
@@ -525,7 +566,7 @@ func (d *jdec) cost(c *receipt.Cost) {
 	})
 }
 
-func (d *jdec) entry(e *indexEntry) {
+func (d *jdec) entry(e *indexEntry, lazy bool) {
 	d.object(func(k []byte) int {
 		switch string(k) {
 		case "node":
@@ -538,10 +579,18 @@ func (d *jdec) entry(e *indexEntry) {
 			d.fileID(&e.Head)
 			return 2
 		case "last":
-			e.Last = d.receipt()
+			if lazy {
+				e.lazyLast = d.lazyReceipt()
+			} else {
+				e.Last = d.receipt()
+			}
 			return 3
 		case "last_ok":
-			e.LastOK = d.receipt()
+			if lazy {
+				e.lazyLastOK = d.lazyReceipt()
+			} else {
+				e.LastOK = d.receipt()
+			}
 			return 4
 		case "published":
 			e.Published = d.fileIDs()
@@ -558,4 +607,43 @@ func (d *jdec) entry(e *indexEntry) {
 		}
 		return -1
 	})
+}
+
+// A lazyReceipt is a receipt of an index line not decoded yet (decided):
+// a drain that opens the store reads every entry, and most nodes of a
+// drain that moved little need no more of their receipts than the
+// summary kept here (the stale scan compares hashes and versions). The
+// line was read through to its end by the same decoder with skip set,
+// which takes the same path through the same bytes as decoding them and
+// declines exactly what decoding declines; so decode, later, reads what
+// an eager decode of the line would have, and cannot fail.
+type lazyReceipt struct {
+	raw                         []byte
+	node, hash, version, status string
+	drain                       int
+}
+
+// lazyReceipt reads a receipt (or null: nil) as receipt does, keeping
+// its bytes and summary.
+func (d *jdec) lazyReceipt() *lazyReceipt {
+	if d.null() {
+		return nil
+	}
+	start := d.i
+	d.skip = true
+	r := d.receipt()
+	d.skip = false
+	if d.bad {
+		return nil
+	}
+	return &lazyReceipt{raw: d.b[start:d.i], node: r.Node, hash: r.Hash, version: r.Version, status: string(r.Status), drain: r.Drain}
+}
+
+// decode is the receipt l holds (false: its bytes do not read, which
+// readEntry rules out).
+func (l *lazyReceipt) decode() (*receipt.Receipt, bool) {
+	d := jdec{b: l.raw}
+	r := d.receipt()
+	d.ws()
+	return r, !d.bad && d.i == len(d.b)
 }

@@ -68,12 +68,12 @@ func TestQuickEntryReadsTheIndex(t *testing.T) {
 			t.Fatalf("line %d: decoded\n%+v\nencoding/json\n%+v", i+1, quick, slow)
 		}
 		var e indexEntry
-		if !decodeEntry(line, &e) {
+		if !decodeEntry(line, &e, false) {
 			t.Fatalf("line %d does not read", i+1)
 		}
 	}
 	var e indexEntry
-	if !decodeEntry(lines[0], &e) || !reflect.DeepEqual(*e.LastOK, *fullEntry().LastOK) || e.Ledger.Ino != 1<<64-1 {
+	if !decodeEntry(lines[0], &e, false) || !reflect.DeepEqual(*e.LastOK, *fullEntry().LastOK) || e.Ledger.Ino != 1<<64-1 {
 		t.Fatalf("the full entry read back as %+v", e)
 	}
 }
@@ -94,16 +94,19 @@ func TestQuickEntryDeclines(t *testing.T) {
 		`{"node":"n"} x`,
 		`{"node":"n\xff"}`,
 	} {
-		var e indexEntry
+		var e, lazy indexEntry
 		if quickEntry([]byte(body), &e) {
 			t.Errorf("%s: read by the index's decoder, want it declined", body)
+		}
+		if readEntry([]byte(body), &lazy, true) {
+			t.Errorf("%s: read with its receipts left undecoded, want it declined", body)
 		}
 	}
 	// Declined lines that encoding/json reads still count.
 	for body, node := range map[string]string{`{"Node":"n"}`: "n", `{"node":"n\ud83d\ude00","future":1}`: "n\U0001F600"} {
 		line := []byte(crcHex(body) + " " + body)
 		var e indexEntry
-		if !decodeEntry(line, &e) || e.Node != node {
+		if !decodeEntry(line, &e, false) || e.Node != node {
 			t.Errorf("%s: read as %q, want %q", body, e.Node, node)
 		}
 	}
@@ -125,10 +128,30 @@ func FuzzQuickEntry(f *testing.F) {
 	f.Add(full)
 	f.Add([]byte(`{"node":"n","last":null,"scan":null,"ledger":null,"published":{}}`))
 	f.Add([]byte(`{"node":"n","last":{"wake":null,"diff":{"moved":[]},"cost":{"duration_ms":-0}}}`))
+	f.Add([]byte(`{"node":"n","last":{"node":"n","hash":"h","version":"v","drain":3,"status":"failed","inputs":{"a":"\u003c"}},"last_ok":{"hash":"g","diff":{"moved":["x"]}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var quick indexEntry
-		if !quickEntry(body, &quick) {
+		var quick, lazy indexEntry
+		ok := quickEntry(body, &quick)
+		if readEntry(body, &lazy, true) != ok {
+			t.Fatalf("read eagerly: %v, with its receipts undecoded: %v, from %s", ok, !ok, body)
+		}
+		if !ok {
 			return
+		}
+		// The receipts left undecoded: their summary is the decoded
+		// receipt's, and decoding them gives the eager entry.
+		hash, version, drain, exists := lazy.summary()
+		if l := quick.Last; exists != (l != nil) || l != nil && (hash != l.Hash || version != l.Version || drain != l.Drain) {
+			t.Fatalf("summary %q %q %d %v of last %+v, from %s", hash, version, drain, exists, l, body)
+		}
+		if l := lazy.lazyLast; l != nil && (l.node != quick.Last.Node || receipt.Status(l.status) != quick.Last.Status) {
+			t.Fatalf("summary %+v of last %+v, from %s", l, quick.Last, body)
+		}
+		if !lazy.full() {
+			t.Fatalf("receipts left undecoded do not decode, from %s", body)
+		}
+		if !reflect.DeepEqual(quick, lazy) {
+			t.Fatalf("decoded\n%+v\nleft undecoded, then decoded\n%+v\nfrom %s", quick, lazy, body)
 		}
 		var slow indexEntry
 		if err := json.Unmarshal(body, &slow); err != nil {
@@ -153,6 +176,14 @@ func BenchmarkIndexLine(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			var e indexEntry
 			if !quickEntry(body, &e) {
+				b.Fatal("declined")
+			}
+		}
+	})
+	b.Run("lazy", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var e indexEntry
+			if !readEntry(body, &e, true) {
 				b.Fatal("declined")
 			}
 		}

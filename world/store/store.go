@@ -42,6 +42,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -162,19 +163,57 @@ func readFile(p string) ([]byte, error) {
 	return b, err
 }
 
+// readSized is readFile of a file whose size was just found to be
+// size: read into one buffer of that size (and more, should it have
+// grown), not one grown from a few hundred bytes.
+func readSized(p string, size int64) ([]byte, error) {
+	f, err := filekind.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, 0, size+512)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
 // escape makes a node id or facet name a file name: letters, digits,
 // '.', '_', '-' and ':' stay, any other byte is %XX.
 func escape(s string) string {
+	i := 0
+	for i < len(s) && kept(s[i], i) {
+		i++
+	}
+	if i == len(s) {
+		return s // nothing to escape: the common case, a file per node per drain
+	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
 		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == ':' || c == '.' && i > 0 {
+		if kept(c, i) {
 			b.WriteByte(c)
 		} else {
 			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
 	return b.String()
+}
+
+// kept reports whether escape keeps byte c at index i of a name.
+func kept(c byte, i int) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == ':' || c == '.' && i > 0
 }
 
 // RunsDir is the run directory of the journals of node's renders in

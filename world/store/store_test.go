@@ -122,3 +122,20 @@ func TestDurationsBesideTheLedger(t *testing.T) {
 		t.Errorf("ledgers differ:\n%s\n%s", ledgers[0], ledgers[1])
 	}
 }
+
+// TestEscapeNames: a node id or facet name becomes a file name with
+// every byte but letters, digits, '_', '-', ':' and a non-leading '.'
+// written %XX, and reads back.
+func TestEscapeNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"n00004": "n00004", "a.b": "a.b", ".x": "%2Ex", "a/b": "a%2Fb", "a b%": "a%20b%25",
+		"é": "%C3%A9", "ok:-_": "ok:-_", "": "", "..": "%2E.",
+	} {
+		if got := escape(name); got != want {
+			t.Errorf("escape(%q) = %q, want %q", name, got, want)
+		}
+		if back := unescape(want); back != name {
+			t.Errorf("unescape(%q) = %q, want %q", want, back, name)
+		}
+	}
+}
