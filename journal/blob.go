@@ -1,15 +1,22 @@
 package journal
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/proselang/prose/delegation"
 )
 
 // Large values (FORMAT.md, "Large values"). A JSON string of a record
@@ -50,29 +57,232 @@ type blobRef struct {
 	sum string
 }
 
-// blobStore writes a run's large values (guarded by the writer's mu).
+// blobStore writes a run's large values.
 type blobStore struct {
-	dir     string
+	dir string
+
+	mu      sync.Mutex
 	have    map[string]bool // written or found whole by this writer
 	pending []string        // written since the last fsync
 	made    bool            // dir exists
+	// known is what is known of long strings by their identity (where
+	// their bytes are and how many): their digest, and whether a blob
+	// holds them. The store holds each such string, so its bytes cannot
+	// be reused for another while it is in known: the same identity is
+	// the same bytes. A long string the run passes on (an input given to
+	// a call, a result returned) is so hashed and written once, however
+	// many records hold it. Bounded: the oldest are forgotten first.
+	known  map[strID]strFacts
+	order  []strID
+	hashes int // long strings hashed (for tests)
+	// lens are the lengths of the long strings kept: a string of one of
+	// those lengths is likely one of them again (a result that echoes an
+	// input), and is hashed before it is written.
+	lens map[int]bool
+}
+
+// strID is a string's identity.
+type strID struct {
+	p *byte
+	n int
+}
+
+func idOf(s string) strID { return strID{unsafe.StringData(s), len(s)} }
+
+// strFacts is what is known of a long string: the sha256 of its JSON
+// text (the digest a blob of it is named by, and delegation.Sum of it),
+// in hex and raw, and the length of that text.
+type strFacts struct {
+	sum  string
+	raw  [sha256.Size]byte
+	text int64
+	held string // the string, held so that its identity stays its own
+}
+
+// maxKnown bounds blobStore.known.
+const maxKnown = 64
+
+// LongStringMin is the length from which a string is certainly longer
+// than BlobThreshold once written (with its quotes), and so is kept
+// beside the journal without being written into a line first (see
+// Header.RequestLong).
+const LongStringMin = BlobThreshold - 1
+
+// longRef is a long string a line holds a stub for, where the stub
+// begins in the line, and its digest once known.
+type longRef struct {
+	off int
+	s   string
+	sum string
 }
 
 func newBlobStore(runDir string) *blobStore {
-	return &blobStore{dir: filepath.Join(runDir, BlobDir), have: map[string]bool{}}
+	return &blobStore{dir: filepath.Join(runDir, BlobDir), have: map[string]bool{}, known: map[strID]strFacts{}, lens: map[int]bool{}}
+}
+
+// stubbable reports whether s is kept beside the journal without being
+// written into the line: long enough, and not referring to a withheld
+// secret (such a string stays in the line; see cut).
+func stubbable(s string) bool {
+	return len(s) >= LongStringMin && !strings.Contains(s, secretMark)
+}
+
+// factsLocked is what is known of the long string str, hashing it when
+// nothing is (called with mu held).
+func (s *blobStore) factsLocked(str string) strFacts {
+	id := idOf(str)
+	if f, ok := s.known[id]; ok {
+		return f
+	}
+	h := sha256.New()
+	n, _ := delegation.WriteJSONString(h, str, make([]byte, 0, 64<<10))
+	f := strFacts{text: n, held: str}
+	h.Sum(f.raw[:0])
+	f.sum = hex.EncodeToString(f.raw[:])
+	s.hashes++
+	s.remember(id, f)
+	return f
+}
+
+// remember adds f to known, forgetting the oldest beyond maxKnown.
+func (s *blobStore) remember(id strID, f strFacts) {
+	if len(s.order) >= maxKnown {
+		delete(s.known, s.order[0])
+		s.order = append(s.order[:0], s.order[1:]...)
+	}
+	s.known[id] = f
+	s.order = append(s.order, id)
+}
+
+// sumOf is delegation.Sum of the long string str, remembered by its
+// identity; ok is false for a string above the value ceiling, which Sum
+// refuses.
+func (s *blobStore) sumOf(str string) (sum [sha256.Size]byte, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.factsLocked(str)
+	return f.raw, f.text <= delegation.DefaultMaxValueBytes
+}
+
+// keep keeps the long string str in the store (once) and returns what is
+// known of it: a string known by its identity is neither hashed nor
+// written again; one of a length kept before is hashed, and written only
+// when its digest is new; another is encoded, hashed and written in one
+// pass.
+func (s *blobStore) keep(str string) (strFacts, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keepLocked(str)
+}
+
+func (s *blobStore) keepLocked(str string) (strFacts, error) {
+	id := idOf(str)
+	f, ok := s.known[id]
+	if !ok && s.lens[len(str)] {
+		f, ok = s.factsLocked(str), true
+	}
+	if ok && s.have[f.sum] {
+		return f, nil
+	}
+	f, err := s.writeString(str)
+	if err != nil {
+		return strFacts{}, err
+	}
+	s.hashes++
+	if _, dup := s.known[id]; !dup {
+		s.remember(id, f)
+	}
+	s.lens[len(str)] = true
+	return f, nil
+}
+
+// writeString writes str's JSON text to its blob, hashing it as it
+// goes, under a temporary name renamed into place once its digest is
+// known (called with mu held).
+func (s *blobStore) writeString(str string) (strFacts, error) {
+	if err := s.mkdir(); err != nil {
+		return strFacts{}, err
+	}
+	t, err := os.CreateTemp(s.dir, ".tmp-*")
+	if err != nil {
+		return strFacts{}, fmt.Errorf("journal: keeping a large value: %w", err)
+	}
+	h := sha256.New()
+	bw := bufio.NewWriterSize(t, 256<<10)
+	n, err := delegation.WriteJSONString(io.MultiWriter(h, bw), str, make([]byte, 0, 64<<10))
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	f := strFacts{text: n, held: str}
+	h.Sum(f.raw[:0])
+	f.sum = hex.EncodeToString(f.raw[:])
+	path := filepath.Join(s.dir, f.sum)
+	if err == nil {
+		err = os.Rename(t.Name(), path)
+	}
+	if err != nil {
+		os.Remove(t.Name())
+		return strFacts{}, fmt.Errorf("journal: keeping a large value: %w", err)
+	}
+	if !s.have[f.sum] {
+		s.have[f.sum] = true
+		s.pending = append(s.pending, path)
+	}
+	return f, nil
+}
+
+func (s *blobStore) mkdir() error {
+	if !s.made {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		s.made = true
+	}
+	return nil
+}
+
+// takePending returns the blobs written since it was last called.
+func (s *blobStore) takePending() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pending
+	s.pending = nil
+	return p
+}
+
+// stubber collects the long strings a record's encoder left out of its
+// line (a stub in their place), to be kept beside the journal; nil
+// writes every string in the line.
+type stubber struct{ refs []longRef }
+
+// str appends s as a JSON string, or its stub when it is kept beside the
+// journal.
+func (st *stubber) str(b []byte, s string) []byte {
+	if st == nil || !stubbable(s) {
+		return appendString(b, s)
+	}
+	st.refs = append(st.refs, longRef{off: len(b), s: s})
+	return append(b, blobStub...)
 }
 
 // cut returns body (one record's JSON object) with each string longer
 // than BlobThreshold kept in the store and replaced by a stub, the
-// "$blobs" field in front; body itself when it has none. A string that
-// refers to a withheld secret stays in the line, where the readers that
-// look for such references (scanIndexed, refersToSecret) find it.
-func (s *blobStore) cut(body []byte) ([]byte, error) {
-	if len(body) <= BlobThreshold {
+// "$blobs" field in front; body itself when it has none. pre are the
+// stubs body already holds (stubber), ascending; their strings are kept
+// here, unless their digests are known. A string that refers to a
+// withheld secret stays in the line, where the readers that look for
+// such references (scanIndexed, refersToSecret) find it.
+func (s *blobStore) cut(body []byte, pre []longRef) ([]byte, error) {
+	if len(body) <= BlobThreshold && len(pre) == 0 {
 		return body, nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var refs []blobRef
-	var cutLits [][]byte // the strings of refs
+	var cutLits [][]byte // the strings of refs (nil for pre's)
 	var out []byte
 	from := 0
 	for i := 0; i < len(body); i++ {
@@ -81,6 +291,24 @@ func (s *blobStore) cut(body []byte) ([]byte, error) {
 			break
 		}
 		i += k
+		if len(pre) > 0 && pre[0].off == i {
+			p := pre[0]
+			pre = pre[1:]
+			if p.sum == "" {
+				f, err := s.keepLocked(p.s)
+				if err != nil {
+					return nil, err
+				}
+				p.sum = f.sum
+			}
+			cutLits = append(cutLits, nil)
+			out = append(out, body[from:i]...)
+			refs = append(refs, blobRef{off: len(out), sum: p.sum})
+			out = append(out, blobStub...)
+			from = i + len(blobStub)
+			i = from - 1
+			continue
+		}
 		j := closingQuote(body, i)
 		if j < 0 {
 			return nil, errors.New("journal: a record's JSON ends inside a string")
@@ -107,6 +335,9 @@ func (s *blobStore) cut(body []byte) ([]byte, error) {
 			from = j + 1
 		}
 		i = j
+	}
+	if len(pre) > 0 {
+		return nil, errors.New("journal: a long string's stub is not where its record's encoder said")
 	}
 	if refs == nil {
 		return body, nil
@@ -154,7 +385,8 @@ func closingQuote(b []byte, i int) int {
 // put keeps lit in the store (once) and returns its digest. The file is
 // written whole under a temporary name and renamed into place, so a
 // killed process leaves no part of one under its name; it is fsynced
-// with the next fsync of the journal, before it (syncPending).
+// with the next fsync of the journal, before it (writer.sync). Called
+// with mu held.
 func (s *blobStore) put(lit []byte) (string, error) {
 	d := sha256.Sum256(lit)
 	sum := hex.EncodeToString(d[:])
@@ -166,11 +398,8 @@ func (s *blobStore) put(lit []byte) (string, error) {
 		s.have[sum] = true // kept by an earlier session
 		return sum, nil
 	}
-	if !s.made {
-		if err := os.MkdirAll(s.dir, 0o700); err != nil {
-			return "", fmt.Errorf("journal: %w", err)
-		}
-		s.made = true
+	if err := s.mkdir(); err != nil {
+		return "", err
 	}
 	f, err := os.CreateTemp(s.dir, ".tmp-*")
 	if err != nil {

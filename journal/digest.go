@@ -23,8 +23,9 @@ import (
 // list that extends an earlier frozen copy continues its chain: the work
 // is in the new elements.
 
-// argsDigest is the digest of a call's arguments.
-func argsDigest(args *delegation.Object) string {
+// argsDigest is the digest of a call's arguments. longSum, when set,
+// gives the Sum of a long string argument (blobStore.sumOf).
+func argsDigest(args *delegation.Object, longSum func(string) ([32]byte, bool)) string {
 	h := sha256.New()
 	if args != nil {
 		for _, k := range args.Keys() {
@@ -34,7 +35,9 @@ func argsDigest(args *delegation.Object) string {
 			var sum [32]byte
 			if l, ok := v.(*delegation.List); ok {
 				sum = delegation.ChainSum(l)
-			} else {
+			} else if s, ok := v.(string); !ok || longSum == nil || len(s) < LongStringMin {
+				sum = valueSum(v)
+			} else if sum, ok = longSum(s); !ok {
 				sum = valueSum(v)
 			}
 			h.Write([]byte(hex.EncodeToString(sum[:])))

@@ -118,6 +118,9 @@ func refersToSecret(rec *Record) bool {
 // service, a judge or the run returned: the fields hide, reveal and
 // missing look at.
 func mapText(rec *Record, f func(string) string) *Record {
+	if len(rec.long) > 0 {
+		rec = rec.expanded() // f sees every text
+	}
 	c := *rec
 	c.Err, c.Reasoning = f(c.Err), f(c.Reasoning)
 	if c.Result != nil {

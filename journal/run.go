@@ -583,6 +583,65 @@ func (r *Run) Close() error {
 	return err
 }
 
+// encodeResult fills rec.Result with v's compact JSON within the run's
+// size ceiling (encodeValue). In a journal that keeps long strings beside
+// itself, and with no secret of the environment to withhold from the
+// text, each long string is kept there as it is met and the JSON holds
+// its stub (rec.long): its text is not written into the line first to be
+// cut out again.
+func (r *Run) encodeResult(rec *Record, v delegation.Value) error {
+	if r.w == nil || r.w.blobs == nil || len(r.vault.values) > 0 {
+		res, err := r.encodeValue(v)
+		if err == nil {
+			rec.Result, rec.resultJSON = res, true
+		}
+		return err
+	}
+	blobs := r.w.blobs
+	var long []longRef
+	var keepErr error
+	opt := delegation.EncodeOptions{MaxBytes: max(r.opt.MaxValueBytes, delegation.DefaultMaxValueBytes), LongMin: LongStringMin,
+		Long: func(dst []byte, s string) ([]byte, int64) {
+			if keepErr == nil && stubbable(s) {
+				f, err := blobs.keep(s)
+				if err == nil {
+					long = append(long, longRef{off: len(dst), s: s, sum: f.sum})
+					return append(dst, blobStub...), f.text
+				}
+				keepErr = err
+			}
+			n := len(dst)
+			dst = appendString(dst, s)
+			return dst, int64(len(dst) - n)
+		}}
+	res, err := delegation.EncodeJSON(context.Background(), v, opt)
+	if err != nil {
+		return err
+	}
+	if keepErr != nil {
+		return r.encodeResultWhole(rec, v) // kept in the line, or failing as the line's write would
+	}
+	rec.Result, rec.resultJSON, rec.long = res, true, long
+	return nil
+}
+
+func (r *Run) encodeResultWhole(rec *Record, v delegation.Value) error {
+	res, err := r.encodeValue(v)
+	if err == nil {
+		rec.Result, rec.resultJSON = res, true
+	}
+	return err
+}
+
+// argsDigest is the digest of a call's arguments, a long string's sum
+// remembered by its identity when the journal keeps long strings.
+func (r *Run) argsDigest(args *delegation.Object) string {
+	if r.w == nil || r.w.blobs == nil {
+		return argsDigest(args, nil)
+	}
+	return argsDigest(args, r.w.blobs.sumOf)
+}
+
 // encodeValue is v's compact JSON within the run's size ceiling: the
 // default ceiling's fast path, or the run's own when it is larger.
 func (r *Run) encodeValue(v delegation.Value) ([]byte, error) {

@@ -1,0 +1,133 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/redact"
+)
+
+// A long value given to a run, passed to a call whose result holds it
+// and returned, is hashed once and written once: the header's inputs and
+// request, the call's argument digest, its result and the run's result
+// all use what the journal learned of the string the first time. The
+// lines are those the writer writes when it encodes each record whole
+// and cuts the long strings out after (the journal's format is the
+// same), and the argument digest is the one computed without the
+// journal's memory.
+func TestLongValueIsHashedOnceAndWrittenOnce(t *testing.T) {
+	big := strings.Repeat("a paragraph, \"quoted\" <and> escaped\t\u2028é\n", 2*BlobThreshold/40)
+	base := t.TempDir()
+	h := newHeader(bigCode)
+	h.Inputs = []KV{{Key: "topic", Value: big}}
+	whole := reencode(t, mustMarshal(t, map[string]any{"spec": "big.prose.md", "inputs": []any{map[string]string{"name": "topic", "value": big}}}))
+	h.Request, h.RequestLong = stubbedRequest(t, whole, big)
+	r, err := Create(base, h, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args string
+	writer := &fakeSvc{name: "writer", fn: func(_ context.Context, req *delegation.CallRequest) (delegation.Value, error) {
+		args = argsDigest(req.Args, nil)
+		return req.Args, nil
+	}}
+	if _, err := runWith(t, r, mustParse(t, bigCode), map[string]delegation.Value{"writer": writer, "topic": big}, context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	blobs := r.w.blobs
+	r.Close()
+	if blobs.hashes != 1 {
+		t.Errorf("the long value was hashed %d times, want once", blobs.hashes)
+	}
+	dir := filepath.Join(base, r.ID())
+	if ents, _ := os.ReadDir(filepath.Join(dir, BlobDir)); len(ents) != 1 {
+		t.Errorf("%d files beside the journal, want one", len(ents))
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stubs := 0
+	for _, line := range bytes.SplitAfter(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n")) {
+		body, _, ok := splitSeal(bytes.TrimSuffix(line, []byte("\n")))
+		if !ok {
+			t.Fatalf("an unsealed line: %.80s", line)
+		}
+		body = append(append([]byte(nil), body...), '}')
+		refs, rest, err := splitBlobs(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refs == nil {
+			continue
+		}
+		stubs += len(refs)
+		full, err := restoreBlobs(dir, rest, refs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut, err := newBlobStore(t.TempDir()).cut(full, nil)
+		if err != nil || !bytes.Equal(cut, body) {
+			t.Fatalf("a line as written:\n%.300s\nas the whole record cut after:\n%.300s (%v)", body, cut, err)
+		}
+		if bytes.Contains(full, []byte(`"t":"end"`)) && !bytes.Contains(full, []byte(`"args":"`+args+`"`)) {
+			t.Errorf("the call's argument digest is not the one computed without the journal's memory (%s)", args)
+		}
+	}
+	// header: inputs and request; the call's result; the run's result.
+	if stubs != 4 {
+		t.Errorf("%d stubs in the journal, want 4", stubs)
+	}
+	l, err := ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(l.Header.Request, whole) || l.Header.Inputs[0].Value != big {
+		t.Errorf("the header does not read back whole")
+	}
+}
+
+// A trace, which keeps nothing beside itself, writes a request's long
+// strings out in place of their stubs.
+func TestTraceWritesTheRequestsLongStrings(t *testing.T) {
+	big := strings.Repeat("x\"", LongStringMin)
+	whole := reencode(t, mustMarshal(t, map[string]any{"inputs": []any{map[string]string{"value": big}}}))
+	h := newHeader(bigCode)
+	h.Request, h.RequestLong = stubbedRequest(t, whole, big)
+	var buf bytes.Buffer
+	tr := NewTrace(&buf, redact.New())
+	tr.Start(h)
+	l, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(l.Header.Request, whole) {
+		t.Errorf("the trace's request is not the request: %.100s", l.Header.Request)
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// stubbedRequest is whole with the JSON of s replaced by a stub, as
+// package run writes a request with long values.
+func stubbedRequest(t *testing.T, whole []byte, s string) (json.RawMessage, []LongString) {
+	lit := appendString(nil, s)
+	i := bytes.Index(whole, lit)
+	if i < 0 {
+		t.Fatal("the long value is not in the request")
+	}
+	out := append(append(append([]byte(nil), whole[:i]...), blobStub...), whole[i+len(lit):]...)
+	return out, []LongString{{Off: i, S: s}}
+}
