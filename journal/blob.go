@@ -72,13 +72,10 @@ type blobStore struct {
 	// the same bytes. A long string the run passes on (an input given to
 	// a call, a result returned) is so hashed and written once, however
 	// many records hold it. Bounded: the oldest are forgotten first.
-	known  map[strID]strFacts
-	order  []strID
-	hashes int // long strings hashed (for tests)
-	// lens are the lengths of the long strings kept: a string of one of
-	// those lengths is likely one of them again (a result that echoes an
-	// input), and is hashed before it is written.
-	lens map[int]bool
+	known     map[strID]strFacts
+	order     []strID
+	heldBytes int
+	hashes    int // long strings hashed (for tests)
 }
 
 // strID is a string's identity.
@@ -99,8 +96,13 @@ type strFacts struct {
 	held string // the string, held so that its identity stays its own
 }
 
-// maxKnown bounds blobStore.known.
-const maxKnown = 64
+// maxKnown and maxKnownBytes bound blobStore.known: the strings it
+// holds that the run may no longer hold. The newest is kept whatever its
+// length.
+const (
+	maxKnown      = 64
+	maxKnownBytes = 64 << 20
+)
 
 // LongStringMin is the length from which a string is certainly longer
 // than BlobThreshold once written (with its quotes), and so is kept
@@ -117,7 +119,7 @@ type longRef struct {
 }
 
 func newBlobStore(runDir string) *blobStore {
-	return &blobStore{dir: filepath.Join(runDir, BlobDir), have: map[string]bool{}, known: map[strID]strFacts{}, lens: map[int]bool{}}
+	return &blobStore{dir: filepath.Join(runDir, BlobDir), have: map[string]bool{}, known: map[strID]strFacts{}}
 }
 
 // stubbable reports whether s is kept beside the journal without being
@@ -127,11 +129,28 @@ func stubbable(s string) bool {
 	return len(s) >= LongStringMin && !strings.Contains(s, secretMark)
 }
 
+// lookup is what is known of the long string str: by its identity, or
+// by its bytes when a string known by another identity holds the same
+// (a result that echoes an input: comparing bytes costs a fraction of
+// encoding and hashing them). Called with mu held.
+func (s *blobStore) lookup(str string) (strFacts, bool) {
+	id := idOf(str)
+	if f, ok := s.known[id]; ok {
+		return f, true
+	}
+	for _, k := range s.order {
+		if f := s.known[k]; k.n == len(str) && f.held == str {
+			s.remember(id, f)
+			return f, true
+		}
+	}
+	return strFacts{}, false
+}
+
 // factsLocked is what is known of the long string str, hashing it when
 // nothing is (called with mu held).
 func (s *blobStore) factsLocked(str string) strFacts {
-	id := idOf(str)
-	if f, ok := s.known[id]; ok {
+	if f, ok := s.lookup(str); ok {
 		return f
 	}
 	h := sha256.New()
@@ -140,18 +159,21 @@ func (s *blobStore) factsLocked(str string) strFacts {
 	h.Sum(f.raw[:0])
 	f.sum = hex.EncodeToString(f.raw[:])
 	s.hashes++
-	s.remember(id, f)
+	s.remember(idOf(str), f)
 	return f
 }
 
-// remember adds f to known, forgetting the oldest beyond maxKnown.
+// remember adds f to known, forgetting the oldest beyond maxKnown
+// strings or maxKnownBytes.
 func (s *blobStore) remember(id strID, f strFacts) {
-	if len(s.order) >= maxKnown {
+	for len(s.order) > 0 && (len(s.order) >= maxKnown || s.heldBytes+id.n > maxKnownBytes) {
+		s.heldBytes -= s.order[0].n
 		delete(s.known, s.order[0])
 		s.order = append(s.order[:0], s.order[1:]...)
 	}
 	s.known[id] = f
 	s.order = append(s.order, id)
+	s.heldBytes += id.n
 }
 
 // sumOf is delegation.Sum of the long string str, remembered by its
@@ -165,10 +187,8 @@ func (s *blobStore) sumOf(str string) (sum [sha256.Size]byte, ok bool) {
 }
 
 // keep keeps the long string str in the store (once) and returns what is
-// known of it: a string known by its identity is neither hashed nor
-// written again; one of a length kept before is hashed, and written only
-// when its digest is new; another is encoded, hashed and written in one
-// pass.
+// known of it: a string known (lookup) is neither hashed nor written
+// again; another is encoded, hashed and written in one pass.
 func (s *blobStore) keep(str string) (strFacts, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -176,11 +196,7 @@ func (s *blobStore) keep(str string) (strFacts, error) {
 }
 
 func (s *blobStore) keepLocked(str string) (strFacts, error) {
-	id := idOf(str)
-	f, ok := s.known[id]
-	if !ok && s.lens[len(str)] {
-		f, ok = s.factsLocked(str), true
-	}
+	f, ok := s.lookup(str)
 	if ok && s.have[f.sum] {
 		return f, nil
 	}
@@ -189,10 +205,9 @@ func (s *blobStore) keepLocked(str string) (strFacts, error) {
 		return strFacts{}, err
 	}
 	s.hashes++
-	if _, dup := s.known[id]; !dup {
-		s.remember(id, f)
+	if _, dup := s.known[idOf(str)]; !dup {
+		s.remember(idOf(str), f)
 	}
-	s.lens[len(str)] = true
 	return f, nil
 }
 

@@ -131,3 +131,38 @@ func stubbedRequest(t *testing.T, whole []byte, s string) (json.RawMessage, []Lo
 	out := append(append(append([]byte(nil), whole[:i]...), blobStub...), whole[i+len(lit):]...)
 	return out, []LongString{{Off: i, S: s}}
 }
+
+// A long string equal to one kept, under another identity (a result
+// decoded from what a program printed), is neither hashed nor written
+// again; what the store holds is bounded, the newest kept.
+func TestLongStringKnownByItsBytes(t *testing.T) {
+	s := newBlobStore(t.TempDir())
+	big := strings.Repeat("é\"", LongStringMin)
+	f, err := s.keep(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := strings.Clone(big)
+	g, err := s.keep(clone)
+	if err != nil || g.sum != f.sum {
+		t.Fatalf("%v, %s for the same bytes, want %s", err, g.sum, f.sum)
+	}
+	if sum, ok := s.sumOf(clone); !ok || sum != f.raw {
+		t.Fatal("the clone's sum is not the string's")
+	}
+	want, _ := delegation.Sum(big)
+	if f.raw != want || s.hashes != 1 || len(s.takePending()) != 1 {
+		t.Fatalf("hashed %d times, %x want delegation.Sum %x", s.hashes, f.raw, want)
+	}
+	for i := 0; i < maxKnown+5; i++ {
+		s.sumOf(strings.Repeat("x", LongStringMin+i))
+	}
+	if len(s.known) > maxKnown || s.heldBytes > maxKnownBytes {
+		t.Fatalf("the store holds %d strings, %d bytes", len(s.known), s.heldBytes)
+	}
+	huge := strings.Repeat("y", maxKnownBytes+1)
+	s.sumOf(huge)
+	if len(s.known) != 1 || s.heldBytes != len(huge) {
+		t.Fatalf("after a string above the bound: %d strings, %d bytes; want the newest alone", len(s.known), s.heldBytes)
+	}
+}
