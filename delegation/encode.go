@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -270,17 +271,21 @@ var plainASCII = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// Eight bytes at once: a word has a byte that needs a look when one is
-// below 0x20, '"', '\\' or has its top bit set.
+// Eight bytes at once: a byte needs a look when it is below 0x20, '"',
+// '\\' or has its top bit set.
 const (
 	lo8 = 0x0101010101010101
 	hi8 = 0x8080808080808080
 )
 
-func special8(x uint64) bool {
+// special8Mask marks the bytes of x that need a look, each by its top
+// bit: exact for the lowest one marked (a borrow can mark a byte only
+// above one that is marked rightly), so that bits.TrailingZeros64 of it,
+// over 8, is the index of the first such byte.
+func special8Mask(x uint64) uint64 {
 	q := x ^ (lo8 * '"')
 	bs := x ^ (lo8 * '\\')
-	return ((x-lo8*0x20)&^x|x|(q-lo8)&^q|(bs-lo8)&^bs)&hi8 != 0
+	return ((x-lo8*0x20)&^x | x | (q-lo8)&^q | (bs-lo8)&^bs) & hi8
 }
 
 // AppendJSONString appends s as a JSON string, as every value's text is
@@ -306,8 +311,13 @@ func appendStringBody(dst []byte, s string) []byte {
 	start := 0
 	i := 0
 	for i < len(s) {
-		// Skip plain ASCII a word at a time.
-		for i+8 <= len(s) && !special8(load8(s, i)) {
+		// Skip plain ASCII a word at a time, to the first byte of a
+		// word that needs a look.
+		for i+8 <= len(s) {
+			if m := special8Mask(load8(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		if i >= len(s) {
