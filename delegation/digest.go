@@ -29,11 +29,17 @@ func Sum(v Value) ([32]byte, error) {
 		h.Sum(sum[:0])
 		return sum, nil
 	}
-	b, err := ToJSON(v)
+	bp := bufPool.Get().(*[]byte) // hashed where it is encoded: no copy
+	b, err := AppendJSON((*bp)[:0], v)
 	if err != nil {
+		bufPool.Put(bp)
 		return [32]byte{}, err
 	}
 	s := sha256.Sum256(b)
+	if cap(b) <= 1<<20 {
+		*bp = b
+	}
+	bufPool.Put(bp)
 	if f != nil {
 		f.sum.Store(&s)
 	}

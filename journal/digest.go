@@ -28,10 +28,11 @@ import (
 func argsDigest(args *delegation.Object, longSum func(string) ([32]byte, bool)) string {
 	h := sha256.New()
 	if args != nil {
+		var buf [64 + 2*sha256.Size + 2]byte // a name, then a digest, without allocating
 		for _, k := range args.Keys() {
 			v, _ := args.Get(k)
-			h.Write([]byte(strconv.Quote(k)))
-			h.Write([]byte{':'})
+			b := strconv.AppendQuote(buf[:0], k)
+			h.Write(append(b, ':'))
 			var sum [32]byte
 			if l, ok := v.(*delegation.List); ok {
 				sum = delegation.ChainSum(l)
@@ -40,11 +41,12 @@ func argsDigest(args *delegation.Object, longSum func(string) ([32]byte, bool)) 
 			} else if sum, ok = longSum(s); !ok {
 				sum = valueSum(v)
 			}
-			h.Write([]byte(hex.EncodeToString(sum[:])))
-			h.Write([]byte{','})
+			x := hex.AppendEncode(buf[:0], sum[:])
+			h.Write(append(x, ','))
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	var d [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(d[:0]))
 }
 
 func valueSum(v delegation.Value) [32]byte {
