@@ -166,3 +166,51 @@ func TestLongStringKnownByItsBytes(t *testing.T) {
 		t.Fatalf("after a string above the bound: %d strings, %d bytes; want the newest alone", len(s.known), s.heldBytes)
 	}
 }
+
+// A record whose long strings were stood in for as its result was
+// encoded (encodeResult) is written as the same line as the record
+// encoded whole and cut after, whatever the strings hold: escapes,
+// invalid UTF-8, a withheld secret's mark (kept in the line), the stub's
+// own text.
+func FuzzStubbedRecordIsTheCutRecord(f *testing.F) {
+	f.Add("a \"quoted\"\ttext\n", "short", 3)
+	f.Add("\xff\xe2\x80\xa8é", `$blob`, 1)
+	f.Add(secretMark+"X] and more", `"$blob"`, 2)
+	f.Fuzz(func(t *testing.T, piece, short string, n int) {
+		long := strings.Repeat(piece+"·", 1+LongStringMin/(len(piece)+2))
+		o := delegation.NewObject()
+		o.Set("short", short)
+		o.Set("long", long)
+		o.Set("list", delegation.NewList(long, short, strings.Clone(long)+"x"))
+		if n%2 == 0 {
+			o.Set("again", long)
+		}
+		v := delegation.Value(o)
+		stubbed := &writer{blobs: newBlobStore(t.TempDir())}
+		run := &Run{w: stubbed, vault: newEnvVault(nil)}
+		rec := &Record{Type: TypeEnd, Slot: short, Attempt: 1}
+		if err := run.encodeResult(rec, v); err != nil {
+			t.Skip(err) // not a value the journal holds
+		}
+		got, err := stubbed.encode(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := delegation.ToJSON(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := &Record{Type: TypeEnd, Slot: short, Attempt: 1, Result: whole}
+		body, ok := appendRecord(nil, plain)
+		if !ok {
+			t.Fatal("not encoded")
+		}
+		want, err := newBlobStore(t.TempDir()).cut(body, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("stubbed as encoded:\n%.400s\nencoded whole and cut:\n%.400s", got, want)
+		}
+	})
+}
