@@ -469,7 +469,8 @@ func (r *Run) Mode() Mode { return r.mode }
 // past, or nil.
 func (r *Run) SpecChanged() error { return r.specChanged }
 
-// Header is the journal's header.
+// Header is the journal's header: for a new run, as it was given to
+// Create (a Request with RequestLong holds stubs of its long strings).
 func (r *Run) Header() *Header { return r.hdr }
 
 // Calls is the number of completed call attempts so far, answered from
