@@ -591,7 +591,7 @@ func (r *Run) Close() error {
 // its stub (rec.long): its text is not written into the line first to be
 // cut out again.
 func (r *Run) encodeResult(rec *Record, v delegation.Value) error {
-	if r.w == nil || r.w.blobs == nil || len(r.vault.values) > 0 {
+	if r.w == nil || r.w.blobs == nil || r.vault != nil && len(r.vault.values) > 0 {
 		res, err := r.encodeValue(v)
 		if err == nil {
 			rec.Result, rec.resultJSON = res, true
