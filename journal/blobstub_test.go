@@ -214,3 +214,52 @@ func FuzzStubbedRecordIsTheCutRecord(f *testing.F) {
 		}
 	})
 }
+
+// A long result holding an environment secret's value is not kept
+// beside the journal with the value in it: the record's text withholds
+// it ([secret $NAME], which stays in the line), and a replay puts it back.
+func TestLongResultWithholdsEnvironmentSecrets(t *testing.T) {
+	const secret = "sk-live-0123456789abcdefghijklmnop"
+	env := []string{"API_TOKEN=" + secret}
+	code := "let a = call first\nreturn {a: a}\n"
+	long := strings.Repeat("words and more words ", LongStringMin/20) + secret
+	plain := strings.Repeat("nothing secret here ", LongStringMin/19)
+	base := t.TempDir()
+	r, err := Create(base, newHeader(code), Options{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &fakeSvc{name: "first", fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+		return delegation.NewList(long, plain), nil
+	}}
+	globals := map[string]delegation.Value{"first": first}
+	if _, err := runWith(t, r, mustParse(t, code), globals, context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	dir := filepath.Join(base, r.ID())
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the secret's value", p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := Replay(base, r.ID(), Options{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := runWith(t, rp, mustParse(t, code), globals, context.Background())
+	rp.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := v.(*delegation.Object).Get("a")
+	if got := toJSON(t, a); got != toJSON(t, delegation.NewList(long, plain)) {
+		t.Errorf("replayed %.80s..., not the result with its secret", got)
+	}
+}
