@@ -94,6 +94,9 @@ type strFacts struct {
 	raw  [sha256.Size]byte
 	text int64
 	held string // the string, held so that its identity stays its own
+	// clear: its JSON text was found to hold none of the secrets it was
+	// checked for (keepClear; a store checks for one run's).
+	clear bool
 }
 
 // maxKnown and maxKnownBytes bound blobStore.known: the strings it
@@ -215,23 +218,42 @@ func (s *blobStore) keepLocked(str string) (strFacts, error) {
 // goes, under a temporary name renamed into place once its digest is
 // known (called with mu held).
 func (s *blobStore) writeString(str string) (strFacts, error) {
+	f, _, err := s.writeChecked(str, nil)
+	return f, err
+}
+
+// writeChecked is writeString looking for secrets in the text as it
+// goes: when one is found, nothing is kept (the temporary file is
+// removed before it has a name) and found is true.
+func (s *blobStore) writeChecked(str string, secrets []string) (_ strFacts, found bool, _ error) {
 	if err := s.mkdir(); err != nil {
-		return strFacts{}, err
+		return strFacts{}, false, err
 	}
 	t, err := os.CreateTemp(s.dir, ".tmp-*")
 	if err != nil {
-		return strFacts{}, fmt.Errorf("journal: keeping a large value: %w", err)
+		return strFacts{}, false, fmt.Errorf("journal: keeping a large value: %w", err)
 	}
 	h := sha256.New()
 	bw := bufio.NewWriterSize(t, 256<<10)
-	n, err := delegation.WriteJSONString(io.MultiWriter(h, bw), str, make([]byte, 0, 64<<10))
+	var w io.Writer = io.MultiWriter(h, bw)
+	var sp *spotter
+	if len(secrets) > 0 {
+		sp = newSpotter(secrets)
+		w = io.MultiWriter(sp, h, bw) // the spotter first: a secret goes no further
+	}
+	n, err := delegation.WriteJSONString(w, str, make([]byte, 0, 64<<10))
+	if sp != nil && sp.found {
+		t.Close()
+		os.Remove(t.Name())
+		return strFacts{}, true, nil
+	}
 	if err == nil {
 		err = bw.Flush()
 	}
 	if cerr := t.Close(); err == nil {
 		err = cerr
 	}
-	f := strFacts{text: n, held: str}
+	f := strFacts{text: n, held: str, clear: sp != nil}
 	h.Sum(f.raw[:0])
 	f.sum = hex.EncodeToString(f.raw[:])
 	path := filepath.Join(s.dir, f.sum)
@@ -240,13 +262,91 @@ func (s *blobStore) writeString(str string) (strFacts, error) {
 	}
 	if err != nil {
 		os.Remove(t.Name())
-		return strFacts{}, fmt.Errorf("journal: keeping a large value: %w", err)
+		return strFacts{}, false, fmt.Errorf("journal: keeping a large value: %w", err)
 	}
 	if !s.have[f.sum] {
 		s.have[f.sum] = true
 		s.pending = append(s.pending, path)
 	}
-	return f, nil
+	return f, false, nil
+}
+
+// keepClear is keep for a string whose text must hold none of secrets
+// (a result, whose record withholds the environment's secrets): a string
+// whose text holds one is not kept, and clear is false. A string kept
+// before and not yet checked is checked without being written again.
+func (s *blobStore) keepClear(str string, secrets []string) (_ strFacts, clear bool, _ error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.lookup(str)
+	if ok && s.have[f.sum] {
+		if !f.clear {
+			sp := newSpotter(secrets)
+			delegation.WriteJSONString(sp, str, make([]byte, 0, 64<<10))
+			if sp.found {
+				return strFacts{}, false, nil
+			}
+			f.clear = true
+			for id, k := range s.known { // every identity of these bytes
+				if k.sum == f.sum {
+					k.clear = true
+					s.known[id] = k
+				}
+			}
+		}
+		return f, true, nil
+	}
+	f, found, err := s.writeChecked(str, secrets)
+	if err != nil || found {
+		return strFacts{}, false, err
+	}
+	s.hashes++
+	if _, dup := s.known[idOf(str)]; !dup {
+		s.remember(idOf(str), f)
+	} else {
+		s.known[idOf(str)] = f
+	}
+	return f, true, nil
+}
+
+// errSpotted stops a text's writing at a secret.
+var errSpotted = errors.New("journal: the text holds a secret")
+
+// spotter looks for any of its secrets in a text written to it in
+// pieces, across the pieces' bounds too.
+type spotter struct {
+	secrets [][]byte
+	long    int // the longest secret's length
+	tail    []byte
+	found   bool
+}
+
+func newSpotter(secrets []string) *spotter {
+	sp := &spotter{}
+	for _, v := range secrets {
+		sp.secrets = append(sp.secrets, []byte(v))
+		sp.long = max(sp.long, len(v))
+	}
+	return sp
+}
+
+func (sp *spotter) Write(p []byte) (int, error) {
+	if sp.found {
+		return 0, errSpotted
+	}
+	edge := append(sp.tail, p[:min(len(p), sp.long)]...) // a secret across the bound is in here
+	for _, v := range sp.secrets {
+		if bytes.Contains(p, v) || bytes.Contains(edge, v) {
+			sp.found = true
+			return 0, errSpotted
+		}
+	}
+	if len(p) >= sp.long {
+		sp.tail = append(sp.tail[:0], p[len(p)-sp.long:]...)
+	} else if sp.tail = append(sp.tail, p...); len(sp.tail) > sp.long {
+		sp.tail = append(sp.tail[:0], sp.tail[len(sp.tail)-sp.long:]...)
+	}
+	return len(p), nil
 }
 
 func (s *blobStore) mkdir() error {

@@ -586,12 +586,20 @@ func (r *Run) Close() error {
 
 // encodeResult fills rec.Result with v's compact JSON within the run's
 // size ceiling (encodeValue). In a journal that keeps long strings beside
-// itself, and with no secret of the environment to withhold from the
-// text, each long string is kept there as it is met and the JSON holds
+// itself, each long string is kept there as it is met and the JSON holds
 // its stub (rec.long): its text is not written into the line first to be
-// cut out again.
+// cut out again. With secrets of the environment to withhold from the
+// record's text (hideRecord), only a string whose text holds none of
+// them is so kept (the others are written out, and withheld as before),
+// and only when no secret holds a quote or is found in a stub: then no
+// secret can be found across a kept string's bounds, and withholding
+// them from the text between the stubs withholds them from the whole.
 func (r *Run) encodeResult(rec *Record, v delegation.Value) error {
-	if r.w == nil || r.w.blobs == nil || r.vault != nil && len(r.vault.values) > 0 {
+	var secrets []string
+	if r.vault != nil {
+		secrets = r.vault.values
+	}
+	if r.w == nil || r.w.blobs == nil || !stubSafe(secrets) {
 		res, err := r.encodeValue(v)
 		if err == nil {
 			rec.Result, rec.resultJSON = res, true
@@ -604,8 +612,15 @@ func (r *Run) encodeResult(rec *Record, v delegation.Value) error {
 	opt := delegation.EncodeOptions{MaxBytes: max(r.opt.MaxValueBytes, delegation.DefaultMaxValueBytes), LongMin: LongStringMin,
 		Long: func(dst []byte, s string) ([]byte, int64) {
 			if keepErr == nil && stubbable(s) {
-				f, err := blobs.keep(s)
-				if err == nil {
+				var f strFacts
+				var err error
+				clear := true
+				if len(secrets) == 0 {
+					f, err = blobs.keep(s)
+				} else {
+					f, clear, err = blobs.keepClear(s, secrets)
+				}
+				if err == nil && clear {
 					long = append(long, longRef{off: len(dst), s: s, sum: f.sum})
 					return append(dst, blobStub...), f.text
 				}
@@ -632,6 +647,17 @@ func (r *Run) encodeResultWhole(rec *Record, v delegation.Value) error {
 		rec.Result, rec.resultJSON = res, true
 	}
 	return err
+}
+
+// stubSafe reports whether secrets can be withheld from a result's text
+// between its stubs alone (see encodeResult).
+func stubSafe(secrets []string) bool {
+	for _, v := range secrets {
+		if strings.Contains(v, `"`) || strings.Contains(blobStub, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // argsDigest is the digest of a call's arguments, a long string's sum
