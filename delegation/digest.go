@@ -17,16 +17,37 @@ func Sum(v Value) ([32]byte, error) {
 			return *s, nil
 		}
 	}
-	b, err := ToJSON(v)
+	if s, ok := v.(string); ok && len(s) > longSum {
+		// Hashed as it is encoded, a piece at a time: the text of a
+		// long string is not held whole (nor copied) to be hashed.
+		h := sha256.New()
+		buf := make([]byte, 0, 64<<10)
+		if n, _ := WriteJSONString(h, s, buf); n > DefaultMaxValueBytes {
+			return [32]byte{}, tooLarge(DefaultMaxValueBytes) // as ToJSON says
+		}
+		var sum [32]byte
+		h.Sum(sum[:0])
+		return sum, nil
+	}
+	bp := bufPool.Get().(*[]byte) // hashed where it is encoded: no copy
+	b, err := AppendJSON((*bp)[:0], v)
 	if err != nil {
+		bufPool.Put(bp)
 		return [32]byte{}, err
 	}
 	s := sha256.Sum256(b)
+	if cap(b) <= 1<<20 {
+		*bp = b
+	}
+	bufPool.Put(bp)
 	if f != nil {
 		f.sum.Store(&s)
 	}
 	return s, nil
 }
+
+// longSum is the length above which Sum hashes a string as it encodes it.
+const longSum = 64 << 10
 
 // emptyChain is the chain digest of the empty list.
 var emptyChain = sha256.Sum256([]byte("[]"))

@@ -3,7 +3,10 @@ package delegation
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"math/bits"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -36,6 +39,14 @@ type EncodeOptions struct {
 	MaxBytes int64
 	// Indent writes two spaces per level, like ToIndentedJSON.
 	Indent bool
+	// Long, when set, is given each string value (not an object key) of
+	// at least LongMin bytes in place of writing it: it appends what
+	// stands for the string (a journal's stub) and returns the length of
+	// the string's JSON text, which counts toward MaxBytes as if it had
+	// been written. A journal so keeps a long string once, beside the
+	// line, without writing it into the line first.
+	Long    func(dst []byte, s string) ([]byte, int64)
+	LongMin int
 }
 
 // EncodeJSON encodes v; it stops with ctx's error when ctx is canceled
@@ -43,6 +54,9 @@ type EncodeOptions struct {
 // ErrTooLarge beyond opt.MaxBytes.
 func EncodeJSON(ctx context.Context, v Value, opt EncodeOptions) ([]byte, error) {
 	e := &encoder{m: newMeter(ctx, opt.MaxBytes), indent: opt.Indent}
+	if opt.Long != nil {
+		e.long, e.longMin = opt.Long, max(opt.LongMin, 1)
+	}
 	defer e.m.release()
 	if err := e.value(v, 0); err != nil {
 		return nil, err
@@ -98,12 +112,20 @@ type encoder struct {
 	m      *meter
 	indent bool
 	pad    int64 // bytes of indentation written (not counted in the size)
+	// long stands in for strings of at least longMin bytes (EncodeOptions.Long);
+	// extra is what the strings it stood in for add to the size.
+	long    func(dst []byte, s string) ([]byte, int64)
+	longMin int
+	extra   int64
 }
+
+// size is the length of the compact text written so far.
+func (e *encoder) size() int64 { return int64(len(e.buf)-e.base) - e.pad + e.extra }
 
 // check counts the text written so far toward the ceiling and looks at
 // the context.
 func (e *encoder) check() error {
-	if int64(len(e.buf)-e.base)-e.pad > e.m.max || e.pad > e.m.max {
+	if e.size() > e.m.max || e.pad > e.m.max {
 		return tooLarge(e.m.max)
 	}
 	return e.m.poll()
@@ -112,7 +134,7 @@ func (e *encoder) check() error {
 // elem is called before each list element or object entry.
 func (e *encoder) elem() error {
 	e.m.units++
-	if e.m.units >= e.m.next || int64(len(e.buf)-e.base) > e.m.max {
+	if e.m.units >= e.m.next || int64(len(e.buf)-e.base)+e.extra > e.m.max {
 		return e.check()
 	}
 	return nil
@@ -141,6 +163,13 @@ func (e *encoder) value(v Value, depth int) error {
 			e.buf = strconv.AppendFloat(e.buf, v, 'g', -1, 64)
 		}
 	case string:
+		if e.long != nil && len(v) >= e.longMin {
+			n := len(e.buf)
+			var text int64
+			e.buf, text = e.long(e.buf, v)
+			e.extra += text - int64(len(e.buf)-n)
+			return nil
+		}
 		e.buf = appendString(e.buf, v)
 	case *List:
 		return e.list(v, depth)
@@ -242,17 +271,21 @@ var plainASCII = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// Eight bytes at once: a word has a byte that needs a look when one is
-// below 0x20, '"', '\\' or has its top bit set.
+// Eight bytes at once: a byte needs a look when it is below 0x20, '"',
+// '\\' or has its top bit set.
 const (
 	lo8 = 0x0101010101010101
 	hi8 = 0x8080808080808080
 )
 
-func special8(x uint64) bool {
+// special8Mask marks the bytes of x that need a look, each by its top
+// bit: exact for the lowest one marked (a borrow can mark a byte only
+// above one that is marked rightly), so that bits.TrailingZeros64 of it,
+// over 8, is the index of the first such byte.
+func special8Mask(x uint64) uint64 {
 	q := x ^ (lo8 * '"')
 	bs := x ^ (lo8 * '\\')
-	return ((x-lo8*0x20)&^x|x|(q-lo8)&^q|(bs-lo8)&^bs)&hi8 != 0
+	return ((x-lo8*0x20)&^x | x | (q-lo8)&^q | (bs-lo8)&^bs) & hi8
 }
 
 // AppendJSONString appends s as a JSON string, as every value's text is
@@ -263,12 +296,28 @@ func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s)
 // appendString appends s as a JSON string (see the package comment on
 // encoding above).
 func appendString(dst []byte, s string) []byte {
+	if len(s) > 4<<10 && cap(dst)-len(dst) < len(s)+2 {
+		// A long string grows dst once, with room for some escapes,
+		// not by doubling as it goes (a copy of all that came before
+		// at every step).
+		dst = slices.Grow(dst, len(s)+len(s)>>4+2)
+	}
 	dst = append(dst, '"')
+	return append(appendStringBody(dst, s), '"')
+}
+
+// appendStringBody is appendString without the quotes.
+func appendStringBody(dst []byte, s string) []byte {
 	start := 0
 	i := 0
 	for i < len(s) {
-		// Skip plain ASCII a word at a time.
-		for i+8 <= len(s) && !special8(load8(s, i)) {
+		// Skip plain ASCII a word at a time, to the first byte of a
+		// word that needs a look.
+		for i+8 <= len(s) {
+			if m := special8Mask(load8(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		if i >= len(s) {
@@ -329,8 +378,52 @@ func appendString(dst []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
+}
+
+// pieceEnd is where a piece of s cut at j may end so that it encodes as
+// it does within s: before a byte that begins a character, or at j when
+// the three bytes before it continue a character too (no character is
+// longer than four bytes, so none is cut there).
+func pieceEnd(s string, j int) int {
+	for k := j; k < len(s) && k > j-4; k-- {
+		if utf8.RuneStart(s[k]) {
+			return k
+		}
+	}
+	return j
+}
+
+// WriteJSONString writes s to w as AppendJSONString would append it, in
+// pieces of about len(buf) bytes encoded into buf (at least 64 bytes), so that a
+// long string's JSON text is never held whole: a journal hashes it and
+// writes it to a file in one pass. It returns the length of the text.
+func WriteJSONString(w io.Writer, s string, buf []byte) (int64, error) {
+	if cap(buf) < 64 {
+		buf = make([]byte, 0, 64)
+	}
+	piece := max(cap(buf)*7/8-8, 8) // escapes make a piece up to 6 times longer: buf grows then
+	var n int64
+	out := append(buf[:0], '"')
+	for i := 0; i < len(s); {
+		j := min(i+piece, len(s))
+		j = pieceEnd(s, j)
+		out = appendStringBody(out, s[i:j])
+		if j == len(s) {
+			out = append(out, '"')
+		}
+		m, err := w.Write(out)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+		out, i = out[:0], j
+	}
+	if len(s) == 0 {
+		m, err := w.Write(append(out, '"'))
+		return n + int64(m), err
+	}
+	return n, nil
 }
 
 // load8 reads s[i:i+8] as a little-endian word.

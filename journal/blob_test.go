@@ -192,7 +192,7 @@ func FuzzBlobLines(f *testing.F) {
 		}
 		dir := t.TempDir()
 		s := newBlobStore(dir)
-		cut, err := s.cut(append([]byte(nil), body...))
+		cut, err := s.cut(append([]byte(nil), body...), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

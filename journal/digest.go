@@ -23,25 +23,30 @@ import (
 // list that extends an earlier frozen copy continues its chain: the work
 // is in the new elements.
 
-// argsDigest is the digest of a call's arguments.
-func argsDigest(args *delegation.Object) string {
+// argsDigest is the digest of a call's arguments. longSum, when set,
+// gives the Sum of a long string argument (blobStore.sumOf).
+func argsDigest(args *delegation.Object, longSum func(string) ([32]byte, bool)) string {
 	h := sha256.New()
 	if args != nil {
+		var buf [64 + 2*sha256.Size + 2]byte // a name, then a digest, without allocating
 		for _, k := range args.Keys() {
 			v, _ := args.Get(k)
-			h.Write([]byte(strconv.Quote(k)))
-			h.Write([]byte{':'})
+			b := strconv.AppendQuote(buf[:0], k)
+			h.Write(append(b, ':'))
 			var sum [32]byte
 			if l, ok := v.(*delegation.List); ok {
 				sum = delegation.ChainSum(l)
-			} else {
+			} else if s, ok := v.(string); !ok || longSum == nil || len(s) < LongStringMin {
+				sum = valueSum(v)
+			} else if sum, ok = longSum(s); !ok {
 				sum = valueSum(v)
 			}
-			h.Write([]byte(hex.EncodeToString(sum[:])))
-			h.Write([]byte{','})
+			x := hex.AppendEncode(buf[:0], sum[:])
+			h.Write(append(x, ','))
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	var d [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(d[:0]))
 }
 
 func valueSum(v delegation.Value) [32]byte {

@@ -71,10 +71,10 @@ func TestArgDigestOfFrozenValuesIsUnchanged(t *testing.T) {
 		}
 		frozen := f.(*delegation.Object)
 		want := refArgs(t, frozen)
-		if got := argsDigest(frozen); got != want {
+		if got := argsDigest(frozen, nil); got != want {
 			t.Fatalf("call %d: digest %s, from the JSON text %s", i, got, want)
 		}
-		if got := argsDigest(args); got != want {
+		if got := argsDigest(args, nil); got != want {
 			t.Fatalf("call %d, the same arguments not frozen: digest %s, want %s", i, got, want)
 		}
 		m, _ := frozen.Get("meta")

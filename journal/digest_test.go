@@ -28,7 +28,7 @@ func TestArgDigestIsAFunctionOfTheArguments(t *testing.T) {
 		args := delegation.NewObject()
 		args.Set("task", "t")
 		args.Set("progress", delegation.NewList(elems...))
-		got := argsDigest(args)
+		got := argsDigest(args, nil)
 		if want := refArgs(t, args); got != want {
 			t.Fatalf("step %d: digest %s, from the JSON text %s", i, got, want)
 		}
@@ -43,7 +43,7 @@ func TestArgDigestIsAFunctionOfTheArguments(t *testing.T) {
 	args := delegation.NewObject()
 	args.Set("task", "t")
 	args.Set("progress", delegation.NewList(changed...))
-	if got := argsDigest(args); seen[got] || got != refArgs(t, args) {
+	if got := argsDigest(args, nil); seen[got] || got != refArgs(t, args) {
 		t.Errorf("a changed old element: digest %s (seen before: %v)", got, seen[got])
 	}
 }
@@ -62,10 +62,10 @@ func TestArgDigestOfFrozenLists(t *testing.T) {
 		}
 		args := delegation.NewObject()
 		args.Set("progress", f)
-		got := argsDigest(args)
+		got := argsDigest(args, nil)
 		fresh := delegation.NewObject()
 		fresh.Set("progress", delegation.NewList(progress.Elems()...))
-		if want := argsDigest(fresh); got != want {
+		if want := argsDigest(fresh, nil); got != want {
 			t.Fatalf("step %d: frozen digest %s, plain %s", i, got, want)
 		}
 		if i == 20 {

@@ -19,10 +19,22 @@ import (
 // TestAppendRecordMatchesEncodingJSON and FuzzAppendRecord hold it to
 // encoding/json's bytes.
 func appendRecord(b []byte, rec *Record) (_ []byte, ok bool) {
-	if rec.Nested != nil || rec.Gate != nil || rec.Totals != nil || rec.ModelUsage != nil ||
-		!rfc3339(rec.Time) || !rec.resultJSON && !validRaw(rec.Result) || !validRaw(rec.ArgsValue) || !validRaw(rec.Request) ||
-		math.IsNaN(rec.MS) || math.IsInf(rec.MS, 0) {
-		return b, false
+	b, _, ok = appendRecordAt(b, rec)
+	return b, ok
+}
+
+// recordEncodable reports whether appendRecord encodes rec.
+func recordEncodable(rec *Record) bool {
+	return rec.Nested == nil && rec.Gate == nil && rec.Totals == nil && rec.ModelUsage == nil &&
+		rfc3339(rec.Time) && (rec.resultJSON || validRaw(rec.Result)) && validRaw(rec.ArgsValue) && validRaw(rec.Request) &&
+		!math.IsNaN(rec.MS) && !math.IsInf(rec.MS, 0)
+}
+
+// appendRecordAt is appendRecord, also returning where rec.Result begins
+// in b.
+func appendRecordAt(b []byte, rec *Record) (_ []byte, resultAt int, ok bool) {
+	if !recordEncodable(rec) {
+		return b, 0, false
 	}
 	b = append(b, `{"t":`...)
 	b = appendString(b, rec.Type)
@@ -35,6 +47,9 @@ func appendRecord(b []byte, rec *Record) (_ []byte, ok bool) {
 	b = appendInt(b, "attempt", rec.Attempt)
 	b = appendField(b, "slot", rec.Slot)
 	b = appendField(b, "args", rec.Args)
+	if len(rec.Result) > 0 {
+		resultAt = len(b) + len(`,"result":`)
+	}
 	b = appendRaw(b, "result", rec.Result)
 	b = appendField(b, "err", rec.Err)
 	b = appendField(b, "kind", rec.Kind)
@@ -85,11 +100,19 @@ func appendRecord(b []byte, rec *Record) (_ []byte, ok bool) {
 	b = appendRaw(b, "request", rec.Request)
 	b = appendInt(b, "pgid", rec.PGID)
 	b = appendField(b, "proc", rec.Proc)
-	return append(b, '}'), true
+	return append(b, '}'), resultAt, true
 }
 
 // appendHeader is appendRecord for a journal's header.
-func appendHeader(b []byte, h *Header) (_ []byte, ok bool) {
+func appendHeader(b []byte, h *Header) (_ []byte, ok bool) { return appendHeaderStubs(b, h, nil) }
+
+// appendHeaderStubs is appendHeader leaving the long strings of the
+// inputs, bindings and config, and those of Request (RequestLong), to
+// st (nil: written out).
+func appendHeaderStubs(b []byte, h *Header, st *stubber) (_ []byte, ok bool) {
+	if len(h.RequestLong) > 0 && st == nil {
+		h = h.expanded()
+	}
 	if !rfc3339(h.Time) || !validRaw(h.Request) {
 		return b, false
 	}
@@ -107,10 +130,16 @@ func appendHeader(b []byte, h *Header) (_ []byte, ok bool) {
 	b = append(b, `,"spec_sha256":`...)
 	b = appendString(b, h.SpecDigest)
 	b = appendField(b, "dir", h.Dir)
+	if len(h.Request) > 0 {
+		at := len(b) + len(`,"request":`)
+		for _, l := range h.RequestLong {
+			st.refs = append(st.refs, longRef{off: l.Off + at, s: l.S})
+		}
+	}
 	b = appendRaw(b, "request", h.Request)
-	b = appendKVs(b, "bindings", h.Bindings)
-	b = appendKVs(b, "config", h.Config)
-	b = appendKVs(b, "inputs", h.Inputs)
+	b = appendKVs(b, "bindings", h.Bindings, st)
+	b = appendKVs(b, "config", h.Config, st)
+	b = appendKVs(b, "inputs", h.Inputs, st)
 	if len(h.Redacted) > 0 {
 		b = append(b, `,"redacted":[`...)
 		for i, s := range h.Redacted {
@@ -124,7 +153,7 @@ func appendHeader(b []byte, h *Header) (_ []byte, ok bool) {
 	return append(b, '}'), true
 }
 
-func appendKVs(b []byte, key string, kvs []KV) []byte {
+func appendKVs(b []byte, key string, kvs []KV, st *stubber) []byte {
 	if len(kvs) == 0 {
 		return b
 	}
@@ -138,7 +167,7 @@ func appendKVs(b []byte, key string, kvs []KV) []byte {
 		b = append(b, `{"k":`...)
 		b = appendString(b, kv.Key)
 		b = append(b, `,"v":`...)
-		b = appendString(b, kv.Value)
+		b = st.str(b, kv.Value)
 		b = appendBool(b, "redacted", kv.Redacted)
 		b = append(b, '}')
 	}

@@ -78,7 +78,36 @@ func (v *envVault) hideRecord(rec *Record) *Record {
 	if len(v.values) == 0 {
 		return rec
 	}
-	return mapText(rec, v.hide)
+	if len(rec.long) == 0 {
+		return mapText(rec, v.hide)
+	}
+	// The long strings stood in for hold none of the secrets, and no
+	// secret holds a quote or is found in a stub (encodeResult): the
+	// secrets are withheld from the text between the stubs, and the
+	// stubs moved as the text before them changed.
+	res, long := hideBetween(rec.Result, rec.long, v.hide)
+	c := *rec
+	c.Result, c.long = nil, nil
+	out := mapText(&c, v.hide)
+	out.Result, out.long = res, long
+	out.resultJSON = rec.resultJSON && bytes.Equal(res, rec.Result)
+	return out
+}
+
+// hideBetween is raw with hide applied to the text between its stubs
+// (long), and where the stubs are then.
+func hideBetween(raw []byte, long []longRef, hide func(string) string) ([]byte, []longRef) {
+	out := make([]byte, 0, len(raw))
+	refs := make([]longRef, len(long))
+	from := 0
+	for i, l := range long {
+		out = append(out, hide(string(raw[from:l.off]))...)
+		refs[i] = l
+		refs[i].off = len(out)
+		out = append(out, blobStub...)
+		from = l.off + len(blobStub)
+	}
+	return append(out, hide(string(raw[from:]))...), refs
 }
 
 // revealRecord returns rec with the secrets put back: rec itself when it
@@ -118,6 +147,9 @@ func refersToSecret(rec *Record) bool {
 // service, a judge or the run returned: the fields hide, reveal and
 // missing look at.
 func mapText(rec *Record, f func(string) string) *Record {
+	if len(rec.long) > 0 {
+		rec = rec.expanded() // f sees every text
+	}
 	c := *rec
 	c.Err, c.Reasoning = f(c.Err), f(c.Reasoning)
 	if c.Result != nil {

@@ -30,11 +30,9 @@ func (r *Run) Finish(result delegation.Value, runErr error) error {
 	case runErr != nil:
 		rec.setError(runErr, r.opt.ErrorCode)
 	default:
-		res, err := r.encodeValue(result)
-		if err != nil {
+		if err := r.encodeResult(rec, result); err != nil {
 			return fmt.Errorf("journal: the result cannot be recorded: %w", err)
 		}
-		rec.Result, rec.resultJSON = res, true
 	}
 	if r.w == nil {
 		return nil

@@ -127,7 +127,7 @@ func TestResumeRerunsInFlightCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A start without an end: the call was running when the process died.
-	r.write(&Record{Type: TypeStart, ID: delegation.MustParsePath("L4"), Attempt: 1, Args: argsDigest(args)}, true)
+	r.write(&Record{Type: TypeStart, ID: delegation.MustParsePath("L4"), Attempt: 1, Args: argsDigest(args, nil)}, true)
 	r.Close()
 
 	r2, err := Resume(base, r.ID(), Options{})

@@ -106,13 +106,58 @@ type Header struct {
 	// config, inputs, limits, model settings; secrets withheld), in the
 	// form of the package that runs it (run.Request): resume and replay
 	// rebuild the run from it.
-	Request  json.RawMessage `json:"request,omitempty"`
-	Bindings []KV            `json:"bindings,omitempty"` // the user's --slot text
-	Config   []KV            `json:"config,omitempty"`
-	Inputs   []KV            `json:"inputs,omitempty"`
+	Request json.RawMessage `json:"request,omitempty"`
+	// RequestLong, when set, are long strings of Request that it holds
+	// stubs of rather than their text (see LongString): the journal
+	// keeps each once, beside itself, without its text being written
+	// into the request first. Not journaled: Request is read back whole.
+	RequestLong []LongString `json:"-"`
+	Bindings    []KV         `json:"bindings,omitempty"` // the user's --slot text
+	Config      []KV         `json:"config,omitempty"`
+	Inputs      []KV         `json:"inputs,omitempty"`
 	// Redacted names the request's values that were withheld because they
 	// looked like a secret ("slot advancer", "config api_key").
 	Redacted []string `json:"redacted,omitempty"`
+}
+
+// LongString is a long string (at least LongStringMin bytes) that a raw
+// JSON field holds a stub of: the string "$blob" at Off, in place of the
+// string's JSON text. The writer keeps S beside the journal and the line
+// refers to it (FORMAT.md, "Large values"); a writer that keeps nothing
+// beside its lines (a trace) writes S there instead.
+type LongString struct {
+	Off int
+	S   string
+}
+
+// expandLong is raw with each stub of long written out.
+func expandLong(raw []byte, long []LongString) json.RawMessage {
+	var out []byte
+	from := 0
+	for _, l := range long {
+		out = append(out, raw[from:l.Off]...)
+		out = appendString(out, l.S)
+		from = l.Off + len(blobStub)
+	}
+	return append(out, raw[from:]...)
+}
+
+// expanded is a copy of h with Request written out whole.
+func (h *Header) expanded() *Header {
+	c := *h
+	c.Request, c.RequestLong = expandLong(h.Request, h.RequestLong), nil
+	return &c
+}
+
+// expanded is a copy of rec with Result written out whole.
+func (rec *Record) expanded() *Record {
+	c := *rec
+	long := make([]LongString, len(rec.long))
+	for i, l := range rec.long {
+		long[i] = LongString{Off: l.off, S: l.s}
+	}
+	c.Result, c.long = expandLong(rec.Result, long), nil
+	return &c
 }
 
 // KV is one key and its text as the user wrote it (Redacted: the value was
@@ -195,6 +240,9 @@ type Record struct {
 	// resultJSON: Result is as encodeValue wrote it, valid and compact
 	// JSON, which appendRecord need not check again (not journaled).
 	resultJSON bool
+	// long are the long strings Result holds stubs of, at offsets in
+	// Result, their digests known (encodeValue; not journaled).
+	long []longRef
 	// idKey is ID as the line spells it, when a replay's index scanned
 	// the line (scanIndexedInto) and left ID unparsed: it points into
 	// the line, read while the line is (not journaled).

@@ -469,7 +469,8 @@ func (r *Run) Mode() Mode { return r.mode }
 // past, or nil.
 func (r *Run) SpecChanged() error { return r.specChanged }
 
-// Header is the journal's header.
+// Header is the journal's header: for a new run, as it was given to
+// Create (a Request with RequestLong holds stubs of its long strings).
 func (r *Run) Header() *Header { return r.hdr }
 
 // Calls is the number of completed call attempts so far, answered from
@@ -585,6 +586,91 @@ func (r *Run) Close() error {
 		r.rf = nil
 	}
 	return err
+}
+
+// encodeResult fills rec.Result with v's compact JSON within the run's
+// size ceiling (encodeValue). In a journal that keeps long strings beside
+// itself, each long string is kept there as it is met and the JSON holds
+// its stub (rec.long): its text is not written into the line first to be
+// cut out again. With secrets of the environment to withhold from the
+// record's text (hideRecord), only a string whose text holds none of
+// them is so kept (the others are written out, and withheld as before),
+// and only when no secret holds a quote or is found in a stub: then no
+// secret can be found across a kept string's bounds, and withholding
+// them from the text between the stubs withholds them from the whole.
+func (r *Run) encodeResult(rec *Record, v delegation.Value) error {
+	var secrets []string
+	if r.vault != nil {
+		secrets = r.vault.values
+	}
+	if r.w == nil || r.w.blobs == nil || !stubSafe(secrets) {
+		res, err := r.encodeValue(v)
+		if err == nil {
+			rec.Result, rec.resultJSON = res, true
+		}
+		return err
+	}
+	blobs := r.w.blobs
+	var long []longRef
+	var keepErr error
+	opt := delegation.EncodeOptions{MaxBytes: max(r.opt.MaxValueBytes, delegation.DefaultMaxValueBytes), LongMin: LongStringMin,
+		Long: func(dst []byte, s string) ([]byte, int64) {
+			if keepErr == nil && stubbable(s) {
+				var f strFacts
+				var err error
+				clear := true
+				if len(secrets) == 0 {
+					f, err = blobs.keep(s)
+				} else {
+					f, clear, err = blobs.keepClear(s, secrets)
+				}
+				if err == nil && clear {
+					long = append(long, longRef{off: len(dst), s: s, sum: f.sum})
+					return append(dst, blobStub...), f.text
+				}
+				keepErr = err
+			}
+			n := len(dst)
+			dst = appendString(dst, s)
+			return dst, int64(len(dst) - n)
+		}}
+	res, err := delegation.EncodeJSON(context.Background(), v, opt)
+	if err != nil {
+		return err
+	}
+	if keepErr != nil {
+		return r.encodeResultWhole(rec, v) // kept in the line, or failing as the line's write would
+	}
+	rec.Result, rec.resultJSON, rec.long = res, true, long
+	return nil
+}
+
+func (r *Run) encodeResultWhole(rec *Record, v delegation.Value) error {
+	res, err := r.encodeValue(v)
+	if err == nil {
+		rec.Result, rec.resultJSON = res, true
+	}
+	return err
+}
+
+// stubSafe reports whether secrets can be withheld from a result's text
+// between its stubs alone (see encodeResult).
+func stubSafe(secrets []string) bool {
+	for _, v := range secrets {
+		if strings.Contains(v, `"`) || strings.Contains(blobStub, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// argsDigest is the digest of a call's arguments, a long string's sum
+// remembered by its identity when the journal keeps long strings.
+func (r *Run) argsDigest(args *delegation.Object) string {
+	if r.w == nil || r.w.blobs == nil {
+		return argsDigest(args, nil)
+	}
+	return argsDigest(args, r.w.blobs.sumOf)
 }
 
 // encodeValue is v's compact JSON within the run's size ceiling: the

@@ -137,7 +137,7 @@ func (t *Trace) Record(ev *delegation.Event) {
 	case delegation.EventCallStart:
 		t.startMu.Lock()
 		t.write(&Record{Type: TypeStart, Time: at, ID: ev.Path, Pos: pos, Attempt: ev.Attempt, Slot: ev.Slot,
-			Args: argsDigest(ev.Args), ArgsValue: t.traceArgs(ev.Slot, ev.Args)})
+			Args: argsDigest(ev.Args, nil), ArgsValue: t.traceArgs(ev.Slot, ev.Args)})
 		t.startMu.Unlock()
 	case delegation.EventCallEnd:
 		rec := &Record{Type: TypeEnd, Time: at, ID: ev.Path, Attempt: ev.Attempt, Slot: ev.Slot, MS: millis(ev.Duration)}

@@ -26,7 +26,7 @@ type caller struct {
 }
 
 func (c *caller) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
-	args := argsDigest(req.Args)
+	args := c.r.argsDigest(req.Args)
 	if v, err, ok := c.r.answerCall(ctx, req, args); ok {
 		return v, err
 	}
@@ -197,9 +197,8 @@ func (r *Run) encodeOutcome(ctx context.Context, rec *Record, v delegation.Value
 		err = ctx.Err() // answered after its deadline: the evaluator counts a timeout
 	}
 	if err == nil {
-		res, encErr := r.encodeValue(v)
+		encErr := r.encodeResult(rec, v)
 		if encErr == nil {
-			rec.Result, rec.resultJSON = res, true
 			return nil
 		}
 		err = fmt.Errorf("the result cannot be journaled: %w", encErr)

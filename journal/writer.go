@@ -60,6 +60,18 @@ func newWriter(f *os.File, every time.Duration) *writer {
 // encodeRecord is the JSON of one record (a Header or a *Record), without
 // its sum: the one encoding of every journal and trace line.
 func encodeRecord(v any) ([]byte, error) {
+	// Stubs of long strings are written out: this encoding keeps nothing
+	// beside the line.
+	switch r := v.(type) {
+	case *Header:
+		if len(r.RequestLong) > 0 {
+			v = r.expanded()
+		}
+	case *Record:
+		if len(r.long) > 0 {
+			v = r.expanded()
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // call ids hold '>' ("L12/2>L5"): keep them readable
@@ -124,11 +136,25 @@ func (w *writer) append(v any, durable bool) error {
 // held), its long strings kept beside the journal when w keeps blobs.
 func (w *writer) encode(v any) ([]byte, error) {
 	body, ok := w.buf[:0], false
+	var st *stubber
+	if w.blobs != nil {
+		st = &stubber{}
+	}
 	switch v := v.(type) {
 	case *Record:
-		body, ok = appendRecord(body, v)
+		if len(v.long) > 0 && st == nil {
+			v = v.expanded() // not reached: encodeResult stubs only for a journal that keeps blobs
+		}
+		var at int
+		body, at, ok = appendRecordAt(body, v)
+		if ok && len(v.long) > 0 {
+			for _, l := range v.long {
+				l.off += at
+				st.refs = append(st.refs, l)
+			}
+		}
 	case *Header:
-		body, ok = appendHeader(body, v)
+		body, ok = appendHeaderStubs(body, v, st)
 	}
 	if !ok {
 		enc, err := encodeRecord(v)
@@ -141,7 +167,7 @@ func (w *writer) encode(v any) ([]byte, error) {
 	if w.blobs == nil {
 		return body, nil
 	}
-	return w.blobs.cut(body)
+	return w.blobs.cut(body, st.refs)
 }
 
 // flush is the group commit: it syncs every record written so far.
@@ -168,8 +194,7 @@ func (w *writer) sync(seq int64) error {
 	var blobs []string
 	var blobDir string
 	if w.blobs != nil {
-		blobs, blobDir = w.blobs.pending, w.blobs.dir
-		w.blobs.pending = nil
+		blobs, blobDir = w.blobs.takePending(), w.blobs.dir
 	}
 	w.mu.Unlock()
 	w.syncs++

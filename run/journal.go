@@ -3,13 +3,16 @@ package run
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/redact"
@@ -48,7 +51,7 @@ func (j *runJournal) wrap(p *runhost.Prepared) error {
 	src := p.Spec.File.Source()
 	opt := journal.Options{Force: j.o.Force, SyncEvery: j.o.SyncEvery, Env: j.req.vaultEnv(j.o.Environ),
 		OnDiverge: func(err error) { j.cancel(err) }, MaxValueBytes: j.req.Limits.MaxValueBytes, ErrorCode: errorCode}
-	h, redacted := j.header(src)
+	h, redacted := j.header(src, j.mode == journal.Live)
 	var err error
 	switch j.mode {
 	case journal.Replaying, journal.Resuming:
@@ -131,24 +134,107 @@ func ensureProseDir(runDir string) error {
 }
 
 // header is the journal header of a new run, and the request as the
-// journal keeps it (secrets withheld).
-func (j *runJournal) header(src []byte) (journal.Header, json.RawMessage) {
+// journal keeps it (secrets withheld). With long, the request's long
+// values are not written into its JSON: it holds stubs of them
+// (journal.Header.RequestLong), which the journal keeps beside itself
+// once, as it keeps the inputs' values.
+func (j *runJournal) header(src []byte, long bool) (journal.Header, json.RawMessage) {
 	red := redact.ForEnv(j.o.Environ).WithShapes()
 	h := journal.Header{Spec: j.req.Spec, SpecDigest: journal.Digest(src), Dir: j.req.Dir}
 	if f := j.req.specFile(); f != "" {
 		h.Spec = f
 	}
 	r := j.req.redacted(red, &h)
-	// Without HTML escaping, as the journal writes every string: a long
-	// input is then the same JSON in the request and in the inputs, and
-	// kept once beside the journal (journal/FORMAT.md, "Large values").
+	if long {
+		if pr, ph := r.placeLong(); len(ph) > 0 {
+			if raw, stubs, ok := stubLong(encodeRequest(pr), ph); ok {
+				h.Request, h.RequestLong = raw, stubs
+				return h, raw
+			}
+		}
+	}
+	raw := encodeRequest(r)
+	h.Request = raw
+	return h, raw
+}
+
+// encodeRequest is r's JSON as the journal keeps it: without HTML
+// escaping, as the journal writes every string, so that a long input is
+// the same JSON in the request and in the inputs, and kept once beside
+// the journal (journal/FORMAT.md, "Large values").
+func encodeRequest(r Request) json.RawMessage {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(r)
-	raw := json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n"))
-	h.Request = raw
-	return h, raw
+	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n"))
+}
+
+// placeheld is a long value of a request and the placeholder that stands
+// for it while the request is encoded.
+type placeheld struct{ mark, value string }
+
+// placeLong is r with each long value of its bindings (journal.LongStringMin
+// bytes or more) replaced by a placeholder (a random mark that nothing
+// else in the request holds), and what they stand for: encoding/json
+// then writes no long string, and stubLong puts stubs in their place.
+func (r Request) placeLong() (Request, []placeheld) {
+	var ph []placeheld
+	var nonce [16]byte
+	place := func(v *string) {
+		if len(*v) < journal.LongStringMin {
+			return
+		}
+		if ph == nil {
+			_, _ = rand.Read(nonce[:])
+		}
+		m := fmt.Sprintf("$long-%x-%d", nonce, len(ph))
+		ph = append(ph, placeheld{mark: m, value: *v})
+		*v = m
+	}
+	b := &r.Bindings
+	for _, as := range []*[]bind.Assignment{&b.Slots, &b.Config, &b.Inputs} {
+		if !slices.ContainsFunc(*as, func(a bind.Assignment) bool { return len(a.Value) >= journal.LongStringMin }) {
+			continue
+		}
+		*as = slices.Clone(*as)
+		for i := range *as {
+			place(&(*as)[i].Value)
+		}
+	}
+	place(&b.InputJSON)
+	return r, ph
+}
+
+// stubLong is raw with each placeholder's JSON string replaced by the
+// journal's stub, and where those stubs are; ok is false when a
+// placeholder is not found once, as it is (not reached: a placeholder is
+// plain ASCII, written as it is, and random).
+func stubLong(raw []byte, ph []placeheld) (_ json.RawMessage, _ []journal.LongString, ok bool) {
+	type at struct {
+		i int
+		p placeheld
+	}
+	ats := make([]at, 0, len(ph))
+	for _, p := range ph {
+		q := []byte(`"` + p.mark + `"`)
+		i := bytes.Index(raw, q)
+		if i < 0 || bytes.Count(raw, q) != 1 {
+			return nil, nil, false
+		}
+		ats = append(ats, at{i, p})
+	}
+	slices.SortFunc(ats, func(a, b at) int { return a.i - b.i })
+	out := make([]byte, 0, len(raw))
+	long := make([]journal.LongString, 0, len(ats))
+	from := 0
+	for _, a := range ats {
+		out = append(out, raw[from:a.i]...)
+		long = append(long, journal.LongString{Off: len(out), S: a.p.value})
+		out = append(out, `"$blob"`...)
+		from = a.i + len(a.p.mark) + 2
+	}
+	return append(out, raw[from:]...), long, true
 }
 
 // DivergedError is a resume or replay stopped because the run no longer

@@ -576,7 +576,7 @@ func (r *Run) begin() error {
 		r.o.Started("")
 	}
 	if r.trace != nil {
-		h, _ := r.jr.header(p.Spec.File.Source())
+		h, _ := r.jr.header(p.Spec.File.Source(), false)
 		h.RunID = r.jr.id
 		if r.jr.run != nil {
 			h.RunID = r.jr.run.ID()
