@@ -91,6 +91,8 @@ func FuzzShapePrefilter(f *testing.F) {
 	f.Add("https://u:p@host/x 9api_key=1 a=b=c x_token=v é_secret=zz")
 	f.Add("BeArEr 12345678 ghp_abcdefghijklmnopqrstu AKIAABCDEFGHIJKLMNOP")
 	f.Add("nothing to see here = == =x")
+	f.Add("9a://u:p@h .x+1://u:p@h://v:q@i ://a:b@ x1-://u:p@h https://a:b:c@d")
+	f.Add("-sk-abcdefghijklmnopqr eyJaaaaaaaa.bbbbbbbbb.ccccccccc ghs_abcdefghijklmnopqrstuv xoxb-1234567890 AIza")
 	f.Fuzz(func(t *testing.T, text string) {
 		want := secretValue().ReplaceAllString(text, Mark)
 		want = urlPassword().ReplaceAllString(want, "${1}"+Mark+"@")

@@ -44,6 +44,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -130,13 +131,11 @@ func (r *Redactor) Text(s string) (string, bool) {
 	if !r.shapes {
 		return out, out != s
 	}
-	// Each pattern runs only on a text it could match (a long text
-	// without one, a large input, costs a few scans, not the regexps').
-	if mayHoldShape(out) {
-		out = secretValue().ReplaceAllString(out, Mark)
-	}
+	// Each pattern runs only where one of its matches could begin (a long
+	// text costs a scan for its literal beginnings, not the regexps').
+	out = replaceShapes(out)
 	if strings.Contains(out, "://") {
-		out = urlPassword().ReplaceAllString(out, "${1}"+Mark+"@")
+		out = replaceURLPasswords(out)
 	}
 	if mayAssignSecret(out) {
 		out = envAssign().ReplaceAllStringFunc(out, func(m string) string {
@@ -150,45 +149,142 @@ func (r *Redactor) Text(s string) (string, bool) {
 	return out, out != s
 }
 
-// mayHoldShape reports whether s holds the beginning of a match of
-// secretValue: one of its literal prefixes (sk-, gh?_, github_pat_,
-// glpat-, xox?-, AKIA, AIza, eyJ), found by the rarer byte each ends
-// with, or "bearer" in any case.
-func mayHoldShape(s string) bool {
-	ends := func(c byte, at func(i int) bool) bool {
+// replaceShapes is secretValue().ReplaceAllString(s, Mark), the
+// regexp run only where a match can begin. Each of secretValue's
+// alternatives begins with a literal (sk-, gh?_, github_pat_, glpat-,
+// xox?-, AKIA, AIza, bearer in any case, eyJ) and none looks behind it,
+// so the leftmost match from a place is the anchored match at the first
+// beginning after it that has one: the same matches, found without
+// running the automaton over every byte of a text that has a beginning
+// somewhere (a large base64 input has some).
+func replaceShapes(s string) string {
+	var b strings.Builder
+	from := 0
+	for _, i := range shapeBeginnings(s) {
+		if i < from {
+			continue
+		}
+		loc := secretValueAnchored().FindStringIndex(s[i:])
+		if loc == nil {
+			continue
+		}
+		b.WriteString(s[from:i])
+		b.WriteString(Mark)
+		from = i + loc[1]
+	}
+	if from == 0 {
+		return s
+	}
+	b.WriteString(s[from:])
+	return b.String()
+}
+
+// shapeBeginnings is where in s one of secretValue's literal beginnings
+// is, in order: each found from the rarer byte it holds by
+// strings.IndexByte (a vectorised scan), as the byte loop over every
+// byte of a long text would cost more than all the rest.
+func shapeBeginnings(s string) []int {
+	var at []int
+	each := func(c byte, f func(i int)) {
 		for i := 0; i < len(s); i++ {
 			j := strings.IndexByte(s[i:], c)
 			if j < 0 {
-				return false
-			}
-			if i += j; at(i) {
-				return true
-			}
-		}
-		return false
-	}
-	before := func(i int, p string) bool { return i >= len(p) && s[i-len(p):i] == p }
-	if ends('-', func(i int) bool {
-		return before(i, "sk") || before(i, "glpat") || i >= 4 && s[i-4:i-1] == "xox"
-	}) || ends('_', func(i int) bool {
-		return i >= 3 && s[i-3:i-1] == "gh" || before(i, "github_pat")
-	}) || ends('J', func(i int) bool { return before(i, "ey") }) ||
-		strings.Contains(s, "AKIA") || strings.Contains(s, "AIza") {
-		return true
-	}
-	for _, b := range []byte{'b', 'B'} {
-		for i := 0; i+6 <= len(s); i++ {
-			j := strings.IndexByte(s[i:], b)
-			if j < 0 {
-				break
+				return
 			}
 			i += j
-			if i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer") {
-				return true
-			}
+			f(i)
 		}
 	}
-	return false
+	before := func(i int, p string) bool { return i >= len(p) && s[i-len(p):i] == p }
+	each('-', func(i int) {
+		switch {
+		case before(i, "sk"):
+			at = append(at, i-2)
+		case before(i, "glpat"):
+			at = append(at, i-5)
+		case i >= 4 && s[i-4:i-1] == "xox" && strings.IndexByte("abeprs", s[i-1]) >= 0:
+			at = append(at, i-4)
+		}
+	})
+	each('_', func(i int) {
+		switch {
+		case i >= 3 && s[i-3:i-1] == "gh" && strings.IndexByte("pousr", s[i-1]) >= 0:
+			at = append(at, i-3)
+		case before(i, "github_pat"):
+			at = append(at, i-10)
+		}
+	})
+	each('J', func(i int) {
+		if before(i, "ey") {
+			at = append(at, i-2)
+		}
+	})
+	each('A', func(i int) {
+		if strings.HasPrefix(s[i:], "AKIA") || strings.HasPrefix(s[i:], "AIza") {
+			at = append(at, i)
+		}
+	})
+	for _, c := range []byte{'b', 'B'} {
+		each(c, func(i int) {
+			if len(s)-i >= 6 && strings.EqualFold(s[i:i+6], "bearer") {
+				at = append(at, i)
+			}
+		})
+	}
+	slices.Sort(at)
+	return at
+}
+
+// replaceURLPasswords is urlPassword().ReplaceAllString(s,
+// "${1}"+Mark+"@"), the regexp run only where a match can begin: a
+// match holds "://" right after its scheme, and the scheme's characters
+// are neither ':' nor '/', so a match through a "://" begins at the
+// first letter of the run of scheme characters before it (not before
+// where the search is): the leftmost start the regexp would try.
+func replaceURLPasswords(s string) string {
+	var b strings.Builder
+	from, search := 0, 0
+	for search < len(s) {
+		k := strings.Index(s[search:], "://")
+		if k < 0 {
+			break
+		}
+		k += search
+		run := k
+		for run > search && isSchemeByte(s[run-1]) {
+			run--
+		}
+		p := run
+		for p < k && !isLetter(s[p]) {
+			p++
+		}
+		if p == k {
+			search = k + 1
+			continue
+		}
+		m := urlPasswordAnchored().FindStringSubmatchIndex(s[p:])
+		if m == nil {
+			search = k + 1
+			continue
+		}
+		b.WriteString(s[from:p])
+		b.WriteString(s[p : p+m[3]])
+		b.WriteString(Mark)
+		b.WriteByte('@')
+		from = p + m[1]
+		search = from
+	}
+	if from == 0 {
+		return s
+	}
+	b.WriteString(s[from:])
+	return b.String()
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isSchemeByte(c byte) bool {
+	return isLetter(c) || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
 }
 
 // mayAssignSecret reports whether s holds an = whose name before it (the
@@ -267,19 +363,32 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
 }
 
-// secretValue matches well-known credential formats anywhere in a text.
-var secretValue = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`sk-[A-Za-z0-9_\-]{16,}` +
-		`|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}` +
-		`|glpat-[A-Za-z0-9_\-]{20,}|xox[abeprs]-[A-Za-z0-9\-]{10,}` +
-		`|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}` +
-		`|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}` +
-		`|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)
-})
+// secretValueExpr matches well-known credential formats anywhere in a
+// text.
+const secretValueExpr = `sk-[A-Za-z0-9_\-]{16,}` +
+	`|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}` +
+	`|glpat-[A-Za-z0-9_\-]{20,}|xox[abeprs]-[A-Za-z0-9\-]{10,}` +
+	`|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}` +
+	`|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}` +
+	`|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`
 
-// urlPassword matches the password of a URL's user info
-// (https://user:PASSWORD@host).
-var urlPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]+:)[^/\s@]+@`) })
+// secretValue is secretValueExpr, and secretValueAnchored the same at
+// the start of a text (replaceShapes).
+var (
+	secretValue         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(secretValueExpr) })
+	secretValueAnchored = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:` + secretValueExpr + `)`) })
+)
+
+// urlPasswordExpr matches the password of a URL's user info
+// (https://user:PASSWORD@host), the part before it its first group.
+const urlPasswordExpr = `([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]+:)[^/\s@]+@`
+
+// urlPassword is urlPasswordExpr, and urlPasswordAnchored the same at the
+// start of a text (replaceURLPasswords).
+var (
+	urlPassword         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(urlPasswordExpr) })
+	urlPasswordAnchored = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:` + urlPasswordExpr + `)`) })
+)
 
 // envAssign matches NAME=VALUE (an environment assignment in a command):
 // a value quoted, quoted with escaped quotes (as inside a JSON string), or

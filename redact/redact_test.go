@@ -210,3 +210,25 @@ func TestCommandSecrets(t *testing.T) {
 		t.Errorf("redacted %s", out)
 	}
 }
+
+// BenchmarkShapesLongText: credential shapes looked for in 4 MB of
+// base64, which holds some of their literal beginnings (eyJ, AKIA...)
+// but no credential.
+func BenchmarkShapesLongText(b *testing.B) {
+	raw := make([]byte, 3<<20)
+	var x uint64 = 88172645463325252
+	for i := range raw {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		raw[i] = byte(x)
+	}
+	text := base64.StdEncoding.EncodeToString(raw) + " see https://example.com/a and token: none"
+	r := &Redactor{shapes: true}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if out := r.String(text); len(out) != len(text) {
+			b.Fatalf("changed %d bytes of a text without a credential", len(text)-len(out))
+		}
+	}
+}
