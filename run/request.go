@@ -320,7 +320,12 @@ func (r Request) validText() Request {
 func (r Request) inputSecrets() []string {
 	var kvs []string
 	for _, a := range r.Bindings.Inputs {
-		kvs = append(kvs, a.Name+"="+a.Value)
+		// Only a secret-named input is one (InputSecrets keeps no other):
+		// the others are not copied into NAME=VALUE, which for a 5 MB
+		// input cost a copy of it at each of the run's redactors.
+		if a.Value != "" && redact.SecretName(a.Name) {
+			kvs = append(kvs, a.Name+"="+a.Value)
+		}
 	}
 	out := redact.InputSecrets(kvs, r.Bindings.InputJSON)
 	for _, a := range r.Bindings.Slots {
