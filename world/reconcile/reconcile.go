@@ -1033,6 +1033,9 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 		return ans, fmt.Errorf("its truth must be a JSON object, got %s", kindOf(truth))
 	}
 	ans.Truth = truth
+	if err := Fields(p.n, truth); err != nil {
+		return ans, err
+	}
 	if err := Postconditions(ctx, p.n, truth); err != nil {
 		return ans, err
 	}
