@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -666,8 +667,12 @@ func (s *instanceService) Call(ctx context.Context, req *delegation.CallRequest)
 			}
 		}
 	}
+	required := s.spec.ImpliedRequired()
 	for _, name := range s.spec.ImpliedInputs() {
 		if _, ok := g[name]; !ok {
+			if slices.Contains(required, name) {
+				return nil, fmt.Errorf("pattern instance %s: the call does not pass %q, which a slot of %s requires: add %s: VALUE under the call", s.name, name, s.spec.Name, name)
+			}
 			g[name] = nil
 		}
 	}

@@ -238,8 +238,9 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	d.ReturnRule, d.Node = n.Kind == spec.KindFunction || n.Kind == spec.KindResponsibility, n.Name
 	var out diag.List
 	seen := map[string]bool{}
-	outputs := map[string][]string{}  // call target -> its declared outputs
-	params := map[string]*spec.Spec{} // call target -> the node or file called
+	outputs := map[string][]string{}     // call target -> its declared outputs
+	params := map[string]*spec.Spec{}    // call target -> the node or file called
+	instances := map[string]*spec.Spec{} // call target -> the pattern of the instance called
 	for _, c := range callTargets(prog) {
 		if seen[c.name] {
 			continue
@@ -267,6 +268,11 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 			out.Warnf(n.File, c.pos, CodeAmbiguousCall, "call %s reaches the %s %q; a %s of the same name is farther and not called: rename one of them",
 				c.name, callee.Kind, c.name, callee.Shadows)
 		}
+		if callee.Kind == spec.CalleeInstance && callee.Instance != nil {
+			if ps := patternOf(n.Root(), callee.Instance.Pattern, f); ps != nil && ps.Kind == spec.KindPattern {
+				instances[c.name] = ps
+			}
+		}
 		cs := calleeSpec(callee, f)
 		if cs != nil {
 			params[c.name] = cs
@@ -287,6 +293,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		}
 	}
 	out = append(out, callArguments(n, prog, params)...)
+	out = append(out, instanceArguments(n, prog, instances)...)
 	markOutputs(prog, outputs)
 	return append(out, check.Check(prog, d)...)
 }
@@ -356,6 +363,47 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 		for _, in := range cs.Inputs {
 			if !passed[in.Name] && !in.Optional && !in.HasDefault {
 				out.Errorf(n.File, id.NamePos, CodeMissingArgument, "call %s does not pass %s's input %q: add %s: VALUE under the call", id.Name, id.Name, in.Name, in.Name)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// instanceArguments reports each call of a ### Patterns instance that
+// leaves out an input its pattern needs (lint/missing-argument): one it
+// declares without a default or "optional", or one of its implied inputs
+// that a slot requires (spec.ImpliedRequired). The instance passes the
+// call's arguments through, so one the pattern does not name is no error.
+func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*spec.Spec) diag.List {
+	if len(patterns) == 0 {
+		return nil
+	}
+	var out diag.List
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		c, ok := x.(*syntax.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := c.Target.(*syntax.Ident)
+		if !ok || patterns[id.Name] == nil {
+			return true
+		}
+		ps := patterns[id.Name]
+		passed := map[string]bool{}
+		for _, a := range c.Args {
+			passed[a.Key] = true
+		}
+		var need []string
+		for _, in := range ps.Inputs {
+			if !in.Optional && !in.HasDefault {
+				need = append(need, in.Name)
+			}
+		}
+		need = append(need, ps.ImpliedRequired()...)
+		for _, name := range need {
+			if !passed[name] {
+				out.Errorf(n.File, id.NamePos, CodeMissingArgument, "call %s does not pass %q, which its pattern %s needs: add %s: VALUE under the call", id.Name, name, ps.Name, name)
 			}
 		}
 		return true
