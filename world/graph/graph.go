@@ -403,6 +403,17 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		diags.Errorf(s.File, s.Pos, "graph/duplicate-id", "node id %q is also %s's: give one of them another front matter id", n.ID, first.File)
 		return nil
 	}
+	if id == "" && s.Name != "" {
+		// Two files of one name (decided: an error): a reference, a
+		// --slot or a world show by that name would reach only the
+		// first of them, the other's subscribers wired in silence.
+		for _, o := range g.Nodes {
+			if o.Name == s.Name && !o.Inline() {
+				diags.Errorf(s.File, s.Pos, CodeDuplicateName, "node name %q is also %s's (id %s): a reference or a --slot by that name would reach only one of them; rename one", s.Name, o.File, o.ID)
+				break
+			}
+		}
+	}
 	n.Wake = wakeOf(s)
 	if s.Truth != nil {
 		for _, f := range s.Truth.Facets {

@@ -181,6 +181,14 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"sum.prose.md": node("sum", "responsibility", "- `totals`: *(Maintained by `nobody`.)*", "- `total`: n"),
 			"b.prose.md":   node("b", "gateway", "", "- `y`: n"),
 		}, "sum.prose.md:10:3: error: input \"totals\" of sum: no node \"nobody\" maintains it (nodes: b) [graph/unsatisfied]"},
+		{"a producer misspelt, though the name rule binds the item", map[string]string{
+			"sum.prose.md":   node("order-summary", "responsibility", "", "- `total`: n"),
+			"alert.prose.md": node("alert", "responsibility", "- `total`: the total *(Maintained by `order-sumary`.)*", "- `big`: n"),
+		}, "alert.prose.md:10:3: error: input \"total\" of alert says it is maintained by \"order-sumary\", which names no node; did you mean order-summary? (nodes: order-summary) [graph/unsatisfied]"},
+		{"two files of one name", map[string]string{
+			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
+			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
+		}, "b/sum.prose.md:2:7: error: node name \"sum\" is also a/sum.prose.md's (id sum): a reference or a --slot by that name would reach only one of them; rename one [graph/duplicate-name]"},
 		{"ambiguous, naming the candidates", map[string]string{
 			"a.prose.md":   node("a", "gateway", "", "#### counts\n\nTallies."),
 			"b.prose.md":   node("b", "gateway", "", "- `counts`: tallies"),

@@ -61,6 +61,9 @@ const (
 	// the caller gives it ("supplied by the caller", "caller-provided"):
 	// lint takes it as meant, a drain still needs it given.
 	CodeCallerInput = "graph/caller-input"
+	// CodeDuplicateName is a node whose front matter name another file's
+	// node has too.
+	CodeDuplicateName = "graph/duplicate-name"
 )
 
 // ref finds a node by id, name or title (case-insensitively for titles).
@@ -102,6 +105,9 @@ func (g *Graph) wire() diag.List {
 			edges, ambiguous, problem := g.bind(n, it)
 			if len(edges) > 0 {
 				g.Edges = append(g.Edges, edges...)
+				if msg := g.unknownMaintainer(n, it); msg != "" {
+					diags.Errorf(n.Spec.File, it.Pos, CodeUnsatisfied, "%s", msg)
+				}
 				continue
 			}
 			f := n.Spec.File
@@ -636,6 +642,42 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 		if len(r) > 0 {
 			return fmt.Sprintf("%s of %s: no node %q maintains it (nodes: %s)", what, n.ID, r[0], strings.Join(g.ids(n), ", "))
 		}
+	}
+	return ""
+}
+
+// unknownMaintainer explains a bound item whose sentence says it is
+// "maintained by `X`" where X names no node (by id, name or title, alone
+// or as `X.part`), or returns "". Decided: an error, though another rule
+// bound the item: the sentence states the producer, and a name it
+// misspells may be the node the author meant while the item is wired to
+// another one that maintains a part of the same name.
+func (g *Graph) unknownMaintainer(n *Node, it *Item) string {
+	low := strings.ToLower(it.Text)
+	for i := strings.Index(low, "maintained by `"); i >= 0; {
+		r := backticked(it.Text[i:])
+		if len(r) > 0 && !n.self(r[0]) && g.ref(r[0]) == nil {
+			node, _, dotted := strings.Cut(r[0], ".")
+			if !dotted || g.ref(node) == nil {
+				var cands []string
+				for _, p := range g.Nodes {
+					cands = append(cands, p.ID)
+					if p.Name != "" && p.Name != p.ID {
+						cands = append(cands, p.Name)
+					}
+				}
+				hint := ""
+				if best := nearest(node, cands); best != "" {
+					hint = fmt.Sprintf("; did you mean %s?", best)
+				}
+				return fmt.Sprintf("%s of %s says it is maintained by %q, which names no node%s (nodes: %s)", quoteName(it), n.ID, r[0], hint, strings.Join(g.ids(n), ", "))
+			}
+		}
+		next := strings.Index(low[i+1:], "maintained by `")
+		if next < 0 {
+			break
+		}
+		i += 1 + next
 	}
 	return ""
 }
