@@ -453,7 +453,8 @@ func (f *frame) evalUnary(x *syntax.UnaryExpr) (Value, error) {
 		return nil, err
 	}
 	if x.Op == syntax.NOT {
-		return !Truthy(v), nil
+		t, err := f.truth(v, x.X)
+		return !t, err
 	}
 	switch v := v.(type) {
 	case int64:
@@ -476,11 +477,18 @@ func (f *frame) evalBinary(x *syntax.BinaryExpr) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if Truthy(a) == (x.Op == syntax.OR) {
+		ta, err := f.truth(a, x.X)
+		if err != nil {
+			return nil, err
+		}
+		if ta == (x.Op == syntax.OR) {
 			return x.Op == syntax.OR, nil
 		}
 		b, err := f.eval(x.Y)
-		return Truthy(b), err
+		if err != nil {
+			return nil, err
+		}
+		return f.truth(b, x.Y)
 	}
 	an, a, ai, err := f.evalInt(x.X)
 	if err != nil {

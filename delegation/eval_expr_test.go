@@ -336,3 +336,23 @@ func TestDurationLiterals(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// A text that reads as false is not taken as true where a condition, not,
+// and or or reads it: the run stops at the expression, naming the fix.
+// Other texts keep their truthiness (semantics 19).
+func TestFalseLookingTextInACondition(t *testing.T) {
+	for _, src := range []string{
+		"let flag = \"false\"\nif flag:\n  return 1\nreturn 0\n",
+		"let flag = \"No\"\nif flag:\n  return 1\nreturn 0\n",
+		"let flag = \"0\"\nreturn not flag\n",
+		"let flag = \" off \"\nreturn 1 and flag\n",
+		"let flag = \"false\"\nreturn flag or 1\n",
+		"let flag = \"none\"\nloop while flag (max: 2):\n  flag = \"\"\nreturn 0\n",
+	} {
+		wantErr(t, runErr(t, src, nil, nil), "which would count as true")
+	}
+	got := mustRun(t, "let a = \"yes\"\nlet b = \"nothing\"\nreturn [not a, not b, a and b, not \"\"]\n", nil, nil)
+	if want := `[false,false,true,true]`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
