@@ -457,6 +457,9 @@ func (s *nodeService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	if s.inner == nil {
 		return nil, fmt.Errorf("%s is not bound to a service", s.name)
 	}
+	if err := typedArgs(s.node, s.name, req.Args); err != nil {
+		return nil, err
+	}
 	v, err := s.inner.Call(ctx, req)
 	if err != nil {
 		return nil, declaredThrow(s.node, s.name, err)
