@@ -185,6 +185,10 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"sum.prose.md":   node("order-summary", "responsibility", "", "- `total`: n"),
 			"alert.prose.md": node("alert", "responsibility", "- `total`: the total *(Maintained by `order-sumary`.)*", "- `big`: n"),
 		}, "alert.prose.md:10:3: error: input \"total\" of alert says it is maintained by \"order-sumary\", which names no node; did you mean order-summary? (nodes: order-summary) [graph/unsatisfied]"},
+		{"an input declared of another type than its producer's field", map[string]string{
+			"sum.prose.md":   node("sum", "gateway", "", "- `total` (string): formatted\n- `ids` (integer[]): n"),
+			"alert.prose.md": node("alert", "responsibility", "- `total` (number): the total of `sum`\n- `ids` (number[]): from `sum`", "- `big`: n"),
+		}, "alert.prose.md:10:3: error: input \"total\" of alert is declared number, but sum maintains total as string (sum.prose.md:10:4): declare the same type on both sides [graph/type-mismatch]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/didyoumean"
+	"github.com/proselang/prose/spec"
 )
 
 // Wiring rules (decided). Each ### Requires item is read whole (its
@@ -64,6 +65,9 @@ const (
 	// CodeDuplicateName is a node whose front matter name another file's
 	// node has too.
 	CodeDuplicateName = "graph/duplicate-name"
+	// CodeTypeMismatch is an input declared of a type its producer's
+	// field, declared of another, can never have.
+	CodeTypeMismatch = "graph/type-mismatch"
 )
 
 // ref finds a node by id, name or title (case-insensitively for titles).
@@ -105,6 +109,11 @@ func (g *Graph) wire() diag.List {
 			edges, ambiguous, problem := g.bind(n, it)
 			if len(edges) > 0 {
 				g.Edges = append(g.Edges, edges...)
+				if len(edges) == 1 {
+					if msg := g.edgeType(n, edges[0]); msg != "" {
+						diags.Errorf(n.Spec.File, it.Pos, CodeTypeMismatch, "%s", msg)
+					}
+				}
 				if msg := g.unknownMaintainer(n, it); msg != "" {
 					diags.Errorf(n.Spec.File, it.Pos, CodeUnsatisfied, "%s", msg)
 				}
@@ -644,6 +653,46 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 		}
 	}
 	return ""
+}
+
+// edgeType explains an edge whose subscriber declares its input of a type
+// the producer's field, declared of another type, never has (`total`
+// (number) read from a `total` (string)), or returns "". Decided: an
+// error; integer feeds number, and a union or any is left to the drain,
+// which checks the value itself (reconcile.Inputs).
+func (g *Graph) edgeType(n *Node, e *Edge) string {
+	var in *spec.Input
+	for _, x := range n.Spec.Inputs {
+		if x.Name == e.Input {
+			in = x
+		}
+	}
+	p := g.byID[e.Producer]
+	if in == nil || in.Type == "" || p == nil {
+		return ""
+	}
+	for _, o := range p.Spec.Outputs {
+		if o.Facet || o.Name != e.Facet || o.Type == "" {
+			continue
+		}
+		a, b := strings.ToLower(o.Type), strings.ToLower(in.Type)
+		for strings.HasSuffix(a, "[]") && strings.HasSuffix(b, "[]") {
+			a, b = a[:len(a)-2], b[:len(b)-2]
+		}
+		if a == b || a == "integer" && b == "number" || strings.ContainsAny(a+b, "|") || a == "any" || b == "any" ||
+			!knownType(a) || !knownType(b) {
+			return ""
+		}
+		return fmt.Sprintf("input %q of %s is declared %s, but %s maintains %s as %s (%s): declare the same type on both sides",
+			in.Name, n.Label(), in.Type, p.Label(), o.Name, o.Type, p.Spec.File.Position(o.Pos))
+	}
+	return ""
+}
+
+// knownType reports whether typ is a known type name, alone or as a list.
+func knownType(typ string) bool {
+	_, ok := spec.BaseType(strings.TrimSuffix(typ, "[]"))
+	return ok
 }
 
 // unknownMaintainer explains a bound item whose sentence says it is

@@ -91,3 +91,49 @@ type rendererFunc func(context.Context, *reconcile.Request) (*reconcile.Answer, 
 func (f rendererFunc) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
 	return f(ctx, req)
 }
+
+// A value a producer that declares no type gives for an input its
+// subscriber declares of a type fails the subscriber's render before it
+// starts, naming the item's line and the producer; a value of that type
+// renders it.
+func TestInputOfAnotherTypeFailsTheSubscriber(t *testing.T) {
+	for _, tc := range []struct {
+		total any
+		want  string
+	}{
+		{"130 EUR", `alert.prose.md:10:4: input total of alert is "130 EUR", from sum, but it declares it (number)`},
+		{130.0, ""},
+	} {
+		g := writeProject(t, map[string]string{
+			"feed.prose.md":  contract("feed", "gateway", "", "- `items`: order lines"),
+			"sum.prose.md":   contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total`: their sum"),
+			"alert.prose.md": contract("alert", "responsibility", "- `total` (number): the total of `sum`", "- `big` (boolean): over 100"),
+		})
+		st, err := store.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rendered := false
+		r := fixed{"sum": map[string]any{"total": tc.total}, "alert": map[string]any{"big": true}}
+		o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
+			Renderer: func(n *graph.Node) (reconcile.Renderer, error) {
+				return rendererFunc(func(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
+					rendered = rendered || req.Node.Name == "alert"
+					return r.Render(ctx, req)
+				}), nil
+			}}
+		if _, err := reconcile.Drain(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := st.Receipts("alert")
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("receipts of alert: %v %d", err, len(rs))
+		}
+		switch {
+		case tc.want == "" && (rs[0].Status != receipt.Rendered || !rendered):
+			t.Errorf("total %v: alert %s (%s), rendered %v", tc.total, rs[0].Status, rs[0].Reason, rendered)
+		case tc.want != "" && (rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, tc.want) || rendered):
+			t.Errorf("total %v: alert %s %q (its renderer ran: %v), want failed with %q before it runs", tc.total, rs[0].Status, rs[0].Reason, rendered, tc.want)
+		}
+	}
+}

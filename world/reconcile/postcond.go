@@ -137,3 +137,41 @@ func article(typ string) string {
 	}
 	return "a " + typ
 }
+
+// Inputs checks the values a render of n is given from its producers
+// against the types its ### Requires declares for them (decided): one of
+// another type fails the render at the item's line before it starts,
+// naming the producer, so that a subscriber never works from text where
+// it declared a number. An input fed by several producers (a fan-in,
+// read as an object keyed by producer) is not checked; null passes.
+func Inputs(g *graph.Graph, n *graph.Node, values map[string]any) error {
+	if n.Spec == nil {
+		return nil
+	}
+	for _, in := range n.Spec.Inputs {
+		v, ok := values[in.Name]
+		if !ok || v == nil || in.Type == "" {
+			continue
+		}
+		var from []*graph.Edge
+		for _, e := range g.In(n.ID) {
+			if e.Input == in.Name {
+				from = append(from, e)
+			}
+		}
+		if len(from) != 1 {
+			continue
+		}
+		val, err := delegation.FromGo(v)
+		if err != nil || types.Fits(in.Type, val) {
+			continue
+		}
+		prod := from[0].Producer
+		if p := g.Node(prod); p != nil {
+			prod = displayName(p)
+		}
+		return fmt.Errorf("%s: input %s of %s is %s, from %s, but it declares it (%s): make the producer maintain %s, or declare the input as the producer gives it",
+			n.Spec.File.Position(in.Pos), in.Name, displayName(n), types.Show(val), prod, in.Type, article(in.Type))
+	}
+	return nil
+}

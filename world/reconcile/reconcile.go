@@ -1006,6 +1006,9 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := Inputs(d.g, p.n, p.values); err != nil {
+		return nil, err
+	}
 	s := d.st[p.n.ID]
 	diff := map[string]any{}
 	for k, fp := range p.inputs {
