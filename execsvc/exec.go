@@ -652,7 +652,10 @@ func jsonProblem(text []byte) string {
 	var v any
 	err := json.Unmarshal(text, &v)
 	var syn *json.SyntaxError
+	var num *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &num) && strings.HasPrefix(num.Value, "number"):
+		return fmt.Sprintf("%v: a number too large for a JSON value (at most about 1.8e308); it is taken as neither JSON nor text", err)
 	case err == nil:
 		return "its numbers or strings cannot be read as values; it is taken as neither JSON nor text"
 	case errors.As(err, &syn) && syn.Offset > 0 && int(syn.Offset) <= len(text) && syn.Error() != "unexpected end of JSON input":
