@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/proselang/prose/claim/form"
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/didyoumean"
@@ -40,7 +42,56 @@ const (
 	CodeTestUnknownOutput  = "test/unknown-output"
 	CodeTestEmptyExpects   = "test/empty-expects"
 	CodeTestSubjectKind    = "test/subject-kind"
+	// CodeTestNearForm warns of a claim no form decides whose first words
+	// are a slip for a form's ("is at leest 0.4"): it would go to a model
+	// judge (or SKIP without one) instead of being decided by the data.
+	CodeTestNearForm = "test/near-form"
 )
+
+// formLeads are the first words of the claim forms package claim decides
+// without a model, for the did-you-mean of test/near-form.
+var formLeads = []string{
+	"is at least", "is at most", "is greater than", "is less than", "is between", "is under", "is over",
+	"is above", "is below", "has at least", "has at most", "has exactly", "has more than", "has fewer than",
+	"contains", "includes", "equals", "matches", "is exactly", "is null", "is not null", "is present",
+	"is empty", "is not empty", "is missing", "is absent", "has key", "every item", "each element",
+	"does not contain", "does not match", "does not equal",
+}
+
+// nearForm is claim with its first words replaced by the form's they are
+// a slip for, when that makes it a claim the data decides; "" when claim
+// is one already, or no form's words are close.
+func nearForm(claim string) string {
+	if decided(claim) {
+		return ""
+	}
+	words := strings.Fields(claim)
+	for _, lead := range formLeads {
+		k := len(strings.Fields(lead))
+		if len(words) < k {
+			continue
+		}
+		head := strings.ToLower(strings.Join(words[:k], " "))
+		if head == lead || didyoumean.Closest(head, []string{lead}, 2) != lead {
+			continue
+		}
+		fixed := strings.Join(append([]string{lead}, words[k:]...), " ")
+		if decided(fixed) {
+			return fixed
+		}
+	}
+	return ""
+}
+
+// decided reports whether a form decides claim for some value.
+func decided(claim string) bool {
+	for _, v := range []delegation.Value{"text", int64(1), delegation.NewList("a")} {
+		if _, ok := form.Decide(claim, v); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // What a fixture may bind: a name of the subject and its role.
 const (
@@ -98,6 +149,11 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 			at = 0
 		}
 		diags.Errorf(s.File, at, CodeTestEmptyExpects, "the test has no ### Expects item: add - `output`: CLAIM items (a test that checks nothing always passes)")
+	}
+	for _, e := range tf.Expects {
+		if near := nearForm(e.Claim); near != "" {
+			diags.Warnf(s.File, e.Pos, CodeTestNearForm, "%q is no claim prose decides from the data, so a model judges it; did you mean %q?", e.Claim, near)
+		}
 	}
 	if tf.Subject == "" {
 		return diags
