@@ -26,11 +26,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 )
@@ -415,6 +417,7 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		}
 	}
 	n.Wake = wakeOf(s)
+	continuityWords(s, diags)
 	if s.Truth != nil {
 		for _, f := range s.Truth.Facets {
 			n.Facets = append(n.Facets, f.Name)
@@ -451,6 +454,36 @@ func wakeOf(s *spec.Spec) string {
 		return WakeSelf
 	}
 	return WakeInput
+}
+
+// wakeWords are the wake sources a ### Continuity may name.
+var wakeWords = []string{"input-driven", "self-driven", "external-driven"}
+
+// continuityWords reports each word of s's ### Continuity that is a slip
+// for a wake source ("inptu-driven", "self-drivn"): wakeOf does not read
+// it, and the node would wake otherwise than written, in silence.
+func continuityWords(s *spec.Spec, diags *diag.List) {
+	for _, sec := range s.Sections {
+		if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(sec.Heading)), "continuity") {
+			continue
+		}
+		body := strings.ToLower(sec.Body)
+		for i := 0; i < len(body); {
+			j := i
+			for j < len(body) && (body[j] == '-' || 'a' <= body[j] && body[j] <= 'z') {
+				j++
+			}
+			if w := strings.Trim(body[i:j], "-"); j > i && !slices.Contains(wakeWords, w) && (strings.HasSuffix(w, "-driven") || strings.Contains(w, "-")) {
+				if best := didyoumean.Closest(w, wakeWords, 2); best != "" {
+					diags.Errorf(s.File, sec.BodyPos+diag.Pos(i+strings.Index(body[i:j], w)), CodeContinuity, "### Continuity names %q, which is no wake source; did you mean %s? (input-driven, self-driven or external-driven)", w, best)
+				}
+			}
+			if j == i {
+				j++
+			}
+			i = j
+		}
+	}
 }
 
 // keepReached drops the nodes root does not reach upstream.

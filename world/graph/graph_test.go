@@ -189,6 +189,10 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"sum.prose.md":   node("sum", "gateway", "", "- `total` (string): formatted\n- `ids` (integer[]): n"),
 			"alert.prose.md": node("alert", "responsibility", "- `total` (number): the total of `sum`\n- `ids` (number[]): from `sum`", "- `big`: n"),
 		}, "alert.prose.md:10:3: error: input \"total\" of alert is declared number, but sum maintains total as string (sum.prose.md:10:4): declare the same type on both sides [graph/type-mismatch]"},
+		{"a wake source misspelt in ### Continuity", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
+			"trend.prose.md": node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n") + "\n### Continuity\n\n- input-driven\n- self-drivn: every hour\n",
+		}, "trend.prose.md:19:3: error: ### Continuity names \"self-drivn\", which is no wake source; did you mean self-driven? (input-driven, self-driven or external-driven) [graph/continuity]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),

@@ -68,6 +68,9 @@ const (
 	// CodeTypeMismatch is an input declared of a type its producer's
 	// field, declared of another, can never have.
 	CodeTypeMismatch = "graph/type-mismatch"
+	// CodeContinuity is a ### Continuity word that is a slip for a wake
+	// source (input-driven, self-driven, external-driven).
+	CodeContinuity = "graph/continuity"
 )
 
 // ref finds a node by id, name or title (case-insensitively for titles).
