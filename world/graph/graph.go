@@ -467,7 +467,7 @@ func continuityWords(s *spec.Spec, diags *diag.List) {
 		if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(sec.Heading)), "continuity") {
 			continue
 		}
-		body := strings.ToLower(sec.Body)
+		body := asciiLower(sec.Body) // offsets stay those of the file
 		for i := 0; i < len(body); {
 			j := i
 			for j < len(body) && (body[j] == '-' || 'a' <= body[j] && body[j] <= 'z') {
@@ -484,6 +484,17 @@ func continuityWords(s *spec.Spec, diags *diag.List) {
 			i = j
 		}
 	}
+}
+
+// asciiLower is s with its ASCII letters in lower case, byte for byte.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // keepReached drops the nodes root does not reach upstream.
