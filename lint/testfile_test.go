@@ -82,3 +82,16 @@ func TestSmokeKindTestLintsClean(t *testing.T) {
 		}
 	}
 }
+
+// nearForm reads any claim without panicking, and a claim it proposes is
+// one the data decides.
+func FuzzNearForm(f *testing.F) {
+	for _, s := range []string{"is at leest 0.4", "contians `x`", "has at mots 3 items", "is polite", "", "is betwen 0 and 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, claim string) {
+		if near := nearForm(claim); near != "" && !decided(near) {
+			t.Errorf("nearForm(%q) = %q, which no form decides", claim, near)
+		}
+	})
+}
