@@ -336,6 +336,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	g.Wiring = w
 	diags = append(diags, wd...)
 	diags = append(diags, g.wire()...)
+	diags = append(diags, g.checkWiring()...)
 	if !st.IsDir() {
 		if g.byID[rootFile] == nil {
 			return nil, nil, fmt.Errorf("%s: not a responsibility or gateway: nothing to wire", path)

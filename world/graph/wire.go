@@ -210,7 +210,7 @@ func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string, prob
 	}
 	// (d)
 	if g.Wiring != nil {
-		if to, ok := g.Wiring.Edges[n.ID+"."+it.Name]; ok {
+		if to, ok := g.Wiring.edge(n, it.Name); ok {
 			if p, part, ok := g.dotted(to, n); ok {
 				return []*Edge{edge(p, part, "wiring", fmt.Sprintf("%s says %s.%s: %s", WiringFile, n.ID, it.Name, to))}, nil, ""
 			}
