@@ -204,6 +204,10 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"alert.prose.md":    node("alert", "responsibility", "- `money`: *(Maintained by `sum.total`.)*", "- `big`: n"),
 			"prose.wiring.yaml": "alert.mony: sum.total\n",
 		}, "prose.wiring.yaml:1:1: error: \"alert.mony\" names no input of a node (subscriber.input, by id or name); did you mean alert.money? [graph/wiring]"},
+		{"a wiring file immaterial entry naming no node", map[string]string{
+			"sum.prose.md":      node("order-summary", "gateway", "", "- `total`: n"),
+			"prose.wiring.yaml": "immaterial:\n  order-sumary: [stamp]\n",
+		}, "prose.wiring.yaml:2:3: error: immaterial: \"order-sumary\" names no node; did you mean order-summary? [graph/wiring]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,8 +22,9 @@ const WiringFile = "prose.wiring.yaml"
 
 // Wiring is a committed wiring file: YAML whose keys `subscriber.input`
 // map to `producer.part` (or `producer` for the whole truth), and whose
-// optional key `immaterial` maps a node id to field names excluded from
-// its fingerprints:
+// optional key `immaterial` maps a node to field names excluded from
+// its fingerprints (nodes by id or by name; one that names no node is an
+// error of the file, see checkWiring):
 //
 //	digest.thread-summaries: threader.rollup
 //	immaterial:
@@ -72,6 +75,7 @@ func readWiring(root string) (*Wiring, diag.List, error) {
 					continue
 				}
 				w.Immaterial[v.Content[j].Value] = names
+				w.at["immaterial:"+v.Content[j].Value] = pos(f, v.Content[j])
 			}
 			continue
 		}
@@ -107,6 +111,12 @@ func (g *Graph) checkWiring() diag.List {
 		return nil
 	}
 	var diags diag.List
+	for _, name := range slices.Sorted(maps.Keys(w.Immaterial)) {
+		// (its fields may be members of a facet's value: not checked)
+		if g.ref(name) == nil {
+			diags.Errorf(w.file, w.at["immaterial:"+name], "graph/wiring", "immaterial: %q names no node%s", name, didYouMeanNode(g, name))
+		}
+	}
 	for _, k := range w.Keys() {
 		var sub *Node
 		var item string
@@ -157,4 +167,20 @@ func (w *Wiring) Keys() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// didYouMeanNode is "; did you mean X?" for the node id or name closest
+// to name, or "".
+func didYouMeanNode(g *Graph, name string) string {
+	var cands []string
+	for _, n := range g.Nodes {
+		cands = append(cands, n.ID)
+		if n.Name != "" && n.Name != n.ID {
+			cands = append(cands, n.Name)
+		}
+	}
+	if best := nearest(name, cands); best != "" {
+		return fmt.Sprintf("; did you mean %s?", best)
+	}
+	return ""
 }

@@ -137,3 +137,15 @@ func TestInputOfAnotherTypeFailsTheSubscriber(t *testing.T) {
 		}
 	}
 }
+
+// The wiring file's immaterial fields apply to a node keyed by its name
+// as well as by its id.
+func TestWiringImmaterialByName(t *testing.T) {
+	g := writeProject(t, map[string]string{
+		"feed.prose.md":     strings.Replace(contract("feed", "gateway", "", "- `items`: n\n- `stamp`: when"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
+		"prose.wiring.yaml": "immaterial:\n  feed: [stamp]\n",
+	})
+	if got := reconcile.Immaterial(g, g.Node("067NC4KG01RG50R40M30E20918"), graph.Atomic); len(got) != 1 || got[0] != "stamp" {
+		t.Errorf("immaterial %v, want [stamp]", got)
+	}
+}

@@ -874,6 +874,9 @@ func Immaterial(g *graph.Graph, n *graph.Node, facet string) []string {
 	}
 	if g.Wiring != nil {
 		out = append(out, g.Wiring.Immaterial[n.ID]...)
+		if n.Name != "" && n.Name != n.ID { // keyed by name, as graph.Wiring allows
+			out = append(out, g.Wiring.Immaterial[n.Name]...)
+		}
 	}
 	return out
 }
