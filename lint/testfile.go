@@ -10,6 +10,7 @@ import (
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/didyoumean"
+	"github.com/proselang/prose/shape"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
@@ -46,6 +47,9 @@ const (
 	// are a slip for a form's ("is at leest 0.4"): it would go to a model
 	// judge (or SKIP without one) instead of being decided by the data.
 	CodeTestNearForm = "test/near-form"
+	// CodeTestFixtureType is a fixture of another type than the input it
+	// gives.
+	CodeTestFixtureType = "test/fixture-type"
 )
 
 // formLeads are the first words of the claim forms package claim decides
@@ -189,6 +193,9 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		if names[root] == "" {
 			diags.Errorf(s.File, fx.Pos, CodeTestUnknownFixture, "fixture %q names no input, slot, config key or callee of %s%s", fx.Name, sub.Name, testDidYouMean(root, names))
 		}
+		if names[root] == NameInput && fx.Name == root {
+			fixtureType(s, sub, fx, &diags)
+		}
 	}
 	cases := tf.Cases
 	if len(cases) == 0 {
@@ -220,6 +227,33 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		}
 	}
 	return diags
+}
+
+// fixtureType reports a fixture whose value is not of the type the
+// subject declares for the input it gives (the run would refuse it,
+// naming no line of the test): `"10"`, quoted, for an integer.
+func fixtureType(s, sub *spec.Spec, fx *spec.Fixture, diags *diag.List) {
+	for _, in := range sub.Inputs {
+		if in.Name != fx.Name || in.Type == "" || in.Type == "run" || in.Type == "run[]" || fx.Value == nil {
+			continue
+		}
+		v, err := delegation.FromGo(fx.Value)
+		if err != nil || shape.Fits(in.Type, v) {
+			return
+		}
+		diags.Errorf(s.File, fx.Pos, CodeTestFixtureType, "fixture %q is %s, but %s declares its input %s (%s): write %s", fx.Name, shape.Show(v), sub.Name, in.Name, in.Type, fixtureHint(in.Type))
+		return
+	}
+}
+
+func fixtureHint(typ string) string {
+	switch typ {
+	case "integer", "number":
+		return "the number without quotes"
+	case "boolean":
+		return "true or false without quotes"
+	}
+	return "a value of that type (JSON)"
 }
 
 // hasDrains reports whether test file s has a ### Drains section.

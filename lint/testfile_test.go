@@ -95,3 +95,25 @@ func FuzzNearForm(f *testing.F) {
 		}
 	})
 }
+
+// A fixture of another type than the input it gives is an error at its
+// line: "10", quoted, is text, not the integer the subject declares.
+func TestFixtureOfAnotherType(t *testing.T) {
+	subject := "---\nname: price\nkind: function\n---\n\n### Parameters\n\n- `count` (integer): how many\n- `rush` (boolean, optional): today\n- `note`: anything\n\n### Returns\n\n- `total`: n\n"
+	test := "---\nname: t\nkind: test\nsubject: price\n---\n\n### Fixtures\n\n- `count`: \"10\"\n- `rush`: false\n- `note`: 3\n\n### Expects\n\n- `total`: equals 8\n"
+	fsys := testFS(map[string]string{"lib/price.prose.md": subject, "lib/tests/t.test.prose.md": test})
+	diags, err := File(fsys, "lib/tests/t.test.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Code == CodeTestFixtureType {
+			got = append(got, d.String())
+		}
+	}
+	want := `lib/tests/t.test.prose.md:9:1: error: fixture "count" is "10", but price declares its input count (integer): write the number without quotes [test/fixture-type]`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
