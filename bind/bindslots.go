@@ -2,6 +2,7 @@ package bind
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -242,15 +243,21 @@ func (b *binder) declaredInputs(given map[string]delegation.Value, src map[strin
 		}
 	}
 	// A 0.15 pattern without an inputs block takes the names its slots'
-	// requires quote (spec.ImpliedInputs): run directly, they are optional
-	// inputs, given as written.
+	// requires quote (spec.ImpliedInputs), given as written: those a slot
+	// requires without calling them optional (spec.ImpliedRequired) must
+	// be given, the others are null when they are not.
+	required := b.sp.ImpliedRequired()
 	for _, name := range b.sp.ImpliedInputs() {
 		if declared[name] {
 			continue
 		}
 		declared[name] = true
 		names = append(names, name)
-		out[name] = given[name]
+		v, ok := given[name]
+		if !ok && !b.badJSON && slices.Contains(required, name) {
+			b.problem(MissingInput, b.path(name), "missing required input %q (a slot of %s requires it): add --input %s=VALUE (or --input-json)", b.path(name), b.sp.Name, b.path(name))
+		}
+		out[name] = v
 	}
 	if !b.lenient {
 		b.unknownInputs(given, declared, names)

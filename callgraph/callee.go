@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -456,6 +457,9 @@ func (s *nodeService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	if s.inner == nil {
 		return nil, fmt.Errorf("%s is not bound to a service", s.name)
 	}
+	if err := typedArgs(s.node, s.name, req.Args); err != nil {
+		return nil, err
+	}
 	v, err := s.inner.Call(ctx, req)
 	if err != nil {
 		return nil, declaredThrow(s.node, s.name, err)
@@ -666,8 +670,12 @@ func (s *instanceService) Call(ctx context.Context, req *delegation.CallRequest)
 			}
 		}
 	}
+	required := s.spec.ImpliedRequired()
 	for _, name := range s.spec.ImpliedInputs() {
 		if _, ok := g[name]; !ok {
+			if slices.Contains(required, name) {
+				return nil, fmt.Errorf("pattern instance %s: the call does not pass %q, which a slot of %s requires: add %s: VALUE under the call", s.name, name, s.spec.Name, name)
+			}
 			g[name] = nil
 		}
 	}

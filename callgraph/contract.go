@@ -199,7 +199,18 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) map[strin
 			g.problem("--input-json: want one JSON object of inputs")
 		} else {
 			for _, k := range o.Keys() {
-				out[k], _ = o.Get(k)
+				v, _ := o.Get(k)
+				out[k] = v
+				// A JSON value is checked against the declared type as
+				// --input text is parsed by it (bind.Coerce: an integral
+				// number is an integer; text is never a number).
+				if in := inputNamed(inputs, k); in != nil && in.Type != "" && in.Type != "run" && in.Type != "run[]" {
+					c, err := bind.Coerce(in.Type, v)
+					if err != nil {
+						g.problem("--input-json %s: %v", k, err)
+					}
+					out[k] = c
+				}
 			}
 		}
 	}

@@ -25,6 +25,29 @@ func typedOutputs(n *spec.Spec, out *delegation.Object, at diag.Pos) error {
 	return nil
 }
 
+// typedArgs checks a call's arguments against the types node n declares
+// for its inputs before whatever serves it runs (a program, a model, its
+// Execution); null passes, as for outputs. An argument lint could not
+// type (an untyped input, a member of an untyped value) is checked here,
+// at the boundary where its value is known.
+func typedArgs(n *spec.Spec, name string, args *delegation.Object) error {
+	if args == nil {
+		return nil
+	}
+	for _, in := range n.Inputs {
+		if in.Type == "" || in.Type == "run" || in.Type == "run[]" {
+			continue
+		}
+		x, _ := args.Get(in.Name)
+		if x == nil || shape.Fits(in.Type, x) {
+			continue
+		}
+		return fmt.Errorf("the call passes %s for %s's input %s, which it declares (%s) at %s: pass %s",
+			shape.Show(x), name, in.Name, in.Type, n.File.Position(in.Pos), article(in.Type))
+	}
+	return nil
+}
+
 // article names a value of type typ: "an integer", "a string[]".
 func article(typ string) string {
 	if strings.ContainsAny(typ, "|\"'") {

@@ -16,7 +16,26 @@ func (f *frame) cond(x syntax.Expr, then []syntax.Stmt) (bool, error) {
 		return v == true, err
 	}
 	v, err := f.eval(x)
-	return Truthy(v), err
+	if err != nil {
+		return false, err
+	}
+	return f.truth(v, x)
+}
+
+// falseWords are texts that read as false, though a text is true when it
+// is not empty.
+var falseWords = map[string]bool{"false": true, "no": true, "off": true, "0": true, "null": true, "none": true}
+
+// truth is v's truthiness where a condition, `not`, `and` or `or` reads
+// it (decided): a text that reads as false ("false", "no", "0", ...) is an
+// error at x, not true: an untyped input given with --input flag=false,
+// or a program that printed false as a string, must not take the branch
+// its words deny.
+func (f *frame) truth(v Value, x syntax.Expr) (bool, error) {
+	if s, ok := v.(string); ok && falseWords[strings.ToLower(strings.TrimSpace(s))] {
+		return false, f.errorf(x.Pos(), KindRuntime, "this condition reads the text %s, which would count as true (a text is true when it is not empty): declare the input (boolean) so that --input parses it, make the service print a JSON boolean, or compare the text (== %s)", strconv.Quote(s), strconv.Quote(s))
+	}
+	return Truthy(v), nil
 }
 
 // failClosed reports whether a natural condition guards what its block

@@ -453,7 +453,8 @@ func (f *frame) evalUnary(x *syntax.UnaryExpr) (Value, error) {
 		return nil, err
 	}
 	if x.Op == syntax.NOT {
-		return !Truthy(v), nil
+		t, err := f.truth(v, x.X)
+		return !t, err
 	}
 	switch v := v.(type) {
 	case int64:
@@ -476,11 +477,18 @@ func (f *frame) evalBinary(x *syntax.BinaryExpr) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if Truthy(a) == (x.Op == syntax.OR) {
+		ta, err := f.truth(a, x.X)
+		if err != nil {
+			return nil, err
+		}
+		if ta == (x.Op == syntax.OR) {
 			return x.Op == syntax.OR, nil
 		}
 		b, err := f.eval(x.Y)
-		return Truthy(b), err
+		if err != nil {
+			return nil, err
+		}
+		return f.truth(b, x.Y)
 	}
 	an, a, ai, err := f.evalInt(x.X)
 	if err != nil {
@@ -524,6 +532,17 @@ func compareInts(op syntax.Token, a, b int64) bool {
 // the values of its operands.
 func (f *frame) binaryValues(x *syntax.BinaryExpr, a, b Value) (Value, error) {
 	switch x.Op {
+	case syntax.EQ, syntax.NE, syntax.PLUS:
+		if what := textAsScalar(a, b); what != "" {
+			verb := "compare"
+			if x.Op == syntax.PLUS {
+				verb = "add"
+			}
+			return nil, f.errorf(x.OpPos, KindRuntime, "cannot %s %s and %s: the text reads as %s, and the result would differ from the one meant%s",
+				verb, TypeName(a), TypeName(b), what, textNumberHint(a, b))
+		}
+	}
+	switch x.Op {
 	case syntax.EQ, syntax.NE:
 		m := f.meter()
 		eq, err := equal(m, a, b, 0)
@@ -546,6 +565,32 @@ func (f *frame) binaryValues(x *syntax.BinaryExpr, a, b Value) (Value, error) {
 		return nil, f.errorf(x.OpPos, KindRuntime, "%s%s", msg, textNumberHint(a, b))
 	}
 	return v, nil
+}
+
+// textAsScalar names what a text operand reads as when the other operand
+// is a number or a boolean of that kind ("a number": "5" and 5), else "":
+// `==` of them would be false and `+` would join them as text, where the
+// author almost always meant the value the text spells (decided: an error,
+// semantics 19).
+func textAsScalar(a, b Value) string {
+	for _, p := range [...][2]Value{{a, b}, {b, a}} {
+		s, ok := p[0].(string)
+		if !ok {
+			continue
+		}
+		t := strings.ToLower(strings.TrimSpace(s))
+		switch p[1].(type) {
+		case int64, float64:
+			if _, err := strconv.ParseFloat(t, 64); err == nil && t != "" && !strings.ContainsAny(t, "xpn_") {
+				return "a number"
+			}
+		case bool:
+			if t == "true" || t == "false" {
+				return "a boolean"
+			}
+		}
+	}
+	return ""
 }
 
 // textNumberHint explains a type error where an operand is text that

@@ -166,7 +166,7 @@ func TestComparisonsMeetsIsPresent(t *testing.T) {
 let x = null
 let y = 0
 return [0.9 meets 0.8, 7 meets 8, 3 meets 3, x is null, x is present, y is present, y is not null,
-  x is not present, 2 < 2.5, "a" < "b", 2 >= 2, 1 == 1.0, [1, {a: 2}] == [1, {a: 2}], 1 != "1",
+  x is not present, 2 < 2.5, "a" < "b", 2 >= 2, 1 == 1.0, [1, {a: 2}] == [1, {a: 2}], 1 != "one",
   not x, x or "v", 1 and 0]
 `, nil, nil)
 	want := `[true,false,true,true,false,true,true,true,true,true,true,true,true,true,true,true,false]`
@@ -175,6 +175,14 @@ return [0.9 meets 0.8, 7 meets 8, 3 meets 3, x is null, x is present, y is prese
 	}
 	wantErr(t, runErr(t, "let s = null\nreturn s meets 0.5\n", nil, nil), "test.md:2:10: cannot compare null meets number")
 	wantErr(t, runErr(t, "return 1 < \"2\"\n", nil, nil), "cannot compare integer < string")
+	// A text that spells the number or boolean it is compared with, or
+	// added to, stops the run: "1" == 1 would be false, "2" + 1 "21".
+	wantErr(t, runErr(t, "let n = \"1\"\nreturn n == 1\n", nil, nil), "test.md:2:10: cannot compare string and integer: the text reads as a number", `"1" is text`)
+	wantErr(t, runErr(t, "let n = \" 2 \"\nreturn 1 + n\n", nil, nil), "cannot add integer and string: the text reads as a number")
+	wantErr(t, runErr(t, "let f = \"True\"\nreturn f != true\n", nil, nil), "cannot compare string and bool: the text reads as a boolean")
+	if got := mustRun(t, "return [\"n: \" + 2, \"yes\" == true, \"1\" == \"1\"]\n", nil, nil); got != `["n: 2",false,true]` {
+		t.Errorf("got %s", got)
+	}
 	// Durations order; empty string, list and object and 0 are false.
 	got = mustRun(t, "return [1s < 2s, 500ms >= 1s, not \"\", not [], not {}, not 0, not \"a\", not [0]]\n", nil, nil)
 	if want := `[true,false,true,true,true,true,false,false]`; got != want {
@@ -334,5 +342,25 @@ func TestDurationLiterals(t *testing.T) {
 	got := mustRun(t, "return [500ms, 2m, 1h + 1s]\n", nil, nil)
 	if got != `["500ms","2m0s","1h0m1s"]` {
 		t.Errorf("got %s", got)
+	}
+}
+
+// A text that reads as false is not taken as true where a condition, not,
+// and or or reads it: the run stops at the expression, naming the fix.
+// Other texts keep their truthiness (semantics 19).
+func TestFalseLookingTextInACondition(t *testing.T) {
+	for _, src := range []string{
+		"let flag = \"false\"\nif flag:\n  return 1\nreturn 0\n",
+		"let flag = \"No\"\nif flag:\n  return 1\nreturn 0\n",
+		"let flag = \"0\"\nreturn not flag\n",
+		"let flag = \" off \"\nreturn 1 and flag\n",
+		"let flag = \"false\"\nreturn flag or 1\n",
+		"let flag = \"none\"\nloop while flag (max: 2):\n  flag = \"\"\nreturn 0\n",
+	} {
+		wantErr(t, runErr(t, src, nil, nil), "which would count as true")
+	}
+	got := mustRun(t, "let a = \"yes\"\nlet b = \"nothing\"\nreturn [not a, not b, a and b, not \"\"]\n", nil, nil)
+	if want := `[false,false,true,true]`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -520,7 +520,13 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 				if err != nil {
 					return nil, err
 				}
-				o.Set(k, e)
+				n := len(o.keys)
+				if o.Set(k, e); len(o.keys) == n {
+					// Which of the two values is meant cannot be known
+					// (decided: an error, where encoding/json keeps the
+					// last).
+					return nil, fmt.Errorf("invalid JSON: the key %q appears twice in one object", k)
+				}
 			}
 			if _, err := dec.Token(); err != nil {
 				return nil, fmt.Errorf("invalid JSON: %w", err)

@@ -587,7 +587,7 @@ func decodeOutput(name string, out []byte) (delegation.Value, error) {
 		}
 	}
 	if looksLikeJSON(text) {
-		return nil, fmt.Errorf("the output of %s looks like JSON but does not parse: %s", name, jsonProblem(text))
+		return nil, fmt.Errorf("the output of %s looks like JSON but does not parse: %s", name, jsonProblem(text, err))
 	}
 	if !utf8.Valid(text) {
 		return nil, fmt.Errorf("the program's output is neither JSON nor UTF-8 text (%d bytes)", len(text))
@@ -678,11 +678,18 @@ func looksLikeJSON(text []byte) bool {
 
 // jsonProblem says what is wrong with text as JSON, and where (line and
 // column of the output) when the decoder knows.
-func jsonProblem(text []byte) string {
+func jsonProblem(text []byte, decodeErr error) string {
 	var v any
 	err := json.Unmarshal(text, &v)
 	var syn *json.SyntaxError
+	var num *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &num) && strings.HasPrefix(num.Value, "number"):
+		return fmt.Sprintf("%v: a number too large for a JSON value (at most about 1.8e308); it is taken as neither JSON nor text", err)
+	case err == nil && decodeErr != nil:
+		// JSON to encoding/json, refused by the value reader (a key
+		// twice in one object)
+		return strings.TrimPrefix(decodeErr.Error(), "invalid JSON: ") + "; it is taken as neither JSON nor text"
 	case err == nil:
 		return "its numbers or strings cannot be read as values; it is taken as neither JSON nor text"
 	case errors.As(err, &syn) && syn.Offset > 0 && int(syn.Offset) <= len(text) && syn.Error() != "unexpected end of JSON input":

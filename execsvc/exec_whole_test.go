@@ -119,6 +119,8 @@ func TestExecJSONThatDoesNotParse(t *testing.T) {
 		{`{"verdict": "accept", comments: []`, `the output of reviewer looks like JSON but does not parse: invalid character 'c' looking for beginning of object key string (line 1, column 23)`},
 		{`{"verdict": "accept"`, `looks like JSON but does not parse: unexpected end of JSON input (it ends before the JSON value does`},
 		{`[1, 2,]`, `looks like JSON but does not parse`},
+		{`{"verdict": "reject", "notes": "", "verdict": "accept"}`, `looks like JSON but does not parse: the key "verdict" appears twice in one object`},
+		{`{"score": 1e400}`, `looks like JSON but does not parse: json: cannot unmarshal number 1e400 into Go value of type float64: a number too large`},
 		{`{"a": 1} and more`, `looks like JSON but does not parse: invalid character 'a' after top-level value`},
 		{`[INFO] done`, ``},
 		{`{name} is ready`, ``},

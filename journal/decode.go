@@ -51,7 +51,10 @@ func (d *plainDecoder) value(depth int) (delegation.Value, bool) {
 			if !ok || d.i >= len(d.b) {
 				return nil, false
 			}
-			o.Set(k, v)
+			n := o.Len()
+			if o.Set(k, v); o.Len() == n {
+				return nil, false // a key twice: FromJSON says so
+			}
 			switch d.b[d.i] {
 			case ',':
 				d.i++

@@ -1,9 +1,11 @@
 package lint
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/delegation/check"
@@ -45,6 +47,9 @@ import (
 //     against its inputs: one it does not declare is
 //     lint/unknown-argument, a required one left out
 //     lint/missing-argument;
+//   - each config value of a ### Patterns instance is checked against
+//     the pattern's declared type and its uses as a count or a timeout
+//     (lint/config-value, at the instance's config line);
 //   - calls among the nodes of the file that go round, a node calling
 //     itself included, are lint/call-cycle (cycles.go).
 //
@@ -65,6 +70,10 @@ const (
 	// declare; CodeMissingArgument: it leaves a required one out.
 	CodeUnknownArgument = "lint/unknown-argument"
 	CodeMissingArgument = "lint/missing-argument"
+	// CodeConfigValue is a ### Patterns instance's config value that its
+	// pattern's declared type, or its use as a count or a timeout, would
+	// refuse at run time.
+	CodeConfigValue = "lint/config-value"
 )
 
 // Rules lists the codes of the Contract Markdown checks.
@@ -78,6 +87,7 @@ func Rules() []spec.Rule {
 		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the value's declared shape cannot have (a callee's outputs, the fields a slot ensures, a declared type)"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
+		{Code: CodeConfigValue, Severity: diag.Error, Short: "Pattern instance config value its pattern's type or use would refuse"},
 		{Code: CodeUndeclaredError, Severity: diag.Error, Short: "Throw of an error the node's ### Errors does not declare (where it declares some)"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
 		{Code: cadence.CodeCadence, Severity: diag.Error, Short: "Cadence stated wrongly (a cron field, a time, a time zone); a warning for self-driven or ### Schedule text that names no cadence prose reads"},
@@ -228,8 +238,9 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	d.ReturnRule, d.Node = n.Kind == spec.KindFunction || n.Kind == spec.KindResponsibility, n.Name
 	var out diag.List
 	seen := map[string]bool{}
-	outputs := map[string][]string{}  // call target -> its declared outputs
-	params := map[string]*spec.Spec{} // call target -> the node or file called
+	outputs := map[string][]string{}     // call target -> its declared outputs
+	params := map[string]*spec.Spec{}    // call target -> the node or file called
+	instances := map[string]*spec.Spec{} // call target -> the pattern of the instance called
 	for _, c := range callTargets(prog) {
 		if seen[c.name] {
 			continue
@@ -257,6 +268,11 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 			out.Warnf(n.File, c.pos, CodeAmbiguousCall, "call %s reaches the %s %q; a %s of the same name is farther and not called: rename one of them",
 				c.name, callee.Kind, c.name, callee.Shadows)
 		}
+		if callee.Kind == spec.CalleeInstance && callee.Instance != nil {
+			if ps := patternOf(n.Root(), callee.Instance.Pattern, f); ps != nil && ps.Kind == spec.KindPattern {
+				instances[c.name] = ps
+			}
+		}
 		cs := calleeSpec(callee, f)
 		if cs != nil {
 			params[c.name] = cs
@@ -277,6 +293,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		}
 	}
 	out = append(out, callArguments(n, prog, params)...)
+	out = append(out, instanceArguments(n, prog, instances)...)
 	markOutputs(prog, outputs)
 	return append(out, check.Check(prog, d)...)
 }
@@ -346,6 +363,47 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 		for _, in := range cs.Inputs {
 			if !passed[in.Name] && !in.Optional && !in.HasDefault {
 				out.Errorf(n.File, id.NamePos, CodeMissingArgument, "call %s does not pass %s's input %q: add %s: VALUE under the call", id.Name, id.Name, in.Name, in.Name)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// instanceArguments reports each call of a ### Patterns instance that
+// leaves out an input its pattern needs (lint/missing-argument): one it
+// declares without a default or "optional", or one of its implied inputs
+// that a slot requires (spec.ImpliedRequired). The instance passes the
+// call's arguments through, so one the pattern does not name is no error.
+func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*spec.Spec) diag.List {
+	if len(patterns) == 0 {
+		return nil
+	}
+	var out diag.List
+	syntax.Walk(prog, func(x syntax.Node) bool {
+		c, ok := x.(*syntax.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := c.Target.(*syntax.Ident)
+		if !ok || patterns[id.Name] == nil {
+			return true
+		}
+		ps := patterns[id.Name]
+		passed := map[string]bool{}
+		for _, a := range c.Args {
+			passed[a.Key] = true
+		}
+		var need []string
+		for _, in := range ps.Inputs {
+			if !in.Optional && !in.HasDefault {
+				need = append(need, in.Name)
+			}
+		}
+		need = append(need, ps.ImpliedRequired()...)
+		for _, name := range need {
+			if !passed[name] {
+				out.Errorf(n.File, id.NamePos, CodeMissingArgument, "call %s does not pass %q, which its pattern %s needs: add %s: VALUE under the call", id.Name, name, ps.Name, name)
 			}
 		}
 		return true
@@ -464,7 +522,9 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 		for _, k := range sortedKeys(p.Config) {
 			if !slices.Contains(keys, k) {
 				out.Errorf(s.File, p.ConfigPos[k], CodeUnresolvedCall, "pattern instance %s: %s has no config key %q%s", p.Name, p.Pattern, k, didYouMean(k, append([]string(nil), keys...)))
+				continue
 			}
+			out = append(out, instanceConfig(s, p, ps, k)...)
 		}
 		for _, n := range names {
 			if !bound[n] {
@@ -473,6 +533,67 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 		}
 	}
 	return out
+}
+
+// instanceConfig checks the value an instance gives the config key k of
+// its pattern ps as a run would take it: of the type ps declares, and,
+// where ps's program uses k as a count or a timeout, one that use
+// accepts. Both are reported at the instance's config line (a run would
+// refuse the value only once the instance is called, or name the
+// pattern's line).
+func instanceConfig(s *spec.Spec, p *spec.PatternInstance, ps *spec.Spec, k string) diag.List {
+	var out diag.List
+	var c *spec.ConfigEntry
+	for _, e := range ps.Config {
+		if e.Name == k {
+			c = e
+			break
+		}
+	}
+	given := p.Config[k]
+	v, ok := spec.ConfigValue(c.Type, given)
+	if !ok {
+		out.Errorf(s.File, p.ConfigPos[k], CodeConfigValue, "pattern instance %s: config %s is %s, but %s declares it %s at %s: write %s",
+			p.Name, k, configText(given), ps.Name, c.Type, ps.File.Position(c.Pos), typeArticle(c.Type))
+		return out
+	}
+	body := ps.Body()
+	if body == nil {
+		return out
+	}
+	for _, u := range check.Uses(body.Program, []string{k}) {
+		if check.DefaultFits(u, v) {
+			continue
+		}
+		want := "a non-negative integer"
+		if u.Duration {
+			want = "a positive duration such as 500ms or 30s (or a number of seconds)"
+		}
+		out.Errorf(s.File, p.ConfigPos[k], CodeConfigValue, "pattern instance %s: config %s is %s, which %s uses as %s at %s, where it must be %s",
+			p.Name, k, configText(given), ps.Name, u.What, ps.File.Position(u.Pos), want)
+		break
+	}
+	return out
+}
+
+func configText(v any) string {
+	if t, ok := v.(string); ok {
+		return strconv.Quote(t)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// typeArticle names a value of type typ: "an integer", "a duration".
+func typeArticle(typ string) string {
+	switch strings.ToLower(typ)[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + typ
+	}
+	return "a " + typ
 }
 
 // patternOf loads the pattern an instance names, or nil.

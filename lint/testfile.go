@@ -5,9 +5,12 @@ import (
 	"path"
 	"strings"
 
+	"github.com/proselang/prose/claim/form"
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/didyoumean"
+	"github.com/proselang/prose/shape"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
@@ -40,7 +43,59 @@ const (
 	CodeTestUnknownOutput  = "test/unknown-output"
 	CodeTestEmptyExpects   = "test/empty-expects"
 	CodeTestSubjectKind    = "test/subject-kind"
+	// CodeTestNearForm warns of a claim no form decides whose first words
+	// are a slip for a form's ("is at leest 0.4"): it would go to a model
+	// judge (or SKIP without one) instead of being decided by the data.
+	CodeTestNearForm = "test/near-form"
+	// CodeTestFixtureType is a fixture of another type than the input it
+	// gives.
+	CodeTestFixtureType = "test/fixture-type"
 )
+
+// formLeads are the first words of the claim forms package claim decides
+// without a model, for the did-you-mean of test/near-form.
+var formLeads = []string{
+	"is at least", "is at most", "is greater than", "is less than", "is between", "is under", "is over",
+	"is above", "is below", "has at least", "has at most", "has exactly", "has more than", "has fewer than",
+	"contains", "includes", "equals", "matches", "is exactly", "is null", "is not null", "is present",
+	"is empty", "is not empty", "is missing", "is absent", "has key", "every item", "each element",
+	"does not contain", "does not match", "does not equal",
+}
+
+// nearForm is claim with its first words replaced by the form's they are
+// a slip for, when that makes it a claim the data decides; "" when claim
+// is one already, or no form's words are close.
+func nearForm(claim string) string {
+	if decided(claim) {
+		return ""
+	}
+	words := strings.Fields(claim)
+	for _, lead := range formLeads {
+		k := len(strings.Fields(lead))
+		if len(words) < k {
+			continue
+		}
+		head := strings.ToLower(strings.Join(words[:k], " "))
+		if head == lead || didyoumean.Closest(head, []string{lead}, 2) != lead {
+			continue
+		}
+		fixed := strings.Join(append([]string{lead}, words[k:]...), " ")
+		if decided(fixed) {
+			return fixed
+		}
+	}
+	return ""
+}
+
+// decided reports whether a form decides claim for some value.
+func decided(claim string) bool {
+	for _, v := range []delegation.Value{"text", int64(1), delegation.NewList("a")} {
+		if _, ok := form.Decide(claim, v); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // What a fixture may bind: a name of the subject and its role.
 const (
@@ -99,6 +154,11 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		}
 		diags.Errorf(s.File, at, CodeTestEmptyExpects, "the test has no ### Expects item: add - `output`: CLAIM items (a test that checks nothing always passes)")
 	}
+	for _, e := range tf.Expects {
+		if near := nearForm(e.Claim); near != "" {
+			diags.Warnf(s.File, e.Pos, CodeTestNearForm, "%q is no claim prose decides from the data, so a model judges it; did you mean %q?", e.Claim, near)
+		}
+	}
 	if tf.Subject == "" {
 		return diags
 	}
@@ -133,6 +193,9 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		if names[root] == "" {
 			diags.Errorf(s.File, fx.Pos, CodeTestUnknownFixture, "fixture %q names no input, slot, config key or callee of %s%s", fx.Name, sub.Name, testDidYouMean(root, names))
 		}
+		if names[root] == NameInput && fx.Name == root {
+			fixtureType(s, sub, fx, &diags)
+		}
 	}
 	cases := tf.Cases
 	if len(cases) == 0 {
@@ -164,6 +227,33 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		}
 	}
 	return diags
+}
+
+// fixtureType reports a fixture whose value is not of the type the
+// subject declares for the input it gives (the run would refuse it,
+// naming no line of the test): `"10"`, quoted, for an integer.
+func fixtureType(s, sub *spec.Spec, fx *spec.Fixture, diags *diag.List) {
+	for _, in := range sub.Inputs {
+		if in.Name != fx.Name || in.Type == "" || in.Type == "run" || in.Type == "run[]" || fx.Value == nil {
+			continue
+		}
+		v, err := delegation.FromGo(fx.Value)
+		if err != nil || shape.Fits(in.Type, v) {
+			return
+		}
+		diags.Errorf(s.File, fx.Pos, CodeTestFixtureType, "fixture %q is %s, but %s declares its input %s (%s): write %s", fx.Name, shape.Show(v), sub.Name, in.Name, in.Type, fixtureHint(in.Type))
+		return
+	}
+}
+
+func fixtureHint(typ string) string {
+	switch typ {
+	case "integer", "number":
+		return "the number without quotes"
+	case "boolean":
+		return "true or false without quotes"
+	}
+	return "a value of that type (JSON)"
 }
 
 // hasDrains reports whether test file s has a ### Drains section.

@@ -33,6 +33,8 @@ func TestTestFileRules(t *testing.T) {
 		{"unknown output", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greting`: is present\n", []string{"13:1 test/unknown-output", `"greting" is no output of greet (did you mean greeting?)`}},
 		{"empty expects", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\nNothing yet.\n", []string{"11:1 test/empty-expects", "no ### Expects item"}},
 		{"no subject", "---\nname: t\nkind: test\n---\n\n### Expects\n\n- `x`: is null\n", []string{"test/no-subject"}},
+		{"a claim whose first words are a slip for a form", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: has at mots 3 words\n", []string{"13:1 test/near-form", `"has at mots 3 words" is no claim prose decides from the data, so a model judges it; did you mean "has at most 3 words"?`}},
+		{"a claim for the model is no slip", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: is polite and warm\n", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -60,7 +62,7 @@ func TestTestFileRules(t *testing.T) {
 			if code == "" {
 				code, pos = pos, ""
 			}
-			if !strings.Contains(got[0], ":"+pos+": error: ") && pos != "" || !strings.Contains(got[0], "["+code+"]") || !strings.Contains(got[0], c.want[len(c.want)-1]) {
+			if !strings.Contains(got[0], ":"+pos+": error: ") && !strings.Contains(got[0], ":"+pos+": warning: ") && pos != "" || !strings.Contains(got[0], "["+code+"]") || !strings.Contains(got[0], c.want[len(c.want)-1]) {
 				t.Errorf("got  %s\nwant %v", got[0], c.want)
 			}
 		})
@@ -78,5 +80,40 @@ func TestSmokeKindTestLintsClean(t *testing.T) {
 		if strings.HasPrefix(d.Code, "test/") {
 			t.Errorf("%s", d)
 		}
+	}
+}
+
+// nearForm reads any claim without panicking, and a claim it proposes is
+// one the data decides.
+func FuzzNearForm(f *testing.F) {
+	for _, s := range []string{"is at leest 0.4", "contians `x`", "has at mots 3 items", "is polite", "", "is betwen 0 and 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, claim string) {
+		if near := nearForm(claim); near != "" && !decided(near) {
+			t.Errorf("nearForm(%q) = %q, which no form decides", claim, near)
+		}
+	})
+}
+
+// A fixture of another type than the input it gives is an error at its
+// line: "10", quoted, is text, not the integer the subject declares.
+func TestFixtureOfAnotherType(t *testing.T) {
+	subject := "---\nname: price\nkind: function\n---\n\n### Parameters\n\n- `count` (integer): how many\n- `rush` (boolean, optional): today\n- `note`: anything\n\n### Returns\n\n- `total`: n\n"
+	test := "---\nname: t\nkind: test\nsubject: price\n---\n\n### Fixtures\n\n- `count`: \"10\"\n- `rush`: false\n- `note`: 3\n\n### Expects\n\n- `total`: equals 8\n"
+	fsys := testFS(map[string]string{"lib/price.prose.md": subject, "lib/tests/t.test.prose.md": test})
+	diags, err := File(fsys, "lib/tests/t.test.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Code == CodeTestFixtureType {
+			got = append(got, d.String())
+		}
+	}
+	want := `lib/tests/t.test.prose.md:9:1: error: fixture "count" is "10", but price declares its input count (integer): write the number without quotes [test/fixture-type]`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

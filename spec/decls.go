@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/proselang/prose/delegation/check"
@@ -32,8 +33,9 @@ func (s *Spec) Decls() *check.Decls {
 	if ConfigObject(s) {
 		d.Inputs = append(d.Inputs, check.Name{Name: "config", Pos: s.Pos, Optional: true})
 	}
+	required := s.ImpliedRequired()
 	for _, name := range s.ImpliedInputs() {
-		d.Inputs = append(d.Inputs, check.Name{Name: name, Pos: s.Pos, Optional: true})
+		d.Inputs = append(d.Inputs, check.Name{Name: name, Pos: s.Pos, Optional: !slices.Contains(required, name)})
 	}
 	return d
 }
@@ -79,6 +81,40 @@ func (s *Spec) ImpliedInputs() []string {
 		return true
 	})
 	return out
+}
+
+// ImpliedRequired lists the implied inputs of a 0.15 pattern
+// (ImpliedInputs) that a call of its instance must pass (decided): each
+// one that some slot's requires quotes without the word "optional" in the
+// same comma-separated part ("`output`, `quality-bar`" requires
+// quality-bar; "`task`, optional `feedback`" leaves feedback optional). A
+// slot that requires an input would otherwise be called with null for it.
+// The prior truth's names of a node (PriorNames) are never required.
+func (s *Spec) ImpliedRequired() []string {
+	if s.PriorNames() != nil {
+		return nil
+	}
+	var out []string
+	for _, name := range s.ImpliedInputs() {
+		for _, sl := range s.Slots {
+			if requiresPlainly(sl.Requires, name) {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// requiresPlainly reports whether the requires text req quotes name in a
+// comma-separated part that does not call it optional.
+func requiresPlainly(req, name string) bool {
+	for part := range strings.SplitSeq(req, ",") {
+		if strings.Contains(part, "`"+name+"`") && !strings.Contains(strings.ToLower(part), "optional") {
+			return true
+		}
+	}
+	return false
 }
 
 // requiresArgs returns the keys a slot's requires text names when it is a

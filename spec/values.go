@@ -568,3 +568,30 @@ func isIdent(s string) bool {
 	}
 	return true
 }
+
+// ConfigValue types a config value written in a ### Patterns instance
+// (PatternInstance.Config, `config: {max_rounds: 2}`) by the pattern's
+// declared type typ, as a run types it: text or its JSON form is decoded
+// as a default is. ok is false when the value does not fit a scalar type
+// (integer, number, boolean, duration); a value of another type is
+// returned as it is.
+func ConfigValue(typ string, v any) (any, bool) {
+	t, _ := BaseType(typ)
+	if strings.Contains(typ, "|") || strings.HasSuffix(strings.TrimSpace(typ), "[]") {
+		t = ""
+	}
+	switch t {
+	case "integer", "number", "boolean", "duration":
+	default:
+		return v, true
+	}
+	raw, isText := v.(string)
+	if !isText {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return v, false
+		}
+		raw = string(b)
+	}
+	return decodeValue(t, raw)
+}

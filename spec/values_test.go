@@ -238,3 +238,35 @@ func FuzzPlainFlowIsYAML(f *testing.F) {
 		}
 	})
 }
+
+// ConfigValue reads any value a ### Patterns instance's YAML may hold
+// without panicking, and a value it accepts for a scalar type is of that
+// type as a run reads it.
+func FuzzConfigValue(f *testing.F) {
+	for _, s := range []string{"2", "two", "2.5", "-1", "\"3\"", "true", "[1, 2]", "{a: 1}", "1e400", "30s", "null", ""} {
+		f.Add("integer", s)
+		f.Add("duration", s)
+		f.Add("boolean", s)
+	}
+	f.Fuzz(func(t *testing.T, typ, text string) {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte("k: "+text), &m); err != nil {
+			return
+		}
+		v := normalize(m["k"])
+		got, ok := ConfigValue(typ, v)
+		if !ok {
+			return
+		}
+		switch typ {
+		case "integer":
+			if _, isInt := got.(int64); !isInt {
+				t.Errorf("ConfigValue(integer, %#v) = %#v, ok", v, got)
+			}
+		case "boolean":
+			if _, isBool := got.(bool); !isBool {
+				t.Errorf("ConfigValue(boolean, %#v) = %#v, ok", v, got)
+			}
+		}
+	})
+}

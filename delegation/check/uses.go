@@ -20,10 +20,12 @@ type Use struct {
 	Code     string   // the check that refuses a literal there
 	Pos      diag.Pos // the name at the use
 	Duration bool     // a positive duration; else a non-negative integer
+	// viaConfig is set for a use written config.KEY.
+	viaConfig bool
 }
 
 // Uses lists, in source order, the uses of names (config keys) as counts
-// and timeouts in prog. A name the program rebinds (let, assignment, loop
+// and timeouts in prog, read bare or as config.KEY. A name the program rebinds (let, assignment, loop
 // or catch variable) is left out: its value at the use is not the
 // configured one.
 func Uses(prog *syntax.Program, names []string) []Use {
@@ -37,8 +39,17 @@ func Uses(prog *syntax.Program, names []string) []Use {
 	var uses []Use
 	rebound := map[string]bool{}
 	add := func(x syntax.Expr, what, code string, dur bool) {
-		if id, ok := x.(*syntax.Ident); ok && want[id.Name] {
-			uses = append(uses, Use{Name: id.Name, What: what, Code: code, Pos: id.NamePos, Duration: dur})
+		switch x := x.(type) {
+		case *syntax.Ident:
+			if want[x.Name] {
+				uses = append(uses, Use{Name: x.Name, What: what, Code: code, Pos: x.NamePos, Duration: dur})
+			}
+		case *syntax.MemberExpr:
+			// config.KEY, as a 0.15 pattern reads its config (unless the
+			// program rebinds config itself)
+			if id, ok := x.X.(*syntax.Ident); ok && id.Name == "config" && want[x.Name] {
+				uses = append(uses, Use{Name: x.Name, What: what, Code: code, Pos: x.NamePos, Duration: dur, viaConfig: true})
+			}
 		}
 	}
 	bind := func(id *syntax.Ident) {
@@ -73,7 +84,7 @@ func Uses(prog *syntax.Program, names []string) []Use {
 	})
 	out := uses[:0]
 	for _, u := range uses {
-		if !rebound[u.Name] {
+		if !rebound[u.Name] && !(u.viaConfig && rebound["config"]) {
 			out = append(out, u)
 		}
 	}

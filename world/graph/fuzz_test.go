@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"github.com/proselang/prose/diag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,27 @@ func FuzzSentence(f *testing.F) {
 		if g.Node("s") != nil {
 			if _, err := g.Explain("s"); err != nil {
 				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// continuityWords reads any ### Continuity body without panicking, and
+// places each finding inside the file.
+func FuzzContinuityWords(f *testing.F) {
+	f.Add("- inptu-driven\n- self-drivn: hourly")
+	f.Add("- **input-driven** (default): a -- b")
+	f.Fuzz(func(t *testing.T, body string) {
+		src := "---\nname: r\nkind: responsibility\n---\n\n# R\n\n### Maintains\n\n- `v`: n\n\n### Continuity\n\n" + body + "\n"
+		s, _ := spec.Parse("r.prose.md", []byte(src))
+		if s == nil {
+			return
+		}
+		var diags diag.List
+		continuityWords(s, &diags)
+		for _, d := range diags {
+			if d.Line < 1 || d.Col < 1 {
+				t.Fatalf("finding outside the file: %v", d)
 			}
 		}
 	})

@@ -26,11 +26,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 )
@@ -334,6 +336,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	g.Wiring = w
 	diags = append(diags, wd...)
 	diags = append(diags, g.wire()...)
+	diags = append(diags, g.checkWiring()...)
 	if !st.IsDir() {
 		if g.byID[rootFile] == nil {
 			return nil, nil, fmt.Errorf("%s: not a responsibility or gateway: nothing to wire", path)
@@ -403,7 +406,19 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		diags.Errorf(s.File, s.Pos, "graph/duplicate-id", "node id %q is also %s's: give one of them another front matter id", n.ID, first.File)
 		return nil
 	}
+	if id == "" && s.Name != "" {
+		// Two files of one name (decided: an error): a reference, a
+		// --slot or a world show by that name would reach only the
+		// first of them, the other's subscribers wired in silence.
+		for _, o := range g.Nodes {
+			if o.Name == s.Name && !o.Inline() {
+				diags.Errorf(s.File, s.Pos, CodeDuplicateName, "node name %q is also %s's (id %s): a reference or a --slot by that name would reach only one of them; rename one", s.Name, o.File, o.ID)
+				break
+			}
+		}
+	}
 	n.Wake = wakeOf(s)
+	continuityWords(s, diags)
 	if s.Truth != nil {
 		for _, f := range s.Truth.Facets {
 			n.Facets = append(n.Facets, f.Name)
@@ -440,6 +455,47 @@ func wakeOf(s *spec.Spec) string {
 		return WakeSelf
 	}
 	return WakeInput
+}
+
+// wakeWords are the wake sources a ### Continuity may name.
+var wakeWords = []string{"input-driven", "self-driven", "external-driven"}
+
+// continuityWords reports each word of s's ### Continuity that is a slip
+// for a wake source ("inptu-driven", "self-drivn"): wakeOf does not read
+// it, and the node would wake otherwise than written, in silence.
+func continuityWords(s *spec.Spec, diags *diag.List) {
+	for _, sec := range s.Sections {
+		if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(sec.Heading)), "continuity") {
+			continue
+		}
+		body := asciiLower(sec.Body) // offsets stay those of the file
+		for i := 0; i < len(body); {
+			j := i
+			for j < len(body) && (body[j] == '-' || 'a' <= body[j] && body[j] <= 'z') {
+				j++
+			}
+			if w := strings.Trim(body[i:j], "-"); j > i && !slices.Contains(wakeWords, w) && (strings.HasSuffix(w, "-driven") || strings.Contains(w, "-")) {
+				if best := didyoumean.Closest(w, wakeWords, 2); best != "" {
+					diags.Errorf(s.File, sec.BodyPos+diag.Pos(i+strings.Index(body[i:j], w)), CodeContinuity, "### Continuity names %q, which is no wake source; did you mean %s? (input-driven, self-driven or external-driven)", w, best)
+				}
+			}
+			if j == i {
+				j++
+			}
+			i = j
+		}
+	}
+}
+
+// asciiLower is s with its ASCII letters in lower case, byte for byte.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // keepReached drops the nodes root does not reach upstream.

@@ -181,6 +181,37 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"sum.prose.md": node("sum", "responsibility", "- `totals`: *(Maintained by `nobody`.)*", "- `total`: n"),
 			"b.prose.md":   node("b", "gateway", "", "- `y`: n"),
 		}, "sum.prose.md:10:3: error: input \"totals\" of sum: no node \"nobody\" maintains it (nodes: b) [graph/unsatisfied]"},
+		{"a producer misspelt, though the name rule binds the item", map[string]string{
+			"sum.prose.md":   node("order-summary", "responsibility", "", "- `total`: n"),
+			"alert.prose.md": node("alert", "responsibility", "- `total`: the total *(Maintained by `order-sumary`.)*", "- `big`: n"),
+		}, "alert.prose.md:10:3: error: input \"total\" of alert says it is maintained by \"order-sumary\", which names no node; did you mean order-summary? (nodes: order-summary) [graph/unsatisfied]"},
+		{"an input declared of another type than its producer's field", map[string]string{
+			"sum.prose.md":   node("sum", "gateway", "", "- `total` (string): formatted\n- `ids` (integer[]): n"),
+			"alert.prose.md": node("alert", "responsibility", "- `total` (number): the total of `sum`\n- `ids` (number[]): from `sum`", "- `big`: n"),
+		}, "alert.prose.md:10:3: error: input \"total\" of alert is declared number, but sum maintains total as string (sum.prose.md:10:4): declare the same type on both sides [graph/type-mismatch]"},
+		{"a wake source misspelt in ### Continuity", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
+			"trend.prose.md": node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n") + "\n### Continuity\n\n- input-driven\n- self-drivn: every hour\n",
+		}, "trend.prose.md:19:3: error: ### Continuity names \"self-drivn\", which is no wake source; did you mean self-driven? (input-driven, self-driven or external-driven) [graph/continuity]"},
+		{"a wiring file edge whose producer part does not exist", map[string]string{
+			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n"),
+			"alert.prose.md":    node("alert", "responsibility", "- `money`: the amount", "- `big`: n") + "\n### Continuity\n\n- input-driven\n",
+			"prose.wiring.yaml": "# wiring\nalert.money: sum.totl\n",
+		}, "alert.prose.md:10:3: error: input \"money\" of alert: nothing in this project maintains it; add the responsibility or gateway that does, wire it in prose.wiring.yaml (alert.money: producer.facet), or give it on each drain with `prose run DIR --input alert.money=VALUE` [graph/unmaintained]\n" +
+			"prose.wiring.yaml:2:1: error: alert.money: \"sum.totl\" names no node (or no part of it) that alert.money could read: write producer or producer.part, by id or name [graph/wiring]"},
+		{"a wiring file edge naming no input", map[string]string{
+			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n"),
+			"alert.prose.md":    node("alert", "responsibility", "- `money`: *(Maintained by `sum.total`.)*", "- `big`: n"),
+			"prose.wiring.yaml": "alert.mony: sum.total\n",
+		}, "prose.wiring.yaml:1:1: error: \"alert.mony\" names no input of a node (subscriber.input, by id or name); did you mean alert.money? [graph/wiring]"},
+		{"a wiring file immaterial entry naming no node", map[string]string{
+			"sum.prose.md":      node("order-summary", "gateway", "", "- `total`: n"),
+			"prose.wiring.yaml": "immaterial:\n  order-sumary: [stamp]\n",
+		}, "prose.wiring.yaml:2:3: error: immaterial: \"order-sumary\" names no node; did you mean order-summary? [graph/wiring]"},
+		{"two files of one name", map[string]string{
+			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
+			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
+		}, "b/sum.prose.md:2:7: error: node name \"sum\" is also a/sum.prose.md's (id sum): a reference or a --slot by that name would reach only one of them; rename one [graph/duplicate-name]"},
 		{"ambiguous, naming the candidates", map[string]string{
 			"a.prose.md":   node("a", "gateway", "", "#### counts\n\nTallies."),
 			"b.prose.md":   node("b", "gateway", "", "- `counts`: tallies"),
@@ -318,5 +349,22 @@ func TestUnreadableFrontMatterIsAnError(t *testing.T) {
 	}
 	if g.Node("feed") == nil || g.Node("audit") != nil || g.Node("helper") != nil {
 		t.Fatalf("nodes: feed %v, audit %v, helper %v", g.Node("feed") != nil, g.Node("audit") != nil, g.Node("helper") != nil)
+	}
+}
+
+// A wiring file key names its subscriber by id or by name, as a Requires
+// sentence does.
+func TestWiringKeyByName(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"sum.prose.md":      node("sum", "gateway", "", "- `total`: n"),
+		"alert.prose.md":    strings.Replace(node("alert", "responsibility", "- `money`: the amount", "- `big`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
+		"prose.wiring.yaml": "alert.money: sum.total\n",
+	})
+	g, diags, err := Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	if got := edgeList(g); len(got) != 1 || got[0] != "sum.total -> 067NC4KG01RG50R40M30E20918.money" {
+		t.Errorf("edges %v", got)
 	}
 }

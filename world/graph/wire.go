@@ -9,6 +9,7 @@ import (
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/didyoumean"
+	"github.com/proselang/prose/spec"
 )
 
 // Wiring rules (decided). Each ### Requires item is read whole (its
@@ -61,6 +62,15 @@ const (
 	// the caller gives it ("supplied by the caller", "caller-provided"):
 	// lint takes it as meant, a drain still needs it given.
 	CodeCallerInput = "graph/caller-input"
+	// CodeDuplicateName is a node whose front matter name another file's
+	// node has too.
+	CodeDuplicateName = "graph/duplicate-name"
+	// CodeTypeMismatch is an input declared of a type its producer's
+	// field, declared of another, can never have.
+	CodeTypeMismatch = "graph/type-mismatch"
+	// CodeContinuity is a ### Continuity word that is a slip for a wake
+	// source (input-driven, self-driven, external-driven).
+	CodeContinuity = "graph/continuity"
 )
 
 // ref finds a node by id, name or title (case-insensitively for titles).
@@ -102,6 +112,14 @@ func (g *Graph) wire() diag.List {
 			edges, ambiguous, problem := g.bind(n, it)
 			if len(edges) > 0 {
 				g.Edges = append(g.Edges, edges...)
+				if len(edges) == 1 {
+					if msg := g.edgeType(n, edges[0]); msg != "" {
+						diags.Errorf(n.Spec.File, it.Pos, CodeTypeMismatch, "%s", msg)
+					}
+				}
+				if msg := g.unknownMaintainer(n, it); msg != "" {
+					diags.Errorf(n.Spec.File, it.Pos, CodeUnsatisfied, "%s", msg)
+				}
 				continue
 			}
 			f := n.Spec.File
@@ -192,7 +210,7 @@ func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string, prob
 	}
 	// (d)
 	if g.Wiring != nil {
-		if to, ok := g.Wiring.Edges[n.ID+"."+it.Name]; ok {
+		if to, ok := g.Wiring.edge(n, it.Name); ok {
 			if p, part, ok := g.dotted(to, n); ok {
 				return []*Edge{edge(p, part, "wiring", fmt.Sprintf("%s says %s.%s: %s", WiringFile, n.ID, it.Name, to))}, nil, ""
 			}
@@ -646,6 +664,82 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 		if len(r) > 0 {
 			return fmt.Sprintf("%s of %s: no node %q maintains it (nodes: %s)", what, n.ID, r[0], strings.Join(g.ids(n), ", "))
 		}
+	}
+	return ""
+}
+
+// edgeType explains an edge whose subscriber declares its input of a type
+// the producer's field, declared of another type, never has (`total`
+// (number) read from a `total` (string)), or returns "". Decided: an
+// error; integer feeds number, and a union or any is left to the drain,
+// which checks the value itself (reconcile.Inputs).
+func (g *Graph) edgeType(n *Node, e *Edge) string {
+	var in *spec.Input
+	for _, x := range n.Spec.Inputs {
+		if x.Name == e.Input {
+			in = x
+		}
+	}
+	p := g.byID[e.Producer]
+	if in == nil || in.Type == "" || p == nil {
+		return ""
+	}
+	for _, o := range p.Spec.Outputs {
+		if o.Facet || o.Name != e.Facet || o.Type == "" {
+			continue
+		}
+		a, b := strings.ToLower(o.Type), strings.ToLower(in.Type)
+		for strings.HasSuffix(a, "[]") && strings.HasSuffix(b, "[]") {
+			a, b = a[:len(a)-2], b[:len(b)-2]
+		}
+		if a == b || a == "integer" && b == "number" || strings.ContainsAny(a+b, "|") || a == "any" || b == "any" ||
+			!knownType(a) || !knownType(b) {
+			return ""
+		}
+		return fmt.Sprintf("input %q of %s is declared %s, but %s maintains %s as %s (%s): declare the same type on both sides",
+			in.Name, n.Label(), in.Type, p.Label(), o.Name, o.Type, p.Spec.File.Position(o.Pos))
+	}
+	return ""
+}
+
+// knownType reports whether typ is a known type name, alone or as a list.
+func knownType(typ string) bool {
+	_, ok := spec.BaseType(strings.TrimSuffix(typ, "[]"))
+	return ok
+}
+
+// unknownMaintainer explains a bound item whose sentence says it is
+// "maintained by `X`" where X names no node (by id, name or title, alone
+// or as `X.part`), or returns "". Decided: an error, though another rule
+// bound the item: the sentence states the producer, and a name it
+// misspells may be the node the author meant while the item is wired to
+// another one that maintains a part of the same name.
+func (g *Graph) unknownMaintainer(n *Node, it *Item) string {
+	low := strings.ToLower(it.Text)
+	for i := strings.Index(low, "maintained by `"); i >= 0; {
+		r := backticked(it.Text[i:])
+		if len(r) > 0 && !n.self(r[0]) && g.ref(r[0]) == nil {
+			node, _, dotted := strings.Cut(r[0], ".")
+			if !dotted || g.ref(node) == nil {
+				var cands []string
+				for _, p := range g.Nodes {
+					cands = append(cands, p.ID)
+					if p.Name != "" && p.Name != p.ID {
+						cands = append(cands, p.Name)
+					}
+				}
+				hint := ""
+				if best := nearest(node, cands); best != "" {
+					hint = fmt.Sprintf("; did you mean %s?", best)
+				}
+				return fmt.Sprintf("%s of %s says it is maintained by %q, which names no node%s (nodes: %s)", quoteName(it), n.ID, r[0], hint, strings.Join(g.ids(n), ", "))
+			}
+		}
+		next := strings.Index(low[i+1:], "maintained by `")
+		if next < 0 {
+			break
+		}
+		i += 1 + next
 	}
 	return ""
 }

@@ -2,9 +2,12 @@ package graph
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,8 +22,9 @@ const WiringFile = "prose.wiring.yaml"
 
 // Wiring is a committed wiring file: YAML whose keys `subscriber.input`
 // map to `producer.part` (or `producer` for the whole truth), and whose
-// optional key `immaterial` maps a node id to field names excluded from
-// its fingerprints:
+// optional key `immaterial` maps a node to field names excluded from
+// its fingerprints (nodes by id or by name; one that names no node is an
+// error of the file, see checkWiring):
 //
 //	digest.thread-summaries: threader.rollup
 //	immaterial:
@@ -29,6 +33,10 @@ type Wiring struct {
 	Path       string
 	Edges      map[string]string
 	Immaterial map[string][]string
+	// file and at place each edge key in the file, for the errors of
+	// check.
+	file *diag.File
+	at   map[string]diag.Pos
 }
 
 // readWiring reads root's wiring file; nil when there is none.
@@ -48,7 +56,7 @@ func readWiring(root string) (*Wiring, diag.List, error) {
 		diags.Errorf(f, 0, "graph/wiring", "%s is not YAML: %v", WiringFile, err)
 		return nil, diags, nil
 	}
-	w := &Wiring{Path: path, Edges: map[string]string{}, Immaterial: map[string][]string{}}
+	w := &Wiring{Path: path, Edges: map[string]string{}, Immaterial: map[string][]string{}, file: f, at: map[string]diag.Pos{}}
 	if len(doc.Content) == 0 {
 		return w, nil, nil
 	}
@@ -67,6 +75,7 @@ func readWiring(root string) (*Wiring, diag.List, error) {
 					continue
 				}
 				w.Immaterial[v.Content[j].Value] = names
+				w.at["immaterial:"+v.Content[j].Value] = pos(f, v.Content[j])
 			}
 			continue
 		}
@@ -75,8 +84,75 @@ func readWiring(root string) (*Wiring, diag.List, error) {
 			continue
 		}
 		w.Edges[k.Value] = v.Value
+		w.at[k.Value] = pos(f, k)
 	}
 	return w, diags, nil
+}
+
+// edge is the producer part the wiring gives input in of n (its key by
+// n's id, or by its name), and whether it gives one.
+func (w *Wiring) edge(n *Node, in string) (string, bool) {
+	if to, ok := w.Edges[n.ID+"."+in]; ok {
+		return to, true
+	}
+	if n.Name != "" && n.Name != n.ID {
+		to, ok := w.Edges[n.Name+"."+in]
+		return to, ok
+	}
+	return "", false
+}
+
+// check reports each edge of the wiring file that names no input of a
+// node (subscriber.input, by id or name) or no producer part (decided:
+// an error at its key, where it would otherwise wire nothing in silence).
+func (g *Graph) checkWiring() diag.List {
+	w := g.Wiring
+	if w == nil {
+		return nil
+	}
+	var diags diag.List
+	for _, name := range slices.Sorted(maps.Keys(w.Immaterial)) {
+		// (its fields may be members of a facet's value: not checked)
+		if g.ref(name) == nil {
+			diags.Errorf(w.file, w.at["immaterial:"+name], "graph/wiring", "immaterial: %q names no node%s", name, didYouMeanNode(g, name))
+		}
+	}
+	for _, k := range w.Keys() {
+		var sub *Node
+		var item string
+		for i := strings.IndexByte(k, '.'); i > 0; i = nextDot(k, i) {
+			if n := g.ref(k[:i]); n != nil {
+				for _, it := range n.Items {
+					if it.Name == k[i+1:] {
+						sub, item = n, it.Name
+					}
+				}
+			}
+		}
+		if sub == nil {
+			var cands []string
+			for _, n := range g.Nodes {
+				for _, it := range n.Items {
+					if it.Name != "" {
+						cands = append(cands, n.ID+"."+it.Name)
+						if n.Name != "" && n.Name != n.ID {
+							cands = append(cands, n.Name+"."+it.Name)
+						}
+					}
+				}
+			}
+			hint := ""
+			if best := nearest(k, cands); best != "" {
+				hint = fmt.Sprintf("; did you mean %s?", best)
+			}
+			diags.Errorf(w.file, w.at[k], "graph/wiring", "%q names no input of a node (subscriber.input, by id or name)%s", k, hint)
+			continue
+		}
+		if _, _, ok := g.dotted(w.Edges[k], sub); !ok {
+			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s: %q names no node (or no part of it) that %s.%s could read: write producer or producer.part, by id or name", k, w.Edges[k], sub.Label(), item)
+		}
+	}
+	return diags
 }
 
 func pos(f *diag.File, n *yaml.Node) diag.Pos {
@@ -91,4 +167,20 @@ func (w *Wiring) Keys() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// didYouMeanNode is "; did you mean X?" for the node id or name closest
+// to name, or "".
+func didYouMeanNode(g *Graph, name string) string {
+	var cands []string
+	for _, n := range g.Nodes {
+		cands = append(cands, n.ID)
+		if n.Name != "" && n.Name != n.ID {
+			cands = append(cands, n.Name)
+		}
+	}
+	if best := nearest(name, cands); best != "" {
+		return fmt.Sprintf("; did you mean %s?", best)
+	}
+	return ""
 }

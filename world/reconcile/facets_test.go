@@ -147,7 +147,7 @@ func keys(v any) []string {
 // anything renders: it would be read as null.
 func TestUngivenCallerInputIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.prose.md"), []byte(contract("a", "responsibility", "- `funding`: a feed kept elsewhere", "- `v`: n")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "a.prose.md"), []byte(contract("a", "responsibility", "- `funding`: a feed kept elsewhere", "- `seen`: n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	g, _, err := graph.Load(dir)

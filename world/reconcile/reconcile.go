@@ -923,6 +923,9 @@ func Immaterial(g *graph.Graph, n *graph.Node, facet string) []string {
 	}
 	if g.Wiring != nil {
 		out = append(out, g.Wiring.Immaterial[n.ID]...)
+		if n.Name != "" && n.Name != n.ID { // keyed by name, as graph.Wiring allows
+			out = append(out, g.Wiring.Immaterial[n.Name]...)
+		}
 	}
 	return out
 }
@@ -1074,6 +1077,9 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := Inputs(d.g, p.n, p.values); err != nil {
+		return nil, err
+	}
 	s := d.st[p.n.ID]
 	diff := map[string]any{}
 	for k, fp := range p.inputs {
@@ -1101,6 +1107,9 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 		return ans, fmt.Errorf("its truth must be a JSON object, got %s", kindOf(truth))
 	}
 	ans.Truth = truth
+	if err := Fields(p.n, truth); err != nil {
+		return ans, err
+	}
 	if err := Postconditions(ctx, p.n, truth); err != nil {
 		return ans, err
 	}
