@@ -418,7 +418,37 @@ func (s *Store) Verify(trusted ed25519.PublicKey, facets func(node string) []str
 	for _, name := range nodes {
 		out = append(out, s.verifyNode(name, facets)...)
 	}
-	return out, nil
+	return append(out, s.lostNodes(nodes)...), nil
+}
+
+// lostNodes are the problems of nodes the drain index records with a
+// receipt whose directory is gone (removed by hand, or lost): their
+// ledgers held history a drain cannot give back (it would render them
+// anew), so a verify that passed over them would call a store whole that
+// is not. present are the node directories found (escaped names). A store
+// without an index (or whose index lost that line) has nothing to say it.
+func (s *Store) lostNodes(present []string) []Problem {
+	have := make(map[string]bool, len(present))
+	for _, name := range present {
+		have[unescape(name)] = true
+	}
+	s.idx.mu.Lock()
+	s.loadIndex()
+	var lost []string
+	drains := map[string]int{}
+	for node, e := range s.idx.nodes {
+		if _, _, drain, ok := e.summary(); ok && !have[node] {
+			lost = append(lost, node)
+			drains[node] = drain
+		}
+	}
+	s.idx.mu.Unlock()
+	sort.Strings(lost)
+	var out []Problem
+	for _, node := range lost {
+		out = append(out, Problem{s.LedgerPath(node), fmt.Sprintf("missing: the drain index (%s) records a receipt of drain %d for node %s, but its directory is gone; its history is lost (restore the directory from a backup; a drain would render the node anew)", s.IndexPath(), drains[node], node)})
+	}
+	return out
 }
 
 func (s *Store) verifyNode(name string, facets func(string) []string) []Problem {

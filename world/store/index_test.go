@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -182,5 +183,30 @@ func TestIndexSeesALedgerEditedInPlace(t *testing.T) {
 	err = fresh.Extend(nil)
 	if err == nil || !strings.Contains(err.Error(), p) {
 		t.Fatalf("Extend of a store whose ledger was edited in place: %v, want a refusal naming %s", err, p)
+	}
+}
+
+// TestVerifyNamesALostNode: a node directory removed whole (its ledger,
+// head and versions) is a problem of verify, named by the ledger it had,
+// since the drain index still records its receipts; before, verify
+// passed over a directory it did not find.
+func TestVerifyNamesALostNode(t *testing.T) {
+	s, _ := indexedStore(t)
+	if ps, err := s.Verify(nil, nil); err != nil || strings.Contains(fmt.Sprint(ps), "gone") {
+		t.Fatalf("store with its node: %v %v", ps, err)
+	}
+	if err := os.RemoveAll(s.nodeDir("n")); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Open(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := fresh.Verify(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || ps[0].File != fresh.LedgerPath("n") || !strings.Contains(ps[0].Msg, "drain 3") || !strings.Contains(ps[0].Msg, "directory is gone") {
+		t.Fatalf("verify of a store whose node n was removed: %+v", ps)
 	}
 }
