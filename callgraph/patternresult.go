@@ -38,7 +38,7 @@ func CheckPatternResult(sp *spec.Spec, v delegation.Value) error {
 		if x, has := o.Get(d.Name); has && x != nil && !shape.Fits(d.Type, x) {
 			at, where := resultPos(sp)
 			return fmt.Errorf("%s: %s returns %s for its output %s, which it declares (%s) at %s%s: return %s",
-				sp.File.Position(at), sp.Name, shape.Show(x), d.Name, d.Type, sp.File.Position(d.Pos), where, article(d.Type))
+				sp.File.Position(at), sp.Name, shape.Show(x), d.Name, d.Type, sp.File.Position(d.Pos), where, shape.Article(d.Type))
 		}
 	}
 	return nil

@@ -20,7 +20,7 @@ func typedOutputs(n *spec.Spec, out *delegation.Object, at diag.Pos) error {
 			continue
 		}
 		return fmt.Errorf("%s: %s returns %s for its output %s, which it declares (%s) at %s: return %s",
-			n.File.Position(at), n.Name, shape.Show(x), d.Name, d.Type, n.File.Position(d.Pos), article(d.Type))
+			n.File.Position(at), n.Name, shape.Show(x), d.Name, d.Type, n.File.Position(d.Pos), shape.Article(d.Type))
 	}
 	return nil
 }
@@ -43,21 +43,9 @@ func typedArgs(n *spec.Spec, name string, args *delegation.Object) error {
 			continue
 		}
 		return fmt.Errorf("the call passes %s for %s's input %s, which it declares (%s) at %s: pass %s",
-			shape.Show(x), name, in.Name, in.Type, n.File.Position(in.Pos), article(in.Type))
+			shape.Show(x), name, in.Name, in.Type, n.File.Position(in.Pos), shape.Article(in.Type))
 	}
 	return nil
-}
-
-// article names a value of type typ: "an integer", "a string[]".
-func article(typ string) string {
-	if strings.ContainsAny(typ, "|\"'") {
-		return "a value of that type"
-	}
-	switch strings.ToLower(typ)[0] {
-	case 'a', 'e', 'i', 'o', 'u':
-		return "an " + typ
-	}
-	return "a " + typ
 }
 
 // returns are the `return` statements that end the whole of prog (not

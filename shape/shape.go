@@ -205,6 +205,20 @@ func Describe(fields []Field) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
+// Article names a value of declared type typ with its article, for
+// messages: "an integer", "a string[]"; a union or a literal type is "a
+// value of that type".
+func Article(typ string) string {
+	if typ == "" || strings.ContainsAny(typ, "|\"'") {
+		return "a value of that type"
+	}
+	switch strings.ToLower(typ)[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + typ
+	}
+	return "a " + typ
+}
+
 // Show is a value's JSON, cut to a readable length.
 func Show(v delegation.Value) string {
 	raw, err := delegation.ToJSON(v)

@@ -93,3 +93,17 @@ func TestOptionalFields(t *testing.T) {
 		t.Errorf("proceed left out: %v", err)
 	}
 }
+
+// TestArticle: a declared type named with its article; a union, a
+// literal or no type at all is "a value of that type" (an empty type
+// used to index its first byte).
+func TestArticle(t *testing.T) {
+	for typ, want := range map[string]string{
+		"integer": "an integer", "string[]": "a string[]", "Object": "an Object",
+		`"a" | "b"`: "a value of that type", "": "a value of that type",
+	} {
+		if got := shape.Article(typ); got != want {
+			t.Errorf("Article(%q) = %q, want %q", typ, got, want)
+		}
+	}
+}

@@ -110,7 +110,7 @@ func Fields(n *graph.Node, truth any) error {
 			continue
 		}
 		return fmt.Errorf("%s: %s's truth gives %s for its field %s, which its ### Maintains declares (%s): give %s",
-			n.Spec.File.Position(o.Pos), displayName(n), types.Show(val), o.Name, o.Type, article(o.Type))
+			n.Spec.File.Position(o.Pos), displayName(n), types.Show(val), o.Name, o.Type, types.Article(o.Type))
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("%s: %s's truth lacks the field(s) %s, which its ### Maintains declares: give every declared field (null where there is no value)",
@@ -124,18 +124,6 @@ func displayName(n *graph.Node) string {
 		return n.Name
 	}
 	return n.ID
-}
-
-// article names a value of type typ: "an integer", "a string[]".
-func article(typ string) string {
-	if strings.ContainsAny(typ, "|\"'") {
-		return "a value of that type"
-	}
-	switch strings.ToLower(typ)[0] {
-	case 'a', 'e', 'i', 'o', 'u':
-		return "an " + typ
-	}
-	return "a " + typ
 }
 
 // Inputs checks the values a render of n is given from its producers
@@ -171,7 +159,7 @@ func Inputs(g *graph.Graph, n *graph.Node, values map[string]any) error {
 			prod = displayName(p)
 		}
 		return fmt.Errorf("%s: input %s of %s is %s, from %s, but it declares it (%s): make the producer maintain %s, or declare the input as the producer gives it",
-			n.Spec.File.Position(in.Pos), in.Name, displayName(n), types.Show(val), prod, in.Type, article(in.Type))
+			n.Spec.File.Position(in.Pos), in.Name, displayName(n), types.Show(val), prod, in.Type, types.Article(in.Type))
 	}
 	return nil
 }
