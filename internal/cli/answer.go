@@ -131,7 +131,7 @@ func answerLocal(s streams, o *answerOptions, id, gate string) error {
 	if val == nil {
 		gates, err := journal.Waiting(base, id)
 		if err != nil {
-			return &exitError{code: exitFailure, err: err}
+			return &exitError{Code: exitFailure, Err: err}
 		}
 		if len(gates) == 0 {
 			fmt.Fprintf(s.err, "prose: run %s waits at no gate\n", id)
@@ -145,10 +145,10 @@ func answerLocal(s streams, o *answerOptions, id, gate string) error {
 	var nr *journal.NoRunError
 	var ge *gatepkg.AnswerError
 	if errors.As(err, &ae) || errors.As(err, &nr) || errors.As(err, &ge) {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{Code: exitUsage, Err: err}
 	}
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	fmt.Fprintf(s.err, "prose: answered %s %s of run %s; go on with: prose resume %s%s\n", g.Kind, g.Path.Key(), id, id, flags)
 	return nil

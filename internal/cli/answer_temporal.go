@@ -27,7 +27,7 @@ func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *tempo
 	}
 	cl, err := linked.Dial(ctx, conn)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	defer cl.Close()
 	val, err := o.answerValue()
@@ -37,7 +37,7 @@ func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *tempo
 	if val == nil {
 		gates, err := cl.Gates(ctx, id)
 		if err != nil {
-			return &exitError{code: exitFailure, err: err}
+			return &exitError{Code: exitFailure, Err: err}
 		}
 		for _, g := range gates {
 			fmt.Fprintf(s.out, "%s %s: %s\n", g.Kind, g.Gate, question(g.Question))
@@ -47,10 +47,10 @@ func answerTemporal(ctx context.Context, s streams, cmd *cobra.Command, t *tempo
 	g, err := cl.Answer(ctx, id, gate, val)
 	var ae *gatepkg.AnswerError
 	if errors.As(err, &ae) {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{Code: exitUsage, Err: err}
 	}
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	fmt.Fprintf(s.err, "prose: answered %s %s of run %s; it goes on\n", g.Kind, g.Gate, id)
 	return nil

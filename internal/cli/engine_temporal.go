@@ -17,7 +17,7 @@ var linked temporalport.Link
 
 // errEngineNotLinked is what a Temporal command run without Main (which
 // hands it over before building the command tree) fails with.
-var errEngineNotLinked = &exitError{code: exitFailure, err: errors.New("this prose was built without the Temporal engine: run the command with " + temporalProgram)}
+var errEngineNotLinked = &exitError{Code: exitFailure, Err: errors.New("this prose was built without the Temporal engine: run the command with " + temporalProgram)}
 
 // temporalEngine is the Temporal engine of the flags' connection.
 func (t *temporalFlags) temporalEngine() (run.Engine, error) {

@@ -46,7 +46,7 @@ func runFix(s streams, o fixOptions) error {
 		fmt.Fprintf(s.out, "%s: wrote an id\n", f)
 	}
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("fix: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("fix: %w", err)}
 	}
 	if len(changed) == 0 {
 		fmt.Fprintf(s.err, "prose fix: every responsibility under %s has an id\n", o.path)

@@ -102,7 +102,7 @@ func runGraph(ctx context.Context, s streams, o graphOptions) error {
 	}
 	g, diags, err := loadWorld(o.path) // world.go: an Execution that is not ProseScript is a warning
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("graph: %w", err)}
+		return &exitError{Code: exitUsage, Err: fmt.Errorf("graph: %w", err)}
 	}
 	if o.propose {
 		if g, diags, err = proposeWiring(ctx, s, o, g); err != nil {
@@ -120,13 +120,13 @@ func runGraph(ctx context.Context, s streams, o graphOptions) error {
 		b, err = g.Format(o.format)
 	}
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	if _, err := s.out.Write(b); err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	if diags.HasErrors() {
-		return &exitError{code: exitFailure}
+		return &exitError{Code: exitFailure}
 	}
 	return nil
 }
@@ -144,11 +144,11 @@ func proposeWiring(ctx context.Context, s streams, o graphOptions, g *graph.Grap
 	}
 	res, err := propose.Ask(ctx, g, c, o.model)
 	if err != nil {
-		return nil, nil, &exitError{code: exitFailure, err: fmt.Errorf("graph --propose: %w", err)}
+		return nil, nil, &exitError{Code: exitFailure, Err: fmt.Errorf("graph --propose: %w", err)}
 	}
 	path, kept, err := propose.Append(g.Root, res.OK, res.Model)
 	if err != nil {
-		return nil, nil, &exitError{code: exitFailure, err: fmt.Errorf("graph --propose: %w", err)}
+		return nil, nil, &exitError{Code: exitFailure, Err: fmt.Errorf("graph --propose: %w", err)}
 	}
 	wrote := len(res.OK) - len(kept)
 	fmt.Fprintf(s.err, "prose: proposed %d wirings into %s (%d model requests, %d tokens): review them, then commit the file\n", wrote, path, res.Requests, res.TokensIn+res.TokensOut)
@@ -164,7 +164,7 @@ func proposeWiring(ctx context.Context, s streams, o graphOptions, g *graph.Grap
 	}
 	g, diags, err := graph.Load(o.path)
 	if err != nil {
-		return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("graph: %w", err)}
+		return nil, nil, &exitError{Code: exitUsage, Err: fmt.Errorf("graph: %w", err)}
 	}
 	return g, diags, nil
 }

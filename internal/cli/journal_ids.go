@@ -41,16 +41,17 @@ func resolveRunID(base, display, id string, mode fmt.Stringer) (string, error) {
 		return id, nil
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return "", &exitError{code: exitFailure, err: fmt.Errorf("%s: run %s cannot be read: its journal %s is a directory, not a journal file; 'prose runs rm %s' removes the run",
+		return "", &exitError{Code: exitFailure, Err: fmt.Errorf("%s: run %s cannot be read: its journal %s is a directory, not a journal file; 'prose runs rm %s' removes the run",
 			mode, id, filepath.Join(display, id, journal.FileName), id)}
+
 	}
 	runs, err := journal.List(base)
 	if err != nil {
-		return "", &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", mode, err)}
+		return "", &exitError{Code: exitUsage, Err: fmt.Errorf("%s: %w", mode, err)}
 	}
 	if id == latestRun {
 		if len(runs) == 0 {
-			return "", &exitError{code: exitUsage, err: fmt.Errorf("%s: no runs in %s", mode, display)}
+			return "", &exitError{Code: exitUsage, Err: fmt.Errorf("%s: no runs in %s", mode, display)}
 		}
 		return runs[0].ID, nil
 	}
@@ -58,7 +59,7 @@ func resolveRunID(base, display, id string, mode fmt.Stringer) (string, error) {
 	if near := nearIDs(id, runs); len(near) > 0 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
 	}
-	return "", &exitError{code: exitUsage, err: fmt.Errorf("%s (see 'prose runs')", msg)}
+	return "", &exitError{Code: exitUsage, Err: fmt.Errorf("%s (see 'prose runs')", msg)}
 }
 
 // nearIDs lists up to three run ids (newest first) that id may be a part

@@ -57,13 +57,13 @@ func rerun(ctx context.Context, s streams, id string, mode journal.Mode, o *reru
 	}
 	var ov run.Overrides
 	if ov.Bindings.Slots, err = bind.ParseAssignments("--slot", o.slots); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{Code: exitUsage, Err: err}
 	}
 	if ov.Bindings.Config, err = bind.ParseAssignments("--config", o.configs); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{Code: exitUsage, Err: err}
 	}
 	if ov.Bindings.Inputs, err = bind.ParseAssignments("--input", o.inputs); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{Code: exitUsage, Err: err}
 	}
 	ov.Bindings.InputJSON, ov.Model, ov.BaseURL = o.inputJSON, o.model, o.baseURL
 	ro := run.Options{RunDir: base, SyncEvery: 100 * time.Millisecond, ContractCheck: lint.Contract, Force: o.force, Overrides: ov}

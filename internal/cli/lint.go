@@ -86,7 +86,7 @@ func runLint(ctx context.Context, s streams, opts *lintOptions, args []string) e
 	err := lintcli.Run(ctx, s.in, s.out, s.err, lintcli.Options(*opts), args)
 	var ee *lintcli.ExitError
 	if errors.As(err, &ee) {
-		return &exitError{code: ee.Code, err: ee.Err}
+		return &exitError{Code: ee.Code, Err: ee.Err}
 	}
 	return err
 }

@@ -67,25 +67,14 @@ type streams struct {
 	out, err io.Writer
 }
 
-// exitError carries an exit code through cobra's error return. A nil err
-// exits with code silently (the command already printed what it had to).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
+// exitError carries an exit code through cobra's error return (a nil
+// Err exits with Code silently): the lean program's type, so that the
+// two programs' commands fail alike.
+type exitError = lintcli.ExitError
 
 // usageErrorf is an error that exits 2.
 func usageErrorf(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+	return &exitError{Code: exitUsage, Err: fmt.Errorf(format, args...)}
 }
 
 // Main runs prose with args and returns the exit code. It cancels the
@@ -112,10 +101,10 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(errw, "prose: %v\n", ee.err)
+		if ee.Err != nil {
+			fmt.Fprintf(errw, "prose: %v\n", ee.Err)
 		}
-		return ee.code
+		return ee.Code
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(errw, "prose: interrupted")

@@ -117,7 +117,7 @@ func runMCP(ctx context.Context, s streams, o *mcpOptions) error {
 	if addr == "" {
 		err := srv.MCP().Run(ctx, mcpserve.Stdio(ctx, s.in, s.out))
 		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-			return &exitError{code: exitFailure, err: fmt.Errorf("mcp: %w", err)}
+			return &exitError{Code: exitFailure, Err: fmt.Errorf("mcp: %w", err)}
 		}
 		return nil
 	}
@@ -148,7 +148,7 @@ func serveUntil(ctx context.Context, what string, hs *http.Server, ln net.Listen
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", what, err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("%s: %w", what, err)}
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

@@ -113,10 +113,10 @@ func runNew(s streams, o *newOptions, arg string) error {
 	}
 	if _, err := f.WriteString(text); err != nil {
 		f.Close()
-		return &exitError{code: exitFailure, err: fmt.Errorf("new: %v", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("new: %v", err)}
 	}
 	if err := f.Close(); err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("new: %v", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("new: %v", err)}
 	}
 	fmt.Fprintf(s.out, "%s\n", path)
 	fmt.Fprintf(s.err, "prose: wrote %s; check it with: prose lint %s\n", path, path)
@@ -146,7 +146,7 @@ func newSpecText(o *newOptions, name string) (string, error) {
 		// display): a new one gets its own, as prose fix --ids writes.
 		id, err := graph.NewID(time.Now(), rand.Reader)
 		if err != nil {
-			return "", &exitError{code: exitFailure, err: fmt.Errorf("new: %v", err)}
+			return "", &exitError{Code: exitFailure, Err: fmt.Errorf("new: %v", err)}
 		}
 		return fmt.Sprintf(responsibilityTemplate, name, title, id), nil
 	case "test":

@@ -56,13 +56,13 @@ func lockState(ctx context.Context, dir, command string, wait bool) (func(), err
 	release, err := store.Lock(ctx, dir, store.LockOptions{Command: command, Wait: wait})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, &exitError{code: exitInterrupt, err: fmt.Errorf("interrupted while waiting for %s", store.LockPath(dir))}
+			return nil, &exitError{Code: exitInterrupt, Err: fmt.Errorf("interrupted while waiting for %s", store.LockPath(dir))}
 		}
-		return nil, &exitError{code: exitFailure, err: err}
+		return nil, &exitError{Code: exitFailure, Err: err}
 	}
 	if b, err := filekind.ReadFile(serve.TemporalMark(dir)); err == nil {
 		release()
-		return nil, &exitError{code: exitFailure, err: fmt.Errorf("%s is served on Temporal (%s): its drains are that workflow's; trigger it through its prose serve, or remove %s", dir, strings.TrimSpace(string(b)), serve.TemporalMark(dir))}
+		return nil, &exitError{Code: exitFailure, Err: fmt.Errorf("%s is served on Temporal (%s): its drains are that workflow's; trigger it through its prose serve, or remove %s", dir, strings.TrimSpace(string(b)), serve.TemporalMark(dir))}
 	}
 	return release, nil
 }
@@ -73,7 +73,7 @@ func stateError(command string, err error) error {
 	if errors.As(err, &ee) {
 		return err
 	}
-	return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", command, err)}
+	return &exitError{Code: exitUsage, Err: fmt.Errorf("%s: %w", command, err)}
 }
 
 // openState is findState with the trusted key of flag (or the
@@ -164,11 +164,11 @@ func storedLabels(st *store.Store) func(id string) string {
 func worldShow(s streams, st *store.Store, node, facet, version string) error {
 	v, err := st.Show(storedNode(st, node), facet, version)
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("world show: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("world show: %w", err)}
 	}
 	b, err := canon.Indent(v)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	_, err = s.out.Write(b)
 	return err
@@ -219,7 +219,7 @@ key its FORMAT file records.`,
 			}
 			rs, err := st.Receipts(node)
 			if err != nil {
-				return &exitError{code: exitFailure, err: fmt.Errorf("receipts: %w", err)}
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts: %w", err)}
 			}
 			if format == "json" {
 				if rs == nil {
@@ -259,13 +259,13 @@ key its FORMAT file records.`,
 			}
 			problems, err := st.Verify(nil, nil)
 			if err != nil {
-				return &exitError{code: exitFailure, err: fmt.Errorf("receipts verify: %w", err)}
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts verify: %w", err)}
 			}
 			for _, p := range problems {
 				fmt.Fprintln(s.err, p)
 			}
 			if len(problems) > 0 {
-				return &exitError{code: exitFailure, err: fmt.Errorf("receipts verify: %d problems", len(problems))}
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts verify: %d problems", len(problems))}
 			}
 			rs, _ := st.Receipts("")
 			fmt.Fprintf(s.out, "ok: %d receipts, every chain, version and published file checks\n", len(rs))
@@ -283,7 +283,7 @@ key its FORMAT file records.`,
 			}
 			rs, err := st.Receipts("")
 			if err != nil {
-				return &exitError{code: exitFailure, err: fmt.Errorf("receipts cost: %w", err)}
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts cost: %w", err)}
 			}
 			printCost(s, rs)
 			return nil
@@ -328,17 +328,17 @@ func newReceiptsRepairCmd(s streams, state, trusted *string) *cobra.Command {
 				fmt.Fprintln(s.out, "repaired "+d)
 			}
 			if err != nil {
-				return &exitError{code: exitFailure, err: fmt.Errorf("receipts repair: %w", err)}
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts repair: %w", err)}
 			}
 			problems, err := st.Verify(nil, nil)
 			if err != nil {
-				return &exitError{code: exitFailure, err: fmt.Errorf("receipts repair: %w", err)}
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts repair: %w", err)}
 			}
 			for _, p := range problems {
 				fmt.Fprintln(s.err, p)
 			}
 			if len(problems) > 0 {
-				return &exitError{code: exitFailure, err: fmt.Errorf("receipts repair: %d problems left that no repair rebuilds: restore those files from a backup (or --accept NODE a ledger that checks)", len(problems))}
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts repair: %d problems left that no repair rebuilds: restore those files from a backup (or --accept NODE a ledger that checks)", len(problems))}
 			}
 			if len(did) == 0 {
 				fmt.Fprintln(s.out, "nothing to repair: every chain, version and published file checks")

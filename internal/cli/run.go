@@ -239,11 +239,11 @@ func execute(ctx context.Context, s streams, trace string, quiet bool, ro run.Op
 	}
 	if w := delegation.Waiting(runErr); w != nil && res != nil && res.RunID != "" {
 		fmt.Fprint(s.err, gate.Instructions(res.RunID, runDirFlag(ro.RunDir), w))
-		return &exitError{code: exitWaiting}
+		return &exitError{Code: exitWaiting}
 	}
 	if runErr != nil {
 		err := runError(ctx, s.err, runErr)
-		if ee, ok := err.(*exitError); ok && ee.code == exitInterrupt && res != nil && res.RunID != "" && res.Mode != journal.Replaying {
+		if ee, ok := err.(*exitError); ok && ee.Code == exitInterrupt && res != nil && res.RunID != "" && res.Mode != journal.Replaying {
 			fmt.Fprintf(s.err, "prose: resume it with: prose resume %s%s\n", res.RunID, runDirFlag(ro.RunDir))
 		}
 		if traceErr != nil {
@@ -255,7 +255,7 @@ func execute(ctx context.Context, s streams, trace string, quiet bool, ro run.Op
 		return err
 	}
 	if traceErr != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("--trace: %v: the trace is incomplete", traceErr)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("--trace: %v: the trace is incomplete", traceErr)}
 	}
 	return nil
 }
@@ -297,17 +297,17 @@ func (o *runOptions) request(path string) (run.Request, error) {
 	var b bind.Settings
 	var err error
 	if b.Slots, err = bind.ParseAssignments("--slot", o.slots); err != nil {
-		return run.Request{}, &exitError{code: exitUsage, err: err}
+		return run.Request{}, &exitError{Code: exitUsage, Err: err}
 	}
 	if b.Config, err = bind.ParseAssignments("--config", o.configs); err != nil {
-		return run.Request{}, &exitError{code: exitUsage, err: err}
+		return run.Request{}, &exitError{Code: exitUsage, Err: err}
 	}
 	if b.Inputs, err = bind.ParseAssignments("--input", o.inputs); err != nil {
-		return run.Request{}, &exitError{code: exitUsage, err: err}
+		return run.Request{}, &exitError{Code: exitUsage, Err: err}
 	}
 	b.InputJSON = o.inputJSON
 	if err := readInputFiles(&b, o.stdin); err != nil {
-		return run.Request{}, &exitError{code: exitUsage, err: err}
+		return run.Request{}, &exitError{Code: exitUsage, Err: err}
 	}
 	var slots []run.Slot
 	slots, b.Slots = typedSlots(b.Slots)
@@ -389,21 +389,21 @@ func runError(ctx context.Context, w io.Writer, err error) error {
 	code := run.CodeOf(err)
 	switch {
 	case code == run.CodeUsage && errors.As(err, new(*run.UsageError)):
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{Code: exitUsage, Err: err}
 	case code == run.CodeSpecChanged:
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	case code == run.CodeUsage && errors.As(err, &ue):
 		for _, p := range ue.Problems {
 			fmt.Fprintf(w, "prose: %s\n", p)
 		}
-		return &exitError{code: exitUsage}
+		return &exitError{Code: exitUsage}
 	case code == run.CodeInvalidSpec && errors.As(err, &se):
 		fmt.Fprint(w, se.Diags.String())
 		fmt.Fprintf(w, "prose: not run: the spec has %s (see also prose lint)\n", countErrors(len(se.Diags)))
-		return &exitError{code: exitUsage}
+		return &exitError{Code: exitUsage}
 	case ctx.Err() != nil || code == run.CodeCanceled:
 		fmt.Fprintln(w, "prose: interrupted")
-		return &exitError{code: exitInterrupt}
+		return &exitError{Code: exitInterrupt}
 	case errors.As(err, &de):
 		fmt.Fprintln(w, strings.TrimRight(de.Error(), "\n"))
 		if p := de.Path; p.InLoop() {
@@ -421,9 +421,9 @@ func runError(ctx context.Context, w io.Writer, err error) error {
 			// user of the command needs the flag.
 			fmt.Fprintln(w, "prose: a value may be at most --max-value-bytes bytes as written out; raise it if the values are meant to be this large")
 		}
-		return &exitError{code: exitFailure}
+		return &exitError{Code: exitFailure}
 	}
-	return &exitError{code: exitFailure, err: err}
+	return &exitError{Code: exitFailure, Err: err}
 }
 
 // printResult writes the run's value as indented JSON.
@@ -434,13 +434,13 @@ func runError(ctx context.Context, w io.Writer, err error) error {
 func printResult(ctx context.Context, w io.Writer, v delegation.Value) error {
 	out, err := delegation.EncodeJSON(ctx, v, delegation.EncodeOptions{Indent: true, MaxBytes: math.MaxInt64})
 	if ctx.Err() != nil {
-		return &exitError{code: exitInterrupt, err: fmt.Errorf("interrupted while printing the result")}
+		return &exitError{Code: exitInterrupt, Err: fmt.Errorf("interrupted while printing the result")}
 	}
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("the result cannot be printed as JSON: %v", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("the result cannot be printed as JSON: %v", err)}
 	}
 	if _, err := fmt.Fprintf(w, "%s\n", out); err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("writing the result: %v", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("writing the result: %v", err)}
 	}
 	return nil
 }

@@ -42,10 +42,10 @@ milliseconds, the error of a failed or unreadable run).
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			runs, err := journal.ListContext(cmd.Context(), runDir)
 			if cmd.Context().Err() != nil {
-				return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
+				return &exitError{Code: exitInterrupt, Err: errors.New("interrupted")}
 			}
 			if err != nil {
-				return &exitError{code: exitFailure, err: err}
+				return &exitError{Code: exitFailure, Err: err}
 			}
 			if limit > 0 && len(runs) > limit {
 				runs = runs[:limit]
@@ -116,7 +116,7 @@ func printRunsJSON(s streams, runs []*journal.Summary) error {
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	fmt.Fprintf(s.out, "%s\n", b)
 	return nil
@@ -204,9 +204,9 @@ that hold a journal.jsonl, never follows a symbolic link, refuses ids with
 			}
 			switch {
 			case failed:
-				return &exitError{code: exitFailure}
+				return &exitError{Code: exitFailure}
 			case unknown:
-				return &exitError{code: exitUsage}
+				return &exitError{Code: exitUsage}
 			}
 			return nil
 		},
@@ -229,7 +229,7 @@ func selectRuns(runDir string, all bool, olderThan string) (ids, running []strin
 	}
 	runs, err := journal.List(runDir)
 	if err != nil {
-		return nil, nil, &exitError{code: exitFailure, err: err}
+		return nil, nil, &exitError{Code: exitFailure, Err: err}
 	}
 	for _, r := range runs {
 		switch {

@@ -35,7 +35,7 @@ gate's question and the answers it got, and how the run ended.`,
 			}
 			l, err := journal.ReadFile(filepath.Join(base, id, journal.FileName))
 			if err != nil {
-				return &exitError{code: exitFailure, err: fmt.Errorf("runs show: %w", err)}
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("runs show: %w", err)}
 			}
 			showRun(s.out, l)
 			return nil

@@ -137,7 +137,7 @@ func openWorld(ctx context.Context, s streams, path, state string, slots []strin
 	st, err = store.Open(state)
 	if err != nil {
 		release()
-		return nil, nil, nil, nil, &exitError{code: exitUsage, err: err}
+		return nil, nil, nil, nil, &exitError{Code: exitUsage, Err: err}
 	}
 	return g, bindings, st, release, nil
 }
@@ -147,7 +147,7 @@ func openWorld(ctx context.Context, s streams, path, state string, slots []strin
 func loadServed(s streams, path, state string, slots []string, ro *runOptions) (*graph.Graph, *servedWorld, string, error) {
 	g, diags, err := loadWorld(path)
 	if err != nil {
-		return nil, nil, "", &exitError{code: exitUsage, err: err}
+		return nil, nil, "", &exitError{Code: exitUsage, Err: err}
 	}
 	callers, err := worldInputs(g, ro.inputs)
 	if err != nil {
@@ -156,7 +156,7 @@ func loadServed(s streams, path, state string, slots []string, ro *runOptions) (
 	diags = graph.Needed(g.Given(diags, givenInputs(g, ro.inputs)))
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
-		return nil, nil, "", &exitError{code: exitUsage}
+		return nil, nil, "", &exitError{Code: exitUsage}
 	}
 	p, err := worldDrain(g, slots, ro)
 	if err != nil {
@@ -197,7 +197,7 @@ func reloadServed(path, state string, slots []string, ro *runOptions, spans *tel
 		if err != nil {
 			msg := strings.TrimSpace(out.String())
 			var ee *exitError
-			if !errors.As(err, &ee) || ee.err != nil {
+			if !errors.As(err, &ee) || ee.Err != nil {
 				msg = strings.TrimSpace(msg + "\n" + err.Error())
 			}
 			return nil, errors.New(msg)
@@ -275,7 +275,7 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log,
 		reloadServed(o.path, bindings.drain.State, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs}, spans))
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
 	}
 	defer srv.Close()
 	return serveHTTP(ctx, s, o, g, srv, token, srv.Run)
@@ -290,7 +290,7 @@ func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, 
 	}
 	ln, loop, err := httpapi.ListenLoopback(o.addr)
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
 	}
 	if token == "" && !loop {
 		ln.Close()
@@ -299,7 +299,7 @@ func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, 
 	h, closeUI, err := uiHandler(httpapi.Handler(b, httpapi.Options{Token: token, MaxEventBytes: o.maxEventBytes}), g, b, token)
 	if err != nil {
 		ln.Close()
-		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
 	}
 	defer closeUI()
 	hs := httpapi.Server(h)
@@ -326,7 +326,7 @@ func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, 
 		fail = <-runErr
 	}
 	if fail != nil && !errors.Is(fail, http.ErrServerClosed) {
-		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", fail)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", fail)}
 	}
 	fmt.Fprintln(s.err, "prose serve: stopped; what was acknowledged and not yet drained stays queued")
 	return nil
@@ -344,18 +344,18 @@ type serveBackend interface {
 func serveConnectors(s streams, g *graph.Graph, srv connect.Sink, maxEventBytes int64) ([]*connect.Connector, error) {
 	cfgs, diags, err := connect.ReadConfig(g.Root, g)
 	if err != nil {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("serve: %w", err)}
+		return nil, &exitError{Code: exitUsage, Err: fmt.Errorf("serve: %w", err)}
 	}
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
-		return nil, &exitError{code: exitUsage}
+		return nil, &exitError{Code: exitUsage}
 	}
 	var out []*connect.Connector
 	for _, c := range cfgs {
 		c.MaxEventBytes = maxEventBytes
 		k, err := connect.New(c, srv, g.Root)
 		if err != nil {
-			return nil, &exitError{code: exitFailure, err: fmt.Errorf("serve: connector %s: %w", c.Gateway, err)}
+			return nil, &exitError{Code: exitFailure, Err: fmt.Errorf("serve: connector %s: %w", c.Gateway, err)}
 		}
 		out = append(out, k)
 	}

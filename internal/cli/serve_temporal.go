@@ -40,12 +40,12 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 	c.Log = s.err
 	cl, err := linked.Dial(ctx, c)
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
 	}
 	defer cl.Close()
 	id, err := cl.StartServe(ctx, queueName(c), w)
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
 	}
 	mark := fmt.Sprintf("workflow %s on task queue %s at %s", id, queueName(c), c.Address)
 	err = os.MkdirAll(filepath.Dir(serve.TemporalMark(st.Dir)), 0o700)
@@ -53,7 +53,7 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 		err = os.WriteFile(serve.TemporalMark(st.Dir), []byte(mark+"\n"), 0o600)
 	}
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
 	}
 	fmt.Fprintf(s.err, "prose serve: %s\n", mark)
 	front := cl.Front(id, g, st)

@@ -72,7 +72,7 @@ func runShow(ctx context.Context, s streams, o showOptions) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &exitError{code: exitUsage, err: fmt.Errorf("show: %w", err)}
+		return &exitError{Code: exitUsage, Err: fmt.Errorf("show: %w", err)}
 	}
 	// The static checks too, as prose run applies them: a spec run would
 	// refuse does not pass show.
@@ -80,18 +80,18 @@ func runShow(ctx context.Context, s streams, o showOptions) error {
 	fmt.Fprint(s.err, diags.String())
 	b, err := sp.JSON()
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("show: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("show: %w", err)}
 	}
 	if b, err = withShownExtras(b, sp); err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("show: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("show: %w", err)}
 	}
 	if _, err := s.out.Write(b); err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	// An invalid spec is exit 2, as prose run refuses it (the README's exit
 	// statuses); its JSON is printed all the same.
 	if diags.HasErrors() {
-		return &exitError{code: exitUsage}
+		return &exitError{Code: exitUsage}
 	}
 	return nil
 }

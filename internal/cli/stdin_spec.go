@@ -49,7 +49,7 @@ func (o *runOptions) stdinSpec(arg string) (string, error) {
 	o.stdin = spentStdin{}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", &exitError{code: exitFailure, err: fmt.Errorf("prose run -: no place to keep the spec (%v); give it as a file", err)}
+		return "", &exitError{Code: exitFailure, Err: fmt.Errorf("prose run -: no place to keep the spec (%v); give it as a file", err)}
 	}
 	sum := sha256.Sum256(text)
 	dir := filepath.Join(cache, "prose", "stdin", hex.EncodeToString(sum[:12]))
@@ -58,10 +58,10 @@ func (o *runOptions) stdinSpec(arg string) (string, error) {
 		return path, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", &exitError{code: exitFailure, err: fmt.Errorf("prose run -: keeping the spec: %v", err)}
+		return "", &exitError{Code: exitFailure, Err: fmt.Errorf("prose run -: keeping the spec: %v", err)}
 	}
 	if err := wholefile.Write(path, text, 0o600); err != nil {
-		return "", &exitError{code: exitFailure, err: fmt.Errorf("prose run -: keeping the spec: %v", err)}
+		return "", &exitError{Code: exitFailure, Err: fmt.Errorf("prose run -: keeping the spec: %v", err)}
 	}
 	return path, nil
 }

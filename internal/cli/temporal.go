@@ -57,7 +57,7 @@ func waitAndPrint(ctx context.Context, s streams, cl temporalport.Client, id str
 // cancelled).
 func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err error) error {
 	if ctx.Err() != nil {
-		return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
+		return &exitError{Code: exitInterrupt, Err: errors.New("interrupted")}
 	}
 	if err != nil {
 		msg, re := linked.RunFailure(err)
@@ -65,26 +65,26 @@ func temporalOutcome(ctx context.Context, s streams, v delegation.Value, err err
 		case linked.WrongRun(err):
 			// a workflow id that names the wrong run, or none: exit 2,
 			// as runs show of an unknown id
-			return &exitError{code: exitUsage, err: err}
+			return &exitError{Code: exitUsage, Err: err}
 		case re != nil:
 			// the run's failure on the cluster: its run.Code decides, as
 			// for a local run
 			switch run.CodeOf(err) {
 			case run.CodeUsage, run.CodeInvalidSpec:
-				return &exitError{code: exitUsage, err: re}
+				return &exitError{Code: exitUsage, Err: re}
 			case run.CodeCanceled:
-				return &exitError{code: exitInterrupt, err: re}
+				return &exitError{Code: exitInterrupt, Err: re}
 			}
 			if errors.As(err, new(*delegation.Error)) {
 				// printed with the call path and advice of a local run
 				return runError(ctx, s.err, err)
 			}
 			fmt.Fprintln(s.err, msg)
-			return &exitError{code: exitFailure}
+			return &exitError{Code: exitFailure}
 		case run.CodeOf(err) == run.CodeUsage, run.CodeOf(err) == run.CodeInvalidSpec:
 			return runError(ctx, s.err, err)
 		}
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	return printResult(ctx, s.out, v)
 }
@@ -115,7 +115,7 @@ run was cancelled.`,
 			}
 			cl, err := linked.Dial(ctx, c)
 			if err != nil {
-				return &exitError{code: exitFailure, err: err}
+				return &exitError{Code: exitFailure, Err: err}
 			}
 			defer cl.Close()
 			return waitAndPrint(ctx, s, cl, args[0])

@@ -136,7 +136,7 @@ func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) erro
 	}
 	paths, cleanup, err := stdTestPaths(paths)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{Code: exitFailure, Err: err}
 	}
 	defer cleanup()
 	files, err := testrun.Discover(paths)
@@ -151,7 +151,7 @@ func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) erro
 		if re != nil && len(files) > 0 {
 			what = fmt.Sprintf("no test in %s matches --run %q", strings.Join(paths, " "), o.run)
 		}
-		return &exitError{code: exitFailure, err: fmt.Errorf("test: %s (--allow-empty passes on none)", what)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("test: %s (--allow-empty passes on none)", what)}
 	}
 	models, err := testModels(o)
 	if err != nil {
@@ -160,7 +160,7 @@ func runTest(cmd *cobra.Command, s streams, o *testOptions, paths []string) erro
 	opts := testrun.Options{Models: models, RunDir: o.runDir, Parallel: o.parallel, Strict: o.strict}
 	suite, err := testrun.Prepare(cases, opts)
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("no test was run: %v", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("no test was run: %v", err)}
 	}
 	defer suite.Close()
 	for _, c := range cases {
@@ -199,17 +199,17 @@ func loadTests(w io.Writer, files []string) []*testrun.Case {
 func reportTests(cmd *cobra.Command, s streams, o *testOptions, junit *os.File, results []*testrun.Result) error {
 	if o.json {
 		if err := testrun.WriteJSON(s.out, results); err != nil {
-			return &exitError{code: exitFailure, err: err}
+			return &exitError{Code: exitFailure, Err: err}
 		}
 	}
 	if o.format == "github" {
 		if err := testrun.WriteGitHub(s.out, results); err != nil {
-			return &exitError{code: exitFailure, err: err}
+			return &exitError{Code: exitFailure, Err: err}
 		}
 	}
 	if junit != nil {
 		if err := writeJUnitFile(junit, results); err != nil {
-			return &exitError{code: exitFailure, err: fmt.Errorf("--junit: %v", err)}
+			return &exitError{Code: exitFailure, Err: fmt.Errorf("--junit: %v", err)}
 		}
 	}
 	counts := testrun.Count(results)
@@ -217,10 +217,10 @@ func reportTests(cmd *cobra.Command, s streams, o *testOptions, junit *os.File, 
 		fmt.Fprintln(s.out, counts)
 	}
 	if ctx := cmd.Context(); ctx != nil && ctx.Err() != nil {
-		return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
+		return &exitError{Code: exitInterrupt, Err: errors.New("interrupted")}
 	}
 	if !counts.OK() {
-		return &exitError{code: exitFailure}
+		return &exitError{Code: exitFailure}
 	}
 	return nil
 }

@@ -84,25 +84,25 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	}
 	srv, err := serveServer(g, bindings, st, 4, nil, nil, nil)
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("trigger: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("trigger: %w", err)}
 	}
 	defer srv.Close()
 	drain, _, err := srv.Trigger(o.node, event)
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("trigger: %w", err)}
+		return &exitError{Code: exitUsage, Err: fmt.Errorf("trigger: %w", err)}
 	}
 	if err := srv.DrainQueued(ctx); err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("trigger: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("trigger: %w", err)}
 	}
 	state, out := srv.Drain(drain)
 	if state != "done" {
-		return &exitError{code: exitInterrupt, err: fmt.Errorf("trigger: interrupted; the trigger stays queued (drain %d)", drain)}
+		return &exitError{Code: exitInterrupt, Err: fmt.Errorf("trigger: interrupted; the trigger stays queued (drain %d)", drain)}
 	}
 	enc := json.NewEncoder(s.out)
 	enc.SetIndent("", "  ")
 	enc.Encode(out)
 	if out.Failed > 0 || out.Error != "" {
-		return &exitError{code: exitFailure}
+		return &exitError{Code: exitFailure}
 	}
 	return nil
 }
@@ -135,10 +135,10 @@ func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte
 	}
 	b, code, err := do("POST", base+"/trigger/"+o.node, event)
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("trigger: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("trigger: %w", err)}
 	}
 	if code != http.StatusAccepted {
-		return &exitError{code: exitFailure, err: fmt.Errorf("trigger: %s answered %d: %s", base, code, strings.TrimSpace(string(b)))}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("trigger: %s answered %d: %s", base, code, strings.TrimSpace(string(b)))}
 	}
 	if !o.wait {
 		s.out.Write(b)
@@ -146,12 +146,12 @@ func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte
 	}
 	var ack struct{ Drain int }
 	if err := json.Unmarshal(b, &ack); err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("trigger: %s answered %s", base, b)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("trigger: %s answered %s", base, b)}
 	}
 	for {
 		b, code, err := do("GET", fmt.Sprintf("%s/drains/%d", base, ack.Drain), nil)
 		if err != nil {
-			return &exitError{code: exitFailure, err: fmt.Errorf("trigger: %w", err)}
+			return &exitError{Code: exitFailure, Err: fmt.Errorf("trigger: %w", err)}
 		}
 		var st struct {
 			State   string
@@ -160,13 +160,13 @@ func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte
 		if code == 200 && json.Unmarshal(b, &st) == nil && st.State == "done" {
 			s.out.Write(b)
 			if st.Outcome.Failed > 0 || st.Outcome.Error != "" {
-				return &exitError{code: exitFailure}
+				return &exitError{Code: exitFailure}
 			}
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return &exitError{code: exitInterrupt, err: fmt.Errorf("trigger: stopped waiting; drain %d stays queued on the server", ack.Drain)}
+			return &exitError{Code: exitInterrupt, Err: fmt.Errorf("trigger: stopped waiting; drain %d stays queued on the server", ack.Drain)}
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

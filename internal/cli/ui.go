@@ -125,7 +125,7 @@ func newUIServer(o *uiOptions, token string) (*ui.Server, error) {
 	}
 	srv, err := ui.New(uo)
 	if err != nil {
-		return nil, &exitError{code: exitFailure, err: err}
+		return nil, &exitError{Code: exitFailure, Err: err}
 	}
 	return srv, nil
 }

@@ -59,14 +59,14 @@ project and write the state directory at the paths the server gave
 			c.Log = s.err
 			cl, err := linked.Dial(ctx, c)
 			if err != nil {
-				return &exitError{code: exitFailure, err: err}
+				return &exitError{Code: exitFailure, Err: err}
 			}
 			defer cl.Close()
 			w := cl.Worker(c, acts, temporalport.WorkerOptions{MaxConcurrentCalls: maxCalls, MaxConcurrentRuns: maxRuns}, func(wd temporalport.World) (*temporalport.Project, error) {
 				return openServed(wd, &runOptions{model: model, baseURL: baseURL})
 			})
 			if err := w.Start(); err != nil {
-				return &exitError{code: exitFailure, err: fmt.Errorf("starting the worker: %v", err)}
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("starting the worker: %v", err)}
 			}
 			fmt.Fprintf(s.err, "prose: worker serving task queue %s at %s\n", queueName(c), c.Address)
 			<-ctx.Done()

@@ -81,7 +81,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	}
 	g, diags, err := loadWorld(path)
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
+		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
 	}
 	callers, err := worldInputs(g, o.inputs)
 	if err != nil {
@@ -90,7 +90,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	diags = graph.Needed(g.Given(diags, givenInputs(g, o.inputs)))
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
-		return &exitError{code: exitUsage}
+		return &exitError{Code: exitUsage}
 	}
 	prepared, err := worldDrain(g, o.slots, o)
 	if err != nil {
@@ -129,19 +129,19 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	defer release()
 	st, err := store.Open(dir)
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
+		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
 	}
 	st.Trusted = trusted
 	// A gateway whose render failed keeps its events for the next drain
 	// (world_held.go).
 	hold, err := openHeld(dir, g)
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
+		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
 	}
 	defer hold.close()
 	events, redelivered, err := hold.deliver(g, events)
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
+		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
 	}
 	if redelivered > 0 {
 		fmt.Fprintf(s.err, "prose: %d held event(s) of a gateway whose render failed are delivered again\n", redelivered)
@@ -183,12 +183,12 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return &exitError{code: exitInterrupt, err: fmt.Errorf("interrupted: what was committed stands; prose run again to finish the drain")}
+			return &exitError{Code: exitInterrupt, Err: fmt.Errorf("interrupted: what was committed stands; prose run again to finish the drain")}
 		}
-		return &exitError{code: exitFailure, err: fmt.Errorf("run: %w", err)}
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("run: %w", err)}
 	}
 	if res.Failed > 0 {
-		return &exitError{code: exitFailure}
+		return &exitError{Code: exitFailure}
 	}
 	return nil
 }
@@ -226,7 +226,7 @@ func nodeLabel(g *graph.Graph, id string) string {
 func worldDrain(g *graph.Graph, slots []string, o *runOptions) (*drain.Prepared, error) {
 	as, err := bind.ParseAssignments("--slot", slots)
 	if err != nil {
-		return nil, &exitError{code: exitUsage, err: err}
+		return nil, &exitError{Code: exitUsage, Err: err}
 	}
 	b, err := drain.ParseBindings(g, "--slot", as)
 	if err != nil {

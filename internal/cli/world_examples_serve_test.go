@@ -163,7 +163,7 @@ func TestUpstreamExamplesServe(t *testing.T) {
 					t.Fatalf("serve listened although %s are inputs nothing maintains and serve has no caller to give them:\n%s", strings.Join(callerInputs, ", "), s.stderr.String())
 				}
 				var ee *exitError
-				if !errors.As(err, &ee) || ee.code != exitUsage {
+				if !errors.As(err, &ee) || ee.Code != exitUsage {
 					t.Errorf("refusal %v: want a usage error (exit %d)", err, exitUsage)
 				}
 				for _, in := range callerInputs {
