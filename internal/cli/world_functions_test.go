@@ -18,22 +18,7 @@ import (
 // program, the model's tool call runs the program once, and the receipt
 // counts it.
 func TestWorldModelRenderCallsFunction(t *testing.T) {
-	src := testenv.Corpus015(t, "examples/basic-unit-suite/src")
-	dir := t.TempDir()
-	project := filepath.Join(dir, "proj")
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob(filepath.Join(src, "*.prose.md"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(project, filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, project := unitSuiteProject(t)
 	// Every other node prints a constant truth by its id.
 	nodes := filepath.Join(dir, "nodes.sh")
 	script := `#!/bin/sh
@@ -105,22 +90,7 @@ esac
 // model the node's render uses (--model, --base-url): one more model
 // request, counted in the node's receipt.
 func TestWorldModelRenderCallsModelFunction(t *testing.T) {
-	src := testenv.Corpus015(t, "examples/basic-unit-suite/src")
-	dir := t.TempDir()
-	project := filepath.Join(dir, "proj")
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob(filepath.Join(src, "*.prose.md"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(project, filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, project := unitSuiteProject(t)
 	srv := llmtest.NewServer(t,
 		llmtest.Call("format-alert-copy", map[string]any{"AlertState": map[string]any{"status": "alert", "threshold": 5}}),
 		llmtest.JSON(map[string]any{"result": map[string]any{"subject": "ALERT from the model", "body": "crossed"}}),
@@ -164,4 +134,21 @@ func TestWorldModelRenderCallsModelFunction(t *testing.T) {
 			t.Errorf("alert-projection receipt: %s", line)
 		}
 	}
+}
+
+// unitSuiteProject copies the specs of upstream's basic-unit-suite into
+// DIR/proj of a temporary DIR, and returns DIR and the project.
+func unitSuiteProject(t *testing.T) (dir, project string) {
+	t.Helper()
+	src := testenv.Corpus015(t, "examples/basic-unit-suite/src")
+	dir = t.TempDir()
+	project = filepath.Join(dir, "proj")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(src, "*.prose.md"))
+	for _, f := range files {
+		copyFile(t, f, filepath.Join(project, filepath.Base(f)))
+	}
+	return dir, project
 }
