@@ -61,6 +61,14 @@ func ParseText(typ, text string) (delegation.Value, error) {
 	return parseText(parseType(typ), text)
 }
 
+// ParseValues types the values given for one name with repeated --input
+// flags by its declared type typ ("" when untyped): one value as ParseText
+// does; several are the elements of a list-typed name, and an error for
+// any other type.
+func ParseValues(typ string, values []string) (delegation.Value, error) {
+	return parseValues(parseType(typ), values)
+}
+
 // Coerce checks v against the declared type typ, converting what is
 // unambiguous (see coerce).
 func Coerce(typ string, v delegation.Value) (delegation.Value, error) {

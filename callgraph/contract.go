@@ -214,14 +214,38 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) map[strin
 			}
 		}
 	}
+	// A name is given once: by one --input (a list input by one --input
+	// per element), or by a key of --input-json. A second value never
+	// silently replaces the first (decided: there is no precedence rule
+	// between the flags to document, so both are named in an error).
+	texts := map[string][]string{}
+	var order []string
 	for _, a := range b.Inputs {
-		out[a.Name] = a.Value
-		if in := inputNamed(inputs, a.Name); in != nil && in.Type != "" && in.Type != "run" && in.Type != "run[]" {
-			v, err := bind.ParseText(in.Type, a.Value)
-			if err != nil {
-				g.problem("--input %s: %v", a.Name, err)
+		if _, inJSON := out[a.Name]; inJSON && texts[a.Name] == nil {
+			g.problem("input %q given twice (--input-json and --input %s=...): give it once", a.Name, a.Name)
+			continue
+		}
+		if texts[a.Name] == nil {
+			order = append(order, a.Name)
+		}
+		texts[a.Name] = append(texts[a.Name], a.Value)
+	}
+	for _, name := range order {
+		vals := texts[name]
+		out[name] = vals[len(vals)-1]
+		in := inputNamed(inputs, name)
+		typed := in != nil && in.Type != "" && in.Type != "run" && in.Type != "run[]"
+		switch {
+		case typed || len(vals) > 1:
+			typ := ""
+			if typed {
+				typ = in.Type
 			}
-			out[a.Name] = v
+			v, err := bind.ParseValues(typ, vals)
+			if err != nil {
+				g.problem("--input %s: %v", name, err)
+			}
+			out[name] = v
 		}
 	}
 	for _, a := range b.Absent {

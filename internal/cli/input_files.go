@@ -82,3 +82,29 @@ func readCapped(flag, name string, r io.Reader) (string, error) {
 	}
 	return string(data), nil
 }
+
+// onceString is a string flag that may be given once: a second value is
+// a usage error naming the flag, never a silent replacement of the first
+// (--input-json twice would drop the first object's inputs).
+type onceString struct {
+	p   *string
+	set bool
+}
+
+func (f *onceString) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return *f.p
+}
+
+func (f *onceString) Set(v string) error {
+	if f.set {
+		// (neither value is shown: an input may be a secret)
+		return fmt.Errorf("given twice: give one JSON object holding every input")
+	}
+	*f.p, f.set = v, true
+	return nil
+}
+
+func (f *onceString) Type() string { return "string" }

@@ -35,7 +35,7 @@ func addRerunFlags(cmd *cobra.Command, o *rerunOptions, resume bool) {
 	fl.StringArrayVar(&o.slots, "slot", nil, "bind slot `NAME=BINDING` instead of the journaled binding (repeat for a list slot)")
 	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE` instead of the journaled value")
 	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE` instead of the journaled value")
-	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a `JSON` object instead of the journaled --input-json")
+	fl.Var(&onceString{p: &o.inputJSON}, "input-json", "set inputs from a `JSON` object instead of the journaled --input-json")
 	fl.StringVar(&o.baseURL, "base-url", "", "use the OpenAI-compatible API at `URL` instead of the journaled --base-url")
 	fl.StringVar(&o.model, "model", "", "use `MODEL` instead of the journaled --model")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines (the run id and errors still go to stderr)")

@@ -74,8 +74,9 @@ Config and inputs are typed by the spec's declarations (--config
 max_steps=3 is an integer where the spec says integer; a string is taken
 verbatim; a duration, for a timeout, is 500ms, 30s, 2m or a number of
 seconds; lists and objects are JSON). A list (string[]) also takes one
-element per repeated flag: --input xs=a --input xs=b. --input-json sets
-several inputs at once. Defaults apply; an input named like a slot is
+element per repeated flag: --input xs=a --input xs=b. --input-json (one
+flag) sets several inputs at once; a name given twice, by both flags or
+by a repeated --input of a name that is no list, is refused. Defaults apply; an input named like a slot is
 bound by --slot, one named like a config key by --config. Unknown names,
 unbound slots, missing inputs and program files that cannot run (not
 executable, a broken #! line) are all reported at once, before anything
@@ -161,7 +162,7 @@ func newRunCmd(s streams) *cobra.Command {
 	fl.StringArrayVar(&o.slots, "slot", nil, "bind slot `NAME=BINDING` (exec:CMD, llm[:MODEL], PATH.prose.md); repeat a name for a list slot")
 	fl.StringArrayVar(&o.configs, "config", nil, "set config `KEY=VALUE`, typed by the spec's declaration; repeat a list key for one element each")
 	fl.StringArrayVar(&o.inputs, "input", nil, "set input `KEY=VALUE`, typed by the spec's declaration (KEY=@FILE reads it from a file, @- from stdin); repeat a list input for one element each")
-	fl.StringVar(&o.inputJSON, "input-json", "", "set inputs from a `JSON` object, e.g. '{\"task\": \"x\", \"limits\": {\"n\": 2}}' (@FILE reads it from a file, - from stdin)")
+	fl.Var(&onceString{p: &o.inputJSON}, "input-json", "set inputs from a `JSON` object, e.g. '{\"task\": \"x\", \"limits\": {\"n\": 2}}' (@FILE reads it from a file, - from stdin)")
 	fl.StringVar(&o.trace, "trace", "", "write a JSON-lines trace of the run to `FILE`")
 	fl.IntVar(&o.maxParallel, "max-parallel", runhost.DefaultMaxParallel, "run at most `N` parallel iterations at once")
 	fl.IntVar(&o.maxSteps, "max-steps", runhost.DefaultMaxSteps, "stop the run after `N` statements")
