@@ -22,7 +22,7 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 		info.Parameters = append(info.Parameters, llm.Field{Name: in.Name, Description: in.Description, Type: in.Type})
 	}
 	for _, o := range n.Outputs {
-		info.Returns = append(info.Returns, llm.Field{Name: o.Name, Description: o.Description, Type: o.Type})
+		info.Returns = append(info.Returns, llm.Field{Name: o.Name, Description: o.Description, Type: o.ValueType()})
 	}
 	if len(info.Returns) == 0 {
 		// Returns or Maintains written as prose, or absent: the render

@@ -12,22 +12,33 @@ import (
 )
 
 // typedOutputs checks each output's value in out against the type n
-// declares for it; null passes.
+// declares for it (decided): a typed output holds a value of its type;
+// null passes only where the declaration admits it, `(T, optional)` or
+// `T | null` (upstream's outputs are prose and have no optional marker;
+// the types are this project's, so a program or a model answering
+// {"score": null} for a `score` (number) is an error where it arrives,
+// not a null a caller reads as a number).
 func typedOutputs(n *spec.Spec, out *delegation.Object, at diag.Pos) error {
 	for _, d := range n.Outputs {
 		x, _ := out.Get(d.Name)
-		if x == nil || d.Type == "" || shape.Fits(d.Type, x) {
+		if d.Type == "" || shape.Fits(d.ValueType(), x) {
 			continue
 		}
-		return fmt.Errorf("%s: %s returns %s for its output %s, which it declares (%s) at %s: return %s",
-			n.File.Position(at), n.Name, shape.Show(x), d.Name, d.Type, n.File.Position(d.Pos), shape.Article(d.Type))
+		fix := "return " + shape.Article(d.Type)
+		if x == nil {
+			fix += fmt.Sprintf(", or declare `%s` (%s, optional) if it may be empty", d.Name, d.Type)
+		}
+		return fmt.Errorf("%s: %s returns %s for its output %s, which it declares (%s) at %s: %s",
+			n.File.Position(at), n.Name, shape.Show(x), d.Name, d.Type, n.File.Position(d.Pos), fix)
 	}
 	return nil
 }
 
 // typedArgs checks a call's arguments against the types node n declares
 // for its inputs before whatever serves it runs (a program, a model, its
-// Execution); null passes, as for outputs. An argument lint could not
+// Execution); null passes for an optional input (one declared optional
+// or with a default: null is its absence) or one whose type names null,
+// and is an error for a required one, as for outputs. An argument lint could not
 // type (an untyped input, a member of an untyped value) is checked here,
 // at the boundary where its value is known.
 func typedArgs(n *spec.Spec, name string, args *delegation.Object) error {
@@ -38,9 +49,13 @@ func typedArgs(n *spec.Spec, name string, args *delegation.Object) error {
 		if in.Type == "" || in.Type == "run" || in.Type == "run[]" {
 			continue
 		}
-		x, _ := args.Get(in.Name)
-		if x == nil || shape.Fits(in.Type, x) {
+		x, has := args.Get(in.Name)
+		if x == nil && (in.Optional || in.HasDefault) || shape.Fits(in.Type, x) {
 			continue
+		}
+		if !has {
+			return fmt.Errorf("the call does not pass %s's input %s, which it declares (%s) at %s: pass %s",
+				name, in.Name, in.Type, n.File.Position(in.Pos), shape.Article(in.Type))
 		}
 		return fmt.Errorf("the call passes %s for %s's input %s, which it declares (%s) at %s: pass %s",
 			shape.Show(x), name, in.Name, in.Type, n.File.Position(in.Pos), shape.Article(in.Type))

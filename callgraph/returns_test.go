@@ -12,13 +12,17 @@ const typedF = "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `topic`
 // A function's result is checked against its declared output types where
 // it arrives: at its own return (the error at the return's line), and at
 // each call of it as a callee (an error of that attempt, so on_fail
-// applies). null passes; an undeclared type checks nothing.
+// applies). null is of no type but null's: it passes only for an output
+// declared optional or `T | null`; an undeclared type checks nothing.
 func TestOutputTypesChecked(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		// (n assigned in a loop, so lint does not know its type and the
 		// run reaches the check)
-		"f.prose.md":  typedF + exe("let n = null\nrepeat 1:\n  n = \"many\"\nreturn { count: n, title: \"T \" + topic }"),
-		"ok.prose.md": typedF + exe("return { count: 3, title: null }"),
+		"f.prose.md":    typedF + exe("let n = null\nrepeat 1:\n  n = \"many\"\nreturn { count: n, title: \"T \" + topic }"),
+		"ok.prose.md":   typedF + exe("return { count: 3, title: \"t\" }"),
+		"null.prose.md": typedF + exe("return { count: 3, title: null }"),
+		"optional.prose.md": strings.Replace(strings.Replace(typedF, "`title` (string)", "`title` (string, optional)", 1), "(integer)", "(integer | null)", 1) +
+			exe("return { count: null, title: null }"),
 		"caller.prose.md": fn("caller", "", "out", exe("let r = call counter\n  topic: \"x\"\n  on_fail use { count: 0, title: \"none\" }\nreturn r.count")) +
 			"## counter\n\n### Parameters\n\n- `topic` (string): what\n\n### Returns\n\n- `count` (integer): how many\n- `title` (string): a title\n\n",
 		"missing.prose.md": fn("missing", "", "summary score", exe("let r = null\nrepeat 1:\n  r = { summary: \"s\" }\nif r:\n  return r\nreturn r")),
@@ -29,8 +33,18 @@ func TestOutputTypesChecked(t *testing.T) {
 		t.Fatalf("err %v, want %q", err, want)
 	}
 	v, err := runContract(t, filepath.Join(dir, "ok.prose.md"), nil, map[string]string{"topic": "x"}, nil)
-	if err != nil || asJSON(t, v) != `{"count":3,"title":null}` {
+	if err != nil || asJSON(t, v) != `{"count":3,"title":"t"}` {
 		t.Fatalf("well typed: %v %v", v, err)
+	}
+	// null for a string is a wrong type, named with the fix
+	_, err = runContract(t, filepath.Join(dir, "null.prose.md"), nil, map[string]string{"topic": "x"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "f returns null for its output title, which it declares (string)") ||
+		!strings.Contains(err.Error(), "return a string, or declare `title` (string, optional) if it may be empty") {
+		t.Fatalf("null for a string output: %v", err)
+	}
+	v, err = runContract(t, filepath.Join(dir, "optional.prose.md"), nil, map[string]string{"topic": "x"}, nil)
+	if err != nil || asJSON(t, v) != `{"count":null,"title":null}` {
+		t.Fatalf("null where declared optional: %v %v", v, err)
 	}
 	// the callee, bound to a program answering text, falls back
 	v, err = runContract(t, filepath.Join(dir, "caller.prose.md"), []string{`counter=exec:echo '{"count": "seven", "title": "t"}'`}, nil, nil)

@@ -269,7 +269,7 @@ var eachHas = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 // name given twice is an error at the second.
 func (r *truthReader) field(text string, pos int) {
 	names, desc := fieldItem(text)
-	typ := ""
+	typ, optional := "", false
 	if names == nil {
 		it, ok := readContractItem(text)
 		if !ok {
@@ -278,7 +278,7 @@ func (r *truthReader) field(text string, pos int) {
 		if it.badType != "" {
 			r.l.errorf(pos+it.typeAt, CodeOutputSyntax, "field %q: %s", it.name, unknownTypeMessage(it.badType, it.suggest))
 		}
-		names, desc, typ = []string{it.name}, it.desc, it.typ
+		names, desc, typ, optional = []string{it.name}, it.desc, it.typ, it.optional
 	}
 	for _, name := range names {
 		at := pos + strings.Index(text, name)
@@ -288,7 +288,7 @@ func (r *truthReader) field(text string, pos int) {
 			}
 			continue
 		}
-		r.l.s.Outputs = append(r.l.s.Outputs, &Output{Name: name, Pos: diag.Pos(at), Description: desc, Type: typ})
+		r.l.s.Outputs = append(r.l.s.Outputs, &Output{Name: name, Pos: diag.Pos(at), Description: desc, Type: typ, Optional: optional})
 		if immaterialDesc(desc) {
 			r.immaterial([]string{name}, nil)
 		}

@@ -45,3 +45,26 @@ func TestContractItemsAsWritten(t *testing.T) {
 		t.Errorf("outputs = %+v", s.Outputs[0])
 	}
 }
+
+// An output, or a field of a Maintains, declared `(T, optional)` may be
+// null: its ValueType names null; one declared `(T)` may not.
+func TestOptionalOutputsAdmitNull(t *testing.T) {
+	src := "---\nname: r\nkind: responsibility\n---\n\n### Maintains\n\n" +
+		"- `total` (number): the sum\n- `note` (string, optional): why\n"
+	s, diags := Parse("r.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var got []string
+	for _, o := range s.Outputs {
+		got = append(got, o.Name+": "+o.ValueType())
+	}
+	if want := "total: number, note: string | null"; strings.Join(got, ", ") != want {
+		t.Errorf("value types %q, want %q", strings.Join(got, ", "), want)
+	}
+	fn := "---\nname: f\nkind: function\n---\n\n### Returns\n\n- `score` (number, optional): how good\n"
+	f, _ := Parse("f.prose.md", []byte(fn))
+	if len(f.Outputs) != 1 || f.Outputs[0].ValueType() != "number | null" {
+		t.Errorf("function outputs %+v", f.Outputs)
+	}
+}

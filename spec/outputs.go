@@ -38,7 +38,7 @@ func (l *loader) outputs(sec *section) {
 			l.errorf(pos+it.at, CodeDuplicateOutput, "output %q is declared twice (first on line %d); rename one or remove it", it.name, l.f.Position(first.Pos).Line)
 			continue
 		}
-		l.s.Outputs = append(l.s.Outputs, &Output{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ})
+		l.s.Outputs = append(l.s.Outputs, &Output{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ, Optional: it.optional})
 	}
 	for _, f := range facets {
 		if l.output(f.name) == nil {

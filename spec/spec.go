@@ -134,10 +134,23 @@ type Output struct {
 	Pos         diag.Pos
 	Description string
 	Type        string // declared as in Parameters (`n` (integer): ...), or ""
-	Inferred    bool   // taken from the Delegation's return, not declared
+	// Optional is true for an output declared `(T, optional)`: it may be
+	// null. A typed output that is not optional, and whose type does not
+	// name null (`T | null`), must hold a value of its type.
+	Optional bool
+	Inferred bool // taken from the Delegation's return, not declared
 	// Facet is true for a `####` facet of a Maintains: a member of the
 	// truth that an Execution need not return (facets.go).
 	Facet bool
+}
+
+// ValueType is the type o's value must be of: its declared type, with
+// null added when it is optional ("" when it declares none).
+func (o *Output) ValueType() string {
+	if o.Optional && o.Type != "" {
+		return o.Type + " | null"
+	}
+	return o.Type
 }
 
 // Shape is the Shape section.

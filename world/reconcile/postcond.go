@@ -71,7 +71,8 @@ func fieldClaim(text string) (field, rest string, ok bool) {
 // Fields checks a new truth of n against the fields its ### Maintains
 // declares (decided): a node without `####` facets must give every
 // declared field as a member, and a member declared with a type must be
-// of that type (null passes, as a function's outputs do). A node with
+// of that type (null only where it is declared optional or its type names
+// null, as for a function's outputs, callgraph typedOutputs). A node with
 // facets may give a field inside one of them (the return rule of
 // callgraph.Truth, applied by the renderers), so only the type of a field
 // it gives as a member is checked. Members the Maintains does not
@@ -102,18 +103,22 @@ func Fields(n *graph.Node, truth any) error {
 			}
 			continue
 		}
-		if o.Type == "" || v == nil {
+		if o.Type == "" {
 			continue
 		}
 		val, err := delegation.FromGo(v)
-		if err != nil || types.Fits(o.Type, val) {
+		if err != nil || types.Fits(o.ValueType(), val) {
 			continue
 		}
-		return fmt.Errorf("%s: %s's truth gives %s for its field %s, which its ### Maintains declares (%s): give %s",
-			n.Spec.File.Position(o.Pos), displayName(n), types.Show(val), o.Name, o.Type, types.Article(o.Type))
+		fix := "give " + types.Article(o.Type)
+		if val == nil {
+			fix += fmt.Sprintf(", or declare `%s` (%s, optional) if it may be empty", o.Name, o.Type)
+		}
+		return fmt.Errorf("%s: %s's truth gives %s for its field %s, which its ### Maintains declares (%s): %s",
+			n.Spec.File.Position(o.Pos), displayName(n), types.Show(val), o.Name, o.Type, fix)
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s: %s's truth lacks the field(s) %s, which its ### Maintains declares: give every declared field (null where there is no value)",
+		return fmt.Errorf("%s: %s's truth lacks the field(s) %s, which its ### Maintains declares: give every declared field (null where there is no value, for a field that admits it)",
 			n.Spec.File.Position(first.Pos), displayName(n), strings.Join(missing, ", "))
 	}
 	return nil
