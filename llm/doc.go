@@ -50,9 +50,11 @@
 //   - SlotService (NewSlotService, SlotInfo): a model acting in a slot;
 //     the system prompt comes from the spec, the user message is the
 //     call's arguments led by its `prompt`; JSON replies are parsed (also
-//     in a fence, after a short lead-in, after a <think> block). A reply
-//     cut at the token limit, over MaxSlotReplyBytes, empty, or (where the
-//     slot may fail) {"error": "..."} is an error, so retries apply.
+//     in a fence, after a short lead-in, after a <think> block: ParseReply,
+//     reply.go). A reply cut at the token limit, over MaxSlotReplyBytes,
+//     empty, attempting JSON that is not one value (two values, cut off:
+//     a *ReplyError), or (where the slot may fail) {"error": "..."} is an
+//     error, so retries apply.
 //   - Usage, Meter: model calls, retries, tokens in/out, judgments asked,
 //     cached and avoided, counted concurrently for a run.
 //

@@ -125,7 +125,11 @@ func (s *RenderService) Call(ctx context.Context, req *delegation.CallRequest) (
 		return nil, fmt.Errorf("%s: the model's reply rendering %s was cut off at the output limit of %d tokens (finish_reason \"length\") after %d bytes: "+
 			"raise PROSE_MAX_TOKENS if the answer is meant to be this long", s.info.Pos, s.info.Name, limit, len(reply.Content))
 	}
-	return CheckRender(s.info, ParseReply(reply.Content))
+	v, err := ParseReply(reply.Content)
+	if err != nil {
+		return nil, &ProtocolError{s.info.Name, s.info.Pos, err.Error()}
+	}
+	return CheckRender(s.info, v)
 }
 
 // DeclaredError is a render's answer that it failed with one of the

@@ -17,7 +17,15 @@ func FuzzCheckRender(f *testing.F) {
 	}
 	info := RenderInfo{Name: "n", Pos: "f:1:1", Returns: []Field{{Name: "a"}, {Name: "b"}}, Errors: []Field{{Name: "bad"}}}
 	f.Fuzz(func(t *testing.T, reply string) {
-		v, err := CheckRender(info, ParseReply(reply))
+		parsed, err := ParseReply(reply)
+		if err != nil {
+			var r *ReplyError
+			if !errors.As(err, &r) {
+				t.Fatalf("unexpected error type %T: %v", err, err)
+			}
+			return
+		}
+		v, err := CheckRender(info, parsed)
 		if err != nil {
 			var d *DeclaredError
 			var p *ProtocolError

@@ -156,7 +156,11 @@ func (s *RenderService) session(ctx context.Context, req *delegation.CallRequest
 				return nil, fmt.Errorf("%s: the model's reply rendering %s was cut off at the output limit of %d tokens (finish_reason \"length\") after %d bytes: "+
 					"raise PROSE_MAX_TOKENS if the answer is meant to be this long", s.info.Pos, s.info.Name, s.client.cfg.MaxTokens, len(reply.Content))
 			}
-			return CheckRender(s.info, ParseReply(reply.Content))
+			v, err := ParseReply(reply.Content)
+			if err != nil {
+				return nil, &ProtocolError{s.info.Name, s.info.Pos, err.Error()}
+			}
+			return CheckRender(s.info, v)
 		}
 		msgs = append(msgs, Message{Role: "assistant", Content: reply.Content, ToolCalls: reply.ToolCalls})
 		for k, c := range reply.ToolCalls {

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -89,7 +88,10 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	// A model may echo what it was sent, a credential included: it is
 	// gone before the reply becomes a value that outputs, traces and
 	// journals could show.
-	v := ParseReply(s.client.Redact(reply.Content))
+	v, err := ParseReply(s.client.Redact(reply.Content))
+	if err != nil {
+		return nil, err
+	}
 	if msg, ok := reportedError(v); ok && mayFail(s.info) {
 		return nil, fmt.Errorf("the model reports that it cannot deliver: %s", excerpt(msg, 500))
 	}
@@ -246,64 +248,6 @@ func boundValue(name string, v delegation.Value, limit int, cut *[]string) (dele
 
 func cutMarker(name string, size, shown int) string {
 	return fmt.Sprintf("\n[... cut: the argument %q has %d bytes; only the first %d are shown]", name, size, shown)
-}
-
-// ParseReply turns a model's reply into a value: JSON when it is JSON
-// (bare, inside one ``` or ```json fence, in one ```json fence after a
-// short lead-in such as "Here is the result:", or one JSON object with
-// short chat around it: "Sure! Here is my answer: {...}"), else the
-// trimmed text, without the fence when the whole reply is one fenced
-// block. A reasoning model's leading <think> block is dropped first.
-//
-// "Short" is at most maxLeadIn bytes before and after the object, which
-// must be the only top-level one: a reply that discusses two objects, or
-// a long text that quotes one, stays text.
-func ParseReply(content string) delegation.Value {
-	answer, _ := splitThinking(content)
-	text := strings.TrimSpace(answer)
-	inner := stripFence(text)
-	if v, err := delegation.FromJSON([]byte(inner)); err == nil {
-		return v
-	}
-	if v, ok := chattyObject(text); ok {
-		return v
-	}
-	if body, ok := leadInFence(text); ok {
-		if v, err := delegation.FromJSON([]byte(body)); err == nil {
-			return v
-		}
-	}
-	if body, ok := fenceBody(text); ok {
-		return body
-	}
-	return text
-}
-
-// chattyObject finds the one JSON object in s that short chat surrounds.
-// Offsets are taken from s itself, never from a transformed copy.
-func chattyObject(s string) (delegation.Value, bool) {
-	start := strings.IndexByte(s, '{')
-	if start < 0 || start > maxLeadIn {
-		return nil, false
-	}
-	dec := json.NewDecoder(strings.NewReader(s[start:]))
-	var raw json.RawMessage
-	if dec.Decode(&raw) != nil {
-		return nil, false
-	}
-	end := start + int(dec.InputOffset())
-	if end > len(s) || end < start {
-		return nil, false
-	}
-	after := s[end:]
-	if len(strings.TrimSpace(after)) > maxLeadIn || strings.ContainsAny(after, "{}") {
-		return nil, false
-	}
-	v, err := delegation.FromJSON([]byte(s[start:end]))
-	if err != nil {
-		return nil, false
-	}
-	return v, true
 }
 
 // fenceBody is the body of a reply that is one fenced code block of any

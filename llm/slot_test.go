@@ -123,7 +123,6 @@ func TestParseReply(t *testing.T) {
 		// One JSON object with short chat around it is the reply.
 		"Sure! Here is my answer: {\"verdict\": \"accept\"}":         `{"verdict":"accept"}`,
 		"Sure! {\"a\": {\"b\": [1]}}\nLet me know if you need more.": `{"a":{"b":[1]}}`,
-		"Compare {\"a\": 1} with {\"a\": 2}.":                        `"Compare {\"a\": 1} with {\"a\": 2}."`,
 		strings.Repeat("y", 300) + " {\"a\": 1}":                     `"` + strings.Repeat("y", 300) + ` {\"a\": 1}"`,
 		"Use {name} here: {\"a\": 1}":                                `"Use {name} here: {\"a\": 1}"`,
 		"```markdown\n# Title\n\nBody with `code`.\n```":             `"# Title\n\nBody with ` + "`code`" + `."`,
@@ -133,13 +132,42 @@ func TestParseReply(t *testing.T) {
 		"Here is the result:\n```json\n{\"ok\": 1}\n```":        `{"ok":1}`,
 		"Here:\n```JSON\n[1]\n```\nDone.":                       `[1]`,
 		"<think>hm {\"x\": 1}</think>\n{\"y\": 2}":              `{"y":2}`,
-		"Two:\n```json\n1\n```\nand\n```json\n2\n```":           "\"Two:\\n```json\\n1\\n```\\nand\\n```json\\n2\\n```\"",
+		"[1] Smith et al., 2020.":                               `"[1] Smith et al., 2020."`,
+		"{\"a\": 1}\n\nHope this helps!":                        `{"a":1}`,
+		"{\"a\": 1} use {name} there":                           `{"a":1}`,
 		strings.Repeat("x", 300) + "\n```json\n{\"a\": 1}\n```": `"` + strings.Repeat("x", 300) + "\\n```json\\n{\\\"a\\\": 1}\\n```\"",
 	}
 	for in, want := range cases {
-		got, _ := delegation.ToJSON(ParseReply(in))
-		if string(got) != want {
-			t.Errorf("ParseReply(%q) = %s, want %s", in, got, want)
+		v, err := ParseReply(in)
+		got, _ := delegation.ToJSON(v)
+		if err != nil || string(got) != want {
+			t.Errorf("ParseReply(%q) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+}
+
+// A reply that attempts JSON and is not one value is refused, naming its
+// problem, never read as text or as its first part.
+func TestParseReplyRefusesWhatIsNoOneValue(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a": 1}{"a": 2}`:                            "holds more than one JSON value (the second at byte 8)",
+		"{\"a\": 1}\n{\"a\": 2}":                      "holds more than one JSON value",
+		"[1, 2]\n[3]":                                 "holds more than one JSON value",
+		`{"a": 1, "b": [1, 2`:                         "is JSON cut off before its end",
+		"```json\n{\"a\": 1,\n```":                    "is JSON cut off before its end",
+		"Sure! Here it is: {\"a\": 1, \"b\": ":        "holds a JSON object cut off before its end",
+		"Compare {\"a\": 1} with {\"a\": 2}.":         "holds more than one JSON object",
+		"{\"a\": 1} and also {\"b\": 2}":              "holds more than one JSON object",
+		"Two:\n```json\n1\n```\nand\n```json\n2\n```": "holds 2 ```json blocks",
+		"Here:\n```json\n{\"a\": 1,}\n```\nDone.":     "has a ```json block that is no single JSON value",
+		`{"a": 1,}`:        "starts as a JSON object but is no valid JSON",
+		`{"a": 1, "a": 2}`: "is JSON that cannot be read",
+		`{"a": 1}` + "\n\n" + strings.Repeat("More words. ", 30): "is a JSON object followed by 359 bytes of text",
+	} {
+		v, err := ParseReply(in)
+		var re *ReplyError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseReply(%q) = %v, %v; want a ReplyError %q", in, v, err, want)
 		}
 	}
 }
@@ -156,5 +184,20 @@ func TestSlotTimeoutSaysWhat(t *testing.T) {
 	_, err := s.Call(ctx, &delegation.CallRequest{Path: delegation.MustParsePath("L9/1"), Attempt: 1, Args: args(t, `{"task_brief": "x"}`)})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "had not answered when the call's time ran out") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A slot's model answering two JSON values, or JSON cut off, fails the
+// attempt with the reply's problem (so the call's retries and on_fail
+// apply), through the real client.
+func TestSlotRefusesAReplyThatIsNoOneValue(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text(`{"certified": true}{"certified": false}`), llmtest.Text(`{"certified": tr`))
+	c, _ := newTestClient(t, srv, nil)
+	s := NewSlotService(c, certifierInfo)
+	for _, want := range []string{"holds more than one JSON value", "is JSON cut off before its end"} {
+		v, err := s.Call(context.Background(), &delegation.CallRequest{Path: delegation.MustParsePath("L9/1"), Attempt: 1, Args: args(t, `{"task_brief": "x"}`)})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, %v; want the error %q", v, err, want)
+		}
 	}
 }

@@ -184,7 +184,11 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if reply.Truncated {
 		return ans, fmt.Errorf("the model's reply was cut off at its output token limit after %d bytes", len(reply.Content))
 	}
-	v, err := checkTruth(req.Node.Spec, info, llm.ParseReply(reply.Content))
+	parsed, err := llm.ParseReply(reply.Content)
+	if err != nil {
+		return ans, err
+	}
+	v, err := checkTruth(req.Node.Spec, info, parsed)
 	if err != nil {
 		return ans, err
 	}
