@@ -157,7 +157,8 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 		return nil, nil
 	}
 	extends := h != nil && int64(len(b)) >= h.Size && digest(b[:h.Size]) == h.Digest
-	if !full && extends && s.checkpoint(h) {
+	edited := extends && !h.vouches(b)
+	if !full && extends && !edited && s.checkpoint(h) {
 		first := bytes.Count(b[:h.Size], []byte("\n")) + 1
 		tail, err := parseLedger(lp, b[h.Size:], first)
 		if err != nil {
@@ -180,6 +181,13 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 		return rs, append(ps, Problem{hp, "not signed by the store's key: a head record rewritten without the key (receipts cut from the ledger would go unseen); restore it, or take the ledger as it is with prose receipts repair --sign-key FILE --accept " + node})
 	}
 	switch {
+	case edited:
+		got, lastHash := lines(b[:h.Size]), ""
+		if got > 0 && got <= len(rs) {
+			lastHash = ", the last " + rs[got-1].Hash
+		}
+		ps = append(ps, Problem{hp, fmt.Sprintf("names %d receipts, the last %q, but the %d bytes of the ledger it vouches for (their digest matches) hold %d%s: the head record was edited; restore it,%s",
+			h.Receipts, h.Hash, h.Size, got, lastHash, accept)})
 	case h == nil && s.heads:
 		ps = append(ps, Problem{hp, "missing: without it receipts cut from the ledger's end go unseen; restore it," + accept})
 	case h == nil:

@@ -251,6 +251,21 @@ func TestCorruptionTable(t *testing.T) {
 			os.WriteFile(s.HeadPath("alpha"), h, 0o600)
 			return s.HeadPath("alpha")
 		}},
+		// A head record edited with its size and digest left true: the
+		// drain that went on with it would write a true head over it.
+		{name: "edited head, its count raised", damage: func(t *testing.T, s *Store) string {
+			return editHead(t, s, func(h *head, _ [][]byte) { h.Receipts = 7 })
+		}},
+		{name: "edited head, its hash changed", damage: func(t *testing.T, s *Store) string {
+			return editHead(t, s, func(h *head, _ [][]byte) { h.Hash = strings.Repeat("0", len(h.Hash)) })
+		}},
+		{name: "edited head, an earlier receipt's count and hash over the whole ledger", damage: func(t *testing.T, s *Store) string {
+			return editHead(t, s, func(h *head, ls [][]byte) {
+				var second struct{ Hash string }
+				json.Unmarshal(ls[1], &second)
+				h.Receipts, h.Hash = 2, second.Hash
+			})
+		}},
 		{name: "edited truth.json", repairs: true, damage: func(t *testing.T, s *Store) string {
 			os.WriteFile(s.TruthPath("alpha"), []byte(`{"f": 42}`), 0o600)
 			return s.TruthPath("alpha")
@@ -442,5 +457,54 @@ func TestKillBeforeTheFirstCommit(t *testing.T) {
 	os.Remove(s.HeadPath("gamma"))
 	if err := s.Extend(nil); err == nil || !strings.Contains(err.Error(), s.LedgerPath("gamma")+": empty or missing, but the node has 1 committed versions") {
 		t.Errorf("extend with versions and neither ledger nor head: %v", err)
+	}
+}
+
+// editHead changes alpha's head record by edit, keeping its size and
+// digest (those of the ledger it was written for), and returns its path.
+func editHead(t *testing.T, s *Store, edit func(h *head, ledger [][]byte)) string {
+	t.Helper()
+	b, err := os.ReadFile(s.HeadPath("alpha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h head
+	if err := json.Unmarshal(b, &h); err != nil {
+		t.Fatal(err)
+	}
+	edit(&h, lines2(t, s.LedgerPath("alpha")))
+	out, _ := json.Marshal(h)
+	os.WriteFile(s.HeadPath("alpha"), out, 0o600)
+	return s.HeadPath("alpha")
+}
+
+// A head record edited by hand is rebuilt from its ledger only when the
+// node is accepted; then verify is clean and drains go on.
+func TestEditedHeadIsRepairedOnlyWhenAccepted(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 3; n++ {
+		if err := drain(t, s, nil, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	editHead(t, s, func(h *head, _ [][]byte) { h.Receipts = 1 })
+	if did, err := s.RepairAll(nil, nil); err != nil || len(did) != 0 {
+		t.Fatalf("repair without --accept: %q %v, want nothing done", did, err)
+	}
+	if err := drain(t, s, nil, 4); err == nil || !strings.Contains(err.Error(), "the head record was edited") {
+		t.Fatalf("drain: %v, want the edited head refused", err)
+	}
+	did, err := s.RepairAll(map[string]bool{"alpha": true}, nil)
+	if err != nil || len(did) != 1 || !strings.Contains(did[0], "alpha: receipts.jsonl taken as it is: 3 receipts") {
+		t.Fatalf("repair --accept alpha: %q %v", did, err)
+	}
+	if ps, err := s.Verify(nil, nil); err != nil || len(ps) != 0 {
+		t.Fatalf("verify after the repair: %v %v", ps, err)
+	}
+	if err := drain(t, s, nil, 4); err != nil {
+		t.Fatalf("drain after the repair: %v", err)
 	}
 }

@@ -103,6 +103,32 @@ func lines(b []byte) int {
 	return n
 }
 
+// vouches reports whether h tells the truth of the bytes it covers: the
+// first h.Size bytes of b (the ledger) hold h.Receipts receipts, the last
+// of hash h.Hash, as writeHeadIn wrote it (decided). A head edited by hand
+// with its size and digest left as they were (its count or its hash
+// changed) does not: a drain refuses the node rather than extend it and
+// write a true head over the edit (verify would have named it, the next
+// one could not), and repair rewrites it only with --accept.
+func (h *head) vouches(b []byte) bool {
+	if h.Size > int64(len(b)) {
+		return false
+	}
+	part := b[:h.Size]
+	if lines(part) != h.Receipts {
+		return false
+	}
+	if h.Receipts == 0 {
+		return h.Hash == ""
+	}
+	last := bytes.TrimSpace(part)
+	if i := bytes.LastIndexByte(last, '\n'); i >= 0 {
+		last = last[i+1:]
+	}
+	r, err := receipt.Parse(last)
+	return err == nil && r.Hash == h.Hash
+}
+
 // readHead reads a node directory's head record (nil when it has none).
 func readHead(p string) (*head, error) {
 	b, err := readFile(p)

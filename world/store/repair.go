@@ -58,7 +58,7 @@ func (s *Store) repairNode(name string, accept bool) ([]string, error) {
 	h, herr := readHead(filepath.Join(dir, "head.json"))
 	last := rs[len(rs)-1]
 	extends := herr == nil && h != nil && int64(len(b)) >= h.Size && digest(b[:h.Size]) == h.Digest &&
-		h.Receipts <= len(rs) && (h.Receipts == 0 || rs[h.Receipts-1].Hash == h.Hash) &&
+		h.Receipts <= len(rs) && (h.Receipts == 0 || rs[h.Receipts-1].Hash == h.Hash) && h.vouches(b) &&
 		(s.signer == "" && s.Trusted == nil || s.checkpoint(h))
 	var did []string
 	switch {
