@@ -521,7 +521,10 @@ func outputsAt(n *spec.Spec, v delegation.Value, at diag.Pos) (*delegation.Objec
 	if err != nil {
 		return nil, err
 	}
-	return out, typedOutputs(n, out, at)
+	if err := typedOutputs(n, out, at); err != nil {
+		return nil, err
+	}
+	return out, postconditions(n, out, at)
 }
 
 func shapeOutputs(n *spec.Spec, v delegation.Value, at diag.Pos) (*delegation.Object, error) {

@@ -1,9 +1,11 @@
 package callgraph
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/proselang/prose/claim"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -30,6 +32,43 @@ func typedOutputs(n *spec.Spec, out *delegation.Object, at diag.Pos) error {
 		}
 		return fmt.Errorf("%s: %s returns %s for its output %s, which it declares (%s) at %s: %s",
 			n.File.Position(at), n.Name, shape.Show(x), d.Name, d.Type, n.File.Position(d.Pos), fix)
+	}
+	return nil
+}
+
+// postconditions checks the postconditions of n's ### Maintains that the
+// data decides (`total` is at least 0: claim.FieldClaim, claim.Decide)
+// against the value n gave, wherever it is run (decided): a function
+// whose Maintains should have been Returns (lint warns of the section),
+// and a responsibility run as a file rather than drained, would else give
+// a value its contract refuses with exit 0. A drain checks them again at
+// the commit (world/reconcile); a claim no form decides is left to the
+// render, as there.
+func postconditions(n *spec.Spec, out *delegation.Object, at diag.Pos) error {
+	if n.Truth == nil {
+		return nil
+	}
+	for _, c := range n.Truth.Postconditions {
+		field, rest, ok := claim.FieldClaim(c.Text)
+		if !ok {
+			continue
+		}
+		v, present := out.Get(field)
+		if !present {
+			continue
+		}
+		// The values are bounded by the run's ceilings, and a form reads
+		// one value: nothing here waits to be canceled.
+		r, decided := claim.Decide(context.Background(), claim.Question{Path: field, Claim: rest, Value: v})
+		if !decided || r.Holds {
+			continue
+		}
+		detail := ""
+		if r.Detail != "" {
+			detail = " (" + r.Detail + ")"
+		}
+		return fmt.Errorf("%s: %s returns %s for %s, but its postcondition at %s does not hold: `%s` %s%s",
+			n.File.Position(at), n.Name, shape.Show(v), field, n.File.Position(c.Pos), field, rest, detail)
 	}
 	return nil
 }

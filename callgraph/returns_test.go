@@ -57,3 +57,35 @@ func TestOutputTypesChecked(t *testing.T) {
 		t.Fatalf("missing output: %v", err)
 	}
 }
+
+// A ### Maintains postcondition the data decides is checked where the
+// node's value is made, however it is run: a function whose Maintains
+// should be Returns (lint only warns of the section) and a responsibility
+// run as a file, not drained, fail rather than return what their contract
+// refuses; a callee's failing answer is an error of that call, so its
+// fallback applies.
+func TestMaintainsPostconditionsAreChecked(t *testing.T) {
+	maintains := "### Maintains\n\n- `total` (integer): the running total\n- postcondition: `total` is at least 0\n\n"
+	dir := writeFiles(t, map[string]string{
+		"f.prose.md": "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `x` (integer): a number\n\n" + maintains +
+			exe("return { total: x }"),
+		"r.prose.md": "---\nname: r\nkind: responsibility\n---\n\n### Requires\n\n- `x` (integer): a number\n\n" + maintains +
+			exe("return { total: x }"),
+		"caller.prose.md": fn("caller", "", "out", exe("let t = call f\n  x: -2\n  on_fail use 0\nreturn { out: t }")),
+	})
+	for _, name := range []string{"f", "r"} {
+		_, err := runContract(t, filepath.Join(dir, name+".prose.md"), nil, map[string]string{"x": "-5"}, nil)
+		want := name + " returns -5 for total, but its postcondition at " + filepath.Join(dir, name+".prose.md") + ":"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "does not hold: `total` is at least 0") {
+			t.Errorf("%s: err %v, want %q", name, err, want)
+		}
+		v, err := runContract(t, filepath.Join(dir, name+".prose.md"), nil, map[string]string{"x": "5"}, nil)
+		if err != nil || asJSON(t, v) != `{"total":5}` {
+			t.Errorf("%s holding its postcondition: %v %v", name, v, err)
+		}
+	}
+	v, err := runContract(t, filepath.Join(dir, "caller.prose.md"), nil, nil, nil)
+	if err != nil || asJSON(t, v) != `{"out":0}` {
+		t.Errorf("a callee failing its postcondition: %v %v; want its fallback", v, err)
+	}
+}

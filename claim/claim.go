@@ -101,6 +101,25 @@ func Decide(ctx context.Context, q Question) (r Result, ok bool) {
 	return condition(ctx, q)
 }
 
+// FieldClaim splits a Maintains postcondition "`field` CLAIM" (decided by
+// Decide with the field's value) into its parts; ok is false for any
+// other sentence, and for one that goes on ("; ...", " iff "), which is a
+// render's (or a judge's) to police.
+func FieldClaim(text string) (field, rest string, ok bool) {
+	if !strings.HasPrefix(text, "`") {
+		return "", "", false
+	}
+	end := strings.IndexByte(text[1:], '`')
+	if end <= 0 {
+		return "", "", false
+	}
+	field, rest = text[1:1+end], strings.TrimSpace(text[2+end:])
+	if rest == "" || strings.ContainsAny(rest, ";") || strings.Contains(rest, " iff ") {
+		return "", "", false
+	}
+	return field, strings.TrimSuffix(rest, "."), true
+}
+
 // normalize trims a claim and drops a trailing period.
 func normalize(s string) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -23,7 +23,12 @@ import (
 //
 //   - every canonical section is checked against the table of the kind of
 //     the node it belongs to (case-insensitive); a section of another kind
-//     draws lint/section-kind, a section 0.15 retired draws
+//     draws lint/section-kind (a warning: such a section is not ignored.
+//     A function's ### Maintains is read as its outputs, each typed item
+//     checked, and its postconditions the data decides are checked where
+//     its value is made, callgraph postconditions; so the run gives no
+//     value the section refuses, and the warning asks for ### Returns,
+//     the section a function's contract is read from), a section 0.15 retired draws
 //     lint/retired-section naming its replacement (a retired or unknown
 //     kind is the loader's spec/retired-kind or spec/unknown-kind);
 //   - each ### Patterns instance names a pattern that is found, binds

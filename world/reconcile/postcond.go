@@ -25,7 +25,7 @@ func Postconditions(ctx context.Context, n *graph.Node, truth any) error {
 	}
 	m, _ := truth.(map[string]any)
 	for _, c := range t.Postconditions {
-		field, rest, ok := fieldClaim(c.Text)
+		field, rest, ok := claim.FieldClaim(c.Text)
 		if !ok {
 			continue
 		}
@@ -48,24 +48,6 @@ func Postconditions(ctx context.Context, n *graph.Node, truth any) error {
 		}
 	}
 	return nil
-}
-
-// fieldClaim splits "`field` claim" into its parts.
-func fieldClaim(text string) (field, rest string, ok bool) {
-	if !strings.HasPrefix(text, "`") {
-		return "", "", false
-	}
-	end := strings.IndexByte(text[1:], '`')
-	if end <= 0 {
-		return "", "", false
-	}
-	field, rest = text[1:1+end], strings.TrimSpace(text[2+end:])
-	// Only a single claim: a sentence that goes on ("; ...", " iff ")
-	// is the render's to police.
-	if rest == "" || strings.ContainsAny(rest, ";") || strings.Contains(rest, " iff ") {
-		return "", "", false
-	}
-	return field, strings.TrimSuffix(rest, "."), true
 }
 
 // Fields checks a new truth of n against the fields its ### Maintains
