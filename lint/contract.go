@@ -531,11 +531,60 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 			}
 			out = append(out, instanceConfig(s, p, ps, k)...)
 		}
+		out = append(out, instanceMembers(s, p, ps, f)...)
 		for _, n := range names {
 			if !bound[n] {
 				out.Warnf(s.File, p.Pos, CodeUnboundSlot, "pattern instance %s leaves slot %s of %s unbound: add `%s: NODE` under with: (or bind it with --slot %s.%s=...)", p.Name, n, p.Pattern, n, p.Name, n)
 			}
 		}
+	}
+	return out
+}
+
+// instanceMembers checks the pattern ps's Delegation with the shapes of
+// the nodes instance p binds to its slots (decided): a member of a slot's
+// answer that the bound node cannot give (`verdict.acepted` where the
+// judge is a node returning accepted and feedback) is
+// lint/unknown-member, reported at the instance, since a run would read
+// null there and take the wrong branch with exit 0 (a loop `until
+// verdict.acepted` runs to its max). Only nodes with two or more declared
+// outputs and no facets are followed: their answer is an object of
+// exactly those keys, whatever the pattern, while a one-output node's
+// answer is the output itself.
+func instanceMembers(s *spec.Spec, p *spec.PatternInstance, ps *spec.Spec, f *spec.Finder) diag.List {
+	if ps.Delegation == nil || ps.Delegation.Program == nil {
+		return nil
+	}
+	d := ps.Decls()
+	for _, w := range p.With {
+		c := s.ResolveCall(w.Target, nil, f)
+		if w.Target == "" || c == nil {
+			continue
+		}
+		cs := calleeSpec(c, f)
+		if cs == nil || len(cs.Outputs) < 2 {
+			continue
+		}
+		ce := check.Callee{Name: w.Slot}
+		closed := true
+		for _, o := range cs.Outputs {
+			closed = closed && !o.Facet && !o.Inferred
+			ce.Outputs = append(ce.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type})
+		}
+		if closed {
+			d.Callees = append(d.Callees, ce)
+		}
+	}
+	if len(d.Callees) == 0 {
+		return nil
+	}
+	var out diag.List
+	for _, x := range check.Check(ps.Delegation.Program, d) {
+		if x.Code != check.CodeUnknownMember {
+			continue
+		}
+		out.Errorf(s.File, p.Pos, check.CodeUnknownMember, "pattern instance %s: with the nodes it binds, %s: %s",
+			p.Name, x.Position, x.Message)
 	}
 	return out
 }

@@ -57,6 +57,11 @@ func TestMistakes(t *testing.T) {
 		{"slot member typo in prose ensures", "", "let c = call critic\nreturn c.verdcit\n", []string{"2 " + um}},
 		{"slot member typo in an interpolation", "", "let review = call reviewer\nreturn \"notes: {review.note}\"\n", []string{"2 " + um}},
 		{"slot member typo after a copy", "", "let review = call reviewer\nlet r = review\nreturn r.aproved\n", []string{"3 " + um}},
+		// an until condition is tested after the body: it reads the
+		// shapes the body bound (a typo there would run the loop to its max)
+		{"until condition member typo", "", "let r = null\nloop until review.aproved (max: 3):\n  let review = call reviewer\n  r = review\nreturn r\n", []string{"2 " + um}},
+		{"until condition member", "", "let r = null\nloop until review.approved (max: 3):\n  let review = call reviewer\n  r = review\nreturn r\n", nil},
+		{"until condition after a continue is not followed", "", "let r = null\nlet review = null\nloop until review.aproved (max: 3):\n  if r:\n    continue\n  review = call reviewer\n  r = review\nreturn r\n", nil},
 		{"slot extra field is context", "", "let review = call reviewer\nreturn review.reasoning\n", nil},
 		{"slot without fields guesses nothing", "", "let w = call worker\nreturn w.text\n", nil},
 		// members of callees

@@ -257,12 +257,40 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	c.loops++
 	c.stmts(s.Body)
 	c.loops--
+	// An until condition is tested after each iteration, where the
+	// body's names are bound. The body was checked from what holds before
+	// any iteration, so where it ends is what holds at every test, and the
+	// condition reads the shapes it gave (`loop until verdict.acepted`
+	// after `let verdict = call judge` is an unknown member), unless a
+	// continue reaches the test from the middle of the body.
+	tested := false
+	if s.Until && !continues(s.Body) {
+		c.cond(s.Cond)
+		tested = true
+	}
 	c.forgetAssigned(s.Body) // after any number of iterations
 	c.parLoop, c.inBranch = outer, branch
-	if s.Until {
-		// Tested after each iteration: the body's names are bound.
+	if s.Until && !tested {
 		c.cond(s.Cond)
 	}
+}
+
+// continues reports whether body holds a `continue` of its own loop (not
+// of a loop nested in it).
+func continues(body []syntax.Stmt) bool {
+	found := false
+	for _, st := range body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			switch x := n.(type) {
+			case *syntax.WhileStmt, *syntax.ForExpr, *syntax.RepeatExpr:
+				return false
+			case *syntax.BranchStmt:
+				found = found || !x.Break
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // parallelBlock checks `parallel:` branches: each runs in its own scope
