@@ -57,6 +57,11 @@ func TestMistakes(t *testing.T) {
 		{"slot member typo in prose ensures", "", "let c = call critic\nreturn c.verdcit\n", []string{"2 " + um}},
 		{"slot member typo in an interpolation", "", "let review = call reviewer\nreturn \"notes: {review.note}\"\n", []string{"2 " + um}},
 		{"slot member typo after a copy", "", "let review = call reviewer\nlet r = review\nreturn r.aproved\n", []string{"3 " + um}},
+		// one output: a returned object whose key misspells it would
+		// become the output whole ({"summary": {"sumary": ...}})
+		{"one output misspelt as the key", "summary", "return { sumary: topic }\n", []string{"1 " + rs}},
+		{"one output given an object on purpose", "summary", "return { summary: { title: topic } }\n", nil},
+		{"one output as an object of other keys", "summary", "return { title: topic, body: topic }\n", nil},
 		// an until condition is tested after the body: it reads the
 		// shapes the body bound (a typo there would run the loop to its max)
 		{"until condition member typo", "", "let r = null\nloop until review.aproved (max: 3):\n  let review = call reviewer\n  r = review\nreturn r\n", []string{"2 " + um}},

@@ -369,11 +369,42 @@ func (c *checker) ret(s *syntax.ReturnStmt) {
 	dropped := c.d.ReturnRule && len(c.required()) > 0 && c.holdsOutputs(obj)
 	for _, f := range obj.Fields {
 		c.returned[f.Key] = true
-		if declared && !dropped && !c.declaresOutput(f.Key) {
+		if declared && !dropped && !c.declaresOutput(f.Key) && !c.missesOneOutput(obj, f.Key) {
 			c.diags.Warnf(c.f, f.KeyPos, CodeUndeclaredOutput,
 				"returned key %s is not a declared output%s", quote(f.Key), c.suggestFrom(f.Key, c.outputNames()))
 		}
 	}
+}
+
+// nearOneOutput reports a returned object literal that lacks the node's
+// one output out but has a key that misspells it (`return {sumary: r}`
+// for `summary`): by the return rule the whole object would become the
+// output, {"summary": {"sumary": ...}}, with exit 0 (decided: an error,
+// check/return-shape; an object meant as the output is written {out:
+// {...}}, and keys that are not near the output's name stay a warning).
+func (c *checker) nearOneOutput(s *syntax.ReturnStmt, out string) {
+	obj, ok := s.Value.(*syntax.ObjectLit)
+	if !ok {
+		return
+	}
+	for _, f := range obj.Fields {
+		if c.missesOneOutput(obj, f.Key) {
+			c.diags.Errorf(c.f, f.KeyPos, CodeReturnShape,
+				"returned key %s is not the output %s: without the key %s the whole object becomes the output; did you mean {%s: ...}? (to give an object as the output, write {%s: {...}})",
+				quote(f.Key), quote(out), quote(out), out, out)
+			return
+		}
+	}
+}
+
+// missesOneOutput reports whether key, of the returned object literal
+// obj, misspells the node's one output, which obj lacks.
+func (c *checker) missesOneOutput(obj *syntax.ObjectLit, key string) bool {
+	req := c.required()
+	if !c.d.ReturnRule || len(req) != 1 || slices.ContainsFunc(obj.Fields, func(f *syntax.Field) bool { return f.Key == req[0] }) {
+		return false
+	}
+	return closest(key, req) == req[0]
 }
 
 // holdsOutputs reports whether an object literal has every required
@@ -406,6 +437,10 @@ func (c *checker) required() []string {
 // may hold any value and is not judged.
 func (c *checker) returnShape(s *syntax.ReturnStmt) {
 	req := c.required()
+	if len(req) == 1 {
+		c.nearOneOutput(s, req[0])
+		return
+	}
 	if len(req) < 2 {
 		return
 	}
