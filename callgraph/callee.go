@@ -556,8 +556,21 @@ func shapeOutputs(n *spec.Spec, v delegation.Value, at diag.Pos) (*delegation.Ob
 		}
 	}
 	if len(n.Outputs) == 1 {
+		// An object whose key misspells the one output ({"txt": ...}
+		// for `text`) would become the output whole; it is refused, as
+		// lint refuses such a return (check/return-shape). Other keys
+		// make an object meant as the output's value.
+		name := n.Outputs[0].Name
+		if isObj && !n.Outputs[0].Facet {
+			for _, k := range o.Keys() {
+				if bind.Closest(k, []string{name}) == name {
+					return nil, fmt.Errorf("%s: %s returns an object with the key %q and not its output %q: answer {%q: VALUE}, or the value itself",
+						n.File.Position(at), n.Name, k, name, name)
+				}
+			}
+		}
 		out := delegation.NewObject()
-		out.Set(n.Outputs[0].Name, v)
+		out.Set(name, v)
 		return out, nil
 	}
 	var names, missing []string

@@ -89,3 +89,21 @@ func TestMaintainsPostconditionsAreChecked(t *testing.T) {
 		t.Errorf("a callee failing its postcondition: %v %v; want its fallback", v, err)
 	}
 }
+
+// A one-output callee answering an object whose key misspells its output
+// ({"txt": ...} for text) fails the call instead of becoming the output
+// whole; an object of other keys is the output's value, as before.
+func TestOneOutputNearMissIsRefused(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"u.prose.md": fn("u", "topic", "summary", exe("let r = call writer\n  topic: topic\nreturn { summary: r }")) +
+			"## writer\n\n### Parameters\n\n- `topic`: the subject\n\n### Returns\n\n- `text`: the text\n\n",
+	})
+	_, err := runContract(t, filepath.Join(dir, "u.prose.md"), []string{`writer=exec:echo '{"txt": "hi"}'`}, map[string]string{"topic": "x"}, nil)
+	if err == nil || !strings.Contains(err.Error(), `writer returns an object with the key "txt" and not its output "text": answer {"text": VALUE}, or the value itself`) {
+		t.Errorf("near miss: %v", err)
+	}
+	v, err := runContract(t, filepath.Join(dir, "u.prose.md"), []string{`writer=exec:echo '{"title": "hi"}'`}, map[string]string{"topic": "x"}, nil)
+	if err != nil || asJSON(t, v) != `{"summary":{"title":"hi"}}` {
+		t.Errorf("an object as the output: %v %v", v, err)
+	}
+}
