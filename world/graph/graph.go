@@ -337,6 +337,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	diags = append(diags, wd...)
 	diags = append(diags, g.wire()...)
 	diags = append(diags, g.checkWiring()...)
+	diags = append(diags, g.emits()...)
 	if !st.IsDir() {
 		if g.byID[rootFile] == nil {
 			return nil, nil, fmt.Errorf("%s: not a responsibility or gateway: nothing to wire", path)
@@ -679,4 +680,101 @@ func hasNodes(dir string, skip map[string]bool) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// emits checks a gateway's ### Emits against the wiring (decided):
+// upstream reads it as the responsibilities the gateway wakes, while here
+// a node wakes on the gateway's events only when its ### Requires reads
+// it. A name that is no node of the project, or a node that does not
+// read the gateway, is a warning (CodeEmits) at the name: the events
+// would not wake what the author named, in silence.
+func (g *Graph) emits() diag.List {
+	var diags diag.List
+	for _, n := range g.Nodes {
+		if n.Kind != spec.KindGateway || n.Spec == nil {
+			continue
+		}
+		for _, sec := range n.Spec.Sections {
+			if !strings.EqualFold(strings.TrimSpace(sec.Heading), "emits") {
+				continue
+			}
+			for _, e := range emitNames(sec.Body) {
+				pos := sec.BodyPos + diag.Pos(e.at)
+				target := g.ref(e.name)
+				switch {
+				case target == nil:
+					hint := ""
+					if near := nearest(e.name, g.Names()); near != "" {
+						hint = "; did you mean " + near + "?"
+					}
+					diags.Warnf(n.Spec.File, pos, CodeEmits, "### Emits names %q, which is no node of this project%s", e.name, hint)
+				case !g.reads(target.ID, n.ID):
+					diags.Warnf(n.Spec.File, pos, CodeEmits, "### Emits names %s, but %s's ### Requires does not read %s, so %s's events do not wake it: add an item naming `%s` there",
+						e.name, target.Label(), n.Label(), n.Label(), n.Name)
+				}
+			}
+		}
+	}
+	return diags
+}
+
+// reads reports whether an edge runs from producer to subscriber.
+func (g *Graph) reads(subscriber, producer string) bool {
+	for _, e := range g.Edges {
+		if e.Subscriber == subscriber && e.Producer == producer {
+			return true
+		}
+	}
+	return false
+}
+
+type emitName struct {
+	name string
+	at   int // offset in the section's body
+}
+
+// emitNames reads the names of an ### Emits body as upstream lists them:
+// list items that are one name, bare or backticked at the item's start
+// (`- count-summary`, "- `digest` on each batch"); paragraphs are prose
+// and name nothing.
+func emitNames(body string) []emitName {
+	var out []emitName
+	off := 0
+	for line := range strings.SplitAfterSeq(body, "\n") {
+		start := off
+		off += len(line)
+		t := strings.TrimLeft(line, " \t")
+		rest, ok := strings.CutPrefix(t, "- ")
+		if !ok {
+			rest, ok = strings.CutPrefix(t, "* ")
+		}
+		if !ok {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		at := start + len(line) - len(rest)
+		if w, ok := strings.CutPrefix(rest, "`"); ok {
+			if end := strings.IndexByte(w, '`'); end > 0 && isEmitName(w[:end]) {
+				out = append(out, emitName{w[:end], at + 1})
+			}
+			continue
+		}
+		if w := strings.TrimSpace(rest); isEmitName(w) {
+			out = append(out, emitName{w, at})
+		}
+	}
+	return out
+}
+
+// isEmitName reports whether w is one name: letters, digits, '-', '_'.
+func isEmitName(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, c := range w {
+		if !(c == '-' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -193,6 +193,15 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
 			"trend.prose.md": node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n") + "\n### Continuity\n\n- input-driven\n- self-drivn: every hour\n",
 		}, "trend.prose.md:19:3: error: ### Continuity names \"self-drivn\", which is no wake source; did you mean self-driven? (input-driven, self-driven or external-driven) [graph/continuity]"},
+		{"### Emits naming no node", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n") + "\n### Emits\n\n- trendd\n\nProse with `n` names nothing.\n",
+			"trend.prose.md": node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"),
+		}, "feed.prose.md:14:3: warning: ### Emits names \"trendd\", which is no node of this project; did you mean trend? [graph/emits]"},
+		{"### Emits naming a node that does not read the gateway", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n") + "\n### Emits\n\n- `other` on each batch\n- trend\n",
+			"trend.prose.md": node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"),
+			"other.prose.md": node("other", "gateway", "", "- `m`: n"),
+		}, "feed.prose.md:14:4: warning: ### Emits names other, but other's ### Requires does not read feed, so feed's events do not wake it: add an item naming `feed` there [graph/emits]"},
 		{"a wiring file edge whose producer part does not exist", map[string]string{
 			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n"),
 			"alert.prose.md":    node("alert", "responsibility", "- `money`: the amount", "- `big`: n") + "\n### Continuity\n\n- input-driven\n",

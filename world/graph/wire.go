@@ -71,6 +71,9 @@ const (
 	// CodeContinuity is a ### Continuity word that is a slip for a wake
 	// source (input-driven, self-driven, external-driven).
 	CodeContinuity = "graph/continuity"
+	// CodeEmits is a gateway's ### Emits naming no node, or a node whose
+	// ### Requires does not read the gateway (a warning).
+	CodeEmits = "graph/emits"
 )
 
 // ref finds a node by id, name or title (case-insensitively for titles).
