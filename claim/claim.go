@@ -18,7 +18,12 @@
 //
 // LIT is a `code span`, a "quoted" or 'quoted' string, or a JSON literal
 // (number, true, false, null). N is a number. Words are matched case-
-// insensitively; `does not VERB` and `is not` negate a form.
+// insensitively; `does not VERB` and `is not` negate a form. A count
+// of items needs a list or an object, of words, lines or characters
+// text, a comparison or range a number: of any other value the claim is
+// a Mismatch (decided: neither true nor false, so an Expects Not item
+// fails as an Expects item does, and a run's condition is an error; a
+// negation does not make it true).
 //
 //	contains LIT, includes LIT (also "the exact phrase LIT", "the text
 //	LIT", ...)       a string contains the text; a list has an element
@@ -85,6 +90,11 @@ type Result struct {
 	// Detail is what the rule observed beyond the value itself ("4 words"),
 	// or the model's reasoning.
 	Detail string
+	// Mismatch says the value is of a kind the claim's form cannot read
+	// ("a string, not a number"; form.Result.Mismatch): the claim is
+	// neither true nor false of it, so an Expects and an Expects Not
+	// item fail alike.
+	Mismatch string
 }
 
 // ErrNeedsModel is wrapped by Checker.Check's error for a claim that only
@@ -96,7 +106,7 @@ var ErrNeedsModel = errors.New("needs a model to judge")
 func Decide(ctx context.Context, q Question) (r Result, ok bool) {
 	text := normalize(q.Claim)
 	if r, ok := form.Decide(text, q.Value); ok {
-		return Result{Holds: r.Holds, Rule: r.Rule, Detail: r.Detail}, true
+		return Result{Holds: r.Holds, Rule: r.Rule, Detail: r.Detail, Mismatch: r.Mismatch}, true
 	}
 	return condition(ctx, q)
 }

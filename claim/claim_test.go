@@ -223,3 +223,25 @@ func (failingJudge) Judge(_ context.Context, j *delegation.Judgment) (delegation
 	}
 	return delegation.Verdict{}, errors.New("no server")
 }
+
+// A claim about a value of a kind its form cannot read is neither true
+// nor false of it: Mismatch says why, Holds is false, and a negation
+// keeps it false, so an Expects Not item does not pass on a type error.
+func TestMismatchIsNeitherTrueNorFalse(t *testing.T) {
+	for _, tc := range []struct{ claim, value, want string }{
+		{"is at least 0.95", `"0.99"`, "a string, not a number"},
+		{"is between 1 and 5", `null`, "null, not a number"},
+		{"has more than 5 items", `"a, b"`, "a string, not a list"},
+		{"does not have more than 5 items", `"a, b"`, "a string, not a list"},
+		{"every item is at least 1", `[2, "3"]`, "item 1 is a string, not a number"},
+	} {
+		v, err := delegation.FromJSON([]byte(tc.value))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, ok := Decide(context.Background(), Question{Path: "x", Claim: tc.claim, Value: v})
+		if !ok || r.Holds || r.Mismatch != tc.want {
+			t.Errorf("%s of %s: %+v %v; want a mismatch %q", tc.claim, tc.value, r, ok, tc.want)
+		}
+	}
+}

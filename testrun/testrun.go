@@ -308,7 +308,9 @@ func (s *Suite) judge(ctx context.Context, r *Result, c *Case, v delegation.Valu
 		default:
 			it.Rule, it.Detail = res.Rule, res.Detail
 			it.Status = Fail
-			if res.Holds != e.Negated {
+			if res.Mismatch != "" {
+				it.Detail = "the claim cannot be decided: the value is " + res.Mismatch
+			} else if res.Holds != e.Negated {
 				it.Status = Pass
 				r.Passed++
 			}

@@ -81,6 +81,14 @@ type Result struct {
 	Rule string
 	// Detail is what the rule observed beyond the value ("4 words").
 	Detail string
+	// Mismatch is set when the form needs a value of another kind than
+	// the one it got ("a string, not a list" for a count of items, "a
+	// string, not a number" for a comparison): Holds is then false, and
+	// stays false under a negation ("does not have more than 5 items").
+	// The claim is not decided false on its merits: a test fails it
+	// whether it expects it or not, and a condition is an error (as
+	// `score >= 0.5` is when score is text).
+	Mismatch string
 }
 
 // Decide decides text, a claim without its subject ("contains `x`"),
@@ -99,7 +107,7 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 			rest = ""
 		}
 		r, ok := decideForm(strings.TrimSpace(pos+" "+rest), v)
-		r.Holds = !r.Holds
+		r.Holds = !r.Holds && r.Mismatch == ""
 		return r, ok
 	}
 	if m := reEvery().FindStringSubmatch(text); m != nil {
@@ -226,6 +234,7 @@ func decideCount(text string, v delegation.Value) (Result, bool) {
 	got, what, ok := measure(v, strings.ToLower(unit))
 	r := Result{Rule: "count", Detail: what}
 	if !ok {
+		r.Mismatch = what
 		return r, true
 	}
 	r.Holds = compare(strings.ToLower(op), float64(got), want)
@@ -293,14 +302,18 @@ func compare(op string, got, want float64) bool {
 // decideNumber is the numeric comparison, range and type forms.
 func decideNumber(text string, v delegation.Value) (Result, bool) {
 	f, isNum := number(v)
+	mismatch := ""
+	if !isNum {
+		mismatch = aType(v) + ", not a number"
+	}
 	if m := reCompare().FindStringSubmatch(text); m != nil {
 		want, _ := strconv.ParseFloat(m[2], 64)
-		return Result{Holds: isNum && compare(strings.ToLower(m[1]), f, want), Rule: "compare"}, true
+		return Result{Holds: isNum && compare(strings.ToLower(m[1]), f, want), Rule: "compare", Detail: mismatch, Mismatch: mismatch}, true
 	}
 	if m := reBetween().FindStringSubmatch(text); m != nil {
 		lo, _ := strconv.ParseFloat(m[1], 64)
 		hi, _ := strconv.ParseFloat(m[2], 64)
-		return Result{Holds: isNum && lo <= f && f <= hi, Rule: "range"}, true
+		return Result{Holds: isNum && lo <= f && f <= hi, Rule: "range", Detail: mismatch, Mismatch: mismatch}, true
 	}
 	if m := reRangeFn().FindStringSubmatch(text); m != nil {
 		lo, _ := strconv.ParseFloat(m[2], 64)
@@ -309,7 +322,7 @@ func decideNumber(text string, v delegation.Value) (Result, bool) {
 		if strings.EqualFold(m[1], "integer") {
 			ok = ok && f == math.Trunc(f)
 		}
-		return Result{Holds: ok, Rule: "range"}, true
+		return Result{Holds: ok, Rule: "range", Detail: mismatch, Mismatch: mismatch}, true
 	}
 	if m := reTypeFn().FindStringSubmatch(text); m != nil {
 		t := strings.ToLower(m[1] + m[2])
@@ -395,12 +408,17 @@ func every(sub string, v delegation.Value) (Result, bool) {
 		if _, ok := decideForm(sub, nil); !ok {
 			return Result{}, false
 		}
-		return Result{Holds: false, Rule: "every", Detail: aType(v) + ", not a list"}, true
+		what := aType(v) + ", not a list"
+		return Result{Holds: false, Rule: "every", Detail: what, Mismatch: what}, true
 	}
 	for i, e := range l.Elems() {
 		r, ok := decideForm(sub, e)
 		if !ok {
 			return Result{}, false
+		}
+		if r.Mismatch != "" {
+			what := fmt.Sprintf("item %d is %s", i, r.Mismatch)
+			return Result{Holds: false, Rule: "every", Detail: what, Mismatch: what}, true
 		}
 		if !r.Holds {
 			return Result{Holds: false, Rule: "every", Detail: fmt.Sprintf("item %d does not hold", i)}, true

@@ -42,6 +42,36 @@ func subjectForm(cond *syntax.NaturalCond) (path, rest string, ok bool) {
 	return path, rest, true
 }
 
+// formMismatch is the error of a condition in a claim form whose subject
+// is of a kind the form cannot read (`score is at least 0.5` where score
+// is text, `items has more than 3 items` where items is text): decided,
+// it would be false for the wrong reason and take the other branch with
+// exit 0, where `score >= 0.5` stops the run (semantics.md 19). nil when
+// the condition is in no form or its subject fits.
+func formMismatch(j *delegation.Judgment, read func(*syntax.NaturalCond) question) error {
+	if j == nil || j.Cond == nil || j.Cond.Says != nil || read(j.Cond).ask != askNone {
+		return nil
+	}
+	path, rest, ok := subjectForm(j.Cond)
+	if !ok {
+		return nil
+	}
+	v, bound := lookup(j.Values, path)
+	if !bound {
+		return nil
+	}
+	r, ok := form.Decide(rest, v)
+	if !ok || r.Mismatch == "" {
+		return nil
+	}
+	shown, _ := delegation.ToJSON(v)
+	if len(shown) > 80 {
+		shown = append(shown[:77:77], "..."...)
+	}
+	return fmt.Errorf("%s %s: %s is %s (%s), so the %s form cannot decide it: give it a value of that kind (a value given with --input is text unless its input declares a type)",
+		path, rest, path, r.Mismatch, shown, r.Rule)
+}
+
 // formVerdict decides j by a claim form, when its condition is in one.
 func formVerdict(j *delegation.Judgment) (delegation.Verdict, bool) {
 	path, rest, ok := subjectForm(j.Cond)

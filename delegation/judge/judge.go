@@ -138,6 +138,9 @@ var ErrNeedsModel = errors.New("needs a model")
 
 // Judge implements delegation.Judge.
 func (d *Deterministic) Judge(ctx context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	if err := formMismatch(j, d.question); err != nil {
+		return delegation.Verdict{}, err
+	}
 	if v, ok := decide(j, d.question); ok {
 		d.decided.Add(1)
 		return v, nil
@@ -162,6 +165,9 @@ func (d *Deterministic) question(cond *syntax.NaturalCond) question {
 // Decide applies the deterministic rules to j; ok is false when none
 // decides.
 func Decide(j *delegation.Judgment) (delegation.Verdict, bool) {
+	if formMismatch(j, parseQuestion) != nil {
+		return delegation.Verdict{}, false
+	}
 	return decide(j, parseQuestion)
 }
 

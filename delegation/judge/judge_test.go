@@ -292,3 +292,29 @@ func TestNoModelErrorCriterionSpelledNull(t *testing.T) {
 		}
 	}
 }
+
+// A condition in a claim form whose subject is of a kind the form cannot
+// read is an error of the judgment, not false: `score is at least 0.5`
+// with score "0.9" (text, as --input gives an untyped input) took the
+// other branch with exit 0. A subject of the right kind is decided.
+func TestClaimFormOfTheWrongKindIsAnError(t *testing.T) {
+	d := &Deterministic{}
+	for _, tc := range []struct{ cond, values, want string }{
+		{"score is at least 0.5", `{"score": "0.9"}`, `score is at least 0.5: score is a string, not a number ("0.9"), so the compare form cannot decide it`},
+		{"items has more than 3 items", `{"items": "a, b"}`, "items is a string, not a list"},
+		{"items does not have more than 3 items", `{"items": "a, b"}`, "items is a string, not a list"},
+	} {
+		j := &delegation.Judgment{Cond: parseCond(t, tc.cond), Values: values(t, tc.values)}
+		v, err := d.Judge(context.Background(), j)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s with %s: %+v, %v; want the error %q", tc.cond, tc.values, v, err, tc.want)
+		}
+		if _, ok := Decide(j); ok {
+			t.Errorf("%s with %s: Decide decided it", tc.cond, tc.values)
+		}
+	}
+	j := &delegation.Judgment{Cond: parseCond(t, "score is at least 0.5"), Values: values(t, `{"score": 0.9}`)}
+	if v, err := d.Judge(context.Background(), j); err != nil || !v.Holds {
+		t.Errorf("a number: %+v, %v", v, err)
+	}
+}
