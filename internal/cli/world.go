@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/run"
@@ -342,10 +343,14 @@ func readAtMost(r io.Reader, max int64) ([]byte, error) {
 }
 
 // worldInputs reads --input NODE.NAME=VALUE for the caller inputs of a
-// drain's nodes (the Requires items no rule wires); VALUE is JSON when it
-// parses, else text.
+// drain's nodes (the Requires items no rule wires). VALUE is typed by the
+// item's declared type as a run's --input is (`- \`funding\` (integer)`:
+// "abc" is refused before the drain), and is JSON when it parses, else
+// text, where none is declared. A name is given once, or once per element
+// of a list-typed input: a second value never silently replaces the first.
 func worldInputs(g *graph.Graph, flags []string) (map[string]map[string]any, error) {
 	out := map[string]map[string]any{}
+	given := map[string][]string{}
 	for _, f := range flags {
 		name, val, ok := strings.Cut(f, "=")
 		id, in, dotted := strings.Cut(name, ".")
@@ -365,9 +370,11 @@ func worldInputs(g *graph.Graph, flags []string) (map[string]map[string]any, err
 			}
 			return nil, usageErrorf("--input %s: want NODE.INPUT=VALUE, one of the caller inputs %s%s", name, strings.Join(all, ", "), didYouMean(name, all))
 		}
-		var v any = val
-		if x, err := canon.Decode([]byte(val)); err == nil {
-			v = x
+		key := id + "." + in
+		given[key] = append(given[key], val)
+		v, err := callerValue(n, in, given[key])
+		if err != nil {
+			return nil, usageErrorf("--input %s: %v", name, err)
 		}
 		if out[id] == nil {
 			out[id] = map[string]any{}
@@ -375,6 +382,33 @@ func worldInputs(g *graph.Graph, flags []string) (map[string]map[string]any, err
 		out[id][in] = v
 	}
 	return out, nil
+}
+
+// callerValue types the values given for node n's caller input in.
+func callerValue(n *graph.Node, in string, vals []string) (any, error) {
+	typ := ""
+	if n.Spec != nil {
+		for _, x := range n.Spec.Inputs {
+			if x.Name == in && x.Type != "run" && x.Type != "run[]" {
+				typ = x.Type
+			}
+		}
+	}
+	if typ == "" && len(vals) == 1 {
+		if x, err := canon.Decode([]byte(vals[0])); err == nil {
+			return x, nil
+		}
+		return vals[0], nil
+	}
+	v, err := bind.ParseValues(typ, vals)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := delegation.ToJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	return canon.Decode(raw)
 }
 
 // readSignKey reads an ed25519 private key: PEM PKCS #8, or a 32-byte
