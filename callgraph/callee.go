@@ -80,6 +80,12 @@ func newGraph(env *bind.Env, load func(string) (*spec.Spec, diag.List, error), s
 		nodes: map[*spec.Spec]service.Service{}, instances: map[*spec.PatternInstance]service.Service{}, specs: map[string]*spec.Spec{},
 		finder: env.Files()}
 	for _, a := range slots {
+		// A callee is one service: bound twice, the last binding would
+		// silently win (a dotted name, a slot of a pattern instance, may
+		// be a list slot, bound once per element, and is checked there).
+		if _, twice := g.overrides[a.Name]; twice && !strings.Contains(a.Name, ".") {
+			g.problem("--slot %s is given twice: %s is one callee; bind it once", a.Name, a.Name)
+		}
 		g.overrides[a.Name] = a.Value
 	}
 	return g

@@ -30,7 +30,10 @@ type Bindings struct {
 // read by run.ParseBinding: NODE=exec:COMMAND or NODE=llm[:MODEL] binds a
 // node (by id or name), NODE.CALLEE=BINDING a function NODE calls,
 // *=BINDING every node not bound otherwise that has no runnable
-// Execution. source names the assignments in messages ("--slot").
+// Execution. source names the assignments in messages ("--slot"). A node,
+// or *, bound twice is an error naming it: the last binding would
+// silently win (a callee, NODE.CALLEE, may be a list slot, one binding
+// per element).
 func ParseBindings(g *graph.Graph, source string, as []run.Assignment) (*Bindings, error) {
 	b := &Bindings{Nodes: map[string]run.Binding{}, Callees: map[string][]run.Slot{}}
 	for _, a := range as {
@@ -38,6 +41,9 @@ func ParseBindings(g *graph.Graph, source string, as []run.Assignment) (*Binding
 			r, err := nodeBinding(source, a.Name, a.Value)
 			if err != nil {
 				return nil, err
+			}
+			if b.Default != nil {
+				return nil, fmt.Errorf("%s *: given twice: bind every other node once", source)
 			}
 			b.Default = r
 			continue
@@ -59,6 +65,9 @@ func ParseBindings(g *graph.Graph, source string, as []run.Assignment) (*Binding
 		r, err := nodeBinding(source, a.Name, a.Value)
 		if err != nil {
 			return nil, err
+		}
+		if _, twice := b.Nodes[n.ID]; twice {
+			return nil, fmt.Errorf("%s %s: node %s is bound twice: bind its render once", source, a.Name, n.Label())
 		}
 		b.Nodes[n.ID] = r
 	}
