@@ -140,6 +140,7 @@ func ReadTest(s *Spec) (*TestFile, diag.List) {
 			}
 		}
 	}
+	duplicateFixtures(t, &diags)
 	return t, diags
 }
 
@@ -615,4 +616,20 @@ func isProjectRoot(fsys fs.FS, dir string) bool {
 		}
 	}
 	return false
+}
+
+// duplicateFixtures reports a fixture given twice in one case (or outside
+// any): the run would silently take the last value (decided: an error at
+// the second, naming the first; a list slot takes one fixture holding a
+// JSON list).
+func duplicateFixtures(t *TestFile, diags *diag.List) {
+	first := map[[2]string]*Fixture{}
+	for _, f := range t.Fixtures {
+		k := [2]string{f.Case, f.Name}
+		if p := first[k]; p != nil {
+			diags.Errorf(t.Spec.File, f.Pos, CodeTestItem, "fixture %q is given twice (first on line %d): give it once", f.Name, t.Spec.File.Position(p.Pos).Line)
+			continue
+		}
+		first[k] = f
+	}
 }

@@ -71,7 +71,7 @@ func TestReadTest(t *testing.T) {
 }
 
 func TestReadTestProblems(t *testing.T) {
-	src := "---\nname: bad\nkind: test\n---\n\n### Fixtures\n\n- no name here\n\n### Expects\n\n- `out`:\n"
+	src := "---\nname: bad\nkind: test\n---\n\n### Fixtures\n\n- no name here\n\n### Expects\n\n- `out`:\n\n### Fixtures\n\n- `n`: 5\n- `n`: 50\n"
 	s, _ := Parse("bad.test.prose.md", []byte(src))
 	_, diags := ReadTest(s)
 	got := diags.String()
@@ -79,6 +79,7 @@ func TestReadTestProblems(t *testing.T) {
 		"bad.test.prose.md:1:1: error: a test needs a subject",
 		"bad.test.prose.md:8:1: error: a fixture is written",
 		"bad.test.prose.md:12:1: error: an expectation needs a claim",
+		"bad.test.prose.md:17:1: error: fixture \"n\" is given twice (first on line 16): give it once",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
