@@ -97,6 +97,9 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if err != nil {
 		return err
 	}
+	for _, w := range prepared.Unchecked() {
+		fmt.Fprintln(s.err, w)
+	}
 	events, err := worldEvents(g, w.events, s.in, w.maxEventBytes)
 	if err != nil {
 		return err
