@@ -162,6 +162,9 @@ func loadServed(s streams, path, state string, slots []string, ro *runOptions) (
 	if err != nil {
 		return nil, nil, "", err
 	}
+	for _, w := range p.Unchecked() {
+		fmt.Fprintln(s.err, w)
+	}
 	bindings := &servedWorld{drain: p, callers: callers}
 	if state == "" {
 		state = filepath.Join(g.Root, ".prose", "world")
