@@ -234,6 +234,9 @@ func TestMismatchIsNeitherTrueNorFalse(t *testing.T) {
 		{"has more than 5 items", `"a, b"`, "a string, not a list"},
 		{"does not have more than 5 items", `"a, b"`, "a string, not a list"},
 		{"every item is at least 1", `[2, "3"]`, "item 1 is a string, not a number"},
+		{"equals 3", `"3"`, `text "3", not a number`},
+		{"is not 3", `" 3"`, `text " 3", not a number`},
+		{"is true", `"true"`, `text "true", not a boolean`},
 	} {
 		v, err := delegation.FromJSON([]byte(tc.value))
 		if err != nil {

@@ -122,10 +122,16 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 	}
 	if m := reNotEq().FindStringSubmatch(text); m != nil {
 		want, _ := literal(m[1])
+		if mm := textFor(v, want); mm != "" {
+			return Result{Rule: "equals", Detail: mm, Mismatch: mm}, true
+		}
 		return Result{Holds: !delegation.Equal(v, want), Rule: "equals"}, true
 	}
 	if m := reEquals().FindStringSubmatch(text); m != nil {
 		want, _ := literal(m[1])
+		if mm := textFor(v, want); mm != "" {
+			return Result{Rule: "equals", Detail: mm, Mismatch: mm}, true
+		}
 		return Result{Holds: delegation.Equal(v, want), Rule: "equals"}, true
 	}
 	if m := reEqualsJSON().FindStringSubmatch(text); m != nil {
@@ -156,6 +162,29 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 		return Result{Holds: holds, Rule: "has-key"}, true
 	}
 	return Result{}, false
+}
+
+// textFor is the mismatch of a text v compared with a number or a
+// boolean it reads as ("3" with 3, "true" with true), as `==` refuses
+// it in a program (semantics.md 19): equal or not, the answer would
+// rest on a type the value should not have. "" otherwise.
+func textFor(v, want delegation.Value) string {
+	s, isText := v.(string)
+	if !isText {
+		return ""
+	}
+	t := strings.TrimSpace(s)
+	switch want.(type) {
+	case int64, float64:
+		if _, err := strconv.ParseFloat(t, 64); err == nil {
+			return fmt.Sprintf("text %q, not a number", s)
+		}
+	case bool:
+		if t == "true" || t == "false" {
+			return fmt.Sprintf("text %q, not a boolean", s)
+		}
+	}
+	return ""
 }
 
 // literal decodes a LIT.
