@@ -2,6 +2,7 @@ package claim
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/delegation"
@@ -20,6 +21,15 @@ func FuzzDecide(f *testing.F) {
 			v = js
 		}
 		q := Question{Path: "score", Claim: claim, Value: v, Scope: map[string]delegation.Value{"score": v}}
-		Decide(context.Background(), q)
+		r, ok := Decide(context.Background(), q)
+		// A claim of a value of the wrong kind holds neither way.
+		if ok && r.Mismatch != "" && r.Holds {
+			t.Fatalf("%q of %s holds despite the mismatch %q", claim, js, r.Mismatch)
+		}
+		if rest, neg := strings.CutPrefix(claim, "is not "); neg && ok && r.Mismatch != "" {
+			if p, pok := Decide(context.Background(), Question{Path: "score", Claim: "is " + rest, Value: v}); pok && p.Holds {
+				t.Fatalf("%q of %s holds while %q is a mismatch", "is "+rest, js, claim)
+			}
+		}
 	})
 }
