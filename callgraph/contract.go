@@ -98,7 +98,7 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 		plan.Globals[k] = v
 	}
 	inputs := rootInputs(sp, prog, self)
-	given := givenInputs(b, inputs, g)
+	given, badJSON := givenInputs(b, inputs, g)
 	for _, in := range inputs {
 		if v, ok := given[in.Name]; ok {
 			plan.Globals[in.Name] = v
@@ -106,7 +106,8 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 			plan.Globals[in.Name] = in.Default
 		} else if in.Optional {
 			plan.Globals[in.Name] = nil
-		} else {
+		} else if !badJSON {
+			// (an --input-json that does not read is the problem then)
 			g.problem("input %q is missing: pass --input %s=VALUE", in.Name, in.Name)
 		}
 	}
@@ -183,8 +184,9 @@ func rootInputs(sp *spec.Spec, prog *syntax.Program, self bool) []*spec.Input {
 	return keep
 }
 
-// givenInputs reads --input and --input-json against the run's inputs.
-func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) map[string]delegation.Value {
+// givenInputs reads --input and --input-json against the run's inputs;
+// badJSON is true when --input-json does not read as an object.
+func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) (given map[string]delegation.Value, badJSON bool) {
 	known := map[string]bool{}
 	var names []string
 	for _, in := range inputs {
@@ -195,9 +197,14 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) map[strin
 	if b.InputJSON != "" {
 		v, err := delegation.FromJSON([]byte(b.InputJSON))
 		o, isObj := v.(*delegation.Object)
-		if err != nil || !isObj {
-			g.problem("--input-json: want one JSON object of inputs")
-		} else {
+		switch {
+		case err != nil:
+			g.problem("--input-json: %v", err)
+			badJSON = true
+		case !isObj:
+			g.problem("--input-json: want one JSON object of inputs, got %s", delegation.TypeName(v))
+			badJSON = true
+		default:
 			for _, k := range o.Keys() {
 				v, _ := o.Get(k)
 				out[k] = v
@@ -256,7 +263,7 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) map[strin
 			g.problem("unknown input %q%s", k, suggestion(k, names))
 		}
 	}
-	return out
+	return out, badJSON
 }
 
 // inputNamed is the input called name, or nil.
