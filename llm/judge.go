@@ -206,14 +206,23 @@ func ParseVerdict(content string) (holds bool, reasoning string, ok bool) {
 		return h, "", true
 	}
 	// At most 64 candidate objects: a long reply full of braces is no
-	// verdict, and each try decodes the rest of the text.
+	// verdict, and each try decodes the rest of the text. Every object
+	// carrying "holds" is read: two that disagree ("{holds: true} ... on
+	// reflection {holds: false}") are no verdict (decided: unreadable, so
+	// a guard fails closed, rather than the first one winning).
+	found := false
 	for i, tries := strings.IndexByte(content, '{'), 0; i >= 0 && tries < 64; tries++ {
 		var obj map[string]any
 		dec := json.NewDecoder(strings.NewReader(content[i:]))
 		if dec.Decode(&obj) == nil {
 			if h, ok := verdictHolds(obj["holds"]); ok {
-				r, _ := obj["reasoning"].(string)
-				return h, strings.TrimSpace(r), true
+				switch {
+				case !found:
+					r, _ := obj["reasoning"].(string)
+					holds, reasoning, found = h, strings.TrimSpace(r), true
+				case h != holds:
+					return false, "", false
+				}
 			}
 		}
 		next := strings.IndexByte(content[i+1:], '{')
@@ -222,7 +231,7 @@ func ParseVerdict(content string) (holds bool, reasoning string, ok bool) {
 		}
 		i += 1 + next
 	}
-	return false, "", false
+	return holds, reasoning, found
 }
 
 func verdictHolds(v any) (bool, bool) {

@@ -286,6 +286,9 @@ func TestParseVerdict(t *testing.T) {
 		{"`false`", false, true},
 		{"no way", false, false},
 		{``, false, false},
+		// two verdicts that disagree are none; two that agree are one
+		{`{"holds": true} on reflection {"holds": false}`, false, false},
+		{`{"holds": true}{"holds": "yes"}`, true, true},
 	}
 	for _, tc := range cases {
 		holds, _, ok := ParseVerdict(tc.in)
