@@ -294,7 +294,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	}
 	for i := range d.Outputs {
 		if i < len(n.Outputs) && n.Outputs[i].Name == d.Outputs[i].Name {
-			d.Outputs[i].Type = n.Outputs[i].Type
+			d.Outputs[i].Type, d.Outputs[i].Optional = n.Outputs[i].Type, n.Outputs[i].Optional
 		}
 	}
 	out = append(out, callArguments(n, prog, params)...)

@@ -57,6 +57,10 @@ func TestMistakes(t *testing.T) {
 		{"slot member typo in prose ensures", "", "let c = call critic\nreturn c.verdcit\n", []string{"2 " + um}},
 		{"slot member typo in an interpolation", "", "let review = call reviewer\nreturn \"notes: {review.note}\"\n", []string{"2 " + um}},
 		{"slot member typo after a copy", "", "let review = call reviewer\nlet r = review\nreturn r.aproved\n", []string{"3 " + um}},
+		// a literal null for a typed output the run would refuse
+		{"null for a typed output", "total:number note:string", "return { total: null, note: \"n\" }\n", []string{"1 " + tm}},
+		{"null for the one typed output", "total:number", "return null\n", []string{"1 " + tm}},
+		{"null for an untyped output", "total note", "return { total: null, note: null }\n", nil},
 		// one output: a returned object whose key misspells it would
 		// become the output whole ({"summary": {"sumary": ...}})
 		{"one output misspelt as the key", "summary", "return { sumary: topic }\n", []string{"1 " + rs}},

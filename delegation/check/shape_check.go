@@ -287,9 +287,15 @@ func (c *checker) returnFits(s *syntax.ReturnStmt) {
 			holdsAll = false
 		}
 	}
+	if lit, ok := s.Value.(*syntax.ObjectLit); ok && holdsAll {
+		c.nullOutputs(lit, outs, node)
+	}
 	switch {
 	case holdsAll:
 		c.objectFits(s.Return, sh, outs, nil, "the returned object", node+" declares", CodeReturnShape)
+	case len(req) == 1 && sh.kind == kNull && refusesNull(outs[0]):
+		c.diags.Errorf(c.f, s.Return, CodeTypeMismatch, "return gives null, the output %s, but %s declares it %s: give %s, or declare `%s` (%s, optional) if it may be empty",
+			outs[0].Name, node, outs[0].Type, typeKind(outs[0].Type), outs[0].Name, outs[0].Type)
 	case len(req) == 1 && sh.kind != kObject:
 		// the value is the one output itself
 		if want := typeKind(outs[0].Type); !fits(sh.kind, want) {
@@ -306,6 +312,30 @@ func (c *checker) returnFits(s *syntax.ReturnStmt) {
 		c.diags.Errorf(c.f, s.Return, CodeReturnShape, "return gives %s, which is %s, but %s declares %d outputs (%s): return an object with those keys",
 			pathOf(s.Value), sh.kind, node, len(req), strings.Join(req, ", "))
 	}
+}
+
+// nullOutputs reports a literal null a returned object literal gives for
+// an output whose declared type does not admit it (the run refuses the
+// value: callgraph typedOutputs).
+func (c *checker) nullOutputs(lit *syntax.ObjectLit, outs []Name, node string) {
+	for _, f := range lit.Fields {
+		if _, isNull := f.Value.(*syntax.NullLit); !isNull {
+			continue
+		}
+		for _, o := range outs {
+			if o.Name == f.Key && refusesNull(o) {
+				c.diags.Errorf(c.f, f.Value.Pos(), CodeTypeMismatch, "the returned object gives %s null, but %s declares it %s: give %s, or declare `%s` (%s, optional) if it may be empty",
+					f.Key, node, o.Type, typeKind(o.Type), o.Name, o.Type)
+			}
+		}
+	}
+}
+
+// refusesNull reports whether output o's declared type admits no null:
+// a type the checker knows, not optional, not naming null or any.
+func refusesNull(o Name) bool {
+	k := typeKind(o.Type)
+	return !o.Optional && !strings.HasSuffix(strings.TrimSpace(o.Type), "?") && k != kUnknown && k != kNull
 }
 
 func pathOrValue(e syntax.Expr) string {
