@@ -36,12 +36,15 @@ import (
 // that left its group is its child, and it ends it at the end of its
 // input, with the groups still listed, also when prose was killed.
 //
-// The watchdog's work is a few system calls a program, so it does them
-// itself: its socket is read with recvmsg on a thread that waits in it,
-// its children are waited for by one thread that waits in waitid (no
-// signal handler, no goroutine woken per SIGCHLD), and what never waits
-// (its answers, the reaping, /proc) is a raw system call, which does
-// not wake the runtime's monitor. The package links no networking
+// The watchdog's work is a few system calls a program, and the Go
+// runtime's own work around them was most of its cost, so: its socket
+// and its input are non-blocking and wait in the runtime's poller (no
+// thread holds the processor while it waits, for the runtime's monitor
+// to take back); its children are waited for by one thread that waits
+// in waitid (no signal handler, no goroutine woken per SIGCHLD); and
+// what never waits (receiving a request that is there, its answers, the
+// reaping, closing, /proc) is a raw system call, which does not wake the
+// runtime's monitor. The package links no networking
 // (package net), so that the small program prose can be the watchdog
 // (watchdog.go).
 //
@@ -357,9 +360,10 @@ func decodeStart(b []byte) (startRequest, error) {
 // server is the watchdog's end of the starter.
 type server struct {
 	w       *watched
-	fd      int            // the socket, blocking
-	running map[int]uint64 // pid → request id, guarded by w.mu
-	forked  chan struct{}  // a child was started (for a reaper that found none)
+	fd      int             // the socket, non-blocking
+	raw     syscall.RawConn // the socket in the runtime's poller
+	running map[int]uint64  // pid → request id, guarded by w.mu
+	forked  chan struct{}   // a child was started (for a reaper that found none)
 }
 
 // starterFD is the watchdog's descriptor of its starter socket.
@@ -376,6 +380,12 @@ func serveStarts(w *watched) bool {
 	// No program it starts may hold it: prose would not see its end.
 	syscall.CloseOnExec(starterFD)
 	sv := &server{w: w, fd: starterFD, running: map[int]uint64{}, forked: make(chan struct{}, 1)}
+	if err := syscall.SetNonblock(starterFD, true); err == nil {
+		sv.raw, _ = os.NewFile(starterFD, "prose-starter").SyscallConn()
+	}
+	if sv.raw == nil {
+		return false // prose hears no hello, and starts another watchdog
+	}
 	sv.send(msgHello, 0, watchdogProtocol)
 	if os.Getenv(protocolEnv) != watchdogProtocol {
 		return false
@@ -391,11 +401,13 @@ func (sv *server) serve() {
 	buf := make([]byte, maxRequest+1)
 	oob := make([]byte, syscall.CmsgSpace(3*4))
 	for {
-		n, oobn, flags, _, err := syscall.Recvmsg(sv.fd, buf, oob, syscall.MSG_CMSG_CLOEXEC)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil || n == 0 {
+		var n, oobn, flags int
+		var errno syscall.Errno
+		err := sv.raw.Read(func(fd uintptr) bool {
+			n, oobn, flags, errno = recvRaw(fd, buf, oob)
+			return errno != syscall.EAGAIN && errno != syscall.EINTR
+		})
+		if err != nil || errno != 0 || n == 0 {
 			return // prose is gone: the end of the watchdog's input follows
 		}
 		fds := rights(oob[:oobn])
@@ -409,9 +421,21 @@ func (sv *server) serve() {
 			sv.start(req, fds)
 		}
 		for _, fd := range fds {
-			syscall.Close(fd)
+			syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0)
 		}
 	}
+}
+
+// recvRaw receives a message that is there, without waiting (see
+// readStat); EAGAIN when there is none.
+func recvRaw(fd uintptr, buf, oob []byte) (n, oobn, flags int, errno syscall.Errno) {
+	iov := syscall.Iovec{Base: &buf[0]}
+	iov.SetLen(len(buf))
+	msg := syscall.Msghdr{Iov: &iov, Iovlen: 1, Control: &oob[0]}
+	msg.SetControllen(len(oob))
+	r, _, errno := syscall.RawSyscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&msg)),
+		syscall.MSG_CMSG_CLOEXEC|syscall.MSG_DONTWAIT)
+	return int(r), int(msg.Controllen), int(msg.Flags), errno
 }
 
 // rights is the descriptors an SCM_RIGHTS message carried (received
@@ -507,12 +531,23 @@ func (sv *server) send(kind byte, id uint64, text string) {
 	m[0] = kind
 	binary.LittleEndian.PutUint64(m[1:9], id)
 	m = append(m, text...)
-	_, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(sv.fd), uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)),
-		syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
-	for errno == syscall.EAGAIN || errno == syscall.EINTR {
-		errno = 0
-		if err := syscall.Sendto(sv.fd, m, syscall.MSG_NOSIGNAL, nil); err != nil {
-			errno, _ = err.(syscall.Errno)
-		}
+	sendRaw := func(fd uintptr) bool {
+		_, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)),
+			syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
+		return errno != syscall.EAGAIN && errno != syscall.EINTR
 	}
+	if !sendRaw(uintptr(sv.fd)) {
+		sv.raw.Write(sendRaw)
+	}
+}
+
+// pollable is f made non-blocking, so that a read waits in the runtime's
+// poller rather than in a thread that holds a processor (see
+// starter_linux.go); f itself when it cannot be.
+func pollable(f *os.File) *os.File {
+	fd := int(f.Fd())
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		return f
+	}
+	return os.NewFile(uintptr(fd), f.Name())
 }

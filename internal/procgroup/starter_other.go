@@ -18,3 +18,6 @@ func (s *starter) read()                                            {}
 func (s *starter) start(*exec.Cmd) (p *Program, ok bool, err error) { return nil, false, nil }
 func (s *starter) hello(string, time.Duration) bool                 { return false }
 func serveStarts(*watched) bool                                     { return true }
+
+// pollable is f: only Linux has the watchdog's starter.
+func pollable(f *os.File) *os.File { return f }

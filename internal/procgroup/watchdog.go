@@ -123,7 +123,7 @@ func Init() {
 // Init calls it.
 func Watchdog() {
 	if len(os.Args) > 0 && os.Args[0] == watchdogArg0 && os.Getenv(watchdogEnv) == "1" {
-		if !watch(os.Stdin) {
+		if !watch(pollable(os.Stdin)) {
 			os.Exit(2)
 		}
 		os.Exit(0)
