@@ -426,18 +426,6 @@ func (sv *server) serve() {
 	}
 }
 
-// recvRaw receives a message that is there, without waiting (see
-// readStat); EAGAIN when there is none.
-func recvRaw(fd uintptr, buf, oob []byte) (n, oobn, flags int, errno syscall.Errno) {
-	iov := syscall.Iovec{Base: &buf[0]}
-	iov.SetLen(len(buf))
-	msg := syscall.Msghdr{Iov: &iov, Iovlen: 1, Control: &oob[0]}
-	msg.SetControllen(len(oob))
-	r, _, errno := syscall.RawSyscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&msg)),
-		syscall.MSG_CMSG_CLOEXEC|syscall.MSG_DONTWAIT)
-	return int(r), int(msg.Controllen), int(msg.Flags), errno
-}
-
 // rights is the descriptors an SCM_RIGHTS message carried (received
 // close-on-exec: serve asks for MSG_CMSG_CLOEXEC).
 func rights(oob []byte) []int {
@@ -487,10 +475,14 @@ func (sv *server) start(req startRequest, fds []int) {
 // reap waits for every child the watchdog has, its programs and the
 // orphans handed to it, and tells prose the wait status of its
 // programs. It waits in waitid without reaping (WNOWAIT), then reaps
-// under the watchdog's lock: a program is listed (start holds the lock
-// from its fork) before it is reaped. With no child at all, it waits
-// for the next start: an orphan is handed only to a process that has a
-// child, its ancestor.
+// the child it named, by its pid, under the watchdog's lock: a program
+// is listed (start holds the lock from its fork) before it is reaped.
+// One wait a child that exits, each a look at the list of children:
+// reaping any child (-1) until none is left looked at every child
+// again for each (with 512 programs running, most of the watchdog's
+// work when they end). With no child at all, it waits for the next
+// start: an orphan is handed only to a process that has a child, its
+// ancestor.
 func (sv *server) reap() {
 	for {
 		var info [128]byte // siginfo_t
@@ -506,15 +498,15 @@ func (sv *server) reap() {
 		default:
 			return
 		}
+		pid := int(*(*int32)(unsafe.Pointer(&info[siPidOffset])))
+		if pid <= 0 {
+			continue
+		}
 		sv.w.mu.Lock()
-		for {
-			var ws syscall.WaitStatus
-			// raw: WNOHANG never waits (see readStat)
-			r, _, errno := syscall.RawSyscall6(syscall.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), syscall.WNOHANG, 0, 0, 0)
-			pid := int(r)
-			if errno != 0 || pid <= 0 {
-				break
-			}
+		var ws syscall.WaitStatus
+		// raw: WNOHANG never waits (see readStat)
+		r, _, errno := syscall.RawSyscall6(syscall.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(&ws)), syscall.WNOHANG, 0, 0, 0)
+		if errno == 0 && int(r) == pid {
 			if id, ok := sv.running[pid]; ok {
 				delete(sv.running, pid)
 				sv.send(msgExited, id, strconv.FormatUint(uint64(ws), 10))
@@ -524,6 +516,10 @@ func (sv *server) reap() {
 	}
 }
 
+// siPidOffset is where siginfo_t holds si_pid: after three ints
+// (si_signo, si_errno, si_code), at the alignment of a pointer.
+const siPidOffset = (12 + unsafe.Sizeof(uintptr(0)) - 1) &^ (unsafe.Sizeof(uintptr(0)) - 1)
+
 // send sends one message to prose. It is raw when the socket has room
 // (it does not wait, see readStat), and waits for room otherwise.
 func (sv *server) send(kind byte, id uint64, text string) {
@@ -531,13 +527,12 @@ func (sv *server) send(kind byte, id uint64, text string) {
 	m[0] = kind
 	binary.LittleEndian.PutUint64(m[1:9], id)
 	m = append(m, text...)
-	sendRaw := func(fd uintptr) bool {
-		_, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)),
-			syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
+	send := func(fd uintptr) bool {
+		errno := sendRaw(fd, m)
 		return errno != syscall.EAGAIN && errno != syscall.EINTR
 	}
-	if !sendRaw(uintptr(sv.fd)) {
-		sv.raw.Write(sendRaw)
+	if !send(uintptr(sv.fd)) {
+		sv.raw.Write(send)
 	}
 }
 
