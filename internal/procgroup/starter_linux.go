@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -37,14 +38,13 @@ import (
 // input, with the groups still listed, also when prose was killed.
 //
 // The watchdog's work is a few system calls a program, and the Go
-// runtime's own work around them was most of its cost, so: its socket
-// and its input are non-blocking and wait in the runtime's poller (no
-// thread holds the processor while it waits, for the runtime's monitor
-// to take back); its children are waited for by one thread that waits
-// in waitid (no signal handler, no goroutine woken per SIGCHLD); and
-// what never waits (receiving a request that is there, its answers, the
-// reaping, closing, /proc) is a raw system call, which does not wake the
-// runtime's monitor. The package links no networking
+// runtime's own work around them was much of its cost, so: nothing it
+// waits for holds its one processor while it waits (its socket and its
+// input are non-blocking and wait in the runtime's poller, SIGCHLD in
+// package signal's goroutine), which the runtime's monitor would have
+// to take back before anything else ran; and what never waits
+// (receiving a request that is there, its answers, the reaping, closing,
+// /proc) is a raw system call, which does not wake that monitor. The package links no networking
 // (package net), so that the small program prose can be the watchdog
 // (watchdog.go).
 //
@@ -363,7 +363,6 @@ type server struct {
 	fd      int             // the socket, non-blocking
 	raw     syscall.RawConn // the socket in the runtime's poller
 	running map[int]uint64  // pid → request id, guarded by w.mu
-	forked  chan struct{}   // a child was started (for a reaper that found none)
 }
 
 // starterFD is the watchdog's descriptor of its starter socket.
@@ -379,7 +378,7 @@ func serveStarts(w *watched) bool {
 	}
 	// No program it starts may hold it: prose would not see its end.
 	syscall.CloseOnExec(starterFD)
-	sv := &server{w: w, fd: starterFD, running: map[int]uint64{}, forked: make(chan struct{}, 1)}
+	sv := &server{w: w, fd: starterFD, running: map[int]uint64{}}
 	if err := syscall.SetNonblock(starterFD, true); err == nil {
 		sv.raw, _ = os.NewFile(starterFD, "prose-starter").SyscallConn()
 	}
@@ -391,7 +390,9 @@ func serveStarts(w *watched) bool {
 		return false
 	}
 	Subreap()
-	go sv.reap()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGCHLD)
+	go sv.reap(sig)
 	go sv.serve()
 	return true
 }
@@ -466,53 +467,42 @@ func (sv *server) start(req startRequest, fds []int) {
 	sv.w.groups[pid] = g
 	sv.running[pid] = req.id
 	sv.send(msgStarted, req.id, strconv.Itoa(pid)+" "+g.Ident)
-	select {
-	case sv.forked <- struct{}{}:
-	default:
-	}
 }
 
 // reap waits for every child the watchdog has, its programs and the
-// orphans handed to it, and tells prose the wait status of its
-// programs. It waits in waitid without reaping (WNOWAIT), then reaps
-// the child it named, by its pid, under the watchdog's lock: a program
-// is listed (start holds the lock from its fork) before it is reaped.
-// One wait a child that exits, each a look at the list of children:
-// reaping any child (-1) until none is left looked at every child
-// again for each (with 512 programs running, most of the watchdog's
-// work when they end). With no child at all, it waits for the next
-// start: an orphan is handed only to a process that has a child, its
-// ancestor.
-func (sv *server) reap() {
-	for {
-		var info [128]byte // siginfo_t
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pAll, 0, uintptr(unsafe.Pointer(&info[0])),
-			syscall.WEXITED|wNoWait, 0, 0)
-		switch errno {
-		case 0:
-		case syscall.EINTR:
-			continue
-		case syscall.ECHILD:
-			<-sv.forked
-			continue
-		default:
-			return
-		}
-		pid := int(*(*int32)(unsafe.Pointer(&info[siPidOffset])))
-		if pid <= 0 {
-			continue
-		}
-		sv.w.mu.Lock()
-		var ws syscall.WaitStatus
-		// raw: WNOHANG never waits (see readStat)
-		r, _, errno := syscall.RawSyscall6(syscall.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(&ws)), syscall.WNOHANG, 0, 0, 0)
-		if errno == 0 && int(r) == pid {
-			if id, ok := sv.running[pid]; ok {
-				delete(sv.running, pid)
-				sv.send(msgExited, id, strconv.FormatUint(uint64(ws), 10))
+// orphans handed to it, when SIGCHLD says one exited, and tells prose
+// the wait status of its programs. The goroutine that waits for the
+// signal holds no processor while it waits (a thread blocked in waitid
+// would hold the watchdog's one processor until the runtime's monitor
+// took it back, at every program's end, and the next request would wait
+// for that). It asks waitid which child exited, without reaping it
+// (WNOWAIT), then reaps that child by its pid under the watchdog's lock:
+// a program is listed (start holds the lock from its fork) before it is
+// reaped. Each is one look at the list of children; reaping any child
+// (-1) until none is left looked at every child again for each, most of
+// the watchdog's work when 512 programs end.
+func (sv *server) reap(sig <-chan os.Signal) {
+	for range sig {
+		for {
+			var info [128]byte // siginfo_t; si_pid stays 0 when none exited
+			_, _, errno := syscall.RawSyscall6(syscall.SYS_WAITID, pAll, 0, uintptr(unsafe.Pointer(&info[0])),
+				syscall.WEXITED|syscall.WNOHANG|wNoWait, 0, 0)
+			pid := int(*(*int32)(unsafe.Pointer(&info[siPidOffset])))
+			if errno != 0 || pid <= 0 {
+				break
 			}
+			sv.w.mu.Lock()
+			var ws syscall.WaitStatus
+			// raw: WNOHANG never waits (see readStat)
+			r, _, errno := syscall.RawSyscall6(syscall.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(&ws)), syscall.WNOHANG, 0, 0, 0)
+			if errno == 0 && int(r) == pid {
+				if id, ok := sv.running[pid]; ok {
+					delete(sv.running, pid)
+					sv.send(msgExited, id, strconv.FormatUint(uint64(ws), 10))
+				}
+			}
+			sv.w.mu.Unlock()
 		}
-		sv.w.mu.Unlock()
 	}
 }
 
