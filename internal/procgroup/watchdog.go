@@ -33,9 +33,10 @@ import (
 // prose-temporal name the prose beside them) and it answers this
 // package's protocol; otherwise this executable itself, started again
 // (Init). The watchdog is started for every run that starts a program,
-// and its start is most of its cost: prose-full's runtime and package
-// initialisations (goldmark, MCP, OpenTelemetry...) are about three
-// times the small program's, which links nothing of running specs. The
+// and its start is a large part of its cost where a run starts a few
+// dozen: prose-full's start (its runtime, the pages of a 28 MB program,
+// the package initialisations of MCP, OpenTelemetry...) costs about
+// twice the small program's, which links nothing of running specs. The
 // watchdog code links nothing the small program does not (no package
 // net; TestLeanDependencies holds it to that).
 //
