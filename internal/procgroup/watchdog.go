@@ -281,8 +281,10 @@ func tryWatchdog(prog string, self bool) *os.File {
 	}
 	if st != nil && !st.hello(watchdogProtocol, helloWait) {
 		// No watchdog of this prose. It leads its group (Setpgid) and
-		// is not reaped yet, so the group is the one it started.
+		// is not reaped yet, so the group is the one it started; it is
+		// killed itself too, in case it left that group.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Process.Kill()
 		w.Close()
 		st.close()
 		cmd.Wait()
