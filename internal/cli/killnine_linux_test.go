@@ -111,7 +111,7 @@ func TestKillNineLeavesNoProcess(t *testing.T) {
 		t.Skip("builds and kills the prose binary")
 	}
 	dir := t.TempDir()
-	bin := buildProse(t, dir)
+	bin := buildInstalled(t, dir)
 	root := testenv.MustRoot(t)
 	if err := os.WriteFile(filepath.Join(dir, "sleeper.prose.md"), []byte(sleeperSpec), 0o644); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/proselang/prose/internal/didyoumean"
+	"github.com/proselang/prose/internal/handoff"
 	"github.com/proselang/prose/internal/lintcli"
 	"github.com/proselang/prose/internal/procgroup"
 	"github.com/proselang/prose/internal/temporalport"
@@ -41,8 +42,14 @@ func Run(l temporalport.Link) {
 	execTemporal(os.Args[1:])
 	// A process started as the watchdog of another prose runs as one and
 	// exits here; otherwise the programs a run starts get a watchdog that
-	// ends their process groups when prose dies by any signal.
+	// ends their process groups when prose dies by any signal: the small
+	// program prose beside this one when there is one that speaks this
+	// prose's protocol with it (it starts in a fraction of this
+	// program's time), else this program again.
 	procgroup.Init()
+	if lean, err := handoff.Beside("prose"); err == nil {
+		procgroup.WatchdogProgram(lean)
+	}
 	// Descendants of the run's programs that outlive them (a daemon that
 	// left its process group) are handed to prose rather than init, and
 	// ended before it exits: none outlives the command.

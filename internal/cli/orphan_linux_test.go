@@ -14,23 +14,47 @@ import (
 const sleeperSpec = "---\nname: sleeper\nkind: pattern\n---\n\n# Sleeper\n\nCalls one slow service.\n\n" +
 	"### Slots\n\n- `svc`\n\n### Delegation\n\n```prose\nreturn call svc\n```\n"
 
+// buildInstalled builds the programs as go install ./cmd/... installs
+// them, side by side in dir: prose, which hands a run to prose-full (or
+// to the program with the Temporal engine, when this test binary links
+// it), which starts that prose as its programs' watchdog. It returns the
+// path of prose.
+func buildInstalled(t *testing.T, dir string) string {
+	t.Helper()
+	full := buildProse(t, dir)
+	if err := os.Rename(full, filepath.Join(dir, "prose-full")); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "prose")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/proselang/prose/cmd/prose").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // When prose is killed outright (kill -9), the program it was running dies
-// with it instead of living on beside a resumed run.
+// with it instead of living on beside a resumed run. Its watchdog, the
+// program's parent, is the small program prose installed beside
+// prose-full.
 func TestKilledRunTakesItsProgramAlong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the prose binary")
 	}
 	dir := t.TempDir()
-	bin := buildProse(t, dir)
+	bin := buildInstalled(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "sleeper.prose.md"), []byte(sleeperSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "run", "--no-journal", "-q", "sleeper.prose.md", "--slot", "svc=exec:echo $$ > pid; exec sleep 60")
+	cmd := exec.Command(bin, "run", "--no-journal", "-q", "sleeper.prose.md", "--slot",
+		"svc=exec:readlink /proc/$PPID/exe > parent; echo $$ > pid; exec sleep 60")
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	pid := waitForPID(t, filepath.Join(dir, "pid"))
+	if parent, err := os.ReadFile(filepath.Join(dir, "parent")); err != nil || strings.TrimSpace(string(parent)) != bin {
+		t.Errorf("the program's parent is %q (%v), want the watchdog %s", parent, err, bin)
+	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	deadline := time.Now().Add(time.Minute) // a guard, not a measure

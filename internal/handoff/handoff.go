@@ -26,20 +26,32 @@ var ErrNotFound = errors.New("program not found")
 // Find is the path of program: beside the running executable, else on
 // PATH.
 func Find(program string) (string, error) {
-	name := program
-	if runtime.GOOS == "windows" {
-		name += ".exe"
+	if p, err := Beside(program); err == nil {
+		return p, nil
 	}
+	if p, err := exec.LookPath(exeName(program)); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s: %w", program, ErrNotFound)
+}
+
+// Beside is the path of program beside the running executable: the same
+// installation (go install ./cmd/...), where Find also looks on PATH.
+func Beside(program string) (string, error) {
 	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), name)
+		p := filepath.Join(filepath.Dir(exe), exeName(program))
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
 	return "", fmt.Errorf("%s: %w", program, ErrNotFound)
+}
+
+func exeName(program string) string {
+	if runtime.GOOS == "windows" {
+		return program + ".exe"
+	}
+	return program
 }
 
 // Dir is the directory of the running executable, for messages.

@@ -52,8 +52,22 @@ func parseStat(raw []byte) (stat, bool) {
 	if i < 0 {
 		return stat{}, false
 	}
-	f := bytes.Fields(raw[i+1:])
-	if len(f) < 20 || len(f[0]) != 1 {
+	// the first 20 fields after COMM, without a slice of all 50 (it is
+	// read for every program started)
+	var f [20][]byte
+	n := 0
+	for rest := raw[i+1:]; n < len(f); n++ {
+		rest = bytes.TrimLeft(rest, " \n")
+		j := bytes.IndexAny(rest, " \n")
+		if j < 0 {
+			j = len(rest)
+		}
+		if j == 0 {
+			break
+		}
+		f[n], rest = rest[:j], rest[j:]
+	}
+	if n < len(f) || len(f[0]) != 1 {
 		return stat{}, false
 	}
 	var s stat
@@ -88,7 +102,10 @@ func Of(pid int) Group {
 	g := Group{ID: pid}
 	boot := bootID()
 	if s, ok := readStat(pid); ok && boot != "" && s.pgrp == pid {
-		g.Ident = fmt.Sprintf("%s/%d/%d", boot, s.start, s.sid)
+		b := make([]byte, 0, len(boot)+32)
+		b = append(append(b, boot...), '/')
+		b = append(strconv.AppendUint(b, s.start, 10), '/')
+		g.Ident = string(strconv.AppendInt(b, int64(s.sid), 10))
 	}
 	return g
 }

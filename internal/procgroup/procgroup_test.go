@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -64,5 +65,20 @@ func TestEndOnlyTheRecordedGroup(t *testing.T) {
 	<-exited // the leader was killed (it would sleep for a day)
 	if Alive(g.ID) {
 		t.Error("the group is still alive")
+	}
+}
+
+// parseStat reads a real /proc/PID/stat line as its fields say.
+func TestParseStatOfThisProcess(t *testing.T) {
+	raw, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	s, ok := parseStat(raw)
+	line := string(raw)
+	f := strings.Fields(line[strings.LastIndexByte(line, ')')+1:])
+	want := fmt.Sprintf("%s %s %s %s %s", f[0], f[1], f[2], f[3], f[19])
+	if got := fmt.Sprintf("%c %d %d %d %d", s.state, s.ppid, s.pgrp, s.sid, s.start); !ok || got != want {
+		t.Errorf("parsed %q (ok %v), want %q", got, ok, want)
 	}
 }

@@ -3,7 +3,6 @@ package procgroup
 import (
 	"encoding/binary"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -37,6 +37,17 @@ import (
 // that left its group is its child, and it ends it at the end of its
 // input, with the groups still listed, also when prose was killed.
 //
+// The watchdog's work is a few system calls a program, and the Go
+// runtime's own work around them was much of its cost, so: nothing it
+// waits for holds its one processor while it waits (its socket and its
+// input are non-blocking and wait in the runtime's poller, SIGCHLD in
+// package signal's goroutine), which the runtime's monitor would have
+// to take back before anything else ran; and what never waits
+// (receiving a request that is there, its answers, the reaping, closing,
+// /proc) is a raw system call, which does not wake that monitor. The package links no networking
+// (package net), so that the small program prose can be the watchdog
+// (watchdog.go).
+//
 // No gate is needed on this path: the watchdog lists the group as soon
 // as the fork returns, before it reads anything else, so the end of its
 // input (prose gone) cannot come before the listing. Only the watchdog's
@@ -61,6 +72,7 @@ const (
 	msgStarted = 'P' // watchdog: started, with pid and identity
 	msgFailed  = 'E' // watchdog: could not start, with the errno
 	msgExited  = 'X' // watchdog: the program exited, with its wait status
+	msgHello   = 'H' // watchdog: its protocol, the first message it sends
 )
 
 // errStarterGone is the error of a program whose watchdog died.
@@ -69,7 +81,8 @@ var errStarterGone = errors.New("prose's watchdog, which started the program and
 
 // starter is prose's end of the watchdog's starter.
 type starter struct {
-	conn    *net.UnixConn
+	conn    *os.File // non-blocking, in the runtime's poller
+	raw     syscall.RawConn
 	mu      sync.Mutex
 	next    uint64
 	pending map[uint64]*Program // started or starting, until they exit
@@ -83,21 +96,48 @@ func newStarter() (*starter, *os.File) {
 	if err != nil {
 		return nil, nil
 	}
-	mine := os.NewFile(uintptr(fds[0]), "prose-starter")
 	theirs := os.NewFile(uintptr(fds[1]), "prose-starter")
-	c, err := net.FileConn(mine)
-	mine.Close()
-	uc, ok := c.(*net.UnixConn)
-	if err != nil || !ok {
-		if c != nil {
-			c.Close()
-		}
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		theirs.Close()
+		return nil, nil
+	}
+	mine := os.NewFile(uintptr(fds[0]), "prose-starter") // non-blocking: polled
+	raw, err := mine.SyscallConn()
+	if err != nil {
+		mine.Close()
 		theirs.Close()
 		return nil, nil
 	}
 	// Ids start at 1: an answer to a request that could not be read
 	// (id 0) is nobody's.
-	return &starter{conn: uc, next: 1, pending: map[uint64]*Program{}}, theirs
+	return &starter{conn: mine, raw: raw, next: 1, pending: map[uint64]*Program{}}, theirs
+}
+
+// hello reads the watchdog's first message, at most wait, and reports
+// whether it speaks protocol. Anything else (another protocol, no
+// message, the end of the socket: a program that is no watchdog of this
+// prose) is false.
+func (s *starter) hello(protocol string, wait time.Duration) bool {
+	buf := make([]byte, 256)
+	s.conn.SetReadDeadline(time.Now().Add(wait))
+	n, err := s.conn.Read(buf)
+	s.conn.SetReadDeadline(time.Time{})
+	return err == nil && n >= 9 && buf[0] == msgHello && string(buf[9:n]) == protocol
+}
+
+// send sends one message with the descriptors fds.
+func (s *starter) send(msg []byte, fds []int) error {
+	oob := syscall.UnixRights(fds...)
+	var err error
+	werr := s.raw.Write(func(fd uintptr) bool {
+		err = syscall.Sendmsg(int(fd), msg, oob, nil, syscall.MSG_NOSIGNAL)
+		return err != syscall.EAGAIN
+	})
+	if werr != nil {
+		return werr
+	}
+	return err
 }
 
 func (s *starter) close() {
@@ -157,8 +197,7 @@ func (s *starter) start(cmd *exec.Cmd) (p *Program, ok bool, err error) {
 	s.pending[id] = p
 	s.mu.Unlock()
 	binary.LittleEndian.PutUint64(msg[1:9], id)
-	_, _, err = s.conn.WriteMsgUnix(msg, syscall.UnixRights(fds[:]...), nil)
-	if err != nil {
+	if err = s.send(msg, fds[:]); err != nil {
 		s.mu.Lock()
 		delete(s.pending, id)
 		s.mu.Unlock()
@@ -321,28 +360,41 @@ func decodeStart(b []byte) (startRequest, error) {
 // server is the watchdog's end of the starter.
 type server struct {
 	w       *watched
-	conn    *net.UnixConn
-	running map[int]uint64 // pid → request id, guarded by w.mu
+	fd      int             // the socket, non-blocking
+	raw     syscall.RawConn // the socket in the runtime's poller
+	running map[int]uint64  // pid → request id, guarded by w.mu
 }
 
-// serveStarts starts the watchdog's starter when prose gave it one.
-func serveStarts(w *watched) {
+// starterFD is the watchdog's descriptor of its starter socket.
+const starterFD = 3
+
+// serveStarts starts the watchdog's starter when prose gave it one, and
+// answers prose's protocol (see watchdog.go) on it first: a watchdog
+// asked for another protocol answers its own and reports false (it must
+// not watch: the prose that started it speaks another language).
+func serveStarts(w *watched) bool {
 	if os.Getenv(starterEnv) != "1" {
-		return
+		return true
 	}
-	f := os.NewFile(3, "prose-starter")
-	c, err := net.FileConn(f)
-	f.Close()
-	uc, ok := c.(*net.UnixConn)
-	if err != nil || !ok {
-		return // prose's requests fail to send, and it starts them itself
+	// No program it starts may hold it: prose would not see its end.
+	syscall.CloseOnExec(starterFD)
+	sv := &server{w: w, fd: starterFD, running: map[int]uint64{}}
+	if err := syscall.SetNonblock(starterFD, true); err == nil {
+		sv.raw, _ = os.NewFile(starterFD, "prose-starter").SyscallConn()
+	}
+	if sv.raw == nil {
+		return false // prose hears no hello, and starts another watchdog
+	}
+	sv.send(msgHello, 0, watchdogProtocol)
+	if os.Getenv(protocolEnv) != watchdogProtocol {
+		return false
 	}
 	Subreap()
-	sv := &server{w: w, conn: uc, running: map[int]uint64{}}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGCHLD)
 	go sv.reap(sig)
 	go sv.serve()
+	return true
 }
 
 // serve starts the programs prose asks for, until prose's end.
@@ -350,8 +402,13 @@ func (sv *server) serve() {
 	buf := make([]byte, maxRequest+1)
 	oob := make([]byte, syscall.CmsgSpace(3*4))
 	for {
-		n, oobn, flags, _, err := sv.conn.ReadMsgUnix(buf, oob)
-		if err != nil {
+		var n, oobn, flags int
+		var errno syscall.Errno
+		err := sv.raw.Read(func(fd uintptr) bool {
+			n, oobn, flags, errno = recvRaw(fd, buf, oob)
+			return errno != syscall.EAGAIN && errno != syscall.EINTR
+		})
+		if err != nil || errno != 0 || n == 0 {
 			return // prose is gone: the end of the watchdog's input follows
 		}
 		fds := rights(oob[:oobn])
@@ -365,13 +422,13 @@ func (sv *server) serve() {
 			sv.start(req, fds)
 		}
 		for _, fd := range fds {
-			syscall.Close(fd)
+			syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0)
 		}
 	}
 }
 
 // rights is the descriptors an SCM_RIGHTS message carried (received
-// close-on-exec: net asks for MSG_CMSG_CLOEXEC).
+// close-on-exec: serve asks for MSG_CMSG_CLOEXEC).
 func rights(oob []byte) []int {
 	msgs, err := syscall.ParseSocketControlMessage(oob)
 	if err != nil {
@@ -414,31 +471,68 @@ func (sv *server) start(req startRequest, fds []int) {
 
 // reap waits for every child the watchdog has, its programs and the
 // orphans handed to it, when SIGCHLD says one exited, and tells prose
-// the wait status of its programs.
+// the wait status of its programs. The goroutine that waits for the
+// signal holds no processor while it waits (a thread blocked in waitid
+// would hold the watchdog's one processor until the runtime's monitor
+// took it back, at every program's end, and the next request would wait
+// for that). It asks waitid which child exited, without reaping it
+// (WNOWAIT), then reaps that child by its pid under the watchdog's lock:
+// a program is listed (start holds the lock from its fork) before it is
+// reaped. Each is one look at the list of children; reaping any child
+// (-1) until none is left looked at every child again for each, most of
+// the watchdog's work when 512 programs end.
 func (sv *server) reap(sig <-chan os.Signal) {
 	for range sig {
 		for {
+			var info [128]byte // siginfo_t; si_pid stays 0 when none exited
+			_, _, errno := syscall.RawSyscall6(syscall.SYS_WAITID, pAll, 0, uintptr(unsafe.Pointer(&info[0])),
+				syscall.WEXITED|syscall.WNOHANG|wNoWait, 0, 0)
+			pid := int(*(*int32)(unsafe.Pointer(&info[siPidOffset])))
+			if errno != 0 || pid <= 0 {
+				break
+			}
 			sv.w.mu.Lock()
 			var ws syscall.WaitStatus
 			// raw: WNOHANG never waits (see readStat)
-			r, _, errno := syscall.RawSyscall6(syscall.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), syscall.WNOHANG, 0, 0, 0)
-			pid := int(r)
-			if errno != 0 || pid <= 0 {
-				sv.w.mu.Unlock()
-				break
-			}
-			if id, ok := sv.running[pid]; ok {
-				delete(sv.running, pid)
-				sv.send(msgExited, id, strconv.FormatUint(uint64(ws), 10))
+			r, _, errno := syscall.RawSyscall6(syscall.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(&ws)), syscall.WNOHANG, 0, 0, 0)
+			if errno == 0 && int(r) == pid {
+				if id, ok := sv.running[pid]; ok {
+					delete(sv.running, pid)
+					sv.send(msgExited, id, strconv.FormatUint(uint64(ws), 10))
+				}
 			}
 			sv.w.mu.Unlock()
 		}
 	}
 }
 
+// siPidOffset is where siginfo_t holds si_pid: after three ints
+// (si_signo, si_errno, si_code), at the alignment of a pointer.
+const siPidOffset = (12 + unsafe.Sizeof(uintptr(0)) - 1) &^ (unsafe.Sizeof(uintptr(0)) - 1)
+
+// send sends one message to prose. It is raw when the socket has room
+// (it does not wait, see readStat), and waits for room otherwise.
 func (sv *server) send(kind byte, id uint64, text string) {
 	m := make([]byte, 9, 9+len(text))
 	m[0] = kind
 	binary.LittleEndian.PutUint64(m[1:9], id)
-	sv.conn.Write(append(m, text...))
+	m = append(m, text...)
+	send := func(fd uintptr) bool {
+		errno := sendRaw(fd, m)
+		return errno != syscall.EAGAIN && errno != syscall.EINTR
+	}
+	if !send(uintptr(sv.fd)) {
+		sv.raw.Write(send)
+	}
+}
+
+// pollable is f made non-blocking, so that a read waits in the runtime's
+// poller rather than in a thread that holds a processor (see
+// starter_linux.go); f itself when it cannot be.
+func pollable(f *os.File) *os.File {
+	fd := int(f.Fd())
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		return f
+	}
+	return os.NewFile(uintptr(fd), f.Name())
 }

@@ -18,16 +18,37 @@ import (
 // The watchdog.
 //
 // Decided: one watchdog per prose process, not one supervisor per
-// program. The watchdog is prose's own executable started again (Init
-// recognises it by its argv[0] and an environment variable) the first
-// time a program is started, in a process group of its own, with the read
-// end of a pipe as its stdin. Only prose holds the write end (it is
-// close-on-exec, and no program gets it), so the pipe reaches its end
-// when prose is gone, however it died: kill -9 included. Prose writes a
-// line to the pipe for each process group it starts ("+ID IDENT") and
-// for each that ended ("-ID"). At the end of its input the watchdog ends
-// every group still listed (Group.End: only the group that was started,
-// never one that reuses its id), and exits.
+// program, started the first time a program is started, in a process
+// group of its own, with the read end of a pipe as its stdin. Only prose
+// holds the write end (it is close-on-exec, and no program gets it), so
+// the pipe reaches its end when prose is gone, however it died: kill -9
+// included. Prose writes a line to the pipe for each process group it
+// starts ("+ID IDENT") and for each that ended ("-ID"). At the end of its
+// input the watchdog ends every group still listed (Group.End: only the
+// group that was started, never one that reuses its id), and exits.
+//
+// Which program is the watchdog. Decided: the small program prose (the
+// one that serves lint; cmd/prose calls Watchdog first thing), when the
+// program that runs specs was told of it (WatchdogProgram: prose-full and
+// prose-temporal name the prose beside them) and it answers this
+// package's protocol; otherwise this executable itself, started again
+// (Init). The watchdog is started for every run that starts a program,
+// and its start is a large part of its cost where a run starts a few
+// dozen: prose-full's start (its runtime, the pages of a 28 MB program,
+// the package initialisations of MCP, OpenTelemetry...) costs about
+// twice the small program's, which links nothing of running specs. The
+// watchdog code links nothing the small program does not (no package
+// net; TestLeanDependencies holds it to that).
+//
+// The protocol is checked before the program is used: the watchdog is
+// given watchdogProtocol in its environment and sends, as its first
+// message on the starter's socket (starter_linux.go), the protocol it
+// speaks; one asked for another exits after it. A program that answers
+// another protocol, nothing within helloWait, or closes the socket (a
+// prose of another version, or no watchdog at all) is killed and this
+// executable is started instead, which needs no check to speak its own
+// protocol. Where there is no starter socket (other systems than Linux)
+// the other program cannot be asked, so it is never used.
 //
 // A program must not run before the watchdog knows its group: Start
 // holds it at a gate (a shell that reads a line from a pipe of its own)
@@ -51,14 +72,23 @@ const (
 	// starterEnv says the watchdog has a starter on descriptor 3
 	// (starter_linux.go).
 	starterEnv = "PROSE_WATCHDOG_STARTER"
+	// protocolEnv holds the protocol prose speaks with its watchdog,
+	// watchdogProtocol; a watchdog answers the one it speaks.
+	protocolEnv      = "PROSE_WATCHDOG_PROTOCOL"
+	watchdogProtocol = "prose-watchdog 1"
 	// endWait bounds how long the watchdog waits for a group it killed
 	// to be gone.
 	endWait = 10 * time.Second
 )
 
+// helloWait bounds how long prose waits for a watchdog's first message.
+var helloWait = 5 * time.Second
+
 var wd struct {
 	mu      sync.Mutex
 	self    string   // executable that can be a watchdog ("" not enabled)
+	program string   // the program preferred as the watchdog ("": self)
+	used    string   // the program started as the watchdog
 	w       *os.File // write end of the watchdog's pipe (nil: not started)
 	failed  bool     // the watchdog could not be started, or died
 	started bool
@@ -73,10 +103,7 @@ var wd struct {
 // parent-death signal of their leader, and a later resume, end them when
 // prose is killed.
 func Init() {
-	if len(os.Args) > 0 && os.Args[0] == watchdogArg0 && os.Getenv(watchdogEnv) == "1" {
-		watch(os.Stdin)
-		os.Exit(0)
-	}
+	Watchdog()
 	self, err := os.Executable()
 	if err != nil {
 		return
@@ -88,6 +115,29 @@ func Init() {
 	}
 	wd.mu.Lock()
 	wd.self = self
+	wd.mu.Unlock()
+}
+
+// Watchdog runs this process as a watchdog and exits when it was started
+// as one; otherwise it returns at once. A program that another names
+// with WatchdogProgram calls it first thing in its main (prose does);
+// Init calls it.
+func Watchdog() {
+	if len(os.Args) > 0 && os.Args[0] == watchdogArg0 && os.Getenv(watchdogEnv) == "1" {
+		if !watch(pollable(os.Stdin)) {
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
+}
+
+// WatchdogProgram makes the program at path, whose main calls Watchdog
+// first thing, the watchdog of this process's programs in place of this
+// executable, when it answers this package's protocol (see above).
+// Call it after Init, before any program starts.
+func WatchdogProgram(path string) {
+	wd.mu.Lock()
+	wd.program = path
 	wd.mu.Unlock()
 }
 
@@ -113,8 +163,9 @@ func (w *watched) remove(id int) {
 
 // watch is the watchdog: it reads the groups prose lists from r until
 // its end, then ends the ones still listed, and the processes left to it
-// as their reaper.
-func watch(r io.Reader) {
+// as their reaper. It reports false, at once, when it was asked for a
+// protocol it does not speak.
+func watch(r io.Reader) bool {
 	// A terminal's hangup or interrupt that ends prose must not end the
 	// watchdog before it has done its work. Its own process group keeps
 	// it from a terminal's signals; these are belts and braces. They are
@@ -133,7 +184,9 @@ func watch(r io.Reader) {
 	// other thread spins looking for work.
 	runtime.GOMAXPROCS(1)
 	w := &watched{groups: map[int]Group{}}
-	serveStarts(w)
+	if !serveStarts(w) {
+		return false
+	}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		op, rest, _ := strings.Cut(sc.Text(), " ")
@@ -162,33 +215,61 @@ func watch(r io.Reader) {
 	// The programs the starter started, and the orphans handed to it,
 	// are its children: none is left to its parent.
 	EndOrphans()
+	return true
 }
 
-// startWatchdog starts the watchdog if it is enabled and not started yet.
-// It returns the pipe to it, nil when there is none.
+// startWatchdog starts the watchdog if it is enabled and not started yet:
+// the program preferred, else this executable. It returns the pipe to
+// it, nil when there is none.
 func startWatchdog() *os.File {
 	if wd.started || wd.failed || wd.self == "" {
 		return wd.w
 	}
 	wd.started = true
+	for _, prog := range []string{wd.program, wd.self} {
+		if prog == "" {
+			continue
+		}
+		if w := tryWatchdog(prog, prog == wd.self); w != nil {
+			wd.used = prog
+			return w
+		}
+	}
+	wd.failed = true
+	return nil
+}
+
+// tryWatchdog starts prog as the watchdog and returns the pipe to it, or
+// nil when it could not be started or, unless it is this executable
+// (self), did not answer this package's protocol: it is then ended.
+func tryWatchdog(prog string, self bool) *os.File {
+	st, theirs := newStarter()
+	if st == nil && !self {
+		return nil // it cannot be asked what it speaks
+	}
+	closeStarter := func() {
+		if st != nil {
+			st.close()
+			theirs.Close()
+		}
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		wd.failed = true
+		closeStarter()
 		return nil
 	}
-	cmd := exec.Command(wd.self)
+	cmd := exec.Command(prog)
 	cmd.Args = []string{watchdogArg0}
-	cmd.Env = append(os.Environ(), watchdogEnv+"=1")
+	cmd.Env = append(os.Environ(), watchdogEnv+"=1", protocolEnv+"="+watchdogProtocol)
 	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	st, theirs := newStarter()
-	if theirs != nil {
+	if st != nil {
 		cmd.ExtraFiles = []*os.File{theirs}
 		cmd.Env = append(cmd.Env, starterEnv+"=1")
 	}
 	err = cmd.Start()
 	r.Close()
-	if theirs != nil {
+	if st != nil {
 		theirs.Close()
 	}
 	if err != nil {
@@ -196,7 +277,17 @@ func startWatchdog() *os.File {
 		if st != nil {
 			st.close()
 		}
-		wd.failed = true
+		return nil
+	}
+	if st != nil && !st.hello(watchdogProtocol, helloWait) {
+		// No watchdog of this prose. It leads its group (Setpgid) and
+		// is not reaped yet, so the group is the one it started; it is
+		// killed itself too, in case it left that group.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Process.Kill()
+		w.Close()
+		st.close()
+		cmd.Wait()
 		return nil
 	}
 	exited := make(chan struct{})

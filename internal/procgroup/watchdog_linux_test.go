@@ -16,7 +16,13 @@ import (
 // TestMain lets the test binary be its own watchdog, as prose is, and be
 // the prose that TestKilledParentLeavesNoProcess kills.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 0 && os.Args[0] == watchdogArg0 {
+		fakeWatchdog()
+	}
 	Init()
+	if prog := os.Getenv(siblingEnv); prog != "" {
+		useSibling(prog)
+	}
 	if os.Getenv(childEnv) != "" {
 		runPrograms()
 	}
