@@ -3,8 +3,10 @@
 // events, a manual wake of any node) are written to a durable queue
 // before they are acknowledged, and drains of the graph run one at a
 // time; the triggers that arrive during a drain are coalesced into the
-// next one. With Options.Reload, a drain begins by statting the files
-// the graph was loaded from and, when one changed, serves the graph
+// next one. With Options.Reload, a drain begins by asking whether a file
+// the graph was loaded from changed (on Linux by reading the watches put
+// on the project's directories, else by a walk that stats every file:
+// reload.go, "The change check") and, when one did, serves the graph
 // loaded from them again (a failed load keeps the one served before).
 //
 // Main types: Server, Options, Queue, Outcome, Metrics. Entry points: New,
@@ -56,9 +58,9 @@ type Options struct {
 	// project maintains (drain.Input.CallerInputs).
 	CallerInputs map[string]map[string]any
 	// Reload, when set, loads the graph again from its files, with the
-	// same bindings and options: before each drain the server stats the
-	// files the graph was loaded from (StampsOf) and, when any was
-	// added, removed or changed, serves what Reload gives. An error keeps
+	// same bindings and options: before each drain the server checks the
+	// files the graph was loaded from (by its watches, or StampsOf) and,
+	// when any was added, removed or changed, serves what Reload gives. An error keeps
 	// the graph served before (its message names the file and line).
 	Reload func() (*Reloaded, error)
 }
@@ -123,8 +125,13 @@ type Server struct {
 	// reload replaces between drains while triggers read them.
 	gmu sync.RWMutex
 	// stamps are those of the files the served graph was loaded from
-	// (with Options.Reload).
-	stamps Stamps
+	// (with Options.Reload), kept current by watch (nil where there is
+	// none: every look walks). followed counts the files of the graph's
+	// spec graph that watch follows; walks counts the looks that walked.
+	stamps   Stamps
+	watch    *watcher
+	followed int
+	walks    int
 	// unsaid is what a reload did that an interrupted drain did not
 	// report.
 	unsaid string
@@ -213,7 +220,8 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	if o.Reload != nil {
-		s.stamps = StampsOf(o.Graph)
+		s.watch, s.stamps = newWatcher(o.Graph)
+		s.follow()
 	}
 	s.M.init()
 	return s, nil
@@ -226,8 +234,10 @@ func TemporalMark(stateDir string) string {
 	return filepath.Join(stateDir, ".serve", "temporal.txt")
 }
 
-// Close releases the queue and the lock.
+// Close releases the queue, the change check's watches and the lock.
 func (s *Server) Close() error {
+	s.watch.close()
+	s.watch = nil
 	err := s.q.Close()
 	s.unlock()
 	return err
@@ -326,6 +336,9 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 		s.unsaid = ""
 		o, err := s.drain(ctx, id, es)
 		o.Reload = reload
+		if s.o.Reload != nil {
+			s.follow()
+		}
 		if ctx.Err() != nil {
 			// Said by the drain that runs it again.
 			s.unsaid = reload

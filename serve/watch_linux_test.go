@@ -1,0 +1,216 @@
+//go:build linux
+
+package serve
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proselang/prose/world/graph"
+)
+
+// nodeSpec is a responsibility named name maintaining field.
+func nodeSpec(name, field string) string {
+	return "---\nname: " + name + "\nkind: responsibility\n---\n\n# " + name + "\n\n### Maintains\n\n- `" + field + "`: a value\n"
+}
+
+func (r *reloadServer) put(rel, src string) {
+	r.t.Helper()
+	p := filepath.Join(r.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *reloadServer) ids() string {
+	var ids []string
+	for _, n := range r.s.Graph().Nodes {
+		ids = append(ids, n.ID)
+	}
+	return strings.Join(ids, " ")
+}
+
+// expect wakes note: the drain must have reloaded (or not), and serve
+// the nodes ids; the drain after, with nothing changed, must not reload.
+func (r *reloadServer) expect(what string, reload bool, ids string) {
+	r.t.Helper()
+	o := r.wake()
+	if got := o.Reload == "reloaded"; got != reload {
+		r.t.Fatalf("%s: the next drain's reload is %q, want reloaded %v", what, o.Reload, reload)
+	}
+	if got := r.ids(); got != ids {
+		r.t.Fatalf("%s: the served nodes are %q, want %q", what, got, ids)
+	}
+	if o := r.wake(); o.Reload != "" {
+		r.t.Fatalf("%s: the drain after reloads again: %q", what, o.Reload)
+	}
+}
+
+// Each change of the project is seen by the next drain through the
+// watches alone: no drain walks the project.
+func TestWatchSeesEachChange(t *testing.T) {
+	r := newReloadServer(t)
+	r.expect("nothing changed", false, "note")
+	r.put("a.prose.md", nodeSpec("a", "x"))
+	r.expect("a file added", true, "a note")
+	r.put("a.prose.md", nodeSpec("a", "y"))
+	r.expect("a file edited", true, "a note")
+	r.put("sub/b.prose.md", nodeSpec("b", "x"))
+	r.expect("a new directory with a spec", true, "a b note")
+	r.put("sub/deep/er/c.prose.md", nodeSpec("c", "x"))
+	r.expect("new directories made at once, a spec in the deepest", true, "a b c note")
+	r.put("sub/deep/er/c.prose.md", nodeSpec("c", "z"))
+	r.expect("an edit in a directory made while serving", true, "a b c note")
+	if err := os.Rename(filepath.Join(r.dir, "sub"), filepath.Join(r.dir, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("a directory renamed", true, "a b c note")
+	if n := r.s.Graph().Node("c"); n == nil || !strings.Contains(filepath.ToSlash(n.Path), "moved/deep/er/") {
+		t.Fatalf("after the rename c is read from %v", n)
+	}
+	r.put("moved/deep/er/c.prose.md", nodeSpec("c", "w"))
+	r.expect("an edit in the renamed directory", true, "a b c note")
+	if err := os.RemoveAll(filepath.Join(r.dir, "moved", "deep")); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("a directory removed", true, "a b note")
+	if err := os.Rename(filepath.Join(r.dir, "a.prose.md"), filepath.Join(r.dir, "moved", "a2.prose.md")); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("a file renamed", true, "a b note")
+	if err := os.Remove(filepath.Join(r.dir, "moved", "a2.prose.md")); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("a file removed", true, "b note")
+	r.put(graph.WiringFile, "# wiring\n")
+	r.expect("a wiring file added", true, "b note")
+	r.put(graph.WiringFile, "# wiring, edited\n")
+	r.expect("the wiring file edited", true, "b note")
+	r.put(".hidden/d.prose.md", nodeSpec("d", "x"))
+	r.put("node_modules/e.prose.md", nodeSpec("e", "x"))
+	r.put("notes.txt", "not a spec\n")
+	r.put("empty/dir/x.md", "not a spec\n")
+	r.expect("files the project does not read", false, "b note")
+	if r.s.walks != 0 {
+		t.Errorf("%d drains walked the project, want none", r.s.walks)
+	}
+}
+
+// An edit that leaves the file's size, time and inode as they were (a
+// write within the clock's grain) is still seen: the watch reports the
+// write, where stamps alone show nothing.
+func TestWatchSeesAnEditItsStampHides(t *testing.T) {
+	r := newReloadServer(t)
+	r.wake()
+	p := filepath.Join(r.dir, "note.prose.md")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(noteSpec, "once the review has run", "once the review had run", 1)
+	if len(edited) != len(noteSpec) || edited == noteSpec {
+		t.Fatal("the edit must keep the size")
+	}
+	r.write(edited)
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	o := r.wake()
+	if o.Reload != "reloaded" || o.Rendered != 1 {
+		t.Fatalf("after an edit its stamp hides: reload %q rendered %d, want reloaded and a render", o.Reload, o.Rendered)
+	}
+	if src := r.s.Graph().Node("note").Spec.File.Source(); !bytes.Equal(src, []byte(edited)) {
+		t.Errorf("the served spec is not the edited file")
+	}
+}
+
+// A watcher that lost events (its queue overflowed) is not trusted: the
+// drain walks the project, sees what changed, and watches anew; the
+// drains after need no walk.
+func TestWatchLostFallsBackToTheWalk(t *testing.T) {
+	r := newReloadServer(t)
+	r.wake()
+	r.put("a.prose.md", nodeSpec("a", "x"))
+	r.s.watch.lose = true // what is queued is dropped, as by an overflow
+	r.expect("a file added, its event lost", true, "a note")
+	if r.s.walks != 1 {
+		t.Fatalf("%d drains walked, want the one whose events were lost", r.s.walks)
+	}
+	if r.s.watch == nil || r.s.watch.fd < 0 {
+		t.Fatal("no watcher after the fallback")
+	}
+	r.s.watch.lose = true
+	r.expect("nothing changed, events lost", false, "a note")
+	r.put("a.prose.md", nodeSpec("a", "y"))
+	r.expect("an edit after the fallback", true, "a note")
+	if r.s.walks != 2 {
+		t.Errorf("%d drains walked, want 2 (the two that lost events)", r.s.walks)
+	}
+	// A watch that cannot be added breaks the watcher: every look walks
+	// until one builds the watches whole.
+	r.s.watch.broken = os.ErrPermission
+	r.put("b.prose.md", nodeSpec("b", "x"))
+	r.expect("a file added while a watch was missing", true, "a b note")
+	if r.s.walks != 3 {
+		t.Errorf("%d drains walked, want 3", r.s.walks)
+	}
+}
+
+// A spec file read from outside the walked directories (a sibling a
+// call reached, in a dot directory) is watched once read: reading it
+// is no change, editing it is.
+func TestWatchFollowsFilesReadFromOutside(t *testing.T) {
+	r := newReloadServer(t)
+	r.put(".lib/helper.prose.md", "---\nname: helper\nkind: function\n---\n\n# helper\n")
+	r.wake()
+	if _, _, err := r.s.Graph().Specs.Load(filepath.Join(r.dir, ".lib", "helper.prose.md")); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("a file read by a render", false, "note")
+	r.put(".lib/helper.prose.md", "---\nname: helper\nkind: function\n---\n\n# helper, edited\n")
+	r.expect("the file read, edited", true, "note")
+	if r.s.walks != 0 {
+		t.Errorf("%d drains walked, want none", r.s.walks)
+	}
+}
+
+// The watcher's descriptor is closed with the server, and a fallback
+// replaces it rather than adding one.
+func TestWatchClosedWithTheServer(t *testing.T) {
+	before := inotifyFDs(t)
+	r := newReloadServer(t)
+	if n := inotifyFDs(t); n != before+1 {
+		t.Fatalf("%d inotify descriptors while serving, want %d", n, before+1)
+	}
+	r.s.watch.lose = true
+	r.wake()
+	if n := inotifyFDs(t); n != before+1 {
+		t.Fatalf("%d inotify descriptors after a fallback, want %d", n, before+1)
+	}
+	r.s.Close()
+	if n := inotifyFDs(t); n != before {
+		t.Errorf("%d inotify descriptors after Close, want %d", n, before)
+	}
+}
+
+// inotifyFDs counts this process's open inotify instances.
+func inotifyFDs(t *testing.T) int {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	n := 0
+	for _, e := range es {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && l == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return n
+}
