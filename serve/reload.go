@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -236,7 +237,7 @@ func (s *Server) changed() bool {
 	w, now := newWatcher(s.graph())
 	s.watch = w
 	if g := s.graph(); g.Specs != nil {
-		s.followed = len(g.Specs.Files())
+		s.followed = g.Specs.Loads()
 	}
 	if moved || !now.Same(s.stamps) {
 		s.stamps = now
@@ -249,18 +250,19 @@ func (s *Server) changed() bool {
 // look that the watches do not cover already (read from outside the
 // project's walked directories: a sibling a call reached, a library).
 // A file that differs from what was read (changed before its watch was
-// put) is a change the next look reports.
+// put) is a change the next look reports. It costs a count when the
+// graph read nothing new.
 func (s *Server) follow() {
 	g := s.graph()
 	if s.watch == nil || g.Specs == nil {
 		return
 	}
-	files := g.Specs.Files()
-	if len(files) < s.followed {
-		s.followed = 0 // some were let go: follow them all again
+	n := g.Specs.Loads()
+	if n == s.followed {
+		return
 	}
-	for _, f := range files[s.followed:] {
-		if s.watch.inRegion(f.Path) {
+	for _, f := range g.Specs.Files() {
+		if s.watch.followed(f.Path) || s.watch.inRegion(f.Path) {
 			continue
 		}
 		s.watch.follow(f.Path, s.stamps)
@@ -268,7 +270,7 @@ func (s *Server) follow() {
 			s.watch.pending = true
 		}
 	}
-	s.followed = len(files)
+	s.followed = n
 }
 
 // sameSource says the file f was read from holds what was read.
@@ -318,9 +320,15 @@ func (s *Server) stillServed(g *graph.Graph, es []Entry) error {
 			return fmt.Errorf("node %s, woken by a queued trigger, is no longer in the project", e.Node)
 		}
 	}
-	for _, n := range s.o.Graph.Nodes {
-		if len(s.q.Held(n.ID)) > 0 && g.Node(n.ID) == nil {
-			return fmt.Errorf("node %s, whose events are held for redelivery, is no longer in the project", n.ID)
+	held := s.q.HeldAll()
+	ids := make([]string, 0, len(held))
+	for id := range held {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if s.o.Graph.Node(id) != nil && g.Node(id) == nil {
+			return fmt.Errorf("node %s, whose events are held for redelivery, is no longer in the project", id)
 		}
 	}
 	return nil

@@ -126,8 +126,9 @@ type Server struct {
 	gmu sync.RWMutex
 	// stamps are those of the files the served graph was loaded from
 	// (with Options.Reload), kept current by watch (nil where there is
-	// none: every look walks). followed counts the files of the graph's
-	// spec graph that watch follows; walks counts the looks that walked.
+	// none: every look walks). followed is the count of the graph's spec
+	// graph's loads (specgraph.Graph.Loads) that watch follows; walks
+	// counts the looks that walked.
 	stamps   Stamps
 	watch    *watcher
 	followed int
@@ -364,10 +365,7 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 // id for the next drains, and releases those of each gateway that
 // rendered or skipped.
 func (s *Server) hold(id int, es []Entry, o *Outcome) error {
-	held := map[string][]Entry{}
-	for _, n := range s.o.Graph.Nodes {
-		held[n.ID] = s.q.Held(n.ID)
-	}
+	held := s.q.HeldAll()
 	for _, h := range Holds(s.o.Graph, es, o, held) {
 		var err error
 		if h.Release {
@@ -394,16 +392,29 @@ type Hold struct {
 // Holds decides, for each gateway that left a receipt in drain outcome
 // o (of entries es), what becomes of its held events (held, by node), in
 // graph order. A failed gateway keeps the events es gave it that it does
-// not hold yet.
+// not hold yet. Its work is in proportion to the receipts and the held
+// events, not to the graph.
 func Holds(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Hold {
 	status := map[string]receipt.Status{}
 	for _, r := range o.Receipts {
 		status[r.Node] = r.Status
 	}
+	var nodes []*graph.Node
+	for id, st := range status {
+		if n := g.Node(id); n != nil && n.ID == id && n.Kind == spec.KindGateway && st != "" {
+			nodes = append(nodes, n)
+		}
+	}
+	// The graph's order: by height, then by id.
+	sort.Slice(nodes, func(i, j int) bool {
+		if nodes[i].Height != nodes[j].Height {
+			return nodes[i].Height < nodes[j].Height
+		}
+		return nodes[i].ID < nodes[j].ID
+	})
 	var out []Hold
-	for _, n := range g.Nodes {
+	for _, n := range nodes {
 		switch st := status[n.ID]; {
-		case n.Kind != spec.KindGateway || st == "":
 		case st == receipt.Failed:
 			has := map[string]bool{}
 			for _, h := range held[n.ID] {
@@ -424,10 +435,7 @@ func Holds(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Ho
 }
 
 func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err error) {
-	held := map[string][]Entry{}
-	for _, n := range s.o.Graph.Nodes {
-		held[n.ID] = s.q.Held(n.ID)
-	}
+	held := s.q.HeldAll()
 	var events map[string][]any
 	var ticks []string
 	o, events, ticks, err = Deliver(s.o.Graph, id, es, held)
@@ -471,8 +479,11 @@ func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Ou
 	for _, e := range es {
 		inDrain[e.FP] = true
 	}
-	for _, n := range g.Nodes {
-		for _, h := range held[n.ID] {
+	for id, hs := range held {
+		if n := g.Node(id); n == nil || n.ID != id {
+			continue
+		}
+		for _, h := range hs {
 			if inDrain[h.FP] {
 				continue // drain id is run again after a kill: its own event
 			}
@@ -480,7 +491,7 @@ func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Ou
 			if err != nil {
 				return o, nil, nil, err
 			}
-			events[n.ID] = append(events[n.ID], v)
+			events[id] = append(events[id], v)
 			o.Redelivered++
 		}
 	}

@@ -164,6 +164,12 @@ func (w *watcher) inRegion(p string) bool {
 	return true
 }
 
+// followed says p is watched by name already.
+func (w *watcher) followed(p string) bool {
+	p = filepath.Clean(p)
+	return w.files[p] || w.polled[p]
+}
+
 // follow watches the file p by name (its directory watched first, then
 // the file stamped).
 func (w *watcher) follow(p string, stamps Stamps) {

@@ -20,6 +20,8 @@ func (w *watcher) inRegion(string) bool { return false }
 
 func (w *watcher) follow(string, Stamps) {}
 
+func (w *watcher) followed(string) bool { return false }
+
 var errNoWatcher = errNoWatch{}
 
 type errNoWatch struct{}

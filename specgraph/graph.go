@@ -334,6 +334,16 @@ func (g *Graph) Files() []*File {
 	return out
 }
 
+// Loads counts the loads that ended so far (a file let go and loaded
+// again counts again): it is more than a count taken before whenever
+// Files lists a file it did not, so a caller that follows what was read
+// (a server watching the files it serves) asks Files only then.
+func (g *Graph) Loads() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.order)
+}
+
 // Release lets go of the file at p (under any spelling that cleans to the
 // same path) once its Load has returned: its source, its parse and
 // findings, and what its calls resolved to. A command that checks files
