@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/specgraph"
@@ -193,7 +194,7 @@ func (s *Server) reload(es []Entry) string {
 	// The stamps are taken, and the watches in place, before the files
 	// are read: an edit made while they are read is seen by the next
 	// drain.
-	r, err := s.o.Reload()
+	r, err := s.o.Reload(s.reuse())
 	if err == nil && (r == nil || r.Graph == nil || r.Drain == nil || r.Drain.Graph != r.Graph) {
 		err = errNotADrain
 	}
@@ -210,6 +211,12 @@ func (s *Server) reload(es []Entry) string {
 	s.gmu.Lock()
 	s.o.Graph, s.o.Drain, s.o.CallerInputs, s.plans = r.Graph, r.Drain, r.CallerInputs, plans
 	s.gmu.Unlock()
+	if s.watch != nil {
+		// This graph was read with every file watched: what no event
+		// names from here on is what it read.
+		s.watch.touched = map[string]bool{}
+		s.reusable = true
+	}
 	// The new graph may have read files the old one did not.
 	s.followed = 0
 	s.follow()
@@ -236,6 +243,9 @@ func (s *Server) changed() bool {
 	s.walks++
 	w, now := newWatcher(s.graph())
 	s.watch = w
+	// What changed between the served graph's load and these watches
+	// is not known file by file: its next reload reads every file.
+	s.reusable = false
 	if g := s.graph(); g.Specs != nil {
 		s.followed = g.Specs.Loads()
 	}
@@ -268,9 +278,37 @@ func (s *Server) follow() {
 		s.watch.follow(f.Path, s.stamps)
 		if !sameSource(f) {
 			s.watch.pending = true
+			s.watch.touched[filepath.Clean(f.Path)] = true
 		}
 	}
 	s.followed = n
+}
+
+// reuse is the spec graph a reload reads the project through: one that
+// takes from the served graph's the parse of each file no event named
+// since that graph was read, so only the files that changed are read
+// and parsed again. It is nil (every file read) where the served graph
+// was not read under the watches now in place: the graph loaded before
+// New, or before the watches were built again after a loss.
+func (s *Server) reuse() *specgraph.Graph {
+	g := s.graph()
+	if !s.reusable || s.watch == nil || g.Specs == nil {
+		return nil
+	}
+	w := s.watch
+	read := map[string]*specgraph.File{}
+	for _, f := range g.Specs.Files() {
+		if f.Err == nil && f.Spec != nil && w.unchanged(f.Path) {
+			read[filepath.Clean(f.Path)] = f
+		}
+	}
+	return specgraph.New(specgraph.Options{Reuse: func(p string) (*spec.Spec, diag.List, bool) {
+		f := read[filepath.Clean(p)]
+		if f == nil || !w.unchanged(p) {
+			return nil, nil, false
+		}
+		return f.Spec, f.Diags, true
+	}})
 }
 
 // sameSource says the file f was read from holds what was read.

@@ -28,6 +28,7 @@ import (
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
@@ -60,9 +61,12 @@ type Options struct {
 	// Reload, when set, loads the graph again from its files, with the
 	// same bindings and options: before each drain the server checks the
 	// files the graph was loaded from (by its watches, or StampsOf) and,
-	// when any was added, removed or changed, serves what Reload gives. An error keeps
-	// the graph served before (its message names the file and line).
-	Reload func() (*Reloaded, error)
+	// when any was added, removed or changed, serves what Reload gives.
+	// An error keeps the graph served before (its message names the
+	// file and line). Reload reads the spec files through specs
+	// (graph.LoadWith) when it is not nil: it gives the parse of each file
+	// unchanged since the served graph read it, and reads the others.
+	Reload func(specs *specgraph.Graph) (*Reloaded, error)
 }
 
 // Outcome is what a drain did, as GET /drains/ID answers it.
@@ -124,6 +128,9 @@ type Server struct {
 	// gmu guards the graph, its drain, caller inputs and plans, which a
 	// reload replaces between drains while triggers read them.
 	gmu sync.RWMutex
+	// reusable says the served graph was read under the watches in
+	// place, so a reload may take its parse of a file no event named.
+	reusable bool
 	// stamps are those of the files the served graph was loaded from
 	// (with Options.Reload), kept current by watch (nil where there is
 	// none: every look walks). followed is the count of the graph's spec

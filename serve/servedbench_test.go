@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
@@ -126,8 +127,8 @@ func writeChain(b *testing.B, dir string, n int) {
 // serveChain serves the chain in dir, reloading it as prose serve does;
 // prime drains it once first, from an event of the gateway.
 func serveChain(b *testing.B, dir string, prime bool) *Server {
-	load := func() (*Reloaded, error) {
-		g, diags, err := graph.Load(dir)
+	load := func(specs *specgraph.Graph) (*Reloaded, error) {
+		g, diags, err := graph.LoadWith(dir, specs)
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +138,7 @@ func serveChain(b *testing.B, dir string, prime bool) *Server {
 		return &Reloaded{Graph: g, Drain: drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return chainTruth{}, nil },
 			func(*graph.Node) string { return "chain" })}, nil
 	}
-	r, err := load()
+	r, err := load(nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -55,6 +55,10 @@ type watcher struct {
 	// pending says a change was found outside a look (a file followed
 	// after it was read differs from what was read).
 	pending bool
+	// touched are the files events named (and those followed after
+	// they were read that differ from what was read), since the served
+	// graph's last load began (Server.reload clears it).
+	touched map[string]bool
 	buf     []byte
 	// lose is a test's hook: the next look drops what is queued and
 	// reports it lost, as an overflowed queue does.
@@ -69,7 +73,7 @@ type watcher struct {
 // whole either way.
 func newWatcher(g *graph.Graph) (*watcher, Stamps) {
 	w := &watcher{fd: -1, root: filepath.Clean(g.Root), dirs: map[int32][]watchDir{}, byPath: map[string]int32{},
-		files: map[string]bool{}, polled: map[string]bool{}}
+		files: map[string]bool{}, polled: map[string]bool{}, touched: map[string]bool{}}
 	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
 	if err != nil {
 		w.broken = os.NewSyscallError("inotify_init1", err)
@@ -77,7 +81,7 @@ func newWatcher(g *graph.Graph) (*watcher, Stamps) {
 		w.fd = fd
 	}
 	stamps := Stamps{}
-	w.walk(w.root, stamps)
+	w.walk(w.root, stamps, false)
 	w.follow(filepath.Join(w.root, graph.WiringFile), stamps)
 	if g.Specs != nil {
 		for _, f := range g.Specs.Files() {
@@ -119,9 +123,9 @@ func (w *watcher) add(dir string, region bool) {
 }
 
 // walk watches dir and every directory under it that graph.Load walks,
-// and stamps the spec files it finds (as StampsOf does); it returns
-// whether it found any.
-func (w *watcher) walk(dir string, stamps Stamps) bool {
+// and stamps the spec files it finds (as StampsOf does), touched with
+// touch; it returns whether it found any.
+func (w *watcher) walk(dir string, stamps Stamps, touch bool) bool {
 	found := false
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -139,6 +143,9 @@ func (w *watcher) walk(dir string, stamps Stamps) bool {
 			if st, ok := stampOf(p); ok {
 				stamps[p] = st
 				found = true
+				if touch {
+					w.touched[p] = true
+				}
 			}
 		}
 		return nil
@@ -199,6 +206,13 @@ func (w *watcher) follow(p string, stamps Stamps) {
 	if st, ok := stampOf(p); ok {
 		stamps[p] = st
 	}
+}
+
+// unchanged says the file p is watched and no event named it since
+// touched was cleared: a graph read after that holds what it read.
+func (w *watcher) unchanged(p string) bool {
+	p = filepath.Clean(p)
+	return w.broken == nil && !w.touched[p] && !w.polled[p] && (w.files[p] || w.inRegion(p))
 }
 
 // errLost is a look's answer when events may have been missed.
@@ -333,9 +347,10 @@ func (w *watcher) event(wd int32, mask uint32, name string, stamps Stamps) (bool
 			}
 			if mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0 {
 				// Files made in it before its watch are found by the walk.
-				changed = w.walk(p, stamps) || changed
+				changed = w.walk(p, stamps, true) || changed
 			}
 		case d.region && strings.HasSuffix(name, spec.Suffix) || w.files[p]:
+			w.touched[p] = true
 			st, ok := stampOf(p)
 			if ok && d.region && !w.files[p] && !regular(p) {
 				ok = false // as the walk: not a regular file, not a node file
@@ -377,6 +392,7 @@ func (w *watcher) unwatch(dir string, stamps Stamps) (bool, error) {
 	for p := range stamps {
 		if strings.HasPrefix(p, prefix) && !w.files[p] {
 			delete(stamps, p)
+			w.touched[p] = true
 			changed = true
 		}
 	}

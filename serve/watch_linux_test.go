@@ -214,3 +214,82 @@ func inotifyFDs(t *testing.T) int {
 	}
 	return n
 }
+
+// A reload reads only the files that changed: the parse of each file no
+// event named is taken from the graph served, and the graph so loaded
+// is the graph a fresh load of the same files gives, after a rename, a
+// removal, an addition, an edit and an edited wiring file together.
+func TestReloadEqualsAFreshLoad(t *testing.T) {
+	r := newReloadServer(t)
+	feed := "---\nname: feed\nkind: gateway\n---\n\n# feed\n\n### Maintains\n\n- `counts`: tallies\n"
+	sum := "---\nname: sum\nkind: responsibility\n---\n\n# sum\n\n### Requires\n\n- `money`: the amount\n\n### Maintains\n\n- `total`: n\n\n### Continuity\n\n- input-driven\n"
+	r.put("feed.prose.md", feed)
+	r.put("sum.prose.md", sum)
+	r.put(graph.WiringFile, "sum.money: feed.counts\n")
+	r.put("b.prose.md", nodeSpec("b", "x"))
+	r.put("c.prose.md", nodeSpec("c", "x"))
+	// The graph served at first was read before the watches: its first
+	// reload reads every file, and is read under them.
+	r.expect("the first reload", true, "b c feed note sum")
+	specOf := func(id string) any { return r.s.Graph().Node(id).Spec }
+	note, feedSpec := specOf("note"), specOf("feed")
+
+	if err := os.Rename(filepath.Join(r.dir, "b.prose.md"), filepath.Join(r.dir, "b2.prose.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(r.dir, "c.prose.md")); err != nil {
+		t.Fatal(err)
+	}
+	r.put("sub/d.prose.md", nodeSpec("d", "x"))
+	r.put("feed.prose.md", strings.Replace(feed, "- `counts`: tallies", "- `counts`: tallies\n- `sums`: more", 1))
+	r.put(graph.WiringFile, "sum.money: feed.sums\n")
+	r.expect("a rename, a removal, an addition, an edit, the wiring edited", true, "b d feed note sum")
+
+	fresh, diags, err := graph.Load(r.dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	got, err := r.s.Graph().Format("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := fresh.Format("json")
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the reloaded graph is not the fresh load's:\n%s\nwant\n%s", got, want)
+	}
+	if n := r.s.Graph().In("sum"); len(n) != 1 || n[0].Facet != "sums" || n[0].Rule != "wiring" {
+		t.Fatalf("sum.money is wired to %+v, want feed.sums by the wiring file", n)
+	}
+	for _, n := range fresh.Nodes {
+		m := r.s.Graph().Node(n.ID)
+		if m == nil || m.Path != n.Path || !bytes.Equal(m.Spec.File.Source(), n.Spec.File.Source()) || m.Height != n.Height {
+			t.Errorf("node %s is served from %v, a fresh load reads %s", n.ID, m, n.Path)
+		}
+	}
+	if specOf("note") != note {
+		t.Error("note, unchanged, was parsed again")
+	}
+	if specOf("feed") == feedSpec {
+		t.Error("feed, edited, was not read again")
+	}
+}
+
+// After events were lost no parse is taken from the graph served: what
+// changed is not known file by file, so the reload reads every file.
+func TestReloadAfterALossReadsEveryFile(t *testing.T) {
+	r := newReloadServer(t)
+	r.put("a.prose.md", nodeSpec("a", "x"))
+	r.expect("the first reload", true, "a note")
+	note := r.s.Graph().Node("note").Spec
+	r.put("a.prose.md", nodeSpec("a", "y"))
+	r.expect("an edit", true, "a note")
+	if r.s.Graph().Node("note").Spec != note {
+		t.Fatal("note, unchanged, was parsed again by a reload under the watches")
+	}
+	r.put("a.prose.md", nodeSpec("a", "z"))
+	r.s.watch.lose = true
+	r.expect("an edit whose event was lost", true, "a note")
+	if r.s.Graph().Node("note").Spec == note {
+		t.Error("after a loss note's parse was taken from the graph served")
+	}
+}

@@ -8,7 +8,10 @@ import "github.com/proselang/prose/world/graph"
 // walks the project (StampsOf).
 
 // watcher is none: newWatcher gives nil.
-type watcher struct{ pending bool }
+type watcher struct {
+	pending bool
+	touched map[string]bool
+}
 
 func newWatcher(g *graph.Graph) (*watcher, Stamps) { return nil, StampsOf(g) }
 
@@ -21,6 +24,8 @@ func (w *watcher) inRegion(string) bool { return false }
 func (w *watcher) follow(string, Stamps) {}
 
 func (w *watcher) followed(string) bool { return false }
+
+func (w *watcher) unchanged(string) bool { return false }
 
 var errNoWatcher = errNoWatch{}
 
