@@ -229,9 +229,11 @@ func (w *watcher) look(stamps Stamps) (changed bool, err error) {
 		return false, w.broken
 	}
 	if w.lose {
+		// What an overflowed queue holds: its events dropped, one
+		// IN_Q_OVERFLOW in their place.
 		w.lose = false
 		w.drop()
-		return false, errLost
+		return w.event(-1, syscall.IN_Q_OVERFLOW, "", stamps)
 	}
 	changed, w.pending = w.pending, false
 	for p := range w.polled {

@@ -293,3 +293,56 @@ func TestReloadAfterALossReadsEveryFile(t *testing.T) {
 		t.Error("after a loss note's parse was taken from the graph served")
 	}
 }
+
+// A directory that cannot be watched (here: not readable) leaves the
+// watcher broken: each drain walks the project, and sees what changed,
+// until the watches can be built whole again.
+func TestWatchThatCannotBeAddedFallsBack(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads any directory")
+	}
+	dir := t.TempDir()
+	locked := filepath.Join(dir, "locked")
+	if err := os.Mkdir(locked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := newWatcher(&graph.Graph{Root: dir})
+	defer w.close()
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(locked, 0o755)
+	w2, _ := newWatcher(&graph.Graph{Root: dir})
+	defer w2.close()
+	if _, err := w2.look(Stamps{}); err == nil {
+		t.Fatal("a watcher missing a directory's watch says it can tell")
+	}
+
+	r := newReloadServer(t)
+	if err := os.Mkdir(filepath.Join(r.dir, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(filepath.Join(r.dir, "locked"), 0o755)
+	r.wake() // reads the directory's creation: its watch fails
+	walks := r.s.walks
+	if walks != 1 {
+		t.Fatalf("%d drains walked, want the one that found the watch missing", walks)
+	}
+	r.put("a.prose.md", nodeSpec("a", "x"))
+	// Seen by the walk; the load fails as graph.Load cannot read the
+	// directory either.
+	if o := r.wake(); !strings.Contains(o.Reload, "permission denied") || r.s.walks != walks+1 {
+		t.Fatalf("a file added while a directory cannot be watched: reload %q after %d walks, want the load's failure after %d", o.Reload, r.s.walks, walks+1)
+	}
+	if err := os.Chmod(filepath.Join(r.dir, "locked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.put("a.prose.md", nodeSpec("a", "y"))
+	r.expect("an edit once the directory can be read", true, "a note")
+	walks = r.s.walks
+	r.put("a.prose.md", nodeSpec("a", "z"))
+	r.expect("an edit once every directory is watched", true, "a note")
+	if r.s.walks != walks {
+		t.Errorf("%d drains walked once the watches were whole, want none", r.s.walks-walks)
+	}
+}
