@@ -155,20 +155,28 @@ func (w *watcher) walk(dir string, stamps Stamps, touch bool) bool {
 
 // inRegion says p (a file) is in a directory the walk enters.
 func (w *watcher) inRegion(p string) bool {
-	rel, err := filepath.Rel(w.root, filepath.Clean(p))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	p = filepath.Clean(p)
+	prefix := w.root
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	rel, ok := strings.CutPrefix(p, prefix)
+	if w.root == "." && !filepath.IsAbs(p) {
+		rel, ok = p, p != ".." && !strings.HasPrefix(p, ".."+string(filepath.Separator))
+	}
+	if !ok {
 		return false
 	}
-	dir := filepath.Dir(rel)
-	if dir == "." {
-		return true
-	}
-	for _, part := range strings.Split(dir, string(filepath.Separator)) {
+	for {
+		part, rest, more := strings.Cut(rel, string(filepath.Separator))
+		if !more {
+			return true // the file's own name
+		}
 		if skipDir(part) {
 			return false
 		}
+		rel = rest
 	}
-	return true
 }
 
 // followed says p is watched by name already.

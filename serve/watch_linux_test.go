@@ -346,3 +346,32 @@ func TestWatchThatCannotBeAddedFallsBack(t *testing.T) {
 		t.Errorf("%d drains walked once the watches were whole, want none", r.s.walks-walks)
 	}
 }
+
+// inRegion is the walk's test of the directories it enters.
+func TestInRegion(t *testing.T) {
+	for _, tc := range []struct {
+		root, p string
+		want    bool
+	}{
+		{"/p", "/p/a.prose.md", true},
+		{"/p", "/p/sub/deep/a.prose.md", true},
+		{"/p", "/p/.lib/a.prose.md", false},
+		{"/p", "/p/sub/node_modules/a.prose.md", false},
+		{"/p", "/q/a.prose.md", false},
+		{"/p", "/pq/a.prose.md", false},
+		{"/p", "/p/../q/a.prose.md", false},
+		{"/p", "/p/.hidden.prose.md", true},
+		{".", "a.prose.md", true},
+		{".", "sub/a.prose.md", true},
+		{".", "../a.prose.md", false},
+		{".", ".lib/a.prose.md", false},
+		{"proj", "proj/a.prose.md", true},
+		{"proj", "/abs/proj/a.prose.md", false},
+		{"/", "/a/b.prose.md", true},
+	} {
+		w := &watcher{root: tc.root}
+		if got := w.inRegion(tc.p); got != tc.want {
+			t.Errorf("root %s: inRegion(%s) = %v, want %v", tc.root, tc.p, got, tc.want)
+		}
+	}
+}
