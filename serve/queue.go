@@ -281,6 +281,19 @@ func (q *Queue) Held(node string) []Entry {
 	return append([]Entry(nil), q.held[node]...)
 }
 
+// HeldAll is the events held, by node, for every node that has any.
+func (q *Queue) HeldAll() map[string][]Entry {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make(map[string][]Entry, len(q.held))
+	for n, es := range q.held {
+		if len(es) > 0 {
+			out[n] = append([]Entry(nil), es...)
+		}
+	}
+	return out
+}
+
 // Hold records durably that node keeps events (entries of drain) for the
 // next drains.
 func (q *Queue) Hold(drain int, node string, events []Entry) error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -33,8 +34,8 @@ func newReloadServer(t *testing.T) *reloadServer {
 	dir := t.TempDir()
 	r := &reloadServer{t: t, dir: dir}
 	r.write(noteSpec)
-	load := func() (*Reloaded, error) {
-		g, diags, err := graph.Load(dir)
+	load := func(specs *specgraph.Graph) (*Reloaded, error) {
+		g, diags, err := graph.LoadWith(dir, specs)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +44,7 @@ func newReloadServer(t *testing.T) *reloadServer {
 		}
 		return &Reloaded{Graph: g, Drain: drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return constant{}, nil }, nil)}, nil
 	}
-	first, err := load()
+	first, err := load(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,10 @@
 // events, a manual wake of any node) are written to a durable queue
 // before they are acknowledged, and drains of the graph run one at a
 // time; the triggers that arrive during a drain are coalesced into the
-// next one. With Options.Reload, a drain begins by statting the files
-// the graph was loaded from and, when one changed, serves the graph
+// next one. With Options.Reload, a drain begins by asking whether a file
+// the graph was loaded from changed (on Linux by reading the watches put
+// on the project's directories, else by a walk that stats every file:
+// reload.go, "The change check") and, when one did, serves the graph
 // loaded from them again (a failed load keeps the one served before).
 //
 // Main types: Server, Options, Queue, Outcome, Metrics. Entry points: New,
@@ -26,6 +28,7 @@ import (
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
@@ -56,11 +59,14 @@ type Options struct {
 	// project maintains (drain.Input.CallerInputs).
 	CallerInputs map[string]map[string]any
 	// Reload, when set, loads the graph again from its files, with the
-	// same bindings and options: before each drain the server stats the
-	// files the graph was loaded from (StampsOf) and, when any was
-	// added, removed or changed, serves what Reload gives. An error keeps
-	// the graph served before (its message names the file and line).
-	Reload func() (*Reloaded, error)
+	// same bindings and options: before each drain the server checks the
+	// files the graph was loaded from (by its watches, or StampsOf) and,
+	// when any was added, removed or changed, serves what Reload gives.
+	// An error keeps the graph served before (its message names the
+	// file and line). Reload reads the spec files through specs
+	// (graph.LoadWith) when it is not nil: it gives the parse of each file
+	// unchanged since the served graph read it, and reads the others.
+	Reload func(specs *specgraph.Graph) (*Reloaded, error)
 }
 
 // Outcome is what a drain did, as GET /drains/ID answers it.
@@ -122,9 +128,18 @@ type Server struct {
 	// gmu guards the graph, its drain, caller inputs and plans, which a
 	// reload replaces between drains while triggers read them.
 	gmu sync.RWMutex
+	// reusable says the served graph was read under the watches in
+	// place, so a reload may take its parse of a file no event named.
+	reusable bool
 	// stamps are those of the files the served graph was loaded from
-	// (with Options.Reload).
-	stamps Stamps
+	// (with Options.Reload), kept current by watch (nil where there is
+	// none: every look walks). followed is the count of the graph's spec
+	// graph's loads (specgraph.Graph.Loads) that watch follows; walks
+	// counts the looks that walked.
+	stamps   Stamps
+	watch    *watcher
+	followed int
+	walks    int
 	// unsaid is what a reload did that an interrupted drain did not
 	// report.
 	unsaid string
@@ -213,7 +228,8 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	if o.Reload != nil {
-		s.stamps = StampsOf(o.Graph)
+		s.watch, s.stamps = newWatcher(o.Graph)
+		s.follow()
 	}
 	s.M.init()
 	return s, nil
@@ -226,8 +242,10 @@ func TemporalMark(stateDir string) string {
 	return filepath.Join(stateDir, ".serve", "temporal.txt")
 }
 
-// Close releases the queue and the lock.
+// Close releases the queue, the change check's watches and the lock.
 func (s *Server) Close() error {
+	s.watch.close()
+	s.watch = nil
 	err := s.q.Close()
 	s.unlock()
 	return err
@@ -326,6 +344,9 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 		s.unsaid = ""
 		o, err := s.drain(ctx, id, es)
 		o.Reload = reload
+		if s.o.Reload != nil {
+			s.follow()
+		}
 		if ctx.Err() != nil {
 			// Said by the drain that runs it again.
 			s.unsaid = reload
@@ -351,10 +372,7 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 // id for the next drains, and releases those of each gateway that
 // rendered or skipped.
 func (s *Server) hold(id int, es []Entry, o *Outcome) error {
-	held := map[string][]Entry{}
-	for _, n := range s.o.Graph.Nodes {
-		held[n.ID] = s.q.Held(n.ID)
-	}
+	held := s.q.HeldAll()
 	for _, h := range Holds(s.o.Graph, es, o, held) {
 		var err error
 		if h.Release {
@@ -381,16 +399,29 @@ type Hold struct {
 // Holds decides, for each gateway that left a receipt in drain outcome
 // o (of entries es), what becomes of its held events (held, by node), in
 // graph order. A failed gateway keeps the events es gave it that it does
-// not hold yet.
+// not hold yet. Its work is in proportion to the receipts and the held
+// events, not to the graph.
 func Holds(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Hold {
 	status := map[string]receipt.Status{}
 	for _, r := range o.Receipts {
 		status[r.Node] = r.Status
 	}
+	var nodes []*graph.Node
+	for id, st := range status {
+		if n := g.Node(id); n != nil && n.ID == id && n.Kind == spec.KindGateway && st != "" {
+			nodes = append(nodes, n)
+		}
+	}
+	// The graph's order: by height, then by id.
+	sort.Slice(nodes, func(i, j int) bool {
+		if nodes[i].Height != nodes[j].Height {
+			return nodes[i].Height < nodes[j].Height
+		}
+		return nodes[i].ID < nodes[j].ID
+	})
 	var out []Hold
-	for _, n := range g.Nodes {
+	for _, n := range nodes {
 		switch st := status[n.ID]; {
-		case n.Kind != spec.KindGateway || st == "":
 		case st == receipt.Failed:
 			has := map[string]bool{}
 			for _, h := range held[n.ID] {
@@ -411,10 +442,7 @@ func Holds(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Ho
 }
 
 func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err error) {
-	held := map[string][]Entry{}
-	for _, n := range s.o.Graph.Nodes {
-		held[n.ID] = s.q.Held(n.ID)
-	}
+	held := s.q.HeldAll()
 	var events map[string][]any
 	var ticks []string
 	o, events, ticks, err = Deliver(s.o.Graph, id, es, held)
@@ -458,8 +486,11 @@ func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Ou
 	for _, e := range es {
 		inDrain[e.FP] = true
 	}
-	for _, n := range g.Nodes {
-		for _, h := range held[n.ID] {
+	for id, hs := range held {
+		if n := g.Node(id); n == nil || n.ID != id {
+			continue
+		}
+		for _, h := range hs {
 			if inDrain[h.FP] {
 				continue // drain id is run again after a kill: its own event
 			}
@@ -467,7 +498,7 @@ func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Ou
 			if err != nil {
 				return o, nil, nil, err
 			}
-			events[n.ID] = append(events[n.ID], v)
+			events[id] = append(events[id], v)
 			o.Redelivered++
 		}
 	}

@@ -51,6 +51,12 @@ type Options struct {
 	// Load, when set, loads a spec in place of reading it from FS (a run
 	// request that carries its sources). Its results are memoized too.
 	Load func(path string) (*spec.Spec, diag.List, error)
+	// Reuse, when set, is asked first for each spec Load reads: ok when
+	// the file is known unchanged since another graph parsed it, which
+	// gives that parse (shared) and its findings in place of a read and
+	// a parse. A graph loaded again after some of its files changed (a
+	// server's reload) so reads only those.
+	Reuse func(path string) (s *spec.Spec, diags diag.List, ok bool)
 }
 
 // Graph is the memo of one command's spec files. The zero value is not
@@ -59,6 +65,7 @@ type Graph struct {
 	fsys  fs.FS
 	std   func(string) bool
 	load  func(string) (*spec.Spec, diag.List, error)
+	reuse func(string) (*spec.Spec, diag.List, bool)
 	memo  spec.CallMemo
 	stdOK sync.Map // std path -> bool
 
@@ -76,7 +83,7 @@ type Graph struct {
 
 // New returns an empty graph reading as o says.
 func New(o Options) *Graph {
-	g := &Graph{fsys: o.FS, std: o.Std, load: o.Load,
+	g := &Graph{fsys: o.FS, std: o.Std, load: o.Load, reuse: o.Reuse,
 		data: map[string]*content{}, dirs: map[string]*listing{}, stats: map[string]*statEntry{}, specs: map[string]*File{}, calls: map[*spec.Spec][]Call{},
 		released: map[string]bool{}}
 	if g.fsys == nil {
@@ -228,6 +235,11 @@ func (g *Graph) Load(p string) (*spec.Spec, diag.List, error) {
 // named pipe given by name is read; a missing file's error is the
 // open's). The file is opened and stat'ed once.
 func (g *Graph) read(p string) (*spec.Spec, diag.List, error) {
+	if g.reuse != nil {
+		if s, d, ok := g.reuse(p); ok {
+			return s, slices.Clone(d), nil
+		}
+	}
 	if g.load != nil {
 		return g.load(p)
 	}
@@ -332,6 +344,16 @@ func (g *Graph) Files() []*File {
 		}
 	}
 	return out
+}
+
+// Loads counts the loads that ended so far (a file let go and loaded
+// again counts again): it is more than a count taken before whenever
+// Files lists a file it did not, so a caller that follows what was read
+// (a server watching the files it serves) asks Files only then.
+func (g *Graph) Loads() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.order)
 }
 
 // Release lets go of the file at p (under any spelling that cleans to the

@@ -19,6 +19,7 @@ import (
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/serve/connect"
 	"github.com/proselang/prose/serve/httpapi"
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
@@ -125,7 +126,7 @@ func readTokenFile(path string) (string, error) {
 // lock's release, else a no-op.
 func openWorld(ctx context.Context, s streams, path, state string, slots []string, ro *runOptions, lock string, wait bool) (g *graph.Graph, bindings *servedWorld, st *store.Store, release func(), err error) {
 	release = func() {}
-	g, bindings, state, err = loadServed(s, path, state, slots, ro)
+	g, bindings, state, err = loadServed(s, path, state, slots, ro, nil)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -143,9 +144,10 @@ func openWorld(ctx context.Context, s streams, path, state string, slots []strin
 }
 
 // loadServed loads PATH's graph and its bindings, and names its state
-// directory (PATH/.prose/world unless state names one).
-func loadServed(s streams, path, state string, slots []string, ro *runOptions) (*graph.Graph, *servedWorld, string, error) {
-	g, diags, err := loadWorld(path)
+// directory (PATH/.prose/world unless state names one). The spec files
+// are read through specs (nil: a new spec graph).
+func loadServed(s streams, path, state string, slots []string, ro *runOptions, specs *specgraph.Graph) (*graph.Graph, *servedWorld, string, error) {
+	g, diags, err := loadWorldWith(path, specs)
 	if err != nil {
 		return nil, nil, "", &exitError{Code: exitUsage, Err: err}
 	}
@@ -181,7 +183,7 @@ type servedWorld struct {
 	callers map[string]map[string]any
 }
 
-func serveServer(g *graph.Graph, bindings *servedWorld, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome), reload func() (*serve.Reloaded, error)) (*serve.Server, error) {
+func serveServer(g *graph.Graph, bindings *servedWorld, st *store.Store, maxParallel int, key ed25519.PrivateKey, drained func(*serve.Outcome), reload func(*specgraph.Graph) (*serve.Reloaded, error)) (*serve.Server, error) {
 	p := bindings.drain
 	return serve.New(serve.Options{
 		Graph: g, Store: st, MaxParallel: maxParallel, SignKey: key, Drained: drained, Locked: true,
@@ -191,12 +193,14 @@ func serveServer(g *graph.Graph, bindings *servedWorld, st *store.Store, maxPara
 
 // reloadServed loads PATH's graph and bindings again, as loadServed did
 // at start, for a serve whose files changed: the same slots and options,
-// the same state directory and trace export. What loadServed would print
-// and refuse to start on is the error, each finding at its file:line.
-func reloadServed(path, state string, slots []string, ro *runOptions, spans *telemetry.World) func() (*serve.Reloaded, error) {
-	return func() (*serve.Reloaded, error) {
+// the same state directory and trace export, the spec files read through
+// specs (serve.Options.Reload: the unchanged ones are not read again).
+// What loadServed would print and refuse to start on is the error, each
+// finding at its file:line.
+func reloadServed(path, state string, slots []string, ro *runOptions, spans *telemetry.World) func(*specgraph.Graph) (*serve.Reloaded, error) {
+	return func(specs *specgraph.Graph) (*serve.Reloaded, error) {
 		var out strings.Builder
-		g, bindings, _, err := loadServed(streams{out: io.Discard, err: &out}, path, state, slots, ro)
+		g, bindings, _, err := loadServed(streams{out: io.Discard, err: &out}, path, state, slots, ro, specs)
 		if err != nil {
 			msg := strings.TrimSpace(out.String())
 			var ee *exitError

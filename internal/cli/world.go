@@ -24,6 +24,7 @@ import (
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/serve/httpapi"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
@@ -201,7 +202,13 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 // errors of an Execution that is not ProseScript are a warning of its
 // node (lint.NotProse), which is rendered by its binding or the model.
 func loadWorld(path string) (*graph.Graph, diag.List, error) {
-	g, diags, err := graph.Load(path)
+	return loadWorldWith(path, nil)
+}
+
+// loadWorldWith is loadWorld reading the spec files through specs (nil:
+// a new spec graph).
+func loadWorldWith(path string, specs *specgraph.Graph) (*graph.Graph, diag.List, error) {
+	g, diags, err := graph.LoadWith(path, specs)
 	if err != nil {
 		return nil, nil, err
 	}

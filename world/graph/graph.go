@@ -67,6 +67,10 @@ type Graph struct {
 	Specs *specgraph.Graph
 
 	byID map[string]*Node
+	// fileNamed is the first node added of each name that is a file's
+	// own (add's check of a name two files give, without a scan of
+	// every node before).
+	fileNamed map[string]*Node
 	// in indexes Edges by subscriber (indexIn), built from the slice
 	// inOf: In scans Edges when they have changed since.
 	in   map[string][]*Edge
@@ -411,11 +415,8 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		// Two files of one name (decided: an error): a reference, a
 		// --slot or a world show by that name would reach only the
 		// first of them, the other's subscribers wired in silence.
-		for _, o := range g.Nodes {
-			if o.Name == s.Name && !o.Inline() {
-				diags.Errorf(s.File, s.Pos, CodeDuplicateName, "node name %q is also %s's (id %s): a reference or a --slot by that name would reach only one of them; rename one", s.Name, o.File, o.ID)
-				break
-			}
+		if o := g.fileNamed[s.Name]; o != nil {
+			diags.Errorf(s.File, s.Pos, CodeDuplicateName, "node name %q is also %s's (id %s): a reference or a --slot by that name would reach only one of them; rename one", s.Name, o.File, o.ID)
 		}
 	}
 	n.Wake = wakeOf(s)
@@ -434,6 +435,14 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 	n.Items = requiresItems(s)
 	g.byID[n.ID] = n
 	g.Nodes = append(g.Nodes, n)
+	if !n.Inline() && n.Name != "" {
+		if g.fileNamed == nil {
+			g.fileNamed = map[string]*Node{}
+		}
+		if g.fileNamed[n.Name] == nil {
+			g.fileNamed[n.Name] = n
+		}
+	}
 	return n
 }
 
