@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -165,7 +166,7 @@ func TestHugeParallelLoopStaysBounded(t *testing.T) {
 	start := func(fn func(ctx context.Context, calls int64) (Value, error)) (*fakeCaller, *Host) {
 		c := newCaller()
 		c.on("s", func(ctx context.Context, req *CallRequest) (Value, error) { return fn(ctx, c.calls.Load()) })
-		return c, &Host{Caller: c, MaxSteps: 1 << 50, MaxValueBytes: 4096, MaxParallel: 4}
+		return c, &Host{Caller: c, MaxSteps: math.MaxInt, MaxValueBytes: 4096, MaxParallel: 4}
 	}
 	g := map[string]Value{"s": svc("s"), "n": n}
 	hundred := strings.Repeat("x", 98)

@@ -674,7 +674,7 @@ func readBlob(path, sum string) ([]byte, error) {
 	case !st.Mode().IsRegular():
 		return nil, &BlobError{Path: path, Err: errors.New("is not a regular file")}
 	case st.Size() > int64(maxBlobBytes):
-		return nil, &BlobError{Path: path, Err: fmt.Errorf("is larger than a journaled value may be (%d bytes)", maxBlobBytes)}
+		return nil, &BlobError{Path: path, Err: fmt.Errorf("is larger than a journaled value may be (%d bytes)", int64(maxBlobBytes))}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -397,7 +397,7 @@ func encodeValue(v attribute.Value) []byte {
 
 func unixNano(t time.Time) uint64 { return uint64(max(0, t.UnixNano())) }
 
-func clampUint32(n int) uint64 { return uint64(min(max(n, 0), math.MaxUint32)) }
+func clampUint32(n int) uint64 { return min(uint64(max(n, 0)), math.MaxUint32) }
 
 // The protobuf wire format, written here: the protobuf module's encoder
 // (protowire) links an initialisation that hashes prose's own executable

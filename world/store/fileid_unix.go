@@ -14,8 +14,8 @@ import (
 func identify(fi os.FileInfo) fileID {
 	id := fileID{Size: fi.Size(), Mod: fi.ModTime().UnixNano()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		id.Change = st.Ctim.Sec*1e9 + st.Ctim.Nsec
-		id.Ino = st.Ino
+		id.Change = changeTime(st)
+		id.Ino = uint64(st.Ino)
 	}
 	return id
 }
