@@ -120,6 +120,10 @@ func (g *Graph) wire() diag.List {
 						diags.Errorf(n.Spec.File, it.Pos, CodeTypeMismatch, "%s", msg)
 					}
 				}
+				if msg := wholeType(n, edges); msg != "" {
+					diags.Errorf(n.Spec.File, it.Pos, CodeTypeMismatch, "%s", msg)
+				}
+				diags = append(diags, g.slips(n, it, edges)...)
 				if msg := g.unknownMaintainer(n, it); msg != "" {
 					diags.Errorf(n.Spec.File, it.Pos, CodeUnsatisfied, "%s", msg)
 				}
@@ -343,7 +347,8 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 			parts, excluded = sentenceFacets(x.p, partRefs)
 			for _, r := range partRefs {
 				// A field the sentence calls a facet is read as one.
-				if !r.negated && r.at >= 0 && (r.owner == nil || r.owner == x.p) && contains(x.p.Fields, r.text) && facetWorded(it.Text, r) && !contains(parts, r.text) {
+				// So is a field tied to it: "the `F` of `X`", "`X`'s `F`".
+				if !r.negated && r.at >= 0 && (r.owner == nil || r.owner == x.p) && contains(x.p.Fields, r.text) && (facetWorded(it.Text, r) || r.owner == x.p) && !contains(parts, r.text) {
 					parts = append(parts, r.text)
 				}
 			}
@@ -440,6 +445,12 @@ var (
 	})
 )
 
+// partOf is the text between a part and the node that owns it without
+// the word facet: "the `F` of `X`", "`F` from the `X`".
+var partOf = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(\*\*)?\s+(of|from)\s+(the\s+)?(\*\*)?$`)
+})
+
 var (
 	plainAfter = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(?:['’]s)?\s+(?:(?:gateway|responsibility|node)['’]s\s+)?([A-Za-z][\w:-]*)\s+facet\b`)
@@ -482,7 +493,7 @@ func owner(text string, r ref, nodes []nodeRef) *Node {
 	if before != nil && possessive().MatchString(text[before.end:r.at]) {
 		return before.p
 	}
-	if after != nil && facetOf().MatchString(text[r.end:after.at]) {
+	if after != nil && (facetOf().MatchString(text[r.end:after.at]) || partOf().MatchString(text[r.end:after.at])) {
 		return after.p
 	}
 	return nil
@@ -890,3 +901,236 @@ var callerWords = sync.OnceValue(func() *regexp.Regexp {
 
 // callerSays reports whether an item's text says the caller gives it.
 func callerSays(text string) bool { return callerWords().MatchString(text) }
+
+// Slips of a bound sentence (decided). A sentence that binds producers
+// may still name what none of them is; read as it stands, the item would
+// silently subscribe to a whole truth the author did not mean (an object
+// where a number was meant), so:
+//
+//   - a backticked name that is no node, part or world-model name of any
+//     node but is within a small edit distance of a node's id, name or
+//     title (`ordres` beside `orders`) is an error: the node it misspells
+//     is left out of the fan-in;
+//   - a backticked name, no part of any node, that is within that
+//     distance of a field or facet of a producer the item reads whole
+//     (`totl`, `totals` of `total`), or that the sentence ties to it ("the
+//     `F` of `X`", "`X`'s `F`") while it has no such part, is an error:
+//     the words name a part, the binding is the whole truth;
+//   - a plain word the sentence ties to a producer it reads whole ("the
+//     totl of `orders`", "`orders`' total") that is one of its fields or
+//     near one is a warning with did-you-mean: a plain word may be
+//     English, so it is a guess, and the author confirms the whole truth
+//     by naming the producer alone or the field by `X.F`.
+//
+// A backticked field of the producer tied to it ("the `total` of
+// `orders`") is bound to that field (sentence), so it is no slip.
+func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
+	var diags diag.List
+	f := n.Spec.File
+	whole := map[*Node]bool{}
+	var prods []*Node
+	for _, e := range edges {
+		if e.Rule != "reference" && e.Rule != "explicit" {
+			continue
+		}
+		p := g.byID[e.Producer]
+		if p == nil {
+			continue
+		}
+		if !containsNode(prods, p) {
+			prods = append(prods, p)
+		}
+		if e.Facet == Atomic {
+			whole[p] = true
+		}
+	}
+	if len(prods) == 0 {
+		return nil
+	}
+	rs := refs(it)
+	var nodeRefs []nodeRef
+	for _, r := range rs {
+		if p, _, ok := g.dotted(trimPossessive(r.text), n); ok && r.at >= 0 {
+			nodeRefs = append(nodeRefs, nodeRef{r, p})
+		}
+	}
+	what := quoteName(it)
+	for _, r := range rs {
+		t := trimPossessive(r.text)
+		if r.at < 0 || r.negated || t == it.Name || n.self(t) || g.known(t, n) {
+			continue
+		}
+		if node, part, ok := strings.Cut(t, "."); ok {
+			if p := g.ref(node); p != nil && p != n {
+				msg := fmt.Sprintf("%s of %s names %q, but %s maintains no part %q", what, n.ID, t, p.ID, part)
+				if best := nearest(part, partsOf(p)); best != "" {
+					msg += fmt.Sprintf("; did you mean `%s.%s`?", p.ID, best)
+				} else {
+					msg += fmt.Sprintf(" (%s)", partList(p))
+				}
+				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+				continue
+			}
+		}
+		if best := nearest(t, g.nodeNames(n)); best != "" {
+			diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s names %q, which is no node; did you mean %s? As written it reads %s alone",
+				what, n.ID, t, best, strings.Join(ids(prods), ", "))
+			continue
+		}
+		o := owner(it.Text, r, nodeRefs)
+		for _, p := range prods {
+			if !whole[p] || o != nil && o != p {
+				continue
+			}
+			if best := nearest(t, partsOf(p)); best != "" {
+				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s names %q, which %s does not maintain; did you mean %q? As written it reads the whole truth of %s: write `%s.%s` to read that part, or wire it in %s (%s.%s: %s.%s)",
+					what, n.ID, t, p.ID, best, p.ID, p.ID, best, WiringFile, n.ID, it.Name, p.ID, best)
+				break
+			}
+			if o == p {
+				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s names %q of %s, which it does not maintain (%s); as written it reads the whole truth of %s: name one of its parts (`%s.PART`) or %s alone",
+					what, n.ID, t, p.ID, partList(p), p.ID, p.ID, p.ID)
+				break
+			}
+		}
+	}
+	for _, nr := range nodeRefs {
+		if nr.negated || !whole[nr.p] {
+			continue
+		}
+		p := nr.p
+		for _, w := range plainParts(it.Text, nr.ref) {
+			best := w
+			if !contains(partsOf(p), w) {
+				if len(w) < 4 {
+					continue
+				}
+				if best = nearest(w, partsOf(p)); best == "" {
+					continue
+				}
+			}
+			diags.Warnf(f, it.Pos, CodeUnsatisfied, "%s of %s reads the whole truth of %s, but its words say %q, and %s maintains %q: write `%s.%s` to read that part, or name `%s` without it to read the whole truth",
+				what, n.ID, p.ID, w, p.ID, best, p.ID, best, p.ID)
+		}
+	}
+	return diags
+}
+
+var (
+	// plainOf is a plain word tied to the node after it: "the totl of `X`".
+	plainOf = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b([A-Za-z][\w-]*)\s+(?:of|from)\s+(?:the\s+)?(?:\*\*)?$`)
+	})
+	// plainOwned is a plain word tied to the node before it: "`X`'s totl".
+	plainOwned = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:\*\*)?['’]s?\s+([A-Za-z][\w-]*)`)
+	})
+)
+
+// plainParts are the plain words the sentence ties to node reference r:
+// "the W of `X`", "`X`'s W".
+func plainParts(text string, r ref) []string {
+	var out []string
+	if m := plainOf().FindStringSubmatch(text[:r.at]); m != nil {
+		out = append(out, m[1])
+	}
+	if m := plainOwned().FindStringSubmatch(text[r.end:]); m != nil {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// known reports whether t is a node (or `node.part`), or a part or
+// world-model name of some node.
+func (g *Graph) known(t string, self *Node) bool {
+	if _, _, ok := g.dotted(t, self); ok {
+		return true
+	}
+	for _, p := range g.Nodes {
+		if p.hasPart(t) || len(p.facetsOf(t)) > 0 || p.hasFamily(t) || p.worldName(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeNames are the ids, names and titles of the nodes but self.
+func (g *Graph) nodeNames(self *Node) []string {
+	var out []string
+	for _, p := range g.Nodes {
+		if p == self {
+			continue
+		}
+		out = append(out, p.ID)
+		if p.Name != "" && p.Name != p.ID {
+			out = append(out, p.Name)
+		}
+		if p.Title != "" {
+			out = append(out, p.Title)
+		}
+	}
+	return out
+}
+
+// partsOf lists p's fields, facets and families.
+func partsOf(p *Node) []string {
+	return append(append(append([]string{}, p.Fields...), p.Facets...), p.Families...)
+}
+
+// partList says what p maintains, for a message.
+func partList(p *Node) string {
+	if ps := partsOf(p); len(ps) > 0 {
+		return "its parts: " + strings.Join(ps, ", ")
+	}
+	return "it declares no parts"
+}
+
+func ids(ns []*Node) []string {
+	var out []string
+	for _, p := range ns {
+		out = append(out, p.ID)
+	}
+	return out
+}
+
+func containsNode(ns []*Node, p *Node) bool {
+	for _, x := range ns {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeType explains an input declared of a type a whole truth never has
+// (a truth is one JSON object; a fan-in is an object keyed by producer),
+// or returns "". Decided: an error, as edgeType; a union or any is left
+// to the drain.
+func wholeType(n *Node, edges []*Edge) string {
+	var e *Edge
+	for _, x := range edges {
+		if x.Facet == Atomic {
+			e = x
+			break
+		}
+	}
+	if e == nil {
+		return ""
+	}
+	var in *spec.Input
+	for _, x := range n.Spec.Inputs {
+		if x.Name == e.Input {
+			in = x
+		}
+	}
+	if in == nil || in.Type == "" {
+		return ""
+	}
+	t := strings.ToLower(strings.TrimSpace(in.Type))
+	base, list := strings.CutSuffix(t, "[]")
+	if strings.Contains(t, "|") || !knownType(base) || !list && (base == "object" || base == "any") {
+		return ""
+	}
+	return fmt.Sprintf("input %q of %s is declared %s, but it reads the whole truth of %s, which is an object: name the part it reads (`%s.PART`) or declare it object",
+		in.Name, n.Label(), in.Type, e.Producer, e.Producer)
+}

@@ -1,0 +1,76 @@
+package graph
+
+import (
+	"strings"
+	"testing"
+)
+
+// ordersProject is a producer `orders` (titled Order Book) maintaining
+// `total` and `count`, and a consumer `alert` with one Requires item.
+func ordersProject(t *testing.T, requires string) string {
+	return writeFiles(t, map[string]string{
+		"orders.prose.md": "---\nname: orders\nkind: gateway\n---\n\n# Order Book\n\n### Maintains\n\n- `total` (number): the sum\n- `count` (integer): how many\n",
+		"alert.prose.md":  node("alert", "responsibility", requires, "- `big`: n"),
+	})
+}
+
+// A sentence that binds a producer but names what it is not must not
+// read its whole truth in silence.
+func TestSentenceSlips(t *testing.T) {
+	for _, tc := range []struct {
+		name, requires, want string
+	}{
+		{"a plain word near a field", "- `amount`: the totl of `orders`",
+			`alert.prose.md:10:3: warning: input "amount" of alert reads the whole truth of orders, but its words say "totl", and orders maintains "total": write ` + "`orders.total`"},
+		{"a plain plural of a field", "- `amount`: `orders`' totals",
+			`alert.prose.md:10:3: warning: input "amount" of alert reads the whole truth of orders, but its words say "totals", and orders maintains "total"`},
+		{"a backticked near-miss of a field", "- `amount`: the `totl` of `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"? As written it reads the whole truth of orders: write ` + "`orders.total`" + ` to read that part, or wire it in prose.wiring.yaml (alert.amount: orders.total) [graph/unsatisfied]`},
+		{"a backticked plural of a field", "- `amount`: `orders`'s `totals`",
+			`error: input "amount" of alert names "totals", which orders does not maintain; did you mean "total"?`},
+		{"a backticked part the producer does not maintain", "- `amount`: the `tax` of `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert names "tax" of orders, which it does not maintain (its parts: total, count)`},
+		{"a producer misspelt in a fan-in", "- `amount`: totals from `orders` and `ordres`",
+			`alert.prose.md:10:3: error: input "amount" of alert names "ordres", which is no node; did you mean orders? As written it reads orders alone [graph/unsatisfied]`},
+		{"a producer's title misspelt", "- `amount`: from `orders` and `Ordr Book`",
+			`error: input "amount" of alert names "Ordr Book", which is no node; did you mean Order Book?`},
+		{"a dotted part misspelt", "- `amount`: `orders.totl`, counted with `orders`",
+			"error: input \"amount\" of alert names \"orders.totl\", but orders maintains no part \"totl\"; did you mean `orders.total`?"},
+		{"a scalar input reading a whole truth", "- `amount` (number): from `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert is declared number, but it reads the whole truth of orders, which is an object: name the part it reads (` + "`orders.PART`" + `) or declare it object [graph/type-mismatch]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags, err := Load(ordersProject(t, tc.requires))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(diags.Error(), tc.want) {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), tc.want)
+			}
+		})
+	}
+}
+
+// A backticked field tied to its producer ("the `total` of `orders`",
+// "`orders`'s `count`") reads that field, not the whole truth; the
+// producer alone, or its truth named plainly, still reads the whole.
+func TestSentenceTiedField(t *testing.T) {
+	for _, tc := range []struct{ requires, want string }{
+		{"- `amount`: the `total` of `orders`", "amount <- orders.total"},
+		{"- `amount`: `orders`'s `count`", "amount <- orders.count"},
+		{"- `amount`: the whole truth of `orders`", "amount <- orders.@atomic"},
+		{"- `amount` (object): everything `orders` knows", "amount <- orders.@atomic"},
+	} {
+		g, diags, err := Load(ordersProject(t, tc.requires))
+		if err != nil || len(diags) > 0 {
+			t.Fatal(tc.requires, err, diags)
+		}
+		var got []string
+		for _, e := range g.In("alert") {
+			got = append(got, e.Input+" <- "+e.Producer+"."+e.Facet)
+		}
+		if strings.Join(got, "; ") != tc.want {
+			t.Errorf("%s: edges %q, want %q", tc.requires, got, tc.want)
+		}
+	}
+}
