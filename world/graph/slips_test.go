@@ -37,7 +37,11 @@ func TestSentenceSlips(t *testing.T) {
 		{"a dotted part misspelt", "- `amount`: `orders.totl`, counted with `orders`",
 			"error: input \"amount\" of alert names \"orders.totl\", but orders maintains no part \"totl\"; did you mean `orders.total`?"},
 		{"a scalar input reading a whole truth", "- `amount` (number): from `orders`",
-			`alert.prose.md:10:3: error: input "amount" of alert is declared number, but it reads the whole truth of orders, which is an object: name the part it reads (` + "`orders.PART`" + `) or declare it object [graph/type-mismatch]`},
+			`alert.prose.md:10:3: error: input "amount" of alert is declared number, but it reads the whole truth of orders, which is an object: name the one part it reads (` + "`orders.PART`" + `) or declare it object [graph/type-mismatch]`},
+		{"a scalar input fed by a fan-in", "- `amount` (number): the `total` and `count` of `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert is declared number, but it reads orders.total, orders.count, an object keyed by producer or part`},
+		{"a field tied to its producer, of another type", "- `amount` (string): the `total` of `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert is declared string, but orders maintains total as number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, diags, err := Load(ordersProject(t, tc.requires))
@@ -58,6 +62,7 @@ func TestSentenceTiedField(t *testing.T) {
 	for _, tc := range []struct{ requires, want string }{
 		{"- `amount`: the `total` of `orders`", "amount <- orders.total"},
 		{"- `amount`: `orders`'s `count`", "amount <- orders.count"},
+		{"- `amount`: the `total` and `count` of `orders`", "amount <- orders.count; amount <- orders.total"},
 		{"- `amount`: the whole truth of `orders`", "amount <- orders.@atomic"},
 		{"- `amount` (object): everything `orders` knows", "amount <- orders.@atomic"},
 	} {

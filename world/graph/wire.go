@@ -345,10 +345,16 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 		if len(parts) == 0 {
 			var excluded []string
 			parts, excluded = sentenceFacets(x.p, partRefs)
+			// A field tied to it ("the `F` of `X`", "`X`'s `F`") is read
+			// alone, and with it every field of it the sentence names
+			// ("the `F` and `G` of `X`").
+			tied := false
+			for _, r := range partRefs {
+				tied = tied || !r.negated && r.owner == x.p && contains(x.p.Fields, r.text)
+			}
 			for _, r := range partRefs {
 				// A field the sentence calls a facet is read as one.
-				// So is a field tied to it: "the `F` of `X`", "`X`'s `F`".
-				if !r.negated && r.at >= 0 && (r.owner == nil || r.owner == x.p) && contains(x.p.Fields, r.text) && (facetWorded(it.Text, r) || r.owner == x.p) && !contains(parts, r.text) {
+				if !r.negated && r.at >= 0 && (r.owner == nil || r.owner == x.p) && contains(x.p.Fields, r.text) && (facetWorded(it.Text, r) || tied) && !contains(parts, r.text) {
 					parts = append(parts, r.text)
 				}
 			}
@@ -983,8 +989,12 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 				continue
 			}
 			if best := nearest(t, partsOf(p)); best != "" {
-				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s names %q, which %s does not maintain; did you mean %q? As written it reads the whole truth of %s: write `%s.%s` to read that part, or wire it in %s (%s.%s: %s.%s)",
-					what, n.ID, t, p.ID, best, p.ID, p.ID, best, WiringFile, n.ID, it.Name, p.ID, best)
+				fix := fmt.Sprintf("write `%s.%s` to read that part", p.ID, best)
+				if it.Name != "" {
+					fix += fmt.Sprintf(", or wire it in %s (%s.%s: %s.%s)", WiringFile, n.ID, it.Name, p.ID, best)
+				}
+				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s names %q, which %s does not maintain; did you mean %q? As written it reads the whole truth of %s: %s",
+					what, n.ID, t, p.ID, best, p.ID, fix)
 				break
 			}
 			if o == p {
@@ -1102,10 +1112,12 @@ func containsNode(ns []*Node, p *Node) bool {
 	return false
 }
 
-// wholeType explains an input declared of a type a whole truth never has
-// (a truth is one JSON object; a fan-in is an object keyed by producer),
-// or returns "". Decided: an error, as edgeType; a union or any is left
-// to the drain.
+// wholeType explains an input declared of a type its value never has,
+// or returns "": a whole truth is one JSON object, and so is an input of
+// several edges (a fan-in, keyed by producer, or by part when one
+// producer gives every part), which the drain does not check
+// (reconcile.Inputs). Decided: an error, as edgeType; a union or any is
+// left to the drain.
 func wholeType(n *Node, edges []*Edge) string {
 	var e *Edge
 	for _, x := range edges {
@@ -1114,8 +1126,19 @@ func wholeType(n *Node, edges []*Edge) string {
 			break
 		}
 	}
-	if e == nil {
+	if e == nil && len(edges) < 2 {
 		return ""
+	}
+	what := ""
+	if len(edges) > 1 {
+		var from []string
+		for _, x := range edges {
+			from = append(from, x.Producer+"."+strings.TrimPrefix(x.Facet, "@"))
+		}
+		e = edges[0]
+		what = fmt.Sprintf("it reads %s, an object keyed by producer or part", strings.Join(from, ", "))
+	} else {
+		what = fmt.Sprintf("it reads the whole truth of %s, which is an object", e.Producer)
 	}
 	var in *spec.Input
 	for _, x := range n.Spec.Inputs {
@@ -1131,6 +1154,6 @@ func wholeType(n *Node, edges []*Edge) string {
 	if strings.Contains(t, "|") || !knownType(base) || !list && (base == "object" || base == "any") {
 		return ""
 	}
-	return fmt.Sprintf("input %q of %s is declared %s, but it reads the whole truth of %s, which is an object: name the part it reads (`%s.PART`) or declare it object",
-		in.Name, n.Label(), in.Type, e.Producer, e.Producer)
+	return fmt.Sprintf("input %q of %s is declared %s, but %s: name the one part it reads (`%s.PART`) or declare it object",
+		in.Name, n.Label(), in.Type, what, e.Producer)
 }
