@@ -42,6 +42,8 @@ func TestSentenceSlips(t *testing.T) {
 			`alert.prose.md:10:3: error: input "amount" of alert is declared number, but it reads orders.total, orders.count, an object keyed by producer or part`},
 		{"a field tied to its producer, of another type", "- `amount` (string): the `total` of `orders`",
 			`alert.prose.md:10:3: error: input "amount" of alert is declared string, but orders maintains total as number`},
+		{"a producer misspelt while the name rule binds the item", "- `total`: as counted by `ordres`",
+			`alert.prose.md:10:3: error: input "total" of alert names "ordres", which is no node; did you mean orders? As written it reads orders alone`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, diags, err := Load(ordersProject(t, tc.requires))
@@ -77,5 +79,23 @@ func TestSentenceTiedField(t *testing.T) {
 		if strings.Join(got, "; ") != tc.want {
 			t.Errorf("%s: edges %q, want %q", tc.requires, got, tc.want)
 		}
+	}
+}
+
+// A producer named by its front matter name, misspelt beside another
+// producer, is no silent drop from the fan-in.
+func TestSentenceSlipsByName(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"orders.prose.md": "---\nname: orders\nkind: gateway\n---\n\n# Orders\n\n### Maintains\n\n- `total` (number): the sum\n",
+		"book.prose.md":   "---\nid: ledger-1\nname: order-book\nkind: gateway\n---\n\n# Book\n\n### Maintains\n\n- `lines`: n\n",
+		"alert.prose.md":  node("alert", "responsibility", "- `both`: from `orders` and `order-bok`", "- `big`: n"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `alert.prose.md:10:3: error: input "both" of alert names "order-bok", which is no node; did you mean order-book? As written it reads orders alone`
+	if !strings.Contains(diags.Error(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
 	}
 }

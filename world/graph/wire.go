@@ -23,7 +23,9 @@ import (
 //	    several make a fan-in, read as an object keyed by producer. Rule
 //	    "explicit" when the item's name is that node, else "reference".
 //	    Each producer is bound to the parts written with it (`X.F`), else
-//	    to the facets the sentence names that it has (a facet tied to
+//	    to the facets the sentence names that it has, or to a field tied
+//	    to it ("the `F` of `X`", "`X`'s `F`", with the other fields of it
+//	    the sentence names) (a facet tied to
 //	    another node by "`Y`'s `F`" or "the `F` facet of `Y`" is not its;
 //	    a family `stem:<key>` by that form, its stem or one key; for
 //	    `stem:<key>`, every declared facet with the stem; a field the
@@ -38,6 +40,10 @@ import (
 //	    sentence names belong to exactly one node;
 //	(d) wiring: the committed wiring file says `subscriber.input:
 //	    producer.part`.
+//
+// A bound sentence that names what its producers are not (a misspelt
+// node, a part a producer read whole lacks) is an error or a warning:
+// see slips.
 //
 // A part is the whole truth (Atomic), a `####` facet, a facet family
 // (one member per key, read as an object by key) or a field: each a
@@ -950,7 +956,7 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 			whole[p] = true
 		}
 	}
-	if len(prods) == 0 {
+	if len(edges) == 0 {
 		return nil
 	}
 	rs := refs(it)
@@ -963,7 +969,7 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 	what := quoteName(it)
 	for _, r := range rs {
 		t := trimPossessive(r.text)
-		if r.at < 0 || r.negated || t == it.Name || n.self(t) || g.known(t, n) {
+		if r.at < 0 || r.negated || t == it.Name || n.self(t) || g.known(t, n) || isInput(n, t) {
 			continue
 		}
 		if node, part, ok := strings.Cut(t, "."); ok {
@@ -979,8 +985,19 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 			}
 		}
 		if best := nearest(t, g.nodeNames(n)); best != "" {
+			if strings.HasSuffix(strings.ToLower(it.Text[:r.at]), "maintained by ") {
+				continue // unknownMaintainer says it
+			}
+			from := map[string]bool{}
+			var reads []string
+			for _, e := range edges {
+				if !from[e.Producer] {
+					from[e.Producer] = true
+					reads = append(reads, e.Producer)
+				}
+			}
 			diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s names %q, which is no node; did you mean %s? As written it reads %s alone",
-				what, n.ID, t, best, strings.Join(ids(prods), ", "))
+				what, n.ID, t, best, strings.Join(reads, ", "))
 			continue
 		}
 		o := owner(it.Text, r, nodeRefs)
@@ -1101,6 +1118,16 @@ func ids(ns []*Node) []string {
 		out = append(out, p.ID)
 	}
 	return out
+}
+
+// isInput reports whether name is one of n's declared inputs.
+func isInput(n *Node, name string) bool {
+	for _, in := range n.Spec.Inputs {
+		if in.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func containsNode(ns []*Node, p *Node) bool {
