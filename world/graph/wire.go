@@ -1112,14 +1112,6 @@ func partList(p *Node) string {
 	return "it declares no parts"
 }
 
-func ids(ns []*Node) []string {
-	var out []string
-	for _, p := range ns {
-		out = append(out, p.ID)
-	}
-	return out
-}
-
 // isInput reports whether name is one of n's declared inputs.
 func isInput(n *Node, name string) bool {
 	for _, in := range n.Spec.Inputs {
