@@ -28,6 +28,8 @@ func TestSentenceSlips(t *testing.T) {
 			`alert.prose.md:10:3: error: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"? As written it reads the whole truth of orders: write ` + "`orders.total`" + ` to read that part, or wire it in prose.wiring.yaml (alert.amount: orders.total) [graph/unsatisfied]`},
 		{"a backticked plural of a field", "- `amount`: `orders`'s `totals`",
 			`error: input "amount" of alert names "totals", which orders does not maintain; did you mean "total"?`},
+		{"a backticked near-miss of a field not tied to the producer", "- `amount`: `orders`, as `totl`",
+			`alert.prose.md:10:3: warning: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"?`},
 		{"a backticked part the producer does not maintain", "- `amount`: the `tax` of `orders`",
 			`alert.prose.md:10:3: error: input "amount" of alert names "tax" of orders, which it does not maintain (its parts: total, count)`},
 		{"a producer misspelt in a fan-in", "- `amount`: totals from `orders` and `ordres`",

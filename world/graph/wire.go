@@ -923,11 +923,13 @@ func callerSays(text string) bool { return callerWords().MatchString(text) }
 //     node but is within a small edit distance of a node's id, name or
 //     title (`ordres` beside `orders`) is an error: the node it misspells
 //     is left out of the fan-in;
-//   - a backticked name, no part of any node, that is within that
-//     distance of a field or facet of a producer the item reads whole
-//     (`totl`, `totals` of `total`), or that the sentence ties to it ("the
-//     `F` of `X`", "`X`'s `F`") while it has no such part, is an error:
-//     the words name a part, the binding is the whole truth;
+//   - a backticked name, no part of any node, that the sentence ties to
+//     a producer it reads whole ("the `F` of `X`", "`F` from `X`", "`X`'s
+//     `F`") is an error: the words name a part of it, the binding is its
+//     whole truth; with did-you-mean when the name is within that
+//     distance of one of its fields or facets (`totl`, `totals` of
+//     `total`). Not tied, such a near-miss is a warning: the name may be
+//     something else the sentence speaks of (a key inside a part);
 //   - a plain word the sentence ties to a producer it reads whole ("the
 //     totl of `orders`", "`orders`' total") that is one of its fields or
 //     near one is a warning with did-you-mean: a plain word may be
@@ -1010,8 +1012,13 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 				if it.Name != "" {
 					fix += fmt.Sprintf(", or wire it in %s (%s.%s: %s.%s)", WiringFile, n.ID, it.Name, p.ID, best)
 				}
-				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s names %q, which %s does not maintain; did you mean %q? As written it reads the whole truth of %s: %s",
+				msg := fmt.Sprintf("%s of %s names %q, which %s does not maintain; did you mean %q? As written it reads the whole truth of %s: %s",
 					what, n.ID, t, p.ID, best, p.ID, fix)
+				if o == p {
+					diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+				} else {
+					diags.Warnf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+				}
 				break
 			}
 			if o == p {
