@@ -40,7 +40,7 @@ func TestSentenceWiring(t *testing.T) {
 	g, diags, err := Load(dir)
 	// "all scout ledgers from `scout-price`" reads its whole truth while
 	// naming its part: a warning (wire.go, slips), not an error.
-	if err != nil || diags.HasErrors() || len(diags) != 1 || !strings.Contains(diags[0].Error(), `its words say "ledgers", and scout-price maintains "ledger"`) {
+	if err != nil || diags.HasErrors() || len(diags) != 1 || !strings.Contains(diags[0].Error(), `reads the whole truth of scout-price, scout-friction, scout-desire, but it says "ledgers" (scout-price, scout-friction, scout-desire maintain "ledger"): write `+"`scout-price.ledger`, `scout-friction.ledger`, `scout-desire.ledger`") {
 		t.Fatal(err, diags)
 	}
 	var got []string

@@ -21,13 +21,15 @@ func TestSentenceSlips(t *testing.T) {
 		name, requires, want string
 	}{
 		{"a plain word near a field", "- `amount`: the totl of `orders`",
-			`alert.prose.md:10:3: warning: input "amount" of alert reads the whole truth of orders, but its words say "totl", and orders maintains "total": write ` + "`orders.total`"},
+			`alert.prose.md:10:3: warning: input "amount" of alert reads the whole truth of orders, but it says "totl" (orders maintains "total"): write ` + "`orders.total`" + ` to read that part, or name the producer alone to read the whole truth [graph/unsatisfied]`},
 		{"a plain plural of a field", "- `amount`: `orders`' totals",
-			`alert.prose.md:10:3: warning: input "amount" of alert reads the whole truth of orders, but its words say "totals", and orders maintains "total"`},
+			`alert.prose.md:10:3: warning: input "amount" of alert reads the whole truth of orders, but it says "totals" (orders maintains "total")`},
 		{"a backticked near-miss of a field", "- `amount`: the `totl` of `orders`",
 			`alert.prose.md:10:3: error: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"? As written it reads the whole truth of orders: write ` + "`orders.total`" + ` to read that part, or wire it in prose.wiring.yaml (alert.amount: orders.total) [graph/unsatisfied]`},
 		{"a backticked plural of a field", "- `amount`: `orders`'s `totals`",
 			`error: input "amount" of alert names "totals", which orders does not maintain; did you mean "total"?`},
+		{"an item's name the plural of a field", "- `totals`: from `orders`",
+			`alert.prose.md:10:3: warning: input "totals" of alert reads the whole truth of orders, but it says "totals" (orders maintains "total"): write ` + "`orders.total`"},
 		{"a backticked near-miss of a field not tied to the producer", "- `amount`: `orders`, as `totl`",
 			`alert.prose.md:10:3: warning: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"?`},
 		{"a backticked part the producer does not maintain", "- `amount`: the `tax` of `orders`",

@@ -934,7 +934,10 @@ func callerSays(text string) bool { return callerWords().MatchString(text) }
 //     totl of `orders`", "`orders`' total") that is one of its fields or
 //     near one is a warning with did-you-mean: a plain word may be
 //     English, so it is a guess, and the author confirms the whole truth
-//     by naming the producer alone or the field by `X.F`.
+//     by naming the producer alone or the field by `X.F`; so is an
+//     item's name that is the plural or singular of a part of a producer
+//     it reads whole (`totals`). (Only that: an item's name is the
+//     consumer's to choose, and `amount` is two edits from `count`.)
 //
 // A backticked field of the producer tied to it ("the `total` of
 // `orders`") is bound to that field (sentence), so it is no slip.
@@ -1028,6 +1031,36 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 			}
 		}
 	}
+	// The guesses, one warning for the item: each producer once, with the
+	// word that points at its part.
+	type saying struct {
+		word, part string
+		by         []string
+	}
+	var sayings []*saying
+	var fixes []string
+	seen := map[*Node]bool{}
+	guess := func(p *Node, word, part string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		fixes = append(fixes, fmt.Sprintf("`%s.%s`", p.ID, part))
+		for _, x := range sayings {
+			if x.word == word && x.part == part {
+				x.by = append(x.by, p.ID)
+				return
+			}
+		}
+		sayings = append(sayings, &saying{word, part, []string{p.ID}})
+	}
+	for _, p := range prods {
+		if whole[p] && it.Name != "" && !p.hasPart(it.Name) {
+			if best := plural(it.Name, partsOf(p)); best != "" {
+				guess(p, it.Name, best)
+			}
+		}
+	}
 	for _, nr := range nodeRefs {
 		if nr.negated || !whole[nr.p] {
 			continue
@@ -1043,9 +1076,26 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 					continue
 				}
 			}
-			diags.Warnf(f, it.Pos, CodeUnsatisfied, "%s of %s reads the whole truth of %s, but its words say %q, and %s maintains %q: write `%s.%s` to read that part, or name `%s` without it to read the whole truth",
-				what, n.ID, p.ID, w, p.ID, best, p.ID, best, p.ID)
+			guess(p, w, best)
 		}
+	}
+	if len(sayings) > 0 {
+		var said []string
+		for _, x := range sayings {
+			verb := "maintains"
+			if len(x.by) > 1 {
+				verb = "maintain"
+			}
+			said = append(said, fmt.Sprintf("%q (%s %s %q)", x.word, strings.Join(x.by, ", "), verb, x.part))
+		}
+		var whom []string
+		for _, p := range prods {
+			if seen[p] {
+				whom = append(whom, p.ID)
+			}
+		}
+		diags.Warnf(f, it.Pos, CodeUnsatisfied, "%s of %s reads the whole truth of %s, but it says %s: write %s to read that part, or name the producer alone to read the whole truth",
+			what, n.ID, strings.Join(whom, ", "), strings.Join(said, ", "), strings.Join(fixes, ", "))
 	}
 	return diags
 }
@@ -1072,6 +1122,25 @@ func plainParts(text string, r ref) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// plural returns the part that name is the plural or singular of
+// (`totals`, `entries`, `boxes` of `total`, `entry`, `box`), or "".
+func plural(name string, parts []string) string {
+	low := strings.ToLower(name)
+	for _, p := range parts {
+		lp := strings.ToLower(p)
+		for _, pair := range [][2]string{{low, lp}, {lp, low}} {
+			one, many := pair[0], pair[1]
+			if one == "" || many == "" {
+				continue
+			}
+			if many == one+"s" || many == one+"es" || strings.HasSuffix(one, "y") && many == one[:len(one)-1]+"ies" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // known reports whether t is a node (or `node.part`), or a part or
