@@ -66,6 +66,7 @@ func TestSentenceSlips(t *testing.T) {
 // producer alone, or its truth named plainly, still reads the whole.
 func TestSentenceTiedField(t *testing.T) {
 	for _, tc := range []struct{ requires, want string }{
+		{"- `amount`: `orders`'s `truth.json`, the `@atomic` of `orders`", "amount <- orders.@atomic"},
 		{"- `amount`: the `total` of `orders`", "amount <- orders.total"},
 		{"- `amount`: `orders`'s `count`", "amount <- orders.count"},
 		{"- `amount`: the `total` and `count` of `orders`", "amount <- orders.count; amount <- orders.total"},

@@ -1005,6 +1005,9 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 				what, n.ID, t, best, strings.Join(reads, ", "))
 			continue
 		}
+		if !partName().MatchString(t) {
+			continue // a file, a path, `@atomic`: not a part's name
+		}
 		o := owner(it.Text, r, nodeRefs)
 		for _, p := range prods {
 			if !whole[p] || o != nil && o != p {
@@ -1101,6 +1104,10 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 }
 
 var (
+	// partName is what a field's or facet's name looks like.
+	partName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z][\w:-]*$`)
+	})
 	// plainOf is a plain word tied to the node after it: "the totl of `X`".
 	plainOf = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b([A-Za-z][\w-]*)\s+(?:of|from)\s+(?:the\s+)?(?:\*\*)?$`)
