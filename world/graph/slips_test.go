@@ -28,6 +28,8 @@ func TestSentenceSlips(t *testing.T) {
 			`alert.prose.md:10:3: error: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"? As written it reads the whole truth of orders: write ` + "`orders.total`" + ` to read that part, or wire it in prose.wiring.yaml (alert.amount: orders.total) [graph/unsatisfied]`},
 		{"a backticked plural of a field", "- `amount`: `orders`'s `totals`",
 			`error: input "amount" of alert names "totals", which orders does not maintain; did you mean "total"?`},
+		{"an exclusion of a misspelt part", "- `amount`: `orders`, never its `totl`",
+			`alert.prose.md:10:3: error: input "amount" of alert excludes "totl" ("never its ` + "`totl`" + `"), which orders does not maintain, so it excludes nothing: it reads the whole truth of orders; did you mean "total"? [graph/unsatisfied]`},
 		{"an item's name the plural of a field", "- `totals`: from `orders`",
 			`alert.prose.md:10:3: warning: input "totals" of alert reads the whole truth of orders, but it says "totals" (orders maintains "total"): write ` + "`orders.total`"},
 		{"a backticked near-miss of a field not tied to the producer", "- `amount`: `orders`, as `totl`",

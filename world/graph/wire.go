@@ -930,6 +930,9 @@ func callerSays(text string) bool { return callerWords().MatchString(text) }
 //     distance of one of its fields or facets (`totl`, `totals` of
 //     `total`). Not tied, such a near-miss is a warning: the name may be
 //     something else the sentence speaks of (a key inside a part);
+//   - a word of exclusion before such a name, near a part of a producer
+//     read whole or called a facet ("never its `histroy` facet"), is an
+//     error: it excludes nothing, and the part meant is read;
 //   - a plain word the sentence ties to a producer it reads whole ("the
 //     totl of `orders`", "`orders`' total") that is one of its fields or
 //     near one is a warning with did-you-mean: a plain word may be
@@ -974,7 +977,13 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 	what := quoteName(it)
 	for _, r := range rs {
 		t := trimPossessive(r.text)
-		if r.at < 0 || r.negated || t == it.Name || n.self(t) || g.known(t, n) || isInput(n, t) {
+		if r.at < 0 || t == it.Name || n.self(t) || g.known(t, n) || isInput(n, t) {
+			continue
+		}
+		if r.negated {
+			if msg := excludesNothing(n, it, r, t, prods, whole); msg != "" {
+				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+			}
 			continue
 		}
 		if node, part, ok := strings.Cut(t, "."); ok {
@@ -1129,6 +1138,33 @@ func plainParts(text string, r ref) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// excludesNothing explains a word of exclusion whose name is no part of
+// a producer the item reads whole but near one of its parts, or called
+// a facet ("never its `histroy` facet"), or returns "": the exclusion
+// removes nothing, so the item reads the very part its author excluded.
+// Decided: an error.
+func excludesNothing(n *Node, it *Item, r ref, t string, prods []*Node, whole map[*Node]bool) string {
+	if !partName().MatchString(t) {
+		return ""
+	}
+	for _, p := range prods {
+		if !whole[p] {
+			continue
+		}
+		best := nearest(t, partsOf(p))
+		if best == "" && !facetWorded(it.Text, r) {
+			continue
+		}
+		msg := fmt.Sprintf("%s of %s excludes %q (%q), which %s does not maintain, so it excludes nothing: it reads the whole truth of %s",
+			quoteName(it), n.ID, t, r.words, p.ID, p.ID)
+		if best != "" {
+			return msg + fmt.Sprintf("; did you mean %q?", best)
+		}
+		return msg + fmt.Sprintf(" (%s)", partList(p))
+	}
+	return ""
 }
 
 // plural returns the part that name is the plural or singular of
