@@ -86,6 +86,11 @@ func TestSentenceTiedField(t *testing.T) {
 		if strings.Join(got, "; ") != tc.want {
 			t.Errorf("%s: edges %q, want %q", tc.requires, got, tc.want)
 		}
+		for _, e := range g.In("alert") {
+			if e.Facet != Atomic && !strings.Contains(e.Why, "field named in") {
+				t.Errorf("%s: edge %s.%s says %q, not the words that named the field", tc.requires, e.Producer, e.Facet, e.Why)
+			}
+		}
 	}
 }
 

@@ -355,6 +355,7 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 			// alone, and with it every field of it the sentence names
 			// ("the `F` and `G` of `X`").
 			tied := false
+			var fieldWords []string
 			for _, r := range partRefs {
 				tied = tied || !r.negated && r.owner == x.p && contains(x.p.Fields, r.text)
 			}
@@ -362,13 +363,18 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 				// A field the sentence calls a facet is read as one.
 				if !r.negated && r.at >= 0 && (r.owner == nil || r.owner == x.p) && contains(x.p.Fields, r.text) && (facetWorded(it.Text, r) || tied) && !contains(parts, r.text) {
 					parts = append(parts, r.text)
+					fieldWords = append(fieldWords, fmt.Sprintf("field named in %q", r.words))
 				}
 			}
 			for _, e := range excluded {
 				it.Excluded = append(it.Excluded, fmt.Sprintf("%s.%s (%q)", x.p.ID, e, negatedWords(partRefs, x.p, e)))
 			}
 			if len(parts) > 0 {
-				why += "; " + partWords(partRefs, x.p)
+				var ws []string
+				if w := partWords(partRefs, x.p); w != "" {
+					ws = append(ws, w)
+				}
+				why += "; " + strings.Join(append(ws, fieldWords...), "; ")
 			} else if len(excluded) > 0 {
 				return nil, fmt.Sprintf("%s %s of %s excludes %s of %s but names no part of it to read: name the facets it reads (`%s.FACET`)",
 					CodeAmbiguous, quoteName(it), n.ID, strings.Join(excluded, ", "), x.p.ID, x.p.ID)
