@@ -51,6 +51,7 @@ func FuzzSentence(f *testing.F) {
 	f.Add("`ledgers`: all scout ledgers from `a`, `b`, **`c`** facet — never `d`.")
 	f.Add("**a `b` ** `` ` ** never not just (`x`) —")
 	f.Add("`eligible:<login>` facet of `a`; not only `b` but `c`'s `track` facet")
+	f.Add("`amount` (number): the totl of `a`, `a`'s `totals`, the `total` and `tax` of `a` and `aa`, `a.totl`")
 	f.Fuzz(func(t *testing.T, text string) {
 		it := &Item{Name: itemName(text), Text: text}
 		for _, r := range refs(it) {
@@ -63,7 +64,7 @@ func FuzzSentence(f *testing.F) {
 		}
 		dir := t.TempDir()
 		for name, src := range map[string]string{
-			"a.prose.md": "---\nname: a\nkind: gateway\n---\n\n# A\n\n### Maintains\n\n#### track\n\nT.\n\n#### eligible:<login>\n\nE.\n",
+			"a.prose.md": "---\nname: a\nkind: gateway\n---\n\n# A\n\n### Maintains\n\n- `total` (number): n\n\n#### track\n\nT.\n\n#### eligible:<login>\n\nE.\n",
 			"s.prose.md": "---\nname: s\nkind: responsibility\n---\n\n# S\n\n### Requires\n\n- " + text + "\n\n### Maintains\n\n- `v`: n\n",
 		} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {

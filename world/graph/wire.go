@@ -23,7 +23,9 @@ import (
 //	    several make a fan-in, read as an object keyed by producer. Rule
 //	    "explicit" when the item's name is that node, else "reference".
 //	    Each producer is bound to the parts written with it (`X.F`), else
-//	    to the facets the sentence names that it has (a facet tied to
+//	    to the facets the sentence names that it has, or to a field tied
+//	    to it ("the `F` of `X`", "`X`'s `F`", with the other fields of it
+//	    the sentence names) (a facet tied to
 //	    another node by "`Y`'s `F`" or "the `F` facet of `Y`" is not its;
 //	    a family `stem:<key>` by that form, its stem or one key; for
 //	    `stem:<key>`, every declared facet with the stem; a field the
@@ -38,6 +40,10 @@ import (
 //	    sentence names belong to exactly one node;
 //	(d) wiring: the committed wiring file says `subscriber.input:
 //	    producer.part`.
+//
+// A bound sentence that names what its producers are not (a misspelt
+// node, a part a producer read whole lacks) is an error or a warning:
+// see slips.
 //
 // A part is the whole truth (Atomic), a `####` facet, a facet family
 // (one member per key, read as an object by key) or a field: each a
@@ -120,6 +126,10 @@ func (g *Graph) wire() diag.List {
 						diags.Errorf(n.Spec.File, it.Pos, CodeTypeMismatch, "%s", msg)
 					}
 				}
+				if msg := wholeType(n, edges); msg != "" {
+					diags.Errorf(n.Spec.File, it.Pos, CodeTypeMismatch, "%s", msg)
+				}
+				diags = append(diags, g.slips(n, it, edges)...)
 				if msg := g.unknownMaintainer(n, it); msg != "" {
 					diags.Errorf(n.Spec.File, it.Pos, CodeUnsatisfied, "%s", msg)
 				}
@@ -341,17 +351,30 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 		if len(parts) == 0 {
 			var excluded []string
 			parts, excluded = sentenceFacets(x.p, partRefs)
+			// A field tied to it ("the `F` of `X`", "`X`'s `F`") is read
+			// alone, and with it every field of it the sentence names
+			// ("the `F` and `G` of `X`").
+			tied := false
+			var fieldWords []string
+			for _, r := range partRefs {
+				tied = tied || !r.negated && r.owner == x.p && contains(x.p.Fields, r.text)
+			}
 			for _, r := range partRefs {
 				// A field the sentence calls a facet is read as one.
-				if !r.negated && r.at >= 0 && (r.owner == nil || r.owner == x.p) && contains(x.p.Fields, r.text) && facetWorded(it.Text, r) && !contains(parts, r.text) {
+				if !r.negated && r.at >= 0 && (r.owner == nil || r.owner == x.p) && contains(x.p.Fields, r.text) && (facetWorded(it.Text, r) || tied) && !contains(parts, r.text) {
 					parts = append(parts, r.text)
+					fieldWords = append(fieldWords, fmt.Sprintf("field named in %q", r.words))
 				}
 			}
 			for _, e := range excluded {
 				it.Excluded = append(it.Excluded, fmt.Sprintf("%s.%s (%q)", x.p.ID, e, negatedWords(partRefs, x.p, e)))
 			}
 			if len(parts) > 0 {
-				why += "; " + partWords(partRefs, x.p)
+				var ws []string
+				if w := partWords(partRefs, x.p); w != "" {
+					ws = append(ws, w)
+				}
+				why += "; " + strings.Join(append(ws, fieldWords...), "; ")
 			} else if len(excluded) > 0 {
 				return nil, fmt.Sprintf("%s %s of %s excludes %s of %s but names no part of it to read: name the facets it reads (`%s.FACET`)",
 					CodeAmbiguous, quoteName(it), n.ID, strings.Join(excluded, ", "), x.p.ID, x.p.ID)
@@ -440,6 +463,12 @@ var (
 	})
 )
 
+// partOf is the text between a part and the node that owns it without
+// the word facet: "the `F` of `X`", "`F` from the `X`".
+var partOf = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(\*\*)?\s+(of|from)\s+(the\s+)?(\*\*)?$`)
+})
+
 var (
 	plainAfter = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(?:['’]s)?\s+(?:(?:gateway|responsibility|node)['’]s\s+)?([A-Za-z][\w:-]*)\s+facet\b`)
@@ -482,7 +511,7 @@ func owner(text string, r ref, nodes []nodeRef) *Node {
 	if before != nil && possessive().MatchString(text[before.end:r.at]) {
 		return before.p
 	}
-	if after != nil && facetOf().MatchString(text[r.end:after.at]) {
+	if after != nil && (facetOf().MatchString(text[r.end:after.at]) || partOf().MatchString(text[r.end:after.at])) {
 		return after.p
 	}
 	return nil
@@ -890,3 +919,385 @@ var callerWords = sync.OnceValue(func() *regexp.Regexp {
 
 // callerSays reports whether an item's text says the caller gives it.
 func callerSays(text string) bool { return callerWords().MatchString(text) }
+
+// Slips of a bound sentence (decided). A sentence that binds producers
+// may still name what none of them is; read as it stands, the item would
+// silently subscribe to a whole truth the author did not mean (an object
+// where a number was meant), so:
+//
+//   - a backticked name that is no node, part or world-model name of any
+//     node but is within a small edit distance of a node's id, name or
+//     title (`ordres` beside `orders`) is an error: the node it misspells
+//     is left out of the fan-in;
+//   - a backticked name, no part of any node, that the sentence ties to
+//     a producer it reads whole ("the `F` of `X`", "`F` from `X`", "`X`'s
+//     `F`") is an error: the words name a part of it, the binding is its
+//     whole truth; with did-you-mean when the name is within that
+//     distance of one of its fields or facets (`totl`, `totals` of
+//     `total`). Not tied, such a near-miss is a warning: the name may be
+//     something else the sentence speaks of (a key inside a part);
+//   - a word of exclusion before such a name, near a part of a producer
+//     read whole or called a facet ("never its `histroy` facet"), is an
+//     error: it excludes nothing, and the part meant is read;
+//   - a plain word the sentence ties to a producer it reads whole ("the
+//     totl of `orders`", "`orders`' total") that is one of its fields or
+//     near one is a warning with did-you-mean: a plain word may be
+//     English, so it is a guess, and the author confirms the whole truth
+//     by naming the producer alone or the field by `X.F`; so is an
+//     item's name that is the plural or singular of a part of a producer
+//     it reads whole (`totals`). (Only that: an item's name is the
+//     consumer's to choose, and `amount` is two edits from `count`.)
+//
+// A backticked field of the producer tied to it ("the `total` of
+// `orders`") is bound to that field (sentence), so it is no slip.
+func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
+	var diags diag.List
+	f := n.Spec.File
+	whole := map[*Node]bool{}
+	var prods []*Node
+	for _, e := range edges {
+		if e.Rule != "reference" && e.Rule != "explicit" {
+			continue
+		}
+		p := g.byID[e.Producer]
+		if p == nil {
+			continue
+		}
+		if !containsNode(prods, p) {
+			prods = append(prods, p)
+		}
+		if e.Facet == Atomic {
+			whole[p] = true
+		}
+	}
+	if len(edges) == 0 {
+		return nil
+	}
+	rs := refs(it)
+	var nodeRefs []nodeRef
+	for _, r := range rs {
+		if p, _, ok := g.dotted(trimPossessive(r.text), n); ok && r.at >= 0 {
+			nodeRefs = append(nodeRefs, nodeRef{r, p})
+		}
+	}
+	what := quoteName(it)
+	for _, r := range rs {
+		t := trimPossessive(r.text)
+		if r.at < 0 || t == it.Name || n.self(t) || g.known(t, n) || isInput(n, t) {
+			continue
+		}
+		if r.negated {
+			if msg := excludesNothing(n, it, r, t, prods, whole); msg != "" {
+				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+			}
+			continue
+		}
+		if node, part, ok := strings.Cut(t, "."); ok {
+			if p := g.ref(node); p != nil && p != n {
+				msg := fmt.Sprintf("%s of %s names %q, but %s maintains no part %q", what, n.ID, t, p.ID, part)
+				if best := nearest(part, partsOf(p)); best != "" {
+					msg += fmt.Sprintf("; did you mean `%s.%s`?", p.ID, best)
+				} else {
+					msg += fmt.Sprintf(" (%s)", partList(p))
+				}
+				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+				continue
+			}
+		}
+		if best := nearest(t, g.nodeNames(n)); best != "" {
+			if strings.HasSuffix(strings.ToLower(it.Text[:r.at]), "maintained by ") {
+				continue // unknownMaintainer says it
+			}
+			from := map[string]bool{}
+			var reads []string
+			for _, e := range edges {
+				if !from[e.Producer] {
+					from[e.Producer] = true
+					reads = append(reads, e.Producer)
+				}
+			}
+			diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s names %q, which is no node; did you mean %s? As written it reads %s alone",
+				what, n.ID, t, best, strings.Join(reads, ", "))
+			continue
+		}
+		if !partName().MatchString(t) {
+			continue // a file, a path, `@atomic`: not a part's name
+		}
+		o := owner(it.Text, r, nodeRefs)
+		for _, p := range prods {
+			if !whole[p] || o != nil && o != p {
+				continue
+			}
+			if best := nearest(t, partsOf(p)); best != "" {
+				fix := fmt.Sprintf("write `%s.%s` to read that part", p.ID, best)
+				if it.Name != "" {
+					fix += fmt.Sprintf(", or wire it in %s (%s.%s: %s.%s)", WiringFile, n.ID, it.Name, p.ID, best)
+				}
+				msg := fmt.Sprintf("%s of %s names %q, which %s does not maintain; did you mean %q? As written it reads the whole truth of %s: %s",
+					what, n.ID, t, p.ID, best, p.ID, fix)
+				if o == p {
+					diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+				} else {
+					diags.Warnf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+				}
+				break
+			}
+			if o == p {
+				diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s names %q of %s, which it does not maintain (%s); as written it reads the whole truth of %s: name one of its parts (`%s.PART`) or %s alone",
+					what, n.ID, t, p.ID, partList(p), p.ID, p.ID, p.ID)
+				break
+			}
+		}
+	}
+	// The guesses, one warning for the item: each producer once, with the
+	// word that points at its part.
+	type saying struct {
+		word, part string
+		by         []string
+	}
+	var sayings []*saying
+	var fixes []string
+	seen := map[*Node]bool{}
+	guess := func(p *Node, word, part string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		fixes = append(fixes, fmt.Sprintf("`%s.%s`", p.ID, part))
+		for _, x := range sayings {
+			if x.word == word && x.part == part {
+				x.by = append(x.by, p.ID)
+				return
+			}
+		}
+		sayings = append(sayings, &saying{word, part, []string{p.ID}})
+	}
+	for _, p := range prods {
+		if whole[p] && it.Name != "" && !p.hasPart(it.Name) {
+			if best := plural(it.Name, partsOf(p)); best != "" {
+				guess(p, it.Name, best)
+			}
+		}
+	}
+	for _, nr := range nodeRefs {
+		if nr.negated || !whole[nr.p] {
+			continue
+		}
+		p := nr.p
+		for _, w := range plainParts(it.Text, nr.ref) {
+			best := w
+			if !contains(partsOf(p), w) {
+				if len(w) < 4 {
+					continue
+				}
+				if best = nearest(w, partsOf(p)); best == "" {
+					continue
+				}
+			}
+			guess(p, w, best)
+		}
+	}
+	if len(sayings) > 0 {
+		var said []string
+		for _, x := range sayings {
+			verb := "maintains"
+			if len(x.by) > 1 {
+				verb = "maintain"
+			}
+			said = append(said, fmt.Sprintf("%q (%s %s %q)", x.word, strings.Join(x.by, ", "), verb, x.part))
+		}
+		var whom []string
+		for _, p := range prods {
+			if seen[p] {
+				whom = append(whom, p.ID)
+			}
+		}
+		diags.Warnf(f, it.Pos, CodeUnsatisfied, "%s of %s reads the whole truth of %s, but it says %s: write %s to read that part, or name the producer alone to read the whole truth",
+			what, n.ID, strings.Join(whom, ", "), strings.Join(said, ", "), strings.Join(fixes, ", "))
+	}
+	return diags
+}
+
+var (
+	// partName is what a field's or facet's name looks like.
+	partName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z][\w:-]*$`)
+	})
+	// plainOf is a plain word tied to the node after it: "the totl of `X`".
+	plainOf = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b([A-Za-z][\w-]*)\s+(?:of|from)\s+(?:the\s+)?(?:\*\*)?$`)
+	})
+	// plainOwned is a plain word tied to the node before it: "`X`'s totl".
+	plainOwned = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:\*\*)?['’]s?\s+([A-Za-z][\w-]*)`)
+	})
+)
+
+// plainParts are the plain words the sentence ties to node reference r:
+// "the W of `X`", "`X`'s W".
+func plainParts(text string, r ref) []string {
+	var out []string
+	if m := plainOf().FindStringSubmatch(text[:r.at]); m != nil {
+		out = append(out, m[1])
+	}
+	if m := plainOwned().FindStringSubmatch(text[r.end:]); m != nil {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// excludesNothing explains a word of exclusion whose name is no part of
+// a producer the item reads whole but near one of its parts, or called
+// a facet ("never its `histroy` facet"), or returns "": the exclusion
+// removes nothing, so the item reads the very part its author excluded.
+// Decided: an error.
+func excludesNothing(n *Node, it *Item, r ref, t string, prods []*Node, whole map[*Node]bool) string {
+	if !partName().MatchString(t) {
+		return ""
+	}
+	for _, p := range prods {
+		if !whole[p] {
+			continue
+		}
+		best := nearest(t, partsOf(p))
+		if best == "" && !facetWorded(it.Text, r) {
+			continue
+		}
+		msg := fmt.Sprintf("%s of %s excludes %q (%q), which %s does not maintain, so it excludes nothing: it reads the whole truth of %s",
+			quoteName(it), n.ID, t, r.words, p.ID, p.ID)
+		if best != "" {
+			return msg + fmt.Sprintf("; did you mean %q?", best)
+		}
+		return msg + fmt.Sprintf(" (%s)", partList(p))
+	}
+	return ""
+}
+
+// plural returns the part that name is the plural or singular of
+// (`totals`, `entries`, `boxes` of `total`, `entry`, `box`), or "".
+func plural(name string, parts []string) string {
+	low := strings.ToLower(name)
+	for _, p := range parts {
+		lp := strings.ToLower(p)
+		for _, pair := range [][2]string{{low, lp}, {lp, low}} {
+			one, many := pair[0], pair[1]
+			if one == "" || many == "" {
+				continue
+			}
+			if many == one+"s" || many == one+"es" || strings.HasSuffix(one, "y") && many == one[:len(one)-1]+"ies" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// known reports whether t is a node (or `node.part`), or a part or
+// world-model name of some node.
+func (g *Graph) known(t string, self *Node) bool {
+	if _, _, ok := g.dotted(t, self); ok {
+		return true
+	}
+	for _, p := range g.Nodes {
+		if p.hasPart(t) || len(p.facetsOf(t)) > 0 || p.hasFamily(t) || p.worldName(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeNames are the ids, names and titles of the nodes but self.
+func (g *Graph) nodeNames(self *Node) []string {
+	var out []string
+	for _, p := range g.Nodes {
+		if p == self {
+			continue
+		}
+		out = append(out, p.ID)
+		if p.Name != "" && p.Name != p.ID {
+			out = append(out, p.Name)
+		}
+		if p.Title != "" {
+			out = append(out, p.Title)
+		}
+	}
+	return out
+}
+
+// partsOf lists p's fields, facets and families.
+func partsOf(p *Node) []string {
+	return append(append(append([]string{}, p.Fields...), p.Facets...), p.Families...)
+}
+
+// partList says what p maintains, for a message.
+func partList(p *Node) string {
+	if ps := partsOf(p); len(ps) > 0 {
+		return "its parts: " + strings.Join(ps, ", ")
+	}
+	return "it declares no parts"
+}
+
+// isInput reports whether name is one of n's declared inputs.
+func isInput(n *Node, name string) bool {
+	for _, in := range n.Spec.Inputs {
+		if in.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func containsNode(ns []*Node, p *Node) bool {
+	for _, x := range ns {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeType explains an input declared of a type its value never has,
+// or returns "": a whole truth is one JSON object, and so is an input of
+// several edges (a fan-in, keyed by producer, or by part when one
+// producer gives every part), which the drain does not check
+// (reconcile.Inputs). Decided: an error, as edgeType; a union or any is
+// left to the drain.
+func wholeType(n *Node, edges []*Edge) string {
+	var e *Edge
+	for _, x := range edges {
+		if x.Facet == Atomic {
+			e = x
+			break
+		}
+	}
+	if e == nil && len(edges) < 2 {
+		return ""
+	}
+	what := ""
+	if len(edges) > 1 {
+		var from []string
+		for _, x := range edges {
+			from = append(from, x.Producer+"."+strings.TrimPrefix(x.Facet, "@"))
+		}
+		e = edges[0]
+		what = fmt.Sprintf("it reads %s, an object keyed by producer or part", strings.Join(from, ", "))
+	} else {
+		what = fmt.Sprintf("it reads the whole truth of %s, which is an object", e.Producer)
+	}
+	var in *spec.Input
+	for _, x := range n.Spec.Inputs {
+		if x.Name == e.Input {
+			in = x
+		}
+	}
+	if in == nil || in.Type == "" {
+		return ""
+	}
+	t := strings.ToLower(strings.TrimSpace(in.Type))
+	base, list := strings.CutSuffix(t, "[]")
+	if strings.Contains(t, "|") || !knownType(base) || !list && (base == "object" || base == "any") {
+		return ""
+	}
+	return fmt.Sprintf("input %q of %s is declared %s, but %s: name the one part it reads (`%s.PART`) or declare it object",
+		in.Name, n.Label(), in.Type, what, e.Producer)
+}

@@ -1,0 +1,113 @@
+package graph
+
+import (
+	"strings"
+	"testing"
+)
+
+// ordersProject is a producer `orders` (titled Order Book) maintaining
+// `total` and `count`, and a consumer `alert` with one Requires item.
+func ordersProject(t *testing.T, requires string) string {
+	return writeFiles(t, map[string]string{
+		"orders.prose.md": "---\nname: orders\nkind: gateway\n---\n\n# Order Book\n\n### Maintains\n\n- `total` (number): the sum\n- `count` (integer): how many\n",
+		"alert.prose.md":  node("alert", "responsibility", requires, "- `big`: n"),
+	})
+}
+
+// A sentence that binds a producer but names what it is not must not
+// read its whole truth in silence.
+func TestSentenceSlips(t *testing.T) {
+	for _, tc := range []struct {
+		name, requires, want string
+	}{
+		{"a plain word near a field", "- `amount`: the totl of `orders`",
+			`alert.prose.md:10:3: warning: input "amount" of alert reads the whole truth of orders, but it says "totl" (orders maintains "total"): write ` + "`orders.total`" + ` to read that part, or name the producer alone to read the whole truth [graph/unsatisfied]`},
+		{"a plain plural of a field", "- `amount`: `orders`' totals",
+			`alert.prose.md:10:3: warning: input "amount" of alert reads the whole truth of orders, but it says "totals" (orders maintains "total")`},
+		{"a backticked near-miss of a field", "- `amount`: the `totl` of `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"? As written it reads the whole truth of orders: write ` + "`orders.total`" + ` to read that part, or wire it in prose.wiring.yaml (alert.amount: orders.total) [graph/unsatisfied]`},
+		{"a backticked plural of a field", "- `amount`: `orders`'s `totals`",
+			`error: input "amount" of alert names "totals", which orders does not maintain; did you mean "total"?`},
+		{"an exclusion of a misspelt part", "- `amount`: `orders`, never its `totl`",
+			`alert.prose.md:10:3: error: input "amount" of alert excludes "totl" ("never its ` + "`totl`" + `"), which orders does not maintain, so it excludes nothing: it reads the whole truth of orders; did you mean "total"? [graph/unsatisfied]`},
+		{"an item's name the plural of a field", "- `totals`: from `orders`",
+			`alert.prose.md:10:3: warning: input "totals" of alert reads the whole truth of orders, but it says "totals" (orders maintains "total"): write ` + "`orders.total`"},
+		{"a backticked near-miss of a field not tied to the producer", "- `amount`: `orders`, as `totl`",
+			`alert.prose.md:10:3: warning: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"?`},
+		{"a backticked part the producer does not maintain", "- `amount`: the `tax` of `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert names "tax" of orders, which it does not maintain (its parts: total, count)`},
+		{"a producer misspelt in a fan-in", "- `amount`: totals from `orders` and `ordres`",
+			`alert.prose.md:10:3: error: input "amount" of alert names "ordres", which is no node; did you mean orders? As written it reads orders alone [graph/unsatisfied]`},
+		{"a producer's title misspelt", "- `amount`: from `orders` and `Ordr Book`",
+			`error: input "amount" of alert names "Ordr Book", which is no node; did you mean Order Book?`},
+		{"a dotted part misspelt", "- `amount`: `orders.totl`, counted with `orders`",
+			"error: input \"amount\" of alert names \"orders.totl\", but orders maintains no part \"totl\"; did you mean `orders.total`?"},
+		{"a scalar input reading a whole truth", "- `amount` (number): from `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert is declared number, but it reads the whole truth of orders, which is an object: name the one part it reads (` + "`orders.PART`" + `) or declare it object [graph/type-mismatch]`},
+		{"a scalar input fed by a fan-in", "- `amount` (number): the `total` and `count` of `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert is declared number, but it reads orders.total, orders.count, an object keyed by producer or part`},
+		{"a field tied to its producer, of another type", "- `amount` (string): the `total` of `orders`",
+			`alert.prose.md:10:3: error: input "amount" of alert is declared string, but orders maintains total as number`},
+		{"a producer misspelt while the name rule binds the item", "- `total`: as counted by `ordres`",
+			`alert.prose.md:10:3: error: input "total" of alert names "ordres", which is no node; did you mean orders? As written it reads orders alone`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags, err := Load(ordersProject(t, tc.requires))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(diags.Error(), tc.want) {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), tc.want)
+			}
+		})
+	}
+}
+
+// A backticked field tied to its producer ("the `total` of `orders`",
+// "`orders`'s `count`") reads that field, not the whole truth; the
+// producer alone, or its truth named plainly, still reads the whole.
+func TestSentenceTiedField(t *testing.T) {
+	for _, tc := range []struct{ requires, want string }{
+		{"- `amount`: `orders`'s `truth.json`, the `@atomic` of `orders`", "amount <- orders.@atomic"},
+		{"- `amount`: the `total` of `orders`", "amount <- orders.total"},
+		{"- `amount`: `orders`'s `count`", "amount <- orders.count"},
+		{"- `amount`: the `total` and `count` of `orders`", "amount <- orders.count; amount <- orders.total"},
+		{"- `amount`: the whole truth of `orders`", "amount <- orders.@atomic"},
+		{"- `amount` (object): everything `orders` knows", "amount <- orders.@atomic"},
+	} {
+		g, diags, err := Load(ordersProject(t, tc.requires))
+		if err != nil || len(diags) > 0 {
+			t.Fatal(tc.requires, err, diags)
+		}
+		var got []string
+		for _, e := range g.In("alert") {
+			got = append(got, e.Input+" <- "+e.Producer+"."+e.Facet)
+		}
+		if strings.Join(got, "; ") != tc.want {
+			t.Errorf("%s: edges %q, want %q", tc.requires, got, tc.want)
+		}
+		for _, e := range g.In("alert") {
+			if e.Facet != Atomic && !strings.Contains(e.Why, "field named in") {
+				t.Errorf("%s: edge %s.%s says %q, not the words that named the field", tc.requires, e.Producer, e.Facet, e.Why)
+			}
+		}
+	}
+}
+
+// A producer named by its front matter name, misspelt beside another
+// producer, is no silent drop from the fan-in.
+func TestSentenceSlipsByName(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"orders.prose.md": "---\nname: orders\nkind: gateway\n---\n\n# Orders\n\n### Maintains\n\n- `total` (number): the sum\n",
+		"book.prose.md":   "---\nid: ledger-1\nname: order-book\nkind: gateway\n---\n\n# Book\n\n### Maintains\n\n- `lines`: n\n",
+		"alert.prose.md":  node("alert", "responsibility", "- `both`: from `orders` and `order-bok`", "- `big`: n"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `alert.prose.md:10:3: error: input "both" of alert names "order-bok", which is no node; did you mean order-book? As written it reads orders alone`
+	if !strings.Contains(diags.Error(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
+	}
+}
