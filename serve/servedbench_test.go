@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
@@ -108,19 +109,8 @@ func servedChain(b *testing.B, n int) *Server {
 
 // writeChain writes world/reconcile's benchmark chain of n nodes in dir.
 func writeChain(b *testing.B, dir string, n int) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := testenv.WriteChain(dir, n); err != nil {
 		b.Fatal(err)
-	}
-	for k := 0; k < n; k++ {
-		id := fmt.Sprintf("n%05d", k)
-		kind, req := "responsibility", fmt.Sprintf("### Requires\n\n- `n%05d`: the truth before\n\n", k-1)
-		if k == 0 {
-			kind, req = "gateway", ""
-		}
-		src := "---\nname: " + id + "\nkind: " + kind + "\n---\n\n# " + id + "\n\n" + req + "### Maintains\n\n- `v`: a value\n"
-		if err := os.WriteFile(filepath.Join(dir, id+".prose.md"), []byte(src), 0o644); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
 

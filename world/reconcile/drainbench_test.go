@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proselang/prose/internal/testenv"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/render"
@@ -30,16 +31,8 @@ var chainSizes = []int{10, 100, 1000, 10000}
 func chainProject(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
-	for k := 0; k < n; k++ {
-		id := fmt.Sprintf("n%05d", k)
-		kind, req := "responsibility", fmt.Sprintf("### Requires\n\n- `n%05d`: the truth before\n\n", k-1)
-		if k == 0 {
-			kind, req = "gateway", ""
-		}
-		src := "---\nname: " + id + "\nkind: " + kind + "\n---\n\n# " + id + "\n\n" + req + "### Maintains\n\n- `v`: a value\n"
-		if err := os.WriteFile(filepath.Join(dir, id+".prose.md"), []byte(src), 0o644); err != nil {
-			b.Fatal(err)
-		}
+	if err := testenv.WriteChain(dir, n); err != nil {
+		b.Fatal(err)
 	}
 	return dir
 }
