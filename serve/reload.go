@@ -230,13 +230,14 @@ func (s *Server) reload(es []Entry) string {
 // longer tell, it walks the project (StampsOf) and builds the watches
 // again from that walk.
 func (s *Server) changed() bool {
-	moved := false
+	moved := s.movedBeforeWatch
+	s.movedBeforeWatch = false
 	if s.watch != nil {
 		c, err := s.watch.look(s.stamps)
 		if err == nil {
-			return c
+			return c || moved
 		}
-		moved = c
+		moved = moved || c
 		s.watch.close()
 		s.watch = nil
 	}
@@ -309,6 +310,30 @@ func (s *Server) reuse() *specgraph.Graph {
 		}
 		return f.Spec, f.Diags, true
 	}})
+}
+
+// movedSinceLoad says whether the project changed between g's load and
+// the stamps now, taken with the watches (New): a spec file g read that
+// holds something else or is gone, or a spec file now that g did not
+// read. Neither the watches nor the stamps, both taken after the load,
+// can see such an edit; it is read once, when serving starts.
+func movedSinceLoad(g *graph.Graph, now Stamps) bool {
+	if g.Specs == nil {
+		return false
+	}
+	read := map[string]bool{}
+	for _, f := range g.Specs.Files() {
+		if !sameSource(f) {
+			return true
+		}
+		read[filepath.Clean(f.Path)] = true
+	}
+	for p := range now {
+		if strings.HasSuffix(p, spec.Suffix) && !read[p] {
+			return true
+		}
+	}
+	return false
 }
 
 // sameSource says the file f was read from holds what was read.

@@ -31,6 +31,13 @@ type reloadServer struct {
 }
 
 func newReloadServer(t *testing.T) *reloadServer {
+	return newReloadServerAfter(t, nil)
+}
+
+// newReloadServerAfter is newReloadServer that calls between (when not
+// nil) with the project's directory after the graph's first load and
+// before the server is made.
+func newReloadServerAfter(t *testing.T, between func(dir string)) *reloadServer {
 	dir := t.TempDir()
 	r := &reloadServer{t: t, dir: dir}
 	r.write(noteSpec)
@@ -47,6 +54,9 @@ func newReloadServer(t *testing.T) *reloadServer {
 	first, err := load(nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if between != nil {
+		between(dir)
 	}
 	if r.st, err = store.Open(t.TempDir()); err != nil {
 		t.Fatal(err)
@@ -130,4 +140,55 @@ func TestReloadSpecErrorKeepsServing(t *testing.T) {
 	if o := r.wake(); o.Reload != "reloaded" || o.Rendered != 1 {
 		t.Errorf("after the fix: reload %q rendered %d, want reloaded and one render", o.Reload, o.Rendered)
 	}
+}
+
+// A change made between the graph's load and the server's start (an edit,
+// a file added, a file removed) is seen by the first drain: the stamps
+// and watches taken at the start cannot show it, so the start compares
+// the files with what the load read.
+func TestChangeBeforeTheServerStartsIsSeen(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		between func(t *testing.T, dir string)
+		ids     string
+	}{
+		{"edited", func(t *testing.T, dir string) {
+			put(t, dir, "note.prose.md", strings.Replace(noteSpec, "`reviewed`", "`checked`", 1))
+		}, "note"},
+		{"added", func(t *testing.T, dir string) {
+			put(t, dir, "a.prose.md", "---\nname: a\nkind: responsibility\n---\n\n# A\n\n### Maintains\n\n- `x`: a value\n")
+		}, "a note"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newReloadServerAfter(t, func(dir string) { c.between(t, dir) })
+			if o := r.wake(); o.Reload != "reloaded" {
+				t.Fatalf("the first drain's reload is %q, want reloaded", o.Reload)
+			}
+			if got := r.ids(); got != c.ids {
+				t.Fatalf("the served nodes are %q, want %q", got, c.ids)
+			}
+			if o := r.wake(); o.Reload != "" {
+				t.Fatalf("the drain after reloads again: %q", o.Reload)
+			}
+		})
+	}
+	r := newReloadServer(t)
+	if o := r.wake(); o.Reload != "" {
+		t.Fatalf("nothing changed before the start, yet the first drain's reload is %q", o.Reload)
+	}
+}
+
+func put(t *testing.T, dir, rel, src string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, rel), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *reloadServer) ids() string {
+	var ids []string
+	for _, n := range r.s.Graph().Nodes {
+		ids = append(ids, n.ID)
+	}
+	return strings.Join(ids, " ")
 }

@@ -131,6 +131,10 @@ type Server struct {
 	// reusable says the served graph was read under the watches in
 	// place, so a reload may take its parse of a file no event named.
 	reusable bool
+	// movedBeforeWatch says a file the served graph was loaded from
+	// changed (or a spec file came) between that load and New's
+	// stamps: the first look reports a change.
+	movedBeforeWatch bool
 	// stamps are those of the files the served graph was loaded from
 	// (with Options.Reload), kept current by watch (nil where there is
 	// none: every look walks). followed is the count of the graph's spec
@@ -229,6 +233,7 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Reload != nil {
 		s.watch, s.stamps = newWatcher(o.Graph)
+		s.movedBeforeWatch = movedSinceLoad(o.Graph, s.stamps)
 		s.follow()
 	}
 	s.M.init()

@@ -28,14 +28,6 @@ func (r *reloadServer) put(rel, src string) {
 	}
 }
 
-func (r *reloadServer) ids() string {
-	var ids []string
-	for _, n := range r.s.Graph().Nodes {
-		ids = append(ids, n.ID)
-	}
-	return strings.Join(ids, " ")
-}
-
 // expect wakes note: the drain must have reloaded (or not), and serve
 // the nodes ids; the drain after, with nothing changed, must not reload.
 func (r *reloadServer) expect(what string, reload bool, ids string) {
