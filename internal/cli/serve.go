@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -314,23 +315,34 @@ func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, 
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- hs.Serve(ln) }()
 	fmt.Fprintf(s.err, "prose serve: listening on http://%s (state %s)\n", ln.Addr(), b.Store().Dir)
+	// The drains and the connectors stop with ctx, and serveHTTP returns
+	// only once they have: the caller closes the server (its queue, its
+	// watches, the state directory's lock) after, never under a drain.
+	ctx, stop := context.WithCancel(ctx)
+	var connsDone sync.WaitGroup
+	defer func() { stop(); connsDone.Wait() }()
 	for _, k := range conns {
-		go k.Run(ctx, nil)
+		connsDone.Add(1)
+		go func() { defer connsDone.Done(); k.Run(ctx, nil) }()
 	}
 	runErr := make(chan error, 1)
 	go func() { runErr <- run(ctx) }()
 	var fail error
+	ran := false
 	select {
 	case err := <-runErr:
-		fail = err
+		fail, ran = err, true
 	case err := <-httpErr:
 		fail = err
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	hs.Shutdown(shut)
-	if fail == nil && ctx.Err() == nil {
-		fail = <-runErr
+	if !ran {
+		stop()
+		if err := <-runErr; fail == nil || errors.Is(fail, http.ErrServerClosed) && err != nil {
+			fail = err
+		}
 	}
 	if fail != nil && !errors.Is(fail, http.ErrServerClosed) {
 		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", fail)}
