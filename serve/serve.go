@@ -248,6 +248,8 @@ func TemporalMark(stateDir string) string {
 }
 
 // Close releases the queue, the change check's watches and the lock.
+// It does not wait for a drain: call it once Run and DrainQueued have
+// returned (cancel their context and wait), as prose serve does.
 func (s *Server) Close() error {
 	s.watch.close()
 	s.watch = nil
