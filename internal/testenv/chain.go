@@ -15,13 +15,13 @@ func WriteChain(dir string, n int) error {
 		return err
 	}
 	for k := 0; k < n; k++ {
-		id := fmt.Sprintf("n%05d", k)
+		name := fmt.Sprintf("n%05d", k)
 		kind, req := "responsibility", fmt.Sprintf("### Requires\n\n- `n%05d`: the truth before\n\n", k-1)
 		if k == 0 {
 			kind, req = "gateway", ""
 		}
-		src := "---\nname: " + id + "\nkind: " + kind + "\n---\n\n# " + id + "\n\n" + req + "### Maintains\n\n- `v`: a value\n"
-		if err := os.WriteFile(filepath.Join(dir, id+".prose.md"), []byte(src), 0o644); err != nil {
+		src := fmt.Sprintf("---\nname: %s\nkind: %s\n---\n\n# %s\n\n%s### Maintains\n\n- `v`: a value\n", name, kind, name, req)
+		if err := os.WriteFile(filepath.Join(dir, name+".prose.md"), []byte(src), 0o644); err != nil {
 			return err
 		}
 	}
