@@ -199,13 +199,10 @@ func (s *Service) maxOutput() int64 {
 type proc struct {
 	prog     *procgroup.Program
 	inW      *os.File // the rest of stdin's writer (nil: stdin written whole)
-	outR     *os.File
-	errR     *os.File
+	out      *outReader
+	errOut   *outReader
 	stdout   *capBuffer
 	stderr   *tailBuffer
-	outDone  chan struct{}
-	errDone  chan struct{}
-	outErr   error // how reading stdout ended (nil: at its end); set before outDone closes
 	overflow chan struct{}
 }
 
@@ -214,57 +211,56 @@ type proc struct {
 // starts, so an ordinary call needs no writer goroutine; the rest, when
 // any, is for the caller to write to w (nil when all of it was written)
 // while the program runs.
-func feedStdin(input []byte) (r, w *os.File, rest []byte, err error) {
-	rfd, wfd, err := rawPipe()
+func feedStdin(input []byte) (r int, w *os.File, rest []byte, err error) {
+	rfd, wfd, err := rawPipe(true)
 	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := syscall.SetNonblock(wfd, true); err != nil {
-		syscall.Close(rfd)
-		syscall.Close(wfd)
-		return nil, nil, nil, os.NewSyscallError("fcntl", err)
+		return -1, nil, nil, err
 	}
 	// One non-blocking pass: a full pipe is left to the writer.
 	n := 0
 	for n < len(input) {
-		m, err := syscall.Write(wfd, input[n:])
+		m, err := writeFD(wfd, input[n:])
 		if err != nil || m <= 0 {
 			break
 		}
 		n += m
 	}
-	r = os.NewFile(uintptr(rfd), "|0")
-	if n == len(input) {
+	// The program's end blocks, as a program expects of its stdin.
+	if err := setBlocking(rfd); err != nil {
+		syscall.Close(rfd)
 		syscall.Close(wfd)
-		return r, nil, nil, nil
+		return -1, nil, nil, err
 	}
-	return r, os.NewFile(uintptr(wfd), "|1"), input[n:], nil
+	if n == len(input) {
+		closeFD(wfd)
+		return rfd, nil, nil, nil
+	}
+	return rfd, os.NewFile(uintptr(wfd), "|1"), input[n:], nil
 }
 
-// outPipe makes a pipe a program writes to: its end (blocking) and
-// prose's (non-blocking, in the poller, so that reads can have
-// deadlines).
-func outPipe() (mine, theirs *os.File, err error) {
-	r, w, err := rawPipe()
+// outPipe makes a pipe a program writes to: prose's end, a non-blocking
+// descriptor for readOutput, and the program's end (blocking).
+func outPipe() (mine, theirs int, err error) {
+	r, w, err := rawPipe(true)
 	if err != nil {
-		return nil, nil, err
+		return -1, -1, err
 	}
-	if err := syscall.SetNonblock(r, true); err != nil {
+	if err := setBlocking(w); err != nil {
 		syscall.Close(r)
 		syscall.Close(w)
-		return nil, nil, os.NewSyscallError("fcntl", err)
+		return -1, -1, err
 	}
-	return os.NewFile(uintptr(r), "|0"), os.NewFile(uintptr(w), "|1"), nil
+	return r, w, nil
 }
 
 // pipes makes the stdout and stderr pipes of a program.
-func pipes() (outR, outW, errR, errW *os.File, err error) {
+func pipes() (outR, outW, errR, errW int, err error) {
 	if outR, outW, err = outPipe(); err != nil {
 		return
 	}
 	if errR, errW, err = outPipe(); err != nil {
-		outR.Close()
-		outW.Close()
+		syscall.Close(outR)
+		syscall.Close(outW)
 	}
 	return
 }
@@ -276,7 +272,7 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 	}
 	outR, outW, errR, errW, err := pipes()
 	if err != nil {
-		inR.Close()
+		syscall.Close(inR)
 		if inW != nil {
 			inW.Close()
 		}
@@ -290,30 +286,25 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		}
 	}
 	cmd.Dir = s.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.WaitDelay = s.grace()
 	cmd.Env = append(append(os.Environ(), s.Env...),
 		"PROSE_SLOT="+s.Name,
 		"PROSE_ATTEMPT="+strconv.Itoa(req.Attempt),
 		"PROSE_CALL_ID="+req.Path.Key())
-	prog, err := procgroup.Launch(cmd)
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	// LaunchStdio closes the program's ends.
+	prog, err := procgroup.LaunchStdio(cmd, [3]int{inR, outW, errW})
 	if err != nil {
 		if inW != nil {
 			inW.Close()
 		}
-		outR.Close()
-		errR.Close()
+		syscall.Close(outR)
+		syscall.Close(errR)
 		return nil, fmt.Errorf("starting %q: %v", s.Command, err)
 	}
 	p := &proc{
-		prog: prog, inW: inW, outR: outR, errR: errR,
+		prog: prog, inW: inW,
 		stdout:   &capBuffer{max: s.maxOutput()},
 		stderr:   &tailBuffer{keep: stderrKeep},
-		outDone:  make(chan struct{}),
-		errDone:  make(chan struct{}),
 		overflow: make(chan struct{}),
 	}
 	if req.Spawned != nil {
@@ -324,16 +315,91 @@ func (s *Service) start(req *delegation.CallRequest, input []byte) (*proc, error
 		// with EPIPE; finish closes inW for one that leaves it unread.
 		go func() { inW.Write(rest); inW.Close() }()
 	}
-	go p.readStdout()
-	go func() { drain(errR, p.stderr); close(p.errDone) }()
+	p.out = readOutput(outR, p.stdout, p.overflow)
+	p.errOut = readOutput(errR, p.stderr, nil)
 	return p, nil
 }
 
-func (p *proc) readStdout() {
-	defer close(p.outDone)
-	p.outErr = drain(p.outR, p.stdout)
-	if errors.Is(p.outErr, errOutputTooLarge) {
-		close(p.overflow)
+// outReader reads prose's end of one of a program's output pipes into
+// w until the pipe's end: on Linux in the one goroutine all pipes share
+// (reactor_linux.go), elsewhere, or where that cannot be had, in a
+// goroutine of its own (drain).
+type outReader struct {
+	w        io.Writer
+	overflow chan struct{} // closed when w refused output as too large (nil: not told)
+	done     chan struct{} // closed once reading ended
+	err      error         // how it ended (nil: at the pipe's end); set before done closes
+	f        *os.File      // the pipe, when a goroutine of its own reads it
+	rc       *reactor      // the shared reader, when it reads the pipe
+	fd       int           // the pipe, for rc
+	id       uint64        // the pipe's key in rc
+	got      uint64        // bytes read, guarded by rc.mu
+}
+
+// readOutput starts reading fd, a non-blocking pipe that is the
+// reader's from now on, into w.
+func readOutput(fd int, w io.Writer, overflow chan struct{}) *outReader {
+	o := &outReader{w: w, overflow: overflow, done: make(chan struct{})}
+	if rc := sharedReactor(); rc != nil && rc.add(o, fd) {
+		return o
+	}
+	o.f = os.NewFile(uintptr(fd), "|0") // non-blocking: in the poller
+	go func() { o.end(drain(o.f, w)) }()
+	return o
+}
+
+// end records how reading ended and says so. The pipe is closed by then
+// where the reactor read it.
+func (o *outReader) end(err error) {
+	o.err = err
+	if o.overflow != nil && errors.Is(err, errOutputTooLarge) {
+		close(o.overflow)
+	}
+	close(o.done)
+}
+
+// awaitOutputs reads the pipes of a program that has exited, whose group
+// was killed, to their ends, as drain says: a pipe that stays open and
+// silent for drainWait, or that is still read drainMax after this began,
+// ends in errPipeHeld.
+func awaitOutputs(rs ...*outReader) {
+	for _, o := range rs {
+		if o.f != nil {
+			// A deadline already passed wakes a read waiting on the pipe:
+			// drain then reads on in windows of its own.
+			o.f.SetReadDeadline(time.Now())
+		}
+	}
+	start := time.Now()
+	var t *time.Timer
+	for _, o := range rs {
+		if o.f != nil {
+			<-o.done
+			o.f.Close()
+			continue
+		}
+		for {
+			seen, ended := o.rc.poll(o)
+			if ended {
+				break
+			}
+			if t == nil {
+				t = time.NewTimer(drainWait)
+				defer t.Stop()
+			} else {
+				t.Reset(drainWait)
+			}
+			select {
+			case <-o.done:
+			case <-t.C:
+				// The pipe is read here as well, so that a reader scheduled
+				// late is never taken for silence: only a window without a
+				// byte that ends with the pipe still empty and open is.
+				if got, ended := o.rc.poll(o); !ended && (got == seen || time.Since(start) > drainMax) {
+					o.rc.abandon(o, errPipeHeld)
+				}
+			}
+		}
 	}
 }
 
@@ -355,15 +421,17 @@ var (
 // the program exited and its process group was killed.
 var errPipeHeld = errors.New("pipe held open after exit")
 
-// drain copies f to w until f's end. While the program runs, reads wait
-// as long as it takes. finish sets a deadline in the past once the
-// program has exited, which wakes a waiting read; from then on each read
-// gets a fresh drainWait, so output still buffered in the pipe is read
-// whole however loaded the machine is, and only a pipe that stays silent
-// for a whole window ends in errPipeHeld. A window is opened by this
-// goroutine right before its read, so a late-scheduled reader never
-// mistakes a deadline that passed while it waited for its turn for
-// silence.
+// drain copies f to w until f's end, for a pipe that has a goroutine of
+// its own (where the reactor of reactor_linux.go is not had;
+// awaitOutputs keeps the same rule for the reactor's pipes). While the
+// program runs, reads wait as long as it takes. awaitOutputs sets a
+// deadline in the past once the program has exited, which wakes a
+// waiting read; from then on each read gets a fresh drainWait, so output
+// still buffered in the pipe is read whole however loaded the machine
+// is, and only a pipe that stays silent for a whole window ends in
+// errPipeHeld. A window is opened by this goroutine right before its
+// read, so a late-scheduled reader never mistakes a deadline that passed
+// while it waited for its turn for silence.
 func drain(f *os.File, w io.Writer) error {
 	pool := &smallReadBufs
 	bp := pool.Get().(*[]byte)
@@ -471,19 +539,12 @@ func (p *proc) signal(sig syscall.Signal) {
 // ended its reading (nil when it was read whole).
 func (p *proc) finish() ([]byte, error) {
 	p.signal(syscall.SIGKILL)
-	// A deadline already passed wakes a read waiting on the pipe: drain
-	// then reads on in windows of its own.
-	p.outR.SetReadDeadline(time.Now())
-	p.errR.SetReadDeadline(time.Now())
-	<-p.outDone
-	<-p.errDone
+	awaitOutputs(p.out, p.errOut)
 	p.prog.Finish()
 	if p.inW != nil {
 		p.inW.Close() // unblocks a writer the program left waiting
 	}
-	p.outR.Close()
-	p.errR.Close()
-	return p.stdout.Bytes(), p.outErr
+	return p.stdout.Bytes(), p.out.err
 }
 
 // readError is the error of an attempt whose stdout could not be read to
@@ -570,6 +631,9 @@ func decodeOutput(name string, out []byte) (delegation.Value, error) {
 	if len(text) == 0 {
 		return nil, fmt.Errorf("the program produced no output (exit status 0); a service that means null must print null")
 	}
+	if v, ok := smallJSON(text); ok {
+		return v, nil
+	}
 	v, err := delegation.FromJSON(text)
 	switch {
 	case err == nil:
@@ -597,6 +661,51 @@ func decodeOutput(name string, out []byte) (delegation.Value, error) {
 		return nil, fmt.Errorf("the program's output is binary, not JSON or text: a NUL byte at offset %d of %d bytes", i, len(text))
 	}
 	return string(text), nil
+}
+
+// smallJSON reads the outputs most programs print, an integer that fits
+// 64 bits, true, false, null or a string without escapes, as
+// delegation.FromJSON does, without a JSON decoder (whose buffers were
+// most of a short output's reading); ok is false for anything else.
+func smallJSON(text []byte) (v delegation.Value, ok bool) {
+	switch string(text) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	case "null":
+		return nil, true
+	}
+	if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' {
+		body := text[1 : len(text)-1]
+		for _, c := range body {
+			if c < 0x20 || c == '"' || c == '\\' {
+				return nil, false
+			}
+		}
+		if !utf8.Valid(body) {
+			return nil, false
+		}
+		return string(body), true
+	}
+	digits := text
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	// at most 18 digits: always within int64, and FromJSON's int64
+	if len(digits) == 0 || len(digits) > 18 || (digits[0] == '0' && len(digits) > 1) {
+		return nil, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return nil, false
+		}
+	}
+	i, err := strconv.ParseInt(string(text), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	return i, true
 }
 
 // stderrTail keeps the last lines of stderr, bounded in lines and bytes.

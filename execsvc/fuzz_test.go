@@ -3,6 +3,7 @@ package execsvc
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -58,6 +59,31 @@ func FuzzDecodeOutput(f *testing.F) {
 			t.Fatalf("text %q is not clean UTF-8", s)
 		case looksLikeJSON(text):
 			t.Fatalf("%q looks like JSON but was taken as text", s)
+		}
+	})
+}
+
+// FuzzSmallJSON holds the reader of short outputs to delegation.FromJSON:
+// whatever it reads, FromJSON reads as the same value of the same type.
+func FuzzSmallJSON(f *testing.F) {
+	for _, s := range []string{
+		"1", "0", "-0", "-", "01", "-12", "123456789012345678", "1234567890123456789", "9223372036854775807",
+		"1.5", "1e3", "true", "false", "null", "nul", `""`, `"a b"`, `"\u00e9"`, `"a\"b"`, `"tab	"`, `"\xff"`,
+		`"é"`, `"`, `"a"b"`, "+1", " 1", "1 ",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		v, ok := smallJSON(text)
+		if !ok {
+			return
+		}
+		want, err := delegation.FromJSON(text)
+		if err != nil {
+			t.Fatalf("%q read as %#v, but FromJSON fails: %v", text, v, err)
+		}
+		if fmt.Sprintf("%T %#v", v, v) != fmt.Sprintf("%T %#v", want, want) {
+			t.Fatalf("%q read as %T %#v, FromJSON reads %T %#v", text, v, v, want, want)
 		}
 	})
 }

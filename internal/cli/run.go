@@ -19,6 +19,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/gate"
+	"github.com/proselang/prose/internal/lintcli"
 	"github.com/proselang/prose/internal/recovered"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/llm"
@@ -180,6 +181,16 @@ func newRunCmd(s streams) *cobra.Command {
 // runRun is `prose run FILE` on the local engine: flags to a
 // run.Request and run.Options, then eng.Run.
 func runRun(cmd *cobra.Command, s streams, o *runOptions, eng run.Engine, path string) error {
+	if os.Getenv("GOMAXPROCS") == "" {
+		// One processor: a run's own work (the interpreter, a program's
+		// pipes and answers, the journal) is small beside its programs'
+		// and models', which run outside it. With a second, each
+		// goroutine that the poller or an answer wakes started a thread
+		// to spin for it, a third of prose's context switches in a wide
+		// parallel loop of exec calls (BENCHMARKS.md, fan-out). GOMAXPROCS
+		// set in the environment is kept.
+		defer lintcli.OneProcessor()()
+	}
 	req, err := o.request(path)
 	if err != nil {
 		return err

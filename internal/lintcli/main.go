@@ -25,7 +25,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"strings"
 	"syscall"
 
@@ -136,9 +135,8 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	if oneFile(paths) {
 		// One file is one worker (lint.Options.Workers): a second
 		// processor would only start threads to wait on it, a tenth of
-		// the CPU of a lint of one file. (Restored after: Main also runs
-		// in process, in tests.)
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		// the CPU of a lint of one file.
+		defer OneProcessor()()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -2,6 +2,7 @@ package procgroup
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -63,6 +64,32 @@ func Launch(cmd *exec.Cmd) (*Program, error) {
 	p := &Program{Pid: cmd.Process.Pid, Group: g, done: make(chan struct{})}
 	go func() { p.err = cmd.Wait(); close(p.done) }()
 	return p, nil
+}
+
+// LaunchStdio is Launch with the program's stdin, stdout and stderr
+// given as descriptors, blocking, as a program expects them (cmd's
+// Stdin, Stdout and Stderr are not used), which it closes, whether the program started or not. Where the
+// watchdog starts the program, they are handed to it as they are: made
+// into files, each would cost prose a system call to make and its
+// runtime's work to close.
+func LaunchStdio(cmd *exec.Cmd, stdio [3]int) (*Program, error) {
+	if cmd.Err == nil {
+		if st := currentStarter(); st != nil {
+			if p, ok, err := st.startFDs(cmd, stdio); ok {
+				for _, fd := range stdio {
+					closeRaw(fd)
+				}
+				return p, err
+			}
+		}
+	}
+	files := [3]*os.File{os.NewFile(uintptr(stdio[0]), "|0"), os.NewFile(uintptr(stdio[1]), "|1"), os.NewFile(uintptr(stdio[2]), "|2")}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
+	p, err := Launch(cmd)
+	for _, f := range files {
+		f.Close()
+	}
+	return p, err
 }
 
 // currentStarter is the watchdog's starter, the watchdog started if it

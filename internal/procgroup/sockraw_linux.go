@@ -26,3 +26,19 @@ func sendRaw(fd uintptr, m []byte) syscall.Errno {
 		syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
 	return errno
 }
+
+// sendRightsRaw sends a message with the control message oob (the
+// descriptors of syscall.UnixRights) without waiting for room: EAGAIN
+// when there is none.
+func sendRightsRaw(fd uintptr, m, oob []byte) syscall.Errno {
+	iov := syscall.Iovec{Base: &m[0]}
+	iov.SetLen(len(m))
+	msg := syscall.Msghdr{Iov: &iov, Iovlen: 1}
+	if len(oob) > 0 {
+		msg.Control = &oob[0]
+		msg.SetControllen(len(oob))
+	}
+	_, _, errno := syscall.RawSyscall(syscall.SYS_SENDMSG, fd, uintptr(unsafe.Pointer(&msg)),
+		syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL)
+	return errno
+}

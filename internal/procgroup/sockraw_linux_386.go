@@ -28,3 +28,16 @@ func sendRaw(fd uintptr, m []byte) syscall.Errno {
 	}
 	return 0
 }
+
+// sendRightsRaw sends a message with the control message oob without
+// waiting for room; EAGAIN when there is none.
+func sendRightsRaw(fd uintptr, m, oob []byte) syscall.Errno {
+	if err := syscall.Sendmsg(int(fd), m, oob, nil, syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL); err != nil {
+		errno, _ := err.(syscall.Errno)
+		if errno == 0 {
+			return syscall.EINVAL
+		}
+		return errno
+	}
+	return 0
+}

@@ -3,6 +3,7 @@ package procgroup
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -126,18 +127,22 @@ func (s *starter) hello(protocol string, wait time.Duration) bool {
 	return err == nil && n >= 9 && buf[0] == msgHello && string(buf[9:n]) == protocol
 }
 
-// send sends one message with the descriptors fds.
+// send sends one message with the descriptors fds, with a raw system
+// call (see read).
 func (s *starter) send(msg []byte, fds []int) error {
 	oob := syscall.UnixRights(fds...)
-	var err error
+	var errno syscall.Errno
 	werr := s.raw.Write(func(fd uintptr) bool {
-		err = syscall.Sendmsg(int(fd), msg, oob, nil, syscall.MSG_NOSIGNAL)
-		return err != syscall.EAGAIN
+		errno = sendRightsRaw(fd, msg, oob)
+		return errno != syscall.EAGAIN && errno != syscall.EINTR
 	})
 	if werr != nil {
 		return werr
 	}
-	return err
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 func (s *starter) close() {
@@ -157,6 +162,18 @@ func (s *starter) start(cmd *exec.Cmd) (p *Program, ok bool, err error) {
 			return nil, false, nil
 		}
 	}
+	var fds [3]int
+	for i, f := range files {
+		fds[i] = int(f.Fd()) // blocking, as os/exec hands them over
+	}
+	p, ok, err = s.startFDs(cmd, fds)
+	runtime.KeepAlive(files)
+	return p, ok, err
+}
+
+// startFDs is start with stdin, stdout and stderr given as descriptors,
+// which stay the caller's.
+func (s *starter) startFDs(cmd *exec.Cmd, fds [3]int) (p *Program, ok bool, err error) {
 	if cmd.SysProcAttr != nil || len(cmd.ExtraFiles) > 0 || cmd.Process != nil || cmd.Cancel != nil {
 		return nil, false, nil
 	}
@@ -182,10 +199,6 @@ func (s *starter) start(cmd *exec.Cmd) (p *Program, ok bool, err error) {
 	if len(msg) > maxRequest {
 		return nil, false, nil
 	}
-	var fds [3]int
-	for i, f := range files {
-		fds[i] = int(f.Fd()) // blocking, as os/exec hands them over
-	}
 	p = &Program{started: make(chan struct{}), done: make(chan struct{}), fromStarter: true}
 	s.mu.Lock()
 	if s.gone {
@@ -204,7 +217,6 @@ func (s *starter) start(cmd *exec.Cmd) (p *Program, ok bool, err error) {
 		return nil, false, nil
 	}
 	<-p.started
-	runtime.KeepAlive(files)
 	if errno, isErrno := p.startErr.(syscall.Errno); isErrno {
 		return nil, true, &os.PathError{Op: "fork/exec", Path: cmd.Path, Err: errno} // as os/exec says it
 	} else if p.startErr != nil {
@@ -213,17 +225,28 @@ func (s *starter) start(cmd *exec.Cmd) (p *Program, ok bool, err error) {
 	return p, true, nil
 }
 
-// read delivers the watchdog's answers until its end.
+// read delivers the watchdog's answers until its end. It waits in the
+// runtime's poller and receives what is there with raw system calls,
+// every answer that is there at one wake-up: as the watchdog's own
+// loop does (see serve), so that no receive wakes the runtime's monitor.
 func (s *starter) read() {
 	buf := make([]byte, 4096)
-	for {
-		n, err := s.conn.Read(buf)
-		if err != nil || n == 0 {
-			s.fail()
-			return
+	oob := make([]byte, syscall.CmsgSpace(3*4)) // answers carry none
+	s.raw.Read(func(fd uintptr) bool {
+		for {
+			n, _, _, errno := recvRaw(fd, buf, oob)
+			switch {
+			case errno == syscall.EAGAIN:
+				return false // wait in the poller
+			case errno == syscall.EINTR:
+				continue
+			case errno != 0 || n == 0:
+				return true // the watchdog's end
+			}
+			s.deliver(buf[:n])
 		}
-		s.deliver(buf[:n])
-	}
+	})
+	s.fail()
 }
 
 func (s *starter) deliver(m []byte) {
@@ -527,12 +550,77 @@ func (sv *server) send(kind byte, id uint64, text string) {
 }
 
 // pollable is f made non-blocking, so that a read waits in the runtime's
-// poller rather than in a thread that holds a processor (see
-// starter_linux.go); f itself when it cannot be.
-func pollable(f *os.File) *os.File {
+// poller rather than in a thread that holds a processor, and read with
+// raw system calls (see above); f itself when it cannot be.
+func pollable(f *os.File) io.Reader {
 	fd := int(f.Fd())
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		return f
 	}
-	return os.NewFile(uintptr(fd), f.Name())
+	nf := os.NewFile(uintptr(fd), f.Name())
+	rc, err := nf.SyscallConn()
+	if err != nil {
+		return nf
+	}
+	return rawReader{rc}
 }
+
+// rawReader reads a non-blocking file in the runtime's poller with raw
+// system calls.
+type rawReader struct{ rc syscall.RawConn }
+
+func (r rawReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n uintptr
+	var errno syscall.Errno
+	if err := r.rc.Read(func(fd uintptr) bool {
+		n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		return errno != syscall.EAGAIN && errno != syscall.EINTR
+	}); err != nil {
+		return 0, err
+	}
+	switch {
+	case errno != 0:
+		return 0, os.NewSyscallError("read", errno)
+	case n == 0:
+		return 0, io.EOF
+	}
+	return int(n), nil
+}
+
+// writeRaw writes b whole to f, a non-blocking file in the runtime's
+// poller, with raw system calls (see above): it waits in the poller
+// only when the pipe is full.
+func writeRaw(f *os.File, b []byte) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		_, err = f.Write(b)
+		return err
+	}
+	var errno syscall.Errno
+	if err := rc.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			var n uintptr
+			n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+			switch {
+			case errno == syscall.EINTR:
+				continue
+			case errno != 0:
+				return errno != syscall.EAGAIN
+			}
+			b = b[n:]
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	if errno != 0 {
+		return os.NewSyscallError("write", errno)
+	}
+	return nil
+}
+
+// closeRaw closes a descriptor with a raw system call (see above).
+func closeRaw(fd int) { syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0) }

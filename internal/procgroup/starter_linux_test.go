@@ -1,6 +1,7 @@
 package procgroup
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -310,4 +311,98 @@ func startDaemon() {
 	fmt.Fscan(r, &pid)
 	fmt.Println(pid)
 	time.Sleep(time.Hour)
+}
+
+// LaunchStdio hands the program its stdin, stdout and stderr as
+// descriptors, through the watchdog (its parent is the watchdog) and
+// without one (Start, when the command needs what only os/exec does), and
+// closes them either way: what the program writes reaches each pipe, and
+// each pipe's end comes when the program exits.
+func TestLaunchStdio(t *testing.T) {
+	for _, viaWatchdog := range []bool{true, false} {
+		pipe := func() (r *os.File, w int) {
+			var p [2]int
+			if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+				t.Fatal(err)
+			}
+			return os.NewFile(uintptr(p[0]), "r"), p[1]
+		}
+		var in [2]int
+		if err := syscall.Pipe2(in[:], syscall.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		syscall.Write(in[1], []byte("fed\n"))
+		syscall.Close(in[1])
+		outR, outW := pipe()
+		errR, errW := pipe()
+		cmd := exec.Command("/bin/sh", "-c", `read -r line; echo "$line $PPID"; echo err >&2`)
+		if !viaWatchdog {
+			cmd.SysProcAttr = &syscall.SysProcAttr{} // only os/exec does it: Start
+		}
+		p, err := LaunchStdio(cmd, [3]int{in[0], outW, errW})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(outR) // ends only once every writer is closed: ours too
+		errOut, _ := io.ReadAll(errR)
+		outR.Close()
+		errR.Close()
+		<-p.Exited()
+		p.Finish()
+		fields := strings.Fields(string(out))
+		if len(fields) != 2 || fields[0] != "fed" || string(errOut) != "err\n" {
+			t.Fatalf("via the watchdog %v: stdout %q, stderr %q", viaWatchdog, out, errOut)
+		}
+		if fromHere := fields[1] == strconv.Itoa(os.Getpid()); fromHere == viaWatchdog {
+			t.Errorf("via the watchdog %v: the program's parent is %s (this process: %d)", viaWatchdog, fields[1], os.Getpid())
+		}
+		for _, fd := range []int{in[0], outW, errW} {
+			if _, err := fcntlGetfd(fd); err != syscall.EBADF {
+				t.Errorf("via the watchdog %v: descriptor %d still open", viaWatchdog, fd)
+			}
+		}
+	}
+}
+
+func fcntlGetfd(fd int) (int, error) {
+	r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(r), nil
+}
+
+// The watchdog's input is read, and prose's lines to it written, with
+// raw system calls that wait in the poller: a write to a full pipe waits
+// for room rather than failing or writing part, and a read sees every
+// byte and then the pipe's end.
+func TestRawPipeReadAndWrite(t *testing.T) {
+	// the watchdog's input is a blocking pipe, as os/exec hands it over;
+	// prose's end is an os.Pipe's
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	r := os.NewFile(uintptr(p[0]), "input")
+	if err := syscall.SetNonblock(p[1], true); err != nil {
+		t.Fatal(err)
+	}
+	w := os.NewFile(uintptr(p[1]), "prose's end")
+	want := bytes.Repeat([]byte("- 12345\n"), 128<<10) // 1 MiB, far over a pipe buffer
+	done := make(chan error, 1)
+	go func() {
+		err := writeRaw(w, want)
+		w.Close()
+		done <- err
+	}()
+	got, err := io.ReadAll(pollable(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, want %d", len(got), len(want))
+	}
 }

@@ -333,7 +333,7 @@ func tell(line string) bool {
 	if w == nil {
 		return false
 	}
-	if _, err := io.WriteString(w, line); err != nil {
+	if err := writeRaw(w, []byte(line)); err != nil {
 		// The watchdog died: from now on, programs run without one.
 		w.Close()
 		wd.w, wd.failed = nil, true
@@ -443,6 +443,6 @@ func Done(g Group) {
 	started := wd.w != nil
 	wd.mu.Unlock()
 	if started {
-		tell(fmt.Sprintf("- %d\n", g.ID))
+		tell("- " + strconv.Itoa(g.ID) + "\n")
 	}
 }
