@@ -7,6 +7,7 @@ package bind
 
 import (
 	"fmt"
+	"github.com/proselang/prose/bind/typed"
 	"math"
 	"sort"
 	"strings"
@@ -274,7 +275,7 @@ func (b *binder) config(given []Assignment) map[string]delegation.Value {
 			b.given = map[string]bool{}
 		}
 		b.given[name] = true
-		v, err := parseValues(parseType(b.configEntry(name).Type), values[name])
+		v, err := typed.ParseValues(b.configEntry(name).Type, values[name])
 		if err != nil {
 			b.problem(BadValue, b.path(name), "--config %s: %v", b.path(name), err)
 			continue
@@ -299,10 +300,14 @@ func (b *binder) defaultValue(name, typ string, has bool, def any) delegation.Va
 		b.problem(BadValue, b.path(name), "default of %q: %v", b.path(name), err)
 		return nil
 	}
-	if c, err := coerce(parseType(typ), v); err == nil {
-		return c
+	c, err := typed.Coerce(typ, v)
+	if err != nil {
+		// decided: a default that does not fit its type is refused (lint
+		// reports it, spec/bad-default), not given as the text it is
+		b.problem(BadValue, b.path(name), "the default of %q does not fit its declared type: %v; fix the default in the spec, or give a value", b.path(name), err)
+		return nil
 	}
-	return v // a default that does not fit its type: lint reports it
+	return c
 }
 
 func (b *binder) configNames() []string {

@@ -487,3 +487,19 @@ func TestBindProblemKinds(t *testing.T) {
 		}
 	}
 }
+
+// A default that does not fit its declared type is refused when it would
+// be used (lint reports it too, spec/bad-default), not given to the run
+// as its text ("1/2" for a number); a value given for it is used.
+func TestBindRefusesADefaultOfAnotherType(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `ratio` (number, default: 1/2): a ratio\n\n### Returns\n\n- `r`: it\n\n### Execution\n\n```prose\nreturn { r: ratio }\n```\n"
+	sp, _ := spec.Parse("f.prose.md", []byte(src))
+	_, err := bind.Spec(sp, bindtest.Must(), nil)
+	if err == nil || !strings.Contains(err.Error(), `the default of "ratio" does not fit its declared type: want a number`) {
+		t.Fatalf("err = %v, want the default refused", err)
+	}
+	in, err := bind.Spec(sp, bindtest.Must("input:ratio=0.5"), nil)
+	if err != nil || in.Inputs["ratio"] != 0.5 {
+		t.Fatalf("given: %v, %v", in, err)
+	}
+}

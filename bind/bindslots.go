@@ -2,6 +2,7 @@ package bind
 
 import (
 	"errors"
+	"github.com/proselang/prose/bind/typed"
 	"slices"
 	"sort"
 	"strconv"
@@ -105,7 +106,7 @@ func (b *binder) slotValue(bs *Settings, name string, values []string, list bool
 			continue
 		}
 		if !b.env.UncheckedAnswers {
-			s = checkAnswers(s, sb.Name, sb.Slot)
+			s = checkAnswers(s, sb.Name, sb.Spec, sb.Slot)
 		}
 		services = append(services, s)
 	}
@@ -185,13 +186,13 @@ func (b *binder) configInputs(given map[string]delegation.Value, src map[string]
 			continue
 		}
 		if text, ok := inputText(v, src[name]); ok {
-			t, err := parseValues(parseType(c.Type), text)
+			t, err := typed.ParseValues(c.Type, text)
 			if err != nil {
 				b.problem(BadValue, b.path(name), "--input %s: %v", b.path(name), err)
 				continue
 			}
 			v = t
-		} else if t, err := coerce(parseType(c.Type), v); err == nil {
+		} else if t, err := typed.Coerce(c.Type, v); err == nil {
 			v = t
 		}
 		config[name] = v
@@ -283,13 +284,12 @@ func (b *binder) unknownInputs(given map[string]delegation.Value, declared map[s
 }
 
 func (b *binder) typedInput(name, typ string, v delegation.Value, src string) delegation.Value {
-	t := parseType(typ)
 	var err error
 	var out delegation.Value
 	if text, ok := inputText(v, src); ok {
-		out, err = parseValues(t, text)
+		out, err = typed.ParseValues(typ, text)
 	} else {
-		out, err = coerce(t, v)
+		out, err = typed.Coerce(typ, v)
 	}
 	if err != nil {
 		if b.lenient {

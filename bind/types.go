@@ -1,115 +1,23 @@
 package bind
 
 import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-
+	"github.com/proselang/prose/bind/typed"
 	"github.com/proselang/prose/delegation"
-	"github.com/proselang/prose/spec"
 )
 
-// Declared types of config keys and inputs, normalized. The names are
-// the spec package's one table (spec.TypeNames, which the loader checks
-// every declaration against, so that a spec says one thing one way:
-// `int` is refused there, suggesting integer); a union (`string | null`),
-// null and any type nothing. typeArray is a list (`T[]`).
-const (
-	typeAny     = "any"
-	typeInteger = "integer"
-	typeNumber  = "number"
-	typeBoolean = "boolean"
-	typeString  = "string"
-	typeObject  = "object"
-	typeArray   = "array"
-	// typeDuration takes "500ms", "30s", "2m" or a number of seconds and
-	// gives a duration value, the kind `timeout` and `backoff` expect.
-	typeDuration = "duration"
-)
-
-// declType is a normalized declared type; Elem is set for arrays (`T[]`).
-type declType struct {
-	Kind string
-	Elem *declType
-}
-
-func (t declType) String() string {
-	if t.Kind == typeArray && t.Elem != nil && t.Elem.Kind != typeAny {
-		return t.Elem.String() + "[]"
-	}
-	return t.Kind
-}
-
-// parseType normalizes a declared type.
-func parseType(s string) declType {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if elem, ok := strings.CutSuffix(s, "[]"); ok {
-		e := parseType(elem)
-		return declType{Kind: typeArray, Elem: &e}
-	}
-	switch name, _ := spec.BaseType(s); name {
-	case typeInteger, typeNumber, typeBoolean, typeString, typeObject, typeDuration:
-		return declType{Kind: name}
-	}
-	return declType{Kind: typeAny}
-}
-
-// ParseText types a command-line text by the declared type typ (see
-// parseText).
-func ParseText(typ, text string) (delegation.Value, error) {
-	return parseText(parseType(typ), text)
-}
+// ParseText types a command-line value by its declared type typ (see
+// package typed).
+func ParseText(typ, text string) (delegation.Value, error) { return typed.ParseText(typ, text) }
 
 // ParseValues types the values given for one name with repeated --input
-// flags by its declared type typ ("" when untyped): one value as ParseText
-// does; several are the elements of a list-typed name, and an error for
-// any other type.
+// flags by its declared type typ (see package typed).
 func ParseValues(typ string, values []string) (delegation.Value, error) {
-	return parseValues(parseType(typ), values)
+	return typed.ParseValues(typ, values)
 }
 
 // Coerce checks v against the declared type typ, converting what is
-// unambiguous (see coerce).
-func Coerce(typ string, v delegation.Value) (delegation.Value, error) {
-	return coerce(parseType(typ), v)
-}
-
-// parseText types a command-line value by its declaration: `3` is an
-// integer where the spec says integer, lists and objects are JSON, a
-// string is taken verbatim, and an untyped value is JSON when it parses,
-// else text.
-func parseText(t declType, text string) (delegation.Value, error) {
-	switch t.Kind {
-	case typeString:
-		return text, nil
-	case typeInteger, typeNumber:
-		return parseNumber(t, text)
-	case typeDuration:
-		return coerce(t, strings.TrimSpace(text))
-	case typeBoolean:
-		switch strings.ToLower(strings.TrimSpace(text)) {
-		case "true", "yes", "1":
-			return true, nil
-		case "false", "no", "0":
-			return false, nil
-		}
-		return nil, fmt.Errorf("want a boolean (true or false), got %q", text)
-	case typeObject, typeArray:
-		v, err := delegation.FromJSON([]byte(text))
-		if err != nil {
-			if t.Kind == typeArray {
-				return nil, fmt.Errorf("want a JSON array such as [\"a\", \"b\"] (or one element per repeated flag), got %q: %v", shorten(text), err)
-			}
-			return nil, fmt.Errorf("want a JSON %s, got %q: %v", t.Kind, shorten(text), err)
-		}
-		return coerce(t, v)
-	}
-	if v, err := delegation.FromJSON([]byte(text)); err == nil {
-		return v, nil
-	}
-	return text, nil
-}
+// unambiguous (see package typed).
+func Coerce(typ string, v delegation.Value) (delegation.Value, error) { return typed.Coerce(typ, v) }
 
 // repeated holds the values of an input given several times with
 // --input: the elements of a list.
@@ -125,134 +33,6 @@ func inputText(v delegation.Value, src string) ([]string, bool) {
 		return []string{v}, src == "--input"
 	}
 	return nil, false
-}
-
-// parseValues types the values given for one name: one value is typed by
-// parseText; several are the elements of a list-typed name, each typed by
-// the element type. A single value of a list-typed name that is not a JSON
-// array (it does not start with '[') is a list of that one element, as if
-// the flag were repeated once.
-func parseValues(t declType, values []string) (delegation.Value, error) {
-	if len(values) == 1 && (t.Kind != typeArray || strings.HasPrefix(strings.TrimSpace(values[0]), "[")) {
-		return parseText(t, values[0])
-	}
-	if t.Kind != typeArray {
-		return nil, fmt.Errorf("given %d times, but it is %s, not a list: give it once", len(values), article(t))
-	}
-	elem := declType{Kind: typeAny}
-	if t.Elem != nil {
-		elem = *t.Elem
-	}
-	l := delegation.NewList()
-	for i, text := range values {
-		v, err := parseText(elem, text)
-		if err != nil {
-			return nil, fmt.Errorf("element %d: %v", i, err)
-		}
-		l.Append(v)
-	}
-	return l, nil
-}
-
-func parseNumber(t declType, text string) (delegation.Value, error) {
-	s := strings.TrimSpace(text)
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return i, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, fmt.Errorf("want %s, got %q", article(t), text)
-	}
-	return coerce(t, f)
-}
-
-// coerce checks a value against a declared type, converting what is
-// unambiguous (an integral number to an integer). null fits every type.
-func coerce(t declType, v delegation.Value) (delegation.Value, error) {
-	if v == nil {
-		return nil, nil
-	}
-	switch t.Kind {
-	case typeAny:
-		return v, nil
-	case typeInteger:
-		switch n := v.(type) {
-		case int64:
-			return n, nil
-		case float64:
-			if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
-				return int64(n), nil
-			}
-		}
-	case typeNumber:
-		switch v.(type) {
-		case int64, float64:
-			return v, nil
-		}
-	case typeBoolean:
-		if _, ok := v.(bool); ok {
-			return v, nil
-		}
-	case typeString:
-		if _, ok := v.(string); ok {
-			return v, nil
-		}
-	case typeObject:
-		if _, ok := v.(*delegation.Object); ok {
-			return v, nil
-		}
-	case typeDuration:
-		if d, ok := delegation.ToDuration(v); ok {
-			return d, nil
-		}
-		return nil, fmt.Errorf("want a duration such as 500ms, 30s or 2m (or a number of seconds), got %s", shortJSON(v))
-	case typeArray:
-		if l, ok := v.(*delegation.List); ok {
-			return coerceElems(t, l)
-		}
-	}
-	return nil, fmt.Errorf("want %s, got %s %s", article(t), delegation.TypeName(v), shortJSON(v))
-}
-
-func coerceElems(t declType, l *delegation.List) (delegation.Value, error) {
-	if t.Elem == nil || t.Elem.Kind == typeAny {
-		return l, nil
-	}
-	if l.Frozen() { // a call's argument: coerce a copy
-		l = delegation.NewList(l.Elems()...)
-	}
-	for i, e := range l.Elems() {
-		c, err := coerce(*t.Elem, e)
-		if err != nil {
-			return nil, fmt.Errorf("element %d: %v", i, err)
-		}
-		l.Set(i, c)
-	}
-	return l, nil
-}
-
-func article(t declType) string {
-	s := t.String()
-	switch s[0] {
-	case 'a', 'e', 'i', 'o', 'u':
-		return "an " + s
-	}
-	return "a " + s
-}
-
-func shortJSON(v delegation.Value) string {
-	b, err := delegation.ToJSON(v)
-	if err != nil {
-		return ""
-	}
-	return shorten(string(b))
-}
-
-func shorten(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
 }
 
 // goValue converts a decoded spec default (int64, float64, string, bool,

@@ -9,6 +9,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/shape"
 	"github.com/proselang/prose/spec"
 )
@@ -16,11 +17,19 @@ import (
 // A pattern's result is checked against the outputs it declares (decided):
 // when its Delegation returns an object, each declared output it holds
 // (a named item of ### Ensures or ### Returns, not one inferred from the
-// return itself) must be of its declared type when it states one (null
-// passes). An output it leaves out is not an error: upstream's patterns
+// return itself) must be of its declared type when it states one. An
+// untyped output it leaves out is not an error: upstream's patterns
 // declare outputs that only some paths give (oversight's abort_reason,
-// worker-critic's final_critique). A result that is not an object is not
-// matched with the names: a pattern's items often describe a plain value.
+// worker-critic's final_critique), and they state no types. A type is
+// this project's own, and held as a function's is (typedOutputs): an
+// output declared `(number)` that the object lacks or holds as null is
+// an error, since a caller would read null where the declaration
+// promised a number; one that only some paths give is declared
+// `(number, optional)` or `number | null`. A result that is not an object
+// is not matched with the names: a pattern's items often describe a plain
+// value. An object that lacks a declared output but has a key that
+// misspells it ({"reslt": ...} for result) is an error whatever the
+// output's type, as lint reports such a return.
 // The error names the return that gave the value when one return ends the
 // Delegation, else every return's line.
 
@@ -31,15 +40,40 @@ func CheckPatternResult(sp *spec.Spec, v delegation.Value) error {
 	if !ok || sp.Delegation == nil || sp.Delegation.Program == nil {
 		return nil
 	}
+	declared := map[string]bool{}
 	for _, d := range sp.Outputs {
-		if d.Inferred || d.Facet || d.Type == "" {
+		declared[d.Name] = true
+	}
+	for _, d := range sp.Outputs {
+		if d.Inferred || d.Facet {
 			continue
 		}
-		if x, has := o.Get(d.Name); has && x != nil && !shape.Fits(d.Type, x) {
-			at, where := resultPos(sp)
-			return fmt.Errorf("%s: %s returns %s for its output %s, which it declares (%s) at %s%s: return %s",
-				sp.File.Position(at), sp.Name, shape.Show(x), d.Name, d.Type, sp.File.Position(d.Pos), where, shape.Article(d.Type))
+		if _, has := o.Get(d.Name); !has {
+			// a key that misspells the output, which the object lacks
+			if near := (didyoumean.Matcher{Fold: didyoumean.Loose}).Closest(d.Name, o.Keys()); near != "" && !declared[near] {
+				at, where := resultPos(sp)
+				return fmt.Errorf("%s: %s returns an object with the key %q but without its output %s, declared at %s%s: give the key %s",
+					sp.File.Position(at), sp.Name, near, d.Name, sp.File.Position(d.Pos), where, d.Name)
+			}
 		}
+		if d.Type == "" {
+			continue
+		}
+		x, has := o.Get(d.Name)
+		if shape.Fits(d.ValueType(), x) {
+			continue
+		}
+		at, where := resultPos(sp)
+		fix := "return " + shape.Article(d.Type)
+		if x == nil {
+			fix += fmt.Sprintf(", or declare `%s` (%s, optional) if only some returns give it", d.Name, d.Type)
+		}
+		if !has {
+			return fmt.Errorf("%s: %s returns an object without its output %s, which it declares (%s) at %s%s: give %s the key %s, or declare `%s` (%s, optional) if only some returns give it",
+				sp.File.Position(at), sp.Name, d.Name, d.Type, sp.File.Position(d.Pos), where, "the returned object", d.Name, d.Name, d.Type)
+		}
+		return fmt.Errorf("%s: %s returns %s for its output %s, which it declares (%s) at %s%s: %s",
+			sp.File.Position(at), sp.Name, shape.Show(x), d.Name, d.Type, sp.File.Position(d.Pos), where, fix)
 	}
 	return nil
 }

@@ -60,6 +60,9 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 		}
 		last = err
 		timedOut = p.timeout > 0 && errors.Is(err, context.DeadlineExceeded)
+		if _, same := errors.AsType[*NotRetriedError](err); same {
+			break // another attempt would send the same arguments
+		}
 	}
 	if x.OnFail != nil && x.OnFail.Use != nil {
 		v, err := f.eval(x.OnFail.Use)

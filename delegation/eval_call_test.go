@@ -61,6 +61,27 @@ func TestRetriesGiveNPlusOneAttempts(t *testing.T) {
 	wantErr(t, runErr(t, "call s\n  retries -1\n", map[string]Value{"s": svc("s")}, nil), "test.md:2:11: retries must be a non-negative integer, got -1")
 }
 
+// An attempt's error marked NotRetried stops the call at that attempt,
+// whatever its retries; its on_fail still applies.
+func TestNotRetriedErrorStopsTheCall(t *testing.T) {
+	refuse := func(context.Context, *CallRequest) (Value, error) {
+		return nil, NotRetried(fmt.Errorf("the argument x is \"1\", not integer"))
+	}
+	c := newCaller().on("s", refuse)
+	host := &Host{Caller: c, Runtime: newFakeRuntime()}
+	_, err := run(t, "\nlet r = call s\n  x: \"1\"\n  retries 3\nreturn r\n", map[string]Value{"s": svc("s")}, host)
+	wantErr(t, err, `test.md:2:9: call 's' failed after 1 attempt: the argument x is "1", not integer`)
+	if n := int(c.calls.Load()); n != 1 {
+		t.Errorf("%d attempts, want 1", n)
+	}
+	c = newCaller().on("s", refuse)
+	host = &Host{Caller: c, Runtime: newFakeRuntime()}
+	v, err := run(t, "\nlet r = call s\n  x: \"1\"\n  retries 3\n  on_fail use \"fallback\"\nreturn r\n", map[string]Value{"s": svc("s")}, host)
+	if err != nil || js(t, v) != `"fallback"` || c.calls.Load() != 1 {
+		t.Errorf("with on_fail: %v, %v after %d attempts", v, err, c.calls.Load())
+	}
+}
+
 func TestAbortErrorIsCatchable(t *testing.T) {
 	c := newCaller().on("fetch", flaky(100))
 	got := mustRun(t, `

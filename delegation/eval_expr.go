@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"fmt"
+	"github.com/proselang/prose/internal/didyoumean"
 	"math"
 	"strconv"
 	"strings"
@@ -260,8 +261,15 @@ func (f *frame) evalMember(x *syntax.MemberExpr, probe bool) (Value, error) {
 		}
 	}
 	switch t := v.(type) {
-	case nil, *Object:
+	case *Object:
+		if _, has := t.Get(x.Name); !has && !probe && x.Name != "length" {
+			if err := f.nearKey(x, t, from); err != nil {
+				return nil, err
+			}
+		}
 		return member(v, x.Name), nil
+	case nil:
+		return nil, nil
 	case string:
 		if x.Name == "length" {
 			return f.lengthOf(x.NamePos, t)
@@ -278,6 +286,39 @@ func (f *frame) evalMember(x *syntax.MemberExpr, probe bool) (Value, error) {
 		from = f.answerOf(x.X)
 	}
 	return nil, f.memberOfValue(x, v, from)
+}
+
+// nearKey is the error of X.Name where X holds o, an object a service
+// answered that lacks the key Name but has one that misspells it
+// ({"acepted": true} read as verdict.accepted), or nil. Decided: such a
+// read is an error, not the null of a missing key (semantics.md, rule
+// 16b): a loop `until verdict.accepted` would else run to its max with
+// exit 0 on an answer that said yes. Keys of four letters or more may
+// differ by a third of their letters; shorter ones only by case, hyphens
+// and underscores. A presence test (`X.M is present`) still asks without
+// reading, and the program's own objects are left to lint's shapes.
+func (f *frame) nearKey(x *syntax.MemberExpr, o *Object, from *syntax.CallExpr) error {
+	if from == nil {
+		from = f.answerOf(x.X)
+	}
+	if from == nil || o.Len() == 0 || o.Len() > 64 {
+		return nil
+	}
+	m := didyoumean.Matcher{Fold: didyoumean.Loose}
+	if len(x.Name) < 4 {
+		m.Limit = didyoumean.Within(0)
+	}
+	near := m.Closest(x.Name, o.Keys())
+	if near == "" {
+		return nil
+	}
+	what := pathText(x.X)
+	rel := "is"
+	if _, name := x.X.(*syntax.Ident); !name {
+		rel = "is part of"
+	}
+	return f.errorf(x.NamePos, KindRuntime, "%s.%s: %s has no key %q but has %q (%s %s the answer of call %s, line %d), so %s.%s would read null: make the service answer with the key %q, or read %s.%s",
+		what, x.Name, what, x.Name, near, what, rel, pathText(from.Target), f.position(from.Call).Line, what, x.Name, x.Name, what, near)
 }
 
 // answerOf is the call whose answer the name a member path starts from
@@ -539,7 +580,14 @@ func (f *frame) binaryValues(x *syntax.BinaryExpr, a, b Value) (Value, error) {
 				verb = "add"
 			}
 			return nil, f.errorf(x.OpPos, KindRuntime, "cannot %s %s and %s: the text reads as %s, and the result would differ from the one meant%s",
-				verb, TypeName(a), TypeName(b), what, textNumberHint(a, b))
+				verb, TypeName(a), TypeName(b), what, f.textNumberHint(x, a, b))
+		}
+	}
+	switch x.Op {
+	case syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.MEETS:
+		if what := textsAsScalars(a, b); what != "" {
+			return nil, f.errorf(x.OpPos, KindRuntime, "cannot order %q %s %q: both are text that reads as %s, and text orders by its characters (\"10\" < \"9\"), so the result would differ from the one meant: make what gives them give %s (a JSON number, a declared type), not text",
+				a, opText(x.Op), b, what, what)
 		}
 	}
 	switch x.Op {
@@ -562,7 +610,7 @@ func (f *frame) binaryValues(x *syntax.BinaryExpr, a, b Value) (Value, error) {
 	}
 	v, msg := binary(x.Op, a, b)
 	if msg != "" {
-		return nil, f.errorf(x.OpPos, KindRuntime, "%s%s", msg, textNumberHint(a, b))
+		return nil, f.errorf(x.OpPos, KindRuntime, "%s%s", msg, f.textNumberHint(x, a, b))
 	}
 	return v, nil
 }
@@ -593,18 +641,60 @@ func textAsScalar(a, b Value) string {
 	return ""
 }
 
-// textNumberHint explains a type error where an operand is text that
-// reads as a number or a boolean: most often an input given with --input,
-// which stays text unless its parameter declares a type.
-func textNumberHint(a, b Value) string {
-	for _, v := range [...]Value{a, b} {
+// textsAsScalars names what two texts both read as ("a number": "10" and
+// "9"; "a duration": "2s" and "10s"), else "": ordering them as text, by
+// their characters, would give another answer than ordering the values
+// they spell (decided: an error, semantics 19).
+func textsAsScalars(a, b Value) string {
+	sa, okA := a.(string)
+	sb, okB := b.(string)
+	if !okA || !okB {
+		return ""
+	}
+	num := func(s string) bool {
+		t := strings.ToLower(strings.TrimSpace(s))
+		_, err := strconv.ParseFloat(t, 64)
+		return err == nil && t != "" && !strings.ContainsAny(t, "xpn_")
+	}
+	dur := func(s string) bool {
+		_, err := time.ParseDuration(strings.TrimSpace(s))
+		return err == nil
+	}
+	switch {
+	case num(sa) && num(sb):
+		return "a number"
+	case dur(sa) && dur(sb):
+		return "a duration"
+	}
+	return ""
+}
+
+// textNumberHint explains a type error of x where an operand is text
+// that reads as a number or a boolean, by where the text came from: a
+// literal written in quotes, a service's answer, else most often an
+// input given with --input, which stays text unless its parameter
+// declares a type.
+func (f *frame) textNumberHint(x *syntax.BinaryExpr, a, b Value) string {
+	for i, v := range [...]Value{a, b} {
 		s, ok := v.(string)
 		if !ok {
 			continue
 		}
-		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil || s == "true" || s == "false" {
-			return fmt.Sprintf(" (%q is text: a value given with --input is text unless its parameter declares a type, as in - `name` (integer): ...; or give it with --input-json)", s)
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil && s != "true" && s != "false" {
+			continue
 		}
+		e := x.X
+		if i == 1 {
+			e = x.Y
+		}
+		if _, lit := e.(*syntax.StringLit); lit {
+			return fmt.Sprintf(" (%q is text, written in quotes: write %s without them)", s, strings.TrimSpace(s))
+		}
+		if from := f.answerOf(e); from != nil {
+			return fmt.Sprintf(" (%s is %q, text in the answer of call %s, line %d: make the service answer a JSON number or boolean, not text)",
+				pathText(e), s, pathText(from.Target), f.position(from.Call).Line)
+		}
+		return fmt.Sprintf(" (%q is text: a value given with --input is text unless its parameter declares a type, as in - `name` (integer): ...; or give it with --input-json)", s)
 	}
 	return ""
 }

@@ -364,3 +364,21 @@ func TestFalseLookingTextInACondition(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// Two texts that both read as numbers (or as durations) are not ordered
+// by their characters: "10" > "9" would be false. Texts that do not both
+// read so still order as text.
+func TestOrderingNumericTextsIsAnError(t *testing.T) {
+	for _, src := range []string{
+		"let a = \"10\"\nlet b = \"9\"\nreturn a > b\n",
+		"let a = \"0.5\"\nreturn a <= \"0.25\"\n",
+		"let a = \"10s\"\nreturn a < \"9s\"\n",
+		"let a = \" 3 \"\nreturn a meets \"20\"\n",
+	} {
+		wantErr(t, runErr(t, src, nil, nil), "text orders by its characters")
+	}
+	got := mustRun(t, "return [\"b\" > \"a\", \"2024-01-10\" > \"2024-01-09\", \"10\" > \"9a\", \"10\" == \"9\"]\n", nil, nil)
+	if want := `[true,true,false,false]`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,7 +15,6 @@ import (
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/testenv"
-	"github.com/proselang/prose/spec"
 )
 
 // svc is a fake Service.
@@ -222,19 +222,39 @@ func wantErr(t testing.TB, err error, frags ...string) {
 	}
 }
 
-// corpusPattern loads the Delegation block of a corpus pattern through the
-// spec loader, with positions into its .md file; it skips the test when the
-// corpus is absent.
+// corpusPattern parses the Delegation block of a corpus pattern, with
+// positions into its .md file; it skips the test when the corpus is
+// absent. (It reads the block itself: package spec, which reads it for a
+// run, imports this package.)
 func corpusPattern(t testing.TB, name string) *syntax.Program {
 	t.Helper()
-	sp, diags, err := spec.LoadFS(os.DirFS(testenv.Corpus(t)), name+".prose.md")
+	file := name + ".prose.md"
+	src, err := os.ReadFile(filepath.Join(testenv.Corpus(t), file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diags.HasErrors() || sp.Delegation == nil || sp.Delegation.Program == nil {
+	f := diag.NewFile(file, src)
+	var lines []syntax.Line
+	section, in, off := false, false, 0
+	for _, text := range strings.SplitAfter(string(src), "\n") {
+		line, start := strings.TrimSuffix(text, "\n"), off
+		off += len(text)
+		switch {
+		case strings.HasPrefix(line, "### "):
+			section = strings.TrimSpace(line[4:]) == "Delegation"
+		case section && !in && strings.HasPrefix(line, "```prose"):
+			in = true
+		case in && strings.HasPrefix(line, "```"):
+			in, section = false, false
+		case in:
+			lines = append(lines, syntax.Line{Text: line, Off: diag.Pos(start)})
+		}
+	}
+	prog, diags := syntax.Parse(f, lines)
+	if diags.HasErrors() || prog == nil || len(lines) == 0 {
 		t.Fatalf("load %s: no runnable Delegation: %v", name, diags)
 	}
-	return sp.Delegation.Program
+	return prog
 }
 
 func posAt(file string, line, col int) diag.Position {

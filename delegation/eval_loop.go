@@ -33,7 +33,7 @@ func (f *frame) prepare(x syntax.Expr) (*loop, error) {
 		}
 		l, ok := v.(*List)
 		if !ok {
-			return nil, f.errorf(x.X.Pos(), KindRuntime, "cannot loop over %s: it is %s, not a list", exprText(x.X), TypeName(v))
+			return nil, f.errorf(x.X.Pos(), KindRuntime, "cannot loop over %s: it is %s, not a list: give it a list (a JSON array; a declared input or config key typed T[])", exprText(x.X), TypeName(v))
 		}
 		elems := l.Elems() // the elements present when the loop starts
 		lp := &loop{pos: x.For, n: len(elems), parallel: x.Parallel, first: x.First, body: x.Body, frame: x.Frame}

@@ -134,3 +134,50 @@ func TestJudgeSeesTheOneOutput(t *testing.T) {
 		t.Errorf("the judge saw %s", got)
 	}
 }
+
+// Text that reads as a number or a boolean, compared with one, is
+// explained by where it came from: a service's answer names the call, a
+// quoted literal says to drop the quotes, anything else points at
+// --input (an untyped input is text).
+func TestTextOperandHintNamesItsSource(t *testing.T) {
+	c := newCaller().on("critic", func(context.Context, *CallRequest) (Value, error) {
+		return jv(t, `{"accepted": "true", "score": "0.9"}`), nil
+	})
+	g := map[string]Value{"critic": svc("critic")}
+	_, err := run(t, "let v = call critic\nif v.accepted == true:\n  return 1\nreturn 0\n", g, &Host{Caller: c})
+	wantErr(t, err, `test.md:2:15: cannot compare string and bool`, `(v.accepted is "true", text in the answer of call critic, line 1: make the service answer a JSON number or boolean, not text)`)
+	_, err = run(t, "let v = call critic\nreturn v.score - 1\n", g, &Host{Caller: c})
+	wantErr(t, err, `v.score is "0.9", text in the answer of call critic, line 1`)
+	_, err = run(t, "let n = 3\nreturn n == \"3\"\n", nil, nil)
+	wantErr(t, err, `("3" is text, written in quotes: write 3 without them)`)
+	_, err = run(t, "return n - 1\n", map[string]Value{"n": "5"}, nil)
+	wantErr(t, err, `("5" is text: a value given with --input is text unless`)
+}
+
+// A member read of a key a service's answer misspells is an error naming
+// both keys and the call, not the null of a missing key; keys far from
+// the name, short names differing in more than case, a presence test and
+// the program's own objects still read null.
+func TestNearKeyOfAnAnswer(t *testing.T) {
+	answer := `{"acepted": true, "Score": 3, "id": 1, "notes": "n"}`
+	c := newCaller().on("judge", func(context.Context, *CallRequest) (Value, error) {
+		return jv(t, answer), nil
+	})
+	g := map[string]Value{"judge": svc("judge")}
+	_, err := run(t, "let v = call judge\nloop until v.accepted (max: 3):\n  v = call judge\nreturn v\n", g, &Host{Caller: c})
+	wantErr(t, err, `test.md:2:14: v.accepted: v has no key "accepted" but has "acepted" (v is the answer of call judge, line 3), so v.accepted would read null: make the service answer with the key "accepted", or read v.acepted`)
+	_, err = run(t, "let v = call judge\nreturn v.score\n", g, &Host{Caller: c})
+	wantErr(t, err, `v has no key "score" but has "Score"`)
+	answer = `{"wrap": {"acepted": true}}`
+	_, err = run(t, "let v = call judge\nreturn v.wrap.accepted\n", g, &Host{Caller: c})
+	wantErr(t, err, `v.wrap has no key "accepted" but has "acepted" (v.wrap is part of the answer of call judge, line 1)`)
+	answer = `{"acepted": true, "id": 1, "notes": "n"}`
+	for _, src := range []string{
+		"let v = call judge\nreturn [v.reason, v.ok, v.ip, v.accepted is present]\n",
+		"let v = {acepted: true}\nreturn v.accepted\n",
+	} {
+		if _, err := run(t, src, g, &Host{Caller: c}); err != nil {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+}

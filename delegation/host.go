@@ -222,3 +222,15 @@ type Runtime interface {
 // proceed`, false (do not commit) for a positive one such as `verdict
 // certifies the proposal`. See semantics.md.
 func (j *Judgment) SafeHolds() bool { return j.Cond != nil && j.Cond.Negated }
+
+// NotRetriedError is an attempt's error that another attempt would repeat:
+// the call's arguments do not fit what its slot requires, and every
+// attempt sends the same arguments. A call stops at it without using its
+// remaining retries (its on_fail still applies).
+type NotRetriedError struct{ Err error }
+
+func (e *NotRetriedError) Error() string { return e.Err.Error() }
+func (e *NotRetriedError) Unwrap() error { return e.Err }
+
+// NotRetried marks err as an attempt's error that no retry would change.
+func NotRetried(err error) error { return &NotRetriedError{Err: err} }

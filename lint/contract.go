@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proselang/prose/claim"
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -79,6 +80,17 @@ const (
 	// pattern's declared type, or its use as a count or a timeout, would
 	// refuse at run time.
 	CodeConfigValue = "lint/config-value"
+	// CodePostconditionSlip is a ### Maintains postcondition written as
+	// `FIELD` CLAIM whose field the node does not give, or whose claim is
+	// a slip for a form prose decides: nothing checks it where the value
+	// is made.
+	CodePostconditionSlip = "lint/postcondition-slip"
+	// CodePostconditionField is a ### Maintains postcondition in a form
+	// prose decides (`totl` is at least 0) about a field the node does
+	// not give: nothing checks it, and the value breaking the claim
+	// meant passes with exit 0. An error, as graph/postcondition is for
+	// a responsibility.
+	CodePostconditionField = "lint/postcondition-field"
 )
 
 // Rules lists the codes of the Contract Markdown checks.
@@ -92,6 +104,8 @@ func Rules() []spec.Rule {
 		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the value's declared shape cannot have (a callee's outputs, the fields a slot ensures, a declared type)"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
+		{Code: CodePostconditionSlip, Severity: diag.Warning, Short: "Postcondition whose form is misspelt: nothing checks it"},
+		{Code: CodePostconditionField, Severity: diag.Error, Short: "Postcondition in a claim form whose field the node does not give: nothing checks it"},
 		{Code: CodeConfigValue, Severity: diag.Error, Short: "Pattern instance config value its pattern's type or use would refuse"},
 		{Code: CodeUndeclaredError, Severity: diag.Error, Short: "Throw of an error the node's ### Errors does not declare (where it declares some)"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
@@ -161,6 +175,7 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 		if !syntaxErr {
 			out = append(out, undeclaredThrows(n)...)
 		}
+		out = append(out, postconditionSlips(n)...)
 	}
 	return out
 }
@@ -608,7 +623,7 @@ func instanceConfig(s *spec.Spec, p *spec.PatternInstance, ps *spec.Spec, k stri
 	v, ok := spec.ConfigValue(c.Type, given)
 	if !ok {
 		out.Errorf(s.File, p.ConfigPos[k], CodeConfigValue, "pattern instance %s: config %s is %s, but %s declares it %s at %s: write %s",
-			p.Name, k, configText(given), ps.Name, c.Type, ps.File.Position(c.Pos), typeArticle(c.Type))
+			p.Name, k, configText(given), ps.Name, c.Type, ps.File.Position(c.Pos), spec.TypeArticle(c.Type))
 		return out
 	}
 	body := ps.Body()
@@ -639,15 +654,6 @@ func configText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-// typeArticle names a value of type typ: "an integer", "a duration".
-func typeArticle(typ string) string {
-	switch strings.ToLower(typ)[0] {
-	case 'a', 'e', 'i', 'o', 'u':
-		return "an " + typ
-	}
-	return "a " + typ
 }
 
 // patternOf loads the pattern an instance names, or nil.
@@ -685,4 +691,43 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// postconditionSlips reports the postconditions of n's ### Maintains that
+// are meant to be decided by the data (`total` is at least 0: checked
+// where the value is made, callgraph and the drain) but that nothing
+// would check as written: the field is no output nor part n declares
+// (`totl`), or the claim misspells a form (is at mots 100) and would
+// be left to a render, which a node run by its Execution or a program
+// does not have. Decided: the first is an error (lint/postcondition-field,
+// as graph/postcondition is for a responsibility), the second a warning.
+func postconditionSlips(n *spec.Spec) diag.List {
+	if n.Truth == nil {
+		return nil
+	}
+	var out diag.List
+	var names []string
+	for _, o := range n.Outputs {
+		names = append(names, o.Name)
+	}
+	for _, c := range n.Truth.Postconditions {
+		field, rest, ok := claim.FieldClaim(c.Text)
+		if !ok {
+			continue
+		}
+		near := nearForm(rest)
+		if !decided(rest) && near == "" {
+			continue // prose, for a render to police
+		}
+		if root, _, _ := strings.Cut(field, "."); len(names) > 0 && !slices.Contains(names, root) {
+			out.Errorf(n.File, c.Pos, CodePostconditionField, "postcondition `%s` %s names %q, which %s does not give, so nothing checks it (it gives %s)%s",
+				field, rest, root, n.Name, strings.Join(names, ", "), didYouMean(root, names))
+			continue
+		}
+		if near != "" {
+			out.Warnf(n.File, c.Pos, CodePostconditionSlip, "postcondition `%s` %s is no form prose decides, so it is left to a render, and a node run by its Execution or a program has none: did you mean `%s` %s?",
+				field, rest, field, near)
+		}
+	}
+	return out
 }

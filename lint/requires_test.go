@@ -24,3 +24,21 @@ func TestRequiresTypoAtSlotsLine(t *testing.T) {
 		t.Errorf("the correct argument (line 25) draws a finding:\n%s", out)
 	}
 }
+
+// TestSlotRequiresTypesLiteralArguments: a literal argument of another
+// type than the slot's requires gives it is an error at the argument, as
+// the run would refuse the call; one of that type draws nothing.
+func TestSlotRequiresTypesLiteralArguments(t *testing.T) {
+	src := "---\nname: r\nkind: pattern\n---\n\n# R\n\nOne call.\n\n### Slots\n\n" +
+		"- `critic`\n  - requires: `draft` (string) and `round` (integer)\n  - ensures: a score\n\n" +
+		"### Delegation\n\n```prose\nlet a = call critic\n  draft: \"d\"\n  round: \"1\"\nlet b = call critic\n  draft: \"d\"\n  round: 2\nreturn [a, b]\n```\n"
+	res := lintFS(t, fstest.MapFS{"r.prose.md": {Data: []byte(src)}})
+	out := res.Diags.String()
+	want := "r.prose.md:21:10: error: argument round of call critic is text, but slot critic requires round (integer)"
+	if !strings.Contains(out, want) {
+		t.Errorf("findings:\n%s\nwant %q", out, want)
+	}
+	if strings.Contains(out, ":24:") {
+		t.Errorf("the argument of the required type (line 24) draws a finding:\n%s", out)
+	}
+}

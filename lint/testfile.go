@@ -1,10 +1,13 @@
 package lint
 
 import (
+	"encoding/json"
 	"io/fs"
 	"path"
+	"regexp"
 	"strings"
 
+	"github.com/proselang/prose/bind/typed"
 	"github.com/proselang/prose/claim/form"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
@@ -69,6 +72,11 @@ func nearForm(claim string) string {
 	if decided(claim) {
 		return ""
 	}
+	// a number written in quotes where a comparison wants one ("is at
+	// least "2""): the quoted text is no number to the form
+	if unq := quotedNumber.ReplaceAllString(claim, "$1"); unq != claim && decided(unq) {
+		return unq
+	}
 	words := strings.Fields(claim)
 	for _, lead := range formLeads {
 		k := len(strings.Fields(lead))
@@ -86,6 +94,9 @@ func nearForm(claim string) string {
 	}
 	return ""
 }
+
+// quotedNumber is a number in quotes or backticks.
+var quotedNumber = regexp.MustCompile("[\"'`](-?[0-9]+(?:\\.[0-9]+)?)[\"'`]")
 
 // decided reports whether a form decides claim for some value.
 func decided(claim string) bool {
@@ -193,7 +204,7 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		if names[root] == "" {
 			diags.Errorf(s.File, fx.Pos, CodeTestUnknownFixture, "fixture %q names no input, slot, config key or callee of %s%s", fx.Name, sub.Name, testDidYouMean(root, names))
 		}
-		if names[root] == NameInput && fx.Name == root {
+		if (names[root] == NameInput || names[root] == NameConfig) && fx.Name == root {
 			fixtureType(s, sub, fx, &diags)
 		}
 	}
@@ -244,6 +255,35 @@ func fixtureType(s, sub *spec.Spec, fx *spec.Fixture, diags *diag.List) {
 		diags.Errorf(s.File, fx.Pos, CodeTestFixtureType, "fixture %q is %s, but %s declares its input %s (%s): write %s", fx.Name, shape.Show(v), sub.Name, in.Name, in.Type, fixtureHint(in.Type))
 		return
 	}
+	// A config key's fixture is its flag text (--config NAME=TEXT: a
+	// string as it is, any other value as JSON), typed as the run types
+	// it, so that the run's refusal is reported here, at the fixture.
+	for _, c := range sub.Config {
+		if c.Name != fx.Name || c.Type == "" {
+			continue
+		}
+		text, ok := fx.Value.(string)
+		if !ok {
+			b, err := json.Marshal(fx.Value)
+			if err != nil {
+				return
+			}
+			text = string(b)
+		}
+		if _, err := typed.ParseText(c.Type, text); err != nil {
+			// the run's error would name --config, not the fixture
+			diags.Errorf(s.File, fx.Pos, CodeTestFixtureType, "fixture %q is %s, but %s declares its config key %s (%s): write %s", fx.Name, clipText(fx.Raw), sub.Name, c.Name, c.Type, shape.Article(c.Type))
+		}
+		return
+	}
+}
+
+// clipText is a fixture's text as written, shortened for a message.
+func clipText(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "..."
+	}
+	return s
 }
 
 func fixtureHint(typ string) string {

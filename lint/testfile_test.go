@@ -2,6 +2,7 @@ package lint
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -33,6 +34,7 @@ func TestTestFileRules(t *testing.T) {
 		{"unknown output", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greting`: is present\n", []string{"13:1 test/unknown-output", `"greting" is no output of greet (did you mean greeting?)`}},
 		{"empty expects", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\nNothing yet.\n", []string{"11:1 test/empty-expects", "no ### Expects item"}},
 		{"no subject", "---\nname: t\nkind: test\n---\n\n### Expects\n\n- `x`: is null\n", []string{"test/no-subject"}},
+		{"a claim with a number in quotes", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: has at most \"3\" words\n", []string{"13:1 test/near-form", `"has at most \"3\" words" is no claim prose decides from the data, so a model judges it; did you mean "has at most 3 words"?`}},
 		{"a claim whose first words are a slip for a form", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: has at mots 3 words\n", []string{"13:1 test/near-form", `"has at mots 3 words" is no claim prose decides from the data, so a model judges it; did you mean "has at most 3 words"?`}},
 		{"a claim for the model is no slip", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: is polite and warm\n", nil},
 	}
@@ -86,7 +88,7 @@ func TestSmokeKindTestLintsClean(t *testing.T) {
 // nearForm reads any claim without panicking, and a claim it proposes is
 // one the data decides.
 func FuzzNearForm(f *testing.F) {
-	for _, s := range []string{"is at leest 0.4", "contians `x`", "has at mots 3 items", "is polite", "", "is betwen 0 and 1"} {
+	for _, s := range []string{"is at leest 0.4", "contians `x`", "has at mots 3 items", "is polite", "", "is betwen 0 and 1", "is at least \"0.5\"", "equals '3'"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, claim string) {
@@ -115,5 +117,37 @@ func TestFixtureOfAnotherType(t *testing.T) {
 	want := `lib/tests/t.test.prose.md:9:1: error: fixture "count" is "10", but price declares its input count (integer): write the number without quotes [test/fixture-type]`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// A config key's fixture is typed as --config types its text: one the
+// run would refuse is an error at its line (the run's error named
+// --config and no line); "3", quoted, is the flag text 3, as written on
+// the command line.
+func TestConfigFixtureOfAnotherType(t *testing.T) {
+	subject := "---\nname: loop\nkind: pattern\n---\n\n### Slots\n\n- `w`: works\n\n### Config\n\n- `rounds` (integer, default: 2): how many\n- `fast` (boolean, default: false): hurry\n- `mode`: plain\n\n### Delegation\n\n```prose\nrepeat rounds:\n  call w\n    fast: fast\n    mode: mode\n```\n"
+	test := "---\nname: t\nkind: test\nsubject: loop\n---\n\n### Fixtures\n\n- `w`: exec:true\n- `rounds`: 2.5\n- `fast`: maybe\n- `mode`: 3\n\n### Expects\n\n- is null\n"
+	ok := strings.Replace(strings.Replace(test, "2.5", `"3"`, 1), "maybe", "true", 1)
+	for src, want := range map[string][]string{
+		test: {
+			`lib/t.test.prose.md:10:1: error: fixture "rounds" is 2.5, but loop declares its config key rounds (integer): write an integer [test/fixture-type]`,
+			`lib/t.test.prose.md:11:1: error: fixture "fast" is maybe, but loop declares its config key fast (boolean): write a boolean [test/fixture-type]`,
+		},
+		ok: nil,
+	} {
+		fsys := testFS(map[string]string{"lib/loop.prose.md": subject, "lib/t.test.prose.md": src})
+		diags, err := File(fsys, "lib/t.test.prose.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range diags {
+			if d.Code == CodeTestFixtureType {
+				got = append(got, d.String())
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("got %q\nwant %q", got, want)
+		}
 	}
 }

@@ -14,8 +14,11 @@ const twoOutputs = "---\nname: two\nkind: pattern\n---\n\n# Two\n\nWrites a titl
 
 // A pattern that returns an object is checked against the types of the
 // outputs it declares where the result arrives: an output of another
-// declared type is an error at the return; an output left out is not
-// (upstream's patterns declare outputs only some paths give).
+// declared type is an error at the return; so is a typed output left out
+// or null, as for a function (it is not declared optional); an untyped
+// output left out or null is not (upstream's patterns declare outputs
+// only some paths give, and state no types), unless the object has a key
+// that misspells it.
 func TestPatternResultAgainstItsOutputs(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "two.prose.md")
@@ -26,8 +29,12 @@ func TestPatternResultAgainstItsOutputs(t *testing.T) {
 		`{"title": "t", "body": "b", "more": 1}`: "",
 		`{"title": "t", "body": null}`:           "",
 		`"just text"`:                            "",
-		`{"body": "b"}`:                          "",
+		`{"title": "t"}`:                         "",
+		`{"body": "b"}`:                          `two.prose.md:23:1: two returns an object without its output title, which it declares (string) at`,
+		`{"title": null, "body": "b"}`:           `two returns null for its output title, which it declares (string) at`,
 		`{"title": 3, "body": "b"}`:              `two.prose.md:23:1: two returns 3 for its output title, which it declares (string) at`,
+		`{"title": "t", "bdy": "b"}`:             `two.prose.md:23:1: two returns an object with the key "bdy" but without its output body, declared at`,
+		`{"title": "t", "Body": "b"}`:            `two returns an object with the key "Body" but without its output body`,
 	} {
 		o := runSpec(t, path, []string{"slot:svc=exec:echo '" + answer + "'"})
 		switch {

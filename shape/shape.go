@@ -6,7 +6,9 @@
 // Fields reads the fields a slot's `ensures` declares, conservatively:
 // only a single `{name: type, ...}` whose every entry names a field and
 // a type the project knows (`{accepted: boolean, notes: string}`,
-// `{verdict: "accept" | "reject", score: number}`). Anything else
+// `{verdict: "accept" | "reject", score: number}`), or code spans that
+// are each a field followed by such a type ("returns `score` (number)
+// and `verdict` (string)", the form lint reads too). Anything else
 // (`{score, suggestions}`, `{'decision': 'continue'}`, prose) declares
 // nothing, and nothing is checked. Check matches an answer with the
 // fields; Fits matches one value with a declared type.
@@ -32,7 +34,10 @@ type Field struct {
 // clearly (see the package doc).
 func Fields(text string) []Field {
 	open := strings.IndexByte(text, '{')
-	if open < 0 || strings.Count(text, "{") != 1 || strings.Count(text, "}") != 1 {
+	if open < 0 {
+		return spanFields(text)
+	}
+	if strings.Count(text, "{") != 1 || strings.Count(text, "}") != 1 {
 		return nil
 	}
 	end := strings.IndexByte(text, '}')
@@ -49,6 +54,41 @@ func Fields(text string) []Field {
 		}
 		seen[name] = true
 		out = append(out, Field{Name: name, Type: typ})
+	}
+	return out
+}
+
+// spanFields reads the fields of an ensures written as code spans each
+// followed by its type, "returns `score` (number) and `verdict`
+// (string)", as lint reads them: only when every code span of text is
+// such a field (a span without a known type after it, "the `draft`",
+// makes the text prose, and nothing is declared).
+func spanFields(text string) []Field {
+	var out []Field
+	seen := map[string]bool{}
+	for rest := text; ; {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			return nil
+		}
+		name := rest[i+1 : i+1+j]
+		rest = rest[i+2+j:]
+		after := strings.TrimLeft(rest, " ")
+		end := strings.IndexByte(after, ')')
+		if !strings.HasPrefix(after, "(") || end < 0 || !isName(name) || seen[name] {
+			return nil
+		}
+		typ := strings.TrimSpace(after[1:end])
+		if !Known(typ) {
+			return nil
+		}
+		seen[name] = true
+		out = append(out, Field{Name: name, Type: typ})
+		rest = after[end+1:]
 	}
 	return out
 }
@@ -208,16 +248,7 @@ func Describe(fields []Field) string {
 // Article names a value of declared type typ with its article, for
 // messages: "an integer", "a string[]"; a union or a literal type is "a
 // value of that type".
-func Article(typ string) string {
-	if typ == "" || strings.ContainsAny(typ, "|\"'") {
-		return "a value of that type"
-	}
-	switch strings.ToLower(typ)[0] {
-	case 'a', 'e', 'i', 'o', 'u':
-		return "an " + typ
-	}
-	return "a " + typ
-}
+func Article(typ string) string { return spec.TypeArticle(typ) }
 
 // Show is a value's JSON, cut to a readable length.
 func Show(v delegation.Value) string {

@@ -160,7 +160,7 @@ func (l *loader) configDefault(c *ConfigEntry, pos int) {
 		// the first call that reaches it: an error here, before any run.
 		l.errorf(pos, CodeBadDuration, "default %s of %q is not a duration: write one such as 500ms, 30s or 2m (or a number of seconds)", quote(c.DefaultRaw), c.Name)
 	} else if !ok {
-		l.warnf(pos, CodeBadDefault, "default %s of %q is not a valid %s (kept as text)", clip(c.DefaultRaw), c.Name, c.Type)
+		l.errorf(pos, CodeBadDefault, "default %s of %q is not a valid %s, so a run that does not set it stops: write %s", clip(c.DefaultRaw), c.Name, c.Type, TypeArticle(c.Type))
 	}
 }
 

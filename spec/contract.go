@@ -370,41 +370,56 @@ func (l *loader) contractInputs(sec *section) {
 		if !ok {
 			continue
 		}
-		it, ok := readContractItem(t)
-		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(it.name) != it.name {
-			l.proseInput(t, pos)
-			continue
-		}
-		if it.badType != "" {
-			l.errorf(pos+it.typeAt, CodeInputSyntax, "input %q: %s", it.name, unknownTypeMessage(it.badType, it.suggest))
-		}
-		var typed *Input
-		if typ, comment, ok := strings.Cut(it.desc, " -- "); ok && it.typ == "" && isTypeName(strings.TrimSpace(typ)) {
-			// `- \`topic\`: string -- what to write about`, the inputs
-			// block's form, its comment's (optional, default X) read
-			if canon, part, _ := canonicalType(strings.TrimSpace(typ)); part == "" {
-				typed = &Input{Type: canon}
-				typed.comment(strings.TrimSpace(comment))
-			}
-		}
-		in := &Input{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ,
-			Optional: it.optional, HasDefault: it.hasDefault, DefaultRaw: it.defaultRaw}
-		if typed != nil {
-			in.Type, in.Description, in.Optional, in.HasDefault, in.DefaultRaw = typed.Type, typed.Description, typed.Optional, typed.HasDefault, typed.DefaultRaw
-		}
-		l.itemDefault(in)
-		for _, typ := range [...]string{"run[]", "run"} {
-			if rest, ok := strings.CutPrefix(in.Description, typ+" "); ok && in.Type == "" {
-				if r := strings.TrimLeft(rest, " "); strings.HasPrefix(r, "—") || strings.HasPrefix(r, "--") || strings.HasPrefix(r, "-") {
-					in.Type, in.Description = typ, strings.TrimSpace(strings.TrimLeft(r, "—-– "))
-				}
-				break
-			}
-		}
-		low := strings.ToLower(in.Description)
-		in.Optional = in.Optional || strings.HasPrefix(low, "optional") || strings.Contains(low, "(optional") || strings.Contains(low, ", optional")
-		l.addInput(in)
+		l.contractInput(t, pos)
 	}
+}
+
+// contractInput reads one contract item t of Parameters or Requires, at
+// offset pos, as an input.
+func (l *loader) contractInput(t string, pos int) {
+	it, ok := readContractItem(t)
+	if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(it.name) != it.name {
+		if paren, at, unread := unreadType(t); !ok && unread {
+			name, _, _ := strings.Cut(t[1:], "`")
+			l.warnf(pos+at, CodeUnreadType, "input %q: %s is not read as a type, as it holds more than a type and its flags (optional, default: X): %s is untyped, so nothing checks its values; %s",
+				name, paren, name, unreadTypeFix(paren))
+		}
+		l.proseInput(t, pos)
+		return
+	}
+	if it.badType != "" {
+		l.errorf(pos+it.typeAt, CodeInputSyntax, "input %q: %s", it.name, unknownTypeMessage(it.badType, it.suggest))
+	}
+	var typed *Input
+	if typ, comment, ok := strings.Cut(it.desc, " -- "); ok && it.typ == "" && isTypeName(strings.TrimSpace(typ)) {
+		// `- \`topic\`: string -- what to write about`, the inputs
+		// block's form, its comment's (optional, default X) read
+		if canon, part, _ := canonicalType(strings.TrimSpace(typ)); part == "" {
+			typed = &Input{Type: canon}
+			typed.comment(strings.TrimSpace(comment))
+		}
+	}
+	in := &Input{Name: it.name, Pos: diag.Pos(pos + it.at), Description: it.desc, Type: it.typ,
+		Optional: it.optional, HasDefault: it.hasDefault, DefaultRaw: it.defaultRaw}
+	if typed != nil {
+		in.Type, in.Description, in.Optional, in.HasDefault, in.DefaultRaw = typed.Type, typed.Description, typed.Optional, typed.HasDefault, typed.DefaultRaw
+		if typed.splitDefault != "" {
+			l.errorf(int(in.Pos), CodeBadDefault, "input %q: the commas of its default split the flags, so its default would be %s alone: write the default as JSON, (%s)", in.Name, clip(in.DefaultRaw), typed.splitDefault)
+			in.HasDefault, in.DefaultRaw = false, ""
+		}
+	}
+	l.itemDefault(in)
+	for _, typ := range [...]string{"run[]", "run"} {
+		if rest, ok := strings.CutPrefix(in.Description, typ+" "); ok && in.Type == "" {
+			if r := strings.TrimLeft(rest, " "); strings.HasPrefix(r, "—") || strings.HasPrefix(r, "--") || strings.HasPrefix(r, "-") {
+				in.Type, in.Description = typ, strings.TrimSpace(strings.TrimLeft(r, "—-– "))
+			}
+			break
+		}
+	}
+	low := strings.ToLower(in.Description)
+	in.Optional = in.Optional || strings.HasPrefix(low, "optional") || strings.Contains(low, "(optional") || strings.Contains(low, ", optional")
+	l.addInput(in)
 }
 
 // itemDefault decodes the default of a contract item: one written in its
@@ -428,7 +443,13 @@ func (l *loader) itemDefault(in *Input) {
 		return
 	}
 	in.Optional = true
-	in.Default, _ = decodeValue(in.Type, in.DefaultRaw)
+	var ok bool
+	in.Default, ok = decodeValue(in.Type, in.DefaultRaw)
+	if !ok && in.Type != "" {
+		// decided: as for a config key's, the run refuses such a default
+		// rather than give the input the text (1/2 for a number)
+		l.errorf(int(in.Pos), CodeBadDefault, "default %s of input %q is not a valid %s, so a run that does not give it stops: write %s", clip(in.DefaultRaw), in.Name, in.Type, TypeArticle(in.Type))
+	}
 	if t := inferType(in.Default, in.DefaultRaw); in.Type == "" && t != "" {
 		in.Type, in.TypeInferred = t, true
 	}

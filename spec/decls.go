@@ -19,7 +19,7 @@ func (s *Spec) Decls() *check.Decls {
 		Outputs: make([]check.Name, 0, len(s.Outputs)),
 	}
 	for _, x := range s.Slots {
-		d.Slots = append(d.Slots, check.Slot{Name: x.Name, Pos: x.Pos, List: x.List, Args: requiresArgs(x.Requires), Ensures: x.Ensures})
+		d.Slots = append(d.Slots, check.Slot{Name: x.Name, Pos: x.Pos, List: x.List, Args: requiresArgs(x.Requires), Requires: x.Requires, Ensures: x.Ensures})
 	}
 	for _, c := range s.Config {
 		d.Config = append(d.Config, check.Name{Name: c.Name, Pos: c.Pos, Type: c.Type, Optional: true})
@@ -28,7 +28,7 @@ func (s *Spec) Decls() *check.Decls {
 		d.Inputs = append(d.Inputs, check.Name{Name: in.Name, Pos: in.Pos, Type: in.Type, Optional: in.Optional})
 	}
 	for _, o := range s.Outputs {
-		d.Outputs = append(d.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Inferred: o.Inferred, Part: o.Facet})
+		d.Outputs = append(d.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Optional: o.Optional, Inferred: o.Inferred, Part: o.Facet})
 	}
 	if ConfigObject(s) {
 		d.Inputs = append(d.Inputs, check.Name{Name: "config", Pos: s.Pos, Optional: true})

@@ -27,8 +27,11 @@
 // literal after the colon as its default, and its type (valueAsDefault in
 // config.go). A 0.15 pattern without a "Pattern instance receives:" block
 // reads its Requires (or Parameters) contract items as inputs, as a
-// function does; the text of a slot item, `- \`reviewer\`: returns ...`,
-// is the slot's contract (Slot.itemContract).
+// function does; one with the block reads such items written beside it
+// too (inputs.go, besideBlock). A default whose commas split the flags
+// ("(optional, default a,b)") is an error giving it as JSON. The text of
+// a slot item, `- \`reviewer\`: returns ...`, is the slot's contract
+// (Slot.itemContract).
 //
 // ### Environment items name host variables (Spec.Environment): a render is
 // refused before the run when one is unset or empty. ### Runtime is kept as
@@ -103,6 +106,7 @@
 //	spec/internal            the Delegation parser failed unexpectedly (a bug: please report it)
 //	spec/too-deep            a line nests indentation, quotes or list markers more than 256 characters deep
 //	spec/patterns-syntax     a ### Patterns block is not a YAML list of {name, pattern, with, config}
+//	spec/bad-default         a default of a config key or input that does not fit its declared type (the run refuses it)
 //	spec/bad-duration        a duration-typed config default that is not a duration (no timeout could use it)
 //	spec/unsupported-prosescript  a ProseScript form prose does not run yet (choice, block/do, session, use, const, destructuring, pipelines, parallel and loop modifiers), named with what to write instead (prosescript.go)
 //
@@ -112,7 +116,9 @@
 //	spec/duplicate-section   a known section appears twice (the first is read)
 //	spec/no-title            no `#` title heading
 //	spec/python-default      a config default written as a Python literal
-//	spec/bad-default         a default that does not fit its declared type (kept raw)
+//	spec/unread-type         a parenthesis after an input or output that starts with a
+//	                          type but holds more than a type form: the item is untyped
+//	                          ("(number, 0 to 1)"); "list of T" is read as T[]
 //	spec/bad-version         the front matter version is a list or a mapping, not a scalar like 0.2.0
 //	spec/dropped-key         a front matter key whose value YAML cannot read (aliases expanded too far) is ignored
 //	spec/type-mismatch       a key typed differently in Config and in the inputs block
@@ -158,6 +164,7 @@ const (
 	CodeNoTitle          = "spec/no-title"
 	CodePythonDefault    = "spec/python-default"
 	CodeBadDefault       = "spec/bad-default"
+	CodeUnreadType       = "spec/unread-type"
 	CodeBadVersion       = "spec/bad-version"
 	CodeDroppedKey       = "spec/dropped-key"
 	CodeTypeMismatch     = "spec/type-mismatch"

@@ -7,6 +7,8 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 
+	"github.com/proselang/prose/claim/form"
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 )
@@ -27,7 +29,9 @@ import (
 //     canonicalization spec and the postconditions, kept in Spec.Truth;
 //   - a postcondition is such a bullet, a sentence starting
 //     "Postcondition:" (bold or not), or an item of the list that follows a
-//     paragraph that speaks of postconditions and ends with a colon;
+//     paragraph that speaks of postconditions and ends with a colon, or
+//     a bullet that is a backticked name with, after it and no separator,
+//     a claim in a form prose decides (`total` is at least 0: bareClaim);
 //   - the immaterial fields are the backticked names of an `immaterial`
 //     bullet, of a prose sentence that calls them immaterial, and the
 //     fields whose own description starts "an immaterial ..." or
@@ -221,6 +225,10 @@ func (r *truthReader) block(b ast.Node, fc *Facet, fields bool) {
 			if r.canonical(text, pos, fc) || !fields {
 				continue
 			}
+			if bareClaim(text) {
+				r.t.Postconditions = append(r.t.Postconditions, Claim{Text: text, Pos: diag.Pos(pos)})
+				continue
+			}
 			r.field(text, pos)
 		}
 	}
@@ -259,6 +267,36 @@ func (r *truthReader) canonical(text string, pos int, fc *Facet) bool {
 		return false
 	}
 	return true
+}
+
+// bareClaim reports whether a bullet is a postcondition written without
+// the word: a backticked name with a claim in a form prose decides after
+// it and no separator between (`total` is at least 0, `kind` is one of
+// "a", "b"). Decided: it is a postcondition, not a field. Read as a
+// field, a misspelt name (`totl` is at least 0) became a field of its
+// own with the claim as its description: the claim was checked by
+// nothing and the field appeared in silence. As a postcondition it is
+// checked where the value is made, and one naming no declared field is
+// reported (graph/postcondition, lint/postcondition-slip). A field
+// item keeps its separator (`total`: at least 0, `total` — ...).
+func bareClaim(text string) bool {
+	if !strings.HasPrefix(text, "`") {
+		return false
+	}
+	end := strings.IndexByte(text[1:], '`')
+	if end <= 0 || !isIdent(strings.ReplaceAll(strings.ReplaceAll(text[1:1+end], "-", "_"), ".", "_")) {
+		return false
+	}
+	rest := strings.TrimSuffix(strings.TrimSpace(text[2+end:]), ".")
+	if rest == "" || strings.ContainsAny(rest, ";") || strings.Contains(rest, " iff ") {
+		return false
+	}
+	for _, v := range []delegation.Value{"text", int64(1), delegation.NewList("a")} {
+		if _, ok := form.Decide(rest, v); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // eachHas matches "each account has:", "each signal carries:".

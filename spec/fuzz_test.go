@@ -38,6 +38,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("---\nname: f\nkind: function\n---\n### Parameters\n- `a` (int): x\n- `b`: y. Defaults to `true`.\n- `c`: 2s\n- `d`: string -- (optional, default 3) z\n- `e` (integr): w\n### Returns\n- `r` (list): a\n- `r`: again\n"))
 	f.Add([]byte("---\nname: p\nkind: pattern\nversion: 0.15.0\n---\n### Requires\n- `t`: topic, default: fast\n### Slots\n- `w` (primary): returns `{d: string}`\n- `v`: requires x\n### Excution\n"))
 	f.Add([]byte("---\nname: x\n---\n### Delegation\n- a\n\n  ```prose\n  let x = 1\n"))
+	f.Add([]byte("---\nname: p\nkind: pattern\n---\n### Requires\n- `s` (string[], default: a, b, optional): x\n- Pattern instance receives:\n    t: string[] -- (optional, default a,'b') y\n- u: integer -- z\n* `v`: w\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s, diags := Parse("fuzz.prose.md", src)
 		if s == nil || s.File == nil {

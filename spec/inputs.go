@@ -30,14 +30,44 @@ func (l *loader) inputs(sec *section) {
 		r.bullets(body, base)
 		return
 	}
+	end := len(body)
 	for off := from; off < len(body); {
 		ln, next := lineAt(body, off)
 		if strings.TrimSpace(ln) != "" && indentOf(ln) <= marker {
+			end = off
 			break
 		}
 		r.line(ln, base+off)
 		off = next
 	}
+	r.besideBlock(body[:from], base, marker)
+	r.besideBlock(body[end:], base+end, marker)
+}
+
+// besideBlock reads the bullets of Requires written beside its
+// "receives:" block, at the block's marker indentation or less. Decided:
+// they are inputs as the block's entries are: a contract item
+// (- `style` (string): the voice) as a function's Requires reads it, a
+// `- name: type -- comment` bullet as the block reads its entries; they
+// were dropped, and their names were undefined in the Delegation. The
+// line of the marker itself, and bullets of another form, stay prose.
+func (r *inputReader) besideBlock(body string, base, marker int) {
+	for off := 0; off < len(body); {
+		ln, next := lineAt(body, off)
+		t := strings.TrimLeft(ln, " \t")
+		if indentOf(ln) <= marker && (strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ")) && !containsLower(ln, "receives:") {
+			item := strings.TrimSpace(t[2:])
+			pos := base + off + len(ln) - len(t) + 2 + len(t[2:]) - len(strings.TrimLeft(t[2:], " \t"))
+			if strings.HasPrefix(item, "`") {
+				r.l.contractInput(item, pos)
+			} else {
+				r.last = nil
+				r.entry(item, pos, true)
+			}
+		}
+		off = next
+	}
+	r.last = nil
 }
 
 type inputReader struct {
@@ -136,9 +166,18 @@ func (r *inputReader) entry(t string, pos int, strict bool) bool {
 		return true
 	}
 	r.seen[name] = in
+	if in.splitDefault != "" {
+		// decided: an error, as its default read so gives a list of its
+		// first element alone (default a,b gave ["a"])
+		r.l.errorf(int(in.Pos), CodeBadDefault, "input %q: the commas of its default split the flags, so its default would be %s alone: write the default as JSON, (%s)", name, clip(in.DefaultRaw), in.splitDefault)
+		in.HasDefault, in.DefaultRaw = false, ""
+	}
 	if in.HasDefault {
-		v, _ := decodeValue(in.Type, in.DefaultRaw)
+		v, ok := decodeValue(in.Type, in.DefaultRaw)
 		in.Default = v
+		if !ok && in.Type != "" {
+			r.l.errorf(int(in.Pos), CodeBadDefault, "default %s of input %q is not a valid %s, so a run that does not give it stops: write %s", clip(in.DefaultRaw), in.Name, in.Type, TypeArticle(in.Type))
+		}
 	}
 	r.l.s.Inputs = append(r.l.s.Inputs, in)
 	return true
@@ -200,6 +239,9 @@ func containsLower(s, sub string) bool {
 }
 
 func (in *Input) flags(inner string) {
+	if fixed, ok := defaultAsJSON(inner, 0); ok {
+		in.splitDefault = fixed
+	}
 	for _, part := range splitTop(inner) {
 		p := strings.TrimSpace(part)
 		switch {

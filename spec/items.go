@@ -1,6 +1,9 @@
 package spec
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // contractItem is one item of Parameters, Requires or Returns as people
 // write them:
@@ -124,7 +127,22 @@ func (it *contractItem) flags(inner string) bool {
 // genericType writes a list type as people write it in other languages
 // (list[str], List<int>, array[number]) as T[]; a map type (dict[str,
 // int], Map<string, any>) is object.
+//
+// "list of T" and "array of T" (T may be plural: "list of strings") are
+// T[] too.
 func genericType(typ string) (string, bool) {
+	if words := strings.Fields(typ); len(words) == 3 && strings.EqualFold(words[1], "of") {
+		switch strings.ToLower(words[0]) {
+		case "list", "array", "set", "sequence":
+			inner := strings.ToLower(words[2])
+			if _, known := BaseType(inner); !known {
+				inner = strings.TrimSuffix(inner, "s")
+			}
+			if k, known := BaseType(inner); known {
+				return k + "[]", true
+			}
+		}
+	}
 	open := strings.IndexAny(typ, "[<")
 	if open <= 0 || !strings.HasSuffix(typ, "]") && !strings.HasSuffix(typ, ">") || strings.HasSuffix(typ, "[]") {
 		return "", false
@@ -237,6 +255,98 @@ func cutDash(s string) (string, bool) {
 		if r, ok := strings.CutPrefix(s, d); ok {
 			return r, true
 		}
+	}
+	return "", false
+}
+
+// unreadType reports whether the text after an item's name is a
+// parenthesis that starts with a type but is no type form the loader
+// reads ("(number, 0 to 1)", "(integer >= 0)"): the item is then untyped,
+// and paren is that parenthesis, at offset at of t.
+func unreadType(t string) (paren string, at int, ok bool) {
+	rest, ok := strings.CutPrefix(t, "`")
+	if !ok {
+		return "", 0, false
+	}
+	end := strings.IndexByte(rest, '`')
+	if end < 0 {
+		return "", 0, false
+	}
+	after := strings.TrimLeft(rest[end+1:], " \t")
+	if !strings.HasPrefix(after, "(") {
+		return "", 0, false
+	}
+	close := matchParen(after)
+	if close < 0 {
+		return "", 0, false
+	}
+	inner := after[1:close]
+	word := inner
+	if i := strings.IndexAny(inner, " ,(<>=|:"); i >= 0 {
+		word = inner[:i]
+	}
+	for strings.HasSuffix(word, "[]") {
+		word = word[:len(word)-2]
+	}
+	if _, known := BaseType(word); !known {
+		if _, alias := typeAliases[strings.ToLower(word)]; !alias {
+			return "", 0, false
+		}
+	}
+	return after[:close+1], len(t) - len(after), true
+}
+
+// unreadTypeFix says how to write the parenthesis paren (of an item
+// unreadType reports) so that it is read. A default holding commas
+// (`(string[], default: a,b)`) split the flags, so its parts after the
+// first were no flags: the fix is the default written as JSON, which the
+// flags read whole (`(string[], default: ["a", "b"])`).
+func unreadTypeFix(paren string) string {
+	inner := strings.TrimSuffix(strings.TrimPrefix(paren, "("), ")")
+	if fixed, ok := defaultAsJSON(inner, 1); ok {
+		return "a comma splits the flags, so the default's commas cut it: write the default as JSON, (" + fixed + ")"
+	}
+	return "write the type alone in the parenthesis and the rest after the colon"
+}
+
+// defaultAsJSON reads flags (inner, from its part from on) whose default
+// holds commas ("optional, default a,b"): the parts after the default
+// that are no flag are more of it. It gives the flags with the default
+// written as a JSON list, and false when no default holds a comma.
+func defaultAsJSON(inner string, from int) (string, bool) {
+	parts := splitTop(inner)
+	for i := from; i < len(parts); i++ {
+		d, ok := cutDefault(strings.TrimSpace(parts[i]))
+		if !ok || i+1 >= len(parts) {
+			continue
+		}
+		vals, flags := []string{d}, []string{}
+		for _, q := range parts[i+1:] {
+			q = strings.TrimSpace(q)
+			if strings.EqualFold(q, "optional") || strings.EqualFold(q, "required") {
+				flags = append(flags, q)
+			} else if len(flags) == 0 {
+				vals = append(vals, q)
+			}
+		}
+		if len(vals) < 2 {
+			continue
+		}
+		for j, v := range vals {
+			if !json.Valid([]byte(v)) {
+				b, _ := json.Marshal(strings.Trim(v, "'"))
+				vals[j] = string(b)
+			}
+		}
+		head := []string{}
+		for _, q := range parts[:i] {
+			head = append(head, strings.TrimSpace(q))
+		}
+		fixed := strings.Join(append(head, "default: ["+strings.Join(vals, ", ")+"]"), ", ")
+		if len(flags) > 0 {
+			fixed += ", " + strings.Join(flags, ", ")
+		}
+		return fixed, true
 	}
 	return "", false
 }

@@ -27,6 +27,10 @@ func (l *loader) outputs(sec *section) {
 			// is no type is part of the description, not a reason to
 			// drop the output.
 			it, ok = parenItem(t)
+			if paren, at, unread := unreadType(t); ok && unread {
+				l.warnf(pos+at, CodeUnreadType, "output %q: %s is not read as a type, as it holds more than a type and its flags (optional, default: X): %s is untyped, so nothing checks its values; %s",
+					it.name, paren, it.name, unreadTypeFix(paren))
+			}
 		}
 		if !ok || !strings.HasPrefix(t, "`") && strings.ToLower(it.name) != it.name {
 			continue

@@ -199,6 +199,9 @@ func (l *loader) slots(sec *section) {
 		}
 		slot := &Slot{Name: name, Pos: diag.Pos(pos + strings.Index(t, name)), Primary: strings.Contains(strings.ToLower(rest), "(primary)")}
 		slot.itemContract(rest)
+		if slot.Ensures != "" {
+			slot.EnsuresPos = slot.Pos
+		}
 		l.slotClauses(slot, li)
 		if first, dup := seen[name]; dup {
 			l.errorf(int(slot.Pos), CodeDuplicateSlot, "slot %q is declared twice (first on line %d)", name, l.f.Position(first.Pos).Line)
@@ -258,7 +261,7 @@ func (slot *Slot) itemContract(rest string) {
 
 func (l *loader) slotClauses(slot *Slot, li *ast.ListItem) {
 	for _, sub := range subItems(li) {
-		t, _, ok := l.itemText(sub)
+		t, pos, ok := l.itemText(sub)
 		if !ok {
 			continue
 		}
@@ -270,6 +273,9 @@ func (l *loader) slotClauses(slot *Slot, li *ast.ListItem) {
 		case "requires":
 			slot.Requires = joinClause(slot.Requires, v)
 		case "ensures":
+			if slot.Ensures == "" {
+				slot.EnsuresPos = diag.Pos(pos + strings.Index(t, v))
+			}
 			slot.Ensures = joinClause(slot.Ensures, v)
 		case "maintains":
 			slot.Maintains = joinClause(slot.Maintains, v)

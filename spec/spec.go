@@ -90,6 +90,9 @@ type Slot struct {
 	Requires  string // free text, "" when absent
 	Ensures   string
 	Maintains string
+	// EnsuresPos is where Ensures is written: its first `ensures:`
+	// clause, or the slot's item when the item's text is its ensures.
+	EnsuresPos diag.Pos
 	// List is true when the inputs block types the slot as an array
 	// (`candidates: string[]`) or the Delegation iterates over it.
 	List bool
@@ -125,6 +128,10 @@ type Input struct {
 	// TypeInferred is true when Type was not declared but read from the
 	// default (`Defaults to \`true\`` is a boolean).
 	TypeInferred bool
+	// splitDefault holds the flags with the default written as JSON when
+	// the commas of the default as written split it ("(optional, default
+	// a,b)"), for the loader to report; "" otherwise.
+	splitDefault string
 }
 
 // Output is a declared output (`name: text` under Ensures/Returns/Maintains,

@@ -595,3 +595,18 @@ func ConfigValue(typ string, v any) (any, bool) {
 	}
 	return decodeValue(t, raw)
 }
+
+// TypeArticle is "an integer", "a string[]": a value of the declared type
+// typ with its article, for the fix of a message; a union or a literal
+// type is "a value of that type".
+func TypeArticle(typ string) string {
+	typ = strings.TrimSpace(typ)
+	if typ == "" || strings.ContainsAny(typ, "|\"'") {
+		return "a value of that type"
+	}
+	switch strings.ToLower(typ)[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + typ
+	}
+	return "a " + typ
+}

@@ -23,6 +23,8 @@ func (c *checker) call(e *syntax.CallExpr) {
 	ce := c.calleeOf(e)
 	if ce != nil {
 		c.argTypes(e, ce)
+	} else if slot != nil && slot.Requires != "" {
+		c.slotArgTypes(e, slot)
 	}
 	if e.OnFail != nil && e.OnFail.Use != nil {
 		c.expr(e.OnFail.Use, false)

@@ -61,6 +61,8 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 	c := newChecker(prog.File, d)
 	c.stmts(prog.Body)
 	c.finish()
+	c.noWinner(prog)
+	c.loopVarsOverwrite(prog)
 	if d.ReturnRule {
 		c.neverReturns(prog)
 	}
@@ -188,7 +190,11 @@ func newChecker(f *diag.File, d *Decls) *checker {
 	// keeps the most specific kind (a slot listed among the inputs is a
 	// service; a config key listed among them is config).
 	for _, in := range d.Inputs {
-		c.names[in.Name] = next(binding{kind: kindInput, pos: in.Pos, typ: in.Type})
+		b := binding{kind: kindInput, pos: in.Pos, typ: in.Type}
+		if len(in.Members) > 0 {
+			b.shape = &valueShape{kind: kObject, closed: true, fields: in.Members, from: in.From}
+		}
+		c.names[in.Name] = next(b)
 	}
 	for _, cf := range d.Config {
 		typ := cf.Type

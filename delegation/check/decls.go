@@ -43,6 +43,10 @@ type Slot struct {
 	// that misspells one, is reported; other extra keys are context and
 	// pass.
 	Args []string
+	// Requires is the slot's requires text: where it types fields
+	// (`{count: integer}`, "`count` (integer)"), the arguments of those
+	// names are checked against the types, as the run checks them.
+	Requires string
 	// Ensures is the slot's ensures text, for the on_fail shape check
 	// and, where it names fields (`{approved: boolean, notes: string}`,
 	// "returns `approved` (boolean)"), the members of the slot's answer.
@@ -62,4 +66,11 @@ type Name struct {
 	// Part is true for an output that is a part of a maintained truth (a
 	// facet): it may be returned, and need not be.
 	Part bool
+	// Members, set on an input (or on a member of one), are the members
+	// its value holds: an object of exactly these keys (a world node's
+	// input that reads a producer's whole truth, or a fan-in keyed by
+	// producer), so that reading another one is lint/unknown-member.
+	// From says what gives them, for messages.
+	Members []Name
+	From    string
 }

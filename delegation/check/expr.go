@@ -89,6 +89,19 @@ func (c *checker) fields(fs []*syntax.Field, what string) {
 
 func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 	c.expr(e.X, false)
+	if sh := c.shapeOf(e.X); sh != nil && sh.kind != kUnknown && sh.kind != kNull && sh.kind != kList {
+		what := pathOf(e.X)
+		if what == "" {
+			what = "this value"
+		}
+		fix := "loop over a list"
+		if id, ok := e.X.(*syntax.Ident); ok && sh.kind == kText {
+			if b := c.names[id.Name]; b != nil && (b.kind == kindConfig || b.kind == kindInput) {
+				fix = "declare " + id.Name + " a list (string[]) and give it as a JSON array, or one --input or --config per element"
+			}
+		}
+		c.diags.Errorf(c.f, e.X.Pos(), CodeTypeMismatch, "for cannot loop over %s: it is %s, not a list, so a run stops there: %s", what, describeShape(sh), fix)
+	}
 	c.loopBody(e.Parallel || e.First, collecting, func() {
 		c.forgetAssigned(e.Body)
 		c.bindVar(e.Var, e.X)
@@ -199,7 +212,48 @@ func (c *checker) natural(n *syntax.NaturalCond) {
 }
 
 // cond checks an if/elif/loop condition.
-func (c *checker) cond(e syntax.Expr) { c.expr(e, false) }
+func (c *checker) cond(e syntax.Expr) {
+	c.expr(e, false)
+	c.objectAsCond(e)
+}
+
+// objectAsCond reports a condition that is a value known to be an object
+// with a boolean field (`if review:` where the reviewer's ensures is
+// `{accepted: boolean, notes: string}`): an object is true whenever it
+// has a key, so the condition never reads the field, and a rejection
+// took the branch of an acceptance with exit 0. A presence test is
+// written `review is present`.
+func (c *checker) objectAsCond(e syntax.Expr) {
+	switch x := e.(type) {
+	case *syntax.UnaryExpr:
+		if x.Op == syntax.NOT {
+			c.objectAsCond(x.X)
+		}
+		return
+	case *syntax.BinaryExpr:
+		if x.Op == syntax.AND || x.Op == syntax.OR {
+			c.objectAsCond(x.X)
+			c.objectAsCond(x.Y)
+		}
+		return
+	case *syntax.Ident, *syntax.MemberExpr:
+	default:
+		return
+	}
+	what := pathOf(e)
+	sh := c.shapeOf(e)
+	if what == "" || sh == nil || sh.kind != kObject {
+		return
+	}
+	for _, f := range sh.fields {
+		if typeKind(f.Type) == kBool {
+			c.diags.Errorf(c.f, e.Pos(), CodeTypeMismatch,
+				"%s is %s, which is true whenever it has a key, whatever its %s says: write %s.%s (or %s is present to test that it came)",
+				what, describeShape(sh), f.Name, what, f.Name, what)
+			return
+		}
+	}
+}
 
 // rootIdent is the identifier a member/index path starts from.
 func rootIdent(e syntax.Expr) *syntax.Ident {

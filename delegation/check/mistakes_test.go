@@ -22,6 +22,8 @@ func mistakeDecls(outputs string) *check.Decls {
 			{Name: "critic", Ensures: "returns `score` (number) and `verdict` (string)"},
 			{Name: "worker", Ensures: "the drafted text, ready for review"},
 			{Name: "fetch"}, {Name: "add-one"}, {Name: "splitter"}, {Name: "draft"},
+			{Name: "scorer", Requires: "`draft` (string) and `round` (integer)"},
+			{Name: "ranker", Requires: "{items: string[], top: integer}"},
 		},
 		Inputs: []check.Name{n("topic", "string"), n("start", "integer"), n("again", "boolean")},
 		Callees: []check.Callee{
@@ -57,6 +59,19 @@ func TestMistakes(t *testing.T) {
 		{"slot member typo in prose ensures", "", "let c = call critic\nreturn c.verdcit\n", []string{"2 " + um}},
 		{"slot member typo in an interpolation", "", "let review = call reviewer\nreturn \"notes: {review.note}\"\n", []string{"2 " + um}},
 		{"slot member typo after a copy", "", "let review = call reviewer\nlet r = review\nreturn r.aproved\n", []string{"3 " + um}},
+		// arguments of another type than the slot's requires gives them,
+		// which the run refuses before the call
+		{"slot argument of another type", "", "let s = call scorer\n  draft: topic\n  round: \"1\"\nlet r = call ranker\n  items: \"a, b\"\n  top: 3\nreturn [s, r]\n", []string{"3 " + tm, "5 " + tm}},
+		{"slot arguments of the required types", "", "let s = call scorer\n  draft: \"d\"\n  round: start\nlet t = call scorer\n  round: 2.0\nlet r = call ranker\n  items: [\"a\", \"b\"]\n  top: null\n  note: 3\nreturn [s, r, t]\n", nil},
+		// an ordering with a text literal that spells a number
+		{"ordering with numeric text", "", "let c = call critic\nif c.score > \"0.5\":\n  return 1\nreturn 0\n", []string{"2 " + tm}},
+		{"ordering of text with text", "", "let c = call critic\nif c.verdict >= \"m\" and c.score > 0.5:\n  return 1\nreturn 0\n", nil},
+		// an object with a boolean field used as the condition
+		{"answer object as a condition", "", "let review = call reviewer\nif review:\n  return 1\nif not review or review.approved:\n  return 2\nreturn 0\n", []string{"2 " + tm, "4 " + tm}},
+		{"presence test and field of an answer", "", "let review = call reviewer\nif review is present and review.approved:\n  return 1\nlet c = call critic\nif c:\n  return 2\nreturn 0\n", nil},
+		// members of a caught error (delegation.Error.Object)
+		{"caught error member typo", "", "try:\n  let r = call worker\n  return r\ncatch as problem:\n  return problem.mesage\n", []string{"5 " + um}},
+		{"caught error members", "", "try:\n  let r = call worker\n  return r\ncatch as e:\n  return [e.message, e.kind, e.slot, e.attempts, e.value, e.error, e.message.length]\n", nil},
 		// a literal null for a typed output the run would refuse
 		{"null for a typed output", "total:number note:string", "return { total: null, note: \"n\" }\n", []string{"1 " + tm}},
 		{"null for the one typed output", "total:number", "return null\n", []string{"1 " + tm}},

@@ -31,6 +31,9 @@ const (
 	CodeTimeout           = "check/timeout"
 	CodeOnFailShape       = "check/on-fail-shape"
 	CodeClauseArg         = "check/clause-as-arg"
+	CodeLoopInvariant     = "check/loop-invariant"
+	CodeNoWinner          = "check/no-winner"
+	CodeLoopVarOverwrite  = "check/loop-var-overwrite"
 	// CodeReturnShape: an Execution's return cannot give the object of
 	// outputs its node declares (Decls.ReturnRule).
 	CodeReturnShape = "check/return-shape"
@@ -67,6 +70,9 @@ func Rules() []Rule {
 		{CodeConditionNoNames, diag.Warning, "Natural-language condition mentions no bound name"},
 		{CodeDuplicateKey, diag.Warning, "Key given twice in an object or argument list"},
 		{CodeFallbackShape, diag.Error, "on_fail fallback whose shape differs from the callee's declared outputs or the fields its slot ensures"},
+		{CodeLoopVarOverwrite, diag.Error, "Loop or catch variable named like an input, config key or slot that the program reads after the loop (it reads the last element)"},
+		{CodeNoWinner, diag.Warning, "Members read of a parallel first loop's value that nothing tests for null (no iteration won)"},
+		{CodeLoopInvariant, diag.Warning, "loop while/until whose condition reads nothing its body changes, and which nothing else leaves"},
 		{CodeLoopCount, diag.Error, "Repeat count or loop max is not a non-negative integer, config key, input or member path"},
 		{CodeMissingArg, diag.Warning, "Call does not pass an argument the slot requires"},
 		{CodeOnFailShape, diag.Warning, "on_fail fallback contradicts what the slot ensures"},

@@ -289,6 +289,9 @@ func memberShape(s *valueShape, name string) *valueShape {
 	}
 	if s.kind == kObject {
 		if f, ok := s.field(name); ok {
+			if len(f.Members) > 0 {
+				return &valueShape{kind: kObject, closed: true, fields: f.Members, from: f.From}
+			}
 			return kindShape(typeKind(f.Type))
 		}
 	}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -103,6 +104,27 @@ func (c *checker) argTypes(e *syntax.CallExpr, ce *Callee) {
 			if s := c.shapeOf(a.Value); s != nil && !fits(s.kind, want) {
 				c.diags.Errorf(c.f, a.Value.Pos(), CodeTypeMismatch, "argument %s of call %s is %s, but %s declares its input %s (%s)",
 					a.Key, ce.Name, describeShape(s), ce.Name, a.Key, in.Type)
+			}
+		}
+	}
+}
+
+// slotArgTypes checks the arguments of a call of a slot against the types
+// its requires gives their fields: the run refuses such an argument before
+// the call (bind), so lint says so at the argument. null, and a value
+// whose type is not known here, pass, as they pass the run's check.
+func (c *checker) slotArgTypes(e *syntax.CallExpr, slot *Slot) {
+	fields := ensuresFields(slot.Requires)
+	for _, a := range e.Args {
+		for _, f := range fields {
+			if f.Name != a.Key || f.Type == "" {
+				continue
+			}
+			want := typeKind(f.Type)
+			// a number may be whole (2.0), which the run takes for an integer
+			if s := c.shapeOf(a.Value); s != nil && s.kind != kNull && !fits(s.kind, want) && (s.kind != kNumber || want != kInteger) {
+				c.diags.Errorf(c.f, a.Value.Pos(), CodeTypeMismatch, "argument %s of call %s is %s, but slot %s requires %s (%s), so the run refuses the call: give %s a value of type %s",
+					a.Key, slot.Name, describeShape(s), slot.Name, a.Key, f.Type, a.Key, f.Type)
 			}
 		}
 	}
@@ -354,6 +376,16 @@ func (c *checker) comparison(e *syntax.BinaryExpr) {
 	default:
 		return
 	}
+	switch e.Op {
+	case syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.MEETS:
+		for _, side := range [...]syntax.Expr{e.X, e.Y} {
+			if lit, ok := side.(*syntax.StringLit); ok && len(lit.Parts) == 0 && readsAsNumber(lit.Value) {
+				c.diags.Errorf(c.f, lit.ValuePos, CodeTypeMismatch, "%s is text, and text orders only with text, by its characters (\"10\" < \"9\"): write the number %s without quotes",
+					lit.Raw, strings.TrimSpace(lit.Value))
+				return
+			}
+		}
+	}
 	l, r := c.shapeOf(e.X), c.shapeOf(e.Y)
 	if l == nil || r == nil || comparable(l.kind, r.kind) {
 		return
@@ -388,4 +420,11 @@ func describeKind(s *valueShape, e syntax.Expr) string {
 		return p + " (" + s.kind.String() + ")"
 	}
 	return s.kind.String()
+}
+
+// readsAsNumber reports whether a text spells a number ("0.5", " 3 ").
+func readsAsNumber(s string) bool {
+	t := strings.ToLower(strings.TrimSpace(s))
+	_, err := strconv.ParseFloat(t, 64)
+	return err == nil && t != "" && !strings.ContainsAny(t, "xpn_")
 }

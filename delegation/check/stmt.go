@@ -44,6 +44,9 @@ func (c *checker) stmt(s syntax.Stmt) {
 		c.alternatives(func() { c.stmts(s.Body) }, func() {
 			if s.CatchVar != nil {
 				c.bindVar(s.CatchVar, nil)
+				if b := c.names[s.CatchVar.Name]; b != nil {
+					b.shape = caughtError // bindVar bound a new binding
+				}
 			}
 			c.stmts(s.Catch)
 		})
@@ -215,6 +218,15 @@ func (c *checker) appendTarget(s *syntax.AppendStmt) {
 	c.expr(s.List, false)
 }
 
+// caughtError is the shape of what `catch as NAME` binds, the members
+// delegation.Error.Object gives (semantics.md, rule 30): a member it
+// cannot have (problem.mesage) reads null at run time, so it is reported
+// with the name meant.
+var caughtError = &valueShape{kind: kObject, closed: true, from: "a caught error has the members", fields: []Name{
+	{Name: "message", Type: "string"}, {Name: "kind", Type: "string"}, {Name: "slot"}, {Name: "attempts"},
+	{Name: "value"}, {Name: "error"},
+}}
+
 // bindVar binds a loop or catch variable. over is the loop's source (nil
 // for repeat counters and catch variables).
 func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
@@ -235,6 +247,7 @@ func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
 }
 
 func (c *checker) while(s *syntax.WhileStmt) {
+	c.invariantCond(s)
 	if s.Max == nil {
 		kw := "while"
 		if s.Until {
@@ -273,6 +286,106 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	if s.Until && !tested {
 		c.cond(s.Cond)
 	}
+}
+
+// invariantCond reports a loop whose condition is an expression that
+// reads no name its body changes (binds, assigns, or changes in place),
+// nor the loop's counter, nor calls anything, in a loop that no break,
+// return or throw leaves: the condition is the same at every test, so
+// `loop until review.score >= bar` whose body calls the worker but never
+// the critic again runs to its max in silence (a while loop: none or all
+// of its iterations). A body that changes a list or object in place
+// (append, xs[i] = v) may change what the condition reads through
+// another name, and is not judged.
+func (c *checker) invariantCond(s *syntax.WhileStmt) {
+	if s.Max == nil || len(s.Body) == 0 {
+		return
+	}
+	var read []string
+	if nc, natural := s.Cond.(*syntax.NaturalCond); natural {
+		// a judged condition reads the values of the bound names it
+		// mentions: the same values give the judge the same question
+		for _, w := range nc.Words {
+			if root := rootOf(w.Path); c.names[root] != nil && !slices.Contains(read, root) {
+				read = append(read, root)
+			}
+		}
+		if len(read) == 0 {
+			return
+		}
+	}
+	calls := false
+	syntax.Walk(s.Cond, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Ident:
+			if !slices.Contains(read, x.Name) {
+				read = append(read, x.Name)
+			}
+		case *syntax.CallExpr:
+			calls = true
+		}
+		return true
+	})
+	if calls {
+		return
+	}
+	changed := map[string]bool{}
+	if s.Var != nil {
+		changed[s.Var.Name] = true
+	}
+	leaves := false
+	bind := func(id *syntax.Ident) {
+		if id != nil {
+			changed[id.Name] = true
+		}
+	}
+	for _, st := range s.Body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			switch x := n.(type) {
+			case *syntax.ReturnStmt, *syntax.ThrowStmt, *syntax.AppendStmt:
+				leaves = true
+			case *syntax.BranchStmt:
+				leaves = leaves || x.Break
+			case *syntax.LetStmt:
+				bind(x.Name)
+			case *syntax.AssignStmt:
+				if id, ok := x.LHS.(*syntax.Ident); ok {
+					bind(id)
+				} else {
+					leaves = true // a change in place
+				}
+			case *syntax.ForExpr:
+				bind(x.Var)
+				bind(x.Index)
+			case *syntax.RepeatExpr:
+				bind(x.Var)
+			case *syntax.WhileStmt:
+				bind(x.Var)
+			case *syntax.TryStmt:
+				bind(x.CatchVar)
+			}
+			return true
+		})
+	}
+	if leaves {
+		return
+	}
+	for _, name := range read {
+		if changed[name] {
+			return
+		}
+	}
+	kw, ends := "while", "no iteration or all of them"
+	if s.Until {
+		kw, ends = "until", "one iteration or all of them"
+	}
+	names := "reads no name"
+	if len(read) > 0 {
+		names = "reads " + strings.Join(read, ", ") + ", none of which its body changes"
+	}
+	c.diags.Warnf(c.f, s.Cond.Pos(), CodeLoopInvariant,
+		"loop %s: its condition %s, so the condition is the same at every test and the loop runs %s: give a name it reads a new value in the body (as the call that decides it), or write repeat N",
+		kw, names, ends)
 }
 
 // continues reports whether body holds a `continue` of its own loop (not
@@ -363,17 +476,52 @@ func (c *checker) ret(s *syntax.ReturnStmt) {
 		}
 		return
 	}
+	if !c.d.ReturnRule {
+		c.typedOutputsReturned(obj)
+	}
 	declared := c.declaredOutputs()
 	// under the return rule, an object holding every output has its
 	// other keys dropped: returnFits reports them as errors
 	dropped := c.d.ReturnRule && len(c.required()) > 0 && c.holdsOutputs(obj)
 	for _, f := range obj.Fields {
 		c.returned[f.Key] = true
+		if declared && !c.d.ReturnRule && !c.declaresOutput(f.Key) {
+			// a key that misspells an output the object lacks: the
+			// output is missing from the value, with exit 0
+			if near := closest(f.Key, c.outputNames()); near != "" && !slices.ContainsFunc(obj.Fields, func(g *syntax.Field) bool { return g.Key == near }) {
+				c.lacking[near] = true
+				c.diags.Errorf(c.f, f.KeyPos, CodeReturnShape,
+					"returned key %s is no declared output, and the object lacks the output %s it is close to: did you mean %s: ...?", quote(f.Key), quote(near), near)
+				continue
+			}
+		}
 		if declared && !dropped && !c.declaresOutput(f.Key) && !c.missesOneOutput(obj, f.Key) {
 			c.diags.Warnf(c.f, f.KeyPos, CodeUndeclaredOutput,
 				"returned key %s is not a declared output%s", quote(f.Key), c.suggestFrom(f.Key, c.outputNames()))
 		}
 	}
+}
+
+// typedOutputsReturned reports, for a pattern's Delegation (no return
+// rule), an object literal it returns that lacks an output declared with
+// a type and not optional, or gives it a literal null: the run refuses
+// that value (callgraph.CheckPatternResult; an untyped output, as
+// upstream writes them, may be left out).
+func (c *checker) typedOutputsReturned(obj *syntax.ObjectLit) {
+	var typed []Name
+	for _, o := range c.d.Outputs {
+		if o.Inferred || o.Part || !refusesNull(o) {
+			continue
+		}
+		typed = append(typed, o)
+		if !slices.ContainsFunc(obj.Fields, func(f *syntax.Field) bool { return f.Key == o.Name }) {
+			c.lacking[o.Name] = true
+			c.diags.Errorf(c.f, obj.Lbrace, CodeReturnShape,
+				"the returned object lacks the output %s, which is declared (%s): add %s: VALUE, or declare `%s` (%s, optional) if only some returns give it",
+				quote(o.Name), o.Type, o.Name, o.Name, o.Type)
+		}
+	}
+	c.nullOutputs(obj, typed, "the pattern")
 }
 
 // nearOneOutput reports a returned object literal that lacks the node's
@@ -596,5 +744,187 @@ func (c *checker) branch(s *syntax.BranchStmt) {
 		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s outside a loop", kw)
 	case s.Break && c.parLoop:
 		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "break cannot leave a parallel loop (its iterations run at once): use continue or return to end this iteration")
+	}
+}
+
+// noWinner reports a member read of a name bound to the value of a
+// `parallel first` loop when nothing in the program tests that name (`is
+// null`, `is present`, `== null`, a condition of the name itself or one
+// that mentions it): the value is null when no iteration returns, and
+// every member of null reads null, so `return {result: won.out}` gave
+// nulls with exit 0 when every candidate failed.
+func (c *checker) noWinner(prog *syntax.Program) {
+	firsts := map[string]bool{}
+	syntax.Walk(prog, func(n syntax.Node) bool {
+		if let, ok := n.(*syntax.LetStmt); ok && let.Name != nil {
+			switch v := let.Value.(type) {
+			case *syntax.ForExpr:
+				if v.First {
+					firsts[let.Name.Name] = true
+				}
+			case *syntax.RepeatExpr:
+				if v.First {
+					firsts[let.Name.Name] = true
+				}
+			}
+		}
+		return true
+	})
+	if len(firsts) == 0 {
+		return
+	}
+	tested := map[string]bool{}
+	isName := func(e syntax.Expr) string {
+		if id, ok := e.(*syntax.Ident); ok && firsts[id.Name] {
+			return id.Name
+		}
+		return ""
+	}
+	isNull := func(e syntax.Expr) bool { _, ok := e.(*syntax.NullLit); return ok }
+	cond := func(e syntax.Expr) {
+		switch x := e.(type) {
+		case *syntax.NaturalCond:
+			for _, w := range x.Words {
+				root, _, _ := strings.Cut(w.Path, ".")
+				tested[root] = true
+			}
+		default:
+			// a condition that is the name itself, or its negation
+			for {
+				if u, ok := e.(*syntax.UnaryExpr); ok {
+					e = u.X
+					continue
+				}
+				break
+			}
+			if n := isName(e); n != "" {
+				tested[n] = true
+			}
+		}
+	}
+	type read struct {
+		name string
+		pos  diag.Pos
+	}
+	var reads []read
+	syntax.Walk(prog, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.IsExpr:
+			if name := isName(x.X); name != "" {
+				tested[name] = true
+			}
+		case *syntax.BinaryExpr:
+			if (x.Op == syntax.EQ || x.Op == syntax.NE) && (isNull(x.X) || isNull(x.Y)) {
+				tested[isName(x.X)], tested[isName(x.Y)] = true, true
+			}
+			if x.Op == syntax.AND || x.Op == syntax.OR {
+				cond(x.X)
+				cond(x.Y)
+			}
+		case *syntax.IfStmt:
+			cond(x.Cond)
+		case *syntax.WhileStmt:
+			cond(x.Cond)
+		case *syntax.MemberExpr:
+			if name := isName(x.X); name != "" {
+				reads = append(reads, read{name, x.X.Pos()})
+			}
+		}
+		return true
+	})
+	reported := map[string]bool{}
+	for _, r := range reads {
+		if tested[r.name] || reported[r.name] {
+			continue
+		}
+		reported[r.name] = true
+		c.diags.Warnf(c.f, r.pos, CodeNoWinner,
+			"%s is the value of a parallel first loop, null when no iteration returns, and nothing tests it: its members read null then; handle that case first (if %s is null: ...)",
+			r.name, r.name)
+	}
+}
+
+// loopVarsOverwrite reports a variable of a sequential loop (for, repeat
+// or loop ... as) or of a catch that has the name of an input, a config
+// key or a slot, when the program reads that name after the loop: names
+// bound in a loop stay visible after it (semantics.md, rule 1), so the
+// read gets the last element, not the input (`for topic in subtopics:`
+// then `topic: topic` gave the last subtopic with exit 0). A parallel
+// loop's variable is its iterations' own and is not reported.
+func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
+	declared := map[string]string{}
+	for _, in := range c.d.Inputs {
+		declared[in.Name] = "input"
+	}
+	for _, cf := range c.d.Config {
+		declared[cf.Name] = "config key"
+	}
+	for _, sl := range c.d.Slots {
+		declared[sl.Name] = "slot"
+	}
+	type loopVar struct {
+		id  *syntax.Ident
+		end diag.Pos
+		kw  string
+	}
+	var vars []loopVar
+	syntax.Walk(prog, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ForExpr:
+			if !x.Parallel && !x.First {
+				vars = append(vars, loopVar{x.Var, x.End(), "loop variable"})
+				if x.Index != nil {
+					vars = append(vars, loopVar{x.Index, x.End(), "loop index"})
+				}
+			}
+		case *syntax.RepeatExpr:
+			if !x.Parallel && !x.First && x.Var != nil {
+				vars = append(vars, loopVar{x.Var, x.End(), "loop variable"})
+			}
+		case *syntax.WhileStmt:
+			if x.Var != nil {
+				vars = append(vars, loopVar{x.Var, x.End(), "loop variable"})
+			}
+		case *syntax.TryStmt:
+			if x.CatchVar != nil {
+				vars = append(vars, loopVar{x.CatchVar, x.End(), "catch variable"})
+			}
+		}
+		return true
+	})
+	for _, v := range vars {
+		if v.id == nil || declared[v.id.Name] == "" {
+			continue
+		}
+		what := declared[v.id.Name]
+		var after diag.Pos
+		rebound := false
+		syntax.Walk(prog, func(n syntax.Node) bool {
+			if after != 0 || rebound {
+				return false
+			}
+			switch x := n.(type) {
+			case *syntax.LetStmt:
+				rebound = x.Let >= v.end && x.Name != nil && x.Name.Name == v.id.Name
+			case *syntax.AssignStmt:
+				id, ok := x.LHS.(*syntax.Ident)
+				rebound = ok && x.Eq >= v.end && id.Name == v.id.Name
+			case *syntax.ForExpr:
+				rebound = x.For >= v.end && (x.Var.Name == v.id.Name || x.Index != nil && x.Index.Name == v.id.Name)
+			case *syntax.RepeatExpr:
+				rebound = x.Repeat >= v.end && x.Var != nil && x.Var.Name == v.id.Name
+			case *syntax.Ident:
+				if x.Name == v.id.Name && x.NamePos >= v.end {
+					after = x.NamePos
+				}
+			}
+			return after == 0 && !rebound
+		})
+		if after == 0 {
+			continue
+		}
+		c.diags.Errorf(c.f, v.id.NamePos, CodeLoopVarOverwrite,
+			"the %s %s has the name of the %s %s, and overwrites it: line %d reads %s after the loop and gets its last value, not the %s; name the variable otherwise",
+			v.kw, v.id.Name, what, v.id.Name, c.f.Position(after).Line, v.id.Name, what)
 	}
 }

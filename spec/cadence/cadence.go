@@ -25,8 +25,32 @@ import (
 	_ "time/tzdata"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/spec"
 )
+
+// cadenceWords are the words of a cadence whose near-miss (`evry`,
+// `hourley`, `weekely`) means the line set out to state one (decided: it
+// is warned of as an attempt is, since read as written the node gets no
+// timer in silence).
+var cadenceWords = []string{"every", "hourly", "daily", "weekly", "monthly", "weekday", "weekdays", "morning", "afternoon", "evening", "minutes", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+
+// misspelt reports whether a word of line is within one edit of a
+// cadence word without being one (words of four letters or more, but
+// "ever").
+func misspelt(line string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(line), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if len(w) < 4 || w == "ever" {
+			continue
+		}
+		for _, c := range cadenceWords {
+			if w != c && didyoumean.Distance(w, c) == 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Forms lists the cadences Parse accepts, for error messages.
 const Forms = "hourly, daily, weekly, monthly (each may follow \"at least\"); every N minutes, hours, days or weeks (\"every 6h\"); daily at HH:MM; every weekday at HH:MM; every Monday at 09:00 (or Monday morning, 09:00); a 5-field cron expression (`30 8 * * 1-5`, or an item `cron`: 30 8 * * 1-5, with an item `timezone`: Europe/Paris); when `valid_until` lapses"
@@ -297,7 +321,7 @@ func read(s *spec.Spec) (*Plan, diag.List) {
 			// The truth's valid_until arms the clock in any case.
 			p.Freshness = true
 			sch, _, err := Parse(line)
-			if sch == nil && err == nil && !attempted().MatchString(line) {
+			if sch == nil && err == nil && !attempted().MatchString(line) && !misspelt(line) {
 				continue // says it wakes itself, names no cadence
 			}
 			add(line, "self-driven Continuity", from, sch, false, err)

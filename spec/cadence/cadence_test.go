@@ -139,6 +139,19 @@ func TestOfUnparsable(t *testing.T) {
 	if p, err := Of(s); err != nil || !p.Freshness || len(Check(s)) != 0 {
 		t.Errorf("a self-driven line without a cadence: %v %+v %v", err, p, Check(s))
 	}
+	// A cadence word misspelt ("evry morning", "hourley") set out to
+	// state one: a warning, where read as written it set no timer in
+	// silence; "ever" is no slip of "every".
+	for _, line := range []string{"self-driven evry morning", "self-driven, hourley", "self-driven on mondy"} {
+		s = &spec.Spec{Kind: "responsibility", Continuity: []string{line}}
+		if d := Check(s); len(d) != 1 || d[0].Severity != diag.Warning {
+			t.Errorf("%q: %v (want one warning)", line, d)
+		}
+	}
+	s = &spec.Spec{Kind: "responsibility", Continuity: []string{"self-driven if ever stale"}}
+	if d := Check(s); len(d) != 0 {
+		t.Errorf("self-driven if ever stale: %v", d)
+	}
 	if _, err := Of(&spec.Spec{Continuity: []string{"self-driven: `61 * * * *`"}}); err == nil || !strings.Contains(err.Error(), "outside 0-59") {
 		t.Errorf("a cron out of range: %v", err)
 	}
