@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,19 @@ import (
 // A kill between the hold lines and the done line runs drain N again with
 // its events, the held ones skipped by fingerprint: an event is delivered
 // at least once, never lost (a gateway folds events by id).
+//
+// A held event that fails every render would block its gateway for good.
+// Decided: nothing drops it in silence, and nothing drops it at all
+// unless told. `prose receipts set-aside NODE FP` (Queue.SetAside), run
+// while no server holds the state directory's lock, writes an aside
+// line, which ends that one event's hold; the line keeps the event
+// whole, with who set it aside and why, so the queue file still holds
+// every event it acknowledged and says what became of each:
+//
+//	{"op":"aside","drain":0,"node":"ID","event":EVENT,"fp":"sha256:..","why":"..."}
+//
+// An event set aside stays seen: sent again it is a duplicate, as any
+// event sent twice is. `prose receipts held` lists the held events.
 
 // Entry is one line of the queue file.
 type Entry struct {
@@ -56,6 +70,8 @@ type Entry struct {
 	Dup     bool            `json:"dup,omitempty"`
 	Self    bool            `json:"self,omitempty"`
 	Outcome *Outcome        `json:"outcome,omitempty"`
+	// Why is an aside line's reason, as given to SetAside.
+	Why string `json:"why,omitempty"`
 }
 
 // Queue is the durable trigger queue of a state directory.
@@ -153,6 +169,18 @@ func (q *Queue) apply(e Entry) {
 		q.held[e.Node] = append(q.held[e.Node], e)
 	case "unhold":
 		delete(q.held, e.Node)
+	case "aside":
+		var keep []Entry
+		for _, h := range q.held[e.Node] {
+			if h.FP != e.FP {
+				keep = append(keep, h)
+			}
+		}
+		if len(keep) == 0 {
+			delete(q.held, e.Node)
+		} else {
+			q.held[e.Node] = keep
+		}
 	case "done":
 		q.done[e.Drain] = e.Outcome
 		if o := e.Outcome; o != nil {
@@ -332,6 +360,50 @@ func (q *Queue) Unhold(drain int, node string) error {
 	q.apply(e)
 	q.mu.Unlock()
 	return q.durable(q.lines())
+}
+
+// ErrNotHeld is SetAside's error for an event node does not hold.
+var ErrNotHeld = errors.New("no such held event")
+
+// SetAside records durably, in an aside line, that node's held event of
+// fingerprint fp (whole, or 8 or more of its first hex digits when they
+// name one event) is delivered no more, for why; the line keeps the
+// event.
+// It returns the event set aside; an fp node holds no event of is
+// ErrNotHeld, naming those it holds. Only a writer holding the state
+// directory's lock may call it (the server does not: it is the command
+// a person runs against a stopped server).
+func (q *Queue) SetAside(node, fp, why string) (Entry, error) {
+	q.mu.Lock()
+	var ev Entry
+	var fps []string
+	want := strings.TrimPrefix(fp, "sha256:")
+	for _, h := range q.held[node] {
+		hex := strings.TrimPrefix(h.FP, "sha256:")
+		if h.FP == fp || (len(want) >= 8 && strings.HasPrefix(hex, want)) {
+			if ev.FP != "" && ev.FP != h.FP {
+				q.mu.Unlock()
+				return Entry{}, fmt.Errorf("%s: %s holds more than one event whose fingerprint begins %s (%s, %s): give more of it", ErrNotHeld.Error(), node, want, ev.FP, h.FP)
+			}
+			ev = h
+		}
+		fps = append(fps, h.FP)
+	}
+	if ev.FP == "" {
+		q.mu.Unlock()
+		if len(fps) == 0 {
+			return Entry{}, fmt.Errorf("%w: %s holds no event", ErrNotHeld, node)
+		}
+		return Entry{}, fmt.Errorf("%w: %s holds no event %s (it holds %s)", ErrNotHeld, node, fp, strings.Join(fps, ", "))
+	}
+	e := Entry{Op: "aside", Node: node, Event: ev.Event, FP: ev.FP, Why: why}
+	if err := q.write(e); err != nil {
+		q.mu.Unlock()
+		return Entry{}, err
+	}
+	q.apply(e)
+	q.mu.Unlock()
+	return ev, q.durable(q.lines())
 }
 
 // Fired is the start of the last finished drain that left node a

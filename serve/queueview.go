@@ -25,6 +25,9 @@ type QueueView struct {
 	Pending                      []Entry
 	Last                         *Outcome
 	Fired, Self                  map[string]time.Time
+	// Held is, per gateway whose render failed, the events it holds, in
+	// order (those set aside left out).
+	Held map[string][]Entry
 }
 
 // ReadQueue reads the queue file of stateDir as it is now: no file is an
@@ -69,7 +72,7 @@ func ReadQueue(stateDir string) (*QueueView, error) {
 	if q.maxDone > 0 {
 		v.Last = q.done[q.maxDone]
 	}
-	v.Fired, v.Self = q.fired, q.self
+	v.Fired, v.Self, v.Held = q.fired, q.self, q.held
 	return v, nil
 }
 

@@ -49,7 +49,8 @@ func FuzzReadQueue(f *testing.F) {
 	for _, s := range []string{
 		"", "\n", `{"op":"enq","drain":1,"node":"a","fp":"x"}` + "\n", `{"op":"done","drain":1,"outcome":null}` + "\n",
 		`{"op":"done","drain":3,"outcome":{"drain":3,"receipts":[{"node":"a"}],"triggers":[{"node":"a","self":true}],"start":"2026-12-01T10:00:00Z"}}` + "\n",
-		`{"op":"hold","drain":2,"node":"g"}` + "\n" + `{"op":"unhold","drain":2,"node":"g"}` + "\n", "{\"op\":", "[1,2]\n", "\xff\n",
+		`{"op":"hold","drain":2,"node":"g"}` + "\n" + `{"op":"unhold","drain":2,"node":"g"}` + "\n",
+		`{"op":"hold","drain":2,"node":"g","event":{"a":1},"fp":"sha256:aa"}` + "\n" + `{"op":"aside","drain":0,"node":"g","event":{"a":1},"fp":"sha256:aa","why":"w"}` + "\n", "{\"op\":", "[1,2]\n", "\xff\n",
 	} {
 		f.Add([]byte(s))
 	}

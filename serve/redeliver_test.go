@@ -90,6 +90,16 @@ func TestFailedGatewayEventsAreRedelivered(t *testing.T) {
 	if last := outcomes[len(outcomes)-1]; last.Failed != 1 || last.Redelivered != 1 {
 		t.Errorf("second failure: %+v", last)
 	}
+	// each failed drain names the oldest event the feed holds, so a
+	// drain that fails on it says which event it is
+	for _, o := range outcomes[1:] {
+		if fp := o.Held["feed"]; fp == "" || fp != s.q.Held("feed")[0].FP {
+			t.Errorf("drain %d failed holding events: held %v, want the feed's oldest held event %s", o.Drain, o.Held, s.q.Held("feed")[0].FP)
+		}
+	}
+	if outcomes[0].Held != nil {
+		t.Errorf("a drain that rendered says it holds %v", outcomes[0].Held)
+	}
 	if got := truth(); got != "[a]" {
 		t.Errorf("a failed render changed the truth: %s", got)
 	}
@@ -98,7 +108,7 @@ func TestFailedGatewayEventsAreRedelivered(t *testing.T) {
 	fail = false
 	post("d")
 	last := outcomes[len(outcomes)-1]
-	if last.Failed != 0 || last.Redelivered != 2 || last.Rendered != 2 {
+	if last.Failed != 0 || last.Redelivered != 2 || last.Rendered != 2 || last.Held != nil {
 		t.Errorf("recovery: %+v", last)
 	}
 	if got := truth(); got != "[a b c d]" {

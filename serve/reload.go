@@ -180,9 +180,11 @@ func (s Stamps) Same(t Stamps) bool {
 // reload loads the graph again when a file it was loaded from changed
 // since the last look, before a drain. It says what it did in the
 // outcome's Reload ("" when nothing changed). A reload that fails keeps
-// the graph served before: the failure is reported once, by the drain
-// after the change, and not again until a file changes again; nothing
-// queued is touched either way. A reload drops what the drains kept
+// the graph served before: the failure is the Reload of the drain after
+// the change, and the Stale of that drain and of every later one until a
+// reload succeeds (and what Stale answers, for /status and /health), so
+// no drain serves the old graph in silence; nothing queued is touched
+// either way. A reload drops what the drains kept
 // (reconcile.Kept), so the next drain checks every node again.
 func (s *Server) reload(es []Entry) string {
 	if s.o.Reload == nil {
@@ -206,10 +208,14 @@ func (s *Server) reload(es []Entry) string {
 		plans, err = plansOf(r.Graph)
 	}
 	if err != nil {
+		s.gmu.Lock()
+		s.stale = "a change to the project's files failed to load, so the graph loaded before is served: " + err.Error()
+		s.gmu.Unlock()
 		return "kept the graph loaded before: " + err.Error()
 	}
 	s.gmu.Lock()
 	s.o.Graph, s.o.Drain, s.o.CallerInputs, s.plans = r.Graph, r.Drain, r.CallerInputs, plans
+	s.stale = ""
 	s.gmu.Unlock()
 	if s.watch != nil {
 		// This graph was read with every file watched: what no event

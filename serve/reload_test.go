@@ -133,12 +133,28 @@ func TestReloadSpecErrorKeepsServing(t *testing.T) {
 	if st, _ := r.s.Drain(o.Drain); st != "done" {
 		t.Errorf("its drain is %s, want done", st)
 	}
-	if o := r.wake(); o.Reload != "" {
-		t.Errorf("the failure is said again without a change: %q", o.Reload)
+	if !strings.Contains(o.Stale, "note.prose.md") {
+		t.Errorf("the drain after a failed reload is not stale: %q", o.Stale)
+	}
+	for i := range 2 {
+		o := r.wake()
+		if o.Reload != "" {
+			t.Errorf("the failure is said again as a reload without a change: %q", o.Reload)
+		}
+		// every later drain still serves the old graph, and says so
+		if !strings.Contains(o.Stale, "failed to load") || !strings.Contains(o.Stale, "note.prose.md") {
+			t.Errorf("drain %d after the failed reload: stale %q, want why the graph served is the old one", i+2, o.Stale)
+		}
+	}
+	if !strings.Contains(r.s.Stale(), "note.prose.md") {
+		t.Errorf("the server's Stale is %q while its graph is the old one", r.s.Stale())
 	}
 	r.write(noteSpec + "- `items`: what was reviewed\n")
-	if o := r.wake(); o.Reload != "reloaded" || o.Rendered != 1 {
-		t.Errorf("after the fix: reload %q rendered %d, want reloaded and one render", o.Reload, o.Rendered)
+	if o := r.wake(); o.Reload != "reloaded" || o.Rendered != 1 || o.Stale != "" {
+		t.Errorf("after the fix: reload %q rendered %d stale %q, want reloaded, one render and no longer stale", o.Reload, o.Rendered, o.Stale)
+	}
+	if r.s.Stale() != "" {
+		t.Errorf("after the fix the server's Stale is %q", r.s.Stale())
 	}
 }
 
@@ -178,9 +194,14 @@ func TestChangeBeforeTheServerStartsIsSeen(t *testing.T) {
 	}
 }
 
+// put writes src to dir/rel, making the directories it needs.
 func put(t *testing.T, dir, rel, src string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, rel), []byte(src), 0o644); err != nil {
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

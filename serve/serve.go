@@ -94,10 +94,21 @@ type Outcome struct {
 	// Reload is "reloaded" when the project's files changed and the drain
 	// ran on the graph loaded from them again, or why that load failed
 	// and the graph served before was kept ("" when nothing changed).
-	Reload string    `json:"reload,omitempty"`
-	Error  string    `json:"error,omitempty"`
-	Start  time.Time `json:"start"`
-	MS     int64     `json:"duration_ms"`
+	Reload string `json:"reload,omitempty"`
+	// Held names, for each gateway whose render failed in this drain and
+	// that holds events now, the fingerprint of the oldest it holds: every
+	// later drain delivers them again until it renders, so one it never
+	// accepts fails them all (prose receipts held lists them, prose
+	// receipts set-aside ends one's hold).
+	Held map[string]string `json:"held,omitempty"`
+	// Stale is set on every drain that ran on a graph the project's
+	// files no longer give: a reload failed since the last that
+	// succeeded. It says why that reload failed, so a drain after the
+	// one whose Reload said it does not serve the old graph in silence.
+	Stale string    `json:"stale,omitempty"`
+	Error string    `json:"error,omitempty"`
+	Start time.Time `json:"start"`
+	MS    int64     `json:"duration_ms"`
 }
 
 // Trigger is one acknowledged trigger a drain answered.
@@ -147,6 +158,9 @@ type Server struct {
 	// unsaid is what a reload did that an interrupted drain did not
 	// report.
 	unsaid string
+	// stale is why the last reload failed, "" when the last succeeded
+	// or none was tried (guarded by gmu: Stale reads it).
+	stale string
 	// started is when New ran: a wall-clock schedule of a node that never
 	// fired counts from it.
 	started time.Time
@@ -154,6 +168,15 @@ type Server struct {
 
 	cmu        sync.Mutex
 	connectors map[string]ConnectorState
+
+	// life guards closed and the count of the Run and DrainQueued calls
+	// in progress (active); closing ends when Close begins, and with it
+	// the context each of those calls drains under.
+	life    sync.Mutex
+	closed  bool
+	active  sync.WaitGroup
+	closing context.Context
+	stop    context.CancelFunc
 }
 
 // ConnectorState is what GET /status says of a gateway's connector.
@@ -196,7 +219,34 @@ var (
 	ErrNoNode     = errors.New("no such node")
 	ErrNotGateway = errors.New("only a gateway takes events (post no body for a manual wake)")
 	ErrBadEvent   = errors.New("not a JSON event")
+	// ErrEventShape is an event that does not fit the object its
+	// gateway's ### Receives declares (graph.Node.CheckEvent); it is an
+	// ErrBadEvent too.
+	ErrEventShape = errors.New("event refused")
+	// ErrClosed is what Run and DrainQueued return once Close was called.
+	ErrClosed = errors.New("serve: the server is closed")
 )
+
+// NoNode is the ErrNoNode of a trigger naming node, with the node it may
+// misspell.
+func NoNode(g *graph.Graph, node string) error {
+	if best := graph.Nearest(node, g.Names()); best != "" {
+		return fmt.Errorf("%w %q; did you mean %s?", ErrNoNode, node, best)
+	}
+	return fmt.Errorf("%w %q", ErrNoNode, node)
+}
+
+// EventShapeError is an event refused because it does not fit the
+// object its gateway's ### Receives declares: errors.Is it ErrEventShape
+// and ErrBadEvent.
+type EventShapeError struct{ Err error }
+
+func (e EventShapeError) Error() string { return "event refused: " + e.Err.Error() }
+
+// Is reports whether target is ErrEventShape or ErrBadEvent.
+func (e EventShapeError) Is(target error) bool {
+	return target == ErrEventShape || target == ErrBadEvent
+}
 
 // New opens the state directory's queue and locks the directory against
 // another serve or drain.
@@ -227,6 +277,7 @@ func New(o Options) (*Server, error) {
 	// what the store checked and wrote itself (store's drain index).
 	o.Store.HoldLock()
 	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1), started: o.Now()}
+	s.closing, s.stop = context.WithCancel(context.Background())
 	if s.plans, err = plansOf(o.Graph); err != nil {
 		s.Close()
 		return nil, err
@@ -248,9 +299,23 @@ func TemporalMark(stateDir string) string {
 }
 
 // Close releases the queue, the change check's watches and the lock.
-// It does not wait for a drain: call it once Run and DrainQueued have
-// returned (cancel their context and wait), as prose serve does.
+// Decided: it may be called while Run or DrainQueued runs (in another
+// goroutine, never from Options.Drained): it ends their context, as a
+// cancel of the caller's would (the drain being run commits no half of
+// a level and its triggers stay queued for the next start), waits for
+// them to return, and only then closes what they use. Run and
+// DrainQueued called after it return ErrClosed; a second Close does
+// nothing.
 func (s *Server) Close() error {
+	s.life.Lock()
+	if s.closed {
+		s.life.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.life.Unlock()
+	s.stop()
+	s.active.Wait()
 	s.watch.close()
 	s.watch = nil
 	err := s.q.Close()
@@ -268,16 +333,21 @@ func (s *Server) Store() *store.Store { return s.o.Store }
 // returns the drain that will answer it. A malformed event is an error and
 // queues nothing.
 func (s *Server) Trigger(node string, event []byte) (drain int, dup bool, err error) {
-	n := s.graph().Node(node)
+	g := s.graph()
+	n := g.Node(node)
 	if n == nil {
-		return 0, false, fmt.Errorf("%w %q", ErrNoNode, node)
+		return 0, false, NoNode(g, node)
 	}
 	if event != nil && n.Kind != spec.KindGateway {
 		return 0, false, fmt.Errorf("%s is a %s: %w", node, n.Kind, ErrNotGateway)
 	}
 	if event != nil {
-		if _, err := canon.Decode(event); err != nil {
+		v, err := canon.Decode(event)
+		if err != nil {
 			return 0, false, fmt.Errorf("%w: %v", ErrBadEvent, err)
+		}
+		if err := n.CheckEvent(v); err != nil {
+			return 0, false, EventShapeError{err}
 		}
 	}
 	drain, dup, err = s.q.Enqueue(n.ID, event)
@@ -302,15 +372,35 @@ func (s *Server) WriteMetrics(w io.Writer) { s.M.Write(w, s.Depth()) }
 // Depth is the number of queued triggers not yet answered.
 func (s *Server) Depth() int { return s.q.Depth() }
 
-// Run drains whatever is queued, then waits for triggers until ctx ends.
-// A drain interrupted by ctx commits no half of a level; its triggers stay
-// queued for the next Run. Run returns nil when ctx ends.
+// enter counts a Run or DrainQueued in progress and gives it a context
+// that Close ends too; leave is called when it returns.
+func (s *Server) enter(ctx context.Context) (_ context.Context, leave func(), _ error) {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.closed {
+		return nil, nil, ErrClosed
+	}
+	s.active.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(s.closing, cancel)
+	return ctx, func() { unhook(); cancel(); s.active.Done() }, nil
+}
+
+// Run drains whatever is queued, then waits for triggers until ctx ends
+// (or Close is called). A drain interrupted by ctx commits no half of a
+// level; its triggers stay queued for the next Run. Run returns nil when
+// ctx ends.
 func (s *Server) Run(ctx context.Context) error {
+	ctx, leave, err := s.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	for {
 		if _, err := s.WakeDue(); err != nil {
 			return err
 		}
-		if err := s.DrainQueued(ctx); err != nil {
+		if err := s.drainQueued(ctx); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -337,8 +427,17 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // DrainQueued runs the queued drains, oldest first, until none is left
-// (or ctx ends: the interrupted drain stays queued).
+// (or ctx ends, or Close is called: the interrupted drain stays queued).
 func (s *Server) DrainQueued(ctx context.Context) error {
+	ctx, leave, err := s.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return s.drainQueued(ctx)
+}
+
+func (s *Server) drainQueued(ctx context.Context) error {
 	for {
 		id, es := s.q.Take()
 		if id == 0 {
@@ -351,6 +450,7 @@ func (s *Server) DrainQueued(ctx context.Context) error {
 		s.unsaid = ""
 		o, err := s.drain(ctx, id, es)
 		o.Reload = reload
+		o.Stale = s.Stale()
 		if s.o.Reload != nil {
 			s.follow()
 		}
@@ -389,6 +489,17 @@ func (s *Server) hold(id int, es []Entry, o *Outcome) error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+	for _, r := range o.Receipts {
+		if r.Status != receipt.Failed {
+			continue
+		}
+		if h := s.q.Held(r.Node); len(h) > 0 {
+			if o.Held == nil {
+				o.Held = map[string]string{}
+			}
+			o.Held[r.Node] = h[0].FP
 		}
 	}
 	return nil
@@ -538,6 +649,15 @@ func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Ou
 		}
 	}
 	return o, events, ticks, nil
+}
+
+// Stale says why the graph served is not the one the project's files
+// give: a reload failed and none succeeded since ("" when the graph is
+// current, or without Options.Reload).
+func (s *Server) Stale() string {
+	s.gmu.RLock()
+	defer s.gmu.RUnlock()
+	return s.stale
 }
 
 // Status is every node's last receipt (nil for a node with none), by id.

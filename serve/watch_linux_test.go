@@ -19,13 +19,7 @@ func nodeSpec(name, field string) string {
 
 func (r *reloadServer) put(rel, src string) {
 	r.t.Helper()
-	p := filepath.Join(r.dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
+	put(r.t, r.dir, rel, src)
 }
 
 // expect wakes note: the drain must have reloaded (or not), and serve

@@ -139,7 +139,7 @@ func boundaryRows() []mistake {
 	caller := function("", "- `out`: the count\n", "let r = call counter\n  topic: \"x\"\nreturn r.count") +
 		"\n## counter\n\n### Parameters\n\n" + callee + "\n### Returns\n\n- `count` (integer): how many\n- `title` (string): a title\n"
 	return []mistake{
-		{name: "reviewer prints a log line before its JSON", files: review, by: atRun, want: `slot reviewer, whose ensures declares {accepted: boolean, notes: string}: got text, not an object`,
+		{name: "reviewer prints a log line before its JSON", files: review, by: atRun, want: `declares {accepted: boolean, notes: string}: got text, not an object`,
 			cmds: reviewer(`echo reviewing...; echo '{"accepted": true, "notes": "ok"}'`)},
 		{name: "reviewer answers plain text", files: review, by: atRun, want: `got text, not an object: "looks good`,
 			cmds: reviewer(`echo looks good`)},

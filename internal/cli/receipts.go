@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -290,6 +291,110 @@ key its FORMAT file records.`,
 		},
 	})
 	cmd.AddCommand(newReceiptsRepairCmd(s, &state, &trusted))
+	cmd.AddCommand(newReceiptsHeldCmd(s, &state, &trusted))
+	cmd.AddCommand(newReceiptsSetAsideCmd(s, &state, &trusted))
+	return cmd
+}
+
+// openQueue opens the serve queue of st's directory, for command; nil
+// when there is none (nothing was ever held).
+func openQueue(st *store.Store, command string) (*serve.Queue, error) {
+	if _, err := os.Stat(serve.QueuePath(st.Dir)); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	q, err := serve.OpenQueue(st.Dir)
+	if err != nil {
+		return nil, &exitError{Code: exitFailure, Err: fmt.Errorf("%s: %w", command, err)}
+	}
+	return q, nil
+}
+
+// newReceiptsHeldCmd is `prose receipts held`: the events each gateway
+// holds, its render having failed, which every drain delivers again.
+func newReceiptsHeldCmd(s streams, state, trusted *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "held [NODE]",
+		Short: "List the events held for gateways whose render failed (delivered again by every drain)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openState(*state, *trusted)
+			if err != nil {
+				return stateError("receipts held", err)
+			}
+			// read only, as a page does: a server may be writing it
+			v, err := serve.ReadQueue(st.Dir)
+			if err != nil {
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts held: %w", err)}
+			}
+			held := v.Held
+			var nodes []string
+			for n := range held {
+				if len(args) == 0 || n == storedNode(st, args[0]) {
+					nodes = append(nodes, n)
+				}
+			}
+			sort.Strings(nodes)
+			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NODE\tDRAIN\tFP\tEVENT")
+			for _, n := range nodes {
+				for _, e := range held[n] {
+					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", n, e.Drain, e.FP, e.Event)
+				}
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+// newReceiptsSetAsideCmd is `prose receipts set-aside NODE FP`: a writer
+// of the state directory, under its lock, that ends the hold of one
+// event (serve.Queue.SetAside: journaled in the queue file with the
+// event and why, never dropped in silence).
+func newReceiptsSetAsideCmd(s streams, state, trusted *string) *cobra.Command {
+	var why string
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "set-aside NODE FP",
+		Short: "Deliver a held event no more: recorded, with the event and --why, in the serve queue",
+		Long: `set-aside ends the hold of the event of fingerprint FP (as prose receipts
+held lists it) that NODE, a gateway whose render failed, holds: every
+drain delivers a held event again until its gateway renders or skips, so
+one it never accepts blocks the gateway. The queue file records the
+event, whole, with --why in an aside line; the event stays seen, so
+sent again it is a duplicate. Refused while prose serve (or any writer)
+holds the state directory.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(why) == "" {
+				return usageErrorf("receipts set-aside: give --why TEXT: the queue file records why the event is no longer delivered")
+			}
+			st, err := openState(*state, *trusted)
+			if err != nil {
+				return stateError("receipts set-aside", err)
+			}
+			release, err := lockState(cmd.Context(), st.Dir, "prose receipts set-aside", wait)
+			if err != nil {
+				return err
+			}
+			defer release()
+			q, err := openQueue(st, "receipts set-aside")
+			if err != nil {
+				return err
+			}
+			if q == nil {
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts set-aside: %s holds no event (%s has no serve queue)", args[0], st.Dir)}
+			}
+			defer q.Close()
+			ev, err := q.SetAside(storedNode(st, args[0]), args[1], why)
+			if err != nil {
+				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts set-aside: %w (see prose receipts held)", err)}
+			}
+			fmt.Fprintf(s.out, "set aside %s's held event %s: %s\nit is no longer delivered; %s keeps it in an aside line\n", args[0], ev.FP, ev.Event, serve.QueuePath(st.Dir))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&why, "why", "", "why the event is set aside (`TEXT`, recorded with it; required)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait while another process writes the state directory, instead of refusing")
 	return cmd
 }
 

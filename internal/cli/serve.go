@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -414,8 +415,26 @@ func newDrainLog(s streams, format string) func(*serve.Outcome) {
 		if o.Reload != "" {
 			attrs = append(attrs, "reload", o.Reload)
 		}
+		if o.Stale != "" {
+			attrs = append(attrs, "stale", o.Stale)
+		}
+		if len(o.Held) > 0 {
+			var held []string
+			for n, fp := range o.Held {
+				held = append(held, n+":"+fp)
+			}
+			sort.Strings(held)
+			// the oldest event each failed gateway holds: see them with
+			// prose receipts held, end one's hold with prose receipts
+			// set-aside NODE FP --why TEXT
+			attrs = append(attrs, "held", strings.Join(held, ","))
+		}
 		if o.Error != "" {
 			l.Error("drain", append(attrs, "error", o.Error)...)
+			return
+		}
+		if o.Stale != "" {
+			l.Warn("drain", attrs...)
 			return
 		}
 		l.Info("drain", attrs...)

@@ -179,6 +179,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 		if herr := hold.settle(g, res, err != nil); herr != nil && err == nil {
 			err = herr
 		}
+		hold.blocked(s.err, g, res)
 		line := fmt.Sprintf("rendered %d, skipped %d, failed %d; %d model requests, %d tokens", res.Rendered, res.Skipped, res.Failed, res.Requests, res.TokensIn+res.TokensOut)
 		if w.format == "json" {
 			fmt.Fprintln(s.err, "prose: "+line)
@@ -320,6 +321,9 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader, max int64) (ma
 		v, err := canon.Decode(raw)
 		if err != nil {
 			return nil, usageErrorf("--event %s: not a JSON event: %v", name, err)
+		}
+		if err := n.CheckEvent(v); err != nil {
+			return nil, usageErrorf("--event %s: %v", name, err)
 		}
 		out[n.ID] = append(out[n.ID], v)
 	}

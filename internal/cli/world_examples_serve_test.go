@@ -144,7 +144,7 @@ func TestUpstreamExamplesServe(t *testing.T) {
 			state := filepath.Join(dir, "state")
 			o := &serveOptions{path: project, state: state, addr: "127.0.0.1:0", logFormat: "text", engine: "local",
 				maxParallel: 4, maxEventBytes: 1 << 20}
-			var gateways []string
+			var gateways, events []string
 			for i, n := range g.Nodes {
 				prog := filepath.Join(dir, fmt.Sprintf("node%d.sh", i))
 				script := "cat >/dev/null\ncat <<'EOF'\n" + plausibleTruth(n) + "\nEOF\n"
@@ -154,6 +154,7 @@ func TestUpstreamExamplesServe(t *testing.T) {
 				o.slots = append(o.slots, n.ID+"=exec:sh "+prog)
 				if n.Kind == "gateway" {
 					gateways = append(gateways, n.ID)
+					events = append(events, plausibleEvent(n))
 				}
 			}
 			s, err := startExamplesServe(t, o)
@@ -180,8 +181,8 @@ func TestUpstreamExamplesServe(t *testing.T) {
 				t.Fatalf("serve: %v", err)
 			}
 			var drains []int
-			for _, gw := range gateways {
-				drains = append(drains, s.trigger(t, gw, `{"id": "first"}`))
+			for i, gw := range gateways {
+				drains = append(drains, s.trigger(t, gw, events[i]))
 			}
 			if len(gateways) == 0 { // no event to send: wake every node
 				for _, n := range g.Nodes {

@@ -51,6 +51,29 @@ func plausibleTruth(n *graph.Node) string {
 	return string(b)
 }
 
+// plausibleEvent is an event for gateway n: {"id": "first"}, with every
+// other key its ### Receives declares, of its declared type.
+func plausibleEvent(n *graph.Node) string {
+	event := map[string]any{"id": "first"}
+	if sh := n.Events; sh != nil {
+		for _, k := range sh.Keys {
+			if k == "id" {
+				continue
+			}
+			switch sh.Types[k] {
+			case "number", "integer":
+				event[k] = 1
+			case "boolean":
+				event[k] = true
+			default:
+				event[k] = k + " of the first event"
+			}
+		}
+	}
+	b, _ := json.Marshal(event)
+	return string(b)
+}
+
 // Every upstream example project drains offline with every node bound to
 // a program, Executions that are not ProseScript included, the inputs
 // nothing in it maintains given as a caller gives them, and every node
@@ -78,7 +101,7 @@ func TestUpstreamExamplesDrainOffline(t *testing.T) {
 				}
 				args = append(args, "--slot", n.ID+"=exec:sh "+prog)
 				if n.Kind == "gateway" {
-					args = append(args, "--event", n.ID+`={"id": "first"}`)
+					args = append(args, "--event", n.ID+"="+plausibleEvent(n))
 				}
 				for _, in := range n.CallerInputs { // inputs nothing in the project maintains: the caller's
 					args = append(args, "--input", n.ID+"."+in+"=given by the caller")

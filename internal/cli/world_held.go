@@ -2,6 +2,8 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 
 	"github.com/proselang/prose/serve"
@@ -106,6 +108,27 @@ func (h *heldEvents) settle(g *graph.Graph, res *reconcile.Result, stopped bool)
 		}
 	}
 	return nil
+}
+
+// blocked says, for each gateway that failed in res and holds events
+// now, how to see and end the holds: a held event the gateway never
+// accepts fails every later drain, and the drain's failure alone does
+// not say that an event is why.
+func (h *heldEvents) blocked(w io.Writer, g *graph.Graph, res *reconcile.Result) {
+	if h.q == nil {
+		return
+	}
+	for _, r := range res.Receipts {
+		if r.Status != receipt.Failed {
+			continue
+		}
+		held := h.q.Held(r.Node)
+		if len(held) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "prose: %s holds %d event(s) its render failed on, delivered again by every drain until it renders (the oldest %s); `prose receipts held --state %s` lists them, `prose receipts set-aside %s FP --why TEXT` ends one's hold\n",
+			nodeLabel(g, r.Node), len(held), held[0].FP, h.dir, r.Node)
+	}
 }
 
 // close closes the queue file, when one was opened.

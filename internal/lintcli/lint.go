@@ -98,8 +98,32 @@ func lintWiring(res *lint.Result, args []string) {
 		}
 	}
 	if added {
+		res.Diags = samePostcondition(res.Diags)
 		res.Diags.Sort()
 	}
+}
+
+// samePostcondition drops each lint/postcondition-field finding at the
+// place of a graph/postcondition one: the two say the same of the same
+// postcondition of a responsibility (a file linted alone gets the first).
+func samePostcondition(ds diag.List) diag.List {
+	at := map[diag.Position]bool{}
+	for _, d := range ds {
+		if d.Code == graph.CodePostcondition {
+			at[d.Position] = true
+		}
+	}
+	if len(at) == 0 {
+		return ds
+	}
+	out := ds[:0]
+	for _, d := range ds {
+		if d.Code == lint.CodePostconditionField && at[d.Position] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // lintResolver maps a path argument to the file system holding it: a file

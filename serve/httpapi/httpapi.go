@@ -57,6 +57,24 @@ type Backend interface {
 
 var _ Backend = (*serve.Server)(nil)
 
+// Staler is a Backend that reloads its graph from the project's files
+// (serve.Server): Stale says why the graph it serves is not the one the
+// files give ("" when it is). /status gives that reason as "stale" and
+// /health says "stale": true, for as long as it holds.
+type Staler interface {
+	Stale() string
+}
+
+var _ Staler = (*serve.Server)(nil)
+
+// staleOf is b's Stale, "" for a backend that does not reload.
+func staleOf(b Backend) string {
+	if s, ok := b.(Staler); ok {
+		return s.Stale()
+	}
+	return ""
+}
+
 // Handler serves s.
 func Handler(s Backend, o Options) http.Handler {
 	if o.MaxEventBytes <= 0 {
@@ -64,7 +82,15 @@ func Handler(s Backend, o Options) http.Handler {
 	}
 	h := &handler{s: s, o: o}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]any{"ok": true}) })
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		out := map[string]any{"ok": true}
+		if staleOf(h.s) != "" {
+			// Still serving, on the graph loaded before: said, not hidden
+			// (why is said by /status, behind the token).
+			out["stale"] = true
+		}
+		writeJSON(w, 200, out)
+	})
 	mux.HandleFunc("GET /status", h.status)
 	mux.HandleFunc("GET /nodes/{id}", h.node)
 	mux.HandleFunc("GET /receipts", h.receipts)
@@ -115,6 +141,9 @@ func (h *handler) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := map[string]any{"nodes": st, "queue_depth": h.s.Depth()}
+	if why := staleOf(h.s); why != "" {
+		out["stale"] = why
+	}
 	if cs := h.s.Connectors(); len(cs) > 0 {
 		out["connectors"] = cs
 	}

@@ -115,7 +115,7 @@ func (f *Front) Status() (map[string]*receipt.Receipt, error) {
 func (f *Front) Trigger(node string, event []byte) (int, bool, error) {
 	n := f.g.Node(node)
 	if n == nil {
-		return 0, false, fmt.Errorf("%w %q", serve.ErrNoNode, node)
+		return 0, false, serve.NoNode(f.g, node)
 	}
 	if event != nil && n.Kind != spec.KindGateway {
 		return 0, false, fmt.Errorf("%s is a %s: %w", node, n.Kind, serve.ErrNotGateway)
@@ -125,6 +125,9 @@ func (f *Front) Trigger(node string, event []byte) (int, bool, error) {
 		v, err := canon.Decode(event)
 		if err != nil {
 			return 0, false, fmt.Errorf("%w: %v", serve.ErrBadEvent, err)
+		}
+		if err := n.CheckEvent(v); err != nil {
+			return 0, false, serve.EventShapeError{Err: err}
 		}
 		if in.Event, err = canon.Marshal(v); err != nil {
 			return 0, false, fmt.Errorf("%w: %v", serve.ErrBadEvent, err)

@@ -172,12 +172,66 @@ func Prepare(g *graph.Graph, b *Bindings, c Config) (*Prepared, error) {
 	if len(missing) > 0 {
 		return nil, &UnboundError{Nodes: missing}
 	}
+	if err := p.unusedCallees(); err != nil {
+		return nil, err
+	}
 	if !configured {
 		if unbound := p.unboundCallees(); len(unbound) > 0 {
 			return nil, &UnboundCalleesError{Callees: unbound}
 		}
 	}
 	return p, nil
+}
+
+// unusedCallees refuses a NODE.CALLEE binding that binds nothing
+// (decided: an error, as an unknown slot of a run is): NODE is rendered
+// by a program, which calls no function, or by its Execution, which
+// calls no function of that name, directly or from a function it calls.
+// The binding would else be ignored while it still moves NODE's contract
+// (so NODE renders again for nothing), and the callee meant stays bound
+// otherwise. A model render's tools are the functions its contract
+// names anywhere, so its callee bindings are not checked here.
+func (p *Prepared) unusedCallees() error {
+	finder := p.cfg.Specs.Finder()
+	for _, n := range p.Graph.Nodes {
+		as := p.b.Callees[n.ID]
+		if len(as) == 0 {
+			continue
+		}
+		switch b := p.binding(n).(type) {
+		case run.Exec:
+			fix := "remove it"
+			if executionRuns(n) {
+				fix += fmt.Sprintf(", or leave %s to its Execution (bind no program to it)", n.Label())
+			}
+			return fmt.Errorf("binding %s.%s: %s is rendered by a program (%s), which calls no function: the binding binds nothing; %s",
+				n.ID, as[0].Name, n.Label(), b.Text(), fix)
+		case nil:
+		default:
+			continue
+		}
+		reach := map[string]bool{}
+		var names []string
+		p.eachCallee(finder, n.Spec, func(name string, _ *spec.Spec) bool {
+			if reach[name] {
+				return false
+			}
+			reach[name] = true
+			names = append(names, name)
+			return true
+		})
+		for _, a := range as {
+			if !reach[a.Name] {
+				calls := "it calls none"
+				if len(names) > 0 {
+					calls = "it calls " + strings.Join(names, ", ")
+				}
+				return fmt.Errorf("binding %s.%s: the Execution of %s calls no function %q%s (%s): the binding binds nothing",
+					n.ID, a.Name, n.Label(), a.Name, didYouMean(a.Name, names), calls)
+			}
+		}
+	}
+	return nil
 }
 
 // binding is what renders n: its own binding, else the default (nil for
@@ -371,33 +425,45 @@ func (p *Prepared) unboundCallees() []string {
 			bound[a.Name] = true
 		}
 		listed := map[string]bool{}
-		visited := map[string]bool{} // file and node
-		var walk func(sp *spec.Spec)
-		walk = func(sp *spec.Spec) {
-			key := sp.File.Name + "\x00" + sp.Name
-			if visited[key] {
-				return
+		p.eachCallee(finder, n.Spec, func(name string, callee *spec.Spec) bool {
+			switch {
+			case bound[name] || listed[name] || callee == nil:
+			case callee.Kind == spec.KindFunction && callee.Body() == nil:
+				// No runnable Execution: a model renders it.
+				listed[name] = true
+				out = append(out, n.ID+"."+name)
+			default:
+				return true
 			}
-			visited[key] = true
-			for _, name := range Callees(sp) {
-				if name == sp.Name || bound[name] || listed[name] {
-					continue
-				}
-				callee := calleeSpec(p.cfg.Specs, finder, sp, name)
-				switch {
-				case callee == nil:
-				case callee.Kind == spec.KindFunction && callee.Body() == nil:
-					// No runnable Execution: a model renders it.
-					listed[name] = true
-					out = append(out, n.ID+"."+name)
-				case callee.Kind == spec.KindFunction:
-					walk(callee)
-				}
-			}
-		}
-		walk(n.Spec)
+			return false
+		})
 	}
 	return out
+}
+
+// eachCallee calls visit with the name of each call sp makes, and the
+// spec it reaches (nil for none), and walks on into a function it
+// reaches when visit says so: each spec of each file once.
+func (p *Prepared) eachCallee(finder *spec.Finder, sp *spec.Spec, visit func(name string, callee *spec.Spec) bool) {
+	visited := map[string]bool{} // file and node
+	var walk func(sp *spec.Spec)
+	walk = func(sp *spec.Spec) {
+		key := sp.File.Name + "\x00" + sp.Name
+		if visited[key] {
+			return
+		}
+		visited[key] = true
+		for _, name := range Callees(sp) {
+			if name == sp.Name {
+				continue
+			}
+			c := calleeSpec(p.cfg.Specs, finder, sp, name)
+			if visit(name, c) && c != nil && c.Kind == spec.KindFunction {
+				walk(c)
+			}
+		}
+	}
+	walk(sp)
 }
 
 // calleeSpec is the function or node a call of name made in sp reaches

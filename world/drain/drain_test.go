@@ -232,3 +232,31 @@ func TestPrepareReadsCalleesOnce(t *testing.T) {
 		t.Errorf("score.prose.md opened %d times, want 1 (%v)", c.opens["score.prose.md"], c.opens)
 	}
 }
+
+// A NODE.CALLEE binding that binds nothing is refused: a callee the
+// node's Execution never calls (a misspelt one), or any callee of a node
+// a program renders.
+func TestPrepareRefusesUnusedCallees(t *testing.T) {
+	g := project(t, board)
+	for _, tc := range []struct {
+		slots []string
+		want  string
+	}{
+		{[]string{"feed=exec:cat", "board.score=exec:./s", "board.rnk=exec:./r"},
+			`binding board.rnk: the Execution of board calls no function "rnk"; did you mean rank? (it calls score, rank): the binding binds nothing`},
+		{[]string{"*=exec:cat", "feed.score=exec:./s"},
+			`binding feed.score: feed is rendered by a program (exec:cat), which calls no function: the binding binds nothing; remove it`},
+		{[]string{"*=exec:cat", "board=exec:./b", "board.score=exec:./s"},
+			`binding board.score: board is rendered by a program (exec:./b), which calls no function: the binding binds nothing; remove it, or leave board to its Execution (bind no program to it)`},
+		{[]string{"feed=exec:cat", "board.score=exec:./s", "board.rank=exec:./r"}, ""},
+	} {
+		b, err := drain.ParseBindings(g, "--slot", slots(tc.slots...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = drain.Prepare(g, b, drain.Config{})
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("%v: %v, want %q", tc.slots, err, tc.want)
+		}
+	}
+}

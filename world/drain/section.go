@@ -384,7 +384,8 @@ func subjectID(g *graph.Graph, path string) string {
 	return ""
 }
 
-// checkIDs refuses node ids the graph does not hold.
+// checkIDs refuses node ids the graph does not hold, and events that do
+// not fit their gateway.
 func (t *Test) checkIDs(g *graph.Graph) error {
 	var bad []string
 	seen := func(id string) {
@@ -409,6 +410,17 @@ func (t *Test) checkIDs(g *graph.Graph) error {
 		}
 	}
 	if len(bad) == 0 {
+		// An event that does not fit its gateway's ### Receives is
+		// refused as prose run --event refuses it.
+		for i, d := range t.Drains {
+			for _, k := range sortedKeys(d.Events) {
+				for _, e := range d.Events[k] {
+					if err := g.Node(k).CheckEvent(e); err != nil {
+						return fmt.Errorf("### Drains, drain %d, events of %s: %v", i+1, k, err)
+					}
+				}
+			}
+		}
 		return nil
 	}
 	sort.Strings(bad)
@@ -535,4 +547,13 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+func sortedKeys(m map[string][]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"encoding/json"
+
 	"github.com/proselang/prose/diag"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 func FuzzRequiresItems(f *testing.F) {
 	f.Add("- `counts`: the tallies *(Maintained by `feed.counts`.)*\n- prior `X`: mine\n\n#### need\nA facet.\n")
 	f.Add("* a\n  b\n- `x` — y\n####\n")
+	f.Add("- From `feed`:\n  - `a`: one\n\t* `b`: two\n")
 	f.Fuzz(func(t *testing.T, body string) {
 		src := "---\nname: r\nkind: responsibility\n---\n\n# R\n\n### Requires\n\n" + body + "\n\n### Maintains\n\n- `v`: n\n"
 		s, _ := spec.Parse("r.prose.md", []byte(src))
@@ -24,6 +27,9 @@ func FuzzRequiresItems(f *testing.F) {
 		for _, it := range requiresItems(s) {
 			if it.Pos < 0 || int(it.Pos) > len(src) {
 				t.Fatalf("item %q at %d, outside the file", it.Name, it.Pos)
+			}
+			if it.Nested < 0 || int(it.Nested) > len(src) || it.Nested != 0 && src[it.Nested] != '-' && src[it.Nested] != '*' {
+				t.Fatalf("item %q: its nested list at %d is no bullet", it.Name, it.Nested)
 			}
 		}
 	})
@@ -100,6 +106,37 @@ func FuzzContinuityWords(f *testing.F) {
 			if d.Line < 1 || d.Col < 1 {
 				t.Fatalf("finding outside the file: %v", d)
 			}
+		}
+	})
+}
+
+// FuzzEventShape: any Receives section reads without a panic, and any
+// JSON event is checked against what it declares without one; an event
+// holding exactly the declared keys, none typed, fits.
+func FuzzEventShape(f *testing.F) {
+	f.Add("- A counter event: `{ id, kind, value, material? }`.\n", `{"id": 1, "kind": "a"}`)
+	f.Add("- `{ a: string, b?: number }` and `{c}`\n", `[1]`)
+	f.Add("`{}` `{ , }` `{a?, a}`\n", `null`)
+	f.Fuzz(func(t *testing.T, body, event string) {
+		src := "---\nname: g\nkind: gateway\n---\n\n# G\n\n### Receives\n\n" + body + "\n\n### Maintains\n\n- `v`: n\n"
+		s, _ := spec.Parse("g.prose.md", []byte(src))
+		if s == nil {
+			return
+		}
+		n := &Node{ID: "g", Name: "g", Spec: s, Events: eventShape(s)}
+		var v any
+		if json.Unmarshal([]byte(event), &v) == nil {
+			_ = n.CheckEvent(v)
+		}
+		if n.Events == nil || len(n.Events.Types) > 0 {
+			return // (a typed key's value must fit its type)
+		}
+		whole := map[string]any{}
+		for _, k := range n.Events.Keys {
+			whole[k] = 1
+		}
+		if err := n.CheckEvent(whole); err != nil {
+			t.Fatalf("an event of every declared key %v is refused: %v", n.Events.Keys, err)
 		}
 	})
 }

@@ -75,6 +75,10 @@ type Graph struct {
 	// inOf: In scans Edges when they have changed since.
 	in   map[string][]*Edge
 	inOf []*Edge
+	// readers indexes, once (FacetReaders), the subscribers of each
+	// producer's parts.
+	readersOnce sync.Once
+	readers     map[string]map[string][]string
 }
 
 // Node is one responsibility or gateway.
@@ -101,6 +105,9 @@ type Node struct {
 	Fields []string
 	// Items are the Requires items, in order.
 	Items []*Item
+	// Events is the shape of a gateway's events its ### Receives
+	// declares (receives.go), or nil.
+	Events *EventShape
 	// CallerInputs are the items nothing maintains: each an error of
 	// the graph unless the caller gives it (Given).
 	CallerInputs []string
@@ -169,6 +176,9 @@ type Item struct {
 	// Excluded are what the item's words of exclusion removed
 	// (`producer.facet`, or a producer), with the words.
 	Excluded []string
+	// Nested is where the first bullet of a list nested in the item is
+	// (0: none): its bullets are words of this item, no inputs.
+	Nested diag.Pos
 }
 
 // Names lists the graph's node ids and the names that differ from them,
@@ -235,6 +245,25 @@ func (g *Graph) indexIn() {
 		g.in[e.Subscriber] = append(g.in[e.Subscriber], e)
 	}
 	g.inOf = g.Edges
+}
+
+// FacetReaders maps each part of id's truth that an edge reads (not its
+// whole truth) to the subscribers that read it. The graph must not be
+// changed after its first call.
+func (g *Graph) FacetReaders(id string) map[string][]string {
+	g.readersOnce.Do(func() {
+		g.readers = map[string]map[string][]string{}
+		for _, e := range g.Edges {
+			if e.Facet == Atomic {
+				continue
+			}
+			if g.readers[e.Producer] == nil {
+				g.readers[e.Producer] = map[string][]string{}
+			}
+			g.readers[e.Producer][e.Facet] = append(g.readers[e.Producer][e.Facet], e.Subscriber)
+		}
+	})
+	return g.readers[id]
 }
 
 // Subscribers returns the ids of the nodes subscribed to id, sorted.
@@ -350,8 +379,15 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 		diags = g.Given(diags, func(node, _ string) bool { return g.byID[node] == nil }) // not reached: not run
 	}
 	diags = append(diags, g.order()...)
-	diags.Sort()
 	g.indexIn()
+	if !diags.HasErrors() { // a node an error dropped may be its reader
+		diags = append(diags, g.unreadGateways()...)
+	}
+	diags = append(diags, g.executionMembers()...)
+	diags = append(diags, g.postconditionFields()...)
+	diags = append(diags, g.immaterialSlips()...)
+	diags = append(diags, g.wholeConditions()...)
+	diags.Sort()
 	return g, diags, nil
 }
 
@@ -433,6 +469,9 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 	}
 	n.Families = families(s)
 	n.Items = requiresItems(s)
+	if s.Kind == spec.KindGateway {
+		n.Events = eventShape(s)
+	}
 	g.byID[n.ID] = n
 	g.Nodes = append(g.Nodes, n)
 	if !n.Inline() && n.Name != "" {
@@ -484,9 +523,28 @@ func continuityWords(s *spec.Spec, diags *diag.List) {
 			for j < len(body) && (body[j] == '-' || 'a' <= body[j] && body[j] <= 'z') {
 				j++
 			}
-			if w := strings.Trim(body[i:j], "-"); j > i && !slices.Contains(wakeWords, w) && (strings.HasSuffix(w, "-driven") || strings.Contains(w, "-")) {
+			w := strings.Trim(body[i:j], "-")
+			at := sec.BodyPos + diag.Pos(i+strings.Index(body[i:j], w))
+			// "self driven", "self_driven": a wake source written apart.
+			if k := j; j > i && (k < len(body) && (body[k] == ' ' || body[k] == '_')) {
+				for k < len(body) && (body[k] == ' ' || body[k] == '_') {
+					k++
+				}
+				if strings.HasPrefix(body[k:], "driven") && (k+6 == len(body) || body[k+6] < 'a' || body[k+6] > 'z') {
+					best := w + "-driven"
+					if !slices.Contains(wakeWords, best) {
+						best = didyoumean.Closest(best, wakeWords, 2)
+					}
+					if best != "" {
+						diags.Errorf(s.File, at, CodeContinuity, "### Continuity names %q, which is no wake source; write %s (input-driven, self-driven or external-driven)", body[i:k+6], best)
+						i = k + 6
+						continue
+					}
+				}
+			}
+			if j > i && !slices.Contains(wakeWords, w) && (strings.HasSuffix(w, "driven") || strings.Contains(w, "-")) {
 				if best := didyoumean.Closest(w, wakeWords, 2); best != "" {
-					diags.Errorf(s.File, sec.BodyPos+diag.Pos(i+strings.Index(body[i:j], w)), CodeContinuity, "### Continuity names %q, which is no wake source; did you mean %s? (input-driven, self-driven or external-driven)", w, best)
+					diags.Errorf(s.File, at, CodeContinuity, "### Continuity names %q, which is no wake source; did you mean %s? (input-driven, self-driven or external-driven)", w, best)
 				}
 			}
 			if j == i {

@@ -200,7 +200,7 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 		{"### Emits naming a node that does not read the gateway", map[string]string{
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n") + "\n### Emits\n\n- `other` on each batch\n- trend\n",
 			"trend.prose.md": node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"),
-			"other.prose.md": node("other", "gateway", "", "- `m`: n"),
+			"other.prose.md": node("other", "responsibility", "", "- `m`: n"),
 		}, "feed.prose.md:14:4: warning: ### Emits names other, but other's ### Requires does not read feed, so feed's events do not wake it: add an item naming `feed` there [graph/emits]"},
 		{"a wiring file edge whose producer part does not exist", map[string]string{
 			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n"),
@@ -375,5 +375,48 @@ func TestWiringKeyByName(t *testing.T) {
 	}
 	if got := edgeList(g); len(got) != 1 || got[0] != "sum.total -> 067NC4KG01RG50R40M30E20918.money" {
 		t.Errorf("edges %v", got)
+	}
+}
+
+// A wake source written apart ("self driven", "input_driven",
+// "externally driven") or run together ("selfdriven") is an error naming
+// the one meant: read as written the node would wake on its inputs
+// alone, with no cadence; other words with "driven" are not.
+func TestContinuityWrittenApart(t *testing.T) {
+	for _, tc := range []struct{ continuity, want string }{
+		{"self driven, daily", `a.prose.md:14:1: error: ### Continuity names "self driven", which is no wake source; write self-driven (input-driven, self-driven or external-driven) [graph/continuity]`},
+		{"externally driven by a webhook", `write external-driven`},
+		{"input_driven", `write input-driven`},
+		{"selfdriven daily", `### Continuity names "selfdriven", which is no wake source; did you mean self-driven?`},
+		{"input-driven plus self-driven every 6 hours", ""},
+		{"it is driven by its inputs; data driven", ""},
+	} {
+		src := "---\nname: a\nkind: responsibility\n---\n\n# A\n\n### Maintains\n\n- `x`: a value\n\n### Continuity\n\n" + tc.continuity + "\n"
+		_, diags, err := Load(writeFiles(t, map[string]string{"a.prose.md": src}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, CodeContinuity) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%q: diagnostics:\n%s\nwant:\n%s", tc.continuity, got, tc.want)
+		}
+	}
+}
+
+// A Requires item holding a nested list is a warning at the nested
+// bullet: its bullets are words of the item, not inputs of their own.
+func TestRequiresNestedList(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"orders.prose.md": node("orders", "gateway", "", "- `total`: the sum\n- `count`: how many"),
+		"alert.prose.md":  node("alert", "responsibility", "- From `orders`:\n  - `total`: the sum\n  - `count`: how many\n- `sum`: the `total` of `orders`,\n  read as it is", "- `big`: n"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `alert.prose.md:11:3: warning: input "orders" of alert holds a nested list, whose bullets are read as words of this one item, not as inputs of their own: write each input as an item of ### Requires (- ` + "`NAME`: ... from `PRODUCER`" + `) [graph/nested-item]`
+	got := diags.String()
+	if !strings.Contains(got, want) || strings.Count(got, CodeNested) != 1 {
+		t.Errorf("diagnostics:\n%s\nwant once:\n%s", got, want)
 	}
 }

@@ -43,6 +43,9 @@ func requiresItems(s *spec.Spec) []*Item {
 			}
 			cur = nil
 		case cur != nil && (line[0] == ' ' || line[0] == '\t' || cur.Text == "" && cur.Name != ""):
+			if cur.Nested == 0 && cur.Text != "" && (strings.HasPrefix(trim, "- ") || strings.HasPrefix(trim, "* ")) {
+				cur.Nested = diag.Pos(off + strings.Index(line, trim))
+			}
 			cur.Text = strings.TrimSpace(cur.Text + " " + trim)
 		default:
 			cur = nil

@@ -48,6 +48,8 @@ func TestSentenceSlips(t *testing.T) {
 			`alert.prose.md:10:3: error: input "amount" of alert is declared number, but it reads orders.total, orders.count, an object keyed by producer or part`},
 		{"a field tied to its producer, of another type", "- `amount` (string): the `total` of `orders`",
 			`alert.prose.md:10:3: error: input "amount" of alert is declared string, but orders maintains total as number`},
+		{"a backticked field not tied to its producer", "- `amount`: `orders`, with its `total`",
+			`alert.prose.md:10:3: warning: input "amount" of alert reads the whole truth of orders, but it says "total" (orders maintains "total"): write ` + "`orders.total`" + ` to read that part, or name the producer alone to read the whole truth [graph/unsatisfied]`},
 		{"a producer misspelt while the name rule binds the item", "- `total`: as counted by `ordres`",
 			`alert.prose.md:10:3: error: input "total" of alert names "ordres", which is no node; did you mean orders? As written it reads orders alone`},
 	} {
@@ -73,6 +75,8 @@ func TestSentenceTiedField(t *testing.T) {
 		{"- `amount`: `orders`'s `count`", "amount <- orders.count"},
 		{"- `amount`: the `total` and `count` of `orders`", "amount <- orders.count; amount <- orders.total"},
 		{"- `amount`: the whole truth of `orders`", "amount <- orders.@atomic"},
+		{"- `amount`: the whole truth of `orders`, with its `total`", "amount <- orders.@atomic"},
+		{"- `amount`: `orders` on its atomic facet; it reads the `count` by reference", "amount <- orders.@atomic"},
 		{"- `amount` (object): everything `orders` knows", "amount <- orders.@atomic"},
 	} {
 		g, diags, err := Load(ordersProject(t, tc.requires))
@@ -109,5 +113,42 @@ func TestSentenceSlipsByName(t *testing.T) {
 	want := `alert.prose.md:10:3: error: input "both" of alert names "order-bok", which is no node; did you mean order-book? As written it reads orders alone`
 	if !strings.Contains(diags.Error(), want) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
+	}
+}
+
+// An item that names its producer in bold, misspelt, is unsatisfied with
+// the node it may mean, as a backticked one is.
+func TestUnsatisfiedBoldName(t *testing.T) {
+	_, diags, err := Load(ordersProject(t, "- `money`: the sum maintained by **ordrs**"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `alert.prose.md:10:3: error: input "money" of alert: nothing maintains "ordrs"; did you mean orders? [graph/unsatisfied]`
+	if !strings.Contains(diags.Error(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
+	}
+}
+
+// A field its producer declares optional, read by an input declared of
+// a type without null and not optional, is a type mismatch; declared
+// optional, it is not.
+func TestOptionalFieldIntoARequiredInput(t *testing.T) {
+	for _, tc := range []struct{ requires, want string }{
+		{"- `price` (number): the `price` of `feed`", `alert.prose.md:10:3: error: input "price" of alert is declared number, but feed maintains price as optional (`},
+		{"- `price` (number, optional): the `price` of `feed`", ""},
+		{"- `price` (number | null): the `price` of `feed`", ""},
+	} {
+		dir := writeFiles(t, map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `price` (number, optional): the latest price"),
+			"alert.prose.md": node("alert", "responsibility", tc.requires, "- `high`: n"),
+		})
+		_, diags, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, CodeTypeMismatch) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: diagnostics:\n%s\nwant:\n%s", tc.requires, got, tc.want)
+		}
 	}
 }

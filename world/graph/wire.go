@@ -77,6 +77,8 @@ const (
 	// CodeContinuity is a ### Continuity word that is a slip for a wake
 	// source (input-driven, self-driven, external-driven).
 	CodeContinuity = "graph/continuity"
+	// CodeNested is a Requires item holding a nested list (a warning).
+	CodeNested = "graph/nested-item"
 	// CodeEmits is a gateway's ### Emits naming no node, or a node whose
 	// ### Requires does not read the gateway (a warning).
 	CodeEmits = "graph/emits"
@@ -114,6 +116,13 @@ func (g *Graph) wire() diag.List {
 	var diags diag.List
 	for _, n := range g.Nodes {
 		for _, it := range n.Items {
+			if it.Nested != 0 {
+				// Decided: a warning. Upstream writes one input an item;
+				// a nested list reads as words of its item, so inputs the
+				// author listed under it are no inputs of their own.
+				diags.Warnf(n.Spec.File, it.Nested, CodeNested, "%s of %s holds a nested list, whose bullets are read as words of this one item, not as inputs of their own: write each input as an item of ### Requires (- `NAME`: ... from `PRODUCER`)",
+					quoteName(it), n.ID)
+			}
 			if it.Prior || it.Name != "" && n.self(it.Name) {
 				it.Prior = true
 				continue
@@ -682,7 +691,11 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 		}
 	}
 	what := quoteName(it)
-	for _, r := range append([]string{it.Name}, backticked(it.Text)...) {
+	names := []string{it.Name}
+	for _, sp := range spans(it.Text) { // backticked or bold
+		names = append(names, sp.text)
+	}
+	for _, r := range names {
 		if r == "" || n.self(r) {
 			continue
 		}
@@ -704,7 +717,10 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 // the producer's field, declared of another type, never has (`total`
 // (number) read from a `total` (string)), or returns "". Decided: an
 // error; integer feeds number, and a union or any is left to the drain,
-// which checks the value itself (reconcile.Inputs).
+// which checks the value itself (reconcile.Inputs). A field declared
+// optional (null where there is no value) feeding an input declared of
+// a type without null, neither optional, is one too: the drain refuses
+// the null when it comes.
 func (g *Graph) edgeType(n *Node, e *Edge) string {
 	var in *spec.Input
 	for _, x := range n.Spec.Inputs {
@@ -720,6 +736,10 @@ func (g *Graph) edgeType(n *Node, e *Edge) string {
 		if o.Facet || o.Name != e.Facet || o.Type == "" {
 			continue
 		}
+		if nullable(o.Type, o.Optional) && !nullable(in.Type, in.Optional || in.HasDefault) {
+			return fmt.Sprintf("input %q of %s is declared %s, but %s maintains %s as optional (%s): it may be null; declare the input (%s, optional), or the field required",
+				in.Name, n.Label(), in.Type, p.Label(), o.Name, p.Spec.File.Position(o.Pos), in.Type)
+		}
 		a, b := strings.ToLower(o.Type), strings.ToLower(in.Type)
 		for strings.HasSuffix(a, "[]") && strings.HasSuffix(b, "[]") {
 			a, b = a[:len(a)-2], b[:len(b)-2]
@@ -732,6 +752,20 @@ func (g *Graph) edgeType(n *Node, e *Edge) string {
 			in.Name, n.Label(), in.Type, p.Label(), o.Name, o.Type, p.Spec.File.Position(o.Pos))
 	}
 	return ""
+}
+
+// nullable reports whether a value declared typ (optional or not) may
+// be null.
+func nullable(typ string, optional bool) bool {
+	if optional {
+		return true
+	}
+	for p := range strings.SplitSeq(strings.ToLower(typ), "|") {
+		if t := strings.TrimSpace(p); t == "null" || t == "any" {
+			return true
+		}
+	}
+	return false
 }
 
 // knownType reports whether typ is a known type name, alone or as a list.
@@ -947,6 +981,12 @@ func callerSays(text string) bool { return callerWords().MatchString(text) }
 //     item's name that is the plural or singular of a part of a producer
 //     it reads whole (`totals`). (Only that: an item's name is the
 //     consumer's to choose, and `amount` is two edits from `count`.)
+//     So is a backticked field of a producer read whole that the
+//     sentence does not tie to it ("`alert-state`, with its `status`"):
+//     the author may have meant that field, where the whole truth is an
+//     object; a sentence that says it reads the whole ("atomic",
+//     "whole", "entire") names the field as what it speaks of, and is no
+//     slip.
 //
 // A backticked field of the producer tied to it ("the `total` of
 // `orders`") is bound to that field (sentence), so it is no slip.
@@ -1079,6 +1119,21 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 			}
 		}
 	}
+	// A backticked field of a producer read whole, not tied to another
+	// node ("`alert-state`, with its `status`"), unless the sentence says
+	// it reads the whole ("its atomic facet", "the whole truth").
+	for _, r := range rs {
+		t := trimPossessive(r.text)
+		if r.negated || r.at < 0 || t == it.Name || isInput(n, t) || wholeWorded().MatchString(it.Text) {
+			continue
+		}
+		o := owner(it.Text, r, nodeRefs)
+		for _, p := range prods {
+			if whole[p] && (o == nil || o == p) && contains(p.Fields, t) {
+				guess(p, t, t)
+			}
+		}
+	}
 	for _, nr := range nodeRefs {
 		if nr.negated || !whole[nr.p] {
 			continue
@@ -1119,6 +1174,10 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 }
 
 var (
+	// wholeWorded is a sentence that says it reads a whole truth.
+	wholeWorded = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(\b(atomic|whole|entire)\b|@atomic)`)
+	})
 	// partName is what a field's or facet's name looks like.
 	partName = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[A-Za-z][\w:-]*$`)

@@ -113,8 +113,20 @@ func (g *Graph) checkWiring() diag.List {
 	var diags diag.List
 	for _, name := range slices.Sorted(maps.Keys(w.Immaterial)) {
 		// (its fields may be members of a facet's value: not checked)
-		if g.ref(name) == nil {
+		n := g.ref(name)
+		if n == nil {
 			diags.Errorf(w.file, w.at["immaterial:"+name], "graph/wiring", "immaterial: %q names no node%s", name, didYouMeanNode(g, name))
+			continue
+		}
+		// A near-miss of a field, as in a Maintains (immaterialSlips).
+		for _, f := range w.Immaterial[name] {
+			if n.hasPart(f) || len(n.Fields) == 0 {
+				continue
+			}
+			if best := nearest(f, partsOf(n)); best != "" && !contains(w.Immaterial[name], best) {
+				diags.Warnf(w.file, w.at["immaterial:"+name], CodeImmaterial, "immaterial: %s: `%s` is no field %s declares; did you mean `%s`? As written `%s` stays material: each change of it moves the fingerprint and wakes the subscribers",
+					name, f, n.Label(), best, best)
+			}
 		}
 	}
 	for _, k := range w.Keys() {
@@ -148,8 +160,26 @@ func (g *Graph) checkWiring() diag.List {
 			diags.Errorf(w.file, w.at[k], "graph/wiring", "%q names no input of a node (subscriber.input, by id or name)%s", k, hint)
 			continue
 		}
-		if _, _, ok := g.dotted(w.Edges[k], sub); !ok {
+		p, part, ok := g.dotted(w.Edges[k], sub)
+		if !ok {
 			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s: %q names no node (or no part of it) that %s.%s could read: write producer or producer.part, by id or name", k, w.Edges[k], sub.Label(), item)
+			continue
+		}
+		// An entry for an item another rule binds is not used (the file
+		// is the last rule): decided, an error where it differs from
+		// what is wired, since the input reads other than the file says.
+		var wired []string
+		same := false
+		for _, e := range g.In(sub.ID) {
+			if e.Input == item && e.Rule != "wiring" {
+				wired = append(wired, e.Producer+"."+e.Facet)
+				same = e.Producer == p.ID && e.Facet == part
+			}
+		}
+		sort.Strings(wired)
+		if len(wired) > 0 && !(len(wired) == 1 && same) {
+			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s: %s is not used: the item's sentence already binds it to %s (%s); the file wires only items no rule binds: remove the entry, or name %s in the item (`%s.%s`)",
+				k, w.Edges[k], strings.Join(wired, ", "), sub.Spec.File.Position(g.itemPos(sub, item)), w.Edges[k], p.ID, strings.TrimPrefix(part, "@"))
 		}
 	}
 	return diags
@@ -183,4 +213,14 @@ func didYouMeanNode(g *Graph, name string) string {
 		return fmt.Sprintf("; did you mean %s?", best)
 	}
 	return ""
+}
+
+// itemPos is where n's Requires item named name is.
+func (g *Graph) itemPos(n *Node, name string) diag.Pos {
+	for _, it := range n.Items {
+		if it.Name == name {
+			return it.Pos
+		}
+	}
+	return n.Spec.Pos
 }

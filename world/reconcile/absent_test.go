@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
@@ -32,8 +34,10 @@ func (s *seen) Render(_ context.Context, req *reconcile.Request) (*reconcile.Ans
 	return nil, os.ErrNotExist
 }
 
-// A fan-in is absent while any of its producers is, and a facet missing
-// from a published truth is absent too; the key moves when they publish.
+// A fan-in is absent while any of its producers is; a truth that leaves
+// out a facet a subscriber reads fails its render (it would be absent to
+// the subscriber and never move again), so the facet stays absent until
+// its producer gives it. The key moves when they publish.
 func TestAbsentFanInAndFacet(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -62,27 +66,39 @@ func TestAbsentFanInAndFacet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// b fails its first render; a publishes without its facet `part`.
+	// b fails its first render; a answers without its facet `part`,
+	// which sum reads: a fails too.
 	drain()
+	if rs, err := st.Receipts("a"); err != nil || len(rs) != 1 || rs[0].Status != receipt.Failed ||
+		!strings.Contains(rs[0].Reason, `a's truth lacks its facet "part", which sum read(s)`) {
+		t.Fatalf("receipts of a: %+v (%v)", rs, err)
+	}
 	req := r.reqs["sum"]
 	if req == nil {
 		t.Fatal("sum did not render")
 	}
-	if want := map[string]string{"both": "b", "part": "a"}; !reflect.DeepEqual(req.Absent, want) {
+	if want := map[string]string{"both": "a, b", "part": "a"}; !reflect.DeepEqual(req.Absent, want) {
 		t.Errorf("absent %v, want %v", req.Absent, want)
 	}
 	if len(req.Inputs) != 0 {
 		t.Errorf("absent inputs given values: %v", req.Inputs)
 	}
-	// b publishes: sum renders again with the fan-in present; a has not
-	// rendered again, so its truth still has no `part`.
+	// b publishes, a without its part still: sum renders again with the
+	// fan-in absent for a alone.
 	r.answers["b"] = map[string]any{"y": 2}
 	drain()
 	req = r.reqs["sum"]
-	if req == nil || !reflect.DeepEqual(req.Absent, map[string]string{"part": "a"}) {
+	if req == nil || !reflect.DeepEqual(req.Absent, map[string]string{"both": "a", "part": "a"}) {
 		t.Fatalf("sum after b published: %+v", req)
 	}
-	want := map[string]any{"both": map[string]any{"a": map[string]any{"x": 1}, "b": map[string]any{"y": 2}}}
+	// a gives its part: sum renders with every input present.
+	r.answers["a"] = map[string]any{"x": 1, "part": map[string]any{"p": 1}}
+	drain()
+	req = r.reqs["sum"]
+	if req == nil || len(req.Absent) != 0 {
+		t.Fatalf("sum after a published: %+v", req)
+	}
+	want := map[string]any{"both": map[string]any{"a": map[string]any{"x": 1, "part": map[string]any{"p": 1}}, "b": map[string]any{"y": 2}}, "part": map[string]any{"p": 1}}
 	if got := normalize(t, req.Inputs); !reflect.DeepEqual(got, normalize(t, want)) {
 		t.Errorf("inputs %v", got)
 	}

@@ -103,6 +103,7 @@ func TestInputOfAnotherTypeFailsTheSubscriber(t *testing.T) {
 		want  string
 	}{
 		{"130 EUR", `alert.prose.md:10:4: input total of alert is "130 EUR", from sum, but it declares it (number)`},
+		{nil, `alert.prose.md:10:4: input total of alert is null, from sum, but it declares it (number): declare it (number, optional) to take null, or make the producer maintain a number`},
 		{130.0, ""},
 	} {
 		g := writeProject(t, map[string]string{

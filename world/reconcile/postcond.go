@@ -29,7 +29,7 @@ func Postconditions(ctx context.Context, n *graph.Node, truth any) error {
 		if !ok {
 			continue
 		}
-		v, present := m[field]
+		v, present := member(n, m, field)
 		if !present {
 			continue
 		}
@@ -48,6 +48,53 @@ func Postconditions(ctx context.Context, n *graph.Node, truth any) error {
 		}
 	}
 	return nil
+}
+
+// SubscribedFacets checks that a new truth of n holds each `####` facet
+// a subscriber reads (decided): a missing facet is absent to its
+// subscribers, and its fingerprint, that of nothing, never moves again,
+// so they would never wake while the fields the facet stands for moved
+// (a program answering its fields flat, `{"high_water_mark": 5}`, where
+// the facet `counts` holds them). A facet no node reads may be left out
+// (upstream's facets may name a projection of the truth, `structured` of
+// its `structured_summary`).
+func SubscribedFacets(g *graph.Graph, n *graph.Node, truth any) error {
+	m, _ := truth.(map[string]any)
+	if len(n.Facets) == 0 || m == nil {
+		return nil
+	}
+	read := g.FacetReaders(n.ID)
+	for _, f := range n.Spec.Outputs {
+		if !f.Facet || len(read[f.Name]) == 0 {
+			continue
+		}
+		if _, ok := m[f.Name]; !ok {
+			return fmt.Errorf("%s: %s's truth lacks its facet %q, which %s read(s): give it as a member of the truth ({%q: {...}}, the fields it stands for inside it); left out, it is absent to them and never moves, so they would not wake again",
+				n.Spec.File.Position(f.Pos), displayName(n), f.Name, strings.Join(read[f.Name], ", "), f.Name)
+		}
+	}
+	return nil
+}
+
+// member is the value of n's field in truth m: its member, else, for a
+// node with `####` facets, the member of that name of the one facet that
+// holds it (a field may be given inside a facet: see Fields), so that a
+// postcondition about it is checked there too.
+func member(n *graph.Node, m map[string]any, field string) (any, bool) {
+	if v, ok := m[field]; ok {
+		return v, true
+	}
+	var v any
+	found := 0
+	for _, f := range n.Facets {
+		if fm, ok := m[f].(map[string]any); ok {
+			if x, ok := fm[field]; ok {
+				v = x
+				found++
+			}
+		}
+	}
+	return v, found == 1
 }
 
 // Fields checks a new truth of n against the fields its ### Maintains
@@ -118,14 +165,20 @@ func displayName(n *graph.Node) string {
 // another type fails the render at the item's line before it starts,
 // naming the producer, so that a subscriber never works from text where
 // it declared a number. An input fed by several producers (a fan-in,
-// read as an object keyed by producer) is not checked; null passes.
+// read as an object keyed by producer) is not checked. Null passes only
+// an input declared optional (or with a default, or of a type that
+// names null), as for a function's required inputs: a producer that
+// gives null for a field it declares optional would else reach a
+// subscriber that declared a number, and `null > 100` was false with
+// exit 0. (An input whose producer has not published is absent, not
+// null: see Request.Absent.)
 func Inputs(g *graph.Graph, n *graph.Node, values map[string]any) error {
 	if n.Spec == nil {
 		return nil
 	}
 	for _, in := range n.Spec.Inputs {
 		v, ok := values[in.Name]
-		if !ok || v == nil || in.Type == "" {
+		if !ok || in.Type == "" || v == nil && (in.Optional || in.HasDefault) {
 			continue
 		}
 		var from []*graph.Edge
@@ -144,6 +197,10 @@ func Inputs(g *graph.Graph, n *graph.Node, values map[string]any) error {
 		prod := from[0].Producer
 		if p := g.Node(prod); p != nil {
 			prod = displayName(p)
+		}
+		if val == nil {
+			return fmt.Errorf("%s: input %s of %s is null, from %s, but it declares it (%s): declare it (%s, optional) to take null, or make the producer maintain %s",
+				n.Spec.File.Position(in.Pos), in.Name, displayName(n), prod, in.Type, in.Type, types.Article(in.Type))
 		}
 		return fmt.Errorf("%s: input %s of %s is %s, from %s, but it declares it (%s): make the producer maintain %s, or declare the input as the producer gives it",
 			n.Spec.File.Position(in.Pos), in.Name, displayName(n), types.Show(val), prod, in.Type, types.Article(in.Type))

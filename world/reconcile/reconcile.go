@@ -57,6 +57,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
@@ -890,22 +891,35 @@ func part(truth any, facet string) any {
 }
 
 // inputValue is an input's value: the part, or for a fan-in an object
-// keyed by producer (by facet when one producer gives every part).
+// keyed by producer (by facet when one producer gives every part). A
+// producer that gives several parts of a fan-in of several producers is
+// an object of its parts keyed by part (decided: its parts were written
+// under one key, the last one read in place of the others).
 func inputValue(d *drainer, es []*graph.Edge) any {
 	if len(es) == 1 {
 		return part(d.st[es[0].Producer].truth, es[0].Facet)
 	}
-	one := true
+	parts := map[string]int{}
 	for _, e := range es {
-		one = one && e.Producer == es[0].Producer
+		parts[e.Producer]++
 	}
+	one := len(parts) == 1
 	m := map[string]any{}
 	for _, e := range es {
-		k := e.Producer
-		if one {
-			k = e.Facet
+		v := part(d.st[e.Producer].truth, e.Facet)
+		switch {
+		case one:
+			m[e.Facet] = v
+		case parts[e.Producer] > 1:
+			sub, _ := m[e.Producer].(map[string]any)
+			if sub == nil {
+				sub = map[string]any{}
+				m[e.Producer] = sub
+			}
+			sub[e.Facet] = v
+		default:
+			m[e.Producer] = v
 		}
-		m[k] = part(d.st[e.Producer].truth, e.Facet)
 	}
 	return m
 }
@@ -1104,10 +1118,13 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 		return ans, fmt.Errorf("its truth is not JSON: %v", err)
 	}
 	if _, ok := truth.(map[string]any); !ok {
-		return ans, fmt.Errorf("its truth must be a JSON object, got %s", kindOf(truth))
+		return ans, fmt.Errorf("%s: its truth must be a JSON object, got %s: answer one object of the fields its ### Maintains declares (%s)", truthPos(p.n), graph.KindName(truth), fieldList(p.n))
 	}
 	ans.Truth = truth
 	if err := Fields(p.n, truth); err != nil {
+		return ans, err
+	}
+	if err := SubscribedFacets(d.g, p.n, truth); err != nil {
 		return ans, err
 	}
 	if err := Postconditions(ctx, p.n, truth); err != nil {
@@ -1116,18 +1133,20 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 	return ans, nil
 }
 
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
+// truthPos is where n's ### Maintains is (its spec's start without one).
+func truthPos(n *graph.Node) diag.Position {
+	if n.Spec.Truth != nil {
+		return n.Spec.File.Position(n.Spec.Truth.Pos)
 	}
-	return "a number"
+	return n.Spec.File.Position(n.Spec.Pos)
+}
+
+// fieldList names n's declared fields, for a message.
+func fieldList(n *graph.Node) string {
+	if len(n.Fields) == 0 {
+		return "it declares none"
+	}
+	return strings.Join(n.Fields, ", ")
 }
 
 // commit writes p's receipt (and, for a render, its version and

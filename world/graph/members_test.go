@@ -1,0 +1,159 @@
+package graph
+
+import (
+	"strings"
+	"testing"
+)
+
+// An Execution that reads a member of an input the producer's whole truth
+// does not hold is an error at the member; a member it holds, or an input
+// from a faceted producer (whose truth has more than one form), is not.
+func TestExecutionMembers(t *testing.T) {
+	orders := "---\nname: orders\nkind: gateway\n---\n\n# Orders\n\n### Maintains\n\n- `total` (number): the sum\n- `count` (integer): how many\n"
+	faceted := orders + "\n#### lines\n\nthe lines\n"
+	alert := func(expr string) string {
+		return node("alert", "responsibility", "- `book`: the whole truth of `orders`", "- `big`: whether it is large") +
+			"\n### Execution\n\n```prose\nlet t = " + expr + "\nreturn { big: t }\n```\n"
+	}
+	for _, tc := range []struct {
+		name, orders, expr, want string
+	}{
+		{"a misspelt field", orders, "book.totl",
+			`alert.prose.md:19:14: error: book has no member "totl": it is the whole truth of orders, whose ### Maintains declares total, count; did you mean "total"? [graph/unknown-member]`},
+		{"a field it does not maintain", orders, "book.tax",
+			`alert.prose.md:19:14: error: book has no member "tax": it is the whole truth of orders, whose ### Maintains declares total, count: read one of them, or declare the member in that ### Maintains [graph/unknown-member]`},
+		{"a field it maintains", orders, "book.total", ""},
+		{"a faceted producer", faceted, "book.tax", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags, err := Load(writeFiles(t, map[string]string{"orders.prose.md": tc.orders, "alert.prose.md": alert(tc.expr)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := diags.String()
+			if tc.want == "" && strings.Contains(got, CodeUnknownMember) || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// A fan-in is an object keyed by producer, each producer's whole truth
+// an object of its fields, and a producer read for several parts an
+// object of them: a key or member it lacks is an error at the member.
+func TestExecutionMembersOfAFanIn(t *testing.T) {
+	orders := "---\nname: orders\nkind: gateway\n---\n\n# Orders\n\n### Maintains\n\n- `total` (number): the sum\n- `count` (integer): how many\n"
+	feed := "---\nname: feed\nkind: gateway\n---\n\n# Feed\n\n### Maintains\n\n- `items`: the items\n"
+	for _, tc := range []struct{ requires, expr, want string }{
+		{"- `both`: the truths of `orders` and `feed`", "both.orders.totl", `both.orders has no member "totl": it is the whole truth of orders, whose ### Maintains declares total, count; did you mean "total"?`},
+		{"- `both`: the truths of `orders` and `feed`", "both.fed", `both has no member "fed": it is a fan-in keyed by producer: feed, orders; did you mean "feed"?`},
+		{"- `both`: the `total` and `count` of `orders`, and `feed`", "both.orders.tax", `both.orders has no member "tax": it is orders's parts in a fan-in, keyed by part: count, total: read one of them, or name what it reads in its ### Requires item [graph/unknown-member]`},
+		{"- `both`: the `total` and `count` of `orders`", "both.cont", `both has no member "cont": it is a fan-in of parts of orders, keyed by part: count, total; did you mean "count"?`},
+		{"- `both`: the truths of `orders` and `feed`", "both.feed.items", ""},
+		{"- `both`: the `total` and `count` of `orders`, and `feed`", "both.orders.count", ""},
+	} {
+		alert := node("alert", "responsibility", tc.requires, "- `big`: whether it is large") +
+			"\n### Execution\n\n```prose\nlet t = " + tc.expr + "\nreturn { big: t }\n```\n"
+		_, diags, err := Load(writeFiles(t, map[string]string{"orders.prose.md": orders, "feed.prose.md": feed, "alert.prose.md": alert}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, CodeUnknownMember) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s / %s: diagnostics:\n%s\nwant:\n%s", tc.requires, tc.expr, got, tc.want)
+		}
+	}
+}
+
+// An input that is a producer's whole truth, as a condition, is always
+// true: an error at the name, with the boolean field it may mean; a
+// field of it, or an input the program assigns anew, is not one.
+func TestWholeTruthAsACondition(t *testing.T) {
+	summary := "---\nname: summary\nkind: responsibility\n---\n\n# Summary\n\n### Maintains\n\n- `total` (number): the sum\n- `crossed` (boolean): over the threshold\n"
+	for _, tc := range []struct{ body, want string }{
+		{"if s:\n  return { big: true }\nreturn { big: false }",
+			`alert.prose.md:19:4: error: s is the whole truth of summary, an object of total, crossed that is never empty, so as a condition it is always true: test one of its fields (did you mean s.crossed?), or read that field alone (` + "`summary.FIELD`" + ` in its ### Requires item) [graph/always-true]`},
+		{"let big = false\nloop until not s (max: 3):\n  big = true\nreturn { big: big }", `error: s is the whole truth of summary`},
+		{"if s.crossed and s.total > 3:\n  return { big: true }\nreturn { big: false }", ""},
+		{"s = s.crossed\nif s:\n  return { big: true }\nreturn { big: false }", ""},
+	} {
+		alert := node("alert", "responsibility", "- `s`: the whole truth of `summary`", "- `big`: whether it is large") +
+			"\n### Execution\n\n```prose\n" + tc.body + "\n```\n"
+		_, diags, err := Load(writeFiles(t, map[string]string{"summary.prose.md": summary, "alert.prose.md": alert}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, CodeAlwaysTrue) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%q: diagnostics:\n%s\nwant:\n%s", tc.body, got, tc.want)
+		}
+	}
+}
+
+// A comparison that can never hold with the kinds the producer declares
+// is an error: an object with a boolean, an integer field with text.
+func TestExecutionComparisonOfProducerKinds(t *testing.T) {
+	summary := "---\nname: summary\nkind: responsibility\n---\n\n# Summary\n\n### Maintains\n\n- `total` (integer): the sum\n- `crossed` (boolean): over the threshold\n"
+	for _, tc := range []struct{ cond, want string }{
+		{"s == true", `alert.prose.md:19:6: error: this comparison of s (an object) with a boolean is always false, as its producer's ### Maintains declares it: compare a value of the same kind, or read the field meant [graph/type-mismatch]`},
+		{`s.total == "4"`, `alert.prose.md:19:12: error: this comparison of s.total (an integer) with text is always false`},
+		{"s.crossed == true", ""},
+	} {
+		alert := node("alert", "responsibility", "- `s`: the whole truth of `summary`", "- `big`: whether it is large") +
+			"\n### Execution\n\n```prose\nif " + tc.cond + ":\n  return { big: true }\nreturn { big: false }\n```\n"
+		_, diags, err := Load(writeFiles(t, map[string]string{"summary.prose.md": summary, "alert.prose.md": alert}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, CodeTypeMismatch) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%q: diagnostics:\n%s\nwant:\n%s", tc.cond, got, tc.want)
+		}
+	}
+}
+
+// An untyped input that reads one typed field of its producer is checked
+// as of that type: a comparison it never satisfies is an error.
+func TestExecutionInputOfAFieldsType(t *testing.T) {
+	summary := "---\nname: summary\nkind: responsibility\n---\n\n# Summary\n\n### Maintains\n\n- `total` (integer): the sum\n- `crossed` (boolean): over the threshold\n"
+	for _, tc := range []struct{ cond, want string }{
+		{`c == "true"`, `alert.prose.md:19:6: error: this comparison of c (a boolean) with text is always false`},
+		{"c == true", ""},
+	} {
+		alert := node("alert", "responsibility", "- `c`: the `crossed` of `summary`", "- `big`: whether it is large") +
+			"\n### Execution\n\n```prose\nif " + tc.cond + ":\n  return { big: true }\nreturn { big: false }\n```\n"
+		_, diags, err := Load(writeFiles(t, map[string]string{"summary.prose.md": summary, "alert.prose.md": alert}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, CodeTypeMismatch) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%q: diagnostics:\n%s\nwant:\n%s", tc.cond, got, tc.want)
+		}
+	}
+}
+
+// A gateway no node reads is a warning at its front matter; one read, or
+// alone in its project, is not.
+func TestUnreadGateway(t *testing.T) {
+	feed := node("feed", "gateway", "", "- `n`: n")
+	for _, tc := range []struct {
+		files map[string]string
+		want  string
+	}{
+		{map[string]string{"feed.prose.md": feed, "trend.prose.md": node("trend", "responsibility", "", "- `t`: n") + "\n### Continuity\n\nself-driven daily\n"},
+			"feed.prose.md:2:7: warning: no node reads gateway feed: its events wake no one; name it in the ### Requires item meant to read it (- `NAME`: ... from `feed`) [graph/unread]"},
+		{map[string]string{"feed.prose.md": feed, "trend.prose.md": node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n")}, ""},
+		{map[string]string{"feed.prose.md": feed}, ""},
+	} {
+		dir := writeFiles(t, tc.files)
+		_, diags, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.ReplaceAll(diags.String(), dir+"/", "")
+		if tc.want == "" && strings.Contains(got, CodeUnread) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
+		}
+	}
+}
