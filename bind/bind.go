@@ -7,11 +7,11 @@ package bind
 
 import (
 	"fmt"
-	"github.com/proselang/prose/bind/typed"
 	"math"
 	"sort"
 	"strings"
 
+	"github.com/proselang/prose/bind/typed"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/spec"

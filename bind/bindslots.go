@@ -2,12 +2,12 @@ package bind
 
 import (
 	"errors"
-	"github.com/proselang/prose/bind/typed"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/proselang/prose/bind/typed"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"

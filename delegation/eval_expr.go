@@ -2,7 +2,6 @@ package delegation
 
 import (
 	"fmt"
-	"github.com/proselang/prose/internal/didyoumean"
 	"math"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 )
 
 // eval evaluates an expression in f.
