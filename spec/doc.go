@@ -96,7 +96,7 @@
 //	spec/duplicate-slot      a slot is declared twice
 //	spec/duplicate-config    a config key is declared twice
 //	spec/duplicate-input     an input is declared twice in the inputs block
-//	spec/misspelt-section    a heading that is a slip for a section a run reads (### Excution), which would be documentation
+//	spec/misspelt-section    a heading that is a slip for a section a run reads (### Excution, or #### Execution where the node has none), which would be documentation
 //	spec/duplicate-output    an output is declared twice under Returns (or Ensures), a field twice under Maintains
 //	spec/output-syntax       an output item's type is no type (`count` (integr)), named with the type it is close to
 //	spec/input-syntax        a line of the inputs block, at the entries' indentation, is not "name: type -- comment", or its type is unknown

@@ -29,7 +29,7 @@ func Rules() []Rule {
 		{CodeDuplicateSlot, e, "Slot declared twice"},
 		{CodeDuplicateConfig, e, "Config key declared twice"},
 		{CodeDuplicateInput, e, "Input declared twice"},
-		{CodeMisspeltSection, e, "Heading that is a slip for a section a run reads (### Excution)"},
+		{CodeMisspeltSection, e, "Heading that is a slip for a section a run reads (### Excution, or #### Execution where the node has none)"},
 		{CodeDuplicateOutput, e, "Output declared twice under Returns or Ensures, or a field twice under Maintains"},
 		{CodeOutputSyntax, e, "Output item whose type is no type, named with the type it is close to"},
 		{CodeInputSyntax, e, "Malformed line in the inputs block"},

@@ -40,6 +40,35 @@ func TestMisspeltSection(t *testing.T) {
 	}
 }
 
+// A heading one level too deep that names a section a run reads is an
+// error when its node lacks that section: `#### Execution` under
+// `### Returns` would leave the function to a model's render. Inside
+// Maintains a `####` heading is a facet, and a node that has the section
+// may document it further down.
+func TestSectionTooDeep(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `x`: a value\n\n### Returns\n\n- `y`: a value\n\n#### Execution\n\n```prose\nreturn x\n```\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	want := `f.prose.md:14:1: error: heading "#### Execution" is at level 4, a subsection of ### Returns: as written it is documentation, and the node runs without its Execution; write ### Execution [spec/misspelt-section]`
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("missing %s in:\n%s", want, diags)
+	}
+	if s.Execution != nil {
+		t.Errorf("a subsection read as the Execution")
+	}
+	none := "---\nname: f\nkind: function\n---\n\n#### Parameters\n\n- `x`: a value\n"
+	if _, diags := Parse("f.prose.md", []byte(none)); !strings.Contains(diags.String(), `f.prose.md:6:1: error: heading "#### Parameters" is at level 4, before any section`) {
+		t.Errorf("a deep heading before any section:\n%s", diags)
+	}
+	for _, ok := range []string{
+		"---\nname: r\nkind: responsibility\n---\n\n### Maintains\n\n#### errors\n\nfailures seen\n\n### Continuity\n\n- input-driven\n",
+		"---\nname: f\nkind: function\n---\n\n### Returns\n\n- `y`: a value\n\n### Execution\n\n```prose\nreturn 1\n```\n\n### Notes\n\n#### Execution\n\nIt returns one.\n",
+	} {
+		if _, diags := Parse("f.prose.md", []byte(ok)); strings.Contains(diags.String(), "is at level") {
+			t.Errorf("reported:\n%s\nin\n%s", diags, ok)
+		}
+	}
+}
+
 // A Maintains field typed as Returns types one is kept with its type; a
 // field given twice is an error at the second.
 func TestMaintainsFieldTypedAndTwice(t *testing.T) {
