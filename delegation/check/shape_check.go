@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -387,6 +388,11 @@ func (c *checker) comparison(e *syntax.BinaryExpr) {
 		}
 	}
 	l, r := c.shapeOf(e.X), c.shapeOf(e.Y)
+	if e.Op == syntax.EQ || e.Op == syntax.NE {
+		if c.neverOneOf(e, l, e.X, e.Y) || c.neverOneOf(e, r, e.Y, e.X) {
+			return
+		}
+	}
 	if l == nil || r == nil || comparable(l.kind, r.kind) {
 		return
 	}
@@ -398,6 +404,33 @@ func (c *checker) comparison(e *syntax.BinaryExpr) {
 		what = "stops the run (only two numbers, two strings or two durations are ordered)"
 	}
 	c.diags.Errorf(c.f, e.OpPos, CodeTypeMismatch, "this comparison of %s with %s %s", describeKind(l, e.X), describeKind(r, e.Y), what)
+}
+
+// neverOneOf reports (and says) that e compares x, text of a declared
+// set of words (`verdict: "accept" | "reject"`), with a text literal y
+// that is none of them: == is always false, != always true, and the
+// branch meant for that word never runs (`review.verdict == "approved"`).
+func (c *checker) neverOneOf(e *syntax.BinaryExpr, s *valueShape, x, y syntax.Expr) bool {
+	lit, ok := y.(*syntax.StringLit)
+	if s == nil || s.oneOf == nil || !ok || len(lit.Parts) > 0 || slices.Contains(s.oneOf, lit.Value) {
+		return false
+	}
+	what := "is always false"
+	if e.Op == syntax.NE {
+		what = "is always true"
+	}
+	quoted := make([]string, len(s.oneOf))
+	for i, w := range s.oneOf {
+		quoted[i] = strconv.Quote(w)
+	}
+	hint := c.suggestFrom2(lit.Value, s.oneOf)
+	from := ""
+	if s.from != "" {
+		from = " (" + s.from + ")"
+	}
+	c.diags.Errorf(c.f, e.OpPos, CodeTypeMismatch, "this comparison %s: %s is one of %s%s, never %s%s",
+		what, pathOrValue(x), strings.Join(quoted, ", "), from, lit.Raw, hint)
+	return true
 }
 
 // comparable reports whether values of kinds a and b may be equal (or
