@@ -78,6 +78,25 @@ func canonicalType(typ string) (canon, part, suggest string) {
 	return strings.Join(out, " | "), "", ""
 }
 
+// WordsType reads a type that is a set of words, the quoted strings a
+// value may be (`"low" | "high"`, also with single quotes), written with
+// double quotes and " | " between them; "" when typ is anything else (a
+// word holding a quote or a backslash is not read). Decided: an item
+// typed so, `priority` ("low" | "high"), is of that type, checked where
+// the value arrives as any declared type is, rather than untyped text
+// whose description starts with the words.
+func WordsType(typ string) string {
+	var out []string
+	for p := range strings.SplitSeq(typ, "|") {
+		p = strings.TrimSpace(p)
+		if len(p) < 3 || !(p[0] == '"' && p[len(p)-1] == '"' || p[0] == '\'' && p[len(p)-1] == '\'') || strings.ContainsAny(p[1:len(p)-1], "\"'\\") {
+			return ""
+		}
+		out = append(out, `"`+p[1:len(p)-1]+`"`)
+	}
+	return strings.Join(out, " | ")
+}
+
 // nearType is the type name word is a likely slip for, or "".
 func nearType(word string) string {
 	cands := append([]string(nil), knownTypes...)
@@ -601,6 +620,9 @@ func ConfigValue(typ string, v any) (any, bool) {
 // type is "a value of that type".
 func TypeArticle(typ string) string {
 	typ = strings.TrimSpace(typ)
+	if w := WordsType(typ); w != "" {
+		return "one of " + strings.ReplaceAll(w, " | ", ", ")
+	}
 	if typ == "" || strings.ContainsAny(typ, "|\"'") {
 		return "a value of that type"
 	}

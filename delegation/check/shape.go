@@ -203,6 +203,9 @@ func (c *checker) bshape(b *binding) *valueShape {
 	if b.shape != nil || b.kind == kindLocal || b.kind == kindLoopVar {
 		return b.shape
 	}
+	if words := literalUnion(b.typ); words != nil {
+		return &valueShape{kind: kText, oneOf: words, from: "declared so"}
+	}
 	return kindShape(typeKind(b.typ))
 }
 
@@ -376,7 +379,7 @@ func calleeShape(ce *Callee) *valueShape {
 	}
 	if len(ce.Outputs) == 1 {
 		o := ce.Outputs[0]
-		return &valueShape{kind: typeKind(o.Type), output: o.Name, from: ce.Name + " returns", callee: ce.Name}
+		return &valueShape{kind: typeKind(o.Type), output: o.Name, from: ce.Name + " returns", callee: ce.Name, oneOf: literalUnion(o.Type)}
 	}
 	s := &valueShape{kind: kObject, closed: true, fields: ce.Outputs, from: ce.Name + " returns", callee: ce.Name}
 	for _, o := range ce.Outputs {

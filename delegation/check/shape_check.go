@@ -312,6 +312,15 @@ func (c *checker) returnFits(s *syntax.ReturnStmt) {
 	}
 	if lit, ok := s.Value.(*syntax.ObjectLit); ok && holdsAll {
 		c.nullOutputs(lit, outs, node)
+		for _, f := range lit.Fields {
+			for _, o := range outs {
+				if o.Name == f.Key {
+					c.wordFits(f.Value, o, node)
+				}
+			}
+		}
+	} else if len(req) == 1 && sh.kind == kText {
+		c.wordFits(s.Value, outs[0], node)
 	}
 	switch {
 	case holdsAll:
@@ -335,6 +344,22 @@ func (c *checker) returnFits(s *syntax.ReturnStmt) {
 		c.diags.Errorf(c.f, s.Return, CodeReturnShape, "return gives %s, which is %s, but %s declares %d outputs (%s): return an object with those keys",
 			pathOf(s.Value), sh.kind, node, len(req), strings.Join(req, ", "))
 	}
+}
+
+// wordFits reports a text literal given for an output declared as a set
+// of words (`"low" | "high"`) that is none of them: the run refuses it.
+func (c *checker) wordFits(e syntax.Expr, o Name, node string) {
+	lit, ok := e.(*syntax.StringLit)
+	words := literalUnion(o.Type)
+	if !ok || len(lit.Parts) > 0 || words == nil || slices.Contains(words, lit.Value) {
+		return
+	}
+	hint := ""
+	if len(lit.Value) >= 3 { // any one letter is one slip from another
+		hint = c.suggestFrom2(lit.Value, words)
+	}
+	c.diags.Errorf(c.f, lit.ValuePos, CodeTypeMismatch, "return gives %s for the output %s, but %s declares it %s%s",
+		lit.Raw, o.Name, node, o.Type, hint)
 }
 
 // nullOutputs reports a literal null a returned object literal gives for
@@ -423,7 +448,10 @@ func (c *checker) neverOneOf(e *syntax.BinaryExpr, s *valueShape, x, y syntax.Ex
 	for i, w := range s.oneOf {
 		quoted[i] = strconv.Quote(w)
 	}
-	hint := c.suggestFrom2(lit.Value, s.oneOf)
+	hint := ""
+	if len(lit.Value) >= 3 { // any one letter is one slip from another
+		hint = c.suggestFrom2(lit.Value, s.oneOf)
+	}
 	from := ""
 	if s.from != "" {
 		from = " (" + s.from + ")"
