@@ -345,8 +345,34 @@ func calleeSpec(c *spec.Callee, f *spec.Finder) *spec.Spec {
 		if err == nil && sp != nil && sp.Kind != spec.KindPattern {
 			return sp
 		}
+	case c.Kind == spec.CalleeStd && c.Path != "":
+		// a library function (call std/roles/summarizer) is checked as a
+		// sibling is: its inputs, its outputs and their types
+		if sp := stdSpec(c.Path, f); sp != nil && sp.Kind != spec.KindPattern {
+			return sp
+		}
 	}
 	return nil
+}
+
+// stdSpec loads the library spec at path, or nil.
+func stdSpec(path string, f *spec.Finder) *spec.Spec {
+	if f == nil {
+		return nil
+	}
+	if _, memo := f.FS.(spec.Loader); memo { // a graph reads the library too
+		sp, _, err := f.Load(path)
+		if err != nil {
+			return nil
+		}
+		return sp
+	}
+	data, file, err := std.Open(path)
+	if err != nil {
+		return nil
+	}
+	sp, _ := spec.ParseOwned(file, data)
+	return sp
 }
 
 // callArguments checks the arguments of each call of a node or sibling
@@ -665,19 +691,10 @@ func patternOf(s *spec.Spec, name string, f *spec.Finder) *spec.Spec {
 	if c == nil || c.Path == "" {
 		return nil
 	}
-	var ps *spec.Spec
-	var err error
-	_, memo := f.FS.(spec.Loader) // a graph reads the library too
-	switch {
-	case c.Kind == spec.CalleeStd && !memo:
-		var data []byte
-		var file string
-		if data, file, err = std.Open(c.Path); err == nil {
-			ps, _ = spec.ParseOwned(file, data)
-		}
-	default:
-		ps, _, err = f.Load(c.Path)
+	if c.Kind == spec.CalleeStd {
+		return stdSpec(c.Path, f)
 	}
+	ps, _, err := f.Load(c.Path)
 	if err != nil {
 		return nil
 	}
