@@ -267,6 +267,12 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		}
 		seen[c.name] = true
 		if bound(d, c.name) || spec.WorldModelOp(c.name) {
+			if callee := n.ResolveCall(c.name, nil, f); callee != nil && callee.Kind != spec.CalleeSlot && !spec.WorldModelOp(c.name) {
+				// the input's value is called (text given with --input is
+				// no service), never the callee the author meant
+				out.Errorf(n.File, c.pos, check.CodeCallTarget, "call %s calls the input %q, which hides the %s of that name: rename the input",
+					c.name, c.name, callee.Kind)
+			}
 			d.Slots = append(d.Slots, check.Slot{Name: c.name, Pos: c.pos})
 			continue
 		}
