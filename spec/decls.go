@@ -25,7 +25,7 @@ func (s *Spec) Decls() *check.Decls {
 		d.Config = append(d.Config, check.Name{Name: c.Name, Pos: c.Pos, Type: c.Type, Optional: true})
 	}
 	for _, in := range s.Inputs {
-		d.Inputs = append(d.Inputs, check.Name{Name: in.Name, Pos: in.Pos, Type: in.Type, Optional: in.Optional})
+		d.Inputs = append(d.Inputs, check.Name{Name: in.Name, Pos: in.Pos, Type: in.Type, Optional: in.Optional, NullIfOmitted: in.Optional && !in.HasDefault})
 	}
 	for _, o := range s.Outputs {
 		d.Outputs = append(d.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Optional: o.Optional, Inferred: o.Inferred, Part: o.Facet})
