@@ -85,3 +85,30 @@ func TestMaintainsFieldTypedAndTwice(t *testing.T) {
 		t.Errorf("outputs: want count integer, names any[]")
 	}
 }
+
+// A first `#` heading that names a section a run reads is that section,
+// not the title: a function written with `#` sections keeps its first
+// one (its Parameters) as every later `#` section is kept.
+func TestFirstHeadingNamingASection(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n# Parameters\n\n- `topic`: the question\n\n# Returns\n\n- `report`: the answer\n\n# Execution\n\n```prose\nreturn topic\n```\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%s", diags)
+	}
+	if s.Title != "" || len(s.Inputs) != 1 || s.Inputs[0].Name != "topic" || s.Execution == nil {
+		t.Errorf("title %q, inputs %v, execution %v: want no title, the input topic and the Execution", s.Title, s.Inputs, s.Execution)
+	}
+	titled := strings.Replace(src, "# Parameters", "# Research\n\n### Parameters", 1)
+	if s, _ := Parse("f.prose.md", []byte(titled)); s.Title != "Research" || len(s.Inputs) != 1 {
+		t.Errorf("a title before the sections: title %q, inputs %v", s.Title, s.Inputs)
+	}
+}
+
+// A single `#` heading naming a section, above `###` sections, is the
+// title (a pattern called maintains).
+func TestTitleNamingASection(t *testing.T) {
+	src := "---\nname: maintains\nkind: function\n---\n\n# Maintains\n\n### Parameters\n\n- `topic`: the question\n\n### Returns\n\n- `report`: the answer\n"
+	if s, diags := Parse("f.prose.md", []byte(src)); s.Title != "Maintains" || len(s.Inputs) != 1 || len(diags) > 0 {
+		t.Errorf("title %q, inputs %v, diagnostics %s", s.Title, s.Inputs, diags)
+	}
+}

@@ -54,11 +54,14 @@ func (l *loader) structure(doc ast.Node) {
 	// one allocation a file rather than one a section and the growth of
 	// every list: a section's blocks are a capped window of one array
 	// (its blocks are contiguous), the sections are cut from one slab.
-	nBlocks, nHeads := 0, 0
+	nBlocks, nHeads, h1Sections := 0, 0, 0
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		nBlocks++
-		if _, ok := n.(*ast.Heading); ok {
+		if h, ok := n.(*ast.Heading); ok {
 			nHeads++
+			if h.Level == 1 && h.Lines().Len() > 0 && l.runSectionHeading(h) {
+				h1Sections++
+			}
 		}
 	}
 	blocks := make([]ast.Node, 0, nBlocks)
@@ -74,7 +77,7 @@ func (l *loader) structure(doc ast.Node) {
 	var deep []deepHeading
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		if h, ok := n.(*ast.Heading); ok {
-			if h.Level == 1 && !titleSeen && cur == nil && h.Lines().Len() > 0 {
+			if h.Level == 1 && !titleSeen && cur == nil && h.Lines().Len() > 0 && (h1Sections < 2 || !l.runSectionHeading(h)) {
 				titleSeen = true
 				l.s.Title = l.joinLines(h, " ")
 				continue
@@ -201,6 +204,20 @@ func (l *loader) reportDeep(deep []deepHeading) {
 		}
 		l.errorf(d.pos, CodeMisspeltSection, "heading %q is at level %d, %s: as written it is documentation, and the node runs without its %s; write ### %s", strings.Repeat("#", d.level)+" "+d.heading, d.level, where, d.name, d.name)
 	}
+}
+
+// runSectionHeading reports whether h names a section a run reads
+// (`# Parameters`). In a file with two or more such `#` headings (its
+// sections written with `#`) the first is that section, as every later
+// one is, not the title, so the file runs as one written with `###`; a
+// single one (`# Maintains` over ### sections) stays the title.
+func (l *loader) runSectionHeading(h *ast.Heading) bool {
+	heading := l.joinLines(h, " ")
+	_, known := sectionKey(heading)
+	if !known && l.s.Contract {
+		_, known = contractKey(heading)
+	}
+	return known && runSections[canonicalName(heading)]
 }
 
 // isSectionHeading: a known name at level 1-3, or any heading at or above
