@@ -116,6 +116,7 @@
 //	spec/duplicate-section   a known section appears twice (the first is read)
 //	spec/no-title            no `#` title heading
 //	spec/python-default      a config default written as a Python literal
+//	spec/config-word         a 0.15 config key whose text is one bare word (- `mode`: fast): its description, so it has no default
 //	spec/unread-type         a parenthesis after an input or output that starts with a
 //	                          type but holds more than a type form: the item is untyped
 //	                          ("(number, 0 to 1)"); "list of T" is read as T[]
@@ -163,15 +164,19 @@ const (
 	CodeDuplicateSection = "spec/duplicate-section"
 	CodeNoTitle          = "spec/no-title"
 	CodePythonDefault    = "spec/python-default"
-	CodeBadDefault       = "spec/bad-default"
-	CodeUnreadType       = "spec/unread-type"
-	CodeBadVersion       = "spec/bad-version"
-	CodeDroppedKey       = "spec/dropped-key"
-	CodeTypeMismatch     = "spec/type-mismatch"
-	CodeShapeMissing     = "spec/shape-missing"
-	CodeProsescript      = "spec/prosescript-fence"
-	CodeEmptyDelegation  = "spec/empty-delegation"
-	CodeExtraFence       = "spec/extra-fence"
+	// CodeConfigWord: a 0.15 config key whose whole text is one bare word
+	// (`- \`mode\`: fast`), read as its description, so the key has no
+	// default.
+	CodeConfigWord      = "spec/config-word"
+	CodeBadDefault      = "spec/bad-default"
+	CodeUnreadType      = "spec/unread-type"
+	CodeBadVersion      = "spec/bad-version"
+	CodeDroppedKey      = "spec/dropped-key"
+	CodeTypeMismatch    = "spec/type-mismatch"
+	CodeShapeMissing    = "spec/shape-missing"
+	CodeProsescript     = "spec/prosescript-fence"
+	CodeEmptyDelegation = "spec/empty-delegation"
+	CodeExtraFence      = "spec/extra-fence"
 
 	CodePatternsSyntax = "spec/patterns-syntax"
 	CodeDuplicateNode  = "spec/duplicate-node"

@@ -46,6 +46,7 @@ func Rules() []Rule {
 		{CodeDuplicateSection, w, "Known section repeated (the first is read)"},
 		{CodeNoTitle, w, "No # title heading"},
 		{CodePythonDefault, w, "Config default written as a Python literal"},
+		{CodeConfigWord, w, "Config key whose text is one bare word, read as its description: it has no default"},
 		{CodeUnreadType, w, "Parenthesis after an input or output that starts with a type but is not read as one: the item is untyped"},
 		{CodeBadVersion, w, "Front matter version is not a scalar"},
 		{CodeDroppedKey, w, "Front matter key ignored: its value cannot be read"},

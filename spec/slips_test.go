@@ -112,3 +112,26 @@ func TestTitleNamingASection(t *testing.T) {
 		t.Errorf("title %q, inputs %v, diagnostics %s", s.Title, s.Inputs, diags)
 	}
 }
+
+// A 0.15 config key whose whole text is one bare word has no default (the
+// word is its description), which a warning says, naming how to write
+// the default; a literal is the default, and prose is a description.
+func TestConfigBareWord(t *testing.T) {
+	src := "---\nname: p\nkind: pattern\nversion: 0.15.0\n---\n\n# P\n\n### Slots\n\n- `w`\n\n### Config\n\n- `mode`: fast\n- `rounds`: 3\n- `style`: \"plain\"\n- `tone`: how it sounds\n- `model`: optional\n\n### Delegation\n\n```prose\nreturn call w\n  mode: config.mode\n  rounds: config.rounds\n  style: config.style\n  tone: config.tone\n  model: config.model\n```\n"
+	s, diags := Parse("p.prose.md", []byte(src))
+	var got []string
+	for _, d := range diags {
+		if d.Code == CodeConfigWord {
+			got = append(got, d.String())
+		}
+	}
+	want := "p.prose.md:15:3: warning: config key \"mode\" has no default: the word fast after it is read as its description, and the key is null unless --config sets it; to make it the default write - `mode`: \"fast\" (or `mode` (string, default: fast)) [spec/config-word]"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	for _, c := range s.Config {
+		if c.Name == "mode" && c.HasDefault {
+			t.Errorf("mode: %+v, want no default", c)
+		}
+	}
+}
