@@ -105,6 +105,11 @@ func (c *checker) argTypes(e *syntax.CallExpr, ce *Callee) {
 			if s := c.shapeOf(a.Value); s != nil && !fits(s.kind, want) {
 				c.diags.Errorf(c.f, a.Value.Pos(), CodeTypeMismatch, "argument %s of call %s is %s, but %s declares its input %s (%s)",
 					a.Key, ce.Name, describeShape(s), ce.Name, a.Key, in.Type)
+			} else if lit, ok := a.Value.(*syntax.StringLit); ok && len(lit.Parts) == 0 {
+				if words := literalUnion(in.Type); words != nil && !slices.Contains(words, lit.Value) {
+					c.diags.Errorf(c.f, lit.ValuePos, CodeTypeMismatch, "argument %s of call %s is %s, but %s declares its input %s (%s)",
+						a.Key, ce.Name, lit.Raw, ce.Name, a.Key, in.Type)
+				}
 			}
 		}
 	}
