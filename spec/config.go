@@ -25,7 +25,7 @@ func (l *loader) config(sec *section) {
 			if c = nameOnlyConfig(t); c == nil {
 				continue
 			}
-		} else if canon, part, suggest := canonicalType(c.Type); part != "" {
+		} else if canon, part, suggest := canonicalType(c.Type); part != "" && WordsType(c.Type) == "" {
 			l.errorf(pos, CodeConfigSyntax, "config key %q: %s", c.Name, unknownTypeMessage(part, suggest))
 		} else {
 			c.Type = canon
@@ -120,7 +120,9 @@ func (c *ConfigEntry) typeAndDefault(inner string) string {
 	if g, ok := genericType(typ); ok {
 		typ = g
 	}
-	if typ != "" && !isTypeName(typ) {
+	if w := WordsType(typ); w != "" {
+		typ = w
+	} else if typ != "" && !isTypeName(typ) {
 		return "has type " + quote(typ) + ", which is not a type name"
 	}
 	c.Type = typ

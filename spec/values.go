@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -223,6 +224,10 @@ func isPythonLiteral(raw string) bool {
 // raw text.
 func decodeValue(typ, raw string) (v any, ok bool) {
 	raw = strings.TrimSpace(raw)
+	if w := WordsType(typ); w != "" {
+		word := unquote(raw)
+		return word, slices.Contains(strings.Split(w, " | "), strconv.Quote(word))
+	}
 	t := strings.ToLower(strings.TrimSpace(typ))
 	switch {
 	case t == "string":
