@@ -135,3 +135,20 @@ func TestConfigBareWord(t *testing.T) {
 		}
 	}
 }
+
+// An Execution whose code block is not marked prose, but holds a program
+// that parses, is an error at the fence: as written a model would render
+// the node instead of running it. Pseudo-code that does not parse stays
+// instructions, as upstream writes it.
+func TestUnmarkedExecution(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `topic`: the topic\n\n### Returns\n\n- `line`: a line\n\n### Execution\n\n```\nreturn \"about \" + topic\n```\n"
+	_, diags := Parse("f.prose.md", []byte(src))
+	want := "f.prose.md:16:1: error: the Execution's code block is not marked with a language, so it does not run: a model renders the node from it instead; mark it ```prose [spec/delegation-fence]"
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("missing %s in:\n%s", want, diags)
+	}
+	pseudo := strings.Replace(src, "return \"about \" + topic", "filter topic where it matters, then summarize", 1)
+	if _, diags := Parse("f.prose.md", []byte(pseudo)); strings.Contains(diags.String(), "delegation-fence") {
+		t.Errorf("pseudo-code reported:\n%s", diags)
+	}
+}
