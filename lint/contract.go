@@ -446,9 +446,19 @@ func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*
 		for _, a := range c.Args {
 			passed[a.Key] = true
 		}
+		// the pattern's slots are bound by the instance's with: and its
+		// config keys by its config: (or their defaults), though an
+		// inputs block lists them (worker-critic's worker: string)
+		bound := map[string]bool{}
+		for _, sl := range ps.Slots {
+			bound[sl.Name] = true
+		}
+		for _, cf := range ps.Config {
+			bound[cf.Name] = true
+		}
 		var need []string
 		for _, in := range ps.Inputs {
-			if !in.Optional && !in.HasDefault {
+			if !in.Optional && !in.HasDefault && !bound[in.Name] {
 				need = append(need, in.Name)
 			}
 		}
