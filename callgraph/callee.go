@@ -546,18 +546,18 @@ func answeredError(n *spec.Spec, name string, v delegation.Value) error {
 	if n.Error(errName) != nil {
 		return &llm.DeclaredError{Name: errName, Message: msg, Node: name, Pos: at}
 	}
-	declared := "it declares no ### Errors"
+	fix := "it declares no ### Errors: declare it there to let a caller catch it by name, or exit non-zero to fail the call"
 	if len(n.Errors) > 0 {
 		names := make([]string, len(n.Errors))
 		for i, e := range n.Errors {
 			names[i] = e.Name
 		}
-		declared = "it declares " + strings.Join(names, ", ")
+		fix = "it declares " + strings.Join(names, ", ") + ": answer one of those by name, declare it under ### Errors, or exit non-zero to fail the call"
 	}
 	if msg != "" {
 		msg = ": " + msg
 	}
-	return fmt.Errorf("%s: %s answered the error %q%s, not its outputs, and %s: answer one of those by name, declare it under ### Errors, or exit non-zero to fail the call", at, name, errName, msg, declared)
+	return fmt.Errorf("%s: %s answered the error %q%s, not its outputs, and %s", at, name, errName, msg, fix)
 }
 
 // Outputs applies the return rule of a function or responsibility to the

@@ -147,7 +147,7 @@ func boundaryRows() []mistake {
 			cmds: reviewer(`echo reviewing...; echo '{"accepted": true, "notes": "ok"}'`)},
 		{name: "one-output callee prints a log line before its JSON", files: f(oneOut), by: atRun, want: `the output of finder is text followed by JSON ("searching...", then the JSON from line 2)`,
 			cmds: [][]string{runF("--slot", `finder=exec:echo searching...; echo '{"found": "x"}'`)}},
-		{name: "one-output callee answers an error object", files: f(oneOut), by: atRun, want: `finder answered the error "not found", not its outputs, and it declares no ### Errors`,
+		{name: "one-output callee answers an error object", files: f(oneOut), by: atRun, want: `finder answered the error "not found", not its outputs, and it declares no ### Errors: declare it there to let a caller catch it by name, or exit non-zero to fail the call`,
 			cmds: [][]string{runF("--slot", `finder=exec:echo '{"error": "not found"}'`)}},
 		{name: "callee answers a word outside its declared set", files: f(words), by: atRun, want: `grader returns "urgent" for its output level, which it declares ("low" | "high")`,
 			cmds: [][]string{runF("--slot", `grader=exec:echo '"urgent"'`)}},
