@@ -470,6 +470,9 @@ func (s *nodeService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	if err != nil {
 		return nil, declaredThrow(s.node, s.name, err)
 	}
+	if err := answeredError(s.node, s.name, v); err != nil {
+		return nil, err
+	}
 	obj, err := Outputs(s.node, v)
 	if err != nil {
 		return nil, err
@@ -505,6 +508,56 @@ func declaredThrow(n *spec.Spec, name string, err error) error {
 		return err
 	}
 	return &llm.DeclaredError{Name: thrown, Message: msg, Node: name, Pos: e.Pos.String()}
+}
+
+// answeredError reads an answer that is an error object rather than the
+// node's outputs: `{"error": NAME}`, with at most a `message` beside it,
+// from a node that declares no output of either name. Naming one of the
+// node's ### Errors, it is that declared error, as a render's answer of
+// it is (a program bound to the node fails a call the way a model does,
+// and the caller's catch reads the name as err.error). Decided: naming
+// no declared error, it is an error of the call, not a value: the return
+// rule would make the whole object a one-output node's output, a report
+// of failure read on as a result with exit 0. A program that fails
+// otherwise exits non-zero.
+func answeredError(n *spec.Spec, name string, v delegation.Value) error {
+	o, ok := v.(*delegation.Object)
+	if !ok {
+		return nil
+	}
+	x, has := o.Get("error")
+	errName, isText := x.(string)
+	if !has || !isText {
+		return nil
+	}
+	for _, k := range o.Keys() {
+		if k != "error" && k != "message" {
+			return nil
+		}
+	}
+	for _, d := range n.Outputs {
+		if d.Name == "error" || d.Name == "message" {
+			return nil
+		}
+	}
+	m, _ := o.Get("message")
+	msg, _ := m.(string)
+	at := n.File.Position(n.Pos).String()
+	if n.Error(errName) != nil {
+		return &llm.DeclaredError{Name: errName, Message: msg, Node: name, Pos: at}
+	}
+	fix := "it declares no ### Errors: declare it there to let a caller catch it by name, or exit non-zero to fail the call"
+	if len(n.Errors) > 0 {
+		names := make([]string, len(n.Errors))
+		for i, e := range n.Errors {
+			names[i] = e.Name
+		}
+		fix = "it declares " + strings.Join(names, ", ") + ": answer one of those by name, declare it under ### Errors, or exit non-zero to fail the call"
+	}
+	if msg != "" {
+		msg = ": " + msg
+	}
+	return fmt.Errorf("%s: %s answered the error %q%s, not its outputs, and %s", at, name, errName, msg, fix)
 }
 
 // Outputs applies the return rule of a function or responsibility to the

@@ -687,16 +687,22 @@ func (f *frame) textNumberHint(x *syntax.BinaryExpr, a, b Value) string {
 		if i == 1 {
 			e = x.Y
 		}
-		if _, lit := e.(*syntax.StringLit); lit {
-			return fmt.Sprintf(" (%q is text, written in quotes: write %s without them)", s, strings.TrimSpace(s))
-		}
-		if from := f.answerOf(e); from != nil {
-			return fmt.Sprintf(" (%s is %q, text in the answer of call %s, line %d: make the service answer a JSON number or boolean, not text)",
-				pathText(e), s, pathText(from.Target), f.position(from.Call).Line)
-		}
-		return fmt.Sprintf(" (%q is text: a value given with --input is text unless its parameter declares a type, as in - `name` (integer): ...; or give it with --input-json)", s)
+		return f.textHint(e, s)
 	}
 	return ""
+}
+
+// textHint says where the text s, which e gave where a number or a
+// boolean is meant, came from and how to give the value itself.
+func (f *frame) textHint(e syntax.Expr, s string) string {
+	if _, lit := e.(*syntax.StringLit); lit {
+		return fmt.Sprintf(" (%q is text, written in quotes: write %s without them)", s, strings.TrimSpace(s))
+	}
+	if from := f.answerOf(e); from != nil {
+		return fmt.Sprintf(" (%s is %q, text in the answer of call %s, line %d: make the service answer a JSON number or boolean, not text)",
+			pathText(e), s, pathText(from.Target), f.position(from.Call).Line)
+	}
+	return fmt.Sprintf(" (%q is text: a value given with --input is text unless its parameter declares a type, as in - `name` (integer): ...; or give it with --input-json)", s)
 }
 
 // join is `+` of strings or lists at pos, within the size ceiling and

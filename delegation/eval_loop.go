@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -81,7 +82,13 @@ func (f *frame) count(x syntax.Expr, what string, ceiling bool) (int, error) {
 	case nil:
 		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got null (is the config key or input set?)", what)
 	default:
-		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %s %s", what, TypeName(v), quoted(v))
+		hint := ""
+		if t, isText := v.(string); isText {
+			if _, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64); err == nil {
+				hint = f.textHint(x, t)
+			}
+		}
+		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %s %s%s", what, TypeName(v), quoted(v), hint)
 	}
 	if n < 0 {
 		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %d", what, n)

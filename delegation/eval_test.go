@@ -104,10 +104,15 @@ func TestLoopCountsMustBeNonNegativeIntegers(t *testing.T) {
 		e := runErr(t, "let n = "+tc.count+"\nrepeat n:\n  let x = 1\n", nil, nil)
 		wantErr(t, e, tc.frag)
 	}
+	// text that spells the count says where it came from: an input
+	// given with --input is text unless it declares a type
+	e := runErr(t, "repeat rounds:\n  let x = 1\n", map[string]Value{"rounds": "3"}, nil)
+	wantErr(t, e, `test.md:1:8: repeat count must be a non-negative integer, got string "3" ("3" is text: a value given with --input is text unless its parameter declares a type`)
+	wantErr(t, runErr(t, "repeat \"3\":\n  let x = 1\n", nil, nil), `("3" is text, written in quotes: write 3 without them)`)
 	if got := mustRun(t, "let c = 0\nrepeat 3.0:\n  c = c + 1\nrepeat 0:\n  c = 100\nreturn c\n", nil, nil); got != "3" {
 		t.Errorf("integral float count: got %s", got)
 	}
-	e := runErr(t, "loop while true (max: -2):\n  let x = 1\n", nil, nil)
+	e = runErr(t, "loop while true (max: -2):\n  let x = 1\n", nil, nil)
 	wantErr(t, e, "test.md:1:23: loop max must be a non-negative integer, got -2")
 	// retries is a loop count too, and is refused above the step budget.
 	g := map[string]Value{"s": svc("s")}

@@ -660,7 +660,46 @@ func decodeOutput(name string, out []byte) (delegation.Value, error) {
 		// Valid UTF-8, so "not UTF-8" would mislead: say what is wrong.
 		return nil, fmt.Errorf("the program's output is binary, not JSON or text: a NUL byte at offset %d of %d bytes", i, len(text))
 	}
+	if at := trailingJSON(text); at > 0 {
+		return nil, fmt.Errorf("the output of %s is text followed by JSON (%q, then the JSON from line %d): print log lines to stderr (>&2) and the answer alone on stdout",
+			name, clipLine(text[:at]), bytes.Count(text[:at], []byte("\n"))+1)
+	}
 	return string(text), nil
+}
+
+// trailingJSON is the offset of a line, after the first, from which the
+// rest of text is one JSON object or array (a progress line printed
+// before the answer: `fetching...` then `{"summary": ...}`), or 0.
+// Decided: such an output is a failed attempt, as JSON followed by log
+// lines is: taken as text it would be the value of a one-output node,
+// log line and all, with exit 0.
+func trailingJSON(text []byte) int {
+	for i := bytes.IndexByte(text, '\n'); i >= 0 && i+1 < len(text); {
+		at := i + 1
+		if rest := bytes.TrimLeft(text[at:], " \t\r"); len(rest) > 0 && (rest[0] == '{' || rest[0] == '[') {
+			if _, err := delegation.FromJSON(rest); err == nil {
+				return at
+			}
+		}
+		next := bytes.IndexByte(text[at:], '\n')
+		if next < 0 {
+			break
+		}
+		i = at + next
+	}
+	return 0
+}
+
+// clipLine is the first line of text, cut to 60 bytes.
+func clipLine(text []byte) string {
+	if i := bytes.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	s := strings.TrimSpace(string(text))
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
 }
 
 // smallJSON reads the outputs most programs print, an integer that fits

@@ -304,4 +304,26 @@ func TestDecodeOutputTooDeep(t *testing.T) {
 	}
 }
 
+// Text followed by JSON (a progress line printed before the answer) is a
+// failed attempt naming the text, as JSON followed by log lines is; text
+// with a bracket inside a line, or one JSON value alone, is not.
+func TestDecodeOutputTextBeforeJSON(t *testing.T) {
+	for out, want := range map[string]string{
+		"fetching results...\n{\"summary\": \"found\"}\n": `is text followed by JSON ("fetching results...", then the JSON from line 2)`,
+		"step 1\nstep 2\n[\n  1,\n  2\n]":                 `("step 1", then the JSON from line 3)`,
+		"Two notes:\n- a [draft]\n- b {x}":                "",
+		"the list [1, 2] is short":                        "",
+		"{\"a\": 1}":                                      "",
+		"line one\n   {not json}":                         "",
+	} {
+		_, err := decodeOutput("svc", []byte(out))
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", out, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: err %v, want %q", out, err, want)
+		}
+	}
+}
+
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -267,6 +267,12 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		}
 		seen[c.name] = true
 		if bound(d, c.name) || spec.WorldModelOp(c.name) {
+			if callee := n.ResolveCall(c.name, nil, f); callee != nil && callee.Kind != spec.CalleeSlot && !spec.WorldModelOp(c.name) {
+				// the input's value is called (text given with --input is
+				// no service), never the callee the author meant
+				out.Errorf(n.File, c.pos, check.CodeCallTarget, "call %s calls the input %q, which hides the %s of that name: rename the input",
+					c.name, c.name, callee.Kind)
+			}
 			d.Slots = append(d.Slots, check.Slot{Name: c.name, Pos: c.pos})
 			continue
 		}
@@ -345,8 +351,34 @@ func calleeSpec(c *spec.Callee, f *spec.Finder) *spec.Spec {
 		if err == nil && sp != nil && sp.Kind != spec.KindPattern {
 			return sp
 		}
+	case c.Kind == spec.CalleeStd && c.Path != "":
+		// a library function (call std/roles/summarizer) is checked as a
+		// sibling is: its inputs, its outputs and their types
+		if sp := stdSpec(c.Path, f); sp != nil && sp.Kind != spec.KindPattern {
+			return sp
+		}
 	}
 	return nil
+}
+
+// stdSpec loads the library spec at path, or nil.
+func stdSpec(path string, f *spec.Finder) *spec.Spec {
+	if f == nil {
+		return nil
+	}
+	if _, memo := f.FS.(spec.Loader); memo { // a graph reads the library too
+		sp, _, err := f.Load(path)
+		if err != nil {
+			return nil
+		}
+		return sp
+	}
+	data, file, err := std.Open(path)
+	if err != nil {
+		return nil
+	}
+	sp, _ := spec.ParseOwned(file, data)
+	return sp
 }
 
 // callArguments checks the arguments of each call of a node or sibling
@@ -414,9 +446,19 @@ func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*
 		for _, a := range c.Args {
 			passed[a.Key] = true
 		}
+		// the pattern's slots are bound by the instance's with: and its
+		// config keys by its config: (or their defaults), though an
+		// inputs block lists them (worker-critic's worker: string)
+		bound := map[string]bool{}
+		for _, sl := range ps.Slots {
+			bound[sl.Name] = true
+		}
+		for _, cf := range ps.Config {
+			bound[cf.Name] = true
+		}
 		var need []string
 		for _, in := range ps.Inputs {
-			if !in.Optional && !in.HasDefault {
+			if !in.Optional && !in.HasDefault && !bound[in.Name] {
 				need = append(need, in.Name)
 			}
 		}
@@ -665,19 +707,10 @@ func patternOf(s *spec.Spec, name string, f *spec.Finder) *spec.Spec {
 	if c == nil || c.Path == "" {
 		return nil
 	}
-	var ps *spec.Spec
-	var err error
-	_, memo := f.FS.(spec.Loader) // a graph reads the library too
-	switch {
-	case c.Kind == spec.CalleeStd && !memo:
-		var data []byte
-		var file string
-		if data, file, err = std.Open(c.Path); err == nil {
-			ps, _ = spec.ParseOwned(file, data)
-		}
-	default:
-		ps, _, err = f.Load(c.Path)
+	if c.Kind == spec.CalleeStd {
+		return stdSpec(c.Path, f)
 	}
+	ps, _, err := f.Load(c.Path)
 	if err != nil {
 		return nil
 	}

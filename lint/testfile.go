@@ -30,6 +30,8 @@ import (
 //	                         callee of the subject
 //	test/missing-input       a required input of the subject has no fixture
 //	test/unknown-output      an Expects item names no output of the subject
+//	test/never-holds         an Expects item compares an output with a
+//	                         literal its declared type never is
 //	test/empty-expects       the test has no Expects item
 //	test/duplicate-name      two test files linted (or run) together share a
 //	                         name (testnames.go)
@@ -53,6 +55,9 @@ const (
 	// CodeTestFixtureType is a fixture of another type than the input it
 	// gives.
 	CodeTestFixtureType = "test/fixture-type"
+	// CodeTestNeverHolds is an Expects item comparing an output with a
+	// literal its declared type never is.
+	CodeTestNeverHolds = "test/never-holds"
 )
 
 // formLeads are the first words of the claim forms package claim decides
@@ -229,6 +234,9 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		outs[o.Name] = true
 	}
 	for _, e := range tf.Expects {
+		if e.Output != "" && e.Output == e.Path {
+			neverEquals(s, sub, e, &diags)
+		}
 		if e.Output != "" && !outs[e.Output] {
 			hint := didYouMeanOutput(e.Output, sub.Outputs)
 			if len(sub.Outputs) == 0 {
@@ -238,6 +246,34 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		}
 	}
 	return diags
+}
+
+// neverEquals reports an Expects item that compares an output with a
+// literal its declared type never holds (`count` (integer): equals "2";
+// `priority` ("low" | "high"): equals "urgent"). In ### Expects the item
+// always fails; in ### Expects Not, or as "is not", it always passes, a
+// test that cannot fail. null is left alone: an optional output may be.
+func neverEquals(s, sub *spec.Spec, e *spec.Expect, diags *diag.List) {
+	want, not, ok := form.Equals(e.Claim)
+	if !ok || want == nil {
+		return
+	}
+	for _, o := range sub.Outputs {
+		if o.Name != e.Output || o.Type == "" || !shape.Known(o.ValueType()) || shape.Fits(o.ValueType(), want) {
+			continue
+		}
+		diags.Errorf(s.File, e.Pos, CodeTestNeverHolds, "%s is declared (%s) at %s, so it never equals %s: this item always %s; write %s",
+			e.Output, o.Type, sub.File.Position(o.Pos), shape.Show(want), outcome(e.Negated != not), shape.Article(o.Type))
+	}
+}
+
+// outcome is how an item that never holds is reported: one that
+// expects it not to hold (in Expects Not or "is not", not both) passes.
+func outcome(negated bool) string {
+	if negated {
+		return "passes, whatever the subject gives"
+	}
+	return "fails"
 }
 
 // fixtureType reports a fixture whose value is not of the type the

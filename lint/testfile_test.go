@@ -151,3 +151,31 @@ func TestConfigFixtureOfAnotherType(t *testing.T) {
 		}
 	}
 }
+
+// An Expects item that compares an output with a literal its declared
+// type never is: an error at its line, since in Expects Not it passes
+// whatever the subject gives (a test that cannot fail). A literal of the
+// type, null, an untyped output and a member path are left alone.
+func TestExpectationThatNeverHolds(t *testing.T) {
+	subject := "---\nname: tri\nkind: function\n---\n\n### Parameters\n\n- `ticket`: text\n\n### Returns\n\n- `priority` (\"low\" | \"high\"): how urgent\n- `count` (integer): how many\n- `team`: who\n"
+	test := "---\nname: t\nkind: test\nsubject: tri\n---\n\n### Fixtures\n\n- `ticket`: \"x\"\n- `tri`: exec:true\n\n### Expects\n\n- `count`: equals \"2\"\n- `count`: equals 2\n- `team`: equals 3\n\n### Expects Not\n\n- `priority`: equals \"urgent\"\n- `priority`: is \"high\"\n- `priority`: equals null\n- `count`: does not equal \"2\"\n"
+	fsys := testFS(map[string]string{"lib/tri.prose.md": subject, "lib/t.test.prose.md": test})
+	diags, err := File(fsys, "lib/t.test.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Code == CodeTestNeverHolds {
+			got = append(got, d.String())
+		}
+	}
+	want := []string{
+		`lib/t.test.prose.md:14:1: error: count is declared (integer) at lib/tri.prose.md:13:4, so it never equals "2": this item always fails; write an integer [test/never-holds]`,
+		`lib/t.test.prose.md:20:1: error: priority is declared ("low" | "high") at lib/tri.prose.md:12:4, so it never equals "urgent": this item always passes, whatever the subject gives; write one of "low", "high" [test/never-holds]`,
+		`lib/t.test.prose.md:23:1: error: count is declared (integer) at lib/tri.prose.md:13:4, so it never equals "2": this item always fails; write an integer [test/never-holds]`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

@@ -311,10 +311,27 @@ func RenderSchema(info RenderInfo) *Schema {
 	return &Schema{Name: "render", JSON: raw, Loose: true}
 }
 
+// quotedWords is the words of a type that is a set of them, as the
+// loader writes it (`"low" | "high"`), or nil.
+func quotedWords(t string) []any {
+	var out []any
+	for p := range strings.SplitSeq(t, "|") {
+		p = strings.TrimSpace(p)
+		if len(p) < 3 || p[0] != '"' || p[len(p)-1] != '"' || strings.ContainsAny(p[1:len(p)-1], "\"\\") {
+			return nil
+		}
+		out = append(out, p[1:len(p)-1])
+	}
+	return out
+}
+
 // jsonSchemaType is the JSON schema of a declared type ("integer",
 // "string[]", "number|null"), or nil when it says nothing a schema can
 // (any, run, an unknown name).
 func jsonSchemaType(t string) map[string]any {
+	if words := quotedWords(t); words != nil {
+		return map[string]any{"type": "string", "enum": words}
+	}
 	t = strings.ToLower(strings.TrimSpace(t))
 	if strings.Contains(t, "|") {
 		var alts []any

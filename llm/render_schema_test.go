@@ -51,7 +51,8 @@ func TestRenderSchemaDeclaredTypes(t *testing.T) {
 		Needs:      []string{"The price list of the shop"},
 		Returns: []Field{{Name: "total", Type: "integer", Description: "what to pay"},
 			{Name: "tags", Type: "string[]", Description: "labels"},
-			{Name: "note", Description: "free"}}}
+			{Name: "note", Description: "free"},
+			{Name: "level", Type: `"low" | "high"`, Description: "a set of words"}}}
 	var schema struct {
 		Properties map[string]map[string]any `json:"properties"`
 	}
@@ -63,6 +64,9 @@ func TestRenderSchemaDeclaredTypes(t *testing.T) {
 	}
 	if items, _ := schema.Properties["tags"]["items"].(map[string]any); schema.Properties["tags"]["type"] != "array" || items["type"] != "string" {
 		t.Errorf("tags: %v, want an array of strings", schema.Properties["tags"])
+	}
+	if enum, _ := schema.Properties["level"]["enum"].([]any); schema.Properties["level"]["type"] != "string" || len(enum) != 2 || enum[0] != "low" || enum[1] != "high" {
+		t.Errorf("level: %v, want a string of the words low, high", schema.Properties["level"])
 	}
 	if _, typed := schema.Properties["note"]["type"]; typed {
 		t.Errorf("note is untyped, schema %v", schema.Properties["note"])

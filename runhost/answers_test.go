@@ -25,7 +25,8 @@ func writeReview(t *testing.T, retry string) string {
 }
 
 // A slot's answer is checked against the fields its ensures declares: a
-// log line before the JSON, plain text, a missing field or a field of
+// log line before the JSON (refused as the program's output is read),
+// plain text, a missing field or a field of
 // another type is an error of that attempt, naming the slot, the field and
 // what came back; the call's retries and on_fail apply to it. An answer
 // of the declared shape goes through unchanged.
@@ -37,8 +38,9 @@ func TestSlotAnswersCheckedAgainstEnsures(t *testing.T) {
 	}{
 		{"json", `echo '{"accepted": true, "notes": "ok"}'`, "", `"shipped"`, false},
 		{"log line before JSON", `echo 'reviewing draft...'; echo '{"accepted": true, "notes": "ok"}'`, "",
-			`slot reviewer, whose ensures (REVIEWPATH:13:14) declares {accepted: boolean, notes: string}: got text, not an object: "reviewing draft...`, true},
-		{"plain text", `echo 'looks good to me'`, "", `got text, not an object`, true},
+			`the output of reviewer is text followed by JSON ("reviewing draft...", then the JSON from line 2): print log lines to stderr`, true},
+		{"plain text", `echo 'looks good to me'`, "",
+			`slot reviewer, whose ensures (REVIEWPATH:13:14) declares {accepted: boolean, notes: string}: got text, not an object: "looks good to me"`, true},
 		{"missing field", `echo '{"accepted": true}'`, "", `the answer has no "notes": {"accepted":true}`, true},
 		{"wrong type", `echo '{"accepted": "yes", "notes": ""}'`, "", `its "accepted" is "yes", not boolean`, true},
 		{"fallback", `echo 'looks good'`, "\n  on_fail use { accepted: false, notes: \"no review\" }", `"held"`, false},

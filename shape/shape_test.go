@@ -102,13 +102,13 @@ func TestOptionalFields(t *testing.T) {
 	}
 }
 
-// TestArticle: a declared type named with its article; a union, a
-// literal or no type at all is "a value of that type" (an empty type
-// used to index its first byte).
+// TestArticle: a declared type named with its article; a set of words
+// is "one of" them; another union or no type at all is "a value of that
+// type" (an empty type used to index its first byte).
 func TestArticle(t *testing.T) {
 	for typ, want := range map[string]string{
 		"integer": "an integer", "string[]": "a string[]", "Object": "an Object",
-		`"a" | "b"`: "a value of that type", "": "a value of that type",
+		`"a" | "b"`: `one of "a", "b"`, `"a" | null`: "a value of that type", "": "a value of that type",
 	} {
 		if got := shape.Article(typ); got != want {
 			t.Errorf("Article(%q) = %q, want %q", typ, got, want)

@@ -25,12 +25,16 @@ func (l *loader) config(sec *section) {
 			if c = nameOnlyConfig(t); c == nil {
 				continue
 			}
-		} else if canon, part, suggest := canonicalType(c.Type); part != "" {
+		} else if canon, part, suggest := canonicalType(c.Type); part != "" && WordsType(c.Type) == "" {
 			l.errorf(pos, CodeConfigSyntax, "config key %q: %s", c.Name, unknownTypeMessage(part, suggest))
 		} else {
 			c.Type = canon
 			if l.s.Contract {
 				valueAsDefault(c)
+				if c.Type == "" && c.DefaultRaw == "" && isBareWord(c.Description) {
+					l.warnf(pos, CodeConfigWord, "config key %q has no default: the word %s after it is read as its description, and the key is null unless --config sets it; to make it the default write - `%s`: %q (or `%s` (string, default: %s))",
+						c.Name, c.Description, c.Name, c.Description, c.Name, c.Description)
+				}
 			}
 			l.configDefault(c, pos)
 			if t := inferType(c.Default, c.DefaultRaw); c.Type == "" && c.HasDefault && t != "" {
@@ -116,7 +120,9 @@ func (c *ConfigEntry) typeAndDefault(inner string) string {
 	if g, ok := genericType(typ); ok {
 		typ = g
 	}
-	if typ != "" && !isTypeName(typ) {
+	if w := WordsType(typ); w != "" {
+		typ = w
+	} else if typ != "" && !isTypeName(typ) {
 		return "has type " + quote(typ) + ", which is not a type name"
 	}
 	c.Type = typ
@@ -242,6 +248,20 @@ func valueAsDefault(c *ConfigEntry) {
 	if raw, ok := defaultInText(c.Description); ok && !isNone(raw) {
 		c.DefaultRaw = raw
 	}
+}
+
+// isBareWord reports whether a config key's whole text is one plain
+// word (`- \`mode\`: fast`), as a default is written after a name
+// (`- \`max_rounds\`: 3`), and not one that says the key has none.
+func isBareWord(s string) bool {
+	if !isIdent(strings.ReplaceAll(s, "-", "_")) {
+		return false
+	}
+	switch strings.ToLower(s) {
+	case "optional", "required", "none", "null", "nil", "unset", "empty", "tbd", "todo":
+		return false
+	}
+	return true
 }
 
 // isLiteral reports whether s is a number, a boolean, a quoted string or a

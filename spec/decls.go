@@ -25,7 +25,7 @@ func (s *Spec) Decls() *check.Decls {
 		d.Config = append(d.Config, check.Name{Name: c.Name, Pos: c.Pos, Type: c.Type, Optional: true})
 	}
 	for _, in := range s.Inputs {
-		d.Inputs = append(d.Inputs, check.Name{Name: in.Name, Pos: in.Pos, Type: in.Type, Optional: in.Optional})
+		d.Inputs = append(d.Inputs, check.Name{Name: in.Name, Pos: in.Pos, Type: in.Type, Optional: in.Optional, NullIfOmitted: in.Optional && !in.HasDefault})
 	}
 	for _, o := range s.Outputs {
 		d.Outputs = append(d.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Optional: o.Optional, Inferred: o.Inferred, Part: o.Facet})
@@ -72,6 +72,17 @@ func (s *Spec) ImpliedInputs() []string {
 			delete(quoted, let.Name.Name)
 		}
 	}
+	// So is a loop's or a catch's variable (`repeat max_rounds as round:`
+	// then `round: round` to a slot that requires `round`): a caller's
+	// value of that name would never be read.
+	syntax.Walk(s.Delegation.Program, func(n syntax.Node) bool {
+		for _, id := range boundVars(n) {
+			if id != nil {
+				delete(quoted, id.Name)
+			}
+		}
+		return true
+	})
 	var out []string
 	syntax.Walk(s.Delegation.Program, func(n syntax.Node) bool {
 		if id, ok := n.(*syntax.Ident); ok && quoted[id.Name] {
@@ -81,6 +92,22 @@ func (s *Spec) ImpliedInputs() []string {
 		return true
 	})
 	return out
+}
+
+// boundVars are the names node n binds for its body: a loop's variable
+// (and index), a catch's.
+func boundVars(n syntax.Node) []*syntax.Ident {
+	switch x := n.(type) {
+	case *syntax.ForExpr:
+		return []*syntax.Ident{x.Var, x.Index}
+	case *syntax.RepeatExpr:
+		return []*syntax.Ident{x.Var}
+	case *syntax.WhileStmt:
+		return []*syntax.Ident{x.Var}
+	case *syntax.TryStmt:
+		return []*syntax.Ident{x.CatchVar}
+	}
+	return nil
 }
 
 // ImpliedRequired lists the implied inputs of a 0.15 pattern

@@ -88,12 +88,37 @@ func (l *loader) execution() {
 	}
 	d := &Delegation{Pos: sec.Pos, FencePos: diag.NoPos}
 	l.s.Execution = d
-	fence, _ := l.findFence(sec)
+	fence, other := l.findFence(sec)
 	if fence == nil {
 		d.Prose = strings.TrimSpace(sec.Body)
+		l.unmarkedExecution(sec, other)
 		return
 	}
 	l.readFence(sec, d, fence)
+}
+
+// unmarkedExecution reports an Execution whose code block is not marked
+// prose (a bare ``` fence, or ```js) but holds a program that parses as
+// one: as written it is instructions to a model, which renders the node
+// instead of running the program (an answer nothing checked). Decided:
+// an error; a block that does not parse (upstream's pseudo-code) stays
+// instructions, as before.
+func (l *loader) unmarkedExecution(sec *section, other *ast.FencedCodeBlock) {
+	if other == nil {
+		return
+	}
+	lines, code := l.codeLines(other)
+	if strings.TrimSpace(code) == "" {
+		return
+	}
+	if prog, diags := parseDelegation(l.f, lines); prog == nil || len(prog.Body) == 0 || diags.HasErrors() {
+		return
+	}
+	marked := "is not marked with a language"
+	if info := l.fenceInfo(other); info != "" {
+		marked = "is marked " + quote(info)
+	}
+	l.errorf(l.fencePos(other, int(sec.Pos)), CodeDelegationFence, "the Execution's code block %s, so it does not run: a model renders the node from it instead; mark it ```prose", marked)
 }
 
 // delegation reads the Delegation section: the first ```prose fence (or

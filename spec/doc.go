@@ -96,7 +96,7 @@
 //	spec/duplicate-slot      a slot is declared twice
 //	spec/duplicate-config    a config key is declared twice
 //	spec/duplicate-input     an input is declared twice in the inputs block
-//	spec/misspelt-section    a heading that is a slip for a section a run reads (### Excution), which would be documentation
+//	spec/misspelt-section    a heading that is a slip for a section a run reads (### Excution, or #### Execution where the node has none), which would be documentation
 //	spec/duplicate-output    an output is declared twice under Returns (or Ensures), a field twice under Maintains
 //	spec/output-syntax       an output item's type is no type (`count` (integr)), named with the type it is close to
 //	spec/input-syntax        a line of the inputs block, at the entries' indentation, is not "name: type -- comment", or its type is unknown
@@ -116,6 +116,7 @@
 //	spec/duplicate-section   a known section appears twice (the first is read)
 //	spec/no-title            no `#` title heading
 //	spec/python-default      a config default written as a Python literal
+//	spec/config-word         a 0.15 config key whose text is one bare word (- `mode`: fast): its description, so it has no default
 //	spec/unread-type         a parenthesis after an input or output that starts with a
 //	                          type but holds more than a type form: the item is untyped
 //	                          ("(number, 0 to 1)"); "list of T" is read as T[]
@@ -163,15 +164,19 @@ const (
 	CodeDuplicateSection = "spec/duplicate-section"
 	CodeNoTitle          = "spec/no-title"
 	CodePythonDefault    = "spec/python-default"
-	CodeBadDefault       = "spec/bad-default"
-	CodeUnreadType       = "spec/unread-type"
-	CodeBadVersion       = "spec/bad-version"
-	CodeDroppedKey       = "spec/dropped-key"
-	CodeTypeMismatch     = "spec/type-mismatch"
-	CodeShapeMissing     = "spec/shape-missing"
-	CodeProsescript      = "spec/prosescript-fence"
-	CodeEmptyDelegation  = "spec/empty-delegation"
-	CodeExtraFence       = "spec/extra-fence"
+	// CodeConfigWord: a 0.15 config key whose whole text is one bare word
+	// (`- \`mode\`: fast`), read as its description, so the key has no
+	// default.
+	CodeConfigWord      = "spec/config-word"
+	CodeBadDefault      = "spec/bad-default"
+	CodeUnreadType      = "spec/unread-type"
+	CodeBadVersion      = "spec/bad-version"
+	CodeDroppedKey      = "spec/dropped-key"
+	CodeTypeMismatch    = "spec/type-mismatch"
+	CodeShapeMissing    = "spec/shape-missing"
+	CodeProsescript     = "spec/prosescript-fence"
+	CodeEmptyDelegation = "spec/empty-delegation"
+	CodeExtraFence      = "spec/extra-fence"
 
 	CodePatternsSyntax = "spec/patterns-syntax"
 	CodeDuplicateNode  = "spec/duplicate-node"

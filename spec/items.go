@@ -90,9 +90,12 @@ func (it *contractItem) flags(inner string) bool {
 	if g, ok := genericType(typ); ok {
 		typ = g
 	}
+	words := WordsType(typ)
 	switch low := strings.ToLower(typ); {
 	case low == "optional" || low == "required":
 		typ, parts = "", append([]string{""}, parts...)
+	case words != "":
+		it.typ, typ = words, ""
 	case typ == "" || !isTypeName(typ):
 		return false
 	}

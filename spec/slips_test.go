@@ -40,6 +40,35 @@ func TestMisspeltSection(t *testing.T) {
 	}
 }
 
+// A heading one level too deep that names a section a run reads is an
+// error when its node lacks that section: `#### Execution` under
+// `### Returns` would leave the function to a model's render. Inside
+// Maintains a `####` heading is a facet, and a node that has the section
+// may document it further down.
+func TestSectionTooDeep(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `x`: a value\n\n### Returns\n\n- `y`: a value\n\n#### Execution\n\n```prose\nreturn x\n```\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	want := `f.prose.md:14:1: error: heading "#### Execution" is at level 4, a subsection of ### Returns: as written it is documentation, and the node runs without its Execution; write ### Execution [spec/misspelt-section]`
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("missing %s in:\n%s", want, diags)
+	}
+	if s.Execution != nil {
+		t.Errorf("a subsection read as the Execution")
+	}
+	none := "---\nname: f\nkind: function\n---\n\n#### Parameters\n\n- `x`: a value\n"
+	if _, diags := Parse("f.prose.md", []byte(none)); !strings.Contains(diags.String(), `f.prose.md:6:1: error: heading "#### Parameters" is at level 4, before any section`) {
+		t.Errorf("a deep heading before any section:\n%s", diags)
+	}
+	for _, ok := range []string{
+		"---\nname: r\nkind: responsibility\n---\n\n### Maintains\n\n#### errors\n\nfailures seen\n\n### Continuity\n\n- input-driven\n",
+		"---\nname: f\nkind: function\n---\n\n### Returns\n\n- `y`: a value\n\n### Execution\n\n```prose\nreturn 1\n```\n\n### Notes\n\n#### Execution\n\nIt returns one.\n",
+	} {
+		if _, diags := Parse("f.prose.md", []byte(ok)); strings.Contains(diags.String(), "is at level") {
+			t.Errorf("reported:\n%s\nin\n%s", diags, ok)
+		}
+	}
+}
+
 // A Maintains field typed as Returns types one is kept with its type; a
 // field given twice is an error at the second.
 func TestMaintainsFieldTypedAndTwice(t *testing.T) {
@@ -54,5 +83,72 @@ func TestMaintainsFieldTypedAndTwice(t *testing.T) {
 			t.Logf("%+v", o)
 		}
 		t.Errorf("outputs: want count integer, names any[]")
+	}
+}
+
+// A first `#` heading that names a section a run reads is that section,
+// not the title: a function written with `#` sections keeps its first
+// one (its Parameters) as every later `#` section is kept.
+func TestFirstHeadingNamingASection(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n# Parameters\n\n- `topic`: the question\n\n# Returns\n\n- `report`: the answer\n\n# Execution\n\n```prose\nreturn topic\n```\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%s", diags)
+	}
+	if s.Title != "" || len(s.Inputs) != 1 || s.Inputs[0].Name != "topic" || s.Execution == nil {
+		t.Errorf("title %q, inputs %v, execution %v: want no title, the input topic and the Execution", s.Title, s.Inputs, s.Execution)
+	}
+	titled := strings.Replace(src, "# Parameters", "# Research\n\n### Parameters", 1)
+	if s, _ := Parse("f.prose.md", []byte(titled)); s.Title != "Research" || len(s.Inputs) != 1 {
+		t.Errorf("a title before the sections: title %q, inputs %v", s.Title, s.Inputs)
+	}
+}
+
+// A single `#` heading naming a section, above `###` sections, is the
+// title (a pattern called maintains).
+func TestTitleNamingASection(t *testing.T) {
+	src := "---\nname: maintains\nkind: function\n---\n\n# Maintains\n\n### Parameters\n\n- `topic`: the question\n\n### Returns\n\n- `report`: the answer\n"
+	if s, diags := Parse("f.prose.md", []byte(src)); s.Title != "Maintains" || len(s.Inputs) != 1 || len(diags) > 0 {
+		t.Errorf("title %q, inputs %v, diagnostics %s", s.Title, s.Inputs, diags)
+	}
+}
+
+// A 0.15 config key whose whole text is one bare word has no default (the
+// word is its description), which a warning says, naming how to write
+// the default; a literal is the default, and prose is a description.
+func TestConfigBareWord(t *testing.T) {
+	src := "---\nname: p\nkind: pattern\nversion: 0.15.0\n---\n\n# P\n\n### Slots\n\n- `w`\n\n### Config\n\n- `mode`: fast\n- `rounds`: 3\n- `style`: \"plain\"\n- `tone`: how it sounds\n- `model`: optional\n\n### Delegation\n\n```prose\nreturn call w\n  mode: config.mode\n  rounds: config.rounds\n  style: config.style\n  tone: config.tone\n  model: config.model\n```\n"
+	s, diags := Parse("p.prose.md", []byte(src))
+	var got []string
+	for _, d := range diags {
+		if d.Code == CodeConfigWord {
+			got = append(got, d.String())
+		}
+	}
+	want := "p.prose.md:15:3: warning: config key \"mode\" has no default: the word fast after it is read as its description, and the key is null unless --config sets it; to make it the default write - `mode`: \"fast\" (or `mode` (string, default: fast)) [spec/config-word]"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	for _, c := range s.Config {
+		if c.Name == "mode" && c.HasDefault {
+			t.Errorf("mode: %+v, want no default", c)
+		}
+	}
+}
+
+// An Execution whose code block is not marked prose, but holds a program
+// that parses, is an error at the fence: as written a model would render
+// the node instead of running it. Pseudo-code that does not parse stays
+// instructions, as upstream writes it.
+func TestUnmarkedExecution(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `topic`: the topic\n\n### Returns\n\n- `line`: a line\n\n### Execution\n\n```\nreturn \"about \" + topic\n```\n"
+	_, diags := Parse("f.prose.md", []byte(src))
+	want := "f.prose.md:16:1: error: the Execution's code block is not marked with a language, so it does not run: a model renders the node from it instead; mark it ```prose [spec/delegation-fence]"
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("missing %s in:\n%s", want, diags)
+	}
+	pseudo := strings.Replace(src, "return \"about \" + topic", "filter topic where it matters, then summarize", 1)
+	if _, diags := Parse("f.prose.md", []byte(pseudo)); strings.Contains(diags.String(), "delegation-fence") {
+		t.Errorf("pseudo-code reported:\n%s", diags)
 	}
 }

@@ -54,11 +54,14 @@ func (l *loader) structure(doc ast.Node) {
 	// one allocation a file rather than one a section and the growth of
 	// every list: a section's blocks are a capped window of one array
 	// (its blocks are contiguous), the sections are cut from one slab.
-	nBlocks, nHeads := 0, 0
+	nBlocks, nHeads, h1Sections := 0, 0, 0
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		nBlocks++
-		if _, ok := n.(*ast.Heading); ok {
+		if h, ok := n.(*ast.Heading); ok {
 			nHeads++
+			if h.Level == 1 && h.Lines().Len() > 0 && l.runSectionHeading(h) {
+				h1Sections++
+			}
 		}
 	}
 	blocks := make([]ast.Node, 0, nBlocks)
@@ -71,9 +74,10 @@ func (l *loader) structure(doc ast.Node) {
 	secLevel := 0 // heading level of the first section
 	titleSeen := false
 	owner := l // the loader of the node the next section belongs to
+	var deep []deepHeading
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		if h, ok := n.(*ast.Heading); ok {
-			if h.Level == 1 && !titleSeen && cur == nil && h.Lines().Len() > 0 {
+			if h.Level == 1 && !titleSeen && cur == nil && h.Lines().Len() > 0 && (h1Sections < 2 || !l.runSectionHeading(h)) {
 				titleSeen = true
 				l.s.Title = l.joinLines(h, " ")
 				continue
@@ -99,6 +103,9 @@ func (l *loader) structure(doc ast.Node) {
 				l.heads = append(l.heads, int(cur.Pos))
 				continue
 			}
+			if d, ok := l.deepSection(h, owner, cur); ok {
+				deep = append(deep, d)
+			}
 		}
 		if cur != nil {
 			blocks = append(blocks, n)
@@ -114,6 +121,103 @@ func (l *loader) structure(doc ast.Node) {
 	for _, n := range l.nodes {
 		n.closeBodies()
 	}
+	l.reportDeep(deep)
+}
+
+// deepHeading is a heading below the section level whose text names a
+// section a run reads (`#### Execution`).
+type deepHeading struct {
+	owner   *loader
+	pos     int
+	level   int
+	heading string // as written
+	name    string // the canonical section, "Execution"
+	key     string // its section key
+	under   string // the heading of the section it sits in, or ""
+}
+
+// deepSection reports a heading that is no section of its own but names
+// one a run reads: as written it is a subsection of the section before
+// it (or of nothing), and its content is documentation.
+func (l *loader) deepSection(h *ast.Heading, owner *loader, cur *section) (deepHeading, bool) {
+	if h.Level <= 3 || h.Lines().Len() == 0 {
+		return deepHeading{}, false
+	}
+	heading := l.joinLines(h, " ")
+	key, known := sectionKey(heading)
+	if !known {
+		key, known = contractKey(heading)
+	}
+	if !known {
+		return deepHeading{}, false
+	}
+	name := canonicalName(heading)
+	if !runSections[name] {
+		return deepHeading{}, false
+	}
+	d := deepHeading{owner: owner, pos: l.headingPos(h), level: h.Level, heading: heading, name: name, key: key}
+	if cur != nil {
+		d.under = cur.Heading
+	}
+	return d, true
+}
+
+// canonicalName is the canonical spelling of a known section heading
+// ("execution" -> "Execution"), or "".
+func canonicalName(heading string) string {
+	h := strings.ToLower(strings.Join(strings.Fields(heading), " "))
+	for i, c := range lowerSections {
+		if c == h {
+			return canonicalSections[i]
+		}
+	}
+	return ""
+}
+
+// reportDeep makes each deep heading an error when its node has no
+// section of that name: `#### Execution` under `### Returns` is a line
+// of the Returns, so the function would be rendered by a model instead
+// of running its Execution, and `#### Parameters` declares no input.
+// Decided: inside `### Maintains` and `### Requires` a `####` heading is
+// a facet (or a facet-need) whatever its name, and a node that has the
+// section at its level may well document it further down, so neither is
+// reported.
+func (l *loader) reportDeep(deep []deepHeading) {
+	for _, d := range deep {
+		switch strings.ToLower(d.under) {
+		case "maintains", "requires":
+			continue
+		}
+		has := false
+		for _, sec := range d.owner.sections {
+			if sec.Key == d.key {
+				has = true
+				break
+			}
+		}
+		if has {
+			continue
+		}
+		where := "before any section, so it belongs to none"
+		if d.under != "" {
+			where = "a subsection of ### " + d.under
+		}
+		l.errorf(d.pos, CodeMisspeltSection, "heading %q is at level %d, %s: as written it is documentation, and the node runs without its %s; write ### %s", strings.Repeat("#", d.level)+" "+d.heading, d.level, where, d.name, d.name)
+	}
+}
+
+// runSectionHeading reports whether h names a section a run reads
+// (`# Parameters`). In a file with two or more such `#` headings (its
+// sections written with `#`) the first is that section, as every later
+// one is, not the title, so the file runs as one written with `###`; a
+// single one (`# Maintains` over ### sections) stays the title.
+func (l *loader) runSectionHeading(h *ast.Heading) bool {
+	heading := l.joinLines(h, " ")
+	_, known := sectionKey(heading)
+	if !known && l.s.Contract {
+		_, known = contractKey(heading)
+	}
+	return known && runSections[canonicalName(heading)]
 }
 
 // isSectionHeading: a known name at level 1-3, or any heading at or above

@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +77,25 @@ func canonicalType(typ string) (canon, part, suggest string) {
 		return typ, base, nearType(low)
 	}
 	return strings.Join(out, " | "), "", ""
+}
+
+// WordsType reads a type that is a set of words, the quoted strings a
+// value may be (`"low" | "high"`, also with single quotes), written with
+// double quotes and " | " between them; "" when typ is anything else (a
+// word holding a quote or a backslash is not read). Decided: an item
+// typed so, `priority` ("low" | "high"), is of that type, checked where
+// the value arrives as any declared type is, rather than untyped text
+// whose description starts with the words.
+func WordsType(typ string) string {
+	var out []string
+	for p := range strings.SplitSeq(typ, "|") {
+		p = strings.TrimSpace(p)
+		if len(p) < 3 || !(p[0] == '"' && p[len(p)-1] == '"' || p[0] == '\'' && p[len(p)-1] == '\'') || strings.ContainsAny(p[1:len(p)-1], "\"'\\") {
+			return ""
+		}
+		out = append(out, `"`+p[1:len(p)-1]+`"`)
+	}
+	return strings.Join(out, " | ")
 }
 
 // nearType is the type name word is a likely slip for, or "".
@@ -204,6 +224,10 @@ func isPythonLiteral(raw string) bool {
 // raw text.
 func decodeValue(typ, raw string) (v any, ok bool) {
 	raw = strings.TrimSpace(raw)
+	if w := WordsType(typ); w != "" {
+		word := unquote(raw)
+		return word, slices.Contains(strings.Split(w, " | "), strconv.Quote(word))
+	}
 	t := strings.ToLower(strings.TrimSpace(typ))
 	switch {
 	case t == "string":
@@ -601,6 +625,9 @@ func ConfigValue(typ string, v any) (any, bool) {
 // type is "a value of that type".
 func TypeArticle(typ string) string {
 	typ = strings.TrimSpace(typ)
+	if w := WordsType(typ); w != "" {
+		return "one of " + strings.ReplaceAll(w, " | ", ", ")
+	}
 	if typ == "" || strings.ContainsAny(typ, "|\"'") {
 		return "a value of that type"
 	}

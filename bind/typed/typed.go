@@ -8,6 +8,7 @@ package typed
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,15 +32,22 @@ const (
 	// typeDuration takes "500ms", "30s", "2m" or a number of seconds and
 	// gives a duration value, the kind `timeout` and `backoff` expect.
 	typeDuration = "duration"
+	// typeWords is a set of words (`"low" | "high"`, spec.WordsType):
+	// text that is one of them.
+	typeWords = "words"
 )
 
 // declType is a normalized declared type; Elem is set for arrays (`T[]`).
 type declType struct {
-	Kind string
-	Elem *declType
+	Kind  string
+	Elem  *declType
+	Words []string // typeWords: the words, as declared
 }
 
 func (t declType) String() string {
+	if t.Kind == typeWords {
+		return "one of " + strings.Join(t.Words, ", ")
+	}
 	if t.Kind == typeArray && t.Elem != nil && t.Elem.Kind != typeAny {
 		return t.Elem.String() + "[]"
 	}
@@ -48,6 +56,13 @@ func (t declType) String() string {
 
 // parseType normalizes a declared type.
 func parseType(s string) declType {
+	if w := spec.WordsType(s); w != "" {
+		t := declType{Kind: typeWords}
+		for q := range strings.SplitSeq(w, " | ") {
+			t.Words = append(t.Words, q)
+		}
+		return t
+	}
 	s = strings.ToLower(strings.TrimSpace(s))
 	if elem, ok := strings.CutSuffix(s, "[]"); ok {
 		e := parseType(elem)
@@ -88,6 +103,14 @@ func parseText(t declType, text string) (delegation.Value, error) {
 	switch t.Kind {
 	case typeString:
 		return text, nil
+	case typeWords:
+		if w := strings.TrimSpace(text); slices.Contains(t.Words, strconv.Quote(w)) {
+			return w, nil
+		}
+		if v, err := delegation.FromJSON([]byte(text)); err == nil {
+			return coerce(t, v)
+		}
+		return nil, fmt.Errorf("want %s, got %q", t, text)
 	case typeInteger, typeNumber:
 		return parseNumber(t, text)
 	case typeDuration:
@@ -186,6 +209,11 @@ func coerce(t declType, v delegation.Value) (delegation.Value, error) {
 		if _, ok := v.(string); ok {
 			return v, nil
 		}
+	case typeWords:
+		if w, ok := v.(string); ok && slices.Contains(t.Words, strconv.Quote(w)) {
+			return v, nil
+		}
+		return nil, fmt.Errorf("want %s, got %s", t, shortJSON(v))
 	case typeObject:
 		if _, ok := v.(*delegation.Object); ok {
 			return v, nil
@@ -222,6 +250,9 @@ func coerceElems(t declType, l *delegation.List) (delegation.Value, error) {
 
 func article(t declType) string {
 	s := t.String()
+	if t.Kind == typeWords {
+		return s
+	}
 	switch s[0] {
 	case 'a', 'e', 'i', 'o', 'u':
 		return "an " + s

@@ -187,6 +187,27 @@ func textFor(v, want delegation.Value) string {
 	return ""
 }
 
+// Equals reads a claim that its subject equals one literal, or does not
+// (`equals "high"`, `is 3`, `is not null`), and gives the literal; ok is
+// false for any other claim. It reads no subject: a checker uses it to
+// find a claim the subject's declared type never satisfies.
+func Equals(text string) (want delegation.Value, negated, ok bool) {
+	text = strings.TrimSpace(text)
+	if m := reNot().FindStringSubmatch(text); m != nil && strings.EqualFold(m[1], "equal") {
+		w, _, ok := Equals("equals " + m[2])
+		return w, true, ok
+	}
+	if m := reNotEq().FindStringSubmatch(text); m != nil {
+		want, ok = literal(m[1])
+		return want, true, ok
+	}
+	if m := reEquals().FindStringSubmatch(text); m != nil {
+		want, ok = literal(m[1])
+		return want, false, ok
+	}
+	return nil, false, false
+}
+
 // literal decodes a LIT.
 func literal(s string) (delegation.Value, bool) {
 	switch {

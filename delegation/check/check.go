@@ -63,6 +63,7 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 	c.finish()
 	c.noWinner(prog)
 	c.loopVarsOverwrite(prog)
+	c.nullInText(prog)
 	if d.ReturnRule {
 		c.neverReturns(prog)
 	}

@@ -60,6 +60,9 @@ type Name struct {
 	Type string // declared type, "" when unknown
 	// Optional is true for an input that need not be given.
 	Optional bool
+	// NullIfOmitted is true for an optional input without a default:
+	// null when the caller leaves it out.
+	NullIfOmitted bool
 	// Inferred is true for an output taken from the Delegation's return
 	// rather than declared; the output checks skip inferred outputs.
 	Inferred bool

@@ -21,9 +21,10 @@ func mistakeDecls(outputs string) *check.Decls {
 			{Name: "reviewer", Ensures: "an object `{approved: boolean, notes: string}`"},
 			{Name: "critic", Ensures: "returns `score` (number) and `verdict` (string)"},
 			{Name: "worker", Ensures: "the drafted text, ready for review"},
-			{Name: "fetch"}, {Name: "add-one"}, {Name: "splitter"}, {Name: "draft"},
+			{Name: "fetch"}, {Name: "add-one"}, {Name: "splitter"}, {Name: "draft"}, {Name: "grade"},
 			{Name: "scorer", Requires: "`draft` (string) and `round` (integer)"},
 			{Name: "ranker", Requires: "{items: string[], top: integer}"},
+			{Name: "judge", Ensures: "a verdict object `{verdict: \"accept\" | \"reject\", reasoning}`"},
 		},
 		Inputs: []check.Name{n("topic", "string"), n("start", "integer"), n("again", "boolean")},
 		Callees: []check.Callee{
@@ -31,6 +32,7 @@ func mistakeDecls(outputs string) *check.Decls {
 			{Name: "add-one", Inputs: []check.Name{n("n", "integer")}, Outputs: []check.Name{n("out", "integer")}},
 			{Name: "splitter", Outputs: []check.Name{n("parts", "list"), n("count", "integer")}},
 			{Name: "draft", Outputs: []check.Name{n("article", "")}},
+			{Name: "grade", Inputs: []check.Name{n("level", `"low" | "high"`)}, Outputs: []check.Name{n("mark", `"A" | "B"`)}},
 		},
 		ReturnRule: outputs != "",
 		Node:       "brief",
@@ -72,6 +74,11 @@ func TestMistakes(t *testing.T) {
 		// members of a caught error (delegation.Error.Object)
 		{"caught error member typo", "", "try:\n  let r = call worker\n  return r\ncatch as problem:\n  return problem.mesage\n", []string{"5 " + um}},
 		{"caught error members", "", "try:\n  let r = call worker\n  return r\ncatch as e:\n  return [e.message, e.kind, e.slot, e.attempts, e.value, e.error, e.message.length]\n", nil},
+		// a word compared with text of a declared set of words
+		{"verdict compared with a word it is never", "", "let v = call judge\nif v.verdict == \"approved\":\n  return 1\nif v.verdict != \"Accept\":\n  return 2\nreturn 0\n", []string{"2 " + tm, "4 " + tm}},
+		{"verdict compared with its words", "", "let v = call judge\nif v.verdict == \"accept\" or v.verdict != \"reject\" or v.reasoning == \"x\":\n  return 1\nreturn 0\n", nil},
+		{"argument outside a callee's words", "", "let g = call grade\n  level: \"urgent\"\nlet h = call grade\n  level: \"low\"\nif g == \"C\" or h == \"A\":\n  return 1\nreturn 0\n", []string{"2 " + tm, "5 " + tm}},
+		{"caught error kind compared with an error's name", "", "try:\n  let r = call worker\n  return r\ncatch as e:\n  if e.kind == \"not-found\":\n    return 1\n  if e.kind == \"call\" or e.error == \"not-found\":\n    return 2\n  return 0\n", []string{"5 " + tm}},
 		// a literal null for a typed output the run would refuse
 		{"null for a typed output", "total:number note:string", "return { total: null, note: \"n\" }\n", []string{"1 " + tm}},
 		{"null for the one typed output", "total:number", "return null\n", []string{"1 " + tm}},

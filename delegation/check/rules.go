@@ -34,6 +34,9 @@ const (
 	CodeLoopInvariant     = "check/loop-invariant"
 	CodeNoWinner          = "check/no-winner"
 	CodeLoopVarOverwrite  = "check/loop-var-overwrite"
+	// CodeNullInText: an optional input without a default joined into
+	// text by a program that never tests it ("for null").
+	CodeNullInText = "check/null-in-text"
 	// CodeReturnShape: an Execution's return cannot give the object of
 	// outputs its node declares (Decls.ReturnRule).
 	CodeReturnShape = "check/return-shape"
@@ -77,6 +80,7 @@ func Rules() []Rule {
 		{CodeMissingArg, diag.Warning, "Call does not pass an argument the slot requires"},
 		{CodeOnFailShape, diag.Warning, "on_fail fallback contradicts what the slot ensures"},
 		{CodeOutputNotReturned, diag.Warning, "Declared output never returned"},
+		{CodeNullInText, diag.Warning, "Optional input without a default joined into text, never tested: null is written as \"null\""},
 		{CodeParallelAssign, diag.Error, "Outer name assigned inside a parallel body"},
 		{CodePlaceholder, diag.Warning, "String literal describes a computed value instead of computing it"},
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},

@@ -47,6 +47,9 @@ func (k kind) String() string {
 // typeKind is the kind a declared type names ("" and types it does not
 // know are unknown).
 func typeKind(t string) kind {
+	if literalUnion(t) != nil {
+		return kText
+	}
 	t = strings.ToLower(strings.TrimSpace(t))
 	t = strings.TrimSuffix(t, "?")
 	switch {
@@ -68,6 +71,20 @@ func typeKind(t string) kind {
 		return kObject
 	}
 	return kUnknown
+}
+
+// literalUnion is the strings a type of quoted words only allows
+// (`"accept" | "reject"`), or nil for any other type.
+func literalUnion(t string) []string {
+	var out []string
+	for p := range strings.SplitSeq(t, "|") {
+		p = strings.TrimSpace(p)
+		if len(p) < 2 || !(p[0] == '"' && p[len(p)-1] == '"' || p[0] == '\'' && p[len(p)-1] == '\'') || strings.ContainsAny(p[1:len(p)-1], "\"'\\") {
+			return nil
+		}
+		out = append(out, p[1:len(p)-1])
+	}
+	return out
 }
 
 // typeName is the type word of a kind, as a type is declared.
@@ -99,6 +116,9 @@ type valueShape struct {
 	from string
 	// callee names the callee or slot whose answer the value is.
 	callee string
+	// oneOf, for text of a declared type of quoted words (`"accept" |
+	// "reject"`), holds those words: text the value never is.
+	oneOf []string
 }
 
 func (s *valueShape) field(name string) (Name, bool) {
@@ -182,6 +202,9 @@ func (c *checker) bshape(b *binding) *valueShape {
 	}
 	if b.shape != nil || b.kind == kindLocal || b.kind == kindLoopVar {
 		return b.shape
+	}
+	if words := literalUnion(b.typ); words != nil {
+		return &valueShape{kind: kText, oneOf: words, from: "declared so"}
 	}
 	return kindShape(typeKind(b.typ))
 }
@@ -292,6 +315,13 @@ func memberShape(s *valueShape, name string) *valueShape {
 			if len(f.Members) > 0 {
 				return &valueShape{kind: kObject, closed: true, fields: f.Members, from: f.From}
 			}
+			if words := literalUnion(f.Type); words != nil {
+				from := s.from
+				if f.From != "" {
+					from = f.From
+				}
+				return &valueShape{kind: kText, oneOf: words, from: from}
+			}
 			return kindShape(typeKind(f.Type))
 		}
 	}
@@ -349,7 +379,7 @@ func calleeShape(ce *Callee) *valueShape {
 	}
 	if len(ce.Outputs) == 1 {
 		o := ce.Outputs[0]
-		return &valueShape{kind: typeKind(o.Type), output: o.Name, from: ce.Name + " returns", callee: ce.Name}
+		return &valueShape{kind: typeKind(o.Type), output: o.Name, from: ce.Name + " returns", callee: ce.Name, oneOf: literalUnion(o.Type)}
 	}
 	s := &valueShape{kind: kObject, closed: true, fields: ce.Outputs, from: ce.Name + " returns", callee: ce.Name}
 	for _, o := range ce.Outputs {

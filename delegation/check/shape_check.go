@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,6 +105,11 @@ func (c *checker) argTypes(e *syntax.CallExpr, ce *Callee) {
 			if s := c.shapeOf(a.Value); s != nil && !fits(s.kind, want) {
 				c.diags.Errorf(c.f, a.Value.Pos(), CodeTypeMismatch, "argument %s of call %s is %s, but %s declares its input %s (%s)",
 					a.Key, ce.Name, describeShape(s), ce.Name, a.Key, in.Type)
+			} else if lit, ok := a.Value.(*syntax.StringLit); ok && len(lit.Parts) == 0 {
+				if words := literalUnion(in.Type); words != nil && !slices.Contains(words, lit.Value) {
+					c.diags.Errorf(c.f, lit.ValuePos, CodeTypeMismatch, "argument %s of call %s is %s, but %s declares its input %s (%s)",
+						a.Key, ce.Name, lit.Raw, ce.Name, a.Key, in.Type)
+				}
 			}
 		}
 	}
@@ -311,6 +317,15 @@ func (c *checker) returnFits(s *syntax.ReturnStmt) {
 	}
 	if lit, ok := s.Value.(*syntax.ObjectLit); ok && holdsAll {
 		c.nullOutputs(lit, outs, node)
+		for _, f := range lit.Fields {
+			for _, o := range outs {
+				if o.Name == f.Key {
+					c.wordFits(f.Value, o, node)
+				}
+			}
+		}
+	} else if len(req) == 1 && sh.kind == kText {
+		c.wordFits(s.Value, outs[0], node)
 	}
 	switch {
 	case holdsAll:
@@ -334,6 +349,22 @@ func (c *checker) returnFits(s *syntax.ReturnStmt) {
 		c.diags.Errorf(c.f, s.Return, CodeReturnShape, "return gives %s, which is %s, but %s declares %d outputs (%s): return an object with those keys",
 			pathOf(s.Value), sh.kind, node, len(req), strings.Join(req, ", "))
 	}
+}
+
+// wordFits reports a text literal given for an output declared as a set
+// of words (`"low" | "high"`) that is none of them: the run refuses it.
+func (c *checker) wordFits(e syntax.Expr, o Name, node string) {
+	lit, ok := e.(*syntax.StringLit)
+	words := literalUnion(o.Type)
+	if !ok || len(lit.Parts) > 0 || words == nil || slices.Contains(words, lit.Value) {
+		return
+	}
+	hint := ""
+	if len(lit.Value) >= 3 { // any one letter is one slip from another
+		hint = c.suggestFrom2(lit.Value, words)
+	}
+	c.diags.Errorf(c.f, lit.ValuePos, CodeTypeMismatch, "return gives %s for the output %s, but %s declares it %s%s",
+		lit.Raw, o.Name, node, o.Type, hint)
 }
 
 // nullOutputs reports a literal null a returned object literal gives for
@@ -387,6 +418,11 @@ func (c *checker) comparison(e *syntax.BinaryExpr) {
 		}
 	}
 	l, r := c.shapeOf(e.X), c.shapeOf(e.Y)
+	if e.Op == syntax.EQ || e.Op == syntax.NE {
+		if c.neverOneOf(e, l, e.X, e.Y) || c.neverOneOf(e, r, e.Y, e.X) {
+			return
+		}
+	}
 	if l == nil || r == nil || comparable(l.kind, r.kind) {
 		return
 	}
@@ -398,6 +434,36 @@ func (c *checker) comparison(e *syntax.BinaryExpr) {
 		what = "stops the run (only two numbers, two strings or two durations are ordered)"
 	}
 	c.diags.Errorf(c.f, e.OpPos, CodeTypeMismatch, "this comparison of %s with %s %s", describeKind(l, e.X), describeKind(r, e.Y), what)
+}
+
+// neverOneOf reports (and says) that e compares x, text of a declared
+// set of words (`verdict: "accept" | "reject"`), with a text literal y
+// that is none of them: == is always false, != always true, and the
+// branch meant for that word never runs (`review.verdict == "approved"`).
+func (c *checker) neverOneOf(e *syntax.BinaryExpr, s *valueShape, x, y syntax.Expr) bool {
+	lit, ok := y.(*syntax.StringLit)
+	if s == nil || s.oneOf == nil || !ok || len(lit.Parts) > 0 || slices.Contains(s.oneOf, lit.Value) {
+		return false
+	}
+	what := "is always false"
+	if e.Op == syntax.NE {
+		what = "is always true"
+	}
+	quoted := make([]string, len(s.oneOf))
+	for i, w := range s.oneOf {
+		quoted[i] = strconv.Quote(w)
+	}
+	hint := ""
+	if len(lit.Value) >= 3 { // any one letter is one slip from another
+		hint = c.suggestFrom2(lit.Value, s.oneOf)
+	}
+	from := ""
+	if s.from != "" {
+		from = " (" + s.from + ")"
+	}
+	c.diags.Errorf(c.f, e.OpPos, CodeTypeMismatch, "this comparison %s: %s is one of %s%s, never %s%s",
+		what, pathOrValue(x), strings.Join(quoted, ", "), from, lit.Raw, hint)
+	return true
 }
 
 // comparable reports whether values of kinds a and b may be equal (or

@@ -221,9 +221,12 @@ func (c *checker) appendTarget(s *syntax.AppendStmt) {
 // caughtError is the shape of what `catch as NAME` binds, the members
 // delegation.Error.Object gives (semantics.md, rule 30): a member it
 // cannot have (problem.mesage) reads null at run time, so it is reported
-// with the name meant.
+// with the name meant. Its kind is one of the kinds a catch runs for
+// (delegation.Error.Catchable), so `err.kind == "not-found"`, a declared
+// error's name compared with the kind rather than with err.error, is a
+// comparison that never holds.
 var caughtError = &valueShape{kind: kObject, closed: true, from: "a caught error has the members", fields: []Name{
-	{Name: "message", Type: "string"}, {Name: "kind", Type: "string"}, {Name: "slot"}, {Name: "attempts"},
+	{Name: "message", Type: "string"}, {Name: "kind", Type: `"call" | "throw" | "runtime" | "judge"`, From: "the kind of a caught error; a declared error's name is its member error"}, {Name: "slot"}, {Name: "attempts"},
 	{Name: "value"}, {Name: "error"},
 }}
 

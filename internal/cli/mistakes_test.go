@@ -138,9 +138,21 @@ func boundaryRows() []mistake {
 	callee := "- `topic` (string): what\n"
 	caller := function("", "- `out`: the count\n", "let r = call counter\n  topic: \"x\"\nreturn r.count") +
 		"\n## counter\n\n### Parameters\n\n" + callee + "\n### Returns\n\n- `count` (integer): how many\n- `title` (string): a title\n"
+	oneOut := function("", "- `result`: what was found\n", "let r = call finder\nreturn r") +
+		"\n## finder\n\n### Returns\n\n- `found`: what was found\n"
+	words := function("- `mode` (\"fast\" | \"slow\", optional): how hard to look\n", "- `result` (\"low\" | \"high\"): the level\n", "let g = call grader\nreturn g") +
+		"\n## grader\n\n### Returns\n\n- `level` (\"low\" | \"high\"): the level\n"
 	return []mistake{
-		{name: "reviewer prints a log line before its JSON", files: review, by: atRun, want: `declares {accepted: boolean, notes: string}: got text, not an object`,
+		{name: "reviewer prints a log line before its JSON", files: review, by: atRun, want: `the output of reviewer is text followed by JSON ("reviewing...", then the JSON from line 2)`,
 			cmds: reviewer(`echo reviewing...; echo '{"accepted": true, "notes": "ok"}'`)},
+		{name: "one-output callee prints a log line before its JSON", files: f(oneOut), by: atRun, want: `the output of finder is text followed by JSON ("searching...", then the JSON from line 2)`,
+			cmds: [][]string{runF("--slot", `finder=exec:echo searching...; echo '{"found": "x"}'`)}},
+		{name: "one-output callee answers an error object", files: f(oneOut), by: atRun, want: `finder answered the error "not found", not its outputs, and it declares no ### Errors: declare it there to let a caller catch it by name, or exit non-zero to fail the call`,
+			cmds: [][]string{runF("--slot", `finder=exec:echo '{"error": "not found"}'`)}},
+		{name: "callee answers a word outside its declared set", files: f(words), by: atRun, want: `grader returns "urgent" for its output level, which it declares ("low" | "high")`,
+			cmds: [][]string{runF("--slot", `grader=exec:echo '"urgent"'`)}},
+		{name: "input outside its declared set of words", files: f(words), by: beforeIt, want: `--input mode: want one of "fast", "slow", got "quick"`,
+			cmds: [][]string{runF("--input", "mode=quick", "--slot", `grader=exec:echo '"low"'`)}},
 		{name: "reviewer answers plain text", files: review, by: atRun, want: `got text, not an object: "looks good`,
 			cmds: reviewer(`echo looks good`)},
 		{name: "reviewer leaves out a declared field", files: review, by: atRun, want: `the answer has no "notes"`,
@@ -249,6 +261,19 @@ func lintRows() []mistake {
 			want: `output "n" is declared twice (first on line 12)`, cmds: lintF},
 		{name: "Execution heading misspelt", files: f(function("", countReturns, "") + "\n### Excution\n\n```prose\nreturn 1\n```\n"), by: byLint,
 			want: "Excution", cmds: lintF},
+		{name: "Execution heading one level too deep", files: f(function("", countReturns, "") + "\n#### Execution\n\n```prose\nreturn 1\n```\n"), by: byLint,
+			want: `heading "#### Execution" is at level 4, a subsection of ### Returns`, cmds: lintF},
+		{name: "library function called with a parameter it does not take", files: f(function("", "- `short`: s\n", "let s = call std/roles/summarizer\n  document: \"d\"\nreturn s")), by: byLint,
+			want: `std/roles/summarizer declares no input "document"`, cmds: lintF},
+		{name: "input named like the node it means to call", files: f(function("- `fetch`: the topic\n", "- `out` (string): o\n", "let r = call fetch\n  topic: fetch\nreturn r") + one), by: byLint,
+			want: `call fetch calls the input "fetch", which hides the node of that name`, cmds: lintF},
+		{name: "verdict compared with a word its slot never answers", files: p(pattern("- `judge`\n  - ensures: `{verdict: \"accept\" | \"reject\"}`\n", "", "let v = call judge\nif v.verdict == \"approved\":\n  return 1\nreturn 0")), by: byLint,
+			want: `v.verdict is one of "accept", "reject"`, cmds: lint},
+		{name: "caught error's kind compared with a declared error", files: f(function("", "- `out`: o\n", "try:\n  let r = call fetch\n    topic: \"t\"\n  return r\ncatch as e:\n  if e.kind == \"not-found\":\n    return \"none\"\n  throw e") + one), by: byLint,
+			want: `e.kind is one of "call", "throw", "runtime", "judge"`, cmds: lintF},
+		{name: "test expects a word its subject never gives", files: map[string]string{"f.prose.md": function("", "- `level` (\"low\" | \"high\"): l\n", "return \"low\""),
+			"t.test.prose.md": "---\nname: t\nkind: test\nsubject: f\n---\n\n### Expects Not\n\n- `level`: equals \"urgent\"\n\n### Expects\n\n- `level`: is present\n"}, by: byLint,
+			want: `level is declared ("low" | "high") at f.prose.md:12:4, so it never equals "urgent": this item always passes`, cmds: [][]string{{"lint", "t.test.prose.md"}}},
 	}
 }
 

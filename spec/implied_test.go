@@ -1,0 +1,22 @@
+package spec
+
+import (
+	"slices"
+	"testing"
+)
+
+// A name a slot's requires quotes that the Delegation binds as a loop's
+// variable is that variable, not an input the caller must pass.
+func TestLoopVariableIsNoImpliedInput(t *testing.T) {
+	src := "---\nname: p\nkind: pattern\nversion: 0.15.0\n---\n\n# P\n\n### Slots\n\n- `worker`\n  - requires: `round`, `topic`\n\n### Delegation\n\n```prose\nrepeat 3 as round:\n  call worker\n    round: round\n    topic: topic\n```\n"
+	s, diags := Parse("p.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := s.ImpliedInputs(); !slices.Equal(got, []string{"topic"}) {
+		t.Errorf("implied inputs %q, want [topic]", got)
+	}
+	if got := s.ImpliedRequired(); !slices.Equal(got, []string{"topic"}) {
+		t.Errorf("required %q, want [topic]", got)
+	}
+}
