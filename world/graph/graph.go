@@ -339,11 +339,13 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 			return nil, nil, err
 		}
 		if s == nil || !s.Kind.IsNode() {
-			// A file whose front matter cannot be read may be a node the
-			// project means to have: its kind is unknown, so it is not
-			// left out of the graph without an error.
+			// A file whose front matter cannot be read, or whose kind is
+			// missing, misspelt or retired (`kind: responsibilty`), may
+			// be a node the project means to have: its kind is unknown,
+			// so it is not left out of the graph without an error (a
+			// drain would else run without it and exit 0).
 			for _, d := range ds.Errors() {
-				if d.Code == spec.CodeFrontMatter {
+				if kindUnknown(s, d.Code) {
 					diags = append(diags, d)
 				}
 			}
@@ -389,6 +391,18 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	diags = append(diags, g.wholeConditions()...)
 	diags.Sort()
 	return g, diags, nil
+}
+
+// kindUnknown reports whether an error of code in the file of s (nil
+// when it could not be read) leaves its kind unknown.
+func kindUnknown(s *spec.Spec, code string) bool {
+	switch code {
+	case spec.CodeFrontMatter, spec.CodeUnknownKind, spec.CodeRetiredKind:
+		return true
+	case spec.CodeFrontMatterKey:
+		return s == nil || s.Kind == ""
+	}
+	return false
 }
 
 func sameFile(a, b string) bool {

@@ -221,6 +221,14 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
 		}, "b/sum.prose.md:2:7: error: node name \"sum\" is also a/sum.prose.md's (id sum): a reference or a --slot by that name would reach only one of them; rename one [graph/duplicate-name]"},
+		{"a node's kind misspelt", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
+			"trend.prose.md": node("trend", "responsibilty", "- `n`: from `feed`", "- `t`: n"),
+		}, "trend.prose.md:3:7: error: unknown kind \"responsibilty\": did you mean kind: responsibility? [spec/unknown-kind]"},
+		{"a node without a kind", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
+			"trend.prose.md": strings.Replace(node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"), "kind: responsibility\n", "", 1),
+		}, "trend.prose.md:1:1: error: front matter has no kind: key (kind: pattern) [spec/front-matter-key]"},
 		{"ambiguous, naming the candidates", map[string]string{
 			"a.prose.md":   node("a", "gateway", "", "#### counts\n\nTallies."),
 			"b.prose.md":   node("b", "gateway", "", "- `counts`: tallies"),
