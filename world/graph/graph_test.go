@@ -217,6 +217,16 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"sum.prose.md":      node("order-summary", "gateway", "", "- `total`: n"),
 			"prose.wiring.yaml": "immaterial:\n  order-sumary: [stamp]\n",
 		}, "prose.wiring.yaml:2:3: error: immaterial: \"order-sumary\" names no node; did you mean order-summary? [graph/wiring]"},
+		{"a wiring file input wired twice", map[string]string{
+			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n\n- `net`: n"),
+			"alert.prose.md":    node("alert", "responsibility", "- `money`: the amount", "- `big`: n"),
+			"prose.wiring.yaml": "alert.money: sum.total\nalert.money: sum.net\n",
+		}, "prose.wiring.yaml:2:1: error: alert.money is wired twice (line 1: sum.total; here: sum.net): an input reads what one line names; keep one [graph/wiring]"},
+		{"a wiring file input wired by id and by name", map[string]string{
+			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n\n- `net`: n"),
+			"alert.prose.md":    strings.Replace(node("alert", "responsibility", "- `money`: the amount", "- `big`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
+			"prose.wiring.yaml": "alert.money: sum.total\n067NC4KG01RG50R40M30E20918.money: sum.net\n",
+		}, "prose.wiring.yaml:1:1: error: alert.money and 067NC4KG01RG50R40M30E20918.money (line 2) wire one input, 067NC4KG01RG50R40M30E20918 (alert).money (the one by id, the other by name): keep one [graph/wiring]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),

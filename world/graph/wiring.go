@@ -83,6 +83,12 @@ func readWiring(root string) (*Wiring, diag.List, error) {
 			diags.Errorf(f, pos(f, k), "graph/wiring", "%q: want subscriber.input: producer.facet", k.Value)
 			continue
 		}
+		if first, dup := w.Edges[k.Value]; dup {
+			// YAML keeps the last of two equal keys: the input would
+			// read what the later line says, the earlier one unread.
+			diags.Errorf(f, pos(f, k), "graph/wiring", "%s is wired twice (line %d: %s; here: %s): an input reads what one line names; keep one", k.Value, f.Position(w.at[k.Value]).Line, first, v.Value)
+			continue
+		}
 		w.Edges[k.Value] = v.Value
 		w.at[k.Value] = pos(f, k)
 	}
@@ -129,6 +135,7 @@ func (g *Graph) checkWiring() diag.List {
 			}
 		}
 	}
+	inputs := map[string]string{} // subscriber id.input: the first key wiring it
 	for _, k := range w.Keys() {
 		var sub *Node
 		var item string
@@ -160,6 +167,11 @@ func (g *Graph) checkWiring() diag.List {
 			diags.Errorf(w.file, w.at[k], "graph/wiring", "%q names no input of a node (subscriber.input, by id or name)%s", k, hint)
 			continue
 		}
+		if other, dup := inputs[sub.ID+"."+item]; dup {
+			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s and %s (line %d) wire one input, %s.%s (the one by id, the other by name): keep one", k, other, w.file.Position(w.at[other]).Line, sub.Label(), item)
+			continue
+		}
+		inputs[sub.ID+"."+item] = k
 		p, part, ok := g.dotted(w.Edges[k], sub)
 		if !ok {
 			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s: %q names no node (or no part of it) that %s.%s could read: write producer or producer.part, by id or name", k, w.Edges[k], sub.Label(), item)
