@@ -1114,7 +1114,14 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 	}
 	for _, p := range prods {
 		if whole[p] && it.Name != "" && !p.hasPart(it.Name) {
-			if best := plural(it.Name, partsOf(p)); best != "" {
+			best := plural(it.Name, partsOf(p))
+			if best == "" && !p.worldName(it.Name) {
+				// `revenue-band` from `totals`, which maintains
+				// `revenue_band`: the item reads the whole truth,
+				// where its name says the field.
+				best = sameWords(it.Name, partsOf(p))
+			}
+			if best != "" {
 				guess(p, it.Name, best)
 			}
 		}
@@ -1249,6 +1256,26 @@ func plural(name string, parts []string) string {
 		}
 	}
 	return ""
+}
+
+// sameWords is the part of parts that name writes with other case or
+// separators (`revenue-band`, `revenueBand` for `revenue_band`), or,
+// for a name of five letters or more, one letter apart (`totall`); ""
+// when none is. An item's name is often its field's, so closer than
+// nearest's two letters (`amount` is not `count`).
+func sameWords(name string, parts []string) string {
+	bare := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(s))
+	}
+	for _, p := range parts {
+		if bare(p) == bare(name) {
+			return p
+		}
+	}
+	if len(name) < 5 {
+		return ""
+	}
+	return didyoumean.Matcher{Fold: strings.ToLower, Limit: didyoumean.Within(1)}.Closest(name, parts)
 }
 
 // known reports whether t is a node (or `node.part`), or a part or
