@@ -127,6 +127,33 @@ func TestFieldsInsideAFacetAreChecked(t *testing.T) {
 	}
 }
 
+// A truth that is text says what the text is, and a program's log line
+// before its JSON is named as such.
+func TestTextTruthIsQuoted(t *testing.T) {
+	g := writeProject(t, map[string]string{
+		"feed.prose.md": contract("feed", "gateway", "", "- `items`: order lines"),
+		"sum.prose.md":  contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total` (number): their sum"),
+	})
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := fixed{"sum": "summing...\n{\"total\": 3}"}
+	o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
+		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
+	if _, err := reconcile.Drain(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := st.Receipts("sum")
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("receipts of sum: %v %d", err, len(rs))
+	}
+	want := `its truth must be a JSON object, got a string ("summing...\n{\"total\": 3}"); a line of text comes before a JSON object (a program writes its logs to stderr`
+	if rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, want) {
+		t.Errorf("receipt %s %q, want failed with %q", rs[0].Status, rs[0].Reason, want)
+	}
+}
+
 type rendererFunc func(context.Context, *reconcile.Request) (*reconcile.Answer, error)
 
 func (f rendererFunc) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
