@@ -156,3 +156,22 @@ func TestOptionalFieldIntoARequiredInput(t *testing.T) {
 		}
 	}
 }
+
+// A producer misspelt after a first name that is no plain name (a
+// family's `eligible:<login>`) is reported as anywhere else: the spec
+// names the item's input by that misspelt name, which is no reason to
+// take it for another input the sentence speaks of.
+func TestMisspeltProducerAfterAFamily(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"reg.prose.md": "---\nname: stargazer-registry\nkind: gateway\n---\n\n# Registry\n\n### Maintains\n\n- `users`: all users\n\n#### eligible:<login>\n\nWhether the user is eligible.\n",
+		"map.prose.md": node("mapper", "responsibility", "- This user's `eligible:<login>` facet on the `stargazer-registy`, and only that facet.", "- `x`: y"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `map.prose.md:10:3: error: input "eligible:<login>" of mapper names "stargazer-registy", which is no node; did you mean stargazer-registry?`
+	if !strings.Contains(diags.Error(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
+	}
+}

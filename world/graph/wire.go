@@ -1023,7 +1023,7 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 	what := quoteName(it)
 	for _, r := range rs {
 		t := trimPossessive(r.text)
-		if r.at < 0 || t == it.Name || n.self(t) || g.known(t, n) || isInput(n, t) {
+		if r.at < 0 || t == it.Name || n.self(t) || g.known(t, n) || isOtherInput(n, it, t) {
 			continue
 		}
 		if r.negated {
@@ -1321,6 +1321,26 @@ func partList(p *Node) string {
 		return "its parts: " + strings.Join(ps, ", ")
 	}
 	return "it declares no parts"
+}
+
+// isOtherInput reports whether name is one of n's declared inputs that
+// another item of its Requires declares: a sentence may speak of it. The
+// input the spec reads from it's own item is no such name (a sentence
+// whose first backticked name is not a plain name, `eligible:<login>`,
+// gives its input the next one, which may be a misspelt producer).
+func isOtherInput(n *Node, it *Item, name string) bool {
+	end := diag.Pos(-1)
+	for i, x := range n.Items {
+		if x == it && i+1 < len(n.Items) {
+			end = n.Items[i+1].Pos
+		}
+	}
+	for _, in := range n.Spec.Inputs {
+		if in.Name == name && !(in.Pos >= it.Pos && (end < 0 || in.Pos < end)) {
+			return true
+		}
+	}
+	return false
 }
 
 // isInput reports whether name is one of n's declared inputs.
