@@ -1329,18 +1329,29 @@ func partList(p *Node) string {
 // whose first backticked name is not a plain name, `eligible:<login>`,
 // gives its input the next one, which may be a misspelt producer).
 func isOtherInput(n *Node, it *Item, name string) bool {
-	end := diag.Pos(-1)
-	for i, x := range n.Items {
-		if x == it && i+1 < len(n.Items) {
-			end = n.Items[i+1].Pos
-		}
-	}
 	for _, in := range n.Spec.Inputs {
-		if in.Name == name && !(in.Pos >= it.Pos && (end < 0 || in.Pos < end)) {
+		if in.Name == name && n.ItemOf(in) != it {
 			return true
 		}
 	}
 	return false
+}
+
+// ItemOf is the Requires item of n that declares input in (nil when none
+// does, as for an input with no place). Their names may differ: the spec
+// names a sentence's input by its first backticked plain name, where the
+// item takes the first backticked text (`eligible:<login>`), and the
+// drain gives each input under its item's name.
+func (n *Node) ItemOf(in *spec.Input) *Item {
+	if !in.Pos.IsValid() {
+		return nil
+	}
+	for i, it := range n.Items {
+		if in.Pos >= it.Pos && (i+1 == len(n.Items) || in.Pos < n.Items[i+1].Pos) {
+			return it
+		}
+	}
+	return nil
 }
 
 // isInput reports whether name is one of n's declared inputs.
