@@ -175,3 +175,23 @@ func TestMisspeltProducerAfterAFamily(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
 	}
 }
+
+// A ### Maintains bullet written as a field without backticks declares
+// none, so nothing would check it: a warning at its name. The bullets
+// that are no field (postcondition, a capitalised note, a backticked
+// field, prose in a fenced block) are not reported.
+func TestPlainMaintainsField(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"sum.prose.md": node("sum", "gateway", "", "- total (integer): the sum\n- **share**: a part\n- `count`: n\n- postcondition: `count` is at least 0\n- Note: this is prose\n\n```\n- example: not a field\n```"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(diags.String(), dir+"/", "")
+	want := "sum.prose.md:10:3: warning: ### Maintains of sum writes \"total\" as a field without backticks, so it declares no field: nothing checks that a truth gives it, nor its type; write it in backticks (- `total` ...) [graph/plain-field]\n" +
+		"sum.prose.md:11:5: warning: ### Maintains of sum writes \"share\" as a field without backticks, so it declares no field: nothing checks that a truth gives it, nor its type; write it in backticks (- `share` ...) [graph/plain-field]"
+	if strings.TrimSpace(got) != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+}
