@@ -13,7 +13,7 @@ import (
 const CodePlainField = "graph/plain-field"
 
 // Plain fields (decided: a warning). A ### Maintains field is a
-// backticked name (`` - `total` (integer): the sum ``); a bullet that
+// backticked name (- `total` (integer): the sum); a bullet that
 // starts with a lower-case name and a separator, the way a field is
 // written but with the name plain or bold (`- total: the sum`, `-
 // **total** (integer): ...`), declares no field, so nothing checks that
