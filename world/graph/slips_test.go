@@ -195,3 +195,20 @@ func TestPlainMaintainsField(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A misspelt producer is suggested by the id to write, not by a title
+// that only capitalises it (`Totals` for totals).
+func TestMisspeltProducerSuggestsItsID(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"totals.prose.md": strings.Replace(node("totals", "gateway", "", "- `band`: n"), "# totals", "# Totals", 1),
+		"report.prose.md": node("report", "responsibility", "- `band`: from `totls`", "- `line`: n"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `input "band" of report names "totls", which is no node; did you mean totals?`
+	if !strings.Contains(diags.Error(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
+	}
+}

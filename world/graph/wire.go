@@ -1303,8 +1303,8 @@ func (g *Graph) nodeNames(self *Node) []string {
 		if p.Name != "" && p.Name != p.ID {
 			out = append(out, p.Name)
 		}
-		if p.Title != "" {
-			out = append(out, p.Title)
+		if p.Title != "" && !strings.EqualFold(p.Title, p.ID) && !strings.EqualFold(p.Title, p.Name) {
+			out = append(out, p.Title) // not "Totals" beside totals: a suggestion names what to write
 		}
 	}
 	return out
