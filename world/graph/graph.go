@@ -333,10 +333,14 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	g := &Graph{Root: root, Specs: specs, byID: map[string]*Node{}}
 	var diags diag.List
 	var inline []inlineNode
+	var functions []*spec.Spec
 	for _, f := range files {
 		s, ds, err := specs.Load(f)
 		if err != nil {
 			return nil, nil, err
+		}
+		if s != nil && s.Kind == spec.KindFunction && s.Name != "" {
+			functions = append(functions, s)
 		}
 		if s == nil || !s.Kind.IsNode() {
 			// A file whose front matter cannot be read, or whose kind is
@@ -363,6 +367,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 		}
 	}
 	g.addInline(inline, &diags)
+	diags = append(diags, g.functionNames(functions)...)
 	diags = append(diags, g.checkIDs()...)
 	w, wd, err := readWiring(root)
 	if err != nil {
@@ -498,6 +503,25 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		}
 	}
 	return n
+}
+
+// functionNames reports each function file named as a node is (its id
+// or name; decided: an error, as for two nodes of one name): an
+// Execution's `call NAME` and a `--slot NAME=...` would reach one of the
+// two, and which one is not what the reader of either file expects.
+func (g *Graph) functionNames(functions []*spec.Spec) diag.List {
+	var out diag.List
+	for _, f := range functions {
+		n := g.byID[f.Name]
+		if n == nil {
+			n = g.fileNamed[f.Name]
+		}
+		if n == nil || n.Inline() {
+			continue
+		}
+		out.Errorf(f.File, f.Pos, CodeDuplicateName, "function name %q is also the %s %s's (%s): a call or a --slot by that name would reach only one of them; rename one", f.Name, n.Kind, n.Label(), n.File)
+	}
+	return out
 }
 
 // wakeOf reads the wake source of a node: external for a gateway or an

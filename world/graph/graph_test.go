@@ -438,3 +438,21 @@ func TestRequiresNestedList(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant once:\n%s", got, want)
 	}
 }
+
+// A function file named as a node is: `call report` and --slot report
+// would reach one of the two.
+func TestFunctionNamedAsANode(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"feed.prose.md":   node("feed", "gateway", "", "- `n`: n"),
+		"report.prose.md": node("report", "responsibility", "- `n`: from `feed`", "- `line`: n"),
+		"fmt.prose.md":    "---\nname: report\nkind: function\n---\n\n# Format\n\n### Parameters\n\n- `band`: the band\n\n### Returns\n\n- `text`: formatted\n",
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `fmt.prose.md:2:7: error: function name "report" is also the responsibility report's (report.prose.md): a call or a --slot by that name would reach only one of them; rename one [graph/duplicate-name]`
+	if got := strings.ReplaceAll(diags.String(), dir+"/", ""); strings.TrimSpace(got) != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+}
