@@ -36,6 +36,8 @@ func TestSentenceSlips(t *testing.T) {
 			`alert.prose.md:10:3: warning: input "totall" of alert reads the whole truth of orders, but it says "totall" (orders maintains "total"): write ` + "`orders.total`"},
 		{"an item's name a field written with a hyphen", "- `Tot-al`: from `orders`",
 			`alert.prose.md:10:3: warning: input "Tot-al" of alert reads the whole truth of orders, but it says "Tot-al" (orders maintains "total"): write ` + "`orders.total`"},
+		{"an item's plain name before a dash, a field of the producer", "- total — the sum from `orders`",
+			`alert.prose.md:10:3: warning: input "orders" of alert reads the whole truth of orders, but it says "total" (orders maintains "total"): write ` + "`orders.total`"},
 		{"a backticked near-miss of a field not tied to the producer", "- `amount`: `orders`, as `totl`",
 			`alert.prose.md:10:3: warning: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"?`},
 		{"a backticked part the producer does not maintain", "- `amount`: the `tax` of `orders`",

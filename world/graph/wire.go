@@ -1126,6 +1126,24 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 			}
 		}
 	}
+	// A plain name before a dash (`- counts — the tallies from `feed``)
+	// is the item's name as its author wrote it, though neither the spec
+	// nor the wiring reads it as one: the producer's part of that name
+	// is what the item means.
+	if m := dashName().FindStringSubmatch(it.Text); m != nil && m[1] != it.Name {
+		for _, p := range prods {
+			if !whole[p] {
+				continue
+			}
+			best := sameWords(m[1], partsOf(p))
+			if p.hasPart(m[1]) {
+				best = m[1]
+			}
+			if best != "" {
+				guess(p, m[1], best)
+			}
+		}
+	}
 	// A backticked field of a producer read whole, not tied to another
 	// node ("`alert-state`, with its `status`"), unless the sentence says
 	// it reads the whole ("its atomic facet", "the whole truth").
@@ -1188,6 +1206,11 @@ var (
 	// partName is what a field's or facet's name looks like.
 	partName = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[A-Za-z][\w:-]*$`)
+	})
+	// dashName is an item's plain name before a dash: "counts — the
+	// tallies".
+	dashName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z][\w-]*) +(?:—|–|-) `)
 	})
 	// plainOf is a plain word tied to the node after it: "the totl of `X`".
 	plainOf = sync.OnceValue(func() *regexp.Regexp {
