@@ -227,6 +227,11 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"alert.prose.md":    strings.Replace(node("alert", "responsibility", "- `money`: the amount", "- `big`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
 			"prose.wiring.yaml": "alert.money: sum.total\n067NC4KG01RG50R40M30E20918.money: sum.net\n",
 		}, "prose.wiring.yaml:1:1: error: alert.money and 067NC4KG01RG50R40M30E20918.money (line 2) wire one input, 067NC4KG01RG50R40M30E20918 (alert).money (the one by id, the other by name): keep one [graph/wiring]"},
+		{"a wiring file immaterial: written twice", map[string]string{
+			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n\n- `stamp`: when\n- `seen`: when"),
+			"prose.wiring.yaml": "immaterial:\n  sum: [stamp]\nimmaterial:\n  sum: [seen]\n",
+		}, "prose.wiring.yaml:3:1: error: immaterial: appears twice (line 1, and here): YAML keeps the last, so the fields of the first would stay material; write them under one immaterial: [graph/wiring]\n" +
+			"prose.wiring.yaml:4:3: error: immaterial: sum appears twice (line 2, and here): list its fields once [graph/wiring]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),

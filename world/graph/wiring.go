@@ -65,10 +65,19 @@ func readWiring(root string) (*Wiring, diag.List, error) {
 		diags.Errorf(f, pos(f, m), "graph/wiring", "%s: want a mapping of subscriber.input: producer.facet", WiringFile)
 		return w, diags, nil
 	}
+	immaterialAt := diag.NoPos
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if k.Value == "immaterial" && v.Kind == yaml.MappingNode {
+			if immaterialAt != diag.NoPos {
+				diags.Errorf(f, pos(f, k), "graph/wiring", "immaterial: appears twice (line %d, and here): YAML keeps the last, so the fields of the first would stay material; write them under one immaterial:", f.Position(immaterialAt).Line)
+			}
+			immaterialAt = pos(f, k)
 			for j := 0; j+1 < len(v.Content); j += 2 {
+				if at, dup := w.at["immaterial:"+v.Content[j].Value]; dup && at != diag.NoPos && w.Immaterial[v.Content[j].Value] != nil {
+					diags.Errorf(f, pos(f, v.Content[j]), "graph/wiring", "immaterial: %s appears twice (line %d, and here): list its fields once", v.Content[j].Value, f.Position(at).Line)
+					continue
+				}
 				var names []string
 				if err := v.Content[j+1].Decode(&names); err != nil {
 					diags.Errorf(f, pos(f, v.Content[j+1]), "graph/wiring", "immaterial fields of %s: want a list of names", v.Content[j].Value)
