@@ -1021,6 +1021,40 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 		}
 	}
 	what := quoteName(it)
+	// A field excluded from a producer read whole, or from the very
+	// field read ("`totals`, except `revenue`"): an exclusion removes a
+	// facet, so as written the field is read all the same.
+	for _, r := range rs {
+		t := trimPossessive(r.text)
+		if !r.negated || r.at < 0 {
+			continue
+		}
+		o := owner(it.Text, r, nodeRefs)
+		for _, p := range prods {
+			if o != nil && o != p || !contains(p.Fields, t) || contains(p.Facets, t) {
+				continue
+			}
+			read := whole[p]
+			for _, e := range edges {
+				read = read || e.Producer == p.ID && e.Facet == t
+			}
+			if !read {
+				continue
+			}
+			var rest []string
+			for _, f := range p.Fields {
+				if f != t {
+					rest = append(rest, "`"+p.ID+"."+f+"`")
+				}
+			}
+			fix := "name the fields it reads"
+			if len(rest) > 0 {
+				fix += " (" + strings.Join(rest, ", ") + ")"
+			}
+			diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s excludes the field %s of %s (%q), but an exclusion removes a facet, not a field: as written it reads %s all the same; %s",
+				what, n.ID, t, p.ID, r.words, t, fix)
+		}
+	}
 	for _, r := range rs {
 		t := trimPossessive(r.text)
 		if r.at < 0 || t == it.Name || n.self(t) || g.known(t, n) || isOtherInput(n, it, t) {
