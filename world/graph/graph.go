@@ -389,6 +389,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	g.indexIn()
 	if !diags.HasErrors() { // a node an error dropped may be its reader
 		diags = append(diags, g.unreadGateways()...)
+		diags = append(diags, g.idle()...)
 	}
 	diags = append(diags, g.executionMembers()...)
 	diags = append(diags, g.postconditionFields()...)

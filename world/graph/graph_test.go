@@ -201,7 +201,8 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n") + "\n### Emits\n\n- `other` on each batch\n- trend\n",
 			"trend.prose.md": node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"),
 			"other.prose.md": node("other", "responsibility", "", "- `m`: n"),
-		}, "feed.prose.md:14:4: warning: ### Emits names other, but other's ### Requires does not read feed, so feed's events do not wake it: add an item naming `feed` there [graph/emits]"},
+		}, "feed.prose.md:14:4: warning: ### Emits names other, but other's ### Requires does not read feed, so feed's events do not wake it: add an item naming `feed` there [graph/emits]\n" +
+			"other.prose.md:2:7: warning: other is input-driven but reads no other node: it renders once and never wakes again; give it a ### Requires, or a ### Continuity it wakes by (self-driven: every N hours) [graph/idle]"},
 		{"a wiring file edge whose producer part does not exist", map[string]string{
 			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n"),
 			"alert.prose.md":    node("alert", "responsibility", "- `money`: the amount", "- `big`: n") + "\n### Continuity\n\n- input-driven\n",
@@ -232,6 +233,11 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"prose.wiring.yaml": "immaterial:\n  sum: [stamp]\nimmaterial:\n  sum: [seen]\n",
 		}, "prose.wiring.yaml:3:1: error: immaterial: appears twice (line 1, and here): YAML keeps the last, so the fields of the first would stay material; write them under one immaterial: [graph/wiring]\n" +
 			"prose.wiring.yaml:4:3: error: immaterial: sum appears twice (line 2, and here): list its fields once [graph/wiring]"},
+		{"an input-driven node whose inputs are under another heading", map[string]string{
+			"feed.prose.md":   node("feed", "gateway", "", "- `n`: n"),
+			"report.prose.md": strings.Replace(node("report", "responsibility", "- `n`: from `feed`", "- `line`: n"), "### Requires", "### Inputs", 1),
+		}, "feed.prose.md:2:7: warning: no node reads gateway feed: its events wake no one; name it in the ### Requires item meant to read it (- `NAME`: ... from `feed`) [graph/unread]\n" +
+			"report.prose.md:8:1: warning: report is input-driven but reads no other node (its section \"Inputs\" is not read as ### Requires: name it so): it renders once and never wakes again; give it a ### Requires, or a ### Continuity it wakes by (self-driven: every N hours) [graph/idle]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
