@@ -395,6 +395,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	diags = append(diags, g.postconditionFields()...)
 	diags = append(diags, g.immaterialSlips()...)
 	diags = append(diags, g.plainFields()...)
+	diags = append(diags, g.noMaintains()...)
 	diags = append(diags, g.wholeConditions()...)
 	diags.Sort()
 	return g, diags, nil

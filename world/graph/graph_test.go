@@ -238,6 +238,9 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"report.prose.md": strings.Replace(node("report", "responsibility", "- `n`: from `feed`", "- `line`: n"), "### Requires", "### Inputs", 1),
 		}, "feed.prose.md:2:7: warning: no node reads gateway feed: its events wake no one; name it in the ### Requires item meant to read it (- `NAME`: ... from `feed`) [graph/unread]\n" +
 			"report.prose.md:8:1: warning: report is input-driven but reads no other node (its section \"Inputs\" is not read as ### Requires: name it so): it renders once and never wakes again; give it a ### Requires, or a ### Continuity it wakes by (self-driven: every N hours) [graph/idle]"},
+		{"a node whose truth is under another heading", map[string]string{
+			"feed.prose.md": strings.Replace(node("feed", "gateway", "", "- `n`: n"), "### Maintains", "### Outputs", 1),
+		}, "feed.prose.md:8:1: warning: feed has no ### Maintains (its section \"Outputs\" is not read as ### Maintains: name it so): nothing declares its truth, so whatever a render answers is published unchecked; declare its fields under ### Maintains (- `NAME` (TYPE): ...) [graph/no-maintains]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),

@@ -42,3 +42,38 @@ func (g *Graph) idle() diag.List {
 	}
 	return out
 }
+
+// CodeNoMaintains is a responsibility or gateway without ### Maintains.
+const CodeNoMaintains = "graph/no-maintains"
+
+// truthWords are headings an author may write for ### Maintains that
+// the loader does not read as it.
+var truthWords = []string{"maintains", "outputs", "output", "state", "truth", "produces", "keeps", "world model", "world-model"}
+
+// noMaintains reports each node with no ### Maintains section (decided:
+// a warning): nothing declares its truth, so whatever object a render
+// answers is published unchecked, and a subscriber that names it reads
+// its whole truth. A heading such as `### Outputs` or `### Maintains
+// (truth)` is documentation, and is named.
+func (g *Graph) noMaintains() diag.List {
+	var out diag.List
+	for _, n := range g.Nodes {
+		at, hint, has := n.Spec.Pos, "", false
+		for _, sec := range n.Spec.Sections {
+			h := strings.ToLower(strings.Join(strings.Fields(strings.Trim(strings.TrimSpace(sec.Heading), "*:")), " "))
+			if h == "maintains" {
+				has = true
+			}
+			for _, w := range truthWords {
+				if h != "maintains" && (h == w || strings.HasPrefix(h, w+" ") || strings.HasPrefix(h, w+"(")) {
+					at, hint = sec.Pos, " (its section \""+sec.Heading+"\" is not read as ### Maintains: name it so)"
+				}
+			}
+		}
+		if has {
+			continue
+		}
+		out.Warnf(n.Spec.File, at, CodeNoMaintains, "%s has no ### Maintains%s: nothing declares its truth, so whatever a render answers is published unchecked; declare its fields under ### Maintains (- `NAME` (TYPE): ...)", n.Label(), hint)
+	}
+	return out
+}
