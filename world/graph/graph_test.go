@@ -241,6 +241,11 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 		{"a node whose truth is under another heading", map[string]string{
 			"feed.prose.md": strings.Replace(node("feed", "gateway", "", "- `n`: n"), "### Maintains", "### Outputs", 1),
 		}, "feed.prose.md:8:1: warning: feed has no ### Maintains (its section \"Outputs\" is not read as ### Maintains: name it so): nothing declares its truth, so whatever a render answers is published unchecked; declare its fields under ### Maintains (- `NAME` (TYPE): ...) [graph/no-maintains]"},
+		{"a section heading one level up after the others", map[string]string{
+			"feed.prose.md": node("feed", "gateway", "", "- `n`: n"),
+			"sum.prose.md":  strings.Replace(node("sum", "responsibility", "- `n`: from `feed`", "- `total`: n"), "### Maintains", "## Maintains", 1) + "\n### Continuity\n\ninput-driven\n",
+		}, "sum.prose.md:12:1: error: `## Maintains` opens an inline node named Maintains, and leaves sum without its Maintains section: write it ### Maintains, at the level of the file's other sections [graph/section-node]\n" +
+			"sum.prose.md:12:1: warning: sum has no ### Maintains (its `## Maintains` opens an inline node: write it ### Maintains): nothing declares its truth, so whatever a render answers is published unchecked; declare its fields under ### Maintains (- `NAME` (TYPE): ...) [graph/no-maintains]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),

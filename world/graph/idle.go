@@ -70,6 +70,11 @@ func (g *Graph) noMaintains() diag.List {
 				}
 			}
 		}
+		for _, in := range n.Spec.Nodes {
+			if strings.EqualFold(in.Name, "maintains") {
+				at, hint = in.Pos, " (its `## "+in.Name+"` opens an inline node: write it ### Maintains)"
+			}
+		}
 		if has {
 			continue
 		}
