@@ -171,8 +171,8 @@ func (g *Graph) wire() diag.List {
 				} else if it.Name != "" {
 					un.Why = CodeUnmaintained
 					n.CallerInputs = append(n.CallerInputs, it.Name)
-					diags.Errorf(f, it.Pos, CodeUnmaintained, "input %q of %s: nothing in this project maintains it; add the responsibility or gateway that does, wire it in %s (%s.%s: producer.facet), or give it on each drain with `prose run DIR --input %s.%s=VALUE`",
-						it.Name, n.Label(), WiringFile, n.ID, it.Name, n.ID, it.Name)
+					diags.Errorf(f, it.Pos, CodeUnmaintained, "input %q of %s: nothing in this project maintains it%s; add the responsibility or gateway that does, wire it in %s (%s.%s: producer.facet), or give it on each drain with `prose run DIR --input %s.%s=VALUE`",
+						it.Name, n.Label(), g.plainNode(n, it), WiringFile, n.ID, it.Name, n.ID, it.Name)
 				} else {
 					g.Unresolved = g.Unresolved[:len(g.Unresolved)-1] // a sentence, no input
 				}
@@ -708,6 +708,21 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 		r := backticked(it.Text[i:])
 		if len(r) > 0 {
 			return fmt.Sprintf("%s of %s: no node %q maintains it (nodes: %s)", what, n.ID, r[0], strings.Join(g.ids(n), ", "))
+		}
+	}
+	return ""
+}
+
+// plainNode is a hint for an item nothing maintains that names a node
+// as a plain word ("from totals"): wiring reads a node in backticks or
+// bold only. "" when it names none.
+func (g *Graph) plainNode(n *Node, it *Item) string {
+	for _, w := range strings.FieldsFunc(it.Text, func(c rune) bool {
+		return c != '-' && c != '_' && c != '.' && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9')
+	}) {
+		w = strings.TrimRight(w, ".")
+		if p := g.ref(w); p != nil && p != n && (p.ID == w || p.Name == w) {
+			return fmt.Sprintf(" (it names %s as a plain word, which wiring does not read: write `%s`, in backticks, to read that node)", w, w)
 		}
 	}
 	return ""
