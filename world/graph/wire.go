@@ -714,13 +714,11 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 }
 
 // plainNode is a hint for an item nothing maintains that names a node
-// as a plain word ("from totals"): wiring reads a node in backticks or
-// bold only. "" when it names none.
+// as a plain word after from, of or by ("from totals"): wiring reads a
+// node in backticks or bold only. "" when it names none.
 func (g *Graph) plainNode(n *Node, it *Item) string {
-	for _, w := range strings.FieldsFunc(it.Text, func(c rune) bool {
-		return c != '-' && c != '_' && c != '.' && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9')
-	}) {
-		w = strings.TrimRight(w, ".")
+	for _, m := range plainFrom().FindAllStringSubmatch(it.Text, -1) {
+		w := strings.TrimRight(m[1], ".")
 		if p := g.ref(w); p != nil && p != n && (p.ID == w || p.Name == w) {
 			return fmt.Sprintf(" (it names %s as a plain word, which wiring does not read: write `%s`, in backticks, to read that node)", w, w)
 		}
@@ -1255,6 +1253,11 @@ var (
 	// partName is what a field's or facet's name looks like.
 	partName = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[A-Za-z][\w:-]*$`)
+	})
+	// plainFrom is a plain word after from, of or by: "the count from
+	// feed".
+	plainFrom = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:from|of|by)\s+(?:the\s+)?([A-Za-z][\w.-]*)`)
 	})
 	// dashName is an item's plain name before a dash: "counts — the
 	// tallies".
