@@ -12,7 +12,13 @@ import (
 // backticks (`- total (integer): the sum`): it declares nothing.
 const CodePlainField = "graph/plain-field"
 
-// Plain fields (decided: a warning). A ### Maintains field is a
+// CodeFieldType is a ### Maintains item whose parenthetical is no type
+// prose reads (`- `band` (string, one of low/mid/high): ...`): the
+// item declares no field.
+const CodeFieldType = "graph/field-type"
+
+// Plain fields (decided: a warning; a backticked name with a
+// parenthetical no type, an error, as a misspelt type is). A ### Maintains field is a
 // backticked name (- `total` (integer): the sum); a bullet that
 // starts with a lower-case name and a separator, the way a field is
 // written but with the name plain or bold (`- total: the sum`, `-
@@ -34,6 +40,14 @@ func (g *Graph) plainFields() diag.List {
 				line := strings.TrimRight(raw, "\r\n")
 				if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 					fenced = !fenced
+				}
+				if m := unreadField().FindStringSubmatchIndex(line); !fenced && m != nil {
+					name, paren := line[m[2]:m[3]], line[m[4]:m[5]]
+					if !n.hasPart(name) && !maintainsWord[strings.ToLower(name)] {
+						out.Errorf(n.Spec.File, diag.Pos(off+m[4]), CodeFieldType,
+							"### Maintains of %s declares no field %q: %s is no type prose reads, so the item is passed over and nothing checks the field; write the type alone, (string), (integer, optional) or (string, default: x), and the rest after the colon",
+							n.Label(), name, paren)
+					}
 				}
 				if m := plainField().FindStringSubmatchIndex(line); !fenced && m != nil {
 					from, to := m[2], m[3] // a bold name
@@ -60,6 +74,12 @@ var maintainsWord = map[string]bool{
 	"postcondition": true, "postconditions": true, "freshness": true, "material": true,
 	"immaterial": true, "each": true, "note": true, "notes": true,
 }
+
+// unreadField is a bullet `- `name` (...)`: a backticked name with a
+// parenthetical after it, group 1 the name, group 2 the parenthetical.
+var unreadField = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^[-*] +`([A-Za-z][\\w-]*)` *(\\([^)]*\\))")
+})
 
 // plainField is a bullet `- name (type)?: ...` or `- **name** ...`
 // with a separator (`:`, an em or en dash, ` - `): group 1 a bold name,

@@ -218,3 +218,21 @@ func TestMisspeltProducerSuggestsItsID(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
 	}
 }
+
+// A Maintains item whose parenthetical is no type prose reads declares
+// no field (the loader passes it over): an error at the parenthetical.
+// Types it reads are not reported.
+func TestMaintainsFieldTypeUnread(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"sum.prose.md": node("sum", "gateway", "", "- `band` (string, one of low/mid/high): the band\n- `total` (integer, optional): the sum\n- `count` (string | null): n"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(diags.String(), dir+"/", "")
+	want := "sum.prose.md:10:10: error: ### Maintains of sum declares no field \"band\": (string, one of low/mid/high) is no type prose reads, so the item is passed over and nothing checks the field; write the type alone, (string), (integer, optional) or (string, default: x), and the rest after the colon [graph/field-type]"
+	if strings.TrimSpace(got) != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+}
