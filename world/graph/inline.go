@@ -79,12 +79,19 @@ func (g *Graph) addInline(inline []inlineNode, diags *diag.List) {
 			continue
 		}
 		id := name
-		if count[name] > 1 || g.ref(name) != nil {
+		other := g.ref(name)
+		if count[name] > 1 || other != nil {
 			file := strings.TrimSuffix(in.spec.Root().Name, spec.Suffix)
 			if in.file != nil {
 				file = in.file.ID
 			}
 			id = strings.Join([]string{file, name}, "/") // a node id, not a call path
+		}
+		if other != nil && !other.Inline() && other != in.file {
+			// Its id is qualified, but its name is another file's node's:
+			// `--slot NAME` and a reference by the name reach that one.
+			diags.Warnf(in.spec.File, in.spec.Pos, CodeDuplicateName, "inline node %s has the name of %s's node %s: it is %s, and a --slot or a reference by the name %s reaches %s's; rename one, or name this one %s",
+				name, other.File, other.Label(), id, name, other.File, id)
 		}
 		g.add(in.spec, in.path, id, diags)
 	}
