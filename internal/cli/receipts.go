@@ -163,7 +163,8 @@ func storedLabels(st *store.Store) func(id string) string {
 }
 
 func worldShow(s streams, st *store.Store, node, facet, version string) error {
-	v, err := st.Show(storedNode(st, node), facet, version)
+	id := storedNode(st, node)
+	v, err := st.Show(id, facet, version)
 	if err != nil {
 		return &exitError{Code: exitFailure, Err: fmt.Errorf("world show: %w", err)}
 	}
@@ -171,8 +172,30 @@ func worldShow(s streams, st *store.Store, node, facet, version string) error {
 	if err != nil {
 		return &exitError{Code: exitFailure, Err: err}
 	}
+	if version == "" {
+		failedSince(s, st, node, id)
+	}
 	_, err = s.out.Write(b)
 	return err
+}
+
+// failedSince says on stderr when the published truth of node (stored as
+// id) is not what its last render gave: that render failed, and the
+// truth shown is an earlier drain's, kept (decided: the output stays the
+// published truth, and the exit status 0; the note keeps a reader from
+// taking it for the current one).
+func failedSince(s streams, st *store.Store, node, id string) {
+	rs, err := st.Ledger(id)
+	if err != nil || len(rs) == 0 || rs[len(rs)-1].Status != receipt.Failed {
+		return
+	}
+	last := rs[len(rs)-1]
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i].Status == receipt.Rendered {
+			fmt.Fprintf(s.err, "prose: world show: the last render of %s (drain %d) failed: %s; shown is the truth of drain %d\n", node, last.Drain, last.Reason, rs[i].Drain)
+			return
+		}
+	}
 }
 
 func newReceiptsCmd(s streams) *cobra.Command {

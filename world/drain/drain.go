@@ -396,10 +396,13 @@ func (p *Prepared) run(ctx context.Context, in Input, renderer func(*graph.Node)
 
 // executionRuns reports whether n's ### Execution runs on the
 // interpreter: it has one, it is ProseScript, and n is a file's own node
-// (an inline node is rendered by its binding or the model).
+// (an inline node is rendered by its binding or the model) and no
+// gateway (the run core runs no gateway, and lint says an Execution does
+// not apply to one: a gateway is rendered by its binding or the model,
+// so one with neither is refused before the drain, not failed at each).
 func executionRuns(n *graph.Node) bool {
 	ex := n.Spec.Body()
-	if ex == nil || n.Inline() {
+	if ex == nil || n.Inline() || n.Kind == spec.KindGateway {
 		return false
 	}
 	_, errs := syntax.Parse(n.Spec.File, ex.Lines)

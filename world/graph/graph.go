@@ -333,17 +333,23 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	g := &Graph{Root: root, Specs: specs, byID: map[string]*Node{}}
 	var diags diag.List
 	var inline []inlineNode
+	var functions []*spec.Spec
 	for _, f := range files {
 		s, ds, err := specs.Load(f)
 		if err != nil {
 			return nil, nil, err
 		}
+		if s != nil && s.Kind == spec.KindFunction && s.Name != "" {
+			functions = append(functions, s)
+		}
 		if s == nil || !s.Kind.IsNode() {
-			// A file whose front matter cannot be read may be a node the
-			// project means to have: its kind is unknown, so it is not
-			// left out of the graph without an error.
+			// A file whose front matter cannot be read, or whose kind is
+			// missing, misspelt or retired (`kind: responsibilty`), may
+			// be a node the project means to have: its kind is unknown,
+			// so it is not left out of the graph without an error (a
+			// drain would else run without it and exit 0).
 			for _, d := range ds.Errors() {
-				if d.Code == spec.CodeFrontMatter {
+				if kindUnknown(s, d.Code) {
 					diags = append(diags, d)
 				}
 			}
@@ -361,6 +367,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 		}
 	}
 	g.addInline(inline, &diags)
+	diags = append(diags, g.functionNames(functions)...)
 	diags = append(diags, g.checkIDs()...)
 	w, wd, err := readWiring(root)
 	if err != nil {
@@ -382,13 +389,28 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	g.indexIn()
 	if !diags.HasErrors() { // a node an error dropped may be its reader
 		diags = append(diags, g.unreadGateways()...)
+		diags = append(diags, g.idle()...)
 	}
 	diags = append(diags, g.executionMembers()...)
 	diags = append(diags, g.postconditionFields()...)
 	diags = append(diags, g.immaterialSlips()...)
+	diags = append(diags, g.plainFields()...)
+	diags = append(diags, g.noMaintains()...)
 	diags = append(diags, g.wholeConditions()...)
 	diags.Sort()
 	return g, diags, nil
+}
+
+// kindUnknown reports whether an error of code in the file of s (nil
+// when it could not be read) leaves its kind unknown.
+func kindUnknown(s *spec.Spec, code string) bool {
+	switch code {
+	case spec.CodeFrontMatter, spec.CodeUnknownKind, spec.CodeRetiredKind:
+		return true
+	case spec.CodeFrontMatterKey:
+		return s == nil || s.Kind == ""
+	}
+	return false
 }
 
 func sameFile(a, b string) bool {
@@ -483,6 +505,25 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		}
 	}
 	return n
+}
+
+// functionNames reports each function file named as a node is (its id
+// or name; decided: an error, as for two nodes of one name): an
+// Execution's `call NAME` and a `--slot NAME=...` would reach one of the
+// two, and which one is not what the reader of either file expects.
+func (g *Graph) functionNames(functions []*spec.Spec) diag.List {
+	var out diag.List
+	for _, f := range functions {
+		n := g.byID[f.Name]
+		if n == nil {
+			n = g.fileNamed[f.Name]
+		}
+		if n == nil || n.Inline() {
+			continue
+		}
+		out.Errorf(f.File, f.Pos, CodeDuplicateName, "function name %q is also the %s %s's (%s): a call or a --slot by that name would reach only one of them; rename one", f.Name, n.Kind, n.Label(), n.File)
+	}
+	return out
 }
 
 // wakeOf reads the wake source of a node: external for a gateway or an

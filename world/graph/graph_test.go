@@ -201,7 +201,8 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n") + "\n### Emits\n\n- `other` on each batch\n- trend\n",
 			"trend.prose.md": node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"),
 			"other.prose.md": node("other", "responsibility", "", "- `m`: n"),
-		}, "feed.prose.md:14:4: warning: ### Emits names other, but other's ### Requires does not read feed, so feed's events do not wake it: add an item naming `feed` there [graph/emits]"},
+		}, "feed.prose.md:14:4: warning: ### Emits names other, but other's ### Requires does not read feed, so feed's events do not wake it: add an item naming `feed` there [graph/emits]\n" +
+			"other.prose.md:2:7: warning: other is input-driven but reads no other node: it renders once and never wakes again; give it a ### Requires, or a ### Continuity it wakes by (self-driven: every N hours) [graph/idle]"},
 		{"a wiring file edge whose producer part does not exist", map[string]string{
 			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n"),
 			"alert.prose.md":    node("alert", "responsibility", "- `money`: the amount", "- `big`: n") + "\n### Continuity\n\n- input-driven\n",
@@ -217,10 +218,50 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"sum.prose.md":      node("order-summary", "gateway", "", "- `total`: n"),
 			"prose.wiring.yaml": "immaterial:\n  order-sumary: [stamp]\n",
 		}, "prose.wiring.yaml:2:3: error: immaterial: \"order-sumary\" names no node; did you mean order-summary? [graph/wiring]"},
+		{"a wiring file input wired twice", map[string]string{
+			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n\n- `net`: n"),
+			"alert.prose.md":    node("alert", "responsibility", "- `money`: the amount", "- `big`: n"),
+			"prose.wiring.yaml": "alert.money: sum.total\nalert.money: sum.net\n",
+		}, "prose.wiring.yaml:2:1: error: alert.money is wired twice (line 1: sum.total; here: sum.net): an input reads what one line names; keep one [graph/wiring]"},
+		{"a wiring file input wired by id and by name", map[string]string{
+			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n\n- `net`: n"),
+			"alert.prose.md":    strings.Replace(node("alert", "responsibility", "- `money`: the amount", "- `big`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
+			"prose.wiring.yaml": "alert.money: sum.total\n067NC4KG01RG50R40M30E20918.money: sum.net\n",
+		}, "prose.wiring.yaml:1:1: error: alert.money and 067NC4KG01RG50R40M30E20918.money (line 2) wire one input, 067NC4KG01RG50R40M30E20918 (alert).money (the one by id, the other by name): keep one [graph/wiring]"},
+		{"a wiring file immaterial: written twice", map[string]string{
+			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n\n- `stamp`: when\n- `seen`: when"),
+			"prose.wiring.yaml": "immaterial:\n  sum: [stamp]\nimmaterial:\n  sum: [seen]\n",
+		}, "prose.wiring.yaml:3:1: error: immaterial: appears twice (line 1, and here): YAML keeps the last, so the fields of the first would stay material; write them under one immaterial: [graph/wiring]\n" +
+			"prose.wiring.yaml:4:3: error: immaterial: sum appears twice (line 2, and here): list its fields once [graph/wiring]"},
+		{"an input-driven node whose inputs are under another heading", map[string]string{
+			"feed.prose.md":   node("feed", "gateway", "", "- `n`: n"),
+			"report.prose.md": strings.Replace(node("report", "responsibility", "- `n`: from `feed`", "- `line`: n"), "### Requires", "### Inputs", 1),
+		}, "feed.prose.md:2:7: warning: no node reads gateway feed: its events wake no one; name it in the ### Requires item meant to read it (- `NAME`: ... from `feed`) [graph/unread]\n" +
+			"report.prose.md:8:1: warning: report is input-driven but reads no other node (its section \"Inputs\" is not read as ### Requires: name it so): it renders once and never wakes again; give it a ### Requires, or a ### Continuity it wakes by (self-driven: every N hours) [graph/idle]"},
+		{"a node whose truth is under another heading", map[string]string{
+			"feed.prose.md": strings.Replace(node("feed", "gateway", "", "- `n`: n"), "### Maintains", "### Outputs", 1),
+		}, "feed.prose.md:8:1: warning: feed has no ### Maintains (its section \"Outputs\" is not read as ### Maintains: name it so): nothing declares its truth, so whatever a render answers is published unchecked; declare its fields under ### Maintains (- `NAME` (TYPE): ...) [graph/no-maintains]"},
+		{"a section heading one level up after the others", map[string]string{
+			"feed.prose.md": node("feed", "gateway", "", "- `n`: n"),
+			"sum.prose.md":  strings.Replace(node("sum", "responsibility", "- `n`: from `feed`", "- `total`: n"), "### Maintains", "## Maintains", 1) + "\n### Continuity\n\ninput-driven\n",
+		}, "sum.prose.md:12:1: error: `## Maintains` opens an inline node named Maintains, and leaves sum without its Maintains section: write it ### Maintains, at the level of the file's other sections [graph/section-node]\n" +
+			"sum.prose.md:12:1: warning: sum has no ### Maintains (its `## Maintains` opens an inline node: write it ### Maintains): nothing declares its truth, so whatever a render answers is published unchecked; declare its fields under ### Maintains (- `NAME` (TYPE): ...) [graph/no-maintains]"},
+		{"a producer named as a plain word", map[string]string{
+			"feed.prose.md": node("feed", "gateway", "", "- `n`: n"),
+			"sum.prose.md":  node("sum", "responsibility", "- `count`: the count from feed.", "- `total`: n"),
+		}, "sum.prose.md:10:3: error: input \"count\" of sum: nothing in this project maintains it (it names feed as a plain word, which wiring does not read: write `feed`, in backticks, to read that node); add the responsibility or gateway that does, wire it in prose.wiring.yaml (sum.count: producer.facet), or give it on each drain with `prose run DIR --input sum.count=VALUE` [graph/unmaintained]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
 		}, "b/sum.prose.md:2:7: error: node name \"sum\" is also a/sum.prose.md's (id sum): a reference or a --slot by that name would reach only one of them; rename one [graph/duplicate-name]"},
+		{"a node's kind misspelt", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
+			"trend.prose.md": node("trend", "responsibilty", "- `n`: from `feed`", "- `t`: n"),
+		}, "trend.prose.md:3:7: error: unknown kind \"responsibilty\": did you mean kind: responsibility? [spec/unknown-kind]"},
+		{"a node without a kind", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
+			"trend.prose.md": strings.Replace(node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"), "kind: responsibility\n", "", 1),
+		}, "trend.prose.md:1:1: error: front matter has no kind: key (kind: pattern) [spec/front-matter-key]"},
 		{"ambiguous, naming the candidates", map[string]string{
 			"a.prose.md":   node("a", "gateway", "", "#### counts\n\nTallies."),
 			"b.prose.md":   node("b", "gateway", "", "- `counts`: tallies"),
@@ -418,5 +459,23 @@ func TestRequiresNestedList(t *testing.T) {
 	got := diags.String()
 	if !strings.Contains(got, want) || strings.Count(got, CodeNested) != 1 {
 		t.Errorf("diagnostics:\n%s\nwant once:\n%s", got, want)
+	}
+}
+
+// A function file named as a node is: `call report` and --slot report
+// would reach one of the two.
+func TestFunctionNamedAsANode(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"feed.prose.md":   node("feed", "gateway", "", "- `n`: n"),
+		"report.prose.md": node("report", "responsibility", "- `n`: from `feed`", "- `line`: n"),
+		"fmt.prose.md":    "---\nname: report\nkind: function\n---\n\n# Format\n\n### Parameters\n\n- `band`: the band\n\n### Returns\n\n- `text`: formatted\n",
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `fmt.prose.md:2:7: error: function name "report" is also the responsibility report's (report.prose.md): a call or a --slot by that name would reach only one of them; rename one [graph/duplicate-name]`
+	if got := strings.ReplaceAll(diags.String(), dir+"/", ""); strings.TrimSpace(got) != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
 	}
 }

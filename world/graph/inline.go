@@ -21,6 +21,10 @@ import (
 // instructions: the interpreter runs a file's own Execution, never an
 // inline node's (Node.Inline).
 
+// CodeSectionNode is a `##` heading named as a section (Maintains,
+// Requires, ...) that opens an inline node.
+const CodeSectionNode = "graph/section-node"
+
 // inlineNode is an inline node of a file waiting for its id: its spec,
 // the file, and the file's own node (nil when that was not added).
 type inlineNode struct {
@@ -50,6 +54,15 @@ func isWorldNode(s *spec.Spec) bool {
 	return false
 }
 
+// sectionNames are headings of a node's sections: a `## Maintains` that
+// comes after the file's `###` sections opens an inline node of that
+// name, and the file is left without the section.
+var sectionNames = map[string]bool{
+	"requires": true, "maintains": true, "continuity": true, "goal": true, "execution": true,
+	"receives": true, "emits": true, "environment": true, "runtime": true, "errors": true,
+	"tools": true, "parameters": true, "returns": true,
+}
+
 // addInline adds the inline nodes, after every file's own node so that
 // an inline name a file's node has is qualified wherever it comes.
 func (g *Graph) addInline(inline []inlineNode, diags *diag.List) {
@@ -59,13 +72,26 @@ func (g *Graph) addInline(inline []inlineNode, diags *diag.List) {
 	}
 	for _, in := range inline {
 		name := in.spec.Name
+		if sectionNames[strings.ToLower(strings.TrimSpace(name))] {
+			// Decided: an error, not a node (a heading level slipped).
+			diags.Errorf(in.spec.File, in.spec.Pos, CodeSectionNode, "`## %s` opens an inline node named %s, and leaves %s without its %s section: write it ### %s, at the level of the file's other sections",
+				name, name, in.spec.Root().Name, name, name)
+			continue
+		}
 		id := name
-		if count[name] > 1 || g.ref(name) != nil {
+		other := g.ref(name)
+		if count[name] > 1 || other != nil {
 			file := strings.TrimSuffix(in.spec.Root().Name, spec.Suffix)
 			if in.file != nil {
 				file = in.file.ID
 			}
 			id = strings.Join([]string{file, name}, "/") // a node id, not a call path
+		}
+		if other != nil && !other.Inline() && other != in.file {
+			// Its id is qualified, but its name is another file's node's:
+			// `--slot NAME` and a reference by the name reach that one.
+			diags.Warnf(in.spec.File, in.spec.Pos, CodeDuplicateName, "inline node %s has the name of %s's node %s: it is %s, and a --slot or a reference by the name %s reaches %s's; rename one, or name this one %s",
+				name, other.File, other.Label(), id, name, other.File, id)
 		}
 		g.add(in.spec, in.path, id, diags)
 	}

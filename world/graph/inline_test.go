@@ -2,6 +2,7 @@ package graph
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +41,26 @@ func TestInlineNodesThatAreWorldNodes(t *testing.T) {
 	}
 	if ds := g.missingIDs(); len(ds) != 0 {
 		t.Errorf("an inline node is asked an id: %s", ds)
+	}
+}
+
+// An inline node named as another file's node is qualified, and warned
+// of: a --slot or a reference by the name reaches the file's node.
+func TestInlineNodeNamedAsAFileNode(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"report.prose.md": node("report", "gateway", "", "- `line`: n"),
+		"r.prose.md": "---\nname: r\nkind: responsibility\nid: 067NC4KG01RG50R40M30E20918\n---\n\n# R\n\n### Requires\n\n- `notes`: the notes\n- `line`: from `report`\n\n### Maintains\n\n- `brief`: text\n\n" +
+			"## report\n\n### Maintains\n\n- `notes`: collected notes\n",
+	})
+	g, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "r.prose.md:18:1: warning: inline node report has the name of report.prose.md's node report: it is 067NC4KG01RG50R40M30E20918/report, and a --slot or a reference by the name report reaches report.prose.md's; rename one, or name this one 067NC4KG01RG50R40M30E20918/report [graph/duplicate-name]"
+	if got := strings.TrimSpace(strings.ReplaceAll(diags.String(), dir+"/", "")); got != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+	if g.Node("067NC4KG01RG50R40M30E20918/report") == nil {
+		t.Error("the inline node is not qualified")
 	}
 }

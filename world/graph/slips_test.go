@@ -28,10 +28,20 @@ func TestSentenceSlips(t *testing.T) {
 			`alert.prose.md:10:3: error: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"? As written it reads the whole truth of orders: write ` + "`orders.total`" + ` to read that part, or wire it in prose.wiring.yaml (alert.amount: orders.total) [graph/unsatisfied]`},
 		{"a backticked plural of a field", "- `amount`: `orders`'s `totals`",
 			`error: input "amount" of alert names "totals", which orders does not maintain; did you mean "total"?`},
+		{"an exclusion of a field of a producer read whole", "- `amount`: `orders`, except `count`",
+			`alert.prose.md:10:3: error: input "amount" of alert excludes the field count of orders ("except ` + "`count`" + `"), but an exclusion removes a facet, not a field: as written it reads count all the same; name the fields it reads (` + "`orders.total`" + `) [graph/unsatisfied]`},
+		{"an exclusion of the field read", "- `total`: from `orders`, never `total`",
+			`alert.prose.md:10:3: error: input "total" of alert excludes the field total of orders ("never ` + "`total`" + `"), but an exclusion removes a facet`},
 		{"an exclusion of a misspelt part", "- `amount`: `orders`, never its `totl`",
 			`alert.prose.md:10:3: error: input "amount" of alert excludes "totl" ("never its ` + "`totl`" + `"), which orders does not maintain, so it excludes nothing: it reads the whole truth of orders; did you mean "total"? [graph/unsatisfied]`},
 		{"an item's name the plural of a field", "- `totals`: from `orders`",
 			`alert.prose.md:10:3: warning: input "totals" of alert reads the whole truth of orders, but it says "totals" (orders maintains "total"): write ` + "`orders.total`"},
+		{"an item's name a near-miss of a field", "- `totall`: from `orders`",
+			`alert.prose.md:10:3: warning: input "totall" of alert reads the whole truth of orders, but it says "totall" (orders maintains "total"): write ` + "`orders.total`"},
+		{"an item's name a field written with a hyphen", "- `Tot-al`: from `orders`",
+			`alert.prose.md:10:3: warning: input "Tot-al" of alert reads the whole truth of orders, but it says "Tot-al" (orders maintains "total"): write ` + "`orders.total`"},
+		{"an item's plain name before a dash, a field of the producer", "- total — the sum from `orders`",
+			`alert.prose.md:10:3: warning: input "orders" of alert reads the whole truth of orders, but it says "total" (orders maintains "total"): write ` + "`orders.total`"},
 		{"a backticked near-miss of a field not tied to the producer", "- `amount`: `orders`, as `totl`",
 			`alert.prose.md:10:3: warning: input "amount" of alert names "totl", which orders does not maintain; did you mean "total"?`},
 		{"a backticked part the producer does not maintain", "- `amount`: the `tax` of `orders`",
@@ -150,5 +160,79 @@ func TestOptionalFieldIntoARequiredInput(t *testing.T) {
 		if tc.want == "" && strings.Contains(got, CodeTypeMismatch) || tc.want != "" && !strings.Contains(got, tc.want) {
 			t.Errorf("%s: diagnostics:\n%s\nwant:\n%s", tc.requires, got, tc.want)
 		}
+	}
+}
+
+// A producer misspelt after a first name that is no plain name (a
+// family's `eligible:<login>`) is reported as anywhere else: the spec
+// names the item's input by that misspelt name, which is no reason to
+// take it for another input the sentence speaks of.
+func TestMisspeltProducerAfterAFamily(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"reg.prose.md": "---\nname: stargazer-registry\nkind: gateway\n---\n\n# Registry\n\n### Maintains\n\n- `users`: all users\n\n#### eligible:<login>\n\nWhether the user is eligible.\n",
+		"map.prose.md": node("mapper", "responsibility", "- This user's `eligible:<login>` facet on the `stargazer-registy`, and only that facet.", "- `x`: y"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `map.prose.md:10:3: error: input "eligible:<login>" of mapper names "stargazer-registy", which is no node; did you mean stargazer-registry?`
+	if !strings.Contains(diags.Error(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
+	}
+}
+
+// A ### Maintains bullet written as a field without backticks declares
+// none, so nothing would check it: a warning at its name. The bullets
+// that are no field (postcondition, a capitalised note, a backticked
+// field, prose in a fenced block) are not reported.
+func TestPlainMaintainsField(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"sum.prose.md": node("sum", "gateway", "", "- total (integer): the sum\n- **share**: a part\n- `count`: n\n- postcondition: `count` is at least 0\n- Note: this is prose\n\n```\n- example: not a field\n```"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(diags.String(), dir+"/", "")
+	want := "sum.prose.md:10:3: warning: ### Maintains of sum writes \"total\" as a field without backticks, so it declares no field: nothing checks that a truth gives it, nor its type; write it in backticks (- `total` ...) [graph/plain-field]\n" +
+		"sum.prose.md:11:5: warning: ### Maintains of sum writes \"share\" as a field without backticks, so it declares no field: nothing checks that a truth gives it, nor its type; write it in backticks (- `share` ...) [graph/plain-field]"
+	if strings.TrimSpace(got) != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A misspelt producer is suggested by the id to write, not by a title
+// that only capitalises it (`Totals` for totals).
+func TestMisspeltProducerSuggestsItsID(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"totals.prose.md": strings.Replace(node("totals", "gateway", "", "- `band`: n"), "# totals", "# Totals", 1),
+		"report.prose.md": node("report", "responsibility", "- `band`: from `totls`", "- `line`: n"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `input "band" of report names "totls", which is no node; did you mean totals?`
+	if !strings.Contains(diags.Error(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), want)
+	}
+}
+
+// A Maintains item whose parenthetical is no type prose reads declares
+// no field (the loader passes it over): an error at the parenthetical.
+// Types it reads are not reported.
+func TestMaintainsFieldTypeUnread(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"sum.prose.md": node("sum", "gateway", "", "- `band` (string, one of low/mid/high): the band\n- `total` (integer, optional): the sum\n- `count` (string | null): n"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(diags.String(), dir+"/", "")
+	want := "sum.prose.md:10:10: error: ### Maintains of sum declares no field \"band\": (string, one of low/mid/high) is no type prose reads, so the item is passed over and nothing checks the field; write the type alone, (string), (integer, optional) or (string, default: x), and the rest after the colon [graph/field-type]"
+	if strings.TrimSpace(got) != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -171,8 +171,8 @@ func (g *Graph) wire() diag.List {
 				} else if it.Name != "" {
 					un.Why = CodeUnmaintained
 					n.CallerInputs = append(n.CallerInputs, it.Name)
-					diags.Errorf(f, it.Pos, CodeUnmaintained, "input %q of %s: nothing in this project maintains it; add the responsibility or gateway that does, wire it in %s (%s.%s: producer.facet), or give it on each drain with `prose run DIR --input %s.%s=VALUE`",
-						it.Name, n.Label(), WiringFile, n.ID, it.Name, n.ID, it.Name)
+					diags.Errorf(f, it.Pos, CodeUnmaintained, "input %q of %s: nothing in this project maintains it%s; add the responsibility or gateway that does, wire it in %s (%s.%s: producer.facet), or give it on each drain with `prose run DIR --input %s.%s=VALUE`",
+						it.Name, n.Label(), g.plainNode(n, it), WiringFile, n.ID, it.Name, n.ID, it.Name)
 				} else {
 					g.Unresolved = g.Unresolved[:len(g.Unresolved)-1] // a sentence, no input
 				}
@@ -713,6 +713,19 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 	return ""
 }
 
+// plainNode is a hint for an item nothing maintains that names a node
+// as a plain word after from, of or by ("from totals"): wiring reads a
+// node in backticks or bold only. "" when it names none.
+func (g *Graph) plainNode(n *Node, it *Item) string {
+	for _, m := range plainFrom().FindAllStringSubmatch(it.Text, -1) {
+		w := strings.TrimRight(m[1], ".")
+		if p := g.ref(w); p != nil && p != n && (p.ID == w || p.Name == w) {
+			return fmt.Sprintf(" (it names %s as a plain word, which wiring does not read: write `%s`, in backticks, to read that node)", w, w)
+		}
+	}
+	return ""
+}
+
 // edgeType explains an edge whose subscriber declares its input of a type
 // the producer's field, declared of another type, never has (`total`
 // (number) read from a `total` (string)), or returns "". Decided: an
@@ -1021,9 +1034,43 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 		}
 	}
 	what := quoteName(it)
+	// A field excluded from a producer read whole, or from the very
+	// field read ("`totals`, except `revenue`"): an exclusion removes a
+	// facet, so as written the field is read all the same.
 	for _, r := range rs {
 		t := trimPossessive(r.text)
-		if r.at < 0 || t == it.Name || n.self(t) || g.known(t, n) || isInput(n, t) {
+		if !r.negated || r.at < 0 {
+			continue
+		}
+		o := owner(it.Text, r, nodeRefs)
+		for _, p := range prods {
+			if o != nil && o != p || !contains(p.Fields, t) || contains(p.Facets, t) {
+				continue
+			}
+			read := whole[p]
+			for _, e := range edges {
+				read = read || e.Producer == p.ID && e.Facet == t
+			}
+			if !read {
+				continue
+			}
+			var rest []string
+			for _, f := range p.Fields {
+				if f != t {
+					rest = append(rest, "`"+p.ID+"."+f+"`")
+				}
+			}
+			fix := "name the fields it reads"
+			if len(rest) > 0 {
+				fix += " (" + strings.Join(rest, ", ") + ")"
+			}
+			diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s of %s excludes the field %s of %s (%q), but an exclusion removes a facet, not a field: as written it reads %s all the same; %s",
+				what, n.ID, t, p.ID, r.words, t, fix)
+		}
+	}
+	for _, r := range rs {
+		t := trimPossessive(r.text)
+		if r.at < 0 || t == it.Name || n.self(t) || g.known(t, n) || isOtherInput(n, it, t) {
 			continue
 		}
 		if r.negated {
@@ -1114,8 +1161,33 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 	}
 	for _, p := range prods {
 		if whole[p] && it.Name != "" && !p.hasPart(it.Name) {
-			if best := plural(it.Name, partsOf(p)); best != "" {
+			best := plural(it.Name, partsOf(p))
+			if best == "" && !p.worldName(it.Name) {
+				// `revenue-band` from `totals`, which maintains
+				// `revenue_band`: the item reads the whole truth,
+				// where its name says the field.
+				best = sameWords(it.Name, partsOf(p))
+			}
+			if best != "" {
 				guess(p, it.Name, best)
+			}
+		}
+	}
+	// A plain name before a dash (`- counts — the tallies from `feed``)
+	// is the item's name as its author wrote it, though neither the spec
+	// nor the wiring reads it as one: the producer's part of that name
+	// is what the item means.
+	if m := dashName().FindStringSubmatch(it.Text); m != nil && m[1] != it.Name {
+		for _, p := range prods {
+			if !whole[p] {
+				continue
+			}
+			best := sameWords(m[1], partsOf(p))
+			if p.hasPart(m[1]) {
+				best = m[1]
+			}
+			if best != "" {
+				guess(p, m[1], best)
 			}
 		}
 	}
@@ -1181,6 +1253,16 @@ var (
 	// partName is what a field's or facet's name looks like.
 	partName = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[A-Za-z][\w:-]*$`)
+	})
+	// plainFrom is a plain word after from, of or by: "the count from
+	// feed".
+	plainFrom = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:from|of|by)\s+(?:the\s+)?([A-Za-z][\w.-]*)`)
+	})
+	// dashName is an item's plain name before a dash: "counts — the
+	// tallies".
+	dashName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z][\w-]*) +(?:—|–|-) `)
 	})
 	// plainOf is a plain word tied to the node after it: "the totl of `X`".
 	plainOf = sync.OnceValue(func() *regexp.Regexp {
@@ -1251,6 +1333,26 @@ func plural(name string, parts []string) string {
 	return ""
 }
 
+// sameWords is the part of parts that name writes with other case or
+// separators (`revenue-band`, `revenueBand` for `revenue_band`), or,
+// for a name of five letters or more, one letter apart (`totall`); ""
+// when none is. An item's name is often its field's, so closer than
+// nearest's two letters (`amount` is not `count`).
+func sameWords(name string, parts []string) string {
+	bare := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(s))
+	}
+	for _, p := range parts {
+		if bare(p) == bare(name) {
+			return p
+		}
+	}
+	if len(name) < 5 {
+		return ""
+	}
+	return didyoumean.Matcher{Fold: strings.ToLower, Limit: didyoumean.Within(1)}.Closest(name, parts)
+}
+
 // known reports whether t is a node (or `node.part`), or a part or
 // world-model name of some node.
 func (g *Graph) known(t string, self *Node) bool {
@@ -1276,8 +1378,8 @@ func (g *Graph) nodeNames(self *Node) []string {
 		if p.Name != "" && p.Name != p.ID {
 			out = append(out, p.Name)
 		}
-		if p.Title != "" {
-			out = append(out, p.Title)
+		if p.Title != "" && !strings.EqualFold(p.Title, p.ID) && !strings.EqualFold(p.Title, p.Name) {
+			out = append(out, p.Title) // not "Totals" beside totals: a suggestion names what to write
 		}
 	}
 	return out
@@ -1294,6 +1396,37 @@ func partList(p *Node) string {
 		return "its parts: " + strings.Join(ps, ", ")
 	}
 	return "it declares no parts"
+}
+
+// isOtherInput reports whether name is one of n's declared inputs that
+// another item of its Requires declares: a sentence may speak of it. The
+// input the spec reads from it's own item is no such name (a sentence
+// whose first backticked name is not a plain name, `eligible:<login>`,
+// gives its input the next one, which may be a misspelt producer).
+func isOtherInput(n *Node, it *Item, name string) bool {
+	for _, in := range n.Spec.Inputs {
+		if in.Name == name && n.ItemOf(in) != it {
+			return true
+		}
+	}
+	return false
+}
+
+// ItemOf is the Requires item of n that declares input in (nil when none
+// does, as for an input with no place). Their names may differ: the spec
+// names a sentence's input by its first backticked plain name, where the
+// item takes the first backticked text (`eligible:<login>`), and the
+// drain gives each input under its item's name.
+func (n *Node) ItemOf(in *spec.Input) *Item {
+	if !in.Pos.IsValid() {
+		return nil
+	}
+	for i, it := range n.Items {
+		if in.Pos >= it.Pos && (i+1 == len(n.Items) || in.Pos < n.Items[i+1].Pos) {
+			return it
+		}
+	}
+	return nil
 }
 
 // isInput reports whether name is one of n's declared inputs.

@@ -65,10 +65,19 @@ func readWiring(root string) (*Wiring, diag.List, error) {
 		diags.Errorf(f, pos(f, m), "graph/wiring", "%s: want a mapping of subscriber.input: producer.facet", WiringFile)
 		return w, diags, nil
 	}
+	immaterialAt := diag.NoPos
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if k.Value == "immaterial" && v.Kind == yaml.MappingNode {
+			if immaterialAt != diag.NoPos {
+				diags.Errorf(f, pos(f, k), "graph/wiring", "immaterial: appears twice (line %d, and here): YAML keeps the last, so the fields of the first would stay material; write them under one immaterial:", f.Position(immaterialAt).Line)
+			}
+			immaterialAt = pos(f, k)
 			for j := 0; j+1 < len(v.Content); j += 2 {
+				if at, dup := w.at["immaterial:"+v.Content[j].Value]; dup && at != diag.NoPos && w.Immaterial[v.Content[j].Value] != nil {
+					diags.Errorf(f, pos(f, v.Content[j]), "graph/wiring", "immaterial: %s appears twice (line %d, and here): list its fields once", v.Content[j].Value, f.Position(at).Line)
+					continue
+				}
 				var names []string
 				if err := v.Content[j+1].Decode(&names); err != nil {
 					diags.Errorf(f, pos(f, v.Content[j+1]), "graph/wiring", "immaterial fields of %s: want a list of names", v.Content[j].Value)
@@ -81,6 +90,12 @@ func readWiring(root string) (*Wiring, diag.List, error) {
 		}
 		if !strings.Contains(k.Value, ".") || v.Kind != yaml.ScalarNode {
 			diags.Errorf(f, pos(f, k), "graph/wiring", "%q: want subscriber.input: producer.facet", k.Value)
+			continue
+		}
+		if first, dup := w.Edges[k.Value]; dup {
+			// YAML keeps the last of two equal keys: the input would
+			// read what the later line says, the earlier one unread.
+			diags.Errorf(f, pos(f, k), "graph/wiring", "%s is wired twice (line %d: %s; here: %s): an input reads what one line names; keep one", k.Value, f.Position(w.at[k.Value]).Line, first, v.Value)
 			continue
 		}
 		w.Edges[k.Value] = v.Value
@@ -129,6 +144,7 @@ func (g *Graph) checkWiring() diag.List {
 			}
 		}
 	}
+	inputs := map[string]string{} // subscriber id.input: the first key wiring it
 	for _, k := range w.Keys() {
 		var sub *Node
 		var item string
@@ -160,6 +176,11 @@ func (g *Graph) checkWiring() diag.List {
 			diags.Errorf(w.file, w.at[k], "graph/wiring", "%q names no input of a node (subscriber.input, by id or name)%s", k, hint)
 			continue
 		}
+		if other, dup := inputs[sub.ID+"."+item]; dup {
+			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s and %s (line %d) wire one input, %s.%s (the one by id, the other by name): keep one", k, other, w.file.Position(w.at[other]).Line, sub.Label(), item)
+			continue
+		}
+		inputs[sub.ID+"."+item] = k
 		p, part, ok := g.dotted(w.Edges[k], sub)
 		if !ok {
 			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s: %q names no node (or no part of it) that %s.%s could read: write producer or producer.part, by id or name", k, w.Edges[k], sub.Label(), item)

@@ -87,6 +87,73 @@ func TestTruthFieldsAreChecked(t *testing.T) {
 	}
 }
 
+// A field given inside the facet that holds it is of its declared type
+// there too: a subscriber of the facet reads it inside, so text where a
+// number is declared fails the render as it does given as a member.
+func TestFieldsInsideAFacetAreChecked(t *testing.T) {
+	for _, tc := range []struct {
+		truth any
+		want  string
+	}{
+		{map[string]any{"counts": map[string]any{"total": "130", "count": 2.0}}, `sum.prose.md:14:4: sum's truth gives "130" for its field total, which its ### Maintains declares (number): give a number`},
+		{map[string]any{"counts": map[string]any{"total": 130.0, "count": nil}}, `sum.prose.md:15:4: sum's truth gives null for its field count, which its ### Maintains declares (integer)`},
+		{map[string]any{"counts": map[string]any{"total": 130.0, "count": 2.0}}, ""},
+	} {
+		g := writeProject(t, map[string]string{
+			"feed.prose.md":  contract("feed", "gateway", "", "- `items`: order lines"),
+			"sum.prose.md":   contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total` (number): their sum\n- `count` (integer): how many\n\n#### counts\n\nThe tallies (`total`, `count`)."),
+			"alert.prose.md": contract("alert", "responsibility", "- `counts`: *(Maintained by `sum.counts`.)*", "- `big` (boolean): over 100"),
+		})
+		st, err := store.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := fixed{"sum": tc.truth, "alert": map[string]any{"big": true}}
+		o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
+			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
+		if _, err := reconcile.Drain(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := st.Receipts("sum")
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("receipts of sum: %v %d", err, len(rs))
+		}
+		switch {
+		case tc.want == "" && rs[0].Status != receipt.Rendered:
+			t.Errorf("%v: receipt %s %q, want rendered", tc.truth, rs[0].Status, rs[0].Reason)
+		case tc.want != "" && (rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, tc.want)):
+			t.Errorf("%v: receipt %s %q, want failed with %q", tc.truth, rs[0].Status, rs[0].Reason, tc.want)
+		}
+	}
+}
+
+// A truth that is text says what the text is, and a program's log line
+// before its JSON is named as such.
+func TestTextTruthIsQuoted(t *testing.T) {
+	g := writeProject(t, map[string]string{
+		"feed.prose.md": contract("feed", "gateway", "", "- `items`: order lines"),
+		"sum.prose.md":  contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total` (number): their sum"),
+	})
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := fixed{"sum": "summing...\n{\"total\": 3}"}
+	o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
+		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
+	if _, err := reconcile.Drain(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := st.Receipts("sum")
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("receipts of sum: %v %d", err, len(rs))
+	}
+	want := `its truth must be a JSON object, got a string ("summing...\n{\"total\": 3}"); a line of text comes before a JSON object (a program writes its logs to stderr`
+	if rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, want) {
+		t.Errorf("receipt %s %q, want failed with %q", rs[0].Status, rs[0].Reason, want)
+	}
+}
+
 type rendererFunc func(context.Context, *reconcile.Request) (*reconcile.Answer, error)
 
 func (f rendererFunc) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {

@@ -103,8 +103,11 @@ func member(n *graph.Node, m map[string]any, field string) (any, bool) {
 // of that type (null only where it is declared optional or its type names
 // null, as for a function's outputs, callgraph typedOutputs). A node with
 // facets may give a field inside one of them (the return rule of
-// callgraph.Truth, applied by the renderers), so only the type of a field
-// it gives as a member is checked. Members the Maintains does not
+// callgraph.Truth, applied by the renderers), so its presence is the
+// renderers' to check, and its type is checked where it is given: as a
+// member, else inside the one facet that holds it (`{"counts": {"total":
+// "x"}}` for `total` (integer) fails as `{"total": "x"}` does, since a
+// subscriber of the facet reads it there). Members the Maintains does not
 // declare are kept as given. A subscriber so never reads null for a field
 // the producer left out, nor text where a number is declared.
 func Fields(n *graph.Node, truth any) error {
@@ -123,6 +126,9 @@ func Fields(n *graph.Node, truth any) error {
 			continue
 		}
 		v, present := m[o.Name]
+		if !present && facets {
+			v, present = member(n, m, o.Name)
+		}
 		if !present {
 			if !facets {
 				missing = append(missing, fmt.Sprintf("%q", o.Name))

@@ -1118,7 +1118,7 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 		return ans, fmt.Errorf("its truth is not JSON: %v", err)
 	}
 	if _, ok := truth.(map[string]any); !ok {
-		return ans, fmt.Errorf("%s: its truth must be a JSON object, got %s: answer one object of the fields its ### Maintains declares (%s)", truthPos(p.n), graph.KindName(truth), fieldList(p.n))
+		return ans, fmt.Errorf("%s: its truth must be a JSON object, got %s%s: answer one object of the fields its ### Maintains declares (%s)", truthPos(p.n), graph.KindName(truth), textHint(truth), fieldList(p.n))
 	}
 	ans.Truth = truth
 	if err := Fields(p.n, truth); err != nil {
@@ -1382,4 +1382,23 @@ func (s *Steps) Fire(ctx context.Context, id string, seq int) (r *receipt.Receip
 		return nil, false, err
 	}
 	return d.fired[id], false, nil
+}
+
+// textHint says what a truth that is text holds: its start, and, when a
+// later line opens a JSON object, that the program printed something
+// before it (output that is not one JSON value is taken as text).
+func textHint(truth any) string {
+	t, ok := truth.(string)
+	if !ok {
+		return ""
+	}
+	start := t
+	if r := []rune(start); len(r) > 60 {
+		start = string(r[:60]) + "..."
+	}
+	hint := fmt.Sprintf(" (%q)", start)
+	if i := strings.Index(t, "\n{"); i >= 0 {
+		hint += "; a line of text comes before a JSON object (a program writes its logs to stderr, and its truth alone to stdout)"
+	}
+	return hint
 }

@@ -84,15 +84,21 @@ func (e *Execution) Render(ctx context.Context, req *reconcile.Request) (*reconc
 	}
 	var absent []bind.Assignment
 	for _, i := range sp.Inputs {
-		switch by, isAbsent := req.Absent[i.Name]; {
-		case prior[i.Name]:
+		// The drain gives the value under the item's name, which a
+		// sentence may name otherwise than the spec does (graph.ItemOf).
+		key := i.Name
+		if it := req.Node.ItemOf(i); it != nil && it.Name != "" {
+			key = it.Name
+		}
+		switch by, isAbsent := req.Absent[key]; {
+		case prior[key]:
 			// A Requires item that names the node's own truth ("prior
 			// `CountTrend`") is the prior truth.
 			in[i.Name] = req.Prior
 		case isAbsent:
 			absent = append(absent, bind.Assignment{Name: i.Name, Value: by})
 		default:
-			in[i.Name] = req.Inputs[i.Name]
+			in[i.Name] = req.Inputs[key]
 		}
 	}
 	own, _ := req.Prior.(map[string]any)

@@ -42,7 +42,7 @@ func Find(flag, dir string) (*Store, error) {
 // ledger order: by drain, then seq. A node without receipts is an error
 // that names the nearest node that has some.
 func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
-	all, err := s.Nodes()
+	all, err := s.nodeIDs()
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +116,19 @@ func (s *Store) nodeHint(node string) string {
 	if _, err := os.Stat(s.LedgerPath(node)); err == nil {
 		return ""
 	}
-	all, _ := s.Nodes()
+	all, _ := s.nodeIDs()
 	return didYouMean(node, all)
+}
+
+// nodeIDs are the ids of the nodes Nodes lists by directory name (an
+// inline node's "FILE-ID/name" is kept in "FILE-ID%2Fname"): what Ledger
+// and the messages take.
+func (s *Store) nodeIDs() ([]string, error) {
+	names, err := s.Nodes()
+	for i, name := range names {
+		names[i] = unescape(name)
+	}
+	return names, err
 }
 
 func didYouMean(name string, cands []string) string {

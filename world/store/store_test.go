@@ -139,3 +139,30 @@ func TestEscapeNames(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiptsOfAnEscapedNode: a node whose id is written escaped in its
+// directory's name (an inline node, "file/name") is listed with the
+// others, and the store's count of receipts includes its ledger.
+func TestReceiptsOfAnEscapedNode(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := canon.Decode([]byte(`{"f": 1}`))
+	commit(t, s, "plain", one, "")
+	commit(t, s, "file/inline", one, "")
+	rs, err := s.Receipts("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []string
+	for _, r := range rs {
+		nodes = append(nodes, r.Node)
+	}
+	if strings.Join(nodes, " ") != "file/inline plain" && strings.Join(nodes, " ") != "plain file/inline" {
+		t.Errorf("receipts of nodes %q, want both file/inline and plain", nodes)
+	}
+	if _, err := s.Receipts("file/inlin"); err == nil || !strings.Contains(err.Error(), "did you mean file/inline?") {
+		t.Errorf("a misspelt node: %v", err)
+	}
+}
