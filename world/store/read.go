@@ -40,7 +40,11 @@ func Find(flag, dir string) (*Store, error) {
 
 // Receipts reads every ledger (or node's, when node is not ""), in
 // ledger order: by drain, then seq. A node without receipts is an error
-// that names the nearest node that has some.
+// that names the nearest node that has some. Each ledger is checked
+// first, as a drain checks it (from its head record on): a torn, cut,
+// edited or otherwise-signed ledger is refused with a *DamageError
+// naming it, rather than listed (its receipts, their counts and costs,
+// are what the ledger no longer vouches for).
 func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
 	all, err := s.Nodes()
 	if err != nil {
@@ -49,6 +53,9 @@ func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
 	nodes := all
 	if node != "" {
 		nodes = []string{node}
+	}
+	if err := s.trustLedgers(nodes); err != nil {
+		return nil, err
 	}
 	var out []*receipt.Receipt
 	for _, n := range nodes {
