@@ -21,6 +21,9 @@ import (
 func Find(flag, dir string) (*Store, error) {
 	if flag != "" {
 		if _, err := os.Stat(filepath.Join(flag, "FORMAT")); err != nil {
+			if err := formatLost(flag); err != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s is no world model state directory (no FORMAT file): run prose run DIR first", flag)
 		}
 		return Open(flag)
@@ -29,6 +32,9 @@ func Find(flag, dir string) (*Store, error) {
 		p := filepath.Join(dir, ".prose", "world")
 		if _, err := os.Stat(filepath.Join(p, "FORMAT")); err == nil {
 			return Open(p)
+		}
+		if err := formatLost(p); err != nil {
+			return nil, err
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
