@@ -36,3 +36,27 @@ func TestKeptSourceThatIsAPipeIsNotWaitedOn(t *testing.T) {
 		t.Errorf("read %q %v, want the spec as it is now", b, err)
 	}
 }
+
+// A named pipe where a large value is to be kept (a damaged run
+// directory) is replaced by the value, not waited on: before, a resume
+// that kept that value hung reading the pipe.
+func TestBlobInPlaceOfAPipeIsWritten(t *testing.T) {
+	dir := t.TempDir()
+	s := newBlobStore(dir)
+	lit := []byte(`"a long value"`)
+	sum := Digest(lit)
+	if err := os.MkdirAll(filepath.Join(dir, BlobDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, BlobDir, sum)
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	got, err := s.put(lit)
+	if err != nil || got != sum {
+		t.Fatalf("put: %s %v, want %s", got, err, sum)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != string(lit) {
+		t.Errorf("kept %q %v, want the value", b, err)
+	}
+}
