@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/internal/filekind"
 )
 
 // Large values (FORMAT.md, "Large values"). A JSON string of a record
@@ -509,7 +510,9 @@ func (s *blobStore) put(lit []byte) (string, error) {
 		return sum, nil
 	}
 	path := filepath.Join(s.dir, sum)
-	if b, err := os.ReadFile(path); err == nil && sha256.Sum256(b) == d {
+	// filekind: a named pipe in the blob's place (a damaged run
+	// directory) is replaced by the rename below, not waited on.
+	if b, err := filekind.ReadFile(path); err == nil && sha256.Sum256(b) == d {
 		s.have[sum] = true // kept by an earlier session
 		return sum, nil
 	}

@@ -66,8 +66,11 @@ func ListContext(ctx context.Context, base string) ([]*Summary, error) {
 		if !e.IsDir() {
 			continue
 		}
+		// Lstat: a journal.jsonl that is a link loop or a dangling link
+		// is a run whose journal cannot be read (listed as unreadable,
+		// removable), not a directory without a run.
 		path := filepath.Join(base, e.Name(), FileName)
-		if _, err := os.Stat(path); err != nil {
+		if _, err := os.Lstat(path); err != nil {
 			continue
 		}
 		sum := summarize(ctx, path)

@@ -472,7 +472,28 @@ func readOpen(ctx context.Context, f *os.File, path string, l *Log, bound int) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := l.inItsDirectory(path); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return l, nil
+}
+
+// inItsDirectory refuses a run journal (a file named FileName) whose
+// header names another run than the directory it is in: the header's
+// run id is under the chain's digest, so a journal copied or moved from
+// another run's directory (two runs' journals swapped) still checks
+// record by record, and would otherwise answer for a run it is not
+// (decided: the run id in the header is the run's identity; a journal
+// without one, or a file of another name such as a trace, is not held to
+// it).
+func (l *Log) inItsDirectory(path string) error {
+	if filepath.Base(path) != FileName || l.Header == nil || l.Header.RunID == "" {
+		return nil
+	}
+	if dir := filepath.Base(filepath.Dir(path)); l.Header.RunID != dir {
+		return fmt.Errorf("line 1: the header is of run %s, not of run %s, whose directory holds it: the journal was moved or copied from another run's directory, and prose refuses to resume or replay it (put it back in %s)", l.Header.RunID, dir, l.Header.RunID)
+	}
+	return nil
 }
 
 // Read parses a journal. A last line without its newline, or one that is

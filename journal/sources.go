@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/internal/wholefile"
 	"github.com/proselang/prose/redact"
 )
@@ -94,7 +95,9 @@ func SourceFS(dir string, l *Log, base fs.FS) fs.FS {
 			continue
 		}
 		p := filepath.Join(dir, SourcesDir, rec.SpecDigest+".prose.md")
-		if b, err := os.ReadFile(p); err == nil && Digest(b) == rec.SpecDigest {
+		// filekind: a named pipe or a device in a kept source's place is
+		// no kept source (read as the file is now), never waited on.
+		if b, err := filekind.ReadFile(p); err == nil && Digest(b) == rec.SpecDigest {
 			o.kept[k] = p
 		} else {
 			delete(o.kept, k)
@@ -125,7 +128,7 @@ type sourceFS struct {
 
 func (o *sourceFS) Open(name string) (fs.File, error) {
 	if p, ok := o.kept[path.Clean(name)]; ok {
-		f, err := os.Open(p)
+		f, err := filekind.Open(p)
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}

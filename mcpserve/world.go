@@ -120,11 +120,9 @@ func (s *Server) receiptsTool(_ context.Context, _ *mcp.CallToolRequest, in Rece
 		stored, _ := st.Nodes()
 		in.Node = graph.StoredNode(stored, st.Dir, in.Node)
 	}
-	rs, err := st.Receipts(in.Node)
-	if err != nil {
-		return nil, ReceiptsOutput{}, fmt.Errorf("receipts: %w", err)
-	}
-	out := ReceiptsOutput{Count: len(rs)}
+	// Verify comes first: the receipts of a ledger that does not check
+	// are refused (store.Receipts), and verify is what names its problems.
+	var out ReceiptsOutput
 	if in.Verify {
 		problems, err := st.Verify(nil, nil)
 		if err != nil {
@@ -135,7 +133,15 @@ func (s *Server) receiptsTool(_ context.Context, _ *mcp.CallToolRequest, in Rece
 			v.Problems = append(v.Problems, Problem{File: p.File, Message: p.Msg})
 		}
 		out.Verify = v
+		if !v.OK && !in.Cost {
+			return nil, out, nil
+		}
 	}
+	rs, err := st.Receipts(in.Node)
+	if err != nil {
+		return nil, ReceiptsOutput{}, fmt.Errorf("receipts: %w", err)
+	}
+	out.Count = len(rs)
 	if in.Cost {
 		byNode, byWake := receipt.Costs(rs)
 		out.Cost = &CostResult{ByNode: byNode, ByWake: byWake}

@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -146,6 +147,34 @@ func TestReceiptsTool(t *testing.T) {
 	}
 	if bad.Verify == nil || bad.Verify.OK || len(bad.Verify.Problems) == 0 || bad.Verify.Problems[0].File != st.TruthPath("digest") {
 		t.Fatalf("verify after editing digest's truth = %+v, want the problem naming %s", bad.Verify, st.TruthPath("digest"))
+	}
+	// A ledger edited in place: verify names it; the receipts and their
+	// cost are refused rather than read from it.
+	ledger, err := os.ReadFile(st.LedgerPath("digest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(ledger, []byte(`"tokens_in":7`), []byte(`"tokens_in":1`), 1)
+	if bytes.Equal(edited, ledger) {
+		t.Fatalf("no receipt of 7 tokens in to edit:\n%s", ledger)
+	}
+	if err := os.WriteFile(st.LedgerPath("digest"), edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var cut ReceiptsOutput
+	if e := w.tool(t, "receipts", ReceiptsInput{Path: dir, Verify: true}, &cut); e != "" {
+		t.Fatalf("receipts verify of an edited ledger: %s", e)
+	}
+	if cut.Verify == nil || cut.Verify.OK || cut.Verify.Problems[0].File != st.LedgerPath("digest") {
+		t.Fatalf("verify after editing digest's ledger = %+v, want the problem naming %s", cut.Verify, st.LedgerPath("digest"))
+	}
+	for _, in := range []ReceiptsInput{{Path: dir}, {Path: dir, Cost: true}} {
+		if e := w.tool(t, "receipts", in, &ReceiptsOutput{}); !strings.Contains(e, st.LedgerPath("digest")) {
+			t.Errorf("receipts %+v of an edited ledger: %q, want refused naming it", in, e)
+		}
+	}
+	if err := os.WriteFile(st.LedgerPath("digest"), ledger, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	var cost ReceiptsOutput
 	if e := w.tool(t, "receipts", ReceiptsInput{Path: dir, Cost: true}, &cost); e != "" {

@@ -121,7 +121,7 @@ func OpenQueue(stateDir string) (*Queue, error) {
 		return nil, err
 	}
 	good := 0
-	for len(b[good:]) > 0 {
+	for n := 1; len(b[good:]) > 0; n++ {
 		i := bytes.IndexByte(b[good:], '\n')
 		if i < 0 {
 			break // torn last line: never acknowledged
@@ -130,6 +130,9 @@ func OpenQueue(stateDir string) (*Queue, error) {
 		var e Entry
 		if err := json.Unmarshal(line, &e); err != nil {
 			return nil, fmt.Errorf("%s: line at byte %d: %v (the queue file is damaged; move it aside to start an empty queue)", p, good, err)
+		}
+		if err := e.checkFP(); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v: the queue file was edited or damaged, and its events are not delivered; restore it, or move it aside to start an empty queue (its held events are then lost)", p, n, err)
 		}
 		q.apply(e)
 		good += i + 1
@@ -151,6 +154,25 @@ func OpenQueue(stateDir string) (*Queue, error) {
 		}
 	}
 	return q, nil
+}
+
+// checkFP checks that an entry's event is the one its fingerprint
+// names (decided): a line's fp is what marks an event seen, held and set
+// aside, so an event edited in place would otherwise be delivered, held
+// or listed as another while counting as the one acknowledged. An entry
+// without an event or without a fingerprint has nothing to check.
+func (e *Entry) checkFP() error {
+	if len(e.Event) == 0 || e.FP == "" {
+		return nil
+	}
+	v, err := canon.Decode(e.Event)
+	if err == nil {
+		var fp string
+		if fp, err = canon.Fingerprint(v, nil); err == nil && fp != e.FP {
+			err = fmt.Errorf("the %s event of node %s is not the one its fingerprint %s names (its own is %s)", e.Op, e.Node, e.FP, fp)
+		}
+	}
+	return err
 }
 
 func (q *Queue) apply(e Entry) {

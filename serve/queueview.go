@@ -42,7 +42,7 @@ func ReadQueue(stateDir string) (*QueueView, error) {
 	q := &Queue{seen: map[string]map[string]bool{}, pending: map[int][]Entry{}, done: map[int]*Outcome{},
 		fired: map[string]time.Time{}, self: map[string]time.Time{}, held: map[string][]Entry{}}
 	v := &QueueView{}
-	for good := 0; len(b[good:]) > 0; {
+	for good, n := 0, 1; len(b[good:]) > 0; n++ {
 		i := bytes.IndexByte(b[good:], '\n')
 		if i < 0 {
 			break
@@ -50,6 +50,9 @@ func ReadQueue(stateDir string) (*QueueView, error) {
 		var e Entry
 		if err := json.Unmarshal(b[good:good+i], &e); err != nil {
 			return nil, fmt.Errorf("%s: line at byte %d: %v (the queue file is damaged)", p, good, err)
+		}
+		if err := e.checkFP(); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v: the queue file was edited or damaged", p, n, err)
 		}
 		if e.Op == "enq" && !e.Self {
 			v.Accepted++

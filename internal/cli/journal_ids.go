@@ -86,7 +86,13 @@ func nearIDs(id string, runs []*journal.Summary) []string {
 	return out
 }
 
+// fileExists reports whether path is there and no directory: a link
+// loop or a dangling link counts, so its run is named by the error of
+// reading it rather than called absent.
 func fileExists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && !st.IsDir()
+	if st, err := os.Stat(path); err == nil {
+		return !st.IsDir()
+	}
+	_, err := os.Lstat(path)
+	return err == nil
 }

@@ -205,7 +205,9 @@ func newReceiptsCmd(s streams) *cobra.Command {
 		Short: "List a world model's receipts; verify them; sum their cost",
 		Long: `receipts lists the receipts of every node (or NODE's) in ledger order:
 by drain, then by their order in the drain. --format json prints them as
-a JSON array, each receipt with all its fields.
+a JSON array, each receipt with all its fields. A ledger that does not
+check from its head record (torn, cut, edited, signed otherwise) is
+refused, naming it, by the list and by cost; verify names every problem.
 
   prose receipts verify   checks every ledger's hash chain and signatures,
                           that each version a receipt names is stored with

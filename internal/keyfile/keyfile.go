@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/proselang/prose/internal/filekind"
 )
 
 // ErrMalformed is returned (wrapped) by Load for a file that is not a key
@@ -37,7 +39,10 @@ func Path(env, name string) (string, error) {
 // *CreateError, so callers can say how to work around it.
 func Load(path string, min, max int) ([]byte, error) {
 	for range 2 {
-		b, err := os.ReadFile(path)
+		// Through filekind: a named pipe or a device in the key's place
+		// is refused, not waited on or read without end (an open of a
+		// FIFO blocks until a writer comes, and Ctrl-C cannot stop it).
+		b, err := filekind.ReadFile(path)
 		if err == nil {
 			k, err := hex.DecodeString(strings.TrimSpace(string(b)))
 			if err != nil || len(k) < min || len(k) > max {

@@ -357,6 +357,31 @@ func (s *Store) Trust(node string) error {
 	return nil
 }
 
+// trustLedgers checks the ledgers of nodes (from their head records on),
+// as Trust does, and not their published files: what a reader of the
+// receipts alone is about to show. The problems of every node are one
+// *DamageError.
+func (s *Store) trustLedgers(nodes []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return err
+	}
+	var ps []Problem
+	for _, node := range nodes {
+		name := escape(node)
+		if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
+			continue // no such node: the reader says so
+		}
+		_, p := s.checkNode(name, false)
+		ps = append(ps, p...)
+	}
+	if len(ps) > 0 {
+		return &DamageError{Dir: s.Dir, Problems: ps}
+	}
+	return nil
+}
+
 // checkSigner refuses a drain that would sign otherwise than the store
 // and the trusted key want.
 func (s *Store) checkSigner(pub ed25519.PublicKey) error {

@@ -312,7 +312,7 @@ func (s *Store) fresh(node string) *indexEntry {
 		return e
 	}
 	l, h := statID(s.LedgerPath(node)), statID(s.HeadPath(node))
-	if l != e.Ledger || h != e.Head || !e.checked && (x.racy(l) || x.racy(h)) || !e.checked && !s.signedAsTrusted(e) {
+	if l != e.Ledger || h != e.Head || !e.checked && (x.racy(l) || x.racy(h)) || !e.checked && !s.vouched(node, e) {
 		delete(x.nodes, node)
 		return nil
 	}
@@ -320,15 +320,22 @@ func (s *Store) fresh(node string) *indexEntry {
 	return e
 }
 
-// signedAsTrusted reports, for an entry read from the index of a signed
-// store (or under a trusted key), whether its receipts are signed as the
-// ledger's must be: the index is not signed, so what it says of a
-// receipt is believed only with the receipt's own signature. An
-// unsigned store believes its index as far as its checksums go (FORMAT.md).
-func (s *Store) signedAsTrusted(e *indexEntry) bool {
-	if s.idx.trust == "/" {
-		return true
-	}
+// vouched reports, for an entry read from the index file, whether the
+// files it describes vouch for the receipts it holds (decided). The
+// index is not signed and its checksums are CRC-32, which anyone can
+// recompute: an entry whose receipt was edited (its version pointed at an
+// older truth) or replaced by an older receipt of the node, checksum
+// recomputed and file identities kept, would otherwise decide the drain
+// (a subscriber rendered from a truth its producer no longer publishes,
+// with exit 0 and a store that verifies). So an entry is believed only
+// when each of its receipts checks by its own hash (and, in a signed
+// store or under a trusted key, its signature by that key), its last
+// receipt is the one the node's head record names, and its last
+// non-failed receipt is that one or the one just before it. Otherwise
+// the node's receipts are read from its ledger, and the entry written
+// anew. This decodes every entry a process reads from the file, and
+// reads each node's head record once per process.
+func (s *Store) vouched(node string, e *indexEntry) bool {
 	if !e.full() {
 		return false
 	}
@@ -339,12 +346,30 @@ func (s *Store) signedAsTrusted(e *indexEntry) bool {
 		if r.Check(s.idx.trusted) != nil || r.Node != e.Node {
 			return false
 		}
+		if s.idx.trust == "/" {
+			continue
+		}
 		fp := r.KeyFingerprint()
 		if s.idx.trusted != nil && fp != receipt.Fingerprint(s.idx.trusted) || s.idx.signer != "" && fp != s.idx.signer {
 			return false
 		}
 	}
-	return true
+	if e.Last == nil {
+		// No receipt: the ledger's identity (none, or empty) is the check.
+		return e.LastOK == nil
+	}
+	h, err := readHead(s.HeadPath(node))
+	if err != nil || h == nil || h.Receipts == 0 || h.Hash != e.Last.Hash {
+		return false
+	}
+	switch {
+	case e.LastOK == nil:
+		return e.Last.Status == receipt.Failed && e.Last.Prev == ""
+	case e.LastOK == e.Last || e.LastOK.Hash == e.Last.Hash:
+		return e.Last.Status != receipt.Failed
+	default:
+		return e.Last.Status == receipt.Failed && e.LastOK.Status != receipt.Failed && e.LastOK.Hash == e.Last.Prev
+	}
 }
 
 // Standing is node's last receipts and stale-scan record, from the index

@@ -21,6 +21,9 @@ import (
 func Find(flag, dir string) (*Store, error) {
 	if flag != "" {
 		if _, err := os.Stat(filepath.Join(flag, "FORMAT")); err != nil {
+			if err := formatLost(flag); err != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s is no world model state directory (no FORMAT file): run prose run DIR first", flag)
 		}
 		return Open(flag)
@@ -29,6 +32,9 @@ func Find(flag, dir string) (*Store, error) {
 		p := filepath.Join(dir, ".prose", "world")
 		if _, err := os.Stat(filepath.Join(p, "FORMAT")); err == nil {
 			return Open(p)
+		}
+		if err := formatLost(p); err != nil {
+			return nil, err
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
@@ -40,7 +46,11 @@ func Find(flag, dir string) (*Store, error) {
 
 // Receipts reads every ledger (or node's, when node is not ""), in
 // ledger order: by drain, then seq. A node without receipts is an error
-// that names the nearest node that has some.
+// that names the nearest node that has some. Each ledger is checked
+// first, as a drain checks it (from its head record on): a torn, cut,
+// edited or otherwise-signed ledger is refused with a *DamageError
+// naming it, rather than listed (its receipts, their counts and costs,
+// are what the ledger no longer vouches for).
 func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
 	all, err := s.nodeIDs()
 	if err != nil {
@@ -49,6 +59,9 @@ func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
 	nodes := all
 	if node != "" {
 		nodes = []string{node}
+	}
+	if err := s.trustLedgers(nodes); err != nil {
+		return nil, err
 	}
 	var out []*receipt.Receipt
 	for _, n := range nodes {

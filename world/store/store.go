@@ -114,6 +114,9 @@ func Open(dir string) (*Store, error) {
 	p := filepath.Join(dir, "FORMAT")
 	b, err := readFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
+		if err := formatLost(dir); err != nil {
+			return nil, err
+		}
 		s := &Store{Dir: dir, heads: true}
 		return s, s.writeFormat()
 	}
@@ -129,6 +132,39 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("%s: state format %s is newer than this prose reads (%s): upgrade prose", dir, doc.Version, Format)
 	}
 	return &Store{Dir: dir, signer: doc.Signer, heads: major > 1 || minor >= 1}, nil
+}
+
+// formatLost refuses a directory without a FORMAT file that holds a
+// store's files (decided): FORMAT is written before anything else, so
+// such a directory lost it, and with it the signer a signed store pins;
+// writing a new one would make a signed store an unsigned one, whose
+// drains go on without the key. It names a file the store holds and the
+// repair.
+func formatLost(dir string) error {
+	held := ""
+	if _, err := os.Lstat(filepath.Join(dir, "index.jsonl")); err == nil {
+		held = filepath.Join(dir, "index.jsonl")
+	}
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		if held != "" {
+			break
+		}
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		for _, f := range []string{"receipts.jsonl", "head.json", "versions"} {
+			if _, err := os.Lstat(filepath.Join(dir, e.Name(), f)); err == nil {
+				held = filepath.Join(dir, e.Name(), f)
+				break
+			}
+		}
+	}
+	if held == "" {
+		return nil
+	}
+	return fmt.Errorf("%s: no FORMAT file, though the directory holds a world model's state (%s): it was deleted, and with it the key a signed store was signed by; restore it (%s: {\"format\":\"prose-world\",\"version\":\"%s\"}, with \"signer\" when the receipts are signed)",
+		dir, held, filepath.Join(dir, "FORMAT"), Format)
 }
 
 // Signer is the fingerprint of the key the store's receipts are signed
