@@ -317,3 +317,19 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// SortNames orders member names as Marshal writes them: by their UTF-16
+// code units (RFC 8785 3.2.3), for a caller that writes a canonical
+// object of its own.
+func SortNames(names []string) {
+	sort.Slice(names, func(i, j int) bool { return utf16Less(names[i], names[j]) })
+}
+
+// WriteInt writes n as Marshal writes a number.
+func WriteInt(b *bytes.Buffer, n int64) {
+	if -1<<53 <= n && n <= 1<<53 {
+		b.WriteString(strconv.FormatInt(n, 10))
+		return
+	}
+	_ = writeNumber(b, float64(n)) // finite: never an error
+}

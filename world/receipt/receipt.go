@@ -135,27 +135,6 @@ func (r *Receipt) content() *Receipt {
 	return &c
 }
 
-// body is the canonical JSON the hash covers: the receipt without Hash,
-// Sig and Key.
-func (r *Receipt) body() ([]byte, error) {
-	c := r.content()
-	c.Hash, c.Sig, c.Key = "", "", ""
-	raw, err := json.Marshal(c)
-	if err != nil {
-		return nil, err
-	}
-	v, err := canon.Decode(raw)
-	if err != nil {
-		return nil, err
-	}
-	m := v.(map[string]any)
-	delete(m, "hash")
-	if cost, ok := m["cost"].(map[string]any); ok && r.Format == legacy {
-		cost["duration_ms"] = json.Number(fmt.Sprint(r.Cost.DurationMS)) // 1.0 always wrote it
-	}
-	return canon.Marshal(m)
-}
-
 // Seal sets Format and Hash and, with key, signs.
 func (r *Receipt) Seal(key ed25519.PrivateKey) error {
 	r.Format = Format
