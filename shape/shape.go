@@ -10,8 +10,12 @@
 // are each a field followed by such a type ("returns `score` (number)
 // and `verdict` (string)", the form lint reads too). Anything else
 // (`{score, suggestions}`, `{'decision': 'continue'}`, prose) declares
-// nothing, and nothing is checked. Check matches an answer with the
-// fields; Fits matches one value with a declared type.
+// nothing, and nothing is checked. In braces that type some of their
+// entries, a name without a type is a field of any value, which may be
+// absent (`{verdict: "accept" | "reject", reasoning, issues}`: the
+// answer is an object whose verdict is one of the two words). Check
+// matches an answer with the fields; Fits matches one value with a
+// declared type.
 package shape
 
 import (
@@ -24,7 +28,8 @@ import (
 )
 
 // Field is one declared field: its name and its type as written
-// (`boolean`, `string[]`, `"accept" | "reject"`).
+// (`boolean`, `string[]`, `"accept" | "reject"`; "" where braces name
+// the field without a type: any value, or none).
 type Field struct {
 	Name string
 	Type string
@@ -46,14 +51,19 @@ func Fields(text string) []Field {
 	}
 	var out []Field
 	seen := map[string]bool{}
+	typed := false
 	for entry := range strings.SplitSeq(text[open+1:end], ",") {
 		name, typ, ok := strings.Cut(entry, ":")
 		name, typ = strings.TrimSpace(name), strings.TrimSpace(typ)
-		if !ok || !isName(name) || seen[name] || !Known(typ) {
+		if !isName(name) || seen[name] || ok && !Known(typ) {
 			return nil
 		}
 		seen[name] = true
+		typed = typed || ok
 		out = append(out, Field{Name: name, Type: typ})
+	}
+	if !typed {
+		return nil
 	}
 	return out
 }
@@ -240,7 +250,10 @@ func Check(fields []Field, v delegation.Value) error {
 func Describe(fields []Field) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
-		parts[i] = f.Name + ": " + f.Type
+		parts[i] = f.Name
+		if f.Type != "" {
+			parts[i] += ": " + f.Type
+		}
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

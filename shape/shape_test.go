@@ -17,11 +17,13 @@ func TestFields(t *testing.T) {
 		"{items: string[], extra: object | null}":                  "{items: string[], extra: object | null}",
 		"an object `{score, suggestions}` with score in 0..1":      "",
 		"{'decision': 'continue'}, adjust, or abort":               "",
-		"{verdict: \"accept\" | \"reject\", reasoning, issues}":    "",
-		"{count: intger}":                        "",
-		"{a: string} or {b: string}":             "",
-		"the reviewer's notes, as prose":         "",
-		"{accepted: boolean, accepted: boolean}": "",
+		"{verdict: \"accept\" | \"reject\", reasoning, issues}":    `{verdict: "accept" | "reject", reasoning, issues}`,
+		"{reasoning, score: number}":                               "{reasoning, score: number}",
+		"{reasoning, score: 0 to 10}":                              "",
+		"{count: intger}":                                          "",
+		"{a: string} or {b: string}":                               "",
+		"the reviewer's notes, as prose":                           "",
+		"{accepted: boolean, accepted: boolean}":                   "",
 		// code spans, each a field and its type, as lint reads them
 		"returns `score` (number) and `verdict` (string)": "{score: number, verdict: string}",
 		"`items` (string[]) in order":                     "{items: string[]}",
@@ -112,6 +114,31 @@ func TestArticle(t *testing.T) {
 	} {
 		if got := shape.Article(typ); got != want {
 			t.Errorf("Article(%q) = %q, want %q", typ, got, want)
+		}
+	}
+}
+
+// A field braces name without a type may hold anything or be absent;
+// the typed ones beside it are checked.
+func TestCheckUntypedField(t *testing.T) {
+	fields := shape.Fields(`{verdict: "accept" | "reject", reasoning}`)
+	for js, want := range map[string]string{
+		`{"verdict": "accept"}`:                    "",
+		`{"verdict": "reject", "reasoning": [1]}`:  "",
+		`{"verdict": "approve", "reasoning": "x"}`: `its "verdict" is "approve"`,
+		`{"reasoning": "x"}`:                       `has no "verdict"`,
+		`"accept"`:                                 "not an object",
+	} {
+		v, err := delegation.FromJSON([]byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = shape.Check(fields, v)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", js, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: got %v, want %q", js, err, want)
 		}
 	}
 }
