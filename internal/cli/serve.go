@@ -221,6 +221,9 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return usageErrorf("serve: unknown --log-format %q (want text or json)", o.logFormat)
 	}
+	if o.maxParallel < 1 {
+		return usageErrorf("serve: --max-parallel must be at least 1, got %d", o.maxParallel)
+	}
 	if _, _, err := net.SplitHostPort(o.addr); err != nil {
 		return usageErrorf("serve: --http %q: want HOST:PORT (%v)", o.addr, err)
 	}

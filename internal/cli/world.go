@@ -81,6 +81,9 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if w.format != "text" && w.format != "json" {
 		return usageErrorf("run: unknown --format %q (want text or json)", w.format)
 	}
+	if o.maxParallel < 1 {
+		return usageErrorf("--max-parallel must be at least 1, got %d", o.maxParallel)
+	}
 	g, diags, err := loadWorld(path)
 	if err != nil {
 		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
