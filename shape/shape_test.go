@@ -46,7 +46,7 @@ func TestFields(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	fields := shape.Fields("{accepted: boolean, notes: string, tags: string[], mode: \"a\" | \"b\"}")
-	for js, want := range map[string]string{
+	checkEach(t, fields, map[string]string{
 		`{"accepted": true, "notes": "", "tags": ["x"], "mode": "a", "more": 1}`: "",
 		`"fine"`: "got text, not an object",
 		`[1]`:    "got list, not an object",
@@ -55,19 +55,7 @@ func TestCheck(t *testing.T) {
 		`{"accepted": true, "notes": "", "tags": [2], "mode": "a"}`: `its "tags" is [2], not string[]`,
 		`{"accepted": true, "notes": "", "tags": [], "mode": "c"}`:  `its "mode" is "c"`,
 		`{"accepted": null, "notes": "", "tags": [], "mode": "a"}`:  `its "accepted" is null`,
-	} {
-		v, err := delegation.FromJSON([]byte(js))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = shape.Check(fields, v)
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("Check(%s): %v", js, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("Check(%s) = %v, want %q", js, err, want)
-		}
-	}
+	})
 	if err := shape.Check(nil, "anything"); err != nil {
 		t.Errorf("no fields declared: %v", err)
 	}
@@ -122,14 +110,20 @@ func TestArticle(t *testing.T) {
 // A field braces name without a type may hold anything or be absent;
 // the typed ones beside it are checked.
 func TestCheckUntypedField(t *testing.T) {
-	fields := shape.Fields(`{verdict: "accept" | "reject", reasoning}`)
-	for js, want := range map[string]string{
+	checkEach(t, shape.Fields(`{verdict: "accept" | "reject", reasoning}`), map[string]string{
 		`{"verdict": "accept"}`:                    "",
 		`{"verdict": "reject", "reasoning": [1]}`:  "",
 		`{"verdict": "approve", "reasoning": "x"}`: `its "verdict" is "approve"`,
 		`{"reasoning": "x"}`:                       `has no "verdict"`,
 		`"accept"`:                                 "not an object",
-	} {
+	})
+}
+
+// checkEach checks each JSON answer of cases (answer: the text its error
+// holds, "" for none) against fields.
+func checkEach(t *testing.T, fields []shape.Field, cases map[string]string) {
+	t.Helper()
+	for js, want := range cases {
 		v, err := delegation.FromJSON([]byte(js))
 		if err != nil {
 			t.Fatal(err)
@@ -137,9 +131,9 @@ func TestCheckUntypedField(t *testing.T) {
 		err = shape.Check(fields, v)
 		switch {
 		case want == "" && err != nil:
-			t.Errorf("%s: %v", js, err)
+			t.Errorf("Check(%s): %v", js, err)
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("%s: got %v, want %q", js, err, want)
+			t.Errorf("Check(%s) = %v, want %q", js, err, want)
 		}
 	}
 }
