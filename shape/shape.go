@@ -4,16 +4,18 @@
 // error where it arrives, not a null read later on the wrong branch.
 //
 // Fields reads the fields a slot's `ensures` declares, conservatively:
-// a single `{name: type, ...}` whose entries are field names, at least
-// one with a type the project knows and none with a type it does not
-// (`{accepted: boolean, notes: string}`, `{verdict: "accept" | "reject",
-// reasoning}`: a name without a type is a field of any value, which may
-// be absent), or code spans followed by such a type ("returns `score`
-// (number) and `verdict` (string)", the form lint reads too; a span
-// without a type after it is a mention). Anything else (`{score,
-// suggestions}`, `{'decision': 'continue'}`, prose) declares nothing,
-// and nothing is checked. Check matches an answer with the fields; Fits
-// matches one value with a declared type.
+// only a single `{name: type, ...}` whose every entry names a field and
+// a type the project knows (`{accepted: boolean, notes: string}`,
+// `{verdict: "accept" | "reject", score: number}`), or code spans that
+// are each a field followed by such a type ("returns `score` (number)
+// and `verdict` (string)", the form lint reads too). Anything else
+// (`{score, suggestions}`, `{'decision': 'continue'}`, prose) declares
+// nothing, and nothing is checked. In braces that type some of their
+// entries, a name without a type is a field of any value, which may be
+// absent (`{verdict: "accept" | "reject", reasoning, issues}`: the
+// answer is an object whose verdict is one of the two words). Check
+// matches an answer with the fields; Fits matches one value with a
+// declared type.
 package shape
 
 import (
@@ -68,10 +70,9 @@ func Fields(text string) []Field {
 
 // spanFields reads the fields of an ensures written as code spans each
 // followed by its type, "returns `score` (number) and `verdict`
-// (string)", as lint reads them (check.ensuresFields): a span without a
-// known type after it ("for the `draft`") is a mention, not a field, and
-// is passed over; a name given twice, or a span left open, makes the
-// text prose, and nothing is declared.
+// (string)", as lint reads them: only when every code span of text is
+// such a field (a span without a known type after it, "the `draft`",
+// makes the text prose, and nothing is declared).
 func spanFields(text string) []Field {
 	var out []Field
 	seen := map[string]bool{}
@@ -88,14 +89,11 @@ func spanFields(text string) []Field {
 		rest = rest[i+2+j:]
 		after := strings.TrimLeft(rest, " ")
 		end := strings.IndexByte(after, ')')
-		if !strings.HasPrefix(after, "(") || end < 0 || !isName(name) {
-			continue
+		if !strings.HasPrefix(after, "(") || end < 0 || !isName(name) || seen[name] {
+			return nil
 		}
 		typ := strings.TrimSpace(after[1:end])
 		if !Known(typ) {
-			continue
-		}
-		if seen[name] {
 			return nil
 		}
 		seen[name] = true
