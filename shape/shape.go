@@ -12,8 +12,9 @@
 // (`{score, suggestions}`, `{'decision': 'continue'}`, prose) declares
 // nothing, and nothing is checked. In braces that type some of their
 // entries, a name without a type is a field of any value, which may be
-// absent (`{verdict: "accept" | "reject", reasoning, issues}`: the
-// answer is an object whose verdict is one of the two words). Check
+// absent (`{verdict: "accept" | "reject", reasoning, issues}`: an
+// answer that is an object gives one of the two words as its verdict;
+// an answer in prose is not checked, the program judges it). Check
 // matches an answer with the fields; Fits matches one value with a
 // declared type.
 package shape
@@ -219,13 +220,23 @@ func fitsOne(p string, v delegation.Value) bool {
 
 // Check matches v with the declared fields: it must be an object holding
 // each of them, of its type (other keys are allowed); a field whose type
-// admits null (`reason: string | null`, `any`) may be left out. The error
+// admits null (`reason: string | null`, `any`) may be left out. Where
+// some fields are declared without a type, only an object is checked:
+// an answer that is not one is left to the program. The error
 // says what is wrong and shows what came back.
 func Check(fields []Field, v delegation.Value) error {
 	if len(fields) == 0 {
 		return nil
 	}
 	o, ok := v.(*delegation.Object)
+	if !ok && partial(fields) {
+		// Braces that leave some fields untyped describe the object an
+		// answer gives when it gives one: an answer in prose is the
+		// program's to judge (the library's ratchet asks a model whether
+		// a prose verdict certifies), and reading a member of it is an
+		// error of its own.
+		return nil
+	}
 	if !ok {
 		what := delegation.TypeName(v)
 		if _, isText := v.(string); isText {
@@ -244,6 +255,16 @@ func Check(fields []Field, v delegation.Value) error {
 		}
 	}
 	return nil
+}
+
+// partial reports whether some of fields are declared without a type.
+func partial(fields []Field) bool {
+	for _, f := range fields {
+		if f.Type == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Describe writes fields as declared: {accepted: boolean, notes: string}.
