@@ -44,6 +44,9 @@ func TestDiagnostics(t *testing.T) {
 		{name: "pattern without slots and delegation", src: "---\nname: t\nkind: pattern\n---\n# T\n",
 			want: []string{"3:spec/missing-section", "3:spec/missing-section"}},
 		{name: "a kind prose does not know", src: "---\nname: t\nkind: note\n---\n# T\n", want: []string{"3:spec/unknown-kind"}},
+		// Its sections are not blamed on their names: the kind is the slip.
+		{name: "a misspelt kind's sections", src: "---\nname: t\nkind: responsibilty\n---\n# T\n\n### Continuity\n\nKeeps going.\n\n### Maintains\n\n- `v` (integer): a value\n",
+			want: []string{"3:spec/unknown-kind"}},
 		{name: "no title", src: "---\nname: t\nkind: pattern\n---\n\nText.\n\n### Slots\n\n- `a`\n\n### Delegation\n\n```prose\nreturn call a\n```\n", want: []string{"5:spec/no-title"}},
 		{name: "unknown section", src: minimal(okSlots, "### Frobnicate\n\ntext\n", okCode), want: []string{"16:spec/unknown-section"}},
 		{name: "duplicate section", src: minimal(okSlots, "### Slots\n\n- "+bt+"b"+bt+"\n", okCode), want: []string{"16:spec/duplicate-section"}},
