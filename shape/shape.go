@@ -4,19 +4,17 @@
 // error where it arrives, not a null read later on the wrong branch.
 //
 // Fields reads the fields a slot's `ensures` declares, conservatively:
-// only a single `{name: type, ...}` whose every entry names a field and
-// a type the project knows (`{accepted: boolean, notes: string}`,
-// `{verdict: "accept" | "reject", score: number}`), or code spans that
-// are each a field followed by such a type ("returns `score` (number)
-// and `verdict` (string)", the form lint reads too). Anything else
-// (`{score, suggestions}`, `{'decision': 'continue'}`, prose) declares
-// nothing, and nothing is checked. In braces that type some of their
-// entries, a name without a type is a field of any value, which may be
-// absent (`{verdict: "accept" | "reject", reasoning, issues}`: an
-// answer that is an object gives one of the two words as its verdict;
-// an answer in prose is not checked, the program judges it). Check
-// matches an answer with the fields; Fits matches one value with a
-// declared type.
+// a single `{name: type, ...}` whose entries are field names, each with
+// a type the project knows (`{accepted: boolean, notes: string}`) or,
+// when at least one has one, without a type (`{verdict: "accept" |
+// "reject", reasoning}`: reasoning may hold anything or be absent, and
+// an answer that is not an object is left to the program, which may
+// judge prose); or code spans that are each a field followed by such a
+// type ("returns `score` (number) and `verdict` (string)", the form lint
+// reads too). Anything else (`{score, suggestions}`, `{'decision':
+// 'continue'}`, `{score: 0 to 10}`, prose) declares nothing, and nothing
+// is checked. Check matches an answer with the fields; Fits matches one
+// value with a declared type.
 package shape
 
 import (

@@ -49,6 +49,7 @@ func TestDiagnostics(t *testing.T) {
 			want: []string{"3:spec/unknown-kind"}},
 		{name: "no title", src: "---\nname: t\nkind: pattern\n---\n\nText.\n\n### Slots\n\n- `a`\n\n### Delegation\n\n```prose\nreturn call a\n```\n", want: []string{"5:spec/no-title"}},
 		{name: "unknown section", src: minimal(okSlots, "### Frobnicate\n\ntext\n", okCode), want: []string{"16:spec/unknown-section"}},
+		{name: "a section its kind does not read", src: minimal(okSlots, "### Continuity\n\ntext\n", okCode), want: []string{"16:spec/misspelt-section"}},
 		{name: "duplicate section", src: minimal(okSlots, "### Slots\n\n- "+bt+"b"+bt+"\n", okCode), want: []string{"16:spec/duplicate-section"}},
 		{name: "parameters returns and maintains are known", src: minimal(okSlots, "### Parameters\n\n### Returns\n\n### Maintains\n\n### Execution\n\n### Errors\n", okCode)},
 		{name: "slot syntax", src: minimal(okSlots+"- the second slot\n", "", okCode), want: []string{"15:spec/slot-syntax"}},

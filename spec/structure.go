@@ -261,7 +261,7 @@ func (l *loader) newSection(h *ast.Heading, sec *section) {
 		// ### Continuity under a kind prose does not know: the kind's
 		// error names the cause; "did you mean ### Continuity?" would not.
 	case named && runSections[near]:
-		l.errorf(pos, CodeMisspeltSection, "section %q is not read in a spec of kind: %s: as written it is documentation; a section of this name is read in Contract Markdown (kind: function, responsibility, gateway or test)", heading, l.s.Kind)
+		l.errorf(pos, CodeMisspeltSection, "section %q is not read in a spec of kind: %s: as written it is documentation (move it to the node that reads it, or drop it)", heading, l.s.Kind)
 	case near != "" && runSections[near]:
 		// A slip for a section a run reads (### Excution): as
 		// documentation, the node would run without it (a function

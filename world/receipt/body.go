@@ -34,7 +34,7 @@ func (r *Receipt) body() ([]byte, error) {
 	b.WriteString(`,"cost":{`)
 	c := r.Cost
 	sep := ""
-	if r.Format == legacy { // 1.0 always wrote it; content leaves it out since
+	if r.Format == legacy { // hashed in 1.0 only, and always written there
 		num(`"duration_ms":`, c.DurationMS)
 		sep = ","
 	}
