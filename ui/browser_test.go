@@ -97,7 +97,7 @@ func TestBrowserRunsList(t *testing.T) {
 		}
 	}
 	// a filter narrows the list
-	tab.Do(chromedp.SetValue(chromedp.CSS("#f-status"), "error"), chromedp.Click(chromedp.CSS("form.filter button")))
+	tab.Fill(map[string]string{"#f-status": "error"}, "form.filter button")
 	tab.WaitFor(`location.search.includes("status=error") && document.querySelectorAll("#runs tr[data-run]").length == 1`)
 	// a run's page: the failure at its line, keyboard-reachable links
 	tab.Do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="/ui/runs/%s"]`, r.ids["broken"]))))
@@ -196,8 +196,7 @@ func TestBrowserServe(t *testing.T) {
 		t.Errorf("the next wakes say %q, want %q", wakes, want)
 	}
 	for i := 1; i <= 2; i++ {
-		tab.Do(chromedp.SetValue(chromedp.CSS("#t-node"), "poll"), chromedp.SetValue(chromedp.CSS("#t-event"), `{"id": 7, "title": "x"}`),
-			chromedp.Click(chromedp.CSS("#trigger button")))
+		tab.Fill(map[string]string{"#t-node": "poll", "#t-event": `{"id": 7, "title": "x"}`}, "#trigger button")
 		tab.WaitFor(fmt.Sprintf(`document.getElementById("depth") && document.getElementById("depth").textContent.trim() == "%d"`, i))
 	}
 	notice := browsertest.Eval[string](tab, `document.getElementById("notice").textContent`)

@@ -115,11 +115,7 @@ func TestBrowserWorldVersionDiff(t *testing.T) {
 	if len(opts) != 3 {
 		t.Fatalf("the form offers %d versions, want 3", len(opts))
 	}
-	tab.Do(
-		chromedp.SetValue(chromedp.CSS(`select[name=from]`), opts[0]),
-		chromedp.SetValue(chromedp.CSS(`select[name=to]`), opts[2]),
-		chromedp.Click(chromedp.CSS(`form.diff button`)),
-	)
+	tab.Fill(map[string]string{`select[name=from]`: opts[0], `select[name=to]`: opts[2]}, `form.diff button`)
 	// The page the form leads to, loaded (the page before had a diff too).
 	tab.WaitFor(`new URLSearchParams(location.search).get("from") !== null && document.readyState === "complete" && document.querySelector("table.diff code.to") !== null`)
 	row := browsertest.Get(tab, chromedp.Text(chromedp.CSS(`table.diff tbody tr`)))

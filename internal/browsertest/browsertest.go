@@ -60,6 +60,8 @@ type Tab struct {
 	mu  sync.Mutex
 	// Requests is every URL the tab asked for, in order.
 	requests []string
+	// acts counts Fill's actions, to mark each one.
+	acts int
 }
 
 // New starts a headless Chromium with a fresh profile and returns a tab

@@ -74,15 +74,15 @@ func TestUIAnswerAndResumeLikeCLI(t *testing.T) {
 	tab := browsertest.New(t)
 	tab.Do(chromedp.Navigate(ts.URL + "/ui/runs/" + pageID))
 	tab.WaitFor(`document.querySelector('form.gate[data-gate="L19"] input[name=value]') !== null`)
-	tab.Do(chromedp.SendKeys(chromedp.CSS(`form.gate[data-gate="L19"] input[name=value]`), "v1.2"),
-		chromedp.Click(chromedp.CSS(`form.gate[data-gate="L19"] button[type=submit]`)))
+	// The page follows the run live and may replace what it shows at any
+	// moment: each step finds and uses its elements in one evaluation.
+	tab.Fill(map[string]string{`form.gate[data-gate="L19"] input[name=value]`: "v1.2"}, `form.gate[data-gate="L19"] button[type=submit]`)
 	tab.WaitFor(`document.querySelector(".notice") && document.querySelector(".notice").textContent.includes("answered") && document.querySelector("#resume button")`)
-	tab.Do(chromedp.Click(chromedp.CSS("#resume button")))
+	tab.Click("#resume button")
 	tab.WaitFor(`document.querySelector('form.gate[data-gate="L20"] input[value=ship]') !== null`)
-	tab.Do(chromedp.Click(chromedp.CSS(`form.gate[data-gate="L20"] input[value=ship]`)),
-		chromedp.Click(chromedp.CSS(`form.gate[data-gate="L20"] button[type=submit]`)))
+	tab.Click(`form.gate[data-gate="L20"] input[value=ship]`, `form.gate[data-gate="L20"] button[type=submit]`)
 	tab.WaitFor(`document.querySelector(".notice") && document.querySelector(".notice").textContent.includes("L20") && document.querySelector("#resume button")`)
-	tab.Do(chromedp.Click(chromedp.CSS("#resume button")))
+	tab.Click("#resume button")
 	tab.WaitFor(`document.getElementById("result") !== null`)
 	shown := browsertest.Eval[string](tab, `document.getElementById("result").textContent`)
 
