@@ -38,7 +38,7 @@ func runOnTemporal(cmd *cobra.Command, s streams, o *runOptions, tf *temporalFla
 	if linked == nil || !ok {
 		return false, nil
 	}
-	req, err := o.request(file)
+	req, err := o.request(cmd.Context(), file)
 	if err != nil {
 		return true, err
 	}

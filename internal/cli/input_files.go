@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -20,12 +23,17 @@ import (
 //     that cannot be read is a usage error naming it;
 //   - stdin is read once: two values from it are refused;
 //   - a file larger than maxInputFile is refused (the value ceiling of the
-//     run refuses large values anyway; this bounds what is read).
+//     run refuses large values anyway; this bounds what is read);
+//   - a pipe is read as a file is (the shell's <(...) and a named pipe),
+//     and a terminal too; a directory or socket is refused;
+//   - a read that waits (stdin, or a pipe nothing writes to yet) ends on
+//     Ctrl-C and SIGTERM, as the run would.
 const maxInputFile = 64 << 20
 
 // readInputFiles replaces the @FILE values of b's inputs and InputJSON
-// by the files' text, reading @- (and an InputJSON of -) from stdin.
-func readInputFiles(b *bind.Settings, stdin io.Reader) error {
+// by the files' text, reading @- (and an InputJSON of -) from stdin. It
+// returns ctx's error when ctx is done while a read waits.
+func readInputFiles(ctx context.Context, b *bind.Settings, stdin io.Reader) error {
 	usedStdin := ""
 	read := func(flag, name string) (string, error) {
 		if name == "-" {
@@ -36,22 +44,33 @@ func readInputFiles(b *bind.Settings, stdin io.Reader) error {
 			if stdin == nil {
 				stdin = os.Stdin
 			}
-			return readCapped(flag, "stdin", stdin, 0)
+			return untilDone(ctx, func() (string, error) { return readCapped(flag, "stdin", stdin, 0) })
 		}
-		f, err := os.Open(name)
+		// The kind of file is asked before it is opened: the open of a
+		// named pipe waits for a writer.
+		st, err := os.Stat(name)
 		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = fmt.Errorf("%s: %v", name, pe.Err)
+			}
 			return "", fmt.Errorf("%s: %v (a value that starts with @ names a file; write @@ for a literal @)", flag, err)
 		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err == nil && !st.Mode().IsRegular() {
-			return "", fmt.Errorf("%s: %s is not a regular file", flag, name)
+		if m := st.Mode(); m.IsDir() || m&(os.ModeSocket|os.ModeIrregular) != 0 {
+			return "", fmt.Errorf("%s: %s is %s, not a file to read a value from", flag, name, fileKind(m))
 		}
-		var size int64
-		if err == nil {
-			size = st.Size()
-		}
-		return readCapped(flag, name, f, size)
+		return untilDone(ctx, func() (string, error) {
+			f, err := os.Open(name)
+			if err != nil {
+				return "", fmt.Errorf("%s: %v (a value that starts with @ names a file; write @@ for a literal @)", flag, err)
+			}
+			defer f.Close()
+			var size int64
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				size = st.Size()
+			}
+			return readCapped(flag, name, f, size)
+		})
 	}
 	for i, a := range b.Inputs {
 		switch {
@@ -74,6 +93,17 @@ func readInputFiles(b *bind.Settings, stdin io.Reader) error {
 		b.InputJSON = v
 	}
 	return nil
+}
+
+// fileKind names the kind of file m is, for a message.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // readCapped reads r whole, refusing more than maxInputFile bytes. size

@@ -139,7 +139,7 @@ func newRunCmd(s streams) *cobra.Command {
 		Example: runExample,
 		Args:    oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := o.stdinSpec(args[0])
+			spec, err := o.stdinSpec(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -191,7 +191,7 @@ func runRun(cmd *cobra.Command, s streams, o *runOptions, eng run.Engine, path s
 		// set in the environment is kept.
 		defer lintcli.OneProcessor()()
 	}
-	req, err := o.request(path)
+	req, err := o.request(cmd.Context(), path)
 	if err != nil {
 		return err
 	}
@@ -296,7 +296,7 @@ func shellQuote(s string) string {
 }
 
 // request turns the flags into the run's request, on either engine.
-func (o *runOptions) request(path string) (run.Request, error) {
+func (o *runOptions) request(ctx context.Context, path string) (run.Request, error) {
 	if o.maxParallel < 1 {
 		return run.Request{}, usageErrorf("--max-parallel must be at least 1, got %d", o.maxParallel)
 	}
@@ -318,7 +318,10 @@ func (o *runOptions) request(path string) (run.Request, error) {
 		return run.Request{}, &exitError{Code: exitUsage, Err: err}
 	}
 	b.InputJSON = o.inputJSON
-	if err := readInputFiles(&b, o.stdin); err != nil {
+	if err := readInputFiles(ctx, &b, o.stdin); err != nil {
+		if ctx.Err() != nil {
+			return run.Request{}, ctx.Err() // interrupted
+		}
 		return run.Request{}, &exitError{Code: exitUsage, Err: err}
 	}
 	var slots []run.Slot

@@ -102,24 +102,18 @@ func loadShown(ctx context.Context, s streams, path string) (*spec.Spec, diag.Li
 	type loaded struct {
 		sp    *spec.Spec
 		diags diag.List
-		err   error
 	}
-	done := make(chan loaded, 1)
-	go func() {
+	l, err := untilDone(ctx, func() (loaded, error) {
 		var l loaded
+		var err error
 		if path == "-" {
-			l.sp, l.diags, l.err = spec.Read(s.in, spec.StdinName)
+			l.sp, l.diags, err = spec.Read(s.in, spec.StdinName)
 		} else {
-			l.sp, l.diags, l.err = callgraph.LoadSpec(path)
+			l.sp, l.diags, err = callgraph.LoadSpec(path)
 		}
-		done <- l
-	}()
-	select {
-	case l := <-done:
-		return l.sp, l.diags, l.err
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
-	}
+		return l, err
+	})
+	return l.sp, l.diags, err
 }
 
 // shownFixture and shownExpect are a test's items as show prints them.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -28,7 +29,7 @@ const maxStdinSpec = 16 << 20
 
 // stdinSpec returns the spec path of arg: arg itself, or for "-" the
 // file that keeps the spec read from o.stdin.
-func (o *runOptions) stdinSpec(arg string) (string, error) {
+func (o *runOptions) stdinSpec(ctx context.Context, arg string) (string, error) {
 	if arg != "-" {
 		return arg, nil
 	}
@@ -36,7 +37,10 @@ func (o *runOptions) stdinSpec(arg string) (string, error) {
 	if in == nil {
 		in = os.Stdin
 	}
-	text, err := io.ReadAll(io.LimitReader(in, maxStdinSpec+1))
+	text, err := untilDone(ctx, func() ([]byte, error) { return io.ReadAll(io.LimitReader(in, maxStdinSpec+1)) })
+	if ctx.Err() != nil {
+		return "", ctx.Err() // interrupted
+	}
 	if err != nil {
 		return "", usageErrorf("reading the spec from stdin: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -54,20 +55,40 @@ the drain's outcome.`,
 	return cmd
 }
 
-func readData(data string, stdin io.Reader) ([]byte, error) {
+// readData reads --data: JSON text, @FILE or - (stdin), at most
+// maxInputFile bytes (the server refuses what is longer than its own
+// --max-event-bytes); a read that waits ends when ctx is done.
+func readData(ctx context.Context, data string, stdin io.Reader) ([]byte, error) {
+	var from func() (io.ReadCloser, error)
 	switch {
 	case data == "":
 		return nil, nil
 	case data == "-":
-		return io.ReadAll(stdin)
+		from = func() (io.ReadCloser, error) { return io.NopCloser(stdin), nil }
 	case strings.HasPrefix(data, "@"):
-		return os.ReadFile(data[1:])
+		from = func() (io.ReadCloser, error) { return os.Open(data[1:]) }
+	default:
+		return []byte(data), nil
 	}
-	return []byte(data), nil
+	b, err := untilDone(ctx, func() ([]byte, error) {
+		r, err := from()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return readAtMost(r, maxInputFile)
+	})
+	if errors.Is(err, errTooLong) {
+		return nil, fmt.Errorf("longer than %d MiB", maxInputFile>>20)
+	}
+	return b, err
 }
 
 func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
-	event, err := readData(o.data, s.in)
+	event, err := readData(ctx, o.data, s.in)
+	if ctx.Err() != nil {
+		return ctx.Err() // interrupted
+	}
 	if err != nil {
 		return usageErrorf("trigger: --data: %v", err)
 	}

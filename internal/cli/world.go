@@ -104,7 +104,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	for _, w := range prepared.Unchecked() {
 		fmt.Fprintln(s.err, w)
 	}
-	events, err := worldEvents(g, w.events, s.in, w.maxEventBytes)
+	events, err := worldEvents(ctx, g, w.events, s.in, w.maxEventBytes)
 	if err != nil {
 		return err
 	}
@@ -280,8 +280,8 @@ func didYouMean(name string, cands []string) string {
 // worldEvents reads --event GATEWAY=@FILE (or - for stdin, or a JSON
 // text), each at most max bytes (as prose serve's --max-event-bytes). A
 // file named here is read as given (a pipe of the shell's <(...) too),
-// never past max.
-func worldEvents(g *graph.Graph, flags []string, stdin io.Reader, max int64) (map[string][]any, error) {
+// never past max. A read that waits ends when ctx is done.
+func worldEvents(ctx context.Context, g *graph.Graph, flags []string, stdin io.Reader, max int64) (map[string][]any, error) {
 	out := map[string][]any{}
 	for _, f := range flags {
 		name, val, ok := strings.Cut(f, "=")
@@ -302,18 +302,24 @@ func worldEvents(g *graph.Graph, flags []string, stdin io.Reader, max int64) (ma
 		var err error
 		switch {
 		case val == "-":
-			raw, err = readAtMost(stdin, max)
+			raw, err = untilDone(ctx, func() ([]byte, error) { return readAtMost(stdin, max) })
 		case strings.HasPrefix(val, "@"):
-			var f *os.File
-			if f, err = os.Open(val[1:]); err == nil {
-				raw, err = readAtMost(f, max)
-				f.Close()
-			}
+			raw, err = untilDone(ctx, func() ([]byte, error) {
+				f, err := os.Open(val[1:])
+				if err != nil {
+					return nil, err
+				}
+				defer f.Close()
+				return readAtMost(f, max)
+			})
 		default:
 			raw = []byte(val)
 			if int64(len(raw)) > max {
 				err = errTooLong
 			}
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // interrupted
 		}
 		if errors.Is(err, errTooLong) {
 			return nil, usageErrorf("--event %s: longer than %d bytes (--max-event-bytes)", name, max)
