@@ -100,7 +100,7 @@ func TestBrowserRunsList(t *testing.T) {
 	tab.Fill(map[string]string{"#f-status": "error"}, "form.filter button")
 	tab.WaitFor(`location.search.includes("status=error") && document.querySelectorAll("#runs tr[data-run]").length == 1`)
 	// a run's page: the failure at its line, keyboard-reachable links
-	tab.Do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="/ui/runs/%s"]`, r.ids["broken"]))))
+	tab.Click(fmt.Sprintf(`a[href="/ui/runs/%s"]`, r.ids["broken"]))
 	tab.WaitFor(`document.querySelector(".source .hit") !== null`)
 	hit := browsertest.Eval[string](tab, `document.querySelector(".source .hit").textContent`)
 	if !strings.Contains(hit, `let done = call worker`) {

@@ -164,10 +164,10 @@ func TestBrowserWorldDrainReplay(t *testing.T) {
 	tab.Do(chromedp.Navigate(f.ts.URL + "/ui/world/drain/2?step=0"))
 	browsertest.Get(tab, chromedp.Evaluate[bool](`window.notReloaded = true`))
 	waitFor(tab, box("sum", ".s-rendered"))
-	tab.Do(chromedp.Click(chromedp.CSS(`nav.replay a[data-step=next]`)))
+	tab.Click(`nav.replay a[data-step=next]`)
 	waitFor(tab, box("sum", ".s-stale"))
 	waitFor(tab, box("feed", ".current"))
-	tab.Do(chromedp.Click(chromedp.CSS(`nav.replay a[data-step=next]`)))
+	tab.Click(`nav.replay a[data-step=next]`)
 	waitFor(tab, box("report", ".s-stale"))
 	waitFor(tab, `table.steps tr#step-2[aria-current=step]`)
 	if at := browsertest.Get(tab, chromedp.Text(chromedp.CSS("#replay-at"))); at != "Step 2 of 3" {
