@@ -17,7 +17,10 @@
 // (Prepared.Binding), in a canonical text: the binding's own text
 // (run.Binding.Text), and for an Execution or a model render the callee
 // bindings in name order, so the order bindings were given in (two
-// --slot flags swapped) moves no fingerprint and renders nothing.
+// --slot flags swapped) moves no fingerprint and renders nothing. The
+// project files a program's command names (sh render.sh) and a spec
+// binding's file are digested into it too: editing the program renders
+// the node again (programfiles.go).
 //
 // Main types: Bindings, Config, Prepared, Input; Test and Item for a test
 // file's ### Drains. Entry points: ParseBindings, Prepare,
@@ -94,6 +97,9 @@ type Prepared struct {
 	// names it in the contract.
 	given        func(*graph.Node) (reconcile.Renderer, error)
 	givenBinding func(*graph.Node) string
+
+	// files digests the project files bindings name (programfiles.go).
+	files programFiles
 }
 
 // Given is a drain of g whose renders are given as they are, not
@@ -370,7 +376,7 @@ func (p *Prepared) options(in Input, renderer func(*graph.Node) (reconcile.Rende
 	return reconcile.Options{
 		Graph: p.Graph, Store: in.Store, Events: in.Events, Ticks: in.Ticks, CallerInputs: in.CallerInputs,
 		MaxParallel: in.MaxParallel, SignKey: in.SignKey, Now: in.Now, Committed: in.Committed, Kept: in.Kept,
-		Binding: p.Binding, Renderer: renderer,
+		Binding: p.drainBinding(), Renderer: renderer,
 	}
 }
 
