@@ -34,6 +34,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -98,8 +99,11 @@ type Prepared struct {
 	given        func(*graph.Node) (reconcile.Renderer, error)
 	givenBinding func(*graph.Node) string
 
-	// files digests the project files bindings name (programfiles.go).
-	files programFiles
+	// files digests the project files bindings name, calleeSums the
+	// functions each node's render calls (programfiles.go).
+	files      programFiles
+	calleeMu   sync.Mutex
+	calleeSums map[string]string
 }
 
 // Given is a drain of g whose renders are given as they are, not

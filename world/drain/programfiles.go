@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
 )
 
@@ -26,7 +28,10 @@ import (
 // project, and what a script itself reads are not followed: a binding
 // names what it runs, and a render that reads other files says so by
 // naming them in its command. A file larger than maxProgramFile, or one
-// that cannot be read, adds its size and modification time instead.
+// that cannot be read, adds its size and modification time instead. The
+// functions an Execution or a model render calls (directly or from a
+// function it calls) count as the program does: their name, kind and
+// sections (calleeDigest).
 const maxProgramFile = 16 << 20
 
 // programFiles digests the files bindings name, for the drains of one
@@ -68,17 +73,26 @@ func (p *Prepared) drainBinding() func(*graph.Node) string {
 				words = append(words, b.Path)
 			}
 		}
-		add(p.binding(n))
+		own := p.binding(n)
+		add(own)
 		for _, s := range p.b.Callees[n.ID] {
 			add(s.Binding)
 		}
-		if len(words) == 0 {
+		var callees string
+		if _, model := own.(run.Model); own == nil || model {
+			callees = p.calleeDigest(n)
+		}
+		if len(words) == 0 && callees == "" {
 			return text
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		var b strings.Builder
 		b.WriteString(text)
+		if callees != "" {
+			b.WriteString("\x00functions ")
+			b.WriteString(callees)
+		}
 		for _, w := range words {
 			if s := d.digest(w); s != "" {
 				b.WriteString("\x00")
@@ -87,6 +101,55 @@ func (p *Prepared) drainBinding() func(*graph.Node) string {
 		}
 		return b.String()
 	}
+}
+
+// calleeDigest is a digest of the functions an Execution or a model
+// render of n calls, directly or from a function it calls: each one's
+// name, kind and sections (a function's whole text is what it does,
+// whether a model or its own Execution runs it), or "" for none. It is
+// computed once per Prepared, whose spec graph is read once.
+func (p *Prepared) calleeDigest(n *graph.Node) string {
+	p.calleeMu.Lock()
+	defer p.calleeMu.Unlock()
+	if d, ok := p.calleeSums[n.ID]; ok {
+		return d
+	}
+	type callee struct{ name, text string }
+	var cs []callee
+	if p.cfg.Specs != nil {
+		p.eachCallee(p.cfg.Specs.Finder(), n.Spec, func(name string, c *spec.Spec) bool {
+			if c == nil {
+				return true
+			}
+			var b strings.Builder
+			b.WriteString(string(c.Kind))
+			for _, s := range c.Sections {
+				b.WriteString("\x00")
+				b.WriteString(s.Heading)
+				b.WriteString("\x00")
+				b.WriteString(s.Body)
+			}
+			cs = append(cs, callee{name, b.String()})
+			return true
+		})
+	}
+	d := ""
+	if len(cs) > 0 {
+		slices.SortFunc(cs, func(a, b callee) int { return strings.Compare(a.name, b.name) })
+		h := sha256.New()
+		for _, c := range cs {
+			io.WriteString(h, c.name)
+			h.Write([]byte{0})
+			io.WriteString(h, c.text)
+			h.Write([]byte{0})
+		}
+		d = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
+	if p.calleeSums == nil {
+		p.calleeSums = map[string]string{}
+	}
+	p.calleeSums[n.ID] = d
+	return d
 }
 
 // digest is "NAME sha256:HEX" for a word of a command that names a
