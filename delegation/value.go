@@ -538,9 +538,14 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 }
 
 // numberValue is an int64 for an integer literal in range, else a float64.
-// A number beyond float64's range is an error rather than a silent null.
+// A number beyond float64's range is an error rather than a silent null,
+// and so is an integer beyond int64's range that a float64 would keep as
+// another integer (decided): 12345678901234567890 would else be
+// 12345678901234567000, a plausible wrong value; one whose digits the
+// float keeps (123456789012345680000) is that float.
 func numberValue(s string) (Value, error) {
-	if !strings.ContainsAny(s, ".eE") {
+	integer := !strings.ContainsAny(s, ".eE")
+	if integer {
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return i, nil
 		}
@@ -548,6 +553,11 @@ func numberValue(s string) (Value, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return nil, fmt.Errorf("invalid JSON: the number %s is out of range", s)
+	}
+	if integer {
+		if kept := strconv.FormatFloat(f, 'f', -1, 64); kept != s {
+			return nil, fmt.Errorf("invalid JSON: the integer %s is beyond what prose holds exactly (-9223372036854775808 to 9223372036854775807; it would be kept as %s): give it as a string", s, kept)
+		}
 	}
 	return f, nil
 }

@@ -7,12 +7,13 @@ import (
 )
 
 // JSON round trips keep integers as integers, key order, and refuse
-// numbers that do not fit a float64 instead of turning them into null.
+// numbers that do not fit a float64 instead of turning them into null,
+// and integers beyond int64 that a float64 would keep as another integer.
 func TestJSONNumbers(t *testing.T) {
 	for _, tc := range []struct{ in, out string }{
 		{`{"b":1,"a":2.5,"c":-3}`, `{"b":1,"a":2.5,"c":-3}`},
 		{`[9007199254740993]`, `[9007199254740993]`},
-		{`[12345678901234567890]`, `[1.2345678901234567e+19]`},
+		{`[123456789012345680000]`, `[1.2345678901234568e+20]`},
 		{`[1e3]`, `[1000]`},
 	} {
 		v, err := FromJSON([]byte(tc.in))
@@ -23,6 +24,9 @@ func TestJSONNumbers(t *testing.T) {
 		if string(got) != tc.out {
 			t.Errorf("%s: got %s, want %s", tc.in, got, tc.out)
 		}
+	}
+	if _, err := FromJSON([]byte(`[12345678901234567890]`)); err == nil || !strings.Contains(err.Error(), "kept as 12345678901234567000") {
+		t.Errorf("12345678901234567890: err = %v, want it refused, not rounded", err)
 	}
 	if _, err := FromJSON([]byte(`{"f": 1e400}`)); err == nil || !strings.Contains(err.Error(), "1e400 is out of range") {
 		t.Errorf("1e400: err = %v", err)

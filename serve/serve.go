@@ -343,6 +343,9 @@ func (s *Server) Trigger(node string, event []byte) (drain int, dup bool, err er
 	}
 	if event != nil {
 		v, err := canon.Decode(event)
+		if err == nil {
+			err = canon.Exact(v)
+		}
 		if err != nil {
 			return 0, false, fmt.Errorf("%w: %v", ErrBadEvent, err)
 		}

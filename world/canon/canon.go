@@ -137,13 +137,18 @@ func writeAt(b *bytes.Buffer, v any, nl, ind, cur string) error {
 		if err != nil {
 			return fmt.Errorf("number %s: %v", v, err)
 		}
+		if !strings.ContainsAny(string(v), ".eE") {
+			if err := exactInteger(string(v)); err != nil {
+				return err
+			}
+		}
 		return writeNumber(b, f)
 	case float64:
 		return writeNumber(b, v)
 	case int:
-		return writeNumber(b, float64(v))
+		return writeInteger(b, int64(v))
 	case int64:
-		return writeNumber(b, float64(v))
+		return writeInteger(b, v)
 	case []any:
 		if len(v) == 0 {
 			b.WriteString("[]")
@@ -272,6 +277,42 @@ func writeString(b *bytes.Buffer, s string) {
 
 // writeNumber writes f as ECMAScript's Number.prototype.toString does
 // (RFC 8785 3.2.2.3).
+// An integer that the canonical form would write as another integer is
+// refused, not rounded (decided): 9007199254740993 would be written,
+// fingerprinted and published as 9007199254740992, a plausible wrong
+// value. Integers up to 2^53, and larger ones whose digits the shortest
+// float64 form keeps (123456789012345680000), are written as ever; a
+// number with a fraction or an exponent is a float, rounded as floats
+// are.
+func writeInteger(b *bytes.Buffer, i int64) error {
+	if i > 1<<53 || i < -(1<<53) {
+		if err := exactInteger(strconv.FormatInt(i, 10)); err != nil {
+			return err
+		}
+	}
+	return writeNumber(b, float64(i))
+}
+
+// exactInteger refuses the integer literal lit when its canonical form
+// is another integer.
+func exactInteger(lit string) error {
+	if len(strings.TrimPrefix(lit, "-")) <= 15 { // below 10^15 < 2^53: exact
+		return nil
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		return fmt.Errorf("number %s: %v", lit, err)
+	}
+	var kept bytes.Buffer
+	if err := writeNumber(&kept, f); err != nil {
+		return err
+	}
+	if kept.String() != lit {
+		return fmt.Errorf("the integer %s is beyond what a JSON number holds exactly (it would be kept as %s; every integer up to 2^53 = 9007199254740992 is exact): give it as a string", lit, kept.String())
+	}
+	return nil
+}
+
 func writeNumber(b *bytes.Buffer, f float64) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return fmt.Errorf("number %v has no JSON form", f)
@@ -332,4 +373,35 @@ func WriteInt(b *bytes.Buffer, n int64) {
 		return
 	}
 	_ = writeNumber(b, float64(n)) // finite: never an error
+}
+
+// Exact reports the first integer of v (a decoded value) that the
+// canonical form would write as another integer (writeInteger), so that
+// the boundary where a value arrives can refuse it naming what sent it.
+func Exact(v any) error {
+	switch v := v.(type) {
+	case json.Number:
+		if !strings.ContainsAny(string(v), ".eE") {
+			return exactInteger(string(v))
+		}
+	case int64:
+		if v > 1<<53 || v < -(1<<53) {
+			return exactInteger(strconv.FormatInt(v, 10))
+		}
+	case int:
+		return Exact(int64(v))
+	case map[string]any:
+		for _, e := range v {
+			if err := Exact(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if err := Exact(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -26,8 +26,10 @@ func (r *Receipt) body() ([]byte, error) {
 		b.WriteString(name)
 		canon.WriteString(&b, s)
 	}
+	wide := false // an integer beyond 2^53: the generic path says which
 	num := func(name string, n int64) {
 		b.WriteString(name)
+		wide = wide || n > 1<<53 || n < -(1<<53)
 		canon.WriteInt(&b, n)
 	}
 	str(`{"contract":`, r.Contract)
@@ -75,6 +77,9 @@ func (r *Receipt) body() ([]byte, error) {
 	writeStrings(&b, r.Wake.Refs)
 	str(`,"source":`, r.Wake.Source)
 	b.WriteString(`}}`)
+	if wide {
+		return r.bodyGeneric()
+	}
 	return b.Bytes(), nil
 }
 

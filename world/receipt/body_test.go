@@ -57,12 +57,12 @@ func TestBodyIsTheGenericCanonicalForm(t *testing.T) {
 			r.Reason = "bad \xff byte"
 		}
 		got, err := r.body()
-		if err != nil {
-			t.Fatal(err)
+		want, gerr := r.bodyGeneric()
+		if (err == nil) != (gerr == nil) {
+			t.Fatalf("receipt %+v: direct %v, generic %v", r, err, gerr)
 		}
-		want, err := r.bodyGeneric()
 		if err != nil {
-			t.Fatal(err)
+			continue // an integer a JSON number does not hold exactly, refused by both
 		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("receipt %+v:\n direct  %s\n generic %s", r, got, want)

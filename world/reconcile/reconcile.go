@@ -1121,6 +1121,9 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 		return ans, fmt.Errorf("%s: its truth must be a JSON object, got %s%s: answer one object of the fields its ### Maintains declares (%s)", truthPos(p.n), graph.KindName(truth), textHint(truth), fieldList(p.n))
 	}
 	ans.Truth = truth
+	if err := canon.Exact(truth); err != nil {
+		return ans, fmt.Errorf("%s: its truth cannot be kept as given: %v", truthPos(p.n), err)
+	}
 	if err := Fields(p.n, truth); err != nil {
 		return ans, err
 	}
