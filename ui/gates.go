@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -176,20 +175,22 @@ func fieldValue(fld fieldView, s string) (any, error) {
 		}
 		return nil, fmt.Errorf("%w: field %s: choose true or false", errForm, fld.Name)
 	case "number":
-		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
-			return n, nil
+		// read as a value's numbers are (delegation.FromJSON): an integer
+		// is kept exactly, or refused, never rounded into a float
+		v, err := delegation.FromJSON([]byte(strings.TrimSpace(s)))
+		switch v.(type) {
+		case int64, float64:
+			return v, nil
 		}
-		n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%w: field %s: %q is not a number", errForm, fld.Name, s)
+		if err != nil && strings.Contains(err.Error(), "beyond what prose holds") {
+			return nil, fmt.Errorf("%w: field %s: %v", errForm, fld.Name, strings.TrimPrefix(err.Error(), "invalid JSON: "))
 		}
-		return n, nil
+		return nil, fmt.Errorf("%w: field %s: %q is not a number", errForm, fld.Name, s)
 	}
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return nil, fmt.Errorf("%w: field %s (%s): write it as JSON", errForm, fld.Name, fld.Type)
+	if _, err := delegation.FromJSON([]byte(s)); err != nil {
+		return nil, fmt.Errorf("%w: field %s (%s): write it as JSON (%v)", errForm, fld.Name, fld.Type, strings.TrimPrefix(err.Error(), "invalid JSON: "))
 	}
-	return v, nil
+	return json.RawMessage(s), nil
 }
 
 // resume starts a resume of the run, as prose resume does (run.Resume
