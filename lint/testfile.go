@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/bind/typed"
@@ -212,6 +213,9 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		if (names[root] == NameInput || names[root] == NameConfig) && fx.Name == root {
 			fixtureType(s, sub, fx, &diags)
 		}
+		if lit, kept := roundedInteger(fx); lit != "" {
+			diags.Errorf(s.File, fx.Pos, CodeTestFixtureType, "fixture %q holds the integer %s, which the test would give as %s (a fixture's numbers are JSON numbers, exact up to 2^53): give it as a string", fx.Name, lit, kept)
+		}
 	}
 	cases := tf.Cases
 	if len(cases) == 0 {
@@ -311,6 +315,34 @@ func fixtureType(s, sub *spec.Spec, fx *spec.Fixture, diags *diag.List) {
 			diags.Errorf(s.File, fx.Pos, CodeTestFixtureType, "fixture %q is %s, but %s declares its config key %s (%s): write %s", fx.Name, clipText(fx.Raw), sub.Name, c.Name, c.Type, shape.Article(c.Type))
 		}
 		return
+	}
+}
+
+// roundedInteger is the first integer written in fixture fx (as JSON)
+// that a fixture's value, whose numbers are float64, holds as another
+// integer, and what it becomes; "" for none.
+func roundedInteger(fx *spec.Fixture) (lit, kept string) {
+	if !fx.JSON {
+		return "", ""
+	}
+	dec := json.NewDecoder(strings.NewReader(fx.Raw))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", ""
+		}
+		n, ok := tok.(json.Number)
+		if !ok || strings.ContainsAny(string(n), ".eE") || len(strings.TrimPrefix(string(n), "-")) <= 15 {
+			continue
+		}
+		f, err := n.Float64()
+		if err != nil {
+			continue
+		}
+		if k := strconv.FormatFloat(f, 'f', -1, 64); k != string(n) {
+			return string(n), k
+		}
 	}
 }
 

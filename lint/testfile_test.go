@@ -179,3 +179,26 @@ func TestExpectationThatNeverHolds(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// A fixture's integer that its float64 value would hold as another
+// integer is an error at its line, not a test run on a rounded input;
+// one a double holds exactly is not.
+func TestFixtureIntegerRounded(t *testing.T) {
+	subject := "---\nname: big\nkind: function\n---\n\n### Parameters\n\n- `x`: in\n- `y`: in\n\n### Returns\n\n- `n`: a number\n"
+	test := "---\nname: t\nkind: test\nsubject: big\n---\n\n### Fixtures\n\n- `x`: {\"id\": 9007199254740993}\n- `y`: [9007199254740992, 123456789012345680000]\n\n### Expects\n\n- `n`: is present\n"
+	fsys := testFS(map[string]string{"lib/big.prose.md": subject, "lib/t.test.prose.md": test})
+	diags, err := File(fsys, "lib/t.test.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Code == CodeTestFixtureType {
+			got = append(got, d.String())
+		}
+	}
+	want := `lib/t.test.prose.md:9:1: error: fixture "x" holds the integer 9007199254740993, which the test would give as 9007199254740992 (a fixture's numbers are JSON numbers, exact up to 2^53): give it as a string [test/fixture-type]`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
