@@ -6,6 +6,7 @@
 package typed
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -174,6 +175,13 @@ func parseNumber(t declType, text string) (delegation.Value, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 		return nil, fmt.Errorf("want %s, got %q", article(t), text)
+	}
+	// an integer beyond int64 is refused as a value's is
+	// (delegation.FromJSON), never rounded into a float
+	if !strings.ContainsAny(s, ".eEnN") {
+		if _, err := delegation.FromJSON([]byte(strings.TrimPrefix(s, "+"))); err != nil {
+			return nil, errors.New(strings.TrimPrefix(err.Error(), "invalid JSON: "))
+		}
 	}
 	return coerce(t, f)
 }
