@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Value is a run-time value. Its dynamic type is one of:
@@ -468,6 +469,12 @@ func toFloat(v Value) (float64, bool) {
 // int64 range, become float64). Trailing data after the document is an
 // error.
 func FromJSON(data []byte) (Value, error) {
+	if !utf8.Valid(data) {
+		// encoding/json would put U+FFFD in place of each bad byte: a
+		// value other than the one sent, taken without a word (decided:
+		// refused, as text that is not UTF-8 is)
+		return nil, fmt.Errorf("invalid JSON: not UTF-8 (a byte that is no UTF-8 at offset %d)", badUTF8(data))
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := decodeValue(dec, 0)
@@ -535,6 +542,18 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 		}
 	}
 	return nil, fmt.Errorf("invalid JSON: unexpected %v", tok)
+}
+
+// badUTF8 is the offset of the first byte of data that is not UTF-8.
+func badUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
 }
 
 // numberValue is an int64 for an integer literal in range, else a float64.

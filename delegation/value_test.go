@@ -57,3 +57,14 @@ func TestToDuration(t *testing.T) {
 		}
 	}
 }
+
+// JSON that is not UTF-8 is refused, naming where, not read with U+FFFD
+// in place of its bad bytes.
+func TestJSONNotUTF8(t *testing.T) {
+	if _, err := FromJSON([]byte("{\"n\": \"a\xffb\"}")); err == nil || !strings.Contains(err.Error(), "not UTF-8") || !strings.Contains(err.Error(), "offset 8") {
+		t.Errorf("err = %v, want it refused at offset 8", err)
+	}
+	if v, err := FromJSON([]byte(`{"n": "a\ufffdb é"}`)); err != nil || Text(v) != `{"n":"a`+"\ufffd"+`b é"}` {
+		t.Errorf("valid UTF-8: %v, %v", Text(v), err)
+	}
+}

@@ -27,8 +27,13 @@ import (
 )
 
 // Decode parses JSON into a value Marshal writes exactly (numbers kept as
-// json.Number). It refuses trailing data.
+// json.Number). It refuses trailing data and text that is not UTF-8.
 func Decode(data []byte) (any, error) {
+	if !utf8.Valid(data) {
+		// encoding/json would put U+FFFD in place of each bad byte, a
+		// value other than the one sent
+		return nil, fmt.Errorf("not UTF-8 JSON: a byte of it is no UTF-8")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

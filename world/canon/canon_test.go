@@ -89,3 +89,39 @@ func FuzzMarshalRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// Decode refuses JSON that is not UTF-8 rather than read U+FFFD for it.
+func TestDecodeNotUTF8(t *testing.T) {
+	if _, err := Decode([]byte("{\"n\": \"a\xffb\"}")); err == nil {
+		t.Error("JSON with a byte that is no UTF-8 was decoded")
+	}
+}
+
+// An integer the canonical form would write as another is refused by
+// Marshal and Exact alike; one it keeps is written as it was.
+func TestIntegersKeptOrRefused(t *testing.T) {
+	for _, lit := range []string{"9007199254740993", "-9007199254740993", "12345678901234567890"} {
+		v, err := Decode([]byte(lit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Marshal(v); err == nil || !strings.Contains(err.Error(), "the integer "+lit) {
+			t.Errorf("Marshal %s: %v", lit, err)
+		}
+		if err := Exact([]any{map[string]any{"x": v}}); err == nil {
+			t.Errorf("Exact %s: nil", lit)
+		}
+	}
+	for _, lit := range []string{"9007199254740992", "123456789012345680000", "1e300", "0.1"} {
+		v, _ := Decode([]byte(lit))
+		if _, err := Marshal(v); err != nil {
+			t.Errorf("Marshal %s: %v", lit, err)
+		}
+		if err := Exact(v); err != nil {
+			t.Errorf("Exact %s: %v", lit, err)
+		}
+	}
+	if _, err := Marshal(int64(1<<53 + 1)); err == nil {
+		t.Error("Marshal of the int64 2^53+1: nil")
+	}
+}
