@@ -342,10 +342,7 @@ func (s *Server) Trigger(node string, event []byte) (drain int, dup bool, err er
 		return 0, false, fmt.Errorf("%s is a %s: %w", node, n.Kind, ErrNotGateway)
 	}
 	if event != nil {
-		v, err := canon.Decode(event)
-		if err == nil {
-			err = canon.Exact(v)
-		}
+		v, err := canon.DecodeEvent(event)
 		if err != nil {
 			return 0, false, fmt.Errorf("%w: %v", ErrBadEvent, err)
 		}

@@ -122,7 +122,7 @@ func (f *Front) Trigger(node string, event []byte) (int, bool, error) {
 	}
 	in := TriggerIn{Node: node}
 	if event != nil {
-		v, err := canon.Decode(event)
+		v, err := canon.DecodeEvent(event)
 		if err != nil {
 			return 0, false, fmt.Errorf("%w: %v", serve.ErrBadEvent, err)
 		}

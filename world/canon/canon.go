@@ -410,3 +410,76 @@ func Exact(v any) error {
 	}
 	return nil
 }
+
+// DecodeEvent is Decode for a value that arrives from outside (an event):
+// it also refuses an object that names a member twice, whose value
+// encoding/json would take from the last (decided, as delegation.FromJSON
+// does: which one was meant cannot be known), and an integer Exact
+// refuses.
+func DecodeEvent(data []byte) (any, error) {
+	v, err := Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := noDuplicates(data); err != nil {
+		return nil, err
+	}
+	if err := Exact(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// noDuplicates refuses JSON text (valid, as Decode found it) with an
+// object that names a member twice.
+func noDuplicates(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		names map[string]bool
+		key   bool // the next token of this object is a member name
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end (Decode has seen the text whole)
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.key {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			name, _ := tok.(string)
+			if top.names[name] {
+				return fmt.Errorf("the member %q appears twice in one object", name)
+			}
+			top.names[name] = true
+			top.key = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			if top != nil && top.names != nil {
+				top.key = true
+			}
+			stack = append(stack, &frame{names: map[string]bool{}, key: true})
+			continue
+		case json.Delim('['):
+			if top != nil && top.names != nil {
+				top.key = true
+			}
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// a value ended: in an object, a name comes next
+		if len(stack) > 0 && stack[len(stack)-1].names != nil {
+			stack[len(stack)-1].key = true
+		}
+	}
+}

@@ -125,3 +125,21 @@ func TestIntegersKeptOrRefused(t *testing.T) {
 		t.Error("Marshal of the int64 2^53+1: nil")
 	}
 }
+
+// An event that names a member twice is refused, at any depth; one
+// whose nested objects reuse a name is not.
+func TestDecodeEventDuplicates(t *testing.T) {
+	for in, bad := range map[string]bool{
+		`{"a": 1, "a": 2}`:                           true,
+		`{"a": {"b": 1, "b": 1}}`:                    true,
+		`[{"x": [1, {"y": 2, "y": 3}]}]`:             true,
+		`{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}`: false,
+		`{"a": [], "b": {}, "c": [[]], "d": "a"}`:    false,
+		`[1, 2, "a", "a"]`:                           false,
+	} {
+		_, err := DecodeEvent([]byte(in))
+		if (err != nil) != bad {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
