@@ -28,7 +28,7 @@ func FuzzToolArguments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, args string) {
 		var in RunInput
 		if json.Unmarshal([]byte(args), &in) == nil {
-			if r, err := request(in); err == nil {
+			if r, err := request(in, json.RawMessage(args)); err == nil {
 				n := 0
 				for _, v := range in.Slots {
 					if l, ok := v.([]any); ok {

@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestRequestFromRunInput(t *testing.T) {
 	r, err := request(RunInput{File: "x.prose.md",
 		Slots:  map[string]any{"worker": "exec:./w.sh", "delegates": []any{"exec:./a.sh", "llm"}},
 		Config: map[string]any{"max_steps": float64(3), "mode": "fast"},
-		Inputs: map[string]any{"task_brief": "ship", "n": float64(2)}})
+		Inputs: map[string]any{"task_brief": "ship", "n": float64(2)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestRequestFromRunInput(t *testing.T) {
 		t.Errorf("inputs %s", r.Bindings.InputJSON)
 	}
 	for _, bad := range []RunInput{{}, {File: "x", Slots: map[string]any{"w": 3.0}}, {File: "x", Slots: map[string]any{"w": []any{1.0}}}} {
-		if _, err := request(bad); err == nil {
+		if _, err := request(bad, nil); err == nil {
 			t.Errorf("request(%+v): no error", bad)
 		}
 	}
@@ -67,5 +68,65 @@ func TestGraphTool(t *testing.T) {
 	}
 	if _, _, err := s.graph(context.Background(), nil, GraphInput{Path: filepath.Join(root, "no-such-dir")}); err == nil {
 		t.Error("graph of a missing path: no error")
+	}
+}
+
+// The run tool reads inputs and config from the arguments as the client
+// wrote them: an integer the decoded map would hold as a float64 is kept
+// exactly, one beyond what prose holds and a member named twice are
+// refused, not rounded or taken from the last.
+func TestRequestKeepsTheClientsNumbers(t *testing.T) {
+	args := json.RawMessage(`{"file": "x.prose.md", "inputs": {"id": 9007199254740993, "note": "a"}, "config": {"seed": 9007199254740993, "mode": "fast"}}`)
+	var in RunInput
+	if err := json.Unmarshal(args, &in); err != nil {
+		t.Fatal(err)
+	}
+	r, err := request(in, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Bindings.InputJSON != `{"id": 9007199254740993, "note": "a"}` {
+		t.Errorf("inputs %s", r.Bindings.InputJSON)
+	}
+	if c := r.Bindings.Config; len(c) != 2 || c[1].Value != "9007199254740993" || c[0].Value != "fast" {
+		t.Errorf("config %v", c)
+	}
+	for _, bad := range []string{
+		`{"file": "x.prose.md", "inputs": {"id": 12345678901234567890}}`,
+		`{"file": "x.prose.md", "inputs": {"id": 1, "id": 2}}`,
+	} {
+		var in RunInput
+		json.Unmarshal([]byte(bad), &in)
+		if _, err := request(in, json.RawMessage(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// Over the protocol too: a run's input of 9007199254740993 reaches the
+// program as written, and one beyond what prose holds is the tool's
+// error.
+func TestRunToolKeepsTheClientsNumbers(t *testing.T) {
+	dir := t.TempDir()
+	spec := "---\nname: echo\nkind: function\n---\n\n### Parameters\n\n- `id`: in\n\n### Returns\n\n- `out`: the same\n"
+	if err := os.WriteFile(filepath.Join(dir, "echo.prose.md"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := New(Options{RunDir: filepath.Join(t.TempDir(), "runs"), Dir: dir})
+	w := connectServer(t, srv, nil, "")
+	var out RunOutput
+	// (the program keeps what it was given: the tool's answer is read
+	// back into float64s by this client)
+	raw := json.RawMessage(`{"file": "echo.prose.md", "slots": {"echo": "exec:tee given.json"}, "inputs": {"id": 9007199254740993}, "wait_seconds": 30}`)
+	if e := w.tool(t, "run", raw, &out); e != "" {
+		t.Fatal(e)
+	}
+	given, err := os.ReadFile(filepath.Join(dir, "given.json"))
+	if out.Status != "ok" || err != nil || !strings.Contains(string(given), "9007199254740993") {
+		t.Errorf("the run ended %s; the program was given %s (%v), want the id as sent", out.Status, given, err)
+	}
+	bad := json.RawMessage(`{"file": "echo.prose.md", "slots": {"echo": "exec:cat"}, "inputs": {"id": 12345678901234567890}}`)
+	if e := w.tool(t, "run", bad, nil); !strings.Contains(e, "12345678901234567890") {
+		t.Errorf("an integer beyond int64: %q, want the tool's error naming it", e)
 	}
 }

@@ -1,11 +1,13 @@
 package mcpserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/callgraph"
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/journal"
 	"github.com/proselang/prose/lint"
@@ -234,7 +237,11 @@ func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in RunInput)
 	if id := s.retried(req); id != "" {
 		return s.startedWaiting(ctx, req, id, in.WaitSeconds)
 	}
-	r, err := request(in)
+	var args json.RawMessage
+	if req != nil && req.Params != nil {
+		args = req.Params.Arguments
+	}
+	r, err := request(in, args)
 	if err != nil {
 		return nil, RunOutput{}, err
 	}
@@ -341,8 +348,12 @@ func (s *Server) runs(ctx context.Context, _ *mcp.CallToolRequest, _ Empty) (*mc
 // request turns a run tool's input into a run.Request: slots as
 // bindings (a list for a list slot), config as NAME=VALUE text (a string
 // verbatim, anything else as JSON, both typed by the spec), inputs as one
-// JSON object (the --input-json of the command line).
-func request(in RunInput) (run.Request, error) {
+// JSON object (the --input-json of the command line). args, when given,
+// is the call's arguments as the client sent them: the inputs and config
+// are taken from its text, so that the run reads them as it reads
+// --input-json (an integer kept exactly or refused, a member named twice
+// refused), where in's were decoded into float64 and last-wins maps.
+func request(in RunInput, args json.RawMessage) (run.Request, error) {
 	if in.File == "" {
 		return run.Request{}, errors.New("run: give the spec to run in file")
 	}
@@ -363,8 +374,24 @@ func request(in RunInput) (run.Request, error) {
 			return run.Request{}, fmt.Errorf("run: slot %s: want a binding such as \"exec:./worker.sh\" or \"llm\", or a list of them; got %v", name, v)
 		}
 	}
+	var raw struct {
+		Inputs json.RawMessage            `json:"inputs"`
+		Config map[string]json.RawMessage `json:"config"`
+	}
+	if len(args) > 0 && json.Unmarshal(args, &raw) == nil {
+		if t := bytes.TrimSpace(raw.Inputs); len(t) > 0 && t[0] == '{' {
+			if _, err := delegation.FromJSON(t); err != nil {
+				return run.Request{}, fmt.Errorf("run: inputs: %v", strings.TrimPrefix(err.Error(), "invalid JSON: "))
+			}
+			in.Inputs = nil
+			r.Bindings.InputJSON = string(t)
+		}
+	}
 	for _, name := range sortedKeys(in.Config) {
 		text, err := assignmentText(in.Config[name])
+		if t := bytes.TrimSpace(raw.Config[name]); len(t) > 0 && t[0] != '"' {
+			text = string(t) // a number or a structure as the client wrote it
+		}
 		if err != nil {
 			return run.Request{}, fmt.Errorf("run: config %s: %w", name, err)
 		}
