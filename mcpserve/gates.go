@@ -139,7 +139,7 @@ func (s *Server) elicitGates(ctx context.Context, req *mcp.CallToolRequest, id s
 			continue // declined, cancelled or gone: the gate stays pending
 		}
 		call, _ := strings.CutPrefix(k, "gate "+id+" ")
-		if s.host.fill(id, call, s.elicitedValue(id, call, res)) == nil {
+		if s.host.fill(id, call, s.elicitedValue(id, call, res), nil) == nil {
 			answered = true
 		}
 	}
@@ -219,7 +219,7 @@ func (s *Server) takeElicited(req *mcp.CallToolRequest, run string) {
 		if !ok {
 			continue
 		}
-		_ = s.host.fill(run, call, s.elicitedValue(run, call, res)) // a gate answered meanwhile keeps its answer
+		_ = s.host.fill(run, call, s.elicitedValue(run, call, res), nil) // a gate answered meanwhile keeps its answer
 	}
 }
 
@@ -325,9 +325,13 @@ type AnswerOutput struct {
 	Resume bool `json:"resume,omitempty" jsonschema:"true when the answer was recorded in the journal of a stopped run: call resume to go on"`
 }
 
-func (s *Server) answerTool(_ context.Context, _ *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, AnswerOutput, error) {
+func (s *Server) answerTool(_ context.Context, req *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, AnswerOutput, error) {
 	if err := checkID(in.RunID); err != nil {
 		return nil, AnswerOutput{}, err
+	}
+	exact, err := exactValue(req, in.Value)
+	if err != nil {
+		return nil, AnswerOutput{}, fmt.Errorf("answer: value: %w", err)
 	}
 	var gates []PendingCall
 	all, _ := s.host.pending(in.RunID)
@@ -344,12 +348,15 @@ func (s *Server) answerTool(_ context.Context, _ *mcp.CallToolRequest, in Answer
 		if g == "" {
 			return nil, AnswerOutput{}, fmt.Errorf("answer: run %s waits at %d gates: name one in gate (pending lists them)", in.RunID, len(gates))
 		}
-		if err := s.host.fill(in.RunID, g, in.Value); err != nil {
+		if err := s.host.fill(in.RunID, g, in.Value, exact); err != nil {
 			return nil, AnswerOutput{}, err
 		}
 		return nil, AnswerOutput{RunID: in.RunID, Gate: g}, nil
 	}
 	raw, err := json.Marshal(in.Value)
+	if exact != nil {
+		raw = exact
+	}
 	if err != nil || in.Value == nil {
 		return nil, AnswerOutput{}, fmt.Errorf("answer: give the answer in value (a string for ask_user, JSON for gate)")
 	}

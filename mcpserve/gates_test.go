@@ -180,11 +180,11 @@ func TestElicitFieldsOfAGate(t *testing.T) {
 func TestFilledGateAnswerIsChecked(t *testing.T) {
 	q, _ := delegation.FromJSON([]byte(`{"options": ["go", "stop"]}`))
 	c := &hostCall{gate: func(raw json.RawMessage) (json.RawMessage, error) { return gate.Shape("gate", q, raw) }}
-	v, err := c.check("go")
+	v, err := c.check("go", nil)
 	if got, _ := delegation.ToJSON(v); err != nil || string(got) != `{"choice":"go"}` {
 		t.Fatalf("check(go) = %s, %v", got, err)
 	}
-	if _, err := c.check(map[string]any{"choice": "aprove"}); err == nil || !strings.Contains(err.Error(), `not one of the options ["go", "stop"]`) {
+	if _, err := c.check(map[string]any{"choice": "aprove"}, nil); err == nil || !strings.Contains(err.Error(), `not one of the options ["go", "stop"]`) {
 		t.Fatalf("check(aprove) = %v", err)
 	}
 }

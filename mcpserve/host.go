@@ -104,7 +104,7 @@ func (h *host) pending(run string) ([]PendingCall, <-chan struct{}) {
 
 // fill checks v against the call's contract and hands it to the call. A
 // refused value leaves the call waiting.
-func (h *host) fill(run, call string, v any) error {
+func (h *host) fill(run, call string, v any, raw json.RawMessage) error {
 	k := hostKey(run, call)
 	h.mu.Lock()
 	c := h.calls[k]
@@ -112,7 +112,7 @@ func (h *host) fill(run, call string, v any) error {
 	if c == nil {
 		return fmt.Errorf("fill: no call %q of run %q waits for the host (the pending tool lists those that do)", call, run)
 	}
-	val, err := c.check(v)
+	val, err := c.check(v, raw)
 	if err != nil {
 		return fmt.Errorf("fill %s (slot %s): %w; the call still waits for a value", call, c.Slot, err)
 	}
@@ -127,14 +127,18 @@ func (h *host) fill(run, call string, v any) error {
 }
 
 // check is v as the call's value, or why it does not keep the slot's
-// contract.
-func (c *hostCall) check(v any) (delegation.Value, error) {
+// contract. raw, when given, is v as the client wrote it (exactValue):
+// the value is taken from it.
+func (c *hostCall) check(v any, raw json.RawMessage) (delegation.Value, error) {
 	if v == nil {
 		return nil, fmt.Errorf("no value: give the slot's value (%s)", c.wanted())
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("the value is not JSON: %v", err)
+	}
+	if raw != nil {
+		b = raw
 	}
 	if _, isText := v.(string); c.text && !isText {
 		return nil, fmt.Errorf("the value is %s: %s asks for a string", kindOf(v), c.Slot)

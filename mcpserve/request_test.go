@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/internal/testenv"
 )
 
@@ -128,5 +129,30 @@ func TestRunToolKeepsTheClientsNumbers(t *testing.T) {
 	bad := json.RawMessage(`{"file": "echo.prose.md", "slots": {"echo": "exec:cat"}, "inputs": {"id": 12345678901234567890}}`)
 	if e := w.tool(t, "run", bad, nil); !strings.Contains(e, "12345678901234567890") {
 		t.Errorf("an integer beyond int64: %q, want the tool's error naming it", e)
+	}
+}
+
+// A value the host fills in, or answers a gate with, is taken from the
+// arguments as the client wrote them: 9007199254740993 stays itself, a
+// member named twice is refused.
+func TestFilledValueKeepsTheClientsNumbers(t *testing.T) {
+	req := func(args string) *mcp.CallToolRequest {
+		return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fill", Arguments: json.RawMessage(args)}}
+	}
+	args := `{"run_id": "r", "call": "L3", "value": {"id": 9007199254740993}}`
+	var in FillInput
+	if err := json.Unmarshal([]byte(args), &in); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := exactValue(req(args), in.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := (&hostCall{}).check(in.Value, raw)
+	if got, _ := delegation.ToJSON(v); err != nil || string(got) != `{"id":9007199254740993}` {
+		t.Errorf("filled %s, %v; want the id as written", got, err)
+	}
+	if _, err := exactValue(req(`{"value": {"a": 1, "a": 2}}`), map[string]any{"a": 2.0}); err == nil {
+		t.Error("a value naming a member twice was taken")
 	}
 }

@@ -407,6 +407,28 @@ func request(in RunInput, args json.RawMessage) (run.Request, error) {
 	return r, nil
 }
 
+// exactValue is the "value" member of a call's arguments as the client
+// wrote it, where decoded is the same member as the SDK decoded it (into
+// float64s and last-wins maps), or nil when there is none: the value
+// taken from it keeps 9007199254740993, and one that names a member twice
+// or holds an integer beyond what prose holds is refused, as a program's
+// answer is.
+func exactValue(req *mcp.CallToolRequest, decoded any) (json.RawMessage, error) {
+	if req == nil || req.Params == nil || decoded == nil {
+		return nil, nil
+	}
+	var raw struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(req.Params.Arguments, &raw) != nil || len(bytes.TrimSpace(raw.Value)) == 0 {
+		return nil, nil
+	}
+	if _, err := delegation.FromJSON(raw.Value); err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "invalid JSON: "))
+	}
+	return raw.Value, nil
+}
+
 func assignmentText(v any) (string, error) {
 	if s, ok := v.(string); ok {
 		return s, nil
@@ -452,8 +474,12 @@ func (s *Server) pendingTool(_ context.Context, _ *mcp.CallToolRequest, in Pendi
 	return nil, PendingOutput{Calls: calls}, nil
 }
 
-func (s *Server) fillTool(_ context.Context, _ *mcp.CallToolRequest, in FillInput) (*mcp.CallToolResult, FillOutput, error) {
-	if err := s.host.fill(in.RunID, in.Call, in.Value); err != nil {
+func (s *Server) fillTool(_ context.Context, req *mcp.CallToolRequest, in FillInput) (*mcp.CallToolResult, FillOutput, error) {
+	raw, err := exactValue(req, in.Value)
+	if err != nil {
+		return nil, FillOutput{}, fmt.Errorf("fill: value: %w", err)
+	}
+	if err := s.host.fill(in.RunID, in.Call, in.Value, raw); err != nil {
 		return nil, FillOutput{}, err
 	}
 	return nil, FillOutput{RunID: in.RunID, Call: in.Call}, nil
