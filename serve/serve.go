@@ -664,7 +664,7 @@ func (s *Server) Stale() string {
 func (s *Server) Status() (map[string]*receipt.Receipt, error) {
 	out := map[string]*receipt.Receipt{}
 	for _, n := range s.graph().Nodes {
-		r, err := s.o.Store.Last(n.ID)
+		r, err := s.o.Store.CheckedLast(n.ID) // what the ledger vouches for
 		if err != nil {
 			return nil, err
 		}

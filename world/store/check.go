@@ -130,6 +130,13 @@ func (s *Store) checkChain(p, node string, rs []*receipt.Receipt, prev string, f
 // checked, and rs holds those; otherwise every receipt is, and rs holds
 // them all.
 func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []Problem) {
+	rs, ps, _ = s.checkNodeBytes(name, full)
+	return rs, ps
+}
+
+// checkNodeBytes is checkNode, also returning the ledger's bytes it
+// checked.
+func (s *Store) checkNodeBytes(name string, full bool) (rs []*receipt.Receipt, ps []Problem, b []byte) {
 	node := unescape(name)
 	dir := filepath.Join(s.Dir, name)
 	lp, hp := filepath.Join(dir, "receipts.jsonl"), filepath.Join(dir, "head.json")
@@ -138,11 +145,11 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 	// drain on Temporal commits beside this check (a shared lock).
 	h, err := readHead(hp)
 	if err != nil {
-		return nil, []Problem{{hp, errText(err, hp)}}
+		return nil, []Problem{{hp, errText(err, hp)}}, nil
 	}
-	b, err := readFile(lp)
+	b, err = readFile(lp)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, []Problem{{lp, errText(err, lp)}}
+		return nil, []Problem{{lp, errText(err, lp)}}, nil
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		// A kill before a node's first commit leaves versions and no
@@ -150,11 +157,11 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 		_, lerr := os.Lstat(lp)
 		switch n := countVersions(dir); {
 		case h != nil && h.Receipts > 0:
-			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but its head record (head.json) names %d receipts, the last %s: the ledger was emptied or lost; restore it from a backup", h.Receipts, h.Hash)}}
+			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but its head record (head.json) names %d receipts, the last %s: the ledger was emptied or lost; restore it from a backup", h.Receipts, h.Hash)}}, b
 		case n > 0 && h == nil && (lerr == nil || s.heads):
-			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but the node has %d committed versions: its receipts were lost; restore the ledger from a backup", n)}}
+			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but the node has %d committed versions: its receipts were lost; restore the ledger from a backup", n)}}, b
 		}
-		return nil, nil
+		return nil, nil, b
 	}
 	extends := h != nil && int64(len(b)) >= h.Size && digest(b[:h.Size]) == h.Digest
 	edited := extends && !h.vouches(b)
@@ -162,23 +169,23 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 		first := bytes.Count(b[:h.Size], []byte("\n")) + 1
 		tail, err := parseLedger(lp, b[h.Size:], first)
 		if err != nil {
-			return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}
+			return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}, b
 		}
 		if p := s.checkChain(lp, node, tail, h.Hash, h.Receipts+1); p != nil {
-			return nil, []Problem{*p}
+			return nil, []Problem{*p}, b
 		}
-		return tail, nil
+		return tail, nil, b
 	}
 	rs, err = parseLedger(lp, b, 1)
 	if err != nil {
-		return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}
+		return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}, b
 	}
 	if p := s.checkChain(lp, node, rs, "", 1); p != nil {
-		return rs, []Problem{*p}
+		return rs, []Problem{*p}, b
 	}
 	accept := " or take it as it is with prose receipts repair --accept " + node
 	if h != nil && (s.signer != "" || s.Trusted != nil) && !s.checkpoint(h) {
-		return rs, append(ps, Problem{hp, "not signed by the store's key: a head record rewritten without the key (receipts cut from the ledger would go unseen); restore it, or take the ledger as it is with prose receipts repair --sign-key FILE --accept " + node})
+		return rs, append(ps, Problem{hp, "not signed by the store's key: a head record rewritten without the key (receipts cut from the ledger would go unseen); restore it, or take the ledger as it is with prose receipts repair --sign-key FILE --accept " + node}), b
 	}
 	switch {
 	case edited:
@@ -198,7 +205,7 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 	case !extends:
 		ps = append(ps, Problem{lp, "its bytes are not those its head record (head.json) was written for, though its receipts still check: it was rewritten after it was committed; restore it from a backup," + accept})
 	}
-	return rs, ps
+	return rs, ps, b
 }
 
 // checkpoint reports whether a drain may check from h on: always in an
@@ -337,12 +344,11 @@ func (s *Store) Trust(node string) error {
 	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
 		return nil // no such node: the reader says so
 	}
-	_, ps := s.checkNode(name, false)
+	rs, ps, err := s.checkedLedger(node)
+	if err != nil {
+		return err
+	}
 	if len(ps) == 0 {
-		rs, err := s.Ledger(node)
-		if err != nil {
-			return err
-		}
 		if n := len(rs); n > 0 && rs[n-1].Version != "" {
 			want, err := s.Version(node, rs[n-1].Version)
 			if err != nil {
@@ -350,31 +356,6 @@ func (s *Store) Trust(node string) error {
 			}
 			ps = s.publishedProblems(node, rs[n-1], want, nil, false, s.facetsOf(node, rs[n-1], nil))
 		}
-	}
-	if len(ps) > 0 {
-		return &DamageError{Dir: s.Dir, Problems: ps}
-	}
-	return nil
-}
-
-// trustLedgers checks the ledgers of nodes (from their head records on),
-// as Trust does, and not their published files: what a reader of the
-// receipts alone is about to show. The problems of every node are one
-// *DamageError.
-func (s *Store) trustLedgers(nodes []string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.reload(); err != nil {
-		return err
-	}
-	var ps []Problem
-	for _, node := range nodes {
-		name := escape(node)
-		if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
-			continue // no such node: the reader says so
-		}
-		_, p := s.checkNode(name, false)
-		ps = append(ps, p...)
 	}
 	if len(ps) > 0 {
 		return &DamageError{Dir: s.Dir, Problems: ps}
