@@ -151,6 +151,14 @@ func (s *Store) checkNodeBytes(name string, full bool) (rs []*receipt.Receipt, p
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, []Problem{{lp, errText(err, lp)}}, nil
 	}
+	if h == nil && len(bytes.TrimSpace(b)) > 0 {
+		// A node's first commit writes a head of 0 receipts, then the
+		// ledger: a reader beside it that read no head and then a
+		// ledger finds that head now.
+		if h, err = readHead(hp); err != nil {
+			return nil, []Problem{{hp, errText(err, hp)}}, nil
+		}
+	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		// A kill before a node's first commit leaves versions and no
 		// ledger, with (since 1.1) a head of 0 receipts.
@@ -466,9 +474,16 @@ func (s *Store) lostNodes(present []string) []Problem {
 }
 
 func (s *Store) verifyNode(name string, facets func(string) []string) []Problem {
+	out, _ := s.verifyNodeLedger(name, facets)
+	return out
+}
+
+// verifyNodeLedger is verifyNode, also returning the receipts it read
+// (nil when the ledger did not read).
+func (s *Store) verifyNodeLedger(name string, facets func(string) []string) ([]Problem, []*receipt.Receipt) {
 	rs, out := s.checkNode(name, true)
 	if len(rs) == 0 {
-		return out
+		return out, rs
 	}
 	node := unescape(name)
 	for i, r := range rs {
@@ -482,13 +497,13 @@ func (s *Store) verifyNode(name string, facets func(string) []string) []Problem 
 	}
 	last := rs[len(rs)-1]
 	if last.Version == "" {
-		return out
+		return out, rs
 	}
 	want, err := s.Version(node, last.Version)
 	if err != nil {
-		return out
+		return out, rs
 	}
-	return append(out, s.publishedProblems(node, last, want, nil, false, s.facetsOf(node, last, facets))...)
+	return append(out, s.publishedProblems(node, last, want, nil, false, s.facetsOf(node, last, facets))...), rs
 }
 
 func (s *Store) facetsOf(node string, last *receipt.Receipt, facets func(string) []string) []string {

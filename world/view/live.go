@@ -158,11 +158,13 @@ func (w *World) rereadNode(id string) ([]*receipt.Receipt, bool, error) {
 		return nil, false, nil
 	}
 	m.stamp = stamp
-	ps, err := w.st.VerifyNode(id, facets)
+	ps, rs, err := w.st.VerifyNodeLedger(id, facets)
 	if err != nil {
 		return nil, false, err
 	}
-	rs, err := w.st.Ledger(id)
+	if rs == nil {
+		rs, err = w.st.Ledger(id)
+	}
 	if err != nil {
 		// A ledger that does not read is a verification problem of the
 		// node (VerifyNode names it); the view keeps what it had.
