@@ -343,32 +343,49 @@ func (s *Store) reload() error {
 // its head record on), and that the published files are its last
 // receipt's version. A problem is a *DamageError naming the file.
 func (s *Store) Trust(node string) error {
+	_, _, err := s.trustedLast(node)
+	return err
+}
+
+// trustedLast is Trust, returning the last receipt it checked (nil: the
+// node has none, or no directory) and its version's truth (decided): a
+// reader shows that version, read by its address from the ledger's very
+// bytes checked, not truth.json read again after. The published files
+// are checked as a drain checks them before it repairs them: each the
+// last receipt's version, or, as a commit in progress leaves them
+// (written just after the ledger), absent or the version before's; any
+// other content was edited, and is refused.
+func (s *Store) trustedLast(node string) (*receipt.Receipt, any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.reload(); err != nil {
-		return err
-	}
-	name := escape(node)
-	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
-		return nil // no such node: the reader says so
+		return nil, nil, err
 	}
 	rs, ps, err := s.checkedLedger(node)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if len(ps) == 0 {
-		if n := len(rs); n > 0 && rs[n-1].Version != "" {
-			want, err := s.Version(node, rs[n-1].Version)
-			if err != nil {
-				return err
+	var last *receipt.Receipt
+	var want any
+	if len(ps) == 0 && len(rs) > 0 {
+		last = rs[len(rs)-1]
+		if last.Version != "" {
+			if want, err = s.Version(node, last.Version); err != nil {
+				return nil, nil, err
 			}
-			ps = s.publishedProblems(node, rs[n-1], want, nil, false, s.facetsOf(node, rs[n-1], nil))
+			var before any
+			if len(rs) > 1 && rs[len(rs)-2].Version != "" {
+				if before, err = s.Version(node, rs[len(rs)-2].Version); err != nil {
+					return nil, nil, err
+				}
+			}
+			ps = s.publishedProblems(node, last, want, before, true, s.facetsOf(node, last, nil))
 		}
 	}
 	if len(ps) > 0 {
-		return &DamageError{Dir: s.Dir, Problems: ps}
+		return nil, nil, &DamageError{Dir: s.Dir, Problems: ps}
 	}
-	return nil
+	return last, want, nil
 }
 
 // checkSigner refuses a drain that would sign otherwise than the store

@@ -97,24 +97,20 @@ func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
 // Show is node's published truth, or the committed version when version
 // is not "", narrowed to its member facet when facet is not "". Its
 // errors say what there is instead: the nearest node, the members. A
-// node whose ledger or published files do not check (Trust) is refused.
+// node whose ledger or published files do not check (Trust) is refused;
+// the truth shown is the version its checked last receipt names.
 func (s *Store) Show(node, facet, version string) (any, error) {
-	if err := s.Trust(node); err != nil {
+	last, v, err := s.trustedLast(node)
+	if err != nil {
 		return nil, err
 	}
-	var v any
-	var err error
 	if version != "" {
 		v, err = s.Version(node, version)
 		if errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("node %s has no version %s in %s%s", node, version, s.Dir, s.nodeHint(node))
 		}
-	} else {
-		var ok bool
-		v, ok, err = s.Published(node)
-		if err == nil && !ok {
-			err = fmt.Errorf("node %s has published no truth in %s%s", node, s.Dir, s.nodeHint(node))
-		}
+	} else if last == nil || last.Version == "" {
+		err = fmt.Errorf("node %s has published no truth in %s%s", node, s.Dir, s.nodeHint(node))
 	}
 	if err != nil {
 		return nil, err
