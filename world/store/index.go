@@ -62,7 +62,9 @@ func statID(p string) fileID {
 // receipt settled it: while its last receipt, contract, shape (what its
 // memo key reads beside the inputs' values) and its producers' versions
 // are those recorded, its memo key is Key and the next drain does not
-// re-derive it (unless it is woken).
+// re-derive it (unless it is woken). The record is not believed on its
+// checksum: the drain takes it only when the node's checked receipts
+// vouch for it (reconcile's vouched; FORMAT.md, "Crash repair").
 type Scan struct {
 	Last     string `json:"last"`
 	Contract string `json:"contract"`
