@@ -147,3 +147,70 @@ func TestScanRecordForgedIsNotBelieved(t *testing.T) {
 		t.Fatalf("n00001 publishes %s; want it rendered from the gateway's v b", b)
 	}
 }
+
+// TestScanRecordForgedContract: a scan record edited to hold the
+// fingerprint of a contract edited since the node's last receipt does
+// not keep the node from rendering under its new contract.
+func TestScanRecordForgedContract(t *testing.T) {
+	dir := t.TempDir()
+	if err := testenv.WriteChain(dir, 2); err != nil {
+		t.Fatal(err)
+	}
+	stateDir := filepath.Join(dir, ".prose", "world")
+	drain := func(event string) *reconcile.Result {
+		t.Helper()
+		g, diags, err := graph.Load(dir)
+		if err != nil || diags.HasErrors() {
+			t.Fatal(err, diags)
+		}
+		st, err := store.Open(stateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := reconcile.Options{Graph: g, Store: st,
+			Binding:  func(*graph.Node) string { return "scripted" },
+			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return scripted{}, nil },
+		}
+		if event != "" {
+			o.Events = map[string][]any{"n00000": {map[string]any{"id": event}}}
+		}
+		res, err := reconcile.Drain(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := drain("a"); res.Rendered != 2 {
+		t.Fatalf("first drain rendered %d of 2", res.Rendered)
+	}
+	spec := filepath.Join(dir, "n00001.prose.md")
+	b, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spec, bytes.Replace(b, []byte("the truth before"), []byte("the value before"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, diags, err := graph.Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	c, err := reconcile.Contract(g.Node("n00001"), "scripted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := indexEntries(t, st.IndexPath())["n00001"]
+	sc := e["scan"].(map[string]any)
+	if sc["contract"] == c {
+		t.Fatal("the edit did not move the contract")
+	}
+	sc["contract"] = c
+	appendEntry(t, st.IndexPath(), e)
+	if got := rendered(drain("")); len(got) != 1 || got[0] != "n00001" {
+		t.Fatalf("after its contract moved and the scan record was forged to it, the drain rendered %v; want n00001", got)
+	}
+}
