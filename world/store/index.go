@@ -536,7 +536,64 @@ func (s *Store) publishedKnown(node string, facets []string) bool {
 			return false
 		}
 	}
+	if !e.pubChecked && !s.publishedVouched(node, e, facets, files) {
+		return false
+	}
 	e.pubChecked, e.pubSeen = true, s.idx.gen
+	return true
+}
+
+// publishedVouched reports, for an entry read from the index file, whether
+// node's published files hold what its last receipt's version does
+// (decided). The identities the entry records are no proof: anyone can
+// edit a published file and write its new identity into the entry,
+// checksum recomputed, and the drain would then neither compare nor
+// refuse it. So the files are read once per process: truth.json,
+// without its whitespace, must hash to the version's address (no decode),
+// and each facet file, without its whitespace, must be the canonical form
+// of that member of it. Otherwise the drain compares them with the
+// version, as when their identities moved. idx.mu is held.
+func (s *Store) publishedVouched(node string, e *indexEntry, facets []string, files map[string]string) bool {
+	if !e.full() || e.Last == nil {
+		return false
+	}
+	if e.Last.Version == "" {
+		for name := range files {
+			if e.Published[name].Size != -1 {
+				return false
+			}
+		}
+		return true
+	}
+	compact := func(p string) []byte {
+		b, err := readFile(p)
+		if err != nil {
+			return nil
+		}
+		var out bytes.Buffer
+		if json.Compact(&out, b) != nil {
+			return nil
+		}
+		return out.Bytes()
+	}
+	truth := compact(files["truth.json"])
+	if truth == nil || canon.Hash(truth) != e.Last.Version {
+		return false
+	}
+	if len(facets) == 0 {
+		return true
+	}
+	v, err := canon.Decode(truth)
+	if err != nil {
+		return false
+	}
+	m, _ := v.(map[string]any)
+	for _, f := range facets {
+		want, err := canon.Marshal(m[f])
+		if err != nil || !bytes.Equal(compact(s.FacetPath(node, f)), want) {
+			return false
+		}
+	}
 	return true
 }
 
