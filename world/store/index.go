@@ -333,7 +333,9 @@ func (s *Store) fresh(node string) *indexEntry {
 // when each of its receipts checks by its own hash (and, in a signed
 // store or under a trusted key, its signature by that key), its last
 // receipt is the one the node's head record names, and its last
-// non-failed receipt is that one or the one just before it. Otherwise
+// non-failed receipt is that one or the one just before it, and the
+// head covers the whole ledger (signed by the store's key, in a signed
+// store). Otherwise
 // the node's receipts are read from its ledger, and the entry written
 // anew. This decodes every entry a process reads from the file, and
 // reads each node's head record once per process.
@@ -363,6 +365,26 @@ func (s *Store) vouched(node string, e *indexEntry) bool {
 	h, err := readHead(s.HeadPath(node))
 	if err != nil || h == nil || h.Receipts == 0 || h.Hash != e.Last.Hash {
 		return false
+	}
+	// The head must cover the whole ledger (the size the stat found):
+	// a head put back a receipt, with the entry edited to match, is what a
+	// kill between a ledger and its head leaves, and only the check of
+	// the ledger from its head tells the two apart. In a signed store (or
+	// under a trusted key) the head must be signed by that key, as the
+	// check from a head wants: else receipts cut from the ledger's end,
+	// with a head rewritten to match, would go unseen.
+	if h.Size != e.Ledger.Size {
+		return false
+	}
+	switch {
+	case s.idx.trusted != nil:
+		if !h.signedBy(receipt.Fingerprint(s.idx.trusted)) {
+			return false
+		}
+	case s.idx.signer != "":
+		if !h.signedBy(s.idx.signer) {
+			return false
+		}
 	}
 	switch {
 	case e.LastOK == nil:
