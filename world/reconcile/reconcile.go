@@ -557,12 +557,12 @@ func (d *drainer) settled(n *graph.Node) bool {
 // edge n reads now, and was committed after the last receipt of each
 // producer: what each producer publishes now is what that receipt's key
 // was derived from (and, where the producer's last receipt fingerprints
-// the part an edge reads, that fingerprint is the one r read). Otherwise
-// n's key is derived again (a node whose
-// producer committed since its own last receipt pays that on each drain
-// of a process that opens the store, until it renders again). A gateway
-// needs no vouching: without an event, which unsettles it, it never
-// renders, settled or not.
+// the part an edge reads, that fingerprint is the one r read).
+// Otherwise n's key is derived again: a node whose producer committed
+// since its own last receipt pays that on each drain of a process that
+// opens the store, until it renders again. A gateway needs no vouching:
+// without an event, which unsettles it, it never renders, settled or
+// not.
 func (d *drainer) vouched(n *graph.Node) bool {
 	if n.Kind == spec.KindGateway {
 		return true

@@ -335,10 +335,9 @@ func (s *Store) fresh(node string) *indexEntry {
 // receipt is the one the node's head record names, and its last
 // non-failed receipt is that one or the one just before it, and the
 // head covers the whole ledger (signed by the store's key, in a signed
-// store). Otherwise
-// the node's receipts are read from its ledger, and the entry written
-// anew. This decodes every entry a process reads from the file, and
-// reads each node's head record once per process.
+// store). Otherwise the node's receipts are read from its ledger, and
+// the entry written anew. This decodes every entry a process reads from
+// the file, and reads each node's head record once per process.
 func (s *Store) vouched(node string, e *indexEntry) bool {
 	if !e.full() {
 		return false
