@@ -162,6 +162,17 @@ func (w *World) rereadNode(id string) ([]*receipt.Receipt, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	for _, p := range ps {
+		if p.File == w.st.LedgerPath(id) || p.File == w.st.HeadPath(id) {
+			// A ledger that does not check (decided): its receipts are
+			// no standing, no drain's tally and nothing that landed; the
+			// view keeps what it had, and the node is failing, its page
+			// showing each receipt with its check.
+			m.readErr = p.String()
+			m.problems = ps
+			return nil, true, nil
+		}
+	}
 	if rs == nil {
 		rs, err = w.st.Ledger(id)
 	}

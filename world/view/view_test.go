@@ -681,3 +681,40 @@ func TestDrainReplayOfAForgedLedger(t *testing.T) {
 		t.Fatal("sum with a forged ledger is not failing")
 	}
 }
+
+// A receipt appended to a ledger by hand that does not check (sealed,
+// but not chained to the receipt before it) lands nothing: the live view
+// sends no receipt of it, counts it in no drain, and marks the node
+// failing.
+func TestForgedReceiptDoesNotLand(t *testing.T) {
+	f := newFixture(t)
+	f.mustDrain(event(1, 1))
+	w := load(t, f)
+	st, _ := store.Open(f.state)
+	rs, err := st.Ledger("sum")
+	if err != nil || len(rs) != 1 {
+		t.Fatal(err, rs)
+	}
+	forged := *rs[0]
+	forged.Drain, forged.Prev, forged.Hash = 7, "sha256:"+strings.Repeat("0", 64), ""
+	if err := forged.Seal(nil); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := forged.Marshal()
+	b, _ := os.ReadFile(st.LedgerPath("sum"))
+	os.WriteFile(st.LedgerPath("sum"), append(append(b, line...), '\n'), 0o600)
+	u := poll(t, w)
+	for _, r := range u.Receipts {
+		if r.Hash == forged.Hash {
+			t.Fatalf("the forged receipt landed: %+v", u.Receipts)
+		}
+	}
+	for _, d := range w.Drains() {
+		if d.Number == 7 {
+			t.Fatalf("the forged receipt's drain is listed: %+v", w.Drains())
+		}
+	}
+	if !w.Status("sum").Failing {
+		t.Fatal("sum with a forged receipt appended is not failing")
+	}
+}
