@@ -355,37 +355,56 @@ func (s *Store) Trust(node string) error {
 // last receipt's version, or, as a commit in progress leaves them
 // (written just after the ledger), absent or the version before's; any
 // other content was edited, and is refused.
+//
+// A writer beside the reader can also be ahead of it: its next commit
+// published after the reader read the ledger. So published files that do
+// not match are damage only once the ledger, read again after them, is
+// the one checked (a writer writes the ledger before it publishes);
+// otherwise the check starts again from the ledger as it is now.
 func (s *Store) trustedLast(node string) (*receipt.Receipt, any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.reload(); err != nil {
 		return nil, nil, err
 	}
-	rs, ps, err := s.checkedLedger(node)
-	if err != nil {
-		return nil, nil, err
-	}
-	var last *receipt.Receipt
-	var want any
-	if len(ps) == 0 && len(rs) > 0 {
-		last = rs[len(rs)-1]
-		if last.Version != "" {
-			if want, err = s.Version(node, last.Version); err != nil {
+	for attempt := 0; ; attempt++ {
+		rs, ps, b, err := s.checkedLedgerBytes(node)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ps) > 0 {
+			return nil, nil, &DamageError{Dir: s.Dir, Problems: ps}
+		}
+		if len(rs) == 0 || rs[len(rs)-1].Version == "" {
+			return lastOf(rs), nil, nil
+		}
+		last := rs[len(rs)-1]
+		want, err := s.Version(node, last.Version)
+		if err != nil {
+			return nil, nil, err
+		}
+		var before any
+		if len(rs) > 1 && rs[len(rs)-2].Version != "" {
+			if before, err = s.Version(node, rs[len(rs)-2].Version); err != nil {
 				return nil, nil, err
 			}
-			var before any
-			if len(rs) > 1 && rs[len(rs)-2].Version != "" {
-				if before, err = s.Version(node, rs[len(rs)-2].Version); err != nil {
-					return nil, nil, err
-				}
-			}
-			ps = s.publishedProblems(node, last, want, before, true, s.facetsOf(node, last, nil))
+		}
+		ps = s.publishedProblems(node, last, want, before, true, s.facetsOf(node, last, nil))
+		if len(ps) == 0 {
+			return last, want, nil
+		}
+		if now, err := readFile(s.LedgerPath(node)); err != nil || bytes.Equal(now, b) || attempt == 20 {
+			return nil, nil, &DamageError{Dir: s.Dir, Problems: ps}
 		}
 	}
-	if len(ps) > 0 {
-		return nil, nil, &DamageError{Dir: s.Dir, Problems: ps}
+}
+
+// lastOf is the last of rs, nil when none.
+func lastOf(rs []*receipt.Receipt) *receipt.Receipt {
+	if len(rs) == 0 {
+		return nil
 	}
-	return last, want, nil
+	return rs[len(rs)-1]
 }
 
 // checkSigner refuses a drain that would sign otherwise than the store

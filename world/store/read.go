@@ -193,17 +193,24 @@ func (s *Store) CheckedLedger(node string) ([]*receipt.Receipt, error) {
 // checkedLedger is CheckedLedger with s.mu held: the problems found, or
 // the receipts of the bytes checked (nil for a node with no directory).
 func (s *Store) checkedLedger(node string) ([]*receipt.Receipt, []Problem, error) {
+	rs, ps, _, err := s.checkedLedgerBytes(node)
+	return rs, ps, err
+}
+
+// checkedLedgerBytes is checkedLedger, also returning the ledger's bytes
+// it checked.
+func (s *Store) checkedLedgerBytes(node string) ([]*receipt.Receipt, []Problem, []byte, error) {
 	name := escape(node)
 	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
-		return nil, nil, nil // no such node: the reader says so
+		return nil, nil, nil, nil // no such node: the reader says so
 	}
 	_, ps, b := s.checkNodeBytes(name, false)
 	if len(ps) > 0 {
-		return nil, ps, nil
+		return nil, ps, b, nil
 	}
 	rs, err := parseLedger(s.LedgerPath(node), b, 1)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, b, err
 	}
 	if ds := s.durations(node); ds != nil {
 		for _, r := range rs {
@@ -212,7 +219,7 @@ func (s *Store) checkedLedger(node string) ([]*receipt.Receipt, []Problem, error
 			}
 		}
 	}
-	return rs, nil, nil
+	return rs, nil, b, nil
 }
 
 // CheckedLast is node's last receipt (nil: none), checked as
