@@ -104,7 +104,7 @@ func (s *Server) worldTool(_ context.Context, _ *mcp.CallToolRequest, in WorldIn
 	}
 	out := WorldOutput{Node: in.Node, Facet: in.Facet, Version: in.Version, Truth: v}
 	if out.Version == "" {
-		if r, err := st.Last(in.Node); err == nil && r != nil {
+		if r, err := st.CheckedLast(in.Node); err == nil && r != nil {
 			out.Version = r.Version
 		}
 	}

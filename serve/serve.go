@@ -664,7 +664,7 @@ func (s *Server) Stale() string {
 func (s *Server) Status() (map[string]*receipt.Receipt, error) {
 	out := map[string]*receipt.Receipt{}
 	for _, n := range s.graph().Nodes {
-		r, err := s.o.Store.Last(n.ID)
+		r, err := s.o.Store.CheckedLast(n.ID) // what the ledger vouches for
 		if err != nil {
 			return nil, err
 		}
@@ -692,7 +692,10 @@ func Due(st *store.Store, node string, p *cadence.Plan, fired, self, started tim
 	}
 	var lapses []time.Time
 	if p.Freshness {
-		if v, ok, err := st.Published(node); err == nil && ok {
+		// The truth the ledger vouches for, not truth.json: an edited
+		// valid_until would put off the wake. A ledger that does not
+		// check gives no lapse; the drain of the next wake names it.
+		if v, ok, err := st.CheckedTruth(node); err == nil && ok {
 			lapses = validUntil(v, nil)
 		}
 	}

@@ -400,7 +400,11 @@ func (wp *worldPages) drain(w http.ResponseWriter, r *http.Request) {
 	}
 	rep, err := world.Drain(n)
 	if err != nil {
-		wp.s.fail(w, http.StatusNotFound, fmt.Sprintf("Drain %d", n), err.Error())
+		code := http.StatusNotFound
+		if errors.As(err, new(*store.DamageError)) {
+			code = http.StatusInternalServerError // a ledger that does not check
+		}
+		wp.s.fail(w, code, fmt.Sprintf("Drain %d", n), err.Error())
 		return
 	}
 	step := len(rep.Steps)

@@ -185,7 +185,7 @@ func worldShow(s streams, st *store.Store, node, facet, version string) error {
 // published truth, and the exit status 0; the note keeps a reader from
 // taking it for the current one).
 func failedSince(s streams, st *store.Store, node, id string) {
-	rs, err := st.Ledger(id)
+	rs, err := st.CheckedLedger(id)
 	if err != nil || len(rs) == 0 || rs[len(rs)-1].Status != receipt.Failed {
 		return
 	}

@@ -157,7 +157,7 @@ func (h *handler) node(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 404, fmt.Sprintf("no node %q", id))
 		return
 	}
-	v, ok, err := h.s.Store().Published(id)
+	v, ok, err := h.s.Store().CheckedTruth(id)
 	switch {
 	case err != nil:
 		writeError(w, 500, err.Error())
@@ -188,6 +188,13 @@ func contains(list []string, s string) bool {
 
 // receipts answers ?node=ID (default every node) and ?since=N (the
 // receipts of store drains after N), in ledger order.
+//
+// What the API shows of the store (decided): what the ledgers vouch
+// for, each checked from its head record as a drain checks it
+// (store.CheckedLedger; a node's truth, store.CheckedTruth, is the
+// version its last receipt names, read by its address). A ledger that
+// does not check is answered 500 with the store's message, which names
+// each file and the repair: never a forged receipt or truth with 200.
 func (h *handler) receipts(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	since := 0
@@ -213,7 +220,7 @@ func (h *handler) receipts(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []*receipt.Receipt{}
 	for _, n := range nodes {
-		rs, err := h.s.Store().Ledger(n)
+		rs, err := h.s.Store().CheckedLedger(n)
 		if err != nil {
 			writeError(w, 500, err.Error())
 			return

@@ -100,7 +100,7 @@ func (f *Front) Connectors() map[string]serve.ConnectorState {
 func (f *Front) Status() (map[string]*receipt.Receipt, error) {
 	out := map[string]*receipt.Receipt{}
 	for _, n := range f.g.Nodes {
-		r, err := f.st.Last(n.ID)
+		r, err := f.st.CheckedLast(n.ID) // what the ledger vouches for
 		if err != nil {
 			return nil, err
 		}

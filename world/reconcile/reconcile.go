@@ -544,7 +544,124 @@ func (d *drainer) settled(n *graph.Node) bool {
 			return false
 		}
 	}
+	return d.vouched(n)
+}
+
+// vouched reports whether n's checked receipts vouch for its scan record
+// (decided). The record lives in the drain index, which is not signed and
+// whose checksums anyone can recompute: a record edited to name the
+// versions its producers publish now would otherwise keep n from
+// rendering after what it reads moved. So the record is believed only
+// when the receipt its key comes from (the last non-failed one, or a last
+// one that failed with an input absent) has n's contract now, read every
+// edge n reads now, and was committed after the last receipt of each
+// producer: what each producer publishes now is what that receipt's key
+// was derived from (and, where the producer's last receipt fingerprints
+// the part an edge reads, that fingerprint is the one r read).
+// Otherwise n's key is derived again: a node whose producer committed
+// since its own last receipt pays that on each drain of a process that
+// opens the store, until it renders again. A gateway needs no vouching:
+// without an event, which unsettles it, it never renders, settled or
+// not.
+func (d *drainer) vouched(n *graph.Node) bool {
+	if n.Kind == spec.KindGateway {
+		return true
+	}
+	s := d.st[n.ID]
+	if s.receipts() != nil {
+		return false // plan reports it
+	}
+	r := s.lastOK
+	switch {
+	case r != nil && r.Memo == s.scan.Key:
+	case s.last != nil && s.last.Status == receipt.Failed && s.last.Memo == s.scan.Key && readsAbsent(s.last):
+		r = s.last
+	default:
+		return false
+	}
+	if r.Contract != d.contract[n.ID] || !sameEdges(d.g, n, r) {
+		return false
+	}
+	for _, e := range d.g.In(n.ID) {
+		ps := d.st[e.Producer]
+		if ps.receipts() != nil {
+			return false
+		}
+		if ps.last == nil {
+			// It never committed: what r read of it must be absent.
+			if fp, ok := r.Inputs[EdgeKey(e)]; ok && fp != AbsentFingerprint {
+				return false
+			}
+			continue
+		}
+		if l := ps.last; l.Drain > r.Drain || l.Drain == r.Drain && l.Seq >= r.Seq {
+			return false
+		}
+		// A second guard, for drains numbered anew after the nodes of the
+		// highest numbers left the graph: the part r read is the one the
+		// producer's last receipt fingerprints.
+		if fp, ok := r.Inputs[EdgeKey(e)]; ok && fp != AbsentFingerprint {
+			if now, ok := ps.last.Facets[e.Facet]; ok && now != fp {
+				return false
+			}
+		}
+	}
 	return true
+}
+
+// readsAbsent reports whether r read an input that was absent.
+func readsAbsent(r *receipt.Receipt) bool {
+	for _, fp := range r.Inputs {
+		if fp == AbsentFingerprint {
+			return true
+		}
+	}
+	return false
+}
+
+// sameEdges reports whether r's inputs are those of n's edges now: each
+// edge to a part has its key, each key of r is an edge's (a facet
+// family's keys, one per key of the family, by their edge's prefix) or
+// a caller input's.
+func sameEdges(g *graph.Graph, n *graph.Node, r *receipt.Receipt) bool {
+	v, _ := n.Memo("reconcile.edgekeys", func() (any, error) {
+		ks := edgeKeys{parts: map[string]bool{}}
+		for _, e := range g.In(n.ID) {
+			if _, ok := graph.Family(e.Facet); ok {
+				ks.families = append(ks.families, EdgeKey(e)+"[")
+			} else {
+				ks.parts[EdgeKey(e)] = true
+			}
+		}
+		return ks, nil
+	})
+	ks := v.(edgeKeys)
+	parts := 0
+	for k := range r.Inputs {
+		if ks.parts[k] {
+			parts++
+			continue
+		}
+		if strings.HasSuffix(k, "<-caller") {
+			continue
+		}
+		fam := false
+		for _, f := range ks.families {
+			if strings.HasPrefix(k, f) {
+				fam = true
+				break
+			}
+		}
+		if !fam {
+			return false
+		}
+	}
+	return parts == len(ks.parts)
+}
+
+type edgeKeys struct {
+	parts    map[string]bool
+	families []string
 }
 
 // settle records in the store's drain index that n, as it stands now,

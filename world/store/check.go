@@ -130,6 +130,13 @@ func (s *Store) checkChain(p, node string, rs []*receipt.Receipt, prev string, f
 // checked, and rs holds those; otherwise every receipt is, and rs holds
 // them all.
 func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []Problem) {
+	rs, ps, _ = s.checkNodeBytes(name, full)
+	return rs, ps
+}
+
+// checkNodeBytes is checkNode, also returning the ledger's bytes it
+// checked.
+func (s *Store) checkNodeBytes(name string, full bool) (rs []*receipt.Receipt, ps []Problem, b []byte) {
 	node := unescape(name)
 	dir := filepath.Join(s.Dir, name)
 	lp, hp := filepath.Join(dir, "receipts.jsonl"), filepath.Join(dir, "head.json")
@@ -138,11 +145,19 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 	// drain on Temporal commits beside this check (a shared lock).
 	h, err := readHead(hp)
 	if err != nil {
-		return nil, []Problem{{hp, errText(err, hp)}}
+		return nil, []Problem{{hp, errText(err, hp)}}, nil
 	}
-	b, err := readFile(lp)
+	b, err = readFile(lp)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, []Problem{{lp, errText(err, lp)}}
+		return nil, []Problem{{lp, errText(err, lp)}}, nil
+	}
+	if h == nil && len(bytes.TrimSpace(b)) > 0 {
+		// A node's first commit writes a head of 0 receipts, then the
+		// ledger: a reader beside it that read no head and then a
+		// ledger finds that head now.
+		if h, err = readHead(hp); err != nil {
+			return nil, []Problem{{hp, errText(err, hp)}}, nil
+		}
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		// A kill before a node's first commit leaves versions and no
@@ -150,11 +165,11 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 		_, lerr := os.Lstat(lp)
 		switch n := countVersions(dir); {
 		case h != nil && h.Receipts > 0:
-			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but its head record (head.json) names %d receipts, the last %s: the ledger was emptied or lost; restore it from a backup", h.Receipts, h.Hash)}}
+			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but its head record (head.json) names %d receipts, the last %s: the ledger was emptied or lost; restore it from a backup", h.Receipts, h.Hash)}}, b
 		case n > 0 && h == nil && (lerr == nil || s.heads):
-			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but the node has %d committed versions: its receipts were lost; restore the ledger from a backup", n)}}
+			return nil, []Problem{{lp, fmt.Sprintf("empty or missing, but the node has %d committed versions: its receipts were lost; restore the ledger from a backup", n)}}, b
 		}
-		return nil, nil
+		return nil, nil, b
 	}
 	extends := h != nil && int64(len(b)) >= h.Size && digest(b[:h.Size]) == h.Digest
 	edited := extends && !h.vouches(b)
@@ -162,23 +177,23 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 		first := bytes.Count(b[:h.Size], []byte("\n")) + 1
 		tail, err := parseLedger(lp, b[h.Size:], first)
 		if err != nil {
-			return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}
+			return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}, b
 		}
 		if p := s.checkChain(lp, node, tail, h.Hash, h.Receipts+1); p != nil {
-			return nil, []Problem{*p}
+			return nil, []Problem{*p}, b
 		}
-		return tail, nil
+		return tail, nil, b
 	}
 	rs, err = parseLedger(lp, b, 1)
 	if err != nil {
-		return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}
+		return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}, b
 	}
 	if p := s.checkChain(lp, node, rs, "", 1); p != nil {
-		return rs, []Problem{*p}
+		return rs, []Problem{*p}, b
 	}
 	accept := " or take it as it is with prose receipts repair --accept " + node
 	if h != nil && (s.signer != "" || s.Trusted != nil) && !s.checkpoint(h) {
-		return rs, append(ps, Problem{hp, "not signed by the store's key: a head record rewritten without the key (receipts cut from the ledger would go unseen); restore it, or take the ledger as it is with prose receipts repair --sign-key FILE --accept " + node})
+		return rs, append(ps, Problem{hp, "not signed by the store's key: a head record rewritten without the key (receipts cut from the ledger would go unseen); restore it, or take the ledger as it is with prose receipts repair --sign-key FILE --accept " + node}), b
 	}
 	switch {
 	case edited:
@@ -198,7 +213,7 @@ func (s *Store) checkNode(name string, full bool) (rs []*receipt.Receipt, ps []P
 	case !extends:
 		ps = append(ps, Problem{lp, "its bytes are not those its head record (head.json) was written for, though its receipts still check: it was rewritten after it was committed; restore it from a backup," + accept})
 	}
-	return rs, ps
+	return rs, ps, b
 }
 
 // checkpoint reports whether a drain may check from h on: always in an
@@ -328,58 +343,68 @@ func (s *Store) reload() error {
 // its head record on), and that the published files are its last
 // receipt's version. A problem is a *DamageError naming the file.
 func (s *Store) Trust(node string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.reload(); err != nil {
-		return err
-	}
-	name := escape(node)
-	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
-		return nil // no such node: the reader says so
-	}
-	_, ps := s.checkNode(name, false)
-	if len(ps) == 0 {
-		rs, err := s.Ledger(node)
-		if err != nil {
-			return err
-		}
-		if n := len(rs); n > 0 && rs[n-1].Version != "" {
-			want, err := s.Version(node, rs[n-1].Version)
-			if err != nil {
-				return err
-			}
-			ps = s.publishedProblems(node, rs[n-1], want, nil, false, s.facetsOf(node, rs[n-1], nil))
-		}
-	}
-	if len(ps) > 0 {
-		return &DamageError{Dir: s.Dir, Problems: ps}
-	}
-	return nil
+	_, _, err := s.trustedLast(node)
+	return err
 }
 
-// trustLedgers checks the ledgers of nodes (from their head records on),
-// as Trust does, and not their published files: what a reader of the
-// receipts alone is about to show. The problems of every node are one
-// *DamageError.
-func (s *Store) trustLedgers(nodes []string) error {
+// trustedLast is Trust, returning the last receipt it checked (nil: the
+// node has none, or no directory) and its version's truth (decided): a
+// reader shows that version, read by its address from the ledger's very
+// bytes checked, not truth.json read again after. The published files
+// are checked as a drain checks them before it repairs them: each the
+// last receipt's version, or, as a commit in progress leaves them
+// (written just after the ledger), absent or the version before's; any
+// other content was edited, and is refused.
+//
+// A writer beside the reader can also be ahead of it: its next commit
+// published after the reader read the ledger. So published files that do
+// not match are damage only once the ledger, read again after them, is
+// the one checked (a writer writes the ledger before it publishes);
+// otherwise the check starts again from the ledger as it is now.
+func (s *Store) trustedLast(node string) (*receipt.Receipt, any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.reload(); err != nil {
-		return err
+		return nil, nil, err
 	}
-	var ps []Problem
-	for _, node := range nodes {
-		name := escape(node)
-		if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
-			continue // no such node: the reader says so
+	for attempt := 0; ; attempt++ {
+		rs, ps, b, err := s.checkedLedgerBytes(node)
+		if err != nil {
+			return nil, nil, err
 		}
-		_, p := s.checkNode(name, false)
-		ps = append(ps, p...)
+		if len(ps) > 0 {
+			return nil, nil, &DamageError{Dir: s.Dir, Problems: ps}
+		}
+		if len(rs) == 0 || rs[len(rs)-1].Version == "" {
+			return lastOf(rs), nil, nil
+		}
+		last := rs[len(rs)-1]
+		want, err := s.Version(node, last.Version)
+		if err != nil {
+			return nil, nil, err
+		}
+		var before any
+		if len(rs) > 1 && rs[len(rs)-2].Version != "" {
+			if before, err = s.Version(node, rs[len(rs)-2].Version); err != nil {
+				return nil, nil, err
+			}
+		}
+		ps = s.publishedProblems(node, last, want, before, true, s.facetsOf(node, last, nil))
+		if len(ps) == 0 {
+			return last, want, nil
+		}
+		if now, err := readFile(s.LedgerPath(node)); err != nil || bytes.Equal(now, b) || attempt == 20 {
+			return nil, nil, &DamageError{Dir: s.Dir, Problems: ps}
+		}
 	}
-	if len(ps) > 0 {
-		return &DamageError{Dir: s.Dir, Problems: ps}
+}
+
+// lastOf is the last of rs, nil when none.
+func lastOf(rs []*receipt.Receipt) *receipt.Receipt {
+	if len(rs) == 0 {
+		return nil
 	}
-	return nil
+	return rs[len(rs)-1]
 }
 
 // checkSigner refuses a drain that would sign otherwise than the store
@@ -485,9 +510,16 @@ func (s *Store) lostNodes(present []string) []Problem {
 }
 
 func (s *Store) verifyNode(name string, facets func(string) []string) []Problem {
+	out, _ := s.verifyNodeLedger(name, facets)
+	return out
+}
+
+// verifyNodeLedger is verifyNode, also returning the receipts it read
+// (nil when the ledger did not read).
+func (s *Store) verifyNodeLedger(name string, facets func(string) []string) ([]Problem, []*receipt.Receipt) {
 	rs, out := s.checkNode(name, true)
 	if len(rs) == 0 {
-		return out
+		return out, rs
 	}
 	node := unescape(name)
 	for i, r := range rs {
@@ -501,13 +533,13 @@ func (s *Store) verifyNode(name string, facets func(string) []string) []Problem 
 	}
 	last := rs[len(rs)-1]
 	if last.Version == "" {
-		return out
+		return out, rs
 	}
 	want, err := s.Version(node, last.Version)
 	if err != nil {
-		return out
+		return out, rs
 	}
-	return append(out, s.publishedProblems(node, last, want, nil, false, s.facetsOf(node, last, facets))...)
+	return append(out, s.publishedProblems(node, last, want, nil, false, s.facetsOf(node, last, facets))...), rs
 }
 
 func (s *Store) facetsOf(node string, last *receipt.Receipt, facets func(string) []string) []string {

@@ -62,7 +62,9 @@ func statID(p string) fileID {
 // receipt settled it: while its last receipt, contract, shape (what its
 // memo key reads beside the inputs' values) and its producers' versions
 // are those recorded, its memo key is Key and the next drain does not
-// re-derive it (unless it is woken).
+// re-derive it (unless it is woken). The record is not believed on its
+// checksum: the drain takes it only when the node's checked receipts
+// vouch for it (reconcile's vouched; FORMAT.md, "Crash repair").
 type Scan struct {
 	Last     string `json:"last"`
 	Contract string `json:"contract"`
@@ -331,10 +333,11 @@ func (s *Store) fresh(node string) *indexEntry {
 // when each of its receipts checks by its own hash (and, in a signed
 // store or under a trusted key, its signature by that key), its last
 // receipt is the one the node's head record names, and its last
-// non-failed receipt is that one or the one just before it. Otherwise
-// the node's receipts are read from its ledger, and the entry written
-// anew. This decodes every entry a process reads from the file, and
-// reads each node's head record once per process.
+// non-failed receipt is that one or the one just before it, and the
+// head covers the whole ledger (signed by the store's key, in a signed
+// store). Otherwise the node's receipts are read from its ledger, and
+// the entry written anew. This decodes every entry a process reads from
+// the file, and reads each node's head record once per process.
 func (s *Store) vouched(node string, e *indexEntry) bool {
 	if !e.full() {
 		return false
@@ -361,6 +364,26 @@ func (s *Store) vouched(node string, e *indexEntry) bool {
 	h, err := readHead(s.HeadPath(node))
 	if err != nil || h == nil || h.Receipts == 0 || h.Hash != e.Last.Hash {
 		return false
+	}
+	// The head must cover the whole ledger (the size the stat found):
+	// a head put back a receipt, with the entry edited to match, is what a
+	// kill between a ledger and its head leaves, and only the check of
+	// the ledger from its head tells the two apart. In a signed store (or
+	// under a trusted key) the head must be signed by that key, as the
+	// check from a head wants: else receipts cut from the ledger's end,
+	// with a head rewritten to match, would go unseen.
+	if h.Size != e.Ledger.Size {
+		return false
+	}
+	switch {
+	case s.idx.trusted != nil:
+		if !h.signedBy(receipt.Fingerprint(s.idx.trusted)) {
+			return false
+		}
+	case s.idx.signer != "":
+		if !h.signedBy(s.idx.signer) {
+			return false
+		}
 	}
 	switch {
 	case e.LastOK == nil:
@@ -534,7 +557,64 @@ func (s *Store) publishedKnown(node string, facets []string) bool {
 			return false
 		}
 	}
+	if !e.pubChecked && !s.publishedVouched(node, e, facets, files) {
+		return false
+	}
 	e.pubChecked, e.pubSeen = true, s.idx.gen
+	return true
+}
+
+// publishedVouched reports, for an entry read from the index file, whether
+// node's published files hold what its last receipt's version does
+// (decided). The identities the entry records are no proof: anyone can
+// edit a published file and write its new identity into the entry,
+// checksum recomputed, and the drain would then neither compare nor
+// refuse it. So the files are read once per process: truth.json,
+// without its whitespace, must hash to the version's address (no decode),
+// and each facet file, without its whitespace, must be the canonical form
+// of that member of it. Otherwise the drain compares them with the
+// version, as when their identities moved. idx.mu is held.
+func (s *Store) publishedVouched(node string, e *indexEntry, facets []string, files map[string]string) bool {
+	if !e.full() || e.Last == nil {
+		return false
+	}
+	if e.Last.Version == "" {
+		for name := range files {
+			if e.Published[name].Size != -1 {
+				return false
+			}
+		}
+		return true
+	}
+	compact := func(p string) []byte {
+		b, err := readFile(p)
+		if err != nil {
+			return nil
+		}
+		var out bytes.Buffer
+		if json.Compact(&out, b) != nil {
+			return nil
+		}
+		return out.Bytes()
+	}
+	truth := compact(files["truth.json"])
+	if truth == nil || canon.Hash(truth) != e.Last.Version {
+		return false
+	}
+	if len(facets) == 0 {
+		return true
+	}
+	v, err := canon.Decode(truth)
+	if err != nil {
+		return false
+	}
+	m, _ := v.(map[string]any)
+	for _, f := range facets {
+		want, err := canon.Marshal(m[f])
+		if err != nil || !bytes.Equal(compact(s.FacetPath(node, f)), want) {
+			return false
+		}
+	}
 	return true
 }
 

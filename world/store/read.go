@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -60,16 +61,26 @@ func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
 	if node != "" {
 		nodes = []string{node}
 	}
-	if err := s.trustLedgers(nodes); err != nil {
+	var out []*receipt.Receipt
+	var ps []Problem
+	s.mu.Lock()
+	err = s.reload()
+	for _, n := range nodes {
+		if err != nil {
+			break
+		}
+		var rs []*receipt.Receipt
+		var p []Problem
+		rs, p, err = s.checkedLedger(n)
+		ps = append(ps, p...)
+		out = append(out, rs...)
+	}
+	s.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
-	var out []*receipt.Receipt
-	for _, n := range nodes {
-		rs, err := s.Ledger(n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rs...)
+	if len(ps) > 0 {
+		return nil, &DamageError{Dir: s.Dir, Problems: ps}
 	}
 	if node != "" && len(out) == 0 {
 		return nil, fmt.Errorf("node %s has no receipts in %s%s", node, s.Dir, didYouMean(node, all))
@@ -86,24 +97,20 @@ func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
 // Show is node's published truth, or the committed version when version
 // is not "", narrowed to its member facet when facet is not "". Its
 // errors say what there is instead: the nearest node, the members. A
-// node whose ledger or published files do not check (Trust) is refused.
+// node whose ledger or published files do not check (Trust) is refused;
+// the truth shown is the version its checked last receipt names.
 func (s *Store) Show(node, facet, version string) (any, error) {
-	if err := s.Trust(node); err != nil {
+	last, v, err := s.trustedLast(node)
+	if err != nil {
 		return nil, err
 	}
-	var v any
-	var err error
 	if version != "" {
 		v, err = s.Version(node, version)
 		if errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("node %s has no version %s in %s%s", node, version, s.Dir, s.nodeHint(node))
 		}
-	} else {
-		var ok bool
-		v, ok, err = s.Published(node)
-		if err == nil && !ok {
-			err = fmt.Errorf("node %s has published no truth in %s%s", node, s.Dir, s.nodeHint(node))
-		}
+	} else if last == nil || last.Version == "" {
+		err = fmt.Errorf("node %s has published no truth in %s%s", node, s.Dir, s.nodeHint(node))
 	}
 	if err != nil {
 		return nil, err
@@ -152,4 +159,117 @@ func didYouMean(name string, cands []string) string {
 		return " (nodes: " + strings.Join(cands, ", ") + ")"
 	}
 	return ""
+}
+
+// CheckedLedger is node's receipts in order (none when it has no
+// ledger), read as a drain reads them: the ledger is checked against its
+// head record (the receipts after the head one by one, as Extend checks
+// them), and the receipts returned are those of the very bytes checked.
+// A ledger that does not check is a *DamageError naming its files, never
+// receipts. This is what every reader that shows receipts (prose serve's
+// HTTP API, the world pages) reads through.
+//
+// A writer beside the reader (decided): the check reads head.json before
+// the ledger, and a writer writes the ledger before its head, so a
+// commit seen half-done is a ledger a receipt ahead of its head, chained
+// to it, which checks; never a pair that looks forged. Within one process
+// s's lock keeps a commit of s whole besides.
+func (s *Store) CheckedLedger(node string) ([]*receipt.Receipt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return nil, err
+	}
+	rs, ps, err := s.checkedLedger(node)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) > 0 {
+		return nil, &DamageError{Dir: s.Dir, Problems: ps}
+	}
+	return rs, nil
+}
+
+// checkedLedger is CheckedLedger with s.mu held: the problems found, or
+// the receipts of the bytes checked (nil for a node with no directory).
+func (s *Store) checkedLedger(node string) ([]*receipt.Receipt, []Problem, error) {
+	rs, ps, _, err := s.checkedLedgerBytes(node)
+	return rs, ps, err
+}
+
+// checkedLedgerBytes is checkedLedger, also returning the ledger's bytes
+// it checked.
+func (s *Store) checkedLedgerBytes(node string) ([]*receipt.Receipt, []Problem, []byte, error) {
+	name := escape(node)
+	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
+		return nil, nil, nil, nil // no such node: the reader says so
+	}
+	_, ps, b := s.checkNodeBytes(name, false)
+	if len(ps) > 0 {
+		return nil, ps, b, nil
+	}
+	rs, err := parseLedger(s.LedgerPath(node), b, 1)
+	if err != nil {
+		return nil, nil, b, err
+	}
+	if ds := s.durations(node); ds != nil {
+		for _, r := range rs {
+			if ms, ok := ds[r.Hash]; ok && r.Cost.DurationMS == 0 {
+				r.Cost.DurationMS = ms
+			}
+		}
+	}
+	return rs, nil, b, nil
+}
+
+// CheckedLast is node's last receipt (nil: none), checked as
+// CheckedLedger checks the ledger: what a reader shows as the node's
+// standing, and, by its version, the truth it publishes.
+func (s *Store) CheckedLast(node string) (*receipt.Receipt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return nil, err
+	}
+	name := escape(node)
+	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
+		return nil, nil // no such node: the reader says so
+	}
+	_, ps, b := s.checkNodeBytes(name, false)
+	if len(ps) > 0 {
+		return nil, &DamageError{Dir: s.Dir, Problems: ps}
+	}
+	line, first := bytes.TrimRight(b, "\n"), 1
+	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+		line, first = line[i+1:], bytes.Count(line[:i], []byte("\n"))+2
+	}
+	rs, err := parseLedger(s.LedgerPath(node), line, first)
+	if err == nil && len(rs) == 0 {
+		rs, err = parseLedger(s.LedgerPath(node), b, 1) // a last line of blanks
+	}
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	r := rs[len(rs)-1]
+	if ms, ok := s.durations(node)[r.Hash]; ok && r.Cost.DurationMS == 0 {
+		r.Cost.DurationMS = ms
+	}
+	return r, nil
+}
+
+// CheckedTruth is the truth node's last receipt leaves published (ok
+// false: none yet), read from the version that receipt names, by its
+// address, once the ledger checks (CheckedLast). A reader that shows a
+// node's truth reads it so: truth.json is derived, and one a commit has
+// not rewritten yet, or one edited, is not what the ledger vouches for.
+func (s *Store) CheckedTruth(node string) (v any, ok bool, err error) {
+	r, err := s.CheckedLast(node)
+	if err != nil || r == nil || r.Version == "" {
+		return nil, false, err
+	}
+	v, err = s.Version(node, r.Version)
+	if err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
 }

@@ -143,9 +143,11 @@ func (w *World) replay(n int) (*DrainReplay, error) {
 	}
 	var steps []step
 	for _, id := range w.ids() {
-		rs, err := w.st.Ledger(id)
+		// Checked as a drain checks it: a replay shows what the ledgers
+		// vouch for, or says which does not check.
+		rs, err := w.st.CheckedLedger(id)
 		if err != nil {
-			return nil, fmt.Errorf("node %s: %v", id, err)
+			return nil, fmt.Errorf("node %s: %w", id, err)
 		}
 		ledgers[id] = rs
 		for _, r := range rs {

@@ -158,11 +158,24 @@ func (w *World) rereadNode(id string) ([]*receipt.Receipt, bool, error) {
 		return nil, false, nil
 	}
 	m.stamp = stamp
-	ps, err := w.st.VerifyNode(id, facets)
+	ps, rs, err := w.st.VerifyNodeLedger(id, facets)
 	if err != nil {
 		return nil, false, err
 	}
-	rs, err := w.st.Ledger(id)
+	for _, p := range ps {
+		if p.File == w.st.LedgerPath(id) || p.File == w.st.HeadPath(id) {
+			// A ledger that does not check (decided): its receipts are
+			// no standing, no drain's tally and nothing that landed; the
+			// view keeps what it had, and the node is failing, its page
+			// showing each receipt with its check.
+			m.readErr = p.String()
+			m.problems = ps
+			return nil, true, nil
+		}
+	}
+	if rs == nil {
+		rs, err = w.st.Ledger(id)
+	}
 	if err != nil {
 		// A ledger that does not read is a verification problem of the
 		// node (VerifyNode names it); the view keeps what it had.

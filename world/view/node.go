@@ -138,7 +138,7 @@ func (w *World) Node(id string) (*NodePage, error) {
 		return p, nil
 	}
 	// Verified afresh: Poll does not see a version edited in place.
-	ps, err := w.st.VerifyNode(id, facets)
+	ps, rs, err := w.st.VerifyNodeLedger(id, facets)
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +154,12 @@ func (w *World) Node(id string) (*NodePage, error) {
 		p.Facets = append(p.Facets, Facet{Name: f, JSON: published(fp), Problems: byFile[fp]})
 	}
 	p.LedgerProblems = append(byFile[w.st.LedgerPath(id)], byFile[w.st.HeadPath(id)]...)
-	rs, err := w.st.Ledger(id)
-	if err != nil {
-		p.LedgerError = err.Error()
-		return p, nil
+	if rs == nil {
+		// The check did not read it: say why, if it does not read.
+		if rs, err = w.st.Ledger(id); err != nil {
+			p.LedgerError = err.Error()
+			return p, nil
+		}
 	}
 	p.Receipts = w.rows(id, rs)
 	seen := map[string]bool{}
@@ -227,9 +229,9 @@ func (w *World) producerReceipts(id string) map[string]*receipt.Receipt {
 			continue
 		}
 		seen[e.Producer] = true
-		rs, err := w.st.Ledger(e.Producer)
+		rs, err := w.st.CheckedLedger(e.Producer)
 		if err != nil {
-			continue // the producer's own page says why
+			continue // the producer's own page says why; its receipts explain nothing
 		}
 		for _, r := range rs {
 			out[r.Hash] = r

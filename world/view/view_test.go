@@ -645,3 +645,76 @@ func TestStateDirectoryRemoved(t *testing.T) {
 		t.Fatalf("after the state directory went: %s", got)
 	}
 }
+
+// A drain's replay shows what the ledgers vouch for: a ledger resealed by
+// hand (a receipt's version pointed at an older truth, its hash and the
+// chain after it recomputed, its head record left) is no step of a
+// replay; the replay says which ledger does not check.
+func TestDrainReplayOfAForgedLedger(t *testing.T) {
+	f := newFixture(t)
+	f.mustDrain(event(1, 1))
+	f.mustDrain(event(2, 1))
+	st, _ := store.Open(f.state)
+	rs, err := st.Ledger("sum")
+	if err != nil || len(rs) != 2 {
+		t.Fatal(err, rs)
+	}
+	old, _ := rs[1].Marshal()
+	forged := *rs[1]
+	forged.Version, forged.Hash = rs[0].Version, ""
+	if err := forged.Seal(nil); err != nil {
+		t.Fatal(err)
+	}
+	nw, _ := forged.Marshal()
+	b, _ := os.ReadFile(st.LedgerPath("sum"))
+	if !strings.Contains(string(b), string(old)) {
+		t.Fatal("the ledger does not hold the receipt as Marshal writes it")
+	}
+	os.WriteFile(st.LedgerPath("sum"), []byte(strings.Replace(string(b), string(old), string(nw), 1)), 0o600)
+	w := load(t, f)
+	d, err := w.Drain(2)
+	var damage *store.DamageError
+	if !errors.As(err, &damage) || !strings.Contains(err.Error(), st.LedgerPath("sum")) {
+		t.Fatalf("replay of a drain of a forged ledger: %v, %+v; want the ledger named", err, d)
+	}
+	if !w.Status("sum").Failing {
+		t.Fatal("sum with a forged ledger is not failing")
+	}
+}
+
+// A receipt appended to a ledger by hand that does not check (sealed,
+// but not chained to the receipt before it) lands nothing: the live view
+// sends no receipt of it, counts it in no drain, and marks the node
+// failing.
+func TestForgedReceiptDoesNotLand(t *testing.T) {
+	f := newFixture(t)
+	f.mustDrain(event(1, 1))
+	w := load(t, f)
+	st, _ := store.Open(f.state)
+	rs, err := st.Ledger("sum")
+	if err != nil || len(rs) != 1 {
+		t.Fatal(err, rs)
+	}
+	forged := *rs[0]
+	forged.Drain, forged.Prev, forged.Hash = 7, "sha256:"+strings.Repeat("0", 64), ""
+	if err := forged.Seal(nil); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := forged.Marshal()
+	b, _ := os.ReadFile(st.LedgerPath("sum"))
+	os.WriteFile(st.LedgerPath("sum"), append(append(b, line...), '\n'), 0o600)
+	u := poll(t, w)
+	for _, r := range u.Receipts {
+		if r.Hash == forged.Hash {
+			t.Fatalf("the forged receipt landed: %+v", u.Receipts)
+		}
+	}
+	for _, d := range w.Drains() {
+		if d.Number == 7 {
+			t.Fatalf("the forged receipt's drain is listed: %+v", w.Drains())
+		}
+	}
+	if !w.Status("sum").Failing {
+		t.Fatal("sum with a forged receipt appended is not failing")
+	}
+}
