@@ -201,4 +201,19 @@ func TestFixtureIntegerRounded(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+	// in a case's YAML too
+	test = "---\nname: t\nkind: test\nsubject: big\n---\n\n### Fixtures\n\n- `y`: 1\n- fixture: one\n  x:\n    id: 9007199254740993\n\n### Expects\n\n- `n`: is present\n"
+	fsys = testFS(map[string]string{"lib/big.prose.md": subject, "lib/t.test.prose.md": test})
+	if diags, err = File(fsys, "lib/t.test.prose.md"); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range diags {
+		if d.Code == CodeTestFixtureType && strings.Contains(d.Message, "9007199254740993") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("a case's integer rounded: %d findings\n%v", n, diags)
+	}
 }

@@ -291,11 +291,14 @@ func caseFixtures(it *item, name string) ([]*Fixture, error) {
 		if line := m.Content[i].Line - 1; line >= 0 && line < len(it.offs)-1 {
 			f.Pos = diag.Pos(it.offs[line+1])
 		}
-		f.Value = jsonValue(normalize(v))
+		n := normalize(v)
+		f.Value = jsonValue(n)
 		if str, ok := f.Value.(string); ok {
 			f.Raw = str
 		} else {
-			b, _ := json.Marshal(f.Value)
+			// Raw from the value before its numbers became float64, so
+			// that an integer the value rounds is seen (lint)
+			b, _ := json.Marshal(n)
 			f.Raw, f.JSON = string(b), true
 		}
 		out = append(out, f)
