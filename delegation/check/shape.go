@@ -336,6 +336,9 @@ func (c *checker) callShape(x *syntax.CallExpr) *valueShape {
 	if !ok {
 		return nil
 	}
+	if node, ok := worldReadNode(x); ok {
+		return c.readShape(node)
+	}
 	if b := c.names[id.Name]; b == nil || b.kind != kindSlot {
 		return nil // a loop variable or local of that name shadows it
 	}
@@ -344,6 +347,31 @@ func (c *checker) callShape(x *syntax.CallExpr) *valueShape {
 	}
 	if s := c.slots[id.Name]; s != nil {
 		return c.slotShape(s)
+	}
+	return nil
+}
+
+// worldReadNode is the node a read_world_model("NODE") call names, as
+// written; ok is false for any other expression.
+func worldReadNode(x *syntax.CallExpr) (node string, ok bool) {
+	id, isIdent := x.Target.(*syntax.Ident)
+	if !isIdent || id.Name != syntax.WorldRead || len(x.Args) != 1 || x.Args[0].Key != "node" {
+		return "", false
+	}
+	s, isString := x.Args[0].Value.(*syntax.StringLit)
+	if !isString || len(s.Parts) > 0 {
+		return "", false
+	}
+	return s.Value, true
+}
+
+// readShape is the shape of read_world_model(node): an object of the
+// members Decls.Reads gives it, nil when they are not known.
+func (c *checker) readShape(node string) *valueShape {
+	for _, r := range c.d.Reads {
+		if r.Node == node && len(r.Members) > 0 {
+			return &valueShape{kind: kObject, closed: !r.Open, fields: r.Members, from: r.From}
+		}
 	}
 	return nil
 }

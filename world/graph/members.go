@@ -27,6 +27,15 @@ const CodeUnknownMember = "graph/unknown-member"
 // followed into (a faceted truth may be answered in more than one form),
 // and only members the node's own checks (package lint, without the
 // graph) do not report already.
+//
+// A read_world_model("self") (or of the node's own id or name), and one
+// of another node, is such a truth too, the node's own prior truth null
+// on a cold start: a member its ### Maintains does not declare is the
+// same error, whether or not a truth exists yet (its null would else be
+// read on a cold start, and after it too, since no drain publishes a
+// member that is not declared). A faceted truth holds its fields at the
+// top or inside a facet, so there only a member near a field or facet
+// is reported (truthMembers).
 func (g *Graph) executionMembers() diag.List {
 	var out diag.List
 	for _, n := range g.Nodes {
@@ -43,6 +52,9 @@ func (g *Graph) executionMembers() diag.List {
 			} else if t := g.fieldType(n, in.Name); in.Type == "" && t != "" {
 				in.Type, any = t, true // the type of the one field it reads
 			}
+		}
+		if shaped.Reads = g.readMembers(n); len(shaped.Reads) > 0 {
+			any = true
 		}
 		if !any {
 			continue
@@ -142,6 +154,53 @@ func wholeMembers(p *Node) []check.Name {
 		}
 	}
 	return out
+}
+
+// readMembers are the values of n's read_world_model calls whose
+// members are known: its own prior truth and the truths of the nodes it
+// reads.
+func (g *Graph) readMembers(n *Node) []check.Read {
+	var out []check.Read
+	seen := map[string]bool{}
+	for _, r := range WorldReads(n) {
+		if seen[r.Node] {
+			continue
+		}
+		seen[r.Node] = true
+		p, from := n, fmt.Sprintf("it is the prior truth of %s (null on a cold start), whose ### Maintains declares", n.Label())
+		if !n.ReadsSelf(r.Node) {
+			if p = g.ref(r.Node); p == nil {
+				continue // an unsatisfied read, reported by wireReads
+			}
+			from = wholeFrom(p)
+		}
+		if ms, open := truthMembers(p); ms != nil {
+			out = append(out, check.Read{Node: r.Node, Members: ms, Open: open, From: from})
+		}
+	}
+	return out
+}
+
+// truthMembers are the members of p's whole truth, as a read_world_model
+// gives it: its fields, when it declares fields and no facets (exactly
+// those: open is false); with facets, its fields and facets, open (a
+// field may be given inside a facet instead). Nil when a family's keys
+// are the data's or a field is inferred.
+func truthMembers(p *Node) (_ []check.Name, open bool) {
+	if len(p.Facets) == 0 {
+		return wholeMembers(p), false
+	}
+	if len(p.Families) > 0 {
+		return nil, false
+	}
+	var out []check.Name
+	for _, o := range p.Spec.Outputs {
+		if o.Inferred {
+			return nil, false
+		}
+		out = append(out, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type})
+	}
+	return out, true
 }
 
 // partMembers are the parts of p that edges es read, keyed by part, with

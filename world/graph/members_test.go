@@ -157,3 +157,47 @@ func TestUnreadGateway(t *testing.T) {
 		}
 	}
 }
+
+// A read_world_model of the node itself or of another node is an object
+// of what that node's ### Maintains declares, on a cold start as after:
+// a member it does not declare is an error at the member, naming the
+// members there are (a faceted truth, which may hold a field at the top
+// or inside a facet, only a near miss of one of them).
+func TestWorldReadMembers(t *testing.T) {
+	orders := "---\nname: orders\nkind: gateway\n---\n\n# Orders\n\n### Maintains\n\n- `total` (number): the sum\n- `count` (integer): how many\n"
+	alert := func(maintains, body string) string {
+		return node("alert", "responsibility", "- `book`: the whole truth of `orders`", maintains) +
+			"\n### Execution\n\n```prose\n" + body + "\nreturn { mark: t, big: book.total > 3 }\n```\n"
+	}
+	own := "- `mark` (number): the largest seen\n- `big`: whether it is large"
+	faceted := own + "\n\n#### history\n\nthe past marks\n"
+	for _, tc := range []struct {
+		name, maintains, body, want string
+	}{
+		{"self through a name", own, "let p = read_world_model(\"self\")\nlet t = p.mrk",
+			`alert.prose.md:21:11: error: p has no member "mrk": it is the prior truth of alert (null on a cold start), whose ### Maintains declares mark, big; did you mean "mark"? [graph/unknown-member]`},
+		{"self directly", own, "let t = read_world_model(\"self\").markk",
+			`alert.prose.md:20:34: error: read_world_model("self") has no member "markk": it is the prior truth of alert (null on a cold start), whose ### Maintains declares mark, big; did you mean "mark"? [graph/unknown-member]`},
+		{"self by its name, a member not maintained", own, "let t = read_world_model(\"alert\").peak",
+			`alert.prose.md:20:35: error: read_world_model("alert") has no member "peak": it is the prior truth of alert (null on a cold start), whose ### Maintains declares mark, big: read one of them, or declare the member in that ### Maintains [graph/unknown-member]`},
+		{"another node, misspelt", own, "let t = read_world_model(\"orders\").totl",
+			`alert.prose.md:20:36: error: read_world_model("orders") has no member "totl": it is the whole truth of orders, whose ### Maintains declares total, count; did you mean "total"? [graph/unknown-member]`},
+		{"another node, not maintained", own, "let o = read_world_model(\"orders\")\nlet t = o.tax",
+			`alert.prose.md:21:11: error: o has no member "tax": it is the whole truth of orders, whose ### Maintains declares total, count: read one of them, or declare the member in that ### Maintains [graph/unknown-member]`},
+		{"a faceted truth, misspelt", faceted, "let t = read_world_model(\"self\").histroy",
+			`alert.prose.md:25:34: error: read_world_model("self") has no member "histroy": it is the prior truth of alert (null on a cold start), whose ### Maintains declares mark, big, history; did you mean "history"? [graph/unknown-member]`},
+		{"a faceted truth, another word", faceted, "let t = read_world_model(\"self\").peak", ""},
+		{"members it has", own, "let p = read_world_model(\"self\")\nlet t = p.mark\nif read_world_model(\"orders\").count > 2:\n  t = p.big", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags, err := Load(writeFiles(t, map[string]string{"orders.prose.md": orders, "alert.prose.md": alert(tc.maintains, tc.body)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := diags.String()
+			if tc.want == "" && strings.Contains(got, CodeUnknownMember) || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
