@@ -260,3 +260,65 @@ func TestPrepareRefusesUnusedCallees(t *testing.T) {
 		}
 	}
 }
+
+// A node ### Drains names that the drained graph does not hold is an
+// error at the name, with the nodes there are and the one meant.
+func TestDrainsNamesANodeOfTheGraph(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range board {
+		files[k] = v
+	}
+	for _, tc := range []struct{ drain, want string }{
+		{"  - rendered: [feed, bord]\n", `board.test.prose.md:15:22: ### Drains names "bord", which is no node of the drained graph; did you mean "board"? (its nodes: board, feed)`},
+		{"  - events: {fed: {id: 1}}\n    rendered: all\n", `board.test.prose.md:15:14: ### Drains names "fed", which is no node of the drained graph; did you mean "feed"? (its nodes: board, feed)`},
+		{"  - rendered: all\n  - ticks: [scoreboard]\n    skipped: [nothing]\n", `board.test.prose.md:16:13: ### Drains names "scoreboard", which is no node of the drained graph (its nodes: board, feed); so is "nothing" (17:15)`},
+	} {
+		files["board.test.prose.md"] = "---\nname: t\nkind: test\nsubject: board\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  \"*\": exec:cat\ndrains:\n" + tc.drain + "```\n\n### Expects\n\n- `points`: is present\n"
+		g := project(t, files)
+		test := filepath.Join(g.Root, "board.test.prose.md")
+		sp, _, err := spec.Load(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, diags := drain.ParseTest(sp)
+		if w == nil {
+			t.Fatalf("%s", diags)
+		}
+		_, _, err = drain.RunTest(context.Background(), w, filepath.Join(g.Root, "board.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+		if err == nil || !strings.HasSuffix(err.Error(), tc.want) {
+			t.Errorf("%q: %v\nwant %s", tc.drain, err, tc.want)
+		}
+	}
+}
+
+// A node with an id is named in ### Drains by its id or its name, as
+// --event and --tick name it: events given by name are delivered, and
+// the expectations and failures by name are of that node.
+func TestDrainsNameANodeByItsName(t *testing.T) {
+	files := map[string]string{
+		"feed.prose.md": strings.Replace(feed, "name: feed", "id: 01JABCDEFGHJKMNPQRSTVWXYZ0\nname: feed", 1),
+		"feed.test.prose.md": "---\nname: t\nkind: test\nsubject: feed\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  feed: exec:./r.sh\ndrains:\n" +
+			"  - events: {feed: {id: 1}}\n    rendered: [feed]\n  - events: {feed: {id: 2}}\n    fail: [feed]\n    failed: [feed]\n```\n\n### Expects\n\n- `counts`: is present\n",
+	}
+	g := project(t, files)
+	if err := os.WriteFile(filepath.Join(g.Root, "r.sh"), []byte("#!/bin/sh\necho '{\"counts\": 1}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp, _, err := spec.Load(filepath.Join(g.Root, "feed.test.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, diags := drain.ParseTest(sp)
+	if w == nil {
+		t.Fatalf("%s", diags)
+	}
+	_, checks, err := drain.RunTest(context.Background(), w, filepath.Join(g.Root, "feed.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+	if err != nil || len(checks) != 2 {
+		t.Fatalf("%v %+v", err, checks)
+	}
+	for _, c := range checks {
+		if !c.OK {
+			t.Errorf("%s: observed %s", c.Text, c.Observed)
+		}
+	}
+}

@@ -64,6 +64,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
@@ -83,6 +84,8 @@ type Test struct {
 	File   *diag.File
 	Bind   map[string]string
 	Drains []*Item
+	// BindPos is where each key of Bind is written.
+	BindPos map[string]diag.Pos
 }
 
 // Item is one drain item.
@@ -95,6 +98,15 @@ type Item struct {
 	// for `all`); empty when the item expects nothing of the receipts.
 	Expect   map[receipt.Status][]string
 	Programs *int
+	// Names are the node names the item writes (events' gateways, ticks,
+	// fail and the expectations), each where it is written, in order.
+	Names []Named
+}
+
+// Named is a node name as a drain item writes it.
+type Named struct {
+	Name string
+	Pos  diag.Pos
 }
 
 // HasTest reports whether the test file sp has a ### Drains section.
@@ -129,7 +141,7 @@ func ParseTest(sp *spec.Spec) (*Test, diag.List) {
 		diags.Errorf(sp.File, sec.Pos, CodeDrains, "### Drains is not YAML (%v): write bind: and drains: as the package documentation shows", err)
 		return nil, diags
 	}
-	t := &Test{File: sp.File, Bind: map[string]string{}}
+	t := &Test{File: sp.File, Bind: map[string]string{}, BindPos: map[string]diag.Pos{}}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		diags.Errorf(sp.File, sec.Pos, CodeDrains, "### Drains: want a mapping with drains: (a list of drains) and an optional bind:")
 		return nil, diags
@@ -145,6 +157,7 @@ func ParseTest(sp *spec.Spec) (*Test, diag.List) {
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				t.Bind[v.Content[j].Value] = v.Content[j+1].Value
+				t.BindPos[v.Content[j].Value] = at(v.Content[j])
 			}
 		case "drains":
 			if v.Kind != yaml.SequenceNode {
@@ -224,12 +237,16 @@ func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags 
 					d.Events[g] = []any{e}
 				}
 			}
+			for j := 0; j < len(v.Content); j += 2 {
+				d.Names = append(d.Names, Named{v.Content[j].Value, at(v.Content[j])})
+			}
 		case "ticks", "fail":
 			ids, ok := idList(v)
 			if !ok || ids == nil {
 				diags.Errorf(f, at(v), CodeDrains, "%s: want a node id or a list of node ids", k.Value)
 				continue
 			}
+			d.Names = append(d.Names, named(v, at)...)
 			if k.Value == "ticks" {
 				d.Ticks = ids
 			} else {
@@ -245,6 +262,7 @@ func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags 
 				diags.Errorf(f, at(v), CodeDrains, "%s: want all, or a list of node ids", k.Value)
 				continue
 			}
+			d.Names = append(d.Names, named(v, at)...)
 			if ids == nil {
 				ids = []string{}
 			}
@@ -261,6 +279,19 @@ func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags 
 		}
 	}
 	return d
+}
+
+// named are the names of a node id or list of them (idList), each
+// where it is written.
+func named(v *yaml.Node, at func(*yaml.Node) diag.Pos) []Named {
+	if v.Kind == yaml.ScalarNode {
+		return []Named{{v.Value, at(v)}}
+	}
+	var out []Named
+	for _, e := range v.Content {
+		out = append(out, Named{e.Value, at(e)})
+	}
+	return out
 }
 
 func idList(v *yaml.Node) ([]string, bool) {
@@ -332,6 +363,7 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 	if err := t.checkIDs(g); err != nil {
 		return nil, nil, err
 	}
+	t.toIDs(g)
 	p, err := t.prepare(g, o.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -384,29 +416,36 @@ func subjectID(g *graph.Graph, path string) string {
 	return ""
 }
 
-// checkIDs refuses node ids the graph does not hold, and events that do
-// not fit their gateway.
+// checkIDs refuses node names the graph does not hold, at the first
+// of them, with the nodes it holds and the one meant; and events that do
+// not fit their gateway, at the gateway's name.
 func (t *Test) checkIDs(g *graph.Graph) error {
-	var bad []string
-	seen := func(id string) {
-		if g.Node(id) == nil && !contains(bad, id) {
-			bad = append(bad, id)
+	var bad []Named
+	seen := func(n Named) {
+		if g.Node(n.Name) != nil {
+			return
 		}
+		for _, b := range bad {
+			if b.Name == n.Name {
+				return
+			}
+		}
+		bad = append(bad, n)
 	}
+	var keys []Named
 	for k := range t.Bind {
 		if k != "*" {
 			id, _, _ := strings.Cut(k, ".")
-			seen(id)
+			keys = append(keys, Named{id, t.BindPos[k]})
 		}
 	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Pos < keys[j].Pos })
+	for _, k := range keys {
+		seen(k)
+	}
 	for _, d := range t.Drains {
-		for k := range d.Events {
-			seen(k)
-		}
-		for _, ids := range [][]string{d.Ticks, d.Fail, d.Expect[receipt.Rendered], d.Expect[receipt.Skipped], d.Expect[receipt.Failed]} {
-			for _, id := range ids {
-				seen(id)
-			}
+		for _, n := range d.Names {
+			seen(n)
 		}
 	}
 	if len(bad) == 0 {
@@ -416,28 +455,83 @@ func (t *Test) checkIDs(g *graph.Graph) error {
 			for _, k := range sortedKeys(d.Events) {
 				for _, e := range d.Events[k] {
 					if err := g.Node(k).CheckEvent(e); err != nil {
-						return fmt.Errorf("### Drains, drain %d, events of %s: %v", i+1, k, err)
+						return fmt.Errorf("%s: ### Drains, drain %d, events of %s: %v", t.File.Position(d.posOf(k)), i+1, k, err)
 					}
 				}
 			}
 		}
 		return nil
 	}
-	sort.Strings(bad)
-	var ids []string
+	var labels, names []string
 	for _, n := range g.Nodes {
-		ids = append(ids, n.ID)
-	}
-	return fmt.Errorf("### Drains names %s, not a node of the drained graph (nodes: %s)", strings.Join(bad, ", "), strings.Join(ids, ", "))
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
+		labels = append(labels, n.Label())
+		names = append(names, n.ID)
+		if n.Name != "" && n.Name != n.ID {
+			names = append(names, n.Name)
 		}
 	}
-	return false
+	sort.Strings(labels)
+	first := bad[0]
+	msg := fmt.Sprintf("%s: ### Drains names %q, which is no node of the drained graph", t.File.Position(first.Pos), first.Name)
+	if near := nearestNode(first.Name, names); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	msg += fmt.Sprintf(" (its nodes: %s)", strings.Join(labels, ", "))
+	for _, b := range bad[1:] {
+		p := t.File.Position(b.Pos)
+		msg += fmt.Sprintf("; so is %q (%d:%d)", b.Name, p.Line, p.Col)
+	}
+	return errors.New(msg)
+}
+
+// toIDs rewrites the node names of t's drain items as the ids of the
+// nodes they name (a node is named by its id or its name, as with
+// --event and --tick), since a drain keys events, ticks, injected
+// failures and receipts by id: a name left as written delivered
+// nothing and never matched a receipt. The names are checked first
+// (checkIDs).
+func (t *Test) toIDs(g *graph.Graph) {
+	id := func(name string) string {
+		if n := g.Node(name); n != nil {
+			return n.ID
+		}
+		return name
+	}
+	ids := func(l []string) []string {
+		if l == nil {
+			return nil
+		}
+		out := make([]string, len(l))
+		for i, x := range l {
+			out[i] = id(x)
+		}
+		return out
+	}
+	for _, d := range t.Drains {
+		evs := map[string][]any{}
+		for _, k := range sortedKeys(d.Events) {
+			evs[id(k)] = append(evs[id(k)], d.Events[k]...)
+		}
+		d.Events, d.Ticks, d.Fail = evs, ids(d.Ticks), ids(d.Fail)
+		for st, l := range d.Expect {
+			d.Expect[st] = ids(l)
+		}
+	}
+}
+
+// posOf is where the item first writes the node name, else the item.
+func (d *Item) posOf(name string) diag.Pos {
+	for _, n := range d.Names {
+		if n.Name == name {
+			return n.Pos
+		}
+	}
+	return d.Pos
+}
+
+// nearestNode is the node name name most likely misspells, or "".
+func nearestNode(name string, names []string) string {
+	return didyoumean.Matcher{Fold: strings.ToLower}.Closest(name, names)
 }
 
 // prepare assembles the test's drain from its bind: entries, as prose
