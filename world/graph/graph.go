@@ -490,7 +490,11 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		}
 	}
 	n.Families = families(s)
-	n.Items = requiresItems(s)
+	if s.Kind != spec.KindGateway {
+		// A gateway's ### Requires is not wired: its input arrives as
+		// events (the loader's error, spec.CodeGatewayRequires).
+		n.Items = requiresItems(s)
+	}
 	if s.Kind == spec.KindGateway {
 		n.Events = eventShape(s)
 	}

@@ -201,3 +201,21 @@ func TestWorldReadMembers(t *testing.T) {
 		})
 	}
 }
+
+// A gateway's ### Requires is not wired (a gateway's input arrives as
+// events) and is an error at its heading, not an edge.
+func TestGatewayRequiresIsNotWired(t *testing.T) {
+	config := node("config", "responsibility", "", "- `threshold` (number): the limit")
+	alerts := node("alerts", "gateway", "- `threshold`: *(Maintained by `config`.)*", "- `last`: the last alert")
+	g, diags, err := Load(writeFiles(t, map[string]string{"config.prose.md": config, "alerts.prose.md": alerts}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "alerts.prose.md:8:1: error: ### Requires does not apply to a gateway, and prose does not wire it"
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("diagnostics:\n%s\nwant %s", diags, want)
+	}
+	if len(g.Edges) != 0 {
+		t.Errorf("edges: %v", g.Edges)
+	}
+}
