@@ -423,6 +423,12 @@ func calleeShape(ce *Callee) *valueShape {
 // b}`), or names in code spans followed by their type in parentheses
 // ("returns `approved` (boolean) and `notes` (string)"). Anything else
 // names no fields.
+//
+// The spans are read as the run reads them (shape.Fields, which checks
+// each answer against them): a span followed by a type the run checks
+// (knownType) is a field, any other span a mention, passed over, and so
+// is a backtick left open; a name given twice makes the text prose. Lint
+// so never reads a field, of a type, that the run does not check.
 func ensuresFields(text string) []Name {
 	if !strings.ContainsAny(text, "{`") {
 		return nil
@@ -453,11 +459,41 @@ func ensuresFields(text string) []Name {
 		if end < 0 {
 			continue
 		}
-		if t := strings.TrimSpace(after[1:end]); typeKind(t) != kUnknown {
+		if t := strings.TrimSpace(after[1:end]); knownType(t) {
+			for _, f := range out {
+				if f.Name == name {
+					return nil
+				}
+			}
 			out = append(out, Name{Name: name, Type: t})
 		}
 	}
 	return out
+}
+
+// knownType reports whether t is a type the run checks an answer's field
+// against (shape.Known, over the type names of package spec: a name, an
+// alias of one that is no list, T[] of either, a quoted word, or a union
+// of them). The table is spec's, which this package cannot import; a test
+// holds the two to one answer.
+func knownType(t string) bool {
+	parts := strings.Split(t, "|")
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if literalUnion(p) != nil {
+			continue
+		}
+		for strings.HasSuffix(p, "[]") {
+			p = strings.TrimSuffix(p, "[]")
+		}
+		switch strings.ToLower(p) {
+		case "string", "integer", "number", "boolean", "object", "any", "duration", "null",
+			"int", "long", "float", "double", "bool", "str", "text", "map", "dict":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // braceFields reads `a: type, b: type` or `a, b`; nil when any part is

@@ -20,6 +20,11 @@ func TestEnsuresFields(t *testing.T) {
 		{"a map like {the name: what it does}", "[]"},
 		{"{", "[]"},
 		{"`unterminated (boolean)", "[]"},
+		// spans are read as the run reads them (shape.Fields)
+		{"returns `score` (number) for the `draft`", "[score:number]"},
+		{"returns `score` (number) and `score` (number)", "[]"},
+		{"returns `reason` (string | null) and `tags` (string[])", "[reason:string | null tags:string[]]"},
+		{"returns `items` (list) and `score` (numeric)", "[]"},
 	} {
 		var got []string
 		for _, f := range ensuresFields(tc.text) {
