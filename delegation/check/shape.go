@@ -424,18 +424,29 @@ func calleeShape(ce *Callee) *valueShape {
 // ("returns `approved` (boolean) and `notes` (string)"). Anything else
 // names no fields.
 //
-// The spans are read as the run reads them (shape.Fields, which checks
-// each answer against them): a span followed by a type the run checks
-// (knownType) is a field, any other span a mention, passed over, and so
-// is a backtick left open; a name given twice makes the text prose. Lint
-// so never reads a field, of a type, that the run does not check.
+// The text is read as the run reads it (shape.Fields, which checks each
+// answer against it): braces as runBraces reads them, else only their
+// names (a misspelt member is still reported, no type is believed); a
+// span followed by a type the run checks (knownType) is a field, any
+// other span a mention, passed over, and so is a backtick left open; a
+// name given twice makes the text prose. Lint so never reads a field of
+// a type the run does not check.
 func ensuresFields(text string) []Name {
 	if !strings.ContainsAny(text, "{`") {
 		return nil
 	}
+	if fs, ok := runBraces(text); ok {
+		return fs
+	}
 	if i := strings.IndexByte(text, '{'); i >= 0 {
 		if j := strings.IndexByte(text[i:], '}'); j > 0 {
 			if fs := braceFields(text[i+1 : i+j]); fs != nil {
+				// Braces the run does not read as a declaration (no
+				// type it checks, quoted names, more than one pair):
+				// their names, for a misspelt member, but no type.
+				for k := range fs {
+					fs[k].Type = ""
+				}
 				return fs
 			}
 		}
@@ -489,6 +500,54 @@ func knownType(t string) bool {
 		switch strings.ToLower(p) {
 		case "string", "integer", "number", "boolean", "object", "any", "duration", "null",
 			"int", "long", "float", "double", "bool", "str", "text", "map", "dict":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// runBraces reads the one pair of braces of text as the run does
+// (shape.Fields): entries `name` or `name: type`, every type one it
+// checks (knownType), at least one typed, no name twice. ok is false
+// when the run declares nothing by them.
+func runBraces(text string) (_ []Name, ok bool) {
+	if strings.Count(text, "{") != 1 || strings.Count(text, "}") != 1 {
+		return nil, false
+	}
+	open, end := strings.IndexByte(text, '{'), strings.IndexByte(text, '}')
+	if end < open {
+		return nil, false
+	}
+	var out []Name
+	typed := false
+	for entry := range strings.SplitSeq(text[open+1:end], ",") {
+		name, typ, hasType := strings.Cut(entry, ":")
+		name, typ = strings.TrimSpace(name), strings.TrimSpace(typ)
+		if !runName(name) || hasType && !knownType(typ) {
+			return nil, false
+		}
+		for _, f := range out {
+			if f.Name == name {
+				return nil, false
+			}
+		}
+		typed = typed || hasType
+		out = append(out, Name{Name: name, Type: typ})
+	}
+	return out, typed
+}
+
+// runName reports whether s is a field name as the run reads one: a
+// letter or _ first, then letters, digits, _ and -.
+func runName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+		case i > 0 && (r >= '0' && r <= '9' || r == '-'):
 		default:
 			return false
 		}

@@ -12,7 +12,11 @@ func TestEnsuresFields(t *testing.T) {
 		{"an object `{approved: boolean, notes: string}`", "[approved:boolean notes:string]"},
 		{"returns `{accepted: boolean, notes: string}`", "[accepted:boolean notes:string]"},
 		{"{score, suggestions}", "[score: suggestions:]"},
-		{"{ \"score\": number; \"items\": string[] }", "[score:number items:string[]]"},
+		// braces the run does not read (quoted names): names, no types
+		{"{ \"score\": number; \"items\": string[] }", "[score: items:]"},
+		{"{'decision': 'continue'}", "[decision:]"},
+		{"`{a: number}` or `{error: string}`", "[a:]"},
+		{"{verdict: \"accept\" | \"reject\", reasoning}", "[verdict:\"accept\" | \"reject\" reasoning:]"},
 		{"returns `approved` (boolean) and `notes` (string)", "[approved:boolean notes:string]"},
 		{"returns `approved` (yes or no)", "[]"},
 		{"an object whose `data` field holds the payload", "[]"},
