@@ -219,3 +219,22 @@ func TestGatewayRequiresIsNotWired(t *testing.T) {
 		t.Errorf("edges: %v", g.Edges)
 	}
 }
+
+// A file of kind function with a ### Maintains is no node of the graph
+// (functions are called, not wired): a drain would leave it out with
+// exit 0, so it is an error at the section.
+func TestFunctionThatMaintains(t *testing.T) {
+	feed := node("feed", "gateway", "", "- `items` (string[]): the items")
+	summary := node("summary", "function", "- `items`: from `feed`", "- `count` (integer): how many")
+	g, diags, err := Load(writeFiles(t, map[string]string{"feed.prose.md": feed, "summary.prose.md": summary}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "summary.prose.md:12:1: error: summary is kind: function, and a function keeps no truth: it is no node of the world graph, so no drain renders it and its ### Maintains is kept by nothing; make it kind: responsibility, or write ### Returns for a function to call [graph/function-truth]"
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("diagnostics:\n%s\nwant %s", diags, want)
+	}
+	if len(g.Nodes) != 1 {
+		t.Errorf("nodes: %v", g.Nodes)
+	}
+}
