@@ -98,7 +98,7 @@ func TestWorldTestUnknownNode(t *testing.T) {
 	if code := Main([]string{"test", p}, strings.NewReader(""), &out, &errw); code == 0 {
 		t.Fatalf("exit 0\n%s", out.String())
 	}
-	if !strings.Contains(out.String()+errw.String(), "u09-self-tick.test.prose.md:19:13: ### Drains names \"count-trnd\", which is no node of the drained graph; did you mean \"count-trend\"?") {
+	if !strings.Contains(out.String()+errw.String(), "u09-self-tick.test.prose.md:19:13: error: ### Drains names \"count-trnd\", which is no node of the drained graph; did you mean \"count-trend\"?") {
 		t.Errorf("output:\n%s%s", out.String(), errw.String())
 	}
 }

@@ -269,9 +269,9 @@ func TestDrainsNamesANodeOfTheGraph(t *testing.T) {
 		files[k] = v
 	}
 	for _, tc := range []struct{ drain, want string }{
-		{"  - rendered: [feed, bord]\n", `board.test.prose.md:15:22: ### Drains names "bord", which is no node of the drained graph; did you mean "board"? (its nodes: board, feed)`},
-		{"  - events: {fed: {id: 1}}\n    rendered: all\n", `board.test.prose.md:15:14: ### Drains names "fed", which is no node of the drained graph; did you mean "feed"? (its nodes: board, feed)`},
-		{"  - rendered: all\n  - ticks: [scoreboard]\n    skipped: [nothing]\n", `board.test.prose.md:16:13: ### Drains names "scoreboard", which is no node of the drained graph (its nodes: board, feed); so is "nothing" (17:15)`},
+		{"  - rendered: [feed, bord]\n", `board.test.prose.md:15:22: error: ### Drains names "bord", which is no node of the drained graph; did you mean "board"? (its nodes: board, feed) [test/drains]`},
+		{"  - events: {fed: {id: 1}}\n    rendered: all\n", `board.test.prose.md:15:14: error: ### Drains names "fed", which is no node of the drained graph; did you mean "feed"? (its nodes: board, feed) [test/drains]`},
+		{"  - rendered: all\n  - ticks: [scoreboard]\n    skipped: [nothing]\n", `board.test.prose.md:16:13: error: ### Drains names "scoreboard", which is no node of the drained graph (its nodes: board, feed); so is "nothing" (17:15) [test/drains]`},
 	} {
 		files["board.test.prose.md"] = "---\nname: t\nkind: test\nsubject: board\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  \"*\": exec:cat\ndrains:\n" + tc.drain + "```\n\n### Expects\n\n- `points`: is present\n"
 		g := project(t, files)
