@@ -92,4 +92,8 @@ type Name struct {
 	// From says what gives them, for messages.
 	Members []Name
 	From    string
+	// Open, with Members: the value may hold members beyond them (a
+	// faceted truth, whose fields may be given inside a facet), so only
+	// a member near one of them is reported.
+	Open bool
 }

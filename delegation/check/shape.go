@@ -313,7 +313,7 @@ func memberShape(s *valueShape, name string) *valueShape {
 	if s.kind == kObject {
 		if f, ok := s.field(name); ok {
 			if len(f.Members) > 0 {
-				return &valueShape{kind: kObject, closed: true, fields: f.Members, from: f.From}
+				return &valueShape{kind: kObject, closed: !f.Open, fields: f.Members, from: f.From}
 			}
 			if words := literalUnion(f.Type); words != nil {
 				from := s.from

@@ -24,8 +24,9 @@ const CodeUnknownMember = "graph/unknown-member"
 // is an object of them), so a key it lacks (`both.other-fed`) is one too,
 // and so is a member of a producer's whole truth inside it. Only a
 // producer whose Maintains declares fields and no facets or families is
-// followed into (a faceted truth may be answered in more than one form),
-// and only members the node's own checks (package lint, without the
+// followed into whole (a faceted truth may be answered in more than one
+// form: there only a member near a field or facet is reported), and only
+// members the node's own checks (package lint, without the
 // graph) do not report already.
 //
 // A read_world_model("self") (or of the node's own id or name), and one
@@ -47,7 +48,7 @@ func (g *Graph) executionMembers() diag.List {
 		any := false
 		for i := range shaped.Inputs {
 			in := &shaped.Inputs[i]
-			if in.Members, in.From = g.inputMembers(n, in.Name); in.Members != nil {
+			if in.Members, in.From, in.Open = g.inputMembers(n, in.Name); in.Members != nil {
 				any = true
 			} else if t := g.fieldType(n, in.Name); in.Type == "" && t != "" {
 				in.Type, any = t, true // the type of the one field it reads
@@ -91,26 +92,28 @@ func (g *Graph) executionMembers() diag.List {
 }
 
 // inputMembers are the members of n's input in, as reconcile gives it,
-// and what gives them (nil when they are not all known).
-func (g *Graph) inputMembers(n *Node, in string) ([]check.Name, string) {
+// and what gives them (nil when they are not all known); open when the
+// input may hold more (a faceted producer's whole truth: truthMembers).
+func (g *Graph) inputMembers(n *Node, in string) (_ []check.Name, from string, open bool) {
 	var es []*Edge
 	for _, e := range g.In(n.ID) {
 		if e.Input == in {
 			if e.Rule == "read" || strings.Contains(e.Facet, "<") {
-				return nil, "" // a family's keys are the data's
+				return nil, "", false // a family's keys are the data's
 			}
 			es = append(es, e)
 		}
 	}
 	if len(es) == 0 {
-		return nil, ""
+		return nil, "", false
 	}
 	if len(es) == 1 {
 		if es[0].Facet != Atomic {
-			return nil, ""
+			return nil, "", false
 		}
 		prod := g.byID[es[0].Producer]
-		return wholeMembers(prod), wholeFrom(prod)
+		ms, open := truthMembers(prod)
+		return ms, wholeFrom(prod), open
 	}
 	by := map[string][]*Edge{}
 	var ids []string
@@ -121,7 +124,7 @@ func (g *Graph) inputMembers(n *Node, in string) ([]check.Name, string) {
 		by[e.Producer] = append(by[e.Producer], e)
 	}
 	if len(ids) == 1 {
-		return partMembers(g.byID[ids[0]], es), fmt.Sprintf("it is a fan-in of parts of %s, keyed by part:", g.byID[ids[0]].Label())
+		return partMembers(g.byID[ids[0]], es), fmt.Sprintf("it is a fan-in of parts of %s, keyed by part:", g.byID[ids[0]].Label()), false
 	}
 	var out []check.Name
 	for _, id := range ids {
@@ -131,11 +134,12 @@ func (g *Graph) inputMembers(n *Node, in string) ([]check.Name, string) {
 		case len(pe) > 1:
 			m.Members, m.From = partMembers(prod, pe), partsFrom(prod)
 		case pe[0].Facet == Atomic:
-			m.Members, m.From = wholeMembers(prod), wholeFrom(prod)
+			m.Members, m.Open = truthMembers(prod)
+			m.From = wholeFrom(prod)
 		}
 		out = append(out, m)
 	}
-	return out, "it is a fan-in keyed by producer:"
+	return out, "it is a fan-in keyed by producer:", false
 }
 
 // wholeMembers are the fields of p's whole truth when p declares fields

@@ -24,6 +24,8 @@ func TestExecutionMembers(t *testing.T) {
 			`alert.prose.md:19:14: error: book has no member "tax": it is the whole truth of orders, whose ### Maintains declares total, count: read one of them, or declare the member in that ### Maintains [graph/unknown-member]`},
 		{"a field it maintains", orders, "book.total", ""},
 		{"a faceted producer", faceted, "book.tax", ""},
+		{"a faceted producer, misspelt", faceted, "book.totl",
+			`alert.prose.md:19:14: error: book has no member "totl": it is the whole truth of orders, whose ### Maintains declares total, count, lines; did you mean "total"? [graph/unknown-member]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, diags, err := Load(writeFiles(t, map[string]string{"orders.prose.md": tc.orders, "alert.prose.md": alert(tc.expr)}))
