@@ -48,7 +48,13 @@ func (g *Graph) executionMembers() diag.List {
 		any := false
 		for i := range shaped.Inputs {
 			in := &shaped.Inputs[i]
-			if in.Members, in.From, in.Open = g.inputMembers(n, in.Name); in.Members != nil {
+			if priorItem(n, in.Name) {
+				// a Requires item naming the node's own world model
+				// (`prior `StatusBoard``) is its prior truth
+				if in.Members, in.Open = truthMembers(n); in.Members != nil {
+					in.From, any = priorFrom(n), true
+				}
+			} else if in.Members, in.From, in.Open = g.inputMembers(n, in.Name); in.Members != nil {
 				any = true
 			} else if t := g.fieldType(n, in.Name); in.Type == "" && t != "" {
 				in.Type, any = t, true // the type of the one field it reads
@@ -171,7 +177,7 @@ func (g *Graph) readMembers(n *Node) []check.Read {
 			continue
 		}
 		seen[r.Node] = true
-		p, from := n, fmt.Sprintf("it is the prior truth of %s (null on a cold start), whose ### Maintains declares", n.Label())
+		p, from := n, priorFrom(n)
 		if !n.ReadsSelf(r.Node) {
 			if p = g.ref(r.Node); p == nil {
 				continue // an unsatisfied read, reported by wireReads
@@ -183,6 +189,24 @@ func (g *Graph) readMembers(n *Node) []check.Read {
 		}
 	}
 	return out
+}
+
+// priorFrom says where the members of n's prior truth come from, for a
+// message.
+func priorFrom(n *Node) string {
+	return fmt.Sprintf("it is the prior truth of %s (null on a cold start), whose ### Maintains declares", n.Label())
+}
+
+// priorItem reports whether n's input named in is a Requires item that
+// names n's own truth.
+func priorItem(n *Node, in string) bool {
+	for _, i := range n.Spec.Inputs {
+		if i.Name == in {
+			it := n.ItemOf(i)
+			return it != nil && it.Prior
+		}
+	}
+	return false
 }
 
 // truthMembers are the members of p's whole truth, as a read_world_model

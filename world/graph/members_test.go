@@ -240,3 +240,18 @@ func TestFunctionThatMaintains(t *testing.T) {
 		t.Errorf("nodes: %v", g.Nodes)
 	}
 }
+
+// A Requires item that names the node's own world model is its prior
+// truth: a member its ### Maintains does not declare is an error there
+// too.
+func TestPriorItemMembers(t *testing.T) {
+	src := "---\nname: status-board\nkind: responsibility\n---\n\n# Status Board\n\n### Requires\n\n- prior `StatusBoard`: the previous level\n\n### Maintains\n\nThe `StatusBoard` world-model.\n\n- `level`: the level\n- `changes`: how many changes\n\n### Execution\n\n```prose\nlet changes = 0\nif StatusBoard is not null:\n  changes = StatusBoard.chnges\nreturn { level: \"low\", changes: changes }\n```\n"
+	_, diags, err := Load(writeFiles(t, map[string]string{"board.prose.md": src}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `board.prose.md:24:25: error: StatusBoard has no member "chnges": it is the prior truth of status-board (null on a cold start), whose ### Maintains declares level, changes; did you mean "changes"? [graph/unknown-member]`
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("diagnostics:\n%s\nwant %s", diags, want)
+	}
+}
