@@ -322,3 +322,32 @@ func TestDrainsNameANodeByItsName(t *testing.T) {
 		}
 	}
 }
+
+// A drain item whose expectations fail because a render failed that it
+// did not make fail says why that render failed.
+func TestDrainsSayWhyARenderFailed(t *testing.T) {
+	files := map[string]string{
+		"feed.prose.md": feed,
+		"feed.test.prose.md": "---\nname: t\nkind: test\nsubject: feed\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  feed: exec:./r.sh\ndrains:\n" +
+			"  - events: {feed: {id: 1}}\n    rendered: [feed]\n```\n\n### Expects\n\n- `counts`: is present\n",
+	}
+	g := project(t, files)
+	if err := os.WriteFile(filepath.Join(g.Root, "r.sh"), []byte("#!/bin/sh\necho not json\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp, _, err := spec.Load(filepath.Join(g.Root, "feed.test.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, diags := drain.ParseTest(sp)
+	if w == nil {
+		t.Fatalf("%s", diags)
+	}
+	_, checks, err := drain.RunTest(context.Background(), w, filepath.Join(g.Root, "feed.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+	if err != nil || len(checks) != 1 {
+		t.Fatalf("%v %+v", err, checks)
+	}
+	if c := checks[0]; c.OK || !strings.Contains(c.Observed, "; feed failed: ") {
+		t.Errorf("%+v", c)
+	}
+}

@@ -297,8 +297,8 @@ func checkItem(d *Item, i int, g *graph.Graph, res *reconcile.Result) Check {
 				c.OK = false
 			}
 		}
-		for n, k := range count {
-			if k > 1 {
+		for _, n := range sortedCounts(count) {
+			if k := count[n]; k > 1 {
 				c.OK = false
 				c.Observed += fmt.Sprintf("; %s has %d receipts", n, k)
 			}
@@ -313,8 +313,32 @@ func checkItem(d *Item, i int, g *graph.Graph, res *reconcile.Result) Check {
 	if len(want) == 0 {
 		want = []string{"runs"}
 	}
+	if !c.OK {
+		// Why a render failed that the item did not make fail: the
+		// report would else say only that it did.
+		injected := map[string]bool{}
+		for _, id := range d.Fail {
+			injected[id] = true
+		}
+		for _, r := range res.Receipts {
+			if r.Status == receipt.Failed && r.Reason != "" && !injected[r.Node] {
+				reason, _, _ := strings.Cut(r.Reason, "\n")
+				c.Observed += fmt.Sprintf("; %s failed: %s", r.Node, reason)
+			}
+		}
+	}
 	c.Text = fmt.Sprintf("drain %d %s", i, strings.Join(want, ", "))
 	return c
+}
+
+// sortedCounts are the keys of m, sorted.
+func sortedCounts(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func list(ids []string) string {
