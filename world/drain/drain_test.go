@@ -351,3 +351,30 @@ func TestDrainsSayWhyARenderFailed(t *testing.T) {
 		t.Errorf("%+v", c)
 	}
 }
+
+// A fixture that seeds a Requires item reading a producer's whole truth
+// with a key the producer does not maintain is refused at the fixture:
+// the subject would read null where the author meant a value.
+func TestSeedOfAWholeTruth(t *testing.T) {
+	files := map[string]string{
+		"totals.prose.md": "---\nname: totals\nkind: gateway\n---\n\n# Totals\n\n### Maintains\n\n- `high` (number): the high\n- `count` (integer): how many\n",
+		"alert.prose.md":  "---\nname: alert\nkind: responsibility\n---\n\n# Alert\n\n### Requires\n\n- `book`: the whole truth of `totals`\n\n### Maintains\n\n- `big` (boolean): over 100\n\n### Execution\n\n```prose\nreturn { big: book.high > 100 }\n```\n",
+		"alert.test.prose.md": "---\nname: t\nkind: test\nsubject: alert\n---\n\n# T\n\n### Fixtures\n\n- `book`: {\"hgh\": 150, \"count\": 2}\n\n### Drains\n\n```yaml\ndrains:\n  - rendered: [alert]\n```\n\n### Expects\n\n- `big`: is true\n",
+	}
+	g := project(t, files)
+	sp, _, err := spec.Load(filepath.Join(g.Root, "alert.test.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, diags := drain.ParseTest(sp)
+	tf, _ := spec.ReadTest(sp)
+	if w == nil || tf == nil {
+		t.Fatalf("%s", diags)
+	}
+	seeds := map[string]any{"book": tf.Fixtures[0].Value}
+	_, _, err = drain.RunTest(context.Background(), w, filepath.Join(g.Root, "alert.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir(), Seeds: seeds, Fixtures: tf.Fixtures})
+	want := `alert.test.prose.md:11:1: error: fixture "book" seeds the whole truth of totals, whose ### Maintains declares high, count: "hgh" is none of them, so alert would read null there; did you mean "high"? [test/seed]`
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("%v\nwant %s", err, want)
+	}
+}

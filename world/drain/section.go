@@ -101,6 +101,9 @@ type TestOptions struct {
 	State string
 	// Seeds are the fixtures that name the subject's inputs.
 	Seeds map[string]any
+	// Fixtures are the test's fixtures as written, with their positions,
+	// for the check of the seeds (drainspec.SeedFields); nil: none.
+	Fixtures []*spec.Fixture
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -121,13 +124,16 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 	if err != nil {
 		return nil, nil, err
 	}
-	subject := subjectID(g, subjectPath)
+	subject := drainspec.SubjectID(g, subjectPath)
 	diags = g.Given(diags, func(node, input string) bool {
 		_, ok := o.Seeds[input]
 		return node == subject && ok
 	})
 	if diags.HasErrors() {
 		return nil, nil, errors.New(strings.TrimRight(diags.Errors().String(), "\n"))
+	}
+	if ds := drainspec.SeedFields(t.File, o.Fixtures, g, subject); ds.HasErrors() {
+		return nil, nil, errors.New(strings.TrimRight(ds.Errors().String(), "\n"))
 	}
 	var seeds []string
 	for k := range o.Seeds {
@@ -180,19 +186,6 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 	}
 	truth, err = st.Version(subject, last.Version)
 	return truth, checks, err
-}
-
-func subjectID(g *graph.Graph, path string) string {
-	abs, _ := filepath.Abs(path)
-	for _, n := range g.Nodes {
-		if p, _ := filepath.Abs(n.Path); p == abs {
-			return n.ID
-		}
-	}
-	if len(g.Nodes) > 0 {
-		return g.Nodes[len(g.Nodes)-1].ID
-	}
-	return ""
 }
 
 // toIDs rewrites the node names of t's drain items as the ids of the

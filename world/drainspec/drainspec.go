@@ -410,7 +410,81 @@ func Lint(path string) diag.List {
 	if err != nil {
 		return nil
 	}
-	return t.CheckNames(g)
+	diags = t.CheckNames(g)
+	if id := SubjectID(g, subject); id != "" {
+		diags = append(diags, SeedFields(sp.File, tf.Fixtures, g, id)...)
+	}
+	return diags
+}
+
+// CodeSeed is a fixture that seeds a subject's input with a value its
+// producer's truth could not be.
+const CodeSeed = "test/seed"
+
+// SeedFields checks the fixtures that seed a Requires item of the subject
+// that reads a producer's whole truth (exactly its declared fields): an
+// object with a key the producer does not maintain seeds a truth no
+// drain would publish, and the subject reads null where the author
+// meant a value (`{"hihg": 150}` for `high`). Call it before graph.Seed
+// takes the seeded edges out.
+func SeedFields(f *diag.File, fixtures []*spec.Fixture, g *graph.Graph, subject string) diag.List {
+	var diags diag.List
+	n := g.Node(subject)
+	if n == nil {
+		return nil
+	}
+	for _, fx := range fixtures {
+		obj, isObj := fx.Value.(map[string]any)
+		if !isObj || !fx.JSON {
+			continue
+		}
+		p, fields, ok := g.WholeTruth(n, fx.Name)
+		if !ok {
+			continue
+		}
+		var keys []string
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if contains(fields, k) {
+				continue
+			}
+			msg := fmt.Sprintf("fixture %q seeds the whole truth of %s, whose ### Maintains declares %s: %q is none of them, so %s would read null there", fx.Name, p.Label(), strings.Join(fields, ", "), k, subject)
+			if near := didyoumean.Closest(k, fields, max(1, len(k)/3)); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			} else {
+				msg += "; give the fields it declares"
+			}
+			diags.Errorf(f, fx.Pos, CodeSeed, "%s", msg)
+		}
+	}
+	return diags
+}
+
+// SubjectID is the id of the node of g whose file is path (the test's
+// subject), else the last node's, else "".
+func SubjectID(g *graph.Graph, path string) string {
+	abs, _ := filepath.Abs(path)
+	for _, n := range g.Nodes {
+		if p, _ := filepath.Abs(n.Path); p == abs {
+			return n.ID
+		}
+	}
+	if len(g.Nodes) > 0 {
+		return g.Nodes[len(g.Nodes)-1].ID
+	}
+	return ""
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // osFS opens the operating system's files by absolute path.

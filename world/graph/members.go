@@ -282,3 +282,31 @@ func wholeFrom(n *Node) string {
 func partsFrom(n *Node) string {
 	return fmt.Sprintf("it is %s's parts in a fan-in, keyed by part:", n.Label())
 }
+
+// WholeTruth is the producer whose whole truth n's input reads, and the
+// fields that truth holds, exactly (no facets or families): ok is false
+// for any other input (a part, a fan-in, a faceted producer, a caller
+// input), whose members are not all known.
+func (g *Graph) WholeTruth(n *Node, input string) (producer *Node, fields []string, ok bool) {
+	var e *Edge
+	for _, x := range g.In(n.ID) {
+		if x.Input == input {
+			if e != nil {
+				return nil, nil, false
+			}
+			e = x
+		}
+	}
+	if e == nil || e.Facet != Atomic || e.Rule == "read" {
+		return nil, nil, false
+	}
+	p := g.byID[e.Producer]
+	ms, open := truthMembers(p)
+	if ms == nil || open {
+		return nil, nil, false
+	}
+	for _, m := range ms {
+		fields = append(fields, m.Name)
+	}
+	return p, fields, true
+}
