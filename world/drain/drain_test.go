@@ -357,8 +357,8 @@ func TestDrainsSayWhyARenderFailed(t *testing.T) {
 // the subject would read null where the author meant a value.
 func TestSeedOfAWholeTruth(t *testing.T) {
 	files := map[string]string{
-		"totals.prose.md": "---\nname: totals\nkind: gateway\n---\n\n# Totals\n\n### Maintains\n\n- `high` (number): the high\n- `count` (integer): how many\n",
-		"alert.prose.md":  "---\nname: alert\nkind: responsibility\n---\n\n# Alert\n\n### Requires\n\n- `book`: the whole truth of `totals`\n\n### Maintains\n\n- `big` (boolean): over 100\n\n### Execution\n\n```prose\nreturn { big: book.high > 100 }\n```\n",
+		"totals.prose.md":     "---\nname: totals\nkind: gateway\n---\n\n# Totals\n\n### Maintains\n\n- `high` (number): the high\n- `count` (integer): how many\n",
+		"alert.prose.md":      "---\nname: alert\nkind: responsibility\n---\n\n# Alert\n\n### Requires\n\n- `book`: the whole truth of `totals`\n\n### Maintains\n\n- `big` (boolean): over 100\n\n### Execution\n\n```prose\nreturn { big: book.high > 100 }\n```\n",
 		"alert.test.prose.md": "---\nname: t\nkind: test\nsubject: alert\n---\n\n# T\n\n### Fixtures\n\n- `book`: {\"hgh\": 150, \"count\": 2}\n\n### Drains\n\n```yaml\ndrains:\n  - rendered: [alert]\n```\n\n### Expects\n\n- `big`: is true\n",
 	}
 	g := project(t, files)
@@ -375,6 +375,31 @@ func TestSeedOfAWholeTruth(t *testing.T) {
 	_, _, err = drain.RunTest(context.Background(), w, filepath.Join(g.Root, "alert.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir(), Seeds: seeds, Fixtures: tf.Fixtures})
 	want := `alert.test.prose.md:11:1: error: fixture "book" seeds the whole truth of totals, whose ### Maintains declares high, count: "hgh" is none of them, so alert would read null there; did you mean "high"? [test/seed]`
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("%v\nwant %s", err, want)
+	}
+}
+
+// Events a drain item delivers to a node that is no gateway are refused
+// at the name: a drain would drop them, and the test pass on events
+// nothing received.
+func TestDrainsEventsOfAResponsibility(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range board {
+		files[k] = v
+	}
+	files["board.test.prose.md"] = "---\nname: t\nkind: test\nsubject: board\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  \"*\": exec:cat\ndrains:\n  - events: {board: {id: 1}}\n```\n\n### Expects\n\n- `points`: is present\n"
+	g := project(t, files)
+	sp, _, err := spec.Load(filepath.Join(g.Root, "board.test.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, diags := drain.ParseTest(sp)
+	if w == nil {
+		t.Fatalf("%s", diags)
+	}
+	_, _, err = drain.RunTest(context.Background(), w, filepath.Join(g.Root, "board.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+	want := "board.test.prose.md:15:14: error: ### Drains, drain 1, delivers events to board, a responsibility, and events are delivered to gateways only"
+	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("%v\nwant %s", err, want)
 	}
 }

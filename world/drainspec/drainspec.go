@@ -326,6 +326,13 @@ func (t *Test) CheckNames(g *graph.Graph) diag.List {
 		// refused as prose run --event refuses it.
 		for i, d := range t.Drains {
 			for _, k := range sortedKeys(d.Events) {
+				if n := g.Node(k); n.Kind != spec.KindGateway {
+					// a drain delivers events to gateways only: a
+					// responsibility's would be dropped, and the test
+					// pass on events nothing received
+					diags.Errorf(t.File, d.PosOf(k), CodeDrains, "### Drains, drain %d, delivers events to %s, a %s, and events are delivered to gateways only: make it kind: gateway, or deliver them to the gateway that feeds it", i+1, n.Label(), n.Kind)
+					return diags
+				}
 				for _, e := range d.Events[k] {
 					if err := g.Node(k).CheckEvent(e); err != nil {
 						diags.Errorf(t.File, d.PosOf(k), CodeDrains, "### Drains, drain %d, events of %s: %v", i+1, k, err)
