@@ -194,6 +194,9 @@ func sectionKinds(n *spec.Spec) diag.List {
 		if !ok || !canonical[string(key)] || string(key) == "description" || hasWord(allowed, string(key)) {
 			continue
 		}
+		if n.Kind == spec.KindGateway && (string(key) == "requires" || string(key) == "parameters") {
+			continue // the loader's error, spec.CodeGatewayRequires, says what happens
+		}
 		out.Warnf(n.File, sec.Pos, CodeSectionKind, "### %s does not apply to a %s%s", sec.Heading, n.Kind, kindHint(n.Kind))
 	}
 	return out

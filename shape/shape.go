@@ -9,9 +9,10 @@
 // when at least one has one, without a type (`{verdict: "accept" |
 // "reject", reasoning}`: reasoning may hold anything or be absent, and
 // an answer that is not an object is left to the program, which may
-// judge prose); or code spans that are each a field followed by such a
-// type ("returns `score` (number) and `verdict` (string)", the form lint
-// reads too). Anything else (`{score, suggestions}`, `{'decision':
+// judge prose); or code spans followed by such a type ("returns `score`
+// (number) and `verdict` (string)", the form lint reads too: a span
+// without a type after it, "for the `draft`", is a mention, not a
+// field). Anything else (`{score, suggestions}`, `{'decision':
 // 'continue'}`, `{score: 0 to 10}`, prose) declares nothing, and nothing
 // is checked. Check matches an answer with the fields; Fits matches one
 // value with a declared type.
@@ -69,9 +70,15 @@ func Fields(text string) []Field {
 
 // spanFields reads the fields of an ensures written as code spans each
 // followed by its type, "returns `score` (number) and `verdict`
-// (string)", as lint reads them: only when every code span of text is
-// such a field (a span without a known type after it, "the `draft`",
-// makes the text prose, and nothing is declared).
+// (string)", as lint reads them (check.ensuresFields): a span without a
+// known type after it ("for the `draft`") is a mention, not a field, and
+// is passed over, and so is a backtick left open; a name given twice
+// makes the text prose, and nothing is declared.
+//
+// Decided: a mention does not undo the fields beside it. Declaring
+// nothing there, as this did, checked no answer of a slot whose fields
+// lint read and checked the program against: `{"score": "high"}` went
+// on into a program lint had checked as reading a number.
 func spanFields(text string) []Field {
 	var out []Field
 	seen := map[string]bool{}
@@ -82,17 +89,20 @@ func spanFields(text string) []Field {
 		}
 		j := strings.IndexByte(rest[i+1:], '`')
 		if j < 0 {
-			return nil
+			break
 		}
 		name := rest[i+1 : i+1+j]
 		rest = rest[i+2+j:]
 		after := strings.TrimLeft(rest, " ")
 		end := strings.IndexByte(after, ')')
-		if !strings.HasPrefix(after, "(") || end < 0 || !isName(name) || seen[name] {
-			return nil
+		if !strings.HasPrefix(after, "(") || end < 0 || !isName(name) {
+			continue
 		}
 		typ := strings.TrimSpace(after[1:end])
 		if !Known(typ) {
+			continue
+		}
+		if seen[name] {
 			return nil
 		}
 		seen[name] = true

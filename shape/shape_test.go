@@ -25,13 +25,15 @@ func TestFields(t *testing.T) {
 		"the reviewer's notes, as prose":                           "",
 		"{accepted: boolean, accepted: boolean}":                   "",
 		// code spans, each a field and its type, as lint reads them
-		"returns `score` (number) and `verdict` (string)": "{score: number, verdict: string}",
-		"`items` (string[]) in order":                     "{items: string[]}",
-		"returns `score` (number) for the `draft`":        "",
-		"returns `score` (a number from 0 to 1)":          "",
-		"returns `score` (number) and `score` (number)":   "",
-		"returns `score` and `verdict`":                   "",
-		"a revised `draft (string)":                       "",
+		"returns `score` (number) and `verdict` (string)":      "{score: number, verdict: string}",
+		"`items` (string[]) in order":                          "{items: string[]}",
+		"returns `score` (number) for the `draft`":             "{score: number}",
+		"the `draft`, `notes` (string[]) and `score` (number)": "{notes: string[], score: number}",
+		"returns `score` (a number from 0 to 1)":               "",
+		"returns `score` (number) and `score` (number)":        "",
+		"returns `score` and `verdict`":                        "",
+		"a revised `draft (string)":                            "",
+		"returns `score` (number) for a `draft":                "{score: number}",
 	} {
 		got := ""
 		if f := shape.Fields(text); f != nil {

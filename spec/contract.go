@@ -329,12 +329,28 @@ func (l *loader) contractSections() {
 					}
 				}
 			}
+		case "requires":
+			if l.s.Kind == KindGateway {
+				l.gatewayRequires(sec)
+			}
 		case "errors":
 			l.errorDecls(sec)
 		case "patterns":
 			l.patternInstances(sec)
 		}
 	}
+}
+
+// gatewayRequires reports the ### Requires (or ### Parameters) of a
+// gateway. Decided, as upstream's Contract Markdown has it: a gateway has
+// no ### Requires, since its input arrives from outside the graph as
+// events. So the world graph does not wire its items (package graph), and
+// since they were not read silently either (its render would be given no
+// truth it names, and no change of one would wake it, while the author
+// meant both), they are an error naming the two ways to write what was
+// meant.
+func (l *loader) gatewayRequires(sec *section) {
+	l.errorf(int(sec.Pos), CodeGatewayRequires, "### %s does not apply to a gateway, and prose does not wire it: a gateway's input arrives from outside as events (### Receives), so its render would be given no truth the items name, and no change of one would wake it; read the gateway and those truths in the ### Requires of a responsibility, or make this node kind: responsibility", sec.Heading)
 }
 
 // errorDecls reads `- \`name\`: text` bullets of Errors.

@@ -47,6 +47,10 @@ func TestDiagnostics(t *testing.T) {
 		// Its sections are not blamed on their names: the kind is the slip.
 		{name: "a misspelt kind's sections", src: "---\nname: t\nkind: responsibilty\n---\n# T\n\n### Continuity\n\nKeeps going.\n\n### Maintains\n\n- `v` (integer): a value\n",
 			want: []string{"3:spec/unknown-kind"}},
+		// A gateway's input arrives as events: a ### Requires (or
+		// ### Parameters) of one is not wired, so it is an error.
+		{name: "a gateway's Requires", src: "---\nname: t\nkind: gateway\n---\n# T\n\n### Requires\n\n- `x`: from `y`\n\n### Maintains\n\n- `v` (integer): a value\n",
+			want: []string{"7:spec/gateway-requires"}},
 		{name: "no title", src: "---\nname: t\nkind: pattern\n---\n\nText.\n\n### Slots\n\n- `a`\n\n### Delegation\n\n```prose\nreturn call a\n```\n", want: []string{"5:spec/no-title"}},
 		{name: "unknown section", src: minimal(okSlots, "### Frobnicate\n\ntext\n", okCode), want: []string{"16:spec/unknown-section"}},
 		{name: "a section its kind does not read", src: minimal(okSlots, "### Continuity\n\ntext\n", okCode), want: []string{"16:spec/misspelt-section"}},

@@ -96,6 +96,7 @@
 //	spec/duplicate-slot      a slot is declared twice
 //	spec/duplicate-config    a config key is declared twice
 //	spec/duplicate-input     an input is declared twice in the inputs block
+//	spec/gateway-requires    a gateway has ### Requires (or ### Parameters): a gateway's input arrives as events, so nothing wires it
 //	spec/misspelt-section    a heading that is a slip for a section a run reads (### Excution, or #### Execution where the node has none), which would be documentation
 //	spec/duplicate-output    an output is declared twice under Returns (or Ensures), a field twice under Maintains
 //	spec/output-syntax       an output item's type is no type (`count` (integr)), named with the type it is close to
@@ -159,6 +160,7 @@ const (
 	CodeTooDeep           = "spec/too-deep"
 	CodeBadDuration       = "spec/bad-duration"
 	CodeUnsupportedScript = "spec/unsupported-prosescript"
+	CodeGatewayRequires   = "spec/gateway-requires"
 
 	CodeUnknownSection   = "spec/unknown-section"
 	CodeDuplicateSection = "spec/duplicate-section"

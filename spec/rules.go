@@ -56,5 +56,6 @@ func Rules() []Rule {
 		{CodeEmptyDelegation, w, "Delegation code block is empty"},
 		{CodeExtraFence, w, "Second ```prose block in the Delegation (not run)"},
 		{CodeDuplicateNode, w, "Two inline nodes share a name"},
+		{CodeGatewayRequires, e, "Gateway with ### Requires: its input arrives as events, and nothing wires the items"},
 	}
 }

@@ -264,7 +264,7 @@ func (s *Suite) runOne(ctx context.Context, i int, opts Options) *Result {
 // runWorld runs a test with ### Drains: each drain is an item of the
 // report, then Expects judge the subject's published truth.
 func (s *Suite) runWorld(ctx context.Context, r *Result, c *Case, dir string, opts Options) *Result {
-	truth, checks, err := drain.RunTest(ctx, c.World, c.SubjectPath, drain.TestOptions{Dir: c.Dir, State: filepath.Join(dir, "world"), Seeds: c.Inputs})
+	truth, checks, err := drain.RunTest(ctx, c.World, c.SubjectPath, drain.TestOptions{Dir: c.Dir, State: filepath.Join(dir, "world"), Seeds: c.Inputs, Fixtures: c.Test.Fixtures})
 	for _, ch := range checks {
 		it := &Item{Text: ch.Text, Pos: c.Test.Spec.File.Position(ch.Pos), Status: Fail, Observed: ch.Observed, Rule: "drain"}
 		if ch.OK {

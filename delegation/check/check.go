@@ -193,7 +193,7 @@ func newChecker(f *diag.File, d *Decls) *checker {
 	for _, in := range d.Inputs {
 		b := binding{kind: kindInput, pos: in.Pos, typ: in.Type}
 		if len(in.Members) > 0 {
-			b.shape = &valueShape{kind: kObject, closed: true, fields: in.Members, from: in.From}
+			b.shape = &valueShape{kind: kObject, closed: !in.Open, fields: in.Members, from: in.From}
 		}
 		c.names[in.Name] = next(b)
 	}

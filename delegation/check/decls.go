@@ -22,6 +22,22 @@ type Decls struct {
 	// among Slots too. The checker follows the shapes of their values
 	// (shape.go).
 	Callees []Callee
+	// Reads are the values of read_world_model("NODE") whose members
+	// are known, by the NODE written (a world node's Execution: its own
+	// prior truth and the truths of the nodes it reads). A read of
+	// another NODE, or with no members known, is an unknown value.
+	Reads []Read
+}
+
+// Read is the value of read_world_model("Node"): an object (or null, on
+// a cold start, whose members read null too) of exactly Members, or,
+// with Open, of Members and perhaps more, where only a member near one
+// of them is reported. From says what gives them, for messages.
+type Read struct {
+	Node    string
+	Members []Name
+	Open    bool
+	From    string
 }
 
 // Callee is a node or file the program calls, with what it declares.
@@ -76,4 +92,8 @@ type Name struct {
 	// From says what gives them, for messages.
 	Members []Name
 	From    string
+	// Open, with Members: the value may hold members beyond them (a
+	// faceted truth, whose fields may be given inside a facet), so only
+	// a member near one of them is reported.
+	Open bool
 }

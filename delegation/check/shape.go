@@ -313,7 +313,7 @@ func memberShape(s *valueShape, name string) *valueShape {
 	if s.kind == kObject {
 		if f, ok := s.field(name); ok {
 			if len(f.Members) > 0 {
-				return &valueShape{kind: kObject, closed: true, fields: f.Members, from: f.From}
+				return &valueShape{kind: kObject, closed: !f.Open, fields: f.Members, from: f.From}
 			}
 			if words := literalUnion(f.Type); words != nil {
 				from := s.from
@@ -336,6 +336,9 @@ func (c *checker) callShape(x *syntax.CallExpr) *valueShape {
 	if !ok {
 		return nil
 	}
+	if node, ok := worldReadNode(x); ok {
+		return c.readShape(node)
+	}
 	if b := c.names[id.Name]; b == nil || b.kind != kindSlot {
 		return nil // a loop variable or local of that name shadows it
 	}
@@ -344,6 +347,31 @@ func (c *checker) callShape(x *syntax.CallExpr) *valueShape {
 	}
 	if s := c.slots[id.Name]; s != nil {
 		return c.slotShape(s)
+	}
+	return nil
+}
+
+// worldReadNode is the node a read_world_model("NODE") call names, as
+// written; ok is false for any other expression.
+func worldReadNode(x *syntax.CallExpr) (node string, ok bool) {
+	id, isIdent := x.Target.(*syntax.Ident)
+	if !isIdent || id.Name != syntax.WorldRead || len(x.Args) != 1 || x.Args[0].Key != "node" {
+		return "", false
+	}
+	s, isString := x.Args[0].Value.(*syntax.StringLit)
+	if !isString || len(s.Parts) > 0 {
+		return "", false
+	}
+	return s.Value, true
+}
+
+// readShape is the shape of read_world_model(node): an object of the
+// members Decls.Reads gives it, nil when they are not known.
+func (c *checker) readShape(node string) *valueShape {
+	for _, r := range c.d.Reads {
+		if r.Node == node && len(r.Members) > 0 {
+			return &valueShape{kind: kObject, closed: !r.Open, fields: r.Members, from: r.From}
+		}
 	}
 	return nil
 }
@@ -395,13 +423,30 @@ func calleeShape(ce *Callee) *valueShape {
 // b}`), or names in code spans followed by their type in parentheses
 // ("returns `approved` (boolean) and `notes` (string)"). Anything else
 // names no fields.
+//
+// The text is read as the run reads it (shape.Fields, which checks each
+// answer against it): braces as runBraces reads them, else only their
+// names (a misspelt member is still reported, no type is believed); a
+// span followed by a type the run checks (knownType) is a field, any
+// other span a mention, passed over, and so is a backtick left open; a
+// name given twice makes the text prose. Lint so never reads a field of
+// a type the run does not check.
 func ensuresFields(text string) []Name {
 	if !strings.ContainsAny(text, "{`") {
 		return nil
 	}
+	if fs, ok := runBraces(text); ok {
+		return fs
+	}
 	if i := strings.IndexByte(text, '{'); i >= 0 {
 		if j := strings.IndexByte(text[i:], '}'); j > 0 {
 			if fs := braceFields(text[i+1 : i+j]); fs != nil {
+				// Braces the run does not read as a declaration (no
+				// type it checks, quoted names, more than one pair):
+				// their names, for a misspelt member, but no type.
+				for k := range fs {
+					fs[k].Type = ""
+				}
 				return fs
 			}
 		}
@@ -425,11 +470,89 @@ func ensuresFields(text string) []Name {
 		if end < 0 {
 			continue
 		}
-		if t := strings.TrimSpace(after[1:end]); typeKind(t) != kUnknown {
+		if t := strings.TrimSpace(after[1:end]); knownType(t) {
+			for _, f := range out {
+				if f.Name == name {
+					return nil
+				}
+			}
 			out = append(out, Name{Name: name, Type: t})
 		}
 	}
 	return out
+}
+
+// knownType reports whether t is a type the run checks an answer's field
+// against (shape.Known, over the type names of package spec: a name, an
+// alias of one that is no list, T[] of either, a quoted word, or a union
+// of them). The table is spec's, which this package cannot import; a test
+// holds the two to one answer.
+func knownType(t string) bool {
+	parts := strings.Split(t, "|")
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if literalUnion(p) != nil {
+			continue
+		}
+		for strings.HasSuffix(p, "[]") {
+			p = strings.TrimSuffix(p, "[]")
+		}
+		switch strings.ToLower(p) {
+		case "string", "integer", "number", "boolean", "object", "any", "duration", "null",
+			"int", "long", "float", "double", "bool", "str", "text", "map", "dict":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// runBraces reads the one pair of braces of text as the run does
+// (shape.Fields): entries `name` or `name: type`, every type one it
+// checks (knownType), at least one typed, no name twice. ok is false
+// when the run declares nothing by them.
+func runBraces(text string) (_ []Name, ok bool) {
+	if strings.Count(text, "{") != 1 || strings.Count(text, "}") != 1 {
+		return nil, false
+	}
+	open, end := strings.IndexByte(text, '{'), strings.IndexByte(text, '}')
+	if end < open {
+		return nil, false
+	}
+	var out []Name
+	typed := false
+	for entry := range strings.SplitSeq(text[open+1:end], ",") {
+		name, typ, hasType := strings.Cut(entry, ":")
+		name, typ = strings.TrimSpace(name), strings.TrimSpace(typ)
+		if !runName(name) || hasType && !knownType(typ) {
+			return nil, false
+		}
+		for _, f := range out {
+			if f.Name == name {
+				return nil, false
+			}
+		}
+		typed = typed || hasType
+		out = append(out, Name{Name: name, Type: typ})
+	}
+	return out, typed
+}
+
+// runName reports whether s is a field name as the run reads one: a
+// letter or _ first, then letters, digits, _ and -.
+func runName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+		case i > 0 && (r >= '0' && r <= '9' || r == '-'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // braceFields reads `a: type, b: type` or `a, b`; nil when any part is

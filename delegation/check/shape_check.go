@@ -89,6 +89,10 @@ func pathOf(e syntax.Expr) string {
 		if p := pathOf(x.X); p != "" {
 			return p + "." + x.Name
 		}
+	case *syntax.CallExpr:
+		if node, ok := worldReadNode(x); ok {
+			return fmt.Sprintf("%s(%q)", syntax.WorldRead, node)
+		}
 	}
 	return ""
 }

@@ -12,7 +12,11 @@ func TestEnsuresFields(t *testing.T) {
 		{"an object `{approved: boolean, notes: string}`", "[approved:boolean notes:string]"},
 		{"returns `{accepted: boolean, notes: string}`", "[accepted:boolean notes:string]"},
 		{"{score, suggestions}", "[score: suggestions:]"},
-		{"{ \"score\": number; \"items\": string[] }", "[score:number items:string[]]"},
+		// braces the run does not read (quoted names): names, no types
+		{"{ \"score\": number; \"items\": string[] }", "[score: items:]"},
+		{"{'decision': 'continue'}", "[decision:]"},
+		{"`{a: number}` or `{error: string}`", "[a:]"},
+		{"{verdict: \"accept\" | \"reject\", reasoning}", "[verdict:\"accept\" | \"reject\" reasoning:]"},
 		{"returns `approved` (boolean) and `notes` (string)", "[approved:boolean notes:string]"},
 		{"returns `approved` (yes or no)", "[]"},
 		{"an object whose `data` field holds the payload", "[]"},
@@ -20,6 +24,11 @@ func TestEnsuresFields(t *testing.T) {
 		{"a map like {the name: what it does}", "[]"},
 		{"{", "[]"},
 		{"`unterminated (boolean)", "[]"},
+		// spans are read as the run reads them (shape.Fields)
+		{"returns `score` (number) for the `draft`", "[score:number]"},
+		{"returns `score` (number) and `score` (number)", "[]"},
+		{"returns `reason` (string | null) and `tags` (string[])", "[reason:string | null tags:string[]]"},
+		{"returns `items` (list) and `score` (numeric)", "[]"},
 	} {
 		var got []string
 		for _, f := range ensuresFields(tc.text) {

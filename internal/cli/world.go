@@ -289,14 +289,24 @@ func worldEvents(ctx context.Context, g *graph.Graph, flags []string, stdin io.R
 			return nil, usageErrorf("--event %q: want GATEWAY=@FILE", f)
 		}
 		n := g.Node(name)
-		if n == nil || n.Kind != spec.KindGateway {
+		if n != nil && n.Kind != spec.KindGateway {
+			// A responsibility, external-driven or not, takes no events
+			// (upstream's gateway is that node's sugar; here only the
+			// gateway kind receives): say so rather than "no gateway".
+			return nil, usageErrorf("--event %s: %s is a %s, and events are delivered to gateways only; make it kind: gateway to have it take them", name, n.Label(), n.Kind)
+		}
+		if n == nil {
 			var gws []string
 			for _, x := range g.Nodes {
 				if x.Kind == spec.KindGateway {
 					gws = append(gws, x.ID)
 				}
 			}
-			return nil, usageErrorf("--event %s: no gateway of that id%s (gateways: %s)", name, didYouMean(name, gws), strings.Join(gws, ", "))
+			list := "gateways: " + strings.Join(gws, ", ")
+			if len(gws) == 0 {
+				list = "the project has no gateway"
+			}
+			return nil, usageErrorf("--event %s: no gateway of that id%s (%s)", name, didYouMean(name, gws), list)
 		}
 		var raw []byte
 		var err error

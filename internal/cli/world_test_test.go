@@ -86,8 +86,8 @@ func TestWorldTestDrainMismatchFails(t *testing.T) {
 	}
 }
 
-// A ### Drains naming a node the project lacks cannot run: an error
-// naming it.
+// A ### Drains naming a node the project lacks cannot run: an error at
+// the name, with the node meant.
 func TestWorldTestUnknownNode(t *testing.T) {
 	dir := suiteTests(t)
 	p := filepath.Join(dir, "u09-self-tick.test.prose.md")
@@ -98,7 +98,7 @@ func TestWorldTestUnknownNode(t *testing.T) {
 	if code := Main([]string{"test", p}, strings.NewReader(""), &out, &errw); code == 0 {
 		t.Fatalf("exit 0\n%s", out.String())
 	}
-	if !strings.Contains(out.String()+errw.String(), "### Drains names count-trnd, not a node of the drained graph") {
+	if !strings.Contains(out.String()+errw.String(), "u09-self-tick.test.prose.md:19:13: error: ### Drains names \"count-trnd\", which is no node of the drained graph; did you mean \"count-trend\"?") {
 		t.Errorf("output:\n%s%s", out.String(), errw.String())
 	}
 }

@@ -1,16 +1,19 @@
 package lintcli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/std"
+	"github.com/proselang/prose/world/drainspec"
 	"github.com/proselang/prose/world/graph"
 )
 
@@ -89,6 +92,7 @@ func lintWiring(res *lint.Result, args []string) {
 		} else {
 			ds = graph.LintFile(arg)
 		}
+		ds = append(ds, drainTests(arg, st.IsDir())...)
 		for _, d := range ds {
 			if !seen[d.String()] {
 				seen[d.String()] = true
@@ -101,6 +105,36 @@ func lintWiring(res *lint.Result, args []string) {
 		res.Diags = samePostcondition(res.Diags)
 		res.Diags.Sort()
 	}
+}
+
+// drainTests are the ### Drains findings (drainspec.Lint) of the test
+// files at arg, a file or the *.prose.md files of a folder (dot-folders
+// and node_modules passed over, as lint walks), so that lint fails where
+// prose test would refuse to start. Only files that say Drains are read.
+func drainTests(arg string, dir bool) diag.List {
+	var files []string
+	if !dir {
+		files = []string{arg}
+	} else {
+		_ = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return nil
+			case d.IsDir() && p != arg && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules"):
+				return filepath.SkipDir
+			case d.Type().IsRegular() && strings.HasSuffix(p, lint.Suffix):
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	var out diag.List
+	for _, f := range files {
+		if src, err := os.ReadFile(f); err == nil && bytes.Contains(src, []byte("Drains")) {
+			out = append(out, drainspec.Lint(f)...)
+		}
+	}
+	return out
 }
 
 // samePostcondition drops each lint/postcondition-field finding at the

@@ -260,3 +260,146 @@ func TestPrepareRefusesUnusedCallees(t *testing.T) {
 		}
 	}
 }
+
+// A node ### Drains names that the drained graph does not hold is an
+// error at the name, with the nodes there are and the one meant.
+func TestDrainsNamesANodeOfTheGraph(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range board {
+		files[k] = v
+	}
+	for _, tc := range []struct{ drain, want string }{
+		{"  - rendered: [feed, bord]\n", `board.test.prose.md:15:22: error: ### Drains names "bord", which is no node of the drained graph; did you mean "board"? (its nodes: board, feed) [test/drains]`},
+		{"  - events: {fed: {id: 1}}\n    rendered: all\n", `board.test.prose.md:15:14: error: ### Drains names "fed", which is no node of the drained graph; did you mean "feed"? (its nodes: board, feed) [test/drains]`},
+		{"  - rendered: all\n  - ticks: [scoreboard]\n    skipped: [nothing]\n", `board.test.prose.md:16:13: error: ### Drains names "scoreboard", which is no node of the drained graph (its nodes: board, feed); so is "nothing" (17:15) [test/drains]`},
+	} {
+		files["board.test.prose.md"] = "---\nname: t\nkind: test\nsubject: board\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  \"*\": exec:cat\ndrains:\n" + tc.drain + "```\n\n### Expects\n\n- `points`: is present\n"
+		g := project(t, files)
+		test := filepath.Join(g.Root, "board.test.prose.md")
+		sp, _, err := spec.Load(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, diags := drain.ParseTest(sp)
+		if w == nil {
+			t.Fatalf("%s", diags)
+		}
+		_, _, err = drain.RunTest(context.Background(), w, filepath.Join(g.Root, "board.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+		if err == nil || !strings.HasSuffix(err.Error(), tc.want) {
+			t.Errorf("%q: %v\nwant %s", tc.drain, err, tc.want)
+		}
+	}
+}
+
+// A node with an id is named in ### Drains by its id or its name, as
+// --event and --tick name it: events given by name are delivered, and
+// the expectations and failures by name are of that node.
+func TestDrainsNameANodeByItsName(t *testing.T) {
+	files := map[string]string{
+		"feed.prose.md": strings.Replace(feed, "name: feed", "id: 01JABCDEFGHJKMNPQRSTVWXYZ0\nname: feed", 1),
+		"feed.test.prose.md": "---\nname: t\nkind: test\nsubject: feed\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  feed: exec:./r.sh\ndrains:\n" +
+			"  - events: {feed: {id: 1}}\n    rendered: [feed]\n  - events: {feed: {id: 2}}\n    fail: [feed]\n    failed: [feed]\n```\n\n### Expects\n\n- `counts`: is present\n",
+	}
+	g := project(t, files)
+	if err := os.WriteFile(filepath.Join(g.Root, "r.sh"), []byte("#!/bin/sh\necho '{\"counts\": 1}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp, _, err := spec.Load(filepath.Join(g.Root, "feed.test.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, diags := drain.ParseTest(sp)
+	if w == nil {
+		t.Fatalf("%s", diags)
+	}
+	_, checks, err := drain.RunTest(context.Background(), w, filepath.Join(g.Root, "feed.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+	if err != nil || len(checks) != 2 {
+		t.Fatalf("%v %+v", err, checks)
+	}
+	for _, c := range checks {
+		if !c.OK {
+			t.Errorf("%s: observed %s", c.Text, c.Observed)
+		}
+	}
+}
+
+// A drain item whose expectations fail because a render failed that it
+// did not make fail says why that render failed.
+func TestDrainsSayWhyARenderFailed(t *testing.T) {
+	files := map[string]string{
+		"feed.prose.md": feed,
+		"feed.test.prose.md": "---\nname: t\nkind: test\nsubject: feed\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  feed: exec:./r.sh\ndrains:\n" +
+			"  - events: {feed: {id: 1}}\n    rendered: [feed]\n```\n\n### Expects\n\n- `counts`: is present\n",
+	}
+	g := project(t, files)
+	if err := os.WriteFile(filepath.Join(g.Root, "r.sh"), []byte("#!/bin/sh\necho not json\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp, _, err := spec.Load(filepath.Join(g.Root, "feed.test.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, diags := drain.ParseTest(sp)
+	if w == nil {
+		t.Fatalf("%s", diags)
+	}
+	_, checks, err := drain.RunTest(context.Background(), w, filepath.Join(g.Root, "feed.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+	if err != nil || len(checks) != 1 {
+		t.Fatalf("%v %+v", err, checks)
+	}
+	if c := checks[0]; c.OK || !strings.Contains(c.Observed, "; feed failed: ") {
+		t.Errorf("%+v", c)
+	}
+}
+
+// A fixture that seeds a Requires item reading a producer's whole truth
+// with a key the producer does not maintain is refused at the fixture:
+// the subject would read null where the author meant a value.
+func TestSeedOfAWholeTruth(t *testing.T) {
+	files := map[string]string{
+		"totals.prose.md":     "---\nname: totals\nkind: gateway\n---\n\n# Totals\n\n### Maintains\n\n- `high` (number): the high\n- `count` (integer): how many\n",
+		"alert.prose.md":      "---\nname: alert\nkind: responsibility\n---\n\n# Alert\n\n### Requires\n\n- `book`: the whole truth of `totals`\n\n### Maintains\n\n- `big` (boolean): over 100\n\n### Execution\n\n```prose\nreturn { big: book.high > 100 }\n```\n",
+		"alert.test.prose.md": "---\nname: t\nkind: test\nsubject: alert\n---\n\n# T\n\n### Fixtures\n\n- `book`: {\"hgh\": 150, \"count\": 2}\n\n### Drains\n\n```yaml\ndrains:\n  - rendered: [alert]\n```\n\n### Expects\n\n- `big`: is true\n",
+	}
+	g := project(t, files)
+	sp, _, err := spec.Load(filepath.Join(g.Root, "alert.test.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, diags := drain.ParseTest(sp)
+	tf, _ := spec.ReadTest(sp)
+	if w == nil || tf == nil {
+		t.Fatalf("%s", diags)
+	}
+	seeds := map[string]any{"book": tf.Fixtures[0].Value}
+	_, _, err = drain.RunTest(context.Background(), w, filepath.Join(g.Root, "alert.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir(), Seeds: seeds, Fixtures: tf.Fixtures})
+	want := `alert.test.prose.md:11:1: error: fixture "book" seeds the whole truth of totals, whose ### Maintains declares high, count: "hgh" is none of them, so alert would read null there; did you mean "high"? [test/seed]`
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("%v\nwant %s", err, want)
+	}
+}
+
+// Events a drain item delivers to a node that is no gateway are refused
+// at the name: a drain would drop them, and the test pass on events
+// nothing received.
+func TestDrainsEventsOfAResponsibility(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range board {
+		files[k] = v
+	}
+	files["board.test.prose.md"] = "---\nname: t\nkind: test\nsubject: board\n---\n\n# T\n\n### Drains\n\n```yaml\nbind:\n  \"*\": exec:cat\ndrains:\n  - events: {board: {id: 1}}\n```\n\n### Expects\n\n- `points`: is present\n"
+	g := project(t, files)
+	sp, _, err := spec.Load(filepath.Join(g.Root, "board.test.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, diags := drain.ParseTest(sp)
+	if w == nil {
+		t.Fatalf("%s", diags)
+	}
+	_, _, err = drain.RunTest(context.Background(), w, filepath.Join(g.Root, "board.prose.md"), drain.TestOptions{Dir: g.Root, State: t.TempDir()})
+	want := "board.test.prose.md:15:14: error: ### Drains, drain 1, delivers events to board, a responsibility, and events are delivered to gateways only"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v\nwant %s", err, want)
+	}
+}

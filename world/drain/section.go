@@ -1,4 +1,4 @@
-// This file reads and runs the `### Drains` section of a `kind: test`
+// This file runs the `### Drains` section of a `kind: test`
 // file: a test whose subject is a responsibility (or a gateway) and whose
 // `### Drains` says, drain by drain, what to deliver and which nodes must
 // render, skip or fail.
@@ -61,227 +61,37 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/world/drainspec"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
 
+// The section's form, and the check of the nodes it names, are package
+// drainspec's (lint reads them too); this file runs it.
+
+// Test is a test file's ### Drains (drainspec.Test).
+type Test = drainspec.Test
+
+// Item is one drain item (drainspec.Item).
+type Item = drainspec.Item
+
 // SectionKey is the key of the section that makes a test a world test.
-const SectionKey = "drains"
+const SectionKey = drainspec.SectionKey
 
 // CodeDrains is the code of a ### Drains section that does not read.
-const CodeDrains = "test/drains"
-
-// Test is a test file's ### Drains.
-type Test struct {
-	File   *diag.File
-	Bind   map[string]string
-	Drains []*Item
-}
-
-// Item is one drain item.
-type Item struct {
-	Pos    diag.Pos
-	Events map[string][]any
-	Ticks  []string
-	Fail   []string
-	// Expect maps rendered, skipped and failed to their node ids (nil
-	// for `all`); empty when the item expects nothing of the receipts.
-	Expect   map[receipt.Status][]string
-	Programs *int
-}
+const CodeDrains = drainspec.CodeDrains
 
 // HasTest reports whether the test file sp has a ### Drains section.
-func HasTest(sp *spec.Spec) bool { return section(sp) != nil }
-
-func section(sp *spec.Spec) *spec.Section {
-	for _, s := range sp.Sections {
-		if strings.EqualFold(strings.TrimSpace(s.Heading), SectionKey) {
-			return s
-		}
-	}
-	return nil
-}
+func HasTest(sp *spec.Spec) bool { return drainspec.HasTest(sp) }
 
 // ParseTest reads sp's ### Drains; nil (and no diagnostics) when it has
 // none.
-func ParseTest(sp *spec.Spec) (*Test, diag.List) {
-	sec := section(sp)
-	if sec == nil {
-		return nil, nil
-	}
-	var diags diag.List
-	body, off := yamlBody(sec)
-	at := func(n *yaml.Node) diag.Pos {
-		if n == nil {
-			return sec.Pos
-		}
-		return lineCol(sp.File, off, n.Line, n.Column)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(body), &doc); err != nil {
-		diags.Errorf(sp.File, sec.Pos, CodeDrains, "### Drains is not YAML (%v): write bind: and drains: as the package documentation shows", err)
-		return nil, diags
-	}
-	t := &Test{File: sp.File, Bind: map[string]string{}}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		diags.Errorf(sp.File, sec.Pos, CodeDrains, "### Drains: want a mapping with drains: (a list of drains) and an optional bind:")
-		return nil, diags
-	}
-	m := doc.Content[0]
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		switch k.Value {
-		case "bind":
-			if v.Kind != yaml.MappingNode {
-				diags.Errorf(sp.File, at(v), CodeDrains, "bind: want a mapping of NODE: BINDING")
-				continue
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				t.Bind[v.Content[j].Value] = v.Content[j+1].Value
-			}
-		case "drains":
-			if v.Kind != yaml.SequenceNode {
-				diags.Errorf(sp.File, at(v), CodeDrains, "drains: want a list, one item per drain")
-				continue
-			}
-			for _, it := range v.Content {
-				if d := parseDrain(it, at, sp.File, &diags); d != nil {
-					t.Drains = append(t.Drains, d)
-				}
-			}
-		default:
-			diags.Errorf(sp.File, at(k), CodeDrains, "### Drains: unknown key %q (want bind or drains)", k.Value)
-		}
-	}
-	if len(t.Drains) == 0 && !diags.HasErrors() {
-		diags.Errorf(sp.File, sec.Pos, CodeDrains, "### Drains has no drain: add drains: with at least one item")
-	}
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	return t, nil
-}
-
-// yamlBody is the section's YAML (the fenced block's when there is one)
-// and the offset of its first byte.
-func yamlBody(sec *spec.Section) (string, int) {
-	body, off := sec.Body, int(sec.BodyPos)
-	lines := strings.SplitAfter(body, "\n")
-	start, pos := -1, 0
-	for _, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			if start < 0 {
-				start = pos + len(l)
-				pos += len(l)
-				continue
-			}
-			return body[start:pos], off + start
-		}
-		pos += len(l)
-	}
-	return body, off
-}
-
-func lineCol(f *diag.File, off, line, col int) diag.Pos {
-	src := string(f.Source())
-	p := off
-	for l := 1; l < line && p < len(src); l++ {
-		i := strings.IndexByte(src[p:], '\n')
-		if i < 0 {
-			break
-		}
-		p += i + 1
-	}
-	return diag.Pos(p + col - 1)
-}
-
-func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags *diag.List) *Item {
-	d := &Item{Pos: at(n), Events: map[string][]any{}, Expect: map[receipt.Status][]string{}}
-	if n.Kind != yaml.MappingNode {
-		diags.Errorf(f, at(n), CodeDrains, "a drain is a mapping: events:, ticks:, fail:, rendered:, skipped:, failed:, programs:")
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		switch k.Value {
-		case "events":
-			var evs map[string]any
-			if err := v.Decode(&evs); err != nil || v.Kind != yaml.MappingNode {
-				diags.Errorf(f, at(v), CodeDrains, "events: want a mapping of GATEWAY: EVENT (or a list of events)")
-				continue
-			}
-			for g, e := range evs {
-				if l, ok := e.([]any); ok {
-					d.Events[g] = l
-				} else {
-					d.Events[g] = []any{e}
-				}
-			}
-		case "ticks", "fail":
-			ids, ok := idList(v)
-			if !ok || ids == nil {
-				diags.Errorf(f, at(v), CodeDrains, "%s: want a node id or a list of node ids", k.Value)
-				continue
-			}
-			if k.Value == "ticks" {
-				d.Ticks = ids
-			} else {
-				d.Fail = ids
-			}
-		case string(receipt.Rendered), string(receipt.Skipped), string(receipt.Failed):
-			if v.Kind == yaml.ScalarNode && v.Value == "all" {
-				d.Expect[receipt.Status(k.Value)] = nil
-				continue
-			}
-			ids, ok := idList(v)
-			if !ok {
-				diags.Errorf(f, at(v), CodeDrains, "%s: want all, or a list of node ids", k.Value)
-				continue
-			}
-			if ids == nil {
-				ids = []string{}
-			}
-			d.Expect[receipt.Status(k.Value)] = ids
-		case "programs":
-			var p int
-			if err := v.Decode(&p); err != nil {
-				diags.Errorf(f, at(v), CodeDrains, "programs: want a number")
-				continue
-			}
-			d.Programs = &p
-		default:
-			diags.Errorf(f, at(k), CodeDrains, "a drain has no key %q (want events, ticks, fail, rendered, skipped, failed, programs)", k.Value)
-		}
-	}
-	return d
-}
-
-func idList(v *yaml.Node) ([]string, bool) {
-	switch v.Kind {
-	case yaml.ScalarNode:
-		if v.Value == "" {
-			return nil, false
-		}
-		return []string{v.Value}, true
-	case yaml.SequenceNode:
-		var out []string
-		for _, e := range v.Content {
-			if e.Kind != yaml.ScalarNode {
-				return nil, false
-			}
-			out = append(out, e.Value)
-		}
-		return out, true
-	}
-	return nil, false
-}
+func ParseTest(sp *spec.Spec) (*Test, diag.List) { return drainspec.ParseTest(sp) }
 
 // TestOptions configure RunTest.
 type TestOptions struct {
@@ -291,6 +101,9 @@ type TestOptions struct {
 	State string
 	// Seeds are the fixtures that name the subject's inputs.
 	Seeds map[string]any
+	// Fixtures are the test's fixtures as written, with their positions,
+	// for the check of the seeds (drainspec.SeedFields); nil: none.
+	Fixtures []*spec.Fixture
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -311,13 +124,16 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 	if err != nil {
 		return nil, nil, err
 	}
-	subject := subjectID(g, subjectPath)
+	subject := drainspec.SubjectID(g, subjectPath)
 	diags = g.Given(diags, func(node, input string) bool {
 		_, ok := o.Seeds[input]
 		return node == subject && ok
 	})
 	if diags.HasErrors() {
 		return nil, nil, errors.New(strings.TrimRight(diags.Errors().String(), "\n"))
+	}
+	if ds := drainspec.SeedFields(t.File, o.Fixtures, g, subject); ds.HasErrors() {
+		return nil, nil, errors.New(strings.TrimRight(ds.Errors().String(), "\n"))
 	}
 	var seeds []string
 	for k := range o.Seeds {
@@ -329,10 +145,11 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 			return nil, nil, fmt.Errorf("fixtures %s name no Requires item of %s", strings.Join(unknown, ", "), subject)
 		}
 	}
-	if err := t.checkIDs(g); err != nil {
-		return nil, nil, err
+	if ds := t.CheckNames(g); ds.HasErrors() {
+		return nil, nil, errors.New(strings.TrimRight(ds.Errors().String(), "\n"))
 	}
-	p, err := t.prepare(g, o.Dir)
+	toIDs(t, g)
+	p, err := prepareTest(t, g, o.Dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -361,7 +178,7 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 		if err != nil {
 			return nil, checks, fmt.Errorf("drain %d: %v", i+1, err)
 		}
-		checks = append(checks, d.check(i+1, g, res))
+		checks = append(checks, checkItem(d, i+1, g, res))
 	}
 	last, err := st.Last(subject)
 	if err != nil || last == nil || last.Version == "" {
@@ -371,79 +188,45 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 	return truth, checks, err
 }
 
-func subjectID(g *graph.Graph, path string) string {
-	abs, _ := filepath.Abs(path)
-	for _, n := range g.Nodes {
-		if p, _ := filepath.Abs(n.Path); p == abs {
+// toIDs rewrites the node names of t's drain items as the ids of the
+// nodes they name (a node is named by its id or its name, as with
+// --event and --tick), since a drain keys events, ticks, injected
+// failures and receipts by id: a name left as written delivered
+// nothing and never matched a receipt. The names are checked first
+// (Test.CheckNames).
+func toIDs(t *Test, g *graph.Graph) {
+	id := func(name string) string {
+		if n := g.Node(name); n != nil {
 			return n.ID
 		}
+		return name
 	}
-	if len(g.Nodes) > 0 {
-		return g.Nodes[len(g.Nodes)-1].ID
-	}
-	return ""
-}
-
-// checkIDs refuses node ids the graph does not hold, and events that do
-// not fit their gateway.
-func (t *Test) checkIDs(g *graph.Graph) error {
-	var bad []string
-	seen := func(id string) {
-		if g.Node(id) == nil && !contains(bad, id) {
-			bad = append(bad, id)
+	ids := func(l []string) []string {
+		if l == nil {
+			return nil
 		}
-	}
-	for k := range t.Bind {
-		if k != "*" {
-			id, _, _ := strings.Cut(k, ".")
-			seen(id)
+		out := make([]string, len(l))
+		for i, x := range l {
+			out[i] = id(x)
 		}
+		return out
 	}
 	for _, d := range t.Drains {
-		for k := range d.Events {
-			seen(k)
+		evs := map[string][]any{}
+		for _, k := range sortedKeys(d.Events) {
+			evs[id(k)] = append(evs[id(k)], d.Events[k]...)
 		}
-		for _, ids := range [][]string{d.Ticks, d.Fail, d.Expect[receipt.Rendered], d.Expect[receipt.Skipped], d.Expect[receipt.Failed]} {
-			for _, id := range ids {
-				seen(id)
-			}
-		}
-	}
-	if len(bad) == 0 {
-		// An event that does not fit its gateway's ### Receives is
-		// refused as prose run --event refuses it.
-		for i, d := range t.Drains {
-			for _, k := range sortedKeys(d.Events) {
-				for _, e := range d.Events[k] {
-					if err := g.Node(k).CheckEvent(e); err != nil {
-						return fmt.Errorf("### Drains, drain %d, events of %s: %v", i+1, k, err)
-					}
-				}
-			}
-		}
-		return nil
-	}
-	sort.Strings(bad)
-	var ids []string
-	for _, n := range g.Nodes {
-		ids = append(ids, n.ID)
-	}
-	return fmt.Errorf("### Drains names %s, not a node of the drained graph (nodes: %s)", strings.Join(bad, ", "), strings.Join(ids, ", "))
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
+		d.Events, d.Ticks, d.Fail = evs, ids(d.Ticks), ids(d.Fail)
+		for st, l := range d.Expect {
+			d.Expect[st] = ids(l)
 		}
 	}
-	return false
 }
 
 // prepare assembles the test's drain from its bind: entries, as prose
 // run DIR does from --slot: a node with nothing to render it is named
 // with the entry that would.
-func (t *Test) prepare(g *graph.Graph, dir string) (*Prepared, error) {
+func prepareTest(t *Test, g *graph.Graph, dir string) (*Prepared, error) {
 	var as []run.Assignment
 	for k, v := range t.Bind {
 		as = append(as, run.Assignment{Name: k, Value: v})
@@ -481,7 +264,7 @@ func (failing) Render(context.Context, *reconcile.Request) (*reconcile.Answer, e
 }
 
 // check compares a drain's receipts with the item's expectations.
-func (d *Item) check(i int, g *graph.Graph, res *reconcile.Result) Check {
+func checkItem(d *Item, i int, g *graph.Graph, res *reconcile.Result) Check {
 	got := map[receipt.Status][]string{}
 	count := map[string]int{}
 	for _, r := range res.Receipts {
@@ -494,7 +277,7 @@ func (d *Item) check(i int, g *graph.Graph, res *reconcile.Result) Check {
 	var want []string
 	if len(d.Expect) > 0 {
 		for _, st := range []receipt.Status{receipt.Rendered, receipt.Skipped, receipt.Failed} {
-			ids, given := d.Expect[st]
+			ids, given := d.Expect[string(st)]
 			if given && ids == nil {
 				for _, n := range g.Nodes {
 					ids = append(ids, n.ID)
@@ -507,8 +290,8 @@ func (d *Item) check(i int, g *graph.Graph, res *reconcile.Result) Check {
 				c.OK = false
 			}
 		}
-		for n, k := range count {
-			if k > 1 {
+		for _, n := range sortedCounts(count) {
+			if k := count[n]; k > 1 {
 				c.OK = false
 				c.Observed += fmt.Sprintf("; %s has %d receipts", n, k)
 			}
@@ -523,8 +306,32 @@ func (d *Item) check(i int, g *graph.Graph, res *reconcile.Result) Check {
 	if len(want) == 0 {
 		want = []string{"runs"}
 	}
+	if !c.OK {
+		// Why a render failed that the item did not make fail: the
+		// report would else say only that it did.
+		injected := map[string]bool{}
+		for _, id := range d.Fail {
+			injected[id] = true
+		}
+		for _, r := range res.Receipts {
+			if r.Status == receipt.Failed && r.Reason != "" && !injected[r.Node] {
+				reason, _, _ := strings.Cut(r.Reason, "\n")
+				c.Observed += fmt.Sprintf("; %s failed: %s", r.Node, reason)
+			}
+		}
+	}
 	c.Text = fmt.Sprintf("drain %d %s", i, strings.Join(want, ", "))
 	return c
+}
+
+// sortedCounts are the keys of m, sorted.
+func sortedCounts(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func list(ids []string) string {

@@ -368,6 +368,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	}
 	g.addInline(inline, &diags)
 	diags = append(diags, g.functionNames(functions)...)
+	diags = append(diags, functionTruths(functions)...)
 	diags = append(diags, g.checkIDs()...)
 	w, wd, err := readWiring(root)
 	if err != nil {
@@ -490,7 +491,11 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		}
 	}
 	n.Families = families(s)
-	n.Items = requiresItems(s)
+	if s.Kind != spec.KindGateway {
+		// A gateway's ### Requires is not wired: its input arrives as
+		// events (the loader's error, spec.CodeGatewayRequires).
+		n.Items = requiresItems(s)
+	}
 	if s.Kind == spec.KindGateway {
 		n.Events = eventShape(s)
 	}
@@ -522,6 +527,28 @@ func (g *Graph) functionNames(functions []*spec.Spec) diag.List {
 			continue
 		}
 		out.Errorf(f.File, f.Pos, CodeDuplicateName, "function name %q is also the %s %s's (%s): a call or a --slot by that name would reach only one of them; rename one", f.Name, n.Kind, n.Label(), n.File)
+	}
+	return out
+}
+
+// CodeFunctionTruth is a file of kind function with a ### Maintains.
+const CodeFunctionTruth = "graph/function-truth"
+
+// functionTruths reports each function file with a ### Maintains
+// (decided: an error). A function is called, not wired, so it is no node
+// of the graph: a drain leaves it out and exits 0, while the author, who
+// wrote the truth it keeps, meant a responsibility (the loader reads the
+// section as what the function returns, lint only warns that it does not
+// apply).
+func functionTruths(functions []*spec.Spec) diag.List {
+	var out diag.List
+	for _, f := range functions {
+		for _, sec := range f.Sections {
+			if strings.EqualFold(strings.TrimSpace(sec.Heading), "maintains") {
+				out.Errorf(f.File, sec.Pos, CodeFunctionTruth, "%s is kind: function, and a function keeps no truth: it is no node of the world graph, so no drain renders it and its ### Maintains is kept by nothing; make it kind: responsibility, or write ### Returns for a function to call", f.Name)
+				break
+			}
+		}
 	}
 	return out
 }

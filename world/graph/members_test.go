@@ -24,6 +24,8 @@ func TestExecutionMembers(t *testing.T) {
 			`alert.prose.md:19:14: error: book has no member "tax": it is the whole truth of orders, whose ### Maintains declares total, count: read one of them, or declare the member in that ### Maintains [graph/unknown-member]`},
 		{"a field it maintains", orders, "book.total", ""},
 		{"a faceted producer", faceted, "book.tax", ""},
+		{"a faceted producer, misspelt", faceted, "book.totl",
+			`alert.prose.md:19:14: error: book has no member "totl": it is the whole truth of orders, whose ### Maintains declares total, count, lines; did you mean "total"? [graph/unknown-member]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, diags, err := Load(writeFiles(t, map[string]string{"orders.prose.md": tc.orders, "alert.prose.md": alert(tc.expr)}))
@@ -155,5 +157,101 @@ func TestUnreadGateway(t *testing.T) {
 		if tc.want == "" && strings.Contains(got, CodeUnread) || tc.want != "" && !strings.Contains(got, tc.want) {
 			t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
 		}
+	}
+}
+
+// A read_world_model of the node itself or of another node is an object
+// of what that node's ### Maintains declares, on a cold start as after:
+// a member it does not declare is an error at the member, naming the
+// members there are (a faceted truth, which may hold a field at the top
+// or inside a facet, only a near miss of one of them).
+func TestWorldReadMembers(t *testing.T) {
+	orders := "---\nname: orders\nkind: gateway\n---\n\n# Orders\n\n### Maintains\n\n- `total` (number): the sum\n- `count` (integer): how many\n"
+	alert := func(maintains, body string) string {
+		return node("alert", "responsibility", "- `book`: the whole truth of `orders`", maintains) +
+			"\n### Execution\n\n```prose\n" + body + "\nreturn { mark: t, big: book.total > 3 }\n```\n"
+	}
+	own := "- `mark` (number): the largest seen\n- `big`: whether it is large"
+	faceted := own + "\n\n#### history\n\nthe past marks\n"
+	for _, tc := range []struct {
+		name, maintains, body, want string
+	}{
+		{"self through a name", own, "let p = read_world_model(\"self\")\nlet t = p.mrk",
+			`alert.prose.md:21:11: error: p has no member "mrk": it is the prior truth of alert (null on a cold start), whose ### Maintains declares mark, big; did you mean "mark"? [graph/unknown-member]`},
+		{"self directly", own, "let t = read_world_model(\"self\").markk",
+			`alert.prose.md:20:34: error: read_world_model("self") has no member "markk": it is the prior truth of alert (null on a cold start), whose ### Maintains declares mark, big; did you mean "mark"? [graph/unknown-member]`},
+		{"self by its name, a member not maintained", own, "let t = read_world_model(\"alert\").peak",
+			`alert.prose.md:20:35: error: read_world_model("alert") has no member "peak": it is the prior truth of alert (null on a cold start), whose ### Maintains declares mark, big: read one of them, or declare the member in that ### Maintains [graph/unknown-member]`},
+		{"another node, misspelt", own, "let t = read_world_model(\"orders\").totl",
+			`alert.prose.md:20:36: error: read_world_model("orders") has no member "totl": it is the whole truth of orders, whose ### Maintains declares total, count; did you mean "total"? [graph/unknown-member]`},
+		{"another node, not maintained", own, "let o = read_world_model(\"orders\")\nlet t = o.tax",
+			`alert.prose.md:21:11: error: o has no member "tax": it is the whole truth of orders, whose ### Maintains declares total, count: read one of them, or declare the member in that ### Maintains [graph/unknown-member]`},
+		{"a faceted truth, misspelt", faceted, "let t = read_world_model(\"self\").histroy",
+			`alert.prose.md:25:34: error: read_world_model("self") has no member "histroy": it is the prior truth of alert (null on a cold start), whose ### Maintains declares mark, big, history; did you mean "history"? [graph/unknown-member]`},
+		{"a faceted truth, another word", faceted, "let t = read_world_model(\"self\").peak", ""},
+		{"members it has", own, "let p = read_world_model(\"self\")\nlet t = p.mark\nif read_world_model(\"orders\").count > 2:\n  t = p.big", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags, err := Load(writeFiles(t, map[string]string{"orders.prose.md": orders, "alert.prose.md": alert(tc.maintains, tc.body)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := diags.String()
+			if tc.want == "" && strings.Contains(got, CodeUnknownMember) || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// A gateway's ### Requires is not wired (a gateway's input arrives as
+// events) and is an error at its heading, not an edge.
+func TestGatewayRequiresIsNotWired(t *testing.T) {
+	config := node("config", "responsibility", "", "- `threshold` (number): the limit")
+	alerts := node("alerts", "gateway", "- `threshold`: *(Maintained by `config`.)*", "- `last`: the last alert")
+	g, diags, err := Load(writeFiles(t, map[string]string{"config.prose.md": config, "alerts.prose.md": alerts}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "alerts.prose.md:8:1: error: ### Requires does not apply to a gateway, and prose does not wire it"
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("diagnostics:\n%s\nwant %s", diags, want)
+	}
+	if len(g.Edges) != 0 {
+		t.Errorf("edges: %v", g.Edges)
+	}
+}
+
+// A file of kind function with a ### Maintains is no node of the graph
+// (functions are called, not wired): a drain would leave it out with
+// exit 0, so it is an error at the section.
+func TestFunctionThatMaintains(t *testing.T) {
+	feed := node("feed", "gateway", "", "- `items` (string[]): the items")
+	summary := node("summary", "function", "- `items`: from `feed`", "- `count` (integer): how many")
+	g, diags, err := Load(writeFiles(t, map[string]string{"feed.prose.md": feed, "summary.prose.md": summary}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "summary.prose.md:12:1: error: summary is kind: function, and a function keeps no truth: it is no node of the world graph, so no drain renders it and its ### Maintains is kept by nothing; make it kind: responsibility, or write ### Returns for a function to call [graph/function-truth]"
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("diagnostics:\n%s\nwant %s", diags, want)
+	}
+	if len(g.Nodes) != 1 {
+		t.Errorf("nodes: %v", g.Nodes)
+	}
+}
+
+// A Requires item that names the node's own world model is its prior
+// truth: a member its ### Maintains does not declare is an error there
+// too.
+func TestPriorItemMembers(t *testing.T) {
+	src := "---\nname: status-board\nkind: responsibility\n---\n\n# Status Board\n\n### Requires\n\n- prior `StatusBoard`: the previous level\n\n### Maintains\n\nThe `StatusBoard` world-model.\n\n- `level`: the level\n- `changes`: how many changes\n\n### Execution\n\n```prose\nlet changes = 0\nif StatusBoard is not null:\n  changes = StatusBoard.chnges\nreturn { level: \"low\", changes: changes }\n```\n"
+	_, diags, err := Load(writeFiles(t, map[string]string{"board.prose.md": src}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `board.prose.md:24:25: error: StatusBoard has no member "chnges": it is the prior truth of status-board (null on a cold start), whose ### Maintains declares level, changes; did you mean "changes"? [graph/unknown-member]`
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("diagnostics:\n%s\nwant %s", diags, want)
 	}
 }

@@ -36,12 +36,26 @@ func (g *Graph) plainFields() diag.List {
 			}
 			off := int(sec.BodyPos)
 			fenced := false
+			facet := "" // the `####` facet the line is under
 			for _, raw := range strings.SplitAfter(sec.Body, "\n") {
 				line := strings.TrimRight(raw, "\r\n")
 				if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 					fenced = !fenced
+				} else if !fenced && strings.HasPrefix(t, "####") && !strings.HasPrefix(t, "#####") {
+					facet = strings.Trim(strings.TrimSpace(strings.TrimLeft(t, "#")), "`")
 				}
-				if m := unreadField().FindStringSubmatchIndex(line); !fenced && m != nil {
+				if m := unreadField().FindStringSubmatchIndex(line); !fenced && m != nil && facet != "" {
+					// Under a facet a list describes the facet (spec,
+					// facets.go): a typed item there is no field, whatever
+					// its type, and saying its type is unread would send
+					// the author to fix what is right.
+					name := line[m[2]:m[3]]
+					if !n.hasPart(name) && !maintainsWord[strings.ToLower(name)] {
+						out.Errorf(n.Spec.File, diag.Pos(off+m[2]), CodeFieldType,
+							"### Maintains of %s declares no field %q: it is written under the facet #### %s, where a list describes the facet, so nothing checks that a truth gives it, nor its type; to have it checked, declare it as a field of the truth, above the first ####",
+							n.Label(), name, facet)
+					}
+				} else if m != nil && !fenced {
 					name, paren := line[m[2]:m[3]], line[m[4]:m[5]]
 					if !n.hasPart(name) && !maintainsWord[strings.ToLower(name)] {
 						out.Errorf(n.Spec.File, diag.Pos(off+m[4]), CodeFieldType,

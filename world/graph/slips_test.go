@@ -236,3 +236,21 @@ func TestMaintainsFieldTypeUnread(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A typed item under a `####` facet of ### Maintains describes the facet
+// and declares no field (the loader reads it so): an error that says so
+// and where to write the field, not that its type is unread.
+func TestMaintainsFieldUnderAFacet(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"risk.prose.md": node("risk", "gateway", "", "- `level` (string): the level\n\n#### scores\n\n- `score` (number): the score\n- `notes`: free text\n"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(diags.String(), dir+"/", "")
+	want := "risk.prose.md:14:4: error: ### Maintains of risk declares no field \"score\": it is written under the facet #### scores, where a list describes the facet, so nothing checks that a truth gives it, nor its type; to have it checked, declare it as a field of the truth, above the first #### [graph/field-type]"
+	if strings.TrimSpace(got) != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -36,7 +36,7 @@ func TestTruthFieldsAreChecked(t *testing.T) {
 		{"fraction for an integer", map[string]any{"total": 130.0, "count": 2.5}, `sum.prose.md:15:4: sum's truth gives 2.5 for its field count, which its ### Maintains declares (integer)`},
 		{"null for a number", map[string]any{"total": nil, "count": 2.0}, `sum.prose.md:14:4: sum's truth gives null for its field total, which its ### Maintains declares (number): give a number, or declare ` + "`total` (number, optional)" + ` if it may be empty`},
 		{"field left out", map[string]any{"total": 130.0}, `sum.prose.md:15:4: sum's truth lacks the field(s) "count", which its ### Maintains declares`},
-		{"misspelt field", map[string]any{"totl": 130.0, "count": 2.0}, `lacks the field(s) "total"`},
+		{"misspelt field", map[string]any{"totl": 130.0, "count": 2.0}, `sum.prose.md:14:4: sum's truth lacks the field(s) "total", which its ### Maintains declares (it gives "totl": did you mean "total"?)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := writeProject(t, map[string]string{

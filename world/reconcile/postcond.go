@@ -3,10 +3,12 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/proselang/prose/claim"
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/internal/didyoumean"
 	types "github.com/proselang/prose/shape"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
@@ -153,10 +155,41 @@ func Fields(n *graph.Node, truth any) error {
 			n.Spec.File.Position(o.Pos), displayName(n), types.Show(val), o.Name, o.Type, fix)
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s: %s's truth lacks the field(s) %s, which its ### Maintains declares: give every declared field (null where there is no value, for a field that admits it)",
-			n.Spec.File.Position(first.Pos), displayName(n), strings.Join(missing, ", "))
+		return fmt.Errorf("%s: %s's truth lacks the field(s) %s, which its ### Maintains declares%s: give every declared field (null where there is no value, for a field that admits it)",
+			n.Spec.File.Position(first.Pos), displayName(n), strings.Join(missing, ", "), nearKeys(n, m))
 	}
 	return nil
+}
+
+// nearKeys is " (it gives "totl": did you mean "total"?)" for each member
+// of truth m that the Maintains does not declare and that is near a
+// declared field it lacks, "" when none is.
+func nearKeys(n *graph.Node, m map[string]any) string {
+	var lacking []string
+	declared := map[string]bool{}
+	for _, o := range n.Spec.Outputs {
+		declared[o.Name] = true
+		if _, has := m[o.Name]; !has && !o.Facet && !o.Inferred {
+			lacking = append(lacking, o.Name)
+		}
+	}
+	var keys []string
+	for k := range m {
+		if !declared[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		if near := didyoumean.Closest(k, lacking, max(1, len(k)/3)); near != "" {
+			out = append(out, fmt.Sprintf("it gives %q: did you mean %q?", k, near))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, "; ") + ")"
 }
 
 func displayName(n *graph.Node) string {
