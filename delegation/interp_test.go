@@ -28,6 +28,22 @@ return [s, t, u]
 	wantErr(t, e, "test.md:1:13: undefined name 'nope'")
 }
 
+// \{ and \} are braces that are text, beside an interpolation or not,
+// and a triple-quoted string takes the same escapes as a quoted one
+// (ProseScript's): """a\nb""" holds a line break, not a backslash.
+func TestStringEscapes(t *testing.T) {
+	got := mustRun(t, `
+let topic = "tides"
+let s = "\{topic\} {topic} \{{topic}\} {{topic}"
+let u = """one\ntwo \{topic\} {topic} \\{topic}"""
+return [s, u]
+`, nil, nil)
+	want := `["{topic} tides {tides} {topic}","one\ntwo {topic} tides \\tides"]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 // The checker reports an undefined name in braces at its brace, and a
 // name used only in braces is used.
 func TestStringInterpolationChecks(t *testing.T) {

@@ -596,9 +596,9 @@ func (s *scanner) string() {
 		case '"':
 			s.i++
 			raw := s.text[start:s.i]
-			v, err := strconv.Unquote(raw)
-			if err != nil {
-				s.emit(ILLEGAL, s.off(start), s.off(s.i), raw, "invalid escape in string "+raw+": use \\\", \\\\, \\n or \\t")
+			v, _, bad := unescape(raw[1:len(raw)-1], false)
+			if bad != "" {
+				s.emit(ILLEGAL, s.off(start), s.off(s.i), raw, "invalid escape "+bad+" in string "+raw+": "+escapeHelp)
 				return
 			}
 			s.emit(STRING, s.off(start), s.off(s.i), raw, v)
@@ -611,7 +611,8 @@ func (s *scanner) string() {
 }
 
 // tripleString scans a """...""" literal, which may span lines. Its value
-// is the text between the quotes, lines joined by "\n", with no escapes.
+// is the text between the quotes, lines joined by "\n", with the escapes
+// of ProseScript (unescape).
 func (s *scanner) tripleString() {
 	start, startLine := s.i, s.li
 	pos := s.off(start)
@@ -639,7 +640,12 @@ func (s *scanner) tripleString() {
 	} else {
 		raw = `"""` + b.String() + `"""`
 	}
-	s.toks = append(s.toks, token{kind: STRING, pos: pos, end: s.off(s.i), raw: raw, val: s.value(b.String()), line: int32(startLine), col: int32(start)})
+	v, _, bad := unescape(b.String(), true)
+	if bad != "" {
+		s.toks = append(s.toks, token{kind: ILLEGAL, pos: pos, end: s.off(s.i), raw: raw, val: s.value("invalid escape " + bad + ` in """ string: ` + escapeHelp), line: int32(startLine), col: int32(start)})
+		return
+	}
+	s.toks = append(s.toks, token{kind: STRING, pos: pos, end: s.off(s.i), raw: raw, val: s.value(v), line: int32(startLine), col: int32(start)})
 }
 
 // hyphenJoins reports whether the name part at the start of rest (up to
