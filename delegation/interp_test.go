@@ -13,8 +13,8 @@ import (
 func TestStringInterpolation(t *testing.T) {
 	got := mustRun(t, `
 let topic = "tides"
-let r = { score: 7, tags: ["a"] }
-let s = "About {topic}: {r.score} {r.tags} {r.none}"
+let r = { score: 7, tags: ["a"], empty: null }
+let s = "About {topic}: {r.score} {r.tags} {r.empty}"
 let t = """multi {topic}
 line {{topic} {"k": 1} { topic } {}"""
 let u = "{\"verdict\": \"ok\", \"n\": {n}}"
@@ -26,6 +26,21 @@ return [s, t, u]
 	}
 	e := runErr(t, "let s = \"x {nope} y\"\nreturn s\n", nil, nil)
 	wantErr(t, e, "test.md:1:13: undefined name 'nope'")
+}
+
+// A brace reading a member an object lacks, or a member of null, is an
+// error at the member, not the text "null"; a key present with null is.
+func TestInterpolatedMissingMemberIsAnError(t *testing.T) {
+	e := runErr(t, "let r = { score: 7 }\nreturn \"got {r.scores}\"\n", nil, nil)
+	wantErr(t, e, `test.md:2:16: {r.scores}: r has no key "scores" (its keys: score), so the text would read "null"`)
+	e = runErr(t, "let r = { a: null }\nreturn \"got {r.a.b}\"\n", nil, nil)
+	wantErr(t, e, `test.md:2:18: {r.a.b}: r.a is null`)
+	e = runErr(t, "let r = {}\nreturn \"got {r.a.b}\"\n", nil, nil)
+	wantErr(t, e, `test.md:2:16: {r.a.b}: r has no key "a" (it is empty)`)
+	got := mustRun(t, "let r = { a: null, n: 2 }\nreturn \"{r.a} {r.n} {r.length}\"\n", nil, nil)
+	if got != `"null 2 2"` {
+		t.Errorf("got %s", got)
+	}
 }
 
 // \{ and \} are braces that are text, beside an interpolation or not,
