@@ -31,14 +31,23 @@ const (
 // many times, concurrently. It reaches the world only through host; a nil
 // host runs with no caller and no judge.
 func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, host *Host) (Value, error) {
+	v, _, err := RunReturned(ctx, prog, globals, host)
+	return v, err
+}
+
+// RunReturned is Run, and reports whether a top-level `return` ended the
+// run (false when the program ran to its end): a caller whose contract
+// needs a value tells a program that forgot its return from one that
+// returned null.
+func RunReturned(ctx context.Context, prog *syntax.Program, globals map[string]Value, host *Host) (Value, bool, error) {
 	if host == nil {
 		host = &Host{}
 	}
 	if prog == nil {
-		return nil, &Error{Kind: KindRuntime, Msg: "no program to run"}
+		return nil, false, &Error{Kind: KindRuntime, Msg: "no program to run"}
 	}
 	if prog.Frame == nil {
-		return nil, &Error{Kind: KindRuntime, Msg: "the program was not resolved (build it with syntax.Parse)"}
+		return nil, false, &Error{Kind: KindRuntime, Msg: "the program was not resolved (build it with syntax.Parse)"}
 	}
 	in := &interp{host: *host, file: prog.File}
 	if in.host.Runtime == nil {
@@ -55,7 +64,7 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	for k, v := range globals {
 		c, err := cloneWithin(ctx, host.MaxValueBytes, normalize(v))
 		if err != nil {
-			return nil, &Error{Kind: KindRuntime, Msg: fmt.Sprintf("the value of %s: %v", k, err)}
+			return nil, false, &Error{Kind: KindRuntime, Msg: fmt.Sprintf("the value of %s: %v", k, err)}
 		}
 		if i := prog.Frame.Slot(k); i >= 0 {
 			top.slots[i] = valueSlot(c)
@@ -69,12 +78,12 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	f := &frame{th: th, in: in, ctx: ctx, env: top}
 	c, v, _, err := f.execBlock(prog.Body, false)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if c == ctrlReturn {
-		return v, nil
+		return v, true, nil
 	}
-	return nil, nil
+	return nil, false, nil
 }
 
 // interp is the state shared by every thread of one run.
