@@ -157,6 +157,9 @@ type frame struct {
 	// parLoop is the value of loops inside the body of a parallel loop
 	// iteration (break may not leave it), 0 elsewhere.
 	loops, parLoop int
+	// caught is the error the innermost catch block running caught, which
+	// a bare throw raises again; nil outside catch blocks.
+	caught *Error
 }
 
 // iterNode is one sequential loop's current iteration in a frame's path;
@@ -196,7 +199,7 @@ func (f *frame) path() string {
 // iteration path), with its own thread and slots laid out as fr.
 func (f *frame) child(ctx context.Context, path string, fr *syntax.Frame) *frame {
 	th := newThread(f.in, ctx, f.th)
-	return &frame{th: th, in: f.in, ctx: ctx, env: newEnv(fr, f.env), ppath: path}
+	return &frame{th: th, in: f.in, ctx: ctx, env: newEnv(fr, f.env), ppath: path, caught: f.caught}
 }
 
 // env holds the slots of one scope (syntax.Frame); up is the enclosing
@@ -472,6 +475,12 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 		}
 		return ctrlReturn, v, true, nil
 	case *syntax.ThrowStmt:
+		if s.Value == nil {
+			if f.caught == nil {
+				return ctrlNone, nil, false, f.errorf(s.Throw, KindRuntime, "a bare throw raises again the error a catch caught, and no catch is running here: throw a value (throw \"reason\")")
+			}
+			return ctrlNone, nil, false, f.caught
+		}
 		v, err := f.eval(s.Value)
 		if err != nil {
 			return ctrlNone, nil, false, err
@@ -575,7 +584,10 @@ func (f *frame) execTry(s *syntax.TryStmt, tail bool) (ctrl, Value, bool, error)
 		if s.CatchVar != nil {
 			f.let(s.CatchVar, f.own(re.Object()))
 		}
+		outer := f.caught
+		f.caught = re
 		c, v, has, err = f.execBlock(s.Catch, tail)
+		f.caught = outer
 	}
 	if s.Finally != nil {
 		fc, fv, _, ferr := f.execBlock(s.Finally, false)

@@ -171,10 +171,11 @@ type ReturnStmt struct {
 	Value  Expr // nil for a bare return
 }
 
-// ThrowStmt is `throw VALUE`.
+// ThrowStmt is `throw VALUE`, or a bare `throw` inside a catch block,
+// which raises again the error the catch caught (ProseScript's rethrow).
 type ThrowStmt struct {
 	Throw diag.Pos
-	Value Expr
+	Value Expr // nil for a bare throw
 }
 
 // ---- expressions ----
@@ -433,7 +434,12 @@ func (s *ReturnStmt) End() diag.Pos {
 	return s.Value.End()
 }
 func (s *ThrowStmt) Pos() diag.Pos { return s.Throw }
-func (s *ThrowStmt) End() diag.Pos { return s.Value.End() }
+func (s *ThrowStmt) End() diag.Pos {
+	if s.Value == nil {
+		return s.Throw + 5
+	}
+	return s.Value.End()
+}
 
 func (*LetStmt) stmt()      {}
 func (*AssignStmt) stmt()   {}
