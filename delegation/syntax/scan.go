@@ -224,6 +224,8 @@ func closer(open string) string {
 		return ")"
 	case "[":
 		return "]"
+	case markBlock:
+		return markBlock
 	}
 	return "}"
 }
@@ -376,6 +378,9 @@ func (s *scanner) next() {
 		s.ident()
 		return
 	}
+	if c == '*' && s.marker() {
+		return
+	}
 	two := ""
 	if s.i+1 < len(s.text) {
 		two = s.text[s.i : s.i+2]
@@ -403,6 +408,51 @@ func (s *scanner) next() {
 	}
 	s.emit(ILLEGAL, s.off(start), s.off(s.i), bad, msg)
 }
+
+// Discretion markers. ProseScript may wrap a natural-language condition
+// in `**...**` on its line, or in `***` lines around text spanning lines
+// (`if ***` then the text, then `***:`); the markers change nothing about
+// the condition. The scanner reads a run of two or three asterisks as one
+// ILLEGAL token (an error anywhere else), and a `***` that ends its line
+// as an opener whose lines are joined as inside brackets, until the next
+// `***` closes it; parseCond drops a pair around a whole condition.
+const (
+	markLine  = "**"
+	markBlock = "***"
+)
+
+// markHelp is the error of a marker that wraps no condition.
+const markHelp = ": ** and *** mark the whole condition of an if, elif or loop line, as in if **x is empty**:"
+
+// marker scans a run of two or three asterisks at s.i, reporting whether
+// it did.
+func (s *scanner) marker() bool {
+	n := 0
+	for s.i+n < len(s.text) && s.text[s.i+n] == '*' {
+		n++
+	}
+	if n != 2 && n != 3 {
+		return false
+	}
+	start := s.i
+	s.i += n
+	raw := s.text[start:s.i]
+	s.emit(ILLEGAL, s.off(start), s.off(s.i), raw, "unexpected "+strconv.Quote(raw)+markHelp)
+	if raw != markBlock {
+		return true
+	}
+	if k := len(s.opens); k > 0 && s.opens[k-1].raw == markBlock {
+		s.opens = s.opens[:k-1]
+		return true
+	}
+	if rest := strings.TrimSpace(s.text[s.i:]); rest == "" || rest[0] == '#' {
+		s.opens = append(s.opens, s.toks[len(s.toks)-1])
+	}
+	return true
+}
+
+// isMark reports whether t is a discretion marker of the kind raw.
+func isMark(t *token, raw string) bool { return t.kind == ILLEGAL && t.raw == raw }
 
 // charHints says what to write instead of characters borrowed from other
 // languages.
