@@ -676,12 +676,8 @@ func instanceConfig(s *spec.Spec, p *spec.PatternInstance, ps *spec.Spec, k stri
 		if check.DefaultFits(u, v) {
 			continue
 		}
-		want := "a non-negative integer"
-		if u.Duration {
-			want = "a positive duration such as 500ms or 30s (or a number of seconds)"
-		}
 		out.Errorf(s.File, p.ConfigPos[k], CodeConfigValue, "pattern instance %s: config %s is %s, which %s uses as %s at %s, where it must be %s",
-			p.Name, k, configText(given), ps.Name, u.What, ps.File.Position(u.Pos), want)
+			p.Name, k, configText(given), ps.Name, u.What, ps.File.Position(u.Pos), u.Want())
 		break
 	}
 	return out

@@ -156,6 +156,8 @@ func (c *checker) count(e syntax.Expr, what string) {
 	case *syntax.NumberLit:
 		if !x.IsInt || x.Int < 0 {
 			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "%s %s is not a non-negative integer", what, x.Raw)
+		} else if x.Int == 0 && what == "loop max" {
+			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "loop max 0: the loop never runs; a loop's max is at least 1")
 		}
 		return
 	case *syntax.Ident:
