@@ -426,7 +426,11 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 // leaves out an input its pattern needs (lint/missing-argument): one it
 // declares without a default or "optional", or one of its implied inputs
 // that a slot requires (spec.ImpliedRequired). The instance passes the
-// call's arguments through, so one the pattern does not name is no error.
+// call's arguments through; one whose name the pattern's Delegation never
+// mentions, and that names none of its inputs, slots or config keys, is
+// lint/unknown-argument (decided, as upstream makes an unknown input an
+// error): nothing would ever read it, and `tone: "dry"` would be dropped
+// with exit 0.
 func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*spec.Spec) diag.List {
 	if len(patterns) == 0 {
 		return nil
@@ -468,9 +472,56 @@ func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*
 				out.Errorf(n.File, id.NamePos, CodeMissingArgument, "call %s does not pass %q, which its pattern %s needs: add %s: VALUE under the call", id.Name, name, ps.Name, name)
 			}
 		}
+		if reads := delegationNames(ps); reads != nil {
+			var takes []string
+			for _, in := range ps.Inputs {
+				bound[in.Name] = true
+				takes = append(takes, in.Name)
+			}
+			for _, name := range ps.ImpliedInputs() {
+				if !bound[name] {
+					takes = append(takes, name)
+				}
+			}
+			for _, a := range c.Args {
+				if reads[a.Key] || bound[a.Key] {
+					continue
+				}
+				it := "it reads no argument"
+				if len(takes) > 0 {
+					it = "it reads " + strings.Join(takes, ", ")
+				}
+				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s: its pattern %s never reads %q, so the value would be dropped%s (%s)",
+					id.Name, ps.Name, a.Key, didYouMean(a.Key, append([]string(nil), takes...)), it)
+			}
+		}
 		return true
 	})
 	return out
+}
+
+// delegationNames are the names pattern ps's Delegation mentions (as a
+// name, in braces, or among a natural condition's words), or nil when it
+// has no Delegation to read (a rendered pattern takes what it is given)
+// or reads a prior truth.
+func delegationNames(ps *spec.Spec) map[string]bool {
+	if ps.Delegation == nil || ps.Delegation.Program == nil || ps.PriorNames() != nil {
+		return nil
+	}
+	names := map[string]bool{}
+	syntax.Walk(ps.Delegation.Program, func(x syntax.Node) bool {
+		switch x := x.(type) {
+		case *syntax.Ident:
+			names[x.Name] = true
+		case *syntax.NaturalCond:
+			for _, w := range x.Words {
+				first, _, _ := strings.Cut(w.Path, ".")
+				names[first] = true
+			}
+		}
+		return true
+	})
+	return names
 }
 
 // markOutputs sets syntax.CallExpr.Output on each call of a node (or
