@@ -79,3 +79,25 @@ func TestStringInterpolationChecks(t *testing.T) {
 		t.Errorf("got %q\nwant %q", msgs, want)
 	}
 }
+
+// Braces with spaces around a bound name are text, which the checker
+// warns of at the brace; around an unbound word, escaped, or without
+// spaces they draw nothing.
+func TestSpacedBraceWarns(t *testing.T) {
+	prog, errs := syntax.ParseString("t.md", "let s = \"About { topic } {topic.x } {  other } \\{ topic \\} {topic}\"\nreturn { s: s }\n")
+	if err := errs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	d := &check.Decls{Inputs: []check.Name{{Name: "topic"}}}
+	var msgs []string
+	for _, x := range check.Check(prog, d) {
+		msgs = append(msgs, x.Error())
+	}
+	want := []string{
+		"t.md:1:16: warning: { topic } is text, not the value of topic: braces interpolate only a name with nothing else inside; write {topic} (or \\{ topic \\} for the text) [check/spaced-brace]",
+		"t.md:1:26: warning: {topic.x } is text, not the value of topic: braces interpolate only a name with nothing else inside; write {topic.x} (or \\{ topic.x \\} for the text) [check/spaced-brace]",
+	}
+	if len(msgs) != len(want) || msgs[0] != want[0] || msgs[1] != want[1] {
+		t.Errorf("got %q\nwant %q", msgs, want)
+	}
+}

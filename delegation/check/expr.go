@@ -2,9 +2,11 @@ package check
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
 )
 
 // expr checks an expression. collecting is true when e is the value of a
@@ -57,9 +59,32 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 	}
 }
 
+// spacedBrace matches braces around a name path with spaces inside, which
+// are text (grammar.md, Strings), and the character before them.
+var spacedBrace = regexp.MustCompile(`(^|[^\\])\{(\s*)([\pL_][\pL\pN_-]*(?:\.[\pL_][\pL\pN_-]*)*)(\s*)\}`)
+
 // interpolations checks the `{name}` references of a string: each name
-// must be bound (reported at its brace), and counts as used.
+// must be bound (reported at its brace), and counts as used. Braces with
+// spaces around a bound name (`{ topic }`) are text, not the name's
+// value: a warning says so (check/spaced-brace), since "About { topic }"
+// would be sent as written with exit 0; `\{ topic \}` writes them as text
+// on purpose.
 func (c *checker) interpolations(s *syntax.StringLit) {
+	if strings.Contains(s.Raw, "{") {
+		for _, m := range spacedBrace.FindAllStringSubmatchIndex(s.Raw, -1) {
+			if m[5] == m[4] && m[9] == m[8] {
+				continue // no space: an interpolation (or {{name}, text)
+			}
+			path := s.Raw[m[6]:m[7]]
+			root, _, _ := strings.Cut(path, ".")
+			if c.names[root] == nil {
+				continue
+			}
+			c.diags.Warnf(c.f, s.ValuePos+diag.Pos(m[3]), CodeSpacedBrace,
+				"%s is text, not the value of %s: braces interpolate only a name with nothing else inside; write {%s} (or \\{ %s \\} for the text)",
+				s.Raw[m[3]:m[1]], root, path, path)
+		}
+	}
 	for _, p := range s.Parts {
 		if p.Ref == nil {
 			continue
