@@ -75,6 +75,9 @@ const (
 	// CodeUnknownArgument: a call passes an input its callee does not
 	// declare; CodeMissingArgument: it leaves a required one out.
 	CodeUnknownArgument = "lint/unknown-argument"
+	// CodeModifierConflict: a call modifier (retry:, backoff:) named like
+	// an input its callee declares.
+	CodeModifierConflict = "lint/modifier-conflict"
 	CodeMissingArgument = "lint/missing-argument"
 	// CodeConfigValue is a ### Patterns instance's config value that its
 	// pattern's declared type, or its use as a count or a timeout, would
@@ -103,6 +106,7 @@ func Rules() []spec.Rule {
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
 		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the value's declared shape cannot have (a callee's outputs, the fields a slot ensures, a declared type)"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
+		{Code: CodeModifierConflict, Severity: diag.Error, Short: "Call modifier (retry:, backoff:) named like an input the callee declares"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 		{Code: CodePostconditionSlip, Severity: diag.Warning, Short: "Postcondition whose form is misspelt: nothing checks it"},
 		{Code: CodePostconditionField, Severity: diag.Error, Short: "Postcondition in a claim form whose field the node does not give: nothing checks it"},
@@ -403,6 +407,15 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 		for _, in := range cs.Inputs {
 			declared[in.Name] = true
 			names = append(names, in.Name)
+		}
+		for _, m := range c.Modifiers {
+			if declared[m.Key] {
+				// Decided, as upstream: a call modifier that is also an
+				// input name of its target is an error, not a clause
+				// the callee's input silently never receives.
+				out.Errorf(n.File, m.KeyPos, CodeModifierConflict, "call %s: %s: is the call's %s modifier, but %s also declares an input %q, which would never receive it: rename the input, or pass the value under another name",
+					id.Name, m.Key, m.Key, id.Name, m.Key)
+			}
 		}
 		passed := map[string]bool{}
 		for _, a := range c.Args {

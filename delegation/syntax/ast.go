@@ -301,7 +301,12 @@ type CallExpr struct {
 	Timeout Expr       // nil when absent; a DurationLit or a number of seconds
 	Backoff *ObjectLit // nil when absent
 	OnFail  *OnFail    // nil when absent (abort)
-	EndPos  diag.Pos
+	// Modifiers are the arguments written among Args that a ProseScript
+	// call takes as its clauses (`retry: 2`, `backoff: exponential`),
+	// moved out of Args (spec, prosescript.go) and kept so that a check
+	// can refuse one a callee also declares as an input.
+	Modifiers []*Field
+	EndPos    diag.Pos
 	// Output is set by the Contract Markdown checks (package lint) when
 	// the target is a node that declares exactly one output: the call's
 	// value is that output, a fallback is matched to it by the return
