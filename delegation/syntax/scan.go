@@ -422,7 +422,7 @@ const (
 )
 
 // markHelp is the error of a marker that wraps no condition.
-const markHelp = ": ** and *** mark the whole condition of an if, elif or loop line, as in if **x is empty**:"
+const markHelp = ": the operators are + and - (no * or /); ** and *** mark the whole condition of an if, elif or loop line, as in if **x is empty**:"
 
 // marker scans a run of two or three asterisks at s.i, reporting whether
 // it did.
