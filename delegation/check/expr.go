@@ -183,6 +183,11 @@ func (c *checker) count(e syntax.Expr, what string) {
 			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "%s %s is not a non-negative integer", what, x.Raw)
 		} else if x.Int == 0 && what == "loop max" {
 			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "loop max 0: the loop never runs; a loop's max is at least 1")
+		} else if x.Int == 0 {
+			// a count written 0 never runs its body (upstream: a
+			// non-positive repeat count is an error); a count from data
+			// may be 0 on purpose and is not judged here
+			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "%s 0: the body never runs; remove the loop, or count at least 1", what)
 		}
 		return
 	case *syntax.Ident:
