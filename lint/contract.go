@@ -75,10 +75,10 @@ const (
 	// CodeUnknownArgument: a call passes an input its callee does not
 	// declare; CodeMissingArgument: it leaves a required one out.
 	CodeUnknownArgument = "lint/unknown-argument"
+	CodeMissingArgument = "lint/missing-argument"
 	// CodeModifierConflict: a call modifier (retry:, backoff:) named like
 	// an input its callee declares.
 	CodeModifierConflict = "lint/modifier-conflict"
-	CodeMissingArgument = "lint/missing-argument"
 	// CodeConfigValue is a ### Patterns instance's config value that its
 	// pattern's declared type, or its use as a count or a timeout, would
 	// refuse at run time.
