@@ -336,10 +336,7 @@ func (b *binder) configRanges(config map[string]delegation.Value) {
 			if u.Name != c.Name || fits(u, v) {
 				continue
 			}
-			want := "a non-negative integer"
-			if u.Duration {
-				want = "a positive duration such as 500ms or 30s (or a number of seconds)"
-			}
+			want := u.Want()
 			where := b.sp.File.Position(u.Pos).String()
 			if b.given[c.Name] {
 				b.problem(BadValue, b.path(c.Name), "--config %s=%s: %s is %s at %s, which must be %s", b.path(c.Name), delegation.Text(v), b.path(c.Name), u.What, where, want)
@@ -359,9 +356,9 @@ func fits(u check.Use, v delegation.Value) bool {
 	}
 	switch n := v.(type) {
 	case int64:
-		return n >= 0
+		return n >= u.Least()
 	case float64:
-		return n >= 0 && n == math.Trunc(n) && !math.IsInf(n, 0)
+		return n >= float64(u.Least()) && n == math.Trunc(n) && !math.IsInf(n, 0)
 	}
 	return false
 }

@@ -682,7 +682,13 @@ func (s *programService) Call(ctx context.Context, req *delegation.CallRequest) 
 	if err != nil {
 		return nil, err
 	}
-	return delegation.Run(ctx, s.prog, globals, nestedHost(req))
+	v, returned, err := delegation.RunReturned(ctx, s.prog, globals, nestedHost(req))
+	if err == nil && !returned {
+		if b := s.node.Body(); b != nil && s.node.Execution != nil && b.Program == s.prog {
+			err = endedWithoutReturn(s.node)
+		}
+	}
+	return v, err
 }
 
 // nodeGlobals are the names a node's program starts with: its inputs from

@@ -63,11 +63,16 @@ func (c *Plan) Run(ctx context.Context, host *delegation.Host) (delegation.Value
 	for k, v := range c.Globals {
 		g[k] = bind.Clone(v)
 	}
-	v, err := delegation.Run(ctx, c.Program, g, host)
+	v, returned, err := delegation.RunReturned(ctx, c.Program, g, host)
 	if err != nil {
 		return nil, err
 	}
 	if b := c.Node.Body(); b != nil && c.Node.Execution != nil && b.Program == c.Program {
+		if !returned {
+			if err := endedWithoutReturn(c.Node); err != nil {
+				return nil, err
+			}
+		}
 		return checkReturn(c.Node, c.Program, v)
 	}
 	return Outputs(c.Node, v)

@@ -122,6 +122,32 @@ func returns(prog *syntax.Program) []diag.Pos {
 	return out
 }
 
+// endedWithoutReturn is the error of n's Execution running to its end
+// without a `return`, or nil when n may give nothing. Decided: when n
+// declares an output that must hold a value (one that is neither
+// optional nor a `####` facet), such a run is an error at the Execution,
+// not the null a bare `return` gives on purpose: upstream's `return`
+// chooses the value that satisfies ### Returns / ### Maintains, and a
+// branch that forgot its return would else give {"out": null} with
+// exit 0.
+func endedWithoutReturn(n *spec.Spec) error {
+	var need []string
+	for _, d := range n.Outputs {
+		if !d.Optional && !d.Facet && !d.Inferred {
+			need = append(need, d.Name)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	word := "output"
+	if len(need) > 1 {
+		word = "outputs"
+	}
+	return fmt.Errorf("%s: the Execution of %s ended without a return, but %s declares the %s %s: end every path with return {%s: ...} (return null to give nothing on purpose)",
+		n.File.Position(nodePos(n)), n.Name, n.Name, word, strings.Join(need, ", "), need[0])
+}
+
 // checkReturn applies the return rule and the declared types to v, the
 // value n's Execution prog returned: an error is reported at the return
 // when there is one, else at the Execution, naming the lines of the

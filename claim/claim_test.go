@@ -237,6 +237,9 @@ func TestMismatchIsNeitherTrueNorFalse(t *testing.T) {
 		{"equals 3", `"3"`, `text "3", not a number`},
 		{"is not 3", `" 3"`, `text " 3", not a number`},
 		{"is true", `"true"`, `text "true", not a boolean`},
+		{`contains "1"`, `12`, "an integer, not text, a list or an object"},
+		{"does not contain `3`", `12`, "an integer, not text, a list or an object"},
+		{`includes "t"`, `true`, "a bool, not text, a list or an object"},
 	} {
 		v, err := delegation.FromJSON([]byte(tc.value))
 		if err != nil {

@@ -31,14 +31,23 @@ const (
 // many times, concurrently. It reaches the world only through host; a nil
 // host runs with no caller and no judge.
 func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, host *Host) (Value, error) {
+	v, _, err := RunReturned(ctx, prog, globals, host)
+	return v, err
+}
+
+// RunReturned is Run, and reports whether a top-level `return` ended the
+// run (false when the program ran to its end): a caller whose contract
+// needs a value tells a program that forgot its return from one that
+// returned null.
+func RunReturned(ctx context.Context, prog *syntax.Program, globals map[string]Value, host *Host) (Value, bool, error) {
 	if host == nil {
 		host = &Host{}
 	}
 	if prog == nil {
-		return nil, &Error{Kind: KindRuntime, Msg: "no program to run"}
+		return nil, false, &Error{Kind: KindRuntime, Msg: "no program to run"}
 	}
 	if prog.Frame == nil {
-		return nil, &Error{Kind: KindRuntime, Msg: "the program was not resolved (build it with syntax.Parse)"}
+		return nil, false, &Error{Kind: KindRuntime, Msg: "the program was not resolved (build it with syntax.Parse)"}
 	}
 	in := &interp{host: *host, file: prog.File}
 	if in.host.Runtime == nil {
@@ -55,7 +64,7 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	for k, v := range globals {
 		c, err := cloneWithin(ctx, host.MaxValueBytes, normalize(v))
 		if err != nil {
-			return nil, &Error{Kind: KindRuntime, Msg: fmt.Sprintf("the value of %s: %v", k, err)}
+			return nil, false, &Error{Kind: KindRuntime, Msg: fmt.Sprintf("the value of %s: %v", k, err)}
 		}
 		if i := prog.Frame.Slot(k); i >= 0 {
 			top.slots[i] = valueSlot(c)
@@ -69,12 +78,12 @@ func Run(ctx context.Context, prog *syntax.Program, globals map[string]Value, ho
 	f := &frame{th: th, in: in, ctx: ctx, env: top}
 	c, v, _, err := f.execBlock(prog.Body, false)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if c == ctrlReturn {
-		return v, nil
+		return v, true, nil
 	}
-	return nil, nil
+	return nil, false, nil
 }
 
 // interp is the state shared by every thread of one run.
@@ -148,6 +157,9 @@ type frame struct {
 	// parLoop is the value of loops inside the body of a parallel loop
 	// iteration (break may not leave it), 0 elsewhere.
 	loops, parLoop int
+	// caught is the error the innermost catch block running caught, which
+	// a bare throw raises again; nil outside catch blocks.
+	caught *Error
 }
 
 // iterNode is one sequential loop's current iteration in a frame's path;
@@ -187,7 +199,7 @@ func (f *frame) path() string {
 // iteration path), with its own thread and slots laid out as fr.
 func (f *frame) child(ctx context.Context, path string, fr *syntax.Frame) *frame {
 	th := newThread(f.in, ctx, f.th)
-	return &frame{th: th, in: f.in, ctx: ctx, env: newEnv(fr, f.env), ppath: path}
+	return &frame{th: th, in: f.in, ctx: ctx, env: newEnv(fr, f.env), ppath: path, caught: f.caught}
 }
 
 // env holds the slots of one scope (syntax.Frame); up is the enclosing
@@ -463,6 +475,12 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 		}
 		return ctrlReturn, v, true, nil
 	case *syntax.ThrowStmt:
+		if s.Value == nil {
+			if f.caught == nil {
+				return ctrlNone, nil, false, f.errorf(s.Throw, KindRuntime, "a bare throw raises again the error a catch caught, and no catch is running here: throw a value (throw \"reason\")")
+			}
+			return ctrlNone, nil, false, f.caught
+		}
 		v, err := f.eval(s.Value)
 		if err != nil {
 			return ctrlNone, nil, false, err
@@ -566,7 +584,10 @@ func (f *frame) execTry(s *syntax.TryStmt, tail bool) (ctrl, Value, bool, error)
 		if s.CatchVar != nil {
 			f.let(s.CatchVar, f.own(re.Object()))
 		}
+		outer := f.caught
+		f.caught = re
 		c, v, has, err = f.execBlock(s.Catch, tail)
+		f.caught = outer
 	}
 	if s.Finally != nil {
 		fc, fv, _, ferr := f.execBlock(s.Finally, false)

@@ -95,6 +95,11 @@ func (f *frame) interpolate(x *syntax.StringLit) (Value, error) {
 		if p.Ref == nil {
 			b = append(b, p.Text...)
 		} else {
+			if m, ok := p.Ref.(*syntax.MemberExpr); ok {
+				if err := f.interpolatedMember(m, pathText(m)); err != nil {
+					return nil, err
+				}
+			}
 			v, err := f.eval(p.Ref)
 			if err != nil {
 				return nil, err
@@ -113,6 +118,53 @@ func (f *frame) interpolate(x *syntax.StringLit) (Value, error) {
 		return nil, err
 	}
 	return string(b), nil
+}
+
+// interpolatedMember is the error of `{X.M}` in a string where X is null
+// or an object without the key M, or nil. Decided: such a brace is an
+// error at the member, not the text "null" (semantics.md, rule 18a): a
+// prompt or a result reading "Summary of null" with exit 0 is a wrong
+// value, where an expression's null would at least reach a test. A key
+// present with the value null is the text "null", as a name holding null
+// is; a member written to be optional is tested first (`if X.M is
+// present:`). The checks go down the path, so `{a.b.c}` names the first
+// member that is missing.
+func (f *frame) interpolatedMember(m *syntax.MemberExpr, brace string) error {
+	if id, ok := m.X.(*syntax.Ident); ok {
+		s := f.slot(&id.Binding)
+		if s.v != unbound && s.out != nil && s.out.Output != "" && s.out.Output == m.Name {
+			return nil // v.OUT of a one-output call is v (rule 27a)
+		}
+	}
+	if inner, ok := m.X.(*syntax.MemberExpr); ok {
+		if err := f.interpolatedMember(inner, brace); err != nil {
+			return err
+		}
+	}
+	v, err := f.eval(m.X)
+	if err != nil {
+		return err
+	}
+	what := pathText(m.X)
+	switch o := v.(type) {
+	case nil:
+		return f.errorf(m.NamePos, KindRuntime, "{%s}: %s is null, so the text would read \"null\": test it first (if %s is present: ...)", brace, what, what)
+	case *Object:
+		if _, has := o.Get(m.Name); has || m.Name == "length" {
+			return nil
+		}
+		if err := f.nearKey(m, o, nil); err != nil {
+			return err
+		}
+		keys := "it is empty"
+		if k := o.Keys(); len(k) > 8 {
+			keys = "its keys: " + strings.Join(k[:8], ", ") + ", ..."
+		} else if len(k) > 0 {
+			keys = "its keys: " + strings.Join(k, ", ")
+		}
+		return f.errorf(m.NamePos, KindRuntime, "{%s}: %s has no key %q (%s), so the text would read \"null\": read a key it has, or test it first (if %s.%s is present: ...)", brace, what, m.Name, keys, what, m.Name)
+	}
+	return nil
 }
 
 // evalSlot evaluates x into a slot, an integer result unboxed.

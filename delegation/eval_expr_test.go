@@ -33,6 +33,29 @@ return log
 	}
 }
 
+// A bare throw inside catch raises the caught error again, as it was (its
+// kind and position kept): an outer try catches it as the inner one did,
+// and uncaught it ends the run with the original error.
+func TestBareThrowRaisesTheCaughtError(t *testing.T) {
+	got := mustRun(t, `
+let log = []
+try:
+  try:
+    let x = [1][5]
+  catch as e:
+    append "inner" to log
+    throw
+catch as e2:
+  append e2.kind to log
+return log
+`, nil, nil)
+	if want := `["inner","runtime"]`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	e := runErr(t, "try:\n  throw \"first\"\ncatch:\n  let y = 1\n  throw\n", nil, nil)
+	wantErr(t, e, "test.md:2:3: uncaught throw: first")
+}
+
 func TestFinallyRunsOnReturnAndUncaughtError(t *testing.T) {
 	c := newCaller().on("log", echo)
 	host := &Host{Caller: c, Runtime: newFakeRuntime()}

@@ -93,6 +93,11 @@ func (f *frame) count(x syntax.Expr, what string, ceiling bool) (int, error) {
 	if n < 0 {
 		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be a non-negative integer, got %d", what, n)
 	}
+	if n == 0 && ceiling {
+		// Decided (upstream: a max less than 1 is an error): a loop of
+		// max 0 never runs, and what it should have made reads null.
+		return 0, f.errorf(x.Pos(), KindRuntime, "%s must be at least 1, got 0: the loop would never run", what)
+	}
 	if n > int64(f.in.host.MaxSteps) && !ceiling {
 		return 0, f.limitf(x.Pos(), LimitSteps, "%s %d exceeds the step budget of %d statements", what, n, f.in.host.MaxSteps)
 	}

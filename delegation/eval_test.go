@@ -114,6 +114,9 @@ func TestLoopCountsMustBeNonNegativeIntegers(t *testing.T) {
 	}
 	e = runErr(t, "loop while true (max: -2):\n  let x = 1\n", nil, nil)
 	wantErr(t, e, "test.md:1:23: loop max must be a non-negative integer, got -2")
+	// a loop of max 0 would never run: an error, not a loop that ends
+	e = runErr(t, "loop until done (max: m):\n  let x = 1\n", map[string]Value{"m": int64(0), "done": true}, nil)
+	wantErr(t, e, "test.md:1:23: loop max must be at least 1, got 0: the loop would never run")
 	// retries is a loop count too, and is refused above the step budget.
 	g := map[string]Value{"s": svc("s")}
 	wantErr(t, runErr(t, "call s\n  retries -1\n", g, nil), "test.md:2:11: retries must be a non-negative integer, got -1")

@@ -76,6 +76,9 @@ const (
 	// declare; CodeMissingArgument: it leaves a required one out.
 	CodeUnknownArgument = "lint/unknown-argument"
 	CodeMissingArgument = "lint/missing-argument"
+	// CodeModifierConflict: a call modifier (retry:, backoff:) named like
+	// an input its callee declares.
+	CodeModifierConflict = "lint/modifier-conflict"
 	// CodeConfigValue is a ### Patterns instance's config value that its
 	// pattern's declared type, or its use as a count or a timeout, would
 	// refuse at run time.
@@ -103,6 +106,7 @@ func Rules() []spec.Rule {
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
 		{Code: CodeUnknownMember, Severity: diag.Error, Short: "Member that the value's declared shape cannot have (a callee's outputs, the fields a slot ensures, a declared type)"},
 		{Code: CodeUnknownArgument, Severity: diag.Error, Short: "Call argument that the called node or function does not declare"},
+		{Code: CodeModifierConflict, Severity: diag.Error, Short: "Call modifier (retry:, backoff:) named like an input the callee declares"},
 		{Code: CodeMissingArgument, Severity: diag.Error, Short: "Call that leaves out a required input of the called node or function"},
 		{Code: CodePostconditionSlip, Severity: diag.Warning, Short: "Postcondition whose form is misspelt: nothing checks it"},
 		{Code: CodePostconditionField, Severity: diag.Error, Short: "Postcondition in a claim form whose field the node does not give: nothing checks it"},
@@ -407,6 +411,15 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 			declared[in.Name] = true
 			names = append(names, in.Name)
 		}
+		for _, m := range c.Modifiers {
+			if declared[m.Key] {
+				// Decided, as upstream: a call modifier that is also an
+				// input name of its target is an error, not a clause
+				// the callee's input silently never receives.
+				out.Errorf(n.File, m.KeyPos, CodeModifierConflict, "call %s: %s: is the call's %s modifier, but %s also declares an input %q, which would never receive it: rename the input, or pass the value under another name",
+					id.Name, m.Key, m.Key, id.Name, m.Key)
+			}
+		}
 		passed := map[string]bool{}
 		for _, a := range c.Args {
 			passed[a.Key] = true
@@ -429,7 +442,11 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 // leaves out an input its pattern needs (lint/missing-argument): one it
 // declares without a default or "optional", or one of its implied inputs
 // that a slot requires (spec.ImpliedRequired). The instance passes the
-// call's arguments through, so one the pattern does not name is no error.
+// call's arguments through; one whose name the pattern's Delegation never
+// mentions, and that names none of its inputs, slots or config keys, is
+// lint/unknown-argument (decided, as upstream makes an unknown input an
+// error): nothing would ever read it, and `tone: "dry"` would be dropped
+// with exit 0.
 func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*spec.Spec) diag.List {
 	if len(patterns) == 0 {
 		return nil
@@ -471,9 +488,56 @@ func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*
 				out.Errorf(n.File, id.NamePos, CodeMissingArgument, "call %s does not pass %q, which its pattern %s needs: add %s: VALUE under the call", id.Name, name, ps.Name, name)
 			}
 		}
+		if reads := delegationNames(ps); reads != nil {
+			var takes []string
+			for _, in := range ps.Inputs {
+				bound[in.Name] = true
+				takes = append(takes, in.Name)
+			}
+			for _, name := range ps.ImpliedInputs() {
+				if !bound[name] {
+					takes = append(takes, name)
+				}
+			}
+			for _, a := range c.Args {
+				if reads[a.Key] || bound[a.Key] {
+					continue
+				}
+				it := "it reads no argument"
+				if len(takes) > 0 {
+					it = "it reads " + strings.Join(takes, ", ")
+				}
+				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s: its pattern %s never reads %q, so the value would be dropped%s (%s)",
+					id.Name, ps.Name, a.Key, didYouMean(a.Key, append([]string(nil), takes...)), it)
+			}
+		}
 		return true
 	})
 	return out
+}
+
+// delegationNames are the names pattern ps's Delegation mentions (as a
+// name, in braces, or among a natural condition's words), or nil when it
+// has no Delegation to read (a rendered pattern takes what it is given)
+// or reads a prior truth.
+func delegationNames(ps *spec.Spec) map[string]bool {
+	if ps.Delegation == nil || ps.Delegation.Program == nil || ps.PriorNames() != nil {
+		return nil
+	}
+	names := map[string]bool{}
+	syntax.Walk(ps.Delegation.Program, func(x syntax.Node) bool {
+		switch x := x.(type) {
+		case *syntax.Ident:
+			names[x.Name] = true
+		case *syntax.NaturalCond:
+			for _, w := range x.Words {
+				first, _, _ := strings.Cut(w.Path, ".")
+				names[first] = true
+			}
+		}
+		return true
+	})
+	return names
 }
 
 // markOutputs sets syntax.CallExpr.Output on each call of a node (or
@@ -679,12 +743,8 @@ func instanceConfig(s *spec.Spec, p *spec.PatternInstance, ps *spec.Spec, k stri
 		if check.DefaultFits(u, v) {
 			continue
 		}
-		want := "a non-negative integer"
-		if u.Duration {
-			want = "a positive duration such as 500ms or 30s (or a number of seconds)"
-		}
 		out.Errorf(s.File, p.ConfigPos[k], CodeConfigValue, "pattern instance %s: config %s is %s, which %s uses as %s at %s, where it must be %s",
-			p.Name, k, configText(given), ps.Name, u.What, ps.File.Position(u.Pos), want)
+			p.Name, k, configText(given), ps.Name, u.What, ps.File.Position(u.Pos), u.Want())
 		break
 	}
 	return out

@@ -31,6 +31,8 @@ func TestReturnShape(t *testing.T) {
 		{"every key", "a b", "return { a: x, b: x }", ""},
 		{"a name holds the object", "a b", "let r = { a: x, b: x }\nreturn r", ""},
 		{"only throws", "a b", "throw \"bad\"", ""},
+		{"one output never returns", "a", "let y = x", "check/return-shape the Execution never returns, so every run of it fails at its end, but f declares the output 'a'"},
+		{"one output returns under an if", "a", "if x:\n  return x", ""},
 	} {
 		got := lintSrc(t, "dir/f.prose.md", fn(tc.returns, tc.body))
 		var shape []string

@@ -36,10 +36,12 @@ func callModifiers(prog *syntax.Program) {
 			switch {
 			case a.Key == "retry" && c.Retries == nil:
 				c.Retries = a.Value
+				c.Modifiers = append(c.Modifiers, a)
 				continue
 			case a.Key == "backoff" && c.Backoff == nil:
 				if name, ok := strategyName(a.Value); ok {
 					c.Backoff = backoffObject(name, a.KeyPos)
+					c.Modifiers = append(c.Modifiers, a)
 					continue
 				}
 			}

@@ -115,6 +115,9 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 	}
 	if m := reContains().FindStringSubmatch(text); m != nil {
 		want, _ := literal(m[1])
+		if mm := containsMismatch(v); mm != "" {
+			return Result{Rule: "contains", Detail: mm, Mismatch: mm}, true
+		}
 		return Result{Holds: contains(v, want), Rule: "contains"}, true
 	}
 	if m := rePresence().FindStringSubmatch(text); m != nil {
@@ -218,6 +221,19 @@ func literal(s string) (delegation.Value, bool) {
 	}
 	v, err := delegation.FromJSON([]byte(s))
 	return v, err == nil
+}
+
+// containsMismatch says why the contains form cannot read v, or "".
+// Decided: a number or a boolean contains nothing, so `count contains
+// "1"` of 12 is neither true nor false (as "has 2 items" of a string is
+// not), rather than a test of its digits: an expectation that passes on
+// digits it happens to share, or a count read as text, is a wrong PASS.
+func containsMismatch(v delegation.Value) string {
+	switch v.(type) {
+	case int64, float64, bool:
+		return aType(v) + ", not text, a list or an object"
+	}
+	return ""
 }
 
 // contains is the contains form.

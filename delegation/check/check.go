@@ -73,11 +73,12 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 }
 
 // neverReturns reports an Execution with no return at all (nor a throw)
-// whose node declares two or more outputs: its value is null, which the
-// return rule refuses at the end of every run.
+// whose node declares two or more outputs, or one that is not optional:
+// its value is null, which the return rule refuses at the end of every
+// run (with one output, callgraph's "ended without a return").
 func (c *checker) neverReturns(prog *syntax.Program) {
 	req := c.required()
-	if len(req) < 2 || len(prog.Body) == 0 {
+	if len(prog.Body) == 0 || len(req) == 0 || len(req) == 1 && c.optionalOutput(req[0]) {
 		return
 	}
 	ends := false
@@ -95,8 +96,23 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 	if c.d.Node != "" {
 		what = c.d.Node + " declares"
 	}
+	if len(req) == 1 {
+		c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns, so every run of it fails at its end, but %s the output %s: end it with return {%s: ...}",
+			what, quote(req[0]), req[0])
+		return
+	}
 	c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns, so its value is null, but %s %d outputs (%s): end it with a return of an object with those keys",
 		what, len(req), strings.Join(req, ", "))
+}
+
+// optionalOutput reports whether the declared output name may be null.
+func (c *checker) optionalOutput(name string) bool {
+	for _, o := range c.d.Outputs {
+		if o.Name == name && !o.Inferred {
+			return o.Optional
+		}
+	}
+	return false
 }
 
 // bindKind says where a name comes from.

@@ -247,6 +247,12 @@ func loopCases() []checkCase {
 		{name: "while does not see the body's names", slots: "w",
 			code: "loop while later is null (max: 5):\n  let later = call w\nreturn later",
 			want: []string{"1:12 error check/undefined-name 'later'"}},
+		{name: "loop max 0", slots: "w",
+			code: "let v = null\nloop until v is present (max: 0):\n  v = call w\nreturn v",
+			want: []string{"2:31 error check/loop-count loop max 0: the loop never runs"}},
+		{name: "repeat 0", slots: "w",
+			code: "repeat 0:\n  call w",
+			want: []string{"1:8 error check/loop-count repeat count 0: the body never runs"}},
 		{name: "repeat counts", slots: "w", config: "max_steps", inputs: "tiers",
 			code: "repeat 2:\n  call w\nrepeat max_steps:\n  call w\nfor tier in tiers:\n  repeat tier.count:\n    call w\nrepeat \"3\":\n  call w\nrepeat 2.5:\n  call w\nrepeat max_steps + 1:\n  call w\nloop while true (max: -1):\n  call w",
 			want: []string{

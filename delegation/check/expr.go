@@ -2,9 +2,11 @@ package check
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
 )
 
 // expr checks an expression. collecting is true when e is the value of a
@@ -57,9 +59,32 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 	}
 }
 
+// spacedBrace matches braces around a name path with spaces inside, which
+// are text (grammar.md, Strings), and the character before them.
+var spacedBrace = regexp.MustCompile(`(^|[^\\])\{(\s*)([\pL_][\pL\pN_-]*(?:\.[\pL_][\pL\pN_-]*)*)(\s*)\}`)
+
 // interpolations checks the `{name}` references of a string: each name
-// must be bound (reported at its brace), and counts as used.
+// must be bound (reported at its brace), and counts as used. Braces with
+// spaces around a bound name (`{ topic }`) are text, not the name's
+// value: a warning says so (check/spaced-brace), since "About { topic }"
+// would be sent as written with exit 0; `\{ topic \}` writes them as text
+// on purpose.
 func (c *checker) interpolations(s *syntax.StringLit) {
+	if strings.Contains(s.Raw, "{") {
+		for _, m := range spacedBrace.FindAllStringSubmatchIndex(s.Raw, -1) {
+			if m[5] == m[4] && m[9] == m[8] {
+				continue // no space: an interpolation (or {{name}, text)
+			}
+			path := s.Raw[m[6]:m[7]]
+			root, _, _ := strings.Cut(path, ".")
+			if c.names[root] == nil {
+				continue
+			}
+			c.diags.Warnf(c.f, s.ValuePos+diag.Pos(m[3]), CodeSpacedBrace,
+				"%s is text, not the value of %s: braces interpolate only a name with nothing else inside; write {%s} (or \\{ %s \\} for the text)",
+				s.Raw[m[3]:m[1]], root, path, path)
+		}
+	}
 	for _, p := range s.Parts {
 		if p.Ref == nil {
 			continue
@@ -156,6 +181,13 @@ func (c *checker) count(e syntax.Expr, what string) {
 	case *syntax.NumberLit:
 		if !x.IsInt || x.Int < 0 {
 			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "%s %s is not a non-negative integer", what, x.Raw)
+		} else if x.Int == 0 && what == "loop max" {
+			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "loop max 0: the loop never runs; a loop's max is at least 1")
+		} else if x.Int == 0 {
+			// a count written 0 never runs its body (upstream: a
+			// non-positive repeat count is an error); a count from data
+			// may be 0 on purpose and is not judged here
+			c.diags.Errorf(c.f, x.ValuePos, CodeLoopCount, "%s 0: the body never runs; remove the loop, or count at least 1", what)
 		}
 		return
 	case *syntax.Ident:

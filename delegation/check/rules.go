@@ -40,6 +40,9 @@ const (
 	// CodeReturnShape: an Execution's return cannot give the object of
 	// outputs its node declares (Decls.ReturnRule).
 	CodeReturnShape = "check/return-shape"
+	// CodeSpacedBrace: braces with spaces around a bound name in a
+	// string (`{ topic }`), which are text, not an interpolation.
+	CodeSpacedBrace = "check/spaced-brace"
 	// CodeFallbackShape: an on_fail fallback whose shape differs from the
 	// callee's declared outputs or the fields its slot's ensures names.
 	CodeFallbackShape = "check/fallback-shape"
@@ -86,6 +89,7 @@ func Rules() []Rule {
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
 		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
 		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
+		{CodeSpacedBrace, diag.Warning, "Braces with spaces around a bound name in a string are text, not an interpolation"},
 		{CodeSaysPolarity, diag.Warning, "Polarity of a says predicate cannot be told"},
 		{CodeTimeout, diag.Error, "timeout is not a positive duration or number of seconds"},
 		{CodeTypeMismatch, diag.Error, "Value of another type than the one declared for the argument, output or field it stands for"},

@@ -20,6 +20,9 @@ type Use struct {
 	Code     string   // the check that refuses a literal there
 	Pos      diag.Pos // the name at the use
 	Duration bool     // a positive duration; else a non-negative integer
+	// Positive is set for a loop's max, which must be at least 1: a loop
+	// of max 0 never runs (upstream: max less than 1 is an error).
+	Positive bool
 	// viaConfig is set for a use written config.KEY.
 	viaConfig bool
 }
@@ -39,16 +42,17 @@ func Uses(prog *syntax.Program, names []string) []Use {
 	var uses []Use
 	rebound := map[string]bool{}
 	add := func(x syntax.Expr, what, code string, dur bool) {
+		positive := what == "the loop's max"
 		switch x := x.(type) {
 		case *syntax.Ident:
 			if want[x.Name] {
-				uses = append(uses, Use{Name: x.Name, What: what, Code: code, Pos: x.NamePos, Duration: dur})
+				uses = append(uses, Use{Name: x.Name, What: what, Code: code, Pos: x.NamePos, Duration: dur, Positive: positive})
 			}
 		case *syntax.MemberExpr:
 			// config.KEY, as a 0.15 pattern reads its config (unless the
 			// program rebinds config itself)
 			if id, ok := x.X.(*syntax.Ident); ok && id.Name == "config" && want[x.Name] {
-				uses = append(uses, Use{Name: x.Name, What: what, Code: code, Pos: x.NamePos, Duration: dur, viaConfig: true})
+				uses = append(uses, Use{Name: x.Name, What: what, Code: code, Pos: x.NamePos, Duration: dur, Positive: positive, viaConfig: true})
 			}
 		}
 	}
@@ -118,16 +122,31 @@ func CheckDefaults(prog *syntax.Program, defaults []Default) diag.List {
 			if u.Name != d.Name || DefaultFits(u, d.Value) {
 				continue
 			}
-			want := "a non-negative integer"
-			if u.Duration {
-				want = "a positive duration such as 500ms or 30s (or a number of seconds)"
-			}
 			l.Errorf(prog.File, d.Pos, u.Code, "default %s of config %s is %s on line %d, which must be %s",
-				valueText(d.Value), quote(d.Name), u.What, prog.File.Position(u.Pos).Line, want)
+				valueText(d.Value), quote(d.Name), u.What, prog.File.Position(u.Pos).Line, u.Want())
 			break
 		}
 	}
 	return l
+}
+
+// Want says what u accepts, for a message: "a non-negative integer".
+func (u Use) Want() string {
+	switch {
+	case u.Duration:
+		return "a positive duration such as 500ms or 30s (or a number of seconds)"
+	case u.Positive:
+		return "a positive integer (a loop of max 0 never runs)"
+	}
+	return "a non-negative integer"
+}
+
+// Least is the smallest count u accepts: 1 for a loop's max, else 0.
+func (u Use) Least() int64 {
+	if u.Positive {
+		return 1
+	}
+	return 0
 }
 
 // DefaultFits reports whether a decoded value is one u accepts.
@@ -152,9 +171,9 @@ func DefaultFits(u Use, v any) bool {
 	}
 	switch x := v.(type) {
 	case int64:
-		return x >= 0
+		return x >= u.Least()
 	case float64:
-		return x >= 0 && x == math.Trunc(x) && !math.IsInf(x, 0)
+		return x >= float64(u.Least()) && x == math.Trunc(x) && !math.IsInf(x, 0)
 	}
 	return false
 }

@@ -303,6 +303,7 @@ func TestClaimFormOfTheWrongKindIsAnError(t *testing.T) {
 		{"score is at least 0.5", `{"score": "0.9"}`, `score is at least 0.5: score is a string, not a number ("0.9"), so the compare form cannot decide it`},
 		{"items has more than 3 items", `{"items": "a, b"}`, "items is a string, not a list"},
 		{"items does not have more than 3 items", `{"items": "a, b"}`, "items is a string, not a list"},
+		{`count contains "1"`, `{"count": 12}`, "count is an integer, not text, a list or an object"},
 	} {
 		j := &delegation.Judgment{Cond: parseCond(t, tc.cond), Values: values(t, tc.values)}
 		v, err := d.Judge(context.Background(), j)

@@ -171,10 +171,11 @@ type ReturnStmt struct {
 	Value  Expr // nil for a bare return
 }
 
-// ThrowStmt is `throw VALUE`.
+// ThrowStmt is `throw VALUE`, or a bare `throw` inside a catch block,
+// which raises again the error the catch caught (ProseScript's rethrow).
 type ThrowStmt struct {
 	Throw diag.Pos
-	Value Expr
+	Value Expr // nil for a bare throw
 }
 
 // ---- expressions ----
@@ -300,7 +301,12 @@ type CallExpr struct {
 	Timeout Expr       // nil when absent; a DurationLit or a number of seconds
 	Backoff *ObjectLit // nil when absent
 	OnFail  *OnFail    // nil when absent (abort)
-	EndPos  diag.Pos
+	// Modifiers are the arguments written among Args that a ProseScript
+	// call takes as its clauses (`retry: 2`, `backoff: exponential`),
+	// moved out of Args (spec, prosescript.go) and kept so that a check
+	// can refuse one a callee also declares as an input.
+	Modifiers []*Field
+	EndPos    diag.Pos
 	// Output is set by the Contract Markdown checks (package lint) when
 	// the target is a node that declares exactly one output: the call's
 	// value is that output, a fallback is matched to it by the return
@@ -433,7 +439,12 @@ func (s *ReturnStmt) End() diag.Pos {
 	return s.Value.End()
 }
 func (s *ThrowStmt) Pos() diag.Pos { return s.Throw }
-func (s *ThrowStmt) End() diag.Pos { return s.Value.End() }
+func (s *ThrowStmt) End() diag.Pos {
+	if s.Value == nil {
+		return s.Throw + 5
+	}
+	return s.Value.End()
+}
 
 func (*LetStmt) stmt()      {}
 func (*AssignStmt) stmt()   {}

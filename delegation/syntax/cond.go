@@ -57,6 +57,15 @@ func (p *parser) peekAt(i int) *token {
 //	cond = expr | natural_text .
 func (p *parser) parseCond(what string, end int) Expr {
 	start := p.p
+	for _, m := range []string{markLine, markBlock} {
+		if end-start >= 3 && isMark(&p.toks[start], m) && isMark(&p.toks[end-1], m) {
+			// **COND** or ***COND***: the condition between the markers
+			p.p++
+			x := p.parseCond(what, end-1)
+			p.p = end
+			return x
+		}
+	}
 	if start >= end {
 		t := p.tok()
 		p.errorf(t.pos, "syntax/expected", "expected a condition after '%s'", what)

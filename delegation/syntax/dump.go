@@ -120,7 +120,11 @@ func dump(b *strings.Builder, n Node) {
 			sexp(b, "return", n.Value)
 		}
 	case *ThrowStmt:
-		sexp(b, "throw", n.Value)
+		if n.Value == nil {
+			b.WriteString("(throw)")
+		} else {
+			sexp(b, "throw", n.Value)
+		}
 	default:
 		dumpExpr(b, n)
 	}

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -14,8 +15,8 @@ import (
 // letters join it), then members after dots, and nothing else between the
 // braces, not even spaces. Every other brace is text, so JSON-looking
 // strings (`"{\"verdict\": \"ok\"}"`, `"{ x }"`, `"{}"`) mean what they
-// say. `{{NAME}` writes the text `{NAME}` (the doubled brace escapes one
-// that would interpolate); `true`, `false` and `null` in braces are text.
+// say. `{{NAME}` and `\{NAME\}` write the text `{NAME}` (escape.go);
+// `true`, `false` and `null` in braces are text.
 
 // StringPart is one piece of an interpolated string: literal text, or a
 // reference (Ref, an *Ident or a *MemberExpr path of them) written at
@@ -35,19 +36,21 @@ type interpolation struct {
 }
 
 // interpolations finds the references and escapes in s.
-func interpolations(s string) []interpolation {
+// A brace at an offset in lit was written \{ or \} and is text.
+func interpolations(s string, lit []int) []interpolation {
+	isLit := func(i int) bool { return slices.Contains(lit, i) }
 	var out []interpolation
 	for i := 0; i < len(s); i++ {
-		if s[i] != '{' {
+		if s[i] != '{' || isLit(i) {
 			continue
 		}
-		escaped := i+1 < len(s) && s[i+1] == '{'
+		escaped := i+1 < len(s) && s[i+1] == '{' && !isLit(i+1)
 		start := i + 1
 		if escaped {
 			start++
 		}
 		n := refLen(s[start:])
-		if n == 0 || start+n >= len(s) || s[start+n] != '}' {
+		if n == 0 || start+n >= len(s) || s[start+n] != '}' || isLit(start+n) {
 			if escaped {
 				i++ // `{{` that escapes nothing: both braces are text
 			}
@@ -109,13 +112,14 @@ func nameLen(s string) int {
 // such as \u007b could make a brace the raw text lacks; the string's own
 // position is used then). It returns the value with escapes applied and
 // the parts, nil when the string has no reference. The references' nodes
-// come from a.
-func interpolate(a *arena, value, raw string, pos diag.Pos) (string, []StringPart) {
-	refs := interpolations(value)
+// come from a. lit holds the offsets in value of the braces written \{ or
+// \}, which are text.
+func interpolate(a *arena, value, raw string, pos diag.Pos, lit []int) (string, []StringPart) {
+	refs := interpolations(value, lit)
 	if len(refs) == 0 {
 		return value, nil
 	}
-	inRaw := interpolations(raw)
+	inRaw := interpolations(raw, escapedInRaw(raw))
 	if len(inRaw) != len(refs) {
 		inRaw = nil
 	}
@@ -169,4 +173,40 @@ func pathExpr(a *arena, path string, pos diag.Pos) Expr {
 		at += diag.Pos(len(name)) + 1
 	}
 	return x
+}
+
+// litBraces is the offsets, in the value of the string literal written
+// raw, of its braces written \{ or \}; nil when it has none.
+func litBraces(raw string) []int {
+	if !strings.Contains(raw, `\{`) && !strings.Contains(raw, `\}`) {
+		return nil
+	}
+	q := 1
+	if strings.HasPrefix(raw, `"""`) && len(raw) >= 6 {
+		q = 3
+	}
+	if len(raw) < 2*q {
+		return nil
+	}
+	_, lit, _ := unescape(raw[q:len(raw)-q], q == 3)
+	return lit
+}
+
+// escapedInRaw is the offsets in raw, a literal as written, of the braces
+// an odd run of backslashes escapes.
+func escapedInRaw(raw string) []int {
+	var out []int
+	for i := 1; i < len(raw); i++ {
+		if raw[i] != '{' && raw[i] != '}' {
+			continue
+		}
+		n := 0
+		for j := i - 1; j >= 0 && raw[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 1 {
+			out = append(out, i)
+		}
+	}
+	return out
 }

@@ -39,6 +39,9 @@ type parser struct {
 	more  int // errors past maxErrors, counted
 	depth int
 	spec  bool // speculative: errors only unwind (condition probing)
+	// catches counts the catch blocks being parsed: a bare throw is
+	// allowed inside one.
+	catches int
 
 	a arena // the nodes of this parse
 	// Scratch stacks: the items of the lists being parsed, nested lists'

@@ -193,7 +193,7 @@ func (p *parser) parsePrimary() Expr {
 			// is the text as it stands in the file, so End is exact.
 			raw = string(p.file.Source()[t.pos:t.end])
 		}
-		v, parts := interpolate(&p.a, p.value(t), raw, t.pos)
+		v, parts := interpolate(&p.a, p.value(t), raw, t.pos, litBraces(t.raw))
 		return p.a.strs.new(StringLit{ValuePos: t.pos, Raw: raw, Value: v, Parts: parts})
 	case DURATION:
 		p.advance()

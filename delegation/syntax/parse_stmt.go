@@ -252,7 +252,9 @@ func (p *parser) parseTry() Stmt {
 		} else if t := p.tok(); t.kind == IDENT {
 			p.errorf(t.pos, "syntax/expected", "write 'catch as %s:' to name the error", t.raw)
 		}
+		p.catches++
 		s.Catch = p.parseBlock("catch")
+		p.catches--
 	}
 	if p.isWord("finally") && p.peek(1).kind != ASSIGN {
 		s.FinallyPos = p.advance().pos
@@ -317,7 +319,11 @@ func (p *parser) parseReturn() Stmt {
 //	throw_stmt = 'throw' expr NEWLINE .
 func (p *parser) parseThrow() Stmt {
 	kw := p.advance()
-	v := p.parseOperand("the value to throw after 'throw', like throw \"reason\"")
+	if k := p.peek(0).kind; (k == NEWLINE || k == EOF || k == OUTDENT) && p.catches > 0 {
+		p.endStmt("throw statement")
+		return &ThrowStmt{Throw: kw.pos} // raises the caught error again
+	}
+	v := p.parseOperand("the value to throw after 'throw', like throw \"reason\" (a bare throw raises a caught error again, inside catch only)")
 	p.endStmt("throw statement")
 	return &ThrowStmt{Throw: kw.pos, Value: v}
 }

@@ -224,6 +224,8 @@ func closer(open string) string {
 		return ")"
 	case "[":
 		return "]"
+	case markBlock:
+		return markBlock
 	}
 	return "}"
 }
@@ -376,6 +378,9 @@ func (s *scanner) next() {
 		s.ident()
 		return
 	}
+	if c == '*' && s.marker() {
+		return
+	}
 	two := ""
 	if s.i+1 < len(s.text) {
 		two = s.text[s.i : s.i+2]
@@ -403,6 +408,51 @@ func (s *scanner) next() {
 	}
 	s.emit(ILLEGAL, s.off(start), s.off(s.i), bad, msg)
 }
+
+// Discretion markers. ProseScript may wrap a natural-language condition
+// in `**...**` on its line, or in `***` lines around text spanning lines
+// (`if ***` then the text, then `***:`); the markers change nothing about
+// the condition. The scanner reads a run of two or three asterisks as one
+// ILLEGAL token (an error anywhere else), and a `***` that ends its line
+// as an opener whose lines are joined as inside brackets, until the next
+// `***` closes it; parseCond drops a pair around a whole condition.
+const (
+	markLine  = "**"
+	markBlock = "***"
+)
+
+// markHelp is the error of a marker that wraps no condition.
+const markHelp = ": the operators are + and - (no * or /); ** and *** mark the whole condition of an if, elif or loop line, as in if **x is empty**:"
+
+// marker scans a run of two or three asterisks at s.i, reporting whether
+// it did.
+func (s *scanner) marker() bool {
+	n := 0
+	for s.i+n < len(s.text) && s.text[s.i+n] == '*' {
+		n++
+	}
+	if n != 2 && n != 3 {
+		return false
+	}
+	start := s.i
+	s.i += n
+	raw := s.text[start:s.i]
+	s.emit(ILLEGAL, s.off(start), s.off(s.i), raw, "unexpected "+strconv.Quote(raw)+markHelp)
+	if raw != markBlock {
+		return true
+	}
+	if k := len(s.opens); k > 0 && s.opens[k-1].raw == markBlock {
+		s.opens = s.opens[:k-1]
+		return true
+	}
+	if rest := strings.TrimSpace(s.text[s.i:]); rest == "" || rest[0] == '#' {
+		s.opens = append(s.opens, s.toks[len(s.toks)-1])
+	}
+	return true
+}
+
+// isMark reports whether t is a discretion marker of the kind raw.
+func isMark(t *token, raw string) bool { return t.kind == ILLEGAL && t.raw == raw }
 
 // charHints says what to write instead of characters borrowed from other
 // languages.
@@ -596,9 +646,9 @@ func (s *scanner) string() {
 		case '"':
 			s.i++
 			raw := s.text[start:s.i]
-			v, err := strconv.Unquote(raw)
-			if err != nil {
-				s.emit(ILLEGAL, s.off(start), s.off(s.i), raw, "invalid escape in string "+raw+": use \\\", \\\\, \\n or \\t")
+			v, _, bad := unescape(raw[1:len(raw)-1], false)
+			if bad != "" {
+				s.emit(ILLEGAL, s.off(start), s.off(s.i), raw, "invalid escape "+bad+" in string "+raw+": "+escapeHelp)
 				return
 			}
 			s.emit(STRING, s.off(start), s.off(s.i), raw, v)
@@ -611,7 +661,8 @@ func (s *scanner) string() {
 }
 
 // tripleString scans a """...""" literal, which may span lines. Its value
-// is the text between the quotes, lines joined by "\n", with no escapes.
+// is the text between the quotes, lines joined by "\n", with the escapes
+// of ProseScript (unescape).
 func (s *scanner) tripleString() {
 	start, startLine := s.i, s.li
 	pos := s.off(start)
@@ -639,7 +690,12 @@ func (s *scanner) tripleString() {
 	} else {
 		raw = `"""` + b.String() + `"""`
 	}
-	s.toks = append(s.toks, token{kind: STRING, pos: pos, end: s.off(s.i), raw: raw, val: s.value(b.String()), line: int32(startLine), col: int32(start)})
+	v, _, bad := unescape(b.String(), true)
+	if bad != "" {
+		s.toks = append(s.toks, token{kind: ILLEGAL, pos: pos, end: s.off(s.i), raw: raw, val: s.value("invalid escape " + bad + ` in """ string: ` + escapeHelp), line: int32(startLine), col: int32(start)})
+		return
+	}
+	s.toks = append(s.toks, token{kind: STRING, pos: pos, end: s.off(s.i), raw: raw, val: s.value(v), line: int32(startLine), col: int32(start)})
 }
 
 // hyphenJoins reports whether the name part at the start of rest (up to
