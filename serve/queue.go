@@ -504,7 +504,7 @@ func (q *Queue) State(drain int) (string, *Outcome) {
 	switch {
 	case q.done[drain] != nil:
 		return "done", q.done[drain]
-	case drain == q.running:
+	case drain == q.running && drain > 0: // 0 is none running
 		return "running", nil
 	case q.pending[drain] != nil:
 		return "queued", nil

@@ -57,3 +57,32 @@ func TestQueue(t *testing.T) {
 		t.Errorf("depth %d, want 3", d)
 	}
 }
+
+// No drain is numbered 0 (nor below): while none runs, State says so of
+// them, not "running" (q.running is 0 then).
+func TestQueueStateOfNoDrain(t *testing.T) {
+	q, err := OpenQueue(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for _, id := range []int{0, -1, 1} {
+		if st, o := q.State(id); st != "unknown" || o != nil {
+			t.Errorf("State(%d) of an idle empty queue: %s %v, want unknown", id, st, o)
+		}
+	}
+	q.Enqueue("gw", []byte(`{"id":1}`))
+	if st, _ := q.State(0); st != "unknown" {
+		t.Errorf("State(0) with drain 1 queued: %s, want unknown", st)
+	}
+	if st, _ := q.State(1); st != "queued" {
+		t.Errorf("State(1) queued: %s", st)
+	}
+	q.Take()
+	if st, _ := q.State(1); st != "running" {
+		t.Errorf("State(1) taken: %s, want running", st)
+	}
+	if st, _ := q.State(0); st != "unknown" {
+		t.Errorf("State(0) while drain 1 runs: %s, want unknown", st)
+	}
+}
