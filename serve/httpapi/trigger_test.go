@@ -13,7 +13,8 @@ import (
 )
 
 // Refused triggers queue nothing: too long (413), an unknown node (404),
-// an event for a node that is no gateway or one that is not JSON (400).
+// an event for a node that is no gateway or one that is not JSON, or not
+// JSON the canonical form holds as sent (400).
 // An empty body wakes any node (202).
 func TestTriggerRefusals(t *testing.T) {
 	s := continuityServer(t)
@@ -32,6 +33,8 @@ func TestTriggerRefusals(t *testing.T) {
 		{"/trigger/review", `{"a":1}`, http.StatusBadRequest},
 		{"/trigger/poll", `{"a":`, http.StatusBadRequest},
 		{"/trigger/poll", `{"a":1} {"b":2}`, http.StatusBadRequest},
+		{"/trigger/poll", `{"a":1e400}`, http.StatusBadRequest},
+		{"/trigger/poll", `{"a":"\ud800"}`, http.StatusBadRequest},
 	}
 	for _, c := range cases {
 		if got := post(c.path, c.body); got != c.want {

@@ -143,3 +143,30 @@ func TestDecodeEventDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// An event that no canonical form holds as sent is refused where it
+// arrives: a number beyond float64 (Marshal could not write it), a lone
+// UTF-16 surrogate escape (encoding/json would put U+FFFD in its place,
+// a value other than the one sent). A pair, and the escapes of other
+// characters, are kept.
+func TestDecodeEventUnkeepable(t *testing.T) {
+	for in, bad := range map[string]bool{
+		`{"n": 1e400}`:             true,
+		`[-1E+309]`:                true,
+		`{"n": 1e308}`:             false,
+		`{"n": 1.5e-10}`:           false,
+		`{"s": "\ud800"}`:          true,
+		`{"s": "\udc00x"}`:         true,
+		`{"s": "\ud800\u0041"}`:    true,
+		`{"\ud800": 1}`:            true,
+		`{"s": "\ud83d\ude00"}`:    false,
+		`{"s": "\\ud800"}`:         false,
+		`{"s": "\u00e9\n\"\\"}`:    false,
+		`{"s": "\uD83D\uDE00 ok"}`: false,
+	} {
+		_, err := DecodeEvent([]byte(in))
+		if (err != nil) != bad {
+			t.Errorf("%s: %v (want refused: %v)", in, err, bad)
+		}
+	}
+}
