@@ -178,12 +178,18 @@ func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte
 			State   string
 			Outcome *serve.Outcome
 		}
-		if code == 200 && json.Unmarshal(b, &st) == nil && st.State == "done" {
+		ok := code == http.StatusOK && json.Unmarshal(b, &st) == nil
+		switch {
+		case ok && st.State == "done" && st.Outcome != nil:
 			s.out.Write(b)
 			if st.Outcome.Failed > 0 || st.Outcome.Error != "" {
 				return &exitError{Code: exitFailure}
 			}
 			return nil
+		case !ok || st.State != "queued" && st.State != "running":
+			// Decided: only a drain the server says is queued or running
+			// is waited for; any other answer would be polled for ever.
+			return &exitError{Code: exitFailure, Err: fmt.Errorf("trigger: %s answered %d about drain %d (acknowledged): %s", base, code, ack.Drain, strings.TrimSpace(string(b)))}
 		}
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// trigger --wait stops at an answer about its drain that is not one of
+// a known drain (404 after a restart on another state directory, 401,
+// 500), naming it: it never polls on in silence.
+func TestTriggerWaitStopsAtABadAnswer(t *testing.T) {
+	for _, c := range []struct {
+		code int
+		body string
+	}{
+		{http.StatusNotFound, `{"error": "no drain 5"}`},
+		{http.StatusUnauthorized, `{"error": "a bearer token is required"}`},
+		{http.StatusOK, `not json`},
+		{http.StatusOK, `{"drain": 5, "state": "unknown", "outcome": null}`},
+	} {
+		polls := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.Method == "POST" && r.URL.Path == "/trigger/g":
+				w.WriteHeader(http.StatusAccepted)
+				w.Write([]byte(`{"drain": 5, "duplicate": false}`))
+			case r.Method == "GET" && r.URL.Path == "/drains/5":
+				polls++
+				if polls == 1 { // first it is queued, as a drain is
+					w.Write([]byte(`{"drain": 5, "state": "queued", "outcome": null}`))
+					return
+				}
+				w.WriteHeader(c.code)
+				w.Write([]byte(c.body))
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		// The deadline only ends a test that would hang; it is no assertion.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		var out bytes.Buffer
+		err := postTrigger(ctx, streams{out: &out, err: &out}, &triggerOptions{node: "g", server: srv.URL, wait: true}, []byte(`{"a":1}`))
+		interrupted := ctx.Err() != nil
+		cancel()
+		srv.Close()
+		var ee *exitError
+		switch {
+		case interrupted:
+			t.Errorf("%d %s: still polling (%d polls)", c.code, c.body, polls)
+		case !errors.As(err, &ee) || ee.Code != exitFailure || ee.Err == nil:
+			t.Errorf("%d %s: %v, want exit %d with a message", c.code, c.body, err, exitFailure)
+		case !strings.Contains(ee.Err.Error(), "drain 5") || !strings.Contains(ee.Err.Error(), c.body):
+			t.Errorf("%d %s: %q names neither the drain nor the answer", c.code, c.body, ee.Err)
+		}
+		if polls != 2 {
+			t.Errorf("%d %s: %d polls, want 2", c.code, c.body, polls)
+		}
+	}
+}
