@@ -224,6 +224,11 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.maxParallel < 1 {
 		return usageErrorf("serve: --max-parallel must be at least 1, got %d", o.maxParallel)
 	}
+	if o.maxEventBytes < 1 {
+		// Decided: not the default in silence (httpapi and connect read
+		// 0 as theirs).
+		return usageErrorf("serve: --max-event-bytes must be at least 1, got %d", o.maxEventBytes)
+	}
 	if _, _, err := net.SplitHostPort(o.addr); err != nil {
 		return usageErrorf("serve: --http %q: want HOST:PORT (%v)", o.addr, err)
 	}

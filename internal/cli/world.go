@@ -84,6 +84,9 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	if o.maxParallel < 1 {
 		return usageErrorf("--max-parallel must be at least 1, got %d", o.maxParallel)
 	}
+	if w.maxEventBytes < 1 {
+		return usageErrorf("--max-event-bytes must be at least 1, got %d", w.maxEventBytes)
+	}
 	g, diags, err := loadWorld(path)
 	if err != nil {
 		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
