@@ -108,9 +108,15 @@ func Auth(token string, next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/health" && !BearerOK(r.Header.Get("Authorization"), token) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="prose serve"`)
-			writeError(w, http.StatusUnauthorized, "a bearer token is required: send Authorization: Bearer TOKEN (the token in --token-file)")
+		if h := r.Header.Get("Authorization"); r.URL.Path != "/health" && !BearerOK(h, token) {
+			if h == "" {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="prose serve"`)
+				writeError(w, http.StatusUnauthorized, "a bearer token is required: send Authorization: Bearer TOKEN (the token in --token-file)")
+				return
+			}
+			// One was sent: say it was refused, not that none came.
+			w.Header().Set("WWW-Authenticate", `Bearer realm="prose serve", error="invalid_token"`)
+			writeError(w, http.StatusUnauthorized, "the Authorization header is refused: send Authorization: Bearer TOKEN with the token in this server's --token-file")
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +40,11 @@ func TestAuth(t *testing.T) {
 		}
 		if w.Code == 401 && (w.Header().Get("WWW-Authenticate") == "" || contains([]string{w.Body.String()}, "tok")) {
 			t.Errorf("%s: 401 without a challenge, or echoing the token", c.path)
+		}
+		// A request that sent a header is told it was refused, not that
+		// a token is required (which reads as if none had come).
+		if w.Code == 401 && (c.header == "") != strings.Contains(w.Body.String(), "a bearer token is required") {
+			t.Errorf("%s %q: 401 says %s", c.path, c.header, w.Body.String())
 		}
 	}
 }
