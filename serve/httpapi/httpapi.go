@@ -163,6 +163,17 @@ func (h *handler) node(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 404, fmt.Sprintf("no node %q", id))
 		return
 	}
+	// The facet asked for is checked first: it is wrong whether or not
+	// the node has published.
+	f := r.URL.Query().Get("facet")
+	switch {
+	case f != "" && len(n.Facets) == 0:
+		writeError(w, 404, noFacets(id, f))
+		return
+	case f != "" && !contains(n.Facets, f):
+		writeError(w, 404, fmt.Sprintf("%s has no facet %q (facets: %s)", id, f, strings.Join(n.Facets, ", ")))
+		return
+	}
 	v, ok, err := h.s.Store().CheckedTruth(id)
 	switch {
 	case err != nil:
@@ -172,15 +183,16 @@ func (h *handler) node(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 404, fmt.Sprintf("%s has published no truth yet", id))
 		return
 	}
-	if f := r.URL.Query().Get("facet"); f != "" {
-		if !contains(n.Facets, f) {
-			writeError(w, 404, fmt.Sprintf("%s has no facet %q (facets: %s)", id, f, strings.Join(n.Facets, ", ")))
-			return
-		}
+	if f != "" {
 		m, _ := v.(map[string]any)
 		v = m[f]
 	}
 	writeJSON(w, 200, v)
+}
+
+// noFacets says that node, which declares no facets, has no facet f.
+func noFacets(node, f string) string {
+	return fmt.Sprintf("%s has no facet %q: it declares no #### facets, its truth is one whole (ask without facet=)", node, f)
 }
 
 func contains(list []string, s string) bool {

@@ -70,3 +70,16 @@ func continuityServer(tb testing.TB) *serve.Server {
 	tb.Cleanup(func() { s.Close() })
 	return s
 }
+
+// A facet asked of a node that declares none is answered so, before
+// and whether or not it has published, not with an empty list of
+// facets.
+func TestNodeFacetOfAWhole(t *testing.T) {
+	s := continuityServer(t)
+	h := Handler(s, Options{})
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/nodes/poll?facet=headline", nil))
+	if w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), "declares no #### facets") {
+		t.Errorf("GET /nodes/poll?facet=headline: %d %s", w.Code, w.Body.String())
+	}
+}
