@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -136,6 +137,9 @@ func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte
 			return usageErrorf("trigger: --token-file %s: %v", o.tokenFile, err)
 		}
 		token = t
+	}
+	if u, err := url.Parse(o.server); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usageErrorf("trigger: --server %q: want the URL of a prose serve, such as http://127.0.0.1:7077", o.server)
 	}
 	base := strings.TrimRight(o.server, "/")
 	do := func(method, url string, body []byte) ([]byte, int, error) {

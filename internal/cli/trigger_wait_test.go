@@ -63,3 +63,17 @@ func TestTriggerWaitStopsAtABadAnswer(t *testing.T) {
 		}
 	}
 }
+
+// --server wants a URL: a bare HOST:PORT (or another scheme) is a usage
+// error naming the flag and the form, not the parser's words about a
+// path segment.
+func TestTriggerServerNotAURL(t *testing.T) {
+	for _, server := range []string{"127.0.0.1:7077", "localhost", "ftp://127.0.0.1:7077", "http://"} {
+		var out bytes.Buffer
+		err := postTrigger(context.Background(), streams{out: &out, err: &out}, &triggerOptions{node: "g", server: server}, nil)
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.Code != exitUsage || ee.Err == nil || !strings.Contains(ee.Err.Error(), "--server") || !strings.Contains(ee.Err.Error(), "http://127.0.0.1:7077") {
+			t.Errorf("--server %s: %v, want a usage error naming the flag and a URL's form", server, err)
+		}
+	}
+}
