@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -461,7 +462,11 @@ func (s *Server) drainQueued(ctx context.Context) error {
 			return nil
 		}
 		if err != nil {
-			o.Error = err.Error()
+			if o.Error != "" { // what the drain said besides
+				o.Error = err.Error() + "; " + o.Error
+			} else {
+				o.Error = err.Error()
+			}
 		} else if err := s.hold(id, es, o); err != nil {
 			return err
 		}
@@ -568,6 +573,23 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 	if err != nil {
 		return o, err
 	}
+	if gone := goneNodes(s.o.Graph, es); len(gone) > 0 {
+		// Decided: a trigger for a node the served graph lacks (its file
+		// removed while serve was down, the queue kept) cannot be
+		// delivered; the drain delivers the others and says so, in its
+		// error, rather than drop it in silence.
+		for _, n := range gone {
+			delete(events, n)
+			delete(o.Events, n)
+			ticks = slices.DeleteFunc(ticks, func(t string) bool { return t == n })
+		}
+		if len(o.Events) == 0 {
+			o.Events = nil
+		}
+		defer func() {
+			o.Error = fmt.Sprintf("node %s, woken by a queued trigger, is not in the project: its trigger is not delivered (restore the node's file and trigger it again)", strings.Join(gone, ", "))
+		}()
+	}
 	var mu sync.Mutex
 	res, err := s.o.Drain.Run(ctx, drain.Input{
 		Store: s.o.Store, Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now,
@@ -587,6 +609,19 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 	}
 	o.MS = s.o.Now().Sub(o.Start).Milliseconds()
 	return o, err
+}
+
+// goneNodes are the nodes of entries es that g does not serve, sorted,
+// each once.
+func goneNodes(g *graph.Graph, es []Entry) []string {
+	var gone []string
+	for _, e := range es {
+		if n := g.Node(e.Node); (n == nil || n.ID != e.Node) && !slices.Contains(gone, e.Node) {
+			gone = append(gone, e.Node)
+		}
+	}
+	sort.Strings(gone)
+	return gone
 }
 
 // Deliver is what drain id delivers: the events held for each gateway
