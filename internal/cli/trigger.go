@@ -93,6 +93,11 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	if err != nil {
 		return usageErrorf("trigger: --data: %v", err)
 	}
+	if o.data != "" && len(bytes.TrimSpace(event)) == 0 {
+		// Decided: refused, not sent as a wake (an empty body is one over
+		// HTTP): the event meant was not there.
+		return usageErrorf("trigger: --data %s gives no event (it is empty): give a JSON event, or leave --data out to wake the node by hand", o.data)
+	}
 	if o.server != "" {
 		return postTrigger(ctx, s, o, event)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,33 @@ func TestTriggerServerNotAURL(t *testing.T) {
 		if !errors.As(err, &ee) || ee.Code != exitUsage || ee.Err == nil || !strings.Contains(ee.Err.Error(), "--server") || !strings.Contains(ee.Err.Error(), "http://127.0.0.1:7077") {
 			t.Errorf("--server %s: %v, want a usage error naming the flag and a URL's form", server, err)
 		}
+	}
+}
+
+// --data that gives nothing (an empty file, blank stdin, blank text) is
+// refused before anything is sent: over HTTP an empty body would be a
+// manual wake, which the event meant was not.
+func TestTriggerEmptyData(t *testing.T) {
+	posts := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts++
+		w.WriteHeader(http.StatusAccepted)
+		w.Write([]byte(`{"drain": 1, "duplicate": false}`))
+	}))
+	defer srv.Close()
+	empty := t.TempDir() + "/empty.json"
+	if err := os.WriteFile(empty, []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{"@" + empty, "-", " "} {
+		var out bytes.Buffer
+		err := runTrigger(context.Background(), streams{in: strings.NewReader(" \n"), out: &out, err: &out}, &triggerOptions{node: "g", server: srv.URL, data: data})
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.Code != exitUsage || ee.Err == nil || !strings.Contains(ee.Err.Error(), "--data") {
+			t.Errorf("--data %s: %v, want a usage error naming --data", data, err)
+		}
+	}
+	if posts != 0 {
+		t.Errorf("%d posts sent, want none", posts)
 	}
 }
