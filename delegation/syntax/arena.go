@@ -151,6 +151,7 @@ func (a *arena) countNodes(toks []token) {
 		case STRING:
 			a.strs.hint++
 			a.idents.hint += countByte(t.raw, '{') // interpolated names
+			a.members.hint += interpolatedDots(t.raw)
 			if next == COLON {
 				a.fields.hint++
 			}
@@ -282,6 +283,25 @@ func (a *arena) countIdent(t *token, next Token, item bool) bool {
 		return true
 	}
 	return false
+}
+
+// interpolatedDots counts the dots inside braces in a string's raw
+// text: the members an interpolation reads (`{evaluation.score}`).
+func interpolatedDots(s string) int {
+	n, depth := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth = max(depth-1, 0)
+		case '.':
+			if depth > 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func countByte(s string, c byte) int {
