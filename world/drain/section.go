@@ -148,7 +148,7 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 	if ds := t.CheckNames(g); ds.HasErrors() {
 		return nil, nil, errors.New(strings.TrimRight(ds.Errors().String(), "\n"))
 	}
-	toIDs(t, g)
+	drains := toIDs(t, g)
 	p, err := prepareTest(t, g, o.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -162,7 +162,7 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 	if now == nil {
 		now = time.Now
 	}
-	for i, d := range t.Drains {
+	for i, d := range drains {
 		fail := map[string]bool{}
 		for _, id := range d.Fail {
 			fail[id] = true
@@ -188,13 +188,14 @@ func RunTest(ctx context.Context, t *Test, subjectPath string, o TestOptions) (t
 	return truth, checks, err
 }
 
-// toIDs rewrites the node names of t's drain items as the ids of the
-// nodes they name (a node is named by its id or its name, as with
+// toIDs is t's drain items with their node names written as the ids of
+// the nodes they name (a node is named by its id or its name, as with
 // --event and --tick), since a drain keys events, ticks, injected
 // failures and receipts by id: a name left as written delivered
 // nothing and never matched a receipt. The names are checked first
-// (Test.CheckNames).
-func toIDs(t *Test, g *graph.Graph) {
+// (Test.CheckNames). The items are copies: t is shared by the fixture
+// cases of a test file, which run at once.
+func toIDs(t *Test, g *graph.Graph) []*Item {
 	id := func(name string) string {
 		if n := g.Node(name); n != nil {
 			return n.ID
@@ -211,16 +212,23 @@ func toIDs(t *Test, g *graph.Graph) {
 		}
 		return out
 	}
-	for _, d := range t.Drains {
-		evs := map[string][]any{}
+	out := make([]*Item, len(t.Drains))
+	for i, d := range t.Drains {
+		c := *d
+		c.Events = map[string][]any{}
 		for _, k := range sortedKeys(d.Events) {
-			evs[id(k)] = append(evs[id(k)], d.Events[k]...)
+			c.Events[id(k)] = append(c.Events[id(k)], d.Events[k]...)
 		}
-		d.Events, d.Ticks, d.Fail = evs, ids(d.Ticks), ids(d.Fail)
-		for st, l := range d.Expect {
-			d.Expect[st] = ids(l)
+		c.Ticks, c.Fail = ids(d.Ticks), ids(d.Fail)
+		if d.Expect != nil {
+			c.Expect = make(map[string][]string, len(d.Expect))
+			for st, l := range d.Expect {
+				c.Expect[st] = ids(l)
+			}
 		}
+		out[i] = &c
 	}
+	return out
 }
 
 // prepare assembles the test's drain from its bind: entries, as prose
