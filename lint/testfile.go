@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/bind/typed"
@@ -18,6 +17,7 @@ import (
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/std"
+	"github.com/proselang/prose/world/canon"
 )
 
 // Checks of `kind: test` files, run by File on every test file (and by
@@ -333,14 +333,10 @@ func roundedInteger(fx *spec.Fixture) (lit, kept string) {
 			return "", ""
 		}
 		n, ok := tok.(json.Number)
-		if !ok || strings.ContainsAny(string(n), ".eE") || len(strings.TrimPrefix(string(n), "-")) <= 15 {
+		if !ok || strings.ContainsAny(string(n), ".eE") {
 			continue
 		}
-		f, err := n.Float64()
-		if err != nil {
-			continue
-		}
-		if k := strconv.FormatFloat(f, 'f', -1, 64); k != string(n) {
+		if k, err := canon.Kept(string(n)); err == nil && k != string(n) {
 			return string(n), k
 		}
 	}

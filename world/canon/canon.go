@@ -302,21 +302,32 @@ func writeInteger(b *bytes.Buffer, i int64) error {
 // exactInteger refuses the integer literal lit when its canonical form
 // is another integer.
 func exactInteger(lit string) error {
+	kept, err := Kept(lit)
+	if err != nil {
+		return err
+	}
+	if kept != lit {
+		return fmt.Errorf("the integer %s is beyond what a JSON number holds exactly (it would be kept as %s; every integer up to 2^53 = 9007199254740992 is exact): give it as a string", lit, kept)
+	}
+	return nil
+}
+
+// Kept is the integer literal lit as a JSON number (a float64) keeps it:
+// lit itself up to 2^53, and beyond it whatever integer the shortest
+// float64 form writes (9007199254740993 is kept as 9007199254740992).
+func Kept(lit string) (string, error) {
 	if len(strings.TrimPrefix(lit, "-")) <= 15 { // below 10^15 < 2^53: exact
-		return nil
+		return lit, nil
 	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
-		return fmt.Errorf("number %s: %v", lit, err)
+		return "", fmt.Errorf("number %s: %v", lit, err)
 	}
 	var kept bytes.Buffer
 	if err := writeNumber(&kept, f); err != nil {
-		return err
+		return "", err
 	}
-	if kept.String() != lit {
-		return fmt.Errorf("the integer %s is beyond what a JSON number holds exactly (it would be kept as %s; every integer up to 2^53 = 9007199254740992 is exact): give it as a string", lit, kept.String())
-	}
-	return nil
+	return kept.String(), nil
 }
 
 func writeNumber(b *bytes.Buffer, f float64) error {
