@@ -26,6 +26,7 @@ func TestReturnShape(t *testing.T) {
 		{"never returns", "a b", "let y = x", "check/return-shape the Execution never returns, so its value is null, but f declares 2 outputs (a, b)"},
 		{"lacks a key", "a b c", "return { a: 1, c: x }", "check/return-shape this object lacks the output 'b': f declares 3 outputs (a, b, c)"},
 		{"lacks two keys", "a b c", "return { a: x }", "check/return-shape this object lacks the outputs 'b', 'c': f declares 3 outputs (a, b, c)"},
+		{"a key not declared", "a b", "return { a: x, b: x, c: x }", "check/return-shape the returned object has 'c', which f does not declare (it declares a, b)"},
 		{"a list", "a b", "return [x]", "check/return-shape return gives a list, but f declares 2 outputs"},
 		{"one output takes a string", "a", `return "done"`, ""},
 		{"every key", "a b", "return { a: x, b: x }", ""},

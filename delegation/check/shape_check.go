@@ -226,15 +226,29 @@ func (c *checker) objectFits(pos diag.Pos, s *valueShape, outputs []Name, req []
 			}
 		}
 		if !found {
-			extra = append(extra, quote(f.Name)+c.suggestFrom(f.Name, names))
+			extra = append(extra, f.Name)
 		}
 	}
 	switch {
 	case len(missing) > 0:
 		c.diags.Errorf(c.f, pos, code, "%s lacks %s: %s %s", what, strings.Join(missing, ", "), owner, strings.Join(names, ", "))
 	case len(extra) > 0:
-		c.diags.Errorf(c.f, pos, code, "%s has %s, which %s does not declare (it declares %s)", what, strings.Join(extra, ", "), strings.TrimSuffix(owner, " returns"), strings.Join(names, ", "))
+		hint := ""
+		if len(extra) == 1 {
+			hint = c.suggestFrom(extra[0], names)
+		}
+		quoted := make([]string, len(extra))
+		for i, e := range extra {
+			quoted[i] = quote(e)
+		}
+		c.diags.Errorf(c.f, pos, code, "%s has %s, which %s does not declare (it declares %s)%s", what, strings.Join(quoted, ", "), ownerName(owner), strings.Join(names, ", "), hint)
 	}
+}
+
+// ownerName is the declaring name of owner, which is written "NAME
+// returns" or "NAME declares" for the other messages.
+func ownerName(owner string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(owner, " returns"), " declares")
 }
 
 // slotFallback checks an on_fail fallback of a call of a slot whose
