@@ -423,7 +423,11 @@ func loadSubject(fsys fs.FS, testName, subject string, twin bool) (*spec.Spec, s
 	if strings.Contains(subject, "/") || strings.HasSuffix(subject, ".md") {
 		return nil, "no such file (paths are relative to the test's directory: " + path.Dir(testName) + ")"
 	}
-	return nil, "no spec of that name in the test's directory or above it, up to the project root"
+	why := "no spec of that name in the test's directory or above it, up to the project root"
+	if best := didyoumean.Closest(subject, spec.SubjectNames(fsys, testName), 2); best != "" {
+		why += "; did you mean " + best + "?"
+	}
+	return nil, why
 }
 
 // testDidYouMean is " (did you mean X?)" for the name of names closest to

@@ -28,7 +28,8 @@ func TestTestFileRules(t *testing.T) {
 	}{
 		{"clean, subject by name from a subdirectory", head("greet") + "### Fixtures\n\n- `who`: \"Ada\"\n\n### Expects\n\n- `greeting`: contains `Ada`\n\n### Expects Not\n\n- `__error.md` exists\n", nil},
 		{"clean, subject by path", head("../greet.prose.md") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- path: greeting\n  predicate: is not empty\n", nil},
-		{"unknown subject", head("greeter") + "### Expects\n\n- `greeting`: is present\n", []string{"4:10 test/unknown-subject", `subject "greeter": no spec of that name`}},
+		{"unknown subject", head("greeter") + "### Expects\n\n- `greeting`: is present\n", []string{"4:10 test/unknown-subject", `subject "greeter": no spec of that name in the test's directory or above it, up to the project root; did you mean greet?`}},
+		{"unknown subject, nothing near", head("summarize") + "### Expects\n\n- `greeting`: is present\n", []string{"4:10 test/unknown-subject", `up to the project root [test/unknown-subject]`}},
 		{"unknown fixture", head("greet") + "### Fixtures\n\n- `who`: Ada\n- `whom`: Bob\n\n### Expects\n\n- `greeting`: is present\n", []string{"10:1 test/unknown-fixture", `fixture "whom" names no input, slot, config key or callee of greet (did you mean who?)`}},
 		{"missing input", head("greet") + "### Expects\n\n- `greeting`: is present\n", []string{"4:10 test/missing-input", `input "who" has no fixture and no default`}},
 		{"unknown output", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greting`: is present\n", []string{"13:1 test/unknown-output", `"greting" is no output of greet (did you mean greeting?)`}},

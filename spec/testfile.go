@@ -524,6 +524,31 @@ func ResolveSubject(fsys fs.FS, testPath, subject string) string {
 	}
 }
 
+// SubjectNames are the names a bare subject of the test at testPath
+// could have matched in the directories ResolveSubject searches first
+// (the test's own and each above it, up to the project root): each other
+// spec's front-matter name and file stem, for a near-miss suggestion when
+// none matched.
+func SubjectNames(fsys fs.FS, testPath string) []string {
+	var names []string
+	for dir := path.Dir(testPath); ; dir = path.Dir(dir) {
+		ents, _ := fs.ReadDir(fsys, dir)
+		for _, e := range ents {
+			p := path.Join(dir, e.Name())
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".prose.md") || p == testPath || !filekind.Listed(fsys, p, e) {
+				continue
+			}
+			if n := FrontName(fsys, p); n != "" {
+				names = append(names, n)
+			}
+			names = append(names, strings.TrimSuffix(e.Name(), ".prose.md"))
+		}
+		if isProjectRoot(fsys, dir) || dir == "." || dir == "/" {
+			return names
+		}
+	}
+}
+
 // matchBeside is matchName in each folder of dir other than from (the
 // folder already searched), in name order; "" when none matches. The
 // test's own directory (from == "") has no folders searched: its
