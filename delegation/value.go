@@ -575,10 +575,27 @@ func numberValue(s string) (Value, error) {
 	}
 	if integer {
 		if kept := strconv.FormatFloat(f, 'f', -1, 64); kept != s {
-			return nil, fmt.Errorf("invalid JSON: the integer %s is beyond what prose holds exactly (-9223372036854775808 to 9223372036854775807; it would be kept as %s): give it as a string", s, kept)
+			return nil, &InexactIntegerError{Integer: s, Kept: kept}
 		}
 	}
 	return f, nil
+}
+
+// InexactIntegerError is the error of JSON holding an integer that a Value
+// would keep as another one (numberValue): a reader that says it in its
+// own words finds it with errors.As.
+type InexactIntegerError struct {
+	Integer string // as written
+	Kept    string // the integer a float64 would keep
+}
+
+func (e *InexactIntegerError) Error() string {
+	return "invalid JSON: " + e.Reason()
+}
+
+// Reason is the error without its "invalid JSON" prefix.
+func (e *InexactIntegerError) Reason() string {
+	return fmt.Sprintf("the integer %s is beyond what prose holds exactly (-9223372036854775808 to 9223372036854775807; it would be kept as %s): give it as a string", e.Integer, e.Kept)
 }
 
 // FromGo converts ordinary Go data (as produced by encoding/json into any,

@@ -1,6 +1,7 @@
 package delegation
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -25,8 +26,13 @@ func TestJSONNumbers(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", tc.in, got, tc.out)
 		}
 	}
-	if _, err := FromJSON([]byte(`[12345678901234567890]`)); err == nil || !strings.Contains(err.Error(), "kept as 12345678901234567000") {
+	_, err := FromJSON([]byte(`{"n": [12345678901234567890]}`))
+	if err == nil || !strings.Contains(err.Error(), "kept as 12345678901234567000") {
 		t.Errorf("12345678901234567890: err = %v, want it refused, not rounded", err)
+	}
+	var inexact *InexactIntegerError
+	if !errors.As(err, &inexact) || inexact.Integer != "12345678901234567890" || inexact.Kept != "12345678901234567000" {
+		t.Errorf("12345678901234567890: err = %#v, want an InexactIntegerError naming it and what it would be", err)
 	}
 	if _, err := FromJSON([]byte(`{"f": 1e400}`)); err == nil || !strings.Contains(err.Error(), "1e400 is out of range") {
 		t.Errorf("1e400: err = %v", err)

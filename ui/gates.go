@@ -182,8 +182,8 @@ func fieldValue(fld fieldView, s string) (any, error) {
 		case int64, float64:
 			return v, nil
 		}
-		if err != nil && strings.Contains(err.Error(), "beyond what prose holds") {
-			return nil, fmt.Errorf("%w: field %s: %v", errForm, fld.Name, strings.TrimPrefix(err.Error(), "invalid JSON: "))
+		if inexact := (*delegation.InexactIntegerError)(nil); errors.As(err, &inexact) {
+			return nil, fmt.Errorf("%w: field %s: %s", errForm, fld.Name, inexact.Reason())
 		}
 		return nil, fmt.Errorf("%w: field %s: %q is not a number", errForm, fld.Name, s)
 	}
