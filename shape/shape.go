@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/spec"
 )
 
@@ -55,7 +56,7 @@ func Fields(text string) []Field {
 	for entry := range strings.SplitSeq(text[open+1:end], ",") {
 		name, typ, ok := strings.Cut(entry, ":")
 		name, typ = strings.TrimSpace(name), strings.TrimSpace(typ)
-		if !isName(name) || seen[name] || ok && !Known(typ) {
+		if !check.FieldName(name) || seen[name] || ok && !Known(typ) {
 			return nil
 		}
 		seen[name] = true
@@ -95,7 +96,7 @@ func spanFields(text string) []Field {
 		rest = rest[i+2+j:]
 		after := strings.TrimLeft(rest, " ")
 		end := strings.IndexByte(after, ')')
-		if !strings.HasPrefix(after, "(") || end < 0 || !isName(name) {
+		if !strings.HasPrefix(after, "(") || end < 0 || !check.FieldName(name) {
 			continue
 		}
 		typ := strings.TrimSpace(after[1:end])
@@ -110,21 +111,6 @@ func spanFields(text string) []Field {
 		rest = after[end+1:]
 	}
 	return out
-}
-
-func isName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
-		case i > 0 && (r >= '0' && r <= '9' || r == '-'):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // Known reports whether typ is a type this package can check: a known

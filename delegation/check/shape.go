@@ -524,7 +524,7 @@ func runBraces(text string) (_ []Name, ok bool) {
 	for entry := range strings.SplitSeq(text[open+1:end], ",") {
 		name, typ, hasType := strings.Cut(entry, ":")
 		name, typ = strings.TrimSpace(name), strings.TrimSpace(typ)
-		if !runName(name) || hasType && !knownType(typ) {
+		if !FieldName(name) || hasType && !knownType(typ) {
 			return nil, false
 		}
 		for _, f := range out {
@@ -538,9 +538,10 @@ func runBraces(text string) (_ []Name, ok bool) {
 	return out, typed
 }
 
-// runName reports whether s is a field name as the run reads one: a
-// letter or _ first, then letters, digits, _ and -.
-func runName(s string) bool {
+// FieldName reports whether s is a field name as the run reads one: an
+// ASCII letter or _ first, then letters, digits, _ and -. Package shape
+// reads the names of `{a: T}` shapes by the same rule.
+func FieldName(s string) bool {
 	if s == "" {
 		return false
 	}
