@@ -44,6 +44,10 @@
 //	matches /RE/, matches LIT, matches the regular expression LIT
 //	                 a string (else the value's JSON) matches the Go regexp
 //	has key LIT, has LIT, has key NAME    an object has a non-null key
+//	is one of A, B or C, is not one of A, B    the value equals one of
+//	                 them (none of them); each a LIT or a bare word, and
+//	                 bare words only two or more ("is one of many" is the
+//	                 model's); a list or an object is a Mismatch
 //	every item CLAIM, each element CLAIM, all items are ...
 //	                 CLAIM holds for each element of a list (vacuously
 //	                 for an empty list); decided when every element's is

@@ -84,6 +84,11 @@ func TestDeterministicForms(t *testing.T) {
 		{"every item has key `step`", `[{"step": 1}, {"step": 2}]`, `[{"step": 1}, {}]`, "every"},
 		{"all items are not null", `[0, ""]`, `[1, null]`, "every"},
 		{"every element contains `ok`", `[]`, `"ok"`, "every"},
+		{"is one of low, medium or high", `"medium"`, `"urgent"`, "one-of"},
+		{"is one of `low`, `high`", `"high"`, `"High"`, "one-of"},
+		{"is one of 1, 2, 3", `2`, `4`, "one-of"},
+		{"is not one of draft, rejected", `"final"`, `"draft"`, "one-of"},
+		{"is one of ok or null", `null`, `"nok"`, "one-of"},
 		// The Delegation language's own conditions, with the value bound
 		// under its name.
 		{"> 2 and score < 5", `3`, `6`, "condition"},
@@ -136,6 +141,9 @@ func TestUndecided(t *testing.T) {
 		"matches /(unclosed/",
 		"every item is relevant to the topic",
 		"undefined_name > 3",
+		"is one of many",
+		"is one of the best answers",
+		"is one of the following: a, b",
 	} {
 		q := Question{Path: "summary", Claim: claim, Value: "text", Scope: map[string]delegation.Value{"summary": "text"}}
 		if r, ok := Decide(context.Background(), q); ok {
@@ -240,6 +248,8 @@ func TestMismatchIsNeitherTrueNorFalse(t *testing.T) {
 		{`contains "1"`, `12`, "an integer, not text, a list or an object"},
 		{"does not contain `3`", `12`, "an integer, not text, a list or an object"},
 		{`includes "t"`, `true`, "a bool, not text, a list or an object"},
+		{"is one of 1, 2", `"2"`, `text "2", not a number`},
+		{"is not one of low, high", `["low"]`, "a list, not one value"},
 	} {
 		v, err := delegation.FromJSON([]byte(tc.value))
 		if err != nil {

@@ -26,6 +26,9 @@ import (
 // true/false/null.
 const lit = "(`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\"|'[^']*'|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)"
 
+// reLit matches one whole LIT.
+var reLit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + lit + `$`) })
+
 // num matches a number.
 const num = `(-?\d+(?:\.\d+)?)`
 
@@ -68,6 +71,11 @@ var (
 	reHasKey = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^has(?: an?| the)?(?: (?:key|field|property|member))? (` + "`[^`]*`" + `|"[^"]*")$|^has(?: an?| the)? (?:key|field|property|member) ([A-Za-z_][\w-]*)$`)
 	})
+	reOneOf = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(is not |isn't |not |is )?(?:any )?one of (.+)$`)
+	})
+	reWord  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][\w-]*$`) })
+	reOrSep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\s*,\s*(?:or\s+)?|\s+or\s+`) })
 	reEvery = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:every|each|all)(?: of the)? (?:items?|elements?|entries|entry|values?)(?: of it)? (.+)$`)
 	})
@@ -77,7 +85,7 @@ var (
 type Result struct {
 	Holds bool
 	// Rule names the form: "contains", "equals", "presence", "count",
-	// "compare", "range", "type", "matches", "has-key", "every".
+	// "compare", "range", "type", "matches", "has-key", "every", "one-of".
 	Rule string
 	// Detail is what the rule observed beyond the value ("4 words").
 	Detail string
@@ -137,6 +145,11 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 		}
 		return Result{Holds: delegation.Equal(v, want), Rule: "equals"}, true
 	}
+	if m := reOneOf().FindStringSubmatch(text); m != nil {
+		if set, ok := oneOfSet(m[2]); ok {
+			return oneOf(set, m[1] != "" && !strings.EqualFold(m[1], "is "), v), true
+		}
+	}
 	if m := reEqualsJSON().FindStringSubmatch(text); m != nil {
 		if want, err := delegation.FromJSON([]byte(m[1])); err == nil {
 			return Result{Holds: delegation.Equal(v, want), Rule: "equals"}, true
@@ -165,6 +178,51 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 		return Result{Holds: holds, Rule: "has-key"}, true
 	}
 	return Result{}, false
+}
+
+// oneOfSet reads the values of "one of A, B or C": each a LIT or a bare
+// word (text). Decided: bare words count only in a list of two or more
+// ("is one of low, high"), so that "is one of many" or "is one of the
+// best" stays a sentence for the model, not a set of one word.
+func oneOfSet(list string) ([]delegation.Value, bool) {
+	parts := reOrSep().Split(strings.TrimSpace(list), -1)
+	var set []delegation.Value
+	bare := false
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if v, ok := literal(p); ok && reLit().MatchString(p) {
+			set = append(set, v)
+			continue
+		}
+		if !reWord().MatchString(p) {
+			return nil, false
+		}
+		bare = true
+		set = append(set, p)
+	}
+	if len(set) == 0 || bare && len(set) < 2 {
+		return nil, false
+	}
+	return set, true
+}
+
+// oneOf decides whether v equals one of set (negated: none of it). A
+// list or an object is one value of no such set (a Mismatch), and so is
+// text that reads as a number or a boolean of the set, as for equals.
+func oneOf(set []delegation.Value, negated bool, v delegation.Value) Result {
+	switch v.(type) {
+	case *delegation.List, *delegation.Object:
+		mm := aType(v) + ", not one value"
+		return Result{Rule: "one-of", Detail: mm, Mismatch: mm}
+	}
+	in := false
+	for _, want := range set {
+		if mm := textFor(v, want); mm != "" {
+			return Result{Rule: "one-of", Detail: mm, Mismatch: mm}
+		}
+		in = in || delegation.Equal(v, want)
+	}
+	return Result{Holds: in != negated, Rule: "one-of"}
 }
 
 // textFor is the mismatch of a text v compared with a number or a
