@@ -12,9 +12,13 @@ package didyoumean
 
 import "unicode/utf8"
 
-// Distance is the Levenshtein distance between a and b, counted in runes.
+// Distance is the edit distance between a and b, counted in runes: the
+// Levenshtein distance with a swap of two adjacent runes counted as one
+// edit (the optimal string alignment distance), since a swap is the
+// commonest slip ("hihg" is one from "high", not two).
 func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -28,8 +32,11 @@ func Distance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }

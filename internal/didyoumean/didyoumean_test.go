@@ -14,6 +14,7 @@ func TestDistance(t *testing.T) {
 		{"advancer", "advancr", 1}, {"max_steps", "max_step", 1},
 		{"kitten", "sitting", 3}, {"ratchett", "ratchet", 1},
 		{"naïve", "naive", 1}, // runes, not bytes
+		{"hihg", "high", 1}, {"ab", "ba", 1}, {"ca", "abc", 3}, // a swap is one edit, and a swapped pair is not edited again
 	} {
 		if got := Distance(tc.a, tc.b); got != tc.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
@@ -56,8 +57,15 @@ func TestMatcher(t *testing.T) {
 		t.Errorf("a folded exact match is suggested: got %q", got)
 	}
 	// Third: one slip in a name of up to five runes, two from six.
-	if got := (Matcher{}).Closest("judge", []string{"jugde"}); got != "" {
+	if got := (Matcher{}).Closest("judge", []string{"jxdye"}); got != "" {
 		t.Errorf("two slips in five runes suggested %q", got)
+	}
+	// A swap of two neighbours is one slip.
+	if got := (Matcher{}).Closest("hihg", []string{"high", "low"}); got != "high" {
+		t.Errorf("a swap: got %q, want high", got)
+	}
+	if got := (Matcher{}).Closest("judge", []string{"jugde"}); got != "jugde" {
+		t.Errorf("a swap in five runes: got %q", got)
 	}
 	if got := (Matcher{}).Closest("advancer", []string{"advnacer"}); got != "advnacer" {
 		t.Errorf("two slips in eight runes: got %q", got)

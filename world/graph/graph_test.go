@@ -270,7 +270,7 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 		{"a facet no named producer has, with did-you-mean", map[string]string{
 			"s.prose.md":   node("scorer", "gateway", "", "#### track\n\nThe lane."),
 			"sum.prose.md": node("sum", "responsibility", "- `lane`: the `scorer`'s `trakc` facet only.", "- `total`: n"),
-		}, "sum.prose.md:10:3: error: input \"lane\" of sum names the facet \"trakc\", which scorer does not maintain (facets: track) [graph/unsatisfied]"},
+		}, "sum.prose.md:10:3: error: input \"lane\" of sum names the facet \"trakc\", which scorer does not maintain; did you mean \"track\"? [graph/unsatisfied]"},
 		{"an exclusion that leaves nothing to read", map[string]string{
 			"s.prose.md":   node("scorer", "gateway", "", "#### track\n\nThe lane.\n\n#### score\n\nThe number."),
 			"sum.prose.md": node("sum", "responsibility", "- `lane`: the `scorer`, never its `score`.", "- `total`: n"),
