@@ -13,7 +13,7 @@ func TestDistance(t *testing.T) {
 		{"", "", 0}, {"abc", "", 3}, {"", "ab", 2},
 		{"advancer", "advancr", 1}, {"max_steps", "max_step", 1},
 		{"kitten", "sitting", 3}, {"ratchett", "ratchet", 1},
-		{"naïve", "naive", 1}, // runes, not bytes
+		{"naïve", "naive", 1},                                  // runes, not bytes
 		{"hihg", "high", 1}, {"ab", "ba", 1}, {"ca", "abc", 3}, // a swap is one edit, and a swapped pair is not edited again
 	} {
 		if got := Distance(tc.a, tc.b); got != tc.want {
