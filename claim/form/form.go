@@ -107,6 +107,9 @@ func Decide(text string, v delegation.Value) (Result, bool) {
 
 // decideForm decides text by the forms.
 func decideForm(text string, v delegation.Value) (Result, bool) {
+	if !mayStartForm(text) {
+		return Result{}, false
+	}
 	if m := reNot().FindStringSubmatch(text); m != nil {
 		verb := strings.ToLower(m[1])
 		pos := map[string]string{"contain": "contains", "include": "includes", "equal": "equals", "exist": "exists", "match": "matches", "have": "has"}[verb]
@@ -223,6 +226,19 @@ func oneOf(set []delegation.Value, negated bool, v delegation.Value) Result {
 		in = in || delegation.Equal(v, want)
 	}
 	return Result{Holds: in != negated, Rule: "one-of"}
+}
+
+// mayStartForm reports whether text begins as some form does: with an
+// ASCII letter or an operator's first character. Every form's expression
+// is anchored at the start, so text that fails this is in no form, and is
+// known to be without running them (a field item's ": a value" is read
+// for a claim at every load).
+func mayStartForm(text string) bool {
+	if text == "" {
+		return false
+	}
+	c := text[0] | 0x20
+	return 'a' <= c && c <= 'z' || strings.IndexByte("=!<>", text[0]) >= 0
 }
 
 // textFor is the mismatch of a text v compared with a number or a

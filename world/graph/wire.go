@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 	"sync"
 
 	"github.com/proselang/prose/diag"
@@ -1339,11 +1340,9 @@ func plural(name string, parts []string) string {
 // when none is. An item's name is often its field's, so closer than
 // nearest's two letters (`amount` is not `count`).
 func sameWords(name string, parts []string) string {
-	bare := func(s string) string {
-		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(s))
-	}
+	bareName := bareWords(name)
 	for _, p := range parts {
-		if bare(p) == bare(name) {
+		if bareWords(p) == bareName {
 			return p
 		}
 	}
@@ -1351,6 +1350,18 @@ func sameWords(name string, parts []string) string {
 		return ""
 	}
 	return didyoumean.Matcher{Fold: strings.ToLower, Limit: didyoumean.Within(1)}.Closest(name, parts)
+}
+
+// bareWords is s in lower case without its dashes, underscores and
+// spaces: `revenue-band`, `Revenue_band` and `revenue band` are one.
+func bareWords(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range strings.ToLower(s) {
+		if r != '-' && r != '_' && r != ' ' {
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return string(b)
 }
 
 // known reports whether t is a node (or `node.part`), or a part or
