@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode/utf8"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/didyoumean"
