@@ -54,6 +54,7 @@ func RenderInfo(n *spec.Spec, name, model string) llm.RenderInfo {
 	}
 	if len(n.Outputs) > 0 {
 		info.Maintains = maintainsText(n)
+		info.ReturnsText = returnsText(n)
 	}
 	if n.Execution != nil && n.Execution.Program == nil {
 		info.Guidance = n.Execution.Prose
@@ -88,6 +89,28 @@ func maintainsText(n *spec.Spec) string {
 		for _, line := range strings.Split(sec.Body, "\n") {
 			t := strings.TrimSpace(line)
 			if t != "" && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && line[0] != ' ' && line[0] != '\t' {
+				return strings.TrimSpace(sec.Body)
+			}
+		}
+	}
+	return ""
+}
+
+// returnsText is the body of n's ### Returns when it holds more than its
+// outputs: a postcondition, an `each ... has:` item or a conditional
+// clause (`- if research is unavailable: a partial report`), which the
+// outputs alone would not tell the model; else "".
+func returnsText(n *spec.Spec) string {
+	for _, sec := range n.Sections {
+		if sec.Key != "ensures" || !strings.EqualFold(strings.TrimSpace(sec.Heading), "returns") {
+			continue
+		}
+		if n.Truth != nil && (len(n.Truth.Postconditions) > 0 || len(n.Truth.Each) > 0) {
+			return strings.TrimSpace(sec.Body)
+		}
+		for _, line := range strings.Split(sec.Body, "\n") {
+			t := strings.ToLower(strings.TrimLeft(line, "-* "))
+			if (strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "* ")) && (strings.HasPrefix(t, "if ") || strings.HasPrefix(t, "when ") || strings.HasPrefix(t, "unless ")) {
 				return strings.TrimSpace(sec.Body)
 			}
 		}

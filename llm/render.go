@@ -53,8 +53,12 @@ type RenderInfo struct {
 	// says more than its contract items: the truth's shape, what is
 	// material, its postconditions and facets.
 	Maintains string
-	Shape     string
-	Guidance  string // the prose of an Execution without code
+	// ReturnsText is the text of a function's ### Returns when it says
+	// more than its outputs: its postconditions, `each ... has:` items and
+	// conditional clauses (`if research is unavailable: ...`).
+	ReturnsText string
+	Shape       string
+	Guidance    string // the prose of an Execution without code
 	// Needs are what the node works from, written as sentences that name
 	// no input (Parameters or Requires in prose).
 	Needs []string
@@ -262,6 +266,7 @@ func RenderSystemPrompt(info RenderInfo) string {
 	fields("Its environment (variables the host sets)", info.Environment)
 	fields("Outputs to produce", info.Returns)
 	section("What it maintains", info.Maintains)
+	section("What it returns must satisfy", info.ReturnsText)
 	list("Strategies", info.Strategies)
 	list("Invariants (must hold whatever the outcome)", info.Invariants)
 	section("Shape", info.Shape)

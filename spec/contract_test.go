@@ -170,3 +170,38 @@ func TestNodeLookup(t *testing.T) {
 		}
 	}
 }
+
+// A function's ### Returns holds claims about its value as a Maintains
+// does: `postcondition:` items and bare claims are postconditions, `each
+// ... has:` items are kept, and none of them is an output (`postcondition`
+// was read as one, which every answer lacked); a conditional clause is no
+// output either.
+func TestReturnsClaimsAreNoOutputs(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `topic`: the topic\n\n" +
+		"### Returns\n\n- `articles`: collected articles\n- result: a note\n- each article has: a summary and a score\n" +
+		"- postcondition: `articles` has at least 1 item\n- `result` is not empty\n- if no articles are found: an empty list with a note\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var outs []string
+	for _, o := range s.Outputs {
+		outs = append(outs, o.Name)
+	}
+	if strings.Join(outs, ",") != "articles,result" {
+		t.Errorf("outputs = %v, want articles,result", outs)
+	}
+	if s.Truth == nil {
+		t.Fatal("no Truth: the Returns claims were dropped")
+	}
+	var claims []string
+	for _, c := range s.Truth.Postconditions {
+		claims = append(claims, c.Text+"@"+s.File.Position(c.Pos).String())
+	}
+	if want := "`articles` has at least 1 item@f.prose.md:15:18,`result` is not empty@f.prose.md:16:3"; strings.Join(claims, ",") != want {
+		t.Errorf("postconditions = %v, want %s", claims, want)
+	}
+	if len(s.Truth.Each) != 1 || !strings.HasPrefix(s.Truth.Each[0], "each article has") {
+		t.Errorf("each = %v", s.Truth.Each)
+	}
+}

@@ -21,6 +21,9 @@ func (l *loader) outputs(sec *section) {
 		if !ok {
 			continue
 		}
+		if l.returnsClaim(t, pos) {
+			continue
+		}
 		it, ok := readContractItem(t)
 		if !ok {
 			// `- \`summary\` (markdown): the text`: a parenthesis that
@@ -49,6 +52,41 @@ func (l *loader) outputs(sec *section) {
 			l.s.Outputs = append(l.s.Outputs, &Output{Name: f.name, Pos: diag.Pos(f.pos), Description: f.desc})
 		}
 	}
+}
+
+// returnsClaim reads an item of a Contract Markdown ### Returns that is a
+// claim about the value rather than an output: `postcondition: ...`, a
+// bare claim (`total` is at least 0) or `each ITEM has: ...`, into
+// Spec.Truth as a Maintains holds them, and reports whether it was one.
+// Decided: a function's postconditions are read from its Returns as from
+// a Maintains (and checked where the value is made, callgraph), since
+// upstream writes them there; read as outputs, `postcondition` became an
+// output every answer lacked, and `each` items were dropped.
+func (l *loader) returnsClaim(t string, pos int) bool {
+	if !l.s.Contract {
+		return false
+	}
+	bare := strings.TrimLeft(t, "*_ ")
+	low := strings.ToLower(bare)
+	word, _, _ := strings.Cut(low, ":")
+	word = strings.TrimRight(word, "*_ ")
+	switch {
+	case word == "postcondition" || word == "postconditions",
+		strings.HasPrefix(low, "each ") && eachHas().MatchString(low):
+	case bareClaim(t):
+		if l.s.Truth == nil {
+			l.s.Truth = &Truth{Pos: diag.Pos(pos)}
+		}
+		l.s.Truth.Postconditions = append(l.s.Truth.Postconditions, Claim{Text: t, Pos: diag.Pos(pos)})
+		return true
+	default:
+		return false
+	}
+	if l.s.Truth == nil {
+		l.s.Truth = &Truth{Pos: diag.Pos(pos)}
+	}
+	r := truthReader{l: l, t: l.s.Truth}
+	return r.canonical(t, pos, nil)
 }
 
 func (l *loader) output(name string) *Output {
