@@ -262,3 +262,45 @@ func Any(s *spec.Spec) bool {
 	}
 	return false
 }
+
+// Loaded is a skill resolved and its SKILL.md read.
+type Loaded struct {
+	Skill
+	Text string
+}
+
+// Load resolves decls, in order, and reads each SKILL.md, as a render
+// does before it starts: the first that is malformed, not found, unusable
+// or unreadable is the error, naming where it is declared and its code.
+// The project's skills directory is found from the declaring node's file
+// (ProjectRoot), whose name, when relative, is looked up in dir first
+// ("": the working directory only), as a run reads specs.
+func Load(decls []Decl, dir string) ([]Loaded, error) {
+	out := make([]Loaded, 0, len(decls))
+	home := Home()
+	for _, d := range decls {
+		r := NewResolver(ProjectRoot(fileDir(dir, d.Node.File.Name)), home)
+		found, err := r.ResolveAll([]Decl{d})
+		if err != nil {
+			return nil, err
+		}
+		text, err := found[0].Read()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Loaded{Skill: found[0], Text: text})
+	}
+	return out, nil
+}
+
+// fileDir is the directory of a spec file named name: relative to dir
+// when it is there, else to the working directory.
+func fileDir(dir, name string) string {
+	if dir != "" && !filepath.IsAbs(name) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return filepath.Dir(p)
+		}
+	}
+	return filepath.Dir(name)
+}
