@@ -279,8 +279,7 @@ func Load(decls []Decl, dir string) ([]Loaded, error) {
 	out := make([]Loaded, 0, len(decls))
 	home := Home()
 	for _, d := range decls {
-		r := NewResolver(ProjectRoot(fileDir(dir, d.Node.File.Name)), home)
-		found, err := r.ResolveAll([]Decl{d})
+		found, err := ResolverFor(d, dir, home).ResolveAll([]Decl{d})
 		if err != nil {
 			return nil, err
 		}
@@ -291,6 +290,13 @@ func Load(decls []Decl, dir string) ([]Loaded, error) {
 		out = append(out, Loaded{Skill: found[0], Text: text})
 	}
 	return out, nil
+}
+
+// ResolverFor is the resolver of d, declared in a file on disk: the
+// project's skills directory found from the file's directory (a relative
+// name looked up in dir first, as Load says), then home's.
+func ResolverFor(d Decl, dir, home string) *Resolver {
+	return NewResolver(ProjectRoot(fileDir(dir, d.Node.File.Name)), home)
 }
 
 // fileDir is the directory of a spec file named name: relative to dir
