@@ -37,6 +37,9 @@ type Root struct {
 	// Skip, when set, says why the root was not searched (no home
 	// directory is known).
 	Skip string
+	// Note, for a project skills directory that does not exist, says
+	// where none was found.
+	Note string
 }
 
 // join is the name of elem under the root.
@@ -96,8 +99,9 @@ func Home() string {
 // skills directory of dir (slash-separated) or of the nearest directory
 // above it that has one, stopping at a directory holding .git (the
 // project root) or at the top of fsys. Found none, it is the skills
-// directory of the directory the search stopped at, which does not exist
-// (a declaration then names it among the paths searched).
+// directory of the directory the search stopped at, which does not exist,
+// with a Note saying where none was found (a declaration then names both
+// among the paths searched).
 func ProjectRootFS(fsys fs.FS, dir string) Root {
 	for d := path.Clean(dir); ; d = path.Dir(d) {
 		cand := path.Join(d, ProjectDir)
@@ -105,13 +109,14 @@ func ProjectRootFS(fsys fs.FS, dir string) Root {
 			return Root{Dir: cand, FS: fsys}
 		}
 		if _, err := fs.Stat(fsys, path.Join(d, ".git")); err == nil || d == "." || d == "/" {
-			return Root{Dir: cand, FS: fsys}
+			return Root{Dir: cand, FS: fsys, Note: noneAbove(dir)}
 		}
 	}
 }
 
 // ProjectRoot is ProjectRootFS on the operating system's files, from dir
-// made absolute up to the project root or the file system's root.
+// made absolute up to the project root or the file system's root; found
+// none and no project root, it names dir's skills directory.
 func ProjectRoot(dir string) Root {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -126,11 +131,15 @@ func ProjectRoot(dir string) Root {
 			// the nearest directory the search stopped at: the project
 			// root, or the start when there is none
 			if err != nil {
-				return Root{Dir: filepath.Join(abs, ProjectDir)}
+				cand = filepath.Join(abs, ProjectDir)
 			}
-			return Root{Dir: cand}
+			return Root{Dir: cand, Note: noneAbove(dir)}
 		}
 	}
+}
+
+func noneAbove(dir string) string {
+	return fmt.Sprintf("there is no %s/ directory in %s or above it up to the project root", ProjectDir, dir)
 }
 
 // Skill is a declaration resolved: the directory holding its SKILL.md.
@@ -161,6 +170,9 @@ func (r *Resolver) Resolve(d Decl) (s Skill, code, msg string) {
 		file := root.join(append(d.parts(), File)...)
 		st, err := root.stat(file)
 		if errors.Is(err, fs.ErrNotExist) {
+			if root.Note != "" {
+				file += " (" + root.Note + ")"
+			}
 			searched = append(searched, file)
 			continue
 		}
