@@ -158,3 +158,45 @@ func TestDeclared(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Load reads what a render is given, and refuses a SKILL.md over MaxSize
+// naming the file, the declaration and the code.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	src := "---\nname: n\nkind: function\n---\n\n### Skills\n\n- ds:small\n- ds:big\n\n### Returns\n\n- `r`: r\n"
+	write(t, filepath.Join(dir, "n.prose.md"), src)
+	write(t, filepath.Join(dir, "skills", "ds", "small", File), "SMALL")
+	write(t, filepath.Join(dir, "skills", "ds", "big", File), strings.Repeat("x", MaxSize+1))
+	sp, _, err := spec.Load(filepath.Join(dir, "n.prose.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls := ForRender(sp)
+	got, err := Load(decls[:1], "")
+	if err != nil || len(got) != 1 || got[0].Text != "SMALL" || got[0].Dir != filepath.Join(dir, "skills", "ds", "small") {
+		t.Fatalf("Load(small) = %+v, %v", got, err)
+	}
+	_, err = Load(decls, "")
+	if err == nil {
+		t.Fatal("a SKILL.md over MaxSize was loaded")
+	}
+	for _, want := range []string{filepath.Join(dir, "skills", "ds", "big", File), "is 262145 bytes, over the 256 KiB", "(declared at " + filepath.Join(dir, "n.prose.md") + ":9:3) [skill_unusable]"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v does not say %q", err, want)
+		}
+	}
+}
+
+// A relative file name is looked up in the run's directory first: its
+// project skills are found from there.
+func TestLoadRelative(t *testing.T) {
+	dir := t.TempDir()
+	src := "---\nname: n\nkind: function\n---\n\n### Skills\n\n- ds:small\n\n### Returns\n\n- `r`: r\n"
+	write(t, filepath.Join(dir, "sub", "n.prose.md"), src)
+	write(t, filepath.Join(dir, "sub", "skills", "ds", "small", File), "SMALL")
+	sp, _ := spec.Parse(filepath.Join("sub", "n.prose.md"), []byte(src))
+	got, err := Load(ForRender(sp), dir)
+	if err != nil || len(got) != 1 || got[0].Text != "SMALL" {
+		t.Fatalf("Load = %+v, %v", got, err)
+	}
+}
