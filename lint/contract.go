@@ -114,7 +114,7 @@ func Rules() []spec.Rule {
 		{Code: CodeUndeclaredError, Severity: diag.Error, Short: "Throw of an error the node's ### Errors does not declare (where it declares some)"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
 		{Code: cadence.CodeCadence, Severity: diag.Error, Short: "Cadence stated wrongly (a cron field, a time, a time zone); a warning for self-driven or ### Schedule text that names no cadence prose reads"},
-	}, toolRules()...)
+	}, append(toolRules(), skillRules()...)...)
 }
 
 // kindSections are the canonical sections of each kind, lower-cased,

@@ -382,6 +382,7 @@ func fileChecks(fsys fs.FS, name string) (diag.List, *TestName, error) {
 	diags = append(diags, Spec(s, diags)...)
 	diags = append(diags, TestFile(g, name, s)...)
 	diags = append(diags, toolChecks(g, name, s)...)
+	diags = append(diags, skillChecks(g, name, s)...)
 	diags = append(diags, cadence.Check(s)...)
 	var test *TestName
 	if s.Kind == "test" {

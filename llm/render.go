@@ -74,6 +74,18 @@ type RenderInfo struct {
 	Tools    Toolbox
 	Line     int
 	MaxTurns int
+	// Skills are the skills the node declares (### Skills), each with
+	// the text of its SKILL.md, which the system prompt gives whole.
+	Skills []Skill
+}
+
+// Skill is one skill a render follows: its name as declared, the
+// directory it is installed in (where the files its SKILL.md names are)
+// and its SKILL.md.
+type Skill struct {
+	Name string
+	Dir  string
+	Text string
 }
 
 // RenderService answers calls of one node with a model.
@@ -272,6 +284,9 @@ func RenderSystemPrompt(info RenderInfo) string {
 	section("Shape", info.Shape)
 	section("Guidance", info.Guidance)
 	fields("Declared errors", info.Errors)
+	for _, sk := range info.Skills {
+		section(fmt.Sprintf("Skill %q (installed in %s; follow its instructions where they apply)", sk.Name, sk.Dir), sk.Text)
+	}
 	fmt.Fprintf(&b, "\nReply with one JSON object whose keys are exactly: %s.", names(info.Returns))
 	if len(info.Errors) > 0 {
 		fmt.Fprintf(&b, " If and only if one of the declared errors applies, reply instead {\"error\": NAME, \"message\": WHY} with NAME one of: %s.", names(info.Errors))

@@ -30,6 +30,9 @@ type Models struct {
 	// tools serve the renders whose nodes declare ### Tools (tools.go).
 	tools    *tools.Box
 	maxTurns int
+	// dir is the run's directory, where relative spec names resolve
+	// first (skills.go finds a node's skills from its file).
+	dir string
 }
 
 // NewModels reads the model configuration from getenv, with model and
@@ -192,6 +195,9 @@ func (m *Models) RenderService(b *bind.Render) (service.Service, error) {
 	}
 	info := callgraph.RenderInfo(b.Node, b.Name, b.Model)
 	if err := m.withTools(&info, b.Node); err != nil {
+		return nil, err
+	}
+	if err := m.withSkills(&info, b.Node); err != nil {
 		return nil, err
 	}
 	return llm.NewRenderService(c, info), nil

@@ -433,6 +433,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 		}
 	}
 	mods.maxTurns = req.MaxTurns
+	mods.dir = req.Dir
 	env := &bind.Env{Dir: workDir, Services: services, Host: o.Host, Exec: o.Exec, Nested: callgraph.NestedSpecWith(g.Load), ContractCheck: o.ContractCheck}
 	env.UncheckedAnswers = o.UncheckedAnswers
 	if o.Exec == nil && !o.Deterministic && mode != journal.Replaying {

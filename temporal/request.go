@@ -21,6 +21,7 @@ import (
 	"github.com/proselang/prose/run"
 	"github.com/proselang/prose/runhost"
 	"github.com/proselang/prose/service"
+	"github.com/proselang/prose/skilldecl"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/specgraph"
 	"github.com/proselang/prose/tools"
@@ -131,6 +132,12 @@ func Resolve(o ResolveOptions) (Request, error) {
 			if d := tools.ForRender(b.Node); len(d) > 0 {
 				// refused before the run starts, not rendered without them
 				return nil, fmt.Errorf("declares ### Tools (%s, at %s), and tool sessions do not run on the Temporal engine yet: run it with the local engine", d[0].Text, d[0].Position())
+			}
+			if d := skilldecl.ForRender(b.Node); len(d) > 0 {
+				// a worker may not have the skills the starter's
+				// project and home directory hold: refused, not
+				// rendered without them or with others
+				return nil, fmt.Errorf("declares ### Skills (%s, at %s), and skills are not given to renders on the Temporal engine yet: run it with the local engine", d[0].Text, d[0].Position())
 			}
 			return &remoteService{name: b.Name, kind: kindRender, arg: b.Model}, nil
 		},

@@ -103,7 +103,7 @@ type Prepared struct {
 	// functions each node's render calls (programfiles.go).
 	files      programFiles
 	calleeMu   sync.Mutex
-	calleeSums map[string]string
+	calleeSums map[string]calleeSum
 }
 
 // Given is a drain of g whose renders are given as they are, not

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/skilldecl"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
 )
@@ -31,7 +32,11 @@ import (
 // that cannot be read, adds its size and modification time instead. The
 // functions an Execution or a model render calls (directly or from a
 // function it calls) count as the program does: their name, kind and
-// sections (calleeDigest).
+// sections (calleeDigest). So do the skills a model render uses (its
+// node's ### Skills, its responsibility's, and those of the functions it
+// calls): each one's SKILL.md, found as the render finds it, by its path
+// and SHA-256, so an edited, moved or newly installed skill renders the
+// node again; the other files of a skill's directory are not followed.
 const maxProgramFile = 16 << 20
 
 // programFiles digests the files bindings name, for the drains of one
@@ -78,20 +83,26 @@ func (p *Prepared) drainBinding() func(*graph.Node) string {
 		for _, s := range p.b.Callees[n.ID] {
 			add(s.Binding)
 		}
-		var callees string
+		var callees calleeSum
+		var skills []skilldecl.Decl
 		if _, model := own.(run.Model); own == nil || model {
 			callees = p.calleeDigest(n)
+			skills = append(skilldecl.ForRender(n.Spec), callees.skills...)
 		}
-		if len(words) == 0 && callees == "" {
+		if len(words) == 0 && callees.digest == "" && len(skills) == 0 {
 			return text
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		var b strings.Builder
 		b.WriteString(text)
-		if callees != "" {
+		if callees.digest != "" {
 			b.WriteString("\x00functions ")
-			b.WriteString(callees)
+			b.WriteString(callees.digest)
+		}
+		for _, s := range skills {
+			b.WriteString("\x00skill ")
+			b.WriteString(d.skill(s))
 		}
 		for _, w := range words {
 			if s := d.digest(w); s != "" {
@@ -108,7 +119,7 @@ func (p *Prepared) drainBinding() func(*graph.Node) string {
 // name, kind and sections (a function's whole text is what it does,
 // whether a model or its own Execution runs it), or "" for none. It is
 // computed once per Prepared, whose spec graph is read once.
-func (p *Prepared) calleeDigest(n *graph.Node) string {
+func (p *Prepared) calleeDigest(n *graph.Node) calleeSum {
 	p.calleeMu.Lock()
 	defer p.calleeMu.Unlock()
 	if d, ok := p.calleeSums[n.ID]; ok {
@@ -116,11 +127,13 @@ func (p *Prepared) calleeDigest(n *graph.Node) string {
 	}
 	type callee struct{ name, text string }
 	var cs []callee
+	var skills []skilldecl.Decl
 	if p.cfg.Specs != nil {
 		p.eachCallee(p.cfg.Specs.Finder(), n.Spec, func(name string, c *spec.Spec) bool {
 			if c == nil {
 				return true
 			}
+			skills = append(skills, skilldecl.Declared(c)...)
 			var b strings.Builder
 			b.WriteString(string(c.Kind))
 			for _, s := range c.Sections {
@@ -146,10 +159,34 @@ func (p *Prepared) calleeDigest(n *graph.Node) string {
 		d = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	}
 	if p.calleeSums == nil {
-		p.calleeSums = map[string]string{}
+		p.calleeSums = map[string]calleeSum{}
 	}
-	p.calleeSums[n.ID] = d
-	return d
+	sum := calleeSum{digest: d, skills: skills}
+	p.calleeSums[n.ID] = sum
+	return sum
+}
+
+// calleeSum is what the functions a render calls add to its node's
+// fingerprint: the digest of their text, and the skills they declare
+// (whose files are read at each drain, skill).
+type calleeSum struct {
+	digest string
+	skills []skilldecl.Decl
+}
+
+// skill is "NAME FILE sha256:HEX" for a declared skill: the SKILL.md it
+// resolves to now (from the declaring file's project and the home
+// directory), or "NAME unresolved CODE" (its render fails, and renders
+// again once the skill is installed).
+func (d *drainFiles) skill(s skilldecl.Decl) string {
+	if code, _ := s.Problem(); code != "" {
+		return s.Text + " " + code
+	}
+	found, code, _ := skilldecl.ResolverFor(s, d.dir, skilldecl.Home()).Resolve(s)
+	if code != "" {
+		return s.Text + " " + code
+	}
+	return s.Text + " " + found.File + " " + d.p.sum(found.File)
 }
 
 // digest is "NAME sha256:HEX" for a word of a command that names a

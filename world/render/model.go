@@ -10,6 +10,8 @@ import (
 	"github.com/proselang/prose/callgraph"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm"
+	"github.com/proselang/prose/run"
+	"github.com/proselang/prose/skilldecl"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/receipt"
@@ -119,6 +121,13 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 		return nil, err
 	}
 	defer closeTools()
+	// Its ### Skills, as prose run gives them: each must resolve, and
+	// its SKILL.md is in the instructions.
+	skills, err := skilldecl.Load(skilldecl.ForRender(req.Node.Spec), m.Dir)
+	if err != nil {
+		return nil, err
+	}
+	info.Skills = run.LLMSkills(skills)
 	var tools []llm.Tool
 	if declared != nil {
 		if tools, err = declared.Tools(ctx); err != nil {
