@@ -2,9 +2,12 @@ package spec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/proselang/prose/diag"
 )
 
 // TestFrontMatterAgreesWithYAML checks that whatever path decodes the
@@ -57,6 +60,29 @@ func TestFrontMatterAgreesWithYAML(t *testing.T) {
 		}
 		if v, _ := want["version"].(string); s.Version != v && v != "" {
 			t.Errorf("%q: version %q", fm, s.Version)
+		}
+	}
+}
+
+// A file whose front matter is broken or missing is read by the rules its
+// body is written in: its Contract items draw no errors of the earlier
+// rules (`in` is no type) beside the one that matters.
+func TestBrokenFrontMatterDoesNotCascade(t *testing.T) {
+	body := "### Parameters\n\n- `x`: in\n\n### Returns\n\n- `y`: out\n"
+	for name, src := range map[string]string{
+		"not YAML":   "---\nname: a\nkind: function\n  bad: [\n---\n\n" + body,
+		"not closed": "---\nname: a\nkind: function\n\n" + body,
+		"missing":    "name: a\nkind: function\n\n" + body,
+	} {
+		_, diags := Parse("a.prose.md", []byte(src))
+		var errs []string
+		for _, d := range diags {
+			if d.Severity == diag.Error {
+				errs = append(errs, d.Code)
+			}
+		}
+		if len(errs) != 1 || !strings.Contains(errs[0], "front-matter") {
+			t.Errorf("%s: errors %v, want the front matter's alone", name, errs)
 		}
 	}
 }

@@ -212,8 +212,12 @@ func (l *loader) run() {
 		l.errorf(firstInvalidUTF8(l.src), CodeNotUTF8, "file is not valid UTF-8")
 	}
 	l.frontMatter()
+	// A file whose kind is not known (its front matter is missing, not
+	// closed or not YAML, which is reported) is read by the rules its
+	// body is written in: read by the earlier ones, a Contract item
+	// (`- `x`: a value`) drew errors of its own beside the real one.
 	l.s.Contract = isContract(l.s.Kind, l.s.Version) ||
-		l.s.Kind == KindPattern && l.s.Version == "" && contractForms(l.text[l.fmEnd:]) // generation.go
+		(l.s.Kind == KindPattern && l.s.Version == "" || l.s.Kind == "") && contractForms(l.text[l.fmEnd:]) // generation.go
 	l.s.Pos = l.namePos // a file's node is where its name is
 	if subj, ok := l.s.Front["subject"].(string); ok {
 		l.s.Subject = subj
