@@ -99,8 +99,10 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 		prog = selfCall(sp)
 	}
 	plan.Program = prog
+	var reached []string // the names this run's program calls
 	for k, v := range g.callees(sp, prog) {
 		plan.Globals[k] = v
+		reached = append(reached, k)
 	}
 	inputs := rootInputs(sp, prog, self)
 	given, badJSON := givenInputs(b, inputs, g)
@@ -121,6 +123,13 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 	// that is taken for a typo and refused with the name meant, since the
 	// callee it misses would run unbound or by a model (issue 18, item 11).
 	targets := append(sp.CallTargets(nil, g.finder), sp.Name)
+	// A near miss is looked for among the names the run reaches (and
+	// the spec's own), not every file a call could name: a sibling that
+	// nothing calls is no binding the user meant.
+	for k := range g.used {
+		reached = append(reached, k)
+	}
+	reached = append(reached, sp.Name)
 	for _, a := range b.Slots {
 		switch {
 		case g.used[a.Name]:
@@ -128,8 +137,8 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 			plan.unused(sp, "--slot %s is not used: %s runs its ### Execution and is not rendered: bind the callees it calls instead", a.Name, a.Name)
 		case slices.Contains(targets, a.Name):
 			plan.unused(sp, "--slot %s is not used: %s is a callee of %s that this run never reaches: nothing it runs calls it", a.Name, a.Name, sp.File.Name)
-		case bind.Closest(a.Name, targets) != "":
-			g.problem("--slot %s: no callee of %s is named %q%s", a.Name, sp.File.Name, a.Name, suggestion(a.Name, targets))
+		case bind.Closest(a.Name, reached) != "":
+			g.problem("--slot %s: no callee of %s is named %q%s", a.Name, sp.File.Name, a.Name, suggestion(a.Name, reached))
 		default:
 			plan.unused(sp, "--slot %s is not used: no callee of %s is named %q", a.Name, sp.File.Name, a.Name)
 		}

@@ -1,6 +1,7 @@
 package callgraph_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,5 +41,19 @@ func TestSlotBindsAnyCallee(t *testing.T) {
 	_, err = runContract(t, path, []string{"part=exec:true", "f-=exec:true"}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), `did you mean "f"?`) {
 		t.Errorf("a typo: %v, want it refused with the name meant", err)
+	}
+
+	// A sibling file that nothing calls is no callee a binding missed:
+	// a name near it alone is an unused binding, not a typo of it.
+	if err := os.WriteFile(filepath.Join(dir, "sibling.prose.md"), []byte(fn("sibling", "", "out", "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err = runhost.Prepare(runhost.RunOptions{Path: path, Env: &bind.Env{},
+		Bindings: bind.Settings{Slots: []bind.Assignment{{Name: "part", Value: "exec:true"}, {Name: "siblink", Value: "exec:true"}}}})
+	if err != nil {
+		t.Fatalf("a binding near an uncalled sibling refused the run: %v", err)
+	}
+	if w := p.Warnings.String(); !strings.Contains(w, `--slot siblink is not used`) {
+		t.Errorf("warnings %q, want the unused binding named", w)
 	}
 }
