@@ -363,6 +363,12 @@ func (g *callGraph) instance(root *spec.Spec, p *spec.PatternInstance) service.S
 			g.problem("%s: slot %s of pattern instance %s is not bound: add `%s: NODE` under its with:, or --slot %s.%s=exec:COMMAND",
 				at, sl.Name, p.Name, sl.Name, p.Name, sl.Name)
 		}
+		if ns, ok := s.(*nodeService); ok {
+			for _, pr := range slotArgProblems(ps, sl.Name, ns.node, fmt.Sprintf("pattern instance %s binds %s to %s", p.Name, sl.Name, ns.node.Name)) {
+				g.problem("%s", pr)
+			}
+			s = checkedSlotFunc(s, ns.node)
+		}
 		if s != nil {
 			slots[sl.Name] = s
 		}

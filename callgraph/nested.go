@@ -281,6 +281,11 @@ func bindContractSlot(b *bind.Slot, sp *spec.Spec, env *bind.Env, load func(stri
 	}
 	g := newGraph(env, load, slots)
 	svc := g.node(sp, b.Name)
+	if b.Slot != nil {
+		for _, p := range slotArgProblems(b.Spec, b.Slot.Name, sp, "--slot "+b.Path+"="+b.Arg) {
+			g.problem("%s", p)
+		}
+	}
 	for _, a := range slots {
 		if !g.used[a.Name] {
 			g.problem("--slot %s.%s: %s never calls %q%s", b.Path, a.Name, sp.File.Name, a.Name, suggestion(a.Name, sp.CallTargets(nil, g.finder)))
@@ -294,5 +299,5 @@ func bindContractSlot(b *bind.Slot, sp *spec.Spec, env *bind.Env, load func(stri
 	if len(g.problems) > 0 {
 		return nil, errors.New(strings.Join(g.problems, "\n"))
 	}
-	return svc, nil
+	return checkedSlotFunc(svc, sp), nil
 }

@@ -304,6 +304,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		if callee.Kind == spec.CalleeInstance && callee.Instance != nil {
 			if ps := patternOf(n.Root(), callee.Instance.Pattern, f); ps != nil && ps.Kind == spec.KindPattern {
 				instances[c.name] = ps
+				out = append(out, slotFunctionArguments(n.Root(), callee.Instance, ps, f)...)
 			}
 		}
 		cs := calleeSpec(callee, f)
@@ -435,6 +436,69 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 		}
 		return true
 	})
+	return out
+}
+
+// slotFunctionArguments checks each slot that instance p of pattern ps
+// binds to a function or node (`critic: reviewer` under its with:)
+// against the calls of that slot in the pattern's Delegation: an argument
+// the function does not declare (lint/unknown-argument) would be dropped
+// and the parameter it meant run as null; a parameter it requires that
+// the call does not pass is lint/missing-argument. Each is reported at the
+// with: line, naming the pattern's call. A function that declares no
+// parameters takes any. (A run refuses the same before it starts, and a
+// --slot binding there too.)
+func slotFunctionArguments(root *spec.Spec, p *spec.PatternInstance, ps *spec.Spec, f *spec.Finder) diag.List {
+	b := ps.Body()
+	if b == nil || b.Program == nil {
+		return nil
+	}
+	var out diag.List
+	for _, w := range p.With {
+		if w.Target == "" {
+			continue
+		}
+		c := root.ResolveCall(w.Target, nil, f)
+		if c == nil {
+			continue
+		}
+		fn := calleeSpec(c, f)
+		if fn == nil || len(fn.Inputs) == 0 {
+			continue
+		}
+		declared := map[string]bool{}
+		var names []string
+		for _, in := range fn.Inputs {
+			declared[in.Name] = true
+			names = append(names, in.Name)
+		}
+		syntax.Walk(b.Program, func(x syntax.Node) bool {
+			call, ok := x.(*syntax.CallExpr)
+			if !ok {
+				return true
+			}
+			id, ok := call.Target.(*syntax.Ident)
+			if !ok || id.Name != w.Slot {
+				return true
+			}
+			at := ps.File.Position(id.NamePos)
+			passed := map[string]bool{}
+			for _, a := range call.Args {
+				passed[a.Key] = true
+				if !declared[a.Key] {
+					out.Errorf(root.File, w.Pos, CodeUnknownArgument, "pattern instance %s binds %s to %s, but %s's call %s (%s) passes %q, which %s does not declare%s (it takes %s): rename the parameter, or bind a function that takes the slot's arguments",
+						p.Name, w.Slot, w.Target, ps.Name, w.Slot, at, a.Key, w.Target, didYouMean(a.Key, append([]string(nil), names...)), strings.Join(names, ", "))
+				}
+			}
+			for _, in := range fn.Inputs {
+				if !passed[in.Name] && !in.Optional && !in.HasDefault {
+					out.Errorf(root.File, w.Pos, CodeMissingArgument, "pattern instance %s binds %s to %s, but %s's call %s (%s) does not pass %q, which %s requires: bind a function that takes the slot's arguments",
+						p.Name, w.Slot, w.Target, ps.Name, w.Slot, at, in.Name, w.Target)
+				}
+			}
+			return true
+		})
+	}
 	return out
 }
 
