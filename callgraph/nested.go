@@ -45,9 +45,12 @@ import (
 //     input object of one measurement run). Other arguments (a `prompt`
 //     meant for a model, retry-with-learning's failure_history given to a
 //     refine) are left out. A required input that no argument gives makes
-//     that call fail with a run-time error naming the input and the
-//     arguments passed (catchable by `try`; not a usage error, since no
-//     flag can supply it).
+//     that call fail with an error naming the input and the arguments
+//     passed: a usage error of the delegation (kind usage, exit 1), which
+//     no try catches and no enclosing pattern takes for a failed attempt,
+//     since every attempt would pass the same names (retry-with-learning
+//     would otherwise retry it and return null with exit 0); not a
+//     command-line usage error, since no flag can supply it.
 //   - Host. The nested run uses the caller, judge, recorder, runtime and
 //     limits of the run it belongs to (CallRequest.Host). Its Scope is the
 //     outer call's NestedScope, so its call and judgment ids read
@@ -148,15 +151,20 @@ func nestedHost(req *delegation.CallRequest) *delegation.Host {
 
 // missingInputs is the error of a call that passes no value for an input
 // the nested spec requires: it names the input and what the call passed.
-// It is a run-time error of that call, not a usage error: no flag can fix
-// it, only the outer spec's arguments or a nested spec that fits.
+// It is a delegation usage error at the input's declaration (no try
+// catches it), not a command-line one: no flag can fix it, only the outer
+// spec's arguments or a nested spec that fits.
 func (n *NestedService) missingInputs(args, given *delegation.Object) error {
 	var missing []string
+	at := n.Spec.Pos
 	for _, in := range n.Spec.Inputs {
 		if hasSlot(n.Spec, in.Name) || configEntry(n.Spec, in.Name) != nil || in.HasDefault || in.Optional {
 			continue
 		}
 		if _, ok := given.Get(in.Name); !ok {
+			if len(missing) == 0 {
+				at = in.Pos
+			}
 			missing = append(missing, strconv.Quote(in.Name))
 		}
 	}
@@ -171,8 +179,9 @@ func (n *NestedService) missingInputs(args, given *delegation.Object) error {
 	if len(missing) > 1 {
 		word = "inputs"
 	}
-	return fmt.Errorf("%s (bound to %s) requires %s %s, but the call passes %s: a call's arguments are the nested spec's inputs",
-		n.Spec.File.Name, n.Name, word, strings.Join(missing, ", "), passed)
+	return &delegation.Error{Pos: n.Spec.File.Position(at), Kind: delegation.KindUsage,
+		Msg: fmt.Sprintf("%s (bound to %s) requires %s %s, but the call passes %s: a call's arguments are the nested spec's inputs",
+			n.Spec.File.Name, n.Name, word, strings.Join(missing, ", "), passed)}
 }
 
 // declares reports whether name is an input or config key of the spec
