@@ -229,10 +229,13 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 	g, err := n.Instance.WithArgs(given)
 	if err != nil {
 		// A call's arguments are not command-line flags: report them as
-		// the call's failure (exit 1, catchable), not as bad usage.
+		// a usage error of the delegation (exit 1, never caught), not as
+		// bad command-line usage. Every attempt would pass arguments of the
+		// same names, so no retry or fallback may take it for a failure.
 		var ue *bind.UsageError
 		if errors.As(err, &ue) {
-			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Messages(), "; "))
+			return nil, &delegation.Error{Pos: n.Spec.File.Position(n.Spec.Pos), Kind: delegation.KindUsage,
+				Msg: fmt.Sprintf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Messages(), "; "))}
 		}
 		return nil, err
 	}
@@ -242,10 +245,14 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 			continue
 		}
 		v, _ := given.Get(k)
-		if t, err := bind.Coerce(c.Type, v); err == nil {
-			v = t
+		t, err := bind.Coerce(c.Type, v)
+		if err != nil {
+			// the value would reach the nested spec's checks as another
+			// type (a text where a number is compared): refused here
+			return nil, &delegation.Error{Pos: n.Spec.File.Position(c.Pos), Kind: delegation.KindUsage,
+				Msg: fmt.Sprintf("%s (bound to %s): the argument %s sets its config key %s, declared %s: %v", n.Spec.File.Name, n.Name, k, k, c.Type, err)}
 		}
-		g[k] = v
+		g[k] = t
 	}
 	return g, nil
 }
