@@ -183,7 +183,10 @@ func (g *callGraph) bound(name, text string, node *spec.Spec) service.Service {
 			}
 			return s
 		}
-		return g.node(sp, name)
+		// another function than the one the name resolves to: its
+		// parameters are checked at each call (lint checked the calls
+		// against the one resolved)
+		return checkedSlotFunc(g.node(sp, name), sp)
 	}
 	s, err := g.env.Service(&bind.Slot{Spec: node, Name: name, Path: name, Value: text, Kind: kind, Arg: arg, Env: g.env})
 	if err != nil {

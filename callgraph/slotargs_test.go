@@ -69,3 +69,21 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// A callee bound with --slot to another function than the one its name
+// resolves to: lint checked the call against the resolved one, so the
+// bound one's parameters are checked at the call.
+func TestCalleeBoundToAnotherFunctionChecksItsParameters(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"review.prose.md": fn("review", "draft bar", "verdict", exe("let e = call critic\n  result: draft\n  criteria: bar\nreturn e.verdict")+node("critic", "result criteria", "verdict")),
+	})
+	env, _ := renderEnv(t)
+	v, err := runContract(t, filepath.Join(dir, "review.prose.md"), []string{"critic=std/roles/critic.prose.md"}, map[string]string{"draft": "d", "bar": "b"}, env)
+	var de *delegation.Error
+	if !errors.As(err, &de) || de.Kind != delegation.KindUsage {
+		t.Fatalf("got %v %v, want a usage error", v, err)
+	}
+	if !strings.Contains(err.Error(), `critic.prose.md declares no parameter "result"; its parameters are output, criteria, task_brief`) {
+		t.Errorf("message: %v", err)
+	}
+}
