@@ -3,6 +3,7 @@ package callgraph
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,10 +20,11 @@ import (
 // reviewer`) takes the slot's arguments as its parameters, by name. A
 // name that differs (the call passes `brief`, the function declares
 // `topic`) would drop the argument and run with the parameter null, a
-// plausible wrong answer. So, as lint does for a call of a node
-// (lint/unknown-argument, lint/missing-argument), an argument the
-// function does not declare, and a parameter it requires that the call
-// does not pass, are refused:
+// plausible wrong answer. So an argument the function does not declare,
+// while the call leaves one of its parameters out, and a parameter it
+// requires that the call does not pass, are refused
+// (spec.Spec.SlotArguments; an extra argument beside parameters all
+// filled is context the function does not need):
 //
 //   - before the run, at the binding, for every `call SLOT` of the
 //     pattern's Delegation (the arguments of a call are written out, so
@@ -30,8 +32,7 @@ import (
 //   - at the call, as a usage error (no try and no enclosing pattern takes
 //     it for a failed attempt), for a call whose target is not the slot's
 //     own name (an element of a list slot, `call delegate` in a loop).
-//
-// A function that declares no parameters takes any arguments.
+
 
 // slotArgProblems checks each `call SLOT` of the Delegation of ps
 // against the parameters fn declares; bound is how the binding reads
@@ -79,32 +80,21 @@ type argProblem struct {
 }
 
 // argProblems compares the argument names keys with the parameters fn
-// declares.
+// declares (spec.Spec.SlotArguments).
 func argProblems(fn *spec.Spec, keys []string) []argProblem {
-	if len(fn.Inputs) == 0 {
-		return nil
-	}
-	declared := map[string]bool{}
+	unknown, leftOut, required := fn.SlotArguments(keys)
 	var names []string
 	for _, in := range fn.Inputs {
-		declared[in.Name] = true
 		names = append(names, in.Name)
 	}
-	passed := map[string]bool{}
 	var out []argProblem
-	for i, k := range keys {
-		passed[k] = true
-		if declared[k] {
-			continue
-		}
-		out = append(out, argProblem{arg: i, msg: fmt.Sprintf("%s declares no parameter %q%s; its parameters are %s: rename the argument or the parameter so that they match, or bind a function that takes %q",
-			fnLabel(fn), k, suggestion(k, names), strings.Join(names, ", "), k)})
+	for _, k := range unknown {
+		out = append(out, argProblem{arg: slices.Index(keys, k), msg: fmt.Sprintf("%s declares no parameter %q%s; its parameters are %s, and the call leaves out %s: rename the argument or the parameter so that they match, or bind a function that takes %q",
+			fnLabel(fn), k, suggestion(k, leftOut), strings.Join(names, ", "), strings.Join(leftOut, ", "), k)})
 	}
-	for _, in := range fn.Inputs {
-		if !passed[in.Name] && !in.Optional && !in.HasDefault {
-			out = append(out, argProblem{arg: -1, msg: fmt.Sprintf("%s requires the parameter %q, which the call does not pass (it passes %s): pass %s: VALUE, or bind a function whose parameters are the call's arguments",
-				fnLabel(fn), in.Name, passedText(keys), in.Name)})
-		}
+	for _, r := range required {
+		out = append(out, argProblem{arg: -1, msg: fmt.Sprintf("%s requires the parameter %q, which the call does not pass (it passes %s): pass %s: VALUE, or bind a function whose parameters are the call's arguments",
+			fnLabel(fn), r, passedText(keys), r)})
 	}
 	return out
 }

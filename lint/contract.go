@@ -441,12 +441,12 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 
 // slotFunctionArguments checks each slot that instance p of pattern ps
 // binds to a function or node (`critic: reviewer` under its with:)
-// against the calls of that slot in the pattern's Delegation: an argument
-// the function does not declare (lint/unknown-argument) would be dropped
-// and the parameter it meant run as null; a parameter it requires that
-// the call does not pass is lint/missing-argument. Each is reported at the
-// with: line, naming the pattern's call. A function that declares no
-// parameters takes any. (A run refuses the same before it starts, and a
+// against the calls of that slot in the pattern's Delegation
+// (spec.Spec.SlotArguments): an argument the function does not declare,
+// while the call leaves one of its parameters out (lint/unknown-argument),
+// would be dropped and the parameter it meant run as null; a parameter it
+// requires that the call does not pass is lint/missing-argument. Each is
+// reported at the with: line, naming the pattern's call. (A run refuses the same before it starts, and a
 // --slot binding there too.)
 func slotFunctionArguments(root *spec.Spec, p *spec.PatternInstance, ps *spec.Spec, f *spec.Finder) diag.List {
 	b := ps.Body()
@@ -466,10 +466,8 @@ func slotFunctionArguments(root *spec.Spec, p *spec.PatternInstance, ps *spec.Sp
 		if fn == nil || len(fn.Inputs) == 0 {
 			continue
 		}
-		declared := map[string]bool{}
 		var names []string
 		for _, in := range fn.Inputs {
-			declared[in.Name] = true
 			names = append(names, in.Name)
 		}
 		syntax.Walk(b.Program, func(x syntax.Node) bool {
@@ -482,19 +480,18 @@ func slotFunctionArguments(root *spec.Spec, p *spec.PatternInstance, ps *spec.Sp
 				return true
 			}
 			at := ps.File.Position(id.NamePos)
-			passed := map[string]bool{}
-			for _, a := range call.Args {
-				passed[a.Key] = true
-				if !declared[a.Key] {
-					out.Errorf(root.File, w.Pos, CodeUnknownArgument, "pattern instance %s binds %s to %s, but %s's call %s (%s) passes %q, which %s does not declare%s (it takes %s): rename the parameter, or bind a function that takes the slot's arguments",
-						p.Name, w.Slot, w.Target, ps.Name, w.Slot, at, a.Key, w.Target, didYouMean(a.Key, append([]string(nil), names...)), strings.Join(names, ", "))
-				}
+			keys := make([]string, len(call.Args))
+			for i, a := range call.Args {
+				keys[i] = a.Key
 			}
-			for _, in := range fn.Inputs {
-				if !passed[in.Name] && !in.Optional && !in.HasDefault {
-					out.Errorf(root.File, w.Pos, CodeMissingArgument, "pattern instance %s binds %s to %s, but %s's call %s (%s) does not pass %q, which %s requires: bind a function that takes the slot's arguments",
-						p.Name, w.Slot, w.Target, ps.Name, w.Slot, at, in.Name, w.Target)
-				}
+			unknown, leftOut, required := fn.SlotArguments(keys)
+			for _, k := range unknown {
+				out.Errorf(root.File, w.Pos, CodeUnknownArgument, "pattern instance %s binds %s to %s, but %s's call %s (%s) passes %q, which %s does not declare%s (it takes %s, and the call leaves out %s): rename the parameter, or bind a function that takes the slot's arguments",
+					p.Name, w.Slot, w.Target, ps.Name, w.Slot, at, k, w.Target, didYouMean(k, append([]string(nil), leftOut...)), strings.Join(names, ", "), strings.Join(leftOut, ", "))
+			}
+			for _, r := range required {
+				out.Errorf(root.File, w.Pos, CodeMissingArgument, "pattern instance %s binds %s to %s, but %s's call %s (%s) does not pass %q, which %s requires: bind a function that takes the slot's arguments",
+					p.Name, w.Slot, w.Target, ps.Name, w.Slot, at, r, w.Target)
 			}
 			return true
 		})
