@@ -33,7 +33,6 @@ import (
 //     it for a failed attempt), for a call whose target is not the slot's
 //     own name (an element of a list slot, `call delegate` in a loop).
 
-
 // slotArgProblems checks each `call SLOT` of the Delegation of ps
 // against the parameters fn declares; bound is how the binding reads
 // in messages ("--slot critic", "pattern instance draft binds critic").
