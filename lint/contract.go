@@ -55,7 +55,9 @@ import (
 //     lint/missing-argument;
 //   - each config value of a ### Patterns instance is checked against
 //     the pattern's declared type and its uses as a count or a timeout
-//     (lint/config-value, at the instance's config line);
+//     (lint/config-value, at the instance's config line), and the
+//     pattern's own checks of its config (`throw usage`) are run with
+//     the instance's config (refusals.go);
 //   - calls among the nodes of the file that go round, a node calling
 //     itself included, are lint/call-cycle (cycles.go).
 //
@@ -717,6 +719,7 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 			out = append(out, instanceConfig(s, p, ps, k)...)
 		}
 		out = append(out, instanceMembers(s, p, ps, f)...)
+		out = append(out, instanceRefusals(s, p, ps)...)
 		for _, n := range names {
 			if !bound[n] {
 				out.Warnf(s.File, p.Pos, CodeUnboundSlot, "pattern instance %s leaves slot %s of %s unbound: add `%s: NODE` under with: (or bind it with --slot %s.%s=...)", p.Name, n, p.Pattern, n, p.Name, n)
