@@ -112,7 +112,41 @@ func bindNested(b *bind.Slot, load func(string) (*spec.Spec, diag.List, error)) 
 			n.explicit[a.Name] = true
 		}
 	}
+	if err := n.refusal(); err != nil {
+		return nil, err
+	}
 	return n, nil
+}
+
+// refusal runs the nested spec's own checks of its config (`throw
+// usage`) with the values given explicitly by --config, which no call
+// argument replaces, so that a value it would refuse (refine's threshold
+// 80) stops the run before it starts instead of at the first call of the
+// slot, after the outer spec's earlier calls. Defaults and keys a call
+// may set are left to the call.
+func (n *NestedService) refusal() error {
+	b := n.Spec.Body()
+	if b == nil || b.Program == nil {
+		return nil
+	}
+	known := map[string]delegation.Value{}
+	for k := range n.explicit {
+		if v, ok := n.Instance.Config[k]; ok {
+			known[k] = v
+		}
+	}
+	e, st := delegation.Refusal(b.Program, known)
+	if e == nil {
+		return nil
+	}
+	flag := ""
+	for _, k := range delegation.ReadNames(st) {
+		if n.explicit[k] {
+			flag = fmt.Sprintf(" --config %s.%s", n.Path, k)
+			break
+		}
+	}
+	return fmt.Errorf("%s refuses%s: %s: %s", n.Spec.File.Name, flag, e.Pos, e.Msg)
 }
 
 // NestedService is a slot bound to a spec: each call runs the spec's

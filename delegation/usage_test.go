@@ -46,3 +46,20 @@ func TestThrowUsageParses(t *testing.T) {
 		t.Fatalf("throw usage.m: %s", got)
 	}
 }
+
+// Refusal runs a program's leading checks of what is known before a run:
+// only the statements that read nothing else, up to the first call.
+func TestRefusalRunsOnlyWhatIsKnown(t *testing.T) {
+	prog := parse(t, "if rounds < 1:\n  throw usage \"rounds is {rounds}\"\nif brief is null:\n  throw usage \"no brief\"\nlet r = call w\nif rounds > 5:\n  throw usage \"too many\"\nreturn r")
+	if e, st := Refusal(prog, map[string]Value{"rounds": int64(0)}); e == nil || e.Msg != "rounds is 0" || st != prog.Body[0] {
+		t.Errorf("rounds 0: %v %v", e, st)
+	}
+	// brief is unknown (an input), and the check after the call is left
+	// to the run
+	if e, _ := Refusal(prog, map[string]Value{"rounds": int64(9)}); e != nil {
+		t.Errorf("rounds 9: %v", e)
+	}
+	if got := ReadNames(prog.Body[0]); len(got) != 1 || got[0] != "rounds" {
+		t.Errorf("ReadNames: %v", got)
+	}
+}
