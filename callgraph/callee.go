@@ -183,7 +183,10 @@ func (g *callGraph) bound(name, text string, node *spec.Spec) service.Service {
 			}
 			return s
 		}
-		return g.node(sp, name)
+		// another function than the one the name resolves to: its
+		// parameters are checked at each call (lint checked the calls
+		// against the one resolved)
+		return checkedSlotFunc(g.node(sp, name), sp)
 	}
 	s, err := g.env.Service(&bind.Slot{Spec: node, Name: name, Path: name, Value: text, Kind: kind, Arg: arg, Env: g.env})
 	if err != nil {
@@ -362,6 +365,12 @@ func (g *callGraph) instance(root *spec.Spec, p *spec.PatternInstance) service.S
 		default:
 			g.problem("%s: slot %s of pattern instance %s is not bound: add `%s: NODE` under its with:, or --slot %s.%s=exec:COMMAND",
 				at, sl.Name, p.Name, sl.Name, p.Name, sl.Name)
+		}
+		if ns, ok := s.(*nodeService); ok {
+			for _, pr := range slotArgProblems(ps, sl.Name, ns.node, fmt.Sprintf("pattern instance %s binds %s to %s", p.Name, sl.Name, ns.node.Name)) {
+				g.problem("%s", pr)
+			}
+			s = checkedSlotFunc(s, ns.node)
 		}
 		if s != nil {
 			slots[sl.Name] = s

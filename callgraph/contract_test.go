@@ -292,7 +292,7 @@ func TestRunRefusals(t *testing.T) {
 // target of a pattern instance may be a std/ path.
 func TestRolesAsBindings(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"review.prose.md": fn("review", "draft bar", "verdict", exe("let e = call critic\n  result: draft\n  criteria: bar\nreturn e.verdict")+node("critic", "result criteria", "verdict")),
+		"review.prose.md": fn("review", "draft bar", "verdict", exe("let e = call critic\n  output: draft\n  criteria: bar\nreturn e.verdict")+node("critic", "output criteria", "verdict")),
 		"loop.prose.md": "---\nname: loop\nkind: pattern\nversion: 0.15.0\n---\n\n### Slots\n\n- `writer`: drafts\n  - requires: `brief`\n  - ensures: `draft`\n\n" +
 			"### Delegation\n\n```prose\nlet d = call writer\n  brief: brief\nreturn { draft: d }\n```\n",
 		"uses.prose.md": fn("uses", "brief", "draft", "### Patterns\n\n```yaml\n- name: drafted\n  pattern: loop\n  with:\n    writer: std/roles/writer\n```\n\n"+

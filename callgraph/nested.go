@@ -45,9 +45,12 @@ import (
 //     input object of one measurement run). Other arguments (a `prompt`
 //     meant for a model, retry-with-learning's failure_history given to a
 //     refine) are left out. A required input that no argument gives makes
-//     that call fail with a run-time error naming the input and the
-//     arguments passed (catchable by `try`; not a usage error, since no
-//     flag can supply it).
+//     that call fail with an error naming the input and the arguments
+//     passed: a usage error of the delegation (kind usage, exit 1), which
+//     no try catches and no enclosing pattern takes for a failed attempt,
+//     since every attempt would pass the same names (retry-with-learning
+//     would otherwise retry it and return null with exit 0); not a
+//     command-line usage error, since no flag can supply it.
 //   - Host. The nested run uses the caller, judge, recorder, runtime and
 //     limits of the run it belongs to (CallRequest.Host). Its Scope is the
 //     outer call's NestedScope, so its call and judgment ids read
@@ -109,7 +112,41 @@ func bindNested(b *bind.Slot, load func(string) (*spec.Spec, diag.List, error)) 
 			n.explicit[a.Name] = true
 		}
 	}
+	if err := n.refusal(); err != nil {
+		return nil, err
+	}
 	return n, nil
+}
+
+// refusal runs the nested spec's own checks of its config (`throw
+// usage`) with the values given explicitly by --config, which no call
+// argument replaces, so that a value it would refuse (refine's threshold
+// 80) stops the run before it starts instead of at the first call of the
+// slot, after the outer spec's earlier calls. Defaults and keys a call
+// may set are left to the call.
+func (n *NestedService) refusal() error {
+	b := n.Spec.Body()
+	if b == nil || b.Program == nil {
+		return nil
+	}
+	known := map[string]delegation.Value{}
+	for k := range n.explicit {
+		if v, ok := n.Instance.Config[k]; ok {
+			known[k] = v
+		}
+	}
+	e, st := delegation.Refusal(b.Program, known)
+	if e == nil {
+		return nil
+	}
+	flag := ""
+	for _, k := range delegation.ReadNames(st) {
+		if n.explicit[k] {
+			flag = fmt.Sprintf(" --config %s.%s", n.Path, k)
+			break
+		}
+	}
+	return fmt.Errorf("%s refuses%s: %s: %s", n.Spec.File.Name, flag, e.Pos, e.Msg)
 }
 
 // NestedService is a slot bound to a spec: each call runs the spec's
@@ -148,15 +185,20 @@ func nestedHost(req *delegation.CallRequest) *delegation.Host {
 
 // missingInputs is the error of a call that passes no value for an input
 // the nested spec requires: it names the input and what the call passed.
-// It is a run-time error of that call, not a usage error: no flag can fix
-// it, only the outer spec's arguments or a nested spec that fits.
+// It is a delegation usage error at the input's declaration (no try
+// catches it), not a command-line one: no flag can fix it, only the outer
+// spec's arguments or a nested spec that fits.
 func (n *NestedService) missingInputs(args, given *delegation.Object) error {
 	var missing []string
+	at := n.Spec.Pos
 	for _, in := range n.Spec.Inputs {
 		if hasSlot(n.Spec, in.Name) || configEntry(n.Spec, in.Name) != nil || in.HasDefault || in.Optional {
 			continue
 		}
 		if _, ok := given.Get(in.Name); !ok {
+			if len(missing) == 0 {
+				at = in.Pos
+			}
 			missing = append(missing, strconv.Quote(in.Name))
 		}
 	}
@@ -171,8 +213,9 @@ func (n *NestedService) missingInputs(args, given *delegation.Object) error {
 	if len(missing) > 1 {
 		word = "inputs"
 	}
-	return fmt.Errorf("%s (bound to %s) requires %s %s, but the call passes %s: a call's arguments are the nested spec's inputs",
-		n.Spec.File.Name, n.Name, word, strings.Join(missing, ", "), passed)
+	return &delegation.Error{Pos: n.Spec.File.Position(at), Kind: delegation.KindUsage,
+		Msg: fmt.Sprintf("%s (bound to %s) requires %s %s, but the call passes %s: a call's arguments are the nested spec's inputs",
+			n.Spec.File.Name, n.Name, word, strings.Join(missing, ", "), passed)}
 }
 
 // declares reports whether name is an input or config key of the spec
@@ -220,10 +263,13 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 	g, err := n.Instance.WithArgs(given)
 	if err != nil {
 		// A call's arguments are not command-line flags: report them as
-		// the call's failure (exit 1, catchable), not as bad usage.
+		// a usage error of the delegation (exit 1, never caught), not as
+		// bad command-line usage. Every attempt would pass arguments of the
+		// same names, so no retry or fallback may take it for a failure.
 		var ue *bind.UsageError
 		if errors.As(err, &ue) {
-			return nil, fmt.Errorf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Messages(), "; "))
+			return nil, &delegation.Error{Pos: n.Spec.File.Position(n.Spec.Pos), Kind: delegation.KindUsage,
+				Msg: fmt.Sprintf("%s (bound to %s): %s", n.Spec.File.Name, n.Name, strings.Join(ue.Messages(), "; "))}
 		}
 		return nil, err
 	}
@@ -233,10 +279,14 @@ func (n *NestedService) globals(args *delegation.Object) (map[string]delegation.
 			continue
 		}
 		v, _ := given.Get(k)
-		if t, err := bind.Coerce(c.Type, v); err == nil {
-			v = t
+		t, err := bind.Coerce(c.Type, v)
+		if err != nil {
+			// the value would reach the nested spec's checks as another
+			// type (a text where a number is compared): refused here
+			return nil, &delegation.Error{Pos: n.Spec.File.Position(c.Pos), Kind: delegation.KindUsage,
+				Msg: fmt.Sprintf("%s (bound to %s): the argument %s sets its config key %s, declared %s: %v", n.Spec.File.Name, n.Name, k, k, c.Type, err)}
 		}
-		g[k] = v
+		g[k] = t
 	}
 	return g, nil
 }
@@ -281,6 +331,11 @@ func bindContractSlot(b *bind.Slot, sp *spec.Spec, env *bind.Env, load func(stri
 	}
 	g := newGraph(env, load, slots)
 	svc := g.node(sp, b.Name)
+	if b.Slot != nil {
+		for _, p := range slotArgProblems(b.Spec, b.Slot.Name, sp, "--slot "+b.Path+"="+b.Arg) {
+			g.problem("%s", p)
+		}
+	}
 	for _, a := range slots {
 		if !g.used[a.Name] {
 			g.problem("--slot %s.%s: %s never calls %q%s", b.Path, a.Name, sp.File.Name, a.Name, suggestion(a.Name, sp.CallTargets(nil, g.finder)))
@@ -294,5 +349,5 @@ func bindContractSlot(b *bind.Slot, sp *spec.Spec, env *bind.Env, load func(stri
 	if len(g.problems) > 0 {
 		return nil, errors.New(strings.Join(g.problems, "\n"))
 	}
-	return svc, nil
+	return checkedSlotFunc(svc, sp), nil
 }

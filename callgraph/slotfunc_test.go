@@ -60,7 +60,7 @@ func TestSlotBoundToRenderedFunction(t *testing.T) {
 
 func TestSlotBoundToFunctionWithExecution(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"strict.prose.md": fn("strict", "output criteria", "verdict reasoning", exe(
+		"strict.prose.md": fn("strict", "output task_brief criteria", "verdict reasoning", exe(
 			"let score = call scorer\n  text: output\nif score == \"\":\n  return { verdict: \"reject\", reasoning: \"no score\" }\nreturn { verdict: \"accept\", reasoning: score }")),
 		// a sibling the Execution calls, served here by a dotted binding
 		"scorer.prose.md": fn("scorer", "text", "score", ""),

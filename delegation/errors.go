@@ -18,6 +18,12 @@ const (
 	KindJudge    = "judge"    // a natural-language condition could not be decided
 	KindLimit    = "limit"    // a run limit was passed (Error.Limit says which)
 	KindCanceled = "canceled" // the run's context was canceled or timed out
+	// KindUsage is a `throw usage`: the spec refuses how it is used (a
+	// config or input no run of it can work with). It is a mistake of the
+	// spec that uses it, not a failed attempt: no try catches it, and a
+	// call of a nested spec that raises it fails at once with it (no
+	// further attempt, no on_fail fallback), through every enclosing call.
+	KindUsage = "usage"
 )
 
 // Limit names the run limit a KindLimit error passed, so that a caller
@@ -64,8 +70,11 @@ func (e *Error) Error() string {
 		b.WriteString(e.Pos.String())
 		b.WriteString(": ")
 	}
-	if e.Kind == KindThrow {
+	switch e.Kind {
+	case KindThrow:
 		b.WriteString("uncaught throw: ")
+	case KindUsage:
+		b.WriteString("usage error: ")
 	}
 	b.WriteString(e.Msg)
 	for _, c := range e.Chain {
@@ -109,7 +118,7 @@ func (e *Error) Object() *Object {
 		o.Set("slot", nil)
 		o.Set("attempts", nil)
 	}
-	if e.Kind == KindThrow {
+	if e.Kind == KindThrow || e.Kind == KindUsage {
 		o.Set("value", e.Value)
 	}
 	// A service failing with a named error (a render's declared error)

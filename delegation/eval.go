@@ -485,7 +485,11 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 		if err != nil {
 			return ctrlNone, nil, false, err
 		}
-		e := f.errorf(s.Throw, KindThrow, "%s", Text(v))
+		kind := KindThrow
+		if s.Usage {
+			kind = KindUsage
+		}
+		e := f.errorf(s.Throw, kind, "%s", Text(v))
 		e.Value = v
 		return ctrlNone, nil, false, e
 	default:

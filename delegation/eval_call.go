@@ -58,6 +58,11 @@ func (f *frame) evalCall(x *syntax.CallExpr) (Value, error) {
 			// a gate of a nested run waits: the whole run suspends
 			return nil, &Error{Pos: f.position(x.Call), Kind: KindWaiting, Msg: w.Error(), Path: p.id, Slot: p.svc.ServiceName(), Err: err}
 		}
+		if u := usageOf(err); u != nil {
+			// the nested spec refuses how it is used: no attempt would do
+			// better, and no enclosing try may take it for a failure
+			return nil, f.usageFailed(x, p, n, u)
+		}
 		last = err
 		timedOut = p.timeout > 0 && errors.Is(err, context.DeadlineExceeded)
 		if _, same := errors.AsType[*NotRetriedError](err); same {
@@ -155,6 +160,27 @@ func (f *frame) callFailed(x *syntax.CallExpr, p *callPlan, n int, last error, t
 	default:
 		e.Msg = fmt.Sprintf("call '%s' failed after %d %s: %s", name, n, word, oneLine(last.Error()))
 	}
+	f.record(&Event{Kind: EventError, Pos: e.Pos, Path: p.id, Slot: name, Attempt: n, Err: e})
+	return e
+}
+
+// usageOf is the usage error (KindUsage) in err's chain, or nil.
+func usageOf(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) && e.Kind == KindUsage {
+		return e
+	}
+	return nil
+}
+
+// usageFailed builds the error of a call whose service refused how it is
+// used (a nested spec's `throw usage`): a usage error again, at this call,
+// with the inner position first in its chain.
+func (f *frame) usageFailed(x *syntax.CallExpr, p *callPlan, n int, inner *Error) *Error {
+	name := p.svc.ServiceName()
+	e := &Error{Pos: f.position(x.Call), Kind: KindUsage, Slot: name, Attempts: n, Err: inner, Path: p.id, Value: inner.Value,
+		Msg:   fmt.Sprintf("call '%s': %s", name, inner.Msg),
+		Chain: append([]string{inner.Pos.String()}, inner.Chain...)}
 	f.record(&Event{Kind: EventError, Pos: e.Pos, Path: p.id, Slot: name, Attempt: n, Err: e})
 	return e
 }

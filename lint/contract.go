@@ -55,7 +55,9 @@ import (
 //     lint/missing-argument;
 //   - each config value of a ### Patterns instance is checked against
 //     the pattern's declared type and its uses as a count or a timeout
-//     (lint/config-value, at the instance's config line);
+//     (lint/config-value, at the instance's config line), and the
+//     pattern's own checks of its config (`throw usage`) are run with
+//     the instance's config (refusals.go);
 //   - calls among the nodes of the file that go round, a node calling
 //     itself included, are lint/call-cycle (cycles.go).
 //
@@ -304,6 +306,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		if callee.Kind == spec.CalleeInstance && callee.Instance != nil {
 			if ps := patternOf(n.Root(), callee.Instance.Pattern, f); ps != nil && ps.Kind == spec.KindPattern {
 				instances[c.name] = ps
+				out = append(out, slotFunctionArguments(n.Root(), callee.Instance, ps, f)...)
 			}
 		}
 		cs := calleeSpec(callee, f)
@@ -435,6 +438,66 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 		}
 		return true
 	})
+	return out
+}
+
+// slotFunctionArguments checks each slot that instance p of pattern ps
+// binds to a function or node (`critic: reviewer` under its with:)
+// against the calls of that slot in the pattern's Delegation
+// (spec.Spec.SlotArguments): an argument the function does not declare,
+// while the call leaves one of its parameters out (lint/unknown-argument),
+// would be dropped and the parameter it meant run as null; a parameter it
+// requires that the call does not pass is lint/missing-argument. Each is
+// reported at the with: line, naming the pattern's call. (A run refuses the same before it starts, and a
+// --slot binding there too.)
+func slotFunctionArguments(root *spec.Spec, p *spec.PatternInstance, ps *spec.Spec, f *spec.Finder) diag.List {
+	b := ps.Body()
+	if b == nil || b.Program == nil {
+		return nil
+	}
+	var out diag.List
+	for _, w := range p.With {
+		if w.Target == "" {
+			continue
+		}
+		c := root.ResolveCall(w.Target, nil, f)
+		if c == nil {
+			continue
+		}
+		fn := calleeSpec(c, f)
+		if fn == nil || len(fn.Inputs) == 0 {
+			continue
+		}
+		var names []string
+		for _, in := range fn.Inputs {
+			names = append(names, in.Name)
+		}
+		syntax.Walk(b.Program, func(x syntax.Node) bool {
+			call, ok := x.(*syntax.CallExpr)
+			if !ok {
+				return true
+			}
+			id, ok := call.Target.(*syntax.Ident)
+			if !ok || id.Name != w.Slot {
+				return true
+			}
+			at := ps.File.Position(id.NamePos)
+			keys := make([]string, len(call.Args))
+			for i, a := range call.Args {
+				keys[i] = a.Key
+			}
+			unknown, leftOut, required := fn.SlotArguments(keys)
+			for _, k := range unknown {
+				out.Errorf(root.File, w.Pos, CodeUnknownArgument, "pattern instance %s binds %s to %s, but %s's call %s (%s) passes %q, which %s does not declare%s (it takes %s, and the call leaves out %s): rename the parameter, or bind a function that takes the slot's arguments",
+					p.Name, w.Slot, w.Target, ps.Name, w.Slot, at, k, w.Target, didYouMean(k, append([]string(nil), leftOut...)), strings.Join(names, ", "), strings.Join(leftOut, ", "))
+			}
+			for _, r := range required {
+				out.Errorf(root.File, w.Pos, CodeMissingArgument, "pattern instance %s binds %s to %s, but %s's call %s (%s) does not pass %q, which %s requires: bind a function that takes the slot's arguments",
+					p.Name, w.Slot, w.Target, ps.Name, w.Slot, at, r, w.Target)
+			}
+			return true
+		})
+	}
 	return out
 }
 
@@ -656,6 +719,7 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 			out = append(out, instanceConfig(s, p, ps, k)...)
 		}
 		out = append(out, instanceMembers(s, p, ps, f)...)
+		out = append(out, instanceRefusals(s, p, ps)...)
 		for _, n := range names {
 			if !bound[n] {
 				out.Warnf(s.File, p.Pos, CodeUnboundSlot, "pattern instance %s leaves slot %s of %s unbound: add `%s: NODE` under with: (or bind it with --slot %s.%s=...)", p.Name, n, p.Pattern, n, p.Name, n)

@@ -98,7 +98,7 @@ func TestEarlierGenerationUnchanged(t *testing.T) {
 }
 
 func TestContractLintInstances(t *testing.T) {
-	pattern := "---\nname: loop\nkind: pattern\nversion: 0.15.0\n---\n\n### Slots\n\n- `worker`: works\n- `critic`: judges\n\n### Delegation\n\n```prose\nlet w = call worker\nreturn call critic\n  output: w\n```\n"
+	pattern := "---\nname: loop\nkind: pattern\nversion: 0.15.0\n---\n\n### Slots\n\n- `worker`: works\n- `critic`: judges\n\n### Delegation\n\n```prose\nlet w = call worker\nreturn call critic\n  output: w\n  criteria: \"clear\"\n```\n"
 	user := "---\nname: f\nkind: function\n---\n\n### Returns\n\n- `r`: x\n\n### Patterns\n\n```yaml\n" +
 		"- name: good\n  pattern: loop\n  with:\n    worker: w\n    critic: std/roles/critic\n" +
 		"- name: typo\n  pattern: lop\n" +

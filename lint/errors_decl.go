@@ -48,7 +48,7 @@ func undeclaredThrows(n *spec.Spec) diag.List {
 // visitThrow reports x when it throws a literal name n does not declare.
 func visitThrow(n *spec.Spec, x syntax.Node, names []string, out *diag.List) bool {
 	t, ok := x.(*syntax.ThrowStmt)
-	if !ok {
+	if !ok || t.Usage { // a usage error is no declared error
 		return true
 	}
 	name, pos := thrownName(t.Value)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/llm/llmtest"
 )
 
@@ -44,12 +45,15 @@ func TestNestedInnerFailureShowsBothPositions(t *testing.T) {
 }
 
 // A nested spec that requires an input its caller does not pass makes that
-// call fail (exit 1, catchable, with the call's position), and the message
-// names the input and what the call passed. It is not a usage error: no
-// flag could fix it.
-func TestNestedMissingInputIsACallFailure(t *testing.T) {
+// call fail with a usage error of the delegation (exit 1, with the call's
+// position), whose message names the input and what the call passed. Every
+// attempt would pass the same names, so retry-with-learning does not take
+// it for a failed attempt: it ends the run, where it used to retry it and
+// return null with exit 0. It is not a command-line usage error: no flag
+// could fix it.
+func TestNestedMissingInputEndsTheRun(t *testing.T) {
 	h := newHarness(t)
-	res := h.mustRun(run{pattern: "retry-with-learning",
+	res, err := h.run(run{pattern: "retry-with-learning",
 		slots: []string{
 			"target=std/patterns/stochastic-probe.prose.md",
 			"target.probe=" + h.svcBinding("probe", `"p"`),
@@ -58,16 +62,22 @@ func TestNestedMissingInputIsACallFailure(t *testing.T) {
 		config: []string{"max_retries=2"},
 		inputs: []string{"task_brief=read"},
 	})
-	hist := js(res["failure_history"])
-	for _, want := range []string{`requires input \"material\"`, "passes only task_brief", "bound to target"} {
-		if !strings.Contains(hist, want) {
-			t.Errorf("failure_history %s lacks %s", hist, want)
+	if err == nil {
+		t.Fatalf("the missing input was taken for a failed attempt: %s", js(res))
+	}
+	for _, want := range []string{"retry-with-learning.prose.md:", "usage error: call 'target'", `requires input "material"`, "passes only task_brief", "bound to target", "stochastic-probe.prose.md:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
 		}
+	}
+	var de *delegation.Error
+	if !errors.As(err, &de) || de.Kind != delegation.KindUsage {
+		t.Errorf("err = %v, want a delegation usage error", err)
 	}
 	if n := len(h.calls()); n != 0 {
 		t.Errorf("%d inner services ran without their input", n)
 	}
-	_, err := h.run(run{pattern: "guard",
+	_, err = h.run(run{pattern: "guard",
 		slots: []string{
 			"guard=" + h.svcBinding("guard", `{"proceed":true}`),
 			"target=std/patterns/stochastic-probe.prose.md",

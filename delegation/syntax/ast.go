@@ -176,6 +176,9 @@ type ReturnStmt struct {
 type ThrowStmt struct {
 	Throw diag.Pos
 	Value Expr // nil for a bare throw
+	// Usage marks `throw usage "reason"`: the spec refuses how it was
+	// used (its config or inputs), an error no try catches.
+	Usage bool
 }
 
 // ---- expressions ----

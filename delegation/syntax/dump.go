@@ -122,6 +122,8 @@ func dump(b *strings.Builder, n Node) {
 	case *ThrowStmt:
 		if n.Value == nil {
 			b.WriteString("(throw)")
+		} else if n.Usage {
+			sexp(b, "throw-usage", n.Value)
 		} else {
 			sexp(b, "throw", n.Value)
 		}

@@ -316,9 +316,18 @@ func (p *parser) parseReturn() Stmt {
 
 // parseThrow parses a throw statement.
 //
-//	throw_stmt = 'throw' expr NEWLINE .
+//	throw_stmt = 'throw' [ 'usage' ] expr NEWLINE .
+//
+// `usage` is a word, not a keyword: only followed by a string is it the
+// mark of a usage error (`throw usage` alone throws the name usage).
 func (p *parser) parseThrow() Stmt {
 	kw := p.advance()
+	if isWordTok(p.tok(), "usage") && p.peek(1).kind == STRING {
+		p.advance()
+		v := p.parseOperand("the reason after 'throw usage', like throw usage \"max_rounds must be at least 1\"")
+		p.endStmt("throw statement")
+		return &ThrowStmt{Throw: kw.pos, Value: v, Usage: true}
+	}
 	if k := p.peek(0).kind; (k == NEWLINE || k == EOF || k == OUTDENT) && p.catches > 0 {
 		p.endStmt("throw statement")
 		return &ThrowStmt{Throw: kw.pos} // raises the caught error again
