@@ -3,6 +3,7 @@ package bind
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -160,7 +161,30 @@ func Classify(value string) (kind, arg string, err error) {
 	case strings.HasSuffix(v, ".prose.md") || strings.HasPrefix(v, "std/"):
 		return KindSpec, v, nil
 	}
-	return "", "", fmt.Errorf("cannot tell what %q is: use exec:COMMAND for a program, llm or llm:MODEL for a model, or a .prose.md path (std/... for the library)", value)
+	return "", "", UnknownBinding(value)
+}
+
+// UnknownBinding is the error of a binding text of no kind prose knows,
+// with the kind meant when its prefix is a slip for one (execc:, lm:,
+// exec without the colon).
+func UnknownBinding(text string) error {
+	v := strings.TrimSpace(text)
+	hint := ""
+	word, rest, colon := strings.Cut(v, ":")
+	if !colon {
+		word, rest, _ = strings.Cut(v, " ")
+	}
+	if k := Closest(strings.ToLower(word), []string{"exec", "llm", "host"}); k != "" || slices.Contains([]string{"exec", "llm"}, strings.ToLower(word)) {
+		if k == "" {
+			k = strings.ToLower(word)
+		}
+		if k == "host" || k == "llm" && rest == "" {
+			hint = fmt.Sprintf("; did you mean %s?", k)
+		} else {
+			hint = fmt.Sprintf("; did you mean %s:%s?", k, strings.TrimSpace(rest))
+		}
+	}
+	return fmt.Errorf("cannot tell what %q is: use exec:COMMAND for a program, llm or llm:MODEL for a model, or a .prose.md path (std/... for the library)%s", text, hint)
 }
 
 // Service builds the service of one binding (its Kind and Arg set by

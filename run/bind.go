@@ -103,7 +103,7 @@ func ParseBinding(text string) (Binding, error) {
 	case strings.HasSuffix(v, ".prose.md") || strings.HasPrefix(v, "std/"):
 		return Spec{Path: v}, nil
 	}
-	return nil, fmt.Errorf("cannot tell what %q is: use exec:COMMAND for a program, llm or llm:MODEL for a model, or a .prose.md path (std/... for the library)", text)
+	return nil, bind.UnknownBinding(text)
 }
 
 // typed adds req.Slots to req.Bindings as text, and returns the services
