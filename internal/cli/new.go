@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,6 +69,10 @@ func newNewCmd(s streams) *cobra.Command {
   prose new test-summarize --kind test
   prose test test-summarize.prose.md`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 2 && slices.Contains([]string{"pattern", "function", "responsibility", "test"}, args[0]) {
+				// `prose new function summarize`: the kind is a flag
+				return usageErrorf("new takes one NAME and the kind as a flag: prose new %s --kind %s", args[1], args[0])
+			}
 			if len(args) != 1 {
 				return usageErrorf("new takes one NAME (e.g. prose new review), got %d arguments", len(args))
 			}

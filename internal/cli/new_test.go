@@ -81,6 +81,7 @@ func TestNewRefuses(t *testing.T) {
 		{[]string{"new", filepath.Join(dir, "Bad_Name")}, `"Bad_Name" is not a spec name`},
 		{[]string{"new", filepath.Join(dir, "y"), "--kind", "gateway"}, `--kind "gateway": want pattern, function, responsibility or test`},
 		{[]string{"new"}, "new takes one NAME"},
+		{[]string{"new", "function", "summarize"}, "new takes one NAME and the kind as a flag: prose new summarize --kind function"},
 	} {
 		code, _, errs := runMain(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
