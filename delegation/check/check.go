@@ -136,6 +136,10 @@ type binding struct {
 	typ   string
 	level int32 // parallel nesting depth where the name was bound
 	kind  bindKind
+	// constant is set for a name bound by `const`: a later let of it or
+	// assignment to it is an error (its elements and appends are not: a
+	// const fixes what the name holds, as in JavaScript).
+	constant bool
 	// service is true for a loop variable over a list-valued slot or input:
 	// it may be a call target.
 	service bool

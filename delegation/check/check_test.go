@@ -418,3 +418,35 @@ func TestRequiresMisspelt(t *testing.T) {
 		}
 	}
 }
+
+// A const is bound once: a later let of it, an assignment to it, or a
+// const of a name already bound is an error at the name; its elements
+// and appends are not (it fixes what the name holds).
+func TestConstIsBoundOnce(t *testing.T) {
+	for _, tc := range []struct {
+		code, want string
+	}{
+		{"const t = 1\nt = 2\nreturn t", "2:1"},
+		{"const t = 1\nlet t = 2\nreturn t", "2:5"},
+		{"let t = 1\nconst t = 2\nreturn t", "2:7"},
+		{"const t = [1]\nt[0] = 2\nappend 3 to t\nreturn t", ""},
+		{"const t = 1\nreturn t", ""},
+	} {
+		prog, errs := syntax.ParseString("t.prose.md", tc.code)
+		if len(errs) > 0 {
+			t.Fatalf("parse: %v", errs)
+		}
+		var got []string
+		for _, d := range check.Check(prog, decls("", "", "", "")) {
+			if d.Code == check.CodeConstAssign {
+				got = append(got, d.String())
+			}
+		}
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%q: %q, want no const finding", tc.code, got)
+		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], ":"+strings.Fields(tc.want)[0]+": error")):
+			t.Errorf("%q: %q, want one at %s", tc.code, got, tc.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ const (
 	CodeMissingArg        = "check/missing-arg"
 	CodeDuplicateKey      = "check/duplicate-key"
 	CodeRedeclared        = "check/redeclared"
+	CodeConstAssign       = "check/const-assign"
 	CodeParallelAssign    = "check/parallel-assign"
 	CodeUnboundedLoop     = "check/unbounded-loop"
 	CodeLoopCount         = "check/loop-count"
@@ -87,6 +88,7 @@ func Rules() []Rule {
 		{CodeParallelAssign, diag.Error, "Outer name assigned inside a parallel body"},
 		{CodePlaceholder, diag.Warning, "String literal describes a computed value instead of computing it"},
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
+		{CodeConstAssign, diag.Error, "A name bound by const bound or assigned again"},
 		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
 		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
 		{CodeSpacedBrace, diag.Warning, "Braces with spaces around a bound name in a string are text, not an interpolation"},

@@ -123,7 +123,21 @@ func (c *checker) let(s *syntax.LetStmt) {
 	name := s.Name.Name
 	old := c.names[name]
 	if old == nil {
-		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level}))
+		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level, constant: s.Const}))
+		return
+	}
+	if old.constant || s.Const {
+		kw := "let"
+		if s.Const {
+			kw = "const"
+		}
+		what := "the const " + quote(name)
+		if !old.constant {
+			what = quote(name) + ", already bound"
+		}
+		c.diags.Errorf(c.f, s.Name.NamePos, CodeConstAssign,
+			"%s %s binds %s (line %d) again: a const is bound once; give this value another name, or declare %s with let if it changes",
+			kw, quote(name), what, c.line(old.pos), quote(name))
 		return
 	}
 	if old.level < c.level {
@@ -157,6 +171,12 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 		if b == nil {
 			c.undeclaredAssign(lhs)
 			c.set(lhs.Name, c.newBinding(binding{kind: kindLocal, pos: lhs.NamePos, level: c.level}))
+			return
+		}
+		if b.constant {
+			c.diags.Errorf(c.f, lhs.NamePos, CodeConstAssign,
+				"%s is a const (line %d): it cannot be assigned; give this value another name, or declare %s with let if it changes",
+				quote(lhs.Name), c.line(b.pos), quote(lhs.Name))
 			return
 		}
 		c.outerWrite(lhs, b, "assigns")

@@ -236,7 +236,7 @@ func (a *arena) countIdent(t *token, next Token, item bool) bool {
 		}
 	}
 	switch t.raw {
-	case "let":
+	case "let", "const":
 		a.lets.hint++
 	case "call":
 		a.calls.hint++

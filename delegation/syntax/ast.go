@@ -86,6 +86,10 @@ type LetStmt struct {
 	Let   diag.Pos
 	Name  *Ident
 	Value Expr
+	// Const is set for `const NAME = VALUE`: a binding no later let or
+	// assignment may change (the checker's rule; the run binds it as a
+	// let).
+	Const bool
 }
 
 // AssignStmt is `NAME = VALUE` or `NAME[INDEX] = VALUE` (LHS is an *Ident

@@ -57,7 +57,11 @@ func dump(b *strings.Builder, n Node) {
 	case nil:
 		b.WriteString("<nil>")
 	case *LetStmt:
-		sexp(b, "let", n.Name.Name, n.Value)
+		kw := "let"
+		if n.Const {
+			kw = "const"
+		}
+		sexp(b, kw, n.Name.Name, n.Value)
 	case *AssignStmt:
 		sexp(b, "=", n.LHS, n.Value)
 	case *ExprStmt:

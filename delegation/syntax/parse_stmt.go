@@ -18,7 +18,7 @@ func (p *parser) parseStmt() Stmt {
 		return p.parseExprStmt()
 	}
 	next := p.peek(1)
-	if t.raw != "let" && p.lineHasAssign() {
+	if t.raw != "let" && t.raw != "const" && p.lineHasAssign() {
 		if (t.raw == "if" || t.raw == "elif" || t.raw == "loop") && startsOperand(next) {
 			kw := t.raw
 			if kw == "loop" {
@@ -29,7 +29,7 @@ func (p *parser) parseStmt() Stmt {
 		return p.parseAssign()
 	}
 	switch t.raw {
-	case "let":
+	case "let", "const":
 		return p.parseLet()
 	case "for", "repeat":
 		if p.isLoopStart() || t.raw == "for" && next.kind == IDENT || t.raw == "repeat" && (startsOperand(next) || next.kind == COLON) {
@@ -113,17 +113,21 @@ func (p *parser) parseExprStmt() Stmt {
 
 // parseLet parses a let statement.
 //
-//	let_stmt = 'let' IDENT '=' value NEWLINE .
+//	let_stmt = ( 'let' | 'const' ) IDENT '=' value NEWLINE .
 func (p *parser) parseLet() Stmt {
 	let := p.advance()
-	name := p.parseIdent("after 'let'")
+	kw, after := "let", "after 'let'"
+	if let.raw == "const" {
+		kw, after = "const", "after 'const'"
+	}
+	name := p.parseIdent(after)
 	if t := p.tok(); t.kind != ASSIGN {
-		p.errorf(t.pos, "syntax/expected", "expected '%s' after 'let %s', found %s", ASSIGN, name.Name, describe(t))
+		p.errorf(t.pos, "syntax/expected", "expected '%s' after '%s %s', found %s", ASSIGN, kw, name.Name, describe(t))
 	}
 	p.advance()
 	v := p.parseValue()
-	p.endStmt("let statement")
-	return p.a.lets.new(LetStmt{Let: let.pos, Name: name, Value: v})
+	p.endStmt(kw + " statement")
+	return p.a.lets.new(LetStmt{Let: let.pos, Name: name, Value: v, Const: kw == "const"})
 }
 
 // parseAssign parses an assignment to a name or an indexed element.

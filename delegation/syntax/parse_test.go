@@ -19,6 +19,7 @@ func parseOK(t *testing.T, code string) *Program {
 func TestParseForms(t *testing.T) {
 	tests := []struct{ name, code, want string }{
 		{"let", `let x = 1`, `(let x 1)`},
+		{"const", `const x = "high"`, `(const x "high")`},
 		{"let call", "let x = call advancer\n  task_brief: task_brief",
 			`(let x (call advancer (arg task_brief task_brief)))`},
 		{"bare call no args", `call notify`, `(call notify)`},
