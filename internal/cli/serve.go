@@ -25,6 +25,7 @@ import (
 	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -37,6 +38,7 @@ type serveOptions struct {
 	slots, inputs                                    []string
 	maxEventBytes                                    int64
 	maxParallel                                      int
+	renderTimeout                                    time.Duration
 	engine                                           string
 	conn                                             connFlags
 	otel                                             otelFlags
@@ -101,6 +103,7 @@ stops only its HTTP face; the workflow keeps draining.`,
 	fl.StringVar(&o.model, "model", "", "`MODEL` for llm renders and Executions (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	fl.StringVar(&o.engine, "engine", "local", "drain with `ENGINE` local (this process) or temporal (a workflow, and the workers of its task queue)")
+	addRenderTimeoutFlag(cmd, &o.renderTimeout, "")
 	addConnFlags(cmd, &o.conn)
 	addOtelFlags(cmd, &o.otel)
 	cmd.Flags().Lookup("otel-file").Usage = "write each drain's OpenTelemetry spans to `FILE`, one JSON object a line (OTLP over HTTP goes where $OTEL_EXPORTER_OTLP_ENDPOINT says)"
@@ -250,6 +253,9 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.engine == "temporal" && (o.model != "" || o.baseURL != "") {
 		return usageErrorf("serve: with --engine temporal the workers render: give --model and --base-url to prose worker")
 	}
+	if o.engine == "temporal" && o.renderTimeout != reconcile.DefaultRenderTimeout {
+		return usageErrorf("serve: with --engine temporal the workers render: give --render-timeout to prose worker")
+	}
 	if o.engine == "temporal" && (o.otel.file != "" || o.otel.content) {
 		return usageErrorf("serve: with --engine temporal the workers render, and export no drain spans: leave out --otel-file and --otel-content")
 	}
@@ -271,7 +277,7 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.engine == "temporal" {
 		lock = ""
 	}
-	g, bindings, st, release, err := openWorld(ctx, s, o.path, o.state, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs}, lock, o.wait)
+	g, bindings, st, release, err := openWorld(ctx, s, o.path, o.state, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs, renderTimeout: o.renderTimeout}, lock, o.wait)
 	if err != nil {
 		return err
 	}
@@ -290,7 +296,7 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	defer endSpans()
 	bindings.drain.Spans = spans
 	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log,
-		reloadServed(o.path, bindings.drain.State, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs}, spans))
+		reloadServed(o.path, bindings.drain.State, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs, renderTimeout: o.renderTimeout}, spans))
 	if err != nil {
 		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
 	}

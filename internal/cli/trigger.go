@@ -24,6 +24,7 @@ type triggerOptions struct {
 	project, state                string
 	slots                         []string
 	wait                          bool
+	renderTimeout                 time.Duration
 }
 
 func newTriggerCmd(s streams) *cobra.Command {
@@ -53,6 +54,7 @@ the drain's outcome.`,
 	fl.StringVar(&o.project, "project", ".", "without --server: the project `PATH` to drain")
 	fl.StringVar(&o.state, "state", "", "without --server: world model state `DIR` (default PATH/.prose/world)")
 	fl.StringArrayVar(&o.slots, "slot", nil, "without --server: bind `NODE=exec:COMMAND`, as for prose serve")
+	addRenderTimeoutFlag(cmd, &o.renderTimeout, "without --server: ")
 	return cmd
 }
 
@@ -101,7 +103,7 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	if o.server != "" {
 		return postTrigger(ctx, s, o, event)
 	}
-	g, bindings, st, release, err := openWorld(ctx, s, o.project, o.state, o.slots, &runOptions{}, "prose trigger", o.wait)
+	g, bindings, st, release, err := openWorld(ctx, s, o.project, o.state, o.slots, &runOptions{renderTimeout: o.renderTimeout}, "prose trigger", o.wait)
 	if err != nil {
 		return err
 	}

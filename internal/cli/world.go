@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -254,8 +256,12 @@ func worldDrain(g *graph.Graph, slots []string, o *runOptions) (*drain.Prepared,
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
+	if o.renderTimeout < 0 {
+		return nil, usageErrorf("--render-timeout must be 0 (no bound) or more, got %s", o.renderTimeout)
+	}
 	p, err := drain.Prepare(g, b, drain.Config{Models: models, MaxTurns: o.maxTurns, BaseURL: o.baseURL,
-		Model: o.model, MCPConfig: o.mcpConfig, Limits: run.Limits{MaxParallel: o.maxParallel, MaxSteps: o.maxSteps, MaxValueBytes: o.maxValueBytes}})
+		Model: o.model, MCPConfig: o.mcpConfig, Limits: run.Limits{MaxParallel: o.maxParallel, MaxSteps: o.maxSteps, MaxValueBytes: o.maxValueBytes},
+		RenderTimeout: renderBound(o.renderTimeout)})
 	var unbound *drain.UnboundError
 	var callees *drain.UnboundCalleesError
 	switch {
@@ -271,6 +277,22 @@ func worldDrain(g *graph.Graph, slots []string, o *runOptions) (*drain.Prepared,
 		return nil, usageErrorf("%v", err)
 	}
 	return p, nil
+}
+
+// addRenderTimeoutFlag adds --render-timeout to cmd (what says the
+// commands it applies to: "for a drain: ").
+func addRenderTimeoutFlag(cmd *cobra.Command, d *time.Duration, what string) {
+	cmd.Flags().DurationVar(d, "render-timeout", reconcile.DefaultRenderTimeout,
+		what+"fail a node's render that has not finished after `D` (500ms, 30s, 10m), stopping its program; 0: no bound")
+}
+
+// renderBound is drain.Config.RenderTimeout for --render-timeout d
+// (given as 0 for no bound, which the library reads as its default).
+func renderBound(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 func didYouMean(name string, cands []string) string {
