@@ -106,10 +106,15 @@ type Outcome struct {
 	// files no longer give: a reload failed since the last that
 	// succeeded. It says why that reload failed, so a drain after the
 	// one whose Reload said it does not serve the old graph in silence.
-	Stale string    `json:"stale,omitempty"`
-	Error string    `json:"error,omitempty"`
-	Start time.Time `json:"start"`
-	MS    int64     `json:"duration_ms"`
+	Stale string `json:"stale,omitempty"`
+	// Unwoken maps each node a trigger without an event woke by hand in
+	// this drain that did nothing, as it has no truth to recheck (a
+	// gateway that has had no event), to why (reconcile.Result.Unwoken):
+	// the wake was asked for and not done, so it is said, not dropped.
+	Unwoken map[string]string `json:"unwoken,omitempty"`
+	Error   string            `json:"error,omitempty"`
+	Start   time.Time         `json:"start"`
+	MS      int64             `json:"duration_ms"`
 }
 
 // Trigger is one acknowledged trigger a drain answered.
@@ -606,6 +611,14 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 		o.Rendered, o.Skipped, o.Failed = res.Rendered, res.Skipped, res.Failed
 		o.Tokens = res.TokensIn + res.TokensOut
 		o.TokensIn, o.TokensOut = res.TokensIn, res.TokensOut
+		for _, e := range es {
+			if why, ok := res.Unwoken[e.Node]; ok && e.Event == nil && !e.Self {
+				if o.Unwoken == nil {
+					o.Unwoken = map[string]string{}
+				}
+				o.Unwoken[e.Node] = why
+			}
+		}
 	}
 	o.MS = s.o.Now().Sub(o.Start).Milliseconds()
 	return o, err

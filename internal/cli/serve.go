@@ -443,16 +443,30 @@ func newDrainLog(s streams, format string) func(*serve.Outcome) {
 			// set-aside NODE FP --why TEXT
 			attrs = append(attrs, "held", strings.Join(held, ","))
 		}
+		if len(o.Unwoken) > 0 {
+			attrs = append(attrs, "unwoken", unwokenText(o.Unwoken))
+		}
 		if o.Error != "" {
 			l.Error("drain", append(attrs, "error", o.Error)...)
 			return
 		}
-		if o.Stale != "" {
+		if o.Stale != "" || len(o.Unwoken) > 0 {
 			l.Warn("drain", attrs...)
 			return
 		}
 		l.Info("drain", attrs...)
 	}
+}
+
+// unwokenText is the why of each node a wake did nothing to, by node id:
+// one line each.
+func unwokenText(why map[string]string) string {
+	var out []string
+	for _, w := range why {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }
 
 // notLoopback is the refusal to serve without a token where other

@@ -130,6 +130,16 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	enc := json.NewEncoder(s.out)
 	enc.SetIndent("", "  ")
 	enc.Encode(out)
+	return triggerOutcome(out)
+}
+
+// triggerOutcome is the exit of a trigger whose drain answered out: a
+// failure when a render failed, the drain did, or the wake asked for did
+// nothing (said on stderr, through the exit error).
+func triggerOutcome(out *serve.Outcome) error {
+	if len(out.Unwoken) > 0 {
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("trigger: the wake did nothing: %s", unwokenText(out.Unwoken))}
+	}
 	if out.Failed > 0 || out.Error != "" {
 		return &exitError{Code: exitFailure}
 	}
@@ -193,10 +203,7 @@ func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte
 		switch {
 		case ok && st.State == "done" && st.Outcome != nil:
 			s.out.Write(b)
-			if st.Outcome.Failed > 0 || st.Outcome.Error != "" {
-				return &exitError{Code: exitFailure}
-			}
-			return nil
+			return triggerOutcome(st.Outcome)
 		case !ok || st.State != "queued" && st.State != "running":
 			// Decided: only a drain the server says is queued or running
 			// is waited for; any other answer would be polled for ever.

@@ -201,6 +201,16 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 		}
 		return &exitError{Code: exitFailure, Err: fmt.Errorf("run: %w", err)}
 	}
+	if len(res.Unwoken) > 0 {
+		// Decided: a --tick that woke nothing was asked for and not done.
+		var why []string
+		for _, t := range ticks {
+			if w, ok := res.Unwoken[t]; ok {
+				why = append(why, "--tick "+t+": "+w)
+			}
+		}
+		return &exitError{Code: exitFailure, Err: errors.New(strings.Join(why, "\n"))}
+	}
 	if res.Failed > 0 {
 		return &exitError{Code: exitFailure}
 	}

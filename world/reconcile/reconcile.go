@@ -190,6 +190,12 @@ type Result struct {
 	// Repaired names the nodes whose published files were rewritten
 	// from their last receipt.
 	Repaired []string
+	// Unwoken maps each node of Options.Ticks the drain left no receipt,
+	// as it has no truth to recheck, to why (nil when none): a gateway
+	// that has had no event, a node whose only renders failed on an
+	// absent input. Decided: a wake that does nothing says so; the host
+	// tells whoever asked for it.
+	Unwoken map[string]string
 }
 
 // state is a node's standing at the start of its turn.
@@ -925,6 +931,7 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		// again when that producer publishes (or anything else moves).
 		p.render = false
 		if s.lastOK == nil {
+			d.unwoken(n, fmt.Sprintf("%s has no truth to recheck: its render failed with %s absent, and it renders again when that is published", n.Label(), absentList(p.absent)))
 			d.settle(n, key)
 			return nil, nil
 		}
@@ -935,6 +942,7 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		// read it as absent).
 		p.render = false
 		if s.lastOK == nil {
+			d.unwoken(n, fmt.Sprintf("%s is a gateway that has had no event: it has no truth to recheck, and it renders only on an event (send it one)", n.Label()))
 			d.settle(n, key)
 			return nil, nil
 		}
@@ -949,6 +957,27 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// unwoken records why a node woken by a tick is left no receipt.
+func (d *drainer) unwoken(n *graph.Node, why string) {
+	if !d.ticks[n.ID] {
+		return
+	}
+	if d.res.Unwoken == nil {
+		d.res.Unwoken = map[string]string{}
+	}
+	d.res.Unwoken[n.ID] = why
+}
+
+// absentList names the absent inputs of a plan, sorted: "`a` (of p)".
+func absentList(absent map[string]string) string {
+	var out []string
+	for in, by := range absent {
+		out = append(out, fmt.Sprintf("`%s` (of %s)", in, by))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
 }
 
 func appendNew(list []string, s string) []string {
