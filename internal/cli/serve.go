@@ -301,6 +301,16 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
 	}
 	defer srv.Close()
+	gone := srv.HeldGone()
+	var goneNodes []string
+	for n := range gone {
+		goneNodes = append(goneNodes, n)
+	}
+	sort.Strings(goneNodes)
+	for _, n := range goneNodes {
+		// said at start, and in the first drain's outcome (held_gone)
+		fmt.Fprintln(s.err, heldGoneText(n, gone[n], st.Dir))
+	}
 	return serveHTTP(ctx, s, o, g, srv, token, srv.Run)
 }
 
@@ -446,11 +456,22 @@ func newDrainLog(s streams, format string) func(*serve.Outcome) {
 		if len(o.Unwoken) > 0 {
 			attrs = append(attrs, "unwoken", unwokenText(o.Unwoken))
 		}
+		if len(o.HeldGone) > 0 {
+			var gone []string
+			for n, count := range o.HeldGone {
+				gone = append(gone, fmt.Sprintf("%s:%d", n, count))
+			}
+			sort.Strings(gone)
+			// events held for gateways not in the project, which no
+			// drain delivers: restore the file, or end each hold
+			// (prose receipts held, prose receipts set-aside)
+			attrs = append(attrs, "held_gone", strings.Join(gone, ","))
+		}
 		if o.Error != "" {
 			l.Error("drain", append(attrs, "error", o.Error)...)
 			return
 		}
-		if o.Stale != "" || len(o.Unwoken) > 0 {
+		if o.Stale != "" || len(o.Unwoken) > 0 || len(o.HeldGone) > 0 {
 			l.Warn("drain", attrs...)
 			return
 		}

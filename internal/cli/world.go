@@ -152,6 +152,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
 	}
 	defer hold.close()
+	hold.gone(s.err, g)
 	events, redelivered, err := hold.deliver(g, events)
 	if err != nil {
 		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
