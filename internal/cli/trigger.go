@@ -167,6 +167,9 @@ func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
+		if len(body) > 0 {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return nil, 0, err
