@@ -55,7 +55,10 @@ state directory, default PATH/.prose/world) current. Each trigger (POST
 is written to a durable queue in the state directory before it is answered
 202 with the id of the drain that will answer it; drains run one at a time,
 and the triggers that arrive during one are folded into the next. An event
-that repeats one its gateway was given before leaves a skipped receipt.
+that repeats one its gateway was given before leaves a skipped receipt;
+one sent with a Content-Type other than application/json (or none) is
+refused (415). A render that has not finished after --render-timeout is
+stopped and fails, naming its node; the drain goes on with the others.
 
 HTTP listens on 127.0.0.1:7077 unless --http says otherwise; an address
 that is not loopback needs --token-file, and with a token file every
