@@ -56,3 +56,48 @@ func TestTickOfGatewayWithoutEventIsSaid(t *testing.T) {
 		t.Fatalf("after an event: unwoken %q, skipped %d; want none and 2", res.Unwoken, res.Skipped)
 	}
 }
+
+// failsAbsent fails a render with an absent input, and answers y else.
+type failsAbsent struct{}
+
+func (failsAbsent) Render(_ context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
+	if len(req.Absent) > 0 {
+		return nil, os.ErrNotExist
+	}
+	return &reconcile.Answer{Truth: map[string]any{"y": 1}}, nil
+}
+
+// A tick of a node whose only render failed on an absent input does
+// nothing until the input is published, and the drain says why.
+func TestTickOfNodeWaitingOnAbsentInputIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"feed.prose.md":   "---\nname: feed\nkind: gateway\n---\n\n# Feed\n\n### Maintains\n\n- `x`: a value\n",
+		"digest.prose.md": "---\nname: digest\nkind: responsibility\n---\n\n# Digest\n\n### Requires\n\n- `feed`: the feed's truth\n\n### Maintains\n\n- `y`: a value\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, diags, err := graph.Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	st, err := store.Open(filepath.Join(t.TempDir(), "world"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := reconcile.Options{Graph: g, Store: st, Renderer: func(*graph.Node) (reconcile.Renderer, error) { return failsAbsent{}, nil }}
+	if res, err := reconcile.Drain(context.Background(), o); err != nil || res.Failed != 1 {
+		t.Fatalf("first drain: %+v %v, want digest failed", res, err)
+	}
+	o.Ticks = []string{"digest"}
+	res, err := reconcile.Drain(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := res.Unwoken["digest"]; !strings.Contains(why, "digest has no truth to recheck: its render failed with `feed` (of feed) absent") {
+		t.Errorf("unwoken: %q, want digest said", res.Unwoken)
+	}
+}
