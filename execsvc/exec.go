@@ -113,6 +113,12 @@ type Service struct {
 	Env       []string // extra KEY=VALUE entries
 	MaxOutput int64    // stdout cap in bytes; 0 means DefaultMaxOutput
 	Grace     time.Duration
+	// CheckOutput, when set, is given the whole stdout of a program that
+	// exited 0, before it is read as the call's value: its error fails the
+	// attempt ("the output of NAME: ..."). A caller that refuses what
+	// reading loses (a world model's render refuses a lone surrogate
+	// escape, which encoding/json reads as U+FFFD) sets it.
+	CheckOutput func(out []byte) error
 }
 
 // ServiceName implements delegation.Service.
@@ -574,6 +580,11 @@ func (s *Service) result(req *delegation.CallRequest, out []byte, stderr string,
 		return nil, &stoppedError{what + "; the program was stopped", stop}
 	case waitErr != nil:
 		return nil, s.exitError(waitErr, stderr)
+	}
+	if s.CheckOutput != nil {
+		if err := s.CheckOutput(out); err != nil {
+			return nil, fmt.Errorf("the output of %s: %v", s.Name, err)
+		}
 	}
 	v, err := decodeOutput(s.Name, out)
 	if err != nil {

@@ -106,10 +106,23 @@ type Outcome struct {
 	// files no longer give: a reload failed since the last that
 	// succeeded. It says why that reload failed, so a drain after the
 	// one whose Reload said it does not serve the old graph in silence.
-	Stale string    `json:"stale,omitempty"`
-	Error string    `json:"error,omitempty"`
-	Start time.Time `json:"start"`
-	MS    int64     `json:"duration_ms"`
+	Stale string `json:"stale,omitempty"`
+	// Unwoken maps each node a trigger without an event woke by hand in
+	// this drain that did nothing, as it has no truth to recheck (a
+	// gateway that has had no event), to why (reconcile.Result.Unwoken):
+	// the wake was asked for and not done, so it is said, not dropped.
+	Unwoken map[string]string `json:"unwoken,omitempty"`
+	// HeldGone maps each gateway the served graph lacks (its file removed
+	// while events were held for it) to the number of events held for it,
+	// which no drain delivers (HeldGone). Decided: said once per process,
+	// in the first drain that finds them (prose serve also says it on
+	// stderr at start, and prose run DIR at each run), since every drain
+	// would say the same until the file is back or each hold is ended
+	// (prose receipts set-aside).
+	HeldGone map[string]int `json:"held_gone,omitempty"`
+	Error    string         `json:"error,omitempty"`
+	Start    time.Time      `json:"start"`
+	MS       int64          `json:"duration_ms"`
 }
 
 // Trigger is one acknowledged trigger a drain answered.
@@ -166,6 +179,11 @@ type Server struct {
 	// fired counts from it.
 	started time.Time
 	M       Metrics
+
+	// saidGone are the gateways not served whose held events an
+	// outcome's HeldGone has named (said once per process).
+	saidMu   sync.Mutex
+	saidGone map[string]bool
 
 	cmu        sync.Mutex
 	connectors map[string]ConnectorState
@@ -277,7 +295,7 @@ func New(o Options) (*Server, error) {
 	// The lock is held as long as the server lives: the drains trust
 	// what the store checked and wrote itself (store's drain index).
 	o.Store.HoldLock()
-	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1), started: o.Now()}
+	s := &Server{o: o, q: q, unlock: unlock, wake: make(chan struct{}, 1), started: o.Now(), saidGone: map[string]bool{}}
 	s.closing, s.stop = context.WithCancel(context.Background())
 	if s.plans, err = plansOf(o.Graph); err != nil {
 		s.Close()
@@ -461,6 +479,11 @@ func (s *Server) drainQueued(ctx context.Context) error {
 			s.q.Release()
 			return nil
 		}
+		s.saidMu.Lock()
+		for n := range o.HeldGone {
+			s.saidGone[n] = true
+		}
+		s.saidMu.Unlock()
 		if err != nil {
 			if o.Error != "" { // what the drain said besides
 				o.Error = err.Error() + "; " + o.Error
@@ -590,6 +613,21 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 			o.Error = fmt.Sprintf("node %s, woken by a queued trigger, is not in the project: its trigger is not delivered (restore the node's file and trigger it again)", strings.Join(gone, ", "))
 		}()
 	}
+	s.saidMu.Lock()
+	for n := range s.saidGone {
+		if m := s.o.Graph.Node(n); m != nil && m.ID == n {
+			delete(s.saidGone, n) // back: said again should it go again
+		}
+	}
+	for n, count := range HeldGone(s.o.Graph, held) {
+		if !s.saidGone[n] {
+			if o.HeldGone == nil {
+				o.HeldGone = map[string]int{}
+			}
+			o.HeldGone[n] = count
+		}
+	}
+	s.saidMu.Unlock()
 	var mu sync.Mutex
 	res, err := s.o.Drain.Run(ctx, drain.Input{
 		Store: s.o.Store, Events: events, Ticks: ticks, MaxParallel: s.o.MaxParallel, SignKey: s.o.SignKey, Now: s.o.Now,
@@ -606,6 +644,14 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 		o.Rendered, o.Skipped, o.Failed = res.Rendered, res.Skipped, res.Failed
 		o.Tokens = res.TokensIn + res.TokensOut
 		o.TokensIn, o.TokensOut = res.TokensIn, res.TokensOut
+		for _, e := range es {
+			if why, ok := res.Unwoken[e.Node]; ok && e.Event == nil && !e.Self {
+				if o.Unwoken == nil {
+					o.Unwoken = map[string]string{}
+				}
+				o.Unwoken[e.Node] = why
+			}
+		}
 	}
 	o.MS = s.o.Now().Sub(o.Start).Milliseconds()
 	return o, err
@@ -622,6 +668,23 @@ func goneNodes(g *graph.Graph, es []Entry) []string {
 	}
 	sort.Strings(gone)
 	return gone
+}
+
+// HeldGone counts the events held (held, by node) for each node g does
+// not serve: no drain delivers them, as Deliver skips them, until the
+// node's file is back or each hold is ended (Queue.SetAside). Nil when
+// none is.
+func HeldGone(g *graph.Graph, held map[string][]Entry) map[string]int {
+	var out map[string]int
+	for id, hs := range held {
+		if n := g.Node(id); (n == nil || n.ID != id) && len(hs) > 0 {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[id] = len(hs)
+		}
+	}
+	return out
 }
 
 // Deliver is what drain id delivers: the events held for each gateway
@@ -684,6 +747,15 @@ func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Ou
 		}
 	}
 	return o, events, ticks, nil
+}
+
+// HeldGone counts the events held for each node the served graph lacks
+// (package-level HeldGone), for a host to say at start.
+func (s *Server) HeldGone() map[string]int {
+	s.gmu.RLock()
+	g := s.o.Graph
+	s.gmu.RUnlock()
+	return HeldGone(g, s.q.HeldAll())
 }
 
 // Stale says why the graph served is not the one the project's files

@@ -39,9 +39,11 @@ type runOptions struct {
 	model, baseURL         string
 	maxTurns               int
 	mcpConfig              string
-	journal                journalFlags
-	otel                   otelFlags
-	stdin                  io.Reader // for --input KEY=@- and --input-json -
+	// renderTimeout is --render-timeout of a drain (0: no bound).
+	renderTimeout time.Duration
+	journal       journalFlags
+	otel          otelFlags
+	stdin         io.Reader // for --input KEY=@- and --input-json -
 }
 
 const runLong = `run loads a spec, binds its slots to services, and runs it with a real
@@ -173,6 +175,7 @@ func newRunCmd(s streams) *cobra.Command {
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	fl.IntVar(&o.maxTurns, "max-turns", llm.DefaultMaxTurns, "stop a render's tool session after `N` model requests")
 	fl.StringVar(&o.mcpConfig, "mcp-config", "", "read the MCP servers of ### Tools mcp: declarations from `FILE` (default: .mcp.json at the project root)")
+	addRenderTimeoutFlag(cmd, &o.renderTimeout, "for a drain: ")
 	addJournalFlags(cmd, &o.journal)
 	addOtelFlags(cmd, &o.otel)
 	return cmd

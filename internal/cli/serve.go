@@ -25,6 +25,7 @@ import (
 	"github.com/proselang/prose/telemetry"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -37,6 +38,7 @@ type serveOptions struct {
 	slots, inputs                                    []string
 	maxEventBytes                                    int64
 	maxParallel                                      int
+	renderTimeout                                    time.Duration
 	engine                                           string
 	conn                                             connFlags
 	otel                                             otelFlags
@@ -53,7 +55,10 @@ state directory, default PATH/.prose/world) current. Each trigger (POST
 is written to a durable queue in the state directory before it is answered
 202 with the id of the drain that will answer it; drains run one at a time,
 and the triggers that arrive during one are folded into the next. An event
-that repeats one its gateway was given before leaves a skipped receipt.
+that repeats one its gateway was given before leaves a skipped receipt;
+one sent with a Content-Type other than application/json (or none) is
+refused (415). A render that has not finished after --render-timeout is
+stopped and fails, naming its node; the drain goes on with the others.
 
 HTTP listens on 127.0.0.1:7077 unless --http says otherwise; an address
 that is not loopback needs --token-file, and with a token file every
@@ -101,6 +106,7 @@ stops only its HTTP face; the workflow keeps draining.`,
 	fl.StringVar(&o.model, "model", "", "`MODEL` for llm renders and Executions (default $PROSE_MODEL)")
 	fl.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
 	fl.StringVar(&o.engine, "engine", "local", "drain with `ENGINE` local (this process) or temporal (a workflow, and the workers of its task queue)")
+	addRenderTimeoutFlag(cmd, &o.renderTimeout, "")
 	addConnFlags(cmd, &o.conn)
 	addOtelFlags(cmd, &o.otel)
 	cmd.Flags().Lookup("otel-file").Usage = "write each drain's OpenTelemetry spans to `FILE`, one JSON object a line (OTLP over HTTP goes where $OTEL_EXPORTER_OTLP_ENDPOINT says)"
@@ -250,6 +256,9 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.engine == "temporal" && (o.model != "" || o.baseURL != "") {
 		return usageErrorf("serve: with --engine temporal the workers render: give --model and --base-url to prose worker")
 	}
+	if o.engine == "temporal" && o.renderTimeout != reconcile.DefaultRenderTimeout {
+		return usageErrorf("serve: with --engine temporal the workers render: give --render-timeout to prose worker")
+	}
 	if o.engine == "temporal" && (o.otel.file != "" || o.otel.content) {
 		return usageErrorf("serve: with --engine temporal the workers render, and export no drain spans: leave out --otel-file and --otel-content")
 	}
@@ -271,7 +280,7 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	if o.engine == "temporal" {
 		lock = ""
 	}
-	g, bindings, st, release, err := openWorld(ctx, s, o.path, o.state, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs}, lock, o.wait)
+	g, bindings, st, release, err := openWorld(ctx, s, o.path, o.state, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs, renderTimeout: o.renderTimeout}, lock, o.wait)
 	if err != nil {
 		return err
 	}
@@ -290,11 +299,21 @@ func runServe(ctx context.Context, s streams, o *serveOptions) error {
 	defer endSpans()
 	bindings.drain.Spans = spans
 	srv, err := serveServer(g, bindings, st, o.maxParallel, key, log,
-		reloadServed(o.path, bindings.drain.State, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs}, spans))
+		reloadServed(o.path, bindings.drain.State, o.slots, &runOptions{model: o.model, baseURL: o.baseURL, inputs: o.inputs, renderTimeout: o.renderTimeout}, spans))
 	if err != nil {
 		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
 	}
 	defer srv.Close()
+	gone := srv.HeldGone()
+	var goneNodes []string
+	for n := range gone {
+		goneNodes = append(goneNodes, n)
+	}
+	sort.Strings(goneNodes)
+	for _, n := range goneNodes {
+		// said at start, and in the first drain's outcome (held_gone)
+		fmt.Fprintln(s.err, heldGoneText(n, gone[n], st.Dir))
+	}
 	return serveHTTP(ctx, s, o, g, srv, token, srv.Run)
 }
 
@@ -437,16 +456,41 @@ func newDrainLog(s streams, format string) func(*serve.Outcome) {
 			// set-aside NODE FP --why TEXT
 			attrs = append(attrs, "held", strings.Join(held, ","))
 		}
+		if len(o.Unwoken) > 0 {
+			attrs = append(attrs, "unwoken", unwokenText(o.Unwoken))
+		}
+		if len(o.HeldGone) > 0 {
+			var gone []string
+			for n, count := range o.HeldGone {
+				gone = append(gone, fmt.Sprintf("%s:%d", n, count))
+			}
+			sort.Strings(gone)
+			// events held for gateways not in the project, which no
+			// drain delivers: restore the file, or end each hold
+			// (prose receipts held, prose receipts set-aside)
+			attrs = append(attrs, "held_gone", strings.Join(gone, ","))
+		}
 		if o.Error != "" {
 			l.Error("drain", append(attrs, "error", o.Error)...)
 			return
 		}
-		if o.Stale != "" {
+		if o.Stale != "" || len(o.Unwoken) > 0 || len(o.HeldGone) > 0 {
 			l.Warn("drain", attrs...)
 			return
 		}
 		l.Info("drain", attrs...)
 	}
+}
+
+// unwokenText is the why of each node a wake did nothing to, by node id:
+// one line each.
+func unwokenText(why map[string]string) string {
+	var out []string
+	for _, w := range why {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }
 
 // notLoopback is the refusal to serve without a token where other

@@ -24,6 +24,7 @@ type triggerOptions struct {
 	project, state                string
 	slots                         []string
 	wait                          bool
+	renderTimeout                 time.Duration
 }
 
 func newTriggerCmd(s streams) *cobra.Command {
@@ -53,6 +54,7 @@ the drain's outcome.`,
 	fl.StringVar(&o.project, "project", ".", "without --server: the project `PATH` to drain")
 	fl.StringVar(&o.state, "state", "", "without --server: world model state `DIR` (default PATH/.prose/world)")
 	fl.StringArrayVar(&o.slots, "slot", nil, "without --server: bind `NODE=exec:COMMAND`, as for prose serve")
+	addRenderTimeoutFlag(cmd, &o.renderTimeout, "without --server: ")
 	return cmd
 }
 
@@ -101,7 +103,7 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	if o.server != "" {
 		return postTrigger(ctx, s, o, event)
 	}
-	g, bindings, st, release, err := openWorld(ctx, s, o.project, o.state, o.slots, &runOptions{}, "prose trigger", o.wait)
+	g, bindings, st, release, err := openWorld(ctx, s, o.project, o.state, o.slots, &runOptions{renderTimeout: o.renderTimeout}, "prose trigger", o.wait)
 	if err != nil {
 		return err
 	}
@@ -128,6 +130,16 @@ func runTrigger(ctx context.Context, s streams, o *triggerOptions) error {
 	enc := json.NewEncoder(s.out)
 	enc.SetIndent("", "  ")
 	enc.Encode(out)
+	return triggerOutcome(out)
+}
+
+// triggerOutcome is the exit of a trigger whose drain answered out: a
+// failure when a render failed, the drain did, or the wake asked for did
+// nothing (said on stderr, through the exit error).
+func triggerOutcome(out *serve.Outcome) error {
+	if len(out.Unwoken) > 0 {
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("trigger: the wake did nothing: %s", unwokenText(out.Unwoken))}
+	}
 	if out.Failed > 0 || out.Error != "" {
 		return &exitError{Code: exitFailure}
 	}
@@ -154,6 +166,9 @@ func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte
 		}
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if len(body) > 0 {
+			req.Header.Set("Content-Type", "application/json")
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -191,10 +206,7 @@ func postTrigger(ctx context.Context, s streams, o *triggerOptions, event []byte
 		switch {
 		case ok && st.State == "done" && st.Outcome != nil:
 			s.out.Write(b)
-			if st.Outcome.Failed > 0 || st.Outcome.Error != "" {
-				return &exitError{Code: exitFailure}
-			}
-			return nil
+			return triggerOutcome(st.Outcome)
 		case !ok || st.State != "queued" && st.State != "running":
 			// Decided: only a drain the server says is queued or running
 			// is waited for; any other answer would be polled for ever.

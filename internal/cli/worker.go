@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,7 @@ func newWorkerCmd(s streams) *cobra.Command {
 	}
 	var conn connFlags
 	var maxCalls, maxRuns int
+	var renderTimeout time.Duration
 	var model, baseURL string
 	cmd := &cobra.Command{
 		Use:   "worker [--temporal-address HOST:PORT] [--namespace NS] [--task-queue Q]",
@@ -63,7 +65,7 @@ project and write the state directory at the paths the server gave
 			}
 			defer cl.Close()
 			w := cl.Worker(c, acts, temporalport.WorkerOptions{MaxConcurrentCalls: maxCalls, MaxConcurrentRuns: maxRuns}, func(wd temporalport.World) (*temporalport.Project, error) {
-				return openServed(wd, &runOptions{model: model, baseURL: baseURL})
+				return openServed(wd, &runOptions{model: model, baseURL: baseURL, renderTimeout: renderTimeout})
 			})
 			if err := w.Start(); err != nil {
 				return &exitError{Code: exitFailure, Err: fmt.Errorf("starting the worker: %v", err)}
@@ -80,6 +82,7 @@ project and write the state directory at the paths the server gave
 	fl.IntVar(&maxRuns, "max-concurrent-runs", 0, "run at most `N` workflow tasks at once (0: the SDK's default)")
 	fl.StringVar(&model, "model", "", "`MODEL` for llm slots and conditions (default $PROSE_MODEL)")
 	fl.StringVar(&baseURL, "base-url", "", "OpenAI-compatible API base `URL` (default $OPENAI_BASE_URL)")
+	addRenderTimeoutFlag(cmd, &renderTimeout, "for a graph of prose serve --engine temporal: ")
 	return cmd
 }
 

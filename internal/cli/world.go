@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -150,6 +152,7 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
 	}
 	defer hold.close()
+	hold.gone(s.err, g)
 	events, redelivered, err := hold.deliver(g, events)
 	if err != nil {
 		return &exitError{Code: exitUsage, Err: fmt.Errorf("run: %w", err)}
@@ -198,6 +201,16 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 			return &exitError{Code: exitInterrupt, Err: fmt.Errorf("interrupted: what was committed stands; prose run again to finish the drain")}
 		}
 		return &exitError{Code: exitFailure, Err: fmt.Errorf("run: %w", err)}
+	}
+	if len(res.Unwoken) > 0 {
+		// Decided: a --tick that woke nothing was asked for and not done.
+		var why []string
+		for _, t := range ticks {
+			if w, ok := res.Unwoken[t]; ok {
+				why = append(why, "--tick "+t+": "+w)
+			}
+		}
+		return &exitError{Code: exitFailure, Err: errors.New(strings.Join(why, "\n"))}
 	}
 	if res.Failed > 0 {
 		return &exitError{Code: exitFailure}
@@ -254,8 +267,12 @@ func worldDrain(g *graph.Graph, slots []string, o *runOptions) (*drain.Prepared,
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
+	if o.renderTimeout < 0 {
+		return nil, usageErrorf("--render-timeout must be 0 (no bound) or more, got %s", o.renderTimeout)
+	}
 	p, err := drain.Prepare(g, b, drain.Config{Models: models, MaxTurns: o.maxTurns, BaseURL: o.baseURL,
-		Model: o.model, MCPConfig: o.mcpConfig, Limits: run.Limits{MaxParallel: o.maxParallel, MaxSteps: o.maxSteps, MaxValueBytes: o.maxValueBytes}})
+		Model: o.model, MCPConfig: o.mcpConfig, Limits: run.Limits{MaxParallel: o.maxParallel, MaxSteps: o.maxSteps, MaxValueBytes: o.maxValueBytes},
+		RenderTimeout: renderBound(o.renderTimeout)})
 	var unbound *drain.UnboundError
 	var callees *drain.UnboundCalleesError
 	switch {
@@ -271,6 +288,22 @@ func worldDrain(g *graph.Graph, slots []string, o *runOptions) (*drain.Prepared,
 		return nil, usageErrorf("%v", err)
 	}
 	return p, nil
+}
+
+// addRenderTimeoutFlag adds --render-timeout to cmd (what says the
+// commands it applies to: "for a drain: ").
+func addRenderTimeoutFlag(cmd *cobra.Command, d *time.Duration, what string) {
+	cmd.Flags().DurationVar(d, "render-timeout", reconcile.DefaultRenderTimeout,
+		what+"fail a node's render that has not finished after `D` (500ms, 30s, 10m), stopping its program; 0: no bound")
+}
+
+// renderBound is drain.Config.RenderTimeout for --render-timeout d
+// (given as 0 for no bound, which the library reads as its default).
+func renderBound(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 func didYouMean(name string, cands []string) string {

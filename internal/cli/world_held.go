@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/world/canon"
@@ -129,6 +130,31 @@ func (h *heldEvents) blocked(w io.Writer, g *graph.Graph, res *reconcile.Result)
 		fmt.Fprintf(w, "prose: %s holds %d event(s) its render failed on, delivered again by every drain until it renders (the oldest %s); `prose receipts held --state %s` lists them, `prose receipts set-aside %s FP --why TEXT` ends one's hold\n",
 			nodeLabel(g, r.Node), len(held), held[0].FP, h.dir, r.Node)
 	}
+}
+
+// gone warns of the events held for each gateway g lacks (its file
+// removed while they were held): no drain delivers them. Said at each
+// run, as each is a drain of its own (prose serve says it once).
+func (h *heldEvents) gone(w io.Writer, g *graph.Graph) {
+	if h.q == nil {
+		return
+	}
+	gone := serve.HeldGone(g, h.q.HeldAll())
+	var nodes []string
+	for n := range gone {
+		nodes = append(nodes, n)
+	}
+	sort.Strings(nodes)
+	for _, n := range nodes {
+		fmt.Fprintln(w, heldGoneText(n, gone[n], h.dir))
+	}
+}
+
+// heldGoneText is the warning of count events held for node, which the
+// project no longer has, in state directory dir.
+func heldGoneText(node string, count int, dir string) string {
+	return fmt.Sprintf("prose: warning: %d event(s) are held for gateway %s, which is not in the project (its file is gone), and no drain delivers them; restore its file, or end each hold: `prose receipts held --state %s` lists them, `prose receipts set-aside %s FP --why TEXT`",
+		count, node, dir, node)
 }
 
 // close closes the queue file, when one was opened.

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"sort"
 	"strconv"
@@ -286,6 +287,12 @@ func (h *handler) trigger(w http.ResponseWriter, r *http.Request) {
 	if len(strings.TrimSpace(string(body))) > 0 {
 		event = body
 	}
+	if event != nil {
+		if msg := notJSON(r.Header.Get("Content-Type")); msg != "" {
+			writeError(w, http.StatusUnsupportedMediaType, msg)
+			return
+		}
+	}
 	drain, dup, err := h.s.Trigger(id, event)
 	switch {
 	case errors.Is(err, serve.ErrNoNode):
@@ -299,6 +306,27 @@ func (h *handler) trigger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"drain": drain, "duplicate": dup})
+}
+
+// notJSON says why an event sent with Content-Type ct is refused, ""
+// when it is taken. Decided: an event is sent as application/json (its
+// parameters, such as charset=utf-8, aside) or with no Content-Type; a
+// body that says it is something else (a form, text) is refused with
+// 415 rather than read as JSON it did not claim to be. A wake, with no
+// body, is taken whatever it says.
+func notJSON(ct string) string {
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		return ""
+	}
+	hint := ""
+	if err == nil && mt == "application/x-www-form-urlencoded" {
+		hint = " (curl -d sends that unless told: add -H 'Content-Type: application/json')"
+	}
+	return fmt.Sprintf("POST /trigger/ID takes a JSON event: send it as Content-Type: application/json (or with none), not %q%s", ct, hint)
 }
 
 func (h *handler) drain(w http.ResponseWriter, r *http.Request) {

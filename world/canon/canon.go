@@ -448,6 +448,12 @@ func DecodeEvent(data []byte) (any, error) {
 	return v, nil
 }
 
+// LoneSurrogate refuses JSON text with a \uXXXX escape of a UTF-16
+// surrogate that is not half of a pair, as DecodeEvent does: for a value
+// that arrives from outside in a reader other than DecodeEvent (a
+// render's answer).
+func LoneSurrogate(data []byte) error { return loneSurrogate(data) }
+
 // loneSurrogate refuses JSON text (valid, as Decode found it) with a
 // \uXXXX escape of a UTF-16 surrogate that is not half of a pair:
 // encoding/json puts U+FFFD in its place, a value other than the one

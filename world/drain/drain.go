@@ -73,6 +73,9 @@ type Config struct {
 	Model     string
 	MCPConfig string
 	Limits    run.Limits
+	// RenderTimeout bounds each render (reconcile.Options.RenderTimeout:
+	// 0 is reconcile.DefaultRenderTimeout, a negative one bounds none).
+	RenderTimeout time.Duration
 }
 
 // Prepared is a drain of one graph, assembled: what renders each node.
@@ -380,7 +383,7 @@ func (p *Prepared) options(in Input, renderer func(*graph.Node) (reconcile.Rende
 	return reconcile.Options{
 		Graph: p.Graph, Store: in.Store, Events: in.Events, Ticks: in.Ticks, CallerInputs: in.CallerInputs,
 		MaxParallel: in.MaxParallel, SignKey: in.SignKey, Now: in.Now, Committed: in.Committed, Kept: in.Kept,
-		Binding: p.drainBinding(), Renderer: renderer,
+		Binding: p.drainBinding(), Renderer: renderer, RenderTimeout: p.cfg.RenderTimeout,
 	}
 }
 

@@ -122,6 +122,11 @@ type Options struct {
 	CallerInputs map[string]map[string]any
 	// MaxParallel bounds concurrent renders (0: 4).
 	MaxParallel int
+	// RenderTimeout bounds each render (0: DefaultRenderTimeout; a
+	// negative one bounds none): past it the render's context ends, so
+	// its program is stopped (package render), and the render fails
+	// naming the node, its file and the bound (a RenderTimeoutError).
+	RenderTimeout time.Duration
 	// SignKey signs every receipt when set.
 	SignKey ed25519.PrivateKey
 	// Now is the clock for durations (nil: time.Now).
@@ -140,6 +145,42 @@ type Options struct {
 	Rendering func(ctx context.Context, n *graph.Node) (_ context.Context, end func(error))
 }
 
+// DefaultRenderTimeout is the bound of a render when Options gives none
+// (decided): a render past it is a failed render, not one that holds the
+// drain, and every trigger queued behind it, forever. It is long enough
+// for a model's tool session of many turns; a host gives its own
+// (prose run and prose serve: --render-timeout).
+const DefaultRenderTimeout = 10 * time.Minute
+
+// RenderTimeoutError is the error of a render stopped at its bound.
+type RenderTimeoutError struct {
+	Node  string
+	Pos   diag.Position // the node's spec file
+	Limit time.Duration
+	Err   error // what the renderer returned once stopped
+}
+
+func (e *RenderTimeoutError) Error() string {
+	msg := fmt.Sprintf("%s: the render of %s did not finish within the render timeout of %s and was stopped (a render that needs longer is given a longer --render-timeout)", e.Pos, e.Node, e.Limit)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *RenderTimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// renderTimeout is o's bound of a render, 0 for none.
+func (o *Options) renderTimeout() time.Duration {
+	switch {
+	case o.RenderTimeout == 0:
+		return DefaultRenderTimeout
+	case o.RenderTimeout < 0:
+		return 0
+	}
+	return o.RenderTimeout
+}
+
 // Result sums a drain up.
 type Result struct {
 	Drain                                   int
@@ -149,6 +190,12 @@ type Result struct {
 	// Repaired names the nodes whose published files were rewritten
 	// from their last receipt.
 	Repaired []string
+	// Unwoken maps each node of Options.Ticks the drain left no receipt,
+	// as it has no truth to recheck, to why (nil when none): a gateway
+	// that has had no event, a node whose only renders failed on an
+	// absent input. Decided: a wake that does nothing says so; the host
+	// tells whoever asked for it.
+	Unwoken map[string]string
 }
 
 // state is a node's standing at the start of its turn.
@@ -884,6 +931,7 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		// again when that producer publishes (or anything else moves).
 		p.render = false
 		if s.lastOK == nil {
+			d.unwoken(n, fmt.Sprintf("%s has no truth to recheck: its render failed with %s absent, and it renders again when that is published", n.Label(), absentList(p.absent)))
 			d.settle(n, key)
 			return nil, nil
 		}
@@ -894,6 +942,7 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		// read it as absent).
 		p.render = false
 		if s.lastOK == nil {
+			d.unwoken(n, fmt.Sprintf("%s is a gateway that has had no event: it has no truth to recheck, and it renders only on an event (send it one)", n.Label()))
 			d.settle(n, key)
 			return nil, nil
 		}
@@ -908,6 +957,27 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// unwoken records why a node woken by a tick is left no receipt.
+func (d *drainer) unwoken(n *graph.Node, why string) {
+	if !d.ticks[n.ID] {
+		return
+	}
+	if d.res.Unwoken == nil {
+		d.res.Unwoken = map[string]string{}
+	}
+	d.res.Unwoken[n.ID] = why
+}
+
+// absentList names the absent inputs of a plan, sorted: "`a` (of p)".
+func absentList(absent map[string]string) string {
+	var out []string
+	for in, by := range absent {
+		out = append(out, fmt.Sprintf("`%s` (of %s)", in, by))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
 }
 
 func appendNew(list []string, s string) []string {
@@ -1198,6 +1268,9 @@ func codeText(s string) string {
 	return strings.Join(out, "\n")
 }
 
+// errRenderTimeout is the cause of a render's context ended by its bound.
+var errRenderTimeout = fmt.Errorf("the render timeout passed")
+
 func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) {
 	if d.o.Rendering != nil {
 		var end func(error)
@@ -1222,10 +1295,21 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 			diff[k] = map[string]any{"from": old, "to": fp}
 		}
 	}
+	rctx := ctx
+	if limit := d.o.renderTimeout(); limit > 0 {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeoutCause(ctx, limit, errRenderTimeout)
+		defer cancel()
+	}
 	start := d.now()
-	ans, err = r.Render(ctx, &Request{Node: p.n, Inputs: p.values, Absent: p.absent, Prior: s.truth, Events: p.events, Diff: diff, Drain: d.res.Drain})
+	ans, err = r.Render(rctx, &Request{Node: p.n, Inputs: p.values, Absent: p.absent, Prior: s.truth, Events: p.events, Diff: diff, Drain: d.res.Drain})
 	if ans != nil {
 		ans.Cost.DurationMS = d.now().Sub(start).Milliseconds()
+	}
+	if err != nil && ctx.Err() == nil && context.Cause(rctx) == errRenderTimeout {
+		// Stopped at the bound (a renderer that answered all the same
+		// gave its whole truth, and it is taken).
+		return ans, &RenderTimeoutError{Node: p.n.ID, Pos: p.n.Spec.File.Position(p.n.Spec.Pos), Limit: d.o.renderTimeout(), Err: err}
 	}
 	if err != nil {
 		return ans, err

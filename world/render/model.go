@@ -193,6 +193,10 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if reply.Truncated {
 		return ans, fmt.Errorf("the model's reply was cut off at its output token limit after %d bytes", len(reply.Content))
 	}
+	if err := canon.LoneSurrogate([]byte(reply.Content)); err != nil {
+		// read, it would be U+FFFD: a truth other than the one answered
+		return ans, fmt.Errorf("the model's answer for %s: %v", req.Node.ID, err)
+	}
 	parsed, err := llm.ParseReply(reply.Content)
 	if err != nil {
 		return ans, err

@@ -65,7 +65,10 @@ func (e *Exec) Render(ctx context.Context, req *reconcile.Request) (*reconcile.A
 		}
 		obj.Set(m.k, v)
 	}
-	svc := &service.Exec{Name: req.Node.ID, Command: e.Command, Dir: e.Dir}
+	// A lone surrogate escape in the truth printed is refused where it
+	// arrives, as in an event (canon.DecodeEvent): read, it would be
+	// U+FFFD, a truth other than the one the program gave.
+	svc := &service.Exec{Name: req.Node.ID, Command: e.Command, Dir: e.Dir, CheckOutput: canon.LoneSurrogate}
 	ans := &reconcile.Answer{Cost: receipt.Cost{Programs: 1}}
 	v, err := svc.Call(ctx, &delegation.CallRequest{Service: svc, Args: obj, Attempt: 1})
 	if err != nil {
