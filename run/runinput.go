@@ -39,9 +39,10 @@ import (
 //   - ok binds;
 //   - error and diverged (the run ended by failing) bind with a warning:
 //     a failed run is worth inspecting;
-//   - running, waiting (at a gate), interrupted, incomplete (killed) and
-//     unreadable are errors: the run has not ended, and its fix is named
-//     (resume it, answer its gates, wait for it).
+//   - running, waiting (at a gate), interrupted and incomplete (killed)
+//     are errors: the run has not ended, and its fix is named (resume
+//     it, answer its gates, wait for it); so is unreadable (its journal
+//     cannot be read), with the reason.
 //
 // The bound value is an object a program reads as JSON and a render sees
 // in its prompt (RunInput): the run's id, its directory and journal as
