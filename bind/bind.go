@@ -14,6 +14,7 @@ import (
 	"github.com/proselang/prose/bind/typed"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
 )
 
@@ -91,6 +92,9 @@ type Instance struct {
 	// Env is the Env the spec was bound in: WithArgs binds a call's
 	// arguments in it (messages name them with its Prefix).
 	Env *Env
+	// Warnings are what binding found that leaves the run as it is (an
+	// input typed run bound to a run that failed).
+	Warnings diag.List
 }
 
 // Lookup finds a config value or input by name path ("limits.max").
@@ -182,6 +186,7 @@ func Spec(sp *spec.Spec, b *Settings, env *Env) (*Instance, error) {
 	}
 	bd := &binder{sp: sp, env: env}
 	in := &Instance{Spec: sp, Env: env}
+	defer func() { in.Warnings = bd.warnings }()
 	in.Config = bd.config(b.Config)
 	bd.configRanges(in.Config)
 	in.Slots = bd.slots(b)
@@ -211,6 +216,7 @@ type binder struct {
 	env      *Env
 	lenient  bool // nested call arguments: keep ill-typed values as given
 	problems []Problem
+	warnings diag.List
 	// given records the config keys set with --config.
 	given map[string]bool
 	// badJSON is set when --input-json cannot be read: inputs it may hold

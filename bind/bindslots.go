@@ -231,8 +231,14 @@ func (b *binder) declaredInputs(given map[string]delegation.Value, src map[strin
 		names = append(names, in.Name)
 		v, ok := given[in.Name]
 		switch {
+		case ok && IsRunType(in.Type):
+			out[in.Name] = b.runInput(in, v, src[in.Name])
 		case ok:
 			out[in.Name] = b.typedInput(in.Name, in.Type, v, src[in.Name])
+		case in.HasDefault && IsRunType(in.Type):
+			if d, err := goValue(in.Default); err == nil {
+				out[in.Name] = b.runInput(in, d, "the default of")
+			}
 		case in.HasDefault:
 			out[in.Name] = b.defaultValue(in.Name, in.Type, true, in.Default)
 		case in.Optional:
@@ -383,4 +389,19 @@ func mergeSub(shared, own *Settings) *Settings {
 		return append(out, ow...)
 	}
 	return &Settings{Slots: keep(shared.Slots, own.Slots), Config: keep(shared.Config, own.Config)}
+}
+
+// runInput binds an input typed run or run[] (runinput.go), its warnings
+// placed at the input's declaration.
+func (b *binder) runInput(in *spec.Input, v delegation.Value, src string) delegation.Value {
+	text, fromText := inputText(v, src)
+	out, warnings, err := b.env.RunInput(in.Type, v, text, fromText)
+	if err != nil {
+		b.problem(BadValue, b.path(in.Name), "%s %s: %v", src, b.path(in.Name), err)
+		return nil
+	}
+	for _, w := range warnings {
+		b.warnings.Warnf(b.sp.File, in.Pos, CodeRunInput, "input %s: %s", b.path(in.Name), w)
+	}
+	return out
 }

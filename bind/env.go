@@ -73,6 +73,9 @@ type Env struct {
 	// connected to prose mcp, which fills them. nil: no host is connected,
 	// and a host binding is refused before the run starts.
 	Host func(b *Slot) (service.Service, error)
+	// Runs resolves the references given to inputs typed run or run[]
+	// (runinput.go); nil: such inputs cannot be bound (an error).
+	Runs RunResolver
 	// Prefix is the dotted path of the spec being bound inside its
 	// parents, "" at the top ("target." for the spec bound to slot target).
 	// Messages name slots, config keys and inputs with it.

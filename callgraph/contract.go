@@ -105,10 +105,14 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 		reached = append(reached, k)
 	}
 	inputs := rootInputs(sp, prog, self)
-	given, badJSON := givenInputs(b, inputs, g)
+	given, badJSON := givenInputs(b, inputs, g, sp.File)
 	for _, in := range inputs {
 		if v, ok := given[in.Name]; ok {
 			plan.Globals[in.Name] = v
+		} else if in.HasDefault && bind.IsRunType(in.Type) {
+			if d, err := delegation.FromGo(in.Default); err == nil {
+				plan.Globals[in.Name] = g.runInput(sp.File, in, d, nil, false, "the default of")
+			}
 		} else if in.HasDefault {
 			plan.Globals[in.Name] = in.Default
 		} else if in.Optional {
@@ -198,9 +202,10 @@ func rootInputs(sp *spec.Spec, prog *syntax.Program, self bool) []*spec.Input {
 	return keep
 }
 
-// givenInputs reads --input and --input-json against the run's inputs;
-// badJSON is true when --input-json does not read as an object.
-func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) (given map[string]delegation.Value, badJSON bool) {
+// givenInputs reads --input and --input-json against the run's inputs,
+// declared in file; badJSON is true when --input-json does not read as an
+// object.
+func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph, file *diag.File) (given map[string]delegation.Value, badJSON bool) {
 	known := map[string]bool{}
 	var names []string
 	for _, in := range inputs {
@@ -225,7 +230,9 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) (given ma
 				// A JSON value is checked against the declared type as
 				// --input text is parsed by it (bind.Coerce: an integral
 				// number is an integer; text is never a number).
-				if in := inputNamed(inputs, k); in != nil && in.Type != "" && in.Type != "run" && in.Type != "run[]" {
+				if in := inputNamed(inputs, k); in != nil && bind.IsRunType(in.Type) {
+					out[k] = g.runInput(file, in, v, nil, false, "--input-json")
+				} else if in != nil && in.Type != "" {
 					c, err := bind.Coerce(in.Type, v)
 					if err != nil {
 						g.problem("--input-json %s: %v", k, err)
@@ -255,8 +262,10 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) (given ma
 		vals := texts[name]
 		out[name] = vals[len(vals)-1]
 		in := inputNamed(inputs, name)
-		typed := in != nil && in.Type != "" && in.Type != "run" && in.Type != "run[]"
+		typed := in != nil && in.Type != "" && !bind.IsRunType(in.Type)
 		switch {
+		case in != nil && bind.IsRunType(in.Type):
+			out[name] = g.runInput(file, in, nil, vals, true, "--input")
 		case typed || len(vals) > 1:
 			typ := ""
 			if typed {
@@ -278,6 +287,21 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph) (given ma
 		}
 	}
 	return out, badJSON
+}
+
+// runInput binds the value given for an input typed run or run[]
+// (bind.Env.RunInput): its warnings are the plan's, at the input's
+// declaration; an error is a problem naming the input (src its flag).
+func (g *callGraph) runInput(file *diag.File, in *spec.Input, v delegation.Value, texts []string, fromText bool, src string) delegation.Value {
+	out, warnings, err := g.env.RunInput(in.Type, v, texts, fromText)
+	if err != nil {
+		g.problem("%s %s: %v", src, in.Name, err)
+		return nil
+	}
+	for _, w := range warnings {
+		g.warnings.Warnf(file, in.Pos, bind.CodeRunInput, "input %s: %s", in.Name, w)
+	}
+	return out
 }
 
 // inputNamed is the input called name, or nil.

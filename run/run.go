@@ -45,6 +45,11 @@ type Options struct {
 	// RunDir is the directory holding run journals (one subdirectory per
 	// run); "" runs without a journal (it cannot be resumed or replayed).
 	RunDir string
+	// InputRunDir is where the run ids given to inputs typed run are
+	// looked up when RunDir is "" (a run that keeps no journal reads the
+	// runs of --run-dir all the same); "" is DefaultRunDir. See
+	// ResolveRunInput.
+	InputRunDir string
 	// RunID, when set, is the id of a new run's journal in RunDir (a
 	// run id: no slash; "" a fresh one from the clock, journal.NewRunID):
 	// a drain names each render's journal after its node and drain. A
@@ -436,6 +441,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	mods.dir = req.Dir
 	env := &bind.Env{Dir: workDir, Services: services, Host: o.Host, Exec: o.Exec, Nested: callgraph.NestedSpecWith(g.Load), ContractCheck: o.ContractCheck}
 	env.UncheckedAnswers = o.UncheckedAnswers
+	env.Runs = runResolver(o, req.Dir)
 	if o.Exec == nil && !o.Deterministic && mode != journal.Replaying {
 		env.LookPath = exec.LookPath // programs run here: a name not in PATH is refused before the run
 	}

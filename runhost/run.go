@@ -158,6 +158,7 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 	if len(problems) > 0 {
 		return nil, &bind.UsageError{Problems: problems}
 	}
+	warnings = append(warnings, inst.Warnings...)
 	if opts.ModelJudge == nil {
 		warnings = append(warnings, modelWarnings(sp, sp.Delegation.Program, instanceLookup(inst))...)
 	}

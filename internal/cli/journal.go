@@ -32,7 +32,7 @@ func (f *journalFlags) options() (run.Options, error) {
 	}
 	o := run.Options{RunDir: f.runDir, SyncEvery: every, ContractCheck: lint.Contract}
 	if f.noJournal {
-		o.RunDir = ""
+		o.RunDir, o.InputRunDir = "", f.runDir
 	}
 	return o, nil
 }

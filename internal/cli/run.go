@@ -79,7 +79,11 @@ verbatim; a duration, for a timeout, is 500ms, 30s, 2m or a number of
 seconds; lists and objects are JSON). A list (string[]) also takes one
 element per repeated flag: --input xs=a --input xs=b. --input-json (one
 flag) sets several inputs at once; a name given twice, by both flags or
-by a repeated --input of a name that is no list, is refused. Defaults apply; an input named like a slot is
+by a repeated --input of a name that is no list, is refused. An input
+typed run takes a run id of --run-dir (or a run directory's path), run[]
+ids separated by commas: each is bound to the run (id, directory, root
+spec, status), and one that is no run, or has not ended, is refused.
+Defaults apply; an input named like a slot is
 bound by --slot, one named like a config key by --config. Unknown names,
 unbound slots, missing inputs and program files that cannot run (not
 executable, a broken #! line) are all reported at once, before anything
