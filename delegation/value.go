@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/proselang/prose/internal/surrogate"
 )
 
 // Value is a run-time value. Its dynamic type is one of:
@@ -474,6 +476,11 @@ func FromJSON(data []byte) (Value, error) {
 		// value other than the one sent, taken without a word (decided:
 		// refused, as text that is not UTF-8 is)
 		return nil, fmt.Errorf("invalid JSON: not UTF-8 (a byte that is no UTF-8 at offset %d)", badUTF8(data))
+	}
+	// \ud800 alone: encoding/json would put U+FFFD in its place, as for a
+	// byte that is no UTF-8 (decided: refused the same way)
+	if err := surrogate.Lone(data); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

@@ -74,3 +74,15 @@ func TestJSONNotUTF8(t *testing.T) {
 		t.Errorf("valid UTF-8: %v, %v", Text(v), err)
 	}
 }
+
+// A \u escape of half a surrogate pair decodes to no character:
+// encoding/json would read U+FFFD in its place, so it is refused, as a
+// byte that is not UTF-8 is; a whole pair is its character.
+func TestJSONLoneSurrogate(t *testing.T) {
+	if _, err := FromJSON([]byte(`{"out": "x\ud800y"}`)); err == nil || !strings.Contains(err.Error(), `\ud800 is half of a UTF-16 surrogate pair`) {
+		t.Errorf("lone surrogate: err = %v, want it refused", err)
+	}
+	if v, err := FromJSON([]byte(`{"out": "\ud83d\ude00", "esc": "\\ud800"}`)); err != nil || Text(v) != `{"out":"😀","esc":"\\ud800"}` {
+		t.Errorf("a pair and an escaped backslash: %v, %v", Text(v), err)
+	}
+}

@@ -23,8 +23,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/proselang/prose/internal/surrogate"
 )
 
 // Decode parses JSON into a value Marshal writes exactly (numbers kept as
@@ -458,34 +459,7 @@ func LoneSurrogate(data []byte) error { return loneSurrogate(data) }
 // \uXXXX escape of a UTF-16 surrogate that is not half of a pair:
 // encoding/json puts U+FFFD in its place, a value other than the one
 // sent (as Decode refuses bytes that are no UTF-8).
-func loneSurrogate(data []byte) error {
-	esc := func(i int) (rune, bool) { // the \uXXXX at data[i:], if any
-		if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
-			return 0, false
-		}
-		n, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 32)
-		return rune(n), err == nil
-	}
-	for i := 0; i < len(data); i++ {
-		if data[i] != '\\' { // outside a string a backslash is no JSON
-			continue
-		}
-		r, ok := esc(i)
-		if !ok {
-			i++ // the escaped character: \\ is not the start of another
-			continue
-		}
-		if utf16.IsSurrogate(r) {
-			lo, ok := esc(i + 6)
-			if r >= 0xdc00 || !ok || lo < 0xdc00 || lo > 0xdfff {
-				return fmt.Errorf("the escape %s is half of a UTF-16 surrogate pair, with no other half: no character (give the pair, or the character itself)", data[i:i+6])
-			}
-			i += 6
-		}
-		i += 5
-	}
-	return nil
-}
+func loneSurrogate(data []byte) error { return surrogate.Lone(data) }
 
 // noDuplicates refuses JSON text (valid, as Decode found it) with an
 // object that names a member twice.
