@@ -503,6 +503,8 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 	if s.Kind == spec.KindGateway {
 		n.Events = eventShape(s)
 		n.routes = routesOf(s, diags)
+	} else {
+		notGatewayRoutes(s, diags)
 	}
 	g.byID[n.ID] = n
 	g.Nodes = append(g.Nodes, n)

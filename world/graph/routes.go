@@ -145,6 +145,15 @@ func routesOf(s *spec.Spec, diags *diag.List) []Route {
 	return out
 }
 
+// notGatewayRoutes reports a route in the ### Receives of s, which is no
+// gateway: only a gateway takes events, so none would be served.
+func notGatewayRoutes(s *spec.Spec, diags *diag.List) {
+	var scratch diag.List
+	if rs := routesOf(s, &scratch); len(rs) > 0 {
+		diags.Errorf(rs[0].file, rs[0].at, CodeRoute, "route %s: only a gateway takes events, and this node is a %s, so no request at it would be served: make the node kind: gateway, or declare the route in the gateway that takes its events", rs[0], s.Kind)
+	}
+}
+
 // routeItem reads the first line of one item, at, as a route: ok is
 // false for an item that is no route, or one reported.
 func routeItem(f *diag.File, at diag.Pos, text string, diags *diag.List) (Route, bool) {

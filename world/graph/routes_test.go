@@ -107,3 +107,22 @@ func TestRouteCollision(t *testing.T) {
 		t.Errorf("/other reaches %v, want b", n)
 	}
 }
+
+// A route in the Receives of a node that is no gateway is an error: no
+// request at it would be served.
+func TestRouteOfAResponsibility(t *testing.T) {
+	src := strings.Replace(gatewaySrc("r", "- POST /hook"), "kind: gateway", "kind: responsibility", 1)
+	src = strings.Replace(src, "### Continuity\n\n- external-driven\n\n", "", 1)
+	dir := writeFiles(t, map[string]string{"r.prose.md": src})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, d := range diags.Errors() {
+		found = found || d.Code == CodeRoute && strings.Contains(d.Message, "only a gateway takes events") && d.Position.Line == 10
+	}
+	if !found {
+		t.Errorf("diagnostics %v, want the route refused at line 10", diags)
+	}
+}
