@@ -34,6 +34,12 @@ func TestServeDeclaredRoute(t *testing.T) {
 	s.start()
 	defer s.stop()
 
+	s.mu.Lock()
+	said := strings.Join(s.lines, "\n")
+	s.mu.Unlock()
+	if !strings.Contains(said, "routes the gateways declare: POST /events/counter (counter-events)") {
+		t.Errorf("prose serve does not say the routes it serves:\n%s", said)
+	}
 	const event = `{"id":"e1","kind":"click","value":1}`
 	code, b := s.do("POST", "/events/counter", "", []byte(event))
 	var a ack
