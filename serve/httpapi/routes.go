@@ -61,5 +61,6 @@ func noRoute(urlPath string, routes []string) string {
 	} else {
 		msg += "the routes the gateways declare are " + strings.Join(routes, ", ")
 	}
-	return msg + "; serve's own endpoints are " + strings.Join(graph.ServeEndpoints, ", ") + " (POST /trigger/ID sends an event to any gateway)"
+	return msg + " (read from the graph served: a route an edit adds is served once a drain has reloaded the project); serve's own endpoints are " +
+		strings.Join(graph.ServeEndpoints, ", ") + " (POST /trigger/ID sends an event to any gateway)"
 }
