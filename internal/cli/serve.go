@@ -342,6 +342,11 @@ func serveHTTP(ctx context.Context, s streams, o *serveOptions, g *graph.Graph, 
 	hs.RegisterOnShutdown(closeUI)
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- hs.Serve(ln) }()
+	if rs := g.AllRoutes(); len(rs) > 0 {
+		// Said before the line that says it listens, which a caller
+		// waits for.
+		fmt.Fprintf(s.err, "prose serve: routes the gateways declare: %s\n", strings.Join(rs, ", "))
+	}
 	fmt.Fprintf(s.err, "prose serve: listening on http://%s (state %s)\n", ln.Addr(), b.Store().Dir)
 	// The drains and the connectors stop with ctx, and serveHTTP returns
 	// only once they have: the caller closes the server (its queue, its

@@ -4,7 +4,8 @@
 //
 // Endpoints: GET /health, GET /status, GET /nodes/ID[?facet=F],
 // GET /receipts[?node=ID][&since=N], GET /graph, POST /trigger/ID,
-// GET /drains/ID, GET /metrics. With a token, every endpoint but /health
+// GET /drains/ID, GET /metrics, and the routes the gateways declare
+// (routes.go). With a token, every endpoint but /health
 // answers 401 to a request without "Authorization: Bearer TOKEN" (the
 // scheme in any case).
 //
@@ -99,7 +100,7 @@ func Handler(s Backend, o Options) http.Handler {
 	mux.HandleFunc("POST /trigger/{id}", h.trigger)
 	mux.HandleFunc("GET /drains/{id}", h.drain)
 	mux.HandleFunc("GET /metrics", h.metrics)
-	return Auth(o.Token, mux)
+	return Auth(o.Token, h.routed(mux))
 }
 
 // Auth requires the bearer token on every path but /health; an empty

@@ -36,6 +36,8 @@ type jsonNode struct {
 	Wake         string   `json:"wake"`
 	Height       int      `json:"height"`
 	CallerInputs []string `json:"caller_inputs,omitempty"`
+	// Routes are a gateway's HTTP routes: "POST /inbox/deliver".
+	Routes []string `json:"routes,omitempty"`
 }
 
 type jsonEdge struct {
@@ -58,7 +60,7 @@ type jsonGraph struct {
 func (g *Graph) json() ([]byte, error) {
 	doc := jsonGraph{Nodes: []jsonNode{}, Edges: []jsonEdge{}, EntryPoints: g.EntryPoints()}
 	for _, n := range g.Nodes {
-		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Name, string(n.Kind), n.File, n.allFacets(), n.Wake, n.Height, n.CallerInputs})
+		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Name, string(n.Kind), n.File, n.allFacets(), n.Wake, n.Height, n.CallerInputs, n.routeNames()})
 	}
 	for _, e := range g.Edges {
 		doc.Edges = append(doc.Edges, jsonEdge{e.Subscriber, e.Input, e.Producer, e.Facet, e.Rule, e.Why, e.Pos.Line})
@@ -81,6 +83,9 @@ func (g *Graph) text() []byte {
 		}
 		if len(n.CallerInputs) > 0 {
 			fmt.Fprintf(&b, "  caller inputs: %s", strings.Join(n.CallerInputs, ", "))
+		}
+		if rs := n.routeNames(); len(rs) > 0 {
+			fmt.Fprintf(&b, "  routes: %s", strings.Join(rs, ", "))
 		}
 		b.WriteByte('\n')
 	}
@@ -145,4 +150,13 @@ func mermaidText(s string) string {
 // allFacets are n's facets and facet families, as a picture names them.
 func (n *Node) allFacets() []string {
 	return append(append([]string{}, n.Facets...), n.Families...)
+}
+
+// routeNames are n's routes as written ("POST /inbox/deliver").
+func (n *Node) routeNames() []string {
+	var out []string
+	for _, r := range n.routes {
+		out = append(out, r.String())
+	}
+	return out
 }

@@ -108,6 +108,9 @@ type Node struct {
 	// Events is the shape of a gateway's events its ### Receives
 	// declares (receives.go), or nil.
 	Events *EventShape
+	// routes are the HTTP routes a gateway's ### Receives declares
+	// (routes.go; Routes).
+	routes []Route
 	// CallerInputs are the items nothing maintains: each an error of
 	// the graph unless the caller gives it (Given).
 	CallerInputs []string
@@ -379,6 +382,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	diags = append(diags, g.wire()...)
 	diags = append(diags, g.checkWiring()...)
 	diags = append(diags, g.emits()...)
+	diags = append(diags, g.checkRoutes()...)
 	if !st.IsDir() {
 		if g.byID[rootFile] == nil {
 			return nil, nil, fmt.Errorf("%s: not a responsibility or gateway: nothing to wire", path)
@@ -498,6 +502,9 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 	}
 	if s.Kind == spec.KindGateway {
 		n.Events = eventShape(s)
+		n.routes = routesOf(s, diags)
+	} else {
+		notGatewayRoutes(s, diags)
 	}
 	g.byID[n.ID] = n
 	g.Nodes = append(g.Nodes, n)

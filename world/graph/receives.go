@@ -23,9 +23,11 @@ import (
 // edit distance of one (`valeu`) is refused too. Other keys pass: an
 // event may carry more than its gateway reads. A refused event is never
 // queued or delivered: the gateway would otherwise fold an event without
-// the key it reads (a value lost to null) and publish with exit 0. Any
-// other Receives (routes, providers, several objects) declares nothing
-// and nothing is checked.
+// the key it reads (a value lost to null) and publish with exit 0. An
+// item that is an HTTP route (`- POST /inbox/deliver`) declares where
+// `prose serve` takes the gateway's events (routes.go); any other
+// Receives (providers, several objects) declares nothing and nothing is
+// checked.
 type EventShape struct {
 	// Keys are the keys in the order written; Optional those marked `?`.
 	Keys     []string
