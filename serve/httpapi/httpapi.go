@@ -289,7 +289,7 @@ func (h *handler) trigger(w http.ResponseWriter, r *http.Request) {
 		event = body
 	}
 	if event != nil {
-		if msg := notJSON(r.Header.Get("Content-Type")); msg != "" {
+		if msg := notJSON(r.Method+" "+r.URL.Path, r.Header.Get("Content-Type")); msg != "" {
 			writeError(w, http.StatusUnsupportedMediaType, msg)
 			return
 		}
@@ -309,13 +309,13 @@ func (h *handler) trigger(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]any{"drain": drain, "duplicate": dup})
 }
 
-// notJSON says why an event sent with Content-Type ct is refused, ""
-// when it is taken. Decided: an event is sent as application/json (its
+// notJSON says why an event sent to at ("POST /inbox/deliver") with
+// Content-Type ct is refused, "" when it is taken. Decided: an event is sent as application/json (its
 // parameters, such as charset=utf-8, aside) or with no Content-Type; a
 // body that says it is something else (a form, text) is refused with
 // 415 rather than read as JSON it did not claim to be. A wake, with no
 // body, is taken whatever it says.
-func notJSON(ct string) string {
+func notJSON(at, ct string) string {
 	if ct == "" {
 		return ""
 	}
@@ -327,7 +327,7 @@ func notJSON(ct string) string {
 	if err == nil && mt == "application/x-www-form-urlencoded" {
 		hint = " (curl -d sends that unless told: add -H 'Content-Type: application/json')"
 	}
-	return fmt.Sprintf("POST /trigger/ID takes a JSON event: send it as Content-Type: application/json (or with none), not %q%s", ct, hint)
+	return fmt.Sprintf("%s takes a JSON event: send it as Content-Type: application/json (or with none), not %q%s", at, ct, hint)
 }
 
 func (h *handler) drain(w http.ResponseWriter, r *http.Request) {

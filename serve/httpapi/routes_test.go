@@ -159,8 +159,8 @@ func TestRouteRefusals(t *testing.T) {
 			t.Errorf("%s %s %s: %d %s, want %d saying %q", c.method, c.target, c.body, w.Code, w.Body, c.want, c.says)
 		}
 	}
-	if w := do(h, "POST", "/inbox/deliver", `{"id": "e1", "subject": "x"}`, "Content-Type", "text/plain"); w.Code != http.StatusUnsupportedMediaType {
-		t.Errorf("an event sent as text/plain at the route: %d %s, want 415 as /trigger answers", w.Code, w.Body)
+	if w := do(h, "POST", "/inbox/deliver", `{"id": "e1", "subject": "x"}`, "Content-Type", "text/plain"); w.Code != http.StatusUnsupportedMediaType || !strings.Contains(w.Body.String(), "POST /inbox/deliver takes a JSON event") {
+		t.Errorf("an event sent as text/plain at the route: %d %s, want 415 as /trigger answers, naming the route", w.Code, w.Body)
 	}
 	if w := do(h, "GET", "/inbox/deliver", ""); w.Header().Get("Allow") != "POST, PUT" {
 		t.Errorf("405 allows %q, want POST, PUT", w.Header().Get("Allow"))
