@@ -99,20 +99,13 @@ func (d Decl) Problem() (code, msg string) {
 // nothing.
 func Declared(n *spec.Spec) []Decl {
 	var out []Decl
-	for _, sec := range n.Sections {
-		if sec.Key != "skills" {
-			continue
+	n.SectionLines("skills", func(line string, at diag.Pos) {
+		if d, ok := parseItem(line); ok {
+			d.Pos += at
+			d.Node = n
+			out = append(out, d)
 		}
-		off := 0
-		for _, line := range strings.SplitAfter(sec.Body, "\n") {
-			if d, ok := parseItem(line); ok {
-				d.Pos = sec.BodyPos + diag.Pos(off) + d.Pos
-				d.Node = n
-				out = append(out, d)
-			}
-			off += len(line)
-		}
-	}
+	})
 	return out
 }
 
@@ -120,19 +113,7 @@ func Declared(n *spec.Spec) []Decl {
 // of the responsibility it belongs to, when it is an inline node of one.
 // A skill declared twice is used once.
 func ForRender(n *spec.Spec) []Decl {
-	out := Declared(n)
-	if p := n.Parent; p != nil && p.Kind == spec.KindResponsibility {
-		seen := map[string]bool{}
-		for _, d := range out {
-			seen[d.Text] = true
-		}
-		for _, d := range Declared(p) {
-			if !seen[d.Text] {
-				out = append(out, d)
-			}
-		}
-	}
-	return out
+	return spec.Inherited(n, Declared, func(d Decl) string { return d.Text })
 }
 
 // parseItem reads one line of a Skills section: "- document-skills:pdf",

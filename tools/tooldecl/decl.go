@@ -60,20 +60,13 @@ const (
 // nothing.
 func Declared(n *spec.Spec) []Decl {
 	var out []Decl
-	for _, sec := range n.Sections {
-		if sec.Key != "tools" {
-			continue
+	n.SectionLines("tools", func(line string, at diag.Pos) {
+		if d, ok := parseItem(line); ok {
+			d.Pos += at
+			d.Node = n
+			out = append(out, d)
 		}
-		off := 0
-		for _, line := range strings.SplitAfter(sec.Body, "\n") {
-			if d, ok := parseItem(line); ok {
-				d.Pos = sec.BodyPos + diag.Pos(off) + d.Pos
-				d.Node = n
-				out = append(out, d)
-			}
-			off += len(line)
-		}
-	}
+	})
 	return out
 }
 
@@ -82,19 +75,7 @@ func Declared(n *spec.Spec) []Decl {
 // one (a responsibility's tools apply to the functions it calls; node
 // declarations add to them). A name declared twice is offered once.
 func ForRender(n *spec.Spec) []Decl {
-	out := Declared(n)
-	if p := n.Parent; p != nil && p.Kind == spec.KindResponsibility {
-		seen := map[string]bool{}
-		for _, d := range out {
-			seen[d.Text] = true
-		}
-		for _, d := range Declared(p) {
-			if !seen[d.Text] {
-				out = append(out, d)
-			}
-		}
-	}
-	return out
+	return spec.Inherited(n, Declared, func(d Decl) string { return d.Text })
 }
 
 // parseItem reads one line of a Tools section: "- `cli:jq`: what for".
