@@ -158,6 +158,49 @@ func Fields(n *graph.Node, truth any) error {
 		return fmt.Errorf("%s: %s's truth lacks the field(s) %s, which its ### Maintains declares%s: give every declared field (null where there is no value, for a field that admits it)",
 			n.Spec.File.Position(first.Pos), displayName(n), strings.Join(missing, ", "), nearKeys(n, m))
 	}
+	return misspeltFacet(n, m)
+}
+
+// misspeltFacet fails a truth that leaves out a `####` facet its
+// Maintains declares and gives, in its place, a member it does not
+// declare near that facet's name (`hirng` for `hiring`). Decided: an
+// error, as a near key of a missing field is. A facet may be left out,
+// but one so misspelt was meant: published, the facet would be absent
+// (null to a reader, its fingerprint unmoved) and the part the render
+// gave would sit beside it under a name nothing declares.
+func misspeltFacet(n *graph.Node, m map[string]any) error {
+	declared := map[string]bool{}
+	var lacking []*spec.Output
+	var names []string
+	for _, o := range n.Spec.Outputs {
+		declared[o.Name] = true
+		if _, has := m[o.Name]; o.Facet && !has {
+			lacking = append(lacking, o)
+			names = append(names, o.Name)
+		}
+	}
+	if len(lacking) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !declared[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		near := didyoumean.Closest(k, names, max(1, len(k)/3))
+		if near == "" {
+			continue
+		}
+		for _, o := range lacking {
+			if o.Name == near {
+				return fmt.Errorf("%s: %s's truth lacks its facet %q, which its ### Maintains declares, and gives %q: did you mean %q? As written the facet would be absent and %q kept beside it under a name nothing declares: give the part as %q",
+					n.Spec.File.Position(o.Pos), displayName(n), near, k, near, k, near)
+			}
+		}
+	}
 	return nil
 }
 
