@@ -551,3 +551,29 @@ func (p *Plan) Due(lastFired, lastSelf time.Time, lapses []time.Time) (time.Time
 	}
 	return due, ok
 }
+
+// ValidUntil collects the RFC 3339 times of the members named
+// valid_until anywhere in a truth v: when its facts lapse.
+func ValidUntil(v any) []time.Time {
+	return validUntil(v, nil)
+}
+
+func validUntil(v any, out []time.Time) []time.Time {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, m := range x {
+			if str, ok := m.(string); ok && k == "valid_until" {
+				if t, err := time.Parse(time.RFC3339, str); err == nil {
+					out = append(out, t)
+				}
+				continue
+			}
+			out = validUntil(m, out)
+		}
+	case []any:
+		for _, m := range x {
+			out = validUntil(m, out)
+		}
+	}
+	return out
+}
