@@ -97,7 +97,9 @@ var (
 		return regexp.MustCompile(`mon|tue|wed|thu|fri|sat|sun`)
 	})
 	// attempted is a Continuity line that sets out to state a cadence.
-	attempted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bevery\b|\bat\s+\d|\d|\b(cron|schedule)\b`) })
+	attempted = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bevery\b|\bat\s+\d|\d|\b(cron|schedule)\b|\b(once|twice|thrice|times)\s+(a|an|per|each)\s+(minute|hour|day|week|month)\b`)
+	})
 )
 
 // Parse reads one cadence from text (a Continuity or Schedule line):
@@ -325,6 +327,12 @@ func read(s *spec.Spec) (*Plan, diag.List) {
 				continue // says it wakes itself, names no cadence
 			}
 			add(line, "self-driven Continuity", from, sch, false, err)
+		case !drivenOtherwise(line):
+			// "- weekly", "- every 6 hours": a cadence the line does not
+			// call self-driven sets no timer; said so, not passed over.
+			if sch, _, err := Parse(line); sch != nil || err != nil {
+				diags.Warnf(s.File, locate(s, line, from), CodeCadence, "Continuity %q names a cadence but does not say the node wakes itself, so it sets no timer; write `self-driven: %s` to recheck on it", strings.TrimSpace(line), strings.TrimSpace(line))
+			}
 		}
 	}
 	for _, sec := range s.Sections {
@@ -369,6 +377,19 @@ func (z Zoned) Next(after time.Time) time.Time {
 }
 
 func (z Zoned) String() string { return z.Schedule.String() + " (" + z.Zone.String() + ")" }
+
+// drivenOtherwise reports whether line says the node is input- or
+// external-driven: a cadence it names is the inputs' or the outside's
+// ("input-driven: the feed updates daily"), not the node's own.
+func drivenOtherwise(line string) bool {
+	t := strings.ToLower(line)
+	for _, w := range [...]string{"input-driven", "input driven", "external-driven", "external driven", "gateway", "webhook", "trigger"} {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // selfWords are the words upstream reads a self-driven Continuity by.
 var selfWords = []string{"self-driven", "self driven", "recheck", "re-check", "cadence", "when stale"}

@@ -297,3 +297,27 @@ func TestNoCadenceErrorUpstream(t *testing.T) {
 		}
 	}
 }
+
+// A Continuity line that names a cadence without saying the node wakes
+// itself ("weekly") sets no timer, and says so; a cadence written in
+// words prose does not read ("twice a day") is warned of as an attempt;
+// a cadence of the inputs ("input-driven: the feed updates daily") is
+// no slip.
+func TestCadenceNotSelfDriven(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"weekly", "Continuity \"weekly\" names a cadence but does not say the node wakes itself, so it sets no timer; write `self-driven: weekly`"},
+		{"every 6 hours", "write `self-driven: every 6 hours`"},
+		{"self-driven: twice a day", "names no cadence prose reads"},
+		{"input-driven: the feed updates daily", ""},
+		{"self-driven: every 6 hours", ""},
+	} {
+		s := &spec.Spec{Kind: "responsibility", Continuity: []string{c.line}}
+		d := Check(s)
+		switch {
+		case c.want == "" && len(d) != 0:
+			t.Errorf("%q: %v, want nothing", c.line, d)
+		case c.want != "" && (len(d) != 1 || d[0].Severity != diag.Warning || !strings.Contains(d[0].Message, c.want)):
+			t.Errorf("%q: %v, want one warning with %q", c.line, d, c.want)
+		}
+	}
+}
