@@ -60,6 +60,12 @@ func Postconditions(ctx context.Context, n *graph.Node, truth any) error {
 // the facet `counts` holds them). A facet no node reads may be left out
 // (upstream's facets may name a projection of the truth, `structured` of
 // its `structured_summary`).
+//
+// So with a field a subscriber reads (`total` of `sum`) of a node with
+// facets: it may be given inside the facet that holds it (Fields), but a
+// subscriber reads the member, so a truth that gives it only inside a
+// facet fails too (decided), naming the facet: as published the reader
+// would find it absent for ever while the facet moved.
 func SubscribedFacets(g *graph.Graph, n *graph.Node, truth any) error {
 	m, _ := truth.(map[string]any)
 	if len(n.Facets) == 0 || m == nil {
@@ -67,13 +73,30 @@ func SubscribedFacets(g *graph.Graph, n *graph.Node, truth any) error {
 	}
 	read := g.FacetReaders(n.ID)
 	for _, f := range n.Spec.Outputs {
-		if !f.Facet || len(read[f.Name]) == 0 {
+		if len(read[f.Name]) == 0 {
 			continue
 		}
-		if _, ok := m[f.Name]; !ok {
+		if _, ok := m[f.Name]; ok {
+			continue
+		}
+		if f.Facet {
 			return fmt.Errorf("%s: %s's truth lacks its facet %q, which %s read(s): give it as a member of the truth ({%q: {...}}, the fields it stands for inside it); left out, it is absent to them and never moves, so they would not wake again",
 				n.Spec.File.Position(f.Pos), displayName(n), f.Name, strings.Join(read[f.Name], ", "), f.Name)
 		}
+		if f.Inferred {
+			continue
+		}
+		where := ""
+		for _, fc := range n.Facets {
+			if fm, ok := m[fc].(map[string]any); ok {
+				if _, ok := fm[f.Name]; ok {
+					where = fmt.Sprintf(" (it gives it inside its facet %q only)", fc)
+					break
+				}
+			}
+		}
+		return fmt.Errorf("%s: %s's truth lacks its field %q as a member%s, and %s read(s) it so: give %q as a member of the truth; left out, it is absent to them and never moves, so they would not wake again",
+			n.Spec.File.Position(f.Pos), displayName(n), f.Name, where, strings.Join(read[f.Name], ", "), f.Name)
 	}
 	return nil
 }
