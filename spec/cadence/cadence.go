@@ -260,8 +260,33 @@ func Check(s *spec.Spec) diag.List {
 	if s == nil || !s.Kind.IsNode() {
 		return nil
 	}
-	_, diags := read(s)
+	p, diags := read(s)
+	if at, ok := freshnessDeclared(s); ok && !p.Freshness && s.Kind == spec.KindResponsibility {
+		diags.Warnf(s.File, at, CodeCadence, "%s keeps a freshness horizon (`valid_until`) in its truth, but its ### Continuity is not self-driven, so a lapse wakes nothing and a lapsed truth stands until an input moves; add `- self-driven: recheck when valid_until lapses` to ### Continuity", s.Name)
+	}
 	return diags
+}
+
+// freshnessDeclared is where a ### Maintains declares a freshness
+// horizon: a `valid_until` field, else a freshness bullet; false when it
+// declares none. Decided: such a truth under a Continuity that is not
+// self-driven is a warning, since only a self-driven node is woken when
+// its valid_until lapses.
+func freshnessDeclared(s *spec.Spec) (diag.Pos, bool) {
+	if s.Truth == nil {
+		return 0, false
+	}
+	for _, o := range s.Outputs {
+		if o.Name == "valid_until" {
+			return o.Pos, true
+		}
+	}
+	for _, f := range s.Truth.Freshness {
+		if strings.Contains(f, "valid_until") {
+			return s.Truth.Pos, true
+		}
+	}
+	return 0, false
 }
 
 // Decided: upstream reads Continuity by keyword. A Continuity line is

@@ -321,3 +321,27 @@ func TestCadenceNotSelfDriven(t *testing.T) {
 		}
 	}
 }
+
+// A responsibility whose truth keeps a valid_until under a Continuity
+// that is not self-driven is warned of at the field: its lapse would
+// wake nothing. Self-driven, it is not.
+func TestFreshnessWithoutSelfDriven(t *testing.T) {
+	for _, c := range []struct {
+		continuity string
+		warn       bool
+	}{
+		{"- input-driven", true},
+		{"- self-driven: recheck when `valid_until` lapses", false},
+	} {
+		src := "---\nname: roster\nkind: responsibility\n---\n\n### Maintains\n\n- `people`: who is in\n- `valid_until`: when to check again\n\n### Continuity\n\n" + c.continuity + "\n"
+		s, diags := spec.Parse("roster.prose.md", []byte(src))
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		d := Check(s)
+		got := len(d) == 1 && strings.Contains(d.String(), "roster.prose.md:9:4: warning: roster keeps a freshness horizon (`valid_until`) in its truth, but its ### Continuity is not self-driven")
+		if got != c.warn || !c.warn && len(d) != 0 {
+			t.Errorf("%s: %v, want the warning: %v", c.continuity, d, c.warn)
+		}
+	}
+}
