@@ -390,10 +390,13 @@ func immaterialDesc(desc string) bool {
 		return true
 	}
 	last := strings.TrimRight(low, ".*_ )")
-	if i := strings.LastIndexAny(last, "(;,.—–"); i >= 0 {
+	if strings.HasSuffix(last, ", excluded from the fingerprint") {
+		return true
+	}
+	if i := strings.LastIndexAny(last, "(;.—–"); i >= 0 {
 		last = last[i:]
 	}
-	last = strings.TrimSpace(strings.TrimLeft(last, "(;,.—–*_ "))
+	last = strings.TrimSpace(strings.TrimLeft(last, "(;.—–*_ "))
 	return last == "immaterial" || strings.HasPrefix(last, "immaterial:") || strings.HasPrefix(last, "immaterial (") ||
 		strings.HasPrefix(last, "excluded from the fingerprint")
 }

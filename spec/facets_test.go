@@ -179,6 +179,7 @@ func TestImmaterialAsWritten(t *testing.T) {
 		"- `request_id`: the request id, excluded from the fingerprint\n" +
 		"- `status`: current or stale; immaterial changes of it are not what this says\n" +
 		"- `count`: how many, not immaterial to anyone\n" +
+		"- `kind`: one of material, immaterial\n" +
 		"- `fetched_at`: the poll stamp\n" +
 		"- `order`: the display order\n\n" +
 		"Material: the event set. Immaterial (excluded from the fingerprint): `fetched_at`, request ids, cosmetic ordering.\n\n" +
