@@ -12,6 +12,7 @@ func TestLintMaintainsFacets(t *testing.T) {
 		"- `accounts`: per-account truth\n- `notes`: free text\n- immaterial everywhere: scan timestamps\n" +
 		"- freshness: each account carries `valid_until`\n- postcondition: every level is supported\n" +
 		"- each account has: a level\n\n#### risk\n\nMaterial: the level.\n\n#### history\n\nPrior decisions.\n\n" +
+		"### Continuity\n\n- self-driven: recheck when `valid_until` lapses\n\n" +
 		"### Execution\n\n```prose\nreturn { accounts: signals }\n```\n"
 	got := lintSrc(t, "dir/r.prose.md", src)
 	// (the return rule makes the missing field an error at the return)

@@ -803,7 +803,7 @@ func Due(st *store.Store, node string, p *cadence.Plan, fired, self, started tim
 		// valid_until would put off the wake. A ledger that does not
 		// check gives no lapse; the drain of the next wake names it.
 		if v, ok, err := st.CheckedTruth(node); err == nil && ok {
-			lapses = validUntil(v, nil)
+			lapses = cadence.ValidUntil(v)
 		}
 	}
 	return p.Due(fired, self, lapses)
@@ -839,28 +839,6 @@ func (s *Server) WakeDue() ([]string, error) {
 		}
 	}
 	return ids, nil
-}
-
-// validUntil collects the RFC 3339 times of the members named
-// valid_until anywhere in v.
-func validUntil(v any, out []time.Time) []time.Time {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, m := range x {
-			if str, ok := m.(string); ok && k == "valid_until" {
-				if t, err := time.Parse(time.RFC3339, str); err == nil {
-					out = append(out, t)
-				}
-				continue
-			}
-			out = validUntil(m, out)
-		}
-	case []any:
-		for _, m := range x {
-			out = validUntil(m, out)
-		}
-	}
-	return out
 }
 
 // plansNow is the cadence plan of each node served now.

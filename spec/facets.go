@@ -373,15 +373,32 @@ func fieldItem(text string) (names []string, desc string) {
 }
 
 // immaterialDesc reports whether a field's description calls it
-// immaterial ("an immaterial monotone marker", "immaterial: ...").
+// immaterial ("an immaterial monotone marker", "immaterial: ...", "when
+// it was polled (immaterial)", "poll time — immaterial", "poll time.
+// Immaterial.", "the request id, excluded from the fingerprint"). Only the description's start, a "... is immaterial" or
+// its last clause count: a field called material by a word about
+// another would keep its subscribers from waking, where one left
+// material only wakes them once too often.
 func immaterialDesc(desc string) bool {
 	low := strings.ToLower(desc)
-	for _, p := range [...]string{"immaterial", "an immaterial", "a immaterial"} {
+	for _, p := range [...]string{"immaterial", "an immaterial", "a immaterial", "(immaterial"} {
 		if strings.HasPrefix(low, p) {
 			return true
 		}
 	}
-	return strings.Contains(low, "is immaterial") || strings.Contains(low, "are immaterial")
+	if strings.Contains(low, "is immaterial") || strings.Contains(low, "are immaterial") {
+		return true
+	}
+	last := strings.TrimRight(low, ".*_ )")
+	if strings.HasSuffix(last, ", excluded from the fingerprint") {
+		return true
+	}
+	if i := strings.LastIndexAny(last, "(;.—–"); i >= 0 {
+		last = last[i:]
+	}
+	last = strings.TrimSpace(strings.TrimLeft(last, "(;.—–*_ "))
+	return last == "immaterial" || strings.HasPrefix(last, "immaterial:") || strings.HasPrefix(last, "immaterial (") ||
+		strings.HasPrefix(last, "excluded from the fingerprint")
 }
 
 func (r *truthReader) immaterial(names []string, fc *Facet) {
@@ -430,7 +447,14 @@ func (r *truthReader) prose(text, low string, pos int, fc *Facet) {
 	for _, s := range sentences(text) {
 		low := strings.ToLower(s)
 		if strings.Contains(low, "immaterial") && !strings.Contains(low, "postcondition") {
-			r.immaterial(backticked(s[:strings.Index(low, "immaterial")]), fc)
+			at := strings.Index(low, "immaterial")
+			if strings.Trim(s[:at], "*_ \t") == "" {
+				// "Immaterial (excluded from the fingerprint): `fetched_at`,
+				// request ids": the names follow the word.
+				r.immaterial(backticked(s[at:]), fc)
+			} else {
+				r.immaterial(backticked(s[:at]), fc)
+			}
 		}
 		if fc == nil && strings.Contains(low, "world-model") {
 			for _, n := range backticked(s) {

@@ -166,3 +166,30 @@ func checkSentences(t *testing.T, s string) {
 		t.Errorf("sentences(%q) = %q, want %q", s, got, want)
 	}
 }
+
+// Immaterial as upstream writes it after the names it excludes, or as
+// the last word of a field's description, excludes those fields; a field
+// a description only speaks of stays material.
+func TestImmaterialAsWritten(t *testing.T) {
+	src := "---\nname: feed\nkind: gateway\n---\n\n### Maintains\n\n" +
+		"- `events`: the latest events\n" +
+		"- `polled_at`: when the feed was polled (immaterial)\n" +
+		"- `seen_at`: poll time — immaterial\n" +
+		"- `took`: the poll's duration. Immaterial.\n" +
+		"- `request_id`: the request id, excluded from the fingerprint\n" +
+		"- `status`: current or stale; immaterial changes of it are not what this says\n" +
+		"- `count`: how many, not immaterial to anyone\n" +
+		"- `kind`: one of material, immaterial\n" +
+		"- `fetched_at`: the poll stamp\n" +
+		"- `order`: the display order\n\n" +
+		"Material: the event set. Immaterial (excluded from the fingerprint): `fetched_at`, request ids, cosmetic ordering.\n\n" +
+		"**Immaterial:** `order`.\n"
+	s, diags := Parse("feed.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	want := []string{"polled_at", "seen_at", "took", "request_id", "fetched_at", "order"}
+	if got := s.Truth.Immaterial; !reflect.DeepEqual(got, want) {
+		t.Errorf("immaterial = %q, want %q", got, want)
+	}
+}

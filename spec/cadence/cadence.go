@@ -97,7 +97,9 @@ var (
 		return regexp.MustCompile(`mon|tue|wed|thu|fri|sat|sun`)
 	})
 	// attempted is a Continuity line that sets out to state a cadence.
-	attempted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bevery\b|\bat\s+\d|\d|\b(cron|schedule)\b`) })
+	attempted = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bevery\b|\bat\s+\d|\d|\b(cron|schedule)\b|\b(once|twice|thrice|times)\s+(a|an|per|each)\s+(minute|hour|day|week|month)\b`)
+	})
 )
 
 // Parse reads one cadence from text (a Continuity or Schedule line):
@@ -258,8 +260,33 @@ func Check(s *spec.Spec) diag.List {
 	if s == nil || !s.Kind.IsNode() {
 		return nil
 	}
-	_, diags := read(s)
+	p, diags := read(s)
+	if at, ok := freshnessDeclared(s); ok && !p.Freshness && s.Kind == spec.KindResponsibility {
+		diags.Warnf(s.File, at, CodeCadence, "%s keeps a freshness horizon (`valid_until`) in its truth, but its ### Continuity is not self-driven, so a lapse wakes nothing and a lapsed truth stands until an input moves; add `- self-driven: recheck when valid_until lapses` to ### Continuity", s.Name)
+	}
 	return diags
+}
+
+// freshnessDeclared is where a ### Maintains declares a freshness
+// horizon: a `valid_until` field, else a freshness bullet; false when it
+// declares none. Decided: such a truth under a Continuity that is not
+// self-driven is a warning, since only a self-driven node is woken when
+// its valid_until lapses.
+func freshnessDeclared(s *spec.Spec) (diag.Pos, bool) {
+	if s.Truth == nil {
+		return 0, false
+	}
+	for _, o := range s.Outputs {
+		if o.Name == "valid_until" {
+			return o.Pos, true
+		}
+	}
+	for _, f := range s.Truth.Freshness {
+		if strings.Contains(f, "valid_until") {
+			return s.Truth.Pos, true
+		}
+	}
+	return 0, false
 }
 
 // Decided: upstream reads Continuity by keyword. A Continuity line is
@@ -325,6 +352,12 @@ func read(s *spec.Spec) (*Plan, diag.List) {
 				continue // says it wakes itself, names no cadence
 			}
 			add(line, "self-driven Continuity", from, sch, false, err)
+		case !drivenOtherwise(line):
+			// "- weekly", "- every 6 hours": a cadence the line does not
+			// call self-driven sets no timer; said so, not passed over.
+			if sch, _, err := Parse(line); sch != nil || err != nil {
+				diags.Warnf(s.File, locate(s, line, from), CodeCadence, "Continuity %q names a cadence but does not say the node wakes itself, so it sets no timer; write `self-driven: %s` to recheck on it", strings.TrimSpace(line), strings.TrimSpace(line))
+			}
 		}
 	}
 	for _, sec := range s.Sections {
@@ -369,6 +402,19 @@ func (z Zoned) Next(after time.Time) time.Time {
 }
 
 func (z Zoned) String() string { return z.Schedule.String() + " (" + z.Zone.String() + ")" }
+
+// drivenOtherwise reports whether line says the node is input- or
+// external-driven: a cadence it names is the inputs' or the outside's
+// ("input-driven: the feed updates daily"), not the node's own.
+func drivenOtherwise(line string) bool {
+	t := strings.ToLower(line)
+	for _, w := range [...]string{"input-driven", "input driven", "external-driven", "external driven", "gateway", "webhook", "trigger"} {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // selfWords are the words upstream reads a self-driven Continuity by.
 var selfWords = []string{"self-driven", "self driven", "recheck", "re-check", "cadence", "when stale"}
@@ -550,4 +596,30 @@ func (p *Plan) Due(lastFired, lastSelf time.Time, lapses []time.Time) (time.Time
 		}
 	}
 	return due, ok
+}
+
+// ValidUntil collects the RFC 3339 times of the members named
+// valid_until anywhere in a truth v: when its facts lapse.
+func ValidUntil(v any) []time.Time {
+	return validUntil(v, nil)
+}
+
+func validUntil(v any, out []time.Time) []time.Time {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, m := range x {
+			if str, ok := m.(string); ok && k == "valid_until" {
+				if t, err := time.Parse(time.RFC3339, str); err == nil {
+					out = append(out, t)
+				}
+				continue
+			}
+			out = validUntil(m, out)
+		}
+	case []any:
+		for _, m := range x {
+			out = validUntil(m, out)
+		}
+	}
+	return out
 }

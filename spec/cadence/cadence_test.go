@@ -297,3 +297,51 @@ func TestNoCadenceErrorUpstream(t *testing.T) {
 		}
 	}
 }
+
+// A Continuity line that names a cadence without saying the node wakes
+// itself ("weekly") sets no timer, and says so; a cadence written in
+// words prose does not read ("twice a day") is warned of as an attempt;
+// a cadence of the inputs ("input-driven: the feed updates daily") is
+// no slip.
+func TestCadenceNotSelfDriven(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"weekly", "Continuity \"weekly\" names a cadence but does not say the node wakes itself, so it sets no timer; write `self-driven: weekly`"},
+		{"every 6 hours", "write `self-driven: every 6 hours`"},
+		{"self-driven: twice a day", "names no cadence prose reads"},
+		{"input-driven: the feed updates daily", ""},
+		{"self-driven: every 6 hours", ""},
+	} {
+		s := &spec.Spec{Kind: "responsibility", Continuity: []string{c.line}}
+		d := Check(s)
+		switch {
+		case c.want == "" && len(d) != 0:
+			t.Errorf("%q: %v, want nothing", c.line, d)
+		case c.want != "" && (len(d) != 1 || d[0].Severity != diag.Warning || !strings.Contains(d[0].Message, c.want)):
+			t.Errorf("%q: %v, want one warning with %q", c.line, d, c.want)
+		}
+	}
+}
+
+// A responsibility whose truth keeps a valid_until under a Continuity
+// that is not self-driven is warned of at the field: its lapse would
+// wake nothing. Self-driven, it is not.
+func TestFreshnessWithoutSelfDriven(t *testing.T) {
+	for _, c := range []struct {
+		continuity string
+		warn       bool
+	}{
+		{"- input-driven", true},
+		{"- self-driven: recheck when `valid_until` lapses", false},
+	} {
+		src := "---\nname: roster\nkind: responsibility\n---\n\n### Maintains\n\n- `people`: who is in\n- `valid_until`: when to check again\n\n### Continuity\n\n" + c.continuity + "\n"
+		s, diags := spec.Parse("roster.prose.md", []byte(src))
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		d := Check(s)
+		got := len(d) == 1 && strings.Contains(d.String(), "roster.prose.md:9:4: warning: roster keeps a freshness horizon (`valid_until`) in its truth, but its ### Continuity is not self-driven")
+		if got != c.warn || !c.warn && len(d) != 0 {
+			t.Errorf("%s: %v, want the warning: %v", c.continuity, d, c.warn)
+		}
+	}
+}

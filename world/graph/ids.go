@@ -130,35 +130,39 @@ func (g *Graph) missingIDs() diag.List {
 	return diags
 }
 
-// LintFile is the identity finding of one spec file linted alone: a
+// LintFile is what lint finds of one node file linted alone: a
 // responsibility without an `id:` is warned of (CodeMissingID), as Lint
-// does for a project, with the fix for that file. A file alone is not a
-// project, so nothing of its wiring is checked; a file that does not
-// load says nothing here (its own lint reports why).
+// does for a project, with the fix for that file, and its ### Maintains
+// items that declare no field (plainFields: a type prose does not read
+// is an error there as in the project). A file alone is not a project,
+// so nothing of its wiring is checked; a file that does not load says
+// nothing here (its own lint reports why).
 func LintFile(path string) diag.List {
-	if src, err := os.ReadFile(path); err != nil || notResponsibility(src) {
+	if src, err := os.ReadFile(path); err != nil || notNode(src) {
 		// the front matter names another kind: no need to load the file
 		// a second time (prose lint has checked it already)
 		return nil
 	}
 	s, _, err := spec.Load(path)
-	if err != nil || s == nil || s.Kind != spec.KindResponsibility {
-		return nil
-	}
-	if _, ok := s.Front["id"]; ok {
+	if err != nil || s == nil || !s.Kind.IsNode() {
 		return nil
 	}
 	var diags diag.List
-	diags.Add(s.File, 0, diag.Warning, CodeMissingID, "responsibility %s has no `id:` (its identity: names are for display, and a rename would start it over): run `prose fix --ids %s` to write one", s.Name, path)
-	return diags
+	if _, ok := s.Front["id"]; !ok && s.Kind == spec.KindResponsibility {
+		diags.Add(s.File, 0, diag.Warning, CodeMissingID, "responsibility %s has no `id:` (its identity: names are for display, and a rename would start it over): run `prose fix --ids %s` to write one", s.Name, path)
+	}
+	g := &Graph{Root: filepath.Dir(path), byID: map[string]*Node{}}
+	var wiring diag.List // a project's findings, not a file's
+	g.add(s, path, "", &wiring)
+	return append(diags, g.plainFields()...)
 }
 
-// notResponsibility reports whether src's front matter says, on a line
-// `kind: WORD` of its own, that the file is of a kind other than
-// responsibility. Anything less plain (no such line, a quoted or flow
+// notNode reports whether src's front matter says, on a line `kind:
+// WORD` of its own, that the file is of a kind other than responsibility
+// or gateway. Anything less plain (no such line, a quoted or flow
 // value, no front matter) is false: the file is loaded and its kind read
 // as the loader reads it.
-func notResponsibility(src []byte) bool {
+func notNode(src []byte) bool {
 	rest, ok := bytes.CutPrefix(src, []byte("---\n"))
 	if !ok {
 		return false
@@ -169,7 +173,7 @@ func notResponsibility(src []byte) bool {
 		rest = after
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if string(line) == "---" {
-			return kind != nil && spec.Kind(kind) != spec.KindResponsibility
+			return kind != nil && !spec.Kind(kind).IsNode()
 		}
 		v, ok := bytes.CutPrefix(line, []byte("kind:"))
 		if !ok {

@@ -3,6 +3,7 @@ package graph
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -46,8 +47,25 @@ func TestLintFileReadsKindAsTheLoader(t *testing.T) {
 		{"kind: pattern\n", false},
 		{"---\nname: x\n---\nkind: pattern\n", false},
 	} {
-		if got := notResponsibility([]byte(tc.src)); got != tc.skip {
-			t.Errorf("notResponsibility(%q) = %v, want %v", tc.src, got, tc.skip)
+		if got := notNode([]byte(tc.src)); got != tc.skip {
+			t.Errorf("notNode(%q) = %v, want %v", tc.src, got, tc.skip)
 		}
+	}
+}
+
+// A node file linted alone reports the ### Maintains items that declare
+// no field, as its project does: a gateway's too.
+func TestLintFileMaintainsItems(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.prose.md")
+	src := "---\nname: a\nkind: gateway\n---\n\n### Maintains\n\n- `events`: the events\n- `band` (string, one of low/high): the band\n- total (number): the total\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, d := range LintFile(path) {
+		codes = append(codes, d.Code)
+	}
+	if want := []string{CodeFieldType, CodePlainField}; !slices.Equal(codes, want) {
+		t.Errorf("findings %v, want %v", LintFile(path), want)
 	}
 }

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -58,9 +59,13 @@ func (g *Graph) plainFields() diag.List {
 				} else if m != nil && !fenced {
 					name, paren := line[m[2]:m[3]], line[m[4]:m[5]]
 					if !n.hasPart(name) && !maintainsWord[strings.ToLower(name)] {
+						fix := "write the type alone, (string), (integer, optional) or (string, default: x), and the rest after the colon"
+						if strings.Contains(strings.ToLower(paren), "immaterial") {
+							fix = fmt.Sprintf("to keep it out of the fingerprint, say so after the colon (- `%s`: ... (immaterial)), with a type alone in the parentheses if any", name)
+						}
 						out.Errorf(n.Spec.File, diag.Pos(off+m[4]), CodeFieldType,
-							"### Maintains of %s declares no field %q: %s is no type prose reads, so the item is passed over and nothing checks the field; write the type alone, (string), (integer, optional) or (string, default: x), and the rest after the colon",
-							n.Label(), name, paren)
+							"### Maintains of %s declares no field %q: %s is no type prose reads, so the item is passed over and nothing checks the field; %s",
+							n.Label(), name, paren, fix)
 					}
 				}
 				if m := plainField().FindStringSubmatchIndex(line); !fenced && m != nil {

@@ -2,8 +2,10 @@ package graph
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
@@ -25,9 +27,15 @@ import (
 // queued or delivered: the gateway would otherwise fold an event without
 // the key it reads (a value lost to null) and publish with exit 0. An
 // item that is an HTTP route (`- POST /inbox/deliver`) declares where
-// `prose serve` takes the gateway's events (routes.go); any other
-// Receives (providers, several objects) declares nothing and nothing is
-// checked.
+// `prose serve` takes the gateway's events (routes.go). A Receives that
+// holds no such object but lists the event's keys as a Maintains lists
+// fields (- `amount` (number): the amount, - `note` (string, optional):
+// ...) declares the same shape: each item a key, optional where its
+// parentheses say so, typed where they give a type prose knows; its
+// other items (a route, a provider) declare nothing. Read otherwise the
+// list would be passed over, and an event lacking a listed key
+// delivered. Any other Receives (providers, several objects) declares
+// nothing and nothing is checked.
 type EventShape struct {
 	// Keys are the keys in the order written; Optional those marked `?`.
 	Keys     []string
@@ -88,8 +96,55 @@ func eventShape(s *spec.Spec) *EventShape {
 			}
 			out = sh
 		}
+		if out == nil {
+			out = keyItems(s, sec)
+		}
 	}
 	return out
+}
+
+// keyItem is a Receives item that names one key of the event: its name
+// in backticks, then parentheses or a separator.
+var keyItem = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^[ \t]*[-*+][ \t]+`([A-Za-z_][\\w-]*)`[ \t]*(?:\\(([^)]*)\\))?[ \t]*(?::|—|–|--|-)")
+})
+
+// keyItems reads the keys a Receives lists as items, or nil.
+func keyItems(s *spec.Spec, sec *spec.Section) *EventShape {
+	sh := &EventShape{Optional: map[string]bool{}, Types: map[string]string{}, Pos: s.File.Position(sec.BodyPos)}
+	var names []string
+	off := 0
+	for line := range strings.SplitSeq(sec.Body, "\n") {
+		at := off
+		off += len(line) + 1
+		m := keyItem().FindStringSubmatch(line)
+		if m == nil || contains(sh.Keys, m[1]) {
+			continue
+		}
+		if len(sh.Keys) == 0 { // where the keys start
+			sh.Pos = s.File.Position(sec.BodyPos + diag.Pos(at+strings.IndexByte(line, '`')+1))
+		}
+		sh.Keys = append(sh.Keys, m[1])
+		for i, part := range strings.Split(m[2], ",") {
+			part = strings.TrimSpace(part)
+			switch {
+			case strings.EqualFold(part, "optional"):
+				sh.Optional[m[1]] = true
+			case i == 0 && part != "" && types.Known(part):
+				sh.Types[m[1]] = part
+			}
+		}
+		if sh.Optional[m[1]] {
+			names = append(names, m[1]+"?")
+		} else {
+			names = append(names, m[1])
+		}
+	}
+	if len(sh.Keys) == 0 {
+		return nil
+	}
+	sh.Text = "{ " + strings.Join(names, ", ") + " }"
+	return sh
 }
 
 // CheckEvent checks event v, delivered to gateway n, against the shape

@@ -237,6 +237,22 @@ func TestMaintainsFieldTypeUnread(t *testing.T) {
 	}
 }
 
+// A field called immaterial in its parentheses is told where the word
+// is read, not only to write a type.
+func TestMaintainsFieldImmaterialInParens(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"feed.prose.md": node("feed", "gateway", "", "- `events`: the events\n- `fetched_at` (immaterial): the poll stamp"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "declares no field \"fetched_at\": (immaterial) is no type prose reads, so the item is passed over and nothing checks the field; to keep it out of the fingerprint, say so after the colon (- `fetched_at`: ... (immaterial))"
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.String(), want)
+	}
+}
+
 // A typed item under a `####` facet of ### Maintains describes the facet
 // and declares no field (the loader reads it so): an error that says so
 // and where to write the field, not that its type is unread.

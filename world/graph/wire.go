@@ -1137,6 +1137,17 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 			}
 		}
 	}
+	tied, at := g.nameTiedWhole(n, it, nodeRefs, whole)
+	if p := tied; p != nil {
+		t := it.Name
+		msg := fmt.Sprintf("%s of %s names %q of %s (%q), which it does not maintain (%s); as written it reads the whole truth of %s: name one of its parts (`%s.PART`) or %s alone",
+			what, n.ID, t, p.ID, strings.TrimSpace(context(it.Text, at, at+len(t)+2)), partList(p), p.ID, p.ID, p.ID)
+		if best := nearest(t, partsOf(p)); best != "" {
+			msg = fmt.Sprintf("%s of %s names %q of %s, which it does not maintain; did you mean %q? As written it reads the whole truth of %s: write `%s.%s` to read that part",
+				what, n.ID, t, p.ID, best, p.ID, p.ID, best)
+		}
+		diags.Errorf(f, it.Pos, CodeUnsatisfied, "%s", msg)
+	}
 	// The guesses, one warning for the item: each producer once, with the
 	// word that points at its part.
 	type saying struct {
@@ -1146,6 +1157,9 @@ func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 	var sayings []*saying
 	var fixes []string
 	seen := map[*Node]bool{}
+	if tied != nil {
+		seen[tied] = true // the error above says it
+	}
 	guess := func(p *Node, word, part string) {
 		if seen[p] {
 			return
@@ -1503,4 +1517,39 @@ func wholeType(n *Node, edges []*Edge) string {
 	}
 	return fmt.Sprintf("input %q of %s is declared %s, but %s: name the one part it reads (`%s.PART`) or declare it object",
 		in.Name, n.Label(), in.Type, what, e.Producer)
+}
+
+// nameTiedWhole finds the item's own name said again in its sentence and
+// tied there to a producer the item reads whole, of which it is no part
+// ("`mood`: the `mood` of `signals`", where signals maintains no
+// `mood`): the words name a part, the binding is the whole truth, so the
+// input would be an object where the sentence means one value. Decided:
+// an error, as for any other backticked name so tied (slips); the item's
+// name alone, not repeated ("`mood`: the latest mood from `signals`"),
+// stays the consumer's to choose. It returns the producer and where the
+// name is said, or nil.
+func (g *Graph) nameTiedWhole(n *Node, it *Item, nodeRefs []nodeRef, whole map[*Node]bool) (*Node, int) {
+	name := it.Name
+	if name == "" || n.self(name) || isOtherInput(n, it, name) {
+		return nil, 0
+	}
+	quoted := "`" + name + "`"
+	first := strings.Index(it.Text, quoted)
+	if first < 0 {
+		return nil, 0
+	}
+	for from := first + len(quoted); ; {
+		i := strings.Index(it.Text[from:], quoted)
+		if i < 0 {
+			return nil, 0
+		}
+		at := from + i
+		from = at + len(quoted)
+		r := ref{text: name, at: at, end: from}
+		p := owner(it.Text, r, nodeRefs)
+		if p == nil || !whole[p] || p.hasPart(name) || len(p.facetsOf(name)) > 0 || p.hasFamily(name) || p.worldName(name) {
+			continue
+		}
+		return p, at
+	}
 }

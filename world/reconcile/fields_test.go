@@ -127,6 +127,86 @@ func TestFieldsInsideAFacetAreChecked(t *testing.T) {
 	}
 }
 
+// A field a subscriber reads as a member, given by its producer only
+// inside the facet that holds it, fails the producer's render: the
+// subscriber would find it absent for ever. Given as a member it is read.
+func TestSubscribedFieldOnlyInAFacetFails(t *testing.T) {
+	for _, tc := range []struct {
+		truth any
+		want  string
+	}{
+		{map[string]any{"counts": map[string]any{"total": 130.0, "count": 2.0}}, `sum.prose.md:14:4: sum's truth lacks its field "total" as a member (it gives it inside its facet "counts" only), and alert read(s) it so`},
+		{map[string]any{"total": 130.0, "counts": map[string]any{"total": 130.0, "count": 2.0}}, ""},
+	} {
+		g := writeProject(t, map[string]string{
+			"feed.prose.md":  contract("feed", "gateway", "", "- `items`: order lines"),
+			"sum.prose.md":   contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total` (number): their sum\n- `count` (integer): how many\n\n#### counts\n\nThe tallies (`total`, `count`)."),
+			"alert.prose.md": contract("alert", "responsibility", "- `total`: the `total` of `sum`", "- `big` (boolean): over 100"),
+		})
+		st, err := store.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := fixed{"sum": tc.truth, "alert": map[string]any{"big": true}}
+		o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
+			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
+		if _, err := reconcile.Drain(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := st.Receipts("sum")
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("receipts of sum: %v %d", err, len(rs))
+		}
+		switch {
+		case tc.want == "" && rs[0].Status != receipt.Rendered:
+			t.Errorf("%v: receipt %s %q, want rendered", tc.truth, rs[0].Status, rs[0].Reason)
+		case tc.want != "" && (rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, tc.want)):
+			t.Errorf("%v: receipt %s %q, want failed with %q", tc.truth, rs[0].Status, rs[0].Reason, tc.want)
+		}
+	}
+}
+
+// A facet left out of a truth that gives, in its place, a member no
+// Maintains declares near the facet's name fails the render: published,
+// the facet would be absent and the part kept under the misspelt name.
+// A facet left out with no such member, as no subscriber reads it, is
+// kept as decided.
+func TestMisspeltFacetFails(t *testing.T) {
+	for _, tc := range []struct {
+		truth any
+		want  string
+	}{
+		{map[string]any{"total": 1.0, "hirng": map[string]any{"open": 3.0}}, `sum.prose.md:16:6: sum's truth lacks its facet "hiring", which its ### Maintains declares, and gives "hirng": did you mean "hiring"?`},
+		{map[string]any{"total": 1.0, "note": "x"}, ""},
+		{map[string]any{"total": 1.0, "hiring": map[string]any{"open": 3.0}}, ""},
+	} {
+		g := writeProject(t, map[string]string{
+			"feed.prose.md": contract("feed", "gateway", "", "- `items`: order lines"),
+			"sum.prose.md":  contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total` (number): their sum\n\n#### hiring\n\nOpen roles."),
+		})
+		st, err := store.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := fixed{"sum": tc.truth}
+		o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
+			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
+		if _, err := reconcile.Drain(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := st.Receipts("sum")
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("receipts of sum: %v %d", err, len(rs))
+		}
+		switch {
+		case tc.want == "" && rs[0].Status != receipt.Rendered:
+			t.Errorf("%v: receipt %s %q, want rendered", tc.truth, rs[0].Status, rs[0].Reason)
+		case tc.want != "" && (rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, tc.want)):
+			t.Errorf("%v: receipt %s %q, want failed with %q", tc.truth, rs[0].Status, rs[0].Reason, tc.want)
+		}
+	}
+}
+
 // A truth that is text says what the text is, and a program's log line
 // before its JSON is named as such.
 func TestTextTruthIsQuoted(t *testing.T) {

@@ -60,6 +60,12 @@ func Postconditions(ctx context.Context, n *graph.Node, truth any) error {
 // the facet `counts` holds them). A facet no node reads may be left out
 // (upstream's facets may name a projection of the truth, `structured` of
 // its `structured_summary`).
+//
+// So with a field a subscriber reads (`total` of `sum`) of a node with
+// facets: it may be given inside the facet that holds it (Fields), but a
+// subscriber reads the member, so a truth that gives it only inside a
+// facet fails too (decided), naming the facet: as published the reader
+// would find it absent for ever while the facet moved.
 func SubscribedFacets(g *graph.Graph, n *graph.Node, truth any) error {
 	m, _ := truth.(map[string]any)
 	if len(n.Facets) == 0 || m == nil {
@@ -67,13 +73,30 @@ func SubscribedFacets(g *graph.Graph, n *graph.Node, truth any) error {
 	}
 	read := g.FacetReaders(n.ID)
 	for _, f := range n.Spec.Outputs {
-		if !f.Facet || len(read[f.Name]) == 0 {
+		if len(read[f.Name]) == 0 {
 			continue
 		}
-		if _, ok := m[f.Name]; !ok {
+		if _, ok := m[f.Name]; ok {
+			continue
+		}
+		if f.Facet {
 			return fmt.Errorf("%s: %s's truth lacks its facet %q, which %s read(s): give it as a member of the truth ({%q: {...}}, the fields it stands for inside it); left out, it is absent to them and never moves, so they would not wake again",
 				n.Spec.File.Position(f.Pos), displayName(n), f.Name, strings.Join(read[f.Name], ", "), f.Name)
 		}
+		if f.Inferred {
+			continue
+		}
+		where := ""
+		for _, fc := range n.Facets {
+			if fm, ok := m[fc].(map[string]any); ok {
+				if _, ok := fm[f.Name]; ok {
+					where = fmt.Sprintf(" (it gives it inside its facet %q only)", fc)
+					break
+				}
+			}
+		}
+		return fmt.Errorf("%s: %s's truth lacks its field %q as a member%s, and %s read(s) it so: give %q as a member of the truth; left out, it is absent to them and never moves, so they would not wake again",
+			n.Spec.File.Position(f.Pos), displayName(n), f.Name, where, strings.Join(read[f.Name], ", "), f.Name)
 	}
 	return nil
 }
@@ -157,6 +180,49 @@ func Fields(n *graph.Node, truth any) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("%s: %s's truth lacks the field(s) %s, which its ### Maintains declares%s: give every declared field (null where there is no value, for a field that admits it)",
 			n.Spec.File.Position(first.Pos), displayName(n), strings.Join(missing, ", "), nearKeys(n, m))
+	}
+	return misspeltFacet(n, m)
+}
+
+// misspeltFacet fails a truth that leaves out a `####` facet its
+// Maintains declares and gives, in its place, a member it does not
+// declare near that facet's name (`hirng` for `hiring`). Decided: an
+// error, as a near key of a missing field is. A facet may be left out,
+// but one so misspelt was meant: published, the facet would be absent
+// (null to a reader, its fingerprint unmoved) and the part the render
+// gave would sit beside it under a name nothing declares.
+func misspeltFacet(n *graph.Node, m map[string]any) error {
+	declared := map[string]bool{}
+	var lacking []*spec.Output
+	var names []string
+	for _, o := range n.Spec.Outputs {
+		declared[o.Name] = true
+		if _, has := m[o.Name]; o.Facet && !has {
+			lacking = append(lacking, o)
+			names = append(names, o.Name)
+		}
+	}
+	if len(lacking) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !declared[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		near := didyoumean.Closest(k, names, max(1, len(k)/3))
+		if near == "" {
+			continue
+		}
+		for _, o := range lacking {
+			if o.Name == near {
+				return fmt.Errorf("%s: %s's truth lacks its facet %q, which its ### Maintains declares, and gives %q: did you mean %q? As written the facet would be absent and %q kept beside it under a name nothing declares: give the part as %q",
+					n.Spec.File.Position(o.Pos), displayName(n), near, k, near, k, near)
+			}
+		}
 	}
 	return nil
 }

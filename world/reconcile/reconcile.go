@@ -21,8 +21,12 @@
 //   - Nodes are taken by height, then id. A node fires when its key
 //     differs from its last non-failed receipt's (it renders), or when it
 //     is woken from outside with an equal key: events for a gateway, a
-//     self tick (it writes `skipped`, starting nothing). Otherwise it
-//     leaves no receipt. A node renders at most once per drain, so a
+//     self tick (it writes `skipped`, starting nothing). A self tick of a
+//     node whose published truth holds a `valid_until` at or before now
+//     renders it all the same (decided, as upstream's reactor says a
+//     lapsing valid_until is time becoming material: the freshness clock
+//     that wakes it at the lapse would else wake it to nothing, and the
+//     lapsed truth would stand for ever). Otherwise it leaves no receipt. A node renders at most once per drain, so a
 //     diamond join renders once.
 //   - An input is absent when its producer has never published a truth
 //     (its first render failed, a gateway has had no event) or published
@@ -59,6 +63,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/spec"
+	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
@@ -486,6 +491,22 @@ func (d *drainer) truthOf(id string) (any, error) {
 	}
 	s.loaded = true
 	return s.truth, nil
+}
+
+// lapsed reports whether a valid_until of the node's published truth
+// is at or before the drain's now.
+func (d *drainer) lapsed(id string) (bool, error) {
+	truth, err := d.truthOf(id)
+	if err != nil {
+		return false, err
+	}
+	now := d.now()
+	for _, t := range cadence.ValidUntil(truth) {
+		if !t.After(now) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // memoContract is Contract, computed once per node and binding for as
@@ -926,6 +947,16 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 		}
 	}
 	p.render = s.lastOK == nil || key != s.lastOK.Memo
+	if !p.render && d.ticks[n.ID] && n.Kind != spec.KindGateway {
+		// A self recheck of a truth whose valid_until has come: time
+		// became material, so the node renders though its key did not
+		// move (its prior truth shows what lapsed).
+		lapsed, err := d.lapsed(n.ID)
+		if err != nil {
+			return nil, err
+		}
+		p.render = lapsed
+	}
 	if len(p.absent) > 0 && s.last != nil && s.last.Status == receipt.Failed && s.last.Memo == key && len(events) == 0 {
 		// It failed with these very inputs, one of them absent: it runs
 		// again when that producer publishes (or anything else moves).
