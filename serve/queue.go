@@ -20,6 +20,9 @@ import (
 //
 //	{"op":"enq","drain":N,"node":"ID","event":EVENT,"fp":"sha256:..","dup":BOOL}
 //	{"op":"enq","drain":N,"node":"ID"}                       (a manual wake, no event)
+//	{"op":"enq","drain":N,"node":"ID","self":true}           (a self wake, by a cadence)
+//	{"op":"enq","drain":N,"node":"ID","self":true,"event":EVENT,"fp":"sha256:.."}
+//	                                        (a gateway's schedule: ScheduledEvent)
 //	{"op":"done","drain":N,"outcome":{...}}
 //
 // A trigger is acknowledged once its enq line is on disk. Drain N is
@@ -262,20 +265,8 @@ func (q *Queue) durable(n int64) error {
 // event is a duplicate of one node was given before.
 func (q *Queue) Enqueue(node string, event []byte) (drain int, dup bool, err error) {
 	e := Entry{Op: "enq", Node: node}
-	if event != nil {
-		v, err := canon.Decode(event)
-		if err != nil {
-			return 0, false, err
-		}
-		c, err := canon.Marshal(v)
-		if err != nil {
-			return 0, false, err
-		}
-		fp, err := canon.Fingerprint(v, nil)
-		if err != nil {
-			return 0, false, err
-		}
-		e.Event, e.FP = c, fp
+	if err := e.setEvent(event); err != nil {
+		return 0, false, err
 	}
 	q.mu.Lock()
 	if q.next == q.running {
@@ -296,8 +287,37 @@ func (q *Queue) Enqueue(node string, event []byte) (drain int, dup bool, err err
 	return e.Drain, e.Dup, nil
 }
 
-// EnqueueSelf records a self wake of node, unless one is pending.
-func (q *Queue) EnqueueSelf(node string) (drain int, queued bool, err error) {
+// setEvent gives e event (JSON; nil for none), canonical, and its
+// fingerprint.
+func (e *Entry) setEvent(event []byte) error {
+	if event == nil {
+		return nil
+	}
+	v, err := canon.Decode(event)
+	if err != nil {
+		return err
+	}
+	c, err := canon.Marshal(v)
+	if err != nil {
+		return err
+	}
+	fp, err := canon.Fingerprint(v, nil)
+	if err != nil {
+		return err
+	}
+	e.Event, e.FP = c, fp
+	return nil
+}
+
+// EnqueueSelf records a self wake of node, unless one is pending. event
+// is what the wake delivers (a gateway's ScheduledEvent; nil for none):
+// an event node was given before is a duplicate, as in Enqueue, and
+// delivers nothing.
+func (q *Queue) EnqueueSelf(node string, event []byte) (drain int, queued bool, err error) {
+	e := Entry{Op: "enq", Node: node, Self: true}
+	if err := e.setEvent(event); err != nil {
+		return 0, false, err
+	}
 	defer func() {
 		if err == nil {
 			err = q.durable(q.lines())
@@ -315,7 +335,8 @@ func (q *Queue) EnqueueSelf(node string) (drain int, queued bool, err error) {
 	if q.next == q.running {
 		q.next++
 	}
-	e := Entry{Op: "enq", Drain: q.next, Node: node, Self: true}
+	e.Drain = q.next
+	e.Dup = e.FP != "" && q.seen[node][e.FP]
 	if err := q.write(e); err != nil {
 		return 0, false, err
 	}

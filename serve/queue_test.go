@@ -3,6 +3,9 @@ package serve
 import (
 	"os"
 	"testing"
+	"time"
+
+	"github.com/proselang/prose/spec/cadence"
 )
 
 // Triggers during a running drain join the next one; a reopened queue
@@ -85,4 +88,61 @@ func TestQueueStateOfNoDrain(t *testing.T) {
 	if st, _ := q.State(0); st != "unknown" {
 		t.Errorf("State(0) while drain 1 runs: %s, want unknown", st)
 	}
+}
+
+// A gateway's scheduled firing is a self wake with an event: queued
+// again while its drain is pending (a restart) it is not queued twice,
+// queued again once answered it is a duplicate, and the drain that
+// answered it moves the self wake time its schedule counts from.
+func TestQueueScheduledFiring(t *testing.T) {
+	dir := t.TempDir()
+	q, err := OpenQueue(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	ev := ScheduledEvent(cadenceOf(t, "0,30 9-10 * * *"), due)
+	if string(ev) != `{"at":"2026-12-01T09:00:00Z","schedule":"0,30 9-10 * * *"}` {
+		t.Fatalf("event %s", ev)
+	}
+	if d, queued, err := q.EnqueueSelf("poll", ev); err != nil || d != 1 || !queued {
+		t.Fatalf("first: drain %d queued %v %v", d, queued, err)
+	}
+	q.Close()
+	if q, err = OpenQueue(dir); err != nil {
+		t.Fatal(err)
+	}
+	if d, queued, err := q.EnqueueSelf("poll", ev); err != nil || d != 1 || queued {
+		t.Fatalf("again while pending: drain %d queued %v %v, want drain 1 not queued", d, queued, err)
+	}
+	id, es := q.Take()
+	if id != 1 || len(es) != 1 || !es[0].Self || es[0].Dup || es[0].FP == "" {
+		t.Fatalf("take: %d %+v", id, es)
+	}
+	start := due.Add(time.Second)
+	if err := q.Finish(1, &Outcome{Drain: 1, Start: start, Triggers: []Trigger{{Node: "poll", FP: es[0].FP, Self: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	if q, err = OpenQueue(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if _, self := q.Fired("poll"); !self.Equal(start) {
+		t.Errorf("self wake at %s, want %s", self, start)
+	}
+	if _, queued, err := q.EnqueueSelf("poll", ev); err != nil || !queued {
+		t.Fatalf("after its drain: queued %v %v", queued, err)
+	}
+	if _, es := q.Take(); len(es) != 1 || !es[0].Dup {
+		t.Errorf("the same firing again: %+v, want a duplicate", es)
+	}
+}
+
+func cadenceOf(t *testing.T, text string) cadence.Schedule {
+	s, _, err := cadence.Parse(text)
+	if err != nil || s == nil {
+		t.Fatalf("%q: %v", text, err)
+	}
+	return s
 }

@@ -16,6 +16,7 @@ package serve
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -784,8 +785,15 @@ func (s *Server) Status() (map[string]*receipt.Receipt, error) {
 // the queue file: the receipts carry no time, the drain that left them
 // does. So a restart neither resets a cadence nor fires it twice.
 func (s *Server) due(node string, p *cadence.Plan) (time.Time, bool) {
+	d, _, ok := s.dueBy(node, p)
+	return d, ok
+}
+
+// dueBy is due, with the schedule that makes node due then (nil for a
+// valid_until lapse).
+func (s *Server) dueBy(node string, p *cadence.Plan) (time.Time, cadence.Schedule, bool) {
 	fired, self := s.q.Fired(node)
-	return Due(s.o.Store, node, p, fired, self, s.started)
+	return DueBy(s.o.Store, node, p, fired, self, s.started)
 }
 
 // Due is when node is next due by its plan p: fired and self are the
@@ -794,6 +802,13 @@ func (s *Server) due(node string, p *cadence.Plan) (time.Time, bool) {
 // node that never fired counts from it), st the store whose published
 // truth gives the freshness lapses (valid_until).
 func Due(st *store.Store, node string, p *cadence.Plan, fired, self, started time.Time) (time.Time, bool) {
+	d, _, ok := DueBy(st, node, p, fired, self, started)
+	return d, ok
+}
+
+// DueBy is Due, with the schedule that makes node due then
+// (cadence.Plan.DueBy; nil when a valid_until lapse alone does).
+func DueBy(st *store.Store, node string, p *cadence.Plan, fired, self, started time.Time) (time.Time, cadence.Schedule, bool) {
 	if fired.IsZero() && self.IsZero() {
 		self = started
 	}
@@ -806,7 +821,34 @@ func Due(st *store.Store, node string, p *cadence.Plan, fired, self, started tim
 			lapses = cadence.ValidUntil(v)
 		}
 	}
-	return p.Due(fired, self, lapses)
+	return p.DueBy(fired, self, lapses)
+}
+
+// ScheduledEvent is the event a gateway is given when its schedule
+// (a ### Schedule item, or a cadence of a self-driven Continuity) comes
+// due: a cron firing is an external wake of the gateway, like a webhook
+// or a trigger by hand, and the gateway renders on it as on any event
+// (its program polls its feed); a self wake alone would leave a skipped
+// receipt, or nothing at all for a gateway that has had no event.
+// Decided, its shape:
+//
+//	{"schedule": "0,30 9-10 * * *", "at": "2026-12-01T09:30:00Z"}
+//
+// schedule is the cadence as prose reads it (a cron expression, for a
+// time of day or a weekday too; interval words as written: "every 6
+// hours", "weekly"; a zone, when one is named, after it in parentheses),
+// at the time it came due, RFC 3339 in UTC: the first due time after the
+// last wake, so times missed while serve was down collapse into one
+// event naming the first of them. prose makes the event, so it is not
+// checked against the gateway's ### Receives (a gateway that declares
+// one is still woken on its schedule). It is queued as a self wake (the
+// schedule counts on from its drain) through the durable queue, and it
+// names its due time: queued again for the same firing (a restart before
+// the drain that answered it was recorded) it is a duplicate by
+// fingerprint, so a firing is delivered once.
+func ScheduledEvent(by cadence.Schedule, due time.Time) []byte {
+	b, _ := json.Marshal(map[string]string{"schedule": by.String(), "at": due.UTC().Format(time.RFC3339)})
+	return b
 }
 
 // NextDue is the soonest time a node of the graph wakes itself.
@@ -822,19 +864,25 @@ func (s *Server) NextDue() (time.Time, bool) {
 }
 
 // WakeDue queues a self wake of every node due by now (Options.Now) and
-// returns their ids, sorted. Times missed while nothing ran collapse into
-// one wake.
+// returns their ids, sorted; a gateway due by its schedule is given its
+// ScheduledEvent with the wake. Times missed while nothing ran collapse
+// into one wake.
 func (s *Server) WakeDue() ([]string, error) {
 	now := s.o.Now()
+	g := s.graph()
 	var ids []string
+	events := map[string][]byte{}
 	for id, p := range s.plansNow() {
-		if d, ok := s.due(id, p); ok && !d.After(now) {
+		if d, by, ok := s.dueBy(id, p); ok && !d.After(now) {
 			ids = append(ids, id)
+			if n := g.Node(id); by != nil && n != nil && n.Kind == spec.KindGateway {
+				events[id] = ScheduledEvent(by, d)
+			}
 		}
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		if _, _, err := s.q.EnqueueSelf(id); err != nil {
+		if _, _, err := s.q.EnqueueSelf(id, events[id]); err != nil {
 			return nil, err
 		}
 	}

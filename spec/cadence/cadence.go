@@ -569,15 +569,21 @@ func items(body string) []string {
 // Missed times collapse: however many passed while nothing ran, the node
 // is due once.
 func (p *Plan) Due(lastFired, lastSelf time.Time, lapses []time.Time) (time.Time, bool) {
-	var due time.Time
-	ok := false
-	take := func(t time.Time) {
+	due, _, ok := p.DueBy(lastFired, lastSelf, lapses)
+	return due, ok
+}
+
+// DueBy is Due, with the schedule that makes the node due then: the
+// first of Every, then At, in the order they are written, due at that
+// time; nil when a `valid_until` lapse alone does.
+func (p *Plan) DueBy(lastFired, lastSelf time.Time, lapses []time.Time) (due time.Time, by Schedule, ok bool) {
+	take := func(t time.Time, s Schedule) {
 		if !t.IsZero() && (!ok || t.Before(due)) {
-			due, ok = t, true
+			due, by, ok = t, s, true
 		}
 	}
 	for _, s := range p.Every {
-		take(s.Next(lastFired))
+		take(s.Next(lastFired), s)
 	}
 	base := lastSelf
 	if base.IsZero() {
@@ -585,17 +591,17 @@ func (p *Plan) Due(lastFired, lastSelf time.Time, lapses []time.Time) (time.Time
 	}
 	if !base.IsZero() {
 		for _, s := range p.At {
-			take(s.Next(base))
+			take(s.Next(base), s)
 		}
 	}
 	if p.Freshness {
 		for _, l := range lapses {
 			if l.After(lastFired) {
-				take(l)
+				take(l, nil)
 			}
 		}
 	}
-	return due, ok
+	return due, by, ok
 }
 
 // ValidUntil collects the RFC 3339 times of the members named
