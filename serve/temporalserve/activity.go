@@ -16,6 +16,7 @@ import (
 	"github.com/proselang/prose/serve"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
+	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/store"
@@ -49,6 +50,7 @@ func Register(r worker.Registry, a *Activities) {
 	r.RegisterActivityWithOptions(a.Plan, activity.RegisterOptions{Name: PlanActivity})
 	r.RegisterActivityWithOptions(a.Fire, activity.RegisterOptions{Name: FireActivity})
 	r.RegisterActivityWithOptions(a.Due, activity.RegisterOptions{Name: DueActivity})
+	r.RegisterActivityWithOptions(a.DueBy, activity.RegisterOptions{Name: DueByActivity})
 }
 
 func (a *Activities) open(w World) (*Project, error) {
@@ -202,6 +204,51 @@ func (a *Activities) Due(ctx context.Context, in DueIn) (map[string]time.Time, e
 		if t, ok := serve.Due(p.Store, n.ID, pl, in.Fired[n.ID], in.Self[n.ID], in.Started); ok {
 			out[n.ID] = t
 		}
+	}
+	return out, nil
+}
+
+// DueAt is when a cadenced node is next due and, for a gateway due by
+// its schedule, the event it is then given (serve.ScheduledEvent),
+// canonical, with its fingerprint.
+type DueAt struct {
+	At    time.Time `json:"at"`
+	Event []byte    `json:"event,omitempty"`
+	FP    string    `json:"fp,omitempty"`
+}
+
+// DueBy is Due with the event each gateway due by its schedule is
+// given (as serve's WakeDue gives it).
+func (a *Activities) DueBy(ctx context.Context, in DueIn) (map[string]DueAt, error) {
+	p, err := a.open(in.World)
+	if err != nil {
+		return nil, err
+	}
+	defer beat(ctx)()
+	out := map[string]DueAt{}
+	for _, n := range p.Graph.Nodes {
+		pl, err := cadence.Of(n.Spec)
+		if err != nil || pl.Empty() {
+			continue
+		}
+		t, by, ok := serve.DueBy(p.Store, n.ID, pl, in.Fired[n.ID], in.Self[n.ID], in.Started)
+		if !ok {
+			continue
+		}
+		d := DueAt{At: t}
+		if by != nil && n.Kind == spec.KindGateway {
+			v, err := canon.Decode(serve.ScheduledEvent(by, t))
+			if err != nil {
+				return nil, err
+			}
+			if d.Event, err = canon.Marshal(v); err != nil {
+				return nil, err
+			}
+			if d.FP, err = canon.Fingerprint(v, nil); err != nil {
+				return nil, err
+			}
+		}
+		out[n.ID] = d
 	}
 	return out, nil
 }

@@ -59,10 +59,13 @@
 // part when a worker is lost; its retry completes it.
 //
 // Continuity is a durable timer: after each drain the workflow asks an
-// activity (Due) when each node with a cadence is next due, from the
-// times its state keeps and the store's freshness fields, and waits on
-// a workflow timer until the soonest (or a trigger); the nodes due when
-// it fires are queued as self wakes.
+// activity (DueBy; Due in a workflow begun before it) when each node
+// with a cadence is next due, from the times its state keeps and the
+// store's freshness fields, and waits on a workflow timer until the
+// soonest (or a trigger); the nodes due when it fires are queued as self
+// wakes, a gateway due by its schedule with the event serve's WakeDue
+// gives it (serve.ScheduledEvent), a duplicate if it was given it
+// before.
 //
 // Every payload is encrypted as for runs on Temporal (package temporal's
 // codec): a client from temporal.Dial carries it.

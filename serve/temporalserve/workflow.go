@@ -31,6 +31,7 @@ const (
 	PlanActivity  = "prose.serve.Plan"
 	FireActivity  = "prose.serve.Fire"
 	DueActivity   = "prose.serve.Due"
+	DueByActivity = "prose.serve.DueBy"
 )
 
 const (
@@ -201,9 +202,21 @@ func Workflow(ctx workflow.Context, in Input) error {
 		}
 		wait := idleWait
 		var due map[string]time.Time
+		var dueBy map[string]DueAt
 		if st.Shape.Cadenced {
 			in := DueIn{World: in.World, Fired: st.Fired, Self: st.Self, Started: st.Started}
-			if err := workflow.ExecuteActivity(actx(ctx, "due", time.Minute), DueActivity, in).Get(ctx, &due); err != nil && ctx.Err() == nil {
+			var err error
+			// A workflow begun before gateways were given their schedule's
+			// event goes on as it was recorded.
+			if workflow.GetVersion(ctx, "scheduled-event", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+				err = workflow.ExecuteActivity(actx(ctx, "due", time.Minute), DueActivity, in).Get(ctx, &due)
+			} else if err = workflow.ExecuteActivity(actx(ctx, "due", time.Minute), DueByActivity, in).Get(ctx, &dueBy); err == nil {
+				due = map[string]time.Time{}
+				for id, d := range dueBy {
+					due[id] = d.At
+				}
+			}
+			if err != nil && ctx.Err() == nil {
 				workflow.GetLogger(ctx).Warn("prose serve: when nodes are due is unknown", "error", err)
 			}
 			now := workflow.Now(ctx)
@@ -225,7 +238,7 @@ func Workflow(ctx workflow.Context, in Input) error {
 			}
 			sort.Strings(ids)
 			for _, id := range ids {
-				st.enqueueSelf(id)
+				st.enqueueSelf(id, dueBy[id])
 			}
 		}
 	}
@@ -432,8 +445,10 @@ func (st *State) trigger(in TriggerIn) (Ack, error) {
 	return Ack{Drain: e.Drain, Duplicate: e.Dup}, nil
 }
 
-// enqueueSelf queues a self wake of node unless one is pending.
-func (st *State) enqueueSelf(node string) {
+// enqueueSelf queues a self wake of node unless one is pending, with
+// the event d gives a gateway due by its schedule (none when d has
+// none): one it was given before is a duplicate, as in trigger.
+func (st *State) enqueueSelf(node string, d DueAt) {
 	for _, e := range st.Pending {
 		if e.Self && e.Node == node {
 			return
@@ -442,7 +457,18 @@ func (st *State) enqueueSelf(node string) {
 	if st.Next == st.running {
 		st.Next++
 	}
-	st.Pending = append(st.Pending, serve.Entry{Op: "enq", Drain: st.Next, Node: node, Self: true})
+	e := serve.Entry{Op: "enq", Drain: st.Next, Node: node, Self: true, Event: d.Event, FP: d.FP}
+	if e.FP != "" {
+		e.Dup = st.seen[node][e.FP]
+		if !e.Dup {
+			if st.seen[node] == nil {
+				st.seen[node] = map[string]bool{}
+			}
+			st.seen[node][e.FP] = true
+			st.Seen[node] = append(st.Seen[node], e.FP)
+		}
+	}
+	st.Pending = append(st.Pending, e)
 }
 
 // take starts the oldest pending drain.

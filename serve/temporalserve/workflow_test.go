@@ -169,6 +169,7 @@ func TestWorkflowWakesOnTimers(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	env.SetStartTime(t0)
 	wakes := map[string][]string{}
+	var pollEvents []string // the drains that gave poll an event
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(OutcomesQuery, 0)
 		if err != nil {
@@ -178,6 +179,9 @@ func TestWorkflowWakesOnTimers(t *testing.T) {
 		var os []*serve.Outcome
 		v.Get(&os)
 		for _, o := range os {
+			if o.Events["poll"] != "" {
+				pollEvents = append(pollEvents, o.Start.Format("Jan 2 15:04"))
+			}
 			for _, tr := range o.Triggers {
 				if tr.Self {
 					wakes[tr.Node] = append(wakes[tr.Node], o.Start.Format("Jan 2 15:04"))
@@ -193,5 +197,19 @@ func TestWorkflowWakesOnTimers(t *testing.T) {
 	}
 	if fmt.Sprint(wakes) != fmt.Sprint(want) {
 		t.Errorf("self wakes %v, want %v", wakes, want)
+	}
+	// Each of the gateway's firings gives it an event (its render runs),
+	// the responsibility's self wake none.
+	if fmt.Sprint(pollEvents) != fmt.Sprint(want["poll"]) {
+		t.Errorf("poll given an event at %v, want %v", pollEvents, want["poll"])
+	}
+	rs, err := st.Ledger("poll")
+	if err != nil || len(rs) != len(want["poll"]) {
+		t.Fatalf("poll's ledger: %d receipts, %v", len(rs), err)
+	}
+	for i, r := range rs {
+		if r.Status != receipt.Rendered {
+			t.Errorf("poll's receipt %d: %s, want rendered", i, r.Status)
+		}
 	}
 }
