@@ -4,12 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/proselang/prose/world/drain"
-	"github.com/proselang/prose/world/graph"
-	"github.com/proselang/prose/world/reconcile"
-	"github.com/proselang/prose/world/store"
 )
 
 // A trigger queued for a node the served graph no longer has (its file
@@ -17,22 +11,7 @@ import (
 // silence: the drain that answers it says so in its outcome's error,
 // and still delivers the other triggers it holds.
 func TestQueuedTriggerOfAGoneNode(t *testing.T) {
-	g, diags, err := graph.Load("testdata/redeliver")
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
-	}
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var outcomes []*Outcome
-	s, err := New(Options{Graph: g, Store: st, Now: func() time.Time { return time.Unix(0, 0) },
-		Drain:   drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return feedRender{new(bool)}, nil }, nil),
-		Drained: func(o *Outcome) { outcomes = append(outcomes, o) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, outcomes := feedServer(t, "")
 	// As the queue file of a serve that acknowledged them holds them.
 	if _, _, err := s.q.Enqueue("gone", []byte(`{"id":"g1"}`)); err != nil {
 		t.Fatal(err)
@@ -43,10 +22,10 @@ func TestQueuedTriggerOfAGoneNode(t *testing.T) {
 	if err := s.DrainQueued(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if len(outcomes) != 1 {
-		t.Fatalf("%d outcomes, want 1", len(outcomes))
+	if len(*outcomes) != 1 {
+		t.Fatalf("%d outcomes, want 1", len(*outcomes))
 	}
-	o := outcomes[0]
+	o := (*outcomes)[0]
 	if !strings.Contains(o.Error, "gone") || !strings.Contains(o.Error, "not in the project") {
 		t.Errorf("outcome error %q, want it to name the node gone", o.Error)
 	}

@@ -4,13 +4,8 @@ import (
 	"context"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/proselang/prose/world/canon"
-	"github.com/proselang/prose/world/drain"
-	"github.com/proselang/prose/world/graph"
-	"github.com/proselang/prose/world/reconcile"
-	"github.com/proselang/prose/world/store"
 )
 
 // Events held for a gateway the served graph lacks (its file removed
@@ -18,16 +13,9 @@ import (
 // first drain of the process names the gateway and how many it holds;
 // the later ones do not repeat it.
 func TestHeldEventsOfAGoneGatewayAreSaid(t *testing.T) {
-	g, diags, err := graph.Load("testdata/redeliver")
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
-	}
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := t.TempDir()
 	// As a serve of a project that still had gateway "gone" left it.
-	q, err := OpenQueue(st.Dir)
+	q, err := OpenQueue(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,14 +35,7 @@ func TestHeldEventsOfAGoneGatewayAreSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Close()
-	var outcomes []*Outcome
-	s, err := New(Options{Graph: g, Store: st, Now: func() time.Time { return time.Unix(0, 0) },
-		Drain:   drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return feedRender{new(bool)}, nil }, nil),
-		Drained: func(o *Outcome) { outcomes = append(outcomes, o) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, outcomes := feedServer(t, dir)
 	for _, ev := range []string{`{"id":"a"}`, `{"id":"b"}`} {
 		if _, _, err := s.Trigger("feed", []byte(ev)); err != nil {
 			t.Fatal(err)
@@ -63,14 +44,14 @@ func TestHeldEventsOfAGoneGatewayAreSaid(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(outcomes) != 2 {
-		t.Fatalf("%d outcomes, want 2", len(outcomes))
+	if len(*outcomes) != 2 {
+		t.Fatalf("%d outcomes, want 2", len(*outcomes))
 	}
-	if want := map[string]int{"gone": 2}; !reflect.DeepEqual(outcomes[0].HeldGone, want) {
-		t.Errorf("first drain: held_gone %v, want %v", outcomes[0].HeldGone, want)
+	if want := map[string]int{"gone": 2}; !reflect.DeepEqual((*outcomes)[0].HeldGone, want) {
+		t.Errorf("first drain: held_gone %v, want %v", (*outcomes)[0].HeldGone, want)
 	}
-	if outcomes[1].HeldGone != nil {
-		t.Errorf("second drain: held_gone %v, want it said once", outcomes[1].HeldGone)
+	if (*outcomes)[1].HeldGone != nil {
+		t.Errorf("second drain: held_gone %v, want it said once", (*outcomes)[1].HeldGone)
 	}
 	if got := s.q.Held("gone"); len(got) != 2 {
 		t.Errorf("gone holds %d events, want them kept (2)", len(got))

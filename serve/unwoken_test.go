@@ -4,34 +4,13 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/proselang/prose/world/drain"
-	"github.com/proselang/prose/world/graph"
-	"github.com/proselang/prose/world/reconcile"
-	"github.com/proselang/prose/world/store"
 )
 
 // A wake by hand of a gateway that has had no event does nothing, and
 // its drain's outcome says so (a wake of it once it has a truth does
 // not).
 func TestWakeOfGatewayWithoutEvent(t *testing.T) {
-	g, diags, err := graph.Load("testdata/redeliver")
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
-	}
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var outcomes []*Outcome
-	s, err := New(Options{Graph: g, Store: st, Now: func() time.Time { return time.Unix(0, 0) },
-		Drain:   drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return feedRender{new(bool)}, nil }, nil),
-		Drained: func(o *Outcome) { outcomes = append(outcomes, o) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, outcomes := feedServer(t, "")
 	for _, ev := range [][]byte{nil, []byte(`{"id":"a"}`), nil} {
 		if _, _, err := s.Trigger("feed", ev); err != nil {
 			t.Fatal(err)
@@ -40,13 +19,13 @@ func TestWakeOfGatewayWithoutEvent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(outcomes) != 3 {
-		t.Fatalf("%d outcomes, want 3", len(outcomes))
+	if len(*outcomes) != 3 {
+		t.Fatalf("%d outcomes, want 3", len(*outcomes))
 	}
-	if why := outcomes[0].Unwoken["feed"]; !strings.Contains(why, "feed is a gateway that has had no event") {
-		t.Errorf("first wake: unwoken %q, want feed named", outcomes[0].Unwoken)
+	if why := (*outcomes)[0].Unwoken["feed"]; !strings.Contains(why, "feed is a gateway that has had no event") {
+		t.Errorf("first wake: unwoken %q, want feed named", (*outcomes)[0].Unwoken)
 	}
-	if u := outcomes[2].Unwoken; u != nil {
+	if u := (*outcomes)[2].Unwoken; u != nil {
 		t.Errorf("wake after an event: unwoken %q, want none", u)
 	}
 }
