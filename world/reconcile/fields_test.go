@@ -104,26 +104,7 @@ func TestFieldsInsideAFacetAreChecked(t *testing.T) {
 			"sum.prose.md":   contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total` (number): their sum\n- `count` (integer): how many\n\n#### counts\n\nThe tallies (`total`, `count`)."),
 			"alert.prose.md": contract("alert", "responsibility", "- `counts`: *(Maintained by `sum.counts`.)*", "- `big` (boolean): over 100"),
 		})
-		st, err := store.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := fixed{"sum": tc.truth, "alert": map[string]any{"big": true}}
-		o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
-			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
-		if _, err := reconcile.Drain(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-		rs, err := st.Receipts("sum")
-		if err != nil || len(rs) != 1 {
-			t.Fatalf("receipts of sum: %v %d", err, len(rs))
-		}
-		switch {
-		case tc.want == "" && rs[0].Status != receipt.Rendered:
-			t.Errorf("%v: receipt %s %q, want rendered", tc.truth, rs[0].Status, rs[0].Reason)
-		case tc.want != "" && (rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, tc.want)):
-			t.Errorf("%v: receipt %s %q, want failed with %q", tc.truth, rs[0].Status, rs[0].Reason, tc.want)
-		}
+		checkSum(t, g, fixed{"sum": tc.truth, "alert": map[string]any{"big": true}}, tc.truth, tc.want)
 	}
 }
 
@@ -143,26 +124,7 @@ func TestSubscribedFieldOnlyInAFacetFails(t *testing.T) {
 			"sum.prose.md":   contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total` (number): their sum\n- `count` (integer): how many\n\n#### counts\n\nThe tallies (`total`, `count`)."),
 			"alert.prose.md": contract("alert", "responsibility", "- `total`: the `total` of `sum`", "- `big` (boolean): over 100"),
 		})
-		st, err := store.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := fixed{"sum": tc.truth, "alert": map[string]any{"big": true}}
-		o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
-			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
-		if _, err := reconcile.Drain(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-		rs, err := st.Receipts("sum")
-		if err != nil || len(rs) != 1 {
-			t.Fatalf("receipts of sum: %v %d", err, len(rs))
-		}
-		switch {
-		case tc.want == "" && rs[0].Status != receipt.Rendered:
-			t.Errorf("%v: receipt %s %q, want rendered", tc.truth, rs[0].Status, rs[0].Reason)
-		case tc.want != "" && (rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, tc.want)):
-			t.Errorf("%v: receipt %s %q, want failed with %q", tc.truth, rs[0].Status, rs[0].Reason, tc.want)
-		}
+		checkSum(t, g, fixed{"sum": tc.truth, "alert": map[string]any{"big": true}}, tc.truth, tc.want)
 	}
 }
 
@@ -184,26 +146,7 @@ func TestMisspeltFacetFails(t *testing.T) {
 			"feed.prose.md": contract("feed", "gateway", "", "- `items`: order lines"),
 			"sum.prose.md":  contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total` (number): their sum\n\n#### hiring\n\nOpen roles."),
 		})
-		st, err := store.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := fixed{"sum": tc.truth}
-		o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
-			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
-		if _, err := reconcile.Drain(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-		rs, err := st.Receipts("sum")
-		if err != nil || len(rs) != 1 {
-			t.Fatalf("receipts of sum: %v %d", err, len(rs))
-		}
-		switch {
-		case tc.want == "" && rs[0].Status != receipt.Rendered:
-			t.Errorf("%v: receipt %s %q, want rendered", tc.truth, rs[0].Status, rs[0].Reason)
-		case tc.want != "" && (rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, tc.want)):
-			t.Errorf("%v: receipt %s %q, want failed with %q", tc.truth, rs[0].Status, rs[0].Reason, tc.want)
-		}
+		checkSum(t, g, fixed{"sum": tc.truth}, tc.truth, tc.want)
 	}
 }
 
@@ -296,5 +239,31 @@ func TestWiringImmaterialByName(t *testing.T) {
 	})
 	if got := reconcile.Immaterial(g, g.Node("067NC4KG01RG50R40M30E20918"), graph.Atomic); len(got) != 1 || got[0] != "stamp" {
 		t.Errorf("immaterial %v, want [stamp]", got)
+	}
+}
+
+// checkSum drains g once, feed given an event of no items and each node
+// answering as r says, and checks sum's one receipt: rendered when want
+// is "", else failed with a reason holding want.
+func checkSum(t *testing.T, g *graph.Graph, r fixed, truth any, want string) {
+	t.Helper()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := reconcile.Options{Graph: g, Store: st, Events: map[string][]any{"feed": {map[string]any{"items": []any{}}}},
+		Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
+	if _, err := reconcile.Drain(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := st.Receipts("sum")
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("receipts of sum: %v %d", err, len(rs))
+	}
+	switch {
+	case want == "" && rs[0].Status != receipt.Rendered:
+		t.Errorf("%v: receipt %s %q, want rendered", truth, rs[0].Status, rs[0].Reason)
+	case want != "" && (rs[0].Status != receipt.Failed || !strings.Contains(rs[0].Reason, want)):
+		t.Errorf("%v: receipt %s %q, want failed with %q", truth, rs[0].Status, rs[0].Reason, want)
 	}
 }

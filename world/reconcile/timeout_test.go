@@ -3,7 +3,6 @@ package reconcile_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -38,17 +37,10 @@ func (h *hangs) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 
 func twoNodes(t *testing.T) (*graph.Graph, *store.Store) {
 	t.Helper()
-	dir := t.TempDir()
-	for _, name := range []string{"slow", "quick"} {
-		text := "---\nname: " + name + "\nkind: responsibility\n---\n\n# N\n\n### Maintains\n\n- `x`: a value\n"
-		if err := os.WriteFile(filepath.Join(dir, name+".prose.md"), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	node := func(name string) string {
+		return "---\nname: " + name + "\nkind: responsibility\n---\n\n# N\n\n### Maintains\n\n- `x`: a value\n"
 	}
-	g, diags, err := graph.Load(dir)
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
-	}
+	g := writeProject(t, map[string]string{"slow.prose.md": node("slow"), "quick.prose.md": node("quick")})
 	st, err := store.Open(filepath.Join(t.TempDir(), "world"))
 	if err != nil {
 		t.Fatal(err)

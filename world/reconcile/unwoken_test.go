@@ -16,20 +16,10 @@ import (
 // no receipt: the drain says why, where a tick of a node with a truth
 // leaves a skipped receipt and is not named.
 func TestTickOfGatewayWithoutEventIsSaid(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	g := writeProject(t, map[string]string{
 		"feed.prose.md": "---\nname: feed\nkind: gateway\n---\n\n# Feed\n\n### Maintains\n\n- `x`: a value\n",
 		"calc.prose.md": "---\nname: calc\nkind: responsibility\n---\n\n# Calc\n\n### Maintains\n\n- `y`: a value\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, diags, err := graph.Load(dir)
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
-	}
+	})
 	st, err := store.Open(filepath.Join(t.TempDir(), "world"))
 	if err != nil {
 		t.Fatal(err)
@@ -70,20 +60,10 @@ func (failsAbsent) Render(_ context.Context, req *reconcile.Request) (*reconcile
 // A tick of a node whose only render failed on an absent input does
 // nothing until the input is published, and the drain says why.
 func TestTickOfNodeWaitingOnAbsentInputIsSaid(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	g := writeProject(t, map[string]string{
 		"feed.prose.md":   "---\nname: feed\nkind: gateway\n---\n\n# Feed\n\n### Maintains\n\n- `x`: a value\n",
 		"digest.prose.md": "---\nname: digest\nkind: responsibility\n---\n\n# Digest\n\n### Requires\n\n- `feed`: the feed's truth\n\n### Maintains\n\n- `y`: a value\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, diags, err := graph.Load(dir)
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
-	}
+	})
 	st, err := store.Open(filepath.Join(t.TempDir(), "world"))
 	if err != nil {
 		t.Fatal(err)
