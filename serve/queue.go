@@ -23,6 +23,7 @@ import (
 //	{"op":"enq","drain":N,"node":"ID","self":true}           (a self wake, by a cadence)
 //	{"op":"enq","drain":N,"node":"ID","self":true,"event":EVENT,"fp":"sha256:.."}
 //	                                        (a gateway's schedule: ScheduledEvent)
+//	{"op":"enq","drain":N,"edit":true}                       (an edit of the project's files)
 //	{"op":"done","drain":N,"outcome":{...}}
 //
 // A trigger is acknowledged once its enq line is on disk. Drain N is
@@ -65,14 +66,18 @@ import (
 
 // Entry is one line of the queue file.
 type Entry struct {
-	Op      string          `json:"op"`
-	Drain   int             `json:"drain"`
-	Node    string          `json:"node,omitempty"`
-	Event   json.RawMessage `json:"event,omitempty"`
-	FP      string          `json:"fp,omitempty"`
-	Dup     bool            `json:"dup,omitempty"`
-	Self    bool            `json:"self,omitempty"`
-	Outcome *Outcome        `json:"outcome,omitempty"`
+	Op    string          `json:"op"`
+	Drain int             `json:"drain"`
+	Node  string          `json:"node,omitempty"`
+	Event json.RawMessage `json:"event,omitempty"`
+	FP    string          `json:"fp,omitempty"`
+	Dup   bool            `json:"dup,omitempty"`
+	Self  bool            `json:"self,omitempty"`
+	// Edit marks the entry of a drain asked for by an edit of the
+	// project's files (EnqueueEdit): it names no node and delivers
+	// nothing; its drain loads the graph again and checks every node.
+	Edit    bool     `json:"edit,omitempty"`
+	Outcome *Outcome `json:"outcome,omitempty"`
 	// Why is an aside line's reason, as given to SetAside.
 	Why string `json:"why,omitempty"`
 }
@@ -341,6 +346,34 @@ func (q *Queue) EnqueueSelf(node string, event []byte) (drain int, queued bool, 
 		return 0, false, err
 	}
 	q.apply(e)
+	return e.Drain, true, nil
+}
+
+// EnqueueEdit records that the project's files were edited, so that a
+// drain loads them and checks every node, unless a drain not yet taken
+// is pending (it will): it returns that drain and whether a line was
+// written.
+func (q *Queue) EnqueueEdit() (drain int, queued bool, err error) {
+	q.mu.Lock()
+	if q.next != q.running && len(q.pending[q.next]) > 0 {
+		d := q.next
+		q.mu.Unlock()
+		return d, false, nil
+	}
+	if q.next == q.running {
+		q.next++
+	}
+	e := Entry{Op: "enq", Drain: q.next, Edit: true}
+	if err := q.write(e); err != nil {
+		q.mu.Unlock()
+		return 0, false, err
+	}
+	q.apply(e)
+	n := q.written
+	q.mu.Unlock()
+	if err := q.durable(n); err != nil {
+		return 0, false, err
+	}
 	return e.Drain, true, nil
 }
 

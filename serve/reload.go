@@ -385,7 +385,7 @@ func (s *Server) graph() *graph.Graph {
 // (es, the drain's) or a held event wakes: serving g would lose it.
 func (s *Server) stillServed(g *graph.Graph, es []Entry) error {
 	for _, e := range es {
-		if g.Node(e.Node) == nil {
+		if !e.Edit && g.Node(e.Node) == nil {
 			return fmt.Errorf("node %s, woken by a queued trigger, is no longer in the project", e.Node)
 		}
 	}

@@ -69,6 +69,10 @@ type Options struct {
 	// (graph.LoadWith) when it is not nil: it gives the parse of each file
 	// unchanged since the served graph read it, and reads the others.
 	Reload func(specs *specgraph.Graph) (*Reloaded, error)
+	// EditSettle is how long Run waits, once the watches report an
+	// edit, before it looks and queues a drain for it (0: 100ms;
+	// negative: no wait).
+	EditSettle time.Duration
 }
 
 // Outcome is what a drain did, as GET /drains/ID answers it.
@@ -121,9 +125,12 @@ type Outcome struct {
 	// would say the same until the file is back or each hold is ended
 	// (prose receipts set-aside).
 	HeldGone map[string]int `json:"held_gone,omitempty"`
-	Error    string         `json:"error,omitempty"`
-	Start    time.Time      `json:"start"`
-	MS       int64          `json:"duration_ms"`
+	// Edited says an edit of the project's files asked for this drain
+	// (Server.Run, Queue.EnqueueEdit).
+	Edited bool      `json:"edited,omitempty"`
+	Error  string    `json:"error,omitempty"`
+	Start  time.Time `json:"start"`
+	MS     int64     `json:"duration_ms"`
 }
 
 // Trigger is one acknowledged trigger a drain answered.
@@ -435,15 +442,84 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		}
 		t := time.NewTimer(wait)
+		edits, stopEdits := s.editsReady()
+		look := false
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			stopEdits()
 			return nil
 		case <-s.wake:
 		case <-t.C:
+			look = true
+		case <-edits:
+			look = true
+			s.settle(ctx)
 		}
 		t.Stop()
+		stopEdits()
+		if look {
+			if err := s.queueEdit(); err != nil {
+				return err
+			}
+		}
 	}
+}
+
+// An edit is a trigger (decided). Upstream counts a change to the
+// source among the events that wake the world: a contract edited,
+// added or removed while serve runs is acted on when it is saved, not
+// at the next event. On Linux an edit the watches report wakes Run,
+// which waits Options.EditSettle for an editor's writes to end, then
+// looks (as before a drain) and, when a file the graph is loaded from
+// changed, queues a drain (Queue.EnqueueEdit) that loads the graph
+// again and checks every node: a contract that moved renders its node,
+// a route it declares is served. Elsewhere, or with the watches lost,
+// the look is made when Run wakes by its timer (at least once a
+// minute). An edit made while serve was not running is seen by the
+// first drain, as before.
+
+// editsReady is a channel that fires when the watches have something
+// to report (nil when the graph is not reloaded or nothing watches),
+// and the func that stops waiting for it.
+func (s *Server) editsReady() (<-chan struct{}, func()) {
+	if s.o.Reload == nil || s.watch == nil {
+		return nil, func() {}
+	}
+	return s.watch.ready()
+}
+
+// settle waits Options.EditSettle (or until ctx ends).
+func (s *Server) settle(ctx context.Context) {
+	d := s.o.EditSettle
+	if d == 0 {
+		d = defaultEditSettle
+	}
+	if d < 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// defaultEditSettle is how long Run lets an edit's writes go on before
+// it looks: an editor saves in steps (a write, a rename, a chmod).
+const defaultEditSettle = 100 * time.Millisecond
+
+// queueEdit looks for an edit of the files the served graph was loaded
+// from and, when one was made, queues a drain for it. The look's
+// answer is kept for the reload before that drain.
+func (s *Server) queueEdit() error {
+	if s.o.Reload == nil || !s.changed() {
+		return nil
+	}
+	s.movedBeforeWatch = true
+	_, _, err := s.q.EnqueueEdit()
+	return err
 }
 
 // DrainQueued runs the queued drains, oldest first, until none is left
@@ -663,6 +739,9 @@ func (s *Server) drain(ctx context.Context, id int, es []Entry) (o *Outcome, err
 func goneNodes(g *graph.Graph, es []Entry) []string {
 	var gone []string
 	for _, e := range es {
+		if e.Edit {
+			continue
+		}
 		if n := g.Node(e.Node); (n == nil || n.ID != e.Node) && !slices.Contains(gone, e.Node) {
 			gone = append(gone, e.Node)
 		}
@@ -720,6 +799,10 @@ func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Ou
 		}
 	}
 	for _, e := range es {
+		if e.Edit {
+			o.Edited = true
+			continue
+		}
 		o.Triggers = append(o.Triggers, Trigger{Node: e.Node, FP: e.FP, Dup: e.Dup, Self: e.Self})
 		if e.Event == nil || e.Dup {
 			tick[e.Node] = true

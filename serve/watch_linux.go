@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/proselang/prose/spec"
@@ -418,3 +419,55 @@ func (w *watcher) forget(wd int32) {
 	}
 	delete(w.dirs, wd)
 }
+
+// ready starts waiting for the inotify instance to have events to read
+// (none are read: the next look reads them). The channel is closed when
+// it has; stop ends the wait and must be called once. Without an
+// instance the channel is nil (it never fires).
+func (w *watcher) ready() (<-chan struct{}, func()) {
+	if w == nil || w.fd < 0 || w.broken != nil {
+		return nil, func() {}
+	}
+	// A descriptor of its own for the runtime's poller (the instance is
+	// non-blocking, so os.NewFile puts it there), closed by stop while
+	// the watcher keeps its own.
+	fd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(w.fd), syscall.F_DUPFD_CLOEXEC, 0)
+	if errno != 0 {
+		return nil, func() {}
+	}
+	f := os.NewFile(fd, "inotify")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, func() {}
+	}
+	ch, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		first := true
+		err := rc.Read(func(fd uintptr) bool {
+			var n int32
+			_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, fionread, uintptr(unsafe.Pointer(&n)))
+			if errno != 0 {
+				// No count here: the poller's word that it became
+				// readable, after the first try, is the answer.
+				ok := !first
+				first = false
+				return ok
+			}
+			return n > 0
+		})
+		if err == nil {
+			close(ch)
+		}
+	}()
+	return ch, func() {
+		f.SetReadDeadline(time.Unix(1, 0))
+		<-done
+		f.Close()
+	}
+}
+
+// fionread is the ioctl that says how many bytes a descriptor has to
+// read (FIONREAD; the syscall package does not name it).
+const fionread = 0x541B

@@ -17,6 +17,8 @@ func newWatcher(g *graph.Graph) (*watcher, Stamps) { return nil, StampsOf(g) }
 
 func (w *watcher) close() {}
 
+func (w *watcher) ready() (<-chan struct{}, func()) { return nil, func() {} }
+
 func (w *watcher) look(Stamps) (bool, error) { return false, errNoWatcher }
 
 func (w *watcher) inRegion(string) bool { return false }

@@ -444,6 +444,9 @@ func newDrainLog(s streams, format string) func(*serve.Outcome) {
 		}
 		attrs := []any{"drain", o.Drain, "triggers", strings.Join(trig, ","), "duplicates", dups, "self", self,
 			"rendered", o.Rendered, "skipped", o.Skipped, "failed", o.Failed, "tokens", o.Tokens, "duration_ms", o.MS}
+		if o.Edited {
+			attrs = append(attrs, "edited", true)
+		}
 		if o.Reload != "" {
 			attrs = append(attrs, "reload", o.Reload)
 		}

@@ -14,7 +14,7 @@ import (
 // same size limit, checks, durable queueing and answer. The route is
 // looked up in the graph the backend serves at the request, so a route
 // an edit adds or removes is served, or no longer, from the reload that
-// reads the edit (before the next drain), with no restart. A route sits
+// reads the edit (in the drain the edit queues), with no restart. A route sits
 // behind the same Authorization header as every endpoint (Auth); no
 // token is read from the URL. A method the gateway does not declare at
 // its path is a 405 naming the ones it does. A path neither serve nor a
@@ -61,6 +61,6 @@ func noRoute(urlPath string, routes []string) string {
 	} else {
 		msg += "the routes the gateways declare are " + strings.Join(routes, ", ")
 	}
-	return msg + " (read from the graph served: a route an edit adds is served once a drain has reloaded the project); serve's own endpoints are " +
+	return msg + " (read from the graph served: a route an edit adds is served once the drain the edit queues has reloaded the project); serve's own endpoints are " +
 		strings.Join(graph.ServeEndpoints, ", ") + " (POST /trigger/ID sends an event to any gateway)"
 }
