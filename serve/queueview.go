@@ -54,7 +54,7 @@ func ReadQueue(stateDir string) (*QueueView, error) {
 		if err := e.checkFP(); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v: the queue file was edited or damaged", p, n, err)
 		}
-		if e.Op == "enq" && !e.Self {
+		if e.Op == "enq" && !e.Self && !e.Edit {
 			v.Accepted++
 			if e.Dup {
 				v.Duplicates++
