@@ -42,7 +42,10 @@ import (
 // receiver answers 429, 502, 503 or 504 is sent again, after its
 // Retry-After or a growing pause, while the timeout allows; any other
 // failure is the export's error (the SDK reports it; the run goes on).
-// OTEL_EXPORTER_OTLP_PROTOCOL is not read: export is http/protobuf.
+// Export is http/protobuf: OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL may say
+// http/protobuf or http/json (a receiver of OTLP/HTTP takes protobuf
+// either way); grpc, or anything else, is refused when the exporter is
+// made, since spans sent by HTTP to a gRPC receiver would each fail.
 
 // otlpExporter is an sdktrace.SpanExporter sending to an OTLP/HTTP
 // receiver.
@@ -78,6 +81,17 @@ func newOTLPExporter(getenv func(string) string) (*otlpExporter, error) {
 	pu, err := url.Parse(e.url)
 	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 		return nil, fmt.Errorf("endpoint %q: want an http:// or https:// URL", e.url)
+	}
+	protoVar := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+	if getenv(protoVar) == "" {
+		protoVar = "OTEL_EXPORTER_OTLP_PROTOCOL"
+	}
+	switch p := getenv(protoVar); p {
+	case "", "http/protobuf", "http/json":
+	case "grpc":
+		return nil, errors.New(protoVar + " grpc: prose exports OTLP over HTTP only; set it to http/protobuf (or unset it) and point OTEL_EXPORTER_OTLP_ENDPOINT at the receiver's OTLP/HTTP port (a Collector's is 4318, its gRPC port 4317)")
+	default:
+		return nil, fmt.Errorf("%s %q: want http/protobuf (prose exports OTLP over HTTP)", protoVar, p)
 	}
 	if h := otlpEnv(getenv, "HEADERS"); h != "" {
 		for _, kv := range strings.Split(h, ",") {

@@ -196,9 +196,23 @@ func TestOTLPExporterSettings(t *testing.T) {
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_EXPORTER_OTLP_HEADERS": "novalue"},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_EXPORTER_OTLP_CERTIFICATE": "/nonexistent/ca.pem"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_EXPORTER_OTLP_PROTOCOL": "http"},
 	} {
 		if _, err := newOTLPExporter(env.get); err == nil {
 			t.Errorf("%v accepted", env)
+		}
+	}
+	// The HTTP protocols are what it sends (protobuf, which every OTLP/HTTP
+	// receiver takes), and the traces' own variable comes first.
+	for _, env := range []mapEnv{
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+	} {
+		if _, err := newOTLPExporter(env.get); err != nil {
+			t.Errorf("%v refused: %v", env, err)
 		}
 	}
 }
