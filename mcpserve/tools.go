@@ -249,7 +249,7 @@ func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in RunInput)
 	id, stop, err := s.start(ctx, req, in.WaitSeconds > 0, func(ctx context.Context, o run.Options) (*run.Result, error) { return run.Local{}.Run(ctx, r, o) })
 	defer stop()
 	if err != nil || in.WaitSeconds <= 0 {
-		return nil, RunOutput{RunID: id}, err
+		return nil, RunOutput{RunID: id}, inToolWords(err)
 	}
 	return s.startedWaiting(ctx, req, id, in.WaitSeconds)
 }
