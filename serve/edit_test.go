@@ -105,3 +105,29 @@ func TestEditIsATrigger(t *testing.T) {
 		t.Errorf("a second drain %+v: the edit was acted on twice, or the other file woke one", o)
 	}
 }
+
+// An edit made between the graph's load and the server's start is one
+// no watch reports: Run queues its drain as it starts.
+func TestEditBeforeRunIsATrigger(t *testing.T) {
+	r := newReloadServerAfter(t, func(dir string) {
+		put(t, dir, "note.prose.md", noteSpec+"- `items`: what was reviewed\n")
+	})
+	drained := make(chan *Outcome, 8)
+	r.s.o.Drained = func(o *Outcome) { drained <- o }
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- r.s.Run(ctx) }()
+	var o *Outcome
+	select {
+	case o = <-drained:
+	case <-time.After(time.Minute): // a guard against a hang, not a measure
+		t.Fatal("no drain for the edit made before the start")
+	}
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	if !o.Edited || o.Reload != "reloaded" || o.Rendered != 1 {
+		t.Fatalf("the first drain: %+v, want an edited drain that reloaded and rendered note", o)
+	}
+}

@@ -423,6 +423,13 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	defer leave()
+	// An edit between the graph's load and New (movedBeforeWatch) is
+	// one no watch reports.
+	if s.movedBeforeWatch {
+		if err := s.queueEdit(); err != nil {
+			return err
+		}
+	}
 	for {
 		if _, err := s.WakeDue(); err != nil {
 			return err
