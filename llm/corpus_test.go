@@ -88,7 +88,7 @@ func TestRatchetWithModels(t *testing.T) {
 			t.Errorf("judge request %s", r.Body)
 		}
 	}
-	if !strings.Contains(advReqs[2].Messages()[1].Content, `"rejection_feedback": "Circular`) {
+	if !strings.Contains(advReqs[2].Messages()[1].Content, `"rejection_feedback":"Circular`) {
 		t.Errorf("the advancer did not get the rejection: %s", advReqs[2].Messages()[1].Content)
 	}
 	if u := c.Usage(); u.ModelCalls != 9 || u.JudgeCalls != 3 {

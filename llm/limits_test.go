@@ -122,7 +122,7 @@ func TestPromptBoundsEarlierValues(t *testing.T) {
 		t.Errorf("the prompt carries %d bytes; each value should be bounded by 1000", len(user))
 	}
 	for _, want := range []string{`the argument \"draft\" has 786432 bytes; only the first 1000 are shown`,
-		`the argument "prompt" has 5019 bytes`, `the argument \"notes\" has`, `"round": 2`, "Improve the draft."} {
+		`the argument "prompt" has 5019 bytes`, `the argument \"notes\" has`, `"round":2`, "Improve the draft."} {
 		if !strings.Contains(user, want) {
 			t.Errorf("the prompt lacks %q:\n%.600s", want, user)
 		}

@@ -53,10 +53,11 @@ func (m *ModelJudge) userPrompt(j *delegation.Judgment) string {
 	return b.String()
 }
 
-// showValue is v as indented JSON, truncated past MaxValueBytes with a
+// showValue is v as JSON (compact: the indentation a person would want
+// is tokens a model is paid for), truncated past MaxValueBytes with a
 // note saying so.
 func (m *ModelJudge) showValue(v delegation.Value) string {
-	raw, err := delegation.ToIndentedJSON(v)
+	raw, err := delegation.ToJSON(v)
 	if err != nil {
 		raw = fmt.Appendf(nil, "%q", fmt.Sprint(v))
 	}

@@ -207,7 +207,7 @@ func BoundedUserMessage(args *delegation.Object, limit int) (msg string, cut []s
 			rest.Set(k, v)
 		}
 	}
-	raw, err := delegation.ToIndentedJSON(rest)
+	raw, err := delegation.ToJSON(rest)
 	if err != nil {
 		return "", nil, fmt.Errorf("encoding the call's arguments: %w", err)
 	}
@@ -236,7 +236,7 @@ func boundValue(name string, v delegation.Value, limit int, cut *[]string) (dele
 	if s, ok := v.(string); ok {
 		return boundText(name, s, limit, cut), nil
 	}
-	raw, err := delegation.ToIndentedJSON(v)
+	raw, err := delegation.ToJSON(v)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the call's argument %s: %w", name, err)
 	}

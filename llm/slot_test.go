@@ -53,7 +53,7 @@ func TestSlotServicePrompts(t *testing.T) {
 		}
 	}
 	user := msgs[1].Content
-	if !strings.HasPrefix(user, "Judge the step.\n\nArguments (JSON):\n") || !strings.Contains(user, `"task_brief": "prove it"`) ||
+	if !strings.HasPrefix(user, "Judge the step.\n\nArguments (JSON):\n") || !strings.Contains(user, `"task_brief":"prove it"`) ||
 		strings.Contains(user, `"prompt"`) {
 		t.Errorf("user message:\n%s", user)
 	}
@@ -95,10 +95,11 @@ func TestSlotServiceErrors(t *testing.T) {
 func TestSlotUserMessage(t *testing.T) {
 	cases := map[string]string{
 		`{"prompt": "Only this."}`: "Only this.",
-		`{"a": 1}`:                 "{\n  \"a\": 1\n}",
-		`{"prompt": 3, "b": "x"}`:  "{\n  \"prompt\": 3,\n  \"b\": \"x\"\n}",
+		// Compact: indentation is tokens the model is paid for.
+		`{"a": 1}`:                `{"a":1}`,
+		`{"prompt": 3, "b": "x"}`: `{"prompt":3,"b":"x"}`,
 		// The prompt leads wherever it stands among the arguments.
-		`{"a": 1, "prompt": "Do X."}`: "Do X.\n\nArguments (JSON):\n{\n  \"a\": 1\n}",
+		`{"a": 1, "prompt": "Do X."}`: "Do X.\n\nArguments (JSON):\n{\"a\":1}",
 	}
 	for in, want := range cases {
 		got, err := SlotUserMessage(args(t, in))

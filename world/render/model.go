@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -23,10 +24,33 @@ import (
 const worldPrompt = `
 You keep this node's truth current over time. The user message holds its inputs by name, and:
 - "prior": the truth you published last (null on a first render): keep what still holds;
-- "diff": the inputs whose fingerprints moved since then;
+- "diff": the names of the inputs that moved since then;
 - "events": for a gateway, the events to fold into the truth;
 - "absent": the inputs that do not exist yet (their producers have not published them): they are not null and have no value; never invent one, keep what the prior truth says of them or say they are unknown.
 Answer the new truth: one JSON object with the outputs named above.`
+
+// movedInputs are the names of the inputs a request's Diff says moved
+// (its keys are edges, IN<-PRODUCER.FACET or IN<-caller), sorted, each
+// once: what a model can use of the diff. The fingerprints themselves
+// (two of 71 characters an edge) are tokens it is paid for and can do
+// nothing with; a program is given the whole diff (render.go).
+func movedInputs(diff map[string]any) []any {
+	seen := map[string]bool{}
+	var names []string
+	for k := range diff {
+		name, _, _ := strings.Cut(k, "<-")
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out
+}
 
 // Model renders a node with one model request: its contract (Maintains
 // prose, facets, postconditions, Continuity, Invariants, and its
@@ -96,7 +120,7 @@ func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.
 	if err := set("prior", req.Prior); err != nil {
 		return nil, err
 	}
-	if err := set("diff", req.Diff); err != nil {
+	if err := set("diff", movedInputs(req.Diff)); err != nil {
 		return nil, err
 	}
 	if req.Node.Kind == spec.KindGateway {
