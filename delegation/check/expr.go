@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -60,8 +61,12 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 }
 
 // spacedBrace matches braces around a name path with spaces inside, which
-// are text (grammar.md, Strings), and the character before them.
-var spacedBrace = regexp.MustCompile(`(^|[^\\])\{(\s*)([\pL_][\pL\pN_-]*(?:\.[\pL_][\pL\pN_-]*)*)(\s*)\}`)
+// are text (grammar.md, Strings), and the character before them. It is
+// compiled at its first use (its Unicode classes cost every command that
+// links the checker a fraction of a millisecond at start otherwise).
+var spacedBrace = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^\\])\{(\s*)([\pL_][\pL\pN_-]*(?:\.[\pL_][\pL\pN_-]*)*)(\s*)\}`)
+})
 
 // interpolations checks the `{name}` references of a string: each name
 // must be bound (reported at its brace), and counts as used. Braces with
@@ -71,7 +76,7 @@ var spacedBrace = regexp.MustCompile(`(^|[^\\])\{(\s*)([\pL_][\pL\pN_-]*(?:\.[\p
 // on purpose.
 func (c *checker) interpolations(s *syntax.StringLit) {
 	if strings.Contains(s.Raw, "{") {
-		for _, m := range spacedBrace.FindAllStringSubmatchIndex(s.Raw, -1) {
+		for _, m := range spacedBrace().FindAllStringSubmatchIndex(s.Raw, -1) {
 			if m[5] == m[4] && m[9] == m[8] {
 				continue // no space: an interpolation (or {{name}, text)
 			}
