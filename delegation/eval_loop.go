@@ -433,8 +433,11 @@ func (f *frame) execWhile(s *syntax.WhileStmt) (ctrl, Value, bool, error) {
 
 // execParallel runs the branches of `parallel:` concurrently, each in its
 // own scope, and joins them; then the names each branch bound become
-// visible, in branch order.
+// visible, in branch order. With modifiers it is execParallelMods.
 func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) {
+	if s.Mods.IsValid() {
+		return f.execParallelMods(s)
+	}
 	frames := make([]*frame, len(s.Branches))
 	r := f.results(false)
 	path := f.path()
@@ -483,4 +486,144 @@ func quoted(v Value) string {
 		return strconv.Quote(s)
 	}
 	return Text(v)
+}
+
+// parallelMode is what the modifiers of a `parallel (...)` block say
+// (semantics.md, 13a): the join, the count of "any" (0 without one) and
+// whether a branch's error is tolerated ("continue" or "ignore") and,
+// when it is, whether its name holds the error ("continue").
+type parallelMode struct {
+	join      string
+	count     int
+	tolerate  bool
+	surface   bool
+	modifiers diag.Pos
+}
+
+// modeOf reads s's modifiers, as the checker requires them written.
+func (f *frame) modeOf(s *syntax.ParallelStmt) (parallelMode, error) {
+	m := parallelMode{join: "all", modifiers: s.Mods}
+	word := func(x syntax.Expr, allowed ...string) (string, error) {
+		if lit, ok := x.(*syntax.StringLit); ok && slices.Contains(allowed, lit.Value) {
+			return lit.Value, nil
+		}
+		return "", f.errorf(x.Pos(), KindRuntime, "parallel modifier refused: write one of %s", strings.Join(allowed, ", "))
+	}
+	var err error
+	if s.Join != nil {
+		if m.join, err = word(s.Join, "all", "first", "any"); err != nil {
+			return m, err
+		}
+	}
+	if s.OnFail != nil {
+		policy, err := word(s.OnFail, "fail-fast", "continue", "ignore")
+		if err != nil {
+			return m, err
+		}
+		m.tolerate, m.surface = policy != "fail-fast", policy == "continue"
+	}
+	if s.Count != nil {
+		n, ok := s.Count.(*syntax.NumberLit)
+		if !ok || !n.IsInt || n.Int < 1 || n.Int > int64(len(s.Branches)) || m.join != "any" {
+			return m, f.errorf(s.Count.Pos(), KindRuntime, "parallel count refused: with \"any\", a whole number from 1 to the %d branches", len(s.Branches))
+		}
+		m.count = int(n.Int)
+	}
+	return m, nil
+}
+
+// race reports whether the first branch to succeed decides the block
+// ("first", or "any" wanting one).
+func (m parallelMode) race() bool {
+	return m.join == "first" || m.join == "any" && m.count <= 1
+}
+
+// execParallelMods runs a `parallel (...)` block (semantics.md, 13a).
+// Branches run as in `parallel:`. A branch whose uncaught, catchable
+// error the policy tolerates ends without deciding anything; with
+// "first" (or "any" wanting one) the first branch to succeed wins and the
+// others are canceled; with "any" and count N every branch runs to its
+// end and at least N must succeed. After the join, a branch that
+// succeeded and is kept binds its names; a tolerated failure binds its
+// let's name to its error ("continue") or to null ("ignore"); every
+// other branch's names (canceled, not started, a success past the N
+// kept) are null.
+func (f *frame) execParallelMods(s *syntax.ParallelStmt) (ctrl, Value, bool, error) {
+	m, err := f.modeOf(s)
+	if err != nil {
+		return ctrlNone, nil, false, err
+	}
+	frames := make([]*frame, len(s.Branches))
+	r := f.results(false)
+	path := f.path()
+	for i := range frames {
+		frames[i] = f.child(f.ctx, path, s.Frames[i])
+	}
+	var mu sync.Mutex
+	ok := make([]bool, len(s.Branches))
+	failed := make([]*Error, len(s.Branches))
+	f.th.giveBack()
+	out := f.in.host.Runtime.Group(f.ctx, f.id(s.Parallel), len(s.Branches), f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
+		b := frames[i]
+		b.ctx, b.th.ctx, b.th.done = ctx, ctx, ctx.Done()
+		defer b.th.end()
+		c, v, _, err := b.execBlock(s.Branches[i:i+1], false)
+		if err != nil {
+			var re *Error
+			if m.tolerate && errors.As(err, &re) && re.Catchable() && ctx.Err() == nil {
+				mu.Lock()
+				failed[i] = re
+				mu.Unlock()
+				return false, nil
+			}
+			return false, err
+		}
+		if err := r.put(f, s.Parallel, i, nil, b.th); err != nil {
+			return false, err
+		}
+		if c == ctrlReturn {
+			return false, &returnSignal{v, i}
+		}
+		mu.Lock()
+		ok[i] = true
+		mu.Unlock()
+		return m.race(), nil
+	}, nil)
+	_, err = out.Result(f.ctx.Err())
+	c, v, has, _, err := f.joined(s.Parallel, err)
+	if err == nil {
+		err = r.merge(f, s.Parallel, out)
+	}
+	if err != nil || c != ctrlNone {
+		return c, v, has, err
+	}
+	keep := make([]bool, len(s.Branches))
+	kept := 0
+	for i := range s.Branches {
+		if ok[i] && out.Keeps(i) && (m.count <= 1 || kept < m.count) {
+			keep[i] = true
+			kept++
+		}
+	}
+	if m.count > 1 && kept < m.count {
+		return ctrlNone, nil, false, f.errorf(s.Mods, KindRuntime, "parallel (\"any\", count: %d): %d of the %d branches succeeded", m.count, kept, len(s.Branches))
+	}
+	for i, b := range frames {
+		fr := s.Frames[i]
+		if keep[i] {
+			for j, v := range b.env.slots {
+				if v.v != unbound {
+					f.env.slots[fr.Export[j]] = v
+				}
+			}
+			continue
+		}
+		for j := range fr.Export {
+			f.env.slots[fr.Export[j]] = valueSlot(nil)
+		}
+		if let, isLet := s.Branches[i].(*syntax.LetStmt); isLet && failed[i] != nil && m.surface && out.Keeps(i) {
+			f.env.slots[fr.Export[let.Name.Binding.Index]] = valueSlot(f.own(failed[i].Object()))
+		}
+	}
+	return ctrlNone, nil, false, nil
 }

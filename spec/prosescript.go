@@ -23,8 +23,8 @@ import (
 //     Under the earlier rules they stay arguments, as they always were.
 //   - The ProseScript statements prose does not run yet (`choice`,
 //     `block`/`do`, `session`, `resume`, `agent`, `use`, `const`,
-//     destructuring `let {a, b} =`, pipelines `| map:`, `parallel (...)`
-//     and `loop (max: N)` modifiers) draw one clear error naming the form
+//     destructuring `let {a, b} =`, pipelines `| map:`, and `loop (max:
+//     N)` without a condition) draw one clear error naming the form
 //     and what to write instead, in place of the parser's generic one.
 
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
@@ -98,7 +98,6 @@ var unsupported = sync.OnceValue(func() []unsupportedForm {
 		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?(session|resume)\b`), "session and resume", "declare a ## node (a function) and call it; it renders with the model"},
 		{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
 		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
-		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?parallel\s*\(`), "parallel modifiers (\"first\", \"any\", on-fail)", "write parallel: (all branches), or parallel first for x in xs: for the first to return"},
 		{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},
 		{regexp.MustCompile(`^loop\s+for\s+each\b`), "loop for each", "write for x in xs:"},
 		{regexp.MustCompile(`(^|\s)\|\s*(map|filter|pmap|reduce)\b`), "pipelines (| map:, | filter:, | reduce)", "write a collecting loop: let ys = for item in xs: ..."},

@@ -234,6 +234,23 @@ func scopeCases() []checkCase {
 				"5:7 error check/parallel-assign two parallel branches bind 'b'",
 				"7:8 error check/undefined-name undefined name 'b'",
 			}},
+		{name: "parallel modifiers", slots: "w",
+			code: "parallel (\"any\", count: 2, on-fail: \"continue\"):\n  let a = call w\n  let b = call w\nreturn [a, b]"},
+		{name: "parallel modifiers misspelt", slots: "w",
+			code: "parallel (\"frist\", on-fail: \"skip\"):\n  let a = call w\nreturn a",
+			want: []string{
+				"1:11 error check/parallel-mod \"frist\" is no parallel join: write one of \"all\", \"first\" or \"any\"",
+				"1:29 error check/parallel-mod \"skip\" is no on-fail policy",
+			}},
+		{name: "parallel count out of place", slots: "w",
+			code: "parallel (\"first\", count: 1):\n  let a = call w\nreturn a",
+			want: []string{"1:27 error check/parallel-mod count goes with the join \"any\""}},
+		{name: "parallel count above the branches", slots: "w",
+			code: "parallel (\"any\", count: 3):\n  let a = call w\n  let b = call w\nreturn [a, b]",
+			want: []string{"1:25 error check/parallel-mod count: 3, but the block has 2 branches"}},
+		{name: "parallel count below one", slots: "w",
+			code: "parallel (\"any\", count: 0):\n  let a = call w\nreturn a",
+			want: []string{"1:25 error check/parallel-mod count: 0: at least one branch must succeed"}},
 	}
 }
 

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -433,6 +434,7 @@ func continues(body []syntax.Stmt) bool {
 // and sees none of its siblings' names; the names its top-level lets bind
 // are visible after the block.
 func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
+	c.parallelMods(s)
 	type newName struct {
 		id *syntax.Ident
 	}
@@ -950,4 +952,57 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 			"the %s %s has the name of the %s %s, and overwrites it: line %d reads %s after the loop and gets its last value, not the %s; name the variable otherwise",
 			v.kw, v.id.Name, what, v.id.Name, c.f.Position(after).Line, v.id.Name, what)
 	}
+}
+
+// parallelMods checks the modifiers of `parallel (...)`: a join of "all",
+// "first" or "any"; count: a whole number from 1 to the number of
+// branches, with "any" only; on-fail: "fail-fast", "continue" or
+// "ignore". Each is written as a literal (the join is decided before a
+// branch runs).
+func (c *checker) parallelMods(s *syntax.ParallelStmt) {
+	word := func(x syntax.Expr, what string, allowed ...string) string {
+		lit, ok := x.(*syntax.StringLit)
+		if ok && slices.Contains(allowed, lit.Value) {
+			return lit.Value
+		}
+		got := "this"
+		if ok {
+			got = strconv.Quote(lit.Value)
+		}
+		c.diags.Errorf(c.f, x.Pos(), CodeParallelMod, "%s is no %s: write one of %s", got, what, quoteAll(allowed))
+		return ""
+	}
+	join := "all"
+	if s.Join != nil {
+		join = word(s.Join, "parallel join", "all", "first", "any")
+	}
+	if s.OnFail != nil {
+		word(s.OnFail, "on-fail policy", "fail-fast", "continue", "ignore")
+	}
+	if s.Count == nil {
+		return
+	}
+	n, ok := s.Count.(*syntax.NumberLit)
+	switch {
+	case !ok || !n.IsInt:
+		c.diags.Errorf(c.f, s.Count.Pos(), CodeParallelMod, "count is a whole number written out, like count: 2")
+	case join != "any" && join != "":
+		c.diags.Errorf(c.f, s.Count.Pos(), CodeParallelMod, "count goes with the join \"any\" (the first N branches to succeed): write parallel (\"any\", count: %d):", n.Int)
+	case n.Int < 1:
+		c.diags.Errorf(c.f, s.Count.Pos(), CodeParallelMod, "count: %d: at least one branch must succeed (count: 1 or more)", n.Int)
+	case n.Int > int64(len(s.Branches)):
+		c.diags.Errorf(c.f, s.Count.Pos(), CodeParallelMod, "count: %d, but the block has %d branches", n.Int, len(s.Branches))
+	}
+}
+
+// quoteAll is words, each quoted, joined with commas and "or".
+func quoteAll(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

@@ -138,6 +138,15 @@ type WhileStmt struct {
 // joined at the end of the block.
 type ParallelStmt struct {
 	Parallel diag.Pos
+	// Mods is the '(' of the modifiers, `parallel ("first", on-fail:
+	// "continue"):` (NoPos without them). Join is the strategy string
+	// ("all", "first" or "any"; nil: all), Count the `count:` value (nil
+	// without it), OnFail the `on-fail:` policy ("fail-fast", "continue"
+	// or "ignore"; nil: fail-fast). The checker checks their values.
+	Mods     diag.Pos
+	Join     Expr
+	Count    Expr
+	OnFail   Expr
 	Branches []Stmt
 	// Frames holds the slot layout of each branch (resolve.go).
 	Frames []*Frame

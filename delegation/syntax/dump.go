@@ -91,7 +91,17 @@ func dump(b *strings.Builder, n Node) {
 		}
 		sexp(b, head, append(items, n.Body)...)
 	case *ParallelStmt:
-		sexp(b, "parallel", n.Branches)
+		var items []any
+		if n.Join != nil {
+			items = append(items, "(join", n.Join, ")")
+		}
+		if n.Count != nil {
+			items = append(items, "(count", n.Count, ")")
+		}
+		if n.OnFail != nil {
+			items = append(items, "(on-fail", n.OnFail, ")")
+		}
+		sexp(b, "parallel", append(items, n.Branches)...)
 	case *TryStmt:
 		items := []any{"(body", n.Body, ")"}
 		if n.CatchPos.IsValid() {

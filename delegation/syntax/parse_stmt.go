@@ -49,7 +49,7 @@ func (p *parser) parseStmt() Stmt {
 		if next.kind == COLON && t.raw == "try" {
 			return p.parseTry()
 		}
-		if next.kind == COLON {
+		if next.kind == COLON || next.kind == LPAREN && t.raw == "parallel" {
 			return p.parseParallel()
 		}
 		if next.kind == NEWLINE && p.peek(2).kind == INDENT {
@@ -233,12 +233,62 @@ func (p *parser) parseLoopUpTo() Stmt {
 	return p.a.exprs.new(ExprStmt{X: r})
 }
 
-// parseParallel parses a block of concurrent branches.
+// parseParallel parses a block of concurrent branches, with the join's
+// modifiers.
 //
-//	parallel_stmt = 'parallel' block .
+//	parallel_stmt = 'parallel' [ '(' parallel_mod { ',' parallel_mod } ')' ] block .
+//	parallel_mod  = operand | 'count' ':' operand | 'on' '-' 'fail' ':' operand .
 func (p *parser) parseParallel() Stmt {
 	kw := p.advance()
-	return &ParallelStmt{Parallel: kw.pos, Branches: p.parseBlock("parallel")}
+	s := &ParallelStmt{Parallel: kw.pos}
+	if p.tok().kind == LPAREN {
+		s.Mods = p.advance().pos
+		const form = `like parallel ("any", count: 2, on-fail: "continue"):`
+		for first := true; ; first = false {
+			if !first {
+				if p.tok().kind != COMMA {
+					break
+				}
+				p.advance()
+			}
+			switch {
+			case p.isWord("count") && p.peek(1).kind == COLON:
+				at := p.advance().pos
+				p.advance()
+				if s.Count != nil {
+					p.errorf(at, "syntax/parallel-mod", "count is given twice in the parallel modifiers")
+				}
+				s.Count = p.parseOperand("the number of branches that must succeed after 'count:', " + form)
+			case p.isWord("on-fail") || p.isWord("on") && p.peek(1).kind == MINUS && isWordTok(p.peek(2), "fail"):
+				at := p.advance().pos
+				if p.tok().kind == MINUS {
+					p.advance()
+					p.advance()
+				}
+				p.expect(COLON, "after 'on-fail'")
+				if s.OnFail != nil {
+					p.errorf(at, "syntax/parallel-mod", "on-fail is given twice in the parallel modifiers")
+				}
+				s.OnFail = p.parseOperand(`the failure policy after 'on-fail:' ("fail-fast", "continue" or "ignore"), ` + form)
+			case p.tok().kind == IDENT && p.peek(1).kind == COLON:
+				t := p.tok()
+				p.errorf(t.pos, "syntax/parallel-mod", "unknown parallel modifier %q: the modifiers are a join (\"all\", \"first\" or \"any\"), count: N and on-fail: POLICY, %s", t.raw, form)
+				p.advance()
+				p.advance()
+				p.parseOperand("a modifier's value")
+			default:
+				at := p.tok().pos
+				x := p.parseOperand(`the join ("all", "first" or "any"), count: N or on-fail: POLICY, ` + form)
+				if s.Join != nil {
+					p.errorf(at, "syntax/parallel-mod", "the join is given twice in the parallel modifiers")
+				}
+				s.Join = x
+			}
+		}
+		p.expect(RPAREN, "to close the parallel modifiers")
+	}
+	s.Branches = p.parseBlock("parallel")
+	return s
 }
 
 // parseTry parses try/catch/finally.
