@@ -37,6 +37,17 @@ func (f *frame) prepare(x syntax.Expr) (*loop, error) {
 			return nil, f.errorf(x.X.Pos(), KindRuntime, "cannot loop over %s: it is %s, not a list: give it a list (a JSON array; a declared input or config key typed T[])", exprText(x.X), TypeName(v))
 		}
 		elems := l.Elems() // the elements present when the loop starts
+		if x.Max != nil {
+			// Decided: upstream's bound of a model-sized list. Items past
+			// it are never dropped in silence: the loop refuses the list.
+			max, err := f.count(x.Max, "loop max", true)
+			if err != nil {
+				return nil, err
+			}
+			if len(elems) > max {
+				return nil, f.errorf(x.X.Pos(), KindRuntime, "loop for each: %s has %d items, more than its (max: %d): raise the max, or cut the list before the loop (its items are not dropped in silence)", exprText(x.X), len(elems), max)
+			}
+		}
 		lp := &loop{pos: x.For, n: len(elems), parallel: x.Parallel, first: x.First, body: x.Body, frame: x.Frame}
 		lp.bind = func(f *frame, i int) {
 			f.let(x.Var, elems[i])

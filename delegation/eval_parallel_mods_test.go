@@ -121,3 +121,25 @@ catch as e:
 		t.Errorf("caught: %s", got)
 	}
 }
+
+// upstream's `loop for each X in XS (max: N)` loops over the list, and
+// refuses one longer than its bound rather than drop items.
+func TestLoopForEachBound(t *testing.T) {
+	got := mustRun(t, `
+let out = []
+loop for each x, i in ["a", "b", "c"] (max: 3):
+  append "{x}{i}" to out
+return out
+`, nil, nil)
+	if got != `["a0","b1","c2"]` {
+		t.Errorf("got %s", got)
+	}
+	e := runErr(t, `
+let xs = [1, 2, 3]
+loop for each x in xs (max: 2):
+  return x
+`, nil, nil)
+	if !strings.Contains(e.Error(), "'xs' has 3 items, more than its (max: 2)") {
+		t.Errorf("over the bound: %v", e)
+	}
+}

@@ -99,7 +99,6 @@ var unsupported = sync.OnceValue(func() []unsupportedForm {
 		{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
 		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
 		{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},
-		{regexp.MustCompile(`^loop\s+for\s+each\b`), "loop for each", "write for x in xs:"},
 		{regexp.MustCompile(`(^|\s)\|\s*(map|filter|pmap|reduce)\b`), "pipelines (| map:, | filter:, | reduce)", "write a collecting loop: let ys = for item in xs: ..."},
 	}
 })

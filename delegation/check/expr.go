@@ -119,6 +119,9 @@ func (c *checker) fields(fs []*syntax.Field, what string) {
 
 func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 	c.expr(e.X, false)
+	if e.Max != nil {
+		c.count(e.Max, "loop max")
+	}
 	if sh := c.shapeOf(e.X); sh != nil && sh.kind != kUnknown && sh.kind != kNull && sh.kind != kList {
 		what := pathOf(e.X)
 		if what == "" {

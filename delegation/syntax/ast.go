@@ -350,7 +350,10 @@ type ForExpr struct {
 	Var      *Ident
 	Index    *Ident // nil without `, INDEX`
 	X        Expr
-	Body     []Stmt
+	// Max is the bound of upstream's `loop for each VAR in X (max: N)`
+	// (nil for `for`): a list longer than it is an error, never cut.
+	Max  Expr
+	Body []Stmt
 	// Frame is the slot layout of one iteration of a parallel loop, nil
 	// for a sequential one (resolve.go).
 	Frame *Frame

@@ -203,6 +203,10 @@ func dumpExpr(b *strings.Builder, n Node) {
 		if n.Index != nil {
 			vars += "," + n.Index.Name
 		}
+		if n.Max != nil {
+			sexp(b, "loop-for-each", vars, n.X, "(max", n.Max, ")", n.Body)
+			break
+		}
 		sexp(b, loopHead("for", n.Parallel, n.First), vars, n.X, n.Body)
 	case *RepeatExpr:
 		items := []any{n.Count}

@@ -65,6 +65,9 @@ func (p *parser) parseStmt() Stmt {
 		if isWordTok(next, "up") && isWordTok(p.peek(2), "to") {
 			return p.parseLoopUpTo()
 		}
+		if isWordTok(next, "for") && isWordTok(p.peek(2), "each") {
+			return p.a.exprs.new(ExprStmt{X: p.parseLoopForEach()})
+		}
 	case "append", "record":
 		if startsOperand(next) {
 			return p.parseAppend(t.raw == "record")
@@ -477,6 +480,34 @@ func (p *parser) parseLoop() Expr {
 	p.expectWord("in", "after the loop variable: for x in list:")
 	f.X = p.parseOperand("the list to loop over after 'in': for x in list:")
 	f.Body = p.parseBlock("for")
+	return f
+}
+
+// parseLoopForEach parses upstream's bounded iteration over a list.
+//
+//	for_each = 'loop' 'for' 'each' IDENT [ ',' IDENT ] 'in' operand '(' 'max' ':' expr ')' block .
+func (p *parser) parseLoopForEach() Expr {
+	start := p.advance().pos // loop
+	p.advance()              // for
+	p.advance()              // each
+	f := p.a.fors.new(ForExpr{For: start})
+	f.Var = p.parseIdent("after 'loop for each'")
+	if p.tok().kind == COMMA {
+		p.advance()
+		f.Index = p.parseIdent("after ',' (loop for each x, i in list (max: N))")
+	}
+	p.expectWord("in", "after the loop variable: loop for each x in list (max: N):")
+	f.X = p.parseOperand("the list to loop over after 'in': loop for each x in list (max: N):")
+	if p.tok().kind != LPAREN {
+		p.errorf(p.tok().pos, "syntax/unbounded-loop", "'loop for each' needs its bound: loop for each x in list (max: N): (or write for x in list:)")
+	} else {
+		p.advance()
+		p.expectWord("max", "in the loop bound '(max: N)'")
+		p.expect(COLON, "after 'max'")
+		f.Max = p.parseOperand("the most iterations after 'max:', like (max: 20)")
+		p.expect(RPAREN, "to close '(max: N)'")
+	}
+	f.Body = p.parseBlock("loop for each")
 	return f
 }
 

@@ -412,6 +412,7 @@ func (r *resolver) expr(x Expr) {
 	case *ForExpr:
 		r.loops = append(r.loops, x)
 		r.expr(x.X)
+		r.expr(x.Max)
 		r.loop(x.Parallel || x.First, &x.Frame, x.Body, func() {
 			r.ident(x.Var)
 			r.ident(x.Index)

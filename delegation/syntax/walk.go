@@ -131,6 +131,9 @@ func walkExprChildren(n Node, fn func(Node) bool) {
 			Walk(n.Index, fn)
 		}
 		walkExpr(n.X)
+		if n.Max != nil {
+			walkExpr(n.Max)
+		}
 		for _, s := range n.Body {
 			Walk(s, fn)
 		}
