@@ -312,6 +312,11 @@ func (f *frame) evalMember(x *syntax.MemberExpr, probe bool) (Value, error) {
 			return nil, err
 		}
 	}
+	if x.Required {
+		if err := f.destructured(x, v); err != nil {
+			return nil, err
+		}
+	}
 	switch t := v.(type) {
 	case *Object:
 		if _, has := t.Get(x.Name); !has && !probe && x.Name != "length" {
@@ -371,6 +376,31 @@ func (f *frame) nearKey(x *syntax.MemberExpr, o *Object, from *syntax.CallExpr) 
 	}
 	return f.errorf(x.NamePos, KindRuntime, "%s.%s: %s has no key %q but has %q (%s %s the answer of call %s, line %d), so %s.%s would read null: make the service answer with the key %q, or read %s.%s",
 		what, x.Name, what, x.Name, near, what, rel, pathText(from.Target), f.position(from.Call).Line, what, x.Name, x.Name, what, near)
+}
+
+// destructured is the error of a destructuring let's member x of v (see
+// syntax.LetStmt): v must be an object holding x's key (semantics.md,
+// 16b): a destructuring names what it expects, so null or a missing key
+// is an error where a member read would give null.
+func (f *frame) destructured(x *syntax.MemberExpr, v Value) error {
+	what := pathText(x.X)
+	switch t := v.(type) {
+	case *Object:
+		if _, has := t.Get(x.Name); has {
+			return nil
+		}
+		keys := t.Keys()
+		have := "no key"
+		if len(keys) > 0 {
+			have = "the keys " + strings.Join(keys, ", ")
+		}
+		return f.errorf(x.NamePos, KindRuntime, "let %s: the value has no key %q (it has %s): name only keys it holds", what, x.Name, have)
+	case nil:
+		return f.errorf(x.NamePos, KindRuntime, "let %s: the value is null, not an object, so it has no key %q", what, x.Name)
+	case *List, string, bool, int64, float64:
+		return f.errorf(x.NamePos, KindRuntime, "let %s: the value is %s, not an object, so it has no key %q", what, TypeName(v), x.Name)
+	}
+	return nil
 }
 
 // answerOf is the call whose answer the name a member path starts from

@@ -143,3 +143,34 @@ loop for each x in xs (max: 2):
 		t.Errorf("over the bound: %v", e)
 	}
 }
+
+// `let {a, b} = X` binds a and b to X's members; a key X lacks, or a
+// value that is no object, is an error where a member read gives null.
+func TestDestructuringLet(t *testing.T) {
+	c := newCaller().on("r", func(ctx context.Context, req *CallRequest) (Value, error) {
+		return FromJSON([]byte(`{"findings": ["f"], "sources": 2}`))
+	})
+	g := map[string]Value{"r": svc("r")}
+	got := mustRun(t, `
+let {findings, sources} = call r
+const {k,} = {k: 1}
+return [findings, sources, k]
+`, g, &Host{Caller: c})
+	if got != `[["f"],2,1]` {
+		t.Errorf("got %s", got)
+	}
+	e := runErr(t, `
+let {findings, notes} = call r
+return notes
+`, g, &Host{Caller: c})
+	if !strings.Contains(e.Error(), `the value has no key "notes" (it has the keys findings, sources)`) {
+		t.Errorf("missing key: %v", e)
+	}
+	e = runErr(t, `
+let {a} = null
+return a
+`, nil, nil)
+	if !strings.Contains(e.Error(), `the value is null, not an object`) {
+		t.Errorf("null: %v", e)
+	}
+}

@@ -90,7 +90,6 @@ func backoffObject(name string, at diag.Pos) *syntax.ObjectLit {
 // every prose command starts.
 var unsupported = sync.OnceValue(func() []unsupportedForm {
 	return []unsupportedForm{
-		{regexp.MustCompile(`^(let|const)\s*\{`), "destructuring (let {a, b} = ...)", "bind the result and read its members: let r = call ...; let a = r.a"},
 		{regexp.MustCompile(`^choice\b`), "choice", "write if/elif/else over the conditions"},
 		{regexp.MustCompile(`^option\b`), "choice", "write if/elif/else over the conditions"},
 		{regexp.MustCompile(`^block\b`), "block", "call a ## node or a sibling function instead"},

@@ -83,7 +83,11 @@ func collect[N Node](p *Program) []N {
 // LetStmt is `let NAME = VALUE`. VALUE may be a CallExpr or a loop
 // (ForExpr, RepeatExpr) that collects one value per iteration.
 type LetStmt struct {
-	Let   diag.Pos
+	Let diag.Pos
+	// Name is the name bound. `let {a, b} = X` is three statements: a
+	// let of a hidden name spelt as the braces are ("{a, b}", which no
+	// name can be) to X, and one let of each name to its member
+	// (MemberExpr.Required).
 	Name  *Ident
 	Value Expr
 	// Const is set for `const NAME = VALUE`: a binding no later let or
@@ -271,6 +275,10 @@ type MemberExpr struct {
 	X       Expr
 	NamePos diag.Pos
 	Name    string
+	// Required is set on the member reads a destructuring let is written
+	// as (`let {a, b} = X` binds a to X.a, b to X.b): X must be an object
+	// holding the key, not null, not missing it.
+	Required bool
 }
 
 // IndexExpr is `X[Index]`.

@@ -10,6 +10,7 @@ import (
 
 // fuzzSeeds are small programs exercising every form and the error paths.
 var fuzzSeeds = []string{
+	"let {a, b,} = call x\nconst {c} = a\nparallel:\n  let {d} = call y\n",
 	"parallel (\"any\", count: 2, on-fail: \"continue\"):\n  let a = call x\n  let b = call y\nparallel (on - fail: \"ignore\", count: n, foo: 1):\n  call z\n",
 	"let x = call a\n  k: [1, 2]\n  retries 2\n  timeout 30s\n  backoff {initial: 200ms, max: 10s, multiplier: 2}\n  on_fail use {d: \"x\" + y}\n",
 	"let r = parallel first for c, i in cs:\n  try:\n    return call c\n  catch as e:\n    throw e\n  finally:\n    x = 1\n",

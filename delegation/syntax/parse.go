@@ -46,12 +46,15 @@ type parser struct {
 	a arena // the nodes of this parse
 	// Scratch stacks: the items of the lists being parsed, nested lists'
 	// above their parents', copied out to the arena when a list ends.
-	stmtStack  []Stmt
-	fieldStack []*Field
-	exprStack  []Expr
-	wordStack  []Word
-	cwords     []cword
-	low        []string
+	stmtStack []Stmt
+	// destructured are the lets a destructuring let stands for after its
+	// first (parseLet), which the statement list takes next.
+	destructured []Stmt
+	fieldStack   []*Field
+	exprStack    []Expr
+	wordStack    []Word
+	cwords       []cword
+	low          []string
 }
 
 // buffers is the scratch state of one parse, kept in a pool from one
@@ -459,7 +462,9 @@ func (p *parser) parseStmtList() []Stmt {
 	for k := p.tok().kind; k != OUTDENT && k != EOF; k = p.tok().kind {
 		if s := p.safeStmt(); s != nil {
 			p.stmtStack = append(p.stmtStack, s)
+			p.stmtStack = append(p.stmtStack, p.destructured...)
 		}
+		p.destructured = nil
 	}
 	list := p.a.stmtLists.cut(p.stmtStack[base:])
 	clear(p.stmtStack[base:])

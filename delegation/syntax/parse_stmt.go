@@ -1,6 +1,10 @@
 package syntax
 
-import "github.com/proselang/prose/diag"
+import (
+	"strings"
+
+	"github.com/proselang/prose/diag"
+)
 
 // parseStmt dispatches on the first word of a line. Keywords are
 // contextual: a line holding a top-level '=' (other than `let`) is an
@@ -123,6 +127,9 @@ func (p *parser) parseLet() Stmt {
 	if let.raw == "const" {
 		kw, after = "const", "after 'const'"
 	}
+	if p.tok().kind == LBRACE {
+		return p.parseDestructure(let, kw)
+	}
 	name := p.parseIdent(after)
 	if t := p.tok(); t.kind != ASSIGN {
 		p.errorf(t.pos, "syntax/expected", "expected '%s' after '%s %s', found %s", ASSIGN, kw, name.Name, describe(t))
@@ -131,6 +138,47 @@ func (p *parser) parseLet() Stmt {
 	v := p.parseValue()
 	p.endStmt(kw + " statement")
 	return p.a.lets.new(LetStmt{Let: let.pos, Name: name, Value: v, Const: kw == "const"})
+}
+
+// parseDestructure parses a destructuring let, after its keyword: the
+// let of the hidden name "{a, b}" to the value, with the lets of a and b
+// to its members left in p.destructured (see LetStmt).
+//
+//	destructure = ('let' | 'const') '{' IDENT { ',' IDENT } [ ',' ] '}' '=' value NEWLINE .
+func (p *parser) parseDestructure(let token, kw string) Stmt {
+	open := p.advance()
+	var names []*Ident
+	seen := map[string]bool{}
+	for p.tok().kind != RBRACE {
+		id := p.parseIdent("in the braces of a destructuring " + kw + ": " + kw + " {a, b} = call x")
+		if seen[id.Name] {
+			p.errorf(id.NamePos, "syntax/destructure", "%s is named twice in the braces", id.Name)
+		}
+		seen[id.Name] = true
+		names = append(names, id)
+		if p.tok().kind != COMMA {
+			break
+		}
+		p.advance()
+	}
+	p.expect(RBRACE, "to close the names of a destructuring "+kw+": "+kw+" {a, b} = call x")
+	if len(names) == 0 {
+		p.errorf(open.pos, "syntax/destructure", "a destructuring %s names at least one member: %s {a, b} = call x", kw, kw)
+	}
+	p.expect(ASSIGN, "after the braces of a destructuring "+kw)
+	v := p.parseValue()
+	p.endStmt(kw + " statement")
+	spelt := make([]string, len(names))
+	for i, n := range names {
+		spelt[i] = n.Name
+	}
+	holder := "{" + strings.Join(spelt, ", ") + "}"
+	first := p.a.lets.new(LetStmt{Let: let.pos, Name: p.a.idents.new(Ident{NamePos: open.pos, Name: holder}), Value: v, Const: kw == "const"})
+	for _, n := range names {
+		m := p.a.members.new(MemberExpr{X: p.a.idents.new(Ident{NamePos: open.pos, Name: holder}), NamePos: n.NamePos, Name: n.Name, Required: true})
+		p.destructured = append(p.destructured, p.a.lets.new(LetStmt{Let: let.pos, Name: n, Value: m, Const: kw == "const"}))
+	}
+	return first
 }
 
 // parseAssign parses an assignment to a name or an indexed element.
@@ -291,6 +339,22 @@ func (p *parser) parseParallel() Stmt {
 		p.expect(RPAREN, "to close the parallel modifiers")
 	}
 	s.Branches = p.parseBlock("parallel")
+	// A destructuring let is several statements (LetStmt), which would be
+	// as many branches: refused, and taken out.
+	kept := s.Branches[:0]
+	for _, br := range s.Branches {
+		if let, ok := br.(*LetStmt); ok {
+			if strings.HasPrefix(let.Name.Name, "{") {
+				p.report(let.Name.NamePos, "syntax/destructure", "a destructuring let cannot be a branch of a parallel block: bind the value in the branch (let r = call ...) and destructure it after the block (let %s = r)", let.Name.Name)
+				continue
+			}
+			if m, ok := let.Value.(*MemberExpr); ok && m.Required {
+				continue
+			}
+		}
+		kept = append(kept, br)
+	}
+	s.Branches = kept
 	return s
 }
 

@@ -52,6 +52,7 @@ func TestParseForms(t *testing.T) {
 		{"first as variable", "let first = 1\nfor first in xs:\n  first", "(let first 1)\n(for first xs first)"},
 		{"parallel block", "parallel:\n  let a = call x\n  let b = call y", `(parallel (let a (call x)) (let b (call y)))`},
 		{"parallel modifiers", "parallel (\"any\", count: 2, on-fail: \"continue\"):\n  let a = call x\n  let b = call y", `(parallel (join "any") (count 2) (on-fail "continue") (let a (call x)) (let b (call y)))`},
+		{"destructuring let", "let {a, b} = call x", "(let {a, b} (call x))\n(let a (. {a, b} a))\n(let b (. {a, b} b))"},
 		{"loop for each", "loop for each item, i in items (max: 20):\n  call p\n    item: item", `(loop-for-each item,i items (max 20) (call p (arg item item)))`},
 		{"parallel on - fail", "parallel (on - fail: \"ignore\", \"first\"):\n  let a = call x", `(parallel (join "first") (on-fail "ignore") (let a (call x)))`},
 		{"loop while", "loop while x < 3 (max: 10):\n  x = x + 1", `(while (< x 3) (max 10) (= x (+ x 1)))`},
