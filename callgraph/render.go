@@ -80,20 +80,95 @@ func RenderWith(client func(model string) (*llm.Client, error)) func(*bind.Rende
 
 // maintainsText is the body of n's ### Maintains when it holds more than
 // list items (prose, postconditions, #### facets), else "": the items
-// alone are already the outputs of the prompt.
+// alone are already the outputs of the prompt. A top-level item that
+// only declares an output (`- `brief`: the brief`, with nothing indented
+// under it) is left out of it too: the prompt lists it under the outputs,
+// and a second copy is tokens the model is paid for.
 func maintainsText(n *spec.Spec) string {
+	outputs := map[string]bool{}
+	for _, o := range n.Outputs {
+		outputs[o.Name] = true
+	}
 	for _, sec := range n.Sections {
 		if sec.Key != "ensures" || !strings.EqualFold(strings.TrimSpace(sec.Heading), "maintains") {
 			continue
 		}
-		for _, line := range strings.Split(sec.Body, "\n") {
+		lines := strings.Split(sec.Body, "\n")
+		more := false
+		for _, line := range lines {
 			t := strings.TrimSpace(line)
 			if t != "" && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && line[0] != ' ' && line[0] != '\t' {
-				return strings.TrimSpace(sec.Body)
+				more = true
+				break
 			}
 		}
+		if !more {
+			return ""
+		}
+		var kept []string
+		facets := false // under a #### facet, an item says where its field belongs: kept
+		for i, line := range lines {
+			facets = facets || strings.HasPrefix(line, "#")
+			if name, ok := declarationItem(line); ok && !facets && outputs[name] && !indentedAfter(lines, i) {
+				continue
+			}
+			kept = append(kept, line)
+		}
+		return strings.TrimSpace(collapseBlankLines(strings.Join(kept, "\n")))
 	}
 	return ""
+}
+
+// declarationItem is the name a top-level list item declares
+// (`- `name`: ...` or `- name: ...`), and whether the line is one.
+func declarationItem(line string) (string, bool) {
+	if !strings.HasPrefix(line, "- ") && !strings.HasPrefix(line, "* ") {
+		return "", false
+	}
+	rest := line[2:]
+	name, _, ok := strings.Cut(rest, ":")
+	if !ok {
+		return "", false
+	}
+	name = strings.TrimSpace(name)
+	if strings.HasPrefix(name, "`") && strings.HasSuffix(name, "`") && len(name) > 2 {
+		name = name[1 : len(name)-1]
+	}
+	if name == "" || strings.ContainsAny(name, " `") {
+		return "", false
+	}
+	return name, true
+}
+
+// indentedAfter reports whether lines[i] is followed by an indented
+// line before the next line at its level (an item's nested text).
+func indentedAfter(lines []string, i int) bool {
+	for _, l := range lines[i+1:] {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		return l[0] == ' ' || l[0] == '\t'
+	}
+	return false
+}
+
+// collapseBlankLines turns runs of blank lines into one.
+func collapseBlankLines(s string) string {
+	var b strings.Builder
+	blank := false
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == "" {
+			if blank {
+				continue
+			}
+			blank = true
+		} else {
+			blank = false
+		}
+		b.WriteString(l)
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // returnsText is the body of n's ### Returns when it holds more than its
