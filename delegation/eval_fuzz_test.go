@@ -21,6 +21,9 @@ func FuzzRun(f *testing.F) {
 		"for x, i in [null, {}]:\n  append x.y to xs\nreturn xs.length - 1\n",
 		"append xs to xs\nlet r = call s\n  xs: xs\nreturn xs == xs\n",
 		"let o = {}\no[\"k\"] = o\nreturn [o]\n",
+		"parallel (\"any\", count: 2, on-fail: \"continue\"):\n  let a = call s\n  let b = [1, 2][5]\n  let c = call s\nreturn [a, b, c]\n",
+		"parallel (\"first\", on-fail: \"ignore\"):\n  let a = call s\n  let b = call s\nlet {x, y} = {x: a, y: b}\nreturn x\n",
+		"loop for each x, i in [1, 2] (max: 2):\n  append x to xs\nreturn xs\n",
 	} {
 		f.Add(seed)
 	}
