@@ -184,6 +184,8 @@ type index struct {
 	whole bool
 	// writes counts the writes made through s (Writes).
 	writes uint64
+	// tail is the buffer failedTail reads a ledger's tail into.
+	tail []byte
 }
 
 // Held reports whether the caller said it holds the directory's lock for

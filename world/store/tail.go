@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"io"
 
 	"github.com/proselang/prose/internal/filekind"
@@ -21,13 +22,12 @@ import (
 //
 // So the entry records where the last non-failed receipt's line ends in
 // the ledger (ok_end), and vouched reads the ledger from there to its end
-// (the failed tail alone) and checks it without decoding it: walking back
-// from the last receipt (the one the head record names), each line must
-// hash to the hash the receipt after it names as prev (the last line to
-// the last receipt's hash) and be a failed receipt of the node, and the
-// prev of the first must be the hash of the entry's last non-failed
-// receipt ("" when the node has none: then the tail is the whole ledger,
-// read from its start). The hashes pin each receipt's content, so what
+// (the failed tail alone) and checks it without decoding it: each line
+// must be a failed receipt of the node and hash to the prev of the line
+// after it, the last line to the last receipt's hash (the one the head
+// record names), and the prev of the first must be the hash of the
+// entry's last non-failed receipt ("" when the node has none: then the
+// tail is the whole ledger, read from its start). The hashes pin each receipt's content, so what
 // the tail says of a receipt (its status, its prev) is what that receipt
 // says, wherever the bytes came from: an ok_end pointed elsewhere, a line
 // edited or a receipt left out is a chain that does not close, and the
@@ -40,7 +40,9 @@ import (
 // failedTail reports whether node's ledger, from e's ok_end (from its
 // start when e has no non-failed receipt) to the size e recorded, is the
 // failed receipts after e.LastOK, the last of them e.Last. e's receipts
-// were checked by their hashes; the head record names e.Last.
+// were checked by their hashes; the head record names e.Last. idx.mu is
+// held: the bytes are read into the index's buffer, reused from node to
+// node.
 func (s *Store) failedTail(node string, e *indexEntry) bool {
 	from := e.OKEnd
 	if e.LastOK == nil {
@@ -52,47 +54,73 @@ func (s *Store) failedTail(node string, e *indexEntry) bool {
 	if from >= to {
 		return false
 	}
-	b, err := readRange(s.LedgerPath(node), from, to)
-	if err != nil || b[len(b)-1] != '\n' {
+	b, err := readRange(s.LedgerPath(node), from, to, s.idx.tail[:0])
+	if err != nil {
+		return false
+	}
+	s.idx.tail = b
+	if b[len(b)-1] != '\n' {
 		return false
 	}
 	var quoted bytes.Buffer
 	canon.WriteString(&quoted, node)
-	want := e.Last.Hash
-	b = b[:len(b)-1]
-	for {
-		i := bytes.LastIndexByte(b, '\n')
-		h, prev, ok := failedLine(b[i+1:], quoted.Bytes())
-		if !ok || h != want {
+	// From the first line on: each prev the hash the line before gives
+	// (the first's the last non-failed receipt's), the last line's hash
+	// the last receipt's. The chain is pinned at both ends.
+	lh := newLineHasher()
+	want := ""
+	if e.LastOK != nil {
+		want = e.LastOK.Hash
+	}
+	var prevHash [len(lh.text)]byte
+	last := prevHash[:0]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		h, prev, ok := lh.failedLine(b[:i], quoted.Bytes())
+		if !ok {
 			return false
 		}
-		want = prev
-		if i < 0 {
-			break
+		if len(last) == 0 && string(prev) != want || len(last) > 0 && !bytes.Equal(prev, last) {
+			return false
 		}
-		b = b[:i]
+		last = append(prevHash[:0], h...)
+		b = b[i+1:]
 	}
-	if e.LastOK == nil {
-		return want == ""
-	}
-	return want == e.LastOK.Hash
+	return string(last) == e.Last.Hash
 }
 
-// readRange reads bytes from to to of the regular file p.
-func readRange(p string, from, to int64) ([]byte, error) {
+// readRange reads bytes from to to of the regular file p, into buf's
+// room when it has enough.
+func readRange(p string, from, to int64, buf []byte) ([]byte, error) {
 	f, err := filekind.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b := make([]byte, to-from)
-	if _, err := f.ReadAt(b, from); err != nil {
+	n := int(to - from)
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := f.ReadAt(buf, from); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, err
 	}
-	return b, nil
+	return buf, nil
+}
+
+// lineHasher is what failedLine reuses from line to line.
+type lineHasher struct {
+	sum  hash.Hash
+	text [len("sha256:") + 2*sha256.Size]byte
+}
+
+func newLineHasher() *lineHasher {
+	lh := &lineHasher{sum: sha256.New()}
+	copy(lh.text[:], "sha256:")
+	return lh
 }
 
 // failedLine reads one ledger line as a failed receipt of the node whose
@@ -100,17 +128,19 @@ func readRange(p string, from, to int64) ([]byte, error) {
 // the receipt's hash as its content gives it (the sha256 of the line
 // without its members hash, key and sig: the line is canonical JSON,
 // members in order, as Append writes it, and the hash covers the same
-// JSON without those three), prev its prev. ok is false unless the line
-// is one object whose top-level members each occur once, of format 1.0 or
-// 1.1, status "failed", node quoted and a prev without escapes. The line's
-// own hash member is not read: the caller compares hash with the hash it
-// expects, and a line not written canonically hashes to something else.
-func failedLine(line, quoted []byte) (hash, prev string, ok bool) {
+// JSON without those three), prev its prev; both are valid until the
+// next call. ok is false unless the line is one object whose top-level
+// members each occur once, of format 1.0 or 1.1, status "failed", node
+// quoted and a prev without escapes. The line's own hash member is not
+// read: the caller compares hash with the hash it expects, and a line not
+// written canonically hashes to something else.
+func (lh *lineHasher) failedLine(line, quoted []byte) (hash, prev []byte, ok bool) {
 	if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' {
-		return "", "", false
+		return nil, nil, false
 	}
-	sum := sha256.New()
-	sum.Write([]byte{'{'})
+	sum := lh.sum
+	sum.Reset()
+	sum.Write(line[:1])
 	var status, format, node, prevRaw []byte
 	var seen uint8
 	first := true
@@ -118,17 +148,17 @@ func failedLine(line, quoted []byte) (hash, prev string, ok bool) {
 	for {
 		start := i
 		if line[i] != '"' {
-			return "", "", false
+			return nil, nil, false
 		}
 		k, ok := skipString(line, i)
 		if !ok || k >= len(line) || line[k] != ':' {
-			return "", "", false
+			return nil, nil, false
 		}
 		key := line[i+1 : k-1]
 		v := k + 1
 		end, ok := skipValue(line, v)
 		if !ok || end >= len(line) {
-			return "", "", false
+			return nil, nil, false
 		}
 		val := line[v:end]
 		bit := uint8(0)
@@ -149,12 +179,12 @@ func failedLine(line, quoted []byte) (hash, prev string, ok bool) {
 			bit, prevRaw = 64, val
 		}
 		if seen&bit != 0 {
-			return "", "", false
+			return nil, nil, false
 		}
 		seen |= bit
 		if bit > 4 || bit == 0 {
 			if !first {
-				sum.Write([]byte{','})
+				sum.Write(line[start-1 : start]) // the comma before
 			}
 			sum.Write(line[start:end])
 			first = false
@@ -165,20 +195,21 @@ func failedLine(line, quoted []byte) (hash, prev string, ok bool) {
 			continue
 		case '}':
 			if end != len(line)-1 {
-				return "", "", false
+				return nil, nil, false
 			}
 		default:
-			return "", "", false
+			return nil, nil, false
 		}
 		break
 	}
-	sum.Write([]byte{'}'})
+	sum.Write(line[len(line)-1:])
 	if string(status) != `"failed"` || string(format) != `"1.1"` && string(format) != `"1.0"` || !bytes.Equal(node, quoted) ||
 		len(prevRaw) < 2 || bytes.IndexByte(prevRaw, '\\') >= 0 {
-		return "", "", false
+		return nil, nil, false
 	}
 	var d [sha256.Size]byte
-	return "sha256:" + hex.EncodeToString(sum.Sum(d[:0])), string(prevRaw[1 : len(prevRaw)-1]), true
+	hex.Encode(lh.text[len("sha256:"):], sum.Sum(d[:0]))
+	return lh.text[:], prevRaw[1 : len(prevRaw)-1], true
 }
 
 // skipValue is the index just past the JSON value that starts at b[i]
