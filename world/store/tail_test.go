@@ -19,13 +19,20 @@ import (
 // the files (not an entry whose files moved within the clock's
 // granularity of the index); and its receipts.
 func tailStore(t *testing.T, statuses ...receipt.Status) (*Store, []*receipt.Receipt) {
+	return signedTailStore(t, nil, statuses...)
+}
+
+// signedTailStore is tailStore, signed by key (nil: unsigned).
+func signedTailStore(t *testing.T, key ed25519.PrivateKey, statuses ...receipt.Status) (*Store, []*receipt.Receipt) {
 	t.Helper()
 	s, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Extend(nil); err != nil {
-		t.Fatal(err)
+	for i := 0; i < 2; i++ { // the second as the store's signer
+		if err := s.Extend(key); err != nil {
+			t.Fatal(err)
+		}
 	}
 	prev, version := "", ""
 	var rs []*receipt.Receipt
@@ -37,7 +44,7 @@ func tailStore(t *testing.T, statuses ...receipt.Status) (*Store, []*receipt.Rec
 		} else {
 			r.Reason = fmt.Sprintf(`render %d failed: "status":"rendered"}`, i)
 		}
-		r.Seal(nil)
+		r.Seal(key)
 		if _, err := s.Standing("n"); err != nil {
 			t.Fatal(err)
 		}
@@ -65,13 +72,13 @@ func tailStore(t *testing.T, statuses ...receipt.Status) (*Store, []*receipt.Rec
 // before it plans it (the check before the drain, its standing and its
 // receipts, the repair of its published files), returning the Store and
 // how many whole ledgers that read.
-func drainReads(t *testing.T, dir string) (*Store, uint64) {
+func drainReads(t *testing.T, dir string, key ed25519.PrivateKey) (*Store, uint64) {
 	t.Helper()
 	fresh, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fresh.Extend(nil); err != nil {
+	if err := fresh.Extend(key); err != nil {
 		t.Fatal(err)
 	}
 	sd, err := fresh.Standing("n")
@@ -105,13 +112,22 @@ func TestFailedTailReadsNoLedger(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(statuses), func(t *testing.T) {
 			s, _ := tailStore(t, statuses...)
-			fresh, reads := drainReads(t, s.Dir)
+			fresh, reads := drainReads(t, s.Dir, nil)
 			if reads != 0 {
 				t.Fatalf("a process opening the store read %d whole ledgers, want none", reads)
 			}
 			wantStanding(t, fresh)
 		})
 	}
+	t.Run("signed", func(t *testing.T) {
+		_, key, _ := ed25519.GenerateKey(nil)
+		s, _ := signedTailStore(t, key, R, F, F, F)
+		fresh, reads := drainReads(t, s.Dir, key)
+		if reads != 0 {
+			t.Fatalf("a process opening the signed store read %d whole ledgers, want none", reads)
+		}
+		wantStanding(t, fresh)
+	})
 }
 
 // TestFailedTailForgedIsNotBelieved: an index entry of a node whose last
