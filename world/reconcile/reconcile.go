@@ -622,11 +622,12 @@ func (d *drainer) settled(n *graph.Node) bool {
 // rendering after what it reads moved. So the record is believed only
 // when the receipt its key comes from (the last non-failed one, or a last
 // one that failed with an input absent) has n's contract now, read every
-// edge n reads now, and was committed after the last receipt of each
-// producer: what each producer publishes now is what that receipt's key
-// was derived from (and, where the producer's last receipt fingerprints
+// edge n reads now, and was committed after the last non-failed receipt
+// of each producer (what it publishes: its failures since keep it): what
+// each producer publishes now is what that receipt's key was derived
+// from (and, where the producer's last non-failed receipt fingerprints
 // the part an edge reads, that fingerprint is the one r read).
-// Otherwise n's key is derived again: a node whose producer committed
+// Otherwise n's key is derived again: a node whose producer published
 // since its own last receipt pays that on each drain of a process that
 // opens the store, until it renders again. A gateway needs no vouching:
 // without an event, which unsettles it, it never renders, settled or
@@ -655,21 +656,27 @@ func (d *drainer) vouched(n *graph.Node) bool {
 		if ps.receipts() != nil {
 			return false
 		}
-		if ps.last == nil {
-			// It never committed: what r read of it must be absent.
+		// What the producer publishes is what its last non-failed receipt
+		// left published: a failed receipt keeps the truth before it
+		// (commit), so the producer's failures since r moved nothing r
+		// read (decided), and the store vouches that no receipt between
+		// that one and the last is non-failed (store's failedTail).
+		pub := ps.lastOK
+		if pub == nil {
+			// It never published: what r read of it must be absent.
 			if fp, ok := r.Inputs[EdgeKey(e)]; ok && fp != AbsentFingerprint {
 				return false
 			}
 			continue
 		}
-		if l := ps.last; l.Drain > r.Drain || l.Drain == r.Drain && l.Seq >= r.Seq {
+		if pub.Drain > r.Drain || pub.Drain == r.Drain && pub.Seq >= r.Seq {
 			return false
 		}
 		// A second guard, for drains numbered anew after the nodes of the
 		// highest numbers left the graph: the part r read is the one the
-		// producer's last receipt fingerprints.
+		// producer's last non-failed receipt fingerprints.
 		if fp, ok := r.Inputs[EdgeKey(e)]; ok && fp != AbsentFingerprint {
-			if now, ok := ps.last.Facets[e.Facet]; ok && now != fp {
+			if now, ok := pub.Facets[e.Facet]; ok && now != fp {
 				return false
 			}
 		}

@@ -214,3 +214,92 @@ func TestScanRecordForgedContract(t *testing.T) {
 		t.Fatalf("after its contract moved and the scan record was forged to it, the drain rendered %v; want n00001", got)
 	}
 }
+
+// TestIndexForgedToAnOlderRender: a node whose last receipts failed, its
+// index entry forged (checksum recomputed) to name as its last non-failed
+// receipt an older one, whose key is the one the node derives now, is not
+// kept from rendering: its gateway publishes again what that older
+// receipt read, not what its last non-failed one read, and the store does
+// not believe the entry (its failed tail does not chain back to that
+// receipt), so the node renders, and its subscriber after it. Believed,
+// the entry would have left both publishing what they derived from the
+// gateway's truth before, with exit 0.
+func TestIndexForgedToAnOlderRender(t *testing.T) {
+	dir := t.TempDir()
+	if err := testenv.WriteChain(dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	g, diags, err := graph.Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	stateDir := filepath.Join(dir, ".prose", "world")
+	// A node failing is bound otherwise (its contract moves), so that
+	// once bound back it stands on its last non-failed receipt again.
+	drain := func(event string, fail ...string) *reconcile.Result {
+		t.Helper()
+		st, err := store.Open(stateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := scripted{fail: map[string]bool{}}
+		for _, f := range fail {
+			r.fail[f] = true
+		}
+		o := reconcile.Options{Graph: g, Store: st,
+			Binding: func(n *graph.Node) string {
+				if r.fail[n.ID] {
+					return "failing"
+				}
+				return "scripted"
+			},
+			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil },
+		}
+		if event != "" {
+			o.Events = map[string][]any{"n00000": {map[string]any{"id": event}}}
+		}
+		res, err := reconcile.Drain(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := drain("a"); res.Rendered != 3 {
+		t.Fatalf("first drain rendered %d of 3", res.Rendered)
+	}
+	if res := drain("b"); res.Rendered != 3 {
+		t.Fatalf("second drain rendered %d of 3", res.Rendered)
+	}
+	// The gateway publishes a again; the others fail, twice.
+	if res := drain("a", "n00001", "n00002"); res.Rendered != 1 || res.Failed != 2 {
+		t.Fatalf("third drain: %d rendered, %d failed; want 1 and 2", res.Rendered, res.Failed)
+	}
+	if res := drain("", "n00001", "n00002"); res.Failed != 2 {
+		t.Fatalf("fourth drain: %d failed, want 2", res.Failed)
+	}
+	st, err := store.Open(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := st.Ledger("n00001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger, err := os.ReadFile(st.LedgerPath("n00001"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := indexEntries(t, st.IndexPath())["n00001"]
+	first, _ := json.Marshal(rs[0])
+	var older map[string]any
+	if err := json.Unmarshal(first, &older); err != nil {
+		t.Fatal(err)
+	}
+	e["last_ok"] = older
+	e["ok_end"] = bytes.IndexByte(ledger, '\n') + 1
+	appendEntry(t, st.IndexPath(), e)
+
+	if got := rendered(drain("")); len(got) != 2 || got[0] != "n00001" || got[1] != "n00002" {
+		t.Fatalf("after n00001's entry was forged to name its first render, the drain rendered %v; want n00001 and n00002 rendered from the gateway's a", got)
+	}
+}

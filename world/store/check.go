@@ -151,6 +151,9 @@ func (s *Store) checkNodeBytes(name string, full bool) (rs []*receipt.Receipt, p
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, []Problem{{lp, errText(err, lp)}}, nil
 	}
+	if err == nil {
+		s.ledgerReads.Add(1)
+	}
 	if h == nil && len(bytes.TrimSpace(b)) > 0 {
 		// A node's first commit writes a head of 0 receipts, then the
 		// ledger: a reader beside it that read no head and then a
@@ -597,6 +600,9 @@ func (s *Store) publishedProblems(node string, last *receipt.Receipt, want, befo
 func (s *Store) Repair(node string, facets []string) (bool, error) {
 	if s.publishedKnown(node, facets) {
 		return false, nil // as the index recorded them: the version's
+	}
+	if s.unpublished(node) {
+		return false, nil // as its ledger says: no truth to compare
 	}
 	rs, err := s.Ledger(node)
 	if err != nil || len(rs) == 0 || rs[len(rs)-1].Version == "" {

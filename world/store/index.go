@@ -114,6 +114,10 @@ type indexEntry struct {
 	// Trust is what the ledger was checked against: the store's signer
 	// and the trusted key (Extend's setTrust).
 	Trust string `json:"trust,omitempty"`
+	// OKEnd is where LastOK's line ends in the ledger (past its newline):
+	// the receipts after it, all failed, are the ledger's bytes from there
+	// on (failedTail). 0: not recorded, or no LastOK.
+	OKEnd int64 `json:"ok_end,omitempty"`
 	// checked: this Store checked the entry against the files (or wrote
 	// them) since it was loaded; pubChecked: the same of Published.
 	checked, pubChecked bool
@@ -180,6 +184,8 @@ type index struct {
 	whole bool
 	// writes counts the writes made through s (Writes).
 	writes uint64
+	// tail is the buffer failedTail reads a ledger's tail into.
+	tail []byte
 }
 
 // Held reports whether the caller said it holds the directory's lock for
@@ -332,12 +338,17 @@ func (s *Store) fresh(node string) *indexEntry {
 // with exit 0 and a store that verifies). So an entry is believed only
 // when each of its receipts checks by its own hash (and, in a signed
 // store or under a trusted key, its signature by that key), its last
-// receipt is the one the node's head record names, and its last
-// non-failed receipt is that one or the one just before it, and the
-// head covers the whole ledger (signed by the store's key, in a signed
-// store). Otherwise the node's receipts are read from its ledger, and
-// the entry written anew. This decodes every entry a process reads from
-// the file, and reads each node's head record once per process.
+// receipt is the one the node's head record names, the head covers the
+// whole ledger (signed by the store's key, in a signed store), and its
+// last non-failed receipt is that one, or the one just before it, or,
+// when more than one receipt failed since, the one the failed receipts
+// of the ledger's tail chain back to (failedTail, tail.go: an older
+// non-failed receipt named, or an ok_end pointed elsewhere, does not
+// close the chain). Otherwise the node's receipts are read from its
+// ledger, and the entry written anew. This decodes every entry a process
+// reads from the file, reads each node's head record once per process,
+// and reads the failed tail of a node whose last receipts failed (not
+// its whole ledger).
 func (s *Store) vouched(node string, e *indexEntry) bool {
 	if !e.full() {
 		return false
@@ -387,11 +398,13 @@ func (s *Store) vouched(node string, e *indexEntry) bool {
 	}
 	switch {
 	case e.LastOK == nil:
-		return e.Last.Status == receipt.Failed && e.Last.Prev == ""
+		return e.Last.Status == receipt.Failed && (e.Last.Prev == "" || s.failedTail(node, e))
 	case e.LastOK == e.Last || e.LastOK.Hash == e.Last.Hash:
 		return e.Last.Status != receipt.Failed
+	case e.Last.Status != receipt.Failed || e.LastOK.Status == receipt.Failed:
+		return false
 	default:
-		return e.Last.Status == receipt.Failed && e.LastOK.Status != receipt.Failed && e.LastOK.Hash == e.Last.Prev
+		return e.LastOK.Hash == e.Last.Prev || s.failedTail(node, e)
 	}
 }
 
@@ -426,7 +439,7 @@ func (s *Store) Standing(node string) (Standing, error) {
 // indexes them anew. idx.mu is held.
 func (s *Store) standingFromLedger(node string) (*indexEntry, error) {
 	e := &indexEntry{Node: node, Ledger: statID(s.LedgerPath(node)), Head: statID(s.HeadPath(node)), Trust: s.idx.trust, checked: true, seen: s.idx.gen}
-	rs, err := s.Ledger(node)
+	rs, b, err := s.ledger(node)
 	if err != nil {
 		return nil, err
 	}
@@ -434,7 +447,7 @@ func (s *Store) standingFromLedger(node string) (*indexEntry, error) {
 		e.Last = rs[len(rs)-1]
 		for i := len(rs) - 1; i >= 0; i-- {
 			if rs[i].Status != receipt.Failed {
-				e.LastOK = rs[i]
+				e.LastOK, e.OKEnd = rs[i], lineEnd(b, i+1)
 				break
 			}
 		}
@@ -479,9 +492,29 @@ func (s *Store) SetScan(node string, sc *Scan) {
 	}
 }
 
-// indexAppended brings node's entry up to r, just appended to its ledger
-// (s.mu is held).
-func (s *Store) indexAppended(node string, r *receipt.Receipt) {
+// lineEnd is the offset just past the n-th line of b that is not blank
+// (the n-th receipt, as parseLedger reads them): past its newline, or
+// the end of b.
+func lineEnd(b []byte, n int) int64 {
+	off := 0
+	for off < len(b) {
+		end := len(b)
+		if i := bytes.IndexByte(b[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		if len(bytes.TrimSpace(b[off:end])) > 0 {
+			if n--; n == 0 {
+				return int64(end)
+			}
+		}
+		off = end
+	}
+	return int64(off)
+}
+
+// indexAppended brings node's entry up to r, just appended to its ledger,
+// which is now size bytes (s.mu is held).
+func (s *Store) indexAppended(node string, r *receipt.Receipt, size int64) {
 	s.idx.mu.Lock()
 	defer s.idx.mu.Unlock()
 	s.loadIndex()
@@ -494,7 +527,7 @@ func (s *Store) indexAppended(node string, r *receipt.Receipt) {
 	s.idx.writes++
 	e.Last, e.Scan = r, nil
 	if r.Status != receipt.Failed {
-		e.LastOK = r
+		e.LastOK, e.OKEnd = r, size
 	}
 	if e.Trust != s.idx.trust {
 		delete(s.idx.nodes, node)
@@ -616,6 +649,20 @@ func (s *Store) publishedVouched(node string, e *indexEntry, facets []string, fi
 		}
 	}
 	return true
+}
+
+// unpublished reports whether node's entry, fresh, says its last
+// receipt publishes no truth (a node whose renders all failed): Repair
+// has nothing to compare then, as when it reads that from the ledger.
+func (s *Store) unpublished(node string) bool {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	e := s.fresh(node)
+	if e == nil {
+		return false
+	}
+	_, v, _, ok := e.summary()
+	return ok && v == ""
 }
 
 // indexPublished records node's published files for facets, just

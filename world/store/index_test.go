@@ -66,8 +66,9 @@ func wantStanding(t *testing.T, s *Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last == nil || last.Hash != rs[len(rs)-1].Hash || last.Version != rs[len(rs)-1].Version || ok == nil || ok.Hash != lastOK.Hash || ok.Version != lastOK.Version || sd.Hash != last.Hash || sd.Version != last.Version || sd.Drain != last.Drain || !sd.Exists {
-		t.Fatalf("standing %+v, want the ledger's last %s and last non-failed %s", sd, rs[len(rs)-1].Hash, lastOK.Hash)
+	sameOK := ok == lastOK || ok != nil && lastOK != nil && ok.Hash == lastOK.Hash && ok.Version == lastOK.Version
+	if last == nil || last.Hash != rs[len(rs)-1].Hash || last.Version != rs[len(rs)-1].Version || !sameOK || sd.Hash != last.Hash || sd.Version != last.Version || sd.Drain != last.Drain || !sd.Exists {
+		t.Fatalf("standing %+v, want the ledger's last %s and last non-failed %v", sd, rs[len(rs)-1].Hash, lastOK)
 	}
 }
 

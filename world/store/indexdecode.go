@@ -604,6 +604,9 @@ func (d *jdec) entry(e *indexEntry, lazy bool) {
 		case "trust":
 			e.Trust = d.str()
 			return 8
+		case "ok_end":
+			e.OKEnd = d.int64v(64)
+			return 9
 		}
 		return -1
 	})
