@@ -1362,6 +1362,9 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 	if err := SubscribedFacets(d.g, p.n, truth); err != nil {
 		return ans, err
 	}
+	if err := Freshness(p.n, truth); err != nil {
+		return ans, err
+	}
 	if err := Postconditions(ctx, p.n, truth); err != nil {
 		return ans, err
 	}
