@@ -62,6 +62,10 @@ type Graph struct {
 	// Unresolved are the Requires items no rule bound, in node order:
 	// what `prose graph --propose` asks a model to wire.
 	Unresolved []*Unresolved
+	// Cyclic is true when a Requires item closed a cycle: its edge was
+	// reported (graph/cycle) and dropped, so Edges are acyclic but not
+	// the project's wiring.
+	Cyclic bool
 	// Specs is the spec graph the node files were read through: a drain
 	// loads every spec file it reaches from it, so each is read once.
 	Specs *specgraph.Graph
@@ -283,15 +287,16 @@ func (g *Graph) Subscribers(id string) []string {
 	return out
 }
 
-// EntryPoints are the ids of the nodes no edge feeds, in node order.
+// EntryPoints are the ids of the external-driven nodes (the gateways,
+// and a responsibility whose ### Continuity says external-driven), in
+// node order: the ways the world is kicked from outside. Decided, as
+// Forme's topology defines entry_points: a self-driven or input-driven
+// node that no edge feeds (one reading only caller inputs, or none) is
+// no entry point, since nothing outside the graph wakes it.
 func (g *Graph) EntryPoints() []string {
-	fed := map[string]bool{}
-	for _, e := range g.Edges {
-		fed[e.Subscriber] = true
-	}
 	out := []string{}
 	for _, n := range g.Nodes {
-		if !fed[n.ID] {
+		if n.Wake == WakeExternal {
 			out = append(out, n.ID)
 		}
 	}

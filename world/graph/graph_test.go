@@ -50,7 +50,9 @@ func TestExamplesWireAsTheirReadmesSay(t *testing.T) {
 			"customer-risk-review.account-signals -> 067NC4KG0XVMH2AA9D64TKJFA0.account-signals",
 		}, nil},
 		// One node; its three feeds are maintained outside the folder.
-		{"competitor-activity", []string{"067NC4KG01RG50R40M30E20918"}, nil,
+		// It is input- and self-driven, so no entry point: Forme's
+		// entry_points are the external-driven nodes alone.
+		{"competitor-activity", []string{}, nil,
 			map[string][]string{"067NC4KG01RG50R40M30E20918": {"funding-signals", "hiring-signals", "launch-signals"}}},
 		// The gateway's email:<id> facets feed the classifier lanes, the
 		// classifiers the threader (the fan-in), the threader's rollup the

@@ -894,6 +894,7 @@ func (g *Graph) order() diag.List {
 				diags.Errorf(n.Spec.File, e.pos, CodeCycle,
 					"input %q of %s closes a cycle: %s (each node would wait on itself)", e.Input, n.ID, strings.Join(path, " → "))
 				drop[e] = true
+				g.Cyclic = true
 			case white:
 				visit(e.Producer)
 			}
