@@ -263,7 +263,7 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 		{"a node without a kind", map[string]string{
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
 			"trend.prose.md": strings.Replace(node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"), "kind: responsibility\n", "", 1),
-		}, "trend.prose.md:1:1: error: front matter has no kind: key (kind: pattern) [spec/front-matter-key]"},
+		}, "trend.prose.md:1:1: error: front matter has no kind: key, and the file is read as a pattern; its ### Requires and ### Maintains are a responsibility's: add kind: responsibility [spec/front-matter-key]"},
 		{"ambiguous, naming the candidates", map[string]string{
 			"a.prose.md":   node("a", "gateway", "", "#### counts\n\nTallies."),
 			"b.prose.md":   node("b", "gateway", "", "- `counts`: tallies"),
