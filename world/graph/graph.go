@@ -71,6 +71,9 @@ type Graph struct {
 	Specs *specgraph.Graph
 
 	byID map[string]*Node
+	// funcs are the names of the project's function files: called, not
+	// wired (an item naming one is told so).
+	funcs map[string]bool
 	// fileNamed is the first node added of each name that is a file's
 	// own (add's check of a name two files give, without a scan of
 	// every node before).
@@ -375,6 +378,12 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 		}
 	}
 	g.addInline(inline, &diags)
+	for _, f := range functions {
+		if g.funcs == nil {
+			g.funcs = map[string]bool{}
+		}
+		g.funcs[f.Name] = true
+	}
 	diags = append(diags, g.functionNames(functions)...)
 	diags = append(diags, functionTruths(functions)...)
 	diags = append(diags, g.checkIDs()...)

@@ -260,6 +260,11 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
 			"trend.prose.md": node("trend", "responsibilty", "- `n`: from `feed`", "- `t`: n"),
 		}, "trend.prose.md:3:7: error: unknown kind \"responsibilty\": did you mean kind: responsibility? [spec/unknown-kind]"},
+		{"a function named as a producer", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
+			"score.prose.md": "---\nname: score-account\nkind: function\n---\n\n# Score\n\n### Parameters\n\n- `n`: n\n\n### Returns\n\n- `score`: s\n",
+			"sum.prose.md":   node("sum", "responsibility", "- `n`: from `feed`\n- `s`: the `score` of `score-account`", "- `t`: n"),
+		}, "sum.prose.md:11:3: error: input \"s\" of sum names score-account, a function: a function keeps no truth to subscribe to, it is called; call it from sum's ### Execution (let x = call score-account ...), or read the node whose truth holds its result [graph/unsatisfied]"},
 		{"a node without a kind", map[string]string{
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
 			"trend.prose.md": strings.Replace(node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"), "kind: responsibility\n", "", 1),

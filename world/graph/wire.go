@@ -718,6 +718,11 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 	for _, sp := range spans(it.Text) { // backticked or bold
 		names = append(names, sp.text)
 	}
+	for _, r := range names[1:] {
+		if head, _, _ := strings.Cut(r, "."); g.funcs[head] && g.byID[head] == nil && g.ref(head) == nil {
+			return fmt.Sprintf("%s of %s names %s, a function: a function keeps no truth to subscribe to, it is called; call it from %s's ### Execution (let x = call %s ...), or read the node whose truth holds its result", what, n.Label(), head, n.Label(), head)
+		}
+	}
 	for _, r := range names {
 		if r == "" || n.self(r) {
 			continue
