@@ -260,6 +260,10 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
 			"trend.prose.md": node("trend", "responsibilty", "- `n`: from `feed`", "- `t`: n"),
 		}, "trend.prose.md:3:7: error: unknown kind \"responsibilty\": did you mean kind: responsibility? [spec/unknown-kind]"},
+		{"a read of a node misspelt by its name, which is not its id", map[string]string{
+			"health.prose.md": strings.Replace(node("account-health", "responsibility", "", "- `n`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
+			"count.prose.md":  node("count", "responsibility", "", "- `c`: n") + "\n### Execution\n\n```prose\nlet h = read_world_model(\"account-helth\")\nreturn { c: h.n }\n```\n",
+		}, `count.prose.md:15:26: error: read_world_model("account-helth") of count: no node is "account-helth"; did you mean "account-health"? [graph/unsatisfied]`},
 		{"a function named as a producer", map[string]string{
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
 			"score.prose.md": "---\nname: score-account\nkind: function\n---\n\n# Score\n\n### Parameters\n\n- `n`: n\n\n### Returns\n\n- `score`: s\n",
