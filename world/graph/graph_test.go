@@ -210,7 +210,7 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"alert.prose.md":    node("alert", "responsibility", "- `money`: the amount", "- `big`: n") + "\n### Continuity\n\n- input-driven\n",
 			"prose.wiring.yaml": "# wiring\nalert.money: sum.totl\n",
 		}, "alert.prose.md:10:3: error: input \"money\" of alert: nothing in this project maintains it; add the responsibility or gateway that does, wire it in prose.wiring.yaml (alert.money: producer.facet), or give it on each drain with `prose run DIR --input alert.money=VALUE` [graph/unmaintained]\n" +
-			"prose.wiring.yaml:2:1: error: alert.money: \"sum.totl\" names no node (or no part of it) that alert.money could read: write producer or producer.part, by id or name [graph/wiring]"},
+			"prose.wiring.yaml:2:1: error: alert.money: \"sum.totl\" names no node (or no part of it) that alert.money could read: write producer or producer.part, by id or name; did you mean sum.total? [graph/wiring]"},
 		{"a wiring file edge naming no input", map[string]string{
 			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n"),
 			"alert.prose.md":    node("alert", "responsibility", "- `money`: *(Maintained by `sum.total`.)*", "- `big`: n"),
