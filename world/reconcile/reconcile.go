@@ -1320,6 +1320,9 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 	if err := Inputs(d.g, p.n, p.values); err != nil {
 		return nil, err
 	}
+	if err := Events(p.n, p.events); err != nil {
+		return nil, err
+	}
 	s := d.st[p.n.ID]
 	diff := map[string]any{}
 	for k, fp := range p.inputs {
