@@ -68,6 +68,7 @@ func RunReturned(ctx context.Context, prog *syntax.Program, globals map[string]V
 		}
 		if i := prog.Frame.Slot(k); i >= 0 {
 			top.slots[i] = valueSlot(c)
+			top.slots[i].given = true
 		}
 	}
 	th := newThread(in, ctx, nil)
@@ -219,6 +220,9 @@ type slot struct {
 	v   Value
 	n   int64
 	out *syntax.CallExpr
+	// given marks a name bound to a value given to the run (an input or
+	// config: data the program did not make), for rule 16b.
+	given bool
 }
 
 // unbound fills a slot that nothing has bound yet; intSlot marks a slot
@@ -314,7 +318,8 @@ func (f *frame) tag(x syntax.Expr, v slot) slot {
 	case *syntax.CallExpr:
 		v.out = x
 	case *syntax.Ident:
-		v.out = f.slot(&x.Binding).out
+		from := f.slot(&x.Binding)
+		v.out, v.given = from.out, from.given
 	}
 	return v
 }

@@ -346,11 +346,14 @@ func (f *frame) evalMember(x *syntax.MemberExpr, probe bool) (Value, error) {
 }
 
 // nearKey is the error of X.Name where X holds o, an object a service
-// answered that lacks the key Name but has one that misspells it
-// ({"acepted": true} read as verdict.accepted), or nil. Decided: such a
-// read is an error, not the null of a missing key (semantics.md, rule
-// 16b): a loop `until verdict.accepted` would else run to its max with
-// exit 0 on an answer that said yes. Keys of four letters or more may
+// answered, or one given to the run (an input: a producer's truth, a
+// caller's --input-json), that lacks the key Name but has one that
+// misspells it ({"acepted": true} read as verdict.accepted), or nil.
+// Decided: such a read is an error, not the null of a missing key
+// (semantics.md, rule 16b): a loop `until verdict.accepted` would else
+// run to its max with exit 0 on an answer that said yes, and a render
+// reading `tickets.open_by_acount` of a truth holding `open_by_account`
+// would pass null on as "no tickets". Keys of four letters or more may
 // differ by a third of their letters; shorter ones only by case, hyphens
 // and underscores. A presence test (`X.M is present`) still asks without
 // reading, and the program's own objects are left to lint's shapes.
@@ -358,7 +361,8 @@ func (f *frame) nearKey(x *syntax.MemberExpr, o *Object, from *syntax.CallExpr) 
 	if from == nil {
 		from = f.answerOf(x.X)
 	}
-	if from == nil || o.Len() == 0 || o.Len() > 64 {
+	given := from == nil && f.givenRoot(x.X)
+	if (from == nil && !given) || o.Len() == 0 || o.Len() > 64 {
 		return nil
 	}
 	m := didyoumean.Matcher{Fold: didyoumean.Loose}
@@ -373,6 +377,10 @@ func (f *frame) nearKey(x *syntax.MemberExpr, o *Object, from *syntax.CallExpr) 
 	rel := "is"
 	if _, name := x.X.(*syntax.Ident); !name {
 		rel = "is part of"
+	}
+	if given {
+		return f.errorf(x.NamePos, KindRuntime, "%s.%s: %s has no key %q but has %q (%s %s a value given to the run: an input or config), so %s.%s would read null: read %s.%s, or test it first (if %s.%s is present: ...)",
+			what, x.Name, what, x.Name, near, what, rel, what, x.Name, what, near, what, x.Name)
 	}
 	return f.errorf(x.NamePos, KindRuntime, "%s.%s: %s has no key %q but has %q (%s %s the answer of call %s, line %d), so %s.%s would read null: make the service answer with the key %q, or read %s.%s",
 		what, x.Name, what, x.Name, near, what, rel, pathText(from.Target), f.position(from.Call).Line, what, x.Name, x.Name, what, near)
@@ -401,6 +409,24 @@ func (f *frame) destructured(x *syntax.MemberExpr, v Value) error {
 		return f.errorf(x.NamePos, KindRuntime, "let %s: the value is %s, not an object, so it has no key %q", what, TypeName(v), x.Name)
 	}
 	return nil
+}
+
+// givenRoot reports whether the name a member path starts from holds a
+// value given to the run (an input or config), as bound or passed on by
+// name.
+func (f *frame) givenRoot(x syntax.Expr) bool {
+	for {
+		switch e := x.(type) {
+		case *syntax.MemberExpr:
+			x = e.X
+		case *syntax.IndexExpr:
+			x = e.X
+		case *syntax.Ident:
+			return f.slot(&e.Binding).given
+		default:
+			return false
+		}
+	}
 }
 
 // answerOf is the call whose answer the name a member path starts from

@@ -181,3 +181,25 @@ func TestNearKeyOfAnAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A member read of a key that an input given to the run misspells (a
+// producer's truth, a caller's JSON) is an error too, through a name
+// that passes it on, and inside it; a key far from the name, a presence
+// test and a name re-bound to the program's own object read null.
+func TestNearKeyOfAnInput(t *testing.T) {
+	g := map[string]Value{"tickets": jv(t, `{"open_by_account": {"acme": ["t1"]}, "wrap": {"severity": "high"}}`)}
+	_, err := run(t, "return tickets.open_by_acount\n", g, nil)
+	wantErr(t, err, `test.md:1:16: tickets.open_by_acount: tickets has no key "open_by_acount" but has "open_by_account" (tickets is a value given to the run: an input or config), so tickets.open_by_acount would read null: read tickets.open_by_account`)
+	_, err = run(t, "let t = tickets\nreturn t.wrap.severty\n", g, nil)
+	wantErr(t, err, `t.wrap has no key "severty" but has "severity" (t.wrap is part of a value given to the run`)
+	_, err = run(t, "return \"{tickets.open_by_acount}\"\n", g, nil)
+	wantErr(t, err, `tickets has no key "open_by_acount" but has "open_by_account"`)
+	for _, src := range []string{
+		"return [tickets.closed, tickets.open_by_acount is present]\n",
+		"let t = tickets\nt = {open_by_account: 1}\nreturn t.open_by_acount\n",
+	} {
+		if _, err := run(t, src, g, nil); err != nil {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+}

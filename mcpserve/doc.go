@@ -10,7 +10,7 @@
 //
 //	lint    {paths}                          -> {findings: [{file, line, col, severity, code, message}]}
 //	show    {file}                           -> {spec, findings}
-//	graph   {path}                           -> {graph: {nodes, edges, entry_points}, findings}
+//	graph   {path}                           -> {graph: {nodes, edges, entry_points, acyclic}, findings}
 //	run     {file, slots, inputs, config, wait_seconds} -> {run_id}, at once, and the run goes on;
 //	                                         with wait_seconds, {run_id} and result's fields
 //	result  {run_id, wait_seconds}           -> {status: running|ok|failed|waiting, value, error, pending}

@@ -72,7 +72,7 @@ type GraphInput struct {
 
 // GraphOutput is the result of graph.
 type GraphOutput struct {
-	Graph    any       `json:"graph" jsonschema:"{nodes, edges, entry_points}, as prose graph --format json prints it"`
+	Graph    any       `json:"graph" jsonschema:"{nodes, edges, entry_points, acyclic}, as prose graph --format json prints it"`
 	Findings []Finding `json:"findings" jsonschema:"wiring errors (unsatisfied, ambiguous, cyclic) and warnings"`
 }
 

@@ -120,7 +120,11 @@ func (l *loader) requireFrontKeys(open int) {
 		l.errorf(open, CodeFrontMatterKey, "front matter has no name: key")
 	}
 	if _, ok := l.s.Front["kind"]; !ok {
-		l.errorf(open, CodeFrontMatterKey, "front matter has no kind: key (kind: pattern)")
+		if k, by := kindBySections(l.text[l.fmEnd:]); k != "" {
+			l.errorf(open, CodeFrontMatterKey, "front matter has no kind: key, and the file is read as a pattern; its %s are a %s's: add kind: %s", by, k, k)
+		} else {
+			l.errorf(open, CodeFrontMatterKey, "front matter has no kind: key (kind: pattern)")
+		}
 	} else if l.s.Kind != "" {
 		l.checkKind()
 	}
@@ -287,4 +291,40 @@ func isPlainWord(w string) bool {
 		return false
 	}
 	return !strings.HasPrefix(strings.ToLower(w), ".inf") && !strings.HasPrefix(strings.ToLower(w), ".nan")
+}
+
+// kindBySections is the kind whose sections the body of a file without
+// a kind: key has, and which of them say so, for the message: a
+// ### Receives is a gateway's, a ### Requires or ### Maintains a
+// responsibility's, a ### Parameters or ### Returns a function's; "" when
+// none is there (or a ### Slots says pattern).
+func kindBySections(body string) (kind Kind, by string) {
+	has := map[string]bool{}
+	for line := range strings.SplitSeq(body, "\n") {
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "###") || strings.HasPrefix(t, "####") {
+			continue
+		}
+		has[strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "#")))] = true
+	}
+	named := func(secs ...string) string {
+		var out []string
+		for _, s := range secs {
+			if has[strings.ToLower(s)] {
+				out = append(out, "### "+s)
+			}
+		}
+		return strings.Join(out, " and ")
+	}
+	switch {
+	case has["slots"]:
+		return "", ""
+	case has["receives"] || !has["requires"] && has["maintains"] && strings.Contains(strings.ToLower(body), "external-driven"):
+		return KindGateway, named("Receives", "Maintains", "Continuity")
+	case has["requires"] || has["maintains"]:
+		return KindResponsibility, named("Requires", "Maintains")
+	case has["parameters"] || has["returns"]:
+		return KindFunction, named("Parameters", "Returns")
+	}
+	return "", ""
 }

@@ -86,3 +86,24 @@ func TestBrokenFrontMatterDoesNotCascade(t *testing.T) {
 		}
 	}
 }
+
+// A file without a kind: key is read as a pattern; the error says which
+// kind its sections are written for, and which sections say so.
+func TestMissingKindNamesTheKindOfItsSections(t *testing.T) {
+	for body, want := range map[string]string{
+		"### Requires\n\n- `n`: from `feed`\n\n### Maintains\n\n- `t`: n\n":  "its ### Requires and ### Maintains are a responsibility's: add kind: responsibility",
+		"### Receives\n\n- `{ id }`\n\n### Maintains\n\n- `n`: n\n":          "its ### Receives and ### Maintains are a gateway's: add kind: gateway",
+		"### Maintains\n\n- `n`: n\n\n### Continuity\n\n- external-driven\n": "its ### Maintains and ### Continuity are a gateway's: add kind: gateway",
+		"### Parameters\n\n- `x`: in\n\n### Returns\n\n- `y`: out\n":         "its ### Parameters and ### Returns are a function's: add kind: function",
+		"### Slots\n\n- `writer`: writes\n":                                  "front matter has no kind: key (kind: pattern)",
+	} {
+		_, diags := Parse("a.prose.md", []byte("---\nname: a\n---\n\n# A\n\n"+body))
+		found := false
+		for _, d := range diags {
+			found = found || d.Code == CodeFrontMatterKey && strings.Contains(d.Message, want)
+		}
+		if !found {
+			t.Errorf("%q: diagnostics %v, want %q", body, diags, want)
+		}
+	}
+}

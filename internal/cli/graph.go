@@ -72,7 +72,8 @@ graph shown is then wired from that file (rule d). Nothing is wired by a
 model otherwise.
 
 --format text (default), json ({"nodes":[...],"edges":[...],
-"entry_points":[...]}, @atomic for a whole truth), dot or mermaid.
+"entry_points":[...],"acyclic":BOOL}, @atomic for a whole truth; the
+entry points are the external-driven nodes), dot or mermaid.
 
 Exit status: 0 wired, 1 a wiring error, 2 an unreadable path or a bad
 flag.`,

@@ -264,7 +264,9 @@ key its FORMAT file records.`,
 			for _, r := range rs {
 				moved := strings.Join(r.Diff.Moved, ",")
 				if r.Status == receipt.Failed {
-					moved = r.Reason
+					// on one line: a program's stderr (a traceback) would
+					// else break the table's rows (--format json keeps it)
+					moved = strings.Join(strings.Fields(r.Reason), " ")
 				}
 				fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Drain, r.Seq, label(r.Node), r.Status, r.Wake.Source, moved, short(r.Hash))
 			}

@@ -35,11 +35,15 @@ func exampleProjects(t *testing.T) []string {
 }
 
 // plausibleTruth is a truth a program could print for n: each field of
-// its Maintains a text, each facet an object.
+// its Maintains a text (a freshness horizon a time far ahead), each facet
+// an object.
 func plausibleTruth(n *graph.Node) string {
 	truth := map[string]any{}
 	for _, f := range n.Fields {
 		truth[f] = "current " + f + " of " + n.ID
+		if f == "valid_until" {
+			truth[f] = "2999-01-01T00:00:00Z"
+		}
 	}
 	for _, f := range n.Facets {
 		truth[f] = map[string]any{"facet": f, "of": n.ID}

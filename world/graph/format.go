@@ -55,10 +55,13 @@ type jsonGraph struct {
 	Nodes       []jsonNode `json:"nodes"`
 	Edges       []jsonEdge `json:"edges"`
 	EntryPoints []string   `json:"entry_points"`
+	// Acyclic is Forme's postcondition: false when an item closed a
+	// cycle (its edge is reported and left out of Edges).
+	Acyclic bool `json:"acyclic"`
 }
 
 func (g *Graph) json() ([]byte, error) {
-	doc := jsonGraph{Nodes: []jsonNode{}, Edges: []jsonEdge{}, EntryPoints: g.EntryPoints()}
+	doc := jsonGraph{Nodes: []jsonNode{}, Edges: []jsonEdge{}, EntryPoints: g.EntryPoints(), Acyclic: !g.Cyclic}
 	for _, n := range g.Nodes {
 		doc.Nodes = append(doc.Nodes, jsonNode{n.ID, n.Name, string(n.Kind), n.File, n.allFacets(), n.Wake, n.Height, n.CallerInputs, n.routeNames()})
 	}

@@ -62,11 +62,18 @@ type Graph struct {
 	// Unresolved are the Requires items no rule bound, in node order:
 	// what `prose graph --propose` asks a model to wire.
 	Unresolved []*Unresolved
+	// Cyclic is true when a Requires item closed a cycle: its edge was
+	// reported (graph/cycle) and dropped, so Edges are acyclic but not
+	// the project's wiring.
+	Cyclic bool
 	// Specs is the spec graph the node files were read through: a drain
 	// loads every spec file it reaches from it, so each is read once.
 	Specs *specgraph.Graph
 
 	byID map[string]*Node
+	// funcs are the names of the project's function files: called, not
+	// wired (an item naming one is told so).
+	funcs map[string]bool
 	// fileNamed is the first node added of each name that is a file's
 	// own (add's check of a name two files give, without a scan of
 	// every node before).
@@ -283,15 +290,16 @@ func (g *Graph) Subscribers(id string) []string {
 	return out
 }
 
-// EntryPoints are the ids of the nodes no edge feeds, in node order.
+// EntryPoints are the ids of the external-driven nodes (the gateways,
+// and a responsibility whose ### Continuity says external-driven), in
+// node order: the ways the world is kicked from outside. Decided, as
+// Forme's topology defines entry_points: a self-driven or input-driven
+// node that no edge feeds (one reading only caller inputs, or none) is
+// no entry point, since nothing outside the graph wakes it.
 func (g *Graph) EntryPoints() []string {
-	fed := map[string]bool{}
-	for _, e := range g.Edges {
-		fed[e.Subscriber] = true
-	}
 	out := []string{}
 	for _, n := range g.Nodes {
-		if !fed[n.ID] {
+		if n.Wake == WakeExternal {
 			out = append(out, n.ID)
 		}
 	}
@@ -370,6 +378,12 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 		}
 	}
 	g.addInline(inline, &diags)
+	for _, f := range functions {
+		if g.funcs == nil {
+			g.funcs = map[string]bool{}
+		}
+		g.funcs[f.Name] = true
+	}
 	diags = append(diags, g.functionNames(functions)...)
 	diags = append(diags, functionTruths(functions)...)
 	diags = append(diags, g.checkIDs()...)

@@ -50,7 +50,9 @@ func TestExamplesWireAsTheirReadmesSay(t *testing.T) {
 			"customer-risk-review.account-signals -> 067NC4KG0XVMH2AA9D64TKJFA0.account-signals",
 		}, nil},
 		// One node; its three feeds are maintained outside the folder.
-		{"competitor-activity", []string{"067NC4KG01RG50R40M30E20918"}, nil,
+		// It is input- and self-driven, so no entry point: Forme's
+		// entry_points are the external-driven nodes alone.
+		{"competitor-activity", []string{}, nil,
 			map[string][]string{"067NC4KG01RG50R40M30E20918": {"funding-signals", "hiring-signals", "launch-signals"}}},
 		// The gateway's email:<id> facets feed the classifier lanes, the
 		// classifiers the threader (the fan-in), the threader's rollup the
@@ -208,7 +210,7 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"alert.prose.md":    node("alert", "responsibility", "- `money`: the amount", "- `big`: n") + "\n### Continuity\n\n- input-driven\n",
 			"prose.wiring.yaml": "# wiring\nalert.money: sum.totl\n",
 		}, "alert.prose.md:10:3: error: input \"money\" of alert: nothing in this project maintains it; add the responsibility or gateway that does, wire it in prose.wiring.yaml (alert.money: producer.facet), or give it on each drain with `prose run DIR --input alert.money=VALUE` [graph/unmaintained]\n" +
-			"prose.wiring.yaml:2:1: error: alert.money: \"sum.totl\" names no node (or no part of it) that alert.money could read: write producer or producer.part, by id or name [graph/wiring]"},
+			"prose.wiring.yaml:2:1: error: alert.money: \"sum.totl\" names no node (or no part of it) that alert.money could read: write producer or producer.part, by id or name; did you mean sum.total? [graph/wiring]"},
 		{"a wiring file edge naming no input", map[string]string{
 			"sum.prose.md":      node("sum", "gateway", "", "- `total`: n"),
 			"alert.prose.md":    node("alert", "responsibility", "- `money`: *(Maintained by `sum.total`.)*", "- `big`: n"),
@@ -258,10 +260,19 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
 			"trend.prose.md": node("trend", "responsibilty", "- `n`: from `feed`", "- `t`: n"),
 		}, "trend.prose.md:3:7: error: unknown kind \"responsibilty\": did you mean kind: responsibility? [spec/unknown-kind]"},
+		{"a read of a node misspelt by its name, which is not its id", map[string]string{
+			"health.prose.md": strings.Replace(node("account-health", "responsibility", "", "- `n`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
+			"count.prose.md":  node("count", "responsibility", "", "- `c`: n") + "\n### Execution\n\n```prose\nlet h = read_world_model(\"account-helth\")\nreturn { c: h.n }\n```\n",
+		}, `count.prose.md:15:26: error: read_world_model("account-helth") of count: no node is "account-helth"; did you mean "account-health"? [graph/unsatisfied]`},
+		{"a function named as a producer", map[string]string{
+			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
+			"score.prose.md": "---\nname: score-account\nkind: function\n---\n\n# Score\n\n### Parameters\n\n- `n`: n\n\n### Returns\n\n- `score`: s\n",
+			"sum.prose.md":   node("sum", "responsibility", "- `n`: from `feed`\n- `s`: the `score` of `score-account`", "- `t`: n"),
+		}, "sum.prose.md:11:3: error: input \"s\" of sum names score-account, a function: a function keeps no truth to subscribe to, it is called; call it from sum's ### Execution (let x = call score-account ...), or read the node whose truth holds its result [graph/unsatisfied]"},
 		{"a node without a kind", map[string]string{
 			"feed.prose.md":  node("feed", "gateway", "", "- `n`: n"),
 			"trend.prose.md": strings.Replace(node("trend", "responsibility", "- `n`: from `feed`", "- `t`: n"), "kind: responsibility\n", "", 1),
-		}, "trend.prose.md:1:1: error: front matter has no kind: key (kind: pattern) [spec/front-matter-key]"},
+		}, "trend.prose.md:1:1: error: front matter has no kind: key, and the file is read as a pattern; its ### Requires and ### Maintains are a responsibility's: add kind: responsibility [spec/front-matter-key]"},
 		{"ambiguous, naming the candidates", map[string]string{
 			"a.prose.md":   node("a", "gateway", "", "#### counts\n\nTallies."),
 			"b.prose.md":   node("b", "gateway", "", "- `counts`: tallies"),

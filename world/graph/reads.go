@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -70,10 +71,16 @@ func (g *Graph) wireReads(n *Node) diag.List {
 		p := g.ref(r.Node)
 		if p == nil {
 			msg := fmt.Sprintf("%s(%q) of %s: no node is %q", syntax.WorldRead, r.Node, n.ID, r.Node)
-			if best := nearest(r.Node, g.ids(n)); best != "" {
+			names := g.ids(n)
+			for _, o := range g.Nodes {
+				if o != n && o.Name != "" && o.Name != o.ID {
+					names = append(names, o.Name)
+				}
+			}
+			if best := nearest(r.Node, names); best != "" {
 				msg += fmt.Sprintf("; did you mean %q?", best)
 			} else {
-				msg += fmt.Sprintf(" (nodes: %s; %q reads its own prior truth)", strings.Join(g.ids(n), ", "), Self)
+				msg += fmt.Sprintf(" (nodes: %s; %q reads its own prior truth)", g.labels(n), Self)
 			}
 			diags.Errorf(n.Spec.File, r.Pos, CodeUnsatisfied, "%s", msg)
 			continue
@@ -82,4 +89,16 @@ func (g *Graph) wireReads(n *Node) diag.List {
 			Pos: n.Spec.File.Position(r.Pos), pos: r.Pos})
 	}
 	return diags
+}
+
+// labels lists the nodes other than except as ID (name), for a message.
+func (g *Graph) labels(except *Node) string {
+	var out []string
+	for _, p := range g.Nodes {
+		if p != except {
+			out = append(out, p.Label())
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
 }

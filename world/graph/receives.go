@@ -45,6 +45,9 @@ type EventShape struct {
 	// Text is the object as written and Pos where it is.
 	Text string
 	Pos  diag.Position
+	// KeyPos is where each key's item is, for keys listed as items (a
+	// message about one key names its own line).
+	KeyPos map[string]diag.Position
 }
 
 // eventShape reads the shape s's ### Receives declares, or nil.
@@ -111,7 +114,7 @@ var keyItem = sync.OnceValue(func() *regexp.Regexp {
 
 // keyItems reads the keys a Receives lists as items, or nil.
 func keyItems(s *spec.Spec, sec *spec.Section) *EventShape {
-	sh := &EventShape{Optional: map[string]bool{}, Types: map[string]string{}, Pos: s.File.Position(sec.BodyPos)}
+	sh := &EventShape{Optional: map[string]bool{}, Types: map[string]string{}, Pos: s.File.Position(sec.BodyPos), KeyPos: map[string]diag.Position{}}
 	var names []string
 	off := 0
 	for line := range strings.SplitSeq(sec.Body, "\n") {
@@ -121,8 +124,9 @@ func keyItems(s *spec.Spec, sec *spec.Section) *EventShape {
 		if m == nil || contains(sh.Keys, m[1]) {
 			continue
 		}
+		sh.KeyPos[m[1]] = s.File.Position(sec.BodyPos + diag.Pos(at+strings.IndexByte(line, '`')+1))
 		if len(sh.Keys) == 0 { // where the keys start
-			sh.Pos = s.File.Position(sec.BodyPos + diag.Pos(at+strings.IndexByte(line, '`')+1))
+			sh.Pos = sh.KeyPos[m[1]]
 		}
 		sh.Keys = append(sh.Keys, m[1])
 		for i, part := range strings.Split(m[2], ",") {
@@ -174,10 +178,21 @@ func (n *Node) CheckEvent(v any) error {
 	}
 	for _, k := range extra {
 		if best := nearest(k, sh.Keys); best != "" {
+			if p, ok := sh.KeyPos[best]; ok {
+				keys = fmt.Sprintf("%s (%s's ### Receives, %s)", sh.Text, n.Label(), p)
+			}
 			return fmt.Errorf("the event has %q, which is no key of %s; did you mean %q?", k, keys, best)
 		}
 	}
 	if len(missing) > 0 {
+		if p, ok := sh.KeyPos[missing[0]]; ok {
+			opt := "optional"
+			if t := sh.Types[missing[0]]; t != "" {
+				opt = t + ", optional"
+			}
+			return fmt.Errorf("the event lacks %s, of %s (%s's ### Receives, %s): give it, or mark it optional there (`%s` (%s))",
+				quoteAll(missing), sh.Text, n.Label(), p, missing[0], opt)
+		}
 		return fmt.Errorf("the event lacks %s, of %s: give it, or mark it optional there (`%s?`)",
 			quoteAll(missing), keys, missing[0])
 	}
@@ -188,6 +203,9 @@ func (n *Node) CheckEvent(v any) error {
 			continue
 		}
 		if val, err := delegation.FromGo(x); err == nil && !types.Fits(typ, val) {
+			if p, ok := sh.KeyPos[k]; ok {
+				keys = fmt.Sprintf("%s (%s's ### Receives, %s)", sh.Text, n.Label(), p)
+			}
 			return fmt.Errorf("the event gives %s for %q, which %s declares %s: send %s", types.Show(val), k, keys, typ, types.Article(typ))
 		}
 	}

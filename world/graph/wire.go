@@ -169,6 +169,16 @@ func (g *Graph) wire() diag.List {
 					n.CallerInputs = append(n.CallerInputs, it.Name)
 					diags.Warnf(f, it.Pos, CodeCallerInput, "input %q of %s is the caller's to give (its item says so): give it on each drain with `prose run DIR --input %s.%s=VALUE`; a drain without it is refused",
 						it.Name, n.Label(), n.ID, it.Name)
+				} else if self := n.selfNamed(it.Text); it.Name != "" && self != "" {
+					// Decided: an error naming the node itself. A node is
+					// no producer of its own inputs (that edge would be a
+					// cycle: loops live in time, as self-driven wakes),
+					// so "nothing maintains it" would send the author
+					// looking for another node.
+					un.Why = CodeUnmaintained
+					n.CallerInputs = append(n.CallerInputs, it.Name)
+					diags.Errorf(f, it.Pos, CodeUnmaintained, "input %q of %s names %s, its own node: a node does not subscribe to its own truth (that would be a cycle); it reads it as its prior truth: start the item with the word prior (- prior `%s`: ...), or read the field by its ### Maintains name in the Execution (a program finds it under \"prior\")",
+						it.Name, n.Label(), self, self)
 				} else if it.Name != "" {
 					un.Why = CodeUnmaintained
 					n.CallerInputs = append(n.CallerInputs, it.Name)
@@ -182,6 +192,18 @@ func (g *Graph) wire() diag.List {
 		diags = append(diags, g.wireReads(n)...)
 	}
 	return diags
+}
+
+// selfNamed is the first backticked word of an item's text that names
+// n itself (its id or name, or `NAME.PART`), or "".
+func (n *Node) selfNamed(text string) string {
+	for _, w := range backticked(text) {
+		head, _, _ := strings.Cut(w, ".")
+		if w == n.ID || w == n.Name || head == n.ID || head == n.Name {
+			return w
+		}
+	}
+	return ""
 }
 
 func quoteName(it *Item) string {
@@ -696,6 +718,11 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 	for _, sp := range spans(it.Text) { // backticked or bold
 		names = append(names, sp.text)
 	}
+	for _, r := range names[1:] {
+		if head, _, _ := strings.Cut(r, "."); g.funcs[head] && g.byID[head] == nil && g.ref(head) == nil {
+			return fmt.Sprintf("%s of %s names %s, a function: a function keeps no truth to subscribe to, it is called; call it from %s's ### Execution (let x = call %s ...), or read the node whose truth holds its result", what, n.Label(), head, n.Label(), head)
+		}
+	}
 	for _, r := range names {
 		if r == "" || n.self(r) {
 			continue
@@ -894,6 +921,7 @@ func (g *Graph) order() diag.List {
 				diags.Errorf(n.Spec.File, e.pos, CodeCycle,
 					"input %q of %s closes a cycle: %s (each node would wait on itself)", e.Input, n.ID, strings.Join(path, " → "))
 				drop[e] = true
+				g.Cyclic = true
 			case white:
 				visit(e.Producer)
 			}

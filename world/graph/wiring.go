@@ -183,7 +183,27 @@ func (g *Graph) checkWiring() diag.List {
 		inputs[sub.ID+"."+item] = k
 		p, part, ok := g.dotted(w.Edges[k], sub)
 		if !ok {
-			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s: %q names no node (or no part of it) that %s.%s could read: write producer or producer.part, by id or name", k, w.Edges[k], sub.Label(), item)
+			var cands []string
+			for _, n := range g.Nodes {
+				if n == sub {
+					continue
+				}
+				whos := []string{n.ID}
+				if n.Name != "" && n.Name != n.ID {
+					whos = append(whos, n.Name)
+				}
+				for _, who := range whos {
+					cands = append(cands, who)
+					for _, part := range append(append([]string{}, n.Facets...), n.Fields...) {
+						cands = append(cands, who+"."+part)
+					}
+				}
+			}
+			hint := ""
+			if best := nearest(w.Edges[k], cands); best != "" {
+				hint = fmt.Sprintf("; did you mean %s?", best)
+			}
+			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s: %q names no node (or no part of it) that %s.%s could read: write producer or producer.part, by id or name%s", k, w.Edges[k], sub.Label(), item, hint)
 			continue
 		}
 		// An entry for an item another rule binds is not used (the file

@@ -8,6 +8,7 @@ import (
 
 	"github.com/proselang/prose/claim"
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/didyoumean"
 	types "github.com/proselang/prose/shape"
 	"github.com/proselang/prose/spec"
@@ -181,7 +182,84 @@ func Fields(n *graph.Node, truth any) error {
 		return fmt.Errorf("%s: %s's truth lacks the field(s) %s, which its ### Maintains declares%s: give every declared field (null where there is no value, for a field that admits it)",
 			n.Spec.File.Position(first.Pos), displayName(n), strings.Join(missing, ", "), nearKeys(n, m))
 	}
+	if err := misspeltFamily(n, m); err != nil {
+		return err
+	}
 	return misspeltFacet(n, m)
+}
+
+// misspeltFamily fails a truth that gives a member `STEM:KEY` its
+// Maintains does not declare, whose stem is near the stem of one of its
+// facet families (`regoin:eu` for `#### region:<id>`). Decided: an
+// error, as a misspelt facet is. A family may well have no key yet, so
+// nothing else notices: the member would be kept beside the family under
+// a name nothing declares, and a subscriber of the family would read its
+// key absent (a failing region published as no region at all).
+func misspeltFamily(n *graph.Node, m map[string]any) error {
+	if len(n.Families) == 0 {
+		return nil
+	}
+	stems := make([]string, 0, len(n.Families))
+	for _, f := range n.Families {
+		stem, _ := graph.Family(f)
+		stems = append(stems, strings.TrimSuffix(stem, ":"))
+	}
+	declared := map[string]bool{}
+	for _, o := range n.Spec.Outputs {
+		declared[o.Name] = true
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		i := strings.IndexByte(k, ':')
+		if declared[k] || i <= 0 || contains(stems, k[:i]) {
+			continue
+		}
+		near := didyoumean.Closest(k[:i], stems, max(1, i/3))
+		if near == "" {
+			continue
+		}
+		for _, f := range n.Families {
+			stem, _ := graph.Family(f)
+			if strings.TrimSuffix(stem, ":") != near {
+				continue
+			}
+			return fmt.Errorf("%s: %s's truth gives %q, which no facet of its ### Maintains declares: did you mean %q, of its facet family %q? As written the key would be kept beside the family under a name nothing declares, and its subscribers would not read it",
+				familyPos(n, f), displayName(n), k, stem+k[i+1:], f)
+		}
+	}
+	return nil
+}
+
+// familyPos is where the heading of n's facet family f is (its
+// ### Maintains when it is not found).
+func familyPos(n *graph.Node, f string) diag.Position {
+	for _, sec := range n.Spec.Sections {
+		if !strings.EqualFold(strings.TrimSpace(sec.Heading), "maintains") {
+			continue
+		}
+		off := 0
+		for _, line := range strings.SplitAfter(sec.Body, "\n") {
+			t := strings.TrimSpace(line)
+			if strings.HasPrefix(t, "####") && strings.Trim(strings.TrimSpace(strings.TrimLeft(t, "#")), "`") == f {
+				return n.Spec.File.Position(sec.BodyPos + diag.Pos(off+len(line)-len(strings.TrimLeft(line, " \t"))))
+			}
+			off += len(line)
+		}
+	}
+	return truthPos(n)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // misspeltFacet fails a truth that leaves out a `####` facet its

@@ -974,10 +974,15 @@ func (d *drainer) plan(n *graph.Node) (*plan, error) {
 			return nil, nil
 		}
 	}
-	if n.Kind == spec.KindGateway && len(events) == 0 {
+	if n.Kind == spec.KindGateway && len(events) == 0 && !(p.render && d.ticks[n.ID] && s.lastOK != nil) {
 		// A gateway renders on arrival: with no event it does not render
 		// (before its first one it has no truth, and its subscribers
-		// read it as absent).
+		// read it as absent). Decided: a wake by hand (a tick) of one
+		// whose key moved since its truth (its contract was edited)
+		// renders it over its prior truth with no event, as any node's
+		// self recheck does when its key moved: the truth the old
+		// contract made would else stand until some new event, and the
+		// re-wake after a contract bump would skip.
 		p.render = false
 		if s.lastOK == nil {
 			d.unwoken(n, fmt.Sprintf("%s is a gateway that has had no event: it has no truth to recheck, and it renders only on an event (send it one)", n.Label()))
@@ -1322,6 +1327,9 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 	if err := Inputs(d.g, p.n, p.values); err != nil {
 		return nil, err
 	}
+	if err := Events(p.n, p.events); err != nil {
+		return nil, err
+	}
 	s := d.st[p.n.ID]
 	diff := map[string]any{}
 	for k, fp := range p.inputs {
@@ -1367,6 +1375,9 @@ func (d *drainer) render(ctx context.Context, p *plan) (ans *Answer, err error) 
 		return ans, err
 	}
 	if err := SubscribedFacets(d.g, p.n, truth); err != nil {
+		return ans, err
+	}
+	if err := Freshness(p.n, truth); err != nil {
 		return ans, err
 	}
 	if err := Postconditions(ctx, p.n, truth); err != nil {

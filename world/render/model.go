@@ -84,8 +84,18 @@ type Model struct {
 }
 
 // Render implements reconcile.Renderer.
+// horizonForm is how a model is asked to write a `valid_until`.
+const horizonForm = "an RFC 3339 time with its zone, such as 2026-12-05T09:00:00Z, or null for no horizon"
+
 func (m *Model) Render(ctx context.Context, req *reconcile.Request) (*reconcile.Answer, error) {
 	info := callgraph.RenderInfo(req.Node.Spec, req.Node.ID, m.Model)
+	for i, f := range info.Returns {
+		if f.Name == "valid_until" {
+			// The clock reads it, and a truth whose horizon it cannot
+			// read fails (reconcile.Freshness): say the form.
+			info.Returns[i].Description = strings.TrimSpace(f.Description + " (" + horizonForm + ")")
+		}
+	}
 	if ex := req.Node.Spec.Execution; ex != nil && strings.TrimSpace(ex.Code) != "" {
 		// Upstream hands the Execution to the model as text: a node
 		// rendered by a model (its Execution is not ProseScript, or a

@@ -131,7 +131,7 @@ func (w *World) Node(id string) (*NodePage, error) {
 		p.Name, p.Label, p.Kind, p.File, p.Wake = n.Name, n.Label(), string(n.Kind), n.File, n.Wake
 		p.Inputs = w.in[id]
 		p.Subscribers = w.subs[id]
-		p.Entry = len(w.in[id]) == 0
+		p.Entry = n.Wake == graph.WakeExternal
 		facets = n.Facets
 	}
 	if w.st == nil {

@@ -432,7 +432,7 @@ func TestCost(t *testing.T) {
 func TestLayout(t *testing.T) {
 	dir := t.TempDir()
 	for k := 0; k < 40; k++ {
-		src := contract(fmt.Sprintf("n%02d", k), "responsibility", "", "- `v`: a value")
+		src := contract(fmt.Sprintf("n%02d", k), "gateway", "", "- `v`: a value")
 		if k > 0 {
 			src = contract(fmt.Sprintf("n%02d", k), "responsibility", fmt.Sprintf("- `n%02d`: the parent's truth", (k-1)/3), "- `v`: a value")
 		}
