@@ -57,8 +57,18 @@ func (s *Store) nodes(known func(name string) bool) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
 			continue
+		}
+		if !e.IsDir() {
+			// A link to a directory is a node directory like any: its
+			// ledger is checked as the node's (one linked to another
+			// node's directory is refused by the node its receipts name),
+			// never skipped while a drain writes through it.
+			st, err := os.Stat(filepath.Join(s.Dir, e.Name()))
+			if e.Type()&fs.ModeSymlink == 0 || err != nil || !st.IsDir() {
+				continue
+			}
 		}
 		if known(e.Name()) {
 			out = append(out, e.Name())
@@ -175,6 +185,13 @@ func (s *Store) checkNodeBytes(name string, full bool) (rs []*receipt.Receipt, p
 	edited := extends && !h.vouches(b)
 	if !full && extends && !edited && s.checkpoint(h) {
 		first := bytes.Count(b[:h.Size], []byte("\n")) + 1
+		// The bytes the head vouches for are not read again, but their
+		// last receipt is the node's: a node directory swapped with
+		// another's (or copied from it) brings a ledger and a head that
+		// agree, of the wrong node.
+		if r := h.last(b); r != nil && r.Node != node {
+			return nil, []Problem{{lp, fmt.Sprintf("receipt %d (%s %s): it is of node %q, not %q: the directory holds another node's ledger (swapped or copied); restore %s from a backup", h.Receipts, r.Status, r.Hash, r.Node, node, dir)}}, b
+		}
 		tail, err := parseLedger(lp, b[h.Size:], first)
 		if err != nil {
 			return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}, b

@@ -121,12 +121,28 @@ func (h *head) vouches(b []byte) bool {
 	if h.Receipts == 0 {
 		return h.Hash == ""
 	}
-	last := bytes.TrimSpace(part)
+	r := h.last(b)
+	return r != nil && r.Hash == h.Hash
+}
+
+// last is the last receipt of the bytes h covers (nil when they hold
+// none, or it does not read).
+func (h *head) last(b []byte) *receipt.Receipt {
+	if h.Size > int64(len(b)) {
+		return nil
+	}
+	last := bytes.TrimSpace(b[:h.Size])
 	if i := bytes.LastIndexByte(last, '\n'); i >= 0 {
 		last = last[i+1:]
 	}
+	if len(last) == 0 {
+		return nil
+	}
 	r, err := receipt.Parse(last)
-	return err == nil && r.Hash == h.Hash
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 // readHead reads a node directory's head record (nil when it has none).
