@@ -4,6 +4,7 @@ package store
 
 import (
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -54,6 +55,41 @@ func TestDurationsFileThatCannotBeWrittenFailsNoCommit(t *testing.T) {
 			}
 			if got, err := s.Last("alpha"); err != nil || got.Hash != r.Hash {
 				t.Fatalf("last receipt after the append: %v %v", got, err)
+			}
+			if ps, err := s.Verify(nil, nil); err != nil || len(ps) != 0 {
+				t.Errorf("verify: %v %v", ps, err)
+			}
+		})
+	}
+}
+
+// An index that cannot be written (a directory or a named pipe in its
+// place) fails the save with what to do: the receipts are committed, the
+// index is derived, and it is moved aside.
+func TestIndexThatCannotBeWrittenSaysWhatToDo(t *testing.T) {
+	for _, kind := range []string{"directory", "named pipe"} {
+		t.Run(kind, func(t *testing.T) {
+			s, _ := Open(t.TempDir())
+			p := s.IndexPath()
+			if kind == "directory" {
+				os.Mkdir(p, 0o700)
+			} else {
+				syscall.Mkfifo(p, 0o600)
+			}
+			if err := drain(t, s, nil, 1); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range nodes {
+				if _, err := s.Standing(n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := drain(t, s, nil, 2); err != nil {
+				t.Fatal(err)
+			}
+			err := s.SaveIndex()
+			if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "move it aside") {
+				t.Fatalf("save with the index a %s: %v, want an error naming %s and what to do", kind, err, p)
 			}
 			if ps, err := s.Verify(nil, nil); err != nil || len(ps) != 0 {
 				t.Errorf("verify: %v %v", ps, err)
