@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -55,4 +57,37 @@ func TestLock(t *testing.T) {
 	}
 	a()
 	b()
+}
+
+// A lock file that cannot be one (a directory, a named pipe or a link in
+// its place, or .serve a file) is refused naming it, with the fix, and
+// never waited on.
+func TestLockThatIsNotAFileSaysWhatToDo(t *testing.T) {
+	for _, kind := range []string{"directory", "named pipe", "link", ".serve a file"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			p := LockPath(dir)
+			os.MkdirAll(filepath.Dir(p), 0o700)
+			switch kind {
+			case "directory":
+				os.Mkdir(p, 0o700)
+			case "named pipe":
+				syscall.Mkfifo(p, 0o600)
+			case "link":
+				os.WriteFile(p+".real", nil, 0o600)
+				os.Symlink(p+".real", p)
+			default:
+				os.RemoveAll(filepath.Dir(p))
+				os.WriteFile(filepath.Dir(p), nil, 0o600)
+			}
+			release, err := Lock(context.Background(), dir, LockOptions{Command: "test"})
+			if err == nil {
+				release()
+				t.Fatal("locked")
+			}
+			if !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "remove what is in its place") {
+				t.Errorf("got %v, want an error naming %s and the fix", err, p)
+			}
+		})
+	}
 }
