@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/proselang/prose/world/receipt"
 )
@@ -155,8 +156,26 @@ func readHead(p string) (*head, error) {
 		return nil, err
 	}
 	var h head
-	if err := json.Unmarshal(b, &h); err != nil || h.Receipts < 0 || h.Size < 0 {
-		return nil, fmt.Errorf("%s: not a head record (restore it, or run prose receipts repair to rebuild it from the ledger)", p)
+	if err := json.Unmarshal(b, &h); err != nil || h.Receipts < 0 || h.Size < 0 ||
+		!isDigest(h.Digest) || !(isDigest(h.Hash) || h.Hash == "" && h.Receipts == 0) {
+		return nil, fmt.Errorf("%s: not a head record (restore it, or rebuild it from the ledger, taken as it is, with prose receipts repair --accept %s)", p, unescape(filepath.Base(filepath.Dir(p))))
 	}
 	return &h, nil
+}
+
+// isDigest reports whether s is a digest as a head record writes one:
+// "sha256:" and 64 lower-case hex digits. A head whose hash or digest is
+// not one was edited, and is named as such, not taken for a ledger that
+// moved.
+func isDigest(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
