@@ -91,3 +91,24 @@ func TestLockThatIsNotAFileSaysWhatToDo(t *testing.T) {
 		})
 	}
 }
+
+// A lock held by a prose serve, which keeps it while it runs, is refused
+// with the way through that server, not --wait (which would wait for the
+// server to be stopped); another holder's refusal offers --wait.
+func TestLockHeldByServeSaysToSendToIt(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ holder, want, not string }{
+		{"prose serve", "--server URL", "--wait"},
+		{"prose run", "--wait", "--server"},
+	} {
+		release, err := Lock(context.Background(), dir, LockOptions{Command: tc.holder})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Lock(context.Background(), dir, LockOptions{Command: "prose trigger"})
+		release()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), tc.not) {
+			t.Errorf("held by %s: %v, want %q and not %q", tc.holder, err, tc.want, tc.not)
+		}
+	}
+}
