@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -64,7 +65,13 @@ func ListContext(ctx context.Context, base string) ([]*Summary, error) {
 	var out []*Summary
 	for _, e := range ents {
 		if !e.IsDir() {
-			continue
+			// A link to a run directory is listed as resume and replay
+			// read it by its id: else "latest" would pass over it for
+			// an older run (prose runs rm still refuses a link).
+			st, err := os.Stat(filepath.Join(base, e.Name()))
+			if e.Type()&fs.ModeSymlink == 0 || err != nil || !st.IsDir() {
+				continue
+			}
 		}
 		// Lstat: a journal.jsonl that is a link loop or a dangling link
 		// is a run whose journal cannot be read (listed as unreadable,

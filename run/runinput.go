@@ -10,6 +10,7 @@ import (
 
 	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/journal"
 )
 
@@ -180,7 +181,7 @@ func staleRun(runID, dir string, h *journal.Header) string {
 		}
 		file = filepath.Join(h.Dir, file)
 	}
-	now, err := os.ReadFile(file)
+	now, err := filekind.ReadFile(file) // a named pipe is refused, not waited on
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Sprintf("run %s ran %s, which is gone: what it found may not hold for any spec now", runID, file)
@@ -189,7 +190,7 @@ func staleRun(runID, dir string, h *journal.Header) string {
 	case journal.Digest(now) == h.SpecDigest:
 		return ""
 	}
-	kept, err := os.ReadFile(filepath.Join(dir, journal.SourcesDir, h.SpecDigest+".prose.md"))
+	kept, err := filekind.ReadFile(filepath.Join(dir, journal.SourcesDir, h.SpecDigest+".prose.md"))
 	if err == nil && journal.Digest(kept) == h.SpecDigest && sameWords(kept, now) {
 		return "" // a whitespace change is no change
 	}

@@ -137,7 +137,7 @@ func OpenQueue(stateDir string) (*Queue, error) {
 		line := b[good : good+i]
 		var e Entry
 		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("%s: line at byte %d: %v (the queue file is damaged; move it aside to start an empty queue)", p, good, err)
+			return nil, fmt.Errorf("%s:%d: %v (the queue file is damaged; move it aside to start an empty queue)", p, n, err)
 		}
 		if err := e.checkFP(); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v: the queue file was edited or damaged, and its events are not delivered; restore it, or move it aside to start an empty queue (its held events are then lost)", p, n, err)

@@ -49,7 +49,7 @@ func ReadQueue(stateDir string) (*QueueView, error) {
 		}
 		var e Entry
 		if err := json.Unmarshal(b[good:good+i], &e); err != nil {
-			return nil, fmt.Errorf("%s: line at byte %d: %v (the queue file is damaged)", p, good, err)
+			return nil, fmt.Errorf("%s:%d: %v (the queue file is damaged; move it aside to start an empty queue)", p, n, err)
 		}
 		if err := e.checkFP(); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v: the queue file was edited or damaged", p, n, err)

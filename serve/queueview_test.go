@@ -78,3 +78,26 @@ func FuzzReadQueue(f *testing.F) {
 		}
 	})
 }
+
+// A line of the queue file that does not read is named by its line
+// number (FILE:LINE, as every position prose gives), with the fix, both
+// by serve's reader and by the view.
+func TestQueueLineThatDoesNotReadIsNamedByLine(t *testing.T) {
+	dir := t.TempDir()
+	p := QueuePath(dir)
+	os.MkdirAll(filepath.Dir(p), 0o700)
+	lines := `{"op":"enq","drain":1,"node":"poll","fp":"a"}
+{"op":"enq","drain":1,"node":"poll" "fp":"b"}
+{"op":"enq","drain":1,"node":"poll","fp":"c"}
+`
+	if err := os.WriteFile(p, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, verr := ReadQueue(dir)
+	_, qerr := OpenQueue(dir)
+	for _, err := range []error{verr, qerr} {
+		if err == nil || !strings.HasPrefix(err.Error(), p+":2: ") || !strings.Contains(err.Error(), "move it aside") {
+			t.Errorf("got %v, want an error at %s:2 saying to move it aside", err, p)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/spec/cadence"
 	"github.com/proselang/prose/specgraph"
@@ -344,7 +345,7 @@ func movedSinceLoad(g *graph.Graph, now Stamps) bool {
 
 // sameSource says the file f was read from holds what was read.
 func sameSource(f *specgraph.File) bool {
-	src, err := os.ReadFile(f.Path)
+	src, err := filekind.ReadFile(f.Path) // a file made a named pipe since is not waited on
 	if err == nil && len(src) > spec.MaxSize {
 		// read as too large, nothing of it kept
 		return f.Spec != nil && f.Spec.File != nil && f.Spec.File.Size() == 0

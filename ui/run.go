@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/journal"
 )
 
@@ -129,7 +130,7 @@ func (s *Server) sourceAt(l *journal.Log, pos, msg string) *source {
 			path = filepath.Join(l.Header.Dir, path)
 		}
 		var err error
-		if b, err = os.ReadFile(path); err != nil {
+		if b, err = filekind.ReadFile(path); err != nil {
 			return nil
 		}
 	}
@@ -166,7 +167,7 @@ func keptSource(l *journal.Log, file string) ([]byte, bool) {
 	if digest == "" || strings.ContainsAny(digest, `/\.`) {
 		return nil, false
 	}
-	b, err := os.ReadFile(filepath.Join(dir, journal.SourcesDir, digest+".prose.md"))
+	b, err := filekind.ReadFile(filepath.Join(dir, journal.SourcesDir, digest+".prose.md")) // a named pipe is refused, not waited on
 	if err != nil || journal.Digest(b) != digest {
 		return nil, false
 	}

@@ -171,7 +171,8 @@ func TestWorldDrainBesideServe(t *testing.T) {
 	for trial := 0; trial < 20; trial++ {
 		c := w.run(fmt.Sprintf("beside-%d", trial))
 		out, err := c.CombinedOutput()
-		if err == nil || !strings.Contains(string(out), "is being written by pid") || !strings.Contains(string(out), "prose serve") {
+		if err == nil || !strings.Contains(string(out), "is being written by pid") || !strings.Contains(string(out), "prose serve") ||
+			!strings.Contains(string(out), "--server URL") || strings.Contains(string(out), "--wait") {
 			t.Fatalf("trial %d: prose run beside prose serve: %v\n%s", trial, err, out)
 		}
 	}

@@ -112,7 +112,7 @@ func (c *Config) maxEvent() int64 {
 // connector against g: a diagnostic at the line of each problem.
 func ReadConfig(root string, g *graph.Graph) ([]*Config, diag.List, error) {
 	path := filepath.Join(root, FileName)
-	src, err := os.ReadFile(path)
+	src, err := filekind.ReadFile(path) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}

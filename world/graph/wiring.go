@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/filekind"
 )
 
 // WiringFile is the name of the wiring file a project commits at its
@@ -42,15 +42,23 @@ type Wiring struct {
 // readWiring reads root's wiring file; nil when there is none.
 func readWiring(root string) (*Wiring, diag.List, error) {
 	path := filepath.Join(root, WiringFile)
-	src, err := os.ReadFile(path)
+	src, err := filekind.ReadFile(path) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
+	var diags diag.List
 	if err != nil {
-		return nil, nil, err
+		// Said at the file, as a wiring that is not YAML is: prose lint
+		// reports it too, not only the load of a drain.
+		var nr *filekind.NotRegularError
+		what := err.Error()
+		if errors.As(err, &nr) {
+			what = "it is " + filekind.Describe(nr.Mode) + ", not a regular file"
+		}
+		diags.Errorf(diag.NewFile(path, nil), 0, "graph/wiring", "%s cannot be read (%s): make it a file of YAML, or remove it", WiringFile, what)
+		return nil, diags, nil
 	}
 	f := diag.NewFile(path, src)
-	var diags diag.List
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		diags.Errorf(f, 0, "graph/wiring", "%s is not YAML: %v", WiringFile, err)

@@ -23,10 +23,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/internal/wholefile"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/world/graph"
@@ -192,7 +192,7 @@ func stripFence(s string) string {
 // returns the file's path.
 func Append(root string, ps []Proposal, model string) (path string, kept []Proposal, err error) {
 	path = filepath.Join(root, graph.WiringFile)
-	old, err := os.ReadFile(path)
+	old, err := filekind.ReadFile(path) // a named pipe is refused, not waited on
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return path, nil, err
 	}

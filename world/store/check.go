@@ -57,8 +57,18 @@ func (s *Store) nodes(known func(name string) bool) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
 			continue
+		}
+		if !e.IsDir() {
+			// A link to a directory is a node directory like any: its
+			// ledger is checked as the node's (one linked to another
+			// node's directory is refused by the node its receipts name),
+			// never skipped while a drain writes through it.
+			st, err := os.Stat(filepath.Join(s.Dir, e.Name()))
+			if e.Type()&fs.ModeSymlink == 0 || err != nil || !st.IsDir() {
+				continue
+			}
 		}
 		if known(e.Name()) {
 			out = append(out, e.Name())
@@ -178,6 +188,13 @@ func (s *Store) checkNodeBytes(name string, full bool) (rs []*receipt.Receipt, p
 	edited := extends && !h.vouches(b)
 	if !full && extends && !edited && s.checkpoint(h) {
 		first := bytes.Count(b[:h.Size], []byte("\n")) + 1
+		// The bytes the head vouches for are not read again, but their
+		// last receipt is the node's: a node directory swapped with
+		// another's (or copied from it) brings a ledger and a head that
+		// agree, of the wrong node.
+		if r := h.last(b); r != nil && r.Node != node {
+			return nil, []Problem{{lp, fmt.Sprintf("receipt %d (%s %s): it is of node %q, not %q: the directory holds another node's ledger (swapped or copied); restore %s from a backup", h.Receipts, r.Status, r.Hash, r.Node, node, dir)}}, b
+		}
 		tail, err := parseLedger(lp, b[h.Size:], first)
 		if err != nil {
 			return nil, []Problem{{lp, strings.TrimPrefix(err.Error(), lp+":")}}, b
@@ -476,10 +493,67 @@ func (s *Store) Verify(trusted ed25519.PublicKey, facets func(node string) []str
 		return nil, err
 	}
 	var out []Problem
+	ledgers := map[string][]*receipt.Receipt{}
 	for _, name := range nodes {
-		out = append(out, s.verifyNode(name, facets)...)
+		ps, rs := s.verifyNodeLedger(name, facets)
+		out = append(out, ps...)
+		if len(ps) == 0 {
+			ledgers[unescape(name)] = rs
+		}
 	}
-	return append(out, s.lostNodes(nodes)...), nil
+	out = append(out, s.lostNodes(nodes)...)
+	return append(out, s.restoredNodes(ledgers)...), nil
+}
+
+// restoredNodes are the problems of nodes whose ledger checks but ends
+// before the receipt the drain index records as its last, of a later
+// drain: an older copy of the node's directory (ledger, head and
+// versions, consistent with each other) was put back, and the node's
+// published truth is one it has since replaced. The index is written
+// after the commits it records, so it is never ahead of a ledger a
+// drain wrote; decided: verify says so, naming the ledger, as it says a
+// directory removed whole. ledgers are the nodes' receipts that checked.
+// prose receipts repair --accept NODE takes the ledger as it is (and
+// indexes it anew); a drain indexes what it finds too.
+func (s *Store) restoredNodes(ledgers map[string][]*receipt.Receipt) []Problem {
+	s.idx.mu.Lock()
+	s.loadIndex()
+	type found struct {
+		node, hash string
+		drain, at  int
+	}
+	var fs []found
+	for node, rs := range ledgers {
+		e := s.idx.nodes[node]
+		if e == nil {
+			continue
+		}
+		hash, _, drain, ok := e.summary()
+		if !ok {
+			continue
+		}
+		at := 0
+		if len(rs) > 0 {
+			at = rs[len(rs)-1].Drain
+		}
+		if drain <= at {
+			continue
+		}
+		held := false
+		for _, r := range rs {
+			held = held || r.Hash == hash
+		}
+		if !held {
+			fs = append(fs, found{node, hash, drain, at})
+		}
+	}
+	s.idx.mu.Unlock()
+	sort.Slice(fs, func(i, j int) bool { return fs[i].node < fs[j].node })
+	var out []Problem
+	for _, f := range fs {
+		out = append(out, Problem{s.LedgerPath(f.node), fmt.Sprintf("ends at drain %d, but the drain index (%s) records receipt %s of drain %d as node %s's last: an older copy of the node's directory was put back, and its truth is not the one the node last published; restore the newest copy from a backup, or take it as it is with prose receipts repair --accept %s", f.at, s.IndexPath(), f.hash, f.drain, f.node, f.node)})
+	}
+	return out
 }
 
 // lostNodes are the problems of nodes the drain index records with a

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/proselang/prose/world/receipt"
 )
@@ -121,12 +122,28 @@ func (h *head) vouches(b []byte) bool {
 	if h.Receipts == 0 {
 		return h.Hash == ""
 	}
-	last := bytes.TrimSpace(part)
+	r := h.last(b)
+	return r != nil && r.Hash == h.Hash
+}
+
+// last is the last receipt of the bytes h covers (nil when they hold
+// none, or it does not read).
+func (h *head) last(b []byte) *receipt.Receipt {
+	if h.Size > int64(len(b)) {
+		return nil
+	}
+	last := bytes.TrimSpace(b[:h.Size])
 	if i := bytes.LastIndexByte(last, '\n'); i >= 0 {
 		last = last[i+1:]
 	}
+	if len(last) == 0 {
+		return nil
+	}
 	r, err := receipt.Parse(last)
-	return err == nil && r.Hash == h.Hash
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 // readHead reads a node directory's head record (nil when it has none).
@@ -139,8 +156,26 @@ func readHead(p string) (*head, error) {
 		return nil, err
 	}
 	var h head
-	if err := json.Unmarshal(b, &h); err != nil || h.Receipts < 0 || h.Size < 0 {
-		return nil, fmt.Errorf("%s: not a head record (restore it, or run prose receipts repair to rebuild it from the ledger)", p)
+	if err := json.Unmarshal(b, &h); err != nil || h.Receipts < 0 || h.Size < 0 ||
+		!isDigest(h.Digest) || !(isDigest(h.Hash) || h.Hash == "" && h.Receipts == 0) {
+		return nil, fmt.Errorf("%s: not a head record (restore it, or rebuild it from the ledger, taken as it is, with prose receipts repair --accept %s)", p, unescape(filepath.Base(filepath.Dir(p))))
 	}
 	return &h, nil
+}
+
+// isDigest reports whether s is a digest as a head record writes one:
+// "sha256:" and 64 lower-case hex digits. A head whose hash or digest is
+// not one was edited, and is named as such, not taken for a ledger that
+// moved.
+func isDigest(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

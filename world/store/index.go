@@ -695,7 +695,18 @@ func (s *Store) indexPublished(node string, facets []string, truth any) {
 // write, when it has grown to more than twice its nodes). The index is
 // only ever trusted as far as it matches the files, so it is not synced:
 // a line lost to a crash is an entry rebuilt.
+//
+// A write that fails is said with what to do: the drain's receipts are
+// committed by then, and the index is derived, so a file in its way (a
+// directory, a named pipe) is moved aside, never trusted or waited on.
 func (s *Store) SaveIndex() error {
+	if err := s.saveIndex(); err != nil {
+		return fmt.Errorf("%w (the drain's receipts are committed; %s is derived data: move it aside, and the next drain rebuilds it)", err, s.IndexPath())
+	}
+	return nil
+}
+
+func (s *Store) saveIndex() error {
 	s.idx.mu.Lock()
 	defer s.idx.mu.Unlock()
 	x := &s.idx

@@ -55,6 +55,11 @@ func (e *HeldError) Error() string {
 	if h := e.Holder; h.PID != 0 {
 		who = fmt.Sprintf("pid %d (%s, since %s)", h.PID, h.Command, h.Since.UTC().Format(time.RFC3339))
 	}
+	if e.Holder.Command == "prose serve" {
+		// A server holds the lock for as long as it runs: --wait would
+		// wait for it to be stopped.
+		return fmt.Sprintf("%s is being written by %s, which holds %s and keeps it while it runs: send triggers to that server (prose trigger ID --server URL), or stop it first", e.Dir, who, e.File)
+	}
 	return fmt.Sprintf("%s is being written by %s, which holds %s: wait for it to end, or give --wait to wait for it", e.Dir, who, e.File)
 }
 

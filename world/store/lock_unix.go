@@ -4,6 +4,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -40,18 +42,18 @@ func holderOf(ctx context.Context, f *os.File, p string, how flock.Mode) (h Hold
 func Lock(ctx context.Context, dir string, o LockOptions) (func(), error) {
 	p := LockPath(dir)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return nil, err
+		return nil, notLock(p, err)
 	}
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
-		return nil, err
+		return nil, notLock(p, err)
 	}
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		f.Close()
 		if err == nil {
 			err = &filekind.NotRegularError{Path: p, Mode: st.Mode()}
 		}
-		return nil, err
+		return nil, notLock(p, err)
 	}
 	how := flock.Exclusive
 	if o.Shared {
@@ -88,4 +90,15 @@ func Lock(ctx context.Context, dir string, o LockOptions) (func(), error) {
 		flock.Unlock(f)
 		f.Close()
 	}, nil
+}
+
+// notLock is the error of a lock file that cannot be one (a directory,
+// a named pipe or a link in its place, or a .serve that is not a
+// directory), with the fix: the file holds only the name of its
+// holder, so what is in its way is removed.
+func notLock(lock string, err error) error {
+	if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EROFS) {
+		return err
+	}
+	return fmt.Errorf("%w (the writers' lock, %s, must be a regular file in a directory: remove what is in its place and run again)", err, lock)
 }

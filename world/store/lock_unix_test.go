@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -55,4 +57,58 @@ func TestLock(t *testing.T) {
 	}
 	a()
 	b()
+}
+
+// A lock file that cannot be one (a directory, a named pipe or a link in
+// its place, or .serve a file) is refused naming it, with the fix, and
+// never waited on.
+func TestLockThatIsNotAFileSaysWhatToDo(t *testing.T) {
+	for _, kind := range []string{"directory", "named pipe", "link", ".serve a file"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			p := LockPath(dir)
+			os.MkdirAll(filepath.Dir(p), 0o700)
+			switch kind {
+			case "directory":
+				os.Mkdir(p, 0o700)
+			case "named pipe":
+				syscall.Mkfifo(p, 0o600)
+			case "link":
+				os.WriteFile(p+".real", nil, 0o600)
+				os.Symlink(p+".real", p)
+			default:
+				os.RemoveAll(filepath.Dir(p))
+				os.WriteFile(filepath.Dir(p), nil, 0o600)
+			}
+			release, err := Lock(context.Background(), dir, LockOptions{Command: "test"})
+			if err == nil {
+				release()
+				t.Fatal("locked")
+			}
+			if !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "remove what is in its place") {
+				t.Errorf("got %v, want an error naming %s and the fix", err, p)
+			}
+		})
+	}
+}
+
+// A lock held by a prose serve, which keeps it while it runs, is refused
+// with the way through that server, not --wait (which would wait for the
+// server to be stopped); another holder's refusal offers --wait.
+func TestLockHeldByServeSaysToSendToIt(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ holder, want, not string }{
+		{"prose serve", "--server URL", "--wait"},
+		{"prose run", "--wait", "--server"},
+	} {
+		release, err := Lock(context.Background(), dir, LockOptions{Command: tc.holder})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Lock(context.Background(), dir, LockOptions{Command: "prose trigger"})
+		release()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), tc.not) {
+			t.Errorf("held by %s: %v, want %q and not %q", tc.holder, err, tc.want, tc.not)
+		}
+	}
 }

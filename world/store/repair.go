@@ -40,7 +40,30 @@ func (s *Store) RepairAll(accept map[string]bool, sign ed25519.PrivateKey) ([]st
 		}
 		did = append(did, d...)
 	}
-	return did, nil
+	return did, s.reindex(names, accept)
+}
+
+// reindex indexes anew, from their ledgers, the accepted nodes among
+// names: the entry the index kept of such a node may name a later
+// receipt than the ledger taken as it is holds, which verify reports as
+// an older copy put back.
+func (s *Store) reindex(names []string, accept map[string]bool) error {
+	s.idx.mu.Lock()
+	s.loadIndex()
+	var err error
+	for _, name := range names {
+		node := unescape(name)
+		if !accept[node] || err != nil {
+			continue
+		}
+		delete(s.idx.nodes, node)
+		_, err = s.standingFromLedger(node)
+	}
+	s.idx.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.SaveIndex()
 }
 
 func (s *Store) repairNode(name string, accept bool) ([]string, error) {

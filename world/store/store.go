@@ -49,6 +49,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/internal/wholefile"
@@ -458,15 +459,27 @@ func (s *Store) Append(node string, r *receipt.Receipt) error {
 		return nil
 	}
 	s.point("append " + s.DurationsPath(node))
-	f, err := os.OpenFile(s.DurationsPath(node), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	s.appendDuration(node, r)
+	return nil
+}
+
+// appendDuration appends r's duration to node's durations file. The
+// receipt is committed by then, so nothing here may fail the commit
+// (decided): a durations file that cannot take the line (a named pipe,
+// a directory, a file that cannot be written) loses that one duration,
+// as a kill between the two would. It is never opened in a way that
+// waits: a named pipe with no reader would hold the drain, and the
+// lock, forever.
+func (s *Store) appendDuration(node string, r *receipt.Receipt) {
+	f, err := os.OpenFile(s.DurationsPath(node), os.O_APPEND|os.O_CREATE|os.O_WRONLY|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
-		return err
+		return
 	}
-	_, err = fmt.Fprintf(f, "{\"duration_ms\":%d,\"receipt\":%q}\n", r.Cost.DurationMS, r.Hash)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return
 	}
-	return err
+	fmt.Fprintf(f, "{\"duration_ms\":%d,\"receipt\":%q}\n", r.Cost.DurationMS, r.Hash)
 }
 
 // lastHash is the hash of the last receipt of ledger bytes b ("" when
