@@ -181,6 +181,36 @@ func TestExpectationThatNeverHolds(t *testing.T) {
 	}
 }
 
+// An Expects item `contains LIT` of a list output whose declared element
+// type LIT never is, and `is one of` a set of values of another type
+// than the output's, never hold: in Expects Not (or negated) they pass
+// whatever the subject gives. Text elements that may hold the literal,
+// a literal of the type, and outputs of no type or of text are left
+// alone.
+func TestContainsOrOneOfThatNeverHolds(t *testing.T) {
+	subject := "---\nname: tri\nkind: function\n---\n\n### Parameters\n\n- `ticket`: text\n\n### Returns\n\n- `ids` (integer[]): found\n- `levels` (\"low\" | \"high\")[]: seen\n- `tags` (string[]): labels\n- `count` (integer): how many\n- `team`: who\n"
+	test := "---\nname: t\nkind: test\nsubject: tri\n---\n\n### Fixtures\n\n- `ticket`: \"x\"\n- `tri`: exec:true\n\n### Expects\n\n- `ids`: contains 4\n- `levels`: contains \"hi\"\n- `tags`: contains 4\n- `team`: contains 4\n- `count`: is one of 1, 2\n\n### Expects Not\n\n- `ids`: contains \"4\"\n- `levels`: contains \"urgent\"\n- `count`: is one of \"1\", \"2\"\n- `ids`: is one of 1, 2\n- `tags`: contains \"4\"\n"
+	fsys := testFS(map[string]string{"lib/tri.prose.md": subject, "lib/t.test.prose.md": test})
+	diags, err := File(fsys, "lib/t.test.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Code == CodeTestNeverHolds {
+			got = append(got, d.String())
+		}
+	}
+	want := []string{
+		`lib/t.test.prose.md:16:1: error: tags is declared (string[]) at lib/tri.prose.md:14:4, so it never contains 4: this item always fails; write a string [test/never-holds]`,
+		`lib/t.test.prose.md:22:1: error: ids is declared (integer[]) at lib/tri.prose.md:12:4, so it never contains "4": this item always passes, whatever the subject gives; write an integer [test/never-holds]`,
+		`lib/t.test.prose.md:24:1: error: count is declared (integer) at lib/tri.prose.md:15:4, so it is never one of "1", "2": this item always passes, whatever the subject gives; write an integer [test/never-holds]`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
 // A fixture's integer that its float64 value would hold as another
 // integer is an error at its line, not a test run on a rounded input;
 // one a double holds exactly is not.
