@@ -3,6 +3,7 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -40,7 +41,10 @@ import (
 //     inputs and outputs, and with its call targets resolved by the order
 //     of spec.ResolveCall: a target nothing resolves is
 //     lint/unresolved-call (an error, with a did-you-mean), a target that
-//     a nearer rung shadows draws lint/ambiguous-call (a warning);
+//     a nearer rung shadows draws lint/ambiguous-call (a warning), and a
+//     target that the front matter of two sibling files names, neither
+//     by its stem, is lint/twin-callee (an error: prose would pick one
+//     by file order, a choice the author never made);
 //   - the node's callees (## nodes and sibling files) are handed to the
 //     checker with their inputs and outputs (check.Decls.Callees), which
 //     follows the shapes of their values: v.M, where v holds the value of
@@ -67,6 +71,7 @@ import (
 const (
 	CodeUnresolvedCall = "lint/unresolved-call"
 	CodeAmbiguousCall  = "lint/ambiguous-call"
+	CodeTwinCallee     = "lint/twin-callee"
 	CodeSectionKind    = "lint/section-kind"
 	CodeRetiredSection = "lint/retired-section"
 	CodeUnboundSlot    = "lint/unbound-slot"
@@ -103,6 +108,7 @@ func Rules() []spec.Rule {
 	return append([]spec.Rule{
 		{Code: CodeUnresolvedCall, Severity: diag.Error, Short: "Call target resolves to no slot, pattern instance, node, sibling file or library spec"},
 		{Code: CodeAmbiguousCall, Severity: diag.Warning, Short: "Call target names a nearer and a farther callee (the nearer wins)"},
+		{Code: CodeTwinCallee, Severity: diag.Error, Short: "Call target that the front matter name of two sibling files gives"},
 		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
@@ -299,6 +305,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 				c.name, c.name, hint)
 			continue
 		}
+		twinCallee(n, c.pos, "call "+c.name, callee, &out)
 		if callee.Shadows != "" {
 			out.Warnf(n.File, c.pos, CodeAmbiguousCall, "call %s reaches the %s %q; a %s of the same name is farther and not called: rename one of them",
 				c.name, callee.Kind, c.name, callee.Shadows)
@@ -702,9 +709,14 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: %s has no slot %q%s", p.Name, p.Pattern, w.Slot, didYouMean(w.Slot, names))
 				continue
 			}
-			if w.Target != "" && s.ResolveCall(w.Target, nil, f) == nil {
+			if w.Target == "" {
+				continue
+			}
+			if c := s.ResolveCall(w.Target, nil, f); c == nil {
 				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: slot %s is bound to %q, which names no ## node, sibling file or std/ spec%s",
 					p.Name, w.Slot, w.Target, didYouMean(w.Target, s.CallTargets(nil, f)))
+			} else {
+				twinCallee(s, w.Pos, fmt.Sprintf("pattern instance %s: slot %s", p.Name, w.Slot), c, &out)
 			}
 		}
 		var keys []string
@@ -823,6 +835,33 @@ func configText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// twinCallee reports a callee that several sibling files' front matter
+// names (spec.Callee.Twins), at pos in n's file; what says which call.
+func twinCallee(n *spec.Spec, pos diag.Pos, what string, c *spec.Callee, out *diag.List) {
+	if len(c.Twins) == 0 {
+		return
+	}
+	files := []string{path.Base(c.Path)}
+	for _, t := range c.Twins {
+		files = append(files, path.Base(t))
+	}
+	stems := make([]string, len(files))
+	for i, fl := range files {
+		stems[i] = strings.TrimSuffix(fl, spec.Suffix)
+	}
+	out.Errorf(n.File, pos, CodeTwinCallee, "%s: %s have name: %s, so which one is meant is not known: rename all but one, or name the file by its stem (%s)",
+		what, listFiles(files), c.Name, strings.Join(stems, " or "))
+}
+
+// listFiles joins the names of two or more files that share something:
+// "a and b both", "a, b and c all".
+func listFiles(files []string) string {
+	if len(files) == 2 {
+		return files[0] + " and " + files[1] + " both"
+	}
+	return strings.Join(files[:len(files)-1], ", ") + " and " + files[len(files)-1] + " all"
 }
 
 // patternOf loads the pattern an instance names, or nil.

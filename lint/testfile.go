@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
@@ -465,6 +466,14 @@ func hasPositive(es []*spec.Expect) bool {
 // only its subject's names, which a parse of the same bytes gives alike.
 func loadSubject(fsys fs.FS, testName, subject string, twin bool) (*spec.Spec, string) {
 	if p := spec.ResolveSubject(fsys, testName, subject); p != "" {
+		if twins := spec.SubjectTwins(fsys, testName, subject); len(twins) > 0 {
+			files := []string{path.Base(p)}
+			for _, t := range twins {
+				files = append(files, path.Base(t))
+			}
+			return nil, fmt.Sprintf("%s have name: %s, so which one the test runs is not known: rename all but one, or name the file as the subject (subject: %s)",
+				listFiles(files), subject, files[0])
+		}
 		sp, diags, err := spec.LoadFrom(fsys, p)
 		if err != nil {
 			return nil, err.Error()

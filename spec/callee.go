@@ -51,6 +51,11 @@ type Callee struct {
 	// Shadows describes a farther candidate of the same name ("sibling
 	// file dir/x.prose.md"), "" when there is none.
 	Shadows string
+	// Twins are the other sibling files whose front matter names NAME
+	// when more than one does and none has NAME as its stem: Path is
+	// the first of them in name order, a choice the author never made
+	// (callers report it as an error).
+	Twins []string
 }
 
 // Finder looks for sibling files and library specs.
@@ -194,8 +199,8 @@ func (s *Spec) resolveCall(name string, slots []string, f *Finder) *Callee {
 	if n := root.Node(name); n != nil && n != s {
 		found = append(found, &Callee{Kind: CalleeNode, Name: name, Node: n})
 	}
-	if p := root.sibling(name, f); p != "" {
-		found = append(found, &Callee{Kind: CalleeSibling, Name: name, Path: p})
+	if p, twins := root.sibling(name, f); p != "" {
+		found = append(found, &Callee{Kind: CalleeSibling, Name: name, Path: p, Twins: twins})
 	}
 	if p := stdPath(name, f); p != "" {
 		found = append(found, &Callee{Kind: CalleeStd, Name: name, Path: p})
@@ -231,17 +236,20 @@ const Suffix = ".prose.md"
 
 // sibling finds the file beside s named name: by stem, by front matter
 // name, or as name/index.prose.md. "" when none (or when s has no file).
-func (s *Spec) sibling(name string, f *Finder) string {
+// When no stem is name and several files' front matter names it, the
+// first in name order is returned and twins lists the others: which
+// one a call means is not known (a copy kept beside the original).
+func (s *Spec) sibling(name string, f *Finder) (p string, twins []string) {
 	if s.File == nil || s.File.Name == "" || strings.ContainsAny(name, "/\\") {
-		return ""
+		return "", nil
 	}
 	dir := f.dir(s.File.Name)
 	self := filepath.Base(s.File.Name)
 	entries, err := f.readDir(dir)
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	byName := ""
+	var byName []string
 	for _, e := range entries {
 		n := e.Name()
 		if e.IsDir() || !strings.HasSuffix(n, Suffix) || n == self {
@@ -252,21 +260,21 @@ func (s *Spec) sibling(name string, f *Finder) string {
 			continue // a named pipe beside the spec: opening it would hang
 		}
 		if strings.TrimSuffix(n, Suffix) == name {
-			return p
+			return p, nil
 		}
-		if byName == "" && frontName(f, p) == name {
-			byName = p
+		if frontName(f, p) == name {
+			byName = append(byName, p)
 		}
 	}
-	if byName != "" {
-		return byName
+	if len(byName) > 0 {
+		return byName[0], byName[1:]
 	}
 	idx := f.join(dir, name, "index"+Suffix)
 	if fl, err := f.open(idx); err == nil {
 		fl.Close()
-		return idx
+		return idx, nil
 	}
-	return ""
+	return "", nil
 }
 
 // SiblingNames lists the names sibling files answer to (stems and front

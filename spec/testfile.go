@@ -524,6 +524,35 @@ func ResolveSubject(fsys fs.FS, testPath, subject string) string {
 	}
 }
 
+// SubjectTwins are the other spec files in the directory of the file a
+// bare subject resolves to whose front-matter name is the subject too
+// (a copy kept beside the original): ResolveSubject takes the first in
+// name order, a choice the test's author never made, so a caller
+// refuses the subject when there are any. nil when the subject is a
+// path or matched a file stem.
+func SubjectTwins(fsys fs.FS, testPath, subject string) []string {
+	p := ResolveSubject(fsys, testPath, subject)
+	if p == "" || strings.Contains(subject, "/") || strings.HasSuffix(subject, ".md") || FrontName(fsys, p) != subject {
+		return nil
+	}
+	dir := path.Dir(p)
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil
+	}
+	var twins []string
+	for _, e := range ents {
+		q := path.Join(dir, e.Name())
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".prose.md") || q == p || q == testPath || !filekind.Listed(fsys, q, e) {
+			continue
+		}
+		if FrontName(fsys, q) == subject {
+			twins = append(twins, q)
+		}
+	}
+	return twins
+}
+
 // SubjectNames are the names a bare subject of the test at testPath
 // could have matched in the directories ResolveSubject searches first
 // (the test's own and each above it, up to the project root): each other
