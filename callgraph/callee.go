@@ -169,7 +169,7 @@ func (g *callGraph) bound(name, text string, node *spec.Spec) service.Service {
 	}
 	switch {
 	case kind == bind.KindLLM && node != nil && (node.Kind == spec.KindFunction || node.Kind == spec.KindResponsibility):
-		return &nodeService{name: name, node: node, inner: g.render(node, name, arg)}
+		return &nodeService{name: name, node: node, inner: g.render(node, name, arg), env: g.env}
 	case kind == bind.KindSpec:
 		sp := g.loadSpec(arg)
 		if sp == nil {
@@ -196,7 +196,7 @@ func (g *callGraph) bound(name, text string, node *spec.Spec) service.Service {
 	if node == nil {
 		return s
 	}
-	return &nodeService{name: name, node: node, inner: s}
+	return &nodeService{name: name, node: node, inner: s, env: g.env}
 }
 
 // node is the service of a function or responsibility called as name.
@@ -213,7 +213,7 @@ func (g *callGraph) node(n *spec.Spec, name string) service.Service {
 		g.problem("%s: call %s: a %s cannot be called (only functions, responsibilities and pattern instances)", n.File.Position(n.Pos), name, orKind(n.Kind))
 		return nil
 	}
-	ns := &nodeService{name: name, node: n}
+	ns := &nodeService{name: name, node: n, env: g.env}
 	g.nodes[n] = ns
 	switch prog := g.program(n); {
 	case prog != nil:
@@ -294,7 +294,7 @@ func (g *callGraph) self(n *spec.Spec) service.Service {
 		g.used[n.Name] = true
 		return g.bound(n.Name, v, n)
 	}
-	return &nodeService{name: n.Name, node: n, inner: g.render(n, n.Name, "")}
+	return &nodeService{name: n.Name, node: n, inner: g.render(n, n.Name, ""), env: g.env}
 }
 
 // lookupEnv is os.LookupEnv (a variable for tests).
@@ -464,6 +464,9 @@ type nodeService struct {
 	name  string
 	node  *spec.Spec
 	inner service.Service
+	// env resolves the run ids passed for inputs typed run or run[]
+	// (runArgs).
+	env *bind.Env
 }
 
 func (s *nodeService) ServiceName() string { return s.name }
@@ -474,6 +477,15 @@ func (s *nodeService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	}
 	if err := typedArgs(s.node, s.name, req.Args); err != nil {
 		return nil, err
+	}
+	args, err := runArgs(s.env, s.node, s.name, req.Args)
+	if err != nil {
+		return nil, err
+	}
+	if args != req.Args {
+		r := *req
+		r.Args = args
+		req = &r
 	}
 	v, err := s.inner.Call(ctx, req)
 	if err != nil {
