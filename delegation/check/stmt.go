@@ -180,6 +180,14 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 			return
 		}
 		c.outerWrite(lhs, b, "assigns")
+		if b.kind == kindInput || b.kind == kindConfig || b.kind == kindSlot {
+			// upstream: reassigning a parameter is an error; the value
+			// is the caller's, and `limit = x` meant for a local would
+			// change what every later reading of the input gives
+			c.diags.Errorf(c.f, lhs.NamePos, CodeInputAssign,
+				"assignment to the %s %s: it holds the caller's value and cannot be assigned; bind the new value to another name (let %s = ...)",
+				kindName(b.kind), quote(lhs.Name), newName(lhs.Name))
+		}
 	case *syntax.IndexExpr:
 		c.expr(lhs.X, false)
 		c.expr(lhs.Index, false)
@@ -191,6 +199,15 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 	default:
 		c.expr(s.LHS, false)
 	}
+}
+
+// newName is a name to suggest for a value meant to replace the
+// declared name.
+func newName(name string) string {
+	if strings.Contains(name, "_") {
+		return "new_" + name
+	}
+	return "new-" + name
 }
 
 // undeclaredAssign reports `NAME = VALUE` where no let declared NAME. The
