@@ -433,6 +433,13 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 		passed := map[string]bool{}
 		for _, a := range c.Args {
 			passed[a.Key] = true
+			if !declared[a.Key] && a.Key == "backoff" && c.Backoff == nil && n.Contract {
+				// a backoff: that names no strategy stays an argument
+				// (spec.callModifiers): say what it was meant to be
+				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s: backoff: %s names no backoff strategy, so it is passed to %s, which declares no input \"backoff\": write backoff: none, linear or exponential",
+					id.Name, strategyText(a.Value), id.Name)
+				continue
+			}
 			if !declared[a.Key] {
 				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s: %s declares no input %q%s (it takes %s)",
 					id.Name, id.Name, a.Key, didYouMean(a.Key, append([]string(nil), names...)), strings.Join(names, ", "))
@@ -835,6 +842,18 @@ func configText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// strategyText is how a backoff: value is shown: a bare word or a
+// string as written, anything else as "this value".
+func strategyText(x syntax.Expr) string {
+	switch v := x.(type) {
+	case *syntax.Ident:
+		return v.Name
+	case *syntax.StringLit:
+		return strconv.Quote(v.Value)
+	}
+	return "this value"
 }
 
 // twinCallee reports a callee that several sibling files' front matter
