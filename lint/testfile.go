@@ -89,16 +89,23 @@ func nearForm(claim string) string {
 	words := strings.Fields(claim)
 	for _, lead := range formLeads {
 		k := len(strings.Fields(lead))
-		if len(words) < k {
-			continue
-		}
-		head := strings.ToLower(strings.Join(words[:k], " "))
-		if head == lead || didyoumean.Closest(head, []string{lead}, 2) != lead {
-			continue
-		}
-		fixed := strings.Join(append([]string{lead}, words[k:]...), " ")
-		if decided(fixed) {
-			return fixed
+		// the lead's words, or fewer run together ("is atleast")
+		for n := k; n >= 1 && n > k-3; n-- {
+			if len(words) < n {
+				continue
+			}
+			head := strings.ToLower(strings.Join(words[:n], " "))
+			if head == lead {
+				continue
+			}
+			if n == k && didyoumean.Closest(head, []string{lead}, 2) != lead ||
+				n < k && strings.ReplaceAll(head, " ", "") != strings.ReplaceAll(lead, " ", "") {
+				continue
+			}
+			fixed := strings.Join(append([]string{lead}, words[n:]...), " ")
+			if decided(fixed) {
+				return fixed
+			}
 		}
 	}
 	return ""

@@ -37,6 +37,7 @@ func TestTestFileRules(t *testing.T) {
 		{"no subject", "---\nname: t\nkind: test\n---\n\n### Expects\n\n- `x`: is null\n", []string{"test/no-subject"}},
 		{"a claim with a number in quotes", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: has at most \"3\" words\n", []string{"13:1 test/near-form", `"has at most \"3\" words" is no claim prose decides from the data, so a model judges it; did you mean "has at most 3 words"?`}},
 		{"a claim whose first words are a slip for a form", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: has at mots 3 words\n", []string{"13:1 test/near-form", `"has at mots 3 words" is no claim prose decides from the data, so a model judges it; did you mean "has at most 3 words"?`}},
+		{"a claim whose form's words are run together", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: is atleast 10\n", []string{"13:1 test/near-form", `"is atleast 10" is no claim prose decides from the data, so a model judges it; did you mean "is at least 10"?`}},
 		{"a claim for the model is no slip", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: is polite and warm\n", nil},
 	}
 	for _, c := range cases {
@@ -89,7 +90,7 @@ func TestSmokeKindTestLintsClean(t *testing.T) {
 // nearForm reads any claim without panicking, and a claim it proposes is
 // one the data decides.
 func FuzzNearForm(f *testing.F) {
-	for _, s := range []string{"is at leest 0.4", "contians `x`", "has at mots 3 items", "is polite", "", "is betwen 0 and 1", "is at least \"0.5\"", "equals '3'"} {
+	for _, s := range []string{"is at leest 0.4", "contians `x`", "has at mots 3 items", "is polite", "", "is betwen 0 and 1", "is at least \"0.5\"", "equals '3'", "is atleast 3", "has atmost 2 items", "isnot empty"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, claim string) {
