@@ -116,6 +116,14 @@ func ReadTest(s *Spec) (*TestFile, diag.List) {
 						diags.Errorf(s.File, diag.Pos(it.pos), CodeTestItem, "fixture case %q: its keys are not a YAML mapping (%v): write - fixture: NAME, then one indented key: value line per fixture", name, err)
 						continue
 					}
+					if c := t.fixtureCase(name); c != nil {
+						// its fixtures would merge into the first's (and
+						// be reported as given twice), the test running
+						// one case where the author wrote two
+						diags.Errorf(s.File, diag.Pos(it.pos), CodeTestItem, "fixture case %q is named twice (first on line %d): give each case its own name",
+							name, s.File.Position(c.Pos).Line)
+						continue
+					}
 					t.Cases = append(t.Cases, &FixtureCase{Name: name, Pos: diag.Pos(it.pos)})
 					t.Fixtures = append(t.Fixtures, fs...)
 				} else if f := readFixture(it); f != nil {
@@ -254,6 +262,16 @@ func isBlockScalar(s string) bool {
 type FixtureCase struct {
 	Name string
 	Pos  diag.Pos
+}
+
+// fixtureCase is the case called name, or nil.
+func (t *TestFile) fixtureCase(name string) *FixtureCase {
+	for _, c := range t.Cases {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 // fixtureCase reports whether it opens a case, `- fixture: NAME`.
