@@ -401,6 +401,15 @@ func hasSlot(sp *spec.Spec, name string) bool {
 	return false
 }
 
+func hasConfig(sp *spec.Spec, name string) bool {
+	for _, c := range sp.Config {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func slotNames(sp *spec.Spec) []string {
 	var out []string
 	for _, s := range sp.Slots {
@@ -755,6 +764,15 @@ func (s *instanceService) ServiceName() string { return s.name }
 func (s *instanceService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 	if req.Path.Depth() >= MaxNestingDepth {
 		return nil, fmt.Errorf("pattern instance %s would nest more than %d calls deep", s.name, MaxNestingDepth)
+	}
+	if req.Args != nil {
+		// the instance binds its slots and config for every call (lint
+		// reports such an argument, lint/unknown-argument)
+		for _, k := range req.Args.Keys() {
+			if hasSlot(s.spec, k) || hasConfig(s.spec, k) {
+				return nil, fmt.Errorf("pattern instance %s: the call passes %s, which the instance binds (a slot under with:, a config key under config:): set it there", s.name, k)
+			}
+		}
 	}
 	var g map[string]delegation.Value
 	if len(s.spec.Inputs) > 0 {

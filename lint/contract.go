@@ -542,6 +542,15 @@ func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*
 		passed := map[string]bool{}
 		for _, a := range c.Args {
 			passed[a.Key] = true
+			// Decided: the instance binds its pattern's slots (with:) and
+			// config keys (config:, else their defaults) once for every
+			// call; a call's argument of such a name was dropped, and the
+			// run went on with the instance's value (max_rounds: 1 at the
+			// call, three rounds run) with exit 0.
+			if what, where := instanceBound(ps, a.Key); what != "" {
+				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s passes %s, a %s of its pattern %s, which the instance binds for every call under its %s: write %s: VALUE there; a call cannot change it",
+					id.Name, a.Key, what, ps.Name, where, a.Key)
+			}
 		}
 		// the pattern's slots are bound by the instance's with: and its
 		// config keys by its config: (or their defaults), though an
@@ -591,6 +600,23 @@ func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*
 		return true
 	})
 	return out
+}
+
+// instanceBound says whether name is a slot or a config key of pattern
+// ps, which an instance binds rather than a call: what it is and the
+// instance's section that binds it; "" when it is neither.
+func instanceBound(ps *spec.Spec, name string) (what, where string) {
+	for _, sl := range ps.Slots {
+		if sl.Name == name {
+			return "slot", "with:"
+		}
+	}
+	for _, cf := range ps.Config {
+		if cf.Name == name {
+			return "config key", "config: (else its default)"
+		}
+	}
+	return "", ""
 }
 
 // delegationNames are the names pattern ps's Delegation mentions (as a
