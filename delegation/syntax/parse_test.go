@@ -298,6 +298,8 @@ func TestParseErrorMessages(t *testing.T) {
 		{"try without colon", "try\n  x = 1\ncatch:\n  y = 1\nlet z = 1", "1:4 [syntax/missing-colon]", "try line"},
 		{"and written &&", "let x = a && b", "1:11 [syntax/unexpected]", "write 'and'"},
 		{"or written ||", "let x = a || b", "1:11 [syntax/unexpected]", "write 'or'"},
+		{"and written && in a condition", "if x > 3 && x < 10:\n  y = 1\nlet z = 1", "1:10 [syntax/expected]", "in the if condition: write 'and'"},
+		{"or written || in a loop condition", "loop while a || b (max: 3):\n  y = 1", "1:14 [syntax/expected]", "write 'or'"},
 		{"not written !", "let x = !a", "1:9 [syntax/token]", "write 'not'"},
 		{"unknown escape", `let x = "a\qb"`, "1:9 [syntax/token]", `invalid escape \q`},
 		{"unknown escape in triple", `let x = """a\d+"""`, "1:9 [syntax/token]", `invalid escape \d`},
