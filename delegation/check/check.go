@@ -301,10 +301,19 @@ func (c *checker) undefined(pos diag.Pos, name, what string) {
 		msg += ": it is bound by another branch of this parallel block, and branches run at the same time; use it after the block"
 	} else if s := c.hyphenSplit(name); s != "" {
 		msg += "; a hyphen between letters joins a name: to subtract, write " + quote(s)
+	} else if lit := foreignLiteral[name]; lit != "" {
+		msg += "; the literal is written " + lit
 	} else if s := c.suggest(name); s != "" {
 		msg += "; did you mean " + quote(s) + "?"
 	}
 	c.diags.Errorf(c.f, pos, CodeUndefinedName, "%s", msg)
+}
+
+// foreignLiteral is the literal a name borrowed from another language
+// spells (True, None, nil), for the message of it unbound.
+var foreignLiteral = map[string]string{
+	"True": "true", "TRUE": "true", "False": "false", "FALSE": "false",
+	"None": "null", "nil": "null", "NULL": "null", "Null": "null", "undefined": "null",
 }
 
 // set binds name to b, remembering the previous binding so that mark and

@@ -108,6 +108,12 @@ func nameCases() []checkCase {
 		{name: "undefined without suggestion", slots: "delegates[]", inputs: "briefs",
 			code: "let rs = parallel for d, i in delegates:\n  call d\n    brief: briefs[i]\n    fallback: task_brief\nreturn rs",
 			want: []string{"4:15 error check/undefined-name undefined name 'task_brief'"}},
+		{name: "a literal of another language", slots: "w",
+			code: "let done = True\nif done == None:\n  return 1\nreturn done",
+			want: []string{
+				"1:12 error check/undefined-name undefined name 'True'; the literal is written true",
+				"2:12 error check/undefined-name undefined name 'None'; the literal is written null",
+			}},
 		{name: "undefined suggests a local", slots: "w",
 			code: "let proposal = call w\nreturn propsal",
 			want: []string{"2:8 error check/undefined-name did you mean 'proposal'?"}},
