@@ -314,6 +314,9 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 			if ps := patternOf(n.Root(), callee.Instance.Pattern, f); ps != nil && ps.Kind == spec.KindPattern {
 				instances[c.name] = ps
 				out = append(out, slotFunctionArguments(n.Root(), callee.Instance, ps, f)...)
+				if ce, ok := instanceCallee(c.name, ps); ok {
+					d.Callees = append(d.Callees, ce)
+				}
 			}
 		}
 		cs := calleeSpec(callee, f)
@@ -339,6 +342,24 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	out = append(out, instanceArguments(n, prog, instances)...)
 	markOutputs(prog, outputs)
 	return append(out, check.Check(prog, d)...)
+}
+
+// instanceCallee is what the checker knows of the value of a call of a
+// pattern instance: an object of the outputs its pattern declares (the
+// library's result, attempts, final_critique), so that a member it
+// cannot have (r.output) is lint/unknown-member rather than a null read
+// on with exit 0. ok is false when the pattern declares fewer than two
+// outputs, or takes them from its Delegation's last return (other
+// returns may give other keys).
+func instanceCallee(name string, ps *spec.Spec) (check.Callee, bool) {
+	ce := check.Callee{Name: name}
+	for _, o := range ps.Outputs {
+		if o.Inferred {
+			return ce, false
+		}
+		ce.Outputs = append(ce.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Part: o.Facet})
+	}
+	return ce, len(ce.Outputs) >= 2
 }
 
 // stdCallee is the library path a bare call target names, std/roles/NAME
