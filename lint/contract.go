@@ -346,20 +346,46 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 
 // instanceCallee is what the checker knows of the value of a call of a
 // pattern instance: an object of the outputs its pattern declares (the
-// library's result, attempts, final_critique), so that a member it
-// cannot have (r.output) is lint/unknown-member rather than a null read
-// on with exit 0. ok is false when the pattern declares fewer than two
-// outputs, or takes them from its Delegation's last return (other
-// returns may give other keys).
+// library's result, attempts, final_critique; ratchet's result alone),
+// so that a member it cannot have (r.output) is lint/unknown-member
+// rather than a null read on with exit 0. ok is false unless the pattern
+// declares its outputs (none inferred from a return) and every return
+// that ends its Delegation gives an object literal of declared outputs
+// (or null): a pattern may return a plain value, or keys it does not
+// declare, and its value is then not that object.
 func instanceCallee(name string, ps *spec.Spec) (check.Callee, bool) {
-	ce := check.Callee{Name: name}
+	ce := check.Callee{Name: name, Whole: true}
+	declared := map[string]bool{}
 	for _, o := range ps.Outputs {
 		if o.Inferred {
 			return ce, false
 		}
+		declared[o.Name] = true
 		ce.Outputs = append(ce.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Part: o.Facet})
 	}
-	return ce, len(ce.Outputs) >= 2
+	if len(ce.Outputs) == 0 || ps.Delegation == nil || ps.Delegation.Program == nil {
+		return ce, false
+	}
+	ok, returned := true, false
+	syntax.Walk(ps.Delegation.Program, func(x syntax.Node) bool {
+		switch x := x.(type) {
+		case *syntax.ForExpr, *syntax.RepeatExpr:
+			return false // a return there ends one iteration
+		case *syntax.ReturnStmt:
+			returned = true
+			switch v := x.Value.(type) {
+			case nil, *syntax.NullLit:
+			case *syntax.ObjectLit:
+				for _, f := range v.Fields {
+					ok = ok && declared[f.Key]
+				}
+			default:
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ce, ok && returned
 }
 
 // stdCallee is the library path a bare call target names, std/roles/NAME

@@ -45,6 +45,10 @@ type Callee struct {
 	Name    string
 	Inputs  []Name
 	Outputs []Name // a facet of a truth has Part set
+	// Whole is true when the value is the object of the outputs even
+	// when there is one (a pattern instance's result, {result: ...}),
+	// not the one output itself as a node's is.
+	Whole bool
 }
 
 // Slot is a declared slot.
