@@ -330,6 +330,12 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 				outputs[c.name] = append(outputs[c.name], o.Name)
 				ce.Outputs = append(ce.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Inferred: o.Inferred, Part: o.Facet})
 			}
+			for _, e := range cs.Errors {
+				ce.Errors = append(ce.Errors, e.Name)
+			}
+			// a callee that runs a program of its own (an Execution, or
+			// its inline nodes) may fail with the errors of its calls
+			ce.ErrorsKnown = (cs.Execution == nil || cs.Execution.Program == nil) && len(cs.Nodes) == 0
 			d.Callees = append(d.Callees, ce)
 		}
 	}

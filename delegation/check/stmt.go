@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -45,7 +46,7 @@ func (c *checker) stmt(s syntax.Stmt) {
 			if s.CatchVar != nil {
 				c.bindVar(s.CatchVar, nil)
 				if b := c.names[s.CatchVar.Name]; b != nil {
-					b.shape = caughtError // bindVar bound a new binding
+					b.shape = c.caughtShape(s.Body) // bindVar bound a new binding
 				}
 			}
 			c.stmts(s.Catch)
@@ -266,6 +267,57 @@ var caughtError = &valueShape{kind: kObject, closed: true, from: "a caught error
 	{Name: "message", Type: "string"}, {Name: "kind", Type: `"call" | "throw" | "runtime" | "judge"`, From: "the kind of a caught error; a declared error's name is its member error"}, {Name: "slot"}, {Name: "attempts"},
 	{Name: "value"}, {Name: "error"},
 }}
+
+// caughtShape is the shape of the error a catch of a try whose body is
+// body binds: caughtError, with its member error one of the names the
+// body's callees declare when they are all known (every call in the body
+// is of a callee whose errors are, and nothing in it throws), so that
+// `err.error == "notfound"`, where the callee declares not-found, is a
+// comparison that never holds rather than a catch branch that never runs.
+func (c *checker) caughtShape(body []syntax.Stmt) *valueShape {
+	var names []string
+	known := true
+	for _, st := range body {
+		syntax.Walk(st, func(x syntax.Node) bool {
+			switch x := x.(type) {
+			case *syntax.ThrowStmt:
+				known = false
+			case *syntax.CallExpr:
+				id, ok := x.Target.(*syntax.Ident)
+				ce := (*Callee)(nil)
+				if ok {
+					ce = c.callee(id.Name)
+				}
+				if ce == nil || !ce.ErrorsKnown {
+					known = false
+					break
+				}
+				for _, e := range ce.Errors {
+					if !slices.Contains(names, e) {
+						names = append(names, e)
+					}
+				}
+			}
+			return known
+		})
+	}
+	if !known || len(names) == 0 {
+		return caughtError
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	s := *caughtError
+	s.fields = slices.Clone(caughtError.fields)
+	for i, f := range s.fields {
+		if f.Name == "error" {
+			s.fields[i].Type = strings.Join(quoted, " | ")
+			s.fields[i].From = "the errors the calls in the try declare"
+		}
+	}
+	return &s
+}
 
 // bindVar binds a loop or catch variable. over is the loop's source (nil
 // for repeat counters and catch variables).
