@@ -120,6 +120,7 @@ func Rules() []spec.Rule {
 		{Code: CodePostconditionField, Severity: diag.Error, Short: "Postcondition in a claim form whose field the node does not give: nothing checks it"},
 		{Code: CodeConfigValue, Severity: diag.Error, Short: "Pattern instance config value its pattern's type or use would refuse"},
 		{Code: CodeUndeclaredError, Severity: diag.Error, Short: "Throw of an error the node's ### Errors does not declare (where it declares some)"},
+		{Code: CodeTwinProducer, Severity: diag.Error, Short: "Two inline nodes wired without an Execution give an output of one name the wiring reads"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
 		{Code: cadence.CodeCadence, Severity: diag.Error, Short: "Cadence stated wrongly (a cron field, a time, a time zone); a warning for self-driven or ### Schedule text that names no cadence prose reads"},
 	}, append(toolRules(), skillRules()...)...)
@@ -178,6 +179,7 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 	if !syntaxErr {
 		out = append(out, callCycles(s, f)...)
 		out = append(out, wiringCycles(s)...)
+		out = append(out, twinProducers(s)...)
 	}
 	for _, n := range append([]*spec.Spec{s}, s.Nodes...) {
 		out = append(out, sectionKinds(n)...)
