@@ -15,6 +15,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
@@ -590,6 +591,21 @@ func answeredError(n *spec.Spec, name string, v delegation.Value) error {
 	return fmt.Errorf("%s: %s answered the error %q%s, not its outputs, and %s", at, name, errName, msg, fix)
 }
 
+// optionalLeftOut reports whether object o may leave out output d:
+// decided, an output declared optional (`note` (string, optional)) may
+// be missing, and is then null, as a pattern's may (upstream lets an
+// optional output go unsaid), unless a key of o misspells it ({"nots":
+// ...} for notes), which would be dropped with the value meant.
+func optionalLeftOut(d *spec.Output, o *delegation.Object) bool {
+	if !d.Optional {
+		return false
+	}
+	if near := (didyoumean.Matcher{Fold: didyoumean.Loose}).Closest(d.Name, o.Keys()); near != "" {
+		return false
+	}
+	return true
+}
+
 // Outputs applies the return rule of a function or responsibility to the
 // value its run gave: an object with every output name is kept (only
 // those keys, in declared order); with one output, any other value is
@@ -631,16 +647,17 @@ func shapeOutputs(n *spec.Spec, v delegation.Value, at diag.Pos) (*delegation.Ob
 	}
 	if isObj {
 		out := delegation.NewObject()
-		all := true
+		all, some := true, false
 		for _, d := range n.Outputs {
 			x, ok := o.Get(d.Name)
-			if !ok {
+			if !ok && !optionalLeftOut(d, o) {
 				all = false
 				break
 			}
+			some = some || ok
 			out.Set(d.Name, x)
 		}
-		if all {
+		if all && some {
 			return out, nil
 		}
 	}

@@ -329,7 +329,7 @@ func (c *checker) returnFits(s *syntax.ReturnStmt) {
 	_, literal := s.Value.(*syntax.ObjectLit)
 	holdsAll := sh.kind == kObject && sh.closed
 	for _, r := range req {
-		if _, ok := sh.field(r); !ok {
+		if _, ok := sh.field(r); !ok && !c.optionalOutput(r) {
 			holdsAll = false
 		}
 	}

@@ -726,7 +726,7 @@ func (c *checker) returnShape(s *syntax.ReturnStmt) {
 		}
 		var missing []string
 		for _, o := range req {
-			if !has[o] {
+			if !has[o] && !c.optionalOutput(o) {
 				missing = append(missing, quote(o))
 				c.lacking[o] = true
 			}
