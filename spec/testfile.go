@@ -561,7 +561,9 @@ func SubjectTwins(fsys fs.FS, testPath, subject string) []string {
 	var twins []string
 	for _, e := range ents {
 		q := path.Join(dir, e.Name())
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".prose.md") || q == p || q == testPath || !filekind.Listed(fsys, q, e) {
+		// a test file is no subject (another test is not read for its
+		// name: a lint of a project reads each file once or twice)
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".prose.md") || strings.HasSuffix(e.Name(), ".test.prose.md") || q == p || q == testPath || !filekind.Listed(fsys, q, e) {
 			continue
 		}
 		if FrontName(fsys, q) == subject {
