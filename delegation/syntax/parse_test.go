@@ -278,6 +278,7 @@ func TestParseErrorMessages(t *testing.T) {
 		{"call args on the line", "let r = call svc with { a: 1 }\nlet z = 1", "1:18 [syntax/call-args]", "`call svc` then `  key: value`"},
 		{"call args in parens", "call tier.model(a: 1)", "1:16 [syntax/call-args]", "`call tier.model`"},
 		{"call args as object", "call svc { a: 1 }", "1:10 [syntax/call-args]", "lines below it"},
+		{"call args on the call's line", "let r = call svc x: 1", "1:18 [syntax/call-args]", "`call svc` then `  key: value`"},
 		{"repeat without count", "repeat:\n  x = 1\nlet z = 1", "1:7 [syntax/expected]", "repeat N:"},
 		{"repeat as without count", "repeat as i:\n  x = 1", "1:8 [syntax/expected]", "number of iterations"},
 		{"for without list", "for x in:\n  y", "1:9 [syntax/expected]", "the list to loop over"},
