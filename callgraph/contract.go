@@ -290,11 +290,17 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph, file *dia
 	return out, badJSON
 }
 
-// nearProducer names an output of an inline node of sp whose name is
-// close to the missing input name (`note` for `notes`): the node was
-// meant to give it, and a run given the input on the command line would
-// leave the node unused. "" when none is close.
+// nearProducer names an output of an inline node of sp, wired without
+// an Execution, whose name is close to the missing input name (`note`
+// for `notes`): the node was meant to give it, and a run given the input
+// on the command line would leave the node unused. "" when none is
+// close.
 func nearProducer(sp *spec.Spec, name string) string {
+	if !sp.Renders() || len(name) < 4 {
+		// an Execution says where its values come from; a short name
+		// is near too many others to guess
+		return ""
+	}
 	for _, n := range sp.Nodes {
 		var outs []string
 		for _, o := range n.Outputs {
