@@ -600,7 +600,15 @@ func optionalLeftOut(d *spec.Output, o *delegation.Object) bool {
 	if !d.Optional {
 		return false
 	}
-	if near := (didyoumean.Matcher{Fold: didyoumean.Loose}).Closest(d.Name, o.Keys()); near != "" {
+	// a short name is near every other short one: only a difference of
+	// case, hyphens or underscores misspells it
+	limit := func(name, _ string) int {
+		if len(name) < 4 {
+			return 0
+		}
+		return didyoumean.Third(name, "")
+	}
+	if near := (didyoumean.Matcher{Fold: didyoumean.Loose, Limit: limit}).Closest(d.Name, o.Keys()); near != "" {
 		return false
 	}
 	return true
