@@ -83,9 +83,15 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 	}
 	ends := false
 	syntax.Walk(prog, func(n syntax.Node) bool {
-		switch n.(type) {
+		switch n := n.(type) {
 		case *syntax.ReturnStmt, *syntax.ThrowStmt:
 			ends = true
+		case *syntax.LetStmt:
+			// a collecting loop's return gives one iteration's value
+			// (semantics.md 9), not the Execution's
+			return !collecting(n.Value)
+		case *syntax.AssignStmt:
+			return !collecting(n.Value)
 		}
 		return !ends
 	})
@@ -103,6 +109,17 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 	}
 	c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns, so its value is null, but %s %d outputs (%s): end it with a return of an object with those keys",
 		what, len(req), strings.Join(req, ", "))
+}
+
+// collecting reports whether x is a loop whose value is collected (the
+// value of a let or an assignment): a return in its body ends one
+// iteration.
+func collecting(x syntax.Expr) bool {
+	switch x.(type) {
+	case *syntax.ForExpr, *syntax.RepeatExpr:
+		return true
+	}
+	return false
 }
 
 // optionalOutput reports whether the declared output name may be null.
