@@ -307,7 +307,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 				c.name, c.name, hint)
 			continue
 		}
-		twinCallee(n, c.pos, "call "+c.name, callee, &out)
+		twinCallee(n, c.pos, "call "+c.name, callee, f, &out)
 		if callee.Shadows != "" {
 			out.Warnf(n.File, c.pos, CodeAmbiguousCall, "call %s reaches the %s %q; a %s of the same name is farther and not called: rename one of them",
 				c.name, callee.Kind, c.name, callee.Shadows)
@@ -804,7 +804,7 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: slot %s is bound to %q, which names no ## node, sibling file or std/ spec%s",
 					p.Name, w.Slot, w.Target, didYouMean(w.Target, s.CallTargets(nil, f)))
 			} else {
-				twinCallee(s, w.Pos, fmt.Sprintf("pattern instance %s: slot %s", p.Name, w.Slot), c, &out)
+				twinCallee(s, w.Pos, fmt.Sprintf("pattern instance %s: slot %s", p.Name, w.Slot), c, f, &out)
 			}
 		}
 		var keys []string
@@ -938,13 +938,15 @@ func strategyText(x syntax.Expr) string {
 }
 
 // twinCallee reports a callee that several sibling files' front matter
-// names (spec.Callee.Twins), at pos in n's file; what says which call.
-func twinCallee(n *spec.Spec, pos diag.Pos, what string, c *spec.Callee, out *diag.List) {
-	if len(c.Twins) == 0 {
+// names (spec.Spec.SiblingTwins), at pos in n's file; what says which
+// call.
+func twinCallee(n *spec.Spec, pos diag.Pos, what string, c *spec.Callee, f *spec.Finder, out *diag.List) {
+	twins := n.SiblingTwins(c, f)
+	if len(twins) == 0 {
 		return
 	}
 	files := []string{path.Base(c.Path)}
-	for _, t := range c.Twins {
+	for _, t := range twins {
 		files = append(files, path.Base(t))
 	}
 	stems := make([]string, len(files))

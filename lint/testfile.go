@@ -494,7 +494,7 @@ func hasPositive(es []*spec.Expect) bool {
 // only its subject's names, which a parse of the same bytes gives alike.
 func loadSubject(fsys fs.FS, testName, subject string, twin bool) (*spec.Spec, string) {
 	if p := spec.ResolveSubject(fsys, testName, subject); p != "" {
-		if twins := spec.SubjectTwins(fsys, testName, subject); len(twins) > 0 {
+		if twins := spec.SubjectTwins(fsys, testName, subject, p); len(twins) > 0 {
 			files := []string{path.Base(p)}
 			for _, t := range twins {
 				files = append(files, path.Base(t))

@@ -51,11 +51,6 @@ type Callee struct {
 	// Shadows describes a farther candidate of the same name ("sibling
 	// file dir/x.prose.md"), "" when there is none.
 	Shadows string
-	// Twins are the other sibling files whose front matter names NAME
-	// when more than one does and none has NAME as its stem: Path is
-	// the first of them in name order, a choice the author never made
-	// (callers report it as an error).
-	Twins []string
 }
 
 // Finder looks for sibling files and library specs.
@@ -199,8 +194,8 @@ func (s *Spec) resolveCall(name string, slots []string, f *Finder) *Callee {
 	if n := root.Node(name); n != nil && n != s {
 		found = append(found, &Callee{Kind: CalleeNode, Name: name, Node: n})
 	}
-	if p, twins := root.sibling(name, f); p != "" {
-		found = append(found, &Callee{Kind: CalleeSibling, Name: name, Path: p, Twins: twins})
+	if p, _ := root.sibling(name, f); p != "" {
+		found = append(found, &Callee{Kind: CalleeSibling, Name: name, Path: p})
 	}
 	if p := stdPath(name, f); p != "" {
 		found = append(found, &Callee{Kind: CalleeStd, Name: name, Path: p})
@@ -249,7 +244,7 @@ func (s *Spec) sibling(name string, f *Finder) (p string, twins []string) {
 	if err != nil {
 		return "", nil
 	}
-	var byName []string
+	byName := ""
 	for _, e := range entries {
 		n := e.Name()
 		if e.IsDir() || !strings.HasSuffix(n, Suffix) || n == self {
@@ -262,12 +257,12 @@ func (s *Spec) sibling(name string, f *Finder) (p string, twins []string) {
 		if strings.TrimSuffix(n, Suffix) == name {
 			return p, nil
 		}
-		if frontName(f, p) == name {
-			byName = append(byName, p)
+		if byName == "" && frontName(f, p) == name {
+			byName = p
 		}
 	}
-	if len(byName) > 0 {
-		return byName[0], byName[1:]
+	if byName != "" {
+		return byName, nil
 	}
 	idx := f.join(dir, name, "index"+Suffix)
 	if fl, err := f.open(idx); err == nil {
@@ -275,6 +270,37 @@ func (s *Spec) sibling(name string, f *Finder) (p string, twins []string) {
 		return idx, nil
 	}
 	return "", nil
+}
+
+// SiblingTwins lists the files beside the one the sibling callee c
+// names (found by its front matter name, not its stem) whose front
+// matter gives the same name: a call of it takes the first in name
+// order, a choice the author never made. Only lint asks, once per call
+// target: resolving a call reads no more front matter than it needs.
+func (s *Spec) SiblingTwins(c *Callee, f *Finder) []string {
+	root := s.Root()
+	if c == nil || c.Kind != CalleeSibling || root.File == nil || root.File.Name == "" ||
+		strings.TrimSuffix(filepath.Base(c.Path), Suffix) == c.Name || !strings.HasSuffix(c.Path, Suffix) {
+		return nil
+	}
+	dir := f.dir(root.File.Name)
+	self := filepath.Base(root.File.Name)
+	entries, err := f.readDir(dir)
+	if err != nil {
+		return nil
+	}
+	var twins []string
+	for _, e := range entries {
+		n := e.Name()
+		p := f.join(dir, n)
+		if e.IsDir() || !strings.HasSuffix(n, Suffix) || strings.HasSuffix(n, ".test"+Suffix) || n == self || p == c.Path || !filekind.Listed(f.fsys(), p, e) {
+			continue
+		}
+		if frontName(f, p) == c.Name {
+			twins = append(twins, p)
+		}
+	}
+	return twins
 }
 
 // SiblingNames lists the names sibling files answer to (stems and front

@@ -542,15 +542,19 @@ func ResolveSubject(fsys fs.FS, testPath, subject string) string {
 	}
 }
 
-// SubjectTwins are the other spec files in the directory of the file a
-// bare subject resolves to whose front-matter name is the subject too
+// SubjectTwins are the other spec files in the directory of p, the file
+// a bare subject resolved to (ResolveSubject), whose front-matter name is
+// the subject too
 // (a copy kept beside the original): ResolveSubject takes the first in
 // name order, a choice the test's author never made, so a caller
 // refuses the subject when there are any. nil when the subject is a
 // path or matched a file stem.
-func SubjectTwins(fsys fs.FS, testPath, subject string) []string {
-	p := ResolveSubject(fsys, testPath, subject)
-	if p == "" || strings.Contains(subject, "/") || strings.HasSuffix(subject, ".md") || FrontName(fsys, p) != subject {
+func SubjectTwins(fsys fs.FS, testPath, subject, p string) []string {
+	// a file whose stem is the subject is the one it names, as a call
+	// of the name finds it first; any other (but NAME/index.prose.md)
+	// was found by its front matter name, which is not read again
+	if p == "" || strings.Contains(subject, "/") || strings.HasSuffix(subject, ".md") ||
+		strings.TrimSuffix(path.Base(p), ".prose.md") == subject || path.Base(p) == "index.prose.md" {
 		return nil
 	}
 	dir := path.Dir(p)
