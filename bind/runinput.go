@@ -26,8 +26,10 @@ import (
 //   - without Env.Runs (a run that reads no run directory) such an input
 //     cannot be bound: an error, not the id as a plain string.
 //
-// Only the inputs of the run's own spec are resolved: a nested spec's
-// inputs arrive as its caller's arguments, already bound.
+// The binder resolves the inputs of the run's own spec; a callee's
+// (a ## node or sibling function called from an Execution) are resolved
+// at each call from the id its caller passes (callgraph, runArgs), and
+// a run the caller bound already is passed on as it is.
 
 // CodeRunInput is the warning of a run-typed input bound to a run that
 // failed or whose spec changed since it ran.

@@ -15,6 +15,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
@@ -169,7 +170,7 @@ func (g *callGraph) bound(name, text string, node *spec.Spec) service.Service {
 	}
 	switch {
 	case kind == bind.KindLLM && node != nil && (node.Kind == spec.KindFunction || node.Kind == spec.KindResponsibility):
-		return &nodeService{name: name, node: node, inner: g.render(node, name, arg)}
+		return &nodeService{name: name, node: node, inner: g.render(node, name, arg), env: g.env}
 	case kind == bind.KindSpec:
 		sp := g.loadSpec(arg)
 		if sp == nil {
@@ -196,7 +197,7 @@ func (g *callGraph) bound(name, text string, node *spec.Spec) service.Service {
 	if node == nil {
 		return s
 	}
-	return &nodeService{name: name, node: node, inner: s}
+	return &nodeService{name: name, node: node, inner: s, env: g.env}
 }
 
 // node is the service of a function or responsibility called as name.
@@ -213,7 +214,7 @@ func (g *callGraph) node(n *spec.Spec, name string) service.Service {
 		g.problem("%s: call %s: a %s cannot be called (only functions, responsibilities and pattern instances)", n.File.Position(n.Pos), name, orKind(n.Kind))
 		return nil
 	}
-	ns := &nodeService{name: name, node: n}
+	ns := &nodeService{name: name, node: n, env: g.env}
 	g.nodes[n] = ns
 	switch prog := g.program(n); {
 	case prog != nil:
@@ -294,7 +295,7 @@ func (g *callGraph) self(n *spec.Spec) service.Service {
 		g.used[n.Name] = true
 		return g.bound(n.Name, v, n)
 	}
-	return &nodeService{name: n.Name, node: n, inner: g.render(n, n.Name, "")}
+	return &nodeService{name: n.Name, node: n, inner: g.render(n, n.Name, ""), env: g.env}
 }
 
 // lookupEnv is os.LookupEnv (a variable for tests).
@@ -401,6 +402,15 @@ func hasSlot(sp *spec.Spec, name string) bool {
 	return false
 }
 
+func hasConfig(sp *spec.Spec, name string) bool {
+	for _, c := range sp.Config {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func slotNames(sp *spec.Spec) []string {
 	var out []string
 	for _, s := range sp.Slots {
@@ -464,6 +474,9 @@ type nodeService struct {
 	name  string
 	node  *spec.Spec
 	inner service.Service
+	// env resolves the run ids passed for inputs typed run or run[]
+	// (runArgs).
+	env *bind.Env
 }
 
 func (s *nodeService) ServiceName() string { return s.name }
@@ -474,6 +487,15 @@ func (s *nodeService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	}
 	if err := typedArgs(s.node, s.name, req.Args); err != nil {
 		return nil, err
+	}
+	args, err := runArgs(s.env, s.node, s.name, req.Args)
+	if err != nil {
+		return nil, err
+	}
+	if args != req.Args {
+		r := *req
+		r.Args = args
+		req = &r
 	}
 	v, err := s.inner.Call(ctx, req)
 	if err != nil {
@@ -569,6 +591,29 @@ func answeredError(n *spec.Spec, name string, v delegation.Value) error {
 	return fmt.Errorf("%s: %s answered the error %q%s, not its outputs, and %s", at, name, errName, msg, fix)
 }
 
+// optionalLeftOut reports whether object o may leave out output d:
+// decided, an output declared optional (`note` (string, optional)) may
+// be missing, and is then null, as a pattern's may (upstream lets an
+// optional output go unsaid), unless a key of o misspells it ({"nots":
+// ...} for notes), which would be dropped with the value meant.
+func optionalLeftOut(d *spec.Output, o *delegation.Object) bool {
+	if !d.Optional {
+		return false
+	}
+	// a short name is near every other short one: only a difference of
+	// case, hyphens or underscores misspells it
+	limit := func(name, _ string) int {
+		if len(name) < 4 {
+			return 0
+		}
+		return didyoumean.Third(name, "")
+	}
+	if near := (didyoumean.Matcher{Fold: didyoumean.Loose, Limit: limit}).Closest(d.Name, o.Keys()); near != "" {
+		return false
+	}
+	return true
+}
+
 // Outputs applies the return rule of a function or responsibility to the
 // value its run gave: an object with every output name is kept (only
 // those keys, in declared order); with one output, any other value is
@@ -610,16 +655,17 @@ func shapeOutputs(n *spec.Spec, v delegation.Value, at diag.Pos) (*delegation.Ob
 	}
 	if isObj {
 		out := delegation.NewObject()
-		all := true
+		all, some := true, false
 		for _, d := range n.Outputs {
 			x, ok := o.Get(d.Name)
-			if !ok {
+			if !ok && !optionalLeftOut(d, o) {
 				all = false
 				break
 			}
+			some = some || ok
 			out.Set(d.Name, x)
 		}
-		if all {
+		if all && some {
 			return out, nil
 		}
 	}
@@ -743,6 +789,15 @@ func (s *instanceService) ServiceName() string { return s.name }
 func (s *instanceService) Call(ctx context.Context, req *delegation.CallRequest) (delegation.Value, error) {
 	if req.Path.Depth() >= MaxNestingDepth {
 		return nil, fmt.Errorf("pattern instance %s would nest more than %d calls deep", s.name, MaxNestingDepth)
+	}
+	if req.Args != nil {
+		// the instance binds its slots and config for every call (lint
+		// reports such an argument, lint/unknown-argument)
+		for _, k := range req.Args.Keys() {
+			if hasSlot(s.spec, k) || hasConfig(s.spec, k) {
+				return nil, fmt.Errorf("pattern instance %s: the call passes %s, which the instance binds (a slot under with:, a config key under config:): set it there", s.name, k)
+			}
+		}
 	}
 	var g map[string]delegation.Value
 	if len(s.spec.Inputs) > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/spec"
 )
 
@@ -119,7 +120,7 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 			plan.Globals[in.Name] = nil
 		} else if !badJSON {
 			// (an --input-json that does not read is the problem then)
-			g.problem("input %q is missing: pass --input %s=VALUE", in.Name, in.Name)
+			g.problem("%s: input %q is missing: pass --input %s=VALUE%s", sp.File.Position(in.Pos), in.Name, in.Name, nearProducer(sp, in.Name))
 		}
 	}
 	// A --slot that nothing in the run uses is a warning naming it (the
@@ -287,6 +288,35 @@ func givenInputs(b *bind.Settings, inputs []*spec.Input, g *callGraph, file *dia
 		}
 	}
 	return out, badJSON
+}
+
+// nearProducer names an output of an inline node of sp, wired without
+// an Execution, whose name is close to the missing input name (`note`
+// for `notes`): the node was meant to give it, and a run given the input
+// on the command line would leave the node unused. "" when none is
+// close.
+func nearProducer(sp *spec.Spec, name string) string {
+	if !sp.Renders() || len(name) < 4 {
+		// an Execution says where its values come from; a short name
+		// is near too many others to guess
+		return ""
+	}
+	for _, n := range sp.Nodes {
+		var outs []string
+		for _, o := range n.Outputs {
+			outs = append(outs, o.Name)
+		}
+		near := (didyoumean.Matcher{Fold: didyoumean.Loose}).Closest(name, outs)
+		if near == "" || near == name {
+			continue
+		}
+		for _, o := range n.Outputs {
+			if o.Name == near {
+				return fmt.Sprintf(" (## %s gives %q, at %s: name it %s to feed this input)", n.Name, near, n.File.Position(o.Pos), name)
+			}
+		}
+	}
+	return ""
 }
 
 // runInput binds the value given for an input typed run or run[]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/claim"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
@@ -100,6 +101,79 @@ func typedArgs(n *spec.Spec, name string, args *delegation.Object) error {
 			shape.Show(x), name, in.Name, in.Type, n.File.Position(in.Pos), shape.Article(in.Type))
 	}
 	return nil
+}
+
+// runArgs binds the arguments a call passes for node n's inputs typed
+// run or run[] as an --input of the run's own spec is bound
+// (bind.Env.RunInput): a run id, or the path of a run directory (a list
+// of them, or ids separated by commas, for run[]), is resolved to the
+// run's object before whatever serves n runs, and a reference to no run
+// that ended fails the call, naming the input. A run already bound (the
+// caller's own run-typed input passed on) is passed as it is. Decided:
+// the warnings of a bound run (it failed, its spec changed) are not
+// repeated at each call; the object's status says it. args is returned
+// unchanged when n declares no such input.
+func runArgs(env *bind.Env, n *spec.Spec, name string, args *delegation.Object) (*delegation.Object, error) {
+	if args == nil {
+		return args, nil
+	}
+	var out *delegation.Object
+	for _, in := range n.Inputs {
+		if !bind.IsRunType(in.Type) {
+			continue
+		}
+		x, has := args.Get(in.Name)
+		if !has || x == nil && (in.Optional || in.HasDefault) || boundRuns(in.Type, x) {
+			continue
+		}
+		v, _, err := env.RunInput(in.Type, x, nil, false)
+		if err != nil {
+			return nil, fmt.Errorf("the call passes %s for %s's input %s, which it declares %s at %s: %v",
+				shape.Show(x), name, in.Name, in.Type, n.File.Position(in.Pos), err)
+		}
+		if out == nil {
+			out = delegation.NewObject()
+			for _, k := range args.Keys() {
+				y, _ := args.Get(k)
+				out.Set(k, y)
+			}
+		}
+		out.Set(in.Name, v)
+	}
+	if out == nil {
+		return args, nil
+	}
+	fz, err := delegation.Freeze(out)
+	if err != nil {
+		return nil, err
+	}
+	return fz.(*delegation.Object), nil
+}
+
+// boundRuns reports whether x is already what an input typed typ binds:
+// a run's object (with its run and journal), or for run[] a list of them.
+func boundRuns(typ string, x delegation.Value) bool {
+	if typ == "run[]" {
+		l, ok := x.(*delegation.List)
+		if !ok {
+			return false
+		}
+		for _, e := range l.Elems() {
+			if !boundRuns("run", e) {
+				return false
+			}
+		}
+		return true
+	}
+	o, ok := x.(*delegation.Object)
+	if !ok {
+		return false
+	}
+	id, _ := o.Get("run")
+	j, _ := o.Get("journal")
+	_, idText := id.(string)
+	_, jText := j.(string)
+	return idText && jText
 }
 
 // returns are the `return` statements that end the whole of prog (not

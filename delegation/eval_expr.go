@@ -525,7 +525,14 @@ func (f *frame) evalIndex(x *syntax.IndexExpr) (Value, error) {
 		}
 		e, ok := v.Index(i)
 		if !ok {
-			return nil, f.errorf(x.Lbrack, KindRuntime, "index %d out of range for %s (length %d)", i, exprText(x.X), v.Len())
+			hint := ""
+			if i < 0 {
+				// Python's xs[-1]: indexes count from 0, never from the end
+				name := strings.Trim(exprText(x.X), "'")
+				hint = fmt.Sprintf(": indexes run from 0 to %s.length - 1, and a negative one counts nothing from the end (the last element is %s[%s.length - 1])",
+					name, name, name)
+			}
+			return nil, f.errorf(x.Lbrack, KindRuntime, "index %d out of range for %s (length %d)%s", i, exprText(x.X), v.Len(), hint)
 		}
 		return e, nil
 	case *Object:

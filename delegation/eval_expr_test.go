@@ -145,6 +145,7 @@ return [n.x.y, o.missing, o.a.b[1], o.a.b.length, "héllo".length, {k: 1, j: 2}.
 	wantErr(t, runErr(t, "let r = 3\nreturn r.score\n", nil, nil), `test.md:2:10: r.score: r is integer (3), not an object, so it has no member "score"`)
 	wantErr(t, runErr(t, "let r = [1]\nreturn r.first\n", nil, nil), `r is list (1 elements)`)
 	wantErr(t, runErr(t, "let xs = [1, 2]\nreturn xs[2]\n", nil, nil), "test.md:2:10: index 2 out of range for 'xs' (length 2)")
+	wantErr(t, runErr(t, "let xs = [1, 2]\nreturn xs[-1]\n", nil, nil), "test.md:2:10: index -1 out of range for 'xs' (length 2): indexes run from 0 to xs.length - 1, and a negative one counts nothing from the end (the last element is xs[xs.length - 1])")
 	wantErr(t, runErr(t, "let xs = [1, 2]\nreturn xs[-1]\n", nil, nil), "index -1 out of range")
 	wantErr(t, runErr(t, "let xs = [1]\nreturn xs[\"a\"]\n", nil, nil), "list index must be an integer, not string")
 	got = mustRun(t, "let xs = [1, 2]\nxs[1] = 5\nlet o = {}\no[\"k\"] = xs\nreturn o\n", nil, nil)

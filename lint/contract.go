@@ -3,6 +3,7 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -40,7 +41,10 @@ import (
 //     inputs and outputs, and with its call targets resolved by the order
 //     of spec.ResolveCall: a target nothing resolves is
 //     lint/unresolved-call (an error, with a did-you-mean), a target that
-//     a nearer rung shadows draws lint/ambiguous-call (a warning);
+//     a nearer rung shadows draws lint/ambiguous-call (a warning), and a
+//     target that the front matter of two sibling files names, neither
+//     by its stem, is lint/twin-callee (an error: prose would pick one
+//     by file order, a choice the author never made);
 //   - the node's callees (## nodes and sibling files) are handed to the
 //     checker with their inputs and outputs (check.Decls.Callees), which
 //     follows the shapes of their values: v.M, where v holds the value of
@@ -67,6 +71,7 @@ import (
 const (
 	CodeUnresolvedCall = "lint/unresolved-call"
 	CodeAmbiguousCall  = "lint/ambiguous-call"
+	CodeTwinCallee     = "lint/twin-callee"
 	CodeSectionKind    = "lint/section-kind"
 	CodeRetiredSection = "lint/retired-section"
 	CodeUnboundSlot    = "lint/unbound-slot"
@@ -103,6 +108,7 @@ func Rules() []spec.Rule {
 	return append([]spec.Rule{
 		{Code: CodeUnresolvedCall, Severity: diag.Error, Short: "Call target resolves to no slot, pattern instance, node, sibling file or library spec"},
 		{Code: CodeAmbiguousCall, Severity: diag.Warning, Short: "Call target names a nearer and a farther callee (the nearer wins)"},
+		{Code: CodeTwinCallee, Severity: diag.Error, Short: "Call target that the front matter name of two sibling files gives"},
 		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
@@ -114,6 +120,7 @@ func Rules() []spec.Rule {
 		{Code: CodePostconditionField, Severity: diag.Error, Short: "Postcondition in a claim form whose field the node does not give: nothing checks it"},
 		{Code: CodeConfigValue, Severity: diag.Error, Short: "Pattern instance config value its pattern's type or use would refuse"},
 		{Code: CodeUndeclaredError, Severity: diag.Error, Short: "Throw of an error the node's ### Errors does not declare (where it declares some)"},
+		{Code: CodeTwinProducer, Severity: diag.Error, Short: "Two inline nodes wired without an Execution give an output of one name the wiring reads"},
 		{Code: CodeCallCycle, Severity: diag.Error, Short: "Node that calls itself, or calls among a file's nodes that go round"},
 		{Code: cadence.CodeCadence, Severity: diag.Error, Short: "Cadence stated wrongly (a cron field, a time, a time zone); a warning for self-driven or ### Schedule text that names no cadence prose reads"},
 	}, append(toolRules(), skillRules()...)...)
@@ -172,6 +179,7 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 	if !syntaxErr {
 		out = append(out, callCycles(s, f)...)
 		out = append(out, wiringCycles(s)...)
+		out = append(out, twinProducers(s)...)
 	}
 	for _, n := range append([]*spec.Spec{s}, s.Nodes...) {
 		out = append(out, sectionKinds(n)...)
@@ -299,6 +307,7 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 				c.name, c.name, hint)
 			continue
 		}
+		twinCallee(n, c.pos, "call "+c.name, callee, f, &out)
 		if callee.Shadows != "" {
 			out.Warnf(n.File, c.pos, CodeAmbiguousCall, "call %s reaches the %s %q; a %s of the same name is farther and not called: rename one of them",
 				c.name, callee.Kind, c.name, callee.Shadows)
@@ -307,6 +316,9 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 			if ps := patternOf(n.Root(), callee.Instance.Pattern, f); ps != nil && ps.Kind == spec.KindPattern {
 				instances[c.name] = ps
 				out = append(out, slotFunctionArguments(n.Root(), callee.Instance, ps, f)...)
+				if ce, ok := instanceCallee(c.name, ps); ok {
+					d.Callees = append(d.Callees, ce)
+				}
 			}
 		}
 		cs := calleeSpec(callee, f)
@@ -320,6 +332,12 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 				outputs[c.name] = append(outputs[c.name], o.Name)
 				ce.Outputs = append(ce.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Inferred: o.Inferred, Part: o.Facet})
 			}
+			for _, e := range cs.Errors {
+				ce.Errors = append(ce.Errors, e.Name)
+			}
+			// a callee that runs a program of its own (an Execution, or
+			// its inline nodes) may fail with the errors of its calls
+			ce.ErrorsKnown = (cs.Execution == nil || cs.Execution.Program == nil) && len(cs.Nodes) == 0
 			d.Callees = append(d.Callees, ce)
 		}
 	}
@@ -332,6 +350,50 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 	out = append(out, instanceArguments(n, prog, instances)...)
 	markOutputs(prog, outputs)
 	return append(out, check.Check(prog, d)...)
+}
+
+// instanceCallee is what the checker knows of the value of a call of a
+// pattern instance: an object of the outputs its pattern declares (the
+// library's result, attempts, final_critique; ratchet's result alone),
+// so that a member it cannot have (r.output) is lint/unknown-member
+// rather than a null read on with exit 0. ok is false unless the pattern
+// declares its outputs (none inferred from a return) and every return
+// that ends its Delegation gives an object literal of declared outputs
+// (or null): a pattern may return a plain value, or keys it does not
+// declare, and its value is then not that object.
+func instanceCallee(name string, ps *spec.Spec) (check.Callee, bool) {
+	ce := check.Callee{Name: name, Whole: true}
+	declared := map[string]bool{}
+	for _, o := range ps.Outputs {
+		if o.Inferred {
+			return ce, false
+		}
+		declared[o.Name] = true
+		ce.Outputs = append(ce.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Part: o.Facet})
+	}
+	if len(ce.Outputs) == 0 || ps.Delegation == nil || ps.Delegation.Program == nil {
+		return ce, false
+	}
+	ok, returned := true, false
+	syntax.Walk(ps.Delegation.Program, func(x syntax.Node) bool {
+		switch x := x.(type) {
+		case *syntax.ForExpr, *syntax.RepeatExpr:
+			return false // a return there ends one iteration
+		case *syntax.ReturnStmt:
+			returned = true
+			switch v := x.Value.(type) {
+			case nil, *syntax.NullLit:
+			case *syntax.ObjectLit:
+				for _, f := range v.Fields {
+					ok = ok && declared[f.Key]
+				}
+			default:
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ce, ok && returned
 }
 
 // stdCallee is the library path a bare call target names, std/roles/NAME
@@ -426,6 +488,13 @@ func callArguments(n *spec.Spec, prog *syntax.Program, params map[string]*spec.S
 		passed := map[string]bool{}
 		for _, a := range c.Args {
 			passed[a.Key] = true
+			if !declared[a.Key] && a.Key == "backoff" && c.Backoff == nil && n.Contract {
+				// a backoff: that names no strategy stays an argument
+				// (spec.callModifiers): say what it was meant to be
+				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s: backoff: %s names no backoff strategy, so it is passed to %s, which declares no input \"backoff\": write backoff: none, linear or exponential",
+					id.Name, strategyText(a.Value), id.Name)
+				continue
+			}
 			if !declared[a.Key] {
 				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s: %s declares no input %q%s (it takes %s)",
 					id.Name, id.Name, a.Key, didYouMean(a.Key, append([]string(nil), names...)), strings.Join(names, ", "))
@@ -528,6 +597,15 @@ func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*
 		passed := map[string]bool{}
 		for _, a := range c.Args {
 			passed[a.Key] = true
+			// Decided: the instance binds its pattern's slots (with:) and
+			// config keys (config:, else their defaults) once for every
+			// call; a call's argument of such a name was dropped, and the
+			// run went on with the instance's value (max_rounds: 1 at the
+			// call, three rounds run) with exit 0.
+			if what, where := instanceBound(ps, a.Key); what != "" {
+				out.Errorf(n.File, a.KeyPos, CodeUnknownArgument, "call %s passes %s, a %s of its pattern %s, which the instance binds for every call under its %s: write %s: VALUE there; a call cannot change it",
+					id.Name, a.Key, what, ps.Name, where, a.Key)
+			}
 		}
 		// the pattern's slots are bound by the instance's with: and its
 		// config keys by its config: (or their defaults), though an
@@ -577,6 +655,23 @@ func instanceArguments(n *spec.Spec, prog *syntax.Program, patterns map[string]*
 		return true
 	})
 	return out
+}
+
+// instanceBound says whether name is a slot or a config key of pattern
+// ps, which an instance binds rather than a call: what it is and the
+// instance's section that binds it; "" when it is neither.
+func instanceBound(ps *spec.Spec, name string) (what, where string) {
+	for _, sl := range ps.Slots {
+		if sl.Name == name {
+			return "slot", "with:"
+		}
+	}
+	for _, cf := range ps.Config {
+		if cf.Name == name {
+			return "config key", "config: (else its default)"
+		}
+	}
+	return "", ""
 }
 
 // delegationNames are the names pattern ps's Delegation mentions (as a
@@ -702,9 +797,14 @@ func instanceList(s *spec.Spec, list []*spec.PatternInstance, f *spec.Finder) di
 				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: %s has no slot %q%s", p.Name, p.Pattern, w.Slot, didYouMean(w.Slot, names))
 				continue
 			}
-			if w.Target != "" && s.ResolveCall(w.Target, nil, f) == nil {
+			if w.Target == "" {
+				continue
+			}
+			if c := s.ResolveCall(w.Target, nil, f); c == nil {
 				out.Errorf(s.File, w.Pos, CodeUnresolvedCall, "pattern instance %s: slot %s is bound to %q, which names no ## node, sibling file or std/ spec%s",
 					p.Name, w.Slot, w.Target, didYouMean(w.Target, s.CallTargets(nil, f)))
+			} else {
+				twinCallee(s, w.Pos, fmt.Sprintf("pattern instance %s: slot %s", p.Name, w.Slot), c, f, &out)
 			}
 		}
 		var keys []string
@@ -823,6 +923,47 @@ func configText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// strategyText is how a backoff: value is shown: a bare word or a
+// string as written, anything else as "this value".
+func strategyText(x syntax.Expr) string {
+	switch v := x.(type) {
+	case *syntax.Ident:
+		return v.Name
+	case *syntax.StringLit:
+		return strconv.Quote(v.Value)
+	}
+	return "this value"
+}
+
+// twinCallee reports a callee that several sibling files' front matter
+// names (spec.Spec.SiblingTwins), at pos in n's file; what says which
+// call.
+func twinCallee(n *spec.Spec, pos diag.Pos, what string, c *spec.Callee, f *spec.Finder, out *diag.List) {
+	twins := n.SiblingTwins(c, f)
+	if len(twins) == 0 {
+		return
+	}
+	files := []string{path.Base(c.Path)}
+	for _, t := range twins {
+		files = append(files, path.Base(t))
+	}
+	stems := make([]string, len(files))
+	for i, fl := range files {
+		stems[i] = strings.TrimSuffix(fl, spec.Suffix)
+	}
+	out.Errorf(n.File, pos, CodeTwinCallee, "%s: %s have name: %s, so which one is meant is not known: rename all but one, or name the file by its stem (%s)",
+		what, listFiles(files), c.Name, strings.Join(stems, " or "))
+}
+
+// listFiles joins the names of two or more files that share something:
+// "a and b both", "a, b and c all".
+func listFiles(files []string) string {
+	if len(files) == 2 {
+		return files[0] + " and " + files[1] + " both"
+	}
+	return strings.Join(files[:len(files)-1], ", ") + " and " + files[len(files)-1] + " all"
 }
 
 // patternOf loads the pattern an instance names, or nil.

@@ -173,3 +173,50 @@ func wiringCycles(s *spec.Spec) diag.List {
 	}
 	return out
 }
+
+// CodeTwinProducer: two inline nodes of a file wired without an Execution
+// give an output of one name that the wiring reads.
+const CodeTwinProducer = "lint/twin-producer"
+
+// twinProducers reports a name that two or more inline nodes of s give
+// when s has no Execution and the wiring reads the name (an output or
+// input of s, or an input of an inline node): the run takes the first
+// node's value and never runs the others (decided: an error at the
+// second node's output, naming both, as upstream leaves the choice to
+// Forme and a file has no other way to say which).
+func twinProducers(s *spec.Spec) diag.List {
+	if s.Execution != nil && s.Execution.Program != nil || len(s.Nodes) < 2 {
+		return nil
+	}
+	read := map[string]bool{}
+	for _, o := range s.Outputs {
+		read[o.Name] = true
+	}
+	for _, in := range s.Inputs {
+		read[in.Name] = true
+	}
+	for _, n := range s.Nodes {
+		for _, in := range n.Inputs {
+			read[in.Name] = true
+		}
+	}
+	first := map[string]*spec.Spec{}
+	var out diag.List
+	for _, n := range s.Nodes {
+		if n.Kind != spec.KindFunction && n.Kind != spec.KindResponsibility {
+			continue
+		}
+		for _, o := range n.Outputs {
+			p := first[o.Name]
+			if p == nil {
+				first[o.Name] = n
+				continue
+			}
+			if read[o.Name] {
+				out.Errorf(n.File, o.Pos, CodeTwinProducer, "## %s gives %q, which ## %s gives too: the wiring takes %s's and never runs %s for it; rename one output, or write an ### Execution that calls the one meant",
+					n.Name, o.Name, p.Name, p.Name, n.Name)
+			}
+		}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
@@ -32,7 +33,9 @@ import (
 //	test/missing-input       a required input of the subject has no fixture
 //	test/unknown-output      an Expects item names no output of the subject
 //	test/never-holds         an Expects item compares an output with a
-//	                         literal its declared type never is
+//	                         literal its declared type never is (equals,
+//	                         is one of), or looks in a list output for one
+//	                         its element type never is (contains)
 //	test/empty-expects       the test has no Expects item
 //	test/duplicate-name      two test files linted (or run) together share a
 //	                         name (testnames.go)
@@ -86,16 +89,23 @@ func nearForm(claim string) string {
 	words := strings.Fields(claim)
 	for _, lead := range formLeads {
 		k := len(strings.Fields(lead))
-		if len(words) < k {
-			continue
-		}
-		head := strings.ToLower(strings.Join(words[:k], " "))
-		if head == lead || didyoumean.Closest(head, []string{lead}, 2) != lead {
-			continue
-		}
-		fixed := strings.Join(append([]string{lead}, words[k:]...), " ")
-		if decided(fixed) {
-			return fixed
+		// the lead's words, or fewer run together ("is atleast")
+		for n := k; n >= 1 && n > k-3; n-- {
+			if len(words) < n {
+				continue
+			}
+			head := strings.ToLower(strings.Join(words[:n], " "))
+			if head == lead {
+				continue
+			}
+			if n == k && didyoumean.Closest(head, []string{lead}, 2) != lead ||
+				n < k && strings.ReplaceAll(head, " ", "") != strings.ReplaceAll(lead, " ", "") {
+				continue
+			}
+			fixed := strings.Join(append([]string{lead}, words[n:]...), " ")
+			if decided(fixed) {
+				return fixed
+			}
 		}
 	}
 	return ""
@@ -222,8 +232,9 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		cases = []*spec.FixtureCase{{Pos: tf.SubjectPos}}
 	}
 	for _, c := range cases {
+		wired := inlineProduced(sub)
 		for _, in := range sub.Inputs {
-			if world || given[""][in.Name] || given[c.Name][in.Name] || in.Optional || in.HasDefault || names[in.Name] != NameInput {
+			if world || given[""][in.Name] || given[c.Name][in.Name] || in.Optional || in.HasDefault || names[in.Name] != NameInput || wired[in.Name] {
 				continue
 			}
 			if c.Name == "" {
@@ -240,6 +251,8 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 	for _, e := range tf.Expects {
 		if e.Output != "" && e.Output == e.Path {
 			neverEquals(s, sub, e, &diags)
+			neverContains(s, sub, e, &diags)
+			neverOneOf(s, sub, e, &diags)
 		}
 		if e.Output != "" && !outs[e.Output] {
 			hint := didYouMeanOutput(e.Output, sub.Outputs)
@@ -250,6 +263,26 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		}
 	}
 	return diags
+}
+
+// inlineProduced are the names the inline nodes of sub give when sub has
+// no Execution: the run wires them to sub's inputs (a ## collector's
+// notes for a render that requires notes), so a test gives them no
+// fixture.
+func inlineProduced(sub *spec.Spec) map[string]bool {
+	out := map[string]bool{}
+	if !sub.Renders() {
+		return out
+	}
+	for _, n := range sub.Nodes {
+		if n.Kind != spec.KindFunction && n.Kind != spec.KindResponsibility {
+			continue
+		}
+		for _, o := range n.Outputs {
+			out[o.Name] = true
+		}
+	}
+	return out
 }
 
 // neverEquals reports an Expects item that compares an output with a
@@ -269,6 +302,80 @@ func neverEquals(s, sub *spec.Spec, e *spec.Expect, diags *diag.List) {
 		diags.Errorf(s.File, e.Pos, CodeTestNeverHolds, "%s is declared (%s) at %s, so it never equals %s: this item always %s; write %s",
 			e.Output, o.Type, sub.File.Position(o.Pos), shape.Show(want), outcome(e.Negated != not), shape.Article(o.Type))
 	}
+}
+
+// neverContains reports an Expects item `contains LIT` of an output
+// declared a list of one type (`ids` (integer[])) where no element of
+// that type is LIT or, for text, holds it: `ids`: contains "4" never
+// holds for [4], so under Expects Not it passes whatever the subject
+// gives. A string, an object or an untyped output is left alone (text
+// contains any text; an object contains its keys).
+func neverContains(s, sub *spec.Spec, e *spec.Expect, diags *diag.List) {
+	want, not, ok := form.Contains(e.Claim)
+	if !ok {
+		return
+	}
+	for _, o := range sub.Outputs {
+		typ := strings.TrimSpace(o.ValueType())
+		elem, isList := strings.CutSuffix(typ, "[]")
+		if o.Name != e.Output || !isList || strings.ContainsAny(typ, "|") || !shape.Known(typ) || elemMayContain(elem, want) {
+			continue
+		}
+		diags.Errorf(s.File, e.Pos, CodeTestNeverHolds, "%s is declared (%s) at %s, so it never contains %s: this item always %s; write %s",
+			e.Output, o.Type, sub.File.Position(o.Pos), shape.Show(want), outcome(e.Negated != not), shape.Article(elem))
+	}
+}
+
+// elemMayContain reports whether an element of type elem can make a
+// list contain want: be it, or, for text, hold it as the contains form
+// reads text elements.
+func elemMayContain(elem string, want delegation.Value) bool {
+	if shape.Fits(elem, want) {
+		return true
+	}
+	_, isText := want.(string)
+	name, _ := spec.BaseType(elem)
+	return isText && name == "any"
+}
+
+// neverOneOf reports an Expects item `is one of A, B` of an output whose
+// declared type none of A, B is (`count` (integer): is not one of "1",
+// "2"), which under a negation passes whatever the subject gives. A list
+// or an object is left alone: the form fails it either way.
+func neverOneOf(s, sub *spec.Spec, e *spec.Expect, diags *diag.List) {
+	set, not, ok := form.OneOf(e.Claim)
+	if !ok {
+		return
+	}
+	for _, o := range sub.Outputs {
+		if o.Name != e.Output || o.Type == "" || !shape.Known(o.ValueType()) || !oneValue(o.ValueType()) {
+			continue
+		}
+		var shown []string
+		fits := false
+		for _, v := range set {
+			fits = fits || v == nil || shape.Fits(o.ValueType(), v)
+			shown = append(shown, shape.Show(v))
+		}
+		if fits {
+			continue
+		}
+		diags.Errorf(s.File, e.Pos, CodeTestNeverHolds, "%s is declared (%s) at %s, so it is never one of %s: this item always %s; write %s",
+			e.Output, o.Type, sub.File.Position(o.Pos), strings.Join(shown, ", "), outcome(e.Negated != not), shape.Article(o.Type))
+	}
+}
+
+// oneValue reports whether every value of type typ is a single value
+// the one-of form compares (no list and no object).
+func oneValue(typ string) bool {
+	for p := range strings.SplitSeq(typ, "|") {
+		p = strings.TrimSpace(p)
+		name, _ := spec.BaseType(p)
+		if strings.HasSuffix(p, "[]") || name == "object" || name == "any" {
+			return false
+		}
+	}
+	return true
 }
 
 // outcome is how an item that never holds is reported: one that
@@ -387,6 +494,14 @@ func hasPositive(es []*spec.Expect) bool {
 // only its subject's names, which a parse of the same bytes gives alike.
 func loadSubject(fsys fs.FS, testName, subject string, twin bool) (*spec.Spec, string) {
 	if p := spec.ResolveSubject(fsys, testName, subject); p != "" {
+		if twins := spec.SubjectTwins(fsys, testName, subject, p); len(twins) > 0 {
+			files := []string{path.Base(p)}
+			for _, t := range twins {
+				files = append(files, path.Base(t))
+			}
+			return nil, fmt.Sprintf("%s have name: %s, so which one the test runs is not known: rename all but one, or name the file as the subject (subject: %s)",
+				listFiles(files), subject, files[0])
+		}
 		sp, diags, err := spec.LoadFrom(fsys, p)
 		if err != nil {
 			return nil, err.Error()

@@ -37,6 +37,7 @@ func TestTestFileRules(t *testing.T) {
 		{"no subject", "---\nname: t\nkind: test\n---\n\n### Expects\n\n- `x`: is null\n", []string{"test/no-subject"}},
 		{"a claim with a number in quotes", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: has at most \"3\" words\n", []string{"13:1 test/near-form", `"has at most \"3\" words" is no claim prose decides from the data, so a model judges it; did you mean "has at most 3 words"?`}},
 		{"a claim whose first words are a slip for a form", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: has at mots 3 words\n", []string{"13:1 test/near-form", `"has at mots 3 words" is no claim prose decides from the data, so a model judges it; did you mean "has at most 3 words"?`}},
+		{"a claim whose form's words are run together", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: is atleast 10\n", []string{"13:1 test/near-form", `"is atleast 10" is no claim prose decides from the data, so a model judges it; did you mean "is at least 10"?`}},
 		{"a claim for the model is no slip", head("greet") + "### Fixtures\n\n- `who`: Ada\n\n### Expects\n\n- `greeting`: is polite and warm\n", nil},
 	}
 	for _, c := range cases {
@@ -89,7 +90,7 @@ func TestSmokeKindTestLintsClean(t *testing.T) {
 // nearForm reads any claim without panicking, and a claim it proposes is
 // one the data decides.
 func FuzzNearForm(f *testing.F) {
-	for _, s := range []string{"is at leest 0.4", "contians `x`", "has at mots 3 items", "is polite", "", "is betwen 0 and 1", "is at least \"0.5\"", "equals '3'"} {
+	for _, s := range []string{"is at leest 0.4", "contians `x`", "has at mots 3 items", "is polite", "", "is betwen 0 and 1", "is at least \"0.5\"", "equals '3'", "is atleast 3", "has atmost 2 items", "isnot empty"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, claim string) {
@@ -175,6 +176,36 @@ func TestExpectationThatNeverHolds(t *testing.T) {
 		`lib/t.test.prose.md:14:1: error: count is declared (integer) at lib/tri.prose.md:13:4, so it never equals "2": this item always fails; write an integer [test/never-holds]`,
 		`lib/t.test.prose.md:20:1: error: priority is declared ("low" | "high") at lib/tri.prose.md:12:4, so it never equals "urgent": this item always passes, whatever the subject gives; write one of "low", "high" [test/never-holds]`,
 		`lib/t.test.prose.md:23:1: error: count is declared (integer) at lib/tri.prose.md:13:4, so it never equals "2": this item always fails; write an integer [test/never-holds]`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// An Expects item `contains LIT` of a list output whose declared element
+// type LIT never is, and `is one of` a set of values of another type
+// than the output's, never hold: in Expects Not (or negated) they pass
+// whatever the subject gives. Text elements that may hold the literal,
+// a literal of the type, and outputs of no type or of text are left
+// alone.
+func TestContainsOrOneOfThatNeverHolds(t *testing.T) {
+	subject := "---\nname: tri\nkind: function\n---\n\n### Parameters\n\n- `ticket`: text\n\n### Returns\n\n- `ids` (integer[]): found\n- `levels` (\"low\" | \"high\")[]: seen\n- `tags` (string[]): labels\n- `count` (integer): how many\n- `team`: who\n"
+	test := "---\nname: t\nkind: test\nsubject: tri\n---\n\n### Fixtures\n\n- `ticket`: \"x\"\n- `tri`: exec:true\n\n### Expects\n\n- `ids`: contains 4\n- `levels`: contains \"hi\"\n- `tags`: contains 4\n- `team`: contains 4\n- `count`: is one of 1, 2\n\n### Expects Not\n\n- `ids`: contains \"4\"\n- `levels`: contains \"urgent\"\n- `count`: is one of \"1\", \"2\"\n- `ids`: is one of 1, 2\n- `tags`: contains \"4\"\n"
+	fsys := testFS(map[string]string{"lib/tri.prose.md": subject, "lib/t.test.prose.md": test})
+	diags, err := File(fsys, "lib/t.test.prose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Code == CodeTestNeverHolds {
+			got = append(got, d.String())
+		}
+	}
+	want := []string{
+		`lib/t.test.prose.md:16:1: error: tags is declared (string[]) at lib/tri.prose.md:14:4, so it never contains 4: this item always fails; write a string [test/never-holds]`,
+		`lib/t.test.prose.md:22:1: error: ids is declared (integer[]) at lib/tri.prose.md:12:4, so it never contains "4": this item always passes, whatever the subject gives; write an integer [test/never-holds]`,
+		`lib/t.test.prose.md:24:1: error: count is declared (integer) at lib/tri.prose.md:15:4, so it is never one of "1", "2": this item always passes, whatever the subject gives; write an integer [test/never-holds]`,
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)

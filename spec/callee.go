@@ -194,7 +194,7 @@ func (s *Spec) resolveCall(name string, slots []string, f *Finder) *Callee {
 	if n := root.Node(name); n != nil && n != s {
 		found = append(found, &Callee{Kind: CalleeNode, Name: name, Node: n})
 	}
-	if p := root.sibling(name, f); p != "" {
+	if p, _ := root.sibling(name, f); p != "" {
 		found = append(found, &Callee{Kind: CalleeSibling, Name: name, Path: p})
 	}
 	if p := stdPath(name, f); p != "" {
@@ -231,15 +231,18 @@ const Suffix = ".prose.md"
 
 // sibling finds the file beside s named name: by stem, by front matter
 // name, or as name/index.prose.md. "" when none (or when s has no file).
-func (s *Spec) sibling(name string, f *Finder) string {
+// When no stem is name and several files' front matter names it, the
+// first in name order is returned and twins lists the others: which
+// one a call means is not known (a copy kept beside the original).
+func (s *Spec) sibling(name string, f *Finder) (p string, twins []string) {
 	if s.File == nil || s.File.Name == "" || strings.ContainsAny(name, "/\\") {
-		return ""
+		return "", nil
 	}
 	dir := f.dir(s.File.Name)
 	self := filepath.Base(s.File.Name)
 	entries, err := f.readDir(dir)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	byName := ""
 	for _, e := range entries {
@@ -252,21 +255,52 @@ func (s *Spec) sibling(name string, f *Finder) string {
 			continue // a named pipe beside the spec: opening it would hang
 		}
 		if strings.TrimSuffix(n, Suffix) == name {
-			return p
+			return p, nil
 		}
 		if byName == "" && frontName(f, p) == name {
 			byName = p
 		}
 	}
 	if byName != "" {
-		return byName
+		return byName, nil
 	}
 	idx := f.join(dir, name, "index"+Suffix)
 	if fl, err := f.open(idx); err == nil {
 		fl.Close()
-		return idx
+		return idx, nil
 	}
-	return ""
+	return "", nil
+}
+
+// SiblingTwins lists the files beside the one the sibling callee c
+// names (found by its front matter name, not its stem) whose front
+// matter gives the same name: a call of it takes the first in name
+// order, a choice the author never made. Only lint asks, once per call
+// target: resolving a call reads no more front matter than it needs.
+func (s *Spec) SiblingTwins(c *Callee, f *Finder) []string {
+	root := s.Root()
+	if c == nil || c.Kind != CalleeSibling || root.File == nil || root.File.Name == "" ||
+		strings.TrimSuffix(filepath.Base(c.Path), Suffix) == c.Name || !strings.HasSuffix(c.Path, Suffix) {
+		return nil
+	}
+	dir := f.dir(root.File.Name)
+	self := filepath.Base(root.File.Name)
+	entries, err := f.readDir(dir)
+	if err != nil {
+		return nil
+	}
+	var twins []string
+	for _, e := range entries {
+		n := e.Name()
+		p := f.join(dir, n)
+		if e.IsDir() || !strings.HasSuffix(n, Suffix) || strings.HasSuffix(n, ".test"+Suffix) || n == self || p == c.Path || !filekind.Listed(f.fsys(), p, e) {
+			continue
+		}
+		if frontName(f, p) == c.Name {
+			twins = append(twins, p)
+		}
+	}
+	return twins
 }
 
 // SiblingNames lists the names sibling files answer to (stems and front

@@ -116,6 +116,14 @@ func ReadTest(s *Spec) (*TestFile, diag.List) {
 						diags.Errorf(s.File, diag.Pos(it.pos), CodeTestItem, "fixture case %q: its keys are not a YAML mapping (%v): write - fixture: NAME, then one indented key: value line per fixture", name, err)
 						continue
 					}
+					if c := t.fixtureCase(name); c != nil {
+						// its fixtures would merge into the first's (and
+						// be reported as given twice), the test running
+						// one case where the author wrote two
+						diags.Errorf(s.File, diag.Pos(it.pos), CodeTestItem, "fixture case %q is named twice (first on line %d): give each case its own name",
+							name, s.File.Position(c.Pos).Line)
+						continue
+					}
 					t.Cases = append(t.Cases, &FixtureCase{Name: name, Pos: diag.Pos(it.pos)})
 					t.Fixtures = append(t.Fixtures, fs...)
 				} else if f := readFixture(it); f != nil {
@@ -254,6 +262,16 @@ func isBlockScalar(s string) bool {
 type FixtureCase struct {
 	Name string
 	Pos  diag.Pos
+}
+
+// fixtureCase is the case called name, or nil.
+func (t *TestFile) fixtureCase(name string) *FixtureCase {
+	for _, c := range t.Cases {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 // fixtureCase reports whether it opens a case, `- fixture: NAME`.
@@ -522,6 +540,41 @@ func ResolveSubject(fsys fs.FS, testPath, subject string) string {
 		}
 		from, dir = dir, path.Dir(dir)
 	}
+}
+
+// SubjectTwins are the other spec files in the directory of p, the file
+// a bare subject resolved to (ResolveSubject), whose front-matter name is
+// the subject too
+// (a copy kept beside the original): ResolveSubject takes the first in
+// name order, a choice the test's author never made, so a caller
+// refuses the subject when there are any. nil when the subject is a
+// path or matched a file stem.
+func SubjectTwins(fsys fs.FS, testPath, subject, p string) []string {
+	// a file whose stem is the subject is the one it names, as a call
+	// of the name finds it first; any other (but NAME/index.prose.md)
+	// was found by its front matter name, which is not read again
+	if p == "" || strings.Contains(subject, "/") || strings.HasSuffix(subject, ".md") ||
+		strings.TrimSuffix(path.Base(p), ".prose.md") == subject || path.Base(p) == "index.prose.md" {
+		return nil
+	}
+	dir := path.Dir(p)
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil
+	}
+	var twins []string
+	for _, e := range ents {
+		q := path.Join(dir, e.Name())
+		// a test file is no subject (another test is not read for its
+		// name: a lint of a project reads each file once or twice)
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".prose.md") || strings.HasSuffix(e.Name(), ".test.prose.md") || q == p || q == testPath || !filekind.Listed(fsys, q, e) {
+			continue
+		}
+		if FrontName(fsys, q) == subject {
+			twins = append(twins, q)
+		}
+	}
+	return twins
 }
 
 // SubjectNames are the names a bare subject of the test at testPath

@@ -71,7 +71,7 @@ func TestReadTest(t *testing.T) {
 }
 
 func TestReadTestProblems(t *testing.T) {
-	src := "---\nname: bad\nkind: test\n---\n\n### Fixtures\n\n- no name here\n\n### Expects\n\n- `out`:\n\n### Fixtures\n\n- `n`: 5\n- `n`: 50\n"
+	src := "---\nname: bad\nkind: test\n---\n\n### Fixtures\n\n- no name here\n\n### Expects\n\n- `out`:\n\n### Fixtures\n\n- `n`: 5\n- `n`: 50\n- fixture: two\n  m: 2\n- fixture: two\n  m: 3\n"
 	s, _ := Parse("bad.test.prose.md", []byte(src))
 	_, diags := ReadTest(s)
 	got := diags.String()
@@ -80,10 +80,14 @@ func TestReadTestProblems(t *testing.T) {
 		"bad.test.prose.md:8:1: error: a fixture is written",
 		"bad.test.prose.md:12:1: error: an expectation needs a claim",
 		"bad.test.prose.md:17:1: error: fixture \"n\" is given twice (first on line 16): give it once",
+		"bad.test.prose.md:20:1: error: fixture case \"two\" is named twice (first on line 18): give each case its own name",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, `"m" is given twice`) {
+		t.Errorf("a second case of one name is reported as its fixtures given twice:\n%s", got)
 	}
 }
 

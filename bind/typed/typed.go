@@ -156,6 +156,15 @@ func parseValues(t declType, values []string) (delegation.Value, error) {
 	if t.Elem != nil {
 		elem = *t.Elem
 	}
+	// Decided: a list given once as text with a comma (--input tags=a,b)
+	// is refused, not the list of that one text: the elements meant are
+	// not known (a,b as two tags, as run[] reads it, or one tag holding
+	// a comma), and one element where two were meant is read on with
+	// exit 0.
+	if len(values) == 1 && strings.Contains(values[0], ",") && (elem.Kind == typeString || elem.Kind == typeAny) {
+		return nil, fmt.Errorf("%q holds a comma, but a list is given one element per repeated flag, or as a JSON array: write %s, or [%q] for one element",
+			shorten(values[0]), commaElements(values[0]), values[0])
+	}
 	l := delegation.NewList()
 	for i, text := range values {
 		v, err := parseText(elem, text)
@@ -165,6 +174,16 @@ func parseValues(t declType, values []string) (delegation.Value, error) {
 		l.Append(v)
 	}
 	return l, nil
+}
+
+// commaElements is text split at its commas as a JSON array, the way to
+// write the elements a comma may have meant.
+func commaElements(text string) string {
+	var parts []string
+	for p := range strings.SplitSeq(text, ",") {
+		parts = append(parts, strconv.Quote(strings.TrimSpace(p)))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 func parseNumber(t declType, text string) (delegation.Value, error) {

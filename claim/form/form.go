@@ -285,6 +285,40 @@ func Equals(text string) (want delegation.Value, negated, ok bool) {
 	return nil, false, false
 }
 
+// Contains reads a claim that its subject contains one literal, or does
+// not (`contains 2`, `does not include "x"`), and gives the literal; ok
+// is false for any other claim. Like Equals it reads no subject: a
+// checker uses it to find an item a list output's declared element type
+// never holds.
+func Contains(text string) (want delegation.Value, negated, ok bool) {
+	text = strings.TrimSpace(text)
+	if m := reNot().FindStringSubmatch(text); m != nil {
+		switch strings.ToLower(m[1]) {
+		case "contain", "include":
+			w, _, ok := Contains("contains " + m[2])
+			return w, true, ok
+		}
+		return nil, false, false
+	}
+	if m := reContains().FindStringSubmatch(text); m != nil {
+		want, ok = literal(m[1])
+		return want, false, ok
+	}
+	return nil, false, false
+}
+
+// OneOf reads a claim that its subject is one of a set of values, or is
+// none of them (`is one of "low", "high"`, `is not one of 1, 2`), and
+// gives the set; ok is false for any other claim.
+func OneOf(text string) (set []delegation.Value, negated, ok bool) {
+	m := reOneOf().FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return nil, false, false
+	}
+	set, ok = oneOfSet(m[2])
+	return set, m[1] != "" && !strings.EqualFold(m[1], "is "), ok
+}
+
 // literal decodes a LIT.
 func literal(s string) (delegation.Value, bool) {
 	switch {

@@ -83,9 +83,15 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 	}
 	ends := false
 	syntax.Walk(prog, func(n syntax.Node) bool {
-		switch n.(type) {
+		switch n := n.(type) {
 		case *syntax.ReturnStmt, *syntax.ThrowStmt:
 			ends = true
+		case *syntax.LetStmt:
+			// a collecting loop's return gives one iteration's value
+			// (semantics.md 9), not the Execution's
+			return !collecting(n.Value)
+		case *syntax.AssignStmt:
+			return !collecting(n.Value)
 		}
 		return !ends
 	})
@@ -103,6 +109,17 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 	}
 	c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns, so its value is null, but %s %d outputs (%s): end it with a return of an object with those keys",
 		what, len(req), strings.Join(req, ", "))
+}
+
+// collecting reports whether x is a loop whose value is collected (the
+// value of a let or an assignment): a return in its body ends one
+// iteration.
+func collecting(x syntax.Expr) bool {
+	switch x.(type) {
+	case *syntax.ForExpr, *syntax.RepeatExpr:
+		return true
+	}
+	return false
 }
 
 // optionalOutput reports whether the declared output name may be null.
@@ -301,10 +318,19 @@ func (c *checker) undefined(pos diag.Pos, name, what string) {
 		msg += ": it is bound by another branch of this parallel block, and branches run at the same time; use it after the block"
 	} else if s := c.hyphenSplit(name); s != "" {
 		msg += "; a hyphen between letters joins a name: to subtract, write " + quote(s)
+	} else if lit := foreignLiteral[name]; lit != "" {
+		msg += "; the literal is written " + lit
 	} else if s := c.suggest(name); s != "" {
 		msg += "; did you mean " + quote(s) + "?"
 	}
 	c.diags.Errorf(c.f, pos, CodeUndefinedName, "%s", msg)
+}
+
+// foreignLiteral is the literal a name borrowed from another language
+// spells (True, None, nil), for the message of it unbound.
+var foreignLiteral = map[string]string{
+	"True": "true", "TRUE": "true", "False": "false", "FALSE": "false",
+	"None": "null", "nil": "null", "NULL": "null", "Null": "null", "undefined": "null",
 }
 
 // set binds name to b, remembering the previous binding so that mark and

@@ -108,6 +108,12 @@ func nameCases() []checkCase {
 		{name: "undefined without suggestion", slots: "delegates[]", inputs: "briefs",
 			code: "let rs = parallel for d, i in delegates:\n  call d\n    brief: briefs[i]\n    fallback: task_brief\nreturn rs",
 			want: []string{"4:15 error check/undefined-name undefined name 'task_brief'"}},
+		{name: "a literal of another language", slots: "w",
+			code: "let done = True\nif done == None:\n  return 1\nreturn done",
+			want: []string{
+				"1:12 error check/undefined-name undefined name 'True'; the literal is written true",
+				"2:12 error check/undefined-name undefined name 'None'; the literal is written null",
+			}},
 		{name: "undefined suggests a local", slots: "w",
 			code: "let proposal = call w\nreturn propsal",
 			want: []string{"2:8 error check/undefined-name did you mean 'proposal'?"}},
@@ -439,6 +445,42 @@ func TestRequiresMisspelt(t *testing.T) {
 // A const is bound once: a later let of it, an assignment to it, or a
 // const of a name already bound is an error at the name; its elements
 // and appends are not (it fixes what the name holds).
+// An input, config key or slot holds the caller's value: assigning it is
+// an error (upstream: reassigning a parameter is an error), while a let
+// of the name, a local or a loop variable assigned, and an element of an
+// input written, are not.
+func TestInputIsNotAssigned(t *testing.T) {
+	for _, tc := range []struct {
+		code, want string
+	}{
+		{"limit = 3\nreturn limit", "1:1 assignment to the input 'limit': it holds the caller's value and cannot be assigned; bind the new value to another name (let new-limit = ...)"},
+		{"for x in items:\n  if x > limit:\n    limit = x\nreturn limit", "3:5"},
+		{"max_rounds = 2\nreturn max_rounds", "1:1 assignment to the config key 'max_rounds'"},
+		{"w = 1\nreturn w", "1:1 assignment to the slot 'w'"},
+		{"let limit = limit\nlimit = 2\nreturn limit", ""},
+		{"for x in items:\n  x = limit\nreturn x", ""},
+		{"items[0] = 1\nreturn items", ""},
+	} {
+		prog, errs := syntax.ParseString("t.prose.md", tc.code)
+		if len(errs) > 0 {
+			t.Fatalf("parse: %v", errs)
+		}
+		var got []string
+		for _, d := range check.Check(prog, decls("w", "max_rounds", "limit items", "")) {
+			if d.Code == check.CodeInputAssign {
+				got = append(got, d.String())
+			}
+		}
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%q: %q, want no finding", tc.code, got)
+		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], ":"+strings.Fields(tc.want)[0]+": error") ||
+			!strings.Contains(got[0], strings.TrimSpace(strings.TrimPrefix(tc.want, strings.Fields(tc.want)[0])))):
+			t.Errorf("%q: %q, want one at %s", tc.code, got, tc.want)
+		}
+	}
+}
+
 func TestConstIsBoundOnce(t *testing.T) {
 	for _, tc := range []struct {
 		code, want string

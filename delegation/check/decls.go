@@ -45,6 +45,16 @@ type Callee struct {
 	Name    string
 	Inputs  []Name
 	Outputs []Name // a facet of a truth has Part set
+	// Errors are the names of the errors the callee declares (### Errors),
+	// which a caught failure of a call of it gives as err.error, when
+	// ErrorsKnown: no other name can reach its caller (it runs no program
+	// of its own whose calls could fail with theirs).
+	Errors      []string
+	ErrorsKnown bool
+	// Whole is true when the value is the object of the outputs even
+	// when there is one (a pattern instance's result, {result: ...}),
+	// not the one output itself as a node's is.
+	Whole bool
 }
 
 // Slot is a declared slot.

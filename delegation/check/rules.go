@@ -15,6 +15,7 @@ const (
 	CodeDuplicateKey      = "check/duplicate-key"
 	CodeRedeclared        = "check/redeclared"
 	CodeConstAssign       = "check/const-assign"
+	CodeInputAssign       = "check/input-assign"
 	CodeParallelAssign    = "check/parallel-assign"
 	CodeParallelMod       = "check/parallel-mod"
 	CodeUnboundedLoop     = "check/unbounded-loop"
@@ -91,6 +92,7 @@ func Rules() []Rule {
 		{CodePlaceholder, diag.Warning, "String literal describes a computed value instead of computing it"},
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
 		{CodeConstAssign, diag.Error, "A name bound by const bound or assigned again"},
+		{CodeInputAssign, diag.Error, "Declared input, config key or slot assigned"},
 		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
 		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
 		{CodeSpacedBrace, diag.Warning, "Braces with spaces around a bound name in a string are text, not an interpolation"},

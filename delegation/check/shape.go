@@ -405,7 +405,7 @@ func calleeShape(ce *Callee) *valueShape {
 	if len(ce.Outputs) == 0 {
 		return nil
 	}
-	if len(ce.Outputs) == 1 {
+	if len(ce.Outputs) == 1 && !ce.Whole {
 		o := ce.Outputs[0]
 		return &valueShape{kind: typeKind(o.Type), output: o.Name, from: ce.Name + " returns", callee: ce.Name, oneOf: literalUnion(o.Type)}
 	}

@@ -150,7 +150,7 @@ func (c *checker) fallbackFits(use syntax.Expr, ce *Callee) {
 	if s == nil || s.kind == kNull || len(ce.Outputs) == 0 {
 		return
 	}
-	if len(ce.Outputs) == 1 {
+	if len(ce.Outputs) == 1 && !ce.Whole {
 		o := ce.Outputs[0]
 		want := typeKind(o.Type)
 		if s.kind == kObject && s.closed {
@@ -329,7 +329,7 @@ func (c *checker) returnFits(s *syntax.ReturnStmt) {
 	_, literal := s.Value.(*syntax.ObjectLit)
 	holdsAll := sh.kind == kObject && sh.closed
 	for _, r := range req {
-		if _, ok := sh.field(r); !ok {
+		if _, ok := sh.field(r); !ok && !c.optionalOutput(r) {
 			holdsAll = false
 		}
 	}

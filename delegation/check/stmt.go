@@ -46,7 +46,7 @@ func (c *checker) stmt(s syntax.Stmt) {
 			if s.CatchVar != nil {
 				c.bindVar(s.CatchVar, nil)
 				if b := c.names[s.CatchVar.Name]; b != nil {
-					b.shape = caughtError // bindVar bound a new binding
+					b.shape = c.caughtShape(s.Body) // bindVar bound a new binding
 				}
 			}
 			c.stmts(s.Catch)
@@ -181,6 +181,14 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 			return
 		}
 		c.outerWrite(lhs, b, "assigns")
+		if b.kind == kindInput || b.kind == kindConfig || b.kind == kindSlot {
+			// upstream: reassigning a parameter is an error; the value
+			// is the caller's, and `limit = x` meant for a local would
+			// change what every later reading of the input gives
+			c.diags.Errorf(c.f, lhs.NamePos, CodeInputAssign,
+				"assignment to the %s %s: it holds the caller's value and cannot be assigned; bind the new value to another name (let %s = ...)",
+				kindName(b.kind), quote(lhs.Name), newName(lhs.Name))
+		}
 	case *syntax.IndexExpr:
 		c.expr(lhs.X, false)
 		c.expr(lhs.Index, false)
@@ -192,6 +200,15 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 	default:
 		c.expr(s.LHS, false)
 	}
+}
+
+// newName is a name to suggest for a value meant to replace the
+// declared name.
+func newName(name string) string {
+	if strings.Contains(name, "_") {
+		return "new_" + name
+	}
+	return "new-" + name
 }
 
 // undeclaredAssign reports `NAME = VALUE` where no let declared NAME. The
@@ -250,6 +267,57 @@ var caughtError = &valueShape{kind: kObject, closed: true, from: "a caught error
 	{Name: "message", Type: "string"}, {Name: "kind", Type: `"call" | "throw" | "runtime" | "judge"`, From: "the kind of a caught error; a declared error's name is its member error"}, {Name: "slot"}, {Name: "attempts"},
 	{Name: "value"}, {Name: "error"},
 }}
+
+// caughtShape is the shape of the error a catch of a try whose body is
+// body binds: caughtError, with its member error one of the names the
+// body's callees declare when they are all known (every call in the body
+// is of a callee whose errors are, and nothing in it throws), so that
+// `err.error == "notfound"`, where the callee declares not-found, is a
+// comparison that never holds rather than a catch branch that never runs.
+func (c *checker) caughtShape(body []syntax.Stmt) *valueShape {
+	var names []string
+	known := true
+	for _, st := range body {
+		syntax.Walk(st, func(x syntax.Node) bool {
+			switch x := x.(type) {
+			case *syntax.ThrowStmt:
+				known = false
+			case *syntax.CallExpr:
+				id, ok := x.Target.(*syntax.Ident)
+				ce := (*Callee)(nil)
+				if ok {
+					ce = c.callee(id.Name)
+				}
+				if ce == nil || !ce.ErrorsKnown {
+					known = false
+					break
+				}
+				for _, e := range ce.Errors {
+					if !slices.Contains(names, e) {
+						names = append(names, e)
+					}
+				}
+			}
+			return known
+		})
+	}
+	if !known || len(names) == 0 {
+		return caughtError
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	s := *caughtError
+	s.fields = slices.Clone(caughtError.fields)
+	for i, f := range s.fields {
+		if f.Name == "error" {
+			s.fields[i].Type = strings.Join(quoted, " | ")
+			s.fields[i].From = "the errors the calls in the try declare"
+		}
+	}
+	return &s
+}
 
 // bindVar binds a loop or catch variable. over is the loop's source (nil
 // for repeat counters and catch variables).
@@ -659,7 +727,7 @@ func (c *checker) returnShape(s *syntax.ReturnStmt) {
 		}
 		var missing []string
 		for _, o := range req {
-			if !has[o] {
+			if !has[o] && !c.optionalOutput(o) {
 				missing = append(missing, quote(o))
 				c.lacking[o] = true
 			}

@@ -80,7 +80,11 @@ func (p *parser) parseCond(what string, end int) Expr {
 		if p.tok().kind == ASSIGN {
 			p.errorf(p.tok().pos, "syntax/expected", "a condition compares with '==', not '=': write '%s A == B:'", what)
 		}
-		p.errorf(p.tok().pos, "syntax/expected", "unexpected %s in the %s condition", describe(p.tok()), what)
+		hint := ""
+		if t := p.tok(); t.kind == ILLEGAL && charHints[t.raw] != "" {
+			hint = ": " + charHints[t.raw] // && for and
+		}
+		p.errorf(p.tok().pos, "syntax/expected", "unexpected %s in the %s condition%s", describe(p.tok()), what, hint)
 	}
 	p.p = end
 	return p.natural(p.toks[start:end])
@@ -93,6 +97,14 @@ func looksLikeExpr(toks []token) bool {
 		switch t.kind {
 		case EQ, NE, LT, LE, GT, GE, ASSIGN, PLUS, LBRACK, LBRACE:
 			return true
+		case ILLEGAL:
+			// && || ! borrowed from other languages: an expression
+			// meant, never words for a judge (`if a && b:` would else go
+			// to a model as text)
+			switch t.raw {
+			case "&&", "||", "!", "&", "|":
+				return true
+			}
 		}
 	}
 	return false

@@ -24,7 +24,7 @@ func (p *parser) parseCall() Expr {
 	start := p.p
 	c.Target = p.parsePostfix()
 	c.EndPos = c.Target.End()
-	if t := p.tok(); t.kind == LPAREN || t.kind == LBRACE || isWordTok(t, "with") {
+	if t := p.tok(); t.kind == LPAREN || t.kind == LBRACE || isWordTok(t, "with") || t.kind == IDENT && p.peek(1).kind == COLON {
 		p.errorf(t.pos, "syntax/call-args", "a call's arguments go on the lines below it, indented, one per line: `call %s` then `  key: value`", p.sourceText(p.toks[start:p.p]))
 	}
 	if p.tok().kind != NEWLINE || p.peek(1).kind != INDENT {
