@@ -432,8 +432,16 @@ func serveKill(t *testing.T, s *served, wait time.Duration, args ...string) {
 	acked := map[string]int{}
 	var order []string
 	stop := make(chan struct{})
+	// The kill comes after wait and after two events were answered
+	// (whichever is later), so that a loaded machine cannot leave the
+	// test without events to check; the minute only guards a hang.
+	two := make(chan struct{})
 	go func() {
 		time.Sleep(wait)
+		select {
+		case <-two:
+		case <-time.After(time.Minute):
+		}
 		s.cmd.Process.Signal(syscall.SIGKILL)
 		close(stop)
 	}()
@@ -450,6 +458,9 @@ func serveKill(t *testing.T, s *served, wait time.Duration, args ...string) {
 		if resp.StatusCode == http.StatusAccepted && json.Unmarshal(b, &a) == nil {
 			acked[e] = a.Drain
 			order = append(order, e)
+			if len(order) == 2 {
+				close(two)
+			}
 		}
 	}
 	<-stop
