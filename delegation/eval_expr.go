@@ -415,23 +415,22 @@ func (f *frame) destructured(x *syntax.MemberExpr, v Value) error {
 // value given to the run (an input or config), as bound or passed on by
 // name.
 func (f *frame) givenRoot(x syntax.Expr) bool {
-	for {
-		switch e := x.(type) {
-		case *syntax.MemberExpr:
-			x = e.X
-		case *syntax.IndexExpr:
-			x = e.X
-		case *syntax.Ident:
-			return f.slot(&e.Binding).given
-		default:
-			return false
-		}
-	}
+	s, ok := f.rootSlot(x)
+	return ok && s.given
 }
 
 // answerOf is the call whose answer the name a member path starts from
 // holds, or nil.
 func (f *frame) answerOf(x syntax.Expr) *syntax.CallExpr {
+	if s, ok := f.rootSlot(x); ok {
+		return s.out
+	}
+	return nil
+}
+
+// rootSlot is the slot of the name a member path starts from; false when
+// the path starts from no name.
+func (f *frame) rootSlot(x syntax.Expr) (slot, bool) {
 	for {
 		switch e := x.(type) {
 		case *syntax.MemberExpr:
@@ -439,9 +438,9 @@ func (f *frame) answerOf(x syntax.Expr) *syntax.CallExpr {
 		case *syntax.IndexExpr:
 			x = e.X
 		case *syntax.Ident:
-			return f.slot(&e.Binding).out
+			return f.slot(&e.Binding), true
 		default:
-			return nil
+			return slot{}, false
 		}
 	}
 }

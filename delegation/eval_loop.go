@@ -444,50 +444,10 @@ func (f *frame) execWhile(s *syntax.WhileStmt) (ctrl, Value, bool, error) {
 
 // execParallel runs the branches of `parallel:` concurrently, each in its
 // own scope, and joins them; then the names each branch bound become
-// visible, in branch order. With modifiers it is execParallelMods.
+// visible, in branch order. Its modifiers, when it has them, say how the
+// join ends (execParallelMods).
 func (f *frame) execParallel(s *syntax.ParallelStmt) (ctrl, Value, bool, error) {
-	if s.Mods.IsValid() {
-		return f.execParallelMods(s)
-	}
-	frames := make([]*frame, len(s.Branches))
-	r := f.results(false)
-	path := f.path()
-	for i := range frames {
-		frames[i] = f.child(f.ctx, path, s.Frames[i])
-	}
-	f.th.giveBack()
-	out := f.in.host.Runtime.Group(f.ctx, f.id(s.Parallel), len(s.Branches), f.in.host.MaxParallel, func(ctx context.Context, i int) (bool, error) {
-		b := frames[i]
-		b.ctx, b.th.ctx, b.th.done = ctx, ctx, ctx.Done()
-		defer b.th.end()
-		c, v, _, err := b.execBlock(s.Branches[i:i+1], false)
-		if err != nil {
-			return false, err
-		}
-		if err := r.put(f, s.Parallel, i, nil, b.th); err != nil {
-			return false, err
-		}
-		if c == ctrlReturn {
-			return false, &returnSignal{v, i}
-		}
-		return false, nil
-	}, nil)
-	_, err := out.Result(f.ctx.Err())
-	c, v, has, _, err := f.joined(s.Parallel, err)
-	if err == nil {
-		err = r.merge(f, s.Parallel, out)
-	}
-	if err != nil || c != ctrlNone {
-		return c, v, has, err
-	}
-	for i, b := range frames {
-		for j, v := range b.env.slots {
-			if v.v != unbound {
-				f.env.slots[s.Frames[i].Export[j]] = v
-			}
-		}
-	}
-	return ctrlNone, nil, false, nil
+	return f.execParallelMods(s)
 }
 
 // quoted is v's text form, with a string in quotes so that "3" and 3 read
@@ -549,8 +509,9 @@ func (m parallelMode) race() bool {
 	return m.join == "first" || m.join == "any" && m.count <= 1
 }
 
-// execParallelMods runs a `parallel (...)` block (semantics.md, 13a).
-// Branches run as in `parallel:`. A branch whose uncaught, catchable
+// execParallelMods runs a parallel block (semantics.md, 12, 13 and, for
+// its modifiers, 13a). Without modifiers every branch runs to its end and
+// an uncaught error in one cancels the others. A branch whose uncaught, catchable
 // error the policy tolerates ends without deciding anything; with
 // "first" (or "any" wanting one) the first branch to succeed wins and the
 // others are canceled; with "any" and count N every branch runs to its

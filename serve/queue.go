@@ -274,22 +274,29 @@ func (q *Queue) Enqueue(node string, event []byte) (drain int, dup bool, err err
 		return 0, false, err
 	}
 	q.mu.Lock()
+	if e, err = q.enqueueLocked(e); err != nil {
+		return 0, false, err
+	}
+	return e.Drain, e.Dup, nil
+}
+
+// enqueueLocked gives e the drain new triggers join, writes and applies
+// it, unlocks mu (held by the caller) and waits for the line to be on
+// disk.
+func (q *Queue) enqueueLocked(e Entry) (Entry, error) {
 	if q.next == q.running {
 		q.next++
 	}
 	e.Drain = q.next
-	e.Dup = e.FP != "" && q.seen[node][e.FP]
+	e.Dup = e.FP != "" && q.seen[e.Node][e.FP]
 	if err := q.write(e); err != nil {
 		q.mu.Unlock()
-		return 0, false, err
+		return e, err
 	}
 	q.apply(e)
 	n := q.written
 	q.mu.Unlock()
-	if err := q.durable(n); err != nil {
-		return 0, false, err
-	}
-	return e.Drain, e.Dup, nil
+	return e, q.durable(n)
 }
 
 // setEvent gives e event (JSON; nil for none), canonical, and its
@@ -360,18 +367,8 @@ func (q *Queue) EnqueueEdit() (drain int, queued bool, err error) {
 		q.mu.Unlock()
 		return d, false, nil
 	}
-	if q.next == q.running {
-		q.next++
-	}
-	e := Entry{Op: "enq", Drain: q.next, Edit: true}
-	if err := q.write(e); err != nil {
-		q.mu.Unlock()
-		return 0, false, err
-	}
-	q.apply(e)
-	n := q.written
-	q.mu.Unlock()
-	if err := q.durable(n); err != nil {
+	e, err := q.enqueueLocked(Entry{Op: "enq", Edit: true})
+	if err != nil {
 		return 0, false, err
 	}
 	return e.Drain, true, nil
