@@ -37,6 +37,35 @@ func resum(t *testing.T, b []byte, f func(body []byte) []byte) []byte {
 	return out
 }
 
+// forgeIndex rewrites s's index file b with edit applied to each entry,
+// checksums recomputed, dated an hour after the files it describes (as a
+// forger can, so not an entry whose files changed within the clock's
+// granularity of the index), and opens the store anew.
+func forgeIndex(t *testing.T, s *Store, b []byte, edit func(e map[string]json.RawMessage)) *Store {
+	t.Helper()
+	forged := resum(t, b, func(body []byte) []byte {
+		var e map[string]json.RawMessage
+		if err := json.Unmarshal(body, &e); err != nil {
+			t.Fatal(err)
+		}
+		edit(e)
+		out, _ := json.Marshal(e)
+		return out
+	})
+	if err := os.WriteFile(s.IndexPath(), forged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(s.IndexPath(), later, later); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Open(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fresh
+}
+
 // TestIndexForgedWithItsChecksumIsNotBelieved: an index entry edited
 // with its checksum recomputed and the files it describes untouched (their
 // identities still the entry's) is not believed over them: its last
@@ -104,31 +133,12 @@ func TestIndexForgedWithAHeadPutBack(t *testing.T) {
 	if err := s.writeHead("n", ledger[:cut], rs[1].Hash); err != nil {
 		t.Fatal(err)
 	}
-	forged := resum(t, b, func(body []byte) []byte {
-		var e map[string]json.RawMessage
-		if err := json.Unmarshal(body, &e); err != nil {
-			t.Fatal(err)
-		}
+	fresh := forgeIndex(t, s, b, func(e map[string]json.RawMessage) {
 		e["last"], _ = json.Marshal(rs[1])
 		e["last_ok"], _ = json.Marshal(rs[0])
 		e["ledger"], _ = json.Marshal(statID(s.LedgerPath("n")))
 		e["head"], _ = json.Marshal(statID(s.HeadPath("n")))
-		out, _ := json.Marshal(e)
-		return out
 	})
-	if err := os.WriteFile(s.IndexPath(), forged, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// Written well after the head, as a forger can: not an entry whose
-	// files changed within the clock's granularity of the index.
-	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(s.IndexPath(), later, later); err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := Open(s.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := fresh.Extend(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -187,29 +197,12 @@ func TestIndexForgedWithALedgerCutInASignedStore(t *testing.T) {
 	if err := s.writeHead("n", ledger[:cut], rs[1].Hash); err != nil {
 		t.Fatal(err)
 	}
-	forged := resum(t, b, func(body []byte) []byte {
-		var e map[string]json.RawMessage
-		if err := json.Unmarshal(body, &e); err != nil {
-			t.Fatal(err)
-		}
+	fresh := forgeIndex(t, s, b, func(e map[string]json.RawMessage) {
 		e["last"], _ = json.Marshal(rs[1])
 		delete(e, "last_ok")
 		e["ledger"], _ = json.Marshal(statID(s.LedgerPath("n")))
 		e["head"], _ = json.Marshal(statID(s.HeadPath("n")))
-		out, _ := json.Marshal(e)
-		return out
 	})
-	if err := os.WriteFile(s.IndexPath(), forged, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(s.IndexPath(), later, later); err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := Open(s.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var damage *DamageError
 	if err := fresh.Extend(key); !errors.As(err, &damage) || damage.Problems[0].File != fresh.HeadPath("n") {
 		t.Fatalf("a drain of a signed store whose ledger was cut, its head rewritten without the key and its index entry edited to match: %v; want it refused naming head.json", err)

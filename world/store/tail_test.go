@@ -181,26 +181,7 @@ func TestFailedTailForgedIsNotBelieved(t *testing.T) {
 			if !bytes.Contains(b, []byte(fmt.Sprintf(`"ok_end":%d`, ends[1]))) {
 				t.Fatalf("the entry does not record where the last non-failed receipt's line ends (%d):\n%s", ends[1], b)
 			}
-			forged := resum(t, b, func(body []byte) []byte {
-				var e map[string]json.RawMessage
-				if err := json.Unmarshal(body, &e); err != nil {
-					t.Fatal(err)
-				}
-				forge.edit(e, rs, ends)
-				out, _ := json.Marshal(e)
-				return out
-			})
-			if err := os.WriteFile(s.IndexPath(), forged, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			later := time.Now().Add(time.Hour)
-			if err := os.Chtimes(s.IndexPath(), later, later); err != nil {
-				t.Fatal(err)
-			}
-			fresh, err := Open(s.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			fresh := forgeIndex(t, s, b, func(e map[string]json.RawMessage) { forge.edit(e, rs, ends) })
 			if err := fresh.Extend(nil); err != nil {
 				t.Fatal(err)
 			}
@@ -234,26 +215,9 @@ func TestFailedTailOfAnEditedLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forged := resum(t, b, func(body []byte) []byte {
-		var e map[string]json.RawMessage
-		if err := json.Unmarshal(body, &e); err != nil {
-			t.Fatal(err)
-		}
+	fresh := forgeIndex(t, s, b, func(e map[string]json.RawMessage) {
 		e["ledger"], _ = json.Marshal(statID(p))
-		out, _ := json.Marshal(e)
-		return out
 	})
-	if err := os.WriteFile(s.IndexPath(), forged, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(s.IndexPath(), later, later); err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := Open(s.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := fresh.Extend(nil); err == nil || !strings.Contains(err.Error(), p) {
 		t.Fatalf("Extend of a store whose failed tail was edited, the entry's identity forged: %v; want a refusal naming %s", err, p)
 	}
