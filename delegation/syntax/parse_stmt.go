@@ -536,15 +536,23 @@ func (p *parser) parseLoop() Expr {
 	}
 	p.expectWord("for", "after 'parallel'")
 	f := p.a.fors.new(ForExpr{For: start, Parallel: parallel, First: first})
-	f.Var = p.parseIdent("after 'for'")
-	if p.tok().kind == COMMA {
-		p.advance()
-		f.Index = p.parseIdent("after ',' (for x, i in list)")
-	}
-	p.expectWord("in", "after the loop variable: for x in list:")
-	f.X = p.parseOperand("the list to loop over after 'in': for x in list:")
+	p.parseForHead(f, "for", "for x in list:")
 	f.Body = p.parseBlock("for")
 	return f
+}
+
+// parseForHead parses a for loop's names and list, after its keywords
+// (kw, as messages name them; form is the loop written out).
+//
+//	for_head = IDENT [ ',' IDENT ] 'in' operand .
+func (p *parser) parseForHead(f *ForExpr, kw, form string) {
+	f.Var = p.parseIdent("after '" + kw + "'")
+	if p.tok().kind == COMMA {
+		p.advance()
+		f.Index = p.parseIdent("after ',' (" + strings.Replace(form, " x ", " x, i ", 1) + ")")
+	}
+	p.expectWord("in", "after the loop variable: "+form)
+	f.X = p.parseOperand("the list to loop over after 'in': " + form)
 }
 
 // parseLoopForEach parses upstream's bounded iteration over a list.
@@ -555,13 +563,7 @@ func (p *parser) parseLoopForEach() Expr {
 	p.advance()              // for
 	p.advance()              // each
 	f := p.a.fors.new(ForExpr{For: start})
-	f.Var = p.parseIdent("after 'loop for each'")
-	if p.tok().kind == COMMA {
-		p.advance()
-		f.Index = p.parseIdent("after ',' (loop for each x, i in list (max: N))")
-	}
-	p.expectWord("in", "after the loop variable: loop for each x in list (max: N):")
-	f.X = p.parseOperand("the list to loop over after 'in': loop for each x in list (max: N):")
+	p.parseForHead(f, "loop for each", "loop for each x in list (max: N):")
 	if p.tok().kind != LPAREN {
 		p.errorf(p.tok().pos, "syntax/unbounded-loop", "'loop for each' needs its bound: loop for each x in list (max: N): (or write for x in list:)")
 	} else {
