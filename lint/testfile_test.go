@@ -154,13 +154,10 @@ func TestConfigFixtureOfAnotherType(t *testing.T) {
 	}
 }
 
-// An Expects item that compares an output with a literal its declared
-// type never is: an error at its line, since in Expects Not it passes
-// whatever the subject gives (a test that cannot fail). A literal of the
-// type, null, an untyped output and a member path are left alone.
-func TestExpectationThatNeverHolds(t *testing.T) {
-	subject := "---\nname: tri\nkind: function\n---\n\n### Parameters\n\n- `ticket`: text\n\n### Returns\n\n- `priority` (\"low\" | \"high\"): how urgent\n- `count` (integer): how many\n- `team`: who\n"
-	test := "---\nname: t\nkind: test\nsubject: tri\n---\n\n### Fixtures\n\n- `ticket`: \"x\"\n- `tri`: exec:true\n\n### Expects\n\n- `count`: equals \"2\"\n- `count`: equals 2\n- `team`: equals 3\n\n### Expects Not\n\n- `priority`: equals \"urgent\"\n- `priority`: is \"high\"\n- `priority`: equals null\n- `count`: does not equal \"2\"\n"
+// neverHolds lints the test file test (lib/t.test.prose.md) of subject
+// (lib/tri.prose.md) and returns its test/never-holds findings.
+func neverHolds(t *testing.T, subject, test string) []string {
+	t.Helper()
 	fsys := testFS(map[string]string{"lib/tri.prose.md": subject, "lib/t.test.prose.md": test})
 	diags, err := File(fsys, "lib/t.test.prose.md")
 	if err != nil {
@@ -172,6 +169,17 @@ func TestExpectationThatNeverHolds(t *testing.T) {
 			got = append(got, d.String())
 		}
 	}
+	return got
+}
+
+// An Expects item that compares an output with a literal its declared
+// type never is: an error at its line, since in Expects Not it passes
+// whatever the subject gives (a test that cannot fail). A literal of the
+// type, null, an untyped output and a member path are left alone.
+func TestExpectationThatNeverHolds(t *testing.T) {
+	subject := "---\nname: tri\nkind: function\n---\n\n### Parameters\n\n- `ticket`: text\n\n### Returns\n\n- `priority` (\"low\" | \"high\"): how urgent\n- `count` (integer): how many\n- `team`: who\n"
+	test := "---\nname: t\nkind: test\nsubject: tri\n---\n\n### Fixtures\n\n- `ticket`: \"x\"\n- `tri`: exec:true\n\n### Expects\n\n- `count`: equals \"2\"\n- `count`: equals 2\n- `team`: equals 3\n\n### Expects Not\n\n- `priority`: equals \"urgent\"\n- `priority`: is \"high\"\n- `priority`: equals null\n- `count`: does not equal \"2\"\n"
+	got := neverHolds(t, subject, test)
 	want := []string{
 		`lib/t.test.prose.md:14:1: error: count is declared (integer) at lib/tri.prose.md:13:4, so it never equals "2": this item always fails; write an integer [test/never-holds]`,
 		`lib/t.test.prose.md:20:1: error: priority is declared ("low" | "high") at lib/tri.prose.md:12:4, so it never equals "urgent": this item always passes, whatever the subject gives; write one of "low", "high" [test/never-holds]`,
@@ -191,17 +199,7 @@ func TestExpectationThatNeverHolds(t *testing.T) {
 func TestContainsOrOneOfThatNeverHolds(t *testing.T) {
 	subject := "---\nname: tri\nkind: function\n---\n\n### Parameters\n\n- `ticket`: text\n\n### Returns\n\n- `ids` (integer[]): found\n- `levels` (\"low\" | \"high\")[]: seen\n- `tags` (string[]): labels\n- `count` (integer): how many\n- `team`: who\n"
 	test := "---\nname: t\nkind: test\nsubject: tri\n---\n\n### Fixtures\n\n- `ticket`: \"x\"\n- `tri`: exec:true\n\n### Expects\n\n- `ids`: contains 4\n- `levels`: contains \"hi\"\n- `tags`: contains 4\n- `team`: contains 4\n- `count`: is one of 1, 2\n\n### Expects Not\n\n- `ids`: contains \"4\"\n- `levels`: contains \"urgent\"\n- `count`: is one of \"1\", \"2\"\n- `ids`: is one of 1, 2\n- `tags`: contains \"4\"\n"
-	fsys := testFS(map[string]string{"lib/tri.prose.md": subject, "lib/t.test.prose.md": test})
-	diags, err := File(fsys, "lib/t.test.prose.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, d := range diags {
-		if d.Code == CodeTestNeverHolds {
-			got = append(got, d.String())
-		}
-	}
+	got := neverHolds(t, subject, test)
 	want := []string{
 		`lib/t.test.prose.md:16:1: error: tags is declared (string[]) at lib/tri.prose.md:14:4, so it never contains 4: this item always fails; write a string [test/never-holds]`,
 		`lib/t.test.prose.md:22:1: error: ids is declared (integer[]) at lib/tri.prose.md:12:4, so it never contains "4": this item always passes, whatever the subject gives; write an integer [test/never-holds]`,
