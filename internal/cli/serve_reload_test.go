@@ -9,21 +9,29 @@ import (
 	"github.com/proselang/prose/world/receipt"
 )
 
-// prose serve loads an edited project again before the next drain: a
-// spec error keeps the graph served before (said once, with the file and
-// line) and answers the trigger; an edited contract re-renders its node.
-func TestServeReloadsEditedSpec(t *testing.T) {
-	s := newServed(t)
+// newServedCopy is newServed over a copy of its project, which a test
+// may edit, with the path and source of its counter-events gateway.
+func newServedCopy(t *testing.T) (s *served, file string, src []byte) {
+	t.Helper()
+	s = newServed(t)
 	project := t.TempDir()
 	if err := os.CopyFS(project, os.DirFS(s.project)); err != nil {
 		t.Fatal(err)
 	}
 	s.project = project
-	file := filepath.Join(project, "src", "counter-events.prose.md")
+	file = filepath.Join(project, "src", "counter-events.prose.md")
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, file, src
+}
+
+// prose serve loads an edited project again before the next drain: a
+// spec error keeps the graph served before (said once, with the file and
+// line) and answers the trigger; an edited contract re-renders its node.
+func TestServeReloadsEditedSpec(t *testing.T) {
+	s, file, src := newServedCopy(t)
 	s.start()
 	defer s.stop()
 

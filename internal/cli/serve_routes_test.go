@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,17 +12,7 @@ import (
 // declares as POST /trigger/ID for it, beside its own endpoints and its
 // page; a route an edit adds is served from the drain that reloads it.
 func TestServeDeclaredRoute(t *testing.T) {
-	s := newServed(t)
-	project := t.TempDir()
-	if err := os.CopyFS(project, os.DirFS(s.project)); err != nil {
-		t.Fatal(err)
-	}
-	s.project = project
-	file := filepath.Join(project, "src", "counter-events.prose.md")
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, file, src := newServedCopy(t)
 	routed := strings.Replace(string(src), "### Receives\n\n", "### Receives\n\n- POST /events/counter\n", 1)
 	if routed == string(src) {
 		t.Fatal("the corpus file changed: no ### Receives to add a route to")
