@@ -70,12 +70,14 @@ func appendEntry(t *testing.T, p string, e map[string]any) {
 	}
 }
 
-// TestScanRecordForgedIsNotBelieved: the index's stale-scan record of a
-// node, edited with its checksum recomputed to say that the node's key
-// was derived from the versions its producers publish now, does not keep
-// the node from rendering when what it reads moved since its last
-// receipt: a drain derives its key again, and renders it.
-func TestScanRecordForgedIsNotBelieved(t *testing.T) {
+// scriptedChain writes a chain of 3 nodes rendered by scripted and
+// returns its state directory and a drain of it, from a store opened
+// anew: the event (none when "") goes to the gateway n00000, and the
+// nodes named fail. With rebind a failing node is bound otherwise (its
+// contract moves), so that bound back it stands on its last non-failed
+// receipt again.
+func scriptedChain(t *testing.T, rebind bool) (string, func(event string, fail ...string) *reconcile.Result) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := testenv.WriteChain(dir, 3); err != nil {
 		t.Fatal(err)
@@ -85,7 +87,7 @@ func TestScanRecordForgedIsNotBelieved(t *testing.T) {
 		t.Fatal(err, diags)
 	}
 	stateDir := filepath.Join(dir, ".prose", "world")
-	drain := func(event string, fail ...string) *reconcile.Result {
+	return stateDir, func(event string, fail ...string) *reconcile.Result {
 		t.Helper()
 		st, err := store.Open(stateDir)
 		if err != nil {
@@ -96,7 +98,12 @@ func TestScanRecordForgedIsNotBelieved(t *testing.T) {
 			r.fail[f] = true
 		}
 		o := reconcile.Options{Graph: g, Store: st,
-			Binding:  func(*graph.Node) string { return "scripted" },
+			Binding: func(n *graph.Node) string {
+				if rebind && r.fail[n.ID] {
+					return "failing"
+				}
+				return "scripted"
+			},
 			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil },
 		}
 		if event != "" {
@@ -108,6 +115,15 @@ func TestScanRecordForgedIsNotBelieved(t *testing.T) {
 		}
 		return res
 	}
+}
+
+// TestScanRecordForgedIsNotBelieved: the index's stale-scan record of a
+// node, edited with its checksum recomputed to say that the node's key
+// was derived from the versions its producers publish now, does not keep
+// the node from rendering when what it reads moved since its last
+// receipt: a drain derives its key again, and renders it.
+func TestScanRecordForgedIsNotBelieved(t *testing.T) {
+	stateDir, drain := scriptedChain(t, false)
 	if res := drain("a"); res.Rendered != 3 {
 		t.Fatalf("first drain rendered %d of 3", res.Rendered)
 	}
@@ -225,45 +241,9 @@ func TestScanRecordForgedContract(t *testing.T) {
 // the entry would have left both publishing what they derived from the
 // gateway's truth before, with exit 0.
 func TestIndexForgedToAnOlderRender(t *testing.T) {
-	dir := t.TempDir()
-	if err := testenv.WriteChain(dir, 3); err != nil {
-		t.Fatal(err)
-	}
-	g, diags, err := graph.Load(dir)
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
-	}
-	stateDir := filepath.Join(dir, ".prose", "world")
 	// A node failing is bound otherwise (its contract moves), so that
 	// once bound back it stands on its last non-failed receipt again.
-	drain := func(event string, fail ...string) *reconcile.Result {
-		t.Helper()
-		st, err := store.Open(stateDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := scripted{fail: map[string]bool{}}
-		for _, f := range fail {
-			r.fail[f] = true
-		}
-		o := reconcile.Options{Graph: g, Store: st,
-			Binding: func(n *graph.Node) string {
-				if r.fail[n.ID] {
-					return "failing"
-				}
-				return "scripted"
-			},
-			Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil },
-		}
-		if event != "" {
-			o.Events = map[string][]any{"n00000": {map[string]any{"id": event}}}
-		}
-		res, err := reconcile.Drain(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
+	stateDir, drain := scriptedChain(t, true)
 	if res := drain("a"); res.Rendered != 3 {
 		t.Fatalf("first drain rendered %d of 3", res.Rendered)
 	}

@@ -2,14 +2,11 @@ package render_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/proselang/prose/llm"
 	"github.com/proselang/prose/llm/llmtest"
-	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/render"
 )
@@ -18,21 +15,13 @@ import (
 // clock reads (a truth whose horizon it cannot read fails its render), in
 // the prompt and in the answer's schema.
 func TestModelIsToldTheHorizonForm(t *testing.T) {
-	dir := t.TempDir()
-	text := "---\nname: roster\nkind: responsibility\n---\n\n# Roster\n\n### Maintains\n\n- `people`: who is in\n- `valid_until`: when to check again\n"
-	if err := os.WriteFile(filepath.Join(dir, "roster.prose.md"), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	g, diags, err := graph.Load(dir)
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
-	}
+	n := nodeOf(t, "roster", "---\nname: roster\nkind: responsibility\n---\n\n# Roster\n\n### Maintains\n\n- `people`: who is in\n- `valid_until`: when to check again\n")
 	srv := llmtest.NewServer(t, llmtest.Reply{Content: `{"people": ["ada"], "valid_until": "2999-01-01T00:00:00Z"}`})
 	cl, err := llm.NewClient(llm.Config{BaseURL: srv.URL, Model: "test-model", APIKey: "k", MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&render.Model{Client: cl}).Render(context.Background(), &reconcile.Request{Node: g.Node("roster")}); err != nil {
+	if _, err := (&render.Model{Client: cl}).Render(context.Background(), &reconcile.Request{Node: n}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()

@@ -16,17 +16,21 @@ import (
 
 // oneNode is the node "tally" of a project of one responsibility.
 func oneNode(t *testing.T) *graph.Node {
+	return nodeOf(t, "tally", "---\nname: tally\nkind: responsibility\n---\n\n# Tally\n\n### Maintains\n\n- `x`: a value\n")
+}
+
+// nodeOf is node name of a project of one file, NAME.prose.md holding text.
+func nodeOf(t *testing.T, name, text string) *graph.Node {
 	t.Helper()
 	dir := t.TempDir()
-	text := "---\nname: tally\nkind: responsibility\n---\n\n# Tally\n\n### Maintains\n\n- `x`: a value\n"
-	if err := os.WriteFile(filepath.Join(dir, "tally.prose.md"), []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".prose.md"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	g, diags, err := graph.Load(dir)
 	if err != nil || diags.HasErrors() {
 		t.Fatal(err, diags)
 	}
-	return g.Node("tally")
+	return g.Node(name)
 }
 
 // A truth holding a lone surrogate escape is refused where it arrives,
