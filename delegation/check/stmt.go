@@ -143,8 +143,8 @@ func (c *checker) let(s *syntax.LetStmt) {
 	}
 	if old.level < c.level {
 		c.diags.Errorf(c.f, s.Name.NamePos, CodeParallelAssign,
-			"let %s inside a parallel body assigns the outer %s (line %d); concurrent iterations would race: bind a new name, or collect values with append",
-			quote(name), quote(name), c.line(old.pos))
+			"let %s inside a %s assigns the outer %s (line %d); %s: bind a new name, or collect values with append",
+			quote(name), c.bodyWord(), quote(name), c.line(old.pos), c.raceWord())
 		return
 	}
 	switch old.kind {
@@ -244,8 +244,8 @@ func (c *checker) undeclaredAssign(id *syntax.Ident) {
 func (c *checker) outerWrite(id *syntax.Ident, b *binding, verb string) {
 	if id.Binding.Scope == syntax.Outer || b.level < c.level {
 		c.diags.Errorf(c.f, id.NamePos, CodeParallelAssign,
-			"parallel body %s the outer %s; concurrent iterations would race: collect values with append, or return them from the body",
-			verb, quote(id.Name))
+			"%s %s the outer %s; %s: collect values with append, or return them from the body",
+			c.bodyWord(), verb, quote(id.Name), c.raceWord())
 	}
 }
 
@@ -831,6 +831,8 @@ func (c *checker) branch(s *syntax.BranchStmt) {
 		kw = "break"
 	}
 	switch {
+	case c.pipeLoops > 0 && c.loops == c.pipeLoops:
+		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s cannot leave a pipeline stage's body (it is no loop of the program's): give the item's value with return", kw)
 	case c.loops == 0 && c.inBranch:
 		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s cannot leave a parallel: branch (the branches run at once): end the branch with a value instead", kw)
 	case c.loops == 0:
@@ -961,10 +963,16 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 		kw  string
 	}
 	var vars []loopVar
+	var piped map[*syntax.ForExpr]bool // a stage's item is its body's alone
 	syntax.Walk(prog, func(n syntax.Node) bool {
 		switch x := n.(type) {
+		case *syntax.PipeExpr:
+			if piped == nil {
+				piped = map[*syntax.ForExpr]bool{}
+			}
+			piped[x.Loop] = true
 		case *syntax.ForExpr:
-			if !x.Parallel && !x.First {
+			if !x.Parallel && !x.First && !piped[x] {
 				vars = append(vars, loopVar{x.Var, x.End(), "loop variable"})
 				if x.Index != nil {
 					vars = append(vars, loopVar{x.Index, x.End(), "loop index"})
