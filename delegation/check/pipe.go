@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
 )
 
 // CodePipeNoValue: a pipeline stage whose body gives no value for any
@@ -35,7 +36,7 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 		c.forgetAssigned(e.Body())
 		if e.Acc != nil {
 			c.bindVar(e.Acc, nil)
-			c.names[e.Acc.Name].constant = true
+			c.names[e.Acc.Name].constant = true // pipeVarWrite
 		}
 		c.bindVar(e.Item(), in)
 		c.names[e.Item().Name].constant = true
@@ -121,4 +122,17 @@ func (c *checker) pipeVar(name string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s is the pipeline variable of the | %s at line %d, which only its body reads: use the pipeline's value (let ys = xs | map: ...), or write a for loop where the items are needed after it", quote(name), stageText(at), c.line(at.OpPos))
+}
+
+// pipeVarWrite reports a let or an assignment of name, bound to b, when
+// b is a pipeline variable (a loop variable only a stage makes
+// read-only), and says whether it was one.
+func (c *checker) pipeVarWrite(b *binding, name string, pos diag.Pos) bool {
+	if b.kind != kindLoopVar || !b.constant {
+		return false
+	}
+	c.diags.Errorf(c.f, pos, CodeConstAssign,
+		"%s is the pipeline variable of the stage at line %d, read-only in its body: bind the new value to another name (let %s = ...) and give it as the body's value",
+		quote(name), c.line(b.pos), newName(name))
+	return true
 }

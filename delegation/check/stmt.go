@@ -128,6 +128,9 @@ func (c *checker) let(s *syntax.LetStmt) {
 		return
 	}
 	if old.constant || s.Const {
+		if c.pipeVarWrite(old, name, s.Name.NamePos) {
+			return
+		}
 		kw := "let"
 		if s.Const {
 			kw = "const"
@@ -175,6 +178,9 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 			return
 		}
 		if b.constant {
+			if c.pipeVarWrite(b, lhs.Name, lhs.NamePos) {
+				return
+			}
 			c.diags.Errorf(c.f, lhs.NamePos, CodeConstAssign,
 				"%s is a const (line %d): it cannot be assigned; give this value another name, or declare %s with let if it changes",
 				quote(lhs.Name), c.line(b.pos), quote(lhs.Name))
