@@ -207,3 +207,15 @@ func TestPipeBodyIsNoLoop(t *testing.T) {
 	e := runErr(t, "\nfor x in [1]:\n  let ys = [1] | map:\n    continue\n", nil, nil)
 	wantErr(t, e, "test.md:4:5: continue outside a loop")
 }
+
+// A pipeline over known values is run by Refusal like any statement that
+// reads only them: reduce's accumulator is the stage's own name.
+func TestRefusalRunsAPipeline(t *testing.T) {
+	prog := parse(t, "let total = limits | reduce(sum, n):\n  sum + n\nif total > 10:\n  throw usage \"the limits add up to {total}\"\nreturn total")
+	if e, _ := Refusal(prog, map[string]Value{"limits": NewList(int64(5), int64(6))}); e == nil || e.Msg != "the limits add up to 11" {
+		t.Errorf("refusal: %v", e)
+	}
+	if got := ReadNames(prog.Body[0]); !slices.Equal(got, []string{"limits"}) {
+		t.Errorf("ReadNames: %v, want [limits]", got)
+	}
+}
