@@ -50,9 +50,9 @@ type PipeExpr struct {
 	// (an expression, a call, or the stage before), Loop.Var the item
 	// (a name `item` at OpPos for map, pmap and filter; reduce's second
 	// name), Loop.Body the body, Loop.Parallel set for pmap. Loop.For is
-	// OpPos. Loop.Frame is the scope of one item's body, which every
-	// stage has (the item and the names the body binds are the body's
-	// alone), not only pmap's.
+	// the input's position (the loop spans the stage). Loop.Frame is the
+	// scope of one item's body, which every stage has (the item and the
+	// names the body binds are the body's alone), not only pmap's.
 	Loop *ForExpr
 }
 
@@ -129,7 +129,7 @@ func (p *parser) parseStage(x Expr) Expr {
 		p.errorf(t.pos, "syntax/pipe-op", "unknown pipeline operation '%s'%s: the operations are map, pmap, filter and reduce(acc, item)", t.raw, hint)
 	}
 	p.advance()
-	loop := p.a.fors.new(ForExpr{For: t.pos, Parallel: s.Op == PipePMap, X: x})
+	loop := p.a.fors.new(ForExpr{For: x.Pos(), Parallel: s.Op == PipePMap, X: x})
 	if s.Op == PipeReduce {
 		s.Acc, loop.Var = p.reduceNames()
 	} else {
