@@ -283,8 +283,8 @@ func (f *frame) letInt(id *syntax.Ident, n int64) {
 
 // assign sets the slot id resolves to: this frame's when bound here,
 // else the enclosing one's. It fails when nothing bound the name, and when
-// the slot is outside the parallel body the frame runs in (see
-// semantics.md, rule 3).
+// the slot is outside the parallel or pipeline body the frame runs in (see
+// semantics.md, rules 3 and 9b).
 func (f *frame) assign(id *syntax.Ident, v slot) error {
 	b := &id.Binding
 	for {
@@ -301,7 +301,7 @@ func (f *frame) assign(id *syntax.Ident, v slot) error {
 			return f.errorf(id.NamePos, KindRuntime, "assignment to undefined name '%s' (bind it first with let)", id.Name)
 		}
 		if b.Depth > 0 {
-			return f.errorf(id.NamePos, KindRuntime, "a parallel body cannot assign the outer '%s': concurrent iterations would race; collect values with append, or return them from the body", id.Name)
+			return f.errorf(id.NamePos, KindRuntime, "a parallel or pipeline body cannot assign the outer '%s': its iterations each have a scope of their own, and concurrent ones would race; collect values with append, or return them from the body", id.Name)
 		}
 		e.slots[b.Index] = v
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -107,6 +108,35 @@ return out
 	}
 }
 
+// pmap runs at most Host.MaxParallel items at once, as parallel for
+// does: the first calls wait for each other until the bound is reached.
+func TestPipePmapIsBounded(t *testing.T) {
+	var cur, peak atomic.Int64
+	bar := newBarrier(3)
+	c := newCaller().on("s", func(ctx context.Context, req *CallRequest) (Value, error) {
+		n := cur.Add(1)
+		defer cur.Add(-1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		if err := bar.wait(ctx); err != nil {
+			return nil, err
+		}
+		v, _ := req.Args.Get("v")
+		return v, nil
+	})
+	got := mustRun(t, "let ys = [1, 2, 3, 4, 5, 6, 7, 8, 9] | pmap:\n  call s\n    v: item\nreturn ys\n", map[string]Value{"s": svc("s")}, &Host{Caller: c, MaxParallel: 3})
+	if got != "[1,2,3,4,5,6,7,8,9]" {
+		t.Errorf("got %s", got)
+	}
+	if p := peak.Load(); p != 3 {
+		t.Errorf("peak concurrency %d, want 3", p)
+	}
+}
+
 // A filter keeps on true and drops on false; any other value is an error
 // naming the item and what the body gave, never a guess.
 func TestPipeFilterWantsABoolean(t *testing.T) {
@@ -199,6 +229,17 @@ return out
 		if !slices.Equal(ids, want) {
 			t.Errorf("%s: call ids %v, want %v", op, ids, want)
 		}
+	}
+}
+
+// A stage's body, sequential or not, cannot assign an outer name (the
+// checker says so before the run); it appends to an outer list in place.
+func TestPipeBodyCannotAssignOuter(t *testing.T) {
+	e := runErr(t, "\nlet n = 0\nlet ys = [1, 2] | map:\n  n = n + item\n  n\nreturn n\n", nil, nil)
+	wantErr(t, e, "test.md:4:3: a parallel or pipeline body cannot assign the outer 'n'")
+	got := mustRun(t, "\nlet seen = []\nlet ys = [1, 2] | map:\n  append item to seen\n  item\nreturn seen\n", nil, nil)
+	if got != "[1,2]" {
+		t.Errorf("appends: got %s", got)
 	}
 }
 
