@@ -113,6 +113,7 @@ func (p *parser) lineHasAssign() bool {
 //
 //	expr_stmt = value NEWLINE .
 func (p *parser) parseExprStmt() Stmt {
+	p.orphanStage()
 	x := p.parseValue()
 	p.endStmt("expression")
 	return p.a.exprs.new(ExprStmt{X: x})

@@ -194,3 +194,11 @@ func nearestPipeOp(w string) string {
 	}
 	return "; did you mean " + best + "?"
 }
+
+// orphanStage reports a '|' that starts a statement: a stage with no
+// value before it to run over.
+func (p *parser) orphanStage() {
+	if t := p.tok(); t.kind == PIPE {
+		p.errorf(t.pos, "syntax/pipe", "a pipeline stage with nothing to run over: a '|' line follows the value of a let, an assignment, a return or a call (let ys = xs, then | map: under it); a loop's value is piped by its name (let ys = for ...:, then let zs = ys | map:)")
+	}
+}

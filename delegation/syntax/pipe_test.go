@@ -68,6 +68,7 @@ func TestParsePipeErrors(t *testing.T) {
 		{"no operation", "let x = xs |\n  item", "1:13 [syntax/pipe]", "expected a pipeline operation after '|'"},
 		{"body on the line", "let x = xs | map: item", "1:19 [syntax/expected]", "following lines, indented"},
 		{"a stray line", "let x = xs\n  | map:\n    item\n  y = 1", "4:3 [syntax/pipe]", "each line under it starts a stage with '|'"},
+		{"a stage after a loop", "let ys = for x in xs:\n  x\n| map:\n  item", "3:1 [syntax/pipe]", "a loop's value is piped by its name"},
 		{"a bar in a condition", "if a | b:\n  y = 1", "1:6 [syntax/expected]", "write 'or'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
