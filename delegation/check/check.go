@@ -186,6 +186,10 @@ type checker struct {
 	parLoop  bool  // the innermost loop runs its iterations in parallel
 	inBranch bool  // inside a parallel: branch, outside any loop of its own
 	collect  int   // depth of value-collecting loop bodies
+	// live are the loop and catch variables whose body is being checked:
+	// assigning one there is an error (upstream: a loop or catch variable
+	// is immutable within its iteration or catch body).
+	live []*binding
 
 	siblings []string // names bound by the branches of the parallel: block being checked
 	sibStack []string // the siblings of the blocks being checked, inner ones above outer ones

@@ -165,12 +165,14 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	if collecting {
 		c.collect++
 	}
+	live := len(c.live)
 	bind()
 	outer, branch := c.parLoop, c.inBranch
 	c.parLoop, c.inBranch = parallel, false
 	c.loops++
 	c.stmts(body)
 	c.loops--
+	c.live = c.live[:live]
 	c.forgetAssigned(body) // after any number of iterations
 	c.parLoop, c.inBranch = outer, branch
 	if collecting {

@@ -16,6 +16,7 @@ const (
 	CodeRedeclared        = "check/redeclared"
 	CodeConstAssign       = "check/const-assign"
 	CodeInputAssign       = "check/input-assign"
+	CodeLoopVarAssign     = "check/loop-var-assign"
 	CodeParallelAssign    = "check/parallel-assign"
 	CodeParallelMod       = "check/parallel-mod"
 	CodeUnboundedLoop     = "check/unbounded-loop"
@@ -93,6 +94,7 @@ func Rules() []Rule {
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
 		{CodeConstAssign, diag.Error, "A name bound by const bound or assigned again"},
 		{CodeInputAssign, diag.Error, "Declared input, config key or slot assigned"},
+		{CodeLoopVarAssign, diag.Error, "Loop or catch variable assigned inside its body"},
 		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
 		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
 		{CodeSpacedBrace, diag.Warning, "Braces with spaces around a bound name in a string are text, not an interpolation"},

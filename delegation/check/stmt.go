@@ -43,6 +43,8 @@ func (c *checker) stmt(s syntax.Stmt) {
 		c.parallelBlock(s)
 	case *syntax.TryStmt:
 		c.alternatives(func() { c.stmts(s.Body) }, func() {
+			live := len(c.live)
+			defer func() { c.live = c.live[:live] }()
 			if s.CatchVar != nil {
 				c.bindVar(s.CatchVar, nil)
 				if b := c.names[s.CatchVar.Name]; b != nil {
@@ -147,6 +149,9 @@ func (c *checker) let(s *syntax.LetStmt) {
 			quote(name), quote(name), c.line(old.pos))
 		return
 	}
+	if c.liveVar(s.Name, old) {
+		return
+	}
 	switch old.kind {
 	case kindLocal, kindLoopVar:
 		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
@@ -178,6 +183,9 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 			c.diags.Errorf(c.f, lhs.NamePos, CodeConstAssign,
 				"%s is a const (line %d): it cannot be assigned; give this value another name, or declare %s with let if it changes",
 				quote(lhs.Name), c.line(b.pos), quote(lhs.Name))
+			return
+		}
+		if c.liveVar(lhs, b) {
 			return
 		}
 		c.outerWrite(lhs, b, "assigns")
@@ -336,6 +344,19 @@ func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
 	// Loop and catch variables are rebound silently; in a parallel body
 	// they are per-iteration and shadow any outer name.
 	c.set(id.Name, b)
+	c.live = append(c.live, b)
+}
+
+// liveVar reports an assignment (or let) of a loop or catch variable
+// inside the body it was bound for, and whether it did.
+func (c *checker) liveVar(id *syntax.Ident, b *binding) bool {
+	if b.kind != kindLoopVar || !slices.Contains(c.live, b) {
+		return false
+	}
+	c.diags.Errorf(c.f, id.NamePos, CodeLoopVarAssign,
+		"%s is the loop or catch variable bound on line %d: it holds this iteration's value and cannot be assigned in its body; bind the new value to another name (let %s = ...)",
+		quote(id.Name), c.line(b.pos), newName(id.Name))
+	return true
 }
 
 func (c *checker) while(s *syntax.WhileStmt) {
@@ -353,6 +374,7 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	if !s.Until {
 		c.cond(s.Cond)
 	}
+	live := len(c.live)
 	if s.Var != nil {
 		c.bindVar(s.Var, nil)
 	}
@@ -362,6 +384,7 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	c.loops++
 	c.stmts(s.Body)
 	c.loops--
+	c.live = c.live[:live]
 	// An until condition is tested after each iteration, where the
 	// body's names are bound. The body was checked from what holds before
 	// any iteration, so where it ends is what holds at every test, and the
