@@ -455,6 +455,28 @@ func TestContinuityWrittenApart(t *testing.T) {
 	}
 }
 
+// A responsibility whose ### Continuity says external-driven is warned
+// of at the section: events go to gateways only, so nothing outside
+// would wake it. A gateway saying so, or a responsibility saying
+// input-driven, is not.
+func TestExternalDrivenResponsibilityIsWarned(t *testing.T) {
+	for _, tc := range []struct{ kind, continuity, want string }{
+		{"responsibility", "- external-driven (a webhook)", `a.prose.md:12:1: warning: a is a responsibility whose ### Continuity says external-driven, but prose delivers events to gateways only`},
+		{"gateway", "- external-driven", ""},
+		{"responsibility", "- input-driven", ""},
+	} {
+		src := "---\nname: a\nkind: " + tc.kind + "\n---\n\n# A\n\n### Maintains\n\n- `x`: a value\n\n### Continuity\n\n" + tc.continuity + "\n"
+		_, diags, err := Load(writeFiles(t, map[string]string{"a.prose.md": src}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, "external-driven, but") || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s %q: diagnostics:\n%s\nwant:\n%s", tc.kind, tc.continuity, got, tc.want)
+		}
+	}
+}
+
 // A Requires item holding a nested list is a warning at the nested
 // bullet: its bullets are words of the item, not inputs of their own.
 func TestRequiresNestedList(t *testing.T) {
