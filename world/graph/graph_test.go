@@ -428,6 +428,16 @@ func TestWiringKeyByName(t *testing.T) {
 	if got := edgeList(g); len(got) != 1 || got[0] != "sum.total -> 067NC4KG01RG50R40M30E20918.money" {
 		t.Errorf("edges %v", got)
 	}
+	// The pictures name the node as its file does, beside its id.
+	for format, want := range map[string]string{
+		"mermaid": `n1["067NC4KG01RG50R40M30E20918 (alert)"]`,
+		"dot":     `"067NC4KG01RG50R40M30E20918" [shape=box, label="067NC4KG01RG50R40M30E20918 (alert)"];`,
+	} {
+		b, err := g.Format(format)
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %v\n%s\nwant %s", format, err, b, want)
+		}
+	}
 }
 
 // A wake source written apart ("self driven", "input_driven",
