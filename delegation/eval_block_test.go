@@ -190,3 +190,31 @@ do twice(3)
 		t.Errorf("iterations %v", its)
 	}
 }
+
+// A block run in parallel iterations runs in each iteration's thread: its
+// calls carry the iteration in their paths, and its appends to a
+// top-level list are merged at the join in index order (rule 15a).
+func TestBlockInParallelIterations(t *testing.T) {
+	c := newCaller().on("s", echo)
+	got := mustRun(t, `
+let seen = []
+let xs = parallel for x in [1, 2, 3]:
+  do ask(x)
+return { xs: xs, seen: seen }
+block ask(q):
+  append q to seen
+  let r = call s
+    q: q
+  r.q
+`, map[string]Value{"s": svc("s")}, &Host{Caller: c})
+	if want := `{"xs":[1,2,3],"seen":[1,2,3]}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	ids := map[string]bool{}
+	for _, id := range c.ids() {
+		ids[id] = true
+	}
+	if !ids["L4/1:L8#1"] || !ids["L4/2:L8#1"] || !ids["L4/3:L8#1"] {
+		t.Errorf("ids %v", c.ids())
+	}
+}
