@@ -987,8 +987,13 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 		kw  string
 	}
 	var vars []loopVar
+	// a block's names are its own (block.go): a variable bound in one is
+	// read only up to the block's end
+	var blocks []syntax.Node
 	syntax.Walk(prog, func(n syntax.Node) bool {
 		switch x := n.(type) {
+		case *syntax.DoExpr, *syntax.BlockStmt:
+			blocks = append(blocks, x)
 		case *syntax.ForExpr:
 			if !x.Parallel && !x.First {
 				vars = append(vars, loopVar{x.Var, x.End(), "loop variable"})
@@ -1016,6 +1021,12 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 			continue
 		}
 		what := declared[v.id.Name]
+		limit := diag.Pos(-1)
+		for _, b := range blocks {
+			if b.Pos() <= v.id.NamePos && v.id.NamePos < b.End() && (limit < 0 || b.End() < limit) {
+				limit = b.End()
+			}
+		}
 		var after diag.Pos
 		rebound := false
 		syntax.Walk(prog, func(n syntax.Node) bool {
@@ -1033,7 +1044,7 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 			case *syntax.RepeatExpr:
 				rebound = x.Repeat >= v.end && x.Var != nil && x.Var.Name == v.id.Name
 			case *syntax.Ident:
-				if x.Name == v.id.Name && x.NamePos >= v.end {
+				if x.Name == v.id.Name && x.NamePos >= v.end && (limit < 0 || x.NamePos < limit) {
 					after = x.NamePos
 				}
 			}
