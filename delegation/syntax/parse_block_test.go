@@ -96,3 +96,10 @@ block f(x):
 		t.Errorf("block's x: %+v", b)
 	}
 }
+
+func init() {
+	fuzzSeeds = append(fuzzSeeds,
+		"let r = do:\n  let t = call w\n  return t\nx = do f(a, b + 1)\ndo:\n  for x in xs:\n    x\nblock f(a, b):\n  do g()\n  return a\n",
+		"do f\ndo f(\nblock g(a,):\n  do:\n    block h():\n      1\nlet do = 1\nblock = do\n",
+	)
+}
