@@ -218,3 +218,21 @@ block ask(q):
 		t.Errorf("ids %v", c.ids())
 	}
 }
+
+// A do: block or a block invocation may be a call's argument.
+func TestBlockAsACallArgument(t *testing.T) {
+	c := newCaller().on("s", echo)
+	got := mustRun(t, `
+let r = call s
+  a: do twice(2)
+  b: do:
+    let t = 3
+    t + 1
+return r
+block twice(n):
+  n + n
+`, map[string]Value{"s": svc("s")}, &Host{Caller: c})
+	if want := `{"a":4,"b":4}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
