@@ -57,6 +57,10 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 		c.repeatLoop(e, collecting)
 	case *syntax.NaturalCond:
 		c.natural(e)
+	case *syntax.DoExpr:
+		c.blockBody("a do: block", false, nil, e.Body)
+	case *syntax.DoCallExpr:
+		c.doCall(e)
 	}
 }
 

@@ -63,6 +63,8 @@ func (c *checker) stmt(s syntax.Stmt) {
 		c.ret(s)
 	case *syntax.ThrowStmt:
 		c.expr(s.Value, false)
+	case *syntax.BlockStmt:
+		// checked after the top level (blocks)
 	}
 }
 
@@ -126,7 +128,20 @@ func (c *checker) let(s *syntax.LetStmt) {
 	name := s.Name.Name
 	old := c.names[name]
 	if old == nil {
-		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level, constant: s.Const}))
+		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level, scope: c.scope, constant: s.Const}))
+		return
+	}
+	if old.kind == kindParam && old.scope == c.scope {
+		c.blockAssign(s.Name, old)
+		return
+	}
+	if old.scope < c.scope {
+		// a block's let makes the block's own name (upstream: shadowing
+		// an outer binding is a warning)
+		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
+			"let %s in the block makes a name of its own, which hides the %s of line %d until the block ends: give it another name, or write %s = ... to change that one",
+			quote(name), quote(name), c.line(old.pos), name)
+		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level, scope: c.scope, constant: s.Const}))
 		return
 	}
 	if old.constant || s.Const {
@@ -166,7 +181,7 @@ func (c *checker) let(s *syntax.LetStmt) {
 		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
 			"let %s rebinds the declared %s %s; choose another name", quote(name), kindName(old.kind), quote(name))
 	}
-	c.set(name, c.newBinding(binding{kind: kindLocal, pos: old.pos, level: old.level}))
+	c.set(name, c.newBinding(binding{kind: kindLocal, pos: old.pos, level: old.level, scope: old.scope}))
 }
 
 // assign checks `NAME = v` and `NAME[i] = v`.
@@ -176,7 +191,10 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 		b := c.names[lhs.Name]
 		if b == nil {
 			c.undeclaredAssign(lhs)
-			c.set(lhs.Name, c.newBinding(binding{kind: kindLocal, pos: lhs.NamePos, level: c.level}))
+			c.set(lhs.Name, c.newBinding(binding{kind: kindLocal, pos: lhs.NamePos, level: c.level, scope: c.scope}))
+			return
+		}
+		if c.blockAssign(lhs, b) {
 			return
 		}
 		if b.constant {
@@ -248,9 +266,10 @@ func (c *checker) undeclaredAssign(id *syntax.Ident) {
 // body: one the resolver put in an enclosing frame (syntax.Outer), or one
 // the body binds itself but has not bound yet where it writes it (the
 // write then reaches the enclosing frame's slot, Binding.Shadows). The
-// evaluator refuses both writes at run time.
+// evaluator refuses both writes at run time. Inside a block, whose frame
+// a write may leave (a do: block's), only the parallel depth tells.
 func (c *checker) outerWrite(id *syntax.Ident, b *binding, verb string) {
-	if id.Binding.Scope == syntax.Outer || b.level < c.level {
+	if b.level < c.level || id.Binding.Scope == syntax.Outer && c.scope == 0 {
 		c.diags.Errorf(c.f, id.NamePos, CodeParallelAssign,
 			"parallel body %s the outer %s; concurrent iterations would race: collect values with append, or return them from the body",
 			verb, quote(id.Name))
@@ -330,7 +349,10 @@ func (c *checker) caughtShape(body []syntax.Stmt) *valueShape {
 // bindVar binds a loop or catch variable. over is the loop's source (nil
 // for repeat counters and catch variables).
 func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
-	b := c.newBinding(binding{kind: kindLoopVar, pos: id.NamePos, level: c.level})
+	if old := c.names[id.Name]; old != nil && old.kind == kindParam && old.scope == c.scope {
+		c.blockAssign(id, old)
+	}
+	b := c.newBinding(binding{kind: kindLoopVar, pos: id.NamePos, level: c.level, scope: c.scope})
 	if src, ok := over.(*syntax.Ident); ok {
 		if ob := c.names[src.Name]; ob != nil {
 			switch ob.kind {
@@ -560,7 +582,7 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 		bound = append(bound, newName{let.Name})
 	}
 	for _, n := range bound {
-		c.set(n.id.Name, c.newBinding(binding{kind: kindLocal, pos: n.id.NamePos, level: c.level}))
+		c.set(n.id.Name, c.newBinding(binding{kind: kindLocal, pos: n.id.NamePos, level: c.level, scope: c.scope}))
 	}
 }
 
@@ -842,6 +864,8 @@ func kindName(k bindKind) string {
 		return "config key"
 	case kindInput:
 		return "input"
+	case kindParam:
+		return "parameter"
 	}
 	return "name"
 }
@@ -854,6 +878,8 @@ func (c *checker) branch(s *syntax.BranchStmt) {
 		kw = "break"
 	}
 	switch {
+	case c.loops == 0 && c.fence != "":
+		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s cannot leave %s: end the block with return, and decide in the loop around it", kw, c.fence)
 	case c.loops == 0 && c.inBranch:
 		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s cannot leave a parallel: branch (the branches run at once): end the branch with a value instead", kw)
 	case c.loops == 0:
@@ -984,8 +1010,13 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 		kw  string
 	}
 	var vars []loopVar
+	// a block's names are its own (block.go): a variable bound in one is
+	// read only up to the block's end
+	var blocks []syntax.Node
 	syntax.Walk(prog, func(n syntax.Node) bool {
 		switch x := n.(type) {
+		case *syntax.DoExpr, *syntax.BlockStmt:
+			blocks = append(blocks, x)
 		case *syntax.ForExpr:
 			if !x.Parallel && !x.First {
 				vars = append(vars, loopVar{x.Var, x.End(), "loop variable"})
@@ -1013,6 +1044,12 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 			continue
 		}
 		what := declared[v.id.Name]
+		limit := diag.Pos(-1)
+		for _, b := range blocks {
+			if b.Pos() <= v.id.NamePos && v.id.NamePos < b.End() && (limit < 0 || b.End() < limit) {
+				limit = b.End()
+			}
+		}
 		var after diag.Pos
 		rebound := false
 		syntax.Walk(prog, func(n syntax.Node) bool {
@@ -1030,7 +1067,7 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 			case *syntax.RepeatExpr:
 				rebound = x.Repeat >= v.end && x.Var != nil && x.Var.Name == v.id.Name
 			case *syntax.Ident:
-				if x.Name == v.id.Name && x.NamePos >= v.end {
+				if x.Name == v.id.Name && x.NamePos >= v.end && (limit < 0 || x.NamePos < limit) {
 					after = x.NamePos
 				}
 			}
