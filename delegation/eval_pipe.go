@@ -90,12 +90,13 @@ func (f *frame) stageValues(x *syntax.PipeExpr, elems []Value) ([]Value, error) 
 // it is not a loop the program wrote (the checker reports them).
 func (f *frame) stageSeq(x *syntax.PipeExpr, elems []Value, from int, bind func(it *frame, i int), each func(i int, v itemValue) error) error {
 	it := *f
-	it.loops, it.parLoop = 0, 0
+	it.loops, it.parLoop, it.fence = 0, 0, "a pipeline stage's body"
 	node := &iterNode{up: f.iters}
 	it.iters = node
 	for i := from; i < len(elems); i++ {
 		node.i = i
 		it.env = newEnv(x.Loop.Frame, f.env)
+		it.env.kind = envPipe
 		bind(&it, i)
 		c, v, has, err := it.execBlock(x.Body(), true)
 		if err != nil {

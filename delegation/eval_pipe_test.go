@@ -236,7 +236,7 @@ return out
 // checker says so before the run); it appends to an outer list in place.
 func TestPipeBodyCannotAssignOuter(t *testing.T) {
 	e := runErr(t, "\nlet n = 0\nlet ys = [1, 2] | map:\n  n = n + item\n  n\nreturn n\n", nil, nil)
-	wantErr(t, e, "test.md:4:3: a parallel or pipeline body cannot assign the outer 'n'")
+	wantErr(t, e, "test.md:4:3: a pipeline stage's body cannot assign the outer 'n'")
 	got := mustRun(t, "\nlet seen = []\nlet ys = [1, 2] | map:\n  append item to seen\n  item\nreturn seen\n", nil, nil)
 	if got != "[1,2]" {
 		t.Errorf("appends: got %s", got)
@@ -246,7 +246,7 @@ func TestPipeBodyCannotAssignOuter(t *testing.T) {
 // continue and break cannot leave a stage's body at run time either.
 func TestPipeBodyIsNoLoop(t *testing.T) {
 	e := runErr(t, "\nfor x in [1]:\n  let ys = [1] | map:\n    continue\n", nil, nil)
-	wantErr(t, e, "test.md:4:5: continue outside a loop")
+	wantErr(t, e, "test.md:4:5: continue cannot leave a pipeline stage's body")
 }
 
 // A pipeline over known values is run by Refusal like any statement that
@@ -258,5 +258,24 @@ func TestRefusalRunsAPipeline(t *testing.T) {
 	}
 	if got := ReadNames(prog.Body[0]); !slices.Equal(got, []string{"limits"}) {
 		t.Errorf("ReadNames: %v, want [limits]", got)
+	}
+}
+
+// A stage's body may hold a do: block, and a named block may hold a
+// pipeline: each keeps its own scope.
+func TestPipeAndBlocks(t *testing.T) {
+	got := mustRun(t, `
+block double(xs):
+  return xs | map:
+    item + item
+let ys = [1, 2] | map:
+  do:
+    let t = item + 1
+    t
+let d = do double(ys)
+return { ys: ys, d: d }
+`, nil, nil)
+	if want := `{"ys":[2,3],"d":[4,6]}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

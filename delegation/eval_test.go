@@ -71,13 +71,13 @@ parallel repeat 2 as i:
   n = n + i
 return n
 `, nil, nil)
-	wantErr(t, e, "test.md:4:3: a parallel or pipeline body cannot assign the outer 'n'")
+	wantErr(t, e, "test.md:4:3: a parallel body cannot assign the outer 'n'")
 	e = runErr(t, `
 let n = 0
 parallel:
   n = 1
 `, nil, nil)
-	wantErr(t, e, "test.md:4:3: a parallel or pipeline body cannot assign the outer 'n'")
+	wantErr(t, e, "test.md:4:3: a parallel body cannot assign the outer 'n'")
 }
 
 func TestRepeatVarIsOneBasedForIndexZeroBased(t *testing.T) {

@@ -22,11 +22,12 @@ import (
 //     (exponential: 1s doubling, linear: 1s each time, none: no delay).
 //     Under the earlier rules they stay arguments, as they always were.
 //   - The ProseScript statements prose does not run yet (`choice`,
-//     `block`/`do`, `session`, `resume`, `agent`, `use`, `const`,
-//     destructuring `let {a, b} =`, and `loop (max: N)` without a
-//     condition) draw one clear error naming the form and what to write
-//     instead, in place of the parser's generic one. Pipelines (`| map:`,
-//     `| pmap:`, `| filter:`, `| reduce(acc, item):`) run.
+//     `session`, `resume`, `agent`, `use`, and `loop (max: N)` without
+//     a condition) draw one clear error naming the form and what to
+//     write instead, in place of the parser's generic one. (`do:` blocks
+//     and named `block`s run: the Delegation parser reads them,
+//     delegation/semantics.md, Blocks; so do pipelines, `| map:`,
+//     `| pmap:`, `| filter:`, `| reduce(acc, item):`, rules 9b-9e.)
 
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
 // prog into the call's clauses.
@@ -93,8 +94,6 @@ var unsupported = sync.OnceValue(func() []unsupportedForm {
 	return []unsupportedForm{
 		{regexp.MustCompile(`^choice\b`), "choice", "write if/elif/else over the conditions"},
 		{regexp.MustCompile(`^option\b`), "choice", "write if/elif/else over the conditions"},
-		{regexp.MustCompile(`^block\b`), "block", "call a ## node or a sibling function instead"},
-		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?do\b`), "do", "write the statements in place, or call a ## node"},
 		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?(session|resume)\b`), "session and resume", "declare a ## node (a function) and call it; it renders with the model"},
 		{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
 		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},

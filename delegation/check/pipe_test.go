@@ -31,6 +31,9 @@ func TestCheckPipelines(t *testing.T) {
 			want: []string{"3:3 error check/parallel-assign pipeline stage's body assigns the outer 'n'"}},
 		{name: "an input that is no list", code: "let ys = \"a, b\" | map:\n  item\nreturn ys\n",
 			want: []string{"1:19 error check/type-mismatch | map cannot run over its input: it is text"}},
+		{name: "with blocks", code: "block double(xs):\n  return xs | map:\n    item + item\nlet ys = [1, 2] | map:\n  do:\n    let t = item + 1\n    t\nlet d = do double(ys)\nreturn d\n"},
+		{name: "continue in a stage in a block", code: "let r = do:\n  let ys = [1] | map:\n    continue\n    item\n  ys\nreturn r\n",
+			want: []string{"3:5 error check/branch-outside-loop continue cannot leave a pipeline stage's body"}},
 		{name: "a reduce's value is no list", inputs: "xs", code: "let ys = xs | reduce(a, b):\n  a + b\n| map:\n  item\nreturn ys\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

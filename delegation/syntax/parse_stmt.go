@@ -12,7 +12,7 @@ import (
 //
 //	stmt = let_stmt | assign_stmt | if_stmt | while_stmt | parallel_stmt
 //	     | try_stmt | append_stmt | branch_stmt | return_stmt | throw_stmt
-//	     | loop_stmt | expr_stmt .
+//	     | loop_stmt | block_def | expr_stmt .
 func (p *parser) parseStmt() Stmt {
 	t := p.tok()
 	if t.kind == INDENT {
@@ -78,6 +78,10 @@ func (p *parser) parseStmt() Stmt {
 		}
 	case "continue", "break":
 		return p.parseBranch()
+	case "block":
+		if next.kind == IDENT {
+			return p.parseBlockDef()
+		}
 	case "return":
 		return p.parseReturn()
 	case "throw":
@@ -463,7 +467,7 @@ func (p *parser) parseThrow() Stmt {
 // collecting loop, or an expression, a call or an expression followed by
 // pipeline stages (pipe.go).
 //
-//	value = call [ pipeline ] | gate | loop | expr [ pipeline ] .
+//	value = call [ pipeline ] | gate | loop | do_block | do_call | expr [ pipeline ] .
 func (p *parser) parseValue() Expr { return p.parseValueIn(false) }
 
 // parseValueIn is parseValue; arg marks a call's argument, whose value
@@ -483,6 +487,9 @@ func (p *parser) parseValueIn(arg bool) Expr {
 	}
 	if p.isLoopStart() {
 		return p.parseLoop()
+	}
+	if p.isDoStart() {
+		return p.parseDo()
 	}
 	return p.pipeline(p.parseExpr(), arg)
 }

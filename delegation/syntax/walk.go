@@ -150,5 +150,7 @@ func walkExprChildren(n Node, fn func(Node) bool) {
 		for _, s := range n.Body {
 			Walk(s, fn)
 		}
+	default:
+		walkBlock(n, fn)
 	}
 }
