@@ -22,11 +22,12 @@ import (
 //     (exponential: 1s doubling, linear: 1s each time, none: no delay).
 //     Under the earlier rules they stay arguments, as they always were.
 //   - The ProseScript statements prose does not run yet (`choice`,
-//     `session`, `resume`, `agent`, `use`, pipelines `| map:`, and
-//     `loop (max: N)` without a condition) draw one clear error naming
-//     the form and what to write instead, in place of the parser's
-//     generic one. (`do:` blocks and named `block`s run: the Delegation
-//     parser reads them, delegation/semantics.md, Blocks.)
+//     `session`, `resume`, `agent`, `use`, and `loop (max: N)` without
+//     a condition) draw one clear error naming the form and what to
+//     write instead, in place of the parser's generic one. (`do:` blocks
+//     and named `block`s run: the Delegation parser reads them,
+//     delegation/semantics.md, Blocks; so do pipelines, `| map:`,
+//     `| pmap:`, `| filter:`, `| reduce(acc, item):`, rules 9b-9e.)
 
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
 // prog into the call's clauses.
@@ -97,7 +98,6 @@ var unsupported = sync.OnceValue(func() []unsupportedForm {
 		{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
 		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
 		{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},
-		{regexp.MustCompile(`(^|\s)\|\s*(map|filter|pmap|reduce)\b`), "pipelines (| map:, | filter:, | reduce)", "write a collecting loop: let ys = for item in xs: ..."},
 	}
 })
 
