@@ -41,6 +41,8 @@ func (c *checker) stmt(s syntax.Stmt) {
 		c.while(s)
 	case *syntax.ParallelStmt:
 		c.parallelBlock(s)
+	case *syntax.ChoiceStmt:
+		c.choice(s) // choice.go
 	case *syntax.TryStmt:
 		c.alternatives(func() { c.stmts(s.Body) }, func() {
 			if s.CatchVar != nil {

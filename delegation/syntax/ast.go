@@ -401,6 +401,9 @@ type NaturalCond struct {
 	Verb string
 	// Says is set for `CRITERION says SUBJECT is [not] PREDICATE`.
 	Says *Says
+	// Choice is set for the criteria of a `choice` (ChoiceStmt): a judge
+	// picks an option by them; no deterministic rule reads them.
+	Choice bool
 }
 
 // Word is an identifier path inside a NaturalCond.

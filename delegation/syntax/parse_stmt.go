@@ -12,7 +12,7 @@ import (
 //
 //	stmt = let_stmt | assign_stmt | if_stmt | while_stmt | parallel_stmt
 //	     | try_stmt | append_stmt | branch_stmt | return_stmt | throw_stmt
-//	     | loop_stmt | expr_stmt .
+//	     | choice_stmt | loop_stmt | expr_stmt .
 func (p *parser) parseStmt() Stmt {
 	t := p.tok()
 	if t.kind == INDENT {
@@ -75,6 +75,14 @@ func (p *parser) parseStmt() Stmt {
 	case "append", "record":
 		if startsOperand(next) {
 			return p.parseAppend(t.raw == "record")
+		}
+	case "choice":
+		if p.isChoiceStart() {
+			return p.parseChoice() // parse_choice.go
+		}
+	case "option":
+		if p.peek(1).kind == STRING {
+			return p.parseOptionOutside()
 		}
 	case "continue", "break":
 		return p.parseBranch()
