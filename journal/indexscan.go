@@ -198,6 +198,8 @@ func scanAnswer(line []byte) (*Record, bool) {
 			if ok = s.bool(&h); ok {
 				rec.Holds = &h
 			}
+		case "pick":
+			ok = s.str(&rec.Pick)
 		case "reasoning":
 			ok = s.str(&rec.Reasoning)
 		case "asked":
@@ -535,6 +537,8 @@ func scanReply(line []byte, want delegation.Path, rec *Record, d *digests) bool 
 			if ok = s.bool(&h); ok {
 				rec.Holds = &h
 			}
+		case "pick":
+			ok = s.str(&rec.Pick)
 		case "reasoning":
 			ok = s.str(&rec.Reasoning)
 		case "asked":

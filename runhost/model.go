@@ -63,6 +63,8 @@ func reached(stmts []syntax.Stmt, fn func(*syntax.NaturalCond)) {
 			condReached(s.Cond, fn)
 		case *syntax.WhileStmt:
 			condReached(s.Cond, fn)
+		case *syntax.ChoiceStmt:
+			fn(s.Criteria)
 		case *syntax.ParallelStmt:
 			reached(s.Branches, fn)
 		case *syntax.TryStmt:
