@@ -21,11 +21,12 @@ import (
 //     `backoff {...}` clauses, never arguments passed to the callee
 //     (exponential: 1s doubling, linear: 1s each time, none: no delay).
 //     Under the earlier rules they stay arguments, as they always were.
-//   - The ProseScript statements prose does not run yet (`choice`,
-//     `block`/`do`, `session`, `resume`, `agent`, `use`, `const`,
-//     destructuring `let {a, b} =`, pipelines `| map:`, and `loop (max:
-//     N)` without a condition) draw one clear error naming the form
-//     and what to write instead, in place of the parser's generic one.
+//   - The ProseScript statements prose does not run yet (`block`/`do`,
+//     `session`, `resume`, `agent`, `use`, `const`, destructuring `let
+//     {a, b} =`, pipelines `| map:`, and `loop (max: N)` without a
+//     condition) draw one clear error naming the form and what to write
+//     instead, in place of the parser's generic one. `choice` runs
+//     (delegation/semantics.md, Choice).
 
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
 // prog into the call's clauses.
@@ -90,8 +91,6 @@ func backoffObject(name string, at diag.Pos) *syntax.ObjectLit {
 // every prose command starts.
 var unsupported = sync.OnceValue(func() []unsupportedForm {
 	return []unsupportedForm{
-		{regexp.MustCompile(`^choice\b`), "choice", "write if/elif/else over the conditions"},
-		{regexp.MustCompile(`^option\b`), "choice", "write if/elif/else over the conditions"},
 		{regexp.MustCompile(`^block\b`), "block", "call a ## node or a sibling function instead"},
 		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?do\b`), "do", "write the statements in place, or call a ## node"},
 		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?(session|resume)\b`), "session and resume", "declare a ## node (a function) and call it; it renders with the model"},
