@@ -74,6 +74,7 @@ func Rules() []Rule {
 		{CodeBackoffKey, diag.Error, "Unknown key in a backoff object"},
 		{CodeBackoffNoRetries, diag.Error, "backoff given without retries"},
 		{CodeBranchOutsideLoop, diag.Error, "continue or break outside a loop, or leaving a parallel body"},
+		{CodeChoice, diag.Error, "choice with two options of one label or a blank label (an error), one option or an empty option (a warning)"},
 		{CodeCallTarget, diag.Error, "Call target is not a slot, an input, or a loop variable over a list-valued slot"},
 		{CodeClauseArg, diag.Warning, "Argument named like a call clause (retries: 3 passes an argument)"},
 		{CodeConditionNoNames, diag.Warning, "Natural-language condition mentions no bound name"},
