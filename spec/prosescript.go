@@ -23,10 +23,10 @@ import (
 //     Under the earlier rules they stay arguments, as they always were.
 //   - The ProseScript statements prose does not run yet (`block`/`do`,
 //     `session`, `resume`, `agent`, `use`, `const`, destructuring `let
-//     {a, b} =`, pipelines `| map:`, and `loop (max: N)` without a
-//     condition) draw one clear error naming the form and what to write
-//     instead, in place of the parser's generic one. `choice` runs
-//     (delegation/semantics.md, Choice).
+//     {a, b} =`, pipelines `| map:`) draw one clear error naming the form
+//     and what to write instead, in place of the parser's generic one.
+//     `choice` and the open `loop (max: N):` run (delegation/semantics.md,
+//     rules 35 and 7b).
 
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
 // prog into the call's clauses.
@@ -96,7 +96,6 @@ var unsupported = sync.OnceValue(func() []unsupportedForm {
 		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?(session|resume)\b`), "session and resume", "declare a ## node (a function) and call it; it renders with the model"},
 		{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
 		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
-		{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},
 		{regexp.MustCompile(`(^|\s)\|\s*(map|filter|pmap|reduce)\b`), "pipelines (| map:, | filter:, | reduce)", "write a collecting loop: let ys = for item in xs: ..."},
 	}
 })

@@ -86,6 +86,7 @@ func Rules() []Rule {
 		{CodeLoopCount, diag.Error, "Repeat count or loop max is not a non-negative integer, config key, input or member path"},
 		{CodeMissingArg, diag.Warning, "Call does not pass an argument the slot requires"},
 		{CodeOnFailShape, diag.Warning, "on_fail fallback contradicts what the slot ensures"},
+		{CodeOpenLoop, diag.Error, "loop (max: N) without a condition whose body has no break or return to end it"},
 		{CodeOutputNotReturned, diag.Warning, "Declared output never returned"},
 		{CodeNullInText, diag.Warning, "Optional input without a default joined into text, never tested: null is written as \"null\""},
 		{CodeParallelAssign, diag.Error, "Outer name assigned inside a parallel body"},

@@ -341,8 +341,16 @@ func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
 }
 
 func (c *checker) while(s *syntax.WhileStmt) {
-	c.invariantCond(s)
-	if s.Max == nil {
+	if s.Open {
+		c.openLoop(s) // openloop.go
+	} else {
+		c.invariantCond(s)
+	}
+	if s.Open {
+		if s.Max != nil {
+			c.count(s.Max, "loop max")
+		}
+	} else if s.Max == nil {
 		kw := "while"
 		if s.Until {
 			kw = "until"

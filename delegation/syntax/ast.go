@@ -135,6 +135,11 @@ type WhileStmt struct {
 	Max   Expr
 	Var   *Ident // nil without `as`
 	Body  []Stmt
+	// Open is set for upstream's open loop, `loop (max: N) [as VAR]:`
+	// with no condition (parse_loop_open.go): Cond is then the literal
+	// true, so the loop runs until a break or a return, at most MAX
+	// iterations.
+	Open bool
 }
 
 // ParallelStmt is `parallel:` followed by an indented block of branches;

@@ -83,6 +83,9 @@ func dump(b *strings.Builder, n Node) {
 			head = "until"
 		}
 		items := []any{n.Cond}
+		if n.Open {
+			head, items = "loop", nil
+		}
 		if n.Max != nil {
 			items = append(items, "(max", n.Max, ")")
 		}

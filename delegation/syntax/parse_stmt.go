@@ -72,6 +72,9 @@ func (p *parser) parseStmt() Stmt {
 		if isWordTok(next, "for") && isWordTok(p.peek(2), "each") {
 			return p.a.exprs.new(ExprStmt{X: p.parseLoopForEach()})
 		}
+		if next.kind == LPAREN || next.kind == COLON || isWordTok(next, "as") {
+			return p.parseOpenLoop() // parse_loop_open.go
+		}
 	case "append", "record":
 		if startsOperand(next) {
 			return p.parseAppend(t.raw == "record")
