@@ -27,9 +27,12 @@ func modelProblems(sp *spec.Spec, prog *syntax.Program, known func(string) (dele
 	if prog == nil || sp.File == nil {
 		return nil
 	}
-	choiceHint := hint
 	if hint == "" {
-		hint, choiceHint = DefaultModelHint, choiceModelHint
+		hint = DefaultModelHint
+	}
+	choiceHint := hint
+	if hint == DefaultModelHint {
+		choiceHint = choiceModelHint // no structured verdict picks an option
 	}
 	var out []string
 	reached(prog.Body, func(c *syntax.NaturalCond) {
