@@ -129,6 +129,12 @@ func (p *parser) parseOption() *Option {
 	return o
 }
 
+// choiceAsValue reports a choice written as a value (`let x = choice
+// ...:`): upstream's grammar has choice as a statement only.
+func (p *parser) choiceAsValue() {
+	p.errorf(p.tok().pos, "syntax/choice-value", "a choice is a statement, not a value: write the choice on its own line and bind the name in each option (let x = ...)")
+}
+
 // parseOptionOutside reports an `option` line that is no option of a
 // choice.
 func (p *parser) parseOptionOutside() Stmt {

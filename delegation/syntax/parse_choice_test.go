@@ -57,6 +57,7 @@ func TestParseChoiceErrors(t *testing.T) {
 		{"not an option", "choice best path:\n  let x = 1\nreturn 2", "2:3 [syntax/option] a choice holds options only", "(return 2)"},
 		{"option outside choice", "option \"a\":\n  return 1\nreturn 2", "1:1 [syntax/option] 'option' outside a choice", "(return 2)"},
 		{"label not a string", "choice best path:\n  option retry:\n    return 1\nreturn 2", "2:10 [syntax/option] an option's label is a string", "(return 2)"},
+		{"choice as a value", "let x = choice best path:\n  option \"a\":\n    1\nreturn 2", "1:9 [syntax/choice-value] a choice is a statement, not a value", "(return 2)"},
 		{"label interpolates", "choice best path:\n  option \"{x}\":\n    return 1\nreturn 2", "2:10 [syntax/option] an option's label is fixed text", "(return 2)"},
 	}
 	for _, tc := range tests {

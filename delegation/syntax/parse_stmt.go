@@ -488,6 +488,9 @@ func (p *parser) parseValue() Expr {
 	if p.isLoopStart() {
 		return p.parseLoop()
 	}
+	if p.isWord("choice") && p.isChoiceStart() {
+		p.choiceAsValue() // parse_choice.go
+	}
 	return p.parseExpr()
 }
 
