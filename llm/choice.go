@@ -26,9 +26,9 @@ func pickSchema(labels []string) json.RawMessage {
 		`"required":["reasoning","pick"],"additionalProperties":false}`)
 }
 
-// askChoice puts the choice j to the model, asking again when the reply
-// is not a readable pick.
-func (m *ModelJudge) askChoice(req ChatRequest, j *delegation.Judgment) (ChatRequest, func(reply string) (delegation.Verdict, bool)) {
+// choiceRequest is req made to ask the model for the pick of choice j,
+// and the reader of its reply (ask asks again while a reply is no pick).
+func (m *ModelJudge) choiceRequest(req ChatRequest, j *delegation.Judgment) (ChatRequest, func(reply string) (delegation.Verdict, bool)) {
 	req.System = m.choiceSystemPrompt()
 	req.Messages = []Message{{Role: "user", Content: m.choiceUserPrompt(j)}}
 	req.Schema = &Schema{Name: "pick", JSON: pickSchema(j.Options)}

@@ -148,7 +148,7 @@ func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegatio
 	}
 	what, again := "judging condition", `That is not the JSON object asked for. Reply with only {"reasoning": "...", "holds": true} or {"reasoning": "...", "holds": false}.`
 	if j.IsChoice() {
-		req, read = m.askChoice(req, j) // choice.go
+		req, read = m.choiceRequest(req, j) // choice.go
 		what, again = "picking an option of the choice", `That is not the JSON object asked for. Reply with only {"reasoning": "...", "pick": "LABEL"}, LABEL exactly one of the option labels.`
 	}
 	v := delegation.Verdict{Asked: true, Model: m.opts.Model}
