@@ -154,3 +154,69 @@ func TestReplayedPickNotALabelIsRefused(t *testing.T) {
 		t.Errorf("error %q lacks %q", de.Msg, want)
 	}
 }
+
+// sameWordsCode has a choice and a condition of the same words and
+// values: the choice's journaled pick never answers the condition on a
+// resume (the cache of model verdicts leaves picks out).
+const sameWordsCode = `let r = call svc
+choice r looks ready to ship:
+  option "ship":
+    let s = call slow
+  option "hold":
+    let s = call slow
+if r looks ready to ship:
+  return "shipped"
+return "held"
+`
+
+func TestResumedConditionIsNotAnsweredByAPick(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Content: `{"pick": "hold"}`})
+	c, err := llm.NewClient(llm.Config{BaseURL: srv.URL, Model: "m", APIKey: "k"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(r *Run, stop bool) (delegation.Value, error) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		svc := &fakeSvc{name: "svc", fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) { return "build 7", nil }}
+		slow := &fakeSvc{name: "slow", fn: func(ctx context.Context, _ *delegation.CallRequest) (delegation.Value, error) {
+			if stop {
+				cancel()
+				return nil, ctx.Err()
+			}
+			return "done", nil
+		}}
+		rctx, rcancel := r.Context(ctx)
+		defer rcancel()
+		host := &delegation.Host{
+			Caller:  r.WrapCaller(fakeCaller{}),
+			Judge:   r.WrapJudge(&judge.Deterministic{Next: llm.NewModelJudge(c, llm.JudgeOptions{})}),
+			Runtime: r.WrapRuntime(delegation.DefaultRuntime()),
+		}
+		v, err := delegation.Run(rctx, mustParse(t, sameWordsCode), map[string]delegation.Value{"svc": svc, "slow": slow}, host)
+		if ferr := r.Finish(v, err); ferr != nil && err == nil {
+			err = ferr
+		}
+		return v, err
+	}
+	base := t.TempDir()
+	r, err := Create(base, Header{Spec: "/s/same.prose.md"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(r, true); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped run: %v", err)
+	}
+	r.Close()
+	srv.Push(llmtest.Verdict(true, "ready"))
+	asked := srv.Count()
+	res, err := Resume(base, r.ID(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := run(res, false)
+	res.Close()
+	if err != nil || v != "shipped" || srv.Count() != asked+1 {
+		t.Errorf("resumed: %v, %v after %d more requests; want shipped, asked once", v, err, srv.Count()-asked)
+	}
+}

@@ -97,6 +97,8 @@ func scanIndexedInto(line []byte, rec *Record, pos bool) (*Record, bool) {
 			ok = s.str(&rec.Model)
 		case "rule":
 			ok = s.str(&rec.Rule)
+		case "pick":
+			ok = s.str(&rec.Pick) // a choice's record is no verdict for the memo
 		case "fail_closed":
 			ok = s.bool(&rec.FailClosed)
 		case "pgid":
