@@ -77,3 +77,25 @@ func TestParseChoiceErrors(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseChoice: choices and open loops, broken or not, parse into a
+// tree whose index agrees with its walk.
+func FuzzParseChoice(f *testing.F) {
+	for _, s := range []string{
+		"choice best recovery path for r:\n  option \"retry\":\n    call retryer\n  option \"abort\":\n    throw \"no\"",
+		"choice what p says:\n  option \"skip\":\n  option \"count\":\n    n = n + 1\nreturn n",
+		"choice ***\n  best path\n  for y\n***:\n  option \"a\":\n    return 1\n",
+		"choice **x y**:\n  option \"a\":\n",
+		"for x in xs:\n  choice how to treat x:\n    option \"keep\":\n      append x to kept\n    option \"drop\":\n      continue",
+		"let x = choice best:\n  option \"a\":\n    1",
+		"option \"a\":\n  return 1",
+		"loop (max: 3) as k:\n  if k > 1:\n    break",
+		"loop:\n  break",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		prog, errs := ParseString("f.prose", code)
+		checkTree(t, prog.File, prog, errs)
+	})
+}
