@@ -481,6 +481,8 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 		return f.execParallel(s)
 	case *syntax.TryStmt:
 		return f.execTry(s, tail)
+	case *syntax.ChoiceStmt:
+		return f.execChoice(s, tail) // eval_choice.go
 	case *syntax.AppendStmt:
 		return ctrlNone, nil, false, f.execAppend(s)
 	case *syntax.BranchStmt:

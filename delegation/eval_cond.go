@@ -85,36 +85,47 @@ func commits(body []syntax.Stmt) bool {
 
 // judge asks the host's Judge whether nc holds.
 func (f *frame) judge(nc *syntax.NaturalCond, failClosed bool) (Value, error) {
-	pos := f.position(nc.TextPos)
 	if f.in.host.Judge == nil {
 		return nil, f.errorf(nc.TextPos, KindJudge,
 			"cannot decide the condition %q: no judge is configured (configure a model, or have the service return a structured verdict)", nc.Text)
 	}
-	j := &Judgment{Path: f.id(nc.TextPos), Cond: nc, Pos: pos, Values: f.condValues(nc), FailClosed: failClosed}
-	if err := f.absentIn(nc, j.Values); err != nil { // absent.go
+	j := &Judgment{Path: f.id(nc.TextPos), Cond: nc, Pos: f.position(nc.TextPos), Values: f.condValues(nc), FailClosed: failClosed}
+	verdict, err := f.ask(j, "cannot decide the condition ")
+	if err != nil {
 		return nil, err
+	}
+	return verdict.Holds, nil
+}
+
+// ask puts j to the host's Judge and records the verdict. An error names
+// j's text, after what (the "cannot decide the condition " of a
+// condition) when the judge's message does not.
+func (f *frame) ask(j *Judgment, what string) (Verdict, error) {
+	nc := j.Cond
+	if err := f.absentIn(nc, j.Values); err != nil { // absent.go
+		return Verdict{}, err
 	}
 	start := f.in.host.Runtime.Now()
 	f.th.giveBack()
 	verdict, err := f.in.host.Judge.Judge(f.ctx, j)
 	end := f.in.host.Runtime.Now()
 	if f.ctx.Err() != nil {
-		return nil, f.canceled(nc.TextPos)
+		return Verdict{}, f.canceled(nc.TextPos)
 	}
 	if err != nil {
 		msg := oneLine(err.Error())
-		if prefix := pos.String() + ": "; strings.HasPrefix(msg, prefix) {
+		if prefix := j.Pos.String() + ": "; strings.HasPrefix(msg, prefix) {
 			msg = msg[len(prefix):]
 		}
 		if !strings.Contains(msg, nc.Text) {
-			msg = "cannot decide the condition " + strconv.Quote(nc.Text) + ": " + msg
+			msg = what + strconv.Quote(nc.Text) + ": " + msg
 		}
 		e := f.errorf(nc.TextPos, KindJudge, "%s", msg)
 		e.Err = err
-		return nil, e
+		return Verdict{}, e
 	}
-	f.record(&Event{Kind: EventJudgment, Time: end, Path: j.Path, Pos: pos, Condition: nc.Text, Verdict: &verdict, Duration: end.Sub(start), Args: j.Values})
-	return verdict.Holds, nil
+	f.record(&Event{Kind: EventJudgment, Time: end, Path: j.Path, Pos: j.Pos, Condition: nc.Text, Verdict: &verdict, Duration: end.Sub(start), Args: j.Values})
+	return verdict, nil
 }
 
 // condValues collects the bound name paths a condition mentions, in order

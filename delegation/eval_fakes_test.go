@@ -71,9 +71,13 @@ type judgeFunc func(j *Judgment) (Verdict, error)
 func (f judgeFunc) Judge(_ context.Context, j *Judgment) (Verdict, error) { return f(j) }
 
 // fakeJudge decides `says` with a null criterion by polarity and verb
-// conditions from a structured {verdict: ...} subject.
+// conditions from a structured {verdict: ...} subject; of a choice, it
+// picks the first value the criteria mention that is one of the labels.
 func fakeJudge() Judge {
 	return judgeFunc(func(j *Judgment) (Verdict, error) {
+		if j.IsChoice() {
+			return fakePick(j)
+		}
 		c := j.Cond
 		if c.Says != nil {
 			crit, _ := j.Values.Get(c.Says.Criterion)
@@ -90,6 +94,20 @@ func fakeJudge() Judge {
 		holds := word == "certify" || word == "accept" || word == "proceed"
 		return Verdict{Holds: holds != c.Negated, Rule: "structured-verdict"}, nil
 	})
+}
+
+// fakePick picks, of choice j, the label that the first value its
+// criteria mention holds as text; without one it fails.
+func fakePick(j *Judgment) (Verdict, error) {
+	for _, k := range j.Values.Keys() {
+		v, _ := j.Values.Get(k)
+		for _, l := range j.Options {
+			if v == l {
+				return Verdict{Pick: l, Rule: "fake-pick"}, nil
+			}
+		}
+	}
+	return Verdict{}, errors.New("no value names an option")
 }
 
 // fakeRuntime runs parallel work on goroutines (DefaultRuntime) but has a

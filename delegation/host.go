@@ -125,11 +125,24 @@ type Judgment struct {
 	// FailClosed is set when the condition guards a side effect: if the
 	// judge cannot tell, the answer must be the one that does not proceed.
 	FailClosed bool
+	// Options, set for a `choice`, are the labels of its options in
+	// written order: the judge picks exactly one of them (Verdict.Pick)
+	// by the criteria, Cond (whose Text is the criteria and whose Values
+	// are gathered as a condition's are), instead of telling whether Cond
+	// holds. No deterministic rule reads a choice.
+	Options []string
 }
+
+// IsChoice reports whether j asks for a pick among options rather than
+// whether a condition holds.
+func (j *Judgment) IsChoice() bool { return len(j.Options) > 0 }
 
 // Verdict is a judge's answer.
 type Verdict struct {
-	Holds     bool
+	Holds bool
+	// Pick is, for a choice (Judgment.Options), the label of the option
+	// picked: exactly one of the options, or the evaluator refuses it.
+	Pick      string
 	Reasoning string
 	// Asked is true when a model was asked (not cached, not deterministic).
 	Asked     bool
@@ -149,7 +162,8 @@ type Verdict struct {
 	MaxTokens   int
 }
 
-// Judge decides natural-language conditions.
+// Judge decides natural-language conditions, and picks the option of a
+// `choice` (Judgment.Options).
 type Judge interface {
 	Judge(ctx context.Context, j *Judgment) (Verdict, error)
 }

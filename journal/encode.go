@@ -65,6 +65,7 @@ func appendRecordAt(b []byte, rec *Record) (_ []byte, resultAt int, ok bool) {
 		b = append(b, `,"holds":`...)
 		b = strconv.AppendBool(b, *rec.Holds)
 	}
+	b = appendField(b, "pick", rec.Pick)
 	b = appendField(b, "reasoning", rec.Reasoning)
 	b = appendBool(b, "asked", rec.Asked)
 	b = appendField(b, "model", rec.Model)

@@ -256,7 +256,7 @@ func (b *indexer) keep(rec *Record, off int64, n int, line []byte) bool {
 	case TypeJudge:
 		e.key = hash(rec.N)
 		b.x.judges = append(b.x.judges, e)
-		if b.x.memo != nil && rec.Kind == "" && rec.Rule == "" && rec.Model != "" {
+		if b.x.memo != nil && rec.Kind == "" && rec.Rule == "" && rec.Model != "" && rec.Pick == "" {
 			b.x.memo[memoKey(posFile(rec.Pos), rec.Cond, rec.Values, rec.FailClosed)] = e
 		}
 	case TypeGroup, TypeFirst:

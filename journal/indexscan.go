@@ -97,6 +97,8 @@ func scanIndexedInto(line []byte, rec *Record, pos bool) (*Record, bool) {
 			ok = s.str(&rec.Model)
 		case "rule":
 			ok = s.str(&rec.Rule)
+		case "pick":
+			ok = s.str(&rec.Pick) // a choice's record is no verdict for the memo
 		case "fail_closed":
 			ok = s.bool(&rec.FailClosed)
 		case "pgid":
@@ -198,6 +200,8 @@ func scanAnswer(line []byte) (*Record, bool) {
 			if ok = s.bool(&h); ok {
 				rec.Holds = &h
 			}
+		case "pick":
+			ok = s.str(&rec.Pick)
 		case "reasoning":
 			ok = s.str(&rec.Reasoning)
 		case "asked":
@@ -535,6 +539,8 @@ func scanReply(line []byte, want delegation.Path, rec *Record, d *digests) bool 
 			if ok = s.bool(&h); ok {
 				rec.Holds = &h
 			}
+		case "pick":
+			ok = s.str(&rec.Pick)
 		case "reasoning":
 			ok = s.str(&rec.Reasoning)
 		case "asked":

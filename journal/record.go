@@ -193,10 +193,12 @@ type Record struct {
 	// (a service that runs another spec), to rebuild it exactly.
 	Nested *NestedError `json:"nested,omitempty"`
 	// "judge".
-	N         int    `json:"n,omitempty"` // occurrence of this id (1-based)
-	Cond      string `json:"cond,omitempty"`
-	Values    string `json:"values,omitempty"` // sha256 of the values' JSON
-	Holds     *bool  `json:"holds,omitempty"`
+	N      int    `json:"n,omitempty"` // occurrence of this id (1-based)
+	Cond   string `json:"cond,omitempty"`
+	Values string `json:"values,omitempty"` // sha256 of the values' JSON
+	Holds  *bool  `json:"holds,omitempty"`
+	// Pick is the label a choice's judgment picked (Holds is then nil).
+	Pick      string `json:"pick,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
 	Asked     bool   `json:"asked,omitempty"`
 	Model     string `json:"model,omitempty"`

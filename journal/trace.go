@@ -170,8 +170,11 @@ func (t *Trace) Record(ev *delegation.Event) {
 	case delegation.EventJudgment:
 		rec := &Record{Type: TypeJudge, Time: at, ID: ev.Path, Pos: pos, Cond: ev.Condition, Values: ValueDigest(ev.Args), MS: millis(ev.Duration)}
 		if v := ev.Verdict; v != nil {
-			holds := v.Holds
-			rec.Holds, rec.Reasoning, rec.Asked, rec.Model, rec.Rule = &holds, v.Reasoning, v.Asked, v.Model, v.Rule
+			rec.Holds, rec.Pick = &v.Holds, v.Pick
+			if v.Pick != "" {
+				rec.Holds = nil
+			}
+			rec.Reasoning, rec.Asked, rec.Model, rec.Rule = v.Reasoning, v.Asked, v.Model, v.Rule
 			rec.TokensIn, rec.TokensOut = v.TokensIn, v.TokensOut
 		}
 		t.write(rec)

@@ -288,7 +288,7 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 	if v, err, ok := j.answer(ctx, jg, id, n, vals); ok {
 		return v, err
 	}
-	if j.r.idx != nil {
+	if j.r.idx != nil && !jg.IsChoice() {
 		if e, ok := j.r.idx.memo[memoKey(jg.Pos.File, condText(jg), vals, jg.FailClosed)]; ok {
 			rec, err := j.r.idx.load(e)
 			if err != nil {
@@ -311,8 +311,8 @@ func (j *judger) Judge(ctx context.Context, jg *delegation.Judgment) (delegation
 	if err != nil {
 		rec.Err, rec.Kind, rec.Catchable = err.Error(), KindError, catchable(err)
 	} else {
-		holds := v.Holds
-		rec.Holds, rec.Reasoning, rec.Asked, rec.Model, rec.Rule = &holds, v.Reasoning, v.Asked, v.Model, v.Rule
+		rec.Holds, rec.Pick = verdictAnswer(jg, v)
+		rec.Reasoning, rec.Asked, rec.Model, rec.Rule = v.Reasoning, v.Asked, v.Model, v.Rule
 		rec.TokensIn, rec.TokensOut = v.TokensIn, v.TokensOut
 	}
 	rec.MS = float64(j.r.opt.Now().Sub(start).Microseconds()) / 1000
@@ -383,9 +383,21 @@ func (j *judger) answer(ctx context.Context, jg *delegation.Judgment, id delegat
 	if rec.Kind != "" {
 		return delegation.Verdict{}, &ReplayedError{Msg: rec.Err, Kind: rec.Kind, CanCatch: rec.Catchable}, true
 	}
-	v := delegation.Verdict{Holds: rec.Holds != nil && *rec.Holds, Reasoning: rec.Reasoning, Cached: true,
+	v := delegation.Verdict{Holds: rec.Holds != nil && *rec.Holds, Pick: rec.Pick, Reasoning: rec.Reasoning, Cached: true,
 		Model: rec.Model, Rule: rec.Rule, TokensIn: rec.TokensIn, TokensOut: rec.TokensOut}
 	return v, nil, true
+}
+
+// verdictAnswer is what a judge record keeps of v's answer: whether the
+// condition holds, or for a choice the label picked (its holds is nil).
+// The evaluator checks a replayed pick against the choice's labels as
+// it checks a fresh one, so an edited choice never runs a stale label.
+func verdictAnswer(jg *delegation.Judgment, v delegation.Verdict) (*bool, string) {
+	if jg != nil && jg.IsChoice() {
+		return nil, v.Pick
+	}
+	holds := v.Holds
+	return &holds, ""
 }
 
 func condText(jg *delegation.Judgment) string {

@@ -79,7 +79,7 @@ func (m *ModelJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegat
 	if j == nil || j.Cond == nil {
 		return delegation.Verdict{}, errors.New("judge: no condition")
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%v", m.opts.Model, j.Cond.Text, ValuesDigest(j.Values), j.FailClosed)
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%v\x00%q", m.opts.Model, j.Cond.Text, ValuesDigest(j.Values), j.FailClosed, j.Options)
 	for {
 		m.mu.Lock()
 		f, hit := m.cache[key]
@@ -142,6 +142,15 @@ func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegatio
 		// Judgments are asked at temperature 0 whatever the client's default.
 		Temperature: new(float64),
 	}
+	read := func(reply string) (delegation.Verdict, bool) {
+		holds, why, ok := ParseVerdict(reply)
+		return delegation.Verdict{Holds: holds, Reasoning: why}, ok
+	}
+	what, again := "judging condition", `That is not the JSON object asked for. Reply with only {"reasoning": "...", "holds": true} or {"reasoning": "...", "holds": false}.`
+	if j.IsChoice() {
+		req, read = m.choiceRequest(req, j) // choice.go
+		what, again = "picking an option of the choice", `That is not the JSON object asked for. Reply with only {"reasoning": "...", "pick": "LABEL"}, LABEL exactly one of the option labels.`
+	}
 	v := delegation.Verdict{Asked: true, Model: m.opts.Model}
 	var last string
 	var truncated bool
@@ -151,26 +160,29 @@ func (m *ModelJudge) ask(ctx context.Context, j *delegation.Judgment) (delegatio
 			if isContextError(err) {
 				return v, err
 			}
-			return v, fmt.Errorf("%s: judging condition %q: %w", j.Pos, j.Cond.Text, err)
+			return v, fmt.Errorf("%s: %s %q: %w", j.Pos, what, j.Cond.Text, err)
 		}
 		v.Model = firstNonEmpty(reply.Model, v.Model)
 		v.TokensIn += reply.TokensIn
 		v.TokensOut += reply.TokensOut
 		v.ResponseID, v.Temperature, v.MaxTokens = reply.ID, reply.Temperature, reply.MaxTokens
-		if holds, why, ok := ParseVerdict(reply.Content); ok {
-			v.Holds, v.Reasoning = holds, m.client.Redact(why)
+		if got, ok := read(reply.Content); ok {
+			v.Holds, v.Pick, v.Reasoning = got.Holds, got.Pick, m.client.Redact(got.Reasoning)
 			return v, nil
 		}
 		last, truncated = reply.Content, reply.Truncated
 		req.Messages = append(req.Messages,
 			Message{Role: "assistant", Content: reply.Content},
-			Message{Role: "user", Content: `That is not the JSON object asked for. Reply with only {"reasoning": "...", "holds": true} or {"reasoning": "...", "holds": false}.`})
+			Message{Role: "user", Content: again})
 	}
 	return m.unreadable(j, v, last, truncated)
 }
 
 func (m *ModelJudge) unreadable(j *delegation.Judgment, v delegation.Verdict, last string, truncated bool) (delegation.Verdict, error) {
 	why := fmt.Sprintf("the model's verdict could not be read after %d asks", m.opts.Asks)
+	if j.IsChoice() {
+		why = fmt.Sprintf("the model's pick could not be read as exactly one of the options %q after %d asks", j.Options, m.opts.Asks)
+	}
 	if truncated {
 		why += ` (the reply was cut off at the output token limit: finish_reason "length")`
 	}
@@ -180,8 +192,12 @@ func (m *ModelJudge) unreadable(j *delegation.Judgment, v delegation.Verdict, la
 			why, excerpt(m.client.Redact(last), 80))
 		return v, nil
 	}
-	return v, &UnreadableVerdictError{msg: fmt.Sprintf("%s: condition %q: %s; last reply: %q",
-		j.Pos, j.Cond.Text, why, excerpt(m.client.Redact(last), 200))}
+	kind := "condition"
+	if j.IsChoice() {
+		kind = "choice"
+	}
+	return v, &UnreadableVerdictError{msg: fmt.Sprintf("%s: %s %q: %s; last reply: %q",
+		j.Pos, kind, j.Cond.Text, why, excerpt(m.client.Redact(last), 200))}
 }
 
 // UnreadableVerdictError is the error of a judgment whose model answered,

@@ -41,16 +41,22 @@ func (m *ModelJudge) userPrompt(j *delegation.Judgment) string {
 		}
 		b.WriteString(".\n")
 	}
+	m.writeValues(&b, j, "The condition mentions no bound values.")
+	return b.String()
+}
+
+// writeValues gives the values of the names j mentions, or none when it
+// mentions none.
+func (m *ModelJudge) writeValues(b *strings.Builder, j *delegation.Judgment, none string) {
 	if j.Values == nil || j.Values.Len() == 0 {
-		b.WriteString("\nThe condition mentions no bound values.\n")
-		return b.String()
+		b.WriteString("\n" + none + "\n")
+		return
 	}
 	b.WriteString("\nValues of the names it mentions (JSON):\n")
 	for _, k := range j.Values.Keys() {
 		v, _ := j.Values.Get(k)
-		fmt.Fprintf(&b, "\n%s = %s\n", k, m.showValue(v))
+		fmt.Fprintf(b, "\n%s = %s\n", k, m.showValue(v))
 	}
-	return b.String()
 }
 
 // showValue is v as JSON (compact: the indentation a person would want

@@ -30,8 +30,17 @@ func modelProblems(sp *spec.Spec, prog *syntax.Program, known func(string) (dele
 	if hint == "" {
 		hint = DefaultModelHint
 	}
+	choiceHint := hint
+	if hint == DefaultModelHint {
+		choiceHint = choiceModelHint // no structured verdict picks an option
+	}
 	var out []string
 	reached(prog.Body, func(c *syntax.NaturalCond) {
+		if c.Choice {
+			out = append(out, fmt.Sprintf("%s: choice %q needs a model to pick an option, and none is configured (found before the run started): %s",
+				sp.File.Position(c.TextPos), c.Text, choiceHint))
+			return
+		}
 		if judge.NeedsModel(c, known) == judge.NeedAlways {
 			out = append(out, fmt.Sprintf("%s: condition %q needs a model to judge, and none is configured (found before the run started): %s",
 				sp.File.Position(c.TextPos), c.Text, hint))
@@ -63,6 +72,8 @@ func reached(stmts []syntax.Stmt, fn func(*syntax.NaturalCond)) {
 			condReached(s.Cond, fn)
 		case *syntax.WhileStmt:
 			condReached(s.Cond, fn)
+		case *syntax.ChoiceStmt:
+			fn(s.Criteria)
 		case *syntax.ParallelStmt:
 			reached(s.Branches, fn)
 		case *syntax.TryStmt:
@@ -96,6 +107,11 @@ func condReached(x syntax.Expr, fn func(*syntax.NaturalCond)) {
 	}
 }
 
+// choiceModelHint is the advice given when a choice needs a model and
+// none is configured: no structured verdict picks an option.
+const choiceModelHint = "set --model (or PROSE_MODEL) with OPENAI_API_KEY and, for a local or other provider, OPENAI_BASE_URL; " +
+	"or write if/elif/else over conditions the data decides"
+
 // CodeMayNeedModel is the warning, before a run without a model, for a
 // condition only a model can judge that the run may reach (in a branch,
 // a catch, a loop while body, or a ## node's Execution): the run starts,
@@ -127,7 +143,10 @@ func modelWarnings(sp *spec.Spec, prog *syntax.Program, known func(string) (dele
 		}
 		syntax.Walk(p, func(x syntax.Node) bool {
 			c, ok := x.(*syntax.NaturalCond)
-			if ok && !sure[c] && judge.NeedsModel(c, known) == judge.NeedAlways {
+			if ok && !sure[c] && c.Choice {
+				out.Warnf(sp.File, c.TextPos, CodeMayNeedModel,
+					"choice %q needs a model to pick an option, and none is configured: the run fails here if it reaches it (configure a model)", c.Text)
+			} else if ok && !sure[c] && judge.NeedsModel(c, known) == judge.NeedAlways {
 				out.Warnf(sp.File, c.TextPos, CodeMayNeedModel,
 					"condition %q needs a model to judge, and none is configured: the run fails here if it reaches it (configure a model, or make the service return a structured verdict)", c.Text)
 			}

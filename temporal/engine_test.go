@@ -197,10 +197,20 @@ func roundTrip(t testing.TB, req Request) Request {
 }
 
 // containsJudge is the model judge of these tests: a criterion "contains X"
-// holds when the subject's JSON contains X.
+// holds when the subject's JSON contains X; a choice picks the first
+// label its values' JSON contains.
 type containsJudge struct{}
 
 func (containsJudge) Judge(_ context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	if j.IsChoice() {
+		data, _ := delegation.ToJSON(j.Values)
+		for _, l := range j.Options {
+			if strings.Contains(string(data), l) {
+				return delegation.Verdict{Pick: l, Asked: true}, nil
+			}
+		}
+		return delegation.Verdict{}, errors.New("no label in the values: " + string(data))
+	}
 	if j.Cond == nil || j.Cond.Says == nil {
 		return delegation.Verdict{}, errors.New("unjudged: " + j.Cond.Text)
 	}
@@ -306,6 +316,12 @@ func stdCases() []engineCase {
 		{name: "contrastive-probe", pattern: "contrastive-probe",
 			slots:  s(b("measurement", "measure", `append:label`), b("ranker", "ranker", `{"better":"A","magnitude":"clear"}`)),
 			config: []string{"dimension=clarity", `candidate_a={"doc":"AAA"}`, `candidate_b={"doc":"BBB"}`}},
+		{name: "choice-fix", pattern: "testdata/choice.prose.md",
+			slots:  s(b("worker", "worker", `"broken: fix the parser"`), b("fixer", "fixer", `"parser fixed"`)),
+			inputs: []string{"task_brief=build"}, judge: containsJudge{}},
+		{name: "choice-ship", pattern: "testdata/choice.prose.md",
+			slots:  s(b("worker", "worker", `"ready to ship"`), b("fixer", "fixer", `"unused"`)),
+			inputs: []string{"task_brief=build"}, judge: containsJudge{}},
 		{name: "clauses", pattern: "testdata/clauses.prose.md",
 			slots: s(b("flaky", "flaky", "fail:one", "fail:two", `"third time"`, "fail:again", `"fifth"`),
 				b("slow", "slow", `sleep:30:"late"`), b("broken", "broken", "fail:always")),

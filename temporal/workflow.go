@@ -307,7 +307,9 @@ type JudgeInput struct {
 	Col        int                `json:"col"`
 	Values     json.RawMessage    `json:"values"`
 	FailClosed bool               `json:"fail_closed,omitempty"`
-	Spec       *Source            `json:"spec,omitempty"`
+	// Options are a choice's labels (delegation.Judgment.Options).
+	Options []string `json:"options,omitempty"`
+	Spec    *Source  `json:"spec,omitempty"`
 }
 
 // remoteJudge asks a worker's model judge through an activity and caches
@@ -319,7 +321,7 @@ func (remoteJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegatio
 	if err != nil {
 		return delegation.Verdict{}, err
 	}
-	in := JudgeInput{ID: j.Path, File: j.Pos.File, Line: j.Pos.Line, Col: j.Pos.Col, FailClosed: j.FailClosed}
+	in := JudgeInput{ID: j.Path, File: j.Pos.File, Line: j.Pos.Line, Col: j.Pos.Col, FailClosed: j.FailClosed, Options: j.Options}
 	if j.Cond != nil {
 		in.Cond = *j.Cond
 	}
@@ -328,7 +330,7 @@ func (remoteJudge) Judge(ctx context.Context, j *delegation.Judgment) (delegatio
 			return delegation.Verdict{}, fmt.Errorf("encoding the values of %q: %v", in.Cond.Text, err)
 		}
 	}
-	key := in.Cond.Text + "\x00" + string(in.Values) + "\x00" + strconv.FormatBool(in.FailClosed)
+	key := in.Cond.Text + "\x00" + string(in.Values) + "\x00" + strconv.FormatBool(in.FailClosed) + fmt.Sprintf("\x00%q", in.Options)
 	if v, ok := c.run.verdicts[key]; ok {
 		v.Cached, v.Asked = true, false
 		return v, nil
@@ -364,7 +366,7 @@ func (e *judgeError) Error() string   { return e.msg }
 func (e *judgeError) Catchable() bool { return e.catchable }
 
 func (in *JudgeInput) judgment() (*delegation.Judgment, error) {
-	j := &delegation.Judgment{Path: in.ID, Cond: &in.Cond, FailClosed: in.FailClosed,
+	j := &delegation.Judgment{Path: in.ID, Cond: &in.Cond, FailClosed: in.FailClosed, Options: in.Options,
 		Pos: diag.Position{File: in.File, Line: in.Line, Col: in.Col}}
 	if len(in.Values) > 0 {
 		v, err := delegation.FromJSON(in.Values)

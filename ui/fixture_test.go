@@ -38,6 +38,8 @@ const (
 		"let done = call worker\n  step: \"pw-0f3a9c1e77b2d4\"\nreturn done\n```\n"
 	judgedSpec = "---\nname: judged\nkind: pattern\n---\n\n# Judged\n\nShips when the worker's answer says so.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
 		"let d = call worker\n  step: \"one\"\nif d says ship:\n  return \"shipped\"\nreturn \"held\"\n```\n"
+	choiceSpec = "---\nname: chosen\nkind: pattern\n---\n\n# Chosen\n\nShips or holds as the model picks.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
+		"let d = call worker\n  step: \"one\"\nchoice how to go on after d:\n  option \"ship\":\n    return \"shipped\"\n  option \"hold\":\n    return \"held\"\n```\n"
 	parallelSpec = "---\nname: fan\nkind: pattern\n---\n\n# Fan\n\nTwo workers at once.\n\n### Slots\n\n- `worker`\n\n### Delegation\n\n```prose\n" +
 		"let rs = parallel for n in [\"a\", \"b\"]:\n  call worker\n    step: n\nreturn rs\n```\n"
 )
@@ -76,11 +78,14 @@ func worker() service.Service {
 	}}
 }
 
-// judge is a model judge that holds every condition, saying which model
-// it asked and its tokens.
+// judge is a model judge that holds every condition and picks the last
+// option of every choice, saying which model it asked and its tokens.
 type judge struct{}
 
-func (judge) Judge(context.Context, *delegation.Judgment) (delegation.Verdict, error) {
+func (judge) Judge(_ context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	if j.IsChoice() {
+		return delegation.Verdict{Pick: j.Options[len(j.Options)-1], Asked: true, Model: "judge-model-1", TokensIn: 30, TokensOut: 3, Reasoning: "not yet"}, nil
+	}
 	return delegation.Verdict{Holds: true, Asked: true, Model: "judge-model-1", TokensIn: 40, TokensOut: 2, Reasoning: "it says ship"}, nil
 }
 
@@ -95,7 +100,7 @@ func newRunsB(t testing.TB, specs ...string) *runs {
 	r.runDir = filepath.Join(r.dir, "runs")
 	r.opts = run.Options{RunDir: r.runDir, Services: map[string]service.Service{"w": worker()},
 		Models: &run.ModelHooks{JudgeFor: func(*spec.Spec) delegation.Judge { return judge{} }}}
-	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec, "review": fieldsSpec, "flaky": flakySpec, "leaky": secretSpec, "judged": judgedSpec}
+	texts := map[string]string{"fine": okSpec, "broken": failSpec, "release": gateSpec, "fan": parallelSpec, "review": fieldsSpec, "flaky": flakySpec, "leaky": secretSpec, "judged": judgedSpec, "chosen": choiceSpec}
 	for _, name := range specs {
 		file := name + ".prose.md"
 		if err := os.WriteFile(filepath.Join(r.dir, file), []byte(texts[name]), 0o644); err != nil {

@@ -202,6 +202,8 @@ func judgment(r *journal.Record) string {
 	answer := "error: " + r.Err
 	if r.Holds != nil {
 		answer = fmt.Sprintf("holds = %v", *r.Holds)
+	} else if r.Pick != "" {
+		answer = fmt.Sprintf("picked %q", r.Pick)
 	}
 	switch {
 	case r.Asked:

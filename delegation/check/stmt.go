@@ -41,6 +41,8 @@ func (c *checker) stmt(s syntax.Stmt) {
 		c.while(s)
 	case *syntax.ParallelStmt:
 		c.parallelBlock(s)
+	case *syntax.ChoiceStmt:
+		c.choice(s) // choice.go
 	case *syntax.TryStmt:
 		c.alternatives(func() { c.stmts(s.Body) }, func() {
 			live := len(c.live)
@@ -388,8 +390,16 @@ func (c *checker) liveVar(id *syntax.Ident, b *binding) bool {
 }
 
 func (c *checker) while(s *syntax.WhileStmt) {
-	c.invariantCond(s)
-	if s.Max == nil {
+	if s.Open {
+		c.openLoop(s) // openloop.go
+	} else {
+		c.invariantCond(s)
+	}
+	if s.Open {
+		if s.Max != nil {
+			c.count(s.Max, "loop max")
+		}
+	} else if s.Max == nil {
 		kw := "while"
 		if s.Until {
 			kw = "until"

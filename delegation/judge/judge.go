@@ -138,6 +138,14 @@ var ErrNeedsModel = errors.New("needs a model")
 
 // Judge implements delegation.Judge.
 func (d *Deterministic) Judge(ctx context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	if j.IsChoice() {
+		// No rule picks an option: a choice's criteria are weighed.
+		d.delegated.Add(1)
+		if d.Next == nil {
+			return delegation.Verdict{}, needsModelError(j)
+		}
+		return d.Next.Judge(ctx, j)
+	}
 	if err := formMismatch(j, d.question); err != nil {
 		return delegation.Verdict{}, err
 	}
@@ -172,7 +180,7 @@ func Decide(j *delegation.Judgment) (delegation.Verdict, bool) {
 }
 
 func decide(j *delegation.Judgment, read func(*syntax.NaturalCond) question) (delegation.Verdict, bool) {
-	if j == nil || j.Cond == nil {
+	if j == nil || j.Cond == nil || j.IsChoice() {
 		return delegation.Verdict{}, false
 	}
 	if v, ok := saysNullCriterion(j); ok {
@@ -326,6 +334,11 @@ func needsModelError(j *delegation.Judgment) error {
 	text := ""
 	if j.Cond != nil {
 		text = j.Cond.Text
+	}
+	if j.IsChoice() {
+		return fmt.Errorf("%s: the choice %q %w to pick an option, and none is configured: "+
+			"set --model (or PROSE_MODEL) with OPENAI_API_KEY and, for a local or other provider, OPENAI_BASE_URL; or write if/elif/else over conditions the data decides",
+			j.Pos, text, ErrNeedsModel)
 	}
 	return fmt.Errorf("%s: condition %q %w to judge, and none is configured: "+
 		"set --model (or PROSE_MODEL) with OPENAI_API_KEY and, for a local or other provider, OPENAI_BASE_URL; or %s%s",

@@ -37,8 +37,8 @@ func (n Need) String() string {
 // reachable condition is NeedAlways, and let NeedMaybe conditions fail
 // at run time (with their position) if the data does not decide them.
 func NeedsModel(cond *syntax.NaturalCond, known func(path string) (delegation.Value, bool)) Need {
-	if cond == nil {
-		return NeedAlways
+	if cond == nil || cond.Choice {
+		return NeedAlways // no rule picks a choice's option
 	}
 	if s := cond.Says; s != nil {
 		if s.Polarity == syntax.Unknown {

@@ -135,6 +135,11 @@ type WhileStmt struct {
 	Max   Expr
 	Var   *Ident // nil without `as`
 	Body  []Stmt
+	// Open is set for upstream's open loop, `loop (max: N) [as VAR]:`
+	// with no condition (parse_loop_open.go): Cond is then the literal
+	// true, so the loop runs until a break or a return, at most MAX
+	// iterations.
+	Open bool
 }
 
 // ParallelStmt is `parallel:` followed by an indented block of branches;
@@ -401,6 +406,9 @@ type NaturalCond struct {
 	Verb string
 	// Says is set for `CRITERION says SUBJECT is [not] PREDICATE`.
 	Says *Says
+	// Choice is set for the criteria of a `choice` (ChoiceStmt): a judge
+	// picks an option by them; no deterministic rule reads them.
+	Choice bool
 }
 
 // Word is an identifier path inside a NaturalCond.

@@ -84,6 +84,9 @@ func dump(b *strings.Builder, n Node) {
 			head = "until"
 		}
 		items := []any{n.Cond}
+		if n.Open {
+			head, items = "loop", nil
+		}
 		if n.Max != nil {
 			items = append(items, "(max", n.Max, ")")
 		}
@@ -103,6 +106,12 @@ func dump(b *strings.Builder, n Node) {
 			items = append(items, "(on-fail", n.OnFail, ")")
 		}
 		sexp(b, "parallel", append(items, n.Branches)...)
+	case *ChoiceStmt:
+		items := []any{n.Criteria}
+		for _, o := range n.Options {
+			items = append(items, "(option", strconv.Quote(o.Label), o.Body, ")")
+		}
+		sexp(b, "choice", items...)
 	case *TryStmt:
 		items := []any{"(body", n.Body, ")"}
 		if n.CatchPos.IsValid() {

@@ -12,7 +12,7 @@ import (
 //
 //	stmt = let_stmt | assign_stmt | if_stmt | while_stmt | parallel_stmt
 //	     | try_stmt | append_stmt | branch_stmt | return_stmt | throw_stmt
-//	     | loop_stmt | block_def | expr_stmt .
+//	     | choice_stmt | loop_stmt | block_def | expr_stmt .
 func (p *parser) parseStmt() Stmt {
 	t := p.tok()
 	if t.kind == INDENT {
@@ -72,9 +72,20 @@ func (p *parser) parseStmt() Stmt {
 		if isWordTok(next, "for") && isWordTok(p.peek(2), "each") {
 			return p.a.exprs.new(ExprStmt{X: p.parseLoopForEach()})
 		}
+		if next.kind == LPAREN || next.kind == COLON || isWordTok(next, "as") {
+			return p.parseOpenLoop() // parse_loop_open.go
+		}
 	case "append", "record":
 		if startsOperand(next) {
 			return p.parseAppend(t.raw == "record")
+		}
+	case "choice":
+		if p.isChoiceStart() {
+			return p.parseChoice() // parse_choice.go
+		}
+	case "option":
+		if p.peek(1).kind == STRING {
+			return p.parseOptionOutside()
 		}
 	case "continue", "break":
 		return p.parseBranch()
@@ -487,6 +498,9 @@ func (p *parser) parseValueIn(arg bool) Expr {
 	}
 	if p.isLoopStart() {
 		return p.parseLoop()
+	}
+	if p.isWord("choice") && p.isChoiceStart() {
+		p.choiceAsValue() // parse_choice.go
 	}
 	if p.isDoStart() {
 		return p.parseDo()

@@ -367,6 +367,11 @@ func (r *resolver) stmt(s Stmt) {
 			r.stmt(br)
 			r.cur = outer
 		}
+	case *ChoiceStmt:
+		r.expr(s.Criteria)
+		for _, o := range s.Options {
+			r.stmts(o.Body)
+		}
 	case *TryStmt:
 		r.stmts(s.Body)
 		r.ident(s.CatchVar)

@@ -55,6 +55,11 @@ func Walk(n Node, fn func(Node) bool) {
 		walkStmts(n.Body)
 	case *ParallelStmt:
 		walkStmts(n.Branches)
+	case *ChoiceStmt:
+		Walk(n.Criteria, fn)
+		for _, o := range n.Options {
+			walkStmts(o.Body)
+		}
 	case *TryStmt:
 		walkStmts(n.Body)
 		if n.CatchVar != nil {

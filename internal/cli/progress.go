@@ -254,7 +254,11 @@ func (p *Progress) Record(ev *delegation.Event) {
 	case delegation.EventJudgment:
 		if v := ev.Verdict; p.verbose && v != nil && v.Asked {
 			p.clearStatus()
-			fmt.Fprintf(p.w, "prose: %s judged %q: %v (%s, %s)\n", ev.Path, ev.Condition, v.Holds, v.Model, roundDuration(ev.Duration))
+			var answer any = v.Holds
+			if v.Pick != "" {
+				answer = fmt.Sprintf("picked %q", v.Pick)
+			}
+			fmt.Fprintf(p.w, "prose: %s judged %q: %v (%s, %s)\n", ev.Path, ev.Condition, answer, v.Model, roundDuration(ev.Duration))
 		}
 	}
 }

@@ -101,6 +101,8 @@ func showRun(w io.Writer, l *journal.Log) {
 			answer := "error: " + oneLineText(r.Err, 100)
 			if r.Holds != nil {
 				answer = fmt.Sprintf("holds=%v", *r.Holds)
+			} else if r.Pick != "" {
+				answer = fmt.Sprintf("picked %q", r.Pick)
 			}
 			how := "decided by rule " + r.Rule
 			if r.Asked {
