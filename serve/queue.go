@@ -118,8 +118,8 @@ type Queue struct {
 	fired, self map[string]time.Time
 	// held are, per gateway, the events of its failed renders, in order.
 	held map[string][]Entry
-	// headPath is the queue's head record (QueueHeadPath).
-	headPath string
+	// head writes the queue's head record (QueueHeadPath), under smu.
+	head headWriter
 }
 
 // QueuePath is the queue file of a state directory.
@@ -136,7 +136,7 @@ func OpenQueue(stateDir string) (*Queue, error) {
 	// The head before the file: a writer writes the file, then its
 	// head, so the file read after it is never behind it.
 	hp := QueueHeadPath(stateDir)
-	h, err := readQueueHead(hp)
+	h, seq, err := readQueueHead(hp)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func OpenQueue(stateDir string) (*Queue, error) {
 	if h != nil {
 		q.headLines = h.Lines
 	}
-	q.headPath = hp
+	q.head = headWriter{path: hp, seq: seq, made: h != nil}
 	if good < len(b) {
 		if err := os.Truncate(p, int64(good)); err != nil {
 			return nil, err
@@ -296,7 +296,7 @@ func (q *Queue) durable(n int64) error {
 	}
 	// The lines first, then the head that vouches for them (queuehead.go).
 	if h.Lines > q.headLines {
-		if err := writeQueueHead(q.headPath, h); err != nil {
+		if err := q.head.write(h); err != nil {
 			return err
 		}
 		q.headLines = h.Lines
@@ -615,4 +615,9 @@ func (q *Queue) Depth() int {
 }
 
 // Close closes the queue file.
-func (q *Queue) Close() error { return q.f.Close() }
+func (q *Queue) Close() error {
+	q.smu.Lock()
+	q.head.close()
+	q.smu.Unlock()
+	return q.f.Close()
+}

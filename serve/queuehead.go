@@ -1,11 +1,13 @@
 package serve
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,29 +18,33 @@ import (
 
 // The queue's head record (decided): .serve/queue.head.json beside the
 // queue file says what the file held when its last acknowledged line was
-// made durable:
+// made durable: N lines in the first S bytes, whose hash chain is C:
+// c0 = "", and c(i) = "sha256:" + hex(sha256(c(i-1) + "\n" + line i))
+// (the line without its newline). A queue file that holds fewer than N
+// whole lines lost acknowledged triggers (emptied, cut, an older copy
+// put back), and one whose first N lines chain to another hash was
+// edited (a line made to name another node, say); the file is refused,
+// naming it and what was lost, rather than read as the queue: a shorter
+// queue would drop acknowledged triggers without a word.
 //
-//	{"lines":N,"size":S,"chain":"sha256:HEX"}
+// The file is two slots of headSlot bytes, each a JSON line padded with
+// spaces, {"seq":K,"lines":N,"size":S,"chain":C,"crc":X} (X the CRC-32
+// of "K N S C" in 8 hex digits); the valid slot of the higher seq is the
+// head. It is created whole (a temporary file, fsync, rename, fsync of
+// the directory), and then each head is written over the slot of the
+// older one and fsync'd: one sync a group of acknowledgements, not the
+// three of a file written whole, and a kill in the middle of a slot
+// leaves the other, older head, which the file is never behind.
 //
-// N lines in the first S bytes, whose hash chain is chain: c0 = "", and
-// c(i) = "sha256:" + hex(sha256(c(i-1) + "\n" + line i)) (the line
-// without its newline). A queue file that holds fewer than N whole lines
-// lost acknowledged triggers (emptied, cut, an older copy put back), and
-// one whose first N lines chain to another hash was edited (a line made
-// to name another node, say); the file is refused, naming it and what
-// was lost, rather than read as the queue: a shorter queue would drop
-// acknowledged triggers without a word.
-//
-// Write order (decided): a line is written, the file fsync'd, then the
-// head written whole (a temporary file, fsync, rename, fsync of the
-// directory), and only then is the trigger acknowledged. So the head is
-// never ahead of the durable lines: a kill at any point leaves the file
-// at or beyond its head, never a false refusal. A line written, or even
-// fsync'd, whose head was not written yet was never acknowledged; it is
-// kept when whole (its drain runs, as it did before heads existed) and
-// dropped when torn, and the next write's head covers it. A queue file
-// without a head (written before heads existed) opens as it is, and its
-// first write gives it one.
+// Write order (decided): a line is written, the queue file fsync'd, then
+// the head written and fsync'd, and only then is the trigger
+// acknowledged. So the head is never ahead of the durable lines: a kill
+// at any point leaves the file at or beyond its head, never a false
+// refusal. A line written, or even fsync'd, whose head was not written
+// yet was never acknowledged; it is kept when whole (its drain runs, as
+// it did before heads existed) and dropped when torn, and the next
+// write's head covers it. A queue file without a head (written before
+// heads existed) opens as it is, and its first write gives it one.
 type queueHead struct {
 	Lines int64  `json:"lines"`
 	Size  int64  `json:"size"`
@@ -70,24 +76,74 @@ func chainNext(chain string, line []byte) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// readQueueHead reads the head record p (nil when there is none).
-func readQueueHead(p string) (*queueHead, error) {
-	b, err := filekind.ReadFile(p) // a named pipe is refused, not waited on
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var h queueHead
-	if err := json.Unmarshal(b, &h); err != nil || h.Lines < 0 || h.Size < 0 || h.Lines > h.Size || h.Lines == 0 && h.Size != 0 ||
-		!(h.Lines == 0 && h.Chain == "" || isChain(h.Chain)) {
-		return nil, fmt.Errorf("%s: not a queue head record (restore it from a backup; moving it aside makes the queue file unchecked)", p)
-	}
-	return &h, nil
+// headSlot is the size of each of the head file's two slots.
+const headSlot = 256
+
+// slotText is what a slot's crc covers.
+func (h *queueHead) slotText(seq uint64) string {
+	return fmt.Sprintf("%d %d %d %s", seq, h.Lines, h.Size, h.Chain)
 }
 
-// isChain reports whether s is a chain hash as writeQueueHead writes it.
+// slot is h as the slot of sequence number seq.
+func (h *queueHead) slot(seq uint64) []byte {
+	b, _ := json.Marshal(struct {
+		Seq uint64 `json:"seq"`
+		queueHead
+		CRC string `json:"crc"`
+	}{seq, *h, fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(h.slotText(seq))))})
+	out := bytes.Repeat([]byte{' '}, headSlot)
+	copy(out, b)
+	out[headSlot-1] = '\n'
+	return out
+}
+
+// readSlot reads one slot; ok is false when it does not read or its crc
+// does not match (a write a kill tore).
+func readSlot(b []byte) (h queueHead, seq uint64, ok bool) {
+	var v struct {
+		Seq uint64 `json:"seq"`
+		queueHead
+		CRC string `json:"crc"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(b), &v) != nil {
+		return h, 0, false
+	}
+	h = v.queueHead
+	if v.CRC != fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(h.slotText(v.Seq)))) ||
+		h.Lines < 0 || h.Size < 0 || h.Lines > h.Size || h.Lines == 0 && h.Size != 0 ||
+		!(h.Lines == 0 && h.Chain == "" || isChain(h.Chain)) {
+		return h, 0, false
+	}
+	return h, v.Seq, true
+}
+
+// readQueueHead reads the head record p (nil when there is none), and
+// the sequence number of its slot. A slot a kill tore is passed over
+// for the other; a file neither of whose slots reads is refused.
+func readQueueHead(p string) (*queueHead, uint64, error) {
+	b, err := filekind.ReadFile(p) // a named pipe is refused, not waited on
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	var best *queueHead
+	var bestSeq uint64
+	if len(b) == 2*headSlot {
+		for i := range 2 {
+			if h, seq, ok := readSlot(b[i*headSlot : (i+1)*headSlot]); ok && (best == nil || seq > bestSeq) {
+				best, bestSeq = &h, seq
+			}
+		}
+	}
+	if best == nil {
+		return nil, 0, fmt.Errorf("%s: not a queue head record (restore it from a backup; moving it aside makes the queue file unchecked)", p)
+	}
+	return best, bestSeq, nil
+}
+
+// isChain reports whether s is a chain hash as a head holds it.
 func isChain(s string) bool {
 	h, ok := strings.CutPrefix(s, "sha256:")
 	if !ok || len(h) != 64 {
@@ -97,10 +153,52 @@ func isChain(s string) bool {
 	return err == nil && strings.ToLower(h) == h
 }
 
-// writeQueueHead writes h as the head record p, whole and durably.
-func writeQueueHead(p string, h queueHead) error {
-	b, _ := json.Marshal(h)
-	return wholefile.Write(p, append(b, '\n'), 0o600)
+// headWriter writes a queue's head records (under the queue's smu).
+type headWriter struct {
+	path string
+	f    *os.File // nil until the file is opened for writing
+	seq  uint64   // the sequence number of the head on disk
+	made bool     // the file exists
+}
+
+// write makes h the head, durably: in the slot of the older head, or,
+// when there is no file yet, as a file written whole.
+func (w *headWriter) write(h queueHead) error {
+	seq := w.seq + 1
+	if !w.made {
+		empty := (&queueHead{}).slot(0)
+		b := append(h.slot(seq), empty...)
+		if seq%2 == 1 {
+			b = append(empty, h.slot(seq)...)
+		}
+		if err := wholefile.Write(w.path, b, 0o600); err != nil {
+			return err
+		}
+		w.made, w.seq = true, seq
+		return nil
+	}
+	if w.f == nil {
+		f, err := os.OpenFile(w.path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		w.f = f
+	}
+	if _, err := w.f.WriteAt(h.slot(seq), int64(seq%2)*headSlot); err != nil {
+		return err
+	}
+	if err := w.f.Sync(); err != nil {
+		return err
+	}
+	w.seq = seq
+	return nil
+}
+
+func (w *headWriter) close() {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
 }
 
 // headCheck follows the lines of a queue file as they are read, and

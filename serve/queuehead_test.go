@@ -164,7 +164,7 @@ func TestQueueWithoutHeadIsUpgraded(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Close()
-	h, err := readQueueHead(QueueHeadPath(dir))
+	h, _, err := readQueueHead(QueueHeadPath(dir))
 	if err != nil || h == nil || h.Lines != 3 {
 		t.Fatalf("head %+v, %v; want 3 lines", h, err)
 	}
@@ -188,14 +188,49 @@ func fpOf(t *testing.T, event string) string {
 	return e.FP
 }
 
+// A head slot a kill tore (its write stopped half way) is passed over
+// for the other, older head, which the file is never behind.
+func TestQueueHeadTornSlotIsPassedOver(t *testing.T) {
+	dir, _ := ackedQueue(t, 3)
+	hp := QueueHeadPath(dir)
+	b, err := os.ReadFile(hp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, seq, err := readQueueHead(hp)
+	if err != nil || seq < 3 {
+		t.Fatalf("seq %d, %v", seq, err)
+	}
+	at := int(seq%2) * headSlot
+	copy(b[at+40:at+headSlot], bytes.Repeat([]byte{0}, headSlot-40))
+	os.WriteFile(hp, b, 0o600)
+	h, seq2, err := readQueueHead(hp)
+	if err != nil || seq2 != seq-1 || h.Lines != 2 {
+		t.Fatalf("after a torn slot: %+v seq %d, %v; want the head before, of 2 lines", h, seq2, err)
+	}
+	q, err := OpenQueue(dir)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if _, _, err := q.Enqueue("gw", []byte(`{"id":"after"}`)); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	if h, _, err := readQueueHead(hp); err != nil || h.Lines != 4 {
+		t.Fatalf("head after the next write: %+v, %v; want 4 lines", h, err)
+	}
+}
+
 // FuzzReadQueueHead: any head record beside any queue file is read into
 // a view or refused with an error naming the queue file or the head,
 // never a panic.
 func FuzzReadQueueHead(f *testing.F) {
 	line := `{"op":"enq","drain":1,"node":"a"}`
-	f.Add([]byte(`{"lines":1,"size":34,"chain":"`+chainNext("", []byte(line))+`"}`), []byte(line+"\n"))
-	f.Add([]byte(`{"lines":0,"size":0,"chain":""}`), []byte(""))
-	f.Add([]byte(`{"lines":2,"size":10,"chain":"sha256:00"}`), []byte(line+"\n"))
+	one := (&queueHead{Lines: 1, Size: int64(len(line)) + 1, Chain: chainNext("", []byte(line))}).slot(1)
+	empty := (&queueHead{}).slot(0)
+	f.Add(append(append([]byte{}, empty...), one...), []byte(line+"\n"))
+	f.Add(append(append([]byte{}, empty...), empty...), []byte(""))
+	f.Add(append(append([]byte{}, one...), one[:100]...), []byte(line+"\n"))
 	f.Add([]byte(`[]`), []byte("\n\n"))
 	f.Fuzz(func(t *testing.T, head, queue []byte) {
 		dir := t.TempDir()

@@ -36,7 +36,7 @@ type QueueView struct {
 // its head record vouches for is refused, as OpenQueue refuses it.
 func ReadQueue(stateDir string) (*QueueView, error) {
 	p, hp := QueuePath(stateDir), QueueHeadPath(stateDir)
-	h, err := readQueueHead(hp) // the head first, as OpenQueue reads it
+	h, _, err := readQueueHead(hp) // the head first, as OpenQueue reads it
 	if err != nil {
 		return nil, err
 	}
