@@ -62,7 +62,7 @@ func TestCalleePipeIsAnError(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "std", "evil.prose.md"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "main.prose.md"), []byte(specText("main", "return call std/evil")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "main.prose.md"), []byte("---\nname: main\nkind: function\n---\n\n### Returns\n\n- `out`: value\n\n### Execution\n\n```prose\nreturn call std/evil\n```\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)

@@ -329,7 +329,8 @@ type regularOpener interface {
 // fillRegular reads c, the content of the callee file p, unless it was
 // read already, refusing a file that is not regular without waiting on
 // it: through the file system's non-blocking open when it has one (the
-// file checked is the file read), else by a stat before the read. A
+// file checked is the file read), else by a stat before the read (when
+// the file system stats without opening: os.DirFS does). A
 // file that does not exist is left to read (a library path the file
 // system does not hold is the embedded library's).
 func (g *Graph) fillRegular(c *content, p string) error {
@@ -360,7 +361,11 @@ func (g *Graph) fillRegular(c *content, p string) error {
 		}
 		return nil
 	}
-	info, err := fs.Stat(g.fsys, p)
+	sf, ok := g.fsys.(fs.StatFS)
+	if !ok {
+		return nil // a stat would open the file: the read does, once
+	}
+	info, err := sf.Stat(p)
 	if err == nil && !info.Mode().IsRegular() && !info.IsDir() {
 		return &fs.PathError{Op: "open", Path: p, Err: errNotRegular}
 	}
