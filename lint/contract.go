@@ -322,6 +322,13 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 			}
 		}
 		cs := calleeSpec(callee, f)
+		if cs == nil && callee.Path != "" && f != nil {
+			// a file the call reaches that cannot be read (a named pipe
+			// where the spec should be) fails every run of the call
+			if _, _, err := f.Load(callee.Path); err != nil {
+				out.Errorf(n.File, c.pos, CodeUnresolvedCall, "call %s reaches %s, which cannot be read: %v", c.name, callee.Path, err)
+			}
+		}
 		if cs != nil {
 			params[c.name] = cs
 			ce := check.Callee{Name: c.name}

@@ -96,8 +96,15 @@ type Queue struct {
 	// written counts the lines written (under mu); synced, under smu,
 	// how many of them a finished fsync covers.
 	written int64
-	smu     sync.Mutex
-	synced  int64
+	// nlines, size and chain are the file's whole lines, their bytes and
+	// their hash chain (queuehead.go), read and written (under mu);
+	// headLines, under smu, how many lines the head record on disk
+	// covers (-1: there is none).
+	nlines, size int64
+	chain        string
+	smu          sync.Mutex
+	synced       int64
+	headLines    int64
 	// sync makes the file's writes durable (f.Sync).
 	sync    func() error
 	next    int // the drain id new triggers join
@@ -111,6 +118,8 @@ type Queue struct {
 	fired, self map[string]time.Time
 	// held are, per gateway, the events of its failed renders, in order.
 	held map[string][]Entry
+	// head writes the queue's head record (QueueHeadPath), under smu.
+	head headWriter
 }
 
 // QueuePath is the queue file of a state directory.
@@ -124,10 +133,18 @@ func OpenQueue(stateDir string) (*Queue, error) {
 	}
 	q := &Queue{seen: map[string]map[string]bool{}, pending: map[int][]Entry{}, done: map[int]*Outcome{},
 		fired: map[string]time.Time{}, self: map[string]time.Time{}, held: map[string][]Entry{}}
+	// The head before the file: a writer writes the file, then its
+	// head, so the file read after it is never behind it.
+	hp := QueueHeadPath(stateDir)
+	h, seq, err := readQueueHead(hp)
+	if err != nil {
+		return nil, err
+	}
 	b, err := filekind.ReadFile(p) // a named pipe is refused, not waited on
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
+	check := newHeadCheck(p, hp, h)
 	good := 0
 	for n := 1; len(b[good:]) > 0; n++ {
 		i := bytes.IndexByte(b[good:], '\n')
@@ -142,9 +159,20 @@ func OpenQueue(stateDir string) (*Queue, error) {
 		if err := e.checkFP(); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v: the queue file was edited or damaged, and its events are not delivered; restore it, or move it aside to start an empty queue (its held events are then lost)", p, n, err)
 		}
+		if err := check.line(line); err != nil {
+			return nil, err
+		}
 		q.apply(e)
 		good += i + 1
 	}
+	if err := check.end(); err != nil {
+		return nil, err
+	}
+	q.nlines, q.size, q.chain, q.headLines = check.lines, check.size, check.chain, -1
+	if h != nil {
+		q.headLines = h.Lines
+	}
+	q.head = headWriter{path: hp, seq: seq, made: h != nil}
 	if good < len(b) {
 		if err := os.Truncate(p, int64(good)); err != nil {
 			return nil, err
@@ -243,12 +271,16 @@ func (q *Queue) write(e Entry) error {
 		return err
 	}
 	q.written++
+	q.nlines++
+	q.size += int64(len(b)) + 1
+	q.chain = chainNext(q.chain, b)
 	return nil
 }
 
-// durable returns once the first n lines written are on disk: one fsync
-// covers every line written before it began, so writers that wait
-// together share it. mu must not be held.
+// durable returns once the first n lines written are on disk and the
+// head record covers them: one fsync covers every line written before it
+// began, so writers that wait together share it, and one head write
+// after it. mu must not be held.
 func (q *Queue) durable(n int64) error {
 	q.smu.Lock()
 	defer q.smu.Unlock()
@@ -257,9 +289,17 @@ func (q *Queue) durable(n int64) error {
 	}
 	q.mu.Lock()
 	upTo := q.written
+	h := queueHead{Lines: q.nlines, Size: q.size, Chain: q.chain}
 	q.mu.Unlock()
 	if err := q.sync(); err != nil {
 		return err
+	}
+	// The lines first, then the head that vouches for them (queuehead.go).
+	if h.Lines > q.headLines {
+		if err := q.head.write(h); err != nil {
+			return err
+		}
+		q.headLines = h.Lines
 	}
 	q.synced = upTo
 	return nil
@@ -575,4 +615,9 @@ func (q *Queue) Depth() int {
 }
 
 // Close closes the queue file.
-func (q *Queue) Close() error { return q.f.Close() }
+func (q *Queue) Close() error {
+	q.smu.Lock()
+	q.head.close()
+	q.smu.Unlock()
+	return q.f.Close()
+}

@@ -32,13 +32,19 @@ type QueueView struct {
 
 // ReadQueue reads the queue file of stateDir as it is now: no file is an
 // empty queue, and a torn last line (a write in progress) is left out,
-// as OpenQueue leaves it, without truncating it.
+// as OpenQueue leaves it, without truncating it. A file that is not what
+// its head record vouches for is refused, as OpenQueue refuses it.
 func ReadQueue(stateDir string) (*QueueView, error) {
-	p := QueuePath(stateDir)
+	p, hp := QueuePath(stateDir), QueueHeadPath(stateDir)
+	h, _, err := readQueueHead(hp) // the head first, as OpenQueue reads it
+	if err != nil {
+		return nil, err
+	}
 	b, err := filekind.ReadFile(p)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
+	check := newHeadCheck(p, hp, h)
 	q := &Queue{seen: map[string]map[string]bool{}, pending: map[int][]Entry{}, done: map[int]*Outcome{},
 		fired: map[string]time.Time{}, self: map[string]time.Time{}, held: map[string][]Entry{}}
 	v := &QueueView{}
@@ -54,6 +60,9 @@ func ReadQueue(stateDir string) (*QueueView, error) {
 		if err := e.checkFP(); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v: the queue file was edited or damaged", p, n, err)
 		}
+		if err := check.line(b[good : good+i]); err != nil {
+			return nil, err
+		}
 		if e.Op == "enq" && !e.Self && !e.Edit {
 			v.Accepted++
 			if e.Dup {
@@ -62,6 +71,9 @@ func ReadQueue(stateDir string) (*QueueView, error) {
 		}
 		q.apply(e)
 		good += i + 1
+	}
+	if err := check.end(); err != nil {
+		return nil, err
 	}
 	ids := make([]int, 0, len(q.pending))
 	for d := range q.pending {

@@ -114,12 +114,23 @@ func (m *CallMemo) Forget(root *Spec) {
 	delete(m.m, root)
 }
 
+// CalleeLoader is a file system that loads a callee's file itself, as
+// a Loader does, refusing one that is not a regular file without
+// waiting on it (a spec graph: specgraph.Graph.LoadCallee).
+type CalleeLoader interface {
+	LoadCallee(path string) (*Spec, diag.List, error)
+}
+
 // Load loads the file of a sibling or library callee (Callee.Path)
-// through the finder's file system (spec.LoadFrom: a graph answers from
-// what it read); without one, from the operating system.
+// through the finder's file system (a CalleeLoader's LoadCallee, else
+// spec.LoadFrom: a graph answers from what it read); without one, from
+// the operating system.
 func (f *Finder) Load(path string) (*Spec, diag.List, error) {
 	if f == nil {
 		return Load(path)
+	}
+	if cl, ok := f.FS.(CalleeLoader); ok {
+		return cl.LoadCallee(path)
 	}
 	return LoadFrom(f.FS, path)
 }

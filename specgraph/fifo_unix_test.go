@@ -3,10 +3,14 @@
 package specgraph_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/proselang/prose/specgraph"
 )
@@ -34,5 +38,53 @@ func TestSiblingPipeIsNotOpened(t *testing.T) {
 	}
 	if _, err := g.Open("pipe.prose.md"); err == nil {
 		t.Error("the pipe was opened")
+	}
+}
+
+// A named pipe where a callee's spec file is expected (a std/ path the
+// project holds on disk) is refused, naming it, without being opened in
+// a way that waits: before, the load blocked for good.
+func TestCalleePipeIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"main.prose.md": fn("main", "", "return call std/evil")})
+	if err := os.MkdirAll(filepath.Join(dir, "std"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "std", "evil.prose.md"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	t.Chdir(dir)
+	done := make(chan error, 1)
+	go func() {
+		g := specgraph.New(specgraph.Options{})
+		sp, _, err := g.Load("main.prose.md")
+		if err != nil {
+			done <- err
+			return
+		}
+		calls := g.Calls(sp)
+		if len(calls) != 1 || calls[0].Callee == nil {
+			done <- fmt.Errorf("calls %+v: the pipe's path is not the callee", calls)
+			return
+		}
+		_, _, err = g.Callee(calls[0].Callee)
+		if err == nil {
+			err = errors.New("the pipe was loaded")
+		} else if strings.Contains(err.Error(), "std/evil.prose.md") && strings.Contains(err.Error(), "not a regular file") {
+			err = nil
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute): // a guard only: the old code never returns
+		// unblock the open so that the test's goroutine ends
+		if w, err := os.OpenFile(filepath.Join(dir, "std", "evil.prose.md"), os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("the load of the callee waits on the pipe")
 	}
 }

@@ -36,6 +36,7 @@ import (
 
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/std"
 )
@@ -207,6 +208,24 @@ func key(name string) string { return path.Clean(name) }
 // error is for a path that cannot be read, as spec.Load's; a std/... path
 // that the file system does not hold is read from the embedded library.
 func (g *Graph) Load(p string) (*spec.Spec, diag.List, error) {
+	return g.loadAs(p, false)
+}
+
+// LoadCallee is Load of the file a call resolved to (a sibling or
+// library spec: Callee, and spec.Finder's loads). Such a file is read
+// only when it is a regular file (or a link to one): a named pipe, a
+// socket or a device where a callee spec is expected is refused with an
+// error naming it, at once, without being opened in a way that waits
+// (decided: an open of a pipe no one writes to would hold the command
+// for good, deaf to SIGTERM). A pipe named on the command line is Load's,
+// which reads it as given.
+func (g *Graph) LoadCallee(p string) (*spec.Spec, diag.List, error) {
+	return g.loadAs(p, true)
+}
+
+// loadAs is Load, reading p as a callee's file when callee is set. The
+// first load of a path decides how it is read.
+func (g *Graph) loadAs(p string, callee bool) (*spec.Spec, diag.List, error) {
 	g.mu.Lock()
 	f := g.specs[key(p)]
 	if f == nil {
@@ -217,7 +236,7 @@ func (g *Graph) Load(p string) (*spec.Spec, diag.List, error) {
 	}
 	g.mu.Unlock()
 	f.once.Do(func() {
-		f.Spec, f.Diags, f.Err = g.read(p)
+		f.Spec, f.Diags, f.Err = g.read(p, callee)
 		g.mu.Lock()
 		if g.specs[key(p)] == f {
 			f.index = len(g.order)
@@ -233,8 +252,9 @@ func (g *Graph) Load(p string) (*spec.Spec, diag.List, error) {
 // read loads p: by Options.Load, else a regular file by the one read it
 // shares with Open (a sibling lookup reading its name), else as it is (a
 // named pipe given by name is read; a missing file's error is the
-// open's). The file is opened and stat'ed once.
-func (g *Graph) read(p string) (*spec.Spec, diag.List, error) {
+// open's). The file is opened and stat'ed once. A callee's file is
+// read only when it is regular (LoadCallee).
+func (g *Graph) read(p string, callee bool) (*spec.Spec, diag.List, error) {
 	if g.reuse != nil {
 		if s, d, ok := g.reuse(p); ok {
 			return s, slices.Clone(d), nil
@@ -244,6 +264,11 @@ func (g *Graph) read(p string) (*spec.Spec, diag.List, error) {
 		return g.load(p)
 	}
 	c := g.content(p)
+	if callee {
+		if err := g.fillRegular(c, p); err != nil {
+			return nil, nil, err
+		}
+	}
 	var other fs.File // not a regular file: read as it is, not kept
 	c.once.Do(func() {
 		if wr, ok := g.fsys.(wholeReader); ok {
@@ -293,6 +318,58 @@ func (g *Graph) read(p string) (*spec.Spec, diag.List, error) {
 		}
 	}
 	return g.parse(p, c)
+}
+
+// regularOpener is a file system that opens a file only when it is a
+// regular file or a directory, without waiting (OS: filekind.Open).
+type regularOpener interface {
+	OpenRegular(name string) (fs.File, error)
+}
+
+// fillRegular reads c, the content of the callee file p, unless it was
+// read already, refusing a file that is not regular without waiting on
+// it: through the file system's non-blocking open when it has one (the
+// file checked is the file read), else by a stat before the read (when
+// the file system stats without opening: os.DirFS does). A
+// file that does not exist is left to read (a library path the file
+// system does not hold is the embedded library's).
+func (g *Graph) fillRegular(c *content, p string) error {
+	if c.filled.Load() {
+		return nil
+	}
+	if ro, ok := g.fsys.(regularOpener); ok {
+		fl, err := ro.OpenRegular(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		used := false
+		c.once.Do(func() {
+			used = true
+			info, err := fl.Stat()
+			if err != nil {
+				fl.Close()
+				c.err = err
+				return
+			}
+			c.read(fl, info, p)
+		})
+		if !used {
+			fl.Close()
+		}
+		return nil
+	}
+	sf, ok := g.fsys.(fs.StatFS)
+	if !ok {
+		return nil // a stat would open the file: the read does, once
+	}
+	info, err := sf.Stat(p)
+	if err == nil && !info.Mode().IsRegular() && !info.IsDir() {
+		return &fs.PathError{Op: "open", Path: p, Err: errNotRegular}
+	}
+	return nil
 }
 
 // filled is the content of p when it was read already, else nil.
@@ -588,7 +665,7 @@ func (g *Graph) Callee(c *spec.Callee) (*spec.Spec, diag.List, error) {
 	case c.Kind == spec.CalleeNode:
 		return c.Node, nil, nil
 	case c.Path != "":
-		return g.Load(c.Path)
+		return g.LoadCallee(c.Path)
 	}
 	return nil, nil, nil
 }
@@ -611,8 +688,11 @@ var (
 
 // InStd reports whether the embedded library holds the std/... path p
 // (with or without its .prose.md): the one answer to "is this a library
-// spec" that call resolution, lint and the Temporal worker share.
+// spec" that call resolution, lint and the Temporal worker share. A
+// file on disk at p that is not a regular file (a named pipe) counts, so
+// that the call resolves to it and its load names what is there.
 func InStd(p string) bool {
 	_, _, err := std.Open(p)
-	return err == nil
+	var nr *filekind.NotRegularError
+	return err == nil || errors.As(err, &nr)
 }

@@ -1,10 +1,12 @@
 package specgraph
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/internal/wholefile"
 )
 
@@ -41,6 +43,20 @@ func (o osIn) at(name string) string {
 func (o osIn) Open(name string) (fs.File, error) {
 	f, err := os.Open(o.at(name))
 	return f, renamed(err, name)
+}
+
+// OpenRegular opens name without waiting: a named pipe, a socket or a
+// device is refused (filekind.Open), its error naming name.
+func (o osIn) OpenRegular(name string) (fs.File, error) {
+	f, err := filekind.Open(o.at(name))
+	if err != nil {
+		var nr *filekind.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, &filekind.NotRegularError{Path: name, Mode: nr.Mode}
+		}
+		return nil, renamed(err, name)
+	}
+	return f, nil
 }
 
 func (o osIn) Stat(name string) (fs.FileInfo, error) {

@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"embed"
 	"errors"
+	"github.com/proselang/prose/internal/filekind"
 	"io/fs"
 	"os"
 	"path"
@@ -94,9 +95,12 @@ func onDisk(p string) bool {
 // name is how diagnostics should call the file: p itself for a disk file,
 // the canonical library path ("std/patterns/ratchet.prose.md") otherwise.
 // The error is the disk's when p is neither on disk nor in the library.
+// A file on disk is read only when it is a regular file (or a link to
+// one): a named pipe, a socket or a device is refused at once with a
+// *filekind.NotRegularError, not opened in a way that waits.
 func Open(p string) (data []byte, name string, err error) {
 	if onDisk(p) || !IsStd(p) {
-		data, err = os.ReadFile(p)
+		data, err = filekind.ReadFile(p)
 		return data, p, err
 	}
 	c, ok := Canonical(p)

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
 	"github.com/proselang/prose/serve"
@@ -31,7 +29,7 @@ type heldEvents struct {
 // writes none).
 func openHeld(dir string, g *graph.Graph) (*heldEvents, error) {
 	h := &heldEvents{dir: dir, held: map[string][]serve.Entry{}}
-	if _, err := os.Stat(serve.QueuePath(dir)); errors.Is(err, os.ErrNotExist) {
+	if !serve.HasQueue(dir) {
 		return h, nil
 	}
 	q, err := serve.OpenQueue(dir)

@@ -312,7 +312,10 @@ func (s *Store) Extend(sign ed25519.PrivateKey) error {
 		if unchanged[name] {
 			continue // as checked when its index entry was written
 		}
-		rs, p := s.checkNode(name, full)
+		rs, p, b := s.checkNodeBytes(name, full)
+		if len(p) == 0 {
+			p = s.putBack(unescape(name), rs, b)
+		}
 		ps = append(ps, p...)
 		all[name] = rs
 	}
@@ -505,6 +508,43 @@ func (s *Store) Verify(trusted ed25519.PublicKey, facets func(node string) []str
 	return append(out, s.restoredNodes(ledgers)...), nil
 }
 
+// putBack is the problem of node's ledger, checked by Extend (rs the
+// receipts it read of it, its tail after the head or all of them; b its
+// bytes), when it ends before the receipt the drain index recorded as
+// its last, of a later drain, in the entry fresh found moved: an older
+// copy of the node's directory was put back (decided: a drain refuses
+// it as verify reports it, rather than show and extend the old truth).
+// The index is appended to after the commits it records are durable
+// (the ledger written and synced, then its head, then the index line at
+// the end of the drain), so no kill leaves it ahead of a ledger. It
+// costs no read: the entry was read with the index, the ledger by the
+// check; only the ledger's last line is decoded again when the check
+// read nothing after the head.
+func (s *Store) putBack(node string, rs []*receipt.Receipt, b []byte) []Problem {
+	s.idx.mu.Lock()
+	m, ok := s.idx.moved[node]
+	s.idx.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	at := 0
+	if len(rs) > 0 {
+		at = rs[len(rs)-1].Drain
+	} else {
+		at = lastDrain(b)
+	}
+	if m.drain <= at {
+		return nil
+	}
+	return []Problem{s.restoredProblem(node, at, m.hash, m.drain)}
+}
+
+// restoredProblem is the problem of node's ledger, ending at drain at,
+// when the index records receipt hash of a later drain as its last.
+func (s *Store) restoredProblem(node string, at int, hash string, drain int) Problem {
+	return Problem{s.LedgerPath(node), fmt.Sprintf("ends at drain %d, but the drain index (%s) records receipt %s of drain %d as node %s's last: an older copy of the node's directory was put back, and its truth is not the one the node last published; restore the newest copy from a backup, or take it as it is with prose receipts repair --accept %s", at, s.IndexPath(), hash, drain, node, node)}
+}
+
 // restoredNodes are the problems of nodes whose ledger checks but ends
 // before the receipt the drain index records as its last, of a later
 // drain: an older copy of the node's directory (ledger, head and
@@ -551,7 +591,7 @@ func (s *Store) restoredNodes(ledgers map[string][]*receipt.Receipt) []Problem {
 	sort.Slice(fs, func(i, j int) bool { return fs[i].node < fs[j].node })
 	var out []Problem
 	for _, f := range fs {
-		out = append(out, Problem{s.LedgerPath(f.node), fmt.Sprintf("ends at drain %d, but the drain index (%s) records receipt %s of drain %d as node %s's last: an older copy of the node's directory was put back, and its truth is not the one the node last published; restore the newest copy from a backup, or take it as it is with prose receipts repair --accept %s", f.at, s.IndexPath(), f.hash, f.drain, f.node, f.node)})
+		out = append(out, s.restoredProblem(f.node, f.at, f.hash, f.drain))
 	}
 	return out
 }

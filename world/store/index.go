@@ -186,6 +186,17 @@ type index struct {
 	writes uint64
 	// tail is the buffer failedTail reads a ledger's tail into.
 	tail []byte
+	// moved are the last receipts (hash, drain) of the entries read from
+	// the index file that fresh found moved (their ledger or head is not
+	// the one recorded), by node: what Extend compares the ledger it
+	// checks with (an older copy put back ends before it).
+	moved map[string]movedEntry
+}
+
+// movedEntry is the last receipt an index entry found moved recorded.
+type movedEntry struct {
+	hash  string
+	drain int
 }
 
 // Held reports whether the caller said it holds the directory's lock for
@@ -247,7 +258,7 @@ func (s *Store) loadIndex() {
 	if x.loaded {
 		return
 	}
-	x.loaded, x.nodes, x.dirty, x.lines = true, map[string]*indexEntry{}, map[string]bool{}, 0
+	x.loaded, x.nodes, x.dirty, x.lines, x.moved = true, map[string]*indexEntry{}, map[string]bool{}, 0, nil
 	p := s.IndexPath()
 	fi, err := os.Lstat(p)
 	if err != nil || !fi.Mode().IsRegular() {
@@ -321,6 +332,12 @@ func (s *Store) fresh(node string) *indexEntry {
 	}
 	l, h := statID(s.LedgerPath(node)), statID(s.HeadPath(node))
 	if l != e.Ledger || h != e.Head || !e.checked && (x.racy(l) || x.racy(h)) || !e.checked && !s.vouched(node, e) {
+		if hash, _, drain, ok := e.summary(); ok && (l != e.Ledger || h != e.Head) {
+			if x.moved == nil {
+				x.moved = map[string]movedEntry{}
+			}
+			x.moved[node] = movedEntry{hash, drain}
+		}
 		delete(x.nodes, node)
 		return nil
 	}

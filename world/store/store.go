@@ -500,6 +500,20 @@ func lastHash(b []byte) string {
 	return h.Hash
 }
 
+// lastDrain is the drain of the last receipt of ledger bytes b (0 when
+// none, or when it does not read: the check names that).
+func lastDrain(b []byte) int {
+	b = bytes.TrimRight(b, "\n")
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	var r struct{ Drain int }
+	if json.Unmarshal(b, &r) != nil {
+		return 0
+	}
+	return r.Drain
+}
+
 // DurationsPath is node's file of render durations.
 func (s *Store) DurationsPath(node string) string {
 	return filepath.Join(s.nodeDir(node), "durations.jsonl")
