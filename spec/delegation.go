@@ -204,9 +204,13 @@ func (l *loader) readFence(sec *section, d *Delegation, fence *ast.FencedCodeBlo
 	d.Prose = joinProse(l.text[start:max(open, start)], l.text[min(closeEnd, end):end])
 	if len(d.Lines) > 0 {
 		var diags diag.List
-		d.Program, diags = parseDelegation(l.f, d.Lines)
+		lines := d.Lines
 		if l.s.Contract {
-			diags = explainUnsupported(l.f, d.Lines, diags)
+			lines = l.uses(d, d == l.s.Delegation)
+		}
+		d.Program, diags = parseDelegation(l.f, lines)
+		if l.s.Contract {
+			diags = lateUse(l.f, d.Lines, explainUnsupported(l.f, d.Lines, diags))
 			if d.Program != nil {
 				callModifiers(d.Program)
 			}
