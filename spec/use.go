@@ -85,6 +85,9 @@ func (s *Spec) UseOf(name string) *Use {
 	return nil
 }
 
+// usePatternMsg is the error of a use in a pattern's Delegation.
+const usePatternMsg = "use in a pattern's Delegation: a pattern calls its slots; bind the slot to the file instead (with: SLOT: ./file in the instance, or --slot SLOT=./file.prose.md)"
+
 // useLine matches a line that starts a use declaration (not an
 // assignment to a variable named use).
 var useLine = regexp.MustCompile(`^use(\s*$|\s+[^=\s])`)
@@ -120,7 +123,7 @@ func (l *loader) uses(d *Delegation, pattern bool) []syntax.Line {
 		}
 		out[i].Text = ""
 		if pattern {
-			l.errorf(int(ln.Off), CodeUsePlace, "use in a pattern's Delegation: a pattern calls its slots; bind the slot to the file instead (with: SLOT: ./file in the instance, or --slot SLOT=./file.prose.md)")
+			l.errorf(int(ln.Off), CodeUsePlace, "%s", usePatternMsg)
 			continue
 		}
 		if u := l.useDecl(ln); u != nil {
@@ -283,7 +286,7 @@ func isScriptIdent(s string) bool {
 // lateUse replaces each syntax error on a use line the parser met (after
 // a statement, or indented in a block) with one error saying where a use
 // goes.
-func lateUse(f *diag.File, lines []syntax.Line, diags diag.List) diag.List {
+func lateUse(f *diag.File, lines []syntax.Line, diags diag.List, pattern bool) diag.List {
 	out := diags[:0]
 	done := map[int]bool{}
 	for _, d := range diags {
@@ -299,7 +302,11 @@ func lateUse(f *diag.File, lines []syntax.Line, diags diag.List) diag.List {
 			done[i] = true
 			at := int(lines[i].Off) + len(lines[i].Text) - len(strings.TrimLeft(lines[i].Text, " \t"))
 			var one diag.List
-			one.Errorf(f, diag.Pos(at), CodeUsePlace, "use comes after a statement here: declare every use at the top of the Execution, before its first statement")
+			if pattern {
+				one.Errorf(f, diag.Pos(at), CodeUsePlace, "%s", usePatternMsg)
+			} else {
+				one.Errorf(f, diag.Pos(at), CodeUsePlace, "use comes after a statement here: declare every use at the top of the Execution, before its first statement")
+			}
 			out = append(out, one...)
 		}
 	}
