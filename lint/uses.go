@@ -85,7 +85,7 @@ func unresolvedUse(n *spec.Spec, u *spec.Use) string {
 				}
 			}
 		}
-		return msg + "; it ships std/roles/... and std/patterns/... (prose std): vendor the spec beside this file and write use \"./FILE\""
+		return msg + "; it ships std/roles/... and std/patterns/... only: vendor the spec beside this file and write use \"./FILE\""
 	}
 	if n.File == nil || n.File.Name == "" {
 		return "a spec read from standard input has no directory to resolve " + u.Path + " from: run it from its file"

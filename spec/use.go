@@ -40,7 +40,8 @@ import (
 // Errors, at the token: an empty path, a path of a form prose does not
 // resolve, an alias that is not an identifier (or a default one that is
 // not: add `as NAME`), an alias declared twice, an alias that is a slot,
-// an input, a ## node or a pattern instance of the file, a `use` after a
+// an input, a ## node or a pattern instance of the file or the node's own
+// name, a `use` after a
 // statement or inside a block, and a `use` in a pattern's Delegation.
 // lint reports a path that names no file or no library spec
 // (lint/unresolved-use) and an alias that a sibling file or library spec
@@ -325,6 +326,8 @@ func (l *loader) useCollisions() {
 		for _, u := range n.Execution.Uses {
 			what := ""
 			switch {
+			case u.Alias == n.Name || u.Alias == root.Name:
+				what = "the name of this node (a call of it calls itself)"
 			case n.slot(u.Alias):
 				what = "a slot"
 			case n.input(u.Alias) != nil:

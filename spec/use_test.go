@@ -71,6 +71,7 @@ func TestUseErrors(t *testing.T) {
 		{`use "./a" as h` + "\n" + `use "./b" as h` + "\n", "18:14", "spec/use-alias", "declared twice"},
 		{`use "./a" as x` + "\n", "17:14", "spec/use-alias", "is also an input"},
 		{`use "./a" as helper` + "\n", "17:14", "spec/use-alias", "is also a ## node"},
+		{`use "./a" as main` + "\n", "17:14", "spec/use-alias", "is also the name of this node"},
 		{`let y = 1` + "\n" + `use "./a" as z` + "\n", "18:1", "spec/use-place", "after a statement"},
 		{`if x:` + "\n" + `  use "./a" as z` + "\n" + `  let y = 1` + "\n", "18:3", "spec/use-place", "after a statement"},
 	} {
