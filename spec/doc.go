@@ -163,6 +163,9 @@ const (
 	CodeTooDeep           = "spec/too-deep"
 	CodeBadDuration       = "spec/bad-duration"
 	CodeUnsupportedScript = "spec/unsupported-prosescript"
+	CodeUsePath           = "spec/use-path"  // use.go
+	CodeUseAlias          = "spec/use-alias" // use.go
+	CodeUsePlace          = "spec/use-place" // use.go
 	CodeGatewayRequires   = "spec/gateway-requires"
 
 	CodeUnknownSection   = "spec/unknown-section"

@@ -60,19 +60,6 @@ type Use struct {
 	Pos, PathPos, AliasPos diag.Pos
 }
 
-// Codes of the dependency declarations.
-const (
-	// CodeUsePath: a use whose path is empty, unquoted, or of a form
-	// prose does not resolve (another git host, co/..., a pinned version).
-	CodeUsePath = "spec/use-path"
-	// CodeUseAlias: a use whose alias is not an identifier, is declared
-	// twice, or is a slot, input, ## node or pattern instance of the file.
-	CodeUseAlias = "spec/use-alias"
-	// CodeUsePlace: a use after a statement, inside a block, or in a
-	// pattern's Delegation.
-	CodeUsePlace = "spec/use-place"
-)
-
 // UseOf is the use of s's Execution whose alias is name, or nil.
 func (s *Spec) UseOf(name string) *Use {
 	if s == nil || s.Execution == nil {
