@@ -56,9 +56,15 @@ func otherCallee(n *spec.Spec, name string, f *spec.Finder) string {
 			continue
 		}
 		// resolve as the file would without the use: through a node
-		// that declares none
+		// that declares none, and a finder that keeps nothing of it
 		probe := &spec.Spec{File: n.File, Name: n.Name}
-		if c := probe.ResolveCall(name, nil, f); c != nil && c.Path != "" {
+		var once *spec.Finder
+		if f != nil {
+			cp := *f
+			cp.Memo = nil
+			once = &cp
+		}
+		if c := probe.ResolveCall(name, nil, once); c != nil && c.Path != "" {
 			return c.Path
 		}
 	}
