@@ -149,3 +149,32 @@ func TestUseInPatternDelegation(t *testing.T) {
 		t.Errorf("errors %v, want %s\n%s", got, want, diags)
 	}
 }
+
+// Any first line of an Execution loads without a panic, and a use read
+// from it has its path and alias positions on that line.
+func FuzzUseLine(f *testing.F) {
+	for _, s := range []string{`use "./x" as y`, `use "std/roles/critic"`, `use "\"" as a # c`, `use "a\`, `use`, `use "x" as`, `use "./x"  as  y  # as z`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n\r`") {
+			return
+		}
+		s, _ := Parse("main.prose.md", []byte(useFn(line+"\n")))
+		if s == nil || s.Execution == nil {
+			return
+		}
+		for _, u := range s.Execution.Uses {
+			start := int(s.Execution.Lines[0].Off)
+			end := start + len(s.Execution.Lines[0].Text)
+			for _, p := range []int{int(u.PathPos), int(u.AliasPos)} {
+				if p < start || p >= end {
+					t.Errorf("use %+v: position %d outside the line [%d, %d)", u, p, start, end)
+				}
+			}
+			if u.Alias == "" || !isScriptIdent(u.Alias) {
+				t.Errorf("use %+v: alias is not a name", u)
+			}
+		}
+	})
+}
