@@ -170,7 +170,7 @@ func (l *loader) useDecl(ln syntax.Line) *Use {
 		u.Alias = f[1]
 		u.AliasPos = diag.Pos(at(off + 2 + strings.Index(text[off+2:], f[1])))
 		if !isScriptIdent(u.Alias) {
-			l.errorf(int(u.AliasPos), CodeUseAlias, "the alias %q is not a name: write a letter or _ then letters, digits, _ or -", u.Alias)
+			l.errorf(int(u.AliasPos), CodeUseAlias, "the alias %q is not a name: write a letter or _ then letters, digits and _ (a hyphen only between two letters)", u.Alias)
 			return nil
 		}
 	}
@@ -257,14 +257,21 @@ func (l *loader) usePath(u *Use) bool {
 	return true
 }
 
-// isScriptIdent reports whether s is a ProseScript identifier: a letter
-// or _, then letters, digits, _ or -.
+// isScriptIdent reports whether s is a name a call can use: a letter or
+// _, then letters, digits and _, a hyphen between two letters joining
+// the parts (my-helper), as the Delegation scanner reads names (upstream
+// allows a hyphen anywhere after the first letter; `a-1` would read as a
+// subtraction).
 func isScriptIdent(s string) bool {
-	if s == "" || s[0] == '-' || '0' <= s[0] && s[0] <= '9' {
+	if s == "" || '0' <= s[0] && s[0] <= '9' {
 		return false
 	}
+	letter := func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 	for i := 0; i < len(s); i++ {
-		if !isIdentByte(s[i]) && s[i] != '-' {
+		switch {
+		case isIdentByte(s[i]):
+		case s[i] == '-' && i > 0 && i+1 < len(s) && letter(s[i-1]) && letter(s[i+1]):
+		default:
 			return false
 		}
 	}

@@ -19,7 +19,7 @@ func useFn(lines string) string {
 // parses without it.
 func TestUseParse(t *testing.T) {
 	src := useFn("# deps\nuse \"./lib/helper\"\nuse \"../shared/fmt.prose.md\" as format  # a comment\n" +
-		"use \"std/roles/critic\" as crit\nuse \"github.com/openprose/prose/packages/std/roles/writer\"\nuse \"tools\"\n\n")
+		"use \"std/roles/critic\" as crit\nuse \"github.com/openprose/prose/packages/std/roles/writer\"\nuse \"tools\"\nuse \"./my-helper\"\n\n")
 	s, diags := Parse("app/main.prose.md", []byte(src))
 	if diags.HasErrors() || s.Execution == nil || s.Execution.Program == nil {
 		t.Fatalf("load: %v", diags)
@@ -29,7 +29,7 @@ func TestUseParse(t *testing.T) {
 		got = append(got, u.Alias+"="+u.Target+std(u.Std)+"@"+posOf(s, int(u.Pos))+","+posOf(s, int(u.AliasPos)))
 	}
 	want := "helper=./lib/helper@18:1,18:5 format=../shared/fmt.prose.md@19:1,19:33 crit=std/roles/critic(std)@20:1,20:27 " +
-		"writer=std/roles/writer(std)@21:1,21:5 tools=tools@22:1,22:5"
+		"writer=std/roles/writer(std)@21:1,21:5 tools=tools@22:1,22:5 my-helper=./my-helper@23:1,23:5"
 	if strings.Join(got, " ") != want {
 		t.Errorf("uses:\n got %s\nwant %s", strings.Join(got, " "), want)
 	}
@@ -67,6 +67,7 @@ func TestUseErrors(t *testing.T) {
 		{`use "./my.helper"` + "\n", "17:5", "spec/use-alias", "add as NAME"},
 		{`use "./x" as 9z` + "\n", "17:14", "spec/use-alias", "is not a name"},
 		{`use "./x" as` + "\n", "17:11", "spec/use-alias", "as needs a name"},
+		{`use "./x" as a-1` + "\n", "17:14", "spec/use-alias", "a hyphen only between two letters"},
 		{`use "./x" named y` + "\n", "17:11", "spec/use-alias", "expected as NAME"},
 		{`use "./a" as h` + "\n" + `use "./b" as h` + "\n", "18:14", "spec/use-alias", "declared twice"},
 		{`use "./a" as x` + "\n", "17:14", "spec/use-alias", "is also an input"},
