@@ -76,6 +76,11 @@ func (p *parser) parseStmt() Stmt {
 		if startsOperand(next) {
 			return p.parseAppend(t.raw == "record")
 		}
+	case "agent":
+		if p.isAgentStart() {
+			p.parseAgent()
+			return nil
+		}
 	case "continue", "break":
 		return p.parseBranch()
 	case "return":
@@ -473,6 +478,9 @@ func (p *parser) parseValue() Expr {
 	}
 	if p.isGateStart() {
 		return p.parseGate()
+	}
+	if p.isSessionStart() {
+		return p.parseSession()
 	}
 	if p.isLoopStart() {
 		return p.parseLoop()
