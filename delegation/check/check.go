@@ -59,6 +59,8 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 		d = &Decls{}
 	}
 	c := newChecker(prog.File, d)
+	c.agents = prog
+	c.agentDefs(prog)
 	c.stmts(prog.Body)
 	c.finish()
 	c.noWinner(prog)
@@ -203,6 +205,9 @@ type checker struct {
 	joins    []shapeJoin
 	// ensured caches the fields each slot's ensures names (shape.go)
 	ensured []slotFields
+	// agents is the program checked, for its agent definitions
+	// (session.go).
+	agents *syntax.Program
 }
 
 // checkers keeps checkers, their maps cleared, from one Check to the next:
