@@ -74,6 +74,9 @@ type callGraph struct {
 	// applied), once per node.
 	warnings diag.List
 	hinted   map[*spec.Spec]bool
+	// needSession are the sessions that need a model, "POS: NAME"
+	// (session.go).
+	needSession []string
 }
 
 func newGraph(env *bind.Env, load func(string) (*spec.Spec, diag.List, error), slots []bind.Assignment) *callGraph {
@@ -265,6 +268,12 @@ func (g *callGraph) callees(n *spec.Spec, prog *syntax.Program) map[string]deleg
 		}
 		id, ok := c.Target.(*syntax.Ident)
 		if !ok || locals[id.Name] || out[id.Name] != nil {
+			return true
+		}
+		if c.Session != nil {
+			if s := g.session(n, prog, c); s != nil {
+				out[id.Name] = s
+			}
 			return true
 		}
 		if id.Name == n.Name && n.Renders() {
