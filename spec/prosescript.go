@@ -22,8 +22,7 @@ import (
 //     (exponential: 1s doubling, linear: 1s each time, none: no delay).
 //     Under the earlier rules they stay arguments, as they always were.
 //   - The ProseScript statements prose does not run yet (`choice`,
-//     `block`/`do`, `session`, `resume`, `agent`, `use`, `const`,
-//     destructuring `let {a, b} =`, pipelines `| map:`, and `loop (max:
+//     `block`/`do`, `resume`, `use`, pipelines `| map:`, and `loop (max:
 //     N)` without a condition) draw one clear error naming the form
 //     and what to write instead, in place of the parser's generic one.
 
@@ -94,8 +93,7 @@ var unsupported = sync.OnceValue(func() []unsupportedForm {
 		{regexp.MustCompile(`^option\b`), "choice", "write if/elif/else over the conditions"},
 		{regexp.MustCompile(`^block\b`), "block", "call a ## node or a sibling function instead"},
 		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?do\b`), "do", "write the statements in place, or call a ## node"},
-		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?(session|resume)\b`), "session and resume", "declare a ## node (a function) and call it; it renders with the model"},
-		{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
+		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?resume\b`), "resume", "it continues an agent's memory, which prose does not keep across sessions or runs; spawn a fresh session: AGENT and pass what it must know with context:"},
 		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
 		{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},
 		{regexp.MustCompile(`(^|\s)\|\s*(map|filter|pmap|reduce)\b`), "pipelines (| map:, | filter:, | reduce)", "write a collecting loop: let ys = for item in xs: ..."},
