@@ -266,14 +266,12 @@ func (g *callGraph) callees(n *spec.Spec, prog *syntax.Program) map[string]deleg
 		if !ok {
 			return true
 		}
-		id, ok := c.Target.(*syntax.Ident)
-		if !ok || locals[id.Name] || out[id.Name] != nil {
+		if c.Session != nil {
+			g.bindSession(n, prog, c, out)
 			return true
 		}
-		if c.Session != nil {
-			if s := g.session(n, prog, c); s != nil {
-				out[id.Name] = s
-			}
+		id, ok := c.Target.(*syntax.Ident)
+		if !ok || locals[id.Name] || out[id.Name] != nil {
 			return true
 		}
 		if id.Name == n.Name && n.Renders() {

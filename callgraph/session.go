@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/proselang/prose/bind"
+	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/service"
 	"github.com/proselang/prose/spec"
@@ -23,6 +24,24 @@ import (
 // overrides the configured model. With no model configured and none
 // named, the run is refused before it starts, naming each session, as
 // it is for a node rendered by a model.
+
+// bindSession binds the hidden name of the session call c, made in n's
+// program prog, in out. Two sessions written alike (`session: critic`
+// twice) share it, so they must ask for the same model: one that names
+// another is a problem saying how to tell them apart.
+func (g *callGraph) bindSession(n *spec.Spec, prog *syntax.Program, c *syntax.CallExpr, out map[string]delegation.Value) {
+	id := c.Target.(*syntax.Ident)
+	if v, ok := out[id.Name]; ok {
+		if s, ok := v.(service.Service); ok && s.ServiceName() != c.Session.Name {
+			g.problem("%s: %s is written as another session is (%s) but asks for another model: give it a label (session LABEL: AGENT), or name the model on the agent",
+				n.File.Position(c.Session.Session), c.Session.Name, s.ServiceName())
+		}
+		return
+	}
+	if s := g.session(n, prog, c); s != nil {
+		out[id.Name] = s
+	}
+}
 
 // session is the service of the session call c made in n's program prog.
 func (g *callGraph) session(n *spec.Spec, prog *syntax.Program, c *syntax.CallExpr) service.Service {

@@ -25,7 +25,7 @@ func TestSessionsAreRefusedOnTemporal(t *testing.T) {
 	if !errors.As(err, &ue) {
 		t.Fatalf("err %v (%T), want a usage error", err, err)
 	}
-	if msg := err.Error() + strings.Join(ue.Messages(), "\n"); !strings.Contains(msg, `brief.prose.md:17:9: session "...": ProseScript sessions do not run on the Temporal engine yet`) {
+	if msg := err.Error() + strings.Join(ue.Messages(), "\n"); !strings.Contains(msg, `brief.prose.md:17:9: session "Answer {q}": ProseScript sessions do not run on the Temporal engine yet`) {
 		t.Errorf("the refusal does not name the session: %s", msg)
 	}
 }

@@ -39,9 +39,13 @@ type Session struct {
 	// names none; ModelPos its position.
 	Model    string
 	ModelPos diag.Pos
-	// Name is the hidden name of its service: the form as written
-	// (`session: researcher`, `session review: researcher`, `session
-	// "..."`), with ` (model NAME)` when the session names a model.
+	// Name is the session's name in messages, traces and the journal:
+	// the form as written (`session: researcher`, `session review:
+	// researcher`, `session "Research {topic}"`, to the end of its first
+	// line), with ` (model NAME)` when the session names a model. The
+	// hidden name of its service (the call's Target) is that form alone,
+	// which no name can be spelt as and which fits in the text it stands
+	// for.
 	Name string
 }
 
@@ -106,6 +110,7 @@ func (p *parser) isSessionStart() bool {
 //	               | 'retry' ':' expr | 'backoff' ':' ( IDENT | STRING ) ) NEWLINE .
 //	context      = IDENT_PATH | '[' [ IDENT_PATH { ',' IDENT_PATH } ] ']' | object .
 func (p *parser) parseSession() Expr {
+	start := p.p
 	kw := p.advance()
 	s := &Session{Session: kw.pos}
 	c := p.a.calls.new(CallExpr{Call: kw.pos, Session: s})
@@ -113,18 +118,20 @@ func (p *parser) parseSession() Expr {
 	switch t := p.tok(); t.kind {
 	case STRING:
 		prompt = p.a.fields.new(Field{KeyPos: t.pos, Key: "prompt", Value: p.parsePrimary()})
-		s.Name = `session "..."`
 	case COLON:
 		p.advance()
 		s.Agent = p.parseIdent("after 'session:', the agent it spawns")
-		s.Name = "session: " + s.Agent.Name
 	default:
 		s.Label = p.parseIdent("after 'session'")
 		p.expect(COLON, "after the session's label: session LABEL: AGENT")
 		s.Agent = p.parseIdent("after the session's label, the agent it spawns")
-		s.Name = "session " + s.Label.Name + ": " + s.Agent.Name
 	}
 	c.EndPos = p.lastEnd()
+	head := p.sourceText(p.toks[start:p.p])
+	if i := strings.IndexByte(head, '\n'); i >= 0 {
+		head = strings.TrimRight(head[:i], " \r") + "..."
+	}
+	s.Name = head
 	var ctx *Field
 	if p.tok().kind == NEWLINE && p.peek(1).kind == INDENT {
 		p.advance()
@@ -164,7 +171,7 @@ func (p *parser) parseSession() Expr {
 	if s.Model != "" {
 		s.Name += " (model " + s.Model + ")"
 	}
-	c.Target = p.a.idents.new(Ident{NamePos: kw.pos, Name: s.Name})
+	c.Target = p.a.idents.new(Ident{NamePos: kw.pos, Name: head})
 	return c
 }
 

@@ -10,27 +10,30 @@ import (
 func TestParseSessions(t *testing.T) {
 	tests := []struct{ name, code, want string }{
 		{"one-off", `session "Summarize {topic}"`,
-			`(call session "..." (arg prompt "Summarize {topic}"))`},
+			`(call session "Summarize {topic}" (arg prompt "Summarize {topic}"))`},
 		{"let of a one-off", "let s = session \"Sum\"\n  context: topic",
-			`(let s (call session "..." (arg prompt "Sum") (arg context (object (topic topic)))))`},
+			`(let s (call session "Sum" (arg prompt "Sum") (arg context (object (topic topic)))))`},
+		{"multi-line prompt", "session \"\"\"Sum\nup\"\"\"",
+			`(call session """Sum... (arg prompt "Sum\nup"))`},
+		{"agent written tight", "session:critic\n  prompt: \"p\"", `(call session:critic (arg prompt "p"))`},
 		{"agent", "let f = session: researcher\n  prompt: \"Research {topic}\"",
 			`(let f (call session: researcher (arg prompt "Research {topic}")))`},
 		{"label", "session review: critic\n  prompt: \"Review\"",
 			`(call session review: critic (arg prompt "Review"))`},
 		{"context list", "session \"x\"\n  context: [brief, r.score]",
-			`(call session "..." (arg prompt "x") (arg context (object (brief brief) ("r.score" (. r score)))))`},
+			`(call session "x" (arg prompt "x") (arg context (object (brief brief) ("r.score" (. r score)))))`},
 		{"context object", "session \"x\"\n  context: { brief, evidence: findings }",
-			`(call session "..." (arg prompt "x") (arg context (object (brief brief) (evidence findings))))`},
+			`(call session "x" (arg prompt "x") (arg context (object (brief brief) (evidence findings))))`},
 		{"context none", "session \"x\"\n  context: []",
-			`(call session "..." (arg prompt "x") (arg context (object)))`},
+			`(call session "x" (arg prompt "x") (arg context (object)))`},
 		{"model word", "session \"x\"\n  model: sonnet",
-			`(call session "..." (model sonnet) (arg prompt "x"))`},
+			`(call session "x" (model sonnet) (arg prompt "x"))`},
 		{"model string", "session \"x\"\n  model: \"gpt-4o-mini\"",
-			`(call session "..." (model gpt-4o-mini) (arg prompt "x"))`},
+			`(call session "x" (model gpt-4o-mini) (arg prompt "x"))`},
 		{"retry and backoff", "session \"x\"\n  retry: 2\n  backoff: exponential",
-			`(call session "..." (arg prompt "x") (retries 2) (backoff (object (initial 1s) (multiplier 2))))`},
+			`(call session "x" (arg prompt "x") (retries 2) (backoff (object (initial 1s) (multiplier 2))))`},
 		{"backoff none", "session \"x\"\n  retry: 2\n  backoff: \"none\"",
-			`(call session "..." (arg prompt "x") (retries 2))`},
+			`(call session "x" (arg prompt "x") (retries 2))`},
 		{"session as a name", "let session = 1\nsession = session + 1\nreturn session.x",
 			"(let session 1)\n(= session (+ session 1))\n(return (. session x))"},
 		{"agent as a name", "let agent = 1\nagent = 2", "(let agent 1)\n(= agent 2)"},
@@ -42,8 +45,9 @@ func TestParseSessions(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 			for _, c := range prog.Calls() {
-				if id := c.Target.(*Ident); c.Session != nil && id.Name != c.Session.Name {
-					t.Errorf("target %q, session %q", id.Name, c.Session.Name)
+				id := c.Target.(*Ident)
+				if c.Session == nil || !strings.HasPrefix(c.Session.Name, id.Name) || c.Session.Model != "" && c.Session.Name != id.Name+" (model "+c.Session.Model+")" {
+					t.Errorf("target %q, session %+v", id.Name, c.Session)
 				}
 			}
 		})
@@ -121,4 +125,12 @@ func TestParseSessionErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func init() {
+	fuzzSeeds = append(fuzzSeeds,
+		"agent r:\n  model: sonnet\n  prompt: \"p\"\n  persist: false\n  skills: []\n  shape:\n    self: [\"a\", \"b\"]\n    prohibited: \"c\"\nlet f = session: r\n  prompt: \"Research {topic}\"\n  context: topic\n  retry: 2\n  backoff: exponential\n",
+		"let s = session \"x {a.b}\"\n  context: [a, a.b]\n  model: \"m\"\nsession l: r\n  context: {a, k: v}\n  prompt: \"y\"\n  backoff: none\nreturn session \"z\"\n  context: []\n",
+		"session: \nsession \"x\"\n  topic: 1\n  context: [1]\nagent a:\nagent b:\n  shape:\n    owns: 1\n",
+	)
 }
