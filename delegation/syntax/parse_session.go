@@ -200,6 +200,9 @@ func (p *parser) parseProperty(what string, keys []string, seen map[string]bool)
 	if t.raw == "shape" && what == "agent" {
 		return *t, nil
 	}
+	if t.raw == "model" && what != "shape" {
+		return *t, p.parseModel()
+	}
 	val := p.parseValue()
 	p.endStmt(what + " property")
 	return *t, val
@@ -213,11 +216,34 @@ func (p *parser) promptString(val Expr, what string) Expr {
 	return val
 }
 
+// parseModel parses the value of `model:`: one word or one string,
+// else (`model: gpt-4o`, which reads as a subtraction) an error at it
+// saying to quote it; the line is skipped and the value is nil.
+func (p *parser) parseModel() Expr {
+	t := p.tok()
+	switch p.peek(1).kind {
+	case NEWLINE, OUTDENT, EOF:
+		if t.kind == IDENT || t.kind == STRING {
+			v := p.parsePrimary()
+			p.endStmt("model property")
+			return v
+		}
+	}
+	p.report(t.pos, "syntax/session-model", "write the model as one word or as a string (model: sonnet, model: \"gpt-4o-mini\"): prose asks the server for it by that name, so it cannot be computed")
+	for k := p.tok().kind; k != NEWLINE && k != OUTDENT && k != EOF; k = p.tok().kind {
+		p.advance()
+	}
+	p.endStmt("model property")
+	return nil
+}
+
 // modelName is the model val names: a word (`model: sonnet`) or a
 // string. prose sends it as the request's model, so it must be known
 // before the run: anything else is an error at it.
 func (p *parser) modelName(val Expr) (string, diag.Pos) {
 	switch v := val.(type) {
+	case nil:
+		return "", 0 // parseModel reported it
 	case *Ident:
 		return v.Name, v.NamePos
 	case *StringLit:

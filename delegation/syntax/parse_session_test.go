@@ -100,6 +100,8 @@ func TestParseSessionErrors(t *testing.T) {
 		{"no prompt", "session: critic\n  context: a", "1:1 [syntax/session-prompt]", "has no prompt"},
 		{"prompt not text", "session: critic\n  prompt: p", "2:11 [syntax/session-property]", "is a string"},
 		{"computed model", "session \"x\"\n  model: cfg.model", "2:10 [syntax/session-model]", "cannot be computed"},
+		{"model that reads as a subtraction", "session \"x\"\n  model: gpt-4o\n  context: a", "2:10 [syntax/session-model]", "model: \"gpt-4o-mini\""},
+		{"agent model of two words", "agent a:\n  model: big model\n  prompt: \"p\"", "2:10 [syntax/session-model]", "one word or as a string"},
 		{"interpolated model", "session \"x\"\n  model: \"{m}\"", "2:10 [syntax/session-model]", "cannot be computed"},
 		{"context of a call", "session \"x\"\n  context: [\"text\"]", "2:13 [syntax/session-context]", "passes bindings by name"},
 		{"context twice", "session \"x\"\n  context: [a, a]", "2:16 [syntax/session-context]", "a is passed twice"},
