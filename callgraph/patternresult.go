@@ -86,6 +86,8 @@ func resultPos(sp *spec.Spec) (diag.Pos, string) {
 		switch x := x.(type) {
 		case *syntax.ForExpr, *syntax.RepeatExpr:
 			return false // a return there ends one iteration
+		case *syntax.DoExpr, *syntax.BlockStmt:
+			return false // a return there gives the block's value
 		case *syntax.ReturnStmt:
 			rets = append(rets, x.Return)
 		}

@@ -188,6 +188,8 @@ func returns(prog *syntax.Program) []diag.Pos {
 		switch x := x.(type) {
 		case *syntax.ForExpr, *syntax.RepeatExpr:
 			return false // a return there ends one iteration
+		case *syntax.DoExpr, *syntax.BlockStmt:
+			return false // a return there gives the block's value
 		case *syntax.ReturnStmt:
 			out = append(out, x.Return)
 		}

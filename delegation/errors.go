@@ -34,6 +34,9 @@ type Limit string
 const (
 	LimitSteps     Limit = "steps"      // more statements than Host.MaxSteps
 	LimitValueSize Limit = "value-size" // a value past Host.MaxValueBytes
+	// LimitBlockDepth: more named block invocations inside one another
+	// than MaxBlockDepth.
+	LimitBlockDepth Limit = "block-depth"
 )
 
 // Error is a run-time error of a delegation. Pos is the .md position of the

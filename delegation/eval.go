@@ -61,6 +61,7 @@ func RunReturned(ctx context.Context, prog *syntax.Program, globals map[string]V
 	}
 	in.budget.Store(int64(in.host.MaxSteps))
 	top := newEnv(prog.Frame, nil)
+	in.top = top
 	for k, v := range globals {
 		c, err := cloneWithin(ctx, host.MaxValueBytes, normalize(v))
 		if err != nil {
@@ -97,6 +98,9 @@ type interp struct {
 	// live counts the threads begun and not ended; a thread's share of
 	// the budget shrinks as more run at once (refill).
 	live atomic.Int64
+	// top is the delegation's scope, which encloses every invocation of a
+	// named block (eval_block.go).
+	top *env
 }
 
 // thread is one line of execution: the delegation itself, or one parallel
@@ -161,6 +165,12 @@ type frame struct {
 	// caught is the error the innermost catch block running caught, which
 	// a bare throw raises again; nil outside catch blocks.
 	caught *Error
+	// site is the path of the named block invocations the frame runs in
+	// ("L20/2:L7:"), put before the line of every path it gives; fence
+	// names the block that continue and break cannot leave ("" outside
+	// blocks); depth counts the invocations (eval_block.go).
+	site, fence string
+	depth       int
 }
 
 // iterNode is one sequential loop's current iteration in a frame's path;
@@ -200,7 +210,7 @@ func (f *frame) path() string {
 // iteration path), with its own thread and slots laid out as fr.
 func (f *frame) child(ctx context.Context, path string, fr *syntax.Frame) *frame {
 	th := newThread(f.in, ctx, f.th)
-	return &frame{th: th, in: f.in, ctx: ctx, env: newEnv(fr, f.env), ppath: path, caught: f.caught}
+	return &frame{th: th, in: f.in, ctx: ctx, env: newEnv(fr, f.env), ppath: path, caught: f.caught, site: f.site, depth: f.depth}
 }
 
 // env holds the slots of one scope (syntax.Frame); up is the enclosing
@@ -208,6 +218,11 @@ func (f *frame) child(ctx context.Context, path string, fr *syntax.Frame) *frame
 type env struct {
 	slots []slot
 	up    *env
+	// kind says what an assignment from inside may reach through it
+	// (assign); params counts the slots, first in the scope, that hold
+	// a named block's parameters, which nothing assigns.
+	kind   envKind
+	params int
 }
 
 // slot is the value of one name. An integer is kept unboxed (v is
@@ -300,8 +315,8 @@ func (f *frame) assign(id *syntax.Ident, v slot) error {
 		if cur == unbound {
 			return f.errorf(id.NamePos, KindRuntime, "assignment to undefined name '%s' (bind it first with let)", id.Name)
 		}
-		if b.Depth > 0 {
-			return f.errorf(id.NamePos, KindRuntime, "a parallel body cannot assign the outer '%s': concurrent iterations would race; collect values with append, or return them from the body", id.Name)
+		if err := f.reaches(id, b, e); err != nil {
+			return err
 		}
 		e.slots[b.Index] = v
 		return nil
@@ -373,7 +388,7 @@ func (f *frame) record(ev *Event) {
 
 // id is the stable path of the call or condition at p in this frame.
 func (f *frame) id(p diag.Pos) Path {
-	return pathAt(f.in.host.Scope, f.position(p).Line, f.path())
+	return pathIn(f.in.host.Scope, f.site, f.position(p).Line, f.path())
 }
 
 // step counts one statement against the budget and checks for
@@ -450,6 +465,9 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 		if err != nil {
 			return ctrlNone, nil, false, err
 		}
+		if s.Name.Binding.Index < f.env.params {
+			return ctrlNone, nil, false, f.paramAssigned(s.Name)
+		}
 		f.env.slots[s.Name.Binding.Index] = f.tag(s.Value, v)
 	case *syntax.AssignStmt:
 		return ctrlNone, nil, false, f.execAssign(s)
@@ -479,6 +497,8 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 			}
 		}
 		return ctrlReturn, v, true, nil
+	case *syntax.BlockStmt:
+		// a definition: `do NAME(...)` runs it
 	case *syntax.ThrowStmt:
 		if s.Value == nil {
 			if f.caught == nil {
@@ -572,6 +592,8 @@ func (f *frame) execBranch(s *syntax.BranchStmt) (ctrl, Value, bool, error) {
 		word = "break"
 	}
 	switch {
+	case f.loops == 0 && f.fence != "":
+		return ctrlNone, nil, false, f.errorf(s.Keyword, KindRuntime, "%s cannot leave %s: end the block with return, and decide in the loop around it", word, f.fence)
 	case f.loops == 0:
 		return ctrlNone, nil, false, f.errorf(s.Keyword, KindRuntime, "%s outside a loop", word)
 	case s.Break && f.loops == f.parLoop:

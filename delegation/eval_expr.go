@@ -82,6 +82,10 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		return f.collect(x)
 	case *syntax.NaturalCond:
 		return f.judge(x, false)
+	case *syntax.DoExpr:
+		return f.evalDo(x)
+	case *syntax.DoCallExpr:
+		return f.evalDoCall(x)
 	}
 	return nil, f.errorf(x.Pos(), KindRuntime, "unsupported expression %T", x)
 }

@@ -24,7 +24,11 @@ import (
 // line 58 in iteration 3 of its loop; "L58/3>L12/2" a call at line 12 of
 // a spec that the call L58/3 ran (a nested run), "L58/3#2>L12/2" the same
 // in the outer call's second attempt; "L58/3#2" itself names attempt 2 of
-// L58/3 (Try).
+// L58/3 (Try). Inside a named block, each invocation the call runs in
+// comes first, outermost first, each ending in ':': "L20/2:L7" is the call
+// at line 7 of the block that the `do` at line 20, in iteration 2 of its
+// loop, invoked; "L20/2:L7:L7" the same in the invocation that one made
+// at line 7 (recursion).
 type Path struct {
 	key string
 }
@@ -56,7 +60,8 @@ func MustParsePath(s string) Path {
 	return p
 }
 
-// checkSegment checks one "L<line>(/<n>)*(#<attempt>)?" part.
+// checkSegment checks one "(SITE:)*SITE(#<attempt>)?" part, each SITE
+// "L<line>(/<n>)*".
 func checkSegment(seg string) error {
 	body, att, hasAtt := strings.Cut(seg, "#")
 	if hasAtt {
@@ -65,6 +70,16 @@ func checkSegment(seg string) error {
 			return fmt.Errorf("attempt %q is not a number of 2 or more", att)
 		}
 	}
+	for _, site := range strings.Split(body, ":") {
+		if err := checkSite(site); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSite checks one "L<line>(/<n>)*".
+func checkSite(body string) error {
 	line, iters, _ := strings.Cut(body, "/")
 	if !strings.HasPrefix(line, "L") || !positive(line[1:]) {
 		return fmt.Errorf("it does not start with L and a line number")
@@ -93,7 +108,13 @@ func positive(s string) bool {
 // pathAt is the path of the call, judgment or loop at line of a run whose
 // scope is scope, in the loop iterations iters ("/2/1").
 func pathAt(scope Path, line int, iters string) Path {
-	seg := "L" + strconv.Itoa(line) + iters
+	return pathIn(scope, "", line, iters)
+}
+
+// pathIn is pathAt inside the named block invocations site ("L20/2:",
+// "L20:L7/1:", "" outside blocks).
+func pathIn(scope Path, site string, line int, iters string) Path {
+	seg := site + "L" + strconv.Itoa(line) + iters
 	if scope.key == "" {
 		return Path{key: seg}
 	}
@@ -173,23 +194,27 @@ func (p Path) Try(n int) Path {
 // Path).
 func (p Path) Line() int {
 	body, _, _ := strings.Cut(p.last(), "#")
+	body = body[strings.LastIndexByte(body, ':')+1:]
 	line, _, _ := strings.Cut(body, "/")
 	n, _ := strconv.Atoi(strings.TrimPrefix(line, "L"))
 	return n
 }
 
 // Iterations are the iteration numbers (1-based) of the loops around p's
-// own call in its run, outermost first; none outside loops.
+// own call in its run, outermost first; none outside loops. Inside a
+// named block they include the loops around each `do` that invoked it.
 func (p Path) Iterations() []int {
 	body, _, _ := strings.Cut(p.last(), "#")
-	_, iters, ok := strings.Cut(body, "/")
-	if !ok {
-		return nil
-	}
 	var out []int
-	for _, s := range strings.Split(iters, "/") {
-		n, _ := strconv.Atoi(s)
-		out = append(out, n)
+	for _, site := range strings.Split(body, ":") {
+		_, iters, ok := strings.Cut(site, "/")
+		if !ok {
+			continue
+		}
+		for _, s := range strings.Split(iters, "/") {
+			n, _ := strconv.Atoi(s)
+			out = append(out, n)
+		}
 	}
 	return out
 }

@@ -74,8 +74,8 @@ func pureStmt(st syntax.Stmt) bool {
 	ok := true
 	syntax.Walk(st, func(x syntax.Node) bool {
 		switch x := x.(type) {
-		case *syntax.CallExpr, *syntax.GateExpr, *syntax.NaturalCond, *syntax.ParallelStmt, *syntax.RepeatExpr, *syntax.WhileStmt:
-			ok = false
+		case *syntax.CallExpr, *syntax.GateExpr, *syntax.NaturalCond, *syntax.ParallelStmt, *syntax.RepeatExpr, *syntax.WhileStmt, *syntax.DoCallExpr:
+			ok = false // (a named block's body is not walked here)
 		case *syntax.ForExpr:
 			ok = ok && !x.Parallel
 		}

@@ -379,6 +379,8 @@ func instanceCallee(name string, ps *spec.Spec) (check.Callee, bool) {
 		switch x := x.(type) {
 		case *syntax.ForExpr, *syntax.RepeatExpr:
 			return false // a return there ends one iteration
+		case *syntax.DoExpr, *syntax.BlockStmt:
+			return false // a return there gives the block's value
 		case *syntax.ReturnStmt:
 			returned = true
 			switch v := x.Value.(type) {

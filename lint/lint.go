@@ -358,7 +358,32 @@ func lintTarget(t target) (diags diag.List, test *TestName, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", spec.StdinName, err)
 	}
-	return append(diags, Spec(s, diags)...), nil, nil
+	return Loaded(s, diags), nil, nil
+}
+
+// Loaded runs lint's checks on a spec its caller loaded (from standard
+// input, or a file read apart from a lint): the static checks of its
+// program, its cadence and the Contract Markdown checks of its
+// Execution and sections, the findings prose lint gives the file, but
+// those that need the file's path in a project (its test fixtures, its
+// tools and skills). Sibling files are looked for beside the spec's file
+// name on the operating system: for standard input, in the current
+// directory. It returns loaded (the loader's findings) and the checks'.
+func Loaded(s *spec.Spec, loaded diag.List) diag.List {
+	if s == nil {
+		return loaded
+	}
+	diags := append(loaded, Spec(s, loaded)...)
+	diags = append(diags, cadence.Check(s)...)
+	found := contract(s, diags, StdFinder())
+	if s.File != nil && s.File.Name == spec.StdinName {
+		for i := range found {
+			if found[i].Code == CodeUnresolvedCall {
+				found[i].Message += " (a spec read from standard input finds its sibling files in the current directory: run prose lint - there)"
+			}
+		}
+	}
+	return NotProse(s, append(diags, found...))
 }
 
 // File lints one spec file of fsys: the loader's findings, then the static

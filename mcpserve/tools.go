@@ -202,7 +202,7 @@ func (s *Server) show(_ context.Context, _ *mcp.CallToolRequest, in ShowInput) (
 	if err != nil {
 		return nil, ShowOutput{}, fmt.Errorf("show: %w", err)
 	}
-	diags = append(diags, lint.Spec(sp, diags)...).Dedupe()
+	diags = lint.Loaded(sp, diags).Dedupe()
 	b, err := sp.JSON()
 	if err != nil {
 		return nil, ShowOutput{}, fmt.Errorf("show: %w", err)

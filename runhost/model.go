@@ -78,6 +78,8 @@ func reachedExpr(x syntax.Expr, fn func(*syntax.NaturalCond)) {
 		reached(x.Body, fn)
 	case *syntax.RepeatExpr:
 		reached(x.Body, fn)
+	case *syntax.DoExpr:
+		reached(x.Body, fn)
 	}
 }
 

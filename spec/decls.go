@@ -106,6 +106,8 @@ func boundVars(n syntax.Node) []*syntax.Ident {
 		return []*syntax.Ident{x.Var}
 	case *syntax.TryStmt:
 		return []*syntax.Ident{x.CatchVar}
+	case *syntax.BlockStmt:
+		return x.Params
 	}
 	return nil
 }

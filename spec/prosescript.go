@@ -22,9 +22,12 @@ import (
 //     (exponential: 1s doubling, linear: 1s each time, none: no delay).
 //     Under the earlier rules they stay arguments, as they always were.
 //   - The ProseScript statements prose does not run yet (`choice`,
-//     `block`/`do`, `resume`, `use`, pipelines `| map:`, and `loop (max:
-//     N)` without a condition) draw one clear error naming the form
-//     and what to write instead, in place of the parser's generic one.
+//     `resume`, `use`, pipelines `| map:`, and `loop (max: N)` without
+//     a condition) draw one clear error naming the form and what to
+//     write instead, in place of the parser's generic one. (`do:` blocks,
+//     named `block`s, sessions and agents run: the Delegation parser
+//     reads them, delegation/semantics.md, Blocks and Sessions and
+//     agents.)
 
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
 // prog into the call's clauses.
@@ -91,8 +94,6 @@ var unsupported = sync.OnceValue(func() []unsupportedForm {
 	return []unsupportedForm{
 		{regexp.MustCompile(`^choice\b`), "choice", "write if/elif/else over the conditions"},
 		{regexp.MustCompile(`^option\b`), "choice", "write if/elif/else over the conditions"},
-		{regexp.MustCompile(`^block\b`), "block", "call a ## node or a sibling function instead"},
-		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?do\b`), "do", "write the statements in place, or call a ## node"},
 		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?resume\b`), "resume", "it continues an agent's memory, which prose does not keep across sessions or runs; spawn a fresh session: AGENT and pass what it must know with context:"},
 		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
 		{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},

@@ -61,7 +61,9 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 	c := newChecker(prog.File, d)
 	c.agents = prog
 	c.agentDefs(prog)
+	c.blockNames = blockNamesOf(prog)
 	c.stmts(prog.Body)
+	c.blocks(prog)
 	c.finish()
 	c.noWinner(prog)
 	c.loopVarsOverwrite(prog)
@@ -94,6 +96,8 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 			return !collecting(n.Value)
 		case *syntax.AssignStmt:
 			return !collecting(n.Value)
+		case *syntax.DoExpr, *syntax.BlockStmt:
+			return false // a return there gives the block's value
 		}
 		return !ends
 	})
@@ -143,6 +147,7 @@ const (
 	kindInput
 	kindLocal   // let, assignment target
 	kindLoopVar // for/repeat/loop variable, catch variable
+	kindParam   // a named block's parameter
 )
 
 // binding is one name in scope.
@@ -154,6 +159,9 @@ type binding struct {
 	// typ is the declared type of a config key or input, "" when unknown.
 	typ   string
 	level int32 // parallel nesting depth where the name was bound
+	// scope is the depth of blocks (do: and named) where the name was
+	// bound (block.go).
+	scope int32
 	kind  bindKind
 	// constant is set for a name bound by `const`: a later let of it or
 	// assignment to it is an error (its elements and appends are not: a
@@ -188,6 +196,15 @@ type checker struct {
 	parLoop  bool  // the innermost loop runs its iterations in parallel
 	inBranch bool  // inside a parallel: branch, outside any loop of its own
 	collect  int   // depth of value-collecting loop bodies
+	// live are the loop and catch variables whose body is being checked:
+	// assigning one there is an error (upstream: a loop or catch variable
+	// is immutable within its iteration or catch body).
+	live []*binding
+
+	scope      int32    // depth of block bodies (block.go)
+	blockScope int32    // the scope of the named block being checked, 0 outside
+	fence      string   // the block continue and break cannot leave ("" outside blocks)
+	blockNames []string // the program's named blocks
 
 	siblings []string // names bound by the branches of the parallel: block being checked
 	sibStack []string // the siblings of the blocks being checked, inner ones above outer ones

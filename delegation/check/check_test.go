@@ -481,6 +481,43 @@ func TestInputIsNotAssigned(t *testing.T) {
 	}
 }
 
+// A loop or catch variable holds its iteration's (or error's) value:
+// assigning it, or a let of it, inside its body is an error (upstream);
+// after the body the name is an ordinary variable again.
+func TestLoopVarIsNotAssigned(t *testing.T) {
+	for _, tc := range []struct {
+		code, want string
+	}{
+		{"for x in items:\n  x = limit\nreturn x", "2:3 'x' is the loop or catch variable bound on line 1"},
+		{"for x, i in items:\n  if x:\n    i = 0\nreturn items", "3:5"},
+		{"repeat 3 as k:\n  let k = 2\nreturn limit", "2:7"},
+		{"loop until done (max: 3) as k:\n  k = 1\nreturn limit", "2:3"},
+		{"parallel for x in items:\n  x = 1\nreturn limit", "2:3"},
+		{"try:\n  throw \"no\"\ncatch as e:\n  e = 1\nreturn limit", "4:3"},
+		{"for x in items:\n  let y = x\nx = 1\nreturn x", ""},
+		{"for x in items:\n  for y in items:\n    let z = y\nreturn limit", ""},
+		{"try:\n  throw \"no\"\ncatch as e:\n  let f = e\ne = 2\nreturn e", ""},
+	} {
+		prog, errs := syntax.ParseString("t.prose.md", tc.code)
+		if len(errs) > 0 {
+			t.Fatalf("parse %q: %v", tc.code, errs)
+		}
+		var got []string
+		for _, d := range check.Check(prog, decls("", "", "limit items", "")) {
+			if d.Code == check.CodeLoopVarAssign {
+				got = append(got, d.String())
+			}
+		}
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%q: %q, want no finding", tc.code, got)
+		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], ":"+strings.Fields(tc.want)[0]+": error") ||
+			!strings.Contains(got[0], strings.TrimSpace(strings.TrimPrefix(tc.want, strings.Fields(tc.want)[0])))):
+			t.Errorf("%q: %q, want one at %s", tc.code, got, tc.want)
+		}
+	}
+}
+
 func TestConstIsBoundOnce(t *testing.T) {
 	for _, tc := range []struct {
 		code, want string

@@ -57,6 +57,10 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 		c.repeatLoop(e, collecting)
 	case *syntax.NaturalCond:
 		c.natural(e)
+	case *syntax.DoExpr:
+		c.blockBody("a do: block", false, nil, e.Body)
+	case *syntax.DoCallExpr:
+		c.doCall(e)
 	}
 }
 
@@ -165,12 +169,14 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	if collecting {
 		c.collect++
 	}
+	live := len(c.live)
 	bind()
 	outer, branch := c.parLoop, c.inBranch
 	c.parLoop, c.inBranch = parallel, false
 	c.loops++
 	c.stmts(body)
 	c.loops--
+	c.live = c.live[:live]
 	c.forgetAssigned(body) // after any number of iterations
 	c.parLoop, c.inBranch = outer, branch
 	if collecting {

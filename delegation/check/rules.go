@@ -16,6 +16,7 @@ const (
 	CodeRedeclared        = "check/redeclared"
 	CodeConstAssign       = "check/const-assign"
 	CodeInputAssign       = "check/input-assign"
+	CodeLoopVarAssign     = "check/loop-var-assign"
 	CodeParallelAssign    = "check/parallel-assign"
 	CodeParallelMod       = "check/parallel-mod"
 	CodeUnboundedLoop     = "check/unbounded-loop"
@@ -58,6 +59,13 @@ const (
 	// Markdown checks of package lint gave it first, and list it) and is
 	// kept as it was.
 	CodeUnknownMember = "lint/unknown-member"
+
+	// Named blocks and do (block.go).
+	CodeUndefinedBlock = "check/undefined-block"
+	CodeBlockArgs      = "check/block-args"
+	CodeBlockName      = "check/block-name"
+	CodeBlockParam     = "check/block-param"
+	CodeBlockAssign    = "check/block-assign"
 )
 
 // Rule describes one check: its stable code, the severity of its
@@ -73,7 +81,11 @@ func Rules() []Rule {
 	return []Rule{
 		{CodeBackoffKey, diag.Error, "Unknown key in a backoff object"},
 		{CodeBackoffNoRetries, diag.Error, "backoff given without retries"},
-		{CodeBranchOutsideLoop, diag.Error, "continue or break outside a loop, or leaving a parallel body"},
+		{CodeBlockArgs, diag.Error, "do NAME(...) gives another number of arguments than the block has parameters"},
+		{CodeBlockAssign, diag.Error, "A block's parameter assigned, or a top-level name assigned from a named block"},
+		{CodeBlockName, diag.Error, "Block defined twice, or named like a callee, slot, input, config key or variable"},
+		{CodeBlockParam, diag.Error, "Block names a parameter twice"},
+		{CodeBranchOutsideLoop, diag.Error, "continue or break outside a loop, or leaving a parallel body or a block"},
 		{CodeCallTarget, diag.Error, "Call target is not a slot, an input, or a loop variable over a list-valued slot"},
 		{CodeClauseArg, diag.Warning, "Argument named like a call clause (retries: 3 passes an argument)"},
 		{CodeConditionNoNames, diag.Warning, "Natural-language condition mentions no bound name"},
@@ -93,6 +105,7 @@ func Rules() []Rule {
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
 		{CodeConstAssign, diag.Error, "A name bound by const bound or assigned again"},
 		{CodeInputAssign, diag.Error, "Declared input, config key or slot assigned"},
+		{CodeLoopVarAssign, diag.Error, "Loop or catch variable assigned inside its body"},
 		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
 		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
 		{CodeSpacedBrace, diag.Warning, "Braces with spaces around a bound name in a string are text, not an interpolation"},
@@ -102,6 +115,7 @@ func Rules() []Rule {
 		{CodeTypeMismatch, diag.Error, "Value of another type than the one declared for the argument, output or field it stands for"},
 		{CodeUnboundedLoop, diag.Error, "loop while/until without (max: N)"},
 		{CodeUndeclaredOutput, diag.Warning, "Returned key is not a declared output"},
+		{CodeUndefinedBlock, diag.Error, "do NAME(...) of a block the program does not define"},
 		{CodeUndefinedName, diag.Error, "Undefined name"},
 		{CodeUnknownArg, diag.Warning, "Argument key looks like a misspelling of one the slot requires"},
 		{CodeUnusedConfig, diag.Warning, "Config key declared but never used"},

@@ -43,6 +43,8 @@ func (c *checker) stmt(s syntax.Stmt) {
 		c.parallelBlock(s)
 	case *syntax.TryStmt:
 		c.alternatives(func() { c.stmts(s.Body) }, func() {
+			live := len(c.live)
+			defer func() { c.live = c.live[:live] }()
 			if s.CatchVar != nil {
 				c.bindVar(s.CatchVar, nil)
 				if b := c.names[s.CatchVar.Name]; b != nil {
@@ -61,6 +63,8 @@ func (c *checker) stmt(s syntax.Stmt) {
 		c.ret(s)
 	case *syntax.ThrowStmt:
 		c.expr(s.Value, false)
+	case *syntax.BlockStmt:
+		// checked after the top level (blocks)
 	}
 }
 
@@ -124,7 +128,20 @@ func (c *checker) let(s *syntax.LetStmt) {
 	name := s.Name.Name
 	old := c.names[name]
 	if old == nil {
-		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level, constant: s.Const}))
+		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level, scope: c.scope, constant: s.Const}))
+		return
+	}
+	if old.kind == kindParam && old.scope == c.scope {
+		c.blockAssign(s.Name, old)
+		return
+	}
+	if old.scope < c.scope {
+		// a block's let makes the block's own name (upstream: shadowing
+		// an outer binding is a warning)
+		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
+			"let %s in the block makes a name of its own, which hides the %s of line %d until the block ends: give it another name, or write %s = ... to change that one",
+			quote(name), quote(name), c.line(old.pos), name)
+		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level, scope: c.scope, constant: s.Const}))
 		return
 	}
 	if old.constant || s.Const {
@@ -147,6 +164,9 @@ func (c *checker) let(s *syntax.LetStmt) {
 			quote(name), quote(name), c.line(old.pos))
 		return
 	}
+	if c.liveVar(s.Name, old) {
+		return
+	}
 	switch old.kind {
 	case kindLocal, kindLoopVar:
 		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
@@ -161,7 +181,7 @@ func (c *checker) let(s *syntax.LetStmt) {
 		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
 			"let %s rebinds the declared %s %s; choose another name", quote(name), kindName(old.kind), quote(name))
 	}
-	c.set(name, c.newBinding(binding{kind: kindLocal, pos: old.pos, level: old.level}))
+	c.set(name, c.newBinding(binding{kind: kindLocal, pos: old.pos, level: old.level, scope: old.scope}))
 }
 
 // assign checks `NAME = v` and `NAME[i] = v`.
@@ -171,13 +191,19 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 		b := c.names[lhs.Name]
 		if b == nil {
 			c.undeclaredAssign(lhs)
-			c.set(lhs.Name, c.newBinding(binding{kind: kindLocal, pos: lhs.NamePos, level: c.level}))
+			c.set(lhs.Name, c.newBinding(binding{kind: kindLocal, pos: lhs.NamePos, level: c.level, scope: c.scope}))
+			return
+		}
+		if c.blockAssign(lhs, b) {
 			return
 		}
 		if b.constant {
 			c.diags.Errorf(c.f, lhs.NamePos, CodeConstAssign,
 				"%s is a const (line %d): it cannot be assigned; give this value another name, or declare %s with let if it changes",
 				quote(lhs.Name), c.line(b.pos), quote(lhs.Name))
+			return
+		}
+		if c.liveVar(lhs, b) {
 			return
 		}
 		c.outerWrite(lhs, b, "assigns")
@@ -240,9 +266,10 @@ func (c *checker) undeclaredAssign(id *syntax.Ident) {
 // body: one the resolver put in an enclosing frame (syntax.Outer), or one
 // the body binds itself but has not bound yet where it writes it (the
 // write then reaches the enclosing frame's slot, Binding.Shadows). The
-// evaluator refuses both writes at run time.
+// evaluator refuses both writes at run time. Inside a block, whose frame
+// a write may leave (a do: block's), only the parallel depth tells.
 func (c *checker) outerWrite(id *syntax.Ident, b *binding, verb string) {
-	if id.Binding.Scope == syntax.Outer || b.level < c.level {
+	if b.level < c.level || id.Binding.Scope == syntax.Outer && c.scope == 0 {
 		c.diags.Errorf(c.f, id.NamePos, CodeParallelAssign,
 			"parallel body %s the outer %s; concurrent iterations would race: collect values with append, or return them from the body",
 			verb, quote(id.Name))
@@ -322,7 +349,10 @@ func (c *checker) caughtShape(body []syntax.Stmt) *valueShape {
 // bindVar binds a loop or catch variable. over is the loop's source (nil
 // for repeat counters and catch variables).
 func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
-	b := c.newBinding(binding{kind: kindLoopVar, pos: id.NamePos, level: c.level})
+	if old := c.names[id.Name]; old != nil && old.kind == kindParam && old.scope == c.scope {
+		c.blockAssign(id, old)
+	}
+	b := c.newBinding(binding{kind: kindLoopVar, pos: id.NamePos, level: c.level, scope: c.scope})
 	if src, ok := over.(*syntax.Ident); ok {
 		if ob := c.names[src.Name]; ob != nil {
 			switch ob.kind {
@@ -336,6 +366,19 @@ func (c *checker) bindVar(id *syntax.Ident, over syntax.Expr) {
 	// Loop and catch variables are rebound silently; in a parallel body
 	// they are per-iteration and shadow any outer name.
 	c.set(id.Name, b)
+	c.live = append(c.live, b)
+}
+
+// liveVar reports an assignment (or let) of a loop or catch variable
+// inside the body it was bound for, and whether it did.
+func (c *checker) liveVar(id *syntax.Ident, b *binding) bool {
+	if b.kind != kindLoopVar || !slices.Contains(c.live, b) {
+		return false
+	}
+	c.diags.Errorf(c.f, id.NamePos, CodeLoopVarAssign,
+		"%s is the loop or catch variable bound on line %d: it holds this iteration's value and cannot be assigned in its body; bind the new value to another name (let %s = ...)",
+		quote(id.Name), c.line(b.pos), newName(id.Name))
+	return true
 }
 
 func (c *checker) while(s *syntax.WhileStmt) {
@@ -353,6 +396,7 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	if !s.Until {
 		c.cond(s.Cond)
 	}
+	live := len(c.live)
 	if s.Var != nil {
 		c.bindVar(s.Var, nil)
 	}
@@ -362,6 +406,7 @@ func (c *checker) while(s *syntax.WhileStmt) {
 	c.loops++
 	c.stmts(s.Body)
 	c.loops--
+	c.live = c.live[:live]
 	// An until condition is tested after each iteration, where the
 	// body's names are bound. The body was checked from what holds before
 	// any iteration, so where it ends is what holds at every test, and the
@@ -537,7 +582,7 @@ func (c *checker) parallelBlock(s *syntax.ParallelStmt) {
 		bound = append(bound, newName{let.Name})
 	}
 	for _, n := range bound {
-		c.set(n.id.Name, c.newBinding(binding{kind: kindLocal, pos: n.id.NamePos, level: c.level}))
+		c.set(n.id.Name, c.newBinding(binding{kind: kindLocal, pos: n.id.NamePos, level: c.level, scope: c.scope}))
 	}
 }
 
@@ -819,6 +864,8 @@ func kindName(k bindKind) string {
 		return "config key"
 	case kindInput:
 		return "input"
+	case kindParam:
+		return "parameter"
 	}
 	return "name"
 }
@@ -831,6 +878,8 @@ func (c *checker) branch(s *syntax.BranchStmt) {
 		kw = "break"
 	}
 	switch {
+	case c.loops == 0 && c.fence != "":
+		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s cannot leave %s: end the block with return, and decide in the loop around it", kw, c.fence)
 	case c.loops == 0 && c.inBranch:
 		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s cannot leave a parallel: branch (the branches run at once): end the branch with a value instead", kw)
 	case c.loops == 0:
@@ -961,8 +1010,13 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 		kw  string
 	}
 	var vars []loopVar
+	// a block's names are its own (block.go): a variable bound in one is
+	// read only up to the block's end
+	var blocks []syntax.Node
 	syntax.Walk(prog, func(n syntax.Node) bool {
 		switch x := n.(type) {
+		case *syntax.DoExpr, *syntax.BlockStmt:
+			blocks = append(blocks, x)
 		case *syntax.ForExpr:
 			if !x.Parallel && !x.First {
 				vars = append(vars, loopVar{x.Var, x.End(), "loop variable"})
@@ -990,6 +1044,12 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 			continue
 		}
 		what := declared[v.id.Name]
+		limit := diag.Pos(-1)
+		for _, b := range blocks {
+			if b.Pos() <= v.id.NamePos && v.id.NamePos < b.End() && (limit < 0 || b.End() < limit) {
+				limit = b.End()
+			}
+		}
 		var after diag.Pos
 		rebound := false
 		syntax.Walk(prog, func(n syntax.Node) bool {
@@ -1007,7 +1067,7 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 			case *syntax.RepeatExpr:
 				rebound = x.Repeat >= v.end && x.Var != nil && x.Var.Name == v.id.Name
 			case *syntax.Ident:
-				if x.Name == v.id.Name && x.NamePos >= v.end {
+				if x.Name == v.id.Name && x.NamePos >= v.end && (limit < 0 || x.NamePos < limit) {
 					after = x.NamePos
 				}
 			}

@@ -217,7 +217,9 @@ func dumpExpr(b *strings.Builder, n Node) {
 	case *NaturalCond:
 		sexp(b, "natural", strconv.Quote(n.Text))
 	default:
-		b.WriteString("<?>")
+		if !dumpBlock(b, n) {
+			b.WriteString("<?>")
+		}
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 //
 //	stmt = let_stmt | assign_stmt | if_stmt | while_stmt | parallel_stmt
 //	     | try_stmt | append_stmt | branch_stmt | return_stmt | throw_stmt
-//	     | loop_stmt | expr_stmt .
+//	     | loop_stmt | block_def | expr_stmt .
 func (p *parser) parseStmt() Stmt {
 	t := p.tok()
 	if t.kind == INDENT {
@@ -83,6 +83,10 @@ func (p *parser) parseStmt() Stmt {
 		}
 	case "continue", "break":
 		return p.parseBranch()
+	case "block":
+		if next.kind == IDENT {
+			return p.parseBlockDef()
+		}
 	case "return":
 		return p.parseReturn()
 	case "throw":
@@ -466,7 +470,7 @@ func (p *parser) parseThrow() Stmt {
 // parseValue parses what may stand on the right of `let NAME =`: a call, a
 // collecting loop, or an expression.
 //
-//	value = call | gate | loop | expr .
+//	value = call | gate | loop | do_block | do_call | expr .
 func (p *parser) parseValue() Expr {
 	if p.isWord("call") {
 		if k := p.peek(1).kind; k == NEWLINE || k == EOF {
@@ -484,6 +488,9 @@ func (p *parser) parseValue() Expr {
 	}
 	if p.isLoopStart() {
 		return p.parseLoop()
+	}
+	if p.isDoStart() {
+		return p.parseDo()
 	}
 	return p.parseExpr()
 }

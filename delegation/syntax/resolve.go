@@ -25,6 +25,11 @@ import "math/bits"
 //   - The names a `parallel:` branch binds are slots of the enclosing
 //     frame too (Frame.Export): after the join they are copied out, in
 //     branch order.
+//   - A `do:` block has its own frame (DoExpr.Frame), enclosed by the
+//     frame it stands in; a named block's invocation has one too
+//     (BlockStmt.Frame, its parameters first), enclosed by the
+//     delegation's frame wherever the `do` stands: a block sees the
+//     top-level names, lexically (resolve_block.go).
 
 // Scope says where a name's slot is.
 type Scope uint8
@@ -166,6 +171,7 @@ func (r *resolver) resolve(pb *programBlock, a *arena) {
 	}
 	prog := &pb.prog
 	prog.Frame = r.top
+	r.collectBlocks(prog.Body)
 	r.enter(r.top, prog.Body, nil)
 	prog.calls, prog.loops, prog.indexed = r.calls[:len(r.calls):len(r.calls)], r.loops[:len(r.loops):len(r.loops)], true
 }
@@ -179,6 +185,9 @@ type resolver struct {
 	// calls and loops collect what Program.Calls and Loops give.
 	calls []*CallExpr
 	loops []*ForExpr
+	// blocks are the program's named blocks by name, the first of each
+	// name (resolve_block.go).
+	blocks map[string]*BlockStmt
 }
 
 // enter resolves the statements of frame fr; bind runs first, in fr, for
@@ -237,6 +246,8 @@ func (r *resolver) declareIn(fr *Frame, s Node) {
 			if n.Var != nil {
 				r.declare(fr, n.Var.Name)
 			}
+		case *BlockStmt, *DoExpr:
+			return false // a frame of its own
 		case *ParallelStmt:
 			n.Frames = make([]*Frame, len(n.Branches))
 			for i := range n.Branches {
@@ -361,6 +372,8 @@ func (r *resolver) stmt(s Stmt) {
 		r.expr(s.Value)
 	case *ThrowStmt:
 		r.expr(s.Value)
+	case *BlockStmt:
+		r.block(s)
 	}
 }
 
@@ -429,6 +442,8 @@ func (r *resolver) expr(x Expr) {
 				r.declare(fr, x.Var.Name)
 			}
 		})
+	case *DoExpr, *DoCallExpr:
+		r.do(x)
 	case *NaturalCond:
 		for i := range x.Words {
 			w := &x.Words[i]

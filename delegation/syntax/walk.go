@@ -145,5 +145,7 @@ func walkExprChildren(n Node, fn func(Node) bool) {
 		for _, s := range n.Body {
 			Walk(s, fn)
 		}
+	default:
+		walkBlock(n, fn)
 	}
 }

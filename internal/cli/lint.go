@@ -25,7 +25,8 @@ func newLintCmd(s streams) *cobra.Command {
 Each PATH is a spec file, a directory walked for *.prose.md files
 (directories whose name starts with a dot are skipped; entries that are
 not regular files, such as named pipes, are skipped with a warning), or -
-for one spec read from standard input (named <stdin>). A subdirectory
+for one spec read from standard input (named <stdin>; the sibling files
+it calls are looked for in the current directory). A subdirectory
 that cannot be read is reported and the walk goes on. For every file,
 lint reports the loader's structure findings (front matter, sections,
 slots, config, inputs, Shape, the Delegation fence), syntax errors in the

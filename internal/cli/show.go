@@ -76,7 +76,7 @@ func runShow(ctx context.Context, s streams, o showOptions) error {
 	}
 	// The static checks too, as prose run applies them: a spec run would
 	// refuse does not pass show.
-	diags = append(diags, lint.Spec(sp, diags)...).Dedupe()
+	diags = lint.Loaded(sp, diags).Dedupe()
 	fmt.Fprint(s.err, diags.String())
 	b, err := sp.JSON()
 	if err != nil {

@@ -117,7 +117,7 @@ func (g *Graph) dot() []byte {
 		if n.Kind == spec.KindGateway {
 			shape = "cds"
 		}
-		fmt.Fprintf(&b, "  %q [shape=%s];\n", n.ID, shape)
+		fmt.Fprintf(&b, "  %q [shape=%s, label=%q];\n", n.ID, shape, n.Label())
 	}
 	for _, e := range g.Edges {
 		fmt.Fprintf(&b, "  %q -> %q [label=%q];\n", e.Producer, e.Subscriber, label(e))
@@ -126,6 +126,8 @@ func (g *Graph) dot() []byte {
 	return b.Bytes()
 }
 
+// mermaid and dot name each node by its Label: its id, and the name
+// its file gives it when that differs (an id: in the front matter).
 func (g *Graph) mermaid() []byte {
 	var b bytes.Buffer
 	b.WriteString("flowchart TD\n")
@@ -136,7 +138,7 @@ func (g *Graph) mermaid() []byte {
 		if n.Kind == spec.KindGateway {
 			open, closing = "[/", "/]"
 		}
-		fmt.Fprintf(&b, "  %s%s\"%s\"%s\n", ids[n.ID], open, mermaidText(n.ID), closing)
+		fmt.Fprintf(&b, "  %s%s\"%s\"%s\n", ids[n.ID], open, mermaidText(n.Label()), closing)
 	}
 	for _, e := range g.Edges {
 		fmt.Fprintf(&b, "  %s -->|%s| %s\n", ids[e.Producer], mermaidText(label(e)), ids[e.Subscriber])

@@ -498,6 +498,7 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 	}
 	n.Wake = wakeOf(s)
 	continuityWords(s, diags)
+	externalResponsibility(s, diags)
 	if s.Truth != nil {
 		for _, f := range s.Truth.Facets {
 			n.Facets = append(n.Facets, f.Name)
@@ -593,6 +594,25 @@ func wakeOf(s *spec.Spec) string {
 		return WakeSelf
 	}
 	return WakeInput
+}
+
+// externalResponsibility warns of a responsibility whose ### Continuity
+// says external-driven. Upstream calls a gateway sugar for such a node,
+// but prose delivers events (--event, serve's routes) to kind: gateway
+// only, so nothing from outside would wake it, in silence: it renders
+// when its contract or inputs change, or when woken by hand.
+func externalResponsibility(s *spec.Spec, diags *diag.List) {
+	if s.Kind != spec.KindResponsibility || wakeOf(s) != WakeExternal {
+		return
+	}
+	at := s.Pos
+	for _, sec := range s.Sections {
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(sec.Heading)), "continuity") {
+			at = sec.Pos
+			break
+		}
+	}
+	diags.Warnf(s.File, at, CodeContinuity, "%s is a responsibility whose ### Continuity says external-driven, but prose delivers events to gateways only, so nothing from outside wakes it (it renders when its contract or inputs change, or when woken by hand): make it kind: gateway with a ### Receives to take events, or say input-driven or self-driven", s.Name)
 }
 
 // wakeWords are the wake sources a ### Continuity may name.

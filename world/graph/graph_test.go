@@ -428,6 +428,16 @@ func TestWiringKeyByName(t *testing.T) {
 	if got := edgeList(g); len(got) != 1 || got[0] != "sum.total -> 067NC4KG01RG50R40M30E20918.money" {
 		t.Errorf("edges %v", got)
 	}
+	// The pictures name the node as its file does, beside its id.
+	for format, want := range map[string]string{
+		"mermaid": `n1["067NC4KG01RG50R40M30E20918 (alert)"]`,
+		"dot":     `"067NC4KG01RG50R40M30E20918" [shape=box, label="067NC4KG01RG50R40M30E20918 (alert)"];`,
+	} {
+		b, err := g.Format(format)
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %v\n%s\nwant %s", format, err, b, want)
+		}
+	}
 }
 
 // A wake source written apart ("self driven", "input_driven",
@@ -451,6 +461,28 @@ func TestContinuityWrittenApart(t *testing.T) {
 		got := diags.String()
 		if tc.want == "" && strings.Contains(got, CodeContinuity) || tc.want != "" && !strings.Contains(got, tc.want) {
 			t.Errorf("%q: diagnostics:\n%s\nwant:\n%s", tc.continuity, got, tc.want)
+		}
+	}
+}
+
+// A responsibility whose ### Continuity says external-driven is warned
+// of at the section: events go to gateways only, so nothing outside
+// would wake it. A gateway saying so, or a responsibility saying
+// input-driven, is not.
+func TestExternalDrivenResponsibilityIsWarned(t *testing.T) {
+	for _, tc := range []struct{ kind, continuity, want string }{
+		{"responsibility", "- external-driven (a webhook)", `a.prose.md:12:1: warning: a is a responsibility whose ### Continuity says external-driven, but prose delivers events to gateways only`},
+		{"gateway", "- external-driven", ""},
+		{"responsibility", "- input-driven", ""},
+	} {
+		src := "---\nname: a\nkind: " + tc.kind + "\n---\n\n# A\n\n### Maintains\n\n- `x`: a value\n\n### Continuity\n\n" + tc.continuity + "\n"
+		_, diags, err := Load(writeFiles(t, map[string]string{"a.prose.md": src}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, "external-driven, but") || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s %q: diagnostics:\n%s\nwant:\n%s", tc.kind, tc.continuity, got, tc.want)
 		}
 	}
 }

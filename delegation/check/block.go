@@ -1,0 +1,140 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// Blocks (delegation/semantics.md, Blocks). A `do:` block is checked where
+// it stands, in a scope of its own: the names it binds are gone after it,
+// a `let` of a name bound outside shadows it (a warning), and it may
+// assign the names around it. A named block is checked after the top
+// level, with every top-level name bound (a block may run anywhere after
+// its names are bound; one read before that fails at run time, at the
+// name) and its parameters: a parameter is never assigned, nor is a
+// top-level name (the block returns its value instead). In both, a
+// `return` gives the block's value, and continue and break cannot leave
+// the block.
+
+// blockBody checks the statements of a block in a scope of its own. fence
+// names the block for messages; named marks a named block's body.
+func (c *checker) blockBody(fence string, named bool, params []*syntax.Ident, body []syntax.Stmt) {
+	m := c.mark()
+	loops, parLoop, branch, outer := c.loops, c.parLoop, c.inBranch, c.fence
+	outerBlock := c.blockScope
+	c.scope++
+	if named {
+		c.blockScope = c.scope
+	}
+	c.loops, c.parLoop, c.inBranch, c.fence = 0, false, false, fence
+	c.collect++
+	for _, p := range params {
+		c.set(p.Name, c.newBinding(binding{kind: kindParam, pos: p.NamePos, level: c.level, scope: c.scope}))
+	}
+	c.stmts(body)
+	c.collect--
+	c.loops, c.parLoop, c.inBranch, c.fence = loops, parLoop, branch, outer
+	c.blockScope = outerBlock
+	c.scope--
+	c.rollback(m)
+	c.forgetAssigned(body) // what it assigned outside has a value the checker no longer follows
+}
+
+// doCall checks `do NAME(ARGS)`: a block of that name, given as many
+// arguments as it has parameters.
+func (c *checker) doCall(e *syntax.DoCallExpr) {
+	for _, a := range e.Args {
+		c.expr(a, false)
+	}
+	if e.Def == nil {
+		msg := "no block named " + quote(e.Name.Name) + " is defined"
+		if s := closest(e.Name.Name, c.blockNames); s != "" {
+			msg += "; did you mean " + quote(s) + "?"
+		} else {
+			msg += ": define it at the top level, block " + e.Name.Name + "(...):"
+		}
+		c.diags.Errorf(c.f, e.Name.NamePos, CodeUndefinedBlock, "%s", msg)
+		return
+	}
+	if n, want := len(e.Args), len(e.Def.Params); n != want {
+		c.diags.Errorf(c.f, e.Name.NamePos, CodeBlockArgs, "block %s takes %d %s (%s, line %d), and this do gives %d: write do %s(%s)",
+			e.Name.Name, want, plural(want, "argument"), paramList(e.Def.Params), c.line(e.Def.Block), n, e.Name.Name, paramList(e.Def.Params))
+	}
+}
+
+// blocks checks the named blocks of prog, after its top level: their
+// names and parameters, then their bodies.
+func (c *checker) blocks(prog *syntax.Program) {
+	seen := map[string]*syntax.BlockStmt{}
+	for _, st := range prog.Body {
+		b, ok := st.(*syntax.BlockStmt)
+		if !ok {
+			continue
+		}
+		name := b.Name.Name
+		switch first := seen[name]; {
+		case first != nil:
+			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s is defined twice (first at line %d): rename one of them", quote(name), c.line(first.Block))
+		case c.slots[name] != nil || c.callee(name) != nil:
+			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s has the name of the callee %s: rename the block", quote(name), quote(name))
+		case c.names[name] != nil:
+			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s has the name of the %s %s (line %d): rename the block", quote(name), kindName(c.names[name].kind), quote(name), c.line(c.names[name].pos))
+		}
+		if seen[name] == nil {
+			seen[name] = b
+		}
+		for i, p := range b.Params {
+			if slices.ContainsFunc(b.Params[:i], func(q *syntax.Ident) bool { return q.Name == p.Name }) {
+				c.diags.Errorf(c.f, p.NamePos, CodeBlockParam, "block %s names the parameter %s twice: rename one of them", name, quote(p.Name))
+			}
+		}
+		c.blockBody("block "+name, true, b.Params, b.Body)
+	}
+}
+
+// blockNamesOf lists the names of prog's named blocks.
+func blockNamesOf(prog *syntax.Program) []string {
+	var out []string
+	for _, st := range prog.Body {
+		if b, ok := st.(*syntax.BlockStmt); ok {
+			out = append(out, b.Name.Name)
+		}
+	}
+	return out
+}
+
+// blockAssign reports a write to a block's parameter, or from a named
+// block to a top-level name; it reports whether it did.
+func (c *checker) blockAssign(id *syntax.Ident, b *binding) bool {
+	switch {
+	case b.kind == kindParam:
+		c.diags.Errorf(c.f, id.NamePos, CodeBlockAssign, "%s is a parameter of the block (line %d), which nothing assigns: bind the new value to another name (let %s = ...)",
+			quote(id.Name), c.line(b.pos), newName(id.Name))
+		return true
+	case c.blockScope > 0 && b.scope < c.blockScope && (b.kind == kindLocal || b.kind == kindLoopVar):
+		c.diags.Errorf(c.f, id.NamePos, CodeBlockAssign, "a block cannot assign the top-level %s (line %d): return the value, and assign it where the block is run (%s = do ...)",
+			quote(id.Name), c.line(b.pos), id.Name)
+		return true
+	}
+	return false
+}
+
+// paramList is the parameters' names, joined with commas.
+func paramList(ps []*syntax.Ident) string {
+	s := ""
+	for i, p := range ps {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.Name
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

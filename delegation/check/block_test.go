@@ -1,0 +1,104 @@
+package check_test
+
+import (
+	"testing"
+
+	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+func blockCases() []checkCase {
+	return []checkCase{
+		{name: "do block and named block", slots: "w", inputs: "topic", outputs: "out",
+			code: "let n = 1\nlet d = do:\n  let t = call w\n    topic: topic\n  n = 2\n  return t\nlet r = do twice(d, n)\nreturn {out: r}\nblock twice(x, k):\n  let y = call w\n    x: x\n  if k > 1:\n    return y\n  y"},
+		{name: "names of a do block are gone after it",
+			code: "do:\n  let t = 1\nreturn t",
+			want: []string{"3:8 error check/undefined-name 't'"}},
+		{name: "let in a do shadows", outputs: "out",
+			code: "let n = 1\ndo:\n  let n = 2\nreturn {out: n}",
+			want: []string{"3:7 warning check/redeclared let 'n' in the block makes a name of its own, which hides the 'n' of line 1"}},
+		{name: "undefined block with the name meant",
+			code: "block review(a):\n  return a\nreturn do reveiw(1)",
+			want: []string{"3:11 error check/undefined-block no block named 'reveiw' is defined; did you mean 'review'?"}},
+		{name: "undefined block",
+			code: "return do review(1)",
+			want: []string{"1:11 error check/undefined-block no block named 'review' is defined: define it at the top level, block review(...):"}},
+		{name: "argument count",
+			code: "block review(a, b):\n  return a\nreturn do review(1)",
+			want: []string{"3:11 error check/block-args block review takes 2 arguments (a, b, line 1), and this do gives 1: write do review(a, b)"}},
+		{name: "duplicate block",
+			code: "block f():\n  return 1\nblock f():\n  return 2\nreturn do f()",
+			want: []string{"3:7 error check/block-name block 'f' is defined twice (first at line 1)"}},
+		{name: "duplicate parameter",
+			code: "block f(a, a):\n  return a\nreturn do f(1, 2)",
+			want: []string{"1:12 error check/block-param block f names the parameter 'a' twice"}},
+		{name: "block named like a callee", slots: "w",
+			code: "block w():\n  return 1\nreturn do w()",
+			want: []string{"1:7 error check/block-name block 'w' has the name of the callee 'w'"}},
+		{name: "block named like a variable",
+			code: "let f = 1\nblock f():\n  return f\nreturn do f()",
+			want: []string{"2:7 error check/block-name block 'f' has the name of the name 'f' (line 1)"}},
+		{name: "parameter assigned",
+			code: "block f(a):\n  a = 2\n  let a = 3\n  for a in [1]:\n    a\n  return a\nreturn do f(1)",
+			want: []string{
+				"2:3 error check/block-assign 'a' is a parameter of the block (line 1), which nothing assigns",
+				"3:7 error check/block-assign 'a' is a parameter",
+				"4:7 error check/block-assign 'a' is a parameter",
+			}},
+		{name: "top-level name assigned from a block",
+			code: "let n = 1\nblock f(a):\n  n = a\n  do:\n    n = 2\nreturn do f(1)",
+			want: []string{
+				"3:3 error check/block-assign a block cannot assign the top-level 'n' (line 1)",
+				"5:5 error check/block-assign a block cannot assign the top-level 'n' (line 1)",
+			}},
+		{name: "continue cannot leave a block",
+			code: "for x in [1]:\n  do:\n    continue\nblock f():\n  break\ndo f()",
+			want: []string{
+				"3:5 error check/branch-outside-loop continue cannot leave a do: block",
+				"5:3 error check/branch-outside-loop break cannot leave block f",
+			}},
+		{name: "a loop variable of a block is the block's own", inputs: "topic", outputs: "out",
+			code: "let r = do:\n  for topic in [1]:\n    topic\nreturn {out: [r, topic]}"},
+		{name: "a loop variable read after its loop in the block", inputs: "topic", outputs: "out",
+			code: "let r = do:\n  for topic in [1]:\n    topic\n  topic\nreturn {out: r}",
+			want: []string{"0 warning check/unused-input", "2:7 error check/loop-var-overwrite the loop variable topic has the name of the input topic, and overwrites it: line 4 reads"}},
+		{name: "a block reads the top-level names and the inputs", inputs: "topic", outputs: "out",
+			code: "let r = do f()\nlet later = 2\nreturn {out: r}\nblock f():\n  return [topic, later, nowhere]",
+			want: []string{"5:25 error check/undefined-name 'nowhere'"}},
+	}
+}
+
+func TestCheckBlocks(t *testing.T) {
+	for _, tc := range blockCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			prog, errs := syntax.ParseString("t.prose.md", tc.code)
+			if len(errs) > 0 {
+				t.Fatalf("parse: %v", errs)
+			}
+			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				if err := match(got[i], w); err != nil {
+					t.Errorf("finding %d: %v\ngot: %s", i, err, got[i])
+				}
+			}
+		})
+	}
+}
+
+// A return in a block gives the block's value: it is not the
+// Execution's, which still needs one of its own.
+func TestReturnInABlockIsNotTheExecutions(t *testing.T) {
+	prog, errs := syntax.ParseString("t.prose.md", "let r = do:\n  return 1\ndo f()\nblock f():\n  return 2")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	d := decls("", "", "", "a b")
+	d.ReturnRule = true
+	got := check.Check(prog, d).Dedupe()
+	if len(got) != 1 || got[0].Code != check.CodeReturnShape || got[0].Line != 1 {
+		t.Errorf("got %s, want the Execution that never returns", got)
+	}
+}
