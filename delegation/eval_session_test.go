@@ -46,5 +46,5 @@ return r
 // naming it, as a call of an unbound name would.
 func TestSessionWithoutItsService(t *testing.T) {
 	err := runErr(t, "let r = session \"Hello\"\nreturn r\n", nil, &Host{Caller: newCaller(), Runtime: newFakeRuntime()})
-	wantErr(t, err, `test.md:1:9: session "..." has no model to answer it: a session runs in the Execution of a function or a responsibility, whose run binds its model before it starts`)
+	wantErr(t, err, `test.md:1:9: session "Hello" has no model to answer it: a session runs in the Execution of a function or a responsibility, whose run binds its model before it starts`)
 }
