@@ -59,9 +59,9 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 		d = &Decls{}
 	}
 	c := newChecker(prog.File, d)
+	c.blockNames = blockNamesOf(prog)
 	c.agents = prog
 	c.agentDefs(prog)
-	c.blockNames = blockNamesOf(prog)
 	c.stmts(prog.Body)
 	c.blocks(prog)
 	c.finish()

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"slices"
+
 	"github.com/proselang/prose/delegation/syntax"
 )
 
@@ -39,6 +41,9 @@ func (c *checker) agentDefs(prog *syntax.Program) {
 			c.diags.Errorf(c.f, a.Name.NamePos, CodeSession, "agent %s is defined twice: keep one definition, or give the other another name", quote(a.Name.Name))
 		}
 		seen[a.Name.Name] = true
+		if slices.Contains(c.blockNames, a.Name.Name) {
+			c.diags.Errorf(c.f, a.Name.NamePos, CodeSession, "agent %s is named as a block is: give one of them another name (upstream refuses the clash)", quote(a.Name.Name))
+		}
 		if a.Persist != nil && !isFalse(a.Persist) {
 			c.diags.Errorf(c.f, a.Persist.Pos(), CodeSession,
 				"agent %s: prose keeps no agent memory across sessions or runs yet, so persist: cannot be honoured: remove it (each session starts fresh) and pass what a session must know with its context:", a.Name.Name)
