@@ -32,6 +32,9 @@ const (
 	// envBlock: a named block's invocation: an assignment does not reach
 	// the top-level names it reads (it returns its value instead).
 	envBlock
+	// envPipe: one item of a sequential pipeline stage (eval_pipe.go):
+	// an assignment does not reach past it, as from a parallel body.
+	envPipe
 )
 
 // evalDo runs a `do:` block.
@@ -89,6 +92,8 @@ func (f *frame) reaches(id *syntax.Ident, b *syntax.Binding, e *env) error {
 		switch s.kind {
 		case envParallel:
 			return f.errorf(id.NamePos, KindRuntime, "a parallel body cannot assign the outer '%s': concurrent iterations would race; collect values with append, or return them from the body", id.Name)
+		case envPipe:
+			return f.errorf(id.NamePos, KindRuntime, "a pipeline stage's body cannot assign the outer '%s': each item's body has a scope of its own (and pmap runs them at once); return the item's value, or collect with append", id.Name)
 		case envBlock:
 			return f.errorf(id.NamePos, KindRuntime, "a block cannot assign the top-level '%s': return the value, and assign it where the block is run (%s = do ...)", id.Name, id.Name)
 		}

@@ -80,6 +80,8 @@ func (f *frame) eval(x syntax.Expr) (Value, error) {
 		return f.collect(x)
 	case *syntax.RepeatExpr:
 		return f.collect(x)
+	case *syntax.PipeExpr:
+		return f.evalPipe(x)
 	case *syntax.NaturalCond:
 		return f.judge(x, false)
 	case *syntax.DoExpr:

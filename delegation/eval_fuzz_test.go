@@ -24,6 +24,7 @@ func FuzzRun(f *testing.F) {
 		"parallel (\"any\", count: 2, on-fail: \"continue\"):\n  let a = call s\n  let b = [1, 2][5]\n  let c = call s\nreturn [a, b, c]\n",
 		"parallel (\"first\", on-fail: \"ignore\"):\n  let a = call s\n  let b = call s\nlet {x, y} = {x: a, y: b}\nreturn x\n",
 		"loop for each x, i in [1, 2] (max: 2):\n  append x to xs\nreturn xs\n",
+		"let ys = [1, 2, 3]\n  | filter:\n      item > 1\n  | pmap:\n      call s\n        v: item\n  | reduce(a, b):\n      [a, b]\nreturn ys\n",
 		"let r = do:\n  let t = call s\n  return t\nlet q = do f(r, 1)\nreturn [r, q]\nblock f(a, n):\n  if n < 3:\n    return do f(a, n + 1)\n  a\n",
 		"block g(x):\n  do g(x)\nlet xs = parallel for x in [1, 2]:\n  do:\n    do g(x)\nreturn xs\n",
 	} {

@@ -97,6 +97,10 @@ func stmtNames(st syntax.Stmt) (names []string, locals map[string]bool) {
 			}
 		case *syntax.LetStmt:
 			locals[x.Name.Name] = true
+		case *syntax.PipeExpr:
+			if x.Acc != nil {
+				locals[x.Acc.Name] = true // its item is its loop's
+			}
 		case *syntax.Ident:
 			names = append(names, x.Name)
 		}

@@ -166,6 +166,25 @@ func TestResumeOfFailedParallelBranch(t *testing.T) {
 	if n := svc.calls.Load() - before; n != 1 {
 		t.Errorf("resume called the service %d times, want 1 (branch 2)", n)
 	}
+	// A replay of the resumed run answers the group as the resume ran
+	// it (every iteration to its end), not as the failed run's record
+	// said it was decided.
+	before = svc.calls.Load()
+	rp, err := Replay(base, r.ID(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err = runWith(t, rp, prog, globals, context.Background())
+	rp.Close()
+	if err != nil {
+		t.Fatalf("replay of the resumed run: %v", err)
+	}
+	if got := toJSON(t, v); got != "[1,2,3]" {
+		t.Errorf("replay result %s", got)
+	}
+	if n := svc.calls.Load() - before; n != 0 {
+		t.Errorf("replay called the service %d times", n)
+	}
 }
 
 // countEnds counts the "end" records of call attempts in the journal at path.

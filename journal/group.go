@@ -138,6 +138,10 @@ func readGroup(rec *Record, n int) (journaledGroup, error) {
 	}
 	jg := journaledGroup{started: rec.Started, dropped: rec.Dropped}
 	switch {
+	case rec.Winner == nil && rec.Failed == nil && len(rec.Dropped) == 0 && rec.Started == n:
+		// written by a resume whose group ran every iteration to its
+		// end (recordUndecided): run as a new run would
+		return journaledGroup{decider: -1}, nil
 	case rec.Winner != nil && rec.Failed == nil:
 		jg.decider, jg.won = *rec.Winner, true
 	case rec.Failed != nil && rec.Winner == nil:
@@ -301,8 +305,29 @@ func (rt *runtime) decideRest(ctx context.Context, id delegation.Path, occ, n, l
 		}
 	}
 	slices.Sort(out.Dropped)
-	rt.recordGroup(ctx, id, occ, out)
+	if out.Decided() {
+		rt.recordGroup(ctx, id, occ, out)
+	} else {
+		rt.recordUndecided(ctx, id, occ, n)
+	}
 	return out
+}
+
+// recordUndecided journals that occurrence occ of the group at id, which
+// a record said was decided, ran every iteration to its end this time:
+// a record naming neither a winner nor a failure, which supersedes the
+// old one, so that a replay of the resumed run runs the group as a new
+// run would rather than expect the old decision.
+func (rt *runtime) recordUndecided(ctx context.Context, id delegation.Path, occ, n int) {
+	r := rt.r
+	if ctx.Err() != nil || r.Err() != nil {
+		return
+	}
+	rec := &Record{Type: TypeGroup, Time: r.opt.Now().UTC(), ID: id, Started: n}
+	if occ > 1 {
+		rec.N = occ
+	}
+	r.write(rec, true)
 }
 
 // OlderFormatError is a replay of a journal written before groups were

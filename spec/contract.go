@@ -407,9 +407,10 @@ func (l *loader) contractInput(t string, pos int) {
 		l.errorf(pos+it.typeAt, CodeInputSyntax, "input %q: %s", it.name, unknownTypeMessage(it.badType, it.suggest))
 	}
 	var typed *Input
-	if typ, comment, ok := strings.Cut(it.desc, " -- "); ok && it.typ == "" && isTypeName(strings.TrimSpace(typ)) {
+	if typ, comment, ok := cutTypeDash(it.desc); ok && it.typ == "" && isTypeName(strings.TrimSpace(typ)) {
 		// `- \`topic\`: string -- what to write about`, the inputs
-		// block's form, its comment's (optional, default X) read
+		// block's form, its comment's (optional, default X) read; also
+		// with a dash, as upstream writes `- \`subject\`: run — ...`
 		if canon, part, _ := canonicalType(strings.TrimSpace(typ)); part == "" {
 			typed = &Input{Type: canon}
 			typed.comment(strings.TrimSpace(comment))
@@ -436,6 +437,22 @@ func (l *loader) contractInput(t string, pos int) {
 	low := strings.ToLower(in.Description)
 	in.Optional = in.Optional || strings.HasPrefix(low, "optional") || strings.Contains(low, "(optional") || strings.Contains(low, ", optional")
 	l.addInput(in)
+}
+
+// cutTypeDash splits an item's description at the first " -- ", " — "
+// or " – ": what is before it may be the item's type (`number[] — the
+// scores`), as upstream writes a run-typed item.
+func cutTypeDash(desc string) (before, after string, found bool) {
+	at, n := -1, 0
+	for _, sep := range [...]string{" -- ", " — ", " – "} {
+		if i := strings.Index(desc, sep); i >= 0 && (at < 0 || i < at) {
+			at, n = i, len(sep)
+		}
+	}
+	if at < 0 {
+		return desc, "", false
+	}
+	return desc[:at], desc[at+n:], true
 }
 
 // itemDefault decodes the default of a contract item: one written in its

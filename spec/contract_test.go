@@ -205,3 +205,34 @@ func TestReturnsClaimsAreNoOutputs(t *testing.T) {
 		t.Errorf("each = %v", s.Truth.Each)
 	}
 }
+
+// An item written `NAME: TYPE — text`, as upstream writes a run-typed
+// one, is of that type when TYPE is one prose knows (a dash, an en dash
+// or --); any other first word before a dash stays the description.
+func TestItemTypedBeforeADash(t *testing.T) {
+	src := "---\nname: f\nkind: function\n---\n\n# F\n\n### Parameters\n\n" +
+		"- `xs`: number[] — the scores\n" +
+		"- `n`: integer – how many\n" +
+		"- `who`: run — a finished run\n" +
+		"- `mode`: fast — or slow\n" +
+		"- `note`: string -- a note\n\n### Returns\n\n- `out`: the result\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	want := map[string][2]string{
+		"xs":   {"number[]", "the scores"},
+		"n":    {"integer", "how many"},
+		"who":  {"run", "a finished run"},
+		"mode": {"", "fast — or slow"},
+		"note": {"string", "a note"},
+	}
+	for _, in := range s.Inputs {
+		if w := want[in.Name]; in.Type != w[0] || in.Description != w[1] {
+			t.Errorf("%s: type %q, description %q; want %q, %q", in.Name, in.Type, in.Description, w[0], w[1])
+		}
+	}
+	if len(s.Inputs) != len(want) {
+		t.Errorf("%d inputs, want %d", len(s.Inputs), len(want))
+	}
+}

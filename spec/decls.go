@@ -95,7 +95,7 @@ func (s *Spec) ImpliedInputs() []string {
 }
 
 // boundVars are the names node n binds for its body: a loop's variable
-// (and index), a catch's.
+// (and index), a catch's, a reduce stage's accumulator.
 func boundVars(n syntax.Node) []*syntax.Ident {
 	switch x := n.(type) {
 	case *syntax.ForExpr:
@@ -108,6 +108,8 @@ func boundVars(n syntax.Node) []*syntax.Ident {
 		return []*syntax.Ident{x.CatchVar}
 	case *syntax.BlockStmt:
 		return x.Params
+	case *syntax.PipeExpr:
+		return []*syntax.Ident{x.Acc} // its item is its loop's
 	}
 	return nil
 }

@@ -20,3 +20,15 @@ func TestLoopVariableIsNoImpliedInput(t *testing.T) {
 		t.Errorf("required %q, want [topic]", got)
 	}
 }
+
+// So is a pipeline's item, and a reduce stage's accumulator.
+func TestPipelineVariableIsNoImpliedInput(t *testing.T) {
+	src := "---\nname: p\nkind: pattern\nversion: 0.15.0\n---\n\n# P\n\n### Slots\n\n- `merger`\n  - requires: `sofar`, `item`, `topic`\n\n### Delegation\n\n```prose\nlet all = topics | reduce(sofar, item):\n  call merger\n    sofar: sofar\n    item: item\n    topic: topic\nreturn all\n```\n"
+	s, diags := Parse("p.prose.md", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := s.ImpliedInputs(); !slices.Equal(got, []string{"topic"}) {
+		t.Errorf("implied inputs %q, want [topic]", got)
+	}
+}

@@ -22,12 +22,12 @@ import (
 //     (exponential: 1s doubling, linear: 1s each time, none: no delay).
 //     Under the earlier rules they stay arguments, as they always were.
 //   - The ProseScript statements prose does not run yet (`choice`,
-//     `resume`, `use`, pipelines `| map:`, and `loop (max: N)` without
-//     a condition) draw one clear error naming the form and what to
-//     write instead, in place of the parser's generic one. (`do:` blocks,
-//     named `block`s, sessions and agents run: the Delegation parser
-//     reads them, delegation/semantics.md, Blocks and Sessions and
-//     agents.)
+//     `resume`, `use`, and `loop (max: N)` without a condition) draw one
+//     clear error naming the form and what to write instead, in place of
+//     the parser's generic one. (`do:` blocks and named `block`s run:
+//     the Delegation parser reads them, delegation/semantics.md, Blocks;
+//     so do pipelines, `| map:`, `| pmap:`, `| filter:`, `| reduce(acc,
+//     item):`, rules 9b-9e, and sessions and agents, rules 29b-29d.)
 
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
 // prog into the call's clauses.
@@ -97,7 +97,6 @@ var unsupported = sync.OnceValue(func() []unsupportedForm {
 		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?resume\b`), "resume", "it continues an agent's memory, which prose does not keep across sessions or runs; spawn a fresh session: AGENT and pass what it must know with context:"},
 		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
 		{regexp.MustCompile(`^loop\s*\(`), "loop (max: N) without a condition", "write repeat N: or loop while COND (max: N):"},
-		{regexp.MustCompile(`(^|\s)\|\s*(map|filter|pmap|reduce)\b`), "pipelines (| map:, | filter:, | reduce)", "write a collecting loop: let ys = for item in xs: ..."},
 	}
 })
 

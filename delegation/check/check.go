@@ -60,7 +60,7 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 	}
 	c := newChecker(prog.File, d)
 	c.blockNames = blockNamesOf(prog)
-	c.agents = prog
+	c.prog = prog
 	c.agentDefs(prog)
 	c.stmts(prog.Body)
 	c.blocks(prog)
@@ -122,7 +122,7 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 // iteration.
 func collecting(x syntax.Expr) bool {
 	switch x.(type) {
-	case *syntax.ForExpr, *syntax.RepeatExpr:
+	case *syntax.ForExpr, *syntax.RepeatExpr, *syntax.PipeExpr:
 		return true
 	}
 	return false
@@ -206,6 +206,14 @@ type checker struct {
 	fence      string   // the block continue and break cannot leave ("" outside blocks)
 	blockNames []string // the program's named blocks
 
+	// prog is the program checked; pipeLevel and pipeLoops are level
+	// and loops inside the body of the innermost pipeline stage being
+	// checked (0 outside any), a scope of its own that no continue or
+	// break may leave (pipe.go).
+	prog      *syntax.Program
+	pipeLevel int32
+	pipeLoops int
+
 	siblings []string // names bound by the branches of the parallel: block being checked
 	sibStack []string // the siblings of the blocks being checked, inner ones above outer ones
 
@@ -222,9 +230,6 @@ type checker struct {
 	joins    []shapeJoin
 	// ensured caches the fields each slot's ensures names (shape.go)
 	ensured []slotFields
-	// agents is the program checked, for its agent definitions
-	// (session.go).
-	agents *syntax.Program
 }
 
 // checkers keeps checkers, their maps cleared, from one Check to the next:
@@ -336,7 +341,9 @@ func (c *checker) undefined(pos diag.Pos, name, what string) {
 		what = "undefined name"
 	}
 	msg := what + " " + quote(name)
-	if slices.Contains(c.siblings, name) {
+	if at := c.pipeVar(name); at != "" {
+		msg += ": " + at
+	} else if slices.Contains(c.siblings, name) {
 		msg += ": it is bound by another branch of this parallel block, and branches run at the same time; use it after the block"
 	} else if s := c.hyphenSplit(name); s != "" {
 		msg += "; a hyphen between letters joins a name: to subtract, write " + quote(s)

@@ -55,6 +55,8 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 		c.forLoop(e, collecting)
 	case *syntax.RepeatExpr:
 		c.repeatLoop(e, collecting)
+	case *syntax.PipeExpr:
+		c.pipe(e)
 	case *syntax.NaturalCond:
 		c.natural(e)
 	case *syntax.DoExpr:

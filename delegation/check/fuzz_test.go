@@ -16,6 +16,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Add("let xs = parallel first for c in cs:\n  return call c\nreturn xs")
 	f.Add("parallel:\n  let a = call w\n  let b = call w\nreturn { a, b }")
+	f.Add("let ys = xs\n  | filter:\n      item > 1\n  | pmap:\n      call w\n  | reduce(a, b):\n      a + b\nreturn item")
 	f.Add("parallel (\"any\", count: 3, on-fail: \"ignore\"):\n  let a = call w\n  let b = call w\nreturn { a, b }")
 	d := decls("w cs[] reviewer(task_brief,material)!a_list", "max_steps crit", "xs task_brief", "result other")
 	f.Fuzz(func(t *testing.T, code string) {

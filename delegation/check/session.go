@@ -17,9 +17,9 @@ const CodeSession = "check/session"
 func (c *checker) session(e *syntax.CallExpr) {
 	c.fields(e.Args, "property")
 	c.retries(e)
-	if e.Session.Agent != nil && c.agents != nil && c.agents.Agent(e.Session.Agent.Name) == nil {
-		names := make([]string, len(c.agents.Agents))
-		for i, a := range c.agents.Agents {
+	if e.Session.Agent != nil && c.prog != nil && c.prog.Agent(e.Session.Agent.Name) == nil {
+		names := make([]string, len(c.prog.Agents))
+		for i, a := range c.prog.Agents {
 			names[i] = a.Name.Name
 		}
 		msg := "no agent is named " + quote(e.Session.Agent.Name)

@@ -240,6 +240,10 @@ func (c *checker) shapeOf(e syntax.Expr) *valueShape {
 		if !x.First { // parallel first gives the winner's value
 			return shapeListV
 		}
+	case *syntax.PipeExpr:
+		if x.Op != syntax.PipeReduce {
+			return shapeListV
+		}
 	case *syntax.RepeatExpr:
 		if !x.First {
 			return shapeListV

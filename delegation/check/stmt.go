@@ -145,6 +145,9 @@ func (c *checker) let(s *syntax.LetStmt) {
 		return
 	}
 	if old.constant || s.Const {
+		if c.pipeVarWrite(old, name, s.Name.NamePos) {
+			return
+		}
 		kw := "let"
 		if s.Const {
 			kw = "const"
@@ -160,8 +163,8 @@ func (c *checker) let(s *syntax.LetStmt) {
 	}
 	if old.level < c.level {
 		c.diags.Errorf(c.f, s.Name.NamePos, CodeParallelAssign,
-			"let %s inside a parallel body assigns the outer %s (line %d); concurrent iterations would race: bind a new name, or collect values with append",
-			quote(name), quote(name), c.line(old.pos))
+			"let %s inside a %s assigns the outer %s (line %d); %s: bind a new name, or collect values with append",
+			quote(name), c.bodyWord(), quote(name), c.line(old.pos), c.raceWord())
 		return
 	}
 	if c.liveVar(s.Name, old) {
@@ -198,6 +201,9 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 			return
 		}
 		if b.constant {
+			if c.pipeVarWrite(b, lhs.Name, lhs.NamePos) {
+				return
+			}
 			c.diags.Errorf(c.f, lhs.NamePos, CodeConstAssign,
 				"%s is a const (line %d): it cannot be assigned; give this value another name, or declare %s with let if it changes",
 				quote(lhs.Name), c.line(b.pos), quote(lhs.Name))
@@ -271,8 +277,8 @@ func (c *checker) undeclaredAssign(id *syntax.Ident) {
 func (c *checker) outerWrite(id *syntax.Ident, b *binding, verb string) {
 	if b.level < c.level || id.Binding.Scope == syntax.Outer && c.scope == 0 {
 		c.diags.Errorf(c.f, id.NamePos, CodeParallelAssign,
-			"parallel body %s the outer %s; concurrent iterations would race: collect values with append, or return them from the body",
-			verb, quote(id.Name))
+			"%s %s the outer %s; %s: collect values with append, or return them from the body",
+			c.bodyWord(), verb, quote(id.Name), c.raceWord())
 	}
 }
 
@@ -878,6 +884,8 @@ func (c *checker) branch(s *syntax.BranchStmt) {
 		kw = "break"
 	}
 	switch {
+	case c.pipeLoops > 0 && c.loops == c.pipeLoops:
+		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s cannot leave a pipeline stage's body (it is no loop of the program's): give the item's value with return", kw)
 	case c.loops == 0 && c.fence != "":
 		c.diags.Errorf(c.f, s.Keyword, CodeBranchOutsideLoop, "%s cannot leave %s: end the block with return, and decide in the loop around it", kw, c.fence)
 	case c.loops == 0 && c.inBranch:
@@ -1013,12 +1021,18 @@ func (c *checker) loopVarsOverwrite(prog *syntax.Program) {
 	// a block's names are its own (block.go): a variable bound in one is
 	// read only up to the block's end
 	var blocks []syntax.Node
+	var piped map[*syntax.ForExpr]bool // a stage's item is its body's alone
 	syntax.Walk(prog, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.DoExpr, *syntax.BlockStmt:
 			blocks = append(blocks, x)
+		case *syntax.PipeExpr:
+			if piped == nil {
+				piped = map[*syntax.ForExpr]bool{}
+			}
+			piped[x.Loop] = true
 		case *syntax.ForExpr:
-			if !x.Parallel && !x.First {
+			if !x.Parallel && !x.First && !piped[x] {
 				vars = append(vars, loopVar{x.Var, x.End(), "loop variable"})
 				if x.Index != nil {
 					vars = append(vars, loopVar{x.Index, x.End(), "loop index"})

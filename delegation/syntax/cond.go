@@ -83,6 +83,8 @@ func (p *parser) parseCond(what string, end int) Expr {
 		hint := ""
 		if t := p.tok(); t.kind == ILLEGAL && charHints[t.raw] != "" {
 			hint = ": " + charHints[t.raw] // && for and
+		} else if t.kind == PIPE {
+			hint = ": write 'or' (a '|' starts a pipeline stage, which a condition cannot hold)"
 		}
 		p.errorf(p.tok().pos, "syntax/expected", "unexpected %s in the %s condition%s", describe(p.tok()), what, hint)
 	}
@@ -95,14 +97,14 @@ func (p *parser) parseCond(what string, end int) Expr {
 func looksLikeExpr(toks []token) bool {
 	for _, t := range toks {
 		switch t.kind {
-		case EQ, NE, LT, LE, GT, GE, ASSIGN, PLUS, LBRACK, LBRACE:
+		case EQ, NE, LT, LE, GT, GE, ASSIGN, PLUS, LBRACK, LBRACE, PIPE:
 			return true
 		case ILLEGAL:
 			// && || ! borrowed from other languages: an expression
 			// meant, never words for a judge (`if a && b:` would else go
 			// to a model as text)
 			switch t.raw {
-			case "&&", "||", "!", "&", "|":
+			case "&&", "||", "!", "&":
 				return true
 			}
 		}

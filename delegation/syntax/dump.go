@@ -12,7 +12,8 @@ import (
 //
 // Names print bare, strings quoted, member access as (. X name), indexing
 // as (index X I), operators as (OP X Y), loops as (for x XS body...),
-// (parallel-for x,i XS body...), (repeat N as i body...), natural
+// (parallel-for x,i XS body...), (repeat N as i body...), pipeline stages
+// as (pipe-map XS body...) and (pipe-reduce acc,item XS body...), natural
 // conditions as (natural "text").
 func Dump(n Node) string {
 	var b strings.Builder
@@ -208,6 +209,13 @@ func dumpExpr(b *strings.Builder, n Node) {
 			break
 		}
 		sexp(b, loopHead("for", n.Parallel, n.First), vars, n.X, n.Body)
+	case *PipeExpr:
+		head := "pipe-" + n.Op.String()
+		if n.Acc != nil {
+			sexp(b, head, n.Acc.Name+","+n.Loop.Var.Name, n.Loop.X, n.Loop.Body)
+			break
+		}
+		sexp(b, head, n.Loop.X, n.Loop.Body)
 	case *RepeatExpr:
 		items := []any{n.Count}
 		if n.Var != nil {

@@ -10,6 +10,7 @@ import (
 
 // fuzzSeeds are small programs exercising every form and the error paths.
 var fuzzSeeds = []string{
+	"let s = xs\n  | filter:\n      item > 1\n  | pmap:\n      call s\n        v: item\n  | reduce(a, b):\n      a + b\nlet t = call f\n  k: 1\n  | map:\n    = =\nys = t | mapp:\n  1\n",
 	"let {a, b,} = call x\nconst {c} = a\nparallel:\n  let {d} = call y\n",
 	"parallel (\"any\", count: 2, on-fail: \"continue\"):\n  let a = call x\n  let b = call y\nparallel (on - fail: \"ignore\", count: n, foo: 1):\n  call z\n",
 	"let x = call a\n  k: [1, 2]\n  retries 2\n  timeout 30s\n  backoff {initial: 200ms, max: 10s, multiplier: 2}\n  on_fail use {d: \"x\" + y}\n",

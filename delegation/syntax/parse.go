@@ -296,7 +296,7 @@ func describe(t *token) string {
 	case NEWLINE:
 		return "end of line"
 	case LPAREN, RPAREN, LBRACK, RBRACK, LBRACE, RBRACE, COMMA, COLON, DOT, ASSIGN,
-		EQ, NE, LT, LE, GT, GE, PLUS, MINUS:
+		EQ, NE, LT, LE, GT, GE, PLUS, MINUS, PIPE:
 		return "'" + t.kind.String() + "'"
 	}
 	return t.kind.String()

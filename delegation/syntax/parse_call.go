@@ -12,7 +12,7 @@ var clauseNames = []string{"retries", "timeout", "backoff", "on_fail"}
 // parseCall parses a call and its indented block of arguments and clauses,
 // which may come in any order.
 //
-//	call      = 'call' postfix [ NEWLINE INDENT { call_line } OUTDENT ] .
+//	call      = 'call' postfix [ NEWLINE INDENT { call_line } { stage } OUTDENT ] .
 //	call_line = (IDENT | STRING) ':' value NEWLINE
 //	          | 'retries' expr NEWLINE
 //	          | 'timeout' expr NEWLINE
@@ -27,23 +27,27 @@ func (p *parser) parseCall() Expr {
 	if t := p.tok(); t.kind == LPAREN || t.kind == LBRACE || isWordTok(t, "with") || t.kind == IDENT && p.peek(1).kind == COLON {
 		p.errorf(t.pos, "syntax/call-args", "a call's arguments go on the lines below it, indented, one per line: `call %s` then `  key: value`", p.sourceText(p.toks[start:p.p]))
 	}
-	if p.tok().kind != NEWLINE || p.peek(1).kind != INDENT {
-		return c
+	if p.tok().kind != NEWLINE || p.peek(1).kind != INDENT || p.peek(2).kind == PIPE {
+		return c // a pipeline indented under the call: pipe.go
 	}
 	p.advance()
 	ind := p.advance()
 	p.enter(ind.pos)
 	base := len(p.fieldStack)
-	for k := p.tok().kind; k != OUTDENT && k != EOF; k = p.tok().kind {
+	for k := p.tok().kind; k != OUTDENT && k != EOF && k != PIPE; k = p.tok().kind {
 		p.parseCallLine(c, base)
 		c.EndPos = p.lastEnd()
 	}
 	c.Args = p.a.fieldLists.cut(p.fieldStack[base:])
 	clear(p.fieldStack[base:])
 	p.fieldStack = p.fieldStack[:base]
+	var x Expr = c
+	for p.tok().kind == PIPE { // stages at the arguments' indentation
+		x = p.parseStage(x)
+	}
 	p.leave()
 	p.expect(OUTDENT, "at the end of the call's arguments")
-	return c
+	return x
 }
 
 // lastEnd is the end of the last token before the current NEWLINE run.
@@ -78,7 +82,7 @@ func (p *parser) parseCallLine(c *CallExpr, base int) {
 			}
 		}
 		f := p.a.fields.new(Field{KeyPos: t.pos, Key: key})
-		f.Value = p.parseValue()
+		f.Value = p.parseValueIn(true)
 		p.fieldStack = append(p.fieldStack, f)
 		p.endStmt("argument")
 		return

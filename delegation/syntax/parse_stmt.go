@@ -122,6 +122,7 @@ func (p *parser) lineHasAssign() bool {
 //
 //	expr_stmt = value NEWLINE .
 func (p *parser) parseExprStmt() Stmt {
+	p.orphanStage()
 	x := p.parseValue()
 	p.endStmt("expression")
 	return p.a.exprs.new(ExprStmt{X: x})
@@ -468,17 +469,23 @@ func (p *parser) parseThrow() Stmt {
 }
 
 // parseValue parses what may stand on the right of `let NAME =`: a call, a
-// collecting loop, or an expression.
+// collecting loop, or an expression, a call or an expression followed by
+// pipeline stages (pipe.go).
 //
-//	value = call | gate | loop | do_block | do_call | expr .
-func (p *parser) parseValue() Expr {
+//	value = call [ pipeline ] | gate | loop | do_block | do_call | expr [ pipeline ] .
+func (p *parser) parseValue() Expr { return p.parseValueIn(false) }
+
+// parseValueIn is parseValue; arg marks a call's argument, whose value
+// takes only the stages that follow it on its line or indented under it
+// (a '|' line at the arguments' indentation is a stage of the call).
+func (p *parser) parseValueIn(arg bool) Expr {
 	if p.isWord("call") {
 		if k := p.peek(1).kind; k == NEWLINE || k == EOF {
 			p.errorf(p.peek(1).pos, "syntax/expected", "expected the service to call after 'call', like `call worker`")
 		}
 	}
 	if p.isCallStart() {
-		return p.parseCall()
+		return p.pipeline(p.parseCall(), arg)
 	}
 	if p.isGateStart() {
 		return p.parseGate()
@@ -492,7 +499,7 @@ func (p *parser) parseValue() Expr {
 	if p.isDoStart() {
 		return p.parseDo()
 	}
-	return p.parseExpr()
+	return p.pipeline(p.parseExpr(), arg)
 }
 
 func (p *parser) isCallStart() bool {

@@ -19,6 +19,9 @@ import "math/bits"
 //     lets, the variables of sequential loops inside it) are its slots.
 //     A name it reads and does not bind is a slot of an enclosing frame
 //     (Outer, Depth frames out).
+//   - Each item of a pipeline stage (pipe.go) has its own frame too,
+//     sequential stages included: the item, reduce's accumulator and the
+//     names the body binds are its slots.
 //   - A name a parallel frame binds that an enclosing frame has too reads
 //     the enclosing slot until the frame binds its own (Binding.Shadows),
 //     as a lookup through nested scopes would.
@@ -229,6 +232,10 @@ func (r *resolver) declareIn(fr *Frame, s Node) {
 			if n.CatchVar != nil {
 				r.declare(fr, n.CatchVar.Name)
 			}
+		case *PipeExpr:
+			// the item and the body's names are the body's (pipe.go)
+			Walk(n.Loop.X, func(n Node) bool { return r.declareInExpr(fr, n) })
+			return false
 		case *ForExpr:
 			if n.Parallel || n.First {
 				Walk(n.X, func(n Node) bool { return r.declareInExpr(fr, n) })
@@ -269,7 +276,7 @@ func (r *resolver) declareIn(fr *Frame, s Node) {
 // fr (a parallel loop's list or count).
 func (r *resolver) declareInExpr(fr *Frame, n Node) bool {
 	switch n.(type) {
-	case *ForExpr, *RepeatExpr:
+	case *ForExpr, *RepeatExpr, *PipeExpr:
 		r.declareIn(fr, n)
 		return false
 	}
@@ -434,6 +441,22 @@ func (r *resolver) expr(x Expr) {
 			if x.Index != nil {
 				r.declare(fr, x.Index.Name)
 			}
+		})
+	case *PipeExpr:
+		// Every stage's body is a scope of its own, as a parallel
+		// iteration's: the item, reduce's accumulator and the names the
+		// body binds are slots of the stage's frame.
+		l := x.Loop
+		r.loops = append(r.loops, l)
+		r.expr(l.X)
+		r.loop(true, &l.Frame, l.Body, func() {
+			r.ident(x.Acc)
+			r.ident(l.Var)
+		}, func(fr *Frame) {
+			if x.Acc != nil {
+				r.declare(fr, x.Acc.Name)
+			}
+			r.declare(fr, l.Var.Name)
 		})
 	case *RepeatExpr:
 		r.expr(x.Count)

@@ -390,7 +390,7 @@ func (s *scanner) next() {
 		s.emit(k, s.off(start), s.off(s.i), two, "")
 		return
 	}
-	if k, ok := oneCharOp(c); ok {
+	if k, ok := oneCharOp(c); ok && two != "||" {
 		s.i++
 		s.emit(k, s.off(start), s.off(s.i), s.text[start:s.i], "")
 		s.bracket(k)
@@ -460,7 +460,6 @@ var charHints = map[string]string{
 	"&&": "write 'and'",
 	"&":  "write 'and'",
 	"||": "write 'or'",
-	"|":  "write 'or'",
 	"!":  "write 'not' (and '!=' to compare)",
 	"'":  "strings are written in double quotes: \"...\"",
 	"?":  "there is no ?: operator: use if/else",
@@ -516,6 +515,8 @@ func oneCharOp(c byte) (Token, bool) {
 		return PLUS, true
 	case '-':
 		return MINUS, true
+	case '|':
+		return PIPE, true
 	}
 	return ILLEGAL, false
 }

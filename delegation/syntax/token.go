@@ -36,6 +36,7 @@ const (
 	GE     // >=
 	PLUS   // +
 	MINUS  // -
+	PIPE   // | (a pipeline stage, parse_pipe.go)
 	AND    // and
 	OR     // or
 	NOT    // not
@@ -49,7 +50,7 @@ var tokenNames = [...]string{
 	LPAREN: "(", RPAREN: ")", LBRACK: "[", RBRACK: "]", LBRACE: "{",
 	RBRACE: "}", COMMA: ",", COLON: ":", DOT: ".", ASSIGN: "=", EQ: "==",
 	NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">=", PLUS: "+", MINUS: "-",
-	AND: "and", OR: "or", NOT: "not", MEETS: "meets",
+	PIPE: "|", AND: "and", OR: "or", NOT: "not", MEETS: "meets",
 }
 
 func (t Token) String() string {

@@ -137,6 +137,11 @@ func walkExprChildren(n Node, fn func(Node) bool) {
 		for _, s := range n.Body {
 			Walk(s, fn)
 		}
+	case *PipeExpr:
+		if n.Acc != nil {
+			Walk(n.Acc, fn)
+		}
+		Walk(n.Loop, fn) // the loop the stage stands for (pipe.go)
 	case *RepeatExpr:
 		walkExpr(n.Count)
 		if n.Var != nil {

@@ -1,0 +1,138 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/proselang/prose/delegation/syntax"
+	"github.com/proselang/prose/diag"
+)
+
+// CodePipeNoValue: a pipeline stage whose body gives no value for any
+// item (no return, no value-producing statement).
+const CodePipeNoValue = "check/pipe-no-value"
+
+// pipe checks one pipeline stage (semantics.md 9b-9e): its input, which
+// must be a list where its shape is known; its body, checked as the body
+// of a parallel loop is (a scope of its own per item, where an outer
+// name is not assigned), with the item and reduce's accumulator bound
+// there and read-only; and that the body can give a value.
+func (c *checker) pipe(e *syntax.PipeExpr) {
+	in := e.Input()
+	c.expr(in, false)
+	op := stageText(e)
+	if sh := c.shapeOf(in); sh != nil && sh.kind != kUnknown && sh.kind != kNull && sh.kind != kList {
+		what := pathOf(in)
+		if what == "" {
+			what = "its input"
+		}
+		c.diags.Errorf(c.f, e.OpPos, CodeTypeMismatch, "| %s cannot run over %s: it is %s, not a list, so a run stops there: give the pipeline a list", op, what, describeShape(sh))
+	}
+	if !givesValue(e.Body()) {
+		c.diags.Warnf(c.f, e.OpPos, CodePipeNoValue, "the body of | %s gives no value for any item (no return, no value on a line of its own): end it with the item's value, an expression or a call, or return it", op)
+	}
+	outerLevel, outerLoops := c.pipeLevel, c.pipeLoops
+	c.pipeLevel, c.pipeLoops = c.level+1, c.loops+1
+	c.loopBody(true, true, func() {
+		c.forgetAssigned(e.Body())
+		if e.Acc != nil {
+			c.bindVar(e.Acc, nil)
+			c.names[e.Acc.Name].constant = true // pipeVarWrite
+		}
+		c.bindVar(e.Item(), in)
+		c.names[e.Item().Name].constant = true
+	}, e.Body())
+	c.pipeLevel, c.pipeLoops = outerLevel, outerLoops
+}
+
+// stageText is a stage's operation as written.
+func stageText(e *syntax.PipeExpr) string {
+	if e.Acc != nil {
+		return fmt.Sprintf("reduce(%s, %s)", e.Acc.Name, e.Item().Name)
+	}
+	return e.Op.String()
+}
+
+// givesValue reports whether a stage's body can give a value (rule 9): a
+// return anywhere in it outside a nested stage, or a value-producing
+// statement at its level or in the branches of an if or a try there.
+func givesValue(body []syntax.Stmt) bool {
+	for _, s := range body {
+		switch s := s.(type) {
+		case *syntax.ExprStmt:
+			return true
+		case *syntax.IfStmt:
+			if givesValue(s.Then) || givesValue(s.Else) {
+				return true
+			}
+		case *syntax.TryStmt:
+			if givesValue(s.Body) || givesValue(s.Catch) {
+				return true
+			}
+		}
+		found := false
+		syntax.Walk(s, func(n syntax.Node) bool {
+			switch n.(type) {
+			case *syntax.ReturnStmt:
+				found = true
+			case *syntax.PipeExpr:
+				return false
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyWord names the body whose scope an outer write leaves.
+func (c *checker) bodyWord() string {
+	if c.pipeLevel > 0 && c.pipeLevel == c.level {
+		return "pipeline stage's body"
+	}
+	return "parallel body"
+}
+
+// raceWord says why such a write is refused.
+func (c *checker) raceWord() string {
+	if c.pipeLevel > 0 && c.pipeLevel == c.level {
+		return "each item's body has a scope of its own, and pmap runs them at once"
+	}
+	return "concurrent iterations would race"
+}
+
+// pipeVar says where a pipeline binds name, when one does: the item or
+// a reduce name read outside its stage's body (the undefined name's
+// message), "" otherwise.
+func (c *checker) pipeVar(name string) string {
+	if c.prog == nil {
+		return ""
+	}
+	var at *syntax.PipeExpr
+	syntax.Walk(c.prog, func(n syntax.Node) bool {
+		if p, ok := n.(*syntax.PipeExpr); ok && at == nil {
+			if p.Item().Name == name || p.Acc != nil && p.Acc.Name == name {
+				at = p
+			}
+		}
+		return at == nil
+	})
+	if at == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s is the pipeline variable of the | %s at line %d, which only its body reads: use the pipeline's value (let ys = xs | map: ...), or write a for loop where the items are needed after it", quote(name), stageText(at), c.line(at.OpPos))
+}
+
+// pipeVarWrite reports a let or an assignment of name, bound to b, when
+// b is a pipeline variable (a loop variable only a stage makes
+// read-only), and says whether it was one.
+func (c *checker) pipeVarWrite(b *binding, name string, pos diag.Pos) bool {
+	if b.kind != kindLoopVar || !b.constant {
+		return false
+	}
+	c.diags.Errorf(c.f, pos, CodeConstAssign,
+		"%s is the pipeline variable of the stage at line %d, read-only in its body: bind the new value to another name (let %s = ...) and give it as the body's value",
+		quote(name), c.line(b.pos), newName(name))
+	return true
+}

@@ -1,0 +1,55 @@
+package check_test
+
+import (
+	"testing"
+
+	"github.com/proselang/prose/delegation/check"
+	"github.com/proselang/prose/delegation/syntax"
+)
+
+// The checks of pipeline stages, each at its token: a pipeline variable
+// read outside its body, a body that gives no value, continue/break,
+// writes to the item or an outer name, an input that is no list.
+func TestCheckPipelines(t *testing.T) {
+	for _, tc := range []checkCase{
+		{name: "a clean chain", slots: "s", inputs: "xs", code: "let ys = xs\n  | filter:\n      item > 1\n  | pmap:\n      call s\n        v: item\n  | reduce(acc, y):\n      acc + y\nreturn ys\n"},
+		{name: "item read after the pipeline", inputs: "xs", code: "let ys = xs | map:\n  item\nreturn item\n",
+			want: []string{"3:8 error check/undefined-name 'item' is the pipeline variable of the | map at line 1, which only its body reads"}},
+		{name: "reduce's names read before it", inputs: "xs", code: "let a = acc\nlet ys = xs | reduce(acc, x):\n  acc + x\nreturn [a, ys]\n",
+			want: []string{"1:9 error check/undefined-name 'acc' is the pipeline variable of the | reduce(acc, x) at line 2"}},
+		{name: "a body with no value", inputs: "xs", code: "let ys = xs | map:\n  let y = item\nreturn ys\n",
+			want: []string{"1:15 warning check/pipe-no-value the body of | map gives no value for any item"}},
+		{name: "a value in a branch is one", inputs: "xs", code: "let ys = xs | filter:\n  if item > 1:\n    return true\n  let n = 0\nreturn ys\n"},
+		{name: "continue in a body", inputs: "xs", code: "for x in xs:\n  let ys = xs | map:\n    if item:\n      continue\n    item\n",
+			want: []string{"4:7 error check/branch-outside-loop continue cannot leave a pipeline stage's body"}},
+		{name: "continue in a loop in a body", inputs: "xs", code: "let ys = xs | map:\n  for y in item:\n    continue\n  item\nreturn ys\n"},
+		{name: "the item assigned", inputs: "xs", code: "let ys = xs | map:\n  item = 1\n  item\nreturn ys\n",
+			want: []string{"2:3 error check/const-assign 'item' is the pipeline variable of the stage at line 1, read-only in its body"}},
+		{name: "the accumulator rebound", inputs: "xs", code: "let ys = xs | reduce(acc, x):\n  let acc = acc + x\n  acc\nreturn ys\n",
+			want: []string{"2:7 error check/const-assign 'acc' is the pipeline variable of the stage at line 1"}},
+		{name: "an outer name assigned", inputs: "xs", code: "let n = 0\nlet ys = xs | map:\n  n = item\n  item\nreturn [n, ys]\n",
+			want: []string{"3:3 error check/parallel-assign pipeline stage's body assigns the outer 'n'"}},
+		{name: "an input that is no list", code: "let ys = \"a, b\" | map:\n  item\nreturn ys\n",
+			want: []string{"1:19 error check/type-mismatch | map cannot run over its input: it is text"}},
+		{name: "with blocks", code: "block double(xs):\n  return xs | map:\n    item + item\nlet ys = [1, 2] | map:\n  do:\n    let t = item + 1\n    t\nlet d = do double(ys)\nreturn d\n"},
+		{name: "continue in a stage in a block", code: "let r = do:\n  let ys = [1] | map:\n    continue\n    item\n  ys\nreturn r\n",
+			want: []string{"3:5 error check/branch-outside-loop continue cannot leave a pipeline stage's body"}},
+		{name: "a reduce's value is no list", inputs: "xs", code: "let ys = xs | reduce(a, b):\n  a + b\n| map:\n  item\nreturn ys\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog, errs := syntax.ParseString("t.prose.md", tc.code)
+			if len(errs) > 0 {
+				t.Fatalf("parse: %v", errs)
+			}
+			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				if err := match(got[i], w); err != nil {
+					t.Errorf("finding %d: %v\ngot: %s", i, err, got[i])
+				}
+			}
+		})
+	}
+}
