@@ -109,7 +109,7 @@
 //	spec/patterns-syntax     a ### Patterns block is not a YAML list of {name, pattern, with, config}
 //	spec/bad-default         a default of a config key or input that does not fit its declared type (the run refuses it)
 //	spec/bad-duration        a duration-typed config default that is not a duration (no timeout could use it)
-//	spec/unsupported-prosescript  a ProseScript form prose does not run yet (session, resume, agent, use), named with what to write instead (prosescript.go)
+//	spec/unsupported-prosescript  a ProseScript form prose does not run yet (resume, use; a session or an agent in a pattern's Delegation), named with what to write instead (prosescript.go)
 //
 // Warnings:
 //
