@@ -74,6 +74,9 @@ type callGraph struct {
 	// applied), once per node.
 	warnings diag.List
 	hinted   map[*spec.Spec]bool
+	// needSession are the sessions that need a model, "POS: NAME"
+	// (session.go).
+	needSession []string
 }
 
 func newGraph(env *bind.Env, load func(string) (*spec.Spec, diag.List, error), slots []bind.Assignment) *callGraph {
@@ -266,6 +269,10 @@ func (g *callGraph) callees(n *spec.Spec, prog *syntax.Program) map[string]deleg
 	syntax.Walk(prog, func(x syntax.Node) bool {
 		c, ok := x.(*syntax.CallExpr)
 		if !ok {
+			return true
+		}
+		if c.Session != nil {
+			g.bindSession(n, prog, c, out)
 			return true
 		}
 		id, ok := c.Target.(*syntax.Ident)

@@ -759,7 +759,7 @@ func callTargets(prog *syntax.Program) []callTarget {
 	}
 	var out []callTarget
 	syntax.Walk(prog, func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.CallExpr); ok {
+		if c, ok := n.(*syntax.CallExpr); ok && c.Session == nil { // a session's target is its model (callgraph)
 			if id, ok := c.Target.(*syntax.Ident); ok && !locals[id.Name] {
 				out = append(out, callTarget{id.Name, id.NamePos})
 			}

@@ -213,6 +213,9 @@ func (l *loader) readFence(sec *section, d *Delegation, fence *ast.FencedCodeBlo
 				callModifiers(d.Program)
 			}
 		}
+		if d.Program != nil && d == l.s.Delegation {
+			l.sessionsOutsideExecution(d.Program)
+		}
 		l.syntaxErrors = diags.HasErrors()
 		l.diags = append(l.diags, diags...)
 	}

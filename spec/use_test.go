@@ -179,3 +179,16 @@ func FuzzUseLine(f *testing.F) {
 		}
 	})
 }
+
+// Agent and block definitions may come before a use (upstream reads the
+// uses before them); a statement may not.
+func TestUseAfterDefinitions(t *testing.T) {
+	src := useFn("agent critic:\n  prompt: \"Be strict.\"\nuse \"./a\" as a\nblock twice(v):\n  return v\n\nuse \"./b\" as b\n")
+	s, diags := Parse("main.prose.md", []byte(src))
+	if diags.HasErrors() || s.Execution == nil || s.Execution.Program == nil {
+		t.Fatalf("load: %v", diags)
+	}
+	if len(s.Execution.Uses) != 2 || s.UseOf("a") == nil || s.UseOf("b") == nil {
+		t.Errorf("uses %+v, want a and b", s.Execution.Uses)
+	}
+}
