@@ -40,12 +40,11 @@ import (
 // Errors, at the token: an empty path, a path of a form prose does not
 // resolve, an alias that is not an identifier (or a default one that is
 // not: add `as NAME`), an alias declared twice, an alias that is a slot,
-// an input, a ## node or a pattern instance of the file or the node's own
-// name, a `use` after a
-// statement or inside a block, and a `use` in a pattern's Delegation.
-// lint reports a path that names no file or no library spec
-// (lint/unresolved-use) and an alias that a sibling file or library spec
-// of another file also answers to.
+// an input, a ## node or a pattern instance of the file or the node's
+// own name, a `use` after a statement or inside a block, and a `use` in
+// a pattern's Delegation. lint reports a path that names no file or no
+// library spec (lint/unresolved-use) and an alias that a sibling file
+// other than the used one also answers to (lint/use-shadows).
 
 // Use is one `use` line of an Execution.
 type Use struct {
