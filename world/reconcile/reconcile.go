@@ -232,6 +232,8 @@ type drainer struct {
 	contract map[string]string
 	// moved are the nodes a drain from Kept took (nil: it took all).
 	moved map[string]bool
+	// dry says the drainer only looks (Stale): it writes nothing.
+	dry bool
 }
 
 // Drain runs one drain. A caller input (an input nothing maintains) that
@@ -447,7 +449,11 @@ func newDrainer(o Options) *drainer {
 // drain index), repairs published files, and numbers the drain. Truths
 // are read when a node's turn needs them.
 func (d *drainer) load() error {
-	if err := d.o.Store.Extend(d.o.SignKey); err != nil {
+	if d.dry && !d.o.Store.Held() {
+		if err := d.o.Store.Look(); err != nil {
+			return err
+		}
+	} else if err := d.o.Store.Extend(d.o.SignKey); err != nil {
 		return err
 	}
 	maxDrain := 0
@@ -459,6 +465,8 @@ func (d *drainer) load() error {
 		s := &state{sd: sd, scan: sd.Scan}
 		if sd.Exists {
 			maxDrain = max(maxDrain, sd.Drain)
+		}
+		if sd.Exists && !d.dry {
 			if fixed, err := d.o.Store.Repair(n.ID, n.Facets); err != nil {
 				return fmt.Errorf("node %s: %v", n.ID, err)
 			} else if fixed {
@@ -742,7 +750,7 @@ type edgeKeys struct {
 // settle records in the store's drain index that n, as it stands now,
 // has key and does not fire unless something it reads moves.
 func (d *drainer) settle(n *graph.Node, key string) {
-	if len(n.CallerInputs) > 0 {
+	if len(n.CallerInputs) > 0 || d.dry {
 		return
 	}
 	s := d.st[n.ID]

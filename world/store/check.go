@@ -353,6 +353,21 @@ func (s *Store) Extend(sign ed25519.PrivateKey) error {
 	return s.writeFormat()
 }
 
+// Look readies s for a reader that does not hold the directory's lock and
+// writes nothing (reconcile.Stale): FORMAT is read again and the index
+// entries are believed as Standing checks them against the files, under
+// s's trusted key. Unlike Extend it checks no ledger as a whole and pins
+// no key.
+func (s *Store) Look() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return err
+	}
+	s.setTrust()
+	return nil
+}
+
 func (s *Store) reload() error {
 	o, err := Open(s.Dir)
 	if err != nil {
