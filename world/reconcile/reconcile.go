@@ -754,11 +754,12 @@ func (d *drainer) settle(n *graph.Node, key string) {
 		return
 	}
 	s := d.st[n.ID]
-	sc := &store.Scan{Last: s.hash(), Contract: d.contract[n.ID], Shape: shape(d.g, n), Key: key, Inputs: map[string]string{}}
+	spec, _ := memoContract(n, "") // Contract does not fail
+	sc := &store.Scan{Last: s.hash(), Contract: d.contract[n.ID], Shape: shape(d.g, n), Key: key, Spec: spec, Inputs: map[string]string{}}
 	for _, p := range producers(d.g, n) {
 		sc.Inputs[p] = d.st[p].version()
 	}
-	if old := s.scan; old != nil && old.Last == sc.Last && old.Contract == sc.Contract && old.Shape == sc.Shape && old.Key == sc.Key && sameMap(old.Inputs, sc.Inputs) {
+	if old := s.scan; old != nil && old.Last == sc.Last && old.Contract == sc.Contract && old.Shape == sc.Shape && old.Key == sc.Key && old.Spec == sc.Spec && sameMap(old.Inputs, sc.Inputs) {
 		return
 	}
 	s.scan = sc

@@ -2,9 +2,12 @@ package reconcile
 
 import (
 	"fmt"
+	"sort"
 
+	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/store"
 )
 
 // Staleness is a node whose published truth is not what its sources give
@@ -79,4 +82,78 @@ func (d *drainer) staleWhy(n *graph.Node, s *state) string {
 		return fmt.Sprintf("its wiring changed since its last render (drain %d): it reads other inputs", r.Drain)
 	}
 	return fmt.Sprintf("what it reads moved since its last render (drain %d)", r.Drain)
+}
+
+// SourcesMoved is what a reader not given the bindings (prose world
+// show, prose receipts) can tell of the nodes of g whose published truth
+// does not follow from the project's files now, read-only (st.Look): a
+// node with no receipt (new; a gateway only once it has an event), a
+// spec whose contract moved since the last receipt's (by the stale
+// scan's record, store.Scan.Spec), wiring that moved (the inputs the
+// last receipt read, or the record's shape), and each node st holds that
+// g lacks. A node whose record is missing or older than its last receipt
+// is judged by its wiring alone; a change of binding or of a program a
+// binding runs is not seen (Stale, given the bindings, sees them). A
+// gateway's moved contract is named, though a drain renders it only at
+// its next event. Nodes are in graph order, then the removed ones by id.
+func SourcesMoved(g *graph.Graph, st *store.Store) ([]Staleness, error) {
+	if err := st.Look(); err != nil {
+		return nil, err
+	}
+	var out []Staleness
+	for _, n := range g.Nodes {
+		sd, err := st.Standing(n.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !sd.Exists {
+			if n.Kind != spec.KindGateway {
+				out = append(out, Staleness{Node: n.ID, Why: "it has no receipt: it is new to the project, or was never drained"})
+			}
+			continue
+		}
+		why := ""
+		now, _ := memoContract(n, "")
+		if sc := sd.Scan; sc != nil && sc.Last == sd.Hash && sc.Spec != "" {
+			switch {
+			case sc.Spec != now:
+				why = fmt.Sprintf("its contract changed since its last receipt (drain %d)", sd.Drain)
+			case sc.Shape != shape(g, n):
+				why = fmt.Sprintf("its wiring changed since its last receipt (drain %d)", sd.Drain)
+			}
+		} else {
+			last, lastOK, err := sd.Receipts()
+			if err != nil {
+				return nil, fmt.Errorf("node %s: %v", n.ID, err)
+			}
+			r := lastOK
+			if r == nil {
+				r = last
+			}
+			if r != nil && !sameEdges(g, n, r) {
+				why = fmt.Sprintf("its wiring changed since its last render (drain %d): it reads other inputs", r.Drain)
+			}
+		}
+		if why == "" {
+			continue
+		}
+		if n.Kind == spec.KindGateway {
+			why += "; a gateway renders again at its next event"
+		}
+		out = append(out, Staleness{Node: n.ID, Why: why})
+	}
+	stored, err := st.Nodes()
+	if err != nil {
+		return nil, err
+	}
+	for i, name := range stored {
+		stored[i] = store.NodeID(name)
+	}
+	sort.Strings(stored)
+	for _, id := range stored {
+		if m := g.Node(id); m == nil || m.ID != id {
+			out = append(out, Staleness{Node: id, Why: "it is not in the project any more: its truth is the last one it had"})
+		}
+	}
+	return out, nil
 }

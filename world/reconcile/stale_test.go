@@ -58,6 +58,24 @@ func TestStaleIsTheScanWithoutTheDrain(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
+	// moved is SourcesMoved, the look of a reader given no bindings.
+	moved := func() string {
+		t.Helper()
+		o := opts()
+		index, _ := os.ReadFile(o.Store.IndexPath())
+		got, err := reconcile.SourcesMoved(o.Graph, o.Store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after, _ := os.ReadFile(o.Store.IndexPath()); string(after) != string(index) {
+			t.Error("SourcesMoved wrote the drain index")
+		}
+		var out []string
+		for _, s := range got {
+			out = append(out, s.Node+": "+s.Why)
+		}
+		return strings.Join(out, "\n")
+	}
 	drain := func() *reconcile.Result {
 		t.Helper()
 		res, err := reconcile.Drain(context.Background(), opts())
@@ -69,13 +87,22 @@ func TestStaleIsTheScanWithoutTheDrain(t *testing.T) {
 	if got := stale(); !strings.Contains(got, "a: it has no receipt") || !strings.Contains(got, "b: it has no receipt") {
 		t.Fatalf("before any drain: %q, want a and b, without receipts", got)
 	}
+	if got := moved(); !strings.Contains(got, "a: it has no receipt") || !strings.Contains(got, "b: it has no receipt") {
+		t.Fatalf("SourcesMoved before any drain: %q, want a and b, without receipts", got)
+	}
 	drain()
 	if got := stale(); got != "" {
 		t.Fatalf("after a drain: %q, want nothing stale", got)
 	}
+	if got := moved(); got != "" {
+		t.Fatalf("SourcesMoved after a drain: %q, want nothing", got)
+	}
 	write("b.prose.md", strings.Replace(b, "- `y`: a value", "- `y`: a value, counted", 1))
 	if got := stale(); !strings.HasPrefix(got, "b: its contract") || strings.Contains(got, "\n") {
 		t.Fatalf("after b's contract moved: %q, want b, its contract", got)
+	}
+	if got := moved(); !strings.HasPrefix(got, "b: its contract") || strings.Contains(got, "\n") {
+		t.Fatalf("SourcesMoved after b's contract moved: %q, want b, its contract", got)
 	}
 	rs, _ := opts().Store.Receipts("")
 	if res := drain(); res.Rendered != 1 {
@@ -94,5 +121,16 @@ func TestStaleIsTheScanWithoutTheDrain(t *testing.T) {
 	}
 	if got := stale(); got != "" {
 		t.Fatalf("after c failed with nothing moved since: %q, want nothing stale", got)
+	}
+	// b no longer reads a; a is removed.
+	write("b.prose.md", strings.Replace(strings.Replace(b, "- `y`: a value", "- `y`: a value, counted", 1), "### Requires\n\n- `x`: the value from `a`\n\n", "", 1))
+	if err := os.Remove(filepath.Join(dir, "a.prose.md")); err != nil {
+		t.Fatal(err)
+	}
+	if got := moved(); !strings.Contains(got, "b: its contract changed") || !strings.Contains(got, "a: it is not in the project any more") {
+		t.Fatalf("SourcesMoved after a was removed: %q, want b's contract and a, gone", got)
+	}
+	if got := stale(); !strings.HasPrefix(got, "b: its contract") {
+		t.Fatalf("after a was removed: %q, want b, its contract", got)
 	}
 }

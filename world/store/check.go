@@ -788,6 +788,9 @@ func sameJSON(a, b any) bool {
 // . as %XX).
 func NodeOfDir(name string) string { return unescape(name) }
 
+// NodeID is the id of the node whose directory Nodes names name.
+func NodeID(name string) string { return unescape(name) }
+
 func unescape(s string) string {
 	if strings.IndexByte(s, '%') < 0 {
 		return s
