@@ -501,9 +501,11 @@ func (s *Server) Run(ctx context.Context) error {
 // drain begins with (reconcile.Stale: it renders and writes nothing)
 // and, when a node is stale, queues a drain as an edit does
 // (Queue.EnqueueEdit), so the truths served are brought up to date
-// without waiting for an event; with none stale it queues nothing. A
-// drain already queued does the same work, so then nothing is looked at;
-// a look that fails queues the drain, which says why.
+// without waiting for an event; with none stale it queues nothing, nor
+// for a state directory never drained (it shows no truth as current: its
+// first drain is the first trigger's, as it was). A drain already queued
+// does the same work, so then nothing is looked at; a look that fails
+// queues the drain, which says why.
 
 // queueStale is that look, made once per Server.
 func (s *Server) queueStale() error {
@@ -521,11 +523,24 @@ func (s *Server) queueStale() error {
 	s.gmu.Lock()
 	s.startStale = stale
 	s.gmu.Unlock()
-	if err == nil && len(stale) == 0 {
+	if err == nil && (len(stale) == 0 || s.neverDrained(stale)) {
 		return nil
 	}
 	_, _, err = s.q.EnqueueEdit()
 	return err
+}
+
+// neverDrained reports whether stale are all nodes with no receipt in a
+// state directory that holds none: a world never drained shows no truth
+// as current, and its first drain stays the first trigger's.
+func (s *Server) neverDrained(stale []reconcile.Staleness) bool {
+	for _, st := range stale {
+		if !st.New {
+			return false
+		}
+	}
+	nodes, err := s.o.Store.Nodes()
+	return err == nil && len(nodes) == 0
 }
 
 // StartStale is what the first Run found stale before it drained (nil

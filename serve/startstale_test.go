@@ -53,8 +53,18 @@ func TestEditWhileStoppedRendersAtStart(t *testing.T) {
 	put(t, dir, "note.prose.md", noteSpec)
 	outs := make(chan *Outcome, 8)
 
-	// The first serve drains once (a wake) and stops.
+	// The first serve of a state directory never drained queues nothing
+	// as it starts (Run given an ended context returns once it has
+	// looked), drains once for a wake, and stops.
 	s := startServer(t, dir, state, outs)
+	ended, end := context.WithCancel(context.Background())
+	end()
+	if err := s.Run(ended); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.Depth(); d != 0 || len(s.StartStale()) != 1 {
+		t.Fatalf("the start of a world never drained: %d queued, stale %+v; want nothing queued, note new", d, s.StartStale())
+	}
 	if _, _, err := s.Trigger("note", nil); err != nil {
 		t.Fatal(err)
 	}

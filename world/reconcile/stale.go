@@ -15,6 +15,8 @@ import (
 type Staleness struct {
 	Node string `json:"node"`
 	Why  string `json:"why"`
+	// New says the node has no receipt yet.
+	New bool `json:"new,omitempty"`
 }
 
 // Stale is the stale scan a drain of o begins with, without the drain:
@@ -61,7 +63,7 @@ func Stale(o Options) ([]Staleness, error) {
 		if s.last != nil && s.last.Status == receipt.Failed && s.last.Memo == p.key {
 			continue // a retry of the failed render: nothing moved
 		}
-		out = append(out, Staleness{Node: n.ID, Why: d.staleWhy(n, s)})
+		out = append(out, Staleness{Node: n.ID, Why: d.staleWhy(n, s), New: s.last == nil})
 	}
 	return out, nil
 }
@@ -108,7 +110,7 @@ func SourcesMoved(g *graph.Graph, st *store.Store) ([]Staleness, error) {
 		}
 		if !sd.Exists {
 			if n.Kind != spec.KindGateway {
-				out = append(out, Staleness{Node: n.ID, Why: "it has no receipt: it is new to the project, or was never drained"})
+				out = append(out, Staleness{Node: n.ID, Why: "it has no receipt: it is new to the project, or was never drained", New: true})
 			}
 			continue
 		}
