@@ -604,8 +604,8 @@ func (d *drainer) level(ctx context.Context, nodes []*graph.Node) error {
 func (d *drainer) settled(n *graph.Node) bool {
 	s := d.st[n.ID]
 	sc := s.scan
-	if sc == nil || len(d.o.Events[n.ID]) > 0 || d.ticks[n.ID] || len(n.CallerInputs) > 0 {
-		return false
+	if sc == nil || sc.Spec == "" || len(d.o.Events[n.ID]) > 0 || d.ticks[n.ID] || len(n.CallerInputs) > 0 {
+		return false // a record without Spec is written again once, with it
 	}
 	if sc.Last != s.hash() || sc.Contract != d.contract[n.ID] || sc.Shape != shape(d.g, n) {
 		return false
