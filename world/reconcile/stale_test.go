@@ -134,3 +134,61 @@ func TestStaleIsTheScanWithoutTheDrain(t *testing.T) {
 		t.Fatalf("after a was removed: %q, want b, its contract", got)
 	}
 }
+
+// A scan record written before it held the spec's fingerprint is derived
+// again by the next drain, which records it: from then on a reader given
+// no bindings sees a contract edit.
+func TestScanRecordGainsItsSpec(t *testing.T) {
+	dir := t.TempDir()
+	const a = "---\nname: a\nkind: responsibility\n---\n\n# A\n\n### Maintains\n\n- `x`: a value\n"
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "a.prose.md"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(a)
+	stateDir := filepath.Join(t.TempDir(), "world")
+	r := &seen{answers: map[string]any{"a": map[string]any{"x": 1}}, reqs: map[string]*reconcile.Request{}}
+	opts := func() reconcile.Options {
+		t.Helper()
+		g, diags, err := graph.Load(dir)
+		if err != nil || diags.HasErrors() {
+			t.Fatal(err, diags)
+		}
+		st, err := store.Open(stateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reconcile.Options{Graph: g, Store: st, Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
+	}
+	for range 2 { // a render, then a drain that settles a
+		if _, err := reconcile.Drain(context.Background(), opts()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The record as written before: no spec.
+	st := opts().Store
+	if err := st.Extend(nil); err != nil {
+		t.Fatal(err)
+	}
+	sd, err := st.Standing("a")
+	if err != nil || sd.Scan == nil || sd.Scan.Spec == "" {
+		t.Fatalf("a's record after two drains: %+v %v, want one with its spec", sd.Scan, err)
+	}
+	old := *sd.Scan
+	old.Spec = ""
+	st.SetScan("a", &old)
+	if err := st.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcile.Drain(context.Background(), opts()); err != nil {
+		t.Fatal(err)
+	}
+	write(strings.Replace(a, "- `x`: a value", "- `x`: a value, counted", 1))
+	o := opts()
+	got, err := reconcile.SourcesMoved(o.Graph, o.Store)
+	if err != nil || len(got) != 1 || got[0].Node != "a" || !strings.Contains(got[0].Why, "contract") {
+		t.Fatalf("SourcesMoved after a's contract moved: %+v %v, want a, its contract", got, err)
+	}
+}
