@@ -435,6 +435,9 @@ func (d *jdec) scan() *Scan {
 		case "inputs":
 			sc.Inputs = d.strMap()
 			return 4
+		case "spec":
+			sc.Spec = d.str()
+			return 5
 		}
 		return -1
 	})

@@ -33,8 +33,9 @@ func fullEntry() *indexEntry {
 		Published: map[string]fileID{"truth.json": {Size: 3, Ino: 9}, "f.json": {Size: -2}},
 		// Two facets, NUL-joined as publishedKnown compares them.
 		PublishedFor: "a\x00b",
-		Scan:         &Scan{Last: "h", Contract: "c", Shape: "s", Key: "k", Inputs: map[string]string{}},
+		Scan:         &Scan{Last: "h", Contract: "c", Shape: "s", Key: "k", Spec: "sp", Inputs: map[string]string{}},
 		Trust:        "signer/fp",
+		OKEnd:        1<<40 + 7,
 	}
 }
 
@@ -42,6 +43,16 @@ func fullEntry() *indexEntry {
 // members it holds, is read by the index's own decoder (not handed to
 // encoding/json) and gives back the entry written, checksum checked.
 func TestQuickEntryReadsTheIndex(t *testing.T) {
+	// fullEntry sets every member: one added to the index and not to
+	// the quick decoder would send every line to encoding/json.
+	for _, v := range []any{*fullEntry(), *fullEntry().Scan} {
+		rv := reflect.ValueOf(v)
+		for i := range rv.NumField() {
+			if f := rv.Type().Field(i); f.IsExported() && rv.Field(i).IsZero() {
+				t.Errorf("fullEntry leaves %s.%s unset", rv.Type().Name(), f.Name)
+			}
+		}
+	}
 	plain, _ := indexedStore(t)
 	x := &plain.idx
 	x.nodes["full"] = fullEntry()
