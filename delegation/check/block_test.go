@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/delegation/check"
@@ -100,5 +101,32 @@ func TestReturnInABlockIsNotTheExecutions(t *testing.T) {
 	got := check.Check(prog, d).Dedupe()
 	if len(got) != 1 || got[0].Code != check.CodeReturnShape || got[0].Line != 1 {
 		t.Errorf("got %s, want the Execution that never returns", got)
+	}
+}
+
+// A let in a named block, or in a do: block in a parallel body, that
+// hides an outer name is warned of; its fix never suggests assigning the
+// outer name, which neither may do (check/block-assign,
+// check/parallel-assign). A do: block at the top level may.
+func TestShadowingHintIsNoError(t *testing.T) {
+	code := "let n = 1\nblock f():\n  let n = 2\n  return n\nlet m = parallel for x in [1]:\n  do:\n    let n = x\n  x\ndo:\n  let n = 3\nlet r = do f()\nreturn {out: r + m[0]}"
+	prog, errs := syntax.ParseString("t.prose.md", code)
+	if len(errs) > 0 {
+		t.Fatalf("parse: %v", errs)
+	}
+	got := check.Check(prog, decls("", "", "", "out")).Dedupe()
+	var lines []int
+	for _, d := range got {
+		if d.Code != "check/redeclared" {
+			continue
+		}
+		lines = append(lines, d.Line)
+		assigns := strings.Contains(d.Message, "write n = ...")
+		if assigns != (d.Line == 10) {
+			t.Errorf("%d: %s: the fix offers the assignment %v, want %v", d.Line, d.Message, assigns, d.Line == 10)
+		}
+	}
+	if len(lines) != 3 {
+		t.Errorf("shadowing warnings at lines %v, want 3, 7, 10:\n%s", lines, got)
 	}
 }

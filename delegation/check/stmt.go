@@ -118,6 +118,16 @@ func (c *checker) alternatives(blocks ...func()) {
 	c.joins = c.joins[:jbase]
 }
 
+// assignable reports whether the current body may assign the outer
+// binding b: a variable of its own thread, not one across a parallel or
+// pipeline body (check/parallel-assign) nor a top-level name from a named
+// block (check/block-assign). A shadowing let suggests the assignment
+// only then, so following the hint never gives an error.
+func (c *checker) assignable(b *binding) bool {
+	return b.kind == kindLocal && !b.constant && b.level == c.level &&
+		!(c.blockScope > 0 && b.scope < c.blockScope)
+}
+
 // shapeJoin is a name's shape joined over the blocks that bound it.
 type shapeJoin struct {
 	name   string
@@ -140,9 +150,13 @@ func (c *checker) let(s *syntax.LetStmt) {
 	if old.scope < c.scope {
 		// a block's let makes the block's own name (upstream: shadowing
 		// an outer binding is a warning)
+		fix := "give it another name"
+		if c.assignable(old) {
+			fix += ", or write " + name + " = ... to change that one"
+		}
 		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
-			"let %s in the block makes a name of its own, which hides the %s of line %d until the block ends: give it another name, or write %s = ... to change that one",
-			quote(name), quote(name), c.line(old.pos), name)
+			"let %s in the block makes a name of its own, which hides the %s of line %d until the block ends: %s",
+			quote(name), quote(name), c.line(old.pos), fix)
 		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level, scope: c.scope, constant: s.Const}))
 		return
 	}
