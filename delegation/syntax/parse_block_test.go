@@ -32,6 +32,12 @@ func TestParseBlockErrors(t *testing.T) {
 	tests := []struct{ name, code, want, rest string }{
 		{"do without parentheses", "let r = do review\nlet y = 1",
 			"t.prose:1:12: error: do review runs the block review with its arguments in parentheses: write do review(...), or do review() when it takes none [syntax/do-call]", "(let y 1)"},
+		{"do in an expression", "let x = 1 + do f(2)\nlet y = 1",
+			"t.prose:1:13: error: a do block is a value of its own, not a part of an expression: write `let NAME = do ...` on its own line and use NAME here [syntax/do-position]", "(let y 1)"},
+		{"do in an object", "return {out: do f()}\nlet y = 1",
+			"t.prose:1:14: error: a do block is a value of its own, not a part of an expression: write `let NAME = do ...` on its own line and use NAME here [syntax/do-position]", "(let y 1)"},
+		{"do: in a list", "let x = [do:\n  1]\nlet y = 1",
+			"t.prose:1:10: error: a do block is a value of its own, not a part of an expression: write `let NAME = do ...` on its own line and use NAME here [syntax/do-position]", "(let y 1)"},
 		{"block not at top level", "if x:\n  block f(a):\n    return a\nlet y = 1",
 			"t.prose:2:3: error: a block is defined at the top level of the program, not inside another statement: move block f out, unindented [syntax/nested-block]", "(if x (then))\n(let y 1)"},
 		{"block in a do", "do:\n  block f():\n    return 1",
