@@ -130,3 +130,30 @@ func TestShadowingHintIsNoError(t *testing.T) {
 		t.Errorf("shadowing warnings at lines %v, want 3, 7, 10:\n%s", lines, got)
 	}
 }
+
+// An Execution whose only return is in a do: block, a pipeline stage's
+// body or a collecting loop is told where that return belongs.
+func TestNeverReturnsNamesTheReturnThatIsNotTheExecutions(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"do:\n  if a:\n    return 1\n  2", "the Execution never returns (the return at line 3 gives the value of its do: block, not the Execution's)"},
+		{"let ys = [1] | map:\n  return item", "(the return at line 2 gives the value of one item of its pipeline stage, not the Execution's)"},
+		{"let ys = for x in [1]:\n  return x", "(the return at line 2 gives the value of one iteration of its loop, not the Execution's)"},
+		{"do f()\nblock f():\n  return 2", "(the return at line 3 gives the value of block f, not the Execution's)"},
+		{"let a = 1", "the Execution never returns, so every run"},
+	} {
+		prog, errs := syntax.ParseString("t.prose.md", tc.code)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		d := decls("", "", "a", "out")
+		d.ReturnRule = true
+		got := check.Check(prog, d).Dedupe()
+		found := false
+		for _, g := range got {
+			found = found || g.Code == check.CodeReturnShape && strings.Contains(g.Message, tc.want)
+		}
+		if !found {
+			t.Errorf("%q: got %s, want a message with %q", tc.code, got, tc.want)
+		}
+	}
+}
