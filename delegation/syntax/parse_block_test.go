@@ -17,6 +17,8 @@ func TestParseBlocks(t *testing.T) {
 		{"block", "block review(artifact, rounds):\n  return artifact", `(block review (artifact rounds) (return artifact))`},
 		{"block without params", "block ping:\n  call s", `(block ping () (call s))`},
 		{"do as a name", "let do = 1\ndo = do + 1\nreturn do", "(let do 1)\n(= do (+ do 1))\n(return do)"},
+		{"loop for each as a value", "let v = loop for each x in xs (max: 2):\n  x", "(let v (loop-for-each x xs (max 2) x))"},
+		{"loop as a name", "let loop = 1\nlet x = loop + 1", "(let loop 1)\n(let x (+ loop 1))"},
 		{"block as a name", "let block = 1\nblock = 2\nblock", "(let block 1)\n(= block 2)\nblock"},
 	}
 	for _, tt := range tests {
