@@ -87,6 +87,10 @@ func (p *parser) parseDo() Expr {
 	d := &DoCallExpr{Do: kw.pos, Name: name}
 	for p.tok().kind != RPAREN {
 		d.Args = append(d.Args, p.parseOperand("an argument of do "+name.Name+"(...)"))
+		if t := p.tok(); t.kind == COLON {
+			// do f(x: 1), written as a call's arguments are
+			p.errorf(t.pos, "syntax/do-call", "the arguments of do %s(...) are given in the order of the block's parameters, not by name: write do %s(VALUE, ...)", name.Name, name.Name)
+		}
 		if p.tok().kind != COMMA {
 			break
 		}
