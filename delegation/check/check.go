@@ -245,6 +245,8 @@ type checker struct {
 	// break may leave (pipe.go).
 	prog      *syntax.Program
 	pipeLevel int32
+	// stage is the innermost pipeline stage whose body is being checked.
+	stage     *syntax.PipeExpr
 	pipeLoops int
 
 	siblings []string // names bound by the branches of the parallel: block being checked

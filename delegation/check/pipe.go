@@ -30,8 +30,8 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 	if !givesValue(e.Body()) {
 		c.diags.Warnf(c.f, e.OpPos, CodePipeNoValue, "the body of | %s gives no value for any item (no return, no value on a line of its own): end it with the item's value, an expression or a call, or return it", op)
 	}
-	outerLevel, outerLoops := c.pipeLevel, c.pipeLoops
-	c.pipeLevel, c.pipeLoops = c.level+1, c.loops+1
+	outerLevel, outerLoops, outerStage := c.pipeLevel, c.pipeLoops, c.stage
+	c.pipeLevel, c.pipeLoops, c.stage = c.level+1, c.loops+1, e
 	c.loopBody(true, true, func() {
 		c.forgetAssigned(e.Body())
 		if e.Acc != nil {
@@ -41,7 +41,7 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 		c.bindVar(e.Item(), in)
 		c.names[e.Item().Name].constant = true
 	}, e.Body())
-	c.pipeLevel, c.pipeLoops = outerLevel, outerLoops
+	c.pipeLevel, c.pipeLoops, c.stage = outerLevel, outerLoops, outerStage
 }
 
 // stageText is a stage's operation as written.
@@ -106,6 +106,10 @@ func (c *checker) raceWord() string {
 // a reduce name read outside its stage's body (the undefined name's
 // message), "" otherwise.
 func (c *checker) pipeVar(name string) string {
+	if st := c.stage; name == "item" && st != nil && st.Acc != nil {
+		// map's and filter's item, read in a reduce body that names its own
+		return fmt.Sprintf("the body of | %s at line %d reads the item as %s: a reduce names its accumulator and its item", stageText(st), c.line(st.OpPos), st.Item().Name)
+	}
 	if c.prog == nil {
 		return ""
 	}

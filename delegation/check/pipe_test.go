@@ -17,6 +17,8 @@ func TestCheckPipelines(t *testing.T) {
 			want: []string{"3:8 error check/undefined-name 'item' is the pipeline variable of the | map at line 1, which only its body reads"}},
 		{name: "reduce's names read before it", inputs: "xs", code: "let a = acc\nlet ys = xs | reduce(acc, x):\n  acc + x\nreturn [a, ys]\n",
 			want: []string{"1:9 error check/undefined-name 'acc' is the pipeline variable of the | reduce(acc, x) at line 2"}},
+		{name: "item read in a reduce body", inputs: "xs", code: "let ys = xs | map:\n  item\nlet t = ys | reduce(acc, x):\n  acc + item\nreturn t\n",
+			want: []string{"4:9 error check/undefined-name 'item': the body of | reduce(acc, x) at line 3 reads the item as x: a reduce names its accumulator and its item"}},
 		{name: "a body with no value", inputs: "xs", code: "let ys = xs | map:\n  let y = item\nreturn ys\n",
 			want: []string{"1:15 warning check/pipe-no-value the body of | map gives no value for any item"}},
 		{name: "a value in a branch is one", inputs: "xs", code: "let ys = xs | filter:\n  if item > 1:\n    return true\n  let n = 0\nreturn ys\n"},
