@@ -54,7 +54,8 @@ func stageText(e *syntax.PipeExpr) string {
 
 // givesValue reports whether a stage's body can give a value (rule 9): a
 // return anywhere in it outside a nested stage, or a value-producing
-// statement at its level or in the branches of an if or a try there.
+// statement at its level or in the branches of an if, a try or a choice
+// there.
 func givesValue(body []syntax.Stmt) bool {
 	for _, s := range body {
 		switch s := s.(type) {
@@ -67,6 +68,14 @@ func givesValue(body []syntax.Stmt) bool {
 		case *syntax.TryStmt:
 			if givesValue(s.Body) || givesValue(s.Catch) {
 				return true
+			}
+		case *syntax.ChoiceStmt:
+			// the picked option's value is the item's, as an if's
+			// branch's is (semantics.md 40)
+			for _, o := range s.Options {
+				if givesValue(o.Body) {
+					return true
+				}
 			}
 		}
 		found := false

@@ -21,6 +21,7 @@ func TestCheckPipelines(t *testing.T) {
 			want: []string{"4:9 error check/undefined-name 'item': the body of | reduce(acc, x) at line 3 reads the item as x: a reduce names its accumulator and its item"}},
 		{name: "a body with no value", inputs: "xs", code: "let ys = xs | map:\n  let y = item\nreturn ys\n",
 			want: []string{"1:15 warning check/pipe-no-value the body of | map gives no value for any item"}},
+		{name: "a value in a choice's option is one", inputs: "xs", code: "let ys = xs | map:\n  choice best way for item:\n    option \"a\":\n      item\n    option \"b\":\n      let n = 0\nreturn ys\n"},
 		{name: "a value in a branch is one", inputs: "xs", code: "let ys = xs | filter:\n  if item > 1:\n    return true\n  let n = 0\nreturn ys\n"},
 		{name: "continue in a body", inputs: "xs", code: "for x in xs:\n  let ys = xs | map:\n    if item:\n      continue\n    item\n",
 			want: []string{"4:7 error check/branch-outside-loop continue cannot leave a pipeline stage's body"}},
