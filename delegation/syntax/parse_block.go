@@ -116,6 +116,9 @@ func (p *parser) parseBlockDef() Stmt {
 		p.advance()
 		for p.tok().kind != RPAREN {
 			s.Params = append(s.Params, p.parseIdent("as a parameter of block "+s.Name.Name+"(a, b)"))
+			if t := p.tok(); t.kind == ASSIGN {
+				p.errorf(t.pos, "syntax/block-param", "a block's parameters take no default values: every do %s(...) gives each one, in order", s.Name.Name)
+			}
 			if p.tok().kind != COMMA {
 				break
 			}

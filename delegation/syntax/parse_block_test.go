@@ -42,6 +42,8 @@ func TestParseBlockErrors(t *testing.T) {
 			"t.prose:1:10: error: a do block is a value of its own, not a part of an expression: write `let NAME = do ...` on its own line and use NAME here [syntax/do-position]", "(let y 1)"},
 		{"do with named arguments", "let r = do f(x: 1)\nlet y = 1",
 			"t.prose:1:15: error: the arguments of do f(...) are given in the order of the block's parameters, not by name: write do f(VALUE, ...) [syntax/do-call]", "(let y 1)"},
+		{"block parameter with a default", "block f(a, b = 1):\n  return a\nlet y = 1",
+			"t.prose:1:14: error: a block's parameters take no default values: every do f(...) gives each one, in order [syntax/block-param]", "(let y 1)"},
 		{"block not at top level", "if x:\n  block f(a):\n    return a\nlet y = 1",
 			"t.prose:2:3: error: a block is defined at the top level of the program, not inside another statement: move block f out, unindented [syntax/nested-block]", "(if x (then))\n(let y 1)"},
 		{"block in a do", "do:\n  block f():\n    return 1",

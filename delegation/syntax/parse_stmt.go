@@ -22,7 +22,7 @@ func (p *parser) parseStmt() Stmt {
 		return p.parseExprStmt()
 	}
 	next := p.peek(1)
-	if t.raw != "let" && t.raw != "const" && p.lineHasAssign() {
+	if t.raw != "let" && t.raw != "const" && !(t.raw == "block" && next.kind == IDENT) && p.lineHasAssign() {
 		if (t.raw == "if" || t.raw == "elif" || t.raw == "loop") && startsOperand(next) {
 			kw := t.raw
 			if kw == "loop" {
