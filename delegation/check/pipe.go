@@ -30,6 +30,12 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 	if !givesValue(e.Body()) {
 		c.diags.Warnf(c.f, e.OpPos, CodePipeNoValue, "the body of | %s gives no value for any item (no return, no value on a line of its own): end it with the item's value, an expression or a call, or return it", op)
 	}
+	if old := c.names[e.Item().Name]; e.Acc == nil && old != nil && !(old.kind == kindLoopVar && old.constant) {
+		// map's, pmap's and filter's item is bound by no name the author
+		// wrote: a body that reads it may mean the name bound outside
+		c.diags.Warnf(c.f, e.OpPos, CodeRedeclared, "| %s names each item item, which hides %s (line %d) in its body: rename that one to read it there",
+			op, quote(e.Item().Name), c.line(old.pos))
+	}
 	outerLevel, outerLoops, outerStage := c.pipeLevel, c.pipeLoops, c.stage
 	c.pipeLevel, c.pipeLoops, c.stage = c.level+1, c.loops+1, e
 	c.loopBody(true, true, func() {

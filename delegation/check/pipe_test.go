@@ -21,6 +21,8 @@ func TestCheckPipelines(t *testing.T) {
 			want: []string{"4:9 error check/undefined-name 'item': the body of | reduce(acc, x) at line 3 reads the item as x: a reduce names its accumulator and its item"}},
 		{name: "a pipeline's list destructured", inputs: "xs", outputs: "out", code: "let {a} = xs | map:\n  item\nreturn {out: a}\n",
 			want: []string{"1:6 error lint/unknown-member let {a}: the value is a list, not an object, so it has no key \"a\" (a run stops there)"}},
+		{name: "an item bound outside", inputs: "xs", outputs: "out", code: "let item = 3\nlet ys = xs | map:\n  item + 1\nlet zs = ys | map:\n  item | map:\n    item\nreturn {out: [ys, zs]}\n",
+			want: []string{"2:15 warning check/redeclared | map names each item item, which hides 'item' (line 1) in its body: rename that one", "4:15 warning check/redeclared"}},
 		{name: "a body with no value", inputs: "xs", code: "let ys = xs | map:\n  let y = item\nreturn ys\n",
 			want: []string{"1:15 warning check/pipe-no-value the body of | map gives no value for any item"}},
 		{name: "a value in a choice's option is one", inputs: "xs", code: "let ys = xs | map:\n  choice best way for item:\n    option \"a\":\n      item\n    option \"b\":\n      let n = 0\nreturn ys\n"},
