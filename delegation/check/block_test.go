@@ -1,6 +1,8 @@
 package check_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,5 +157,26 @@ func TestNeverReturnsNamesTheReturnThatIsNotTheExecutions(t *testing.T) {
 		if !found {
 			t.Errorf("%q: got %s, want a message with %q", tc.code, got, tc.want)
 		}
+	}
+}
+
+// Braces around a block run, a call or an expression of a bound name in
+// a string are text: lint warns, at the brace; JSON, a template's
+// placeholders and names the program does not bind are left alone.
+func TestExprBraceIsText(t *testing.T) {
+	code := "block f():\n  return 1\nlet n = 2\nlet xs = [1]\nlet a = \"{do f()} {n + 1} {xs[0]} {n}\"\nlet b = \"{other + 1} {\\\"k\\\": n} {{n}\"\nreturn {out: [a, b]}"
+	prog, errs := syntax.ParseString("t.prose.md", code)
+	if len(errs) > 0 {
+		t.Fatalf("parse: %v", errs)
+	}
+	var got []string
+	for _, d := range check.Check(prog, decls("", "", "", "out")).Dedupe() {
+		if d.Code == check.CodeExprBrace {
+			got = append(got, fmt.Sprintf("%d:%d %s", d.Line, d.Col, strings.SplitN(d.Message, " is text", 2)[0]))
+		}
+	}
+	want := []string{"5:10 {do f()}", "5:19 {n + 1}", "5:27 {xs[0]}"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

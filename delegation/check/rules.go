@@ -47,6 +47,9 @@ const (
 	// CodeSpacedBrace: braces with spaces around a bound name in a
 	// string (`{ topic }`), which are text, not an interpolation.
 	CodeSpacedBrace = "check/spaced-brace"
+	// CodeExprBrace: braces around an expression in a string (`{do
+	// f()}`, `{n + 1}`, `{xs[0]}`), which are text, not its value.
+	CodeExprBrace = "check/expr-brace"
 	// CodeFallbackShape: an on_fail fallback whose shape differs from the
 	// callee's declared outputs or the fields its slot's ensures names.
 	CodeFallbackShape = "check/fallback-shape"
@@ -112,6 +115,7 @@ func Rules() []Rule {
 		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
 		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
 		{CodeSpacedBrace, diag.Warning, "Braces with spaces around a bound name in a string are text, not an interpolation"},
+		{CodeExprBrace, diag.Warning, "Braces around a block run, a call or an expression of a bound name in a string are text, not its value"},
 		{CodeSaysPolarity, diag.Warning, "Polarity of a says predicate cannot be told"},
 		{CodeTimeout, diag.Error, "timeout is not a positive duration or number of seconds"},
 		{CodeTypeMismatch, diag.Error, "Value of another type than the one declared for the argument, output or field it stands for"},
