@@ -35,7 +35,7 @@ func TestCheckPipelines(t *testing.T) {
 		{name: "the accumulator rebound", inputs: "xs", code: "let ys = xs | reduce(acc, x):\n  let acc = acc + x\n  acc\nreturn ys\n",
 			want: []string{"2:7 error check/const-assign 'acc' is the pipeline variable of the stage at line 1"}},
 		{name: "an outer name assigned", inputs: "xs", code: "let n = 0\nlet ys = xs | map:\n  n = item\n  item\nreturn [n, ys]\n",
-			want: []string{"3:3 error check/parallel-assign pipeline stage's body assigns the outer 'n'"}},
+			want: []string{"3:3 error check/parallel-assign a pipeline stage's body assigns the outer 'n'; each item's body has a scope of its own, and pmap runs them at once: give the item's value and fold the values with a later stage, | reduce(acc, x):"}},
 		{name: "an input that is no list", code: "let ys = \"a, b\" | map:\n  item\nreturn ys\n",
 			want: []string{"1:19 error check/type-mismatch | map cannot run over its input: it is text"}},
 		{name: "with blocks", code: "block double(xs):\n  return xs | map:\n    item + item\nlet ys = [1, 2] | map:\n  do:\n    let t = item + 1\n    t\nlet d = do double(ys)\nreturn d\n"},

@@ -292,9 +292,14 @@ func (c *checker) undeclaredAssign(id *syntax.Ident) {
 // a write may leave (a do: block's), only the parallel depth tells.
 func (c *checker) outerWrite(id *syntax.Ident, b *binding, verb string) {
 	if b.level < c.level || id.Binding.Scope == syntax.Outer && c.scope == 0 {
+		fix := "collect values with append, or return them from the body"
+		if c.pipeLevel > 0 && c.pipeLevel == c.level {
+			// a running total in a map body is what a reduce stage is for
+			fix = "give the item's value and fold the values with a later stage, | reduce(acc, x):, or collect them with append"
+		}
 		c.diags.Errorf(c.f, id.NamePos, CodeParallelAssign,
-			"%s %s the outer %s; %s: collect values with append, or return them from the body",
-			c.bodyWord(), verb, quote(id.Name), c.raceWord())
+			"a %s %s the outer %s; %s: %s",
+			c.bodyWord(), verb, quote(id.Name), c.raceWord(), fix)
 	}
 }
 
