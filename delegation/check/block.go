@@ -138,3 +138,22 @@ func plural(n int, word string) string {
 	}
 	return word + "s"
 }
+
+// blockGivesValue reports whether a block's body can give a value (rule
+// 35, as a pipeline stage's body, givesValue) or ends in a throw: when
+// it can do neither, the value of a do that reads it is always null
+// (decided, as an Execution that never returns is an error, rule 11a).
+func blockGivesValue(body []syntax.Stmt) bool {
+	if givesValue(body) {
+		return true
+	}
+	throws := false
+	for _, s := range body {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			_, ok := n.(*syntax.ThrowStmt)
+			throws = throws || ok
+			return !throws
+		})
+	}
+	return throws
+}

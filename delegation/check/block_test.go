@@ -20,6 +20,12 @@ func blockCases() []checkCase {
 		{name: "let in a do shadows", outputs: "out",
 			code: "let n = 1\ndo:\n  let n = 2\nreturn {out: n}",
 			want: []string{"3:7 warning check/redeclared let 'n' in the block makes a name of its own, which hides the 'n' of line 1"}},
+		{name: "a block whose value is read gives none", slots: "w", outputs: "out",
+			code: "let r = do:\n  let s = call w\nlet t = do f(1)\ndo f(2)\ndo:\n  let u = 1\nlet v = do g()\nreturn {out: [r, t, v]}\nblock f(x):\n  let y = call w\n    x: x\nblock g():\n  throw \"no\"",
+			want: []string{
+				"1:9 error check/block-no-value this do: block gives no value",
+				"3:12 error check/block-no-value block f (line 9) gives no value",
+			}},
 		{name: "undefined block with the name meant",
 			code: "block review(a):\n  return a\nreturn do reveiw(1)",
 			want: []string{"3:11 error check/undefined-block no block named 'reveiw' is defined; did you mean 'review'?"}},

@@ -250,6 +250,9 @@ type checker struct {
 	pipeLoops int
 
 	siblings []string // names bound by the branches of the parallel: block being checked
+	// doStmt is the do: block or block run standing as a statement being
+	// checked, whose value nothing reads (blockNoValue leaves it alone).
+	doStmt   syntax.Expr
 	sibStack []string // the siblings of the blocks being checked, inner ones above outer ones
 
 	returned    map[string]bool // keys of top-level return objects

@@ -68,6 +68,7 @@ const (
 	CodeBlockArgs      = "check/block-args"
 	CodeBlockName      = "check/block-name"
 	CodeBlockParam     = "check/block-param"
+	CodeBlockNoValue   = "check/block-no-value"
 	CodeBlockAssign    = "check/block-assign"
 )
 
@@ -85,6 +86,7 @@ func Rules() []Rule {
 		{CodeBackoffKey, diag.Error, "Unknown key in a backoff object"},
 		{CodeBackoffNoRetries, diag.Error, "backoff given without retries"},
 		{CodeBlockArgs, diag.Error, "do NAME(...) gives another number of arguments than the block has parameters"},
+		{CodeBlockNoValue, diag.Error, "A do: block or a named block whose value is used gives no value on any path (it is always null)"},
 		{CodeBlockAssign, diag.Error, "A block's parameter assigned, or a top-level name assigned from a named block"},
 		{CodeBlockName, diag.Error, "Block defined twice, or named like a callee, slot, input, config key or variable"},
 		{CodeBlockParam, diag.Error, "Block names a parameter twice"},

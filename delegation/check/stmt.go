@@ -33,7 +33,10 @@ func (c *checker) stmt(s syntax.Stmt) {
 			c.setShape(id.Name, sh)
 		}
 	case *syntax.ExprStmt:
+		outer := c.doStmt
+		c.doStmt = s.X
 		c.expr(s.X, false)
+		c.doStmt = outer
 	case *syntax.IfStmt:
 		c.cond(s.Cond)
 		c.alternatives(func() { c.stmts(s.Then) }, func() { c.stmts(s.Else) })
