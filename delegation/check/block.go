@@ -157,3 +157,29 @@ func blockGivesValue(body []syntax.Stmt) bool {
 	}
 	return throws
 }
+
+// lastDoNoValue reports a collecting body (a pipeline stage's, a loop's
+// whose list is kept) whose last statement runs a block that gives no
+// value: that statement's null is the iteration's value each time it is
+// reached (rule 9), as in | reduce(acc, x): do add(acc, x) with add
+// ending in a let.
+func (c *checker) lastDoNoValue(body []syntax.Stmt) {
+	if len(body) == 0 {
+		return
+	}
+	st, ok := body[len(body)-1].(*syntax.ExprStmt)
+	if !ok {
+		return
+	}
+	switch x := st.X.(type) {
+	case *syntax.DoCallExpr:
+		if x.Def != nil && !blockGivesValue(x.Def.Body) {
+			c.diags.Errorf(c.f, x.Name.NamePos, CodeBlockNoValue, "block %s (line %d) gives no value (no return, no value on a line of its own), and this do is the last statement of a body whose value is kept, so that value is null: end the block with return VALUE",
+				x.Name.Name, c.line(x.Def.Block))
+		}
+	case *syntax.DoExpr:
+		if !blockGivesValue(x.Body) {
+			c.diags.Errorf(c.f, x.Do, CodeBlockNoValue, "this do: block gives no value (no return, no value on a line of its own), and it is the last statement of a body whose value is kept, so that value is null: end it with return VALUE")
+		}
+	}
+}

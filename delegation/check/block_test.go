@@ -26,6 +26,12 @@ func blockCases() []checkCase {
 				"1:9 error check/block-no-value this do: block gives no value",
 				"3:12 error check/block-no-value block f (line 9) gives no value",
 			}},
+		{name: "a block without value ends a body whose value is kept", inputs: "xs", outputs: "out",
+			code: "block add(a, b):\n  let s = a + b\nlet t = xs | reduce(acc, x):\n  do add(acc, x)\nlet u = for x in xs:\n  do:\n    let y = x\nfor x in xs:\n  do add(x, x)\nreturn {out: [t, u]}",
+			want: []string{
+				"4:6 error check/block-no-value block add (line 1) gives no value",
+				"6:3 error check/block-no-value this do: block gives no value",
+			}},
 		{name: "undefined block with the name meant",
 			code: "block review(a):\n  return a\nreturn do reveiw(1)",
 			want: []string{"3:11 error check/undefined-block no block named 'reveiw' is defined; did you mean 'review'?"}},

@@ -208,6 +208,7 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	}
 	if collecting {
 		c.collect++
+		c.lastDoNoValue(body)
 	}
 	live := len(c.live)
 	bind()
