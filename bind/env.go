@@ -41,6 +41,10 @@ type Env struct {
 	// with a model (Contract Markdown; see package callgraph). nil, or an error
 	// wrapping ErrNoModel: no model is configured.
 	Render func(b *Render) (service.Service, error)
+	// Subagent builds the model service of ProseScript sessions
+	// (subagent.go). nil, or an error wrapping ErrNoModel: no model is
+	// configured.
+	Subagent func(b *Subagent) (service.Service, error)
 	// Exec, when set, builds the service of an `exec:COMMAND` binding in
 	// place of a service.Exec run here (nil: a service.Exec, its program
 	// checked first). An engine that runs programs elsewhere sets it, so

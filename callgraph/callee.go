@@ -25,8 +25,8 @@ import (
 //
 // A function or responsibility run builds a graph of services before
 // anything starts: each call target of each program it can reach is
-// resolved once (spec.ResolveCall: slot, pattern instance, ## node,
-// sibling file, std/) and turned into a service:
+// resolved once (spec.ResolveCall: slot, use alias, pattern instance,
+// ## node, sibling file, std/) and turned into a service:
 //
 //   - a node with a runnable Execution runs that program (its call's
 //     arguments are its inputs, its own callees are bound the same way);
@@ -74,6 +74,9 @@ type callGraph struct {
 	// applied), once per node.
 	warnings diag.List
 	hinted   map[*spec.Spec]bool
+	// needSession are the sessions that need a model, "POS: NAME"
+	// (session.go).
+	needSession []string
 }
 
 func newGraph(env *bind.Env, load func(string) (*spec.Spec, diag.List, error), slots []bind.Assignment) *callGraph {
@@ -116,6 +119,11 @@ func (g *callGraph) callee(from *spec.Spec, name string, at diag.Pos) service.Se
 		}}
 	}
 	c := from.ResolveCall(name, nil, g.finder)
+	if u := from.UseOf(name); c == nil && u != nil {
+		g.problem("%s: call %s: use %q names no spec file beside %s and no library spec (prose lint says more)",
+			from.File.Position(u.PathPos), name, u.Path, from.File.Name)
+		return nil
+	}
 	if c == nil {
 		g.problem("%s: call %s: no pattern instance, ## node, sibling file or std/ spec is named %q%s; or bind it with --slot %s=exec:COMMAND",
 			from.File.Position(at), name, name, suggestion(name, from.CallTargets(nil, g.finder)), name)
@@ -261,6 +269,10 @@ func (g *callGraph) callees(n *spec.Spec, prog *syntax.Program) map[string]deleg
 	syntax.Walk(prog, func(x syntax.Node) bool {
 		c, ok := x.(*syntax.CallExpr)
 		if !ok {
+			return true
+		}
+		if c.Session != nil {
+			g.bindSession(n, prog, c, out)
 			return true
 		}
 		id, ok := c.Target.(*syntax.Ident)

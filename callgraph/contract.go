@@ -156,6 +156,7 @@ func PlanContract(sp *spec.Spec, env *bind.Env, load func(string) (*spec.Spec, d
 		g.problem("no model is configured, and these nodes are rendered by one:\n  %s\nconfigure a model (--model or PROSE_MODEL, with OPENAI_API_KEY and OPENAI_BASE_URL), or bind each node to a program: %s",
 			strings.Join(g.needModel, "\n  "), bindHint(names))
 	}
+	g.sessionsNeedModel()
 	if len(g.problems) > 0 {
 		return nil, &bind.UsageError{Problems: bind.Others(g.problems)}
 	}

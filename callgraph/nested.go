@@ -346,6 +346,7 @@ func bindContractSlot(b *bind.Slot, sp *spec.Spec, env *bind.Env, load func(stri
 		g.problem("no model is configured, and these nodes are rendered by one:\n  %s\nconfigure a model (--model or PROSE_MODEL, with OPENAI_API_KEY and OPENAI_BASE_URL), or bind %s to a program",
 			strings.Join(g.needModel, "\n  "), b.Path)
 	}
+	g.sessionsNeedModel()
 	if len(g.problems) > 0 {
 		return nil, errors.New(strings.Join(g.problems, "\n"))
 	}

@@ -197,6 +197,9 @@ func oneLine(s string) string {
 // planCall evaluates the call's target, arguments and clauses.
 func (f *frame) planCall(x *syntax.CallExpr) (*callPlan, error) {
 	tv, err := f.eval(x.Target)
+	if err != nil && x.Session != nil {
+		return nil, f.sessionUnbound(x)
+	}
 	if err != nil {
 		return nil, err
 	}

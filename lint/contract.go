@@ -45,6 +45,11 @@ import (
 //     target that the front matter of two sibling files names, neither
 //     by its stem, is lint/twin-callee (an error: prose would pick one
 //     by file order, a choice the author never made);
+//   - each `use` of an Execution names a file beside the spec or a
+//     library spec (lint/unresolved-use, at the string, naming what the
+//     library has near it), and no other sibling file answers to its
+//     alias (lint/use-shadows, uses.go); a call of the alias is checked
+//     as a call of that file is;
 //   - the node's callees (## nodes and sibling files) are handed to the
 //     checker with their inputs and outputs (check.Decls.Callees), which
 //     follows the shapes of their values: v.M, where v holds the value of
@@ -109,6 +114,8 @@ func Rules() []spec.Rule {
 		{Code: CodeUnresolvedCall, Severity: diag.Error, Short: "Call target resolves to no slot, pattern instance, node, sibling file or library spec"},
 		{Code: CodeAmbiguousCall, Severity: diag.Warning, Short: "Call target names a nearer and a farther callee (the nearer wins)"},
 		{Code: CodeTwinCallee, Severity: diag.Error, Short: "Call target that the front matter name of two sibling files gives"},
+		{Code: CodeUnresolvedUse, Severity: diag.Error, Short: "use whose path names no spec file relative to the spec, or no spec of the library"},
+		{Code: CodeUseShadows, Severity: diag.Error, Short: "use alias that a sibling file other than the used one answers to as well"},
 		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},
@@ -171,7 +178,7 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 	var out diag.List
 	syntaxErr := false
 	for _, d := range loaded {
-		if d.Severity == diag.Error && (strings.HasPrefix(d.Code, "syntax/") || d.Code == spec.CodeUnsupportedScript) {
+		if d.Severity == diag.Error && (strings.HasPrefix(d.Code, "syntax/") || d.Code == spec.CodeUnsupportedScript || strings.HasPrefix(d.Code, "spec/use-")) {
 			syntaxErr = true
 		}
 	}
@@ -183,6 +190,7 @@ func contract(s *spec.Spec, loaded diag.List, f *spec.Finder) diag.List {
 	}
 	for _, n := range append([]*spec.Spec{s}, s.Nodes...) {
 		out = append(out, sectionKinds(n)...)
+		out = append(out, uses(n, f)...)
 		if !syntaxErr && n.Execution != nil && n.Execution.Program != nil {
 			out = append(out, execution(n, f)...)
 		}
@@ -297,6 +305,9 @@ func execution(n *spec.Spec, f *spec.Finder) diag.List {
 		d.Slots = append(d.Slots, check.Slot{Name: c.name, Pos: c.pos})
 		if callee == nil && (c.name == n.Name || c.name == n.Root().Name) {
 			continue // the node itself, or its file's node: lint/call-cycle
+		}
+		if callee == nil && n.UseOf(c.name) != nil {
+			continue // the use is lint/unresolved-use
 		}
 		if callee == nil {
 			hint := didYouMean(c.name, n.CallTargets(nil, f))
@@ -748,7 +759,7 @@ func callTargets(prog *syntax.Program) []callTarget {
 	}
 	var out []callTarget
 	syntax.Walk(prog, func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.CallExpr); ok {
+		if c, ok := n.(*syntax.CallExpr); ok && c.Session == nil { // a session's target is its model (callgraph)
 			if id, ok := c.Target.(*syntax.Ident); ok && !locals[id.Name] {
 				out = append(out, callTarget{id.Name, id.NamePos})
 			}

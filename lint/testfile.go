@@ -145,7 +145,8 @@ func SubjectNames(sp *spec.Spec) map[string]string {
 	}
 	if body := sp.Body(); body != nil && body.Program != nil {
 		for _, c := range body.Program.Calls() {
-			if id, ok := c.Target.(*syntax.Ident); ok {
+			if id, ok := c.Target.(*syntax.Ident); ok && c.Session == nil { // a session calls a model, no callee
+
 				m[id.Name] = NameCallee
 			}
 		}

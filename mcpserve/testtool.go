@@ -127,7 +127,7 @@ func (s *Server) testModels() (testrun.Models, error) {
 	if c == nil {
 		return out, nil
 	}
-	out.LLM, out.Render = m.SlotService, m.RenderService
+	out.LLM, out.Render, out.Subagent = m.SlotService, m.RenderService, m.SubagentService
 	out.JudgeFor = func(sp *spec.Spec) delegation.Judge {
 		return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
 	}

@@ -98,6 +98,7 @@ func (m *Models) apply(opts *runhost.RunOptions) {
 	}
 	opts.Env.LLM = m.SlotService
 	opts.Env.Render = m.RenderService
+	opts.Env.Subagent = m.SubagentService
 }
 
 // SlotService is the Env.LLM hook: a model acting in the slot's role.
@@ -214,3 +215,23 @@ func (m *Models) Configured() *llm.Client {
 // Secrets are the configuration's secrets (the API key, credentials in the
 // base URL), for a redactor.
 func (m *Models) Secrets() []string { return m.cfg.Secrets() }
+
+// SubagentService is the Env.Subagent hook: the model that answers a
+// script's sessions.
+func (m *Models) SubagentService(b *bind.Subagent) (service.Service, error) {
+	if b.Model == "" && !m.cfg.Configured() {
+		if m.replay {
+			// the journal answers every session: a replay needs no model
+			return &service.Func{Name: b.Name, Fn: replayModel{}.Call}, nil
+		}
+		return nil, bind.ErrNoModel
+	}
+	if err := m.preflight(); err != nil {
+		return nil, err
+	}
+	c, err := m.Client(b.Model)
+	if err != nil {
+		return nil, err
+	}
+	return llm.NewSubagent(c, llm.SubagentInfo{Name: b.Name, Agent: b.Agent, Prompt: b.Prompt, Shape: b.Shape, Model: b.Model}), nil
+}

@@ -213,6 +213,9 @@ type ModelHooks struct {
 	// rendering a function or responsibility (nil: no model).
 	LLM    func(b *bind.Slot) (service.Service, error)
 	Render func(b *bind.Render) (service.Service, error)
+	// Subagent builds the service of a script's sessions (nil: no
+	// model).
+	Subagent func(b *bind.Subagent) (service.Service, error)
 }
 
 // Result is how a run ended, when it got as far as running.
@@ -453,7 +456,7 @@ func prepare(ctx context.Context, req Request, o Options, mode journal.Mode, id 
 	mods.apply(&opts)
 	if h := o.Models; h != nil {
 		opts.ModelJudge, opts.ModelJudgeFor = nil, h.JudgeFor
-		env.LLM, env.Render = h.LLM, h.Render
+		env.LLM, env.Render, env.Subagent = h.LLM, h.Render, h.Subagent
 	}
 	r := &Run{o: o, req: req, mode: mode, mods: mods, totals: &runhost.TotalsRecorder{}, done: make(chan struct{})}
 	opts.Recorders = append(append([]delegation.Recorder{}, opts.Recorders...), r.totals)

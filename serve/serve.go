@@ -177,6 +177,10 @@ type Server struct {
 	watch    *watcher
 	followed int
 	walks    int
+	// lookedStale says Run made its start's stale scan (queueStale);
+	// startStale is what it found.
+	lookedStale bool
+	startStale  []reconcile.Staleness
 	// unsaid is what a reload did that an interrupted drain did not
 	// report.
 	unsaid string
@@ -430,6 +434,9 @@ func (s *Server) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := s.queueStale(); err != nil {
+		return err
+	}
 	for {
 		if _, err := s.WakeDue(); err != nil {
 			return err
@@ -483,8 +490,66 @@ func (s *Server) Run(ctx context.Context) error {
 // again and checks every node: a contract that moved renders its node,
 // a route it declares is served. Elsewhere, or with the watches lost,
 // the look is made when Run wakes by its timer (at least once a
-// minute). An edit made while serve was not running is seen by the
-// first drain, as before.
+// minute). An edit made while serve was not running is looked for as Run
+// starts (queueStale).
+
+// A source moved while nothing ran is a trigger too (decided): an edit
+// made while serve was not running, or before a drain that was stopped
+// took it, left truths that no longer follow from the project's files
+// (a contract, prose.wiring.yaml, a node added). The first Run of a
+// Server looks, before it waits for anything, with the stale scan a
+// drain begins with (reconcile.Stale: it renders and writes nothing)
+// and, when a node is stale, queues a drain as an edit does
+// (Queue.EnqueueEdit), so the truths served are brought up to date
+// without waiting for an event; with none stale it queues nothing, nor
+// for a state directory never drained (it shows no truth as current: its
+// first drain is the first trigger's, as it was). A drain already queued
+// does the same work, so then nothing is looked at; a look that fails
+// queues the drain, which says why.
+
+// queueStale is that look, made once per Server.
+func (s *Server) queueStale() error {
+	if s.lookedStale {
+		return nil
+	}
+	s.lookedStale = true
+	if s.q.Depth() > 0 {
+		return nil
+	}
+	s.gmu.RLock()
+	p, callers := s.o.Drain, s.o.CallerInputs
+	s.gmu.RUnlock()
+	stale, err := p.Stale(drain.Input{Store: s.o.Store, CallerInputs: callers, SignKey: s.o.SignKey, Now: s.o.Now})
+	s.gmu.Lock()
+	s.startStale = stale
+	s.gmu.Unlock()
+	if err == nil && (len(stale) == 0 || s.neverDrained(stale)) {
+		return nil
+	}
+	_, _, err = s.q.EnqueueEdit()
+	return err
+}
+
+// neverDrained reports whether stale are all nodes with no receipt in a
+// state directory that holds none: a world never drained shows no truth
+// as current, and its first drain stays the first trigger's.
+func (s *Server) neverDrained(stale []reconcile.Staleness) bool {
+	for _, st := range stale {
+		if !st.New {
+			return false
+		}
+	}
+	nodes, err := s.o.Store.Nodes()
+	return err == nil && len(nodes) == 0
+}
+
+// StartStale is what the first Run found stale before it drained (nil
+// when nothing was, or before Run).
+func (s *Server) StartStale() []reconcile.Staleness {
+	s.gmu.RLock()
+	defer s.gmu.RUnlock()
+	return s.startStale
+}
 
 // editsReady is a channel that fires when the watches have something
 // to report (nil when the graph is not reloaded or nothing watches),

@@ -29,6 +29,12 @@ import (
 //  5. a std/... path of the library (std/roles/critic, with or without
 //     .prose.md).
 //
+// A `use` alias of the node's Execution (use.go) comes right after the
+// slots: it reaches the file or library spec the use names, as a sibling
+// (CalleeSibling) or library (CalleeStd) callee with Callee.Use set, and
+// nothing else (the loader and lint report an alias that other rungs
+// know too).
+//
 // The first rung that knows the name wins; when a farther rung knows it
 // too, Callee.Shadows says which (callers report the ambiguity).
 
@@ -48,6 +54,9 @@ type Callee struct {
 	Node     *Spec            // CalleeNode
 	Instance *PatternInstance // CalleeInstance
 	Path     string           // CalleeSibling and CalleeStd: the file to load
+	// Use is the use declaration the name is the alias of (a
+	// CalleeSibling or CalleeStd reached through it), nil for others.
+	Use *Use
 	// Shadows describes a farther candidate of the same name ("sibling
 	// file dir/x.prose.md"), "" when there is none.
 	Shadows string
@@ -198,6 +207,11 @@ func (s *Spec) resolveCall(name string, slots []string, f *Finder) *Callee {
 			found = append(found, &Callee{Kind: CalleeSlot, Name: name})
 		}
 	}
+	if u := s.UseOf(name); u != nil && len(found) == 0 {
+		// a declared dependency names its file: one that is not there
+		// is lint/unresolved-use, never a sibling of the same name
+		return s.usedCallee(u, f)
+	}
 	root := s.Root()
 	if p := root.Instance(name); p != nil {
 		found = append(found, &Callee{Kind: CalleeInstance, Name: name, Instance: p})
@@ -290,7 +304,7 @@ func (s *Spec) sibling(name string, f *Finder) (p string, twins []string) {
 // target: resolving a call reads no more front matter than it needs.
 func (s *Spec) SiblingTwins(c *Callee, f *Finder) []string {
 	root := s.Root()
-	if c == nil || c.Kind != CalleeSibling || root.File == nil || root.File.Name == "" ||
+	if c == nil || c.Kind != CalleeSibling || c.Use != nil || root.File == nil || root.File.Name == "" ||
 		strings.TrimSuffix(filepath.Base(c.Path), Suffix) == c.Name || !strings.HasSuffix(c.Path, Suffix) {
 		return nil
 	}
@@ -452,6 +466,11 @@ func (s *Spec) CallTargets(slots []string, f *Finder) []string {
 	}
 	for _, n := range root.Nodes {
 		out = append(out, n.Name)
+	}
+	if s.Execution != nil {
+		for _, u := range s.Execution.Uses {
+			out = append(out, u.Alias)
+		}
 	}
 	return append(out, root.SiblingNames(f)...)
 }

@@ -204,12 +204,17 @@ func (l *loader) readFence(sec *section, d *Delegation, fence *ast.FencedCodeBlo
 	d.Prose = joinProse(l.text[start:max(open, start)], l.text[min(closeEnd, end):end])
 	if len(d.Lines) > 0 {
 		var diags diag.List
-		d.Program, diags = parseDelegation(l.f, d.Lines)
+		pattern := d == l.s.Delegation
+		d.Program, diags = parseDelegation(l.f, l.uses(d, pattern))
+		diags = lateUse(l.f, d.Lines, diags, pattern)
 		if l.s.Contract {
 			diags = explainUnsupported(l.f, d.Lines, diags)
 			if d.Program != nil {
 				callModifiers(d.Program)
 			}
+		}
+		if d.Program != nil && d == l.s.Delegation {
+			l.sessionsOutsideExecution(d.Program)
 		}
 		l.syntaxErrors = diags.HasErrors()
 		l.diags = append(l.diags, diags...)

@@ -109,7 +109,10 @@
 //	spec/patterns-syntax     a ### Patterns block is not a YAML list of {name, pattern, with, config}
 //	spec/bad-default         a default of a config key or input that does not fit its declared type (the run refuses it)
 //	spec/bad-duration        a duration-typed config default that is not a duration (no timeout could use it)
-//	spec/unsupported-prosescript  a ProseScript form prose does not run yet (session, resume, agent, use), named with what to write instead (prosescript.go)
+//	spec/unsupported-prosescript  a ProseScript form prose does not run yet (resume; a session or an agent in a pattern's Delegation), named with what to write instead (prosescript.go)
+//	spec/use-path            a use whose path is empty, unquoted, or of a form prose does not resolve (another git host, co/..., a pinned version), saying what to write (use.go)
+//	spec/use-alias           a use alias that is not a name (add as NAME), is declared twice, or is a slot, input, ## node or pattern instance of the file
+//	spec/use-place           a use after a statement or inside a block, or in a pattern's Delegation
 //
 // Warnings:
 //
@@ -160,6 +163,9 @@ const (
 	CodeTooDeep           = "spec/too-deep"
 	CodeBadDuration       = "spec/bad-duration"
 	CodeUnsupportedScript = "spec/unsupported-prosescript"
+	CodeUsePath           = "spec/use-path"  // use.go
+	CodeUseAlias          = "spec/use-alias" // use.go
+	CodeUsePlace          = "spec/use-place" // use.go
 	CodeGatewayRequires   = "spec/gateway-requires"
 
 	CodeUnknownSection   = "spec/unknown-section"

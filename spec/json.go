@@ -117,6 +117,17 @@ type showCode struct {
 	Prose string `json:"prose"`
 	Code  string `json:"code"`
 	Line  int    `json:"line"`
+	// Uses are an Execution's use declarations (use.go).
+	Uses []showUse `json:"uses,omitempty"`
+}
+
+// showUse is one use declaration: its alias, its path as written, and
+// the library path it stands for when it names a library spec.
+type showUse struct {
+	Alias   string `json:"alias"`
+	Path    string `json:"path"`
+	Library string `json:"library,omitempty"`
+	Line    int    `json:"line"`
 }
 
 func (s *Spec) view() any {
@@ -166,6 +177,16 @@ func (s *Spec) contractView(d *showDoc) {
 		d.Execution = &showCode{Prose: ex.Prose, Code: ex.Code}
 		if len(ex.Lines) > 0 && s.File != nil {
 			d.Execution.Line = s.File.Position(ex.Lines[0].Off).Line
+		}
+		for _, u := range ex.Uses {
+			su := showUse{Alias: u.Alias, Path: u.Path}
+			if u.Std {
+				su.Library = u.Target
+			}
+			if s.File != nil {
+				su.Line = s.File.Position(u.Pos).Line
+			}
+			d.Execution.Uses = append(d.Execution.Uses, su)
 		}
 	}
 	for _, p := range s.Patterns {

@@ -240,6 +240,7 @@ func (l *loader) run() {
 		l.diags = append(l.diags, n.diags...)
 	}
 	l.resolve()
+	l.useCollisions()
 	if len(l.s.Nodes) > 8 {
 		l.s.nodeIndex, l.s.nodeCount = l.nodeNames, len(l.s.Nodes)
 	}

@@ -21,13 +21,16 @@ import (
 //     `backoff {...}` clauses, never arguments passed to the callee
 //     (exponential: 1s doubling, linear: 1s each time, none: no delay).
 //     Under the earlier rules they stay arguments, as they always were.
-//   - The ProseScript statements prose does not run yet (`session`,
-//     `resume`, `agent`, `use`) draw one clear error naming the form and
-//     what to write instead, in place of the parser's generic one. (`do:`
-//     blocks and named `block`s run: the Delegation parser reads them,
+//   - The ProseScript statement prose does not run yet (`resume`) draws
+//     one clear error naming the form and what to write instead, in
+//     place of the parser's generic one. (`do:` blocks and named
+//     `block`s run: the Delegation parser reads them,
 //     delegation/semantics.md, Blocks; so do pipelines, `| map:`,
 //     `| pmap:`, `| filter:`, `| reduce(acc, item):`, rules 9b-9e;
-//     `choice`, rules 40-43; and the open `loop (max: N):`, rule 7b.)
+//     sessions and agents, rules 29b-29d; `choice`, rules 40-43; and the
+//     open `loop (max: N):`, rule 7b.)
+//   - `use` declarations at the top of an Execution are read before the
+//     parser runs and make call targets (use.go).
 
 // callModifiers turns `retry:` and `backoff:` arguments of every call of
 // prog into the call's clauses.
@@ -92,9 +95,7 @@ func backoffObject(name string, at diag.Pos) *syntax.ObjectLit {
 // every prose command starts.
 var unsupported = sync.OnceValue(func() []unsupportedForm {
 	return []unsupportedForm{
-		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?(session|resume)\b`), "session and resume", "declare a ## node (a function) and call it; it renders with the model"},
-		{regexp.MustCompile(`^agent\b`), "agent", "declare a ## node (a function) and call it"},
-		{regexp.MustCompile(`^use\s`), "use", "call the function by its file name, a sibling file, or a std/ path"},
+		{regexp.MustCompile(`^(let\s+[\w-]+\s*=\s*)?resume\b`), "resume", "it continues an agent's memory, which prose does not keep across sessions or runs; spawn a fresh session: AGENT and pass what it must know with context:"},
 	}
 })
 

@@ -188,4 +188,7 @@ type Delegation struct {
 	Pos      diag.Pos      // the section heading
 	FencePos diag.Pos      // the opening fence
 	Program  *syntax.Program
+	// Uses are the dependency declarations at the top of an Execution
+	// (use.go).
+	Uses []*Use
 }

@@ -640,7 +640,7 @@ func targets(prog *syntax.Program) []Call {
 			}
 			locals[x.Var.Name] = true
 		case *syntax.CallExpr:
-			if id, ok := x.Target.(*syntax.Ident); ok {
+			if id, ok := x.Target.(*syntax.Ident); ok && x.Session == nil { // a session calls a model, no spec
 				calls = append(calls, Call{Name: id.Name, Pos: id.NamePos})
 			}
 		}

@@ -191,6 +191,9 @@ func contractCases(t *testing.T) []contractCase {
 		{name: "digest/programs", dir: runDir, file: "digest.prose.md",
 			inputs: []string{"source=inbox"},
 			slots:  []string{"collector=" + runScript(t, "collect.sh"), "digest=" + runScript(t, "digest.sh")}},
+		// use lines name files beside the spec and beyond its directory
+		{name: "use/programs", dir: "testdata/contract-use", file: "app/main.prose.md",
+			inputs: []string{"person=Ada"}},
 		{name: "sibling-and-index/model", dir: "testdata/contract", file: "main.prose.md",
 			inputs: []string{"person=Ada"},
 			replies: map[string]any{

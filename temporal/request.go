@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -125,6 +126,7 @@ func Resolve(o ResolveOptions) (Request, error) {
 		LLM: func(b *bind.Slot) (service.Service, error) {
 			return &remoteService{name: b.Name, kind: bind.KindLLM, arg: b.Arg}, nil
 		},
+		Subagent: noSessions,
 		// A render is served by a worker's model client, which the
 		// starter cannot see: it needs no model named here (a worker
 		// without one fails the call, saying so).
@@ -283,3 +285,9 @@ func (i sourceInfo) Mode() fs.FileMode {
 func (i sourceInfo) ModTime() time.Time { return time.Time{} }
 func (i sourceInfo) IsDir() bool        { return i.dir }
 func (i sourceInfo) Sys() any           { return nil }
+
+// noSessions refuses a script's sessions before the run starts: a
+// worker has no activity that answers one yet.
+func noSessions(*bind.Subagent) (service.Service, error) {
+	return nil, errors.New("ProseScript sessions do not run on the Temporal engine yet: run it with the local engine")
+}

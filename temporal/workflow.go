@@ -116,6 +116,7 @@ func Workflow(ctx workflow.Context, req Request) (*Result, error) {
 		},
 		Models: &run.ModelHooks{
 			JudgeFor: func(*spec.Spec) delegation.Judge { return &remoteJudge{} },
+			Subagent: noSessions,
 			LLM: func(b *bind.Slot) (service.Service, error) {
 				s := &remoteService{name: b.Name, kind: bind.KindLLM, arg: b.Arg, dir: req.Dir, shown: req.Spec}
 				if b.Spec != nil && b.Spec.File != nil {

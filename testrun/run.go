@@ -31,6 +31,9 @@ type Models struct {
 	// Render builds the service rendering a function or responsibility
 	// (nil: no model).
 	Render func(b *bind.Render) (service.Service, error)
+	// Subagent builds the service of a script's sessions (nil: no
+	// model).
+	Subagent func(b *bind.Subagent) (service.Service, error)
 	// Claims judges the expectations no rule decides (nil: no model).
 	Claims delegation.Judge
 	// Secrets are scrubbed from journals (API keys).
@@ -91,7 +94,7 @@ func prepare(c *Case, dir, runDir string, m Models) (*prepared, error) {
 		b.InputJSON = string(raw)
 	}
 	need := &modelNeed{}
-	hooks := &run.ModelHooks{JudgeFor: m.JudgeFor, LLM: m.LLM, Render: m.Render}
+	hooks := &run.ModelHooks{JudgeFor: m.JudgeFor, LLM: m.LLM, Render: m.Render, Subagent: m.Subagent}
 	if hooks.LLM == nil {
 		hooks.LLM = func(sb *bind.Slot) (service.Service, error) {
 			return &service.Func{Name: sb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
@@ -103,6 +106,13 @@ func prepare(c *Case, dir, runDir string, m Models) (*prepared, error) {
 		hooks.Render = func(rb *bind.Render) (service.Service, error) {
 			return &service.Func{Name: rb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 				return nil, need.note(rb.Name + " renders through a model")
+			}}, nil
+		}
+	}
+	if hooks.Subagent == nil {
+		hooks.Subagent = func(sb *bind.Subagent) (service.Service, error) {
+			return &service.Func{Name: sb.Name, Fn: func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
+				return nil, need.note(sb.Name + " is answered by a model")
 			}}, nil
 		}
 	}

@@ -10,6 +10,10 @@ import (
 
 // call checks `call TARGET` with its arguments and clauses.
 func (c *checker) call(e *syntax.CallExpr) {
+	if e.Session != nil {
+		c.session(e)
+		return
+	}
 	slot := c.callTarget(e.Target)
 	c.fields(e.Args, "argument")
 	if slot != nil && slot.Args != nil {

@@ -62,6 +62,7 @@ func Check(prog *syntax.Program, d *Decls) diag.List {
 	c := newChecker(prog.File, d)
 	c.blockNames = blockNamesOf(prog)
 	c.prog = prog
+	c.agentDefs(prog)
 	c.stmts(prog.Body)
 	c.blocks(prog)
 	c.finish()

@@ -118,6 +118,7 @@ func Rules() []Rule {
 		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
 		{CodeSpacedBrace, diag.Warning, "Braces with spaces around a bound name in a string are text, not an interpolation"},
 		{CodeExprBrace, diag.Warning, "Braces around a block run, a call or an expression of a bound name in a string are text, not its value"},
+		{CodeSession, diag.Error, "Agent defined twice, session of an undefined agent, or an agent property prose cannot honour (persist:, skills:)"},
 		{CodeSaysPolarity, diag.Warning, "Polarity of a says predicate cannot be told"},
 		{CodeTimeout, diag.Error, "timeout is not a positive duration or number of seconds"},
 		{CodeTypeMismatch, diag.Error, "Value of another type than the one declared for the argument, output or field it stands for"},

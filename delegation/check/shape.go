@@ -336,6 +336,9 @@ func memberShape(s *valueShape, name string) *valueShape {
 // (the output itself when it has one), or the fields its ensures names
 // for a slot.
 func (c *checker) callShape(x *syntax.CallExpr) *valueShape {
+	if x.Session != nil {
+		return shapeTextV // a session's answer is text (session.go)
+	}
 	id, ok := x.Target.(*syntax.Ident)
 	if !ok {
 		return nil

@@ -39,6 +39,9 @@ type Program struct {
 	Body []Stmt
 	// Frame is the slot layout of the delegation's scope (resolve.go).
 	Frame *Frame
+	// Agents are the block's `agent NAME:` definitions, in order
+	// (parse_session.go).
+	Agents []*AgentDef
 
 	// calls and loops are the program's call and for expressions, as
 	// the resolver met them; indexed says it did (a Program Parse made).
@@ -342,6 +345,10 @@ type CallExpr struct {
 	// rule, and a name the call's value is bound to reads NAME.Output as
 	// itself (delegation/semantics.md, One-output callees).
 	Output string
+	// Session is set when the call is a ProseScript session
+	// (parse_session.go): Target is then a hidden name the runner binds
+	// to the session's model service.
+	Session *Session
 }
 
 // OnFail is `on_fail abort` or `on_fail use VALUE`.

@@ -170,6 +170,11 @@ func (p *parser) sourceText(toks []token) string {
 			inLine, onLine = t[first.col:e], true
 		}
 	}
+	if !onLine && first.line < last.line {
+		if text, ok := p.linesText(first, last); ok {
+			return text
+		}
+	}
 	if p.file != nil {
 		src := p.file.Source()
 		if int(last.end) <= len(src) && first.pos <= last.end && first.pos >= 0 &&
@@ -188,6 +193,32 @@ func (p *parser) sourceText(toks []token) string {
 		parts[i] = t.raw
 	}
 	return strings.Join(parts, " ")
+}
+
+// linesText is the text from first to last on lines of their own, the
+// lines as the code has them: in a Markdown list item the file holds
+// the item's indentation between them, which is no part of the code
+// (the condition reads the same wherever its block stands). ok is false
+// when last does not end on its line as written (a string of several
+// lines).
+func (p *parser) linesText(first, last token) (string, bool) {
+	if int(last.line) >= len(p.lines) || strings.Contains(last.raw, "\n") {
+		return "", false
+	}
+	t := p.lines[first.line].Text
+	e := int(last.col) + len(last.raw)
+	if int(first.col) > len(t) || e > len(p.lines[last.line].Text) {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(t[first.col:])
+	for l := first.line + 1; l < last.line; l++ {
+		b.WriteString("\n")
+		b.WriteString(p.lines[l].Text)
+	}
+	b.WriteString("\n")
+	b.WriteString(p.lines[last.line].Text[:e])
+	return b.String(), true
 }
 
 // cword is one word of a natural condition: an identifier path, a

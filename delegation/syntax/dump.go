@@ -273,6 +273,9 @@ func fieldKey(k string) string {
 
 func dumpCall(b *strings.Builder, c *CallExpr) {
 	items := []any{c.Target}
+	if c.Session != nil {
+		items[0] = c.Session.Name
+	}
 	for _, a := range c.Args {
 		items = append(items, "(arg "+fieldKey(a.Key), a.Value, ")")
 	}

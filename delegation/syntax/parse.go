@@ -42,6 +42,8 @@ type parser struct {
 	// catches counts the catch blocks being parsed: a bare throw is
 	// allowed inside one.
 	catches int
+	// agents are the agent definitions met (parse_session.go).
+	agents []*AgentDef
 
 	a arena // the nodes of this parse
 	// Scratch stacks: the items of the lists being parsed, nested lists'
@@ -136,6 +138,7 @@ func (b *buffers) parse(f *diag.File, lines []Line) (*Program, diag.List) {
 			}
 		}()
 		prog.Body = p.parseStmtList()
+		prog.Agents = p.agents
 		if t := p.tok(); t.kind != EOF {
 			p.report(t.pos, "syntax/unexpected", "unexpected %s", describe(t))
 		}

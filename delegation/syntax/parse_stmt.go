@@ -87,6 +87,11 @@ func (p *parser) parseStmt() Stmt {
 		if p.peek(1).kind == STRING {
 			return p.parseOptionOutside()
 		}
+	case "agent":
+		if p.isAgentStart() {
+			p.parseAgent()
+			return nil
+		}
 	case "continue", "break":
 		return p.parseBranch()
 	case "block":
@@ -495,6 +500,9 @@ func (p *parser) parseValueIn(arg bool) Expr {
 	}
 	if p.isGateStart() {
 		return p.parseGate()
+	}
+	if p.isSessionStart() {
+		return p.parseSession()
 	}
 	if p.isLoopStart() {
 		return p.parseLoop()

@@ -20,6 +20,7 @@ import (
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -174,9 +175,39 @@ func worldShow(s streams, st *store.Store, node, facet, version string) error {
 	}
 	if version == "" {
 		failedSince(s, st, node, id)
+		sourcesMoved(s, st, "world show", id)
 	}
 	_, err = s.out.Write(b)
 	return err
+}
+
+// sourcesMoved says on stderr which nodes (only, when not "") of the
+// project whose .prose/world st is have a published truth that does not
+// follow from the project's files now (reconcile.SourcesMoved: a contract
+// or the wiring edited, a node added or removed since the last drain).
+// Decided: what is shown stays the store's, and the exit status 0; the
+// note keeps a reader from taking it for current. A store elsewhere
+// (--state) names no project, and a project that does not load cannot
+// be compared: nothing is said of them.
+func sourcesMoved(s streams, st *store.Store, command, only string) {
+	if filepath.Base(st.Dir) != "world" || filepath.Base(filepath.Dir(st.Dir)) != ".prose" {
+		return
+	}
+	project := filepath.Dir(filepath.Dir(st.Dir))
+	g, diags, err := graph.Load(project)
+	if err != nil || diags.HasErrors() {
+		return
+	}
+	moved, err := reconcile.SourcesMoved(g, st)
+	if err != nil {
+		return // the command's own reading of the store says what is wrong
+	}
+	for _, m := range moved {
+		if only != "" && m.Node != only {
+			continue
+		}
+		fmt.Fprintf(s.err, "prose: %s: %s is not current: %s; the next drain of %s brings it up to date\n", command, nodeLabel(g, m.Node), m.Why, project)
+	}
 }
 
 // failedSince says on stderr when the published truth of node (stored as
@@ -247,6 +278,7 @@ key its FORMAT file records.`,
 			if err != nil {
 				return &exitError{Code: exitFailure, Err: fmt.Errorf("receipts: %w", err)}
 			}
+			sourcesMoved(s, st, "receipts", node)
 			if format == "json" {
 				if rs == nil {
 					rs = []*receipt.Receipt{}

@@ -310,6 +310,7 @@ func testModels(o *testOptions) (testrun.Models, error) {
 	}
 	out.LLM = m.SlotService
 	out.Render = m.RenderService
+	out.Subagent = m.SubagentService
 	out.JudgeFor = func(sp *spec.Spec) delegation.Judge {
 		return llm.NewModelJudge(c, llm.JudgeOptions{Pattern: sp.Name, Invariants: sp.Invariants})
 	}

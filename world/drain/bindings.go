@@ -117,7 +117,7 @@ func Callees(sp *spec.Spec) []string {
 			return
 		}
 		syntax.Walk(n.Execution.Program, func(x syntax.Node) bool {
-			if c, ok := x.(*syntax.CallExpr); ok {
+			if c, ok := x.(*syntax.CallExpr); ok && c.Session == nil { // a session calls a model, no function
 				if id, ok := c.Target.(*syntax.Ident); ok {
 					add(id.Name)
 				}

@@ -371,6 +371,13 @@ func (p *Prepared) Number(in Input) (int, error) {
 	return reconcile.Number(p.options(in, p.Renderer))
 }
 
+// Stale is the stale scan of a drain of in.Store with p's bindings,
+// without the drain (reconcile.Stale): the nodes whose sources moved
+// since their last receipt. in.Events, in.Ticks and in.Kept are not read.
+func (p *Prepared) Stale(in Input) ([]reconcile.Staleness, error) {
+	return reconcile.Stale(p.options(in, p.Renderer))
+}
+
 // Resume takes up the store's drain number drain at a step
 // (reconcile.Resume) with p's renders. A drain run in steps exports no
 // spans of its own.

@@ -236,3 +236,38 @@ func BenchmarkDrainOneEventOpen(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStaleAtStart: what prose serve looks at as it starts, nothing
+// moved: the state directory opened anew, under the lock, then Stale
+// (its stale scan, nothing drained) or, for comparison, a quiet drain.
+func BenchmarkStaleAtStart(b *testing.B) {
+	for _, n := range chainSizes[:3] {
+		for _, what := range []string{"stale", "drain"} {
+			b.Run(fmt.Sprint(what, "/", n), func(b *testing.B) {
+				g, st := primedChain(b, n)
+				warm(b, chainOptions(g, st))
+				b.ResetTimer()
+				start := cpuTime()
+				for i := 0; i < b.N; i++ {
+					st, err := store.Open(st.Dir)
+					if err != nil {
+						b.Fatal(err)
+					}
+					st.HoldLock()
+					o := chainOptions(g, st)
+					if what == "drain" {
+						res, err := reconcile.Drain(context.Background(), o)
+						if err != nil || len(res.Receipts) != 0 {
+							b.Fatal(err, res)
+						}
+						continue
+					}
+					if stale, err := reconcile.Stale(o); err != nil || len(stale) != 0 {
+						b.Fatal(err, stale)
+					}
+				}
+				reportCPU(b, cpuTime()-start, n)
+			})
+		}
+	}
+}

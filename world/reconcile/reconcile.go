@@ -232,6 +232,8 @@ type drainer struct {
 	contract map[string]string
 	// moved are the nodes a drain from Kept took (nil: it took all).
 	moved map[string]bool
+	// dry says the drainer only looks (Stale): it writes nothing.
+	dry bool
 }
 
 // Drain runs one drain. A caller input (an input nothing maintains) that
@@ -447,7 +449,11 @@ func newDrainer(o Options) *drainer {
 // drain index), repairs published files, and numbers the drain. Truths
 // are read when a node's turn needs them.
 func (d *drainer) load() error {
-	if err := d.o.Store.Extend(d.o.SignKey); err != nil {
+	if d.dry && !d.o.Store.Held() {
+		if err := d.o.Store.Look(); err != nil {
+			return err
+		}
+	} else if err := d.o.Store.Extend(d.o.SignKey); err != nil {
 		return err
 	}
 	maxDrain := 0
@@ -459,6 +465,8 @@ func (d *drainer) load() error {
 		s := &state{sd: sd, scan: sd.Scan}
 		if sd.Exists {
 			maxDrain = max(maxDrain, sd.Drain)
+		}
+		if sd.Exists && !d.dry {
 			if fixed, err := d.o.Store.Repair(n.ID, n.Facets); err != nil {
 				return fmt.Errorf("node %s: %v", n.ID, err)
 			} else if fixed {
@@ -596,8 +604,8 @@ func (d *drainer) level(ctx context.Context, nodes []*graph.Node) error {
 func (d *drainer) settled(n *graph.Node) bool {
 	s := d.st[n.ID]
 	sc := s.scan
-	if sc == nil || len(d.o.Events[n.ID]) > 0 || d.ticks[n.ID] || len(n.CallerInputs) > 0 {
-		return false
+	if sc == nil || sc.Spec == "" || len(d.o.Events[n.ID]) > 0 || d.ticks[n.ID] || len(n.CallerInputs) > 0 {
+		return false // a record without Spec is written again once, with it
 	}
 	if sc.Last != s.hash() || sc.Contract != d.contract[n.ID] || sc.Shape != shape(d.g, n) {
 		return false
@@ -742,15 +750,16 @@ type edgeKeys struct {
 // settle records in the store's drain index that n, as it stands now,
 // has key and does not fire unless something it reads moves.
 func (d *drainer) settle(n *graph.Node, key string) {
-	if len(n.CallerInputs) > 0 {
+	if len(n.CallerInputs) > 0 || d.dry {
 		return
 	}
 	s := d.st[n.ID]
-	sc := &store.Scan{Last: s.hash(), Contract: d.contract[n.ID], Shape: shape(d.g, n), Key: key, Inputs: map[string]string{}}
+	spec, _ := memoContract(n, "") // Contract does not fail
+	sc := &store.Scan{Last: s.hash(), Contract: d.contract[n.ID], Shape: shape(d.g, n), Key: key, Spec: spec, Inputs: map[string]string{}}
 	for _, p := range producers(d.g, n) {
 		sc.Inputs[p] = d.st[p].version()
 	}
-	if old := s.scan; old != nil && old.Last == sc.Last && old.Contract == sc.Contract && old.Shape == sc.Shape && old.Key == sc.Key && sameMap(old.Inputs, sc.Inputs) {
+	if old := s.scan; old != nil && old.Last == sc.Last && old.Contract == sc.Contract && old.Shape == sc.Shape && old.Key == sc.Key && old.Spec == sc.Spec && sameMap(old.Inputs, sc.Inputs) {
 		return
 	}
 	s.scan = sc

@@ -353,6 +353,21 @@ func (s *Store) Extend(sign ed25519.PrivateKey) error {
 	return s.writeFormat()
 }
 
+// Look readies s for a reader that does not hold the directory's lock and
+// writes nothing (reconcile.Stale): FORMAT is read again and the index
+// entries are believed as Standing checks them against the files, under
+// s's trusted key. Unlike Extend it checks no ledger as a whole and pins
+// no key.
+func (s *Store) Look() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return err
+	}
+	s.setTrust()
+	return nil
+}
+
 func (s *Store) reload() error {
 	o, err := Open(s.Dir)
 	if err != nil {
@@ -772,6 +787,9 @@ func sameJSON(a, b any) bool {
 // writes each byte other than letters, digits, _, -, : and a non-leading
 // . as %XX).
 func NodeOfDir(name string) string { return unescape(name) }
+
+// NodeID is the id of the node whose directory Nodes names name.
+func NodeID(name string) string { return unescape(name) }
 
 func unescape(s string) string {
 	if strings.IndexByte(s, '%') < 0 {

@@ -70,6 +70,11 @@ type Scan struct {
 	Contract string `json:"contract"`
 	Shape    string `json:"shape"`
 	Key      string `json:"key"`
+	// Spec is the contract fingerprint of the node's spec alone, with no
+	// binding (reconcile.Contract(n, "")): a reader not given the
+	// bindings (prose world show) compares it with the spec's now to
+	// tell that the contract moved since ("" in a record of before).
+	Spec string `json:"spec,omitempty"`
 	// Inputs maps each producer of the node to its last receipt's
 	// version when the key was derived.
 	Inputs map[string]string `json:"inputs"`
