@@ -32,6 +32,12 @@ func blockCases() []checkCase {
 				"4:6 error check/block-no-value block add (line 1) gives no value",
 				"6:3 error check/block-no-value this do: block gives no value",
 			}},
+		{name: "a block whose value is null on some paths", inputs: "xs", outputs: "out",
+			code: "block classify(x):\n  if x > 2:\n    return \"big\"\n  elif x > 1:\n    return \"mid\"\nblock sure(x):\n  if x > 2:\n    return \"big\"\n  \"small\"\nlet a = xs | map:\n  do classify(item)\nlet b = do classify(1)\nlet c = do sure(1)\ndo classify(2)\nreturn {out: [a, b, c]}",
+			want: []string{
+				"11:6 warning check/block-null-path block classify (line 1) gives a value on some paths only",
+				"12:12 warning check/block-null-path block classify (line 1)",
+			}},
 		{name: "undefined block with the name meant",
 			code: "block review(a):\n  return a\nreturn do reveiw(1)",
 			want: []string{"3:11 error check/undefined-block no block named 'reveiw' is defined; did you mean 'review'?"}},

@@ -70,6 +70,8 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 		if c.doStmt != syntax.Expr(e) && e.Def != nil && !blockGivesValue(e.Def.Body) {
 			c.diags.Errorf(c.f, e.Name.NamePos, CodeBlockNoValue, "block %s (line %d) gives no value (no return, no value on a line of its own), so the value of this do is always null: end the block with return VALUE, or run it as a statement of its own",
 				e.Name.Name, c.line(e.Def.Block))
+		} else if c.doStmt != syntax.Expr(e) {
+			c.nullPath(e)
 		}
 		c.doCall(e)
 	}

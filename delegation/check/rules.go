@@ -69,6 +69,7 @@ const (
 	CodeBlockName      = "check/block-name"
 	CodeBlockParam     = "check/block-param"
 	CodeBlockNoValue   = "check/block-no-value"
+	CodeBlockNullPath  = "check/block-null-path"
 	CodeBlockAssign    = "check/block-assign"
 )
 
@@ -87,6 +88,7 @@ func Rules() []Rule {
 		{CodeBackoffNoRetries, diag.Error, "backoff given without retries"},
 		{CodeBlockArgs, diag.Error, "do NAME(...) gives another number of arguments than the block has parameters"},
 		{CodeBlockNoValue, diag.Error, "A do: block or a named block whose value is used gives no value on any path (it is always null)"},
+		{CodeBlockNullPath, diag.Warning, "A named block whose value is used may end without a return or a value on some path (its value is then null)"},
 		{CodeBlockAssign, diag.Error, "A block's parameter assigned, or a top-level name assigned from a named block"},
 		{CodeBlockName, diag.Error, "Block defined twice, or named like a callee, slot, input, config key or variable"},
 		{CodeBlockParam, diag.Error, "Block names a parameter twice"},
