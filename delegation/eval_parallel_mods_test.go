@@ -145,6 +145,25 @@ loop for each x in xs (max: 2):
 	if !strings.Contains(e.Error(), "'xs' has 3 items, more than its (max: 2)") {
 		t.Errorf("over the bound: %v", e)
 	}
+	// as the value of let it collects, as the for loop it is
+	got = mustRun(t, `
+let out = loop for each x, i in ["a", "b", "c"] (max: 3):
+  if i == 1:
+    return "skip"
+  "{x}{i}"
+return out
+`, nil, nil)
+	if got != `["a0","skip","c2"]` {
+		t.Errorf("collected %s", got)
+	}
+	e = runErr(t, `
+let out = loop for each x in [1, 2, 3] (max: 2):
+  x
+return out
+`, nil, nil)
+	if !strings.Contains(e.Error(), "has 3 items, more than its (max: 2)") {
+		t.Errorf("collecting over the bound: %v", e)
+	}
 }
 
 // `let {a, b} = X` binds a and b to X's members; a key X lacks, or a

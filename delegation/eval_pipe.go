@@ -56,7 +56,7 @@ type itemValue struct {
 	has bool
 }
 
-// stageValues runs the body of a map, pmap or filter stage once per item
+// stageValues runs the body of a map or pmap stage once per item
 // and gives the value of each, in input order. pmap runs the items as
 // `parallel for` runs its iterations (rules 12, 13, 15a); the others one
 // after the other.
@@ -113,32 +113,41 @@ func (f *frame) stageSeq(x *syntax.PipeExpr, elems []Value, from int, bind func(
 // body gives false, in input order. Decided (upstream says "truthy",
 // which would keep an item for any text a model answers, "irrelevant"
 // included): any other value, text that reads as a boolean, null, no
-// value at all, is an error naming the item and what the body gave.
+// value at all, is an error naming the item and what the body gave,
+// raised as soon as that item's body ends: the later items' bodies, and
+// the calls in them, do not run.
 func (f *frame) filter(x *syntax.PipeExpr, elems []Value) (Value, error) {
-	vals, err := f.stageValues(x, elems)
+	kept := make([]Value, 0, min(len(elems), 1024))
+	err := f.stageSeq(x, elems, 0, func(it *frame, i int) {
+		it.let(x.Item(), elems[i])
+	}, func(i int, v itemValue) error {
+		keep, err := f.keeps(x, v.v, i, len(elems))
+		if keep {
+			kept = append(kept, elems[i])
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	kept := make([]Value, 0, len(elems))
-	for i, v := range vals {
-		switch b := v.(type) {
-		case bool:
-			if b {
-				kept = append(kept, elems[i])
-			}
-			continue
-		case string:
-			if isBoolText(b) {
-				return nil, f.errorf(x.OpPos, KindRuntime, "| filter: the body gave the text %s for item %d of %d, not the boolean %s: a filter keeps an item when its body gives true and drops it on false; compare the text (answer == %q), or have the call answer a JSON boolean", strconv.Quote(b), i+1, len(elems), strings.ToLower(strings.TrimSpace(b)), b)
-			}
-		}
-		what := shown(v)
-		if v == nil {
-			what = "null (or no value)"
-		}
-		return nil, f.errorf(x.OpPos, KindRuntime, "| filter: the body gave %s for item %d of %d, not true or false: a filter keeps an item when its body gives true and drops it on false; end the body with a comparison (item.score > 0.5) or return a boolean", what, i+1, len(elems))
-	}
 	return f.own(NewList(kept...)), nil
+}
+
+// keeps reads the value a filter's body gave for item i of n.
+func (f *frame) keeps(x *syntax.PipeExpr, v Value, i, n int) (bool, error) {
+	switch b := v.(type) {
+	case bool:
+		return b, nil
+	case string:
+		if isBoolText(b) {
+			return false, f.errorf(x.OpPos, KindRuntime, "| filter: the body gave the text %s for item %d of %d, not the boolean %s: a filter keeps an item when its body gives true and drops it on false; compare the text (answer == %q), or have the call answer a JSON boolean", strconv.Quote(b), i+1, n, strings.ToLower(strings.TrimSpace(b)), b)
+		}
+	}
+	what := shown(v)
+	if v == nil {
+		what = "null (or no value)"
+	}
+	return false, f.errorf(x.OpPos, KindRuntime, "| filter: the body gave %s for item %d of %d, not true or false: a filter keeps an item when its body gives true and drops it on false; end the body with a comparison (item.score > 0.5) or return a boolean", what, i+1, n)
 }
 
 // isBoolText reports whether s spells a boolean ("true", " False ").

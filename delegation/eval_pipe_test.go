@@ -161,6 +161,24 @@ return ys
 	}
 }
 
+// A sequential filter stops at the first item whose body gives no
+// boolean: the later items' bodies (their calls) do not run.
+func TestPipeFilterStopsAtTheFirstNonBoolean(t *testing.T) {
+	got := mustRun(t, `
+let seen = []
+try:
+  let ys = [1, 2, 3] | filter:
+    append item to seen
+    "relevant"
+catch:
+  return seen
+return null
+`, nil, nil)
+	if got != "[1]" {
+		t.Errorf("the bodies ran for items %s, want [1]", got)
+	}
+}
+
 // reduce starts from the first item and folds the rest; an empty list
 // and a step that gives no value are errors, a return of null is not.
 func TestPipeReduce(t *testing.T) {

@@ -220,3 +220,45 @@ func TestResumedConditionIsNotAnsweredByAPick(t *testing.T) {
 		t.Errorf("resumed: %v, %v after %d more requests; want shipped, asked once", v, err, srv.Count()-asked)
 	}
 }
+
+// A run failed by its judge (here two unreadable picks) is resumed by
+// asking that judgment again, as a failed call is run again: answered
+// from the journal, its error would fail every resume the same way. A
+// replay still reproduces the failure without asking.
+func TestResumeAsksAFailedJudgmentAgain(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Content: `{"reasoning": "either", "pick": "ship or hold"}`},
+		llmtest.Reply{Content: `{"reasoning": "either", "pick": "both"}`})
+	base := t.TempDir()
+	r, err := Create(base, Header{Spec: "/s/choice.prose.md"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runChoice(t, r, srv, false); err == nil || !strings.Contains(err.Error(), "could not be read") {
+		t.Fatalf("run: %v", err)
+	}
+	r.Close()
+	asked := srv.Count()
+
+	rp, err := Replay(base, r.ID(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runChoice(t, rp, srv, false); err == nil || !strings.Contains(err.Error(), "could not be read") || srv.Count() != asked {
+		t.Fatalf("replay: %v after %d requests", err, srv.Count()-asked)
+	}
+	rp.Close()
+
+	srv.Push(llmtest.Reply{Content: `{"reasoning": "ready", "pick": "ship"}`})
+	for i := range 2 { // the second resume answers the new pick from the journal
+		res, err := Resume(base, r.ID(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := runChoice(t, res, srv, false)
+		res.Close()
+		if err != nil || v != "shipped" || srv.Count() != asked+1 {
+			t.Fatalf("resume %d: %v, %v after %d more requests; want shipped, asked once", i+1, v, err, srv.Count()-asked)
+		}
+	}
+}

@@ -186,6 +186,9 @@ type indexer struct {
 	mode   Mode
 	starts map[callKey]string // resuming: the position of each attempt
 	failed []failedEnd        // resuming: the failed attempts, in order
+	// failedJudges, resuming, are the judgments that ended in an error
+	// (key: their path and occurrence), in order.
+	failedJudges []failedEnd
 	// procs, resuming, are the process groups of attempts without an
 	// "end" (yet): a resume ends them (endLeftovers); a replay starts
 	// nothing and ends nothing.
@@ -256,6 +259,9 @@ func (b *indexer) keep(rec *Record, off int64, n int, line []byte) bool {
 	case TypeJudge:
 		e.key = hash(rec.N)
 		b.x.judges = append(b.x.judges, e)
+		if rec.Kind != "" && b.mode == Resuming {
+			b.failedJudges = append(b.failedJudges, failedEnd{callKey{rec.ID, rec.N}, rec.Pos, e.off})
+		}
 		if b.x.memo != nil && rec.Kind == "" && rec.Rule == "" && rec.Model != "" && rec.Pick == "" {
 			b.x.memo[memoKey(posFile(rec.Pos), rec.Cond, rec.Values, rec.FailClosed)] = e
 		}
@@ -296,6 +302,7 @@ func (b *indexer) done(l *Log) *index {
 		if id, ok := failedCall(l, b.failed); ok {
 			b.x.calls = b.x.retry(id, b.failed)
 		}
+		b.x.judges = rejudge(l, b.x.judges, b.failedJudges)
 	}
 	// Held for the whole run: no room to spare.
 	b.x.calls = append(table(nil), b.x.calls...)
@@ -327,6 +334,40 @@ func (x *index) retry(id delegation.Path, failed []failedEnd) table {
 			continue // read again: a resume of a failed run only
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// rejudge is judges without the records of the judgment that failed the
+// run, when its last outcome was that failure (the final error is of
+// kind judge, at the judgment's position): a resume asks it again, as it
+// runs the call that failed a run again (failedCall). Answered from the
+// journal, a judgment that failed for want of a model, or on a reply
+// that could not be read, would fail every resume the same way.
+func rejudge(l *Log, judges table, failed []failedEnd) table {
+	fin := l.Final()
+	if fin == nil || fin.Status != StatusError || fin.ErrKind != delegation.KindJudge || fin.Pos == "" {
+		return judges
+	}
+	var key callKey
+	found := false
+	for i := len(failed) - 1; i >= 0 && !found; i-- {
+		key, found = failed[i].key, failed[i].pos == fin.Pos
+	}
+	if !found {
+		return judges
+	}
+	drop := map[int64]bool{}
+	for _, f := range failed {
+		if f.key == key {
+			drop[f.off] = true
+		}
+	}
+	out := judges[:0]
+	for _, e := range judges {
+		if !drop[e.off] {
+			out = append(out, e)
+		}
 	}
 	return out
 }

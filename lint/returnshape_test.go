@@ -34,7 +34,7 @@ func TestReturnShape(t *testing.T) {
 		{"only throws", "a b", "throw \"bad\"", ""},
 		{"one output never returns", "a", "let y = x", "check/return-shape the Execution never returns, so every run of it fails at its end, but f declares the output 'a'"},
 		{"one output returns under an if", "a", "if x:\n  return x", ""},
-		{"returns only in a collecting loop", "a", "let ys = for v in [x]:\n  return v\nlet n = 1", "check/return-shape the Execution never returns, so every run of it fails at its end"},
+		{"returns only in a collecting loop", "a", "let ys = for v in [x]:\n  return v\nlet n = 1", "check/return-shape the Execution never returns (the return at line 18 gives the value of one iteration of its loop, not the Execution's), so every run of it fails at its end"},
 		{"returns in a statement loop", "a", "for v in [x]:\n  return v", ""},
 	} {
 		got := lintSrc(t, "dir/f.prose.md", fn(tc.returns, tc.body))

@@ -151,6 +151,9 @@ func (pr *prepared) run(ctx context.Context) (v delegation.Value, runID string, 
 type absentJudge struct{ need *modelNeed }
 
 func (a absentJudge) Judge(_ context.Context, j *delegation.Judgment) (delegation.Verdict, error) {
+	if j.IsChoice() {
+		return delegation.Verdict{}, a.need.note(fmt.Sprintf("choice %q at %s needs a model to pick an option", j.Cond.Text, j.Pos))
+	}
 	return delegation.Verdict{}, a.need.note(fmt.Sprintf("condition %q at %s needs judging", j.Cond.Text, j.Pos))
 }
 

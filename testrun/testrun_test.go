@@ -239,6 +239,18 @@ func TestNeedsModelSkips(t *testing.T) {
 	}
 }
 
+// A subject whose choice needs a model, with none configured: SKIP,
+// naming the choice as a choice (not a condition).
+func TestNeedsModelForAChoiceSkips(t *testing.T) {
+	dir := t.TempDir()
+	writeTest(t, dir, "pick.prose.md", "---\nname: pick\nkind: function\n---\n\n### Parameters\n\n- `t`: a ticket\n\n### Returns\n\n- `route`: a route\n\n### Execution\n\n```prose\nchoice right queue for t:\n  option \"billing\":\n    return \"B\"\n  option \"tech\":\n    return \"T\"\n```\n")
+	p := writeTest(t, dir, "pick.test.prose.md", "---\nname: pick-test\nkind: test\nsubject: pick\n---\n\n### Fixtures\n\n- `t`: \"refund\"\n\n### Expects\n\n- `route`: is \"B\"\n")
+	r := runFiles(t, Options{}, p)[0]
+	if r.Status != Skip || !strings.Contains(r.Reason, `choice "right queue for t" at `) || !strings.Contains(r.Reason, "needs a model to pick an option") {
+		t.Errorf("got %+v, want a skip naming the choice", r)
+	}
+}
+
 // With a model, undecided claims go to it: once per distinct question
 // across the whole suite.
 func TestModelJudgesClaimsOnce(t *testing.T) {

@@ -138,3 +138,87 @@ func plural(n int, word string) string {
 	}
 	return word + "s"
 }
+
+// blockGivesValue reports whether a block's body can give a value (rule
+// 35, as a pipeline stage's body, givesValue) or ends in a throw: when
+// it can do neither, the value of a do that reads it is always null
+// (decided, as an Execution that never returns is an error, rule 11a).
+func blockGivesValue(body []syntax.Stmt) bool {
+	if givesValue(body) {
+		return true
+	}
+	throws := false
+	for _, s := range body {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			_, ok := n.(*syntax.ThrowStmt)
+			throws = throws || ok
+			return !throws
+		})
+	}
+	return throws
+}
+
+// lastDoNoValue reports a collecting body (a pipeline stage's, a loop's
+// whose list is kept) whose last statement runs a block that gives no
+// value: that statement's null is the iteration's value each time it is
+// reached (rule 9), as in | reduce(acc, x): do add(acc, x) with add
+// ending in a let.
+func (c *checker) lastDoNoValue(body []syntax.Stmt) {
+	if len(body) == 0 {
+		return
+	}
+	st, ok := body[len(body)-1].(*syntax.ExprStmt)
+	if !ok {
+		return
+	}
+	switch x := st.X.(type) {
+	case *syntax.DoCallExpr:
+		if x.Def != nil && !blockGivesValue(x.Def.Body) {
+			c.diags.Errorf(c.f, x.Name.NamePos, CodeBlockNoValue, "block %s (line %d) gives no value (no return, no value on a line of its own), and this do is the last statement of a body whose value is kept, so that value is null: end the block with return VALUE",
+				x.Name.Name, c.line(x.Def.Block))
+		} else {
+			c.nullPath(x)
+		}
+	case *syntax.DoExpr:
+		if !blockGivesValue(x.Body) {
+			c.diags.Errorf(c.f, x.Do, CodeBlockNoValue, "this do: block gives no value (no return, no value on a line of its own), and it is the last statement of a body whose value is kept, so that value is null: end it with return VALUE")
+		}
+	}
+}
+
+// valueOnEveryPath reports whether body gives a value on every path
+// through it (rule 35): it ends in a return, a throw or a value on a
+// line of its own, or in an if with an else, a try or a choice each of
+// whose branches does.
+func valueOnEveryPath(body []syntax.Stmt) bool {
+	if len(body) == 0 {
+		return false
+	}
+	switch s := body[len(body)-1].(type) {
+	case *syntax.ReturnStmt, *syntax.ThrowStmt, *syntax.ExprStmt:
+		return true
+	case *syntax.IfStmt:
+		return s.Else != nil && valueOnEveryPath(s.Then) && valueOnEveryPath(s.Else)
+	case *syntax.TryStmt:
+		return valueOnEveryPath(s.Body) && (len(s.Catch) == 0 || valueOnEveryPath(s.Catch))
+	case *syntax.ChoiceStmt:
+		for _, o := range s.Options {
+			if !valueOnEveryPath(o.Body) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// nullPath warns of a do whose value is read, of a named block that
+// gives a value on some paths only: on the others its value is null,
+// with no error (the block's `if x > 2: return "big"` with no else).
+func (c *checker) nullPath(e *syntax.DoCallExpr) {
+	if e.Def == nil || !blockGivesValue(e.Def.Body) || valueOnEveryPath(e.Def.Body) {
+		return
+	}
+	c.diags.Warnf(c.f, e.Name.NamePos, CodeBlockNullPath, "block %s (line %d) gives a value on some paths only, and on the others this do's value is null: end every path with return VALUE (return null where null is meant)",
+		e.Name.Name, c.line(e.Def.Block))
+}

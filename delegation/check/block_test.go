@@ -1,6 +1,9 @@
 package check_test
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/delegation/check"
@@ -17,6 +20,24 @@ func blockCases() []checkCase {
 		{name: "let in a do shadows", outputs: "out",
 			code: "let n = 1\ndo:\n  let n = 2\nreturn {out: n}",
 			want: []string{"3:7 warning check/redeclared let 'n' in the block makes a name of its own, which hides the 'n' of line 1"}},
+		{name: "a block whose value is read gives none", slots: "w", outputs: "out",
+			code: "let r = do:\n  let s = call w\nlet t = do f(1)\ndo f(2)\ndo:\n  let u = 1\nlet v = do g()\nreturn {out: [r, t, v]}\nblock f(x):\n  let y = call w\n    x: x\nblock g():\n  throw \"no\"",
+			want: []string{
+				"1:9 error check/block-no-value this do: block gives no value",
+				"3:12 error check/block-no-value block f (line 9) gives no value",
+			}},
+		{name: "a block without value ends a body whose value is kept", inputs: "xs", outputs: "out",
+			code: "block add(a, b):\n  let s = a + b\nlet t = xs | reduce(acc, x):\n  do add(acc, x)\nlet u = for x in xs:\n  do:\n    let y = x\nfor x in xs:\n  do add(x, x)\nreturn {out: [t, u]}",
+			want: []string{
+				"4:6 error check/block-no-value block add (line 1) gives no value",
+				"6:3 error check/block-no-value this do: block gives no value",
+			}},
+		{name: "a block whose value is null on some paths", inputs: "xs", outputs: "out",
+			code: "block classify(x):\n  if x > 2:\n    return \"big\"\n  elif x > 1:\n    return \"mid\"\nblock sure(x):\n  if x > 2:\n    return \"big\"\n  \"small\"\nlet a = xs | map:\n  do classify(item)\nlet b = do classify(1)\nlet c = do sure(1)\ndo classify(2)\nreturn {out: [a, b, c]}",
+			want: []string{
+				"11:6 warning check/block-null-path block classify (line 1) gives a value on some paths only",
+				"12:12 warning check/block-null-path block classify (line 1)",
+			}},
 		{name: "undefined block with the name meant",
 			code: "block review(a):\n  return a\nreturn do reveiw(1)",
 			want: []string{"3:11 error check/undefined-block no block named 'reveiw' is defined; did you mean 'review'?"}},
@@ -100,5 +121,80 @@ func TestReturnInABlockIsNotTheExecutions(t *testing.T) {
 	got := check.Check(prog, d).Dedupe()
 	if len(got) != 1 || got[0].Code != check.CodeReturnShape || got[0].Line != 1 {
 		t.Errorf("got %s, want the Execution that never returns", got)
+	}
+}
+
+// A let in a named block, or in a do: block in a parallel body, that
+// hides an outer name is warned of; its fix never suggests assigning the
+// outer name, which neither may do (check/block-assign,
+// check/parallel-assign). A do: block at the top level may.
+func TestShadowingHintIsNoError(t *testing.T) {
+	code := "let n = 1\nblock f():\n  let n = 2\n  return n\nlet m = parallel for x in [1]:\n  do:\n    let n = x\n  x\ndo:\n  let n = 3\nlet r = do f()\nreturn {out: r + m[0]}"
+	prog, errs := syntax.ParseString("t.prose.md", code)
+	if len(errs) > 0 {
+		t.Fatalf("parse: %v", errs)
+	}
+	got := check.Check(prog, decls("", "", "", "out")).Dedupe()
+	var lines []int
+	for _, d := range got {
+		if d.Code != "check/redeclared" {
+			continue
+		}
+		lines = append(lines, d.Line)
+		assigns := strings.Contains(d.Message, "write n = ...")
+		if assigns != (d.Line == 10) {
+			t.Errorf("%d: %s: the fix offers the assignment %v, want %v", d.Line, d.Message, assigns, d.Line == 10)
+		}
+	}
+	if len(lines) != 3 {
+		t.Errorf("shadowing warnings at lines %v, want 3, 7, 10:\n%s", lines, got)
+	}
+}
+
+// An Execution whose only return is in a do: block, a pipeline stage's
+// body or a collecting loop is told where that return belongs.
+func TestNeverReturnsNamesTheReturnThatIsNotTheExecutions(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"do:\n  if a:\n    return 1\n  2", "the Execution never returns (the return at line 3 gives the value of its do: block, not the Execution's)"},
+		{"let ys = [1] | map:\n  return item", "(the return at line 2 gives the value of one item of its pipeline stage, not the Execution's)"},
+		{"let ys = for x in [1]:\n  return x", "(the return at line 2 gives the value of one iteration of its loop, not the Execution's)"},
+		{"do f()\nblock f():\n  return 2", "(the return at line 3 gives the value of block f, not the Execution's)"},
+		{"let a = 1", "the Execution never returns, so every run"},
+	} {
+		prog, errs := syntax.ParseString("t.prose.md", tc.code)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		d := decls("", "", "a", "out")
+		d.ReturnRule = true
+		got := check.Check(prog, d).Dedupe()
+		found := false
+		for _, g := range got {
+			found = found || g.Code == check.CodeReturnShape && strings.Contains(g.Message, tc.want)
+		}
+		if !found {
+			t.Errorf("%q: got %s, want a message with %q", tc.code, got, tc.want)
+		}
+	}
+}
+
+// Braces around a block run, a call or an expression of a bound name in
+// a string are text: lint warns, at the brace; JSON, a template's
+// placeholders and names the program does not bind are left alone.
+func TestExprBraceIsText(t *testing.T) {
+	code := "block f():\n  return 1\nlet n = 2\nlet xs = [1]\nlet a = \"{do f()} {n + 1} {xs[0]} {n}\"\nlet b = \"{other + 1} {\\\"k\\\": n} {{n}\"\nreturn {out: [a, b]}"
+	prog, errs := syntax.ParseString("t.prose.md", code)
+	if len(errs) > 0 {
+		t.Fatalf("parse: %v", errs)
+	}
+	var got []string
+	for _, d := range check.Check(prog, decls("", "", "", "out")).Dedupe() {
+		if d.Code == check.CodeExprBrace {
+			got = append(got, fmt.Sprintf("%d:%d %s", d.Line, d.Col, strings.SplitN(d.Message, " is text", 2)[0]))
+		}
+	}
+	want := []string{"5:10 {do f()}", "5:19 {n + 1}", "5:27 {xs[0]}"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -41,6 +41,7 @@
 package check
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -86,6 +87,19 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 		return
 	}
 	ends := false
+	var inner *syntax.ReturnStmt // the first return that is not the Execution's
+	var innerOf string
+	skip := func(n syntax.Node, of string) bool {
+		if inner == nil {
+			syntax.Walk(n, func(m syntax.Node) bool {
+				if r, ok := m.(*syntax.ReturnStmt); ok && inner == nil {
+					inner, innerOf = r, of
+				}
+				return inner == nil
+			})
+		}
+		return false
+	}
 	syntax.Walk(prog, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.ReturnStmt, *syntax.ThrowStmt:
@@ -93,28 +107,48 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 		case *syntax.LetStmt:
 			// a collecting loop's return gives one iteration's value
 			// (semantics.md 9), not the Execution's
-			return !collecting(n.Value)
+			if collecting(n.Value) {
+				return skip(n.Value, collectedBy(n.Value))
+			}
 		case *syntax.AssignStmt:
-			return !collecting(n.Value)
-		case *syntax.DoExpr, *syntax.BlockStmt:
-			return false // a return there gives the block's value
+			if collecting(n.Value) {
+				return skip(n.Value, collectedBy(n.Value))
+			}
+		case *syntax.DoExpr:
+			return skip(n, "its do: block") // a return there gives the block's value
+		case *syntax.BlockStmt:
+			return skip(n, "block "+n.Name.Name)
 		}
 		return !ends
 	})
 	if ends {
 		return
 	}
+	hint := ""
+	if inner != nil {
+		// the author likely meant that return to end the Execution
+		hint = fmt.Sprintf(" (the return at line %d gives the value of %s, not the Execution's)", c.line(inner.Pos()), innerOf)
+	}
 	what := "it declares"
 	if c.d.Node != "" {
 		what = c.d.Node + " declares"
 	}
 	if len(req) == 1 {
-		c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns, so every run of it fails at its end, but %s the output %s: end it with return {%s: ...}",
-			what, quote(req[0]), req[0])
+		c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns%s, so every run of it fails at its end, but %s the output %s: end it with return {%s: ...}",
+			hint, what, quote(req[0]), req[0])
 		return
 	}
-	c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns, so its value is null, but %s %d outputs (%s): end it with a return of an object with those keys",
-		what, len(req), strings.Join(req, ", "))
+	c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns%s, so its value is null, but %s %d outputs (%s): end it with a return of an object with those keys",
+		hint, what, len(req), strings.Join(req, ", "))
+}
+
+// collectedBy names what a return in the collecting loop or pipeline
+// stage x ends, for a message.
+func collectedBy(x syntax.Expr) string {
+	if _, ok := x.(*syntax.PipeExpr); ok {
+		return "one item of its pipeline stage"
+	}
+	return "one iteration of its loop"
 }
 
 // collecting reports whether x is a loop whose value is collected (the
@@ -212,9 +246,14 @@ type checker struct {
 	// break may leave (pipe.go).
 	prog      *syntax.Program
 	pipeLevel int32
+	// stage is the innermost pipeline stage whose body is being checked.
+	stage     *syntax.PipeExpr
 	pipeLoops int
 
 	siblings []string // names bound by the branches of the parallel: block being checked
+	// doStmt is the do: block or block run standing as a statement being
+	// checked, whose value nothing reads (blockNoValue leaves it alone).
+	doStmt   syntax.Expr
 	sibStack []string // the siblings of the blocks being checked, inner ones above outer ones
 
 	returned    map[string]bool // keys of top-level return objects

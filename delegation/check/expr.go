@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -60,8 +61,18 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 	case *syntax.NaturalCond:
 		c.natural(e)
 	case *syntax.DoExpr:
+		if c.doStmt != syntax.Expr(e) && !blockGivesValue(e.Body) {
+			c.diags.Errorf(c.f, e.Do, CodeBlockNoValue, "this do: block gives no value (no return, no value on a line of its own), so its value is always null: end it with return VALUE, or with the value on a line of its own")
+		}
+		c.doStmt = nil // a do: in its body is another's
 		c.blockBody("a do: block", false, nil, e.Body)
 	case *syntax.DoCallExpr:
+		if c.doStmt != syntax.Expr(e) && e.Def != nil && !blockGivesValue(e.Def.Body) {
+			c.diags.Errorf(c.f, e.Name.NamePos, CodeBlockNoValue, "block %s (line %d) gives no value (no return, no value on a line of its own), so the value of this do is always null: end the block with return VALUE, or run it as a statement of its own",
+				e.Name.Name, c.line(e.Def.Block))
+		} else if c.doStmt != syntax.Expr(e) {
+			c.nullPath(e)
+		}
 		c.doCall(e)
 	}
 }
@@ -74,6 +85,34 @@ var spacedBrace = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(^|[^\\])\{(\s*)([\pL_][\pL\pN_-]*(?:\.[\pL_][\pL\pN_-]*)*)(\s*)\}`)
 })
 
+// exprBrace matches braces in a string around what reads as an
+// expression, which is text (grammar.md, Strings): a block run (`do
+// NAME(` or `do:`), a call (`call NAME`), or a name path followed by an
+// operator, an index or parentheses (`{n + 1}`, `{xs[0]}`). Group 2 is
+// the word after do or call, group 3 the name path. Braces holding a
+// quote, a colon or another brace (JSON, a template) never match.
+var exprBrace = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^\{])\{\s*(?:(?:do|call)\s+([\pL_][\pL\pN_-]*)|([\pL_][\pL\pN_-]*(?:\.[\pL_][\pL\pN_-]*)*)\s*(?:[-+]\s|\[|\())[^{}":]*\}`)
+})
+
+// exprBraces warns of braces around an expression in s (exprBrace) when
+// the name in them is the program's (a block, a bound name): the run
+// would give the braces as written with exit 0.
+func (c *checker) exprBraces(s *syntax.StringLit) {
+	for _, m := range exprBrace().FindAllStringSubmatchIndex(s.Raw, -1) {
+		if m[4] >= 0 {
+			if name := s.Raw[m[4]:m[5]]; !slices.Contains(c.blockNames, name) && c.names[name] == nil {
+				continue
+			}
+		} else if root, _, _ := strings.Cut(s.Raw[m[6]:m[7]], "."); c.names[root] == nil {
+			continue
+		}
+		c.diags.Warnf(c.f, s.ValuePos+diag.Pos(m[3]), CodeExprBrace,
+			"%s is text, not a value: braces interpolate only a name or a member path, as {topic} or {r.score}; bind the value first (let v = ...) and write {v}",
+			s.Raw[m[3]:m[1]])
+	}
+}
+
 // interpolations checks the `{name}` references of a string: each name
 // must be bound (reported at its brace), and counts as used. Braces with
 // spaces around a bound name (`{ topic }`) are text, not the name's
@@ -82,6 +121,7 @@ var spacedBrace = sync.OnceValue(func() *regexp.Regexp {
 // on purpose.
 func (c *checker) interpolations(s *syntax.StringLit) {
 	if strings.Contains(s.Raw, "{") {
+		c.exprBraces(s)
 		for _, m := range spacedBrace().FindAllStringSubmatchIndex(s.Raw, -1) {
 			if m[5] == m[4] && m[9] == m[8] {
 				continue // no space: an interpolation (or {{name}, text)
@@ -170,6 +210,7 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	}
 	if collecting {
 		c.collect++
+		c.lastDoNoValue(body)
 	}
 	live := len(c.live)
 	bind()

@@ -30,8 +30,14 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 	if !givesValue(e.Body()) {
 		c.diags.Warnf(c.f, e.OpPos, CodePipeNoValue, "the body of | %s gives no value for any item (no return, no value on a line of its own): end it with the item's value, an expression or a call, or return it", op)
 	}
-	outerLevel, outerLoops := c.pipeLevel, c.pipeLoops
-	c.pipeLevel, c.pipeLoops = c.level+1, c.loops+1
+	if old := c.names[e.Item().Name]; e.Acc == nil && old != nil && !(old.kind == kindLoopVar && old.constant) {
+		// map's, pmap's and filter's item is bound by no name the author
+		// wrote: a body that reads it may mean the name bound outside
+		c.diags.Warnf(c.f, e.OpPos, CodeRedeclared, "| %s names each item item, which hides %s (line %d) in its body: rename that one to read it there",
+			op, quote(e.Item().Name), c.line(old.pos))
+	}
+	outerLevel, outerLoops, outerStage := c.pipeLevel, c.pipeLoops, c.stage
+	c.pipeLevel, c.pipeLoops, c.stage = c.level+1, c.loops+1, e
 	c.loopBody(true, true, func() {
 		c.forgetAssigned(e.Body())
 		if e.Acc != nil {
@@ -41,7 +47,7 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 		c.bindVar(e.Item(), in)
 		c.names[e.Item().Name].constant = true
 	}, e.Body())
-	c.pipeLevel, c.pipeLoops = outerLevel, outerLoops
+	c.pipeLevel, c.pipeLoops, c.stage = outerLevel, outerLoops, outerStage
 }
 
 // stageText is a stage's operation as written.
@@ -54,7 +60,8 @@ func stageText(e *syntax.PipeExpr) string {
 
 // givesValue reports whether a stage's body can give a value (rule 9): a
 // return anywhere in it outside a nested stage, or a value-producing
-// statement at its level or in the branches of an if or a try there.
+// statement at its level or in the branches of an if, a try or a choice
+// there.
 func givesValue(body []syntax.Stmt) bool {
 	for _, s := range body {
 		switch s := s.(type) {
@@ -67,6 +74,14 @@ func givesValue(body []syntax.Stmt) bool {
 		case *syntax.TryStmt:
 			if givesValue(s.Body) || givesValue(s.Catch) {
 				return true
+			}
+		case *syntax.ChoiceStmt:
+			// the picked option's value is the item's, as an if's
+			// branch's is (semantics.md 40)
+			for _, o := range s.Options {
+				if givesValue(o.Body) {
+					return true
+				}
 			}
 		}
 		found := false
@@ -106,6 +121,10 @@ func (c *checker) raceWord() string {
 // a reduce name read outside its stage's body (the undefined name's
 // message), "" otherwise.
 func (c *checker) pipeVar(name string) string {
+	if st := c.stage; name == "item" && st != nil && st.Acc != nil {
+		// map's and filter's item, read in a reduce body that names its own
+		return fmt.Sprintf("the body of | %s at line %d reads the item as %s: a reduce names its accumulator and its item", stageText(st), c.line(st.OpPos), st.Item().Name)
+	}
 	if c.prog == nil {
 		return ""
 	}

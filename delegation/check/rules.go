@@ -47,6 +47,9 @@ const (
 	// CodeSpacedBrace: braces with spaces around a bound name in a
 	// string (`{ topic }`), which are text, not an interpolation.
 	CodeSpacedBrace = "check/spaced-brace"
+	// CodeExprBrace: braces around an expression in a string (`{do
+	// f()}`, `{n + 1}`, `{xs[0]}`), which are text, not its value.
+	CodeExprBrace = "check/expr-brace"
 	// CodeFallbackShape: an on_fail fallback whose shape differs from the
 	// callee's declared outputs or the fields its slot's ensures names.
 	CodeFallbackShape = "check/fallback-shape"
@@ -65,6 +68,8 @@ const (
 	CodeBlockArgs      = "check/block-args"
 	CodeBlockName      = "check/block-name"
 	CodeBlockParam     = "check/block-param"
+	CodeBlockNoValue   = "check/block-no-value"
+	CodeBlockNullPath  = "check/block-null-path"
 	CodeBlockAssign    = "check/block-assign"
 )
 
@@ -82,6 +87,8 @@ func Rules() []Rule {
 		{CodeBackoffKey, diag.Error, "Unknown key in a backoff object"},
 		{CodeBackoffNoRetries, diag.Error, "backoff given without retries"},
 		{CodeBlockArgs, diag.Error, "do NAME(...) gives another number of arguments than the block has parameters"},
+		{CodeBlockNoValue, diag.Error, "A do: block or a named block whose value is used gives no value on any path (it is always null)"},
+		{CodeBlockNullPath, diag.Warning, "A named block whose value is used may end without a return or a value on some path (its value is then null)"},
 		{CodeBlockAssign, diag.Error, "A block's parameter assigned, or a top-level name assigned from a named block"},
 		{CodeBlockName, diag.Error, "Block defined twice, or named like a callee, slot, input, config key or variable"},
 		{CodeBlockParam, diag.Error, "Block names a parameter twice"},
@@ -112,6 +119,7 @@ func Rules() []Rule {
 		{CodeRetries, diag.Error, "retries is not a non-negative integer"},
 		{CodeReturnShape, diag.Error, "Execution returns a value that cannot hold the two or more outputs its node declares"},
 		{CodeSpacedBrace, diag.Warning, "Braces with spaces around a bound name in a string are text, not an interpolation"},
+		{CodeExprBrace, diag.Warning, "Braces around a block run, a call or an expression of a bound name in a string are text, not its value"},
 		{CodeSession, diag.Error, "Agent defined twice, session of an undefined agent, or an agent property prose cannot honour (persist:, skills:)"},
 		{CodeSaysPolarity, diag.Warning, "Polarity of a says predicate cannot be told"},
 		{CodeTimeout, diag.Error, "timeout is not a positive duration or number of seconds"},

@@ -50,6 +50,10 @@ func (c *checker) memberRead(e *syntax.MemberExpr) {
 			c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember, "%s has no member %q: %s %s; did you mean %q?",
 				what, e.Name, s.from, strings.Join(s.fieldNames(), ", "), near)
 		}
+	case (s.kind == kText || s.kind == kInteger || s.kind == kNumber || s.kind == kBool || s.kind == kList) && e.Required:
+		// a destructuring let: what is "{a, b}", the names, not the value
+		c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember, "let %s: the value is %s, not an object, so it has no key %q (a run stops there): destructure an object, or bind the value to one name (let NAME = ...)",
+			what, s.kind, e.Name)
 	case s.kind == kText || s.kind == kInteger || s.kind == kNumber || s.kind == kBool || s.kind == kList:
 		c.diags.Errorf(c.f, e.NamePos, CodeUnknownMember, "%s has no member %q: %s is %s, not an object (a run stops there)",
 			what, e.Name, what, s.kind)

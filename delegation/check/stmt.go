@@ -33,7 +33,10 @@ func (c *checker) stmt(s syntax.Stmt) {
 			c.setShape(id.Name, sh)
 		}
 	case *syntax.ExprStmt:
+		outer := c.doStmt
+		c.doStmt = s.X
 		c.expr(s.X, false)
+		c.doStmt = outer
 	case *syntax.IfStmt:
 		c.cond(s.Cond)
 		c.alternatives(func() { c.stmts(s.Then) }, func() { c.stmts(s.Else) })
@@ -118,6 +121,16 @@ func (c *checker) alternatives(blocks ...func()) {
 	c.joins = c.joins[:jbase]
 }
 
+// assignable reports whether the current body may assign the outer
+// binding b: a variable of its own thread, not one across a parallel or
+// pipeline body (check/parallel-assign) nor a top-level name from a named
+// block (check/block-assign). A shadowing let suggests the assignment
+// only then, so following the hint never gives an error.
+func (c *checker) assignable(b *binding) bool {
+	return b.kind == kindLocal && !b.constant && b.level == c.level &&
+		!(c.blockScope > 0 && b.scope < c.blockScope)
+}
+
 // shapeJoin is a name's shape joined over the blocks that bound it.
 type shapeJoin struct {
 	name   string
@@ -140,9 +153,13 @@ func (c *checker) let(s *syntax.LetStmt) {
 	if old.scope < c.scope {
 		// a block's let makes the block's own name (upstream: shadowing
 		// an outer binding is a warning)
+		fix := "give it another name"
+		if c.assignable(old) {
+			fix += ", or write " + name + " = ... to change that one"
+		}
 		c.diags.Warnf(c.f, s.Name.NamePos, CodeRedeclared,
-			"let %s in the block makes a name of its own, which hides the %s of line %d until the block ends: give it another name, or write %s = ... to change that one",
-			quote(name), quote(name), c.line(old.pos), name)
+			"let %s in the block makes a name of its own, which hides the %s of line %d until the block ends: %s",
+			quote(name), quote(name), c.line(old.pos), fix)
 		c.set(name, c.newBinding(binding{kind: kindLocal, pos: s.Name.NamePos, level: c.level, scope: c.scope, constant: s.Const}))
 		return
 	}
@@ -278,9 +295,14 @@ func (c *checker) undeclaredAssign(id *syntax.Ident) {
 // a write may leave (a do: block's), only the parallel depth tells.
 func (c *checker) outerWrite(id *syntax.Ident, b *binding, verb string) {
 	if b.level < c.level || id.Binding.Scope == syntax.Outer && c.scope == 0 {
+		fix := "collect values with append, or return them from the body"
+		if c.pipeLevel > 0 && c.pipeLevel == c.level {
+			// a running total in a map body is what a reduce stage is for
+			fix = "give the item's value and fold the values with a later stage, | reduce(acc, x):, or collect them with append"
+		}
 		c.diags.Errorf(c.f, id.NamePos, CodeParallelAssign,
-			"%s %s the outer %s; %s: collect values with append, or return them from the body",
-			c.bodyWord(), verb, quote(id.Name), c.raceWord())
+			"a %s %s the outer %s; %s: %s",
+			c.bodyWord(), verb, quote(id.Name), c.raceWord(), fix)
 	}
 }
 

@@ -87,6 +87,10 @@ func (p *parser) parseDo() Expr {
 	d := &DoCallExpr{Do: kw.pos, Name: name}
 	for p.tok().kind != RPAREN {
 		d.Args = append(d.Args, p.parseOperand("an argument of do "+name.Name+"(...)"))
+		if t := p.tok(); t.kind == COLON {
+			// do f(x: 1), written as a call's arguments are
+			p.errorf(t.pos, "syntax/do-call", "the arguments of do %s(...) are given in the order of the block's parameters, not by name: write do %s(VALUE, ...)", name.Name, name.Name)
+		}
 		if p.tok().kind != COMMA {
 			break
 		}
@@ -112,6 +116,9 @@ func (p *parser) parseBlockDef() Stmt {
 		p.advance()
 		for p.tok().kind != RPAREN {
 			s.Params = append(s.Params, p.parseIdent("as a parameter of block "+s.Name.Name+"(a, b)"))
+			if t := p.tok(); t.kind == ASSIGN {
+				p.errorf(t.pos, "syntax/block-param", "a block's parameters take no default values: every do %s(...) gives each one, in order", s.Name.Name)
+			}
 			if p.tok().kind != COMMA {
 				break
 			}

@@ -17,6 +17,8 @@ func TestParseBlocks(t *testing.T) {
 		{"block", "block review(artifact, rounds):\n  return artifact", `(block review (artifact rounds) (return artifact))`},
 		{"block without params", "block ping:\n  call s", `(block ping () (call s))`},
 		{"do as a name", "let do = 1\ndo = do + 1\nreturn do", "(let do 1)\n(= do (+ do 1))\n(return do)"},
+		{"loop for each as a value", "let v = loop for each x in xs (max: 2):\n  x", "(let v (loop-for-each x xs (max 2) x))"},
+		{"loop as a name", "let loop = 1\nlet x = loop + 1", "(let loop 1)\n(let x (+ loop 1))"},
 		{"block as a name", "let block = 1\nblock = 2\nblock", "(let block 1)\n(= block 2)\nblock"},
 	}
 	for _, tt := range tests {
@@ -32,6 +34,16 @@ func TestParseBlockErrors(t *testing.T) {
 	tests := []struct{ name, code, want, rest string }{
 		{"do without parentheses", "let r = do review\nlet y = 1",
 			"t.prose:1:12: error: do review runs the block review with its arguments in parentheses: write do review(...), or do review() when it takes none [syntax/do-call]", "(let y 1)"},
+		{"do in an expression", "let x = 1 + do f(2)\nlet y = 1",
+			"t.prose:1:13: error: a do block is a value of its own, not a part of an expression: write `let NAME = do ...` on its own line and use NAME here [syntax/do-position]", "(let y 1)"},
+		{"do in an object", "return {out: do f()}\nlet y = 1",
+			"t.prose:1:14: error: a do block is a value of its own, not a part of an expression: write `let NAME = do ...` on its own line and use NAME here [syntax/do-position]", "(let y 1)"},
+		{"do: in a list", "let x = [do:\n  1]\nlet y = 1",
+			"t.prose:1:10: error: a do block is a value of its own, not a part of an expression: write `let NAME = do ...` on its own line and use NAME here [syntax/do-position]", "(let y 1)"},
+		{"do with named arguments", "let r = do f(x: 1)\nlet y = 1",
+			"t.prose:1:15: error: the arguments of do f(...) are given in the order of the block's parameters, not by name: write do f(VALUE, ...) [syntax/do-call]", "(let y 1)"},
+		{"block parameter with a default", "block f(a, b = 1):\n  return a\nlet y = 1",
+			"t.prose:1:14: error: a block's parameters take no default values: every do f(...) gives each one, in order [syntax/block-param]", "(let y 1)"},
 		{"block not at top level", "if x:\n  block f(a):\n    return a\nlet y = 1",
 			"t.prose:2:3: error: a block is defined at the top level of the program, not inside another statement: move block f out, unindented [syntax/nested-block]", "(if x (then))\n(let y 1)"},
 		{"block in a do", "do:\n  block f():\n    return 1",

@@ -229,6 +229,13 @@ func (p *parser) parseName() Expr {
 		if startsOperand(p.tok()) {
 			p.errorf(t.pos, "syntax/call-position", "a call must stand on its own: write `let NAME = call TARGET` on its own line and use NAME here")
 		}
+	case "do":
+		// A do: block or do NAME(...) is a whole value (grammar.md),
+		// never an operand: without this, `k + do f(k)` read do as a
+		// name and stopped at f with "expected the end of the line".
+		if n := p.tok(); n.kind == COLON || n.kind == IDENT && !reserved(n.raw) {
+			p.errorf(t.pos, "syntax/do-position", "a do block is a value of its own, not a part of an expression: write `let NAME = do ...` on its own line and use NAME here")
+		}
 	}
 	if reserved(t.raw) {
 		p.errorf(t.pos, "syntax/expected", "expected a value, found '%s'", t.raw)

@@ -22,7 +22,7 @@ func (p *parser) parseStmt() Stmt {
 		return p.parseExprStmt()
 	}
 	next := p.peek(1)
-	if t.raw != "let" && t.raw != "const" && p.lineHasAssign() {
+	if t.raw != "let" && t.raw != "const" && !(t.raw == "block" && next.kind == IDENT) && p.lineHasAssign() {
 		if (t.raw == "if" || t.raw == "elif" || t.raw == "loop") && startsOperand(next) {
 			kw := t.raw
 			if kw == "loop" {
@@ -507,6 +507,13 @@ func (p *parser) parseValueIn(arg bool) Expr {
 	if p.isLoopStart() {
 		return p.parseLoop()
 	}
+	if p.isWord("loop") {
+		if next := p.peek(1); isWordTok(next, "for") && isWordTok(p.peek(2), "each") {
+			return p.parseLoopForEach() // collects as the for loop it is (rule 7a)
+		} else if isWordTok(next, "while") || isWordTok(next, "until") || next.kind == LPAREN || next.kind == COLON || isWordTok(next, "as") {
+			p.loopAsValue()
+		}
+	}
 	if p.isWord("choice") && p.isChoiceStart() {
 		p.choiceAsValue() // parse_choice.go
 	}
@@ -589,6 +596,14 @@ func (p *parser) parseForHead(f *ForExpr, kw, form string) {
 	}
 	p.expectWord("in", "after the loop variable: "+form)
 	f.X = p.parseOperand("the list to loop over after 'in': " + form)
+}
+
+// loopAsValue reports a loop while, loop until or open loop written as a
+// value (`let x = loop (max: 3):`): they run until a condition or a
+// break, and give no list of values; without this, `loop` read as a
+// name and the error fell on the token after it.
+func (p *parser) loopAsValue() {
+	p.errorf(p.tok().pos, "syntax/loop-value", "a loop while, loop until or loop (max: N) is a statement, not a value: write it on its own line and append what each pass finds to a list made before it, or collect with for, repeat or loop for each")
 }
 
 // parseLoopForEach parses upstream's bounded iteration over a list.

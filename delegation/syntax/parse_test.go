@@ -291,6 +291,8 @@ func TestParseErrorMessages(t *testing.T) {
 		{"retries without value", "call a\n  retries", "2:10 [syntax/expected]", "retries 2"},
 		{"return two values", "return 1, 2", "1:9 [syntax/unexpected]", "return a list [a, b] or an object { a, b }"},
 		{"while without loop", "while x < 3:\n  x = x + 1\nlet z = 1", "1:1 [syntax/expected]", "loop while COND (max: N):"},
+		{"open loop as a value", "let x = loop (max: 3):\n  break\nlet z = 1", "1:9 [syntax/loop-value]", "is a statement, not a value"},
+		{"loop until as a value", "let x = loop until done (max: 3):\n  break\nlet z = 1", "1:9 [syntax/loop-value]", "collect with for, repeat or loop for each"},
 		{"loop up to", "loop up to config.max_rounds:\n  x = x + 1\nlet z = 1", "1:1 [syntax/loop-up-to]", "write 'repeat N:' for N passes, or 'loop until COND (max: N):'"},
 		{"throw nothing", "throw", "1:6 [syntax/expected]", "the value to throw"},
 		{"bare throw after catch", "try:\n  x = 1\ncatch:\n  y = 1\nthrow\n", "5:6 [syntax/expected]", "inside catch only"},

@@ -69,6 +69,8 @@ func TestParsePipeErrors(t *testing.T) {
 		{"body on the line", "let x = xs | map: item", "1:19 [syntax/expected]", "following lines, indented"},
 		{"a stray line", "let x = xs\n  | map:\n    item\n  y = 1", "4:3 [syntax/pipe]", "each line under it starts a stage with '|'"},
 		{"a stage after a loop", "let ys = for x in xs:\n  x\n| map:\n  item", "3:1 [syntax/pipe]", "a loop's value is piped by its name"},
+		{"a stage between the levels", "let x = xs\n  | map:\n      item\n    | reduce(a, b):\n        a", "4:5 [syntax/indent]", "this '|' is indented to no level of the lines above it: start each stage of a pipeline where the first starts"},
+		{"a stage under a first on the value's line", "let x = xs | map:\n    item\n  | filter:\n      item", "3:3 [syntax/indent]", "at the statement's indentation when the first '|' follows the value on its line"},
 		{"a bar in a condition", "if a | b:\n  y = 1", "1:6 [syntax/expected]", "write 'or'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

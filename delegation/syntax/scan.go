@@ -327,7 +327,13 @@ func (s *scanner) indent(ind string) {
 			return
 		}
 	}
-	e := s.fail(pos, "syntax/indent", "unindent does not match any outer indentation level: align this line with the block it belongs to", diag.NoPos)
+	msg := "unindent does not match any outer indentation level: align this line with the block it belongs to"
+	if len(ind) < len(s.text) && s.text[len(ind)] == '|' {
+		// a later stage of a pipeline, the likely slip where the first
+		// '|' follows the value on its line (grammar.md, Pipelines)
+		msg = "this '|' is indented to no level of the lines above it: start each stage of a pipeline where the first starts, or at the statement's indentation when the first '|' follows the value on its line"
+	}
+	e := s.fail(pos, "syntax/indent", msg, diag.NoPos)
 	if e != nil && (strings.ContainsRune(ind, '\t') || strings.ContainsRune(strings.Join(s.indents, ""), '\t')) {
 		// with a tab about, the tab's error explains the mismatch: this
 		// one only hides the parse errors of the line
