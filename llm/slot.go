@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -58,18 +57,7 @@ func (s *SlotService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	if err != nil {
 		return nil, err
 	}
-	model := s.info.Model
-	if model == "" {
-		model = s.client.Model()
-	}
-	start := time.Now()
-	cr := ChatRequest{Model: s.info.Model, System: s.system, Messages: []Message{{Role: "user", Content: user}}}
-	reply, err := s.client.Chat(ctx, cr)
-	if req.Exchanged != nil {
-		x := ExchangeOf(cr, model, reply, err, start)
-		x.System, x.Prompt = s.system, user
-		req.Exchanged(x)
-	}
+	reply, err := s.client.ask(ctx, s.info.Model, s.system, user, req)
 	if err != nil {
 		if len(cut) > 0 && ctx.Err() == nil {
 			err = fmt.Errorf("%w (the prompt carried these arguments cut to %d bytes each: %s; PROSE_MAX_VALUE_BYTES sets the bound)",

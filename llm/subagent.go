@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/proselang/prose/delegation"
 )
@@ -63,18 +62,7 @@ func (s *Subagent) Call(ctx context.Context, req *delegation.CallRequest) (deleg
 	if err != nil {
 		return nil, err
 	}
-	model := s.info.Model
-	if model == "" {
-		model = s.client.Model()
-	}
-	start := time.Now()
-	cr := ChatRequest{Model: s.info.Model, System: s.system, Messages: []Message{{Role: "user", Content: user}}}
-	reply, err := s.client.Chat(ctx, cr)
-	if req.Exchanged != nil {
-		x := ExchangeOf(cr, model, reply, err, start)
-		x.System, x.Prompt = s.system, user
-		req.Exchanged(x)
-	}
+	reply, err := s.client.ask(ctx, s.info.Model, s.system, user, req)
 	if err != nil {
 		return nil, stopped(ctx, err)
 	}
