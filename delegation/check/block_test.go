@@ -90,23 +90,7 @@ func blockCases() []checkCase {
 }
 
 func TestCheckBlocks(t *testing.T) {
-	for _, tc := range blockCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			prog, errs := syntax.ParseString("t.prose.md", tc.code)
-			if len(errs) > 0 {
-				t.Fatalf("parse: %v", errs)
-			}
-			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
-			}
-			for i, w := range tc.want {
-				if err := match(got[i], w); err != nil {
-					t.Errorf("finding %d: %v\ngot: %s", i, err, got[i])
-				}
-			}
-		})
-	}
+	runCheckCases(t, blockCases())
 }
 
 // A return in a block gives the block's value: it is not the

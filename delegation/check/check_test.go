@@ -50,8 +50,11 @@ type checkCase struct {
 	want []string
 }
 
-func TestCheck(t *testing.T) {
-	for _, tc := range checkCases() {
+// runCheckCases checks each case's code and compares its findings,
+// deduped and sorted, with want.
+func runCheckCases(t *testing.T, cases []checkCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			prog, errs := syntax.ParseString("t.prose.md", tc.code)
 			if len(errs) > 0 {
@@ -68,6 +71,10 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestCheck(t *testing.T) {
+	runCheckCases(t, checkCases())
 }
 
 // match compares d with "LINE[:COL] severity code [fragment]".

@@ -2,9 +2,6 @@ package check_test
 
 import (
 	"testing"
-
-	"github.com/proselang/prose/delegation/check"
-	"github.com/proselang/prose/delegation/syntax"
 )
 
 func TestCheckChoice(t *testing.T) {
@@ -37,21 +34,5 @@ func TestCheckChoice(t *testing.T) {
 			code: "choice best path for failure:\n  option \"a\":\n    break\n  option \"b\":\n    return { out: 2 }\nreturn { out: 1 }\n",
 			want: []string{"3:5 error check/branch-outside-loop"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			prog, errs := syntax.ParseString("t.prose.md", tc.code)
-			if len(errs) > 0 {
-				t.Fatalf("parse: %v", errs)
-			}
-			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
-			}
-			for i, w := range tc.want {
-				if err := match(got[i], w); err != nil {
-					t.Errorf("finding %d: %v\ngot: %s", i, err, got[i])
-				}
-			}
-		})
-	}
+	runCheckCases(t, cases)
 }

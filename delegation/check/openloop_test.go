@@ -2,9 +2,6 @@ package check_test
 
 import (
 	"testing"
-
-	"github.com/proselang/prose/delegation/check"
-	"github.com/proselang/prose/delegation/syntax"
 )
 
 func TestCheckOpenLoop(t *testing.T) {
@@ -30,21 +27,5 @@ func TestCheckOpenLoop(t *testing.T) {
 			code: "loop (max: 0):\n  break\nreturn { out: 1 }\n",
 			want: []string{"1:12 error check/loop-count"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			prog, errs := syntax.ParseString("t.prose.md", tc.code)
-			if len(errs) > 0 {
-				t.Fatalf("parse: %v", errs)
-			}
-			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
-			}
-			for i, w := range tc.want {
-				if err := match(got[i], w); err != nil {
-					t.Errorf("finding %d: %v\ngot: %s", i, err, got[i])
-				}
-			}
-		})
-	}
+	runCheckCases(t, cases)
 }

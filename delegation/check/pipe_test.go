@@ -2,16 +2,13 @@ package check_test
 
 import (
 	"testing"
-
-	"github.com/proselang/prose/delegation/check"
-	"github.com/proselang/prose/delegation/syntax"
 )
 
 // The checks of pipeline stages, each at its token: a pipeline variable
 // read outside its body, a body that gives no value, continue/break,
 // writes to the item or an outer name, an input that is no list.
 func TestCheckPipelines(t *testing.T) {
-	for _, tc := range []checkCase{
+	runCheckCases(t, []checkCase{
 		{name: "a clean chain", slots: "s", inputs: "xs", code: "let ys = xs\n  | filter:\n      item > 1\n  | pmap:\n      call s\n        v: item\n  | reduce(acc, y):\n      acc + y\nreturn ys\n"},
 		{name: "item read after the pipeline", inputs: "xs", code: "let ys = xs | map:\n  item\nreturn item\n",
 			want: []string{"3:8 error check/undefined-name 'item' is the pipeline variable of the | map at line 1, which only its body reads"}},
@@ -42,21 +39,5 @@ func TestCheckPipelines(t *testing.T) {
 		{name: "continue in a stage in a block", code: "let r = do:\n  let ys = [1] | map:\n    continue\n    item\n  ys\nreturn r\n",
 			want: []string{"3:5 error check/branch-outside-loop continue cannot leave a pipeline stage's body"}},
 		{name: "a reduce's value is no list", inputs: "xs", code: "let ys = xs | reduce(a, b):\n  a + b\n| map:\n  item\nreturn ys\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			prog, errs := syntax.ParseString("t.prose.md", tc.code)
-			if len(errs) > 0 {
-				t.Fatalf("parse: %v", errs)
-			}
-			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
-			}
-			for i, w := range tc.want {
-				if err := match(got[i], w); err != nil {
-					t.Errorf("finding %d: %v\ngot: %s", i, err, got[i])
-				}
-			}
-		})
-	}
+	})
 }

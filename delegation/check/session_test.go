@@ -2,9 +2,6 @@ package check_test
 
 import (
 	"testing"
-
-	"github.com/proselang/prose/delegation/check"
-	"github.com/proselang/prose/delegation/syntax"
 )
 
 // A session is checked as a call whose target is its model: the names
@@ -50,21 +47,5 @@ func TestCheckSessions(t *testing.T) {
 			code: "let f = session \"x\"\nreturn {out: f.summary}",
 			want: []string{"2:16 error lint/unknown-member"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			prog, errs := syntax.ParseString("t.prose.md", tc.code)
-			if len(errs) > 0 {
-				t.Fatalf("parse: %v", errs)
-			}
-			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
-			}
-			for i, w := range tc.want {
-				if err := match(got[i], w); err != nil {
-					t.Errorf("finding %d: %v\ngot: %s", i, err, got[i])
-				}
-			}
-		})
-	}
+	runCheckCases(t, cases)
 }
