@@ -234,7 +234,7 @@ func scopeCases() []checkCase {
 			want: []string{"5:3 error check/parallel-assign parallel body assigns the outer 'best'"}},
 		{name: "let outer in parallel body", slots: "cs[]",
 			code: "let best = null\nlet rs = parallel repeat 3:\n  let best = 1\nreturn rs",
-			want: []string{"3:7 error check/parallel-assign let 'best' inside a parallel body"}},
+			want: []string{"3:7 error check/parallel-assign let 'best' inside a parallel body names the outer 'best' (line 1): outside it this let would assign that name, here it would make one of the body's own"}},
 		{name: "index write to outer in parallel first for", slots: "cs[]",
 			code: "let seen = {}\nlet w = parallel first for c in cs:\n  seen[c] = true\n  return c\nreturn w",
 			want: []string{"3:3 error check/parallel-assign writes into the outer 'seen'"}},

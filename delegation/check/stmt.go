@@ -181,8 +181,12 @@ func (c *checker) let(s *syntax.LetStmt) {
 		return
 	}
 	if old.level < c.level {
+		// Refused though the body's scope would make the name its own
+		// (semantics.md, rule 3): the same line outside the body assigns
+		// the outer name, so a loop made parallel, or a stage made
+		// pmap, would change what it does without a word.
 		c.diags.Errorf(c.f, s.Name.NamePos, CodeParallelAssign,
-			"let %s inside a %s assigns the outer %s (line %d); %s: bind a new name, or collect values with append",
+			"let %s inside a %s names the outer %s (line %d): outside it this let would assign that name, here it would make one of the body's own, hiding it (%s): bind a new name, or collect values with append",
 			quote(name), c.bodyWord(), quote(name), c.line(old.pos), c.raceWord())
 		return
 	}
