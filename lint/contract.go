@@ -116,6 +116,7 @@ func Rules() []spec.Rule {
 		{Code: CodeTwinCallee, Severity: diag.Error, Short: "Call target that the front matter name of two sibling files gives"},
 		{Code: CodeUnresolvedUse, Severity: diag.Error, Short: "use whose path names no spec file relative to the spec, or no spec of the library"},
 		{Code: CodeUseShadows, Severity: diag.Error, Short: "use alias that a sibling file other than the used one answers to as well"},
+		{Code: CodeUnusedUse, Severity: diag.Warning, Short: "use whose alias no call of the Execution names"},
 		{Code: CodeSectionKind, Severity: diag.Warning, Short: "Canonical section that does not apply to the node's kind"},
 		{Code: CodeRetiredSection, Severity: diag.Warning, Short: "Section retired in 0.15"},
 		{Code: CodeUnboundSlot, Severity: diag.Warning, Short: "Pattern instance leaves a slot of its pattern unbound"},

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
 	"github.com/proselang/prose/internal/didyoumean"
 	"github.com/proselang/prose/spec"
@@ -19,6 +20,9 @@ const (
 	// CodeUseShadows: a use alias that a sibling file or a library spec
 	// other than the used one answers to as well.
 	CodeUseShadows = "lint/use-shadows"
+	// CodeUnusedUse: a use whose alias no call of the Execution names
+	// (a slip in the alias or in the call, or a use left behind).
+	CodeUnusedUse = "lint/unused-use"
 )
 
 // uses checks the use declarations of n's Execution: each names a file
@@ -29,6 +33,18 @@ func uses(n *spec.Spec, f *spec.Finder) diag.List {
 	if n.Execution == nil {
 		return nil
 	}
+	called := map[string]bool{}
+	if p := n.Execution.Program; p != nil {
+		for _, c := range p.Calls() {
+			if id, ok := c.Target.(*syntax.Ident); ok {
+				called[id.Name] = true
+			}
+		}
+	}
+	declared := map[string]int{}
+	for _, u := range n.Execution.Uses {
+		declared[u.Alias]++
+	}
 	for _, u := range n.Execution.Uses {
 		c := n.ResolveCall(u.Alias, nil, f)
 		if c == nil || c.Use != u {
@@ -36,6 +52,9 @@ func uses(n *spec.Spec, f *spec.Finder) diag.List {
 				out.Errorf(n.File, u.PathPos, CodeUnresolvedUse, "use %q: %s", u.Path, unresolvedUse(n, u))
 			}
 			continue
+		}
+		if n.Execution.Program != nil && !called[u.Alias] && declared[u.Alias] == 1 {
+			out.Warnf(n.File, u.AliasPos, CodeUnusedUse, "use %q as %s: no call of this Execution names %s: call it (call %s), or drop the use", u.Path, u.Alias, u.Alias, u.Alias)
 		}
 		other := ""
 		if p := otherCallee(n, u.Alias, f); p != "" && p != c.Path {

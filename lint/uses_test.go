@@ -33,7 +33,7 @@ const useFunc = "---\nname: %s\nkind: function\n---\n\n### Parameters\n\n- `x`: 
 // names what the library has near it); a call of its alias draws nothing
 // more. A call of a used file or library spec is checked against its
 // parameters as a sibling's is; an alias a sibling file answers to too
-// is an error at the alias.
+// is an error at the alias; an alias no call names is a warning.
 func TestLintUses(t *testing.T) {
 	fsys := fstest.MapFS{
 		"app/main.prose.md":       {Data: []byte(useMain)},
@@ -57,12 +57,18 @@ func TestLintUses(t *testing.T) {
 		`24:3 lint/unknown-argument`,
 		`23:`, // helper's missing x
 		`28:3 lint/unknown-argument`,
+		`22:22 lint/unused-use use "./lib/other" as fmt: no call of this Execution names fmt`,
 	}
 	joined := strings.Join(got, "\n")
 	for _, w := range want {
 		if !strings.Contains(joined, w) {
 			t.Errorf("no finding %q in\n%s", w, joined)
 		}
+	}
+	// a use whose alias a call names is used; one unresolved draws its
+	// error alone
+	if n := strings.Count(joined, "lint/unused-use"); n != 1 {
+		t.Errorf("%d lint/unused-use findings, want 1 (fmt's):\n%s", n, joined)
 	}
 	if strings.Contains(joined, "lint/unresolved-call") {
 		t.Errorf("a call of an unresolved use's alias draws lint/unresolved-call too:\n%s", joined)
