@@ -169,7 +169,11 @@ func isBoolText(s string) bool {
 // an error too, while `return null` gives null on purpose.
 func (f *frame) reduce(x *syntax.PipeExpr, elems []Value) (Value, error) {
 	if len(elems) == 0 {
-		return nil, f.errorf(x.OpPos, KindRuntime, "| %s: the list is empty, so there is no first item to start from: test its length before the pipeline (if xs.length > 0:), or add the starting value in front of the list ([start] + xs)", stageName(x))
+		fix := "test its length before the pipeline, or add the starting value in front of the list ([start] + LIST)"
+		if name := pathText(x.Input()); name != "" {
+			fix = fmt.Sprintf("test its length before the pipeline (if %s.length > 0:), or add the starting value in front of the list ([start] + %s)", name, name)
+		}
+		return nil, f.errorf(x.OpPos, KindRuntime, "| %s: the list is empty, so there is no first item to start from: %s", stageName(x), fix)
 	}
 	acc := elems[0]
 	err := f.stageSeq(x, elems, 1, func(it *frame, i int) {

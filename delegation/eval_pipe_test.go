@@ -203,6 +203,9 @@ return r
 	}
 	e := runErr(t, "\nlet r = [] | reduce(acc, x):\n  acc + x\nreturn r\n", nil, nil)
 	wantErr(t, e, "test.md:2:14: | reduce(acc, x): the list is empty, so there is no first item to start from")
+	// the fix names the list the pipeline reads
+	e = runErr(t, "\nlet scores = []\nlet r = scores | reduce(acc, x):\n  acc + x\nreturn r\n", nil, nil)
+	wantErr(t, e, "(if scores.length > 0:), or add the starting value in front of the list ([start] + scores)")
 	e = runErr(t, "\nlet r = [1, 2, 3] | reduce(acc, x):\n  if x == 3:\n    return acc\nreturn r\n", nil, nil)
 	wantErr(t, e, "test.md:2:21: | reduce(acc, x): the body gave no value for item 2 of 3")
 }
