@@ -9,7 +9,8 @@ import (
 
 // CodeChoice: a choice whose options cannot be picked as written (two
 // options of one label, a blank label: an error) or whose pick means
-// little (one option, an empty option: a warning).
+// little or is easily mistaken (one option, an empty option, two labels
+// alike but for case: a warning).
 const CodeChoice = "check/choice"
 
 // choice checks `choice CRITERIA:` and its options. Upstream makes a
@@ -19,7 +20,16 @@ const CodeChoice = "check/choice"
 func (c *checker) choice(s *syntax.ChoiceStmt) {
 	c.criteria(s.Criteria)
 	first := map[string]*syntax.Option{}
+	folded := map[string]*syntax.Option{}
 	for _, o := range s.Options {
+		low := strings.ToLower(strings.TrimSpace(o.Label))
+		if prev := folded[low]; prev != nil && prev.Label != o.Label {
+			c.diags.Warnf(c.f, o.LabelPos, CodeChoice,
+				"option %s differs from option %s (line %d) in case or spacing alone: a pick must name one exactly, and a model may give either; give them labels apart",
+				strconv.Quote(o.Label), strconv.Quote(prev.Label), c.f.Position(prev.LabelPos).Line)
+		} else if prev == nil {
+			folded[low] = o
+		}
 		switch prev := first[o.Label]; {
 		case strings.TrimSpace(o.Label) == "":
 			c.diags.Errorf(c.f, o.LabelPos, CodeChoice,
