@@ -452,14 +452,42 @@ func TestRequiresMisspelt(t *testing.T) {
 // A const is bound once: a later let of it, an assignment to it, or a
 // const of a name already bound is an error at the name; its elements
 // and appends are not (it fixes what the name holds).
+// codeCase is a program and the one finding it must draw: "LINE:COL"
+// and a fragment of the message, or "" for none.
+type codeCase struct{ code, want string }
+
+// oneFindingEach checks each case's program against d: exactly one
+// error of code at want's position, its message holding the rest of
+// want; none when want is "".
+func oneFindingEach(t *testing.T, code string, d *check.Decls, cases []codeCase) {
+	t.Helper()
+	for _, tc := range cases {
+		prog, errs := syntax.ParseString("t.prose.md", tc.code)
+		if len(errs) > 0 {
+			t.Fatalf("parse %q: %v", tc.code, errs)
+		}
+		var got []string
+		for _, f := range check.Check(prog, d) {
+			if f.Code == code {
+				got = append(got, f.String())
+			}
+		}
+		at, frag, _ := strings.Cut(tc.want, " ")
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%q: %q, want no %s finding", tc.code, got, code)
+		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], ":"+at+": error") || !strings.Contains(got[0], strings.TrimSpace(frag))):
+			t.Errorf("%q: %q, want one at %s", tc.code, got, tc.want)
+		}
+	}
+}
+
 // An input, config key or slot holds the caller's value: assigning it is
 // an error (upstream: reassigning a parameter is an error), while a let
 // of the name, a local or a loop variable assigned, and an element of an
 // input written, are not.
 func TestInputIsNotAssigned(t *testing.T) {
-	for _, tc := range []struct {
-		code, want string
-	}{
+	oneFindingEach(t, check.CodeInputAssign, decls("w", "max_rounds", "limit items", ""), []codeCase{
 		{"limit = 3\nreturn limit", "1:1 assignment to the input 'limit': it holds the caller's value and cannot be assigned; bind the new value to another name (let new-limit = ...)"},
 		{"for x in items:\n  if x > limit:\n    limit = x\nreturn limit", "3:5"},
 		{"max_rounds = 2\nreturn max_rounds", "1:1 assignment to the config key 'max_rounds'"},
@@ -467,34 +495,14 @@ func TestInputIsNotAssigned(t *testing.T) {
 		{"let limit = limit\nlimit = 2\nreturn limit", ""},
 		{"for x in items:\n  x = limit\nreturn x", ""},
 		{"items[0] = 1\nreturn items", ""},
-	} {
-		prog, errs := syntax.ParseString("t.prose.md", tc.code)
-		if len(errs) > 0 {
-			t.Fatalf("parse: %v", errs)
-		}
-		var got []string
-		for _, d := range check.Check(prog, decls("w", "max_rounds", "limit items", "")) {
-			if d.Code == check.CodeInputAssign {
-				got = append(got, d.String())
-			}
-		}
-		switch {
-		case tc.want == "" && len(got) > 0:
-			t.Errorf("%q: %q, want no finding", tc.code, got)
-		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], ":"+strings.Fields(tc.want)[0]+": error") ||
-			!strings.Contains(got[0], strings.TrimSpace(strings.TrimPrefix(tc.want, strings.Fields(tc.want)[0])))):
-			t.Errorf("%q: %q, want one at %s", tc.code, got, tc.want)
-		}
-	}
+	})
 }
 
 // A loop or catch variable holds its iteration's (or error's) value:
 // assigning it, or a let of it, inside its body is an error (upstream);
 // after the body the name is an ordinary variable again.
 func TestLoopVarIsNotAssigned(t *testing.T) {
-	for _, tc := range []struct {
-		code, want string
-	}{
+	oneFindingEach(t, check.CodeLoopVarAssign, decls("", "", "limit items", ""), []codeCase{
 		{"for x in items:\n  x = limit\nreturn x", "2:3 'x' is the loop or catch variable bound on line 1"},
 		{"for x, i in items:\n  if x:\n    i = 0\nreturn items", "3:5"},
 		{"repeat 3 as k:\n  let k = 2\nreturn limit", "2:7"},
@@ -504,52 +512,15 @@ func TestLoopVarIsNotAssigned(t *testing.T) {
 		{"for x in items:\n  let y = x\nx = 1\nreturn x", ""},
 		{"for x in items:\n  for y in items:\n    let z = y\nreturn limit", ""},
 		{"try:\n  throw \"no\"\ncatch as e:\n  let f = e\ne = 2\nreturn e", ""},
-	} {
-		prog, errs := syntax.ParseString("t.prose.md", tc.code)
-		if len(errs) > 0 {
-			t.Fatalf("parse %q: %v", tc.code, errs)
-		}
-		var got []string
-		for _, d := range check.Check(prog, decls("", "", "limit items", "")) {
-			if d.Code == check.CodeLoopVarAssign {
-				got = append(got, d.String())
-			}
-		}
-		switch {
-		case tc.want == "" && len(got) > 0:
-			t.Errorf("%q: %q, want no finding", tc.code, got)
-		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], ":"+strings.Fields(tc.want)[0]+": error") ||
-			!strings.Contains(got[0], strings.TrimSpace(strings.TrimPrefix(tc.want, strings.Fields(tc.want)[0])))):
-			t.Errorf("%q: %q, want one at %s", tc.code, got, tc.want)
-		}
-	}
+	})
 }
 
 func TestConstIsBoundOnce(t *testing.T) {
-	for _, tc := range []struct {
-		code, want string
-	}{
+	oneFindingEach(t, check.CodeConstAssign, decls("", "", "", ""), []codeCase{
 		{"const t = 1\nt = 2\nreturn t", "2:1"},
 		{"const t = 1\nlet t = 2\nreturn t", "2:5"},
 		{"let t = 1\nconst t = 2\nreturn t", "2:7"},
 		{"const t = [1]\nt[0] = 2\nappend 3 to t\nreturn t", ""},
 		{"const t = 1\nreturn t", ""},
-	} {
-		prog, errs := syntax.ParseString("t.prose.md", tc.code)
-		if len(errs) > 0 {
-			t.Fatalf("parse: %v", errs)
-		}
-		var got []string
-		for _, d := range check.Check(prog, decls("", "", "", "")) {
-			if d.Code == check.CodeConstAssign {
-				got = append(got, d.String())
-			}
-		}
-		switch {
-		case tc.want == "" && len(got) > 0:
-			t.Errorf("%q: %q, want no const finding", tc.code, got)
-		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], ":"+strings.Fields(tc.want)[0]+": error")):
-			t.Errorf("%q: %q, want one at %s", tc.code, got, tc.want)
-		}
-	}
+	})
 }
