@@ -3,14 +3,10 @@
 package specgraph_test
 
 import (
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/proselang/prose/specgraph"
 )
@@ -52,37 +48,5 @@ func TestUsedPipeIsRefused(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.prose.md"), 0o600); err != nil {
 		t.Skip(err)
 	}
-	t.Chdir(dir)
-	done := make(chan error, 1)
-	go func() {
-		g := specgraph.New(specgraph.Options{})
-		sp, _, err := g.Load("main.prose.md")
-		if err != nil {
-			done <- err
-			return
-		}
-		calls := g.Calls(sp)
-		if len(calls) != 1 || calls[0].Callee == nil || calls[0].Callee.Path != "pipe.prose.md" {
-			done <- fmt.Errorf("calls %+v: the pipe's path is not the callee", calls)
-			return
-		}
-		_, _, err = g.Callee(calls[0].Callee)
-		if err == nil {
-			err = errors.New("the pipe was loaded")
-		} else if strings.Contains(err.Error(), "pipe.prose.md") && strings.Contains(err.Error(), "not a regular file") {
-			err = nil
-		}
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(time.Minute): // a guard only
-		if w, err := os.OpenFile(filepath.Join(dir, "pipe.prose.md"), os.O_WRONLY, 0); err == nil {
-			w.Close()
-		}
-		t.Fatal("the load of the used file waits on the pipe")
-	}
+	refusesCalleePipe(t, dir, "main.prose.md", "pipe.prose.md")
 }
