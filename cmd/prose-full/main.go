@@ -6,6 +6,16 @@
 // prose.
 package main
 
-import "github.com/proselang/prose/internal/cli"
+import (
+	"os"
 
-func main() { cli.Run(nil) }
+	"github.com/proselang/prose/internal/cli"
+	"github.com/proselang/prose/internal/startheap"
+)
+
+func main() {
+	// Most of its commands finish within a few tens of MiB of heap:
+	// they run without a collection (see startheap).
+	startheap.Room(32<<20, os.Getenv)
+	cli.Run(nil)
+}
