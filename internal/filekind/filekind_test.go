@@ -52,6 +52,24 @@ func TestOpenRefusesAPipeWithoutWaiting(t *testing.T) {
 		t.Fatalf("Open(dir): %v", err)
 	}
 	f.Close()
+	_, osErr := os.ReadFile(dir)
+	if _, err := ReadFile(dir); err == nil || osErr == nil || err.Error() != osErr.Error() {
+		t.Errorf("ReadFile(dir) = %v, want os.ReadFile's %v", err, osErr)
+	}
+	big := filepath.Join(dir, "big")
+	want := make([]byte, 100_000)
+	for i := range want {
+		want[i] = byte(i)
+	}
+	if err := os.WriteFile(big, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(big); err != nil || string(b) != string(want) {
+		t.Errorf("ReadFile(100 kB) = %d bytes, %v", len(b), err)
+	}
+	if _, err := ReadFile(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile(missing) = %v, want not exist", err)
+	}
 }
 
 // Listed takes regular files and links to them, never a named pipe or

@@ -13,7 +13,17 @@ import (
 // read is Read on a file descriptor of its own: open, fstat, read and
 // close, and no *os.File unless the file is not regular.
 func read(name string, max int64) ([]byte, fs.FileInfo, *os.File, error) {
-	fd, err := retry(func() (int, error) { return syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0) })
+	return readFlags(name, max, 0)
+}
+
+// readNoWait is read with the file opened non-blocking.
+func readNoWait(name string, max int64) ([]byte, fs.FileInfo, *os.File, error) {
+	return readFlags(name, max, syscall.O_NONBLOCK)
+}
+
+// readFlags is read with flags added to the open's.
+func readFlags(name string, max int64, flags int) ([]byte, fs.FileInfo, *os.File, error) {
+	fd, err := retry(func() (int, error) { return syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|flags, 0) })
 	if err != nil {
 		return nil, nil, nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}

@@ -27,9 +27,21 @@ func Read(name string, max int64) (data []byte, info fs.FileInfo, other *os.File
 	return read(name, max)
 }
 
+// ReadNoWait is Read with the file opened non-blocking: a named pipe
+// is returned open at once (as other) where Read would wait for a
+// writer. A regular file reads the same either way.
+func ReadNoWait(name string, max int64) (data []byte, info fs.FileInfo, other *os.File, err error) {
+	return readNoWait(name, max)
+}
+
 // readOS is Read through package os (where read has no cheaper way).
 func readOS(name string, max int64) ([]byte, fs.FileInfo, *os.File, error) {
-	f, err := os.Open(name)
+	return readOSFlags(name, max, 0)
+}
+
+// readOSFlags is readOS with flags added to the open's.
+func readOSFlags(name string, max int64, flags int) ([]byte, fs.FileInfo, *os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|flags, 0)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -53,11 +65,23 @@ func readOS(name string, max int64) ([]byte, fs.FileInfo, *os.File, error) {
 // zero-length read, or a short read at size bytes), into a buffer sized
 // for a file of size bytes.
 func readAll(read func([]byte) (int, error), size, max int64) ([]byte, error) {
-	if size > max || size <= 0 {
+	if size > max {
 		size = max
 	}
-	// room for the read that sees the end without growing
-	buf := make([]byte, 0, size+512)
+	if size < 0 {
+		size = 0
+	}
+	// room for the read that sees the end without growing; a file whose
+	// stat says 0 bytes (as /proc's do) starts with 16 KiB, and grows
+	// its room as it is read
+	room := size + 512
+	if size == 0 {
+		room = 16 << 10
+	}
+	if room > max || room < 0 {
+		room = max
+	}
+	buf := make([]byte, 0, room)
 	for int64(len(buf)) < max {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
