@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -115,9 +116,9 @@ func (p Position) String() string {
 		if s != "" {
 			s += ":"
 		}
-		s += fmt.Sprintf("%d", p.Line)
+		s += strconv.Itoa(p.Line)
 		if p.Col > 0 {
-			s += fmt.Sprintf(":%d", p.Col)
+			s += ":" + strconv.Itoa(p.Col)
 		}
 	}
 	if s == "" {
