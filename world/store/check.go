@@ -636,7 +636,7 @@ func (s *Store) lostNodes(present []string) []Problem {
 	sort.Strings(lost)
 	var out []Problem
 	for _, node := range lost {
-		out = append(out, Problem{s.LedgerPath(node), fmt.Sprintf("missing: the drain index (%s) records a receipt of drain %d for node %s, but its directory is gone; its history is lost (restore the directory from a backup; a drain would render the node anew)", s.IndexPath(), drains[node], node)})
+		out = append(out, s.lostProblem(node, drains[node]))
 	}
 	return out
 }
