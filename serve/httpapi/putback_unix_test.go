@@ -71,7 +71,7 @@ func TestNodeDirectoryAgainstTheIndexIsNotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range paths {
-		if code, body := get(path); code != 500 || !strings.Contains(body, "directory is gone") {
+		if code, body := get(path); code != 500 || !strings.Contains(body, "directory is gone") || !strings.Contains(body, "--accept review") {
 			t.Errorf("%s with review's directory removed: %d %s, want 500 naming it", path, code, body)
 		}
 	}

@@ -112,12 +112,45 @@ func TestReadersRefuseALostNode(t *testing.T) {
 	if err := os.RemoveAll(s.nodeDir("alpha")); err != nil {
 		t.Fatal(err)
 	}
-	wantRefused(t, readerErrors(t, dir, "alpha"), s.LedgerPath("alpha"), "drain 2", "directory is gone", "its history is lost")
+	wantRefused(t, readerErrors(t, dir, "alpha"), s.LedgerPath("alpha"), "drain 2", "directory is gone", "its history is lost", "--accept alpha")
 	// a directory left without any of its files is lost the same way
 	if err := os.Mkdir(s.nodeDir("alpha"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	wantRefused(t, readerErrors(t, dir, "alpha"), s.LedgerPath("alpha"), "drain 2", "directory is gone")
+	if err := os.Remove(s.nodeDir("alpha")); err != nil {
+		t.Fatal(err)
+	}
+
+	// The drain refuses it too, rather than render the node anew and
+	// erase the last trace of its history (the index entry).
+	err := mustOpen(t, dir).Extend(nil)
+	var de *DamageError
+	if !errors.As(err, &de) || len(de.Problems) != 1 || de.Problems[0].File != s.LedgerPath("alpha") || !strings.Contains(de.Problems[0].Msg, "directory is gone") {
+		t.Fatalf("drain of a store whose alpha was removed: %v, want it refused naming %s", err, s.LedgerPath("alpha"))
+	}
+	if err := mustOpen(t, dir).Extend(nil); !errors.As(err, &de) {
+		t.Fatalf("second drain: %v, want refused", err)
+	}
+	did, err := mustOpen(t, dir).RepairAll(map[string]bool{"alpha": true}, nil)
+	if err != nil || len(did) != 1 || !strings.Contains(did[0], "alpha: its directory is gone") || !strings.Contains(did[0], "drain 2") {
+		t.Fatalf("repair --accept alpha: %q %v, want one line saying the loss is taken", did, err)
+	}
+	if ps, err := mustOpen(t, dir).Verify(nil, nil); err != nil || len(ps) != 0 {
+		t.Errorf("verify after repair --accept alpha: %v %v", ps, err)
+	}
+	if _, err := mustOpen(t, dir).Receipts(""); err != nil {
+		t.Errorf("Receipts after repair --accept alpha: %v", err)
+	}
+	s = mustOpen(t, dir)
+	if err := s.Extend(nil); err != nil {
+		t.Fatalf("drain after repair --accept alpha: %v", err)
+	}
+	// rendered anew
+	indexedDrain(t, s, 3)
+	if rs, err := mustOpen(t, dir).Receipts("alpha"); err != nil || len(rs) != 1 || rs[0].Prev != "" {
+		t.Errorf("alpha after the drain: %v %v, want one receipt, its first", rs, err)
+	}
 }
 
 // A serve process (the lock held) that reads its own store: the index it
