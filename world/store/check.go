@@ -656,12 +656,8 @@ func (s *Store) lostNodes(present []string) []Problem {
 	return out
 }
 
-func (s *Store) verifyNode(name string, facets func(string) []string) []Problem {
-	out, _ := s.verifyNodeLedger(name, facets)
-	return out
-}
-
-// verifyNodeLedger is verifyNode, also returning the receipts it read
+// verifyNodeLedger verifies the node directory name as Verify does
+// (VerifyNode), but for the drain index, returning the receipts it read
 // (nil when the ledger did not read).
 func (s *Store) verifyNodeLedger(name string, facets func(string) []string) ([]Problem, []*receipt.Receipt) {
 	rs, out := s.checkNode(name, true)
