@@ -118,7 +118,11 @@ committed version (as named by a receipt). The state directory is
 --state DIR, else the nearest .prose/world at or above the current
 directory. A node whose ledger or published files do not check (torn,
 cut, edited, or signed otherwise than the store or --trusted-key wants)
-is refused, naming the file.`,
+is refused, naming the file; so is a node whose directory does not
+agree with the drain index (an older copy of it put back, or removed
+while the index records receipts of it): its truth is not the one the
+node last published, and prose receipts repair --accept NODE takes it
+as it is.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openState(state, trusted)
@@ -238,7 +242,10 @@ func newReceiptsCmd(s streams) *cobra.Command {
 by drain, then by their order in the drain. --format json prints them as
 a JSON array, each receipt with all its fields. A ledger that does not
 check from its head record (torn, cut, edited, signed otherwise) is
-refused, naming it, by the list and by cost; verify names every problem.
+refused, naming it, by the list and by cost; so is a node directory that
+does not agree with the drain index (an older copy put back, or one
+removed while the index records receipts of it). verify names every
+problem.
 
   prose receipts verify   checks every ledger's hash chain and signatures,
                           that each version a receipt names is stored with
@@ -251,8 +258,10 @@ refused, naming it, by the list and by cost; verify names every problem.
                           that are not the last receipt's version; says
                           what it did, then verifies. --accept NODE takes
                           NODE's ledger as it is when it checks but is
-                          not what its head record says (restored from an
-                          older copy).
+                          not what its head record or the drain index
+                          says (restored from an older copy), or the loss
+                          of NODE's directory, removed (the next drain
+                          renders it anew).
   prose receipts cost     sums requests, tokens and programs by node and by
                           wake source.
 
@@ -517,7 +526,7 @@ func newReceiptsRepairCmd(s streams, state, trusted *string) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&accept, "accept", nil, "take `NODE`'s ledger as it is when its chain checks but its head record says otherwise; repeatable")
+	cmd.Flags().StringArrayVar(&accept, "accept", nil, "take `NODE`'s ledger as it is when its chain checks but its head record or the drain index says otherwise, or the loss of its removed directory; repeatable")
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait while another process writes the state directory, instead of refusing")
 	cmd.Flags().StringVar(&signKey, "sign-key", "", "in a signed store, sign the head records written with the store's ed25519 private key in `FILE`")
 	return cmd

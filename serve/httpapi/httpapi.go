@@ -214,7 +214,11 @@ func contains(list []string, s string) bool {
 // (store.CheckedLedger; a node's truth, store.CheckedTruth, is the
 // version its last receipt names, read by its address). A ledger that
 // does not check is answered 500 with the store's message, which names
-// each file and the repair: never a forged receipt or truth with 200.
+// each file and the repair: never a forged receipt or truth with 200. So
+// is a node whose directory does not agree with the drain index (an
+// older copy put back, or removed while the index records receipts of
+// it), as prose world show and prose receipts refuse it: the store's
+// readers compare each ledger with the index (store/recorded.go).
 func (h *handler) receipts(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	since := 0

@@ -319,6 +319,9 @@ func (s *Store) Extend(sign ed25519.PrivateKey) error {
 		ps = append(ps, p...)
 		all[name] = rs
 	}
+	// A node directory removed whole: the index entries loaded anyway
+	// against the directories just listed, no file read (lostNodes).
+	ps = append(ps, s.lostNodes(names)...)
 	if len(ps) > 0 {
 		return &DamageError{Dir: s.Dir, Problems: ps}
 	}
@@ -612,11 +615,15 @@ func (s *Store) restoredNodes(ledgers map[string][]*receipt.Receipt) []Problem {
 }
 
 // lostNodes are the problems of nodes the drain index records with a
-// receipt whose directory is gone (removed by hand, or lost): their
-// ledgers held history a drain cannot give back (it would render them
-// anew), so a verify that passed over them would call a store whole that
-// is not. present are the node directories found (escaped names). A store
-// without an index (or whose index lost that line) has nothing to say it.
+// receipt whose directory is gone (removed by hand, or lost; or left
+// with none of a node's files): their ledgers held history no drain can
+// give back, so a verify that passed over them would call a store whole
+// that is not, and a drain that rendered them anew would erase the last
+// trace of the loss (decided: Extend refuses them, as an older copy put
+// back; prose receipts repair --accept NODE takes the loss, and the next
+// drain renders the node anew). present are the node directories found
+// (escaped names). A store without an index (or whose index lost that
+// line) has nothing to say it.
 func (s *Store) lostNodes(present []string) []Problem {
 	have := make(map[string]bool, len(present))
 	for _, name := range present {
@@ -632,21 +639,25 @@ func (s *Store) lostNodes(present []string) []Problem {
 			drains[node] = drain
 		}
 	}
+	// An entry that fresh found moved (its files gone) was dropped from
+	// nodes; what it recorded is kept in moved.
+	for node, m := range s.idx.moved {
+		if _, ok := drains[node]; !ok && !have[node] && s.idx.nodes[node] == nil {
+			lost = append(lost, node)
+			drains[node] = m.drain
+		}
+	}
 	s.idx.mu.Unlock()
 	sort.Strings(lost)
 	var out []Problem
 	for _, node := range lost {
-		out = append(out, Problem{s.LedgerPath(node), fmt.Sprintf("missing: the drain index (%s) records a receipt of drain %d for node %s, but its directory is gone; its history is lost (restore the directory from a backup; a drain would render the node anew)", s.IndexPath(), drains[node], node)})
+		out = append(out, s.lostProblem(node, drains[node]))
 	}
 	return out
 }
 
-func (s *Store) verifyNode(name string, facets func(string) []string) []Problem {
-	out, _ := s.verifyNodeLedger(name, facets)
-	return out
-}
-
-// verifyNodeLedger is verifyNode, also returning the receipts it read
+// verifyNodeLedger verifies the node directory name as Verify does
+// (VerifyNode), but for the drain index, returning the receipts it read
 // (nil when the ledger did not read).
 func (s *Store) verifyNodeLedger(name string, facets func(string) []string) ([]Problem, []*receipt.Receipt) {
 	rs, out := s.checkNode(name, true)

@@ -60,6 +60,23 @@ func (s *Store) Receipts(node string) ([]*receipt.Receipt, error) {
 	nodes := all
 	if node != "" {
 		nodes = []string{node}
+	} else {
+		// The nodes the drain index records receipts of and whose
+		// directories are gone: each a problem (checkedLedger), never a
+		// list that leaves them out as if they had never been.
+		recs, _ := s.recordedLast()
+		have := make(map[string]bool, len(all))
+		for _, n := range all {
+			have[n] = true
+		}
+		var gone []string
+		for n := range recs {
+			if !have[n] {
+				gone = append(gone, n)
+			}
+		}
+		sort.Strings(gone)
+		nodes = append(append([]string(nil), all...), gone...)
 	}
 	var out []*receipt.Receipt
 	var ps []Problem
@@ -198,8 +215,34 @@ func (s *Store) checkedLedger(node string) ([]*receipt.Receipt, []Problem, error
 }
 
 // checkedLedgerBytes is checkedLedger, also returning the ledger's bytes
-// it checked.
+// it checked. The ledger is compared with the drain index too, read
+// before it (recorded.go): one that ends before the receipt the index
+// records as the node's last (an older copy put back), or a node whose
+// directory or ledger is gone while the index records a receipt of it,
+// is a problem, never receipts shown as the node's.
 func (s *Store) checkedLedgerBytes(node string) ([]*receipt.Receipt, []Problem, []byte, error) {
+	for attempt := 0; ; attempt++ {
+		recs, at := s.recordedLast()
+		rs, ps, b, err := s.checkedLedgerOnce(node)
+		if err != nil || len(ps) > 0 {
+			return nil, ps, b, err
+		}
+		last := 0
+		if len(rs) > 0 {
+			last = rs[len(rs)-1].Drain
+		}
+		if p := s.againstIndex(node, recs, last, len(rs) > 0); p != nil {
+			if attempt < 3 && s.indexMoved(at) {
+				continue // an index rewritten since (a repair --accept): read both again
+			}
+			return nil, []Problem{*p}, b, nil
+		}
+		return rs, nil, b, nil
+	}
+}
+
+// checkedLedgerOnce is checkedLedgerBytes but for the drain index.
+func (s *Store) checkedLedgerOnce(node string) ([]*receipt.Receipt, []Problem, []byte, error) {
 	name := escape(node)
 	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
 		return nil, nil, nil, nil // no such node: the reader says so
@@ -231,6 +274,28 @@ func (s *Store) CheckedLast(node string) (*receipt.Receipt, error) {
 	if err := s.reload(); err != nil {
 		return nil, err
 	}
+	for attempt := 0; ; attempt++ {
+		recs, at := s.recordedLast()
+		r, err := s.checkedLastOnce(node)
+		if err != nil {
+			return nil, err
+		}
+		last := 0
+		if r != nil {
+			last = r.Drain
+		}
+		if p := s.againstIndex(node, recs, last, r != nil); p != nil {
+			if attempt < 3 && s.indexMoved(at) {
+				continue
+			}
+			return nil, &DamageError{Dir: s.Dir, Problems: []Problem{*p}}
+		}
+		return r, nil
+	}
+}
+
+// checkedLastOnce is CheckedLast but for the drain index; s.mu is held.
+func (s *Store) checkedLastOnce(node string) (*receipt.Receipt, error) {
 	name := escape(node)
 	if _, err := os.Lstat(filepath.Join(s.Dir, name)); err != nil {
 		return nil, nil // no such node: the reader says so

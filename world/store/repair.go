@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"path/filepath"
+	"sort"
 )
 
 // RepairAll rebuilds what the ledgers still vouch for, and says what it
@@ -12,9 +13,11 @@ import (
 // the last receipt's version are rewritten from it. A ledger whose chain
 // does not check is left as it is (restore it from a backup); one that
 // checks but is not what its head record says (cut, or rewritten) is
-// taken as it is only when its node is in accept. In a signed store the
-// heads it writes are signed with sign, which must be the store's key;
-// without it they are not written. Verify afterwards says what is left.
+// taken as it is only when its node is in accept, and so is the loss of
+// a node directory removed whole that the index records receipts of. In
+// a signed store the heads it writes are signed with sign, which must be
+// the store's key; without it they are not written. Verify afterwards
+// says what is left.
 func (s *Store) RepairAll(accept map[string]bool, sign ed25519.PrivateKey) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -40,30 +43,70 @@ func (s *Store) RepairAll(accept map[string]bool, sign ed25519.PrivateKey) ([]st
 		}
 		did = append(did, d...)
 	}
-	return did, s.reindex(names, accept)
+	lost, err := s.reindex(names, accept)
+	return append(did, lost...), err
 }
 
 // reindex indexes anew, from their ledgers, the accepted nodes among
 // names: the entry the index kept of such a node may name a later
 // receipt than the ledger taken as it is holds, which verify reports as
-// an older copy put back.
-func (s *Store) reindex(names []string, accept map[string]bool) error {
+// an older copy put back. An accepted node that is not among names, and
+// that the index records receipts of, lost its directory: its loss is
+// taken (decided), its entry written anew with no receipt, so that the
+// next drain renders it anew rather than refuse it; one line each says
+// so.
+func (s *Store) reindex(names []string, accept map[string]bool) ([]string, error) {
 	s.idx.mu.Lock()
 	s.loadIndex()
-	var err error
+	present := map[string]bool{}
 	for _, name := range names {
-		node := unescape(name)
+		present[unescape(name)] = true
+	}
+	var did []string
+	var lost []string
+	for node := range accept {
+		if e := s.idx.nodes[node]; !present[node] && e != nil {
+			if _, _, _, ok := e.summary(); ok {
+				lost = append(lost, node)
+			}
+		}
+	}
+	sort.Strings(lost)
+	var err error
+	for _, node := range append(lost, nodesOf(names)...) {
 		if !accept[node] || err != nil {
 			continue
 		}
+		var hash string
+		drain, was := 0, false
+		if e := s.idx.nodes[node]; e != nil {
+			hash, _, drain, was = e.summary()
+		}
+		if !present[node] {
+			did = append(did, fmt.Sprintf("%s: its directory is gone (or holds none of its files), and with it its history up to drain %d: the loss is taken; the next drain renders the node anew", node, drain))
+		}
 		delete(s.idx.nodes, node)
-		_, err = s.standingFromLedger(node)
+		var e *indexEntry
+		if e, err = s.standingFromLedger(node); err == nil && present[node] && was {
+			if _, _, at, _ := e.summary(); at < drain {
+				did = append(did, fmt.Sprintf("%s: its ledger taken as it is, ending at drain %d, though the drain index recorded receipt %s of drain %d as its last (an older copy put back): its history after drain %d is lost", node, at, hash, drain, at))
+			}
+		}
 	}
 	s.idx.mu.Unlock()
 	if err != nil {
-		return err
+		return did, err
 	}
-	return s.SaveIndex()
+	return did, s.SaveIndex()
+}
+
+// nodesOf are the node ids of the directory names names.
+func nodesOf(names []string) []string {
+	out := make([]string, len(names))
+	for i, name := range names {
+		out[i] = unescape(name)
+	}
+	return out
 }
 
 func (s *Store) repairNode(name string, accept bool) ([]string, error) {

@@ -86,6 +86,9 @@ type Store struct {
 
 	// idx is the drain index (index.go).
 	idx index
+	// rec is the drain index as readers compare ledgers with it
+	// (recorded.go).
+	rec recorded
 
 	// ledgerReads counts the whole ledgers read (by Ledger and by the
 	// check of a ledger against its head record): what the index spares

@@ -243,6 +243,9 @@ func (w *World) publishedOnly(id string, facets []string, ps []store.Problem) bo
 // removed. (A version is never rewritten; one edited in place is seen by
 // the node's page, which verifies afresh, not by Poll: reading every
 // version's size at each Poll would cost a node's whole history.)
+// A node without a ledger is summed up by the drain index too: the index
+// may record receipts of it, whose directory was then removed (the store
+// names that), and a node page shows what the store's check says.
 func stampOf(dir string, facets bool) string {
 	var b strings.Builder
 	for _, name := range []string{"receipts.jsonl", "head.json", "truth.json", "versions"} {
@@ -250,6 +253,10 @@ func stampOf(dir string, facets bool) string {
 			fmt.Fprintf(&b, "%s:%d:%d;", name, info.Size(), info.ModTime().UnixNano())
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(&b, "%s:%v;", name, err)
+		} else if name == "receipts.jsonl" {
+			if info, err := os.Stat(filepath.Join(filepath.Dir(dir), "index.jsonl")); err == nil {
+				fmt.Fprintf(&b, "index.jsonl:%d:%d;", info.Size(), info.ModTime().UnixNano())
+			}
 		}
 	}
 	if !facets {
