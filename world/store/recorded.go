@@ -101,5 +101,5 @@ func (s *Store) againstIndex(node string, recs map[string]movedEntry, at int, ha
 // lostProblem is the problem of node, whose directory is gone (or holds
 // no ledger), when the drain index records a receipt of drain for it.
 func (s *Store) lostProblem(node string, drain int) Problem {
-	return Problem{s.LedgerPath(node), fmt.Sprintf("missing: the drain index (%s) records a receipt of drain %d for node %s, but its directory is gone or holds no ledger: its history is lost, and no truth of it is current; restore the directory from a backup, or take the loss with prose receipts repair --accept %s (the next drain then renders the node anew)", s.IndexPath(), drain, node, node)}
+	return Problem{s.LedgerPath(node), fmt.Sprintf("missing: the drain index (%s) records a receipt of drain %d for node %s, but its directory is gone or holds no ledger: its history is lost, and no truth of it is current; restore the directory from a backup, or take the loss with prose receipts repair --accept %s (the next drain then renders the node anew, if the project still has it; a node taken out of the project needs the same)", s.IndexPath(), drain, node, node)}
 }

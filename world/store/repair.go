@@ -83,7 +83,7 @@ func (s *Store) reindex(names []string, accept map[string]bool) ([]string, error
 			hash, _, drain, was = e.summary()
 		}
 		if !present[node] {
-			did = append(did, fmt.Sprintf("%s: its directory is gone (or holds none of its files), and with it its history up to drain %d: the loss is taken; the next drain renders the node anew", node, drain))
+			did = append(did, fmt.Sprintf("%s: its directory is gone (or holds none of its files), and with it its history up to drain %d: the loss is taken; the next drain renders the node anew if the project still has it", node, drain))
 		}
 		delete(s.idx.nodes, node)
 		var e *indexEntry
