@@ -190,7 +190,7 @@ func (f *Front) Take() (string, error) {
 	var ack ShapeAck
 	fp := Fingerprint(f.g)
 	if err := f.update(ShapeUpdate, ShapeIn{FP: fp}, &ack); err != nil {
-		return "", fmt.Errorf("giving the serve workflow the graph: %v", err)
+		return "", fmt.Errorf("giving the serve workflow the graph (workers that run an older prose do not take it: upgrade them): %v", err)
 	}
 	if !ack.Retake {
 		return "", nil
