@@ -69,9 +69,13 @@
 // for a state directory never drained, as a local serve does at its
 // start. A drain already queued does that work, so then none is
 // queued. A trigger for a node the old shape lacks waits for the new
-// one. A project edited while the server runs is taken when it starts
-// again (no worker watches the files); until then the workers, opening
-// the edited project, refuse the drains. These paths run only after a
+// one. The shape is the workers' (a server whose files differ from
+// theirs is logged, and its graph is not taken). A project edited while
+// the server runs is taken when it starts again (no process watches the
+// files); until then a worker that has the project open renders the
+// graph the shape was taken from, and one that opens it anew refuses the
+// drains, which end with that error as any failed drain does (their
+// triggers are not delivered again). These paths run only after a
 // ShapeUpdate, which no history recorded before them holds, so they need
 // no workflow.GetVersion; a shape and a drain recorded without a
 // fingerprint are not checked, and the first ShapeUpdate gives such a
