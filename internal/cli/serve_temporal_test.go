@@ -400,6 +400,10 @@ func TestE2ETemporalServeEditedProject(t *testing.T) {
 	s.worker(conn, t.TempDir(), 0)
 	ledgers := func() map[string]int {
 		n := map[string]int{}
+		st, err := store.Open(s.state) // as the workers left it
+		if err != nil {
+			t.Fatal(err)
+		}
 		ids, err := st.Nodes()
 		if err != nil {
 			t.Fatal(err)
