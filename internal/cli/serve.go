@@ -84,7 +84,9 @@ and workers (prose worker, on the same task queue) render and commit the
 nodes. PATH, the state directory, --slot programs and --sign-key must be
 reachable at the same paths on every worker (a shared filesystem): the
 state directory stays the world model's store. Stopping this process
-stops only its HTTP face; the workflow keeps draining.`,
+stops only its HTTP face; the workflow keeps draining. As it starts, the
+workflow takes the graph again when the project was edited since it took
+it, and queues a drain for the edit or for nodes that went stale.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.path = args[0]

@@ -57,6 +57,15 @@ func serveTemporal(ctx context.Context, s streams, o *serveOptions, g *graph.Gra
 	}
 	fmt.Fprintf(s.err, "prose serve: %s\n", mark)
 	front := cl.Front(id, g, st)
+	// The workflow keeps the shape of the graph it was started with: a
+	// project edited since is given to it again.
+	note, err := front.Take()
+	if err != nil {
+		return &exitError{Code: exitFailure, Err: fmt.Errorf("serve: %w", err)}
+	}
+	if note != "" {
+		fmt.Fprintf(s.err, "prose serve: %s\n", note)
+	}
 	return serveHTTP(ctx, s, o, g, front, token, func(ctx context.Context) error {
 		front.Follow(ctx, 200*time.Millisecond, log)
 		return nil

@@ -304,3 +304,141 @@ func TestServeTemporalFlags(t *testing.T) {
 		}
 	}
 }
+
+// summaryEcho is a node added to basic-unit-suite: it reads the count
+// summary (so it is the highest node but for those already above it),
+// and bus renders it as the summary's total.
+const summaryEcho = `---
+name: summary-echo
+kind: responsibility
+---
+
+# Summary Echo
+
+### Requires
+
+- ` + "`CountSummary`" + `: the structured summary. *(Maintained by ` + "`count-summary`" + `.)*
+
+### Maintains
+
+- ` + "`total`" + `: the summary's total
+`
+
+// truthTotal is the total of node's current truth (its own, or its
+// structured part's).
+func truthTotal(t *testing.T, st *store.Store, node string) (int, bool) {
+	t.Helper()
+	v, ok, err := st.CheckedTruth(node)
+	if err != nil {
+		t.Fatalf("%s's truth: %v", node, err)
+	}
+	m, _ := v.(map[string]any)
+	if s, has := m["structured"].(map[string]any); has {
+		m = s
+	}
+	f, isNum := m["total"].(float64)
+	if !isNum {
+		var n int
+		_, err := fmt.Sscan(fmt.Sprint(m["total"]), &n)
+		return n, ok && err == nil
+	}
+	return int(f), ok
+}
+
+// A project edited between two runs of prose serve --engine temporal
+// (a node added that reads the count summary): the restarted server has
+// the workflow, which kept running, take the new shape, so the added
+// node renders, after its producer, holding its total, with no event
+// for it. A worker started after the project was edited again, with the
+// server not restarted, refuses the next drain, naming the fix, and
+// commits nothing; the server restarted, drains go on.
+func TestE2ETemporalServeEditedProject(t *testing.T) {
+	s, file, _ := newServedCopy(t)
+	conn := servedTemporal(t, s)
+	first := s.worker(conn, t.TempDir(), 0)
+	args := append([]string{"--engine", "temporal"}, s.temporalArgs(conn)...)
+	s.start(args...)
+	if _, a := s.post(`{"id":"e1","kind":"click","value":1}`); a.Drain == 0 || s.outcome(a.Drain).Error != "" {
+		t.Fatalf("first drain: %+v", a)
+	}
+	s.stop()
+
+	echo := filepath.Join(filepath.Dir(file), "summary-echo.prose.md")
+	if err := os.WriteFile(echo, []byte(summaryEcho), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.start(args...)
+	s.mu.Lock()
+	said := strings.Join(s.lines, "\n")
+	s.mu.Unlock()
+	if !strings.Contains(said, "it takes the shape again") {
+		t.Errorf("the restarted server did not say the workflow takes the shape again:\n%s", said)
+	}
+	_, a := s.post(`{"id":"e2","kind":"click","value":2}`)
+	if o := s.outcome(a.Drain); o.Error != "" {
+		t.Fatalf("the drain after the edit: %s", o.Error)
+	}
+	st, err := store.Open(s.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, ok := truthTotal(t, st, "count-summary")
+	if !ok || summary != 3 {
+		t.Fatalf("count-summary's total: %d (%v), want 3", summary, ok)
+	}
+	if got, ok := truthTotal(t, st, "summary-echo"); !ok || got != summary {
+		t.Fatalf("the added summary-echo: total %d (truth: %v), want the summary's %d", got, ok, summary)
+	}
+
+	// Edited again while the server runs: a worker that opens the project
+	// now refuses the drain, which commits nothing.
+	if err := os.Remove(echo); err != nil {
+		t.Fatal(err)
+	}
+	first.Process.Signal(syscall.SIGTERM)
+	first.Process.Wait()
+	s.worker(conn, t.TempDir(), 0)
+	ledgers := func() map[string]int {
+		n := map[string]int{}
+		st, err := store.Open(s.state) // as the workers left it
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := st.Nodes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			rs, err := st.Ledger(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n[id] = len(rs)
+		}
+		return n
+	}
+	before := ledgers()
+	_, a = s.post(`{"id":"e3","kind":"click","value":4}`)
+	o := s.outcome(a.Drain)
+	if !strings.Contains(o.Error, "restart prose serve --engine temporal") || !strings.Contains(o.Error, "graph:") || len(o.Receipts) != 0 {
+		t.Fatalf("the drain on a worker with another graph: %+v, want it refused, naming the graphs and the fix", o)
+	}
+	if after := ledgers(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("receipts before the refused drain %v, after %v: want nothing committed", before, after)
+	}
+	s.stop()
+
+	// Restarted, the server gives the workflow the project as it is.
+	s.start(args...)
+	defer s.stop()
+	_, a = s.post(`{"id":"e4","kind":"click","value":8}`)
+	if o := s.outcome(a.Drain); o.Error != "" || o.Rendered == 0 {
+		t.Fatalf("the drain after the server restarted: %+v", o)
+	}
+	s.mu.Lock()
+	retaken := strings.Count(strings.Join(s.lines, "\n"), "it takes the shape again")
+	s.mu.Unlock()
+	if retaken != 2 {
+		t.Errorf("the server said %d times that the workflow takes the shape again, want 2 (after each edit)", retaken)
+	}
+}

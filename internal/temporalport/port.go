@@ -131,4 +131,8 @@ type Front interface {
 	connect.Sink
 	// Follow reports each drain the workflow finishes until ctx ends.
 	Follow(ctx context.Context, every time.Duration, drained func(*serve.Outcome))
+	// Take gives the workflow the graph the server loaded, as it starts:
+	// it takes its shape again when it was taken from another graph. It
+	// returns what to say of it ("": nothing).
+	Take() (string, error)
 }

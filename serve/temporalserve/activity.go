@@ -3,6 +3,8 @@ package temporalserve
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -19,6 +21,7 @@ import (
 	"github.com/proselang/prose/world/canon"
 	"github.com/proselang/prose/world/drain"
 	"github.com/proselang/prose/world/graph"
+	"github.com/proselang/prose/world/reconcile"
 	"github.com/proselang/prose/world/store"
 )
 
@@ -29,6 +32,10 @@ type Project struct {
 	Store   *store.Store
 	Drain   *drain.Prepared
 	SignKey ed25519.PrivateKey
+
+	// shape is Graph's (shapeErr why it has none), taken as it opens.
+	shape    *Shape
+	shapeErr error
 }
 
 // Activities are the steps of serve workflows, run by a worker.
@@ -51,13 +58,19 @@ func Register(r worker.Registry, a *Activities) {
 	r.RegisterActivityWithOptions(a.Fire, activity.RegisterOptions{Name: FireActivity})
 	r.RegisterActivityWithOptions(a.Due, activity.RegisterOptions{Name: DueActivity})
 	r.RegisterActivityWithOptions(a.DueBy, activity.RegisterOptions{Name: DueByActivity})
+	r.RegisterActivityWithOptions(a.Reshape, activity.RegisterOptions{Name: ReshapeActivity})
+	r.RegisterActivityWithOptions(a.Stale, activity.RegisterOptions{Name: StaleActivity})
 }
 
-func (a *Activities) open(w World) (*Project, error) {
+func (a *Activities) open(w World) (*Project, error) { return a.openAgain(w, false) }
+
+// openAgain is open; with again, the World is opened again even when
+// this worker has it open (its files may have changed since).
+func (a *Activities) openAgain(w World, again bool) (*Project, error) {
 	key := fmt.Sprintf("%q %q %q %d %q", w.Project, w.State, w.Slots, w.MaxParallel, w.SignKey)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p := a.opened[key]; p != nil {
+	if p := a.opened[key]; p != nil && !again {
 		return p, nil
 	}
 	if a.Open == nil {
@@ -70,6 +83,7 @@ func (a *Activities) open(w World) (*Project, error) {
 	if err != nil {
 		return nil, tsdk.NewNonRetryableApplicationError(fmt.Sprintf("opening %s on this worker: %v", w.Project, err), errWorld, nil)
 	}
+	p.shape, p.shapeErr = shapeOf(p.Graph)
 	if a.opened == nil {
 		a.opened = map[string]*Project{}
 	}
@@ -84,21 +98,119 @@ func (a *Activities) Shape(ctx context.Context, w World) (*Shape, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.shapeErr != nil {
+		return nil, tsdk.NewNonRetryableApplicationError(p.shapeErr.Error(), errWorld, nil)
+	}
+	return p.shape, nil
+}
+
+// Reshape is Shape of the project as it is now: opened again when this
+// worker's graph is not the one of fingerprint in.Want.
+func (a *Activities) Reshape(ctx context.Context, in ReshapeIn) (*Shape, error) {
+	p, err := a.open(in.World)
+	if err == nil && (p.shapeErr != nil || p.shape.FP != in.Want) {
+		p, err = a.openAgain(in.World, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.shapeErr != nil {
+		return nil, tsdk.NewNonRetryableApplicationError(p.shapeErr.Error(), errWorld, nil)
+	}
+	return p.shape, nil
+}
+
+// Stale is the look of a start (serve's "a source moved while nothing
+// ran"): the nodes a drain would render with no trigger, none for a
+// state directory never drained.
+func (a *Activities) Stale(ctx context.Context, w World) ([]reconcile.Staleness, error) {
+	p, err := a.open(w)
+	if err != nil {
+		return nil, err
+	}
 	defer beat(ctx)()
+	stale, err := p.Drain.Stale(drain.Input{Store: p.Store, SignKey: p.SignKey})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range stale {
+		if !s.New {
+			return stale, nil
+		}
+	}
+	if nodes, err := p.Store.Nodes(); err != nil || len(nodes) > 0 {
+		return stale, err
+	}
+	return nil, nil
+}
+
+// shapeOf is g's shape.
+func shapeOf(g *graph.Graph) (*Shape, error) {
 	sh := &Shape{Kinds: map[string]spec.Kind{}}
-	for i, n := range p.Graph.Nodes {
-		if i == 0 || p.Graph.Nodes[i-1].Height != n.Height {
+	for i, n := range g.Nodes {
+		if i == 0 || g.Nodes[i-1].Height != n.Height {
 			sh.Levels = append(sh.Levels, nil)
 		}
 		sh.Levels[len(sh.Levels)-1] = append(sh.Levels[len(sh.Levels)-1], n.ID)
 		sh.Kinds[n.ID] = n.Kind
 		pl, err := cadence.Of(n.Spec)
 		if err != nil {
-			return nil, tsdk.NewNonRetryableApplicationError(err.Error(), errWorld, nil)
+			return nil, err
 		}
 		sh.Cadenced = sh.Cadenced || !pl.Empty()
 	}
+	sh.FP = Fingerprint(g)
 	return sh, nil
+}
+
+// Fingerprint is the fingerprint of the graph g as a drain on Temporal
+// depends on it: its nodes in order, with their kinds, heights, whether
+// each has a cadence and its contract (reconcile.Contract, without the
+// binding), and its edges (which producer's part each input is). A
+// worker whose graph has another cannot take part in a drain planned on
+// it: the plan's levels would not be its heights, or it would render a
+// contract the server no longer has. The bindings (--slot, the programs
+// they run) are not in it: the server does not know them.
+func Fingerprint(g *graph.Graph) string {
+	h := sha256.New()
+	for _, n := range g.Nodes {
+		pl, err := cadence.Of(n.Spec)
+		c, cerr := reconcile.Contract(n, "")
+		if cerr != nil {
+			c = "error: " + cerr.Error()
+		}
+		fmt.Fprintf(h, "node %q %q %d %t %t %q\n", n.ID, n.Kind, n.Height, err == nil && !pl.Empty(), err != nil, c)
+	}
+	for _, e := range g.Edges {
+		fmt.Fprintf(h, "edge %q %q %q %q\n", e.Subscriber, e.Input, e.Producer, e.Facet)
+	}
+	return "graph:" + hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// project opens the World of a step of in's drain, refusing when this
+// worker's graph is not the one the drain is planned on (the project
+// is opened again first: its files may have changed since this worker
+// opened it). A drain with no fingerprint (planned before drains had
+// one) is not checked.
+func (a *Activities) project(in *DrainIn) (*Project, error) {
+	p, err := a.open(in.World)
+	if err != nil || in.Shape == "" || p.shape != nil && p.shape.FP == in.Shape {
+		return p, err
+	}
+	if p, err = a.openAgain(in.World, true); err != nil || p.shape != nil && p.shape.FP == in.Shape {
+		return p, err
+	}
+	have := "a graph with no shape"
+	if p.shape != nil {
+		have = p.shape.FP
+	} else if p.shapeErr != nil {
+		have += " (" + p.shapeErr.Error() + ")"
+	}
+	return nil, tsdk.NewNonRetryableApplicationError(fmt.Sprintf(
+		"%s on this worker is %s, but drain %d is planned on %s, the graph the serve workflow took its shape from: "+
+			"the project changed since; restart prose serve --engine temporal on the project as it is now "+
+			"(it has the workflow take the shape again), and give every worker the same project files",
+		in.World.Project, have, in.Drain, in.Shape), errShape, nil)
 }
 
 // input is what a step of in's drain delivers, and where it commits.
@@ -113,7 +225,7 @@ func (p *Project) input(in *DrainIn) (drain.Input, error) {
 // Begin fixes the drain's store number. It waits while a local prose
 // serve holds the state directory.
 func (a *Activities) Begin(ctx context.Context, in DrainIn) (int, error) {
-	p, err := a.open(in.World)
+	p, err := a.project(&in)
 	if err != nil {
 		return 0, err
 	}
@@ -132,7 +244,7 @@ func (a *Activities) Begin(ctx context.Context, in DrainIn) (int, error) {
 
 // Plan lists the nodes of in.Nodes (one height) that fire.
 func (a *Activities) Plan(ctx context.Context, in DrainIn) (*PlanOut, error) {
-	p, err := a.open(in.World)
+	p, err := a.project(&in)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +268,7 @@ func (a *Activities) Plan(ctx context.Context, in DrainIn) (*PlanOut, error) {
 // the node's lock; a commit of this drain already in the store is
 // returned as it is, nothing rendered (Done).
 func (a *Activities) Fire(ctx context.Context, in DrainIn) (*FireOut, error) {
-	p, err := a.open(in.World)
+	p, err := a.project(&in)
 	if err != nil {
 		return nil, err
 	}

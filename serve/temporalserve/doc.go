@@ -47,6 +47,40 @@
 //     worker, with its environment and its model settings, as in a run
 //     on Temporal.
 //
+// The shape follows the project (decided). The workflow plans a drain by
+// the Shape it took from a worker (levels by height, kinds, cadences),
+// and keeps it across Continue-As-New; Start joins a workflow already
+// running for the state directory. So the Shape carries the Fingerprint
+// of the graph it was taken from (nodes, kinds, heights, cadences,
+// contracts, edges), each drain carries it to its steps (DrainIn.Shape),
+// and Begin, Plan and Fire refuse, with no retry and nothing committed,
+// on a worker whose graph has another (opened again first, as its files
+// may have changed since it opened them): the error names the project,
+// both fingerprints and the fix, for a plan by other levels would fire a
+// node before its producer and keep a truth that does not follow from
+// its inputs. prose serve --engine temporal, as it starts, gives the
+// workflow its graph's fingerprint (ShapeUpdate, answered at once);
+// between drains the workflow then takes the shape again when it
+// differs (ReshapeActivity, from a worker that opens the project as it
+// is now) and queues a drain that checks every node, as a local edit
+// does (serve.Entry.Edit); when it does not, it looks for sources that
+// moved while nothing ran (StaleActivity: reconcile.Stale on a worker)
+// and queues that drain when a node is stale or the look fails, never
+// for a state directory never drained, as a local serve does at its
+// start. A drain already queued does that work, so then none is
+// queued. A trigger for a node the old shape lacks waits for the new
+// one. The shape is the workers' (a server whose files differ from
+// theirs is logged, and its graph is not taken). A project edited while
+// the server runs is taken when it starts again (no process watches the
+// files); until then a worker that has the project open renders the
+// graph the shape was taken from, and one that opens it anew refuses the
+// drains, which end with that error as any failed drain does (their
+// triggers are not delivered again). These paths run only after a
+// ShapeUpdate, which no history recorded before them holds, so they need
+// no workflow.GetVersion; a shape and a drain recorded without a
+// fingerprint are not checked, and the first ShapeUpdate gives such a
+// workflow a shape with one.
+//
 // A drain is a sequence of activities: Begin fixes the store drain
 // number (one more than any receipt's); per graph height, Plan lists the
 // nodes that fire, and Fire renders (when its memo key moved) and
@@ -70,6 +104,6 @@
 // Every payload is encrypted as for runs on Temporal (package temporal's
 // codec): a client from temporal.Dial carries it.
 //
-// Main types: World, Project, Activities, State, Front. Entry points:
-// Register, Start, NewFront.
+// Main types: World, Project, Activities, State, Shape, Front. Entry
+// points: Register, Start, NewFront, Fingerprint.
 package temporalserve

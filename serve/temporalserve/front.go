@@ -136,7 +136,8 @@ func (f *Front) Trigger(node string, event []byte) (int, bool, error) {
 			return 0, false, fmt.Errorf("%w: %v", serve.ErrBadEvent, err)
 		}
 	}
-	ack, err := f.update(in)
+	var ack Ack
+	err := f.update(TriggerUpdate, in, &ack)
 	if err != nil {
 		return 0, false, fmt.Errorf("queueing the trigger on Temporal: %v", err)
 	}
@@ -151,35 +152,54 @@ func (f *Front) Trigger(node string, event []byte) (int, bool, error) {
 // answer, and across a continue-as-new a repeat is at worst a duplicate
 // event (its gateway skips it, nothing is lost). One the workflow refused
 // is not repeated.
-func (f *Front) update(in TriggerIn) (Ack, error) {
+func (f *Front) update(name string, in, out any) error {
 	var uid [16]byte
 	rand.Read(uid[:])
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var ack Ack
 	var err error
 	for attempt, wait := 0, 100*time.Millisecond; attempt < 5; attempt, wait = attempt+1, wait*2 {
 		var h client.WorkflowUpdateHandle
 		h, err = f.cl.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: f.id, UpdateID: hex.EncodeToString(uid[:]), UpdateName: TriggerUpdate, Args: []any{in},
+			WorkflowID: f.id, UpdateID: hex.EncodeToString(uid[:]), UpdateName: name, Args: []any{in},
 			WaitForStage: client.WorkflowUpdateStageCompleted,
 		})
 		if err == nil {
-			if err = h.Get(ctx, &ack); err == nil {
-				return ack, nil
+			if err = h.Get(ctx, out); err == nil {
+				return nil
 			}
 		}
 		var app *tsdk.ApplicationError
 		if errors.As(err, &app) || ctx.Err() != nil {
-			return ack, err
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return ack, err
+			return err
 		case <-time.After(wait):
 		}
 	}
-	return ack, err
+	return err
+}
+
+// Take tells the workflow the graph this server loaded, as it starts
+// (ShapeUpdate): the workflow takes its shape again when it was taken
+// from another graph, and looks for stale nodes as a local serve does
+// at its start. It returns what to say of it ("" when the shape held).
+func (f *Front) Take() (string, error) {
+	var ack ShapeAck
+	fp := Fingerprint(f.g)
+	if err := f.update(ShapeUpdate, ShapeIn{FP: fp}, &ack); err != nil {
+		return "", fmt.Errorf("giving the serve workflow the graph (workers that run an older prose do not take it: upgrade them): %v", err)
+	}
+	if !ack.Retake {
+		return "", nil
+	}
+	was := ack.Was
+	if was == "" {
+		was = "a graph taken before shapes had a fingerprint"
+	}
+	return fmt.Sprintf("the project's graph is %s, the workflow's shape was taken from %s: it takes the shape again, and a drain checks every node", fp, was), nil
 }
 
 // Drain asks the workflow what it knows of drain id.

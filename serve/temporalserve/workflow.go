@@ -14,6 +14,7 @@ import (
 	"github.com/proselang/prose/spec"
 	"github.com/proselang/prose/world/graph"
 	"github.com/proselang/prose/world/receipt"
+	"github.com/proselang/prose/world/reconcile"
 )
 
 // Names under which the workflow, its update and queries, and the
@@ -21,8 +22,12 @@ import (
 const (
 	WorkflowName  = "prose.Serve"
 	TriggerUpdate = "trigger"
-	DrainQuery    = "drain"
-	DepthQuery    = "depth"
+	// ShapeUpdate is sent by prose serve --engine temporal as it starts:
+	// the graph it loaded (ShapeIn), which the workflow takes when its own
+	// shape was taken from another.
+	ShapeUpdate = "shape"
+	DrainQuery  = "drain"
+	DepthQuery  = "depth"
 	// OutcomesQuery answers the outcomes of the drains after a number.
 	OutcomesQuery = "outcomes"
 
@@ -32,6 +37,10 @@ const (
 	FireActivity  = "prose.serve.Fire"
 	DueActivity   = "prose.serve.Due"
 	DueByActivity = "prose.serve.DueBy"
+	// ReshapeActivity takes the shape again, from the project as it is
+	// now; StaleActivity is the stale look of a start.
+	ReshapeActivity = "prose.serve.Reshape"
+	StaleActivity   = "prose.serve.Stale"
 )
 
 const (
@@ -54,6 +63,10 @@ const (
 // errWorld is the type of an activity failure no retry fixes (the
 // project does not load on the worker).
 const errWorld = "prose.serve.world"
+
+// errShape is the type of the failure of a step whose worker's graph is
+// not the one the drain was planned on (Shape.FP).
+const errShape = "prose.serve.shape"
 
 // World names what a serve workflow keeps current, as paths every worker
 // reaches.
@@ -81,26 +94,34 @@ type Input struct {
 
 // State is a serve workflow's durable state (see the package comment).
 type State struct {
-	Next    int                        `json:"next"`
-	Pending []serve.Entry              `json:"pending,omitempty"`
-	Seen    map[string][]string        `json:"seen,omitempty"`
-	Held    map[string][]serve.Entry   `json:"held,omitempty"`
-	Done    map[int]*serve.Outcome     `json:"done,omitempty"`
-	MaxDone int                        `json:"max_done"`
-	Fired   map[string]time.Time       `json:"fired,omitempty"`
-	Self    map[string]time.Time       `json:"self,omitempty"`
-	Started time.Time                  `json:"started"`
-	Shape   *Shape                     `json:"shape,omitempty"`
+	Next    int                      `json:"next"`
+	Pending []serve.Entry            `json:"pending,omitempty"`
+	Seen    map[string][]string      `json:"seen,omitempty"`
+	Held    map[string][]serve.Entry `json:"held,omitempty"`
+	Done    map[int]*serve.Outcome   `json:"done,omitempty"`
+	MaxDone int                      `json:"max_done"`
+	Fired   map[string]time.Time     `json:"fired,omitempty"`
+	Self    map[string]time.Time     `json:"self,omitempty"`
+	Started time.Time                `json:"started"`
+	Shape   *Shape                   `json:"shape,omitempty"`
+	// Want is the fingerprint of the graph a ShapeUpdate gave, until the
+	// workflow has taken the shape again (when it differs) and looked for
+	// stale nodes; Look says a look is due.
+	Want    string                     `json:"want,omitempty"`
+	Look    bool                       `json:"look,omitempty"`
 	seen    map[string]map[string]bool // Seen, indexed
 	running int
 }
 
 // Shape is what the workflow knows of the graph: its nodes by height,
-// their kinds, whether any has a cadence.
+// their kinds, whether any has a cadence, and the fingerprint of the
+// graph it was taken from (Fingerprint; "" in a shape taken before
+// shapes had one).
 type Shape struct {
 	Levels   [][]string           `json:"levels"`
 	Kinds    map[string]spec.Kind `json:"kinds"`
 	Cadenced bool                 `json:"cadenced,omitempty"`
+	FP       string               `json:"fp,omitempty"`
 }
 
 // graph is a graph of the shape's nodes (ids and kinds), for the
@@ -145,18 +166,38 @@ func Workflow(ctx workflow.Context, in Input) error {
 	st.index()
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, TriggerUpdate,
 		func(ctx workflow.Context, in TriggerIn) (Ack, error) {
-			// A trigger that comes with the first task waits for the shape.
+			// A trigger that comes with the first task waits for the shape;
+			// one the shape refuses while it is being taken again waits for
+			// the new one.
 			if err := workflow.Await(ctx, func() bool { return st.Shape != nil }); err != nil {
 				return Ack{}, err
+			}
+			if st.Want != "" && st.validate(in) != nil {
+				if err := workflow.Await(ctx, func() bool { return st.Want == "" }); err != nil {
+					return Ack{}, err
+				}
 			}
 			return st.trigger(in)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, in TriggerIn) error {
-			if st.Shape == nil {
+			if st.Shape == nil || st.Want != "" {
 				return nil
 			}
 			return st.validate(in)
 		}}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandler(ctx, ShapeUpdate, func(ctx workflow.Context, in ShapeIn) (ShapeAck, error) {
+		if err := workflow.Await(ctx, func() bool { return st.Shape != nil }); err != nil {
+			return ShapeAck{}, err
+		}
+		ack := ShapeAck{Was: st.Shape.FP, Retake: in.FP != st.Shape.FP}
+		if ack.Retake {
+			st.Want = in.FP
+		}
+		st.Look = true
+		return ack, nil
+	}); err != nil {
 		return err
 	}
 	if err := workflow.SetQueryHandler(ctx, DrainQuery, st.drainState); err != nil {
@@ -177,6 +218,13 @@ func Workflow(ctx workflow.Context, in Input) error {
 	}
 	g := st.Shape.graph()
 	for {
+		if st.Want != "" || st.Look {
+			if err := st.retake(ctx, in.World); err != nil {
+				return err
+			}
+			g = st.Shape.graph()
+			continue
+		}
 		if id, es := st.take(); id != 0 {
 			o := runDrain(ctx, in.World, g, st, id, es)
 			if ctx.Err() != nil {
@@ -224,7 +272,7 @@ func Workflow(ctx workflow.Context, in Input) error {
 				wait = min(wait, max(t.Sub(now), 0))
 			}
 		}
-		woken, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return len(st.Pending) > 0 })
+		woken, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return len(st.Pending) > 0 || st.Want != "" || st.Look })
 		if err != nil {
 			return err
 		}
@@ -244,6 +292,75 @@ func Workflow(ctx workflow.Context, in Input) error {
 	}
 }
 
+// ShapeIn is a ShapeUpdate: the fingerprint of the graph the server
+// loaded.
+type ShapeIn struct {
+	FP string `json:"fp"`
+}
+
+// ShapeAck answers a ShapeUpdate: the fingerprint of the shape the
+// workflow had, and whether it takes the shape again.
+type ShapeAck struct {
+	Was    string `json:"was"`
+	Retake bool   `json:"retake,omitempty"`
+}
+
+// ReshapeIn asks a worker for the shape of the project as it is now, to
+// have the graph of fingerprint Want.
+type ReshapeIn struct {
+	World World  `json:"world"`
+	Want  string `json:"want"`
+}
+
+// retake answers a ShapeUpdate, between drains: the shape is taken
+// again when the server's graph is not the one it was taken from, and a
+// drain that checks every node (an edit's, serve.Entry.Edit) is queued
+// when the shape changed, or when the look of a start (StaleActivity)
+// finds a node stale or cannot look. A drain already queued does that
+// work, so then nothing is queued. It returns only ctx's error.
+func (st *State) retake(ctx workflow.Context, w World) error {
+	want, look := st.Want, st.Look
+	edit := false
+	if want != "" && want != st.Shape.FP {
+		var sh *Shape
+		err := workflow.ExecuteActivity(actx(ctx, "reshape", time.Minute), ReshapeActivity, ReshapeIn{World: w, Want: want}).Get(ctx, &sh)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		switch {
+		case err != nil:
+			// The drain's steps refuse with the error the workers give.
+			workflow.GetLogger(ctx).Warn("prose serve: the graph's shape could not be taken again", "error", err)
+			edit = true
+		case sh.FP != want:
+			workflow.GetLogger(ctx).Warn("prose serve: the workers' graph is not the server's", "workers", sh.FP, "server", want)
+			fallthrough
+		default:
+			edit = sh.FP != st.Shape.FP
+			st.Shape = sh
+		}
+	}
+	st.Want, st.Look = "", false
+	if len(st.Pending) > 0 {
+		return nil
+	}
+	if !edit && look {
+		var stale []reconcile.Staleness
+		err := workflow.ExecuteActivity(actx(ctx, "stale", time.Hour), StaleActivity, w).Get(ctx, &stale)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		edit = err != nil || len(stale) > 0
+	}
+	if edit {
+		if st.Next == st.running {
+			st.Next++
+		}
+		st.Pending = append(st.Pending, serve.Entry{Op: "enq", Drain: st.Next, Edit: true})
+	}
+	return nil
+}
+
 // actx gives ctx the options of a step's activity.
 func actx(ctx workflow.Context, id string, limit time.Duration) workflow.Context {
 	return workflow.WithActivityOptions(ctx, activityopts.For(id, limit, errWorld))
@@ -261,6 +378,9 @@ type DrainIn struct {
 	Nodes   []string                 `json:"nodes,omitempty"`
 	Node    string                   `json:"node,omitempty"`
 	Seq     int                      `json:"seq,omitempty"`
+	// Shape is the fingerprint of the graph the drain is planned on
+	// (Shape.FP): a step on a worker whose graph differs refuses.
+	Shape string `json:"shape,omitempty"`
 }
 
 // PlanOut is a level's plan: the nodes that fire, in id order, and
@@ -300,7 +420,7 @@ func runDrain(ctx workflow.Context, w World, g *graph.Graph, st *State, num int,
 		o.Error = err.Error()
 		return o
 	}
-	in := DrainIn{World: w, Drain: num, Entries: es, Held: st.Held}
+	in := DrainIn{World: w, Drain: num, Entries: es, Held: st.Held, Shape: st.Shape.FP}
 	prefix := fmt.Sprintf("drain-%d/", num)
 	if err := workflow.ExecuteActivity(actx(ctx, prefix+"begin", time.Minute), BeginActivity, in).Get(ctx, &in.Store); err != nil {
 		o.Error = stepError(err)

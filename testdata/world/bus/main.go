@@ -184,6 +184,15 @@ func render(node string, req *request) (any, error) {
 			status = "warn"
 		}
 		return map[string]any{"status": status, "threshold": threshold, "evidence_refs": []any{map[string]any{"total": s.Structured.Total}}}, nil
+	case "summary-echo":
+		// Not in the example: a node tests add to it.
+		var s struct {
+			Structured struct {
+				Total int `json:"total"`
+			} `json:"structured"`
+		}
+		input(req, "CountSummary", &s)
+		return map[string]any{"total": s.Structured.Total}, nil
 	case "alert-projection":
 		var a struct {
 			Status    string `json:"status"`
