@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,4 +130,77 @@ func TestFailedGatewayEventsAreRedelivered(t *testing.T) {
 		t.Errorf("after recovery: %+v", last)
 	}
 	s.Close()
+}
+
+// A drain that ends in an error (here the store found damaged as a
+// server starts: a node's directory removed while none ran) delivers
+// nothing, so the events it took stay held for the next drain, as a
+// failed render's do: the same event sent again meanwhile is a duplicate
+// of one held, and once the store is repaired the next drain delivers it.
+func TestEventsOfADrainThatFailedAreHeld(t *testing.T) {
+	g, diags, err := graph.Load("testdata/redeliver")
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	dir := t.TempDir()
+	fail := false
+	var outcomes []*Outcome
+	var s *Server
+	var st *store.Store
+	open := func() {
+		if st, err = store.Open(dir); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = New(Options{Graph: g, Store: st, Now: func() time.Time { return time.Unix(0, 0) },
+			Drain:   drain.Given(g, func(*graph.Node) (reconcile.Renderer, error) { return feedRender{&fail}, nil }, nil),
+			Drained: func(o *Outcome) { outcomes = append(outcomes, o) }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	post := func(id string) (dup bool) {
+		_, dup, err := s.Trigger("feed", []byte(fmt.Sprintf(`{"id":%q}`, id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DrainQueued(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return dup
+	}
+	open()
+	post("a")
+	s.Close()
+	if err := os.RemoveAll(filepath.Join(dir, "tally")); err != nil {
+		t.Fatal(err)
+	}
+	open()
+	defer func() { s.Close() }()
+	post("b")
+	if last := outcomes[len(outcomes)-1]; !strings.Contains(last.Error, "damaged") || len(last.Receipts) != 0 {
+		t.Fatalf("drain of a damaged store: %+v", last)
+	}
+	if h := s.q.Held("feed"); len(h) != 1 || !strings.Contains(string(h[0].Event), `"b"`) {
+		t.Fatalf("held after a drain that failed: %+v, want event b", h)
+	} else if fp := outcomes[len(outcomes)-1].Held["feed"]; fp != h[0].FP {
+		t.Errorf("the drain that failed says the feed holds %q, want %s", fp, h[0].FP)
+	}
+	if !post("b") {
+		t.Errorf("event b sent again while held is not a duplicate")
+	}
+	if _, err := st.RepairAll(map[string]bool{"tally": true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The next drain is one of a duplicate of the held event: it
+	// delivers the held one.
+	if !post("b") {
+		t.Errorf("event b sent again while held is not a duplicate")
+	}
+	last := outcomes[len(outcomes)-1]
+	if last.Error != "" || last.Redelivered != 1 || len(s.q.Held("feed")) != 0 {
+		t.Errorf("after the repair: %+v, held %v", last, s.q.Held("feed"))
+	}
+	v, ok, err := st.Published("feed")
+	if err != nil || !ok || fmt.Sprint(v.(map[string]any)["seen"]) != "[a b]" {
+		t.Errorf("feed's truth after the repair: %v %v %v, want [a b]", v, ok, err)
+	}
 }

@@ -633,13 +633,16 @@ func (s *Server) drainQueued(ctx context.Context) error {
 			s.saidGone[n] = true
 		}
 		s.saidMu.Unlock()
+		holds := Holds
 		if err != nil {
 			if o.Error != "" { // what the drain said besides
 				o.Error = err.Error() + "; " + o.Error
 			} else {
 				o.Error = err.Error()
 			}
-		} else if err := s.hold(id, es, o); err != nil {
+			holds = HoldsAfterError
+		}
+		if err := s.hold(id, es, o, holds); err != nil {
 			return err
 		}
 		if err := s.q.Finish(id, o); err != nil {
@@ -654,29 +657,25 @@ func (s *Server) drainQueued(ctx context.Context) error {
 
 // hold keeps the events of each gateway whose render failed in drain
 // id for the next drains, and releases those of each gateway that
-// rendered or skipped.
-func (s *Server) hold(id int, es []Entry, o *Outcome) error {
+// rendered or skipped, as holds (Holds, or HoldsAfterError for a drain
+// that ended in an error) decides.
+func (s *Server) hold(id int, es []Entry, o *Outcome, holds func(*graph.Graph, []Entry, *Outcome, map[string][]Entry) []Hold) error {
 	held := s.q.HeldAll()
-	for _, h := range Holds(s.o.Graph, es, o, held) {
-		var err error
+	for _, h := range holds(s.o.Graph, es, o, held) {
 		if h.Release {
-			err = s.q.Unhold(id, h.Node)
-		} else {
-			err = s.q.Hold(id, h.Node, h.Keep)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	for _, r := range o.Receipts {
-		if r.Status != receipt.Failed {
+			if err := s.q.Unhold(id, h.Node); err != nil {
+				return err
+			}
 			continue
 		}
-		if h := s.q.Held(r.Node); len(h) > 0 {
+		if err := s.q.Hold(id, h.Node, h.Keep); err != nil {
+			return err
+		}
+		if kept := s.q.Held(h.Node); len(kept) > 0 {
 			if o.Held == nil {
 				o.Held = map[string]string{}
 			}
-			o.Held[r.Node] = h[0].FP
+			o.Held[h.Node] = kept[0].FP
 		}
 	}
 	return nil
@@ -732,6 +731,51 @@ func Holds(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Ho
 		case len(held[n.ID]) > 0:
 			out = append(out, Hold{Node: n.ID, Release: true})
 		}
+	}
+	return out
+}
+
+// HoldsAfterError is Holds for a drain that ended in an error (a store
+// found damaged, a step that failed): a gateway that left a receipt is
+// decided as Holds decides, and one given events that left none keeps
+// them, as a failed render does (decided: an event acknowledged is never
+// consumed by a drain that did not deliver it; the next drain delivers
+// it, and the same event sent again meanwhile is a duplicate of one that
+// is held, not of one delivered). A trigger for a node the graph lacks is
+// not held (the drain's error says it cannot be delivered).
+func HoldsAfterError(g *graph.Graph, es []Entry, o *Outcome, held map[string][]Entry) []Hold {
+	out := Holds(g, es, o, held)
+	left := map[string]bool{}
+	for _, r := range o.Receipts {
+		left[r.Node] = true
+	}
+	keep := map[string][]Entry{}
+	var nodes []*graph.Node
+	for _, e := range es {
+		if e.Event == nil || e.Dup || left[e.Node] {
+			continue
+		}
+		n := g.Node(e.Node)
+		if n == nil || n.ID != e.Node || n.Kind != spec.KindGateway {
+			continue
+		}
+		if slices.ContainsFunc(held[e.Node], func(h Entry) bool { return h.FP == e.FP }) ||
+			slices.ContainsFunc(keep[e.Node], func(h Entry) bool { return h.FP == e.FP }) {
+			continue
+		}
+		if keep[e.Node] == nil {
+			nodes = append(nodes, n)
+		}
+		keep[e.Node] = append(keep[e.Node], e)
+	}
+	sort.Slice(nodes, func(i, j int) bool {
+		if nodes[i].Height != nodes[j].Height {
+			return nodes[i].Height < nodes[j].Height
+		}
+		return nodes[i].ID < nodes[j].ID
+	})
+	for _, n := range nodes {
+		out = append(out, Hold{Node: n.ID, Keep: keep[n.ID]})
 	}
 	return out
 }
@@ -850,9 +894,15 @@ func Deliver(g *graph.Graph, id int, es []Entry, held map[string][]Entry) (o *Ou
 	events = map[string][]any{}
 	tick := map[string]bool{}
 	// The events held for a gateway whose render failed come first.
+	// A drain run again after a kill may hold its own events (its
+	// gateway failed before the kill): they are delivered once, as its
+	// own. A duplicate of a held event (the same event sent again while
+	// held) delivers nothing itself, so the held one is delivered.
 	inDrain := map[string]bool{}
 	for _, e := range es {
-		inDrain[e.FP] = true
+		if e.Event != nil && !e.Dup {
+			inDrain[e.FP] = true
+		}
 	}
 	for id, hs := range held {
 		if n := g.Node(id); n == nil || n.ID != id {

@@ -51,7 +51,7 @@ func BenchmarkServedQuietDrain(b *testing.B) {
 				if len(o.Receipts) != 0 {
 					b.Fatalf("a quiet drain left %d receipts", len(o.Receipts))
 				}
-				if err := s.hold(id, nil, o); err != nil {
+				if err := s.hold(id, nil, o, Holds); err != nil {
 					b.Fatal(err)
 				}
 				afterDrain(s)

@@ -230,7 +230,17 @@ func Workflow(ctx workflow.Context, in Input) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			st.finish(id, es, g, o)
+			holds := serve.Holds
+			if o.Error != "" {
+				// A drain that ended in an error keeps the events it did
+				// not deliver (serve.HoldsAfterError); one recorded before
+				// that changed no held events.
+				holds = nil
+				if workflow.GetVersion(ctx, "hold-after-error", workflow.DefaultVersion, 1) == 1 {
+					holds = serve.HoldsAfterError
+				}
+			}
+			st.finish(id, es, g, o, holds)
 			continue
 		}
 		info := workflow.GetInfo(ctx)
@@ -613,10 +623,12 @@ func (st *State) take() (int, []serve.Entry) {
 }
 
 // finish records drain id's outcome: its triggers leave the queue, the
-// held events follow serve.Holds, and the cadences' bases move.
-func (st *State) finish(id int, es []serve.Entry, g *graph.Graph, o *serve.Outcome) {
-	if o.Error == "" {
-		for _, h := range serve.Holds(g, es, o, st.Held) {
+// held events follow holds (serve.Holds, or serve.HoldsAfterError for a
+// drain that ended in an error; nil: none change), and the cadences'
+// bases move.
+func (st *State) finish(id int, es []serve.Entry, g *graph.Graph, o *serve.Outcome, holds func(*graph.Graph, []serve.Entry, *serve.Outcome, map[string][]serve.Entry) []serve.Hold) {
+	if holds != nil {
+		for _, h := range holds(g, es, o, st.Held) {
 			if h.Release {
 				delete(st.Held, h.Node)
 				continue

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
+	tsdk "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -211,5 +213,56 @@ func TestWorkflowWakesOnTimers(t *testing.T) {
 		if r.Status != receipt.Rendered {
 			t.Errorf("poll's receipt %d: %s, want rendered", i, r.Status)
 		}
+	}
+}
+
+// A drain that ends in an error before it delivers its events (here its
+// Begin refused, as for a damaged store) keeps them held: the next drain
+// delivers them with its own, and the event is not lost to a drain that
+// never rendered it.
+func TestWorkflowHoldsTheEventsOfADrainThatFailed(t *testing.T) {
+	a, _, w, st := feedActivities(t)
+	var ts testsuite.WorkflowTestSuite
+	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := ts.NewTestWorkflowEnvironment()
+	Register(env, a)
+	begins := 0
+	env.OnActivity(BeginActivity, mock.Anything, mock.Anything).Return(func(ctx context.Context, in DrainIn) (int, error) {
+		begins++
+		if begins == 1 {
+			return 0, tsdk.NewNonRetryableApplicationError("the store is damaged", "test", nil)
+		}
+		return a.Begin(ctx, in)
+	})
+	var first, second, again triggered
+	env.RegisterDelayedCallback(func() { trigger(env, "u1", "feed", `{"id":"a"}`, &first) }, 0)
+	var failed DrainState
+	env.RegisterDelayedCallback(func() {
+		failed = drainState(t, env, 1)
+		trigger(env, "u2", "feed", `{"id":"a"}`, &again)
+		trigger(env, "u3", "feed", `{"id":"b"}`, &second)
+	}, time.Minute)
+	var redelivered, next DrainState
+	env.RegisterDelayedCallback(func() {
+		redelivered, next = drainState(t, env, again.ack.Drain), drainState(t, env, second.ack.Drain)
+		env.CancelWorkflow()
+	}, 2*time.Minute)
+	env.ExecuteWorkflow(WorkflowName, Input{World: w})
+
+	if first.ack.Drain != 1 || failed.State != "done" || failed.Outcome == nil || failed.Outcome.Error == "" {
+		t.Fatalf("drain 1: %+v %+v, want it done with Begin's error", first, failed)
+	}
+	if !again.ack.Duplicate {
+		t.Errorf("event a sent again while held: %+v, want a duplicate", again)
+	}
+	if redelivered.State != "done" || redelivered.Outcome.Error != "" || redelivered.Outcome.Redelivered != 1 {
+		t.Fatalf("drain %d (a duplicate of the held event): %+v, want done with event a delivered again", again.ack.Drain, redelivered.Outcome)
+	}
+	if next.State != "done" || next.Outcome.Error != "" || next.Outcome.Redelivered != 0 {
+		t.Fatalf("drain %d (event b): %+v, want done, a delivered before", second.ack.Drain, next.Outcome)
+	}
+	v, ok, err := st.Published("feed")
+	if err != nil || !ok || fmt.Sprint(v.(map[string]any)["seen"]) != "[a b]" {
+		t.Errorf("feed's truth: %v %v %v, want [a b]", v, ok, err)
 	}
 }

@@ -206,13 +206,18 @@ func (g *Graph) Names() []string {
 }
 
 // Node returns the node named s: by its id, else by its name (the one
-// node whose front matter name is s); nil when none is.
+// node whose front matter name is s); nil when none is. A graph made as
+// a value rather than loaded (a served workflow's shape of ids and
+// kinds) has no index of ids: its nodes are looked up by id in turn.
 func (g *Graph) Node(s string) *Node {
 	if n := g.byID[s]; n != nil {
 		return n
 	}
 	var found *Node
 	for _, n := range g.Nodes {
+		if g.byID == nil && n.ID == s {
+			return n
+		}
 		if n.Name == s {
 			if found != nil {
 				return nil
