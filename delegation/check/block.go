@@ -67,19 +67,28 @@ func (c *checker) doCall(e *syntax.DoCallExpr) {
 // names and parameters, then their bodies.
 func (c *checker) blocks(prog *syntax.Program) {
 	seen := map[string]*syntax.BlockStmt{}
+	misnamed := map[*syntax.BlockStmt]bool{} // told already: no unused-block for it
 	for _, st := range prog.Body {
 		b, ok := st.(*syntax.BlockStmt)
 		if !ok {
 			continue
 		}
 		name := b.Name.Name
+		misnamed[b] = true
 		switch first := seen[name]; {
 		case first != nil:
 			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s is defined twice (first at line %d): rename one of them", quote(name), c.line(first.Block))
 		case c.slots[name] != nil || c.callee(name) != nil:
 			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s has the name of the callee %s: rename the block", quote(name), quote(name))
+		case c.node(name) != nil:
+			// not called yet, but call NAME would reach the node and do
+			// NAME(...) the block: one name for two things
+			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s has the name of the ## node %s (line %d), which call %s runs: rename the block",
+				quote(name), quote(name), c.line(c.node(name).Pos), name)
 		case c.names[name] != nil:
 			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s has the name of the %s %s (line %d): rename the block", quote(name), kindName(c.names[name].kind), quote(name), c.line(c.names[name].pos))
+		default:
+			delete(misnamed, b)
 		}
 		if seen[name] == nil {
 			seen[name] = b
@@ -90,6 +99,63 @@ func (c *checker) blocks(prog *syntax.Program) {
 			}
 		}
 		c.blockBody("block "+name, true, b.Params, b.Body)
+	}
+	c.unusedBlocks(prog, misnamed)
+}
+
+// node is the ## node of the file named name, or nil.
+func (c *checker) node(name string) *Name {
+	for i := range c.d.Nodes {
+		if c.d.Nodes[i].Name == name {
+			return &c.d.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// unusedBlocks warns of each named block that no do runs: none in the
+// program's statements, nor in a block they run (a block that only runs
+// itself is never run). Its body is checked all the same; a forgotten
+// do, or a do meant for it under another name, leaves the work undone
+// with no error. A block whose name is an error already (misnamed) is
+// not warned of again.
+func (c *checker) unusedBlocks(prog *syntax.Program, misnamed map[*syntax.BlockStmt]bool) {
+	defs := map[string]*syntax.BlockStmt{}
+	var roots []syntax.Node
+	for _, st := range prog.Body {
+		if b, ok := st.(*syntax.BlockStmt); ok {
+			if defs[b.Name.Name] == nil {
+				defs[b.Name.Name] = b
+			}
+			continue
+		}
+		roots = append(roots, st)
+	}
+	if len(defs) == 0 {
+		return
+	}
+	run := map[string]bool{}
+	var visit func(n syntax.Node)
+	visit = func(n syntax.Node) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			if d, ok := m.(*syntax.DoCallExpr); ok && !run[d.Name.Name] {
+				run[d.Name.Name] = true
+				if b := defs[d.Name.Name]; b != nil {
+					for _, st := range b.Body {
+						visit(st)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, r := range roots {
+		visit(r)
+	}
+	for _, st := range prog.Body {
+		if b, ok := st.(*syntax.BlockStmt); ok && !run[b.Name.Name] && defs[b.Name.Name] == b && !misnamed[b] {
+			c.diags.Warnf(c.f, b.Name.NamePos, CodeUnusedBlock, "block %s is never run: no do %s(...) reaches it; run it where its work is meant, or drop it", quote(b.Name.Name), b.Name.Name)
+		}
 	}
 }
 
