@@ -22,7 +22,8 @@ import (
 func (c *checker) blockBody(fence string, named bool, params []*syntax.Ident, body []syntax.Stmt) {
 	m := c.mark()
 	loops, parLoop, branch, outer := c.loops, c.parLoop, c.inBranch, c.fence
-	outerBlock := c.blockScope
+	outerBlock, outerRet := c.blockScope, c.retStage
+	c.retStage = nil // a return ends the block
 	c.scope++
 	if named {
 		c.blockScope = c.scope
@@ -35,7 +36,7 @@ func (c *checker) blockBody(fence string, named bool, params []*syntax.Ident, bo
 	c.stmts(body)
 	c.collect--
 	c.loops, c.parLoop, c.inBranch, c.fence = loops, parLoop, branch, outer
-	c.blockScope = outerBlock
+	c.blockScope, c.retStage = outerBlock, outerRet
 	c.scope--
 	c.rollback(m)
 	c.forgetAssigned(body) // what it assigned outside has a value the checker no longer follows

@@ -208,9 +208,11 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	if parallel {
 		c.level++
 	}
+	outerRet := c.retStage
 	if collecting {
 		c.collect++
 		c.lastDoNoValue(body)
+		c.retStage = nil // a return ends this loop's iteration (a stage's bind sets it)
 	}
 	live := len(c.live)
 	bind()
@@ -222,6 +224,7 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	c.live = c.live[:live]
 	c.forgetAssigned(body) // after any number of iterations
 	c.parLoop, c.inBranch = outer, branch
+	c.retStage = outerRet
 	if collecting {
 		c.collect--
 	}

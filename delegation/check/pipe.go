@@ -11,6 +11,11 @@ import (
 // item (no return, no value-producing statement).
 const CodePipeNoValue = "check/pipe-no-value"
 
+// CodePipeReturn: a return in a pipeline stage's body, other than its
+// last statement, which ends only the item (rule 9b) where an author may
+// have meant to end the run.
+const CodePipeReturn = "check/pipe-return"
+
 // pipe checks one pipeline stage (semantics.md 9b-9e): its input, which
 // must be a list where its shape is known; its body, checked as the body
 // of a parallel loop is (a scope of its own per item, where an outer
@@ -46,6 +51,7 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 		}
 		c.bindVar(e.Item(), in)
 		c.names[e.Item().Name].constant = true
+		c.retStage = e
 	}, e.Body())
 	c.pipeLevel, c.pipeLoops, c.stage = outerLevel, outerLoops, outerStage
 }
@@ -154,4 +160,20 @@ func (c *checker) pipeVarWrite(b *binding, name string, pos diag.Pos) bool {
 		"%s is the pipeline variable of the stage at line %d, read-only in its body: bind the new value to another name (let %s = ...) and give it as the body's value",
 		quote(name), c.line(b.pos), newName(name))
 	return true
+}
+
+// pipeReturn warns of a return that ends an item of the stage st (rule
+// 9b): where a return stands in a for loop's body it ends the run, so an
+// early `if bad: return X` in a stage's body reads as the end of the
+// Execution while the stage gives X as this item's value and goes on
+// with the next item. Decided: the body's last statement is not warned
+// of (nothing follows it there, and return X means X either way).
+func (c *checker) pipeReturn(s *syntax.ReturnStmt, st *syntax.PipeExpr) {
+	if body := st.Body(); len(body) > 0 && body[len(body)-1] == syntax.Stmt(s) {
+		return
+	}
+	op := stageText(st)
+	c.diags.Warnf(c.f, s.Pos(), CodePipeReturn, "return in the body of | %s ends only this item, whose value it gives, and the stage goes on with the next item: "+
+		"to end the Execution, loop with for %s in ...: (where return ends the run) or test the stage's result after it; to give the item's value, write it without return as the value of an if/else on the body's last line",
+		op, st.Item().Name)
 }

@@ -112,6 +112,7 @@ func Rules() []Rule {
 		{CodeParallelAssign, diag.Error, "Outer name assigned inside a parallel body"},
 		{CodeParallelMod, diag.Error, "parallel (...) modifier that is no join, count or on-fail policy, or a count without \"any\", below 1 or above the branches"},
 		{CodePipeNoValue, diag.Warning, "Pipeline stage whose body gives no value for any item"},
+		{CodePipeReturn, diag.Warning, "return in a pipeline stage's body, which ends only the item, before the body's last statement"},
 		{CodePlaceholder, diag.Warning, "String literal describes a computed value instead of computing it"},
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
 		{CodeConstAssign, diag.Error, "A name bound by const bound or assigned again"},
