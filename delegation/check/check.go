@@ -248,6 +248,9 @@ type checker struct {
 	pipeLevel int32
 	// stage is the innermost pipeline stage whose body is being checked.
 	stage *syntax.PipeExpr
+	// stageShapes is what is known of a stage's value (stageValue): the
+	// shape of each item a map or pmap gives, the shape a reduce gives.
+	stageShapes map[*syntax.PipeExpr]*valueShape
 	// retStage is the stage whose item a return being checked would end
 	// (nil where a return ends a block, a collecting loop's iteration or
 	// the run): pipe.go warns of it.

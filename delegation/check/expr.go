@@ -187,7 +187,7 @@ func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 		if e.Index != nil {
 			c.bindVar(e.Index, nil)
 		}
-	}, e.Body)
+	}, e.Body, nil)
 }
 
 func (c *checker) repeatLoop(e *syntax.RepeatExpr, collecting bool) {
@@ -197,13 +197,13 @@ func (c *checker) repeatLoop(e *syntax.RepeatExpr, collecting bool) {
 		if e.Var != nil {
 			c.bindVar(e.Var, nil)
 		}
-	}, e.Body)
+	}, e.Body, nil)
 }
 
 // loopBody checks a loop's body after bind has bound its variables. A
 // parallel body gets its own scope per iteration; a collecting body turns
 // its returns into iteration values.
-func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax.Stmt) {
+func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax.Stmt, after func()) {
 	m := c.mark()
 	if parallel {
 		c.level++
@@ -220,6 +220,9 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	c.parLoop, c.inBranch = parallel, false
 	c.loops++
 	c.stmts(body)
+	if after != nil {
+		after() // the body's names still bound
+	}
 	c.loops--
 	c.live = c.live[:live]
 	c.forgetAssigned(body) // after any number of iterations
