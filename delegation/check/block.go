@@ -19,7 +19,7 @@ import (
 
 // blockBody checks the statements of a block in a scope of its own. fence
 // names the block for messages; named marks a named block's body.
-func (c *checker) blockBody(fence string, named bool, params []*syntax.Ident, body []syntax.Stmt) {
+func (c *checker) blockBody(fence string, named bool, params []*syntax.Ident, body []syntax.Stmt, do *syntax.DoExpr) {
 	m := c.mark()
 	loops, parLoop, branch, outer := c.loops, c.parLoop, c.inBranch, c.fence
 	outerBlock, outerRet := c.blockScope, c.retStage
@@ -34,6 +34,9 @@ func (c *checker) blockBody(fence string, named bool, params []*syntax.Ident, bo
 		c.set(p.Name, c.newBinding(binding{kind: kindParam, pos: p.NamePos, level: c.level, scope: c.scope}))
 	}
 	c.stmts(body)
+	if do != nil {
+		c.doValue(do) // its names still bound
+	}
 	c.collect--
 	c.loops, c.parLoop, c.inBranch, c.fence = loops, parLoop, branch, outer
 	c.blockScope, c.retStage = outerBlock, outerRet
@@ -99,7 +102,7 @@ func (c *checker) blocks(prog *syntax.Program) {
 				c.diags.Errorf(c.f, p.NamePos, CodeBlockParam, "block %s names the parameter %s twice: rename one of them", name, quote(p.Name))
 			}
 		}
-		c.blockBody("block "+name, true, b.Params, b.Body)
+		c.blockBody("block "+name, true, b.Params, b.Body, nil)
 	}
 	c.unusedBlocks(prog, misnamed)
 }
@@ -288,4 +291,31 @@ func (c *checker) nullPath(e *syntax.DoCallExpr) {
 	}
 	c.diags.Warnf(c.f, e.Name.NamePos, CodeBlockNullPath, "block %s (line %d) gives a value on some paths only, and on the others this do's value is null: end every path with return VALUE (return null where null is meant)",
 		e.Name.Name, c.line(e.Def.Block))
+}
+
+// doValue records the shape of the value of the do: block e (read by
+// shapeOf) where its body's value is always its last statement's (no
+// return before it): that statement's shape, with the mark of a
+// one-output callee's value only where the run keeps it, a call's or a
+// name's value (rule 35 with 27a: v.OUT is v after let v = do: ...
+// ending in call NODE). A named block's value is not followed: its body
+// is checked after the statements that run it.
+func (c *checker) doValue(e *syntax.DoExpr) {
+	last := lastValue(e.Body)
+	if last == nil {
+		return
+	}
+	sh := c.shapeOf(last)
+	switch last.(type) {
+	case *syntax.CallExpr, *syntax.Ident, *syntax.DoExpr:
+	default:
+		sh = unmarked(sh)
+	}
+	if sh == nil {
+		return
+	}
+	if c.doShapes == nil {
+		c.doShapes = map[*syntax.DoExpr]*valueShape{}
+	}
+	c.doShapes[e] = sh
 }

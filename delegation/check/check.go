@@ -251,6 +251,8 @@ type checker struct {
 	// stageShapes is what is known of a stage's value (stageValue): the
 	// shape of each item a map or pmap gives, the shape a reduce gives.
 	stageShapes map[*syntax.PipeExpr]*valueShape
+	// doShapes is what is known of a do: block's value (doValue).
+	doShapes map[*syntax.DoExpr]*valueShape
 	// retStage is the stage whose item a return being checked would end
 	// (nil where a return ends a block, a collecting loop's iteration or
 	// the run): pipe.go warns of it.

@@ -65,7 +65,7 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 			c.diags.Errorf(c.f, e.Do, CodeBlockNoValue, "this do: block gives no value (no return, no value on a line of its own), so its value is always null: end it with return VALUE, or with the value on a line of its own")
 		}
 		c.doStmt = nil // a do: in its body is another's
-		c.blockBody("a do: block", false, nil, e.Body)
+		c.blockBody("a do: block", false, nil, e.Body, e)
 	case *syntax.DoCallExpr:
 		if c.doStmt != syntax.Expr(e) && e.Def != nil && !blockGivesValue(e.Def.Body) {
 			c.diags.Errorf(c.f, e.Name.NamePos, CodeBlockNoValue, "block %s (line %d) gives no value (no return, no value on a line of its own), so the value of this do is always null: end the block with return VALUE, or run it as a statement of its own",

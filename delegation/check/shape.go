@@ -337,6 +337,8 @@ func (c *checker) shapeOf(e syntax.Expr) *valueShape {
 		return c.binaryShape(x)
 	case *syntax.CallExpr:
 		return c.callShape(x)
+	case *syntax.DoExpr:
+		return c.doShapes[x]
 	}
 	return nil
 }
