@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/execsvc"
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
@@ -384,6 +386,29 @@ var interpreters = map[string]bool{
 	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true,
 	"python": true, "python3": true, "node": true, "ruby": true, "perl": true,
 	"php": true, "Rscript": true, "lua": true,
+}
+
+// bareProgram is the problem of an exec fixture whose program is a bare
+// name of a file beside the test that PATH does not have (exec:fake.sh):
+// the shell looks a bare name up in PATH only, so prose run started
+// there refuses it too; the fix is ./NAME. Nil when there is none.
+func (c *Case) bareProgram() error {
+	for _, b := range c.Slots {
+		cmd, ok := strings.CutPrefix(b.Value, "exec:")
+		if !ok {
+			continue
+		}
+		word, ok := execsvc.BesideFile(c.Dir, cmd)
+		if !ok {
+			continue
+		}
+		if _, err := exec.LookPath(word); err == nil {
+			continue
+		}
+		return fmt.Errorf("%s: fixture %s: exec:%s: the program %s is not in PATH, and the shell looks for a bare name nowhere else: to run the file %s beside the test, write exec:./%s",
+			b.Pos, b.Name, cmd, word, word, strings.TrimSpace(cmd))
+	}
+	return nil
 }
 
 // relWord is a word of a command starting with ./ or ../.

@@ -22,7 +22,10 @@
 //     such as fake.sh in `sh fake.sh`), are resolved from the test file's
 //     directory (Case.absBinding). Other words stay as written, since
 //     rewriting a word that only looks like a file name would change what
-//     the program is given.
+//     the program is given. A bare program name (exec:fake.sh) is looked
+//     up in PATH, as the shell looks it up; one that PATH lacks and that
+//     names a file beside the test makes the test an ERROR before it runs,
+//     saying to write exec:./fake.sh (prose run says the same).
 //   - Every test is loaded and bound before any runs. A test that cannot
 //     run as written (it does not load; a fixture naming nothing, an input
 //     with no fixture and no default, an unknown subject) is an ERROR
@@ -137,6 +140,9 @@ func Prepare(cases []*Case, opts Options) (*Suite, error) {
 	s := &Suite{cases: cases}
 	sameName(cases)
 	for _, c := range cases {
+		if c.Err == nil && c.World == nil {
+			c.Err = c.bareProgram()
+		}
 		if c.Err != nil {
 			s.preps = append(s.preps, nil)
 			continue
