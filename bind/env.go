@@ -209,7 +209,7 @@ func (e *Env) Service(b *Slot) (service.Service, error) {
 			return nil, err
 		}
 		if e.LookPath != nil {
-			if err := checkOnPath(e.LookPath, b.Arg); err != nil {
+			if err := checkOnPath(e.LookPath, e.Dir, b.Arg); err != nil {
 				return nil, err
 			}
 		}

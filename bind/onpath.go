@@ -3,6 +3,8 @@ package bind
 import (
 	"fmt"
 	"strings"
+
+	"github.com/proselang/prose/execsvc"
 )
 
 // Programs looked up in PATH are checked before the run (decided): when an
@@ -27,7 +29,7 @@ var shellWords = map[string]bool{
 
 // checkOnPath reports a command whose first word is a plain name that is
 // neither a shell builtin nor found by lookPath.
-func checkOnPath(lookPath func(string) (string, error), command string) error {
+func checkOnPath(lookPath func(string) (string, error), dir, command string) error {
 	fields := strings.Fields(command)
 	if len(fields) == 0 {
 		return nil
@@ -37,6 +39,9 @@ func checkOnPath(lookPath func(string) (string, error), command string) error {
 		return nil
 	}
 	if _, err := lookPath(word); err != nil {
+		if _, ok := execsvc.BesideFile(dir, command); ok {
+			return fmt.Errorf("exec:%s: the program %s is not in PATH, and the shell looks for a bare name nowhere else: to run the file %s here, write exec:./%s", command, word, word, strings.TrimSpace(command))
+		}
 		return fmt.Errorf("exec:%s: the program %s is not in PATH (install it, or bind the slot to its full path)", command, word)
 	}
 	return nil

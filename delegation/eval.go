@@ -118,6 +118,18 @@ type thread struct {
 	// pending holds this thread's appends to lists it does not own, for
 	// the join to merge in iteration order (appends.go).
 	pending []pendingAppend
+	// vt is the mark of the value the statement or block this thread ran
+	// last gave (a return's, a last bare statement's): a block's value
+	// keeps the mark of the expression that gave it, so that `let v =
+	// do: ...` marks v as `let v = EXPR` would (rule 27a).
+	vt valTag
+}
+
+// valTag is what a name bound to a value is marked with besides the value
+// (slot.out and slot.given).
+type valTag struct {
+	out   *syntax.CallExpr
+	given bool
 }
 
 func newThread(in *interp, ctx context.Context, parent *thread) *thread {
@@ -329,14 +341,27 @@ func (f *frame) assign(id *syntax.Ident, v slot) error {
 // an error of a member read names the call); any other value is bound
 // untagged, so a re-assignment from something else clears the mark.
 func (f *frame) tag(x syntax.Expr, v slot) slot {
+	t := f.tagOf(x)
+	v.out, v.given = t.out, t.given
+	return v
+}
+
+// tagOf is the mark of the value x just gave: the call for a call, the
+// name's mark for a name, and for a block (`do:`, `do NAME(...)`) the
+// mark of the expression its value came from (a `return`'s, its last
+// bare statement's), so that a block's value is marked as that
+// expression bound to a name outside it would be (semantics.md, 35).
+func (f *frame) tagOf(x syntax.Expr) valTag {
 	switch x := x.(type) {
 	case *syntax.CallExpr:
-		v.out = x
+		return valTag{out: x}
 	case *syntax.Ident:
 		from := f.slot(&x.Binding)
-		v.out, v.given = from.out, from.given
+		return valTag{from.out, from.given}
+	case *syntax.DoExpr, *syntax.DoCallExpr:
+		return f.th.vt
 	}
-	return v
+	return valTag{}
 }
 
 // ctrl is how a statement ended.
@@ -352,8 +377,9 @@ const (
 // returnSignal carries a `return` out of a parallel iteration or branch
 // through Runtime.Group, which cancels the siblings.
 type returnSignal struct {
-	v Value
-	i int // the iteration or branch
+	v  Value
+	i  int    // the iteration or branch
+	vt valTag // the mark of v (thread.vt)
 }
 
 func (*returnSignal) Error() string { return "return" }
@@ -443,15 +469,17 @@ func (f *frame) refill(p diag.Pos) error {
 // has telling whether there was one. tail marks the body of a collecting
 // loop: its last statement, when it is a loop, collects too.
 func (f *frame) execBlock(stmts []syntax.Stmt, tail bool) (c ctrl, v Value, has bool, err error) {
+	var vt valTag
 	for i, s := range stmts {
 		sc, sv, sh, err := f.execStmt(s, tail && i == len(stmts)-1)
 		if err != nil || sc != ctrlNone {
 			return sc, sv, sh, err
 		}
 		if sh {
-			v, has = sv, true
+			v, has, vt = sv, true, f.th.vt
 		}
 	}
+	f.th.vt = vt
 	return ctrlNone, v, has, nil
 }
 
@@ -472,7 +500,11 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 	case *syntax.AssignStmt:
 		return ctrlNone, nil, false, f.execAssign(s)
 	case *syntax.ExprStmt:
-		return f.execExprStmt(s, tail)
+		c, v, has, err := f.execExprStmt(s, tail)
+		if err == nil && has && c == ctrlNone {
+			f.th.vt = f.tagOf(s.X) // a loop's list has none
+		}
+		return c, v, has, err
 	case *syntax.IfStmt:
 		return f.execIf(s, tail)
 	case *syntax.WhileStmt:
@@ -497,6 +529,9 @@ func (f *frame) execStmt(s syntax.Stmt, tail bool) (ctrl, Value, bool, error) {
 			if err := f.checkSize(s.Pos(), v, "the returned value"); err != nil {
 				return ctrlNone, nil, false, err
 			}
+			f.th.vt = f.tagOf(s.Value)
+		} else {
+			f.th.vt = valTag{}
 		}
 		return ctrlReturn, v, true, nil
 	case *syntax.BlockStmt:
@@ -623,10 +658,12 @@ func (f *frame) execTry(s *syntax.TryStmt, tail bool) (ctrl, Value, bool, error)
 		f.caught = outer
 	}
 	if s.Finally != nil {
+		vt := f.th.vt
 		fc, fv, _, ferr := f.execBlock(s.Finally, false)
 		if ferr != nil || fc != ctrlNone {
 			return fc, fv, fc == ctrlReturn, ferr
 		}
+		f.th.vt = vt
 	}
 	return c, v, has, err
 }

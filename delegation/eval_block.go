@@ -80,6 +80,9 @@ func (f *frame) blockValue(body []syntax.Stmt) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !has || c != ctrlReturn && c != ctrlNone {
+		f.th.vt = valTag{} // the block's null
+	}
 	return iterValue(c, v, has), nil
 }
 

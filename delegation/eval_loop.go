@@ -321,7 +321,7 @@ func (f *frame) runParallel(lp *loop, r *results) (ctrl, Value, bool, error) {
 			if err := r.put(f, lp.pos, i, nil, it.th); err != nil {
 				return false, err
 			}
-			return false, &returnSignal{v, i}
+			return false, &returnSignal{v, i, it.th.vt}
 		}
 		return false, r.put(f, lp.pos, i, nil, it.th)
 	}, nil)
@@ -345,6 +345,7 @@ func (f *frame) joined(p diag.Pos, err error) (c ctrl, v Value, has bool, winner
 	case err == nil:
 		return ctrlNone, nil, false, -1, nil
 	case errors.As(err, &rs):
+		f.th.vt = rs.vt
 		return ctrlReturn, rs.v, true, rs.i, nil
 	case f.ctx.Err() != nil:
 		return ctrlNone, nil, false, -1, f.canceled(p)
@@ -554,7 +555,7 @@ func (f *frame) execParallelMods(s *syntax.ParallelStmt) (ctrl, Value, bool, err
 			return false, err
 		}
 		if c == ctrlReturn {
-			return false, &returnSignal{v, i}
+			return false, &returnSignal{v, i, b.th.vt}
 		}
 		mu.Lock()
 		ok[i] = true

@@ -3,6 +3,7 @@ package delegation
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/proselang/prose/delegation/syntax"
@@ -200,6 +201,51 @@ func TestNearKeyOfAnInput(t *testing.T) {
 	} {
 		if _, err := run(t, src, g, nil); err != nil {
 			t.Errorf("%q: %v", src, err)
+		}
+	}
+}
+
+// A block's value keeps the mark of the expression it came from (rule
+// 35 with 27a): `let v = do: ...` giving a one-output call's value reads
+// v.OUT as v, exactly as binding that expression outside a block does,
+// and a value that is not such a call's (a loop's list, an expression
+// over it, a block's null) has no mark. Each block form is run beside
+// its form without a block, and both must give the same value or the
+// same error text.
+func TestOneOutputThroughABlock(t *testing.T) {
+	c := newCaller().on("get", func(context.Context, *CallRequest) (Value, error) {
+		o := NewObject()
+		o.Set("out", "inner")
+		return o, nil
+	})
+	g := map[string]Value{"get": svc("get"), "yes": true}
+	for _, tc := range []struct{ block, plain, want string }{
+		{"let v = do:\n  call get\nreturn v.out\n", "let v = call get\nreturn v.out\n", `{"out":"inner"}`},
+		{"let v = do:\n  let r = call get\n  return r\nreturn v.out\n", "let r = call get\nlet v = r\nreturn v.out\n", `{"out":"inner"}`},
+		{"block b():\n  let r = call get\n  r\nlet v = do b()\nreturn v.out\n", "let v = call get\nreturn v.out\n", `{"out":"inner"}`},
+		{"block b():\n  return do:\n    call get\nlet v = do b()\nreturn v.out\n", "let v = call get\nreturn v.out\n", `{"out":"inner"}`},
+		{"let v = do:\n  if yes:\n    call get\n  else:\n    1\nreturn v.out\n", "let v = call get\nreturn v.out\n", `{"out":"inner"}`},
+		{"let v = do:\n  try:\n    call get\n  finally:\n    let z = 1\n    z\nreturn v.out\n", "let v = call get\nreturn v.out\n", `{"out":"inner"}`},
+		{"let v = do:\n  parallel for i in [1]:\n    return call get\n  null\nreturn v.out\n", "let v = call get\nreturn v.out\n", `{"out":"inner"}`},
+		{"let v = do:\n  for i in [1]:\n    return call get\n  null\nreturn v.out\n", "let v = call get\nreturn v.out\n", `{"out":"inner"}`},
+		{"let w = 0\nw = do:\n  call get\nreturn w.out\n", "let w = 0\nw = call get\nreturn w.out\n", `{"out":"inner"}`},
+		// no mark: the member is the value's own
+		{"let v = do:\n  let r = call get\n  [r][0]\nreturn v.out\n", "let r = call get\nlet v = [r][0]\nreturn v.out\n", `"inner"`},
+		{"let v = do:\n  for i in [1]:\n    call get\nreturn v.out\n", "let v = for i in [1]:\n  call get\nreturn v.out\n", `error`},
+		{"let v = do:\n  call get\n  let z = 2\n  z\nreturn v.out\n", "let v = 2\nreturn v.out\n", "error"},
+	} {
+		var got [2]string
+		for i, code := range []string{tc.block, tc.plain} {
+			v, err := runOutputs(t, code, map[string]string{"get": "out"}, g, &Host{Caller: c})
+			if err != nil {
+				_, msg, _ := strings.Cut(err.Error(), ": ")
+				got[i] = "error " + msg
+			} else {
+				got[i] = js(t, v)
+			}
+		}
+		if !strings.HasPrefix(got[0], tc.want) || got[0] != got[1] {
+			t.Errorf("%s\n got %s\nwant %s (as %q gives %s)", tc.block, got[0], tc.want, tc.plain, got[1])
 		}
 	}
 }

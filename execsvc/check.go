@@ -73,3 +73,24 @@ func checkShebang(word, path string) error {
 	}
 	return nil
 }
+
+// BesideFile reports the first word of command when it is a plain name
+// (no slash, no shell syntax) of a file in dir ("" for the working
+// directory). The shell looks such a name up in PATH only, never in the
+// directory a program runs in, so exec:tool.sh does not run the tool.sh
+// there: a message names the fix, exec:./tool.sh.
+func BesideFile(dir, command string) (string, bool) {
+	fields := strings.Fields(command)
+	if len(fields) == 0 {
+		return "", false
+	}
+	word := fields[0]
+	if strings.Contains(word, "/") || strings.ContainsAny(word, "'\"\\$`;|&<>(){}*?[]=~#!") {
+		return "", false
+	}
+	st, err := os.Stat(filepath.Join(dir, word))
+	if err != nil || st.IsDir() {
+		return "", false
+	}
+	return word, true
+}

@@ -30,6 +30,9 @@ func (s *Spec) Decls() *check.Decls {
 	for _, o := range s.Outputs {
 		d.Outputs = append(d.Outputs, check.Name{Name: o.Name, Pos: o.Pos, Type: o.Type, Optional: o.Optional, Inferred: o.Inferred, Part: o.Facet})
 	}
+	for _, n := range s.Root().Nodes {
+		d.Nodes = append(d.Nodes, check.Name{Name: n.Name, Pos: n.Pos})
+	}
 	if ConfigObject(s) {
 		d.Inputs = append(d.Inputs, check.Name{Name: "config", Pos: s.Pos, Optional: true})
 	}

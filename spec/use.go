@@ -172,6 +172,10 @@ func (l *loader) useDecl(ln syntax.Line) *Use {
 			l.errorf(int(u.AliasPos), CodeUseAlias, "the alias %q is not a name: write a letter or _ then letters, digits and _ (a hyphen only between two letters)", u.Alias)
 			return nil
 		}
+		if syntax.Reserved(u.Alias) {
+			l.errorf(int(u.AliasPos), CodeUseAlias, "the alias %s is a word of the language (call %s cannot name it): name the use otherwise, e.g. as %s_", u.Alias, u.Alias, u.Alias)
+			return nil
+		}
 	}
 	if !l.usePath(u) {
 		return nil
@@ -179,7 +183,7 @@ func (l *loader) useDecl(ln syntax.Line) *Use {
 	if u.Alias == "" {
 		u.AliasPos = u.PathPos
 		u.Alias = strings.TrimSuffix(path.Base(u.Target), Suffix)
-		if !isScriptIdent(u.Alias) {
+		if !isScriptIdent(u.Alias) || syntax.Reserved(u.Alias) {
 			l.errorf(int(u.PathPos), CodeUseAlias, "the last part of %q, %q, is not a name a call can use: add as NAME", u.Path, u.Alias)
 			return nil
 		}

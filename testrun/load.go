@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/proselang/prose/diag"
+	"github.com/proselang/prose/execsvc"
 	"github.com/proselang/prose/internal/filekind"
 	"github.com/proselang/prose/lint"
 	"github.com/proselang/prose/spec"
@@ -299,15 +301,26 @@ func valueText(fx *spec.Fixture) string {
 }
 
 // absBinding makes a binding's relative paths absolute from the test's
-// directory: in an exec: command every word starting with ./ or ../ (the
-// command runs in the test's own scratch directory), and a spec path
-// (PATH.prose.md) that exists relative to the test.
+// directory, so that a fixture means what the same binding means to
+// `prose run` started in that directory (programs run there in the
+// current directory; a test's run in its own scratch directory). In an
+// exec: command those are the words that are certainly paths: every word
+// starting with ./ or ../, the program itself when it is a relative path
+// with a slash (bin/tool, which the shell looks for from the working
+// directory), and the script an interpreter runs (sh fake.sh, python3
+// tool.py: the first word after sh, bash, python3, node and the like,
+// when no option comes before it and that file is beside the test).
+// Other words are left as written: whether `echo notes` names a file
+// cannot be known, and rewriting it would change the program's output.
+// A spec path (PATH.prose.md) that exists relative to the test is made
+// absolute too.
 func (c *Case) absBinding(b string) string {
 	if cmd, ok := strings.CutPrefix(b, "exec:"); ok {
-		return "exec:" + relWord.ReplaceAllStringFunc(cmd, func(w string) string {
+		cmd = relWord.ReplaceAllStringFunc(cmd, func(w string) string {
 			lead := w[:len(w)-len(strings.TrimLeft(w, " \t"))]
 			return lead + shellQuote(filepath.Join(c.Dir, strings.TrimLeft(w, " \t")))
 		})
+		return "exec:" + c.absProgram(cmd)
 	}
 	if strings.HasSuffix(b, Suffix) && !filepath.IsAbs(b) {
 		if p := filepath.Join(c.Dir, b); fileExists(p) {
@@ -315,6 +328,87 @@ func (c *Case) absBinding(b string) string {
 		}
 	}
 	return b
+}
+
+// absProgram resolves the program word of cmd (bin/tool) and an
+// interpreter's script (sh fake.sh) from the test's directory; cmd's
+// ./ and ../ words are already absolute.
+func (c *Case) absProgram(cmd string) string {
+	words := strings.FieldsFunc(cmd, func(r rune) bool { return r == ' ' || r == '\t' })
+	if len(words) == 0 || !plainWord(words[0]) {
+		return cmd
+	}
+	at := 0 // the word to resolve
+	switch {
+	case strings.Contains(words[0], "/"):
+		if filepath.IsAbs(words[0]) {
+			if len(words) < 2 || !interpreters[filepath.Base(words[0])] {
+				return cmd
+			}
+			at = 1
+		}
+	case interpreters[words[0]] && len(words) > 1:
+		at = 1
+	default:
+		return cmd
+	}
+	w := words[at]
+	if at == 1 {
+		if strings.HasPrefix(w, "-") || filepath.IsAbs(w) || !plainWord(w) || !fileExists(filepath.Join(c.Dir, w)) {
+			return cmd
+		}
+	}
+	// Replace the at'th word in place, keeping the rest of cmd as written.
+	i := 0
+	for n := 0; ; n++ {
+		for i < len(cmd) && (cmd[i] == ' ' || cmd[i] == '\t') {
+			i++
+		}
+		if n == at {
+			return cmd[:i] + shellQuote(filepath.Join(c.Dir, w)) + cmd[i+len(w):]
+		}
+		for i < len(cmd) && cmd[i] != ' ' && cmd[i] != '\t' {
+			i++
+		}
+	}
+}
+
+// plainWord is a word of a command holding no shell syntax (quotes,
+// variables, redirections, an assignment), which is then a path as it
+// stands.
+func plainWord(w string) bool {
+	return !strings.ContainsAny(w, "'\"\\$`;|&<>(){}*?[]=~#!")
+}
+
+// interpreters are the programs whose first operand is the script they
+// run.
+var interpreters = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true,
+	"python": true, "python3": true, "node": true, "ruby": true, "perl": true,
+	"php": true, "Rscript": true, "lua": true,
+}
+
+// bareProgram is the problem of an exec fixture whose program is a bare
+// name of a file beside the test that PATH does not have (exec:fake.sh):
+// the shell looks a bare name up in PATH only, so prose run started
+// there refuses it too; the fix is ./NAME. Nil when there is none.
+func (c *Case) bareProgram() error {
+	for _, b := range c.Slots {
+		cmd, ok := strings.CutPrefix(b.Value, "exec:")
+		if !ok {
+			continue
+		}
+		word, ok := execsvc.BesideFile(c.Dir, cmd)
+		if !ok {
+			continue
+		}
+		if _, err := exec.LookPath(word); err == nil {
+			continue
+		}
+		return fmt.Errorf("%s: fixture %s: exec:%s: the program %s is not in PATH, and the shell looks for a bare name nowhere else: to run the file %s beside the test, write exec:./%s",
+			b.Pos, b.Name, cmd, word, word, strings.TrimSpace(cmd))
+	}
+	return nil
 }
 
 // relWord is a word of a command starting with ./ or ../.

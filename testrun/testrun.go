@@ -12,9 +12,20 @@
 //   - Subjects are patterns today (the run library runs them) and, where
 //     the loader supports them, functions and responsibilities. A fixture
 //     named like a slot of the subject binds it (`exec:...`, `llm`, a spec
-//     path; `./` and `../` words of an exec command and relative spec paths
-//     are resolved from the test file's directory); one named like a config
-//     key sets it; any other names an input and may be any JSON value.
+//     path); one named like a config key sets it; any other names an input
+//     and may be any JSON value.
+//   - A binding means what it means to `prose run` started in the test
+//     file's directory, although the test's programs run in a scratch
+//     directory: relative spec paths, and the words of an exec command
+//     that are certainly paths (those starting with ./ or ../, the program
+//     when it is a relative path such as bin/tool, an interpreter's script
+//     such as fake.sh in `sh fake.sh`), are resolved from the test file's
+//     directory (Case.absBinding). Other words stay as written, since
+//     rewriting a word that only looks like a file name would change what
+//     the program is given. A bare program name (exec:fake.sh) is looked
+//     up in PATH, as the shell looks it up; one that PATH lacks and that
+//     names a file beside the test makes the test an ERROR before it runs,
+//     saying to write exec:./fake.sh (prose run says the same).
 //   - Every test is loaded and bound before any runs. A test that cannot
 //     run as written (it does not load; a fixture naming nothing, an input
 //     with no fixture and no default, an unknown subject) is an ERROR
@@ -129,6 +140,9 @@ func Prepare(cases []*Case, opts Options) (*Suite, error) {
 	s := &Suite{cases: cases}
 	sameName(cases)
 	for _, c := range cases {
+		if c.Err == nil && c.World == nil {
+			c.Err = c.bareProgram()
+		}
 		if c.Err != nil {
 			s.preps = append(s.preps, nil)
 			continue

@@ -19,10 +19,11 @@ import (
 
 // blockBody checks the statements of a block in a scope of its own. fence
 // names the block for messages; named marks a named block's body.
-func (c *checker) blockBody(fence string, named bool, params []*syntax.Ident, body []syntax.Stmt) {
+func (c *checker) blockBody(fence string, named bool, params []*syntax.Ident, body []syntax.Stmt, do *syntax.DoExpr) {
 	m := c.mark()
 	loops, parLoop, branch, outer := c.loops, c.parLoop, c.inBranch, c.fence
-	outerBlock := c.blockScope
+	outerBlock, outerRet := c.blockScope, c.retStage
+	c.retStage = nil // a return ends the block
 	c.scope++
 	if named {
 		c.blockScope = c.scope
@@ -33,9 +34,12 @@ func (c *checker) blockBody(fence string, named bool, params []*syntax.Ident, bo
 		c.set(p.Name, c.newBinding(binding{kind: kindParam, pos: p.NamePos, level: c.level, scope: c.scope}))
 	}
 	c.stmts(body)
+	if do != nil {
+		c.doValue(do) // its names still bound
+	}
 	c.collect--
 	c.loops, c.parLoop, c.inBranch, c.fence = loops, parLoop, branch, outer
-	c.blockScope = outerBlock
+	c.blockScope, c.retStage = outerBlock, outerRet
 	c.scope--
 	c.rollback(m)
 	c.forgetAssigned(body) // what it assigned outside has a value the checker no longer follows
@@ -67,19 +71,28 @@ func (c *checker) doCall(e *syntax.DoCallExpr) {
 // names and parameters, then their bodies.
 func (c *checker) blocks(prog *syntax.Program) {
 	seen := map[string]*syntax.BlockStmt{}
+	misnamed := map[*syntax.BlockStmt]bool{} // told already: no unused-block for it
 	for _, st := range prog.Body {
 		b, ok := st.(*syntax.BlockStmt)
 		if !ok {
 			continue
 		}
 		name := b.Name.Name
+		misnamed[b] = true
 		switch first := seen[name]; {
 		case first != nil:
 			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s is defined twice (first at line %d): rename one of them", quote(name), c.line(first.Block))
 		case c.slots[name] != nil || c.callee(name) != nil:
 			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s has the name of the callee %s: rename the block", quote(name), quote(name))
+		case c.node(name) != nil:
+			// not called yet, but call NAME would reach the node and do
+			// NAME(...) the block: one name for two things
+			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s has the name of the ## node %s (line %d), which call %s runs: rename the block",
+				quote(name), quote(name), c.line(c.node(name).Pos), name)
 		case c.names[name] != nil:
 			c.diags.Errorf(c.f, b.Name.NamePos, CodeBlockName, "block %s has the name of the %s %s (line %d): rename the block", quote(name), kindName(c.names[name].kind), quote(name), c.line(c.names[name].pos))
+		default:
+			delete(misnamed, b)
 		}
 		if seen[name] == nil {
 			seen[name] = b
@@ -89,7 +102,64 @@ func (c *checker) blocks(prog *syntax.Program) {
 				c.diags.Errorf(c.f, p.NamePos, CodeBlockParam, "block %s names the parameter %s twice: rename one of them", name, quote(p.Name))
 			}
 		}
-		c.blockBody("block "+name, true, b.Params, b.Body)
+		c.blockBody("block "+name, true, b.Params, b.Body, nil)
+	}
+	c.unusedBlocks(prog, misnamed)
+}
+
+// node is the ## node of the file named name, or nil.
+func (c *checker) node(name string) *Name {
+	for i := range c.d.Nodes {
+		if c.d.Nodes[i].Name == name {
+			return &c.d.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// unusedBlocks warns of each named block that no do runs: none in the
+// program's statements, nor in a block they run (a block that only runs
+// itself is never run). Its body is checked all the same; a forgotten
+// do, or a do meant for it under another name, leaves the work undone
+// with no error. A block whose name is an error already (misnamed) is
+// not warned of again.
+func (c *checker) unusedBlocks(prog *syntax.Program, misnamed map[*syntax.BlockStmt]bool) {
+	defs := map[string]*syntax.BlockStmt{}
+	var roots []syntax.Node
+	for _, st := range prog.Body {
+		if b, ok := st.(*syntax.BlockStmt); ok {
+			if defs[b.Name.Name] == nil {
+				defs[b.Name.Name] = b
+			}
+			continue
+		}
+		roots = append(roots, st)
+	}
+	if len(defs) == 0 {
+		return
+	}
+	run := map[string]bool{}
+	var visit func(n syntax.Node)
+	visit = func(n syntax.Node) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			if d, ok := m.(*syntax.DoCallExpr); ok && !run[d.Name.Name] {
+				run[d.Name.Name] = true
+				if b := defs[d.Name.Name]; b != nil {
+					for _, st := range b.Body {
+						visit(st)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, r := range roots {
+		visit(r)
+	}
+	for _, st := range prog.Body {
+		if b, ok := st.(*syntax.BlockStmt); ok && !run[b.Name.Name] && defs[b.Name.Name] == b && !misnamed[b] {
+			c.diags.Warnf(c.f, b.Name.NamePos, CodeUnusedBlock, "block %s is never run: no do %s(...) reaches it; run it where its work is meant, or drop it", quote(b.Name.Name), b.Name.Name)
+		}
 	}
 }
 
@@ -221,4 +291,31 @@ func (c *checker) nullPath(e *syntax.DoCallExpr) {
 	}
 	c.diags.Warnf(c.f, e.Name.NamePos, CodeBlockNullPath, "block %s (line %d) gives a value on some paths only, and on the others this do's value is null: end every path with return VALUE (return null where null is meant)",
 		e.Name.Name, c.line(e.Def.Block))
+}
+
+// doValue records the shape of the value of the do: block e (read by
+// shapeOf) where its body's value is always its last statement's (no
+// return before it): that statement's shape, with the mark of a
+// one-output callee's value only where the run keeps it, a call's or a
+// name's value (rule 35 with 27a: v.OUT is v after let v = do: ...
+// ending in call NODE). A named block's value is not followed: its body
+// is checked after the statements that run it.
+func (c *checker) doValue(e *syntax.DoExpr) {
+	last := lastValue(e.Body)
+	if last == nil {
+		return
+	}
+	sh := c.shapeOf(last)
+	switch last.(type) {
+	case *syntax.CallExpr, *syntax.Ident, *syntax.DoExpr:
+	default:
+		sh = unmarked(sh)
+	}
+	if sh == nil {
+		return
+	}
+	if c.doShapes == nil {
+		c.doShapes = map[*syntax.DoExpr]*valueShape{}
+	}
+	c.doShapes[e] = sh
 }

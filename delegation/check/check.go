@@ -247,7 +247,16 @@ type checker struct {
 	prog      *syntax.Program
 	pipeLevel int32
 	// stage is the innermost pipeline stage whose body is being checked.
-	stage     *syntax.PipeExpr
+	stage *syntax.PipeExpr
+	// stageShapes is what is known of a stage's value (stageValue): the
+	// shape of each item a map or pmap gives, the shape a reduce gives.
+	stageShapes map[*syntax.PipeExpr]*valueShape
+	// doShapes is what is known of a do: block's value (doValue).
+	doShapes map[*syntax.DoExpr]*valueShape
+	// retStage is the stage whose item a return being checked would end
+	// (nil where a return ends a block, a collecting loop's iteration or
+	// the run): pipe.go warns of it.
+	retStage  *syntax.PipeExpr
 	pipeLoops int
 
 	siblings []string // names bound by the branches of the parallel: block being checked

@@ -44,6 +44,7 @@ func decls(slots, config, inputs, outputs string) *check.Decls {
 type checkCase struct {
 	name                           string
 	slots, config, inputs, outputs string
+	nodes                          string // the file's ## nodes
 	code                           string
 	// want holds "LINE:COL severity code [message fragment]" per finding,
 	// in sorted order; findings on line 0 (declarations) are "0 ...".
@@ -60,7 +61,11 @@ func runCheckCases(t *testing.T, cases []checkCase) {
 			if len(errs) > 0 {
 				t.Fatalf("parse: %v", errs)
 			}
-			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
+			d := decls(tc.slots, tc.config, tc.inputs, tc.outputs)
+			for _, n := range strings.Fields(tc.nodes) {
+				d.Nodes = append(d.Nodes, check.Name{Name: n})
+			}
+			got := check.Check(prog, d).Dedupe()
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
 			}

@@ -22,6 +22,10 @@ type Decls struct {
 	// among Slots too. The checker follows the shapes of their values
 	// (shape.go).
 	Callees []Callee
+	// Nodes are the ## nodes of the file, called or not, by name (Pos
+	// their heading): a call of the name reaches one, so a named block
+	// must not take it.
+	Nodes []Name
 	// Reads are the values of read_world_model("NODE") whose members
 	// are known, by the NODE written (a world node's Execution: its own
 	// prior truth and the truths of the nodes it reads). A read of

@@ -65,7 +65,7 @@ func (c *checker) expr(e syntax.Expr, collecting bool) {
 			c.diags.Errorf(c.f, e.Do, CodeBlockNoValue, "this do: block gives no value (no return, no value on a line of its own), so its value is always null: end it with return VALUE, or with the value on a line of its own")
 		}
 		c.doStmt = nil // a do: in its body is another's
-		c.blockBody("a do: block", false, nil, e.Body)
+		c.blockBody("a do: block", false, nil, e.Body, e)
 	case *syntax.DoCallExpr:
 		if c.doStmt != syntax.Expr(e) && e.Def != nil && !blockGivesValue(e.Def.Body) {
 			c.diags.Errorf(c.f, e.Name.NamePos, CodeBlockNoValue, "block %s (line %d) gives no value (no return, no value on a line of its own), so the value of this do is always null: end the block with return VALUE, or run it as a statement of its own",
@@ -187,7 +187,7 @@ func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 		if e.Index != nil {
 			c.bindVar(e.Index, nil)
 		}
-	}, e.Body)
+	}, e.Body, nil)
 }
 
 func (c *checker) repeatLoop(e *syntax.RepeatExpr, collecting bool) {
@@ -197,20 +197,22 @@ func (c *checker) repeatLoop(e *syntax.RepeatExpr, collecting bool) {
 		if e.Var != nil {
 			c.bindVar(e.Var, nil)
 		}
-	}, e.Body)
+	}, e.Body, nil)
 }
 
 // loopBody checks a loop's body after bind has bound its variables. A
 // parallel body gets its own scope per iteration; a collecting body turns
 // its returns into iteration values.
-func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax.Stmt) {
+func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax.Stmt, after func()) {
 	m := c.mark()
 	if parallel {
 		c.level++
 	}
+	outerRet := c.retStage
 	if collecting {
 		c.collect++
 		c.lastDoNoValue(body)
+		c.retStage = nil // a return ends this loop's iteration (a stage's bind sets it)
 	}
 	live := len(c.live)
 	bind()
@@ -218,10 +220,14 @@ func (c *checker) loopBody(parallel, collecting bool, bind func(), body []syntax
 	c.parLoop, c.inBranch = parallel, false
 	c.loops++
 	c.stmts(body)
+	if after != nil {
+		after() // the body's names still bound
+	}
 	c.loops--
 	c.live = c.live[:live]
 	c.forgetAssigned(body) // after any number of iterations
 	c.parLoop, c.inBranch = outer, branch
+	c.retStage = outerRet
 	if collecting {
 		c.collect--
 	}

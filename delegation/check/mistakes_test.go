@@ -61,6 +61,10 @@ func TestMistakes(t *testing.T) {
 		{"slot member typo in prose ensures", "", "let c = call critic\nreturn c.verdcit\n", []string{"2 " + um}},
 		{"slot member typo in an interpolation", "", "let review = call reviewer\nreturn \"notes: {review.note}\"\n", []string{"2 " + um}},
 		{"slot member typo after a copy", "", "let review = call reviewer\nlet r = review\nreturn r.aproved\n", []string{"3 " + um}},
+		// a do: block's value is its last statement's, a one-output
+		// call's read as the output (v.out is v) as outside a block
+		{"member of a do: block's value", "", "let v = do:\n  call add-one\n    n: 1\nlet w = do:\n  let r = call splitter\n  r\nlet x = do:\n  let r = call add-one\n    n: 2\n  r + 1\nreturn [v.out, v.out.x, w.cont, x.out]\n", []string{"11 " + um, "11 " + um, "11 " + um}},
+		{"do: block whose value is not followed", "", "let v = do:\n  if start > 1:\n    return \"big\"\n  call add-one\n    n: 1\nlet w = do:\n  for i in [1]:\n    let r = call splitter\n    return r\n  7\nreturn [v.x, w.x]\n", nil},
 		// arguments of another type than the slot's requires gives them,
 		// which the run refuses before the call
 		{"slot argument of another type", "", "let s = call scorer\n  draft: topic\n  round: \"1\"\nlet r = call ranker\n  items: \"a, b\"\n  top: 3\nreturn [s, r]\n", []string{"3 " + tm, "5 " + tm}},

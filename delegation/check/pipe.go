@@ -11,6 +11,11 @@ import (
 // item (no return, no value-producing statement).
 const CodePipeNoValue = "check/pipe-no-value"
 
+// CodePipeReturn: a return in a pipeline stage's body, other than its
+// last statement, which ends only the item (rule 9b) where an author may
+// have meant to end the run.
+const CodePipeReturn = "check/pipe-return"
+
 // pipe checks one pipeline stage (semantics.md 9b-9e): its input, which
 // must be a list where its shape is known; its body, checked as the body
 // of a parallel loop is (a scope of its own per item, where an outer
@@ -46,7 +51,8 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 		}
 		c.bindVar(e.Item(), in)
 		c.names[e.Item().Name].constant = true
-	}, e.Body())
+		c.retStage = e
+	}, e.Body(), func() { c.stageValue(e) })
 	c.pipeLevel, c.pipeLoops, c.stage = outerLevel, outerLoops, outerStage
 }
 
@@ -154,4 +160,106 @@ func (c *checker) pipeVarWrite(b *binding, name string, pos diag.Pos) bool {
 		"%s is the pipeline variable of the stage at line %d, read-only in its body: bind the new value to another name (let %s = ...) and give it as the body's value",
 		quote(name), c.line(b.pos), newName(name))
 	return true
+}
+
+// pipeReturn warns of a return that ends an item of the stage st (rule
+// 9b): where a return stands in a for loop's body it ends the run, so an
+// early `if bad: return X` in a stage's body reads as the end of the
+// Execution while the stage gives X as this item's value and goes on
+// with the next item. Decided: the body's last statement is not warned
+// of (nothing follows it there, and return X means X either way).
+func (c *checker) pipeReturn(s *syntax.ReturnStmt, st *syntax.PipeExpr) {
+	if body := st.Body(); len(body) > 0 && body[len(body)-1] == syntax.Stmt(s) {
+		return
+	}
+	op := stageText(st)
+	c.diags.Warnf(c.f, s.Pos(), CodePipeReturn, "return in the body of | %s ends only this item, whose value it gives, and the stage goes on with the next item: "+
+		"to end the Execution, loop with for %s in ...: (where return ends the run) or test the stage's result after it; to give the item's value, write it without return as the value of an if/else on the body's last line",
+		op, st.Item().Name)
+}
+
+// stageValue records what is known of the value of the stage e (read by
+// shapeOf): for map and pmap the shape of every item they give, for
+// reduce the shape of what it gives. It runs when the body is checked,
+// its names still bound. Only a body whose value is always its last
+// statement's (no return before it) says anything, and only where the
+// input's items have a known shape: that statement's shape is taken with
+// the item of that shape, and, for reduce, with the accumulator of it
+// too. Decided: a reduce's value is known only when that gives the
+// items' kind again; then every step, the first item's (a list of one
+// item gives it) and each body's, has that shape, so the value has it.
+// Otherwise (the body makes text of numbers, the items are unknown) it
+// is unknown and nothing is reported of it.
+func (c *checker) stageValue(e *syntax.PipeExpr) {
+	if e.Op == syntax.PipeFilter {
+		return
+	}
+	var elem *valueShape
+	if in := c.shapeOf(e.Input()); in != nil && in.kind == kList {
+		elem = in.elem
+	}
+	last := lastValue(e.Body())
+	if last == nil || e.Acc != nil && elem == nil {
+		return
+	}
+	item := c.names[e.Item().Name]
+	if item == nil || item.kind != kindLoopVar {
+		return // the body bound a name of its own over it (an error)
+	}
+	restore := item.shape
+	item.shape = elem
+	defer func() { item.shape = restore }()
+	if e.Acc != nil {
+		acc := c.names[e.Acc.Name]
+		if acc == nil || acc.kind != kindLoopVar {
+			return
+		}
+		restore := acc.shape
+		acc.shape = elem
+		defer func() { acc.shape = restore }()
+	}
+	v := unmarked(c.shapeOf(last))
+	if v == nil || v.kind == kUnknown {
+		return
+	}
+	if e.Acc != nil {
+		if v.kind != elem.kind {
+			return
+		}
+		if v = join(elem, v); v == nil {
+			return
+		}
+	}
+	if c.stageShapes == nil {
+		c.stageShapes = map[*syntax.PipeExpr]*valueShape{}
+	}
+	c.stageShapes[e] = v
+}
+
+// lastValue is the expression whose value a body always gives, its last
+// statement's (a value on a line of its own, or a return's) when no
+// other return stands in it; nil otherwise.
+func lastValue(body []syntax.Stmt) syntax.Expr {
+	if len(body) == 0 {
+		return nil
+	}
+	for _, s := range body[:len(body)-1] {
+		ret := false
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if _, ok := n.(*syntax.ReturnStmt); ok {
+				ret = true
+			}
+			return !ret
+		})
+		if ret {
+			return nil
+		}
+	}
+	switch s := body[len(body)-1].(type) {
+	case *syntax.ExprStmt:
+		return s.X
+	case *syntax.ReturnStmt:
+		return s.Value
+	}
+	return nil
 }

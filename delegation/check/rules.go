@@ -71,6 +71,7 @@ const (
 	CodeBlockNoValue   = "check/block-no-value"
 	CodeBlockNullPath  = "check/block-null-path"
 	CodeBlockAssign    = "check/block-assign"
+	CodeUnusedBlock    = "check/unused-block"
 )
 
 // Rule describes one check: its stable code, the severity of its
@@ -90,7 +91,7 @@ func Rules() []Rule {
 		{CodeBlockNoValue, diag.Error, "A do: block or a named block whose value is used gives no value on any path (it is always null)"},
 		{CodeBlockNullPath, diag.Warning, "A named block whose value is used may end without a return or a value on some path (its value is then null)"},
 		{CodeBlockAssign, diag.Error, "A block's parameter assigned, or a top-level name assigned from a named block"},
-		{CodeBlockName, diag.Error, "Block defined twice, or named like a callee, slot, input, config key or variable"},
+		{CodeBlockName, diag.Error, "Block defined twice, or named like a callee, ## node, slot, input, config key or variable"},
 		{CodeBlockParam, diag.Error, "Block names a parameter twice"},
 		{CodeBranchOutsideLoop, diag.Error, "continue or break outside a loop, or leaving a parallel body or a block"},
 		{CodeChoice, diag.Error, "choice with two options of one label or a blank label (an error), one option or an empty option (a warning)"},
@@ -111,6 +112,7 @@ func Rules() []Rule {
 		{CodeParallelAssign, diag.Error, "Outer name assigned inside a parallel body"},
 		{CodeParallelMod, diag.Error, "parallel (...) modifier that is no join, count or on-fail policy, or a count without \"any\", below 1 or above the branches"},
 		{CodePipeNoValue, diag.Warning, "Pipeline stage whose body gives no value for any item"},
+		{CodePipeReturn, diag.Warning, "return in a pipeline stage's body, which ends only the item, before the body's last statement"},
 		{CodePlaceholder, diag.Warning, "String literal describes a computed value instead of computing it"},
 		{CodeRedeclared, diag.Warning, "let of a name already bound (an assignment)"},
 		{CodeConstAssign, diag.Error, "A name bound by const bound or assigned again"},
@@ -129,6 +131,7 @@ func Rules() []Rule {
 		{CodeUndefinedBlock, diag.Error, "do NAME(...) of a block the program does not define"},
 		{CodeUndefinedName, diag.Error, "Undefined name"},
 		{CodeUnknownArg, diag.Warning, "Argument key looks like a misspelling of one the slot requires"},
+		{CodeUnusedBlock, diag.Warning, "Named block that no do runs"},
 		{CodeUnusedConfig, diag.Warning, "Config key declared but never used"},
 		{CodeUnusedInput, diag.Warning, "Input declared but never used"},
 	}

@@ -119,6 +119,10 @@ type valueShape struct {
 	// oneOf, for text of a declared type of quoted words (`"accept" |
 	// "reject"`), holds those words: text the value never is.
 	oneOf []string
+	// elem, for a list, is the shape of every item where it is known (a
+	// declared T[], a map stage's values, a literal's items): what a
+	// reduce over the list starts from (stageValue).
+	elem *valueShape
 }
 
 func (s *valueShape) field(name string) (Name, bool) {
@@ -184,8 +188,36 @@ func join(a, b *valueShape) *valueShape {
 		return nil
 	case a.kind == kObject && !sameFields(a.fields, b.fields):
 		return nil
+	case a.kind == kList && a.elem != b.elem:
+		l := *a
+		l.elem = join(a.elem, b.elem)
+		return &l
 	}
 	return a
+}
+
+// unmarked is s without the mark of a one-output callee's value: a
+// list's item or a stage's value is read as a value, never as a name
+// bound to a call (v.OUT is v only for a name, rule 27a). Nil for a
+// shape that then says nothing.
+func unmarked(s *valueShape) *valueShape {
+	if s == nil || s.output == "" {
+		return s
+	}
+	u := *s
+	u.output = ""
+	if u.kind == kUnknown {
+		return nil
+	}
+	return &u
+}
+
+// listOf is the shape of a list whose every item has shape elem.
+func listOf(elem *valueShape) *valueShape {
+	if elem == nil {
+		return shapeListV
+	}
+	return &valueShape{kind: kList, elem: elem}
 }
 
 // sameFields reports whether two objects have the same keys, of the same
@@ -206,7 +238,33 @@ func (c *checker) bshape(b *binding) *valueShape {
 	if words := literalUnion(b.typ); words != nil {
 		return &valueShape{kind: kText, oneOf: words, from: "declared so"}
 	}
-	return kindShape(typeKind(b.typ))
+	k := typeKind(b.typ)
+	if k == kList {
+		// integer[]: a list of integers
+		t := strings.TrimSuffix(strings.TrimSpace(b.typ), "?")
+		if e, ok := strings.CutSuffix(t, "[]"); ok && literalUnion(e) == nil {
+			return listOf(kindShape(typeKind(e)))
+		}
+	}
+	return kindShape(k)
+}
+
+// itemsShape is the shape every item of a list literal has, nil when
+// one is unknown or they differ (or there is none).
+func (c *checker) itemsShape(x *syntax.ListLit) *valueShape {
+	var s *valueShape
+	for i, e := range x.Elems {
+		es := unmarked(c.shapeOf(e))
+		if es == nil || es.kind == kUnknown {
+			return nil
+		}
+		if i == 0 {
+			s = es
+		} else if s = join(s, es); s == nil {
+			return nil
+		}
+	}
+	return s
 }
 
 // callee is the declared callee named name, or nil.
@@ -235,15 +293,22 @@ func (c *checker) shapeOf(e syntax.Expr) *valueShape {
 	case *syntax.BoolLit, *syntax.IsExpr:
 		return shapeBoolV
 	case *syntax.ListLit:
-		return shapeListV
+		return listOf(c.itemsShape(x))
 	case *syntax.ForExpr:
 		if !x.First { // parallel first gives the winner's value
 			return shapeListV
 		}
 	case *syntax.PipeExpr:
-		if x.Op != syntax.PipeReduce {
+		switch x.Op {
+		case syntax.PipeReduce:
+			return c.stageShapes[x]
+		case syntax.PipeFilter:
+			if in := c.shapeOf(x.Input()); in != nil && in.kind == kList {
+				return listOf(in.elem) // some of the same items
+			}
 			return shapeListV
 		}
+		return listOf(c.stageShapes[x])
 	case *syntax.RepeatExpr:
 		if !x.First {
 			return shapeListV
@@ -272,6 +337,8 @@ func (c *checker) shapeOf(e syntax.Expr) *valueShape {
 		return c.binaryShape(x)
 	case *syntax.CallExpr:
 		return c.callShape(x)
+	case *syntax.DoExpr:
+		return c.doShapes[x]
 	}
 	return nil
 }

@@ -65,6 +65,9 @@ func (c *checker) stmt(s syntax.Stmt) {
 	case *syntax.BranchStmt:
 		c.branch(s)
 	case *syntax.ReturnStmt:
+		if c.retStage != nil {
+			c.pipeReturn(s, c.retStage)
+		}
 		c.ret(s)
 	case *syntax.ThrowStmt:
 		c.expr(s.Value, false)

@@ -15,6 +15,11 @@ func reserved(w string) bool {
 	return false
 }
 
+// Reserved reports whether w is a word of the language that cannot name
+// anything (and, or, not, is, null, true, false): a name declared
+// elsewhere (a use alias) that is one of them could never be called.
+func Reserved(w string) bool { return reserved(w) }
+
 // startsOperand reports whether t can begin an expression.
 func startsOperand(t *token) bool {
 	switch t.kind {

@@ -44,9 +44,12 @@ the way up: packages/co/evals/ finds packages/co/services/) with its ### Fixture
 inputs, as its own journaled run in its own scratch directory, then checks
 each ### Expects item (it must hold) and ### Expects Not item (it must not).
 
-A fixture named like a slot of the subject binds it: exec:COMMAND (words
-starting with ./ or ../ are paths from the test file's directory), llm, or
-a spec path. One named like a config key sets it; any other is an input,
+A fixture named like a slot of the subject binds it: exec:COMMAND, llm, or
+a spec path, read as prose run started in the test file's directory reads
+it: words starting with ./ or ../, a relative program path (bin/tool) and
+an interpreter's script (sh fake.sh, python3 tool.py) are paths from the
+test file's directory, although the program runs in the test's scratch
+directory; write any other file argument as ./FILE. One named like a config key sets it; any other is an input,
 and may be any JSON value. Every test is checked before any runs: a
 fixture naming nothing, an input with no fixture and no default, or an
 unknown subject makes that test an ERROR (its problems printed on
