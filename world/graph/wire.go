@@ -1562,11 +1562,17 @@ func (g *Graph) nameTiedWhole(n *Node, it *Item, nodeRefs []nodeRef, whole map[*
 		return nil, 0
 	}
 	quoted := "`" + name + "`"
-	first := strings.Index(it.Text, quoted)
-	if first < 0 {
+	if !strings.Contains(it.Text, quoted) {
 		return nil, 0
 	}
-	for from := first + len(quoted); ; {
+	// A keyed item's first word declares the name; in a sentence item
+	// (`- the `totl` of `orders`.`, named by its first backticked word)
+	// every occurrence is the sentence's own.
+	from := 0
+	if strings.HasPrefix(it.Text, quoted) {
+		from = len(quoted)
+	}
+	for {
 		i := strings.Index(it.Text[from:], quoted)
 		if i < 0 {
 			return nil, 0
