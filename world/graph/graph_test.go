@@ -290,7 +290,7 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"a.prose.md": node("a", "responsibility", "- `fromc`: *(Maintained by `c`.)*", "- `x`: n"),
 			"b.prose.md": node("b", "responsibility", "- `froma`: *(Maintained by `a`.)*", "- `y`: n"),
 			"c.prose.md": node("c", "responsibility", "- `fromb`: *(Maintained by `b`.)*", "- `z`: n"),
-		}, "b.prose.md:10:3: error: input \"froma\" of b closes a cycle: a → b → c → a (each node would wait on itself) [graph/cycle]"},
+		}, "b.prose.md:10:3: error: input \"froma\" of b closes a cycle: a → b → c → a (each node would wait on itself): break it by dropping one Requires item on it (this one, or the one of a that reads c); feedback from a node's own output is its prior truth (\"prior `b`\") with a self-driven ### Continuity, never an edge [graph/cycle]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFiles(t, tc.files)

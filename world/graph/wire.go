@@ -919,7 +919,8 @@ func (g *Graph) order() diag.List {
 				}
 				n := g.byID[e.Subscriber]
 				diags.Errorf(n.Spec.File, e.pos, CodeCycle,
-					"input %q of %s closes a cycle: %s (each node would wait on itself)", e.Input, n.ID, strings.Join(path, " → "))
+					"input %q of %s closes a cycle: %s (each node would wait on itself): break it by dropping one Requires item on it (this one, or the one of %s that reads %s); feedback from a node's own output is its prior truth (\"prior `%s`\") with a self-driven ### Continuity, never an edge",
+					e.Input, n.ID, strings.Join(path, " → "), e.Producer, path[len(path)-2], n.ID)
 				drop[e] = true
 				g.Cyclic = true
 			case white:
