@@ -1,0 +1,38 @@
+package graph
+
+import (
+	"strings"
+	"testing"
+)
+
+// An Execution reading a name its node both requires and maintains reads
+// the input; the warning says so at the read, and names how to read the
+// prior. A name the Execution binds itself, or an item naming the node's
+// own world model, is no such read.
+func TestPriorShadowed(t *testing.T) {
+	sensor := node("sensor", "gateway", "", "- `latest` (number): the reading")
+	copyOf := func(requires, body string) string {
+		return node("copy", "responsibility", requires, "- `latest` (number): the previous latest plus the new") +
+			"\n### Execution\n\n```prose\n" + body + "\n```\n"
+	}
+	for _, tc := range []struct {
+		name, requires, body, want string
+	}{
+		{"input and prior share a name", "- `latest`: the `latest` of `sensor`.", "return { latest: latest + 1 }",
+			`copy.prose.md:19:18: warning: latest in the Execution of copy is its input latest (its ### Requires item), never its own prior latest, which its ### Maintains declares too: read the prior as read_world_model("self").latest, or give the input another name (` + "`latest_in`" + `: ...) so each name means one value [graph/prior-shadowed]`},
+		{"names apart", "- `reading`: the `latest` of `sensor`.", "return { latest: reading + 1 }", ""},
+		{"the key of the returned object only", "- `latest`: the `latest` of `sensor`.", "let x = 1\nreturn { latest: x }", ""},
+		{"bound by the Execution", "- `latest`: the `latest` of `sensor`.", "let latest = 2\nreturn { latest: latest }", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags, err := Load(writeFiles(t, map[string]string{"sensor.prose.md": sensor, "copy.prose.md": copyOf(tc.requires, tc.body)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := diags.String()
+			if tc.want == "" && strings.Contains(got, CodePriorShadowed) || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
