@@ -11,8 +11,8 @@ import (
 const CodePriorShadowed = "graph/prior-shadowed"
 
 // priorShadowed warns where an Execution reads a name its node both
-// requires and maintains (`- `latest`: the `latest` of `sensor“ beside
-// `- `latest` (number)`): the name is the input, and the prior truth's
+// requires and maintains (an item "`latest`: the `latest` of `sensor`"
+// beside a field "`latest` (number)"): the name is the input, and the prior truth's
 // member of that name cannot be read by it (spec.PriorNames). Decided: a
 // warning at the first read, naming both meanings and how to say each,
 // since "the previous latest plus the new" reads as the prior, and the
