@@ -286,6 +286,11 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"s.prose.md":   node("scorer", "gateway", "", "#### track\n\nThe lane.\n\n#### score\n\nThe number."),
 			"sum.prose.md": node("sum", "responsibility", "- `lane`: the `scorer`, never its `score`.", "- `total`: n"),
 		}, "sum.prose.md:10:3: error: input \"lane\" of sum excludes score of scorer but names no part of it to read: name the facets it reads (`scorer.FACET`) [graph/ambiguous]"},
+		{"a part tied to one producer of a fan-in, the next read whole", map[string]string{
+			"eu.prose.md":  node("price-eu", "gateway", "", "- `value` (number): the price"),
+			"us.prose.md":  node("price-us", "gateway", "", "- `value` (number): the price"),
+			"mid.prose.md": node("mid", "responsibility", "- `prices`: the `value` of `price-eu` and of `price-us`.", "- `mid` (number): the average"),
+		}, "mid.prose.md:10:3: error: input \"prices\" of mid reads \"value\" of price-eu (\"the `value` of\") but the whole truth of price-us, which maintains \"value\" too: write `price-eu.value` and `price-us.value` to read the part of each, or name price-us apart (\", and `price-us`\") to read it whole [graph/ambiguous]"},
 		{"cycle, naming the path", map[string]string{
 			"a.prose.md": node("a", "responsibility", "- `fromc`: *(Maintained by `c`.)*", "- `x`: n"),
 			"b.prose.md": node("b", "responsibility", "- `froma`: *(Maintained by `a`.)*", "- `y`: n"),

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -370,6 +371,7 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 		return nil, CodeUnsatisfied + " " + msg
 	}
 	var out []*Edge
+	var readWhole []*Node
 	for _, x := range prods {
 		if excludedNode[x.p] != "" && len(x.parts) == 0 {
 			continue // named and excluded: the exclusion wins
@@ -421,13 +423,56 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 		if len(parts) == 0 {
 			parts = []string{Atomic}
 			why += "; no facet of it named: its whole truth"
+			readWhole = append(readWhole, x.p)
 		}
 		for _, part := range parts {
 			out = append(out, edge(x.p, part, rule, why))
 		}
 	}
+	if msg := unevenFanIn(n, it, partRefs, nodeRefs, readWhole); msg != "" {
+		return nil, CodeAmbiguous + " " + msg
+	}
 	return out, ""
 }
+
+// unevenFanIn explains a fan-in whose sentence ties a part to one
+// producer and names the next one right after it as a second owner of
+// the same words ("the `value` of `price-eu` and of `price-us`", "the
+// `value` of `a` and `b`"), which it reads whole, though that one has
+// the part too: price-eu's value, but price-us's whole truth. Decided:
+// an error, since the words read as the one part of each, and the input
+// would hold a number for one producer and an object for the other. A
+// node named apart (", and `a`", "and the `b` truth") stays read whole,
+// as TestSentenceTiesAFacetToItsNode has it. "" when there is none.
+func unevenFanIn(n *Node, it *Item, partRefs []ref, nodeRefs []nodeRef, readWhole []*Node) string {
+	if len(readWhole) == 0 {
+		return ""
+	}
+	for _, r := range partRefs {
+		if r.negated || r.owner == nil || !r.owner.hasPart(r.text) {
+			continue
+		}
+		for _, o := range nodeRefs {
+			if o.p != r.owner || o.at < r.end {
+				continue
+			}
+			for _, q := range nodeRefs {
+				if q.at < o.end || q.p == r.owner || !slices.Contains(readWhole, q.p) || !q.p.hasPart(r.text) || !sharedOwner().MatchString(it.Text[o.end:q.at]) {
+					continue
+				}
+				return fmt.Sprintf("%s of %s reads %q of %s (%q) but the whole truth of %s, which maintains %q too: write `%s.%s` and `%s.%s` to read the part of each, or name %s apart (\", and `%s`\") to read it whole",
+					quoteName(it), n.ID, r.text, r.owner.ID, r.words, q.p.ID, r.text, r.owner.ID, r.text, q.p.ID, r.text, q.p.ID, q.p.ID)
+			}
+		}
+	}
+	return ""
+}
+
+// sharedOwner matches the words between two nodes that make the second
+// an owner of what was tied to the first: "and", "and of", "or of", ", of".
+var sharedOwner = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[*\s]*(?:(?:and|or|&)\s+(?:of\s+)?(?:the\s+)?|,\s*of\s+(?:the\s+)?)[*\s]*$`)
+})
 
 // unknownFacet explains a reference the sentence calls a facet (`F`
 // facet, facet `F`) that none of its producers has: a typo would
