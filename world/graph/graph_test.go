@@ -291,6 +291,10 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"us.prose.md":  node("price-us", "gateway", "", "- `value` (number): the price"),
 			"mid.prose.md": node("mid", "responsibility", "- `prices`: the `value` of `price-eu` and of `price-us`.", "- `mid` (number): the average"),
 		}, "mid.prose.md:10:3: error: input \"prices\" of mid reads \"value\" of price-eu (\"the `value` of\") but the whole truth of price-us, which maintains \"value\" too: write `price-eu.value` and `price-us.value` to read the part of each, or name price-us apart (\", and `price-us`\") to read it whole [graph/ambiguous]"},
+		{"two ids one letter case apart", map[string]string{
+			"a.prose.md": node("Summary", "gateway", "", "- `x`: n"),
+			"b.prose.md": node("summary", "gateway", "", "- `y`: n"),
+		}, "b.prose.md:2:7: error: node id \"summary\" differs from a.prose.md's \"Summary\" only in letter case: their state directories would be one on a file system that folds case (macOS, Windows), and a reference in either case reads only one of them; give one of them another front matter id [graph/duplicate-id]"},
 		{"cycle, naming the path", map[string]string{
 			"a.prose.md": node("a", "responsibility", "- `fromc`: *(Maintained by `c`.)*", "- `x`: n"),
 			"b.prose.md": node("b", "responsibility", "- `froma`: *(Maintained by `a`.)*", "- `y`: n"),
