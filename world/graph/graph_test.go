@@ -531,3 +531,37 @@ func TestFunctionNamedAsANode(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// An item with no name of its own ("the **Feed** truth") is named by the
+// node it reads, so two such items are two inputs, not one fan-in under
+// ""; one that reads several nodes is asked for a name.
+func TestUnnamedItemTakesItsProducersID(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"feed.prose.md":    strings.Replace(node("price-feed", "gateway", "", "- `price` (number): p"), "# price-feed", "# Price Feed", 1),
+		"weather.prose.md": strings.Replace(node("weather", "gateway", "", "- `temp` (number): t"), "# weather", "# Weather", 1),
+		"v.prose.md":       node("v", "responsibility", "- the **Price Feed** truth.\n- the **Weather** truth.", "- `out`: x"),
+	})
+	g, diags, err := Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	var got []string
+	for _, e := range g.Edges {
+		got = append(got, e.Input+"<-"+e.Producer+"."+e.Facet)
+	}
+	sort.Strings(got)
+	if want := []string{"price-feed<-price-feed.@atomic", "weather<-weather.@atomic"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("edges %q, want %q", got, want)
+	}
+	dir = writeFiles(t, map[string]string{
+		"feed.prose.md":    strings.Replace(node("price-feed", "gateway", "", "- `price` (number): p"), "# price-feed", "# Price Feed", 1),
+		"weather.prose.md": strings.Replace(node("weather", "gateway", "", "- `temp` (number): t"), "# weather", "# Weather", 1),
+		"v.prose.md":       node("v", "responsibility", "- the **Price Feed** and **Weather** truths.", "- `out`: x"),
+	})
+	if _, diags, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	if want := "v.prose.md:10:3: error: this input of v reads price-feed, weather but has no name of its own, so its render could not tell it from another: begin the item with one (- `NAME`: ...) [graph/ambiguous]"; !strings.Contains(diags.String(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags, want)
+	}
+}

@@ -130,6 +130,12 @@ func (g *Graph) wire() diag.List {
 				continue
 			}
 			edges, ambiguous, problem := g.bind(n, it)
+			if len(edges) > 0 && it.Name == "" {
+				if msg := nameByProducer(n, it, edges); msg != "" {
+					diags.Errorf(n.Spec.File, it.Pos, CodeAmbiguous, "%s", msg)
+					continue
+				}
+			}
 			if len(edges) > 0 {
 				g.Edges = append(g.Edges, edges...)
 				if len(edges) == 1 {
@@ -193,6 +199,35 @@ func (g *Graph) wire() diag.List {
 		diags = append(diags, g.wireReads(n)...)
 	}
 	return diags
+}
+
+// nameByProducer names an item that has no name of its own ("- the
+// **Price Feed** truth.", its node named in bold or by title) by the id
+// of the one node it reads, on it and on its edges. Decided: without it
+// the input's name was "", so a render was given `"": {...}`, and two
+// such items were one fan-in under "" whose shape changed with their
+// number. An item reading several nodes, or whose producer's id is
+// another item's name, is an error naming the fix: "" when named.
+func nameByProducer(n *Node, it *Item, edges []*Edge) string {
+	var prods []string
+	for _, e := range edges {
+		if !contains(prods, e.Producer) {
+			prods = append(prods, e.Producer)
+		}
+	}
+	if len(prods) > 1 {
+		return fmt.Sprintf("this input of %s reads %s but has no name of its own, so its render could not tell it from another: begin the item with one (- `NAME`: ...)", n.ID, strings.Join(prods, ", "))
+	}
+	for _, o := range n.Items {
+		if o != it && o.Name == prods[0] {
+			return fmt.Sprintf("this input of %s reads %s but has no name of its own, and %q names another item: begin the item with a name (- `NAME`: ...)", n.ID, prods[0], prods[0])
+		}
+	}
+	it.Name = prods[0]
+	for _, e := range edges {
+		e.Input = it.Name
+	}
+	return ""
 }
 
 // selfNamed is the first backticked word of an item's text that names
