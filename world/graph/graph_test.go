@@ -565,3 +565,28 @@ func TestUnnamedItemTakesItsProducersID(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags, want)
 	}
 }
+
+// A Maintains that opens by naming its truth ("The `PriceLedger` — ...",
+// as upstream's counter-events does) gives a name a subscriber may
+// require, without the word world-model; an opening about a field does
+// not.
+func TestMaintainsOpeningNamesTheTruth(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"feed.prose.md": node("price-feed", "gateway", "", "The `PriceLedger` — the standing truth every subscriber reads.\n\n- `price` (number): p"),
+		"v.prose.md":    node("v", "responsibility", "- `PriceLedger`: the ledger.", "- `out`: x"),
+	})
+	g, diags, err := Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	if got := edgeList(g); !reflect.DeepEqual(got, []string{"price-feed.@atomic -> v.PriceLedger"}) {
+		t.Errorf("edges %q", got)
+	}
+	dir = writeFiles(t, map[string]string{
+		"feed.prose.md": node("price-feed", "gateway", "", "The `price` is the latest.\n\n- `price` (number): p"),
+		"v.prose.md":    node("v", "responsibility", "- `Price`: the ledger.", "- `out`: x"),
+	})
+	if _, diags, err = Load(dir); err != nil || !strings.Contains(diags.String(), "graph/unsatisfied") && !strings.Contains(diags.String(), "graph/unmaintained") {
+		t.Errorf("want `Price` unbound: %v %s", err, diags)
+	}
+}
