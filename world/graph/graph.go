@@ -416,6 +416,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	diags = append(diags, g.executionMembers()...)
 	diags = append(diags, g.priorShadowed()...)
 	diags = append(diags, g.inlineExecutions()...)
+	diags = append(diags, g.immaterialReads()...)
 	diags = append(diags, g.postconditionFields()...)
 	diags = append(diags, g.immaterialSlips()...)
 	diags = append(diags, g.plainFields()...)

@@ -59,3 +59,67 @@ func (g *Graph) priorShadowed() diag.List {
 	}
 	return out
 }
+
+// CodeImmaterialRead is an Execution reading, from a producer's whole
+// truth, a field the producer calls immaterial (a warning).
+const CodeImmaterialRead = "graph/immaterial-read"
+
+// immaterialReads warns where an Execution reads a field of an input
+// that is a producer's whole truth (`src.seen_at`) and that the
+// producer's ### Maintains calls immaterial. A change of that field
+// moves no fingerprint, so it wakes no subscriber of the whole truth:
+// the node keeps the value of its last render while the producer's
+// moves on. Decided: a warning at the read (a stamp shown "as of" its
+// last render may be meant), naming the subscription that does wake on
+// it ("the `F` of `P`", which reads the field itself).
+func (g *Graph) immaterialReads() diag.List {
+	var out diag.List
+	for _, n := range g.Nodes {
+		s := n.Spec
+		if s == nil || s.Execution == nil || s.Execution.Program == nil {
+			continue
+		}
+		whole := map[string]*Node{} // the Execution's name of an input -> its one producer, read whole
+		for _, in := range s.Inputs {
+			key := in.Name
+			if it := n.ItemOf(in); it != nil && it.Name != "" {
+				key = it.Name
+			}
+			var es []*Edge
+			for _, e := range g.In(n.ID) {
+				if e.Input == key {
+					es = append(es, e)
+				}
+			}
+			if len(es) == 1 && es[0].Facet == Atomic {
+				if p := g.byID[es[0].Producer]; p != nil && p.Spec.Truth != nil && len(p.Spec.Truth.Immaterial) > 0 {
+					whole[in.Name] = p
+				}
+			}
+		}
+		if len(whole) == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		syntax.Walk(s.Execution.Program, func(x syntax.Node) bool {
+			m, ok := x.(*syntax.MemberExpr)
+			if !ok {
+				return true
+			}
+			id, ok := m.X.(*syntax.Ident)
+			if !ok || whole[id.Name] == nil {
+				return true
+			}
+			p := whole[id.Name]
+			if !contains(p.Spec.Truth.Immaterial, m.Name) || seen[id.Name+"."+m.Name] {
+				return true
+			}
+			seen[id.Name+"."+m.Name] = true
+			out.Warnf(s.File, m.NamePos, CodeImmaterialRead,
+				"%s.%s reads %s, which %s's ### Maintains calls immaterial: a change of it wakes no subscriber of %s's whole truth, so %s would keep the value of its last render; to be woken by it, read it as an item of its own (- `%s`: the `%s` of `%s`), or make it material",
+				id.Name, m.Name, m.Name, p.ID, p.ID, n.ID, m.Name, m.Name, p.ID)
+			return true
+		})
+	}
+	return out
+}

@@ -36,3 +36,33 @@ func TestPriorShadowed(t *testing.T) {
 		})
 	}
 }
+
+// An Execution reading, from a producer's whole truth, a field the
+// producer calls immaterial is warned of at the member: its changes wake
+// no subscriber of the whole truth. A material field, or the field read
+// as an item of its own, is not.
+func TestImmaterialRead(t *testing.T) {
+	src := node("src", "gateway", "", "- `v` (number): v.\n- `seen_at` — an immaterial monotone marker.")
+	sub := func(requires, body string) string {
+		return node("sub", "responsibility", requires, "- `w`: x") + "\n### Execution\n\n```prose\n" + body + "\n```\n"
+	}
+	for _, tc := range []struct {
+		name, requires, body, want string
+	}{
+		{"an immaterial field of the whole truth", "- `src`: the whole truth.", "return { w: src.seen_at }",
+			"sub.prose.md:19:17: warning: src.seen_at reads seen_at, which src's ### Maintains calls immaterial: a change of it wakes no subscriber of src's whole truth, so sub would keep the value of its last render; to be woken by it, read it as an item of its own (- `seen_at`: the `seen_at` of `src`), or make it material [graph/immaterial-read]"},
+		{"a material field", "- `src`: the whole truth.", "return { w: src.v }", ""},
+		{"the field as an item", "- the `seen_at` of `src`.", "return { w: seen_at }", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags, err := Load(writeFiles(t, map[string]string{"src.prose.md": src, "sub.prose.md": sub(tc.requires, tc.body)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := diags.String()
+			if tc.want == "" && strings.Contains(got, CodeImmaterialRead) || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
