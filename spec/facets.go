@@ -461,7 +461,7 @@ func (r *truthReader) prose(text, low string, pos int, fc *Facet) {
 	for _, s := range sentences(text) {
 		low := strings.ToLower(s)
 		if strings.Contains(low, "immaterial") && !strings.Contains(low, "postcondition") {
-			at := strings.Index(low, "immaterial")
+			at := indexFold(s, "immaterial") // an index into s, as one into low need not be
 			if strings.Trim(s[:at], "*_ \t") == "" {
 				// "Immaterial (excluded from the fingerprint): `fetched_at`,
 				// request ids": the names follow the word.

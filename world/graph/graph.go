@@ -682,7 +682,11 @@ func continuityWords(s *spec.Spec, diags *diag.List) {
 	}
 }
 
-// asciiLower is s with its ASCII letters in lower case, byte for byte.
+// asciiLower is s with its ASCII letters in lower case, byte for byte,
+// so an index into it is an index into s. strings.ToLower does not keep
+// offsets (an invalid byte becomes U+FFFD, three bytes; 'Ⱥ' becomes the
+// longer 'ⱥ'): a slice of s at an index found in its lowered form could
+// fall outside s. The words it is searched for are ASCII.
 func asciiLower(s string) string {
 	b := []byte(s)
 	for i, c := range b {

@@ -811,7 +811,7 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 			return fmt.Sprintf("%s of %s: nothing maintains %q; did you mean %s?", what, n.ID, r, best)
 		}
 	}
-	low := strings.ToLower(it.Text)
+	low := asciiLower(it.Text)
 	if i := strings.Index(low, "maintained by `"); i >= 0 {
 		r := backticked(it.Text[i:])
 		if len(r) > 0 {
@@ -902,7 +902,7 @@ func knownType(typ string) bool {
 // misspells may be the node the author meant while the item is wired to
 // another one that maintains a part of the same name.
 func (g *Graph) unknownMaintainer(n *Node, it *Item) string {
-	low := strings.ToLower(it.Text)
+	low := asciiLower(it.Text)
 	for i := strings.Index(low, "maintained by `"); i >= 0; {
 		r := backticked(it.Text[i:])
 		if len(r) > 0 && !n.self(r[0]) && g.ref(r[0]) == nil {
