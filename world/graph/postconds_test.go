@@ -64,6 +64,8 @@ func TestWiringEntryForABoundItem(t *testing.T) {
 	for _, tc := range []struct{ requires, wiring, want string }{
 		{"- `amount`: the `total` and `count` of `orders`", "alert.amount: orders.total\n",
 			"alert.prose.md:10:3); the file wires only items no rule binds: remove the entry, or name orders.total in the item (`orders.total`) [graph/wiring]"},
+		{"- `amount`: the `total` and `count` of `orders`", "alert.amount: orders\n",
+			"alert.prose.md:10:3); the file wires only items no rule binds: remove the entry, or name orders in the item (`orders`) [graph/wiring]"},
 		{"- `amount`: the `total` of `orders`", "alert.amount: orders.total\n", ""},
 		{"- `amount`: the money", "alert.amount: orders.total\n", ""},
 	} {
@@ -77,7 +79,7 @@ func TestWiringEntryForABoundItem(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := diags.String()
-		if tc.want != "" && !strings.Contains(got, "prose.wiring.yaml:1:1: error: alert.amount: orders.total is not used: the item's sentence already binds it to orders.count, orders.total (") {
+		if tc.want != "" && !strings.Contains(got, "prose.wiring.yaml:1:1: error: alert.amount: "+strings.TrimSpace(tc.wiring[len("alert.amount: "):])+" is not used: the item's sentence already binds it to orders.count, orders.total (") {
 			t.Errorf("%s: diagnostics:\n%s", tc.requires, got)
 		}
 		if tc.want == "" && strings.Contains(got, "graph/wiring") || tc.want != "" && !strings.Contains(got, tc.want) {
