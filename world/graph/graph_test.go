@@ -252,6 +252,10 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"feed.prose.md": node("feed", "gateway", "", "- `n`: n"),
 			"sum.prose.md":  node("sum", "responsibility", "- `count`: the count from feed.", "- `total`: n"),
 		}, "sum.prose.md:10:3: error: input \"count\" of sum: nothing in this project maintains it (it names feed as a plain word, which wiring does not read: write `feed`, in backticks, to read that node); add the responsibility or gateway that does, wire it in prose.wiring.yaml (sum.count: producer.facet), or give it on each drain with `prose run DIR --input sum.count=VALUE` [graph/unmaintained]"},
+		{"a producer named in italics", map[string]string{
+			"feed.prose.md": node("feed", "gateway", "", "- `n`: n"),
+			"sum.prose.md":  node("sum", "responsibility", "- `count`: the count from *feed*.", "- `total`: n"),
+		}, "sum.prose.md:10:3: error: input \"count\" of sum: nothing in this project maintains it (it names feed as a plain word, which wiring does not read: write `feed`, in backticks, to read that node); add the responsibility or gateway that does, wire it in prose.wiring.yaml (sum.count: producer.facet), or give it on each drain with `prose run DIR --input sum.count=VALUE` [graph/unmaintained]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),

@@ -826,8 +826,9 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 // node in backticks or bold only. "" when it names none.
 func (g *Graph) plainNode(n *Node, it *Item) string {
 	for _, m := range plainFrom().FindAllStringSubmatch(it.Text, -1) {
-		w := strings.TrimRight(m[1], ".")
+		w := strings.TrimRight(m[1], "._")
 		if p := g.ref(w); p != nil && p != n && (p.ID == w || p.Name == w) {
+			// an italic name (*summary*, _summary_) is a plain word too
 			return fmt.Sprintf(" (it names %s as a plain word, which wiring does not read: write `%s`, in backticks, to read that node)", w, w)
 		}
 	}
@@ -1381,7 +1382,7 @@ var (
 	// plainFrom is a plain word after from, of or by: "the count from
 	// feed".
 	plainFrom = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:from|of|by)\s+(?:the\s+)?([A-Za-z][\w.-]*)`)
+		return regexp.MustCompile(`(?i)\b(?:from|of|by)\s+(?:the\s+)?[*_]?([A-Za-z][\w.-]*)`)
 	})
 	// dashName is an item's plain name before a dash: "counts — the
 	// tallies".
