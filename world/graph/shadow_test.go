@@ -66,3 +66,25 @@ func TestImmaterialRead(t *testing.T) {
 		})
 	}
 }
+
+// An item that reads a facet and names, in backticks, a field of its
+// producer it does not read is warned of: the input is the whole facet.
+// The field read alone, or the facet alone, is not.
+func TestFieldNamedOfAFacet(t *testing.T) {
+	orders := node("orders", "gateway", "", "- `total` (number): t\n- `count` (integer): c\n\n#### totals\n\n`total` and `count`.")
+	for _, tc := range []struct{ requires, want string }{
+		{"- `x`: the `total` of the `totals` facet of `orders`.",
+			"sum.prose.md:10:3: warning: input \"x\" of sum reads the facet totals of orders, an object, and names its field total (\"the `total` of\"): as written the input is the whole facet; write `orders.total` to read the field alone [graph/unsatisfied]"},
+		{"- `x`: the `totals` facet of `orders`.", ""},
+		{"- `x`: the `total` of `orders`.", ""},
+	} {
+		_, diags, err := Load(writeFiles(t, map[string]string{"orders.prose.md": orders, "sum.prose.md": node("sum", "responsibility", tc.requires, "- `v`: n")}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, "reads the facet") || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: diagnostics:\n%s\nwant:\n%s", tc.requires, got, tc.want)
+		}
+	}
+}

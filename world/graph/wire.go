@@ -147,6 +147,7 @@ func (g *Graph) wire() diag.List {
 					diags.Errorf(n.Spec.File, it.Pos, CodeTypeMismatch, "%s", msg)
 				}
 				diags = append(diags, g.slips(n, it, edges)...)
+				diags = append(diags, g.fieldOfFacet(n, it, edges)...)
 				if msg := g.unknownMaintainer(n, it); msg != "" {
 					diags.Errorf(n.Spec.File, it.Pos, CodeUnsatisfied, "%s", msg)
 				}
@@ -1114,6 +1115,37 @@ func callerSays(text string) bool { return callerWords().MatchString(text) }
 //
 // A backticked field of the producer tied to it ("the `total` of
 // `orders`") is bound to that field (sentence), so it is no slip.
+// fieldOfFacet warns of an item that reads a facet of a producer and
+// names, in backticks, a field of that producer it does not read ("the
+// `total` of the `totals` facet of `orders`"): the input is the whole
+// facet, an object, where the words point at the one field. Decided: a
+// warning, as a facet may be described by the fields it holds ("the
+// `totals` facet, with its `total` and `count`"); it names the
+// `producer.field` that reads the field alone. The item's own name, as
+// its key, is the consumer's word and is passed over.
+func (g *Graph) fieldOfFacet(n *Node, it *Item, edges []*Edge) diag.List {
+	var diags diag.List
+	read := map[string]bool{}
+	for _, e := range edges {
+		read[e.Producer+"."+e.Facet] = true
+	}
+	for _, e := range edges {
+		p := g.byID[e.Producer]
+		if p == nil || e.Facet == Atomic || !contains(p.Facets, e.Facet) || e.Rule != "reference" && e.Rule != "explicit" {
+			continue
+		}
+		for _, r := range refs(it) {
+			if r.negated || r.at <= 0 || !contains(p.Fields, r.text) || read[p.ID+"."+r.text] || contains(p.Facets, r.text) {
+				continue
+			}
+			diags.Warnf(n.Spec.File, it.Pos, CodeUnsatisfied, "%s of %s reads the facet %s of %s, an object, and names its field %s (%q): as written the input is the whole facet; write `%s.%s` to read the field alone",
+				quoteName(it), n.ID, e.Facet, p.ID, r.text, r.words, p.ID, r.text)
+			return diags
+		}
+	}
+	return diags
+}
+
 func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 	var diags diag.List
 	f := n.Spec.File
