@@ -299,6 +299,11 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"a.prose.md": node("Summary", "gateway", "", "- `x`: n"),
 			"b.prose.md": node("summary", "gateway", "", "- `y`: n"),
 		}, "b.prose.md:2:7: error: node id \"summary\" differs from a.prose.md's \"Summary\" only in letter case: their state directories would be one on a file system that folds case (macOS, Windows), and a reference in either case reads only one of them; give one of them another front matter id [graph/duplicate-id]"},
+		{"ambiguous between two whole truths, naming the nodes", map[string]string{
+			"a.prose.md": node("a", "gateway", "", "The `Ledger` world-model.\n\n- `v`: n"),
+			"b.prose.md": node("b", "gateway", "", "The `Ledger` world-model.\n\n- `v`: n"),
+			"c.prose.md": node("c", "responsibility", "- `Ledger`: the ledger.", "- `w`: n"),
+		}, "c.prose.md:10:3: error: input \"Ledger\" of c is ambiguous: a, b could each give it; write `producer.part` or add it to prose.wiring.yaml [graph/ambiguous]"},
 		{"cycle, naming the path", map[string]string{
 			"a.prose.md": node("a", "responsibility", "- `fromc`: *(Maintained by `c`.)*", "- `x`: n"),
 			"b.prose.md": node("b", "responsibility", "- `froma`: *(Maintained by `a`.)*", "- `y`: n"),

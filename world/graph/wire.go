@@ -281,7 +281,13 @@ func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string, prob
 			return cands, nil, ""
 		}
 		for _, c := range cands {
-			ambiguous = append(ambiguous, c.Producer+"."+strings.TrimPrefix(c.Facet, "@"))
+			if c.Facet == Atomic {
+				// a whole truth is its node named alone: `a.atomic`
+				// would name no part of a
+				ambiguous = append(ambiguous, c.Producer)
+			} else {
+				ambiguous = append(ambiguous, c.Producer+"."+c.Facet)
+			}
 		}
 	}
 	// (c) without a node: parts of exactly one node.
