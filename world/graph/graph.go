@@ -419,6 +419,7 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 	diags = append(diags, g.immaterialReads()...)
 	diags = append(diags, g.postconditionFields()...)
 	diags = append(diags, g.immaterialSlips()...)
+	diags = append(diags, g.materialOnly()...)
 	diags = append(diags, g.plainFields()...)
 	diags = append(diags, g.noMaintains()...)
 	diags = append(diags, g.wholeConditions()...)

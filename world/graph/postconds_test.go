@@ -113,3 +113,25 @@ func TestEventShapeTypes(t *testing.T) {
 		}
 	}
 }
+
+// A material: bullet naming fields, while other fields are not called
+// immaterial, is warned of: prose keeps every field in the fingerprint
+// unless it is called immaterial. With the rest called immaterial, or
+// a bullet naming no field, it is not.
+func TestMaterialOnly(t *testing.T) {
+	for _, tc := range []struct{ maintains, want string }{
+		{"- `price` (number): p\n- `note` (string): n\n- material: `price` only.",
+			"sum.prose.md:12:14: warning: a material: bullet does not make the other fields of sum immaterial: every field is in the fingerprint unless called immaterial, so a change of `note` still wakes its subscribers; to leave them out write - immaterial: `note` [graph/material]"},
+		{"- `price` (number): p\n- `note` (string): n\n- material: `price` only.\n- immaterial: `note`", ""},
+		{"- `price` (number): p\n- `note` (string): n\n- material: the price and the note.", ""},
+	} {
+		_, diags, err := Load(writeFiles(t, map[string]string{"sum.prose.md": node("sum", "gateway", "", tc.maintains)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, CodeMaterial) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%q: diagnostics:\n%s\nwant:\n%s", tc.maintains, got, tc.want)
+		}
+	}
+}
