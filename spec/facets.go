@@ -415,6 +415,15 @@ func (r *truthReader) immaterial(names []string, fc *Facet) {
 	}
 }
 
+// leadName finds the name a Maintains paragraph opens with when it
+// names the truth ("The `CounterEventLedger` — the standing truth ...",
+// "The canonical `PriceLedger`."), as upstream writes it without the word
+// world-model. Decided: a name of a capital letter, so an opening about
+// one field ("The `total` is ...") is not read as one.
+var leadName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^\\s*(?:The|A|An)\\s+(?:canonical\\s+|standing\\s+)?`([A-Z][A-Za-z0-9_-]*)`")
+})
+
 // claimStart finds "Postcondition:" (bold or not) in prose.
 var claimStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\*{0,2}postconditions?:\*{0,2}:?\s*`) })
 
@@ -427,6 +436,11 @@ var claimStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // which lowering keeps), the only letter outside ASCII that folds to one
 // of "postcondition"'s, so low is searched for that spelling too.
 func (r *truthReader) prose(text, low string, pos int, fc *Facet) {
+	if fc == nil {
+		if m := leadName().FindStringSubmatch(text); m != nil && !contains(r.t.Names, m[1]) && r.l.output(m[1]) == nil {
+			r.t.Names = append(r.t.Names, m[1])
+		}
+	}
 	var locs [][]int
 	if strings.Contains(low, "postcondition") || strings.Contains(low, "po\u017ftcondition") {
 		locs = claimStart().FindAllStringIndex(text, -1)
@@ -447,7 +461,7 @@ func (r *truthReader) prose(text, low string, pos int, fc *Facet) {
 	for _, s := range sentences(text) {
 		low := strings.ToLower(s)
 		if strings.Contains(low, "immaterial") && !strings.Contains(low, "postcondition") {
-			at := strings.Index(low, "immaterial")
+			at := indexFold(s, "immaterial") // an index into s, as one into low need not be
 			if strings.Trim(s[:at], "*_ \t") == "" {
 				// "Immaterial (excluded from the fingerprint): `fetched_at`,
 				// request ids": the names follow the word.

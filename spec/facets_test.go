@@ -193,3 +193,17 @@ func TestImmaterialAsWritten(t *testing.T) {
 		t.Errorf("immaterial = %q, want %q", got, want)
 	}
 }
+
+// A sentence of a Maintains whose bytes before "immaterial" lower-case
+// to more bytes (invalid UTF-8 becomes U+FFFD; 'Ⱥ' becomes 'ⱥ') is read
+// at the word's place in the sentence itself, not past its end: the file
+// is reported not UTF-8, and the names before the word are immaterial.
+func TestImmaterialAfterBytesThatLowerLonger(t *testing.T) {
+	for _, pre := range []string{"\x97\x97\x97\x97\x97\x97\x97\x97", "ȺȺȺȺȺȺȺȺȺȺ"} {
+		src := "---\nname: src\nkind: gateway\n---\n\n# Src\n\n### Maintains\n\n- `v` (number): v.\n- `seen` (string): s.\n\nThe `seen` " + pre + " is immaterial.\n"
+		s, _ := Parse("src.prose.md", []byte(src))
+		if s == nil || s.Truth == nil || !reflect.DeepEqual(s.Truth.Immaterial, []string{"seen"}) {
+			t.Errorf("%q: immaterial %v", pre, s.Truth)
+		}
+	}
+}

@@ -111,6 +111,11 @@ func runGraph(ctx context.Context, s streams, o graphOptions) error {
 		}
 	}
 	fmt.Fprint(s.err, diags.String())
+	if !diags.HasErrors() {
+		if err := noNodes("graph", o.path, g, "wire"); err != nil {
+			return err
+		}
+	}
 	var b []byte
 	if o.explain != "" {
 		b, err = g.Explain(o.explain)

@@ -79,6 +79,17 @@ func (w *worldFlags) applies(path string) bool {
 }
 
 // runWorld is `prose run PATH` as a drain of the world model at PATH.
+// noNodes refuses a directory that holds no responsibility or gateway
+// (decided: exit 1, as lint of paths that hold no spec). A drain or a
+// graph of it would succeed doing nothing, and a mistyped directory, or
+// nodes whose kind is left out, would pass for a quiet world model.
+func noNodes(cmd, path string, g *graph.Graph, what string) error {
+	if len(g.Nodes) > 0 {
+		return nil
+	}
+	return &exitError{Code: exitFailure, Err: fmt.Errorf("%s: %s holds no responsibility or gateway (a spec file whose front matter says kind: responsibility or kind: gateway), so there is nothing to %s; a function or pattern runs with prose run FILE", cmd, path, what)}
+}
+
 func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path string) error {
 	if w.format != "text" && w.format != "json" {
 		return usageErrorf("run: unknown --format %q (want text or json)", w.format)
@@ -101,6 +112,9 @@ func runWorld(ctx context.Context, s streams, o *runOptions, w *worldFlags, path
 	fmt.Fprint(s.err, diags.String())
 	if diags.HasErrors() {
 		return &exitError{Code: exitUsage}
+	}
+	if err := noNodes("run", path, g, "drain"); err != nil {
+		return err
 	}
 	prepared, err := worldDrain(g, o.slots, o)
 	if err != nil {

@@ -249,7 +249,12 @@ func parseDrain(n *yaml.Node, at func(*yaml.Node) diag.Pos, f *diag.File, diags 
 			}
 			d.Programs = &p
 		default:
-			diags.Errorf(f, at(k), CodeDrains, "a drain has no key %q (want events, ticks, fail, rendered, skipped, failed, programs)", k.Value)
+			keys := []string{"events", "ticks", "fail", "rendered", "skipped", "failed", "programs"}
+			hint := ""
+			if near := didyoumean.Closest(k.Value, keys, max(1, len(k.Value)/3)); near != "" {
+				hint = fmt.Sprintf("; did you mean %q?", near)
+			}
+			diags.Errorf(f, at(k), CodeDrains, "a drain has no key %q (want %s)%s", k.Value, strings.Join(keys, ", "), hint)
 		}
 	}
 	return d

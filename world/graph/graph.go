@@ -78,6 +78,9 @@ type Graph struct {
 	// own (add's check of a name two files give, without a scan of
 	// every node before).
 	fileNamed map[string]*Node
+	// byFold is each node by its id in lower case (add's check of two
+	// ids one letter case apart).
+	byFold map[string]*Node
 	// in indexes Edges by subscriber (indexIn), built from the slice
 	// inOf: In scans Edges when they have changed since.
 	in   map[string][]*Edge
@@ -416,8 +419,12 @@ func load(path string, skip map[string]bool, specs *specgraph.Graph) (*Graph, di
 		diags = append(diags, g.idle()...)
 	}
 	diags = append(diags, g.executionMembers()...)
+	diags = append(diags, g.priorShadowed()...)
+	diags = append(diags, g.inlineExecutions()...)
+	diags = append(diags, g.immaterialReads()...)
 	diags = append(diags, g.postconditionFields()...)
 	diags = append(diags, g.immaterialSlips()...)
+	diags = append(diags, g.materialOnly()...)
 	diags = append(diags, g.plainFields()...)
 	diags = append(diags, g.noMaintains()...)
 	diags = append(diags, g.wholeConditions()...)
@@ -493,6 +500,14 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		diags.Errorf(s.File, s.Pos, "graph/duplicate-id", "node id %q is also %s's: give one of them another front matter id", n.ID, first.File)
 		return nil
 	}
+	if o := g.byFold[strings.ToLower(n.ID)]; o != nil {
+		// Decided: an error. A node's state directory is named by its
+		// id, so on a file system that folds case (macOS, Windows) the
+		// two would keep one truth and one ledger; and a reference by
+		// one spelling reads a node the author may not have meant.
+		diags.Errorf(s.File, s.Pos, "graph/duplicate-id", "node id %q differs from %s's %q only in letter case: their state directories would be one on a file system that folds case (macOS, Windows), and a reference in either case reads only one of them; give one of them another front matter id", n.ID, o.File, o.ID)
+		return nil
+	}
 	if id == "" && s.Name != "" {
 		// Two files of one name (decided: an error): a reference, a
 		// --slot or a world show by that name would reach only the
@@ -527,6 +542,10 @@ func (g *Graph) add(s *spec.Spec, path, id string, diags *diag.List) *Node {
 		notGatewayRoutes(s, diags)
 	}
 	g.byID[n.ID] = n
+	if g.byFold == nil {
+		g.byFold = map[string]*Node{}
+	}
+	g.byFold[strings.ToLower(n.ID)] = n
 	g.Nodes = append(g.Nodes, n)
 	if !n.Inline() && n.Name != "" {
 		if g.fileNamed == nil {
@@ -669,7 +688,11 @@ func continuityWords(s *spec.Spec, diags *diag.List) {
 	}
 }
 
-// asciiLower is s with its ASCII letters in lower case, byte for byte.
+// asciiLower is s with its ASCII letters in lower case, byte for byte,
+// so an index into it is an index into s. strings.ToLower does not keep
+// offsets (an invalid byte becomes U+FFFD, three bytes; 'Ⱥ' becomes the
+// longer 'ⱥ'): a slice of s at an index found in its lowered form could
+// fall outside s. The words it is searched for are ASCII.
 func asciiLower(s string) string {
 	b := []byte(s)
 	for i, c := range b {

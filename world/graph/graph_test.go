@@ -252,6 +252,10 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"feed.prose.md": node("feed", "gateway", "", "- `n`: n"),
 			"sum.prose.md":  node("sum", "responsibility", "- `count`: the count from feed.", "- `total`: n"),
 		}, "sum.prose.md:10:3: error: input \"count\" of sum: nothing in this project maintains it (it names feed as a plain word, which wiring does not read: write `feed`, in backticks, to read that node); add the responsibility or gateway that does, wire it in prose.wiring.yaml (sum.count: producer.facet), or give it on each drain with `prose run DIR --input sum.count=VALUE` [graph/unmaintained]"},
+		{"a producer named in italics", map[string]string{
+			"feed.prose.md": node("feed", "gateway", "", "- `n`: n"),
+			"sum.prose.md":  node("sum", "responsibility", "- `count`: the count from *feed*.", "- `total`: n"),
+		}, "sum.prose.md:10:3: error: input \"count\" of sum: nothing in this project maintains it (it names feed as a plain word, which wiring does not read: write `feed`, in backticks, to read that node); add the responsibility or gateway that does, wire it in prose.wiring.yaml (sum.count: producer.facet), or give it on each drain with `prose run DIR --input sum.count=VALUE` [graph/unmaintained]"},
 		{"two files of one name", map[string]string{
 			"a/sum.prose.md": node("sum", "gateway", "", "- `total`: n"),
 			"b/sum.prose.md": strings.Replace(node("sum", "gateway", "", "- `total`: n"), "kind:", "id: 067NC4KG01RG50R40M30E20918\nkind:", 1),
@@ -286,11 +290,25 @@ func TestWiringErrorsAtTheItem(t *testing.T) {
 			"s.prose.md":   node("scorer", "gateway", "", "#### track\n\nThe lane.\n\n#### score\n\nThe number."),
 			"sum.prose.md": node("sum", "responsibility", "- `lane`: the `scorer`, never its `score`.", "- `total`: n"),
 		}, "sum.prose.md:10:3: error: input \"lane\" of sum excludes score of scorer but names no part of it to read: name the facets it reads (`scorer.FACET`) [graph/ambiguous]"},
+		{"a part tied to one producer of a fan-in, the next read whole", map[string]string{
+			"eu.prose.md":  node("price-eu", "gateway", "", "- `value` (number): the price"),
+			"us.prose.md":  node("price-us", "gateway", "", "- `value` (number): the price"),
+			"mid.prose.md": node("mid", "responsibility", "- `prices`: the `value` of `price-eu` and of `price-us`.", "- `mid` (number): the average"),
+		}, "mid.prose.md:10:3: error: input \"prices\" of mid reads \"value\" of price-eu (\"the `value` of\") but the whole truth of price-us, which maintains \"value\" too: write `price-eu.value` and `price-us.value` to read the part of each, or name price-us apart (\", and `price-us`\") to read it whole [graph/ambiguous]"},
+		{"two ids one letter case apart", map[string]string{
+			"a.prose.md": node("Summary", "gateway", "", "- `x`: n"),
+			"b.prose.md": node("summary", "gateway", "", "- `y`: n"),
+		}, "b.prose.md:2:7: error: node id \"summary\" differs from a.prose.md's \"Summary\" only in letter case: their state directories would be one on a file system that folds case (macOS, Windows), and a reference in either case reads only one of them; give one of them another front matter id [graph/duplicate-id]"},
+		{"ambiguous between two whole truths, naming the nodes", map[string]string{
+			"a.prose.md": node("a", "gateway", "", "The `Ledger` world-model.\n\n- `v`: n"),
+			"b.prose.md": node("b", "gateway", "", "The `Ledger` world-model.\n\n- `v`: n"),
+			"c.prose.md": node("c", "responsibility", "- `Ledger`: the ledger.", "- `w`: n"),
+		}, "c.prose.md:10:3: error: input \"Ledger\" of c is ambiguous: a, b could each give it; write `producer.part` or add it to prose.wiring.yaml [graph/ambiguous]"},
 		{"cycle, naming the path", map[string]string{
 			"a.prose.md": node("a", "responsibility", "- `fromc`: *(Maintained by `c`.)*", "- `x`: n"),
 			"b.prose.md": node("b", "responsibility", "- `froma`: *(Maintained by `a`.)*", "- `y`: n"),
 			"c.prose.md": node("c", "responsibility", "- `fromb`: *(Maintained by `b`.)*", "- `z`: n"),
-		}, "b.prose.md:10:3: error: input \"froma\" of b closes a cycle: a → b → c → a (each node would wait on itself) [graph/cycle]"},
+		}, "b.prose.md:10:3: error: input \"froma\" of b closes a cycle: a → b → c → a (each node would wait on itself): break it by dropping one Requires item on it (this one, or the one of a that reads c); feedback from a node's own output is its prior truth (\"prior `b`\") with a self-driven ### Continuity, never an edge [graph/cycle]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFiles(t, tc.files)
@@ -520,5 +538,64 @@ func TestFunctionNamedAsANode(t *testing.T) {
 	want := `fmt.prose.md:2:7: error: function name "report" is also the responsibility report's (report.prose.md): a call or a --slot by that name would reach only one of them; rename one [graph/duplicate-name]`
 	if got := strings.ReplaceAll(diags.String(), dir+"/", ""); strings.TrimSpace(got) != want {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// An item with no name of its own ("the **Feed** truth") is named by the
+// node it reads, so two such items are two inputs, not one fan-in under
+// ""; one that reads several nodes is asked for a name.
+func TestUnnamedItemTakesItsProducersID(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"feed.prose.md":    strings.Replace(node("price-feed", "gateway", "", "- `price` (number): p"), "# price-feed", "# Price Feed", 1),
+		"weather.prose.md": strings.Replace(node("weather", "gateway", "", "- `temp` (number): t"), "# weather", "# Weather", 1),
+		"v.prose.md":       node("v", "responsibility", "- the **Price Feed** truth.\n- the **Weather** truth.", "- `out`: x"),
+	})
+	g, diags, err := Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	var got []string
+	for _, e := range g.Edges {
+		got = append(got, e.Input+"<-"+e.Producer+"."+e.Facet)
+	}
+	sort.Strings(got)
+	if want := []string{"price-feed<-price-feed.@atomic", "weather<-weather.@atomic"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("edges %q, want %q", got, want)
+	}
+	dir = writeFiles(t, map[string]string{
+		"feed.prose.md":    strings.Replace(node("price-feed", "gateway", "", "- `price` (number): p"), "# price-feed", "# Price Feed", 1),
+		"weather.prose.md": strings.Replace(node("weather", "gateway", "", "- `temp` (number): t"), "# weather", "# Weather", 1),
+		"v.prose.md":       node("v", "responsibility", "- the **Price Feed** and **Weather** truths.", "- `out`: x"),
+	})
+	if _, diags, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	if want := "v.prose.md:10:3: error: this input of v reads price-feed, weather but has no name of its own, so its render could not tell it from another: begin the item with one (- `NAME`: ...) [graph/ambiguous]"; !strings.Contains(diags.String(), want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags, want)
+	}
+}
+
+// A Maintains that opens by naming its truth ("The `PriceLedger` — ...",
+// as upstream's counter-events does) gives a name a subscriber may
+// require, without the word world-model; an opening about a field does
+// not.
+func TestMaintainsOpeningNamesTheTruth(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"feed.prose.md": node("price-feed", "gateway", "", "The `PriceLedger` — the standing truth every subscriber reads.\n\n- `price` (number): p"),
+		"v.prose.md":    node("v", "responsibility", "- `PriceLedger`: the ledger.", "- `out`: x"),
+	})
+	g, diags, err := Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	if got := edgeList(g); !reflect.DeepEqual(got, []string{"price-feed.@atomic -> v.PriceLedger"}) {
+		t.Errorf("edges %q", got)
+	}
+	dir = writeFiles(t, map[string]string{
+		"feed.prose.md": node("price-feed", "gateway", "", "The `price` is the latest.\n\n- `price` (number): p"),
+		"v.prose.md":    node("v", "responsibility", "- `Price`: the ledger.", "- `out`: x"),
+	})
+	if _, diags, err = Load(dir); err != nil || !strings.Contains(diags.String(), "graph/unsatisfied") && !strings.Contains(diags.String(), "graph/unmaintained") {
+		t.Errorf("want `Price` unbound: %v %s", err, diags)
 	}
 }

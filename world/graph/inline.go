@@ -100,3 +100,31 @@ func (g *Graph) addInline(inline []inlineNode, diags *diag.List) {
 // Inline reports whether n is an inline `##` node of its file: rendered
 // by its binding or the model, never by running the file.
 func (n *Node) Inline() bool { return n.Spec.Parent != nil }
+
+// CodeInlineExecution is an inline node with an ### Execution, which a
+// drain does not run (a warning).
+const CodeInlineExecution = "graph/inline-execution"
+
+// inlineExecutions warns of each inline node whose ### Execution is
+// ProseScript: a drain renders it by its binding or the model, never
+// by the interpreter (see Inline nodes above), so a model would stand in
+// for code the author wrote to decide the truth. Decided: a warning at
+// the section, naming the two ways to have it run as written.
+func (g *Graph) inlineExecutions() diag.List {
+	var out diag.List
+	for _, n := range g.Nodes {
+		if !n.Inline() || n.Spec.Execution == nil || n.Spec.Execution.Program == nil {
+			continue
+		}
+		pos := n.Spec.Pos
+		for _, sec := range n.Spec.Sections {
+			if sec.Key == "execution" {
+				pos = sec.Pos
+				break
+			}
+		}
+		out.Warnf(n.Spec.File, pos, CodeInlineExecution, "the ### Execution of %s is not run by a drain: an inline node is rendered by its binding (--slot %s=...) or, given its Execution as instructions, by the model; to have it run as written, move %s into a file of its own (%s.prose.md)",
+			n.Label(), n.ID, n.Spec.Name, n.Spec.Name)
+	}
+	return out
+}

@@ -64,3 +64,21 @@ func TestInlineNodeNamedAsAFileNode(t *testing.T) {
 		t.Error("the inline node is not qualified")
 	}
 }
+
+// An inline node with a ProseScript ### Execution is warned of at the
+// section: a drain renders it by its binding or the model, not by that
+// code. The file's own Execution is not.
+func TestInlineExecutionIsWarnedOf(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"r.prose.md": "---\nname: r\nkind: responsibility\nid: 067NC4KG01RG50R40M30E20918\n---\n\n# R\n\n### Requires\n\n- `band`: the `band` of `classify`\n\n### Maintains\n\n- `line`: text\n\n### Execution\n\n```prose\nreturn { line: band }\n```\n\n" +
+			"## classify\n\n### Maintains\n\n- `band`: text\n\n### Execution\n\n```prose\nreturn { band: \"hot\" }\n```\n",
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "r.prose.md:29:1: warning: the ### Execution of classify is not run by a drain: an inline node is rendered by its binding (--slot classify=...) or, given its Execution as instructions, by the model; to have it run as written, move classify into a file of its own (classify.prose.md) [graph/inline-execution]"
+	if got := diags.String(); !strings.Contains(got, want) || strings.Count(got, CodeInlineExecution) != 1 {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/proselang/prose/diag"
+	types "github.com/proselang/prose/shape"
 )
 
 // CodePlainField is a ### Maintains bullet written as a field without
@@ -62,6 +63,8 @@ func (g *Graph) plainFields() diag.List {
 						fix := "write the type alone, (string), (integer, optional) or (string, default: x), and the rest after the colon"
 						if strings.Contains(strings.ToLower(paren), "immaterial") {
 							fix = fmt.Sprintf("to keep it out of the fingerprint, say so after the colon (- `%s`: ... (immaterial)), with a type alone in the parentheses if any", name)
+						} else if words := bareWordSet(paren); words != "" {
+							fix = fmt.Sprintf("a set of words is written quoted, %s", words)
 						}
 						out.Errorf(n.Spec.File, diag.Pos(off+m[4]), CodeFieldType,
 							"### Maintains of %s declares no field %q: %s is no type prose reads, so the item is passed over and nothing checks the field; %s",
@@ -106,3 +109,23 @@ var unreadField = sync.OnceValue(func() *regexp.Regexp {
 var plainField = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[-*] +(?:\*\*([a-z][\w-]*)\*\*|([a-z][a-z0-9]*(?:[_-][a-z0-9]+)*))(?: *\([^)]*\))? *(?::|—|–| - )`)
 })
+
+// bareWordSet is the quoted form of a parenthetical that lists words
+// apart by | without quotes ("(low | mid | high)" gives `("low" | "mid"
+// | "high")`), or "" when it is not one.
+func bareWordSet(paren string) string {
+	inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(paren), "("), ")")
+	parts := strings.Split(inner, "|")
+	if len(parts) < 2 {
+		return ""
+	}
+	quoted := make([]string, 0, len(parts))
+	for _, w := range parts {
+		w = strings.TrimSpace(w)
+		if !ident(w) || types.Known(w) {
+			return ""
+		}
+		quoted = append(quoted, `"`+w+`"`)
+	}
+	return "(" + strings.Join(quoted, " | ") + ")"
+}

@@ -98,3 +98,50 @@ func maintainsAt(n *Node, text string) diag.Pos {
 	}
 	return n.Spec.Pos
 }
+
+// CodeMaterial is a `material:` bullet naming fields, which prose does
+// not apply (a warning).
+const CodeMaterial = "graph/material"
+
+// materialOnly warns of a ### Maintains `material:` bullet that names
+// fields in backticks while other fields of the truth are not called
+// immaterial. prose keeps every field in the fingerprint unless it is
+// called immaterial (the canonicalization spec says what to leave out,
+// never what alone to keep), so "material: `price` only" leaves `note`
+// material: each change of it wakes the subscribers. Decided: a
+// warning at the bullet, naming the fields still material and the
+// bullet that leaves them out.
+func (g *Graph) materialOnly() diag.List {
+	var out diag.List
+	for _, n := range g.Nodes {
+		t := n.Spec.Truth
+		if t == nil || len(t.Material) == 0 {
+			continue
+		}
+		for _, text := range t.Material {
+			named := backticked(text)
+			var fields []string
+			for _, w := range named {
+				if contains(n.Fields, w) {
+					fields = append(fields, w)
+				}
+			}
+			if len(fields) == 0 {
+				continue
+			}
+			var rest []string
+			for _, f := range n.Fields {
+				if !contains(fields, f) && !contains(t.Immaterial, f) {
+					rest = append(rest, "`"+f+"`")
+				}
+			}
+			if len(rest) == 0 {
+				continue
+			}
+			out.Warnf(n.Spec.File, maintainsAt(n, text), CodeMaterial,
+				"a material: bullet does not make the other fields of %s immaterial: every field is in the fingerprint unless called immaterial, so a change of %s still wakes its subscribers; to leave them out write - immaterial: %s",
+				n.Label(), strings.Join(rest, ", "), strings.Join(rest, ", "))
+		}
+	}
+	return out
+}

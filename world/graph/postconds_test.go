@@ -64,6 +64,8 @@ func TestWiringEntryForABoundItem(t *testing.T) {
 	for _, tc := range []struct{ requires, wiring, want string }{
 		{"- `amount`: the `total` and `count` of `orders`", "alert.amount: orders.total\n",
 			"alert.prose.md:10:3); the file wires only items no rule binds: remove the entry, or name orders.total in the item (`orders.total`) [graph/wiring]"},
+		{"- `amount`: the `total` and `count` of `orders`", "alert.amount: orders\n",
+			"alert.prose.md:10:3); the file wires only items no rule binds: remove the entry, or name orders in the item (`orders`) [graph/wiring]"},
 		{"- `amount`: the `total` of `orders`", "alert.amount: orders.total\n", ""},
 		{"- `amount`: the money", "alert.amount: orders.total\n", ""},
 	} {
@@ -77,7 +79,7 @@ func TestWiringEntryForABoundItem(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := diags.String()
-		if tc.want != "" && !strings.Contains(got, "prose.wiring.yaml:1:1: error: alert.amount: orders.total is not used: the item's sentence already binds it to orders.count, orders.total (") {
+		if tc.want != "" && !strings.Contains(got, "prose.wiring.yaml:1:1: error: alert.amount: "+strings.TrimSpace(tc.wiring[len("alert.amount: "):])+" is not used: the item's sentence already binds it to orders.count, orders.total (") {
 			t.Errorf("%s: diagnostics:\n%s", tc.requires, got)
 		}
 		if tc.want == "" && strings.Contains(got, "graph/wiring") || tc.want != "" && !strings.Contains(got, tc.want) {
@@ -108,6 +110,28 @@ func TestEventShapeTypes(t *testing.T) {
 		err := n.CheckEvent(tc.event)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%v: %v, want %q", tc.event, err, tc.want)
+		}
+	}
+}
+
+// A material: bullet naming fields, while other fields are not called
+// immaterial, is warned of: prose keeps every field in the fingerprint
+// unless it is called immaterial. With the rest called immaterial, or
+// a bullet naming no field, it is not.
+func TestMaterialOnly(t *testing.T) {
+	for _, tc := range []struct{ maintains, want string }{
+		{"- `price` (number): p\n- `note` (string): n\n- material: `price` only.",
+			"sum.prose.md:12:14: warning: a material: bullet does not make the other fields of sum immaterial: every field is in the fingerprint unless called immaterial, so a change of `note` still wakes its subscribers; to leave them out write - immaterial: `note` [graph/material]"},
+		{"- `price` (number): p\n- `note` (string): n\n- material: `price` only.\n- immaterial: `note`", ""},
+		{"- `price` (number): p\n- `note` (string): n\n- material: the price and the note.", ""},
+	} {
+		_, diags, err := Load(writeFiles(t, map[string]string{"sum.prose.md": node("sum", "gateway", "", tc.maintains)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := diags.String()
+		if tc.want == "" && strings.Contains(got, CodeMaterial) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%q: diagnostics:\n%s\nwant:\n%s", tc.maintains, got, tc.want)
 		}
 	}
 }

@@ -128,7 +128,7 @@ func negated(before string) bool {
 // fromExclusion is the text from the last word of exclusion before
 // start to end: "never to `history`".
 func fromExclusion(s string, start, end int) string {
-	low := strings.ToLower(s[:start])
+	low := asciiLower(s[:start])
 	best := -1
 	for w := range exclusions {
 		for i := strings.LastIndex(low, w); i >= 0; i = strings.LastIndex(low[:i], w) {

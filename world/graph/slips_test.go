@@ -237,6 +237,23 @@ func TestMaintainsFieldTypeUnread(t *testing.T) {
 	}
 }
 
+// A set of words written without quotes, "(low | mid | high)", is told
+// the quoted form that declares it.
+func TestMaintainsBareWordSet(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"sum.prose.md": node("sum", "gateway", "", "- `band` (low | mid | high): the band\n- `count` (integer | null): n"),
+	})
+	_, diags, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(diags.String(), dir+"/", "")
+	want := `sum.prose.md:10:10: error: ### Maintains of sum declares no field "band": (low | mid | high) is no type prose reads, so the item is passed over and nothing checks the field; a set of words is written quoted, ("low" | "mid" | "high") [graph/field-type]`
+	if strings.TrimSpace(got) != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // A field called immaterial in its parentheses is told where the word
 // is read, not only to write a type.
 func TestMaintainsFieldImmaterialInParens(t *testing.T) {

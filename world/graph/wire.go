@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -129,6 +130,12 @@ func (g *Graph) wire() diag.List {
 				continue
 			}
 			edges, ambiguous, problem := g.bind(n, it)
+			if len(edges) > 0 && it.Name == "" {
+				if msg := nameByProducer(n, it, edges); msg != "" {
+					diags.Errorf(n.Spec.File, it.Pos, CodeAmbiguous, "%s", msg)
+					continue
+				}
+			}
 			if len(edges) > 0 {
 				g.Edges = append(g.Edges, edges...)
 				if len(edges) == 1 {
@@ -140,6 +147,7 @@ func (g *Graph) wire() diag.List {
 					diags.Errorf(n.Spec.File, it.Pos, CodeTypeMismatch, "%s", msg)
 				}
 				diags = append(diags, g.slips(n, it, edges)...)
+				diags = append(diags, g.fieldOfFacet(n, it, edges)...)
 				if msg := g.unknownMaintainer(n, it); msg != "" {
 					diags.Errorf(n.Spec.File, it.Pos, CodeUnsatisfied, "%s", msg)
 				}
@@ -194,6 +202,35 @@ func (g *Graph) wire() diag.List {
 	return diags
 }
 
+// nameByProducer names an item that has no name of its own ("- the
+// **Price Feed** truth.", its node named in bold or by title) by the id
+// of the one node it reads, on it and on its edges. Decided: without it
+// the input's name was "", so a render was given `"": {...}`, and two
+// such items were one fan-in under "" whose shape changed with their
+// number. An item reading several nodes, or whose producer's id is
+// another item's name, is an error naming the fix: "" when named.
+func nameByProducer(n *Node, it *Item, edges []*Edge) string {
+	var prods []string
+	for _, e := range edges {
+		if !contains(prods, e.Producer) {
+			prods = append(prods, e.Producer)
+		}
+	}
+	if len(prods) > 1 {
+		return fmt.Sprintf("this input of %s reads %s but has no name of its own, so its render could not tell it from another: begin the item with one (- `NAME`: ...)", n.ID, strings.Join(prods, ", "))
+	}
+	for _, o := range n.Items {
+		if o != it && o.Name == prods[0] {
+			return fmt.Sprintf("this input of %s reads %s but has no name of its own, and %q names another item: begin the item with a name (- `NAME`: ...)", n.ID, prods[0], prods[0])
+		}
+	}
+	it.Name = prods[0]
+	for _, e := range edges {
+		e.Input = it.Name
+	}
+	return ""
+}
+
 // selfNamed is the first backticked word of an item's text that names
 // n itself (its id or name, or `NAME.PART`), or "".
 func (n *Node) selfNamed(text string) string {
@@ -244,7 +281,13 @@ func (g *Graph) bind(n *Node, it *Item) (edges []*Edge, ambiguous []string, prob
 			return cands, nil, ""
 		}
 		for _, c := range cands {
-			ambiguous = append(ambiguous, c.Producer+"."+strings.TrimPrefix(c.Facet, "@"))
+			if c.Facet == Atomic {
+				// a whole truth is its node named alone: `a.atomic`
+				// would name no part of a
+				ambiguous = append(ambiguous, c.Producer)
+			} else {
+				ambiguous = append(ambiguous, c.Producer+"."+c.Facet)
+			}
 		}
 	}
 	// (c) without a node: parts of exactly one node.
@@ -370,6 +413,7 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 		return nil, CodeUnsatisfied + " " + msg
 	}
 	var out []*Edge
+	var readWhole []*Node
 	for _, x := range prods {
 		if excludedNode[x.p] != "" && len(x.parts) == 0 {
 			continue // named and excluded: the exclusion wins
@@ -421,13 +465,56 @@ func (g *Graph) sentence(n *Node, it *Item, rs []ref, edge func(*Node, string, s
 		if len(parts) == 0 {
 			parts = []string{Atomic}
 			why += "; no facet of it named: its whole truth"
+			readWhole = append(readWhole, x.p)
 		}
 		for _, part := range parts {
 			out = append(out, edge(x.p, part, rule, why))
 		}
 	}
+	if msg := unevenFanIn(n, it, partRefs, nodeRefs, readWhole); msg != "" {
+		return nil, CodeAmbiguous + " " + msg
+	}
 	return out, ""
 }
+
+// unevenFanIn explains a fan-in whose sentence ties a part to one
+// producer and names the next one right after it as a second owner of
+// the same words ("the `value` of `price-eu` and of `price-us`", "the
+// `value` of `a` and `b`"), which it reads whole, though that one has
+// the part too: price-eu's value, but price-us's whole truth. Decided:
+// an error, since the words read as the one part of each, and the input
+// would hold a number for one producer and an object for the other. A
+// node named apart (", and `a`", "and the `b` truth") stays read whole,
+// as TestSentenceTiesAFacetToItsNode has it. "" when there is none.
+func unevenFanIn(n *Node, it *Item, partRefs []ref, nodeRefs []nodeRef, readWhole []*Node) string {
+	if len(readWhole) == 0 {
+		return ""
+	}
+	for _, r := range partRefs {
+		if r.negated || r.owner == nil || !r.owner.hasPart(r.text) {
+			continue
+		}
+		for _, o := range nodeRefs {
+			if o.p != r.owner || o.at < r.end {
+				continue
+			}
+			for _, q := range nodeRefs {
+				if q.at < o.end || q.p == r.owner || !slices.Contains(readWhole, q.p) || !q.p.hasPart(r.text) || !sharedOwner().MatchString(it.Text[o.end:q.at]) {
+					continue
+				}
+				return fmt.Sprintf("%s of %s reads %q of %s (%q) but the whole truth of %s, which maintains %q too: write `%s.%s` and `%s.%s` to read the part of each, or name %s apart (\", and `%s`\") to read it whole",
+					quoteName(it), n.ID, r.text, r.owner.ID, r.words, q.p.ID, r.text, r.owner.ID, r.text, q.p.ID, r.text, q.p.ID, q.p.ID)
+			}
+		}
+	}
+	return ""
+}
+
+// sharedOwner matches the words between two nodes that make the second
+// an owner of what was tied to the first: "and", "and of", "or of", ", of".
+var sharedOwner = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[*\s]*(?:(?:and|or|&)\s+(?:of\s+)?(?:the\s+)?|,\s*of\s+(?:the\s+)?)[*\s]*$`)
+})
 
 // unknownFacet explains a reference the sentence calls a facet (`F`
 // facet, facet `F`) that none of its producers has: a typo would
@@ -731,7 +818,7 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 			return fmt.Sprintf("%s of %s: nothing maintains %q; did you mean %s?", what, n.ID, r, best)
 		}
 	}
-	low := strings.ToLower(it.Text)
+	low := asciiLower(it.Text)
 	if i := strings.Index(low, "maintained by `"); i >= 0 {
 		r := backticked(it.Text[i:])
 		if len(r) > 0 {
@@ -746,8 +833,9 @@ func (g *Graph) unsatisfied(n *Node, it *Item) string {
 // node in backticks or bold only. "" when it names none.
 func (g *Graph) plainNode(n *Node, it *Item) string {
 	for _, m := range plainFrom().FindAllStringSubmatch(it.Text, -1) {
-		w := strings.TrimRight(m[1], ".")
+		w := strings.TrimRight(m[1], "._")
 		if p := g.ref(w); p != nil && p != n && (p.ID == w || p.Name == w) {
+			// an italic name (*summary*, _summary_) is a plain word too
 			return fmt.Sprintf(" (it names %s as a plain word, which wiring does not read: write `%s`, in backticks, to read that node)", w, w)
 		}
 	}
@@ -822,7 +910,7 @@ func knownType(typ string) bool {
 // misspells may be the node the author meant while the item is wired to
 // another one that maintains a part of the same name.
 func (g *Graph) unknownMaintainer(n *Node, it *Item) string {
-	low := strings.ToLower(it.Text)
+	low := asciiLower(it.Text)
 	for i := strings.Index(low, "maintained by `"); i >= 0; {
 		r := backticked(it.Text[i:])
 		if len(r) > 0 && !n.self(r[0]) && g.ref(r[0]) == nil {
@@ -919,7 +1007,8 @@ func (g *Graph) order() diag.List {
 				}
 				n := g.byID[e.Subscriber]
 				diags.Errorf(n.Spec.File, e.pos, CodeCycle,
-					"input %q of %s closes a cycle: %s (each node would wait on itself)", e.Input, n.ID, strings.Join(path, " → "))
+					"input %q of %s closes a cycle: %s (each node would wait on itself): break it by dropping one Requires item on it (this one, or the one of %s that reads %s); feedback from a node's own output is its prior truth (\"prior `%s`\") with a self-driven ### Continuity, never an edge",
+					e.Input, n.ID, strings.Join(path, " → "), e.Producer, path[len(path)-2], n.ID)
 				drop[e] = true
 				g.Cyclic = true
 			case white:
@@ -1032,6 +1121,37 @@ func callerSays(text string) bool { return callerWords().MatchString(text) }
 //
 // A backticked field of the producer tied to it ("the `total` of
 // `orders`") is bound to that field (sentence), so it is no slip.
+// fieldOfFacet warns of an item that reads a facet of a producer and
+// names, in backticks, a field of that producer it does not read ("the
+// `total` of the `totals` facet of `orders`"): the input is the whole
+// facet, an object, where the words point at the one field. Decided: a
+// warning, as a facet may be described by the fields it holds ("the
+// `totals` facet, with its `total` and `count`"); it names the
+// `producer.field` that reads the field alone. The item's own name, as
+// its key, is the consumer's word and is passed over.
+func (g *Graph) fieldOfFacet(n *Node, it *Item, edges []*Edge) diag.List {
+	var diags diag.List
+	read := map[string]bool{}
+	for _, e := range edges {
+		read[e.Producer+"."+e.Facet] = true
+	}
+	for _, e := range edges {
+		p := g.byID[e.Producer]
+		if p == nil || e.Facet == Atomic || !contains(p.Facets, e.Facet) || e.Rule != "reference" && e.Rule != "explicit" {
+			continue
+		}
+		for _, r := range refs(it) {
+			if r.negated || r.at <= 0 || !contains(p.Fields, r.text) || read[p.ID+"."+r.text] || contains(p.Facets, r.text) {
+				continue
+			}
+			diags.Warnf(n.Spec.File, it.Pos, CodeUnsatisfied, "%s of %s reads the facet %s of %s, an object, and names its field %s (%q): as written the input is the whole facet; write `%s.%s` to read the field alone",
+				quoteName(it), n.ID, e.Facet, p.ID, r.text, r.words, p.ID, r.text)
+			return diags
+		}
+	}
+	return diags
+}
+
 func (g *Graph) slips(n *Node, it *Item, edges []*Edge) diag.List {
 	var diags diag.List
 	f := n.Spec.File
@@ -1300,7 +1420,7 @@ var (
 	// plainFrom is a plain word after from, of or by: "the count from
 	// feed".
 	plainFrom = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:from|of|by)\s+(?:the\s+)?([A-Za-z][\w.-]*)`)
+		return regexp.MustCompile(`(?i)\b(?:from|of|by)\s+(?:the\s+)?[*_]?([A-Za-z][\w.-]*)`)
 	})
 	// dashName is an item's plain name before a dash: "counts — the
 	// tallies".
@@ -1562,11 +1682,17 @@ func (g *Graph) nameTiedWhole(n *Node, it *Item, nodeRefs []nodeRef, whole map[*
 		return nil, 0
 	}
 	quoted := "`" + name + "`"
-	first := strings.Index(it.Text, quoted)
-	if first < 0 {
+	if !strings.Contains(it.Text, quoted) {
 		return nil, 0
 	}
-	for from := first + len(quoted); ; {
+	// A keyed item's first word declares the name; in a sentence item
+	// (`- the `totl` of `orders`.`, named by its first backticked word)
+	// every occurrence is the sentence's own.
+	from := 0
+	if strings.HasPrefix(it.Text, quoted) {
+		from = len(quoted)
+	}
+	for {
 		i := strings.Index(it.Text[from:], quoted)
 		if i < 0 {
 			return nil, 0

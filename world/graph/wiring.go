@@ -227,8 +227,12 @@ func (g *Graph) checkWiring() diag.List {
 		}
 		sort.Strings(wired)
 		if len(wired) > 0 && !(len(wired) == 1 && same) {
-			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s: %s is not used: the item's sentence already binds it to %s (%s); the file wires only items no rule binds: remove the entry, or name %s in the item (`%s.%s`)",
-				k, w.Edges[k], strings.Join(wired, ", "), sub.Spec.File.Position(g.itemPos(sub, item)), w.Edges[k], p.ID, strings.TrimPrefix(part, "@"))
+			named := p.ID // the whole truth is the node named alone; `feed.atomic` names nothing
+			if part != Atomic {
+				named += "." + part
+			}
+			diags.Errorf(w.file, w.at[k], "graph/wiring", "%s: %s is not used: the item's sentence already binds it to %s (%s); the file wires only items no rule binds: remove the entry, or name %s in the item (`%s`)",
+				k, w.Edges[k], strings.Join(wired, ", "), sub.Spec.File.Position(g.itemPos(sub, item)), w.Edges[k], named)
 		}
 	}
 	return diags

@@ -108,6 +108,28 @@ func TestFieldsInsideAFacetAreChecked(t *testing.T) {
 	}
 }
 
+// A field given inside a facet other than the one whose description
+// names it (`count` inside `audit` where "#### counts" says `count`)
+// fails the render: the facet's subscribers would read it absent. Given
+// in its facet, or named by no facet, it is kept.
+func TestFieldInsideTheWrongFacetFails(t *testing.T) {
+	for _, tc := range []struct {
+		truth any
+		want  string
+	}{
+		{map[string]any{"counts": map[string]any{"total": 130.0}, "audit": map[string]any{"count": 2.0, "ids": []any{"a"}}}, `sum.prose.md:15:4: sum's truth gives its field count inside its facet "audit", but its ### Maintains puts it in the facet "counts" (line 18): give it there ({"counts": {"count": ...}}), so the subscribers of "counts" read it`},
+		{map[string]any{"counts": map[string]any{"total": 130.0, "count": 2.0}, "audit": map[string]any{"ids": []any{"a"}}}, ""},
+		{map[string]any{"counts": map[string]any{"total": 130.0, "count": 2.0, "ids": []any{"a"}}, "audit": map[string]any{}}, ""},
+	} {
+		g := writeProject(t, map[string]string{
+			"feed.prose.md":  contract("feed", "gateway", "", "- `items`: order lines"),
+			"sum.prose.md":   contract("sum", "responsibility", "- `items`: the lines of `feed`", "- `total` (number): their sum\n- `count` (integer): how many\n- `ids`: the ids\n\n#### counts\n\nThe tallies (`total`, `count`).\n\n#### audit\n\nThe ids seen."),
+			"alert.prose.md": contract("alert", "responsibility", "- `counts`: *(Maintained by `sum.counts`.)*", "- `big` (boolean): over 100"),
+		})
+		checkSum(t, g, fixed{"sum": tc.truth, "alert": map[string]any{"big": true}}, tc.truth, tc.want)
+	}
+}
+
 // A field a subscriber reads as a member, given by its producer only
 // inside the facet that holds it, fails the producer's render: the
 // subscriber would find it absent for ever. Given as a member it is read.

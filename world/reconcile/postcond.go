@@ -154,6 +154,9 @@ func Fields(n *graph.Node, truth any) error {
 		v, present := m[o.Name]
 		if !present && facets {
 			v, present = member(n, m, o.Name)
+			if err := wrongFacet(n, m, o); present && err != nil {
+				return err
+			}
 		}
 		if !present {
 			if !facets {
@@ -186,6 +189,45 @@ func Fields(n *graph.Node, truth any) error {
 		return err
 	}
 	return misspeltFacet(n, m)
+}
+
+// wrongFacet fails a truth that gives field o inside a facet other than
+// the one its ### Maintains puts it in: the `####` facet whose
+// description names it in backticks ("#### totals: `total` and
+// `count`"), when no other facet's does. Decided: an error, as a missing
+// field is; the subscribers of the facet named would read it absent
+// (their render given a facet without it), those of the other would
+// wake on it. nil when the field is where it is declared, or no facet
+// (or more than one) names it.
+func wrongFacet(n *graph.Node, m map[string]any, o *spec.Output) error {
+	if n.Spec.Truth == nil {
+		return nil
+	}
+	var home *spec.Facet
+	for _, f := range n.Spec.Truth.Facets {
+		if strings.Contains(f.Description, "`"+o.Name+"`") {
+			if home != nil {
+				return nil
+			}
+			home = f
+		}
+	}
+	if home == nil {
+		return nil
+	}
+	if fm, ok := m[home.Name].(map[string]any); ok {
+		if _, ok := fm[o.Name]; ok {
+			return nil
+		}
+	}
+	for _, f := range n.Facets {
+		fm, ok := m[f].(map[string]any)
+		if _, in := fm[o.Name]; ok && in && f != home.Name {
+			return fmt.Errorf("%s: %s's truth gives its field %s inside its facet %q, but its ### Maintains puts it in the facet %q (line %d): give it there (%s), so the subscribers of %q read it",
+				n.Spec.File.Position(o.Pos), displayName(n), o.Name, f, home.Name, n.Spec.File.Position(home.Pos).Line, fmt.Sprintf(`{"%s": {"%s": ...}}`, home.Name, o.Name), home.Name)
+		}
+	}
+	return nil
 }
 
 // misspeltFamily fails a truth that gives a member `STEM:KEY` its
