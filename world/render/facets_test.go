@@ -193,14 +193,15 @@ func TestWholeTruthAndFacetsFromModel(t *testing.T) {
 // render, naming both forms; the prior truth stays.
 func TestNeitherWholeNorFacetsFails(t *testing.T) {
 	r := newRiskRadar(t)
+	gw, node := printer(t, "gw", `{"account-signals": []}`), printer(t, "node", `{"acounts": {}}`) // written before any render forks
 	res, err := reconcile.Drain(context.Background(), reconcile.Options{
 		Graph: r.g, Store: r.st,
 		Events: map[string][]any{"customer-risk-review": {map[string]any{"id": "e1"}}},
 		Renderer: func(n *graph.Node) (reconcile.Renderer, error) {
 			if n.Kind == "gateway" {
-				return render.Parse(printer(t, "gw", `{"account-signals": []}`))
+				return render.Parse(gw)
 			}
-			return render.Parse(printer(t, "node", `{"acounts": {}}`))
+			return render.Parse(node)
 		},
 	})
 	if err != nil {

@@ -86,6 +86,13 @@ func TestModelRenderCallsFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := &render.Model{Client: c, Slots: []bind.Assignment{{Name: "format-alert-copy", Value: fn}}}
+	// Every program is written before the drain starts any: a script
+	// written while another render forks can be held open for writing by
+	// the child, and its exec then fails (ETXTBSY).
+	progs := map[string]string{}
+	for id, truth := range suiteTruths {
+		progs[id] = printer(t, id, truth)
+	}
 	res, err := reconcile.Drain(context.Background(), reconcile.Options{
 		Graph: g, Store: st,
 		Events: map[string][]any{"counter-events": {map[string]any{"id": "e1", "kind": "click", "value": 7}}},
@@ -93,7 +100,7 @@ func TestModelRenderCallsFunction(t *testing.T) {
 			if n.ID == "alert-projection" {
 				return model, nil
 			}
-			return render.Parse(printer(t, n.ID, suiteTruths[n.ID]))
+			return render.Parse(progs[n.ID])
 		},
 		Now: func() time.Time { return time.Unix(0, 0) },
 	})
@@ -102,6 +109,11 @@ func TestModelRenderCallsFunction(t *testing.T) {
 	}
 	if res.Rendered != 7 || res.Failed != 0 {
 		t.Errorf("rendered %d, failed %d, want the 7 nodes rendered", res.Rendered, res.Failed)
+		for _, r := range res.Receipts {
+			if r.Status == receipt.Failed {
+				t.Logf("%s failed: %s", r.Node, r.Reason)
+			}
+		}
 	}
 	var proj *receipt.Receipt
 	for _, r := range res.Receipts {
