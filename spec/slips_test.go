@@ -152,3 +152,25 @@ func TestUnmarkedExecution(t *testing.T) {
 		t.Errorf("pseudo-code reported:\n%s", diags)
 	}
 }
+
+// An Execution written with no code block at all, whose text is a
+// program, is an error at its first line: the fence was forgotten, and a
+// model would render the node instead of running it. Prose (upstream's
+// "Read X by reference, ...") and a lone word stay instructions.
+func TestUnfencedExecution(t *testing.T) {
+	head := "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `topic`: the topic\n\n### Returns\n\n- `line`: a line\n\n### Execution\n\n"
+	for _, c := range []struct{ body, want string }{
+		{"return \"about \" + topic\n", "f.prose.md:16:1: error: the Execution is code written outside a code block, so it does not run: a model renders the node from it instead; put it in a ```prose block [spec/delegation-fence]"},
+		{"let s = call summarizer\n  text: topic\nreturn s\n", "f.prose.md:16:1: error: the Execution is code written"},
+		{"    call summarizer\n      text: topic\n", "f.prose.md:16:5: error: the Execution is code written"},
+		{"Read `topic` by reference, call the summarizer, and return the line.\n", ""},
+		{"TBD\n", ""},
+		{"Summarize the topic.\n\n#### Notes\n\nkeep it short\n", ""},
+	} {
+		_, diags := Parse("f.prose.md", []byte(head+c.body))
+		got := diags.String()
+		if c.want == "" && strings.Contains(got, "delegation-fence") || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%q:\ngot  %s\nwant %q", c.body, got, c.want)
+		}
+	}
+}
