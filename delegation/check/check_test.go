@@ -370,6 +370,12 @@ func outputCases() []checkCase {
 			code: "return { result: 1, more: 2 }"},
 		{name: "opaque return skips the check", slots: "w", outputs: "result",
 			code: "let r = call w\nreturn r"},
+		// a bare return gives null as return null does: no output
+		{name: "a bare return returns no output", slots: "w", outputs: "result",
+			code: "let result = call w\nreturn",
+			want: []string{"0 warning check/output-not-returned 'result'"}},
+		{name: "a bare return beside one that returns the output", slots: "w", outputs: "result",
+			code: "let r = call w\nif r.skip:\n  return\nreturn { result: r }"},
 		{name: "placeholder strings", slots: "w", inputs: "h",
 			code: "let r = call w\n  prompt: \"the number of items in the list\"\nrecord { reason: \"matched failure_criteria\" } in h\nreturn {\n  n: \"number of completed attempts before winner\",\n  note: \"Done\",\n  why: \"the run was aborted by the guard\",\n  nested: { k: \"the winning candidate name\" }\n}",
 			want: []string{
