@@ -43,6 +43,9 @@
 //	is a string, ...                       types and inclusive ranges
 //	matches /RE/, matches LIT, matches the regular expression LIT
 //	                 a string (else the value's JSON) matches the Go regexp
+//	starts with LIT, begins with LIT, ends with LIT
+//	                 text starts (ends) with the text, case as written;
+//	                 any other value is a Mismatch
 //	has key LIT, has LIT, has key NAME    an object has a non-null key
 //	is one of A, B or C, is not one of A, B    the value equals one of
 //	                 them (none of them); each a LIT or a bare word, and
