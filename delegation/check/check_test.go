@@ -336,6 +336,7 @@ func loopCases() []checkCase {
 			code: "continue\nfor x in xs:\n  if x:\n    break\n  try:\n    continue\n  catch:\n    break\nparallel:\n  let a = repeat 2:\n    continue\nbreak",
 			want: []string{
 				"1:1 error check/branch-outside-loop continue outside a loop",
+				"11:5 warning check/collect-null continue gives null to the list the loop collects",
 				"12:1 error check/branch-outside-loop break outside a loop",
 			}},
 		{name: "branches cannot leave parallel bodies", slots: "w", inputs: "xs",
