@@ -409,3 +409,20 @@ func TestOtherLanguagesForms(t *testing.T) {
 		}
 	}
 }
+
+// A condition in the claim form `X matches /RE/` is natural text whose
+// pattern may hold brackets, + and |: they are no operators there.
+func TestMatchesPatternCondition(t *testing.T) {
+	for _, re := range []string{"/^[a-z]+$/", "/^[^@]+@[^@]+$/", "`^(a|b)+$`", "/@/"} {
+		code := "if email matches " + re + ":\n  return 1\nreturn 2"
+		prog, errs := ParseString("t.md", code)
+		if len(errs) > 0 {
+			t.Errorf("%s: %v", re, errs)
+			continue
+		}
+		n, ok := prog.Body[0].(*IfStmt).Cond.(*NaturalCond)
+		if !ok || n.Text != "email matches "+re {
+			t.Errorf("%s: condition %#v", re, prog.Body[0].(*IfStmt).Cond)
+		}
+	}
+}
