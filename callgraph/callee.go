@@ -759,8 +759,10 @@ func (s *programService) Call(ctx context.Context, req *delegation.CallRequest) 
 }
 
 // nodeGlobals are the names a node's program starts with: its inputs from
-// args (null for an optional one not given), other arguments as given,
-// and its callees.
+// args (its default for one not given, or given null, which is its
+// absence: callgraph.typedArgs; null for an optional one), other
+// arguments as given, and its callees. A default of an input typed run
+// is not bound here (no run directory is at hand): it stays null.
 func nodeGlobals(n *spec.Spec, args *delegation.Object, callees map[string]delegation.Value) (map[string]delegation.Value, error) {
 	g := map[string]delegation.Value{}
 	for k, v := range callees {
@@ -774,10 +776,14 @@ func nodeGlobals(n *spec.Spec, args *delegation.Object, callees map[string]deleg
 	}
 	var missing []string
 	for _, in := range n.Inputs {
-		if _, ok := g[in.Name]; ok {
+		if v, ok := g[in.Name]; ok && (v != nil || !in.HasDefault) {
 			continue
 		}
-		if !in.Optional {
+		switch {
+		case in.HasDefault && !bind.IsRunType(in.Type):
+			g[in.Name] = in.Default
+			continue
+		case !in.Optional:
 			missing = append(missing, in.Name)
 		}
 		g[in.Name] = nil
