@@ -174,3 +174,17 @@ func TestUnfencedExecution(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt kind is the one error of a function written in Contract
+// Markdown: its items were read by a pattern's rules, `- `name`: who`
+// drawing "unknown type" beside it.
+func TestMisspeltKindReadsTheContract(t *testing.T) {
+	src := "---\nname: greet\nkind: funtion\n---\n\n### Parameters\n\n- `name`: who\n\n### Returns\n\n- `greeting`: hello\n\n### Execution\n\n```prose\nreturn { greeting: \"hello \" + name }\n```\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	if len(diags) != 1 || !strings.Contains(diags.String(), `f.prose.md:3:7: error: unknown kind "funtion": did you mean kind: function?`) {
+		t.Errorf("diagnostics:\n%s", diags)
+	}
+	if !s.Contract {
+		t.Errorf("read as a pattern")
+	}
+}
