@@ -12,18 +12,24 @@ import "github.com/proselang/prose/delegation/syntax"
 // A `parallel first` loop keeps the one iteration that returns, not a
 // list, and in a stage's body a continue is an error of its own: stage
 // is set for a pipeline stage, and a first loop is not looked at.
-func (c *checker) collectNulls(body []syntax.Stmt, stage bool) {
-	if !stage {
+func (c *checker) collectNulls(body []syntax.Stmt, stage *syntax.PipeExpr) {
+	if stage == nil {
 		c.collectContinues(body)
 	}
 	if len(body) == 0 || !givesValue(body) || valueOnEveryPath(body) {
 		return
 	}
+	list, fix := "the list the loop collects", "to leave such items out, filter the list (| filter:) or append the kept ones to a list; else end every branch with a value (return null where null is meant)"
+	if stage != nil && stage.Op == syntax.PipeFilter {
+		list, fix = "| filter, which refuses it at run time", "end every branch with true or false"
+	} else if stage != nil {
+		list = "the list | " + stageText(stage) + " makes"
+	}
 	switch s := body[len(body)-1].(type) {
 	case *syntax.IfStmt:
-		c.diags.Warnf(c.f, s.If, CodeCollectNull, "an iteration that takes no branch of this if that gives a value gives null to the list the loop collects: to leave such items out, filter the list (| filter:) or append the kept ones to a list; else end every branch with a value (return null where null is meant)")
+		c.diags.Warnf(c.f, s.If, CodeCollectNull, "an item that takes no branch of this if that gives a value gives null to %s: %s", list, fix)
 	case *syntax.TryStmt:
-		c.diags.Warnf(c.f, s.Try, CodeCollectNull, "an iteration whose try or catch gives no value gives null to the list the loop collects: end both with a value (return null where null is meant)")
+		c.diags.Warnf(c.f, s.Try, CodeCollectNull, "an item whose try or catch gives no value gives null to %s: end both with a value (return null where null is meant)", list)
 	}
 }
 

@@ -37,7 +37,7 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 			op, quote(e.Item().Name), c.line(old.pos))
 	}
 	if e.Acc == nil {
-		c.collectNulls(e.Body(), true)
+		c.collectNulls(e.Body(), e)
 	}
 	outerLevel, outerLoops, outerStage := c.pipeLevel, c.pipeLoops, c.stage
 	c.pipeLevel, c.pipeLoops, c.stage = c.level+1, c.loops+1, e
