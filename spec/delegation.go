@@ -100,6 +100,9 @@ func (l *loader) execution() {
 		return
 	}
 	l.readFence(sec, d, fence)
+	if extra := l.nextFence(sec, fence); extra != nil {
+		l.warnf(l.fencePos(extra, int(sec.Pos)), CodeExtraFence, "a second ```prose block in the Execution is not run (only the first is): merge the code into the first block")
+	}
 }
 
 // unfencedExecution reports an Execution with no fenced code block whose

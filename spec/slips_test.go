@@ -188,3 +188,14 @@ func TestMisspeltKindReadsTheContract(t *testing.T) {
 		t.Errorf("read as a pattern")
 	}
 }
+
+// An Execution written as two ```prose blocks runs the first only: the
+// second is a warning at its fence, as in a Delegation.
+func TestSecondExecutionBlock(t *testing.T) {
+	src := "---\nname: two\nkind: function\n---\n\n### Parameters\n\n- `name`: who\n\n### Returns\n\n- `greeting`: hello\n\n### Execution\n\n```prose\nlet base = \"hello \"\n```\n\nThen greet.\n\n```prose\nreturn { greeting: base + name }\n```\n"
+	_, diags := Parse("two.prose.md", []byte(src))
+	want := "two.prose.md:22:1: warning: a second ```prose block in the Execution is not run (only the first is): merge the code into the first block [spec/extra-fence]"
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("missing %s in:\n%s", want, diags)
+	}
+}
