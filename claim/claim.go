@@ -18,7 +18,9 @@
 //
 // LIT is a `code span`, a "quoted" or 'quoted' string, or a JSON literal
 // (number, true, false, null). N is a number. Words are matched case-
-// insensitively; `does not VERB` and `is not` negate a form. A count
+// insensitively; `does not VERB` and `is not` negate a form, and
+// `should`, `must` or `shall` before a form's verb say that form
+// (`should be 2` is `is 2`, `must not contain` `does not contain`). A count
 // of items needs a list or an object, of words, lines or characters
 // text, a comparison or range a number: of any other value the claim is
 // a Mismatch (decided: neither true nor false, so an Expects Not item

@@ -94,6 +94,14 @@ func TestDeterministicForms(t *testing.T) {
 		{`ends with "."`, `"Done."`, `"Done"`, "affix"},
 		{`does not start with "draft"`, `"final"`, `"draft 2"`, "affix"},
 		{`doesn't end with "TODO"`, `"ok"`, `"fix: TODO"`, "affix"},
+		// should, must and shall say the form's verb
+		{"should be 2", `2`, `3`, "equals"},
+		{"must be at least 0.5", `0.5`, `0.4`, "compare"},
+		{"should not be null", `1`, `null`, "presence"},
+		{"must contain `ok`", `"is ok"`, `"no"`, "contains"},
+		{"should not contain `TODO`", `"done"`, `"a TODO"`, "contains"},
+		{"shall have 2 items", `[1, 2]`, `[1]`, "count"},
+		{`should start with "Re:"`, `"Re: x"`, `"x"`, "affix"},
 		// The Delegation language's own conditions, with the value bound
 		// under its name.
 		{"> 2 and score < 5", `3`, `6`, "condition"},
@@ -149,6 +157,8 @@ func TestUndecided(t *testing.T) {
 		"is one of many",
 		"is one of the best answers",
 		"is one of the following: a, b",
+		"should be polite and concise",
+		"must be accurate",
 	} {
 		q := Question{Path: "summary", Claim: claim, Value: "text", Scope: map[string]delegation.Value{"summary": "text"}}
 		if r, ok := Decide(context.Background(), q); ok {

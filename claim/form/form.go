@@ -39,6 +39,9 @@ var (
 	reContains = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:contains|includes)(?: the)?(?: exact)?(?: (?:phrase|text|string|substring|word|value|item|element|key))? ` + lit + `$`)
 	})
+	reModal = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:should|must|shall)( not)? (be|equal|contain|include|match|have|start|begin|end)\b(.*)$`)
+	})
 	reAffix = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(starts|begins|ends) with(?: the)?(?: (?:phrase|text|string|word))? ` + lit + `$`)
 	})
@@ -113,6 +116,10 @@ func Decide(text string, v delegation.Value) (Result, bool) {
 func decideForm(text string, v delegation.Value) (Result, bool) {
 	if !mayStartForm(text) {
 		return Result{}, false
+	}
+	if m := reModal().FindStringSubmatch(text); m != nil {
+		// "should be 2", "must not contain `x`": the form the words say
+		return decideForm(modal(m[1] != "", strings.ToLower(m[2]))+m[3], v)
 	}
 	if m := reNot().FindStringSubmatch(text); m != nil {
 		verb := strings.ToLower(m[1])
@@ -547,6 +554,21 @@ func hasType(v delegation.Value, t string) bool {
 	}
 	_, ok := v.(bool)
 	return ok
+}
+
+// modal is the claim's verb without should, must or shall: "is" for
+// be, "contains" for contain, "is not" and "does not contain" negated.
+func modal(negated bool, verb string) string {
+	if verb == "be" {
+		if negated {
+			return "is not"
+		}
+		return "is"
+	}
+	if negated {
+		return "does not " + verb
+	}
+	return map[string]string{"equal": "equals", "contain": "contains", "include": "includes", "match": "matches", "have": "has", "start": "starts", "begin": "begins", "end": "ends"}[verb]
 }
 
 // affix is the form "starts with LIT" ("begins with"), or "ends with
