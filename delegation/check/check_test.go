@@ -45,6 +45,8 @@ type checkCase struct {
 	name                           string
 	slots, config, inputs, outputs string
 	code                           string
+	// returnRule checks the code as a function's Execution (Decls.ReturnRule).
+	returnRule bool
 	// want holds "LINE:COL severity code [message fragment]" per finding,
 	// in sorted order; findings on line 0 (declarations) are "0 ...".
 	want []string
@@ -60,7 +62,9 @@ func runCheckCases(t *testing.T, cases []checkCase) {
 			if len(errs) > 0 {
 				t.Fatalf("parse: %v", errs)
 			}
-			got := check.Check(prog, decls(tc.slots, tc.config, tc.inputs, tc.outputs)).Dedupe()
+			d := decls(tc.slots, tc.config, tc.inputs, tc.outputs)
+			d.ReturnRule = tc.returnRule
+			got := check.Check(prog, d).Dedupe()
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
 			}

@@ -28,3 +28,25 @@ func TestCheckCollectNull(t *testing.T) {
 			code: "let ys = for x in xs:\n  if x > 0:\n    x\n  else:\n    return null\nfor x in xs:\n  if x < 0:\n    continue\nlet w = parallel first for x in xs:\n  if x > 0:\n    return x\nlet zs = for x in xs:\n  for y in xs:\n    if y < 0:\n      continue\n  x\nreturn [ys, w, zs]"},
 	})
 }
+
+// An Execution that returns on some paths only is a warning at its last
+// statement: a run on another path fails at the end. Every path ending
+// (an else, a try's catch that throws, a return after the if) is clean.
+func TestCheckMissingReturn(t *testing.T) {
+	cases := []checkCase{
+		{name: "an if with no else last", inputs: "x", outputs: "out",
+			code: "if x == 1:\n  return { out: 1 }",
+			want: []string{"1:1 warning check/missing-return a run that gets past this statement reaches the end of the Execution without a return, and fails there (it declares out)"}},
+		{name: "a return in a loop only", inputs: "xs", outputs: "out",
+			code: "for x in xs:\n  return { out: x }",
+			want: []string{"1:1 warning check/missing-return"}},
+		{name: "every path ends", inputs: "x", outputs: "out",
+			code: "if x == 1:\n  return { out: 1 }\nelif x == 2:\n  throw \"two\"\nelse:\n  try:\n    return { out: 3 }\n  catch:\n    throw"},
+		{name: "a return after the if", inputs: "x", outputs: "out",
+			code: "if x == 1:\n  return { out: 1 }\nreturn { out: 2 }"},
+	}
+	for i := range cases {
+		cases[i].returnRule = true
+	}
+	runCheckCases(t, cases)
+}
