@@ -101,6 +101,9 @@ func (g *callGraph) problem(format string, args ...any) {
 
 // callee returns the service a call of name made in from reaches.
 func (g *callGraph) callee(from *spec.Spec, name string, at diag.Pos) service.Service {
+	if v, node := g.starFor(from, name); node != nil {
+		return g.bound(name, v, node)
+	}
 	if v, ok := g.overrides[name]; ok {
 		g.used[name] = true
 		c := from.ResolveCall(name, nil, g.finder)
@@ -293,6 +296,52 @@ func (g *callGraph) callees(n *spec.Spec, prog *syntax.Program) map[string]deleg
 	return out
 }
 
+// starFor is the binding `--slot '*=BINDING'` gives a call of name made
+// in from, and the node it reaches: one a model would render (a function
+// or a responsibility with no Execution that runs) and no --slot binds
+// by its name. Decided, as a drain's `*` binds (world/drain): every
+// other callee runs as it would without it. node is nil when `*` does
+// not apply.
+func (g *callGraph) starFor(from *spec.Spec, name string) (string, *spec.Spec) {
+	if _, byName := g.overrides[name]; byName {
+		return "", nil
+	}
+	if _, ok := g.overrides["*"]; !ok {
+		return "", nil
+	}
+	var node *spec.Spec
+	if c := from.ResolveCall(name, nil, g.finder); c != nil && c.Kind == spec.CalleeNode {
+		node = c.Node
+	} else if c != nil && c.Path != "" && c.Kind != spec.CalleeInstance {
+		node = g.loadSpec(c.Path)
+	}
+	if node == nil || node.Renders() && node.Body() == nil && len(node.Nodes) > 0 {
+		return "", nil // (inline nodes wire it: they are bound, not it)
+	}
+	if v, ok := g.star(name, node); ok {
+		return v, node
+	}
+	return "", nil
+}
+
+// star is the `*` binding for node, when it applies: node renders and
+// `*` names a program or a spec (`*=llm` is what a render does anyway).
+func (g *callGraph) star(name string, node *spec.Spec) (string, bool) {
+	v, ok := g.overrides["*"]
+	if !ok || node == nil || !node.Renders() {
+		return "", false
+	}
+	if _, byName := g.overrides[name]; byName {
+		return "", false
+	}
+	if kind, _, err := bind.Classify(v); err == nil && kind == bind.KindLLM {
+		g.used["*"] = true
+		return "", false
+	}
+	g.used["*"] = true
+	return v, true
+}
+
 func unbound(name string) func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 	return func(context.Context, *delegation.CallRequest) (delegation.Value, error) {
 		return nil, fmt.Errorf("%s is not bound to a service", name)
@@ -305,6 +354,9 @@ func unbound(name string) func(context.Context, *delegation.CallRequest) (delega
 func (g *callGraph) self(n *spec.Spec) service.Service {
 	if v, ok := g.overrides[n.Name]; ok {
 		g.used[n.Name] = true
+		return g.bound(n.Name, v, n)
+	}
+	if v, ok := g.star(n.Name, n); ok {
 		return g.bound(n.Name, v, n)
 	}
 	return &nodeService{name: n.Name, node: n, inner: g.render(n, n.Name, ""), env: g.env}
@@ -759,8 +811,10 @@ func (s *programService) Call(ctx context.Context, req *delegation.CallRequest) 
 }
 
 // nodeGlobals are the names a node's program starts with: its inputs from
-// args (null for an optional one not given), other arguments as given,
-// and its callees.
+// args (its default for one not given, or given null, which is its
+// absence: callgraph.typedArgs; null for an optional one), other
+// arguments as given, and its callees. A default of an input typed run
+// is not bound here (no run directory is at hand): it stays null.
 func nodeGlobals(n *spec.Spec, args *delegation.Object, callees map[string]delegation.Value) (map[string]delegation.Value, error) {
 	g := map[string]delegation.Value{}
 	for k, v := range callees {
@@ -774,10 +828,14 @@ func nodeGlobals(n *spec.Spec, args *delegation.Object, callees map[string]deleg
 	}
 	var missing []string
 	for _, in := range n.Inputs {
-		if _, ok := g[in.Name]; ok {
+		if v, ok := g[in.Name]; ok && (v != nil || !in.HasDefault) {
 			continue
 		}
-		if !in.Optional {
+		switch {
+		case in.HasDefault && !bind.IsRunType(in.Type):
+			g[in.Name] = in.Default
+			continue
+		case !in.Optional:
 			missing = append(missing, in.Name)
 		}
 		g[in.Name] = nil

@@ -18,7 +18,9 @@
 //
 // LIT is a `code span`, a "quoted" or 'quoted' string, or a JSON literal
 // (number, true, false, null). N is a number. Words are matched case-
-// insensitively; `does not VERB` and `is not` negate a form. A count
+// insensitively; `does not VERB` and `is not` negate a form, and
+// `should`, `must` or `shall` before a form's verb say that form
+// (`should be 2` is `is 2`, `must not contain` `does not contain`). A count
 // of items needs a list or an object, of words, lines or characters
 // text, a comparison or range a number: of any other value the claim is
 // a Mismatch (decided: neither true nor false, so an Expects Not item
@@ -43,6 +45,9 @@
 //	is a string, ...                       types and inclusive ranges
 //	matches /RE/, matches LIT, matches the regular expression LIT
 //	                 a string (else the value's JSON) matches the Go regexp
+//	starts with LIT, begins with LIT, ends with LIT
+//	                 text starts (ends) with the text, case as written;
+//	                 any other value is a Mismatch
 //	has key LIT, has LIT, has key NAME    an object has a non-null key
 //	is one of A, B or C, is not one of A, B    the value equals one of
 //	                 them (none of them); each a LIT or a bare word, and

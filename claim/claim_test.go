@@ -89,6 +89,19 @@ func TestDeterministicForms(t *testing.T) {
 		{"is one of 1, 2, 3", `2`, `4`, "one-of"},
 		{"is not one of draft, rejected", `"final"`, `"draft"`, "one-of"},
 		{"is one of ok or null", `null`, `"nok"`, "one-of"},
+		{`starts with "Re:"`, `"Re: the plan"`, `"re: the plan"`, "affix"},
+		{"begins with `#`", `"# Title"`, `"Title #"`, "affix"},
+		{`ends with "."`, `"Done."`, `"Done"`, "affix"},
+		{`does not start with "draft"`, `"final"`, `"draft 2"`, "affix"},
+		{`doesn't end with "TODO"`, `"ok"`, `"fix: TODO"`, "affix"},
+		// should, must and shall say the form's verb
+		{"should be 2", `2`, `3`, "equals"},
+		{"must be at least 0.5", `0.5`, `0.4`, "compare"},
+		{"should not be null", `1`, `null`, "presence"},
+		{"must contain `ok`", `"is ok"`, `"no"`, "contains"},
+		{"should not contain `TODO`", `"done"`, `"a TODO"`, "contains"},
+		{"shall have 2 items", `[1, 2]`, `[1]`, "count"},
+		{`should start with "Re:"`, `"Re: x"`, `"x"`, "affix"},
 		// The Delegation language's own conditions, with the value bound
 		// under its name.
 		{"> 2 and score < 5", `3`, `6`, "condition"},
@@ -144,6 +157,8 @@ func TestUndecided(t *testing.T) {
 		"is one of many",
 		"is one of the best answers",
 		"is one of the following: a, b",
+		"should be polite and concise",
+		"must be accurate",
 	} {
 		q := Question{Path: "summary", Claim: claim, Value: "text", Scope: map[string]delegation.Value{"summary": "text"}}
 		if r, ok := Decide(context.Background(), q); ok {
@@ -250,6 +265,8 @@ func TestMismatchIsNeitherTrueNorFalse(t *testing.T) {
 		{`includes "t"`, `true`, "a bool, not text, a list or an object"},
 		{"is one of 1, 2", `"2"`, `text "2", not a number`},
 		{"is not one of low, high", `["low"]`, "a list, not one value"},
+		{`starts with "a"`, `["a", "b"]`, "a list, not text"},
+		{`does not end with "1"`, `21`, "an integer, not text"},
 	} {
 		v, err := delegation.FromJSON([]byte(tc.value))
 		if err != nil {

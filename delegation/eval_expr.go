@@ -960,7 +960,7 @@ func plus(a, b Value) (Value, string) {
 	}
 	if fa, ok := toFloat(a); ok {
 		if fb, ok := toFloat(b); ok {
-			return fa + fb, ""
+			return finite(fa+fb, "sum")
 		}
 	}
 	_, sa := a.(string)
@@ -975,10 +975,29 @@ func plus(a, b Value) (Value, string) {
 		}
 	case time.Duration:
 		if b, ok := b.(time.Duration); ok {
-			return a + b, ""
+			if s := a + b; (s > a) == (b > 0) {
+				return s, ""
+			}
+			return nil, durationOverflow
 		}
 	}
 	return nil, "cannot add " + TypeName(a) + " + " + TypeName(b)
+}
+
+// durationOverflow is the message of a sum or difference of durations
+// beyond what a duration holds (about 292 years): it would wrap to a
+// duration of the other sign.
+const durationOverflow = "the result is beyond the longest duration (about 292 years)"
+
+// finite returns the sum or difference x, or a message when it is beyond
+// the largest number (about 1.8e308): JSON has no infinity, so the value
+// would be written null, a number output given null with exit 0
+// (decided: an error at the operator, as a type error is).
+func finite(x float64, what string) (Value, string) {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil, "the " + what + " is beyond the largest number (about 1.8e308), which JSON cannot write: scale the values down"
+	}
+	return x, ""
 }
 
 func minus(a, b Value) (Value, string) {
@@ -993,12 +1012,15 @@ func minus(a, b Value) (Value, string) {
 	}
 	if fa, ok := toFloat(a); ok {
 		if fb, ok := toFloat(b); ok {
-			return fa - fb, ""
+			return finite(fa-fb, "difference")
 		}
 	}
 	if da, ok := a.(time.Duration); ok {
 		if db, ok := b.(time.Duration); ok {
-			return da - db, ""
+			if s := da - db; (s < da) == (db > 0) {
+				return s, ""
+			}
+			return nil, durationOverflow
 		}
 	}
 	return nil, "cannot subtract " + TypeName(a) + " - " + TypeName(b)

@@ -3,6 +3,7 @@ package delegation
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -178,6 +179,14 @@ return [1 + 2, 1 + 0.5, "a" + "b", "n=" + 3, "x" + null, "o" + {k: [1]}, [1] + [
 	}
 	wantErr(t, runErr(t, "return null + 1\n", nil, nil), "test.md:1:13: cannot add null + integer")
 	wantErr(t, runErr(t, "return {} + {}\n", nil, nil), "cannot add object + object")
+	// A sum beyond the largest number is an error at the operator, never
+	// infinity written as null; durations never wrap to the other sign.
+	big := map[string]Value{"x": 1e308, "d": time.Duration(math.MaxInt64 - 10)}
+	wantErr(t, runErr(t, "return x + x\n", big, nil), "test.md:1:10: the sum is beyond the largest number")
+	wantErr(t, runErr(t, "return 0 - x - x\n", big, nil), "test.md:1:14: the difference is beyond the largest number")
+	wantErr(t, runErr(t, "let n = 1\nlet t = [x]\nfor v in t:\n  n = v + x\nreturn n\n", big, nil), "test.md:4:9: the sum is beyond")
+	wantErr(t, runErr(t, "return d + 1s\n", big, nil), "test.md:1:10: the result is beyond the longest duration")
+	wantErr(t, runErr(t, "return -d - 1s\n", big, nil), "test.md:1:11: the result is beyond the longest duration")
 	// - subtracts durations; unary - negates numbers and durations.
 	got = mustRun(t, "let n = 3\nreturn [2s - 500ms, -n, -1.5, -(1s)]\n", nil, nil)
 	if want := `["1.5s",-3,-1.5,"-1s"]`; got != want {

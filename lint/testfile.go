@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/proselang/prose/bind/typed"
@@ -62,6 +63,10 @@ const (
 	// CodeTestNeverHolds is an Expects item comparing an output with a
 	// literal its declared type never is.
 	CodeTestNeverHolds = "test/never-holds"
+	// CodeTestModelCallee warns of an inline node the subject calls that
+	// a model would render, in a test that binds other callees to
+	// programs: a fixture forgotten, the test SKIP without a model.
+	CodeTestModelCallee = "test/model-callee"
 )
 
 // formLeads are the first words of the claim forms package claim decides
@@ -71,7 +76,8 @@ var formLeads = []string{
 	"is above", "is below", "has at least", "has at most", "has exactly", "has more than", "has fewer than",
 	"contains", "includes", "equals", "matches", "is exactly", "is null", "is not null", "is present",
 	"is empty", "is not empty", "is missing", "is absent", "has key", "every item", "each element",
-	"does not contain", "does not match", "does not equal",
+	"does not contain", "does not match", "does not equal", "starts with", "ends with", "does not start with",
+	"does not end with",
 }
 
 // nearForm is claim with its first words replaced by the form's they are
@@ -245,6 +251,9 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 			}
 		}
 	}
+	if !world {
+		modelCallees(s, sub, tf, names, &diags)
+	}
 	outs := map[string]bool{"__error": true, "__error.md": true}
 	for _, o := range sub.Outputs {
 		outs[o.Name] = true
@@ -264,6 +273,53 @@ func TestFile(fsys fs.FS, name string, s *spec.Spec) diag.List {
 		}
 	}
 	return diags
+}
+
+// modelCallees warns of each inline node of sub its program calls that a
+// model renders (no Execution) and no fixture binds, in a test that
+// binds another callee to a program (`exec:`): the test means to run
+// offline, and without a model it is SKIP, with exit 0, for the fixture
+// forgotten. Decided: a warning, as a model configured serves it.
+func modelCallees(s, sub *spec.Spec, tf *spec.TestFile, names map[string]string, diags *diag.List) {
+	programs := false
+	bound := map[string]bool{}
+	for _, fx := range tf.Fixtures {
+		root, _, _ := strings.Cut(fx.Name, ".")
+		if names[root] != NameCallee {
+			continue
+		}
+		bound[root] = bound[root] || fx.Case == ""
+		programs = programs || strings.HasPrefix(strings.TrimSpace(fx.Raw), "exec:")
+	}
+	if !programs || sub.Body() == nil || sub.Body().Program == nil {
+		return
+	}
+	called := map[string]bool{}
+	for _, c := range sub.Body().Program.Calls() {
+		if id, ok := c.Target.(*syntax.Ident); ok && c.Session == nil {
+			called[id.Name] = true
+		}
+	}
+	for _, n := range sub.Nodes {
+		if !called[n.Name] || bound[n.Name] || !n.Renders() || caseBinds(tf, n.Name) {
+			continue
+		}
+		diags.Warnf(s.File, tf.SubjectPos, CodeTestModelCallee, "%s calls %s, which no fixture binds, so a model renders it (without one the test is SKIP) while the test binds other callees to programs: add - `%s`: exec:COMMAND under ### Fixtures", sub.Name, n.Name, n.Name)
+	}
+}
+
+// caseBinds reports whether every fixture case binds name (a case that
+// does not leaves it to a model).
+func caseBinds(tf *spec.TestFile, name string) bool {
+	if len(tf.Cases) == 0 {
+		return false
+	}
+	for _, c := range tf.Cases {
+		if !slices.ContainsFunc(tf.Fixtures, func(fx *spec.Fixture) bool { return fx.Case == c.Name && fx.Name == name }) {
+			return false
+		}
+	}
+	return true
 }
 
 // inlineProduced are the names the inline nodes of sub give when sub has

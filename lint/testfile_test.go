@@ -247,3 +247,36 @@ func TestFixtureIntegerRounded(t *testing.T) {
 		t.Errorf("a case's integer rounded: %d findings\n%v", n, diags)
 	}
 }
+
+// An inline node the subject calls that a model would render, and no
+// fixture binds, is a warning in a test that binds another callee to a
+// program: without a model the test is SKIP, with exit 0, for the
+// fixture forgotten. Bound in every case, or in a test binding no
+// program, it is not.
+func TestModelCalleeInAnOfflineTest(t *testing.T) {
+	subject := "---\nname: digest\nkind: function\n---\n\n### Parameters\n\n- `text`: t\n\n### Returns\n\n- `out`: o\n\n### Execution\n\n```prose\nlet a = call check\n  text: text\nlet b = call summarize\n  text: text\nreturn { out: [a, b] }\n```\n\n## check\n\n### Parameters\n\n- `text`: t\n\n### Returns\n\n- `ok`: o\n\n## summarize\n\n### Parameters\n\n- `text`: t\n\n### Returns\n\n- `summary`: s\n"
+	head := "---\nname: t\nkind: test\nsubject: digest\n---\n\n### Fixtures\n\n- `text`: x\n"
+	tail := "\n### Expects\n\n- `out`: is present\n"
+	for _, c := range []struct{ name, fixtures, want string }{
+		{"one bound to a program, one left", "- `check`: exec:./check.sh\n", "lib/tests/t.test.prose.md:4:10: warning: digest calls summarize, which no fixture binds, so a model renders it (without one the test is SKIP) while the test binds other callees to programs: add - `summarize`: exec:COMMAND under ### Fixtures [test/model-callee]"},
+		{"both bound", "- `check`: exec:./check.sh\n- `summarize`: exec:./s.sh\n", ""},
+		{"bound in each case", "- `check`: exec:./check.sh\n- fixture: a\n  summarize: exec:./s.sh\n- fixture: b\n  summarize: exec:./t.sh\n", ""},
+		{"bound in one case only", "- `check`: exec:./check.sh\n- fixture: a\n  summarize: exec:./s.sh\n- fixture: b\n  text: y\n", "calls summarize, which no fixture binds"},
+		{"no program bound: a model test", "", ""},
+	} {
+		fsys := testFS(map[string]string{"lib/digest.prose.md": subject, "lib/tests/t.test.prose.md": head + c.fixtures + tail})
+		diags, err := File(fsys, "lib/tests/t.test.prose.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, d := range diags {
+			if d.Code == CodeTestModelCallee {
+				got += d.String()
+			}
+		}
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -243,7 +243,11 @@ func describe(v delegation.Value) string {
 	case nil:
 		return "nothing"
 	}
-	return fmt.Sprintf("%T", v)
+	t := delegation.TypeName(v) // integer, number, bool: never Go's int64
+	if strings.ContainsRune("aeiou", rune(t[0])) {
+		return "an " + t
+	}
+	return "a " + t
 }
 
 // RenderSystemPrompt is the system prompt of a render: the node's contract.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,23 @@ func FuzzCheckRender(f *testing.F) {
 			t.Fatalf("value %v is not exactly the outputs", v)
 		}
 	})
+}
+
+// A reply that is not an object is named by its kind as a program names
+// it, never by Go's type.
+func TestCheckRenderNamesTheKind(t *testing.T) {
+	info := RenderInfo{Name: "score", Pos: "f:1:1", Returns: []Field{{Name: "grade"}}}
+	for reply, want := range map[string]string{
+		"85":   "f:1:1: render protocol error: score answered an integer, not a JSON object with grade",
+		"8.5":  "answered a number, not",
+		"true": "answered a bool, not",
+	} {
+		v, err := ParseReply(reply)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := CheckRender(info, v); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", reply, err, want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -91,10 +92,58 @@ func (l *loader) execution() {
 	fence, other := l.findFence(sec)
 	if fence == nil {
 		d.Prose = strings.TrimSpace(sec.Body)
-		l.unmarkedExecution(sec, other)
+		if other == nil {
+			l.unfencedExecution(sec)
+		} else {
+			l.unmarkedExecution(sec, other)
+		}
 		return
 	}
 	l.readFence(sec, d, fence)
+	if extra := l.nextFence(sec, fence); extra != nil {
+		l.warnf(l.fencePos(extra, int(sec.Pos)), CodeExtraFence, "a second ```prose block in the Execution is not run (only the first is): merge the code into the first block")
+	}
+}
+
+// unfencedExecution reports an Execution with no fenced code block whose
+// text is a ProseScript program (`return {greeting: "hello " + name}` on
+// a line of its own, the fence forgotten): as written it is instructions
+// to a model, which renders the node instead of running the program.
+// Decided: an error, as for a block not marked prose; text that does not
+// parse (upstream's "Read `X` by reference, ..."), or that is only names
+// and values (`TBD`), stays instructions.
+func (l *loader) unfencedExecution(sec *section) {
+	body := strings.TrimRight(sec.Body, " \t\r\n")
+	if strings.TrimSpace(body) == "" {
+		return
+	}
+	var lines []syntax.Line
+	for off := 0; off < len(body); {
+		ln, next := lineAt(body, off)
+		lines = append(lines, syntax.Line{Text: strings.TrimRight(ln, "\r"), Off: sec.BodyPos + diag.Pos(off)})
+		off = next
+	}
+	prog, diags := parseDelegation(l.f, lines)
+	if prog == nil || diags.HasErrors() || !slices.ContainsFunc(prog.Body, isStatement) {
+		return
+	}
+	first := 0
+	for first < len(lines) && strings.TrimSpace(lines[first].Text) == "" {
+		first++
+	}
+	at := lines[first].Off + diag.Pos(len(lines[first].Text)-len(strings.TrimLeft(lines[first].Text, " ")))
+	l.errorf(int(at), CodeDelegationFence, "the Execution is code written outside a code block, so it does not run: a model renders the node from it instead; put it in a ```prose block")
+}
+
+// isStatement reports whether st is more than a name or a value standing
+// alone, which a line of prose may also be.
+func isStatement(st syntax.Stmt) bool {
+	x, ok := st.(*syntax.ExprStmt)
+	if !ok {
+		return true
+	}
+	_, call := x.X.(*syntax.CallExpr)
+	return call
 }
 
 // unmarkedExecution reports an Execution whose code block is not marked

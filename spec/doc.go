@@ -130,7 +130,8 @@
 //	spec/shape-missing       a declared slot that Shape delegates does not mention
 //	spec/prosescript-fence   the code fence says prosescript rather than prose
 //	spec/empty-delegation    the Delegation's code block has no code
-//	spec/extra-fence         a second ```prose block in the Delegation (only the first runs)
+//	spec/extra-fence         a second ```prose block in the Delegation or the
+//	                         Execution (only the first runs)
 //	spec/duplicate-node      two inline ## nodes of one file share a name
 //
 // The Delegation parser adds its own codes (syntax/...) to the same list.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -213,11 +214,12 @@ func (l *loader) run() {
 	}
 	l.frontMatter()
 	// A file whose kind is not known (its front matter is missing, not
-	// closed or not YAML, which is reported) is read by the rules its
-	// body is written in: read by the earlier ones, a Contract item
-	// (`- `x`: a value`) drew errors of its own beside the real one.
+	// closed or not YAML, or its kind misspelt, which is reported) is
+	// read by the rules its body is written in: read by the earlier
+	// ones, a Contract item (`- `x`: a value`) drew errors of its own
+	// beside the real one (`unknown type "who"` beside kind: funtion).
 	l.s.Contract = isContract(l.s.Kind, l.s.Version) ||
-		(l.s.Kind == KindPattern && l.s.Version == "" || l.s.Kind == "") && contractForms(l.text[l.fmEnd:]) // generation.go
+		(l.s.Kind == KindPattern && l.s.Version == "" || !slices.Contains(kinds, l.s.Kind)) && contractForms(l.text[l.fmEnd:]) // generation.go
 	l.s.Pos = l.namePos // a file's node is where its name is
 	if subj, ok := l.s.Front["subject"].(string); ok {
 		l.s.Subject = subj

@@ -57,7 +57,7 @@ func Rules() []Rule {
 		{CodeShapeMissing, w, "Declared slot not listed under Shape delegates"},
 		{CodeProsescript, w, "Code fence says prosescript rather than prose"},
 		{CodeEmptyDelegation, w, "Delegation code block is empty"},
-		{CodeExtraFence, w, "Second ```prose block in the Delegation (not run)"},
+		{CodeExtraFence, w, "Second ```prose block in the Delegation or the Execution (not run)"},
 		{CodeDuplicateNode, w, "Two inline nodes share a name"},
 		{CodeGatewayRequires, e, "Gateway with ### Requires: its input arrives as events, and nothing wires the items"},
 	}

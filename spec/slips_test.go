@@ -152,3 +152,50 @@ func TestUnmarkedExecution(t *testing.T) {
 		t.Errorf("pseudo-code reported:\n%s", diags)
 	}
 }
+
+// An Execution written with no code block at all, whose text is a
+// program, is an error at its first line: the fence was forgotten, and a
+// model would render the node instead of running it. Prose (upstream's
+// "Read X by reference, ...") and a lone word stay instructions.
+func TestUnfencedExecution(t *testing.T) {
+	head := "---\nname: f\nkind: function\n---\n\n### Parameters\n\n- `topic`: the topic\n\n### Returns\n\n- `line`: a line\n\n### Execution\n\n"
+	for _, c := range []struct{ body, want string }{
+		{"return \"about \" + topic\n", "f.prose.md:16:1: error: the Execution is code written outside a code block, so it does not run: a model renders the node from it instead; put it in a ```prose block [spec/delegation-fence]"},
+		{"let s = call summarizer\n  text: topic\nreturn s\n", "f.prose.md:16:1: error: the Execution is code written"},
+		{"    call summarizer\n      text: topic\n", "f.prose.md:16:5: error: the Execution is code written"},
+		{"Read `topic` by reference, call the summarizer, and return the line.\n", ""},
+		{"TBD\n", ""},
+		{"Summarize the topic.\n\n#### Notes\n\nkeep it short\n", ""},
+	} {
+		_, diags := Parse("f.prose.md", []byte(head+c.body))
+		got := diags.String()
+		if c.want == "" && strings.Contains(got, "delegation-fence") || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%q:\ngot  %s\nwant %q", c.body, got, c.want)
+		}
+	}
+}
+
+// A misspelt kind is the one error of a function written in Contract
+// Markdown: its items were read by a pattern's rules, `- `name`: who`
+// drawing "unknown type" beside it.
+func TestMisspeltKindReadsTheContract(t *testing.T) {
+	src := "---\nname: greet\nkind: funtion\n---\n\n### Parameters\n\n- `name`: who\n\n### Returns\n\n- `greeting`: hello\n\n### Execution\n\n```prose\nreturn { greeting: \"hello \" + name }\n```\n"
+	s, diags := Parse("f.prose.md", []byte(src))
+	if len(diags) != 1 || !strings.Contains(diags.String(), `f.prose.md:3:7: error: unknown kind "funtion": did you mean kind: function?`) {
+		t.Errorf("diagnostics:\n%s", diags)
+	}
+	if !s.Contract {
+		t.Errorf("read as a pattern")
+	}
+}
+
+// An Execution written as two ```prose blocks runs the first only: the
+// second is a warning at its fence, as in a Delegation.
+func TestSecondExecutionBlock(t *testing.T) {
+	src := "---\nname: two\nkind: function\n---\n\n### Parameters\n\n- `name`: who\n\n### Returns\n\n- `greeting`: hello\n\n### Execution\n\n```prose\nlet base = \"hello \"\n```\n\nThen greet.\n\n```prose\nreturn { greeting: base + name }\n```\n"
+	_, diags := Parse("two.prose.md", []byte(src))
+	want := "two.prose.md:22:1: warning: a second ```prose block in the Execution is not run (only the first is): merge the code into the first block [spec/extra-fence]"
+	if !strings.Contains(diags.String(), want) {
+		t.Errorf("missing %s in:\n%s", want, diags)
+	}
+}

@@ -113,7 +113,7 @@ func ReadTest(s *Spec) (*TestFile, diag.List) {
 				if name, ok := fixtureCase(it); ok {
 					fs, err := caseFixtures(it, name)
 					if err != nil {
-						diags.Errorf(s.File, diag.Pos(it.pos), CodeTestItem, "fixture case %q: its keys are not a YAML mapping (%v): write - fixture: NAME, then one indented key: value line per fixture", name, err)
+						diags.Errorf(s.File, diag.Pos(it.pos), CodeTestItem, "fixture case %q: its keys are not a YAML mapping (%v): write - fixture: NAME, then one indented key: value line per fixture (a value on lines of its own is YAML: quote one holding \": \")", name, err)
 						continue
 					}
 					if c := t.fixtureCase(name); c != nil {
@@ -286,9 +286,19 @@ func fixtureCase(it *item) (string, bool) {
 
 // caseFixtures reads the indented `key: value` lines of a case as one
 // YAML mapping (block scalars, nested lists and maps as YAML has them).
+//
+// Decided: a value YAML cannot read, or reads as nothing, is read as a
+// fixture outside a case reads it (JSON, else the text as written), so
+// a line copied from there means the same in a case:
+// `fetch: exec:echo '{"body": "x"}'` (": " inside, which YAML refuses)
+// is that command, and `tag: #1` is the text "#1", not a YAML comment
+// that would pass null for the input.
 func caseFixtures(it *item, name string) ([]*Fixture, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(dedent(it.raw)), &doc); err != nil {
+		if fs, ok := plainCaseFixtures(it, name); ok {
+			return fs, nil
+		}
 		return nil, err
 	}
 	if len(doc.Content) == 0 {
@@ -308,6 +318,14 @@ func caseFixtures(it *item, name string) ([]*Fixture, error) {
 		f := &Fixture{Name: k, Case: name, Pos: diag.Pos(it.pos)}
 		if line := m.Content[i].Line - 1; line >= 0 && line < len(it.offs)-1 {
 			f.Pos = diag.Pos(it.offs[line+1])
+			if val := m.Content[i+1]; val.Kind == yaml.ScalarNode && val.Tag == "!!null" && val.Value == "" {
+				// `key: # text`: a comment to YAML, the text to the author
+				if _, rest, _, ok := keyed(it.lines[line+1]); ok && strings.HasPrefix(rest, "#") {
+					f.Raw, f.Value, f.JSON = fixtureValue(rest)
+					out = append(out, f)
+					continue
+				}
+			}
 		}
 		n := normalize(v)
 		f.Value = jsonValue(n)
@@ -322,6 +340,29 @@ func caseFixtures(it *item, name string) ([]*Fixture, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// plainCaseFixtures reads a case whose lines YAML refuses as one
+// `key: value` line a fixture, each value read as fixtureValue reads a
+// fixture outside a case; ok is false when a line is not of that form
+// (indented under another, or with no key).
+func plainCaseFixtures(it *item, name string) ([]*Fixture, bool) {
+	var out []*Fixture
+	indent := -1
+	for k, ln := range it.raw {
+		n := len(ln) - len(strings.TrimLeft(ln, " "))
+		if indent < 0 {
+			indent = n
+		}
+		key, rest, _, ok := keyed(it.lines[k+1])
+		if n != indent || !ok || rest == "" || isBlockScalar(rest) {
+			return nil, false
+		}
+		f := &Fixture{Name: key, Case: name, Pos: diag.Pos(it.offs[k+1])}
+		f.Raw, f.Value, f.JSON = fixtureValue(rest)
+		out = append(out, f)
+	}
+	return out, len(out) > 0
 }
 
 // jsonValue is v as encoding/json decodes it (float64 numbers).

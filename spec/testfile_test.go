@@ -91,6 +91,38 @@ func TestReadTestProblems(t *testing.T) {
 	}
 }
 
+// A case's line means what it means outside a case: a value YAML
+// refuses (": " in an exec: command) or reads as a comment (`#1`) is
+// read as a fixture outside a case reads it, never refused or null.
+func TestCaseLinesReadAsFixtures(t *testing.T) {
+	src := "---\nname: c\nkind: test\nsubject: s\n---\n\n### Fixtures\n\n" +
+		"- fixture: found\n  fetch: exec:echo '{\"body\": \"x\"}'\n  n: 3\n" +
+		"- fixture: tag\n  tag: #1 priority\n  list:\n    - a\n" +
+		"- fixture: nested\n  fetch: exec:echo '{\"a\": 1}'\n  more:\n    deep: x: y\n" +
+		"\n### Expects\n\n- `out`: is present\n"
+	s, _ := Parse("c.test.prose.md", []byte(src))
+	tf, diags := ReadTest(s)
+	var got []string
+	for _, f := range tf.Fixtures {
+		b, _ := json.Marshal(f.Value)
+		got = append(got, f.Case+"|"+f.Name+"|"+string(b)+"|"+s.File.Position(f.Pos).String())
+	}
+	want := []string{
+		`found|fetch|"exec:echo '{\"body\": \"x\"}'"|c.test.prose.md:10:3`,
+		`found|n|3|c.test.prose.md:11:3`,
+		`tag|tag|"#1 priority"|c.test.prose.md:13:3`,
+		`tag|list|["a"]|c.test.prose.md:14:3`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("fixtures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// lines that are no key: value each stay YAML's to read, and its
+	// error is the case's
+	if d := diags.String(); !strings.Contains(d, `c.test.prose.md:16:1: error: fixture case "nested"`) || strings.Count(d, "error") != 1 {
+		t.Errorf("diagnostics:\n%s", d)
+	}
+}
+
 func FuzzReadTest(f *testing.F) {
 	f.Add(sampleTest)
 	f.Add("---\nkind: test\nsubject: x\n---\n### Expects\n- `a`\n  - path:\n")

@@ -62,6 +62,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/proselang/prose/claim"
+	"github.com/proselang/prose/claim/form"
 	"github.com/proselang/prose/delegation"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -306,8 +307,15 @@ func (s *Suite) judge(ctx context.Context, r *Result, c *Case, v delegation.Valu
 	var skipped string
 	for _, e := range c.Test.Expects {
 		it := &Item{Text: e.Text, Pos: c.Test.Spec.File.Position(e.Pos), Negated: e.Negated}
-		val := lookup(ctx, scope, e.Path, v)
+		val, perr := lookup(ctx, scope, e.Path, v)
 		it.Observed = cut(observe(val))
+		if perr != nil && !presenceClaim(e.Claim) {
+			// a path that reads nothing is no null to judge: under
+			// Expects Not, `equals "x"` of it would pass
+			it.Status, it.Detail = Fail, "the path cannot be read: "+perr.Error()
+			r.Items = append(r.Items, it)
+			continue
+		}
 		res, cerr := checker.Check(ctx, claim.Question{Path: e.Path, Claim: e.Claim, Value: val, Scope: scope, Pos: it.Pos})
 		switch {
 		case errors.Is(cerr, claim.ErrNeedsModel):
@@ -402,22 +410,38 @@ func outputs(c *Case, v delegation.Value, runErr error) map[string]delegation.Va
 // lookup is the value a path names: a name in scope, or a member path
 // evaluated as a Delegation expression; "" is the whole result. A path
 // that does not resolve is null.
-func lookup(ctx context.Context, scope map[string]delegation.Value, path string, whole delegation.Value) delegation.Value {
+//
+// A path that reads nothing (not a path, an index past the end, a member
+// of a list or of text) gives null and an error saying why: only a
+// presence claim (`is absent`, `is null`) may judge that null.
+func lookup(ctx context.Context, scope map[string]delegation.Value, path string, whole delegation.Value) (delegation.Value, error) {
 	if path == "" {
-		return whole
+		return whole, nil
 	}
 	if v, ok := scope[path]; ok {
-		return v
+		return v, nil
 	}
 	prog, diags := syntax.ParseString("path", "return "+path+"\n")
 	if diags.HasErrors() {
-		return nil
+		return nil, fmt.Errorf("%q is not a path of the result (write output.member or output[INDEX])", path)
 	}
 	v, err := delegation.Run(ctx, prog, scope, &delegation.Host{MaxSteps: 100})
 	if err != nil {
-		return nil
+		var de *delegation.Error
+		if errors.As(err, &de) {
+			return nil, fmt.Errorf("%s", de.Msg)
+		}
+		return nil, err
 	}
-	return v
+	return v, nil
+}
+
+// presenceClaim reports whether claim asks whether its subject is
+// there (`is null`, `is absent`, `exists`, negated or not): of a path
+// that reads nothing, such a claim is decided on null.
+func presenceClaim(claim string) bool {
+	r, ok := form.Decide(claim, nil)
+	return ok && r.Rule == "presence"
 }
 
 // observe is a value as JSON (null for nothing).

@@ -442,3 +442,26 @@ func TestResponsibilitySubject(t *testing.T) {
 		}
 	}
 }
+
+// An Expects item whose path reads nothing (an index past the end, a
+// member of text, no path at all) fails, under Expects Not too: judged
+// as null, `equals "x"` of it passed there, checking nothing. A presence
+// claim is decided on the null.
+func TestPathThatReadsNothing(t *testing.T) {
+	dir := t.TempDir()
+	subject := "---\nname: words\nkind: function\n---\n\n### Parameters\n\n- `text`: t\n\n### Returns\n\n- `words` (string[]): the words\n\n### Execution\n\n```prose\nreturn { words: [\"a\", \"b\"] }\n```\n"
+	if err := os.WriteFile(filepath.Join(dir, "words.prose.md"), []byte(subject), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	test := writeTest(t, dir, "w.test.prose.md", "---\nname: w\nkind: test\nsubject: words\n---\n\n### Fixtures\n\n- `text`: x\n\n### Expects\n\n- path: words[5]\n  predicate: is absent\n\n### Expects Not\n\n- path: words[5]\n  predicate: equals \"a\"\n- path: words.0\n  predicate: equals \"a\"\n- path: words[1].x\n  predicate: equals \"a\"\n- path: words[0]\n  predicate: equals \"b\"\n")
+	rs := runFiles(t, Options{}, test)
+	if len(rs) != 1 || rs[0].Status != Fail || rs[0].Passed != 2 || len(rs[0].Items) != 5 {
+		t.Fatalf("%+v", rs[0])
+	}
+	for i, want := range []string{"", "the path cannot be read: index 5 out of range", "the path cannot be read: \"words.0\" is not a path", "the path cannot be read: this value is text", ""} {
+		it := rs[0].Items[i]
+		if (want == "") != (it.Status == Pass) || !strings.Contains(it.Detail, want) {
+			t.Errorf("item %d: %+v, want %q", i, it, want)
+		}
+	}
+}

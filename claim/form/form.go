@@ -34,10 +34,16 @@ const num = `(-?\d+(?:\.\d+)?)`
 
 var (
 	reNot = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(?:does not|doesn't|do not|don't) (contain|include|equal|exist|match|have)s?(?: (.*))?$`)
+		return regexp.MustCompile(`(?i)^(?:does not|doesn't|do not|don't) (contain|include|equal|exist|match|have|start|begin|end)s?(?: (.*))?$`)
 	})
 	reContains = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:contains|includes)(?: the)?(?: exact)?(?: (?:phrase|text|string|substring|word|value|item|element|key))? ` + lit + `$`)
+	})
+	reModal = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:should|must|shall)( not)? (be|equal|contain|include|match|have|start|begin|end)\b(.*)$`)
+	})
+	reAffix = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(starts|begins|ends) with(?: the)?(?: (?:phrase|text|string|word))? ` + lit + `$`)
 	})
 	reEquals = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:equals|==|is equal to|is exactly|is) ` + lit + `$`)
@@ -85,7 +91,8 @@ var (
 type Result struct {
 	Holds bool
 	// Rule names the form: "contains", "equals", "presence", "count",
-	// "compare", "range", "type", "matches", "has-key", "every", "one-of".
+	// "compare", "range", "type", "matches", "has-key", "every", "one-of",
+	// "affix".
 	Rule string
 	// Detail is what the rule observed beyond the value ("4 words").
 	Detail string
@@ -110,9 +117,13 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 	if !mayStartForm(text) {
 		return Result{}, false
 	}
+	if m := reModal().FindStringSubmatch(text); m != nil {
+		// "should be 2", "must not contain `x`": the form the words say
+		return decideForm(modal(m[1] != "", strings.ToLower(m[2]))+m[3], v)
+	}
 	if m := reNot().FindStringSubmatch(text); m != nil {
 		verb := strings.ToLower(m[1])
-		pos := map[string]string{"contain": "contains", "include": "includes", "equal": "equals", "exist": "exists", "match": "matches", "have": "has"}[verb]
+		pos := map[string]string{"contain": "contains", "include": "includes", "equal": "equals", "exist": "exists", "match": "matches", "have": "has", "start": "starts", "begin": "begins", "end": "ends"}[verb]
 		rest := m[2]
 		if verb == "exist" {
 			rest = ""
@@ -130,6 +141,10 @@ func decideForm(text string, v delegation.Value) (Result, bool) {
 			return Result{Rule: "contains", Detail: mm, Mismatch: mm}, true
 		}
 		return Result{Holds: contains(v, want), Rule: "contains"}, true
+	}
+	if m := reAffix().FindStringSubmatch(text); m != nil {
+		want, _ := literal(m[2])
+		return affix(strings.EqualFold(m[1], "ends"), want, v), true
 	}
 	if m := rePresence().FindStringSubmatch(text); m != nil {
 		return presence(strings.ToLower(m[1]), v), true
@@ -539,6 +554,39 @@ func hasType(v delegation.Value, t string) bool {
 	}
 	_, ok := v.(bool)
 	return ok
+}
+
+// modal is the claim's verb without should, must or shall: "is" for
+// be, "contains" for contain, "is not" and "does not contain" negated.
+func modal(negated bool, verb string) string {
+	if verb == "be" {
+		if negated {
+			return "is not"
+		}
+		return "is"
+	}
+	if negated {
+		return "does not " + verb
+	}
+	return map[string]string{"equal": "equals", "contain": "contains", "include": "includes", "match": "matches", "have": "has", "start": "starts", "begin": "begins", "end": "ends"}[verb]
+}
+
+// affix is the form "starts with LIT" ("begins with"), or "ends with
+// LIT" when end is set: of text, compared as written (case included).
+// Decided: only text starts or ends with something; a list, an object,
+// a number or null is a Mismatch (whose first element, or whose digits,
+// was meant is not known).
+func affix(end bool, want, v delegation.Value) Result {
+	s, ok := v.(string)
+	if !ok {
+		mm := aType(v) + ", not text"
+		return Result{Rule: "affix", Detail: mm, Mismatch: mm}
+	}
+	w := delegation.Text(want)
+	if end {
+		return Result{Holds: strings.HasSuffix(s, w), Rule: "affix"}
+	}
+	return Result{Holds: strings.HasPrefix(s, w), Rule: "affix"}
 }
 
 // matches is the regular-expression form.

@@ -122,6 +122,7 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 		return !ends
 	})
 	if ends {
+		c.someReturn(prog.Body, req)
 		return
 	}
 	hint := ""
@@ -140,6 +141,43 @@ func (c *checker) neverReturns(prog *syntax.Program) {
 	}
 	c.diags.Errorf(c.f, prog.Body[0].Pos(), CodeReturnShape, "the Execution never returns%s, so its value is null, but %s %d outputs (%s): end it with a return of an object with those keys",
 		hint, what, len(req), strings.Join(req, ", "))
+}
+
+// someReturn warns of an Execution that returns on some paths only
+// (`if x: return {...}` and nothing after): a run that takes another
+// path reaches the end without a return and fails there (callgraph's
+// "ended without a return"). A warning: the path may be one no run
+// takes; the error comes where a run takes it.
+func (c *checker) someReturn(body []syntax.Stmt, req []string) {
+	if slices.ContainsFunc(body, endsEveryPath) {
+		return
+	}
+	last := body[len(body)-1]
+	c.diags.Warnf(c.f, last.Pos(), CodeMissingReturn, "a run that gets past this statement reaches the end of the Execution without a return, and fails there (it declares %s): end every path with a return (or a throw)",
+		strings.Join(req, ", "))
+}
+
+// endsEveryPath reports whether every way through s ends in a return or
+// a throw: one of them, an if with an else whose branches all end, a try
+// whose body and catch (or finally) end, a choice whose options all do.
+func endsEveryPath(s syntax.Stmt) bool {
+	all := func(body []syntax.Stmt) bool { return slices.ContainsFunc(body, endsEveryPath) }
+	switch s := s.(type) {
+	case *syntax.ReturnStmt, *syntax.ThrowStmt:
+		return true
+	case *syntax.IfStmt:
+		return s.Else != nil && all(s.Then) && all(s.Else)
+	case *syntax.TryStmt:
+		return all(s.Finally) || all(s.Body) && (s.Catch == nil && s.CatchPos == diag.NoPos || all(s.Catch))
+	case *syntax.ChoiceStmt:
+		for _, o := range s.Options {
+			if !all(o.Body) {
+				return false
+			}
+		}
+		return len(s.Options) > 0
+	}
+	return false
 }
 
 // collectedBy names what a return in the collecting loop or pipeline

@@ -46,6 +46,8 @@ type checkCase struct {
 	slots, config, inputs, outputs string
 	nodes                          string // the file's ## nodes
 	code                           string
+	// returnRule checks the code as a function's Execution (Decls.ReturnRule).
+	returnRule bool
 	// want holds "LINE:COL severity code [message fragment]" per finding,
 	// in sorted order; findings on line 0 (declarations) are "0 ...".
 	want []string
@@ -65,6 +67,7 @@ func runCheckCases(t *testing.T, cases []checkCase) {
 			for _, n := range strings.Fields(tc.nodes) {
 				d.Nodes = append(d.Nodes, check.Name{Name: n})
 			}
+			d.ReturnRule = tc.returnRule
 			got := check.Check(prog, d).Dedupe()
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), got)
@@ -341,6 +344,7 @@ func loopCases() []checkCase {
 			code: "continue\nfor x in xs:\n  if x:\n    break\n  try:\n    continue\n  catch:\n    break\nparallel:\n  let a = repeat 2:\n    continue\nbreak",
 			want: []string{
 				"1:1 error check/branch-outside-loop continue outside a loop",
+				"11:5 warning check/collect-null continue gives null to the list the loop collects",
 				"12:1 error check/branch-outside-loop break outside a loop",
 			}},
 		{name: "branches cannot leave parallel bodies", slots: "w", inputs: "xs",
@@ -375,6 +379,12 @@ func outputCases() []checkCase {
 			code: "return { result: 1, more: 2 }"},
 		{name: "opaque return skips the check", slots: "w", outputs: "result",
 			code: "let r = call w\nreturn r"},
+		// a bare return gives null as return null does: no output
+		{name: "a bare return returns no output", slots: "w", outputs: "result",
+			code: "let result = call w\nreturn",
+			want: []string{"0 warning check/output-not-returned 'result'"}},
+		{name: "a bare return beside one that returns the output", slots: "w", outputs: "result",
+			code: "let r = call w\nif r.skip:\n  return\nreturn { result: r }"},
 		{name: "placeholder strings", slots: "w", inputs: "h",
 			code: "let r = call w\n  prompt: \"the number of items in the list\"\nrecord { reason: \"matched failure_criteria\" } in h\nreturn {\n  n: \"number of completed attempts before winner\",\n  note: \"Done\",\n  why: \"the run was aborted by the guard\",\n  nested: { k: \"the winning candidate name\" }\n}",
 			want: []string{

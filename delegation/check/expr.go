@@ -181,6 +181,9 @@ func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 		}
 		c.diags.Errorf(c.f, e.X.Pos(), CodeTypeMismatch, "for cannot loop over %s: it is %s, not a list, so a run stops there: %s", what, describeShape(sh), fix)
 	}
+	if collecting && !e.First {
+		c.collectNulls(e.Body, nil)
+	}
 	c.loopBody(e.Parallel || e.First, collecting, func() {
 		c.forgetAssigned(e.Body)
 		c.bindVar(e.Var, e.X)
@@ -192,6 +195,9 @@ func (c *checker) forLoop(e *syntax.ForExpr, collecting bool) {
 
 func (c *checker) repeatLoop(e *syntax.RepeatExpr, collecting bool) {
 	c.count(e.Count, "repeat count")
+	if collecting && !e.First {
+		c.collectNulls(e.Body, nil)
+	}
 	c.loopBody(e.Parallel || e.First, collecting, func() {
 		c.forgetAssigned(e.Body)
 		if e.Var != nil {

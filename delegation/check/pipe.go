@@ -41,6 +41,9 @@ func (c *checker) pipe(e *syntax.PipeExpr) {
 		c.diags.Warnf(c.f, e.OpPos, CodeRedeclared, "| %s names each item item, which hides %s (line %d) in its body: rename that one to read it there",
 			op, quote(e.Item().Name), c.line(old.pos))
 	}
+	if e.Acc == nil {
+		c.collectNulls(e.Body(), e)
+	}
 	outerLevel, outerLoops, outerStage := c.pipeLevel, c.pipeLoops, c.stage
 	c.pipeLevel, c.pipeLoops, c.stage = c.level+1, c.loops+1, e
 	c.loopBody(true, true, func() {

@@ -72,6 +72,14 @@ const (
 	CodeBlockNullPath  = "check/block-null-path"
 	CodeBlockAssign    = "check/block-assign"
 	CodeUnusedBlock    = "check/unused-block"
+
+	// CodeCollectNull: an iteration of a collecting body that gives
+	// null with no value written for it (collect.go).
+	CodeCollectNull = "check/collect-null"
+
+	// CodeMissingReturn: an Execution that returns on some paths only
+	// (check.go, someReturn).
+	CodeMissingReturn = "check/missing-return"
 )
 
 // Rule describes one check: its stable code, the severity of its
@@ -94,6 +102,8 @@ func Rules() []Rule {
 		{CodeBlockName, diag.Error, "Block defined twice, or named like a callee, ## node, slot, input, config key or variable"},
 		{CodeBlockParam, diag.Error, "Block names a parameter twice"},
 		{CodeBranchOutsideLoop, diag.Error, "continue or break outside a loop, or leaving a parallel body or a block"},
+		{CodeCollectNull, diag.Warning, "An iteration of a collecting loop or a pipeline stage ended by continue, or taking a path with no value, gives null to the list"},
+		{CodeMissingReturn, diag.Warning, "An Execution whose node declares outputs returns on some paths only: a run on another fails at its end"},
 		{CodeChoice, diag.Error, "choice with two options of one label or a blank label (an error), one option or an empty option (a warning)"},
 		{CodeCallTarget, diag.Error, "Call target is not a slot, an input, or a loop variable over a list-valued slot"},
 		{CodeClauseArg, diag.Warning, "Argument named like a call clause (retries: 3 passes an argument)"},

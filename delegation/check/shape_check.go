@@ -455,7 +455,35 @@ func (c *checker) comparison(e *syntax.BinaryExpr) {
 	case syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.MEETS:
 		what = "stops the run (only two numbers, two strings or two durations are ordered)"
 	}
-	c.diags.Errorf(c.f, e.OpPos, CodeTypeMismatch, "this comparison of %s with %s %s", describeKind(l, e.X), describeKind(r, e.Y), what)
+	c.diags.Errorf(c.f, e.OpPos, CodeTypeMismatch, "this comparison of %s with %s %s%s", describeKind(l, e.X), describeKind(r, e.Y), what, memberMeant(l, e.X, r, e.Y))
+}
+
+// memberMeant proposes the member of an object compared with a scalar
+// that the comparison most likely meant (`review == "accept"` for
+// review.verdict): the field whose declared words hold the literal, else
+// the one field of the scalar's kind; "" when none is clear.
+func memberMeant(l *valueShape, x syntax.Expr, r *valueShape, y syntax.Expr) string {
+	if r != nil && r.kind == kObject {
+		l, x, r, y = r, y, l, x
+	}
+	p := pathOf(x)
+	if l == nil || l.kind != kObject || r == nil || r.kind == kObject || p == "" {
+		return ""
+	}
+	lit, _ := y.(*syntax.StringLit)
+	var kindMatch []string
+	for _, f := range l.fields {
+		if lit != nil && len(lit.Parts) == 0 && slices.Contains(literalUnion(f.Type), lit.Value) {
+			return fmt.Sprintf(": did you mean %s.%s?", p, f.Name)
+		}
+		if typeKind(f.Type) == r.kind {
+			kindMatch = append(kindMatch, f.Name)
+		}
+	}
+	if len(kindMatch) == 1 {
+		return fmt.Sprintf(": did you mean %s.%s?", p, kindMatch[0])
+	}
+	return ""
 }
 
 // neverOneOf reports (and says) that e compares x, text of a declared

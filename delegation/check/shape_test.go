@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"testing"
+
+	"github.com/proselang/prose/delegation/syntax"
 )
 
 // TestEnsuresFields pins which ensures texts name fields: an object in
@@ -57,6 +59,30 @@ func TestJoin(t *testing.T) {
 	} {
 		if got := join(tc.a, tc.b); got != tc.want {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// An object compared with a scalar proposes the member meant: the field
+// whose declared words hold the literal, else the one field of the
+// scalar's kind.
+func TestMemberMeant(t *testing.T) {
+	review := &valueShape{kind: kObject, closed: true, fields: []Name{{Name: "verdict", Type: `"accept" | "reject"`}, {Name: "notes", Type: "string"}, {Name: "score", Type: "integer"}}}
+	id := &syntax.Ident{Name: "review"}
+	for _, tc := range []struct {
+		lit  syntax.Expr
+		kind *valueShape
+		want string
+	}{
+		{&syntax.StringLit{Value: "accept"}, shapeTextV, ": did you mean review.verdict?"},
+		{&syntax.StringLit{Value: "fine"}, shapeTextV, ""}, // notes or verdict: not clear
+		{&syntax.NumberLit{IsInt: true, Int: 3}, shapeInteger, ": did you mean review.score?"},
+	} {
+		if got := memberMeant(review, id, tc.kind, tc.lit); got != tc.want {
+			t.Errorf("%#v: got %q, want %q", tc.lit, got, tc.want)
+		}
+		if got := memberMeant(tc.kind, tc.lit, review, id); got != tc.want {
+			t.Errorf("%#v (object on the right): got %q, want %q", tc.lit, got, tc.want)
 		}
 	}
 }

@@ -641,8 +641,9 @@ func (c *checker) ret(s *syntax.ReturnStmt) {
 	}
 	if s.Value == nil {
 		if c.collect == 0 {
+			// a bare return gives null, as `return null` does: it
+			// returns no output (no value could be one unseen)
 			c.anyTopLevel = true
-			c.opaqueRet = true
 		}
 		return
 	}

@@ -95,7 +95,12 @@ func (p *parser) parseCond(what string, end int) Expr {
 // looksLikeExpr reports whether condition tokens hold operators that
 // natural language does not use, so a failed parse is a broken expression.
 func looksLikeExpr(toks []token) bool {
-	for _, t := range toks {
+	for i, t := range toks {
+		if isRegexpStart(toks, i) {
+			// `id matches /^[a-z]+$/`: what follows is a pattern, whose
+			// brackets and + are no operators (a claim form, rule 23)
+			return false
+		}
 		switch t.kind {
 		case EQ, NE, LT, LE, GT, GE, ASSIGN, PLUS, LBRACK, LBRACE, PIPE:
 			return true
@@ -110,6 +115,16 @@ func looksLikeExpr(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// isRegexpStart reports whether toks[i] is the word matches followed by
+// a pattern between slashes or backquotes, as the claim form writes one.
+func isRegexpStart(toks []token, i int) bool {
+	if i+1 >= len(toks) || toks[i].kind != IDENT || !strings.EqualFold(toks[i].raw, "matches") {
+		return false
+	}
+	n := toks[i+1].raw
+	return strings.HasPrefix(n, "/") || strings.HasPrefix(n, "`")
 }
 
 // tryExpr parses an expression speculatively; it succeeds only when the

@@ -525,5 +525,31 @@ func (p *parser) endStmtOf(before, what, after string) {
 	if t.kind == ILLEGAL {
 		p.errorf(t.pos, "syntax/unexpected", "%s", p.value(t))
 	}
+	if hint := p.parenHint(); hint != "" {
+		p.errorf(t.pos, "syntax/unexpected", "%s", hint)
+	}
 	p.errorf(t.pos, "syntax/unexpected", "unexpected %s after the %s%s%s: expected the end of the line", describe(t), before, what, after)
+}
+
+// parenHint says what to write for NAME(...) where a statement should
+// end, a call or a method of another language, or "": ProseScript
+// calls a function with `call NAME` and its arguments on the lines
+// below, and has no functions of values.
+func (p *parser) parenHint() string {
+	t := p.tok()
+	if t.kind != LPAREN || p.p == 0 {
+		return ""
+	}
+	name := p.toks[p.p-1]
+	if name.kind != IDENT || name.end != t.pos {
+		return ""
+	}
+	if p.p > 1 && p.toks[p.p-2].kind == DOT {
+		return fmt.Sprintf("a value has no methods: .%s(...) is not ProseScript; ask a function for what it would compute (call NAME, with the value as an argument), and read a list's length as x.length", name.raw)
+	}
+	switch name.raw {
+	case "len", "length", "count", "size":
+		return fmt.Sprintf("there is no %s(...): the length of a list or a text is X.length", name.raw)
+	}
+	return fmt.Sprintf("%s(...) is no call in ProseScript: write call %s, then its arguments on indented key: value lines below it (a named block runs with do %s(...))", name.raw, name.raw, name.raw)
 }

@@ -212,6 +212,11 @@ func (p *parser) parseAssign() Stmt {
 	default:
 		p.errorf(lhs.Pos(), "syntax/assign", "cannot assign to this expression: only a name or an indexed element (name[i]) can be assigned")
 	}
+	if id, ok := lhs.(*Ident); ok && p.tok().kind == IDENT && p.peek(1).kind == ASSIGN {
+		// `var x = 1`, `set x = 1`: another language's declaration
+		p.errorf(id.NamePos, "syntax/expected", "'%s' is no keyword: a name is bound with let %s = VALUE (const %s = VALUE for one bound once), and assigned with %s = VALUE",
+			id.Name, p.tok().raw, p.tok().raw, p.tok().raw)
+	}
 	eq := p.expect(ASSIGN, "in assignment (use '==' to compare)")
 	v := p.parseValue()
 	p.endStmt("assignment")

@@ -392,3 +392,37 @@ func TestEveryErrorInOrder(t *testing.T) {
 		}
 	}
 }
+
+// Forms of other languages get the ProseScript to write: a call with
+// parentheses, a method, len(), a var declaration.
+func TestOtherLanguagesForms(t *testing.T) {
+	for _, c := range []struct{ code, want string }{
+		{"let r = helper(topic)\nreturn r", "t.md:1:15: error: helper(...) is no call in ProseScript: write call helper, then its arguments on indented key: value lines below it"},
+		{"return r.text.upper()", "t.md:1:20: error: a value has no methods: .upper(...) is not ProseScript"},
+		{"return len(xs)", "t.md:1:11: error: there is no len(...): the length of a list or a text is X.length"},
+		{"var n = 1\nreturn n", "t.md:1:1: error: 'var' is no keyword: a name is bound with let n = VALUE"},
+		{"let r = helper (topic)", "t.md:1:16: error: unexpected '(' after the let statement"},
+	} {
+		_, errs := ParseString("t.md", c.code)
+		if len(errs) == 0 || !strings.Contains(errs[0].String(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.code, errs, c.want)
+		}
+	}
+}
+
+// A condition in the claim form `X matches /RE/` is natural text whose
+// pattern may hold brackets, + and |: they are no operators there.
+func TestMatchesPatternCondition(t *testing.T) {
+	for _, re := range []string{"/^[a-z]+$/", "/^[^@]+@[^@]+$/", "`^(a|b)+$`", "/@/"} {
+		code := "if email matches " + re + ":\n  return 1\nreturn 2"
+		prog, errs := ParseString("t.md", code)
+		if len(errs) > 0 {
+			t.Errorf("%s: %v", re, errs)
+			continue
+		}
+		n, ok := prog.Body[0].(*IfStmt).Cond.(*NaturalCond)
+		if !ok || n.Text != "email matches "+re {
+			t.Errorf("%s: condition %#v", re, prog.Body[0].(*IfStmt).Cond)
+		}
+	}
+}

@@ -75,7 +75,12 @@ func (g *Graph) executionMembers() diag.List {
 				// A comparison that can never hold, with the kinds the
 				// producer declares (`crossed == true` of a whole truth).
 				d.Code = CodeTypeMismatch
-				d.Message += ", as its producer's ### Maintains declares it: compare a value of the same kind, or read the field meant"
+				if base, meant, ok := strings.Cut(d.Message, ": did you mean "); ok {
+					// the checker named the field meant (s.crossed)
+					d.Message = base + ", as its producer's ### Maintains declares it: did you mean " + meant
+				} else {
+					d.Message += ", as its producer's ### Maintains declares it: compare a value of the same kind, or read the field meant"
+				}
 				out = append(out, d)
 				continue
 			}

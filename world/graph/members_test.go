@@ -97,7 +97,9 @@ func TestWholeTruthAsACondition(t *testing.T) {
 func TestExecutionComparisonOfProducerKinds(t *testing.T) {
 	summary := "---\nname: summary\nkind: responsibility\n---\n\n# Summary\n\n### Maintains\n\n- `total` (integer): the sum\n- `crossed` (boolean): over the threshold\n"
 	for _, tc := range []struct{ cond, want string }{
-		{"s == true", `alert.prose.md:19:6: error: this comparison of s (an object) with a boolean is always false, as its producer's ### Maintains declares it: compare a value of the same kind, or read the field meant [graph/type-mismatch]`},
+		{"s == true", `alert.prose.md:19:6: error: this comparison of s (an object) with a boolean is always false, as its producer's ### Maintains declares it: did you mean s.crossed? [graph/type-mismatch]`},
+		{"s == 3", `alert.prose.md:19:6: error: this comparison of s (an object) with an integer is always false, as its producer's ### Maintains declares it: did you mean s.total? [graph/type-mismatch]`},
+		{`s == "x"`, `alert.prose.md:19:6: error: this comparison of s (an object) with text is always false, as its producer's ### Maintains declares it: compare a value of the same kind, or read the field meant [graph/type-mismatch]`},
 		{`s.total == "4"`, `alert.prose.md:19:12: error: this comparison of s.total (an integer) with text is always false`},
 		{"s.crossed == true", ""},
 	} {
