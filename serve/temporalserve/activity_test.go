@@ -30,6 +30,12 @@ func (f *folding) Render(ctx context.Context, req *reconcile.Request) (*reconcil
 		seen, _ := req.Inputs["seen"].([]any)
 		return &reconcile.Answer{Truth: map[string]any{"count": len(seen)}}, nil
 	}
+	return foldSeen(req), nil
+}
+
+// foldSeen is the feed's render: the ids of its prior truth and of its
+// events, sorted.
+func foldSeen(req *reconcile.Request) *reconcile.Answer {
 	ids := map[string]bool{}
 	if p, ok := req.Prior.(map[string]any); ok {
 		for _, id := range p["seen"].([]any) {
@@ -44,7 +50,7 @@ func (f *folding) Render(ctx context.Context, req *reconcile.Request) (*reconcil
 		seen = append(seen, id)
 	}
 	sort.Slice(seen, func(i, j int) bool { return seen[i].(string) < seen[j].(string) })
-	return &reconcile.Answer{Truth: map[string]any{"seen": seen}}, nil
+	return &reconcile.Answer{Truth: map[string]any{"seen": seen}}
 }
 
 // feedActivities are the activities over testdata/feed and a fresh

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,21 +150,7 @@ func (c *counting) Render(ctx context.Context, req *reconcile.Request) (*reconci
 	count := func(v any) int { s, _ := v.([]any); return len(s) }
 	switch req.Node.ID {
 	case "feed":
-		ids := map[string]bool{}
-		if p, ok := req.Prior.(map[string]any); ok {
-			for _, id := range p["seen"].([]any) {
-				ids[id.(string)] = true
-			}
-		}
-		for _, e := range req.Events {
-			ids[e.(map[string]any)["id"].(string)] = true
-		}
-		seen := []any{}
-		for id := range ids {
-			seen = append(seen, id)
-		}
-		sort.Slice(seen, func(i, j int) bool { return seen[i].(string) < seen[j].(string) })
-		return &reconcile.Answer{Truth: map[string]any{"seen": seen}}, nil
+		return foldSeen(req), nil
 	case "tally":
 		c.n["tally"] = count(req.Inputs["seen"])
 		return &reconcile.Answer{Truth: map[string]any{"count": c.n["tally"]}}, nil
