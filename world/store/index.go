@@ -274,17 +274,26 @@ func (s *Store) loadIndex() {
 		return
 	}
 	x.at = fi.ModTime().UnixNano()
+	eachEntry(b, func(e *indexEntry) {
+		x.nodes[e.Node] = e
+		x.lines++
+	})
+}
+
+// eachEntry calls fn with each entry of b, the drain index file's
+// bytes, in order, up to the first line that does not read: a torn or
+// damaged line ends the file, for a drain and a reader alike.
+func eachEntry(b []byte, fn func(*indexEntry)) {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			break // torn
+			return // torn
 		}
-		var e indexEntry
-		if !decodeEntry(b[:i], &e, true) {
-			break
+		e := new(indexEntry)
+		if !decodeEntry(b[:i], e, true) {
+			return
 		}
-		x.nodes[e.Node] = &e
-		x.lines++
+		fn(e)
 		b = b[i+1:]
 	}
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"fmt"
 	"sync"
 )
@@ -53,22 +52,13 @@ func (s *Store) recordedLast() (map[string]movedEntry, fileID) {
 	last := map[string]movedEntry{}
 	if id.Size >= 0 {
 		if b, err := readSized(s.IndexPath(), id.Size); err == nil {
-			for len(b) > 0 {
-				i := bytes.IndexByte(b, '\n')
-				if i < 0 {
-					break // torn
-				}
-				var e indexEntry
-				if !decodeEntry(b[:i], &e, true) {
-					break
-				}
+			eachEntry(b, func(e *indexEntry) {
 				if hash, _, drain, ok := e.summary(); ok {
 					last[e.Node] = movedEntry{hash, drain}
 				} else {
 					delete(last, e.Node) // the last line of a node wins
 				}
-				b = b[i+1:]
-			}
+			})
 		}
 	}
 	r.id, r.last = id, last
