@@ -245,8 +245,23 @@ func isIdentByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
+// modifiers checks a ProseScript call's `retry:` as upstream validates
+// it: a positive integer (`retry: 0` retries nothing: an error, where
+// the clause `retries 0` is allowed). A `backoff:` that names no
+// strategy stays an argument of the call (spec, prosescript.go), which
+// the callee's inputs judge.
+func (c *checker) modifiers(e *syntax.CallExpr) {
+	for _, m := range e.Modifiers {
+		if n, ok := m.Value.(*syntax.NumberLit); ok && m.Key == "retry" && n.IsInt && n.Int == 0 {
+			c.diags.Errorf(c.f, m.Value.Pos(), CodeRetries,
+				"retry: must be a positive integer: retry: 0 retries nothing (remove it for no retry)")
+		}
+	}
+}
+
 // retries checks `retries N` and that `backoff` comes with retries.
 func (c *checker) retries(e *syntax.CallExpr) {
+	c.modifiers(e)
 	if e.Retries != nil {
 		c.expr(e.Retries, false)
 		if bad := badCount(e.Retries); bad != "" {
