@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	tsdk "go.temporal.io/sdk/temporal"
@@ -227,13 +227,13 @@ func TestWorkflowHoldsTheEventsOfADrainThatFailed(t *testing.T) {
 	env := ts.NewTestWorkflowEnvironment()
 	Register(env, a)
 	begins := 0
-	env.OnActivity(BeginActivity, mock.Anything, mock.Anything).Return(func(ctx context.Context, in DrainIn) (int, error) {
+	env.RegisterActivityWithOptions(func(ctx context.Context, in DrainIn) (int, error) {
 		begins++
 		if begins == 1 {
 			return 0, tsdk.NewNonRetryableApplicationError("the store is damaged", "test", nil)
 		}
 		return a.Begin(ctx, in)
-	})
+	}, activity.RegisterOptions{Name: BeginActivity, DisableAlreadyRegisteredCheck: true})
 	var first, second, again triggered
 	env.RegisterDelayedCallback(func() { trigger(env, "u1", "feed", `{"id":"a"}`, &first) }, 0)
 	var failed DrainState
