@@ -814,7 +814,8 @@ func (s *programService) Call(ctx context.Context, req *delegation.CallRequest) 
 // args (its default for one not given, or given null, which is its
 // absence: callgraph.typedArgs; null for an optional one), other
 // arguments as given, and its callees. A default of an input typed run
-// is not bound here (no run directory is at hand): it stays null.
+// is not bound here (no run directory is at hand); such an input not
+// passed is an error, as a required one's is (TestNodeGlobalsDefaults).
 func nodeGlobals(n *spec.Spec, args *delegation.Object, callees map[string]delegation.Value) (map[string]delegation.Value, error) {
 	g := map[string]delegation.Value{}
 	for k, v := range callees {
