@@ -549,6 +549,11 @@ func (s *nodeService) Call(ctx context.Context, req *delegation.CallRequest) (de
 	if s.inner == nil {
 		return nil, fmt.Errorf("%s is not bound to a service", s.name)
 	}
+	if args := withDefaults(s.node, req.Args); args != req.Args {
+		r := *req
+		r.Args = args
+		req = &r
+	}
 	if err := typedArgs(s.node, s.name, req.Args); err != nil {
 		return nil, err
 	}

@@ -103,6 +103,41 @@ func typedArgs(n *spec.Spec, name string, args *delegation.Object) error {
 	return nil
 }
 
+// withDefaults is args with the default of each of node n's inputs that
+// the call leaves out or passes as null (its absence), as a run of n
+// alone binds them (decided): whatever serves n (its Execution, a
+// program, a model, another spec) is given what its contract says, never
+// a missing value to guess. A run-typed input's default is not read here
+// (a call must pass it: lint/missing-argument, nodeGlobals). args is
+// returned as it is when nothing is added.
+func withDefaults(n *spec.Spec, args *delegation.Object) *delegation.Object {
+	var out *delegation.Object
+	for _, in := range n.Inputs {
+		if !in.HasDefault || bind.IsRunType(in.Type) {
+			continue
+		}
+		if args != nil {
+			if x, _ := args.Get(in.Name); x != nil {
+				continue
+			}
+		}
+		if out == nil {
+			out = delegation.NewObject()
+			if args != nil {
+				for _, k := range args.Keys() {
+					y, _ := args.Get(k)
+					out.Set(k, y)
+				}
+			}
+		}
+		out.Set(in.Name, in.Default)
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
 // runArgs binds the arguments a call passes for node n's inputs typed
 // run or run[] as an --input of the run's own spec is bound
 // (bind.Env.RunInput): a run id, or the path of a run directory (a list
