@@ -59,7 +59,7 @@ func prepareContract(opts *RunOptions) (p *Prepared, ok bool, err error) {
 	// conditions of its Execution that need the model no one configured.
 	var conds []string
 	if opts.ModelJudge == nil && sp.Execution != nil && sp.Body() != nil {
-		conds = modelProblems(sp, sp.Body().Program, nil, opts.ModelHint)
+		conds = modelProblems(sp, sp.Body().Program, nil, opts.ModelHint, diags)
 	}
 	plan, err := callgraph.PlanContract(sp, env, load, &opts.Bindings)
 	if ue := (*bind.UsageError)(nil); errors.As(err, &ue) && len(conds) > 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/proselang/prose/bind"
 	"github.com/proselang/prose/delegation"
+	"github.com/proselang/prose/delegation/check"
 	"github.com/proselang/prose/delegation/judge"
 	"github.com/proselang/prose/delegation/syntax"
 	"github.com/proselang/prose/diag"
@@ -23,9 +24,21 @@ import (
 // the conditions of if and loop while/until, loop bodies, try bodies and
 // parallel branches; not the branches of an if, a catch, or the body of a
 // loop while/until.
-func modelProblems(sp *spec.Spec, prog *syntax.Program, known func(string) (delegation.Value, bool), hint string) []string {
+//
+// A condition the checker found to mention no bound name
+// (check/condition-no-names among diags: "if the build passed:") has no
+// data a deterministic judge could read, so it needs the model whatever
+// the run brings; it is reported before the run like one NeedAlways,
+// not when it is reached after the calls before it have run.
+func modelProblems(sp *spec.Spec, prog *syntax.Program, known func(string) (delegation.Value, bool), hint string, diags diag.List) []string {
 	if prog == nil || sp.File == nil {
 		return nil
+	}
+	noNames := map[diag.Position]bool{}
+	for _, d := range diags {
+		if d.Code == check.CodeConditionNoNames {
+			noNames[d.Position] = true
+		}
 	}
 	if hint == "" {
 		hint = DefaultModelHint
@@ -41,7 +54,7 @@ func modelProblems(sp *spec.Spec, prog *syntax.Program, known func(string) (dele
 				sp.File.Position(c.TextPos), c.Text, choiceHint))
 			return
 		}
-		if judge.NeedsModel(c, known) == judge.NeedAlways {
+		if noNames[sp.File.Position(c.TextPos)] || judge.NeedsModel(c, known) == judge.NeedAlways {
 			out = append(out, fmt.Sprintf("%s: condition %q needs a model to judge, and none is configured (found before the run started): %s",
 				sp.File.Position(c.TextPos), c.Text, hint))
 		}

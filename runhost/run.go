@@ -153,7 +153,7 @@ func Prepare(opts RunOptions) (*Prepared, error) {
 		opts.ModelJudge = opts.ModelJudgeFor(sp)
 	}
 	if opts.ModelJudge == nil {
-		problems = append(problems, bind.Others(modelProblems(sp, sp.Delegation.Program, instanceLookup(inst), opts.ModelHint))...)
+		problems = append(problems, bind.Others(modelProblems(sp, sp.Delegation.Program, instanceLookup(inst), opts.ModelHint, warnings))...)
 	}
 	if len(problems) > 0 {
 		return nil, &bind.UsageError{Problems: problems}
