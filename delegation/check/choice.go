@@ -62,17 +62,7 @@ func (c *checker) choice(s *syntax.ChoiceStmt) {
 // are checked: they should name the values to weigh, else the judge
 // picks without any data.
 func (c *checker) criteria(n *syntax.NaturalCond) {
-	mentioned := false
-	for _, w := range n.Words {
-		if root, key, ok := strings.Cut(w.Path, "."); ok && root == "config" && c.configInput() {
-			k, _, _ := strings.Cut(key, ".")
-			c.used[k] = true
-		}
-		if c.lookup(rootOf(w.Path)) != nil {
-			mentioned = true
-		}
-	}
-	if !mentioned {
+	if !c.mentionsBound(n) {
 		c.diags.Warnf(c.f, n.TextPos, CodeConditionNoNames,
 			"the criteria %q of this choice mention no bound name; the judge would pick without any data: name the values it weighs (choice best recovery path for failure:)", n.Text)
 	}

@@ -287,10 +287,9 @@ func countType(typ string) bool {
 	return false
 }
 
-// natural checks a natural-language condition: it should mention at least
-// one bound name (else the judge has nothing to look at), and a `says`
-// predicate should have a clear polarity.
-func (c *checker) natural(n *syntax.NaturalCond) {
+// mentionsBound reports whether the words of n name a bound name, and
+// marks the config keys they read as used.
+func (c *checker) mentionsBound(n *syntax.NaturalCond) bool {
 	mentioned := false
 	for _, w := range n.Words {
 		if root, key, ok := strings.Cut(w.Path, "."); ok && root == "config" && c.configInput() {
@@ -301,7 +300,14 @@ func (c *checker) natural(n *syntax.NaturalCond) {
 			mentioned = true
 		}
 	}
-	if !mentioned {
+	return mentioned
+}
+
+// natural checks a natural-language condition: it should mention at least
+// one bound name (else the judge has nothing to look at), and a `says`
+// predicate should have a clear polarity.
+func (c *checker) natural(n *syntax.NaturalCond) {
+	if !c.mentionsBound(n) {
 		c.diags.Warnf(c.f, n.TextPos, CodeConditionNoNames,
 			"condition %q mentions no bound name; the judge would decide it without any data", n.Text)
 	}
