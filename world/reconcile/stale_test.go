@@ -29,18 +29,7 @@ func TestStaleIsTheScanWithoutTheDrain(t *testing.T) {
 	write("b.prose.md", b)
 	stateDir := filepath.Join(t.TempDir(), "world")
 	r := &seen{answers: map[string]any{"a": map[string]any{"x": 1}, "b": map[string]any{"y": 2}}, reqs: map[string]*reconcile.Request{}}
-	opts := func() reconcile.Options {
-		t.Helper()
-		g, diags, err := graph.Load(dir)
-		if err != nil || diags.HasErrors() {
-			t.Fatal(err, diags)
-		}
-		st, err := store.Open(stateDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return reconcile.Options{Graph: g, Store: st, Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
-	}
+	opts := func() reconcile.Options { return loadedOptions(t, dir, stateDir, r) }
 	stale := func() string {
 		t.Helper()
 		o := opts()
@@ -150,18 +139,7 @@ func TestScanRecordGainsItsSpec(t *testing.T) {
 	write(a)
 	stateDir := filepath.Join(t.TempDir(), "world")
 	r := &seen{answers: map[string]any{"a": map[string]any{"x": 1}}, reqs: map[string]*reconcile.Request{}}
-	opts := func() reconcile.Options {
-		t.Helper()
-		g, diags, err := graph.Load(dir)
-		if err != nil || diags.HasErrors() {
-			t.Fatal(err, diags)
-		}
-		st, err := store.Open(stateDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return reconcile.Options{Graph: g, Store: st, Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
-	}
+	opts := func() reconcile.Options { return loadedOptions(t, dir, stateDir, r) }
 	for range 2 { // a render, then a drain that settles a
 		if _, err := reconcile.Drain(context.Background(), opts()); err != nil {
 			t.Fatal(err)
@@ -191,4 +169,19 @@ func TestScanRecordGainsItsSpec(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Node != "a" || !strings.Contains(got[0].Why, "contract") {
 		t.Fatalf("SourcesMoved after a's contract moved: %+v %v, want a, its contract", got, err)
 	}
+}
+
+// loadedOptions are the options of a drain of the project in dir, loaded
+// anew, over the store at stateDir opened anew, every node rendered by r.
+func loadedOptions(t *testing.T, dir, stateDir string, r reconcile.Renderer) reconcile.Options {
+	t.Helper()
+	g, diags, err := graph.Load(dir)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	st, err := store.Open(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reconcile.Options{Graph: g, Store: st, Renderer: func(*graph.Node) (reconcile.Renderer, error) { return r, nil }}
 }
